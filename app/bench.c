@@ -1,0 +1,73 @@
+/* bench.c - repeat, time, take the median (see bench.h). */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+double bench_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+BenchStats bench_run(BenchFn fn, void *ctx, int min_reps, double min_seconds)
+{
+    BenchStats s = {0};
+    fn(ctx); /* warm-up: caches, thread pools, lazy page faults */
+    fn(ctx);
+    int cap = 64, n = 0;
+    double *t = malloc((size_t)cap * sizeof *t);
+    if (!t)
+        return s;
+    double start = bench_now();
+    while (n < min_reps || bench_now() - start < min_seconds) {
+        double t0 = bench_now();
+        fn(ctx);
+        double dt = bench_now() - t0;
+        if (n == cap) {
+            double *p = realloc(t, (size_t)cap * 2 * sizeof *t);
+            if (!p)
+                break;
+            t = p;
+            cap *= 2;
+        }
+        t[n++] = dt * 1e3;
+        if (n >= 100000)
+            break;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    s.reps = n;
+    s.median_ms = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    s.p95_ms = t[(int)(0.95 * (n - 1) + 0.5)];
+    s.min_ms = t[0];
+    free(t);
+    return s;
+}
+
+void bench_print(const char *name, const BenchStats *s, double flops,
+                 double peak_gflops, double tokens, const char *extra_key,
+                 double extra_val)
+{
+    printf("{\"name\": \"%s\", \"median_ms\": %.4f, \"p95_ms\": %.4f, \"reps\": %d",
+           name, s->median_ms, s->p95_ms, s->reps);
+    if (flops > 0) {
+        double gf = flops / (s->median_ms * 1e-3) * 1e-9;
+        printf(", \"gflops\": %.2f", gf);
+        if (peak_gflops > 0)
+            printf(", \"peak_fraction\": %.3f", gf / peak_gflops);
+    }
+    if (tokens > 0)
+        printf(", \"tokens_per_s\": %.0f", tokens / (s->median_ms * 1e-3));
+    if (extra_key)
+        printf(", \"%s\": %.4f", extra_key, extra_val);
+    printf("}\n");
+    fflush(stdout);
+}

@@ -1,0 +1,29 @@
+/* bench.h - timing helpers and the result line of `stepformer bench`.
+ *
+ * Each benchmark runs its body repeatedly (after warm-up) until it has both
+ * a minimum number of repetitions and a minimum time, and reports the median:
+ * the machine is shared and noisy, medians are what we quote. Ratios such as
+ * peak_fraction are measured within the same run. */
+#ifndef APP_BENCH_H
+#define APP_BENCH_H
+
+#include <stddef.h>
+
+typedef void (*BenchFn)(void *ctx);
+
+typedef struct BenchStats {
+    double median_ms, p95_ms, min_ms;
+    int reps;
+} BenchStats;
+
+double bench_now(void);
+BenchStats bench_run(BenchFn fn, void *ctx, int min_reps, double min_seconds);
+
+/* One JSON line: name, median_ms, p95_ms, gflops (if flops > 0),
+ * peak_fraction (if peak_gflops > 0), tokens_per_s (if tokens > 0), and
+ * an optional extra "key": value pair (extra_key NULL for none). */
+void bench_print(const char *name, const BenchStats *s, double flops,
+                 double peak_gflops, double tokens, const char *extra_key,
+                 double extra_val);
+
+#endif

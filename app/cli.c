@@ -1,0 +1,182 @@
+/* cli.c - helpers shared by the subcommands (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+
+int cli_fail(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "stepformer %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+void cli_warn(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "stepformer %s: warning: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void log_stderr(int level, const char *msg, void *user)
+{
+    (void)user;
+    if (level >= TF_LOG_WARN)
+        fprintf(stderr, "warning: %s\n", msg);
+    else if (level >= TF_LOG_INFO)
+        fprintf(stderr, "%s\n", msg);
+}
+
+void cli_log_to_stderr(void) { tf_set_log(log_stderr, NULL); }
+
+int cli_flag(const char *arg, const char *name)
+{
+    return arg[0] == '-' && arg[1] == '-' && strcmp(arg + 2, name) == 0;
+}
+
+int cli_opt(char **argv, int argc, int *i, const char *name, const char **val,
+            const char *cmd, int *bad)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (a[0] != '-' || a[1] != '-' || strncmp(a + 2, name, n) != 0)
+        return 0;
+    if (a[2 + n] == '=') {
+        *val = a + 3 + n;
+        return 1;
+    }
+    if (a[2 + n] != 0)
+        return 0;
+    if (*i + 1 >= argc) {
+        cli_fail(cmd, "option --%s needs a value", name);
+        *val = NULL;
+        *bad = 1;
+        return 1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
+int cli_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int cli_float(const char *s, double lo, double hi, float *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v >= lo && v <= hi))
+        return -1;
+    *out = (float)v;
+    return 0;
+}
+
+int cli_ids(const char *s, int *ids, int max)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || v < 0 || v > INT_MAX || n >= max)
+            return -1;
+        ids[n++] = (int)v;
+        if (*end == ',')
+            end++;
+        else if (*end)
+            return -1;
+        p = end;
+    }
+    return n;
+}
+
+const char *cli_data_path(const char *rel, char *buf, size_t cap)
+{
+    /* 1. next to the executable: build/stepformer -> ../rel */
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            for (int up = 0; up < 3; up++) {
+                snprintf(buf, cap, "%s/%s", exe, rel);
+                if (access(buf, R_OK) == 0)
+                    return buf;
+                slash = strrchr(exe, '/');
+                if (!slash)
+                    break;
+                *slash = 0;
+            }
+        }
+    }
+    /* 2. the installed data directory */
+#ifdef STEPFORMER_DATADIR
+    snprintf(buf, cap, "%s/%s", STEPFORMER_DATADIR, rel);
+    if (access(buf, R_OK) == 0)
+        return buf;
+#endif
+    /* 3. the current directory */
+    snprintf(buf, cap, "%s", rel);
+    return buf;
+}
+
+int cli_load_model(TfModel *m, const char *path, const char *cmd)
+{
+    TfErr err;
+    if (ckpt_load(m, path, &err))
+        return cli_fail(cmd, "%s", err.msg) ? -1 : -1;
+    return 0;
+}
+
+int cli_encode(const Vocab *v, const char *text, int *ids, int max,
+               const char *cmd, const char *side)
+{
+    TfErr err;
+    TokSpan sp[TF_MAX_LEN];
+    int lim = max < TF_MAX_LEN ? max : TF_MAX_LEN;
+    int n = vocab_encode(v, text, ids, sp, lim, NULL, &err);
+    if (n < 0) {
+        cli_fail(cmd, "%s sentence: %s", side, err.msg);
+        return -1;
+    }
+    if (n == 0) {
+        cli_fail(cmd, "%s sentence is empty", side);
+        return -1;
+    }
+    if (n > max) {
+        cli_fail(cmd, "%s sentence has %d tokens; this model takes at most %d",
+                 side, n, max);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (ids[i] == TOK_UNK)
+            cli_warn(cmd, "unknown %s word '%.*s' becomes <unk>", side,
+                     sp[i].len, text + sp[i].off);
+    return n;
+}

@@ -1,0 +1,181 @@
+/* cmd_bench.c - `stepformer bench`: performance figures as JSON lines.
+ *
+ * The sgemm peak is measured first, in the same run, with a large square
+ * cblas_sgemm; every other entry reports its achieved GFLOP/s (matrix
+ * products only, 2 FLOPs per multiply-add, as `stepformer info` counts them)
+ * as a fraction of that peak. tokens_per_s counts sentences x sequence
+ * length (source and target have the same length in these benchmarks). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "commands.h"
+#include "model.h"
+#include "ops.h"
+
+static const char *HELP =
+    "usage: stepformer bench [--json] [--quick] [--only PREFIX]\n"
+    "\n"
+    "Measure the engine and print one JSON object per line: name, median_ms,\n"
+    "p95_ms, gflops, peak_fraction (over the sgemm peak measured in the same\n"
+    "run) and tokens_per_s where it applies. --quick runs fewer repetitions;\n"
+    "--only runs the entries whose name starts with PREFIX.\n";
+
+typedef struct GemmCtx {
+    int n;
+    float *a, *b, *c;
+} GemmCtx;
+
+static void gemm_body(void *p)
+{
+    GemmCtx *g = p;
+    op_gemm(0, 0, g->n, g->n, g->n, 1.0f, g->a, g->n, g->b, g->n, 0.0f, g->c, g->n);
+}
+
+static double sgemm_peak(double secs)
+{
+    GemmCtx g = {1536, NULL, NULL, NULL};
+    size_t nn = (size_t)g.n * g.n;
+    g.a = malloc(nn * sizeof(float));
+    g.b = malloc(nn * sizeof(float));
+    g.c = malloc(nn * sizeof(float));
+    if (!g.a || !g.b || !g.c) {
+        free(g.a); free(g.b); free(g.c);
+        return 0;
+    }
+    for (size_t i = 0; i < nn; i++) {
+        g.a[i] = (float)(i % 7) * 0.01f;
+        g.b[i] = (float)(i % 5) * 0.01f;
+    }
+    BenchStats s = bench_run(gemm_body, &g, 10, secs);
+    double flops = 2.0 * g.n * g.n * g.n;
+    bench_print("sgemm_peak", &s, flops, 0, 0, "n", g.n);
+    free(g.a); free(g.b); free(g.c);
+    return flops / (s.median_ms * 1e-3) * 1e-9;
+}
+
+typedef struct FwdCtx {
+    TfModel m;
+    TfTrace tr;
+    TfBatch b;
+    int *src, *tgt, *sl, *tl;
+} FwdCtx;
+
+static void fwd_body(void *p)
+{
+    FwdCtx *f = p;
+    TfErr err;
+    tf_forward(&f->m, &f->tr, &f->b, 0, &err);
+}
+
+static int fwd_setup(FwdCtx *f, const char *preset, int vocab, int B, int L,
+                     int flags)
+{
+    TfConfig cfg;
+    TfErr err;
+    memset(f, 0, sizeof *f);
+    if (cfg_preset(&cfg, preset, &err))
+        return -1;
+    cfg.src_vocab = cfg.tgt_vocab = vocab;
+    cfg.tie = TF_TIE_ALL;
+    if (model_init_random(&f->m, &cfg, 1, &err) ||
+        trace_build(&f->tr, &cfg, B, L, flags, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return -1;
+    }
+    f->src = malloc((size_t)B * L * sizeof(int));
+    f->tgt = malloc((size_t)B * L * sizeof(int));
+    f->sl = malloc((size_t)B * sizeof(int));
+    f->tl = malloc((size_t)B * sizeof(int));
+    if (!f->src || !f->tgt || !f->sl || !f->tl)
+        return -1;
+    Rng r;
+    rng_seed(&r, 7);
+    for (int i = 0; i < B * L; i++) {
+        f->src[i] = TOK_NSPECIAL + (int)rng_below(&r, (uint32_t)(vocab - TOK_NSPECIAL));
+        f->tgt[i] = i % L == 0 ? TOK_BOS : TOK_NSPECIAL + (int)rng_below(&r, (uint32_t)(vocab - TOK_NSPECIAL));
+    }
+    for (int b = 0; b < B; b++)
+        f->sl[b] = f->tl[b] = L;
+    f->b = (TfBatch){B, L, L, f->src, f->tgt, f->sl, f->tl};
+    return 0;
+}
+
+static void fwd_free(FwdCtx *f)
+{
+    model_free(&f->m);
+    trace_free(&f->tr);
+    free(f->src);
+    free(f->tgt);
+    free(f->sl);
+    free(f->tl);
+}
+
+/* Forward pass with the full trace; when with_plain, also without recording
+ * and report the recording overhead as a ratio. */
+static void bench_forward(const char *name, const char *preset, int vocab,
+                          int B, int L, double peak, double secs, int with_plain)
+{
+    FwdCtx f;
+    if (fwd_setup(&f, preset, vocab, B, L, TRACE_RECORD)) {
+        fwd_free(&f);
+        return;
+    }
+    TfFlops fl = cfg_flops(&f.m.cfg, L, L);
+    BenchStats s = bench_run(fwd_body, &f, 5, secs);
+    fwd_free(&f);
+    if (!with_plain) {
+        bench_print(name, &s, fl.total * B, peak, (double)B * L, NULL, 0);
+        return;
+    }
+    FwdCtx g;
+    if (fwd_setup(&g, preset, vocab, B, L, 0)) {
+        fwd_free(&g);
+        return;
+    }
+    BenchStats s2 = bench_run(fwd_body, &g, 5, secs);
+    fwd_free(&g);
+    bench_print(name, &s, fl.total * B, peak, (double)B * L, "trace_overhead",
+                s.median_ms / s2.median_ms - 1.0);
+    char plain[128];
+    snprintf(plain, sizeof plain, "%s_notrace", name);
+    bench_print(plain, &s2, fl.total * B, peak, (double)B * L, NULL, 0);
+}
+
+static int want(const char *only, const char *name)
+{
+    return !only || strncmp(name, only, strlen(only)) == 0;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    const char *C = "bench", *only = NULL, *v;
+    int bad = 0, quick = 0;
+    for (int i = 1; i < argc && !bad; i++) {
+        if (cli_flag(argv[i], "help")) {
+            fputs(HELP, stdout);
+            return 0;
+        } else if (cli_flag(argv[i], "json")) {
+            /* JSON lines are the only output format */
+        } else if (cli_flag(argv[i], "quick")) {
+            quick = 1;
+        } else if (cli_opt(argv, argc, &i, "only", &v, C, &bad)) {
+            only = v;
+        } else {
+            return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
+        }
+    }
+    if (bad)
+        return 1;
+    double secs = quick ? 0.3 : 2.0;
+    double peak = sgemm_peak(secs);
+    if (want(only, "forward_base_b1_s32"))
+        bench_forward("forward_base_b1_s32", "base", 37000, 1, 32, peak, secs, 1);
+    if (want(only, "forward_base_b8_s64"))
+        bench_forward("forward_base_b8_s64", "base", 37000, 8, 64, peak, secs, 0);
+    if (want(only, "forward_classroom_b32_s16"))
+        bench_forward("forward_classroom_b32_s16", "classroom", 32, 32, 16, peak, secs, 1);
+    return 0;
+}

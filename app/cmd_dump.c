@@ -1,0 +1,289 @@
+/* cmd_dump.c - `stepformer dump`: one stage of the forward pass as a matrix,
+ * in CSV or JSON. */
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "decode.h"
+#include "stage.h"
+
+#define MAX_SENT 16
+
+static const char *HELP =
+    "usage: stepformer dump [--model FILE] (--src TEXT | --src-ids 5,6,7)...\n"
+    "                       [(--tgt TEXT | --tgt-ids 1,8,9)...] [--batch-index B]\n"
+    "                       --stage NAME [--layer L] [--head H] [--format csv|json]\n"
+    "\n"
+    "Run the model and print one stage as a matrix with row and column labels.\n"
+    "Repeat --src (and --tgt) to make a padded batch; --batch-index picks the\n"
+    "sentence to print. --tgt TEXT becomes <bos> + its tokens; --src-ids and\n"
+    "--tgt-ids are used exactly as given (include <bos>=1 yourself). With no\n"
+    "target the decoder input is <bos> + the greedy translation.\n"
+    "Per-head stages take --head (scores and weights default to head 0; q, k,\n"
+    "v and heads show all heads unless --head is given). Masked entries are\n"
+    "printed as -inf (the string \"-inf\" in JSON).\n"
+    "Stages:\n";
+
+typedef struct Seq {
+    int ids[TF_MAX_LEN];
+    int n;
+} Seq;
+
+static void print_stages(void)
+{
+    fputs(HELP, stdout);
+    for (int i = 0; i < ST_COUNT; i++) {
+        const StageInfo *si = stage_info(i);
+        printf("  %-20s%s%s\n", si->name, (si->flags & SF_LAYER) ? " --layer" : "",
+               (si->flags & SF_HEAD) ? " --head" : (si->flags & SF_HEAD_OPT) ? " [--head]" : "");
+    }
+}
+
+static void csv_field(const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+static void print_csv(const TfTrace *tr, const TfModel *m, const TfView *v)
+{
+    char buf[300];
+    fputs("token", stdout);
+    for (int c = 0; c < v->cols; c++) {
+        putchar(',');
+        csv_field(v->data ? tf_view_label(tr, m, v, 1, c, buf, sizeof buf) : "id");
+    }
+    putchar('\n');
+    for (int r = 0; r < v->rows; r++) {
+        csv_field(tf_view_label(tr, m, v, 0, r, buf, sizeof buf));
+        for (int c = 0; c < v->cols; c++) {
+            float x = tf_view_at(v, r, c);
+            if (isinf(x))
+                printf(",%s", x < 0 ? "-inf" : "inf");
+            else
+                printf(",%.9g", x);
+        }
+        putchar('\n');
+    }
+}
+
+static void print_json(const TfTrace *tr, const TfModel *m, const TfView *v)
+{
+    char buf[300];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "stage", stage_info(v->stage)->name);
+    cJSON_AddNumberToObject(o, "layer", v->layer);
+    cJSON_AddNumberToObject(o, "head", v->head);
+    cJSON_AddNumberToObject(o, "batch_index", v->b);
+    cJSON_AddNumberToObject(o, "rows", v->rows);
+    cJSON_AddNumberToObject(o, "cols", v->cols);
+    cJSON *rl = cJSON_AddArrayToObject(o, "row_labels");
+    for (int r = 0; r < v->rows; r++)
+        cJSON_AddItemToArray(rl, cJSON_CreateString(tf_view_label(tr, m, v, 0, r, buf, sizeof buf)));
+    cJSON *cl = cJSON_AddArrayToObject(o, "col_labels");
+    for (int c = 0; c < v->cols; c++)
+        cJSON_AddItemToArray(cl, cJSON_CreateString(v->data ? tf_view_label(tr, m, v, 1, c, buf, sizeof buf) : "id"));
+    cJSON *data = cJSON_AddArrayToObject(o, "data");
+    for (int r = 0; r < v->rows; r++) {
+        cJSON *row = cJSON_CreateArray();
+        for (int c = 0; c < v->cols; c++) {
+            float x = tf_view_at(v, r, c);
+            cJSON_AddItemToArray(row, isinf(x) ? cJSON_CreateString(x < 0 ? "-inf" : "inf")
+                                               : cJSON_CreateNumber((double)x));
+        }
+        cJSON_AddItemToArray(data, row);
+    }
+    char *s = cJSON_PrintUnformatted(o);
+    if (s)
+        puts(s);
+    free(s);
+    cJSON_Delete(o);
+}
+
+/* --src / --tgt TEXT or ids into seq; tgt TEXT gets <bos> in front */
+static int add_seq(Seq *seqs, int *n, const char *text, const char *ids,
+                   const TfModel *m, int tgt, const char *C)
+{
+    if (*n >= MAX_SENT)
+        return cli_fail(C, "at most %d sentences in a batch", MAX_SENT);
+    Seq *s = &seqs[(*n)++];
+    const Vocab *v = tgt ? &m->tgt_vocab : &m->src_vocab;
+    int V = tgt ? m->cfg.tgt_vocab : m->cfg.src_vocab, max = m->cfg.max_len;
+    if (ids) {
+        s->n = cli_ids(ids, s->ids, max);
+        if (s->n <= 0)
+            return cli_fail(C, "--%s-ids must be 1..%d comma-separated ids, got '%s'",
+                            tgt ? "tgt" : "src", max, ids);
+        for (int i = 0; i < s->n; i++)
+            if (s->ids[i] >= V)
+                return cli_fail(C, "id %d is outside the %s vocabulary of %d",
+                                s->ids[i], tgt ? "target" : "source", V);
+        return 0;
+    }
+    int off = tgt ? 1 : 0;
+    if (tgt)
+        s->ids[0] = TOK_BOS;
+    int k = cli_encode(v, text, s->ids + off, max - off, C, tgt ? "target" : "source");
+    if (k < 0)
+        return 1;
+    s->n = k + off;
+    return 0;
+}
+
+/* With no target: <bos> + the greedy translation of each source. */
+static int greedy_targets(const TfModel *m, Seq *src, Seq *tgt, int n, const char *C)
+{
+    TfTrace tr;
+    TfErr err;
+    if (trace_build(&tr, &m->cfg, 1, m->cfg.max_len, 0, &err))
+        return cli_fail(C, "%s", err.msg);
+    for (int i = 0; i < n; i++) {
+        DecodeResult r;
+        int max_out = decode_max_out(m, &tr, src[i].n) - 1;
+        if (tf_greedy(m, &tr, src[i].ids, src[i].n, max_out, 0, &r, &err)) {
+            trace_free(&tr);
+            return cli_fail(C, "%s", err.msg);
+        }
+        tgt[i].ids[0] = TOK_BOS;
+        tgt[i].n = 1;
+        for (int k = 0; k < r.n && r.ids[k] != TOK_EOS; k++)
+            tgt[i].ids[tgt[i].n++] = r.ids[k];
+        decode_result_free(&r);
+    }
+    trace_free(&tr);
+    return 0;
+}
+
+static int push_arg(const char *args[][2], int *n, const char *text,
+                    const char *ids, const char *C)
+{
+    if (*n >= MAX_SENT)
+        return cli_fail(C, "at most %d sentences in a batch", MAX_SENT);
+    args[*n][0] = text;
+    args[*n][1] = ids;
+    (*n)++;
+    return 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+    const char *C = "dump", *model = NULL, *stage = NULL, *v;
+    int layer = 0, head = -2, bidx = 0, json = 0, bad = 0, ns = 0, nt = 0;
+    static Seq src[MAX_SENT], tgt[MAX_SENT];
+    const char *src_arg[MAX_SENT][2], *tgt_arg[MAX_SENT][2];
+    for (int i = 1; i < argc && !bad; i++) {
+        if (cli_flag(argv[i], "help")) {
+            print_stages();
+            return 0;
+        } else if (cli_opt(argv, argc, &i, "model", &v, C, &bad)) {
+            model = v;
+        } else if (cli_opt(argv, argc, &i, "stage", &v, C, &bad)) {
+            stage = v;
+        } else if (cli_opt(argv, argc, &i, "src-ids", &v, C, &bad)) {
+            if (push_arg(src_arg, &ns, NULL, v, C))
+                return 1;
+        } else if (cli_opt(argv, argc, &i, "src", &v, C, &bad)) {
+            if (push_arg(src_arg, &ns, v, NULL, C))
+                return 1;
+        } else if (cli_opt(argv, argc, &i, "tgt-ids", &v, C, &bad)) {
+            if (push_arg(tgt_arg, &nt, NULL, v, C))
+                return 1;
+        } else if (cli_opt(argv, argc, &i, "tgt", &v, C, &bad)) {
+            if (push_arg(tgt_arg, &nt, v, NULL, C))
+                return 1;
+        } else if (cli_opt(argv, argc, &i, "layer", &v, C, &bad)) {
+            if (v && cli_int(v, 0, TF_MAX_LAYERS - 1, &layer))
+                return cli_fail(C, "--layer must be a layer index, not '%s'", v);
+        } else if (cli_opt(argv, argc, &i, "head", &v, C, &bad)) {
+            if (v && cli_int(v, -1, TF_MAX_HEADS - 1, &head))
+                return cli_fail(C, "--head must be a head index (or -1 for all), not '%s'", v);
+        } else if (cli_opt(argv, argc, &i, "batch-index", &v, C, &bad)) {
+            if (v && cli_int(v, 0, MAX_SENT - 1, &bidx))
+                return cli_fail(C, "--batch-index must be in 0..%d", MAX_SENT - 1);
+        } else if (cli_opt(argv, argc, &i, "format", &v, C, &bad)) {
+            if (v && strcmp(v, "json") == 0)
+                json = 1;
+            else if (v && strcmp(v, "csv") != 0)
+                return cli_fail(C, "--format must be csv or json, not '%s'", v);
+        } else {
+            return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
+        }
+    }
+    if (bad)
+        return 1;
+    if (!stage)
+        return cli_fail(C, "--stage NAME is required (see --help for the list)");
+    int sid = stage_find(stage);
+    if (sid < 0)
+        return cli_fail(C, "unknown stage '%s' (see --help for the list)", stage);
+    if (ns == 0)
+        return cli_fail(C, "give at least one --src TEXT or --src-ids LIST");
+    if (nt && nt != ns)
+        return cli_fail(C, "%d sources but %d targets: give one target per source, or none", ns, nt);
+    if (bidx >= ns)
+        return cli_fail(C, "--batch-index %d but the batch has %d sentence%s", bidx, ns, ns == 1 ? "" : "s");
+    if (head == -2)
+        head = (stage_info(sid)->flags & SF_HEAD) ? 0 : -1;
+    char path[4096];
+    if (!model)
+        model = cli_data_path("assets/models/en2zh.safetensors", path, sizeof path);
+    TfModel m;
+    if (cli_load_model(&m, model, C))
+        return 1;
+    int rc = 1, n0 = 0, n1 = 0;
+    for (int i = 0; i < ns; i++)
+        if (add_seq(src, &n0, src_arg[i][0], src_arg[i][1], &m, 0, C))
+            goto out;
+    for (int i = 0; i < nt; i++)
+        if (add_seq(tgt, &n1, tgt_arg[i][0], tgt_arg[i][1], &m, 1, C))
+            goto out;
+    if (!nt && greedy_targets(&m, src, tgt, ns, C))
+        goto out;
+    int S = 1, T = 1;
+    for (int i = 0; i < ns; i++) {
+        if (src[i].n > S) S = src[i].n;
+        if (tgt[i].n > T) T = tgt[i].n;
+    }
+    int *sb = calloc((size_t)ns * S, sizeof *sb), *tb = calloc((size_t)ns * T, sizeof *tb);
+    int sl[MAX_SENT], tl[MAX_SENT];
+    for (int i = 0; i < ns; i++) {
+        memcpy(sb + (size_t)i * S, src[i].ids, (size_t)src[i].n * sizeof *sb);
+        memcpy(tb + (size_t)i * T, tgt[i].ids, (size_t)tgt[i].n * sizeof *tb);
+        sl[i] = src[i].n;
+        tl[i] = tgt[i].n;
+    }
+    TfTrace tr;
+    TfErr err;
+    TfBatch batch = {ns, S, T, sb, tb, sl, tl};
+    TfView view;
+    if (trace_build(&tr, &m.cfg, ns, S > T ? S : T, TRACE_RECORD, &err) ||
+        tf_forward(&m, &tr, &batch, 0, &err) ||
+        tf_view(&tr, sid, layer, head, bidx, &view, &err)) {
+        cli_fail(C, "%s", err.msg);
+    } else {
+        if (json)
+            print_json(&tr, &m, &view);
+        else
+            print_csv(&tr, &m, &view);
+        rc = 0;
+    }
+    trace_free(&tr);
+    free(sb);
+    free(tb);
+out:
+    model_free(&m);
+    return rc;
+}

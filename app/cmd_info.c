@@ -1,0 +1,170 @@
+/* cmd_info.c - `stepformer info`: config, parameter counts, FLOPs. */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "cli.h"
+#include "commands.h"
+
+static const char *HELP =
+    "usage: stepformer info (--model FILE | --preset NAME [--vocab N]) [--len N] [--json]\n"
+    "\n"
+    "Print the configuration, the parameter count by component and in total,\n"
+    "and the FLOPs of one forward pass over N source and N target tokens\n"
+    "(default 32; matrix products, 2 FLOPs per multiply-add).\n";
+
+static void group(char *buf, size_t cap, size_t v)
+{
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%zu", v), o = 0;
+    for (int i = 0; i < n && o + 2 < (int)cap; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = 0;
+}
+
+static const char *tie_text(TfTie t)
+{
+    return t == TF_TIE_ALL ? "all" : t == TF_TIE_GENERATOR ? "generator" : "none";
+}
+
+static void print_text(const TfModel *m, const char *src, int len)
+{
+    const TfConfig *c = &m->cfg;
+    TfParamCount pc = cfg_param_count(c);
+    TfFlops f = cfg_flops(c, len, len);
+    char a[32];
+    printf("model        %s\n", src);
+    printf("d_model      %d\n", c->d_model);
+    printf("heads        %d (d_k = d_v = %d)\n", c->n_heads, c->d_model / c->n_heads);
+    printf("d_ff         %d\n", c->d_ff);
+    printf("layers       %d encoder + %d decoder\n", c->n_enc, c->n_dec);
+    printf("max_len      %d\n", c->max_len);
+    printf("norm         %s\n", c->norm == TF_NORM_PRE ? "pre-LN (x + Sublayer(LN(x)), final LN)"
+                                                         : "post-LN (LN(x + Sublayer(x)), as in the paper)");
+    printf("tied         %s\n", c->tie == TF_TIE_ALL ? "source embedding = target embedding = pre-softmax projection"
+                                : c->tie == TF_TIE_GENERATOR ? "target embedding = pre-softmax projection"
+                                                             : "no (three separate matrices)");
+    printf("vocabulary   source %d (%s), target %d (%s)\n", c->src_vocab,
+           m->src_vocab.mode == TOK_CHAR ? "characters" : "words", c->tgt_vocab,
+           m->tgt_vocab.mode == TOK_CHAR ? "characters" : "words");
+    printf("parameters\n");
+    group(a, sizeof a, pc.embed);
+    printf("  embeddings %14s\n", a);
+    group(a, sizeof a, pc.encoder);
+    printf("  encoder    %14s\n", a);
+    group(a, sizeof a, pc.decoder);
+    printf("  decoder    %14s\n", a);
+    group(a, sizeof a, pc.generator);
+    printf("  generator  %14s%s\n", a, c->tie != TF_TIE_NONE ? "  (bias only; weight tied)" : "");
+    group(a, sizeof a, pc.total);
+    printf("  total      %14s  (%.1fM)\n", a, pc.total / 1e6);
+    printf("forward FLOPs at %d source + %d target tokens\n", len, len);
+    printf("  encoder    %10.3f GFLOP\n", f.encoder / 1e9);
+    printf("  decoder    %10.3f GFLOP\n", f.decoder / 1e9);
+    printf("  generator  %10.3f GFLOP\n", f.generator / 1e9);
+    printf("  total      %10.3f GFLOP  (%.2f MFLOP per target token)\n", f.total / 1e9,
+           f.total / len / 1e6);
+    for (int i = 0; i < m->n_meta; i++)
+        printf("%-12s %s\n", m->meta[i].key, m->meta[i].val);
+}
+
+static void print_json(const TfModel *m, const char *src, int len)
+{
+    const TfConfig *c = &m->cfg;
+    TfParamCount pc = cfg_param_count(c);
+    TfFlops f = cfg_flops(c, len, len);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "model", src);
+    cJSON_AddNumberToObject(o, "d_model", c->d_model);
+    cJSON_AddNumberToObject(o, "n_heads", c->n_heads);
+    cJSON_AddNumberToObject(o, "d_ff", c->d_ff);
+    cJSON_AddNumberToObject(o, "n_enc_layers", c->n_enc);
+    cJSON_AddNumberToObject(o, "n_dec_layers", c->n_dec);
+    cJSON_AddNumberToObject(o, "max_len", c->max_len);
+    cJSON_AddStringToObject(o, "norm", c->norm == TF_NORM_PRE ? "pre" : "post");
+    cJSON_AddStringToObject(o, "tie_embeddings", tie_text(c->tie));
+    cJSON_AddNumberToObject(o, "src_vocab", c->src_vocab);
+    cJSON_AddNumberToObject(o, "tgt_vocab", c->tgt_vocab);
+    cJSON *p = cJSON_AddObjectToObject(o, "parameters");
+    cJSON_AddNumberToObject(p, "embeddings", (double)pc.embed);
+    cJSON_AddNumberToObject(p, "encoder", (double)pc.encoder);
+    cJSON_AddNumberToObject(p, "decoder", (double)pc.decoder);
+    cJSON_AddNumberToObject(p, "generator", (double)pc.generator);
+    cJSON_AddNumberToObject(p, "total", (double)pc.total);
+    cJSON *fl = cJSON_AddObjectToObject(o, "flops");
+    cJSON_AddNumberToObject(fl, "src_len", len);
+    cJSON_AddNumberToObject(fl, "tgt_len", len);
+    cJSON_AddNumberToObject(fl, "encoder", f.encoder);
+    cJSON_AddNumberToObject(fl, "decoder", f.decoder);
+    cJSON_AddNumberToObject(fl, "generator", f.generator);
+    cJSON_AddNumberToObject(fl, "total", f.total);
+    cJSON *meta = cJSON_AddObjectToObject(o, "metadata");
+    for (int i = 0; i < m->n_meta; i++)
+        cJSON_AddStringToObject(meta, m->meta[i].key, m->meta[i].val);
+    char *s = cJSON_PrintUnformatted(o);
+    if (s)
+        puts(s);
+    free(s);
+    cJSON_Delete(o);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *C = "info", *model = NULL, *preset = NULL, *v;
+    int vocab = 0, len = 32, json = 0, bad = 0;
+    for (int i = 1; i < argc && !bad; i++) {
+        if (cli_flag(argv[i], "help")) {
+            fputs(HELP, stdout);
+            return 0;
+        } else if (cli_flag(argv[i], "json")) {
+            json = 1;
+        } else if (cli_opt(argv, argc, &i, "model", &v, C, &bad)) {
+            model = v;
+        } else if (cli_opt(argv, argc, &i, "preset", &v, C, &bad)) {
+            preset = v;
+        } else if (cli_opt(argv, argc, &i, "vocab", &v, C, &bad)) {
+            if (v && cli_int(v, 5, TF_MAX_VOCAB, &vocab))
+                return cli_fail(C, "--vocab must be an integer in 5..%d", TF_MAX_VOCAB);
+        } else if (cli_opt(argv, argc, &i, "len", &v, C, &bad)) {
+            if (v && cli_int(v, 1, TF_MAX_LEN, &len))
+                return cli_fail(C, "--len must be an integer in 1..%d", TF_MAX_LEN);
+        } else {
+            return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
+        }
+    }
+    if (bad)
+        return 1;
+    if (!!model == !!preset)
+        return cli_fail(C, "give exactly one of --model FILE or --preset NAME");
+    TfModel m;
+    memset(&m, 0, sizeof m);
+    TfErr err;
+    char label[512];
+    if (model) {
+        if (cli_load_model(&m, model, C))
+            return 1;
+        snprintf(label, sizeof label, "%s", model);
+    } else {
+        /* counting needs no weights: a config and vocabulary sizes suffice */
+        if (cfg_preset(&m.cfg, preset, &err))
+            return cli_fail(C, "%s", err.msg);
+        m.cfg.src_vocab = m.cfg.tgt_vocab = vocab ? vocab : 32;
+        if (vocab)
+            m.cfg.tie = TF_TIE_ALL;
+        if (cfg_validate(&m.cfg, &err))
+            return cli_fail(C, "%s", err.msg);
+        snprintf(label, sizeof label, "preset %s%s", preset,
+                 vocab ? ", one shared vocabulary" : ", vocabulary 32");
+    }
+    if (json)
+        print_json(&m, label, len);
+    else
+        print_text(&m, label, len);
+    model_free(&m);
+    return 0;
+}

@@ -1,0 +1,140 @@
+/* cmd_translate.c - `stepformer translate`: greedy or beam-search decoding
+ * of sentences given as arguments or read from standard input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "decode.h"
+
+static const char *HELP =
+    "usage: stepformer translate [--model FILE] [--beam K] [--alpha A] [SENTENCE...]\n"
+    "\n"
+    "Translate each sentence (or each line of standard input when none is\n"
+    "given) and print one output line per input. Greedy decoding by default;\n"
+    "--beam K uses beam search with K hypotheses and the length penalty\n"
+    "((5+|Y|)/6)^A (A = 0.6 by default, as in the paper). Unknown words are\n"
+    "reported on stderr and become <unk>. A bad line prints an empty output\n"
+    "line, a message on stderr, and makes the exit status 1.\n";
+
+typedef struct Ctx {
+    TfModel m;
+    TfTrace tr;
+    int beam;
+    float alpha;
+    char *out;
+    size_t out_cap;
+} Ctx;
+
+static int translate_one(Ctx *x, const char *text, const char *C)
+{
+    int ids[TF_MAX_LEN];
+    int max_src = x->m.cfg.max_len;
+    int S = cli_encode(&x->m.src_vocab, text, ids, max_src, C, "source");
+    if (S < 0) {
+        putchar('\n');
+        return 1;
+    }
+    TfErr err;
+    int max_out = decode_max_out(&x->m, &x->tr, S);
+    const int *res;
+    int n;
+    DecodeResult g = {0};
+    BeamResult b = {0};
+    if (x->beam > 1) {
+        if (tf_beam(&x->m, &x->tr, ids, S, x->beam, x->alpha, max_out, &b, &err)) {
+            putchar('\n');
+            return cli_fail(C, "%s", err.msg);
+        }
+        res = b.ids;
+        n = b.n;
+    } else {
+        if (tf_greedy(&x->m, &x->tr, ids, S, max_out, 0, &g, &err)) {
+            putchar('\n');
+            return cli_fail(C, "%s", err.msg);
+        }
+        res = g.ids;
+        n = g.n;
+    }
+    size_t need = vocab_decode(&x->m.tgt_vocab, res, n, x->out, x->out_cap);
+    if (need + 1 > x->out_cap) {
+        char *p = realloc(x->out, need + 1);
+        if (p) {
+            x->out = p;
+            x->out_cap = need + 1;
+            vocab_decode(&x->m.tgt_vocab, res, n, x->out, x->out_cap);
+        }
+    }
+    puts(x->out);
+    decode_result_free(&g);
+    beam_result_free(&b);
+    return 0;
+}
+
+int cmd_translate(int argc, char **argv)
+{
+    const char *C = "translate", *model = NULL, *v;
+    static Ctx x;
+    int bad = 0, first_pos = 0;
+    x.beam = 1;
+    x.alpha = 0.6f;
+    char **pos = calloc((size_t)argc, sizeof *pos);
+    if (!pos)
+        return cli_fail(C, "out of memory");
+    for (int i = 1; i < argc && !bad; i++) {
+        if (cli_flag(argv[i], "help")) {
+            fputs(HELP, stdout);
+            free(pos);
+            return 0;
+        } else if (cli_opt(argv, argc, &i, "model", &v, C, &bad)) {
+            model = v;
+        } else if (cli_opt(argv, argc, &i, "beam", &v, C, &bad)) {
+            if (v && cli_int(v, 1, 64, &x.beam))
+                bad = cli_fail(C, "--beam must be an integer in 1..64, not '%s'", v);
+        } else if (cli_opt(argv, argc, &i, "alpha", &v, C, &bad)) {
+            if (v && cli_float(v, 0, 10, &x.alpha))
+                bad = cli_fail(C, "--alpha must be a number in 0..10, not '%s'", v);
+        } else if (argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2]) {
+            bad = cli_fail(C, "unknown option '%s' (see --help)", argv[i]);
+        } else {
+            pos[first_pos++] = argv[i];
+        }
+    }
+    char path[4096];
+    if (!bad && !model)
+        model = cli_data_path("assets/models/en2zh.safetensors", path, sizeof path);
+    TfErr err;
+    if (bad || cli_load_model(&x.m, model, C)) {
+        free(pos);
+        return 1;
+    }
+    int rc = 0;
+    if (trace_build(&x.tr, &x.m.cfg, x.beam, x.m.cfg.max_len, 0, &err)) {
+        rc = cli_fail(C, "%s", err.msg);
+    } else if (first_pos) {
+        for (int i = 0; i < first_pos; i++)
+            rc |= translate_one(&x, pos[i], C);
+    } else {
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while ((n = getline(&line, &cap, stdin)) >= 0) {
+            while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+                line[--n] = 0;
+            if (memchr(line, 0, (size_t)n)) {
+                putchar('\n');
+                rc |= cli_fail(C, "input line contains a NUL byte");
+                continue;
+            }
+            rc |= translate_one(&x, line, C);
+            fflush(stdout);
+        }
+        free(line);
+    }
+    trace_free(&x.tr);
+    model_free(&x.m);
+    free(x.out);
+    free(pos);
+    return rc;
+}

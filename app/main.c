@@ -1,0 +1,53 @@
+/* main.c - the stepformer program: the GUI by default, or a subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+typedef struct Command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *what;
+} Command;
+
+static const Command COMMANDS[] = {
+    {"init", cmd_init, "write a randomly initialised model of a preset"},
+    {"info", cmd_info, "configuration, parameter counts, FLOPs"},
+    {"dump", cmd_dump, "one stage of the forward pass as CSV or JSON"},
+    {"translate", cmd_translate, "translate sentences (greedy or beam search)"},
+    {"bench", cmd_bench, "performance figures as JSON lines"},
+};
+#define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
+
+static void usage(FILE *f)
+{
+    fputs("usage: stepformer [COMMAND] [OPTIONS]\n"
+          "\n"
+          "Stepformer runs the Transformer of \"Attention Is All You Need\" and\n"
+          "lets you step through every stage of it.\n"
+          "\n"
+          "commands:\n", f);
+    for (int i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].what);
+    fputs("\nEvery command takes --help.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+    cli_log_to_stderr();
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+                      strcmp(argv[1], "help") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (strcmp(argv[1], COMMANDS[i].name) == 0)
+            return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "stepformer: unknown command '%s' (try: stepformer --help)\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,630 @@
+/* checkpoint.c - safetensors reading and atomic writing (see checkpoint.h). */
+#include "checkpoint.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- a byte source: a file or a buffer ---- */
+
+typedef struct Src {
+    FILE *f;
+    const unsigned char *mem;
+    size_t size;
+    const char *name;
+} Src;
+
+static int src_read(const Src *s, size_t off, void *dst, size_t n, TfErr *err)
+{
+    if (off > s->size || n > s->size - off)
+        return tf_fail(err, "%s: read past the end of the file", s->name);
+    if (s->mem) {
+        memcpy(dst, s->mem + off, n);
+        return 0;
+    }
+    if (fseeko(s->f, (off_t)off, SEEK_SET) != 0 || fread(dst, 1, n, s->f) != n)
+        return tf_fail(err, "%s: read failed: %s", s->name,
+                       ferror(s->f) ? strerror(errno) : "unexpected end of file");
+    return 0;
+}
+
+/* ---- metadata ---- */
+
+static const char *const KNOWN_META[] = {
+    "format", "d_model", "n_heads", "d_ff", "n_enc_layers", "n_dec_layers",
+    "max_len", "norm", "tie_embeddings", "src_vocab", "tgt_vocab",
+    "src_tokenize", "tgt_tokenize", "src_lowercase", "tgt_lowercase", NULL};
+
+static int is_known_meta(const char *k)
+{
+    for (int i = 0; KNOWN_META[i]; i++)
+        if (strcmp(KNOWN_META[i], k) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *meta_str(const cJSON *meta, const char *key, const char *name,
+                            TfErr *err)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(meta, key);
+    if (!it) {
+        tf_fail(err, "%s: __metadata__ has no '%s'", name, key);
+        return NULL;
+    }
+    return it->valuestring; /* every value was checked to be a string */
+}
+
+static int meta_int(const cJSON *meta, const char *key, const char *name,
+                    int lo, int hi, int *out, TfErr *err)
+{
+    const char *s = meta_str(meta, key, name, err);
+    if (!s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno)
+        return tf_fail(err, "%s: __metadata__ '%s' is not an integer: \"%.40s\"",
+                       name, key, s);
+    if (v < lo || v > hi)
+        return tf_fail(err, "%s: %s = %ld is out of range [%d, %d]", name, key,
+                       v, lo, hi);
+    *out = (int)v;
+    return 0;
+}
+
+static int meta_mode(const cJSON *meta, const char *key, const char *name,
+                     TokMode *mode, TfErr *err)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(meta, key);
+    if (!it) {
+        *mode = TOK_WORD;
+        return 0;
+    }
+    if (strcmp(it->valuestring, "word") == 0)
+        *mode = TOK_WORD;
+    else if (strcmp(it->valuestring, "char") == 0)
+        *mode = TOK_CHAR;
+    else
+        return tf_fail(err, "%s: %s must be \"word\" or \"char\", not \"%.40s\"",
+                       name, key, it->valuestring);
+    return 0;
+}
+
+static int parse_vocab(Vocab *v, const cJSON *meta, const char *key,
+                       TokMode mode, const char *name, TfErr *err)
+{
+    const char *s = meta_str(meta, key, name, err);
+    if (!s)
+        return -1;
+    cJSON *arr = cJSON_Parse(s);
+    int rc = -1;
+    if (!cJSON_IsArray(arr)) {
+        tf_fail(err, "%s: %s is not a JSON array of token strings", name, key);
+        goto done;
+    }
+    int n = cJSON_GetArraySize(arr);
+    if (n < TOK_NSPECIAL + 1 || n > TF_MAX_VOCAB) {
+        tf_fail(err, "%s: %s has %d tokens (need %d..%d)", name, key, n,
+                TOK_NSPECIAL + 1, TF_MAX_VOCAB);
+        goto done;
+    }
+    if (vocab_init(v, mode, err))
+        goto done;
+    int i = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, arr) {
+        if (!cJSON_IsString(t)) {
+            tf_fail(err, "%s: %s[%d] is not a string", name, key, i);
+            goto done;
+        }
+        int id = vocab_add(v, t->valuestring, (int)strlen(t->valuestring), err);
+        if (id < 0) {
+            tf_fail_prefix(err, "%s: %s[%d]", name, key, i);
+            goto done;
+        }
+        if (id != i) {
+            tf_fail(err, "%s: %s[%d] \"%.40s\" %s", name, key, i, t->valuestring,
+                    i < TOK_NSPECIAL ? "should be a special token (<pad> <bos> <eos> <unk> come first)"
+                                     : "appears twice");
+            goto done;
+        }
+        i++;
+    }
+    rc = 0;
+done:
+    cJSON_Delete(arr);
+    return rc;
+}
+
+static int parse_config(TfConfig *c, const cJSON *meta, const char *name,
+                        TfErr *err)
+{
+    memset(c, 0, sizeof *c);
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(meta, "format");
+    if (fmt && strcmp(fmt->valuestring, CKPT_FORMAT) != 0)
+        return tf_fail(err, "%s: format \"%.40s\" is not %s", name,
+                       fmt->valuestring, CKPT_FORMAT);
+    if (meta_int(meta, "d_model", name, 1, TF_MAX_DMODEL, &c->d_model, err) ||
+        meta_int(meta, "n_heads", name, 1, TF_MAX_HEADS, &c->n_heads, err) ||
+        meta_int(meta, "d_ff", name, 1, TF_MAX_DFF, &c->d_ff, err) ||
+        meta_int(meta, "n_enc_layers", name, 1, TF_MAX_LAYERS, &c->n_enc, err) ||
+        meta_int(meta, "n_dec_layers", name, 1, TF_MAX_LAYERS, &c->n_dec, err) ||
+        meta_int(meta, "max_len", name, 2, TF_MAX_LEN, &c->max_len, err))
+        return -1;
+    const char *norm = meta_str(meta, "norm", name, err);
+    if (!norm)
+        return -1;
+    if (strcmp(norm, "post") == 0)
+        c->norm = TF_NORM_POST;
+    else if (strcmp(norm, "pre") == 0)
+        c->norm = TF_NORM_PRE;
+    else
+        return tf_fail(err, "%s: norm must be \"post\" or \"pre\", not \"%.40s\"", name, norm);
+    const cJSON *tie = cJSON_GetObjectItemCaseSensitive(meta, "tie_embeddings");
+    const char *t = tie ? tie->valuestring : "none";
+    if (strcmp(t, "none") == 0 || strcmp(t, "false") == 0)
+        c->tie = TF_TIE_NONE;
+    else if (strcmp(t, "generator") == 0 || strcmp(t, "true") == 0)
+        c->tie = TF_TIE_GENERATOR;
+    else if (strcmp(t, "all") == 0)
+        c->tie = TF_TIE_ALL;
+    else
+        return tf_fail(err, "%s: tie_embeddings must be none, generator or all, "
+                       "not \"%.40s\"", name, t);
+    c->dropout = 0.1f;
+    c->label_smoothing = 0.1f;
+    return 0;
+}
+
+/* ---- tensors ---- */
+
+typedef struct Span {
+    size_t a, b;
+    const char *name;
+} Span;
+
+static int cmp_span(const void *x, const void *y)
+{
+    const Span *p = x, *q = y;
+    return p->a < q->a ? -1 : p->a > q->a ? 1 : 0;
+}
+
+static int json_size(const cJSON *it, size_t *out)
+{
+    if (!cJSON_IsNumber(it))
+        return -1;
+    double d = it->valuedouble;
+    if (!(d >= 0 && d <= 9007199254740992.0) || d != floor(d))
+        return -1;
+    *out = (size_t)d;
+    return 0;
+}
+
+/* Check one tensor's entry; fills its span. */
+static int check_tensor(const cJSON *hdr, const char *tname, int rows, int cols,
+                        size_t data_size, Span *sp, const char *name, TfErr *err)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(hdr, tname);
+    if (!t)
+        return tf_fail(err, "%s: tensor %s is missing", name, tname);
+    if (!cJSON_IsObject(t))
+        return tf_fail(err, "%s: tensor %s is not an object", name, tname);
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(t, "dtype");
+    if (!cJSON_IsString(dt))
+        return tf_fail(err, "%s: tensor %s has no dtype", name, tname);
+    if (strcmp(dt->valuestring, "F32") != 0)
+        return tf_fail(err, "%s: tensor %s has dtype %.16s; only F32 is supported",
+                       name, tname, dt->valuestring);
+    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(t, "shape");
+    int want_dims = cols ? 2 : 1;
+    size_t d0 = 0, d1 = 0;
+    if (!cJSON_IsArray(sh) || cJSON_GetArraySize(sh) != want_dims ||
+        json_size(cJSON_GetArrayItem(sh, 0), &d0) ||
+        (cols && json_size(cJSON_GetArrayItem(sh, 1), &d1)) ||
+        d0 != (size_t)rows || (cols && d1 != (size_t)cols)) {
+        if (cols)
+            return tf_fail(err, "%s: tensor %s should have shape [%d, %d] for this config",
+                           name, tname, rows, cols);
+        return tf_fail(err, "%s: tensor %s should have shape [%d] for this config",
+                       name, tname, rows);
+    }
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(t, "data_offsets");
+    size_t a, b;
+    if (!cJSON_IsArray(off) || cJSON_GetArraySize(off) != 2 ||
+        json_size(cJSON_GetArrayItem(off, 0), &a) ||
+        json_size(cJSON_GetArrayItem(off, 1), &b))
+        return tf_fail(err, "%s: tensor %s has no valid data_offsets", name, tname);
+    size_t bytes = (size_t)rows * (size_t)(cols ? cols : 1) * 4;
+    if (b < a || b > data_size)
+        return tf_fail(err, "%s: tensor %s data_offsets [%zu, %zu] lie outside "
+                       "the %zu bytes of data", name, tname, a, b, data_size);
+    if (b - a != bytes)
+        return tf_fail(err, "%s: tensor %s holds %zu bytes, its shape needs %zu",
+                       name, tname, b - a, bytes);
+    sp->a = a;
+    sp->b = b;
+    return 0;
+}
+
+static int layer_count(const TfConfig *c, ParamStack st)
+{
+    return st == STACK_ENC ? c->n_enc : st == STACK_DEC ? c->n_dec : 1;
+}
+
+static int load_tensors(TfModel *m, const cJSON *hdr, const Src *src,
+                        size_t data_off, size_t data_size, TfErr *err)
+{
+    const char *name = src->name;
+    const TfConfig *c = &m->cfg;
+    ParamDesc d[PARAMS_MAX_DESC];
+    int nd = params_table(c, d, PARAMS_MAX_DESC);
+    int n_expect = 0;
+    for (int i = 0; i < nd; i++)
+        n_expect += layer_count(c, d[i].stack);
+    int n_json = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, hdr) {
+        if (strcmp(it->string, "__metadata__") != 0)
+            n_json++;
+    }
+    Span *spans = calloc((size_t)n_expect, sizeof *spans);
+    size_t *starts = calloc((size_t)n_expect, sizeof *starts);
+    char (*names)[96] = calloc((size_t)n_expect, sizeof *names);
+    int rc = -1, k = 0;
+    if (!spans || !starts || !names) {
+        tf_fail(err, "%s: out of memory", name);
+        goto done;
+    }
+    for (int i = 0; i < nd; i++) {
+        for (int l = 0; l < layer_count(c, d[i].stack); l++, k++) {
+            snprintf(names[k], sizeof names[k], d[i].name, l);
+            spans[k].name = names[k];
+            if (check_tensor(hdr, names[k], d[i].rows, d[i].cols, data_size,
+                             &spans[k], name, err))
+                goto done;
+            starts[k] = spans[k].a;
+        }
+    }
+    if (n_json != n_expect) {
+        /* name the first tensor that the config does not explain */
+        cJSON_ArrayForEach(it, hdr) {
+            if (strcmp(it->string, "__metadata__") == 0)
+                continue;
+            int found = 0;
+            for (int j = 0; j < n_expect && !found; j++)
+                found = strcmp(names[j], it->string) == 0;
+            if (!found) {
+                tf_fail(err, "%s: unknown tensor %.80s (not part of this config%s)",
+                        name, it->string,
+                        strstr(it->string, "generator.weight") ? ": tie_embeddings says it is shared" : "");
+                goto done;
+            }
+        }
+        tf_fail(err, "%s: %d tensors listed, %d expected", name, n_json, n_expect);
+        goto done;
+    }
+    qsort(spans, (size_t)n_expect, sizeof *spans, cmp_span);
+    for (int j = 1; j < n_expect; j++) {
+        if (spans[j].a < spans[j - 1].b) {
+            tf_fail(err, "%s: tensors %s and %s overlap in the data", name,
+                    spans[j - 1].name, spans[j].name);
+            goto done;
+        }
+    }
+    /* Everything fits in the file: now allocating is safe. */
+    TfConfig cfg = m->cfg;
+    Vocab sv = m->src_vocab, tv = m->tgt_vocab;
+    if (model_build(m, &cfg, err)) {
+        vocab_free(&sv);
+        vocab_free(&tv);
+        goto done;
+    }
+    m->src_vocab = sv;
+    m->tgt_vocab = tv;
+    k = 0;
+    for (int i = 0; i < nd; i++) {
+        for (int l = 0; l < layer_count(c, d[i].stack); l++, k++) {
+            float *dst = params_tensor(&m->p, &d[i], l);
+            size_t numel = param_desc_numel(&d[i]);
+            if (src_read(src, data_off + starts[k], dst, numel * 4, err))
+                goto done;
+            for (size_t q = 0; q < numel; q++) {
+                if (!isfinite(dst[q])) {
+                    tf_fail(err, "%s: tensor %s holds a NaN or infinite value at %zu",
+                            name, names[k], q);
+                    goto done;
+                }
+            }
+        }
+    }
+    rc = 0;
+done:
+    free(spans);
+    free(starts);
+    free(names);
+    return rc;
+}
+
+static int load(TfModel *m, const Src *src, TfErr *err)
+{
+    const char *name = src->name;
+    memset(m, 0, sizeof *m);
+    if (src->size < 8)
+        return tf_fail(err, "%s: file is %zu bytes, too short for a safetensors "
+                       "header", name, src->size);
+    unsigned char lenb[8];
+    if (src_read(src, 0, lenb, 8, err))
+        return -1;
+    uint64_t hlen = 0;
+    for (int i = 7; i >= 0; i--)
+        hlen = (hlen << 8) | lenb[i];
+    if (hlen == 0 || hlen > src->size - 8)
+        return tf_fail(err, "%s: header length %llu does not fit in the file "
+                       "(%zu bytes)", name, (unsigned long long)hlen, src->size);
+    if (hlen > CKPT_MAX_HEADER)
+        return tf_fail(err, "%s: header of %llu bytes is larger than the %u "
+                       "allowed", name, (unsigned long long)hlen, CKPT_MAX_HEADER);
+    char *text = malloc((size_t)hlen + 1);
+    if (!text)
+        return tf_fail(err, "%s: out of memory for the header", name);
+    cJSON *hdr = NULL;
+    int rc = -1;
+    if (src_read(src, 8, text, (size_t)hlen, err))
+        goto done;
+    text[hlen] = 0;
+    hdr = cJSON_ParseWithLength(text, (size_t)hlen);
+    if (!cJSON_IsObject(hdr)) {
+        tf_fail(err, "%s: header is not a valid JSON object", name);
+        goto done;
+    }
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(hdr, "__metadata__");
+    if (!cJSON_IsObject(meta)) {
+        tf_fail(err, "%s: header has no __metadata__ (is it a Stepformer model?)", name);
+        goto done;
+    }
+    const cJSON *it;
+    cJSON_ArrayForEach(it, meta) {
+        if (!cJSON_IsString(it)) {
+            tf_fail(err, "%s: __metadata__ '%.40s' is not a string", name, it->string);
+            goto done;
+        }
+    }
+    TokMode sm, tm;
+    if (parse_config(&m->cfg, meta, name, err) ||
+        meta_mode(meta, "src_tokenize", name, &sm, err) ||
+        meta_mode(meta, "tgt_tokenize", name, &tm, err) ||
+        parse_vocab(&m->src_vocab, meta, "src_vocab", sm, name, err) ||
+        parse_vocab(&m->tgt_vocab, meta, "tgt_vocab", tm, name, err))
+        goto done;
+    const cJSON *lw = cJSON_GetObjectItemCaseSensitive(meta, "src_lowercase");
+    m->src_vocab.lower = lw && strcmp(lw->valuestring, "true") == 0;
+    lw = cJSON_GetObjectItemCaseSensitive(meta, "tgt_lowercase");
+    m->tgt_vocab.lower = lw && strcmp(lw->valuestring, "true") == 0;
+    m->cfg.src_vocab = m->src_vocab.n;
+    m->cfg.tgt_vocab = m->tgt_vocab.n;
+    if (cfg_validate(&m->cfg, err)) {
+        tf_fail_prefix(err, "%s", name);
+        goto done;
+    }
+    if (load_tensors(m, hdr, src, 8 + (size_t)hlen, src->size - 8 - (size_t)hlen, err))
+        goto done;
+    cJSON_ArrayForEach(it, meta) {
+        if (!is_known_meta(it->string) && model_meta_set(m, it->string, it->valuestring)) {
+            tf_fail(err, "%s: out of memory for metadata", name);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    if (rc)
+        model_free(m);
+    cJSON_Delete(hdr);
+    free(text);
+    return rc;
+}
+
+int ckpt_load_mem(TfModel *m, const void *buf, size_t len, const char *name,
+                  TfErr *err)
+{
+    Src s = {NULL, buf, len, name ? name : "<memory>"};
+    return load(m, &s, err);
+}
+
+int ckpt_load(TfModel *m, const char *path, TfErr *err)
+{
+    memset(m, 0, sizeof *m);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tf_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return tf_fail(err, "%s: not a regular file", path);
+    }
+    Src s = {f, NULL, (size_t)st.st_size, path};
+    int rc = load(m, &s, err);
+    fclose(f);
+    return rc;
+}
+
+/* ---- saving ---- */
+
+static cJSON *vocab_json(const Vocab *v)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; arr && i < v->n; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(v->tok[i]));
+    return arr;
+}
+
+static void add_meta_int(cJSON *meta, const char *k, int v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d", v);
+    cJSON_AddStringToObject(meta, k, buf);
+}
+
+static void add_meta_json(cJSON *meta, const char *k, cJSON *val)
+{
+    char *s = cJSON_PrintUnformatted(val);
+    cJSON_AddStringToObject(meta, k, s ? s : "[]");
+    free(s);
+    cJSON_Delete(val);
+}
+
+static char *build_header(const TfModel *m, size_t *len_out)
+{
+    const TfConfig *c = &m->cfg;
+    cJSON *hdr = cJSON_CreateObject();
+    cJSON *meta = cJSON_AddObjectToObject(hdr, "__metadata__");
+    static const char *const TIE[] = {"none", "generator", "all"};
+    cJSON_AddStringToObject(meta, "format", CKPT_FORMAT);
+    add_meta_int(meta, "d_model", c->d_model);
+    add_meta_int(meta, "n_heads", c->n_heads);
+    add_meta_int(meta, "d_ff", c->d_ff);
+    add_meta_int(meta, "n_enc_layers", c->n_enc);
+    add_meta_int(meta, "n_dec_layers", c->n_dec);
+    add_meta_int(meta, "max_len", c->max_len);
+    cJSON_AddStringToObject(meta, "norm", c->norm == TF_NORM_PRE ? "pre" : "post");
+    cJSON_AddStringToObject(meta, "tie_embeddings", TIE[c->tie]);
+    add_meta_json(meta, "src_vocab", vocab_json(&m->src_vocab));
+    add_meta_json(meta, "tgt_vocab", vocab_json(&m->tgt_vocab));
+    cJSON_AddStringToObject(meta, "src_tokenize", m->src_vocab.mode == TOK_CHAR ? "char" : "word");
+    cJSON_AddStringToObject(meta, "tgt_tokenize", m->tgt_vocab.mode == TOK_CHAR ? "char" : "word");
+    cJSON_AddStringToObject(meta, "src_lowercase", m->src_vocab.lower ? "true" : "false");
+    cJSON_AddStringToObject(meta, "tgt_lowercase", m->tgt_vocab.lower ? "true" : "false");
+    for (int i = 0; i < m->n_meta; i++)
+        if (!is_known_meta(m->meta[i].key))
+            cJSON_AddStringToObject(meta, m->meta[i].key, m->meta[i].val);
+
+    ParamDesc d[PARAMS_MAX_DESC];
+    int nd = params_table(c, d, PARAMS_MAX_DESC);
+    size_t off = 0;
+    char tname[96];
+    for (int i = 0; i < nd; i++) {
+        for (int l = 0; l < layer_count(c, d[i].stack); l++) {
+            snprintf(tname, sizeof tname, d[i].name, l);
+            cJSON *t = cJSON_AddObjectToObject(hdr, tname);
+            cJSON_AddStringToObject(t, "dtype", "F32");
+            cJSON *sh = cJSON_AddArrayToObject(t, "shape");
+            cJSON_AddItemToArray(sh, cJSON_CreateNumber(d[i].rows));
+            if (d[i].cols)
+                cJSON_AddItemToArray(sh, cJSON_CreateNumber(d[i].cols));
+            size_t bytes = param_desc_numel(&d[i]) * 4;
+            cJSON *o = cJSON_AddArrayToObject(t, "data_offsets");
+            cJSON_AddItemToArray(o, cJSON_CreateNumber((double)off));
+            cJSON_AddItemToArray(o, cJSON_CreateNumber((double)(off + bytes)));
+            off += bytes;
+        }
+    }
+    char *text = cJSON_PrintUnformatted(hdr);
+    cJSON_Delete(hdr);
+    if (!text)
+        return NULL;
+    /* pad with spaces so the data starts 8-byte aligned */
+    size_t len = strlen(text), padded = (len + 7) & ~(size_t)7;
+    char *out = realloc(text, padded + 1);
+    if (!out) {
+        free(text);
+        return NULL;
+    }
+    memset(out + len, ' ', padded - len);
+    out[padded] = 0;
+    *len_out = padded;
+    return out;
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int write_body(int fd, const TfModel *m, const char *hdr, size_t hlen)
+{
+    unsigned char lenb[8];
+    for (int i = 0; i < 8; i++)
+        lenb[i] = (unsigned char)((uint64_t)hlen >> (8 * i));
+    if (write_all(fd, lenb, 8) || write_all(fd, hdr, hlen))
+        return -1;
+    ParamDesc d[PARAMS_MAX_DESC];
+    int nd = params_table(&m->cfg, d, PARAMS_MAX_DESC);
+    for (int i = 0; i < nd; i++)
+        for (int l = 0; l < layer_count(&m->cfg, d[i].stack); l++)
+            if (write_all(fd, params_tensor(&m->p, &d[i], l), param_desc_numel(&d[i]) * 4))
+                return -1;
+    return 0;
+}
+
+int ckpt_save(const TfModel *m, const char *path, TfErr *err)
+{
+    size_t hlen = 0;
+    char *hdr = build_header(m, &hlen);
+    if (!hdr)
+        return tf_fail(err, "%s: out of memory building the header", path);
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 16);
+    char *dir = strdup(path);
+    int fd = -1, rc = -1;
+    if (!tmp || !dir) {
+        tf_fail(err, "%s: out of memory", path);
+        goto done;
+    }
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp-XXXXXX", 12);
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        tf_fail(err, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        goto done;
+    }
+    if (write_body(fd, m, hdr, hlen) || fsync(fd) != 0) {
+        tf_fail(err, "%s: write failed: %s", path, strerror(errno));
+        goto fail_tmp;
+    }
+    fchmod(fd, 0644);
+    if (close(fd) != 0) {
+        fd = -1;
+        tf_fail(err, "%s: write failed: %s", path, strerror(errno));
+        goto fail_tmp;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0) {
+        tf_fail(err, "%s: cannot replace the file: %s", path, strerror(errno));
+        goto fail_tmp;
+    }
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    rc = 0;
+    goto done;
+fail_tmp:
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+done:
+    free(hdr);
+    free(tmp);
+    free(dir);
+    return rc;
+}

@@ -1,0 +1,356 @@
+/* decode.c - teacher forcing, greedy decoding and beam search (decode.h). */
+#include "decode.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void decode_result_free(DecodeResult *r)
+{
+    if (!r)
+        return;
+    free(r->ids);
+    free(r->steps);
+    free(r->pool);
+    memset(r, 0, sizeof *r);
+}
+
+void beam_result_free(BeamResult *r)
+{
+    if (!r)
+        return;
+    free(r->ids);
+    free(r->nodes);
+    memset(r, 0, sizeof *r);
+}
+
+int decode_max_out(const TfModel *m, const TfTrace *tr, int S)
+{
+    int n = S + 50;
+    if (n > m->cfg.max_len)
+        n = m->cfg.max_len;
+    if (n > tr->cap_T)
+        n = tr->cap_T;
+    return n;
+}
+
+/* Index of the largest value (the lowest index among equals). */
+static int argmax(const float *p, int n)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (p[i] > p[best])
+            best = i;
+    return best;
+}
+
+/* The k largest of p[0..n), best first (ties: lower index first). */
+static int top_k(const float *p, int n, int k, int *ids, float *vals)
+{
+    if (k > n)
+        k = n;
+    int have = 0;
+    for (int i = 0; i < n; i++) {
+        if (have == k && !(p[i] > vals[k - 1]))
+            continue;
+        int at = have < k ? have++ : k - 1;
+        while (at > 0 && p[i] > vals[at - 1]) {
+            vals[at] = vals[at - 1];
+            ids[at] = ids[at - 1];
+            at--;
+        }
+        vals[at] = p[i];
+        ids[at] = i;
+    }
+    return have;
+}
+
+static int check_src(const TfModel *m, const TfTrace *tr, const int *src, int S,
+                     TfErr *err)
+{
+    if (S < 1)
+        return tf_fail(err, "the source sentence is empty");
+    if (S > tr->cap_T)
+        return tf_fail(err, "the source has %d tokens; the limit is %d", S, tr->cap_T);
+    for (int i = 0; i < S; i++)
+        if (src[i] < 0 || src[i] >= m->cfg.src_vocab)
+            return tf_fail(err, "source token id %d is outside the vocabulary", src[i]);
+    return 0;
+}
+
+/* Copy position t's attention rows out of the trace into a step. */
+static void keep_rows(const TfModel *m, const TfTrace *tr, DecodeStep *st,
+                      int t, float **pool)
+{
+    const TfConfig *c = &m->cfg;
+    int NH = c->n_heads, T = tr->T, S = tr->S;
+    st->self_w = *pool;
+    *pool += (size_t)c->n_dec * NH * (t + 1);
+    st->cross_w = *pool;
+    *pool += (size_t)c->n_dec * NH * S;
+    for (int l = 0; l < c->n_dec; l++) {
+        for (int h = 0; h < NH; h++) {
+            const float *sw = tr->dec[l].sa.weights + ((size_t)h * T + t) * T;
+            const float *cw = tr->dec[l].ca.weights + ((size_t)h * T + t) * S;
+            memcpy(st->self_w + ((size_t)l * NH + h) * (t + 1), sw, (size_t)(t + 1) * sizeof(float));
+            memcpy(st->cross_w + ((size_t)l * NH + h) * S, cw, (size_t)S * sizeof(float));
+        }
+    }
+}
+
+int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
+              int max_out, int keep_steps, DecodeResult *out, TfErr *err)
+{
+    memset(out, 0, sizeof *out);
+    if (check_src(m, tr, src, S, err))
+        return -1;
+    if (max_out < 1 || max_out > tr->cap_T)
+        return tf_fail(err, "output length %d is out of range 1..%d", max_out, tr->cap_T);
+    keep_steps = keep_steps && (tr->flags & TRACE_RECORD);
+    const TfConfig *c = &m->cfg;
+    int V = c->tgt_vocab;
+    int *tgt = malloc((size_t)(max_out + 1) * sizeof *tgt);
+    out->ids = malloc((size_t)max_out * sizeof *out->ids);
+    out->S = S;
+    float *pool = NULL;
+    if (keep_steps) {
+        size_t per = (size_t)c->n_dec * c->n_heads;
+        size_t rows = per * ((size_t)max_out * (max_out + 1) / 2 + (size_t)max_out * S);
+        out->steps = calloc((size_t)max_out, sizeof *out->steps);
+        out->pool = pool = malloc(rows * sizeof(float));
+    }
+    if (!tgt || !out->ids || (keep_steps && (!out->steps || !out->pool))) {
+        free(tgt);
+        decode_result_free(out);
+        return tf_fail(err, "out of memory for decoding");
+    }
+    if (tf_encode(m, tr, 1, S, src, &S, 0, err))
+        goto fail;
+    tgt[0] = TOK_BOS;
+    for (int t = 0; t < max_out; t++) {
+        int T = t + 1;
+        if (tf_decode(m, tr, T, tgt, &T, t, 0, err))
+            goto fail;
+        const float *p = tr->probs + (size_t)t * V;
+        int tok = argmax(p, V);
+        out->ids[out->n++] = tok;
+        out->logprob += log((double)p[tok]);
+        if (keep_steps) {
+            DecodeStep *st = &out->steps[t];
+            st->token = tok;
+            st->prob = p[tok];
+            top_k(p, V, DEC_TOPK, st->top_id, st->top_p);
+            keep_rows(m, tr, st, t, &pool);
+        }
+        if (tok == TOK_EOS)
+            break;
+        tgt[T] = tok;
+    }
+    /* Leave the trace holding <bos> + every non-<eos> output token. */
+    int T = out->n + 1;
+    if (out->ids[out->n - 1] == TOK_EOS)
+        T--;
+    if (T != tr->T && T <= tr->cap_T) {
+        if (tf_decode(m, tr, T, tgt, &T, 0, 0, err))
+            goto fail;
+    }
+    free(tgt);
+    return 0;
+fail:
+    free(tgt);
+    decode_result_free(out);
+    return -1;
+}
+
+int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
+                      const int *tgt, int n, int *pred, int *truth,
+                      float *loss, TfErr *err)
+{
+    if (check_src(m, tr, src, S, err))
+        return -1;
+    int T = n + 1, V = m->cfg.tgt_vocab;
+    if (n < 0 || T > tr->cap_T)
+        return tf_fail(err, "the target has %d tokens; the limit is %d", n, tr->cap_T - 1);
+    int *in = malloc((size_t)T * sizeof *in);
+    if (!in)
+        return tf_fail(err, "out of memory");
+    in[0] = TOK_BOS;
+    memcpy(in + 1, tgt, (size_t)n * sizeof *in);
+    TfBatch b = {1, S, T, src, in, &S, &T};
+    int rc = tf_forward(m, tr, &b, 0, err);
+    free(in);
+    if (rc)
+        return -1;
+    for (int i = 0; i < T; i++) {
+        const float *p = tr->probs + (size_t)i * V;
+        pred[i] = argmax(p, V);
+        truth[i] = i < n ? tgt[i] : TOK_EOS;
+        loss[i] = -logf(p[truth[i]] > 0 ? p[truth[i]] : 1e-30f);
+    }
+    return 0;
+}
+
+/* ---- beam search ---- */
+
+double beam_length_penalty(int len, float alpha)
+{
+    return pow((5.0 + len) / 6.0, alpha);
+}
+
+typedef struct Cand {
+    double logprob;
+    int beam, token;
+} Cand;
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const Cand *x = a, *y = b;
+    if (x->logprob != y->logprob)
+        return x->logprob > y->logprob ? -1 : 1;
+    if (x->beam != y->beam)
+        return x->beam - y->beam;
+    return x->token - y->token;
+}
+
+static int add_node(BeamResult *r, BeamNode nd)
+{
+    if (r->n_nodes == r->cap_nodes) {
+        int cap = r->cap_nodes ? r->cap_nodes * 2 : 256;
+        BeamNode *p = realloc(r->nodes, (size_t)cap * sizeof *p);
+        if (!p)
+            return -1;
+        r->nodes = p;
+        r->cap_nodes = cap;
+    }
+    r->nodes[r->n_nodes] = nd;
+    return r->n_nodes++;
+}
+
+/* Tokens of the hypothesis ending at node (root excluded), into ids. */
+static int node_tokens(const BeamResult *r, int node, int *ids)
+{
+    int n = 0;
+    for (int k = node; k >= 0 && r->nodes[k].parent >= 0; k = r->nodes[k].parent)
+        n++;
+    int i = n;
+    for (int k = node; k >= 0 && r->nodes[k].parent >= 0; k = r->nodes[k].parent)
+        ids[--i] = r->nodes[k].token;
+    return n;
+}
+
+int tf_beam(const TfModel *m, TfTrace *tr, const int *src, int S, int K,
+            float alpha, int max_out, BeamResult *out, TfErr *err)
+{
+    memset(out, 0, sizeof *out);
+    if (check_src(m, tr, src, S, err))
+        return -1;
+    if (K < 1 || K > tr->cap_B)
+        return tf_fail(err, "beam size %d is out of range 1..%d", K, tr->cap_B);
+    if (max_out < 1 || max_out > tr->cap_T)
+        return tf_fail(err, "output length %d is out of range 1..%d", max_out, tr->cap_T);
+    if (!(alpha >= 0 && alpha <= 10))
+        return tf_fail(err, "length penalty alpha %g is out of range 0..10", alpha);
+    const TfConfig *c = &m->cfg;
+    int V = c->tgt_vocab, C = c->d_model;
+    int W = max_out + 1;
+    int *tgt = malloc((size_t)K * W * sizeof *tgt);     /* alive hypotheses */
+    int *next = malloc((size_t)K * W * sizeof *next);
+    int *alive_node = malloc((size_t)K * sizeof *alive_node);
+    int *len = malloc((size_t)K * sizeof *len);
+    Cand *cand = malloc((size_t)K * K * sizeof *cand);
+    int *kid = malloc((size_t)K * sizeof *kid);
+    float *kval = malloc((size_t)K * sizeof *kval);
+    out->ids = malloc((size_t)max_out * sizeof *out->ids);
+    int rc = -1;
+    if (!tgt || !next || !alive_node || !len || !cand || !kid ||
+        !kval || !out->ids) {
+        tf_fail(err, "out of memory for beam search");
+        goto done;
+    }
+    if (tf_encode(m, tr, 1, S, src, &S, 0, err))
+        goto done;
+    /* every hypothesis reads the same encoder output */
+    for (int b = 1; b < K; b++) {
+        memcpy(tr->memory + (size_t)b * S * C, tr->memory, (size_t)S * C * sizeof(float));
+        memcpy(tr->src_ids + (size_t)b * S, tr->src_ids, (size_t)S * sizeof(int));
+        tr->src_len[b] = S;
+    }
+    int root = add_node(out, (BeamNode){-1, TOK_BOS, -1, 0, 0, BEAM_KEPT});
+    if (root < 0) {
+        tf_fail(err, "out of memory for beam search");
+        goto done;
+    }
+    int n_alive = 1, n_finished = 0;
+    double best_score = -INFINITY;
+    out->best_node = -1;
+    tgt[0] = TOK_BOS;
+    alive_node[0] = root;
+    for (int t = 0; t < max_out && n_alive > 0; t++) {
+        int T = t + 1;
+        tr->B = n_alive;
+        for (int b = 0; b < n_alive; b++)
+            len[b] = T;
+        if (tf_decode(m, tr, T, tgt, len, t, 0, err))
+            goto done;
+        /* each beam's K best next tokens are the only ones that can win */
+        int nc = 0;
+        for (int b = 0; b < n_alive; b++) {
+            const float *p = tr->probs + ((size_t)b * T + t) * V;
+            int k = top_k(p, V, K, kid, kval);
+            double base = out->nodes[alive_node[b]].logprob;
+            for (int j = 0; j < k; j++)
+                cand[nc++] = (Cand){base + log((double)kval[j]), b, kid[j]};
+        }
+        qsort(cand, (size_t)nc, sizeof *cand, cmp_cand);
+        int slots = K - n_finished, kept = 0;
+        for (int j = 0; j < nc; j++) {
+            Cand *cd = &cand[j];
+            int parent = alive_node[cd->beam];
+            double score = cd->logprob / beam_length_penalty(t + 1, alpha);
+            BeamState st = BEAM_PRUNED;
+            if (j < slots)
+                st = (cd->token == TOK_EOS || t == max_out - 1) ? BEAM_FINISHED : BEAM_KEPT;
+            int node = add_node(out, (BeamNode){parent, cd->token, t, cd->logprob, score, st});
+            if (node < 0) {
+                tf_fail(err, "out of memory for beam search");
+                goto done;
+            }
+            if (st == BEAM_FINISHED) {
+                n_finished++;
+                if (score > best_score) {
+                    best_score = score;
+                    out->best_node = node;
+                }
+            } else if (st == BEAM_KEPT) {
+                int *row = next + (size_t)kept * W;
+                memcpy(row, tgt + (size_t)cd->beam * T, (size_t)T * sizeof *row);
+                row[T] = cd->token;
+                alive_node[kept] = node;
+                kept++;
+            }
+        }
+        /* rows for the next step: the kept hypotheses, T + 1 tokens each */
+        for (int b = 0; b < kept; b++)
+            memcpy(tgt + (size_t)b * (T + 1), next + (size_t)b * W, (size_t)(T + 1) * sizeof *tgt);
+        n_alive = kept;
+    }
+    if (out->best_node < 0) {
+        tf_fail(err, "beam search finished no hypothesis");
+        goto done;
+    }
+    out->n = node_tokens(out, out->best_node, out->ids);
+    out->logprob = out->nodes[out->best_node].logprob;
+    out->score = best_score;
+    rc = 0;
+done:
+    free(tgt);
+    free(next);
+    free(alive_node);
+    free(len);
+    free(cand);
+    free(kid);
+    free(kval);
+    if (rc)
+        beam_result_free(out);
+    return rc;
+}

@@ -1,0 +1,84 @@
+/* decode.h - turning a source sentence into a translation.
+ *
+ * Teacher forcing (training): the decoder input is <bos> + the true target,
+ * all positions computed in one pass under the causal mask; the prediction
+ * at each position is compared with the true next token.
+ * Greedy (inference): one token at a time, each step feeding the decoder its
+ * own earlier outputs; every step's attention rows and top-k probabilities
+ * can be kept, so the GUI can show attention for each generated token.
+ * Beam search keeps the K best partial translations and ranks finished ones
+ * by log P(Y|X) / lp(Y) with the length penalty
+ * lp(Y) = ((5 + |Y|) / 6)^alpha (Wu et al. 2016, used by the paper). */
+#ifndef TF_DECODE_H
+#define TF_DECODE_H
+
+#include "model.h"
+
+#define DEC_TOPK 10
+
+/* One generated token and what the model looked at to choose it. */
+typedef struct DecodeStep {
+    int token;                  /* chosen id */
+    float prob;                 /* its probability */
+    int top_id[DEC_TOPK];       /* the most probable tokens, best first */
+    float top_p[DEC_TOPK];
+    float *self_w;  /* (n_dec, NH, step+1) masked self-attention row */
+    float *cross_w; /* (n_dec, NH, S) cross-attention row over the source */
+} DecodeStep;
+
+typedef struct DecodeResult {
+    int n;            /* generated tokens, <eos> included when produced */
+    int *ids;         /* (max_out) */
+    double logprob;   /* sum of log-probabilities of the generated tokens */
+    int S;            /* source length */
+    DecodeStep *steps; /* (max_out) when kept, else NULL */
+    float *pool;      /* storage of the steps' attention rows */
+} DecodeResult;
+
+void decode_result_free(DecodeResult *r);
+
+/* The longest output tried for a source of S tokens: S + 50 as in the
+ * paper, capped by the model's max_len and the trace (which needs room for
+ * <bos> + output). */
+int decode_max_out(const TfModel *m, const TfTrace *tr, int S);
+
+/* Greedy decoding of one sentence. tr needs TRACE_RECORD to keep steps.
+ * Afterwards the trace holds the pass over <bos> + the output tokens (without
+ * the final <eos>), i.e. exactly what `dump` shows with no target. */
+int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
+              int max_out, int keep_steps, DecodeResult *out, TfErr *err);
+
+/* Teacher forcing: decoder input <bos> + tgt[0..n). Writes, for each of the
+ * n+1 positions, the argmax prediction, the true next token (tgt[i] or
+ * <eos>) and -log p(true next token). Arrays hold n+1 entries. */
+int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
+                      const int *tgt, int n, int *pred, int *truth,
+                      float *loss, TfErr *err);
+
+/* The tree of hypotheses beam search considered, for display. */
+typedef enum BeamState { BEAM_PRUNED, BEAM_KEPT, BEAM_FINISHED } BeamState;
+typedef struct BeamNode {
+    int parent;       /* index of the parent node, -1 for the root (<bos>) */
+    int token, step;  /* token added at this step (0-based) */
+    double logprob;   /* cumulative log P of the prefix */
+    double score;     /* logprob / lp(length) */
+    BeamState state;
+} BeamNode;
+
+typedef struct BeamResult {
+    int n, *ids;      /* best translation, <eos> included when produced */
+    double logprob, score;
+    BeamNode *nodes;
+    int n_nodes, cap_nodes;
+    int best_node;
+} BeamResult;
+
+void beam_result_free(BeamResult *r);
+double beam_length_penalty(int len, float alpha);
+
+/* Beam search with beam size K (1..trace cap_B) and length penalty alpha.
+ * K = 1 is exactly greedy decoding. */
+int tf_beam(const TfModel *m, TfTrace *tr, const int *src, int S, int K,
+            float alpha, int max_out, BeamResult *out, TfErr *err);
+
+#endif

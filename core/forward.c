@@ -1,0 +1,302 @@
+/* forward.c - the forward pass of the encoder-decoder, recording every stage
+ * into a trace (see model.h and trace.h).
+ *
+ * Shapes: B sentences, S source and T target positions, C = d_model,
+ * F = d_ff, NH heads, V = target vocabulary. Every (B, T, C) buffer is
+ * treated as B*T rows of C for the projections, so each Linear is a single
+ * cblas_sgemm over the whole batch. */
+#include <math.h>
+#include <string.h>
+
+#include "model.h"
+#include "ops.h"
+
+int tf_check_batch(const TfModel *m, const TfTrace *tr, const TfBatch *in,
+                   TfErr *err)
+{
+    if (in->B < 1 || in->B > tr->cap_B)
+        return tf_fail(err, "batch of %d sentences; this trace holds 1..%d",
+                       in->B, tr->cap_B);
+    if (in->S < 1 || in->S > tr->cap_T || in->T < 1 || in->T > tr->cap_T)
+        return tf_fail(err, "sequence of %d source / %d target tokens; the "
+                       "limit is %d", in->S, in->T, tr->cap_T);
+    for (int b = 0; b < in->B; b++) {
+        if (in->src_len[b] < 1 || in->src_len[b] > in->S)
+            return tf_fail(err, "sentence %d: source length %d not in 1..%d",
+                           b, in->src_len[b], in->S);
+        if (in->tgt_len[b] < 1 || in->tgt_len[b] > in->T)
+            return tf_fail(err, "sentence %d: target length %d not in 1..%d",
+                           b, in->tgt_len[b], in->T);
+    }
+    for (size_t i = 0; i < (size_t)in->B * in->S; i++)
+        if (in->src[i] < 0 || in->src[i] >= m->cfg.src_vocab)
+            return tf_fail(err, "source token id %d is outside the vocabulary "
+                           "of %d", in->src[i], m->cfg.src_vocab);
+    for (size_t i = 0; i < (size_t)in->B * in->T; i++)
+        if (in->tgt[i] < 0 || in->tgt[i] >= m->cfg.tgt_vocab)
+            return tf_fail(err, "target token id %d is outside the vocabulary "
+                           "of %d", in->tgt[i], m->cfg.tgt_vocab);
+    return 0;
+}
+
+/* Fill a dropout mask: 0 with probability p, else 1/(1-p). NULL when off. */
+static const float *dropout_mask(TfTrace *tr, float *mask, size_t n, int train)
+{
+    float p = tr->cfg.dropout;
+    if (!train || !mask || p <= 0)
+        return NULL;
+    float keep = 1.0f / (1.0f - p);
+    for (size_t i = 0; i < n; i++)
+        mask[i] = rng_uniform(&tr->drop_rng) < p ? 0.0f : keep;
+    return mask;
+}
+
+/* sum = x + dropout(y) */
+static void residual(float *sum, const float *x, const float *y,
+                     const float *mask, size_t n)
+{
+    if (mask)
+        for (size_t i = 0; i < n; i++)
+            sum[i] = x[i] + y[i] * mask[i];
+    else
+        add_forward(sum, x, y, n);
+}
+
+/* Self-attention block: qkv projection, attention, W_O. */
+static void self_attention(TfTrace *tr, AttnAct *a, const float *x,
+                           const float *w_qkv, const float *b_qkv,
+                           const float *w_o, const float *b_o, int T,
+                           const int *len, int causal)
+{
+    int B = tr->B, C = tr->cfg.d_model;
+    int N = B * T;
+    linear_forward(a->qkv, x, w_qkv, b_qkv, N, C, 3 * C);
+    AttnDims d = {B, T, T, C, tr->cfg.n_heads, a->qs, a->kvs, causal, len};
+    attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &d);
+    linear_forward(a->out, a->heads, w_o, b_o, N, C, C);
+}
+
+static void ffn(const TfConfig *c, float *hidden, float *out, const float *x,
+                const float *w1, const float *b1, const float *w2,
+                const float *b2, int N)
+{
+    linear_forward(hidden, x, w1, b1, N, c->d_model, c->d_ff);
+    relu_forward(hidden, hidden, (size_t)N * c->d_ff);
+    linear_forward(out, hidden, w2, b2, N, c->d_ff, c->d_model);
+}
+
+static void layernorm(NormAct *n, const float *inp, const float *w,
+                      const float *b, int N, int C)
+{
+    layernorm_forward(n->norm, n->mean, n->rstd, inp, w, b, N, C);
+}
+
+static void encoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
+                          int train)
+{
+    const TfConfig *c = &m->cfg;
+    const TfParams *p = &m->p;
+    EncLayerAct *e = &tr->enc[l];
+    int C = c->d_model, F = c->d_ff, S = tr->S, N = tr->B * S;
+    size_t nC = (size_t)N * C;
+    const float *qkv_w = p->enc_qkv_w + (size_t)l * 3 * C * C;
+    const float *qkv_b = p->enc_qkv_b + (size_t)l * 3 * C;
+    const float *o_w = p->enc_o_w + (size_t)l * C * C, *o_b = p->enc_o_b + (size_t)l * C;
+    const float *f1w = p->enc_ff1_w + (size_t)l * F * C, *f1b = p->enc_ff1_b + (size_t)l * F;
+    const float *f2w = p->enc_ff2_w + (size_t)l * C * F, *f2b = p->enc_ff2_b + (size_t)l * C;
+    const float *ln1w = p->enc_ln1_w + (size_t)l * C, *ln1b = p->enc_ln1_b + (size_t)l * C;
+    const float *ln2w = p->enc_ln2_w + (size_t)l * C, *ln2b = p->enc_ln2_b + (size_t)l * C;
+    const float *d1 = dropout_mask(tr, e->sa.drop, nC, train);
+    const float *d2 = dropout_mask(tr, e->ffn_drop, nC, train);
+
+    if (c->norm == TF_NORM_POST) {
+        /* x1 = LN(x + SelfAttn(x));  x2 = LN(x1 + FFN(x1)) */
+        self_attention(tr, &e->sa, x, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, 0);
+        residual(e->n1.sum, x, e->sa.out, d1, nC);
+        layernorm(&e->n1, e->n1.sum, ln1w, ln1b, N, C);
+        ffn(c, e->ffn_hidden, e->ffn_out, e->n1.norm, f1w, f1b, f2w, f2b, N);
+        residual(e->n2.sum, e->n1.norm, e->ffn_out, d2, nC);
+        layernorm(&e->n2, e->n2.sum, ln2w, ln2b, N, C);
+    } else {
+        /* x1 = x + SelfAttn(LN(x));  x2 = x1 + FFN(LN(x1)) */
+        layernorm(&e->n1, x, ln1w, ln1b, N, C);
+        self_attention(tr, &e->sa, e->n1.norm, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, 0);
+        residual(e->n1.sum, x, e->sa.out, d1, nC);
+        layernorm(&e->n2, e->n1.sum, ln2w, ln2b, N, C);
+        ffn(c, e->ffn_hidden, e->ffn_out, e->n2.norm, f1w, f1b, f2w, f2b, N);
+        residual(e->n2.sum, e->n1.sum, e->ffn_out, d2, nC);
+    }
+}
+
+/* The output of encoder layer l (the next layer's input). */
+static const float *enc_layer_out(const TfTrace *tr, int l)
+{
+    const EncLayerAct *e = &tr->enc[l];
+    return tr->cfg.norm == TF_NORM_POST ? e->n2.norm : e->n2.sum;
+}
+
+static const float *dec_layer_out(const TfTrace *tr, int l)
+{
+    const DecLayerAct *d = &tr->dec[l];
+    return tr->cfg.norm == TF_NORM_POST ? d->n3.norm : d->n3.sum;
+}
+
+/* out[t] = x[t] + PE[t % T] over N rows */
+static void add_positions(float *out, const float *x, const float *pe, int N,
+                          int T, int C)
+{
+    for (int t = 0; t < N; t++)
+        add_forward(out + (size_t)t * C, x + (size_t)t * C,
+                    pe + (size_t)(t % T) * C, (size_t)C);
+}
+
+int tf_encode(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
+              const int *src_len, int train, TfErr *err)
+{
+    const TfConfig *c = &m->cfg;
+    if (B < 1 || B > tr->cap_B || S < 1 || S > tr->cap_T)
+        return tf_fail(err, "encoder input %d x %d exceeds the trace (%d x %d)",
+                       B, S, tr->cap_B, tr->cap_T);
+    train = train && (tr->flags & TRACE_TRAIN);
+    tr->B = B;
+    tr->S = S;
+    memcpy(tr->src_ids, src, (size_t)B * S * sizeof *src);
+    memcpy(tr->src_len, src_len, (size_t)B * sizeof *src_len);
+    int C = c->d_model, N = B * S;
+    size_t nC = (size_t)N * C;
+    /* src.embed = E[token] * sqrt(C);  enc.input = src.embed + PE */
+    embed_forward(tr->src_embed, tr->src_ids, m->p.src_embed, sqrtf((float)C),
+                  NULL, N, S, C);
+    add_positions(tr->enc_in, tr->src_embed, tr->pe, N, S, C);
+    const float *dm = dropout_mask(tr, tr->src_drop, nC, train);
+    if (dm)
+        dropout_apply(tr->enc_in, tr->enc_in, dm, nC);
+    const float *x = tr->enc_in;
+    for (int l = 0; l < c->n_enc; l++) {
+        encoder_layer(m, tr, l, x, train);
+        x = enc_layer_out(tr, l);
+    }
+    if (c->norm == TF_NORM_PRE)
+        layernorm(&tr->enc_final, x, m->p.enc_lnf_w, m->p.enc_lnf_b, N, C);
+    return 0;
+}
+
+static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
+                          int train)
+{
+    const TfConfig *c = &m->cfg;
+    const TfParams *p = &m->p;
+    DecLayerAct *d = &tr->dec[l];
+    int C = c->d_model, F = c->d_ff, T = tr->T, B = tr->B, N = B * T;
+    size_t nC = (size_t)N * C, C3 = (size_t)3 * C * C;
+    const float *sqkv_w = p->dec_sqkv_w + l * C3, *sqkv_b = p->dec_sqkv_b + (size_t)l * 3 * C;
+    const float *so_w = p->dec_so_w + (size_t)l * C * C, *so_b = p->dec_so_b + (size_t)l * C;
+    const float *cqkv_w = p->dec_cqkv_w + l * C3, *cqkv_b = p->dec_cqkv_b + (size_t)l * 3 * C;
+    const float *co_w = p->dec_co_w + (size_t)l * C * C, *co_b = p->dec_co_b + (size_t)l * C;
+    const float *f1w = p->dec_ff1_w + (size_t)l * F * C, *f1b = p->dec_ff1_b + (size_t)l * F;
+    const float *f2w = p->dec_ff2_w + (size_t)l * C * F, *f2b = p->dec_ff2_b + (size_t)l * C;
+    const float *ln1w = p->dec_ln1_w + (size_t)l * C, *ln1b = p->dec_ln1_b + (size_t)l * C;
+    const float *ln2w = p->dec_ln2_w + (size_t)l * C, *ln2b = p->dec_ln2_b + (size_t)l * C;
+    const float *ln3w = p->dec_ln3_w + (size_t)l * C, *ln3b = p->dec_ln3_b + (size_t)l * C;
+    const float *d1 = dropout_mask(tr, d->sa.drop, nC, train);
+    const float *d2 = dropout_mask(tr, d->ca.drop, nC, train);
+    const float *d3 = dropout_mask(tr, d->ffn_drop, nC, train);
+    int post = c->norm == TF_NORM_POST;
+
+    /* 1. masked self-attention over the decoder input */
+    const float *sa_in = x;
+    if (!post) {
+        layernorm(&d->n1, x, ln1w, ln1b, N, C);
+        sa_in = d->n1.norm;
+    }
+    self_attention(tr, &d->sa, sa_in, sqkv_w, sqkv_b, so_w, so_b, T, tr->tgt_len, 1);
+    residual(d->n1.sum, x, d->sa.out, d1, nC);
+    if (post)
+        layernorm(&d->n1, d->n1.sum, ln1w, ln1b, N, C);
+    const float *x1 = post ? d->n1.norm : d->n1.sum;
+
+    /* 2. cross-attention: queries from the decoder, keys and values from
+     *    the encoder output (memory) */
+    const float *ca_in = x1;
+    if (!post) {
+        layernorm(&d->n2, x1, ln2w, ln2b, N, C);
+        ca_in = d->n2.norm;
+    }
+    AttnAct *a = &d->ca;
+    linear_forward(a->qkv, ca_in, cqkv_w, cqkv_b, N, C, C);
+    linear_forward(a->kv, tr->memory, cqkv_w + (size_t)C * C, cqkv_b + C,
+                   B * tr->S, C, 2 * C);
+    AttnDims ad = {B, T, tr->S, C, c->n_heads, a->qs, a->kvs, 0, tr->src_len};
+    attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &ad);
+    linear_forward(a->out, a->heads, co_w, co_b, N, C, C);
+    residual(d->n2.sum, x1, a->out, d2, nC);
+    if (post)
+        layernorm(&d->n2, d->n2.sum, ln2w, ln2b, N, C);
+    const float *x2 = post ? d->n2.norm : d->n2.sum;
+
+    /* 3. position-wise feed-forward */
+    const float *ff_in = x2;
+    if (!post) {
+        layernorm(&d->n3, x2, ln3w, ln3b, N, C);
+        ff_in = d->n3.norm;
+    }
+    ffn(c, d->ffn_hidden, d->ffn_out, ff_in, f1w, f1b, f2w, f2b, N);
+    residual(d->n3.sum, x2, d->ffn_out, d3, nC);
+    if (post)
+        layernorm(&d->n3, d->n3.sum, ln3w, ln3b, N, C);
+}
+
+int tf_decode(const TfModel *m, TfTrace *tr, int T, const int *tgt,
+              const int *tgt_len, int out_from, int train, TfErr *err)
+{
+    const TfConfig *c = &m->cfg;
+    if (T < 1 || T > tr->cap_T)
+        return tf_fail(err, "decoder input of %d tokens exceeds the trace (%d)",
+                       T, tr->cap_T);
+    train = train && (tr->flags & TRACE_TRAIN);
+    int B = tr->B, C = c->d_model, V = c->tgt_vocab, N = B * T;
+    size_t nC = (size_t)N * C;
+    tr->T = T;
+    memcpy(tr->tgt_ids, tgt, (size_t)N * sizeof *tgt);
+    memcpy(tr->tgt_len, tgt_len, (size_t)B * sizeof *tgt_len);
+    /* tgt.embed = E[token] * sqrt(C);  dec.input = tgt.embed + PE */
+    embed_forward(tr->tgt_embed, tr->tgt_ids, m->p.tgt_embed, sqrtf((float)C),
+                  NULL, N, T, C);
+    add_positions(tr->dec_in, tr->tgt_embed, tr->pe, N, T, C);
+    const float *dm = dropout_mask(tr, tr->tgt_drop, nC, train);
+    if (dm)
+        dropout_apply(tr->dec_in, tr->dec_in, dm, nC);
+    const float *x = tr->dec_in;
+    for (int l = 0; l < c->n_dec; l++) {
+        decoder_layer(m, tr, l, x, train);
+        x = dec_layer_out(tr, l);
+    }
+    if (c->norm == TF_NORM_PRE)
+        layernorm(&tr->dec_final, x, m->p.dec_lnf_w, m->p.dec_lnf_b, N, C);
+
+    /* out.logits = dec_out @ W_gen^T + b;  out.probs = softmax(logits) */
+    if (out_from < 0)
+        out_from = 0;
+    if (out_from >= T)
+        out_from = T - 1;
+    for (int b = 0; b < B; b++) {
+        size_t row = (size_t)b * T + out_from;
+        int rows = T - out_from;
+        linear_forward(tr->logits + row * V, tr->dec_out + row * C, m->p.gen_w,
+                       m->p.gen_b, rows, C, V);
+        memcpy(tr->probs + row * V, tr->logits + row * V,
+               (size_t)rows * V * sizeof(float));
+        softmax_rows(tr->probs + row * V, NULL, rows, V, 0);
+    }
+    return 0;
+}
+
+int tf_forward(const TfModel *m, TfTrace *tr, const TfBatch *in, int train,
+               TfErr *err)
+{
+    if (tf_check_batch(m, tr, in, err))
+        return -1;
+    if (tf_encode(m, tr, in->B, in->S, in->src, in->src_len, train, err))
+        return -1;
+    return tf_decode(m, tr, in->T, in->tgt, in->tgt_len, 0, train, err);
+}

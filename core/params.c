@@ -1,0 +1,164 @@
+/* params.c - the size table, pointer fix-up and initialisation (params.h). */
+#include "params.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#define F(x) offsetof(TfParams, x)
+
+static int add(ParamDesc *out, int n, int max, size_t field, ParamStack st,
+               int rows, int cols, ParamInit init, const char *name)
+{
+    if (n < max)
+        out[n] = (ParamDesc){field, st, rows, cols, init, name};
+    return n + 1;
+}
+
+/* The attention block rows shared by encoder self-attention and the two
+ * decoder attentions. */
+static int add_attn(ParamDesc *o, int n, int max, ParamStack st, int C,
+                    size_t qkv_w, size_t qkv_b, size_t o_w, size_t o_b,
+                    const char *const names[4])
+{
+    n = add(o, n, max, qkv_w, st, 3 * C, C, INIT_XAVIER, names[0]);
+    n = add(o, n, max, qkv_b, st, 3 * C, 0, INIT_ZERO, names[1]);
+    n = add(o, n, max, o_w, st, C, C, INIT_XAVIER, names[2]);
+    n = add(o, n, max, o_b, st, C, 0, INIT_ZERO, names[3]);
+    return n;
+}
+
+int params_table(const TfConfig *c, ParamDesc *o, int max)
+{
+    int C = c->d_model, FF = c->d_ff, n = 0;
+    static const char *const enc_sa[4] = {
+        "encoder.layers.%d.self_attn.in_proj_weight",
+        "encoder.layers.%d.self_attn.in_proj_bias",
+        "encoder.layers.%d.self_attn.out_proj.weight",
+        "encoder.layers.%d.self_attn.out_proj.bias"};
+    static const char *const dec_sa[4] = {
+        "decoder.layers.%d.self_attn.in_proj_weight",
+        "decoder.layers.%d.self_attn.in_proj_bias",
+        "decoder.layers.%d.self_attn.out_proj.weight",
+        "decoder.layers.%d.self_attn.out_proj.bias"};
+    static const char *const dec_ca[4] = {
+        "decoder.layers.%d.multihead_attn.in_proj_weight",
+        "decoder.layers.%d.multihead_attn.in_proj_bias",
+        "decoder.layers.%d.multihead_attn.out_proj.weight",
+        "decoder.layers.%d.multihead_attn.out_proj.bias"};
+
+    if (c->tie != TF_TIE_ALL)
+        n = add(o, n, max, F(src_embed), STACK_NONE, c->src_vocab, C, INIT_XAVIER,
+                "src_embed.weight");
+    n = add(o, n, max, F(tgt_embed), STACK_NONE, c->tgt_vocab, C, INIT_XAVIER,
+            "tgt_embed.weight");
+    if (c->tie == TF_TIE_NONE)
+        n = add(o, n, max, F(gen_w), STACK_NONE, c->tgt_vocab, C, INIT_XAVIER,
+                "generator.weight");
+    n = add(o, n, max, F(gen_b), STACK_NONE, c->tgt_vocab, 0, INIT_ZERO,
+            "generator.bias");
+
+    n = add_attn(o, n, max, STACK_ENC, C, F(enc_qkv_w), F(enc_qkv_b), F(enc_o_w),
+                 F(enc_o_b), enc_sa);
+    n = add(o, n, max, F(enc_ff1_w), STACK_ENC, FF, C, INIT_XAVIER, "encoder.layers.%d.linear1.weight");
+    n = add(o, n, max, F(enc_ff1_b), STACK_ENC, FF, 0, INIT_ZERO, "encoder.layers.%d.linear1.bias");
+    n = add(o, n, max, F(enc_ff2_w), STACK_ENC, C, FF, INIT_XAVIER, "encoder.layers.%d.linear2.weight");
+    n = add(o, n, max, F(enc_ff2_b), STACK_ENC, C, 0, INIT_ZERO, "encoder.layers.%d.linear2.bias");
+    n = add(o, n, max, F(enc_ln1_w), STACK_ENC, C, 0, INIT_ONE, "encoder.layers.%d.norm1.weight");
+    n = add(o, n, max, F(enc_ln1_b), STACK_ENC, C, 0, INIT_ZERO, "encoder.layers.%d.norm1.bias");
+    n = add(o, n, max, F(enc_ln2_w), STACK_ENC, C, 0, INIT_ONE, "encoder.layers.%d.norm2.weight");
+    n = add(o, n, max, F(enc_ln2_b), STACK_ENC, C, 0, INIT_ZERO, "encoder.layers.%d.norm2.bias");
+    if (c->norm == TF_NORM_PRE) {
+        n = add(o, n, max, F(enc_lnf_w), STACK_NONE, C, 0, INIT_ONE, "encoder.norm.weight");
+        n = add(o, n, max, F(enc_lnf_b), STACK_NONE, C, 0, INIT_ZERO, "encoder.norm.bias");
+    }
+
+    n = add_attn(o, n, max, STACK_DEC, C, F(dec_sqkv_w), F(dec_sqkv_b), F(dec_so_w),
+                 F(dec_so_b), dec_sa);
+    n = add_attn(o, n, max, STACK_DEC, C, F(dec_cqkv_w), F(dec_cqkv_b), F(dec_co_w),
+                 F(dec_co_b), dec_ca);
+    n = add(o, n, max, F(dec_ff1_w), STACK_DEC, FF, C, INIT_XAVIER, "decoder.layers.%d.linear1.weight");
+    n = add(o, n, max, F(dec_ff1_b), STACK_DEC, FF, 0, INIT_ZERO, "decoder.layers.%d.linear1.bias");
+    n = add(o, n, max, F(dec_ff2_w), STACK_DEC, C, FF, INIT_XAVIER, "decoder.layers.%d.linear2.weight");
+    n = add(o, n, max, F(dec_ff2_b), STACK_DEC, C, 0, INIT_ZERO, "decoder.layers.%d.linear2.bias");
+    n = add(o, n, max, F(dec_ln1_w), STACK_DEC, C, 0, INIT_ONE, "decoder.layers.%d.norm1.weight");
+    n = add(o, n, max, F(dec_ln1_b), STACK_DEC, C, 0, INIT_ZERO, "decoder.layers.%d.norm1.bias");
+    n = add(o, n, max, F(dec_ln2_w), STACK_DEC, C, 0, INIT_ONE, "decoder.layers.%d.norm2.weight");
+    n = add(o, n, max, F(dec_ln2_b), STACK_DEC, C, 0, INIT_ZERO, "decoder.layers.%d.norm2.bias");
+    n = add(o, n, max, F(dec_ln3_w), STACK_DEC, C, 0, INIT_ONE, "decoder.layers.%d.norm3.weight");
+    n = add(o, n, max, F(dec_ln3_b), STACK_DEC, C, 0, INIT_ZERO, "decoder.layers.%d.norm3.bias");
+    if (c->norm == TF_NORM_PRE) {
+        n = add(o, n, max, F(dec_lnf_w), STACK_NONE, C, 0, INIT_ONE, "decoder.norm.weight");
+        n = add(o, n, max, F(dec_lnf_b), STACK_NONE, C, 0, INIT_ZERO, "decoder.norm.bias");
+    }
+    return n;
+}
+
+size_t param_desc_numel(const ParamDesc *d)
+{
+    return (size_t)d->rows * (size_t)(d->cols ? d->cols : 1);
+}
+
+static int stack_layers(const TfConfig *c, ParamStack st)
+{
+    return st == STACK_ENC ? c->n_enc : st == STACK_DEC ? c->n_dec : 1;
+}
+
+size_t params_size(const TfConfig *c)
+{
+    ParamDesc d[PARAMS_MAX_DESC];
+    int n = params_table(c, d, PARAMS_MAX_DESC);
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += param_desc_numel(&d[i]) * (size_t)stack_layers(c, d[i].stack);
+    return total;
+}
+
+void params_point(TfParams *p, const TfConfig *c, float *block)
+{
+    ParamDesc d[PARAMS_MAX_DESC];
+    int n = params_table(c, d, PARAMS_MAX_DESC);
+    memset(p, 0, sizeof *p);
+    float *at = block;
+    for (int i = 0; i < n; i++) {
+        *(float **)((char *)p + d[i].field) = at;
+        at += param_desc_numel(&d[i]) * (size_t)stack_layers(c, d[i].stack);
+    }
+    if (c->tie == TF_TIE_ALL)
+        p->src_embed = p->tgt_embed;
+    if (c->tie != TF_TIE_NONE)
+        p->gen_w = p->tgt_embed;
+}
+
+float *params_tensor(const TfParams *p, const ParamDesc *d, int layer)
+{
+    float *base = *(float *const *)((const char *)p + d->field);
+    if (d->stack == STACK_NONE)
+        return base;
+    return base + (size_t)layer * param_desc_numel(d);
+}
+
+void params_init(TfParams *p, const TfConfig *c, uint64_t seed)
+{
+    ParamDesc d[PARAMS_MAX_DESC];
+    int n = params_table(c, d, PARAMS_MAX_DESC);
+    Rng rng;
+    rng_seed(&rng, seed);
+    for (int i = 0; i < n; i++) {
+        int L = stack_layers(c, d[i].stack);
+        size_t numel = param_desc_numel(&d[i]);
+        for (int l = 0; l < L; l++) {
+            float *t = params_tensor(p, &d[i], l);
+            if (d[i].init == INIT_XAVIER) {
+                /* fan_out = rows, fan_in = cols, as torch's xavier_uniform_ */
+                float a = sqrtf(6.0f / (float)(d[i].rows + d[i].cols));
+                for (size_t k = 0; k < numel; k++)
+                    t[k] = (2.0f * rng_uniform(&rng) - 1.0f) * a;
+            } else {
+                float v = d[i].init == INIT_ONE ? 1.0f : 0.0f;
+                for (size_t k = 0; k < numel; k++)
+                    t[k] = v;
+            }
+        }
+    }
+}

@@ -1,0 +1,283 @@
+/* stage.c - the stage table and views into a trace (see stage.h). */
+#include "stage.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define L SF_LAYER
+#define E SF_ENCODER
+#define D SF_DECODER
+static const StageInfo STAGES[ST_COUNT] = {
+    [ST_SRC_TOKENS] = {"src.tokens", SK_TOKENS, E},
+    [ST_SRC_EMBED] = {"src.embed", SK_VECTORS, E},
+    [ST_POS_ENC] = {"pos.enc", SK_PE, 0},
+    [ST_ENC_INPUT] = {"enc.input", SK_VECTORS, E},
+    [ST_ENC_SELF_Q] = {"enc.self.q", SK_QKV, E | L | SF_HEAD_OPT},
+    [ST_ENC_SELF_K] = {"enc.self.k", SK_QKV, E | L | SF_HEAD_OPT},
+    [ST_ENC_SELF_V] = {"enc.self.v", SK_QKV, E | L | SF_HEAD_OPT},
+    [ST_ENC_SELF_SCORES] = {"enc.self.scores", SK_SCORES, E | L | SF_HEAD},
+    [ST_ENC_SELF_MASK] = {"enc.self.mask", SK_MASK, E | L},
+    [ST_ENC_SELF_WEIGHTS] = {"enc.self.weights", SK_WEIGHTS, E | L | SF_HEAD},
+    [ST_ENC_SELF_HEADS] = {"enc.self.heads", SK_HEADS, E | L | SF_HEAD_OPT},
+    [ST_ENC_SELF_CONCAT] = {"enc.self.concat", SK_HEADS, E | L},
+    [ST_ENC_SELF_OUT] = {"enc.self.out", SK_VECTORS, E | L},
+    [ST_ENC_ADD1] = {"enc.add1", SK_ADD, E | L},
+    [ST_ENC_NORM1] = {"enc.norm1", SK_NORM, E | L},
+    [ST_ENC_FFN_HIDDEN] = {"enc.ffn.hidden", SK_HIDDEN, E | L},
+    [ST_ENC_FFN_OUT] = {"enc.ffn.out", SK_VECTORS, E | L},
+    [ST_ENC_ADD2] = {"enc.add2", SK_ADD, E | L},
+    [ST_ENC_NORM2] = {"enc.norm2", SK_NORM, E | L},
+    [ST_ENC_FINAL] = {"enc.final_norm", SK_NORM, E | SF_PRE_LN},
+    [ST_TGT_TOKENS] = {"tgt.tokens", SK_TOKENS, D},
+    [ST_TGT_EMBED] = {"tgt.embed", SK_VECTORS, D},
+    [ST_DEC_INPUT] = {"dec.input", SK_VECTORS, D},
+    [ST_DEC_SELF_Q] = {"dec.self.q", SK_QKV, D | L | SF_HEAD_OPT},
+    [ST_DEC_SELF_K] = {"dec.self.k", SK_QKV, D | L | SF_HEAD_OPT},
+    [ST_DEC_SELF_V] = {"dec.self.v", SK_QKV, D | L | SF_HEAD_OPT},
+    [ST_DEC_SELF_SCORES] = {"dec.self.scores", SK_SCORES, D | L | SF_HEAD},
+    [ST_DEC_SELF_MASK] = {"dec.self.mask", SK_MASK, D | L},
+    [ST_DEC_SELF_WEIGHTS] = {"dec.self.weights", SK_WEIGHTS, D | L | SF_HEAD},
+    [ST_DEC_SELF_HEADS] = {"dec.self.heads", SK_HEADS, D | L | SF_HEAD_OPT},
+    [ST_DEC_SELF_CONCAT] = {"dec.self.concat", SK_HEADS, D | L},
+    [ST_DEC_SELF_OUT] = {"dec.self.out", SK_VECTORS, D | L},
+    [ST_DEC_ADD1] = {"dec.add1", SK_ADD, D | L},
+    [ST_DEC_NORM1] = {"dec.norm1", SK_NORM, D | L},
+    [ST_DEC_CROSS_Q] = {"dec.cross.q", SK_QKV, D | L | SF_HEAD_OPT},
+    [ST_DEC_CROSS_K] = {"dec.cross.k", SK_QKV, D | L | SF_HEAD_OPT},
+    [ST_DEC_CROSS_V] = {"dec.cross.v", SK_QKV, D | L | SF_HEAD_OPT},
+    [ST_DEC_CROSS_SCORES] = {"dec.cross.scores", SK_SCORES, D | L | SF_HEAD},
+    [ST_DEC_CROSS_MASK] = {"dec.cross.mask", SK_MASK, D | L},
+    [ST_DEC_CROSS_WEIGHTS] = {"dec.cross.weights", SK_WEIGHTS, D | L | SF_HEAD},
+    [ST_DEC_CROSS_HEADS] = {"dec.cross.heads", SK_HEADS, D | L | SF_HEAD_OPT},
+    [ST_DEC_CROSS_CONCAT] = {"dec.cross.concat", SK_HEADS, D | L},
+    [ST_DEC_CROSS_OUT] = {"dec.cross.out", SK_VECTORS, D | L},
+    [ST_DEC_ADD2] = {"dec.add2", SK_ADD, D | L},
+    [ST_DEC_NORM2] = {"dec.norm2", SK_NORM, D | L},
+    [ST_DEC_FFN_HIDDEN] = {"dec.ffn.hidden", SK_HIDDEN, D | L},
+    [ST_DEC_FFN_OUT] = {"dec.ffn.out", SK_VECTORS, D | L},
+    [ST_DEC_ADD3] = {"dec.add3", SK_ADD, D | L},
+    [ST_DEC_NORM3] = {"dec.norm3", SK_NORM, D | L},
+    [ST_DEC_FINAL] = {"dec.final_norm", SK_NORM, D | SF_PRE_LN},
+    [ST_OUT_LOGITS] = {"out.logits", SK_LOGITS, D},
+    [ST_OUT_PROBS] = {"out.probs", SK_PROBS, D},
+};
+#undef L
+#undef E
+#undef D
+
+const StageInfo *stage_info(StageId id)
+{
+    if ((int)id < 0 || id >= ST_COUNT)
+        return NULL;
+    return &STAGES[id];
+}
+
+int stage_find(const char *name)
+{
+    for (int i = 0; i < ST_COUNT; i++)
+        if (strcmp(STAGES[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int stage_exists(StageId id, const TfConfig *cfg)
+{
+    if ((int)id < 0 || id >= ST_COUNT)
+        return 0;
+    if ((STAGES[id].flags & SF_PRE_LN) && cfg->norm != TF_NORM_PRE)
+        return 0;
+    return 1;
+}
+
+int stage_layers(StageId id, const TfConfig *cfg)
+{
+    unsigned f = STAGES[id].flags;
+    if (!(f & SF_LAYER))
+        return 1;
+    return (f & SF_DECODER) ? cfg->n_dec : cfg->n_enc;
+}
+
+/* A (rows, cols) window at base for sentence b of a (B, rows, stride) buffer */
+static void set_mat(TfView *v, const float *base, int b, int rows, int cols,
+                    int stride, LabelKind rk, LabelKind ck)
+{
+    v->data = base + (size_t)b * rows * stride;
+    v->rows = rows;
+    v->cols = cols;
+    v->stride = stride;
+    v->row_kind = rk;
+    v->col_kind = ck;
+}
+
+/* q, k, v or heads: all heads (head -1) or columns of one head */
+static void set_heads(TfView *v, const float *base, int b, int rows,
+                      int stride, int C, int dk, int head, LabelKind rk)
+{
+    set_mat(v, base, b, rows, head < 0 ? C : dk, stride, rk, LBL_DIM);
+    if (head >= 0) {
+        v->data += (size_t)head * dk;
+        v->col0 = head * dk;
+    }
+}
+
+static void attn_view(TfView *v, const AttnAct *a, int which, int b, int head,
+                      int Tq, int Tk, int C, int NH, LabelKind qk, LabelKind kk)
+{
+    int dk = C / NH;
+    size_t hw = (size_t)Tq * Tk;
+    switch (which) {
+    case 0: set_heads(v, a->q, b, Tq, a->qs, C, dk, head, qk); break;
+    case 1: set_heads(v, a->k, b, Tk, a->kvs, C, dk, head, kk); break;
+    case 2: set_heads(v, a->v, b, Tk, a->kvs, C, dk, head, kk); break;
+    case 3:
+        set_mat(v, a->scores + ((size_t)b * NH + head) * hw, 0, Tq, Tk, Tk, qk, kk);
+        break;
+    case 4: set_mat(v, a->mask + (size_t)b * hw, 0, Tq, Tk, Tk, qk, kk); break;
+    case 5:
+        set_mat(v, a->weights + ((size_t)b * NH + head) * hw, 0, Tq, Tk, Tk, qk, kk);
+        break;
+    case 6: set_heads(v, a->heads, b, Tq, C, C, dk, head, qk); break;
+    case 7: set_heads(v, a->heads, b, Tq, C, C, dk, -1, qk); break;
+    default: set_mat(v, a->out, b, Tq, C, C, qk, LBL_DIM); break;
+    }
+}
+
+static int check_args(const TfTrace *tr, StageId id, int *layer, int *head,
+                      int b, TfErr *err)
+{
+    const TfConfig *c = &tr->cfg;
+    const StageInfo *si = stage_info(id);
+    if (!si)
+        return tf_fail(err, "unknown stage %d", (int)id);
+    if (!(tr->flags & TRACE_RECORD))
+        return tf_fail(err, "this trace was computed without recording stages");
+    if (!stage_exists(id, c))
+        return tf_fail(err, "stage %s exists only in pre-LN models", si->name);
+    if (tr->B < 1 || tr->S < 1)
+        return tf_fail(err, "nothing has been computed yet");
+    if ((si->flags & SF_DECODER) && tr->T < 1)
+        return tf_fail(err, "stage %s needs a decoder input", si->name);
+    if (b < 0 || b >= tr->B)
+        return tf_fail(err, "sentence %d is not in the batch (0..%d)", b, tr->B - 1);
+    int nl = stage_layers(id, c);
+    if (!(si->flags & SF_LAYER))
+        *layer = 0;
+    else if (*layer < 0 || *layer >= nl)
+        return tf_fail(err, "layer %d is out of range for %s (0..%d)", *layer,
+                       si->name, nl - 1);
+    if (si->flags & SF_HEAD) {
+        if (*head < 0 || *head >= c->n_heads)
+            return tf_fail(err, "stage %s needs a head in 0..%d", si->name,
+                           c->n_heads - 1);
+    } else if (si->flags & SF_HEAD_OPT) {
+        if (*head < -1 || *head >= c->n_heads)
+            return tf_fail(err, "head %d is out of range (0..%d, or -1 for all)",
+                           *head, c->n_heads - 1);
+    } else {
+        *head = -1;
+    }
+    return 0;
+}
+
+int tf_view(const TfTrace *tr, StageId id, int layer, int head, int b,
+            TfView *v, TfErr *err)
+{
+    if (check_args(tr, id, &layer, &head, b, err))
+        return -1;
+    const TfConfig *c = &tr->cfg;
+    int S = tr->S, T = tr->T, C = c->d_model, F = c->d_ff, NH = c->n_heads;
+    memset(v, 0, sizeof *v);
+    v->stage = id;
+    v->layer = layer;
+    v->head = head;
+    v->b = b;
+    const EncLayerAct *e = &tr->enc[layer];
+    const DecLayerAct *d = &tr->dec[layer];
+    switch (id) {
+    case ST_SRC_TOKENS:
+        v->ids = tr->src_ids + (size_t)b * S;
+        v->rows = S; v->cols = 1; v->stride = 1;
+        v->row_kind = LBL_SRC;
+        break;
+    case ST_TGT_TOKENS:
+        v->ids = tr->tgt_ids + (size_t)b * T;
+        v->rows = T; v->cols = 1; v->stride = 1;
+        v->row_kind = LBL_TGT;
+        break;
+    case ST_SRC_EMBED: set_mat(v, tr->src_embed, b, S, C, C, LBL_SRC, LBL_DIM); break;
+    case ST_ENC_INPUT: set_mat(v, tr->enc_in, b, S, C, C, LBL_SRC, LBL_DIM); break;
+    case ST_POS_ENC:
+        set_mat(v, tr->pe, 0, S > T ? S : T, C, C, LBL_POS, LBL_DIM);
+        break;
+    case ST_ENC_SELF_Q: case ST_ENC_SELF_K: case ST_ENC_SELF_V:
+    case ST_ENC_SELF_SCORES: case ST_ENC_SELF_MASK: case ST_ENC_SELF_WEIGHTS:
+    case ST_ENC_SELF_HEADS: case ST_ENC_SELF_CONCAT: case ST_ENC_SELF_OUT:
+        attn_view(v, &e->sa, id - ST_ENC_SELF_Q, b, head, S, S, C, NH, LBL_SRC, LBL_SRC);
+        break;
+    case ST_ENC_ADD1: set_mat(v, e->n1.sum, b, S, C, C, LBL_SRC, LBL_DIM); break;
+    case ST_ENC_NORM1: set_mat(v, e->n1.norm, b, S, C, C, LBL_SRC, LBL_DIM); break;
+    case ST_ENC_FFN_HIDDEN: set_mat(v, e->ffn_hidden, b, S, F, F, LBL_SRC, LBL_DIM); break;
+    case ST_ENC_FFN_OUT: set_mat(v, e->ffn_out, b, S, C, C, LBL_SRC, LBL_DIM); break;
+    case ST_ENC_ADD2: set_mat(v, e->n2.sum, b, S, C, C, LBL_SRC, LBL_DIM); break;
+    case ST_ENC_NORM2: set_mat(v, e->n2.norm, b, S, C, C, LBL_SRC, LBL_DIM); break;
+    case ST_ENC_FINAL: set_mat(v, tr->enc_final.norm, b, S, C, C, LBL_SRC, LBL_DIM); break;
+    case ST_TGT_EMBED: set_mat(v, tr->tgt_embed, b, T, C, C, LBL_TGT, LBL_DIM); break;
+    case ST_DEC_INPUT: set_mat(v, tr->dec_in, b, T, C, C, LBL_TGT, LBL_DIM); break;
+    case ST_DEC_SELF_Q: case ST_DEC_SELF_K: case ST_DEC_SELF_V:
+    case ST_DEC_SELF_SCORES: case ST_DEC_SELF_MASK: case ST_DEC_SELF_WEIGHTS:
+    case ST_DEC_SELF_HEADS: case ST_DEC_SELF_CONCAT: case ST_DEC_SELF_OUT:
+        attn_view(v, &d->sa, id - ST_DEC_SELF_Q, b, head, T, T, C, NH, LBL_TGT, LBL_TGT);
+        break;
+    case ST_DEC_ADD1: set_mat(v, d->n1.sum, b, T, C, C, LBL_TGT, LBL_DIM); break;
+    case ST_DEC_NORM1: set_mat(v, d->n1.norm, b, T, C, C, LBL_TGT, LBL_DIM); break;
+    case ST_DEC_CROSS_Q: case ST_DEC_CROSS_K: case ST_DEC_CROSS_V:
+    case ST_DEC_CROSS_SCORES: case ST_DEC_CROSS_MASK: case ST_DEC_CROSS_WEIGHTS:
+    case ST_DEC_CROSS_HEADS: case ST_DEC_CROSS_CONCAT: case ST_DEC_CROSS_OUT:
+        attn_view(v, &d->ca, id - ST_DEC_CROSS_Q, b, head, T, S, C, NH, LBL_TGT, LBL_SRC);
+        break;
+    case ST_DEC_ADD2: set_mat(v, d->n2.sum, b, T, C, C, LBL_TGT, LBL_DIM); break;
+    case ST_DEC_NORM2: set_mat(v, d->n2.norm, b, T, C, C, LBL_TGT, LBL_DIM); break;
+    case ST_DEC_FFN_HIDDEN: set_mat(v, d->ffn_hidden, b, T, F, F, LBL_TGT, LBL_DIM); break;
+    case ST_DEC_FFN_OUT: set_mat(v, d->ffn_out, b, T, C, C, LBL_TGT, LBL_DIM); break;
+    case ST_DEC_ADD3: set_mat(v, d->n3.sum, b, T, C, C, LBL_TGT, LBL_DIM); break;
+    case ST_DEC_NORM3: set_mat(v, d->n3.norm, b, T, C, C, LBL_TGT, LBL_DIM); break;
+    case ST_DEC_FINAL: set_mat(v, tr->dec_final.norm, b, T, C, C, LBL_TGT, LBL_DIM); break;
+    case ST_OUT_LOGITS:
+        set_mat(v, tr->logits, b, T, c->tgt_vocab, c->tgt_vocab, LBL_TGT, LBL_VOCAB);
+        break;
+    case ST_OUT_PROBS:
+        set_mat(v, tr->probs, b, T, c->tgt_vocab, c->tgt_vocab, LBL_TGT, LBL_VOCAB);
+        break;
+    default:
+        return tf_fail(err, "unknown stage %d", (int)id);
+    }
+    return 0;
+}
+
+const char *tf_view_label(const TfTrace *tr, const TfModel *m,
+                          const TfView *v, int axis, int i, char *buf,
+                          size_t cap)
+{
+    LabelKind k = axis ? v->col_kind : v->row_kind;
+    switch (k) {
+    case LBL_SRC:
+        if (i >= 0 && i < tr->S)
+            snprintf(buf, cap, "%s",
+                     vocab_token(&m->src_vocab, tr->src_ids[(size_t)v->b * tr->S + i]));
+        else
+            snprintf(buf, cap, "?");
+        break;
+    case LBL_TGT:
+        if (i >= 0 && i < tr->T)
+            snprintf(buf, cap, "%s",
+                     vocab_token(&m->tgt_vocab, tr->tgt_ids[(size_t)v->b * tr->T + i]));
+        else
+            snprintf(buf, cap, "?");
+        break;
+    case LBL_VOCAB: snprintf(buf, cap, "%s", vocab_token(&m->tgt_vocab, i)); break;
+    case LBL_POS: snprintf(buf, cap, "%d", i); break;
+    case LBL_DIM: snprintf(buf, cap, "%d", v->col0 + i); break;
+    default: snprintf(buf, cap, "%d", i); break;
+    }
+    return buf;
+}

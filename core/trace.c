@@ -1,0 +1,193 @@
+/* trace.c - one allocation for every intermediate of a forward pass. */
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops.h"
+
+/* Two passes over the same layout: the first counts, the second hands out
+ * pointers into the block. */
+typedef struct Plan {
+    float *base;
+    size_t used;
+} Plan;
+
+static float *take(Plan *p, size_t n)
+{
+    float *at = p->base ? p->base + p->used : NULL;
+    p->used += (n + 15) & ~(size_t)15; /* 64-byte aligned slices */
+    return at;
+}
+
+static void plan_attn(Plan *p, AttnAct *a, int cross, size_t BT, size_t BS,
+                      size_t C, size_t att, size_t msk, int train, int record)
+{
+    if (cross) {
+        a->qkv = take(p, BT * C);
+        a->kv = take(p, BS * 2 * C);
+        a->q = a->qkv;
+        a->k = a->kv;
+        a->v = a->kv ? a->kv + C : NULL;
+        a->qs = (int)C;
+        a->kvs = (int)(2 * C);
+    } else {
+        a->qkv = take(p, BT * 3 * C);
+        a->kv = NULL;
+        a->q = a->qkv;
+        a->k = a->qkv ? a->qkv + C : NULL;
+        a->v = a->qkv ? a->qkv + 2 * C : NULL;
+        a->qs = a->kvs = (int)(3 * C);
+    }
+    a->scores = take(p, att);
+    a->weights = record ? take(p, att) : a->scores;
+    a->mask = record ? take(p, msk) : NULL;
+    a->heads = take(p, BT * C);
+    a->out = take(p, BT * C);
+    a->drop = train ? take(p, BT * C) : NULL;
+}
+
+static void plan_norm(Plan *p, NormAct *n, size_t BT, size_t C)
+{
+    n->sum = take(p, BT * C);
+    n->norm = take(p, BT * C);
+    n->mean = take(p, BT);
+    n->rstd = take(p, BT);
+}
+
+static void plan(Plan *p, TfTrace *tr)
+{
+    const TfConfig *c = &tr->cfg;
+    int train = (tr->flags & TRACE_TRAIN) != 0;
+    int record = (tr->flags & TRACE_RECORD) != 0;
+    size_t C = (size_t)c->d_model, F = (size_t)c->d_ff, NH = (size_t)c->n_heads;
+    size_t BT = (size_t)tr->cap_B * tr->cap_T;
+    size_t att = BT * tr->cap_T * NH, msk = BT * tr->cap_T;
+
+    tr->pe = take(p, (size_t)tr->cap_T * C);
+    tr->src_embed = take(p, BT * C);
+    tr->enc_in = take(p, BT * C);
+    tr->src_drop = train ? take(p, BT * C) : NULL;
+    tr->tgt_embed = take(p, BT * C);
+    tr->dec_in = take(p, BT * C);
+    tr->tgt_drop = train ? take(p, BT * C) : NULL;
+    for (int l = 0; l < c->n_enc; l++) {
+        EncLayerAct *e = &tr->enc[l];
+        if (!record && l > 0) {
+            *e = tr->enc[0];
+            continue;
+        }
+        plan_attn(p, &e->sa, 0, BT, BT, C, att, msk, train, record);
+        plan_norm(p, &e->n1, BT, C);
+        plan_norm(p, &e->n2, BT, C);
+        e->ffn_hidden = take(p, BT * F);
+        e->ffn_out = take(p, BT * C);
+        e->ffn_drop = train ? take(p, BT * C) : NULL;
+    }
+    for (int l = 0; l < c->n_dec; l++) {
+        DecLayerAct *d = &tr->dec[l];
+        if (!record && l > 0) {
+            *d = tr->dec[0];
+            continue;
+        }
+        plan_attn(p, &d->sa, 0, BT, BT, C, att, msk, train, record);
+        plan_attn(p, &d->ca, 1, BT, BT, C, att, msk, train, record);
+        plan_norm(p, &d->n1, BT, C);
+        plan_norm(p, &d->n2, BT, C);
+        plan_norm(p, &d->n3, BT, C);
+        d->ffn_hidden = take(p, BT * F);
+        d->ffn_out = take(p, BT * C);
+        d->ffn_drop = train ? take(p, BT * C) : NULL;
+    }
+    if (c->norm == TF_NORM_PRE) {
+        plan_norm(p, &tr->enc_final, BT, C);
+        plan_norm(p, &tr->dec_final, BT, C);
+    } else {
+        memset(&tr->enc_final, 0, sizeof tr->enc_final);
+        memset(&tr->dec_final, 0, sizeof tr->dec_final);
+    }
+    tr->logits = take(p, BT * (size_t)c->tgt_vocab);
+    tr->probs = take(p, BT * (size_t)c->tgt_vocab);
+}
+
+static void set_outputs(TfTrace *tr)
+{
+    const TfConfig *c = &tr->cfg;
+    if (c->norm == TF_NORM_PRE) {
+        tr->memory = tr->enc_final.norm;
+        tr->dec_out = tr->dec_final.norm;
+    } else {
+        tr->memory = tr->enc[c->n_enc - 1].n2.norm;
+        tr->dec_out = tr->dec[c->n_dec - 1].n3.norm;
+    }
+}
+
+size_t trace_floats(const TfConfig *cfg, int cap_B, int cap_T, int flags)
+{
+    TfTrace tr;
+    memset(&tr, 0, sizeof tr);
+    tr.cfg = *cfg;
+    tr.cap_B = cap_B;
+    tr.cap_T = cap_T;
+    tr.flags = flags;
+    EncLayerAct enc[TF_MAX_LAYERS];
+    DecLayerAct dec[TF_MAX_LAYERS];
+    tr.enc = enc;
+    tr.dec = dec;
+    Plan p = {NULL, 0};
+    plan(&p, &tr);
+    return p.used;
+}
+
+int trace_build(TfTrace *tr, const TfConfig *cfg, int cap_B, int cap_T,
+                int flags, TfErr *err)
+{
+    memset(tr, 0, sizeof *tr);
+    if (cfg_validate(cfg, err))
+        return -1;
+    if (cap_B < 1 || cap_B > 4096)
+        return tf_fail(err, "batch capacity %d is out of range [1, 4096]", cap_B);
+    if (cap_T < 1 || cap_T > cfg->max_len)
+        return tf_fail(err, "sequence capacity %d is out of range [1, %d]",
+                       cap_T, cfg->max_len);
+    size_t n = trace_floats(cfg, cap_B, cap_T, flags);
+    if (n > ((size_t)1 << 33))
+        return tf_fail(err, "a trace for %d x %d tokens needs %.1f GiB",
+                       cap_B, cap_T, (double)n * 4 / (1 << 30));
+    tr->cfg = *cfg;
+    tr->cap_B = cap_B;
+    tr->cap_T = cap_T;
+    tr->flags = flags;
+    tr->enc = calloc((size_t)cfg->n_enc, sizeof *tr->enc);
+    tr->dec = calloc((size_t)cfg->n_dec, sizeof *tr->dec);
+    tr->block = aligned_alloc(64, ((n * sizeof(float)) + 63) & ~(size_t)63);
+    tr->iblock = calloc((size_t)cap_B * (2 * (size_t)cap_T + 2), sizeof(int));
+    if (!tr->enc || !tr->dec || !tr->block || !tr->iblock) {
+        trace_free(tr);
+        return tf_fail(err, "out of memory for a trace of %.1f MiB",
+                       (double)n * 4 / (1 << 20));
+    }
+    memset(tr->block, 0, n * sizeof(float));
+    tr->n_floats = n;
+    Plan p = {tr->block, 0};
+    plan(&p, tr);
+    set_outputs(tr);
+    tr->src_ids = tr->iblock;
+    tr->tgt_ids = tr->src_ids + (size_t)cap_B * cap_T;
+    tr->src_len = tr->tgt_ids + (size_t)cap_B * cap_T;
+    tr->tgt_len = tr->src_len + cap_B;
+    pe_table(tr->pe, cap_T, cfg->d_model);
+    rng_seed(&tr->drop_rng, 0x5eed);
+    return 0;
+}
+
+void trace_free(TfTrace *tr)
+{
+    if (!tr)
+        return;
+    free(tr->enc);
+    free(tr->dec);
+    free(tr->block);
+    free(tr->iblock);
+    memset(tr, 0, sizeof *tr);
+}

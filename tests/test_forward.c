@@ -1,0 +1,368 @@
+/* test_forward.c - the forward pass: PyTorch's numbers (fixtures made by
+ * tools/torch_reference.py), every stage's shape on a padded batch, a padded
+ * batch against each sentence alone, recording against not recording. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "model.h"
+#include "stage.h"
+#include "test_util.h"
+
+#define FIX "tests/fixtures/torch/"
+
+/* ---- the fixture file ---- */
+
+typedef struct Ref {
+    int B, S, T;
+    int src[64], tgt[64], src_len[8], tgt_len[8];
+    float *logits;
+    float *w[3][8]; /* enc.self, dec.self, dec.cross weights per layer */
+} Ref;
+
+static int read_ints(FILE *f, int *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fscanf(f, "%d", &out[i]) != 1)
+            return -1;
+    return 0;
+}
+
+static float *read_floats(FILE *f, size_t n)
+{
+    float *x = malloc(n * sizeof *x);
+    for (size_t i = 0; x && i < n; i++)
+        if (fscanf(f, "%f", &x[i]) != 1) {
+            free(x);
+            return NULL;
+        }
+    return x;
+}
+
+static void load_ref(Ref *r, const char *path, const TfConfig *c)
+{
+    memset(r, 0, sizeof *r);
+    FILE *f = fopen(path, "r");
+    expect_true(f != NULL, "fixture %s opens", path);
+    char word[64];
+    expect_true(fscanf(f, "batch %d %d %d", &r->B, &r->S, &r->T) == 3, "batch line");
+    int ok = fscanf(f, "%63s", word) == 1 && read_ints(f, r->src, r->B * r->S) == 0 &&
+             fscanf(f, "%63s", word) == 1 && read_ints(f, r->src_len, r->B) == 0 &&
+             fscanf(f, "%63s", word) == 1 && read_ints(f, r->tgt, r->B * r->T) == 0 &&
+             fscanf(f, "%63s", word) == 1 && read_ints(f, r->tgt_len, r->B) == 0 &&
+             fscanf(f, "%63s", word) == 1;
+    expect_true(ok, "fixture header parses");
+    r->logits = read_floats(f, (size_t)r->B * r->T * c->tgt_vocab);
+    int layer;
+    while (fscanf(f, "%63s %d", word, &layer) == 2) {
+        int k = strcmp(word, "enc.self.weights") == 0 ? 0 : strcmp(word, "dec.self.weights") == 0 ? 1 : 2;
+        int Tq = k == 0 ? r->S : r->T, Tk = k == 1 ? r->T : r->S;
+        r->w[k][layer] = read_floats(f, (size_t)r->B * c->n_heads * Tq * Tk);
+    }
+    fclose(f);
+}
+
+static void free_ref(Ref *r)
+{
+    free(r->logits);
+    for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 8; l++)
+            free(r->w[k][l]);
+}
+
+/* Relative error of logits: max |a-b| / max |b| over valid positions. */
+static void compare_with_torch(const char *model_path, const char *ref_path)
+{
+    TfModel m;
+    TfErr err;
+    int rc = ckpt_load(&m, model_path, &err);
+    expect_true(rc == 0, "model loads: %s", rc ? err.msg : "");
+    Ref r;
+    load_ref(&r, ref_path, &m.cfg);
+    TfTrace tr;
+    expect_true(trace_build(&tr, &m.cfg, r.B, 8, TRACE_RECORD, &err) == 0, "trace: %s", err.msg);
+    TfBatch b = {r.B, r.S, r.T, r.src, r.tgt, r.src_len, r.tgt_len};
+    expect_true(tf_forward(&m, &tr, &b, 0, &err) == 0, "forward: %s", err.msg);
+    int V = m.cfg.tgt_vocab, NH = m.cfg.n_heads;
+    double worst = 0, scale = 0;
+    for (int bi = 0; bi < r.B; bi++)
+        for (int t = 0; t < r.tgt_len[bi]; t++)
+            for (int v = 0; v < V; v++) {
+                size_t i = ((size_t)bi * r.T + t) * V + v;
+                worst = fmax(worst, fabs(tr.logits[i] - r.logits[i]));
+                scale = fmax(scale, fabs(r.logits[i]));
+            }
+    printf("  %s: logits max |diff| / max |ref| = %.3g (limit 1e-3)\n", model_path, worst / scale);
+    expect_true(worst / scale <= 1e-3, "logits match PyTorch");
+    const char *names[3] = {"enc.self.weights", "dec.self.weights", "dec.cross.weights"};
+    for (int k = 0; k < 3; k++) {
+        int L = k == 0 ? m.cfg.n_enc : m.cfg.n_dec;
+        int Tq = k == 0 ? r.S : r.T, Tk = k == 1 ? r.T : r.S;
+        for (int l = 0; l < L; l++) {
+            const float *mine = k == 0 ? tr.enc[l].sa.weights : k == 1 ? tr.dec[l].sa.weights : tr.dec[l].ca.weights;
+            double w = 0;
+            /* every cell of real query rows (padded query rows are ignored by
+             * the model and PyTorch's values there are not meaningful) */
+            for (int bi = 0; bi < r.B; bi++) {
+                int nq = k == 0 ? r.src_len[bi] : r.tgt_len[bi];
+                for (int h = 0; h < NH; h++)
+                    for (int i = 0; i < nq; i++)
+                        for (int j = 0; j < Tk; j++) {
+                            size_t at = (((size_t)bi * NH + h) * Tq + i) * Tk + j;
+                            w = fmax(w, fabs(mine[at] - r.w[k][l][at]));
+                        }
+            }
+            printf("  %s layer %d: max |diff| = %.3g (limit 1e-4)\n", names[k], l, w);
+            expect_true(w <= 1e-4, "%s layer %d matches PyTorch", names[k], l);
+        }
+    }
+    free_ref(&r);
+    trace_free(&tr);
+    model_free(&m);
+}
+
+static void test_torch_post_ln(void **state)
+{
+    (void)state;
+    compare_with_torch(FIX "post.safetensors", FIX "post.ref");
+}
+
+static void test_torch_pre_ln_tied(void **state)
+{
+    (void)state;
+    compare_with_torch(FIX "pre_tied.safetensors", FIX "pre_tied.ref");
+}
+
+/* ---- a small random model and a padded batch ---- */
+
+typedef struct Fixture {
+    TfModel m;
+    TfTrace tr;
+    int B, S, T;
+    int src[4 * 9], tgt[4 * 7], sl[4], tl[4];
+} Fixture;
+
+static void make_fixture(Fixture *f, TfNorm norm, int flags)
+{
+    TfConfig c;
+    TfErr err;
+    cfg_preset(&c, "classroom", &err);
+    c.d_model = 32;
+    c.n_heads = 4;
+    c.d_ff = 48;
+    c.src_vocab = 17;
+    c.tgt_vocab = 19;
+    c.max_len = 16;
+    c.norm = norm;
+    expect_true(model_init_random(&f->m, &c, 3, &err) == 0, "model: %s", err.msg);
+    expect_true(trace_build(&f->tr, &c, 4, 16, flags, &err) == 0, "trace: %s", err.msg);
+    f->B = 4; f->S = 9; f->T = 7;
+    int sl[4] = {9, 3, 1, 6}, tl[4] = {2, 7, 5, 1};
+    Rng r;
+    rng_seed(&r, 5);
+    for (int b = 0; b < 4; b++) {
+        f->sl[b] = sl[b];
+        f->tl[b] = tl[b];
+        for (int i = 0; i < f->S; i++)
+            f->src[b * f->S + i] = i < sl[b] ? 4 + (int)rng_below(&r, 13) : TOK_PAD;
+        for (int i = 0; i < f->T; i++)
+            f->tgt[b * f->T + i] = i == 0 ? TOK_BOS : i < tl[b] ? 4 + (int)rng_below(&r, 15) : TOK_PAD;
+    }
+}
+
+static void run_fixture(Fixture *f)
+{
+    TfErr err;
+    TfBatch b = {f->B, f->S, f->T, f->src, f->tgt, f->sl, f->tl};
+    expect_true(tf_forward(&f->m, &f->tr, &b, 0, &err) == 0, "forward: %s", err.msg);
+}
+
+static void free_fixture(Fixture *f)
+{
+    trace_free(&f->tr);
+    model_free(&f->m);
+}
+
+static void test_stage_shapes(void **state)
+{
+    (void)state;
+    for (int norm = 0; norm < 2; norm++) {
+        Fixture f;
+        make_fixture(&f, norm, TRACE_RECORD);
+        run_fixture(&f);
+        const TfConfig *c = &f.m.cfg;
+        int S = f.S, T = f.T, C = c->d_model, dk = C / c->n_heads;
+        int n_views = 0;
+        for (int id = 0; id < ST_COUNT; id++) {
+            const StageInfo *si = stage_info(id);
+            TfView v;
+            TfErr err;
+            if (!stage_exists(id, c)) {
+                expect_true(tf_view(&f.tr, id, 0, 0, 0, &v, &err) != 0,
+                            "%s refused for a post-LN model", si->name);
+                continue;
+            }
+            int dec = (si->flags & SF_DECODER) != 0;
+            int rows = dec ? T : S, cols = C;
+            switch (si->kind) {
+            case SK_TOKENS: cols = 1; break;
+            case SK_PE: rows = S > T ? S : T; break;
+            case SK_SCORES: case SK_WEIGHTS: case SK_MASK:
+                cols = (id >= ST_DEC_SELF_Q && id <= ST_DEC_SELF_OUT) ? T : S;
+                break;
+            case SK_HIDDEN: cols = c->d_ff; break;
+            case SK_LOGITS: case SK_PROBS: cols = c->tgt_vocab; break;
+            default: break;
+            }
+            if (id == ST_DEC_CROSS_K || id == ST_DEC_CROSS_V)
+                rows = S;
+            for (int l = 0; l < stage_layers(id, c); l++) {
+                for (int b = 0; b < f.B; b++) {
+                    int head = (si->flags & SF_HEAD) ? 1 : -1;
+                    int rc = tf_view(&f.tr, id, l, head, b, &v, &err);
+                    expect_true(rc == 0, "view %s layer %d: %s", si->name, l, rc ? err.msg : "");
+                    expect_true(v.rows == rows && v.cols == cols,
+                                "%s is %d x %d, got %d x %d", si->name, rows, cols, v.rows, v.cols);
+                    n_views++;
+                    if (si->flags & SF_HEAD_OPT) {
+                        tf_view(&f.tr, id, l, 2, b, &v, &err);
+                        expect_true(v.cols == dk && v.col0 == 2 * dk,
+                                    "%s head 2 is %d columns from %d, got %d from %d",
+                                    si->name, dk, 2 * dk, v.cols, v.col0);
+                    }
+                }
+            }
+        }
+        printf("  norm=%s: %d views checked\n", norm ? "pre" : "post", n_views);
+        TfView v;
+        TfErr err;
+        expect_true(tf_view(&f.tr, ST_ENC_SELF_WEIGHTS, 2, 0, 0, &v, &err) != 0, "layer 2 refused");
+        printf("  layer 2 -> %s\n", err.msg);
+        expect_true(tf_view(&f.tr, ST_ENC_SELF_WEIGHTS, 0, 4, 0, &v, &err) != 0, "head 4 refused");
+        expect_true(tf_view(&f.tr, ST_ENC_SELF_WEIGHTS, 0, 0, 4, &v, &err) != 0, "sentence 4 refused");
+        free_fixture(&f);
+    }
+}
+
+/* Each sentence of the padded batch, run alone, gives the same numbers on
+ * its real positions. */
+static void test_padded_batch_equals_alone(void **state)
+{
+    (void)state;
+    for (int norm = 0; norm < 2; norm++) {
+        Fixture f;
+        make_fixture(&f, norm, TRACE_RECORD);
+        run_fixture(&f);
+        TfTrace one;
+        TfErr err;
+        expect_true(trace_build(&one, &f.m.cfg, 1, 16, TRACE_RECORD, &err) == 0, "trace");
+        int V = f.m.cfg.tgt_vocab, NH = f.m.cfg.n_heads;
+        for (int b = 0; b < f.B; b++) {
+            TfBatch s = {1, f.sl[b], f.tl[b], f.src + b * f.S, f.tgt + b * f.T, &f.sl[b], &f.tl[b]};
+            expect_true(tf_forward(&f.m, &one, &s, 0, &err) == 0, "forward alone: %s", err.msg);
+            for (int t = 0; t < f.tl[b]; t++) {
+                printf("  norm %d sentence %d position %d:\n", norm, b, t);
+                check_close("logits", one.logits + (size_t)t * V,
+                            f.tr.logits + ((size_t)b * f.T + t) * V, (size_t)V, 1e-5f, 1e-4f);
+            }
+            for (int h = 0; h < NH; h++)
+                for (int i = 0; i < f.tl[b]; i++) {
+                    const float *a = one.dec[1].ca.weights + ((size_t)h * f.tl[b] + i) * f.sl[b];
+                    const float *w = f.tr.dec[1].ca.weights + (((size_t)b * NH + h) * f.T + i) * f.S;
+                    check_close("cross weights", a, w, (size_t)f.sl[b], 1e-6f, 1e-5f);
+                    for (int j = f.sl[b]; j < f.S; j++)
+                        expect_true(w[j] == 0.0f, "padding key %d has weight exactly 0, got %g", j, w[j]);
+                }
+        }
+        trace_free(&one);
+        free_fixture(&f);
+    }
+}
+
+static void test_record_equals_plain(void **state)
+{
+    (void)state;
+    Fixture a, b;
+    make_fixture(&a, TF_NORM_POST, TRACE_RECORD);
+    make_fixture(&b, TF_NORM_POST, 0);
+    run_fixture(&a);
+    run_fixture(&b);
+    size_t n = (size_t)a.B * a.T * a.m.cfg.tgt_vocab;
+    check_close("probs with and without recording", a.tr.probs, b.tr.probs, n, 0, 0);
+    TfView v;
+    TfErr err;
+    expect_true(tf_view(&b.tr, ST_ENC_SELF_WEIGHTS, 0, 0, 0, &v, &err) != 0,
+                "a plain trace refuses views");
+    free_fixture(&a);
+    free_fixture(&b);
+}
+
+/* Probabilities lie in [0, 1] and sum to 1; masked weights are 0. */
+static void test_probabilities(void **state)
+{
+    (void)state;
+    Fixture f;
+    make_fixture(&f, TF_NORM_POST, TRACE_RECORD);
+    run_fixture(&f);
+    int V = f.m.cfg.tgt_vocab;
+    for (int r = 0; r < f.B * f.T; r++) {
+        double s = 0;
+        for (int v = 0; v < V; v++) {
+            float p = f.tr.probs[(size_t)r * V + v];
+            expect_true(p >= 0 && p <= 1, "probability in [0,1], got %g", p);
+            s += p;
+        }
+        expect_true(fabs(s - 1) < 1e-5, "row %d sums to 1, got %.8f", r, s);
+    }
+    /* decoder self-attention of sentence 1 (7 real tokens): upper triangle 0 */
+    TfView v;
+    TfErr err;
+    for (int h = 0; h < f.m.cfg.n_heads; h++) {
+        tf_view(&f.tr, ST_DEC_SELF_WEIGHTS, 1, h, 1, &v, &err);
+        for (int i = 0; i < v.rows; i++)
+            for (int j = i + 1; j < v.cols; j++)
+                expect_true(tf_view_at(&v, i, j) == 0.0f, "future (%d,%d) weight 0, got %g", i, j, tf_view_at(&v, i, j));
+    }
+    free_fixture(&f);
+}
+
+static void test_bad_batches(void **state)
+{
+    (void)state;
+    Fixture f;
+    make_fixture(&f, TF_NORM_POST, TRACE_RECORD);
+    TfErr err;
+    int bad_src[9] = {4, 5, 99};
+    int sl = 3, tl = 1, tgt[1] = {TOK_BOS};
+    TfBatch b = {1, 3, 1, bad_src, tgt, &sl, &tl};
+    expect_true(tf_forward(&f.m, &f.tr, &b, 0, &err) != 0, "id 99 refused");
+    printf("  -> %s\n", err.msg);
+    b.src = f.src;
+    b.S = 17;
+    sl = 17;
+    expect_true(tf_forward(&f.m, &f.tr, &b, 0, &err) != 0, "17 tokens refused (max 16)");
+    printf("  -> %s\n", err.msg);
+    b.S = 3;
+    sl = 0;
+    expect_true(tf_forward(&f.m, &f.tr, &b, 0, &err) != 0, "empty sentence refused");
+    printf("  -> %s\n", err.msg);
+    b.B = 5;
+    sl = 3;
+    expect_true(tf_forward(&f.m, &f.tr, &b, 0, &err) != 0, "5 sentences refused (cap 4)");
+    free_fixture(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_torch_post_ln),
+        cmocka_unit_test(test_torch_pre_ln_tied),
+        cmocka_unit_test(test_stage_shapes),
+        cmocka_unit_test(test_padded_batch_equals_alone),
+        cmocka_unit_test(test_record_equals_plain),
+        cmocka_unit_test(test_probabilities),
+        cmocka_unit_test(test_bad_batches),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,404 @@
+/* test_ops.c - the operations: BLAS against the naive reference, softmax,
+ * LayerNorm, positional encoding, a hand-worked attention example, masks,
+ * and every backward against central finite differences. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops.h"
+#include "rng.h"
+#include "test_util.h"
+
+static void fill(float *x, size_t n, uint64_t seed, float scale)
+{
+    Rng r;
+    rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (2 * rng_uniform(&r) - 1) * scale;
+}
+
+static void test_gemm_vs_naive(void **state)
+{
+    (void)state;
+    int shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {32, 48, 64}, {65, 33, 17}, {128, 96, 200}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+        for (int ta = 0; ta < 2; ta++) {
+            for (int tb = 0; tb < 2; tb++) {
+                int lda = (ta ? M : K) + 3, ldb = (tb ? K : N) + 1, ldc = N + 2;
+                float *A = malloc(sizeof(float) * (size_t)lda * (ta ? K : M));
+                float *B = malloc(sizeof(float) * (size_t)ldb * (tb ? N : K));
+                float *C1 = malloc(sizeof(float) * (size_t)ldc * M);
+                float *C2 = malloc(sizeof(float) * (size_t)ldc * M);
+                fill(A, (size_t)lda * (ta ? K : M), 1 + s, 1);
+                fill(B, (size_t)ldb * (tb ? N : K), 2 + s, 1);
+                fill(C1, (size_t)ldc * M, 3, 1);
+                memcpy(C2, C1, sizeof(float) * (size_t)ldc * M);
+                op_gemm(ta, tb, M, N, K, 0.7f, A, lda, B, ldb, 0.3f, C1, ldc);
+                op_gemm_naive(ta, tb, M, N, K, 0.7f, A, lda, B, ldb, 0.3f, C2, ldc);
+                printf("gemm %dx%dx%d ta=%d tb=%d\n", M, N, K, ta, tb);
+                check_close("sgemm vs naive", C1, C2, (size_t)ldc * M, 1e-5f, 1e-4f);
+                free(A); free(B); free(C1); free(C2);
+            }
+        }
+    }
+}
+
+static void test_softmax_rows_sum_to_one(void **state)
+{
+    (void)state;
+    int rows = 9, n = 13;
+    float x[9 * 13], add[9 * 13];
+    fill(x, sizeof x / sizeof *x, 5, 20);
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < n; j++)
+            add[i * n + j] = (j > i) ? -INFINITY : 0.0f;
+    softmax_rows(x, add, rows, n, n);
+    for (int i = 0; i < rows; i++) {
+        double s = 0;
+        for (int j = 0; j < n; j++) {
+            s += x[i * n + j];
+            expect_true(x[i * n + j] >= 0 && x[i * n + j] <= 1, "p in [0,1], got %g", x[i * n + j]);
+            if (j > i)
+                expect_true(x[i * n + j] == 0.0f, "masked cell (%d,%d) exactly 0, got %g", i, j, x[i * n + j]);
+        }
+        expect_true(fabs(s - 1) < 1e-6, "row %d sums to 1, got %.9f", i, s);
+    }
+    /* large values must not overflow */
+    float big[3] = {1000, 1001, 999};
+    softmax_rows(big, NULL, 1, 3, 0);
+    expect_true(fabsf(big[1] - 0.66524096f) < 1e-6f, "softmax(1000,1001,999)[1] = 0.665241, got %.7f", big[1]);
+}
+
+static void test_layernorm_stats(void **state)
+{
+    (void)state;
+    int N = 5, C = 37;
+    float x[5 * 37], y[5 * 37], w[37], b[37], mean[5], rstd[5];
+    fill(x, sizeof x / sizeof *x, 9, 3);
+    for (int c = 0; c < C; c++) {
+        w[c] = 1;
+        b[c] = 0;
+    }
+    for (int c = 0; c < C; c++)
+        x[c] += 100; /* a row far from zero */
+    layernorm_forward(y, mean, rstd, x, w, b, N, C);
+    for (int t = 0; t < N; t++) {
+        double m = 0, v = 0;
+        for (int c = 0; c < C; c++)
+            m += y[t * C + c];
+        m /= C;
+        for (int c = 0; c < C; c++)
+            v += (y[t * C + c] - m) * (y[t * C + c] - m);
+        v /= C;
+        /* variance of the normalised row is var/(var+eps) */
+        double var_x = 1.0 / ((double)rstd[t] * rstd[t]) - 1e-5;
+        double want_v = var_x / (var_x + 1e-5);
+        expect_true(fabs(m) < 1e-5, "row %d mean 0, got %g", t, m);
+        expect_true(fabs(v - want_v) < 1e-4, "row %d variance %.6f, got %.6f", t, want_v, v);
+    }
+    /* a hand-worked row: x = (1, 2, 3, 4): mean 2.5, var 1.25 */
+    float h[4] = {1, 2, 3, 4}, ho[4], hw[4] = {1, 1, 2, 1}, hb[4] = {0, 0, 0, 1}, hm, hr;
+    layernorm_forward(ho, &hm, &hr, h, hw, hb, 1, 4);
+    float s = 1.0f / sqrtf(1.25f + 1e-5f);
+    float want[4] = {-1.5f * s, -0.5f * s, 2 * 0.5f * s, 1.5f * s + 1};
+    check_close("layernorm (1,2,3,4)", ho, want, 4, 1e-6f, 1e-6f);
+    expect_true(hm == 2.5f, "mean 2.5, got %g", hm);
+}
+
+static void test_positional_encoding(void **state)
+{
+    (void)state;
+    int L = 50, C = 16;
+    float *pe = malloc(sizeof(float) * L * C);
+    pe_table(pe, L, C);
+    for (int pos = 0; pos < L; pos++) {
+        for (int i = 0; i < C / 2; i++) {
+            double ang = pos / pow(10000.0, 2.0 * i / C);
+            float s = pe[pos * C + 2 * i], c = pe[pos * C + 2 * i + 1];
+            expect_true(fabs(s - sin(ang)) < 1e-6 && fabs(c - cos(ang)) < 1e-6,
+                        "PE(%d, %d) = (sin, cos)(%g) = (%g, %g), got (%g, %g)", pos,
+                        2 * i, ang, sin(ang), cos(ang), s, c);
+        }
+    }
+    expect_true(pe[0] == 0.0f && pe[1] == 1.0f, "PE(0) = (0, 1, ...), got (%g, %g)", pe[0], pe[1]);
+    free(pe);
+}
+
+/* A 2-token, 1-head attention worked out by hand.
+ * q = [[1, 0], [0, 1]], k = [[1, 0], [1, 1]], v = [[1, 2], [3, 4]], d_k = 2.
+ * scores = q k^T / sqrt(2) = [[1, 1], [0, 1]] / 1.41421356
+ *        = [[0.70710678, 0.70710678], [0, 0.70710678]]
+ * row 0: equal scores -> weights (0.5, 0.5) -> head = (2, 3)
+ * row 1: softmax(0, 0.7071) = (1/(1+e^0.7071), e^0.7071/(1+e^0.7071))
+ *        = (0.33023845, 0.66976155) -> head = (2.33952310, 3.33952310)
+ * With the causal mask, row 0 sees only key 0 -> weights (1, 0), head (1, 2). */
+static void test_attention_by_hand(void **state)
+{
+    (void)state;
+    float q[4] = {1, 0, 0, 1}, k[4] = {1, 0, 1, 1}, v[4] = {1, 2, 3, 4};
+    float heads[4], scores[4], mask[4], w[4];
+    int klen[1] = {2};
+    AttnDims d = {1, 2, 2, 2, 1, 2, 2, 0, klen};
+    attention_forward(heads, scores, mask, w, q, k, v, &d);
+    float ws[4] = {0.70710678f, 0.70710678f, 0, 0.70710678f};
+    float ww[4] = {0.5f, 0.5f, 0.33023845f, 0.66976155f};
+    float wh[4] = {2, 3, 2.33952310f, 3.33952310f};
+    check_close("scores", scores, ws, 4, 1e-6f, 1e-6f);
+    check_close("weights", w, ww, 4, 1e-6f, 1e-6f);
+    check_close("heads", heads, wh, 4, 1e-6f, 1e-6f);
+    d.causal = 1;
+    attention_forward(heads, scores, mask, w, q, k, v, &d);
+    float cw[4] = {1, 0, 0.33023845f, 0.66976155f};
+    float cm[4] = {0, -INFINITY, 0, 0};
+    check_close("causal weights", w, cw, 4, 1e-6f, 1e-6f);
+    check_close("causal mask", mask, cm, 4, 0, 0);
+    expect_true(w[1] == 0.0f, "masked weight exactly 0, got %g", w[1]);
+    float ch[4] = {1, 2, 2.33952310f, 3.33952310f};
+    check_close("causal heads", heads, ch, 4, 1e-6f, 1e-6f);
+}
+
+/* Causal plus padding mask: shape and values for every cell. */
+static void test_masks(void **state)
+{
+    (void)state;
+    int B = 2, T = 5, C = 8, NH = 2;
+    int klen[2] = {5, 3};
+    size_t n = (size_t)B * T * C;
+    float *q = malloc(sizeof(float) * n), *k = malloc(sizeof(float) * n),
+          *v = malloc(sizeof(float) * n), *h = malloc(sizeof(float) * n);
+    float *s = malloc(sizeof(float) * B * NH * T * T), *w = malloc(sizeof(float) * B * NH * T * T);
+    float *m = malloc(sizeof(float) * B * T * T);
+    fill(q, n, 1, 2);
+    fill(k, n, 2, 2);
+    fill(v, n, 3, 2);
+    AttnDims d = {B, T, T, C, NH, C, C, 1, klen};
+    attention_forward(h, s, m, w, q, k, v, &d);
+    int masked = 0;
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < T; j++) {
+                int want_masked = j > i || j >= klen[b];
+                float mv = m[(b * T + i) * T + j];
+                expect_true(want_masked ? mv == -INFINITY : mv == 0.0f,
+                            "mask[%d][%d][%d] = %s, got %g", b, i, j, want_masked ? "-inf" : "0", mv);
+                for (int hh = 0; hh < NH; hh++) {
+                    float wv = w[(((size_t)b * NH + hh) * T + i) * T + j];
+                    if (want_masked) {
+                        expect_true(wv == 0.0f, "weight[%d][%d][%d][%d] exactly 0, got %g", b, hh, i, j, wv);
+                        masked++;
+                    }
+                }
+            }
+    /* causal: 10 cells in each 5x5; padding adds (3,3), (4,3), (4,4) in the second */
+    expect_true(masked == NH * (10 + 10 + 3), "23 masked cells per head, got %d", masked / NH);
+    free(q); free(k); free(v); free(h); free(s); free(w); free(m);
+}
+
+/* ---- finite-difference checks of every backward ---- */
+
+typedef double (*LossFn)(void *ctx);
+
+/* Compare analytic gradient g of x against central differences of f. */
+static void fd_check(const char *what, LossFn f, void *ctx, float *x,
+                     const float *g, size_t n, float tol)
+{
+    double worst = 0;
+    size_t at = 0, step = n > 400 ? n / 200 : 1;
+    double got_at = 0, want_at = 0;
+    for (size_t i = 0; i < n; i += step) {
+        float old = x[i], eps = 1e-2f * fmaxf(1.0f, fabsf(old));
+        x[i] = old + eps;
+        double lp = f(ctx);
+        x[i] = old - eps;
+        double lm = f(ctx);
+        x[i] = old;
+        double num = (lp - lm) / (2.0 * eps);
+        double err = fabs(num - g[i]) / (1e-2 + fabs(num));
+        if (err > worst) {
+            worst = err;
+            at = i;
+            got_at = g[i];
+            want_at = num;
+        }
+    }
+    printf("  %s: worst relative error %.2e at [%zu] analytic %.6g numeric %.6g\n",
+           what, worst, at, got_at, want_at);
+    expect_true(worst < tol, "%s gradient matches finite differences", what);
+}
+
+/* loss = sum(out * r) for a fixed random r, so dout = r */
+typedef struct LinCtx {
+    int M, K, N;
+    float *inp, *w, *b, *out, *r;
+} LinCtx;
+
+static double lin_loss(void *p)
+{
+    LinCtx *c = p;
+    linear_forward(c->out, c->inp, c->w, c->b, c->M, c->K, c->N);
+    double s = 0;
+    for (int i = 0; i < c->M * c->N; i++)
+        s += (double)c->out[i] * c->r[i];
+    return s;
+}
+
+static void test_linear_backward(void **state)
+{
+    (void)state;
+    LinCtx c = {6, 5, 4, NULL, NULL, NULL, NULL, NULL};
+    float inp[30], w[20], b[4], out[24], r[24], di[30] = {0}, dw[20] = {0}, db[4] = {0};
+    c.inp = inp; c.w = w; c.b = b; c.out = out; c.r = r;
+    fill(inp, 30, 1, 1); fill(w, 20, 2, 1); fill(b, 4, 3, 1); fill(r, 24, 4, 1);
+    linear_backward(di, dw, db, r, inp, w, 6, 5, 4);
+    fd_check("linear dinp", lin_loss, &c, inp, di, 30, 1e-2f);
+    fd_check("linear dw", lin_loss, &c, w, dw, 20, 1e-2f);
+    fd_check("linear db", lin_loss, &c, b, db, 4, 1e-2f);
+}
+
+typedef struct LnCtx {
+    int N, C;
+    float *inp, *w, *b, *out, *r, *mean, *rstd;
+} LnCtx;
+
+static double ln_loss(void *p)
+{
+    LnCtx *c = p;
+    layernorm_forward(c->out, c->mean, c->rstd, c->inp, c->w, c->b, c->N, c->C);
+    double s = 0;
+    for (int i = 0; i < c->N * c->C; i++)
+        s += (double)c->out[i] * c->r[i];
+    return s;
+}
+
+static void test_layernorm_backward(void **state)
+{
+    (void)state;
+    enum { N = 4, C = 9 };
+    float inp[N * C], w[C], b[C], out[N * C], r[N * C], mean[N], rstd[N];
+    float di[N * C] = {0}, dw[C] = {0}, db[C] = {0};
+    LnCtx c = {N, C, inp, w, b, out, r, mean, rstd};
+    fill(inp, N * C, 1, 2); fill(w, C, 2, 1); fill(b, C, 3, 1); fill(r, N * C, 4, 1);
+    ln_loss(&c);
+    layernorm_backward(di, dw, db, r, inp, w, mean, rstd, N, C);
+    fd_check("layernorm dinp", ln_loss, &c, inp, di, N * C, 2e-2f);
+    fd_check("layernorm dw", ln_loss, &c, w, dw, C, 1e-2f);
+    fd_check("layernorm db", ln_loss, &c, b, db, C, 1e-2f);
+}
+
+typedef struct SmCtx {
+    int rows, n;
+    float *x, *y, *r;
+} SmCtx;
+
+static double sm_loss(void *p)
+{
+    SmCtx *c = p;
+    memcpy(c->y, c->x, sizeof(float) * c->rows * c->n);
+    softmax_rows(c->y, NULL, c->rows, c->n, 0);
+    double s = 0;
+    for (int i = 0; i < c->rows * c->n; i++)
+        s += (double)c->y[i] * c->r[i];
+    return s;
+}
+
+static void test_softmax_and_relu_backward(void **state)
+{
+    (void)state;
+    enum { R = 3, N = 7 };
+    float x[R * N], y[R * N], r[R * N], dx[R * N] = {0};
+    SmCtx c = {R, N, x, y, r};
+    fill(x, R * N, 1, 2); fill(r, R * N, 2, 1);
+    sm_loss(&c);
+    softmax_backward_rows(dx, r, y, R, N);
+    fd_check("softmax dx", sm_loss, &c, x, dx, R * N, 1e-2f);
+
+    /* ReLU: gradient passes where the output is positive */
+    float in[6] = {-1, 2, 0.5f, -0.1f, 3, 0}, out[6], d[6] = {0}, g[6] = {1, 1, 1, 1, 1, 1};
+    relu_forward(out, in, 6);
+    relu_backward(d, g, out, 6);
+    float want[6] = {0, 1, 1, 0, 1, 0};
+    check_close("relu backward", d, want, 6, 0, 0);
+}
+
+typedef struct AtCtx {
+    AttnDims d;
+    float *q, *k, *v, *h, *s, *w, *r;
+} AtCtx;
+
+static double at_loss(void *p)
+{
+    AtCtx *c = p;
+    attention_forward(c->h, c->s, NULL, c->w, c->q, c->k, c->v, &c->d);
+    double s = 0;
+    for (int i = 0; i < c->d.B * c->d.Tq * c->d.C; i++)
+        s += (double)c->h[i] * c->r[i];
+    return s;
+}
+
+static void test_attention_backward(void **state)
+{
+    (void)state;
+    for (int cross = 0; cross < 2; cross++) {
+        int B = 2, Tq = 4, Tk = cross ? 5 : 4, C = 8, NH = 2;
+        int klen[2] = {Tk, Tk - 2};
+        int qs = cross ? C : 3 * C, kvs = cross ? 2 * C : 3 * C;
+        size_t nq = (size_t)B * Tq * qs, nk = (size_t)B * Tk * kvs;
+        float *qb = calloc(nq, 4), *kvb = cross ? calloc(nk, 4) : qb;
+        float *dqb = calloc(nq, 4), *dkvb = cross ? calloc(nk, 4) : dqb;
+        fill(qb, nq, 1, 1);
+        if (cross)
+            fill(kvb, nk, 2, 1);
+        AtCtx c;
+        c.d = (AttnDims){B, Tq, Tk, C, NH, qs, kvs, !cross, klen};
+        c.q = qb;
+        c.k = cross ? kvb : qb + C;
+        c.v = cross ? kvb + C : qb + 2 * C;
+        c.h = calloc((size_t)B * Tq * C, 4);
+        c.s = calloc((size_t)B * NH * Tq * Tk, 4);
+        c.w = calloc((size_t)B * NH * Tq * Tk, 4);
+        c.r = calloc((size_t)B * Tq * C, 4);
+        fill(c.r, (size_t)B * Tq * C, 3, 1);
+        float *scratch = calloc((size_t)Tq * Tk, 4);
+        at_loss(&c);
+        attention_backward(dqb, cross ? dkvb : dqb + C, cross ? dkvb + C : dqb + 2 * C,
+                           scratch, c.r, c.w, c.q, c.k, c.v, &c.d);
+        fd_check(cross ? "cross-attention dq" : "self-attention dqkv", at_loss, &c, qb, dqb, nq, 2e-2f);
+        if (cross)
+            fd_check("cross-attention dkv", at_loss, &c, kvb, dkvb, nk, 2e-2f);
+        free(qb); free(dqb);
+        if (cross) { free(kvb); free(dkvb); }
+        free(c.h); free(c.s); free(c.w); free(c.r); free(scratch);
+    }
+}
+
+static void test_embed_backward(void **state)
+{
+    (void)state;
+    int ids[5] = {2, 0, 2, 1, 3};
+    float dt[4 * 3] = {0}, g[5 * 3];
+    for (int i = 0; i < 15; i++)
+        g[i] = (float)(i + 1);
+    embed_backward(dt, g, ids, 2.0f, 5, 3);
+    /* row 2 gets rows 0 and 2 of g (1,2,3)+(7,8,9) times 2 */
+    float want[12] = {8, 10, 12, 20, 22, 24, 16, 20, 24, 26, 28, 30};
+    check_close("embedding gradient accumulates per id", dt, want, 12, 0, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gemm_vs_naive),
+        cmocka_unit_test(test_softmax_rows_sum_to_one),
+        cmocka_unit_test(test_layernorm_stats),
+        cmocka_unit_test(test_positional_encoding),
+        cmocka_unit_test(test_attention_by_hand),
+        cmocka_unit_test(test_masks),
+        cmocka_unit_test(test_linear_backward),
+        cmocka_unit_test(test_layernorm_backward),
+        cmocka_unit_test(test_softmax_and_relu_backward),
+        cmocka_unit_test(test_attention_backward),
+        cmocka_unit_test(test_embed_backward),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# run-tests.sh BUILD - run every test program, sum cmocka's verdicts and end
+# with "N passed, N failed". A program that crashes or prints no verdict counts
+# as one failure. Output of failing programs is shown in full.
+build=${1:-build}
+export SDL_VIDEODRIVER=${SDL_VIDEODRIVER:-offscreen}
+export SDL_AUDIODRIVER=dummy
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-2}
+passed=0
+failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+for t in "$build"/tests/test_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    timeout 600 "$t" >"$log" 2>&1
+    rc=$?
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        f=1
+        echo "$name: exited with status $rc without a failed-test verdict"
+    fi
+    if [ "$f" -gt 0 ]; then
+        cat "$log"
+    fi
+    printf '%-28s %4d passed %4d failed\n' "$name" "$p" "$f"
+    passed=$((passed + p))
+    failed=$((failed + f))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+"""Reference numbers from PyTorch for the engine tests (development tool).
+
+Reads a Stepformer checkpoint (safetensors, parsed here by hand), rebuilds the
+model from torch.nn.TransformerEncoderLayer / TransformerDecoderLayer
+(activation relu, dropout 0, batch_first, norm_first matching the checkpoint),
+embeds with E[token] * sqrt(d_model) + the sinusoidal table, runs a padded
+batch and writes a fixture that tests/test_torch_ref.c compares against:
+
+    batch B S T
+    src <B*S ids>          src_len <B>
+    tgt <B*T ids>          tgt_len <B>
+    logits <B*T*V floats>
+    <stage> <layer> <B*H*Tq*Tk floats>   for enc.self / dec.self / dec.cross weights
+
+The tests do not need Python: the fixtures are committed. Regenerate with
+    build/stepformer init ... && tools/torch_reference.py MODEL OUT
+"""
+import json
+import math
+import struct
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def load_safetensors(path):
+    raw = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    hdr = json.loads(raw[8:8 + n])
+    meta = hdr.pop("__metadata__")
+    data = raw[8 + n:]
+    tensors = {}
+    for name, t in hdr.items():
+        a, b = t["data_offsets"]
+        tensors[name] = torch.from_numpy(
+            np.frombuffer(data[a:b], dtype="<f4").reshape(t["shape"]).copy())
+    return meta, tensors
+
+
+def pe_table(max_len, d):
+    pe = np.zeros((max_len, d), dtype=np.float64)
+    for pos in range(max_len):
+        for i in range(0, d, 2):
+            ang = pos / 10000.0 ** (i / d)
+            pe[pos, i] = math.sin(ang)
+            if i + 1 < d:
+                pe[pos, i + 1] = math.cos(ang)
+    return torch.from_numpy(pe.astype(np.float32))
+
+
+def main(model_path, out_path, seed=0):
+    meta, t = load_safetensors(model_path)
+    d = int(meta["d_model"]); h = int(meta["n_heads"]); ff = int(meta["d_ff"])
+    ne = int(meta["n_enc_layers"]); nd = int(meta["n_dec_layers"])
+    pre = meta["norm"] == "pre"
+    tie = meta["tie_embeddings"]
+    sv = len(json.loads(meta["src_vocab"])); tv = len(json.loads(meta["tgt_vocab"]))
+    tgt_embed = t["tgt_embed.weight"]
+    src_embed = tgt_embed if tie == "all" else t["src_embed.weight"]
+    gen_w = tgt_embed if tie != "none" else t["generator.weight"]
+    gen_b = t["generator.bias"]
+
+    def layer_state(prefix):
+        return {k[len(prefix):]: v for k, v in t.items() if k.startswith(prefix)}
+
+    enc = []
+    for i in range(ne):
+        l = nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, activation="relu",
+                                       batch_first=True, norm_first=pre)
+        l.load_state_dict(layer_state(f"encoder.layers.{i}."))
+        l.eval(); enc.append(l)
+    dec = []
+    for i in range(nd):
+        l = nn.TransformerDecoderLayer(d, h, ff, dropout=0.0, activation="relu",
+                                       batch_first=True, norm_first=pre)
+        l.load_state_dict(layer_state(f"decoder.layers.{i}."))
+        l.eval(); dec.append(l)
+    enc_norm = dec_norm = None
+    if pre:
+        enc_norm = nn.LayerNorm(d); enc_norm.load_state_dict(layer_state("encoder.norm."))
+        dec_norm = nn.LayerNorm(d); dec_norm.load_state_dict(layer_state("decoder.norm."))
+
+    rng = np.random.default_rng(seed)
+    B, S, T = 3, 7, 6
+    src_len = [7, 4, 1]
+    tgt_len = [6, 3, 5]
+    src = np.zeros((B, S), dtype=np.int64)
+    tgt = np.zeros((B, T), dtype=np.int64)
+    for b in range(B):
+        src[b, :src_len[b]] = rng.integers(4, sv, src_len[b])
+        tgt[b, 0] = 1
+        tgt[b, 1:tgt_len[b]] = rng.integers(4, tv, tgt_len[b] - 1)
+    src_t = torch.from_numpy(src); tgt_t = torch.from_numpy(tgt)
+    src_kpm = torch.tensor([[j >= src_len[b] for j in range(S)] for b in range(B)])
+    tgt_kpm = torch.tensor([[j >= tgt_len[b] for j in range(T)] for b in range(B)])
+    causal = torch.triu(torch.full((T, T), float("-inf")), diagonal=1)
+    pe = pe_table(max(S, T), d)
+
+    weights = []
+    # grad mode with parameters requiring grad keeps PyTorch off its fused
+    # fast path, so padded positions are computed like every other.
+    with torch.enable_grad():
+        x = src_embed[src_t] * math.sqrt(d) + pe[:S]
+        for i, l in enumerate(enc):
+            a_in = l.norm1(x) if pre else x
+            _, w = l.self_attn(a_in, a_in, a_in, key_padding_mask=src_kpm,
+                               need_weights=True, average_attn_weights=False)
+            weights.append(("enc.self.weights", i, w))
+            x = l(x, src_key_padding_mask=src_kpm)
+        mem = enc_norm(x) if pre else x
+        y = tgt_embed[tgt_t] * math.sqrt(d) + pe[:T]
+        for i, l in enumerate(dec):
+            s_in = l.norm1(y) if pre else y
+            _, w = l.self_attn(s_in, s_in, s_in, attn_mask=causal,
+                               key_padding_mask=tgt_kpm, need_weights=True,
+                               average_attn_weights=False)
+            weights.append(("dec.self.weights", i, w))
+            # the query of cross-attention is the state after the first block
+            if pre:
+                y1 = y + l._sa_block(l.norm1(y), causal, tgt_kpm)
+                c_in = l.norm2(y1)
+            else:
+                c_in = l.norm1(y + l._sa_block(y, causal, tgt_kpm))
+            _, w = l.multihead_attn(c_in, mem, mem, key_padding_mask=src_kpm,
+                                    need_weights=True, average_attn_weights=False)
+            weights.append(("dec.cross.weights", i, w))
+            y = l(y, mem, tgt_mask=causal, tgt_key_padding_mask=tgt_kpm,
+                  memory_key_padding_mask=src_kpm)
+        if pre:
+            y = dec_norm(y)
+        logits = y @ gen_w.T + gen_b
+
+    with open(out_path, "w") as f:
+        f.write(f"batch {B} {S} {T}\n")
+        f.write("src " + " ".join(map(str, src.flatten())) + "\n")
+        f.write("src_len " + " ".join(map(str, src_len)) + "\n")
+        f.write("tgt " + " ".join(map(str, tgt.flatten())) + "\n")
+        f.write("tgt_len " + " ".join(map(str, tgt_len)) + "\n")
+        f.write("logits " + " ".join(f"{v:.9g}" for v in logits.detach().numpy().flatten()) + "\n")
+        for name, i, w in weights:
+            f.write(f"{name} {i} " + " ".join(f"{v:.9g}" for v in w.detach().numpy().flatten()) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
