@@ -256,13 +256,14 @@ int tf_beam(const TfModel *m, TfTrace *tr, const int *src, int S, int K,
     int *tgt = malloc((size_t)K * W * sizeof *tgt);     /* alive hypotheses */
     int *next = malloc((size_t)K * W * sizeof *next);
     int *alive_node = malloc((size_t)K * sizeof *alive_node);
+    int *next_node = malloc((size_t)K * sizeof *next_node);
     int *len = malloc((size_t)K * sizeof *len);
     Cand *cand = malloc((size_t)K * K * sizeof *cand);
     int *kid = malloc((size_t)K * sizeof *kid);
     float *kval = malloc((size_t)K * sizeof *kval);
     out->ids = malloc((size_t)max_out * sizeof *out->ids);
     int rc = -1;
-    if (!tgt || !next || !alive_node || !len || !cand || !kid ||
+    if (!tgt || !next || !alive_node || !next_node || !len || !cand || !kid ||
         !kval || !out->ids) {
         tf_fail(err, "out of memory for beam search");
         goto done;
@@ -325,13 +326,15 @@ int tf_beam(const TfModel *m, TfTrace *tr, const int *src, int S, int K,
                 int *row = next + (size_t)kept * W;
                 memcpy(row, tgt + (size_t)cd->beam * T, (size_t)T * sizeof *row);
                 row[T] = cd->token;
-                alive_node[kept] = node;
+                next_node[kept] = node;
                 kept++;
             }
         }
         /* rows for the next step: the kept hypotheses, T + 1 tokens each */
-        for (int b = 0; b < kept; b++)
+        for (int b = 0; b < kept; b++) {
             memcpy(tgt + (size_t)b * (T + 1), next + (size_t)b * W, (size_t)(T + 1) * sizeof *tgt);
+            alive_node[b] = next_node[b];
+        }
         n_alive = kept;
     }
     if (out->best_node < 0) {
@@ -346,6 +349,7 @@ done:
     free(tgt);
     free(next);
     free(alive_node);
+    free(next_node);
     free(len);
     free(cand);
     free(kid);

@@ -164,7 +164,7 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
 void relu_forward(float *out, const float *inp, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        out[i] = inp[i] > 0 ? inp[i] : 0.0f;
+        out[i] = fmaxf(inp[i], 0.0f);
 }
 
 void relu_backward(float *dinp, const float *dout, const float *out, size_t n)

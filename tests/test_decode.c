@@ -1,0 +1,247 @@
+/* test_decode.c - greedy, teacher forcing and beam search. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "test_util.h"
+
+/* A small random model; sharpen multiplies the generator so that its
+ * distributions are peaked like a trained model's. */
+static void tiny_model(TfModel *m, int V, uint64_t seed, float sharpen)
+{
+    TfConfig c;
+    TfErr err;
+    cfg_preset(&c, "classroom", &err);
+    c.d_model = 16;
+    c.n_heads = 2;
+    c.d_ff = 32;
+    c.n_enc = 1;
+    c.n_dec = 2;
+    c.src_vocab = 9;
+    c.tgt_vocab = V;
+    c.max_len = 24;
+    expect_true(model_init_random(m, &c, seed, &err) == 0, "model: %s", err.msg);
+    for (size_t i = 0; i < (size_t)V * c.d_model; i++)
+        m->p.gen_w[i] *= sharpen;
+    /* make <eos> reasonably likely so that hypotheses finish */
+    m->p.gen_b[TOK_EOS] = 1.0f;
+}
+
+static void test_beam1_equals_greedy(void **state)
+{
+    (void)state;
+    TfErr err;
+    int agree = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        TfModel m;
+        tiny_model(&m, 12, seed, 3.0f);
+        TfTrace tr;
+        expect_true(trace_build(&tr, &m.cfg, 4, 24, TRACE_RECORD, &err) == 0, "trace");
+        for (int s = 0; s < 5; s++) {
+            int src[6], S = 2 + s;
+            for (int i = 0; i < S; i++)
+                src[i] = 4 + (int)((seed * 7 + i * 3 + s) % 5);
+            DecodeResult g;
+            BeamResult b;
+            expect_true(tf_greedy(&m, &tr, src, S, 12, 0, &g, &err) == 0, "greedy: %s", err.msg);
+            expect_true(tf_beam(&m, &tr, src, S, 1, 0.6f, 12, &b, &err) == 0, "beam: %s", err.msg);
+            int same = g.n == b.n && memcmp(g.ids, b.ids, (size_t)g.n * sizeof(int)) == 0;
+            expect_true(same, "seed %llu sentence %d: beam 1 (%d tokens) equals greedy (%d tokens)",
+                        (unsigned long long)seed, s, b.n, g.n);
+            expect_true(fabs(g.logprob - b.logprob) < 1e-4, "same log-probability %.6f vs %.6f", g.logprob, b.logprob);
+            agree++;
+            decode_result_free(&g);
+            beam_result_free(&b);
+        }
+        trace_free(&tr);
+        model_free(&m);
+    }
+    printf("  %d sentences: beam size 1 = greedy\n", agree);
+}
+
+/* log P(y | x) of a whole output by one teacher-forced pass */
+static double seq_logprob(const TfModel *m, TfTrace *tr, const int *src, int S,
+                          const int *y, int n)
+{
+    int in[16], len = n, V = m->cfg.tgt_vocab;
+    in[0] = TOK_BOS;
+    memcpy(in + 1, y, (size_t)(n - 1) * sizeof(int));
+    TfErr err;
+    TfBatch b = {1, S, len, src, in, &S, &len};
+    expect_true(tf_forward(m, tr, &b, 0, &err) == 0, "forward");
+    double lp = 0;
+    for (int t = 0; t < n; t++)
+        lp += log((double)tr->probs[(size_t)t * V + y[t]]);
+    return lp;
+}
+
+/* Every output of up to 3 tokens enumerated: beam search with a beam wide
+ * enough to keep them all returns the one with the best penalised score. */
+static void test_beam_finds_best_penalised(void **state)
+{
+    (void)state;
+    TfErr err;
+    const int V = 6, MAXO = 3, K = 40;
+    float alphas[3] = {0.0f, 0.6f, 2.0f};
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        TfModel m;
+        tiny_model(&m, V, seed, 2.0f);
+        TfTrace tr;
+        expect_true(trace_build(&tr, &m.cfg, K, 24, 0, &err) == 0, "trace");
+        int src[3] = {4, 6, 5};
+        for (int a = 0; a < 3; a++) {
+            double best = -INFINITY;
+            int best_y[3] = {0}, best_n = 0;
+            /* y of length n: non-<eos> tokens then <eos>, or MAXO non-<eos> tokens */
+            for (int n = 1; n <= MAXO; n++) {
+                int combos = 1;
+                for (int i = 0; i < n - 1; i++)
+                    combos *= V - 1;
+                for (int ends = 0; ends < (n == MAXO ? 2 : 1); ends++) {
+                    int total = ends ? combos * (V - 1) : combos;
+                    for (int k = 0; k < total; k++) {
+                        int y[3], code = k, len = ends ? n : n - 1;
+                        for (int i = 0; i < len; i++) {
+                            int t = code % (V - 1);
+                            code /= V - 1;
+                            y[i] = t >= TOK_EOS ? t + 1 : t; /* skip <eos> */
+                        }
+                        if (!ends)
+                            y[n - 1] = TOK_EOS;
+                        double lp = seq_logprob(&m, &tr, src, 3, y, n);
+                        double sc = lp / beam_length_penalty(n, alphas[a]);
+                        if (sc > best) {
+                            best = sc;
+                            best_n = n;
+                            memcpy(best_y, y, sizeof y);
+                        }
+                    }
+                }
+            }
+            BeamResult b;
+            expect_true(tf_beam(&m, &tr, src, 3, K, alphas[a], MAXO, &b, &err) == 0, "beam: %s", err.msg);
+            printf("  seed %llu alpha %.1f: best by enumeration %.6f (%d tokens), beam %.6f (%d tokens)\n",
+                   (unsigned long long)seed, alphas[a], best, best_n, b.score, b.n);
+            printf("    enumeration: %d %d %d   beam: %d %d %d\n", best_y[0], best_y[1], best_y[2],
+                   b.ids[0], b.n > 1 ? b.ids[1] : -1, b.n > 2 ? b.ids[2] : -1);
+            expect_true(fabs(b.score - best) < 1e-4, "beam score equals the best penalised score");
+            expect_true(b.n == best_n && memcmp(b.ids, best_y, (size_t)best_n * sizeof(int)) == 0,
+                        "beam returns the best hypothesis");
+            beam_result_free(&b);
+        }
+        trace_free(&tr);
+        model_free(&m);
+    }
+}
+
+static void test_beam_tree_and_errors(void **state)
+{
+    (void)state;
+    TfErr err;
+    TfModel m;
+    tiny_model(&m, 12, 5, 3.0f);
+    TfTrace tr;
+    expect_true(trace_build(&tr, &m.cfg, 4, 24, 0, &err) == 0, "trace");
+    int src[4] = {4, 5, 6, 7};
+    BeamResult b;
+    expect_true(tf_beam(&m, &tr, src, 4, 4, 0.6f, 10, &b, &err) == 0, "beam 4");
+    int finished = 0, kept = 0;
+    for (int i = 0; i < b.n_nodes; i++) {
+        finished += b.nodes[i].state == BEAM_FINISHED;
+        kept += b.nodes[i].state == BEAM_KEPT;
+        expect_true(b.nodes[i].parent < i, "parents come before children");
+    }
+    expect_true(finished == 4, "beam of 4 finishes 4 hypotheses, got %d", finished);
+    expect_true(b.nodes[b.best_node].state == BEAM_FINISHED, "the winner is a finished node");
+    printf("  %d nodes, %d kept, %d finished, best score %.4f\n", b.n_nodes, kept, finished, b.score);
+    beam_result_free(&b);
+    expect_true(tf_beam(&m, &tr, src, 4, 5, 0.6f, 10, &b, &err) != 0, "beam wider than the trace refused");
+    expect_true(tf_beam(&m, &tr, src, 0, 2, 0.6f, 10, &b, &err) != 0, "empty source refused");
+    printf("  -> %s\n", err.msg);
+    expect_true(tf_beam(&m, &tr, src, 4, 2, NAN, 10, &b, &err) != 0, "NaN alpha refused");
+    trace_free(&tr);
+    model_free(&m);
+}
+
+static void test_teacher_forcing(void **state)
+{
+    (void)state;
+    TfErr err;
+    TfModel m;
+    tiny_model(&m, 12, 8, 2.0f);
+    TfTrace tr, one;
+    expect_true(trace_build(&tr, &m.cfg, 1, 24, TRACE_RECORD, &err) == 0, "trace");
+    expect_true(trace_build(&one, &m.cfg, 1, 24, TRACE_RECORD, &err) == 0, "trace");
+    int src[3] = {4, 5, 6}, tgt[4] = {7, 8, 9, 10}, pred[5], truth[5];
+    float loss[5];
+    expect_true(tf_teacher_forced(&m, &tr, src, 3, tgt, 4, pred, truth, loss, &err) == 0, "teacher forced");
+    int V = m.cfg.tgt_vocab;
+    for (int t = 0; t < 5; t++) {
+        /* the prediction at t is the argmax of a pass over <bos> + tgt[0..t) */
+        int in[5] = {TOK_BOS}, T = t + 1, S = 3;
+        memcpy(in + 1, tgt, (size_t)t * sizeof(int));
+        TfBatch b = {1, 3, T, src, in, &S, &T};
+        tf_forward(&m, &one, &b, 0, &err);
+        const float *p = one.probs + (size_t)t * V;
+        int am = 0;
+        for (int v = 1; v < V; v++)
+            if (p[v] > p[am])
+                am = v;
+        expect_true(pred[t] == am, "position %d: prediction %d is the argmax %d", t, pred[t], am);
+        int want_truth = t < 4 ? tgt[t] : TOK_EOS;
+        expect_true(truth[t] == want_truth, "position %d: true next token %d, got %d", t, want_truth, truth[t]);
+        expect_true(fabsf(loss[t] + logf(p[want_truth])) < 1e-4f, "position %d: loss %.5f = -log p %.5f",
+                    t, loss[t], -logf(p[want_truth]));
+    }
+    trace_free(&tr);
+    trace_free(&one);
+    model_free(&m);
+}
+
+/* The attention kept for each generated token equals the matching row of
+ * one pass over the whole output (the causal mask makes them the same). */
+static void test_greedy_steps(void **state)
+{
+    (void)state;
+    TfErr err;
+    TfModel m;
+    tiny_model(&m, 12, 2, 3.0f);
+    m.p.gen_b[TOK_EOS] = -5; /* long outputs */
+    TfTrace tr;
+    expect_true(trace_build(&tr, &m.cfg, 1, 24, TRACE_RECORD, &err) == 0, "trace");
+    int src[5] = {4, 5, 6, 7, 8};
+    DecodeResult g;
+    expect_true(tf_greedy(&m, &tr, src, 5, 8, 1, &g, &err) == 0, "greedy");
+    int NH = m.cfg.n_heads, T = tr.T;
+    expect_true(T == g.n + 1 - (g.ids[g.n - 1] == TOK_EOS), "trace holds <bos> + output, T = %d", T);
+    for (int t = 0; t < g.n && t < T; t++) {
+        const DecodeStep *st = &g.steps[t];
+        expect_true(st->token == g.ids[t], "step %d token", t);
+        expect_true(st->top_id[0] == st->token, "chosen = top-1");
+        for (int k = 1; k < DEC_TOPK; k++)
+            expect_true(st->top_p[k] <= st->top_p[k - 1], "top-k sorted");
+        for (int l = 0; l < m.cfg.n_dec; l++)
+            for (int h = 0; h < NH; h++) {
+                check_close("self row", st->self_w + ((size_t)l * NH + h) * (t + 1),
+                            tr.dec[l].sa.weights + ((size_t)h * T + t) * T, (size_t)t + 1, 1e-5f, 1e-4f);
+                check_close("cross row", st->cross_w + ((size_t)l * NH + h) * 5,
+                            tr.dec[l].ca.weights + ((size_t)h * T + t) * 5, 5, 1e-5f, 1e-4f);
+            }
+    }
+    decode_result_free(&g);
+    trace_free(&tr);
+    model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_beam1_equals_greedy),
+        cmocka_unit_test(test_beam_finds_best_penalised),
+        cmocka_unit_test(test_beam_tree_and_errors),
+        cmocka_unit_test(test_teacher_forcing),
+        cmocka_unit_test(test_greedy_steps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
