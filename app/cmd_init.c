@@ -8,18 +8,22 @@
 
 static const char *HELP =
     "usage: stepformer init --preset NAME [--vocab N | --src-vocab N --tgt-vocab N]\n"
+    "                       [--d-model N] [--heads N] [--d-ff N] [--layers N]\n"
     "                       [--norm post|pre] [--max-len N] [--seed N] --out FILE\n"
     "\n"
     "Write a randomly initialised model (Xavier/Glorot uniform, seeded) as a\n"
     "safetensors checkpoint. Presets: classroom (64/4/256/2+2), base\n"
     "(512/8/2048/6+6) and big (1024/16/4096/6+6). Tokens are <pad> <bos> <eos>\n"
     "<unk> t4 t5 ...; --vocab N shares one vocabulary and ties the two\n"
-    "embeddings and the pre-softmax projection, as the paper does.\n";
+    "embeddings and the pre-softmax projection, as the paper does.\n"
+    "--d-model, --heads, --d-ff and --layers (encoder and decoder each)\n"
+    "override the preset.\n";
 
 int cmd_init(int argc, char **argv)
 {
     const char *C = "init", *preset = NULL, *out = NULL, *v;
     int vocab = 0, sv = 0, tv = 0, seed = 1, max_len = 0, bad = 0;
+    int dm = 0, nh = 0, dff = 0, nl = 0;
     TfNorm norm = TF_NORM_POST;
     for (int i = 1; i < argc && !bad; i++) {
         if (cli_flag(argv[i], "help")) {
@@ -41,6 +45,18 @@ int cmd_init(int argc, char **argv)
         } else if (cli_opt(argv, argc, &i, "max-len", &v, C, &bad)) {
             if (v && cli_int(v, 2, TF_MAX_LEN, &max_len))
                 return cli_fail(C, "--max-len must be an integer in 2..%d", TF_MAX_LEN);
+        } else if (cli_opt(argv, argc, &i, "d-model", &v, C, &bad)) {
+            if (v && cli_int(v, 1, TF_MAX_DMODEL, &dm))
+                return cli_fail(C, "--d-model must be an integer in 1..%d", TF_MAX_DMODEL);
+        } else if (cli_opt(argv, argc, &i, "heads", &v, C, &bad)) {
+            if (v && cli_int(v, 1, TF_MAX_HEADS, &nh))
+                return cli_fail(C, "--heads must be an integer in 1..%d", TF_MAX_HEADS);
+        } else if (cli_opt(argv, argc, &i, "d-ff", &v, C, &bad)) {
+            if (v && cli_int(v, 1, TF_MAX_DFF, &dff))
+                return cli_fail(C, "--d-ff must be an integer in 1..%d", TF_MAX_DFF);
+        } else if (cli_opt(argv, argc, &i, "layers", &v, C, &bad)) {
+            if (v && cli_int(v, 1, TF_MAX_LAYERS, &nl))
+                return cli_fail(C, "--layers must be an integer in 1..%d", TF_MAX_LAYERS);
         } else if (cli_opt(argv, argc, &i, "seed", &v, C, &bad)) {
             if (v && cli_int(v, 0, 2147483647, &seed))
                 return cli_fail(C, "--seed must be a non-negative integer");
@@ -68,6 +84,14 @@ int cmd_init(int argc, char **argv)
     if (cfg_preset(&cfg, preset, &err))
         return cli_fail(C, "%s", err.msg);
     cfg.norm = norm;
+    if (dm)
+        cfg.d_model = dm;
+    if (nh)
+        cfg.n_heads = nh;
+    if (dff)
+        cfg.d_ff = dff;
+    if (nl)
+        cfg.n_enc = cfg.n_dec = nl;
     if (max_len)
         cfg.max_len = max_len;
     if (vocab) {

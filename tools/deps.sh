@@ -4,7 +4,7 @@
 #   deps.sh ensure    install the missing ones when root, else say what to run
 #   deps.sh list      print them
 set -e
-PKGS="build-essential pkg-config clang libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
+PKGS="build-essential pkg-config clang libclang-rt-14-dev libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
 libcglm-dev libopenblas-dev libcjson-dev libcmocka-dev libfontconfig-dev
 fonts-dejavu-core fonts-wqy-microhei"
 
