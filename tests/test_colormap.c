@@ -1,0 +1,220 @@
+/* test_colormap.c - the colour maps against their published values, their
+ * lightness profiles, NaN and range handling, and the lookup tables. */
+#include "colormap.h"
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const CmapId ALL[] = {CMAP_VIRIDIS, CMAP_CIVIDIS, CMAP_DIVERGING};
+
+/* CIE L* (D65) of an sRGB colour. */
+static double lightness(Color c)
+{
+    double ch[3] = {c.r / 255.0, c.g / 255.0, c.b / 255.0};
+    for (int i = 0; i < 3; i++)
+        ch[i] = ch[i] <= 0.04045 ? ch[i] / 12.92 : pow((ch[i] + 0.055) / 1.055, 2.4);
+    double y = 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2];
+    double f = y > 216.0 / 24389.0 ? cbrt(y) : (24389.0 / 27.0 * y + 16.0) / 116.0;
+    return 116.0 * f - 16.0;
+}
+
+static int channel_diff(Color a, Color b)
+{
+    int d = abs(a.r - b.r);
+    if (abs(a.g - b.g) > d)
+        d = abs(a.g - b.g);
+    if (abs(a.b - b.b) > d)
+        d = abs(a.b - b.b);
+    return d;
+}
+
+/* The colour at t is within tol of the published float triple. */
+static void expect_published(CmapId id, float t, double r, double g, double b,
+                             int tol)
+{
+    Color c = cmap_color(id, t);
+    Color want = {(uint8_t)lround(r * 255), (uint8_t)lround(g * 255),
+                  (uint8_t)lround(b * 255), 255};
+    printf("  %s(%.2f): got (%d,%d,%d) want (%d,%d,%d)\n", cmap_name(id), t,
+           c.r, c.g, c.b, want.r, want.g, want.b);
+    expect_true(channel_diff(c, want) <= tol && c.a == 255,
+                "%s at %.2f off by %d (tolerance %d)", cmap_name(id), t,
+                channel_diff(c, want), tol);
+}
+
+static void test_viridis_published(void **state)
+{
+    (void)state;
+    /* matplotlib's _viridis_data[0], [255], and the mean of [127], [128] */
+    expect_published(CMAP_VIRIDIS, 0.0f, 0.267004, 0.004874, 0.329415, 0);
+    expect_published(CMAP_VIRIDIS, 1.0f, 0.993248, 0.906157, 0.143936, 0);
+    expect_published(CMAP_VIRIDIS, 0.5f, (0.128729 + 0.127568) / 2,
+                     (0.563265 + 0.566949) / 2, (0.551229 + 0.550556) / 2, 1);
+    /* a quarter of the way: _viridis_data[64] is (0.231674, 0.318106, 0.544834)
+     * at t = 64/255 */
+    expect_published(CMAP_VIRIDIS, 64.0f / 255, 0.231674, 0.318106, 0.544834, 1);
+    expect_true(cmap_rgba(CMAP_VIRIDIS, 0) == 0x440154FFu, "packed %08x",
+                cmap_rgba(CMAP_VIRIDIS, 0));
+    expect_true(cmap_rgba(CMAP_VIRIDIS, 1) == 0xFDE725FFu, "packed %08x",
+                cmap_rgba(CMAP_VIRIDIS, 1));
+}
+
+static void test_cividis_published(void **state)
+{
+    (void)state;
+    expect_published(CMAP_CIVIDIS, 0.0f, 0.000000, 0.135112, 0.304751, 0);
+    expect_published(CMAP_CIVIDIS, 1.0f, 0.995737, 0.909344, 0.217772, 0);
+    expect_published(CMAP_CIVIDIS, 0.5f, (0.481622 + 0.485141) / 2,
+                     (0.479573 + 0.482451) / 2, (0.469767 + 0.470384) / 2, 1);
+}
+
+static void test_diverging_published(void **state)
+{
+    (void)state;
+    /* ColorBrewer Blues #08519c, the neutral #f7f7f7, Oranges #a63603 */
+    expect_published(CMAP_DIVERGING, 0.0f, 0x08 / 255.0, 0x51 / 255.0,
+                     0x9c / 255.0, 0);
+    expect_published(CMAP_DIVERGING, 0.5f, 0xf7 / 255.0, 0xf7 / 255.0,
+                     0xf7 / 255.0, 0);
+    expect_published(CMAP_DIVERGING, 1.0f, 0xa6 / 255.0, 0x36 / 255.0,
+                     0x03 / 255.0, 0);
+    Color lo = cmap_color(CMAP_DIVERGING, 0.2f), hi = cmap_color(CMAP_DIVERGING, 0.8f);
+    expect_true(lo.b > lo.r, "low side blue, got (%d,%d,%d)", lo.r, lo.g, lo.b);
+    expect_true(hi.r > hi.b, "high side orange, got (%d,%d,%d)", hi.r, hi.g, hi.b);
+}
+
+/* L* never falls by more than rounding as t rises. */
+static void expect_monotone_lightness(CmapId id, int rising)
+{
+    double prev = rising ? -1 : 101, worst = 0;
+    for (int i = 0; i <= 255; i++) {
+        double l = lightness(cmap_color(id, i / 255.0f));
+        double drop = rising ? prev - l : l - prev;
+        if (drop > worst)
+            worst = drop;
+        prev = l;
+    }
+    printf("  %s: worst step against the trend %.3f L*\n", cmap_name(id), worst);
+    expect_true(worst < 0.6, "%s lightness monotone, worst reversal %.3f",
+                cmap_name(id), worst);
+}
+
+static void test_sequential_lightness(void **state)
+{
+    (void)state;
+    expect_monotone_lightness(CMAP_VIRIDIS, 1);
+    expect_monotone_lightness(CMAP_CIVIDIS, 1);
+    double l0 = lightness(cmap_color(CMAP_VIRIDIS, 0));
+    double l1 = lightness(cmap_color(CMAP_VIRIDIS, 1));
+    expect_true(l1 - l0 > 70, "viridis spans lightness, got %.1f..%.1f", l0, l1);
+}
+
+static void test_diverging_lightness(void **state)
+{
+    (void)state;
+    double worst_asym = 0, worst_step = 0;
+    double prev_lo = 101, prev_hi = 101;
+    for (int i = 0; i <= 128; i++) {
+        float d = i / 256.0f; /* distance from the centre */
+        double lo = lightness(cmap_color(CMAP_DIVERGING, 0.5f - d));
+        double hi = lightness(cmap_color(CMAP_DIVERGING, 0.5f + d));
+        worst_asym = fmax(worst_asym, fabs(lo - hi));
+        worst_step = fmax(worst_step, fmax(lo - prev_lo, hi - prev_hi));
+        prev_lo = lo;
+        prev_hi = hi;
+    }
+    Color mid = cmap_color(CMAP_DIVERGING, 0.5f);
+    double lm = lightness(mid);
+    printf("  centre L* %.1f, ends %.1f / %.1f, worst asymmetry %.2f\n", lm,
+           lightness(cmap_color(CMAP_DIVERGING, 0)),
+           lightness(cmap_color(CMAP_DIVERGING, 1)), worst_asym);
+    expect_true(lm > 95, "a light centre, got L* %.1f", lm);
+    expect_true(mid.r == mid.g && mid.g == mid.b, "a neutral centre, got (%d,%d,%d)",
+                mid.r, mid.g, mid.b);
+    expect_true(worst_step < 0.6, "darker away from the centre, worst %.2f",
+                worst_step);
+    expect_true(worst_asym < 6.0, "arms of matching lightness, worst %.2f",
+                worst_asym);
+}
+
+static void test_nan_and_range(void **state)
+{
+    (void)state;
+    Color nan_c = CMAP_NAN_COLOR;
+    for (size_t m = 0; m < 3; m++) {
+        CmapId id = ALL[m];
+        Color c = cmap_color(id, NAN);
+        expect_true(c.r == nan_c.r && c.g == nan_c.g && c.b == nan_c.b,
+                    "%s NaN grey, got (%d,%d,%d)", cmap_name(id), c.r, c.g, c.b);
+        int closest = 255;
+        for (int i = 0; i <= 255; i++) {
+            int d = channel_diff(cmap_color(id, i / 255.0f), nan_c);
+            closest = d < closest ? d : closest;
+        }
+        expect_true(closest >= 20, "%s: NaN grey distinct, nearest %d away",
+                    cmap_name(id), closest);
+        expect_true(cmap_rgba(id, -3.0f) == cmap_rgba(id, 0.0f), "clamp below");
+        expect_true(cmap_rgba(id, 7.0f) == cmap_rgba(id, 1.0f), "clamp above");
+        expect_true(cmap_rgba(id, -INFINITY) == cmap_rgba(id, 0.0f), "-inf");
+        expect_true(cmap_rgba(id, INFINITY) == cmap_rgba(id, 1.0f), "+inf");
+    }
+    expect_true(nan_c.r == nan_c.g && nan_c.g == nan_c.b, "NaN colour is grey");
+    Color bad = cmap_color(CMAP_COUNT, 0.5f);
+    expect_true(bad.r == nan_c.r, "unknown map gives the NaN grey");
+    expect_true(strcmp(cmap_name(CMAP_COUNT), "?") == 0, "unknown map name");
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < i; j++)
+            expect_true(strcmp(cmap_name(ALL[i]), cmap_name(ALL[j])) != 0,
+                        "distinct names, got %s twice", cmap_name(ALL[i]));
+    expect_true(strcmp(cmap_name(CMAP_VIRIDIS), "viridis") == 0, "viridis name");
+}
+
+static void test_lut(void **state)
+{
+    (void)state;
+    for (size_t m = 0; m < 3; m++) {
+        CmapLut lut;
+        cmap_lut_build(&lut, ALL[m]);
+        for (int i = 0; i < CMAP_LUT_N; i++)
+            expect_true(lut.rgba[i] == cmap_rgba(ALL[m], i / 255.0f),
+                        "entry %d %08x vs %08x", i, lut.rgba[i],
+                        cmap_rgba(ALL[m], i / 255.0f));
+        expect_true(cmap_lut_get(&lut, NAN) == lut.nan_rgba, "LUT NaN");
+        expect_true(cmap_lut_get(&lut, 0.5f) == lut.rgba[128], "LUT middle");
+        expect_true(cmap_lut_get(&lut, 2.0f) == lut.rgba[255], "LUT clamp");
+
+        const float v[6] = {-2.0f, 2.0f, 0.0f, NAN, -9.0f, INFINITY};
+        uint32_t out[6];
+        cmap_lut_map(&lut, v, 6, -2.0f, 2.0f, out);
+        expect_true(out[0] == lut.rgba[0] && out[1] == lut.rgba[255],
+                    "lo and hi map to the ends");
+        expect_true(out[2] == lut.rgba[128], "0 maps to the middle");
+        expect_true(out[3] == lut.nan_rgba, "NaN maps to NaN grey");
+        expect_true(out[4] == lut.rgba[0] && out[5] == lut.rgba[255],
+                    "out of range clamps");
+        cmap_lut_map(&lut, v, 3, 1.0f, 1.0f, out);
+        expect_true(out[0] == lut.rgba[128] && out[1] == lut.rgba[128],
+                    "flat range maps to the middle");
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_viridis_published),
+        cmocka_unit_test(test_cividis_published),
+        cmocka_unit_test(test_diverging_published),
+        cmocka_unit_test(test_sequential_lightness),
+        cmocka_unit_test(test_diverging_lightness),
+        cmocka_unit_test(test_nan_and_range),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_lut),
+    };
+    return cmocka_run_group_tests_name("colormap", tests, NULL, NULL);
+}
