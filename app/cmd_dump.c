@@ -1,6 +1,5 @@
 /* cmd_dump.c - `stepformer dump`: one stage of the forward pass as a matrix,
  * in CSV or JSON. */
-#include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "decode.h"
+#include "export.h"
 #include "stage.h"
 
 #define MAX_SENT 16
@@ -41,76 +41,6 @@ static void print_stages(void)
         printf("  %-20s%s%s\n", si->name, (si->flags & SF_LAYER) ? " --layer" : "",
                (si->flags & SF_HEAD) ? " --head" : (si->flags & SF_HEAD_OPT) ? " [--head]" : "");
     }
-}
-
-static void csv_field(const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"')
-            putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
-}
-
-static void print_csv(const TfTrace *tr, const TfModel *m, const TfView *v)
-{
-    char buf[300];
-    fputs("token", stdout);
-    for (int c = 0; c < v->cols; c++) {
-        putchar(',');
-        csv_field(v->data ? tf_view_label(tr, m, v, 1, c, buf, sizeof buf) : "id");
-    }
-    putchar('\n');
-    for (int r = 0; r < v->rows; r++) {
-        csv_field(tf_view_label(tr, m, v, 0, r, buf, sizeof buf));
-        for (int c = 0; c < v->cols; c++) {
-            float x = tf_view_at(v, r, c);
-            if (isinf(x))
-                printf(",%s", x < 0 ? "-inf" : "inf");
-            else
-                printf(",%.9g", x);
-        }
-        putchar('\n');
-    }
-}
-
-static void print_json(const TfTrace *tr, const TfModel *m, const TfView *v)
-{
-    char buf[300];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "stage", stage_info(v->stage)->name);
-    cJSON_AddNumberToObject(o, "layer", v->layer);
-    cJSON_AddNumberToObject(o, "head", v->head);
-    cJSON_AddNumberToObject(o, "batch_index", v->b);
-    cJSON_AddNumberToObject(o, "rows", v->rows);
-    cJSON_AddNumberToObject(o, "cols", v->cols);
-    cJSON *rl = cJSON_AddArrayToObject(o, "row_labels");
-    for (int r = 0; r < v->rows; r++)
-        cJSON_AddItemToArray(rl, cJSON_CreateString(tf_view_label(tr, m, v, 0, r, buf, sizeof buf)));
-    cJSON *cl = cJSON_AddArrayToObject(o, "col_labels");
-    for (int c = 0; c < v->cols; c++)
-        cJSON_AddItemToArray(cl, cJSON_CreateString(v->data ? tf_view_label(tr, m, v, 1, c, buf, sizeof buf) : "id"));
-    cJSON *data = cJSON_AddArrayToObject(o, "data");
-    for (int r = 0; r < v->rows; r++) {
-        cJSON *row = cJSON_CreateArray();
-        for (int c = 0; c < v->cols; c++) {
-            float x = tf_view_at(v, r, c);
-            cJSON_AddItemToArray(row, isinf(x) ? cJSON_CreateString(x < 0 ? "-inf" : "inf")
-                                               : cJSON_CreateNumber((double)x));
-        }
-        cJSON_AddItemToArray(data, row);
-    }
-    char *s = cJSON_PrintUnformatted(o);
-    if (s)
-        puts(s);
-    free(s);
-    cJSON_Delete(o);
 }
 
 /* --src / --tgt TEXT or ids into seq; tgt TEXT gets <bos> in front */
@@ -275,9 +205,9 @@ int cmd_dump(int argc, char **argv)
         cli_fail(C, "%s", err.msg);
     } else {
         if (json)
-            print_json(&tr, &m, &view);
+            export_json(stdout, &tr, &m, &view);
         else
-            print_csv(&tr, &m, &view);
+            export_csv(stdout, &tr, &m, &view);
         rc = 0;
     }
     trace_free(&tr);

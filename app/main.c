@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "gui.h"
 
 typedef struct Command {
     const char *name;
@@ -16,16 +17,20 @@ static const Command COMMANDS[] = {
     {"info", cmd_info, "configuration, parameter counts, FLOPs"},
     {"dump", cmd_dump, "one stage of the forward pass as CSV or JSON"},
     {"translate", cmd_translate, "translate sentences (greedy or beam search)"},
+    {"shot", cmd_shot, "render a stage or view into a PNG, no display needed"},
     {"bench", cmd_bench, "performance figures as JSON lines"},
 };
 #define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
 
 static void usage(FILE *f)
 {
-    fputs("usage: stepformer [COMMAND] [OPTIONS]\n"
+    fputs("usage: stepformer [--model FILE] [--src TEXT]... [--tgt TEXT] [--stage NAME]\n"
+          "                  [--layer L] [--head H] [--view NAME] [--theme T]\n"
+          "       stepformer COMMAND [OPTIONS]\n"
           "\n"
           "Stepformer runs the Transformer of \"Attention Is All You Need\" and\n"
-          "lets you step through every stage of it.\n"
+          "lets you step through every stage of it. With no command it opens the\n"
+          "window on the bundled English->Chinese model with \"i love china\".\n"
           "\n"
           "commands:\n", f);
     for (int i = 0; i < N_COMMANDS; i++)
@@ -41,13 +46,16 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    for (int i = 0; i < N_COMMANDS; i++)
+    for (int i = 0; argc >= 2 && i < N_COMMANDS; i++)
         if (strcmp(argv[1], COMMANDS[i].name) == 0)
             return COMMANDS[i].run(argc - 1, argv + 1);
+    if (argc < 2 || argv[1][0] == '-') { /* no command: the window */
+        AppOpts o;
+        int rc = gui_parse_args(argc, argv, &o, "gui");
+        if (rc)
+            return rc;
+        return gui_run(&o);
+    }
     fprintf(stderr, "stepformer: unknown command '%s' (try: stepformer --help)\n", argv[1]);
     return 2;
 }

@@ -1,0 +1,222 @@
+/* app.h - the state of the Stepformer window, apart from drawing.
+ *
+ * One App holds the model, the trace of the current input, where the
+ * learner is (stage, layer, head, sentence of the batch, view) and how
+ * things look (theme, colour maps, text size). Events change it through
+ * app_event() (app_event.c); app_frame() (frame.c) draws it through the
+ * renderer layer and handles the mouse in immediate mode. Tests build an
+ * App, feed it synthetic SDL events, run frames on a headless renderer and
+ * look at the state. */
+#ifndef APP_APP_H
+#define APP_APP_H
+
+#include <stdint.h>
+
+#include "colormap.h"
+#include "decode.h"
+#include "model.h"
+#include "ren.h"
+#include "stage.h"
+
+#define APP_MAX_SENT 4       /* sentences in the padded batch */
+#define APP_TEXT_MAX 1024    /* bytes of one input line */
+#define APP_CAP_T 128        /* longest sequence the window shows */
+#define APP_MAX_STEPS 4096   /* entries of the stage walk */
+
+typedef enum ViewId {
+    VIEW_AUTO = 0, /* the natural view of the current stage */
+    VIEW_MATRIX,   /* heatmap with labels and a colour bar */
+    VIEW_HEADS,    /* all layers x heads thumbnails */
+    VIEW_LINES,    /* attention as lines between two token columns */
+    VIEW_MASK,     /* mask matrices with legend, batch selectable */
+    VIEW_PE,       /* positional encoding waves, heatmap, rotation */
+    VIEW_NORM,     /* Add & Norm before/after statistics */
+    VIEW_FFN,      /* FFN hidden activations, ReLU zeros */
+    VIEW_OUTPUT,   /* top-k output probabilities per position */
+    VIEW_DECODE,   /* teacher forcing beside autoregressive decoding */
+    VIEW_TRAIN,    /* live training */
+    VIEW_COUNT
+} ViewId;
+
+const char *view_name(ViewId v);
+int view_find(const char *name); /* -1 if unknown */
+
+typedef enum ThemeId { THEME_DARK, THEME_LIGHT, THEME_CONTRAST, THEME_COUNT } ThemeId;
+
+typedef struct Theme {
+    const char *name;
+    Color bg, panel, panel2, border, text, dim, accent, accent2, select,
+        warn, masked, masked_text, pad, good, bad;
+} Theme;
+const Theme *theme_get(ThemeId id);
+
+/* One place in the stage walk: Left/Right move along these. */
+typedef struct StagePos {
+    StageId stage;
+    int layer;
+} StagePos;
+
+/* Mouse and keyboard input gathered since the last frame (immediate-mode
+ * widgets read it while the frame is built). */
+typedef struct UiInput {
+    int mx, my;           /* mouse position, drawable pixels */
+    int down;             /* left button held */
+    int pressed, released;/* left button went down / up this frame */
+    int rpressed;         /* right button went down */
+    int wheel;            /* wheel clicks this frame (+ up) */
+    int moved;
+} UiInput;
+
+typedef enum Focus { FOCUS_NONE, FOCUS_SRC, FOCUS_TGT } Focus;
+
+/* A token the learner clicked, followed across views. */
+typedef struct Selection {
+    int side; /* 0 none, 1 source, 2 target */
+    int index;
+} Selection;
+
+/* What the mouse is over: filled by the view while drawing, shown by the
+ * status line and the "how it was computed" box. */
+typedef struct Hover {
+    int valid;
+    StageId stage;
+    int layer, head, b, row, col;
+    float value;
+    char where[640]; /* e.g. "row 1 'love', col 2 'china'" */
+} Hover;
+
+/* Pan and zoom of a big matrix: screen = T * cell space (cglm affine2d). */
+typedef struct PanZoom {
+    float zoom;   /* 1 = fit */
+    float ox, oy; /* offset of the content, pixels */
+} PanZoom;
+
+typedef struct App {
+    /* the model and what it computed */
+    TfModel model;
+    int have_model;
+    int untrained;              /* random weights: say so on screen */
+    char model_path[1024];
+    char model_label[128];
+    TfTrace trace;              /* cap APP_MAX_SENT x APP_CAP_T, recorded */
+    TfTrace scratch;            /* for greedy decoding, not shown */
+    uint64_t version;           /* bumps whenever the trace changes */
+    int dirty;                  /* input changed: recompute before drawing */
+
+    /* the input: a source line holding up to four sentences separated by
+     * '|' (a padded batch) and a target for sentence 0 (empty: the greedy
+     * translation is used) */
+    char src_line[APP_TEXT_MAX];
+    char src[APP_MAX_SENT][APP_TEXT_MAX]; /* the line split at '|' */
+    int n_src;
+    char tgt[APP_TEXT_MAX];
+    int tgt_auto;               /* the decoder input came from greedy decoding */
+    int src_ids[APP_MAX_SENT][APP_CAP_T], src_n[APP_MAX_SENT];
+    int tgt_ids[APP_MAX_SENT][APP_CAP_T], tgt_n[APP_MAX_SENT];
+    int n_unk;                  /* unknown words in the current input */
+    int truncated;              /* a sentence was cut to the limit */
+    char input_error[TF_ERR_MAX + 64]; /* why the input could not run, or "" */
+    char translation[APP_TEXT_MAX];
+    DecodeResult greedy;        /* the greedy decode of sentence 0, steps kept */
+
+    /* where the learner is */
+    StagePos walk[APP_MAX_STEPS];
+    int n_walk, at;             /* the walk and the current index in it */
+    int head;                   /* -1 all heads */
+    int batch;                  /* sentence of the batch shown */
+    ViewId view;                /* VIEW_AUTO or a chosen view */
+    Selection sel;
+    int nav_layer[2];           /* layer shown in the navigator: encoder, decoder */
+
+    /* how it looks */
+    ThemeId theme;
+    CmapId cmap_prob, cmap_signed;
+    float text_scale;           /* presenter mode: +/- keys */
+    float pixel_scale;          /* HiDPI */
+    int show_help;
+    int fullscreen;
+    int want_quit;
+    int want_fullscreen_toggle; /* the window loop acts on it */
+    int want_save_png, want_save_csv;
+    int playing;                /* Space: step through stages on a timer */
+    double play_next;
+
+    /* interaction */
+    Focus focus;
+    int cursor;                 /* byte offset in the focused line */
+    UiInput in;
+    Hover hover;
+    PanZoom pz[VIEW_COUNT];
+    int dragging;
+    int drag_x, drag_y;
+    int win_w, win_h;           /* drawable size */
+
+    /* transitions: the main view eases in after a stage change */
+    double anim_start;
+    double now;
+
+    /* drawing resources bound to the renderer of the last frame */
+    struct Gfx *gfx;
+
+    /* a message at the bottom for a few seconds ("saved ...", errors) */
+    char notice[512];
+    double notice_until;
+    int notice_error;
+} App;
+
+/* Options the program was started with. */
+typedef struct AppOpts {
+    const char *model_path;     /* NULL: the bundled en2zh model */
+    const char *src[APP_MAX_SENT];
+    int n_src;
+    const char *tgt;
+    const char *stage;          /* initial stage name or NULL */
+    int layer, head;
+    const char *view;           /* initial view name or NULL */
+    const char *theme;
+    int batch;
+} AppOpts;
+
+/* Build the app: loads the model (falling back to a random classroom model,
+ * labelled untrained, when the bundled one is missing) and computes the
+ * first trace. Returns -1 with err only when nothing at all can be shown. */
+int app_init(App *a, const AppOpts *o, TfErr *err);
+void app_free(App *a);
+
+/* Re-run the model on the current input if it changed. */
+void app_update(App *a);
+/* Replace the model (the old one is kept when the new one fails to load,
+ * and the error is shown as a notice). Returns 0 or -1. */
+int app_load_model(App *a, const char *path);
+
+/* Navigation. */
+StagePos app_pos(const App *a);
+void app_goto(App *a, StageId st, int layer);
+void app_step(App *a, int delta);         /* Left/Right */
+void app_change_layer(App *a, int delta); /* [ and ] */
+void app_toggle_side(App *a);             /* Tab */
+void app_set_head(App *a, int head);      /* 1-9 -> 0..8, 0 -> all (-1) */
+ViewId app_current_view(const App *a);    /* resolves VIEW_AUTO */
+ViewId app_auto_view(const App *a, StageId st);
+void app_set_text(App *a, Focus which, const char *text);
+void app_notice(App *a, int error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Input: SDL events are fed in by the window loop (or by tests). */
+union SDL_Event;
+void app_event(App *a, const union SDL_Event *e);
+
+/* Draw one frame into r at its output size and handle the mouse; app_draw
+ * leaves the frame open (to save it) and app_frame also shows it. */
+void app_draw(App *a, Ren *r);
+void app_frame(App *a, Ren *r);
+/* Does the window need another frame soon (animation, blinking cursor,
+ * a notice to expire, playing)? Returns the milliseconds to wait, or -1
+ * to sleep until the next event. */
+int app_next_wake_ms(const App *a);
+/* Save the window's current frame / matrix next to the working directory;
+ * the result is shown as a notice. */
+void app_save_png(App *a, Ren *r);
+void app_save_csv(App *a);
+
+#endif

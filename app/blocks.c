@@ -1,0 +1,131 @@
+/* blocks.c - the stage walk grouped into the blocks of the paper's Figure 1
+ * ("Multi-Head Attention", "Add & Norm", "Feed Forward", ...). The
+ * navigator draws blocks; the step strip above the main view shows the
+ * stages inside the current block. */
+#include <string.h>
+
+#include "views.h"
+
+static int attn_group(StageId st)
+{
+    if (st >= ST_ENC_SELF_Q && st <= ST_ENC_SELF_OUT) return 1;
+    if (st >= ST_DEC_SELF_Q && st <= ST_DEC_SELF_OUT) return 2;
+    if (st >= ST_DEC_CROSS_Q && st <= ST_DEC_CROSS_OUT) return 3;
+    return 0;
+}
+
+static int is_ffn(StageId st)
+{
+    return st == ST_ENC_FFN_HIDDEN || st == ST_ENC_FFN_OUT || st == ST_DEC_FFN_HIDDEN ||
+           st == ST_DEC_FFN_OUT;
+}
+
+static int kind_of(StageId st)
+{
+    StageKind k = stage_info(st)->kind;
+    if (st == ST_ENC_FINAL || st == ST_DEC_FINAL)
+        return 10;
+    return k == SK_ADD ? 1 : k == SK_NORM ? 2 : 0;
+}
+
+/* Do walk entries i-1 and i belong to the same block? */
+static int same_block(const App *a, int i)
+{
+    StagePos p = a->walk[i - 1], q = a->walk[i];
+    if (p.layer != q.layer && (stage_info(q.stage)->flags & SF_LAYER))
+        return 0;
+    int g = attn_group(p.stage);
+    if (g)
+        return g == attn_group(q.stage);
+    if (is_ffn(p.stage))
+        return is_ffn(q.stage);
+    if (p.stage == ST_POS_ENC)
+        return q.stage == ST_ENC_INPUT;
+    if (p.stage == ST_OUT_LOGITS)
+        return 0;
+    /* post-LN: Add then Norm form "Add & Norm" */
+    return kind_of(p.stage) == 1 && kind_of(q.stage) == 2 && a->model.cfg.norm == TF_NORM_POST;
+}
+
+static const char *block_label(const App *a, int first, int n)
+{
+    StageId st = a->walk[first].stage;
+    switch (attn_group(st)) {
+    case 1: return "Multi-Head Attention";
+    case 2: return "Masked Multi-Head Attention";
+    case 3: return "Multi-Head Attention (encoder K, V)";
+    default: break;
+    }
+    if (is_ffn(st))
+        return "Feed Forward";
+    switch (st) {
+    case ST_SRC_TOKENS: return "Inputs";
+    case ST_TGT_TOKENS: return "Outputs (shifted right)";
+    case ST_SRC_EMBED: return "Input Embedding";
+    case ST_TGT_EMBED: return "Output Embedding";
+    case ST_POS_ENC: case ST_ENC_INPUT: case ST_DEC_INPUT: return "⊕ Positional Encoding";
+    case ST_OUT_LOGITS: return "Linear";
+    case ST_OUT_PROBS: return "Softmax";
+    case ST_ENC_FINAL: case ST_DEC_FINAL: return "LayerNorm (final)";
+    default: break;
+    }
+    if (n == 2)
+        return "Add & Norm";
+    return kind_of(st) == 1 ? "Add (residual)" : "LayerNorm";
+}
+
+int blocks_build(const App *a, NavBlock *out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < a->n_walk; i++) {
+        if (i > 0 && n > 0 && same_block(a, i)) {
+            out[n - 1].count++;
+            continue;
+        }
+        if (n >= max)
+            break;
+        const StageInfo *si = stage_info(a->walk[i].stage);
+        NavBlock *b = &out[n++];
+        b->first = i;
+        b->count = 1;
+        b->decoder = (si->flags & SF_DECODER) != 0;
+        b->layer = (si->flags & SF_LAYER) ? a->walk[i].layer : -1;
+        b->cross = attn_group(a->walk[i].stage) == 3;
+    }
+    for (int k = 0; k < n; k++)
+        out[k].label = block_label(a, out[k].first, out[k].count);
+    return n;
+}
+
+int blocks_current(const NavBlock *b, int n, int at)
+{
+    for (int k = 0; k < n; k++)
+        if (at >= b[k].first && at < b[k].first + b[k].count)
+            return k;
+    return 0;
+}
+
+const char *step_label(StageId st)
+{
+    static const char *suffix[9] = {".q", ".k", ".v", ".scores", ".mask", ".weights", ".heads", ".concat", ".out"};
+    static const char *label[9] = {"Q", "K", "V", "QKᵀ/√d_k", "mask", "softmax", "heads", "concat", "·W_O"};
+    const char *name = stage_info(st)->name;
+    if (attn_group(st)) {
+        const char *dot = strrchr(name, '.');
+        for (int k = 0; k < 9; k++)
+            if (dot && strcmp(dot, suffix[k]) == 0)
+                return label[k];
+    }
+    switch (st) {
+    case ST_SRC_TOKENS: case ST_TGT_TOKENS: return "tokens";
+    case ST_SRC_EMBED: case ST_TGT_EMBED: return "E·√d_model";
+    case ST_POS_ENC: return "PE";
+    case ST_ENC_INPUT: case ST_DEC_INPUT: return "E·√d + PE";
+    case ST_ENC_FFN_HIDDEN: case ST_DEC_FFN_HIDDEN: return "ReLU(xW₁+b₁)";
+    case ST_ENC_FFN_OUT: case ST_DEC_FFN_OUT: return "·W₂+b₂";
+    case ST_OUT_LOGITS: return "logits";
+    case ST_OUT_PROBS: return "softmax";
+    default: break;
+    }
+    return kind_of(st) == 1 ? "Add" : "Norm";
+}

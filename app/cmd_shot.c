@@ -1,0 +1,197 @@
+/* cmd_shot.c - `stepformer shot`: draw any stage or view into a PNG through
+ * the software renderer, with no display. Also the window's command line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "gui.h"
+#include "views.h"
+
+static const char *SHOT_HELP =
+    "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME | --all)\n"
+    "                       [--model FILE] [--src TEXT]... [--tgt TEXT] [--batch B]\n"
+    "                       [--size WxH] [--theme dark|light|contrast] [--scale S]\n"
+    "                       --out FILE_OR_DIR\n"
+    "\n"
+    "Render a stage (or a view: matrix, heads, lines, mask, pe, norm, ffn,\n"
+    "output, decode, train) exactly as the window shows it, into a PNG, through\n"
+    "a software renderer: no display needed. --all renders every stage of the\n"
+    "walk and the extra views into the directory --out. Layers and heads count\n"
+    "from 0 here (the window shows them from 1); --head -1 shows all heads.\n"
+    "--src may be repeated (a padded batch of up to 4 sentences). --scale\n"
+    "enlarges the text as presenter mode does (+/- in the window).\n";
+
+int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
+{
+    memset(o, 0, sizeof *o);
+    o->head = -2;
+    const char *v;
+    int bad = 0;
+    for (int i = 1; i < argc && !bad; i++) {
+        if (cli_opt(argv, argc, &i, "model", &v, cmd, &bad)) {
+            o->model_path = v;
+        } else if (cli_opt(argv, argc, &i, "src", &v, cmd, &bad)) {
+            if (v && o->n_src >= APP_MAX_SENT)
+                return cli_fail(cmd, "at most %d source sentences", APP_MAX_SENT);
+            if (v)
+                o->src[o->n_src++] = v;
+        } else if (cli_opt(argv, argc, &i, "tgt", &v, cmd, &bad)) {
+            o->tgt = v;
+        } else if (cli_opt(argv, argc, &i, "stage", &v, cmd, &bad)) {
+            if (v && stage_find(v) < 0)
+                return cli_fail(cmd, "unknown stage '%s' (see stepformer dump --help)", v);
+            o->stage = v;
+        } else if (cli_opt(argv, argc, &i, "view", &v, cmd, &bad)) {
+            if (v && view_find(v) < 0)
+                return cli_fail(cmd, "unknown view '%s' (matrix, heads, lines, mask, pe, norm, ffn, output, decode, train)", v);
+            o->view = v;
+        } else if (cli_opt(argv, argc, &i, "theme", &v, cmd, &bad)) {
+            if (v && strcmp(v, "dark") && strcmp(v, "light") && strcmp(v, "contrast"))
+                return cli_fail(cmd, "--theme must be dark, light or contrast, not '%s'", v);
+            o->theme = v;
+        } else if (cli_opt(argv, argc, &i, "layer", &v, cmd, &bad)) {
+            if (v && cli_int(v, 0, TF_MAX_LAYERS - 1, &o->layer))
+                return cli_fail(cmd, "--layer must be a layer index from 0, not '%s'", v);
+        } else if (cli_opt(argv, argc, &i, "head", &v, cmd, &bad)) {
+            if (v && cli_int(v, -1, TF_MAX_HEADS - 1, &o->head))
+                return cli_fail(cmd, "--head must be a head index from 0 (or -1 for all), not '%s'", v);
+        } else if (cli_opt(argv, argc, &i, "batch", &v, cmd, &bad)) {
+            if (v && cli_int(v, 0, APP_MAX_SENT - 1, &o->batch))
+                return cli_fail(cmd, "--batch must be in 0..%d", APP_MAX_SENT - 1);
+        } else {
+            return cli_fail(cmd, "unknown argument '%s' (see --help)", argv[i]);
+        }
+    }
+    return bad ? 1 : 0;
+}
+
+typedef struct ShotArgs {
+    int all, w, h;
+    float scale;
+    const char *out;
+} ShotArgs;
+
+/* Take shot's own options out of argv, leaving the window's options. */
+static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nrest)
+{
+    const char *C = "shot", *v;
+    int bad = 0;
+    *nrest = 0;
+    rest[(*nrest)++] = argv[0];
+    s->w = 1280;
+    s->h = 800;
+    s->scale = 1.0f;
+    for (int i = 1; i < argc && !bad; i++) {
+        if (cli_flag(argv[i], "help")) {
+            fputs(SHOT_HELP, stdout);
+            return 2;
+        } else if (cli_flag(argv[i], "all")) {
+            s->all = 1;
+        } else if (cli_opt(argv, argc, &i, "out", &v, C, &bad)) {
+            s->out = v;
+        } else if (cli_opt(argv, argc, &i, "size", &v, C, &bad)) {
+            if (v && (sscanf(v, "%dx%d", &s->w, &s->h) != 2 || s->w < 64 || s->h < 64 ||
+                      s->w > 8192 || s->h > 8192))
+                return cli_fail(C, "--size must be WxH between 64x64 and 8192x8192, not '%s'", v);
+        } else if (cli_opt(argv, argc, &i, "scale", &v, C, &bad)) {
+            if (v && cli_float(v, 0.5, 4, &s->scale))
+                return cli_fail(C, "--scale must be a number in 0.5..4, not '%s'", v);
+        } else {
+            rest[(*nrest)++] = argv[i];
+            /* keep an option's value with it */
+            if (argv[i][0] == '-' && !strchr(argv[i], '=') && i + 1 < argc &&
+                !(argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))
+                rest[(*nrest)++] = argv[++i];
+        }
+    }
+    return bad ? 1 : 0;
+}
+
+static int render_to(App *a, Ren *r, const char *path)
+{
+    TfErr err;
+    a->now = 1000.0;
+    a->anim_start = 0;
+    app_draw(a, r);
+    int rc = ren_save_png(r, path, &err);
+    ren_end(r);
+    if (rc)
+        return cli_fail("shot", "%s", err.msg);
+    return 0;
+}
+
+static int render_all(App *a, Ren *r, const char *dir)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return cli_fail("shot", "cannot create the directory %s", dir);
+    char path[4096];
+    int n = 0, rc = 0;
+    for (int i = 0; i < a->n_walk && !rc; i++) {
+        StagePos p = a->walk[i];
+        const StageInfo *si = stage_info(p.stage);
+        app_goto(a, p.stage, p.layer);
+        a->view = VIEW_AUTO;
+        a->head = 0;
+        snprintf(path, sizeof path, "%s/%03d_%s_l%d.png", dir, n++, si->name, p.layer);
+        rc = render_to(a, r, path);
+        if (si->kind == SK_WEIGHTS && !rc) {
+            a->view = VIEW_LINES;
+            snprintf(path, sizeof path, "%s/%03d_%s_l%d_lines.png", dir, n++, si->name, p.layer);
+            rc = render_to(a, r, path);
+            a->view = VIEW_AUTO;
+            a->head = -1;
+            snprintf(path, sizeof path, "%s/%03d_%s_l%d_heads.png", dir, n++, si->name, p.layer);
+            rc = rc ? rc : render_to(a, r, path);
+            a->head = 0;
+        }
+    }
+    a->view = VIEW_DECODE;
+    snprintf(path, sizeof path, "%s/%03d_decode.png", dir, n++);
+    if (!rc)
+        rc = render_to(a, r, path);
+    if (!rc)
+        printf("wrote %d pictures into %s\n", n, dir);
+    return rc;
+}
+
+int cmd_shot(int argc, char **argv)
+{
+    const char *C = "shot";
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return cli_fail(C, "out of memory");
+    ShotArgs s = {0};
+    int nrest, rc = split_args(argc, argv, &s, rest, &nrest);
+    AppOpts o;
+    if (rc == 0)
+        rc = gui_parse_args(nrest, rest, &o, C);
+    free(rest);
+    if (rc)
+        return rc == 2 ? 0 : rc;
+    if (!s.out)
+        return cli_fail(C, "--out FILE is required");
+    if (!s.all && !o.stage && !o.view)
+        return cli_fail(C, "give --stage NAME, --view NAME or --all");
+    TfErr err;
+    Ren *r = ren_open_headless(s.w, s.h, &err);
+    if (!r)
+        return cli_fail(C, "%s", err.msg);
+    static App a;
+    if (app_init(&a, &o, &err)) {
+        ren_close(r);
+        return cli_fail(C, "%s", err.msg);
+    }
+    a.text_scale = s.scale;
+    if (a.notice[0])
+        cli_warn(C, "%s", a.notice);
+    a.notice[0] = 0;
+    if (o.head != -2)
+        app_set_head(&a, o.head);
+    rc = s.all ? render_all(&a, r, s.out) : render_to(&a, r, s.out);
+    app_free(&a);
+    ren_close(r);
+    return rc;
+}

@@ -1,0 +1,414 @@
+/* frame.c - one frame of the window: the layout (top bar, navigator, main
+ * view with its view tabs, explanation panel, input lines, status line),
+ * the dispatch to the current view, and the overlays. */
+#include <cglm/cglm.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "views.h"
+
+typedef struct Layout {
+    Rect top, nav, steps, tabs, main, panel, src, tgt, status;
+} Layout;
+
+static Layout layout(const App *a, const Gfx *g, int W, int H)
+{
+    Layout L;
+    int s_ui = ren_font_height(g->ui), s_small = ren_font_height(g->small);
+    int title_h = ren_font_height(g->title);
+    int top_h = title_h + 12, line_h = s_ui + 12, status_h = s_small + 10;
+    int tabs_h = s_small + 12;
+    float sc = g->scale;
+    int nav_w = W < 520 ? 0 : (int)fminf(fmaxf(0.22f * W, 190 * sc), 340 * sc);
+    int panel_w = W < 700 ? 0 : (int)fminf(fmaxf(0.24f * W, 210 * sc), 420 * sc);
+    if (nav_w + panel_w > W * 0.62f) { /* large text on a small window */
+        float k = W * 0.62f / (float)(nav_w + panel_w);
+        nav_w = (int)(nav_w * k);
+        panel_w = (int)(panel_w * k);
+    }
+    if (H < 260)
+        nav_w = panel_w = 0;
+    int bottom = 2 * line_h + status_h;
+    if (bottom + top_h > H) { /* tiny window: keep only the status line */
+        top_h = 0;
+        line_h = 0;
+        bottom = status_h;
+    }
+    L.top = (Rect){0, 0, W, top_h};
+    L.status = (Rect){0, H - status_h, W, status_h};
+    L.tgt = (Rect){0, H - status_h - line_h, W, line_h};
+    L.src = (Rect){0, H - status_h - 2 * line_h, W, line_h};
+    int mid_y = top_h, mid_h = H - top_h - bottom;
+    if (mid_h < 0)
+        mid_h = 0;
+    L.nav = (Rect){0, mid_y, nav_w, mid_h};
+    L.panel = (Rect){W - panel_w, mid_y, panel_w, mid_h};
+    int strip = mid_h > 3 * tabs_h ? tabs_h : 0;
+    L.steps = (Rect){nav_w, mid_y, W - nav_w - panel_w, strip};
+    L.tabs = (Rect){nav_w, mid_y + strip, W - nav_w - panel_w, strip};
+    L.main = (Rect){nav_w + 8, mid_y + 2 * strip + 6, W - nav_w - panel_w - 16,
+                    mid_h - 2 * strip - 12};
+    (void)a;
+    return L;
+}
+
+static void draw_top(ViewCtx *v, Rect rc)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    if (rc.h <= 0)
+        return;
+    ren_rect(v->r, rc, th->panel);
+    ren_rect(v->r, (Rect){rc.x, rc.y + rc.h - 1, rc.w, 1}, th->border);
+    int fh = ren_font_height(v->g->title);
+    int y = rc.y + (rc.h - fh) / 2;
+    int x = rc.x + 12;
+    x += ren_text(v->r, v->g->title, "Stepformer", x, y, th->accent) + 16;
+    int sy = rc.y + (rc.h - ren_font_height(v->g->ui)) / 2;
+    x += ren_text(v->r, v->g->ui, a->model_label, x, sy, a->untrained ? th->warn : th->dim) + 24;
+    char t[256];
+    ui_stage_title(a, app_pos(a), t, sizeof t);
+    int hw = ren_text_width(v->g->small, "? help  ");
+    ui_text_fit(v->r, v->g->ui, t, x, sy, rc.w - x - hw - 12, th->text);
+    ren_text(v->r, v->g->small, "? help", rc.x + rc.w - hw, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, th->dim);
+}
+
+/* The views that make sense for the current stage, as tabs. */
+static int view_choices(const App *a, ViewId *out)
+{
+    StagePos p = app_pos(a);
+    const StageInfo *si = stage_info(p.stage);
+    int n = 0;
+    ViewId natural = app_auto_view(a, p.stage);
+    if (natural == VIEW_HEADS)
+        natural = VIEW_MATRIX;
+    out[n++] = natural;
+    if (natural != VIEW_MATRIX && si->kind != SK_TOKENS)
+        out[n++] = VIEW_MATRIX;
+    if (si->kind == SK_WEIGHTS)
+        out[n++] = VIEW_LINES;
+    if (si->flags & SF_HEAD)
+        out[n++] = VIEW_HEADS;
+    out[n++] = VIEW_DECODE;
+    out[n++] = VIEW_TRAIN;
+    return n;
+}
+
+static const char *view_label(ViewId v, StageKind k)
+{
+    switch (v) {
+    case VIEW_MATRIX: return k == SK_TOKENS ? "Tokens" : "Heatmap";
+    case VIEW_HEADS: return "All heads";
+    case VIEW_LINES: return "Lines";
+    case VIEW_MASK: return "Mask";
+    case VIEW_PE: return "Waves";
+    case VIEW_NORM: return "Add & Norm";
+    case VIEW_FFN: return "ReLU";
+    case VIEW_OUTPUT: return "Top-k";
+    case VIEW_DECODE: return "Decode";
+    case VIEW_TRAIN: return "Train";
+    default: return view_name(v);
+    }
+}
+
+static void draw_tabs(ViewCtx *v, Rect rc)
+{
+    App *a = v->a;
+    if (rc.h <= 0 || rc.w <= 0)
+        return;
+    ViewId ch[8];
+    int n = view_choices(a, ch);
+    ViewId cur = app_current_view(a);
+    StageKind kind = stage_info(app_pos(a).stage)->kind;
+    int x = rc.x + 8;
+    for (int i = 0; i < n; i++) {
+        const char *lab = view_label(ch[i], kind);
+        int w = ren_text_width(v->g->small, lab) + 18;
+        if (x + w > rc.x + rc.w)
+            break;
+        int active = cur == ch[i] || (cur == VIEW_HEADS && ch[i] == VIEW_HEADS);
+        if (ui_button(v, (Rect){x, rc.y + 4, w, rc.h - 6}, lab, active)) {
+            if (ch[i] == VIEW_HEADS) {
+                a->head = -1;
+                a->view = VIEW_AUTO;
+            } else {
+                if (a->head < 0 && ch[i] != VIEW_DECODE && ch[i] != VIEW_TRAIN)
+                    a->head = 0;
+                a->view = ch[i] == app_auto_view(a, app_pos(a).stage) ? VIEW_AUTO : ch[i];
+            }
+            a->anim_start = a->now;
+        }
+        x += w + 4;
+    }
+    /* the sentence of the batch, when there are several */
+    if (a->n_src > 1) {
+        x += 16;
+        int lw = ren_text(v->r, v->g->small, "sentence", x, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, v->th->dim);
+        x += lw + 6;
+        for (int b = 0; b < a->n_src; b++) {
+            char s[16];
+            snprintf(s, sizeof s, "%d", b + 1);
+            Rect br = {x, rc.y + 4, rc.h + 4, rc.h - 6};
+            if (x + br.w > rc.x + rc.w)
+                break;
+            if (ui_button(v, br, s, a->batch == b))
+                a->batch = b;
+            x += br.w + 3;
+        }
+    }
+}
+
+static void draw_input(ViewCtx *v, Rect rc, Focus which)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    if (rc.h <= 0)
+        return;
+    RenFont *f = v->g->ui;
+    int fh = ren_font_height(f);
+    ren_rect(v->r, rc, th->panel);
+    const char *label = which == FOCUS_SRC ? "Source" : "Target";
+    int lw = ren_text_width(f, "Target") + 24;
+    ren_text(v->r, f, label, rc.x + 12, rc.y + (rc.h - fh) / 2, th->dim);
+    Rect box = {rc.x + lw, rc.y + 4, rc.w - lw - 12, rc.h - 8};
+    int focused = a->focus == which;
+    ren_rect(v->r, box, th->bg);
+    ren_rect_line(v->r, box, focused ? 2 : 1, focused ? th->accent : th->border);
+    if (ui_clicked(v->in, box)) {
+        a->focus = which;
+        a->cursor = (int)strlen(which == FOCUS_SRC ? a->src_line : a->tgt);
+    }
+    const char *text = which == FOCUS_SRC ? a->src_line : a->tgt;
+    int tx = box.x + 8, ty = box.y + (box.h - fh) / 2;
+    ren_clip_push(v->r, box);
+    if (!text[0] && which == FOCUS_TGT) {
+        char hint[APP_TEXT_MAX + 96];
+        snprintf(hint, sizeof hint, "empty: the decoder reads its own greedy translation  «%s»",
+                 a->translation);
+        ren_text(v->r, f, hint, tx, ty, th->dim);
+    } else if (!text[0]) {
+        ren_text(v->r, f, "type a sentence (up to 4, separated by |)", tx, ty, th->dim);
+    }
+    /* keep the cursor visible: scroll left when the text is long */
+    int cur_x = ren_text_width_n(f, text, focused ? a->cursor : (int)strlen(text));
+    int shift = cur_x > box.w - 24 ? cur_x - (box.w - 24) : 0;
+    ren_text(v->r, f, text, tx - shift, ty, th->text);
+    if (focused && fmod(a->now, 1.0) < 0.6)
+        ren_rect(v->r, (Rect){tx - shift + cur_x, ty, 2, fh}, th->accent);
+    ren_clip_pop(v->r);
+}
+
+static void draw_status(ViewCtx *v, Rect rc)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), y = rc.y + (rc.h - fh) / 2;
+    ren_rect(v->r, rc, th->panel2);
+    char buf[700];
+    StagePos p = app_pos(a);
+    TfView tv;
+    TfErr err;
+    int head = a->head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->head;
+    int x = rc.x + 10;
+    if (!a->input_error[0] && tf_view(&a->trace, p.stage, p.layer, head, a->batch, &tv, &err) == 0) {
+        snprintf(buf, sizeof buf, "%s  [%d × %d]", stage_info(p.stage)->name, tv.rows, tv.cols);
+        x += ren_text(v->r, f, buf, x, y, th->text) + 20;
+    }
+    if (a->notice[0] && a->now < a->notice_until) {
+        ui_text_fit(v->r, f, a->notice, x, y, rc.x + rc.w - x - 10, a->notice_error ? th->warn : th->good);
+        return;
+    }
+    if (a->hover.valid) {
+        char val[32];
+        if (a->hover.stage == ST_SRC_TOKENS || a->hover.stage == ST_TGT_TOKENS)
+            snprintf(val, sizeof val, "%d", (int)a->hover.value);
+        else if (isinf(a->hover.value))
+            snprintf(val, sizeof val, a->hover.value < 0 ? "−∞" : "+∞");
+        else
+            snprintf(val, sizeof val, "%.9g", a->hover.value);
+        snprintf(buf, sizeof buf, "%s = %s", a->hover.where, val);
+        ui_text_fit(v->r, f, buf, x, y, rc.x + rc.w - x - 10, th->select);
+    } else if (a->n_unk) {
+        snprintf(buf, sizeof buf, "%d unknown word%s shown as <unk>", a->n_unk, a->n_unk > 1 ? "s" : "");
+        ren_text(v->r, f, buf, x, y, th->warn);
+    } else {
+        ren_text(v->r, f, "←/→ step  [ ] layer  1-9 head  0 all heads  Tab encoder/decoder  ? help", x, y, th->dim);
+    }
+}
+
+static const char *HELP_LINES[][2] = {
+    {"← →", "previous / next stage"},
+    {"[  ]", "previous / next layer"},
+    {"1 … 9", "show head 1 … 9"},
+    {"0", "all heads at once"},
+    {"Tab", "jump between encoder and decoder"},
+    {"click", "a token: follow it across views; a block: jump to it"},
+    {"hover", "a cell: its exact value and how it was computed"},
+    {"wheel, drag", "zoom and pan big matrices (right-click resets)"},
+    {"Space", "play / pause stepping"},
+    {"+  −", "bigger / smaller text (presenter mode)"},
+    {"T", "theme: dark, light, high contrast"},
+    {"C", "colour map: viridis, cividis, blue-orange"},
+    {"Ctrl+S", "save the window as PNG"},
+    {"Ctrl+E", "save the current matrix as CSV"},
+    {"F11", "full screen"},
+    {"?", "this help"},
+    {"Esc", "leave a text field, close help, quit"},
+};
+
+static void draw_help(ViewCtx *v, int W, int H)
+{
+    const Theme *th = v->th;
+    RenFont *f = v->g->ui;
+    int fh = ren_font_height(f) + 6;
+    int n = (int)(sizeof HELP_LINES / sizeof HELP_LINES[0]);
+    int kw = 0, dw = 0;
+    for (int i = 0; i < n; i++) {
+        int k = ren_text_width(f, HELP_LINES[i][0]), d = ren_text_width(f, HELP_LINES[i][1]);
+        if (k > kw) kw = k;
+        if (d > dw) dw = d;
+    }
+    int w = kw + dw + 72, h = n * fh + ren_font_height(v->g->title) + 40;
+    if (w > W - 20) w = W - 20;
+    if (h > H - 20) h = H - 20;
+    Rect box = {(W - w) / 2, (H - h) / 2, w, h};
+    ren_rect(v->r, (Rect){0, 0, W, H}, (Color){0, 0, 0, 150});
+    ren_rect(v->r, box, th->panel);
+    ren_rect_line(v->r, box, 2, th->accent);
+    ren_clip_push(v->r, box);
+    int y = box.y + 14;
+    ren_text(v->r, v->g->title, "Keys", box.x + 20, y, th->accent);
+    y += ren_font_height(v->g->title) + 10;
+    for (int i = 0; i < n; i++, y += fh) {
+        ren_text(v->r, f, HELP_LINES[i][0], box.x + 20, y, th->select);
+        ren_text(v->r, f, HELP_LINES[i][1], box.x + 40 + kw, y, th->text);
+    }
+    ren_clip_pop(v->r);
+}
+
+static void draw_main(ViewCtx *v)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    if (v->area.w < 20 || v->area.h < 20)
+        return;
+    ViewId view = app_current_view(a);
+    if (a->input_error[0] && view != VIEW_TRAIN) {
+        ui_paragraph(v->r, v->g->title, a->input_error, v->area.x + 20, v->area.y + 40,
+                     v->area.w - 40, th->warn);
+        return;
+    }
+    ren_clip_push(v->r, v->area);
+    switch (view) {
+    case VIEW_HEADS: view_heads(v); break;
+    case VIEW_LINES: view_lines(v); break;
+    case VIEW_MASK: view_mask(v); break;
+    case VIEW_PE: view_pe(v); break;
+    case VIEW_NORM: view_norm(v); break;
+    case VIEW_FFN: view_ffn(v); break;
+    case VIEW_OUTPUT: view_output(v); break;
+    case VIEW_DECODE: view_decode(v); break;
+    case VIEW_TRAIN: view_train(v); break;
+    default: view_matrix(v); break;
+    }
+    ren_clip_pop(v->r);
+    /* ease in after a stage change: a veil that fades out */
+    float t = v->anim;
+    if (t < 1.0f) {
+        Color veil = th->bg;
+        veil.a = (uint8_t)lroundf(200 * (1.0f - glm_ease_cubic_inout(t)));
+        ren_rect(v->r, v->area, veil);
+    }
+}
+
+void app_frame(App *a, Ren *r)
+{
+    app_draw(a, r);
+    ren_end(r);
+}
+
+int app_next_wake_ms(const App *a)
+{
+    double wait = -1;
+    if (a->now - a->anim_start < 0.3)
+        wait = 0.016;
+    if (a->focus != FOCUS_NONE) /* the blinking cursor */
+        wait = wait < 0 || wait > 0.3 ? 0.3 : wait;
+    if (a->notice[0] && a->now < a->notice_until) {
+        double left = a->notice_until - a->now + 0.01;
+        wait = wait < 0 || wait > left ? left : wait;
+    }
+    if (a->playing) {
+        double left = a->play_next - a->now;
+        if (left < 0.001)
+            left = 0.001;
+        wait = wait < 0 || wait > left ? left : wait;
+    }
+    return wait < 0 ? -1 : (int)(wait * 1000) + 1;
+}
+
+void app_draw(App *a, Ren *r)
+{
+    if (a->playing && a->now >= a->play_next) {
+        if (a->at + 1 >= a->n_walk)
+            a->playing = 0;
+        else
+            app_step(a, 1);
+        a->play_next = a->now + 1.6;
+    }
+    app_update(a);
+    Gfx *g = app_gfx(a, r);
+    const Theme *th = theme_get(a->theme);
+    int W, H;
+    ren_output_size(r, &W, &H);
+    a->win_w = W;
+    a->win_h = H;
+    a->pixel_scale = ren_pixel_scale(r);
+    if (g)
+        gfx_fonts(g, a->text_scale * a->pixel_scale, NULL);
+    ren_begin(r, th->bg);
+    if (!g || !g->ui)
+        return;
+    a->hover.valid = 0;
+    ViewCtx v = {a, r, g, th, {0, 0, W, H}, &a->in, 1.0f};
+    double dt = a->now - a->anim_start;
+    v.anim = dt >= 0.25 ? 1.0f : (float)(dt / 0.25);
+    Layout L = layout(a, g, W, H);
+    ren_rect(r, L.nav, th->panel);
+    ren_rect(r, L.panel, th->panel);
+    v.area = L.main;
+    draw_main(&v);
+    v.area = L.steps;
+    ren_rect(r, L.steps, th->panel);
+    steps_draw(&v);
+    v.area = L.tabs;
+    draw_tabs(&v, L.tabs);
+    if (L.nav.w > 0) {
+        v.area = L.nav;
+        ren_clip_push(r, L.nav);
+        nav_draw(&v);
+        ren_clip_pop(r);
+    }
+    if (L.panel.w > 0) {
+        v.area = L.panel;
+        ren_clip_push(r, L.panel);
+        explain_draw(&v);
+        ren_clip_pop(r);
+    }
+    draw_top(&v, L.top);
+    draw_input(&v, L.src, FOCUS_SRC);
+    draw_input(&v, L.tgt, FOCUS_TGT);
+    draw_status(&v, L.status);
+    if (a->show_help)
+        draw_help(&v, W, H);
+    /* a click outside the text fields leaves them */
+    if (a->in.pressed && !ui_over(&a->in, L.src) && !ui_over(&a->in, L.tgt))
+        a->focus = FOCUS_NONE;
+    if (!a->in.down)
+        a->dragging = 0;
+    a->in.pressed = a->in.released = a->in.rpressed = 0;
+    a->in.wheel = 0;
+    a->in.moved = 0;
+}

@@ -1,0 +1,72 @@
+/* gui.c - the window: open it, feed events to the App, draw when something
+ * changed, and sleep in SDL_WaitEventTimeout otherwise (no CPU when idle). */
+#include <SDL.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gui.h"
+#include "views.h"
+
+static double seconds(void)
+{
+    return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
+}
+
+static void handle_requests(App *a, Ren *r)
+{
+    SDL_Window *w = ren_window_handle(r);
+    if (a->want_fullscreen_toggle && w) {
+        a->want_fullscreen_toggle = 0;
+        a->fullscreen = !a->fullscreen;
+        SDL_SetWindowFullscreen(w, a->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+    }
+}
+
+int gui_run(const AppOpts *o)
+{
+    TfErr err;
+    Ren *r = ren_open_window("Stepformer", 1280, 800, &err);
+    if (!r)
+        return cli_fail("gui", "cannot open a window: %s", err.msg);
+    static App a;
+    if (app_init(&a, o, &err)) {
+        ren_close(r);
+        return cli_fail("gui", "%s", err.msg);
+    }
+    SDL_Window *w = ren_window_handle(r);
+    if (w)
+        SDL_SetWindowMinimumSize(w, 200, 150);
+    SDL_StartTextInput();
+    int redraw = 1;
+    while (!a.want_quit) {
+        a.now = seconds();
+        if (redraw) {
+            app_draw(&a, r);
+            if (a.want_save_png) {
+                a.want_save_png = 0;
+                app_save_png(&a, r);
+            }
+            if (a.want_save_csv) {
+                a.want_save_csv = 0;
+                app_save_csv(&a);
+            }
+            ren_end(r);
+            redraw = 0;
+        }
+        int wait = app_next_wake_ms(&a);
+        SDL_Event e;
+        int got = wait < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, wait);
+        a.now = seconds();
+        redraw = 1; /* an event, or the wake-up we asked for */
+        if (got) {
+            do {
+                app_event(&a, &e);
+            } while (SDL_PollEvent(&e));
+        }
+        handle_requests(&a, r);
+    }
+    app_free(&a);
+    ren_close(r);
+    return 0;
+}

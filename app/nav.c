@@ -1,0 +1,267 @@
+/* nav.c - the stage navigator: the architecture drawn as in the paper's
+ * Figure 1, encoder stack beside decoder stack, inputs at the bottom and the
+ * output softmax at the top, one row per block. The current block is lit;
+ * a click jumps to it; the tabs on each stack's frame open one of its N
+ * layers. The step strip (steps_draw) shows the stages inside the current
+ * block above the main view. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "views.h"
+
+#define MAX_BLOCKS 512
+
+/* The most telling stage of a block, where a click lands. */
+static int block_entry(const App *a, const NavBlock *b)
+{
+    for (int k = 0; k < b->count; k++) {
+        StageKind kind = stage_info(a->walk[b->first + k].stage)->kind;
+        if (kind == SK_WEIGHTS || kind == SK_HIDDEN)
+            return b->first + k;
+    }
+    return b->first;
+}
+
+/* The block's label, or a shorter form when the column is narrow. */
+static const char *short_label(RenFont *f, const NavBlock *b, int w)
+{
+    static const char *const forms[][3] = {
+        {"Multi-Head Attention (encoder K, V)", "Cross-Attention", "Cross-Attn"},
+        {"Masked Multi-Head Attention", "Masked Attention", "Masked Attn"},
+        {"Multi-Head Attention", "Self-Attention", "Self-Attn"},
+        {"⊕ Positional Encoding", "⊕ Positional Enc.", "⊕ Position"},
+        {"Input Embedding", "Embedding", "Embed"},
+        {"Output Embedding", "Embedding", "Embed"},
+        {"Outputs (shifted right)", "Outputs (shifted)", "Outputs"},
+        {"LayerNorm (final)", "Final LN", "LN"},
+        {"Add (residual)", "Add", "Add"},
+    };
+    const char *lab = b->label;
+    if (ren_text_width(f, lab) <= w)
+        return lab;
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        if (strcmp(forms[i][0], lab) != 0)
+            continue;
+        return ren_text_width(f, forms[i][1]) <= w ? forms[i][1] : forms[i][2];
+    }
+    return lab;
+}
+
+static void block_row(ViewCtx *v, const NavBlock *b, Rect rc, int current)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    int over = ui_over(v->in, rc);
+    int attn = b->label[0] == 'M' || b->cross;
+    Color base = attn ? ui_mix(th->panel2, th->accent2, 0.18f)
+               : strncmp(b->label, "Feed", 4) == 0 ? ui_mix(th->panel2, th->accent, 0.15f)
+                                                   : th->panel2;
+    Color bg = current ? th->accent : over ? ui_mix(base, th->text, 0.12f) : base;
+    ren_rect(v->r, rc, bg);
+    ren_rect_line(v->r, rc, current ? 2 : 1, current ? th->select : th->border);
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    ren_clip_push(v->r, rc);
+    const char *lab = short_label(f, b, rc.w - 8);
+    int w = ren_text_width(f, lab);
+    int x = w > rc.w - 8 ? rc.x + 4 : rc.x + (rc.w - w) / 2;
+    ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, rc.w - 8, current ? th->bg : th->text);
+    ren_clip_pop(v->r);
+    if (over && v->in->pressed) {
+        StagePos p = a->walk[block_entry(a, b)];
+        app_goto(a, p.stage, p.layer);
+    }
+}
+
+typedef struct ColumnGeo {
+    int frame_top, frame_bottom; /* y extent of the layer frame, -1 if none */
+    int cross_y;                 /* centre of the cross-attention row */
+} ColumnGeo;
+
+static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *bl, int nb,
+                             int cur, int rh, int gap)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    const TfConfig *c = &a->model.cfg;
+    int layer = a->nav_layer[decoder];
+    ColumnGeo g = {-1, -1, -1};
+    int y = col.y + col.h - gap;
+    int fh = ren_font_height(v->g->small);
+    for (int k = 0; k < nb; k++) {
+        const NavBlock *b = &bl[k];
+        int stage_dec = b->decoder || (a->walk[b->first].stage == ST_OUT_LOGITS);
+        if (stage_dec != decoder || (b->layer >= 0 && b->layer != layer))
+            continue;
+        int in_stack = b->layer >= 0;
+        if (in_stack && g.frame_bottom < 0) {
+            g.frame_bottom = y;
+            y -= gap + 4;
+        }
+        if (!in_stack && g.frame_bottom >= 0 && g.frame_top < 0) {
+            g.frame_top = y;
+            y -= gap + fh + 4;
+        }
+        Rect rc = {col.x + 10, y - rh, col.w - 16, rh};
+        int current = cur == k;
+        block_row(v, b, rc, current);
+        if (b->cross)
+            g.cross_y = rc.y + rc.h / 2;
+        y -= rh + gap;
+    }
+    if (g.frame_bottom >= 0 && g.frame_top < 0)
+        g.frame_top = y;
+    if (g.frame_bottom < 0)
+        return g;
+    /* the N x frame, with a tab per layer */
+    Rect fr = {col.x + 4, g.frame_top, col.w - 4, g.frame_bottom - g.frame_top};
+    ren_rect_line(v->r, fr, 1, th->dim);
+    int nl = decoder ? c->n_dec : c->n_enc;
+    char lab[32];
+    snprintf(lab, sizeof lab, "%d× layer", nl);
+    ren_text(v->r, v->g->small, lab, fr.x + fr.w - ren_text_width(v->g->small, lab) - 4, fr.y - fh - 2, th->dim);
+    int tab = fh + 4;
+    for (int l = 0; l < nl; l++) {
+        Rect t = {col.x - 6, fr.y + 4 + l * (tab + 2), tab, tab};
+        if (t.y + t.h > fr.y + fr.h)
+            break;
+        snprintf(lab, sizeof lab, "%d", l + 1);
+        int on = l == layer;
+        ren_rect(v->r, t, on ? th->accent : th->panel2);
+        ren_rect_line(v->r, t, 1, th->border);
+        ui_text_center(v->r, v->g->small, lab, t, on ? th->bg : th->text);
+        if (ui_clicked(v->in, t)) {
+            a->nav_layer[decoder] = l;
+            StagePos p = app_pos(a);
+            const StageInfo *si = stage_info(p.stage);
+            if (((si->flags & SF_DECODER) != 0) == decoder && (si->flags & SF_LAYER))
+                app_goto(a, p.stage, l);
+            else /* open that layer at its first attention block */
+                for (int k = 0; k < nb; k++)
+                    if (bl[k].decoder == decoder && bl[k].layer == l) {
+                        StagePos q = a->walk[block_entry(a, &bl[k])];
+                        app_goto(a, q.stage, q.layer);
+                        break;
+                    }
+        }
+    }
+    return g;
+}
+
+/* Rows a column needs, to size the rows to the panel. */
+static int column_rows(const App *a, const NavBlock *bl, int nb, int decoder)
+{
+    int n = 0, layer = a->nav_layer[decoder];
+    for (int k = 0; k < nb; k++) {
+        int d = bl[k].decoder || a->walk[bl[k].first].stage == ST_OUT_LOGITS;
+        if (d == decoder && (bl[k].layer < 0 || bl[k].layer == layer))
+            n++;
+    }
+    return n;
+}
+
+void nav_draw(ViewCtx *v)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    Rect rc = v->area;
+    StagePos p = app_pos(a);
+    const StageInfo *si = stage_info(p.stage);
+    if (si->flags & SF_LAYER)
+        a->nav_layer[(si->flags & SF_DECODER) ? 1 : 0] = p.layer;
+    static NavBlock bl[MAX_BLOCKS];
+    int nb = blocks_build(a, bl, MAX_BLOCKS);
+    int cur = blocks_current(bl, nb, a->at);
+    int fh = ren_font_height(v->g->small);
+    int head_h = fh + 12;
+    int rows = column_rows(a, bl, nb, 1);
+    int re = column_rows(a, bl, nb, 0);
+    if (re > rows)
+        rows = re;
+    int avail = rc.h - head_h - 3 * (fh + 8);
+    int rh = fh + 14, gap = 7;
+    if (rows * (rh + gap) > avail && rows > 0) {
+        rh = avail / rows - 3;
+        gap = 3;
+        if (rh < fh + 2)
+            rh = fh + 2;
+    }
+    /* centre the diagram vertically when there is room to spare */
+    int used = rows * (rh + gap) + 3 * (fh + 8);
+    int spare = rc.h - head_h - used;
+    if (spare > 0)
+        head_h += spare / 3;
+    int half = rc.w / 2;
+    Rect enc = {rc.x + 8, rc.y + head_h, half - 10, rc.h - head_h - 6};
+    Rect dec = {rc.x + half + 4, rc.y + head_h, half - 10, rc.h - head_h - 6};
+    enc.h = dec.h = rc.y + rc.h - enc.y - (spare > 0 ? spare / 3 : 6);
+    int lab_y = enc.y + enc.h - used - 4;
+    if (lab_y < rc.y + 4)
+        lab_y = rc.y + 4;
+    ui_text_center(v->r, v->g->ui, "Encoder", (Rect){enc.x, lab_y, enc.w, fh + 8}, th->dim);
+    ui_text_center(v->r, v->g->ui, "Decoder", (Rect){dec.x, lab_y, dec.w, fh + 8}, th->dim);
+    ColumnGeo ge = draw_column(v, enc, 0, bl, nb, cur, rh, gap);
+    ColumnGeo gd = draw_column(v, dec, 1, bl, nb, cur, rh, gap);
+    /* the encoder output feeds the decoder's cross-attention (K and V) */
+    if (ge.frame_top >= 0 && gd.cross_y >= 0) {
+        float x0 = (float)(enc.x + enc.w / 2 + 2), y0 = (float)ge.frame_top;
+        float ytop = y0 - (float)fh - 10;
+        if (ytop > gd.cross_y - 12)
+            ytop = (float)gd.cross_y - 12;
+        float xm = (float)(dec.x + 2);
+        float pts[10] = {x0, y0, x0, ytop, xm, ytop, xm, (float)gd.cross_y, xm + 8, (float)gd.cross_y};
+        ren_polyline(v->r, pts, 5, 2.0f, th->accent2);
+        float ah[6] = {xm + 8, (float)gd.cross_y - 4, xm + 14, (float)gd.cross_y, xm + 8, (float)gd.cross_y + 4};
+        Color c3[3] = {th->accent2, th->accent2, th->accent2};
+        ren_triangles(v->r, ah, c3, 3);
+    }
+}
+
+void steps_draw(ViewCtx *v)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    Rect rc = v->area;
+    if (rc.h <= 0 || rc.w <= 0)
+        return;
+    static NavBlock bl[MAX_BLOCKS];
+    int nb = blocks_build(a, bl, MAX_BLOCKS);
+    int cur = blocks_current(bl, nb, a->at);
+    const NavBlock *b = &bl[cur];
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    char lab[160];
+    int x = rc.x + 8;
+    if (b->layer >= 0)
+        snprintf(lab, sizeof lab, "%s · layer %d", b->label, b->layer + 1);
+    else
+        snprintf(lab, sizeof lab, "%s", b->label);
+    int need = 0;
+    for (int k = 0; k < b->count; k++)
+        need += ren_text_width(f, step_label(a->walk[b->first + k].stage)) + 16 + 12;
+    int room = rc.w - need - 16;
+    if (room < ren_text_width(f, lab) && b->layer >= 0)
+        snprintf(lab, sizeof lab, "layer %d", b->layer + 1);
+    if (room > 30)
+        x += ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, room, th->dim) + 10;
+    for (int k = 0; k < b->count; k++) {
+        int i = b->first + k;
+        const char *s = step_label(a->walk[i].stage);
+        int w = ren_text_width(f, s) + 16;
+        if (x + w > rc.x + rc.w - 4)
+            break;
+        Rect c = {x, rc.y + 3, w, rc.h - 6};
+        int on = i == a->at;
+        ren_rect(v->r, c, on ? th->accent : ui_over(v->in, c) ? th->panel2 : th->bg);
+        ren_rect_line(v->r, c, 1, on ? th->select : th->border);
+        ui_text_center(v->r, f, s, c, on ? th->bg : th->text);
+        if (ui_clicked(v->in, c))
+            app_goto(a, a->walk[i].stage, a->walk[i].layer);
+        x += w;
+        if (k + 1 < b->count) {
+            ui_text_center(v->r, f, "›", (Rect){x, rc.y, 12, rc.h}, th->dim);
+            x += 12;
+        }
+    }
+}

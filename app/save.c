@@ -1,0 +1,48 @@
+/* save.c - Ctrl+S and Ctrl+E: the window as PNG, the matrix as CSV, named
+ * after the stage and the time, in the working directory. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "export.h"
+#include "views.h"
+
+static void stamp_name(const App *a, const char *ext, char *buf, size_t cap)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    StagePos p = app_pos(a);
+    snprintf(buf, cap, "stepformer-%s-l%d-%04d%02d%02d-%02d%02d%02d.%s", stage_info(p.stage)->name,
+             p.layer + 1, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+             tm.tm_sec, ext);
+}
+
+void app_save_png(App *a, Ren *r)
+{
+    char name[256];
+    TfErr err;
+    stamp_name(a, "png", name, sizeof name);
+    if (ren_save_png(r, name, &err))
+        app_notice(a, 1, "could not save the picture: %s", err.msg);
+    else
+        app_notice(a, 0, "saved %s", name);
+}
+
+void app_save_csv(App *a)
+{
+    char name[256];
+    TfErr err;
+    TfView v;
+    StagePos p = app_pos(a);
+    int head = a->head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->head;
+    if (a->input_error[0] || tf_view(&a->trace, p.stage, p.layer, head, a->batch, &v, &err)) {
+        app_notice(a, 1, "nothing to export: %s", a->input_error[0] ? a->input_error : err.msg);
+        return;
+    }
+    stamp_name(a, "csv", name, sizeof name);
+    if (export_csv_file(name, &a->trace, &a->model, &v, &err))
+        app_notice(a, 1, "could not save the matrix: %s", err.msg);
+    else
+        app_notice(a, 0, "saved %s (%d × %d)", name, v.rows, v.cols);
+}

@@ -1,0 +1,132 @@
+/* ui.c - the few widgets the views share (immediate mode: each call reads
+ * the input of this frame, draws, and returns what happened). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "views.h"
+
+int ui_over(const UiInput *in, Rect r)
+{
+    return in->mx >= r.x && in->mx < r.x + r.w && in->my >= r.y && in->my < r.y + r.h;
+}
+
+int ui_clicked(const UiInput *in, Rect r)
+{
+    return in->pressed && ui_over(in, r);
+}
+
+Color ui_mix(Color a, Color b, float t)
+{
+    Color c;
+    c.r = (uint8_t)lroundf(a.r + (b.r - a.r) * t);
+    c.g = (uint8_t)lroundf(a.g + (b.g - a.g) * t);
+    c.b = (uint8_t)lroundf(a.b + (b.b - a.b) * t);
+    c.a = (uint8_t)lroundf(a.a + (b.a - a.a) * t);
+    return c;
+}
+
+int ui_button(ViewCtx *v, Rect rc, const char *label, int active)
+{
+    const Theme *th = v->th;
+    int over = ui_over(v->in, rc);
+    Color bg = active ? th->accent : over ? th->panel2 : th->panel;
+    ren_rect(v->r, rc, bg);
+    ren_rect_line(v->r, rc, 1, active ? th->accent : th->border);
+    ui_text_center(v->r, v->g->small, label, rc, active ? th->bg : th->text);
+    return ui_clicked(v->in, rc);
+}
+
+int ui_text_fit(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c)
+{
+    int full = ren_text_width(f, s);
+    if (full <= w)
+        return ren_text(r, f, s, x, y, c);
+    const char *ell = "…";
+    int ew = ren_text_width(f, ell);
+    int len = (int)strlen(s);
+    /* drop whole UTF-8 characters from the end until it fits */
+    while (len > 0) {
+        len--;
+        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+            len--;
+        if (ren_text_width_n(f, s, len) + ew <= w)
+            break;
+    }
+    int adv = ren_text_n(r, f, s, len, x, y, c);
+    return adv + ren_text(r, f, ell, x + adv, y, c);
+}
+
+void ui_text_center(Ren *r, RenFont *f, const char *s, Rect rc, Color c)
+{
+    int w = ren_text_width(f, s), h = ren_font_height(f);
+    ren_clip_push(r, rc);
+    int x = rc.x + (rc.w - w) / 2;
+    if (w > rc.w)
+        x = rc.x + 2;
+    ren_text(r, f, s, x, rc.y + (rc.h - h) / 2, c);
+    ren_clip_pop(r);
+}
+
+int ui_paragraph(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c)
+{
+    RenLine lines[64];
+    int n = ren_text_wrap(f, s, w, lines, 64);
+    if (n > 64)
+        n = 64;
+    int lh = ren_font_height(f);
+    for (int i = 0; i < n; i++)
+        ren_text_n(r, f, s + lines[i].start, lines[i].len, x, y + i * lh, c);
+    return n * lh;
+}
+
+void ui_fmt(char *buf, size_t cap, float v)
+{
+    if (isinf(v))
+        snprintf(buf, cap, v < 0 ? "−∞" : "+∞");
+    else if (isnan(v))
+        snprintf(buf, cap, "NaN");
+    else if (v == 0)
+        snprintf(buf, cap, "0");
+    else if (fabsf(v) >= 1000 || fabsf(v) < 0.001f)
+        snprintf(buf, cap, "%.3g", v);
+    else
+        snprintf(buf, cap, "%.4g", v);
+}
+
+void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const char *label)
+{
+    const Theme *th = v->th;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    Rect bar = {rc.x, rc.y + fh + 2, rc.w, rc.h - 2 * fh - 6};
+    if (bar.h < 8)
+        bar.h = 8;
+    /* vertical bar: high values at the top */
+    for (int i = 0; i < bar.h; i++) {
+        float t = 1.0f - (float)i / (float)(bar.h - 1 > 0 ? bar.h - 1 : 1);
+        ren_rect(v->r, (Rect){bar.x, bar.y + i, bar.w, 1}, cmap_color(cmap, t));
+    }
+    ren_rect_line(v->r, bar, 1, th->border);
+    char a[32], b[32];
+    ui_fmt(a, sizeof a, hi);
+    ui_fmt(b, sizeof b, lo);
+    ren_text(v->r, f, a, rc.x, rc.y, th->dim);
+    ren_text(v->r, f, b, rc.x, bar.y + bar.h + 2, th->dim);
+    if (label && lo < 0 && hi > 0) {
+        int y0 = bar.y + (int)lroundf((hi / (hi - lo)) * (bar.h - 1));
+        ren_rect(v->r, (Rect){bar.x - 3, y0, bar.w + 6, 1}, th->text);
+        ren_text(v->r, f, "0", bar.x + bar.w + 4, y0 - fh / 2, th->dim);
+    }
+}
+
+void ui_stage_title(const App *a, StagePos p, char *buf, size_t cap)
+{
+    const StageInfo *si = stage_info(p.stage);
+    int n = snprintf(buf, cap, "%s", si->name);
+    if (si->flags & SF_LAYER)
+        n += snprintf(buf + n, cap > (size_t)n ? cap - n : 0, "  layer %d", p.layer + 1);
+    if ((si->flags & (SF_HEAD | SF_HEAD_OPT)))
+        snprintf(buf + n, cap > (size_t)n ? cap - n : 0, a->head < 0 ? "  all heads" : "  head %d",
+                 a->head + 1);
+}

@@ -1,0 +1,468 @@
+/* view_matrix.c - a stage as a heatmap: token labels on both axes, a colour
+ * bar with its numeric range (diverging around 0 for signed values, a fixed
+ * 0..1 scale for probabilities), values printed in cells when they fit,
+ * -inf cells hatched, mouse-wheel zoom and drag pan (cglm affine2d) so a
+ * 512-wide matrix can be explored, and hover for the exact value. */
+#include <cglm/cglm.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "views.h"
+
+/* ---- pan and zoom: screen = translate(o) * scale(zoom) * cell space ---- */
+
+static void pz_transform(const PanZoom *pz, mat3 m)
+{
+    glm_mat3_identity(m);
+    glm_translate2d(m, (vec2){pz->ox, pz->oy});
+    glm_scale2d_uni(m, pz->zoom);
+}
+
+/* Zoom by f keeping the content point under (mx, my) still. */
+static void pz_zoom_at(PanZoom *pz, float f, float mx, float my)
+{
+    mat3 m, inv;
+    pz_transform(pz, m);
+    glm_mat3_inv(m, inv);
+    vec3 p, s = {mx, my, 1};
+    glm_mat3_mulv(inv, s, p); /* the content point under the cursor */
+    float z = pz->zoom * f;
+    if (z < 1.0f)
+        z = 1.0f;
+    if (z > 64.0f)
+        z = 64.0f;
+    pz->zoom = z;
+    pz->ox = mx - z * p[0];
+    pz->oy = my - z * p[1];
+}
+
+static void pz_clamp(PanZoom *pz, float content_w, float content_h, float view_w, float view_h)
+{
+    float w = content_w * pz->zoom, h = content_h * pz->zoom;
+    float minx = w > view_w ? view_w - w : 0, miny = h > view_h ? view_h - h : 0;
+    if (pz->ox > 0) pz->ox = 0;
+    if (pz->oy > 0) pz->oy = 0;
+    if (pz->ox < minx) pz->ox = minx;
+    if (pz->oy < miny) pz->oy = miny;
+    if (pz->zoom <= 1.0f)
+        pz->ox = pz->oy = 0;
+}
+
+/* ---- helpers ---- */
+
+static int label_is_padding(const App *a, const TfView *tv, int axis, int i)
+{
+    LabelKind k = axis ? tv->col_kind : tv->row_kind;
+    const TfTrace *tr = &a->trace;
+    if (k == LBL_SRC)
+        return i >= tr->src_len[tv->b];
+    if (k == LBL_TGT)
+        return i >= tr->tgt_len[tv->b];
+    return 0;
+}
+
+static int label_selected(const App *a, const TfView *tv, int axis, int i)
+{
+    LabelKind k = axis ? tv->col_kind : tv->row_kind;
+    return (k == LBL_SRC && a->sel.side == 1 && a->sel.index == i) ||
+           (k == LBL_TGT && a->sel.side == 2 && a->sel.index == i);
+}
+
+static void toggle_select(App *a, LabelKind k, int i)
+{
+    int side = k == LBL_SRC ? 1 : k == LBL_TGT ? 2 : 0;
+    if (!side)
+        return;
+    if (a->sel.side == side && a->sel.index == i)
+        a->sel.side = 0;
+    else
+        a->sel = (Selection){side, i};
+}
+
+static float luminance(Color c)
+{
+    return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
+}
+
+static void value_range(const TfView *tv, const HeatOpts *o, float *lo, float *hi)
+{
+    if (o->lo < o->hi) {
+        *lo = o->lo;
+        *hi = o->hi;
+        return;
+    }
+    if (o->prob) {
+        *lo = 0;
+        *hi = 1;
+        return;
+    }
+    float m = 0;
+    for (int r = 0; r < tv->rows; r++)
+        for (int c = 0; c < tv->cols; c++) {
+            float x = fabsf(tf_view_at(tv, r, c));
+            if (isfinite(x) && x > m)
+                m = x;
+        }
+    if (m == 0)
+        m = 1;
+    *lo = -m;
+    *hi = m;
+}
+
+/* Draw the matrix image, tiled when it is wider or taller than a texture. */
+static void draw_cells(ViewCtx *v, const TfView *tv, Rect grid, float cw, float ch,
+                       float lo, float hi, CmapId cmap, uint64_t key)
+{
+    App *a = v->a;
+    int maxs = ren_image_max_size(v->r);
+    if (maxs < 16)
+        maxs = 16;
+    uint32_t masked = cmap_pack(v->th->masked);
+    for (int r0 = 0; r0 < tv->rows; r0 += maxs) {
+        for (int c0 = 0; c0 < tv->cols; c0 += maxs) {
+            TfView t = *tv;
+            t.rows = tv->rows - r0 < maxs ? tv->rows - r0 : maxs;
+            t.cols = tv->cols - c0 < maxs ? tv->cols - c0 : maxs;
+            if (t.data)
+                t.data = tv->data + (size_t)r0 * tv->stride + c0;
+            int tile = (r0 / maxs) * 64 + c0 / maxs;
+            RenImage *img = heat_image(v->g, a->version, key + (uint64_t)tile * 0x1000000000000ull,
+                                       &t, lo, hi, cmap, masked);
+            if (!img)
+                continue;
+            int x0 = grid.x + (int)lroundf(c0 * cw), x1 = grid.x + (int)lroundf((c0 + t.cols) * cw);
+            int y0 = grid.y + (int)lroundf(r0 * ch), y1 = grid.y + (int)lroundf((r0 + t.rows) * ch);
+            ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, (Rect){x0, y0, x1 - x0, y1 - y0});
+        }
+    }
+}
+
+static void draw_cell_marks(ViewCtx *v, const TfView *tv, Rect clip, Rect grid, float cw,
+                            float ch, float lo, float hi, CmapId cmap, const HeatOpts *o)
+{
+    const Theme *th = v->th;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    int vw = ren_text_width(f, "-0.000") + 4;
+    int print = o->show_values && cw >= vw && ch >= fh + 2;
+    int c_first = (int)floorf((clip.x - grid.x) / cw), c_last = (int)ceilf((clip.x + clip.w - grid.x) / cw);
+    int r_first = (int)floorf((clip.y - grid.y) / ch), r_last = (int)ceilf((clip.y + clip.h - grid.y) / ch);
+    if (c_first < 0) c_first = 0;
+    if (r_first < 0) r_first = 0;
+    if (c_last > tv->cols) c_last = tv->cols;
+    if (r_last > tv->rows) r_last = tv->rows;
+    if ((long)(c_last - c_first) * (r_last - r_first) > 6000)
+        return; /* too many cells on screen to annotate */
+    char buf[32];
+    for (int r = r_first; r < r_last; r++) {
+        for (int c = c_first; c < c_last; c++) {
+            float x = tf_view_at(tv, r, c);
+            Rect cell = {grid.x + (int)lroundf(c * cw), grid.y + (int)lroundf(r * ch),
+                         (int)lroundf((c + 1) * cw) - (int)lroundf(c * cw),
+                         (int)lroundf((r + 1) * ch) - (int)lroundf(r * ch)};
+            if (isinf(x) && x < 0) {
+                if (cw >= 8 && ch >= 8) { /* hatch: masked, not a colour value */
+                    ren_clip_push(v->r, cell);
+                    for (int d = -cell.h; d < cell.w; d += 6)
+                        ren_line(v->r, (float)(cell.x + d), (float)(cell.y + cell.h),
+                                 (float)(cell.x + d + cell.h), (float)cell.y, 1.0f, th->masked_text);
+                    ren_clip_pop(v->r);
+                }
+                if (print)
+                    ui_text_center(v->r, f, "−∞", cell, th->text);
+                continue;
+            }
+            if (o->zeros_marked && x == 0 && cw >= 4 && ch >= 4) {
+                int d = (int)fminf(cw, ch) / 4 + 1;
+                ren_rect(v->r, (Rect){cell.x + cell.w / 2 - d / 2, cell.y + cell.h / 2 - d / 2, d, d},
+                         th->masked);
+            }
+            if (print) {
+                float t = hi > lo ? (x - lo) / (hi - lo) : 0.5f;
+                Color bg = cmap_color(cmap, t);
+                Color fg = luminance(bg) > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255};
+                ui_fmt(buf, sizeof buf, x);
+                ui_text_center(v->r, f, buf, cell, fg);
+            }
+        }
+    }
+}
+
+/* Labels along one axis, every `every`-th one when they crowd. */
+static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect grid,
+                        float step, int n)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    char buf[300];
+    LabelKind kind = axis ? tv->col_kind : tv->row_kind;
+    int need = axis ? (kind == LBL_DIM ? ren_text_width(f, "000") + 6 : 36) : fh;
+    int every = 1;
+    while (every * step < need && every < n)
+        every *= 2;
+    ren_clip_push(v->r, band);
+    for (int i = 0; i < n; i += every) {
+        tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf);
+        int pad = label_is_padding(a, tv, axis, i), sel = label_selected(a, tv, axis, i);
+        Color c = sel ? th->select : pad ? th->dim : th->text;
+        Rect hit;
+        if (axis) {
+            int cx = grid.x + (int)lroundf((i + 0.5f) * step);
+            int w = ren_text_width(f, buf);
+            int maxw = (int)(step * every) - 2;
+            hit = (Rect){cx - (int)(step / 2), band.y, (int)step, band.h};
+            if (w <= maxw || every > 1)
+                ren_text(v->r, f, buf, cx - w / 2, band.y + band.h - fh - 2, c);
+            else
+                ui_text_fit(v->r, f, buf, cx - maxw / 2, band.y + band.h - fh - 2, maxw, c);
+        } else {
+            int cy = grid.y + (int)lroundf((i + 0.5f) * step);
+            hit = (Rect){band.x, cy - (int)(step / 2), band.w, (int)step};
+            int w = ren_text_width(f, buf);
+            int x = band.x + band.w - w - 6;
+            if (x < band.x)
+                x = band.x;
+            ui_text_fit(v->r, f, buf, x, cy - fh / 2, band.w - 6, c);
+        }
+        if (sel)
+            ren_rect_line(v->r, hit, 1, th->select);
+        if (ui_clicked(v->in, hit) && ui_over(v->in, band))
+            toggle_select(a, kind, i);
+    }
+    ren_clip_pop(v->r);
+}
+
+static void set_hover(App *a, const TfView *tv, int r, int c)
+{
+    char rl[200], cl[200];
+    Hover *h = &a->hover;
+    h->valid = 1;
+    h->stage = tv->stage;
+    h->layer = tv->layer;
+    h->head = tv->head;
+    h->b = tv->b;
+    h->row = r;
+    h->col = c;
+    h->value = tf_view_at(tv, r, c);
+    tf_view_label(&a->trace, &a->model, tv, 0, r, rl, sizeof rl);
+    tf_view_label(&a->trace, &a->model, tv, 1, c, cl, sizeof cl);
+    snprintf(h->where, sizeof h->where, "row %d '%s', col %d '%s'", r, rl, c, cl);
+}
+
+void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    if (rc.w < 40 || rc.h < 30 || tv->rows < 1 || tv->cols < 1)
+        return;
+    if (o->caption) {
+        ui_text_fit(v->r, v->g->ui, o->caption, rc.x, rc.y, rc.w, th->text);
+        int ch = ren_font_height(v->g->ui) + 4;
+        rc.y += ch;
+        rc.h -= ch;
+    }
+    /* row label band: as wide as the labels, at most a quarter */
+    char buf[300];
+    int lw = 0;
+    for (int i = 0; i < tv->rows && i < 256; i++) {
+        int w = ren_text_width(f, tf_view_label(&a->trace, &a->model, tv, 0, i, buf, sizeof buf));
+        if (w > lw)
+            lw = w;
+    }
+    lw += 10;
+    if (lw > rc.w / 4)
+        lw = rc.w / 4;
+    int cbw = o->colorbar ? ren_text_width(f, "-0.0000") + 22 : 0;
+    int top = fh + 6;
+    Rect grid_area = {rc.x + lw, rc.y + top, rc.w - lw - cbw - 8, rc.h - top};
+    if (grid_area.w < 10 || grid_area.h < 10)
+        return;
+    float cw = (float)grid_area.w / tv->cols, ch = (float)grid_area.h / tv->rows;
+    int square = tv->row_kind != LBL_DIM && tv->col_kind != LBL_DIM && tv->col_kind != LBL_VOCAB;
+    float maxc = 72.0f * v->g->scale;
+    if (square)
+        cw = ch = fminf(fminf(cw, ch), maxc);
+    else {
+        cw = fminf(cw, maxc);
+        ch = fminf(ch, maxc);
+    }
+    /* centre the matrix; the colour bar follows it */
+    int content_w = (int)lroundf(cw * tv->cols), content_h = (int)lroundf(ch * tv->rows);
+    int slack = grid_area.w - content_w;
+    if (slack > 0) {
+        int shift = slack / 2;
+        grid_area.x += shift;
+        grid_area.w = content_w;
+        rc.x += shift;
+        rc.w = lw + content_w + cbw + 8;
+    }
+    if (grid_area.h > content_h)
+        grid_area.h = content_h;
+    PanZoom none = {1, 0, 0}, *pz = o->pz_slot >= 0 ? &a->pz[o->pz_slot] : &none;
+    /* wheel zoom and drag pan inside the grid */
+    int over = ui_over(v->in, grid_area);
+    if (o->pz_slot >= 0 && over) {
+        if (v->in->wheel) {
+            float mx = (float)(v->in->mx - grid_area.x), my = (float)(v->in->my - grid_area.y);
+            pz_zoom_at(pz, powf(1.25f, (float)v->in->wheel), mx, my);
+        }
+        if (v->in->pressed) {
+            a->dragging = 1;
+            a->drag_x = v->in->mx;
+            a->drag_y = v->in->my;
+        }
+        if (v->in->rpressed)
+            *pz = (PanZoom){1, 0, 0};
+    }
+    if (o->pz_slot >= 0 && a->dragging && v->in->down) {
+        pz->ox += (float)(v->in->mx - a->drag_x);
+        pz->oy += (float)(v->in->my - a->drag_y);
+        a->drag_x = v->in->mx;
+        a->drag_y = v->in->my;
+    }
+    pz_clamp(pz, cw * tv->cols, ch * tv->rows, (float)grid_area.w, (float)grid_area.h);
+    mat3 m;
+    pz_transform(pz, m);
+    vec3 o0, p0 = {0, 0, 1};
+    glm_mat3_mulv(m, p0, o0);
+    float zcw = cw * pz->zoom, zch = ch * pz->zoom;
+    Rect grid = {grid_area.x + (int)lroundf(o0[0]), grid_area.y + (int)lroundf(o0[1]),
+                 (int)lroundf(zcw * tv->cols), (int)lroundf(zch * tv->rows)};
+
+    float lo, hi;
+    value_range(tv, o, &lo, &hi);
+    CmapId cmap = o->prob ? a->cmap_prob : a->cmap_signed;
+    uint64_t key = heat_key(tv->stage, tv->layer, tv->head, tv->b, cmap, o->zeros_marked);
+    ren_clip_push(v->r, grid_area);
+    draw_cells(v, tv, grid, zcw, zch, lo, hi, cmap, key);
+    draw_cell_marks(v, tv, grid_area, grid, zcw, zch, lo, hi, cmap, o);
+    /* padding rows/columns get a veil so the real tokens stand out */
+    for (int i = 0; i < tv->rows; i++)
+        if (label_is_padding(a, tv, 0, i))
+            ren_rect(v->r, (Rect){grid.x, grid.y + (int)lroundf(i * zch), grid.w, (int)ceilf(zch)},
+                     (Color){th->pad.r, th->pad.g, th->pad.b, 110});
+    for (int i = 0; i < tv->cols; i++)
+        if (label_is_padding(a, tv, 1, i))
+            ren_rect(v->r, (Rect){grid.x + (int)lroundf(i * zcw), grid.y, (int)ceilf(zcw), grid.h},
+                     (Color){th->pad.r, th->pad.g, th->pad.b, 110});
+    /* selected token: outline its row or column */
+    for (int axis = 0; axis < 2; axis++) {
+        int n = axis ? tv->cols : tv->rows;
+        for (int i = 0; i < n; i++) {
+            if (!label_selected(a, tv, axis, i))
+                continue;
+            Rect s = axis ? (Rect){grid.x + (int)lroundf(i * zcw), grid.y, (int)lroundf(zcw), grid.h}
+                          : (Rect){grid.x, grid.y + (int)lroundf(i * zch), grid.w, (int)lroundf(zch)};
+            ren_rect_line(v->r, s, 2, th->select);
+        }
+    }
+    /* hover */
+    if (over && v->in->mx < grid.x + grid.w && v->in->my < grid.y + grid.h &&
+        v->in->mx >= grid.x && v->in->my >= grid.y) {
+        int c = (int)((v->in->mx - grid.x) / zcw), r = (int)((v->in->my - grid.y) / zch);
+        if (r >= 0 && r < tv->rows && c >= 0 && c < tv->cols) {
+            set_hover(a, tv, r, c);
+            Rect cell = {grid.x + (int)lroundf(c * zcw), grid.y + (int)lroundf(r * zch),
+                         (int)lroundf(zcw) > 2 ? (int)lroundf(zcw) : 2, (int)lroundf(zch) > 2 ? (int)lroundf(zch) : 2};
+            ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
+        }
+    }
+    ren_clip_pop(v->r);
+    ren_rect_line(v->r, (Rect){grid_area.x - 1, grid_area.y - 1,
+                               (grid.w < grid_area.w ? grid.w : grid_area.w) + 2,
+                               (grid.h < grid_area.h ? grid.h : grid_area.h) + 2}, 1, th->border);
+    /* labels */
+    draw_labels(v, tv, 0, (Rect){rc.x, grid_area.y, lw, grid_area.h}, grid, zch, tv->rows);
+    draw_labels(v, tv, 1, (Rect){grid_area.x, rc.y, grid_area.w, top}, grid, zcw, tv->cols);
+    if (o->colorbar) {
+        int bh = grid.h < grid_area.h ? grid.h : grid_area.h;
+        if (bh < 120)
+            bh = grid_area.h < 120 ? grid_area.h : 120;
+        ui_colorbar(v, (Rect){rc.x + rc.w - cbw + 8, grid_area.y, 16, bh}, cmap, lo, hi,
+                    o->prob ? NULL : "0");
+    }
+    if (pz->zoom > 1.0f) {
+        char z[64];
+        snprintf(z, sizeof z, "zoom %.1fx  (right-click resets)", pz->zoom);
+        ren_text(v->r, f, z, grid_area.x, rc.y + rc.h - fh, th->dim);
+    }
+}
+
+/* ---- token stages: the sentence as chips with ids ---- */
+
+static void tokens_draw(ViewCtx *v, const TfView *tv)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    RenFont *f = v->g->title, *s = v->g->small;
+    int fh = ren_font_height(f), sh = ren_font_height(s);
+    int x = v->area.x + 10, y = v->area.y + 20;
+    char buf[300], id[32];
+    for (int i = 0; i < tv->rows; i++) {
+        tf_view_label(&a->trace, &a->model, tv, 0, i, buf, sizeof buf);
+        int w = ren_text_width(f, buf) + 24;
+        if (w < 56)
+            w = 56;
+        if (x + w > v->area.x + v->area.w - 10) {
+            x = v->area.x + 10;
+            y += fh + 2 * sh + 28;
+        }
+        Rect chip = {x, y, w, fh + 14};
+        int pad = label_is_padding(a, tv, 0, i), unk = tv->ids[i] == TOK_UNK;
+        int sel = label_selected(a, tv, 0, i);
+        ren_rect(v->r, chip, pad ? th->pad : th->panel2);
+        ren_rect_line(v->r, chip, sel ? 3 : 1, sel ? th->select : unk ? th->warn : th->border);
+        ui_text_center(v->r, f, buf, chip, unk ? th->warn : th->text);
+        snprintf(id, sizeof id, "id %d", tv->ids[i]);
+        ui_text_center(v->r, s, id, (Rect){x, y + chip.h + 2, w, sh}, th->dim);
+        snprintf(id, sizeof id, "pos %d", i);
+        ui_text_center(v->r, s, id, (Rect){x, y + chip.h + 2 + sh, w, sh}, th->dim);
+        if (ui_clicked(v->in, chip))
+            toggle_select(a, tv->row_kind, i);
+        if (ui_over(v->in, chip)) {
+            a->hover.valid = 1;
+            a->hover.stage = tv->stage;
+            a->hover.row = i;
+            a->hover.col = 0;
+            a->hover.value = (float)tv->ids[i];
+            snprintf(a->hover.where, sizeof a->hover.where, "token %d '%s'", i, buf);
+        }
+        x += w + 10;
+    }
+    y += fh + 2 * sh + 40;
+    if (a->n_unk && tv->stage == ST_SRC_TOKENS)
+        ui_paragraph(v->r, v->g->ui, "Words outside the model's vocabulary become <unk> (outlined in red): the model cannot tell them apart.",
+                     v->area.x + 10, y, v->area.w - 20, th->warn);
+}
+
+void view_matrix(ViewCtx *v)
+{
+    App *a = v->a;
+    StagePos p = app_pos(a);
+    const StageInfo *si = stage_info(p.stage);
+    int head = a->head;
+    if ((si->flags & SF_HEAD) && head < 0)
+        head = 0;
+    TfView tv;
+    TfErr err;
+    if (tf_view(&a->trace, p.stage, p.layer, head, a->batch, &tv, &err)) {
+        ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
+        return;
+    }
+    if (si->kind == SK_TOKENS) {
+        tokens_draw(v, &tv);
+        return;
+    }
+    HeatOpts o = {0};
+    o.prob = si->kind == SK_WEIGHTS || si->kind == SK_PROBS;
+    o.show_values = 1;
+    o.colorbar = 1;
+    o.zeros_marked = si->kind == SK_HIDDEN;
+    o.pz_slot = VIEW_MATRIX;
+    heat_draw(v, &tv, v->area, &o);
+}

@@ -1,0 +1,127 @@
+/* views.h - what every view and panel of the window shares: the drawing
+ * context, fonts, a few widgets, and the heatmap texture cache.
+ *
+ * A view draws one kind of picture into ctx->area through the renderer layer
+ * (never SDL), reads the mouse from ctx->in, and reports what the mouse is
+ * over into app->hover. One file per view. */
+#ifndef APP_VIEWS_H
+#define APP_VIEWS_H
+
+#include "app.h"
+#include "colormap.h"
+#include "ren.h"
+
+#define HEAT_CACHE 128
+
+/* A heatmap texture and what it shows, kept until the data changes. */
+typedef struct HeatEntry {
+    RenImage *img;
+    uint64_t version, key;
+    int w, h;
+    unsigned last_use;
+} HeatEntry;
+
+/* Drawing resources that live as long as the window (renderer-owned). */
+typedef struct Gfx {
+    Ren *r;
+    RenFont *ui, *small, *mono, *title;
+    float scale;          /* text_scale x pixel_scale the fonts were made for */
+    CmapLut lut[CMAP_COUNT];
+    HeatEntry heat[HEAT_CACHE];
+    unsigned use_clock;
+    int font_error;
+    char font_msg[256];
+} Gfx;
+
+typedef struct ViewCtx {
+    App *a;
+    Ren *r;
+    Gfx *g;
+    const Theme *th;
+    Rect area;
+    UiInput *in;
+    float anim;           /* 0..1 easing after a stage change */
+} ViewCtx;
+
+/* The App's resources for renderer r (made on first use, replaced when the
+ * renderer changes); app_gfx_free releases them before the renderer goes. */
+Gfx *app_gfx(App *a, Ren *r);
+void app_gfx_free(App *a);
+
+/* Fonts and caches; gfx_fonts re-opens fonts when the scale changed. */
+int gfx_init(Gfx *g, Ren *r, TfErr *err);
+int gfx_fonts(Gfx *g, float scale, TfErr *err);
+void gfx_free(Gfx *g);
+/* Pixel size for a base size at the current scale. */
+int gfx_px(const Gfx *g, float base);
+
+/* A cached heatmap of a view's matrix: rows x cols cells coloured by
+ * cmap((v - lo) / (hi - lo)); -inf cells get masked_rgba. key identifies
+ * what is drawn (stage, layer, head, sentence, colour map, variant). */
+RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
+                     float lo, float hi, CmapId cmap, uint32_t masked_rgba);
+uint64_t heat_key(StageId st, int layer, int head, int b, int cmap, int variant);
+
+/* ---- widgets ---- */
+int ui_over(const UiInput *in, Rect r);
+int ui_clicked(const UiInput *in, Rect r);
+/* A button; returns 1 when clicked this frame. */
+int ui_button(ViewCtx *v, Rect rc, const char *label, int active);
+/* Text cut to width with an ellipsis; returns the width drawn. */
+int ui_text_fit(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c);
+/* Text centred in a rect (clipped). */
+void ui_text_center(Ren *r, RenFont *f, const char *s, Rect rc, Color c);
+/* Wrapped paragraph; returns the height used. */
+int ui_paragraph(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c);
+/* A colour bar with its numeric range. */
+void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const char *label);
+Color ui_mix(Color a, Color b, float t);
+/* Stage name and shape, e.g. "enc.self.weights  layer 1 head 2  [4 x 4]". */
+void ui_stage_title(const App *a, StagePos p, char *buf, size_t cap);
+/* Value formatting for labels: 4 significant digits, -inf as "−∞". */
+void ui_fmt(char *buf, size_t cap, float v);
+
+/* ---- blocks of the architecture (blocks.c) ---- */
+typedef struct NavBlock {
+    int first, count;  /* walk entries [first, first + count) */
+    int decoder, layer, cross;
+    const char *label; /* "Multi-Head Attention", "Add & Norm", ... */
+} NavBlock;
+int blocks_build(const App *a, NavBlock *out, int max);
+int blocks_current(const NavBlock *b, int n, int at);
+const char *step_label(StageId st); /* "Q", "softmax", "Add", ... */
+
+/* ---- the screen's parts ---- */
+void nav_draw(ViewCtx *v);              /* the architecture diagram */
+void steps_draw(ViewCtx *v);            /* the stages of the current block */
+void explain_draw(ViewCtx *v);          /* the explanation panel */
+const char *explain_title(StageId st);
+const char *explain_formula(StageId st, const TfConfig *c);
+const char *explain_text(StageId st, const TfConfig *c);
+
+/* ---- the views ---- */
+void view_matrix(ViewCtx *v);
+void view_heads(ViewCtx *v);
+void view_lines(ViewCtx *v);
+void view_mask(ViewCtx *v);
+void view_pe(ViewCtx *v);
+void view_norm(ViewCtx *v);
+void view_ffn(ViewCtx *v);
+void view_output(ViewCtx *v);
+void view_decode(ViewCtx *v);
+void view_train(ViewCtx *v);
+
+/* A matrix drawn as a heatmap with token labels, pan/zoom and hover, used by
+ * the matrix view and reused inside others. */
+typedef struct HeatOpts {
+    int prob;          /* fixed 0..1 scale */
+    int show_values;   /* print values in cells when they are big enough */
+    int colorbar;
+    int zeros_marked;  /* ReLU zeros get a dot */
+    int pz_slot;       /* which PanZoom to use (a ViewId), -1 for none */
+    float lo, hi;      /* forced range when lo < hi */
+    const char *caption;
+} HeatOpts;
+void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o);
+
+#endif
