@@ -85,6 +85,22 @@ typedef struct Hover {
     char where[640]; /* e.g. "row 1 'love', col 2 'china'" */
 } Hover;
 
+/* Where things were drawn in the last frame (for tests and tooling). */
+typedef struct HitRect {
+    Rect r;
+    int walk; /* index into the stage walk */
+} HitRect;
+
+typedef struct HeatGeo {
+    int valid;
+    Rect grid;        /* the whole matrix on screen (may exceed the view) */
+    float cw, ch;     /* cell size */
+    int rows, cols;
+    float lo, hi;     /* value range of the colour scale */
+    CmapId cmap;
+    StageId stage;
+} HeatGeo;
+
 /* Pan and zoom of a big matrix: screen = T * cell space (cglm affine2d). */
 typedef struct PanZoom {
     float zoom;   /* 1 = fit */
@@ -154,6 +170,10 @@ typedef struct App {
     /* transitions: the main view eases in after a stage change */
     double anim_start;
     double now;
+
+    HitRect nav_hits[128];      /* navigator blocks drawn last frame */
+    int n_nav_hits;
+    HeatGeo heat;               /* the main heatmap drawn last frame */
 
     /* drawing resources bound to the renderer of the last frame */
     struct Gfx *gfx;

@@ -372,6 +372,7 @@ void app_draw(App *a, Ren *r)
     if (!g || !g->ui)
         return;
     a->hover.valid = 0;
+    a->heat.valid = 0;
     ViewCtx v = {a, r, g, th, {0, 0, W, H}, &a->in, 1.0f};
     double dt = a->now - a->anim_start;
     v.anim = dt >= 0.25 ? 1.0f : (float)(dt / 0.25);

@@ -68,6 +68,8 @@ static void block_row(ViewCtx *v, const NavBlock *b, Rect rc, int current)
     int x = w > rc.w - 8 ? rc.x + 4 : rc.x + (rc.w - w) / 2;
     ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, rc.w - 8, current ? th->bg : th->text);
     ren_clip_pop(v->r);
+    if (a->n_nav_hits < (int)(sizeof a->nav_hits / sizeof a->nav_hits[0]))
+        a->nav_hits[a->n_nav_hits++] = (HitRect){rc, block_entry(a, b)};
     if (over && v->in->pressed) {
         StagePos p = a->walk[block_entry(a, b)];
         app_goto(a, p.stage, p.layer);
@@ -175,6 +177,7 @@ void nav_draw(ViewCtx *v)
     int cur = blocks_current(bl, nb, a->at);
     int fh = ren_font_height(v->g->small);
     int head_h = fh + 12;
+    a->n_nav_hits = 0;
     int rows = column_rows(a, bl, nb, 1);
     int re = column_rows(a, bl, nb, 0);
     if (re > rows)

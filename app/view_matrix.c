@@ -338,6 +338,8 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
     value_range(tv, o, &lo, &hi);
     CmapId cmap = o->prob ? a->cmap_prob : a->cmap_signed;
     uint64_t key = heat_key(tv->stage, tv->layer, tv->head, tv->b, cmap, o->zeros_marked);
+    if (o->pz_slot == VIEW_MATRIX)
+        a->heat = (HeatGeo){1, grid, zcw, zch, tv->rows, tv->cols, lo, hi, cmap, tv->stage};
     ren_clip_push(v->r, grid_area);
     draw_cells(v, tv, grid, zcw, zch, lo, hi, cmap, key);
     draw_cell_marks(v, tv, grid_area, grid, zcw, zch, lo, hi, cmap, o);

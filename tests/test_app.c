@@ -1,0 +1,430 @@
+/* test_app.c - the window's state driven by synthetic SDL events, drawn on a
+ * headless renderer: stepping through every stage, layer and head keys,
+ * typing (Chinese included) and deleting, clicks on the navigator and on
+ * tokens, resizing, bad input, and a soak of random events. */
+#include <SDL.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "checkpoint.h"
+#include "colormap.h"
+#include "test_util.h"
+#include "views.h"
+
+static const char *MODEL = "/tmp/stepformer-test-app.safetensors";
+static Ren *g_ren;
+
+static int setup(void **state)
+{
+    (void)state;
+    TfConfig c;
+    TfErr err;
+    cfg_preset(&c, "classroom", &err);
+    c.d_model = 32;
+    c.n_heads = 4;
+    c.d_ff = 64;
+    c.src_vocab = 40;
+    c.tgt_vocab = 40;
+    c.max_len = 24;
+    TfModel m;
+    if (model_init_random(&m, &c, 5, &err) || ckpt_save(&m, MODEL, &err))
+        return -1;
+    model_free(&m);
+    g_ren = ren_open_headless(1280, 800, &err);
+    return g_ren ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ren_close(g_ren);
+    remove(MODEL);
+    return 0;
+}
+
+static void open_app(App *a, const char *src)
+{
+    AppOpts o = {0};
+    o.model_path = MODEL;
+    o.src[0] = src;
+    o.n_src = 1;
+    TfErr err;
+    expect_true(app_init(a, &o, &err) == 0, "app opens: %s", err.msg);
+    a->now = 100;
+}
+
+static void frame(App *a)
+{
+    a->now += 0.5;
+    app_frame(a, g_ren);
+}
+
+static void key(App *a, SDL_Keycode k, Uint16 mod)
+{
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_KEYDOWN;
+    e.key.keysym.sym = k;
+    e.key.keysym.mod = mod;
+    app_event(a, &e);
+}
+
+/* Text arrives as SDL does it: events of at most 31 bytes. */
+static void text(App *a, const char *t)
+{
+    size_t n = strlen(t);
+    while (n > 0) {
+        size_t k = n < 31 ? n : 31;
+        while (k < n && k > 0 && ((unsigned char)t[k] & 0xC0) == 0x80)
+            k--;
+        SDL_Event e;
+        memset(&e, 0, sizeof e);
+        e.type = SDL_TEXTINPUT;
+        memcpy(e.text.text, t, k);
+        app_event(a, &e);
+        t += k;
+        n -= k;
+    }
+}
+
+static void mouse(App *a, int type, int x, int y, int button)
+{
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = (Uint32)type;
+    if (type == SDL_MOUSEMOTION) {
+        e.motion.x = x;
+        e.motion.y = y;
+    } else {
+        e.button.x = x;
+        e.button.y = y;
+        e.button.button = (Uint8)button;
+    }
+    app_event(a, &e);
+}
+
+static void click(App *a, int x, int y)
+{
+    mouse(a, SDL_MOUSEMOTION, x, y, 0);
+    mouse(a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
+    frame(a);
+    mouse(a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
+    frame(a);
+}
+
+static void test_step_through_every_stage(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, "t5 t6 t7");
+    frame(&a);
+    int n = a.n_walk, seen_dec = 0;
+    expect_true(n > 60, "the walk covers every stage of 2+2 layers, got %d", n);
+    for (int i = 0; i < n - 1; i++) {
+        key(&a, SDLK_RIGHT, 0);
+        frame(&a);
+        expect_true(a.at == i + 1, "Right moves to step %d, at %d", i + 1, a.at);
+        seen_dec |= (stage_info(app_pos(&a).stage)->flags & SF_DECODER) != 0;
+    }
+    expect_true(app_pos(&a).stage == ST_OUT_PROBS, "the walk ends at out.probs, got %s", stage_info(app_pos(&a).stage)->name);
+    key(&a, SDLK_RIGHT, 0);
+    expect_true(a.at == n - 1, "Right at the end stays");
+    for (int i = n - 1; i > 0; i--) {
+        key(&a, SDLK_LEFT, 0);
+        frame(&a);
+    }
+    expect_true(a.at == 0 && app_pos(&a).stage == ST_SRC_TOKENS, "Left back to src.tokens");
+    expect_true(seen_dec, "the decoder was visited");
+    /* every stage in the walk exists exactly once per layer */
+    for (int s = 0; s < ST_COUNT; s++) {
+        if (!stage_exists(s, &a.model.cfg))
+            continue;
+        int count = 0;
+        for (int i = 0; i < n; i++)
+            count += a.walk[i].stage == (StageId)s;
+        expect_true(count == stage_layers(s, &a.model.cfg), "%s appears %d times, got %d",
+                    stage_info(s)->name, stage_layers(s, &a.model.cfg), count);
+    }
+    app_free(&a);
+}
+
+static void test_layer_head_tab_keys(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, "t5 t6 t7");
+    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    key(&a, SDLK_RIGHTBRACKET, 0);
+    expect_true(app_pos(&a).stage == ST_ENC_SELF_WEIGHTS && app_pos(&a).layer == 1, "] goes to layer 2");
+    key(&a, SDLK_RIGHTBRACKET, 0);
+    expect_true(app_pos(&a).layer == 1, "] at the last layer stays");
+    key(&a, SDLK_LEFTBRACKET, 0);
+    expect_true(app_pos(&a).layer == 0, "[ back to layer 1");
+    key(&a, SDLK_3, 0);
+    expect_true(a.head == 2, "3 picks head 3 (index 2), got %d", a.head);
+    key(&a, SDLK_9, 0);
+    expect_true(a.head == 2, "9 is ignored with 4 heads, head stays %d", a.head);
+    key(&a, SDLK_0, 0);
+    frame(&a);
+    expect_true(a.head == -1 && app_current_view(&a) == VIEW_HEADS, "0 shows all heads in the grid");
+    key(&a, SDLK_1, 0);
+    key(&a, SDLK_TAB, 0);
+    expect_true(app_pos(&a).stage == ST_DEC_SELF_WEIGHTS, "Tab goes to decoder self-attention weights, got %s",
+                stage_info(app_pos(&a).stage)->name);
+    key(&a, SDLK_TAB, 0);
+    expect_true(app_pos(&a).stage == ST_ENC_SELF_WEIGHTS, "Tab comes back");
+    app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
+    key(&a, SDLK_TAB, 0);
+    expect_true(app_pos(&a).stage == ST_ENC_SELF_WEIGHTS && app_pos(&a).layer == 1, "Tab from cross-attention to encoder");
+    ThemeId t0 = a.theme;
+    key(&a, SDLK_t, 0);
+    expect_true(a.theme != t0, "T changes the theme");
+    float s0 = a.text_scale;
+    key(&a, SDLK_EQUALS, 0);
+    expect_true(a.text_scale > s0, "+ enlarges text");
+    key(&a, SDLK_MINUS, 0);
+    key(&a, SDLK_MINUS, 0);
+    expect_true(a.text_scale < s0, "- shrinks text");
+    frame(&a);
+    key(&a, SDLK_SLASH, 0);
+    expect_true(a.show_help, "? opens help");
+    frame(&a);
+    key(&a, SDLK_ESCAPE, 0);
+    expect_true(!a.show_help && !a.want_quit, "Esc closes help first");
+    key(&a, SDLK_ESCAPE, 0);
+    expect_true(a.want_quit, "Esc then quits");
+    app_free(&a);
+}
+
+static void test_typing(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, "t5");
+    frame(&a);
+    key(&a, SDLK_RETURN, 0);
+    expect_true(a.focus == FOCUS_SRC, "Enter focuses the source line");
+    text(&a, " t6");
+    text(&a, " 我爱");
+    frame(&a);
+    expect_true(strcmp(a.src_line, "t5 t6 我爱") == 0, "typed text lands, got '%s'", a.src_line);
+    expect_true(a.n_unk == 1 && a.src_n[0] == 3, "'我爱' is one unknown word: %d unknown, %d tokens", a.n_unk, a.src_n[0]);
+    key(&a, SDLK_BACKSPACE, 0);
+    expect_true(strcmp(a.src_line, "t5 t6 我") == 0, "Backspace removes one character, got '%s'", a.src_line);
+    key(&a, SDLK_HOME, 0);
+    key(&a, SDLK_DELETE, 0);
+    expect_true(strcmp(a.src_line, "5 t6 我") == 0, "Delete at the start, got '%s'", a.src_line);
+    key(&a, SDLK_u, KMOD_CTRL);
+    frame(&a);
+    expect_true(a.src_line[0] == 0 && a.input_error[0] != 0, "an empty line is reported: '%s'", a.input_error);
+    printf("  empty -> %s\n", a.input_error);
+    text(&a, "t9 t10");
+    frame(&a);
+    expect_true(a.input_error[0] == 0 && a.src_n[0] == 2, "back to running");
+    /* keys are text while a field has focus, shortcuts after Esc */
+    int at = a.at;
+    text(&a, "t");
+    key(&a, SDLK_RIGHT, 0);
+    expect_true(a.at == at, "Right moves the cursor, not the stage, while typing");
+    key(&a, SDLK_ESCAPE, 0);
+    expect_true(a.focus == FOCUS_NONE && !a.want_quit, "Esc leaves the field");
+    key(&a, SDLK_RIGHT, 0);
+    expect_true(a.at == at + 1, "then Right steps");
+    /* a target typed by hand is used (teacher forcing) */
+    a.focus = FOCUS_TGT;
+    a.cursor = 0;
+    text(&a, "t7 t8 t9");
+    frame(&a);
+    expect_true(!a.tgt_auto && a.tgt_n[0] == 4 && a.trace.T == 4, "decoder input <bos> + 3 typed tokens, T = %d", a.trace.T);
+    app_free(&a);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, "t5 t6");
+    a.focus = FOCUS_SRC;
+    a.cursor = (int)strlen(a.src_line);
+    /* 10 KB pasted: arrives as many small text events */
+    for (int i = 0; i < 10240 / 30; i++)
+        text(&a, " t11 t12 t13 t14 t15 t16 t17 ");
+    frame(&a);
+    expect_true(strlen(a.src_line) < APP_TEXT_MAX, "the line is capped at %d bytes, got %zu", APP_TEXT_MAX - 1, strlen(a.src_line));
+    expect_true(a.truncated && a.src_n[0] == a.trace.cap_T, "the sentence is cut to %d tokens, got %d", a.trace.cap_T, a.src_n[0]);
+    expect_true(a.notice[0] != 0, "a notice says so: %s", a.notice);
+    printf("  long paste -> %s\n", a.notice);
+    /* invalid UTF-8 from an input method is dropped, valid parts kept */
+    key(&a, SDLK_u, KMOD_CTRL);
+    text(&a, "t5 \xff\xfe t6 \xe6\x88");
+    frame(&a);
+    size_t bad;
+    expect_true(utf8_check(a.src_line, strlen(a.src_line), &bad) == 0, "the line stays valid UTF-8: '%s'", a.src_line);
+    expect_true(a.input_error[0] == 0, "and runs");
+    /* a batch of 4 sentences of different lengths */
+    key(&a, SDLK_u, KMOD_CTRL);
+    text(&a, "t5 | t6 t7 t8 t9 | t10 t11 | t12 t13 t14 t15 t16 t17");
+    frame(&a);
+    expect_true(a.n_src == 4 && a.trace.B == 4 && a.trace.S == 6, "4 sentences padded to 6, got B %d S %d from '%s' (%d %d %d %d)",
+                a.trace.B, a.trace.S, a.src_line, a.src_n[0], a.src_n[1], a.src_n[2], a.src_n[3]);
+    text(&a, " | t5");
+    frame(&a);
+    expect_true(a.n_src == 4, "a fifth sentence is ignored (at most 4)");
+    /* a model that fails to load keeps the old one */
+    FILE *f = fopen("/tmp/stepformer-broken.safetensors", "wb");
+    fputs("not a model", f);
+    fclose(f);
+    int loaded = app_load_model(&a, "/tmp/stepformer-broken.safetensors");
+    expect_true(loaded != 0 && a.have_model && strstr(a.model_path, "test-app"), "the old model stays");
+    expect_true(a.notice_error, "an error notice: %s", a.notice);
+    printf("  broken model -> %s\n", a.notice);
+    remove("/tmp/stepformer-broken.safetensors");
+    frame(&a);
+    app_free(&a);
+}
+
+static void test_clicks(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, "t5 t6 t7");
+    frame(&a);
+    expect_true(a.n_nav_hits > 10, "the navigator drew its blocks: %d", a.n_nav_hits);
+    /* click every navigator block: each jumps to its stage */
+    int n = a.n_nav_hits;
+    HitRect hits[128];
+    memcpy(hits, a.nav_hits, sizeof hits);
+    for (int i = 0; i < n; i++) {
+        Rect r = hits[i].r;
+        click(&a, r.x + r.w / 2, r.y + r.h / 2);
+        expect_true(a.at == hits[i].walk, "block %d jumps to step %d, at %d (%s)", i, hits[i].walk, a.at,
+                    stage_info(app_pos(&a).stage)->name);
+    }
+    /* the heatmap: hover a cell, its value is the engine's */
+    app_goto(&a, ST_ENC_SELF_SCORES, 1);
+    a.head = 1;
+    frame(&a);
+    expect_true(a.heat.valid && a.heat.rows == 3 && a.heat.cols == 3, "scores heatmap 3x3");
+    HeatGeo h = a.heat;
+    int cx = h.grid.x + (int)(1.5f * h.cw), cy = h.grid.y + (int)(2.5f * h.ch);
+    mouse(&a, SDL_MOUSEMOTION, cx, cy, 0);
+    frame(&a);
+    TfView tv;
+    TfErr err;
+    tf_view(&a.trace, ST_ENC_SELF_SCORES, 1, 1, 0, &tv, &err);
+    expect_true(a.hover.valid && a.hover.row == 2 && a.hover.col == 1, "hover on cell (2,1), got (%d,%d)", a.hover.row, a.hover.col);
+    expect_true(a.hover.value == tf_view_at(&tv, 2, 1), "hover shows %g, got %g", tf_view_at(&tv, 2, 1), a.hover.value);
+    /* the cell's colour is the colour map of its value */
+    uint32_t px;
+    ren_read_pixels(g_ren, (Rect){h.grid.x + (int)(0.3f * h.cw), h.grid.y + (int)(0.3f * h.ch), 1, 1}, &px);
+    float t = (tf_view_at(&tv, 0, 0) - h.lo) / (h.hi - h.lo);
+    uint32_t want = cmap_rgba(h.cmap, t);
+    int dr = abs((int)(px >> 24) - (int)(want >> 24)), dg = abs((int)((px >> 16) & 255) - (int)((want >> 16) & 255)),
+        db = abs((int)((px >> 8) & 255) - (int)((want >> 8) & 255));
+    expect_true(dr <= 3 && dg <= 3 && db <= 3, "cell (0,0) colour %08x is the colour map of its value %08x", px, want);
+    /* wheel zoom and right-click reset */
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_MOUSEWHEEL;
+    e.wheel.y = 3;
+    app_event(&a, &e);
+    frame(&a);
+    expect_true(a.pz[VIEW_MATRIX].zoom > 1.5f, "wheel zooms in, zoom %g", a.pz[VIEW_MATRIX].zoom);
+    mouse(&a, SDL_MOUSEBUTTONDOWN, cx, cy, SDL_BUTTON_RIGHT);
+    frame(&a);
+    expect_true(a.pz[VIEW_MATRIX].zoom == 1.0f, "right-click resets the zoom");
+    /* clicking a row label selects that token */
+    click(&a, h.grid.x - 12, h.grid.y + (int)(1.5f * h.ch));
+    expect_true(a.sel.side == 1 && a.sel.index == 1, "row label click selects source token 1, got side %d index %d",
+                a.sel.side, a.sel.index);
+    app_free(&a);
+}
+
+static void test_resize(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, "t5 t6 t7 t8");
+    int sizes[][2] = {{1920, 1080}, {800, 600}, {640, 480}, {200, 150}, {1280, 800}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        expect_true(ren_resize_headless(g_ren, sizes[i][0], sizes[i][1]) == 0, "resize");
+        for (int k = 0; k < 8; k++) {
+            frame(&a);
+            key(&a, SDLK_RIGHT, 0);
+        }
+        expect_true(a.win_w == sizes[i][0] && a.win_h == sizes[i][1], "frame at %dx%d", sizes[i][0], sizes[i][1]);
+    }
+    ren_resize_headless(g_ren, 1280, 800);
+    app_free(&a);
+}
+
+/* 5,000 random events: keys, clicks, wheel, text, resizes. */
+static void test_soak(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, "t5 t6 t7");
+    Rng r;
+    rng_seed(&r, 2026);
+    static const SDL_Keycode keys[] = {SDLK_LEFT, SDLK_RIGHT, SDLK_LEFTBRACKET, SDLK_RIGHTBRACKET, SDLK_TAB,
+                                       SDLK_0, SDLK_1, SDLK_2, SDLK_4, SDLK_9, SDLK_t, SDLK_c, SDLK_EQUALS,
+                                       SDLK_MINUS, SDLK_SLASH, SDLK_RETURN, SDLK_BACKSPACE, SDLK_DELETE,
+                                       SDLK_HOME, SDLK_END, SDLK_ESCAPE, SDLK_SPACE};
+    static const char *texts[] = {"t5", " ", "|", "我", "爱", "\xff", "t39 t40", "<unk>", "t1", "?"};
+    int frames = 0;
+    for (int i = 0; i < 5000; i++) {
+        int kind = (int)rng_below(&r, 10);
+        int x = (int)rng_below(&r, (uint32_t)(a.win_w + 40)) - 20, y = (int)rng_below(&r, (uint32_t)(a.win_h + 40)) - 20;
+        switch (kind) {
+        case 0: case 1: case 2:
+            key(&a, keys[rng_below(&r, sizeof keys / sizeof keys[0])], 0);
+            break;
+        case 3: text(&a, texts[rng_below(&r, sizeof texts / sizeof texts[0])]); break;
+        case 4: case 5: mouse(&a, SDL_MOUSEMOTION, x, y, 0); break;
+        case 6:
+            mouse(&a, SDL_MOUSEBUTTONDOWN, x, y, rng_below(&r, 4) ? SDL_BUTTON_LEFT : SDL_BUTTON_RIGHT);
+            break;
+        case 7: mouse(&a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT); break;
+        case 8: {
+            SDL_Event e;
+            memset(&e, 0, sizeof e);
+            e.type = SDL_MOUSEWHEEL;
+            e.wheel.y = (int)rng_below(&r, 7) - 3;
+            app_event(&a, &e);
+            break;
+        }
+        default:
+            if (rng_below(&r, 20) == 0)
+                ren_resize_headless(g_ren, 160 + (int)rng_below(&r, 1800), 120 + (int)rng_below(&r, 1000));
+            break;
+        }
+        a.want_quit = 0;
+        a.want_save_png = a.want_save_csv = 0;
+        if (a.text_scale > 2.0f)
+            a.text_scale = 1.0f;
+        if (i % 5 == 0) {
+            frame(&a);
+            frames++;
+        }
+    }
+    ren_resize_headless(g_ren, 1280, 800);
+    printf("  5000 events, %d frames, ended at %s\n", frames, stage_info(app_pos(&a).stage)->name);
+    expect_true(a.n_walk > 0, "still alive");
+    app_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_step_through_every_stage),
+        cmocka_unit_test(test_layer_head_tab_keys),
+        cmocka_unit_test(test_typing),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_clicks),
+        cmocka_unit_test(test_resize),
+        cmocka_unit_test(test_soak),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
