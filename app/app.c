@@ -8,6 +8,7 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "lesson_ui.h"
 #include "views.h"
 
 static const char *VIEW_NAMES[VIEW_COUNT] = {
@@ -515,14 +516,23 @@ int app_init(App *a, const AppOpts *o, TfErr *err)
                 a->view = v;
         }
         a->batch = o->batch;
+        a->lang = o->lang;
+        a->no_save = o->no_save;
     }
     a->dirty = 1;
     app_update(a);
+    if (o && o->lesson && lesson_ui_open(a, o->lesson, o->lesson_step)) {
+        tf_fail(err, "%s", a->notice);
+        return -1;
+    }
     return 0;
 }
 
 void app_free(App *a)
 {
+    view_decode_free(a);
+    view_train_free(a);
+    lesson_ui_free(a);
     app_gfx_free(a);
     trace_free(&a->trace);
     trace_free(&a->scratch);

@@ -145,6 +145,7 @@ typedef struct App {
     int nav_layer[2];           /* layer shown in the navigator: encoder, decoder */
 
     /* how it looks */
+    int lang;                   /* 0 English, 1 Simplified Chinese */
     ThemeId theme;
     CmapId cmap_prob, cmap_signed;
     float text_scale;           /* presenter mode: +/- keys */
@@ -178,6 +179,13 @@ typedef struct App {
     /* drawing resources bound to the renderer of the last frame */
     struct Gfx *gfx;
 
+    /* state owned by the decode and train views (view_decode.c,
+     * view_train.c), made on first use, freed by app_free */
+    struct DecodeUi *dec_ui;
+    struct TrainUi *train_ui;
+    struct LessonUi *les;       /* lessons (lesson_ui.c) */
+    int no_save;                /* headless: do not write progress files */
+
     /* a message at the bottom for a few seconds ("saved ...", errors) */
     char notice[512];
     double notice_until;
@@ -195,6 +203,10 @@ typedef struct AppOpts {
     const char *view;           /* initial view name or NULL */
     const char *theme;
     int batch;
+    int lang;                   /* 0 en, 1 zh */
+    const char *lesson;         /* open this lesson (id) */
+    int lesson_step;            /* 0-based */
+    int no_save;                /* do not write progress (headless) */
 } AppOpts;
 
 /* Build the app: loads the model (falling back to a random classroom model,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "lesson_ui.h"
 #include "views.h"
 
 /* Byte offset of the previous / next UTF-8 character. */
@@ -184,10 +185,20 @@ void app_event(App *a, const SDL_Event *e)
     switch (e->type) {
     case SDL_QUIT: a->want_quit = 1; break;
     case SDL_KEYDOWN:
-        if (a->focus != FOCUS_NONE && e->key.keysym.sym != SDLK_F11)
+        if (a->focus != FOCUS_NONE && e->key.keysym.sym != SDLK_F11) {
             text_key(a, &e->key);
-        else
-            nav_key(a, &e->key);
+            break;
+        }
+        if (!a->show_help && !(e->key.keysym.mod & KMOD_CTRL)) {
+            if (lesson_ui_key(a, e->key.keysym.sym))
+                break;
+            ViewId v = app_current_view(a);
+            if (v == VIEW_DECODE && view_decode_key(a, e->key.keysym.sym, e->key.keysym.mod))
+                break;
+            if (v == VIEW_TRAIN && view_train_key(a, e->key.keysym.sym, e->key.keysym.mod))
+                break;
+        }
+        nav_key(a, &e->key);
         break;
     case SDL_TEXTINPUT:
         /* outside a text field, keys are shortcuts (handled as KEYDOWN) */

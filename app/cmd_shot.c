@@ -8,11 +8,14 @@
 
 #include "cli.h"
 #include "gui.h"
+#include "lesson_ui.h"
 #include "views.h"
 
 static const char *SHOT_HELP =
-    "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME | --all)\n"
+    "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME | --all |\n"
+    "                        --lesson ID [--step N])\n"
     "                       [--model FILE] [--src TEXT]... [--tgt TEXT] [--batch B]\n"
+    "                       [--lang en|zh]\n"
     "                       [--size WxH] [--theme dark|light|contrast] [--scale S]\n"
     "                       --out FILE_OR_DIR\n"
     "\n"
@@ -21,6 +24,7 @@ static const char *SHOT_HELP =
     "a software renderer: no display needed. --all renders every stage of the\n"
     "walk and the extra views into the directory --out. Layers and heads count\n"
     "from 0 here (the window shows them from 1); --head -1 shows all heads.\n"
+    "--lesson renders step N (from 1) of a lesson with its panel, in --lang.\n"
     "--src may be repeated (a padded batch of up to 4 sentences). --scale\n"
     "enlarges the text as presenter mode does (+/- in the window).\n";
 
@@ -58,6 +62,16 @@ int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
         } else if (cli_opt(argv, argc, &i, "head", &v, cmd, &bad)) {
             if (v && cli_int(v, -1, TF_MAX_HEADS - 1, &o->head))
                 return cli_fail(cmd, "--head must be a head index from 0 (or -1 for all), not '%s'", v);
+        } else if (cli_opt(argv, argc, &i, "lang", &v, cmd, &bad)) {
+            if (v && strcmp(v, "en") && strcmp(v, "zh"))
+                return cli_fail(cmd, "--lang must be en or zh, not '%s'", v);
+            o->lang = v && strcmp(v, "zh") == 0;
+        } else if (cli_opt(argv, argc, &i, "lesson", &v, cmd, &bad)) {
+            o->lesson = v;
+        } else if (cli_opt(argv, argc, &i, "step", &v, cmd, &bad)) {
+            if (v && cli_int(v, 1, LESSON_MAX_STEPS, &o->lesson_step))
+                return cli_fail(cmd, "--step must be a step number from 1, not '%s'", v);
+            o->lesson_step -= 1;
         } else if (cli_opt(argv, argc, &i, "batch", &v, cmd, &bad)) {
             if (v && cli_int(v, 0, APP_MAX_SENT - 1, &o->batch))
                 return cli_fail(cmd, "--batch must be in 0..%d", APP_MAX_SENT - 1);
@@ -173,13 +187,14 @@ int cmd_shot(int argc, char **argv)
         return rc == 2 ? 0 : rc;
     if (!s.out)
         return cli_fail(C, "--out FILE is required");
-    if (!s.all && !o.stage && !o.view)
-        return cli_fail(C, "give --stage NAME, --view NAME or --all");
+    if (!s.all && !o.stage && !o.view && !o.lesson)
+        return cli_fail(C, "give --stage NAME, --view NAME, --lesson ID or --all");
     TfErr err;
     Ren *r = ren_open_headless(s.w, s.h, &err);
     if (!r)
         return cli_fail(C, "%s", err.msg);
     static App a;
+    o.no_save = 1;
     if (app_init(&a, &o, &err)) {
         ren_close(r);
         return cli_fail(C, "%s", err.msg);

@@ -259,7 +259,15 @@ void explain_draw(ViewCtx *v)
     const Theme *th = v->th;
     Rect rc = v->area;
     StagePos p = app_pos(a);
-    Expl e = expl_of(p.stage, a->model.cfg.norm == TF_NORM_PRE);
+    int pre = a->model.cfg.norm == TF_NORM_PRE;
+    Expl e = expl_of(p.stage, pre);
+    if (a->lang == 1) {
+        const char *t, *x;
+        if (explain_zh(p.stage, pre, &t, &x)) {
+            e.title = t;
+            e.text = x;
+        }
+    }
     int x = rc.x + 14, w = rc.w - 24, y = rc.y + 12;
     y += ui_paragraph(v->r, v->g->title, e.title, x, y, w, th->text) + 6;
     ren_text(v->r, v->g->small, stage_info(p.stage)->name, x, y, th->dim);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lesson_ui.h"
 #include "views.h"
 
 typedef struct Layout {
@@ -69,9 +70,23 @@ static void draw_top(ViewCtx *v, Rect rc)
     x += ren_text(v->r, v->g->ui, a->model_label, x, sy, a->untrained ? th->warn : th->dim) + 24;
     char t[256];
     ui_stage_title(a, app_pos(a), t, sizeof t);
-    int hw = ren_text_width(v->g->small, "? help  ");
-    ui_text_fit(v->r, v->g->ui, t, x, sy, rc.w - x - hw - 12, th->text);
-    ren_text(v->r, v->g->small, "? help", rc.x + rc.w - hw, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, th->dim);
+    /* right side: Lessons, the language, help */
+    RenFont *sf = v->g->small;
+    int bh = ren_font_height(sf) + 10, by = rc.y + (rc.h - bh) / 2;
+    const char *les = a->lang ? "课程 (L)" : "Lessons (L)";
+    int lw = ren_text_width(sf, les) + 18, gw = ren_text_width(sf, "EN | 中文") + 18;
+    int hw = ren_text_width(sf, "? help") + 16;
+    int rx = rc.x + rc.w - hw - gw - lw - 16;
+    if (rx > x + 40) {
+        if (ui_button(v, (Rect){rx, by, lw, bh}, les, lesson_ui_active(a) || lesson_ui_list_open(a)))
+            lesson_ui_toggle_list(a);
+        if (ui_button(v, (Rect){rx + lw + 6, by, gw, bh}, a->lang ? "中文 | EN" : "EN | 中文", 0))
+            lesson_ui_set_lang(a, !a->lang);
+        ren_text(v->r, sf, "? help", rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
+    } else {
+        rx = rc.x + rc.w - 8;
+    }
+    ui_text_fit(v->r, v->g->ui, t, x, sy, rx - x - 12, th->text);
 }
 
 /* The views that make sense for the current stage, as tabs. */
@@ -395,13 +410,18 @@ void app_draw(App *a, Ren *r)
     if (L.panel.w > 0) {
         v.area = L.panel;
         ren_clip_push(r, L.panel);
-        explain_draw(&v);
+        if (lesson_ui_active(a))
+            lesson_panel_draw(&v);
+        else
+            explain_draw(&v);
         ren_clip_pop(r);
     }
     draw_top(&v, L.top);
     draw_input(&v, L.src, FOCUS_SRC);
     draw_input(&v, L.tgt, FOCUS_TGT);
     draw_status(&v, L.status);
+    if (lesson_ui_list_open(a))
+        lesson_list_draw(&v, W, H);
     if (a->show_help)
         draw_help(&v, W, H);
     /* a click outside the text fields leaves them */

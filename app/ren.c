@@ -411,8 +411,12 @@ void ren_rect(Ren *r, Rect rc, Color c)
 {
     if (!r || r->clip_empty || rc.w <= 0 || rc.h <= 0)
         return;
+    /* opaque fills skip blending: the software renderer then fills rows
+     * with plain stores instead of a per-pixel blend */
+    SDL_SetRenderDrawBlendMode(r->sdl, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
     SDL_SetRenderDrawColor(r->sdl, c.r, c.g, c.b, c.a);
     SDL_RenderFillRect(r->sdl, &(SDL_Rect){rc.x, rc.y, rc.w, rc.h});
+    SDL_SetRenderDrawBlendMode(r->sdl, SDL_BLENDMODE_BLEND);
 }
 
 void ren_rect_line(Ren *r, Rect rc, int thick, Color c)
@@ -1421,8 +1425,14 @@ RenImage *ren_image_new(Ren *r, int w, int h)
 
 void ren_image_update(RenImage *im, const uint32_t *rgba)
 {
-    if (im && rgba)
-        SDL_UpdateTexture(im->tex, NULL, rgba, im->w * 4);
+    if (!im || !rgba)
+        return;
+    SDL_UpdateTexture(im->tex, NULL, rgba, im->w * 4);
+    /* a fully opaque image (every heatmap) is copied without blending */
+    int opaque = 1;
+    for (size_t i = 0, n = (size_t)im->w * im->h; i < n && opaque; i++)
+        opaque = (rgba[i] & 0xFF) == 0xFF;
+    SDL_SetTextureBlendMode(im->tex, opaque ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
 }
 
 void ren_image_draw(Ren *r, RenImage *im, Rect src, Rect dst)

@@ -95,6 +95,10 @@ const char *step_label(StageId st); /* "Q", "softmax", "Add", ... */
 void nav_draw(ViewCtx *v);              /* the architecture diagram */
 void steps_draw(ViewCtx *v);            /* the stages of the current block */
 void explain_draw(ViewCtx *v);          /* the explanation panel */
+/* Simplified Chinese texts of the explanation panel (explain_zh.c): the
+ * title and the two or three sentences for a stage (pre: pre-LN model);
+ * returns 0 when there is none (the English text is shown). */
+int explain_zh(StageId st, int pre, const char **title, const char **text);
 const char *explain_title(StageId st);
 const char *explain_formula(StageId st, const TfConfig *c);
 const char *explain_text(StageId st, const TfConfig *c);
@@ -110,6 +114,14 @@ void view_ffn(ViewCtx *v);
 void view_output(ViewCtx *v);
 void view_decode(ViewCtx *v);
 void view_train(ViewCtx *v);
+
+/* Keys for the decode and train views, offered first while that view is
+ * shown (S step, P play/pause, B beam size, ...): return 1 when used. */
+int view_decode_key(App *a, int sym, int mod);
+int view_train_key(App *a, int sym, int mod);
+/* Free the views' own state (called by app_free). */
+void view_decode_free(App *a);
+void view_train_free(App *a);
 
 /* A matrix drawn as a heatmap with token labels, pan/zoom and hover, used by
  * the matrix view and reused inside others. */

@@ -1,0 +1,193 @@
+/* lesson_check.c - the lesson checker (see lesson_check.h). */
+#include "lesson_check.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "checkpoint.h"
+#include "cli.h"
+#include "stage.h"
+
+static const char *LANGS[] = {"en", "zh"};
+#define N_LANGS 2
+
+static int say(CheckFn report, void *user, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (report)
+        report(msg, user);
+    return 1;
+}
+
+int lesson_check_view(const Lesson *l, const TfConfig *cfg, CheckFn report, void *user)
+{
+    int bad = 0;
+    for (int i = 0; i < l->n_steps; i++) {
+        const LessonStep *s = &l->steps[i];
+        const LessonView *v = &s->view;
+        int st = v->stage[0] ? stage_find(v->stage) : -1;
+        if (!v->stage[0] && !v->view[0])
+            bad += say(report, user, "%s:%d: step %d shows nothing: give it a @stage or @view", l->path, s->line, i + 1);
+        if (v->stage[0] && st < 0)
+            bad += say(report, user, "%s:%d: unknown stage '%s'", l->path, s->line, v->stage);
+        if (st >= 0 && !stage_exists(st, cfg))
+            bad += say(report, user, "%s:%d: stage '%s' does not exist in the %s model", l->path, s->line, v->stage, l->model);
+        if (v->view[0] && strcmp(v->view, "auto") != 0 && view_find(v->view) < 0)
+            bad += say(report, user, "%s:%d: unknown view '%s'", l->path, s->line, v->view);
+        if (st >= 0 && v->layer >= stage_layers(st, cfg))
+            bad += say(report, user, "%s:%d: layer %d, but %s has %d", l->path, s->line, v->layer + 1,
+                       v->stage, stage_layers(st, cfg));
+        if (v->head >= cfg->n_heads)
+            bad += say(report, user, "%s:%d: head %d, but the model has %d heads", l->path, s->line,
+                       v->head + 1, cfg->n_heads);
+        if (v->batch >= APP_MAX_SENT)
+            bad += say(report, user, "%s:%d: batch %d, at most %d sentences", l->path, s->line, v->batch + 1, APP_MAX_SENT);
+    }
+    return bad;
+}
+
+static int same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+int lesson_check_pair(const Lesson *en, const Lesson *o, CheckFn report, void *user)
+{
+    int bad = 0;
+    if (en->n_steps != o->n_steps)
+        return say(report, user, "%s: %d steps, but %s has %d", o->path, o->n_steps, en->path, en->n_steps);
+    if (strcmp(en->model, o->model) != 0)
+        bad += say(report, user, "%s: @model %s, but %s uses %s", o->path, o->model, en->path, en->model);
+    for (int i = 0; i < en->n_steps; i++) {
+        const LessonStep *a = &en->steps[i], *b = &o->steps[i];
+        if (!same(a->directives, b->directives))
+            bad += say(report, user, "%s:%d: step %d's view directives differ from %s:%d", o->path, b->line,
+                       i + 1, en->path, a->line);
+        if (a->has_quiz != b->has_quiz || (a->has_quiz && (a->quiz.n_choices != b->quiz.n_choices ||
+                                                           a->quiz.answer != b->quiz.answer)))
+            bad += say(report, user, "%s:%d: step %d's quiz differs from %s:%d (choices or answer)", o->path,
+                       b->line, i + 1, en->path, a->line);
+        if (!a->try_text != !b->try_text)
+            bad += say(report, user, "%s:%d: step %d has a @try in one language only", o->path, b->line, i + 1);
+    }
+    return bad;
+}
+
+static int check_text(const char *what, const char *s, RenFont *font, const Lesson *l, int line,
+                      CheckFn report, void *user)
+{
+    if (!s)
+        return 0;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int k = utf8_next(s + i, n - i, &cp);
+        if (k < 0)
+            return say(report, user, "%s:%d: %s is not valid UTF-8", l->path, line, what);
+        if (cp >= 0x20 && !ren_font_has_glyph(font, cp))
+            return say(report, user, "%s:%d: %s uses U+%04X '%.*s', which the fonts cannot draw", l->path,
+                       line, what, cp, k, s + i);
+        i += (size_t)k;
+    }
+    return 0;
+}
+
+int lesson_check_glyphs(const Lesson *l, RenFont *font, CheckFn report, void *user)
+{
+    if (!font)
+        return 0;
+    int bad = check_text("the title", l->title, font, l, 1, report, user) +
+              check_text("the summary", l->summary, font, l, 1, report, user);
+    for (int i = 0; i < l->n_steps; i++) {
+        const LessonStep *s = &l->steps[i];
+        bad += check_text("the step title", s->title, font, l, s->line, report, user);
+        bad += check_text("the text", s->text, font, l, s->line, report, user);
+        bad += check_text("the @try", s->try_text, font, l, s->line, report, user);
+        bad += check_text("the quiz", s->quiz.question, font, l, s->line, report, user);
+        bad += check_text("the explanation", s->quiz.explain, font, l, s->line, report, user);
+        for (int c = 0; c < s->quiz.n_choices; c++)
+            bad += check_text("a choice", s->quiz.choices[c], font, l, s->line, report, user);
+    }
+    return bad;
+}
+
+typedef struct Ctx {
+    CheckFn report;
+    void *user;
+    int bad;
+} Ctx;
+
+static void on_parse_error(const char *msg, void *user)
+{
+    Ctx *c = user;
+    c->bad += say(c->report, c->user, "%s", msg);
+}
+
+static int model_config(const char *root, const char *name, TfConfig *cfg)
+{
+    char rel[256], path[4096];
+    snprintf(rel, sizeof rel, "assets/models/%s.safetensors", name);
+    (void)root;
+    cli_data_path(rel, path, sizeof path);
+    TfModel m;
+    TfErr err;
+    if (ckpt_load(&m, path, &err))
+        return -1;
+    *cfg = m.cfg;
+    model_free(&m);
+    return 0;
+}
+
+int lessons_check_all(const char *root, CheckFn report, void *user, int *n_lessons)
+{
+    Ctx c = {report, user, 0};
+    LessonSet sets[N_LANGS];
+    char dir[1024];
+    int n = 0;
+    for (int k = 0; k < N_LANGS; k++) {
+        snprintf(dir, sizeof dir, "%s/%s", root, LANGS[k]);
+        lessons_load_dir(&sets[k], dir, on_parse_error, &c, NULL);
+        n += sets[k].n;
+    }
+    TfErr err;
+    Ren *r = ren_open_headless(64, 64, &err);
+    RenFont *font = r ? ren_font_open(r, REN_SANS, 16, &err) : NULL;
+    if (!font)
+        c.bad += say(report, user, "cannot open the fonts to check glyphs: %s", err.msg);
+    for (int k = 0; k < N_LANGS; k++) {
+        for (int i = 0; i < sets[k].n; i++) {
+            const Lesson *l = &sets[k].lessons[i];
+            TfConfig cfg;
+            if (model_config(root, l->model, &cfg))
+                c.bad += say(report, user, "%s: its model '%s' (assets/models/%s.safetensors) does not load",
+                             l->path, l->model, l->model);
+            else
+                c.bad += lesson_check_view(l, &cfg, report, user);
+            c.bad += lesson_check_glyphs(l, font, report, user);
+            if (k == 0)
+                continue;
+            int j = lessons_find(&sets[0], l->id);
+            if (j < 0)
+                c.bad += say(report, user, "%s: no English lesson '%s'", l->path, l->id);
+            else
+                c.bad += lesson_check_pair(&sets[0].lessons[j], l, report, user);
+        }
+    }
+    for (int k = 1; k < N_LANGS; k++)
+        for (int i = 0; i < sets[0].n; i++)
+            if (lessons_find(&sets[k], sets[0].lessons[i].id) < 0)
+                c.bad += say(report, user, "%s: no %s version of this lesson", sets[0].lessons[i].path, LANGS[k]);
+    if (r)
+        ren_close(r);
+    for (int k = 0; k < N_LANGS; k++)
+        lessons_free(&sets[k]);
+    if (n_lessons)
+        *n_lessons = n;
+    return c.bad;
+}

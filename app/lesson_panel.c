@@ -1,0 +1,298 @@
+/* lesson_panel.c - drawing lessons: the panel beside the view (title, step,
+ * text with paragraphs, bullets and **bold**, the try-it box, the quiz,
+ * Back/Next) and the lesson list with progress marks. Chinese wraps between
+ * characters (ren_text_wrap), mixed Chinese/Latin/formula lines share one
+ * baseline (the fonts fall back per character). */
+#include <stdio.h>
+#include <string.h>
+
+#include "lesson_ui.h"
+#include "views.h"
+
+#define RICH_MAX 8192
+
+static int is_cjk_byte_start(const char *s)
+{
+    /* CJK ideographs and punctuation are 3-byte UTF-8 from U+2E80 */
+    unsigned char c = (unsigned char)s[0];
+    return c >= 0xE2 && c <= 0xEF && ((c == 0xE2 && (unsigned char)s[1] >= 0xBA) || c > 0xE2);
+}
+
+/* Build one item's plain text (no ** markers) and a bold flag per byte;
+ * source lines are joined with a space, or directly between CJK text. */
+static int flatten(const char *src, size_t n, char *plain, unsigned char *bold, int cap)
+{
+    int k = 0, on = 0;
+    for (size_t i = 0; i < n && k < cap - 1; i++) {
+        if (src[i] == '*' && i + 1 < n && src[i + 1] == '*') {
+            on = !on;
+            i++;
+            continue;
+        }
+        if (src[i] == '\n') {
+            int cjk_before = k >= 3 && is_cjk_byte_start(plain + k - 3);
+            int cjk_after = i + 1 < n && is_cjk_byte_start(src + i + 1);
+            if (!(cjk_before && cjk_after) && k > 0 && plain[k - 1] != ' ') {
+                plain[k] = ' ';
+                bold[k++] = (unsigned char)on;
+            }
+            continue;
+        }
+        plain[k] = src[i];
+        bold[k++] = (unsigned char)on;
+    }
+    plain[k] = 0;
+    return k;
+}
+
+/* Draw one wrapped item; returns its height. */
+static int draw_item(ViewCtx *v, RenFont *f, const char *src, size_t n, int x, int y, int w,
+                     Color normal, Color strong, int draw)
+{
+    static char plain[RICH_MAX];
+    static unsigned char bold[RICH_MAX];
+    static RenLine lines[256];
+    flatten(src, n, plain, bold, RICH_MAX);
+    int nl = ren_text_wrap(f, plain, w, lines, 256);
+    if (nl > 256)
+        nl = 256;
+    int lh = ren_font_height(f);
+    for (int i = 0; draw && i < nl; i++) {
+        int cx = x, s = lines[i].start, e = s + lines[i].len;
+        while (s < e) {
+            int t = s;
+            while (t < e && bold[t] == bold[s])
+                t++;
+            cx += ren_text_n(v->r, f, plain + s, t - s, cx, y + i * lh, bold[s] ? strong : normal);
+            s = t;
+        }
+    }
+    return nl * lh;
+}
+
+/* Paragraphs (blank lines), bullets ("- "), bold; returns the height. */
+static int rich_text(ViewCtx *v, RenFont *f, const char *text, int x, int y, int w, Color normal,
+                     Color strong, int draw)
+{
+    int y0 = y, lh = ren_font_height(f);
+    const char *p = text;
+    int new_para = 0;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        if (n == 0) {
+            new_para = 1;
+            p += 1;
+            continue;
+        }
+        int bullet = n >= 2 && p[0] == '-' && p[1] == ' ';
+        /* the item runs until a blank line or the next bullet */
+        const char *end = p + n;
+        while (*end == '\n' && end[1] && end[1] != '\n' && !(end[1] == '-' && end[2] == ' ')) {
+            const char *nx = strchr(end + 1, '\n');
+            end = nx ? nx : end + 1 + strlen(end + 1);
+        }
+        if (new_para && y > y0)
+            y += lh / 2;
+        new_para = 0;
+        const char *body = bullet ? p + 2 : p;
+        int indent = bullet ? ren_text_width(f, "•  ") : 0;
+        if (bullet && draw)
+            ren_text(v->r, f, "•", x + 2, y, strong);
+        y += draw_item(v, f, body, (size_t)(end - body), x + indent, y, w - indent, normal, strong, draw);
+        p = *end ? end + 1 : end;
+    }
+    return y - y0;
+}
+
+static int box_text(ViewCtx *v, const char *label, const char *text, int x, int y, int w, Color c, int draw)
+{
+    RenFont *f = v->g->ui;
+    int pad = 10, lh = ren_font_height(v->g->small);
+    int th = rich_text(v, f, text, x + pad, y + pad + lh + 4, w - 2 * pad, v->th->text, c, 0);
+    int h = th + 2 * pad + lh + 4;
+    if (draw) {
+        ren_rect(v->r, (Rect){x, y, w, h}, ui_mix(v->th->panel, c, 0.10f));
+        ren_rect(v->r, (Rect){x, y, 4, h}, c);
+        ren_text(v->r, v->g->small, label, x + pad, y + pad - 2, c);
+        rich_text(v, f, text, x + pad, y + pad + lh + 4, w - 2 * pad, v->th->text, c, 1);
+    }
+    return h;
+}
+
+static int quiz_block(ViewCtx *v, const LessonStep *s, int answered, int x, int y, int w, int draw)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    RenFont *f = v->g->ui;
+    int y0 = y, pad = 8;
+    if (draw)
+        ren_text(v->r, v->g->small, lesson_ui_word(a, LW_QUIZ), x, y, th->accent2);
+    y += ren_font_height(v->g->small) + 4;
+    y += rich_text(v, f, s->quiz.question, x, y, w, th->text, th->accent2, draw) + 8;
+    for (int c = 0; c < s->quiz.n_choices; c++) {
+        char num[8];
+        snprintf(num, sizeof num, "%d", c + 1);
+        int nw = ren_text_width(f, "8  ");
+        int h = rich_text(v, f, s->quiz.choices[c], 0, 0, w - nw - 2 * pad, th->text, th->text, 0) + 2 * pad;
+        Rect rc = {x, y, w, h};
+        if (draw) {
+            int right = c == s->quiz.answer, chosen = c == answered;
+            Color bg = th->panel2, edge = th->border;
+            if (answered >= 0 && right) {
+                bg = ui_mix(th->panel, th->good, 0.25f);
+                edge = th->good;
+            } else if (chosen) {
+                bg = ui_mix(th->panel, th->bad, 0.25f);
+                edge = th->bad;
+            } else if (answered < 0 && ui_over(v->in, rc)) {
+                bg = ui_mix(th->panel2, th->accent, 0.2f);
+            }
+            ren_rect(v->r, rc, bg);
+            ren_rect_line(v->r, rc, chosen || (answered >= 0 && right) ? 2 : 1, edge);
+            ren_text(v->r, f, num, x + pad, y + pad, th->dim);
+            rich_text(v, f, s->quiz.choices[c], x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
+            if (answered < 0 && ui_clicked(v->in, rc))
+                lesson_ui_answer(a, c);
+        }
+        y += h + 4;
+    }
+    if (answered >= 0) {
+        char msg[128];
+        int right = answered == s->quiz.answer;
+        if (right)
+            snprintf(msg, sizeof msg, "%s", lesson_ui_word(a, LW_RIGHT));
+        else
+            snprintf(msg, sizeof msg, lesson_ui_word(a, LW_WRONG), s->quiz.answer + 1);
+        if (draw)
+            ren_text(v->r, f, msg, x, y + 2, right ? th->good : th->bad);
+        y += ren_font_height(f) + 6;
+        if (s->quiz.explain)
+            y += rich_text(v, f, s->quiz.explain, x, y, w, th->text, th->accent, draw) + 4;
+    }
+    return y - y0;
+}
+
+void lesson_panel_draw(ViewCtx *v)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    Rect rc = v->area;
+    int step, answered;
+    const Lesson *l = lesson_ui_current(a, &step, &answered);
+    if (!l)
+        return;
+    const LessonStep *s = &l->steps[step];
+    int x = rc.x + 14, w = rc.w - 26, y = rc.y + 10;
+    int sh = ren_font_height(v->g->small);
+    /* header: lesson title and step dots */
+    ren_text(v->r, v->g->small, lesson_ui_word(a, LW_LESSONS), x, y, th->dim);
+    char buf[96];
+    snprintf(buf, sizeof buf, lesson_ui_word(a, LW_STEP), step + 1, l->n_steps);
+    int bw = ren_text_width(v->g->small, buf);
+    ren_text(v->r, v->g->small, buf, x + w - bw, y, th->dim);
+    y += sh + 4;
+    y += ui_paragraph(v->r, v->g->title, l->title, x, y, w, th->text) + 6;
+    int dot = sh / 2 + 2;
+    for (int i = 0; i < l->n_steps && (i + 1) * (dot + 4) < w; i++) {
+        Rect d = {x + i * (dot + 4), y, dot, dot};
+        ren_rect(v->r, d, i == step ? th->accent : i < step ? th->dim : th->panel2);
+        if (ui_clicked(v->in, (Rect){d.x - 2, d.y - 4, d.w + 4, d.h + 8}))
+            lesson_ui_step(a, i - step);
+    }
+    y += dot + 10;
+    /* footer: Back / Next */
+    int fh = ren_font_height(v->g->ui) + 14;
+    Rect back = {x, rc.y + rc.h - fh - 8, (w - 8) / 2, fh};
+    Rect next = {x + (w + 8) / 2, back.y, (w - 8) / 2, fh};
+    if (step > 0 && ui_button(v, back, lesson_ui_word(a, LW_PREV), 0))
+        lesson_ui_step(a, -1);
+    if (ui_button(v, next, lesson_ui_word(a, LW_NEXT), 1))
+        lesson_ui_step(a, 1);
+    int keys_y = back.y - sh - 6;
+    if (s->has_quiz && answered < 0)
+        snprintf(buf, sizeof buf, a->lang ? "按 1-%d 作答 · PgDn 下一步" : "1-%d: answer · PgDn: next step",
+                 s->quiz.n_choices);
+    else
+        snprintf(buf, sizeof buf, "%s", lesson_ui_word(a, LW_KEYS));
+    ui_text_fit(v->r, v->g->small, buf, x, keys_y, w, th->dim);
+    /* body, clipped above the footer */
+    Rect body = {rc.x, y, rc.w, keys_y - 6 - y};
+    if (body.h <= 0)
+        return;
+    ren_clip_push(v->r, body);
+    y += ui_paragraph(v->r, v->g->ui, s->title, x, y, w, th->accent) + 8;
+    y += rich_text(v, v->g->ui, s->text, x, y, w, th->text, th->select, 1) + 12;
+    if (s->try_text)
+        y += box_text(v, lesson_ui_word(a, LW_TRY), s->try_text, x, y, w, th->accent, 1) + 12;
+    if (s->has_quiz)
+        quiz_block(v, s, answered, x, y, w, 1);
+    ren_clip_pop(v->r);
+}
+
+void lesson_list_draw(ViewCtx *v, int W, int H)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    const LessonSet *set = lesson_ui_set(a);
+    RenFont *f = v->g->ui, *s = v->g->small;
+    int lh = ren_font_height(f), sh = ren_font_height(s);
+    int row = lh + sh + 14;
+    int n = set ? set->n : 0;
+    int w = W * 2 / 3 > 900 ? 900 : W * 2 / 3, h = n * row + ren_font_height(v->g->title) + 60;
+    if (w < 300)
+        w = W - 20;
+    if (h > H - 40)
+        h = H - 40;
+    Rect box = {(W - w) / 2, (H - h) / 2, w, h};
+    ren_rect(v->r, (Rect){0, 0, W, H}, (Color){0, 0, 0, 150});
+    ren_rect(v->r, box, th->panel);
+    ren_rect_line(v->r, box, 2, th->accent);
+    ren_clip_push(v->r, box);
+    int y = box.y + 14;
+    ren_text(v->r, v->g->title, lesson_ui_word(a, LW_LESSONS), box.x + 20, y, th->accent);
+    const char *hint = a->lang ? "Enter 打开 · Esc 关闭 · Z English" : "Enter opens · Esc closes · Z 中文";
+    ren_text(v->r, s, hint, box.x + w - ren_text_width(s, hint) - 20, y + 6, th->dim);
+    y += ren_font_height(v->g->title) + 14;
+    if (!n) {
+        char msg[128];
+        snprintf(msg, sizeof msg, lesson_ui_word(a, LW_NONE), a->lang ? "lessons/zh" : "lessons/en");
+        ren_text(v->r, f, msg, box.x + 20, y, th->warn);
+    }
+    int sel = lesson_ui_list_sel(a);
+    for (int i = 0; i < n; i++, y += row) {
+        const Lesson *l = &set->lessons[i];
+        Rect r = {box.x + 10, y, w - 20, row - 4};
+        if (r.y + r.h > box.y + box.h)
+            break;
+        int over = ui_over(v->in, r);
+        if (i == sel || over)
+            ren_rect(v->r, r, i == sel ? ui_mix(th->panel, th->accent, 0.2f) : th->panel2);
+        int reached;
+        unsigned right;
+        lesson_ui_progress(a, l->id, &reached, &right);
+        char num[16], prog[48];
+        snprintf(num, sizeof num, "%2d", i + 1);
+        if (reached >= l->n_steps)
+            snprintf(prog, sizeof prog, "✓ %s", lesson_ui_word(a, LW_DONE));
+        else if (reached > 0)
+            snprintf(prog, sizeof prog, "%d / %d", reached, l->n_steps);
+        else
+            snprintf(prog, sizeof prog, "%d", l->n_steps);
+        ren_text(v->r, f, num, r.x + 8, r.y + 5, th->dim);
+        int px = r.x + r.w - ren_text_width(s, prog) - 10;
+        ren_text(v->r, s, prog, px, r.y + 7, reached >= l->n_steps ? th->good : th->dim);
+        int tx = r.x + 16 + ren_text_width(f, "00");
+        ui_text_fit(v->r, f, l->title, tx, r.y + 5, px - tx - 10, th->text);
+        if (l->summary)
+            ui_text_fit(v->r, s, l->summary, tx, r.y + 7 + lh, r.x + r.w - tx - 10, th->dim);
+        if (over && v->in->pressed) {
+            lesson_ui_list_select(a, i);
+            int resume = reached > 0 && reached < l->n_steps ? reached - 1 : 0;
+            v->in->pressed = 0;
+            lesson_ui_open(a, l->id, resume);
+            break;
+        }
+    }
+    ren_clip_pop(v->r);
+}

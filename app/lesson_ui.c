@@ -1,0 +1,445 @@
+/* lesson_ui.c - lessons in the window (see lesson_ui.h). */
+#include "lesson_ui.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "views.h"
+
+#define MAX_LESSONS 64
+
+typedef struct Progress {
+    char id[64];
+    int reached;     /* highest step seen, 1-based; 0 none */
+    unsigned right;  /* bit k: quiz of step k answered right */
+} Progress;
+
+typedef struct LessonUi {
+    LessonSet set;
+    int lang_loaded;          /* language of set, -1 none */
+    int cur;                  /* index in set, -1 no lesson open */
+    int step;
+    int answered[LESSON_MAX_STEPS];
+    int list_open;
+    int list_sel;
+    Progress prog[MAX_LESSONS];
+    int n_prog;
+    int prog_loaded;
+    char load_errors[512];
+} LessonUi;
+
+static const char *LANG_DIR[2] = {"en", "zh"};
+
+/* ---- UI words in both languages ---- */
+
+#define W_LESSONS LW_LESSONS
+#define W_STEP LW_STEP
+#define W_NEXT LW_NEXT
+#define W_PREV LW_PREV
+#define W_TRY LW_TRY
+#define W_QUIZ LW_QUIZ
+#define W_RIGHT LW_RIGHT
+#define W_WRONG LW_WRONG
+#define W_CLOSE LW_CLOSE
+#define W_NONE LW_NONE
+#define W_KEYS LW_KEYS
+#define W_DONE LW_DONE
+static const char *WORDS[][2] = {
+    [W_LESSONS] = {"Lessons", "课程"},
+    [W_STEP] = {"Step %d of %d", "第 %d 步，共 %d 步"},
+    [W_NEXT] = {"Next ›", "下一步 ›"},
+    [W_PREV] = {"‹ Back", "‹ 上一步"},
+    [W_TRY] = {"Try it", "动手试试"},
+    [W_QUIZ] = {"Quiz", "小测验"},
+    [W_RIGHT] = {"Right!", "答对了！"},
+    [W_WRONG] = {"Not quite. The answer is %d.", "不对。正确答案是 %d。"},
+    [W_CLOSE] = {"Close lesson (L)", "关闭课程 (L)"},
+    [W_NONE] = {"No lessons found in %s", "在 %s 中找不到课程"},
+    [W_KEYS] = {"PgDn/PgUp: steps · L: lessons · Z: 中文",
+                "PgDn/PgUp：翻页 · L：课程列表 · Z：English"},
+    [W_DONE] = {"done", "完成"},
+};
+
+static const char *word(const App *a, int w) { return WORDS[w][a->lang == 1]; }
+const char *lesson_ui_word(const App *a, int w) { return word(a, w); }
+
+/* ---- progress in $XDG_DATA_HOME/stepformer/progress.txt ---- */
+
+static int progress_path(char *buf, size_t cap)
+{
+    const char *x = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    if (x && x[0])
+        snprintf(buf, cap, "%s/stepformer", x);
+    else if (home && home[0])
+        snprintf(buf, cap, "%s/.local/share/stepformer", home);
+    else
+        return -1;
+    return 0;
+}
+
+static Progress *progress_of(LessonUi *u, const char *id)
+{
+    for (int i = 0; i < u->n_prog; i++)
+        if (strcmp(u->prog[i].id, id) == 0)
+            return &u->prog[i];
+    if (u->n_prog >= MAX_LESSONS)
+        return NULL;
+    Progress *p = &u->prog[u->n_prog++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->id, sizeof p->id, "%s", id);
+    return p;
+}
+
+static void progress_load(LessonUi *u)
+{
+    u->prog_loaded = 1;
+    char dir[1024], path[1100];
+    if (progress_path(dir, sizeof dir))
+        return;
+    snprintf(path, sizeof path, "%s/progress.txt", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char id[64];
+    int reached;
+    unsigned right;
+    while (fscanf(f, "%63s %d %u", id, &reached, &right) == 3) {
+        Progress *p = progress_of(u, id);
+        if (p) {
+            p->reached = reached < 0 ? 0 : reached > LESSON_MAX_STEPS ? LESSON_MAX_STEPS : reached;
+            p->right = right;
+        }
+    }
+    fclose(f);
+}
+
+/* Write progress atomically; a failure is silent (progress is a comfort). */
+static void progress_save(const App *a, const LessonUi *u)
+{
+    if (a->no_save)
+        return;
+    char dir[1024], path[1100], tmp[1200];
+    if (progress_path(dir, sizeof dir))
+        return;
+    char parent[1024];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash) {
+        *slash = 0;
+        mkdir(parent, 0755);
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return;
+    snprintf(path, sizeof path, "%s/progress.txt", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    for (int i = 0; i < u->n_prog; i++)
+        fprintf(f, "%s %d %u\n", u->prog[i].id, u->prog[i].reached, u->prog[i].right);
+    int bad = ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0;
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
+/* ---- loading and applying ---- */
+
+static LessonUi *ui(App *a)
+{
+    if (!a->les) {
+        a->les = calloc(1, sizeof *a->les);
+        if (a->les) {
+            a->les->cur = -1;
+            a->les->lang_loaded = -1;
+        }
+    }
+    return a->les;
+}
+
+static void collect_error(const char *msg, void *user)
+{
+    LessonUi *u = user;
+    if (!u->load_errors[0])
+        snprintf(u->load_errors, sizeof u->load_errors, "%s", msg);
+}
+
+static int load_lang(App *a, LessonUi *u)
+{
+    if (u->lang_loaded == a->lang)
+        return 0;
+    lessons_free(&u->set);
+    char rel[64], dir[4096];
+    snprintf(rel, sizeof rel, "lessons/%s", LANG_DIR[a->lang == 1]);
+    cli_data_path(rel, dir, sizeof dir);
+    u->load_errors[0] = 0;
+    int bad = 0;
+    lessons_load_dir(&u->set, dir, collect_error, u, &bad);
+    u->lang_loaded = a->lang;
+    if (bad)
+        app_notice(a, 1, "%d lesson file%s could not be read: %s", bad, bad > 1 ? "s" : "", u->load_errors);
+    if (!u->prog_loaded)
+        progress_load(u);
+    return u->set.n ? 0 : -1;
+}
+
+/* Select the token with this text (source first, then target). */
+static void highlight(App *a, const char *tok)
+{
+    const TfTrace *tr = &a->trace;
+    a->sel.side = 0;
+    if (!tok || !tok[0])
+        return;
+    for (int i = 0; i < tr->S; i++)
+        if (strcmp(vocab_token(&a->model.src_vocab, tr->src_ids[(size_t)a->batch * tr->S + i]), tok) == 0) {
+            a->sel = (Selection){1, i};
+            return;
+        }
+    for (int i = 0; i < tr->T; i++)
+        if (strcmp(vocab_token(&a->model.tgt_vocab, tr->tgt_ids[(size_t)a->batch * tr->T + i]), tok) == 0) {
+            a->sel = (Selection){2, i};
+            return;
+        }
+}
+
+static void apply_view(App *a, const Lesson *l, const LessonView *v)
+{
+    char rel[128], path[4096];
+    snprintf(rel, sizeof rel, "assets/models/%s.safetensors", l->model);
+    cli_data_path(rel, path, sizeof path);
+    if (strcmp(a->model_path, path) != 0)
+        app_load_model(a, path); /* keeps the old model, with a notice, on failure */
+    if (v->src && strcmp(v->src, a->src_line) != 0)
+        app_set_text(a, FOCUS_SRC, v->src);
+    const char *tgt = v->tgt ? v->tgt : "";
+    if (strcmp(tgt, a->tgt) != 0)
+        app_set_text(a, FOCUS_TGT, tgt);
+    a->focus = FOCUS_NONE;
+    app_update(a);
+    int st = v->stage[0] ? stage_find(v->stage) : -1;
+    if (st >= 0)
+        app_goto(a, st, v->layer >= 0 ? v->layer : 0);
+    if (v->head != -2)
+        app_set_head(a, v->head);
+    else if (a->head < 0)
+        a->head = 0;
+    int vw = v->view[0] ? view_find(v->view) : -1;
+    a->view = vw >= 0 ? (ViewId)vw : VIEW_AUTO;
+    a->batch = v->batch >= 0 && v->batch < a->n_src ? v->batch : 0;
+    highlight(a, v->highlight);
+    a->anim_start = a->now;
+}
+
+static void show_step(App *a, LessonUi *u, int step)
+{
+    const Lesson *l = &u->set.lessons[u->cur];
+    if (step < 0)
+        step = 0;
+    if (step >= l->n_steps)
+        step = l->n_steps - 1;
+    u->step = step;
+    apply_view(a, l, &l->steps[step].view);
+    Progress *p = progress_of(u, l->id);
+    if (p && step + 1 > p->reached) {
+        p->reached = step + 1;
+        progress_save(a, u);
+    }
+}
+
+int lesson_ui_open(App *a, const char *id, int step)
+{
+    LessonUi *u = ui(a);
+    if (!u)
+        return -1;
+    if (load_lang(a, u)) {
+        char dir[64];
+        snprintf(dir, sizeof dir, "lessons/%s", LANG_DIR[a->lang == 1]);
+        app_notice(a, 1, word(a, W_NONE), dir);
+        return -1;
+    }
+    int i = lessons_find(&u->set, id);
+    if (i < 0) {
+        app_notice(a, 1, "no lesson '%s'", id);
+        return -1;
+    }
+    if (u->cur != i)
+        memset(u->answered, 0xff, sizeof u->answered);
+    u->cur = i;
+    u->list_open = 0;
+    show_step(a, u, step);
+    return 0;
+}
+
+void lesson_ui_close(App *a)
+{
+    if (a->les)
+        a->les->cur = -1;
+}
+
+int lesson_ui_active(const App *a) { return a->les && a->les->cur >= 0; }
+int lesson_ui_list_open(const App *a) { return a->les && a->les->list_open; }
+
+void lesson_ui_step(App *a, int delta)
+{
+    LessonUi *u = a->les;
+    if (!u || u->cur < 0)
+        return;
+    const Lesson *l = &u->set.lessons[u->cur];
+    int s = u->step + delta;
+    if (s >= l->n_steps && u->cur + 1 < u->set.n) { /* on to the next lesson */
+        u->cur++;
+        memset(u->answered, 0xff, sizeof u->answered);
+        s = 0;
+    }
+    show_step(a, u, s);
+}
+
+void lesson_ui_set_lang(App *a, int lang)
+{
+    if (lang == a->lang)
+        return;
+    LessonUi *u = ui(a);
+    char id[64] = "";
+    int step = 0, open = u && u->cur >= 0;
+    if (open) {
+        snprintf(id, sizeof id, "%s", u->set.lessons[u->cur].id);
+        step = u->step;
+    }
+    a->lang = lang;
+    if (!u)
+        return;
+    int saved[LESSON_MAX_STEPS];
+    memcpy(saved, u->answered, sizeof saved);
+    u->cur = -1;
+    load_lang(a, u);
+    if (open && lesson_ui_open(a, id, step) == 0)
+        memcpy(u->answered, saved, sizeof saved);
+}
+
+void lesson_ui_toggle_list(App *a)
+{
+    LessonUi *u = ui(a);
+    if (!u)
+        return;
+    u->list_open = !u->list_open;
+    if (u->list_open) {
+        load_lang(a, u);
+        u->list_sel = u->cur >= 0 ? u->cur : 0;
+    }
+}
+
+int lesson_ui_answer(App *a, int choice)
+{
+    LessonUi *u = a->les;
+    if (!u || u->cur < 0)
+        return -1;
+    const Lesson *l = &u->set.lessons[u->cur];
+    const LessonStep *s = &l->steps[u->step];
+    if (!s->has_quiz || choice < 0 || choice >= s->quiz.n_choices || u->answered[u->step] >= 0)
+        return -1;
+    u->answered[u->step] = choice;
+    Progress *p = progress_of(u, l->id);
+    if (p && choice == s->quiz.answer) {
+        p->right |= 1u << (u->step & 31);
+        progress_save(a, u);
+    }
+    return choice == s->quiz.answer;
+}
+
+int lesson_ui_key(App *a, int sym)
+{
+    LessonUi *u = a->les;
+    if (sym == 'l') {
+        lesson_ui_toggle_list(a);
+        return 1;
+    }
+    if (sym == 'z') {
+        lesson_ui_set_lang(a, !a->lang);
+        app_notice(a, 0, a->lang ? "语言：中文" : "language: English");
+        return 1;
+    }
+    if (!u)
+        return 0;
+    if (u->list_open) {
+        if (sym == 0x4000004F /* right */ || sym == 0x40000051 /* down */)
+            u->list_sel = u->list_sel + 1 < u->set.n ? u->list_sel + 1 : u->list_sel;
+        else if (sym == 0x40000050 /* left */ || sym == 0x40000052 /* up */)
+            u->list_sel = u->list_sel > 0 ? u->list_sel - 1 : 0;
+        else if (sym == '\r' && u->list_sel < u->set.n) {
+            Progress *p = progress_of(u, u->set.lessons[u->list_sel].id);
+            int resume = p && p->reached > 0 && p->reached < u->set.lessons[u->list_sel].n_steps ? p->reached - 1 : 0;
+            lesson_ui_open(a, u->set.lessons[u->list_sel].id, resume);
+        } else if (sym == 27)
+            u->list_open = 0;
+        else
+            return 0;
+        return 1;
+    }
+    if (u->cur < 0)
+        return 0;
+    if (sym == 0x4000004E /* PageDown */) {
+        lesson_ui_step(a, 1);
+        return 1;
+    }
+    if (sym == 0x4000004B /* PageUp */) {
+        lesson_ui_step(a, -1);
+        return 1;
+    }
+    const LessonStep *s = &u->set.lessons[u->cur].steps[u->step];
+    if (s->has_quiz && u->answered[u->step] < 0 && sym >= '1' && sym < '1' + s->quiz.n_choices) {
+        lesson_ui_answer(a, sym - '1');
+        return 1;
+    }
+    return 0;
+}
+
+const Lesson *lesson_ui_current(const App *a, int *step, int *answered)
+{
+    const LessonUi *u = a->les;
+    if (!u || u->cur < 0)
+        return NULL;
+    if (step)
+        *step = u->step;
+    if (answered)
+        *answered = u->answered[u->step];
+    return &u->set.lessons[u->cur];
+}
+
+void lesson_ui_free(App *a)
+{
+    if (!a->les)
+        return;
+    lessons_free(&a->les->set);
+    free(a->les);
+    a->les = NULL;
+}
+
+const LessonSet *lesson_ui_set(App *a)
+{
+    LessonUi *u = ui(a);
+    if (!u)
+        return NULL;
+    load_lang(a, u);
+    return &u->set;
+}
+
+int lesson_ui_list_sel(const App *a) { return a->les ? a->les->list_sel : 0; }
+
+void lesson_ui_list_select(App *a, int i)
+{
+    if (a->les && i >= 0 && i < a->les->set.n)
+        a->les->list_sel = i;
+}
+
+void lesson_ui_progress(App *a, const char *id, int *reached, unsigned *right)
+{
+    LessonUi *u = ui(a);
+    Progress *p = u ? progress_of(u, id) : NULL;
+    *reached = p ? p->reached : 0;
+    *right = p ? p->right : 0;
+}

@@ -1,0 +1,46 @@
+/* lesson_ui.h - lessons in the window: the lesson list, the lesson panel
+ * that replaces the explanation panel while a lesson is open, stepping
+ * (PgDn/PgUp), quizzes (click or number key), the language switch, and the
+ * learner's progress kept between runs in the user's data directory. */
+#ifndef APP_LESSON_UI_H
+#define APP_LESSON_UI_H
+
+#include "app.h"
+#include "lesson.h"
+
+struct ViewCtx;
+
+/* Open lesson `id` at step (0-based) in the App's language. Returns 0, or
+ * -1 with a notice shown. */
+int lesson_ui_open(App *a, const char *id, int step);
+void lesson_ui_close(App *a);
+int lesson_ui_active(const App *a);
+void lesson_ui_step(App *a, int delta);
+/* Switch the language (0 en, 1 zh): lesson text and explanations. */
+void lesson_ui_set_lang(App *a, int lang);
+void lesson_ui_toggle_list(App *a);
+int lesson_ui_list_open(const App *a);
+/* Keys while a lesson or the list is shown; 1 when used. */
+int lesson_ui_key(App *a, int sym);
+void lesson_ui_free(App *a);
+
+/* Drawing: the panel (right side) and the list (an overlay). */
+void lesson_panel_draw(struct ViewCtx *v);
+void lesson_list_draw(struct ViewCtx *v, int W, int H);
+
+/* For drawing: the lessons of the current language, the list selection,
+ * a lesson's progress (highest step reached, 1-based; quizzes right as
+ * bits), the words of the interface. */
+const LessonSet *lesson_ui_set(App *a);
+int lesson_ui_list_sel(const App *a);
+void lesson_ui_list_select(App *a, int i);
+void lesson_ui_progress(App *a, const char *id, int *reached, unsigned *right);
+const char *lesson_ui_word(const App *a, int w);
+enum { LW_LESSONS, LW_STEP, LW_NEXT, LW_PREV, LW_TRY, LW_QUIZ, LW_RIGHT, LW_WRONG, LW_CLOSE,
+       LW_NONE, LW_KEYS, LW_DONE };
+
+/* For tests: the lesson and step shown, the quiz answer given (-1 none). */
+const Lesson *lesson_ui_current(const App *a, int *step, int *answered);
+int lesson_ui_answer(App *a, int choice);
+
+#endif
