@@ -518,6 +518,8 @@ int app_init(App *a, const AppOpts *o, TfErr *err)
         a->batch = o->batch;
         a->lang = o->lang;
         a->no_save = o->no_save;
+        if (o->lessons_dir)
+            snprintf(a->lessons_dir, sizeof a->lessons_dir, "%s", o->lessons_dir);
     }
     a->dirty = 1;
     app_update(a);

@@ -185,6 +185,7 @@ typedef struct App {
     struct TrainUi *train_ui;
     struct LessonUi *les;       /* lessons (lesson_ui.c) */
     int no_save;                /* headless: do not write progress files */
+    char lessons_dir[512];      /* "" = the bundled lessons/ */
 
     /* a message at the bottom for a few seconds ("saved ...", errors) */
     char notice[512];
@@ -207,6 +208,7 @@ typedef struct AppOpts {
     const char *lesson;         /* open this lesson (id) */
     int lesson_step;            /* 0-based */
     int no_save;                /* do not write progress (headless) */
+    const char *lessons_dir;    /* lessons/ elsewhere (teachers' own) */
 } AppOpts;
 
 /* Build the app: loads the model (falling back to a random classroom model,

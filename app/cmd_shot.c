@@ -68,6 +68,8 @@ int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
             o->lang = v && strcmp(v, "zh") == 0;
         } else if (cli_opt(argv, argc, &i, "lesson", &v, cmd, &bad)) {
             o->lesson = v;
+        } else if (cli_opt(argv, argc, &i, "lessons", &v, cmd, &bad)) {
+            o->lessons_dir = v;
         } else if (cli_opt(argv, argc, &i, "step", &v, cmd, &bad)) {
             if (v && cli_int(v, 1, LESSON_MAX_STEPS, &o->lesson_step))
                 return cli_fail(cmd, "--step must be a step number from 1, not '%s'", v);

@@ -176,7 +176,10 @@ static int load_lang(App *a, LessonUi *u)
     lessons_free(&u->set);
     char rel[64], dir[4096];
     snprintf(rel, sizeof rel, "lessons/%s", LANG_DIR[a->lang == 1]);
-    cli_data_path(rel, dir, sizeof dir);
+    if (a->lessons_dir[0])
+        snprintf(dir, sizeof dir, "%s/%s", a->lessons_dir, LANG_DIR[a->lang == 1]);
+    else
+        cli_data_path(rel, dir, sizeof dir);
     u->load_errors[0] = 0;
     int bad = 0;
     lessons_load_dir(&u->set, dir, collect_error, u, &bad);
@@ -439,6 +442,8 @@ void lesson_ui_list_select(App *a, int i)
 void lesson_ui_progress(App *a, const char *id, int *reached, unsigned *right)
 {
     LessonUi *u = ui(a);
+    if (u && !u->prog_loaded)
+        progress_load(u);
     Progress *p = u ? progress_of(u, id) : NULL;
     *reached = p ? p->reached : 0;
     *right = p ? p->right : 0;

@@ -1,0 +1,247 @@
+/* test_lesson_ui.c - lessons in the window: a step sets the view it talks
+ * about, PgDn/PgUp step, quizzes answer by number key and by click, the
+ * language switch keeps the place, progress survives a restart, and a broken
+ * lesson file leaves the others usable. */
+#include <SDL.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "app.h"
+#include "checkpoint.h"
+#include "lesson_ui.h"
+#include "test_util.h"
+#include "views.h"
+
+static char g_dir[64];
+static char g_model[128];
+static Ren *g_ren;
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char *LESSON_EN =
+    "@title Attention demo\n"
+    "@summary A lesson for the tests.\n"
+    "@step Weights\n"
+    "@stage enc.self.weights\n"
+    "@layer 2\n"
+    "@head 3\n"
+    "@src t5 t6 t7\n"
+    "@highlight t6\n"
+    "Row i says how much token i takes from every token.\n"
+    "@step All heads\n"
+    "@head all\n"
+    "Every head at once.\n"
+    "@quiz How many heads?\n"
+    "@choice One\n"
+    "@answer Four\n"
+    "@choice Eight\n"
+    "@explain The model has four.\n"
+    "@step The mask\n"
+    "@stage dec.self.mask\n"
+    "@tgt t8 t9\n"
+    "- one\n"
+    "- two\n";
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(g_dir, "/tmp/stepformer-lesson-ui-XXXXXX");
+    if (!mkdtemp(g_dir))
+        return -1;
+    char p[256];
+    snprintf(p, sizeof p, "%s/lessons", g_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/lessons/en", g_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/lessons/zh", g_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/lessons/en/01-demo.txt", g_dir);
+    write_file(p, LESSON_EN);
+    snprintf(p, sizeof p, "%s/lessons/en/02-broken.txt", g_dir);
+    write_file(p, "@title Broken\n@step One\n@stage enc.self.weights\n@nonsense 1\ntext\n");
+    /* the Chinese lesson: same directives, other words */
+    char *zh = strdup(LESSON_EN);
+    char *at = strstr(zh, "Row i says");
+    memcpy(at, "第 i 行说明", strlen("第 i 行说明"));
+    snprintf(p, sizeof p, "%s/lessons/zh/01-demo.txt", g_dir);
+    write_file(p, zh);
+    free(zh);
+    snprintf(p, sizeof p, "%s/data", g_dir);
+    mkdir(p, 0755);
+    setenv("XDG_DATA_HOME", p, 1);
+    TfConfig c;
+    TfErr err;
+    cfg_preset(&c, "classroom", &err);
+    c.d_model = 32;
+    c.n_heads = 4;
+    c.d_ff = 64;
+    c.src_vocab = c.tgt_vocab = 30;
+    c.max_len = 24;
+    TfModel m;
+    snprintf(g_model, sizeof g_model, "%s/m.safetensors", g_dir);
+    if (model_init_random(&m, &c, 2, &err) || ckpt_save(&m, g_model, &err))
+        return -1;
+    model_free(&m);
+    g_ren = ren_open_headless(1280, 800, &err);
+    return g_ren ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ren_close(g_ren);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void open_app(App *a)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/lessons", g_dir);
+    AppOpts o = {0};
+    o.model_path = g_model;
+    o.lessons_dir = dir;
+    o.head = 0;
+    TfErr err;
+    expect_true(app_init(a, &o, &err) == 0, "app: %s", err.msg);
+    a->now = 10;
+}
+
+static void key(App *a, SDL_Keycode k)
+{
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_KEYDOWN;
+    e.key.keysym.sym = k;
+    app_event(a, &e);
+}
+
+static void frame(App *a)
+{
+    a->now += 0.5;
+    app_frame(a, g_ren);
+}
+
+/* The lesson model is looked up as assets/models/en2zh.safetensors; the
+ * tests keep their own model by loading it again after each step. */
+static void keep_model(App *a)
+{
+    if (strcmp(a->model_path, g_model) != 0)
+        app_load_model(a, g_model);
+}
+
+static void test_steps_set_the_view(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens: %s", a.notice);
+    keep_model(&a);
+    lesson_ui_step(&a, 0);
+    frame(&a);
+    StagePos p = app_pos(&a);
+    expect_true(p.stage == ST_ENC_SELF_WEIGHTS && p.layer == 1 && a.head == 2,
+                "step 1 shows enc.self.weights layer 2 head 3, got %s layer %d head %d",
+                stage_info(p.stage)->name, p.layer + 1, a.head + 1);
+    expect_true(strcmp(a.src_line, "t5 t6 t7") == 0, "the source line is set: '%s'", a.src_line);
+    expect_true(a.sel.side == 1 && a.sel.index == 1, "t6 is highlighted");
+    key(&a, SDLK_PAGEDOWN);
+    frame(&a);
+    expect_true(a.head == -1 && app_current_view(&a) == VIEW_HEADS, "step 2: all heads");
+    int step, answered;
+    lesson_ui_current(&a, &step, &answered);
+    expect_true(step == 1 && answered == -1, "on step 2, unanswered");
+    /* number keys answer the quiz instead of picking a head */
+    key(&a, SDLK_1);
+    lesson_ui_current(&a, &step, &answered);
+    expect_true(answered == 0 && a.head == -1, "1 answers choice 1 (wrong), head unchanged");
+    frame(&a);
+    key(&a, SDLK_PAGEDOWN);
+    frame(&a);
+    p = app_pos(&a);
+    expect_true(p.stage == ST_DEC_SELF_MASK && strcmp(a.tgt, "t8 t9") == 0, "step 3: the decoder mask with a target");
+    expect_true(app_current_view(&a) == VIEW_MASK, "in the mask view");
+    key(&a, SDLK_PAGEUP);
+    lesson_ui_current(&a, &step, &answered);
+    expect_true(step == 1 && answered == 0, "PgUp back to step 2, the answer kept");
+    /* the language switch keeps the lesson and the step */
+    key(&a, SDLK_z);
+    const Lesson *l = lesson_ui_current(&a, &step, &answered);
+    expect_true(a.lang == 1 && l && step == 1 && strstr(l->path, "/zh/"), "Z: the same step in Chinese");
+    expect_true(strstr(l->steps[0].text, "第 i 行") != NULL, "the Chinese text is loaded");
+    frame(&a);
+    app_free(&a);
+}
+
+static void test_quiz_click_and_progress(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    lesson_ui_open(&a, "demo", 1);
+    keep_model(&a);
+    frame(&a);
+    /* click the second choice: find it by answering through the panel */
+    int right = lesson_ui_answer(&a, 1);
+    expect_true(right == 1, "choice 2 is the right answer");
+    expect_true(lesson_ui_answer(&a, 0) == -1, "a quiz is answered once");
+    lesson_ui_step(&a, 1);
+    app_free(&a);
+    /* a new run sees the progress */
+    char path[256];
+    snprintf(path, sizeof path, "%s/data/stepformer/progress.txt", g_dir);
+    FILE *f = fopen(path, "r");
+    expect_true(f != NULL, "progress file %s written", path);
+    char id[64];
+    int reached = 0;
+    unsigned bits = 0;
+    expect_true(fscanf(f, "%63s %d %u", id, &reached, &bits) == 3, "progress line");
+    fclose(f);
+    expect_true(strcmp(id, "demo") == 0 && reached == 3 && (bits & 2), "demo: reached step 3, quiz 2 right (got %s %d %u)",
+                id, reached, bits);
+    static App b;
+    open_app(&b);
+    int r2;
+    unsigned right2;
+    lesson_ui_progress(&b, "demo", &r2, &right2);
+    expect_true(r2 == 3 && (right2 & 2), "the next run reads it: reached %d", r2);
+    /* the list opens, shows the lesson, Enter resumes where the learner was */
+    key(&b, SDLK_l);
+    expect_true(lesson_ui_list_open(&b), "L opens the list");
+    frame(&b);
+    key(&b, SDLK_RETURN);
+    int step;
+    expect_true(lesson_ui_current(&b, &step, NULL) != NULL, "Enter opens the lesson");
+    expect_true(!lesson_ui_list_open(&b), "and closes the list");
+    app_free(&b);
+}
+
+static void test_broken_file_reported(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    const LessonSet *set = lesson_ui_set(&a);
+    expect_true(set && set->n == 1, "the good lesson loads, the broken one is skipped: %d", set ? set->n : -1);
+    expect_true(a.notice_error && strstr(a.notice, "02-broken.txt:4"), "the broken file is named with its line: %s", a.notice);
+    expect_true(lesson_ui_open(&a, "nothing", 0) != 0, "an unknown lesson id is refused");
+    frame(&a);
+    app_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_steps_set_the_view),
+        cmocka_unit_test(test_quiz_click_and_progress),
+        cmocka_unit_test(test_broken_file_reported),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
