@@ -31,20 +31,37 @@ static void trim(const char **s, size_t *n)
         (*n)--;
 }
 
-/* Append a line to a growing text; paragraphs are separated by "\n\n". */
-static int append(char **text, const char *s, size_t n, int new_para)
+/* A step's text grows line by line; its length and capacity are tracked
+ * so that appending stays linear in the size of the file. */
+typedef struct Buf {
+    size_t len, cap;
+} Buf;
+
+/* Append a line; lines are separated by "\n", paragraphs by "\n\n". */
+static int append(char **text, Buf *b, const char *s, size_t n, int new_para)
 {
-    size_t old = *text ? strlen(*text) : 0;
-    char *t = realloc(*text, old + n + 3);
-    if (!t)
-        return -1;
-    if (old)
-        t[old++] = '\n';
-    if (old && new_para)
-        t[old++] = '\n';
-    memcpy(t + old, s, n);
-    t[old + n] = 0;
-    *text = t;
+    if (!*text)
+        b->len = b->cap = 0;
+    size_t need = b->len + n + 3;
+    if (need > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < need)
+            cap *= 2;
+        char *t = realloc(*text, cap);
+        if (!t)
+            return -1;
+        *text = t;
+        b->cap = cap;
+    }
+    char *t = *text;
+    size_t at = b->len;
+    if (at)
+        t[at++] = '\n';
+    if (at && new_para)
+        t[at++] = '\n';
+    memcpy(t + at, s, n);
+    t[at + n] = 0;
+    b->len = at + n;
     return 0;
 }
 
@@ -74,6 +91,7 @@ typedef struct Parser {
     LessonView cur;   /* carried forward */
     int blank;        /* the previous line was blank */
     int in_quiz;
+    Buf text;         /* length and capacity of step->text */
     TfErr *err;
 } Parser;
 
@@ -185,6 +203,8 @@ static int quiz_directive(Parser *p, const char *key, const char *v, size_t n)
     if (strcmp(key, "explain") == 0) {
         if (!p->in_quiz)
             return fail(p, "%s", "@explain outside a quiz");
+        if (q->explain)
+            return fail(p, "%s", "a quiz has one @explain; this is the second");
         return set_str(p, &q->explain, v, n);
     }
     return 1;
@@ -285,6 +305,8 @@ static int directive(Parser *p, const char *line, size_t n)
     if (strcmp(key, "try") == 0) {
         if (vn == 0)
             return fail(p, "%s", "@try needs text");
+        if (p->step->try_text)
+            return fail(p, "%s", "a step has one @try; this is the second");
         return set_str(p, &p->step->try_text, v, vn);
     }
     return fail(p, "unknown directive @%s (see lessons/README.md)", key);
@@ -302,7 +324,7 @@ static int text_line(Parser *p, const char *s, size_t n)
         return fail(p, "%s", "text inside a quiz (put it before @quiz)");
     /* lines are kept as written; a blank line before starts a paragraph
      * (stored as an empty line) */
-    if (append(&p->step->text, s, n, p->blank && p->step->text))
+    if (append(&p->step->text, &p->text, s, n, p->blank && p->step->text))
         return fail(p, "%s", "out of memory");
     p->blank = 0;
     return 0;
@@ -335,7 +357,7 @@ int lesson_parse(Lesson *l, const char *text, size_t len, const char *path,
     id_from_path(l, path);
     if (len > LESSON_MAX_BYTES)
         return tf_fail(err, "%s: larger than %d bytes", path, LESSON_MAX_BYTES);
-    Parser p = {l, path, 0, NULL, {"", "", -2, -2, -2, NULL, NULL, NULL}, 1, 0, err};
+    Parser p = {l, path, 0, NULL, {"", "", -2, -2, -2, NULL, NULL, NULL}, 1, 0, {0, 0}, err};
     size_t bad;
     if (utf8_check(text, len, &bad)) {
         int line = 1;

@@ -40,7 +40,7 @@ int lesson_check_view(const Lesson *l, const TfConfig *cfg, CheckFn report, void
             bad += say(report, user, "%s:%d: stage '%s' does not exist in the %s model", l->path, s->line, v->stage, l->model);
         if (v->view[0] && strcmp(v->view, "auto") != 0 && view_find(v->view) < 0)
             bad += say(report, user, "%s:%d: unknown view '%s'", l->path, s->line, v->view);
-        if (st >= 0 && v->layer >= stage_layers(st, cfg))
+        if (st >= 0 && (stage_info(st)->flags & SF_LAYER) && v->layer >= stage_layers(st, cfg))
             bad += say(report, user, "%s:%d: layer %d, but %s has %d", l->path, s->line, v->layer + 1,
                        v->stage, stage_layers(st, cfg));
         if (v->head >= cfg->n_heads)

@@ -173,6 +173,18 @@ static int quiz_block(ViewCtx *v, const LessonStep *s, int answered, int x, int 
     return y - y0;
 }
 
+/* Height of a step's body as drawn (measured without drawing). */
+static int body_height(ViewCtx *v, const LessonStep *s, int answered, int w)
+{
+    int h = ui_paragraph_height(v->g->ui, s->title, w) + 8;
+    h += rich_text(v, v->g->ui, s->text, 0, 0, w, v->th->text, v->th->select, 0) + 12;
+    if (s->try_text)
+        h += box_text(v, "", s->try_text, 0, 0, w, v->th->accent, 0) + 12;
+    if (s->has_quiz)
+        h += quiz_block(v, s, answered, 0, 0, w, 0);
+    return h;
+}
+
 void lesson_panel_draw(ViewCtx *v)
 {
     App *a = v->a;
@@ -216,11 +228,26 @@ void lesson_panel_draw(ViewCtx *v)
     else
         snprintf(buf, sizeof buf, "%s", lesson_ui_word(a, LW_KEYS));
     ui_text_fit(v->r, v->g->small, buf, x, keys_y, w, th->dim);
-    /* body, clipped above the footer */
+    /* body, clipped above the footer, scrolled by the wheel */
     Rect body = {rc.x, y, rc.w, keys_y - 6 - y};
     if (body.h <= 0)
         return;
+    int content = body_height(v, s, answered, w);
+    int to_end = 0, *scroll = lesson_ui_scroll(a, &to_end);
+    int max_scroll = content > body.h ? content - body.h : 0;
+    if (scroll) {
+        if (to_end)
+            *scroll = max_scroll;
+        if (v->in->wheel && ui_over(v->in, body))
+            *scroll -= v->in->wheel * 3 * ren_font_height(v->g->ui);
+        if (*scroll > max_scroll)
+            *scroll = max_scroll;
+        if (*scroll < 0)
+            *scroll = 0;
+    }
+    int off = scroll ? *scroll : 0;
     ren_clip_push(v->r, body);
+    y -= off;
     y += ui_paragraph(v->r, v->g->ui, s->title, x, y, w, th->accent) + 8;
     y += rich_text(v, v->g->ui, s->text, x, y, w, th->text, th->select, 1) + 12;
     if (s->try_text)
@@ -228,6 +255,14 @@ void lesson_panel_draw(ViewCtx *v)
     if (s->has_quiz)
         quiz_block(v, s, answered, x, y, w, 1);
     ren_clip_pop(v->r);
+    if (max_scroll > 0) { /* a scroll bar, and a hint that there is more */
+        int bh = body.h * body.h / content;
+        int by = body.y + (body.h - bh) * off / max_scroll;
+        ren_rect(v->r, (Rect){rc.x + rc.w - 6, body.y, 3, body.h}, th->panel2);
+        ren_rect(v->r, (Rect){rc.x + rc.w - 6, by, 3, bh}, th->accent);
+        if (off < max_scroll)
+            ren_text(v->r, v->g->small, "▼", rc.x + rc.w - 22, body.y + body.h - sh, th->accent);
+    }
 }
 
 void lesson_list_draw(ViewCtx *v, int W, int H)

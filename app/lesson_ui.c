@@ -27,6 +27,8 @@ typedef struct LessonUi {
     int answered[LESSON_MAX_STEPS];
     int list_open;
     int list_sel;
+    int scroll;               /* lesson panel scroll offset, pixels */
+    int scroll_to_end;        /* show the quiz explanation after answering */
     Progress prog[MAX_LESSONS];
     int n_prog;
     int prog_loaded;
@@ -246,6 +248,7 @@ static void show_step(App *a, LessonUi *u, int step)
     if (step >= l->n_steps)
         step = l->n_steps - 1;
     u->step = step;
+    u->scroll = 0;
     apply_view(a, l, &l->steps[step].view);
     Progress *p = progress_of(u, l->id);
     if (p && step + 1 > p->reached) {
@@ -346,6 +349,7 @@ int lesson_ui_answer(App *a, int choice)
     if (!s->has_quiz || choice < 0 || choice >= s->quiz.n_choices || u->answered[u->step] >= 0)
         return -1;
     u->answered[u->step] = choice;
+    u->scroll_to_end = 1;
     Progress *p = progress_of(u, l->id);
     if (p && choice == s->quiz.answer) {
         p->right |= 1u << (u->step & 31);
@@ -447,4 +451,13 @@ void lesson_ui_progress(App *a, const char *id, int *reached, unsigned *right)
     Progress *p = u ? progress_of(u, id) : NULL;
     *reached = p ? p->reached : 0;
     *right = p ? p->right : 0;
+}
+
+int *lesson_ui_scroll(App *a, int *to_end)
+{
+    if (!a->les)
+        return NULL;
+    *to_end = a->les->scroll_to_end;
+    a->les->scroll_to_end = 0;
+    return &a->les->scroll;
 }

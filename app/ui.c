@@ -80,6 +80,11 @@ int ui_paragraph(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c
     return n * lh;
 }
 
+int ui_paragraph_height(RenFont *f, const char *s, int w)
+{
+    return ren_text_wrap(f, s, w, NULL, 0) * ren_font_height(f);
+}
+
 void ui_fmt(char *buf, size_t cap, float v)
 {
     if (isinf(v))

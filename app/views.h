@@ -71,8 +71,10 @@ int ui_button(ViewCtx *v, Rect rc, const char *label, int active);
 int ui_text_fit(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c);
 /* Text centred in a rect (clipped). */
 void ui_text_center(Ren *r, RenFont *f, const char *s, Rect rc, Color c);
-/* Wrapped paragraph; returns the height used. */
+/* Wrapped paragraph; returns the height used (ui_paragraph_height measures
+ * without drawing). */
 int ui_paragraph(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c);
+int ui_paragraph_height(RenFont *f, const char *s, int w);
 /* A colour bar with its numeric range. */
 void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const char *label);
 Color ui_mix(Color a, Color b, float t);
