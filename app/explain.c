@@ -282,7 +282,7 @@ void explain_draw(ViewCtx *v)
     int head = a->head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->head;
     if (!a->input_error[0] && tf_view(&a->trace, p.stage, p.layer, head, a->batch, &tv, &err) == 0) {
         char shape[96];
-        snprintf(shape, sizeof shape, "shape %d × %d", tv.rows, tv.cols);
+        snprintf(shape, sizeof shape, "%s %d × %d", L(a, "shape"), tv.rows, tv.cols);
         ren_text(v->r, v->g->ui, shape, x, y, th->dim);
         y += ren_font_height(v->g->ui) + 8;
     }
@@ -290,7 +290,7 @@ void explain_draw(ViewCtx *v)
     if (a->hover.valid && a->hover.stage == p.stage) {
         char buf[1200];
         if (how(a, buf, sizeof buf) > 0) {
-            ren_text(v->r, v->g->ui, "How this number was computed", x, y, th->select);
+            ren_text(v->r, v->g->ui, L(a, "How this number was computed"), x, y, th->select);
             y += ren_font_height(v->g->ui) + 4;
             ui_paragraph(v->r, v->g->mono, buf, x, y, w, th->text);
         }

@@ -82,7 +82,7 @@ static void draw_top(ViewCtx *v, Rect rc)
             lesson_ui_toggle_list(a);
         if (ui_button(v, (Rect){rx + lw + 6, by, gw, bh}, a->lang ? "中文 | EN" : "EN | 中文", 0))
             lesson_ui_set_lang(a, !a->lang);
-        ren_text(v->r, sf, "? help", rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
+        ren_text(v->r, sf, L(a, "? help"), rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
     } else {
         rx = rc.x + rc.w - 8;
     }
@@ -110,7 +110,7 @@ static int view_choices(const App *a, ViewId *out)
     return n;
 }
 
-static const char *view_label(ViewId v, StageKind k)
+static const char *view_label_en(ViewId v, StageKind k)
 {
     switch (v) {
     case VIEW_MATRIX: return k == SK_TOKENS ? "Tokens" : "Heatmap";
@@ -127,6 +127,11 @@ static const char *view_label(ViewId v, StageKind k)
     }
 }
 
+static const char *view_label(const App *a, ViewId v, StageKind k)
+{
+    return L(a, view_label_en(v, k));
+}
+
 static void draw_tabs(ViewCtx *v, Rect rc)
 {
     App *a = v->a;
@@ -138,7 +143,7 @@ static void draw_tabs(ViewCtx *v, Rect rc)
     StageKind kind = stage_info(app_pos(a).stage)->kind;
     int x = rc.x + 8;
     for (int i = 0; i < n; i++) {
-        const char *lab = view_label(ch[i], kind);
+        const char *lab = view_label(a, ch[i], kind);
         int w = ren_text_width(v->g->small, lab) + 18;
         if (x + w > rc.x + rc.w)
             break;
@@ -159,7 +164,7 @@ static void draw_tabs(ViewCtx *v, Rect rc)
     /* the sentence of the batch, when there are several */
     if (a->n_src > 1) {
         x += 16;
-        int lw = ren_text(v->r, v->g->small, "sentence", x, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, v->th->dim);
+        int lw = ren_text(v->r, v->g->small, L(a, "sentence"), x, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, v->th->dim);
         x += lw + 6;
         for (int b = 0; b < a->n_src; b++) {
             char s[16];
@@ -183,8 +188,8 @@ static void draw_input(ViewCtx *v, Rect rc, Focus which)
     RenFont *f = v->g->ui;
     int fh = ren_font_height(f);
     ren_rect(v->r, rc, th->panel);
-    const char *label = which == FOCUS_SRC ? "Source" : "Target";
-    int lw = ren_text_width(f, "Target") + 24;
+    const char *label = L(a, which == FOCUS_SRC ? "Source" : "Target");
+    int lw = ren_text_width(f, L(a, "Target")) + 24;
     ren_text(v->r, f, label, rc.x + 12, rc.y + (rc.h - fh) / 2, th->dim);
     Rect box = {rc.x + lw, rc.y + 4, rc.w - lw - 12, rc.h - 8};
     int focused = a->focus == which;
@@ -199,11 +204,11 @@ static void draw_input(ViewCtx *v, Rect rc, Focus which)
     ren_clip_push(v->r, box);
     if (!text[0] && which == FOCUS_TGT) {
         char hint[APP_TEXT_MAX + 96];
-        snprintf(hint, sizeof hint, "empty: the decoder reads its own greedy translation  «%s»",
+        snprintf(hint, sizeof hint, "%s  «%s»", L(a, "empty: the decoder reads its own greedy translation"),
                  a->translation);
         ren_text(v->r, f, hint, tx, ty, th->dim);
     } else if (!text[0]) {
-        ren_text(v->r, f, "type a sentence (up to 4, separated by |)", tx, ty, th->dim);
+        ren_text(v->r, f, L(a, "type a sentence (up to 4, separated by |)"), tx, ty, th->dim);
     }
     /* keep the cursor visible: scroll left when the text is long */
     int cur_x = ren_text_width_n(f, text, focused ? a->cursor : (int)strlen(text));
@@ -246,10 +251,13 @@ static void draw_status(ViewCtx *v, Rect rc)
         snprintf(buf, sizeof buf, "%s = %s", a->hover.where, val);
         ui_text_fit(v->r, f, buf, x, y, rc.x + rc.w - x - 10, th->select);
     } else if (a->n_unk) {
-        snprintf(buf, sizeof buf, "%d unknown word%s shown as <unk>", a->n_unk, a->n_unk > 1 ? "s" : "");
+        if (a->lang)
+            snprintf(buf, sizeof buf, "%d %s", a->n_unk, L(a, "unknown words shown as <unk>"));
+        else
+            snprintf(buf, sizeof buf, "%d unknown word%s shown as <unk>", a->n_unk, a->n_unk > 1 ? "s" : "");
         ren_text(v->r, f, buf, x, y, th->warn);
     } else {
-        ren_text(v->r, f, "←/→ step  [ ] layer  1-9 head  0 all heads  Tab encoder/decoder  ? help", x, y, th->dim);
+        ren_text(v->r, f, L(a, "←/→ step  [ ] layer  1-9 head  0 all heads  Tab encoder/decoder  ? help"), x, y, th->dim);
     }
 }
 
@@ -266,6 +274,7 @@ static const char *HELP_LINES[][2] = {
     {"+  −", "bigger / smaller text (presenter mode)"},
     {"T", "theme: dark, light, high contrast"},
     {"C", "colour map: viridis, cividis, blue-orange"},
+    {"L, Z", "lessons; English / 中文"},
     {"Ctrl+S", "save the window as PNG"},
     {"Ctrl+E", "save the current matrix as CSV"},
     {"F11", "full screen"},
@@ -281,7 +290,7 @@ static void draw_help(ViewCtx *v, int W, int H)
     int n = (int)(sizeof HELP_LINES / sizeof HELP_LINES[0]);
     int kw = 0, dw = 0;
     for (int i = 0; i < n; i++) {
-        int k = ren_text_width(f, HELP_LINES[i][0]), d = ren_text_width(f, HELP_LINES[i][1]);
+        int k = ren_text_width(f, HELP_LINES[i][0]), d = ren_text_width(f, L(v->a, HELP_LINES[i][1]));
         if (k > kw) kw = k;
         if (d > dw) dw = d;
     }
@@ -294,11 +303,11 @@ static void draw_help(ViewCtx *v, int W, int H)
     ren_rect_line(v->r, box, 2, th->accent);
     ren_clip_push(v->r, box);
     int y = box.y + 14;
-    ren_text(v->r, v->g->title, "Keys", box.x + 20, y, th->accent);
+    ren_text(v->r, v->g->title, L(v->a, "Keys"), box.x + 20, y, th->accent);
     y += ren_font_height(v->g->title) + 10;
     for (int i = 0; i < n; i++, y += fh) {
         ren_text(v->r, f, HELP_LINES[i][0], box.x + 20, y, th->select);
-        ren_text(v->r, f, HELP_LINES[i][1], box.x + 40 + kw, y, th->text);
+        ren_text(v->r, f, L(v->a, HELP_LINES[i][1]), box.x + 40 + kw, y, th->text);
     }
     ren_clip_pop(v->r);
 }

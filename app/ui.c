@@ -130,8 +130,8 @@ void ui_stage_title(const App *a, StagePos p, char *buf, size_t cap)
     const StageInfo *si = stage_info(p.stage);
     int n = snprintf(buf, cap, "%s", si->name);
     if (si->flags & SF_LAYER)
-        n += snprintf(buf + n, cap > (size_t)n ? cap - n : 0, "  layer %d", p.layer + 1);
+        n += snprintf(buf + n, cap > (size_t)n ? cap - n : 0, "  %s %d", L(a, "layer"), p.layer + 1);
     if ((si->flags & (SF_HEAD | SF_HEAD_OPT)))
-        snprintf(buf + n, cap > (size_t)n ? cap - n : 0, a->head < 0 ? "  all heads" : "  head %d",
-                 a->head + 1);
+        snprintf(buf + n, cap > (size_t)n ? cap - n : 0, a->head < 0 ? "  %s" : "  %s %d",
+                 L(a, a->head < 0 ? "all heads" : "head"), a->head + 1);
 }

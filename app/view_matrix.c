@@ -390,7 +390,7 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
     }
     if (pz->zoom > 1.0f) {
         char z[64];
-        snprintf(z, sizeof z, "zoom %.1fx  (right-click resets)", pz->zoom);
+        snprintf(z, sizeof z, L(a, "zoom %.1fx  (right-click resets)"), pz->zoom);
         ren_text(v->r, f, z, grid_area.x, rc.y + rc.h - fh, th->dim);
     }
 }
@@ -438,7 +438,7 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
     }
     y += fh + 2 * sh + 40;
     if (a->n_unk && tv->stage == ST_SRC_TOKENS)
-        ui_paragraph(v->r, v->g->ui, "Words outside the model's vocabulary become <unk> (outlined in red): the model cannot tell them apart.",
+        ui_paragraph(v->r, v->g->ui, L(a, "Words outside the model's vocabulary become <unk> (outlined in red): the model cannot tell them apart."),
                      v->area.x + 10, y, v->area.w - 20, th->warn);
 }
 

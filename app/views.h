@@ -62,6 +62,10 @@ RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
                      float lo, float hi, CmapId cmap, uint32_t masked_rgba);
 uint64_t heat_key(StageId st, int layer, int head, int b, int cmap, int variant);
 
+/* The window's own words in the App's language (i18n.c): the English text
+ * itself, or its Simplified Chinese when a->lang is 1 and it is known. */
+const char *L(const App *a, const char *en);
+
 /* ---- widgets ---- */
 int ui_over(const UiInput *in, Rect r);
 int ui_clicked(const UiInput *in, Rect r);
