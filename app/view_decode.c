@@ -1,0 +1,608 @@
+/* view_decode.c - the decode view: where training and inference part ways.
+ *
+ * Training uses teacher forcing: the decoder reads <bos> + the TRUE target
+ * and predicts every next token in one pass, the causal mask keeping each
+ * position from peeking at the answer. Inference has no target: the decoder
+ * reads its OWN earlier outputs and makes one token per step. This file
+ * keeps the view's state (view_decode.h), recomputes it when the input, the
+ * model or a setting changes, handles the keys and draws the control bar
+ * and the three panes:
+ *
+ *   "Training vs inference"  the position-by-position table (teacher
+ *                            forcing | generation), and the inspected step
+ *                            below it when the window has room
+ *   "One step"               the inspected step alone, bigger, with the
+ *                            generated tokens to click through
+ *   "Beam search"            the tree of hypotheses
+ *
+ * Keys (only while this view is shown): S step, P or Space play/pause,
+ * R restart, Left/Right inspect the previous/next step, Home/End, B beam
+ * size (Shift+B back), A length penalty, Tab next pane, [ ] decoder
+ * layer, 1-9 head, 0 average of the heads. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_decode.h"
+
+const float DEC_ALPHAS[DEC_N_ALPHA] = {0.0f, 0.6f, 1.0f};
+
+/* SDL keycodes, by value (views do not include SDL): printable keys are
+ * their character, the others are scancode | (1 << 30). */
+enum {
+    KEY_TAB = '\t',
+    KEY_SPACE = ' ',
+    KEY_RIGHT = 0x4000004F,
+    KEY_LEFT = 0x40000050,
+    KEY_HOME = 0x4000004A,
+    KEY_END = 0x4000004D,
+    KMOD_SHIFT_BITS = 0x0003,
+};
+
+/* ---- small shared helpers ---- */
+
+const char *dec_tok(const App *a, int id)
+{
+    return vocab_token(&a->model.tgt_vocab, id);
+}
+
+int dec_gen_input(const DecodeUi *d, int s)
+{
+    return s <= 0 ? TOK_BOS : d->gen.ids[s - 1];
+}
+
+void dec_hover(App *a, float value, const char *fmt, ...)
+{
+    Hover *h = &a->hover;
+    memset(h, 0, sizeof *h);
+    h->valid = 1;
+    h->stage = DEC_HOVER_STAGE;
+    h->value = value;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->where, sizeof h->where, fmt, ap);
+    va_end(ap);
+}
+
+DecFlow dec_flow(ViewCtx *v, Rect rc)
+{
+    int h = ren_font_height(v->g->small) + dec_px(v->g, 10);
+    return (DecFlow){v, rc, rc.x, rc.y, h, dec_px(v->g, 5)};
+}
+
+Rect dec_flow_next(DecFlow *f, int w)
+{
+    if (w > f->rc.w)
+        w = f->rc.w;
+    if (f->x + w > f->rc.x + f->rc.w && f->x > f->rc.x) {
+        f->x = f->rc.x;
+        f->y += f->h + f->gap;
+    }
+    Rect r = {f->x, f->y, w, f->h};
+    f->x += w + f->gap;
+    return r;
+}
+
+int dec_flow_button(DecFlow *f, const char *label, int active)
+{
+    int w = ren_text_width(f->v->g->small, label) + dec_px(f->v->g, 16);
+    return ui_button(f->v, dec_flow_next(f, w), label, active);
+}
+
+void dec_flow_text(DecFlow *f, const char *s, Color c)
+{
+    RenFont *font = f->v->g->small;
+    int w = ren_text_width(font, s) + dec_px(f->v->g, 4);
+    Rect r = dec_flow_next(f, w);
+    ui_text_fit(f->v->r, font, s, r.x, r.y + (r.h - ren_font_height(font)) / 2, r.w, c);
+}
+
+int dec_flow_height(const DecFlow *f)
+{
+    return f->y + f->h - f->rc.y;
+}
+
+/* ---- computing: only when the input, the model or a setting changed ---- */
+
+/* Traces sized for the model: rebuilt when its shape changes. The length
+ * cap is the app's, so the longest output tried is what `translate` tries
+ * for every model whose max_len fits the window's cap. */
+static int ensure_traces(App *a, DecodeUi *d, TfErr *err)
+{
+    const TfConfig *c = &a->model.cfg;
+    if (d->have_traces && memcmp(&d->cfg, c, sizeof *c) == 0)
+        return 0;
+    if (d->have_traces) {
+        trace_free(&d->tr);
+        d->have_traces = 0;
+    }
+    int T = c->max_len < DEC_CAP_T ? c->max_len : DEC_CAP_T;
+    if (trace_build(&d->tr, c, 1, T, TRACE_RECORD, err))
+        return -1;
+    d->cfg = *c;
+    d->have_traces = 1;
+    return 0;
+}
+
+/* The beam's trace (DEC_MAX_BEAM sentences, nothing recorded) is made the
+ * first time the tree is shown: a model too big for it still decodes. */
+static int ensure_beam_trace(DecodeUi *d, TfErr *err)
+{
+    if (d->have_btr && memcmp(&d->btr.cfg, &d->cfg, sizeof d->cfg) == 0)
+        return 0;
+    if (d->have_btr)
+        trace_free(&d->btr);
+    d->have_btr = 0;
+    if (trace_build(&d->btr, &d->cfg, DEC_MAX_BEAM, d->tr.cap_T, 0, err))
+        return -1;
+    d->have_btr = 1;
+    return 0;
+}
+
+/* Where does generation first leave the reference, and where afterwards
+ * does teacher forcing (reading the true prefix) predict something else
+ * than generation (reading its own)? Prefer a position where teacher
+ * forcing is right and generation is wrong: exposure bias in one row. */
+static void find_divergence(DecodeUi *d)
+{
+    d->diverge = d->contrast = -1;
+    if (!d->ref)
+        return;
+    int n = d->tf_n < d->gen.n ? d->tf_n : d->gen.n;
+    for (int i = 0; i < n && d->diverge < 0; i++)
+        if (d->gen.ids[i] != d->tf_truth[i])
+            d->diverge = i;
+    if (d->diverge < 0)
+        return;
+    int any = -1;
+    for (int i = d->diverge + 1; i < n; i++) {
+        if (d->tf_pred[i] == d->gen.ids[i])
+            continue;
+        if (any < 0)
+            any = i;
+        if (d->tf_pred[i] == d->tf_truth[i] && d->gen.ids[i] != d->tf_truth[i]) {
+            d->contrast = i;
+            return;
+        }
+    }
+    d->contrast = any;
+}
+
+/* Teacher forcing over <bos> + target[0..n): predictions, losses and the
+ * mask the pass applied, copied out of the trace. */
+static int teacher_force(App *a, DecodeUi *d, const int *target, int n, TfErr *err)
+{
+    if (n > d->tr.cap_T - 1)
+        n = d->tr.cap_T - 1;
+    if (tf_teacher_forced(&a->model, &d->tr, d->src, d->S, target, n, d->tf_pred,
+                          d->tf_truth, d->tf_loss, err))
+        return -1;
+    int T = n + 1, V = a->model.cfg.tgt_vocab;
+    d->tf_n = T;
+    d->tf_in[0] = TOK_BOS;
+    memcpy(d->tf_in + 1, target, (size_t)n * sizeof(int));
+    /* B = 1: the mask is (T, T), the same in every layer */
+    memcpy(d->tf_mask, d->tr.dec[0].sa.mask, (size_t)T * T * sizeof(float));
+    double sum = 0;
+    d->tf_right = 0;
+    for (int i = 0; i < T; i++) {
+        d->tf_pred_p[i] = d->tr.probs[(size_t)i * V + d->tf_pred[i]];
+        sum += d->tf_loss[i];
+        d->tf_right += d->tf_pred[i] == d->tf_truth[i];
+    }
+    d->tf_mean_loss = (float)(sum / T);
+    return 0;
+}
+
+static void compute(App *a, DecodeUi *d)
+{
+    TfErr err;
+    d->version = a->version;
+    d->batch = a->batch;
+    d->err[0] = 0;
+    d->tf_n = 0;
+    d->diverge = d->contrast = -1;
+    decode_result_free(&d->gen);
+    d->beam_version = 0; /* the beam follows on demand */
+    d->shown = 0;
+    d->sel = -1;
+    d->playing = 0;
+    d->scroll = d->follow = 0;
+    if (a->input_error[0]) {
+        snprintf(d->err, sizeof d->err, "%s", a->input_error);
+        return;
+    }
+    if (ensure_traces(a, d, &err)) {
+        snprintf(d->err, sizeof d->err, "%s", err.msg);
+        return;
+    }
+    int b = a->batch >= 0 && a->batch < a->n_src ? a->batch : 0;
+    d->S = a->src_n[b] < d->tr.cap_T ? a->src_n[b] : d->tr.cap_T;
+    memcpy(d->src, a->src_ids[b], (size_t)d->S * sizeof(int));
+    d->max_out = decode_max_out(&a->model, &d->tr, d->S);
+    if (tf_greedy(&a->model, &d->tr, d->src, d->S, d->max_out, 1, &d->gen, &err)) {
+        snprintf(d->err, sizeof d->err, "%s", err.msg);
+        return;
+    }
+    /* the target: typed by the learner, else the model's own greedy output */
+    d->ref = b == 0 && !a->tgt_auto;
+    int rc;
+    if (d->ref) {
+        rc = teacher_force(a, d, a->tgt_ids[0] + 1, a->tgt_n[0] - 1, &err);
+    } else {
+        int n = d->gen.n;
+        if (n > 0 && d->gen.ids[n - 1] == TOK_EOS)
+            n--;
+        rc = teacher_force(a, d, d->gen.ids, n, &err);
+    }
+    if (rc) {
+        snprintf(d->err, sizeof d->err, "%s", err.msg);
+        return;
+    }
+    find_divergence(d);
+    d->shown = d->gen.n;
+    d->sel = d->gen.n - 1;
+    int L = a->model.cfg.n_dec;
+    if (d->layer >= L)
+        d->layer = L - 1;
+}
+
+static void compute_beam(App *a, DecodeUi *d)
+{
+    TfErr err;
+    d->beam_version = d->version;
+    d->beam_batch = d->batch;
+    d->beam_for_k = d->beam_k;
+    d->beam_for_alpha = DEC_ALPHAS[d->alpha_i];
+    d->beam_err[0] = 0;
+    d->beam_x0 = 0;
+    beam_result_free(&d->beam);
+    if (d->err[0] || d->S < 1)
+        return;
+    if (ensure_beam_trace(d, &err)) {
+        snprintf(d->beam_err, sizeof d->beam_err, "no room for beam search: %s", err.msg);
+        return;
+    }
+    if (tf_beam(&a->model, &d->btr, d->src, d->S, d->beam_k, DEC_ALPHAS[d->alpha_i],
+                d->max_out, &d->beam, &err)) {
+        snprintf(d->beam_err, sizeof d->beam_err, "%s", err.msg);
+        return;
+    }
+    if (dec_beam_layout(d))
+        snprintf(d->beam_err, sizeof d->beam_err, "out of memory for the tree of %d hypotheses",
+                 d->beam.n_nodes);
+}
+
+DecodeUi *dec_get(App *a)
+{
+    if (!a->dec_ui) {
+        DecodeUi *d = calloc(1, sizeof *d);
+        if (!d)
+            return NULL;
+        d->beam_k = 4;
+        d->alpha_i = 1; /* 0.6, the paper's value */
+        d->layer = a->model.cfg.n_dec - 1; /* the last layer: its cross-
+                                              attention aligns best */
+        a->dec_ui = d;
+    }
+    DecodeUi *d = a->dec_ui;
+    app_update(a);
+    if (d->version != a->version || d->batch != a->batch)
+        compute(a, d);
+    if (d->pane == DEC_PANE_BEAM &&
+        (d->beam_version != d->version || d->beam_batch != d->batch ||
+         d->beam_for_k != d->beam_k || d->beam_for_alpha != DEC_ALPHAS[d->alpha_i]))
+        compute_beam(a, d);
+    return d;
+}
+
+void view_decode_free(App *a)
+{
+    DecodeUi *d = a->dec_ui;
+    if (!d)
+        return;
+    if (d->have_traces)
+        trace_free(&d->tr);
+    if (d->have_btr)
+        trace_free(&d->btr);
+    decode_result_free(&d->gen);
+    beam_result_free(&d->beam);
+    dec_beam_free(d);
+    free(d);
+    a->dec_ui = NULL;
+}
+
+/* ---- actions ---- */
+
+/* Generation controls bring back a pane that shows generation. */
+static void show_generation(DecodeUi *d)
+{
+    if (d->pane == DEC_PANE_BEAM)
+        d->pane = DEC_PANE_GEN;
+}
+
+void dec_restart(DecodeUi *d)
+{
+    show_generation(d);
+    d->shown = 0;
+    d->sel = -1;
+    d->playing = 0;
+    d->follow = 1;
+}
+
+void dec_step(App *a, DecodeUi *d)
+{
+    (void)a;
+    show_generation(d);
+    d->playing = 0;
+    if (d->shown >= d->gen.n) { /* at the end: start again from <bos> */
+        dec_restart(d);
+        return;
+    }
+    d->shown++;
+    d->sel = d->shown - 1;
+    d->follow = 1;
+}
+
+void dec_play(App *a, DecodeUi *d)
+{
+    show_generation(d);
+    if (d->playing) {
+        d->playing = 0;
+        return;
+    }
+    if (d->gen.n < 1)
+        return;
+    if (d->shown >= d->gen.n)
+        dec_restart(d);
+    d->playing = 1;
+    d->next_at = a->now + DEC_PACE / 2;
+}
+
+void dec_select(DecodeUi *d, int step)
+{
+    show_generation(d);
+    if (d->shown < 1)
+        return;
+    if (step < 0)
+        step = 0;
+    if (step > d->shown - 1)
+        step = d->shown - 1;
+    d->sel = step;
+    d->playing = 0;
+    d->follow = 1;
+}
+
+void dec_set_beam(App *a, DecodeUi *d, int k, int alpha_i)
+{
+    d->beam_k = k < 1 ? DEC_MAX_BEAM : k > DEC_MAX_BEAM ? 1 : k;
+    d->alpha_i = ((alpha_i % DEC_N_ALPHA) + DEC_N_ALPHA) % DEC_N_ALPHA;
+    d->pane = DEC_PANE_BEAM;
+    d->playing = 0;
+    dec_get(a); /* search now, so what the key changed is there to read */
+}
+
+int view_decode_setup(App *a, const char *pane, int k, float alpha)
+{
+    static const char *names[DEC_PANE_COUNT] = {"gen", "step", "beam"};
+    int p = -1;
+    for (int i = 0; i < DEC_PANE_COUNT; i++)
+        if (pane && strcmp(pane, names[i]) == 0)
+            p = i;
+    DecodeUi *d = dec_get(a);
+    if (p < 0 || !d)
+        return -1;
+    int ai = d->alpha_i;
+    if (alpha >= 0)
+        for (int i = 0; i < DEC_N_ALPHA; i++)
+            if (fabsf(DEC_ALPHAS[i] - alpha) < fabsf(DEC_ALPHAS[ai] - alpha))
+                ai = i;
+    d->beam_k = k >= 1 && k <= DEC_MAX_BEAM ? k : d->beam_k;
+    d->alpha_i = ai;
+    d->pane = (DecPane)p;
+    dec_get(a);
+    return 0;
+}
+
+/* Play: reveal the next token when its time has come, and keep the window
+ * waking up until the last one. */
+static void advance_play(App *a, DecodeUi *d)
+{
+    if (!d->playing)
+        return;
+    if (a->now >= d->next_at) {
+        if (d->shown < d->gen.n) {
+            d->shown++;
+            d->sel = d->shown - 1;
+            d->follow = 1;
+        }
+        d->next_at = a->now + DEC_PACE;
+        if (d->shown >= d->gen.n)
+            d->playing = 0;
+    }
+    /* app_next_wake_ms redraws while now - anim_start < 0.3 s; 0.26 s back
+     * keeps that going without the fade-in veil (which ends at 0.25 s) */
+    if (d->playing)
+        a->anim_start = a->now - 0.26;
+}
+
+int view_decode_key(App *a, int sym, int mod)
+{
+    DecodeUi *d = dec_get(a);
+    if (!d)
+        return 0;
+    int NH = a->model.cfg.n_heads, L = a->model.cfg.n_dec;
+    switch (sym) {
+    case 's': dec_step(a, d); return 1;
+    case 'p': case KEY_SPACE: dec_play(a, d); return 1;
+    case 'r': dec_restart(d); return 1;
+    case KEY_LEFT: dec_select(d, d->sel - 1); return 1;
+    case KEY_RIGHT: dec_select(d, d->sel + 1); return 1;
+    case KEY_HOME: dec_select(d, 0); return 1;
+    case KEY_END: dec_select(d, d->shown - 1); return 1;
+    case 'b':
+        dec_set_beam(a, d, d->beam_k + ((mod & KMOD_SHIFT_BITS) ? -1 : 1), d->alpha_i);
+        return 1;
+    case 'a': dec_set_beam(a, d, d->beam_k, d->alpha_i + 1); return 1;
+    case KEY_TAB:
+        d->pane = (DecPane)((d->pane + ((mod & KMOD_SHIFT_BITS) ? DEC_PANE_COUNT - 1 : 1)) % DEC_PANE_COUNT);
+        dec_get(a);
+        return 1;
+    case '[': if (d->layer > 0) d->layer--; return 1;
+    case ']': if (d->layer < L - 1) d->layer++; return 1;
+    case '0': app_set_head(a, -1); return 1; /* the average of the heads */
+    default: break;
+    }
+    if (sym >= '1' && sym <= '9') {
+        if (sym - '1' < NH)
+            app_set_head(a, sym - '1');
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- drawing ---- */
+
+static void draw_bar_gen(DecFlow *f, App *a, DecodeUi *d)
+{
+    const Theme *th = f->v->th;
+    if (dec_flow_button(f, "◀", 0))
+        dec_select(d, d->sel - 1);
+    if (dec_flow_button(f, "Step ▶  S", 0))
+        dec_step(a, d);
+    if (dec_flow_button(f, d->playing ? "Pause  P" : "Play  P", d->playing))
+        dec_play(a, d);
+    if (dec_flow_button(f, "Restart  R", 0))
+        dec_restart(d);
+    char buf[160];
+    int n = d->gen.n;
+    int ended = n > 0 && d->gen.ids[n - 1] == TOK_EOS;
+    if (d->shown < n)
+        snprintf(buf, sizeof buf, "%d of %d tokens generated", d->shown, n);
+    else if (ended)
+        snprintf(buf, sizeof buf, "all %d tokens generated, <eos> included", n);
+    else
+        snprintf(buf, sizeof buf, "%d tokens and no <eos>: stopped at the maximum length", n);
+    /* the count only when it fits on the line; the warning always */
+    int w = ren_text_width(f->v->g->small, buf) + dec_px(f->v->g, 4);
+    if (f->x + w <= f->rc.x + f->rc.w || (d->shown >= n && !ended))
+        dec_flow_text(f, buf, d->shown < n || ended ? th->dim : th->warn);
+}
+
+static void draw_bar_beam(DecFlow *f, App *a, DecodeUi *d)
+{
+    char buf[32];
+    dec_flow_text(f, "beam size", f->v->th->dim);
+    for (int k = 1; k <= DEC_MAX_BEAM; k++) {
+        snprintf(buf, sizeof buf, "%d", k);
+        if (dec_flow_button(f, buf, d->beam_k == k))
+            dec_set_beam(a, d, k, d->alpha_i);
+    }
+    f->x += dec_px(f->v->g, 10);
+    dec_flow_text(f, "length penalty α", f->v->th->dim);
+    for (int i = 0; i < DEC_N_ALPHA; i++) {
+        snprintf(buf, sizeof buf, "%g", DEC_ALPHAS[i]);
+        if (dec_flow_button(f, buf, d->alpha_i == i))
+            dec_set_beam(a, d, d->beam_k, i);
+    }
+}
+
+static const char *KEYS_GEN =
+    "S step · P play/pause · R restart · ←/→ inspect a step (or click it) · "
+    "[ ] layer · 1-9 head, 0 average · Tab next pane";
+static const char *KEYS_BEAM =
+    "B beam size (Shift+B back) · A length penalty · the wheel scrolls the tree · "
+    "hover a node for its numbers · Tab next pane";
+
+static const char *PANE_NAMES[DEC_PANE_COUNT] = {"Training vs inference", "One step", "Beam search"};
+
+/* The table with the step below it, or the table alone and a pointer to
+ * the "One step" pane when the window is too small for both. */
+static void draw_pane_gen(ViewCtx *v, DecodeUi *d, Rect body)
+{
+    const Theme *th = v->th;
+    int gap = dec_px(v->g, 10);
+    int step_min = dec_step_min_height(v);
+    int table_h = dec_table_height(v, d, body.w);
+    int rh = ren_font_height(v->g->ui) + dec_px(v->g, 6);
+    int rows_min = d->tf_n < 4 ? d->tf_n : 4; /* a table worth reading */
+    int table_min = table_h - (d->tf_n > d->gen.n ? d->tf_n : d->gen.n) * rh + rows_min * rh;
+    if (table_min + gap + step_min > body.h) {
+        RenFont *f = v->g->small;
+        int fh = ren_font_height(f);
+        dec_table_draw(v, d, (Rect){body.x, body.y, body.w, body.h - fh - gap});
+        if (d->sel >= 0) {
+            char buf[300];
+            snprintf(buf, sizeof buf, "Step %d → '%s': its attention and top-k are in One step (Tab)",
+                     d->sel + 1, dec_tok(v->a, d->gen.ids[d->sel]));
+            ui_text_fit(v->r, f, buf, body.x, body.y + body.h - fh, body.w, th->accent);
+        }
+        return;
+    }
+    if (table_h > body.h - step_min - gap)
+        table_h = body.h - step_min - gap;
+    Rect table = {body.x, body.y, body.w, table_h};
+    Rect step = {body.x, body.y + table_h + gap, body.w, body.h - table_h - gap};
+    dec_table_draw(v, d, table);
+    ren_rect(v->r, (Rect){step.x, step.y - gap / 2 - 1, step.w, 1}, th->border);
+    dec_step_draw(v, d, step);
+}
+
+static void draw_pane_step(ViewCtx *v, DecodeUi *d, Rect body)
+{
+    int h = dec_chips_draw(v, d, body) + dec_px(v->g, 10);
+    dec_step_draw(v, d, (Rect){body.x, body.y + h, body.w, body.h - h});
+}
+
+void view_decode(ViewCtx *v)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    DecodeUi *d = dec_get(a);
+    Rect area = v->area;
+    if (!d) {
+        ui_paragraph(v->r, v->g->ui, "out of memory for the decode view", area.x + 10,
+                     area.y + 10, area.w - 20, th->warn);
+        return;
+    }
+    advance_play(a, d);
+    int pad = dec_px(v->g, 4);
+    /* the pane tabs and the pane's controls, wrapping when narrow */
+    DecFlow f = dec_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
+    for (int p = 0; p < DEC_PANE_COUNT; p++)
+        if (dec_flow_button(&f, PANE_NAMES[p], d->pane == (DecPane)p)) {
+            d->pane = (DecPane)p;
+            dec_get(a);
+        }
+    f.x += dec_px(v->g, 12);
+    if (d->pane == DEC_PANE_BEAM)
+        draw_bar_beam(&f, a, d);
+    else
+        draw_bar_gen(&f, a, d);
+    int top = area.y + pad + dec_flow_height(&f) + dec_px(v->g, 8);
+    /* the keys, at the bottom (two lines at most) */
+    RenFont *sf = v->g->small;
+    const char *keys = d->pane == DEC_PANE_BEAM ? KEYS_BEAM : KEYS_GEN;
+    int kn = ren_text_wrap(sf, keys, area.w, NULL, 0);
+    int kh = (kn < 2 ? kn : 2) * ren_font_height(sf);
+    int bottom = area.y + area.h - kh - pad;
+    ren_clip_push(v->r, (Rect){area.x, bottom, area.w, kh + pad});
+    ui_paragraph(v->r, sf, keys, area.x, bottom, area.w, th->dim);
+    ren_clip_pop(v->r);
+    Rect body = {area.x, top, area.w, bottom - top - pad};
+    if (body.h < 20)
+        return;
+    if (d->err[0]) {
+        ui_paragraph(v->r, v->g->ui, d->err, body.x + 10, body.y + 10, body.w - 20, th->warn);
+        return;
+    }
+    ren_clip_push(v->r, body);
+    switch (d->pane) {
+    case DEC_PANE_BEAM: dec_beam_draw(v, d, body); break;
+    case DEC_PANE_STEP: draw_pane_step(v, d, body); break;
+    default: draw_pane_gen(v, d, body); break;
+    }
+    ren_clip_pop(v->r);
+}

@@ -1,0 +1,155 @@
+/* view_decode.h - the decode view's own state, shared by its files and by
+ * its test. The view puts training and inference side by side on the same
+ * sentence:
+ *
+ *   view_decode.c        the state: what is computed and when, the keys,
+ *                        the control bar and the two panes
+ *   view_decode_table.c  teacher forcing beside greedy generation, one row
+ *                        per target position, with the causal mask
+ *   view_decode_step.c   one generated token: its masked self-attention
+ *                        row, its cross-attention row, its top-k
+ *   view_decode_beam.c   beam search drawn as a tree of hypotheses
+ *
+ * Everything shown is computed when the input, the model or a setting
+ * changes (keyed on a->version), in the view's own traces; a->trace is
+ * never touched. Drawing a frame allocates nothing. */
+#ifndef APP_VIEW_DECODE_H
+#define APP_VIEW_DECODE_H
+
+#include "views.h"
+
+#define DEC_CAP_T APP_CAP_T /* longest decoder input the view handles */
+#define DEC_MAX_BEAM 8      /* beam sizes 1..8 */
+#define DEC_PACE 0.6        /* seconds per token while playing */
+#define DEC_N_ALPHA 3       /* length penalties offered */
+
+/* The numbers of this view are not in a->trace, so its hover names a
+ * vector stage: the explanation panel has no "how it was computed" for
+ * those and stays quiet instead of explaining the wrong matrix. */
+#define DEC_HOVER_STAGE ST_DEC_INPUT
+
+/* The view's panes: the table (with the inspected step below it when there
+ * is room), one step on its own, and the beam search tree. */
+typedef enum DecPane { DEC_PANE_GEN, DEC_PANE_STEP, DEC_PANE_BEAM, DEC_PANE_COUNT } DecPane;
+
+extern const float DEC_ALPHAS[DEC_N_ALPHA];
+
+typedef struct DecodeUi {
+    /* ---- the traces: rebuilt only when the model's shape changes ---- */
+    TfConfig cfg;
+    int have_traces, have_btr;
+    TfTrace tr;           /* 1 sentence, recorded: teacher forcing, greedy */
+    TfTrace btr;          /* DEC_MAX_BEAM sentences: beam search (made when
+                             the tree is first shown) */
+
+    /* ---- results, valid for (version, batch) ---- */
+    uint64_t version;     /* a->version they were computed for; 0 none */
+    int batch;            /* the sentence of the batch decoded */
+    char err[TF_ERR_MAX + 64]; /* why nothing could be computed, or "" */
+    int S, src[DEC_CAP_T];
+    int max_out;          /* longest output tried (as `translate` does) */
+
+    /* teacher forcing: the decoder reads <bos> + target in one pass;
+     * position i sees tf_in[0..i] and should predict tf_truth[i] */
+    int ref;              /* 1: the target was typed (a real reference);
+                             0: the greedy output stands in for it */
+    int tf_n;             /* positions: target tokens + 1 (for <eos>) */
+    int tf_in[DEC_CAP_T], tf_pred[DEC_CAP_T], tf_truth[DEC_CAP_T];
+    float tf_loss[DEC_CAP_T];   /* -log p(true next token) */
+    float tf_pred_p[DEC_CAP_T]; /* p of the predicted token */
+    float tf_mask[DEC_CAP_T * DEC_CAP_T]; /* (tf_n, tf_n) the mask applied
+                                             in decoder self-attention */
+    float tf_mean_loss;
+    int tf_right;         /* positions whose prediction is the truth */
+
+    /* greedy generation, every step's attention rows and top-k kept */
+    DecodeResult gen;
+    int diverge;          /* first position where generation leaves the
+                             reference (-1: it never does, or no reference) */
+    int contrast;         /* a later position where teacher forcing and
+                             generation predict different tokens, or -1 */
+
+    /* ---- beam search, valid for (beam_version, beam_batch, k, alpha) ---- */
+    BeamResult beam;
+    uint64_t beam_version;
+    int beam_batch, beam_for_k;
+    float beam_for_alpha;
+    char beam_err[TF_ERR_MAX + 64];
+    /* the tree laid out when it was searched: node i sits in column
+     * node_col[i] (0 is <bos>, step t is column t+1), below node_big[i]
+     * kept/finished and node_small[i] pruned nodes of its column */
+    int *node_col, *node_big, *node_small;
+    unsigned char *on_path; /* the winner's path from <bos> */
+    int *col_big, *col_small; /* (n_cols) nodes of each kind per column */
+    int n_cols, cap_nodes, cap_cols;
+
+    /* ---- the learner's settings ---- */
+    DecPane pane;
+    int shown;            /* generated tokens revealed, 0..gen.n */
+    int sel;              /* the step inspected, 0..shown-1, or -1 */
+    int playing;
+    double next_at;       /* when Play reveals the next token */
+    int layer;            /* decoder layer of the attention rows */
+    int beam_k;           /* 1..DEC_MAX_BEAM */
+    int alpha_i;          /* index into DEC_ALPHAS */
+    int scroll, follow;   /* first table row shown; bring sel into view */
+    int beam_x0;          /* first tree column shown */
+} DecodeUi;
+
+/* The view's state, made on first use and brought up to date with the
+ * input, the model and the settings (NULL only when memory runs out). */
+DecodeUi *dec_get(App *a);
+
+/* Actions (keys and buttons do the same). */
+void dec_step(App *a, DecodeUi *d);         /* one more token; restart at the end */
+void dec_play(App *a, DecodeUi *d);         /* play / pause */
+void dec_restart(DecodeUi *d);              /* back to <bos> only */
+void dec_select(DecodeUi *d, int step);     /* inspect an earlier step */
+void dec_set_beam(App *a, DecodeUi *d, int k, int alpha_i);
+
+/* For `shot` and lessons: show pane "gen", "step" or "beam" with beam size
+ * k (1..8, 0 keeps it) and length penalty alpha (< 0 keeps it; the nearest
+ * of DEC_ALPHAS). Returns -1 for an unknown pane name. */
+int view_decode_setup(App *a, const char *pane, int k, float alpha);
+
+/* Text of a target token, "<bos>" etc. included. */
+const char *dec_tok(const App *a, int id);
+/* The decoder input of generation step s: <bos>, then its own outputs. */
+int dec_gen_input(const DecodeUi *d, int s);
+
+/* The panes (rc is the space each may use). */
+void dec_table_draw(ViewCtx *v, DecodeUi *d, Rect rc);
+int dec_table_height(ViewCtx *v, const DecodeUi *d, int w); /* all rows shown */
+void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc);
+int dec_step_min_height(ViewCtx *v);
+/* The generated tokens as chips, click one to inspect its step; returns
+ * the height used. */
+int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc);
+void dec_beam_draw(ViewCtx *v, DecodeUi *d, Rect rc);
+/* Lay out the tree of d->beam (0, or -1 when memory runs out). */
+int dec_beam_layout(DecodeUi *d);
+void dec_beam_free(DecodeUi *d);
+
+/* A length of `base` pixels at the current text scale (gfx_px is meant for
+ * font sizes and clamps at 200). */
+static inline int dec_px(const Gfx *g, float base)
+{
+    return (int)(base * g->scale + 0.5f);
+}
+
+/* Small drawing helpers shared by the files. */
+typedef struct DecFlow { /* left-to-right placement that wraps */
+    ViewCtx *v;
+    Rect rc;
+    int x, y, h, gap;
+} DecFlow;
+DecFlow dec_flow(ViewCtx *v, Rect rc);
+Rect dec_flow_next(DecFlow *f, int w);
+int dec_flow_button(DecFlow *f, const char *label, int active);
+void dec_flow_text(DecFlow *f, const char *s, Color c);
+int dec_flow_height(const DecFlow *f); /* from rc.y to the last line's bottom */
+/* Hover text for the status line. */
+void dec_hover(App *a, float value, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,496 @@
+/* view_decode_beam.c - beam search as a tree of hypotheses.
+ *
+ * Greedy decoding keeps one hypothesis; beam search keeps the K most
+ * probable partial translations. At each step every kept hypothesis
+ * proposes its K best next tokens, and of those K x K candidates the best
+ * ones survive (KEPT), one that ends in <eos> is put aside as a candidate
+ * answer (FINISHED), and the rest are dropped (PRUNED). Finished ones are
+ * ranked by log P(Y|X) / lp(Y), lp(Y) = ((5 + |Y|) / 6)^alpha, because a
+ * plain sum of log-probabilities favours short outputs.
+ *
+ * The tree: x is the step, nodes of a step are stacked under their parent
+ * (so edges do not cross), pruned candidates are small faded dots, kept
+ * ones boxes with their cumulative log P, finished ones boxes with their
+ * penalised score, and the winner's path from <bos> is highlighted. The
+ * layout is computed once per search (dec_beam_layout); drawing only maps
+ * it to the screen. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_decode.h"
+
+/* ---- layout, once per search ---- */
+
+typedef struct Order {
+    int parent_rank, index;
+} Order;
+
+static int cmp_order(const void *x, const void *y)
+{
+    const Order *a = x, *b = y;
+    if (a->parent_rank != b->parent_rank)
+        return a->parent_rank - b->parent_rank;
+    return a->index - b->index;
+}
+
+static int grow(DecodeUi *d, int n, int cols)
+{
+    if (n > d->cap_nodes) {
+        int *c = realloc(d->node_col, (size_t)n * sizeof *c);
+        if (c) d->node_col = c;
+        int *b = realloc(d->node_big, (size_t)n * sizeof *b);
+        if (b) d->node_big = b;
+        int *s = realloc(d->node_small, (size_t)n * sizeof *s);
+        if (s) d->node_small = s;
+        unsigned char *p = realloc(d->on_path, (size_t)n);
+        if (p) d->on_path = p;
+        if (!c || !b || !s || !p)
+            return -1;
+        d->cap_nodes = n;
+    }
+    if (cols > d->cap_cols) {
+        int *b = realloc(d->col_big, (size_t)cols * sizeof *b);
+        if (b) d->col_big = b;
+        int *s = realloc(d->col_small, (size_t)cols * sizeof *s);
+        if (s) d->col_small = s;
+        if (!b || !s)
+            return -1;
+        d->cap_cols = cols;
+    }
+    return 0;
+}
+
+void dec_beam_free(DecodeUi *d)
+{
+    free(d->node_col);
+    free(d->node_big);
+    free(d->node_small);
+    free(d->on_path);
+    free(d->col_big);
+    free(d->col_small);
+    d->node_col = d->node_big = d->node_small = d->col_big = d->col_small = NULL;
+    d->on_path = NULL;
+    d->cap_nodes = d->cap_cols = d->n_cols = 0;
+}
+
+int dec_beam_layout(DecodeUi *d)
+{
+    const BeamResult *b = &d->beam;
+    int n = b->n_nodes, cols = 1;
+    for (int i = 0; i < n; i++)
+        if (b->nodes[i].step + 2 > cols)
+            cols = b->nodes[i].step + 2;
+    d->n_cols = 0;
+    if (n < 1 || grow(d, n, cols))
+        return n < 1 ? 0 : -1;
+    Order *ord = malloc((size_t)n * sizeof *ord);
+    int *rank = malloc((size_t)n * sizeof *rank);
+    if (!ord || !rank) {
+        free(ord);
+        free(rank);
+        return -1;
+    }
+    memset(d->col_big, 0, (size_t)cols * sizeof(int));
+    memset(d->col_small, 0, (size_t)cols * sizeof(int));
+    memset(d->on_path, 0, (size_t)n);
+    /* the search adds a step's nodes together, best first: each column is
+     * a run of indices; order it by the parent's place, then by log P */
+    for (int i = 0; i < n;) {
+        int col = b->nodes[i].step + 1, k = i;
+        while (k < n && b->nodes[k].step + 1 == col)
+            k++;
+        for (int j = i; j < k; j++)
+            ord[j - i] = (Order){b->nodes[j].parent >= 0 ? rank[b->nodes[j].parent] : 0, j};
+        qsort(ord, (size_t)(k - i), sizeof *ord, cmp_order);
+        for (int j = 0; j < k - i; j++) {
+            int id = ord[j].index;
+            rank[id] = j;
+            d->node_col[id] = col;
+            d->node_big[id] = d->col_big[col];
+            d->node_small[id] = d->col_small[col];
+            if (b->nodes[id].state == BEAM_PRUNED)
+                d->col_small[col]++;
+            else
+                d->col_big[col]++;
+        }
+        i = k;
+    }
+    for (int k = b->best_node; k >= 0; k = b->nodes[k].parent)
+        d->on_path[k] = 1;
+    d->n_cols = cols;
+    free(ord);
+    free(rank);
+    return 0;
+}
+
+/* ---- drawing ---- */
+
+typedef struct TreeGeo {
+    Rect area;
+    int x0, ncols;      /* first column shown, columns shown */
+    int col_w, node_w;
+    int big_h, small_h; /* slot heights */
+    int two_lines;      /* kept boxes show log P under the token */
+    int small_labels;   /* pruned dots get their token */
+} TreeGeo;
+
+static int col_need(const DecodeUi *d, int big_h, int small_h)
+{
+    int m = 0;
+    for (int c = 0; c < d->n_cols; c++) {
+        int h = d->col_big[c] * big_h + d->col_small[c] * small_h;
+        m = h > m ? h : m;
+    }
+    return m;
+}
+
+/* Slot heights that fit the tallest column: generous first, then pruned
+ * dots squeezed, then one-line boxes, then everything scaled. */
+static void fit_heights(ViewCtx *v, const DecodeUi *d, TreeGeo *G)
+{
+    Gfx *g = v->g;
+    int lh = ren_font_height(g->ui), sh = ren_font_height(g->small);
+    int H = G->area.h, gap = dec_px(g, 6);
+    G->two_lines = 1;
+    G->small_labels = 1;
+    G->big_h = lh + sh + gap + dec_px(g, 4);
+    G->small_h = sh + 2;
+    if (col_need(d, G->big_h, G->small_h) <= H)
+        return;
+    G->small_labels = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass)
+            G->big_h = lh + gap;
+        G->two_lines = !pass;
+        int room = H, squeeze = 1 << 20;
+        for (int c = 0; c < d->n_cols; c++) {
+            if (!d->col_small[c])
+                continue;
+            int s = (room - d->col_big[c] * G->big_h) / d->col_small[c];
+            squeeze = s < squeeze ? s : squeeze;
+        }
+        G->small_h = squeeze > dec_px(g, 7) ? dec_px(g, 7) : squeeze;
+        if (G->small_h >= 2 && col_need(d, G->big_h, G->small_h) <= H)
+            return;
+    }
+    /* still too tall: shrink both */
+    G->small_h = 2;
+    int big_max = 0;
+    for (int c = 0; c < d->n_cols; c++)
+        big_max = d->col_big[c] > big_max ? d->col_big[c] : big_max;
+    int room = H - 2 * (col_need(d, 0, 1));
+    G->big_h = big_max ? room / big_max : G->big_h;
+    if (G->big_h < 3)
+        G->big_h = 3;
+}
+
+static void node_size(const TreeGeo *G, const BeamNode *nd, int *w, int *h)
+{
+    if (nd->state == BEAM_PRUNED) {
+        *w = *h = G->small_h < 6 ? G->small_h : 6;
+        if (*w < 2)
+            *w = *h = 2;
+    } else {
+        *w = G->node_w;
+        *h = G->big_h - (G->big_h > 8 ? 4 : 1);
+    }
+}
+
+/* Centre of node i on screen (x may lie outside the area). */
+static void node_pos(const DecodeUi *d, const TreeGeo *G, int i, float *x, float *y)
+{
+    int col = d->node_col[i];
+    int colh = d->col_big[col] * G->big_h + d->col_small[col] * G->small_h;
+    int top = G->area.y + (G->area.h - colh) / 2;
+    int own = d->beam.nodes[i].state == BEAM_PRUNED ? G->small_h : G->big_h;
+    *y = top + d->node_big[i] * G->big_h + d->node_small[i] * G->small_h + own / 2.0f;
+    *x = G->area.x + (col - G->x0 + 0.5f) * G->col_w;
+}
+
+/* The hypothesis ending at node i as text. */
+static void hypothesis(const App *a, const BeamResult *b, int i, char *buf, size_t cap)
+{
+    int ids[DEC_CAP_T + 2], n = 0;
+    for (int k = i; k >= 0 && b->nodes[k].parent >= 0 && n < DEC_CAP_T + 2; k = b->nodes[k].parent)
+        ids[n++] = b->nodes[k].token;
+    size_t at = 0;
+    buf[0] = 0;
+    for (int j = n - 1; j >= 0 && at + 1 < cap; j--) {
+        int w = snprintf(buf + at, cap - at, "%s%s", j == n - 1 ? "" : " ", dec_tok(a, ids[j]));
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
+static Color fade(Color c, int alpha)
+{
+    c.a = (uint8_t)alpha;
+    return c;
+}
+
+static void draw_edges(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int path_pass)
+{
+    const Theme *th = v->th;
+    const BeamResult *b = &d->beam;
+    float sc = v->g->scale;
+    int x_lo = G->area.x - G->col_w, x_hi = G->area.x + G->area.w + G->col_w;
+    for (int i = 0; i < b->n_nodes; i++) {
+        const BeamNode *nd = &b->nodes[i];
+        if (nd->parent < 0 || d->on_path[i] != path_pass)
+            continue;
+        float x, y, px, py;
+        node_pos(d, G, i, &x, &y);
+        node_pos(d, G, nd->parent, &px, &py);
+        if (x < x_lo || px > x_hi)
+            continue;
+        int w, h, pw, ph;
+        node_size(G, nd, &w, &h);
+        node_size(G, &b->nodes[nd->parent], &pw, &ph);
+        Color c = path_pass ? th->select
+                  : nd->state == BEAM_PRUNED ? fade(th->dim, 70) : fade(th->text, 150);
+        float width = path_pass ? 3.0f * sc : nd->state == BEAM_PRUNED ? 1.0f : 1.5f * sc;
+        ren_line(v->r, px + pw / 2.0f, py, x - w / 2.0f, y, width, c);
+    }
+}
+
+static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    Gfx *g = v->g;
+    const BeamNode *nd = &d->beam.nodes[i];
+    float cx, cy;
+    node_pos(d, G, i, &cx, &cy);
+    int w, h;
+    node_size(G, nd, &w, &h);
+    Rect r = {(int)lroundf(cx - w / 2.0f), (int)lroundf(cy - h / 2.0f), w, h};
+    if (r.x + r.w < G->area.x || r.x > G->area.x + G->area.w)
+        return;
+    int path = d->on_path[i], win = i == d->beam.best_node;
+    char num[32];
+    if (nd->state == BEAM_PRUNED) {
+        ren_rect(v->r, r, fade(th->dim, 110));
+        if (G->small_labels)
+            ui_text_fit(v->r, g->small, dec_tok(a, nd->token), r.x + r.w + 3,
+                        (int)cy - ren_font_height(g->small) / 2, G->col_w - G->node_w / 2 - 6,
+                        fade(th->dim, 150));
+    } else {
+        ren_rect(v->r, r, nd->parent < 0 ? th->panel : th->panel2);
+        Color bc = win ? th->select : nd->state == BEAM_FINISHED ? th->good : path ? th->select : th->border;
+        ren_rect_line(v->r, r, win || nd->state == BEAM_FINISHED ? 2 : path ? 2 : 1, bc);
+        int lh = ren_font_height(g->ui), sh = ren_font_height(g->small);
+        if (h < lh && h >= sh - 2) /* short boxes: the token in the small font */
+            ui_text_center(v->r, g->small, dec_tok(a, nd->token), r, path ? th->select : th->text);
+        if (h >= lh) {
+            int ty = G->two_lines ? r.y + (r.h - lh - sh) / 2 : r.y + (r.h - lh) / 2;
+            Rect tr = {r.x, ty, r.w, lh};
+            ui_text_center(v->r, g->ui, dec_tok(a, nd->token), tr, path ? th->select : th->text);
+            if (G->two_lines && nd->parent >= 0) {
+                snprintf(num, sizeof num, "%.2f", nd->state == BEAM_FINISHED ? nd->score : nd->logprob);
+                ui_text_center(v->r, g->small, num, (Rect){r.x, ty + lh, r.w, sh},
+                               nd->state == BEAM_FINISHED ? th->good : th->dim);
+            }
+        }
+    }
+    Rect hit = {r.x - 2, r.y - 2, r.w + 4, r.h + 4};
+    if (ui_over(v->in, hit) && nd->parent >= 0) {
+        char hyp[900];
+        hypothesis(a, &d->beam, i, hyp, sizeof hyp);
+        static const char *state[] = {"pruned", "kept", "finished"};
+        dec_hover(a, (float)nd->score, "step %d, %s: «%s»  log P = %.3f, score log P / lp", nd->step + 1,
+                  state[nd->state], hyp, nd->logprob);
+        ren_rect_line(v->r, hit, 1, th->select);
+    }
+}
+
+static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    Gfx *g = v->g;
+    const BeamResult *b = &d->beam;
+    if (d->n_cols < 1 || rc.h < 30)
+        return;
+    int sh = ren_font_height(g->small);
+    TreeGeo G;
+    memset(&G, 0, sizeof G);
+    /* node boxes as wide as the widest kept token or number */
+    int tw = ren_text_width(g->small, "-00.00");
+    for (int i = 0; i < b->n_nodes; i++)
+        if (b->nodes[i].state != BEAM_PRUNED) {
+            int w = ren_text_width(g->ui, dec_tok(a, b->nodes[i].token));
+            tw = w > tw ? w : tw;
+        }
+    G.node_w = tw + dec_px(g, 12);
+    int min_col = G.node_w + dec_px(g, 26);
+    Rect head = {rc.x, rc.y, rc.w, sh + 4};
+    G.area = (Rect){rc.x, rc.y + head.h, rc.w, rc.h - head.h - sh - 6};
+    G.ncols = G.area.w / min_col;
+    if (G.ncols < 1)
+        G.ncols = 1;
+    if (G.ncols >= d->n_cols) {
+        G.ncols = d->n_cols;
+        G.col_w = G.area.w / d->n_cols;
+        if (G.col_w > G.node_w + dec_px(g, 90))
+            G.col_w = G.node_w + dec_px(g, 90);
+    } else {
+        G.col_w = G.area.w / G.ncols;
+    }
+    if (ui_over(v->in, rc) && v->in->wheel)
+        d->beam_x0 -= v->in->wheel;
+    if (d->beam_x0 > d->n_cols - G.ncols)
+        d->beam_x0 = d->n_cols - G.ncols;
+    if (d->beam_x0 < 0)
+        d->beam_x0 = 0;
+    G.x0 = d->beam_x0;
+    fit_heights(v, d, &G);
+    /* step numbers over the columns */
+    char buf[96];
+    for (int c = G.x0; c < G.x0 + G.ncols && c < d->n_cols; c++) {
+        if (c == 0)
+            snprintf(buf, sizeof buf, "start");
+        else
+            snprintf(buf, sizeof buf, "step %d", c);
+        Rect cr = {G.area.x + (c - G.x0) * G.col_w, head.y, G.col_w, head.h};
+        ui_text_center(v->r, g->small, buf, cr, th->dim);
+    }
+    ren_clip_push(v->r, G.area);
+    draw_edges(v, d, &G, 0);
+    draw_edges(v, d, &G, 1);
+    for (int i = 0; i < b->n_nodes; i++)
+        if (b->nodes[i].state == BEAM_PRUNED)
+            draw_node(v, d, &G, i);
+    for (int i = 0; i < b->n_nodes; i++)
+        if (b->nodes[i].state != BEAM_PRUNED)
+            draw_node(v, d, &G, i);
+    ren_clip_pop(v->r);
+    if (G.ncols < d->n_cols) {
+        snprintf(buf, sizeof buf, "steps %d–%d of %d: the wheel scrolls", G.x0 == 0 ? 1 : G.x0,
+                 G.x0 + G.ncols - 1, d->n_cols - 1);
+        ren_text(v->r, g->small, buf, rc.x, rc.y + rc.h - sh, th->dim);
+    }
+}
+
+/* A paragraph, or (draw 0) only its height; (one_line) cut to one line. */
+static int para(ViewCtx *v, RenFont *f, const char *s, Rect rc, int y, Color c, int draw, int one_line)
+{
+    if (one_line) {
+        if (draw)
+            ui_text_fit(v->r, f, s, rc.x, y, rc.w, c);
+        return ren_font_height(f);
+    }
+    if (!draw)
+        return ren_text_wrap(f, s, rc.w, NULL, 0) * ren_font_height(f);
+    return ui_paragraph(v->r, f, s, rc.x, y, rc.w, c);
+}
+
+/* What won, its score worked out, and how it compares with greedy; compact
+ * keeps every part to one line. Returns the height (draw 0: measure). */
+static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int compact)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    Gfx *g = v->g;
+    const BeamResult *b = &d->beam;
+    int y = rc.y;
+    char text[APP_TEXT_MAX], line[APP_TEXT_MAX + 200];
+    vocab_decode(&a->model.tgt_vocab, b->ids, b->n, text, sizeof text);
+    int ended = b->n > 0 && b->ids[b->n - 1] == TOK_EOS;
+    snprintf(line, sizeof line, "Winner (beam %d, α %g):  %s%s", d->beam_for_k, d->beam_for_alpha,
+             text, ended ? "  <eos>" : "");
+    y += para(v, g->ui, line, rc, y, th->select, draw, 1) + 2;
+    /* the paper's length penalty, worked out */
+    double lp = beam_length_penalty(b->n, d->beam_for_alpha);
+    snprintf(line, sizeof line, "score = log P / ((5 + |Y|) / 6)^α = %.3f / ((5 + %d) / 6)^%g = %.3f / %.3f = %.3f",
+             b->logprob, b->n, d->beam_for_alpha, b->logprob, lp, b->score);
+    y += para(v, compact ? g->small : g->mono, line, rc, y, th->text, draw, 0) + 2;
+    /* greedy beside it: beam size 1 must be exactly greedy */
+    int same = b->n == d->gen.n && memcmp(b->ids, d->gen.ids, (size_t)b->n * sizeof(int)) == 0;
+    if (d->beam_for_k == 1)
+        snprintf(line, sizeof line,
+                 "Beam size 1 keeps only the best token at each step: that is greedy decoding, and "
+                 "the output is %s (log P %.3f).",
+                 same ? "the same ✓" : "DIFFERENT ✗ from greedy", d->gen.logprob);
+    else if (same)
+        snprintf(line, sizeof line, "Greedy decoding gives the same translation (log P %.3f).",
+                 d->gen.logprob);
+    else {
+        vocab_decode(&a->model.tgt_vocab, d->gen.ids, d->gen.n, text, sizeof text);
+        snprintf(line, sizeof line, "%s (greedy «%s», log P %.3f).",
+                 b->logprob > d->gen.logprob + 1e-9 ? "Beam search found a more probable translation than greedy"
+                                                    : "The length penalty prefers the beam's translation",
+                 text, d->gen.logprob);
+    }
+    y += para(v, g->small, line, rc, y, same || d->beam_for_k > 1 ? th->dim : th->bad, draw, compact);
+    if (!ended) {
+        snprintf(line, sizeof line,
+                 "No hypothesis produced <eos> within %d tokens: the search stopped at the maximum "
+                 "length and ranked what it had.", d->max_out);
+        y += para(v, g->small, line, rc, y, th->warn, draw, compact);
+    }
+    return y - rc.y + ren_font_height(g->small) / 2;
+}
+
+/* The legend: what boxes, dots and the bright path mean. */
+static int draw_legend(ViewCtx *v, Rect rc, int draw)
+{
+    const Theme *th = v->th;
+    Gfx *g = v->g;
+    int sh = ren_font_height(g->small), x = rc.x, y = rc.y;
+    int box = sh - 2;
+    struct { const char *label; int kind; } items[] = {
+        {"kept: cumulative log P", 0}, {"finished: penalised score", 1},
+        {"pruned", 2}, {"the winner's path", 3}};
+    for (int i = 0; i < 4; i++) {
+        int w = box + 6 + ren_text_width(g->small, items[i].label) + dec_px(g, 18);
+        if (x + w > rc.x + rc.w && x > rc.x) {
+            x = rc.x;
+            y += sh + 4;
+        }
+        Rect r = {x, y + 1, box, box};
+        x += w;
+        if (!draw)
+            continue;
+        switch (items[i].kind) {
+        case 0: ren_rect(v->r, r, th->panel2); ren_rect_line(v->r, r, 1, th->border); break;
+        case 1: ren_rect(v->r, r, th->panel2); ren_rect_line(v->r, r, 2, th->good); break;
+        case 2: ren_rect(v->r, (Rect){r.x + box / 2 - 2, y + box / 2 - 1, 5, 5}, fade(th->dim, 110)); break;
+        default: ren_rect(v->r, (Rect){r.x, y + box / 2, box, 3}, th->select); break;
+        }
+        ren_text(v->r, g->small, items[i].label, r.x + box + 6, y, th->dim);
+    }
+    return y + sh + 4 - rc.y;
+}
+
+/* The tree needs its kept nodes one line high at least. */
+static int tree_min_height(ViewCtx *v, const DecodeUi *d)
+{
+    int big = 0;
+    for (int c = 0; c < d->n_cols; c++)
+        big = d->col_big[c] > big ? d->col_big[c] : big;
+    int sh = ren_font_height(v->g->small);
+    return big * (ren_font_height(v->g->ui) + dec_px(v->g, 6)) + 2 * sh + dec_px(v->g, 16);
+}
+
+void dec_beam_draw(ViewCtx *v, DecodeUi *d, Rect rc)
+{
+    const Theme *th = v->th;
+    if (d->beam_err[0]) {
+        ui_paragraph(v->r, v->g->ui, d->beam_err, rc.x + 10, rc.y + 10, rc.w - 20, th->warn);
+        return;
+    }
+    if (!d->beam.nodes || d->n_cols < 1)
+        return;
+    /* the tree first: the summary shrinks, the legend goes, when it must */
+    int need = tree_min_height(v, d);
+    int full = draw_summary(v, d, rc, 0, 0) + draw_legend(v, rc, 0);
+    int compact = rc.h - full < need;
+    int y = rc.y + draw_summary(v, d, rc, 1, compact);
+    if (!compact)
+        y += draw_legend(v, (Rect){rc.x, y, rc.w, rc.h}, 1);
+    y += dec_px(v->g, 6);
+    draw_tree(v, d, (Rect){rc.x, y, rc.w, rc.y + rc.h - y});
+}

@@ -1,0 +1,343 @@
+/* view_decode_step.c - one generated token, as the model made it.
+ *
+ * For the inspected step s of greedy generation: the row of masked
+ * self-attention of the new token's query over the s+1 tokens that exist
+ * so far (<bos> and its own earlier outputs: no future token exists yet,
+ * so nothing needs hiding), the row of cross-attention over the source,
+ * for the chosen decoder layer and head (or their average), and the top-k
+ * probabilities the token was chosen from. These are the rows the model
+ * computed at that step (kept by tf_greedy), not a recomputation. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view_decode.h"
+
+typedef enum RowKind { ROW_SELF, ROW_CROSS } RowKind;
+
+/* The weights of one head, or the average over heads (head < 0), of the
+ * step's self- (n = s+1) or cross-attention (n = S) row, into out. */
+static void attn_row(const App *a, const DecodeStep *st, RowKind kind, int n, int layer,
+                     float *out)
+{
+    int NH = a->model.cfg.n_heads, head = a->head;
+    const float *base = kind == ROW_SELF ? st->self_w : st->cross_w;
+    if (head >= NH)
+        head = NH - 1;
+    if (head >= 0) {
+        memcpy(out, base + ((size_t)layer * NH + head) * n, (size_t)n * sizeof(float));
+        return;
+    }
+    for (int j = 0; j < n; j++)
+        out[j] = 0;
+    for (int h = 0; h < NH; h++)
+        for (int j = 0; j < n; j++)
+            out[j] += base[((size_t)layer * NH + h) * n + j] / NH;
+}
+
+static const char *row_label(const App *a, const DecodeUi *d, RowKind kind, int j)
+{
+    return kind == ROW_SELF ? dec_tok(a, dec_gen_input(d, j))
+                            : vocab_token(&a->model.src_vocab, d->src[j]);
+}
+
+static float luminance(Color c)
+{
+    return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
+}
+
+/* A caption, a row of n cells coloured by weight (the probability colour
+ * map, fixed 0..1), the weights printed when they fit, the tokens below. */
+static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, int ch,
+                 const char *caption)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    Gfx *g = v->g;
+    const DecodeStep *st = &d->gen.steps[s];
+    int n = kind == ROW_SELF ? s + 1 : d->gen.S;
+    float w[DEC_CAP_T];
+    attn_row(a, st, kind, n, d->layer, w);
+    int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
+    ui_text_fit(v->r, g->small, caption, rc.x, rc.y, rc.w, th->dim);
+    int y = rc.y + sh + dec_px(g, 3);
+    float cw = fminf((float)dec_px(g, 70) * ch / dec_px(g, 26), (float)rc.w / (float)n);
+    CmapId cmap = a->cmap_prob;
+    int vw = ren_text_width(g->small, "0.00") + 4;
+    /* labels too wide for their cells: every k-th one, in the small font */
+    int every = 1, widest = 0;
+    for (int j = 0; j < n; j++) {
+        int lw = ren_text_width(g->ui, row_label(a, d, kind, j));
+        widest = lw > widest ? lw : widest;
+    }
+    if (widest > cw - 2) {
+        widest = 0;
+        for (int j = 0; j < n; j++) {
+            int lw = ren_text_width(g->small, row_label(a, d, kind, j));
+            widest = lw > widest ? lw : widest;
+        }
+        while (every * cw < widest + dec_px(g, 6) && every < n)
+            every++;
+    }
+    for (int j = 0; j < n; j++) {
+        int x0 = rc.x + (int)lroundf(j * cw), x1 = rc.x + (int)lroundf((j + 1) * cw);
+        Rect cell = {x0, y, x1 - x0 - (cw >= 8 ? 1 : 0), ch};
+        Color c = cmap_color(cmap, w[j]);
+        ren_rect(v->r, cell, c);
+        if (cw >= vw) {
+            char buf[16];
+            snprintf(buf, sizeof buf, "%.2f", w[j]);
+            ui_text_center(v->r, g->small, buf, cell,
+                           luminance(c) > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255});
+        }
+        const char *lab = row_label(a, d, kind, j);
+        Rect lr = {x0, y + ch + 1, x1 - x0, lh};
+        int over = ui_over(v->in, (Rect){x0, y, x1 - x0, ch + lh});
+        if (every == 1) {
+            ui_text_center(v->r, g->ui, lab, lr, over ? th->select : th->text);
+        } else if (j % every == 0 || over) {
+            int tw = ren_text_width(g->small, lab);
+            int lx = x0 + (x1 - x0 - tw) / 2;
+            ren_text(v->r, g->small, lab, lx < rc.x ? rc.x : lx, lr.y + (lh - sh) / 2,
+                     over ? th->select : th->dim);
+        }
+        if (over) {
+            ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
+            char hd[32];
+            if (a->head < 0)
+                snprintf(hd, sizeof hd, "average of the heads");
+            else
+                snprintf(hd, sizeof hd, "head %d", a->head + 1);
+            dec_hover(a, w[j], "step %d, %s, layer %d, %s: '%s' → '%s'", s + 1,
+                      kind == ROW_SELF ? "masked self-attention" : "cross-attention", d->layer + 1,
+                      hd, row_label(a, d, ROW_SELF, s), lab);
+        }
+    }
+    ren_rect_line(v->r, (Rect){rc.x - 1, y - 1, (int)lroundf(n * cw) + 2, ch + 2}, 1, th->border);
+    return sh + dec_px(g, 3) + ch + lh + dec_px(g, 10);
+}
+
+/* What a strip needs besides its cells. */
+static int strip_overhead(const Gfx *g)
+{
+    return ren_font_height(g->small) + dec_px(g, 3) + ren_font_height(g->ui) + dec_px(g, 10);
+}
+
+int dec_step_min_height(ViewCtx *v)
+{
+    Gfx *g = v->g;
+    int title = ren_font_height(g->ui) + dec_px(g, 4);
+    int flow = ren_font_height(g->small) + dec_px(g, 10) + dec_px(g, 8);
+    return title + flow + 2 * (strip_overhead(g) + dec_px(g, 22));
+}
+
+/* The top-k bars: the chosen token (greedy: the first) highlighted, the
+ * reference's token at this position marked when there is one. */
+static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    Gfx *g = v->g;
+    const DecodeStep *st = &d->gen.steps[s];
+    int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
+    ui_text_fit(v->r, g->small, "top-k it was chosen from", rc.x, rc.y, rc.w, th->dim);
+    int y = rc.y + sh + dec_px(g, 4);
+    int rh = lh + dec_px(g, 3);
+    int k = (rc.y + rc.h - y) / rh;
+    int V = a->model.cfg.tgt_vocab;
+    int maxk = V < DEC_TOPK ? V : DEC_TOPK;
+    if (k > maxk)
+        k = maxk;
+    int ref = d->ref && s < d->tf_n ? d->tf_truth[s] : -1;
+    int lw = 0;
+    for (int i = 0; i < k; i++) {
+        int w = ren_text_width(g->ui, dec_tok(a, st->top_id[i]));
+        lw = w > lw ? w : lw;
+    }
+    lw += dec_px(g, 8);
+    if (lw > rc.w / 3)
+        lw = rc.w / 3;
+    int refw = ren_text_width(g->small, " reference") + dec_px(g, 4);
+    int vw = ren_text_width(g->small, "0.000") + dec_px(g, 6);
+    int bar_w = rc.w - lw - vw - refw;
+    if (bar_w < 10)
+        bar_w = 10;
+    int ref_seen = 0;
+    for (int i = 0; i < k; i++, y += rh) {
+        int id = st->top_id[i];
+        float p = st->top_p[i];
+        int chosen = id == st->token, is_ref = id == ref;
+        ref_seen |= is_ref;
+        Color tc = chosen ? th->select : th->text;
+        const char *tok = dec_tok(a, id);
+        int tw = ren_text_width(g->ui, tok);
+        ui_text_fit(v->r, g->ui, tok, rc.x + (tw < lw - dec_px(g, 8) ? lw - dec_px(g, 8) - tw : 0),
+                    y + (rh - lh) / 2, lw - dec_px(g, 8), tc);
+        int bh = rh - dec_px(g, 6);
+        Rect bar = {rc.x + lw, y + (rh - bh) / 2, (int)lroundf(p * bar_w), bh};
+        ren_rect(v->r, (Rect){bar.x, bar.y, bar_w, bh}, th->panel2);
+        ren_rect(v->r, bar, chosen ? th->select : th->accent);
+        char buf[16];
+        snprintf(buf, sizeof buf, "%.3f", p);
+        ren_text(v->r, g->small, buf, bar.x + bar_w + dec_px(g, 4), y + (rh - sh) / 2, th->text);
+        if (is_ref)
+            ren_text(v->r, g->small, " reference", bar.x + bar_w + vw, y + (rh - sh) / 2, th->good);
+        if (ui_over(v->in, (Rect){rc.x, y, rc.w, rh}))
+            dec_hover(a, p, "step %d%s: p('%s')", s + 1, chosen ? ", the greedy choice" : "", tok);
+    }
+    if (ref >= 0 && !ref_seen && y + sh <= rc.y + rc.h) {
+        char buf[200];
+        snprintf(buf, sizeof buf, "the reference's '%s' is not among them", dec_tok(a, ref));
+        ui_text_fit(v->r, g->small, buf, rc.x, y, rc.w, th->good);
+    }
+}
+
+/* The step's title: what it made, then what it read. */
+static void title(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
+{
+    App *a = v->a;
+    char buf[600];
+    int n = snprintf(buf, sizeof buf, "Step %d of %d generates %s (p %.3f) after reading", s + 1,
+                     d->gen.n, dec_tok(a, d->gen.ids[s]), d->gen.steps[s].prob);
+    for (int j = 0; j <= s && n < (int)sizeof buf - 80; j++) {
+        if (j == 6 && s > 8) { /* long prefixes: the start, …, the end */
+            n += snprintf(buf + n, sizeof buf - n, " …");
+            j = s - 2;
+        }
+        n += snprintf(buf + n, sizeof buf - n, " %s", dec_tok(a, dec_gen_input(d, j)));
+    }
+    ui_text_fit(v->r, v->g->ui, buf, rc.x, rc.y, rc.w, v->th->text);
+}
+
+static void selectors(ViewCtx *v, DecodeUi *d, DecFlow *f)
+{
+    App *a = v->a;
+    char buf[32];
+    int L = a->model.cfg.n_dec, NH = a->model.cfg.n_heads;
+    dec_flow_text(f, "decoder layer", v->th->dim);
+    for (int l = 0; l < L && l < 12; l++) {
+        snprintf(buf, sizeof buf, "%d", l + 1);
+        if (dec_flow_button(f, buf, d->layer == l))
+            d->layer = l;
+    }
+    f->x += dec_px(v->g, 8);
+    dec_flow_text(f, "head", v->th->dim);
+    for (int h = 0; h < NH && h < 16; h++) {
+        snprintf(buf, sizeof buf, "%d", h + 1);
+        if (dec_flow_button(f, buf, a->head == h))
+            app_set_head(a, h);
+    }
+    if (dec_flow_button(f, "average", a->head < 0))
+        app_set_head(a, -1);
+}
+
+void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    Gfx *g = v->g;
+    if (rc.w < 60 || rc.h < 40)
+        return;
+    int s = d->sel;
+    if (s < 0 || s >= d->shown || !d->gen.steps) {
+        ui_paragraph(v->r, g->ui,
+                     "Step 0: the decoder holds only <bos>. Press S (or Step) to generate the first "
+                     "token, P to play to the end.",
+                     rc.x, rc.y, rc.w, th->dim);
+        return;
+    }
+    title(v, d, rc, s);
+    int y = rc.y + ren_font_height(g->ui) + dec_px(g, 4);
+    DecFlow f = dec_flow(v, (Rect){rc.x, y, rc.w, rc.h});
+    selectors(v, d, &f);
+    y += dec_flow_height(&f) + dec_px(g, 8);
+    /* attention strips left, top-k right */
+    int tk_w = (int)fmaxf(rc.w * 0.34f, (float)dec_px(g, 150));
+    if (tk_w > rc.w * 0.42f)
+        tk_w = (int)(rc.w * 0.42f);
+    int gap = dec_px(g, 16);
+    Rect left = {rc.x, y, rc.w - tk_w - gap, rc.y + rc.h - y};
+    Rect right = {rc.x + rc.w - tk_w, y, tk_w, rc.y + rc.h - y};
+    char cap[200], who[64];
+    if (a->head < 0)
+        snprintf(who, sizeof who, "layer %d, average of %d heads", d->layer + 1, a->model.cfg.n_heads);
+    else
+        snprintf(who, sizeof who, "layer %d, head %d", d->layer + 1, a->head + 1);
+    /* cells as tall as the room allows, within reason */
+    int ch = (left.h - 2 * strip_overhead(g)) / 2;
+    ch = ch < dec_px(g, 22) ? dec_px(g, 22) : ch > dec_px(g, 44) ? dec_px(g, 44) : ch;
+    ren_clip_push(v->r, left);
+    snprintf(cap, sizeof cap, "masked self-attention over the %d token%s so far (%s)", s + 1,
+             s ? "s" : "", who);
+    int used = strip(v, d, left, ROW_SELF, s, ch, cap);
+    if (left.h - used > ren_font_height(g->small) * 2) {
+        snprintf(cap, sizeof cap, "cross-attention over the source (%s)", who);
+        strip(v, d, (Rect){left.x, left.y + used, left.w, left.h - used}, ROW_CROSS, s, ch, cap);
+    }
+    ren_clip_pop(v->r);
+    ren_clip_push(v->r, right);
+    topk(v, d, right, s);
+    ren_clip_pop(v->r);
+}
+
+/* ---- the generated tokens as chips ---- */
+
+#define CHIP_LINES 3
+
+int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    Gfx *g = v->g;
+    int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
+    ui_text_fit(v->r, g->small, "generated so far (click a token to inspect the step that made it)",
+                rc.x, rc.y, rc.w, th->dim);
+    int y0 = rc.y + sh + dec_px(g, 4);
+    int ch = lh + dec_px(g, 8), gap = dec_px(g, 5), padx = dec_px(g, 8);
+    /* chip -1 is <bos>, 0..shown-1 the outputs, shown the next one ("…") */
+    int last = d->shown < d->gen.n ? d->shown : d->shown - 1;
+    int line_of[DEC_CAP_T + 2];
+    int x = rc.x, line = 0;
+    for (int i = -1; i <= last; i++) {
+        const char *t = i < 0 ? "<bos>" : i == d->shown ? "…" : dec_tok(a, d->gen.ids[i]);
+        int w = ren_text_width(g->ui, t) + 2 * padx;
+        if (x + w > rc.x + rc.w && x > rc.x) {
+            x = rc.x;
+            line++;
+        }
+        line_of[i + 1] = line;
+        x += w + gap;
+    }
+    int first = 0;
+    if (d->sel >= 0 && line_of[d->sel + 1] >= CHIP_LINES)
+        first = line_of[d->sel + 1] - CHIP_LINES + 1;
+    x = rc.x;
+    int cur = -1;
+    for (int i = -1; i <= last; i++) {
+        const char *t = i < 0 ? "<bos>" : i == d->shown ? "…" : dec_tok(a, d->gen.ids[i]);
+        int w = ren_text_width(g->ui, t) + 2 * padx;
+        if (line_of[i + 1] != cur) {
+            x = rc.x;
+            cur = line_of[i + 1];
+        }
+        int l = cur - first;
+        if (l < 0 || l >= CHIP_LINES) {
+            x += w + gap;
+            continue;
+        }
+        Rect r = {x, y0 + l * (ch + gap), w, ch};
+        x += w + gap;
+        int pending = i == d->shown, sel = i == d->sel && i >= 0;
+        int wrong = i >= 0 && !pending && d->ref && i < d->tf_n && d->gen.ids[i] != d->tf_truth[i];
+        ren_rect(v->r, r, pending || i < 0 ? th->panel : th->panel2);
+        ren_rect_line(v->r, r, sel ? 2 : 1, sel ? th->select : th->border);
+        ui_text_center(v->r, g->ui, t, r, pending || i < 0 ? th->dim : wrong ? th->bad : th->text);
+        if (i >= 0 && !pending && ui_over(v->in, r)) {
+            dec_hover(a, d->gen.steps[i].prob, "step %d generated '%s' with p", i + 1, t);
+            if (v->in->pressed)
+                dec_select(d, i);
+        }
+    }
+    int lines = line + 1 - first < CHIP_LINES ? line + 1 - first : CHIP_LINES;
+    return sh + dec_px(g, 4) + lines * (ch + gap);
+}

@@ -1,0 +1,483 @@
+/* view_decode_table.c - teacher forcing beside generation, one row per
+ * target position.
+ *
+ * Left, training (teacher forcing): row i shows the token the decoder reads
+ * at position i (<bos>, then the TRUE target), the row of the causal mask
+ * that lets it see positions 0..i only, its prediction of the next token
+ * (✓ or ✗ against the truth) and the loss -log p(true next token). All rows
+ * come from one pass over the whole target.
+ *
+ * Right, inference (greedy generation): row i shows what step i read (its
+ * own previous output) and what it generated. Rows appear one by one as
+ * the learner steps. Where the two sides read different tokens, generation
+ * has left the reference, and where they then predict differently, the
+ * gutter between them says ≠ and a note under the table explains it:
+ * the model was only ever trained on true prefixes (exposure bias). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view_decode.h"
+
+enum { C_POS, C_READS, C_MASK, C_PRED, C_TRUTH, C_LOSS, C_GAP, C_GREADS, C_GEN, C_GP, C_N };
+
+typedef struct TableGeo {
+    int x[C_N], w[C_N];   /* w 0: column dropped for lack of room */
+    int rh, head_h;       /* row height, header height */
+    int rows;             /* rows that fit (the first is d->scroll) */
+    int total;            /* rows there are */
+    float mask_cell;
+    int cpad;             /* padding inside token cells */
+} TableGeo;
+
+/* ---- the columns ---- */
+
+static int widest_token(const App *a, const DecodeUi *d, RenFont *f)
+{
+    int w = ren_text_width(f, "<eos>");
+    for (int i = 0; i < d->tf_n; i++) {
+        const int ids[3] = {d->tf_in[i], d->tf_pred[i], d->tf_truth[i]};
+        for (int k = 0; k < 3; k++) {
+            int tw = ren_text_width(f, dec_tok(a, ids[k]));
+            w = tw > w ? tw : w;
+        }
+    }
+    for (int i = 0; i < d->gen.n; i++) {
+        int tw = ren_text_width(f, dec_tok(a, d->gen.ids[i]));
+        w = tw > w ? tw : w;
+    }
+    return w;
+}
+
+/* Natural widths with padding pad and the mask at most mask_w wide;
+ * returns their sum. */
+static int natural(ViewCtx *v, const DecodeUi *d, TableGeo *G, int pad, float mask_w, int maxtok,
+                   int *w)
+{
+    Gfx *g = v->g;
+    int mark = ren_text_width(g->small, " ✓") + dec_px(g, 2);
+    int tok = widest_token(v->a, d, g->ui) + 2 * G->cpad;
+    tok = tok > maxtok ? maxtok : tok;
+    G->mask_cell = fminf((float)(G->rh - dec_px(g, 8)), mask_w / (float)d->tf_n);
+    if (G->mask_cell < 1.0f)
+        G->mask_cell = 1.0f;
+    w[C_POS] = ren_text_width(g->small, "pos") + pad;
+    w[C_READS] = tok;
+    w[C_MASK] = (int)ceilf(G->mask_cell * d->tf_n) + pad;
+    w[C_PRED] = tok + mark;
+    w[C_TRUTH] = tok;
+    w[C_LOSS] = ren_text_width(g->small, "−log p") + pad;
+    w[C_GAP] = ren_text_width(g->ui, "≠") + 2 * pad;
+    w[C_GREADS] = tok;
+    w[C_GEN] = tok + mark;
+    w[C_GP] = ren_text_width(g->small, "0.000") + pad;
+    int sum = 0;
+    for (int c = 0; c < C_N; c++)
+        sum += w[c];
+    return sum;
+}
+
+static void columns(ViewCtx *v, const DecodeUi *d, Rect rc, TableGeo *G)
+{
+    Gfx *g = v->g;
+    int w[C_N];
+    /* roomy first; if that is too wide, tighter padding and a smaller mask */
+    G->cpad = dec_px(g, 6);
+    int sum = natural(v, d, G, dec_px(g, 12), fminf((float)dec_px(g, 130), rc.w / 6.0f), rc.w / 6, w);
+    if (sum > rc.w) {
+        G->cpad = dec_px(g, 3);
+        sum = natural(v, d, G, dec_px(g, 6), rc.w / 9.0f, rc.w / 5, w);
+    }
+    /* still too wide: drop generation's "reads" (it repeats the row above)
+     * and its p (the One step pane has it), then narrow the token columns,
+     * never below a third */
+    if (sum > rc.w) {
+        sum -= w[C_GREADS];
+        w[C_GREADS] = 0;
+    }
+    if (sum > rc.w) {
+        sum -= w[C_GP];
+        w[C_GP] = 0;
+    }
+    if (sum > rc.w) {
+        static const int toks[] = {C_READS, C_PRED, C_TRUTH, C_GEN};
+        int tsum = 0;
+        for (int i = 0; i < 4; i++)
+            tsum += w[toks[i]];
+        float k = (float)(rc.w - (sum - tsum)) / (float)tsum;
+        if (k < 0.33f)
+            k = 0.33f;
+        for (int i = 0; i < 4; i++) {
+            int nw = (int)(w[toks[i]] * k);
+            sum -= w[toks[i]] - nw;
+            w[toks[i]] = nw;
+        }
+    }
+    /* spare room: spread a little, keep the rest to the right */
+    int spare = rc.w - sum;
+    int extra = spare > 0 ? spare / 14 : 0;
+    int x = rc.x;
+    for (int c = 0; c < C_N; c++) {
+        G->x[c] = x;
+        G->w[c] = w[c] ? w[c] + (c == C_GAP ? 2 * extra : extra) : 0;
+        x += G->w[c];
+    }
+}
+
+/* ---- cells ---- */
+
+static int text_mid(RenFont *f, int y, int h)
+{
+    return y + (h - ren_font_height(f)) / 2;
+}
+
+/* A token, then an optional mark in its own colour. */
+static void token_cell(ViewCtx *v, const TableGeo *G, int x, int w, int y, int h, const char *tok,
+                       Color c, const char *mark, Color mc)
+{
+    Gfx *g = v->g;
+    int pad = G->cpad;
+    int mw = mark ? ren_text_width(g->small, mark) : 0;
+    int room = w - 2 * pad - mw;
+    RenFont *f = g->ui; /* the small font before an ellipsis, when that fits */
+    if (ren_text_width(f, tok) > room && ren_text_width(g->small, tok) <= room)
+        f = g->small;
+    int tw = ui_text_fit(v->r, f, tok, x + pad, text_mid(f, y, h), room, c);
+    if (mark)
+        ren_text(v->r, g->small, mark, x + pad + tw, text_mid(g->small, y, h), mc);
+}
+
+static void num_cell(ViewCtx *v, int x, int w, int y, int h, float val, Color c)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.3f", val);
+    RenFont *f = v->g->small;
+    int tw = ren_text_width(f, buf);
+    ren_text(v->r, f, buf, x + w - tw - dec_px(v->g, 6), text_mid(f, y, h), c);
+}
+
+/* Row i of the causal mask: cells of positions 0..T-1, runs of equal
+ * value drawn as one rectangle, 0 (may read) in the accent colour, -inf
+ * (the future) in the masked colour. */
+static void mask_row(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, int y)
+{
+    const Theme *th = v->th;
+    int T = d->tf_n;
+    float cw = G->mask_cell;
+    int x0 = G->x[C_MASK] + G->cpad;
+    int ch = G->rh - dec_px(v->g, 8); /* thin cells stay row-high: a staircase */
+    int top = y + (G->rh - ch) / 2;
+    const float *m = d->tf_mask + (size_t)i * T;
+    for (int j = 0; j < T;) {
+        int k = j;
+        int future = isinf(m[j]) != 0;
+        while (k < T && (isinf(m[k]) != 0) == future)
+            k++;
+        int xa = x0 + (int)lroundf(j * cw), xb = x0 + (int)lroundf(k * cw);
+        ren_rect(v->r, (Rect){xa, top, xb - xa, ch}, future ? th->masked : th->accent);
+        j = k;
+    }
+    if (cw >= 6) /* cell borders, when cells are big enough to count */
+        for (int j = 1; j < T; j++)
+            ren_rect(v->r, (Rect){x0 + (int)lroundf(j * cw), top, 1, ch}, th->panel);
+    ren_rect_line(v->r, (Rect){x0 - 1, top - 1, (int)lroundf(T * cw) + 2, ch + 2}, 1, th->border);
+    Rect cells = {x0, top, (int)lroundf(T * cw), ch};
+    if (ui_over(v->in, cells)) {
+        int j = (int)((v->in->mx - x0) / cw);
+        if (j >= 0 && j < T)
+            dec_hover(v->a, m[j], "causal mask, position %d reading position %d (%s)", i, j,
+                      isinf(m[j]) ? "the future: hidden" : "the past or itself: may read");
+    }
+}
+
+/* ---- the header ---- */
+
+static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
+{
+    const Theme *th = v->th;
+    Gfx *g = v->g;
+    int pad = dec_px(g, 6);
+    int lh = ren_font_height(g->ui), sh = ren_font_height(g->small);
+    int lx = G->x[C_POS], lw = G->x[C_GAP] - lx - pad;
+    int rx = G->x[C_GAP] + G->w[C_GAP] / 2, rw = G->x[C_GP] + G->w[C_GP] - rx;
+    /* the long titles, or the short ones when the blocks are narrow */
+    const char *lt = "Teacher forcing · training", *rt = "Generation · inference";
+    if (ren_text_width(g->ui, lt) > lw || ren_text_width(g->ui, rt) > rw - pad) {
+        lt = "Training";
+        rt = "Inference";
+    }
+    ui_text_fit(v->r, g->ui, lt, lx + pad, y, lw, th->accent);
+    ui_text_fit(v->r, g->ui, rt, rx + pad, y, rw - pad, th->accent2);
+    y += lh;
+    ui_text_fit(v->r, g->small, d->ref ? "reads the true target, every position in one pass"
+                                       : "reads the greedy output (no reference typed), in one pass",
+                lx + pad, y, lw, th->dim);
+    ui_text_fit(v->r, g->small, "reads its own outputs, step by step", rx + pad, y,
+                rw - pad, th->dim);
+    y += sh + dec_px(g, 4);
+    const char *names[C_N] = {"pos", "reads", "mask", "predicts", "true next", "−log p",
+                              "", "reads", "generates", "p"};
+    if (ren_text_width(g->small, names[C_TRUTH]) > G->w[C_TRUTH] - pad)
+        names[C_TRUTH] = "truth";
+    for (int c = 0; c < C_N; c++) {
+        if (!G->w[c] || !names[c][0])
+            continue;
+        int right = c == C_LOSS || c == C_GP;
+        int tw = ren_text_width(g->small, names[c]);
+        int x = right ? G->x[c] + G->w[c] - tw - pad : G->x[c] + pad;
+        ui_text_fit(v->r, g->small, names[c], x, y, G->w[c] - pad, th->dim);
+    }
+    y += sh + dec_px(g, 3);
+    ren_rect(v->r, (Rect){lx, y, G->x[C_GAP] - lx, 1}, th->border);
+    ren_rect(v->r, (Rect){rx, y, rw, 1}, th->border);
+}
+
+/* ---- one row ---- */
+
+static void tf_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, int y)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    int h = G->rh;
+    char buf[16];
+    snprintf(buf, sizeof buf, "%d", i);
+    ren_text(v->r, v->g->small, buf, G->x[C_POS] + dec_px(v->g, 6), text_mid(v->g->small, y, h), th->dim);
+    if (i >= d->tf_n)
+        return;
+    int right = d->tf_pred[i] == d->tf_truth[i];
+    token_cell(v, G, G->x[C_READS], G->w[C_READS], y, h, dec_tok(a, d->tf_in[i]), th->text, NULL, th->text);
+    mask_row(v, d, G, i, y);
+    token_cell(v, G, G->x[C_PRED], G->w[C_PRED], y, h, dec_tok(a, d->tf_pred[i]),
+               right ? th->text : th->bad, right ? " ✓" : " ✗", right ? th->good : th->bad);
+    token_cell(v, G, G->x[C_TRUTH], G->w[C_TRUTH], y, h, dec_tok(a, d->tf_truth[i]), th->dim, NULL, th->dim);
+    num_cell(v, G->x[C_LOSS], G->w[C_LOSS], y, h, d->tf_loss[i], right ? th->text : th->bad);
+    Rect lossr = {G->x[C_PRED], y, G->x[C_LOSS] + G->w[C_LOSS] - G->x[C_PRED], h};
+    if (ui_over(v->in, lossr))
+        dec_hover(a, d->tf_loss[i],
+                  "teacher forcing, position %d: predicts '%s' (p %.3f); true next '%s': −log p('%s')",
+                  i, dec_tok(a, d->tf_pred[i]), d->tf_pred_p[i], dec_tok(a, d->tf_truth[i]),
+                  dec_tok(a, d->tf_truth[i]));
+}
+
+static void gen_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, int y)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    int h = G->rh;
+    int in = dec_gen_input(d, i);
+    /* reading something the reference never had: off the true path */
+    int off = d->ref && i < d->tf_n && in != d->tf_in[i];
+    if (i == d->shown && i < d->gen.n) { /* the next step, not taken yet */
+        if (G->w[C_GREADS])
+            token_cell(v, G, G->x[C_GREADS], G->w[C_GREADS], y, h, dec_tok(a, in), th->dim, NULL, th->dim);
+        token_cell(v, G, G->x[C_GEN], G->w[C_GEN], y, h, "…", th->dim, NULL, th->dim);
+        return;
+    }
+    if (i >= d->shown)
+        return;
+    if (G->w[C_GREADS])
+        token_cell(v, G, G->x[C_GREADS], G->w[C_GREADS], y, h, dec_tok(a, in), off ? th->warn : th->text,
+                   NULL, th->text);
+    int tok = d->gen.ids[i];
+    const char *mark = NULL;
+    Color c = th->text, mc = th->text;
+    if (d->ref && i < d->tf_n) {
+        int right = tok == d->tf_truth[i];
+        mark = right ? " ✓" : " ✗";
+        c = right ? th->text : th->bad;
+        mc = right ? th->good : th->bad;
+    }
+    token_cell(v, G, G->x[C_GEN], G->w[C_GEN], y, h, dec_tok(a, tok), c, mark, mc);
+    if (G->w[C_GP])
+        num_cell(v, G->x[C_GP], G->w[C_GP], y, h, d->gen.steps[i].prob, th->text);
+    Rect cell = {G->x[C_GAP] + G->w[C_GAP] / 2, y, G->x[C_GP] + G->w[C_GP] - G->x[C_GAP] - G->w[C_GAP] / 2, h};
+    if (ui_over(v->in, cell))
+        dec_hover(a, d->gen.steps[i].prob, "generation step %d: read '%s', generated '%s' with p", i + 1,
+                  dec_tok(a, in), dec_tok(a, tok));
+}
+
+static void row(ViewCtx *v, DecodeUi *d, const TableGeo *G, int i, int y)
+{
+    const Theme *th = v->th;
+    int h = G->rh;
+    int x0 = G->x[C_POS], x1 = G->x[C_GP] + G->w[C_GP];
+    Rect full = {x0, y, x1 - x0, h};
+    if (i == d->sel)
+        ren_rect(v->r, full, th->panel2);
+    else if (ui_over(v->in, full))
+        ren_rect(v->r, full, (Color){th->panel2.r, th->panel2.g, th->panel2.b, 120});
+    tf_cells(v, d, G, i, y);
+    gen_cells(v, d, G, i, y);
+    if (i == d->sel) {
+        int gx = G->x[C_GAP] + G->w[C_GAP] / 2;
+        ren_rect_line(v->r, (Rect){gx, y, x1 - gx, h}, 2, th->select);
+    }
+    /* both sides predicted here and disagree: point at it */
+    if (i < d->tf_n && i < d->shown && d->tf_pred[i] != d->gen.ids[i]) {
+        Rect gap = {G->x[C_GAP], y, G->w[C_GAP] / 2 + dec_px(v->g, 4), h};
+        ui_text_center(v->r, v->g->ui, "≠", gap, th->warn);
+    }
+    if (ui_clicked(v->in, full) && i < d->shown)
+        dec_select(d, i);
+}
+
+/* ---- the note under the table: what went wrong, and a summary ---- */
+
+static void note_text(ViewCtx *v, const DecodeUi *d, int w, char *sum, char *story, size_t cap)
+{
+    const App *a = v->a;
+    int roomy = w >= dec_px(v->g, 560);
+    story[0] = 0;
+    if (!d->ref && !roomy) {
+        snprintf(sum, cap, "No reference typed: teacher forcing reads the greedy output, so both "
+                 "sides agree. Type the true translation in the Target line.");
+        return;
+    }
+    if (!d->ref) {
+        snprintf(sum, cap,
+                 "No reference: with the Target line empty, teacher forcing reads the model's own "
+                 "greedy output, so both sides agree row by row (the causal mask makes one pass "
+                 "equal to step by step). Type the true translation in the Target line to see "
+                 "training and inference part ways.");
+        return;
+    }
+    snprintf(sum, cap, "Teacher forcing: %d of %d positions right, mean loss %.3f%s",
+             d->tf_right, d->tf_n, d->tf_mean_loss,
+             roomy ? " (what training minimises; generation has no loss: it never sees the reference)."
+                   : ".");
+    /* only what the rows revealed so far show: stepping keeps its surprise */
+    int e = d->diverge, all = d->shown >= d->gen.n;
+    if (e < 0 || e >= d->shown) {
+        if (e < 0 && all)
+            snprintf(story, cap, "Generation reproduces the reference: it never has to read a mistake.");
+        else if (d->shown > 0)
+            snprintf(story, cap, "So far generation follows the reference.");
+        return;
+    }
+    int same = d->tf_pred[e] == d->gen.ids[e];
+    int n = roomy ? snprintf(story, cap, "Position %d: generation produced '%s' where the reference has '%s'%s",
+                             e, dec_tok(a, d->gen.ids[e]), dec_tok(a, d->tf_truth[e]),
+                             same ? " (teacher forcing agrees there: same prefix). " : ". ")
+                  : snprintf(story, cap, "Position %d: generated '%s', the reference has '%s'. ", e,
+                             dec_tok(a, d->gen.ids[e]), dec_tok(a, d->tf_truth[e]));
+    if (n < 0 || (size_t)n >= cap)
+        return;
+    int k = d->contrast;
+    if (k >= 0 && k < d->shown)
+        snprintf(story + n, cap - (size_t)n,
+                 roomy ? "Position %d: teacher forcing predicts '%s' from the true prefix, but generation "
+                         "produced '%s' after its own earlier mistake."
+                       : "Position %d: the true prefix gives '%s', its own mistake gives '%s'.",
+                 k, dec_tok(a, d->tf_pred[k]), dec_tok(a, d->gen.ids[k]));
+    else
+        snprintf(story + n, cap - (size_t)n, "%s",
+                 all ? "From there on generation reads its own output, which training never showed it."
+                     : "From here on generation reads its own mistake: step on.");
+}
+
+/* Up to max whole lines of a wrapped paragraph at (x, *y); moves *y down
+ * and returns the lines drawn. */
+static int note_lines(ViewCtx *v, RenFont *f, const char *s, int x, int *y, int w, Color c, int max)
+{
+    RenLine lines[32];
+    int n = ren_text_wrap(f, s, w, lines, 32);
+    n = n < max ? n : max;
+    n = n < 32 ? n : 32;
+    int lh = ren_font_height(f);
+    for (int i = 0; i < n; i++, *y += lh)
+        ren_text_n(v->r, f, s + lines[i].start, lines[i].len, x, *y, c);
+    return n > 0 ? n : 0;
+}
+
+static int note_height(RenFont *f, const char *sum, const char *story, int w)
+{
+    int n = ren_text_wrap(f, sum, w, NULL, 0);
+    if (story[0])
+        n += ren_text_wrap(f, story, w, NULL, 0);
+    return n * ren_font_height(f);
+}
+
+static void geometry(ViewCtx *v, const DecodeUi *d, Rect rc, TableGeo *G)
+{
+    Gfx *g = v->g;
+    memset(G, 0, sizeof *G);
+    G->rh = ren_font_height(g->ui) + dec_px(g, 6);
+    G->head_h = ren_font_height(g->ui) + 2 * ren_font_height(g->small) + dec_px(g, 10);
+    G->total = d->tf_n > d->gen.n ? d->tf_n : d->gen.n;
+    columns(v, d, rc, G);
+}
+
+int dec_table_height(ViewCtx *v, const DecodeUi *d, int w)
+{
+    if (d->tf_n < 1)
+        return 0;
+    char sum[600], story[600];
+    note_text(v, d, w, sum, story, sizeof sum);
+    TableGeo G;
+    geometry(v, d, (Rect){0, 0, w, 0}, &G);
+    return G.head_h + G.total * G.rh + dec_px(v->g, 12) + note_height(v->g->small, sum, story, w);
+}
+
+void dec_table_draw(ViewCtx *v, DecodeUi *d, Rect rc)
+{
+    const Theme *th = v->th;
+    Gfx *g = v->g;
+    if (rc.w < 60 || rc.h < 40 || d->tf_n < 1)
+        return;
+    /* the note first: the rows get the rest */
+    char sum[600], story[600];
+    note_text(v, d, rc.w, sum, story, sizeof sum);
+    RenFont *nf = g->small;
+    int nh = note_height(nf, sum, story, rc.w) + dec_px(g, 6);
+    TableGeo G;
+    geometry(v, d, rc, &G);
+    /* a few rows come first: the note is cut rather than them */
+    int rows_min = G.total < 4 ? G.total : 4;
+    if (nh > rc.h - G.head_h - rows_min * G.rh)
+        nh = rc.h - G.head_h - rows_min * G.rh;
+    if (nh < 2 * ren_font_height(nf))
+        nh = 2 * ren_font_height(nf);
+    G.rows = (rc.h - nh - G.head_h) / G.rh;
+    if (G.rows < 1)
+        G.rows = 1;
+    if (G.rows > G.total)
+        G.rows = G.total;
+    /* scrolling: the wheel, and keep the inspected step in view */
+    Rect body = {rc.x, rc.y + G.head_h, rc.w, G.rows * G.rh};
+    if (ui_over(v->in, body) && v->in->wheel)
+        d->scroll -= v->in->wheel;
+    if (d->follow) {
+        int want = d->sel >= 0 ? d->sel : 0;
+        if (d->shown < d->gen.n && d->shown > want)
+            want = d->shown; /* the pending row too */
+        if (want < d->scroll)
+            d->scroll = want;
+        if (want >= d->scroll + G.rows)
+            d->scroll = want - G.rows + 1;
+        d->follow = 0;
+    }
+    if (d->scroll > G.total - G.rows)
+        d->scroll = G.total - G.rows;
+    if (d->scroll < 0)
+        d->scroll = 0;
+    header(v, d, &G, rc.y);
+    ren_clip_push(v->r, body);
+    for (int r = 0; r < G.rows; r++)
+        row(v, d, &G, d->scroll + r, body.y + r * G.rh);
+    ren_clip_pop(v->r);
+    if (G.rows < G.total) { /* a scroll bar on the right edge */
+        int bw = dec_px(g, 4), x = G.x[C_GP] + G.w[C_GP] + dec_px(g, 2);
+        if (x + bw > rc.x + rc.w)
+            x = rc.x + rc.w - bw;
+        int th_h = body.h * G.rows / G.total, ty = body.y + body.h * d->scroll / G.total;
+        ren_rect(v->r, (Rect){x, body.y, bw, body.h}, th->panel2);
+        ren_rect(v->r, (Rect){x, ty, bw, th_h > 6 ? th_h : 6}, th->dim);
+    }
+    int ny = body.y + body.h + dec_px(g, 6);
+    int lines = (rc.y + rc.h - ny) / ren_font_height(nf);
+    /* what went wrong first: it is the point of the view */
+    if (story[0])
+        lines -= note_lines(v, nf, story, rc.x, &ny, rc.w,
+                            d->diverge >= 0 && d->diverge < d->shown ? th->warn : th->good, lines);
+    note_lines(v, nf, sum, rc.x, &ny, rc.w, th->dim, lines);
+}

@@ -1,0 +1,451 @@
+/* test_view_decode.c - the decode view on small random models, headless:
+ * what it shows is what the engine computes (teacher-forced predictions are
+ * the argmax of one forward pass, generation is tf_greedy and the same as
+ * `stepformer translate`, beam size 1 is greedy), the keys do what they
+ * say (S steps, P plays to the end, B cycles the beam size), and degenerate
+ * inputs (a 1-token source, an output that never reaches <eos>, 30+ tokens,
+ * presenter scale, every theme, random clicks) draw without a crash. */
+#include <SDL.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "checkpoint.h"
+#include "test_util.h"
+#include "view_decode.h"
+
+static const char *MODEL = "/tmp/stepformer-test-decode.safetensors";
+static const char *MODEL_LONG = "/tmp/stepformer-test-decode-long.safetensors";
+static const char *MODEL_EOS = "/tmp/stepformer-test-decode-eos.safetensors";
+static Ren *g_ren;
+static char g_cli[4096]; /* build/.../stepformer, next to the tests folder */
+
+static int save_model(const char *path, int max_len, uint64_t seed)
+{
+    TfConfig c;
+    TfErr err;
+    cfg_preset(&c, "classroom", &err);
+    c.d_model = 32;
+    c.n_heads = 4;
+    c.d_ff = 64;
+    c.src_vocab = 40;
+    c.tgt_vocab = 40;
+    c.max_len = max_len;
+    TfModel m;
+    if (model_init_random(&m, &c, seed, &err) || ckpt_save(&m, path, &err))
+        return -1;
+    model_free(&m);
+    return 0;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    TfErr err;
+    if (save_model(MODEL, 24, 5) || save_model(MODEL_LONG, 48, 5) || save_model(MODEL_EOS, 48, 7))
+        return -1;
+    g_ren = ren_open_headless(1280, 800, &err);
+    return g_ren ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ren_close(g_ren);
+    remove(MODEL);
+    remove(MODEL_LONG);
+    remove(MODEL_EOS);
+    return 0;
+}
+
+static void open_app(App *a, const char *model, const char *src, const char *tgt)
+{
+    AppOpts o = {0};
+    o.model_path = model;
+    o.src[0] = src;
+    o.n_src = 1;
+    o.tgt = tgt;
+    o.view = "decode";
+    o.head = -2;
+    TfErr err;
+    expect_true(app_init(a, &o, &err) == 0, "app opens: %s", err.msg);
+    a->now = 100;
+}
+
+static void frame(App *a)
+{
+    a->now += 0.5;
+    app_frame(a, g_ren);
+}
+
+static void key(App *a, SDL_Keycode k, Uint16 mod)
+{
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_KEYDOWN;
+    e.key.keysym.sym = k;
+    e.key.keysym.mod = mod;
+    app_event(a, &e);
+}
+
+static void mouse(App *a, int type, int x, int y, int button)
+{
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = (Uint32)type;
+    if (type == SDL_MOUSEMOTION) {
+        e.motion.x = x;
+        e.motion.y = y;
+    } else if (type == SDL_MOUSEWHEEL) {
+        e.wheel.y = button;
+    } else {
+        e.button.x = x;
+        e.button.y = y;
+        e.button.button = (Uint8)button;
+    }
+    app_event(a, &e);
+}
+
+static DecodeUi *shown_decode(App *a)
+{
+    frame(a);
+    expect_true(app_current_view(a) == VIEW_DECODE, "the decode view is shown, got %s",
+                view_name(app_current_view(a)));
+    expect_true(a->dec_ui != NULL, "the view made its state on the first frame");
+    return a->dec_ui;
+}
+
+/* Each teacher-forced prediction equals the argmax of one forward pass over
+ * <bos> + target, at that position; the loss is -log p(true next token). */
+static void test_teacher_forcing_is_one_forward_pass(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, MODEL, "t5 t6 t7 t8", "t9 t10 t11");
+    DecodeUi *d = shown_decode(&a);
+    expect_true(d->err[0] == 0, "no error, got '%s'", d->err);
+    expect_true(d->ref == 1, "the typed target is the reference");
+    int tgt[] = {TOK_BOS, 9, 10, 11}, src[] = {5, 6, 7, 8}, S = 4, T = 4;
+    expect_true(d->tf_n == T, "positions = target + 1: expected %d, got %d", T, d->tf_n);
+    TfTrace tr;
+    TfErr err;
+    expect_true(trace_build(&tr, &a.model.cfg, 1, 24, 0, &err) == 0, "trace: %s", err.msg);
+    TfBatch b = {1, S, T, src, tgt, &S, &T};
+    expect_true(tf_forward(&a.model, &tr, &b, 0, &err) == 0, "forward: %s", err.msg);
+    int V = a.model.cfg.tgt_vocab;
+    for (int i = 0; i < T; i++) {
+        const float *p = tr.probs + (size_t)i * V;
+        int best = 0;
+        for (int k = 1; k < V; k++)
+            if (p[k] > p[best])
+                best = k;
+        int truth = i + 1 < T ? tgt[i + 1] : TOK_EOS;
+        expect_true(d->tf_in[i] == tgt[i], "position %d reads %d, got %d", i, tgt[i], d->tf_in[i]);
+        expect_true(d->tf_pred[i] == best, "position %d predicts argmax %d, shown %d", i, best,
+                    d->tf_pred[i]);
+        expect_true(d->tf_truth[i] == truth, "position %d true next %d, got %d", i, truth, d->tf_truth[i]);
+        float want = -logf(p[truth]);
+        expect_true(fabsf(d->tf_loss[i] - want) <= 1e-4f * (1 + want), "position %d loss %.6f, got %.6f",
+                    i, want, d->tf_loss[i]);
+    }
+    /* the causal mask shown is the one applied: 0 up to the diagonal, -inf after */
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T; j++) {
+            float m = d->tf_mask[i * T + j];
+            expect_true(j <= i ? m == 0 : isinf(m) && m < 0, "mask[%d][%d] %s, got %g", i, j,
+                        j <= i ? "0" : "-inf", m);
+        }
+    trace_free(&tr);
+    app_free(&a);
+}
+
+/* Run `stepformer translate` on the model and sentence; its output line. */
+static int translate_cli(const char *model, const char *src, char *out, size_t cap)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' translate --model '%s' '%s' 2>/dev/null", g_cli, model, src);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    out[0] = 0;
+    char *ok = fgets(out, (int)cap, p);
+    int rc = pclose(p);
+    if (!ok || rc != 0)
+        return -1;
+    out[strcspn(out, "\n")] = 0;
+    return 0;
+}
+
+/* Generation shown = tf_greedy with the trace `translate` uses = the CLI. */
+static void check_generation(const char *model, const char *src_text)
+{
+    static App a;
+    open_app(&a, model, src_text, NULL);
+    DecodeUi *d = shown_decode(&a);
+    expect_true(d->err[0] == 0, "no error, got '%s'", d->err);
+    TfTrace tr;
+    TfErr err;
+    int L = a.model.cfg.max_len;
+    expect_true(trace_build(&tr, &a.model.cfg, 1, L, 0, &err) == 0, "trace: %s", err.msg);
+    DecodeResult g;
+    int max_out = decode_max_out(&a.model, &tr, a.src_n[0]);
+    expect_true(tf_greedy(&a.model, &tr, a.src_ids[0], a.src_n[0], max_out, 0, &g, &err) == 0,
+                "greedy: %s", err.msg);
+    expect_true(d->gen.n == g.n, "'%s': generation shows %d tokens, tf_greedy made %d", src_text,
+                d->gen.n, g.n);
+    for (int i = 0; i < g.n && i < d->gen.n; i++)
+        expect_true(d->gen.ids[i] == g.ids[i], "token %d: tf_greedy %d, shown %d", i, g.ids[i],
+                    d->gen.ids[i]);
+    expect_true(d->shown == g.n && d->sel == g.n - 1,
+                "every step shown at first (%d of %d, inspecting %d)", d->shown, g.n, d->sel);
+    /* the steps' rows are what greedy kept: the token and top-1 agree */
+    for (int i = 0; i < d->gen.n; i++)
+        expect_true(d->gen.steps[i].token == d->gen.ids[i] && d->gen.steps[i].top_id[0] == d->gen.ids[i],
+                    "step %d keeps its token %d (top-1 %d)", i, d->gen.steps[i].token,
+                    d->gen.steps[i].top_id[0]);
+    char want[APP_TEXT_MAX], got[APP_TEXT_MAX];
+    vocab_decode(&a.model.tgt_vocab, d->gen.ids, d->gen.n, want, sizeof want);
+    expect_true(translate_cli(model, src_text, got, sizeof got) == 0, "running %s translate", g_cli);
+    expect_true(strcmp(want, got) == 0, "the view shows «%s», stepformer translate says «%s»", want, got);
+    printf("  '%s' -> %d tokens%s\n", src_text, g.n,
+           g.ids[g.n - 1] == TOK_EOS ? ", <eos> included" : ", no <eos> (maximum length)");
+    decode_result_free(&g);
+    trace_free(&tr);
+    app_free(&a);
+}
+
+static void test_generation_is_greedy_and_translate(void **state)
+{
+    (void)state;
+    check_generation(MODEL, "t5 t6 t7");
+    check_generation(MODEL, "t20");
+    /* 20 tokens: S + 50 exceeds max_len, so the cap decides the length */
+    check_generation(MODEL, "t4 t5 t6 t7 t8 t9 t10 t11 t12 t13 t14 t15 t16 t17 t18 t19 t20 t21 t22 t23");
+    check_generation(MODEL_LONG, "t30 t31 t32 t33 t34");
+    check_generation(MODEL_EOS, "t30 t31 t32 t33 t34");
+    check_generation(MODEL_EOS, "t4 t5 t6 t7 t8 t9 t10 t11 t12 t13 t14 t15 t16 t17 t18 t19 t20 t21 t22 t23 "
+                                "t24 t25 t26 t27 t28 t29 t30 t31 t32 t33 t34 t35");
+}
+
+/* B cycles the beam size 1..8 and shows the tree; size 1 is greedy. */
+static void test_beam_keys_and_beam1_is_greedy(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, MODEL, "t5 t6 t7 t8 t9", NULL);
+    DecodeUi *d = shown_decode(&a);
+    int k0 = d->beam_k;
+    for (int i = 1; i <= DEC_MAX_BEAM; i++) {
+        key(&a, SDLK_b, 0);
+        int want = (k0 + i - 1) % DEC_MAX_BEAM + 1;
+        expect_true(d->beam_k == want, "B press %d: beam size %d, got %d", i, want, d->beam_k);
+        expect_true(d->pane == DEC_PANE_BEAM, "B shows the beam tree");
+        expect_true(d->beam_for_k == want && d->beam.n > 0, "the tree is searched with %d beams (for %d)",
+                    want, d->beam_for_k);
+        frame(&a);
+    }
+    key(&a, SDLK_b, KMOD_LSHIFT);
+    expect_true(d->beam_k == (k0 + DEC_MAX_BEAM - 2) % DEC_MAX_BEAM + 1, "Shift+B goes back, got %d", d->beam_k);
+    while (d->beam_k != 1)
+        key(&a, SDLK_b, 0);
+    frame(&a);
+    expect_true(d->beam.n == d->gen.n, "beam 1 makes %d tokens like greedy, got %d", d->gen.n, d->beam.n);
+    for (int i = 0; i < d->beam.n && i < d->gen.n; i++)
+        expect_true(d->beam.ids[i] == d->gen.ids[i], "beam 1 token %d: greedy %d, beam %d", i,
+                    d->gen.ids[i], d->beam.ids[i]);
+    expect_true(fabs(d->beam.logprob - d->gen.logprob) < 1e-4, "log P greedy %.6f, beam %.6f",
+                d->gen.logprob, d->beam.logprob);
+    /* A cycles the length penalty; the winner is the best finished score */
+    int a0 = d->alpha_i;
+    key(&a, SDLK_a, 0);
+    expect_true(d->alpha_i == (a0 + 1) % DEC_N_ALPHA, "A cycles alpha, got index %d", d->alpha_i);
+    key(&a, SDLK_b, 0);
+    key(&a, SDLK_b, 0);
+    key(&a, SDLK_b, 0); /* beam 4 */
+    frame(&a);
+    double best = -INFINITY;
+    for (int i = 0; i < d->beam.n_nodes; i++)
+        if (d->beam.nodes[i].state == BEAM_FINISHED && d->beam.nodes[i].score > best)
+            best = d->beam.nodes[i].score;
+    expect_true(d->beam.score == best, "the winner's score %.6f is the best finished one %.6f", d->beam.score, best);
+    for (int k = d->beam.best_node; k >= 0; k = d->beam.nodes[k].parent)
+        expect_true(d->on_path[k], "node %d on the winner's path is marked", k);
+    expect_true(d->n_cols >= 2, "the tree has columns, got %d", d->n_cols);
+    key(&a, SDLK_TAB, 0);
+    expect_true(d->pane == DEC_PANE_GEN, "Tab goes on to the first pane, got %d", d->pane);
+    expect_true(view_decode_setup(&a, "beam", 2, 1.0f) == 0 && d->pane == DEC_PANE_BEAM && d->beam_k == 2 &&
+                    DEC_ALPHAS[d->alpha_i] == 1.0f && d->beam_for_k == 2,
+                "setup shows beam 2, alpha 1 (pane %d, k %d, alpha %g)", d->pane, d->beam_k, DEC_ALPHAS[d->alpha_i]);
+    expect_true(view_decode_setup(&a, "nope", 0, -1) == -1, "an unknown pane is refused");
+    app_free(&a);
+}
+
+/* S reveals one token at a time and restarts at the end; P plays to the
+ * end at a visible pace; ←/→ inspect earlier steps; keys stay in the view. */
+static void test_step_and_play_keys(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, MODEL, "t5 t6 t7", "t8 t9");
+    DecodeUi *d = shown_decode(&a);
+    int n = d->gen.n;
+    expect_true(n >= 2, "some tokens to step through, got %d", n);
+    key(&a, SDLK_s, 0);
+    expect_true(d->shown == 0 && d->sel == -1, "S at the end restarts at <bos>: shown %d sel %d", d->shown, d->sel);
+    frame(&a);
+    for (int i = 1; i <= n; i++) {
+        key(&a, SDLK_s, 0);
+        expect_true(d->shown == i && d->sel == i - 1, "S press %d: %d shown (got %d), inspecting %d (got %d)",
+                    i, i, d->shown, i - 1, d->sel);
+        frame(&a);
+    }
+    key(&a, SDLK_LEFT, 0);
+    expect_true(d->sel == n - 2 && d->shown == n, "Left inspects step %d, got %d", n - 2, d->sel);
+    key(&a, SDLK_HOME, 0);
+    expect_true(d->sel == 0, "Home inspects the first step, got %d", d->sel);
+    key(&a, SDLK_RIGHT, 0);
+    expect_true(d->sel == 1, "Right inspects the next step, got %d", d->sel);
+    frame(&a);
+    /* play: from the end it restarts, then one token per DEC_PACE */
+    key(&a, SDLK_p, 0);
+    expect_true(d->playing && d->shown == 0, "P plays from the start (playing %d, shown %d)", d->playing, d->shown);
+    int frames = 0, last = 0, monotone = 1;
+    while (d->playing && frames < 1000) {
+        a.now += 0.2;
+        app_frame(&a, g_ren);
+        monotone &= d->shown >= last && d->shown <= last + 1;
+        last = d->shown;
+        frames++;
+        expect_true(!d->playing || app_next_wake_ms(&a) >= 0, "a playing view asks to be woken up");
+    }
+    expect_true(!d->playing && d->shown == n, "P played to the end: %d of %d shown after %d frames", d->shown, n, frames);
+    expect_true(monotone, "one token at a time");
+    expect_true(frames >= (int)((n - 1) * DEC_PACE / 0.2), "at a visible pace: %d frames of 0.2 s for %d tokens", frames, n);
+    key(&a, SDLK_p, 0);
+    key(&a, SDLK_p, 0);
+    expect_true(!d->playing, "P twice pauses");
+    key(&a, SDLK_SPACE, 0);
+    expect_true(d->playing, "Space plays too");
+    key(&a, SDLK_r, 0);
+    expect_true(!d->playing && d->shown == 0, "R restarts");
+    /* heads and layers without leaving the view */
+    key(&a, SDLK_0, 0);
+    expect_true(a.head == -1 && app_current_view(&a) == VIEW_DECODE, "0 averages the heads and stays (view %s)",
+                view_name(app_current_view(&a)));
+    key(&a, SDLK_2, 0);
+    expect_true(a.head == 1, "2 picks head 2, got %d", a.head + 1);
+    int l = d->layer;
+    key(&a, SDLK_LEFTBRACKET, 0);
+    expect_true(d->layer == (l > 0 ? l - 1 : 0), "[ goes down a layer, got %d", d->layer);
+    key(&a, SDLK_RIGHTBRACKET, 0);
+    expect_true(d->layer == l, "] comes back to layer %d, got %d", l, d->layer);
+    /* typing in the target line is not a shortcut */
+    a.focus = FOCUS_TGT;
+    key(&a, SDLK_s, 0);
+    expect_true(d->shown == 0, "S while typing is text, shown stays %d", d->shown);
+    a.focus = FOCUS_NONE;
+    app_free(&a);
+}
+
+/* Every pane in every theme, at presenter scale and on a small window,
+ * with an untrained model and a 1-token source; then 30+ tokens whose
+ * output never reaches <eos>; then random clicks, wheel and keys. */
+static void draw_everything(App *a)
+{
+    DecodeUi *d = a->dec_ui;
+    for (int t = 0; t < THEME_COUNT; t++)
+        for (int p = 0; p < DEC_PANE_COUNT; p++) {
+            a->theme = (ThemeId)t;
+            d->pane = (DecPane)p;
+            frame(a);
+            a->text_scale = 1.6f;
+            frame(a);
+            a->text_scale = 1.0f;
+        }
+    ren_resize_headless(g_ren, 800, 600);
+    for (int p = 0; p < DEC_PANE_COUNT; p++) {
+        d->pane = (DecPane)p;
+        frame(a);
+    }
+    ren_resize_headless(g_ren, 1280, 800);
+    a->theme = THEME_DARK;
+}
+
+static void test_degenerate_inputs(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, MODEL, "t5", NULL);
+    DecodeUi *d = shown_decode(&a);
+    expect_true(d->S == 1 && d->gen.n >= 1, "a 1-token source decodes (S %d, %d tokens)", d->S, d->gen.n);
+    expect_true(d->ref == 0 && d->diverge == -1, "no target typed: the greedy output stands in");
+    draw_everything(&a);
+    /* an empty target line, then a target that is only spaces */
+    app_set_text(&a, FOCUS_TGT, "   ");
+    frame(&a);
+    expect_true(d->tf_n == 1 && d->tf_truth[0] == TOK_EOS, "an empty reference: one position, true next <eos> (%d, %d)",
+                d->tf_n, d->tf_truth[0]);
+    draw_everything(&a);
+    app_free(&a);
+
+    const char *long_src = "t4 t5 t6 t7 t8 t9 t10 t11 t12 t13 t14 t15 t16 t17 t18 t19 t20 t21 t22 t23 "
+                           "t24 t25 t26 t27 t28 t29 t30 t31 t32 t33 t34 t35";
+    open_app(&a, MODEL_LONG, long_src, "t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9");
+    d = shown_decode(&a);
+    expect_true(d->S == 32, "a 32-token source, got %d", d->S);
+    printf("  32 tokens in: %d out, %s\n", d->gen.n,
+           d->gen.ids[d->gen.n - 1] == TOK_EOS ? "<eos> reached" : "no <eos> (maximum length)");
+    key(&a, SDLK_b, 0);
+    while (d->beam_k != DEC_MAX_BEAM)
+        key(&a, SDLK_b, 0);
+    printf("  beam 8: %d nodes in %d columns\n", d->beam.n_nodes, d->n_cols);
+    draw_everything(&a);
+    /* random mouse and keys over the view */
+    srand(3);
+    static const SDL_Keycode keys[] = {SDLK_s, SDLK_p, SDLK_r, SDLK_b, SDLK_a, SDLK_TAB, SDLK_LEFT,
+                                       SDLK_RIGHT, SDLK_0, SDLK_1, SDLK_LEFTBRACKET, SDLK_RIGHTBRACKET};
+    for (int i = 0; i < 600; i++) {
+        int x = rand() % 1280, y = rand() % 800, r = rand() % 10;
+        mouse(&a, SDL_MOUSEMOTION, x, y, 0);
+        if (r < 4) {
+            mouse(&a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
+            mouse(&a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
+        } else if (r < 6) {
+            mouse(&a, SDL_MOUSEWHEEL, 0, 0, rand() % 5 - 2);
+        } else if (r < 8) {
+            key(&a, keys[rand() % (int)(sizeof keys / sizeof keys[0])], 0);
+        }
+        a.focus = FOCUS_NONE;
+        a.show_help = 0;
+        a.want_quit = 0;
+        a.view = VIEW_DECODE;
+        if (i % 3 == 0)
+            frame(&a);
+    }
+    expect_true(a.dec_ui == d && d->shown <= d->gen.n && d->sel < d->shown, "state stays consistent (shown %d, sel %d)",
+                d->shown, d->sel);
+    app_free(&a);
+    expect_true(a.dec_ui == NULL, "app_free frees the view's state");
+}
+
+int main(int argc, char **argv)
+{
+    /* build/tests/test_view_decode -> build/stepformer */
+    snprintf(g_cli, sizeof g_cli, "%s", argc > 0 ? argv[0] : "");
+    char *slash = strrchr(g_cli, '/');
+    if (slash)
+        slash[0] = 0;
+    else
+        snprintf(g_cli, sizeof g_cli, ".");
+    size_t n = strlen(g_cli);
+    snprintf(g_cli + n, sizeof g_cli - n, "/../stepformer");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_teacher_forcing_is_one_forward_pass),
+        cmocka_unit_test(test_generation_is_greedy_and_translate),
+        cmocka_unit_test(test_beam_keys_and_beam1_is_greedy),
+        cmocka_unit_test(test_step_and_play_keys),
+        cmocka_unit_test(test_degenerate_inputs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
