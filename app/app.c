@@ -257,8 +257,6 @@ static int greedy_target(App *a, int i, int keep)
     TfErr err;
     DecodeResult r;
     int max_out = decode_max_out(&a->model, &a->scratch, a->src_n[i]);
-    if (max_out > cap_T(a) - 1)
-        max_out = cap_T(a) - 1;
     if (tf_greedy(&a->model, &a->scratch, a->src_ids[i], a->src_n[i], max_out, keep, &r, &err)) {
         snprintf(a->input_error, sizeof a->input_error, "%s", err.msg);
         return -1;

@@ -83,6 +83,8 @@ typedef struct Hover {
     int layer, head, b, row, col;
     float value;
     char where[640]; /* e.g. "row 1 'love', col 2 'china'" */
+    int own;         /* a value of the view itself, not of the trace: no
+                        "how it was computed" box */
 } Hover;
 
 /* Where things were drawn in the last frame (for tests and tooling). */
@@ -171,6 +173,7 @@ typedef struct App {
     /* transitions: the main view eases in after a stage change */
     double anim_start;
     double now;
+    double wake_at;             /* a view wants a frame at this time; 0 none */
 
     HitRect nav_hits[128];      /* navigator blocks drawn last frame */
     int n_nav_hits;

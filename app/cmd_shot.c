@@ -9,13 +9,14 @@
 #include "cli.h"
 #include "gui.h"
 #include "lesson_ui.h"
+#include "view_decode.h"
 #include "views.h"
 
 static const char *SHOT_HELP =
     "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME | --all |\n"
     "                        --lesson ID [--step N])\n"
     "                       [--model FILE] [--src TEXT]... [--tgt TEXT] [--batch B]\n"
-    "                       [--lang en|zh]\n"
+    "                       [--lang en|zh] [--decode-pane gen|step|beam --beam K --alpha A]\n"
     "                       [--size WxH] [--theme dark|light|contrast] [--scale S]\n"
     "                       --out FILE_OR_DIR\n"
     "\n"
@@ -88,6 +89,9 @@ typedef struct ShotArgs {
     int all, w, h;
     float scale;
     const char *out;
+    const char *pane; /* decode view: gen, step or beam */
+    int beam;
+    float alpha;
 } ShotArgs;
 
 /* Take shot's own options out of argv, leaving the window's options. */
@@ -100,6 +104,7 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
     s->w = 1280;
     s->h = 800;
     s->scale = 1.0f;
+    s->alpha = -1;
     for (int i = 1; i < argc && !bad; i++) {
         if (cli_flag(argv[i], "help")) {
             fputs(SHOT_HELP, stdout);
@@ -112,6 +117,16 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
             if (v && (sscanf(v, "%dx%d", &s->w, &s->h) != 2 || s->w < 64 || s->h < 64 ||
                       s->w > 8192 || s->h > 8192))
                 return cli_fail(C, "--size must be WxH between 64x64 and 8192x8192, not '%s'", v);
+        } else if (cli_opt(argv, argc, &i, "decode-pane", &v, C, &bad)) {
+            if (v && strcmp(v, "gen") && strcmp(v, "step") && strcmp(v, "beam"))
+                return cli_fail(C, "--decode-pane must be gen, step or beam, not '%s'", v);
+            s->pane = v;
+        } else if (cli_opt(argv, argc, &i, "beam", &v, C, &bad)) {
+            if (v && cli_int(v, 1, 8, &s->beam))
+                return cli_fail(C, "--beam must be an integer in 1..8, not '%s'", v);
+        } else if (cli_opt(argv, argc, &i, "alpha", &v, C, &bad)) {
+            if (v && cli_float(v, 0, 10, &s->alpha))
+                return cli_fail(C, "--alpha must be a number in 0..10, not '%s'", v);
         } else if (cli_opt(argv, argc, &i, "scale", &v, C, &bad)) {
             if (v && cli_float(v, 0.5, 4, &s->scale))
                 return cli_fail(C, "--scale must be a number in 0.5..4, not '%s'", v);
@@ -207,6 +222,10 @@ int cmd_shot(int argc, char **argv)
     a.notice[0] = 0;
     if (o.head != -2)
         app_set_head(&a, o.head);
+    if (s.pane || s.beam) {
+        a.view = VIEW_DECODE;
+        view_decode_setup(&a, s.pane ? s.pane : (s.beam ? "beam" : "gen"), s.beam, s.alpha);
+    }
     rc = s.all ? render_all(&a, r, s.out) : render_to(&a, r, s.out);
     app_free(&a);
     ren_close(r);

@@ -106,6 +106,29 @@ static Expl expl_of(StageId st, int pre)
     }
 }
 
+/* The decode and train views explain themselves, not the current stage. */
+static const Expl VIEW_EXPL[2][2] = {
+    {{"Training vs inference", "P(y) = Π P(y_t | y_<t, x)",
+      "Exposure bias. In training, the decoder always reads the true previous tokens (teacher forcing), so it "
+      "never learns what to do after a mistake of its own. At inference there is no reference: each step reads "
+      "the model's own earlier outputs, so one wrong token changes every prefix after it and errors can compound "
+      "in a way the training loss never measured. Where the two sides read different tokens, teacher forcing may "
+      "still predict correctly while generation goes wrong (≠)."},
+     {"训练与推理", "P(y) = Π P(y_t | y_<t, x)",
+      "暴露偏差：训练时解码器总是读入真实的前文（教师强制），从未学过自己出错之后该怎么办。推理时没有参考答案，"
+      "每一步都读入模型自己先前的输出，一个错词会改变之后所有的前文，错误可能层层累积，而训练损失从未衡量过这一点。"
+      "两边读入的词不同时，教师强制可能仍然预测正确，生成却出了错（≠）。"}},
+    {{"Training", "lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)",
+      "The model learns by predicting every next token of the true target at once (teacher forcing) and "
+      "following the gradient of the cross-entropy, with label smoothing 0.1, dropout 0.1 and Adam "
+      "(β₁ 0.9, β₂ 0.98, ε 10⁻⁹). The learning rate rises during warm-up and then decays as 1/√step. "
+      "Watch the heads of the probe sentence form: diffuse at first, then sharp alignments."},
+     {"训练", "lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)",
+      "模型一次预测真实目标句中的每一个下一个词（教师强制），沿交叉熵的梯度学习，使用标签平滑 0.1、dropout 0.1 和 "
+      "Adam（β₁ 0.9，β₂ 0.98，ε 10⁻⁹）。学习率在预热阶段上升，之后按 1/√step 衰减。观察探针句子的注意力头如何形成："
+      "起初一片模糊，随后出现清晰的对齐。"}},
+};
+
 const char *explain_title(StageId st) { return expl_of(st, 0).title; }
 const char *explain_formula(StageId st, const TfConfig *c) { return expl_of(st, c->norm == TF_NORM_PRE).formula; }
 const char *explain_text(StageId st, const TfConfig *c) { return expl_of(st, c->norm == TF_NORM_PRE).text; }
@@ -268,10 +291,16 @@ void explain_draw(ViewCtx *v)
             e.text = x;
         }
     }
+    ViewId view = app_current_view(a);
+    int own_view = view == VIEW_DECODE || view == VIEW_TRAIN;
+    if (own_view)
+        e = VIEW_EXPL[view == VIEW_TRAIN][a->lang == 1];
     int x = rc.x + 14, w = rc.w - 24, y = rc.y + 12;
     y += ui_paragraph(v->r, v->g->title, e.title, x, y, w, th->text) + 6;
-    ren_text(v->r, v->g->small, stage_info(p.stage)->name, x, y, th->dim);
-    y += ren_font_height(v->g->small) + 10;
+    if (!own_view) {
+        ren_text(v->r, v->g->small, stage_info(p.stage)->name, x, y, th->dim);
+        y += ren_font_height(v->g->small) + 10;
+    }
     if (e.formula[0]) {
         int fh = ui_paragraph(v->r, v->g->ui, e.formula, x + 10, y + 6, w - 20, th->accent);
         ren_rect_line(v->r, (Rect){x, y, w, fh + 12}, 1, th->border);
@@ -280,14 +309,14 @@ void explain_draw(ViewCtx *v)
     TfView tv;
     TfErr err;
     int head = a->head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->head;
-    if (!a->input_error[0] && tf_view(&a->trace, p.stage, p.layer, head, a->batch, &tv, &err) == 0) {
+    if (!own_view && !a->input_error[0] && tf_view(&a->trace, p.stage, p.layer, head, a->batch, &tv, &err) == 0) {
         char shape[96];
         snprintf(shape, sizeof shape, "%s %d × %d", L(a, "shape"), tv.rows, tv.cols);
         ren_text(v->r, v->g->ui, shape, x, y, th->dim);
         y += ren_font_height(v->g->ui) + 8;
     }
     y += ui_paragraph(v->r, v->g->ui, e.text, x, y, w, th->text) + 14;
-    if (a->hover.valid && a->hover.stage == p.stage) {
+    if (a->hover.valid && !a->hover.own && a->hover.stage == p.stage) {
         char buf[1200];
         if (how(a, buf, sizeof buf) > 0) {
             ren_text(v->r, v->g->ui, L(a, "How this number was computed"), x, y, th->select);

@@ -364,6 +364,12 @@ int app_next_wake_ms(const App *a)
         double left = a->notice_until - a->now + 0.01;
         wait = wait < 0 || wait > left ? left : wait;
     }
+    if (a->wake_at > 0) {
+        double left = a->wake_at - a->now;
+        if (left < 0.001)
+            left = 0.001;
+        wait = wait < 0 || wait > left ? left : wait;
+    }
     if (a->playing) {
         double left = a->play_next - a->now;
         if (left < 0.001)
@@ -397,6 +403,7 @@ void app_draw(App *a, Ren *r)
         return;
     a->hover.valid = 0;
     a->heat.valid = 0;
+    a->wake_at = 0;
     ViewCtx v = {a, r, g, th, {0, 0, W, H}, &a->in, 1.0f};
     double dt = a->now - a->anim_start;
     v.anim = dt >= 0.25 ? 1.0f : (float)(dt / 0.25);

@@ -59,6 +59,7 @@ void dec_hover(App *a, float value, const char *fmt, ...)
     memset(h, 0, sizeof *h);
     h->valid = 1;
     h->stage = DEC_HOVER_STAGE;
+    h->own = 1;
     h->value = value;
     va_list ap;
     va_start(ap, fmt);
@@ -422,10 +423,9 @@ static void advance_play(App *a, DecodeUi *d)
         if (d->shown >= d->gen.n)
             d->playing = 0;
     }
-    /* app_next_wake_ms redraws while now - anim_start < 0.3 s; 0.26 s back
-     * keeps that going without the fade-in veil (which ends at 0.25 s) */
+    /* ask the window loop for a frame when the next token is due */
     if (d->playing)
-        a->anim_start = a->now - 0.26;
+        a->wake_at = d->next_at;
 }
 
 int view_decode_key(App *a, int sym, int mod)
