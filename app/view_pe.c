@@ -1,0 +1,857 @@
+/* view_pe.c - the positional encoding view (stage pos.enc).
+ *
+ * Attention alone cannot tell word order, so the paper adds to every token
+ * embedding a fixed vector that depends only on its position:
+ *
+ *     PE(pos, 2i)   = sin(pos · ω_i)      ω_i = 1 / 10000^(2i / d_model)
+ *     PE(pos, 2i+1) = cos(pos · ω_i)
+ *
+ * Three pictures of the table the engine used (trace pe, (cap_T, d_model)):
+ *   waves     PE(pos, d) over the positions for a few chosen dimensions d;
+ *             the current sentence's positions are dots labelled with their
+ *             tokens. Fast dimensions (small d) wiggle, slow ones barely move.
+ *   PE table  the table itself, positions x dimensions, on a fixed -1..1
+ *             scale: every column is one of those waves.
+ *   rotation  for one sin/cos pair i the point (PE(pos,2i), PE(pos,2i+1)) =
+ *             (sin pos·ω, cos pos·ω) lies on the unit circle, and moving k
+ *             positions turns it by the angle k·ω: PE(pos+k) = R(k·ω)·PE(pos)
+ *             with the same matrix R for every pos. That is why "the model
+ *             can easily learn to attend by relative positions" (section
+ *             3.5). R is built with cglm and applied to the table's PE(pos);
+ *             the result is printed beside the table's own PE(pos+k).
+ *
+ * Every number on screen comes from the engine's table, except the
+ * rotation being demonstrated (and the faint continuous curves between the
+ * integer positions, drawn from the formula as a guide to the eye).
+ *
+ * Choices (dimensions, pair, pos, k) live in a small struct of this file:
+ * they are view settings that no other part of the app reads. */
+#include <cglm/cglm.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "views.h"
+
+#define PE_WAVES 4        /* curves in the wave plot */
+#define PE_MIN_POS 48     /* positions the waves span at least */
+#define PE_SAMPLES 512    /* points of a continuous guide curve */
+
+typedef enum PePanel { PANEL_WAVES, PANEL_TABLE, PANEL_ROT, PANEL_COUNT } PePanel;
+
+typedef struct PeUi {
+    int C;                 /* d_model the choices below were made for */
+    int dim[PE_WAVES];     /* the dimensions plotted as waves */
+    int slot;              /* the wave a click on the table replaces */
+    int pair, pos, k;      /* the rotation demo: R(k·ω_pair) · PE(pos) */
+    int panel;             /* narrow layouts show one panel at a time */
+    int sel_seen;          /* last followed token selection (+1, 0 none) */
+} PeUi;
+
+static PeUi pe_ui;
+
+/* What the panels draw from, gathered once per frame. */
+typedef struct PeData {
+    const float *pe;       /* (rows, C) the engine's table */
+    int rows, C;           /* rows = the trace's capacity cap_T */
+    int npos;              /* positions shown: 0 .. npos-1 */
+    int len;               /* tokens of the current source sentence */
+    int b;
+} PeData;
+
+/* ---- numbers ---- */
+
+/* ω_i = 1 / 10000^(2i / d_model), as pe_table computes it. */
+double pe_omega(int pair, int C)
+{
+    return 1.0 / pow(10000.0, (double)(2 * pair) / C);
+}
+
+/* The rotation demonstration in numbers, for pair i (dims 2i, 2i+1) of a
+ * (rows, C) table: R = R(k·ω_i) (row-major, acting on (sin, cos) column
+ * vectors) and out = R · PE(pos). The matrix is cglm's 2D rotation by
+ * -k·ω: with the sine first, positions advance clockwise, and
+ *   [ cos kω   sin kω ] [sin a]   [sin(a + kω)]
+ *   [-sin kω   cos kω ] [cos a] = [cos(a + kω)]
+ * which is exactly PE(pos+k) for a = pos·ω. Returns 0, or -1 when the pair,
+ * pos or pos+k is outside the table. */
+int pe_rotate(const float *pe, int rows, int C, int pair, int pos, int k,
+              float R[2][2], float out[2])
+{
+    if (!pe || pair < 0 || 2 * pair + 1 >= C || pos < 0 || pos >= rows ||
+        pos + k < 0 || pos + k >= rows)
+        return -1;
+    /* the angle reduced to one turn first, so its float rounding stays
+     * tiny even for the fastest pair and far offsets */
+    double ang = fmod((double)k * pe_omega(pair, C), 2.0 * M_PI);
+    mat3 m;
+    glm_rotate2d_make(m, (float)-ang);
+    const float *p = pe + (size_t)pos * C + 2 * pair;
+    vec3 in = {p[0], p[1], 1.0f}, res;
+    glm_mat3_mulv(m, in, res);
+    /* cglm matrices are column-major: m[column][row] */
+    R[0][0] = m[0][0];
+    R[0][1] = m[1][0];
+    R[1][0] = m[0][1];
+    R[1][1] = m[1][1];
+    out[0] = res[0];
+    out[1] = res[1];
+    return 0;
+}
+
+/* ---- small drawing helpers ---- */
+
+/* A filled dot. Tiny ones are squares (the same to the eye, and one
+ * rectangle instead of a fan of triangles); bigger ones get as many
+ * triangles as their size needs. */
+static void disc(Ren *r, float cx, float cy, float rad, Color c)
+{
+    if (rad < 2.6f) {
+        int s = (int)lroundf(2 * rad);
+        ren_rect(r, (Rect){(int)lroundf(cx - s / 2.0f), (int)lroundf(cy - s / 2.0f), s, s}, c);
+        return;
+    }
+    enum { NMAX = 20 };
+    int n = rad < 6 ? 10 : NMAX;
+    float xy[NMAX * 6];
+    Color col[NMAX * 3];
+    for (int i = 0; i < n; i++) {
+        float a0 = (float)(2 * M_PI * i / n), a1 = (float)(2 * M_PI * (i + 1) / n);
+        float *t = xy + i * 6;
+        t[0] = cx;
+        t[1] = cy;
+        t[2] = cx + rad * cosf(a0);
+        t[3] = cy + rad * sinf(a0);
+        t[4] = cx + rad * cosf(a1);
+        t[5] = cy + rad * sinf(a1);
+        col[i * 3] = col[i * 3 + 1] = col[i * 3 + 2] = c;
+    }
+    ren_triangles(r, xy, col, n * 3);
+}
+
+static void ring(Ren *r, float cx, float cy, float rad, float width, Color c)
+{
+    enum { N = 48 };
+    float xy[(N + 1) * 2];
+    for (int i = 0; i <= N; i++) {
+        float a = (float)(2 * M_PI * i / N);
+        xy[2 * i] = cx + rad * cosf(a);
+        xy[2 * i + 1] = cy + rad * sinf(a);
+    }
+    ren_polyline(r, xy, N + 1, width, c);
+}
+
+static Color with_alpha(Color c, int a)
+{
+    c.a = (uint8_t)a;
+    return c;
+}
+
+/* The colour of wave slot s: four theme colours that stay apart in every
+ * theme (and the chips also say which dimension each curve is). */
+static Color wave_color(const Theme *th, int s)
+{
+    const Color c[PE_WAVES] = {th->accent, th->accent2, th->good, th->bad};
+    return c[s % PE_WAVES];
+}
+
+/* "label [−] value [+]": returns -1 or +1 when a button was clicked, else 0.
+ * Draws nothing and returns 0 when it does not fit in max_w; *w_out gets the
+ * width it takes (also when not drawn). */
+static int stepper(ViewCtx *v, int x, int y, int h, int max_w, const char *label,
+                   const char *value, Color c, int *w_out)
+{
+    RenFont *f = v->g->small;
+    int bw = h + 2, lw = label[0] ? ren_text_width(f, label) + 6 : 0;
+    int vw = ren_text_width(f, value) + 12;
+    int w = lw + bw + vw + bw;
+    *w_out = w;
+    if (w > max_w)
+        return 0;
+    int fy = y + (h - ren_font_height(f)) / 2, d = 0;
+    if (lw)
+        ren_text(v->r, f, label, x, fy, v->th->dim);
+    if (ui_button(v, (Rect){x + lw, y, bw, h}, "−", 0))
+        d = -1;
+    ui_text_center(v->r, f, value, (Rect){x + lw + bw, y, vw, h}, c);
+    if (ui_button(v, (Rect){x + lw + bw + vw, y, bw, h}, "+", 0))
+        d = 1;
+    return d;
+}
+
+/* Draw the first of n texts that fits in w (the last one cut with an
+ * ellipsis if none does): a shorter wording reads better than a cut one,
+ * and it keeps the text cache from filling with cut prefixes. */
+static void text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, int y, int w, Color c)
+{
+    for (int i = 0; i < n - 1; i++)
+        if (ren_text_width(f, alts[i]) <= w) {
+            ren_text(r, f, alts[i], x, y, c);
+            return;
+        }
+    ui_text_fit(r, f, alts[n - 1], x, y, w, c);
+}
+
+/* ---- state ---- */
+
+/* Defaults for a new d_model: the fastest pair (dims 0, 1) and two slower
+ * sines whose periods (2π·10000^(2i/d) ≈ 20 and 63 positions) do not depend
+ * on d_model; the rotation turns by about a radian for k = 2. */
+static void ui_fit(App *a, const PeData *d)
+{
+    PeUi *u = &pe_ui;
+    int C = d->C;
+    if (u->C != C) {
+        int slow = (C / 8) & ~1, slower = (C / 4) & ~1;
+        u->C = C;
+        u->dim[0] = 0;
+        u->dim[1] = 1 < C ? 1 : 0;
+        u->dim[2] = slow < C ? slow : 0;
+        u->dim[3] = slower < C ? slower : 0;
+        u->slot = PE_WAVES - 1;
+        u->pair = C / 32; /* ω = 10000^(-1/16) ≈ 0.56 rad per position for any d_model */
+        u->pos = 1;
+        u->k = 2;
+    }
+    for (int s = 0; s < PE_WAVES; s++)
+        u->dim[s] = u->dim[s] < 0 ? 0 : u->dim[s] >= C ? C - 1 : u->dim[s];
+    int npair = C / 2 > 0 ? C / 2 : 1;
+    u->pair = u->pair < 0 ? 0 : u->pair >= npair ? npair - 1 : u->pair;
+    /* follow a clicked source token */
+    int sel = a->sel.side == 1 ? a->sel.index + 1 : 0;
+    if (sel != u->sel_seen) {
+        u->sel_seen = sel;
+        if (sel)
+            u->pos = sel - 1;
+    }
+    int last = d->rows - 1;
+    u->pos = u->pos < 0 ? 0 : u->pos > last ? last : u->pos;
+    if (u->pos + u->k > last)
+        u->k = last - u->pos;
+    if (u->pos + u->k < 0)
+        u->k = -u->pos;
+}
+
+/* ---- waves ---- */
+
+static float pe_value(const PeData *d, int pos, int dim)
+{
+    return d->pe[(size_t)pos * d->C + dim];
+}
+
+/* The text of wave chip s; with_omega adds its frequency. */
+static void chip_text(char *buf, size_t cap, int dim, int C, int with_omega)
+{
+    if (with_omega)
+        snprintf(buf, cap, "dim %d %s ω=%.3g", dim, dim % 2 ? "cos" : "sin", pe_omega(dim / 2, C));
+    else
+        snprintf(buf, cap, "dim %d %s", dim, dim % 2 ? "cos" : "sin");
+}
+
+/* The chips that choose the plotted dimensions, in one row when they fit
+ * (the frequencies are left out before wrapping); returns the height used
+ * and where the last row ends (*right).
+ * The swatch of a chip is a button too: the chosen one (outlined) is the
+ * wave a click on the PE table replaces. */
+static int wave_chips(ViewCtx *v, Rect rc, const PeData *d, int *right)
+{
+    PeUi *u = &pe_ui;
+    RenFont *f = v->g->small;
+    int h = ren_font_height(f) + 8, sw = h, gap = 8, w;
+    int x = rc.x, y = rc.y, total = 0, omega = 1;
+    char val[64];
+    for (int s = 0; s < PE_WAVES; s++) {
+        chip_text(val, sizeof val, u->dim[s], d->C, 1);
+        stepper(v, 0, 0, h, -1, "", val, v->th->text, &w);
+        total += sw + w + gap;
+    }
+    if (total > rc.w)
+        omega = 0;
+    for (int s = 0; s < PE_WAVES; s++) {
+        chip_text(val, sizeof val, u->dim[s], d->C, omega);
+        stepper(v, 0, 0, h, -1, "", val, v->th->text, &w);
+        if (x > rc.x && x + sw + w > rc.x + rc.w) {
+            x = rc.x;
+            y += h + 4;
+        }
+        if (y + h > rc.y + rc.h)
+            break;
+        Rect sr = {x, y, sw, h};
+        Color c = wave_color(v->th, s);
+        ren_rect(v->r, (Rect){x + 3, y + h / 2 - 2, sw - 6, 4}, c);
+        if (u->slot == s)
+            ren_rect_line(v->r, sr, 1, v->th->select);
+        if (ui_clicked(v->in, sr))
+            u->slot = s;
+        int step = stepper(v, x + sw, y, h, rc.x + rc.w - x - sw, "", val, c, &w);
+        u->dim[s] += step;
+        if (u->dim[s] < 0)
+            u->dim[s] = d->C - 1;
+        if (u->dim[s] >= d->C)
+            u->dim[s] = 0;
+        x += sw + w + gap;
+    }
+    *right = x; /* where the last row of chips ends */
+    return y + h - rc.y;
+}
+
+/* x pixel of a (possibly fractional) position in the plot */
+static float pos_x(Rect plot, const PeData *d, float pos)
+{
+    int n = d->npos > 1 ? d->npos - 1 : 1;
+    return plot.x + pos * plot.w / n;
+}
+
+static float val_y(Rect plot, float val)
+{
+    return plot.y + (1.0f - val) * 0.5f * plot.h;
+}
+
+static void wave_axes(ViewCtx *v, Rect plot, const PeData *d)
+{
+    const Theme *th = v->th;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    ren_rect(v->r, plot, th->panel);
+    const char *ylab[3] = {"1", "0", "−1"};
+    for (int k = 0; k < 3; k++) {
+        int y = (int)lroundf(val_y(plot, 1.0f - k));
+        ren_rect(v->r, (Rect){plot.x, y, plot.w, 1}, k == 1 ? th->border : with_alpha(th->border, 120));
+        int w = ren_text_width(f, ylab[k]);
+        ren_text(v->r, f, ylab[k], plot.x - w - 6, y - fh / 2, th->dim);
+    }
+    /* position ticks, spaced so their numbers never touch */
+    int lw = ren_text_width(f, "000") + 12, every = 1;
+    static const int nice[] = {1, 2, 5, 10, 20, 25, 50, 100};
+    for (int i = 0; i < 8; i++) {
+        every = nice[i];
+        if (pos_x(plot, d, (float)every) - pos_x(plot, d, 0) >= lw)
+            break;
+    }
+    char buf[16];
+    for (int p = 0; p < d->npos; p += every) {
+        int x = (int)lroundf(pos_x(plot, d, (float)p));
+        ren_rect(v->r, (Rect){x, plot.y + plot.h, 1, 4}, th->dim);
+        snprintf(buf, sizeof buf, "%d", p);
+        int w = ren_text_width(f, buf);
+        ren_text(v->r, f, buf, x - w / 2, plot.y + plot.h + 4, th->dim);
+    }
+    ren_rect_line(v->r, (Rect){plot.x - 1, plot.y - 1, plot.w + 2, plot.h + 2}, 1, th->border);
+}
+
+/* Token labels under the axis at the sentence's positions, in up to three
+ * staggered rows (a thin leader joins a lower label to its position); a
+ * label that would touch its neighbours in every row is left out. */
+static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
+{
+    App *a = v->a;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), right[3] = {-100000, -100000, -100000};
+    char tok[200];
+    for (int p = 0; p < d->len && p < d->npos; p++) {
+        snprintf(tok, sizeof tok, "%s", vocab_token(&a->model.src_vocab, a->trace.src_ids[(size_t)d->b * a->trace.S + p]));
+        int cx = (int)lroundf(pos_x(plot, d, (float)p));
+        int w = ren_text_width(f, tok), x = cx - w / 2;
+        if (x < v->area.x)
+            x = v->area.x;
+        int row = -1;
+        for (int r = 0; r < 3 && row < 0; r++)
+            if (x > right[r] + 6)
+                row = r;
+        if (row < 0)
+            continue;
+        int sel = a->sel.side == 1 && a->sel.index == p;
+        if (row > 0)
+            ren_rect(v->r, (Rect){cx, y0 - 2, 1, row * fh + 2}, v->th->border);
+        ren_text(v->r, f, tok, x, y0 + row * fh, sel ? v->th->select : v->th->text);
+        right[row] = x + w;
+    }
+    /* what the marks are, in the last row when the tokens leave room */
+    const char *legend = "dots: the engine's table · lines: the formula in between";
+    int lw = ren_text_width(f, legend), lx = plot.x + plot.w - lw;
+    if (lx > right[2] + 16 && lx > plot.x)
+        ren_text(v->r, f, legend, lx, y0 + 2 * fh, v->th->dim);
+}
+
+/* Report the table value under the mouse (nearest position, nearest curve). */
+static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
+{
+    App *a = v->a;
+    if (!ui_over(v->in, plot) || d->npos < 1)
+        return;
+    int n = d->npos > 1 ? d->npos - 1 : 1;
+    int p = (int)lroundf((float)(v->in->mx - plot.x) * n / plot.w);
+    p = p < 0 ? 0 : p >= d->npos ? d->npos - 1 : p;
+    int best = 0;
+    float bd = 1e9f;
+    for (int s = 0; s < PE_WAVES; s++) {
+        float dy = fabsf(val_y(plot, pe_value(d, p, pe_ui.dim[s])) - v->in->my);
+        if (dy < bd) {
+            bd = dy;
+            best = s;
+        }
+    }
+    int dim = pe_ui.dim[best];
+    float x = pos_x(plot, d, (float)p), y = val_y(plot, pe_value(d, p, dim));
+    ring(v->r, x, y, 7.0f * v->g->scale, 2.0f, v->th->select);
+    Hover *h = &a->hover;
+    h->valid = 1;
+    h->stage = ST_POS_ENC;
+    h->layer = 0;
+    h->head = -1;
+    h->b = d->b;
+    h->row = p;
+    h->col = dim;
+    h->value = pe_value(d, p, dim);
+    snprintf(h->where, sizeof h->where, "PE(pos %d, dim %d) = %s(%d · %.6g)", p, dim,
+             dim % 2 ? "cos" : "sin", p, pe_omega(dim / 2, d->C));
+}
+
+/* Wave slot s: the formula between the integer positions as a thin curve
+ * (a guide for the eye), the table's values at the integer positions as
+ * dots, and bigger dots at the sentence's positions. */
+static void wave_curve(ViewCtx *v, Rect plot, const PeData *d, int s)
+{
+    const Theme *th = v->th;
+    int dim = pe_ui.dim[s];
+    Color c = wave_color(th, s);
+    float sc = v->g->scale, spacing = pos_x(plot, d, 1.0f) - pos_x(plot, d, 0.0f);
+    double w = pe_omega(dim / 2, d->C);
+    float xy[PE_SAMPLES * 2];
+    /* a point every 0.2 rad of the wave, at most every 8 pixels: smooth,
+     * and few segments for the slow waves (each segment costs its
+     * antialiased pixels) */
+    double px_per_rad = (pos_x(plot, d, 1.0f) - pos_x(plot, d, 0.0f)) / w;
+    double step = fmin(8.0, fmax(2.0, 0.2 * px_per_rad));
+    int n = (int)(plot.w / step) + 2;
+    n = n > PE_SAMPLES ? PE_SAMPLES : n;
+    for (int i = 0; i < n; i++) {
+        double pos = (double)i * (d->npos - 1) / (n - 1);
+        double val = dim % 2 ? cos(pos * w) : sin(pos * w);
+        xy[2 * i] = pos_x(plot, d, (float)pos);
+        xy[2 * i + 1] = val_y(plot, (float)val);
+    }
+    ren_polyline(v->r, xy, n, 1.3f * sc, with_alpha(c, 160));
+    if (spacing >= 5.0f)
+        for (int p = 0; p < d->npos; p++)
+            disc(v->r, pos_x(plot, d, (float)p), val_y(plot, pe_value(d, p, dim)), 2.0f * sc, c);
+    for (int p = 0; p < d->len && p < d->npos; p++) {
+        float x = pos_x(plot, d, (float)p), y = val_y(plot, pe_value(d, p, dim));
+        disc(v->r, x, y, 4.5f * sc, th->bg);
+        disc(v->r, x, y, 3.5f * sc, c);
+    }
+}
+
+static void draw_waves(ViewCtx *v, Rect rc, const PeData *d)
+{
+    const Theme *th = v->th;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    ren_clip_push(v->r, rc);
+    int right;
+    int ch = wave_chips(v, (Rect){rc.x, rc.y, rc.w, 3 * (fh + 12)}, d, &right);
+    int ylw = ren_text_width(f, "−1") + 10, below = fh + 6 + 3 * fh + 4;
+    Rect plot = {rc.x + ylw, rc.y + ch + 8, rc.w - ylw - 8, 0};
+    plot.h = rc.y + rc.h - below - plot.y;
+    if (plot.h < 24 || plot.w < 40) {
+        ren_clip_pop(v->r);
+        return;
+    }
+    wave_axes(v, plot, d);
+    for (int p = 0; p < d->len && p < d->npos; p++) { /* the sentence: faint columns */
+        int x = (int)lroundf(pos_x(plot, d, (float)p));
+        ren_rect(v->r, (Rect){x - 1, plot.y, 3, plot.h}, with_alpha(th->select, 40));
+    }
+    ren_clip_push(v->r, (Rect){plot.x - 8, plot.y - 8, plot.w + 16, plot.h + 16});
+    for (int s = PE_WAVES - 1; s >= 0; s--)
+        wave_curve(v, plot, d, s);
+    wave_hover(v, plot, d);
+    ren_clip_pop(v->r);
+    wave_tokens(v, plot, d, plot.y + plot.h + fh + 6);
+    ren_clip_pop(v->r);
+}
+
+/* ---- the table ---- */
+
+static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
+{
+    App *a = v->a;
+    TfView tv;
+    TfErr err;
+    if (tf_view(&a->trace, ST_POS_ENC, 0, -1, d->b, &tv, &err)) {
+        ui_paragraph(v->r, v->g->ui, err.msg, rc.x, rc.y, rc.w, v->th->warn);
+        return;
+    }
+    tv.rows = d->npos; /* rows of the engine's table beyond the sentence too */
+    char cap[160];
+    snprintf(cap, sizeof cap, "PE table: positions 0–%d × dims 0–%d", d->npos - 1, d->C - 1);
+    if (ren_text_width(v->g->ui, cap) > rc.w)
+        snprintf(cap, sizeof cap, "PE table");
+    int fh = ren_font_height(v->g->small);
+    HeatOpts o = {0};
+    o.colorbar = 1;
+    o.show_values = 1;
+    o.pz_slot = VIEW_PE;
+    o.lo = -1.0f;
+    o.hi = 1.0f;
+    o.caption = cap;
+    Rect hr = {rc.x, rc.y, rc.w, rc.h - fh - 4};
+    heat_draw(v, &tv, hr, &o);
+    const char *hint[] = {"each column is one wave: click a column to plot it", "click a column to plot it"};
+    text_alt(v->r, v->g->small, hint, 2, rc.x, rc.y + rc.h - fh, rc.w, v->th->dim);
+    /* a click on a cell plots that dimension and rotates its pair */
+    if (v->in->pressed && ui_over(v->in, hr) && a->hover.valid && a->hover.stage == ST_POS_ENC) {
+        pe_ui.dim[pe_ui.slot] = a->hover.col;
+        pe_ui.pair = a->hover.col / 2;
+        if (d->C % 2 && pe_ui.pair >= d->C / 2)
+            pe_ui.pair = d->C / 2 - 1;
+    }
+}
+
+/* ---- the rotation ---- */
+
+/* Where a (sin, cos) point of the circle is drawn: the sine to the right,
+ * the cosine up, so position 0 (sin 0, cos 0) sits at the top. */
+typedef struct Circle {
+    float cx, cy, R;
+} Circle;
+
+static float circ_x(Circle c, float s) { return c.cx + s * c.R; }
+static float circ_y(Circle c, float co) { return c.cy - co * c.R; }
+
+static void rot_axes(ViewCtx *v, Circle c, int i)
+{
+    const Theme *th = v->th;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    ren_rect(v->r, (Rect){(int)(c.cx - 1.15f * c.R), (int)c.cy, (int)(2.3f * c.R), 1}, th->border);
+    ren_rect(v->r, (Rect){(int)c.cx, (int)(c.cy - c.R - 6), 1, (int)(2 * c.R + 12)}, th->border);
+    ring(v->r, c.cx, c.cy, c.R, 1.5f, th->dim);
+    char buf[64];
+    /* axis names away from pos 0, which is always at the top */
+    snprintf(buf, sizeof buf, "dim %d (sin)", 2 * i);
+    ren_text(v->r, f, buf, (int)(c.cx + 1.15f * c.R + 4), (int)c.cy + 2, th->dim);
+    snprintf(buf, sizeof buf, "dim %d (cos)", 2 * i + 1);
+    ren_text(v->r, f, buf, (int)c.cx - ren_text_width(f, buf) - 6, (int)(c.cy - 1.1f * c.R - fh), th->dim);
+}
+
+/* The turn by k·ω from PE(pos), just outside the circle, with an arrow
+ * head (at most one full turn is drawn). */
+static void rot_arc(ViewCtx *v, Circle c, double a0, double turn)
+{
+    enum { NA = 64 };
+    Color col = v->th->accent2;
+    float sc = v->g->scale, xy[(NA + 1) * 2], Ra = c.R * 1.13f;
+    turn = turn > 2 * M_PI ? 2 * M_PI : turn < -2 * M_PI ? -2 * M_PI : turn;
+    if (turn == 0)
+        return;
+    for (int s = 0; s <= NA; s++) {
+        double t = a0 + turn * s / NA;
+        xy[2 * s] = c.cx + Ra * (float)sin(t);
+        xy[2 * s + 1] = c.cy - Ra * (float)cos(t);
+    }
+    ren_polyline(v->r, xy, NA + 1, 2.0f * sc, col);
+    /* the arrow head points along the tangent at the end */
+    double t = a0 + turn, dir = turn > 0 ? 1 : -1;
+    float tx = (float)(cos(t) * dir), ty = (float)(sin(t) * dir), nx = (float)sin(t), ny = -(float)cos(t);
+    float ex = xy[2 * NA], ey = xy[2 * NA + 1], L = 4.5f * sc, W = 5 * sc;
+    float tri[6] = {ex + tx * L, ey + ty * L, ex - tx * L + nx * W, ey - ty * L + ny * W,
+                    ex - tx * L - nx * W, ey - ty * L - ny * W};
+    Color tc[3] = {col, col, col};
+    ren_triangles(v->r, tri, tc, 3);
+}
+
+/* The sentence's tokens on the circle, labelled "pos token" (the first
+ * dozen, and always pos and pos+k). */
+static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, int k)
+{
+    App *a = v->a;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    float sc = v->g->scale;
+    char tok[200];
+    for (int p = 0; p < d->len && p < d->npos; p++) {
+        float s = pe_value(d, p, 2 * i), co = pe_value(d, p, 2 * i + 1);
+        disc(v->r, circ_x(c, s), circ_y(c, co), 3.5f * sc, v->th->text);
+        if (!(p < 12 || p == pos || p == pos + k))
+            continue;
+        snprintf(tok, sizeof tok, "%d %s", p,
+                 vocab_token(&a->model.src_vocab, a->trace.src_ids[(size_t)d->b * a->trace.S + p]));
+        int tw = ren_text_width(f, tok);
+        float off = (p == pos ? 6.0f : 3.5f) * sc + 4; /* clear of the dot */
+        float lx = circ_x(c, s) + (s >= 0 ? off : -tw - off);
+        ren_text(v->r, f, tok, (int)lx, (int)(circ_y(c, co) - fh / 2), p == pos ? v->th->accent : v->th->dim);
+    }
+}
+
+/* The circle of pair i: every position of the table as a faint dot, the
+ * sentence's tokens, the turn from PE(pos) to PE(pos+k); PE(pos) filled,
+ * R·PE(pos) a ring, and the table's PE(pos+k) a dot inside that ring. */
+static void rot_circle(ViewCtx *v, Circle c, const PeData *d, const float res[2])
+{
+    const Theme *th = v->th;
+    int i = pe_ui.pair, pos = pe_ui.pos, k = pe_ui.k;
+    float sc = v->g->scale;
+    rot_axes(v, c, i);
+    for (int p = 0; p < d->npos; p++)
+        disc(v->r, circ_x(c, pe_value(d, p, 2 * i)), circ_y(c, pe_value(d, p, 2 * i + 1)), 2.0f * sc,
+             with_alpha(th->dim, 140));
+    double w = pe_omega(i, d->C);
+    rot_arc(v, c, pos * w, k * w);
+    rot_tokens(v, c, d, i, pos, k);
+    disc(v->r, circ_x(c, pe_value(d, pos, 2 * i)), circ_y(c, pe_value(d, pos, 2 * i + 1)), 6.0f * sc, th->accent);
+    disc(v->r, circ_x(c, pe_value(d, pos + k, 2 * i)), circ_y(c, pe_value(d, pos + k, 2 * i + 1)), 3.0f * sc,
+         th->good);
+    ring(v->r, circ_x(c, res[0]), circ_y(c, res[1]), 8.0f * sc, 2.0f * sc, th->accent2);
+}
+
+/* A column vector (or a 2x2 matrix when ncol is 2) of numbers between
+ * drawn brackets at (x, y), with a caption under it; returns its width. */
+static int bracketed(ViewCtx *v, int x, int y, int ncol, const float *val, Color c,
+                     const char *caption, Color cap_c)
+{
+    RenFont *m = v->g->mono, *f = v->g->small;
+    int mh = ren_font_height(m) + 2, cw = ren_text_width(m, "+0.00000") + 14;
+    int w = ncol * cw + 8;
+    char s[32];
+    for (int r = 0; r < 2; r++)
+        for (int j = 0; j < ncol; j++) {
+            snprintf(s, sizeof s, "%+.5f", val[r * ncol + j]);
+            ren_text(v->r, m, s, x + 2 + (j + 1) * cw - ren_text_width(m, s), y + r * mh, c);
+        }
+    Color bc = v->th->text;
+    Rect br[6] = {{x, y, 1, 2 * mh}, {x, y, 4, 1}, {x, y + 2 * mh - 1, 4, 1},
+                  {x + w, y, 1, 2 * mh}, {x + w - 3, y, 4, 1}, {x + w - 3, y + 2 * mh - 1, 4, 1}};
+    for (int i = 0; i < 6; i++)
+        ren_rect(v->r, br[i], bc);
+    if (caption)
+        ui_text_center(v->r, f, caption, (Rect){x - 10, y + 2 * mh + 2, w + 20, ren_font_height(f)}, cap_c);
+    return w + 1;
+}
+
+/* Widths: the equation R·PE(pos) = result on one line. */
+static int rot_eq_w(ViewCtx *v)
+{
+    RenFont *m = v->g->mono;
+    int cw = ren_text_width(m, "+0.00000") + 14, eq = ren_text_width(m, " = ");
+    return (2 * cw + 9) + 10 + (cw + 9) + eq + (cw + 9) + 4;
+}
+
+static int rot_numbers_h(ViewCtx *v)
+{
+    int mh = ren_font_height(v->g->mono) + 2, fh = ren_font_height(v->g->small);
+    return 2 * fh + 4 + 2 * mh + fh + 10 + 2 * fh;
+}
+
+/* ω and the turn k·ω, then the rotation as an equation with the numbers:
+ *   R(k·ω) · PE(pos) = R·PE(pos)
+ * then the table's own PE(pos+k) and how far apart the two are. */
+static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], const float res[2])
+{
+    const Theme *th = v->th;
+    RenFont *m = v->g->mono, *f = v->g->small;
+    int mh = ren_font_height(m) + 2, fh = ren_font_height(f);
+    int i = pe_ui.pair, pos = pe_ui.pos, k = pe_ui.k, y = rc.y;
+    double w = pe_omega(i, d->C);
+    char buf[200], cap[64];
+    char b2[200];
+    snprintf(buf, sizeof buf, "pair %d = dims %d, %d:  ω_%d = 1/10000^(%d/%d) = %.6g", i, 2 * i,
+             2 * i + 1, i, 2 * i, d->C, w);
+    snprintf(b2, sizeof b2, "ω_%d = %.6g", i, w);
+    const char *l1[] = {buf, b2};
+    text_alt(v->r, f, l1, 2, rc.x, y, rc.w, th->dim);
+    y += fh;
+    snprintf(buf, sizeof buf, "turn by k·ω = %d × %.5g = %.5g rad", k, w, k * w);
+    snprintf(b2, sizeof b2, "k·ω = %.5g rad", k * w);
+    const char *l2[] = {buf, b2};
+    text_alt(v->r, f, l2, 2, rc.x, y, rc.w, th->dim);
+    y += fh + 4;
+    const float *p0 = d->pe + (size_t)pos * d->C + 2 * i;
+    const float *pk = d->pe + (size_t)(pos + k) * d->C + 2 * i;
+    float mat[4] = {Rm[0][0], Rm[0][1], Rm[1][0], Rm[1][1]};
+    int x = rc.x;
+    x += bracketed(v, x, y, 2, mat, th->accent2, "R(k·ω)", th->accent2) + 10;
+    snprintf(cap, sizeof cap, "PE(%d)", pos);
+    x += bracketed(v, x, y, 1, p0, th->accent, cap, th->accent);
+    x += ren_text(v->r, m, " = ", x, y + mh / 2, th->text);
+    snprintf(cap, sizeof cap, "R·PE(%d)", pos);
+    bracketed(v, x, y, 1, res, th->accent2, cap, th->accent2);
+    y += 2 * mh + fh + 10;
+    snprintf(buf, sizeof buf, "the table's PE(%d) = (%+.5f, %+.5f)", pos + k, pk[0], pk[1]);
+    snprintf(b2, sizeof b2, "PE(%d) = (%+.5f, %+.5f)", pos + k, pk[0], pk[1]);
+    const char *l3[] = {buf, b2};
+    text_alt(v->r, f, l3, 2, rc.x, y, rc.w, th->good);
+    y += fh;
+    float diff = fmaxf(fabsf(res[0] - pk[0]), fabsf(res[1] - pk[1]));
+    int same = diff <= 1e-5f;
+    snprintf(buf, sizeof buf, "|R·PE(%d) − PE(%d)| = %.1e %s", pos, pos + k, diff, same ? "✓ the same point" : "");
+    snprintf(b2, sizeof b2, "differ by %.1e %s", diff, same ? "✓" : "");
+    const char *l4[] = {buf, b2};
+    text_alt(v->r, f, l4, 2, rc.x, y, rc.w, same ? th->good : th->warn);
+}
+
+/* The controls: pair i, pos and k. Returns the height used. */
+static int rot_controls(ViewCtx *v, Rect rc, const PeData *d)
+{
+    PeUi *u = &pe_ui;
+    int h = ren_font_height(v->g->small) + 8, x = rc.x, y = rc.y, w;
+    char val[32];
+    const char *labels[3] = {"pair i", "pos", "k"};
+    for (int c = 0; c < 3; c++) {
+        int *field = c == 0 ? &u->pair : c == 1 ? &u->pos : &u->k;
+        snprintf(val, sizeof val, "%d", *field);
+        stepper(v, 0, 0, h, -1, labels[c], val, v->th->text, &w);
+        if (x > rc.x && x + w > rc.x + rc.w) {
+            x = rc.x;
+            y += h + 4;
+        }
+        *field += stepper(v, x, y, h, rc.x + rc.w - x, labels[c], val, v->th->text, &w);
+        x += w + 14;
+    }
+    /* keep the choices inside the table: pos+k must be one of its rows */
+    int last = d->rows - 1, npair = d->C / 2 > 0 ? d->C / 2 : 1;
+    u->pair = u->pair < 0 ? 0 : u->pair >= npair ? npair - 1 : u->pair;
+    u->pos = u->pos < 0 ? 0 : u->pos > last ? last : u->pos;
+    u->k = u->pos + u->k > last ? last - u->pos : u->pos + u->k < 0 ? -u->pos : u->k;
+    return y + h - rc.y;
+}
+
+static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
+{
+    const Theme *th = v->th;
+    RenFont *uf = v->g->ui;
+    int uh = ren_font_height(uf);
+    ren_clip_push(v->r, rc);
+    const char *title[] = {"PE(pos+k) = R(k·ω_i) · PE(pos)", "R(kω)·PE(pos)"};
+    text_alt(v->r, uf, title, 2, rc.x, rc.y, rc.w, th->text);
+    int y = rc.y + uh + 4;
+    y += rot_controls(v, (Rect){rc.x, y, rc.w, rc.h}, d) + 6;
+    float Rm[2][2], res[2];
+    if (d->C < 2 || pe_rotate(d->pe, d->rows, d->C, pe_ui.pair, pe_ui.pos, pe_ui.k, Rm, res)) {
+        ui_paragraph(v->r, v->g->small, "d_model is too small for a sin/cos pair.", rc.x, y, rc.w, th->dim);
+        ren_clip_pop(v->r);
+        return;
+    }
+    int nw = rot_eq_w(v), nh = rot_numbers_h(v), left = rc.y + rc.h - y;
+    int label_room = 2 * ren_text_width(v->g->small, "dim 00 (sin)") + 16;
+    /* side by side when the circle gets bigger that way */
+    int side_d = rc.w - nw - 16 - label_room, stack_d = left - nh - 12;
+    if (side_d > left - 8)
+        side_d = left - 8;
+    if (stack_d > rc.w - label_room)
+        stack_d = rc.w - label_room;
+    if (side_d >= stack_d && side_d > 40) {
+        float R = side_d / 2.0f / 1.15f;
+        rot_circle(v, (Circle){rc.x + label_room / 2 + side_d / 2.0f, y + side_d / 2.0f + 4, R}, d, res);
+        rot_numbers(v, (Rect){rc.x + rc.w - nw, y, nw, left}, d, Rm, res);
+    } else {
+        if (stack_d > 40) {
+            float R = stack_d / 2.0f / 1.15f;
+            rot_circle(v, (Circle){rc.x + rc.w / 2.0f, y + stack_d / 2.0f + 4, R}, d, res);
+            y += stack_d + 12;
+        }
+        rot_numbers(v, (Rect){rc.x, y, rc.w, rc.y + rc.h - y}, d, Rm, res);
+    }
+    ren_clip_pop(v->r);
+}
+
+/* ---- layout ---- */
+
+static int gather(App *a, PeData *d)
+{
+    const TfTrace *tr = &a->trace;
+    memset(d, 0, sizeof *d);
+    if (!tr->pe || tr->cap_T < 1 || tr->B < 1)
+        return -1;
+    d->pe = tr->pe;
+    d->rows = tr->cap_T;
+    d->C = tr->cfg.d_model;
+    d->b = a->batch < tr->B ? a->batch : 0;
+    d->len = tr->src_len[d->b];
+    int need = tr->S > tr->T ? tr->S : tr->T;
+    if (need < PE_MIN_POS)
+        need = PE_MIN_POS;
+    d->npos = need < d->rows ? need : d->rows;
+    return 0;
+}
+
+/* Narrow layouts: buttons choosing the panel; returns the height used. */
+static int panel_tabs(ViewCtx *v, Rect rc, int first)
+{
+    static const char *names[PANEL_COUNT] = {"Waves", "PE table", "Rotation"};
+    int h = ren_font_height(v->g->small) + 8, x = rc.x;
+    if (pe_ui.panel < first)
+        pe_ui.panel = first;
+    for (int p = first; p < PANEL_COUNT; p++) {
+        int w = ren_text_width(v->g->small, names[p]) + 18;
+        if (x + w > rc.x + rc.w)
+            break;
+        if (ui_button(v, (Rect){x, rc.y, w, h}, names[p], pe_ui.panel == p))
+            pe_ui.panel = p;
+        x += w + 4;
+    }
+    return h + 6;
+}
+
+static void draw_panel(ViewCtx *v, int p, Rect rc, const PeData *d)
+{
+    if (p == PANEL_WAVES)
+        draw_waves(v, rc, d);
+    else if (p == PANEL_TABLE)
+        draw_table(v, rc, d);
+    else
+        draw_rotation(v, rc, d);
+}
+
+void view_pe(ViewCtx *v)
+{
+    App *a = v->a;
+    Rect A = v->area;
+    PeData d;
+    if (gather(a, &d) || A.w < 60 || A.h < 40)
+        return;
+    ui_fit(a, &d);
+    int fh = ren_font_height(v->g->ui);
+    int rot_w = rot_eq_w(v) + 8;
+    int heat_w = 14 * fh, gap = 12;
+    int waves_h = A.h * 40 / 100;
+    if (waves_h < 11 * fh)
+        waves_h = 11 * fh;
+    int bottom_h = A.h - waves_h - gap;
+    int wide = A.w >= rot_w + heat_w + gap, tall = bottom_h >= 15 * fh;
+    ren_clip_push(v->r, A);
+    if (wide && tall) {
+        Rect w = {A.x, A.y, A.w, waves_h};
+        /* the rotation gets what its numbers need, the table the rest
+         * (40..55%) */
+        int hw = A.w - gap - rot_w - 16, lo = (A.w - gap) * 40 / 100, hi = (A.w - gap) * 55 / 100;
+        hw = hw < lo ? lo : hw > hi ? hi : hw;
+        if (A.w - gap - hw < rot_w)
+            hw = A.w - gap - rot_w;
+        Rect t = {A.x, A.y + waves_h + gap, hw, bottom_h};
+        Rect r = {A.x + hw + gap, t.y, A.w - hw - gap, bottom_h};
+        draw_waves(v, w, &d);
+        draw_table(v, t, &d);
+        draw_rotation(v, r, &d);
+    } else if (tall) {
+        draw_waves(v, (Rect){A.x, A.y, A.w, waves_h}, &d);
+        Rect b = {A.x, A.y + waves_h + gap, A.w, bottom_h};
+        int th = panel_tabs(v, b, PANEL_TABLE);
+        draw_panel(v, pe_ui.panel, (Rect){b.x, b.y + th, b.w, b.h - th}, &d);
+    } else {
+        int th = panel_tabs(v, A, PANEL_WAVES);
+        draw_panel(v, pe_ui.panel, (Rect){A.x, A.y + th, A.w, A.h - th}, &d);
+    }
+    ren_clip_pop(v->r);
+}
+
+/* The view's current choices, for tests: the plotted dimensions (PE_WAVES
+ * of them), the rotation's pair, pos and k. */
+void view_pe_choices(int *dims, int *pair, int *pos, int *k)
+{
+    for (int s = 0; s < PE_WAVES; s++)
+        dims[s] = pe_ui.dim[s];
+    *pair = pe_ui.pair;
+    *pos = pe_ui.pos;
+    *k = pe_ui.k;
+}
