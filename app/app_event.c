@@ -92,7 +92,7 @@ static void cycle_cmap(App *a)
 {
     StagePos p = app_pos(a);
     StageKind k = stage_info(p.stage)->kind;
-    int prob = k == SK_WEIGHTS || k == SK_PROBS;
+    int prob = k == SK_WEIGHTS || k == SK_PROBS || k == SK_HIDDEN; /* 0.. data: sequential maps */
     CmapId *c = prob ? &a->cmap_prob : &a->cmap_signed;
     *c = (CmapId)((*c + 1) % CMAP_COUNT);
     app_notice(a, 0, "colour map: %s", cmap_name(*c));

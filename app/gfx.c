@@ -80,7 +80,8 @@ RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
     HeatEntry *victim = &g->heat[0];
     for (int i = 0; i < HEAT_CACHE; i++) {
         HeatEntry *e = &g->heat[i];
-        if (e->img && e->version == version && e->key == key && e->w == w && e->h == h) {
+        if (e->img && e->version == version && e->key == key && e->w == w && e->h == h &&
+            e->lo == lo && e->hi == hi) {
             e->last_use = g->use_clock;
             return e->img;
         }
@@ -117,6 +118,8 @@ RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
     victim->key = key;
     victim->w = w;
     victim->h = h;
+    victim->lo = lo;
+    victim->hi = hi;
     victim->last_use = g->use_clock;
     return victim->img;
 }

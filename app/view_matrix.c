@@ -380,7 +380,8 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
                                (grid.h < grid_area.h ? grid.h : grid_area.h) + 2}, 1, th->border);
     /* labels */
     draw_labels(v, tv, 0, (Rect){rc.x, grid_area.y, lw, grid_area.h}, grid, zch, tv->rows);
-    draw_labels(v, tv, 1, (Rect){grid_area.x, rc.y, grid_area.w, top}, grid, zcw, tv->cols);
+    /* column labels may reach left over the row-label band (the first one) */
+    draw_labels(v, tv, 1, (Rect){rc.x, rc.y, grid_area.x + grid_area.w - rc.x, top}, grid, zcw, tv->cols);
     if (o->colorbar) {
         int bh = grid.h < grid_area.h ? grid.h : grid_area.h;
         if (bh < 120)
@@ -388,10 +389,17 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
         ui_colorbar(v, (Rect){rc.x + rc.w - cbw + 8, grid_area.y, 16, bh}, cmap, lo, hi,
                     o->prob ? NULL : "0");
     }
-    if (pz->zoom > 1.0f) {
+    if (pz->zoom > 1.0f) { /* below the grid when there is room, else in the label band */
         char z[64];
         snprintf(z, sizeof z, L(a, "zoom %.1fx  (right-click resets)"), pz->zoom);
-        ren_text(v->r, f, z, grid_area.x, rc.y + rc.h - fh, th->dim);
+        int zy = grid_area.y + grid_area.h + 4;
+        if (zy + fh > rc.y + rc.h)
+            zy = rc.y;
+        int zw = ren_text_width(f, z);
+        Rect zr = {grid_area.x + grid_area.w - zw - 4, zy, zw + 4, fh};
+        if (zy == rc.y)
+            ren_rect(v->r, zr, th->bg);
+        ren_text(v->r, f, z, zr.x + 2, zy, th->dim);
     }
 }
 

@@ -18,6 +18,7 @@ typedef struct HeatEntry {
     RenImage *img;
     uint64_t version, key;
     int w, h;
+    float lo, hi;         /* the value range the colours were made for */
     unsigned last_use;
 } HeatEntry;
 
@@ -128,6 +129,19 @@ int view_train_key(App *a, int sym, int mod);
 /* Free the views' own state (called by app_free). */
 void view_decode_free(App *a);
 void view_train_free(App *a);
+
+/* Pure helpers of the views, used by them and tested directly. */
+/* R(k·ω_pair) and R·PE(pos) for one sin/cos pair of the table (view_pe.c) */
+int pe_rotate(const float *pe, int rows, int C, int pair, int pos, int k, float R[2][2],
+              float out[2]);
+double pe_omega(int pair, int C);
+void view_pe_choices(int *dims, int *pair, int *pos, int *k);
+/* the four matrices of an Add & Norm step, which is the LN input and output */
+int norm_step_views(const TfTrace *tr, StageId st, int layer, int b, TfView *views,
+                    int *ln_in, int *ln_out, const float **mean, const float **rstd);
+/* exact zeros per row of an FFN hidden view; the last headline drawn */
+long ffn_count_zeros(const TfView *tv, int *per_row);
+const char *view_ffn_said(void);
 
 /* A matrix drawn as a heatmap with token labels, pan/zoom and hover, used by
  * the matrix view and reused inside others. */

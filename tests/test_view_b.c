@@ -26,16 +26,6 @@
 #include "test_util.h"
 #include "views.h"
 
-/* Pure helpers of the views (app/view_pe.c, view_norm.c, view_ffn.c). */
-int pe_rotate(const float *pe, int rows, int C, int pair, int pos, int k, float R[2][2],
-              float out[2]);
-double pe_omega(int pair, int C);
-void view_pe_choices(int *dims, int *pair, int *pos, int *k);
-int norm_step_views(const TfTrace *tr, StageId st, int layer, int b, TfView *views,
-                    int *ln_in, int *ln_out, const float **mean, const float **rstd);
-long ffn_count_zeros(const TfView *tv, int *per_row);
-const char *view_ffn_said(void);
-
 #define W 1280
 #define H 800
 

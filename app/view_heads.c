@@ -1,0 +1,459 @@
+/* view_heads.c - every head of every layer at once: a grid of heatmap
+ * thumbnails, layers down and heads across, for one kind of attention
+ * (encoder self, decoder self or cross, whichever the current stage is
+ * part of). On a scores stage the thumbnails show the scaled scores on one
+ * diverging scale shared by all heads; otherwise the attention weights on
+ * the fixed 0..1 scale. Seeing all heads side by side is how one notices
+ * that heads specialise: one looks at the previous token, one at itself,
+ * one spreads out evenly.
+ *
+ * Thumbnails come from the heatmap texture cache (heat_image), so they are
+ * coloured again only when the trace changes (a->version). Hovering a cell
+ * reports it like the big heatmap does; clicking a thumbnail opens that
+ * layer and head in the matrix view. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "views.h"
+
+#define HEADS_VARIANT_SHARED 0x4E5Du /* heat cache variant: shared score range */
+
+/* Where the thumbnails are and what they show. Two arrangements: one row
+ * per layer (heads across), or, when that leaves the cells tiny because
+ * the matrices are tall and narrow (cross-attention over a short source),
+ * all layers side by side in one row. Whichever gives bigger cells wins. */
+typedef struct HeadsGrid {
+    StageId st;          /* the scores or weights stage shown */
+    int L, NH, Tq, Tk, b;
+    int qn, kn;          /* real (not <pad>) query and key tokens */
+    int prob;            /* weights (0..1) rather than scores */
+    float lo, hi;
+    CmapId cmap;
+    int side;            /* layers side by side */
+    float c;             /* pixels per matrix cell */
+    int tw, th;          /* thumbnail size */
+    int gap, lgap;       /* space between heads, extra space between layers */
+    int x0, y0;          /* top-left of layer 0, head 0 */
+    int cap_w, lab_w;    /* layer-caption band, query-label band (left) */
+    int short_caps;      /* "L2" rather than "layer 2" */
+} HeadsGrid;
+
+/* The first stage (q) of the attention block a stage belongs to; stages
+ * outside attention map to the block nearest them in the walk. */
+static StageId attn_first(StageId st)
+{
+    if (st >= ST_DEC_CROSS_Q)
+        return ST_DEC_CROSS_Q;
+    if (st >= ST_TGT_TOKENS)
+        return ST_DEC_SELF_Q;
+    return ST_ENC_SELF_Q;
+}
+
+static const char *attn_name(StageId first)
+{
+    return first == ST_DEC_CROSS_Q ? "Cross-attention (decoder → encoder)"
+           : first == ST_DEC_SELF_Q ? "Decoder masked self-attention"
+                                    : "Encoder self-attention";
+}
+
+static Rect thumb_rect(const HeadsGrid *G, int l, int h)
+{
+    if (G->side)
+        return (Rect){G->x0 + (l * G->NH + h) * (G->tw + G->gap) + l * G->lgap, G->y0, G->tw, G->th};
+    return (Rect){G->x0 + h * (G->tw + G->gap), G->y0 + l * (G->th + G->gap), G->tw, G->th};
+}
+
+/* Scores share one symmetric range over every layer and head, so a bright
+ * cell means the same number in every thumbnail. It is found once per
+ * trace, stage and sentence. */
+static void score_range(const App *a, HeadsGrid *G)
+{
+    static struct { const App *a; uint64_t version; StageId st; int b, Tq, Tk; float first, m; } memo;
+    TfView t0;
+    TfErr e0;
+    float first = tf_view(&a->trace, G->st, 0, 0, G->b, &t0, &e0) ? 0 : tf_view_at(&t0, 0, 0);
+    if (memo.a == a && memo.version == a->version && memo.st == G->st && memo.b == G->b &&
+        memo.Tq == G->Tq && memo.Tk == G->Tk && memo.first == first) {
+        G->lo = -memo.m;
+        G->hi = memo.m;
+        return;
+    }
+    float m = 0;
+    for (int l = 0; l < G->L; l++)
+        for (int h = 0; h < G->NH; h++) {
+            TfView tv;
+            TfErr err;
+            if (tf_view(&a->trace, G->st, l, h, G->b, &tv, &err))
+                continue;
+            for (int r = 0; r < tv.rows; r++)
+                for (int c = 0; c < tv.cols; c++) {
+                    float x = fabsf(tf_view_at(&tv, r, c));
+                    if (isfinite(x) && x > m)
+                        m = x;
+                }
+        }
+    if (m == 0)
+        m = 1;
+    memo.a = a;
+    memo.version = a->version;
+    memo.st = G->st;
+    memo.b = G->b;
+    memo.Tq = G->Tq;
+    memo.Tk = G->Tk;
+    memo.first = first;
+    memo.m = m;
+    G->lo = -m;
+    G->hi = m;
+}
+
+static int label_width_max(const App *a, const TfView *tv, int axis, RenFont *f)
+{
+    char buf[300];
+    int n = axis ? tv->cols : tv->rows, w = 0;
+    for (int i = 0; i < n && i < APP_CAP_T; i++) {
+        int k = ren_text_width(f, tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf));
+        if (k > w)
+            w = k;
+    }
+    return w;
+}
+
+/* Pixels per cell when the thumbnails share W x H: cells stay square and
+ * whole pixels (even cells) once they are big enough, and never grow past
+ * a size where a thumbnail stops looking like one. */
+static float cell_size(float W, float H, int across, int down, float sc)
+{
+    if (W < 4 || H < 4)
+        return 0;
+    float c = fminf(fminf(W / (float)across, H / (float)down), 44.0f * sc);
+    return c >= 4 ? floorf(c) : c;
+}
+
+/* One try at sizing the grid; compact 1 shortens "layer 2" to "L2",
+ * compact 2 also drops the query labels and narrows the gaps. Returns the
+ * cell size it reached. */
+static float layout_try(ViewCtx *v, const TfView *tv0, Rect body, HeadsGrid *G, int compact)
+{
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    float sc = v->g->scale;
+    char cap[32];
+    snprintf(cap, sizeof cap, compact ? "L%d" : "layer %d", G->L);
+    G->short_caps = compact > 0;
+    G->cap_w = ren_text_width(f, cap) + (int)(12 * sc);
+    G->lab_w = compact > 1 ? 0 : label_width_max(v->a, tv0, 0, f) + (int)(8 * sc);
+    if (G->lab_w > body.w / 6)
+        G->lab_w = body.w / 6;
+    int cb_w = ren_text_width(f, "-00.00") + (int)(30 * sc);
+    G->gap = (int)lroundf((compact > 1 ? 4 : 8) * sc);
+    G->lgap = (int)lroundf((compact > 1 ? 8 : 14) * sc);
+    int n = G->L * G->NH;
+    /* one row per layer */
+    int top_rows = 2 * (fh + 2) + 2;
+    float c_rows = cell_size((float)(body.w - G->cap_w - G->lab_w - cb_w - (G->NH - 1) * G->gap),
+                             (float)(body.h - top_rows - (G->L - 1) * G->gap),
+                             G->NH * G->Tk, G->L * G->Tq, sc);
+    /* every layer side by side */
+    int top_side = 3 * (fh + 2) + 2;
+    float c_side = cell_size((float)(body.w - G->lab_w - cb_w - (n - 1) * G->gap - (G->L - 1) * G->lgap),
+                             (float)(body.h - top_side), n * G->Tk, G->Tq, sc);
+    G->side = G->L > 1 && c_side > c_rows * 1.25f;
+    G->c = G->side ? c_side : c_rows;
+    G->tw = (int)lroundf(G->c * G->Tk);
+    G->th = (int)lroundf(G->c * G->Tq);
+    G->x0 = body.x + G->lab_w + (G->side ? 0 : G->cap_w);
+    G->y0 = body.y + (G->side ? top_side : top_rows);
+    return G->c;
+}
+
+/* Sizes everything to the area, giving up labels before thumbnails get
+ * too small to read; returns 0 when the grid cannot be drawn at all. */
+static int heads_layout(ViewCtx *v, const TfView *tv0, Rect body, HeadsGrid *G)
+{
+    int small = G->Tq < G->Tk ? G->Tq : G->Tk;
+    for (int compact = 0; compact < 3; compact++)
+        if (layout_try(v, tv0, body, G, compact) * small >= 16 * v->g->scale)
+            return 1;
+    return G->c * small >= 4;
+}
+
+/* A veil over padding rows and columns, as the big heatmap draws it. */
+static void veil_padding(ViewCtx *v, const HeadsGrid *G, Rect t)
+{
+    Color veil = v->th->pad;
+    veil.a = 110;
+    if (G->qn < G->Tq) {
+        int y = t.y + (int)lroundf(G->qn * G->c);
+        ren_rect(v->r, (Rect){t.x, y, t.w, t.y + t.h - y}, veil);
+    }
+    if (G->kn < G->Tk) {
+        int x = t.x + (int)lroundf(G->kn * G->c);
+        ren_rect(v->r, (Rect){x, t.y, t.x + t.w - x, t.h}, veil);
+    }
+}
+
+static int side_of(LabelKind k)
+{
+    return k == LBL_SRC ? 1 : k == LBL_TGT ? 2 : 0;
+}
+
+/* The token the learner clicked elsewhere: outline its row or column. */
+static void mark_selection(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rect t)
+{
+    const Selection *s = &v->a->sel;
+    int cpx = (int)lroundf(G->c) > 1 ? (int)lroundf(G->c) : 1;
+    if (!s->side)
+        return;
+    if (side_of(tv->row_kind) == s->side && s->index < G->Tq)
+        ren_rect_line(v->r, (Rect){t.x, t.y + (int)lroundf(s->index * G->c), t.w, cpx}, 1, v->th->select);
+    if (side_of(tv->col_kind) == s->side && s->index < G->Tk)
+        ren_rect_line(v->r, (Rect){t.x + (int)lroundf(s->index * G->c), t.y, cpx, t.h}, 1, v->th->select);
+}
+
+static void set_hover(App *a, const TfView *tv, int r, int c)
+{
+    char rl[200], cl[200];
+    Hover *h = &a->hover;
+    h->valid = 1;
+    h->stage = tv->stage;
+    h->layer = tv->layer;
+    h->head = tv->head;
+    h->b = tv->b;
+    h->row = r;
+    h->col = c;
+    h->value = tf_view_at(tv, r, c);
+    tf_view_label(&a->trace, &a->model, tv, 0, r, rl, sizeof rl);
+    tf_view_label(&a->trace, &a->model, tv, 1, c, cl, sizeof cl);
+    snprintf(h->where, sizeof h->where, "layer %d head %d: row %d '%s', col %d '%s'",
+             tv->layer + 1, tv->head + 1, r, rl, c, cl);
+}
+
+/* One thumbnail: the cached image, padding veil, selection, hover, click. */
+static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current)
+{
+    App *a = v->a;
+    TfView tv;
+    TfErr err;
+    if (tf_view(&a->trace, G->st, l, h, G->b, &tv, &err))
+        return;
+    Rect t = thumb_rect(G, l, h);
+    uint32_t masked = cmap_pack(v->th->masked);
+    uint64_t key = heat_key(G->st, l, h, G->b, G->cmap, G->prob ? 0 : (int)HEADS_VARIANT_SHARED);
+    RenImage *img = heat_image(v->g, a->version, key, &tv, G->lo, G->hi, G->cmap, masked);
+    if (img)
+        ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, t);
+    veil_padding(v, G, t);
+    mark_selection(v, G, &tv, t);
+    int over = ui_over(v->in, t);
+    if (current)
+        ren_rect_line(v->r, (Rect){t.x - 3, t.y - 3, t.w + 6, t.h + 6}, 2, v->th->select);
+    ren_rect_line(v->r, (Rect){t.x - 1, t.y - 1, t.w + 2, t.h + 2}, 1,
+                  over ? v->th->select : v->th->border);
+    if (!over)
+        return;
+    int c = (int)((v->in->mx - t.x) / G->c), r = (int)((v->in->my - t.y) / G->c);
+    if (r >= 0 && r < tv.rows && c >= 0 && c < tv.cols) {
+        set_hover(a, &tv, r, c);
+        if (G->c >= 3)
+            ren_rect_line(v->r, (Rect){t.x + (int)lroundf(c * G->c) - 1, t.y + (int)lroundf(r * G->c) - 1,
+                                       (int)lroundf(G->c) + 2, (int)lroundf(G->c) + 2},
+                          1, v->th->select);
+    }
+    if (ui_clicked(v->in, t)) { /* open this head in the big heatmap */
+        app_goto(a, G->st, l);
+        app_set_head(a, h);
+        a->view = VIEW_AUTO;
+        a->anim_start = a->now;
+    }
+}
+
+static Color label_color(const ViewCtx *v, LabelKind k, int i, int n_real)
+{
+    const Selection *s = &v->a->sel;
+    if (s->side && s->side == side_of(k) && s->index == i)
+        return v->th->select;
+    return i >= n_real ? v->th->dim : v->th->text;
+}
+
+/* Query tokens down the left of thumbnail t, each centred on its row;
+ * a label that would touch the one above it is left out. */
+static void draw_query_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rect t)
+{
+    App *a = v->a;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), last = -(1 << 30);
+    Rect band = {t.x - G->lab_w, t.y - G->gap / 2, G->lab_w - 4, t.h + G->gap};
+    char buf[300];
+    ren_clip_push(v->r, band);
+    for (int i = 0; i < G->Tq; i++) {
+        int y = t.y + (int)lroundf((i + 0.5f) * G->c) - fh / 2;
+        if (y < last + 1)
+            continue;
+        tf_view_label(&a->trace, &a->model, tv, 0, i, buf, sizeof buf);
+        int w = ren_text_width(f, buf), x = band.x + band.w - w;
+        ui_text_fit(v->r, f, buf, x < band.x ? band.x : x, y, band.w, label_color(v, tv->row_kind, i, G->qn));
+        last = y + fh;
+    }
+    ren_clip_pop(v->r);
+}
+
+/* Key tokens above thumbnail t, centred on their columns (kept over the
+ * thumbnail), leaving out any that would touch the one before. */
+static void draw_key_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rect t, int y)
+{
+    App *a = v->a;
+    RenFont *f = v->g->small;
+    int last = -(1 << 30), space = (int)lroundf(4 * v->g->scale);
+    char buf[300];
+    ren_clip_push(v->r, (Rect){t.x - G->gap / 2, y, t.w + G->gap, ren_font_height(f)});
+    for (int j = 0; j < G->Tk; j++) {
+        tf_view_label(&a->trace, &a->model, tv, 1, j, buf, sizeof buf);
+        int w = ren_text_width(f, buf);
+        int x = t.x + (int)lroundf((j + 0.5f) * G->c) - w / 2;
+        if (x + w > t.x + t.w)
+            x = t.x + t.w - w;
+        if (x < t.x)
+            x = t.x;
+        if (x < last + space || (j > 0 && x + w > t.x + t.w + G->gap / 2))
+            continue;
+        ren_text(v->r, f, buf, x, y, label_color(v, tv->col_kind, j, G->kn));
+        last = x + w;
+    }
+    ren_clip_pop(v->r);
+}
+
+/* Layer and head captions, and the token labels on the outer edges. */
+static void draw_captions(ViewCtx *v, const HeadsGrid *G, const TfView *tv0, int cur_layer)
+{
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    int y_head = G->y0 - 2 * (fh + 2) - 2, y_key = G->y0 - fh - 4;
+    char buf[48];
+    for (int l = 0; l < G->L; l++) {
+        int cur = l == cur_layer;
+        Color lc = cur ? v->th->accent : v->th->dim;
+        Rect t0 = thumb_rect(G, l, 0), tn = thumb_rect(G, l, G->NH - 1);
+        snprintf(buf, sizeof buf, G->short_caps ? "L%d" : "layer %d", l + 1);
+        if (G->side) { /* the caption spans the layer's heads */
+            Rect cap = {t0.x, G->y0 - 3 * (fh + 2) - 2, tn.x + tn.w - t0.x, fh};
+            ui_text_center(v->r, f, buf, cap, lc);
+            if (cur)
+                ren_rect(v->r, (Rect){cap.x, cap.y + fh, cap.w, 2}, v->th->accent);
+        } else {
+            int y = t0.y + t0.h / 2 - fh / 2;
+            ren_text(v->r, f, buf, t0.x - G->lab_w - G->cap_w, y < t0.y ? t0.y : y, lc);
+            if (cur) /* a bar beside the current layer's row */
+                ren_rect(v->r, (Rect){t0.x - G->lab_w - 4, t0.y, 3, t0.h}, v->th->accent);
+        }
+        if ((l == 0 || !G->side) && G->lab_w > 0)
+            draw_query_labels(v, G, tv0, t0);
+        for (int h = 0; h < G->NH; h++) {
+            if (l > 0 && !G->side)
+                break;
+            Rect t = thumb_rect(G, l, h);
+            snprintf(buf, sizeof buf, t.w >= ren_text_width(f, "head 00") ? "head %d" : "%d", h + 1);
+            ui_text_center(v->r, f, buf, (Rect){t.x - G->gap / 2, y_head, t.w + G->gap, fh},
+                           v->a->head == h ? v->th->select : v->th->dim);
+            draw_key_labels(v, G, tv0, t, y_key);
+        }
+    }
+}
+
+static void draw_header(ViewCtx *v, const HeadsGrid *G, StageId first, Rect *body)
+{
+    App *a = v->a;
+    RenFont *ui = v->g->ui, *f = v->g->small;
+    int fh = ren_font_height(f);
+    char t[256], s[400], sent[64] = "";
+    snprintf(t, sizeof t, "%s · %s", attn_name(first), G->prob ? "weights" : "scaled scores");
+    if (a->n_src > 1)
+        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, a->n_src);
+    snprintf(s, sizeof s, "%s%d layer%s × %d heads · rows are queries, columns keys · %s · click a head to open it",
+             sent, G->L, G->L > 1 ? "s" : "", G->NH,
+             G->prob ? "each row sums to 1" : "one colour scale for every head");
+    int y = body->y;
+    ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
+    y += ren_font_height(ui) + 2;
+    ren_clip_push(v->r, (Rect){body->x, y, body->w, 2 * fh}); /* two lines at most */
+    y += ui_paragraph(v->r, f, s, body->x, y, body->w, v->th->dim) > fh ? 2 * fh : fh;
+    ren_clip_pop(v->r);
+    y += 8;
+    body->h -= y - body->y;
+    body->y = y;
+}
+
+static void draw_colorbar(ViewCtx *v, const HeadsGrid *G, Rect body)
+{
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    Rect last = thumb_rect(G, G->L - 1, G->NH - 1);
+    int bh = last.y + last.h - G->y0;
+    int need = 4 * fh + 24, room = body.y + body.h - G->y0;
+    if (bh < need)
+        bh = need < room ? need : room;
+    int x = last.x + last.w + (int)(16 * v->g->scale);
+    ren_text(v->r, f, G->prob ? "weight" : "score", x, G->y0 - fh - 4, v->th->dim);
+    ui_colorbar(v, (Rect){x, G->y0, (int)(14 * v->g->scale), bh}, G->cmap, G->lo, G->hi,
+                G->prob ? NULL : "0");
+}
+
+static int real_len(const TfTrace *tr, LabelKind k, int b)
+{
+    return k == LBL_SRC ? tr->src_len[b] : tr->tgt_len[b];
+}
+
+static void heads_draw(ViewCtx *v)
+{
+    App *a = v->a;
+    StagePos p = app_pos(a);
+    const TfConfig *cfg = &a->model.cfg;
+    StageId first = attn_first(p.stage);
+    HeadsGrid G;
+    memset(&G, 0, sizeof G);
+    G.prob = p.stage != first + 3; /* scores, or else weights */
+    G.st = (StageId)(first + (G.prob ? 5 : 3));
+    G.L = stage_layers(G.st, cfg);
+    G.NH = cfg->n_heads;
+    G.b = a->batch;
+    TfView tv0;
+    TfErr err;
+    if (tf_view(&a->trace, G.st, 0, 0, G.b, &tv0, &err)) {
+        ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
+        return;
+    }
+    G.Tq = tv0.rows;
+    G.Tk = tv0.cols;
+    G.qn = real_len(&a->trace, tv0.row_kind, G.b);
+    G.kn = real_len(&a->trace, tv0.col_kind, G.b);
+    G.cmap = G.prob ? a->cmap_prob : a->cmap_signed;
+    if (G.prob) {
+        G.lo = 0;
+        G.hi = 1;
+    } else {
+        score_range(a, &G);
+    }
+    Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
+    draw_header(v, &G, first, &body);
+    if (!heads_layout(v, &tv0, body, &G)) {
+        ui_paragraph(v->r, v->g->small, "The window is too small for every head: make it larger, or press 1-9 to see one head.",
+                     body.x, body.y, body.w, v->th->dim);
+        return;
+    }
+    int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) && attn_first(p.stage) == first ? p.layer : -1;
+    draw_captions(v, &G, &tv0, cur_layer);
+    for (int l = 0; l < G.L; l++)
+        for (int h = 0; h < G.NH; h++)
+            draw_thumb(v, &G, l, h, l == cur_layer && h == a->head);
+    draw_colorbar(v, &G, body);
+}
+
+/* The view draws only inside its area, whatever the area's size. */
+void view_heads(ViewCtx *v)
+{
+    if (v->area.w < 40 || v->area.h < 30)
+        return;
+    ren_clip_push(v->r, v->area);
+    heads_draw(v);
+    ren_clip_pop(v->r);
+}

@@ -1,0 +1,679 @@
+/* view_lines.c - attention as lines between two columns of tokens, the
+ * picture BertViz made familiar: queries on the left, keys on the right
+ * (for cross-attention the target tokens on the left and the source tokens
+ * on the right), one curve from query i to key j whose width and opacity
+ * grow with the weight A[i,j]. One head at a time, or every head at once,
+ * each in its own colour from a colour-blind-safe palette (Okabe & Ito);
+ * the head buttons double as the legend.
+ *
+ * Hovering a token brings its lines forward, dims the rest and prints the
+ * weights next to the other column; clicking selects it (the selection
+ * every view highlights). Masked pairs have weight exactly 0 and draw
+ * nothing. The padding of a batch is folded into one dimmed "<pad> ×n" row;
+ * a padded query's lines (computed, then ignored) appear only while it is
+ * pointed at. The curves are painted by the view itself into a cached
+ * image (see "the curves" below), so even thousands of them cost one
+ * image per frame. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "views.h"
+
+#define LINES_SEG 24 /* straight pieces of the polyline a curve is painted from */
+
+/* Where the two columns are. Column 0 holds the queries, column 1 the keys. */
+typedef struct LinesGeo {
+    StageId st;          /* the weights stage shown */
+    int layer, head, b, NH;
+    int n[2], real[2];   /* tokens per column, and how many are not <pad> */
+    int shown[2];        /* rows drawn: the real tokens and one <pad> row
+                            standing for all of them */
+    LabelKind kind[2];
+    int text_x[2];       /* column 0: right edge of its labels; 1: left edge */
+    int line_x[2];       /* where the curves start and end */
+    int lab_w, val_w;    /* label column; room for printed weights (0: none) */
+    float top[2], pitch[2]; /* token i of column c sits at top[c] + (i + .5) pitch[c] */
+    Rect band[2];        /* the label columns, for hovering */
+    int fcol, fi;        /* the focused token (hovered or selected), or -1 */
+} LinesGeo;
+
+/* Which column a click in self-attention came from, so that selecting a
+ * key shows its incoming lines; remembered between frames (UI state only). */
+static int g_sel_col = 0;
+
+/* Okabe & Ito's palette without black: distinct under every common colour
+ * vision deficiency. Head h keeps its colour in every mode. */
+static Color head_color(const Theme *th, int h)
+{
+    static const Color P[8] = {
+        {230, 159, 0, 255}, {86, 180, 233, 255}, {0, 158, 115, 255}, {240, 228, 66, 255},
+        {0, 114, 178, 255}, {213, 94, 0, 255},   {204, 121, 167, 255}, {150, 150, 150, 255}};
+    Color c = P[h % 8];
+    float bg = 0.2126f * th->bg.r + 0.7152f * th->bg.g + 0.0722f * th->bg.b;
+    if (bg > 128) /* on a light page the pale ones need more ink */
+        c = ui_mix(c, (Color){0, 0, 0, 255}, h % 8 == 3 ? 0.35f : 0.15f);
+    return c;
+}
+
+static StageId attn_first(StageId st)
+{
+    if (st >= ST_DEC_CROSS_Q)
+        return ST_DEC_CROSS_Q;
+    if (st >= ST_TGT_TOKENS)
+        return ST_DEC_SELF_Q;
+    return ST_ENC_SELF_Q;
+}
+
+static int side_of(LabelKind k)
+{
+    return k == LBL_SRC ? 1 : k == LBL_TGT ? 2 : 0;
+}
+
+static float tok_y(const LinesGeo *G, int col, int i)
+{
+    return G->top[col] + (i + 0.5f) * G->pitch[col];
+}
+
+/* ---- layout ---- */
+
+static int col_label_width(const App *a, const TfView *tv, int axis, RenFont *f)
+{
+    char buf[300];
+    int n = axis ? tv->cols : tv->rows, w = 0;
+    for (int i = 0; i < n && i < APP_CAP_T; i++) {
+        int k = ren_text_width(f, tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf));
+        if (k > w)
+            w = k;
+    }
+    return w;
+}
+
+static void lines_layout(ViewCtx *v, const TfView *tv, Rect body, LinesGeo *G)
+{
+    RenFont *f = v->g->ui;
+    float sc = v->g->scale;
+    int fh = ren_font_height(f);
+    int val_w = ren_text_width(v->g->small, "0.000") + (int)(10 * sc);
+    int lw = col_label_width(v->a, tv, 0, f), rw = col_label_width(v->a, tv, 1, f);
+    if (G->shown[0] < G->n[0] || G->shown[1] < G->n[1]) {
+        int pw = ren_text_width(f, "<pad> ×000");
+        lw = lw > pw ? lw : pw;
+    }
+    G->lab_w = (lw > rw ? lw : rw) + (int)(12 * sc);
+    if (G->lab_w > body.w / 4)
+        G->lab_w = body.w / 4;
+    /* a narrow area gives up the printed weights before the curves */
+    if (body.w - 2 * (val_w + G->lab_w) < 140 * sc)
+        val_w = 0;
+    G->val_w = val_w;
+    /* the columns stand at most ~560 px apart, centred in the area */
+    int span = body.w - 2 * (val_w + G->lab_w);
+    int maxspan = (int)(560 * sc);
+    int x = body.x;
+    if (span > maxspan) {
+        x += (span - maxspan) / 2;
+        span = maxspan;
+    }
+    G->text_x[0] = x + val_w + G->lab_w;
+    G->text_x[1] = G->text_x[0] + span;
+    G->line_x[0] = G->text_x[0] + (int)(8 * sc);
+    G->line_x[1] = G->text_x[1] - (int)(8 * sc);
+    /* each column spreads its tokens over the height, centred */
+    float h = 0;
+    for (int c = 0; c < 2; c++) {
+        G->pitch[c] = fminf((float)body.h / (float)G->shown[c], 3.0f * fh);
+        h = fmaxf(h, G->pitch[c] * G->shown[c]);
+    }
+    float y0 = body.y + (body.h - h) / 3; /* a little above the middle */
+    for (int c = 0; c < 2; c++) {
+        G->top[c] = y0 + (h - G->pitch[c] * G->shown[c]) / 2;
+        G->band[c] = (Rect){c ? G->text_x[1] : G->text_x[0] - G->lab_w, (int)G->top[c], G->lab_w,
+                            (int)ceilf(G->pitch[c] * G->shown[c])};
+    }
+}
+
+/* ---- focus: the hovered token, else the selected one ---- */
+
+static void find_focus(ViewCtx *v, LinesGeo *G)
+{
+    App *a = v->a;
+    G->fcol = G->fi = -1;
+    for (int c = 0; c < 2; c++) {
+        if (!ui_over(v->in, G->band[c]))
+            continue;
+        int i = (int)floorf((v->in->my - G->top[c]) / G->pitch[c]);
+        if (i < 0 || i >= G->shown[c])
+            continue;
+        G->fcol = c;
+        G->fi = i;
+        if (v->in->pressed) {
+            int side = side_of(G->kind[c]);
+            if (a->sel.side == side && a->sel.index == i)
+                a->sel.side = 0;
+            else
+                a->sel = (Selection){side, i};
+            g_sel_col = c;
+        }
+        return;
+    }
+    if (!a->sel.side)
+        return;
+    int match0 = side_of(G->kind[0]) == a->sel.side && a->sel.index < G->shown[0];
+    int match1 = side_of(G->kind[1]) == a->sel.side && a->sel.index < G->shown[1];
+    if (match0 && match1)
+        G->fcol = g_sel_col;
+    else if (match0 || match1)
+        G->fcol = match1;
+    if (G->fcol >= 0)
+        G->fi = a->sel.index;
+}
+
+/* ---- the curves, rasterised into a cached image ----
+ *
+ * A sentence of 30 tokens and 8 heads asks for thousands of curves, which
+ * would cost far too much drawn one by one through the renderer every
+ * frame. The view paints them itself into an opaque image of the strip
+ * between the two columns (on the page colour, so no blending is needed to
+ * show it) and keeps the image in the heatmap texture cache: it is painted
+ * again only when the trace, the head, the focus or the size changes.
+ * Pointing at a token must stay quick even then: the picture without a
+ * focus is kept, and a focus fades a copy of it and paints only the
+ * focused token's lines on top. */
+
+typedef struct Canvas {
+    uint32_t *px;     /* w * h pixels 0xRRGGBBAA, grown, never shrunk */
+    size_t cap;
+    int w, h;
+    uint64_t key, version, sum; /* what a base canvas holds */
+    const App *app;
+} Canvas;
+
+static Canvas g_base, g_out; /* the picture without focus; the one shown */
+
+static int canvas_size(Canvas *cv, int w, int h)
+{
+    size_t n = (size_t)w * h;
+    if (n > cv->cap) {
+        uint32_t *p = realloc(cv->px, n * sizeof *p);
+        if (!p)
+            return -1;
+        cv->px = p;
+        cv->cap = n;
+    }
+    cv->w = w;
+    cv->h = h;
+    return 0;
+}
+
+static void canvas_fill(Canvas *cv, Color bg)
+{
+    uint32_t fill = cmap_pack(bg);
+    for (size_t i = 0, n = (size_t)cv->w * cv->h; i < n; i++)
+        cv->px[i] = fill;
+}
+
+/* out = bg + (base - bg) * keep / 256: the whole picture faded */
+static void canvas_fade(Canvas *out, const Canvas *base, Color bg, int keep)
+{
+    for (size_t i = 0, n = (size_t)base->w * base->h; i < n; i++) {
+        uint32_t p = base->px[i];
+        int r = bg.r + ((int)(p >> 24) - bg.r) * keep / 256;
+        int g = bg.g + ((int)((p >> 16) & 255) - bg.g) * keep / 256;
+        int b = bg.b + ((int)((p >> 8) & 255) - bg.b) * keep / 256;
+        out->px[i] = (uint32_t)r << 24 | (uint32_t)g << 16 | (uint32_t)b << 8 | 255u;
+    }
+}
+
+/* dst += (c - dst) * a / 256, on an opaque canvas (a = cover * c.a) */
+static inline void canvas_blend(uint32_t *d, Color c, int a)
+{
+    int r = (int)(*d >> 24), g = (int)((*d >> 16) & 255), b = (int)((*d >> 8) & 255);
+    r += (c.r - r) * a / 256;
+    g += (c.g - g) * a / 256;
+    b += (c.b - b) * a / 256;
+    *d = (uint32_t)r << 24 | (uint32_t)g << 16 | (uint32_t)b << 8 | 255u;
+}
+
+/* A cubic Bézier with horizontal tangents at both ends (control points
+ * half-way across at the heights of its ends): it leaves the query flat,
+ * bends, and arrives flat at the key. Its x only grows, so it is painted
+ * column by column: in each pixel column the centre height yc and slope s
+ * come from a fine polyline, and a pixel at vertical distance dy from the
+ * centre is at distance dy / sqrt(1 + s²) from the curve. Coverage falls
+ * from 1 to 0 over one pixel at the edge; curves thinner than a pixel keep
+ * that footprint and fade, as ren_polyline does. */
+static void canvas_curve(Canvas *cv, float x0, float y0, float x1, float y1, float width, Color c)
+{
+    float px[LINES_SEG + 1], py[LINES_SEG + 1];
+    float xm = 0.5f * (x0 + x1);
+    for (int k = 0; k <= LINES_SEG; k++) {
+        float t = (float)k / LINES_SEG, u = 1 - t;
+        float b0 = u * u * u, b1 = 3 * u * u * t, b2 = 3 * u * t * t, b3 = t * t * t;
+        px[k] = b0 * x0 + (b1 + b2) * xm + b3 * x1;
+        py[k] = (b0 + b1) * y0 + (b2 + b3) * y1;
+    }
+    float hw = fmaxf(width, 1.0f) * 0.5f, amul = fminf(width, 1.0f), rad = hw + 0.5f;
+    int xa = (int)floorf(x0) < 0 ? 0 : (int)floorf(x0), xb = (int)ceilf(x1) > cv->w ? cv->w : (int)ceilf(x1);
+    int seg = 0;
+    for (int x = xa; x < xb; x++) {
+        float cx = x + 0.5f;
+        while (seg < LINES_SEG - 1 && px[seg + 1] < cx)
+            seg++;
+        float dx = px[seg + 1] - px[seg];
+        float t = dx > 0 ? (cx - px[seg]) / dx : 0;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        float yc = py[seg] + t * (py[seg + 1] - py[seg]);
+        float sl = dx > 0 ? (py[seg + 1] - py[seg]) / dx : 0;
+        float k = sqrtf(1 + sl * sl), reach = rad * k;
+        int ya = (int)floorf(yc - reach), yb = (int)ceilf(yc + reach);
+        if (ya < 0)
+            ya = 0;
+        if (yb > cv->h)
+            yb = cv->h;
+        float ik = 1.0f / k, am = amul * c.a * (256.0f / 255);
+        uint32_t *col = cv->px + x;
+        for (int y = ya; y < yb; y++) {
+            float cover = rad - fabsf(y + 0.5f - yc) * ik;
+            if (cover > 0)
+                canvas_blend(col + (size_t)y * cv->w, c, (int)((cover > 1 ? 1 : cover) * am + 0.5f));
+        }
+    }
+}
+
+/* The lines of one head: every line (focused 0), or only those through the
+ * focused token (focused 1), at full strength. */
+static void paint_head(ViewCtx *v, const LinesGeo *G, Canvas *cv, Rect reg, const TfView *w, int h,
+                       int focused)
+{
+    float sc = v->g->scale;
+    int all = G->head < 0;
+    float maxw = (all ? 7.0f : 12.0f) * sc;
+    /* with every head shown, each head's ends sit a little apart */
+    float p = fminf(G->pitch[0], G->pitch[1]);
+    float off = all ? (h - (G->NH - 1) * 0.5f) * fminf(2.0f * sc, p * 0.5f / G->NH) : 0;
+    Color base = head_color(v->th, h);
+    for (int i = 0; i < G->shown[0]; i++) {
+        for (int j = 0; j < G->shown[1]; j++) {
+            float a = tf_view_at(w, i, j);
+            if (!(a > 0))
+                continue; /* masked: exactly 0, nothing to draw */
+            int through = (G->fcol == 0 && G->fi == i) || (G->fcol == 1 && G->fi == j);
+            if (focused && !through)
+                continue;
+            /* a padded query's row is computed and never used: its lines
+             * show only while the learner points at it */
+            if (i >= G->real[0] && !(focused && G->fcol == 0))
+                continue;
+            float alpha = 0.25f + 0.75f * a;
+            if (alpha * fminf(a * maxw, 1.0f) < 0.02f)
+                continue; /* would change no pixel by more than a few levels */
+            Color c = base;
+            c.a = (uint8_t)(255 * fminf(alpha, 1.0f) + 0.5f);
+            canvas_curve(cv, (float)(G->line_x[0] - reg.x), tok_y(G, 0, i) + off - reg.y,
+                         (float)(G->line_x[1] - reg.x), tok_y(G, 1, j) + off - reg.y, a * maxw, c);
+        }
+    }
+}
+
+static void paint_heads(ViewCtx *v, const LinesGeo *G, Canvas *cv, Rect reg, int focused)
+{
+    TfErr err;
+    for (int h = 0; h < G->NH; h++) {
+        TfView wh;
+        if ((G->head < 0 || h == G->head) &&
+            tf_view(&v->a->trace, G->st, G->layer, h, G->b, &wh, &err) == 0)
+            paint_head(v, G, cv, reg, &wh, h, focused);
+    }
+}
+
+/* A texture in the shared heatmap cache, found by key, or taken from the
+ * least recently used entry (*fresh says it must be painted). Entries
+ * belong to the Gfx, which frees them with the renderer. */
+static RenImage *cached_image(Gfx *g, uint64_t version, uint64_t key, int w, int h, int *fresh)
+{
+    g->use_clock++;
+    HeatEntry *victim = &g->heat[0];
+    for (int i = 0; i < HEAT_CACHE; i++) {
+        HeatEntry *e = &g->heat[i];
+        if (e->img && e->version == version && e->key == key && e->w == w && e->h == h) {
+            e->last_use = g->use_clock;
+            *fresh = 0;
+            return e->img;
+        }
+        if (!e->img || (victim->img && e->last_use < victim->last_use))
+            victim = e;
+    }
+    if (victim->img && (victim->w != w || victim->h != h)) {
+        ren_image_free(victim->img);
+        victim->img = NULL;
+    }
+    if (!victim->img)
+        victim->img = ren_image_new(g->r, w, h);
+    if (!victim->img)
+        return NULL;
+    victim->version = version;
+    victim->key = key;
+    victim->w = w;
+    victim->h = h;
+    victim->last_use = g->use_clock;
+    *fresh = 1;
+    return victim->img;
+}
+
+/* Everything the painted image depends on, folded into a cache key (FNV-1a);
+ * the trace's version is kept beside it. */
+static uint64_t image_key(const ViewCtx *v, const LinesGeo *G, Rect reg, int with_focus)
+{
+    int f[] = {(int)G->st, G->layer, G->head, G->b, with_focus ? G->fcol : -1, with_focus ? G->fi : -1,
+               (int)v->a->theme,
+               reg.x, reg.y, reg.w, reg.h, (int)lroundf(v->g->scale * 100),
+               (int)lroundf(G->top[0]), (int)lroundf(G->top[1]),
+               (int)lroundf(G->pitch[0] * 16), (int)lroundf(G->pitch[1] * 16)};
+    uint64_t k = 1469598103934665603ull;
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        k ^= (uint64_t)(uint32_t)f[i];
+        k *= 1099511628211ull;
+    }
+    return k | 0xA100000000000000ull; /* never a heatmap's key */
+}
+
+/* A checksum of the weights drawn (FNV-1a over their bits), so a kept
+ * base picture is never taken for another model's with the same version. */
+static uint64_t weights_sum(const ViewCtx *v, const LinesGeo *G)
+{
+    uint64_t k = 1469598103934665603ull;
+    TfErr err;
+    for (int h = 0; h < G->NH; h++) {
+        TfView w;
+        if ((G->head >= 0 && h != G->head) || tf_view(&v->a->trace, G->st, G->layer, h, G->b, &w, &err))
+            continue;
+        for (int i = 0; i < G->shown[0]; i++)
+            for (int j = 0; j < G->shown[1]; j++) {
+                float x = tf_view_at(&w, i, j);
+                uint32_t u;
+                memcpy(&u, &x, sizeof u);
+                k = (k ^ u) * 1099511628211ull;
+            }
+    }
+    return k;
+}
+
+/* Paint the picture for reg: the base (every line, no focus) when it is
+ * not at hand, then, with a focus, a faded copy and the focused lines. */
+static int paint(ViewCtx *v, const LinesGeo *G, Rect reg)
+{
+    uint64_t key = image_key(v, G, reg, 0), sum = weights_sum(v, G);
+    if (g_base.key != key || g_base.version != v->a->version || g_base.app != v->a ||
+        g_base.sum != sum || g_base.w != reg.w || g_base.h != reg.h) {
+        if (canvas_size(&g_base, reg.w, reg.h))
+            return 0;
+        canvas_fill(&g_base, v->th->bg);
+        paint_heads(v, G, &g_base, reg, 0);
+        g_base.key = key;
+        g_base.sum = sum;
+        g_base.version = v->a->version;
+        g_base.app = v->a;
+    }
+    if (G->fcol < 0)
+        return 1;
+    if (canvas_size(&g_out, reg.w, reg.h))
+        return 0;
+    canvas_fade(&g_out, &g_base, v->th->bg, 40); /* the others at ~15% */
+    paint_heads(v, G, &g_out, reg, 1);
+    return 1;
+}
+
+static void draw_curves(ViewCtx *v, const LinesGeo *G, Rect body)
+{
+    App *a = v->a;
+    /* the strip between the columns, as tall as the tokens plus the widest
+     * line, within the body */
+    int pad = (int)ceilf(8 * v->g->scale);
+    float top = fminf(G->top[0], G->top[1]) - pad;
+    float bot = fmaxf(G->top[0] + G->pitch[0] * G->shown[0], G->top[1] + G->pitch[1] * G->shown[1]) + pad;
+    Rect reg = {G->line_x[0], (int)floorf(top), G->line_x[1] - G->line_x[0], (int)ceilf(bot - top)};
+    if (reg.y < body.y) {
+        reg.h -= body.y - reg.y;
+        reg.y = body.y;
+    }
+    if (reg.y + reg.h > body.y + body.h)
+        reg.h = body.y + body.h - reg.y;
+    int maxs = ren_image_max_size(v->r);
+    if (reg.w < 2 || reg.h < 2 || reg.w > maxs || reg.h > maxs)
+        return;
+    int fresh;
+    RenImage *img = cached_image(v->g, a->version, image_key(v, G, reg, 1), reg.w, reg.h, &fresh);
+    if (!img)
+        return;
+    if (fresh && paint(v, G, reg))
+        ren_image_update(img, G->fcol >= 0 ? g_out.px : g_base.px);
+    ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, reg);
+}
+
+/* The weight of each pair through the focused token, printed beside the
+ * other column (one head only). */
+static void draw_values(ViewCtx *v, const LinesGeo *G, const TfView *w)
+{
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), oc = 1 - G->fcol;
+    char buf[32];
+    if (G->pitch[oc] < fh || G->val_w == 0)
+        return;
+    for (int k = 0; k < G->shown[oc]; k++) {
+        float a = G->fcol == 0 ? tf_view_at(w, G->fi, k) : tf_view_at(w, k, G->fi);
+        ui_fmt(buf, sizeof buf, a);
+        int y = (int)lroundf(tok_y(G, oc, k)) - fh / 2;
+        int x = oc == 1 ? G->text_x[1] + G->lab_w + 4 : G->text_x[0] - G->lab_w - 4 - ren_text_width(f, buf);
+        ren_text(v->r, f, buf, x, y, a > 0 ? v->th->select : v->th->dim);
+    }
+}
+
+static void draw_tokens(ViewCtx *v, const LinesGeo *G, int col, const TfView *tv)
+{
+    App *a = v->a;
+    RenFont *f = v->g->ui;
+    int fh = ren_font_height(f), last = -(1 << 30);
+    char buf[300];
+    for (int i = 0; i < G->shown[col]; i++) {
+        int y = (int)lroundf(tok_y(G, col, i)) - fh / 2;
+        int focus = G->fcol == col && G->fi == i;
+        int sel = a->sel.side == side_of(G->kind[col]) && a->sel.index == i;
+        if (y < last && !focus)
+            continue; /* crowded: every token keeps its line, not every label */
+        tf_view_label(&a->trace, &a->model, tv, col, i, buf, sizeof buf);
+        if (i == G->real[col] && G->n[col] - i > 1) /* one row for all the padding */
+            snprintf(buf, sizeof buf, "<pad> ×%d", G->n[col] - i);
+        int w = ren_text_width(f, buf);
+        if (w > G->lab_w - 8)
+            w = G->lab_w - 8;
+        int x = col == 0 ? G->text_x[0] - w : G->text_x[1];
+        Rect box = {x - 4, y - 1, w + 8, fh + 2};
+        if (focus)
+            ren_rect(v->r, box, v->th->panel2);
+        if (sel)
+            ren_rect_line(v->r, box, 2, v->th->select);
+        Color c = i >= G->real[col] ? v->th->dim : focus ? v->th->select : v->th->text;
+        ui_text_fit(v->r, f, buf, x, y, G->lab_w - 8, c);
+        last = y + fh;
+    }
+}
+
+/* "queries" over the left column, "keys" over the right; shorter words
+ * when the columns are close. */
+static void column_titles(ViewCtx *v, const LinesGeo *G, Rect body, int y)
+{
+    RenFont *f = v->g->small;
+    int self = G->kind[0] == G->kind[1];
+    const char *l = self ? "queries (row i)" : "target · queries";
+    const char *r = self ? "keys (column j)" : "source · keys";
+    int half = (G->text_x[1] - G->text_x[0]) / 2 - 6;
+    int lroom = G->text_x[0] - body.x + half, rroom = body.x + body.w - G->text_x[1];
+    rroom = rroom < half * 2 ? rroom : half * 2;
+    if (ren_text_width(f, l) > lroom || ren_text_width(f, r) > rroom) {
+        l = self ? "queries" : "target";
+        r = self ? "keys" : "source";
+    }
+    int lw = ren_text_width(f, l);
+    int lx = G->text_x[0] - lw < body.x ? body.x : G->text_x[0] - lw;
+    ui_text_fit(v->r, f, l, lx, y, lroom, v->th->dim);
+    ui_text_fit(v->r, f, r, G->text_x[1], y, rroom, v->th->dim);
+}
+
+/* "all 1 2 3 4": the head buttons, each with its colour: the legend. */
+static int head_buttons(ViewCtx *v, const LinesGeo *G, int x, int y)
+{
+    App *a = v->a;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), h = fh + 8;
+    float sc = v->g->scale;
+    int sw = (int)(10 * sc);
+    x += ren_text(v->r, f, "head", x, y + 4, v->th->dim) + (int)(8 * sc);
+    for (int k = -1; k < G->NH; k++) {
+        char buf[16];
+        snprintf(buf, sizeof buf, k < 0 ? "all" : "%d", k + 1);
+        int w = ren_text_width(f, buf) + (k < 0 ? 16 : sw + 20);
+        if (x + w > v->area.x + v->area.w)
+            break;
+        Rect rc = {x, y, w, h};
+        int active = a->head == k;
+        ren_rect(v->r, rc, active ? v->th->panel2 : v->th->panel);
+        ren_rect_line(v->r, rc, active ? 2 : 1, active ? v->th->select : v->th->border);
+        int tx = x + 8;
+        if (k >= 0) {
+            Color c = head_color(v->th, k);
+            if (a->head >= 0 && !active)
+                c.a = 110;
+            ren_rect(v->r, (Rect){tx, y + (h - sw) / 2, sw, sw}, c);
+            tx += sw + 4;
+        }
+        ren_text(v->r, f, buf, tx, y + 4, active ? v->th->select : v->th->text);
+        if (ui_clicked(v->in, rc))
+            app_set_head(a, k);
+        x += w + 4;
+    }
+    return h;
+}
+
+/* The status line names the strongest pair through the hovered token (of
+ * the head shown, or of any head when all are shown). */
+static void set_hover(App *a, const LinesGeo *G)
+{
+    if (G->fcol < 0 || G->fi >= G->shown[G->fcol])
+        return;
+    int best = 0, best_h = G->head < 0 ? 0 : G->head;
+    float bv = -1;
+    TfView w, bw;
+    TfErr err;
+    for (int h = 0; h < G->NH; h++) {
+        if ((G->head >= 0 && h != G->head) || tf_view(&a->trace, G->st, G->layer, h, G->b, &w, &err))
+            continue;
+        for (int k = 0; k < G->shown[1 - G->fcol]; k++) {
+            float x = G->fcol == 0 ? tf_view_at(&w, G->fi, k) : tf_view_at(&w, k, G->fi);
+            if (x > bv) {
+                bv = x;
+                best = k;
+                best_h = h;
+                bw = w;
+            }
+        }
+    }
+    if (bv < 0)
+        return;
+    char rl[200], cl[200];
+    int r = G->fcol == 0 ? G->fi : best, c = G->fcol == 0 ? best : G->fi;
+    Hover *hv = &a->hover;
+    hv->valid = 1;
+    hv->stage = G->st;
+    hv->layer = G->layer;
+    hv->head = best_h;
+    hv->b = G->b;
+    hv->row = r;
+    hv->col = c;
+    hv->value = bv;
+    tf_view_label(&a->trace, &a->model, &bw, 0, r, rl, sizeof rl);
+    tf_view_label(&a->trace, &a->model, &bw, 1, c, cl, sizeof cl);
+    snprintf(hv->where, sizeof hv->where, "head %d, the strongest line through the token: row %d '%s', col %d '%s'",
+             best_h + 1, r, rl, c, cl);
+}
+
+static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
+{
+    App *a = v->a;
+    RenFont *ui = v->g->ui, *f = v->g->small;
+    char t[256], s[300], sent[48] = "";
+    const char *what = G->st == ST_DEC_CROSS_WEIGHTS ? "cross-attention"
+                       : G->st == ST_DEC_SELF_WEIGHTS ? "decoder self-attention" : "encoder self-attention";
+    if (G->head < 0)
+        snprintf(t, sizeof t, "Layer %d · all %d heads · %s", G->layer + 1, G->NH, what);
+    else
+        snprintf(t, sizeof t, "Layer %d · head %d · %s", G->layer + 1, G->head + 1, what);
+    if (a->n_src > 1)
+        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, a->n_src);
+    snprintf(s, sizeof s, "%sline width and opacity = attention weight · hover or click a token", sent);
+    int y = body->y;
+    ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
+    y += ren_font_height(ui) + 2;
+    ui_text_fit(v->r, f, s, body->x, y, body->w, v->th->dim);
+    y += ren_font_height(f) + 6;
+    y += head_buttons(v, G, body->x, y) + 8;
+    body->h -= y - body->y;
+    body->y = y;
+}
+
+static void lines_draw(ViewCtx *v)
+{
+    App *a = v->a;
+    StagePos p = app_pos(a);
+    StageId first = attn_first(p.stage);
+    LinesGeo G;
+    memset(&G, 0, sizeof G);
+    G.st = (StageId)(first + 5);
+    G.layer = (stage_info(p.stage)->flags & SF_LAYER) && attn_first(p.stage) == first ? p.layer : 0;
+    G.NH = a->model.cfg.n_heads;
+    G.head = a->head < G.NH ? a->head : 0;
+    G.b = a->batch;
+    TfView w;
+    TfErr err;
+    if (tf_view(&a->trace, G.st, G.layer, G.head < 0 ? 0 : G.head, G.b, &w, &err)) {
+        ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
+        return;
+    }
+    G.n[0] = w.rows;
+    G.n[1] = w.cols;
+    G.kind[0] = w.row_kind;
+    G.kind[1] = w.col_kind;
+    for (int c = 0; c < 2; c++) {
+        G.real[c] = G.kind[c] == LBL_SRC ? a->trace.src_len[G.b] : a->trace.tgt_len[G.b];
+        G.shown[c] = G.real[c] < G.n[c] ? G.real[c] + 1 : G.n[c];
+    }
+    Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
+    draw_header(v, &G, &body);
+    int fh = ren_font_height(v->g->small);
+    Rect cols = {body.x, body.y + fh + 6, body.w, body.h - fh - 6};
+    if (cols.h < 20 || cols.w < 120)
+        return;
+    lines_layout(v, &w, cols, &G);
+    column_titles(v, &G, body, body.y);
+    body = cols;
+    find_focus(v, &G);
+    ren_clip_push(v->r, body);
+    draw_curves(v, &G, body);
+    draw_tokens(v, &G, 0, &w);
+    draw_tokens(v, &G, 1, &w);
+    if (G.fcol >= 0 && G.head >= 0)
+        draw_values(v, &G, &w);
+    ren_clip_pop(v->r);
+    set_hover(a, &G);
+}
+
+/* The view draws only inside its area, whatever the area's size. */
+void view_lines(ViewCtx *v)
+{
+    if (v->area.w < 40 || v->area.h < 30)
+        return;
+    ren_clip_push(v->r, v->area);
+    lines_draw(v);
+    ren_clip_pop(v->r);
+}

@@ -1,0 +1,551 @@
+/* view_mask.c - the additive attention mask M, exactly as the engine applied
+ * it (the trace's mask stage): M[i,j] is 0 where query i may look at key j
+ * and −∞ where it may not, and softmax(S + M) turns −∞ into a weight of
+ * exactly 0. A 0 cell is drawn light with "0", a −∞ cell dark and hatched
+ * with "−∞", and the reason for each −∞ is told apart: a future position
+ * (j > i, the decoder's causal mask: "/" hatching) or a <pad> key (the
+ * padding mask: "\" hatching on a warmer dark). Rows of padded queries are
+ * veiled and tagged "ignored": PyTorch masks only keys, so those rows are
+ * computed and then thrown away.
+ *
+ * The batch of up to four sentences (the source line split at '|') is
+ * padded to its longest member; buttons pick the sentence, so a short one
+ * shows its padding. For the decoder a side panel adds the two masks up:
+ * causal + padding = what was applied. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "views.h"
+
+/* Why a cell holds what it holds. */
+typedef enum MaskCat {
+    MC_ZERO,   /* 0: allowed */
+    MC_FUTURE, /* −∞ because j > i (causal) */
+    MC_PAD,    /* −∞ because key j is <pad> */
+    MC_BOTH,   /* −∞ for both reasons */
+    MC_OTHER,  /* −∞ for no reason we know of (would be an engine bug) */
+    MC_VALUE   /* neither 0 nor −∞ (would be an engine bug): its number */
+} MaskCat;
+
+typedef struct MaskInfo {
+    StageId st;
+    int layer, b, causal;
+    int qn, kn;           /* real query / key tokens of this sentence */
+    TfView mv;            /* the mask as applied */
+} MaskInfo;
+
+static StageId attn_first(StageId st)
+{
+    if (st >= ST_DEC_CROSS_Q)
+        return ST_DEC_CROSS_Q;
+    if (st >= ST_TGT_TOKENS)
+        return ST_DEC_SELF_Q;
+    return ST_ENC_SELF_Q;
+}
+
+static float lum(Color c)
+{
+    return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
+}
+
+static int is_neg_inf(float x)
+{
+    return isinf(x) && x < 0;
+}
+
+/* The category of cell (i, j) from its value and the sentence lengths. */
+static MaskCat cell_cat(const MaskInfo *M, int i, int j)
+{
+    float x = tf_view_at(&M->mv, i, j);
+    if (x == 0)
+        return MC_ZERO;
+    if (!is_neg_inf(x))
+        return MC_VALUE;
+    int fut = M->causal && j > i, pad = j >= M->kn;
+    return fut && pad ? MC_BOTH : fut ? MC_FUTURE : pad ? MC_PAD : MC_OTHER;
+}
+
+/* The decoder's mask taken apart, from the lengths: which 0 is the causal
+ * part (j > i), 1 the padding part (key j is <pad>), 2 their sum. */
+static MaskCat mini_cat(const MaskInfo *M, int i, int j, int which)
+{
+    int fut = j > i, pad = j >= M->kn;
+    if (which == 0)
+        return fut ? MC_FUTURE : MC_ZERO;
+    if (which == 1)
+        return pad ? MC_PAD : MC_ZERO;
+    return fut && pad ? MC_BOTH : fut ? MC_FUTURE : pad ? MC_PAD : MC_ZERO;
+}
+
+/* ---- how a cell looks ---- */
+
+/* The colour of an allowed (0) cell: the opposite end from the theme's
+ * masked colour, so 0 and −∞ can never be confused. */
+static Color zero_color(const Theme *th)
+{
+    if (lum(th->masked) >= 128)
+        return th->bg;
+    return lum(th->bg) < 128 ? (Color){206, 211, 219, 255} : (Color){255, 255, 255, 255};
+}
+
+static Color cat_color(const Theme *th, MaskCat c)
+{
+    switch (c) {
+    case MC_ZERO: return zero_color(th);
+    case MC_PAD: case MC_BOTH: return ui_mix(th->masked, th->accent2, 0.3f);
+    case MC_VALUE: return th->warn;
+    default: return th->masked;
+    }
+}
+
+static Color ink_on(Color bg)
+{
+    return lum(bg) > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255};
+}
+
+/* Diagonal hatching inside rc: dir 1 is "/", -1 is "\". */
+static void hatch(Ren *r, Rect rc, int dir, int step, Color c)
+{
+    ren_clip_push(r, rc);
+    for (int d = -rc.h; d < rc.w; d += step) {
+        float x0 = (float)(rc.x + d), x1 = (float)(rc.x + d + rc.h);
+        if (dir > 0)
+            ren_line(r, x0, (float)(rc.y + rc.h), x1, (float)rc.y, 1.0f, c);
+        else
+            ren_line(r, x0, (float)rc.y, x1, (float)(rc.y + rc.h), 1.0f, c);
+    }
+    ren_clip_pop(r);
+}
+
+/* One cell: its colour, hatching for the reason of a −∞, and "0" / "−∞"
+ * when there is room. */
+static void paint_cell(ViewCtx *v, Rect rc, MaskCat cat, float value, int text)
+{
+    const Theme *th = v->th;
+    Color bg = cat_color(th, cat);
+    ren_rect(v->r, rc, bg);
+    int step = (int)lroundf(6 * v->g->scale);
+    if (rc.w >= 7 && rc.h >= 7) {
+        if (cat == MC_FUTURE || cat == MC_BOTH || cat == MC_OTHER)
+            hatch(v->r, rc, 1, step, th->masked_text);
+        if (cat == MC_PAD || cat == MC_BOTH)
+            hatch(v->r, rc, -1, step, th->masked_text);
+    }
+    if (cat == MC_ZERO && lum(th->masked) >= 128) /* a dark 0 cell on a dark page */
+        ren_rect_line(v->r, rc, 1, th->border);
+    if (!text)
+        return;
+    char buf[32];
+    if (cat == MC_VALUE)
+        ui_fmt(buf, sizeof buf, value);
+    else
+        snprintf(buf, sizeof buf, cat == MC_ZERO ? "0" : "−∞");
+    RenFont *f = v->g->small;
+    if (rc.w >= ren_text_width(f, buf) + 4 && rc.h >= ren_font_height(f)) {
+        Rect tr = {rc.x + rc.w / 2 - ren_text_width(f, buf) / 2 - 2, rc.y + rc.h / 2 - ren_font_height(f) / 2,
+                   ren_text_width(f, buf) + 4, ren_font_height(f)};
+        if (cat != MC_ZERO) /* keep the text readable over the hatching */
+            ren_rect(v->r, tr, bg);
+        ui_text_center(v->r, f, buf, tr, ink_on(bg));
+    }
+}
+
+/* A padded query row is computed, then ignored: faded towards the page,
+ * which keeps 0 lighter than −∞ (or darker, in the high-contrast theme)
+ * so the row still shows what the mask held. */
+static void fade_row(ViewCtx *v, Rect row)
+{
+    Color c = v->th->bg;
+    c.a = 120;
+    ren_rect(v->r, row, c);
+}
+
+/* ---- the matrix ---- */
+
+typedef struct MaskGrid {
+    Rect cells;   /* Tq x Tk cells of size c */
+    float c;
+    int lab_w, top, tag_w;
+} MaskGrid;
+
+static int label_max(const App *a, const TfView *tv, int axis, RenFont *f)
+{
+    char buf[300];
+    int n = axis ? tv->cols : tv->rows, w = 0;
+    for (int i = 0; i < n && i < APP_CAP_T; i++) {
+        int k = ren_text_width(f, tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf));
+        if (k > w)
+            w = k;
+    }
+    return w;
+}
+
+static int side_of(LabelKind k)
+{
+    return k == LBL_SRC ? 1 : k == LBL_TGT ? 2 : 0;
+}
+
+static void set_hover(App *a, const MaskInfo *M, int i, int j)
+{
+    static const char *WHY[] = {"allowed", "future position (j > i)", "key is <pad>",
+                                "future position and <pad> key", "masked", "unexpected value"};
+    char rl[200], cl[200];
+    Hover *h = &a->hover;
+    h->valid = 1;
+    h->stage = M->st;
+    h->layer = M->layer;
+    h->head = -1;
+    h->b = M->b;
+    h->row = i;
+    h->col = j;
+    h->value = tf_view_at(&M->mv, i, j);
+    tf_view_label(&a->trace, &a->model, &M->mv, 0, i, rl, sizeof rl);
+    tf_view_label(&a->trace, &a->model, &M->mv, 1, j, cl, sizeof cl);
+    snprintf(h->where, sizeof h->where, "row %d '%s', col %d '%s': %s%s", i, rl, j, cl,
+             WHY[cell_cat(M, i, j)], i >= M->qn ? " (a padded query row: ignored)" : "");
+}
+
+/* Labels down the left and across the top; a label that would touch its
+ * neighbour is left out. Clicking one selects the token. */
+static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
+{
+    App *a = v->a;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    char buf[300];
+    int last = -(1 << 30);
+    for (int i = 0; i < M->mv.rows; i++) {
+        int y = G->cells.y + (int)lroundf((i + 0.5f) * G->c) - fh / 2;
+        if (y < last + 1)
+            continue;
+        tf_view_label(&a->trace, &a->model, &M->mv, 0, i, buf, sizeof buf);
+        int sel = a->sel.side == side_of(M->mv.row_kind) && a->sel.index == i;
+        Color c = sel ? v->th->select : i >= M->qn ? v->th->dim : v->th->text;
+        int w = ren_text_width(f, buf);
+        int x = G->cells.x - 6 - (w < G->lab_w - 6 ? w : G->lab_w - 6);
+        ui_text_fit(v->r, f, buf, x, y, G->lab_w - 6, c);
+        Rect hit = {G->cells.x - G->lab_w, G->cells.y + (int)(i * G->c), G->lab_w, (int)ceilf(G->c)};
+        if (ui_clicked(v->in, hit))
+            a->sel = sel ? (Selection){0, 0} : (Selection){side_of(M->mv.row_kind), i};
+        last = y + fh;
+    }
+    last = -(1 << 30);
+    int y = G->cells.y - fh - 4;
+    for (int j = 0; j < M->mv.cols; j++) {
+        tf_view_label(&a->trace, &a->model, &M->mv, 1, j, buf, sizeof buf);
+        int w = ren_text_width(f, buf);
+        int x = G->cells.x + (int)lroundf((j + 0.5f) * G->c) - w / 2;
+        if (x < G->cells.x - G->lab_w / 2)
+            x = G->cells.x - G->lab_w / 2;
+        if (x < last + 4)
+            continue;
+        int sel = a->sel.side == side_of(M->mv.col_kind) && a->sel.index == j;
+        ren_text(v->r, f, buf, x, y, sel ? v->th->select : j >= M->kn ? v->th->dim : v->th->text);
+        Rect hit = {G->cells.x + (int)(j * G->c), y, (int)ceilf(G->c), fh};
+        if (ui_clicked(v->in, hit))
+            a->sel = sel ? (Selection){0, 0} : (Selection){side_of(M->mv.col_kind), j};
+        last = x + w;
+    }
+}
+
+static Rect cell_rect(const MaskGrid *G, int i, int j)
+{
+    int x0 = G->cells.x + (int)lroundf(j * G->c), x1 = G->cells.x + (int)lroundf((j + 1) * G->c);
+    int y0 = G->cells.y + (int)lroundf(i * G->c), y1 = G->cells.y + (int)lroundf((i + 1) * G->c);
+    int gap = G->c >= 10 ? 1 : 0; /* a hairline of page between big cells */
+    return (Rect){x0, y0, x1 - x0 - gap, y1 - y0 - gap};
+}
+
+/* Small cells are drawn as runs: each row's stretch of one category is a
+ * single rectangle (a causal row has at most three), so a 60-token mask
+ * costs a few hundred rectangles, not thousands of hatched cells. */
+static void paint_runs(ViewCtx *v, Rect at, float c, int rows, int cols, const MaskInfo *M, int which)
+{
+    for (int i = 0; i < rows; i++) {
+        int y0 = at.y + (int)lroundf(i * c), y1 = at.y + (int)lroundf((i + 1) * c);
+        for (int j = 0; j < cols;) {
+            MaskCat cat = which < 0 ? cell_cat(M, i, j) : mini_cat(M, i, j, which);
+            int k = j + 1;
+            while (k < cols && (which < 0 ? cell_cat(M, i, k) : mini_cat(M, i, k, which)) == cat)
+                k++;
+            int x0 = at.x + (int)lroundf(j * c), x1 = at.x + (int)lroundf(k * c);
+            ren_rect(v->r, (Rect){x0, y0, x1 - x0, y1 - y0}, cat_color(v->th, cat));
+            j = k;
+        }
+    }
+}
+
+static void draw_matrix(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
+{
+    App *a = v->a;
+    int text = G->c >= ren_text_width(v->g->small, "−∞") + 6;
+    if (G->c >= 10 && M->mv.rows * M->mv.cols <= 1024) {
+        for (int i = 0; i < M->mv.rows; i++)
+            for (int j = 0; j < M->mv.cols; j++)
+                paint_cell(v, cell_rect(G, i, j), cell_cat(M, i, j), tf_view_at(&M->mv, i, j), text);
+    } else {
+        paint_runs(v, G->cells, G->c, M->mv.rows, M->mv.cols, M, -1);
+    }
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    for (int i = M->qn; i < M->mv.rows; i++) {
+        Rect row = {G->cells.x, G->cells.y + (int)lroundf(i * G->c), G->cells.w, (int)lroundf(G->c)};
+        fade_row(v, row);
+        if (G->tag_w && (i == M->qn || G->c >= fh))
+            ren_text(v->r, f, "ignored", G->cells.x + G->cells.w + 6, row.y + row.h / 2 - fh / 2, v->th->dim);
+    }
+    /* the selected token's row or column */
+    if (a->sel.side == side_of(M->mv.row_kind) && a->sel.index < M->mv.rows)
+        ren_rect_line(v->r, (Rect){G->cells.x - 2, G->cells.y + (int)lroundf(a->sel.index * G->c) - 2,
+                                   G->cells.w + 4, (int)lroundf(G->c) + 3}, 2, v->th->select);
+    if (a->sel.side == side_of(M->mv.col_kind) && a->sel.index < M->mv.cols)
+        ren_rect_line(v->r, (Rect){G->cells.x + (int)lroundf(a->sel.index * G->c) - 2, G->cells.y - 2,
+                                   (int)lroundf(G->c) + 3, G->cells.h + 4}, 2, v->th->select);
+    if (!ui_over(v->in, G->cells))
+        return;
+    int j = (int)((v->in->mx - G->cells.x) / G->c), i = (int)((v->in->my - G->cells.y) / G->c);
+    if (i < 0 || i >= M->mv.rows || j < 0 || j >= M->mv.cols)
+        return;
+    set_hover(a, M, i, j);
+    Rect rc = cell_rect(G, i, j);
+    ren_rect_line(v->r, (Rect){rc.x - 2, rc.y - 2, rc.w + 4, rc.h + 4}, 2, v->th->select);
+}
+
+/* ---- legend and the causal + padding panel ---- */
+
+static int legend_item(ViewCtx *v, int x, int y, int w, MaskCat cat, int faded, const char *text)
+{
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), s = fh + 6;
+    Rect sw = {x, y, (int)(s * 1.6f), s};
+    if (faded) { /* a piece of such a row: a 0 and a −∞, faded */
+        paint_cell(v, (Rect){sw.x, sw.y, sw.w / 2, sw.h}, MC_ZERO, 0, 1);
+        paint_cell(v, (Rect){sw.x + sw.w / 2, sw.y, sw.w - sw.w / 2, sw.h}, MC_PAD, 0, 0);
+        fade_row(v, sw);
+    } else {
+        paint_cell(v, sw, cat, 0, 1);
+    }
+    ren_rect_line(v->r, sw, 1, v->th->border);
+    ui_text_fit(v->r, f, text, sw.x + sw.w + 8, y + (s - fh) / 2, w - sw.w - 8, v->th->text);
+    return s + 5;
+}
+
+static const char *LEGEND_TEXT[5] = {
+    "0 · allowed: the score passes unchanged", "−∞ · future position, j > i (causal mask)",
+    "−∞ · key j is <pad> (padding mask)", "−∞ · both: a future <pad> key",
+    "padded query row: computed, then ignored"};
+
+static int legend_height(const ViewCtx *v, int causal)
+{
+    return (causal ? 5 : 3) * (ren_font_height(v->g->small) + 11);
+}
+
+static int legend_width(const ViewCtx *v)
+{
+    RenFont *f = v->g->small;
+    int w = 0;
+    for (int i = 0; i < 5; i++) {
+        int k = ren_text_width(f, LEGEND_TEXT[i]);
+        w = k > w ? k : w;
+    }
+    return w + (int)((ren_font_height(f) + 6) * 1.6f) + 8;
+}
+
+static void draw_legend(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
+{
+    y += legend_item(v, x, y, w, MC_ZERO, 0, LEGEND_TEXT[0]);
+    if (M->causal)
+        y += legend_item(v, x, y, w, MC_FUTURE, 0, LEGEND_TEXT[1]);
+    y += legend_item(v, x, y, w, MC_PAD, 0, LEGEND_TEXT[2]);
+    if (M->causal)
+        y += legend_item(v, x, y, w, MC_BOTH, 0, LEGEND_TEXT[3]);
+    legend_item(v, x, y, w, MC_ZERO, 1, LEGEND_TEXT[4]);
+}
+
+/* A small matrix of the causal part, the padding part or their sum,
+ * computed from the lengths (the big matrix is the engine's own). */
+static void mini_mask(ViewCtx *v, const MaskInfo *M, Rect rc, float c, int which)
+{
+    int T = M->mv.rows, S = M->mv.cols;
+    if (c < 10 || T * S > 1024) {
+        paint_runs(v, rc, c, T, S, M, which);
+    } else {
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < S; j++) {
+                int x0 = rc.x + (int)lroundf(j * c), x1 = rc.x + (int)lroundf((j + 1) * c);
+                int y0 = rc.y + (int)lroundf(i * c), y1 = rc.y + (int)lroundf((i + 1) * c);
+                paint_cell(v, (Rect){x0, y0, x1 - x0, y1 - y0}, mini_cat(M, i, j, which), 0, 0);
+            }
+    }
+    ren_rect_line(v->r, (Rect){rc.x - 1, rc.y - 1, (int)lroundf(S * c) + 2, (int)lroundf(T * c) + 2}, 1,
+                  v->th->border);
+}
+
+static void draw_sum_panel(ViewCtx *v, const MaskInfo *M, Rect rc)
+{
+    RenFont *f = v->g->small, *ui = v->g->ui;
+    int fh = ren_font_height(f), uh = ren_font_height(ui);
+    int T = M->mv.rows, S = M->mv.cols;
+    static const char *CAP[3] = {"causal (j > i)", "padding (<pad> keys)", "the mask applied"};
+    static const char *OP[3] = {"", "+", "="};
+    int each = (rc.h - 3 * (fh + 4 + 6) - 2 * uh) / 3;
+    float c = fminf((float)(rc.w - 4) / S, (float)each / T);
+    if (c > 24 * v->g->scale)
+        c = floorf(24 * v->g->scale);
+    if (c < 1.5f)
+        return;
+    int y = rc.y;
+    for (int k = 0; k < 3; k++) {
+        if (k) {
+            ui_text_center(v->r, ui, OP[k], (Rect){rc.x, y, (int)lroundf(S * c), uh}, v->th->text);
+            y += uh;
+        }
+        ui_text_fit(v->r, f, CAP[k], rc.x, y, rc.w, v->th->dim);
+        y += fh + 4;
+        mini_mask(v, M, (Rect){rc.x, y, rc.w, each}, c, k);
+        y += (int)lroundf(T * c) + 6;
+    }
+}
+
+/* ---- header and the sentence buttons ---- */
+
+static void sentence_label(const App *a, const MaskInfo *M, int b, int brief, char *buf, size_t cap)
+{
+    int n = M->st == ST_ENC_SELF_MASK ? a->trace.src_len[b] : a->trace.tgt_len[b];
+    if (brief)
+        snprintf(buf, cap, "%d", b + 1);
+    else if (M->st == ST_DEC_CROSS_MASK)
+        snprintf(buf, cap, "%d · %d→%d tokens", b + 1, a->trace.src_len[b], n);
+    else
+        snprintf(buf, cap, "%d · %d token%s", b + 1, n, n == 1 ? "" : "s");
+}
+
+static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
+{
+    App *a = v->a;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), h = fh + 8;
+    char buf[64];
+    if (a->n_src < 2) {
+        ui_text_fit(v->r, f, "One sentence: no padding. Type several separated by | to see padding masks.",
+                    x, y + 4, w, v->th->dim);
+        return h;
+    }
+    int x1 = x + w;
+    x += ren_text(v->r, f, "sentence", x, y + 4, v->th->dim) + 8;
+    int total = 0; /* do the long labels (with lengths) fit? */
+    for (int b = 0; b < a->n_src; b++) {
+        sentence_label(a, M, b, 0, buf, sizeof buf);
+        total += ren_text_width(f, buf) + 20;
+    }
+    int brief = x + total > x1;
+    for (int b = 0; b < a->n_src; b++) {
+        sentence_label(a, M, b, brief, buf, sizeof buf);
+        int bw = ren_text_width(f, buf) + (brief ? 2 * fh : 16);
+        if (x + bw > x1)
+            break;
+        if (ui_button(v, (Rect){x, y, bw, h}, buf, a->batch == b))
+            a->batch = b;
+        x += bw + 4;
+    }
+    return h;
+}
+
+static void draw_header(ViewCtx *v, const MaskInfo *M, Rect *body)
+{
+    RenFont *ui = v->g->ui, *f = v->g->small;
+    const char *t = M->causal ? "Decoder self-attention mask: causal + padding"
+                    : M->st == ST_DEC_CROSS_MASK ? "Cross-attention mask: padding of the source"
+                                                 : "Encoder self-attention mask: padding";
+    int y = body->y;
+    ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
+    y += ren_font_height(ui) + 2;
+    ui_text_fit(v->r, f, "M is added to the scores before the softmax: e^(s − ∞) = 0, so a −∞ cell gets exactly zero weight.",
+                body->x, y, body->w, v->th->dim);
+    y += ren_font_height(f) + 6;
+    y += sentence_buttons(v, M, body->x, y, body->w) + 8;
+    body->h -= y - body->y;
+    body->y = y;
+}
+
+static int layout_grid(ViewCtx *v, const MaskInfo *M, Rect area, MaskGrid *G)
+{
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    G->lab_w = label_max(v->a, &M->mv, 0, f) + 10;
+    if (G->lab_w > area.w / 4)
+        G->lab_w = area.w / 4;
+    G->top = fh + 6;
+    G->tag_w = M->qn < M->mv.rows ? ren_text_width(f, "ignored") + 10 : 0;
+    float W = (float)(area.w - G->lab_w - G->tag_w), H = (float)(area.h - G->top);
+    G->c = fminf(fminf(W / M->mv.cols, H / M->mv.rows), 56.0f * v->g->scale);
+    if (G->c >= 4)
+        G->c = floorf(G->c);
+    if (G->c < 1.5f)
+        return 0;
+    G->cells = (Rect){area.x + G->lab_w, area.y + G->top, (int)lroundf(G->c * M->mv.cols),
+                      (int)lroundf(G->c * M->mv.rows)};
+    return 1;
+}
+
+static void mask_draw(ViewCtx *v)
+{
+    App *a = v->a;
+    StagePos p = app_pos(a);
+    StageId first = attn_first(p.stage);
+    MaskInfo M;
+    memset(&M, 0, sizeof M);
+    M.st = (StageId)(first + 4);
+    M.layer = (stage_info(p.stage)->flags & SF_LAYER) && attn_first(p.stage) == first ? p.layer : 0;
+    M.b = a->batch;
+    M.causal = first == ST_DEC_SELF_Q;
+    TfErr err;
+    if (tf_view(&a->trace, M.st, M.layer, -1, M.b, &M.mv, &err)) {
+        ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
+        return;
+    }
+    M.qn = M.mv.row_kind == LBL_SRC ? a->trace.src_len[M.b] : a->trace.tgt_len[M.b];
+    M.kn = M.mv.col_kind == LBL_SRC ? a->trace.src_len[M.b] : a->trace.tgt_len[M.b];
+    Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
+    draw_header(v, &M, &body);
+    /* the decoder's sum panel on the right when there is room */
+    int panel_w = M.causal && body.w > 520 * v->g->scale ? body.w * 3 / 10 : 0;
+    int room = body.w - panel_w - (panel_w ? 16 : 0);
+    /* the legend goes under the matrix, or beside it when that leaves
+     * bigger cells (tall, narrow masks such as cross-attention's) */
+    int leg_h = legend_height(v, M.causal), leg_w = legend_width(v);
+    if (leg_w > room / 2)
+        leg_w = room / 2;
+    MaskGrid below, beside;
+    int ok_below = body.h - leg_h - 8 >= 20 &&
+                   layout_grid(v, &M, (Rect){body.x, body.y, room, body.h - leg_h - 8}, &below);
+    int ok_beside = layout_grid(v, &M, (Rect){body.x, body.y, room - leg_w - 12, body.h}, &beside);
+    if (!ok_below && !ok_beside) {
+        ui_paragraph(v->r, v->g->small, "The window is too small for the mask: make it larger.", body.x, body.y,
+                     body.w, v->th->dim);
+        return;
+    }
+    int side = ok_beside && (!ok_below || (beside.c > below.c * 1.2f && legend_width(v) <= room / 2));
+    MaskGrid G = side ? beside : below;
+    draw_matrix(v, &M, &G);
+    draw_labels(v, &M, &G);
+    if (side) {
+        int x = G.cells.x + G.cells.w + G.tag_w + 16;
+        draw_legend(v, &M, x, G.cells.y, body.x + room - x);
+    } else {
+        draw_legend(v, &M, body.x, G.cells.y + G.cells.h + 12, room);
+    }
+    if (panel_w)
+        draw_sum_panel(v, &M, (Rect){body.x + body.w - panel_w, body.y, panel_w, body.h});
+}
+
+/* The view draws only inside its area, whatever the area's size. */
+void view_mask(ViewCtx *v)
+{
+    if (v->area.w < 40 || v->area.h < 30)
+        return;
+    ren_clip_push(v->r, v->area);
+    mask_draw(v);
+    ren_clip_pop(v->r);
+}
