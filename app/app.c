@@ -109,10 +109,40 @@ StagePos app_pos(const App *a)
     return a->walk[a->at];
 }
 
+/* The views that make sense for the current stage, as tabs. */
+int app_view_choices(const App *a, ViewId *out)
+{
+    StagePos p = app_pos(a);
+    const StageInfo *si = stage_info(p.stage);
+    int n = 0;
+    ViewId natural = app_auto_view(a, p.stage);
+    if (natural == VIEW_HEADS)
+        natural = VIEW_MATRIX;
+    out[n++] = natural;
+    if (natural != VIEW_MATRIX && si->kind != SK_TOKENS)
+        out[n++] = VIEW_MATRIX;
+    if (si->kind == SK_WEIGHTS)
+        out[n++] = VIEW_LINES;
+    if (si->flags & SF_HEAD)
+        out[n++] = VIEW_HEADS;
+    out[n++] = VIEW_DECODE;
+    out[n++] = VIEW_TRAIN;
+    return n;
+}
+
 static void moved(App *a)
 {
     a->anim_start = a->now;
     a->hover.valid = 0;
+    /* a view picked from the tabs stays only while the stage offers it */
+    if (a->view != VIEW_AUTO) {
+        ViewId ch[8];
+        int n = app_view_choices(a, ch), ok = 0;
+        for (int i = 0; i < n; i++)
+            ok |= ch[i] == a->view;
+        if (!ok)
+            a->view = VIEW_AUTO;
+    }
 }
 
 void app_goto(App *a, StageId st, int layer)

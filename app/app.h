@@ -235,6 +235,8 @@ void app_toggle_side(App *a);             /* Tab */
 void app_set_head(App *a, int head);      /* 1-9 -> 0..8, 0 -> all (-1) */
 ViewId app_current_view(const App *a);    /* resolves VIEW_AUTO */
 ViewId app_auto_view(const App *a, StageId st);
+/* The views the current stage offers, as tabs (natural view first). */
+int app_view_choices(const App *a, ViewId *out);
 void app_set_text(App *a, Focus which, const char *text);
 void app_notice(App *a, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -89,27 +89,6 @@ static void draw_top(ViewCtx *v, Rect rc)
     ui_text_fit(v->r, v->g->ui, t, x, sy, rx - x - 12, th->text);
 }
 
-/* The views that make sense for the current stage, as tabs. */
-static int view_choices(const App *a, ViewId *out)
-{
-    StagePos p = app_pos(a);
-    const StageInfo *si = stage_info(p.stage);
-    int n = 0;
-    ViewId natural = app_auto_view(a, p.stage);
-    if (natural == VIEW_HEADS)
-        natural = VIEW_MATRIX;
-    out[n++] = natural;
-    if (natural != VIEW_MATRIX && si->kind != SK_TOKENS)
-        out[n++] = VIEW_MATRIX;
-    if (si->kind == SK_WEIGHTS)
-        out[n++] = VIEW_LINES;
-    if (si->flags & SF_HEAD)
-        out[n++] = VIEW_HEADS;
-    out[n++] = VIEW_DECODE;
-    out[n++] = VIEW_TRAIN;
-    return n;
-}
-
 static const char *view_label_en(ViewId v, StageKind k)
 {
     switch (v) {
@@ -138,14 +117,15 @@ static void draw_tabs(ViewCtx *v, Rect rc)
     if (rc.h <= 0 || rc.w <= 0)
         return;
     ViewId ch[8];
-    int n = view_choices(a, ch);
+    int n = app_view_choices(a, ch);
     ViewId cur = app_current_view(a);
     StageKind kind = stage_info(app_pos(a).stage)->kind;
     int x = rc.x + 8;
+    int limit = rc.x + rc.w - (a->n_src > 1 ? a->n_src * (rc.h + 7) + 8 : 0);
     for (int i = 0; i < n; i++) {
         const char *lab = view_label(a, ch[i], kind);
         int w = ren_text_width(v->g->small, lab) + 18;
-        if (x + w > rc.x + rc.w)
+        if (x + w > limit)
             break;
         int active = cur == ch[i] || (cur == VIEW_HEADS && ch[i] == VIEW_HEADS);
         if (ui_button(v, (Rect){x, rc.y + 4, w, rc.h - 6}, lab, active)) {
@@ -161,20 +141,23 @@ static void draw_tabs(ViewCtx *v, Rect rc)
         }
         x += w + 4;
     }
-    /* the sentence of the batch, when there are several */
+    /* the sentence of the batch, right-aligned so it is never cut */
     if (a->n_src > 1) {
-        x += 16;
-        int lw = ren_text(v->r, v->g->small, L(a, "sentence"), x, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, v->th->dim);
-        x += lw + 6;
+        int bw = rc.h + 4, lw = ren_text_width(v->g->small, L(a, "sentence"));
+        int sx = rc.x + rc.w - a->n_src * (bw + 3) - lw - 12;
+        if (sx < x) { /* no room for the label: buttons only */
+            sx = rc.x + rc.w - a->n_src * (bw + 3) - 4;
+            lw = -6;
+        }
+        if (lw > 0)
+            ren_text(v->r, v->g->small, L(a, "sentence"), sx, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, v->th->dim);
+        sx += lw + 6;
         for (int b = 0; b < a->n_src; b++) {
             char s[16];
             snprintf(s, sizeof s, "%d", b + 1);
-            Rect br = {x, rc.y + 4, rc.h + 4, rc.h - 6};
-            if (x + br.w > rc.x + rc.w)
-                break;
-            if (ui_button(v, br, s, a->batch == b))
+            if (ui_button(v, (Rect){sx, rc.y + 4, bw, rc.h - 6}, s, a->batch == b))
                 a->batch = b;
-            x += br.w + 3;
+            sx += bw + 3;
         }
     }
 }

@@ -72,10 +72,9 @@ uint64_t heat_key(StageId st, int layer, int head, int b, int cmap, int variant)
            ((uint64_t)(cmap & 0xf) << 16) ^ (uint64_t)(variant & 0xffff);
 }
 
-RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
-                     float lo, float hi, CmapId cmap, uint32_t masked_rgba)
+RenImage *gfx_image(Gfx *g, uint64_t version, uint64_t key, int w, int h, float lo,
+                    float hi, int *fresh)
 {
-    int w = v->cols, h = v->rows;
     g->use_clock++;
     HeatEntry *victim = &g->heat[0];
     for (int i = 0; i < HEAT_CACHE; i++) {
@@ -83,9 +82,10 @@ RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
         if (e->img && e->version == version && e->key == key && e->w == w && e->h == h &&
             e->lo == lo && e->hi == hi) {
             e->last_use = g->use_clock;
+            *fresh = 0;
             return e->img;
         }
-        if (!e->img || e->last_use < victim->last_use)
+        if (!e->img || (victim->img && e->last_use < victim->last_use))
             victim = e;
     }
     if (victim->img && (victim->w != w || victim->h != h)) {
@@ -96,24 +96,6 @@ RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
         victim->img = ren_image_new(g->r, w, h);
     if (!victim->img)
         return NULL;
-    uint32_t *px = malloc((size_t)w * h * sizeof *px);
-    if (!px)
-        return NULL;
-    const CmapLut *lut = &g->lut[cmap];
-    for (int r = 0; r < h; r++) {
-        uint32_t *row = px + (size_t)r * w;
-        if (v->data)
-            cmap_lut_map(lut, v->data + (size_t)r * v->stride, (size_t)w, lo, hi, row);
-        else
-            for (int c = 0; c < w; c++)
-                row[c] = cmap_lut_get(lut, 0.5f);
-        if (v->data)
-            for (int c = 0; c < w; c++)
-                if (isinf(v->data[(size_t)r * v->stride + c]) && v->data[(size_t)r * v->stride + c] < 0)
-                    row[c] = masked_rgba;
-    }
-    ren_image_update(victim->img, px);
-    free(px);
     victim->version = version;
     victim->key = key;
     victim->w = w;
@@ -121,7 +103,36 @@ RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
     victim->lo = lo;
     victim->hi = hi;
     victim->last_use = g->use_clock;
+    *fresh = 1;
     return victim->img;
+}
+
+RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
+                     float lo, float hi, CmapId cmap, uint32_t masked_rgba)
+{
+    int w = v->cols, h = v->rows, fresh;
+    RenImage *img = gfx_image(g, version, key, w, h, lo, hi, &fresh);
+    if (!img || !fresh)
+        return img;
+    uint32_t *px = malloc((size_t)w * h * sizeof *px);
+    if (!px)
+        return NULL;
+    const CmapLut *lut = &g->lut[cmap];
+    for (int r = 0; r < h; r++) {
+        uint32_t *row = px + (size_t)r * w;
+        const float *src = v->data ? v->data + (size_t)r * v->stride : NULL;
+        if (src)
+            cmap_lut_map(lut, src, (size_t)w, lo, hi, row);
+        else
+            for (int c = 0; c < w; c++)
+                row[c] = cmap_lut_get(lut, 0.5f);
+        for (int c = 0; src && c < w; c++)
+            if (isinf(src[c]) && src[c] < 0)
+                row[c] = masked_rgba;
+    }
+    ren_image_update(img, px);
+    free(px);
+    return img;
 }
 
 /* The App's drawing resources, made for renderer r on first use. */

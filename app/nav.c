@@ -28,6 +28,8 @@ static const char *short_label(RenFont *f, const NavBlock *b, int w)
 {
     static const char *const forms[][3] = {
         {"Multi-Head Attention (encoder K, V)", "Cross-Attention", "Cross-Attn"},
+        {"Feed Forward", "Feed Fwd", "FFN"},
+        {"Add & Norm", "Add+Norm", "A & N"},
         {"Masked Multi-Head Attention", "Masked Attention", "Masked Attn"},
         {"Multi-Head Attention", "Self-Attention", "Self-Attn"},
         {"⊕ Positional Encoding", "⊕ Positional Enc.", "⊕ Position"},

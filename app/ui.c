@@ -6,6 +6,11 @@
 
 #include "views.h"
 
+int ui_side_of(LabelKind k)
+{
+    return k == LBL_SRC ? 1 : k == LBL_TGT ? 2 : 0;
+}
+
 int ui_over(const UiInput *in, Rect r)
 {
     return in->mx >= r.x && in->mx < r.x + r.w && in->my >= r.y && in->my < r.y + r.h;

@@ -39,17 +39,6 @@ typedef struct HeadsGrid {
     int short_caps;      /* "L2" rather than "layer 2" */
 } HeadsGrid;
 
-/* The first stage (q) of the attention block a stage belongs to; stages
- * outside attention map to the block nearest them in the walk. */
-static StageId attn_first(StageId st)
-{
-    if (st >= ST_DEC_CROSS_Q)
-        return ST_DEC_CROSS_Q;
-    if (st >= ST_TGT_TOKENS)
-        return ST_DEC_SELF_Q;
-    return ST_ENC_SELF_Q;
-}
-
 static const char *attn_name(StageId first)
 {
     return first == ST_DEC_CROSS_Q ? "Cross-attention (decoder → encoder)"
@@ -193,11 +182,6 @@ static void veil_padding(ViewCtx *v, const HeadsGrid *G, Rect t)
     }
 }
 
-static int side_of(LabelKind k)
-{
-    return k == LBL_SRC ? 1 : k == LBL_TGT ? 2 : 0;
-}
-
 /* The token the learner clicked elsewhere: outline its row or column. */
 static void mark_selection(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rect t)
 {
@@ -205,9 +189,9 @@ static void mark_selection(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rec
     int cpx = (int)lroundf(G->c) > 1 ? (int)lroundf(G->c) : 1;
     if (!s->side)
         return;
-    if (side_of(tv->row_kind) == s->side && s->index < G->Tq)
+    if (ui_side_of(tv->row_kind) == s->side && s->index < G->Tq)
         ren_rect_line(v->r, (Rect){t.x, t.y + (int)lroundf(s->index * G->c), t.w, cpx}, 1, v->th->select);
-    if (side_of(tv->col_kind) == s->side && s->index < G->Tk)
+    if (ui_side_of(tv->col_kind) == s->side && s->index < G->Tk)
         ren_rect_line(v->r, (Rect){t.x + (int)lroundf(s->index * G->c), t.y, cpx, t.h}, 1, v->th->select);
 }
 
@@ -271,7 +255,7 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current
 static Color label_color(const ViewCtx *v, LabelKind k, int i, int n_real)
 {
     const Selection *s = &v->a->sel;
-    if (s->side && s->side == side_of(k) && s->index == i)
+    if (s->side && s->side == ui_side_of(k) && s->index == i)
         return v->th->select;
     return i >= n_real ? v->th->dim : v->th->text;
 }
@@ -408,7 +392,7 @@ static void heads_draw(ViewCtx *v)
     App *a = v->a;
     StagePos p = app_pos(a);
     const TfConfig *cfg = &a->model.cfg;
-    StageId first = attn_first(p.stage);
+    StageId first = stage_attn_block(p.stage);
     HeadsGrid G;
     memset(&G, 0, sizeof G);
     G.prob = p.stage != first + 3; /* scores, or else weights */
@@ -440,7 +424,7 @@ static void heads_draw(ViewCtx *v)
                      body.x, body.y, body.w, v->th->dim);
         return;
     }
-    int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) && attn_first(p.stage) == first ? p.layer : -1;
+    int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) && stage_attn_block(p.stage) == first ? p.layer : -1;
     draw_captions(v, &G, &tv0, cur_layer);
     for (int l = 0; l < G.L; l++)
         for (int h = 0; h < G.NH; h++)

@@ -57,20 +57,6 @@ static Color head_color(const Theme *th, int h)
     return c;
 }
 
-static StageId attn_first(StageId st)
-{
-    if (st >= ST_DEC_CROSS_Q)
-        return ST_DEC_CROSS_Q;
-    if (st >= ST_TGT_TOKENS)
-        return ST_DEC_SELF_Q;
-    return ST_ENC_SELF_Q;
-}
-
-static int side_of(LabelKind k)
-{
-    return k == LBL_SRC ? 1 : k == LBL_TGT ? 2 : 0;
-}
-
 static float tok_y(const LinesGeo *G, int col, int i)
 {
     return G->top[col] + (i + 0.5f) * G->pitch[col];
@@ -149,7 +135,7 @@ static void find_focus(ViewCtx *v, LinesGeo *G)
         G->fcol = c;
         G->fi = i;
         if (v->in->pressed) {
-            int side = side_of(G->kind[c]);
+            int side = ui_side_of(G->kind[c]);
             if (a->sel.side == side && a->sel.index == i)
                 a->sel.side = 0;
             else
@@ -160,8 +146,8 @@ static void find_focus(ViewCtx *v, LinesGeo *G)
     }
     if (!a->sel.side)
         return;
-    int match0 = side_of(G->kind[0]) == a->sel.side && a->sel.index < G->shown[0];
-    int match1 = side_of(G->kind[1]) == a->sel.side && a->sel.index < G->shown[1];
+    int match0 = ui_side_of(G->kind[0]) == a->sel.side && a->sel.index < G->shown[0];
+    int match1 = ui_side_of(G->kind[1]) == a->sel.side && a->sel.index < G->shown[1];
     if (match0 && match1)
         G->fcol = g_sel_col;
     else if (match0 || match1)
@@ -328,40 +314,6 @@ static void paint_heads(ViewCtx *v, const LinesGeo *G, Canvas *cv, Rect reg, int
     }
 }
 
-/* A texture in the shared heatmap cache, found by key, or taken from the
- * least recently used entry (*fresh says it must be painted). Entries
- * belong to the Gfx, which frees them with the renderer. */
-static RenImage *cached_image(Gfx *g, uint64_t version, uint64_t key, int w, int h, int *fresh)
-{
-    g->use_clock++;
-    HeatEntry *victim = &g->heat[0];
-    for (int i = 0; i < HEAT_CACHE; i++) {
-        HeatEntry *e = &g->heat[i];
-        if (e->img && e->version == version && e->key == key && e->w == w && e->h == h) {
-            e->last_use = g->use_clock;
-            *fresh = 0;
-            return e->img;
-        }
-        if (!e->img || (victim->img && e->last_use < victim->last_use))
-            victim = e;
-    }
-    if (victim->img && (victim->w != w || victim->h != h)) {
-        ren_image_free(victim->img);
-        victim->img = NULL;
-    }
-    if (!victim->img)
-        victim->img = ren_image_new(g->r, w, h);
-    if (!victim->img)
-        return NULL;
-    victim->version = version;
-    victim->key = key;
-    victim->w = w;
-    victim->h = h;
-    victim->last_use = g->use_clock;
-    *fresh = 1;
-    return victim->img;
-}
-
 /* Everything the painted image depends on, folded into a cache key (FNV-1a);
  * the trace's version is kept beside it. */
 static uint64_t image_key(const ViewCtx *v, const LinesGeo *G, Rect reg, int with_focus)
@@ -444,7 +396,7 @@ static void draw_curves(ViewCtx *v, const LinesGeo *G, Rect body)
     if (reg.w < 2 || reg.h < 2 || reg.w > maxs || reg.h > maxs)
         return;
     int fresh;
-    RenImage *img = cached_image(v->g, a->version, image_key(v, G, reg, 1), reg.w, reg.h, &fresh);
+    RenImage *img = gfx_image(v->g, a->version, image_key(v, G, reg, 1), reg.w, reg.h, 0, 0, &fresh);
     if (!img)
         return;
     if (fresh && paint(v, G, reg))
@@ -479,7 +431,7 @@ static void draw_tokens(ViewCtx *v, const LinesGeo *G, int col, const TfView *tv
     for (int i = 0; i < G->shown[col]; i++) {
         int y = (int)lroundf(tok_y(G, col, i)) - fh / 2;
         int focus = G->fcol == col && G->fi == i;
-        int sel = a->sel.side == side_of(G->kind[col]) && a->sel.index == i;
+        int sel = a->sel.side == ui_side_of(G->kind[col]) && a->sel.index == i;
         if (y < last && !focus)
             continue; /* crowded: every token keeps its line, not every label */
         tf_view_label(&a->trace, &a->model, tv, col, i, buf, sizeof buf);
@@ -626,11 +578,11 @@ static void lines_draw(ViewCtx *v)
 {
     App *a = v->a;
     StagePos p = app_pos(a);
-    StageId first = attn_first(p.stage);
+    StageId first = stage_attn_block(p.stage);
     LinesGeo G;
     memset(&G, 0, sizeof G);
     G.st = (StageId)(first + 5);
-    G.layer = (stage_info(p.stage)->flags & SF_LAYER) && attn_first(p.stage) == first ? p.layer : 0;
+    G.layer = (stage_info(p.stage)->flags & SF_LAYER) && stage_attn_block(p.stage) == first ? p.layer : 0;
     G.NH = a->model.cfg.n_heads;
     G.head = a->head < G.NH ? a->head : 0;
     G.b = a->batch;

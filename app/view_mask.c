@@ -35,15 +35,6 @@ typedef struct MaskInfo {
     TfView mv;            /* the mask as applied */
 } MaskInfo;
 
-static StageId attn_first(StageId st)
-{
-    if (st >= ST_DEC_CROSS_Q)
-        return ST_DEC_CROSS_Q;
-    if (st >= ST_TGT_TOKENS)
-        return ST_DEC_SELF_Q;
-    return ST_ENC_SELF_Q;
-}
-
 static float lum(Color c)
 {
     return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
@@ -181,11 +172,6 @@ static int label_max(const App *a, const TfView *tv, int axis, RenFont *f)
     return w;
 }
 
-static int side_of(LabelKind k)
-{
-    return k == LBL_SRC ? 1 : k == LBL_TGT ? 2 : 0;
-}
-
 static void set_hover(App *a, const MaskInfo *M, int i, int j)
 {
     static const char *WHY[] = {"allowed", "future position (j > i)", "key is <pad>",
@@ -220,14 +206,14 @@ static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
         if (y < last + 1)
             continue;
         tf_view_label(&a->trace, &a->model, &M->mv, 0, i, buf, sizeof buf);
-        int sel = a->sel.side == side_of(M->mv.row_kind) && a->sel.index == i;
+        int sel = a->sel.side == ui_side_of(M->mv.row_kind) && a->sel.index == i;
         Color c = sel ? v->th->select : i >= M->qn ? v->th->dim : v->th->text;
         int w = ren_text_width(f, buf);
         int x = G->cells.x - 6 - (w < G->lab_w - 6 ? w : G->lab_w - 6);
         ui_text_fit(v->r, f, buf, x, y, G->lab_w - 6, c);
         Rect hit = {G->cells.x - G->lab_w, G->cells.y + (int)(i * G->c), G->lab_w, (int)ceilf(G->c)};
         if (ui_clicked(v->in, hit))
-            a->sel = sel ? (Selection){0, 0} : (Selection){side_of(M->mv.row_kind), i};
+            a->sel = sel ? (Selection){0, 0} : (Selection){ui_side_of(M->mv.row_kind), i};
         last = y + fh;
     }
     last = -(1 << 30);
@@ -240,11 +226,11 @@ static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
             x = G->cells.x - G->lab_w / 2;
         if (x < last + 4)
             continue;
-        int sel = a->sel.side == side_of(M->mv.col_kind) && a->sel.index == j;
+        int sel = a->sel.side == ui_side_of(M->mv.col_kind) && a->sel.index == j;
         ren_text(v->r, f, buf, x, y, sel ? v->th->select : j >= M->kn ? v->th->dim : v->th->text);
         Rect hit = {G->cells.x + (int)(j * G->c), y, (int)ceilf(G->c), fh};
         if (ui_clicked(v->in, hit))
-            a->sel = sel ? (Selection){0, 0} : (Selection){side_of(M->mv.col_kind), j};
+            a->sel = sel ? (Selection){0, 0} : (Selection){ui_side_of(M->mv.col_kind), j};
         last = x + w;
     }
 }
@@ -296,10 +282,10 @@ static void draw_matrix(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
             ren_text(v->r, f, "ignored", G->cells.x + G->cells.w + 6, row.y + row.h / 2 - fh / 2, v->th->dim);
     }
     /* the selected token's row or column */
-    if (a->sel.side == side_of(M->mv.row_kind) && a->sel.index < M->mv.rows)
+    if (a->sel.side == ui_side_of(M->mv.row_kind) && a->sel.index < M->mv.rows)
         ren_rect_line(v->r, (Rect){G->cells.x - 2, G->cells.y + (int)lroundf(a->sel.index * G->c) - 2,
                                    G->cells.w + 4, (int)lroundf(G->c) + 3}, 2, v->th->select);
-    if (a->sel.side == side_of(M->mv.col_kind) && a->sel.index < M->mv.cols)
+    if (a->sel.side == ui_side_of(M->mv.col_kind) && a->sel.index < M->mv.cols)
         ren_rect_line(v->r, (Rect){G->cells.x + (int)lroundf(a->sel.index * G->c) - 2, G->cells.y - 2,
                                    (int)lroundf(G->c) + 3, G->cells.h + 4}, 2, v->th->select);
     if (!ui_over(v->in, G->cells))
@@ -493,11 +479,11 @@ static void mask_draw(ViewCtx *v)
 {
     App *a = v->a;
     StagePos p = app_pos(a);
-    StageId first = attn_first(p.stage);
+    StageId first = stage_attn_block(p.stage);
     MaskInfo M;
     memset(&M, 0, sizeof M);
     M.st = (StageId)(first + 4);
-    M.layer = (stage_info(p.stage)->flags & SF_LAYER) && attn_first(p.stage) == first ? p.layer : 0;
+    M.layer = (stage_info(p.stage)->flags & SF_LAYER) && stage_attn_block(p.stage) == first ? p.layer : 0;
     M.b = a->batch;
     M.causal = first == ST_DEC_SELF_Q;
     TfErr err;

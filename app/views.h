@@ -61,6 +61,11 @@ int gfx_px(const Gfx *g, float base);
  * what is drawn (stage, layer, head, sentence, colour map, variant). */
 RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
                      float lo, float hi, CmapId cmap, uint32_t masked_rgba);
+/* Any cached texture of w x h: found by (version, key, lo, hi), or taken
+ * from the least recently used entry with *fresh = 1 (the caller paints it).
+ * Views other than heatmaps use keys with a top byte of their own. */
+RenImage *gfx_image(Gfx *g, uint64_t version, uint64_t key, int w, int h, float lo,
+                    float hi, int *fresh);
 uint64_t heat_key(StageId st, int layer, int head, int b, int cmap, int variant);
 
 /* The window's own words in the App's language (i18n.c): the English text
@@ -68,6 +73,8 @@ uint64_t heat_key(StageId st, int layer, int head, int b, int cmap, int variant)
 const char *L(const App *a, const char *en);
 
 /* ---- widgets ---- */
+/* The selection side of a label kind: 1 source, 2 target, 0 neither. */
+int ui_side_of(LabelKind k);
 int ui_over(const UiInput *in, Rect r);
 int ui_clicked(const UiInput *in, Rect r);
 /* A button; returns 1 when clicked this frame. */

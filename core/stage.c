@@ -89,6 +89,15 @@ int stage_exists(StageId id, const TfConfig *cfg)
     return 1;
 }
 
+StageId stage_attn_block(StageId id)
+{
+    if (id >= ST_DEC_CROSS_Q)
+        return ST_DEC_CROSS_Q;
+    if (id >= ST_TGT_TOKENS)
+        return ST_DEC_SELF_Q;
+    return ST_ENC_SELF_Q;
+}
+
 int stage_layers(StageId id, const TfConfig *cfg)
 {
     unsigned f = STAGES[id].flags;

@@ -72,6 +72,11 @@ const StageInfo *stage_info(StageId id);
 int stage_find(const char *name);
 /* Does the stage exist for this config (pre-LN-only stages)? */
 int stage_exists(StageId id, const TfConfig *cfg);
+/* The first stage (q) of the attention block a stage belongs to: encoder
+ * self-attention, decoder self-attention or cross-attention; stages outside
+ * attention map to the block nearest before them in the walk. */
+StageId stage_attn_block(StageId id);
+
 /* Layers a stage ranges over (n_enc or n_dec), 1 if not per layer. */
 int stage_layers(StageId id, const TfConfig *cfg);
 
