@@ -27,10 +27,10 @@ static int block_entry(const App *a, const NavBlock *b)
 static const char *short_label(RenFont *f, const NavBlock *b, int w)
 {
     static const char *const forms[][3] = {
-        {"Multi-Head Attention (encoder K, V)", "Cross-Attention", "Cross-Attn"},
+        {"Multi-Head Attention (encoder K, V)", "Cross-Attention", "Cross"},
         {"Feed Forward", "Feed Fwd", "FFN"},
         {"Add & Norm", "Add+Norm", "A & N"},
-        {"Masked Multi-Head Attention", "Masked Attention", "Masked Attn"},
+        {"Masked Multi-Head Attention", "Masked Attention", "Masked"},
         {"Multi-Head Attention", "Self-Attention", "Self-Attn"},
         {"⊕ Positional Encoding", "⊕ Positional Enc.", "⊕ Position"},
         {"Input Embedding", "Embedding", "Embed"},
