@@ -19,10 +19,12 @@
 
 #define HEADS_VARIANT_SHARED 0x4E5Du /* heat cache variant: shared score range */
 
-/* Where the thumbnails are and what they show. Two arrangements: one row
- * per layer (heads across), or, when that leaves the cells tiny because
- * the matrices are tall and narrow (cross-attention over a short source),
- * all layers side by side in one row. Whichever gives bigger cells wins. */
+/* Where the thumbnails are and what they show. Three arrangements: one row
+ * per layer (heads across); heads wrapped over several rows per layer when
+ * the window has height to spare (8 heads as 2 x 4 gives cells twice as
+ * big); or, when the matrices are tall and narrow (cross-attention over a
+ * short source), all layers side by side in one row. Whichever gives the
+ * biggest cells wins. */
 typedef struct HeadsGrid {
     StageId st;          /* the scores or weights stage shown */
     int L, NH, Tq, Tk, b;
@@ -37,6 +39,9 @@ typedef struct HeadsGrid {
     int x0, y0;          /* top-left of layer 0, head 0 */
     int cap_w, lab_w;    /* layer-caption band, query-label band (left) */
     int short_caps;      /* "L2" rather than "layer 2" */
+    int per_row;         /* heads per row (NH unless wrapped) */
+    int rows;            /* rows of heads per layer */
+    int band;            /* captions above every row when wrapped, else 0 */
 } HeadsGrid;
 
 static const char *attn_name(StageId first)
@@ -50,7 +55,9 @@ static Rect thumb_rect(const HeadsGrid *G, int l, int h)
 {
     if (G->side)
         return (Rect){G->x0 + (l * G->NH + h) * (G->tw + G->gap) + l * G->lgap, G->y0, G->tw, G->th};
-    return (Rect){G->x0 + h * (G->tw + G->gap), G->y0 + l * (G->th + G->gap), G->tw, G->th};
+    int r = l * G->rows + h / G->per_row, c = h % G->per_row;
+    return (Rect){G->x0 + c * (G->tw + G->gap), G->y0 + r * (G->th + G->gap + G->band) + l * (G->rows > 1 ? G->lgap : 0),
+                  G->tw, G->th};
 }
 
 /* Scores share one symmetric range over every layer and head, so a bright
@@ -147,8 +154,32 @@ static float layout_try(ViewCtx *v, const TfView *tv0, Rect body, HeadsGrid *G, 
     int top_side = 3 * (fh + 2) + 2;
     float c_side = cell_size((float)(body.w - G->lab_w - cb_w - (n - 1) * G->gap - (G->L - 1) * G->lgap),
                              (float)(body.h - top_side), n * G->Tk, G->Tq, sc);
-    G->side = G->L > 1 && c_side > c_rows * 1.25f;
+    /* heads wrapped over 2 or 4 rows per layer, captions above every row */
+    G->per_row = G->NH;
+    G->rows = 1;
+    G->band = 0;
+    float c_wrap = 0;
+    int best_k = G->NH;
+    for (int k = (G->NH + 1) / 2; k >= 1 && compact < 2; k = (k + 1) / 2) {
+        int rows = (G->NH + k - 1) / k, bands = G->L * rows;
+        float c = cell_size((float)(body.w - G->cap_w - G->lab_w - cb_w - (k - 1) * G->gap),
+                            (float)(body.h - top_rows - bands * (top_rows + G->gap) - (G->L - 1) * G->lgap),
+                            k * G->Tk, bands * G->Tq, sc);
+        if (c > c_wrap) {
+            c_wrap = c;
+            best_k = k;
+        }
+        if (k == 1)
+            break;
+    }
+    G->side = G->L > 1 && c_side > c_rows * 1.25f && c_side >= c_wrap;
     G->c = G->side ? c_side : c_rows;
+    if (!G->side && c_wrap > c_rows * 1.25f) {
+        G->per_row = best_k;
+        G->rows = (G->NH + best_k - 1) / best_k;
+        G->band = top_rows;
+        G->c = c_wrap;
+    }
     G->tw = (int)lroundf(G->c * G->Tk);
     G->th = (int)lroundf(G->c * G->Tq);
     G->x0 = body.x + G->lab_w + (G->side ? 0 : G->cap_w);
@@ -325,21 +356,26 @@ static void draw_captions(ViewCtx *v, const HeadsGrid *G, const TfView *tv0, int
             if (cur)
                 ren_rect(v->r, (Rect){cap.x, cap.y + fh, cap.w, 2}, v->th->accent);
         } else {
-            int y = t0.y + t0.h / 2 - fh / 2;
+            Rect tl = thumb_rect(G, l, G->NH - 1); /* the layer's last row */
+            int span = tl.y + tl.h - t0.y;
+            int y = t0.y + span / 2 - fh / 2;
             ren_text(v->r, f, buf, t0.x - G->lab_w - G->cap_w, y < t0.y ? t0.y : y, lc);
-            if (cur) /* a bar beside the current layer's row */
-                ren_rect(v->r, (Rect){t0.x - G->lab_w - 4, t0.y, 3, t0.h}, v->th->accent);
+            if (cur) /* a bar beside the current layer's rows */
+                ren_rect(v->r, (Rect){t0.x - G->lab_w - 4, t0.y, 3, span}, v->th->accent);
         }
-        if ((l == 0 || !G->side) && G->lab_w > 0)
-            draw_query_labels(v, G, tv0, t0);
         for (int h = 0; h < G->NH; h++) {
-            if (l > 0 && !G->side)
-                break;
             Rect t = thumb_rect(G, l, h);
+            int first_in_row = h % G->per_row == 0;
+            if (first_in_row && (l == 0 || !G->side) && G->lab_w > 0 && (G->side || h == 0 || G->band))
+                draw_query_labels(v, G, tv0, t);
+            /* head captions: once on top, or above every wrapped row */
+            if (!G->band && l > 0 && !G->side)
+                continue;
+            int yh = G->band ? t.y - 2 * (fh + 2) - 2 : y_head, yk = G->band ? t.y - fh - 4 : y_key;
             snprintf(buf, sizeof buf, t.w >= ren_text_width(f, "head 00") ? "head %d" : "%d", h + 1);
-            ui_text_center(v->r, f, buf, (Rect){t.x - G->gap / 2, y_head, t.w + G->gap, fh},
+            ui_text_center(v->r, f, buf, (Rect){t.x - G->gap / 2, yh, t.w + G->gap, fh},
                            v->a->head == h ? v->th->select : v->th->dim);
-            draw_key_labels(v, G, tv0, t, y_key);
+            draw_key_labels(v, G, tv0, t, yk);
         }
     }
 }
