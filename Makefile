@@ -26,7 +26,7 @@ PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig
 PKGS_TEST := cmocka
 
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
-CFLAGS  ?= -O2 -g -ftree-vectorize -fno-math-errno
+CFLAGS  ?= -O2 -g -ftree-vectorize -fno-math-errno -fno-trapping-math
 CPPFLAGS_ALL = -std=c11 -D_GNU_SOURCE -pthread -MMD -MP $(WARN) $(SAN_FLAGS)
 CORE_CFLAGS = $(shell pkg-config --cflags $(PKGS_CORE))
 APP_CFLAGS  = $(shell pkg-config --cflags $(PKGS_CORE) $(PKGS_APP)) \

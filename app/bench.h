@@ -26,4 +26,7 @@ void bench_print(const char *name, const BenchStats *s, double flops,
                  double peak_gflops, double tokens, const char *extra_key,
                  double extra_val);
 
+/* frame_<view> and edit_redraw_base_s32 (bench_gui.c) */
+void bench_gui(double secs, const char *only);
+
 #endif

@@ -4,7 +4,9 @@
  * cblas_sgemm; every other entry reports its achieved GFLOP/s (matrix
  * products only, 2 FLOPs per multiply-add, as `stepformer info` counts them)
  * as a fraction of that peak. tokens_per_s counts sentences x sequence
- * length (source and target have the same length in these benchmarks). */
+ * length (source and target have the same length in these benchmarks).
+ * The train_* entries time one optimizer step (forward with dropout, loss,
+ * backward, gradient reduction, Adam) through the trainer of core/train.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "commands.h"
 #include "model.h"
 #include "ops.h"
+#include "train.h"
 
 static const char *HELP =
     "usage: stepformer bench [--json] [--quick] [--only PREFIX]\n"
@@ -144,6 +147,62 @@ static void bench_forward(const char *name, const char *preset, int vocab,
     bench_print(plain, &s2, fl.total * B, peak, (double)B * L, NULL, 0);
 }
 
+/* ---- training: forward + backward + Adam step ---- */
+
+typedef struct TrainCtx {
+    Dataset d;
+    TfModel m;
+    Trainer t;
+    int failed;
+} TrainCtx;
+
+static void train_body(void *p)
+{
+    TrainCtx *x = p;
+    TfErr err;
+    if (!x->failed && trainer_step(&x->t, NULL, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        x->failed = 1;
+    }
+}
+
+/* One optimizer step on B sentences of L source tokens and L target
+ * positions (<bos> + L-1 tokens in, L-1 tokens + <eos> out), random tokens
+ * from a vocabulary shared by both sides and tied as in the paper. FLOPs
+ * are counted as three forward passes (the backward pass computes two
+ * products for each one of the forward pass). */
+static void bench_train(const char *name, const char *preset, int vocab, int B,
+                        int L, double peak, double secs)
+{
+    TrainCtx x;
+    TfConfig cfg;
+    TfErr err;
+    memset(&x, 0, sizeof x);
+    TrainOpts o;
+    train_opts_default(&o);
+    o.batch = B;
+    if (cfg_preset(&cfg, preset, &err) ||
+        dataset_random(&x.d, B * 10, vocab, L, L - 1, 7, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return;
+    }
+    cfg.tie = TF_TIE_ALL;
+    if (trainer_model_new(&x.m, &cfg, &x.d, 1, &err) ||
+        trainer_init(&x.t, &x.m, &x.d, &o, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        model_free(&x.m);
+        dataset_free(&x.d);
+        return;
+    }
+    TfFlops fl = cfg_flops(&x.m.cfg, L, L);
+    BenchStats s = bench_run(train_body, &x, 5, secs);
+    if (!x.failed)
+        bench_print(name, &s, 3 * fl.total * B, peak, (double)B * L, NULL, 0);
+    trainer_free(&x.t);
+    model_free(&x.m);
+    dataset_free(&x.d);
+}
+
 static int want(const char *only, const char *name)
 {
     return !only || strncmp(name, only, strlen(only)) == 0;
@@ -177,5 +236,9 @@ int cmd_bench(int argc, char **argv)
         bench_forward("forward_base_b8_s64", "base", 37000, 8, 64, peak, secs, 0);
     if (want(only, "forward_classroom_b32_s16"))
         bench_forward("forward_classroom_b32_s16", "classroom", 32, 32, 16, peak, secs, 1);
+    if (want(only, "train_classroom_b32_s16"))
+        bench_train("train_classroom_b32_s16", "classroom", 32, 32, 16, peak, secs);
+    if (want(only, "train_base_b8_s64"))
+        bench_train("train_base_b8_s64", "base", 37000, 8, 64, peak, secs);
     return 0;
 }

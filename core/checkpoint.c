@@ -41,7 +41,8 @@ static int src_read(const Src *s, size_t off, void *dst, size_t n, TfErr *err)
 static const char *const KNOWN_META[] = {
     "format", "d_model", "n_heads", "d_ff", "n_enc_layers", "n_dec_layers",
     "max_len", "norm", "tie_embeddings", "src_vocab", "tgt_vocab",
-    "src_tokenize", "tgt_tokenize", "src_lowercase", "tgt_lowercase", NULL};
+    "src_tokenize", "tgt_tokenize", "src_lowercase", "tgt_lowercase",
+    "optimizer", "optimizer_step", NULL};
 
 static int is_known_meta(const char *k)
 {
@@ -260,66 +261,128 @@ static int layer_count(const TfConfig *c, ParamStack st)
     return st == STACK_ENC ? c->n_enc : st == STACK_DEC ? c->n_dec : 1;
 }
 
-static int load_tensors(TfModel *m, const cJSON *hdr, const Src *src,
-                        size_t data_off, size_t data_size, TfErr *err)
+/* The tensors a file must hold: the parameters, then (with optimizer state)
+ * the first and second Adam moments under the same names with a prefix. */
+enum { KIND_PARAM, KIND_M, KIND_V, N_KINDS };
+static const char *const KIND_PREFIX[N_KINDS] = {"", CKPT_OPTIM_M, CKPT_OPTIM_V};
+
+typedef struct Expect {
+    int n, per_kind;  /* tensors expected in all, and per kind */
+    Span *spans;      /* (n) sorted copy for the overlap check */
+    size_t *starts;   /* (n) data offset of each tensor, in table order */
+    char (*names)[128];
+} Expect;
+
+static void expect_free(Expect *e)
 {
-    const char *name = src->name;
-    const TfConfig *c = &m->cfg;
+    free(e->spans);
+    free(e->starts);
+    free(e->names);
+}
+
+/* The first listed tensor that the config does not explain, as an error. */
+static int unknown_tensor(const Expect *e, const cJSON *hdr, int n_json,
+                          const char *name, TfErr *err)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, hdr) {
+        if (strcmp(it->string, "__metadata__") == 0)
+            continue;
+        int found = 0;
+        for (int j = 0; j < e->n && !found; j++)
+            found = strcmp(e->names[j], it->string) == 0;
+        if (!found)
+            return tf_fail(err, "%s: unknown tensor %.80s (not part of this config%s)",
+                           name, it->string,
+                           strstr(it->string, "generator.weight") ? ": tie_embeddings says it is shared" : "");
+    }
+    return tf_fail(err, "%s: %d tensors listed, %d expected", name, n_json, e->n);
+}
+
+/* Check every expected tensor's entry and that nothing else is listed. */
+static int check_all(Expect *e, const TfConfig *c, const cJSON *hdr,
+                     int kinds, size_t data_size, const char *name, TfErr *err)
+{
     ParamDesc d[PARAMS_MAX_DESC];
     int nd = params_table(c, d, PARAMS_MAX_DESC);
-    int n_expect = 0;
+    e->per_kind = 0;
     for (int i = 0; i < nd; i++)
-        n_expect += layer_count(c, d[i].stack);
+        e->per_kind += layer_count(c, d[i].stack);
+    e->n = e->per_kind * kinds;
+    e->spans = calloc((size_t)e->n, sizeof *e->spans);
+    e->starts = calloc((size_t)e->n, sizeof *e->starts);
+    e->names = calloc((size_t)e->n, sizeof *e->names);
+    if (!e->spans || !e->starts || !e->names)
+        return tf_fail(err, "%s: out of memory", name);
+    int k = 0;
+    for (int kind = 0; kind < kinds; kind++) {
+        for (int i = 0; i < nd; i++) {
+            for (int l = 0; l < layer_count(c, d[i].stack); l++, k++) {
+                char base[96];
+                snprintf(base, sizeof base, d[i].name, l);
+                snprintf(e->names[k], sizeof e->names[k], "%s%s", KIND_PREFIX[kind], base);
+                e->spans[k].name = e->names[k];
+                if (check_tensor(hdr, e->names[k], d[i].rows, d[i].cols, data_size,
+                                 &e->spans[k], name, err))
+                    return -1;
+                e->starts[k] = e->spans[k].a;
+            }
+        }
+    }
     int n_json = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, hdr) {
         if (strcmp(it->string, "__metadata__") != 0)
             n_json++;
     }
-    Span *spans = calloc((size_t)n_expect, sizeof *spans);
-    size_t *starts = calloc((size_t)n_expect, sizeof *starts);
-    char (*names)[96] = calloc((size_t)n_expect, sizeof *names);
-    int rc = -1, k = 0;
-    if (!spans || !starts || !names) {
-        tf_fail(err, "%s: out of memory", name);
-        goto done;
-    }
+    if (n_json != e->n)
+        return unknown_tensor(e, hdr, n_json, name, err);
+    qsort(e->spans, (size_t)e->n, sizeof *e->spans, cmp_span);
+    for (int j = 1; j < e->n; j++)
+        if (e->spans[j].a < e->spans[j - 1].b)
+            return tf_fail(err, "%s: tensors %s and %s overlap in the data", name,
+                           e->spans[j - 1].name, e->spans[j].name);
+    return 0;
+}
+
+/* Read one kind of tensor (parameters or a moment) into a block laid out
+ * like the parameter block. Every value must be finite, second moments
+ * also >= 0. */
+static int read_kind(const Expect *e, int kind, const TfConfig *c, float *block,
+                     const Src *src, size_t data_off, TfErr *err)
+{
+    ParamDesc d[PARAMS_MAX_DESC];
+    int nd = params_table(c, d, PARAMS_MAX_DESC);
+    TfParams p;
+    params_point(&p, c, block);
+    int k = kind * e->per_kind;
     for (int i = 0; i < nd; i++) {
         for (int l = 0; l < layer_count(c, d[i].stack); l++, k++) {
-            snprintf(names[k], sizeof names[k], d[i].name, l);
-            spans[k].name = names[k];
-            if (check_tensor(hdr, names[k], d[i].rows, d[i].cols, data_size,
-                             &spans[k], name, err))
-                goto done;
-            starts[k] = spans[k].a;
-        }
-    }
-    if (n_json != n_expect) {
-        /* name the first tensor that the config does not explain */
-        cJSON_ArrayForEach(it, hdr) {
-            if (strcmp(it->string, "__metadata__") == 0)
-                continue;
-            int found = 0;
-            for (int j = 0; j < n_expect && !found; j++)
-                found = strcmp(names[j], it->string) == 0;
-            if (!found) {
-                tf_fail(err, "%s: unknown tensor %.80s (not part of this config%s)",
-                        name, it->string,
-                        strstr(it->string, "generator.weight") ? ": tie_embeddings says it is shared" : "");
-                goto done;
+            float *dst = params_tensor(&p, &d[i], l);
+            size_t numel = param_desc_numel(&d[i]);
+            if (src_read(src, data_off + e->starts[k], dst, numel * 4, err))
+                return -1;
+            for (size_t q = 0; q < numel; q++) {
+                if (!isfinite(dst[q]))
+                    return tf_fail(err, "%s: tensor %s holds a NaN or infinite value at %zu",
+                                   src->name, e->names[k], q);
+                if (kind == KIND_V && dst[q] < 0)
+                    return tf_fail(err, "%s: tensor %s holds a negative second moment at %zu",
+                                   src->name, e->names[k], q);
             }
         }
-        tf_fail(err, "%s: %d tensors listed, %d expected", name, n_json, n_expect);
+    }
+    return 0;
+}
+
+static int load_tensors(TfModel *m, CkptOptim *opt, int has_opt,
+                        const cJSON *hdr, const Src *src, size_t data_off,
+                        size_t data_size, TfErr *err)
+{
+    Expect e = {0};
+    int rc = -1;
+    if (check_all(&e, &m->cfg, hdr, has_opt ? N_KINDS : 1, data_size, src->name, err))
         goto done;
-    }
-    qsort(spans, (size_t)n_expect, sizeof *spans, cmp_span);
-    for (int j = 1; j < n_expect; j++) {
-        if (spans[j].a < spans[j - 1].b) {
-            tf_fail(err, "%s: tensors %s and %s overlap in the data", name,
-                    spans[j - 1].name, spans[j].name);
-            goto done;
-        }
-    }
     /* Everything fits in the file: now allocating is safe. */
     TfConfig cfg = m->cfg;
     Vocab sv = m->src_vocab, tv = m->tgt_vocab;
@@ -330,34 +393,58 @@ static int load_tensors(TfModel *m, const cJSON *hdr, const Src *src,
     }
     m->src_vocab = sv;
     m->tgt_vocab = tv;
-    k = 0;
-    for (int i = 0; i < nd; i++) {
-        for (int l = 0; l < layer_count(c, d[i].stack); l++, k++) {
-            float *dst = params_tensor(&m->p, &d[i], l);
-            size_t numel = param_desc_numel(&d[i]);
-            if (src_read(src, data_off + starts[k], dst, numel * 4, err))
-                goto done;
-            for (size_t q = 0; q < numel; q++) {
-                if (!isfinite(dst[q])) {
-                    tf_fail(err, "%s: tensor %s holds a NaN or infinite value at %zu",
-                            name, names[k], q);
-                    goto done;
-                }
-            }
-        }
+    if (read_kind(&e, KIND_PARAM, &m->cfg, m->block, src, data_off, err))
+        goto done;
+    if (opt && has_opt) {
+        if (ckpt_optim_alloc(opt, m->n_params, err) ||
+            read_kind(&e, KIND_M, &m->cfg, opt->m, src, data_off, err) ||
+            read_kind(&e, KIND_V, &m->cfg, opt->v, src, data_off, err))
+            goto done;
     }
     rc = 0;
 done:
-    free(spans);
-    free(starts);
-    free(names);
+    expect_free(&e);
     return rc;
 }
 
-static int load(TfModel *m, const Src *src, TfErr *err)
+/* Does the file carry optimizer state? Returns 1 (step in *step), 0, or -1
+ * when the metadata and the tensors disagree. */
+static int optim_present(const cJSON *hdr, const cJSON *meta, long long *step,
+                         const char *name, TfErr *err)
+{
+    int tensors = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, hdr) {
+        if (strncmp(it->string, "optimizer.", 10) == 0)
+            tensors = 1;
+    }
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(meta, "optimizer");
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(meta, "optimizer_step");
+    if (!tensors && !kind && !st)
+        return 0;
+    if (!tensors)
+        return tf_fail(err, "%s: __metadata__ describes optimizer state but the "
+                       "file holds no optimizer tensors", name);
+    if (!kind || strcmp(kind->valuestring, "adam") != 0)
+        return tf_fail(err, "%s: optimizer tensors need __metadata__ optimizer = "
+                       "\"adam\"", name);
+    const char *s = st ? st->valuestring : "";
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (!st || end == s || *end || errno || v < 0 || v > (1LL << 53))
+        return tf_fail(err, "%s: optimizer_step must be a step count, not \"%.40s\"",
+                       name, st ? s : "(missing)");
+    *step = v;
+    return 1;
+}
+
+static int load(TfModel *m, CkptOptim *opt, const Src *src, TfErr *err)
 {
     const char *name = src->name;
     memset(m, 0, sizeof *m);
+    if (opt)
+        memset(opt, 0, sizeof *opt);
     if (src->size < 8)
         return tf_fail(err, "%s: file is %zu bytes, too short for a safetensors "
                        "header", name, src->size);
@@ -415,8 +502,15 @@ static int load(TfModel *m, const Src *src, TfErr *err)
         tf_fail_prefix(err, "%s", name);
         goto done;
     }
-    if (load_tensors(m, hdr, src, 8 + (size_t)hlen, src->size - 8 - (size_t)hlen, err))
+    long long step = 0;
+    int has_opt = optim_present(hdr, meta, &step, name, err);
+    if (has_opt < 0)
         goto done;
+    if (load_tensors(m, opt, has_opt, hdr, src, 8 + (size_t)hlen,
+                     src->size - 8 - (size_t)hlen, err))
+        goto done;
+    if (opt)
+        opt->step = has_opt ? step : 0;
     cJSON_ArrayForEach(it, meta) {
         if (!is_known_meta(it->string) && model_meta_set(m, it->string, it->valuestring)) {
             tf_fail(err, "%s: out of memory for metadata", name);
@@ -425,23 +519,33 @@ static int load(TfModel *m, const Src *src, TfErr *err)
     }
     rc = 0;
 done:
-    if (rc)
+    if (rc) {
         model_free(m);
+        ckpt_optim_free(opt);
+    }
     cJSON_Delete(hdr);
     free(text);
     return rc;
 }
 
+int ckpt_load_mem_full(TfModel *m, CkptOptim *opt, const void *buf,
+                       size_t len, const char *name, TfErr *err)
+{
+    Src s = {NULL, buf, len, name ? name : "<memory>"};
+    return load(m, opt, &s, err);
+}
+
 int ckpt_load_mem(TfModel *m, const void *buf, size_t len, const char *name,
                   TfErr *err)
 {
-    Src s = {NULL, buf, len, name ? name : "<memory>"};
-    return load(m, &s, err);
+    return ckpt_load_mem_full(m, NULL, buf, len, name, err);
 }
 
-int ckpt_load(TfModel *m, const char *path, TfErr *err)
+int ckpt_load_full(TfModel *m, CkptOptim *opt, const char *path, TfErr *err)
 {
     memset(m, 0, sizeof *m);
+    if (opt)
+        memset(opt, 0, sizeof *opt);
     FILE *f = fopen(path, "rb");
     if (!f)
         return tf_fail(err, "%s: cannot open: %s", path, strerror(errno));
@@ -451,9 +555,35 @@ int ckpt_load(TfModel *m, const char *path, TfErr *err)
         return tf_fail(err, "%s: not a regular file", path);
     }
     Src s = {f, NULL, (size_t)st.st_size, path};
-    int rc = load(m, &s, err);
+    int rc = load(m, opt, &s, err);
     fclose(f);
     return rc;
+}
+
+int ckpt_load(TfModel *m, const char *path, TfErr *err)
+{
+    return ckpt_load_full(m, NULL, path, err);
+}
+
+int ckpt_optim_alloc(CkptOptim *opt, size_t n, TfErr *err)
+{
+    memset(opt, 0, sizeof *opt);
+    if (n == 0 || n > TF_MAX_PARAMS)
+        return tf_fail(err, "optimizer state for %zu parameters is out of range", n);
+    opt->m = calloc(2 * n, sizeof(float));
+    if (!opt->m)
+        return tf_fail(err, "out of memory for the optimizer state (%.1f MiB)",
+                       (double)n * 8 / (1 << 20));
+    opt->v = opt->m + n;
+    return 0;
+}
+
+void ckpt_optim_free(CkptOptim *opt)
+{
+    if (!opt)
+        return;
+    free(opt->m);
+    memset(opt, 0, sizeof *opt);
 }
 
 /* ---- saving ---- */
@@ -481,7 +611,34 @@ static void add_meta_json(cJSON *meta, const char *k, cJSON *val)
     cJSON_Delete(val);
 }
 
-static char *build_header(const TfModel *m, size_t *len_out)
+/* Header entries of one block's tensors, data offsets continuing at *off. */
+static void add_entries(cJSON *hdr, const TfConfig *c, const char *prefix,
+                        size_t *off)
+{
+    ParamDesc d[PARAMS_MAX_DESC];
+    int nd = params_table(c, d, PARAMS_MAX_DESC);
+    char base[96], tname[128];
+    for (int i = 0; i < nd; i++) {
+        for (int l = 0; l < layer_count(c, d[i].stack); l++) {
+            snprintf(base, sizeof base, d[i].name, l);
+            snprintf(tname, sizeof tname, "%s%s", prefix, base);
+            cJSON *t = cJSON_AddObjectToObject(hdr, tname);
+            cJSON_AddStringToObject(t, "dtype", "F32");
+            cJSON *sh = cJSON_AddArrayToObject(t, "shape");
+            cJSON_AddItemToArray(sh, cJSON_CreateNumber(d[i].rows));
+            if (d[i].cols)
+                cJSON_AddItemToArray(sh, cJSON_CreateNumber(d[i].cols));
+            size_t bytes = param_desc_numel(&d[i]) * 4;
+            cJSON *o = cJSON_AddArrayToObject(t, "data_offsets");
+            cJSON_AddItemToArray(o, cJSON_CreateNumber((double)*off));
+            cJSON_AddItemToArray(o, cJSON_CreateNumber((double)(*off + bytes)));
+            *off += bytes;
+        }
+    }
+}
+
+static char *build_header(const TfModel *m, const CkptOptim *opt,
+                          size_t *len_out)
 {
     const TfConfig *c = &m->cfg;
     cJSON *hdr = cJSON_CreateObject();
@@ -505,27 +662,16 @@ static char *build_header(const TfModel *m, size_t *len_out)
     for (int i = 0; i < m->n_meta; i++)
         if (!is_known_meta(m->meta[i].key))
             cJSON_AddStringToObject(meta, m->meta[i].key, m->meta[i].val);
-
-    ParamDesc d[PARAMS_MAX_DESC];
-    int nd = params_table(c, d, PARAMS_MAX_DESC);
-    size_t off = 0;
-    char tname[96];
-    for (int i = 0; i < nd; i++) {
-        for (int l = 0; l < layer_count(c, d[i].stack); l++) {
-            snprintf(tname, sizeof tname, d[i].name, l);
-            cJSON *t = cJSON_AddObjectToObject(hdr, tname);
-            cJSON_AddStringToObject(t, "dtype", "F32");
-            cJSON *sh = cJSON_AddArrayToObject(t, "shape");
-            cJSON_AddItemToArray(sh, cJSON_CreateNumber(d[i].rows));
-            if (d[i].cols)
-                cJSON_AddItemToArray(sh, cJSON_CreateNumber(d[i].cols));
-            size_t bytes = param_desc_numel(&d[i]) * 4;
-            cJSON *o = cJSON_AddArrayToObject(t, "data_offsets");
-            cJSON_AddItemToArray(o, cJSON_CreateNumber((double)off));
-            cJSON_AddItemToArray(o, cJSON_CreateNumber((double)(off + bytes)));
-            off += bytes;
-        }
+    if (opt) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%lld", opt->step);
+        cJSON_AddStringToObject(meta, "optimizer", "adam");
+        cJSON_AddStringToObject(meta, "optimizer_step", buf);
     }
+
+    size_t off = 0;
+    for (int kind = 0; kind < (opt ? N_KINDS : 1); kind++)
+        add_entries(hdr, c, KIND_PREFIX[kind], &off);
     char *text = cJSON_PrintUnformatted(hdr);
     cJSON_Delete(hdr);
     if (!text)
@@ -559,26 +705,47 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-static int write_body(int fd, const TfModel *m, const char *hdr, size_t hlen)
+/* Write the tensors of one block laid out like the parameter block. */
+static int write_block(int fd, const TfConfig *c, const float *block)
+{
+    ParamDesc d[PARAMS_MAX_DESC];
+    int nd = params_table(c, d, PARAMS_MAX_DESC);
+    TfParams p;
+    params_point(&p, c, (float *)block);
+    for (int i = 0; i < nd; i++)
+        for (int l = 0; l < layer_count(c, d[i].stack); l++)
+            if (write_all(fd, params_tensor(&p, &d[i], l), param_desc_numel(&d[i]) * 4))
+                return -1;
+    return 0;
+}
+
+static int write_body(int fd, const TfModel *m, const CkptOptim *opt,
+                      const char *hdr, size_t hlen)
 {
     unsigned char lenb[8];
     for (int i = 0; i < 8; i++)
         lenb[i] = (unsigned char)((uint64_t)hlen >> (8 * i));
     if (write_all(fd, lenb, 8) || write_all(fd, hdr, hlen))
         return -1;
-    ParamDesc d[PARAMS_MAX_DESC];
-    int nd = params_table(&m->cfg, d, PARAMS_MAX_DESC);
-    for (int i = 0; i < nd; i++)
-        for (int l = 0; l < layer_count(&m->cfg, d[i].stack); l++)
-            if (write_all(fd, params_tensor(&m->p, &d[i], l), param_desc_numel(&d[i]) * 4))
-                return -1;
+    if (write_block(fd, &m->cfg, m->block))
+        return -1;
+    if (opt && (write_block(fd, &m->cfg, opt->m) || write_block(fd, &m->cfg, opt->v)))
+        return -1;
     return 0;
 }
 
 int ckpt_save(const TfModel *m, const char *path, TfErr *err)
 {
+    return ckpt_save_full(m, NULL, path, err);
+}
+
+int ckpt_save_full(const TfModel *m, const CkptOptim *opt, const char *path,
+                   TfErr *err)
+{
+    if (opt && (!opt->m || !opt->v || opt->step < 0))
+        return tf_fail(err, "%s: incomplete optimizer state", path);
     size_t hlen = 0;
-    char *hdr = build_header(m, &hlen);
+    char *hdr = build_header(m, opt, &hlen);
     if (!hdr)
         return tf_fail(err, "%s: out of memory building the header", path);
     size_t plen = strlen(path);
@@ -596,7 +763,7 @@ int ckpt_save(const TfModel *m, const char *path, TfErr *err)
         tf_fail(err, "%s: cannot create a temporary file: %s", path, strerror(errno));
         goto done;
     }
-    if (write_body(fd, m, hdr, hlen) || fsync(fd) != 0) {
+    if (write_body(fd, m, opt, hdr, hlen) || fsync(fd) != 0) {
         tf_fail(err, "%s: write failed: %s", path, strerror(errno));
         goto fail_tmp;
     }

@@ -39,15 +39,34 @@ int tf_check_batch(const TfModel *m, const TfTrace *tr, const TfBatch *in,
     return 0;
 }
 
-/* Fill a dropout mask: 0 with probability p, else 1/(1-p). NULL when off. */
+/* Is dropout on for this pass? */
+static int dropping(const TfTrace *tr, int train)
+{
+    return train && (tr->flags & TRACE_TRAIN) && tr->cfg.dropout > 0;
+}
+
+/* Fill a dropout mask: 0 with probability p, else 1/(1-p). NULL when off.
+ * The generator's 64-bit draws are read as 16-bit uniforms u (four per
+ * draw), and an element is dropped when u < round(p * 65536): p is thereby
+ * rounded to a multiple of 2^-16 (0.1 becomes 0.100006). (Which 16 bits
+ * come first follows the machine's byte order; either way they are a
+ * uniform stream fixed by the seed.) */
 static const float *dropout_mask(TfTrace *tr, float *mask, size_t n, int train)
 {
-    float p = tr->cfg.dropout;
-    if (!train || !mask || p <= 0)
+    if (!dropping(tr, train) || !mask)
         return NULL;
-    float keep = 1.0f / (1.0f - p);
-    for (size_t i = 0; i < n; i++)
-        mask[i] = rng_uniform(&tr->drop_rng) < p ? 0.0f : keep;
+    float p = tr->cfg.dropout, keep = 1.0f / (1.0f - p);
+    uint16_t thr = (uint16_t)((double)p * 65536.0 + 0.5);
+    enum { DRAWS = 256 };
+    uint64_t r[DRAWS];
+    uint16_t u[4 * DRAWS];
+    for (size_t i = 0; i < n; i += 4 * DRAWS) {
+        size_t m = n - i < 4 * DRAWS ? n - i : 4 * DRAWS;
+        rng_fill(&tr->drop_rng, r, (m + 3) / 4);
+        memcpy(u, r, (m + 3) / 4 * sizeof *r);
+        for (size_t k = 0; k < m; k++) /* compare and select: vectorises */
+            mask[i + k] = u[k] < thr ? 0.0f : keep;
+    }
     return mask;
 }
 
@@ -158,6 +177,7 @@ int tf_encode(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
         return tf_fail(err, "encoder input %d x %d exceeds the trace (%d x %d)",
                        B, S, tr->cap_B, tr->cap_T);
     train = train && (tr->flags & TRACE_TRAIN);
+    tr->enc_dropped = dropping(tr, train);
     tr->B = B;
     tr->S = S;
     memcpy(tr->src_ids, src, (size_t)B * S * sizeof *src);
@@ -254,6 +274,7 @@ int tf_decode(const TfModel *m, TfTrace *tr, int T, const int *tgt,
         return tf_fail(err, "decoder input of %d tokens exceeds the trace (%d)",
                        T, tr->cap_T);
     train = train && (tr->flags & TRACE_TRAIN);
+    tr->dec_dropped = dropping(tr, train);
     int B = tr->B, C = c->d_model, V = c->tgt_vocab, N = B * T;
     size_t nC = (size_t)N * C;
     tr->T = T;

@@ -3,7 +3,10 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "config.h"
 
 void op_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A,
              int lda, const float *B, int ldb, float beta, float *C, int ldc)
@@ -107,22 +110,60 @@ void pe_table(float *pe, int max_len, int C)
     }
 }
 
+/* Sum of n floats in eight interleaved partial sums added in a fixed order:
+ * the same result every time, and each lane's additions are independent,
+ * so the compiler can keep the lanes in one vector register. */
+static inline float sum8(const float *x, int n)
+{
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tail = 0;
+    int c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int k = 0; k < 8; k++)
+            acc[k] += x[c + k];
+    for (; c < n; c++)
+        tail += x[c];
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) +
+           ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail;
+}
+
+/* sum of (x - m)^2, the same way */
+static inline float sumsq8(const float *x, float m, int n)
+{
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tail = 0;
+    int c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int k = 0; k < 8; k++) {
+            float d = x[c + k] - m;
+            acc[k] += d * d;
+        }
+    for (; c < n; c++)
+        tail += (x[c] - m) * (x[c] - m);
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) +
+           ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail;
+}
+
+/* sum of a * b, the same way */
+static inline float dot8(const float *a, const float *b, int n)
+{
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tail = 0;
+    int c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int k = 0; k < 8; k++)
+            acc[k] += a[c + k] * b[c + k];
+    for (; c < n; c++)
+        tail += a[c] * b[c];
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) +
+           ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail;
+}
+
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp,
                        const float *w, const float *b, int N, int C)
 {
     for (int t = 0; t < N; t++) {
         const float *x = inp + (size_t)t * C;
         float *o = out + (size_t)t * C;
-        float m = 0;
-        for (int c = 0; c < C; c++)
-            m += x[c];
-        m /= C;
-        float v = 0;
-        for (int c = 0; c < C; c++) {
-            float d = x[c] - m;
-            v += d * d;
-        }
-        v /= C;
+        float m = sum8(x, C) / C;
+        float v = sumsq8(x, m, C) / C;
         float s = 1.0f / sqrtf(v + TF_LN_EPS);
         for (int c = 0; c < C; c++)
             o[c] = (x[c] - m) * s * w[c] + b[c];
@@ -135,43 +176,47 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
                         const float *inp, const float *w, const float *mean,
                         const float *rstd, int N, int C)
 {
-    /* forward: xhat = (x - mean) * rstd;  out = xhat * w + b */
+    /* forward: xhat = (x - mean) * rstd;  out = xhat * w + b
+     * dxhat = dout * w;  dx = (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) * rstd */
+    float xhat[TF_MAX_DMODEL], dxhat[TF_MAX_DMODEL];
     for (int t = 0; t < N; t++) {
         const float *x = inp + (size_t)t * C, *g = dout + (size_t)t * C;
         float *dx = dinp + (size_t)t * C;
         float m = mean[t], s = rstd[t];
-        float sum_g = 0, sum_gx = 0; /* sums of dxhat and dxhat*xhat */
         for (int c = 0; c < C; c++) {
-            float xhat = (x[c] - m) * s;
-            float dxhat = g[c] * w[c];
-            sum_g += dxhat;
-            sum_gx += dxhat * xhat;
-            if (dw)
-                dw[c] += g[c] * xhat;
-            if (db)
+            xhat[c] = (x[c] - m) * s;
+            dxhat[c] = g[c] * w[c];
+        }
+        if (dw)
+            for (int c = 0; c < C; c++)
+                dw[c] += g[c] * xhat[c];
+        if (db)
+            for (int c = 0; c < C; c++)
                 db[c] += g[c];
-        }
-        sum_g /= C;
-        sum_gx /= C;
-        for (int c = 0; c < C; c++) {
-            float xhat = (x[c] - m) * s;
-            float dxhat = g[c] * w[c];
-            dx[c] += (dxhat - sum_g - xhat * sum_gx) * s;
-        }
+        float mean_g = sum8(dxhat, C) / C, mean_gx = dot8(dxhat, xhat, C) / C;
+        for (int c = 0; c < C; c++)
+            dx[c] += (dxhat[c] - mean_g - xhat[c] * mean_gx) * s;
     }
 }
 
 void relu_forward(float *out, const float *inp, size_t n)
 {
+    /* a compare-and-select (NaN -> 0, as fmaxf), which vectorises */
     for (size_t i = 0; i < n; i++)
-        out[i] = fmaxf(inp[i], 0.0f);
+        out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
 }
 
 void relu_backward(float *dinp, const float *dout, const float *out, size_t n)
 {
+    /* forward: out = max(0, inp); a select, not a branch, so it vectorises */
     for (size_t i = 0; i < n; i++)
-        if (out[i] > 0)
-            dinp[i] += dout[i];
+        dinp[i] += out[i] > 0.0f ? dout[i] : 0.0f;
+}
+
+void relu_backward_inplace(float *d, const float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = out[i] > 0.0f ? d[i] : 0.0f;
 }
 
 void add_forward(float *out, const float *a, const float *b, size_t n)
@@ -191,29 +236,60 @@ void dropout_apply(float *out, const float *inp, const float *mask, size_t n)
         out[i] = inp[i] * mask[i];
 }
 
+void dropout_backward(float *dinp, const float *dout, const float *mask, size_t n)
+{
+    /* forward: out = inp * mask */
+    if (!mask) {
+        for (size_t i = 0; i < n; i++)
+            dinp[i] += dout[i];
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dinp[i] += dout[i] * mask[i];
+}
+
+/* e^x to within 2 ulp, written so that a loop over it vectorises (glibc's
+ * expf is a call per element). e^x = 2^k e^r with k = round(x / ln 2) and
+ * r = x - k ln 2 in [-ln2/2, ln2/2], where the Taylor series to degree 7
+ * is accurate to 5e-9; 2^k is built in the exponent bits. Arguments below
+ * -87 (e^-87 = 1.6e-38, the edge of the normal floats), -inf included, give
+ * exactly 0; NaN stays NaN. */
+static inline float exp_poly(float x)
+{
+    const float LOG2E = 1.44269504f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f;
+    const float ROUND = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
+    float lo = x < -87.0f ? -87.0f : x, xc = lo > 88.0f ? 88.0f : lo;
+    float t = xc * LOG2E + ROUND, k = t - ROUND;
+    uint32_t ki; /* unsigned: well defined even for the bits of a NaN */
+    memcpy(&ki, &t, sizeof ki);
+    ki -= 0x4b400000u; /* the bits of ROUND: what is left is k */
+    float r = (xc - k * LN2_HI) - k * LN2_LO;
+    float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 +
+              r * (1.0f / 120 + r * (1.0f / 720 + r * (1.0f / 5040)))))));
+    uint32_t bits = (ki + 127u) << 23;
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return x < -87.0f ? 0.0f : p * scale;
+}
+
 void softmax_rows(float *x, const float *add, int rows, int n, int add_stride)
 {
     for (int r = 0; r < rows; r++) {
         float *row = x + (size_t)r * n;
         const float *a = add ? add + (size_t)r * add_stride : NULL;
+        if (a)
+            for (int j = 0; j < n; j++)
+                row[j] += a[j];
         float mx = -INFINITY;
-        for (int j = 0; j < n; j++) {
-            float v = a ? row[j] + a[j] : row[j];
-            row[j] = v;
-            if (v > mx)
-                mx = v;
-        }
+        for (int j = 0; j < n; j++)
+            mx = row[j] > mx ? row[j] : mx;
         if (mx == -INFINITY) { /* every entry masked: no valid key */
             memset(row, 0, (size_t)n * sizeof *row);
             continue;
         }
-        float sum = 0;
-        for (int j = 0; j < n; j++) {
-            float e = row[j] == -INFINITY ? 0.0f : expf(row[j] - mx);
-            row[j] = e;
-            sum += e;
-        }
-        float inv = 1.0f / sum;
+        for (int j = 0; j < n; j++) /* -inf - mx = -inf: weight exactly 0 */
+            row[j] = exp_poly(row[j] - mx);
+        float inv = 1.0f / sum8(row, n);
         for (int j = 0; j < n; j++)
             row[j] *= inv;
     }

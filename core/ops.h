@@ -52,11 +52,16 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
 void relu_forward(float *out, const float *inp, size_t n);
 /* dinp += dout * (out > 0) */
 void relu_backward(float *dinp, const float *dout, const float *out, size_t n);
+/* The same in place, for a buffer that holds dLoss/dout and is to hold
+ * dLoss/dinp: d = d * (out > 0). */
+void relu_backward_inplace(float *d, const float *out, size_t n);
 
 /* out = a + b */
 void add_forward(float *out, const float *a, const float *b, size_t n);
 /* out = inp * mask (mask holds 0 or 1/(1-p)); out = inp when mask == NULL */
 void dropout_apply(float *out, const float *inp, const float *mask, size_t n);
+/* dinp += dout * mask (dinp += dout when mask == NULL) */
+void dropout_backward(float *dinp, const float *dout, const float *mask, size_t n);
 
 /* Row softmax of (x + add) in place over rows of n; add (may be NULL) is an
  * additive mask row. -inf entries get weight exactly 0. */

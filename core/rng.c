@@ -34,6 +34,14 @@ uint64_t rng_u64(Rng *r)
     return result;
 }
 
+void rng_fill(Rng *r, uint64_t *out, size_t n)
+{
+    Rng local = *r; /* the state in registers for the whole loop */
+    for (size_t i = 0; i < n; i++)
+        out[i] = rng_u64(&local);
+    *r = local;
+}
+
 uint32_t rng_below(Rng *r, uint32_t n)
 {
     /* Lemire's multiply-shift; the tiny bias is irrelevant here. */

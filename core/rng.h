@@ -5,6 +5,7 @@
 #ifndef TF_RNG_H
 #define TF_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct Rng {
@@ -13,6 +14,8 @@ typedef struct Rng {
 
 void rng_seed(Rng *r, uint64_t seed);
 uint64_t rng_u64(Rng *r);
+/* n successive rng_u64 values into out (faster than n calls). */
+void rng_fill(Rng *r, uint64_t *out, size_t n);
 /* Uniform integer in [0, n); n > 0. */
 uint32_t rng_below(Rng *r, uint32_t n);
 /* Uniform float in [0, 1). */

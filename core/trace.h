@@ -84,6 +84,8 @@ typedef struct TfTrace {
     float *logits;        /* (B, T, Vt) */
     float *probs;         /* (B, T, Vt) softmax of logits */
     Rng drop_rng;         /* dropout stream (TRAIN) */
+    int enc_dropped;      /* the last encoder pass applied dropout masks */
+    int dec_dropped;      /* the last decoder pass applied dropout masks */
     float *block;         /* the one allocation */
     int *iblock;
     size_t n_floats;

@@ -327,6 +327,149 @@ static void test_kill_during_save(void **state)
     model_free(&m);
 }
 
+/* ---- optimizer state (training checkpoints) ---- */
+
+static void expect_full_error(const unsigned char *buf, size_t len, const char *what,
+                              const char *needle)
+{
+    TfModel m;
+    CkptOptim opt;
+    TfErr err;
+    int rc = ckpt_load_mem_full(&m, &opt, buf, len, "train.safetensors", &err);
+    printf("  %-34s -> %s\n", what, rc ? err.msg : "(loaded!)");
+    expect_true(rc != 0, "%s is refused", what);
+    expect_true(strstr(err.msg, needle) != NULL, "message mentions '%s'", needle);
+    expect_true(opt.m == NULL, "nothing allocated on failure");
+}
+
+static void edited_full(const Blob *b, const char *from, const char *to,
+                        const char *what, const char *needle)
+{
+    char *h = replace(b->hdr, from, to);
+    size_t len;
+    unsigned char *buf = with_header(b, h, &len);
+    expect_full_error(buf, len, what, needle);
+    free(buf);
+    free(h);
+}
+
+static void fill_optim(CkptOptim *o, size_t n, long long step)
+{
+    TfErr err;
+    expect_true(ckpt_optim_alloc(o, n, &err) == 0, "alloc");
+    Rng r;
+    rng_seed(&r, 17);
+    for (size_t i = 0; i < n; i++) {
+        o->m[i] = rng_normal(&r) * 1e-3f;
+        o->v[i] = rng_uniform(&r) * 1e-6f;
+    }
+    o->step = step;
+}
+
+/* Moments and step survive bit-exactly; plain loading ignores them; a
+ * file without them loads with none. */
+static void test_optimizer_round_trip(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 3; variant++) {
+        TfModel a, b, c;
+        CkptOptim o, back, none;
+        TfErr err;
+        small_model(&a, variant == 1 ? TF_NORM_PRE : TF_NORM_POST, (TfTie)variant, 60 + variant);
+        fill_optim(&o, a.n_params, 1234 + variant);
+        char p[128], plain[128], p2[128];
+        path_in(p, sizeof p, "opt.safetensors");
+        path_in(plain, sizeof plain, "plain.safetensors");
+        path_in(p2, sizeof p2, "opt2.safetensors");
+        expect_true(ckpt_save_full(&a, &o, p, &err) == 0, "save with optimizer: %s", err.msg);
+        expect_true(ckpt_save(&a, plain, &err) == 0, "save plain");
+        expect_true(ckpt_load_full(&b, &back, p, &err) == 0, "load: %s", err.msg);
+        expect_true(memcmp(a.block, b.block, a.n_params * 4) == 0, "parameters bit-exact");
+        expect_true(back.m && memcmp(o.m, back.m, a.n_params * 4) == 0 &&
+                    memcmp(o.v, back.v, a.n_params * 4) == 0, "variant %d: moments bit-exact", variant);
+        expect_true(back.step == o.step, "step %lld, got %lld", o.step, back.step);
+        expect_true(model_meta_get(&b, "optimizer") == NULL,
+                    "optimizer keys are not extra metadata of the model");
+        struct stat s1, s2;
+        stat(p, &s1);
+        stat(plain, &s2);
+        printf("  variant %d: %lld bytes with optimizer state, %lld without\n", variant,
+               (long long)s1.st_size, (long long)s2.st_size);
+        expect_true(s1.st_size > 2 * s2.st_size, "moments make the file about three times larger");
+        expect_true(ckpt_save_full(&b, &back, p2, &err) == 0, "save again");
+        Blob x, y;
+        read_blob(&x, p);
+        read_blob(&y, p2);
+        expect_true(x.len == y.len && memcmp(x.buf, y.buf, x.len) == 0, "re-saved file is byte-identical");
+        free(x.buf); free(x.hdr); free(y.buf); free(y.hdr);
+        expect_true(ckpt_load(&c, p, &err) == 0, "a training checkpoint opens as a model: %s", err.msg);
+        expect_true(memcmp(a.block, c.block, a.n_params * 4) == 0, "same parameters");
+        model_free(&c);
+        expect_true(ckpt_load_full(&c, &none, plain, &err) == 0, "plain file, full load");
+        expect_true(none.m == NULL && none.step == 0, "no optimizer state in a plain file");
+        model_free(&c);
+        ckpt_optim_free(&o);
+        ckpt_optim_free(&back);
+        model_free(&a);
+        model_free(&b);
+    }
+}
+
+static void test_optimizer_broken(void **state)
+{
+    (void)state;
+    TfModel m;
+    CkptOptim o;
+    TfErr err;
+    small_model(&m, TF_NORM_POST, TF_TIE_NONE, 3);
+    fill_optim(&o, m.n_params, 77);
+    char p[128], plain[128];
+    path_in(p, sizeof p, "optbad.safetensors");
+    path_in(plain, sizeof plain, "optplain.safetensors");
+    expect_true(ckpt_save_full(&m, &o, p, &err) == 0, "save");
+    expect_true(ckpt_save(&m, plain, &err) == 0, "save plain");
+    Blob b, pb;
+    read_blob(&b, p);
+    read_blob(&pb, plain);
+    edited_full(&b, "\"optimizer\":\"adam\"", "\"optimizer\":\"sgd\"", "another optimizer", "adam");
+    edited_full(&b, "\"optimizer\":\"adam\",", "", "tensors without 'optimizer'", "adam");
+    edited_full(&b, "\"optimizer_step\":\"77\"", "\"optimizer_step\":\"-5\"", "negative step", "step count");
+    edited_full(&b, "\"optimizer_step\":\"77\"", "\"optimizer_step\":\"77x\"", "step not a number", "step count");
+    edited_full(&b, "\"optimizer_step\":\"77\"", "\"optimizer_steps\":\"77\"", "step missing", "optimizer_step");
+    edited_full(&b, "\"optimizer.v.generator.bias\"", "\"optimizer.w.generator.bias\"",
+                "a moment tensor renamed", "optimizer.v.generator.bias is missing");
+    edited_full(&b, "\"optimizer.m.generator.bias\":{\"dtype\":\"F32\",\"shape\":[11]",
+                "\"optimizer.m.generator.bias\":{\"dtype\":\"F32\",\"shape\":[12]",
+                "a moment of the wrong shape", "shape");
+    edited_full(&pb, "\"norm\":\"post\"", "\"norm\":\"post\",\"optimizer\":\"adam\",\"optimizer_step\":\"3\"",
+                "metadata without tensors", "no optimizer tensors");
+    /* overlapping data: point a moment at a parameter's bytes */
+    const char *at = strstr(b.hdr, "\"optimizer.m.generator.bias\"");
+    expect_true(at != NULL, "moment entry");
+    const char *off = strstr(at, "data_offsets\":[");
+    char from[96], to[96];
+    int n = (int)(strchr(off, ']') - off) + 1;
+    snprintf(from, sizeof from, "%.*s", n, off);
+    snprintf(to, sizeof to, "data_offsets\":[0,44]");
+    edited_full(&b, from, to, "a moment overlapping a parameter", "overlap");
+    /* values: a negative second moment, a NaN first moment */
+    size_t data = 8 + b.hlen, np = m.n_params;
+    unsigned char *t = malloc(b.len);
+    memcpy(t, b.buf, b.len);
+    float neg = -1.0f, nan = NAN;
+    memcpy(t + data + 2 * np * 4 + 8, &neg, 4);
+    expect_full_error(t, b.len, "negative second moment", "negative second moment");
+    memcpy(t, b.buf, b.len);
+    memcpy(t + data + np * 4 + 12, &nan, 4);
+    expect_full_error(t, b.len, "NaN first moment", "NaN");
+    /* truncated: the moments are cut off */
+    expect_full_error(b.buf, b.len - 64, "truncated moments", "outside");
+    free(t);
+    free(b.buf); free(b.hdr); free(pb.buf); free(pb.hdr);
+    ckpt_optim_free(&o);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +477,8 @@ int main(void)
         cmocka_unit_test(test_broken_files),
         cmocka_unit_test(test_full_disk_keeps_old_file),
         cmocka_unit_test(test_kill_during_save),
+        cmocka_unit_test(test_optimizer_round_trip),
+        cmocka_unit_test(test_optimizer_broken),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,318 @@
+/* evaluate.c - how good is a model on sentences it never trained on?
+ * (tf_evaluate, trainer_eval; see train.h)
+ *
+ * Two kinds of figures over the held-out pairs of a data set:
+ *   teacher forced  the decoder reads <bos> + the true target and predicts
+ *                   every next token at once: the loss (with and without
+ *                   label smoothing) and the token accuracy, <eos> included;
+ *   decoded         the model translates on its own (greedy, or beam
+ *                   search): exact match with the reference, per source
+ *                   length too, and corpus BLEU-4, the paper's metric.
+ * The held-out pairs are split in two halves evaluated on two threads; the
+ * sums are combined in a fixed order, so the figures never depend on it. */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bleu.h"
+#include "decode.h"
+#include "train.h"
+
+#define EVAL_BATCH 32
+
+typedef struct EvalPart {
+    const TfModel *m;
+    const Dataset *d;
+    const EvalOpts *o;
+    const int *src_map, *tgt_map;
+    int from, to;      /* held-out pair indices [from, to) */
+    int base;          /* index of the first evaluated pair */
+    int **hyp, *hyp_len, **ref, *ref_len; /* per evaluated pair */
+    int cap_T;
+    double loss, nll;
+    long long tokens, correct;
+    int exact, len_n[EVAL_MAX_LEN + 1], len_exact[EVAL_MAX_LEN + 1];
+    int rc;
+    TfErr err;
+} EvalPart;
+
+void eval_opts_default(EvalOpts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->beam = 1;
+    o->alpha = 0.6f;
+    o->label_smoothing = 0.1f;
+    o->threads = TRAIN_SHARDS;
+}
+
+static int map_id(const int *map, int id)
+{
+    return map[id] < 0 ? TOK_UNK : map[id];
+}
+
+/* Teacher-forced loss and accuracy over pairs [a, b) in one padded batch. */
+static int tf_batch(EvalPart *p, TfTrace *tr, int a, int b, int *buf)
+{
+    const Dataset *d = p->d;
+    int B = b - a, S = 1, T = 1, V = p->m->cfg.tgt_vocab;
+    for (int i = a; i < b; i++) {
+        S = d->pairs[i].src_len > S ? d->pairs[i].src_len : S;
+        T = d->pairs[i].tgt_len + 1 > T ? d->pairs[i].tgt_len + 1 : T;
+    }
+    int *src = buf, *tin = src + B * S, *tout = tin + B * T, *sl = tout + B * T, *tl = sl + B;
+    for (int k = 0; k < B; k++) {
+        const Pair *pr = &d->pairs[a + k];
+        const int32_t *s = d->ids + pr->src_off, *y = d->ids + pr->tgt_off;
+        for (int i = 0; i < S; i++)
+            src[k * S + i] = i < pr->src_len ? map_id(p->src_map, s[i]) : TOK_PAD;
+        for (int i = 0; i < T; i++) {
+            tin[k * T + i] = i == 0 ? TOK_BOS : i <= pr->tgt_len ? map_id(p->tgt_map, y[i - 1]) : TOK_PAD;
+            tout[k * T + i] = i < pr->tgt_len ? map_id(p->tgt_map, y[i]) : i == pr->tgt_len ? TOK_EOS : TOK_PAD;
+        }
+        sl[k] = pr->src_len;
+        tl[k] = pr->tgt_len + 1;
+    }
+    TfBatch in = {B, S, T, src, tin, sl, tl};
+    if (tf_forward(p->m, tr, &in, 0, &p->err))
+        return -1;
+    int n = 0, correct = 0;
+    p->loss += loss_forward(NULL, tr->logits, tr->probs, tout, B * T, V,
+                            p->o->label_smoothing, &n, &correct);
+    p->nll += loss_forward(NULL, tr->logits, tr->probs, tout, B * T, V, 0.0f, NULL, NULL);
+    p->tokens += n;
+    p->correct += correct;
+    return 0;
+}
+
+/* Decode pair i and compare with its reference. */
+static int decode_one(EvalPart *p, TfTrace *tr, int i, int *src)
+{
+    const Pair *pr = &p->d->pairs[i];
+    const int32_t *s = p->d->ids + pr->src_off;
+    for (int k = 0; k < pr->src_len; k++)
+        src[k] = map_id(p->src_map, s[k]);
+    int S = pr->src_len, max_out = decode_max_out(p->m, tr, S), n = 0;
+    const int *ids;
+    DecodeResult g = {0};
+    BeamResult bm = {0};
+    int rc = p->o->beam > 1
+                 ? tf_beam(p->m, tr, src, S, p->o->beam, p->o->alpha, max_out, &bm, &p->err)
+                 : tf_greedy(p->m, tr, src, S, max_out, 0, &g, &p->err);
+    if (rc)
+        return -1;
+    ids = p->o->beam > 1 ? bm.ids : g.ids;
+    n = p->o->beam > 1 ? bm.n : g.n;
+    int len = 0;
+    while (len < n && ids[len] != TOK_EOS)
+        len++;
+    int finished = len < n;
+    int j = i - p->base;
+    p->hyp[j] = malloc((size_t)(len > 0 ? len : 1) * sizeof(int));
+    if (!p->hyp[j]) {
+        decode_result_free(&g);
+        beam_result_free(&bm);
+        return tf_fail(&p->err, "out of memory");
+    }
+    memcpy(p->hyp[j], ids, (size_t)len * sizeof(int));
+    p->hyp_len[j] = len;
+    decode_result_free(&g);
+    beam_result_free(&bm);
+    int same = finished && len == p->ref_len[j] &&
+               memcmp(p->hyp[j], p->ref[j], (size_t)len * sizeof(int)) == 0;
+    p->exact += same;
+    int L = S < EVAL_MAX_LEN ? S : EVAL_MAX_LEN;
+    p->len_n[L]++;
+    p->len_exact[L] += same;
+    return 0;
+}
+
+static void *eval_part(void *arg)
+{
+    EvalPart *p = arg;
+    TfTrace tf, dec;
+    memset(&tf, 0, sizeof tf);
+    memset(&dec, 0, sizeof dec);
+    int K = p->o->beam > 1 ? p->o->beam : 1;
+    int cap = EVAL_BATCH * (3 * p->cap_T + 2); /* src, tgt in, tgt out, lengths */
+    int *buf = malloc((size_t)cap * sizeof(int));
+    p->rc = -1;
+    if (!buf) {
+        tf_fail(&p->err, "out of memory");
+        goto done;
+    }
+    if (p->from >= p->to) {
+        p->rc = 0;
+        goto done;
+    }
+    if (trace_build(&tf, &p->m->cfg, EVAL_BATCH, p->cap_T, 0, &p->err) ||
+        trace_build(&dec, &p->m->cfg, K, p->m->cfg.max_len, 0, &p->err))
+        goto done;
+    for (int a = p->from; a < p->to; a += EVAL_BATCH) {
+        int b = a + EVAL_BATCH < p->to ? a + EVAL_BATCH : p->to;
+        if (tf_batch(p, &tf, a, b, buf))
+            goto done;
+    }
+    for (int i = p->from; i < p->to; i++)
+        if (decode_one(p, &dec, i, buf))
+            goto done;
+    p->rc = 0;
+done:
+    trace_free(&tf);
+    trace_free(&dec);
+    free(buf);
+    return NULL;
+}
+
+/* References mapped into the model's target ids (unknown: -1, which the
+ * model can never produce). */
+static int make_refs(EvalPart *p, int n, const int *tgt_map, TfErr *err)
+{
+    for (int j = 0; j < n; j++) {
+        const Pair *pr = &p->d->pairs[p->base + j];
+        p->ref[j] = malloc((size_t)(pr->tgt_len > 0 ? pr->tgt_len : 1) * sizeof(int));
+        if (!p->ref[j])
+            return tf_fail(err, "out of memory");
+        for (int k = 0; k < pr->tgt_len; k++)
+            p->ref[j][k] = tgt_map[p->d->ids[pr->tgt_off + k]];
+        p->ref_len[j] = pr->tgt_len;
+    }
+    return 0;
+}
+
+static void combine(EvalStats *s, const EvalPart *part, int n_parts, int n)
+{
+    double loss = 0, nll = 0;
+    long long tokens = 0, correct = 0;
+    int exact = 0;
+    for (int k = 0; k < n_parts; k++) {
+        const EvalPart *p = &part[k];
+        loss += p->loss;
+        nll += p->nll;
+        tokens += p->tokens;
+        correct += p->correct;
+        exact += p->exact;
+        for (int L = 0; L <= EVAL_MAX_LEN; L++) {
+            s->len_n[L] += p->len_n[L];
+            s->len_exact[L] += p->len_exact[L];
+        }
+    }
+    s->n = n;
+    s->loss = tokens ? loss / tokens : 0;
+    s->nll = tokens ? nll / tokens : 0;
+    s->token_acc = tokens ? (double)correct / tokens : 0;
+    s->exact = n ? (double)exact / n : 0;
+    const EvalPart *p = &part[0];
+    s->bleu = bleu_corpus((const int *const *)p->hyp, p->hyp_len,
+                          (const int *const *)p->ref, p->ref_len, n);
+}
+
+static int check_lengths(const TfModel *m, const Dataset *d, int base, int n,
+                         int *cap_T, TfErr *err)
+{
+    int need = 1;
+    for (int i = base; i < base + n; i++) {
+        const Pair *p = &d->pairs[i];
+        int l = p->src_len > p->tgt_len + 1 ? p->src_len : p->tgt_len + 1;
+        need = l > need ? l : need;
+    }
+    if (need > m->cfg.max_len)
+        return tf_fail(err, "%s: held-out pairs of up to %d tokens (with <bos>) "
+                       "exceed the model's max_len %d", d->name, need, m->cfg.max_len);
+    *cap_T = need;
+    return 0;
+}
+
+int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
+                EvalStats *s, TfErr *err)
+{
+    memset(s, 0, sizeof *s);
+    int base = d->n_train, n = d->n_pairs - d->n_train;
+    if (o->max_pairs > 0 && n > o->max_pairs)
+        n = o->max_pairs;
+    if (n <= 0)
+        return tf_fail(err, "%s: no held-out pairs to evaluate", d->name);
+    if (o->beam < 1 || o->beam > 64)
+        return tf_fail(err, "beam size %d is out of range [1, 64]", o->beam);
+    int cap_T = 1, missing = 0, rc = -1;
+    if (check_lengths(m, d, base, n, &cap_T, err))
+        return -1;
+    EvalPart part[TRAIN_SHARDS];
+    memset(part, 0, sizeof part);
+    int *src_map = vocab_id_map(&d->src, &m->src_vocab, &missing);
+    int *tgt_map = vocab_id_map(&d->tgt, &m->tgt_vocab, NULL);
+    int **hyp = calloc((size_t)n, sizeof *hyp), **ref = calloc((size_t)n, sizeof *ref);
+    int *hyp_len = calloc((size_t)n, sizeof(int)), *ref_len = calloc((size_t)n, sizeof(int));
+    int blas_before = -1;
+    if (!src_map || !tgt_map || !hyp || !ref || !hyp_len || !ref_len) {
+        tf_fail(err, "out of memory for the evaluation");
+        goto done;
+    }
+    s->unk_src = missing;
+    int parts = o->threads >= 2 && n >= 2 ? TRAIN_SHARDS : 1;
+    for (int k = 0; k < TRAIN_SHARDS; k++) {
+        EvalPart *p = &part[k];
+        p->m = m;
+        p->d = d;
+        p->o = o;
+        p->src_map = src_map;
+        p->tgt_map = tgt_map;
+        p->base = base;
+        p->hyp = hyp;
+        p->hyp_len = hyp_len;
+        p->ref = ref;
+        p->ref_len = ref_len;
+        p->cap_T = cap_T;
+        p->from = base + (int)((long long)n * k / parts);
+        p->to = base + (int)((long long)n * (k + 1) / parts);
+        if (k >= parts)
+            p->from = p->to = base + n;
+    }
+    if (make_refs(&part[0], n, tgt_map, err))
+        goto done;
+    if (parts > 1) {
+        blas_before = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+        pthread_t th;
+        if (pthread_create(&th, NULL, eval_part, &part[1]) != 0) {
+            tf_fail(err, "cannot start an evaluation thread");
+            goto done;
+        }
+        eval_part(&part[0]);
+        pthread_join(th, NULL);
+    } else {
+        eval_part(&part[0]);
+    }
+    for (int k = 0; k < parts; k++) {
+        if (part[k].rc) {
+            if (err)
+                *err = part[k].err;
+            goto done;
+        }
+    }
+    combine(s, part, parts, n);
+    s->unk_src = missing;
+    rc = 0;
+done:
+    if (blas_before > 0)
+        openblas_set_num_threads(blas_before);
+    for (int j = 0; j < n && hyp && ref; j++) {
+        free(hyp[j]);
+        free(ref[j]);
+    }
+    free(hyp);
+    free(ref);
+    free(hyp_len);
+    free(ref_len);
+    free(src_map);
+    free(tgt_map);
+    return rc;
+}
+
+int trainer_eval(Trainer *t, const EvalOpts *o, EvalStats *s, TfErr *err)
+{
+    EvalOpts e = *o;
+    if (e.threads > t->o.threads)
+        e.threads = t->o.threads;
+    return tf_evaluate(t->m, t->data, &e, s, err);
+}
