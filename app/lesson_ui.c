@@ -216,7 +216,11 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
 {
     char rel[128], path[4096];
     snprintf(rel, sizeof rel, "assets/models/%s.safetensors", l->model);
-    cli_data_path(rel, path, sizeof path);
+    /* lessons kept elsewhere (--lessons DIR) bring their models along in
+     * DIR/../assets/models; otherwise the bundled ones */
+    if (!a->lessons_dir[0] || snprintf(path, sizeof path, "%s/../%s", a->lessons_dir, rel) <= 0 ||
+        access(path, R_OK) != 0)
+        cli_data_path(rel, path, sizeof path);
     if (strcmp(a->model_path, path) != 0)
         app_load_model(a, path); /* keeps the old model, with a notice, on failure */
     if (v->src && strcmp(v->src, a->src_line) != 0)
