@@ -240,5 +240,6 @@ int cmd_bench(int argc, char **argv)
         bench_train("train_classroom_b32_s16", "classroom", 32, 32, 16, peak, secs);
     if (want(only, "train_base_b8_s64"))
         bench_train("train_base_b8_s64", "base", 37000, 8, 64, peak, secs);
+    bench_gui(secs, only);
     return 0;
 }
