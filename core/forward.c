@@ -169,8 +169,8 @@ static void add_positions(float *out, const float *x, const float *pe, int N,
                     pe + (size_t)(t % T) * C, (size_t)C);
 }
 
-int tf_encode(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
-              const int *src_len, int train, TfErr *err)
+int tf_encode_begin(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
+                    const int *src_len, int train, TfErr *err)
 {
     const TfConfig *c = &m->cfg;
     if (B < 1 || B > tr->cap_B || S < 1 || S > tr->cap_T)
@@ -191,13 +191,26 @@ int tf_encode(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
     const float *dm = dropout_mask(tr, tr->src_drop, nC, train);
     if (dm)
         dropout_apply(tr->enc_in, tr->enc_in, dm, nC);
-    const float *x = tr->enc_in;
-    for (int l = 0; l < c->n_enc; l++) {
-        encoder_layer(m, tr, l, x, train);
-        x = enc_layer_out(tr, l);
-    }
-    if (c->norm == TF_NORM_PRE)
-        layernorm(&tr->enc_final, x, m->p.enc_lnf_w, m->p.enc_lnf_b, N, C);
+    return 0;
+}
+
+void tf_encode_layer(const TfModel *m, TfTrace *tr, int l, int train)
+{
+    train = train && (tr->flags & TRACE_TRAIN);
+    encoder_layer(m, tr, l, l == 0 ? tr->enc_in : enc_layer_out(tr, l - 1), train);
+    /* pre-LN: the stack's final LayerNorm follows its last layer */
+    if (l == m->cfg.n_enc - 1 && m->cfg.norm == TF_NORM_PRE)
+        layernorm(&tr->enc_final, enc_layer_out(tr, l), m->p.enc_lnf_w, m->p.enc_lnf_b,
+                  tr->B * tr->S, m->cfg.d_model);
+}
+
+int tf_encode(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
+              const int *src_len, int train, TfErr *err)
+{
+    if (tf_encode_begin(m, tr, B, S, src, src_len, train, err))
+        return -1;
+    for (int l = 0; l < m->cfg.n_enc; l++)
+        tf_encode_layer(m, tr, l, train);
     return 0;
 }
 
@@ -266,8 +279,8 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
         layernorm(&d->n3, d->n3.sum, ln3w, ln3b, N, C);
 }
 
-int tf_decode(const TfModel *m, TfTrace *tr, int T, const int *tgt,
-              const int *tgt_len, int out_from, int train, TfErr *err)
+int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
+                    const int *tgt_len, int train, TfErr *err)
 {
     const TfConfig *c = &m->cfg;
     if (T < 1 || T > tr->cap_T)
@@ -275,7 +288,7 @@ int tf_decode(const TfModel *m, TfTrace *tr, int T, const int *tgt,
                        T, tr->cap_T);
     train = train && (tr->flags & TRACE_TRAIN);
     tr->dec_dropped = dropping(tr, train);
-    int B = tr->B, C = c->d_model, V = c->tgt_vocab, N = B * T;
+    int B = tr->B, C = c->d_model, N = B * T;
     size_t nC = (size_t)N * C;
     tr->T = T;
     memcpy(tr->tgt_ids, tgt, (size_t)N * sizeof *tgt);
@@ -287,14 +300,22 @@ int tf_decode(const TfModel *m, TfTrace *tr, int T, const int *tgt,
     const float *dm = dropout_mask(tr, tr->tgt_drop, nC, train);
     if (dm)
         dropout_apply(tr->dec_in, tr->dec_in, dm, nC);
-    const float *x = tr->dec_in;
-    for (int l = 0; l < c->n_dec; l++) {
-        decoder_layer(m, tr, l, x, train);
-        x = dec_layer_out(tr, l);
-    }
-    if (c->norm == TF_NORM_PRE)
-        layernorm(&tr->dec_final, x, m->p.dec_lnf_w, m->p.dec_lnf_b, N, C);
+    return 0;
+}
 
+void tf_decode_layer(const TfModel *m, TfTrace *tr, int l, int train)
+{
+    train = train && (tr->flags & TRACE_TRAIN);
+    decoder_layer(m, tr, l, l == 0 ? tr->dec_in : dec_layer_out(tr, l - 1), train);
+    if (l == m->cfg.n_dec - 1 && m->cfg.norm == TF_NORM_PRE)
+        layernorm(&tr->dec_final, dec_layer_out(tr, l), m->p.dec_lnf_w, m->p.dec_lnf_b,
+                  tr->B * tr->T, m->cfg.d_model);
+}
+
+void tf_decode_end(const TfModel *m, TfTrace *tr, int out_from)
+{
+    const TfConfig *c = &m->cfg;
+    int B = tr->B, T = tr->T, C = c->d_model, V = c->tgt_vocab;
     /* out.logits = dec_out @ W_gen^T + b;  out.probs = softmax(logits) */
     if (out_from < 0)
         out_from = 0;
@@ -309,6 +330,16 @@ int tf_decode(const TfModel *m, TfTrace *tr, int T, const int *tgt,
                (size_t)rows * V * sizeof(float));
         softmax_rows(tr->probs + row * V, NULL, rows, V, 0);
     }
+}
+
+int tf_decode(const TfModel *m, TfTrace *tr, int T, const int *tgt,
+              const int *tgt_len, int out_from, int train, TfErr *err)
+{
+    if (tf_decode_begin(m, tr, T, tgt, tgt_len, train, err))
+        return -1;
+    for (int l = 0; l < m->cfg.n_dec; l++)
+        tf_decode_layer(m, tr, l, train);
+    tf_decode_end(m, tr, out_from);
     return 0;
 }
 

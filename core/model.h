@@ -68,6 +68,19 @@ int tf_forward(const TfModel *m, TfTrace *tr, const TfBatch *in, int train,
 int tf_encode(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
               const int *src_len, int train, TfErr *err);
 
+/* The same passes one unit at a time, for a window that computes what it
+ * shows first: begin (embeddings), then every layer in order (a pre-LN
+ * stack's final LayerNorm runs with its last layer), then, for the decoder,
+ * end (the generator and softmax). tf_encode and tf_decode are exactly
+ * these calls in order. */
+int tf_encode_begin(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
+                    const int *src_len, int train, TfErr *err);
+void tf_encode_layer(const TfModel *m, TfTrace *tr, int l, int train);
+int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
+                    const int *tgt_len, int train, TfErr *err);
+void tf_decode_layer(const TfModel *m, TfTrace *tr, int l, int train);
+void tf_decode_end(const TfModel *m, TfTrace *tr, int out_from);
+
 /* The decoder and output over the B sentences already encoded in tr. Logits
  * and probabilities are computed for positions out_from..T-1 only (0 for
  * all); decoding one token at a time needs just the last. */
