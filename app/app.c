@@ -326,12 +326,64 @@ static void split_sources(App *a)
     }
 }
 
-static void recompute(App *a)
+/* ---- recomputation, one unit at a time ----
+ *
+ * After an edit the pass is redone in units: 0 the source embeddings,
+ * 1..n_enc the encoder layers, then the decoder inputs (the typed target or
+ * greedy decoding), the target embeddings, the decoder layers and the
+ * output. A frame computes only the units its stage needs; the window runs
+ * the rest while it is idle (app_idle_work), so an edit redraws at once even
+ * for a big model. Headless use (lazy off) computes everything at once. */
+
+enum { U_ENC_EMBED = 0 };
+static int u_targets(const App *a) { return a->model.cfg.n_enc + 1; }
+static int u_dec_embed(const App *a) { return a->model.cfg.n_enc + 2; }
+static int u_total(const App *a) { return a->model.cfg.n_enc + a->model.cfg.n_dec + 4; }
+
+/* The unit that computes a stage (of layer l). */
+static int stage_unit(const App *a, StageId st, int l)
+{
+    const TfConfig *c = &a->model.cfg;
+    const StageInfo *si = stage_info(st);
+    if (st == ST_OUT_LOGITS || st == ST_OUT_PROBS)
+        return u_total(a) - 1;
+    if (st == ST_ENC_FINAL)
+        return c->n_enc;
+    if (st == ST_DEC_FINAL)
+        return u_dec_embed(a) + c->n_dec;
+    if (si->flags & SF_DECODER)
+        return (si->flags & SF_LAYER) ? u_dec_embed(a) + 1 + l : u_dec_embed(a);
+    if (si->flags & SF_LAYER)
+        return 1 + l;
+    return U_ENC_EMBED;
+}
+
+/* What the current frame needs computed. */
+static int needed_unit(const App *a)
+{
+    if (!a->lazy)
+        return u_total(a) - 1;
+    StagePos p = app_pos(a);
+    ViewId v = app_current_view(a);
+    if (v == VIEW_DECODE || v == VIEW_TRAIN || v == VIEW_OUTPUT)
+        return u_total(a) - 1;
+    int l = p.layer;
+    if (v == VIEW_HEADS) /* every layer of the stack */
+        l = stage_layers(p.stage, &a->model.cfg) - 1;
+    return stage_unit(a, p.stage, l);
+}
+
+/* Tokenise the input and start a new pass; the units follow. */
+static void start_pass(App *a)
 {
     int T = cap_T(a);
     a->input_error[0] = 0;
     a->n_unk = 0;
     a->truncated = 0;
+    a->units_done = u_total(a); /* nothing to run unless the input is good */
+    a->trace.T = 0;             /* no decoder stage is valid until computed */
+    a->translation[0] = 0;
+    a->version++;
     split_sources(a);
     for (int i = 0; i < a->n_src; i++) {
         if (encode_line(a, &a->model.src_vocab, a->src[i], a->src_ids[i], T, &a->src_n[i], "source"))
@@ -347,52 +399,106 @@ static void recompute(App *a)
             return;
         }
     }
-    /* the decoder input: the typed target for sentence 0, else greedy */
+    int B = a->n_src, S = 1;
+    for (int i = 0; i < B; i++)
+        if (a->src_n[i] > S)
+            S = a->src_n[i];
+    memset(a->src_pad, 0, sizeof a->src_pad);
+    for (int i = 0; i < B; i++)
+        memcpy(a->src_pad + i * S, a->src_ids[i], (size_t)a->src_n[i] * sizeof(int));
+    a->pad_S = S;
+    if (a->batch >= B)
+        a->batch = B - 1;
+    a->units_done = 0;
+    if (a->truncated)
+        app_notice(a, 0, "a sentence was longer than %d tokens and was cut", T);
+}
+
+/* The decoder inputs: the typed target for sentence 0, else greedy; the
+ * greedy translation of sentence 0 is kept either way (hint, decode view). */
+static int make_targets(App *a)
+{
+    int T = cap_T(a);
     if (greedy_target(a, 0, 1))
-        return;
+        return -1;
     a->tgt_auto = 1;
     if (a->tgt[0]) {
         int n;
         a->tgt_ids[0][0] = TOK_BOS;
         if (encode_line(a, &a->model.tgt_vocab, a->tgt, a->tgt_ids[0] + 1, T - 1, &n, "target"))
-            return;
+            return -1;
         a->tgt_n[0] = n + 1;
         a->tgt_auto = 0;
     }
     for (int i = 1; i < a->n_src; i++)
         if (greedy_target(a, i, 0))
-            return;
-    int B = a->n_src, S = 1, TT = 1;
-    for (int i = 0; i < B; i++) {
-        if (a->src_n[i] > S) S = a->src_n[i];
-        if (a->tgt_n[i] > TT) TT = a->tgt_n[i];
-    }
-    static int sb[APP_MAX_SENT * APP_CAP_T], tb[APP_MAX_SENT * APP_CAP_T];
-    memset(sb, 0, sizeof sb);
-    memset(tb, 0, sizeof tb);
-    for (int i = 0; i < B; i++) {
-        memcpy(sb + i * S, a->src_ids[i], (size_t)a->src_n[i] * sizeof(int));
-        memcpy(tb + i * TT, a->tgt_ids[i], (size_t)a->tgt_n[i] * sizeof(int));
-    }
-    TfBatch batch = {B, S, TT, sb, tb, a->src_n, a->tgt_n};
+            return -1;
+    int TT = 1;
+    for (int i = 0; i < a->n_src; i++)
+        if (a->tgt_n[i] > TT)
+            TT = a->tgt_n[i];
+    memset(a->tgt_pad, 0, sizeof a->tgt_pad);
+    for (int i = 0; i < a->n_src; i++)
+        memcpy(a->tgt_pad + i * TT, a->tgt_ids[i], (size_t)a->tgt_n[i] * sizeof(int));
+    a->pad_T = TT;
+    return 0;
+}
+
+static int run_unit(App *a, int u)
+{
+    const TfModel *m = &a->model;
+    int n_enc = m->cfg.n_enc;
     TfErr err;
-    if (tf_forward(&a->model, &a->trace, &batch, 0, &err)) {
+    int rc = 0;
+    if (u == U_ENC_EMBED)
+        rc = tf_encode_begin(m, &a->trace, a->n_src, a->pad_S, a->src_pad, a->src_n, 0, &err);
+    else if (u <= n_enc)
+        tf_encode_layer(m, &a->trace, u - 1, 0);
+    else if (u == u_targets(a))
+        return make_targets(a);
+    else if (u == u_dec_embed(a))
+        rc = tf_decode_begin(m, &a->trace, a->pad_T, a->tgt_pad, a->tgt_n, 0, &err);
+    else if (u < u_total(a) - 1)
+        tf_decode_layer(m, &a->trace, u - u_dec_embed(a) - 1, 0);
+    else
+        tf_decode_end(m, &a->trace, 0);
+    if (rc)
         snprintf(a->input_error, sizeof a->input_error, "%s", err.msg);
-        return;
+    return rc;
+}
+
+static void compute_until(App *a, int need)
+{
+    while (!a->input_error[0] && a->units_done <= need && a->units_done < u_total(a)) {
+        if (run_unit(a, a->units_done)) {
+            a->units_done = u_total(a);
+            return;
+        }
+        a->units_done++;
     }
-    if (a->batch >= B)
-        a->batch = B - 1;
-    a->version++;
-    if (a->truncated)
-        app_notice(a, 0, "a sentence was longer than %d tokens and was cut", T);
 }
 
 void app_update(App *a)
 {
-    if (!a->dirty)
-        return;
-    a->dirty = 0;
-    recompute(a);
+    if (a->dirty) {
+        a->dirty = 0;
+        start_pass(a);
+    }
+    compute_until(a, needed_unit(a));
+}
+
+void app_compute_all(App *a)
+{
+    app_update(a);
+    compute_until(a, u_total(a) - 1);
+}
+
+int app_idle_work(App *a)
+{
+    if (a->input_error[0] || a->units_done >= u_total(a))
+        return 0;
+    compute_until(a, a->units_done);
+    return a->units_done < u_total(a) && !a->input_error[0] ? 1 : 2;
 }
 
 /* ---- models ---- */

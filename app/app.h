@@ -120,6 +120,10 @@ typedef struct App {
     TfTrace scratch;            /* for greedy decoding, not shown */
     uint64_t version;           /* bumps whenever the trace changes */
     int dirty;                  /* input changed: recompute before drawing */
+    int lazy;                   /* compute only what is shown, the rest when idle */
+    int units_done;             /* units of the current pass computed (app.c) */
+    int src_pad[APP_MAX_SENT * APP_CAP_T], pad_S; /* the padded batch */
+    int tgt_pad[APP_MAX_SENT * APP_CAP_T], pad_T;
 
     /* the input: a source line holding up to four sentences separated by
      * '|' (a padded batch) and a target for sentence 0 (empty: the greedy
@@ -220,8 +224,13 @@ typedef struct AppOpts {
 int app_init(App *a, const AppOpts *o, TfErr *err);
 void app_free(App *a);
 
-/* Re-run the model on the current input if it changed. */
+/* Re-run the model on the current input if it changed: everything, or with
+ * a->lazy just what the current view needs. app_idle_work runs one more unit
+ * of the pass: it returns 0 when nothing was left, 1 when more remain, 2
+ * when it ran the last one. app_compute_all finishes the pass. */
 void app_update(App *a);
+void app_compute_all(App *a);
+int app_idle_work(App *a);
 /* Replace the model (the old one is kept when the new one fails to load,
  * and the error is shown as a notice). Returns 0 or -1. */
 int app_load_model(App *a, const char *path);

@@ -137,6 +137,7 @@ static void bench_edit(double secs)
     o.tgt = tgt;
     o.stage = "enc.self.weights";
     if (app_init(&a, &o, &err) == 0) {
+        a.lazy = 1; /* as the window runs it */
         EditCtx e = {&a, r, 0};
         BenchStats s = bench_run(edit_body, &e, 10, secs);
         bench_print("edit_redraw_base_s32", &s, 0, 0, 0, NULL, 0);

@@ -188,7 +188,7 @@ static void draw_input(ViewCtx *v, Rect rc, Focus which)
     if (!text[0] && which == FOCUS_TGT) {
         char hint[APP_TEXT_MAX + 96];
         snprintf(hint, sizeof hint, "%s  «%s»", L(a, "empty: the decoder reads its own greedy translation"),
-                 a->translation);
+                 a->translation[0] ? a->translation : "…");
         ren_text(v->r, f, hint, tx, ty, th->dim);
     } else if (!text[0]) {
         ren_text(v->r, f, L(a, "type a sentence (up to 4, separated by |)"), tx, ty, th->dim);

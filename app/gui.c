@@ -34,6 +34,7 @@ int gui_run(const AppOpts *o)
         ren_close(r);
         return cli_fail("gui", "%s", err.msg);
     }
+    a.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
     SDL_Window *w = ren_window_handle(r);
     if (w)
         SDL_SetWindowMinimumSize(w, 200, 150);
@@ -56,7 +57,18 @@ int gui_run(const AppOpts *o)
         }
         int wait = app_next_wake_ms(&a);
         SDL_Event e;
-        int got = wait < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, wait);
+        int got;
+        int work = app_idle_work(&a);
+        if (work == 1) { /* more of the pass to run: only until an event comes */
+            got = SDL_PollEvent(&e);
+            if (!got)
+                continue;
+        } else if (work == 2) { /* the pass is complete: show what changed */
+            redraw = 1;
+            continue;
+        } else {
+            got = wait < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, wait);
+        }
         a.now = seconds();
         redraw = 1; /* an event, or the wake-up we asked for */
         if (got) {

@@ -229,7 +229,7 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
     if (strcmp(tgt, a->tgt) != 0)
         app_set_text(a, FOCUS_TGT, tgt);
     a->focus = FOCUS_NONE;
-    app_update(a);
+    app_compute_all(a); /* the highlight may name a target token */
     int st = v->stage[0] ? stage_find(v->stage) : -1;
     if (st >= 0)
         app_goto(a, st, v->layer >= 0 ? v->layer : 0);

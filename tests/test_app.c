@@ -360,12 +360,52 @@ static void test_resize(void **state)
     app_free(&a);
 }
 
+/* The window computes only what the shown stage needs after an edit, runs
+ * the rest when idle, and ends with exactly the numbers of a full pass. */
+static void test_lazy_pass(void **state)
+{
+    (void)state;
+    static App a, b;
+    open_app(&a, "t5 t6 t7");
+    open_app(&b, "t5 t6 t7 t8 t9");
+    a.lazy = 1;
+    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    frame(&a);
+    a.focus = FOCUS_SRC;
+    a.cursor = (int)strlen(a.src_line);
+    text(&a, " t8 t9");
+    frame(&a);
+    expect_true(a.units_done == 2, "an encoder layer-1 stage needs 2 units (embeddings, layer 1), ran %d", a.units_done);
+    expect_true(a.trace.T == 0, "no decoder stage is valid yet");
+    TfView tv;
+    TfErr err;
+    expect_true(tf_view(&a.trace, ST_DEC_SELF_WEIGHTS, 0, 0, 0, &tv, &err) != 0, "decoder views refused until computed");
+    int work, n = 0;
+    while ((work = app_idle_work(&a)) == 1)
+        n++;
+    expect_true(work == 2 && a.units_done == a.model.cfg.n_enc + a.model.cfg.n_dec + 4,
+                "idle work finishes the pass (%d more units)", n + 1);
+    expect_true(app_idle_work(&a) == 0, "then there is nothing left");
+    size_t probs = (size_t)a.trace.B * a.trace.T * a.model.cfg.tgt_vocab;
+    expect_true(a.trace.T == b.trace.T && a.trace.S == b.trace.S, "same shapes as a full pass");
+    check_close("probs after idle work vs a full pass", a.trace.probs, b.trace.probs, probs, 0, 0);
+    /* a decoder stage shown right after an edit computes everything it needs */
+    app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
+    text(&a, " t10");
+    frame(&a);
+    expect_true(a.trace.T > 0 && tf_view(&a.trace, ST_DEC_CROSS_WEIGHTS, 1, 0, 0, &tv, &err) == 0,
+                "dec.cross.weights of layer 2 is ready in the same frame");
+    app_free(&a);
+    app_free(&b);
+}
+
 /* 5,000 random events: keys, clicks, wheel, text, resizes. */
 static void test_soak(void **state)
 {
     (void)state;
     static App a;
     open_app(&a, "t5 t6 t7");
+    a.lazy = 1; /* as the window runs: partial passes finished when idle */
     Rng r;
     rng_seed(&r, 2026);
     static const SDL_Keycode keys[] = {SDLK_LEFT, SDLK_RIGHT, SDLK_LEFTBRACKET, SDLK_RIGHTBRACKET, SDLK_TAB,
@@ -408,6 +448,8 @@ static void test_soak(void **state)
             frame(&a);
             frames++;
         }
+        if (i % 7 == 0)
+            app_idle_work(&a);
     }
     ren_resize_headless(g_ren, 1280, 800);
     printf("  5000 events, %d frames, ended at %s\n", frames, stage_info(app_pos(&a).stage)->name);
@@ -424,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_clicks),
         cmocka_unit_test(test_resize),
+        cmocka_unit_test(test_lazy_pass),
         cmocka_unit_test(test_soak),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
