@@ -102,6 +102,9 @@ void ui_fmt(char *buf, size_t cap, float v)
         snprintf(buf, cap, "%.3g", v);
     else
         snprintf(buf, cap, "%.4g", v);
+    /* a probability of 0.99999 must not read as exactly 1 */
+    if ((strcmp(buf, "1") == 0 && v != 1.0f) || (strcmp(buf, "-1") == 0 && v != -1.0f))
+        snprintf(buf, cap, "%.7g", v);
 }
 
 void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const char *label)
