@@ -6,6 +6,39 @@
 
 #include "views.h"
 
+int ui_label_width(const App *a, const TfView *tv, int axis, RenFont *f)
+{
+    char buf[300];
+    int n = axis ? tv->cols : tv->rows, w = 0;
+    for (int i = 0; i < n && i < APP_CAP_T; i++) {
+        int k = ren_text_width(f, tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf));
+        if (k > w)
+            w = k;
+    }
+    return w;
+}
+
+void ui_hover_cell(App *a, const TfView *tv, int r, int c)
+{
+    char rl[200], cl[200], lh[64] = "";
+    Hover *h = &a->hover;
+    memset(h, 0, sizeof *h);
+    h->valid = 1;
+    h->stage = tv->stage;
+    h->layer = tv->layer;
+    h->head = tv->head;
+    h->b = tv->b;
+    h->row = r;
+    h->col = c;
+    h->value = tf_view_at(tv, r, c);
+    tf_view_label(&a->trace, &a->model, tv, 0, r, rl, sizeof rl);
+    tf_view_label(&a->trace, &a->model, tv, 1, c, cl, sizeof cl);
+    const StageInfo *si = stage_info(tv->stage);
+    if ((si->flags & SF_HEAD) && tv->head >= 0)
+        snprintf(lh, sizeof lh, "layer %d head %d: ", tv->layer + 1, tv->head + 1);
+    snprintf(h->where, sizeof h->where, "%srow %d '%s', col %d '%s'", lh, r, rl, c, cl);
+}
+
 int ui_side_of(LabelKind k)
 {
     return k == LBL_SRC ? 1 : k == LBL_TGT ? 2 : 0;

@@ -103,18 +103,6 @@ static void score_range(const App *a, HeadsGrid *G)
     G->hi = m;
 }
 
-static int label_width_max(const App *a, const TfView *tv, int axis, RenFont *f)
-{
-    char buf[300];
-    int n = axis ? tv->cols : tv->rows, w = 0;
-    for (int i = 0; i < n && i < APP_CAP_T; i++) {
-        int k = ren_text_width(f, tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf));
-        if (k > w)
-            w = k;
-    }
-    return w;
-}
-
 /* Pixels per cell when the thumbnails share W x H: cells stay square and
  * whole pixels (even cells) once they are big enough, and never grow past
  * a size where a thumbnail stops looking like one. */
@@ -138,7 +126,7 @@ static float layout_try(ViewCtx *v, const TfView *tv0, Rect body, HeadsGrid *G, 
     snprintf(cap, sizeof cap, compact ? "L%d" : "layer %d", G->L);
     G->short_caps = compact > 0;
     G->cap_w = ren_text_width(f, cap) + (int)(12 * sc);
-    G->lab_w = compact > 1 ? 0 : label_width_max(v->a, tv0, 0, f) + (int)(8 * sc);
+    G->lab_w = compact > 1 ? 0 : ui_label_width(v->a, tv0, 0, f) + (int)(8 * sc);
     if (G->lab_w > body.w / 6)
         G->lab_w = body.w / 6;
     int cb_w = ren_text_width(f, "-00.00") + (int)(30 * sc);
@@ -226,24 +214,6 @@ static void mark_selection(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rec
         ren_rect_line(v->r, (Rect){t.x + (int)lroundf(s->index * G->c), t.y, cpx, t.h}, 1, v->th->select);
 }
 
-static void set_hover(App *a, const TfView *tv, int r, int c)
-{
-    char rl[200], cl[200];
-    Hover *h = &a->hover;
-    h->valid = 1;
-    h->stage = tv->stage;
-    h->layer = tv->layer;
-    h->head = tv->head;
-    h->b = tv->b;
-    h->row = r;
-    h->col = c;
-    h->value = tf_view_at(tv, r, c);
-    tf_view_label(&a->trace, &a->model, tv, 0, r, rl, sizeof rl);
-    tf_view_label(&a->trace, &a->model, tv, 1, c, cl, sizeof cl);
-    snprintf(h->where, sizeof h->where, "layer %d head %d: row %d '%s', col %d '%s'",
-             tv->layer + 1, tv->head + 1, r, rl, c, cl);
-}
-
 /* One thumbnail: the cached image, padding veil, selection, hover, click. */
 static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current)
 {
@@ -269,7 +239,7 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current
         return;
     int c = (int)((v->in->mx - t.x) / G->c), r = (int)((v->in->my - t.y) / G->c);
     if (r >= 0 && r < tv.rows && c >= 0 && c < tv.cols) {
-        set_hover(a, &tv, r, c);
+        ui_hover_cell(a, &tv, r, c);
         if (G->c >= 3)
             ren_rect_line(v->r, (Rect){t.x + (int)lroundf(c * G->c) - 1, t.y + (int)lroundf(r * G->c) - 1,
                                        (int)lroundf(G->c) + 2, (int)lroundf(G->c) + 2},

@@ -64,25 +64,13 @@ static float tok_y(const LinesGeo *G, int col, int i)
 
 /* ---- layout ---- */
 
-static int col_label_width(const App *a, const TfView *tv, int axis, RenFont *f)
-{
-    char buf[300];
-    int n = axis ? tv->cols : tv->rows, w = 0;
-    for (int i = 0; i < n && i < APP_CAP_T; i++) {
-        int k = ren_text_width(f, tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf));
-        if (k > w)
-            w = k;
-    }
-    return w;
-}
-
 static void lines_layout(ViewCtx *v, const TfView *tv, Rect body, LinesGeo *G)
 {
     RenFont *f = v->g->ui;
     float sc = v->g->scale;
     int fh = ren_font_height(f);
     int val_w = ren_text_width(v->g->small, "0.000") + (int)(10 * sc);
-    int lw = col_label_width(v->a, tv, 0, f), rw = col_label_width(v->a, tv, 1, f);
+    int lw = ui_label_width(v->a, tv, 0, f), rw = ui_label_width(v->a, tv, 1, f);
     if (G->shown[0] < G->n[0] || G->shown[1] < G->n[1]) {
         int pw = ren_text_width(f, "<pad> ×000");
         lw = lw > pw ? lw : pw;

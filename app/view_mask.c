@@ -160,18 +160,6 @@ typedef struct MaskGrid {
     int lab_w, top, tag_w;
 } MaskGrid;
 
-static int label_max(const App *a, const TfView *tv, int axis, RenFont *f)
-{
-    char buf[300];
-    int n = axis ? tv->cols : tv->rows, w = 0;
-    for (int i = 0; i < n && i < APP_CAP_T; i++) {
-        int k = ren_text_width(f, tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf));
-        if (k > w)
-            w = k;
-    }
-    return w;
-}
-
 static void set_hover(App *a, const MaskInfo *M, int i, int j)
 {
     static const char *WHY[] = {"allowed", "future position (j > i)", "key is <pad>",
@@ -459,7 +447,7 @@ static int layout_grid(ViewCtx *v, const MaskInfo *M, Rect area, MaskGrid *G)
 {
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
-    G->lab_w = label_max(v->a, &M->mv, 0, f) + 10;
+    G->lab_w = ui_label_width(v->a, &M->mv, 0, f) + 10;
     if (G->lab_w > area.w / 4)
         G->lab_w = area.w / 4;
     G->top = fh + 6;

@@ -235,23 +235,6 @@ static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect 
     ren_clip_pop(v->r);
 }
 
-static void set_hover(App *a, const TfView *tv, int r, int c)
-{
-    char rl[200], cl[200];
-    Hover *h = &a->hover;
-    h->valid = 1;
-    h->stage = tv->stage;
-    h->layer = tv->layer;
-    h->head = tv->head;
-    h->b = tv->b;
-    h->row = r;
-    h->col = c;
-    h->value = tf_view_at(tv, r, c);
-    tf_view_label(&a->trace, &a->model, tv, 0, r, rl, sizeof rl);
-    tf_view_label(&a->trace, &a->model, tv, 1, c, cl, sizeof cl);
-    snprintf(h->where, sizeof h->where, "row %d '%s', col %d '%s'", r, rl, c, cl);
-}
-
 void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
 {
     App *a = v->a;
@@ -267,14 +250,7 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
         rc.h -= ch;
     }
     /* row label band: as wide as the labels, at most a quarter */
-    char buf[300];
-    int lw = 0;
-    for (int i = 0; i < tv->rows && i < 256; i++) {
-        int w = ren_text_width(f, tf_view_label(&a->trace, &a->model, tv, 0, i, buf, sizeof buf));
-        if (w > lw)
-            lw = w;
-    }
-    lw += 10;
+    int lw = ui_label_width(a, tv, 0, f) + 10;
     if (lw > rc.w / 4)
         lw = rc.w / 4;
     int cbw = o->colorbar ? ren_text_width(f, "-0.0000") + 22 : 0;
@@ -368,7 +344,7 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
         v->in->mx >= grid.x && v->in->my >= grid.y) {
         int c = (int)((v->in->mx - grid.x) / zcw), r = (int)((v->in->my - grid.y) / zch);
         if (r >= 0 && r < tv->rows && c >= 0 && c < tv->cols) {
-            set_hover(a, tv, r, c);
+            ui_hover_cell(a, tv, r, c);
             Rect cell = {grid.x + (int)lroundf(c * zcw), grid.y + (int)lroundf(r * zch),
                          (int)lroundf(zcw) > 2 ? (int)lroundf(zcw) : 2, (int)lroundf(zch) > 2 ? (int)lroundf(zch) : 2};
             ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);

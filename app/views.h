@@ -75,6 +75,10 @@ const char *L(const App *a, const char *en);
 /* ---- widgets ---- */
 /* The selection side of a label kind: 1 source, 2 target, 0 neither. */
 int ui_side_of(LabelKind k);
+/* The widest label along an axis of a view (rows 0, columns 1). */
+int ui_label_width(const App *a, const TfView *tv, int axis, RenFont *f);
+/* Report cell (r, c) of a view as what the mouse is over. */
+void ui_hover_cell(App *a, const TfView *tv, int r, int c);
 int ui_over(const UiInput *in, Rect r);
 int ui_clicked(const UiInput *in, Rect r);
 /* A button; returns 1 when clicked this frame. */
