@@ -4,6 +4,7 @@
 #   make run        open the app on the bundled model (installs what is missing)
 #   make test       build and run every test; ends with "N passed, N failed"
 #   make test SANITIZE=1   the same under AddressSanitizer + UBSan
+#   make test-tsan  the training worker's threads under ThreadSanitizer
 #   make bench      performance figures (JSON lines)
 #   make fuzz       libFuzzer targets (clang), FUZZ_SECONDS each
 #   make models     retrain the shipped models in assets/models/
@@ -43,7 +44,7 @@ CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test test-run bench fuzz models deps deps-check clean install check-core
+.PHONY: all run test test-run test-tsan bench fuzz models deps deps-check clean install check-core
 
 all: $(BUILD)/stepformer
 
@@ -84,6 +85,20 @@ test-run: $(BUILD)/stepformer $(TEST_BIN)
 run: deps-check
 	@$(MAKE) --no-print-directory all
 	$(BUILD)/stepformer
+
+# The window's training thread, the trainer's helper thread and a reader of
+# their publications, all instrumented by ThreadSanitizer: any data race
+# fails the run. The worker needs the engine only, so no SDL is built.
+TSAN_SRC := tests/test_train_worker.c app/train_worker.c app/data_args.c app/cli.c $(CORE_SRC)
+build/tsan/test_train_worker: $(TSAN_SRC) $(wildcard core/*.h) app/train_worker.h app/data_args.h tests/test_util.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -pthread $(WARN) -O1 -g -fsanitize=thread \
+	    $(CORE_CFLAGS) $(shell pkg-config --cflags $(PKGS_TEST)) -Icore -Iapp -Itests \
+	    $(TSAN_SRC) -o $@ $(LIBS_CORE) $(shell pkg-config --libs $(PKGS_TEST))
+
+test-tsan: deps-check
+	@$(MAKE) --no-print-directory build/tsan/test_train_worker
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" OPENBLAS_NUM_THREADS=1 build/tsan/test_train_worker
 
 bench: deps-check
 	@$(MAKE) --no-print-directory all

@@ -555,6 +555,18 @@ int app_load_model(App *a, const char *path)
     return 0;
 }
 
+int app_use_model(App *a, TfModel *m, const char *label)
+{
+    TfErr err;
+    if (adopt(a, m, label, 0, &err)) {
+        model_free(m);
+        app_notice(a, 1, "could not use the model: %s", err.msg);
+        return -1;
+    }
+    app_update(a);
+    return 0;
+}
+
 /* A random classroom model with a small English/Chinese vocabulary, so the
  * window has something honest to show when no trained model is found. */
 static int random_model(App *a, TfErr *err)

@@ -67,7 +67,10 @@ typedef struct UiInput {
     int moved;
 } UiInput;
 
-typedef enum Focus { FOCUS_NONE, FOCUS_SRC, FOCUS_TGT } Focus;
+/* FOCUS_VIEW: a text field of the current view (the train view's file
+ * path), whose buffer of APP_TEXT_MAX bytes is App.view_text; the view
+ * itself leaves it when a click lands elsewhere. */
+typedef enum Focus { FOCUS_NONE, FOCUS_SRC, FOCUS_TGT, FOCUS_VIEW } Focus;
 
 /* A token the learner clicked, followed across views. */
 typedef struct Selection {
@@ -167,6 +170,7 @@ typedef struct App {
     /* interaction */
     Focus focus;
     int cursor;                 /* byte offset in the focused line */
+    char *view_text;            /* the view's field when focus is FOCUS_VIEW */
     UiInput in;
     Hover hover;
     PanZoom pz[VIEW_COUNT];
@@ -234,6 +238,10 @@ int app_idle_work(App *a);
 /* Replace the model (the old one is kept when the new one fails to load,
  * and the error is shown as a notice). Returns 0 or -1. */
 int app_load_model(App *a, const char *path);
+/* Replace the model by m, which the App takes over (a model trained in the
+ * train view); label names it in the top bar. On failure the old model is
+ * kept, m is freed and the error is a notice. Returns 0 or -1. */
+int app_use_model(App *a, TfModel *m, const char *label);
 
 /* Navigation. */
 StagePos app_pos(const App *a);

@@ -33,7 +33,16 @@ static int utf8_next_off(const char *s, int at)
 
 static char *focused_text(App *a)
 {
+    if (a->focus == FOCUS_VIEW)
+        return a->view_text;
     return a->focus == FOCUS_TGT ? a->tgt : a->focus == FOCUS_SRC ? a->src_line : NULL;
+}
+
+/* Editing the input lines re-runs the model; a view's own field does not. */
+static void edited(App *a)
+{
+    if (a->focus == FOCUS_SRC || a->focus == FOCUS_TGT)
+        a->dirty = 1;
 }
 
 /* Insert typed text at the cursor; invalid UTF-8 and control bytes are
@@ -75,7 +84,7 @@ static void insert_text(App *a, const char *t)
     memmove(s + a->cursor + n, s + a->cursor, (size_t)(cur - a->cursor + 1));
     memcpy(s + a->cursor, clean, (size_t)n);
     a->cursor += n;
-    a->dirty = 1;
+    edited(a);
 }
 
 static void delete_range(App *a, int from, int to)
@@ -85,7 +94,7 @@ static void delete_range(App *a, int from, int to)
         return;
     memmove(s + from, s + to, strlen(s + to) + 1);
     a->cursor = from;
-    a->dirty = 1;
+    edited(a);
 }
 
 static void cycle_cmap(App *a)
@@ -110,7 +119,12 @@ static void text_key(App *a, const SDL_KeyboardEvent *k)
     case SDLK_HOME: a->cursor = 0; break;
     case SDLK_END: a->cursor = (int)strlen(s); break;
     case SDLK_RETURN: case SDLK_KP_ENTER: case SDLK_ESCAPE: a->focus = FOCUS_NONE; break;
-    case SDLK_TAB: a->focus = a->focus == FOCUS_SRC ? FOCUS_TGT : FOCUS_SRC;
+    case SDLK_TAB:
+        if (a->focus == FOCUS_VIEW) { /* a view's field: Tab leaves it */
+            a->focus = FOCUS_NONE;
+            break;
+        }
+        a->focus = a->focus == FOCUS_SRC ? FOCUS_TGT : FOCUS_SRC;
         a->cursor = (int)strlen(focused_text(a));
         break;
     case SDLK_u:
@@ -185,6 +199,8 @@ void app_event(App *a, const SDL_Event *e)
     switch (e->type) {
     case SDL_QUIT: a->want_quit = 1; break;
     case SDL_KEYDOWN:
+        if (a->focus == FOCUS_VIEW && !a->view_text)
+            a->focus = FOCUS_NONE;
         if (a->focus != FOCUS_NONE && e->key.keysym.sym != SDLK_F11) {
             text_key(a, &e->key);
             break;
@@ -202,7 +218,7 @@ void app_event(App *a, const SDL_Event *e)
         break;
     case SDL_TEXTINPUT:
         /* outside a text field, keys are shortcuts (handled as KEYDOWN) */
-        if (a->focus != FOCUS_NONE)
+        if (a->focus != FOCUS_NONE && focused_text(a))
             insert_text(a, e->text.text);
         break;
     case SDL_MOUSEMOTION:

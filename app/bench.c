@@ -43,12 +43,21 @@ BenchStats bench_run(BenchFn fn, void *ctx, int min_reps, double min_seconds)
         if (n >= 100000)
             break;
     }
+    s = bench_stats_of(t, n);
+    free(t);
+    return s;
+}
+
+BenchStats bench_stats_of(double *t, int n)
+{
+    BenchStats s = {0};
+    if (n < 1)
+        return s;
     qsort(t, (size_t)n, sizeof *t, cmp_double);
     s.reps = n;
     s.median_ms = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
     s.p95_ms = t[(int)(0.95 * (n - 1) + 0.5)];
     s.min_ms = t[0];
-    free(t);
     return s;
 }
 

@@ -18,6 +18,8 @@ typedef struct BenchStats {
 
 double bench_now(void);
 BenchStats bench_run(BenchFn fn, void *ctx, int min_reps, double min_seconds);
+/* Median, p95 and min of n times already measured (milliseconds). */
+BenchStats bench_stats_of(double *ms, int n);
 
 /* One JSON line: name, median_ms, p95_ms, gflops (if flops > 0),
  * peak_fraction (if peak_gflops > 0), tokens_per_s (if tokens > 0), and
@@ -26,7 +28,9 @@ void bench_print(const char *name, const BenchStats *s, double flops,
                  double peak_gflops, double tokens, const char *extra_key,
                  double extra_val);
 
-/* frame_<view> and edit_redraw_base_s32 (bench_gui.c) */
-void bench_gui(double secs, const char *only);
+/* frame_<view>, edit_redraw_base_s32 and training in the window
+ * (bench_gui.c); train_ref_tok_s is train_classroom_b32_s16's tokens/s
+ * when it was measured in this run (else 0). */
+void bench_gui(double secs, const char *only, double train_ref_tok_s);
 
 #endif

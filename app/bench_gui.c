@@ -1,12 +1,19 @@
 /* bench_gui.c - frame times of every view at 1920x1080 through the software
- * renderer (what `stepformer shot` uses; a GPU window is faster), and the
- * time from an edited source sentence to the redrawn view. */
+ * renderer (what `stepformer shot` uses; a GPU window is faster), the time
+ * from an edited source sentence to the redrawn view, and training in the
+ * window: frame times while the worker trains (frame_train), and the
+ * worker's tokens/s while the train view is drawn at the pace the window
+ * loop draws it (train_in_app_classroom), beside a plain trainer on the
+ * same data in the same run. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench.h"
 #include "checkpoint.h"
 #include "cli.h"
+#include "view_train.h"
 #include "views.h"
 
 typedef struct FrameCtx {
@@ -53,6 +60,29 @@ static int want(const char *only, const char *name)
     return !only || strncmp(name, only, strlen(only)) == 0;
 }
 
+static void sleep_s(double s)
+{
+    if (s <= 0)
+        return;
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* The train view's default run (en2zh, classroom size), playing; frames
+ * are drawn until it is really training. */
+static int train_start(App *a, Ren *r)
+{
+    if (view_train_setup(a, "en2zh", 0))
+        return 0;
+    view_train_play(a, 1);
+    for (int i = 0; i < 100 && a->train_ui->st.step < 20; i++) {
+        sleep_s(0.02);
+        a->now += 0.02;
+        app_frame(a, r);
+    }
+    return a->train_ui->st.step >= 20;
+}
+
 static void bench_frames(double secs, const char *only)
 {
     TfErr err;
@@ -79,8 +109,11 @@ static void bench_frames(double secs, const char *only)
         a.head = c->head;
         a.view = c->view;
         FrameCtx f = {&a, r, 0};
+        int training = c->view == VIEW_TRAIN && train_start(&a, r);
         BenchStats s = bench_run(frame_body, &f, 30, secs);
-        bench_print(c->name, &s, 0, 0, 0, NULL, 0);
+        if (training)
+            view_train_play(&a, 0);
+        bench_print(c->name, &s, 0, 0, 0, training ? "training" : NULL, 1);
     }
     app_free(&a);
     ren_close(r);
@@ -147,9 +180,148 @@ static void bench_edit(double secs)
     remove("/tmp/stepformer-bench-base.safetensors");
 }
 
-void bench_gui(double secs, const char *only)
+/* ---- training in the window ---- */
+
+#define TA_B 32 /* the train_classroom_b32_s16 entry's batch and length */
+#define TA_L 16
+
+/* Its data: B*10 random pairs, L source tokens, L-1 target tokens (+ <eos>). */
+static Dataset *ta_data(void)
+{
+    Dataset *d = malloc(sizeof *d);
+    TfErr err;
+    if (d && dataset_random(d, TA_B * 10, 32, TA_L, TA_L - 1, 7, &err) == 0)
+        return d;
+    free(d);
+    return NULL;
+}
+
+/* A plain Trainer on the same data and size, on this thread: target
+ * tokens per second of wall time over `secs`, measured like the worker. */
+static double ta_headless(double secs)
+{
+    Dataset *d = ta_data();
+    TfModel m;
+    Trainer t;
+    TfConfig c;
+    TrainOpts o;
+    TfErr err;
+    double rate = 0;
+    if (!d)
+        return 0;
+    cfg_preset(&c, "classroom", &err);
+    c.tie = TF_TIE_ALL;
+    train_opts_default(&o);
+    o.batch = TA_B;
+    if (trainer_model_new(&m, &c, d, 1, &err) == 0) {
+        if (trainer_init(&t, &m, d, &o, &err) == 0) {
+            TrainStats s;
+            long long tokens = 0;
+            for (int i = 0; i < 5; i++)
+                trainer_step(&t, &s, &err);
+            double t0 = bench_now();
+            while (bench_now() - t0 < secs && trainer_step(&t, &s, &err) == 0)
+                tokens += s.tokens;
+            rate = tokens / (bench_now() - t0);
+            trainer_free(&t);
+        }
+        model_free(&m);
+    }
+    dataset_free(d);
+    free(d);
+    return rate;
+}
+
+typedef struct TaRun {
+    double rate;       /* tokens/s of the worker */
+    long long steps;
+    BenchStats frames; /* frame times while it trained */
+} TaRun;
+
+/* The window loop's pace: draw a frame, sleep until the view asks for the
+ * next one (a learner moving the mouse now and then), for `secs`. */
+static TaRun ta_in_app(double secs)
+{
+    TaRun run = {0};
+    TfErr err;
+    Ren *r = ren_open_headless(1920, 1080, &err);
+    static App a;
+    AppOpts o = {0};
+    o.view = "train";
+    o.no_save = 1;
+    Dataset *d = ta_data();
+    if (!r || !d || app_init(&a, &o, &err)) {
+        free(d);
+        if (r)
+            ren_close(r);
+        return run;
+    }
+    TwSpec s;
+    tw_spec_default(&s);
+    s.task[0] = 0;
+    s.data = d;
+    s.o.batch = TA_B;
+    if (view_train_start(&a, &s) == 0) {
+        TrainUi *u = a.train_ui;
+        for (int i = 0; i < 200 && u->st.step < 20; i++) { /* until it trains */
+            a.now = bench_now();
+            app_frame(&a, r);
+            sleep_s(0.02);
+        }
+        enum { MAXF = 4096 };
+        static double ft[MAXF];
+        int nf = 0;
+        long long s0 = u->st.train_tokens, k0 = u->st.step;
+        double t0 = bench_now();
+        while (bench_now() - t0 < secs) {
+            a.now = bench_now();
+            a.in.mx = 900 + (nf * 37) % 600;
+            a.in.my = 300 + (nf * 23) % 500;
+            double f0 = bench_now();
+            app_frame(&a, r);
+            if (nf < MAXF)
+                ft[nf++] = (bench_now() - f0) * 1e3;
+            int ms = app_next_wake_ms(&a);
+            sleep_s(ms < 0 || ms > 500 ? 0.5 : ms * 1e-3);
+        }
+        tw_status(u->w, &u->st, 1);
+        double dt = bench_now() - t0;
+        run.rate = (double)(u->st.train_tokens - s0) / dt;
+        run.steps = u->st.step - k0;
+        run.frames = bench_stats_of(ft, nf);
+    }
+    app_free(&a);
+    ren_close(r);
+    return run;
+}
+
+/* train_in_app_classroom: its tokens/s and the ratio to the headless
+ * trainer (train_classroom_b32_s16 when measured in this run, else the
+ * same loop without a window); the frames drawn meanwhile. */
+static void bench_train_in_app(double secs, double ref_tok_s)
+{
+    double wall = secs >= 1 ? 5 : 3; /* long enough to average out a noisy machine */
+    double headless = ta_headless(wall);
+    TaRun run = ta_in_app(wall);
+    if (run.steps < 1) {
+        fprintf(stderr, "bench: training in the app did not run\n");
+        return;
+    }
+    double ref = ref_tok_s > 0 ? ref_tok_s : headless;
+    BenchStats step = {0};
+    step.median_ms = step.p95_ms = step.min_ms = 1e3 * TA_B * TA_L / run.rate;
+    step.reps = (int)run.steps;
+    bench_print("train_headless_wall_classroom_b32_s16", &(BenchStats){1e3 * TA_B * TA_L / headless,
+                1e3 * TA_B * TA_L / headless, 0, 0}, 0, 0, TA_B * TA_L, "in_app_ratio", run.rate / headless);
+    bench_print("train_in_app_classroom", &step, 0, 0, TA_B * TA_L, "ratio", run.rate / ref);
+    bench_print("frame_train_in_app", &run.frames, 0, 0, 0, NULL, 0);
+}
+
+void bench_gui(double secs, const char *only, double train_ref_tok_s)
 {
     bench_frames(secs, only);
     if (want(only, "edit_redraw_base_s32"))
         bench_edit(secs);
+    if (want(only, "train_in_app_classroom"))
+        bench_train_in_app(secs, train_ref_tok_s);
 }

@@ -6,7 +6,10 @@
  * as a fraction of that peak. tokens_per_s counts sentences x sequence
  * length (source and target have the same length in these benchmarks).
  * The train_* entries time one optimizer step (forward with dropout, loss,
- * backward, gradient reduction, Adam) through the trainer of core/train.h. */
+ * backward, gradient reduction, Adam) through the trainer of core/train.h;
+ * train_in_app_classroom (bench_gui.c) trains the same on the window's
+ * worker thread while the train view is drawn, and reports its ratio to
+ * train_classroom_b32_s16, which is measured first for it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,9 +174,10 @@ static void train_body(void *p)
  * from a vocabulary shared by both sides and tied as in the paper. FLOPs
  * are counted as three forward passes (the backward pass computes two
  * products for each one of the forward pass). */
-static void bench_train(const char *name, const char *preset, int vocab, int B,
-                        int L, double peak, double secs)
+static double bench_train(const char *name, const char *preset, int vocab, int B,
+                          int L, double peak, double secs)
 {
+    double tok_s = 0;
     TrainCtx x;
     TfConfig cfg;
     TfErr err;
@@ -184,7 +188,7 @@ static void bench_train(const char *name, const char *preset, int vocab, int B,
     if (cfg_preset(&cfg, preset, &err) ||
         dataset_random(&x.d, B * 10, vocab, L, L - 1, 7, &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
-        return;
+        return 0;
     }
     cfg.tie = TF_TIE_ALL;
     if (trainer_model_new(&x.m, &cfg, &x.d, 1, &err) ||
@@ -192,15 +196,18 @@ static void bench_train(const char *name, const char *preset, int vocab, int B,
         fprintf(stderr, "bench: %s\n", err.msg);
         model_free(&x.m);
         dataset_free(&x.d);
-        return;
+        return 0;
     }
     TfFlops fl = cfg_flops(&x.m.cfg, L, L);
     BenchStats s = bench_run(train_body, &x, 5, secs);
-    if (!x.failed)
+    if (!x.failed) {
         bench_print(name, &s, 3 * fl.total * B, peak, (double)B * L, NULL, 0);
+        tok_s = (double)B * L / (s.median_ms * 1e-3);
+    }
     trainer_free(&x.t);
     model_free(&x.m);
     dataset_free(&x.d);
+    return tok_s;
 }
 
 static int want(const char *only, const char *name)
@@ -236,10 +243,11 @@ int cmd_bench(int argc, char **argv)
         bench_forward("forward_base_b8_s64", "base", 37000, 8, 64, peak, secs, 0);
     if (want(only, "forward_classroom_b32_s16"))
         bench_forward("forward_classroom_b32_s16", "classroom", 32, 32, 16, peak, secs, 1);
-    if (want(only, "train_classroom_b32_s16"))
-        bench_train("train_classroom_b32_s16", "classroom", 32, 32, 16, peak, secs);
+    double train_ref = 0;
+    if (want(only, "train_classroom_b32_s16") || want(only, "train_in_app_classroom"))
+        train_ref = bench_train("train_classroom_b32_s16", "classroom", 32, 32, 16, peak, secs);
     if (want(only, "train_base_b8_s64"))
         bench_train("train_base_b8_s64", "base", 37000, 8, 64, peak, secs);
-    bench_gui(secs, only);
+    bench_gui(secs, only, train_ref);
     return 0;
 }

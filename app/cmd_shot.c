@@ -10,6 +10,7 @@
 #include "gui.h"
 #include "lesson_ui.h"
 #include "view_decode.h"
+#include "view_train.h"
 #include "views.h"
 
 static const char *SHOT_HELP =
@@ -26,6 +27,9 @@ static const char *SHOT_HELP =
     "walk and the extra views into the directory --out. Layers and heads count\n"
     "from 0 here (the window shows them from 1); --head -1 shows all heads.\n"
     "--lesson renders step N (from 1) of a lesson with its panel, in --lang.\n"
+    "--task trains a new model on a built-in task (copy, reverse, sort, en2zh)\n"
+    "or a TSV file for --train-steps steps (the train view's defaults: the\n"
+    "classroom size, warm-up 800; deterministic) and renders the train view.\n"
     "--src may be repeated (a padded batch of up to 4 sentences). --scale\n"
     "enlarges the text as presenter mode does (+/- in the window).\n";
 
@@ -92,6 +96,8 @@ typedef struct ShotArgs {
     const char *pane; /* decode view: gen, step or beam */
     int beam;
     float alpha;
+    const char *task; /* train view: what to train on */
+    int train_steps;
 } ShotArgs;
 
 /* Take shot's own options out of argv, leaving the window's options. */
@@ -127,6 +133,11 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
         } else if (cli_opt(argv, argc, &i, "alpha", &v, C, &bad)) {
             if (v && cli_float(v, 0, 10, &s->alpha))
                 return cli_fail(C, "--alpha must be a number in 0..10, not '%s'", v);
+        } else if (cli_opt(argv, argc, &i, "task", &v, C, &bad)) {
+            s->task = v;
+        } else if (cli_opt(argv, argc, &i, "train-steps", &v, C, &bad)) {
+            if (v && cli_int(v, 0, 1000000, &s->train_steps))
+                return cli_fail(C, "--train-steps must be an integer in 0..1000000, not '%s'", v);
         } else if (cli_opt(argv, argc, &i, "scale", &v, C, &bad)) {
             if (v && cli_float(v, 0.5, 4, &s->scale))
                 return cli_fail(C, "--scale must be a number in 0.5..4, not '%s'", v);
@@ -204,6 +215,8 @@ int cmd_shot(int argc, char **argv)
         return rc == 2 ? 0 : rc;
     if (!s.out)
         return cli_fail(C, "--out FILE is required");
+    if (s.task || s.train_steps)
+        o.view = "train";
     if (!s.all && !o.stage && !o.view && !o.lesson)
         return cli_fail(C, "give --stage NAME, --view NAME, --lesson ID or --all");
     TfErr err;
@@ -225,6 +238,12 @@ int cmd_shot(int argc, char **argv)
     if (s.pane || s.beam) {
         a.view = VIEW_DECODE;
         view_decode_setup(&a, s.pane ? s.pane : (s.beam ? "beam" : "gen"), s.beam, s.alpha);
+    }
+    if (a.view == VIEW_TRAIN && view_train_setup(&a, s.task ? s.task : "en2zh", s.train_steps)) {
+        rc = cli_fail(C, "%s", a.notice[0] ? a.notice : "training failed");
+        app_free(&a);
+        ren_close(r);
+        return rc;
     }
     rc = s.all ? render_all(&a, r, s.out) : render_to(&a, r, s.out);
     app_free(&a);

@@ -423,8 +423,9 @@ void app_draw(App *a, Ren *r)
         lesson_list_draw(&v, W, H);
     if (a->show_help)
         draw_help(&v, W, H);
-    /* a click outside the text fields leaves them */
-    if (a->in.pressed && !ui_over(&a->in, L.src) && !ui_over(&a->in, L.tgt))
+    /* a click outside the text fields leaves them (a view's own field is
+     * left by the view, which knows where it is) */
+    if (a->in.pressed && a->focus != FOCUS_VIEW && !ui_over(&a->in, L.src) && !ui_over(&a->in, L.tgt))
         a->focus = FOCUS_NONE;
     if (!a->in.down)
         a->dragging = 0;

@@ -1,0 +1,1103 @@
+/* train_worker.c - the training thread of the window (see train_worker.h).
+ *
+ * Who owns what:
+ *   the worker thread   the run: data set, model, Trainer, and `mine`, the
+ *                       status the next publication will carry;
+ *   the mutex           the command queue, the play flag, `pub` (the last
+ *                       published status), `pub_params` (the parameters of
+ *                       pub.step) and the snapshot buffers slot[i], which
+ *                       always hold the parameters of pub.snaps[i];
+ *   the caller (window) whatever it copied out under the mutex.
+ * The model's parameters are written only by the worker, inside
+ * trainer_step, with the mutex NOT held; they are read by others only as
+ * the copies made at publication. */
+#include "train_worker.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "data_args.h"
+#include "decode.h"
+
+typedef enum CmdKind { CMD_SETUP, CMD_STEPS, CMD_SAVE } CmdKind;
+
+typedef struct Cmd {
+    CmdKind kind;
+    long long n;    /* CMD_STEPS */
+    TwSpec spec;    /* CMD_SETUP (spec.path is the SAVE path too) */
+} Cmd;
+
+/* Half of a held-out check, for one of two threads: its own trace and ids,
+ * the model and data set only read. */
+typedef struct EvalPart {
+    struct TrainWorker *w;
+    TfTrace tr;           /* (TW_EVAL_B sentences) */
+    int have_tr;
+    int *buf;             /* ids of a batch */
+    int a, b, ea, eb;     /* pairs for loss and accuracy; pairs decoded */
+    double loss;
+    int scored, correct, exact, rc;
+    TfErr err;
+} EvalPart;
+
+struct TrainWorker {
+    pthread_t thread;
+    int has_thread;
+    pthread_mutex_t mu;
+    pthread_cond_t wake;  /* a command, play, quit */
+    pthread_cond_t idle;  /* the worker went idle */
+
+    /* ---- shared: under mu ---- */
+    Cmd q[TW_QUEUE];
+    int q_head, q_n;
+    int play, quit, busy;
+    long long steps_left;
+    int have_run, can_train, building;
+    TwStatus pub;
+    float *pub_params;    /* (pub.n_params) of pub.step */
+    float *slot[TW_SNAP_CAP]; /* slot[i]: parameters of pub.snaps[i] */
+    Vocab voc_src, voc_tgt;   /* the run's vocabularies, for tw_model_like */
+    int have_voc;
+
+    /* ---- the worker thread's own ---- */
+    Cmd cur;              /* the command being run (its queue slot is free) */
+    TwStatus mine;
+    Dataset d;
+    TfModel m;
+    Trainer t;
+    int have_d, have_m, have_t;
+    TwSpec spec;          /* of the current run (task, file) */
+    int given_data;       /* the run's data set came ready-made */
+    int unpublished;      /* mine changed since the last publication */
+    float *spare[TW_SNAP_CAP]; /* snapshot buffers not in use */
+    int n_spare;
+    EvalPart ev[2];       /* the held-out check's two halves */
+    int have_ev;
+    long long eval_every;
+    double acc_loss, acc_acc, acc_tok; /* the curve point being summed */
+    float acc_lr;
+    int acc_n;
+    double last_pub;
+    int blas_before;      /* OpenBLAS threads before the worker existed */
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void tw_spec_default(TwSpec *s)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->task, sizeof s->task, "en2zh");
+    s->d_model = 64;
+    s->n_heads = 4;
+    s->d_ff = 256;
+    s->n_layers = 2;
+    s->max_len = 64;
+    train_opts_default(&s->o);
+    s->o.warmup = 800; /* the paper's 4000 is for 100,000 steps */
+}
+
+/* ---------------------------------------------------------------------- */
+/* Memory: refuse what cannot fit before allocating any of it              */
+/* ---------------------------------------------------------------------- */
+
+double tw_bytes_needed(const TfConfig *cfg, int batch, int cap_T)
+{
+    double P = (double)cfg_param_count(cfg).total;
+    double C = cfg->d_model, F = cfg->d_ff, V = cfg->tgt_vocab;
+    int cap_B = (batch + TRAIN_SHARDS - 1) / TRAIN_SHARDS;
+    double B = cap_B, T = cap_T;
+    /* model, gradients of both shards, Adam's two moments, the published
+     * copy, the window's two copies, at least two snapshots */
+    double params = P * (1 + TRAIN_SHARDS + 2 + 1 + 2 + 2);
+    double trace = (double)trace_floats(cfg, cap_B, cap_T, TRACE_RECORD | TRACE_TRAIN);
+    double back = B * T * (V + 11 * C + F) + T * T;
+    double eval = 2.0 * (double)trace_floats(cfg, 32, cap_T, 0) +
+                  2.0 * (double)trace_floats(cfg, 1, cfg->max_len, 0);
+    return 4.0 * (params + TRAIN_SHARDS * (trace + back) + eval);
+}
+
+/* MemAvailable of /proc/meminfo, else free pages; < 0 when unknown. */
+static double mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    double kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    if (kb > 0)
+        return kb * 1024.0;
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * size : -1;
+}
+
+static void fmt_bytes(char *buf, size_t cap, double b)
+{
+    if (b >= 1e12)
+        snprintf(buf, cap, "%.1f TB", b / 1e12);
+    else if (b >= 1e9)
+        snprintf(buf, cap, "%.1f GB", b / 1e9);
+    else
+        snprintf(buf, cap, "%.0f MB", b / 1e6);
+}
+
+static void fmt_count(char *buf, size_t cap, double n)
+{
+    if (n >= 1e9)
+        snprintf(buf, cap, "%.1f billion", n / 1e9);
+    else if (n >= 1e6)
+        snprintf(buf, cap, "%.1f million", n / 1e6);
+    else
+        snprintf(buf, cap, "%.0f thousand", n / 1e3);
+}
+
+/* The architecture must make sense and fit in this computer's memory. */
+static int check_size(const TfConfig *c, int batch, int cap_T, TfErr *err)
+{
+    if (c->n_heads < 1 || c->d_model < 1 || c->d_model % c->n_heads)
+        return tf_fail(err, "d_model %d cannot be split into %d heads: the heads share "
+                       "d_model equally, so it must be a multiple of the head count",
+                       c->d_model, c->n_heads);
+    double need = tw_bytes_needed(c, batch, cap_T), avail = mem_available();
+    if (avail > 0 && need > 0.8 * avail) {
+        char p[48], n[48], a[48];
+        fmt_count(p, sizeof p, (double)cfg_param_count(c).total);
+        fmt_bytes(n, sizeof n, need);
+        fmt_bytes(a, sizeof a, avail);
+        return tf_fail(err, "d_model %d with %d+%d layers has %s parameters: training it "
+                       "needs about %s of memory and this computer has %s free. "
+                       "Choose a smaller size.", c->d_model, c->n_enc, c->n_dec, p, n, a);
+    }
+    return cfg_validate(c, err);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Publication                                                              */
+/* ---------------------------------------------------------------------- */
+
+static TwState state_locked(const TrainWorker *w)
+{
+    if (w->building)
+        return TW_BUILDING;
+    if (!w->have_run)
+        return TW_EMPTY;
+    return w->can_train && (w->play || w->steps_left > 0) ? TW_RUNNING : TW_PAUSED;
+}
+
+/* Copy mine and the parameters out (mu held). */
+static void publish_locked(TrainWorker *w)
+{
+    w->mine.seq = w->pub.seq + 1;
+    w->mine.state = state_locked(w);
+    w->mine.steps_left = w->steps_left;
+    w->pub = w->mine;
+    w->unpublished = 0;
+    if (w->pub_params && w->have_m)
+        memcpy(w->pub_params, w->m.block, w->m.n_params * sizeof(float));
+    w->last_pub = now_s();
+}
+
+/* Periodic publications give way when the mutex is busy; forced ones wait. */
+static void publish(TrainWorker *w, int force)
+{
+    if (!force && now_s() - w->last_pub < TW_PUBLISH_S)
+        return;
+    if (force)
+        pthread_mutex_lock(&w->mu);
+    else if (pthread_mutex_trylock(&w->mu) != 0)
+        return;
+    publish_locked(w);
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void message(TrainWorker *w, int error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void message(TrainWorker *w, int error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->mine.msg, sizeof w->mine.msg, fmt, ap);
+    va_end(ap);
+    w->mine.msg_error = error;
+    w->mine.msg_seq++;
+    w->unpublished = 1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Curves, evaluations, snapshots                                          */
+/* ---------------------------------------------------------------------- */
+
+/* Merge neighbouring points pairwise (the curve keeps its shape at half the
+ * resolution); each point stays the mean of the steps it covers. */
+static void log_thin(TwStatus *st)
+{
+    int k = 0;
+    for (int i = 0; i + 1 < st->n_log; i += 2) {
+        const TwPoint *a = &st->log[i], *b = &st->log[i + 1];
+        float n = (float)(a->n + b->n);
+        TwPoint p = {b->step, (a->loss * a->n + b->loss * b->n) / n,
+                     (a->acc * a->n + b->acc * b->n) / n, b->lr,
+                     (a->tok_s * a->n + b->tok_s * b->n) / n, a->n + b->n};
+        st->log[k++] = p;
+    }
+    if (st->n_log % 2)
+        st->log[k++] = st->log[st->n_log - 1];
+    st->n_log = k;
+    st->log_stride *= 2;
+}
+
+static void log_add(TrainWorker *w, const TrainStats *s)
+{
+    w->acc_loss += s->loss;
+    w->acc_acc += s->token_acc;
+    w->acc_tok += s->tokens_per_s;
+    w->acc_lr = (float)s->lr;
+    if (++w->acc_n < w->mine.log_stride)
+        return;
+    TwStatus *st = &w->mine;
+    if (st->n_log == TW_LOG_CAP)
+        log_thin(st);
+    double n = w->acc_n;
+    st->log[st->n_log++] = (TwPoint){s->step, (float)(w->acc_loss / n), (float)(w->acc_acc / n),
+                                     w->acc_lr, (float)(w->acc_tok / n), w->acc_n};
+    w->acc_loss = w->acc_acc = w->acc_tok = 0;
+    w->acc_n = 0;
+}
+
+/* ---- the held-out check ----
+ * Cheaper than trainer_eval (which `stepformer eval` uses) so that it can
+ * run every few dozen steps without slowing training: the teacher-forced
+ * loss and token accuracy of TW_EVAL_PAIRS held-out pairs, a batch at a
+ * time, and at every TW_EXACT_EVERY-th check the exact match of the first
+ * TW_EXACT_PAIRS by greedy decoding, batched, and stopped at the
+ * reference's length + 1 (an output that has not ended by then cannot be
+ * exact; an untrained model would otherwise babble to the maximum length).
+ * The model's vocabularies are copies of the data set's
+ * (trainer_model_new), so data-set ids are model ids. */
+
+static int eval_prepare(TrainWorker *w, TfErr *err)
+{
+    int T = w->t.cap_T;
+    w->have_ev = 1;
+    for (int k = 0; k < 2; k++) {
+        EvalPart *p = &w->ev[k];
+        memset(p, 0, sizeof *p);
+        p->w = w;
+        if (trace_build(&p->tr, &w->m.cfg, TW_EVAL_B, T, 0, err))
+            return -1;
+        p->have_tr = 1;
+        p->buf = malloc((size_t)TW_EVAL_B * (3 * T + 2) * sizeof(int));
+        if (!p->buf)
+            return tf_fail(err, "out of memory for the held-out check");
+    }
+    return 0;
+}
+
+static void eval_free(TrainWorker *w)
+{
+    for (int k = 0; w->have_ev && k < 2; k++) {
+        if (w->ev[k].have_tr)
+            trace_free(&w->ev[k].tr);
+        free(w->ev[k].buf);
+        memset(&w->ev[k], 0, sizeof w->ev[k]);
+    }
+    w->have_ev = 0;
+}
+
+/* Teacher-forced loss sum, scored and correct positions of pairs [a, b). */
+static int eval_batch(EvalPart *e, int a, int b)
+{
+    const TrainWorker *w = e->w;
+    const Dataset *d = &w->d;
+    int B = b - a, S = 1, T = 1, V = w->m.cfg.tgt_vocab;
+    for (int i = a; i < b; i++) {
+        S = d->pairs[i].src_len > S ? d->pairs[i].src_len : S;
+        T = d->pairs[i].tgt_len + 1 > T ? d->pairs[i].tgt_len + 1 : T;
+    }
+    int *src = e->buf, *tin = src + B * S, *tout = tin + B * T, *sl = tout + B * T, *tl = sl + B;
+    for (int k = 0; k < B; k++) {
+        const Pair *p = &d->pairs[a + k];
+        const int32_t *x = d->ids + p->src_off, *y = d->ids + p->tgt_off;
+        for (int i = 0; i < S; i++)
+            src[k * S + i] = i < p->src_len ? x[i] : TOK_PAD;
+        /* in: <bos> y1 .. yn, out: y1 .. yn <eos> */
+        for (int i = 0; i < T; i++) {
+            tin[k * T + i] = i == 0 ? TOK_BOS : i <= p->tgt_len ? y[i - 1] : TOK_PAD;
+            tout[k * T + i] = i < p->tgt_len ? y[i] : i == p->tgt_len ? TOK_EOS : TOK_PAD;
+        }
+        sl[k] = p->src_len;
+        tl[k] = p->tgt_len + 1;
+    }
+    TfBatch in = {B, S, T, src, tin, sl, tl};
+    if (tf_forward(&w->m, &e->tr, &in, 0, &e->err))
+        return -1;
+    int nn = 0, cc = 0;
+    e->loss += loss_forward(NULL, e->tr.logits, e->tr.probs, tout, B * T, V,
+                            w->t.o.label_smoothing, &nn, &cc);
+    e->scored += nn;
+    e->correct += cc;
+    return 0;
+}
+
+static int argmax_row(const float *p, int n)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (p[i] > p[best])
+            best = i;
+    return best;
+}
+
+/* How many of pairs [a, b) greedy decoding translates exactly: all of them
+ * at once, one token per step for every sentence, as tf_greedy does for
+ * one (the encoder once, then the decoder over <bos> + the outputs so far,
+ * probabilities for the last position only). Each sentence needs its
+ * reference's length + 1 outputs (<eos> included) and no more. */
+static int exact_batch(EvalPart *e, int a, int b)
+{
+    const TrainWorker *w = e->w;
+    const Dataset *d = &w->d;
+    int B = b - a, S = 1, n_out = 1, V = w->m.cfg.tgt_vocab;
+    for (int i = a; i < b; i++) {
+        S = d->pairs[i].src_len > S ? d->pairs[i].src_len : S;
+        n_out = d->pairs[i].tgt_len + 1 > n_out ? d->pairs[i].tgt_len + 1 : n_out;
+    }
+    if (n_out > e->tr.cap_T)
+        n_out = e->tr.cap_T;
+    int *src = e->buf, *out = src + B * S, *tin = out + B * n_out, *len = tin + B * n_out;
+    for (int k = 0; k < B; k++) {
+        const Pair *p = &d->pairs[a + k];
+        for (int i = 0; i < S; i++)
+            src[k * S + i] = i < p->src_len ? d->ids[p->src_off + i] : TOK_PAD;
+        len[k] = p->src_len;
+    }
+    if (tf_encode(&w->m, &e->tr, B, S, src, len, 0, &e->err))
+        return -1;
+    for (int t = 0; t < n_out; t++) {
+        int T = t + 1;
+        for (int k = 0; k < B; k++) { /* <bos> + the outputs so far */
+            tin[k * T] = TOK_BOS;
+            for (int i = 1; i < T; i++)
+                tin[k * T + i] = out[k * n_out + i - 1];
+            len[k] = T;
+        }
+        if (tf_decode(&w->m, &e->tr, T, tin, len, t, 0, &e->err))
+            return -1;
+        for (int k = 0; k < B; k++)
+            out[k * n_out + t] = argmax_row(e->tr.probs + ((size_t)k * T + t) * V, V);
+    }
+    for (int k = 0; k < B; k++) {
+        const Pair *p = &d->pairs[a + k];
+        const int *o = out + k * n_out;
+        int same = p->tgt_len < n_out && o[p->tgt_len] == TOK_EOS;
+        for (int i = 0; same && i < p->tgt_len; i++)
+            same = o[i] == d->ids[p->tgt_off + i];
+        e->exact += same;
+    }
+    return 0;
+}
+
+/* One half of a check: its pairs in batches of TW_EVAL_B. */
+static void *eval_part(void *arg)
+{
+    EvalPart *e = arg;
+    e->loss = 0;
+    e->scored = e->correct = e->exact = 0;
+    e->rc = 0;
+    for (int a = e->a; a < e->b && !e->rc; a += TW_EVAL_B)
+        e->rc = eval_batch(e, a, a + TW_EVAL_B < e->b ? a + TW_EVAL_B : e->b);
+    for (int a = e->ea; a < e->eb && !e->rc; a += TW_EVAL_B)
+        e->rc = exact_batch(e, a, a + TW_EVAL_B < e->eb ? a + TW_EVAL_B : e->eb);
+    return NULL;
+}
+
+/* The loss and token accuracy; exact match too when with_exact. The pairs
+ * are cut in two halves, the second on a thread of its own: the trainer's
+ * helper thread sleeps meanwhile, so the check takes half the time. Sums
+ * are combined in a fixed order. */
+static int eval_heldout(TrainWorker *w, TwEval *ev, int with_exact, TfErr *err)
+{
+    int first = w->d.n_train, n = w->d.n_pairs - first;
+    n = n < TW_EVAL_PAIRS ? n : TW_EVAL_PAIRS;
+    int n_exact = !with_exact ? 0 : n < TW_EXACT_PAIRS ? n : TW_EXACT_PAIRS;
+    for (int k = 0; k < 2; k++) {
+        EvalPart *e = &w->ev[k];
+        e->a = first + n * k / 2;
+        e->b = first + n * (k + 1) / 2;
+        e->ea = first + n_exact * k / 2;
+        e->eb = first + n_exact * (k + 1) / 2;
+    }
+    pthread_t th;
+    int two = pthread_create(&th, NULL, eval_part, &w->ev[1]) == 0;
+    eval_part(&w->ev[0]);
+    if (two)
+        pthread_join(th, NULL);
+    else
+        eval_part(&w->ev[1]);
+    double loss = 0;
+    int scored = 0, correct = 0, exact = 0;
+    for (int k = 0; k < 2; k++) {
+        const EvalPart *e = &w->ev[k];
+        if (e->rc) {
+            if (err)
+                *err = e->err;
+            return -1;
+        }
+        loss += e->loss;
+        scored += e->scored;
+        correct += e->correct;
+        exact += e->exact;
+    }
+    ev->step = w->t.step;
+    ev->loss = scored ? (float)(loss / scored) : 0;
+    ev->acc = scored ? (float)correct / scored : 0;
+    ev->exact = !with_exact ? -1.0f : n_exact ? (float)exact / n_exact : 0;
+    return 0;
+}
+
+/* Held-out figures at steps 0, 50, 100, ... (the interval doubles whenever
+ * TW_EVAL_CAP are kept). */
+static void maybe_eval(TrainWorker *w)
+{
+    TwStatus *st = &w->mine;
+    long long step = w->t.step;
+    if (st->n_heldout < 1 || !w->have_ev || step % w->eval_every)
+        return;
+    if (st->n_eval == TW_EVAL_CAP) {
+        int k = 0;
+        for (int i = 0; i < st->n_eval; i += 2)
+            st->evals[k++] = st->evals[i];
+        st->n_eval = k;
+        w->eval_every *= 2;
+        if (step % w->eval_every)
+            return;
+    }
+    TwEval e;
+    TfErr err;
+    /* decoding whole sentences costs more: every fourth check */
+    if (eval_heldout(w, &e, step % (TW_EXACT_EVERY * w->eval_every) == 0, &err)) {
+        message(w, 1, "held-out check failed: %s", err.msg);
+        return;
+    }
+    st->evals[st->n_eval++] = e;
+}
+
+/* Drop every other snapshot (they are at multiples of snap_every, so the
+ * ones at multiples of twice that stay) and double the interval. mu held:
+ * slot[] changes, and is published at once so pub.snaps matches it. */
+static void snaps_thin_locked(TrainWorker *w)
+{
+    TwStatus *st = &w->mine;
+    long long every = st->snap_every * 2;
+    int k = 0;
+    for (int i = 0; i < st->n_snap; i++) {
+        if (st->snaps[i].step % every == 0) {
+            st->snaps[k] = st->snaps[i];
+            w->slot[k++] = w->slot[i];
+        } else {
+            w->spare[w->n_spare++] = w->slot[i];
+        }
+    }
+    for (int i = k; i < st->n_snap; i++)
+        w->slot[i] = NULL;
+    st->n_snap = k;
+    st->snap_every = every;
+}
+
+/* Every snapshot buffer, made and written now: a page written for the
+ * first time costs a fault (thousands per snapshot, several milliseconds
+ * each time in the middle of training). Written with real numbers, not
+ * zeros: pages of zeros may be left unbacked and fault again later. */
+static void snaps_prealloc(TrainWorker *w)
+{
+    size_t n = w->m.n_params;
+    while (w->n_spare < w->mine.snap_cap) {
+        float *buf = malloc(n * sizeof(float));
+        if (!buf)
+            break; /* made when needed, or a message then */
+        memcpy(buf, w->m.block, n * sizeof(float));
+        w->spare[w->n_spare++] = buf;
+    }
+}
+
+static void maybe_snapshot(TrainWorker *w, float loss)
+{
+    TwStatus *st = &w->mine;
+    long long step = w->t.step;
+    if (st->snap_cap < 1 || step % st->snap_every)
+        return;
+    if (st->n_snap == st->snap_cap) {
+        pthread_mutex_lock(&w->mu);
+        snaps_thin_locked(w);
+        publish_locked(w);
+        pthread_mutex_unlock(&w->mu);
+        if (step % st->snap_every)
+            return;
+    }
+    /* the copy is made before the buffer is shared: no lock needed */
+    size_t n = w->m.n_params;
+    float *buf = w->n_spare ? w->spare[--w->n_spare] : malloc(n * sizeof(float));
+    if (!buf) {
+        message(w, 1, "out of memory for a snapshot at step %lld", step);
+        return;
+    }
+    memcpy(buf, w->m.block, n * sizeof(float));
+    pthread_mutex_lock(&w->mu);
+    w->slot[st->n_snap] = buf;
+    st->snaps[st->n_snap++] = (TwSnap){step, loss};
+    publish_locked(w);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Runs                                                                     */
+/* ---------------------------------------------------------------------- */
+
+/* Free the run. Shared buffers are detached under the mutex first. */
+static void run_free(TrainWorker *w)
+{
+    float *old_pub, *old_slot[TW_SNAP_CAP];
+    Vocab vs, vt;
+    int had_voc;
+    pthread_mutex_lock(&w->mu);
+    old_pub = w->pub_params;
+    w->pub_params = NULL;
+    memcpy(old_slot, w->slot, sizeof old_slot);
+    memset(w->slot, 0, sizeof w->slot);
+    vs = w->voc_src;
+    vt = w->voc_tgt;
+    had_voc = w->have_voc;
+    w->have_voc = 0;
+    w->have_run = w->can_train = 0;
+    pthread_mutex_unlock(&w->mu);
+    free(old_pub);
+    for (int i = 0; i < TW_SNAP_CAP; i++)
+        free(old_slot[i]);
+    for (int i = 0; i < w->n_spare; i++)
+        free(w->spare[i]);
+    w->n_spare = 0;
+    if (had_voc) {
+        vocab_free(&vs);
+        vocab_free(&vt);
+    }
+    eval_free(w);
+    if (w->have_t)
+        trainer_free(&w->t);
+    if (w->have_m)
+        model_free(&w->m);
+    if (w->have_d)
+        dataset_free(&w->d);
+    w->have_t = w->have_m = w->have_d = 0;
+}
+
+static int load_data(TrainWorker *w, TwSpec *s, TfErr *err)
+{
+    if (s->data) { /* taken over */
+        w->d = *s->data;
+        free(s->data);
+        s->data = NULL;
+        w->have_d = 1;
+        return 0;
+    }
+    if (s->task[0]) {
+        TaskOpts o = {0, 1, 0};
+        if (task_build(&w->d, s->task, &o, err))
+            return -1;
+        w->have_d = 1;
+        return 0;
+    }
+    if (!s->path[0])
+        return tf_fail(err, "type the path of a TSV file (one \"source<TAB>target\" pair a line)");
+    int n_bad = 0;
+    TokMode mode = s->tokens_char ? TOK_CHAR : TOK_WORD;
+    int max_len = s->max_len > 2 ? s->max_len - 1 : 0;
+    if (tsv_load(&w->d, s->path, mode, mode, max_len, 1, &n_bad, err))
+        return -1;
+    w->have_d = 1;
+    if (n_bad > 0)
+        message(w, 0, "%s: skipped %d line%s that could not be used (no tab, an empty side, "
+                "longer than %d tokens, ...)", s->path, n_bad, n_bad == 1 ? "" : "s", max_len);
+    return 0;
+}
+
+/* The architecture of spec s for data set d, as trainer_model_new makes it. */
+static TfConfig spec_config(const TwSpec *s, const Dataset *d)
+{
+    TfConfig c;
+    cfg_preset(&c, "classroom", NULL);
+    c.d_model = s->d_model;
+    c.n_heads = s->n_heads;
+    c.d_ff = s->d_ff;
+    c.n_enc = c.n_dec = s->n_layers;
+    c.max_len = s->max_len > 1 ? s->max_len : 64;
+    int need = d->max_src > d->max_tgt + 1 ? d->max_src : d->max_tgt + 1;
+    if (c.max_len < need)
+        c.max_len = need;
+    c.src_vocab = d->src.n;
+    c.tgt_vocab = d->tgt.n;
+    int same = d->src.n == d->tgt.n;
+    for (int i = 0; same && i < d->src.n; i++)
+        same = strcmp(d->src.tok[i], d->tgt.tok[i]) == 0;
+    c.tie = same ? TF_TIE_ALL : TF_TIE_NONE;
+    c.dropout = s->o.dropout;
+    c.label_smoothing = s->o.label_smoothing;
+    return c;
+}
+
+/* A sentence to watch while the model learns, and its true translation:
+ * a showcase sentence of the task, else the first held-out pair. */
+static void choose_probe(TrainWorker *w)
+{
+    static const char *const PROBES[][2] = {
+        {"en2zh", "i read books at home today"}, {"copy", "attention"},
+        {"reverse", "attention"}, {"sort", "attention"}};
+    const Dataset *d = &w->d;
+    TwStatus *st = &w->mine;
+    st->probe_src[0] = st->probe_ref[0] = 0;
+    for (size_t i = 0; i < sizeof PROBES / sizeof PROBES[0]; i++) {
+        if (strcmp(w->spec.task, PROBES[i][0]) != 0 || w->given_data)
+            continue;
+        const char *src = PROBES[i][1];
+        snprintf(st->probe_src, sizeof st->probe_src, "%s", src);
+        if (dataset_find(d, src, st->probe_ref, sizeof st->probe_ref))
+            return;
+        /* the string tasks follow a rule: the same, reversed, or sorted */
+        size_t n = strlen(src);
+        for (size_t k = 0; k < n && k + 1 < sizeof st->probe_ref; k++)
+            st->probe_ref[k] = i == 2 ? src[n - 1 - k] : src[k];
+        st->probe_ref[n] = 0;
+        if (i == 3)
+            for (size_t a = 1; a < n; a++) /* insertion sort of the letters */
+                for (size_t b = a; b > 0 && st->probe_ref[b - 1] > st->probe_ref[b]; b--) {
+                    char t = st->probe_ref[b];
+                    st->probe_ref[b] = st->probe_ref[b - 1];
+                    st->probe_ref[b - 1] = t;
+                }
+        return;
+    }
+    const Pair *p = &d->pairs[d->n_train < d->n_pairs ? d->n_train : 0];
+    vocab_decode(&d->src, d->ids + p->src_off, p->src_len, st->probe_src, sizeof st->probe_src);
+    vocab_decode(&d->tgt, d->ids + p->tgt_off, p->tgt_len, st->probe_ref, sizeof st->probe_ref);
+}
+
+/* Data set, size check, model, trainer. */
+static int run_build(TrainWorker *w, TwSpec *s, TfErr *err)
+{
+    if (load_data(w, s, err))
+        return -1;
+    if (w->d.n_train < 1)
+        return tf_fail(err, "%s: no training pairs", w->d.name);
+    TfConfig c = spec_config(s, &w->d);
+    int cap_T = w->d.max_src > w->d.max_tgt + 1 ? w->d.max_src : w->d.max_tgt + 1;
+    if (check_size(&c, s->o.batch, cap_T, err))
+        return -1;
+    if (trainer_model_new(&w->m, &c, &w->d, s->o.seed, err))
+        return -1;
+    w->have_m = 1;
+    if (trainer_init(&w->t, &w->m, &w->d, &s->o, err))
+        return -1;
+    w->have_t = 1;
+    if (eval_prepare(w, err))
+        return -1;
+    if (!w->given_data && (s->task[0] || s->path[0])) { /* `stepformer eval` finds the data again */
+        DataArgs da;
+        data_args_init(&da);
+        da.task = s->task[0] ? s->task : NULL;
+        da.file = s->task[0] ? NULL : s->path;
+        da.src_mode = da.tgt_mode = s->tokens_char ? TOK_CHAR : TOK_WORD;
+        data_args_to_meta(&da, &w->d, &w->m);
+    }
+    return 0;
+}
+
+/* Share what the window needs of the new run: a parameter buffer and the
+ * vocabularies (made before taking the mutex, installed under it). */
+static int run_share(TrainWorker *w, TfErr *err)
+{
+    Vocab vs, vt;
+    float *p = malloc(w->m.n_params * sizeof(float));
+    if (!p || vocab_copy(&vs, &w->m.src_vocab, err)) {
+        free(p);
+        return tf_fail(err, "out of memory");
+    }
+    if (vocab_copy(&vt, &w->m.tgt_vocab, err)) {
+        vocab_free(&vs);
+        free(p);
+        return -1;
+    }
+    pthread_mutex_lock(&w->mu);
+    w->pub_params = p;
+    w->voc_src = vs;
+    w->voc_tgt = vt;
+    w->have_voc = 1;
+    w->have_run = w->can_train = 1;
+    pthread_mutex_unlock(&w->mu);
+    return 0;
+}
+
+/* A fresh status for a new run (messages keep counting). */
+static void status_reset(TrainWorker *w)
+{
+    TwStatus *st = &w->mine;
+    uint64_t msg_seq = st->msg_seq, gen = st->gen;
+    char msg[TW_MSG_MAX];
+    int msg_error = st->msg_error;
+    memcpy(msg, st->msg, sizeof msg);
+    memset(st, 0, sizeof *st);
+    st->gen = gen + 1;
+    st->msg_seq = msg_seq;
+    st->msg_error = msg_error;
+    memcpy(st->msg, msg, sizeof msg);
+    st->log_stride = 1;
+    st->snap_every = TW_SNAP_FIRST;
+    w->eval_every = TW_EVAL_FIRST;
+    w->acc_loss = w->acc_acc = w->acc_tok = 0;
+    w->acc_n = 0;
+}
+
+static void do_setup(TrainWorker *w, TwSpec *s)
+{
+    TfErr err;
+    run_free(w);
+    w->spec = *s;
+    w->spec.data = NULL;
+    w->given_data = s->data != NULL;
+    status_reset(w);
+    pthread_mutex_lock(&w->mu);
+    w->building = 1;
+    w->steps_left = 0;
+    publish_locked(w);
+    pthread_mutex_unlock(&w->mu);
+    int rc = run_build(w, s, &err);
+    if (rc == 0)
+        rc = run_share(w, &err);
+    if (rc) {
+        run_free(w);
+        message(w, 1, "%s", err.msg);
+    } else {
+        TwStatus *st = &w->mine;
+        snprintf(st->data_name, sizeof st->data_name, "%s", w->d.name);
+        st->n_train = w->d.n_train;
+        st->n_heldout = w->d.n_pairs - w->d.n_train;
+        st->n_params = w->m.n_params;
+        st->cfg = w->m.cfg;
+        st->o = w->t.o;
+        size_t each = w->m.n_params * sizeof(float);
+        size_t fit = each ? TW_SNAP_BUDGET / each : TW_SNAP_CAP;
+        st->snap_cap = fit < 2 ? 2 : fit > TW_SNAP_CAP ? TW_SNAP_CAP : (int)fit;
+        snaps_prealloc(w);
+        choose_probe(w);
+        maybe_eval(w);
+    }
+    pthread_mutex_lock(&w->mu);
+    w->building = 0;
+    publish_locked(w);
+    pthread_mutex_unlock(&w->mu);
+    if (rc == 0)
+        maybe_snapshot(w, 0);
+}
+
+static void do_save(TrainWorker *w, const char *path)
+{
+    TfErr err;
+    if (!w->have_t)
+        message(w, 1, "nothing to save yet: start training first");
+    else if (trainer_save(&w->t, path, 1, &err))
+        message(w, 1, "could not save the model (training goes on): %s", err.msg);
+    else
+        message(w, 0, "saved %s (step %lld, with the optimizer state: "
+                "stepformer train --resume continues it)", path, w->t.step);
+    publish(w, 1);
+}
+
+/* One optimizer step and what follows it; last: the end of a Step command. */
+static void train_one(TrainWorker *w, int last)
+{
+    double t0 = now_s();
+    TrainStats s;
+    TfErr err;
+    if (trainer_step(&w->t, &s, &err)) {
+        pthread_mutex_lock(&w->mu);
+        w->can_train = 0;
+        w->play = 0;
+        w->steps_left = 0;
+        pthread_mutex_unlock(&w->mu);
+        message(w, 1, "training stopped: %s", err.msg);
+        publish(w, 1);
+        return;
+    }
+    TwStatus *st = &w->mine;
+    log_add(w, &s);
+    st->step = s.step;
+    st->last = s;
+    maybe_eval(w);
+    maybe_snapshot(w, (float)s.loss);
+    st->train_tokens += s.tokens;
+    st->train_seconds += now_s() - t0;
+    w->unpublished = 1;
+    publish(w, last);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The thread                                                              */
+/* ---------------------------------------------------------------------- */
+
+static void run_cmd(TrainWorker *w, Cmd *c)
+{
+    switch (c->kind) {
+    case CMD_SETUP: do_setup(w, &c->spec); break;
+    case CMD_SAVE: do_save(w, c->spec.path); break;
+    case CMD_STEPS:
+        pthread_mutex_lock(&w->mu);
+        w->play = 0;
+        if (w->can_train)
+            w->steps_left += c->n;
+        pthread_mutex_unlock(&w->mu);
+        break;
+    }
+}
+
+static void *tw_main(void *arg)
+{
+    TrainWorker *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        /* a Step command finishes before the commands queued after it */
+        if (w->q_n > 0 && (w->steps_left == 0 || !w->can_train)) {
+            /* copied out: the slot may be reused as soon as it is free */
+            Cmd *c = &w->cur;
+            *c = w->q[w->q_head];
+            w->q_head = (w->q_head + 1) % TW_QUEUE;
+            w->q_n--;
+            w->busy = 1;
+            pthread_mutex_unlock(&w->mu);
+            run_cmd(w, c);
+            pthread_mutex_lock(&w->mu);
+            continue;
+        }
+        if (w->can_train && (w->play || w->steps_left > 0)) {
+            int last = 0;
+            if (!w->play)
+                last = --w->steps_left == 0;
+            w->busy = 1;
+            pthread_mutex_unlock(&w->mu);
+            train_one(w, last);
+            pthread_mutex_lock(&w->mu);
+            continue;
+        }
+        /* stop only when every command asked for before is done: a save
+         * queued just before closing the window is written */
+        if (w->quit)
+            break;
+        if (w->unpublished || w->pub.state != state_locked(w)) /* just paused */
+            publish_locked(w);
+        w->busy = 0;
+        pthread_cond_broadcast(&w->idle);
+        pthread_cond_wait(&w->wake, &w->mu);
+    }
+    w->busy = 0;
+    pthread_cond_broadcast(&w->idle);
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+TrainWorker *tw_new(TfErr *err)
+{
+    TrainWorker *w = calloc(1, sizeof *w);
+    if (!w) {
+        tf_fail(err, "out of memory for the training worker");
+        return NULL;
+    }
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->wake, NULL);
+    pthread_cond_init(&w->idle, NULL);
+    w->mine.log_stride = 1;
+    w->mine.snap_every = TW_SNAP_FIRST;
+    w->eval_every = TW_EVAL_FIRST;
+    /* The trainer runs BLAS single-threaded on its own threads and sets
+     * this itself; setting it here first, on the caller's thread, means the
+     * worker never changes it while the window is inside a BLAS call. */
+    w->blas_before = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    if (pthread_create(&w->thread, NULL, tw_main, w) != 0) {
+        tf_fail(err, "cannot start the training thread");
+        tw_free(w);
+        return NULL;
+    }
+    w->has_thread = 1;
+    return w;
+}
+
+void tw_free(TrainWorker *w)
+{
+    if (!w)
+        return;
+    if (w->has_thread) {
+        pthread_mutex_lock(&w->mu);
+        w->quit = 1;
+        w->play = 0;
+        pthread_cond_broadcast(&w->wake);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->thread, NULL);
+    }
+    /* commands never reached (no thread) may hold a data set */
+    for (int i = 0; i < w->q_n; i++) {
+        Cmd *c = &w->q[(w->q_head + i) % TW_QUEUE];
+        if (c->kind == CMD_SETUP && c->spec.data) {
+            dataset_free(c->spec.data);
+            free(c->spec.data);
+        }
+    }
+    run_free(w);
+    if (w->blas_before > 0)
+        openblas_set_num_threads(w->blas_before);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->wake);
+    pthread_cond_destroy(&w->idle);
+    free(w);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Commands and reading                                                     */
+/* ---------------------------------------------------------------------- */
+
+static int enqueue(TrainWorker *w, const Cmd *c, TfErr *err)
+{
+    pthread_mutex_lock(&w->mu);
+    if (w->q_n == TW_QUEUE || w->quit) {
+        pthread_mutex_unlock(&w->mu);
+        return tf_fail(err, "the training thread is busy: try again in a moment");
+    }
+    w->q[(w->q_head + w->q_n) % TW_QUEUE] = *c;
+    w->q_n++;
+    pthread_cond_broadcast(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+    return 0;
+}
+
+int tw_setup(TrainWorker *w, const TwSpec *s, TfErr *err)
+{
+    Cmd c;
+    memset(&c, 0, sizeof c);
+    c.kind = CMD_SETUP;
+    c.spec = *s;
+    if (enqueue(w, &c, err) == 0)
+        return 0;
+    if (s->data) { /* taken over whatever happens */
+        dataset_free(s->data);
+        free(s->data);
+    }
+    return -1;
+}
+
+int tw_steps(TrainWorker *w, long long n, TfErr *err)
+{
+    Cmd c;
+    memset(&c, 0, sizeof c);
+    c.kind = CMD_STEPS;
+    c.n = n;
+    tw_play(w, 0);
+    return enqueue(w, &c, err);
+}
+
+int tw_save(TrainWorker *w, const char *path, TfErr *err)
+{
+    Cmd c;
+    memset(&c, 0, sizeof c);
+    c.kind = CMD_SAVE;
+    snprintf(c.spec.path, sizeof c.spec.path, "%s", path);
+    return enqueue(w, &c, err);
+}
+
+void tw_play(TrainWorker *w, int on)
+{
+    pthread_mutex_lock(&w->mu);
+    w->play = on;
+    if (!on)
+        w->steps_left = 0;
+    /* say it at once (the worker confirms at its next publication) */
+    if (w->have_run && !w->building) {
+        w->pub.state = state_locked(w);
+        w->pub.seq++;
+    }
+    pthread_cond_broadcast(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+}
+
+int tw_status(TrainWorker *w, TwStatus *out, int wait)
+{
+    if (wait)
+        pthread_mutex_lock(&w->mu);
+    else if (pthread_mutex_trylock(&w->mu) != 0)
+        return 0;
+    int fresh = out->seq == 0 || out->seq != w->pub.seq;
+    if (fresh)
+        *out = w->pub;
+    pthread_mutex_unlock(&w->mu);
+    return fresh;
+}
+
+int tw_params(TrainWorker *w, uint64_t gen, long long step, float *out,
+              size_t n, long long *step_out, float *loss)
+{
+    int rc = -1;
+    pthread_mutex_lock(&w->mu);
+    const TwStatus *p = &w->pub;
+    if (p->gen == gen && p->n_params == n && w->pub_params && !w->building) {
+        if (step < 0) {
+            memcpy(out, w->pub_params, n * sizeof(float));
+            *step_out = p->step;
+            *loss = (float)p->last.loss;
+            rc = 0;
+        }
+        for (int i = 0; step >= 0 && i < p->n_snap; i++)
+            if (p->snaps[i].step == step && w->slot[i]) {
+                memcpy(out, w->slot[i], n * sizeof(float));
+                *step_out = step;
+                *loss = p->snaps[i].loss;
+                rc = 0;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&w->mu);
+    return rc;
+}
+
+int tw_model_like(TrainWorker *w, uint64_t gen, TfModel *m, TfErr *err)
+{
+    int rc = -1;
+    pthread_mutex_lock(&w->mu);
+    if (!w->have_voc || w->pub.gen != gen || w->building) {
+        tf_fail(err, "the run changed");
+    } else if (model_build(m, &w->pub.cfg, err) == 0) {
+        if (vocab_copy(&m->src_vocab, &w->voc_src, err) ||
+            vocab_copy(&m->tgt_vocab, &w->voc_tgt, err))
+            model_free(m);
+        else
+            rc = 0;
+    }
+    pthread_mutex_unlock(&w->mu);
+    return rc;
+}
+
+void tw_wait_idle(TrainWorker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    while (!w->play && (w->q_n > 0 || w->busy || (w->can_train && w->steps_left > 0)))
+        pthread_cond_wait(&w->idle, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+}

@@ -1,0 +1,180 @@
+/* train_worker.h - training on a thread of its own, for the window.
+ *
+ * The train view must stay smooth while a model learns, and must never read
+ * a tensor the optimizer is writing. So the Trainer (core/train.h) lives on
+ * a worker thread that owns it outright, and the window sees only what the
+ * worker PUBLISHES: a TwStatus (step, last statistics, the loss and
+ * accuracy curves, held-out evaluations, the list of kept snapshots,
+ * messages) and a copy of the parameters, both written under one mutex in
+ * one go, so a reader always gets the step, the loss and the parameters of
+ * the same optimizer step. The mutex is held only for copies:
+ *
+ *     worker:  step (no lock) ... step ... lock, copy out, unlock ... step
+ *     window:  lock, copy in if newer, unlock, draw from its own copy
+ *
+ * The worker publishes at most every TW_PUBLISH_S seconds while it trains
+ * (and at once after a command, a pause, an error, a save or a snapshot);
+ * a periodic publication that finds the mutex taken is simply skipped, so
+ * the trainer never waits for the window.
+ *
+ * Commands go through a small queue and run in order between steps: set up
+ * a run, take N steps, save. Play/pause is a flag. tw_free finishes the
+ * queued commands before it stops the thread, so a save asked for is never
+ * lost.
+ *
+ * Snapshots: the parameters at steps 0, 10, 20, ... are kept; when
+ * TW_SNAP_CAP are held, every other one is dropped and the interval
+ * doubles, so the timeline always spans the whole run (denser early, where
+ * heads form). Held-out evaluations thin the same way. Both depend on the
+ * step count alone, so a run is the same however fast the window draws.
+ *
+ * This file needs only the engine (no SDL), so the ThreadSanitizer build
+ * (make test-tsan) can check it with the engine and nothing else. */
+#ifndef APP_TRAIN_WORKER_H
+#define APP_TRAIN_WORKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "train.h"
+
+#define TW_PATH_MAX 1024
+#define TW_LOG_CAP 1024    /* points of the training curves */
+#define TW_EVAL_CAP 128    /* held-out evaluations */
+#define TW_SNAP_CAP 40     /* snapshots kept (fewer when they are big) */
+#define TW_SNAP_FIRST 10   /* first snapshot interval, steps */
+#define TW_EVAL_FIRST 50   /* first held-out evaluation interval, steps */
+#define TW_EVAL_PAIRS 64   /* held-out pairs of the loss and accuracy */
+#define TW_EXACT_PAIRS 32  /* ... of which decoded for exact match */
+#define TW_EXACT_EVERY 4   /* ... at every 4th check */
+#define TW_EVAL_B 16       /* held-out pairs per forward pass */
+#define TW_SNAP_BUDGET ((size_t)256 << 20) /* bytes of snapshots at most */
+#define TW_PUBLISH_S 0.15  /* seconds between publications while training */
+#define TW_QUEUE 16        /* queued commands */
+#define TW_MSG_MAX (TF_ERR_MAX + 160)
+
+/* What to train: a built-in task or a TSV file, an architecture and the
+ * optimizer's options. */
+typedef struct TwSpec {
+    char task[32];          /* "copy", "reverse", "sort", "en2zh"; "" = path */
+    char path[TW_PATH_MAX]; /* the TSV file when task is "" */
+    int tokens_char;        /* TSV sides split into characters, not words */
+    int d_model, n_heads, d_ff, n_layers; /* n_layers encoder + n_layers decoder */
+    int max_len;            /* positions (raised to fit the data) */
+    TrainOpts o;            /* o.seed also initialises the parameters */
+    Dataset *data;          /* optional: a ready data set, taken over by
+                               tw_setup (benchmarks, tests); NULL: build it */
+} TwSpec;
+
+/* Defaults: en2zh on the classroom size (64/4/256, 2+2 layers), batch 32,
+ * the paper's optimizer with a warm-up of 800 steps. */
+void tw_spec_default(TwSpec *s);
+
+typedef enum TwState {
+    TW_EMPTY,    /* no run yet (or its setup failed) */
+    TW_BUILDING, /* making the data set and the model */
+    TW_PAUSED,   /* a run exists, not training */
+    TW_RUNNING   /* training */
+} TwState;
+
+/* One point of the training curves: the mean over `n` steps ending at
+ * `step` (n grows as the curve is thinned). */
+typedef struct TwPoint {
+    long long step;
+    float loss, acc, lr, tok_s;
+    int n;
+} TwPoint;
+
+/* One held-out evaluation (TW_EVAL_PAIRS pairs). */
+typedef struct TwEval {
+    long long step;
+    float loss, acc;  /* label-smoothed loss, teacher-forced token accuracy */
+    float exact;      /* exact match of greedy translations; -1 when this
+                         check did not decode */
+} TwEval;
+
+/* One kept snapshot of the parameters (the floats are in the worker). */
+typedef struct TwSnap {
+    long long step;
+    float loss; /* training loss of that step (0 for step 0) */
+} TwSnap;
+
+/* Everything published but the parameters. */
+typedef struct TwStatus {
+    uint64_t seq;          /* bumps at every publication */
+    uint64_t gen;          /* bumps when a run is set up (new model) */
+    TwState state;
+    long long step;        /* optimizer steps taken */
+    TrainStats last;       /* of that step (zero at step 0) */
+    long long steps_left;  /* of a Step command still to take */
+    /* the run */
+    char data_name[64];
+    int n_train, n_heldout;
+    size_t n_params;
+    TfConfig cfg;
+    TrainOpts o;
+    char probe_src[256], probe_ref[256]; /* a sentence to watch, its truth */
+    /* wall time and tokens spent training (steps, evaluation, snapshots) */
+    double train_seconds;
+    long long train_tokens;
+    /* messages: errors (setup, NaN, evaluation) and saves */
+    char msg[TW_MSG_MAX];
+    int msg_error;
+    uint64_t msg_seq;      /* bumps with every new message */
+    /* curves */
+    int n_log;
+    long long log_stride;  /* steps per point */
+    TwPoint log[TW_LOG_CAP];
+    int n_eval;
+    TwEval evals[TW_EVAL_CAP];
+    int n_snap, snap_cap;
+    long long snap_every;
+    TwSnap snaps[TW_SNAP_CAP];
+} TwStatus;
+
+typedef struct TrainWorker TrainWorker;
+
+/* Start the worker thread (it waits for commands). NULL with err when it
+ * cannot be made. */
+TrainWorker *tw_new(TfErr *err);
+/* Stop: playing stops, the commands already queued are finished in order
+ * (so a save asked for just before is written, of the state it asked
+ * for), the thread joins, everything is freed. NULL is fine. */
+void tw_free(TrainWorker *w);
+
+/* Commands (return -1 with err when the queue is full). tw_setup drops the
+ * current run and makes a new one at step 0, paused; a data set in s->data
+ * is taken over whatever happens. tw_steps pauses and takes n steps.
+ * tw_save writes the model as it is when the command is reached (between
+ * steps), atomically, with the optimizer state; the outcome is a message. */
+int tw_setup(TrainWorker *w, const TwSpec *s, TfErr *err);
+int tw_steps(TrainWorker *w, long long n, TfErr *err);
+int tw_save(TrainWorker *w, const char *path, TfErr *err);
+/* Play (1) or pause (0). Pausing also cancels the rest of a Step. */
+void tw_play(TrainWorker *w, int on);
+
+/* Copy the status into *out when it is newer than out->seq (or out->seq is
+ * 0). With wait = 0 a busy mutex means "not now" (returns 0). Returns 1
+ * when *out was updated. */
+int tw_status(TrainWorker *w, TwStatus *out, int wait);
+
+/* Copy parameters of run `gen` into out (n floats): the live ones (step <
+ * 0) or those of the snapshot of that step. *step_out gets the step, *loss
+ * its training loss. Returns 0, or -1 when the run or the snapshot is gone
+ * or n does not match. */
+int tw_params(TrainWorker *w, uint64_t gen, long long step, float *out,
+              size_t n, long long *step_out, float *loss);
+
+/* A model shaped like run `gen` (config, vocabularies, training metadata)
+ * with zeroed parameters, for showing snapshots. Returns 0, or -1 with err. */
+int tw_model_like(TrainWorker *w, uint64_t gen, TfModel *m, TfErr *err);
+
+/* Block until the queue is empty and the worker is neither training nor
+ * busy (tests, `shot`). Returns at once while playing. */
+void tw_wait_idle(TrainWorker *w);
+
+/* Bytes a training run of this config needs (parameters, gradients, Adam,
+ * traces, snapshots), to refuse sizes that cannot fit before allocating. */
+double tw_bytes_needed(const TfConfig *cfg, int batch, int cap_T);
+
+#endif

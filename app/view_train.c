@@ -1,0 +1,586 @@
+/* view_train.c - the train view: a Transformer learning in the window.
+ *
+ * The learner picks a task (copy, reverse, sort, en2zh or their own TSV
+ * file of sentence pairs) and a size (a preset, or d_model, heads, layers,
+ * d_ff, warm-up and learning-rate scale one by one), then starts training.
+ * While the worker thread trains, the view shows the curves (loss,
+ * accuracy, the learning-rate schedule with its warm-up, tokens/s) and a
+ * probe sentence run through the model of the moment: its greedy output
+ * and its attention heads, which start diffuse and sharpen into
+ * alignments. Snapshots of the parameters are kept along the way; the
+ * timeline scrubs back through them, and any of them can be opened in the
+ * Decode view as the window's model, or the current one saved.
+ *
+ * This file holds the state, what the worker published, the actions and
+ * the layout; the other parts are listed in view_train.h.
+ *
+ * Keys (only while this view is shown): P or Space start/pause, S one step,
+ * R reset (a new model from the settings), W save a checkpoint, O open the
+ * shown model in the Decode view, Left/Right the previous/next snapshot,
+ * Home the first, End live, [ ] layer, 1-9 head, 0 all heads, Tab which
+ * attention (Shift+Tab back), D task (Shift+D back), M size preset,
+ * X the next setting and , . to change it, F type a file path, C colour map,
+ * V curves or attention (a small window shows one at a time). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "view_train.h"
+
+/* SDL keycodes, by value (views do not include SDL): printable keys are
+ * their character, the others are scancode | (1 << 30). */
+enum {
+    KEY_TAB = '\t',
+    KEY_SPACE = ' ',
+    KEY_RIGHT = 0x4000004F,
+    KEY_LEFT = 0x40000050,
+    KEY_HOME = 0x4000004A,
+    KEY_END = 0x4000004D,
+    KMOD_SHIFT_BITS = 0x0003,
+};
+
+/* ---- flow layout and hover (shared with the other files) ---- */
+
+TvFlow tv_flow(ViewCtx *v, Rect rc)
+{
+    int h = ren_font_height(v->g->small) + tv_px(v->g, 10);
+    return (TvFlow){v, rc, rc.x, rc.y, h, tv_px(v->g, 5)};
+}
+
+Rect tv_flow_next(TvFlow *f, int w)
+{
+    if (w > f->rc.w)
+        w = f->rc.w;
+    if (f->x + w > f->rc.x + f->rc.w && f->x > f->rc.x)
+        tv_flow_break(f);
+    Rect r = {f->x, f->y, w, f->h};
+    f->x += w + f->gap;
+    return r;
+}
+
+void tv_flow_break(TvFlow *f)
+{
+    if (f->x == f->rc.x)
+        return;
+    f->x = f->rc.x;
+    f->y += f->h + f->gap;
+}
+
+int tv_flow_button(TvFlow *f, const char *label, int active)
+{
+    int w = ren_text_width(f->v->g->small, label) + tv_px(f->v->g, 16);
+    return ui_button(f->v, tv_flow_next(f, w), label, active);
+}
+
+void tv_flow_text(TvFlow *f, const char *s, Color c)
+{
+    RenFont *font = f->v->g->small;
+    int w = ren_text_width(font, s) + tv_px(f->v->g, 2);
+    Rect r = tv_flow_next(f, w);
+    ui_text_fit(f->v->r, font, s, r.x, r.y + (r.h - ren_font_height(font)) / 2, r.w, c);
+}
+
+int tv_flow_height(const TvFlow *f)
+{
+    return f->y + (f->x > f->rc.x ? f->h : -f->gap) - f->rc.y;
+}
+
+void tv_hover(App *a, float value, const char *fmt, ...)
+{
+    Hover *h = &a->hover;
+    memset(h, 0, sizeof *h);
+    h->valid = 1;
+    h->stage = ST_DEC_INPUT; /* a vector stage: no "how it was computed" */
+    h->own = 1;
+    h->value = value;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->where, sizeof h->where, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- the worker and what it published ---- */
+
+static int ensure_worker(App *a, TrainUi *u)
+{
+    if (u->w)
+        return 0;
+    TfErr err;
+    u->w = tw_new(&err);
+    if (!u->w) {
+        snprintf(u->err, sizeof u->err, "%s", err.msg);
+        app_notice(a, 1, "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* A new run from the settings, paused at step 0. */
+void tv_setup_run(App *a, TrainUi *u)
+{
+    TfErr err;
+    if (ensure_worker(a, u))
+        return;
+    TwSpec s;
+    tv_spec(u, &s);
+    if (tw_setup(u->w, &s, &err)) {
+        app_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    u->applied = s;
+    u->have_applied = 1;
+    u->msg[0] = 0;
+    u->want_snap = -1;
+    u->wake_until = a->now + 1.0;
+}
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The snapshot kept nearest to `step`. */
+static long long nearest_snap(const TwStatus *st, long long step)
+{
+    long long best = -1;
+    for (int i = 0; i < st->n_snap; i++)
+        if (best < 0 || llabs(st->snaps[i].step - step) < llabs(best - step))
+            best = st->snaps[i].step;
+    return best;
+}
+
+/* Copy what the worker published; remake the probe for a new run; fetch
+ * the parameters to show when they changed, and run the probe on them. */
+static void pull(App *a, TrainUi *u, int wait)
+{
+    if (!u->w)
+        return;
+    TwStatus *st = &u->st;
+    TwState before = st->state;
+    if (tw_status(u->w, st, wait)) {
+        if (st->msg_seq != u->msg_seen) {
+            u->msg_seen = st->msg_seq;
+            app_notice(a, st->msg_error, "%s", st->msg);
+            snprintf(u->msg, sizeof u->msg, "%s", st->msg_error ? st->msg : "");
+        }
+        if (st->state != before)
+            u->wake_until = a->now + 0.5;
+    }
+    if (st->state == TW_BUILDING || st->n_params == 0)
+        return;
+    if (st->gen != u->pm_gen)
+        tv_probe_new_run(u);
+    if (!u->have_pm)
+        return;
+    if (u->want_snap >= 0)
+        u->want_snap = nearest_snap(st, u->want_snap);
+    long long want = u->want_snap >= 0 ? u->want_snap : st->step;
+    if (want == u->shown_step) {
+        if (u->gen_step != u->shown_step && st->state != TW_RUNNING)
+            tv_probe_greedy(u); /* deferred while a big model trained */
+        return;
+    }
+    /* While training, the live probe follows at a pace its cost allows
+     * (a big model's probe must not take the window's time); a snapshot,
+     * or a paused run, is shown at once. */
+    double t0 = mono_now();
+    if (u->want_snap < 0 && st->state == TW_RUNNING && t0 < u->probe_next)
+        return;
+    long long got;
+    float loss;
+    if (tw_params(u->w, u->pm_gen, u->want_snap >= 0 ? want : -1, u->pm.block, u->pm.n_params,
+                  &got, &loss) == 0) {
+        u->shown_step = got;
+        u->shown_loss = loss;
+        /* greedy decoding reruns the decoder per token: for a big model
+         * it waits until training pauses */
+        tv_probe_run(u, st->state != TW_RUNNING || u->greedy_cost < TV_GREEDY_MAX);
+    }
+    double cost = mono_now() - t0;
+    u->probe_next = t0 + fmin(TV_PROBE_SHARE * cost, 5.0);
+}
+
+TrainUi *tv_get(App *a)
+{
+    if (!a->train_ui) {
+        TrainUi *u = calloc(1, sizeof *u);
+        if (!u)
+            return NULL;
+        tv_settings_init(u);
+        u->want_snap = -1;
+        u->shown_step = -1;
+        u->layer = -1; /* the last layer, once the model is known */
+        a->train_ui = u;
+    }
+    TrainUi *u = a->train_ui;
+    pull(a, u, 0);
+    return u;
+}
+
+void view_train_free(App *a)
+{
+    TrainUi *u = a->train_ui;
+    if (!u)
+        return;
+    if (a->focus == FOCUS_VIEW && a->view_text == u->path) {
+        a->focus = FOCUS_NONE;
+        a->view_text = NULL;
+    }
+    tw_free(u->w); /* queued saves are written first */
+    tv_probe_free(u);
+    free(u);
+    a->train_ui = NULL;
+}
+
+/* ---- actions ---- */
+
+void tv_play(App *a, TrainUi *u)
+{
+    if (ensure_worker(a, u))
+        return;
+    if (u->st.state == TW_RUNNING) {
+        tw_play(u->w, 0);
+        u->wake_until = a->now + 0.5;
+        pull(a, u, 1);
+        return;
+    }
+    u->apply_at = 0;
+    if (u->st.step == 0 && (tv_settings_differ(u) || u->st.state == TW_EMPTY))
+        tv_setup_run(a, u);
+    if (u->msg[0] && u->st.state == TW_PAUSED && strstr(u->msg, "training stopped")) {
+        app_notice(a, 1, "%s", L(a, "training stopped after an error: change the settings and press Reset (R)"));
+        return;
+    }
+    tw_play(u->w, 1);
+    tv_live(u);
+    u->wake_until = a->now + 0.5;
+    pull(a, u, 1);
+}
+
+void tv_step(App *a, TrainUi *u)
+{
+    TfErr err;
+    if (ensure_worker(a, u))
+        return;
+    u->apply_at = 0;
+    if (u->st.step == 0 && (tv_settings_differ(u) || u->st.state == TW_EMPTY))
+        tv_setup_run(a, u);
+    if (tw_steps(u->w, 1, &err))
+        app_notice(a, 1, "%s", err.msg);
+    tv_live(u);
+    u->wake_until = a->now + 0.5;
+}
+
+void tv_reset(App *a, TrainUi *u)
+{
+    if (u->task == TV_TASK_FILE && !u->path[0]) {
+        app_notice(a, 1, "%s", L(a, "type the path of a TSV file first (F)"));
+        return;
+    }
+    u->apply_at = 0;
+    tv_setup_run(a, u);
+    app_notice(a, 0, "%s", L(a, "a new model from random weights"));
+}
+
+void tv_save(App *a, TrainUi *u)
+{
+    TfErr err;
+    if (!u->w || u->st.state == TW_EMPTY || u->st.state == TW_BUILDING) {
+        app_notice(a, 1, "%s", L(a, "nothing to save yet: start training first"));
+        return;
+    }
+    char path[1024];
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    snprintf(path, sizeof path, "%s%sstepformer-%s-%04d%02d%02d-%02d%02d%02d.safetensors",
+             u->save_dir, u->save_dir[0] ? "/" : "", u->st.data_name, tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    if (tw_save(u->w, path, &err))
+        app_notice(a, 1, "%s", err.msg);
+    u->wake_until = a->now + 2.0; /* until the worker says how it went */
+}
+
+/* The shown parameters become the window's model, and the Decode view
+ * opens on the probe sentence with its true translation as the target:
+ * teacher forcing beside generation, for a half-trained model too. */
+void tv_open(App *a, TrainUi *u)
+{
+    TfErr err;
+    if (!u->have_pm || u->shown_step < 0) {
+        app_notice(a, 1, "%s", L(a, "no model to open yet"));
+        return;
+    }
+    TfModel m;
+    if (model_build(&m, &u->pm.cfg, &err)) {
+        app_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    memcpy(m.block, u->pm.block, m.n_params * sizeof(float));
+    if (vocab_copy(&m.src_vocab, &u->pm.src_vocab, &err) || vocab_copy(&m.tgt_vocab, &u->pm.tgt_vocab, &err)) {
+        model_free(&m);
+        app_notice(a, 1, "%s", err.msg);
+        return;
+    }
+    char label[128];
+    snprintf(label, sizeof label, "%s · %s %lld", u->st.data_name, L(a, "step"), u->shown_step);
+    if (app_use_model(a, &m, label))
+        return;
+    app_set_text(a, FOCUS_SRC, u->st.probe_src);
+    app_set_text(a, FOCUS_TGT, u->st.probe_ref);
+    app_update(a);
+    a->focus = FOCUS_NONE;
+    a->view = VIEW_DECODE;
+    a->anim_start = a->now;
+    app_notice(a, 0, "%s %lld", L(a, "the Decode view shows the model of step"), u->shown_step);
+}
+
+void tv_live(TrainUi *u)
+{
+    u->want_snap = -1;
+}
+
+void tv_scrub(TrainUi *u, int delta)
+{
+    const TwStatus *st = &u->st;
+    if (st->n_snap < 1)
+        return;
+    int at = st->n_snap; /* live: one past the last snapshot */
+    for (int i = 0; i < st->n_snap && u->want_snap >= 0; i++)
+        if (st->snaps[i].step == u->want_snap)
+            at = i;
+    if (at == st->n_snap && st->snaps[st->n_snap - 1].step == st->step && delta < 0)
+        at--; /* the last snapshot is the live step: skip it */
+    at += delta;
+    if (at < 0)
+        at = 0;
+    if (at >= st->n_snap)
+        u->want_snap = -1;
+    else
+        u->want_snap = st->snaps[at].step;
+}
+
+static void set_layer(TrainUi *u, int layer)
+{
+    const TfConfig *c = &u->pm.cfg;
+    int L = u->attn == TV_ENC ? c->n_enc : c->n_dec;
+    if (!u->have_pm || L < 1)
+        return;
+    u->layer = layer < 0 ? 0 : layer >= L ? L - 1 : layer;
+}
+
+int view_train_key(App *a, int sym, int mod)
+{
+    TrainUi *u = tv_get(a);
+    if (!u)
+        return 0;
+    int shift = (mod & KMOD_SHIFT_BITS) != 0;
+    switch (sym) {
+    case 'p': case KEY_SPACE: tv_play(a, u); return 1;
+    case 's': tv_step(a, u); return 1;
+    case 'r': tv_reset(a, u); return 1;
+    case 'w': tv_save(a, u); return 1;
+    case 'o': tv_open(a, u); return 1;
+    case KEY_LEFT: tv_scrub(u, -1); return 1;
+    case KEY_RIGHT: tv_scrub(u, 1); return 1;
+    case KEY_HOME: tv_scrub(u, -TW_SNAP_CAP - 1); return 1;
+    case KEY_END: tv_live(u); return 1;
+    case '[': set_layer(u, u->layer - 1); return 1;
+    case ']': set_layer(u, u->layer + 1); return 1;
+    case '0': u->head = -1; return 1;
+    case KEY_TAB:
+        u->attn = (TvAttn)((u->attn + (shift ? TV_ATTN_COUNT - 1 : 1)) % TV_ATTN_COUNT);
+        set_layer(u, u->layer);
+        return 1;
+    case 'd': tv_set_task(a, u, u->task + (shift ? -1 : 1)); return 1;
+    case 'm': tv_set_preset(a, u, tv_preset_of(u) + 1); return 1;
+    case 'x':
+        u->custom = 1;
+        u->field = (u->field + (shift ? TVF_COUNT - 1 : 1)) % TVF_COUNT;
+        return 1;
+    case ',': u->custom = 1; tv_set_field(a, u, (TvField)u->field, u->val[u->field] - 1); return 1;
+    case '.': u->custom = 1; tv_set_field(a, u, (TvField)u->field, u->val[u->field] + 1); return 1;
+    case 'f': /* next frame: the "f" typed with this key must not land in the field */
+        u->focus_path_next = 1;
+        return 1;
+    case 'v': u->pane = !u->pane; return 1;
+    case 'c':
+        a->cmap_prob = (CmapId)((a->cmap_prob + 1) % CMAP_COUNT);
+        app_notice(a, 0, "colour map: %s", cmap_name(a->cmap_prob));
+        return 1;
+    default: break;
+    }
+    if (sym >= '1' && sym <= '9') {
+        if (u->have_pm && sym - '1' < u->pm.cfg.n_heads)
+            u->head = sym - '1';
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- the view ---- */
+
+static const char *KEYS =
+    "P start/pause · S step · R reset · W save · O open in Decode · ←/→ snapshots, End live · "
+    "[ ] layer · 1-9 head, 0 all · Tab attention · D task · M size · X setting, , . change · F file · "
+    "V curves/attention (small windows)";
+
+/* Before the first model exists, or when it could not be made. */
+static void draw_placeholder(ViewCtx *v, TrainUi *u, Rect body)
+{
+    const char *s = u->st.state == TW_BUILDING ? L(v->a, "Making the data set and the model…")
+                    : u->msg[0] ? L(v->a, "No model to train: see the message above, change the settings and press Reset (R).")
+                                : L(v->a, "Choose a task and a size, then press Start (P): the model learns here, "
+                                          "from random weights, while you watch its loss fall and its attention heads form.");
+    ui_paragraph(v->r, v->g->ui, s, body.x + tv_px(v->g, 10), body.y + tv_px(v->g, 10),
+                 body.w - tv_px(v->g, 20), v->th->dim);
+}
+
+/* Curves and probe side by side when the body is wide enough for the
+ * probe's heatmap to be tall, else stacked (curves on top). */
+static void draw_body(ViewCtx *v, TrainUi *u, Rect body)
+{
+    int gap = tv_px(v->g, 14);
+    if (!u->have_pm || u->pm_gen != u->st.gen || u->st.state == TW_BUILDING) {
+        draw_placeholder(v, u, body);
+        return;
+    }
+    if (u->compact) { /* one pane at a time */
+        if (u->pane == 0)
+            tv_plots_draw(v, u, body);
+        else
+            tv_probe_draw(v, u, body);
+        return;
+    }
+    if (body.w >= 1.15f * body.h) {
+        int pw = (int)(body.w * 0.5f);
+        tv_plots_draw(v, u, (Rect){body.x, body.y, pw - gap / 2, body.h});
+        ren_rect(v->r, (Rect){body.x + pw, body.y, 1, body.h}, v->th->border);
+        tv_probe_draw(v, u, (Rect){body.x + pw + gap / 2 + 1, body.y, body.w - pw - gap / 2 - 1, body.h});
+        return;
+    }
+    int min_plot = 2 * (ren_font_height(v->g->small) * 2 + tv_px(v->g, 56));
+    int ph = (int)(body.h * 0.42f);
+    if (ph < min_plot)
+        ph = min_plot < body.h / 2 ? min_plot : body.h / 2;
+    tv_plots_draw(v, u, (Rect){body.x, body.y, body.w, ph});
+    ren_rect(v->r, (Rect){body.x, body.y + ph + gap / 2, body.w, 1}, v->th->border);
+    tv_probe_draw(v, u, (Rect){body.x, body.y + ph + gap, body.w, body.h - ph - gap});
+}
+
+/* A click outside the path field leaves it; leaving it tries the file. */
+static void path_focus(App *a, TrainUi *u, Rect field)
+{
+    int has = a->focus == FOCUS_VIEW && a->view_text == u->path;
+    int clicked = u->path_clicked;
+    u->path_clicked = 0;
+    if (has && a->in.pressed && !clicked && (field.w == 0 || !ui_over(&a->in, field))) {
+        a->focus = FOCUS_NONE;
+        has = 0;
+    }
+    if (u->path_focus_prev && !has && u->task == TV_TASK_FILE)
+        tv_settings_changed(a, u);
+    u->path_focus_prev = has;
+}
+
+void view_train(ViewCtx *v)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    TrainUi *u = tv_get(a);
+    Rect area = v->area;
+    if (!u) {
+        ui_paragraph(v->r, v->g->ui, "out of memory for the train view", area.x + 10, area.y + 10,
+                     area.w - 20, th->warn);
+        return;
+    }
+    if (!u->w && !u->err[0])
+        tv_setup_run(a, u); /* show the model it would train, at step 0 */
+    tv_settings_settled(a, u);
+    if (u->focus_path_next) {
+        u->focus_path_next = 0;
+        tv_focus_path(a, u);
+    }
+    memset(&u->hit, 0, sizeof u->hit);
+    int pad = tv_px(v->g, 4), gap = tv_px(v->g, 8);
+    u->compact = area.h < tv_px(v->g, 560) || area.w < tv_px(v->g, 560);
+    TvFlow f = tv_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
+    tv_controls_draw(&f, a, u);
+    tv_flow_break(&f);
+    Rect field = {0, 0, 0, 0};
+    if (!u->compact || u->show_settings)
+        field = tv_settings_draw(&f, a, u);
+    int top = area.y + pad + tv_flow_height(&f) + gap;
+    top += tv_summary_draw(v, u, area.x, top, area.w);
+    /* the keys at the bottom (two lines at most, one when compact), the
+     * timeline above them */
+    RenFont *sf = v->g->small;
+    const char *keys = L(a, KEYS);
+    int kn = ren_text_wrap(sf, keys, area.w, NULL, 0), kmax = u->compact ? 1 : 2;
+    int kh = (kn < kmax ? kn : kmax) * ren_font_height(sf);
+    int bottom = area.y + area.h - kh - pad;
+    ren_clip_push(v->r, (Rect){area.x, bottom, area.w, kh});
+    ui_paragraph(v->r, sf, keys, area.x, bottom, area.w, th->dim);
+    ren_clip_pop(v->r);
+    int tl_h = ren_font_height(sf) + tv_px(v->g, 14);
+    Rect tl = {area.x, bottom - gap - tl_h, area.w, tl_h};
+    if (u->have_pm && u->pm_gen == u->st.gen && u->st.state != TW_BUILDING)
+        tv_timeline_draw(v, u, tl);
+    Rect body = {area.x, top, area.w, tl.y - gap - top};
+    if (body.h > 40) {
+        ren_clip_push(v->r, body);
+        draw_body(v, u, body);
+        ren_clip_pop(v->r);
+    }
+    path_focus(a, u, field);
+    /* frames while training (the worker publishes every TV_WAKE s) */
+    int busy = u->st.state == TW_RUNNING || u->st.state == TW_BUILDING;
+    if (busy || a->now < u->wake_until)
+        a->wake_at = a->now + TV_WAKE;
+}
+
+/* ---- for shot, tests and benchmarks ---- */
+
+int view_train_setup(App *a, const char *task, long long steps)
+{
+    TfErr err;
+    TrainUi *u = tv_get(a);
+    if (!u || ensure_worker(a, u))
+        return -1;
+    tv_settings_task(u, task);
+    if (a->head == -1)
+        u->head = -1;
+    tv_setup_run(a, u);
+    if (steps > 0 && tw_steps(u->w, steps, &err)) {
+        app_notice(a, 1, "%s", err.msg);
+        return -1;
+    }
+    tw_wait_idle(u->w);
+    pull(a, u, 1);
+    return u->st.state == TW_PAUSED ? 0 : -1;
+}
+
+int view_train_start(App *a, TwSpec *s)
+{
+    TfErr err;
+    TrainUi *u = tv_get(a);
+    if (!u || ensure_worker(a, u) || tw_setup(u->w, s, &err))
+        return -1;
+    u->applied = *s;
+    u->applied.data = NULL;
+    u->have_applied = 1;
+    tw_play(u->w, 1);
+    return 0;
+}
+
+void view_train_play(App *a, int on)
+{
+    TrainUi *u = tv_get(a);
+    if (u && u->w)
+        tw_play(u->w, on);
+}

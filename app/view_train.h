@@ -1,0 +1,193 @@
+/* view_train.h - the train view's own state, shared by its files and by its
+ * test. The view trains a Transformer in the window and shows it learning:
+ *
+ *   view_train.c          the state, what the worker published, the
+ *                         actions (keys and buttons do the same), the layout
+ *   view_train_settings.c the task and size of the next run, their controls
+ *   view_train_bar.c      the control bar, what is trained, the timeline
+ *   view_train_plot.c     the curves: loss, accuracy, the learning-rate
+ *                         schedule, tokens per second
+ *   view_train_probe.c    the probe sentence: the model of the step
+ *                         shown, its greedy output, its attention heatmaps
+ *                         (one head, or every layer and head at once)
+ *
+ * Training runs on the worker thread of train_worker.h. The view reads only
+ * what the worker published, copied into this struct, and runs the probe
+ * on its own copy of the parameters, so nothing it draws is ever being
+ * written. A frame allocates nothing unless new parameters arrived (a few
+ * times a second while training): then the probe is recomputed and its
+ * heatmaps coloured again. */
+#ifndef APP_VIEW_TRAIN_H
+#define APP_VIEW_TRAIN_H
+
+#include "train_worker.h"
+#include "views.h"
+
+#define TV_CAP_T APP_CAP_T   /* longest probe sentence */
+#define TV_N_TASKS 5         /* copy, reverse, sort, en2zh, a TSV file */
+#define TV_TASK_FILE 4
+#define TV_WAKE 0.25         /* seconds between frames while training: the
+                                curves move 4 times a second, and drawing
+                                takes little from the trainer's two threads */
+#define TV_SETTLE 0.4        /* a changed setting applies after this pause */
+#define TV_GREEDY_MAX 0.015  /* seconds: costlier greedy decoding of the
+                                probe waits for a pause */
+#define TV_PROBE_SHARE 20.0  /* while training, the probe is recomputed at
+                                most every 20 times what it cost (<= 5%) */
+
+/* The settings a learner can change (X selects one, , and . change it). */
+typedef enum TvField {
+    TVF_DMODEL, TVF_HEADS, TVF_LAYERS, TVF_DFF, TVF_WARMUP, TVF_LR, TVF_COUNT
+} TvField;
+
+/* Which attention of the probe is shown. */
+typedef enum TvAttn { TV_CROSS, TV_ENC, TV_DEC, TV_ATTN_COUNT } TvAttn;
+
+typedef struct TrainUi {
+    TrainWorker *w;       /* made on first use */
+    char err[TF_ERR_MAX]; /* the worker could not start */
+
+    /* ---- the settings of the next run ---- */
+    int task;             /* 0..3 built in, TV_TASK_FILE */
+    char path[APP_TEXT_MAX]; /* the TSV file (a text field) */
+    int tokens_char;      /* split the file's sentences into characters */
+    int val[TVF_COUNT];   /* index into each field's choices */
+    int field;            /* the field , and . change */
+    int custom;           /* the size fields are shown */
+    TwSpec applied;       /* the settings of the current run */
+    int have_applied;
+    double apply_at;      /* apply the changed settings then (0: none) */
+    char save_dir[512];   /* where Save writes ("" = working directory) */
+
+    /* ---- what the worker published (copied) ---- */
+    TwStatus st;
+    uint64_t msg_seen;    /* last message turned into a notice */
+    char msg[TW_MSG_MAX]; /* the last error, kept on screen until cleared */
+    double wake_until;    /* keep drawing until then (a state change) */
+
+    /* ---- the parameters shown: the live ones or a snapshot ---- */
+    long long want_snap;  /* -1 live, else the step of a kept snapshot */
+    long long shown_step; /* step of the parameters in pm (-1: none) */
+    float shown_loss;
+    double probe_next;    /* monotonic time the live probe may run again */
+
+    /* ---- the probe ---- */
+    TfModel pm;           /* shaped like the run, parameters of shown_step */
+    TfTrace ptr;          /* teacher-forced pass over the probe (recorded) */
+    TfTrace gtr;          /* greedy decoding scratch */
+    int have_pm, have_ptr, have_gtr;
+    uint64_t pm_gen;      /* run the probe model was made for */
+    uint64_t probe_ver;   /* bumps when the probe is recomputed (textures) */
+    int psrc[TV_CAP_T], pS;          /* probe source ids */
+    int pref[TV_CAP_T], pref_n;      /* its reference, ids (no <bos>/<eos>) */
+    int gen_ids[TV_CAP_T], gen_n;    /* the model's greedy output */
+    long long gen_step;              /* ... at this step */
+    double greedy_cost;              /* seconds it took */
+    char probe_err[TF_ERR_MAX];
+
+    /* ---- how it is shown ---- */
+    int compact;          /* a small window (or big text): one pane at a
+                             time, the settings folded away */
+    int pane;             /* compact: 0 curves, 1 probe (V switches) */
+    int show_settings;    /* compact: the settings are unfolded */
+    TvAttn attn;
+    int layer, head;      /* head -1: every layer and head */
+    int drag;             /* the timeline knob is being dragged */
+    int path_focus_prev;  /* the path field had the focus last frame */
+    int path_clicked;     /* focused by this frame's click */
+    int focus_path_next;  /* F was pressed: focus the path next frame */
+    float xy[2 * (TW_LOG_CAP + TW_EVAL_CAP + 8)]; /* polyline scratch */
+
+    /* where the controls were drawn in the last frame (tests, tooling) */
+    struct {
+        Rect start, step, reset, save, open, path, track;
+        Rect task[TV_N_TASKS];
+    } hit;
+} TrainUi;
+
+/* Left-to-right placement of controls that wraps (like the decode view's). */
+typedef struct TvFlow {
+    ViewCtx *v;
+    Rect rc;
+    int x, y, h, gap;
+} TvFlow;
+TvFlow tv_flow(ViewCtx *v, Rect rc);
+Rect tv_flow_next(TvFlow *f, int w);
+int tv_flow_button(TvFlow *f, const char *label, int active);
+void tv_flow_text(TvFlow *f, const char *s, Color c);
+void tv_flow_break(TvFlow *f);
+int tv_flow_height(const TvFlow *f);
+/* Hover text for the status line. */
+void tv_hover(App *a, float value, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+
+/* The view's state, made on first use, brought up to date with what the
+ * worker published (NULL only when memory runs out). */
+TrainUi *tv_get(App *a);
+
+/* Actions (keys and buttons do the same). */
+void tv_play(App *a, TrainUi *u);      /* start / pause */
+void tv_step(App *a, TrainUi *u);      /* one optimizer step */
+void tv_reset(App *a, TrainUi *u);     /* a new run from the settings */
+void tv_save(App *a, TrainUi *u);      /* write a checkpoint */
+void tv_open(App *a, TrainUi *u);      /* the shown parameters become the App's model */
+void tv_scrub(TrainUi *u, int delta);  /* previous / next snapshot */
+void tv_live(TrainUi *u);              /* back to the live parameters */
+/* A new run from the settings, paused at step 0 (view_train.c). */
+void tv_setup_run(App *a, TrainUi *u);
+
+/* The settings (view_train_settings.c). */
+void tv_settings_init(TrainUi *u);    /* en2zh, classroom, warm-up 800, lr × 1 */
+void tv_settings_task(TrainUi *u, const char *task); /* a task name or a TSV path */
+void tv_set_task(App *a, TrainUi *u, int task);
+void tv_set_field(App *a, TrainUi *u, TvField f, int index);
+void tv_set_preset(App *a, TrainUi *u, int preset); /* 0 classroom, 1 base, 2 big */
+void tv_focus_path(App *a, TrainUi *u); /* type in the file path field */
+int tv_field_count(TvField f);
+int tv_preset_of(const TrainUi *u);  /* the preset the sizes match, or -1 */
+/* The settings as a spec for the worker; do they differ from the run's? */
+void tv_spec(const TrainUi *u, TwSpec *s);
+int tv_settings_differ(const TrainUi *u);
+/* A setting changed: applied once they settle, if the run has not trained
+ * (tv_settings_settled, called every frame, does it). */
+void tv_settings_changed(App *a, TrainUi *u);
+void tv_settings_settled(App *a, TrainUi *u);
+/* Task and size chips, the steppers and the path field, flowing in f;
+ * returns the path field's rectangle (w 0 when not drawn). */
+Rect tv_settings_draw(TvFlow *f, App *a, TrainUi *u);
+
+/* Around the body (view_train_bar.c): the control bar, the line saying
+ * what is trained (returns its height), the snapshot timeline. */
+void tv_controls_draw(TvFlow *f, App *a, TrainUi *u);
+int tv_summary_draw(ViewCtx *v, TrainUi *u, int x, int y, int w);
+void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc);
+/* A flow button that remembers where it was drawn (u->hit). */
+int tv_control(TvFlow *f, const char *label, int active, Rect *where);
+
+/* For `shot`, tests and benchmarks: set up `task` (a built-in name, or a
+ * TSV path), train `steps` steps synchronously and bring the view up to
+ * date. Returns 0, or -1 with the reason in a notice. */
+int view_train_setup(App *a, const char *task, long long steps);
+/* Train on a ready spec (its data set is taken over) and play. */
+int view_train_start(App *a, TwSpec *s);
+void view_train_play(App *a, int on);
+
+/* The probe (view_train_probe.c). */
+void tv_probe_new_run(TrainUi *u);     /* the run changed: remake the model */
+/* Parameters changed: recompute (greedy decoding too when with_greedy). */
+void tv_probe_run(TrainUi *u, int with_greedy);
+void tv_probe_greedy(TrainUi *u);     /* the greedy output alone */
+void tv_probe_draw(ViewCtx *v, TrainUi *u, Rect rc);
+void tv_probe_free(TrainUi *u);
+
+/* The curves (view_train_plot.c). */
+void tv_plots_draw(ViewCtx *v, TrainUi *u, Rect rc);
+
+/* A length of `base` pixels at the current text scale. */
+static inline int tv_px(const Gfx *g, float base)
+{
+    return (int)(base * g->scale + 0.5f);
+}
+
+#endif

@@ -1,0 +1,175 @@
+/* view_train_bar.c - around the train view's curves and probe: the
+ * control bar (Start/Pause, Step, Reset, Save, Open in Decode, the state),
+ * the line saying what is being trained (and any error, with what to do
+ * about it), and the snapshot timeline, which scrubs back through the
+ * kept parameters. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view_train.h"
+
+static const char *state_text(const App *a, const TrainUi *u)
+{
+    switch (u->st.state) {
+    case TW_BUILDING: return L(a, "making the model…");
+    case TW_RUNNING: return L(a, "training");
+    case TW_PAUSED: return u->st.step ? L(a, "paused") : L(a, "ready: random weights");
+    default: return u->err[0] ? u->err : L(a, "no model");
+    }
+}
+
+/* A flow button that remembers where it was drawn. */
+int tv_control(TvFlow *f, const char *label, int active, Rect *where)
+{
+    int w = ren_text_width(f->v->g->small, label) + tv_px(f->v->g, 16);
+    *where = tv_flow_next(f, w);
+    return ui_button(f->v, *where, label, active);
+}
+
+void tv_controls_draw(TvFlow *f, App *a, TrainUi *u)
+{
+    const Theme *th = f->v->th;
+    int running = u->st.state == TW_RUNNING;
+    char buf[200];
+    if (tv_control(f, running ? L(a, "❚❚ Pause  P") : L(a, "▶ Start  P"), running, &u->hit.start))
+        tv_play(a, u);
+    if (tv_control(f, L(a, "Step  S"), 0, &u->hit.step))
+        tv_step(a, u);
+    if (tv_control(f, L(a, "Reset  R"), 0, &u->hit.reset))
+        tv_reset(a, u);
+    if (tv_control(f, L(a, "Save  W"), 0, &u->hit.save))
+        tv_save(a, u);
+    if (tv_control(f, L(a, "Open in Decode  O"), 0, &u->hit.open))
+        tv_open(a, u);
+    if (u->compact) {
+        if (tv_flow_button(f, L(a, "Settings…"), u->show_settings))
+            u->show_settings = !u->show_settings;
+        if (tv_flow_button(f, L(a, "Curves"), u->pane == 0))
+            u->pane = 0;
+        if (tv_flow_button(f, L(a, "Attention  V"), u->pane == 1))
+            u->pane = 1;
+    }
+    const TrainStats *s = &u->st.last;
+    if (u->st.step > 0)
+        snprintf(buf, sizeof buf, "%s · %s %lld · %s %lld · %.0f %s", state_text(a, u), L(a, "step"),
+                 u->st.step, L(a, "epoch"), s->epoch + 1, s->tokens_per_s, L(a, "tokens/s"));
+    else
+        snprintf(buf, sizeof buf, "%s", state_text(a, u));
+    tv_flow_text(f, buf, running ? th->good : th->dim);
+}
+
+/* What is being trained, and how the settings differ from it. */
+int tv_summary_draw(ViewCtx *v, TrainUi *u, int x, int y, int w)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    RenFont *sf = v->g->small;
+    int fh = ren_font_height(sf), y0 = y;
+    const TwStatus *st = &u->st;
+    char buf[512];
+    if (st->n_params > 0 && st->state != TW_BUILDING && !u->compact) {
+        const TfConfig *c = &st->cfg;
+        snprintf(buf, sizeof buf, "%s · %d %s, %d %s · %zu %s: %d/%d/%d, %d+%d %s · %s %d · %s %d",
+                 st->data_name, st->n_train, L(a, "pairs to learn from"), st->n_heldout, L(a, "held out"),
+                 st->n_params, L(a, "parameters"), c->d_model, c->n_heads, c->d_ff, c->n_enc, c->n_dec,
+                 L(a, "layers"), L(a, "batch"), st->o.batch, L(a, "warm-up"), st->o.warmup);
+        ren_clip_push(v->r, (Rect){x, y, w, 2 * fh});
+        int h = ui_paragraph(v->r, sf, buf, x, y, w, th->dim);
+        ren_clip_pop(v->r);
+        y += (h < 2 * fh ? h : 2 * fh) + 2;
+    }
+    if (tv_settings_differ(u) && st->step > 0 && st->state != TW_BUILDING) {
+        ui_text_fit(v->r, sf, L(a, "The settings changed: press Reset (R) to train a new model with them."),
+                    x, y, w, th->accent);
+        y += fh + 2;
+    }
+    if (u->msg[0]) {
+        char full[TW_MSG_MAX + 256];
+        int stopped = strstr(u->msg, "training stopped") != NULL;
+        snprintf(full, sizeof full, "%s%s%s", u->msg, stopped ? " — " : "",
+                 stopped ? L(a, "a learning rate far too high does this: lower lr × (X, then , or .) and press Reset (R).")
+                         : "");
+        ren_clip_push(v->r, (Rect){x, y, w, 3 * fh});
+        int h = ui_paragraph(v->r, sf, full, x, y, w, th->warn);
+        ren_clip_pop(v->r);
+        y += (h < 3 * fh ? h : 3 * fh) + 2;
+    }
+    return y - y0;
+}
+
+static float step_x(Rect track, long long step, long long last)
+{
+    return track.x + (last > 0 ? (float)step / (float)last : 0.0f) * track.w;
+}
+
+static void timeline_pick(TrainUi *u, Rect track, int mx)
+{
+    const TwStatus *st = &u->st;
+    long long last = st->step;
+    float best = 1e9f;
+    long long pick = -1;
+    for (int i = 0; i < st->n_snap; i++) {
+        float d = fabsf(step_x(track, st->snaps[i].step, last) - (float)mx);
+        if (d < best) {
+            best = d;
+            pick = st->snaps[i].step;
+        }
+    }
+    /* the right end is "live" */
+    if (fabsf(step_x(track, last, last) - (float)mx) <= best || pick == last)
+        pick = -1;
+    u->want_snap = pick;
+}
+
+void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    RenFont *sf = v->g->small;
+    const TwStatus *st = &u->st;
+    int fh = ren_font_height(sf), ty = rc.y + (rc.h - fh) / 2;
+    char right[160];
+    int n = st->n_snap, idx = -1;
+    for (int i = 0; i < n; i++)
+        if (st->snaps[i].step == u->want_snap)
+            idx = i;
+    if (u->want_snap < 0)
+        snprintf(right, sizeof right, "%s · %s %lld", L(a, "live"), L(a, "step"), st->step);
+    else
+        snprintf(right, sizeof right, "%s %d / %d · %s %lld", L(a, "snapshot"), idx + 1, n, L(a, "step"),
+                 u->want_snap);
+    int lw = ren_text_width(sf, L(a, "snapshots")) + tv_px(v->g, 10);
+    int rw = ren_text_width(sf, right) + tv_px(v->g, 12);
+    if (rw < ren_text_width(sf, "snapshot 40 / 40 · step 000000") + tv_px(v->g, 12))
+        rw = ren_text_width(sf, "snapshot 40 / 40 · step 000000") + tv_px(v->g, 12);
+    ren_text(v->r, sf, L(a, "snapshots"), rc.x, ty, th->dim);
+    ren_text(v->r, sf, right, rc.x + rc.w - rw + tv_px(v->g, 12), ty, u->want_snap < 0 ? th->good : th->select);
+    int pad = tv_px(v->g, 8);
+    Rect track = {rc.x + lw + pad, rc.y + rc.h / 2 - 2, rc.w - lw - rw - 2 * pad, 4};
+    if (track.w < 20 || n < 1)
+        return;
+    Rect hit = {track.x - pad, rc.y, track.w + 2 * pad, rc.h};
+    u->hit.track = track;
+    if (ui_clicked(v->in, hit))
+        u->drag = 1;
+    if (!v->in->down)
+        u->drag = 0;
+    if (u->drag)
+        timeline_pick(u, track, v->in->mx);
+    ren_rect(v->r, track, th->border);
+    long long last = st->step;
+    int tick_h = tv_px(v->g, 6);
+    for (int i = 0; i < n; i++) {
+        int x = (int)lroundf(step_x(track, st->snaps[i].step, last));
+        ren_rect(v->r, (Rect){x, track.y - tick_h, 1, 2 * tick_h + track.h}, th->dim);
+    }
+    long long shown = u->want_snap >= 0 ? u->want_snap : last;
+    int kx = (int)lroundf(step_x(track, shown, last)), kr = tv_px(v->g, 7);
+    ren_rect(v->r, (Rect){track.x, track.y, kx - track.x, track.h}, u->want_snap < 0 ? th->good : th->select);
+    Rect knob = {kx - kr, track.y + track.h / 2 - kr, 2 * kr, 2 * kr};
+    ren_rect(v->r, knob, u->want_snap < 0 ? th->good : th->select);
+    ren_rect_line(v->r, knob, 1, th->bg);
+    if (ui_over(v->in, hit) && !u->drag)
+        tv_hover(a, (float)shown, "%s", L(a, "the step shown (click or drag: the model at a kept snapshot; ←/→, End for live)"));
+}

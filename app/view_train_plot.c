@@ -1,0 +1,447 @@
+/* view_train_plot.c - the curves of the train view.
+ *
+ * Four small plots over the optimizer steps, all read from the worker's
+ * publication (never from the trainer):
+ *
+ *   loss            the label-smoothed cross-entropy of each training batch
+ *                   (averaged over a few steps once the run is long) and of
+ *                   the held-out pairs; with smoothing 0.1 even a perfect
+ *                   model keeps a loss well above 0;
+ *   accuracy        the teacher-forced token accuracy, training and
+ *                   held-out, and the held-out exact match of whole
+ *                   greedy translations (which comes much later);
+ *   learning rate   the whole schedule lrate = scale · d_model^-0.5 ·
+ *                   min(step^-0.5, step · warmup^-1.5): a straight rise
+ *                   for `warmup` steps, then decay as 1/√step; the part
+ *                   already trained is bold, the current step marked;
+ *   tokens/s        target tokens per second of training.
+ *
+ * The loss, accuracy and tokens/s plots share one step axis; the schedule
+ * has its own, long enough to show the peak and the decay. The step of
+ * the snapshot shown (when scrubbing back) is marked on every curve. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view_train.h"
+
+typedef struct Axis {
+    Rect r;          /* the plotting area */
+    double x0, x1;   /* steps */
+    double y0, y1;
+} Axis;
+
+/* Screen x of a step; steps outside the axis land just outside the area
+ * (clipped), never at an absurd coordinate. */
+static float ax_x(const Axis *A, double x)
+{
+    double span = A->x1 > A->x0 ? A->x1 - A->x0 : 1, t = (x - A->x0) / span;
+    t = isfinite(t) ? (t < -0.1 ? -0.1 : t > 1.1 ? 1.1 : t) : 0;
+    return (float)(A->r.x + t * A->r.w);
+}
+
+static float ax_y(const Axis *A, double y)
+{
+    double span = A->y1 > A->y0 ? A->y1 - A->y0 : 1, t = (y - A->y0) / span;
+    t = isfinite(t) ? (t < 0 ? 0 : t > 1 ? 1 : t) : 0;
+    return (float)(A->r.y + A->r.h - t * A->r.h);
+}
+
+/* 1, 2, 2.5, 5 times a power of ten, at least v. */
+static double nice_ceil(double v)
+{
+    if (!(v > 0) || !isfinite(v))
+        return 1;
+    double p = pow(10, floor(log10(v)));
+    static const double M[] = {1, 2, 2.5, 5, 10};
+    for (int i = 0; i < 5; i++)
+        if (M[i] * p >= v * 0.9999)
+            return M[i] * p;
+    return 10 * p;
+}
+
+/* Short numbers for axes and legends: "0.75", "2.5", "38k", "4.4e-3". */
+static void fmt_num(char *buf, size_t cap, double v)
+{
+    double a = fabs(v);
+    if (a == 0) {
+        snprintf(buf, cap, "0");
+    } else if (!isfinite(a)) {
+        snprintf(buf, cap, "%g", v);
+    } else if (a >= 1e6) { /* a learning rate gone wild */
+        int e = (int)floor(log10(a));
+        snprintf(buf, cap, "%.2ge%d", v / pow(10, e), e);
+    } else if (a >= 1e4) {
+        double k = v / 1e3;
+        snprintf(buf, cap, fabs(k - lround(k)) < 0.05 || a >= 1e5 ? "%.0fk" : "%.1fk", k);
+    } else if (a >= 100) {
+        snprintf(buf, cap, "%.0f", v);
+    } else if (a >= 0.01) {
+        snprintf(buf, cap, "%.3g", v);
+    } else {
+        int e = (int)floor(log10(a));
+        snprintf(buf, cap, "%.2ge%d", v / pow(10, e), e);
+    }
+}
+
+/* Frame, grid and the numbers of the axes. */
+static void draw_axes(ViewCtx *v, const Axis *A, int x_labels, int percent)
+{
+    const Theme *th = v->th;
+    RenFont *sf = v->g->small;
+    int fh = ren_font_height(sf);
+    char buf[32];
+    ren_rect(v->r, A->r, th->panel);
+    Color grid = th->border;
+    grid.a = 110;
+    for (int i = 1; i < 4; i++) { /* quarters */
+        int y = A->r.y + A->r.h * i / 4;
+        ren_rect(v->r, (Rect){A->r.x, y, A->r.w, 1}, grid);
+    }
+    ren_rect_line(v->r, A->r, 1, th->border);
+    for (int i = 0; i <= 2; i++) {
+        double y = A->y0 + (A->y1 - A->y0) * i / 2;
+        if (percent)
+            snprintf(buf, sizeof buf, "%.0f%%", 100 * y);
+        else
+            fmt_num(buf, sizeof buf, y);
+        int w = ren_text_width(sf, buf);
+        int py = (int)ax_y(A, y) - fh / 2;
+        py = py < A->r.y ? A->r.y : py > A->r.y + A->r.h - fh ? A->r.y + A->r.h - fh : py;
+        ren_text(v->r, sf, buf, A->r.x - w - tv_px(v->g, 4), py, th->dim);
+    }
+    if (!x_labels)
+        return;
+    for (int i = 0; i <= 2; i++) {
+        double x = A->x0 + (A->x1 - A->x0) * i / 2;
+        snprintf(buf, sizeof buf, "%.0f", x);
+        int w = ren_text_width(sf, buf), px = (int)ax_x(A, x) - w / 2;
+        px = px < A->r.x ? A->r.x : px > A->r.x + A->r.w - w ? A->r.x + A->r.w - w : px;
+        ren_text(v->r, sf, buf, px, A->r.y + A->r.h + 2, th->dim);
+    }
+}
+
+/* A title followed by coloured "name value" pairs; returns its height. */
+typedef struct Legend {
+    const char *name;
+    char value[32];
+    Color c;
+} Legend;
+
+static void draw_title(ViewCtx *v, Rect rc, const char *title, const Legend *lg, int n)
+{
+    RenFont *sf = v->g->small;
+    int x = rc.x, right = rc.x + rc.w, sp = tv_px(v->g, 10);
+    ren_clip_push(v->r, (Rect){rc.x, rc.y, rc.w, ren_font_height(sf)});
+    x += ren_text(v->r, sf, title, x, rc.y, v->th->text) + sp;
+    for (int i = 0; i < n && x < right; i++) {
+        char buf[96];
+        snprintf(buf, sizeof buf, "%s %s", lg[i].name, lg[i].value);
+        if (x + tv_px(v->g, 13) + ren_text_width(sf, buf) > right)
+            break; /* a whole entry or none */
+        ren_rect(v->r, (Rect){x, rc.y + ren_font_height(sf) / 2 - 1, tv_px(v->g, 10), tv_px(v->g, 3)}, lg[i].c);
+        x += tv_px(v->g, 13);
+        x += ren_text(v->r, sf, buf, x, rc.y, lg[i].c) + sp;
+    }
+    ren_clip_pop(v->r);
+}
+
+/* The plotting area inside a plot's rectangle (room for the title, the
+ * numbers of the y axis on the left and, when asked, of the x axis). */
+static Axis plot_area(ViewCtx *v, Rect rc, int x_labels)
+{
+    RenFont *sf = v->g->small;
+    int fh = ren_font_height(sf);
+    int left = ren_text_width(sf, "2.5e-3") + tv_px(v->g, 8);
+    Axis A;
+    memset(&A, 0, sizeof A);
+    A.r = (Rect){rc.x + left, rc.y + fh + tv_px(v->g, 4), rc.w - left - tv_px(v->g, 4),
+                 rc.h - fh - tv_px(v->g, 6) - (x_labels ? fh + 2 : 0)};
+    return A;
+}
+
+/* A polyline of (step, value) pairs already in u->xy as data coordinates. */
+static void curve(ViewCtx *v, TrainUi *u, const Axis *A, int n, float width, Color c, int dots)
+{
+    for (int i = 0; i < n; i++) {
+        u->xy[2 * i] = ax_x(A, u->xy[2 * i]);
+        u->xy[2 * i + 1] = ax_y(A, u->xy[2 * i + 1]);
+    }
+    ren_clip_push(v->r, A->r);
+    if (n >= 2)
+        ren_polyline(v->r, u->xy, n, width, c);
+    int d = tv_px(v->g, dots ? 5 : 4);
+    if (dots || n == 1)
+        for (int i = 0; i < n; i++)
+            ren_rect(v->r, (Rect){(int)u->xy[2 * i] - d / 2, (int)u->xy[2 * i + 1] - d / 2, d, d}, c);
+    ren_clip_pop(v->r);
+}
+
+/* The log's field `which` (0 loss, 1 accuracy, 2 tokens/s) into u->xy,
+ * raw (smooth 0) or as an exponential moving average over about a
+ * thirtieth of the curve, which shows the trend through the batch-to-batch
+ * noise (drawn bold over the faint raw curve). */
+static int log_points(TrainUi *u, int which, int smooth)
+{
+    const TwStatus *st = &u->st;
+    double k = st->n_log / 30.0, alpha = smooth ? 2.0 / ((k < 1 ? 1 : k) + 1) : 1.0, m = 0;
+    for (int i = 0; i < st->n_log; i++) {
+        const TwPoint *p = &st->log[i];
+        double x = which == 0 ? p->loss : which == 1 ? p->acc : p->tok_s;
+        m = i == 0 ? x : m + alpha * (x - m);
+        u->xy[2 * i] = (float)p->step;
+        u->xy[2 * i + 1] = (float)m;
+    }
+    return st->n_log;
+}
+
+/* The last value of the smoothed curve (the legend's number). */
+static double smoothed_last(TrainUi *u, int which)
+{
+    int n = log_points(u, which, 1);
+    return n ? u->xy[2 * n - 1] : 0;
+}
+
+/* A training curve: faint raw, bold smoothed. */
+static void train_curve(ViewCtx *v, TrainUi *u, const Axis *A, int which, Color c)
+{
+    Color faint = c;
+    faint.a = 80;
+    curve(v, u, A, log_points(u, which, 0), 1.0f * v->g->scale, faint, 0);
+    curve(v, u, A, log_points(u, which, 1), 2.0f * v->g->scale, c, 0);
+}
+
+/* The held-out field `which` (0 loss, 1 token accuracy, 2 exact match). */
+static int eval_points(TrainUi *u, int which)
+{
+    const TwStatus *st = &u->st;
+    int n = 0;
+    for (int i = 0; i < st->n_eval; i++) {
+        const TwEval *e = &st->evals[i];
+        if (which == 2 && e->exact < 0) /* a check that did not decode */
+            continue;
+        u->xy[2 * n] = (float)e->step;
+        u->xy[2 * n + 1] = which == 0 ? e->loss : which == 1 ? e->acc : e->exact;
+        n++;
+    }
+    return n;
+}
+
+/* The last exact-match figure, or -1. */
+static float last_exact(const TwStatus *st)
+{
+    for (int i = st->n_eval - 1; i >= 0; i--)
+        if (st->evals[i].exact >= 0)
+            return st->evals[i].exact;
+    return -1;
+}
+
+/* The shown snapshot's step, and a readout where the mouse is. */
+static void marks(ViewCtx *v, TrainUi *u, const Axis *A, const char *what, int which_log,
+                  int which_eval)
+{
+    const Theme *th = v->th;
+    if (u->want_snap >= 0 && u->shown_step >= A->x0 && u->shown_step <= A->x1) {
+        int x = (int)ax_x(A, (double)u->shown_step);
+        ren_rect(v->r, (Rect){x, A->r.y, tv_px(v->g, 2), A->r.h}, th->select);
+    }
+    if (!ui_over(v->in, A->r))
+        return;
+    double step = A->x0 + (double)(v->in->mx - A->r.x) / A->r.w * (A->x1 - A->x0);
+    ren_rect(v->r, (Rect){v->in->mx, A->r.y, 1, A->r.h}, th->dim);
+    const TwStatus *st = &u->st;
+    int best = -1;
+    for (int i = 0; i < st->n_log; i++)
+        if (best < 0 || fabs((double)st->log[i].step - step) < fabs((double)st->log[best].step - step))
+            best = i;
+    int be = -1;
+    for (int i = 0; i < st->n_eval; i++)
+        if (be < 0 || fabs((double)st->evals[i].step - step) < fabs((double)st->evals[be].step - step))
+            be = i;
+    if (best < 0 && be < 0)
+        return;
+    const TwPoint *p = best >= 0 ? &st->log[best] : NULL;
+    const TwEval *e = be >= 0 ? &st->evals[be] : NULL;
+    float lv = !p ? 0 : which_log == 0 ? p->loss : which_log == 1 ? p->acc : p->tok_s;
+    float ev = !e ? 0 : which_eval == 0 ? e->loss : e->acc;
+    /* the status line shows "where = value": the training value, or the
+     * held-out one where there is no training curve */
+    if (p && e && which_eval >= 0)
+        tv_hover(v->a, lv, "%s · %s %lld (%s %lld: %.4g)", what, L(v->a, "step"), p->step,
+                 L(v->a, "held-out at step"), e->step, (double)ev);
+    else if (p)
+        tv_hover(v->a, lv, "%s · %s %lld (%s: %d)", what, L(v->a, "step"), p->step, L(v->a, "steps averaged"), p->n);
+    else
+        tv_hover(v->a, ev, "%s · %s %lld", what, L(v->a, "held-out at step"), e->step);
+}
+
+static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
+{
+    const Theme *th = v->th;
+    const TwStatus *st = &u->st;
+    Axis A = plot_area(v, rc, xl);
+    double top = 0;
+    for (int i = 0; i < st->n_log; i++)
+        top = fmax(top, st->log[i].loss);
+    for (int i = 0; i < st->n_eval; i++)
+        top = fmax(top, st->evals[i].loss);
+    A.x0 = 0;
+    A.x1 = X;
+    A.y0 = 0;
+    A.y1 = nice_ceil(top);
+    Legend lg[2] = {{L(v->a, "train"), "", th->accent}, {L(v->a, "held-out"), "", th->accent2}};
+    snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.3f" : "–", smoothed_last(u, 0));
+    snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.3f" : "–",
+             st->n_eval ? (double)st->evals[st->n_eval - 1].loss : 0.0);
+    draw_title(v, rc, L(v->a, "loss"), lg, 2);
+    draw_axes(v, &A, xl, 0);
+    train_curve(v, u, &A, 0, th->accent);
+    curve(v, u, &A, eval_points(u, 0), 1.5f * v->g->scale, th->accent2, 1);
+    marks(v, u, &A, L(v->a, "loss"), 0, 0);
+}
+
+static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
+{
+    const Theme *th = v->th;
+    const TwStatus *st = &u->st;
+    Axis A = plot_area(v, rc, xl);
+    A.x0 = 0;
+    A.x1 = X;
+    A.y0 = 0;
+    A.y1 = 1;
+    Legend lg[3] = {{L(v->a, "train"), "", th->accent}, {L(v->a, "held-out"), "", th->accent2},
+                    {L(v->a, "exact"), "", th->good}};
+    snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.0f%%" : "–", 100.0 * smoothed_last(u, 1));
+    snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.0f%%" : "–",
+             st->n_eval ? 100.0 * st->evals[st->n_eval - 1].acc : 0.0);
+    float ex = last_exact(st);
+    snprintf(lg[2].value, sizeof lg[2].value, ex >= 0 ? "%.0f%%" : "–", ex >= 0 ? 100.0 * ex : 0.0);
+    draw_title(v, rc, L(v->a, "accuracy"), lg, 3);
+    draw_axes(v, &A, xl, 1);
+    float w = 1.5f * v->g->scale;
+    train_curve(v, u, &A, 1, th->accent);
+    curve(v, u, &A, eval_points(u, 1), w, th->accent2, 1);
+    curve(v, u, &A, eval_points(u, 2), w, th->good, 1);
+    marks(v, u, &A, L(v->a, "accuracy"), 1, 1);
+}
+
+static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
+{
+    const Theme *th = v->th;
+    const TwStatus *st = &u->st;
+    Axis A = plot_area(v, rc, xl);
+    double top = 0;
+    for (int i = 0; i < st->n_log; i++)
+        top = fmax(top, st->log[i].tok_s);
+    A.x0 = 0;
+    A.x1 = X;
+    A.y0 = 0;
+    A.y1 = nice_ceil(top);
+    Legend lg[1] = {{L(v->a, "now"), "", th->accent}};
+    if (st->n_log)
+        fmt_num(lg[0].value, sizeof lg[0].value, smoothed_last(u, 2));
+    else
+        snprintf(lg[0].value, sizeof lg[0].value, "–");
+    draw_title(v, rc, L(v->a, "tokens/s"), lg, 1);
+    draw_axes(v, &A, xl, 0);
+    train_curve(v, u, &A, 2, th->accent);
+    marks(v, u, &A, L(v->a, "tokens/s"), 2, -1);
+}
+
+/* The schedule over its own axis: long enough to show the warm-up peak and
+ * the decay after it, or the whole run when that is longer. */
+static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
+{
+    const Theme *th = v->th;
+    const TwStatus *st = &u->st;
+    int C = st->cfg.d_model > 0 ? st->cfg.d_model : 1, W = st->o.warmup > 0 ? st->o.warmup : 1;
+    double scale = st->o.lr_scale;
+    long long now = st->step;
+    Axis A = plot_area(v, rc, xl);
+    A.x0 = 0;
+    A.x1 = fmax(3.0 * W, 1.15 * (double)now);
+    double peak = lr_schedule(C, W, scale, W);
+    A.y0 = 0;
+    A.y1 = nice_ceil(peak * 1.1);
+    Legend lg[2] = {{L(v->a, "now"), "", th->accent2}, {L(v->a, "peak"), "", th->dim}};
+    fmt_num(lg[0].value, sizeof lg[0].value, now > 0 ? lr_schedule(C, W, scale, now) : 0);
+    fmt_num(lg[1].value, sizeof lg[1].value, peak);
+    draw_title(v, rc, L(v->a, "learning rate"), lg, 2);
+    draw_axes(v, &A, xl, 0);
+    /* the warm-up's end, dashed */
+    int wx = (int)ax_x(&A, W), dash = tv_px(v->g, 4);
+    for (int y = A.r.y; y < A.r.y + A.r.h; y += 2 * dash)
+        ren_rect(v->r, (Rect){wx, y, 1, dash}, th->dim);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s %d", L(v->a, "warm-up"), W);
+    ren_text(v->r, v->g->small, buf, wx + tv_px(v->g, 4), A.r.y + 2, th->dim);
+    /* the schedule: the part trained bold, the rest thin */
+    enum { N = 160 };
+    int n_done = 0, n = 0;
+    for (int i = 0; i <= N; i++) {
+        double s = 1 + (A.x1 - 1) * i / N;
+        if (s <= (double)now)
+            n_done = i + 1;
+        u->xy[2 * i] = (float)s;
+        u->xy[2 * i + 1] = (float)lr_schedule(C, W, scale, (long long)s);
+        n = i + 1;
+    }
+    float past[2 * (N + 1)];
+    memcpy(past, u->xy, sizeof past);
+    Color faint = th->dim;
+    faint.a = 150;
+    curve(v, u, &A, n, 1.0f * v->g->scale, faint, 0);
+    if (n_done >= 2) {
+        memcpy(u->xy, past, (size_t)n_done * 2 * sizeof(float));
+        u->xy[2 * (n_done - 1)] = (float)now;
+        u->xy[2 * (n_done - 1) + 1] = (float)lr_schedule(C, W, scale, now);
+        curve(v, u, &A, n_done, 2.5f * v->g->scale, th->accent2, 0);
+    }
+    if (now > 0) {
+        int d = tv_px(v->g, 8);
+        int x = (int)ax_x(&A, (double)now), y = (int)ax_y(&A, lr_schedule(C, W, scale, now));
+        ren_rect(v->r, (Rect){x - d / 2, y - d / 2, d, d}, th->accent2);
+    }
+    if (u->want_snap >= 0) {
+        int x = (int)ax_x(&A, (double)u->shown_step);
+        ren_rect(v->r, (Rect){x, A.r.y, tv_px(v->g, 2), A.r.h}, th->select);
+    }
+    if (ui_over(v->in, A.r)) {
+        double s = A.x0 + (double)(v->in->mx - A.r.x) / A.r.w * (A.x1 - A.x0);
+        long long k = s < 1 ? 1 : (long long)s;
+        ren_rect(v->r, (Rect){v->in->mx, A.r.y, 1, A.r.h}, th->dim);
+        tv_hover(v->a, (float)lr_schedule(C, W, scale, k), "%s · %s %lld", L(v->a, "learning rate"),
+                 L(v->a, "step"), k);
+    }
+}
+
+void tv_plots_draw(ViewCtx *v, TrainUi *u, Rect rc)
+{
+    int gap = tv_px(v->g, 12), fh = ren_font_height(v->g->small);
+    double X = (double)(u->st.step > 20 ? u->st.step : 20) * 1.04;
+    int min_h = 2 * fh + tv_px(v->g, 44), min_w = tv_px(v->g, 300);
+    if (rc.w < tv_px(v->g, 160) || rc.h < 2 * fh + tv_px(v->g, 24))
+        return; /* no room for a curve worth reading */
+    /* one column of four when tall, two by two, or one row of four */
+    if (rc.h >= 4 * min_h + 3 * gap && rc.w < 2 * min_w + gap) {
+        int h = (rc.h - 3 * gap) / 4;
+        plot_loss(v, u, (Rect){rc.x, rc.y, rc.w, h}, X, 0);
+        plot_acc(v, u, (Rect){rc.x, rc.y + (h + gap), rc.w, h}, X, 0);
+        plot_tok(v, u, (Rect){rc.x, rc.y + 2 * (h + gap), rc.w, h}, X, 1);
+        plot_lr(v, u, (Rect){rc.x, rc.y + 3 * (h + gap) + fh, rc.w, h - fh}, 1);
+        return;
+    }
+    if (rc.h >= 2 * min_h + gap) {
+        int w = (rc.w - gap) / 2, h = (rc.h - gap) / 2;
+        plot_loss(v, u, (Rect){rc.x, rc.y, w, h}, X, 0);
+        plot_acc(v, u, (Rect){rc.x + w + gap, rc.y, w, h}, X, 0);
+        plot_tok(v, u, (Rect){rc.x, rc.y + h + gap, w, h}, X, 1);
+        plot_lr(v, u, (Rect){rc.x + w + gap, rc.y + h + gap, w, h}, 1);
+        return;
+    }
+    int w = (rc.w - 3 * gap) / 4;
+    plot_loss(v, u, (Rect){rc.x, rc.y, w, rc.h}, X, 1);
+    plot_acc(v, u, (Rect){rc.x + (w + gap), rc.y, w, rc.h}, X, 1);
+    plot_lr(v, u, (Rect){rc.x + 2 * (w + gap), rc.y, w, rc.h}, 1);
+    plot_tok(v, u, (Rect){rc.x + 3 * (w + gap), rc.y, w, rc.h}, X, 1);
+}

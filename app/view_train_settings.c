@@ -1,0 +1,327 @@
+/* view_train_settings.c - what the next run of the train view will be:
+ * the task (copy, reverse, sort, en2zh or a TSV file, split into words or
+ * characters) and the size (a preset, or d_model, heads, layers and d_ff
+ * one by one, with the warm-up and the learning-rate scale), as a spec for
+ * the worker, and their controls (chips, steppers, the file path field).
+ *
+ * A run that has not trained yet follows the settings as soon as they
+ * settle (a burst of clicks through d_model makes one model, not five);
+ * once it has trained, the settings wait for Reset. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_train.h"
+
+static const char *const TASKS[TV_N_TASKS] = {"copy", "reverse", "sort", "en2zh", "file"};
+
+/* The choices of each setting. Powers of two keep d_model divisible by the
+ * head count; the last learning-rate scales are there to watch training
+ * diverge (1000) and break down into NaN (10^20). */
+static const int CH_DMODEL[] = {16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192};
+static const int CH_HEADS[] = {1, 2, 4, 8, 16, 32, 64, 128};
+static const int CH_LAYERS[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+static const int CH_DFF[] = {32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
+static const int CH_WARMUP[] = {50, 100, 200, 400, 800, 1600, 4000};
+static const float CH_LR[] = {0.25f, 0.5f, 1.0f, 2.0f, 4.0f, 1000.0f, 1e20f};
+
+#define COUNT(x) ((int)(sizeof x / sizeof x[0]))
+
+typedef struct FieldDef {
+    const char *name;
+    const int *ints;
+    const float *floats;
+    int n;
+} FieldDef;
+
+static const FieldDef FIELDS[TVF_COUNT] = {
+    {"d_model", CH_DMODEL, NULL, COUNT(CH_DMODEL)},
+    {"n_heads", CH_HEADS, NULL, COUNT(CH_HEADS)},
+    {"n_layers", CH_LAYERS, NULL, COUNT(CH_LAYERS)},
+    {"d_ff", CH_DFF, NULL, COUNT(CH_DFF)},
+    {"warm-up", CH_WARMUP, NULL, COUNT(CH_WARMUP)},
+    {"lr ×", NULL, CH_LR, COUNT(CH_LR)},
+};
+
+/* classroom, base, big: d_model, heads, d_ff, layers (config.c) */
+#define N_PRESETS 3
+static const char *const PRESET_NAMES[N_PRESETS] = {"classroom", "base", "big"};
+static const int PRESETS[N_PRESETS][4] = {{64, 4, 256, 2}, {512, 8, 2048, 6}, {1024, 16, 4096, 6}};
+
+/* ---- small helpers ---- */
+
+static int index_of(const int *v, int n, int x)
+{
+    int best = 0;
+    for (int i = 0; i < n; i++)
+        if (abs(v[i] - x) < abs(v[best] - x))
+            best = i;
+    return best;
+}
+
+static int index_of_f(const float *v, int n, float x)
+{
+    int best = 0;
+    for (int i = 0; i < n; i++)
+        if (fabsf(v[i] - x) < fabsf(v[best] - x))
+            best = i;
+    return best;
+}
+
+int tv_field_count(TvField f)
+{
+    return FIELDS[f].n;
+}
+
+static int field_int(const TrainUi *u, TvField f)
+{
+    return FIELDS[f].ints ? FIELDS[f].ints[u->val[f]] : 0;
+}
+
+static float field_lr(const TrainUi *u)
+{
+    return CH_LR[u->val[TVF_LR]];
+}
+
+/* "0.25", "1000", "10²⁰" */
+static void fmt_lr(char *buf, size_t cap, float x)
+{
+    if (x >= 1e6f)
+        snprintf(buf, cap, "10²⁰");
+    else
+        snprintf(buf, cap, "%g", (double)x);
+}
+
+static void field_text(const TrainUi *u, TvField f, char *buf, size_t cap)
+{
+    if (f == TVF_LR)
+        fmt_lr(buf, cap, field_lr(u));
+    else
+        snprintf(buf, cap, "%d", field_int(u, f));
+}
+
+/* The preset the size fields match, or -1 (custom). */
+int tv_preset_of(const TrainUi *u)
+{
+    for (int p = 0; p < N_PRESETS; p++)
+        if (field_int(u, TVF_DMODEL) == PRESETS[p][0] && field_int(u, TVF_HEADS) == PRESETS[p][1] &&
+            field_int(u, TVF_DFF) == PRESETS[p][2] && field_int(u, TVF_LAYERS) == PRESETS[p][3])
+            return p;
+    return -1;
+}
+
+void tv_spec(const TrainUi *u, TwSpec *s)
+{
+    tw_spec_default(s);
+    if (u->task == TV_TASK_FILE) {
+        s->task[0] = 0;
+        snprintf(s->path, sizeof s->path, "%s", u->path);
+        s->tokens_char = u->tokens_char;
+    } else {
+        snprintf(s->task, sizeof s->task, "%s", TASKS[u->task]);
+    }
+    s->d_model = field_int(u, TVF_DMODEL);
+    s->n_heads = field_int(u, TVF_HEADS);
+    s->n_layers = field_int(u, TVF_LAYERS);
+    s->d_ff = field_int(u, TVF_DFF);
+    s->o.warmup = field_int(u, TVF_WARMUP);
+    s->o.lr_scale = field_lr(u);
+}
+
+/* Do the settings differ from those of the current run? */
+int tv_settings_differ(const TrainUi *u)
+{
+    if (!u->have_applied)
+        return 1;
+    TwSpec s;
+    tv_spec(u, &s);
+    const TwSpec *r = &u->applied;
+    return strcmp(s.task, r->task) || strcmp(s.path, r->path) || s.tokens_char != r->tokens_char ||
+           s.d_model != r->d_model || s.n_heads != r->n_heads || s.n_layers != r->n_layers ||
+           s.d_ff != r->d_ff || s.o.warmup != r->o.warmup || s.o.lr_scale != r->o.lr_scale;
+}
+
+/* After a setting changed: a run that has not trained yet follows it at
+ * once (so the probe and the numbers show the new model); a trained run is
+ * kept until Reset. A file path is tried when it has been typed. */
+void tv_settings_changed(App *a, TrainUi *u)
+{
+    u->apply_at = a->now + TV_SETTLE; /* a burst of clicks makes one model */
+    u->wake_until = u->apply_at + 0.1;
+}
+
+/* Apply the settings once they have settled (view_train calls this). */
+void tv_settings_settled(App *a, TrainUi *u)
+{
+    if (u->apply_at <= 0 || a->now < u->apply_at)
+        return;
+    int typing = a->focus == FOCUS_VIEW && a->view_text == u->path;
+    if (typing)
+        return;
+    u->apply_at = 0;
+    if (u->st.step > 0 || u->st.state == TW_RUNNING)
+        return;
+    if (u->task == TV_TASK_FILE && !u->path[0])
+        return;
+    if (tv_settings_differ(u))
+        tv_setup_run(a, u);
+}
+
+void tv_set_task(App *a, TrainUi *u, int task)
+{
+    u->task = ((task % TV_N_TASKS) + TV_N_TASKS) % TV_N_TASKS;
+    tv_settings_changed(a, u);
+}
+
+/* Type in the file path field (the F key, or a click on "TSV file…"). */
+void tv_focus_path(App *a, TrainUi *u)
+{
+    u->task = TV_TASK_FILE;
+    a->focus = FOCUS_VIEW;
+    a->view_text = u->path;
+    a->cursor = (int)strlen(u->path);
+    u->path_clicked = 1; /* this frame's click is not "outside" */
+}
+
+void tv_set_field(App *a, TrainUi *u, TvField f, int index)
+{
+    int n = FIELDS[f].n;
+    u->val[f] = index < 0 ? 0 : index >= n ? n - 1 : index;
+    tv_settings_changed(a, u);
+}
+
+void tv_set_preset(App *a, TrainUi *u, int p)
+{
+    p = ((p % N_PRESETS) + N_PRESETS) % N_PRESETS;
+    u->val[TVF_DMODEL] = index_of(CH_DMODEL, COUNT(CH_DMODEL), PRESETS[p][0]);
+    u->val[TVF_HEADS] = index_of(CH_HEADS, COUNT(CH_HEADS), PRESETS[p][1]);
+    u->val[TVF_DFF] = index_of(CH_DFF, COUNT(CH_DFF), PRESETS[p][2]);
+    u->val[TVF_LAYERS] = index_of(CH_LAYERS, COUNT(CH_LAYERS), PRESETS[p][3]);
+    tv_settings_changed(a, u);
+}
+
+/* One setting: "d_model ◀ 64 ▶"; the selected one (X) is outlined. */
+static void draw_stepper(TvFlow *f, App *a, TrainUi *u, TvField k)
+{
+    const Theme *th = f->v->th;
+    RenFont *sf = f->v->g->small;
+    char val[32];
+    field_text(u, k, val, sizeof val);
+    int bw = ren_text_width(sf, "◀") + tv_px(f->v->g, 10);
+    const char *name = L(a, FIELDS[k].name);
+    int lw = ren_text_width(sf, name) + tv_px(f->v->g, 6);
+    int vw = ren_text_width(sf, "65536") + tv_px(f->v->g, 8);
+    Rect r = tv_flow_next(f, lw + 2 * bw + vw);
+    if (u->field == (int)k)
+        ren_rect_line(f->v->r, (Rect){r.x - 4, r.y - 2, r.w + 6, r.h + 4}, 1, th->select);
+    ren_text(f->v->r, sf, name, r.x, r.y + (r.h - ren_font_height(sf)) / 2,
+             u->field == (int)k ? th->select : th->dim);
+    if (ui_button(f->v, (Rect){r.x + lw, r.y, bw, r.h}, "◀", 0)) {
+        u->field = k;
+        tv_set_field(a, u, k, u->val[k] - 1);
+    }
+    ui_text_center(f->v->r, sf, val, (Rect){r.x + lw + bw, r.y, vw, r.h}, th->text);
+    if (ui_button(f->v, (Rect){r.x + lw + bw + vw, r.y, bw, r.h}, "▶", 0)) {
+        u->field = k;
+        tv_set_field(a, u, k, u->val[k] + 1);
+    }
+}
+
+/* The file path: a text field of the view (App.view_text while typed). */
+static Rect draw_path_field(TvFlow *f, App *a, TrainUi *u)
+{
+    const Theme *th = f->v->th;
+    RenFont *sf = f->v->g->small;
+    int w = f->rc.x + f->rc.w - f->x;
+    if (w < tv_px(f->v->g, 240))
+        w = f->rc.w;
+    Rect box = tv_flow_next(f, w);
+    int focused = a->focus == FOCUS_VIEW && a->view_text == u->path;
+    ren_rect(f->v->r, box, th->bg);
+    ren_rect_line(f->v->r, box, focused ? 2 : 1, focused ? th->accent : th->border);
+    if (ui_clicked(f->v->in, box)) {
+        a->focus = FOCUS_VIEW;
+        a->view_text = u->path;
+        a->cursor = (int)strlen(u->path);
+        focused = 1;
+    }
+    int fh = ren_font_height(sf), tx = box.x + tv_px(f->v->g, 6), ty = box.y + (box.h - fh) / 2;
+    ren_clip_push(f->v->r, box);
+    if (!u->path[0])
+        ren_text(f->v->r, sf, L(a, "path of a TSV file: one “source<TAB>target” pair a line, then Enter"),
+                 tx, ty, th->dim);
+    int cur = a->cursor > (int)strlen(u->path) ? (int)strlen(u->path) : a->cursor;
+    int cur_x = ren_text_width_n(sf, u->path, focused ? cur : (int)strlen(u->path));
+    int shift = cur_x > box.w - 20 ? cur_x - (box.w - 20) : 0;
+    ren_text(f->v->r, sf, u->path, tx - shift, ty, th->text);
+    if (focused && fmod(a->now, 1.0) < 0.6)
+        ren_rect(f->v->r, (Rect){tx - shift + cur_x, ty, 2, fh}, th->accent);
+    ren_clip_pop(f->v->r);
+    return box;
+}
+
+/* Task and size; the size fields and the file path when asked for. Returns
+ * the path field's rectangle (w 0 when not drawn). */
+Rect tv_settings_draw(TvFlow *f, App *a, TrainUi *u)
+{
+    const Theme *th = f->v->th;
+    Rect path = {0, 0, 0, 0};
+    tv_flow_text(f, L(a, "task"), th->dim);
+    for (int t = 0; t < TV_N_TASKS; t++)
+        if (tv_control(f, t == TV_TASK_FILE ? L(a, "TSV file…") : TASKS[t], u->task == t, &u->hit.task[t])) {
+            if (t == TV_TASK_FILE)
+                tv_focus_path(a, u);
+            else
+                tv_set_task(a, u, t);
+        }
+    f->x += tv_px(f->v->g, 10);
+    tv_flow_text(f, L(a, "size"), th->dim);
+    int p = tv_preset_of(u);
+    for (int k = 0; k < N_PRESETS; k++)
+        if (tv_flow_button(f, PRESET_NAMES[k], p == k))
+            tv_set_preset(a, u, k);
+    if (tv_flow_button(f, L(a, "custom…"), p < 0 || u->custom))
+        u->custom = !u->custom;
+    if (u->custom) {
+        tv_flow_break(f);
+        for (int k = 0; k < TVF_COUNT; k++)
+            draw_stepper(f, a, u, (TvField)k);
+    }
+    if (u->task == TV_TASK_FILE) {
+        tv_flow_break(f);
+        tv_flow_text(f, L(a, "file"), th->dim);
+        if (tv_flow_button(f, L(a, "words"), !u->tokens_char)) {
+            u->tokens_char = 0;
+            tv_settings_changed(a, u);
+        }
+        if (tv_flow_button(f, L(a, "characters"), u->tokens_char)) {
+            u->tokens_char = 1;
+            tv_settings_changed(a, u);
+        }
+        path = draw_path_field(f, a, u);
+    }
+    u->hit.path = path;
+    return path;
+}
+
+void tv_settings_init(TrainUi *u)
+{
+    u->task = 3; /* en2zh: the language of the window's own model */
+    u->val[TVF_DMODEL] = index_of(CH_DMODEL, COUNT(CH_DMODEL), 64);
+    u->val[TVF_HEADS] = index_of(CH_HEADS, COUNT(CH_HEADS), 4);
+    u->val[TVF_LAYERS] = index_of(CH_LAYERS, COUNT(CH_LAYERS), 2);
+    u->val[TVF_DFF] = index_of(CH_DFF, COUNT(CH_DFF), 256);
+    u->val[TVF_WARMUP] = index_of(CH_WARMUP, COUNT(CH_WARMUP), 800);
+    u->val[TVF_LR] = index_of_f(CH_LR, COUNT(CH_LR), 1.0f);
+}
+
+void tv_settings_task(TrainUi *u, const char *task)
+{
+    u->task = TV_TASK_FILE;
+    for (int i = 0; i < TV_TASK_FILE; i++)
+        if (task && strcmp(task, TASKS[i]) == 0)
+            u->task = i;
+    if (u->task == TV_TASK_FILE)
+        snprintf(u->path, sizeof u->path, "%s", task ? task : "");
+}

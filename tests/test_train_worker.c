@@ -1,0 +1,493 @@
+/* test_train_worker.c - the window's training thread (app/train_worker.c):
+ * it starts, pauses, resumes, resets and stops; what it publishes is
+ * internally consistent (the parameters, step and loss of a publication are
+ * those a plain synchronous Trainer reaches at that step, bit for bit, and
+ * so are the kept snapshots); a save asked for just before stopping or
+ * resetting is never lost; a bad path, a NaN, an absurd size and a TSV file
+ * with no usable pairs each end in a message while the worker keeps going.
+ *
+ * Built twice: with the other tests, and with -fsanitize=thread by
+ * `make test-tsan`, which fails on any data race between the worker, the
+ * trainer's helper thread and the thread reading the publications. It
+ * needs the engine only (no SDL). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "train_worker.h"
+#include "test_util.h"
+
+static char g_dir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(g_dir, "/tmp/stepformer-worker-XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* A tiny model on random pairs: thousands of steps a second. */
+static TwSpec tiny_spec(uint64_t data_seed)
+{
+    TwSpec s;
+    tw_spec_default(&s);
+    s.task[0] = 0;
+    s.d_model = 16;
+    s.n_heads = 2;
+    s.d_ff = 32;
+    s.n_layers = 1;
+    s.max_len = 16;
+    s.o.batch = 8;
+    s.o.warmup = 50;
+    s.data = malloc(sizeof *s.data);
+    TfErr err;
+    expect_true(s.data && dataset_random(s.data, 200, 12, 5, 4, data_seed, &err) == 0,
+                "a random data set: %s", err.msg);
+    return s;
+}
+
+/* The same run, trained synchronously on this thread. */
+typedef struct Ref {
+    Dataset d;
+    TfModel m;
+    Trainer t;
+    float last_loss;
+} Ref;
+
+static void ref_init(Ref *r, const TwStatus *st, uint64_t data_seed)
+{
+    TfErr err;
+    memset(r, 0, sizeof *r);
+    expect_true(dataset_random(&r->d, 200, 12, 5, 4, data_seed, &err) == 0, "%s", err.msg);
+    expect_true(trainer_model_new(&r->m, &st->cfg, &r->d, st->o.seed, &err) == 0, "%s", err.msg);
+    expect_true(trainer_init(&r->t, &r->m, &r->d, &st->o, &err) == 0, "%s", err.msg);
+}
+
+static void ref_to(Ref *r, long long step)
+{
+    TrainStats s;
+    TfErr err;
+    expect_true(r->t.step <= step, "the reference is not ahead: at %lld, asked %lld", r->t.step, step);
+    while (r->t.step < step) {
+        expect_true(trainer_step(&r->t, &s, &err) == 0, "reference step: %s", err.msg);
+        r->last_loss = (float)s.loss;
+    }
+}
+
+static void ref_free(Ref *r)
+{
+    trainer_free(&r->t);
+    model_free(&r->m);
+    dataset_free(&r->d);
+}
+
+static void same_params(const char *what, const float *got, const Ref *r)
+{
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < r->m.n_params; i++)
+        if (got[i] != r->m.block[i] && !bad++)
+            first = i;
+    expect_true(bad == 0, "%s: parameters equal the synchronous trainer's at step %lld; "
+                "%zu of %zu differ, first [%zu] got %.9g want %.9g", what, r->t.step, bad,
+                r->m.n_params, first, got[first], r->m.block[first]);
+}
+
+static TwStatus *status_now(TrainWorker *w)
+{
+    static TwStatus st;
+    st.seq = 0;
+    tw_status(w, &st, 1);
+    return &st;
+}
+
+/* Published (step, loss, parameters) taken while the worker trains, then
+ * after pausing, resuming and pausing again, all match a plain trainer. */
+static void test_publications_are_consistent(void **state)
+{
+    (void)state;
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    expect_true(w != NULL, "the worker starts: %s", err.msg);
+    TwSpec s = tiny_spec(3);
+    expect_true(tw_setup(w, &s, &err) == 0, "setup queued: %s", err.msg);
+    tw_wait_idle(w);
+    TwStatus *st = status_now(w);
+    expect_true(st->state == TW_PAUSED && st->step == 0 && st->gen == 1,
+                "a fresh run is paused at step 0 of run 1: state %d step %lld gen %llu",
+                st->state, st->step, (unsigned long long)st->gen);
+    expect_true(st->n_snap == 1 && st->snaps[0].step == 0, "step 0 is kept: %d snapshots", st->n_snap);
+    uint64_t gen = st->gen;
+    size_t n = st->n_params;
+    Ref r;
+    ref_init(&r, st, 3);
+    float *p = malloc(n * sizeof(float));
+    long long at, got[8];
+    float loss[8];
+    float *copies[8];
+    expect_true(p != NULL, "memory");
+    expect_true(tw_params(w, gen, -1, p, n, &at, &loss[0]) == 0 && at == 0, "live params at 0");
+    same_params("step 0", p, &r);
+
+    /* while it trains: every copy is of one step, whatever the moment */
+    tw_play(w, 1);
+    int k = 0;
+    for (int i = 0; i < 8; i++) {
+        sleep_ms(15 + 7 * i);
+        copies[k] = malloc(n * sizeof(float));
+        if (tw_params(w, gen, -1, copies[k], n, &got[k], &loss[k]) == 0)
+            k++;
+        else
+            free(copies[k]);
+    }
+    tw_play(w, 0);
+    tw_wait_idle(w);
+    st = status_now(w);
+    expect_true(st->state == TW_PAUSED, "paused: state %d", st->state);
+    expect_true(k >= 4 && got[k - 1] > got[0], "copies taken while training: %d, steps %lld..%lld",
+                k, k ? got[0] : -1, k ? got[k - 1] : -1);
+    for (int i = 0; i < k; i++) {
+        ref_to(&r, got[i]);
+        char what[64];
+        snprintf(what, sizeof what, "copy %d (step %lld)", i, got[i]);
+        same_params(what, copies[i], &r);
+        expect_true(got[i] == 0 || loss[i] == r.last_loss, "%s: loss %.9g, reference %.9g", what,
+                    loss[i], r.last_loss);
+        free(copies[i]);
+    }
+    long long paused_at = st->step;
+    /* the snapshots, too */
+    for (int i = 0; i < st->n_snap; i++) {
+        long long ss = st->snaps[i].step;
+        if (ss < r.t.step)
+            continue;
+        ref_to(&r, ss);
+        expect_true(tw_params(w, gen, ss, p, n, &at, &loss[0]) == 0, "snapshot %lld readable", ss);
+        same_params("snapshot", p, &r);
+    }
+    /* resumed, then paused: still the same run */
+    tw_play(w, 1);
+    sleep_ms(40);
+    tw_play(w, 0);
+    tw_wait_idle(w);
+    st = status_now(w);
+    expect_true(st->step > paused_at, "resumed: step %lld after %lld", st->step, paused_at);
+    expect_true(tw_params(w, gen, -1, p, n, &at, &loss[0]) == 0 && at == st->step, "live params");
+    ref_to(&r, at);
+    same_params("after resuming", p, &r);
+    expect_true(st->log[st->n_log - 1].step <= st->step && st->n_log > 0, "the curve ends at %lld",
+                st->n_log ? st->log[st->n_log - 1].step : -1);
+    ref_free(&r);
+
+    /* reset: a new run at step 0 with the same initial parameters */
+    TwSpec s2 = tiny_spec(3);
+    expect_true(tw_setup(w, &s2, &err) == 0, "reset queued: %s", err.msg);
+    tw_wait_idle(w);
+    st = status_now(w);
+    expect_true(st->gen == gen + 1 && st->step == 0 && st->n_log == 0,
+                "reset: run %llu at step %lld with %d curve points", (unsigned long long)st->gen,
+                st->step, st->n_log);
+    expect_true(tw_params(w, gen, -1, p, n, &at, &loss[0]) == -1, "the old run's params are gone");
+    ref_init(&r, st, 3);
+    expect_true(tw_params(w, st->gen, -1, p, n, &at, &loss[0]) == 0, "new params");
+    same_params("after reset", p, &r);
+    ref_free(&r);
+    free(p);
+    /* stop while training */
+    tw_play(w, 1);
+    sleep_ms(20);
+    tw_free(w);
+}
+
+/* Step takes exactly N steps, and still does after play and pause were
+ * pressed in quick succession. */
+static void test_step_command(void **state)
+{
+    (void)state;
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    TwSpec s = tiny_spec(4);
+    tw_setup(w, &s, &err);
+    expect_true(tw_steps(w, 1, &err) == 0 && tw_steps(w, 24, &err) == 0, "steps queued");
+    tw_wait_idle(w);
+    TwStatus *st = status_now(w);
+    expect_true(st->step == 25 && st->state == TW_PAUSED, "1 + 24 steps: got step %lld, state %d",
+                st->step, st->state);
+    for (int i = 0; i < 20; i++) {
+        tw_play(w, i % 2 == 0);
+        sleep_ms(2);
+    }
+    tw_play(w, 0);
+    tw_wait_idle(w);
+    long long at = status_now(w)->step;
+    tw_steps(w, 3, &err);
+    tw_wait_idle(w);
+    expect_true(status_now(w)->step == at + 3, "3 more steps: expected %lld, got %lld", at + 3,
+                status_now(w)->step);
+    tw_free(w);
+}
+
+static long long saved_step(const char *path)
+{
+    TfModel m;
+    TfErr err;
+    if (ckpt_load(&m, path, &err)) {
+        printf("  %s: %s\n", path, err.msg);
+        return -1;
+    }
+    const char *s = model_meta_get(&m, "train_step");
+    long long v = s ? atoll(s) : -1;
+    model_free(&m);
+    return v;
+}
+
+/* Saves queued before a reset or a stop are written, of the right step. */
+static void test_no_lost_save(void **state)
+{
+    (void)state;
+    TfErr err;
+    char a[128], b[128], c[128];
+    snprintf(a, sizeof a, "%s/a.safetensors", g_dir);
+    snprintf(b, sizeof b, "%s/b.safetensors", g_dir);
+    snprintf(c, sizeof c, "%s/c.safetensors", g_dir);
+    TrainWorker *w = tw_new(&err);
+    TwSpec s = tiny_spec(5);
+    tw_setup(w, &s, &err);
+    tw_steps(w, 30, &err);
+    tw_save(w, a, &err);       /* then straight into a reset ... */
+    TwSpec s2 = tiny_spec(5);
+    tw_setup(w, &s2, &err);
+    tw_steps(w, 7, &err);
+    tw_save(w, b, &err);       /* ... and a save right before stopping */
+    tw_play(w, 1);
+    tw_save(w, c, &err);       /* while playing */
+    tw_free(w);
+    expect_true(saved_step(a) == 30, "%s holds step 30, got %lld", a, saved_step(a));
+    expect_true(saved_step(b) == 7, "%s holds step 7, got %lld", b, saved_step(b));
+    expect_true(saved_step(c) >= 7, "%s was written while playing (step %lld)", c, saved_step(c));
+}
+
+/* A save to a bad path is a message; training goes on. */
+static void test_bad_save_path(void **state)
+{
+    (void)state;
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    TwSpec s = tiny_spec(6);
+    tw_setup(w, &s, &err);
+    tw_steps(w, 5, &err);
+    tw_save(w, "/nonexistent-dir/x.safetensors", &err);
+    tw_steps(w, 5, &err);
+    tw_wait_idle(w);
+    TwStatus *st = status_now(w);
+    expect_true(st->msg_error && strstr(st->msg, "could not save") && strstr(st->msg, "nonexistent-dir"),
+                "an error naming the path, got '%s'", st->msg);
+    expect_true(st->step == 10, "training went on: step %lld, expected 10", st->step);
+    tw_free(w);
+}
+
+/* A learning rate 10^20 times the schedule's: NaN at step 2, a message,
+ * the parameters of step 1 kept, and a Reset trains again. */
+static void test_nan(void **state)
+{
+    (void)state;
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    TwSpec s = tiny_spec(7);
+    s.o.lr_scale = 1e20f;
+    tw_setup(w, &s, &err);
+    tw_play(w, 1);
+    for (int i = 0; i < 500 && status_now(w)->msg_seq == 0; i++)
+        sleep_ms(5);
+    tw_wait_idle(w);
+    TwStatus *st = status_now(w);
+    expect_true(st->msg_error && (strstr(st->msg, "NaN") || strstr(st->msg, "infinite") ||
+                                  strstr(st->msg, "not finite")),
+                "a NaN message, got '%s'", st->msg);
+    expect_true(st->state == TW_PAUSED, "stopped: state %d", st->state);
+    size_t n = st->n_params;
+    float *p = malloc(n * sizeof(float));
+    long long at;
+    float loss;
+    expect_true(tw_params(w, st->gen, -1, p, n, &at, &loss) == 0, "params readable");
+    int finite = 1;
+    for (size_t i = 0; i < n; i++)
+        finite &= isfinite(p[i]);
+    expect_true(finite && at == st->step, "the last good parameters (step %lld) are finite", at);
+    free(p);
+    TwSpec s2 = tiny_spec(7);
+    tw_setup(w, &s2, &err);
+    tw_steps(w, 5, &err);
+    tw_wait_idle(w);
+    expect_true(status_now(w)->step == 5, "after a reset it trains: step %lld", status_now(w)->step);
+    tw_free(w);
+}
+
+/* d_model 8192 with 64+64 layers: refused before allocating, with a
+ * message about memory; a TSV file with no usable pair: its reason. */
+static void test_bad_setups(void **state)
+{
+    (void)state;
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    TwSpec s;
+    tw_spec_default(&s);
+    snprintf(s.task, sizeof s.task, "copy");
+    s.d_model = 8192;
+    s.n_heads = 8;
+    s.d_ff = 32768;
+    s.n_layers = 64;
+    tw_setup(w, &s, &err);
+    tw_wait_idle(w);
+    TwStatus *st = status_now(w);
+    expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg, "memory") &&
+                    strstr(st->msg, "8192"),
+                "too big: no run and a message about memory, got state %d '%s'", st->state, st->msg);
+    s.d_model = 30;
+    s.n_heads = 4;
+    s.d_ff = 64;
+    s.n_layers = 1;
+    tw_setup(w, &s, &err);
+    tw_wait_idle(w);
+    st = status_now(w);
+    expect_true(st->state == TW_EMPTY && strstr(st->msg, "30") && strstr(st->msg, "heads"),
+                "heads must divide d_model: got '%s'", st->msg);
+    char path[128];
+    snprintf(path, sizeof path, "%s/empty.tsv", g_dir);
+    FILE *f = fopen(path, "w");
+    fputs("# only comments\n\nno tab on this line\n", f);
+    fclose(f);
+    tw_spec_default(&s);
+    s.task[0] = 0;
+    snprintf(s.path, sizeof s.path, "%s", path);
+    tw_setup(w, &s, &err);
+    tw_wait_idle(w);
+    st = status_now(w);
+    expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg, "empty.tsv"),
+                "no usable pairs: a message naming the file, got '%s'", st->msg);
+    /* and it still works */
+    TwSpec ok = tiny_spec(8);
+    tw_setup(w, &ok, &err);
+    tw_steps(w, 3, &err);
+    tw_wait_idle(w);
+    expect_true(status_now(w)->step == 3, "a good run after bad ones: step %lld", status_now(w)->step);
+    tw_free(w);
+}
+
+/* Snapshots thin out (every other dropped, interval doubled) and span the
+ * whole run; the curve thins the same way. */
+static void test_snapshots_thin(void **state)
+{
+    (void)state;
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    TwSpec s = tiny_spec(9);
+    tw_setup(w, &s, &err);
+    tw_steps(w, 1300, &err);
+    tw_wait_idle(w);
+    TwStatus *st = status_now(w);
+    expect_true(st->n_snap >= 2 && st->n_snap <= st->snap_cap, "%d snapshots of at most %d",
+                st->n_snap, st->snap_cap);
+    expect_true(st->snaps[0].step == 0 && st->snaps[st->n_snap - 1].step > 1300 - st->snap_every,
+                "from step 0 to near the end: %lld..%lld (every %lld)", st->snaps[0].step,
+                st->snaps[st->n_snap - 1].step, st->snap_every);
+    for (int i = 1; i < st->n_snap; i++)
+        expect_true(st->snaps[i].step == st->snaps[i - 1].step + st->snap_every,
+                    "evenly spaced: %lld after %lld", st->snaps[i].step, st->snaps[i - 1].step);
+    expect_true(st->n_log > 0 && st->log[st->n_log - 1].step <= 1300 && st->n_eval > 1,
+                "curve of %d points, %d evaluations", st->n_log, st->n_eval);
+    tw_free(w);
+}
+
+/* The worker's held-out check agrees with `stepformer eval` (tf_evaluate)
+ * on the same parameters: loss and token accuracy exactly, exact match of
+ * the decoded sentences to within one sentence (its batched decoding may
+ * round differently from one sentence at a time on a near tie). */
+/* A copy task over 8 symbols: every target is its source (4 tokens). */
+static Dataset *copy_data(int n)
+{
+    Dataset *d = malloc(sizeof *d);
+    TfErr err;
+    expect_true(d && dataset_random(d, n, 12, 4, 4, 11, &err) == 0, "%s", err.msg);
+    for (int i = 0; i < d->n_pairs; i++)
+        memcpy(d->ids + d->pairs[i].tgt_off, d->ids + d->pairs[i].src_off, 4 * sizeof(int32_t));
+    return d;
+}
+
+static void test_heldout_check_matches_evaluate(void **state)
+{
+    (void)state;
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    TwSpec s = tiny_spec(11);
+    dataset_free(s.data);
+    free(s.data);
+    s.data = copy_data(2000);
+    s.d_model = 32;
+    s.d_ff = 64;
+    s.o.dropout = 0;
+    s.o.batch = 16;
+    tw_setup(w, &s, &err);
+    tw_steps(w, 200, &err);
+    tw_wait_idle(w);
+    TwStatus *st = status_now(w);
+    const TwEval *e = &st->evals[st->n_eval - 1];
+    expect_true(e->step == 200 && e->exact >= 0, "a check with decoding at step 200: step %lld exact %g",
+                e->step, (double)e->exact);
+    TfModel m;
+    long long at;
+    float loss;
+    expect_true(tw_model_like(w, st->gen, &m, &err) == 0, "%s", err.msg);
+    expect_true(tw_params(w, st->gen, -1, m.block, m.n_params, &at, &loss) == 0 && at == 200, "params");
+    Dataset *ref = copy_data(2000);
+    EvalOpts o;
+    eval_opts_default(&o);
+    o.label_smoothing = st->o.label_smoothing;
+    EvalStats es, ex;
+    o.max_pairs = TW_EVAL_PAIRS;
+    expect_true(tf_evaluate(&m, ref, &o, &es, &err) == 0, "%s", err.msg);
+    o.max_pairs = TW_EXACT_PAIRS;
+    expect_true(tf_evaluate(&m, ref, &o, &ex, &err) == 0, "%s", err.msg);
+    printf("  worker: loss %.5f acc %.4f exact %.4f; tf_evaluate: loss %.5f acc %.4f exact %.4f\n",
+           (double)e->loss, (double)e->acc, (double)e->exact, es.loss, es.token_acc, ex.exact);
+    expect_true(fabs(e->loss - es.loss) < 1e-4 && fabs(e->acc - es.token_acc) < 1e-6,
+                "loss %.6f vs %.6f, accuracy %.6f vs %.6f", (double)e->loss, es.loss, (double)e->acc,
+                es.token_acc);
+    expect_true(fabs(e->exact - ex.exact) * TW_EXACT_PAIRS <= 1.01 && ex.exact > 0.2,
+                "exact match %.4f vs %.4f of %d sentences (and the model learnt something)", (double)e->exact,
+                ex.exact, TW_EXACT_PAIRS);
+    model_free(&m);
+    dataset_free(ref);
+    free(ref);
+    tw_free(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_publications_are_consistent),
+        cmocka_unit_test(test_step_command),
+        cmocka_unit_test(test_no_lost_save),
+        cmocka_unit_test(test_bad_save_path),
+        cmocka_unit_test(test_nan),
+        cmocka_unit_test(test_bad_setups),
+        cmocka_unit_test(test_snapshots_thin),
+        cmocka_unit_test(test_heldout_check_matches_evaluate),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

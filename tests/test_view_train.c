@@ -1,0 +1,584 @@
+/* test_view_train.c - the train view driven by synthetic events on a
+ * headless renderer, with real training on its worker thread: the first
+ * frame makes a model (paused at step 0, the probe run on it); the Step and
+ * Start/Pause buttons and the S, P, [ ], 1-9, 0, Tab, D, R keys do what
+ * they say; a short run on `copy` lowers the loss; a TSV file with no
+ * usable pairs, an absurd size and a NaN each end in a message on screen
+ * while the app keeps working; Save writes a checkpoint (a bad directory
+ * is a message and training goes on); the timeline shows kept snapshots;
+ * Open puts the shown parameters into the window's Decode view; every
+ * theme, size, language and presenter scale draws; and
+ * `shot --view train --task copy --train-steps 50` renders. */
+#include <SDL.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "app.h"
+#include "checkpoint.h"
+#include "test_util.h"
+#include "view_train.h"
+
+static const char *MODEL = "/tmp/stepformer-test-train-view.safetensors";
+static Ren *g_ren;
+static char g_dir[64];
+static char g_cli[4096]; /* build/.../stepformer, next to the tests folder */
+
+static int setup(void **state)
+{
+    (void)state;
+    TfConfig c;
+    TfErr err;
+    cfg_preset(&c, "classroom", &err);
+    c.d_model = 32;
+    c.n_heads = 4;
+    c.d_ff = 64;
+    c.src_vocab = c.tgt_vocab = 40;
+    c.max_len = 24;
+    TfModel m;
+    if (model_init_random(&m, &c, 5, &err) || ckpt_save(&m, MODEL, &err))
+        return -1;
+    model_free(&m);
+    strcpy(g_dir, "/tmp/stepformer-trainview-XXXXXX");
+    if (!mkdtemp(g_dir))
+        return -1;
+    g_ren = ren_open_headless(1280, 800, &err);
+    return g_ren ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    ren_close(g_ren);
+    remove(MODEL);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void open_app(App *a)
+{
+    AppOpts o = {0};
+    o.model_path = MODEL;
+    o.src[0] = "t5 t6 t7";
+    o.n_src = 1;
+    o.view = "train";
+    o.head = -2;
+    o.no_save = 1;
+    TfErr err;
+    expect_true(app_init(a, &o, &err) == 0, "app opens: %s", err.msg);
+    a->now = 100;
+}
+
+static void frame(App *a)
+{
+    a->now += 0.5;
+    app_frame(a, g_ren);
+}
+
+static void key(App *a, SDL_Keycode k, Uint16 mod)
+{
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_KEYDOWN;
+    e.key.keysym.sym = k;
+    e.key.keysym.mod = mod;
+    app_event(a, &e);
+}
+
+/* Text arrives as SDL sends it: events of at most 31 bytes (ASCII here). */
+static void text(App *a, const char *t)
+{
+    for (size_t n = strlen(t); n > 0;) {
+        size_t k = n < 31 ? n : 31;
+        SDL_Event e;
+        memset(&e, 0, sizeof e);
+        e.type = SDL_TEXTINPUT;
+        memcpy(e.text.text, t, k);
+        app_event(a, &e);
+        t += k;
+        n -= k;
+    }
+}
+
+static void mouse(App *a, int type, int x, int y)
+{
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = (Uint32)type;
+    if (type == SDL_MOUSEMOTION) {
+        e.motion.x = x;
+        e.motion.y = y;
+    } else {
+        e.button.x = x;
+        e.button.y = y;
+        e.button.button = SDL_BUTTON_LEFT;
+    }
+    app_event(a, &e);
+}
+
+/* A click in the middle of a control drawn in the last frame. */
+static void click(App *a, Rect r, const char *what)
+{
+    expect_true(r.w > 0 && r.h > 0, "the %s control was drawn", what);
+    int x = r.x + r.w / 2, y = r.y + r.h / 2;
+    mouse(a, SDL_MOUSEMOTION, x, y);
+    mouse(a, SDL_MOUSEBUTTONDOWN, x, y);
+    frame(a);
+    mouse(a, SDL_MOUSEBUTTONUP, x, y);
+}
+
+/* Frames until the settings settled, the worker finished what it was
+ * asked, and the view copied it. */
+static TrainUi *settle(App *a)
+{
+    frame(a);
+    frame(a);
+    TrainUi *u = a->train_ui;
+    expect_true(u != NULL, "the view made its state");
+    if (u->w)
+        tw_wait_idle(u->w);
+    frame(a);
+    frame(a);
+    return u;
+}
+
+static void wait_step(App *a, long long at_least)
+{
+    for (int i = 0; i < 400 && a->train_ui->st.step < at_least; i++) {
+        sleep_ms(10);
+        frame(a);
+    }
+}
+
+/* The first frame makes the model it would train (en2zh, classroom size)
+ * and shows it at step 0: probe run, held-out loss measured. */
+static void test_first_frame(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    TrainUi *u = settle(&a);
+    expect_true(u->st.state == TW_PAUSED && u->st.step == 0, "paused at step 0: state %d step %lld",
+                u->st.state, u->st.step);
+    expect_true(strcmp(u->st.data_name, "en2zh") == 0 && u->st.cfg.d_model == 64 && u->st.cfg.n_heads == 4,
+                "en2zh on the classroom size: %s %d/%d", u->st.data_name, u->st.cfg.d_model, u->st.cfg.n_heads);
+    expect_true(u->have_pm && u->shown_step == 0 && u->gen_n > 0, "the probe ran at step 0 (%d tokens out)",
+                u->gen_n);
+    expect_true(strcmp(u->st.probe_src, "i read books at home today") == 0 &&
+                    strcmp(u->st.probe_ref, "我 今天 在 家 读 书") == 0,
+                "the probe and its truth: '%s' → '%s'", u->st.probe_src, u->st.probe_ref);
+    expect_true(u->st.n_eval == 1 && u->st.evals[0].loss > 3, "held-out loss at step 0: %d evals, %.3f",
+                u->st.n_eval, u->st.n_eval ? (double)u->st.evals[0].loss : 0.0);
+    expect_true(u->layer == 1 && u->head == 0 && u->attn == TV_CROSS,
+                "cross-attention of the last layer, head 1: attn %d layer %d head %d", u->attn, u->layer, u->head);
+    app_free(&a);
+    expect_true(a.train_ui == NULL, "app_free frees the view");
+}
+
+/* The buttons and keys: Step, S, Start/Pause, P, layer, head, attention,
+ * task and reset. */
+static void test_buttons_and_keys(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    TrainUi *u = settle(&a);
+    click(&a, u->hit.step, "Step");
+    u = settle(&a);
+    expect_true(u->st.step == 1 && u->shown_step == 1, "the Step button: step %lld, shown %lld", u->st.step,
+                u->shown_step);
+    key(&a, SDLK_s, 0);
+    u = settle(&a);
+    expect_true(u->st.step == 2, "S: step 2, got %lld", u->st.step);
+    click(&a, u->hit.start, "Start");
+    frame(&a);
+    expect_true(u->st.state == TW_RUNNING, "Start: training, state %d", u->st.state);
+    expect_true(a.wake_at > 0, "while training the view asks for frames (wake_at %.2f)", a.wake_at);
+    wait_step(&a, 12);
+    expect_true(u->st.step >= 12, "it trains: step %lld", u->st.step);
+    click(&a, u->hit.start, "Pause");
+    u = settle(&a);
+    expect_true(u->st.state == TW_PAUSED, "Pause: state %d", u->st.state);
+    long long at = u->st.step;
+    sleep_ms(60);
+    u = settle(&a);
+    expect_true(u->st.step == at && u->shown_step == at, "paused stays at %lld, got %lld (shown %lld)", at,
+                u->st.step, u->shown_step);
+    key(&a, SDLK_p, 0);
+    frame(&a);
+    expect_true(u->st.state == TW_RUNNING, "P plays, state %d", u->st.state);
+    key(&a, SDLK_p, 0);
+    u = settle(&a);
+    expect_true(u->st.state == TW_PAUSED, "P again pauses, state %d", u->st.state);
+    /* what the probe shows */
+    key(&a, SDLK_LEFTBRACKET, 0);
+    expect_true(u->layer == 0, "[ : layer 1, got %d", u->layer + 1);
+    key(&a, SDLK_LEFTBRACKET, 0);
+    expect_true(u->layer == 0, "[ stops at layer 1, got %d", u->layer + 1);
+    key(&a, SDLK_RIGHTBRACKET, 0);
+    expect_true(u->layer == 1, "] : layer 2, got %d", u->layer + 1);
+    key(&a, SDLK_3, 0);
+    expect_true(u->head == 2, "3: head 3, got %d", u->head + 1);
+    key(&a, SDLK_9, 0);
+    expect_true(u->head == 2, "9 is not a head of 4: stays 3, got %d", u->head + 1);
+    key(&a, SDLK_0, 0);
+    expect_true(u->head == -1 && a.head != -1, "0: every head, in the view only (app head %d)", a.head);
+    key(&a, SDLK_TAB, 0);
+    expect_true(u->attn == TV_ENC, "Tab: encoder self-attention, got %d", u->attn);
+    key(&a, SDLK_TAB, KMOD_LSHIFT);
+    expect_true(u->attn == TV_CROSS, "Shift+Tab: back to cross-attention, got %d", u->attn);
+    frame(&a);
+    int stage_at = a.at;
+    key(&a, SDLK_RIGHT, 0);
+    expect_true(a.at == stage_at, "→ scrubs snapshots here, the stage stays (%d, %d)", a.at, stage_at);
+    /* a task change waits for Reset once the run has trained */
+    key(&a, SDLK_d, KMOD_LSHIFT);
+    u = settle(&a);
+    expect_true(u->task == 2 && strcmp(u->st.data_name, "en2zh") == 0,
+                "Shift+D: sort chosen, the trained run kept (task %d, run %s)", u->task, u->st.data_name);
+    key(&a, SDLK_r, 0);
+    u = settle(&a);
+    expect_true(strcmp(u->st.data_name, "sort") == 0 && u->st.step == 0 && u->st.gen == 2,
+                "R: a new run on sort at step 0 (run %llu %s, step %lld)", (unsigned long long)u->st.gen,
+                u->st.data_name, u->st.step);
+    expect_true(strcmp(u->st.probe_src, "attention") == 0 && strcmp(u->st.probe_ref, "aeinnottt") == 0,
+                "the string tasks' probe: '%s' → '%s'", u->st.probe_src, u->st.probe_ref);
+    app_free(&a);
+}
+
+/* A short run on copy: the held-out and the training loss fall. */
+static void test_copy_loss_falls(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    TrainUi *u = settle(&a);
+    click(&a, u->hit.task[0], "copy");
+    u = settle(&a);
+    expect_true(strcmp(u->st.data_name, "copy") == 0, "the copy chip: %s", u->st.data_name);
+    key(&a, SDLK_p, 0);
+    wait_step(&a, 150);
+    key(&a, SDLK_p, 0);
+    u = settle(&a);
+    const TwStatus *st = &u->st;
+    expect_true(st->step >= 150 && st->n_eval >= 4, "150 steps, 4 held-out checks: %lld, %d", st->step,
+                st->n_eval);
+    float first = st->evals[0].loss, last = st->evals[st->n_eval - 1].loss;
+    printf("  copy: held-out loss %.3f at step 0, %.3f at step %lld\n", (double)first, (double)last,
+           st->evals[st->n_eval - 1].step);
+    expect_true(last < first - 0.8f, "the held-out loss falls by more than 0.8: %.3f -> %.3f", (double)first,
+                (double)last);
+    double a0 = 0, a1 = 0;
+    for (int i = 0; i < 10; i++) {
+        a0 += st->log[i].loss / 10;
+        a1 += st->log[st->n_log - 1 - i].loss / 10;
+    }
+    expect_true(a1 < a0 - 0.8, "the training loss falls: first ten %.3f, last ten %.3f", a0, a1);
+    app_free(&a);
+}
+
+/* A TSV file with no usable pair: its reason on screen; then a task works. */
+static void test_bad_tsv(void **state)
+{
+    (void)state;
+    static App a;
+    char path[256];
+    snprintf(path, sizeof path, "%s/nothing.tsv", g_dir);
+    FILE *f = fopen(path, "w");
+    fputs("# a comment\n\nno tab here\nan empty side\t\n", f);
+    fclose(f);
+    open_app(&a);
+    TrainUi *u = settle(&a);
+    /* F focuses the field; the "f" typed with it does not land there */
+    key(&a, SDLK_f, 0);
+    text(&a, "f");
+    frame(&a);
+    expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path && u->path[0] == 0,
+                "F: the path field has the focus and is empty ('%s')", u->path);
+    key(&a, SDLK_ESCAPE, 0);
+    expect_true(a.focus == FOCUS_NONE && !a.want_quit, "Esc leaves the field (and does not quit)");
+    frame(&a);
+    click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
+    expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path, "the file chip focuses the path field");
+    text(&a, g_dir);
+    text(&a, "/nothing.tsv");
+    key(&a, SDLK_RETURN, 0);
+    expect_true(strcmp(u->path, path) == 0 && strcmp(a.src_line, "t5 t6 t7") == 0,
+                "typed into the path ('%s'), not the source line ('%s')", u->path, a.src_line);
+    u = settle(&a);
+    expect_true(u->st.state == TW_EMPTY && u->msg[0] && strstr(u->msg, "nothing.tsv"),
+                "no run and a message naming the file: state %d, '%s'", u->st.state, u->msg);
+    expect_true(a.notice_error && strstr(a.notice, "nothing.tsv"), "a notice too: '%s'", a.notice);
+    printf("  message: %s\n", u->msg);
+    frame(&a); /* still draws */
+    click(&a, u->hit.task[1], "reverse");
+    u = settle(&a);
+    expect_true(u->st.state == TW_PAUSED && u->have_pm && strcmp(u->st.data_name, "reverse") == 0 && !u->msg[0],
+                "reverse works afterwards: state %d, %s, message '%s'", u->st.state, u->st.data_name, u->msg);
+    app_free(&a);
+}
+
+/* d_model 8192: refused before allocating, a message about memory; the
+ * classroom preset (M) works again. */
+static void test_absurd_size(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    TrainUi *u = settle(&a);
+    expect_true(u->field == TVF_DMODEL, "X starts on d_model, got %d", u->field);
+    for (int i = 0; i < 12; i++)
+        key(&a, SDLK_PERIOD, 0);
+    key(&a, SDLK_x, 0);
+    key(&a, SDLK_x, 0);
+    for (int i = 0; i < 12; i++)
+        key(&a, SDLK_PERIOD, 0); /* 64 layers */
+    u = settle(&a);
+    expect_true(u->st.state == TW_EMPTY && strstr(u->msg, "memory") && strstr(u->msg, "8192"),
+                "too big: no run, a message about memory: state %d, '%s'", u->st.state, u->msg);
+    printf("  message: %s\n", u->msg);
+    frame(&a);
+    key(&a, SDLK_m, 0);
+    u = settle(&a);
+    expect_true(u->st.state == TW_PAUSED && u->st.cfg.d_model == 64 && u->st.cfg.n_enc == 2,
+                "M: the classroom size trains again (state %d, d_model %d, %d layers)", u->st.state,
+                u->st.cfg.d_model, u->st.cfg.n_enc);
+    app_free(&a);
+}
+
+/* A learning rate 10^20 times the schedule's: NaN, a message, the last
+ * good parameters kept; a lower rate and Reset train again. */
+static void test_nan(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    TrainUi *u = settle(&a);
+    for (int i = 0; i < TVF_LR; i++)
+        key(&a, SDLK_x, 0);
+    for (int i = 0; i < 8; i++)
+        key(&a, SDLK_PERIOD, 0);
+    u = settle(&a);
+    expect_true(u->st.o.lr_scale > 1e19f, "lr × 10^20 applied at step 0: %g", (double)u->st.o.lr_scale);
+    key(&a, SDLK_p, 0);
+    for (int i = 0; i < 300 && !u->msg[0]; i++) {
+        sleep_ms(5);
+        frame(&a);
+    }
+    u = settle(&a);
+    expect_true(strstr(u->msg, "NaN") || strstr(u->msg, "not finite") || strstr(u->msg, "infinite"),
+                "a message about the NaN, got '%s'", u->msg);
+    printf("  message: %s\n", u->msg);
+    expect_true(u->st.state == TW_PAUSED && u->shown_step == u->st.step, "stopped at step %lld (shown %lld)",
+                u->st.step, u->shown_step);
+    int finite = 1;
+    for (size_t i = 0; i < u->pm.n_params; i++)
+        finite &= isfinite(u->pm.block[i]);
+    expect_true(finite, "the shown parameters are the last good ones (finite)");
+    for (int i = 0; i < 4; i++)
+        key(&a, SDLK_COMMA, 0); /* back to lr × 1 */
+    key(&a, SDLK_r, 0);
+    u = settle(&a);
+    key(&a, SDLK_s, 0);
+    key(&a, SDLK_s, 0);
+    u = settle(&a);
+    expect_true(u->st.step == 2 && !u->msg[0] && u->st.o.lr_scale == 1.0f,
+                "after Reset with lr × 1 it trains: step %lld, message '%s'", u->st.step, u->msg);
+    app_free(&a);
+}
+
+static int find_checkpoint(char *out, size_t cap)
+{
+    DIR *d = opendir(g_dir);
+    struct dirent *e;
+    int found = 0;
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, "stepformer-en2zh-", 17) == 0 && strstr(e->d_name, ".safetensors")) {
+            snprintf(out, cap, "%s/%s", g_dir, e->d_name);
+            found = 1;
+        }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Save, a bad directory, the snapshot timeline, and Open in Decode. */
+static void test_save_snapshots_open(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    TrainUi *u = settle(&a);
+    snprintf(u->save_dir, sizeof u->save_dir, "%s", g_dir);
+    key(&a, SDLK_s, 0);
+    expect_true(tw_steps(u->w, 24, NULL) == 0, "24 more steps queued");
+    u = settle(&a);
+    key(&a, SDLK_w, 0);
+    u = settle(&a);
+    char path[512];
+    expect_true(find_checkpoint(path, sizeof path), "W wrote a checkpoint into %s (message '%s')", g_dir,
+                u->st.msg);
+    TfModel m;
+    TfErr err;
+    expect_true(ckpt_load(&m, path, &err) == 0, "it loads: %s", err.msg);
+    const char *ts = model_meta_get(&m, "train_step"), *task = model_meta_get(&m, "data_task");
+    expect_true(ts && strcmp(ts, "25") == 0 && task && strcmp(task, "en2zh") == 0,
+                "it is step 25 of en2zh: train_step %s, data_task %s", ts ? ts : "-", task ? task : "-");
+    model_free(&m);
+    /* a directory that does not exist: a message, and training goes on */
+    snprintf(u->save_dir, sizeof u->save_dir, "%s/no/such/dir", g_dir);
+    key(&a, SDLK_w, 0);
+    key(&a, SDLK_s, 0);
+    u = settle(&a);
+    expect_true(a.notice_error && strstr(a.notice, "could not save") && u->st.step == 26,
+                "a bad path is a message ('%s'), training goes on (step %lld)", a.notice, u->st.step);
+    /* snapshots at 0, 10, 20; the live step is 26 */
+    expect_true(u->st.n_snap == 3 && u->st.snaps[2].step == 20, "snapshots 0, 10, 20: %d, last %lld",
+                u->st.n_snap, u->st.n_snap ? u->st.snaps[u->st.n_snap - 1].step : -1);
+    key(&a, SDLK_LEFT, 0);
+    frame(&a);
+    expect_true(u->want_snap == 20 && u->shown_step == 20, "←: snapshot 20 shown, got %lld / %lld",
+                u->want_snap, u->shown_step);
+    float *p = malloc(u->pm.n_params * sizeof(float));
+    long long got;
+    float loss;
+    expect_true(tw_params(u->w, u->pm_gen, 20, p, u->pm.n_params, &got, &loss) == 0 &&
+                    memcmp(p, u->pm.block, u->pm.n_params * sizeof(float)) == 0,
+                "the probe runs on the snapshot's parameters");
+    free(p);
+    key(&a, SDLK_HOME, 0);
+    frame(&a);
+    expect_true(u->shown_step == 0, "Home: step 0, got %lld", u->shown_step);
+    key(&a, SDLK_RIGHT, 0);
+    frame(&a);
+    expect_true(u->shown_step == 10, "→: step 10, got %lld", u->shown_step);
+    key(&a, SDLK_END, 0);
+    frame(&a);
+    expect_true(u->want_snap < 0 && u->shown_step == 26, "End: live step 26, got %lld", u->shown_step);
+    /* a click on the timeline's left end picks step 0 */
+    Rect t = u->hit.track;
+    click(&a, (Rect){t.x - 2, t.y - 2, 4, 4}, "timeline");
+    frame(&a);
+    expect_true(u->shown_step == 0, "a click at the timeline's start: step 0, got %lld", u->shown_step);
+    key(&a, SDLK_RIGHT, 0);
+    key(&a, SDLK_RIGHT, 0);
+    frame(&a);
+    /* open the shown model (step 20) in the Decode view */
+    size_t n = u->pm.n_params;
+    float *want = malloc(n * sizeof(float));
+    memcpy(want, u->pm.block, n * sizeof(float));
+    click(&a, u->hit.open, "Open in Decode");
+    frame(&a);
+    expect_true(app_current_view(&a) == VIEW_DECODE && strstr(a.model_label, "en2zh") &&
+                    strstr(a.model_label, "20"),
+                "the Decode view with the model of step 20: view %s, label '%s'", view_name(app_current_view(&a)),
+                a.model_label);
+    expect_true(a.model.n_params == n && memcmp(a.model.block, want, n * sizeof(float)) == 0,
+                "the window's model has the snapshot's parameters");
+    expect_true(strcmp(a.src_line, "i read books at home today") == 0 && strcmp(a.tgt, "我 今天 在 家 读 书") == 0 &&
+                    !a.input_error[0],
+                "on the probe and its truth: '%s' / '%s' (%s)", a.src_line, a.tgt, a.input_error);
+    free(want);
+    frame(&a);
+    app_free(&a);
+}
+
+/* Every theme, size, scale and language, both arrangements, one head and
+ * every head, each attention, with the mouse over the curves and cells. */
+static void test_draws_everywhere(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    TrainUi *u = settle(&a);
+    expect_true(tw_steps(u->w, 60, NULL) == 0, "steps queued");
+    u = settle(&a);
+    static const int SIZES[][2] = {{1280, 800}, {1920, 1080}, {800, 600}};
+    for (int s = 0; s < 3; s++) {
+        ren_resize_headless(g_ren, SIZES[s][0], SIZES[s][1]);
+        for (int t = 0; t < THEME_COUNT; t++)
+            for (int k = 0; k < 6; k++) {
+                a.theme = (ThemeId)t;
+                a.text_scale = k % 2 ? 1.6f : 1.0f;
+                a.lang = k / 2 % 2;
+                u->head = k < 3 ? 0 : -1;
+                u->attn = (TvAttn)(k % TV_ATTN_COUNT);
+                u->pane = k % 2;
+                u->custom = k == 5;
+                for (int m = 0; m < 6; m++) {
+                    mouse(&a, SDL_MOUSEMOTION, SIZES[s][0] * (2 + m) / 9, SIZES[s][1] * (2 + m) / 8);
+                    frame(&a);
+                }
+            }
+    }
+    ren_resize_headless(g_ren, 1280, 800);
+    a.text_scale = 1.0f;
+    a.theme = THEME_DARK;
+    a.lang = 0;
+    frame(&a);
+    expect_true(!u->compact, "1280x800 at scale 1 shows curves and probe together");
+    a.text_scale = 1.6f;
+    frame(&a);
+    expect_true(u->compact, "presenter scale on 1280x800: one pane at a time");
+    u->pane = 0;
+    key(&a, SDLK_v, 0);
+    expect_true(u->pane == 1, "V switches to the attention pane");
+    a.text_scale = 1.0f;
+    /* the view's words are in Chinese */
+    a.lang = 1;
+    expect_true(strcmp(L(&a, "▶ Start  P"), "▶ Start  P") != 0 && strcmp(L(&a, "learning rate"), "learning rate") != 0 &&
+                    strcmp(L(&a, "the Decode view shows the model of step"), "the Decode view shows the model of step") != 0,
+                "Chinese labels: '%s', '%s'", L(&a, "▶ Start  P"), L(&a, "learning rate"));
+    a.lang = 0;
+    app_free(&a);
+}
+
+/* `stepformer shot --view train --task copy --train-steps 50` renders. */
+static void test_shot(void **state)
+{
+    (void)state;
+    char cmd[4096 + 512], out[256];
+    snprintf(out, sizeof out, "%s/train.png", g_dir);
+    snprintf(cmd, sizeof cmd, "%s shot --view train --task copy --train-steps 50 --out %s", g_cli, out);
+    int rc = system(cmd);
+    struct stat sb;
+    expect_true(rc == 0 && stat(out, &sb) == 0 && sb.st_size > 20000, "%s: exit %d, %lld bytes", cmd, rc,
+                stat(out, &sb) == 0 ? (long long)sb.st_size : -1LL);
+    snprintf(cmd, sizeof cmd, "%s shot --view train --task %s/missing.tsv --out %s 2>/dev/null", g_cli, g_dir, out);
+    expect_true(system(cmd) != 0, "a missing TSV file fails the shot: %s", cmd);
+}
+
+int main(int argc, char **argv)
+{
+    /* build/tests/test_view_train -> build/stepformer */
+    snprintf(g_cli, sizeof g_cli, "%s", argc > 0 ? argv[0] : "");
+    char *slash = strrchr(g_cli, '/');
+    if (slash)
+        slash[0] = 0;
+    else
+        snprintf(g_cli, sizeof g_cli, ".");
+    size_t n = strlen(g_cli);
+    snprintf(g_cli + n, sizeof g_cli - n, "/../stepformer");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_first_frame),
+        cmocka_unit_test(test_buttons_and_keys),
+        cmocka_unit_test(test_copy_loss_falls),
+        cmocka_unit_test(test_bad_tsv),
+        cmocka_unit_test(test_absurd_size),
+        cmocka_unit_test(test_nan),
+        cmocka_unit_test(test_save_snapshots_open),
+        cmocka_unit_test(test_draws_everywhere),
+        cmocka_unit_test(test_shot),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
