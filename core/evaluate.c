@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "bleu.h"
+#include "parallel.h"
+#include <sched.h>
 #include "decode.h"
 #include "train.h"
 
@@ -243,7 +245,7 @@ int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
     int *tgt_map = vocab_id_map(&d->tgt, &m->tgt_vocab, NULL);
     int **hyp = calloc((size_t)n, sizeof *hyp), **ref = calloc((size_t)n, sizeof *ref);
     int *hyp_len = calloc((size_t)n, sizeof(int)), *ref_len = calloc((size_t)n, sizeof(int));
-    int blas_before = -1;
+    int claimed = 0;
     if (!src_map || !tgt_map || !hyp || !ref || !hyp_len || !ref_len) {
         tf_fail(err, "out of memory for the evaluation");
         goto done;
@@ -271,8 +273,10 @@ int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
     if (make_refs(&part[0], n, tgt_map, err))
         goto done;
     if (parts > 1) {
-        blas_before = openblas_get_num_threads();
-        openblas_set_num_threads(1);
+        /* two threads of products: keep the helper from splitting them */
+        while (!par_claim())
+            sched_yield();
+        claimed = 1;
         pthread_t th;
         if (pthread_create(&th, NULL, eval_part, &part[1]) != 0) {
             tf_fail(err, "cannot start an evaluation thread");
@@ -294,8 +298,8 @@ int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
     s->unk_src = missing;
     rc = 0;
 done:
-    if (blas_before > 0)
-        openblas_set_num_threads(blas_before);
+    if (claimed)
+        par_release();
     for (int j = 0; j < n && hyp && ref; j++) {
         free(hyp[j]);
         free(ref[j]);

@@ -1,5 +1,6 @@
 /* ops.c - forward and backward of every Transformer operation (ops.h). */
 #include "ops.h"
+#include "parallel.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -8,20 +9,63 @@
 
 #include "config.h"
 
+/* One half of a product split along its longer output side. */
+typedef struct GemmJob {
+    int ta, tb, M, N, K, ldc, lda, ldb, cut, along_n;
+    float alpha, beta;
+    const float *A, *B;
+    float *C;
+} GemmJob;
+
+static void gemm_part(void *p, int part)
+{
+    const GemmJob *j = p;
+    int from = part ? j->cut : 0, to = part ? (j->along_n ? j->N : j->M) : j->cut;
+    if (to <= from)
+        return;
+    const float *A = j->A, *B = j->B;
+    float *C = j->C;
+    int M = j->M, N = j->N;
+    if (j->along_n) { /* columns from..to of op(B) and C */
+        B += j->tb ? (size_t)from * j->ldb : (size_t)from;
+        C += from;
+        N = to - from;
+    } else { /* rows from..to of op(A) and C */
+        A += j->ta ? (size_t)from : (size_t)from * j->lda;
+        C += (size_t)from * j->ldc;
+        M = to - from;
+    }
+    cblas_sgemm(CblasRowMajor, j->ta ? CblasTrans : CblasNoTrans,
+                j->tb ? CblasTrans : CblasNoTrans, M, N, j->K, j->alpha, A, j->lda,
+                B, j->ldb, j->beta, C, j->ldc);
+}
+
+/* Products below this many multiply-adds are not worth a second thread. */
+#define GEMM_SPLIT_MIN (1 << 19)
+
 void op_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A,
              int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
     if (M <= 0 || N <= 0)
         return;
+    par_init();
     if (K <= 0) { /* nothing to add; honour beta like BLAS does */
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++)
                 C[(size_t)i * ldc + j] = beta == 0 ? 0 : beta * C[(size_t)i * ldc + j];
         return;
     }
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-                tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb,
-                beta, C, ldc);
+    int along_n = N >= M;
+    int side = along_n ? N : M;
+    if ((double)M * N * K < GEMM_SPLIT_MIN || side < 32) {
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+                    tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb,
+                    beta, C, ldc);
+        return;
+    }
+    GemmJob j = {ta, tb, M, N, K, ldc, lda, ldb, (side / 2 + 15) & ~15, along_n,
+                 alpha, beta, A, B, C};
+    par_two(gemm_part, &j);
 }
 
 void op_gemm_naive(int ta, int tb, int M, int N, int K, float alpha,
@@ -272,7 +316,35 @@ static inline float exp_poly(float x)
     return x < -87.0f ? 0.0f : p * scale;
 }
 
+static void softmax_rows_serial(float *x, const float *add, int rows, int n, int add_stride);
+
+typedef struct SoftmaxJob {
+    float *x;
+    const float *add;
+    int rows, n, add_stride, cut;
+} SoftmaxJob;
+
+static void softmax_part(void *p, int part)
+{
+    const SoftmaxJob *j = p;
+    int r0 = part ? j->cut : 0, r1 = part ? j->rows : j->cut;
+    softmax_rows_serial(j->x + (size_t)r0 * j->n, j->add ? j->add + (size_t)r0 * j->add_stride : NULL,
+                        r1 - r0, j->n, j->add_stride);
+}
+
 void softmax_rows(float *x, const float *add, int rows, int n, int add_stride)
+{
+    /* the output softmax over a large vocabulary: half the rows on the
+     * product helper's thread (rows are independent) */
+    if (rows >= 2 && (size_t)rows * n >= (1u << 16)) {
+        SoftmaxJob j = {x, add, rows, n, add_stride, rows / 2};
+        par_two(softmax_part, &j);
+        return;
+    }
+    softmax_rows_serial(x, add, rows, n, add_stride);
+}
+
+static void softmax_rows_serial(float *x, const float *add, int rows, int n, int add_stride)
 {
     for (int r = 0; r < rows; r++) {
         float *row = x + (size_t)r * n;
@@ -320,42 +392,71 @@ static inline float mask_value(const AttnDims *d, int b, int i, int j)
     return 0.0f;
 }
 
+typedef struct AttnJob {
+    float *heads, *scores, *mask, *weights;
+    const float *q, *k, *v;
+    const AttnDims *d;
+    int cut; /* (sentence, head) pairs [0, cut) on one thread, the rest on the other */
+} AttnJob;
+
+/* One head of one sentence: scores, softmax with the mask, weights . V. */
+static void attn_head(const AttnJob *j, int b, int h)
+{
+    const AttnDims *d = j->d;
+    int Tq = d->Tq, Tk = d->Tk, C = d->C, NH = d->NH, dk = C / NH;
+    float alpha = 1.0f / sqrtf((float)dk);
+    size_t hw = (size_t)Tq * Tk;
+    const float *qb = j->q + (size_t)b * Tq * d->qs;
+    const float *kb = j->k + (size_t)b * Tk * d->kvs;
+    const float *vb = j->v + (size_t)b * Tk * d->kvs;
+    float *mrow = j->mask ? j->mask + (size_t)b * hw : NULL;
+    float *s = j->scores + ((size_t)b * NH + h) * hw;
+    float *w = j->weights + ((size_t)b * NH + h) * hw;
+    /* scores = Q_h K_h^T / sqrt(dk) */
+    op_gemm(0, 1, Tq, Tk, dk, alpha, qb + h * dk, d->qs, kb + h * dk, d->kvs, 0.0f, s, Tk);
+    if (w != s)
+        memcpy(w, s, hw * sizeof *w);
+    if (mrow) {
+        softmax_rows(w, mrow, Tq, Tk, Tk);
+    } else {
+        for (int i = 0; i < Tq; i++)
+            for (int c = 0; c < Tk; c++)
+                w[(size_t)i * Tk + c] += mask_value(d, b, i, c);
+        softmax_rows(w, NULL, Tq, Tk, Tk);
+    }
+    /* head_h = weights . V_h */
+    op_gemm(0, 0, Tq, dk, Tk, 1.0f, w, Tk, vb + h * dk, d->kvs, 0.0f,
+            j->heads + (size_t)b * Tq * C + h * dk, C);
+}
+
+static void attn_part(void *p, int part)
+{
+    const AttnJob *j = p;
+    int n = j->d->B * j->d->NH;
+    for (int i = part ? j->cut : 0; i < (part ? n : j->cut); i++)
+        attn_head(j, i / j->d->NH, i % j->d->NH);
+}
+
 void attention_forward(float *heads, float *scores, float *mask, float *weights,
                        const float *q, const float *k, const float *v,
                        const AttnDims *d)
 {
-    int B = d->B, Tq = d->Tq, Tk = d->Tk, C = d->C, NH = d->NH, dk = C / NH;
-    float alpha = 1.0f / sqrtf((float)dk);
+    int B = d->B, Tq = d->Tq, Tk = d->Tk;
     size_t hw = (size_t)Tq * Tk;
-    for (int b = 0; b < B; b++) {
-        float *mrow = mask ? mask + (size_t)b * hw : NULL;
-        if (mrow)
+    if (mask)
+        for (int b = 0; b < B; b++)
             for (int i = 0; i < Tq; i++)
                 for (int j = 0; j < Tk; j++)
-                    mrow[(size_t)i * Tk + j] = mask_value(d, b, i, j);
-        const float *qb = q + (size_t)b * Tq * d->qs;
-        const float *kb = k + (size_t)b * Tk * d->kvs;
-        const float *vb = v + (size_t)b * Tk * d->kvs;
-        for (int h = 0; h < NH; h++) {
-            float *s = scores + ((size_t)b * NH + h) * hw;
-            float *w = weights + ((size_t)b * NH + h) * hw;
-            /* scores = Q_h K_h^T / sqrt(dk) */
-            op_gemm(0, 1, Tq, Tk, dk, alpha, qb + h * dk, d->qs, kb + h * dk,
-                    d->kvs, 0.0f, s, Tk);
-            if (w != s)
-                memcpy(w, s, hw * sizeof *w);
-            if (mrow) {
-                softmax_rows(w, mrow, Tq, Tk, Tk);
-            } else {
-                for (int i = 0; i < Tq; i++)
-                    for (int j = 0; j < Tk; j++)
-                        w[(size_t)i * Tk + j] += mask_value(d, b, i, j);
-                softmax_rows(w, NULL, Tq, Tk, Tk);
-            }
-            /* head_h = weights . V_h */
-            op_gemm(0, 0, Tq, dk, Tk, 1.0f, w, Tk, vb + h * dk, d->kvs, 0.0f,
-                    heads + (size_t)b * Tq * C + h * dk, C);
-        }
+                    mask[(size_t)b * hw + (size_t)i * Tk + j] = mask_value(d, b, i, j);
+    AttnJob job = {heads, scores, mask, weights, q, k, v, d, 0};
+    int n = B * d->NH;
+    /* the heads are independent: half of them on the product helper */
+    if (n >= 2 && (double)n * Tq * Tk * d->C / d->NH >= (1 << 17)) {
+        job.cut = n / 2;
+        par_two(attn_part, &job);
+    } else {
+        job.cut = n;
+        attn_part(&job, 0);
     }
 }
 

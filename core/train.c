@@ -27,6 +27,8 @@
 #include <time.h>
 
 #include "ops.h"
+#include "parallel.h"
+#include <sched.h>
 #include "train.h"
 
 #define SORT_CHUNK 64 /* batches per length-sorted chunk */
@@ -249,6 +251,10 @@ static void run_parts(Trainer *t, TrainJob job)
         job(t, 1);
         return;
     }
+    /* two threads of products already: hold the product helper so that
+     * neither splits its products again (see parallel.h) */
+    while (!par_claim())
+        sched_yield();
     pthread_mutex_lock(&t->mu);
     t->job = job;
     __atomic_store_n(&t->job_gen, t->job_gen + 1, __ATOMIC_RELEASE);
@@ -260,6 +266,7 @@ static void run_parts(Trainer *t, TrainJob job)
     while (t->job_done != t->job_gen)
         pthread_cond_wait(&t->cv, &t->mu);
     pthread_mutex_unlock(&t->mu);
+    par_release();
 }
 
 /* ---------------------------------------------------------------------- */
@@ -373,11 +380,9 @@ int trainer_init(Trainer *t, TfModel *m, const Dataset *d, const TrainOpts *o,
     for (int k = 0; k < TRAIN_SHARDS; k++)
         if (shard_build(&t->sh[k], &m->cfg, cap_B, t->cap_T, n, err))
             goto fail;
-    /* Each shard runs single-threaded BLAS on its own core: OpenBLAS's own
-     * threads would compete with ours, and on the small products of small
-     * models they cost more (waking, spinning) than they gain. */
-    t->blas_threads_before = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    /* Each shard runs single-threaded products on its own core (while a
+     * step runs it holds the product helper: see parallel.h). */
+    par_init();
     if (start_thread(t, err))
         goto fail;
     return 0;
@@ -397,8 +402,6 @@ void trainer_free(Trainer *t)
         pthread_mutex_unlock(&t->mu);
         pthread_join(t->thread, NULL);
     }
-    if (t->blas_threads_before > 0)
-        openblas_set_num_threads(t->blas_threads_before);
     for (int k = 0; k < TRAIN_SHARDS; k++)
         shard_free(&t->sh[k]);
     free(t->moments);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cblas.h>
+
 #include "ops.h"
 #include "rng.h"
 #include "test_util.h"
@@ -40,6 +42,33 @@ static void test_gemm_vs_naive(void **state)
                 check_close("sgemm vs naive", C1, C2, (size_t)ldc * M, 1e-5f, 1e-4f);
                 free(A); free(B); free(C1); free(C2);
             }
+        }
+    }
+}
+
+/* A large product is split in two over the product helper thread: the
+ * result equals the unsplit product to rounding (the kernel may add in
+ * another order at panel edges), and the same inputs give the same bits
+ * every time. */
+static void test_split_product_is_exact(void **state)
+{
+    (void)state;
+    int shapes[][3] = {{32, 1536, 512}, {512, 64, 256}, {33, 3001, 77}};
+    for (int s = 0; s < 3; s++) {
+        for (int tb = 0; tb < 2; tb++) {
+            int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+            float *A = malloc(sizeof(float) * (size_t)M * K), *B = malloc(sizeof(float) * (size_t)N * K);
+            float *C1 = malloc(sizeof(float) * (size_t)M * N), *C2 = malloc(sizeof(float) * (size_t)M * N);
+            fill(A, (size_t)M * K, 10 + s, 1);
+            fill(B, (size_t)N * K, 20 + s, 1);
+            op_gemm(0, tb, M, N, K, 1.0f, A, K, B, tb ? K : N, 0.0f, C1, N);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, 1.0f, A, K,
+                        B, tb ? K : N, 0.0f, C2, N);
+            printf("  %d x %d x %d tb=%d:\n", M, N, K, tb);
+            check_close("split vs unsplit", C1, C2, (size_t)M * N, 1e-5f, 1e-5f);
+            op_gemm(0, tb, M, N, K, 1.0f, A, K, B, tb ? K : N, 0.0f, C2, N);
+            expect_true(memcmp(C1, C2, sizeof(float) * (size_t)M * N) == 0, "a second split product is bit-identical");
+            free(A); free(B); free(C1); free(C2);
         }
     }
 }
@@ -389,6 +418,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm_vs_naive),
+        cmocka_unit_test(test_split_product_is_exact),
         cmocka_unit_test(test_softmax_rows_sum_to_one),
         cmocka_unit_test(test_layernorm_stats),
         cmocka_unit_test(test_positional_encoding),

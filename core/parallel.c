@@ -1,0 +1,109 @@
+/* parallel.c - one helper thread for matrix products (see parallel.h). */
+#include "parallel.h"
+
+#include <cblas.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <time.h>
+
+static struct {
+    pthread_once_t once;
+    int ok;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    atomic_int owned;    /* someone holds the helper */
+    atomic_int posted;   /* a job waits for the helper */
+    atomic_int done;     /* the helper finished its part */
+    void (*fn)(void *, int);
+    void *ctx;
+} P = {PTHREAD_ONCE_INIT, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+       0, 0, 0, NULL, NULL};
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Products come in quick succession during a pass: spin a little while
+ * (0.2 ms) before sleeping, so the next one starts at once. */
+static void *helper(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        double until = seconds() + 2e-4;
+        while (!atomic_load_explicit(&P.posted, memory_order_acquire) && seconds() < until)
+            cpu_relax();
+        if (!atomic_load_explicit(&P.posted, memory_order_acquire)) {
+            pthread_mutex_lock(&P.mu);
+            while (!atomic_load(&P.posted))
+                pthread_cond_wait(&P.cv, &P.mu);
+            pthread_mutex_unlock(&P.mu);
+        }
+        atomic_store(&P.posted, 0);
+        P.fn(P.ctx, 1);
+        atomic_store_explicit(&P.done, 1, memory_order_release);
+    }
+    return NULL;
+}
+
+static void start(void)
+{
+    openblas_set_num_threads(1);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    P.ok = pthread_create(&P.th, &attr, helper, NULL) == 0;
+    pthread_attr_destroy(&attr);
+}
+
+void par_init(void)
+{
+    pthread_once(&P.once, start);
+}
+
+int par_claim(void)
+{
+    par_init();
+    int expected = 0;
+    return atomic_compare_exchange_strong(&P.owned, &expected, 1);
+}
+
+void par_release(void)
+{
+    atomic_store(&P.owned, 0);
+}
+
+int par_two(void (*fn)(void *ctx, int part), void *ctx)
+{
+    int claimed = par_claim();
+    if (!claimed || !P.ok) { /* busy, or no thread: both parts here */
+        if (claimed)
+            par_release();
+        fn(ctx, 0);
+        fn(ctx, 1);
+        return 0;
+    }
+    P.fn = fn;
+    P.ctx = ctx;
+    atomic_store(&P.done, 0);
+    pthread_mutex_lock(&P.mu);
+    atomic_store_explicit(&P.posted, 1, memory_order_release);
+    pthread_cond_signal(&P.cv);
+    pthread_mutex_unlock(&P.mu);
+    fn(ctx, 0);
+    while (!atomic_load_explicit(&P.done, memory_order_acquire))
+        cpu_relax();
+    par_release();
+    return 1;
+}

@@ -1,0 +1,30 @@
+/* parallel.h - the second core for matrix products.
+ *
+ * OpenBLAS's own threads gain little on the products a Transformer makes at
+ * small batch sizes (32 x 1536 x 512 and the like: on this machine its two
+ * threads ran no faster than one), so Stepformer runs OpenBLAS single-
+ * threaded and splits each large product in two itself: one half on the
+ * calling thread, the other on one helper thread that spins briefly between
+ * products and then sleeps (no CPU while idle). Code that runs its own two
+ * threads of products (the trainer's shards, evaluation) claims the helper
+ * first, so that products are never split inside an already split job.
+ * Where to split depends only on the product's shape, so the same inputs
+ * give the same bits on every run (a split product can differ from an
+ * unsplit one in the last bit: the kernel may add in another order at
+ * panel edges). */
+#ifndef TF_PARALLEL_H
+#define TF_PARALLEL_H
+
+/* Run fn(ctx, part) for part 0 and 1, part 1 on the helper thread when it is
+ * free; returns 1 when split, 0 when both parts ran here (helper busy,
+ * claimed, or unavailable). */
+int par_two(void (*fn)(void *ctx, int part), void *ctx);
+
+/* Keep the helper for yourself (0 if someone else has it) / give it back. */
+int par_claim(void);
+void par_release(void);
+
+/* Make OpenBLAS single-threaded (done once, at the first product). */
+void par_init(void);
+
+#endif
