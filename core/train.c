@@ -345,7 +345,6 @@ int trainer_init(Trainer *t, TfModel *m, const Dataset *d, const TrainOpts *o,
     pthread_mutex_init(&t->mu, NULL);
     pthread_cond_init(&t->cv, NULL);
     t->order_epoch = -1;
-    t->blas_threads_before = -1;
     t->m = m;
     t->data = d;
     if (train_opts_check(o, err))

@@ -207,7 +207,6 @@ typedef struct Trainer {
     int has_thread, quit;
     unsigned long long job_gen, job_done;
     TrainJob job;
-    int blas_threads_before; /* OpenBLAS setting restored by trainer_free */
 } Trainer;
 
 /* Prepare to train m on d's training pairs. The data set's tokens must all
