@@ -10,6 +10,7 @@
 #include "app.h"
 #include "checkpoint.h"
 #include "colormap.h"
+#include "test_events.h"
 #include "test_util.h"
 #include "views.h"
 
@@ -61,56 +62,12 @@ static void frame(App *a)
     app_frame(a, g_ren);
 }
 
-static void key(App *a, SDL_Keycode k, Uint16 mod)
-{
-    SDL_Event e;
-    memset(&e, 0, sizeof e);
-    e.type = SDL_KEYDOWN;
-    e.key.keysym.sym = k;
-    e.key.keysym.mod = mod;
-    app_event(a, &e);
-}
-
-/* Text arrives as SDL does it: events of at most 31 bytes. */
-static void text(App *a, const char *t)
-{
-    size_t n = strlen(t);
-    while (n > 0) {
-        size_t k = n < 31 ? n : 31;
-        while (k < n && k > 0 && ((unsigned char)t[k] & 0xC0) == 0x80)
-            k--;
-        SDL_Event e;
-        memset(&e, 0, sizeof e);
-        e.type = SDL_TEXTINPUT;
-        memcpy(e.text.text, t, k);
-        app_event(a, &e);
-        t += k;
-        n -= k;
-    }
-}
-
-static void mouse(App *a, int type, int x, int y, int button)
-{
-    SDL_Event e;
-    memset(&e, 0, sizeof e);
-    e.type = (Uint32)type;
-    if (type == SDL_MOUSEMOTION) {
-        e.motion.x = x;
-        e.motion.y = y;
-    } else {
-        e.button.x = x;
-        e.button.y = y;
-        e.button.button = (Uint8)button;
-    }
-    app_event(a, &e);
-}
-
 static void click(App *a, int x, int y)
 {
-    mouse(a, SDL_MOUSEMOTION, x, y, 0);
-    mouse(a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, SDL_MOUSEMOTION, x, y, 0);
+    ev_mouse(a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
     frame(a);
-    mouse(a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
     frame(a);
 }
 
@@ -123,16 +80,16 @@ static void test_step_through_every_stage(void **state)
     int n = a.n_walk, seen_dec = 0;
     expect_true(n > 60, "the walk covers every stage of 2+2 layers, got %d", n);
     for (int i = 0; i < n - 1; i++) {
-        key(&a, SDLK_RIGHT, 0);
+        ev_key(&a, SDLK_RIGHT, 0);
         frame(&a);
         expect_true(a.at == i + 1, "Right moves to step %d, at %d", i + 1, a.at);
         seen_dec |= (stage_info(app_pos(&a).stage)->flags & SF_DECODER) != 0;
     }
     expect_true(app_pos(&a).stage == ST_OUT_PROBS, "the walk ends at out.probs, got %s", stage_info(app_pos(&a).stage)->name);
-    key(&a, SDLK_RIGHT, 0);
+    ev_key(&a, SDLK_RIGHT, 0);
     expect_true(a.at == n - 1, "Right at the end stays");
     for (int i = n - 1; i > 0; i--) {
-        key(&a, SDLK_LEFT, 0);
+        ev_key(&a, SDLK_LEFT, 0);
         frame(&a);
     }
     expect_true(a.at == 0 && app_pos(&a).stage == ST_SRC_TOKENS, "Left back to src.tokens");
@@ -156,44 +113,44 @@ static void test_layer_head_tab_keys(void **state)
     static App a;
     open_app(&a, "t5 t6 t7");
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
-    key(&a, SDLK_RIGHTBRACKET, 0);
+    ev_key(&a, SDLK_RIGHTBRACKET, 0);
     expect_true(app_pos(&a).stage == ST_ENC_SELF_WEIGHTS && app_pos(&a).layer == 1, "] goes to layer 2");
-    key(&a, SDLK_RIGHTBRACKET, 0);
+    ev_key(&a, SDLK_RIGHTBRACKET, 0);
     expect_true(app_pos(&a).layer == 1, "] at the last layer stays");
-    key(&a, SDLK_LEFTBRACKET, 0);
+    ev_key(&a, SDLK_LEFTBRACKET, 0);
     expect_true(app_pos(&a).layer == 0, "[ back to layer 1");
-    key(&a, SDLK_3, 0);
+    ev_key(&a, SDLK_3, 0);
     expect_true(a.head == 2, "3 picks head 3 (index 2), got %d", a.head);
-    key(&a, SDLK_9, 0);
+    ev_key(&a, SDLK_9, 0);
     expect_true(a.head == 2, "9 is ignored with 4 heads, head stays %d", a.head);
-    key(&a, SDLK_0, 0);
+    ev_key(&a, SDLK_0, 0);
     frame(&a);
     expect_true(a.head == -1 && app_current_view(&a) == VIEW_HEADS, "0 shows all heads in the grid");
-    key(&a, SDLK_1, 0);
-    key(&a, SDLK_TAB, 0);
+    ev_key(&a, SDLK_1, 0);
+    ev_key(&a, SDLK_TAB, 0);
     expect_true(app_pos(&a).stage == ST_DEC_SELF_WEIGHTS, "Tab goes to decoder self-attention weights, got %s",
                 stage_info(app_pos(&a).stage)->name);
-    key(&a, SDLK_TAB, 0);
+    ev_key(&a, SDLK_TAB, 0);
     expect_true(app_pos(&a).stage == ST_ENC_SELF_WEIGHTS, "Tab comes back");
     app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
-    key(&a, SDLK_TAB, 0);
+    ev_key(&a, SDLK_TAB, 0);
     expect_true(app_pos(&a).stage == ST_ENC_SELF_WEIGHTS && app_pos(&a).layer == 1, "Tab from cross-attention to encoder");
     ThemeId t0 = a.theme;
-    key(&a, SDLK_t, 0);
+    ev_key(&a, SDLK_t, 0);
     expect_true(a.theme != t0, "T changes the theme");
     float s0 = a.text_scale;
-    key(&a, SDLK_EQUALS, 0);
+    ev_key(&a, SDLK_EQUALS, 0);
     expect_true(a.text_scale > s0, "+ enlarges text");
-    key(&a, SDLK_MINUS, 0);
-    key(&a, SDLK_MINUS, 0);
+    ev_key(&a, SDLK_MINUS, 0);
+    ev_key(&a, SDLK_MINUS, 0);
     expect_true(a.text_scale < s0, "- shrinks text");
     frame(&a);
-    key(&a, SDLK_SLASH, 0);
+    ev_key(&a, SDLK_SLASH, 0);
     expect_true(a.show_help, "? opens help");
     frame(&a);
-    key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, SDLK_ESCAPE, 0);
     expect_true(!a.show_help && !a.want_quit, "Esc closes help first");
-    key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, SDLK_ESCAPE, 0);
     expect_true(a.want_quit, "Esc then quits");
     app_free(&a);
 }
@@ -204,38 +161,38 @@ static void test_typing(void **state)
     static App a;
     open_app(&a, "t5");
     frame(&a);
-    key(&a, SDLK_RETURN, 0);
+    ev_key(&a, SDLK_RETURN, 0);
     expect_true(a.focus == FOCUS_SRC, "Enter focuses the source line");
-    text(&a, " t6");
-    text(&a, " 我爱");
+    ev_text(&a, " t6");
+    ev_text(&a, " 我爱");
     frame(&a);
     expect_true(strcmp(a.src_line, "t5 t6 我爱") == 0, "typed text lands, got '%s'", a.src_line);
     expect_true(a.n_unk == 1 && a.src_n[0] == 3, "'我爱' is one unknown word: %d unknown, %d tokens", a.n_unk, a.src_n[0]);
-    key(&a, SDLK_BACKSPACE, 0);
+    ev_key(&a, SDLK_BACKSPACE, 0);
     expect_true(strcmp(a.src_line, "t5 t6 我") == 0, "Backspace removes one character, got '%s'", a.src_line);
-    key(&a, SDLK_HOME, 0);
-    key(&a, SDLK_DELETE, 0);
+    ev_key(&a, SDLK_HOME, 0);
+    ev_key(&a, SDLK_DELETE, 0);
     expect_true(strcmp(a.src_line, "5 t6 我") == 0, "Delete at the start, got '%s'", a.src_line);
-    key(&a, SDLK_u, KMOD_CTRL);
+    ev_key(&a, SDLK_u, KMOD_CTRL);
     frame(&a);
     expect_true(a.src_line[0] == 0 && a.input_error[0] != 0, "an empty line is reported: '%s'", a.input_error);
     printf("  empty -> %s\n", a.input_error);
-    text(&a, "t9 t10");
+    ev_text(&a, "t9 t10");
     frame(&a);
     expect_true(a.input_error[0] == 0 && a.src_n[0] == 2, "back to running");
     /* keys are text while a field has focus, shortcuts after Esc */
     int at = a.at;
-    text(&a, "t");
-    key(&a, SDLK_RIGHT, 0);
+    ev_text(&a, "t");
+    ev_key(&a, SDLK_RIGHT, 0);
     expect_true(a.at == at, "Right moves the cursor, not the stage, while typing");
-    key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, SDLK_ESCAPE, 0);
     expect_true(a.focus == FOCUS_NONE && !a.want_quit, "Esc leaves the field");
-    key(&a, SDLK_RIGHT, 0);
+    ev_key(&a, SDLK_RIGHT, 0);
     expect_true(a.at == at + 1, "then Right steps");
     /* a target typed by hand is used (teacher forcing) */
     a.focus = FOCUS_TGT;
     a.cursor = 0;
-    text(&a, "t7 t8 t9");
+    ev_text(&a, "t7 t8 t9");
     frame(&a);
     expect_true(!a.tgt_auto && a.tgt_n[0] == 4 && a.trace.T == 4, "decoder input <bos> + 3 typed tokens, T = %d", a.trace.T);
     app_free(&a);
@@ -250,26 +207,26 @@ static void test_bad_input(void **state)
     a.cursor = (int)strlen(a.src_line);
     /* 10 KB pasted: arrives as many small text events */
     for (int i = 0; i < 10240 / 30; i++)
-        text(&a, " t11 t12 t13 t14 t15 t16 t17 ");
+        ev_text(&a, " t11 t12 t13 t14 t15 t16 t17 ");
     frame(&a);
     expect_true(strlen(a.src_line) < APP_TEXT_MAX, "the line is capped at %d bytes, got %zu", APP_TEXT_MAX - 1, strlen(a.src_line));
     expect_true(a.truncated && a.src_n[0] == a.trace.cap_T, "the sentence is cut to %d tokens, got %d", a.trace.cap_T, a.src_n[0]);
     expect_true(a.notice[0] != 0, "a notice says so: %s", a.notice);
     printf("  long paste -> %s\n", a.notice);
     /* invalid UTF-8 from an input method is dropped, valid parts kept */
-    key(&a, SDLK_u, KMOD_CTRL);
-    text(&a, "t5 \xff\xfe t6 \xe6\x88");
+    ev_key(&a, SDLK_u, KMOD_CTRL);
+    ev_text(&a, "t5 \xff\xfe t6 \xe6\x88");
     frame(&a);
     size_t bad;
     expect_true(utf8_check(a.src_line, strlen(a.src_line), &bad) == 0, "the line stays valid UTF-8: '%s'", a.src_line);
     expect_true(a.input_error[0] == 0, "and runs");
     /* a batch of 4 sentences of different lengths */
-    key(&a, SDLK_u, KMOD_CTRL);
-    text(&a, "t5 | t6 t7 t8 t9 | t10 t11 | t12 t13 t14 t15 t16 t17");
+    ev_key(&a, SDLK_u, KMOD_CTRL);
+    ev_text(&a, "t5 | t6 t7 t8 t9 | t10 t11 | t12 t13 t14 t15 t16 t17");
     frame(&a);
     expect_true(a.n_src == 4 && a.trace.B == 4 && a.trace.S == 6, "4 sentences padded to 6, got B %d S %d from '%s' (%d %d %d %d)",
                 a.trace.B, a.trace.S, a.src_line, a.src_n[0], a.src_n[1], a.src_n[2], a.src_n[3]);
-    text(&a, " | t5");
+    ev_text(&a, " | t5");
     frame(&a);
     expect_true(a.n_src == 4, "a fifth sentence is ignored (at most 4)");
     /* a model that fails to load keeps the old one */
@@ -309,7 +266,7 @@ static void test_clicks(void **state)
     expect_true(a.heat.valid && a.heat.rows == 3 && a.heat.cols == 3, "scores heatmap 3x3");
     HeatGeo h = a.heat;
     int cx = h.grid.x + (int)(1.5f * h.cw), cy = h.grid.y + (int)(2.5f * h.ch);
-    mouse(&a, SDL_MOUSEMOTION, cx, cy, 0);
+    ev_mouse(&a, SDL_MOUSEMOTION, cx, cy, 0);
     frame(&a);
     TfView tv;
     TfErr err;
@@ -332,7 +289,7 @@ static void test_clicks(void **state)
     app_event(&a, &e);
     frame(&a);
     expect_true(a.pz[VIEW_MATRIX].zoom > 1.5f, "wheel zooms in, zoom %g", a.pz[VIEW_MATRIX].zoom);
-    mouse(&a, SDL_MOUSEBUTTONDOWN, cx, cy, SDL_BUTTON_RIGHT);
+    ev_mouse(&a, SDL_MOUSEBUTTONDOWN, cx, cy, SDL_BUTTON_RIGHT);
     frame(&a);
     expect_true(a.pz[VIEW_MATRIX].zoom == 1.0f, "right-click resets the zoom");
     /* clicking a row label selects that token */
@@ -352,7 +309,7 @@ static void test_resize(void **state)
         expect_true(ren_resize_headless(g_ren, sizes[i][0], sizes[i][1]) == 0, "resize");
         for (int k = 0; k < 8; k++) {
             frame(&a);
-            key(&a, SDLK_RIGHT, 0);
+            ev_key(&a, SDLK_RIGHT, 0);
         }
         expect_true(a.win_w == sizes[i][0] && a.win_h == sizes[i][1], "frame at %dx%d", sizes[i][0], sizes[i][1]);
     }
@@ -373,7 +330,7 @@ static void test_lazy_pass(void **state)
     frame(&a);
     a.focus = FOCUS_SRC;
     a.cursor = (int)strlen(a.src_line);
-    text(&a, " t8 t9");
+    ev_text(&a, " t8 t9");
     frame(&a);
     expect_true(a.units_done == 2, "an encoder layer-1 stage needs 2 units (embeddings, layer 1), ran %d", a.units_done);
     expect_true(a.trace.T == 0, "no decoder stage is valid yet");
@@ -391,7 +348,7 @@ static void test_lazy_pass(void **state)
     check_close("probs after idle work vs a full pass", a.trace.probs, b.trace.probs, probs, 0, 0);
     /* a decoder stage shown right after an edit computes everything it needs */
     app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
-    text(&a, " t10");
+    ev_text(&a, " t10");
     frame(&a);
     expect_true(a.trace.T > 0 && tf_view(&a.trace, ST_DEC_CROSS_WEIGHTS, 1, 0, 0, &tv, &err) == 0,
                 "dec.cross.weights of layer 2 is ready in the same frame");
@@ -419,14 +376,14 @@ static void test_soak(void **state)
         int x = (int)rng_below(&r, (uint32_t)(a.win_w + 40)) - 20, y = (int)rng_below(&r, (uint32_t)(a.win_h + 40)) - 20;
         switch (kind) {
         case 0: case 1: case 2:
-            key(&a, keys[rng_below(&r, sizeof keys / sizeof keys[0])], 0);
+            ev_key(&a, keys[rng_below(&r, sizeof keys / sizeof keys[0])], 0);
             break;
-        case 3: text(&a, texts[rng_below(&r, sizeof texts / sizeof texts[0])]); break;
-        case 4: case 5: mouse(&a, SDL_MOUSEMOTION, x, y, 0); break;
+        case 3: ev_text(&a, texts[rng_below(&r, sizeof texts / sizeof texts[0])]); break;
+        case 4: case 5: ev_mouse(&a, SDL_MOUSEMOTION, x, y, 0); break;
         case 6:
-            mouse(&a, SDL_MOUSEBUTTONDOWN, x, y, rng_below(&r, 4) ? SDL_BUTTON_LEFT : SDL_BUTTON_RIGHT);
+            ev_mouse(&a, SDL_MOUSEBUTTONDOWN, x, y, rng_below(&r, 4) ? SDL_BUTTON_LEFT : SDL_BUTTON_RIGHT);
             break;
-        case 7: mouse(&a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT); break;
+        case 7: ev_mouse(&a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT); break;
         case 8: {
             SDL_Event e;
             memset(&e, 0, sizeof e);

@@ -10,6 +10,7 @@
 #include "app.h"
 #include "checkpoint.h"
 #include "lesson_ui.h"
+#include "test_events.h"
 #include "test_util.h"
 #include "views.h"
 
@@ -119,15 +120,6 @@ static void open_app(App *a)
     a->now = 10;
 }
 
-static void key(App *a, SDL_Keycode k)
-{
-    SDL_Event e;
-    memset(&e, 0, sizeof e);
-    e.type = SDL_KEYDOWN;
-    e.key.keysym.sym = k;
-    app_event(a, &e);
-}
-
 static void frame(App *a)
 {
     a->now += 0.5;
@@ -149,27 +141,27 @@ static void test_steps_set_the_view(void **state)
                 stage_info(p.stage)->name, p.layer + 1, a.head + 1);
     expect_true(strcmp(a.src_line, "t5 t6 t7") == 0, "the source line is set: '%s'", a.src_line);
     expect_true(a.sel.side == 1 && a.sel.index == 1, "t6 is highlighted");
-    key(&a, SDLK_PAGEDOWN);
+    ev_key(&a, SDLK_PAGEDOWN, 0);
     frame(&a);
     expect_true(a.head == -1 && app_current_view(&a) == VIEW_HEADS, "step 2: all heads");
     int step, answered;
     lesson_ui_current(&a, &step, &answered);
     expect_true(step == 1 && answered == -1, "on step 2, unanswered");
     /* number keys answer the quiz instead of picking a head */
-    key(&a, SDLK_1);
+    ev_key(&a, SDLK_1, 0);
     lesson_ui_current(&a, &step, &answered);
     expect_true(answered == 0 && a.head == -1, "1 answers choice 1 (wrong), head unchanged");
     frame(&a);
-    key(&a, SDLK_PAGEDOWN);
+    ev_key(&a, SDLK_PAGEDOWN, 0);
     frame(&a);
     p = app_pos(&a);
     expect_true(p.stage == ST_DEC_SELF_MASK && strcmp(a.tgt, "t8 t9") == 0, "step 3: the decoder mask with a target");
     expect_true(app_current_view(&a) == VIEW_MASK, "in the mask view");
-    key(&a, SDLK_PAGEUP);
+    ev_key(&a, SDLK_PAGEUP, 0);
     lesson_ui_current(&a, &step, &answered);
     expect_true(step == 1 && answered == 0, "PgUp back to step 2, the answer kept");
     /* the language switch keeps the lesson and the step */
-    key(&a, SDLK_z);
+    ev_key(&a, SDLK_z, 0);
     const Lesson *l = lesson_ui_current(&a, &step, &answered);
     expect_true(a.lang == 1 && l && step == 1 && strstr(l->path, "/zh/"), "Z: the same step in Chinese");
     expect_true(strstr(l->steps[0].text, "第 i 行") != NULL, "the Chinese text is loaded");
@@ -209,10 +201,10 @@ static void test_quiz_click_and_progress(void **state)
     lesson_ui_progress(&b, "demo", &r2, &right2);
     expect_true(r2 == 3 && (right2 & 2), "the next run reads it: reached %d", r2);
     /* the list opens, shows the lesson, Enter resumes where the learner was */
-    key(&b, SDLK_l);
+    ev_key(&b, SDLK_l, 0);
     expect_true(lesson_ui_list_open(&b), "L opens the list");
     frame(&b);
-    key(&b, SDLK_RETURN);
+    ev_key(&b, SDLK_RETURN, 0);
     int step;
     expect_true(lesson_ui_current(&b, &step, NULL) != NULL, "Enter opens the lesson");
     expect_true(!lesson_ui_list_open(&b), "and closes the list");

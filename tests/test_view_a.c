@@ -17,6 +17,7 @@
 
 #include "app.h"
 #include "checkpoint.h"
+#include "test_events.h"
 #include "test_util.h"
 #include "views.h"
 
@@ -118,30 +119,14 @@ static Hover probe(App *a, ViewFn fn, Rect area, int x, int y)
     return h;
 }
 
-static void mouse(App *a, int type, int x, int y)
-{
-    SDL_Event e;
-    memset(&e, 0, sizeof e);
-    e.type = (Uint32)type;
-    if (type == SDL_MOUSEMOTION) {
-        e.motion.x = x;
-        e.motion.y = y;
-    } else {
-        e.button.x = x;
-        e.button.y = y;
-        e.button.button = SDL_BUTTON_LEFT;
-    }
-    app_event(a, &e);
-}
-
 /* A click as SDL delivers it: motion, button down, a frame, button up. */
 static void click(App *a, ViewFn fn, Rect area, int x, int y)
 {
-    mouse(a, SDL_MOUSEMOTION, x, y);
-    mouse(a, SDL_MOUSEBUTTONDOWN, x, y);
+    ev_mouse(a, SDL_MOUSEMOTION, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
     view_frame(a, fn, area);
     end_frame();
-    mouse(a, SDL_MOUSEBUTTONUP, x, y);
+    ev_mouse(a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
 }
 
 /* ---- reading pixels ---- */

@@ -12,6 +12,7 @@
 
 #include "app.h"
 #include "checkpoint.h"
+#include "test_events.h"
 #include "test_util.h"
 #include "view_decode.h"
 
@@ -77,34 +78,6 @@ static void frame(App *a)
 {
     a->now += 0.5;
     app_frame(a, g_ren);
-}
-
-static void key(App *a, SDL_Keycode k, Uint16 mod)
-{
-    SDL_Event e;
-    memset(&e, 0, sizeof e);
-    e.type = SDL_KEYDOWN;
-    e.key.keysym.sym = k;
-    e.key.keysym.mod = mod;
-    app_event(a, &e);
-}
-
-static void mouse(App *a, int type, int x, int y, int button)
-{
-    SDL_Event e;
-    memset(&e, 0, sizeof e);
-    e.type = (Uint32)type;
-    if (type == SDL_MOUSEMOTION) {
-        e.motion.x = x;
-        e.motion.y = y;
-    } else if (type == SDL_MOUSEWHEEL) {
-        e.wheel.y = button;
-    } else {
-        e.button.x = x;
-        e.button.y = y;
-        e.button.button = (Uint8)button;
-    }
-    app_event(a, &e);
 }
 
 static DecodeUi *shown_decode(App *a)
@@ -237,7 +210,7 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     DecodeUi *d = shown_decode(&a);
     int k0 = d->beam_k;
     for (int i = 1; i <= DEC_MAX_BEAM; i++) {
-        key(&a, SDLK_b, 0);
+        ev_key(&a, SDLK_b, 0);
         int want = (k0 + i - 1) % DEC_MAX_BEAM + 1;
         expect_true(d->beam_k == want, "B press %d: beam size %d, got %d", i, want, d->beam_k);
         expect_true(d->pane == DEC_PANE_BEAM, "B shows the beam tree");
@@ -245,10 +218,10 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
                     want, d->beam_for_k);
         frame(&a);
     }
-    key(&a, SDLK_b, KMOD_LSHIFT);
+    ev_key(&a, SDLK_b, KMOD_LSHIFT);
     expect_true(d->beam_k == (k0 + DEC_MAX_BEAM - 2) % DEC_MAX_BEAM + 1, "Shift+B goes back, got %d", d->beam_k);
     while (d->beam_k != 1)
-        key(&a, SDLK_b, 0);
+        ev_key(&a, SDLK_b, 0);
     frame(&a);
     expect_true(d->beam.n == d->gen.n, "beam 1 makes %d tokens like greedy, got %d", d->gen.n, d->beam.n);
     for (int i = 0; i < d->beam.n && i < d->gen.n; i++)
@@ -258,11 +231,11 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
                 d->gen.logprob, d->beam.logprob);
     /* A cycles the length penalty; the winner is the best finished score */
     int a0 = d->alpha_i;
-    key(&a, SDLK_a, 0);
+    ev_key(&a, SDLK_a, 0);
     expect_true(d->alpha_i == (a0 + 1) % DEC_N_ALPHA, "A cycles alpha, got index %d", d->alpha_i);
-    key(&a, SDLK_b, 0);
-    key(&a, SDLK_b, 0);
-    key(&a, SDLK_b, 0); /* beam 4 */
+    ev_key(&a, SDLK_b, 0);
+    ev_key(&a, SDLK_b, 0);
+    ev_key(&a, SDLK_b, 0); /* beam 4 */
     frame(&a);
     double best = -INFINITY;
     for (int i = 0; i < d->beam.n_nodes; i++)
@@ -272,7 +245,7 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     for (int k = d->beam.best_node; k >= 0; k = d->beam.nodes[k].parent)
         expect_true(d->on_path[k], "node %d on the winner's path is marked", k);
     expect_true(d->n_cols >= 2, "the tree has columns, got %d", d->n_cols);
-    key(&a, SDLK_TAB, 0);
+    ev_key(&a, SDLK_TAB, 0);
     expect_true(d->pane == DEC_PANE_GEN, "Tab goes on to the first pane, got %d", d->pane);
     expect_true(view_decode_setup(&a, "beam", 2, 1.0f) == 0 && d->pane == DEC_PANE_BEAM && d->beam_k == 2 &&
                     DEC_ALPHAS[d->alpha_i] == 1.0f && d->beam_for_k == 2,
@@ -291,24 +264,24 @@ static void test_step_and_play_keys(void **state)
     DecodeUi *d = shown_decode(&a);
     int n = d->gen.n;
     expect_true(n >= 2, "some tokens to step through, got %d", n);
-    key(&a, SDLK_s, 0);
+    ev_key(&a, SDLK_s, 0);
     expect_true(d->shown == 0 && d->sel == -1, "S at the end restarts at <bos>: shown %d sel %d", d->shown, d->sel);
     frame(&a);
     for (int i = 1; i <= n; i++) {
-        key(&a, SDLK_s, 0);
+        ev_key(&a, SDLK_s, 0);
         expect_true(d->shown == i && d->sel == i - 1, "S press %d: %d shown (got %d), inspecting %d (got %d)",
                     i, i, d->shown, i - 1, d->sel);
         frame(&a);
     }
-    key(&a, SDLK_LEFT, 0);
+    ev_key(&a, SDLK_LEFT, 0);
     expect_true(d->sel == n - 2 && d->shown == n, "Left inspects step %d, got %d", n - 2, d->sel);
-    key(&a, SDLK_HOME, 0);
+    ev_key(&a, SDLK_HOME, 0);
     expect_true(d->sel == 0, "Home inspects the first step, got %d", d->sel);
-    key(&a, SDLK_RIGHT, 0);
+    ev_key(&a, SDLK_RIGHT, 0);
     expect_true(d->sel == 1, "Right inspects the next step, got %d", d->sel);
     frame(&a);
     /* play: from the end it restarts, then one token per DEC_PACE */
-    key(&a, SDLK_p, 0);
+    ev_key(&a, SDLK_p, 0);
     expect_true(d->playing && d->shown == 0, "P plays from the start (playing %d, shown %d)", d->playing, d->shown);
     int frames = 0, last = 0, monotone = 1;
     while (d->playing && frames < 1000) {
@@ -322,27 +295,27 @@ static void test_step_and_play_keys(void **state)
     expect_true(!d->playing && d->shown == n, "P played to the end: %d of %d shown after %d frames", d->shown, n, frames);
     expect_true(monotone, "one token at a time");
     expect_true(frames >= (int)((n - 1) * DEC_PACE / 0.2), "at a visible pace: %d frames of 0.2 s for %d tokens", frames, n);
-    key(&a, SDLK_p, 0);
-    key(&a, SDLK_p, 0);
+    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, SDLK_p, 0);
     expect_true(!d->playing, "P twice pauses");
-    key(&a, SDLK_SPACE, 0);
+    ev_key(&a, SDLK_SPACE, 0);
     expect_true(d->playing, "Space plays too");
-    key(&a, SDLK_r, 0);
+    ev_key(&a, SDLK_r, 0);
     expect_true(!d->playing && d->shown == 0, "R restarts");
     /* heads and layers without leaving the view */
-    key(&a, SDLK_0, 0);
+    ev_key(&a, SDLK_0, 0);
     expect_true(a.head == -1 && app_current_view(&a) == VIEW_DECODE, "0 averages the heads and stays (view %s)",
                 view_name(app_current_view(&a)));
-    key(&a, SDLK_2, 0);
+    ev_key(&a, SDLK_2, 0);
     expect_true(a.head == 1, "2 picks head 2, got %d", a.head + 1);
     int l = d->layer;
-    key(&a, SDLK_LEFTBRACKET, 0);
+    ev_key(&a, SDLK_LEFTBRACKET, 0);
     expect_true(d->layer == (l > 0 ? l - 1 : 0), "[ goes down a layer, got %d", d->layer);
-    key(&a, SDLK_RIGHTBRACKET, 0);
+    ev_key(&a, SDLK_RIGHTBRACKET, 0);
     expect_true(d->layer == l, "] comes back to layer %d, got %d", l, d->layer);
     /* typing in the target line is not a shortcut */
     a.focus = FOCUS_TGT;
-    key(&a, SDLK_s, 0);
+    ev_key(&a, SDLK_s, 0);
     expect_true(d->shown == 0, "S while typing is text, shown stays %d", d->shown);
     a.focus = FOCUS_NONE;
     app_free(&a);
@@ -396,9 +369,9 @@ static void test_degenerate_inputs(void **state)
     expect_true(d->S == 32, "a 32-token source, got %d", d->S);
     printf("  32 tokens in: %d out, %s\n", d->gen.n,
            d->gen.ids[d->gen.n - 1] == TOK_EOS ? "<eos> reached" : "no <eos> (maximum length)");
-    key(&a, SDLK_b, 0);
+    ev_key(&a, SDLK_b, 0);
     while (d->beam_k != DEC_MAX_BEAM)
-        key(&a, SDLK_b, 0);
+        ev_key(&a, SDLK_b, 0);
     printf("  beam 8: %d nodes in %d columns\n", d->beam.n_nodes, d->n_cols);
     draw_everything(&a);
     /* random mouse and keys over the view */
@@ -407,14 +380,14 @@ static void test_degenerate_inputs(void **state)
                                        SDLK_RIGHT, SDLK_0, SDLK_1, SDLK_LEFTBRACKET, SDLK_RIGHTBRACKET};
     for (int i = 0; i < 600; i++) {
         int x = rand() % 1280, y = rand() % 800, r = rand() % 10;
-        mouse(&a, SDL_MOUSEMOTION, x, y, 0);
+        ev_mouse(&a, SDL_MOUSEMOTION, x, y, 0);
         if (r < 4) {
-            mouse(&a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
-            mouse(&a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
+            ev_mouse(&a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
+            ev_mouse(&a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
         } else if (r < 6) {
-            mouse(&a, SDL_MOUSEWHEEL, 0, 0, rand() % 5 - 2);
+            ev_mouse(&a, SDL_MOUSEWHEEL, 0, 0, rand() % 5 - 2);
         } else if (r < 8) {
-            key(&a, keys[rand() % (int)(sizeof keys / sizeof keys[0])], 0);
+            ev_key(&a, keys[rand() % (int)(sizeof keys / sizeof keys[0])], 0);
         }
         a.focus = FOCUS_NONE;
         a.show_help = 0;
