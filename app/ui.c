@@ -1,6 +1,7 @@
 /* ui.c - the few widgets the views share (immediate mode: each call reads
  * the input of this frame, draws, and returns what happened). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -175,4 +176,69 @@ void ui_stage_title(const App *a, StagePos p, char *buf, size_t cap)
     if ((si->flags & (SF_HEAD | SF_HEAD_OPT)))
         snprintf(buf + n, cap > (size_t)n ? cap - n : 0, a->head < 0 ? "  %s" : "  %s %d",
                  L(a, a->head < 0 ? "all heads" : "head"), a->head + 1);
+}
+
+/* ---- flow layout: controls placed left to right, wrapping ---- */
+
+int ui_px(const Gfx *g, float base)
+{
+    return (int)(base * g->scale + 0.5f);
+}
+
+UiFlow ui_flow(ViewCtx *v, Rect rc)
+{
+    int h = ren_font_height(v->g->small) + ui_px(v->g, 10);
+    return (UiFlow){v, rc, rc.x, rc.y, h, ui_px(v->g, 5)};
+}
+
+void ui_flow_break(UiFlow *f)
+{
+    if (f->x == f->rc.x)
+        return;
+    f->x = f->rc.x;
+    f->y += f->h + f->gap;
+}
+
+Rect ui_flow_next(UiFlow *f, int w)
+{
+    if (w > f->rc.w)
+        w = f->rc.w;
+    if (f->x + w > f->rc.x + f->rc.w && f->x > f->rc.x)
+        ui_flow_break(f);
+    Rect r = {f->x, f->y, w, f->h};
+    f->x += w + f->gap;
+    return r;
+}
+
+int ui_flow_button(UiFlow *f, const char *label, int active)
+{
+    int w = ren_text_width(f->v->g->small, label) + ui_px(f->v->g, 16);
+    return ui_button(f->v, ui_flow_next(f, w), label, active);
+}
+
+void ui_flow_text(UiFlow *f, const char *s, Color c)
+{
+    RenFont *font = f->v->g->small;
+    int w = ren_text_width(font, s) + ui_px(f->v->g, 4);
+    Rect r = ui_flow_next(f, w);
+    ui_text_fit(f->v->r, font, s, r.x, r.y + (r.h - ren_font_height(font)) / 2, r.w, c);
+}
+
+int ui_flow_height(const UiFlow *f)
+{
+    return f->y + (f->x > f->rc.x ? f->h : -f->gap) - f->rc.y;
+}
+
+void ui_hover_own(App *a, float value, const char *fmt, ...)
+{
+    Hover *h = &a->hover;
+    memset(h, 0, sizeof *h);
+    h->valid = 1;
+    h->stage = app_pos(a).stage;
+    h->own = 1;
+    h->value = value;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->where, sizeof h->where, fmt, ap);
+    va_end(ap);
 }

@@ -53,58 +53,6 @@ int dec_gen_input(const DecodeUi *d, int s)
     return s <= 0 ? TOK_BOS : d->gen.ids[s - 1];
 }
 
-void dec_hover(App *a, float value, const char *fmt, ...)
-{
-    Hover *h = &a->hover;
-    memset(h, 0, sizeof *h);
-    h->valid = 1;
-    h->stage = DEC_HOVER_STAGE;
-    h->own = 1;
-    h->value = value;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(h->where, sizeof h->where, fmt, ap);
-    va_end(ap);
-}
-
-DecFlow dec_flow(ViewCtx *v, Rect rc)
-{
-    int h = ren_font_height(v->g->small) + dec_px(v->g, 10);
-    return (DecFlow){v, rc, rc.x, rc.y, h, dec_px(v->g, 5)};
-}
-
-Rect dec_flow_next(DecFlow *f, int w)
-{
-    if (w > f->rc.w)
-        w = f->rc.w;
-    if (f->x + w > f->rc.x + f->rc.w && f->x > f->rc.x) {
-        f->x = f->rc.x;
-        f->y += f->h + f->gap;
-    }
-    Rect r = {f->x, f->y, w, f->h};
-    f->x += w + f->gap;
-    return r;
-}
-
-int dec_flow_button(DecFlow *f, const char *label, int active)
-{
-    int w = ren_text_width(f->v->g->small, label) + dec_px(f->v->g, 16);
-    return ui_button(f->v, dec_flow_next(f, w), label, active);
-}
-
-void dec_flow_text(DecFlow *f, const char *s, Color c)
-{
-    RenFont *font = f->v->g->small;
-    int w = ren_text_width(font, s) + dec_px(f->v->g, 4);
-    Rect r = dec_flow_next(f, w);
-    ui_text_fit(f->v->r, font, s, r.x, r.y + (r.h - ren_font_height(font)) / 2, r.w, c);
-}
-
-int dec_flow_height(const DecFlow *f)
-{
-    return f->y + f->h - f->rc.y;
-}
-
 /* ---- computing: only when the input, the model or a setting changed ---- */
 
 /* Traces sized for the model: rebuilt when its shape changes. The length
@@ -465,16 +413,16 @@ int view_decode_key(App *a, int sym, int mod)
 
 /* ---- drawing ---- */
 
-static void draw_bar_gen(DecFlow *f, App *a, DecodeUi *d)
+static void draw_bar_gen(UiFlow *f, App *a, DecodeUi *d)
 {
     const Theme *th = f->v->th;
-    if (dec_flow_button(f, "◀", 0))
+    if (ui_flow_button(f, "◀", 0))
         dec_select(d, d->sel - 1);
-    if (dec_flow_button(f, "Step ▶  S", 0))
+    if (ui_flow_button(f, "Step ▶  S", 0))
         dec_step(a, d);
-    if (dec_flow_button(f, d->playing ? "Pause  P" : "Play  P", d->playing))
+    if (ui_flow_button(f, d->playing ? "Pause  P" : "Play  P", d->playing))
         dec_play(a, d);
-    if (dec_flow_button(f, "Restart  R", 0))
+    if (ui_flow_button(f, "Restart  R", 0))
         dec_restart(d);
     char buf[160];
     int n = d->gen.n;
@@ -486,25 +434,25 @@ static void draw_bar_gen(DecFlow *f, App *a, DecodeUi *d)
     else
         snprintf(buf, sizeof buf, "%d tokens and no <eos>: stopped at the maximum length", n);
     /* the count only when it fits on the line; the warning always */
-    int w = ren_text_width(f->v->g->small, buf) + dec_px(f->v->g, 4);
+    int w = ren_text_width(f->v->g->small, buf) + ui_px(f->v->g, 4);
     if (f->x + w <= f->rc.x + f->rc.w || (d->shown >= n && !ended))
-        dec_flow_text(f, buf, d->shown < n || ended ? th->dim : th->warn);
+        ui_flow_text(f, buf, d->shown < n || ended ? th->dim : th->warn);
 }
 
-static void draw_bar_beam(DecFlow *f, App *a, DecodeUi *d)
+static void draw_bar_beam(UiFlow *f, App *a, DecodeUi *d)
 {
     char buf[32];
-    dec_flow_text(f, "beam size", f->v->th->dim);
+    ui_flow_text(f, "beam size", f->v->th->dim);
     for (int k = 1; k <= DEC_MAX_BEAM; k++) {
         snprintf(buf, sizeof buf, "%d", k);
-        if (dec_flow_button(f, buf, d->beam_k == k))
+        if (ui_flow_button(f, buf, d->beam_k == k))
             dec_set_beam(a, d, k, d->alpha_i);
     }
-    f->x += dec_px(f->v->g, 10);
-    dec_flow_text(f, "length penalty α", f->v->th->dim);
+    f->x += ui_px(f->v->g, 10);
+    ui_flow_text(f, "length penalty α", f->v->th->dim);
     for (int i = 0; i < DEC_N_ALPHA; i++) {
         snprintf(buf, sizeof buf, "%g", DEC_ALPHAS[i]);
-        if (dec_flow_button(f, buf, d->alpha_i == i))
+        if (ui_flow_button(f, buf, d->alpha_i == i))
             dec_set_beam(a, d, d->beam_k, i);
     }
 }
@@ -523,10 +471,10 @@ static const char *PANE_NAMES[DEC_PANE_COUNT] = {"Training vs inference", "One s
 static void draw_pane_gen(ViewCtx *v, DecodeUi *d, Rect body)
 {
     const Theme *th = v->th;
-    int gap = dec_px(v->g, 10);
+    int gap = ui_px(v->g, 10);
     int step_min = dec_step_min_height(v);
     int table_h = dec_table_height(v, d, body.w);
-    int rh = ren_font_height(v->g->ui) + dec_px(v->g, 6);
+    int rh = ren_font_height(v->g->ui) + ui_px(v->g, 6);
     int rows_min = d->tf_n < 4 ? d->tf_n : 4; /* a table worth reading */
     int table_min = table_h - (d->tf_n > d->gen.n ? d->tf_n : d->gen.n) * rh + rows_min * rh;
     if (table_min + gap + step_min > body.h) {
@@ -552,7 +500,7 @@ static void draw_pane_gen(ViewCtx *v, DecodeUi *d, Rect body)
 
 static void draw_pane_step(ViewCtx *v, DecodeUi *d, Rect body)
 {
-    int h = dec_chips_draw(v, d, body) + dec_px(v->g, 10);
+    int h = dec_chips_draw(v, d, body) + ui_px(v->g, 10);
     dec_step_draw(v, d, (Rect){body.x, body.y + h, body.w, body.h - h});
 }
 
@@ -568,20 +516,20 @@ void view_decode(ViewCtx *v)
         return;
     }
     advance_play(a, d);
-    int pad = dec_px(v->g, 4);
+    int pad = ui_px(v->g, 4);
     /* the pane tabs and the pane's controls, wrapping when narrow */
-    DecFlow f = dec_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
+    UiFlow f = ui_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
     for (int p = 0; p < DEC_PANE_COUNT; p++)
-        if (dec_flow_button(&f, PANE_NAMES[p], d->pane == (DecPane)p)) {
+        if (ui_flow_button(&f, PANE_NAMES[p], d->pane == (DecPane)p)) {
             d->pane = (DecPane)p;
             dec_get(a);
         }
-    f.x += dec_px(v->g, 12);
+    f.x += ui_px(v->g, 12);
     if (d->pane == DEC_PANE_BEAM)
         draw_bar_beam(&f, a, d);
     else
         draw_bar_gen(&f, a, d);
-    int top = area.y + pad + dec_flow_height(&f) + dec_px(v->g, 8);
+    int top = area.y + pad + ui_flow_height(&f) + ui_px(v->g, 8);
     /* the keys, at the bottom (two lines at most) */
     RenFont *sf = v->g->small;
     const char *keys = d->pane == DEC_PANE_BEAM ? KEYS_BEAM : KEYS_GEN;

@@ -26,7 +26,6 @@
 /* The numbers of this view are not in a->trace, so its hover names a
  * vector stage: the explanation panel has no "how it was computed" for
  * those and stays quiet instead of explaining the wrong matrix. */
-#define DEC_HOVER_STAGE ST_DEC_INPUT
 
 /* The view's panes: the table (with the inspected step below it when there
  * is room), one step on its own, and the beam search tree. */
@@ -132,24 +131,7 @@ void dec_beam_free(DecodeUi *d);
 
 /* A length of `base` pixels at the current text scale (gfx_px is meant for
  * font sizes and clamps at 200). */
-static inline int dec_px(const Gfx *g, float base)
-{
-    return (int)(base * g->scale + 0.5f);
-}
-
 /* Small drawing helpers shared by the files. */
-typedef struct DecFlow { /* left-to-right placement that wraps */
-    ViewCtx *v;
-    Rect rc;
-    int x, y, h, gap;
-} DecFlow;
-DecFlow dec_flow(ViewCtx *v, Rect rc);
-Rect dec_flow_next(DecFlow *f, int w);
-int dec_flow_button(DecFlow *f, const char *label, int active);
-void dec_flow_text(DecFlow *f, const char *s, Color c);
-int dec_flow_height(const DecFlow *f); /* from rc.y to the last line's bottom */
 /* Hover text for the status line. */
-void dec_hover(App *a, float value, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #endif

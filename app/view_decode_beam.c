@@ -152,10 +152,10 @@ static void fit_heights(ViewCtx *v, const DecodeUi *d, TreeGeo *G)
 {
     Gfx *g = v->g;
     int lh = ren_font_height(g->ui), sh = ren_font_height(g->small);
-    int H = G->area.h, gap = dec_px(g, 6);
+    int H = G->area.h, gap = ui_px(g, 6);
     G->two_lines = 1;
     G->small_labels = 1;
-    G->big_h = lh + sh + gap + dec_px(g, 4);
+    G->big_h = lh + sh + gap + ui_px(g, 4);
     G->small_h = sh + 2;
     if (col_need(d, G->big_h, G->small_h) <= H)
         return;
@@ -171,7 +171,7 @@ static void fit_heights(ViewCtx *v, const DecodeUi *d, TreeGeo *G)
             int s = (room - d->col_big[c] * G->big_h) / d->col_small[c];
             squeeze = s < squeeze ? s : squeeze;
         }
-        G->small_h = squeeze > dec_px(g, 7) ? dec_px(g, 7) : squeeze;
+        G->small_h = squeeze > ui_px(g, 7) ? ui_px(g, 7) : squeeze;
         if (G->small_h >= 2 && col_need(d, G->big_h, G->small_h) <= H)
             return;
     }
@@ -300,7 +300,7 @@ static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
         char hyp[900];
         hypothesis(a, &d->beam, i, hyp, sizeof hyp);
         static const char *state[] = {"pruned", "kept", "finished"};
-        dec_hover(a, (float)nd->score, "step %d, %s: «%s»  log P = %.3f, score log P / lp", nd->step + 1,
+        ui_hover_own(a, (float)nd->score, "step %d, %s: «%s»  log P = %.3f, score log P / lp", nd->step + 1,
                   state[nd->state], hyp, nd->logprob);
         ren_rect_line(v->r, hit, 1, th->select);
     }
@@ -324,8 +324,8 @@ static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
             int w = ren_text_width(g->ui, dec_tok(a, b->nodes[i].token));
             tw = w > tw ? w : tw;
         }
-    G.node_w = tw + dec_px(g, 12);
-    int min_col = G.node_w + dec_px(g, 26);
+    G.node_w = tw + ui_px(g, 12);
+    int min_col = G.node_w + ui_px(g, 26);
     Rect head = {rc.x, rc.y, rc.w, sh + 4};
     G.area = (Rect){rc.x, rc.y + head.h, rc.w, rc.h - head.h - sh - 6};
     G.ncols = G.area.w / min_col;
@@ -334,8 +334,8 @@ static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
     if (G.ncols >= d->n_cols) {
         G.ncols = d->n_cols;
         G.col_w = G.area.w / d->n_cols;
-        if (G.col_w > G.node_w + dec_px(g, 90))
-            G.col_w = G.node_w + dec_px(g, 90);
+        if (G.col_w > G.node_w + ui_px(g, 90))
+            G.col_w = G.node_w + ui_px(g, 90);
     } else {
         G.col_w = G.area.w / G.ncols;
     }
@@ -445,7 +445,7 @@ static int draw_legend(ViewCtx *v, Rect rc, int draw)
         {"kept: cumulative log P", 0}, {"finished: penalised score", 1},
         {"pruned", 2}, {"the winner's path", 3}};
     for (int i = 0; i < 4; i++) {
-        int w = box + 6 + ren_text_width(g->small, items[i].label) + dec_px(g, 18);
+        int w = box + 6 + ren_text_width(g->small, items[i].label) + ui_px(g, 18);
         if (x + w > rc.x + rc.w && x > rc.x) {
             x = rc.x;
             y += sh + 4;
@@ -472,7 +472,7 @@ static int tree_min_height(ViewCtx *v, const DecodeUi *d)
     for (int c = 0; c < d->n_cols; c++)
         big = d->col_big[c] > big ? d->col_big[c] : big;
     int sh = ren_font_height(v->g->small);
-    return big * (ren_font_height(v->g->ui) + dec_px(v->g, 6)) + 2 * sh + dec_px(v->g, 16);
+    return big * (ren_font_height(v->g->ui) + ui_px(v->g, 6)) + 2 * sh + ui_px(v->g, 16);
 }
 
 void dec_beam_draw(ViewCtx *v, DecodeUi *d, Rect rc)
@@ -491,6 +491,6 @@ void dec_beam_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     int y = rc.y + draw_summary(v, d, rc, 1, compact);
     if (!compact)
         y += draw_legend(v, (Rect){rc.x, y, rc.w, rc.h}, 1);
-    y += dec_px(v->g, 6);
+    y += ui_px(v->g, 6);
     draw_tree(v, d, (Rect){rc.x, y, rc.w, rc.y + rc.h - y});
 }

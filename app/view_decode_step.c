@@ -60,8 +60,8 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
     attn_row(a, st, kind, n, d->layer, w);
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
     ui_text_fit(v->r, g->small, caption, rc.x, rc.y, rc.w, th->dim);
-    int y = rc.y + sh + dec_px(g, 3);
-    float cw = fminf((float)dec_px(g, 70) * ch / dec_px(g, 26), (float)rc.w / (float)n);
+    int y = rc.y + sh + ui_px(g, 3);
+    float cw = fminf((float)ui_px(g, 70) * ch / ui_px(g, 26), (float)rc.w / (float)n);
     CmapId cmap = a->cmap_prob;
     int vw = ren_text_width(g->small, "0.00") + 4;
     /* labels too wide for their cells: every k-th one, in the small font */
@@ -76,7 +76,7 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
             int lw = ren_text_width(g->small, row_label(a, d, kind, j));
             widest = lw > widest ? lw : widest;
         }
-        while (every * cw < widest + dec_px(g, 6) && every < n)
+        while (every * cw < widest + ui_px(g, 6) && every < n)
             every++;
     }
     for (int j = 0; j < n; j++) {
@@ -108,27 +108,27 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
                 snprintf(hd, sizeof hd, "average of the heads");
             else
                 snprintf(hd, sizeof hd, "head %d", a->head + 1);
-            dec_hover(a, w[j], "step %d, %s, layer %d, %s: '%s' → '%s'", s + 1,
+            ui_hover_own(a, w[j], "step %d, %s, layer %d, %s: '%s' → '%s'", s + 1,
                       kind == ROW_SELF ? "masked self-attention" : "cross-attention", d->layer + 1,
                       hd, row_label(a, d, ROW_SELF, s), lab);
         }
     }
     ren_rect_line(v->r, (Rect){rc.x - 1, y - 1, (int)lroundf(n * cw) + 2, ch + 2}, 1, th->border);
-    return sh + dec_px(g, 3) + ch + lh + dec_px(g, 10);
+    return sh + ui_px(g, 3) + ch + lh + ui_px(g, 10);
 }
 
 /* What a strip needs besides its cells. */
 static int strip_overhead(const Gfx *g)
 {
-    return ren_font_height(g->small) + dec_px(g, 3) + ren_font_height(g->ui) + dec_px(g, 10);
+    return ren_font_height(g->small) + ui_px(g, 3) + ren_font_height(g->ui) + ui_px(g, 10);
 }
 
 int dec_step_min_height(ViewCtx *v)
 {
     Gfx *g = v->g;
-    int title = ren_font_height(g->ui) + dec_px(g, 4);
-    int flow = ren_font_height(g->small) + dec_px(g, 10) + dec_px(g, 8);
-    return title + flow + 2 * (strip_overhead(g) + dec_px(g, 22));
+    int title = ren_font_height(g->ui) + ui_px(g, 4);
+    int flow = ren_font_height(g->small) + ui_px(g, 10) + ui_px(g, 8);
+    return title + flow + 2 * (strip_overhead(g) + ui_px(g, 22));
 }
 
 /* The top-k bars: the chosen token (greedy: the first) highlighted, the
@@ -141,8 +141,8 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     const DecodeStep *st = &d->gen.steps[s];
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
     ui_text_fit(v->r, g->small, "top-k it was chosen from", rc.x, rc.y, rc.w, th->dim);
-    int y = rc.y + sh + dec_px(g, 4);
-    int rh = lh + dec_px(g, 3);
+    int y = rc.y + sh + ui_px(g, 4);
+    int rh = lh + ui_px(g, 3);
     int k = (rc.y + rc.h - y) / rh;
     int V = a->model.cfg.tgt_vocab;
     int maxk = V < DEC_TOPK ? V : DEC_TOPK;
@@ -154,11 +154,11 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
         int w = ren_text_width(g->ui, dec_tok(a, st->top_id[i]));
         lw = w > lw ? w : lw;
     }
-    lw += dec_px(g, 8);
+    lw += ui_px(g, 8);
     if (lw > rc.w / 3)
         lw = rc.w / 3;
-    int refw = ren_text_width(g->small, " reference") + dec_px(g, 4);
-    int vw = ren_text_width(g->small, "0.000") + dec_px(g, 6);
+    int refw = ren_text_width(g->small, " reference") + ui_px(g, 4);
+    int vw = ren_text_width(g->small, "0.000") + ui_px(g, 6);
     int bar_w = rc.w - lw - vw - refw;
     if (bar_w < 10)
         bar_w = 10;
@@ -171,19 +171,19 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
         Color tc = chosen ? th->select : th->text;
         const char *tok = dec_tok(a, id);
         int tw = ren_text_width(g->ui, tok);
-        ui_text_fit(v->r, g->ui, tok, rc.x + (tw < lw - dec_px(g, 8) ? lw - dec_px(g, 8) - tw : 0),
-                    y + (rh - lh) / 2, lw - dec_px(g, 8), tc);
-        int bh = rh - dec_px(g, 6);
+        ui_text_fit(v->r, g->ui, tok, rc.x + (tw < lw - ui_px(g, 8) ? lw - ui_px(g, 8) - tw : 0),
+                    y + (rh - lh) / 2, lw - ui_px(g, 8), tc);
+        int bh = rh - ui_px(g, 6);
         Rect bar = {rc.x + lw, y + (rh - bh) / 2, (int)lroundf(p * bar_w), bh};
         ren_rect(v->r, (Rect){bar.x, bar.y, bar_w, bh}, th->panel2);
         ren_rect(v->r, bar, chosen ? th->select : th->accent);
         char buf[16];
         snprintf(buf, sizeof buf, "%.3f", p);
-        ren_text(v->r, g->small, buf, bar.x + bar_w + dec_px(g, 4), y + (rh - sh) / 2, th->text);
+        ren_text(v->r, g->small, buf, bar.x + bar_w + ui_px(g, 4), y + (rh - sh) / 2, th->text);
         if (is_ref)
             ren_text(v->r, g->small, " reference", bar.x + bar_w + vw, y + (rh - sh) / 2, th->good);
         if (ui_over(v->in, (Rect){rc.x, y, rc.w, rh}))
-            dec_hover(a, p, "step %d%s: p('%s')", s + 1, chosen ? ", the greedy choice" : "", tok);
+            ui_hover_own(a, p, "step %d%s: p('%s')", s + 1, chosen ? ", the greedy choice" : "", tok);
     }
     if (ref >= 0 && !ref_seen && y + sh <= rc.y + rc.h) {
         char buf[200];
@@ -209,25 +209,25 @@ static void title(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     ui_text_fit(v->r, v->g->ui, buf, rc.x, rc.y, rc.w, v->th->text);
 }
 
-static void selectors(ViewCtx *v, DecodeUi *d, DecFlow *f)
+static void selectors(ViewCtx *v, DecodeUi *d, UiFlow *f)
 {
     App *a = v->a;
     char buf[32];
     int L = a->model.cfg.n_dec, NH = a->model.cfg.n_heads;
-    dec_flow_text(f, "decoder layer", v->th->dim);
+    ui_flow_text(f, "decoder layer", v->th->dim);
     for (int l = 0; l < L && l < 12; l++) {
         snprintf(buf, sizeof buf, "%d", l + 1);
-        if (dec_flow_button(f, buf, d->layer == l))
+        if (ui_flow_button(f, buf, d->layer == l))
             d->layer = l;
     }
-    f->x += dec_px(v->g, 8);
-    dec_flow_text(f, "head", v->th->dim);
+    f->x += ui_px(v->g, 8);
+    ui_flow_text(f, "head", v->th->dim);
     for (int h = 0; h < NH && h < 16; h++) {
         snprintf(buf, sizeof buf, "%d", h + 1);
-        if (dec_flow_button(f, buf, a->head == h))
+        if (ui_flow_button(f, buf, a->head == h))
             app_set_head(a, h);
     }
-    if (dec_flow_button(f, "average", a->head < 0))
+    if (ui_flow_button(f, "average", a->head < 0))
         app_set_head(a, -1);
 }
 
@@ -247,15 +247,15 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         return;
     }
     title(v, d, rc, s);
-    int y = rc.y + ren_font_height(g->ui) + dec_px(g, 4);
-    DecFlow f = dec_flow(v, (Rect){rc.x, y, rc.w, rc.h});
+    int y = rc.y + ren_font_height(g->ui) + ui_px(g, 4);
+    UiFlow f = ui_flow(v, (Rect){rc.x, y, rc.w, rc.h});
     selectors(v, d, &f);
-    y += dec_flow_height(&f) + dec_px(g, 8);
+    y += ui_flow_height(&f) + ui_px(g, 8);
     /* attention strips left, top-k right */
-    int tk_w = (int)fmaxf(rc.w * 0.34f, (float)dec_px(g, 150));
+    int tk_w = (int)fmaxf(rc.w * 0.34f, (float)ui_px(g, 150));
     if (tk_w > rc.w * 0.42f)
         tk_w = (int)(rc.w * 0.42f);
-    int gap = dec_px(g, 16);
+    int gap = ui_px(g, 16);
     Rect left = {rc.x, y, rc.w - tk_w - gap, rc.y + rc.h - y};
     Rect right = {rc.x + rc.w - tk_w, y, tk_w, rc.y + rc.h - y};
     char cap[200], who[64];
@@ -265,7 +265,7 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         snprintf(who, sizeof who, "layer %d, head %d", d->layer + 1, a->head + 1);
     /* cells as tall as the room allows, within reason */
     int ch = (left.h - 2 * strip_overhead(g)) / 2;
-    ch = ch < dec_px(g, 22) ? dec_px(g, 22) : ch > dec_px(g, 44) ? dec_px(g, 44) : ch;
+    ch = ch < ui_px(g, 22) ? ui_px(g, 22) : ch > ui_px(g, 44) ? ui_px(g, 44) : ch;
     ren_clip_push(v->r, left);
     snprintf(cap, sizeof cap, "masked self-attention over the %d token%s so far (%s)", s + 1,
              s ? "s" : "", who);
@@ -292,8 +292,8 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
     ui_text_fit(v->r, g->small, "generated so far (click a token to inspect the step that made it)",
                 rc.x, rc.y, rc.w, th->dim);
-    int y0 = rc.y + sh + dec_px(g, 4);
-    int ch = lh + dec_px(g, 8), gap = dec_px(g, 5), padx = dec_px(g, 8);
+    int y0 = rc.y + sh + ui_px(g, 4);
+    int ch = lh + ui_px(g, 8), gap = ui_px(g, 5), padx = ui_px(g, 8);
     /* chip -1 is <bos>, 0..shown-1 the outputs, shown the next one ("…") */
     int last = d->shown < d->gen.n ? d->shown : d->shown - 1;
     int line_of[DEC_CAP_T + 2];
@@ -333,11 +333,11 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         ren_rect_line(v->r, r, sel ? 2 : 1, sel ? th->select : th->border);
         ui_text_center(v->r, g->ui, t, r, pending || i < 0 ? th->dim : wrong ? th->bad : th->text);
         if (i >= 0 && !pending && ui_over(v->in, r)) {
-            dec_hover(a, d->gen.steps[i].prob, "step %d generated '%s' with p", i + 1, t);
+            ui_hover_own(a, d->gen.steps[i].prob, "step %d generated '%s' with p", i + 1, t);
             if (v->in->pressed)
                 dec_select(d, i);
         }
     }
     int lines = line + 1 - first < CHIP_LINES ? line + 1 - first : CHIP_LINES;
-    return sh + dec_px(g, 4) + lines * (ch + gap);
+    return sh + ui_px(g, 4) + lines * (ch + gap);
 }

@@ -55,10 +55,10 @@ static int natural(ViewCtx *v, const DecodeUi *d, TableGeo *G, int pad, float ma
                    int *w)
 {
     Gfx *g = v->g;
-    int mark = ren_text_width(g->small, " ✓") + dec_px(g, 2);
+    int mark = ren_text_width(g->small, " ✓") + ui_px(g, 2);
     int tok = widest_token(v->a, d, g->ui) + 2 * G->cpad;
     tok = tok > maxtok ? maxtok : tok;
-    G->mask_cell = fminf((float)(G->rh - dec_px(g, 8)), mask_w / (float)d->tf_n);
+    G->mask_cell = fminf((float)(G->rh - ui_px(g, 8)), mask_w / (float)d->tf_n);
     if (G->mask_cell < 1.0f)
         G->mask_cell = 1.0f;
     w[C_POS] = ren_text_width(g->small, "pos") + pad;
@@ -82,11 +82,11 @@ static void columns(ViewCtx *v, const DecodeUi *d, Rect rc, TableGeo *G)
     Gfx *g = v->g;
     int w[C_N];
     /* roomy first; if that is too wide, tighter padding and a smaller mask */
-    G->cpad = dec_px(g, 6);
-    int sum = natural(v, d, G, dec_px(g, 12), fminf((float)dec_px(g, 130), rc.w / 6.0f), rc.w / 6, w);
+    G->cpad = ui_px(g, 6);
+    int sum = natural(v, d, G, ui_px(g, 12), fminf((float)ui_px(g, 130), rc.w / 6.0f), rc.w / 6, w);
     if (sum > rc.w) {
-        G->cpad = dec_px(g, 3);
-        sum = natural(v, d, G, dec_px(g, 6), rc.w / 9.0f, rc.w / 5, w);
+        G->cpad = ui_px(g, 3);
+        sum = natural(v, d, G, ui_px(g, 6), rc.w / 9.0f, rc.w / 5, w);
     }
     /* still too wide: drop generation's "reads" (it repeats the row above)
      * and its p (the One step pane has it), then narrow the token columns,
@@ -153,7 +153,7 @@ static void num_cell(ViewCtx *v, int x, int w, int y, int h, float val, Color c)
     snprintf(buf, sizeof buf, "%.3f", val);
     RenFont *f = v->g->small;
     int tw = ren_text_width(f, buf);
-    ren_text(v->r, f, buf, x + w - tw - dec_px(v->g, 6), text_mid(f, y, h), c);
+    ren_text(v->r, f, buf, x + w - tw - ui_px(v->g, 6), text_mid(f, y, h), c);
 }
 
 /* Row i of the causal mask: cells of positions 0..T-1, runs of equal
@@ -165,7 +165,7 @@ static void mask_row(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     int T = d->tf_n;
     float cw = G->mask_cell;
     int x0 = G->x[C_MASK] + G->cpad;
-    int ch = G->rh - dec_px(v->g, 8); /* thin cells stay row-high: a staircase */
+    int ch = G->rh - ui_px(v->g, 8); /* thin cells stay row-high: a staircase */
     int top = y + (G->rh - ch) / 2;
     const float *m = d->tf_mask + (size_t)i * T;
     for (int j = 0; j < T;) {
@@ -185,7 +185,7 @@ static void mask_row(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     if (ui_over(v->in, cells)) {
         int j = (int)((v->in->mx - x0) / cw);
         if (j >= 0 && j < T)
-            dec_hover(v->a, m[j], "causal mask, position %d reading position %d (%s)", i, j,
+            ui_hover_own(v->a, m[j], "causal mask, position %d reading position %d (%s)", i, j,
                       isinf(m[j]) ? "the future: hidden" : "the past or itself: may read");
     }
 }
@@ -196,7 +196,7 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
 {
     const Theme *th = v->th;
     Gfx *g = v->g;
-    int pad = dec_px(g, 6);
+    int pad = ui_px(g, 6);
     int lh = ren_font_height(g->ui), sh = ren_font_height(g->small);
     int lx = G->x[C_POS], lw = G->x[C_GAP] - lx - pad;
     int rx = G->x[C_GAP] + G->w[C_GAP] / 2, rw = G->x[C_GP] + G->w[C_GP] - rx;
@@ -214,7 +214,7 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
                 lx + pad, y, lw, th->dim);
     ui_text_fit(v->r, g->small, "reads its own outputs, step by step", rx + pad, y,
                 rw - pad, th->dim);
-    y += sh + dec_px(g, 4);
+    y += sh + ui_px(g, 4);
     const char *names[C_N] = {"pos", "reads", "mask", "predicts", "true next", "−log p",
                               "", "reads", "generates", "p"};
     if (ren_text_width(g->small, names[C_TRUTH]) > G->w[C_TRUTH] - pad)
@@ -227,7 +227,7 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
         int x = right ? G->x[c] + G->w[c] - tw - pad : G->x[c] + pad;
         ui_text_fit(v->r, g->small, names[c], x, y, G->w[c] - pad, th->dim);
     }
-    y += sh + dec_px(g, 3);
+    y += sh + ui_px(g, 3);
     ren_rect(v->r, (Rect){lx, y, G->x[C_GAP] - lx, 1}, th->border);
     ren_rect(v->r, (Rect){rx, y, rw, 1}, th->border);
 }
@@ -241,7 +241,7 @@ static void tf_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     int h = G->rh;
     char buf[16];
     snprintf(buf, sizeof buf, "%d", i);
-    ren_text(v->r, v->g->small, buf, G->x[C_POS] + dec_px(v->g, 6), text_mid(v->g->small, y, h), th->dim);
+    ren_text(v->r, v->g->small, buf, G->x[C_POS] + ui_px(v->g, 6), text_mid(v->g->small, y, h), th->dim);
     if (i >= d->tf_n)
         return;
     int right = d->tf_pred[i] == d->tf_truth[i];
@@ -253,7 +253,7 @@ static void tf_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     num_cell(v, G->x[C_LOSS], G->w[C_LOSS], y, h, d->tf_loss[i], right ? th->text : th->bad);
     Rect lossr = {G->x[C_PRED], y, G->x[C_LOSS] + G->w[C_LOSS] - G->x[C_PRED], h};
     if (ui_over(v->in, lossr))
-        dec_hover(a, d->tf_loss[i],
+        ui_hover_own(a, d->tf_loss[i],
                   "teacher forcing, position %d: predicts '%s' (p %.3f); true next '%s': −log p('%s')",
                   i, dec_tok(a, d->tf_pred[i]), d->tf_pred_p[i], dec_tok(a, d->tf_truth[i]),
                   dec_tok(a, d->tf_truth[i]));
@@ -292,7 +292,7 @@ static void gen_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, i
         num_cell(v, G->x[C_GP], G->w[C_GP], y, h, d->gen.steps[i].prob, th->text);
     Rect cell = {G->x[C_GAP] + G->w[C_GAP] / 2, y, G->x[C_GP] + G->w[C_GP] - G->x[C_GAP] - G->w[C_GAP] / 2, h};
     if (ui_over(v->in, cell))
-        dec_hover(a, d->gen.steps[i].prob, "generation step %d: read '%s', generated '%s' with p", i + 1,
+        ui_hover_own(a, d->gen.steps[i].prob, "generation step %d: read '%s', generated '%s' with p", i + 1,
                   dec_tok(a, in), dec_tok(a, tok));
 }
 
@@ -314,7 +314,7 @@ static void row(ViewCtx *v, DecodeUi *d, const TableGeo *G, int i, int y)
     }
     /* both sides predicted here and disagree: point at it */
     if (i < d->tf_n && i < d->shown && d->tf_pred[i] != d->gen.ids[i]) {
-        Rect gap = {G->x[C_GAP], y, G->w[C_GAP] / 2 + dec_px(v->g, 4), h};
+        Rect gap = {G->x[C_GAP], y, G->w[C_GAP] / 2 + ui_px(v->g, 4), h};
         ui_text_center(v->r, v->g->ui, "≠", gap, th->warn);
     }
     if (ui_clicked(v->in, full) && i < d->shown)
@@ -326,7 +326,7 @@ static void row(ViewCtx *v, DecodeUi *d, const TableGeo *G, int i, int y)
 static void note_text(ViewCtx *v, const DecodeUi *d, int w, char *sum, char *story, size_t cap)
 {
     const App *a = v->a;
-    int roomy = w >= dec_px(v->g, 560);
+    int roomy = w >= ui_px(v->g, 560);
     story[0] = 0;
     if (!d->ref && !roomy) {
         snprintf(sum, cap, "No reference typed: teacher forcing reads the greedy output, so both "
@@ -401,8 +401,8 @@ static void geometry(ViewCtx *v, const DecodeUi *d, Rect rc, TableGeo *G)
 {
     Gfx *g = v->g;
     memset(G, 0, sizeof *G);
-    G->rh = ren_font_height(g->ui) + dec_px(g, 6);
-    G->head_h = ren_font_height(g->ui) + 2 * ren_font_height(g->small) + dec_px(g, 10);
+    G->rh = ren_font_height(g->ui) + ui_px(g, 6);
+    G->head_h = ren_font_height(g->ui) + 2 * ren_font_height(g->small) + ui_px(g, 10);
     G->total = d->tf_n > d->gen.n ? d->tf_n : d->gen.n;
     columns(v, d, rc, G);
 }
@@ -415,7 +415,7 @@ int dec_table_height(ViewCtx *v, const DecodeUi *d, int w)
     note_text(v, d, w, sum, story, sizeof sum);
     TableGeo G;
     geometry(v, d, (Rect){0, 0, w, 0}, &G);
-    return G.head_h + G.total * G.rh + dec_px(v->g, 12) + note_height(v->g->small, sum, story, w);
+    return G.head_h + G.total * G.rh + ui_px(v->g, 12) + note_height(v->g->small, sum, story, w);
 }
 
 void dec_table_draw(ViewCtx *v, DecodeUi *d, Rect rc)
@@ -428,7 +428,7 @@ void dec_table_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     char sum[600], story[600];
     note_text(v, d, rc.w, sum, story, sizeof sum);
     RenFont *nf = g->small;
-    int nh = note_height(nf, sum, story, rc.w) + dec_px(g, 6);
+    int nh = note_height(nf, sum, story, rc.w) + ui_px(g, 6);
     TableGeo G;
     geometry(v, d, rc, &G);
     /* a few rows come first: the note is cut rather than them */
@@ -466,14 +466,14 @@ void dec_table_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         row(v, d, &G, d->scroll + r, body.y + r * G.rh);
     ren_clip_pop(v->r);
     if (G.rows < G.total) { /* a scroll bar on the right edge */
-        int bw = dec_px(g, 4), x = G.x[C_GP] + G.w[C_GP] + dec_px(g, 2);
+        int bw = ui_px(g, 4), x = G.x[C_GP] + G.w[C_GP] + ui_px(g, 2);
         if (x + bw > rc.x + rc.w)
             x = rc.x + rc.w - bw;
         int th_h = body.h * G.rows / G.total, ty = body.y + body.h * d->scroll / G.total;
         ren_rect(v->r, (Rect){x, body.y, bw, body.h}, th->panel2);
         ren_rect(v->r, (Rect){x, ty, bw, th_h > 6 ? th_h : 6}, th->dim);
     }
-    int ny = body.y + body.h + dec_px(g, 6);
+    int ny = body.y + body.h + ui_px(g, 6);
     int lines = (rc.y + rc.h - ny) / ren_font_height(nf);
     /* what went wrong first: it is the point of the view */
     if (story[0])

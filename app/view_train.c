@@ -44,64 +44,6 @@ enum {
 
 /* ---- flow layout and hover (shared with the other files) ---- */
 
-TvFlow tv_flow(ViewCtx *v, Rect rc)
-{
-    int h = ren_font_height(v->g->small) + tv_px(v->g, 10);
-    return (TvFlow){v, rc, rc.x, rc.y, h, tv_px(v->g, 5)};
-}
-
-Rect tv_flow_next(TvFlow *f, int w)
-{
-    if (w > f->rc.w)
-        w = f->rc.w;
-    if (f->x + w > f->rc.x + f->rc.w && f->x > f->rc.x)
-        tv_flow_break(f);
-    Rect r = {f->x, f->y, w, f->h};
-    f->x += w + f->gap;
-    return r;
-}
-
-void tv_flow_break(TvFlow *f)
-{
-    if (f->x == f->rc.x)
-        return;
-    f->x = f->rc.x;
-    f->y += f->h + f->gap;
-}
-
-int tv_flow_button(TvFlow *f, const char *label, int active)
-{
-    int w = ren_text_width(f->v->g->small, label) + tv_px(f->v->g, 16);
-    return ui_button(f->v, tv_flow_next(f, w), label, active);
-}
-
-void tv_flow_text(TvFlow *f, const char *s, Color c)
-{
-    RenFont *font = f->v->g->small;
-    int w = ren_text_width(font, s) + tv_px(f->v->g, 2);
-    Rect r = tv_flow_next(f, w);
-    ui_text_fit(f->v->r, font, s, r.x, r.y + (r.h - ren_font_height(font)) / 2, r.w, c);
-}
-
-int tv_flow_height(const TvFlow *f)
-{
-    return f->y + (f->x > f->rc.x ? f->h : -f->gap) - f->rc.y;
-}
-
-void tv_hover(App *a, float value, const char *fmt, ...)
-{
-    Hover *h = &a->hover;
-    memset(h, 0, sizeof *h);
-    h->valid = 1;
-    h->stage = ST_DEC_INPUT; /* a vector stage: no "how it was computed" */
-    h->own = 1;
-    h->value = value;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(h->where, sizeof h->where, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- the worker and what it published ---- */
 
 static int ensure_worker(App *a, TrainUi *u)
@@ -437,15 +379,15 @@ static void draw_placeholder(ViewCtx *v, TrainUi *u, Rect body)
                     : u->msg[0] ? L(v->a, "No model to train: see the message above, change the settings and press Reset (R).")
                                 : L(v->a, "Choose a task and a size, then press Start (P): the model learns here, "
                                           "from random weights, while you watch its loss fall and its attention heads form.");
-    ui_paragraph(v->r, v->g->ui, s, body.x + tv_px(v->g, 10), body.y + tv_px(v->g, 10),
-                 body.w - tv_px(v->g, 20), v->th->dim);
+    ui_paragraph(v->r, v->g->ui, s, body.x + ui_px(v->g, 10), body.y + ui_px(v->g, 10),
+                 body.w - ui_px(v->g, 20), v->th->dim);
 }
 
 /* Curves and probe side by side when the body is wide enough for the
  * probe's heatmap to be tall, else stacked (curves on top). */
 static void draw_body(ViewCtx *v, TrainUi *u, Rect body)
 {
-    int gap = tv_px(v->g, 14);
+    int gap = ui_px(v->g, 14);
     if (!u->have_pm || u->pm_gen != u->st.gen || u->st.state == TW_BUILDING) {
         draw_placeholder(v, u, body);
         return;
@@ -464,7 +406,7 @@ static void draw_body(ViewCtx *v, TrainUi *u, Rect body)
         tv_probe_draw(v, u, (Rect){body.x + pw + gap / 2 + 1, body.y, body.w - pw - gap / 2 - 1, body.h});
         return;
     }
-    int min_plot = 2 * (ren_font_height(v->g->small) * 2 + tv_px(v->g, 56));
+    int min_plot = 2 * (ren_font_height(v->g->small) * 2 + ui_px(v->g, 56));
     int ph = (int)(body.h * 0.42f);
     if (ph < min_plot)
         ph = min_plot < body.h / 2 ? min_plot : body.h / 2;
@@ -507,15 +449,15 @@ void view_train(ViewCtx *v)
         tv_focus_path(a, u);
     }
     memset(&u->hit, 0, sizeof u->hit);
-    int pad = tv_px(v->g, 4), gap = tv_px(v->g, 8);
-    u->compact = area.h < tv_px(v->g, 560) || area.w < tv_px(v->g, 560);
-    TvFlow f = tv_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
+    int pad = ui_px(v->g, 4), gap = ui_px(v->g, 8);
+    u->compact = area.h < ui_px(v->g, 560) || area.w < ui_px(v->g, 560);
+    UiFlow f = ui_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
     tv_controls_draw(&f, a, u);
-    tv_flow_break(&f);
+    ui_flow_break(&f);
     Rect field = {0, 0, 0, 0};
     if (!u->compact || u->show_settings)
         field = tv_settings_draw(&f, a, u);
-    int top = area.y + pad + tv_flow_height(&f) + gap;
+    int top = area.y + pad + ui_flow_height(&f) + gap;
     top += tv_summary_draw(v, u, area.x, top, area.w);
     /* the keys at the bottom (two lines at most, one when compact), the
      * timeline above them */
@@ -527,7 +469,7 @@ void view_train(ViewCtx *v)
     ren_clip_push(v->r, (Rect){area.x, bottom, area.w, kh});
     ui_paragraph(v->r, sf, keys, area.x, bottom, area.w, th->dim);
     ren_clip_pop(v->r);
-    int tl_h = ren_font_height(sf) + tv_px(v->g, 14);
+    int tl_h = ren_font_height(sf) + ui_px(v->g, 14);
     Rect tl = {area.x, bottom - gap - tl_h, area.w, tl_h};
     if (u->have_pm && u->pm_gen == u->st.gen && u->st.state != TW_BUILDING)
         tv_timeline_draw(v, u, tl);

@@ -106,20 +106,7 @@ typedef struct TrainUi {
 } TrainUi;
 
 /* Left-to-right placement of controls that wraps (like the decode view's). */
-typedef struct TvFlow {
-    ViewCtx *v;
-    Rect rc;
-    int x, y, h, gap;
-} TvFlow;
-TvFlow tv_flow(ViewCtx *v, Rect rc);
-Rect tv_flow_next(TvFlow *f, int w);
-int tv_flow_button(TvFlow *f, const char *label, int active);
-void tv_flow_text(TvFlow *f, const char *s, Color c);
-void tv_flow_break(TvFlow *f);
-int tv_flow_height(const TvFlow *f);
 /* Hover text for the status line. */
-void tv_hover(App *a, float value, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 
 /* The view's state, made on first use, brought up to date with what the
@@ -155,15 +142,15 @@ void tv_settings_changed(App *a, TrainUi *u);
 void tv_settings_settled(App *a, TrainUi *u);
 /* Task and size chips, the steppers and the path field, flowing in f;
  * returns the path field's rectangle (w 0 when not drawn). */
-Rect tv_settings_draw(TvFlow *f, App *a, TrainUi *u);
+Rect tv_settings_draw(UiFlow *f, App *a, TrainUi *u);
 
 /* Around the body (view_train_bar.c): the control bar, the line saying
  * what is trained (returns its height), the snapshot timeline. */
-void tv_controls_draw(TvFlow *f, App *a, TrainUi *u);
+void tv_controls_draw(UiFlow *f, App *a, TrainUi *u);
 int tv_summary_draw(ViewCtx *v, TrainUi *u, int x, int y, int w);
 void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc);
 /* A flow button that remembers where it was drawn (u->hit). */
-int tv_control(TvFlow *f, const char *label, int active, Rect *where);
+int tv_control(UiFlow *f, const char *label, int active, Rect *where);
 
 /* For `shot`, tests and benchmarks: set up `task` (a built-in name, or a
  * TSV path), train `steps` steps synchronously and bring the view up to
@@ -185,9 +172,4 @@ void tv_probe_free(TrainUi *u);
 void tv_plots_draw(ViewCtx *v, TrainUi *u, Rect rc);
 
 /* A length of `base` pixels at the current text scale. */
-static inline int tv_px(const Gfx *g, float base)
-{
-    return (int)(base * g->scale + 0.5f);
-}
-
 #endif

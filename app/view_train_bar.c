@@ -20,14 +20,14 @@ static const char *state_text(const App *a, const TrainUi *u)
 }
 
 /* A flow button that remembers where it was drawn. */
-int tv_control(TvFlow *f, const char *label, int active, Rect *where)
+int tv_control(UiFlow *f, const char *label, int active, Rect *where)
 {
-    int w = ren_text_width(f->v->g->small, label) + tv_px(f->v->g, 16);
-    *where = tv_flow_next(f, w);
+    int w = ren_text_width(f->v->g->small, label) + ui_px(f->v->g, 16);
+    *where = ui_flow_next(f, w);
     return ui_button(f->v, *where, label, active);
 }
 
-void tv_controls_draw(TvFlow *f, App *a, TrainUi *u)
+void tv_controls_draw(UiFlow *f, App *a, TrainUi *u)
 {
     const Theme *th = f->v->th;
     int running = u->st.state == TW_RUNNING;
@@ -43,11 +43,11 @@ void tv_controls_draw(TvFlow *f, App *a, TrainUi *u)
     if (tv_control(f, L(a, "Open in Decode  O"), 0, &u->hit.open))
         tv_open(a, u);
     if (u->compact) {
-        if (tv_flow_button(f, L(a, "Settings…"), u->show_settings))
+        if (ui_flow_button(f, L(a, "Settings…"), u->show_settings))
             u->show_settings = !u->show_settings;
-        if (tv_flow_button(f, L(a, "Curves"), u->pane == 0))
+        if (ui_flow_button(f, L(a, "Curves"), u->pane == 0))
             u->pane = 0;
-        if (tv_flow_button(f, L(a, "Attention  V"), u->pane == 1))
+        if (ui_flow_button(f, L(a, "Attention  V"), u->pane == 1))
             u->pane = 1;
     }
     const TrainStats *s = &u->st.last;
@@ -56,7 +56,7 @@ void tv_controls_draw(TvFlow *f, App *a, TrainUi *u)
                  u->st.step, L(a, "epoch"), s->epoch + 1, s->tokens_per_s, L(a, "tokens/s"));
     else
         snprintf(buf, sizeof buf, "%s", state_text(a, u));
-    tv_flow_text(f, buf, running ? th->good : th->dim);
+    ui_flow_text(f, buf, running ? th->good : th->dim);
 }
 
 /* What is being trained, and how the settings differ from it. */
@@ -139,13 +139,13 @@ void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc)
     else
         snprintf(right, sizeof right, "%s %d / %d · %s %lld", L(a, "snapshot"), idx + 1, n, L(a, "step"),
                  u->want_snap);
-    int lw = ren_text_width(sf, L(a, "snapshots")) + tv_px(v->g, 10);
-    int rw = ren_text_width(sf, right) + tv_px(v->g, 12);
-    if (rw < ren_text_width(sf, "snapshot 40 / 40 · step 000000") + tv_px(v->g, 12))
-        rw = ren_text_width(sf, "snapshot 40 / 40 · step 000000") + tv_px(v->g, 12);
+    int lw = ren_text_width(sf, L(a, "snapshots")) + ui_px(v->g, 10);
+    int rw = ren_text_width(sf, right) + ui_px(v->g, 12);
+    if (rw < ren_text_width(sf, "snapshot 40 / 40 · step 000000") + ui_px(v->g, 12))
+        rw = ren_text_width(sf, "snapshot 40 / 40 · step 000000") + ui_px(v->g, 12);
     ren_text(v->r, sf, L(a, "snapshots"), rc.x, ty, th->dim);
-    ren_text(v->r, sf, right, rc.x + rc.w - rw + tv_px(v->g, 12), ty, u->want_snap < 0 ? th->good : th->select);
-    int pad = tv_px(v->g, 8);
+    ren_text(v->r, sf, right, rc.x + rc.w - rw + ui_px(v->g, 12), ty, u->want_snap < 0 ? th->good : th->select);
+    int pad = ui_px(v->g, 8);
     Rect track = {rc.x + lw + pad, rc.y + rc.h / 2 - 2, rc.w - lw - rw - 2 * pad, 4};
     if (track.w < 20 || n < 1)
         return;
@@ -159,17 +159,17 @@ void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc)
         timeline_pick(u, track, v->in->mx);
     ren_rect(v->r, track, th->border);
     long long last = st->step;
-    int tick_h = tv_px(v->g, 6);
+    int tick_h = ui_px(v->g, 6);
     for (int i = 0; i < n; i++) {
         int x = (int)lroundf(step_x(track, st->snaps[i].step, last));
         ren_rect(v->r, (Rect){x, track.y - tick_h, 1, 2 * tick_h + track.h}, th->dim);
     }
     long long shown = u->want_snap >= 0 ? u->want_snap : last;
-    int kx = (int)lroundf(step_x(track, shown, last)), kr = tv_px(v->g, 7);
+    int kx = (int)lroundf(step_x(track, shown, last)), kr = ui_px(v->g, 7);
     ren_rect(v->r, (Rect){track.x, track.y, kx - track.x, track.h}, u->want_snap < 0 ? th->good : th->select);
     Rect knob = {kx - kr, track.y + track.h / 2 - kr, 2 * kr, 2 * kr};
     ren_rect(v->r, knob, u->want_snap < 0 ? th->good : th->select);
     ren_rect_line(v->r, knob, 1, th->bg);
     if (ui_over(v->in, hit) && !u->drag)
-        tv_hover(a, (float)shown, "%s", L(a, "the step shown (click or drag: the model at a kept snapshot; ←/→, End for live)"));
+        ui_hover_own(a, (float)shown, "%s", L(a, "the step shown (click or drag: the model at a kept snapshot; ←/→, End for live)"));
 }

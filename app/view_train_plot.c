@@ -108,7 +108,7 @@ static void draw_axes(ViewCtx *v, const Axis *A, int x_labels, int percent)
         int w = ren_text_width(sf, buf);
         int py = (int)ax_y(A, y) - fh / 2;
         py = py < A->r.y ? A->r.y : py > A->r.y + A->r.h - fh ? A->r.y + A->r.h - fh : py;
-        ren_text(v->r, sf, buf, A->r.x - w - tv_px(v->g, 4), py, th->dim);
+        ren_text(v->r, sf, buf, A->r.x - w - ui_px(v->g, 4), py, th->dim);
     }
     if (!x_labels)
         return;
@@ -131,16 +131,16 @@ typedef struct Legend {
 static void draw_title(ViewCtx *v, Rect rc, const char *title, const Legend *lg, int n)
 {
     RenFont *sf = v->g->small;
-    int x = rc.x, right = rc.x + rc.w, sp = tv_px(v->g, 10);
+    int x = rc.x, right = rc.x + rc.w, sp = ui_px(v->g, 10);
     ren_clip_push(v->r, (Rect){rc.x, rc.y, rc.w, ren_font_height(sf)});
     x += ren_text(v->r, sf, title, x, rc.y, v->th->text) + sp;
     for (int i = 0; i < n && x < right; i++) {
         char buf[96];
         snprintf(buf, sizeof buf, "%s %s", lg[i].name, lg[i].value);
-        if (x + tv_px(v->g, 13) + ren_text_width(sf, buf) > right)
+        if (x + ui_px(v->g, 13) + ren_text_width(sf, buf) > right)
             break; /* a whole entry or none */
-        ren_rect(v->r, (Rect){x, rc.y + ren_font_height(sf) / 2 - 1, tv_px(v->g, 10), tv_px(v->g, 3)}, lg[i].c);
-        x += tv_px(v->g, 13);
+        ren_rect(v->r, (Rect){x, rc.y + ren_font_height(sf) / 2 - 1, ui_px(v->g, 10), ui_px(v->g, 3)}, lg[i].c);
+        x += ui_px(v->g, 13);
         x += ren_text(v->r, sf, buf, x, rc.y, lg[i].c) + sp;
     }
     ren_clip_pop(v->r);
@@ -152,11 +152,11 @@ static Axis plot_area(ViewCtx *v, Rect rc, int x_labels)
 {
     RenFont *sf = v->g->small;
     int fh = ren_font_height(sf);
-    int left = ren_text_width(sf, "2.5e-3") + tv_px(v->g, 8);
+    int left = ren_text_width(sf, "2.5e-3") + ui_px(v->g, 8);
     Axis A;
     memset(&A, 0, sizeof A);
-    A.r = (Rect){rc.x + left, rc.y + fh + tv_px(v->g, 4), rc.w - left - tv_px(v->g, 4),
-                 rc.h - fh - tv_px(v->g, 6) - (x_labels ? fh + 2 : 0)};
+    A.r = (Rect){rc.x + left, rc.y + fh + ui_px(v->g, 4), rc.w - left - ui_px(v->g, 4),
+                 rc.h - fh - ui_px(v->g, 6) - (x_labels ? fh + 2 : 0)};
     return A;
 }
 
@@ -170,7 +170,7 @@ static void curve(ViewCtx *v, TrainUi *u, const Axis *A, int n, float width, Col
     ren_clip_push(v->r, A->r);
     if (n >= 2)
         ren_polyline(v->r, u->xy, n, width, c);
-    int d = tv_px(v->g, dots ? 5 : 4);
+    int d = ui_px(v->g, dots ? 5 : 4);
     if (dots || n == 1)
         for (int i = 0; i < n; i++)
             ren_rect(v->r, (Rect){(int)u->xy[2 * i] - d / 2, (int)u->xy[2 * i + 1] - d / 2, d, d}, c);
@@ -243,7 +243,7 @@ static void marks(ViewCtx *v, TrainUi *u, const Axis *A, const char *what, int w
     const Theme *th = v->th;
     if (u->want_snap >= 0 && u->shown_step >= A->x0 && u->shown_step <= A->x1) {
         int x = (int)ax_x(A, (double)u->shown_step);
-        ren_rect(v->r, (Rect){x, A->r.y, tv_px(v->g, 2), A->r.h}, th->select);
+        ren_rect(v->r, (Rect){x, A->r.y, ui_px(v->g, 2), A->r.h}, th->select);
     }
     if (!ui_over(v->in, A->r))
         return;
@@ -267,12 +267,12 @@ static void marks(ViewCtx *v, TrainUi *u, const Axis *A, const char *what, int w
     /* the status line shows "where = value": the training value, or the
      * held-out one where there is no training curve */
     if (p && e && which_eval >= 0)
-        tv_hover(v->a, lv, "%s · %s %lld (%s %lld: %.4g)", what, L(v->a, "step"), p->step,
+        ui_hover_own(v->a, lv, "%s · %s %lld (%s %lld: %.4g)", what, L(v->a, "step"), p->step,
                  L(v->a, "held-out at step"), e->step, (double)ev);
     else if (p)
-        tv_hover(v->a, lv, "%s · %s %lld (%s: %d)", what, L(v->a, "step"), p->step, L(v->a, "steps averaged"), p->n);
+        ui_hover_own(v->a, lv, "%s · %s %lld (%s: %d)", what, L(v->a, "step"), p->step, L(v->a, "steps averaged"), p->n);
     else
-        tv_hover(v->a, ev, "%s · %s %lld", what, L(v->a, "held-out at step"), e->step);
+        ui_hover_own(v->a, ev, "%s · %s %lld", what, L(v->a, "held-out at step"), e->step);
 }
 
 static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
@@ -369,12 +369,12 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
     draw_title(v, rc, L(v->a, "learning rate"), lg, 2);
     draw_axes(v, &A, xl, 0);
     /* the warm-up's end, dashed */
-    int wx = (int)ax_x(&A, W), dash = tv_px(v->g, 4);
+    int wx = (int)ax_x(&A, W), dash = ui_px(v->g, 4);
     for (int y = A.r.y; y < A.r.y + A.r.h; y += 2 * dash)
         ren_rect(v->r, (Rect){wx, y, 1, dash}, th->dim);
     char buf[64];
     snprintf(buf, sizeof buf, "%s %d", L(v->a, "warm-up"), W);
-    ren_text(v->r, v->g->small, buf, wx + tv_px(v->g, 4), A.r.y + 2, th->dim);
+    ren_text(v->r, v->g->small, buf, wx + ui_px(v->g, 4), A.r.y + 2, th->dim);
     /* the schedule: the part trained bold, the rest thin */
     enum { N = 160 };
     int n_done = 0, n = 0;
@@ -398,29 +398,29 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
         curve(v, u, &A, n_done, 2.5f * v->g->scale, th->accent2, 0);
     }
     if (now > 0) {
-        int d = tv_px(v->g, 8);
+        int d = ui_px(v->g, 8);
         int x = (int)ax_x(&A, (double)now), y = (int)ax_y(&A, lr_schedule(C, W, scale, now));
         ren_rect(v->r, (Rect){x - d / 2, y - d / 2, d, d}, th->accent2);
     }
     if (u->want_snap >= 0) {
         int x = (int)ax_x(&A, (double)u->shown_step);
-        ren_rect(v->r, (Rect){x, A.r.y, tv_px(v->g, 2), A.r.h}, th->select);
+        ren_rect(v->r, (Rect){x, A.r.y, ui_px(v->g, 2), A.r.h}, th->select);
     }
     if (ui_over(v->in, A.r)) {
         double s = A.x0 + (double)(v->in->mx - A.r.x) / A.r.w * (A.x1 - A.x0);
         long long k = s < 1 ? 1 : (long long)s;
         ren_rect(v->r, (Rect){v->in->mx, A.r.y, 1, A.r.h}, th->dim);
-        tv_hover(v->a, (float)lr_schedule(C, W, scale, k), "%s · %s %lld", L(v->a, "learning rate"),
+        ui_hover_own(v->a, (float)lr_schedule(C, W, scale, k), "%s · %s %lld", L(v->a, "learning rate"),
                  L(v->a, "step"), k);
     }
 }
 
 void tv_plots_draw(ViewCtx *v, TrainUi *u, Rect rc)
 {
-    int gap = tv_px(v->g, 12), fh = ren_font_height(v->g->small);
+    int gap = ui_px(v->g, 12), fh = ren_font_height(v->g->small);
     double X = (double)(u->st.step > 20 ? u->st.step : 20) * 1.04;
-    int min_h = 2 * fh + tv_px(v->g, 44), min_w = tv_px(v->g, 300);
-    if (rc.w < tv_px(v->g, 160) || rc.h < 2 * fh + tv_px(v->g, 24))
+    int min_h = 2 * fh + ui_px(v->g, 44), min_w = ui_px(v->g, 300);
+    if (rc.w < ui_px(v->g, 160) || rc.h < 2 * fh + ui_px(v->g, 24))
         return; /* no room for a curve worth reading */
     /* one column of four when tall, two by two, or one row of four */
     if (rc.h >= 4 * min_h + 3 * gap && rc.w < 2 * min_w + gap) {

@@ -165,14 +165,14 @@ static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
     App *a = v->a;
     const Theme *th = v->th;
     RenFont *f = v->g->ui, *sf = v->g->small;
-    int fh = ren_font_height(f), y = rc.y, right = rc.x + rc.w, line = fh + tv_px(v->g, 2);
+    int fh = ren_font_height(f), y = rc.y, right = rc.x + rc.w, line = fh + ui_px(v->g, 2);
     const char *lab[3] = {L(a, "probe"), L(a, "truth"), L(a, "model")};
     int lw = 0;
     for (int i = 0; i < 3; i++) {
         int w = ren_text_width(sf, lab[i]);
         lw = w > lw ? w : lw;
     }
-    lw += tv_px(v->g, 10);
+    lw += ui_px(v->g, 10);
     int x = labelled(v, lab[0], lw, rc.x, y, rc.w);
     ui_text_fit(v->r, f, u->st.probe_src, x, y, right - x, th->text);
     y += line;
@@ -204,9 +204,9 @@ static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
     if (u->gen_n == 0)
         ren_text(v->r, f, "…", x, y, th->dim);
     if (ui_over(v->in, (Rect){rc.x, y, rc.w, fh}))
-        tv_hover(a, (float)u->gen_step, "%s",
+        ui_hover_own(a, (float)u->gen_step, "%s",
                  L(a, "greedy decoding, token by token, green where it matches the truth; at step"));
-    return y + fh + tv_px(v->g, 6) - rc.y;
+    return y + fh + ui_px(v->g, 6) - rc.y;
 }
 
 /* Attention kind, layer and head chips. */
@@ -214,33 +214,33 @@ static int draw_chips(ViewCtx *v, TrainUi *u, Rect rc)
 {
     App *a = v->a;
     char buf[32];
-    TvFlow f = tv_flow(v, rc);
+    UiFlow f = ui_flow(v, rc);
     for (int k = 0; k < TV_ATTN_COUNT; k++)
-        if (tv_flow_button(&f, L(a, ATTN_SHORT[k]), u->attn == (TvAttn)k)) {
+        if (ui_flow_button(&f, L(a, ATTN_SHORT[k]), u->attn == (TvAttn)k)) {
             u->attn = (TvAttn)k;
             if (u->layer >= attn_layers(u))
                 u->layer = attn_layers(u) - 1;
         }
-    f.x += tv_px(v->g, 8);
-    tv_flow_text(&f, L(a, "layer"), v->th->dim);
+    f.x += ui_px(v->g, 8);
+    ui_flow_text(&f, L(a, "layer"), v->th->dim);
     for (int l = 0; l < attn_layers(u) && l < 12; l++) {
         snprintf(buf, sizeof buf, "%d", l + 1);
-        if (tv_flow_button(&f, buf, u->layer == l && u->head >= 0)) {
+        if (ui_flow_button(&f, buf, u->layer == l && u->head >= 0)) {
             u->layer = l;
             if (u->head < 0)
                 u->head = 0;
         }
     }
-    f.x += tv_px(v->g, 8);
-    tv_flow_text(&f, L(a, "head"), v->th->dim);
+    f.x += ui_px(v->g, 8);
+    ui_flow_text(&f, L(a, "head"), v->th->dim);
     for (int h = 0; h < u->pm.cfg.n_heads && h < 16; h++) {
         snprintf(buf, sizeof buf, "%d", h + 1);
-        if (tv_flow_button(&f, buf, u->head == h))
+        if (ui_flow_button(&f, buf, u->head == h))
             u->head = h;
     }
-    if (tv_flow_button(&f, L(a, "all"), u->head < 0))
+    if (ui_flow_button(&f, L(a, "all"), u->head < 0))
         u->head = -1;
-    return tv_flow_height(&f) + tv_px(v->g, 6);
+    return ui_flow_height(&f) + ui_px(v->g, 6);
 }
 
 static RenImage *attn_image(ViewCtx *v, TrainUi *u, const TfView *tv, int layer, int head)
@@ -256,7 +256,7 @@ static void set_cell_hover(App *a, TrainUi *u, const TfView *tv, int r, int c)
     char rl[128], cl[128];
     tf_view_label(&u->ptr, &u->pm, tv, 0, r, rl, sizeof rl);
     tf_view_label(&u->ptr, &u->pm, tv, 1, c, cl, sizeof cl);
-    tv_hover(a, tf_view_at(tv, r, c), "%s %lld · %s %d %s %d · '%s' → '%s'", L(a, "step"), u->shown_step,
+    ui_hover_own(a, tf_view_at(tv, r, c), "%s %lld · %s %d %s %d · '%s' → '%s'", L(a, "step"), u->shown_step,
              L(a, "layer"), tv->layer + 1, L(a, "head"), tv->head + 1, rl, cl);
 }
 
@@ -275,7 +275,7 @@ static Color ink_on(const ViewCtx *v, float t)
 static void draw_labels(ViewCtx *v, TrainUi *u, const TfView *tv, Rect grid, float c, int axis)
 {
     RenFont *f = v->g->small;
-    int fh = ren_font_height(f), n = axis ? tv->cols : tv->rows, sp = tv_px(v->g, 3);
+    int fh = ren_font_height(f), n = axis ? tv->cols : tv->rows, sp = ui_px(v->g, 3);
     int last[2] = {-(1 << 30), -(1 << 30)};
     char buf[128];
     for (int i = 0; i < n; i++) {
@@ -292,7 +292,7 @@ static void draw_labels(ViewCtx *v, TrainUi *u, const TfView *tv, Rect grid, flo
             int y = grid.y + (int)lroundf((i + 0.5f) * c) - fh / 2;
             if (y < last[0])
                 continue;
-            ren_text(v->r, f, buf, grid.x - w - tv_px(v->g, 6), y, v->th->text);
+            ren_text(v->r, f, buf, grid.x - w - ui_px(v->g, 6), y, v->th->text);
             last[0] = y + fh;
         }
     }
@@ -320,8 +320,8 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
         int w = ren_text_width(sf, tf_view_label(&u->ptr, &u->pm, &tv, 0, i, buf, sizeof buf));
         lab_w = w > lab_w ? w : lab_w;
     }
-    lab_w += tv_px(v->g, 10);
-    int cb_w = tv_px(v->g, 60), top = fh + tv_px(v->g, 6) + 2 * fh + tv_px(v->g, 4);
+    lab_w += ui_px(v->g, 10);
+    int cb_w = ui_px(v->g, 60), top = fh + ui_px(v->g, 6) + 2 * fh + ui_px(v->g, 4);
     float c = fminf((float)(rc.w - lab_w - cb_w) / tv.cols, (float)(rc.h - top - fh - 4) / tv.rows);
     c = fminf(c, 64.0f * v->g->scale);
     if (c < 2)
@@ -334,7 +334,7 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
     ren_rect_line(v->r, (Rect){grid.x - 1, grid.y - 1, grid.w + 2, grid.h + 2}, 1, th->border);
     draw_labels(v, u, &tv, grid, c, 0);
     draw_labels(v, u, &tv, grid, c, 1);
-    if (c >= ren_text_width(sf, "0.00") + tv_px(v->g, 3) && c >= fh + 2)
+    if (c >= ren_text_width(sf, "0.00") + ui_px(v->g, 3) && c >= fh + 2)
         for (int r = 0; r < tv.rows; r++)
             for (int k = 0; k < tv.cols; k++) {
                 float x = tf_view_at(&tv, r, k);
@@ -342,7 +342,7 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
                 Rect cell = {grid.x + (int)lroundf(k * c), grid.y + (int)lroundf(r * c), (int)c, (int)c};
                 ui_text_center(v->r, sf, buf, cell, ink_on(v, x));
             }
-    ui_colorbar(v, (Rect){grid.x + grid.w + tv_px(v->g, 14), grid.y, tv_px(v->g, 12),
+    ui_colorbar(v, (Rect){grid.x + grid.w + ui_px(v->g, 14), grid.y, ui_px(v->g, 12),
                           grid.h > 4 * fh ? grid.h : 4 * fh},
                 a->cmap_prob, 0, 1, NULL);
     if (ui_over(v->in, grid)) {
@@ -374,8 +374,8 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
     snprintf(buf, sizeof buf, "%s · %d %s × %d %s · %s", L(a, ATTN_NAME[u->attn]), NL, L(a, "layers"), NH,
              L(a, "heads"), L(a, "click one to see it big"));
     ui_text_fit(v->r, sf, buf, rc.x, rc.y, rc.w, th->dim);
-    int cap_w = ren_text_width(sf, "L00") + tv_px(v->g, 8), gap = tv_px(v->g, 6);
-    int top = fh + tv_px(v->g, 6) + fh + tv_px(v->g, 2);
+    int cap_w = ren_text_width(sf, "L00") + ui_px(v->g, 8), gap = ui_px(v->g, 6);
+    int top = fh + ui_px(v->g, 6) + fh + ui_px(v->g, 2);
     float c = fminf((float)(rc.w - cap_w - (NH - 1) * gap) / (float)(NH * tv.cols),
                     (float)(rc.h - top - (NL - 1) * gap) / (float)(NL * tv.rows));
     c = fminf(c, 40.0f * v->g->scale);
@@ -388,7 +388,7 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
     int tw = (int)lroundf(c * tv.cols), thh = (int)lroundf(c * tv.rows);
     for (int h = 0; h < NH; h++) {
         snprintf(buf, sizeof buf, tw >= ren_text_width(sf, "head 00") ? "%s %d" : "%.0s%d", L(a, "head"), h + 1);
-        ui_text_center(v->r, sf, buf, (Rect){rc.x + cap_w + h * (tw + gap), rc.y + fh + tv_px(v->g, 4), tw, fh},
+        ui_text_center(v->r, sf, buf, (Rect){rc.x + cap_w + h * (tw + gap), rc.y + fh + ui_px(v->g, 4), tw, fh},
                        th->dim);
     }
     for (int l = 0; l < NL; l++) {
@@ -436,10 +436,10 @@ void tv_probe_draw(ViewCtx *v, TrainUi *u, Rect rc)
         draw_all(v, u, body);
     else if (u->shown_step >= 0 && body.h > 30) {
         /* the head big, and every head below it when there is room */
-        int used = draw_one(v, u, body) + tv_px(v->g, 16);
+        int used = draw_one(v, u, body) + ui_px(v->g, 16);
         int fh = ren_font_height(v->g->small);
         Rect rest = {body.x, body.y + used, body.w, body.h - used};
-        if (rest.h >= 3 * fh + attn_layers(u) * tv_px(v->g, 28))
+        if (rest.h >= 3 * fh + attn_layers(u) * ui_px(v->g, 28))
             draw_all(v, u, rest);
     }
     ren_clip_pop(v->r);

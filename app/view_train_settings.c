@@ -202,17 +202,17 @@ void tv_set_preset(App *a, TrainUi *u, int p)
 }
 
 /* One setting: "d_model ◀ 64 ▶"; the selected one (X) is outlined. */
-static void draw_stepper(TvFlow *f, App *a, TrainUi *u, TvField k)
+static void draw_stepper(UiFlow *f, App *a, TrainUi *u, TvField k)
 {
     const Theme *th = f->v->th;
     RenFont *sf = f->v->g->small;
     char val[32];
     field_text(u, k, val, sizeof val);
-    int bw = ren_text_width(sf, "◀") + tv_px(f->v->g, 10);
+    int bw = ren_text_width(sf, "◀") + ui_px(f->v->g, 10);
     const char *name = L(a, FIELDS[k].name);
-    int lw = ren_text_width(sf, name) + tv_px(f->v->g, 6);
-    int vw = ren_text_width(sf, "65536") + tv_px(f->v->g, 8);
-    Rect r = tv_flow_next(f, lw + 2 * bw + vw);
+    int lw = ren_text_width(sf, name) + ui_px(f->v->g, 6);
+    int vw = ren_text_width(sf, "65536") + ui_px(f->v->g, 8);
+    Rect r = ui_flow_next(f, lw + 2 * bw + vw);
     if (u->field == (int)k)
         ren_rect_line(f->v->r, (Rect){r.x - 4, r.y - 2, r.w + 6, r.h + 4}, 1, th->select);
     ren_text(f->v->r, sf, name, r.x, r.y + (r.h - ren_font_height(sf)) / 2,
@@ -229,14 +229,14 @@ static void draw_stepper(TvFlow *f, App *a, TrainUi *u, TvField k)
 }
 
 /* The file path: a text field of the view (App.view_text while typed). */
-static Rect draw_path_field(TvFlow *f, App *a, TrainUi *u)
+static Rect draw_path_field(UiFlow *f, App *a, TrainUi *u)
 {
     const Theme *th = f->v->th;
     RenFont *sf = f->v->g->small;
     int w = f->rc.x + f->rc.w - f->x;
-    if (w < tv_px(f->v->g, 240))
+    if (w < ui_px(f->v->g, 240))
         w = f->rc.w;
-    Rect box = tv_flow_next(f, w);
+    Rect box = ui_flow_next(f, w);
     int focused = a->focus == FOCUS_VIEW && a->view_text == u->path;
     ren_rect(f->v->r, box, th->bg);
     ren_rect_line(f->v->r, box, focused ? 2 : 1, focused ? th->accent : th->border);
@@ -246,7 +246,7 @@ static Rect draw_path_field(TvFlow *f, App *a, TrainUi *u)
         a->cursor = (int)strlen(u->path);
         focused = 1;
     }
-    int fh = ren_font_height(sf), tx = box.x + tv_px(f->v->g, 6), ty = box.y + (box.h - fh) / 2;
+    int fh = ren_font_height(sf), tx = box.x + ui_px(f->v->g, 6), ty = box.y + (box.h - fh) / 2;
     ren_clip_push(f->v->r, box);
     if (!u->path[0])
         ren_text(f->v->r, sf, L(a, "path of a TSV file: one “source<TAB>target” pair a line, then Enter"),
@@ -263,11 +263,11 @@ static Rect draw_path_field(TvFlow *f, App *a, TrainUi *u)
 
 /* Task and size; the size fields and the file path when asked for. Returns
  * the path field's rectangle (w 0 when not drawn). */
-Rect tv_settings_draw(TvFlow *f, App *a, TrainUi *u)
+Rect tv_settings_draw(UiFlow *f, App *a, TrainUi *u)
 {
     const Theme *th = f->v->th;
     Rect path = {0, 0, 0, 0};
-    tv_flow_text(f, L(a, "task"), th->dim);
+    ui_flow_text(f, L(a, "task"), th->dim);
     for (int t = 0; t < TV_N_TASKS; t++)
         if (tv_control(f, t == TV_TASK_FILE ? L(a, "TSV file…") : TASKS[t], u->task == t, &u->hit.task[t])) {
             if (t == TV_TASK_FILE)
@@ -275,27 +275,27 @@ Rect tv_settings_draw(TvFlow *f, App *a, TrainUi *u)
             else
                 tv_set_task(a, u, t);
         }
-    f->x += tv_px(f->v->g, 10);
-    tv_flow_text(f, L(a, "size"), th->dim);
+    f->x += ui_px(f->v->g, 10);
+    ui_flow_text(f, L(a, "size"), th->dim);
     int p = tv_preset_of(u);
     for (int k = 0; k < N_PRESETS; k++)
-        if (tv_flow_button(f, PRESET_NAMES[k], p == k))
+        if (ui_flow_button(f, PRESET_NAMES[k], p == k))
             tv_set_preset(a, u, k);
-    if (tv_flow_button(f, L(a, "custom…"), p < 0 || u->custom))
+    if (ui_flow_button(f, L(a, "custom…"), p < 0 || u->custom))
         u->custom = !u->custom;
     if (u->custom) {
-        tv_flow_break(f);
+        ui_flow_break(f);
         for (int k = 0; k < TVF_COUNT; k++)
             draw_stepper(f, a, u, (TvField)k);
     }
     if (u->task == TV_TASK_FILE) {
-        tv_flow_break(f);
-        tv_flow_text(f, L(a, "file"), th->dim);
-        if (tv_flow_button(f, L(a, "words"), !u->tokens_char)) {
+        ui_flow_break(f);
+        ui_flow_text(f, L(a, "file"), th->dim);
+        if (ui_flow_button(f, L(a, "words"), !u->tokens_char)) {
             u->tokens_char = 0;
             tv_settings_changed(a, u);
         }
-        if (tv_flow_button(f, L(a, "characters"), u->tokens_char)) {
+        if (ui_flow_button(f, L(a, "characters"), u->tokens_char)) {
             u->tokens_char = 1;
             tv_settings_changed(a, u);
         }

@@ -109,6 +109,25 @@ int blocks_build(const App *a, NavBlock *out, int max);
 int blocks_current(const NavBlock *b, int n, int at);
 const char *step_label(StageId st); /* "Q", "softmax", "Add", ... */
 
+/* Controls placed left to right in rc, wrapping to a new line; sizes
+ * follow the text size (ui_px scales a base size). */
+typedef struct UiFlow {
+    ViewCtx *v;
+    Rect rc;
+    int x, y, h, gap;
+} UiFlow;
+int ui_px(const Gfx *g, float base);
+UiFlow ui_flow(ViewCtx *v, Rect rc);
+Rect ui_flow_next(UiFlow *f, int w);
+void ui_flow_break(UiFlow *f);
+int ui_flow_button(UiFlow *f, const char *label, int active);
+void ui_flow_text(UiFlow *f, const char *s, Color c);
+int ui_flow_height(const UiFlow *f); /* from rc.y to the last line's bottom */
+/* A value a view shows of its own (not a cell of the trace) under the
+ * mouse: the status line shows it, with no "how it was computed" box. */
+void ui_hover_own(App *a, float value, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* ---- the screen's parts ---- */
 void nav_draw(ViewCtx *v);              /* the architecture diagram */
 void steps_draw(ViewCtx *v);            /* the stages of the current block */
