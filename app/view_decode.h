@@ -23,10 +23,6 @@
 #define DEC_PACE 0.6        /* seconds per token while playing */
 #define DEC_N_ALPHA 3       /* length penalties offered */
 
-/* The numbers of this view are not in a->trace, so its hover names a
- * vector stage: the explanation panel has no "how it was computed" for
- * those and stays quiet instead of explaining the wrong matrix. */
-
 /* The view's panes: the table (with the inspected step below it when there
  * is room), one step on its own, and the beam search tree. */
 typedef enum DecPane { DEC_PANE_GEN, DEC_PANE_STEP, DEC_PANE_BEAM, DEC_PANE_COUNT } DecPane;
