@@ -23,16 +23,13 @@ static void path_in(char *buf, size_t cap, const char *name)
 static int setup(void **state)
 {
     (void)state;
-    strcpy(g_dir, "/tmp/stepformer-ckpt-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return tu_scratch(g_dir, sizeof g_dir, "ckpt");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_scratch_remove(g_dir);
 }
 
 static void small_model(TfModel *m, TfNorm norm, TfTie tie, uint64_t seed)

@@ -31,16 +31,13 @@ static void path_in(char *buf, size_t cap, const char *name)
 static int setup(void **state)
 {
     (void)state;
-    strcpy(g_dir, "/tmp/stepformer-train-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return tu_scratch(g_dir, sizeof g_dir, "train");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_scratch_remove(g_dir);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -24,16 +24,13 @@ static char g_dir[64];
 static int setup(void **state)
 {
     (void)state;
-    strcpy(g_dir, "/tmp/stepformer-worker-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return tu_scratch(g_dir, sizeof g_dir, "worker");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_scratch_remove(g_dir);
 }
 
 static void sleep_ms(int ms)

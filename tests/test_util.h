@@ -1,6 +1,6 @@
 /* test_util.h - shared helpers for the cmocka test programs.
  *
- * Every comparison says what it expected and what it got: close_arrays()
+ * Every comparison says what it expected and what it got: check_close()
  * prints the worst difference and where it is before failing. */
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 /* Worst |a-b| / (atol + rtol*|b|) over n values; fails when it exceeds 1. */
@@ -49,5 +51,33 @@ static inline void check_close_(const char *what, const float *got,
             _fail(__FILE__, __LINE__);                           \
         }                                                        \
     } while (0)
+
+/* A scratch folder /tmp/stepformer-NAME-XXXXXX for a test program, and
+ * its removal. */
+static inline int tu_scratch(char *dir, size_t cap, const char *name)
+{
+    snprintf(dir, cap, "/tmp/stepformer-%s-XXXXXX", name);
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static inline int tu_scratch_remove(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* build/tests/test_x -> build/stepformer: the program beside the tests */
+static inline void tu_program_path(char *buf, size_t cap, const char *argv0)
+{
+    snprintf(buf, cap, "%s", argv0 ? argv0 : "");
+    char *slash = strrchr(buf, '/');
+    if (slash)
+        slash[0] = 0;
+    else
+        snprintf(buf, cap, ".");
+    size_t n = strlen(buf);
+    snprintf(buf + n, cap - n, "/../stepformer");
+}
 
 #endif

@@ -404,15 +404,7 @@ static void test_degenerate_inputs(void **state)
 
 int main(int argc, char **argv)
 {
-    /* build/tests/test_view_decode -> build/stepformer */
-    snprintf(g_cli, sizeof g_cli, "%s", argc > 0 ? argv[0] : "");
-    char *slash = strrchr(g_cli, '/');
-    if (slash)
-        slash[0] = 0;
-    else
-        snprintf(g_cli, sizeof g_cli, ".");
-    size_t n = strlen(g_cli);
-    snprintf(g_cli + n, sizeof g_cli - n, "/../stepformer");
+    tu_program_path(g_cli, sizeof g_cli, argc > 0 ? argv[0] : NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_teacher_forcing_is_one_forward_pass),
         cmocka_unit_test(test_generation_is_greedy_and_translate),

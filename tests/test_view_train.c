@@ -520,15 +520,7 @@ static void test_shot(void **state)
 
 int main(int argc, char **argv)
 {
-    /* build/tests/test_view_train -> build/stepformer */
-    snprintf(g_cli, sizeof g_cli, "%s", argc > 0 ? argv[0] : "");
-    char *slash = strrchr(g_cli, '/');
-    if (slash)
-        slash[0] = 0;
-    else
-        snprintf(g_cli, sizeof g_cli, ".");
-    size_t n = strlen(g_cli);
-    snprintf(g_cli + n, sizeof g_cli - n, "/../stepformer");
+    tu_program_path(g_cli, sizeof g_cli, argc > 0 ? argv[0] : NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_frame),
         cmocka_unit_test(test_buttons_and_keys),
