@@ -381,49 +381,119 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
 
 /* ---- token stages: the sentence as chips with ids ---- */
 
-static void tokens_draw(ViewCtx *v, const TfView *tv)
+/* A row of token chips (text, id, position) from (x, y) in width w;
+ * returns the y below it. kind says whose tokens these are (selection). */
+static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, LabelKind kind,
+                       int n_real, int x0, int y, int w, int show_ids, int stage,
+                       const int *min_w, const char *text, const TokSpan *spans, int n_spans)
 {
     App *a = v->a;
     const Theme *th = v->th;
     RenFont *f = v->g->title, *s = v->g->small;
     int fh = ren_font_height(f), sh = ren_font_height(s);
-    int x = v->area.x + 10, y = v->area.y + 20;
-    char buf[300], id[32];
-    for (int i = 0; i < tv->rows; i++) {
-        tf_view_label(&a->trace, &a->model, tv, 0, i, buf, sizeof buf);
-        int w = ren_text_width(f, buf) + 24;
-        if (w < 56)
-            w = 56;
-        if (x + w > v->area.x + v->area.w - 10) {
-            x = v->area.x + 10;
-            y += fh + 2 * sh + 28;
+    int x = x0, row_h = fh + 14 + (show_ids ? 2 * sh + 4 : 0) + 12;
+    char id[64], surface[VOCAB_MAX_TOKEN_BYTES + 1];
+    for (int i = 0; i < n; i++) {
+        const char *t = vocab_token(voc, ids[i]);
+        int unk_word = ids[i] == TOK_UNK && text && i < n_spans && spans[i].len <= VOCAB_MAX_TOKEN_BYTES;
+        if (unk_word) { /* show the word the learner typed, marked unknown */
+            memcpy(surface, text + spans[i].off, (size_t)spans[i].len);
+            surface[spans[i].len] = 0;
+            t = surface;
         }
-        Rect chip = {x, y, w, fh + 14};
-        int pad = label_is_padding(a, tv, 0, i), unk = tv->ids[i] == TOK_UNK;
-        int sel = label_selected(a, tv, 0, i);
+        int cw = ren_text_width(f, t) + 24;
+        if (cw < 56)
+            cw = 56;
+        if (min_w && cw < min_w[i]) /* aligned with another row */
+            cw = min_w[i];
+        if (x + cw > x0 + w && x > x0) {
+            x = x0;
+            y += row_h;
+        }
+        Rect chip = {x, y, cw, fh + 14};
+        int pad = i >= n_real, unk = ids[i] == TOK_UNK;
+        int sel = ui_side_of(kind) == a->sel.side && a->sel.index == i && a->sel.side;
         ren_rect(v->r, chip, pad ? th->pad : th->panel2);
         ren_rect_line(v->r, chip, sel ? 3 : 1, sel ? th->select : unk ? th->warn : th->border);
-        ui_text_center(v->r, f, buf, chip, unk ? th->warn : th->text);
-        snprintf(id, sizeof id, "id %d", tv->ids[i]);
-        ui_text_center(v->r, s, id, (Rect){x, y + chip.h + 2, w, sh}, th->dim);
-        snprintf(id, sizeof id, "pos %d", i);
-        ui_text_center(v->r, s, id, (Rect){x, y + chip.h + 2 + sh, w, sh}, th->dim);
-        if (ui_clicked(v->in, chip))
-            toggle_select(a, tv->row_kind, i);
-        if (ui_over(v->in, chip)) {
+        ui_text_center(v->r, f, t, chip, unk ? th->warn : th->text);
+        if (show_ids) {
+            snprintf(id, sizeof id, unk_word ? "<unk> id %d" : "id %d", ids[i]);
+            ui_text_center(v->r, s, id, (Rect){x, y + chip.h + 2, cw, sh}, th->dim);
+            snprintf(id, sizeof id, "pos %d", i);
+            ui_text_center(v->r, s, id, (Rect){x, y + chip.h + 2 + sh, cw, sh}, th->dim);
+        }
+        if (stage >= 0 && ui_clicked(v->in, chip))
+            toggle_select(a, kind, i);
+        if (stage >= 0 && ui_over(v->in, chip)) {
             a->hover.valid = 1;
-            a->hover.stage = tv->stage;
+            a->hover.stage = (StageId)stage;
             a->hover.row = i;
             a->hover.col = 0;
-            a->hover.value = (float)tv->ids[i];
-            snprintf(a->hover.where, sizeof a->hover.where, "token %d '%s'", i, buf);
+            a->hover.value = (float)ids[i];
+            snprintf(a->hover.where, sizeof a->hover.where, "token %d '%s'", i, t);
         }
-        x += w + 10;
+        x += cw + 10;
     }
-    y += fh + 2 * sh + 40;
-    if (a->n_unk && tv->stage == ST_SRC_TOKENS)
-        ui_paragraph(v->r, v->g->ui, L(a, "Words outside the model's vocabulary become <unk> (outlined in red): the model cannot tell them apart."),
-                     v->area.x + 10, y, v->area.w - 20, th->warn);
+    return y + row_h;
+}
+
+/* Token stages: the sentence as chips with ids; for the source also what
+ * the model makes of it, for the decoder input the shift by one place. */
+static void tokens_draw(ViewCtx *v, const TfView *tv)
+{
+    App *a = v->a;
+    const Theme *th = v->th;
+    const TfTrace *tr = &a->trace;
+    RenFont *ui = v->g->ui;
+    int x = v->area.x + 10, w = v->area.w - 20, y = v->area.y + 16;
+    int lh = ren_font_height(ui) + 6;
+    int src = tv->stage == ST_SRC_TOKENS;
+    const Vocab *voc = src ? &a->model.src_vocab : &a->model.tgt_vocab;
+    int n_real = src ? tr->src_len[tv->b] : tr->tgt_len[tv->b];
+    /* the decoder input and, under each position, the token it must
+     * predict there: the next one, <eos> at the end */
+    static int next[APP_CAP_T], widths[APP_CAP_T];
+    int n_next = 0;
+    if (!src) {
+        n_next = n_real < APP_CAP_T ? n_real : APP_CAP_T;
+        RenFont *tf = v->g->title;
+        for (int i = 0; i < tv->rows && i < APP_CAP_T; i++) {
+            next[i] = i + 1 < n_real ? tv->ids[i + 1] : TOK_EOS;
+            int a1 = ren_text_width(tf, vocab_token(voc, tv->ids[i])), a2 = ren_text_width(tf, vocab_token(voc, next[i]));
+            widths[i] = (a1 > a2 ? a1 : a2) + 24;
+        }
+        ren_text(v->r, ui, L(a, "the decoder reads"), x, y, th->dim);
+        y += lh;
+    }
+    static TokSpan spans[APP_CAP_T];
+    int n_spans = 0;
+    const char *text = src && tv->b < a->n_src ? a->src[tv->b] : NULL;
+    if (text)
+        n_spans = tok_split(voc->mode, text, strlen(text), spans, APP_CAP_T, NULL);
+    y = token_chips(v, voc, tv->ids, tv->rows, tv->row_kind, n_real, x, y, w, 1, tv->stage,
+                    src ? NULL : widths, text, spans, n_spans < APP_CAP_T ? n_spans : APP_CAP_T);
+    if (n_next > 0) {
+        ren_text(v->r, ui, L(a, "and at each position must predict the next token"), x, y, th->dim);
+        y += lh;
+        y = token_chips(v, voc, next, n_next, LBL_NONE, n_next, x, y, w, 0, -1, widths, NULL, NULL, 0);
+    }
+    if (src && a->translation[0] && tv->b == 0) {
+        y += 6;
+        ren_text(v->r, ui, L(a, "the model translates it (greedy) as"), x, y, th->dim);
+        y += lh;
+        int n = 0;
+        static int out[APP_CAP_T];
+        for (int i = 0; i < a->greedy.n && n < APP_CAP_T && a->greedy.ids[i] != TOK_EOS; i++)
+            out[n++] = a->greedy.ids[i];
+        y = token_chips(v, &a->model.tgt_vocab, out, n, LBL_NONE, n, x, y, w, 0, -1, NULL, NULL, NULL, 0);
+    }
+    y += 8;
+    if (a->n_unk && src) {
+        y += ui_paragraph(v->r, ui, L(a, "Words outside the model's vocabulary become <unk> (in red): the model sees only that id and cannot tell them apart."),
+                          x, y, w, th->warn) + 8;
+    }
+    ui_paragraph(v->r, v->g->small, L(a, "→ steps through the model stage by stage; a block on the left jumps to it."),
+                 x, y, w, th->dim);
 }
 
 void view_matrix(ViewCtx *v)
