@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void csv_field(FILE *f, const char *s)
@@ -95,6 +96,7 @@ int export_csv_file(const char *path, const TfTrace *tr, const TfModel *m,
         free(tmp);
         return -1;
     }
+    fchmod(fd, 0644); /* mkstemp makes it private; a saved matrix is not */
     FILE *f = fdopen(fd, "w");
     int rc = -1;
     if (!f) {
