@@ -73,59 +73,6 @@ void backwork_free(TfBackWork *w)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Per-layer parameter pointers (the same for weights and gradients)        */
-/* ---------------------------------------------------------------------- */
-
-typedef struct AttnP {
-    float *qkv_w, *qkv_b, *o_w, *o_b;
-} AttnP;
-
-typedef struct LayerP {
-    AttnP sa, ca;                 /* ca: decoder only */
-    float *f1w, *f1b, *f2w, *f2b; /* feed-forward */
-    float *ln_w[3], *ln_b[3];     /* norm1..norm3 (norm3: decoder only) */
-} LayerP;
-
-static LayerP enc_layer_p(const TfParams *p, const TfConfig *c, int l)
-{
-    size_t C = (size_t)c->d_model, F = (size_t)c->d_ff;
-    LayerP r;
-    memset(&r, 0, sizeof r);
-    r.sa = (AttnP){p->enc_qkv_w + l * 3 * C * C, p->enc_qkv_b + l * 3 * C,
-                   p->enc_o_w + l * C * C, p->enc_o_b + l * C};
-    r.f1w = p->enc_ff1_w + l * F * C;
-    r.f1b = p->enc_ff1_b + l * F;
-    r.f2w = p->enc_ff2_w + l * C * F;
-    r.f2b = p->enc_ff2_b + l * C;
-    r.ln_w[0] = p->enc_ln1_w + l * C;
-    r.ln_b[0] = p->enc_ln1_b + l * C;
-    r.ln_w[1] = p->enc_ln2_w + l * C;
-    r.ln_b[1] = p->enc_ln2_b + l * C;
-    return r;
-}
-
-static LayerP dec_layer_p(const TfParams *p, const TfConfig *c, int l)
-{
-    size_t C = (size_t)c->d_model, F = (size_t)c->d_ff;
-    LayerP r;
-    r.sa = (AttnP){p->dec_sqkv_w + l * 3 * C * C, p->dec_sqkv_b + l * 3 * C,
-                   p->dec_so_w + l * C * C, p->dec_so_b + l * C};
-    r.ca = (AttnP){p->dec_cqkv_w + l * 3 * C * C, p->dec_cqkv_b + l * 3 * C,
-                   p->dec_co_w + l * C * C, p->dec_co_b + l * C};
-    r.f1w = p->dec_ff1_w + l * F * C;
-    r.f1b = p->dec_ff1_b + l * F;
-    r.f2w = p->dec_ff2_w + l * C * F;
-    r.f2b = p->dec_ff2_b + l * C;
-    r.ln_w[0] = p->dec_ln1_w + l * C;
-    r.ln_b[0] = p->dec_ln1_b + l * C;
-    r.ln_w[1] = p->dec_ln2_w + l * C;
-    r.ln_b[1] = p->dec_ln2_b + l * C;
-    r.ln_w[2] = p->dec_ln3_w + l * C;
-    r.ln_b[2] = p->dec_ln3_b + l * C;
-    return r;
-}
-
-/* ---------------------------------------------------------------------- */
 /* Sub-layers                                                              */
 /* ---------------------------------------------------------------------- */
 
@@ -154,7 +101,7 @@ static const float *branch(Ctx *x, const float *d_sum, const float *mask,
 }
 
 /* LayerNorm: out = LN(inp) * w + b, statistics from the trace. */
-static void ln_back(float *d_inp, const LayerP *G, const LayerP *W, int i,
+static void ln_back(float *d_inp, const LayerParams *G, const LayerParams *W, int i,
                     const float *d_out, const float *inp, const NormAct *n,
                     int N, int C)
 {
@@ -164,8 +111,8 @@ static void ln_back(float *d_inp, const LayerP *G, const LayerP *W, int i,
 
 /* Self-attention block over T positions of input x; d_out is the gradient
  * of a->out; accumulates d_x and the block's parameter gradients. */
-static void self_attn_back(Ctx *x, const AttnAct *a, const AttnP *W,
-                           const AttnP *G, float *d_x, const float *in,
+static void self_attn_back(Ctx *x, const AttnAct *a, const AttnParams *W,
+                           const AttnParams *G, float *d_x, const float *in,
                            const float *d_out, int T, const int *len, int causal)
 {
     TfBackWork *w = x->w;
@@ -184,8 +131,8 @@ static void self_attn_back(Ctx *x, const AttnAct *a, const AttnP *W,
 
 /* Cross-attention: Q from the decoder stream x, K and V from the encoder
  * output (memory), whose gradient goes to w->d_mem. */
-static void cross_attn_back(Ctx *x, const AttnAct *a, const AttnP *W,
-                            const AttnP *G, float *d_x, const float *in,
+static void cross_attn_back(Ctx *x, const AttnAct *a, const AttnParams *W,
+                            const AttnParams *G, float *d_x, const float *in,
                             const float *d_out)
 {
     TfBackWork *w = x->w;
@@ -209,7 +156,7 @@ static void cross_attn_back(Ctx *x, const AttnAct *a, const AttnP *W,
 }
 
 /* Feed-forward: out = relu(in @ W1^T + b1) @ W2^T + b2. */
-static void ffn_back(Ctx *x, const LayerP *W, const LayerP *G, float *d_x,
+static void ffn_back(Ctx *x, const LayerParams *W, const LayerParams *G, float *d_x,
                      const float *in, const float *hidden, const float *d_out,
                      int N)
 {
@@ -241,7 +188,7 @@ static void enc_layer_back(Ctx *x, const TfModel *m, TfParams *g, int l,
 {
     const TfTrace *tr = x->tr;
     const EncLayerAct *e = &tr->enc[l];
-    LayerP W = enc_layer_p(&m->p, x->c, l), G = enc_layer_p(g, x->c, l);
+    LayerParams W = params_enc_layer(&m->p, x->c, l), G = params_enc_layer(g, x->c, l);
     int C = x->c->d_model, S = tr->S, N = x->B * S, drop = tr->enc_dropped;
     size_t nC = (size_t)N * C;
     float *A = *da, *Bf = *db;
@@ -273,8 +220,8 @@ static void enc_layer_back(Ctx *x, const TfModel *m, TfParams *g, int l,
     ln_back(A, &G, &W, 0, Bf, in, &e->n1, N, C);
 }
 
-static void dec_layer_back_post(Ctx *x, const DecLayerAct *d, const LayerP *W,
-                                const LayerP *G, const float *in, float **da,
+static void dec_layer_back_post(Ctx *x, const DecLayerAct *d, const LayerParams *W,
+                                const LayerParams *G, const float *in, float **da,
                                 float **db)
 {
     const TfTrace *tr = x->tr;
@@ -303,8 +250,8 @@ static void dec_layer_back_post(Ctx *x, const DecLayerAct *d, const LayerP *W,
     swap(da, db);
 }
 
-static void dec_layer_back_pre(Ctx *x, const DecLayerAct *d, const LayerP *W,
-                               const LayerP *G, const float *in, float **da,
+static void dec_layer_back_pre(Ctx *x, const DecLayerAct *d, const LayerParams *W,
+                               const LayerParams *G, const float *in, float **da,
                                float **db)
 {
     const TfTrace *tr = x->tr;
@@ -391,7 +338,7 @@ static void decoder_back(Ctx *x, const TfModel *m, TfParams *g)
     }
     zero(w->d_mem, (size_t)x->B * tr->S * C);
     for (int l = c->n_dec - 1; l >= 0; l--) {
-        LayerP W = dec_layer_p(&m->p, c, l), G = dec_layer_p(g, c, l);
+        LayerParams W = params_dec_layer(&m->p, c, l), G = params_dec_layer(g, c, l);
         if (c->norm == TF_NORM_POST)
             dec_layer_back_post(x, &tr->dec[l], &W, &G, dec_in(tr, l), &da, &db);
         else

@@ -114,17 +114,13 @@ static void encoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
                           int train)
 {
     const TfConfig *c = &m->cfg;
-    const TfParams *p = &m->p;
     EncLayerAct *e = &tr->enc[l];
-    int C = c->d_model, F = c->d_ff, S = tr->S, N = tr->B * S;
+    int C = c->d_model, S = tr->S, N = tr->B * S;
     size_t nC = (size_t)N * C;
-    const float *qkv_w = p->enc_qkv_w + (size_t)l * 3 * C * C;
-    const float *qkv_b = p->enc_qkv_b + (size_t)l * 3 * C;
-    const float *o_w = p->enc_o_w + (size_t)l * C * C, *o_b = p->enc_o_b + (size_t)l * C;
-    const float *f1w = p->enc_ff1_w + (size_t)l * F * C, *f1b = p->enc_ff1_b + (size_t)l * F;
-    const float *f2w = p->enc_ff2_w + (size_t)l * C * F, *f2b = p->enc_ff2_b + (size_t)l * C;
-    const float *ln1w = p->enc_ln1_w + (size_t)l * C, *ln1b = p->enc_ln1_b + (size_t)l * C;
-    const float *ln2w = p->enc_ln2_w + (size_t)l * C, *ln2b = p->enc_ln2_b + (size_t)l * C;
+    LayerParams W = params_enc_layer(&m->p, c, l);
+    const float *qkv_w = W.sa.qkv_w, *qkv_b = W.sa.qkv_b, *o_w = W.sa.o_w, *o_b = W.sa.o_b;
+    const float *f1w = W.f1w, *f1b = W.f1b, *f2w = W.f2w, *f2b = W.f2b;
+    const float *ln1w = W.ln_w[0], *ln1b = W.ln_b[0], *ln2w = W.ln_w[1], *ln2b = W.ln_b[1];
     const float *d1 = dropout_mask(tr, e->sa.drop, nC, train);
     const float *d2 = dropout_mask(tr, e->ffn_drop, nC, train);
 
@@ -218,19 +214,15 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
                           int train)
 {
     const TfConfig *c = &m->cfg;
-    const TfParams *p = &m->p;
     DecLayerAct *d = &tr->dec[l];
-    int C = c->d_model, F = c->d_ff, T = tr->T, B = tr->B, N = B * T;
-    size_t nC = (size_t)N * C, C3 = (size_t)3 * C * C;
-    const float *sqkv_w = p->dec_sqkv_w + l * C3, *sqkv_b = p->dec_sqkv_b + (size_t)l * 3 * C;
-    const float *so_w = p->dec_so_w + (size_t)l * C * C, *so_b = p->dec_so_b + (size_t)l * C;
-    const float *cqkv_w = p->dec_cqkv_w + l * C3, *cqkv_b = p->dec_cqkv_b + (size_t)l * 3 * C;
-    const float *co_w = p->dec_co_w + (size_t)l * C * C, *co_b = p->dec_co_b + (size_t)l * C;
-    const float *f1w = p->dec_ff1_w + (size_t)l * F * C, *f1b = p->dec_ff1_b + (size_t)l * F;
-    const float *f2w = p->dec_ff2_w + (size_t)l * C * F, *f2b = p->dec_ff2_b + (size_t)l * C;
-    const float *ln1w = p->dec_ln1_w + (size_t)l * C, *ln1b = p->dec_ln1_b + (size_t)l * C;
-    const float *ln2w = p->dec_ln2_w + (size_t)l * C, *ln2b = p->dec_ln2_b + (size_t)l * C;
-    const float *ln3w = p->dec_ln3_w + (size_t)l * C, *ln3b = p->dec_ln3_b + (size_t)l * C;
+    int C = c->d_model, T = tr->T, B = tr->B, N = B * T;
+    size_t nC = (size_t)N * C;
+    LayerParams W = params_dec_layer(&m->p, c, l);
+    const float *sqkv_w = W.sa.qkv_w, *sqkv_b = W.sa.qkv_b, *so_w = W.sa.o_w, *so_b = W.sa.o_b;
+    const float *cqkv_w = W.ca.qkv_w, *cqkv_b = W.ca.qkv_b, *co_w = W.ca.o_w, *co_b = W.ca.o_b;
+    const float *f1w = W.f1w, *f1b = W.f1b, *f2w = W.f2w, *f2b = W.f2b;
+    const float *ln1w = W.ln_w[0], *ln1b = W.ln_b[0], *ln2w = W.ln_w[1], *ln2b = W.ln_b[1];
+    const float *ln3w = W.ln_w[2], *ln3b = W.ln_b[2];
     const float *d1 = dropout_mask(tr, d->sa.drop, nC, train);
     const float *d2 = dropout_mask(tr, d->ca.drop, nC, train);
     const float *d3 = dropout_mask(tr, d->ffn_drop, nC, train);

@@ -138,6 +138,45 @@ float *params_tensor(const TfParams *p, const ParamDesc *d, int layer)
     return base + (size_t)layer * param_desc_numel(d);
 }
 
+LayerParams params_enc_layer(const TfParams *p, const TfConfig *c, int l)
+{
+    size_t C = (size_t)c->d_model, F = (size_t)c->d_ff;
+    LayerParams r;
+    memset(&r, 0, sizeof r);
+    r.sa = (AttnParams){p->enc_qkv_w + l * 3 * C * C, p->enc_qkv_b + l * 3 * C,
+                        p->enc_o_w + l * C * C, p->enc_o_b + l * C};
+    r.f1w = p->enc_ff1_w + l * F * C;
+    r.f1b = p->enc_ff1_b + l * F;
+    r.f2w = p->enc_ff2_w + l * C * F;
+    r.f2b = p->enc_ff2_b + l * C;
+    r.ln_w[0] = p->enc_ln1_w + l * C;
+    r.ln_b[0] = p->enc_ln1_b + l * C;
+    r.ln_w[1] = p->enc_ln2_w + l * C;
+    r.ln_b[1] = p->enc_ln2_b + l * C;
+    return r;
+}
+
+LayerParams params_dec_layer(const TfParams *p, const TfConfig *c, int l)
+{
+    size_t C = (size_t)c->d_model, F = (size_t)c->d_ff;
+    float *ln_w[3] = {p->dec_ln1_w, p->dec_ln2_w, p->dec_ln3_w};
+    float *ln_b[3] = {p->dec_ln1_b, p->dec_ln2_b, p->dec_ln3_b};
+    LayerParams r;
+    r.sa = (AttnParams){p->dec_sqkv_w + l * 3 * C * C, p->dec_sqkv_b + l * 3 * C,
+                        p->dec_so_w + l * C * C, p->dec_so_b + l * C};
+    r.ca = (AttnParams){p->dec_cqkv_w + l * 3 * C * C, p->dec_cqkv_b + l * 3 * C,
+                        p->dec_co_w + l * C * C, p->dec_co_b + l * C};
+    r.f1w = p->dec_ff1_w + l * F * C;
+    r.f1b = p->dec_ff1_b + l * F;
+    r.f2w = p->dec_ff2_w + l * C * F;
+    r.f2b = p->dec_ff2_b + l * C;
+    for (int k = 0; k < 3; k++) {
+        r.ln_w[k] = ln_w[k] + l * C;
+        r.ln_b[k] = ln_b[k] + l * C;
+    }
+    return r;
+}
+
 void params_init(TfParams *p, const TfConfig *c, uint64_t seed)
 {
     ParamDesc d[PARAMS_MAX_DESC];

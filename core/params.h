@@ -87,6 +87,22 @@ void params_point(TfParams *p, const TfConfig *cfg, float *block);
 float *params_tensor(const TfParams *p, const ParamDesc *d, int layer);
 size_t param_desc_numel(const ParamDesc *d);
 
+/* The tensors of one layer, as pointers into a parameter block (weights or
+ * gradients alike): the forward and backward passes take them from here
+ * instead of each working out the offsets. */
+typedef struct AttnParams {
+    float *qkv_w, *qkv_b, *o_w, *o_b;
+} AttnParams;
+
+typedef struct LayerParams {
+    AttnParams sa, ca;            /* ca: decoder only */
+    float *f1w, *f1b, *f2w, *f2b; /* feed-forward */
+    float *ln_w[3], *ln_b[3];     /* norm1..norm3 (norm3: decoder only) */
+} LayerParams;
+
+LayerParams params_enc_layer(const TfParams *p, const TfConfig *c, int l);
+LayerParams params_dec_layer(const TfParams *p, const TfConfig *c, int l);
+
 /* Xavier/Glorot uniform for matrices, zeros for biases, ones for LayerNorm
  * gains; deterministic for a seed. */
 void params_init(TfParams *p, const TfConfig *cfg, uint64_t seed);
