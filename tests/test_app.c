@@ -10,7 +10,7 @@
 #include "app.h"
 #include "checkpoint.h"
 #include "colormap.h"
-#include "test_events.h"
+#include "test_app_util.h"
 #include "test_util.h"
 #include "views.h"
 
@@ -20,19 +20,9 @@ static Ren *g_ren;
 static int setup(void **state)
 {
     (void)state;
-    TfConfig c;
     TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.d_ff = 64;
-    c.src_vocab = 40;
-    c.tgt_vocab = 40;
-    c.max_len = 24;
-    TfModel m;
-    if (model_init_random(&m, &c, 5, &err) || ckpt_save(&m, MODEL, &err))
+    if (tu_small_model(MODEL, 40, 24, 5))
         return -1;
-    model_free(&m);
     g_ren = ren_open_headless(1280, 800, &err);
     return g_ren ? 0 : -1;
 }

@@ -10,7 +10,7 @@
 #include "app.h"
 #include "checkpoint.h"
 #include "lesson_ui.h"
-#include "test_events.h"
+#include "test_app_util.h"
 #include "test_util.h"
 #include "views.h"
 
@@ -77,23 +77,14 @@ static int setup(void **state)
     snprintf(p, sizeof p, "%s/data", g_dir);
     mkdir(p, 0755);
     setenv("XDG_DATA_HOME", p, 1);
-    TfConfig c;
     TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.d_ff = 64;
-    c.src_vocab = c.tgt_vocab = 30;
-    c.max_len = 24;
-    TfModel m;
     snprintf(p, sizeof p, "%s/assets", g_dir);
     mkdir(p, 0755);
     snprintf(p, sizeof p, "%s/assets/models", g_dir);
     mkdir(p, 0755);
     snprintf(g_model, sizeof g_model, "%s/assets/models/tiny.safetensors", g_dir);
-    if (model_init_random(&m, &c, 2, &err) || ckpt_save(&m, g_model, &err))
+    if (tu_small_model(g_model, 30, 24, 2))
         return -1;
-    model_free(&m);
     g_ren = ren_open_headless(1280, 800, &err);
     return g_ren ? 0 : -1;
 }

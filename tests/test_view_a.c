@@ -17,7 +17,7 @@
 
 #include "app.h"
 #include "checkpoint.h"
-#include "test_events.h"
+#include "test_app_util.h"
 #include "test_util.h"
 #include "views.h"
 
@@ -34,22 +34,12 @@ static const Rect AREA = {40, 30, 900, 700};
 static int setup(void **state)
 {
     (void)state;
-    TfConfig c;
     TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.d_ff = 64;
-    c.src_vocab = 40;
-    c.tgt_vocab = 40;
-    c.max_len = 48;
     snprintf(g_model, sizeof g_model, "/tmp/stepformer-test-view-a-%d.safetensors", (int)getpid());
-    TfModel m;
-    if (model_init_random(&m, &c, 11, &err) || ckpt_save(&m, g_model, &err)) {
-        printf("  model: %s\n", err.msg);
+    if (tu_small_model(g_model, 40, 48, 11)) {
+        printf("  cannot write the test model %s\n", g_model);
         return -1;
     }
-    model_free(&m);
     g_ren = ren_open_headless(W, H, &err);
     if (!g_ren)
         printf("  ren_open_headless: %s\n", err.msg);

@@ -12,7 +12,7 @@
 
 #include "app.h"
 #include "checkpoint.h"
-#include "test_events.h"
+#include "test_app_util.h"
 #include "test_util.h"
 #include "view_decode.h"
 
@@ -22,29 +22,11 @@ static const char *MODEL_EOS = "/tmp/stepformer-test-decode-eos.safetensors";
 static Ren *g_ren;
 static char g_cli[4096]; /* build/.../stepformer, next to the tests folder */
 
-static int save_model(const char *path, int max_len, uint64_t seed)
-{
-    TfConfig c;
-    TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.d_ff = 64;
-    c.src_vocab = 40;
-    c.tgt_vocab = 40;
-    c.max_len = max_len;
-    TfModel m;
-    if (model_init_random(&m, &c, seed, &err) || ckpt_save(&m, path, &err))
-        return -1;
-    model_free(&m);
-    return 0;
-}
-
 static int setup(void **state)
 {
     (void)state;
     TfErr err;
-    if (save_model(MODEL, 24, 5) || save_model(MODEL_LONG, 48, 5) || save_model(MODEL_EOS, 48, 7))
+    if (tu_small_model(MODEL, 40, 24, 5) || tu_small_model(MODEL_LONG, 40, 48, 5) || tu_small_model(MODEL_EOS, 40, 48, 7))
         return -1;
     g_ren = ren_open_headless(1280, 800, &err);
     return g_ren ? 0 : -1;

@@ -19,7 +19,7 @@
 
 #include "app.h"
 #include "checkpoint.h"
-#include "test_events.h"
+#include "test_app_util.h"
 #include "test_util.h"
 #include "view_train.h"
 
@@ -31,18 +31,9 @@ static char g_cli[4096]; /* build/.../stepformer, next to the tests folder */
 static int setup(void **state)
 {
     (void)state;
-    TfConfig c;
     TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.d_ff = 64;
-    c.src_vocab = c.tgt_vocab = 40;
-    c.max_len = 24;
-    TfModel m;
-    if (model_init_random(&m, &c, 5, &err) || ckpt_save(&m, MODEL, &err))
+    if (tu_small_model(MODEL, 40, 24, 5))
         return -1;
-    model_free(&m);
     strcpy(g_dir, "/tmp/stepformer-trainview-XXXXXX");
     if (!mkdtemp(g_dir))
         return -1;
