@@ -129,9 +129,6 @@ static const Expl VIEW_EXPL[2][2] = {
       "起初一片模糊，随后出现清晰的对齐。"}},
 };
 
-const char *explain_title(StageId st) { return expl_of(st, 0).title; }
-const char *explain_formula(StageId st, const TfConfig *c) { return expl_of(st, c->norm == TF_NORM_PRE).formula; }
-const char *explain_text(StageId st, const TfConfig *c) { return expl_of(st, c->norm == TF_NORM_PRE).text; }
 
 /* ---- how the hovered number was computed ---- */
 

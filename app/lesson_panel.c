@@ -198,11 +198,23 @@ void lesson_panel_draw(ViewCtx *v)
     int x = rc.x + 14, w = rc.w - 26, y = rc.y + 10;
     int sh = ren_font_height(v->g->small);
     /* header: lesson title and step dots */
-    ren_text(v->r, v->g->small, lesson_ui_word(a, LW_LESSONS), x, y, th->dim);
+    /* "Lessons" opens the list, "close" leaves the lesson */
+    const char *les = lesson_ui_word(a, LW_LESSONS), *cl = lesson_ui_word(a, LW_CLOSE);
+    Rect lr = {x, y, ren_text_width(v->g->small, les), sh};
+    ren_text(v->r, v->g->small, les, x, y, ui_over(v->in, lr) ? th->accent : th->dim);
+    if (ui_clicked(v->in, lr))
+        lesson_ui_toggle_list(a);
+    int cw = ren_text_width(v->g->small, cl);
+    Rect cr = {x + w - cw, y, cw, sh};
+    ren_text(v->r, v->g->small, cl, cr.x, y, ui_over(v->in, cr) ? th->accent : th->dim);
+    if (ui_clicked(v->in, cr)) {
+        lesson_ui_close(a);
+        return;
+    }
     char buf[96];
     snprintf(buf, sizeof buf, lesson_ui_word(a, LW_STEP), step + 1, l->n_steps);
     int bw = ren_text_width(v->g->small, buf);
-    ren_text(v->r, v->g->small, buf, x + w - bw, y, th->dim);
+    ren_text(v->r, v->g->small, buf, x + (w - bw) / 2, y, th->dim);
     y += sh + 4;
     y += ui_paragraph(v->r, v->g->title, l->title, x, y, w, th->text) + 6;
     int dot = sh / 2 + 2;

@@ -60,7 +60,7 @@ static const char *WORDS[][2] = {
     [W_QUIZ] = {"Quiz", "小测验"},
     [W_RIGHT] = {"Right!", "答对了！"},
     [W_WRONG] = {"Not quite. The answer is %d.", "不对。正确答案是 %d。"},
-    [W_CLOSE] = {"Close lesson (L)", "关闭课程 (L)"},
+    [W_CLOSE] = {"close ✕", "关闭 ✕"},
     [W_NONE] = {"No lessons found in %s", "在 %s 中找不到课程"},
     [W_KEYS] = {"PgDn/PgUp: steps · L: lessons · Z: 中文",
                 "PgDn/PgUp：翻页 · L：课程列表 · Z：English"},
@@ -393,6 +393,10 @@ int lesson_ui_key(App *a, int sym)
     }
     if (u->cur < 0)
         return 0;
+    if (sym == 27) { /* Esc leaves the lesson (a second Esc quits) */
+        lesson_ui_close(a);
+        return 1;
+    }
     if (sym == 0x4000004E /* PageDown */) {
         lesson_ui_step(a, 1);
         return 1;

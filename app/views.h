@@ -136,9 +136,6 @@ void explain_draw(ViewCtx *v);          /* the explanation panel */
  * title and the two or three sentences for a stage (pre: pre-LN model);
  * returns 0 when there is none (the English text is shown). */
 int explain_zh(StageId st, int pre, const char **title, const char **text);
-const char *explain_title(StageId st);
-const char *explain_formula(StageId st, const TfConfig *c);
-const char *explain_text(StageId st, const TfConfig *c);
 
 /* ---- the views ---- */
 void view_matrix(ViewCtx *v);

@@ -157,6 +157,12 @@ static void test_steps_set_the_view(void **state)
     expect_true(a.lang == 1 && l && step == 1 && strstr(l->path, "/zh/"), "Z: the same step in Chinese");
     expect_true(strstr(l->steps[0].text, "第 i 行") != NULL, "the Chinese text is loaded");
     frame(&a);
+    /* Esc leaves the lesson first; only a second Esc quits */
+    ev_key(&a, SDLK_ESCAPE, 0);
+    expect_true(!lesson_ui_active(&a) && !a.want_quit, "Esc closes the lesson, the window stays");
+    ev_key(&a, SDLK_ESCAPE, 0);
+    expect_true(a.want_quit, "a second Esc quits");
+    frame(&a);
     app_free(&a);
 }
 
