@@ -57,9 +57,11 @@ static void push_attn(App *a, StageId first, int layer)
 /* The stages in the order the model computes them. */
 static void build_walk(App *a)
 {
+    static unsigned walks; /* ids unique in the process, whatever App */
     const TfConfig *c = &a->model.cfg;
     int pre = c->norm == TF_NORM_PRE;
     a->n_walk = 0;
+    a->walk_id = ++walks;
     push(a, ST_SRC_TOKENS, 0);
     push(a, ST_SRC_EMBED, 0);
     push(a, ST_POS_ENC, 0);

@@ -147,6 +147,7 @@ typedef struct App {
     /* where the learner is */
     StagePos walk[APP_MAX_STEPS];
     int n_walk, at;             /* the walk and the current index in it */
+    unsigned walk_id;           /* changes whenever the walk is rebuilt */
     int head;                   /* -1 all heads */
     int batch;                  /* sentence of the batch shown */
     ViewId view;                /* VIEW_AUTO or a chosen view */

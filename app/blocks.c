@@ -97,6 +97,19 @@ int blocks_build(const App *a, NavBlock *out, int max)
     return n;
 }
 
+const NavBlock *blocks_of(const App *a, int *n)
+{
+    static NavBlock bl[BLOCKS_MAX];
+    static unsigned built_for;
+    static int nb;
+    if (built_for != a->walk_id) { /* the walk changed: group it again */
+        nb = blocks_build(a, bl, BLOCKS_MAX);
+        built_for = a->walk_id;
+    }
+    *n = nb;
+    return bl;
+}
+
 int blocks_current(const NavBlock *b, int n, int at)
 {
     for (int k = 0; k < n; k++)

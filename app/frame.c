@@ -13,7 +13,7 @@ typedef struct Layout {
     Rect top, nav, steps, tabs, main, panel, src, tgt, status;
 } Layout;
 
-static Layout layout(const App *a, const Gfx *g, int W, int H)
+static Layout layout(const Gfx *g, int W, int H)
 {
     Layout L;
     int s_ui = ren_font_height(g->ui), s_small = ren_font_height(g->small);
@@ -50,7 +50,6 @@ static Layout layout(const App *a, const Gfx *g, int W, int H)
     L.tabs = (Rect){nav_w, mid_y + strip, W - nav_w - panel_w, strip};
     L.main = (Rect){nav_w + 8, mid_y + 2 * strip + 6, W - nav_w - panel_w - 16,
                     mid_h - 2 * strip - 12};
-    (void)a;
     return L;
 }
 
@@ -390,7 +389,7 @@ void app_draw(App *a, Ren *r)
     ViewCtx v = {a, r, g, th, {0, 0, W, H}, &a->in, 1.0f};
     double dt = a->now - a->anim_start;
     v.anim = dt >= 0.25 ? 1.0f : (float)(dt / 0.25);
-    Layout L = layout(a, g, W, H);
+    Layout L = layout(g, W, H);
     ren_rect(r, L.nav, th->panel);
     ren_rect(r, L.panel, th->panel);
     v.area = L.main;

@@ -10,7 +10,6 @@
 
 #include "views.h"
 
-#define MAX_BLOCKS 512
 
 /* The most telling stage of a block, where a click lands. */
 static int block_entry(const App *a, const NavBlock *b)
@@ -176,8 +175,8 @@ void nav_draw(ViewCtx *v)
     const StageInfo *si = stage_info(p.stage);
     if (si->flags & SF_LAYER)
         a->nav_layer[(si->flags & SF_DECODER) ? 1 : 0] = p.layer;
-    static NavBlock bl[MAX_BLOCKS];
-    int nb = blocks_build(a, bl, MAX_BLOCKS);
+    int nb;
+    const NavBlock *bl = blocks_of(a, &nb);
     int cur = blocks_current(bl, nb, a->at);
     int fh = ren_font_height(v->g->small);
     int head_h = fh + 12;
@@ -232,8 +231,8 @@ void steps_draw(ViewCtx *v)
     Rect rc = v->area;
     if (rc.h <= 0 || rc.w <= 0)
         return;
-    static NavBlock bl[MAX_BLOCKS];
-    int nb = blocks_build(a, bl, MAX_BLOCKS);
+    int nb;
+    const NavBlock *bl = blocks_of(a, &nb);
     int cur = blocks_current(bl, nb, a->at);
     const NavBlock *b = &bl[cur];
     RenFont *f = v->g->small;

@@ -105,7 +105,10 @@ typedef struct NavBlock {
     int decoder, layer, cross;
     const char *label; /* "Multi-Head Attention", "Add & Norm", ... */
 } NavBlock;
+#define BLOCKS_MAX 512
 int blocks_build(const App *a, NavBlock *out, int max);
+/* The blocks of the App's walk, grouped once per walk. */
+const NavBlock *blocks_of(const App *a, int *n);
 int blocks_current(const NavBlock *b, int n, int at);
 const char *step_label(StageId st); /* "Q", "softmax", "Add", ... */
 
