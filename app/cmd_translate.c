@@ -119,15 +119,17 @@ int cmd_translate(int argc, char **argv)
         char *line = NULL;
         size_t cap = 0;
         ssize_t n;
-        while ((n = getline(&line, &cap, stdin)) >= 0) {
+        char where[64]; /* messages name the input line */
+        for (long no = 1; (n = getline(&line, &cap, stdin)) >= 0; no++) {
+            snprintf(where, sizeof where, "%s (line %ld)", C, no);
             while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
                 line[--n] = 0;
             if (memchr(line, 0, (size_t)n)) {
                 putchar('\n');
-                rc |= cli_fail(C, "input line contains a NUL byte");
+                rc |= cli_fail(where, "input line contains a NUL byte");
                 continue;
             }
-            rc |= translate_one(&x, line, C);
+            rc |= translate_one(&x, line, where);
             fflush(stdout);
         }
         free(line);
