@@ -37,12 +37,26 @@ LIBS_CORE = $(shell pkg-config --libs $(PKGS_CORE)) -lm -pthread
 LIBS_APP  = $(shell pkg-config --libs $(PKGS_APP)) $(LIBS_CORE)
 LIBS_TEST = $(LIBS_APP) $(shell pkg-config --libs $(PKGS_TEST))
 
-CORE_SRC := $(wildcard core/*.c)
-APP_SRC  := $(filter-out app/main.c,$(wildcard app/*.c))
-TEST_SRC := $(wildcard tests/test_*.c)
+# The layers (see README.md, "Layout"): core/ is the engine, app/session/
+# drives it without SDL, app/platform/ is the only code that includes SDL,
+# app/ui, app/views, app/window and app/cli sit on top. Every folder is on
+# the include path of the layers allowed to use it.
+CORE_DIRS    := core/model core/train core/decode core/data core/io core/sys
+SESSION_DIRS := app/session
+APP_DIRS     := app/platform app/ui app/views app/views/decode app/views/train app/window app/cli
+CORE_INC     := $(addprefix -I,$(CORE_DIRS))
+SESSION_INC  := $(addprefix -I,$(SESSION_DIRS)) -Iapp/cli $(CORE_INC)  # FIXME: data_args needs cli.h
+APP_INC      := $(addprefix -I,$(APP_DIRS)) $(SESSION_INC)
+
+CORE_SRC    := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c))
+SESSION_SRC := $(foreach d,$(SESSION_DIRS),$(wildcard $(d)/*.c))
+APP_SRC     := $(filter-out app/cli/main.c,$(foreach d,$(APP_DIRS),$(wildcard $(d)/*.c))) $(SESSION_SRC)
+CORE_HDR    := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.h))
+SESSION_HDR := $(foreach d,$(SESSION_DIRS),$(wildcard $(d)/*.h))
+TEST_SRC := $(wildcard tests/*/test_*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(BUILD)/%.o)
-TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_BIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRC))))
 
 .PHONY: all run test test-run test-tsan bench fuzz models deps deps-check clean install check-core
 
@@ -50,11 +64,15 @@ all: $(BUILD)/stepformer
 
 $(BUILD)/core/%.o: core/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(CORE_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(CORE_CFLAGS) $(CORE_INC) -c $< -o $@
+
+$(BUILD)/app/session/%.o: app/session/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(CORE_CFLAGS) $(SESSION_INC) -DSTEPFORMER_DATADIR='"$(PREFIX)/share/stepformer"' -c $< -o $@
 
 $(BUILD)/app/%.o: app/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(APP_CFLAGS) -Icore -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(APP_CFLAGS) $(APP_INC) -c $< -o $@
 
 $(BUILD)/libcore.a: $(CORE_OBJ)
 	@rm -f $@
@@ -64,13 +82,17 @@ $(BUILD)/libapp.a: $(APP_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/stepformer: $(BUILD)/app/main.o $(BUILD)/libapp.a $(BUILD)/libcore.a
+$(BUILD)/stepformer: $(BUILD)/app/cli/main.o $(BUILD)/libapp.a $(BUILD)/libcore.a
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -pthread $^ -o $@ $(LIBS_APP)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libapp.a $(BUILD)/libcore.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(TEST_CFLAGS) -Icore -Iapp -Itests $< \
-	    $(BUILD)/libapp.a $(BUILD)/libcore.a -o $@ $(LIBS_TEST)
+# Test programs live in tests/<layer>/ and are built flat into build/tests/.
+define test_rule
+$(BUILD)/tests/$(basename $(notdir $(1))): $(1) $(BUILD)/libapp.a $(BUILD)/libcore.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CPPFLAGS_ALL) $$(CFLAGS) $$(TEST_CFLAGS) $$(APP_INC) -Itests $$< \
+	    $(BUILD)/libapp.a $(BUILD)/libcore.a -o $$@ $$(LIBS_TEST)
+endef
+$(foreach t,$(TEST_SRC),$(eval $(call test_rule,$(t))))
 
 # make test / make run first make sure the Debian packages are there.
 deps-check:
@@ -79,7 +101,7 @@ deps-check:
 test: deps-check
 	@$(MAKE) --no-print-directory test-run
 
-test-run: $(BUILD)/stepformer $(TEST_BIN)
+test-run: check-core $(BUILD)/stepformer $(TEST_BIN)
 	@tools/run-tests.sh $(BUILD)
 
 run: deps-check
@@ -89,11 +111,11 @@ run: deps-check
 # The window's training thread, the trainer's helper thread and a reader of
 # their publications, all instrumented by ThreadSanitizer: any data race
 # fails the run. The worker needs the engine only, so no SDL is built.
-TSAN_SRC := tests/test_train_worker.c app/train_worker.c app/data_args.c app/cli.c $(CORE_SRC)
-build/tsan/test_train_worker: $(TSAN_SRC) $(wildcard core/*.h) app/train_worker.h app/data_args.h tests/test_util.h
+TSAN_SRC := tests/session/test_train_worker.c $(SESSION_SRC) app/cli/cli.c $(CORE_SRC)
+build/tsan/test_train_worker: $(TSAN_SRC) $(CORE_HDR) $(SESSION_HDR) tests/test_util.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -pthread $(WARN) -O1 -g -fsanitize=thread \
-	    $(CORE_CFLAGS) $(shell pkg-config --cflags $(PKGS_TEST)) -Icore -Iapp -Itests \
+	    $(CORE_CFLAGS) $(shell pkg-config --cflags $(PKGS_TEST)) $(SESSION_INC) -Iapp/cli -Itests \
 	    $(TSAN_SRC) -o $@ $(LIBS_CORE) $(shell pkg-config --libs $(PKGS_TEST))
 
 test-tsan: deps-check
@@ -114,20 +136,23 @@ deps:
 # libFuzzer targets: tests/fuzz/fuzz_NAME.c with seed corpus tests/fuzz/corpus_NAME/.
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
-# (app/lesson.c needs no SDL, so its fuzzer builds like the engine's)
-FUZZ_DEPS := $(CORE_SRC) app/lesson.c
-build/fuzz/%: tests/fuzz/%.c $(FUZZ_DEPS) $(wildcard core/*.h) app/lesson.h
+# (app/session/ needs no SDL, so its fuzzers build like the engine's)
+FUZZ_DEPS := $(CORE_SRC) app/session/lesson.c
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_DEPS) $(CORE_HDR) $(SESSION_HDR)
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    $(CORE_CFLAGS) -Icore -Iapp $< $(FUZZ_DEPS) -o $@ $(LIBS_CORE)
+	    $(CORE_CFLAGS) $(SESSION_INC) $< $(FUZZ_DEPS) -o $@ $(LIBS_CORE)
 
 fuzz: deps-check
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@tools/run-fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
 
+# core/ and app/session/ never include SDL; core/ never exits.
 check-core:
 	@! grep -rnE '#include *[<"]SDL|[^_a-z]exit *\(|abort *\(' core || \
 	    (echo "core/ must not include SDL or exit" && false)
+	@! grep -rnE '#include *[<"]SDL' app/session || \
+	    (echo "app/session/ must not include SDL" && false)
 
 clean:
 	rm -rf build
@@ -137,4 +162,4 @@ install: all
 	install -m 755 $(BUILD)/stepformer $(DESTDIR)$(PREFIX)/bin/stepformer
 	cp -r lessons assets $(DESTDIR)$(PREFIX)/share/stepformer/
 
--include $(CORE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/app/main.d
+-include $(CORE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/app/cli/main.d

@@ -10,7 +10,7 @@ passed=0
 failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for t in "$build"/tests/test_*; do
+for t in $(ls "$build"/tests/test_* 2>/dev/null | sort); do
     [ -x "$t" ] || continue
     name=$(basename "$t")
     timeout 600 "$t" >"$log" 2>&1
