@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "utf8.h"
+
 #include "err.h"
 
 enum { TOK_PAD = 0, TOK_BOS = 1, TOK_EOS = 2, TOK_UNK = 3, TOK_NSPECIAL = 4 };
@@ -68,11 +70,6 @@ int vocab_encode(const Vocab *v, const char *text, int *ids, TokSpan *spans,
 size_t vocab_decode(const Vocab *v, const int *ids, int n, char *out,
                     size_t cap);
 
-/* UTF-8 helpers. utf8_next decodes one code point at s (len bytes left):
- * returns its byte length and stores it in *cp, or -1 if invalid (overlong,
- * surrogate, beyond U+10FFFF, truncated). utf8_check returns 0 if the whole
- * buffer is valid, else -1 and the offset of the first bad byte. */
-int utf8_next(const char *s, size_t len, uint32_t *cp);
-int utf8_check(const char *s, size_t len, size_t *bad_off);
+
 
 #endif

@@ -1,6 +1,8 @@
 /* checkpoint.c - safetensors reading and atomic writing (see checkpoint.h). */
 #include "checkpoint.h"
 
+#include "atomic.h"
+
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -748,50 +750,17 @@ int ckpt_save_full(const TfModel *m, const CkptOptim *opt, const char *path,
     char *hdr = build_header(m, opt, &hlen);
     if (!hdr)
         return tf_fail(err, "%s: out of memory building the header", path);
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    char *dir = strdup(path);
-    int fd = -1, rc = -1;
-    if (!tmp || !dir) {
-        tf_fail(err, "%s: out of memory", path);
+    TfAtomic w;
+    int rc = -1;
+    if (tf_atomic_open(&w, path, 0644, err) < 0)
+        goto done;
+    if (write_body(w.fd, m, opt, hdr, hlen)) {
+        tf_fail(err, "%s: write failed: %s", path, strerror(errno));
+        tf_atomic_abort(&w);
         goto done;
     }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp-XXXXXX", 12);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        tf_fail(err, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        goto done;
-    }
-    if (write_body(fd, m, opt, hdr, hlen) || fsync(fd) != 0) {
-        tf_fail(err, "%s: write failed: %s", path, strerror(errno));
-        goto fail_tmp;
-    }
-    fchmod(fd, 0644);
-    if (close(fd) != 0) {
-        fd = -1;
-        tf_fail(err, "%s: write failed: %s", path, strerror(errno));
-        goto fail_tmp;
-    }
-    fd = -1;
-    if (rename(tmp, path) != 0) {
-        tf_fail(err, "%s: cannot replace the file: %s", path, strerror(errno));
-        goto fail_tmp;
-    }
-    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-    rc = 0;
-    goto done;
-fail_tmp:
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
+    rc = tf_atomic_commit(&w, err);
 done:
     free(hdr);
-    free(tmp);
-    free(dir);
     return rc;
 }
