@@ -40,68 +40,12 @@ void app_notice(App *a, int error, const char *fmt, ...)
 
 /* ---- the stage walk ---- */
 
-static int push(App *a, StageId st, int layer)
-{
-    if (a->n_walk >= APP_MAX_STEPS)
-        return -1;
-    a->walk[a->n_walk++] = (StagePos){st, layer};
-    return 0;
-}
-
-static void push_attn(App *a, StageId first, int layer)
-{
-    for (int k = 0; k < 9; k++) /* q k v scores mask weights heads concat out */
-        push(a, (StageId)(first + k), layer);
-}
-
-/* The stages in the order the model computes them. */
 static void build_walk(App *a)
 {
     static unsigned walks; /* ids unique in the process, whatever App */
-    const TfConfig *c = &a->model.cfg;
-    int pre = c->norm == TF_NORM_PRE;
-    a->n_walk = 0;
     a->walk_id = ++walks;
-    push(a, ST_SRC_TOKENS, 0);
-    push(a, ST_SRC_EMBED, 0);
-    push(a, ST_POS_ENC, 0);
-    push(a, ST_ENC_INPUT, 0);
-    for (int l = 0; l < c->n_enc; l++) {
-        if (pre)
-            push(a, ST_ENC_NORM1, l);
-        push_attn(a, ST_ENC_SELF_Q, l);
-        push(a, ST_ENC_ADD1, l);
-        push(a, ST_ENC_NORM1 + pre, l); /* post: norm1, pre: norm2 */
-        push(a, ST_ENC_FFN_HIDDEN, l);
-        push(a, ST_ENC_FFN_OUT, l);
-        push(a, ST_ENC_ADD2, l);
-        if (!pre)
-            push(a, ST_ENC_NORM2, l);
-    }
-    if (pre)
-        push(a, ST_ENC_FINAL, 0);
-    push(a, ST_TGT_TOKENS, 0);
-    push(a, ST_TGT_EMBED, 0);
-    push(a, ST_DEC_INPUT, 0);
-    for (int l = 0; l < c->n_dec; l++) {
-        if (pre)
-            push(a, ST_DEC_NORM1, l);
-        push_attn(a, ST_DEC_SELF_Q, l);
-        push(a, ST_DEC_ADD1, l);
-        push(a, pre ? ST_DEC_NORM2 : ST_DEC_NORM1, l);
-        push_attn(a, ST_DEC_CROSS_Q, l);
-        push(a, ST_DEC_ADD2, l);
-        push(a, pre ? ST_DEC_NORM3 : ST_DEC_NORM2, l);
-        push(a, ST_DEC_FFN_HIDDEN, l);
-        push(a, ST_DEC_FFN_OUT, l);
-        push(a, ST_DEC_ADD3, l);
-        if (!pre)
-            push(a, ST_DEC_NORM3, l);
-    }
-    if (pre)
-        push(a, ST_DEC_FINAL, 0);
-    push(a, ST_OUT_LOGITS, 0);
-    push(a, ST_OUT_PROBS, 0);
+    int n = tf_walk_build(&a->model.cfg, a->walk, APP_MAX_STEPS);
+    a->n_walk = n < APP_MAX_STEPS ? n : APP_MAX_STEPS;
 }
 
 StagePos app_pos(const App *a)

@@ -17,6 +17,7 @@
 #include "model.h"
 #include "ren.h"
 #include "stage.h"
+#include "walk.h"
 
 #define APP_MAX_SENT 4       /* sentences in the padded batch */
 #define APP_TEXT_MAX 1024    /* bytes of one input line */
@@ -50,11 +51,6 @@ typedef struct Theme {
 } Theme;
 const Theme *theme_get(ThemeId id);
 
-/* One place in the stage walk: Left/Right move along these. */
-typedef struct StagePos {
-    StageId stage;
-    int layer;
-} StagePos;
 
 /* Mouse and keyboard input gathered since the last frame (immediate-mode
  * widgets read it while the frame is built). */

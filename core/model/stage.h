@@ -35,6 +35,19 @@ typedef enum StageId {
     ST_COUNT
 } StageId;
 
+/* The nine stages of one attention block, in order, as offsets from the
+ * block's q stage (ST_ENC_SELF_Q, ST_DEC_SELF_Q or ST_DEC_CROSS_Q). */
+typedef enum AttnPart {
+    AP_Q, AP_K, AP_V, AP_SCORES, AP_MASK, AP_WEIGHTS, AP_HEADS, AP_CONCAT, AP_OUT,
+    AP_COUNT
+} AttnPart;
+
+/* The stage of part p of the attention block whose q stage is block. */
+static inline StageId stage_attn_part(StageId block, AttnPart p)
+{
+    return (StageId)((int)block + (int)p);
+}
+
 /* What kind of picture a stage wants. */
 typedef enum StageKind {
     SK_TOKENS,  /* a column of token ids */
