@@ -1,0 +1,145 @@
+/* ren_internal.h - what the pieces of the renderer share and nothing else
+ * sees: the structs behind the opaque handles of ren.h and the few
+ * functions one piece offers another.
+ *
+ *   ren.c        opening, frames, the clip stack, rectangles
+ *   ren_lines.c  antialiased lines and polylines, triangles
+ *   ren_text.c   code points, runs of one face, fonts, drawing text
+ *   ren_cache.c  the per-font cache of rendered lines
+ *   ren_wrap.c   breaking text into lines
+ *   ren_image.c  images, reading the frame, saving PNGs
+ *   font.c       finding font files with fontconfig
+ *
+ * Include ren.h first (this header uses its types and does not include it,
+ * so that ren.h and this header never include each other). */
+#ifndef REN_INTERNAL_H
+#define REN_INTERNAL_H
+
+#ifndef REN_H
+#error "include ren.h before ren_internal.h"
+#endif
+
+#include <SDL.h>
+#include <SDL_ttf.h>
+#include <limits.h>
+
+_Static_assert(sizeof(Color) == sizeof(SDL_Color), "Color mirrors SDL_Color");
+
+enum {
+    MAX_FACES = 3,
+    TEXT_BUCKETS = 2048,  /* power of two, 2x REN_TEXT_ENTRIES */
+    TEXT_SCRATCH = 1024,  /* bytes of one run handed to SDL_ttf */
+    TEXT_MAX_W = 16384,   /* widest line texture; the rest is cut */
+    FRAME_MAX = 16384,    /* largest headless frame side */
+    POLY_BATCH = 128,     /* polyline points per geometry call */
+    TRI_BATCH = 384,      /* ren_triangles vertices per call (3k) */
+    POLY_VERTS = (POLY_BATCH + 2) * 4,
+    POLY_INDICES = (POLY_BATCH + 1) * 18,
+    MITER_LIMIT = 4,
+    AA_LEVELS = 64,       /* coverage levels of software-drawn lines */
+    AA_CAP = 8192         /* pixels buffered before a flush */
+};
+#define TEXT_BUDGET ((size_t)32 << 20) /* texture bytes per font */
+
+typedef struct TextEntry {
+    char *key;        /* the bytes (not NUL-terminated); NULL: free slot */
+    int len;
+    uint32_t hash;
+    int next;         /* bucket chain or free list; -1 ends */
+    uint64_t used;    /* cache clock at last use */
+    int w;            /* advance width, pixels */
+    int tex_w, tex_h; /* texture size (tex_w < w if cut) */
+    int off_y;        /* texture top relative to the line top (<= 0) */
+    SDL_Texture *tex; /* NULL until the line is first drawn */
+    size_t bytes;     /* texture memory */
+} TextEntry;
+
+typedef struct TextCache {
+    TextEntry e[REN_TEXT_ENTRIES];
+    int bucket[TEXT_BUCKETS];
+    int free_head;
+    int count;
+    size_t bytes;
+    uint64_t clock;
+} TextCache;
+
+struct RenFont {
+    Ren *ren;
+    RenFont *next_open;        /* Ren's list of open fonts */
+    TTF_Font *face[MAX_FACES]; /* primary, then fallbacks */
+    int ascent[MAX_FACES];
+    int n_faces;
+    int base;                  /* baseline y within a line */
+    int height;                /* line height */
+    char scratch[TEXT_SCRATCH];
+    TextCache cache;
+};
+
+struct RenImage {
+    Ren *ren;
+    RenImage *next_open;
+    SDL_Texture *tex;
+    int w, h;
+};
+
+typedef struct FontFile {
+    int state; /* 0 not looked up, 1 found, -1 missing */
+    int index;
+    void *map; /* the file, mapped: FreeType reads glyphs from memory */
+    size_t size;
+    char path[PATH_MAX];
+    char msg[TF_ERR_MAX];
+} FontFile;
+
+struct Ren {
+    SDL_Window *win;     /* NULL headless */
+    SDL_Renderer *sdl;
+    SDL_Surface *dummy;  /* headless: the software renderer's own surface */
+    SDL_Texture *frame;  /* headless: the target we draw into */
+    int w, h;            /* headless frame size */
+    int video_on, ttf_on;
+    int max_tex;
+    Rect clip[REN_CLIP_DEPTH];
+    int clip_n;          /* pushes (may exceed REN_CLIP_DEPTH) */
+    int clip_empty;
+    RenFont *fonts;
+    RenImage *images;
+    FontFile files[REN_FACE_COUNT];
+    int soft;            /* software renderer: lines by pixel coverage */
+    SDL_Vertex vert[POLY_VERTS > TRI_BATCH ? POLY_VERTS : TRI_BATCH];
+    int index[POLY_INDICES];
+    int aa_n;            /* buffered line pixels and their coverage */
+    SDL_Point aa_pt[AA_CAP], aa_sorted[AA_CAP];
+    uint8_t aa_level[AA_CAP];
+};
+
+static inline int mini(int a, int b) { return a < b ? a : b; }
+static inline int maxi(int a, int b) { return a > b ? a : b; }
+
+/* ren.c: the region drawing can reach now (the clip, or the whole frame). */
+Rect ren_visible(Ren *r);
+
+/* ren_text.c: code points and measuring, for wrapping. */
+/* The code point at s[p] (end: one past the last byte); malformed bytes
+ * read as one U+FFFD, so the length is never 0. */
+int ren_cp_at(const char *s, int p, int end, uint32_t *cp);
+int ren_is_space(uint32_t c); /* spaces a line may break after */
+/* Width of s[0 .. n) in pixels, uncached. */
+int ren_measure(RenFont *f, const char *s, int n);
+/* Like ren_measure(), but one code point is its glyph's advance, without
+ * shaping (each CJK unit when wrapping, each space). */
+int ren_measure_unit(RenFont *f, const char *s, int n);
+/* Unmap the font files a Ren has read (ren_close). */
+void ren_font_files_free(Ren *r);
+
+/* ren_cache.c: the text cache of one font. */
+void ren_cache_init(TextCache *c);
+void ren_cache_clear(TextCache *c);
+/* The entry for s[0 .. n), marked used; *fresh says it was just added
+ * (its width still to measure). NULL only when out of memory. */
+TextEntry *ren_cache_lookup(TextCache *c, const char *s, int n, int *fresh);
+/* Count e's new texture, then drop the textures of the least recently used
+ * other entries until the cache is within TEXT_BUDGET. */
+void ren_cache_charge(TextCache *c, TextEntry *e);
+
+#endif

@@ -1,0 +1,460 @@
+/* ren_text.c - text: code points, runs of one face, fonts, drawing.
+ *
+ * A string is cut into runs of code points that one face has (primary face
+ * first, then its fallbacks), each run is rendered white by
+ * TTF_RenderUTF8_Blended and blitted onto one line surface at the primary
+ * face's baseline, and the line becomes a texture that is tinted by colour
+ * and alpha modulation at draw time. Lines live in the font's cache
+ * (ren_cache.c), which holds the width even before a texture is made, so
+ * measuring labels every frame is a lookup too. ren_wrap.c breaks text into
+ * lines with the measuring functions here; font.c finds the font files. */
+#include "ren.h"
+#include "ren_internal.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ----------------------------------------------------------------- UTF-8 */
+
+/* Decode the code point at s (n bytes left); its length, or 0 if the bytes
+ * are malformed (overlong, surrogate, truncated, > U+10FFFF). */
+static int utf8_decode(const unsigned char *s, int n, uint32_t *cp)
+{
+    unsigned c = s[0];
+    int len;
+    uint32_t v;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c < 0xC2)
+        return 0;
+    if (c < 0xE0)
+        len = 2, v = c & 0x1F;
+    else if (c < 0xF0)
+        len = 3, v = c & 0x0F;
+    else if (c < 0xF5)
+        len = 4, v = c & 0x07;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (int k = 1; k < len; k++) {
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[k] & 0x3F);
+    }
+    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
+        (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+/* Like utf8_decode but never 0: malformed bytes read as one U+FFFD. */
+int ren_cp_at(const char *s, int p, int end, uint32_t *cp)
+{
+    int k = utf8_decode((const unsigned char *)s + p, end - p, cp);
+    if (k)
+        return k;
+    *cp = 0xFFFD;
+    return 1;
+}
+
+static int is_control(uint32_t c)
+{
+    return c < 0x20 || (c >= 0x7F && c < 0xA0);
+}
+
+int ren_is_space(uint32_t c)
+{
+    return c == ' ' || c == '\t' || c == 0xA0 || c == 0x3000;
+}
+
+/* Combining marks, joiners and variation selectors stay with their base. */
+static int is_mark(uint32_t c)
+{
+    return (c >= 0x300 && c <= 0x36F) || (c >= 0x1AB0 && c <= 0x1AFF) ||
+           (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
+           (c >= 0xFE20 && c <= 0xFE2F) || (c >= 0xFE00 && c <= 0xFE0F) ||
+           c == 0x200C || c == 0x200D;
+}
+
+/* ------------------------------------------------------------ text runs */
+
+typedef struct Run {
+    int start, len, face;
+} Run;
+
+static int face_for(RenFont *f, uint32_t cp)
+{
+    for (int i = 0; i < f->n_faces; i++)
+        if (TTF_GlyphIsProvided32(f->face[i], cp))
+            return i;
+    return 0;
+}
+
+/* Does code point cp continue a run drawn with face `face`? */
+static int run_continues(RenFont *f, int face, uint32_t cp)
+{
+    if (face_for(f, cp) == face)
+        return 1;
+    return (ren_is_space(cp) || is_mark(cp)) &&
+           TTF_GlyphIsProvided32(f->face[face], cp);
+}
+
+/* The next run of s[*pos .. n) drawn with one face, at most TEXT_SCRATCH-1
+ * bytes; control characters and malformed bytes are skipped. 0 at the end. */
+static int next_run(RenFont *f, const char *s, int n, int *pos, Run *run)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    int p = *pos, k = 0;
+    uint32_t cp = 0;
+    for (; p < n; p += k ? k : 1) {
+        k = utf8_decode(u + p, n - p, &cp);
+        if (k && !is_control(cp))
+            break;
+    }
+    if (p >= n) {
+        *pos = n;
+        return 0;
+    }
+    run->start = p;
+    run->face = face_for(f, cp);
+    for (p += k; p < n; p += k) {
+        k = utf8_decode(u + p, n - p, &cp);
+        if (!k || is_control(cp) || p + k - run->start > TEXT_SCRATCH - 1)
+            break;
+        if (!run_continues(f, run->face, cp))
+            break;
+    }
+    run->len = p - run->start;
+    *pos = p;
+    return 1;
+}
+
+static const char *run_text(RenFont *f, const char *s, const Run *run)
+{
+    memcpy(f->scratch, s + run->start, (size_t)run->len);
+    f->scratch[run->len] = 0;
+    return f->scratch;
+}
+
+int ren_measure(RenFont *f, const char *s, int n)
+{
+    int pos = 0, total = 0, w, h;
+    Run run;
+    while (next_run(f, s, n, &pos, &run))
+        if (TTF_SizeUTF8(f->face[run.face], run_text(f, s, &run), &w, &h) == 0)
+            total += w;
+    return total;
+}
+
+/* Like ren_measure(), but one code point (each CJK unit when wrapping, each
+ * space) is its glyph's advance, without shaping. */
+int ren_measure_unit(RenFont *f, const char *s, int n)
+{
+    uint32_t cp;
+    int adv;
+    if (n <= 0 || utf8_decode((const unsigned char *)s, n, &cp) != n ||
+        is_control(cp))
+        return ren_measure(f, s, n);
+    if (TTF_GlyphMetrics32(f->face[face_for(f, cp)], cp, NULL, NULL, NULL, NULL,
+                           &adv) < 0)
+        return ren_measure(f, s, n);
+    return adv;
+}
+
+/* The top of a run's surface relative to the line top. SDL_ttf puts the
+ * baseline at the face's ascent, moved down by however far a glyph rises
+ * above it (accented capitals); glyphs may also hang below (an underscore
+ * at small sizes), which the surface height tells. */
+static int run_top(RenFont *f, const char *s, const Run *run)
+{
+    int top = f->ascent[run->face], end = run->start + run->len, k, maxy;
+    uint32_t cp;
+    for (int p = run->start; p < end; p += k) {
+        k = ren_cp_at(s, p, end, &cp);
+        if (TTF_GlyphMetrics32(f->face[run->face], cp, NULL, NULL, NULL, &maxy,
+                               NULL) == 0 && maxy > top)
+            top = maxy;
+    }
+    return f->base - top;
+}
+
+typedef struct LineBox {
+    int w, top, bottom; /* extent in line coordinates: top <= 0 < bottom */
+} LineBox;
+
+static LineBox line_box(RenFont *f, const char *s, int n)
+{
+    LineBox b = {0, 0, f->height};
+    int pos = 0, w, h;
+    Run run;
+    while (next_run(f, s, n, &pos, &run)) {
+        int y = run_top(f, s, &run);
+        if (TTF_SizeUTF8(f->face[run.face], run_text(f, s, &run), &w, &h) < 0)
+            continue;
+        b.w += w;
+        b.top = mini(b.top, y);
+        b.bottom = maxi(b.bottom, y + h);
+    }
+    return b;
+}
+
+/* All runs of s[0 .. n) on one transparent-white surface covering box,
+ * each run at the primary baseline; cut at width pixels. */
+static SDL_Surface *render_line(RenFont *f, const char *s, int n, LineBox box,
+                                int width)
+{
+    SDL_Surface *line = SDL_CreateRGBSurfaceWithFormat(
+        0, width, box.bottom - box.top, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (!line)
+        return NULL;
+    /* White at alpha 0 so that blending white glyphs keeps them white. */
+    SDL_FillRect(line, NULL, SDL_MapRGBA(line->format, 255, 255, 255, 0));
+    const SDL_Color white = {255, 255, 255, 255};
+    int pos = 0, x = 0;
+    Run run;
+    while (x < width && next_run(f, s, n, &pos, &run)) {
+        int y = run_top(f, s, &run) - box.top;
+        SDL_Surface *g =
+            TTF_RenderUTF8_Blended(f->face[run.face], run_text(f, s, &run), white);
+        if (!g)
+            continue;
+        SDL_SetSurfaceBlendMode(g, SDL_BLENDMODE_BLEND);
+        SDL_BlitSurface(g, NULL, line, &(SDL_Rect){x, y, g->w, g->h});
+        x += g->w;
+        SDL_FreeSurface(g);
+    }
+    return line;
+}
+
+/* ------------------------------------------------------------ textures */
+
+/* Render e's line into a texture, then evict old textures over budget. */
+static void entry_make_texture(RenFont *f, TextEntry *e)
+{
+    LineBox box = line_box(f, e->key, e->len);
+    int tw = mini(box.w, f->ren->max_tex);
+    if (tw <= 0)
+        return;
+    SDL_Surface *line = render_line(f, e->key, e->len, box, tw);
+    if (!line)
+        return;
+    e->tex = SDL_CreateTextureFromSurface(f->ren->sdl, line);
+    SDL_FreeSurface(line);
+    if (!e->tex)
+        return;
+    SDL_SetTextureBlendMode(e->tex, SDL_BLENDMODE_BLEND);
+    SDL_SetTextureScaleMode(e->tex, SDL_ScaleModeNearest);
+    e->tex_w = tw;
+    e->tex_h = box.bottom - box.top;
+    e->off_y = box.top;
+    e->bytes = (size_t)tw * (size_t)e->tex_h * 4;
+    ren_cache_charge(&f->cache, e);
+}
+
+/* The cache entry for s[0 .. n), measured; NULL only when out of memory. */
+static TextEntry *text_entry(RenFont *f, const char *s, int n)
+{
+    int fresh = 0;
+    TextEntry *e = ren_cache_lookup(&f->cache, s, n, &fresh);
+    if (e && fresh)
+        e->w = ren_measure(f, s, n);
+    return e;
+}
+
+/* ------------------------------------------------------------------ fonts */
+
+/* Map a font file so glyph loads are memory reads, not a seek and a read
+ * each (SDL_ttf keeps only 256 glyphs, so CJK text reloads many). On
+ * failure the file is opened by name instead. */
+static void map_file(FontFile *ff)
+{
+    int fd = open(ff->path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size < INT_MAX) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED) {
+            ff->map = m;
+            ff->size = (size_t)st.st_size;
+        }
+    }
+    close(fd);
+}
+
+static const FontFile *font_file(Ren *r, RenFace face, TfErr *err)
+{
+    FontFile *ff = &r->files[face];
+    if (ff->state == 0) {
+        TfErr e = {{0}};
+        int rc = ren_font_find(face, ff->path, sizeof ff->path, &ff->index, &e);
+        ff->state = rc == 0 ? 1 : -1;
+        memcpy(ff->msg, e.msg, sizeof ff->msg);
+    }
+    if (ff->state < 0) {
+        tf_fail(err, "%s", ff->msg);
+        return NULL;
+    }
+    if (!ff->map)
+        map_file(ff);
+    return ff;
+}
+
+void ren_font_files_free(Ren *r)
+{
+    for (int i = 0; i < REN_FACE_COUNT; i++)
+        if (r->files[i].map)
+            munmap(r->files[i].map, r->files[i].size);
+}
+
+static TTF_Font *open_face(const FontFile *ff, int px)
+{
+    if (!ff->map)
+        return TTF_OpenFontIndex(ff->path, px, ff->index);
+    SDL_RWops *rw = SDL_RWFromConstMem(ff->map, (int)ff->size);
+    return rw ? TTF_OpenFontIndexRW(rw, 1, px, ff->index) : NULL;
+}
+
+static int font_add_face(RenFont *f, RenFace which, int px, TfErr *err)
+{
+    const FontFile *ff = font_file(f->ren, which, err);
+    if (!ff)
+        return -1;
+    TTF_Font *t = open_face(ff, px);
+    if (!t)
+        return tf_fail(err, "cannot open font %s: %s", ff->path, TTF_GetError());
+    TTF_SetFontHinting(t, TTF_HINTING_LIGHT);
+    f->face[f->n_faces] = t;
+    f->ascent[f->n_faces] = TTF_FontAscent(t);
+    f->n_faces++;
+    return 0;
+}
+
+RenFont *ren_font_open(Ren *r, RenFace face, int px, TfErr *err)
+{
+    static const int chain[REN_FACE_COUNT][MAX_FACES] = {
+        [REN_SANS] = {REN_SANS, REN_CJK, -1},
+        [REN_MONO] = {REN_MONO, REN_SANS, REN_CJK},
+        [REN_CJK] = {REN_CJK, REN_SANS, -1},
+    };
+    if (!r || (unsigned)face >= REN_FACE_COUNT || px < 4 || px > 1000) {
+        tf_fail(err, "ren_font_open: bad arguments (face %d, %d px)", (int)face, px);
+        return NULL;
+    }
+    RenFont *f = calloc(1, sizeof *f);
+    if (!f) {
+        tf_fail(err, "font: out of memory");
+        return NULL;
+    }
+    f->ren = r;
+    ren_cache_init(&f->cache);
+    for (int i = 0; i < MAX_FACES && chain[face][i] >= 0; i++)
+        if (font_add_face(f, (RenFace)chain[face][i], px, err) < 0) {
+            for (int k = 0; k < f->n_faces; k++)
+                TTF_CloseFont(f->face[k]);
+            free(f);
+            return NULL;
+        }
+    f->base = f->ascent[0];
+    f->height = maxi(TTF_FontHeight(f->face[0]), TTF_FontLineSkip(f->face[0]));
+    f->next_open = r->fonts;
+    r->fonts = f;
+    return f;
+}
+
+void ren_font_close(RenFont *f)
+{
+    if (!f)
+        return;
+    RenFont **link = &f->ren->fonts;
+    while (*link && *link != f)
+        link = &(*link)->next_open;
+    if (*link)
+        *link = f->next_open;
+    ren_cache_clear(&f->cache);
+    for (int i = 0; i < f->n_faces; i++)
+        TTF_CloseFont(f->face[i]);
+    free(f);
+}
+
+int ren_font_height(RenFont *f)
+{
+    return f ? f->height : 0;
+}
+
+int ren_font_has_glyph(RenFont *f, uint32_t codepoint)
+{
+    if (!f)
+        return 0;
+    for (int i = 0; i < f->n_faces; i++)
+        if (TTF_GlyphIsProvided32(f->face[i], codepoint))
+            return 1;
+    return 0;
+}
+
+void ren_font_stats(RenFont *f, int *entries, size_t *texture_bytes)
+{
+    if (entries)
+        *entries = f ? f->cache.count : 0;
+    if (texture_bytes)
+        *texture_bytes = f ? f->cache.bytes : 0;
+}
+
+/* ------------------------------------------------------------------- text */
+
+int ren_text_width_n(RenFont *f, const char *utf8, int len)
+{
+    if (!f || !utf8)
+        return 0;
+    if (len < 0)
+        len = (int)strlen(utf8);
+    if (len == 0)
+        return 0;
+    TextEntry *e = text_entry(f, utf8, len);
+    return e ? e->w : ren_measure(f, utf8, len);
+}
+
+int ren_text_width(RenFont *f, const char *utf8)
+{
+    return ren_text_width_n(f, utf8, -1);
+}
+
+int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
+               Color c)
+{
+    if (!r || !f || !utf8 || f->ren != r)
+        return 0;
+    if (len < 0)
+        len = (int)strlen(utf8);
+    if (len == 0)
+        return 0;
+    TextEntry *e = text_entry(f, utf8, len);
+    if (!e)
+        return ren_measure(f, utf8, len);
+    Rect vis = ren_visible(r); /* no texture for lines that cannot show */
+    if (r->clip_empty || c.a == 0 || e->w == 0 || y >= vis.y + vis.h ||
+        y + f->height <= vis.y || x >= vis.x + vis.w || x + e->w <= vis.x)
+        return e->w;
+    if (!e->tex)
+        entry_make_texture(f, e);
+    if (!e->tex)
+        return e->w;
+    SDL_SetTextureColorMod(e->tex, c.r, c.g, c.b);
+    SDL_SetTextureAlphaMod(e->tex, c.a);
+    SDL_RenderCopy(r->sdl, e->tex, NULL,
+                   &(SDL_Rect){x, y + e->off_y, e->tex_w, e->tex_h});
+    return e->w;
+}
+
+int ren_text(Ren *r, RenFont *f, const char *utf8, int x, int y, Color c)
+{
+    return ren_text_n(r, f, utf8, -1, x, y, c);
+}
