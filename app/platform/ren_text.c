@@ -10,6 +10,7 @@
  * lines with the measuring functions here; font.c finds the font files. */
 #include "ren.h"
 #include "ren_internal.h"
+#include "utf8.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,50 +19,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ----------------------------------------------------------------- UTF-8 */
+/* ---------------------------------------------------------- code points */
 
-/* Decode the code point at s (n bytes left); its length, or 0 if the bytes
- * are malformed (overlong, surrogate, truncated, > U+10FFFF). */
-static int utf8_decode(const unsigned char *s, int n, uint32_t *cp)
+/* The code point at s[p .. end) (utf8_next, the one decoder): its byte
+ * length, or 0 if the bytes are malformed. */
+static int cp_len(const char *s, int p, int end, uint32_t *cp)
 {
-    unsigned c = s[0];
-    int len;
-    uint32_t v;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c < 0xC2)
-        return 0;
-    if (c < 0xE0)
-        len = 2, v = c & 0x1F;
-    else if (c < 0xF0)
-        len = 3, v = c & 0x0F;
-    else if (c < 0xF5)
-        len = 4, v = c & 0x07;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (int k = 1; k < len; k++) {
-        if ((s[k] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[k] & 0x3F);
-    }
-    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
-        (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return len;
+    int k = utf8_next(s + p, (size_t)(end - p), cp);
+    return k > 0 ? k : 0;
 }
 
-/* Like utf8_decode but never 0: malformed bytes read as one U+FFFD. */
 int ren_cp_at(const char *s, int p, int end, uint32_t *cp)
 {
-    int k = utf8_decode((const unsigned char *)s + p, end - p, cp);
+    int k = cp_len(s, p, end, cp);
     if (k)
         return k;
-    *cp = 0xFFFD;
+    *cp = 0xFFFD; /* malformed bytes read as one U+FFFD */
     return 1;
 }
 
@@ -111,11 +84,10 @@ static int run_continues(RenFont *f, int face, uint32_t cp)
  * bytes; control characters and malformed bytes are skipped. 0 at the end. */
 static int next_run(RenFont *f, const char *s, int n, int *pos, Run *run)
 {
-    const unsigned char *u = (const unsigned char *)s;
     int p = *pos, k = 0;
     uint32_t cp = 0;
     for (; p < n; p += k ? k : 1) {
-        k = utf8_decode(u + p, n - p, &cp);
+        k = cp_len(s, p, n, &cp);
         if (k && !is_control(cp))
             break;
     }
@@ -126,7 +98,7 @@ static int next_run(RenFont *f, const char *s, int n, int *pos, Run *run)
     run->start = p;
     run->face = face_for(f, cp);
     for (p += k; p < n; p += k) {
-        k = utf8_decode(u + p, n - p, &cp);
+        k = cp_len(s, p, n, &cp);
         if (!k || is_control(cp) || p + k - run->start > TEXT_SCRATCH - 1)
             break;
         if (!run_continues(f, run->face, cp))
@@ -160,7 +132,7 @@ int ren_measure_unit(RenFont *f, const char *s, int n)
 {
     uint32_t cp;
     int adv;
-    if (n <= 0 || utf8_decode((const unsigned char *)s, n, &cp) != n ||
+    if (n <= 0 || cp_len(s, 0, n, &cp) != n ||
         is_control(cp))
         return ren_measure(f, s, n);
     if (TTF_GlyphMetrics32(f->face[face_for(f, cp)], cp, NULL, NULL, NULL, NULL,
