@@ -1,7 +1,9 @@
 /* ren_image.c - images (streaming RGBA textures), reading the frame's
- * pixels and saving the frame as a PNG. */
+ * pixels and saving the frame as a PNG (through core/io/atomic). */
 #include "ren.h"
 #include "ren_internal.h"
+
+#include "atomic.h"
 
 #include <SDL_image.h>
 
@@ -9,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ----------------------------------------------------------------- images */
 
@@ -94,84 +94,37 @@ int ren_read_pixels(Ren *r, Rect rc, uint32_t *out)
     return 0;
 }
 
-/* "dir/.name.XXXXXX" beside path, for mkstemp; dir gets path's folder. */
-static int temp_name(const char *path, char *tmp, size_t cap, char *dir,
-                     size_t dcap)
-{
-    const char *slash = strrchr(path, '/');
-    int dl = slash ? (int)(slash - path) : 0;
-    const char *base = slash ? slash + 1 : path;
-    if (!*base)
-        return -1;
-    int n = slash ? snprintf(tmp, cap, "%.*s/.%s.XXXXXX", dl, path, base)
-                  : snprintf(tmp, cap, ".%s.XXXXXX", base);
-    int m = snprintf(dir, dcap, "%.*s", slash ? (dl ? dl : 1) : 1,
-                     slash ? path : ".");
-    return n < 0 || (size_t)n >= cap || m < 0 || (size_t)m >= dcap ? -1 : 0;
-}
-
-/* Write img as PNG to the open temporary file; 0 or an errno-ish reason. */
-static int write_png_file(SDL_Surface *img, FILE *fp, const char **why)
+/* Write img as PNG to fp; NULL, or the reason it failed. */
+static const char *write_png(SDL_Surface *img, FILE *fp)
 {
     SDL_RWops *rw = SDL_RWFromFP(fp, SDL_FALSE);
-    if (!rw) {
-        *why = SDL_GetError();
-        return -1;
-    }
+    if (!rw)
+        return SDL_GetError();
     errno = 0;
     int bad = IMG_SavePNG_RW(img, rw, 1) < 0;
     int saved = errno;
-    if (ferror(fp) || fflush(fp) != 0) {
-        *why = strerror(saved ? saved : errno ? errno : EIO);
-        return -1;
-    }
-    if (bad) {
-        *why = IMG_GetError();
-        return -1;
-    }
-    if (fsync(fileno(fp)) < 0) {
-        *why = strerror(errno);
-        return -1;
-    }
-    mode_t mask = umask(0); /* files get 0666 less the umask, as fopen's */
-    umask(mask);
-    fchmod(fileno(fp), 0666 & ~mask);
-    return 0;
+    if (ferror(fp)) /* the disk said why (full, too large, ...) */
+        return strerror(saved ? saved : EIO);
+    return bad ? IMG_GetError() : NULL;
 }
 
+/* Through the one atomic writer: a temporary file beside path, flushed,
+ * fsync'd, renamed over it; on failure nothing is left behind. Its errors
+ * ("PATH: reason") become "cannot save PNG PATH: reason". */
 static int save_atomic(SDL_Surface *img, const char *path, TfErr *err)
 {
-    char tmp[PATH_MAX + 16], dir[PATH_MAX];
-    if (temp_name(path, tmp, sizeof tmp, dir, sizeof dir) < 0)
-        return tf_fail(err, "cannot save PNG %s: not a usable file path", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return tf_fail(err, "cannot save PNG %s: cannot create a file in %s: %s",
-                       path, dir, strerror(errno));
-    FILE *fp = fdopen(fd, "wb");
-    if (!fp) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        return tf_fail(err, "cannot save PNG %s: %s", path, strerror(e));
+    TfAtomic w;
+    TfErr e = {{0}};
+    if (tf_atomic_open(&w, path, 0666, &e) < 0)
+        return tf_fail(err, "cannot save PNG %s", e.msg);
+    const char *why = write_png(img, w.f);
+    if (why) {
+        tf_fail(err, "cannot save PNG %s: %s", path, why);
+        tf_atomic_abort(&w);
+        return -1;
     }
-    const char *why = NULL;
-    int rc = write_png_file(img, fp, &why);
-    char reason[256];
-    if (rc < 0)
-        snprintf(reason, sizeof reason, "%s", why ? why : "write failed");
-    if (fclose(fp) != 0 && rc == 0) {
-        snprintf(reason, sizeof reason, "%s", strerror(errno));
-        rc = -1;
-    }
-    if (rc == 0 && rename(tmp, path) < 0) {
-        snprintf(reason, sizeof reason, "%s", strerror(errno));
-        rc = -1;
-    }
-    if (rc < 0) {
-        unlink(tmp);
-        return tf_fail(err, "cannot save PNG %s: %s", path, reason);
-    }
+    if (tf_atomic_commit(&w, &e) < 0)
+        return tf_fail(err, "cannot save PNG %s", e.msg);
     return 0;
 }
 

@@ -536,36 +536,53 @@ static void test_png_roundtrip(void **state)
                 "PNG mode %o like any new file (umask %o)", st.st_mode & 0777, mask);
     SDL_FreeSurface(conv);
     SDL_FreeSurface(img);
-    /* saving again replaces the file atomically */
+    /* saving again replaces the file atomically and removes the temporary
+     * file ("NAME.tmp-XXXXXX") an earlier save left when it was killed */
+    char stale[320];
+    snprintf(stale, sizeof stale, "%s.tmp-Ab12Cd", path);
+    FILE *f = fopen(stale, "w");
+    expect_true(f != NULL, "stale temporary %s made", stale);
+    fclose(f);
     expect_true(ren_save_png(fx->r, path, &err) == 0, "overwrite: %s", err.msg);
-    expect_true(dir_entries(dir) == 1, "still one file");
+    expect_true(dir_entries(dir) == 1, "still one file, got %d", dir_entries(dir));
     unlink(path);
     rmdir(dir);
     ren_end(fx->r);
+}
+
+/* Saving to path fails with one line naming path and containing reason,
+ * and leaves dir with `left` entries (no PNG, no temporary file). */
+static void expect_save_fails(Fixture *fx, const char *path, const char *reason,
+                              const char *dir, int left)
+{
+    TfErr err = {{0}};
+    int rc = ren_save_png(fx->r, path, &err);
+    printf("  %s\n", err.msg);
+    expect_true(rc < 0 && strstr(err.msg, "cannot save PNG") && strstr(err.msg, path) &&
+                    strstr(err.msg, reason),
+                "error naming %s and \"%s\", got: %s", path, reason, err.msg);
+    expect_true(strchr(err.msg, '\n') == NULL, "a one-line error, got: %s", err.msg);
+    expect_true(dir_entries(dir) == left, "%d entries left in %s, got %d", left, dir,
+                dir_entries(dir));
 }
 
 static void test_png_errors(void **state)
 {
     Fixture *fx = *state;
     char dir[256], path[300];
-    TfErr err = {{0}};
     draw_pattern(fx, 1);
-
-    const char *missing = "/nonexistent-stepformer-dir/sub/out.png";
-    int rc = ren_save_png(fx->r, missing, &err);
-    printf("  %s\n", err.msg);
-    expect_true(rc < 0 && strstr(err.msg, missing) &&
-                    strstr(err.msg, "No such file or directory"),
-                "missing directory named with its reason, got: %s", err.msg);
-
     make_tmpdir(dir, sizeof dir);
+
+    snprintf(path, sizeof path, "%s/no-such-folder/out.png", dir);
+    expect_save_fails(fx, path, "No such file or directory", dir, 0);
+    expect_save_fails(fx, "/nonexistent-stepformer-dir/sub/out.png",
+                      "No such file or directory", dir, 0);
+    snprintf(path, sizeof path, "%s/", dir);
+    expect_save_fails(fx, path, "not a usable file path", dir, 0);
+
     snprintf(path, sizeof path, "%s/already-a-dir.png", dir);
     mkdir(path, 0755);
-    rc = ren_save_png(fx->r, path, &err);
-    printf("  %s\n", err.msg);
-    expect_true(rc < 0 && strstr(err.msg, path), "target is a directory: %s", err.msg);
-    expect_true(dir_entries(dir) == 1, "no temporary file left, %d entries",
-                dir_entries(dir));
+    expect_save_fails(fx, path, "not a regular file", dir, 1);
     rmdir(path);
 
     /* A full disk, simulated by a file size limit: the write fails, the
@@ -578,7 +595,8 @@ static void test_png_errors(void **state)
     fflush(stdout);
     fflush(stderr);
     setrlimit(RLIMIT_FSIZE, &small);
-    rc = ren_save_png(fx->r, path, &err);
+    TfErr err = {{0}};
+    int rc = ren_save_png(fx->r, path, &err);
     setrlimit(RLIMIT_FSIZE, &old);
     signal(SIGXFSZ, prev);
     printf("  %s\n", err.msg);
