@@ -152,14 +152,28 @@ int ren_resize_headless(Ren *r, int w, int h)
     return frame_make(r, w, h);
 }
 
+void ren_open_add(RenOpen **list, RenOpen *n)
+{
+    n->next = *list;
+    *list = n;
+}
+
+void ren_open_remove(RenOpen **list, RenOpen *n)
+{
+    while (*list && *list != n)
+        list = &(*list)->next;
+    if (*list)
+        *list = n->next;
+}
+
 void ren_close(Ren *r)
 {
     if (!r)
         return;
     while (r->fonts)
-        ren_font_close(r->fonts);
+        ren_font_close((RenFont *)r->fonts);
     while (r->images)
-        ren_image_free(r->images);
+        ren_image_free((RenImage *)r->images);
     if (r->frame)
         SDL_DestroyTexture(r->frame);
     if (r->sdl)

@@ -37,8 +37,7 @@ RenImage *ren_image_new(Ren *r, int w, int h)
     im->ren = r;
     im->w = w;
     im->h = h;
-    im->next_open = r->images;
-    r->images = im;
+    ren_open_add(&r->images, &im->link);
     return im;
 }
 
@@ -67,11 +66,7 @@ void ren_image_free(RenImage *im)
 {
     if (!im)
         return;
-    RenImage **link = &im->ren->images;
-    while (*link && *link != im)
-        link = &(*link)->next_open;
-    if (*link)
-        *link = im->next_open;
+    ren_open_remove(&im->ren->images, &im->link);
     SDL_DestroyTexture(im->tex);
     free(im);
 }

@@ -63,9 +63,15 @@ typedef struct TextCache {
     uint64_t clock;
 } TextCache;
 
+/* A link in one of a Ren's lists of open fonts and images: the first
+ * member of RenFont and RenImage, so a list holds either. */
+typedef struct RenOpen {
+    struct RenOpen *next;
+} RenOpen;
+
 struct RenFont {
+    RenOpen link;              /* in the Ren's list of open fonts */
     Ren *ren;
-    RenFont *next_open;        /* Ren's list of open fonts */
     TTF_Font *face[MAX_FACES]; /* primary, then fallbacks */
     int ascent[MAX_FACES];
     int n_faces;
@@ -76,8 +82,8 @@ struct RenFont {
 };
 
 struct RenImage {
+    RenOpen link;              /* in the Ren's list of open images */
     Ren *ren;
-    RenImage *next_open;
     SDL_Texture *tex;
     int w, h;
 };
@@ -102,8 +108,8 @@ struct Ren {
     Rect clip[REN_CLIP_DEPTH];
     int clip_n;          /* pushes (may exceed REN_CLIP_DEPTH) */
     int clip_empty;
-    RenFont *fonts;
-    RenImage *images;
+    RenOpen *fonts;      /* open RenFonts */
+    RenOpen *images;     /* open RenImages */
     FontFile files[REN_FACE_COUNT];
     int soft;            /* software renderer: lines by pixel coverage */
     SDL_Vertex vert[POLY_VERTS > TRI_BATCH ? POLY_VERTS : TRI_BATCH];
@@ -118,6 +124,9 @@ static inline int maxi(int a, int b) { return a > b ? a : b; }
 
 /* ren.c: the region drawing can reach now (the clip, or the whole frame). */
 Rect ren_visible(Ren *r);
+/* ren.c: add a font or image to one of a Ren's lists, or take it out. */
+void ren_open_add(RenOpen **list, RenOpen *n);
+void ren_open_remove(RenOpen **list, RenOpen *n);
 
 /* ren_text.c: code points and measuring, for wrapping. */
 /* The code point at s[p] (end: one past the last byte); malformed bytes

@@ -337,8 +337,7 @@ RenFont *ren_font_open(Ren *r, RenFace face, int px, TfErr *err)
         }
     f->base = f->ascent[0];
     f->height = maxi(TTF_FontHeight(f->face[0]), TTF_FontLineSkip(f->face[0]));
-    f->next_open = r->fonts;
-    r->fonts = f;
+    ren_open_add(&r->fonts, &f->link);
     return f;
 }
 
@@ -346,11 +345,7 @@ void ren_font_close(RenFont *f)
 {
     if (!f)
         return;
-    RenFont **link = &f->ren->fonts;
-    while (*link && *link != f)
-        link = &(*link)->next_open;
-    if (*link)
-        *link = f->next_open;
+    ren_open_remove(&f->ren->fonts, &f->link);
     ren_cache_clear(&f->cache);
     for (int i = 0; i < f->n_faces; i++)
         TTF_CloseFont(f->face[i]);
@@ -382,16 +377,23 @@ void ren_font_stats(RenFont *f, int *entries, size_t *texture_bytes)
 
 /* ------------------------------------------------------------------- text */
 
-int ren_text_width_n(RenFont *f, const char *utf8, int len)
+/* The width of utf8[0 .. len) (len < 0: up to its NUL), with its cache
+ * entry in *e (NULL for empty text or when memory runs out). */
+static int text_lookup(RenFont *f, const char *utf8, int len, TextEntry **e)
 {
-    if (!f || !utf8)
-        return 0;
+    *e = NULL;
     if (len < 0)
         len = (int)strlen(utf8);
     if (len == 0)
         return 0;
-    TextEntry *e = text_entry(f, utf8, len);
-    return e ? e->w : ren_measure(f, utf8, len);
+    *e = text_entry(f, utf8, len);
+    return *e ? (*e)->w : ren_measure(f, utf8, len);
+}
+
+int ren_text_width_n(RenFont *f, const char *utf8, int len)
+{
+    TextEntry *e;
+    return f && utf8 ? text_lookup(f, utf8, len, &e) : 0;
 }
 
 int ren_text_width(RenFont *f, const char *utf8)
@@ -404,13 +406,10 @@ int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
 {
     if (!r || !f || !utf8 || f->ren != r)
         return 0;
-    if (len < 0)
-        len = (int)strlen(utf8);
-    if (len == 0)
-        return 0;
-    TextEntry *e = text_entry(f, utf8, len);
+    TextEntry *e;
+    int w = text_lookup(f, utf8, len, &e);
     if (!e)
-        return ren_measure(f, utf8, len);
+        return w;
     Rect vis = ren_visible(r); /* no texture for lines that cannot show */
     if (r->clip_empty || c.a == 0 || e->w == 0 || y >= vis.y + vis.h ||
         y + f->height <= vis.y || x >= vis.x + vis.w || x + e->w <= vis.x)
