@@ -29,56 +29,57 @@ static int channel_diff(Color a, Color b)
     return d;
 }
 
-/* The colour at t is within tol of the published float triple. */
-static void expect_published(CmapId id, float t, double r, double g, double b,
-                             int tol)
-{
-    Color c = cmap_color(id, t);
-    Color want = {(uint8_t)lround(r * 255), (uint8_t)lround(g * 255),
-                  (uint8_t)lround(b * 255), 255};
-    printf("  %s(%.2f): got (%d,%d,%d) want (%d,%d,%d)\n", cmap_name(id), t,
-           c.r, c.g, c.b, want.r, want.g, want.b);
-    expect_true(channel_diff(c, want) <= tol && c.a == 255,
-                "%s at %.2f off by %d (tolerance %d)", cmap_name(id), t,
-                channel_diff(c, want), tol);
-}
+/* A published colour: map id at t is (r, g, b) within tol (0..255). */
+typedef struct Published {
+    CmapId id;
+    float t;
+    double r, g, b;
+    int tol;
+} Published;
 
-static void test_viridis_published(void **state)
+static const Published PUBLISHED[] = {
+    /* matplotlib's _viridis_data[0], [255], the mean of [127] and [128],
+     * and [64] at t = 64/255 */
+    {CMAP_VIRIDIS, 0.0f, 0.267004, 0.004874, 0.329415, 0},
+    {CMAP_VIRIDIS, 1.0f, 0.993248, 0.906157, 0.143936, 0},
+    {CMAP_VIRIDIS, 0.5f, (0.128729 + 0.127568) / 2, (0.563265 + 0.566949) / 2,
+     (0.551229 + 0.550556) / 2, 1},
+    {CMAP_VIRIDIS, 64.0f / 255, 0.231674, 0.318106, 0.544834, 1},
+    /* matplotlib's _cividis_data, the same places */
+    {CMAP_CIVIDIS, 0.0f, 0.000000, 0.135112, 0.304751, 0},
+    {CMAP_CIVIDIS, 1.0f, 0.995737, 0.909344, 0.217772, 0},
+    {CMAP_CIVIDIS, 0.5f, (0.481622 + 0.485141) / 2, (0.479573 + 0.482451) / 2,
+     (0.469767 + 0.470384) / 2, 1},
+    /* ColorBrewer Blues #08519c, the neutral #f7f7f7, Oranges #a63603 */
+    {CMAP_DIVERGING, 0.0f, 0x08 / 255.0, 0x51 / 255.0, 0x9c / 255.0, 0},
+    {CMAP_DIVERGING, 0.5f, 0xf7 / 255.0, 0xf7 / 255.0, 0xf7 / 255.0, 0},
+    {CMAP_DIVERGING, 1.0f, 0xa6 / 255.0, 0x36 / 255.0, 0x03 / 255.0, 0},
+};
+
+static void test_published_values(void **state)
 {
     (void)state;
-    /* matplotlib's _viridis_data[0], [255], and the mean of [127], [128] */
-    expect_published(CMAP_VIRIDIS, 0.0f, 0.267004, 0.004874, 0.329415, 0);
-    expect_published(CMAP_VIRIDIS, 1.0f, 0.993248, 0.906157, 0.143936, 0);
-    expect_published(CMAP_VIRIDIS, 0.5f, (0.128729 + 0.127568) / 2,
-                     (0.563265 + 0.566949) / 2, (0.551229 + 0.550556) / 2, 1);
-    /* a quarter of the way: _viridis_data[64] is (0.231674, 0.318106, 0.544834)
-     * at t = 64/255 */
-    expect_published(CMAP_VIRIDIS, 64.0f / 255, 0.231674, 0.318106, 0.544834, 1);
+    for (size_t i = 0; i < sizeof PUBLISHED / sizeof *PUBLISHED; i++) {
+        const Published *p = &PUBLISHED[i];
+        Color c = cmap_color(p->id, p->t);
+        Color want = {(uint8_t)lround(p->r * 255), (uint8_t)lround(p->g * 255),
+                      (uint8_t)lround(p->b * 255), 255};
+        printf("  %s(%.2f): got (%d,%d,%d) want (%d,%d,%d)\n", cmap_name(p->id), p->t,
+               c.r, c.g, c.b, want.r, want.g, want.b);
+        expect_true(channel_diff(c, want) <= p->tol && c.a == 255,
+                    "%s at %.2f off by %d (tolerance %d)", cmap_name(p->id), p->t,
+                    channel_diff(c, want), p->tol);
+    }
+}
+
+/* The packed form and which side of the diverging map is which. */
+static void test_packed_and_sides(void **state)
+{
+    (void)state;
     expect_true(cmap_rgba(CMAP_VIRIDIS, 0) == 0x440154FFu, "packed %08x",
                 cmap_rgba(CMAP_VIRIDIS, 0));
     expect_true(cmap_rgba(CMAP_VIRIDIS, 1) == 0xFDE725FFu, "packed %08x",
                 cmap_rgba(CMAP_VIRIDIS, 1));
-}
-
-static void test_cividis_published(void **state)
-{
-    (void)state;
-    expect_published(CMAP_CIVIDIS, 0.0f, 0.000000, 0.135112, 0.304751, 0);
-    expect_published(CMAP_CIVIDIS, 1.0f, 0.995737, 0.909344, 0.217772, 0);
-    expect_published(CMAP_CIVIDIS, 0.5f, (0.481622 + 0.485141) / 2,
-                     (0.479573 + 0.482451) / 2, (0.469767 + 0.470384) / 2, 1);
-}
-
-static void test_diverging_published(void **state)
-{
-    (void)state;
-    /* ColorBrewer Blues #08519c, the neutral #f7f7f7, Oranges #a63603 */
-    expect_published(CMAP_DIVERGING, 0.0f, 0x08 / 255.0, 0x51 / 255.0,
-                     0x9c / 255.0, 0);
-    expect_published(CMAP_DIVERGING, 0.5f, 0xf7 / 255.0, 0xf7 / 255.0,
-                     0xf7 / 255.0, 0);
-    expect_published(CMAP_DIVERGING, 1.0f, 0xa6 / 255.0, 0x36 / 255.0,
-                     0x03 / 255.0, 0);
     Color lo = cmap_color(CMAP_DIVERGING, 0.2f), hi = cmap_color(CMAP_DIVERGING, 0.8f);
     expect_true(lo.b > lo.r, "low side blue, got (%d,%d,%d)", lo.r, lo.g, lo.b);
     expect_true(hi.r > hi.b, "high side orange, got (%d,%d,%d)", hi.r, hi.g, hi.b);
@@ -207,9 +208,8 @@ static void test_lut(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_viridis_published),
-        cmocka_unit_test(test_cividis_published),
-        cmocka_unit_test(test_diverging_published),
+        cmocka_unit_test(test_published_values),
+        cmocka_unit_test(test_packed_and_sides),
         cmocka_unit_test(test_sequential_lightness),
         cmocka_unit_test(test_diverging_lightness),
         cmocka_unit_test(test_nan_and_range),
