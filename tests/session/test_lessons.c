@@ -1,17 +1,20 @@
-/* test_lessons.c - the shipped lessons and the lesson parser.
+/* test_lessons.c - the shipped lessons (lessons/en, lessons/zh) and the
+ * lesson parser (app/session/lesson.c). Run from the repository root.
  *
- * The lessons (lessons/en, lessons/zh, run from the repository root): every
- * file parses; both languages hold the same lessons with the same steps, view
- * directives, quizzes and "try it" prompts; every view directive names a
- * stage, view, layer and head that exist in the lesson's model (loaded from
+ * The shipped lessons: every file parses, has a title and a summary and is
+ * numbered in order, with at least 12 lessons of at least 5 steps; both
+ * languages hold the same lessons with the same steps, view directives,
+ * quizzes and "try it" prompts; every view directive names a stage, view,
+ * layer and head that exist in the lesson's model (loaded from
  * assets/models/<model>.safetensors); the source and target sentences are
  * made of words the model knows and highlighted tokens are in them; every
- * quiz has exactly one right answer; every character has a glyph in the font
- * the app picks; there are at least 12 lessons of at least 5 steps.
+ * quiz has exactly one right answer; every character has a glyph in the
+ * font the app picks; `stepformer lessons --check` finds nothing.
  *
- * The parser: malformed files give "file:line: reason" with the right line,
- * and a folder with good and bad files loads the good ones and reports the
- * bad ones. */
+ * The parser: an example parses into the right steps; each malformed file
+ * of a table gives "file:line: reason" with the right line; huge lines and
+ * files; a folder with good and bad files loads the good ones and reports
+ * the bad ones by name and line. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,32 +59,69 @@ static void load_lang(LessonSet *set, int lang)
                 m.text);
 }
 
-/* ---- the shipped lessons ---- */
+/* A check of one shipped lesson: the index-th of its language lang. */
+typedef void (*LessonCheck)(const Lesson *l, int index, int lang, void *ctx);
 
-static void test_lessons_parse(void **state)
+/* Run check on every shipped lesson, English then Chinese. */
+static void each_shipped(LessonCheck check, void *ctx)
 {
-    (void)state;
     for (int k = 0; k < 2; k++) {
         LessonSet set;
         load_lang(&set, k);
-        int long_enough = 0;
-        for (int i = 0; i < set.n; i++) {
-            const Lesson *l = &set.lessons[i];
-            expect_true(l->title && l->title[0], "%s has a title", l->path);
-            expect_true(l->summary && l->summary[0], "%s has a summary for the lesson list", l->path);
-            expect_true(l->order == i + 1, "%s is lesson %d in order, got number %d", l->path, i + 1, l->order);
-            if (l->n_steps >= MIN_STEPS)
-                long_enough++;
-            else
-                printf("  %s: %d steps (want >= %d)\n", l->path, l->n_steps, MIN_STEPS);
-        }
-        expect_true(long_enough >= MIN_LESSONS, "at least %d lessons of >= %d steps in %s, got %d (of %d)",
-                    MIN_LESSONS, MIN_STEPS, LANG_DIRS[k], long_enough, set.n);
+        for (int i = 0; i < set.n; i++)
+            check(&set.lessons[i], i, k, ctx);
         lessons_free(&set);
     }
 }
 
-static void test_languages_match(void **state)
+/* ---- the shipped lessons: complete and numbered ---- */
+
+static void check_complete(const Lesson *l, int index, int lang, void *ctx)
+{
+    int *long_enough = ctx;
+    expect_true(l->title && l->title[0], "%s has a title", l->path);
+    expect_true(l->summary && l->summary[0], "%s has a summary for the lesson list", l->path);
+    expect_true(l->order == index + 1, "%s is lesson %d in order, got number %d", l->path, index + 1, l->order);
+    if (l->n_steps >= MIN_STEPS)
+        long_enough[lang]++;
+    else
+        printf("  %s: %d steps (want >= %d)\n", l->path, l->n_steps, MIN_STEPS);
+}
+
+static void test_shipped_complete(void **state)
+{
+    (void)state;
+    int long_enough[2] = {0, 0};
+    each_shipped(check_complete, long_enough);
+    for (int k = 0; k < 2; k++)
+        expect_true(long_enough[k] >= MIN_LESSONS, "at least %d lessons of >= %d steps in %s, got %d",
+                    MIN_LESSONS, MIN_STEPS, LANG_DIRS[k], long_enough[k]);
+}
+
+/* ---- the shipped lessons: English and Chinese match ---- */
+
+/* Step s of lesson a (English) and b (Chinese): the same directives, quiz
+ * shape and "try it" prompt. */
+static void expect_same_step(const Lesson *a, const Lesson *b, int s)
+{
+    const LessonStep *x = &a->steps[s], *y = &b->steps[s];
+    const char *dx = x->directives ? x->directives : "", *dy = y->directives ? y->directives : "";
+    expect_true(strcmp(dx, dy) == 0, "%s:%d and %s:%d (step %d) have the same view directives:\nen:\n%szh:\n%s",
+                a->path, x->line, b->path, y->line, s + 1, dx, dy);
+    expect_true(x->has_quiz == y->has_quiz, "%s step %d: quiz in en %d, in zh %d", a->id, s + 1, x->has_quiz,
+                y->has_quiz);
+    if (x->has_quiz) {
+        expect_true(x->quiz.n_choices == y->quiz.n_choices && x->quiz.answer == y->quiz.answer,
+                    "%s step %d: en quiz %d choices answer %d, zh %d choices answer %d", a->id, s + 1,
+                    x->quiz.n_choices, x->quiz.answer + 1, y->quiz.n_choices, y->quiz.answer + 1);
+        expect_true(!x->quiz.explain == !y->quiz.explain, "%s step %d: @explain in one language only", a->id,
+                    s + 1);
+    }
+    expect_true(!x->try_text == !y->try_text, "%s step %d: @try in en %s, in zh %s", a->id, s + 1,
+                x->try_text ? "yes" : "no", y->try_text ? "yes" : "no");
+}
+
+static void test_shipped_languages_match(void **state)
 {
     (void)state;
     LessonSet en, zh;
@@ -97,23 +137,8 @@ static void test_languages_match(void **state)
         expect_true(a->n_steps == b->n_steps, "lesson '%s': en %d steps, zh %d", a->id, a->n_steps, b->n_steps);
         expect_true(strcmp(a->model, b->model) == 0, "lesson '%s': model en '%s', zh '%s'", a->id, a->model,
                     b->model);
-        for (int s = 0; s < a->n_steps; s++) {
-            const LessonStep *x = &a->steps[s], *y = &b->steps[s];
-            const char *dx = x->directives ? x->directives : "", *dy = y->directives ? y->directives : "";
-            expect_true(strcmp(dx, dy) == 0, "%s:%d and %s:%d (step %d) have the same view directives:\nen:\n%szh:\n%s",
-                        a->path, x->line, b->path, y->line, s + 1, dx, dy);
-            expect_true(x->has_quiz == y->has_quiz, "%s step %d: quiz in en %d, in zh %d", a->id, s + 1, x->has_quiz,
-                        y->has_quiz);
-            if (x->has_quiz) {
-                expect_true(x->quiz.n_choices == y->quiz.n_choices && x->quiz.answer == y->quiz.answer,
-                            "%s step %d: en quiz %d choices answer %d, zh %d choices answer %d", a->id, s + 1,
-                            x->quiz.n_choices, x->quiz.answer + 1, y->quiz.n_choices, y->quiz.answer + 1);
-                expect_true(!x->quiz.explain == !y->quiz.explain, "%s step %d: @explain in one language only",
-                            a->id, s + 1);
-            }
-            expect_true(!x->try_text == !y->try_text, "%s step %d: @try in en %s, in zh %s", a->id, s + 1,
-                        x->try_text ? "yes" : "no", y->try_text ? "yes" : "no");
-        }
+        for (int s = 0; s < a->n_steps; s++)
+            expect_same_step(a, b, s);
         Msgs m = {0};
         int bad = lesson_check_pair(a, b, collect, &m);
         expect_true(bad == 0, "lesson_check_pair finds no difference for '%s', got %d:\n%s", a->id, bad, m.text);
@@ -121,6 +146,8 @@ static void test_languages_match(void **state)
     lessons_free(&en);
     lessons_free(&zh);
 }
+
+/* ---- the shipped lessons: views and sentences fit the model ---- */
 
 /* Load the lesson's model; fail clearly when it is missing. */
 static void load_model(TfModel *m, const char *name, const char *lesson_path)
@@ -134,7 +161,7 @@ static void load_model(TfModel *m, const char *name, const char *lesson_path)
 }
 
 /* Words of text (split at spaces and '|'): every one known by v. */
-static void check_words(const Vocab *v, const char *text, const char *what, const char *path, int line)
+static void expect_known_words(const Vocab *v, const char *text, const char *what, const char *path, int line)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", text);
@@ -148,6 +175,7 @@ static void check_words(const Vocab *v, const char *text, const char *what, cons
     }
 }
 
+/* Is word one of the tokens of text (split at spaces and '|')? */
 static int has_word(const char *text, const char *word)
 {
     size_t n = strlen(word);
@@ -160,119 +188,141 @@ static int has_word(const char *text, const char *word)
     return 0;
 }
 
-static void test_views_exist(void **state)
+/* Step st of l: a stage or view, a source sentence of known words, a
+ * highlight among its tokens and a batch row that exists. */
+static void expect_step_view(const Lesson *l, const LessonStep *st, int s, const TfModel *m)
 {
-    (void)state;
-    for (int k = 0; k < 2; k++) {
-        LessonSet set;
-        load_lang(&set, k);
-        for (int i = 0; i < set.n; i++) {
-            const Lesson *l = &set.lessons[i];
-            TfModel m;
-            load_model(&m, l->model, l->path);
-            Msgs msgs = {0};
-            int bad = lesson_check_view(l, &m.cfg, collect, &msgs);
-            expect_true(bad == 0, "every view directive of %s exists in model '%s' (%d layers, %d heads); %d do not:\n%s",
-                        l->path, l->model, m.cfg.n_enc, m.cfg.n_heads, bad, msgs.text);
-            for (int s = 0; s < l->n_steps; s++) {
-                const LessonStep *st = &l->steps[s];
-                const LessonView *v = &st->view;
-                expect_true(v->stage[0] || v->view[0], "%s:%d: step %d shows a stage or a view", l->path, st->line,
-                            s + 1);
-                expect_true(v->src && v->src[0], "%s:%d: step %d has a source sentence (@src earlier)", l->path,
-                            st->line, s + 1);
-                check_words(&m.src_vocab, v->src, "the @src", l->path, st->line);
-                if (v->tgt && v->tgt[0])
-                    check_words(&m.tgt_vocab, v->tgt, "the @tgt", l->path, st->line);
-                if (v->highlight)
-                    expect_true(has_word(v->src, v->highlight) || (v->tgt && has_word(v->tgt, v->highlight)),
-                                "%s:%d: @highlight '%s' is a token of the source '%s' or target '%s'", l->path,
-                                st->line, v->highlight, v->src, v->tgt ? v->tgt : "");
-                if (v->batch >= 0) {
-                    int n_sent = 1;
-                    for (const char *p = v->src; *p; p++)
-                        n_sent += *p == '|';
-                    expect_true(v->batch < n_sent, "%s:%d: @batch %d but the source has %d sentences", l->path,
-                                st->line, v->batch + 1, n_sent);
-                }
-            }
-            model_free(&m);
-        }
-        lessons_free(&set);
+    const LessonView *v = &st->view;
+    expect_true(v->stage[0] || v->view[0], "%s:%d: step %d shows a stage or a view", l->path, st->line, s + 1);
+    expect_true(v->src && v->src[0], "%s:%d: step %d has a source sentence (@src earlier)", l->path, st->line,
+                s + 1);
+    expect_known_words(&m->src_vocab, v->src, "the @src", l->path, st->line);
+    if (v->tgt && v->tgt[0])
+        expect_known_words(&m->tgt_vocab, v->tgt, "the @tgt", l->path, st->line);
+    if (v->highlight)
+        expect_true(has_word(v->src, v->highlight) || (v->tgt && has_word(v->tgt, v->highlight)),
+                    "%s:%d: @highlight '%s' is a token of the source '%s' or target '%s'", l->path, st->line,
+                    v->highlight, v->src, v->tgt ? v->tgt : "");
+    if (v->batch >= 0) {
+        int n_sent = 1;
+        for (const char *p = v->src; *p; p++)
+            n_sent += *p == '|';
+        expect_true(v->batch < n_sent, "%s:%d: @batch %d but the source has %d sentences", l->path, st->line,
+                    v->batch + 1, n_sent);
     }
 }
 
-/* Count the @answer lines of every quiz in the raw file, independently of
- * the parser, and check the parsed quizzes. */
-static void test_quizzes(void **state)
+static void check_views(const Lesson *l, int index, int lang, void *ctx)
 {
-    (void)state;
-    int quizzes = 0, lessons_with_quiz = 0, tries = 0;
-    for (int k = 0; k < 2; k++) {
-        LessonSet set;
-        load_lang(&set, k);
-        for (int i = 0; i < set.n; i++) {
-            const Lesson *l = &set.lessons[i];
-            int lq = 0;
-            for (int s = 0; s < l->n_steps; s++) {
-                const LessonStep *st = &l->steps[s];
-                tries += st->try_text != NULL;
-                if (!st->has_quiz)
-                    continue;
-                const LessonQuiz *q = &st->quiz;
-                lq++;
-                expect_true(q->n_choices >= 2 && q->answer >= 0 && q->answer < q->n_choices,
-                            "%s:%d: the quiz has >= 2 choices and its answer among them: %d choices, answer %d",
-                            l->path, q->line, q->n_choices, q->answer + 1);
-                expect_true(q->explain && q->explain[0], "%s:%d: the quiz has an @explain", l->path, q->line);
-                for (int c = 0; c < q->n_choices; c++)
-                    for (int d = c + 1; d < q->n_choices; d++)
-                        expect_true(strcmp(q->choices[c], q->choices[d]) != 0,
-                                    "%s:%d: choices %d and %d differ, both '%s'", l->path, q->line, c + 1, d + 1,
-                                    q->choices[c]);
-            }
-            /* the raw file: exactly one @answer after every @quiz, and at
-             * most one @try and one @explain per step (the parser keeps the
-             * last of several silently) */
-            FILE *f = fopen(l->path, "r");
-            expect_true(f != NULL, "%s opens", l->path);
-            char line[8192];
-            int in_quiz = 0, answers = 0, qline = 0, ln = 0, n_try = 0, n_explain = 0;
-            while (fgets(line, sizeof line, f)) {
-                ln++;
-                if (strncmp(line, "@step", 5) == 0)
-                    n_try = n_explain = 0;
-                if (strncmp(line, "@try", 4) == 0)
-                    expect_true(++n_try == 1, "%s:%d: one @try per step, this is number %d", l->path, ln, n_try);
-                if (strncmp(line, "@explain", 8) == 0)
-                    expect_true(++n_explain == 1, "%s:%d: one @explain per step, this is number %d", l->path, ln,
-                                n_explain);
-                if (strncmp(line, "@quiz", 5) == 0 || strncmp(line, "@step", 5) == 0) {
-                    expect_true(!in_quiz || answers == 1, "%s:%d: the quiz has exactly one @answer, got %d", l->path,
-                                qline, answers);
-                    in_quiz = strncmp(line, "@quiz", 5) == 0;
-                    answers = 0;
-                    qline = ln;
-                } else if (strncmp(line, "@answer", 7) == 0) {
-                    answers++;
-                }
-            }
-            fclose(f);
-            expect_true(!in_quiz || answers == 1, "%s:%d: the quiz has exactly one @answer, got %d", l->path, qline,
-                        answers);
-            lessons_with_quiz += lq > 0;
-            quizzes += lq;
-        }
-        lessons_free(&set);
-    }
-    printf("  %d quizzes, %d try-it prompts, %d lessons with a quiz (both languages)\n", quizzes, tries,
-           lessons_with_quiz);
-    expect_true(lessons_with_quiz >= 2 * MIN_LESSONS * 3 / 4, "quizzes in most lessons: %d of the lessons have one",
-                lessons_with_quiz);
-    expect_true(tries >= 2 * MIN_LESSONS, "try-it prompts in the lessons: got %d", tries);
+    TfModel m;
+    load_model(&m, l->model, l->path);
+    Msgs msgs = {0};
+    int bad = lesson_check_view(l, &m.cfg, collect, &msgs);
+    expect_true(bad == 0, "every view directive of %s exists in model '%s' (%d layers, %d heads); %d do not:\n%s",
+                l->path, l->model, m.cfg.n_enc, m.cfg.n_heads, bad, msgs.text);
+    for (int s = 0; s < l->n_steps; s++)
+        expect_step_view(l, &l->steps[s], s, &m);
+    model_free(&m);
 }
 
-static void test_glyphs(void **state)
+static void test_shipped_views_exist(void **state)
+{
+    (void)state;
+    each_shipped(check_views, NULL);
+}
+
+/* ---- the shipped lessons: quizzes ---- */
+
+typedef struct QuizCount {
+    int quizzes, lessons_with_quiz, tries;
+} QuizCount;
+
+/* The raw file, independently of the parser: exactly one @answer after
+ * every @quiz, and at most one @try and one @explain per step (the parser
+ * keeps the last of several silently). */
+static void expect_raw_quizzes(const Lesson *l)
+{
+    FILE *f = fopen(l->path, "r");
+    expect_true(f != NULL, "%s opens", l->path);
+    char line[8192];
+    int in_quiz = 0, answers = 0, qline = 0, ln = 0, n_try = 0, n_explain = 0;
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        if (strncmp(line, "@step", 5) == 0)
+            n_try = n_explain = 0;
+        if (strncmp(line, "@try", 4) == 0)
+            expect_true(++n_try == 1, "%s:%d: one @try per step, this is number %d", l->path, ln, n_try);
+        if (strncmp(line, "@explain", 8) == 0)
+            expect_true(++n_explain == 1, "%s:%d: one @explain per step, this is number %d", l->path, ln,
+                        n_explain);
+        if (strncmp(line, "@quiz", 5) == 0 || strncmp(line, "@step", 5) == 0) {
+            expect_true(!in_quiz || answers == 1, "%s:%d: the quiz has exactly one @answer, got %d", l->path,
+                        qline, answers);
+            in_quiz = strncmp(line, "@quiz", 5) == 0;
+            answers = 0;
+            qline = ln;
+        } else if (strncmp(line, "@answer", 7) == 0) {
+            answers++;
+        }
+    }
+    fclose(f);
+    expect_true(!in_quiz || answers == 1, "%s:%d: the quiz has exactly one @answer, got %d", l->path, qline,
+                answers);
+}
+
+/* The parsed quiz: >= 2 distinct choices, the answer among them, an
+ * explanation. */
+static void expect_quiz(const Lesson *l, const LessonQuiz *q)
+{
+    expect_true(q->n_choices >= 2 && q->answer >= 0 && q->answer < q->n_choices,
+                "%s:%d: the quiz has >= 2 choices and its answer among them: %d choices, answer %d", l->path,
+                q->line, q->n_choices, q->answer + 1);
+    expect_true(q->explain && q->explain[0], "%s:%d: the quiz has an @explain", l->path, q->line);
+    for (int c = 0; c < q->n_choices; c++)
+        for (int d = c + 1; d < q->n_choices; d++)
+            expect_true(strcmp(q->choices[c], q->choices[d]) != 0, "%s:%d: choices %d and %d differ, both '%s'",
+                        l->path, q->line, c + 1, d + 1, q->choices[c]);
+}
+
+static void check_quizzes(const Lesson *l, int index, int lang, void *ctx)
+{
+    QuizCount *n = ctx;
+    int lq = 0;
+    for (int s = 0; s < l->n_steps; s++) {
+        const LessonStep *st = &l->steps[s];
+        n->tries += st->try_text != NULL;
+        if (st->has_quiz) {
+            expect_quiz(l, &st->quiz);
+            lq++;
+        }
+    }
+    expect_raw_quizzes(l);
+    n->lessons_with_quiz += lq > 0;
+    n->quizzes += lq;
+}
+
+static void test_shipped_quizzes(void **state)
+{
+    (void)state;
+    QuizCount n = {0, 0, 0};
+    each_shipped(check_quizzes, &n);
+    printf("  %d quizzes, %d try-it prompts, %d lessons with a quiz (both languages)\n", n.quizzes, n.tries,
+           n.lessons_with_quiz);
+    expect_true(n.lessons_with_quiz >= 2 * MIN_LESSONS * 3 / 4, "quizzes in most lessons: %d of the lessons have one",
+                n.lessons_with_quiz);
+    expect_true(n.tries >= 2 * MIN_LESSONS, "try-it prompts in the lessons: got %d", n.tries);
+}
+
+/* ---- the shipped lessons: glyphs, and the whole check ---- */
+
+static void check_glyphs(const Lesson *l, int index, int lang, void *ctx)
+{
+    Msgs m = {0};
+    int bad = lesson_check_glyphs(l, ctx, collect, &m);
+    expect_true(bad == 0, "every character of %s has a glyph; %d do not:\n%s", l->path, bad, m.text);
+}
+
+static void test_shipped_glyphs(void **state)
 {
     (void)state;
     TfErr err;
@@ -285,21 +335,11 @@ static void test_glyphs(void **state)
     expect_true(ren_font_has_glyph(font, 0x4ECA) && ren_font_has_glyph(font, 0x221A),
                 "the fonts draw 今 and √ (has_glyph 今 %d, √ %d)", ren_font_has_glyph(font, 0x4ECA),
                 ren_font_has_glyph(font, 0x221A));
-    for (int k = 0; k < 2; k++) {
-        LessonSet set;
-        load_lang(&set, k);
-        for (int i = 0; i < set.n; i++) {
-            Msgs m = {0};
-            int bad = lesson_check_glyphs(&set.lessons[i], font, collect, &m);
-            expect_true(bad == 0, "every character of %s has a glyph; %d do not:\n%s", set.lessons[i].path, bad,
-                        m.text);
-        }
-        lessons_free(&set);
-    }
+    each_shipped(check_glyphs, font);
     ren_close(r);
 }
 
-static void test_check_all(void **state)
+static void test_shipped_check_all(void **state)
 {
     (void)state;
     Msgs m = {0};
@@ -309,7 +349,7 @@ static void test_check_all(void **state)
     expect_true(n >= 2 * MIN_LESSONS, "it checked >= %d lessons, got %d", 2 * MIN_LESSONS, n);
 }
 
-/* ---- malformed files ---- */
+/* ---- the parser ---- */
 
 static const char *GOOD =
     "@title A lesson\n"           /* 1 */
@@ -347,7 +387,9 @@ static void expect_error(const char *text, size_t len, int line, const char *phr
     expect_true(strstr(err.msg, phrase) != NULL, "the message says '%s', got '%s'", phrase, err.msg);
 }
 
-static void test_good_parses(void **state)
+/* The example above: ids, order, steps, text, quiz and directives that carry
+ * over from one step to the next. */
+static void test_parse_example(void **state)
 {
     (void)state;
     Lesson l;
@@ -376,55 +418,48 @@ static void test_good_parses(void **state)
     lesson_free(&l);
 }
 
-static void test_malformed(void **state)
+/* A malformed lesson: the line its error names and a phrase of it. */
+typedef struct BadLesson {
+    const char *text;
+    size_t len;
+    int line;
+    const char *phrase;
+} BadLesson;
+
+/* A string literal and its length (NUL bytes inside included). */
+#define TEXT(s) s, sizeof s - 1
+
+static const BadLesson BAD[] = {
+    {TEXT("@title T\n@step S\n@stage src.tokens\ntext\n@colour red\n"), 5, "unknown directive @colour"},
+    {TEXT("@title T\n@step S\n@stage src.tokens\ntext\n@quiz Why?\n@choice a\n\n@step T\nx\n"), 5,
+     "unterminated quiz"},
+    {TEXT("@title T\n@step S\n@stage src.tokens\ntext\n\n@quiz Why?\n@choice a\n@choice b\n"), 6, "no @answer"},
+    {TEXT("@title T\n@step One\n@stage src.tokens\ntext\n@step Two\n@stage pos.enc\n\n@step Three\nx\n"), 5,
+     "has no text"},
+    {TEXT("@title T\n@step One\n@stage src.tokens\ntext\n@step Two\n@try Look.\n"), 5, "has no text"},
+    {TEXT("@title T\n@step S\n@stage src.tokens\ntext\n\xe4\xbb caf\xc3\n"), 5, "not valid UTF-8"},
+    {TEXT("@title T\n@step S\n\xc0\xaf\n"), 3, "not valid UTF-8"}, /* overlong */
+    {TEXT("@title T\nThis line is before any step.\n@step S\ntext\n"), 2, "text before the first @step"},
+    {TEXT("@title T\n@step S\ntext\n@quiz Q\n@answer a\n@choice b\n@answer c\n"), 7, "second"},
+    {TEXT("@title T\n@step S\ntext\n@quiz Q\n@answer a\nstray words\n"), 6, "text inside a quiz"},
+    {TEXT("@title T\n@step S\n@layer 0\ntext\n"), 3, "@layer"},
+    {TEXT("@title T\n@step S\ntext\n@choice a\n"), 4, "outside a quiz"},
+    {TEXT("@title T\n@step S\nte\0xt\n"), 3, "NUL"},
+    {TEXT("@step S\ntext\n"), 1, "@title"},
+    {TEXT("@title T\n@step S\ntext\n@abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz value\n"), 4,
+     "unknown directive"},
+};
+
+static void test_parse_errors(void **state)
 {
     (void)state;
-    const char *unknown = "@title T\n@step S\n@stage src.tokens\ntext\n@colour red\n";
-    expect_error(unknown, strlen(unknown), 5, "unknown directive @colour");
-
-    const char *unterminated = "@title T\n@step S\n@stage src.tokens\ntext\n@quiz Why?\n@choice a\n\n@step T\nx\n";
-    expect_error(unterminated, strlen(unterminated), 5, "unterminated quiz");
-
-    const char *at_end = "@title T\n@step S\n@stage src.tokens\ntext\n\n@quiz Why?\n@choice a\n@choice b\n";
-    expect_error(at_end, strlen(at_end), 6, "no @answer");
-
-    const char *no_text = "@title T\n@step One\n@stage src.tokens\ntext\n@step Two\n@stage pos.enc\n\n@step Three\nx\n";
-    expect_error(no_text, strlen(no_text), 5, "has no text");
-
-    const char *last_no_text = "@title T\n@step One\n@stage src.tokens\ntext\n@step Two\n@try Look.\n";
-    expect_error(last_no_text, strlen(last_no_text), 5, "has no text");
-
-    const char bad_utf8[] = "@title T\n@step S\n@stage src.tokens\ntext\n\xe4\xbb caf\xc3\n";
-    expect_error(bad_utf8, sizeof bad_utf8 - 1, 5, "not valid UTF-8");
-
-    const char overlong[] = "@title T\n@step S\n\xc0\xaf\n";
-    expect_error(overlong, sizeof overlong - 1, 3, "not valid UTF-8");
-
-    const char *before = "@title T\nThis line is before any step.\n@step S\ntext\n";
-    expect_error(before, strlen(before), 2, "text before the first @step");
-
-    const char *two_answers = "@title T\n@step S\ntext\n@quiz Q\n@answer a\n@choice b\n@answer c\n";
-    expect_error(two_answers, strlen(two_answers), 7, "second");
-
-    const char *text_in_quiz = "@title T\n@step S\ntext\n@quiz Q\n@answer a\nstray words\n";
-    expect_error(text_in_quiz, strlen(text_in_quiz), 6, "text inside a quiz");
-
-    const char *bad_layer = "@title T\n@step S\n@layer 0\ntext\n";
-    expect_error(bad_layer, strlen(bad_layer), 3, "@layer");
-
-    const char *choice_alone = "@title T\n@step S\ntext\n@choice a\n";
-    expect_error(choice_alone, strlen(choice_alone), 4, "outside a quiz");
-
-    const char nul[] = "@title T\n@step S\nte\0xt\n";
-    expect_error(nul, sizeof nul - 1, 3, "NUL");
-
-    const char *no_title = "@step S\ntext\n";
-    expect_error(no_title, strlen(no_title), 1, "@title");
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++)
+        expect_error(BAD[i].text, BAD[i].len, BAD[i].line, BAD[i].phrase);
 }
 
 /* A huge line: a 200 kB directive fails on its own line; a 200 kB text line
  * is kept whole; a file over LESSON_MAX_BYTES is refused. */
-static void test_huge_lines(void **state)
+static void test_parse_huge(void **state)
 {
     (void)state;
     size_t big = 200000;
@@ -446,8 +481,6 @@ static void test_huge_lines(void **state)
                 strlen(l.steps[0].text));
     lesson_free(&l);
 
-    const char *key = "@title T\n@step S\ntext\n@abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz value\n";
-    expect_error(key, strlen(key), 4, "unknown directive");
     free(buf);
 
     size_t huge = (size_t)LESSON_MAX_BYTES + 10;
@@ -460,6 +493,19 @@ static void test_huge_lines(void **state)
     free(h);
 }
 
+/* A folder's files: two good lessons, three bad ones, one that is not a
+ * lesson. */
+static const struct {
+    const char *name, *text;
+} DIR_FILES[] = {
+    {"01-good.txt", NULL /* GOOD */},
+    {"02-unknown.txt", "@title T\n@step S\ntext\n@bogus x\n"},
+    {"03-good-too.txt", "@title Second\n@step S\n@stage pos.enc\nWaves.\n"},
+    {"04-quiz.txt", "@title T\n@step S\ntext\n@quiz Q?\n@choice a\n"},
+    {"05-utf8.txt", "@title T\n@step S\n\xff\n"},
+    {"notes.md", "not a lesson\n"},
+};
+
 static void write_file(const char *dir, const char *name, const char *text)
 {
     char path[512];
@@ -470,21 +516,18 @@ static void write_file(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
-static void test_load_dir_mixed(void **state)
+static void test_load_dir_good_and_bad(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/stepformer-test-lessons-XXXXXX";
-    expect_true(mkdtemp(dir) != NULL, "a scratch folder");
-    write_file(dir, "01-good.txt", GOOD);
-    write_file(dir, "02-unknown.txt", "@title T\n@step S\ntext\n@bogus x\n");
-    write_file(dir, "03-good-too.txt", "@title Second\n@step S\n@stage pos.enc\nWaves.\n");
-    write_file(dir, "04-quiz.txt", "@title T\n@step S\ntext\n@quiz Q?\n@choice a\n");
-    write_file(dir, "05-utf8.txt", "@title T\n@step S\n\xff\n");
-    write_file(dir, "notes.md", "not a lesson\n");
+    char dir[256];
+    expect_true(tu_scratch(dir, sizeof dir, "test-lessons") == 0, "a scratch folder");
+    for (size_t i = 0; i < sizeof DIR_FILES / sizeof *DIR_FILES; i++)
+        write_file(dir, DIR_FILES[i].name, DIR_FILES[i].text ? DIR_FILES[i].text : GOOD);
     LessonSet set;
     Msgs m = {0};
     int n_bad = -1;
     int rc = lessons_load_dir(&set, dir, collect, &m, &n_bad);
+    tu_scratch_remove(dir);
     expect_true(rc == 0, "the folder loads, rc %d", rc);
     expect_true(set.n == 2, "the 2 good lessons load, got %d", set.n);
     expect_true(set.n < 1 || strcmp(set.lessons[0].id, "good") == 0, "first 'good', got '%s'", set.lessons[0].id);
@@ -495,14 +538,6 @@ static void test_load_dir_mixed(void **state)
                     strstr(m.text, "05-utf8.txt:3: "),
                 "each bad file by name and line, got:\n%s", m.text);
     lessons_free(&set);
-    const char *names[] = {"01-good.txt", "02-unknown.txt", "03-good-too.txt", "04-quiz.txt", "05-utf8.txt",
-                           "notes.md"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        remove(path);
-    }
-    rmdir(dir);
 
     Msgs none = {0};
     rc = lessons_load_dir(&set, "/nonexistent/lessons", collect, &none, NULL);
@@ -513,16 +548,16 @@ static void test_load_dir_mixed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lessons_parse),
-        cmocka_unit_test(test_languages_match),
-        cmocka_unit_test(test_views_exist),
-        cmocka_unit_test(test_quizzes),
-        cmocka_unit_test(test_glyphs),
-        cmocka_unit_test(test_check_all),
-        cmocka_unit_test(test_good_parses),
-        cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_huge_lines),
-        cmocka_unit_test(test_load_dir_mixed),
+        cmocka_unit_test(test_shipped_complete),
+        cmocka_unit_test(test_shipped_languages_match),
+        cmocka_unit_test(test_shipped_views_exist),
+        cmocka_unit_test(test_shipped_quizzes),
+        cmocka_unit_test(test_shipped_glyphs),
+        cmocka_unit_test(test_shipped_check_all),
+        cmocka_unit_test(test_parse_example),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_huge),
+        cmocka_unit_test(test_load_dir_good_and_bad),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests_name("lessons", tests, NULL, NULL);
 }
