@@ -203,6 +203,73 @@ static void test_lines(void **state)
     ren_end(r);
 }
 
+/* The software rasterizer's ends: round caps reaching half the width past
+ * each endpoint, whichever way the line runs, and coverage falling over one
+ * pixel. Each case draws one line on black and looks at one pixel. */
+enum { INK_NONE, INK_PART, INK_FULL };
+
+typedef struct LineCase {
+    const char *what;
+    float x0, y0, x1, y1, width;
+    int x, y; /* the pixel looked at */
+    int ink;
+} LineCase;
+
+static const LineCase LINE_CASES[] = {
+    /* 2 px along y = 10 from x = 20 to 60: rows 9 and 10, caps of radius 1 */
+    {"inside the start", 20, 10, 60, 10, 2, 20, 10, INK_FULL},
+    {"the start cap", 20, 10, 60, 10, 2, 19, 10, INK_PART},
+    {"before the start cap", 20, 10, 60, 10, 2, 18, 10, INK_NONE},
+    {"inside the end", 20, 10, 60, 10, 2, 59, 9, INK_FULL},
+    {"the end cap", 20, 10, 60, 10, 2, 60, 9, INK_PART},
+    {"past the end cap", 20, 10, 60, 10, 2, 61, 9, INK_NONE},
+    {"above the line", 20, 10, 60, 10, 2, 40, 8, INK_NONE},
+    {"below the line", 20, 10, 60, 10, 2, 40, 11, INK_NONE},
+    {"reversed: inside the end", 60, 10, 20, 10, 2, 20, 10, INK_FULL},
+    {"reversed: the cap", 60, 10, 20, 10, 2, 19, 10, INK_PART},
+    {"reversed: past the cap", 60, 10, 20, 10, 2, 18, 10, INK_NONE},
+    /* 1 px down x = 30.5 from y = 50 to 90 (the steep walk) */
+    {"steep: on the line", 30.5f, 50, 30.5f, 90, 1, 30, 70, INK_FULL},
+    {"steep: beside it", 30.5f, 50, 30.5f, 90, 1, 31, 70, INK_NONE},
+    {"steep: the last row", 30.5f, 50, 30.5f, 90, 1, 30, 89, INK_FULL},
+    {"steep: the end cap", 30.5f, 50, 30.5f, 90, 1, 30, 90, INK_PART},
+    {"steep: past the end", 30.5f, 50, 30.5f, 90, 1, 30, 91, INK_NONE},
+    {"steep: the start cap", 30.5f, 50, 30.5f, 90, 1, 30, 49, INK_PART},
+    {"steep: before the start", 30.5f, 50, 30.5f, 90, 1, 30, 48, INK_NONE},
+    /* thinner than a pixel: the same footprint, fainter */
+    {"half a pixel wide", 20, 100.5f, 60, 100.5f, 0.5f, 40, 100, INK_PART},
+};
+
+static void test_line_ends(void **state)
+{
+    Fixture *fx = *state;
+    Ren *r = fx->r;
+    static const char *INK[] = {"none", "partial", "full"};
+    for (size_t i = 0; i < sizeof LINE_CASES / sizeof *LINE_CASES; i++) {
+        const LineCase *c = &LINE_CASES[i];
+        ren_begin(r, BLACK);
+        ren_line(r, c->x0, c->y0, c->x1, c->y1, c->width, WHITE);
+        int v = red(pixel(r, c->x, c->y));
+        int ink = v == 0 ? INK_NONE : v == 255 ? INK_FULL : INK_PART;
+        expect_true(ink == c->ink, "%s: pixel %d,%d %s, got red %d", c->what, c->x, c->y,
+                    INK[c->ink], v);
+    }
+    /* both directions cover the same pixels */
+    ren_begin(r, BLACK);
+    ren_line(r, 20, 10, 60, 10, 2, WHITE);
+    int fwd = count_ink(r, (Rect){0, 0, W, H}, rgba(BLACK));
+    ren_begin(r, BLACK);
+    ren_line(r, 60, 10, 20, 10, 2, WHITE);
+    int back = count_ink(r, (Rect){0, 0, W, H}, rgba(BLACK));
+    expect_true(fwd == back && fwd > 80, "a line and its reverse ink %d and %d pixels", fwd, back);
+    /* a half-pixel line is about half as bright as a full one */
+    ren_begin(r, BLACK);
+    ren_line(r, 20, 100.5f, 60, 100.5f, 0.5f, WHITE);
+    int half = red(pixel(r, 40, 100));
+    expect_true(half > 110 && half < 150, "0.5 px wide at about half intensity, got %d", half);
+    ren_end(r);
+}
+
 static void test_triangles(void **state)
 {
     Fixture *fx = *state;
@@ -304,7 +371,8 @@ static void test_text_math_and_colour(void **state)
 
 /* ----------------------------------------------------------- wrapping */
 
-/* Lines cover the text in order; between lines only spaces are dropped. */
+/* Lines cover the text in order; between lines only spaces and line ends
+ * are dropped. */
 static void expect_cover(const char *s, const RenLine *ln, int n)
 {
     int at = 0;
@@ -312,12 +380,12 @@ static void expect_cover(const char *s, const RenLine *ln, int n)
         expect_true(ln[i].start >= at, "line %d starts at %d, before %d", i,
                     ln[i].start, at);
         for (int k = at; k < ln[i].start; k++)
-            expect_true(s[k] == ' ' || s[k] == '\n', "only spaces skipped, got '%c'",
+            expect_true(s[k] == ' ' || s[k] == '\n' || s[k] == '\r', "only spaces skipped, got '%c'",
                         s[k]);
         at = ln[i].start + ln[i].len;
     }
     for (int k = at; s[k]; k++)
-        expect_true(s[k] == ' ' || s[k] == '\n', "text after the last line");
+        expect_true(s[k] == ' ' || s[k] == '\n' || s[k] == '\r', "text after the last line");
 }
 
 static int starts_with(const char *s, const RenLine *ln, const char *prefix)
@@ -422,6 +490,53 @@ static void test_wrap_mixed(void **state)
         printf("  [%3d] %.*s\n", ln[i].width, ln[i].len, s + ln[i].start);
     expect_true(ren_text_wrap(fx->sans, "", 100, ln, 4) == 0, "no text, no lines");
     expect_true(ren_text_wrap(fx->sans, "one\n", 100, ln, 4) == 1, "trailing newline");
+}
+
+/* Exact breaks that hold whatever the font: '\n' and "\r\n" force a
+ * break, a width of 1 px cuts every code point onto its own line, and
+ * malformed bytes stay in the lines (each one character, U+FFFD) though
+ * they take no width (drawing skips them). want: the lines' texts joined
+ * by '|'. */
+typedef struct WrapCase {
+    const char *text;
+    int width;
+    int n;
+    const char *want;
+} WrapCase;
+
+enum { WIDE = 10000 };
+
+static const WrapCase WRAP_CASES[] = {
+    {"", WIDE, 0, ""},
+    {"two words", WIDE, 1, "two words"},
+    {"trailing spaces   ", WIDE, 1, "trailing spaces"},
+    {"a\nb", WIDE, 2, "a|b"},
+    {"a\r\nb", WIDE, 2, "a|b"},
+    {"one\n", WIDE, 1, "one"},
+    {"\n\n", WIDE, 2, "|"},
+    {"abc", 1, 3, "a|b|c"},
+    {"中文字", 1, 3, "中|文|字"},
+    {"ab\xff" "cd", WIDE, 1, "ab\xff" "cd"},
+    {"ab\xff" "cd", 1, 5, "a|b|\xff|c|d"},
+    {"\xe4\xbd", 1, 1, "\xe4\xbd"}, /* truncated: kept, but no width */
+};
+
+static void test_wrap_cases(void **state)
+{
+    Fixture *fx = *state;
+    for (size_t i = 0; i < sizeof WRAP_CASES / sizeof *WRAP_CASES; i++) {
+        const WrapCase *c = &WRAP_CASES[i];
+        RenLine ln[16];
+        int n = ren_text_wrap(fx->sans, c->text, c->width, ln, 16);
+        char got[256] = "";
+        for (int k = 0; k < n && k < 16; k++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%.*s", k ? "|" : "",
+                     ln[k].len, c->text + ln[k].start);
+        expect_true(n == c->n && strcmp(got, c->want) == 0,
+                    "case %zu at %d px: %d lines \"%s\", got %d \"%s\"", i, c->width, c->n,
+                    c->want, n, got);
+        expect_cover(c->text, ln, n);
+    }
 }
 
 /* ------------------------------------------------------------- images */
@@ -785,12 +900,14 @@ int main(void)
         cmocka_unit_test(test_rect_exact),
         cmocka_unit_test(test_clip),
         cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_line_ends),
         cmocka_unit_test(test_triangles),
         cmocka_unit_test(test_text_latin_and_chinese),
         cmocka_unit_test(test_text_math_and_colour),
         cmocka_unit_test(test_wrap_english),
         cmocka_unit_test(test_wrap_chinese),
         cmocka_unit_test(test_wrap_mixed),
+        cmocka_unit_test(test_wrap_cases),
         cmocka_unit_test(test_image_crisp),
         cmocka_unit_test(test_png_roundtrip),
         cmocka_unit_test(test_png_errors),
