@@ -1,7 +1,9 @@
 #!/bin/sh
-# run-tests.sh BUILD - run every test program, sum cmocka's verdicts and end
-# with "N passed, N failed". A program that crashes or prints no verdict counts
-# as one failure. Output of failing programs is shown in full.
+# run-tests.sh BUILD - run every test program BUILD/tests/test_* (sorted),
+# sum cmocka's verdicts and end with "N passed, N failed". A program that
+# crashes, exits non-zero without a failed-test verdict, or prints no
+# verdict at all counts as one failure. Output of failing programs is shown
+# in full.
 build=${1:-build}
 export SDL_VIDEODRIVER=${SDL_VIDEODRIVER:-offscreen}
 export SDL_AUDIODRIVER=dummy
@@ -10,16 +12,25 @@ passed=0
 failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+
+# The sum of cmocka's "[  PASSED  ] N test(s)" (or FAILED) lines in $log.
+verdicts() {
+    sed -n "s/^\[  $1  \] \([0-9]*\) test.*/\1/p" "$log" | awk '{s+=$1} END {print s+0}'
+}
+
 for t in $(ls "$build"/tests/test_* 2>/dev/null | sort); do
     [ -x "$t" ] || continue
     name=$(basename "$t")
     timeout 600 "$t" >"$log" 2>&1
     rc=$?
-    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
-    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+    p=$(verdicts PASSED)
+    f=$(verdicts FAILED)
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         f=1
         echo "$name: exited with status $rc without a failed-test verdict"
+    elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+        f=1
+        echo "$name: printed no verdict"
     fi
     if [ "$f" -gt 0 ]; then
         cat "$log"
