@@ -2,7 +2,7 @@
  *
  * Stepformer draws Latin text with DejaVu Sans / DejaVu Sans Mono and
  * Chinese with a CJK font (WenQuanYi Micro Hei, Noto Sans CJK, ...). This
- * file only answers "which file holds such a font"; ren.c opens the files
+ * file only answers "which file holds such a font"; ren_text.c opens the files
  * with SDL2_ttf and draws. Fontconfig ranks the installed fonts against a
  * wanted family list; we take the best one that is scalable TrueType/CFF,
  * upright, of regular weight, monospaced when asked, and covers the

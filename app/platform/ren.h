@@ -17,7 +17,12 @@
  * machine's byte order.
  *
  * Lifetime: fonts and images belong to the Ren that made them. ren_close()
- * frees any still open; their handles are invalid afterwards. */
+ * frees any still open; their handles are invalid afterwards.
+ *
+ * The code follows the sections below: ren.c (opening, frames, clip,
+ * rectangles), ren_lines.c, ren_text.c with ren_cache.c, ren_wrap.c and
+ * ren_image.c share the structs of ren_internal.h; font.c finds the font
+ * files. */
 #ifndef REN_H
 #define REN_H
 
