@@ -152,13 +152,13 @@ int ren_resize_headless(Ren *r, int w, int h)
     return frame_make(r, w, h);
 }
 
-void ren_open_add(RenOpen **list, RenOpen *n)
+void ren_list_add(RenLink **list, RenLink *n)
 {
     n->next = *list;
     *list = n;
 }
 
-void ren_open_remove(RenOpen **list, RenOpen *n)
+void ren_list_remove(RenLink **list, RenLink *n)
 {
     while (*list && *list != n)
         list = &(*list)->next;

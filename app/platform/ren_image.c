@@ -37,7 +37,7 @@ RenImage *ren_image_new(Ren *r, int w, int h)
     im->ren = r;
     im->w = w;
     im->h = h;
-    ren_open_add(&r->images, &im->link);
+    ren_list_add(&r->images, &im->link);
     return im;
 }
 
@@ -66,7 +66,7 @@ void ren_image_free(RenImage *im)
 {
     if (!im)
         return;
-    ren_open_remove(&im->ren->images, &im->link);
+    ren_list_remove(&im->ren->images, &im->link);
     SDL_DestroyTexture(im->tex);
     free(im);
 }

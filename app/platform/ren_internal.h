@@ -65,12 +65,12 @@ typedef struct TextCache {
 
 /* A link in one of a Ren's lists of open fonts and images: the first
  * member of RenFont and RenImage, so a list holds either. */
-typedef struct RenOpen {
-    struct RenOpen *next;
-} RenOpen;
+typedef struct RenLink {
+    struct RenLink *next;
+} RenLink;
 
 struct RenFont {
-    RenOpen link;              /* in the Ren's list of open fonts */
+    RenLink link;              /* in the Ren's list of open fonts */
     Ren *ren;
     TTF_Font *face[MAX_FACES]; /* primary, then fallbacks */
     int ascent[MAX_FACES];
@@ -82,7 +82,7 @@ struct RenFont {
 };
 
 struct RenImage {
-    RenOpen link;              /* in the Ren's list of open images */
+    RenLink link;              /* in the Ren's list of open images */
     Ren *ren;
     SDL_Texture *tex;
     int w, h;
@@ -108,8 +108,8 @@ struct Ren {
     Rect clip[REN_CLIP_DEPTH];
     int clip_n;          /* pushes (may exceed REN_CLIP_DEPTH) */
     int clip_empty;
-    RenOpen *fonts;      /* open RenFonts */
-    RenOpen *images;     /* open RenImages */
+    RenLink *fonts;      /* open RenFonts */
+    RenLink *images;     /* open RenImages */
     FontFile files[REN_FACE_COUNT];
     int soft;            /* software renderer: lines by pixel coverage */
     SDL_Vertex vert[POLY_VERTS > TRI_BATCH ? POLY_VERTS : TRI_BATCH];
@@ -125,8 +125,8 @@ static inline int maxi(int a, int b) { return a > b ? a : b; }
 /* ren.c: the region drawing can reach now (the clip, or the whole frame). */
 Rect ren_visible(Ren *r);
 /* ren.c: add a font or image to one of a Ren's lists, or take it out. */
-void ren_open_add(RenOpen **list, RenOpen *n);
-void ren_open_remove(RenOpen **list, RenOpen *n);
+void ren_list_add(RenLink **list, RenLink *n);
+void ren_list_remove(RenLink **list, RenLink *n);
 
 /* ren_text.c: code points and measuring, for wrapping. */
 /* The code point at s[p] (end: one past the last byte); malformed bytes

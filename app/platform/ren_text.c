@@ -337,7 +337,7 @@ RenFont *ren_font_open(Ren *r, RenFace face, int px, TfErr *err)
         }
     f->base = f->ascent[0];
     f->height = maxi(TTF_FontHeight(f->face[0]), TTF_FontLineSkip(f->face[0]));
-    ren_open_add(&r->fonts, &f->link);
+    ren_list_add(&r->fonts, &f->link);
     return f;
 }
 
@@ -345,7 +345,7 @@ void ren_font_close(RenFont *f)
 {
     if (!f)
         return;
-    ren_open_remove(&f->ren->fonts, &f->link);
+    ren_list_remove(&f->ren->fonts, &f->link);
     ren_cache_clear(&f->cache);
     for (int i = 0; i < f->n_faces; i++)
         TTF_CloseFont(f->face[i]);
