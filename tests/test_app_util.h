@@ -1,11 +1,9 @@
 /* test_app_util.h - what the app tests share: a small random model saved
- * to a file, and synthetic SDL events (keys, text as SDL delivers it in
- * events of at most 31 bytes cut at UTF-8 boundaries, mouse motion,
+ * to a file, and synthetic input events (input.h: keys, text, mouse motion,
  * buttons and the wheel) fed through app_event(). */
 #ifndef TEST_APP_UTIL_H
 #define TEST_APP_UTIL_H
 
-#include <SDL.h>
 #include <string.h>
 
 #include "app.h"
@@ -31,50 +29,48 @@ static inline int tu_small_model(const char *path, int vocab, int max_len, uint6
     return rc;
 }
 
-static inline void ev_key(App *a, SDL_Keycode k, Uint16 mod)
+static inline void ev_key(App *a, Key k, int mod)
 {
-    SDL_Event e;
+    InputEvent e;
     memset(&e, 0, sizeof e);
-    e.type = SDL_KEYDOWN;
-    e.key.keysym.sym = k;
-    e.key.keysym.mod = mod;
+    e.type = IN_KEY;
+    e.key = k;
+    e.mod = mod;
     app_event(a, &e);
 }
 
+/* Text as SDL delivers it: events of at most 31 bytes cut at UTF-8
+ * boundaries. */
 static inline void ev_text(App *a, const char *t)
 {
     size_t n = strlen(t);
     while (n > 0) {
-        size_t k = n < 31 ? n : 31;
+        size_t k = n < INPUT_TEXT_MAX - 1 ? n : INPUT_TEXT_MAX - 1;
         while (k < n && k > 0 && ((unsigned char)t[k] & 0xC0) == 0x80)
             k--;
-        SDL_Event e;
+        InputEvent e;
         memset(&e, 0, sizeof e);
-        e.type = SDL_TEXTINPUT;
-        memcpy(e.text.text, t, k);
+        e.type = IN_TEXT;
+        memcpy(e.text, t, k);
         app_event(a, &e);
         t += k;
         n -= k;
     }
 }
 
-/* type: SDL_MOUSEMOTION, SDL_MOUSEBUTTONDOWN/UP (button), SDL_MOUSEWHEEL
- * (button = the wheel's clicks) */
-static inline void ev_mouse(App *a, int type, int x, int y, int button)
+/* type: IN_MOUSE_MOVE, IN_MOUSE_DOWN/UP (button), IN_WHEEL (button = the
+ * wheel's clicks) */
+static inline void ev_mouse(App *a, InputType type, int x, int y, int button)
 {
-    SDL_Event e;
+    InputEvent e;
     memset(&e, 0, sizeof e);
-    e.type = (Uint32)type;
-    if (type == SDL_MOUSEMOTION) {
-        e.motion.x = x;
-        e.motion.y = y;
-    } else if (type == SDL_MOUSEWHEEL) {
-        e.wheel.y = button;
-    } else {
-        e.button.x = x;
-        e.button.y = y;
-        e.button.button = (Uint8)button;
-    }
+    e.type = type;
+    e.x = x;
+    e.y = y;
+    if (type == IN_WHEEL)
+        e.wheel = button;
+    else
+        e.button = button;
     app_event(a, &e);
 }
 

@@ -1,5 +1,5 @@
-/* gui.c - the window: open it, feed events to the App, draw when something
- * changed, and sleep in SDL_WaitEventTimeout otherwise (no CPU when idle). */
+/* gui.c - the window: open it, feed events to the App (as our own
+ * InputEvents, input.h), draw when something changed, and sleep in SDL_WaitEventTimeout otherwise (no CPU when idle). */
 #include <SDL.h>
 #include <stdio.h>
 #include <string.h>
@@ -73,7 +73,9 @@ int gui_run(const AppOpts *o)
         redraw = 1; /* an event, or the wake-up we asked for */
         if (got) {
             do {
-                app_event(&a, &e);
+                InputEvent in;
+                if (input_from_sdl(&e, &in))
+                    app_event(&a, &in);
             } while (SDL_PollEvent(&e));
         }
         handle_requests(&a, r);

@@ -154,8 +154,8 @@ void view_train(ViewCtx *v);
 
 /* Keys for the decode and train views, offered first while that view is
  * shown (S step, P play/pause, B beam size, ...): return 1 when used. */
-int view_decode_key(App *a, int sym, int mod);
-int view_train_key(App *a, int sym, int mod);
+int view_decode_key(App *a, Key key, int mod);
+int view_train_key(App *a, Key key, int mod);
 /* Free the views' own state (called by app_free). */
 void view_decode_free(App *a);
 void view_train_free(App *a);

@@ -5,7 +5,7 @@
  * things look (theme, colour maps, text size). Events change it through
  * app_event() (app_event.c); app_frame() (frame.c) draws it through the
  * renderer layer and handles the mouse in immediate mode. Tests build an
- * App, feed it synthetic SDL events, run frames on a headless renderer and
+ * App, feed it synthetic input events, run frames on a headless renderer and
  * look at the state. */
 #ifndef APP_APP_H
 #define APP_APP_H
@@ -14,6 +14,7 @@
 
 #include "colormap.h"
 #include "decode.h"
+#include "input.h"
 #include "model.h"
 #include "ren.h"
 #include "stage.h"
@@ -255,9 +256,9 @@ void app_set_text(App *a, Focus which, const char *text);
 void app_notice(App *a, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Input: SDL events are fed in by the window loop (or by tests). */
-union SDL_Event;
-void app_event(App *a, const union SDL_Event *e);
+/* Input: events of our own (input.h), fed in by the window loop, which maps
+ * SDL's (input_from_sdl), or by tests. */
+void app_event(App *a, const InputEvent *e);
 
 /* Draw one frame into r at its output size and handle the mouse; app_draw
  * leaves the frame open (to save it) and app_frame also shows it. */

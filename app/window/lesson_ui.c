@@ -362,8 +362,9 @@ int lesson_ui_answer(App *a, int choice)
     return choice == s->quiz.answer;
 }
 
-int lesson_ui_key(App *a, int sym)
+int lesson_ui_key(App *a, Key key)
 {
+    int sym = (int)key;
     LessonUi *u = a->les;
     if (sym == 'l') {
         lesson_ui_toggle_list(a);
@@ -377,15 +378,15 @@ int lesson_ui_key(App *a, int sym)
     if (!u)
         return 0;
     if (u->list_open) {
-        if (sym == 0x4000004F /* right */ || sym == 0x40000051 /* down */)
+        if (sym == KEY_RIGHT || sym == KEY_DOWN)
             u->list_sel = u->list_sel + 1 < u->set.n ? u->list_sel + 1 : u->list_sel;
-        else if (sym == 0x40000050 /* left */ || sym == 0x40000052 /* up */)
+        else if (sym == KEY_LEFT || sym == KEY_UP)
             u->list_sel = u->list_sel > 0 ? u->list_sel - 1 : 0;
-        else if (sym == '\r' && u->list_sel < u->set.n) {
+        else if (sym == KEY_RETURN && u->list_sel < u->set.n) {
             Progress *p = progress_of(u, u->set.lessons[u->list_sel].id);
             int resume = p && p->reached > 0 && p->reached < u->set.lessons[u->list_sel].n_steps ? p->reached - 1 : 0;
             lesson_ui_open(a, u->set.lessons[u->list_sel].id, resume);
-        } else if (sym == 27)
+        } else if (sym == KEY_ESCAPE)
             u->list_open = 0;
         else
             return 0;
@@ -393,15 +394,15 @@ int lesson_ui_key(App *a, int sym)
     }
     if (u->cur < 0)
         return 0;
-    if (sym == 27) { /* Esc leaves the lesson (a second Esc quits) */
+    if (sym == KEY_ESCAPE) { /* Esc leaves the lesson (a second Esc quits) */
         lesson_ui_close(a);
         return 1;
     }
-    if (sym == 0x4000004E /* PageDown */) {
+    if (sym == KEY_PAGEDOWN) {
         lesson_ui_step(a, 1);
         return 1;
     }
-    if (sym == 0x4000004B /* PageUp */) {
+    if (sym == KEY_PAGEUP) {
         lesson_ui_step(a, -1);
         return 1;
     }

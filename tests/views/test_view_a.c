@@ -112,11 +112,11 @@ static Hover probe(App *a, ViewFn fn, Rect area, int x, int y)
 /* A click as SDL delivers it: motion, button down, a frame, button up. */
 static void click(App *a, ViewFn fn, Rect area, int x, int y)
 {
-    ev_mouse(a, SDL_MOUSEMOTION, x, y, SDL_BUTTON_LEFT);
-    ev_mouse(a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, IN_MOUSE_MOVE, x, y, MB_LEFT);
+    ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
     view_frame(a, fn, area);
     end_frame();
-    ev_mouse(a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
 }
 
 /* ---- reading pixels ---- */

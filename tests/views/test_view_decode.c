@@ -192,7 +192,7 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     DecodeUi *d = shown_decode(&a);
     int k0 = d->beam_k;
     for (int i = 1; i <= DEC_MAX_BEAM; i++) {
-        ev_key(&a, SDLK_b, 0);
+        ev_key(&a, 'b', 0);
         int want = (k0 + i - 1) % DEC_MAX_BEAM + 1;
         expect_true(d->beam_k == want, "B press %d: beam size %d, got %d", i, want, d->beam_k);
         expect_true(d->pane == DEC_PANE_BEAM, "B shows the beam tree");
@@ -200,10 +200,10 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
                     want, d->beam_for_k);
         frame(&a);
     }
-    ev_key(&a, SDLK_b, KMOD_LSHIFT);
+    ev_key(&a, 'b', MOD_SHIFT);
     expect_true(d->beam_k == (k0 + DEC_MAX_BEAM - 2) % DEC_MAX_BEAM + 1, "Shift+B goes back, got %d", d->beam_k);
     while (d->beam_k != 1)
-        ev_key(&a, SDLK_b, 0);
+        ev_key(&a, 'b', 0);
     frame(&a);
     expect_true(d->beam.n == d->gen.n, "beam 1 makes %d tokens like greedy, got %d", d->gen.n, d->beam.n);
     for (int i = 0; i < d->beam.n && i < d->gen.n; i++)
@@ -213,11 +213,11 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
                 d->gen.logprob, d->beam.logprob);
     /* A cycles the length penalty; the winner is the best finished score */
     int a0 = d->alpha_i;
-    ev_key(&a, SDLK_a, 0);
+    ev_key(&a, 'a', 0);
     expect_true(d->alpha_i == (a0 + 1) % DEC_N_ALPHA, "A cycles alpha, got index %d", d->alpha_i);
-    ev_key(&a, SDLK_b, 0);
-    ev_key(&a, SDLK_b, 0);
-    ev_key(&a, SDLK_b, 0); /* beam 4 */
+    ev_key(&a, 'b', 0);
+    ev_key(&a, 'b', 0);
+    ev_key(&a, 'b', 0); /* beam 4 */
     frame(&a);
     double best = -INFINITY;
     for (int i = 0; i < d->beam.n_nodes; i++)
@@ -227,7 +227,7 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     for (int k = d->beam.best_node; k >= 0; k = d->beam.nodes[k].parent)
         expect_true(d->on_path[k], "node %d on the winner's path is marked", k);
     expect_true(d->n_cols >= 2, "the tree has columns, got %d", d->n_cols);
-    ev_key(&a, SDLK_TAB, 0);
+    ev_key(&a, KEY_TAB, 0);
     expect_true(d->pane == DEC_PANE_GEN, "Tab goes on to the first pane, got %d", d->pane);
     expect_true(view_decode_setup(&a, "beam", 2, 1.0f) == 0 && d->pane == DEC_PANE_BEAM && d->beam_k == 2 &&
                     DEC_ALPHAS[d->alpha_i] == 1.0f && d->beam_for_k == 2,
@@ -246,24 +246,24 @@ static void test_step_and_play_keys(void **state)
     DecodeUi *d = shown_decode(&a);
     int n = d->gen.n;
     expect_true(n >= 2, "some tokens to step through, got %d", n);
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 's', 0);
     expect_true(d->shown == 0 && d->sel == -1, "S at the end restarts at <bos>: shown %d sel %d", d->shown, d->sel);
     frame(&a);
     for (int i = 1; i <= n; i++) {
-        ev_key(&a, SDLK_s, 0);
+        ev_key(&a, 's', 0);
         expect_true(d->shown == i && d->sel == i - 1, "S press %d: %d shown (got %d), inspecting %d (got %d)",
                     i, i, d->shown, i - 1, d->sel);
         frame(&a);
     }
-    ev_key(&a, SDLK_LEFT, 0);
+    ev_key(&a, KEY_LEFT, 0);
     expect_true(d->sel == n - 2 && d->shown == n, "Left inspects step %d, got %d", n - 2, d->sel);
-    ev_key(&a, SDLK_HOME, 0);
+    ev_key(&a, KEY_HOME, 0);
     expect_true(d->sel == 0, "Home inspects the first step, got %d", d->sel);
-    ev_key(&a, SDLK_RIGHT, 0);
+    ev_key(&a, KEY_RIGHT, 0);
     expect_true(d->sel == 1, "Right inspects the next step, got %d", d->sel);
     frame(&a);
     /* play: from the end it restarts, then one token per DEC_PACE */
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
     expect_true(d->playing && d->shown == 0, "P plays from the start (playing %d, shown %d)", d->playing, d->shown);
     int frames = 0, last = 0, monotone = 1;
     while (d->playing && frames < 1000) {
@@ -277,27 +277,27 @@ static void test_step_and_play_keys(void **state)
     expect_true(!d->playing && d->shown == n, "P played to the end: %d of %d shown after %d frames", d->shown, n, frames);
     expect_true(monotone, "one token at a time");
     expect_true(frames >= (int)((n - 1) * DEC_PACE / 0.2), "at a visible pace: %d frames of 0.2 s for %d tokens", frames, n);
-    ev_key(&a, SDLK_p, 0);
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
+    ev_key(&a, 'p', 0);
     expect_true(!d->playing, "P twice pauses");
-    ev_key(&a, SDLK_SPACE, 0);
+    ev_key(&a, KEY_SPACE, 0);
     expect_true(d->playing, "Space plays too");
-    ev_key(&a, SDLK_r, 0);
+    ev_key(&a, 'r', 0);
     expect_true(!d->playing && d->shown == 0, "R restarts");
     /* heads and layers without leaving the view */
-    ev_key(&a, SDLK_0, 0);
+    ev_key(&a, '0', 0);
     expect_true(a.head == -1 && app_current_view(&a) == VIEW_DECODE, "0 averages the heads and stays (view %s)",
                 view_name(app_current_view(&a)));
-    ev_key(&a, SDLK_2, 0);
+    ev_key(&a, '2', 0);
     expect_true(a.head == 1, "2 picks head 2, got %d", a.head + 1);
     int l = d->layer;
-    ev_key(&a, SDLK_LEFTBRACKET, 0);
+    ev_key(&a, '[', 0);
     expect_true(d->layer == (l > 0 ? l - 1 : 0), "[ goes down a layer, got %d", d->layer);
-    ev_key(&a, SDLK_RIGHTBRACKET, 0);
+    ev_key(&a, ']', 0);
     expect_true(d->layer == l, "] comes back to layer %d, got %d", l, d->layer);
     /* typing in the target line is not a shortcut */
     a.focus = FOCUS_TGT;
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 's', 0);
     expect_true(d->shown == 0, "S while typing is text, shown stays %d", d->shown);
     a.focus = FOCUS_NONE;
     app_free(&a);
@@ -351,23 +351,23 @@ static void test_degenerate_inputs(void **state)
     expect_true(d->S == 32, "a 32-token source, got %d", d->S);
     printf("  32 tokens in: %d out, %s\n", d->gen.n,
            d->gen.ids[d->gen.n - 1] == TOK_EOS ? "<eos> reached" : "no <eos> (maximum length)");
-    ev_key(&a, SDLK_b, 0);
+    ev_key(&a, 'b', 0);
     while (d->beam_k != DEC_MAX_BEAM)
-        ev_key(&a, SDLK_b, 0);
+        ev_key(&a, 'b', 0);
     printf("  beam 8: %d nodes in %d columns\n", d->beam.n_nodes, d->n_cols);
     draw_everything(&a);
     /* random mouse and keys over the view */
     srand(3);
-    static const SDL_Keycode keys[] = {SDLK_s, SDLK_p, SDLK_r, SDLK_b, SDLK_a, SDLK_TAB, SDLK_LEFT,
-                                       SDLK_RIGHT, SDLK_0, SDLK_1, SDLK_LEFTBRACKET, SDLK_RIGHTBRACKET};
+    static const SDL_Keycode keys[] = {'s', 'p', 'r', 'b', 'a', KEY_TAB, KEY_LEFT,
+                                       KEY_RIGHT, '0', '1', '[', ']'};
     for (int i = 0; i < 600; i++) {
         int x = rand() % 1280, y = rand() % 800, r = rand() % 10;
-        ev_mouse(&a, SDL_MOUSEMOTION, x, y, 0);
+        ev_mouse(&a, IN_MOUSE_MOVE, x, y, 0);
         if (r < 4) {
-            ev_mouse(&a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
-            ev_mouse(&a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
+            ev_mouse(&a, IN_MOUSE_DOWN, x, y, MB_LEFT);
+            ev_mouse(&a, IN_MOUSE_UP, x, y, MB_LEFT);
         } else if (r < 6) {
-            ev_mouse(&a, SDL_MOUSEWHEEL, 0, 0, rand() % 5 - 2);
+            ev_mouse(&a, IN_WHEEL, 0, 0, rand() % 5 - 2);
         } else if (r < 8) {
             ev_key(&a, keys[rand() % (int)(sizeof keys / sizeof keys[0])], 0);
         }

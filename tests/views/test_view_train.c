@@ -82,10 +82,10 @@ static void click(App *a, Rect r, const char *what)
 {
     expect_true(r.w > 0 && r.h > 0, "the %s control was drawn", what);
     int x = r.x + r.w / 2, y = r.y + r.h / 2;
-    ev_mouse(a, SDL_MOUSEMOTION, x, y, SDL_BUTTON_LEFT);
-    ev_mouse(a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, IN_MOUSE_MOVE, x, y, MB_LEFT);
+    ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
     frame(a);
-    ev_mouse(a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
 }
 
 /* Frames until the settings settled, the worker finished what it was
@@ -148,7 +148,7 @@ static void test_buttons_and_keys(void **state)
     u = settle(&a);
     expect_true(u->st.step == 1 && u->shown_step == 1, "the Step button: step %lld, shown %lld", u->st.step,
                 u->shown_step);
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 's', 0);
     u = settle(&a);
     expect_true(u->st.step == 2, "S: step 2, got %lld", u->st.step);
     click(&a, u->hit.start, "Start");
@@ -165,39 +165,39 @@ static void test_buttons_and_keys(void **state)
     u = settle(&a);
     expect_true(u->st.step == at && u->shown_step == at, "paused stays at %lld, got %lld (shown %lld)", at,
                 u->st.step, u->shown_step);
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
     frame(&a);
     expect_true(u->st.state == TW_RUNNING, "P plays, state %d", u->st.state);
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
     u = settle(&a);
     expect_true(u->st.state == TW_PAUSED, "P again pauses, state %d", u->st.state);
     /* what the probe shows */
-    ev_key(&a, SDLK_LEFTBRACKET, 0);
+    ev_key(&a, '[', 0);
     expect_true(u->layer == 0, "[ : layer 1, got %d", u->layer + 1);
-    ev_key(&a, SDLK_LEFTBRACKET, 0);
+    ev_key(&a, '[', 0);
     expect_true(u->layer == 0, "[ stops at layer 1, got %d", u->layer + 1);
-    ev_key(&a, SDLK_RIGHTBRACKET, 0);
+    ev_key(&a, ']', 0);
     expect_true(u->layer == 1, "] : layer 2, got %d", u->layer + 1);
-    ev_key(&a, SDLK_3, 0);
+    ev_key(&a, '3', 0);
     expect_true(u->head == 2, "3: head 3, got %d", u->head + 1);
-    ev_key(&a, SDLK_9, 0);
+    ev_key(&a, '9', 0);
     expect_true(u->head == 2, "9 is not a head of 4: stays 3, got %d", u->head + 1);
-    ev_key(&a, SDLK_0, 0);
+    ev_key(&a, '0', 0);
     expect_true(u->head == -1 && a.head != -1, "0: every head, in the view only (app head %d)", a.head);
-    ev_key(&a, SDLK_TAB, 0);
+    ev_key(&a, KEY_TAB, 0);
     expect_true(u->attn == TV_ENC, "Tab: encoder self-attention, got %d", u->attn);
-    ev_key(&a, SDLK_TAB, KMOD_LSHIFT);
+    ev_key(&a, KEY_TAB, MOD_SHIFT);
     expect_true(u->attn == TV_CROSS, "Shift+Tab: back to cross-attention, got %d", u->attn);
     frame(&a);
     int stage_at = a.at;
-    ev_key(&a, SDLK_RIGHT, 0);
+    ev_key(&a, KEY_RIGHT, 0);
     expect_true(a.at == stage_at, "→ scrubs snapshots here, the stage stays (%d, %d)", a.at, stage_at);
     /* a task change waits for Reset once the run has trained */
-    ev_key(&a, SDLK_d, KMOD_LSHIFT);
+    ev_key(&a, 'd', MOD_SHIFT);
     u = settle(&a);
     expect_true(u->task == 2 && strcmp(u->st.data_name, "en2zh") == 0,
                 "Shift+D: sort chosen, the trained run kept (task %d, run %s)", u->task, u->st.data_name);
-    ev_key(&a, SDLK_r, 0);
+    ev_key(&a, 'r', 0);
     u = settle(&a);
     expect_true(strcmp(u->st.data_name, "sort") == 0 && u->st.step == 0 && u->st.gen == 2,
                 "R: a new run on sort at step 0 (run %llu %s, step %lld)", (unsigned long long)u->st.gen,
@@ -217,9 +217,9 @@ static void test_copy_loss_falls(void **state)
     click(&a, u->hit.task[0], "copy");
     u = settle(&a);
     expect_true(strcmp(u->st.data_name, "copy") == 0, "the copy chip: %s", u->st.data_name);
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
     wait_step(&a, 150);
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
     u = settle(&a);
     const TwStatus *st = &u->st;
     expect_true(st->step >= 150 && st->n_eval >= 4, "150 steps, 4 held-out checks: %lld, %d", st->step,
@@ -251,19 +251,19 @@ static void test_bad_tsv(void **state)
     open_app(&a);
     TrainUi *u = settle(&a);
     /* F focuses the field; the "f" typed with it does not land there */
-    ev_key(&a, SDLK_f, 0);
+    ev_key(&a, 'f', 0);
     ev_text(&a, "f");
     frame(&a);
     expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path && u->path[0] == 0,
                 "F: the path field has the focus and is empty ('%s')", u->path);
-    ev_key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, KEY_ESCAPE, 0);
     expect_true(a.focus == FOCUS_NONE && !a.want_quit, "Esc leaves the field (and does not quit)");
     frame(&a);
     click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
     expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path, "the file chip focuses the path field");
     ev_text(&a, g_dir);
     ev_text(&a, "/nothing.tsv");
-    ev_key(&a, SDLK_RETURN, 0);
+    ev_key(&a, KEY_RETURN, 0);
     expect_true(strcmp(u->path, path) == 0 && strcmp(a.src_line, "t5 t6 t7") == 0,
                 "typed into the path ('%s'), not the source line ('%s')", u->path, a.src_line);
     u = settle(&a);
@@ -289,17 +289,17 @@ static void test_absurd_size(void **state)
     TrainUi *u = settle(&a);
     expect_true(u->field == TVF_DMODEL, "X starts on d_model, got %d", u->field);
     for (int i = 0; i < 12; i++)
-        ev_key(&a, SDLK_PERIOD, 0);
-    ev_key(&a, SDLK_x, 0);
-    ev_key(&a, SDLK_x, 0);
+        ev_key(&a, '.', 0);
+    ev_key(&a, 'x', 0);
+    ev_key(&a, 'x', 0);
     for (int i = 0; i < 12; i++)
-        ev_key(&a, SDLK_PERIOD, 0); /* 64 layers */
+        ev_key(&a, '.', 0); /* 64 layers */
     u = settle(&a);
     expect_true(u->st.state == TW_EMPTY && strstr(u->msg, "memory") && strstr(u->msg, "8192"),
                 "too big: no run, a message about memory: state %d, '%s'", u->st.state, u->msg);
     printf("  message: %s\n", u->msg);
     frame(&a);
-    ev_key(&a, SDLK_m, 0);
+    ev_key(&a, 'm', 0);
     u = settle(&a);
     expect_true(u->st.state == TW_PAUSED && u->st.cfg.d_model == 64 && u->st.cfg.n_enc == 2,
                 "M: the classroom size trains again (state %d, d_model %d, %d layers)", u->st.state,
@@ -316,12 +316,12 @@ static void test_nan(void **state)
     open_app(&a);
     TrainUi *u = settle(&a);
     for (int i = 0; i < TVF_LR; i++)
-        ev_key(&a, SDLK_x, 0);
+        ev_key(&a, 'x', 0);
     for (int i = 0; i < 8; i++)
-        ev_key(&a, SDLK_PERIOD, 0);
+        ev_key(&a, '.', 0);
     u = settle(&a);
     expect_true(u->st.o.lr_scale > 1e19f, "lr × 10^20 applied at step 0: %g", (double)u->st.o.lr_scale);
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
     for (int i = 0; i < 300 && !u->msg[0]; i++) {
         sleep_ms(5);
         frame(&a);
@@ -337,11 +337,11 @@ static void test_nan(void **state)
         finite &= isfinite(u->pm.block[i]);
     expect_true(finite, "the shown parameters are the last good ones (finite)");
     for (int i = 0; i < 4; i++)
-        ev_key(&a, SDLK_COMMA, 0); /* back to lr × 1 */
-    ev_key(&a, SDLK_r, 0);
+        ev_key(&a, ',', 0); /* back to lr × 1 */
+    ev_key(&a, 'r', 0);
     u = settle(&a);
-    ev_key(&a, SDLK_s, 0);
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 's', 0);
+    ev_key(&a, 's', 0);
     u = settle(&a);
     expect_true(u->st.step == 2 && !u->msg[0] && u->st.o.lr_scale == 1.0f,
                 "after Reset with lr × 1 it trains: step %lld, message '%s'", u->st.step, u->msg);
@@ -371,10 +371,10 @@ static void test_save_snapshots_open(void **state)
     open_app(&a);
     TrainUi *u = settle(&a);
     snprintf(u->save_dir, sizeof u->save_dir, "%s", g_dir);
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 's', 0);
     expect_true(tw_steps(u->w, 24, NULL) == 0, "24 more steps queued");
     u = settle(&a);
-    ev_key(&a, SDLK_w, 0);
+    ev_key(&a, 'w', 0);
     u = settle(&a);
     char path[512];
     expect_true(find_checkpoint(path, sizeof path), "W wrote a checkpoint into %s (message '%s')", g_dir,
@@ -388,15 +388,15 @@ static void test_save_snapshots_open(void **state)
     model_free(&m);
     /* a directory that does not exist: a message, and training goes on */
     snprintf(u->save_dir, sizeof u->save_dir, "%s/no/such/dir", g_dir);
-    ev_key(&a, SDLK_w, 0);
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 'w', 0);
+    ev_key(&a, 's', 0);
     u = settle(&a);
     expect_true(a.notice_error && strstr(a.notice, "could not save") && u->st.step == 26,
                 "a bad path is a message ('%s'), training goes on (step %lld)", a.notice, u->st.step);
     /* snapshots at 0, 10, 20; the live step is 26 */
     expect_true(u->st.n_snap == 3 && u->st.snaps[2].step == 20, "snapshots 0, 10, 20: %d, last %lld",
                 u->st.n_snap, u->st.n_snap ? u->st.snaps[u->st.n_snap - 1].step : -1);
-    ev_key(&a, SDLK_LEFT, 0);
+    ev_key(&a, KEY_LEFT, 0);
     frame(&a);
     expect_true(u->want_snap == 20 && u->shown_step == 20, "←: snapshot 20 shown, got %lld / %lld",
                 u->want_snap, u->shown_step);
@@ -407,13 +407,13 @@ static void test_save_snapshots_open(void **state)
                     memcmp(p, u->pm.block, u->pm.n_params * sizeof(float)) == 0,
                 "the probe runs on the snapshot's parameters");
     free(p);
-    ev_key(&a, SDLK_HOME, 0);
+    ev_key(&a, KEY_HOME, 0);
     frame(&a);
     expect_true(u->shown_step == 0, "Home: step 0, got %lld", u->shown_step);
-    ev_key(&a, SDLK_RIGHT, 0);
+    ev_key(&a, KEY_RIGHT, 0);
     frame(&a);
     expect_true(u->shown_step == 10, "→: step 10, got %lld", u->shown_step);
-    ev_key(&a, SDLK_END, 0);
+    ev_key(&a, KEY_END, 0);
     frame(&a);
     expect_true(u->want_snap < 0 && u->shown_step == 26, "End: live step 26, got %lld", u->shown_step);
     /* a click on the timeline's left end picks step 0 */
@@ -421,8 +421,8 @@ static void test_save_snapshots_open(void **state)
     click(&a, (Rect){t.x - 2, t.y - 2, 4, 4}, "timeline");
     frame(&a);
     expect_true(u->shown_step == 0, "a click at the timeline's start: step 0, got %lld", u->shown_step);
-    ev_key(&a, SDLK_RIGHT, 0);
-    ev_key(&a, SDLK_RIGHT, 0);
+    ev_key(&a, KEY_RIGHT, 0);
+    ev_key(&a, KEY_RIGHT, 0);
     frame(&a);
     /* open the shown model (step 20) in the Decode view */
     size_t n = u->pm.n_params;
@@ -467,7 +467,7 @@ static void test_draws_everywhere(void **state)
                 u->pane = k % 2;
                 u->custom = k == 5;
                 for (int m = 0; m < 6; m++) {
-                    ev_mouse(&a, SDL_MOUSEMOTION, SIZES[s][0] * (2 + m) / 9, SIZES[s][1] * (2 + m) / 8, 0);
+                    ev_mouse(&a, IN_MOUSE_MOVE, SIZES[s][0] * (2 + m) / 9, SIZES[s][1] * (2 + m) / 8, 0);
                     frame(&a);
                 }
             }
@@ -482,7 +482,7 @@ static void test_draws_everywhere(void **state)
     frame(&a);
     expect_true(u->compact, "presenter scale on 1280x800: one pane at a time");
     u->pane = 0;
-    ev_key(&a, SDLK_v, 0);
+    ev_key(&a, 'v', 0);
     expect_true(u->pane == 1, "V switches to the attention pane");
     a.text_scale = 1.0f;
     /* the view's words are in Chinese */

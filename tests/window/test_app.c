@@ -54,10 +54,10 @@ static void frame(App *a)
 
 static void click(App *a, int x, int y)
 {
-    ev_mouse(a, SDL_MOUSEMOTION, x, y, 0);
-    ev_mouse(a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, IN_MOUSE_MOVE, x, y, 0);
+    ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
     frame(a);
-    ev_mouse(a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
     frame(a);
 }
 
@@ -70,16 +70,16 @@ static void test_step_through_every_stage(void **state)
     int n = a.n_walk, seen_dec = 0;
     expect_true(n > 60, "the walk covers every stage of 2+2 layers, got %d", n);
     for (int i = 0; i < n - 1; i++) {
-        ev_key(&a, SDLK_RIGHT, 0);
+        ev_key(&a, KEY_RIGHT, 0);
         frame(&a);
         expect_true(a.at == i + 1, "Right moves to step %d, at %d", i + 1, a.at);
         seen_dec |= (stage_info(app_pos(&a).stage)->flags & SF_DECODER) != 0;
     }
     expect_true(app_pos(&a).stage == ST_OUT_PROBS, "the walk ends at out.probs, got %s", stage_info(app_pos(&a).stage)->name);
-    ev_key(&a, SDLK_RIGHT, 0);
+    ev_key(&a, KEY_RIGHT, 0);
     expect_true(a.at == n - 1, "Right at the end stays");
     for (int i = n - 1; i > 0; i--) {
-        ev_key(&a, SDLK_LEFT, 0);
+        ev_key(&a, KEY_LEFT, 0);
         frame(&a);
     }
     expect_true(a.at == 0 && app_pos(&a).stage == ST_SRC_TOKENS, "Left back to src.tokens");
@@ -103,44 +103,44 @@ static void test_layer_head_tab_keys(void **state)
     static App a;
     open_app(&a, "t5 t6 t7");
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
-    ev_key(&a, SDLK_RIGHTBRACKET, 0);
+    ev_key(&a, ']', 0);
     expect_true(app_pos(&a).stage == ST_ENC_SELF_WEIGHTS && app_pos(&a).layer == 1, "] goes to layer 2");
-    ev_key(&a, SDLK_RIGHTBRACKET, 0);
+    ev_key(&a, ']', 0);
     expect_true(app_pos(&a).layer == 1, "] at the last layer stays");
-    ev_key(&a, SDLK_LEFTBRACKET, 0);
+    ev_key(&a, '[', 0);
     expect_true(app_pos(&a).layer == 0, "[ back to layer 1");
-    ev_key(&a, SDLK_3, 0);
+    ev_key(&a, '3', 0);
     expect_true(a.head == 2, "3 picks head 3 (index 2), got %d", a.head);
-    ev_key(&a, SDLK_9, 0);
+    ev_key(&a, '9', 0);
     expect_true(a.head == 2, "9 is ignored with 4 heads, head stays %d", a.head);
-    ev_key(&a, SDLK_0, 0);
+    ev_key(&a, '0', 0);
     frame(&a);
     expect_true(a.head == -1 && app_current_view(&a) == VIEW_HEADS, "0 shows all heads in the grid");
-    ev_key(&a, SDLK_1, 0);
-    ev_key(&a, SDLK_TAB, 0);
+    ev_key(&a, '1', 0);
+    ev_key(&a, KEY_TAB, 0);
     expect_true(app_pos(&a).stage == ST_DEC_SELF_WEIGHTS, "Tab goes to decoder self-attention weights, got %s",
                 stage_info(app_pos(&a).stage)->name);
-    ev_key(&a, SDLK_TAB, 0);
+    ev_key(&a, KEY_TAB, 0);
     expect_true(app_pos(&a).stage == ST_ENC_SELF_WEIGHTS, "Tab comes back");
     app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
-    ev_key(&a, SDLK_TAB, 0);
+    ev_key(&a, KEY_TAB, 0);
     expect_true(app_pos(&a).stage == ST_ENC_SELF_WEIGHTS && app_pos(&a).layer == 1, "Tab from cross-attention to encoder");
     ThemeId t0 = a.theme;
-    ev_key(&a, SDLK_t, 0);
+    ev_key(&a, 't', 0);
     expect_true(a.theme != t0, "T changes the theme");
     float s0 = a.text_scale;
-    ev_key(&a, SDLK_EQUALS, 0);
+    ev_key(&a, '=', 0);
     expect_true(a.text_scale > s0, "+ enlarges text");
-    ev_key(&a, SDLK_MINUS, 0);
-    ev_key(&a, SDLK_MINUS, 0);
+    ev_key(&a, '-', 0);
+    ev_key(&a, '-', 0);
     expect_true(a.text_scale < s0, "- shrinks text");
     frame(&a);
-    ev_key(&a, SDLK_SLASH, 0);
+    ev_key(&a, '/', 0);
     expect_true(a.show_help, "? opens help");
     frame(&a);
-    ev_key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, KEY_ESCAPE, 0);
     expect_true(!a.show_help && !a.want_quit, "Esc closes help first");
-    ev_key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, KEY_ESCAPE, 0);
     expect_true(a.want_quit, "Esc then quits");
     app_free(&a);
 }
@@ -151,19 +151,19 @@ static void test_typing(void **state)
     static App a;
     open_app(&a, "t5");
     frame(&a);
-    ev_key(&a, SDLK_RETURN, 0);
+    ev_key(&a, KEY_RETURN, 0);
     expect_true(a.focus == FOCUS_SRC, "Enter focuses the source line");
     ev_text(&a, " t6");
     ev_text(&a, " 我爱");
     frame(&a);
     expect_true(strcmp(a.src_line, "t5 t6 我爱") == 0, "typed text lands, got '%s'", a.src_line);
     expect_true(a.n_unk == 1 && a.src_n[0] == 3, "'我爱' is one unknown word: %d unknown, %d tokens", a.n_unk, a.src_n[0]);
-    ev_key(&a, SDLK_BACKSPACE, 0);
+    ev_key(&a, KEY_BACKSPACE, 0);
     expect_true(strcmp(a.src_line, "t5 t6 我") == 0, "Backspace removes one character, got '%s'", a.src_line);
-    ev_key(&a, SDLK_HOME, 0);
-    ev_key(&a, SDLK_DELETE, 0);
+    ev_key(&a, KEY_HOME, 0);
+    ev_key(&a, KEY_DELETE, 0);
     expect_true(strcmp(a.src_line, "5 t6 我") == 0, "Delete at the start, got '%s'", a.src_line);
-    ev_key(&a, SDLK_u, KMOD_CTRL);
+    ev_key(&a, 'u', MOD_CTRL);
     frame(&a);
     expect_true(a.src_line[0] == 0 && a.input_error[0] != 0, "an empty line is reported: '%s'", a.input_error);
     printf("  empty -> %s\n", a.input_error);
@@ -173,11 +173,11 @@ static void test_typing(void **state)
     /* keys are text while a field has focus, shortcuts after Esc */
     int at = a.at;
     ev_text(&a, "t");
-    ev_key(&a, SDLK_RIGHT, 0);
+    ev_key(&a, KEY_RIGHT, 0);
     expect_true(a.at == at, "Right moves the cursor, not the stage, while typing");
-    ev_key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, KEY_ESCAPE, 0);
     expect_true(a.focus == FOCUS_NONE && !a.want_quit, "Esc leaves the field");
-    ev_key(&a, SDLK_RIGHT, 0);
+    ev_key(&a, KEY_RIGHT, 0);
     expect_true(a.at == at + 1, "then Right steps");
     /* a target typed by hand is used (teacher forcing) */
     a.focus = FOCUS_TGT;
@@ -204,14 +204,14 @@ static void test_bad_input(void **state)
     expect_true(a.notice[0] != 0, "a notice says so: %s", a.notice);
     printf("  long paste -> %s\n", a.notice);
     /* invalid UTF-8 from an input method is dropped, valid parts kept */
-    ev_key(&a, SDLK_u, KMOD_CTRL);
+    ev_key(&a, 'u', MOD_CTRL);
     ev_text(&a, "t5 \xff\xfe t6 \xe6\x88");
     frame(&a);
     size_t bad;
     expect_true(utf8_check(a.src_line, strlen(a.src_line), &bad) == 0, "the line stays valid UTF-8: '%s'", a.src_line);
     expect_true(a.input_error[0] == 0, "and runs");
     /* a batch of 4 sentences of different lengths */
-    ev_key(&a, SDLK_u, KMOD_CTRL);
+    ev_key(&a, 'u', MOD_CTRL);
     ev_text(&a, "t5 | t6 t7 t8 t9 | t10 t11 | t12 t13 t14 t15 t16 t17");
     frame(&a);
     expect_true(a.n_src == 4 && a.trace.B == 4 && a.trace.S == 6, "4 sentences padded to 6, got B %d S %d from '%s' (%d %d %d %d)",
@@ -256,7 +256,7 @@ static void test_clicks(void **state)
     expect_true(a.heat.valid && a.heat.rows == 3 && a.heat.cols == 3, "scores heatmap 3x3");
     HeatGeo h = a.heat;
     int cx = h.grid.x + (int)(1.5f * h.cw), cy = h.grid.y + (int)(2.5f * h.ch);
-    ev_mouse(&a, SDL_MOUSEMOTION, cx, cy, 0);
+    ev_mouse(&a, IN_MOUSE_MOVE, cx, cy, 0);
     frame(&a);
     TfView tv;
     TfErr err;
@@ -272,14 +272,10 @@ static void test_clicks(void **state)
         db = abs((int)((px >> 8) & 255) - (int)((want >> 8) & 255));
     expect_true(dr <= 3 && dg <= 3 && db <= 3, "cell (0,0) colour %08x is the colour map of its value %08x", px, want);
     /* wheel zoom and right-click reset */
-    SDL_Event e;
-    memset(&e, 0, sizeof e);
-    e.type = SDL_MOUSEWHEEL;
-    e.wheel.y = 3;
-    app_event(&a, &e);
+    ev_mouse(&a, IN_WHEEL, 0, 0, 3);
     frame(&a);
     expect_true(a.pz[VIEW_MATRIX].zoom > 1.5f, "wheel zooms in, zoom %g", a.pz[VIEW_MATRIX].zoom);
-    ev_mouse(&a, SDL_MOUSEBUTTONDOWN, cx, cy, SDL_BUTTON_RIGHT);
+    ev_mouse(&a, IN_MOUSE_DOWN, cx, cy, MB_RIGHT);
     frame(&a);
     expect_true(a.pz[VIEW_MATRIX].zoom == 1.0f, "right-click resets the zoom");
     /* clicking a row label selects that token */
@@ -299,7 +295,7 @@ static void test_resize(void **state)
         expect_true(ren_resize_headless(g_ren, sizes[i][0], sizes[i][1]) == 0, "resize");
         for (int k = 0; k < 8; k++) {
             frame(&a);
-            ev_key(&a, SDLK_RIGHT, 0);
+            ev_key(&a, KEY_RIGHT, 0);
         }
         expect_true(a.win_w == sizes[i][0] && a.win_h == sizes[i][1], "frame at %dx%d", sizes[i][0], sizes[i][1]);
     }
@@ -355,10 +351,10 @@ static void test_soak(void **state)
     a.lazy = 1; /* as the window runs: partial passes finished when idle */
     Rng r;
     rng_seed(&r, 2026);
-    static const SDL_Keycode keys[] = {SDLK_LEFT, SDLK_RIGHT, SDLK_LEFTBRACKET, SDLK_RIGHTBRACKET, SDLK_TAB,
-                                       SDLK_0, SDLK_1, SDLK_2, SDLK_4, SDLK_9, SDLK_t, SDLK_c, SDLK_EQUALS,
-                                       SDLK_MINUS, SDLK_SLASH, SDLK_RETURN, SDLK_BACKSPACE, SDLK_DELETE,
-                                       SDLK_HOME, SDLK_END, SDLK_ESCAPE, SDLK_SPACE};
+    static const SDL_Keycode keys[] = {KEY_LEFT, KEY_RIGHT, '[', ']', KEY_TAB,
+                                       '0', '1', '2', '4', '9', 't', 'c', '=',
+                                       '-', '/', KEY_RETURN, KEY_BACKSPACE, KEY_DELETE,
+                                       KEY_HOME, KEY_END, KEY_ESCAPE, KEY_SPACE};
     static const char *texts[] = {"t5", " ", "|", "我", "爱", "\xff", "t39 t40", "<unk>", "t1", "?"};
     int frames = 0;
     for (int i = 0; i < 5000; i++) {
@@ -369,19 +365,12 @@ static void test_soak(void **state)
             ev_key(&a, keys[rng_below(&r, sizeof keys / sizeof keys[0])], 0);
             break;
         case 3: ev_text(&a, texts[rng_below(&r, sizeof texts / sizeof texts[0])]); break;
-        case 4: case 5: ev_mouse(&a, SDL_MOUSEMOTION, x, y, 0); break;
+        case 4: case 5: ev_mouse(&a, IN_MOUSE_MOVE, x, y, 0); break;
         case 6:
-            ev_mouse(&a, SDL_MOUSEBUTTONDOWN, x, y, rng_below(&r, 4) ? SDL_BUTTON_LEFT : SDL_BUTTON_RIGHT);
+            ev_mouse(&a, IN_MOUSE_DOWN, x, y, rng_below(&r, 4) ? MB_LEFT : MB_RIGHT);
             break;
-        case 7: ev_mouse(&a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT); break;
-        case 8: {
-            SDL_Event e;
-            memset(&e, 0, sizeof e);
-            e.type = SDL_MOUSEWHEEL;
-            e.wheel.y = (int)rng_below(&r, 7) - 3;
-            app_event(&a, &e);
-            break;
-        }
+        case 7: ev_mouse(&a, IN_MOUSE_UP, x, y, MB_LEFT); break;
+        case 8: ev_mouse(&a, IN_WHEEL, 0, 0, (int)rng_below(&r, 7) - 3); break;
         default:
             if (rng_below(&r, 20) == 0)
                 ren_resize_headless(g_ren, 160 + (int)rng_below(&r, 1800), 120 + (int)rng_below(&r, 1000));

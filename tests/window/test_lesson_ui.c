@@ -132,35 +132,35 @@ static void test_steps_set_the_view(void **state)
                 stage_info(p.stage)->name, p.layer + 1, a.head + 1);
     expect_true(strcmp(a.src_line, "t5 t6 t7") == 0, "the source line is set: '%s'", a.src_line);
     expect_true(a.sel.side == 1 && a.sel.index == 1, "t6 is highlighted");
-    ev_key(&a, SDLK_PAGEDOWN, 0);
+    ev_key(&a, KEY_PAGEDOWN, 0);
     frame(&a);
     expect_true(a.head == -1 && app_current_view(&a) == VIEW_HEADS, "step 2: all heads");
     int step, answered;
     lesson_ui_current(&a, &step, &answered);
     expect_true(step == 1 && answered == -1, "on step 2, unanswered");
     /* number keys answer the quiz instead of picking a head */
-    ev_key(&a, SDLK_1, 0);
+    ev_key(&a, '1', 0);
     lesson_ui_current(&a, &step, &answered);
     expect_true(answered == 0 && a.head == -1, "1 answers choice 1 (wrong), head unchanged");
     frame(&a);
-    ev_key(&a, SDLK_PAGEDOWN, 0);
+    ev_key(&a, KEY_PAGEDOWN, 0);
     frame(&a);
     p = app_pos(&a);
     expect_true(p.stage == ST_DEC_SELF_MASK && strcmp(a.tgt, "t8 t9") == 0, "step 3: the decoder mask with a target");
     expect_true(app_current_view(&a) == VIEW_MASK, "in the mask view");
-    ev_key(&a, SDLK_PAGEUP, 0);
+    ev_key(&a, KEY_PAGEUP, 0);
     lesson_ui_current(&a, &step, &answered);
     expect_true(step == 1 && answered == 0, "PgUp back to step 2, the answer kept");
     /* the language switch keeps the lesson and the step */
-    ev_key(&a, SDLK_z, 0);
+    ev_key(&a, 'z', 0);
     const Lesson *l = lesson_ui_current(&a, &step, &answered);
     expect_true(a.lang == 1 && l && step == 1 && strstr(l->path, "/zh/"), "Z: the same step in Chinese");
     expect_true(strstr(l->steps[0].text, "第 i 行") != NULL, "the Chinese text is loaded");
     frame(&a);
     /* Esc leaves the lesson first; only a second Esc quits */
-    ev_key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, KEY_ESCAPE, 0);
     expect_true(!lesson_ui_active(&a) && !a.want_quit, "Esc closes the lesson, the window stays");
-    ev_key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, KEY_ESCAPE, 0);
     expect_true(a.want_quit, "a second Esc quits");
     frame(&a);
     app_free(&a);
@@ -198,10 +198,10 @@ static void test_quiz_click_and_progress(void **state)
     lesson_ui_progress(&b, "demo", &r2, &right2);
     expect_true(r2 == 3 && (right2 & 2), "the next run reads it: reached %d", r2);
     /* the list opens, shows the lesson, Enter resumes where the learner was */
-    ev_key(&b, SDLK_l, 0);
+    ev_key(&b, 'l', 0);
     expect_true(lesson_ui_list_open(&b), "L opens the list");
     frame(&b);
-    ev_key(&b, SDLK_RETURN, 0);
+    ev_key(&b, KEY_RETURN, 0);
     int step;
     expect_true(lesson_ui_current(&b, &step, NULL) != NULL, "Enter opens the lesson");
     expect_true(!lesson_ui_list_open(&b), "and closes the list");

@@ -29,18 +29,6 @@
 
 const float DEC_ALPHAS[DEC_N_ALPHA] = {0.0f, 0.6f, 1.0f};
 
-/* SDL keycodes, by value (views do not include SDL): printable keys are
- * their character, the others are scancode | (1 << 30). */
-enum {
-    KEY_TAB = '\t',
-    KEY_SPACE = ' ',
-    KEY_RIGHT = 0x4000004F,
-    KEY_LEFT = 0x40000050,
-    KEY_HOME = 0x4000004A,
-    KEY_END = 0x4000004D,
-    KMOD_SHIFT_BITS = 0x0003,
-};
-
 /* ---- small shared helpers ---- */
 
 const char *dec_tok(const App *a, int id)
@@ -376,8 +364,9 @@ static void advance_play(App *a, DecodeUi *d)
         a->wake_at = d->next_at;
 }
 
-int view_decode_key(App *a, int sym, int mod)
+int view_decode_key(App *a, Key key, int mod)
 {
+    int sym = (int)key;
     DecodeUi *d = dec_get(a);
     if (!d)
         return 0;
@@ -391,11 +380,11 @@ int view_decode_key(App *a, int sym, int mod)
     case KEY_HOME: dec_select(d, 0); return 1;
     case KEY_END: dec_select(d, d->shown - 1); return 1;
     case 'b':
-        dec_set_beam(a, d, d->beam_k + ((mod & KMOD_SHIFT_BITS) ? -1 : 1), d->alpha_i);
+        dec_set_beam(a, d, d->beam_k + ((mod & MOD_SHIFT) ? -1 : 1), d->alpha_i);
         return 1;
     case 'a': dec_set_beam(a, d, d->beam_k, d->alpha_i + 1); return 1;
     case KEY_TAB:
-        d->pane = (DecPane)((d->pane + ((mod & KMOD_SHIFT_BITS) ? DEC_PANE_COUNT - 1 : 1)) % DEC_PANE_COUNT);
+        d->pane = (DecPane)((d->pane + ((mod & MOD_SHIFT) ? DEC_PANE_COUNT - 1 : 1)) % DEC_PANE_COUNT);
         dec_get(a);
         return 1;
     case '[': if (d->layer > 0) d->layer--; return 1;

@@ -30,18 +30,6 @@
 
 #include "view_train.h"
 
-/* SDL keycodes, by value (views do not include SDL): printable keys are
- * their character, the others are scancode | (1 << 30). */
-enum {
-    KEY_TAB = '\t',
-    KEY_SPACE = ' ',
-    KEY_RIGHT = 0x4000004F,
-    KEY_LEFT = 0x40000050,
-    KEY_HOME = 0x4000004A,
-    KEY_END = 0x4000004D,
-    KMOD_SHIFT_BITS = 0x0003,
-};
-
 /* ---- flow layout and hover (shared with the other files) ---- */
 
 /* ---- the worker and what it published ---- */
@@ -316,12 +304,13 @@ static void set_layer(TrainUi *u, int layer)
     u->layer = layer < 0 ? 0 : layer >= L ? L - 1 : layer;
 }
 
-int view_train_key(App *a, int sym, int mod)
+int view_train_key(App *a, Key key, int mod)
 {
+    int sym = (int)key;
     TrainUi *u = tv_get(a);
     if (!u)
         return 0;
-    int shift = (mod & KMOD_SHIFT_BITS) != 0;
+    int shift = (mod & MOD_SHIFT) != 0;
     switch (sym) {
     case 'p': case KEY_SPACE: tv_play(a, u); return 1;
     case 's': tv_step(a, u); return 1;
