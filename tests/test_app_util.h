@@ -4,7 +4,9 @@
 #ifndef TEST_APP_UTIL_H
 #define TEST_APP_UTIL_H
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "checkpoint.h"
@@ -27,6 +29,14 @@ static inline int tu_small_model(const char *path, int vocab, int max_len, uint6
     int rc = ckpt_save(&m, path, &err);
     model_free(&m);
     return rc;
+}
+
+/* A file name in /tmp of this process only (test programs of several
+ * checkouts may run at once). */
+static inline const char *tu_tmp(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "/tmp/stepformer-test-%d-%s", (int)getpid(), name);
+    return buf;
 }
 
 static inline void ev_key(App *a, Key k, int mod)

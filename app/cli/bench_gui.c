@@ -106,7 +106,7 @@ static void bench_frames(double secs, const char *only)
         if (!want(only, c->name))
             continue;
         app_goto(&a, stage_find(c->stage), c->layer);
-        a.head = c->head;
+        a.ses.head = c->head;
         a.view = c->view;
         FrameCtx f = {&a, r, 0};
         int training = c->view == VIEW_TRAIN && train_start(&a, r);
@@ -131,10 +131,10 @@ static void edit_body(void *p)
     EditCtx *e = p;
     App *a = e->a;
     e->tick++;
-    char *last = strrchr(a->src_line, ' ');
+    char *last = strrchr(a->ses.src_line, ' ');
     if (last)
         snprintf(last + 1, 16, "t%d", 4 + e->tick % 900);
-    a->dirty = 1;
+    a->ses.dirty = 1;
     a->now += 1.0;
     app_frame(a, e->r);
 }
@@ -170,7 +170,7 @@ static void bench_edit(double secs)
     o.tgt = tgt;
     o.stage = "enc.self.weights";
     if (app_init(&a, &o, &err) == 0) {
-        a.lazy = 1; /* as the window runs it */
+        a.ses.lazy = 1; /* as the window runs it */
         EditCtx e = {&a, r, 0};
         BenchStats s = bench_run(edit_body, &e, 10, secs);
         bench_print("edit_redraw_base_s32", &s, 0, 0, 0, NULL, 0);

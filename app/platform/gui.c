@@ -34,7 +34,7 @@ int gui_run(const AppOpts *o)
         ren_close(r);
         return cli_fail("gui", "%s", err.msg);
     }
-    a.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
+    a.ses.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
     SDL_Window *w = ren_window_handle(r);
     if (w)
         SDL_SetWindowMinimumSize(w, 200, 150);

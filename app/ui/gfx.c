@@ -150,7 +150,7 @@ Gfx *app_gfx(App *a, Ren *r)
     if (!g)
         return NULL;
     if (gfx_init(g, r, &err)) {
-        snprintf(a->input_error, sizeof a->input_error, "%s", err.msg);
+        snprintf(a->ses.input_error, sizeof a->ses.input_error, "%s", err.msg);
         free(g);
         return NULL;
     }

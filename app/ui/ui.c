@@ -12,7 +12,7 @@ int ui_label_width(const App *a, const TfView *tv, int axis, RenFont *f)
     char buf[300];
     int n = axis ? tv->cols : tv->rows, w = 0;
     for (int i = 0; i < n && i < APP_CAP_T; i++) {
-        int k = ren_text_width(f, tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf));
+        int k = ren_text_width(f, tf_view_label(&a->ses.trace, &a->ses.model, tv, axis, i, buf, sizeof buf));
         if (k > w)
             w = k;
     }
@@ -32,8 +32,8 @@ void ui_hover_cell(App *a, const TfView *tv, int r, int c)
     h->row = r;
     h->col = c;
     h->value = tf_view_at(tv, r, c);
-    tf_view_label(&a->trace, &a->model, tv, 0, r, rl, sizeof rl);
-    tf_view_label(&a->trace, &a->model, tv, 1, c, cl, sizeof cl);
+    tf_view_label(&a->ses.trace, &a->ses.model, tv, 0, r, rl, sizeof rl);
+    tf_view_label(&a->ses.trace, &a->ses.model, tv, 1, c, cl, sizeof cl);
     const StageInfo *si = stage_info(tv->stage);
     if ((si->flags & SF_HEAD) && tv->head >= 0)
         snprintf(lh, sizeof lh, "layer %d head %d: ", tv->layer + 1, tv->head + 1);
@@ -174,8 +174,8 @@ void ui_stage_title(const App *a, StagePos p, char *buf, size_t cap)
     if (si->flags & SF_LAYER)
         n += snprintf(buf + n, cap > (size_t)n ? cap - n : 0, "  %s %d", L(a, "layer"), p.layer + 1);
     if ((si->flags & (SF_HEAD | SF_HEAD_OPT)))
-        snprintf(buf + n, cap > (size_t)n ? cap - n : 0, a->head < 0 ? "  %s" : "  %s %d",
-                 L(a, a->head < 0 ? "all heads" : "head"), a->head + 1);
+        snprintf(buf + n, cap > (size_t)n ? cap - n : 0, a->ses.head < 0 ? "  %s" : "  %s %d",
+                 L(a, a->ses.head < 0 ? "all heads" : "head"), a->ses.head + 1);
 }
 
 /* ---- flow layout: controls placed left to right, wrapping ---- */

@@ -109,7 +109,7 @@ static int cache_update(const App *a, const TfView *tv)
 {
     FfnCache *k = &ffn_cache;
     int rows = tv->rows < APP_CAP_T ? tv->rows : APP_CAP_T, F = tv->cols;
-    if (k->marked && k->version == a->version && k->stage == tv->stage && k->layer == tv->layer &&
+    if (k->marked && k->version == a->ses.version && k->stage == tv->stage && k->layer == tv->layer &&
         k->b == tv->b && k->rows == rows && k->F == F)
         return 0;
     if (cache_grow(k, (size_t)rows * F))
@@ -128,7 +128,7 @@ static int cache_update(const App *a, const TfView *tv)
     TfView t = *tv;
     t.rows = rows;
     k->total_zeros = ffn_count_zeros(&t, k->zeros);
-    k->version = a->version;
+    k->version = a->ses.version;
     k->stage = tv->stage;
     k->layer = tv->layer;
     k->b = tv->b;
@@ -154,7 +154,7 @@ const char *view_ffn_said(void)
 
 static int real_len(const App *a, const TfView *tv)
 {
-    return tv->row_kind == LBL_TGT ? a->trace.tgt_len[tv->b] : a->trace.src_len[tv->b];
+    return tv->row_kind == LBL_TGT ? a->ses.trace.tgt_len[tv->b] : a->ses.trace.src_len[tv->b];
 }
 
 static int focus_token(const App *a, const TfView *tv, int bars_hover)
@@ -251,7 +251,7 @@ static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
         ren_rect(v->r, (Rect){b.x, b.y, (int)lroundf(frac * b.w), b.h}, CMAP_NAN_COLOR);
         Color tc = r >= len ? th->dim : th->text;
         if (r % every == 0 || cur) {
-            tf_view_label(&a->trace, &a->model, tv, 0, r, buf, sizeof buf);
+            tf_view_label(&a->ses.trace, &a->ses.model, tv, 0, r, buf, sizeof buf);
             ui_text_fit(v->r, f, buf, rc.x, row.y + (rh - fh) / 2, lw - 6, tc);
             snprintf(buf, sizeof buf, "%d%%", (int)lround(100.0 * frac));
             ren_text(v->r, f, buf, rc.x + rc.w - pw + 6, row.y + (rh - fh) / 2, tc);
@@ -342,7 +342,7 @@ static void draw_profile(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     char title[300], mid[300], tok[200], hi[32], buf[64];
-    tf_view_label(&v->a->trace, &v->a->model, tv, 0, focus, tok, sizeof tok);
+    tf_view_label(&v->a->ses.trace, &v->a->ses.model, tv, 0, focus, tok, sizeof tok);
     snprintf(title, sizeof title, "activations sorted, largest first: '%s' (line), the other tokens (band)", tok);
     snprintf(mid, sizeof mid, "sorted activations: '%s' line, others band", tok);
     const char *alts[] = {title, mid, "sorted activations"};
@@ -370,7 +370,7 @@ static int draw_headline(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     FfnCache *k = &ffn_cache;
     RenFont *t = v->g->title, *f = v->g->small;
     char tok[200], line[400], shorter[200];
-    tf_view_label(&a->trace, &a->model, tv, 0, focus, tok, sizeof tok);
+    tf_view_label(&a->ses.trace, &a->ses.model, tv, 0, focus, tok, sizeof tok);
     ffn_sentence(ffn_said, sizeof ffn_said, k->zeros[focus], k->F, tok);
     char mid[260], brief[260];
     int pct = k->F ? (int)lround(100.0 * k->zeros[focus] / k->F) : 0;
@@ -397,7 +397,7 @@ void view_ffn(ViewCtx *v)
     TfView tv;
     TfErr err;
     if (stage_info(p.stage)->kind != SK_HIDDEN ||
-        tf_view(&a->trace, p.stage, p.layer, -1, a->batch, &tv, &err)) {
+        tf_view(&a->ses.trace, p.stage, p.layer, -1, a->ses.batch, &tv, &err)) {
         view_matrix(v); /* not an FFN stage: the plain heatmap */
         return;
     }

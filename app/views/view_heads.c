@@ -8,7 +8,7 @@
  * one spreads out evenly.
  *
  * Thumbnails come from the heatmap texture cache (heat_image), so they are
- * coloured again only when the trace changes (a->version). Hovering a cell
+ * coloured again only when the trace changes (a->ses.version). Hovering a cell
  * reports it like the big heatmap does; clicking a thumbnail opens that
  * layer and head in the matrix view. */
 #include <math.h>
@@ -68,8 +68,8 @@ static void score_range(const App *a, HeadsGrid *G)
     static struct { const App *a; uint64_t version; StageId st; int b, Tq, Tk; float first, m; } memo;
     TfView t0;
     TfErr e0;
-    float first = tf_view(&a->trace, G->st, 0, 0, G->b, &t0, &e0) ? 0 : tf_view_at(&t0, 0, 0);
-    if (memo.a == a && memo.version == a->version && memo.st == G->st && memo.b == G->b &&
+    float first = tf_view(&a->ses.trace, G->st, 0, 0, G->b, &t0, &e0) ? 0 : tf_view_at(&t0, 0, 0);
+    if (memo.a == a && memo.version == a->ses.version && memo.st == G->st && memo.b == G->b &&
         memo.Tq == G->Tq && memo.Tk == G->Tk && memo.first == first) {
         G->lo = -memo.m;
         G->hi = memo.m;
@@ -80,7 +80,7 @@ static void score_range(const App *a, HeadsGrid *G)
         for (int h = 0; h < G->NH; h++) {
             TfView tv;
             TfErr err;
-            if (tf_view(&a->trace, G->st, l, h, G->b, &tv, &err))
+            if (tf_view(&a->ses.trace, G->st, l, h, G->b, &tv, &err))
                 continue;
             for (int r = 0; r < tv.rows; r++)
                 for (int c = 0; c < tv.cols; c++) {
@@ -92,7 +92,7 @@ static void score_range(const App *a, HeadsGrid *G)
     if (m == 0)
         m = 1;
     memo.a = a;
-    memo.version = a->version;
+    memo.version = a->ses.version;
     memo.st = G->st;
     memo.b = G->b;
     memo.Tq = G->Tq;
@@ -220,12 +220,12 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current
     App *a = v->a;
     TfView tv;
     TfErr err;
-    if (tf_view(&a->trace, G->st, l, h, G->b, &tv, &err))
+    if (tf_view(&a->ses.trace, G->st, l, h, G->b, &tv, &err))
         return;
     Rect t = thumb_rect(G, l, h);
     uint32_t masked = cmap_pack(v->th->masked);
     uint64_t key = heat_key(G->st, l, h, G->b, G->cmap, G->prob ? 0 : (int)HEADS_VARIANT_SHARED);
-    RenImage *img = heat_image(v->g, a->version, key, &tv, G->lo, G->hi, G->cmap, masked);
+    RenImage *img = heat_image(v->g, a->ses.version, key, &tv, G->lo, G->hi, G->cmap, masked);
     if (img)
         ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, t);
     veil_padding(v, G, t);
@@ -275,7 +275,7 @@ static void draw_query_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, 
         int y = t.y + (int)lroundf((i + 0.5f) * G->c) - fh / 2;
         if (y < last + 1)
             continue;
-        tf_view_label(&a->trace, &a->model, tv, 0, i, buf, sizeof buf);
+        tf_view_label(&a->ses.trace, &a->ses.model, tv, 0, i, buf, sizeof buf);
         int w = ren_text_width(f, buf), x = band.x + band.w - w;
         ui_text_fit(v->r, f, buf, x < band.x ? band.x : x, y, band.w, label_color(v, tv->row_kind, i, G->qn));
         last = y + fh;
@@ -293,7 +293,7 @@ static void draw_key_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Re
     char buf[300];
     ren_clip_push(v->r, (Rect){t.x - G->gap / 2, y, t.w + G->gap, ren_font_height(f)});
     for (int j = 0; j < G->Tk; j++) {
-        tf_view_label(&a->trace, &a->model, tv, 1, j, buf, sizeof buf);
+        tf_view_label(&a->ses.trace, &a->ses.model, tv, 1, j, buf, sizeof buf);
         int w = ren_text_width(f, buf);
         int x = t.x + (int)lroundf((j + 0.5f) * G->c) - w / 2;
         if (x + w > t.x + t.w)
@@ -344,7 +344,7 @@ static void draw_captions(ViewCtx *v, const HeadsGrid *G, const TfView *tv0, int
             int yh = G->band ? t.y - 2 * (fh + 2) - 2 : y_head, yk = G->band ? t.y - fh - 4 : y_key;
             snprintf(buf, sizeof buf, t.w >= ren_text_width(f, "head 00") ? "head %d" : "%d", h + 1);
             ui_text_center(v->r, f, buf, (Rect){t.x - G->gap / 2, yh, t.w + G->gap, fh},
-                           v->a->head == h ? v->th->select : v->th->dim);
+                           v->a->ses.head == h ? v->th->select : v->th->dim);
             draw_key_labels(v, G, tv0, t, yk);
         }
     }
@@ -357,8 +357,8 @@ static void draw_header(ViewCtx *v, const HeadsGrid *G, StageId first, Rect *bod
     int fh = ren_font_height(f);
     char t[256], s[400], sent[64] = "";
     snprintf(t, sizeof t, "%s · %s", attn_name(first), G->prob ? "weights" : "scaled scores");
-    if (a->n_src > 1)
-        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, a->n_src);
+    if (a->ses.n_src > 1)
+        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, a->ses.n_src);
     snprintf(s, sizeof s, "%s%d layer%s × %d heads · rows are queries, columns keys · %s · click a head to open it",
              sent, G->L, G->L > 1 ? "s" : "", G->NH,
              G->prob ? "each row sums to 1" : "one colour scale for every head");
@@ -397,7 +397,7 @@ static void heads_draw(ViewCtx *v)
 {
     App *a = v->a;
     StagePos p = app_pos(a);
-    const TfConfig *cfg = &a->model.cfg;
+    const TfConfig *cfg = &a->ses.model.cfg;
     StageId first = stage_attn_block(p.stage);
     HeadsGrid G;
     memset(&G, 0, sizeof G);
@@ -405,17 +405,17 @@ static void heads_draw(ViewCtx *v)
     G.st = (StageId)(first + (G.prob ? 5 : 3));
     G.L = stage_layers(G.st, cfg);
     G.NH = cfg->n_heads;
-    G.b = a->batch;
+    G.b = a->ses.batch;
     TfView tv0;
     TfErr err;
-    if (tf_view(&a->trace, G.st, 0, 0, G.b, &tv0, &err)) {
+    if (tf_view(&a->ses.trace, G.st, 0, 0, G.b, &tv0, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
         return;
     }
     G.Tq = tv0.rows;
     G.Tk = tv0.cols;
-    G.qn = real_len(&a->trace, tv0.row_kind, G.b);
-    G.kn = real_len(&a->trace, tv0.col_kind, G.b);
+    G.qn = real_len(&a->ses.trace, tv0.row_kind, G.b);
+    G.kn = real_len(&a->ses.trace, tv0.col_kind, G.b);
     G.cmap = G.prob ? a->cmap_prob : a->cmap_signed;
     if (G.prob) {
         G.lo = 0;
@@ -434,7 +434,7 @@ static void heads_draw(ViewCtx *v)
     draw_captions(v, &G, &tv0, cur_layer);
     for (int l = 0; l < G.L; l++)
         for (int h = 0; h < G.NH; h++)
-            draw_thumb(v, &G, l, h, l == cur_layer && h == a->head);
+            draw_thumb(v, &G, l, h, l == cur_layer && h == a->ses.head);
     draw_colorbar(v, &G, body);
 }
 

@@ -297,7 +297,7 @@ static void paint_heads(ViewCtx *v, const LinesGeo *G, Canvas *cv, Rect reg, int
     for (int h = 0; h < G->NH; h++) {
         TfView wh;
         if ((G->head < 0 || h == G->head) &&
-            tf_view(&v->a->trace, G->st, G->layer, h, G->b, &wh, &err) == 0)
+            tf_view(&v->a->ses.trace, G->st, G->layer, h, G->b, &wh, &err) == 0)
             paint_head(v, G, cv, reg, &wh, h, focused);
     }
 }
@@ -327,7 +327,7 @@ static uint64_t weights_sum(const ViewCtx *v, const LinesGeo *G)
     TfErr err;
     for (int h = 0; h < G->NH; h++) {
         TfView w;
-        if ((G->head >= 0 && h != G->head) || tf_view(&v->a->trace, G->st, G->layer, h, G->b, &w, &err))
+        if ((G->head >= 0 && h != G->head) || tf_view(&v->a->ses.trace, G->st, G->layer, h, G->b, &w, &err))
             continue;
         for (int i = 0; i < G->shown[0]; i++)
             for (int j = 0; j < G->shown[1]; j++) {
@@ -345,7 +345,7 @@ static uint64_t weights_sum(const ViewCtx *v, const LinesGeo *G)
 static int paint(ViewCtx *v, const LinesGeo *G, Rect reg)
 {
     uint64_t key = image_key(v, G, reg, 0), sum = weights_sum(v, G);
-    if (g_base.key != key || g_base.version != v->a->version || g_base.app != v->a ||
+    if (g_base.key != key || g_base.version != v->a->ses.version || g_base.app != v->a ||
         g_base.sum != sum || g_base.w != reg.w || g_base.h != reg.h) {
         if (canvas_size(&g_base, reg.w, reg.h))
             return 0;
@@ -353,7 +353,7 @@ static int paint(ViewCtx *v, const LinesGeo *G, Rect reg)
         paint_heads(v, G, &g_base, reg, 0);
         g_base.key = key;
         g_base.sum = sum;
-        g_base.version = v->a->version;
+        g_base.version = v->a->ses.version;
         g_base.app = v->a;
     }
     if (G->fcol < 0)
@@ -384,7 +384,7 @@ static void draw_curves(ViewCtx *v, const LinesGeo *G, Rect body)
     if (reg.w < 2 || reg.h < 2 || reg.w > maxs || reg.h > maxs)
         return;
     int fresh;
-    RenImage *img = gfx_image(v->g, a->version, image_key(v, G, reg, 1), reg.w, reg.h, 0, 0, &fresh);
+    RenImage *img = gfx_image(v->g, a->ses.version, image_key(v, G, reg, 1), reg.w, reg.h, 0, 0, &fresh);
     if (!img)
         return;
     if (fresh && paint(v, G, reg))
@@ -422,7 +422,7 @@ static void draw_tokens(ViewCtx *v, const LinesGeo *G, int col, const TfView *tv
         int sel = a->sel.side == ui_side_of(G->kind[col]) && a->sel.index == i;
         if (y < last && !focus)
             continue; /* crowded: every token keeps its line, not every label */
-        tf_view_label(&a->trace, &a->model, tv, col, i, buf, sizeof buf);
+        tf_view_label(&a->ses.trace, &a->ses.model, tv, col, i, buf, sizeof buf);
         if (i == G->real[col] && G->n[col] - i > 1) /* one row for all the padding */
             snprintf(buf, sizeof buf, "<pad> ×%d", G->n[col] - i);
         int w = ren_text_width(f, buf);
@@ -477,13 +477,13 @@ static int head_buttons(ViewCtx *v, const LinesGeo *G, int x, int y)
         if (x + w > v->area.x + v->area.w)
             break;
         Rect rc = {x, y, w, h};
-        int active = a->head == k;
+        int active = a->ses.head == k;
         ren_rect(v->r, rc, active ? v->th->panel2 : v->th->panel);
         ren_rect_line(v->r, rc, active ? 2 : 1, active ? v->th->select : v->th->border);
         int tx = x + 8;
         if (k >= 0) {
             Color c = head_color(v->th, k);
-            if (a->head >= 0 && !active)
+            if (a->ses.head >= 0 && !active)
                 c.a = 110;
             ren_rect(v->r, (Rect){tx, y + (h - sw) / 2, sw, sw}, c);
             tx += sw + 4;
@@ -507,7 +507,7 @@ static void set_hover(App *a, const LinesGeo *G)
     TfView w, bw;
     TfErr err;
     for (int h = 0; h < G->NH; h++) {
-        if ((G->head >= 0 && h != G->head) || tf_view(&a->trace, G->st, G->layer, h, G->b, &w, &err))
+        if ((G->head >= 0 && h != G->head) || tf_view(&a->ses.trace, G->st, G->layer, h, G->b, &w, &err))
             continue;
         for (int k = 0; k < G->shown[1 - G->fcol]; k++) {
             float x = G->fcol == 0 ? tf_view_at(&w, G->fi, k) : tf_view_at(&w, k, G->fi);
@@ -532,8 +532,8 @@ static void set_hover(App *a, const LinesGeo *G)
     hv->row = r;
     hv->col = c;
     hv->value = bv;
-    tf_view_label(&a->trace, &a->model, &bw, 0, r, rl, sizeof rl);
-    tf_view_label(&a->trace, &a->model, &bw, 1, c, cl, sizeof cl);
+    tf_view_label(&a->ses.trace, &a->ses.model, &bw, 0, r, rl, sizeof rl);
+    tf_view_label(&a->ses.trace, &a->ses.model, &bw, 1, c, cl, sizeof cl);
     snprintf(hv->where, sizeof hv->where, "head %d, the strongest line through the token: row %d '%s', col %d '%s'",
              best_h + 1, r, rl, c, cl);
 }
@@ -549,8 +549,8 @@ static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
         snprintf(t, sizeof t, "Layer %d · all %d heads · %s", G->layer + 1, G->NH, what);
     else
         snprintf(t, sizeof t, "Layer %d · head %d · %s", G->layer + 1, G->head + 1, what);
-    if (a->n_src > 1)
-        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, a->n_src);
+    if (a->ses.n_src > 1)
+        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, a->ses.n_src);
     snprintf(s, sizeof s, "%sline width and opacity = attention weight · hover or click a token", sent);
     int y = body->y;
     ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
@@ -571,12 +571,12 @@ static void lines_draw(ViewCtx *v)
     memset(&G, 0, sizeof G);
     G.st = (StageId)(first + 5);
     G.layer = (stage_info(p.stage)->flags & SF_LAYER) && stage_attn_block(p.stage) == first ? p.layer : 0;
-    G.NH = a->model.cfg.n_heads;
-    G.head = a->head < G.NH ? a->head : 0;
-    G.b = a->batch;
+    G.NH = a->ses.model.cfg.n_heads;
+    G.head = a->ses.head < G.NH ? a->ses.head : 0;
+    G.b = a->ses.batch;
     TfView w;
     TfErr err;
-    if (tf_view(&a->trace, G.st, G.layer, G.head < 0 ? 0 : G.head, G.b, &w, &err)) {
+    if (tf_view(&a->ses.trace, G.st, G.layer, G.head < 0 ? 0 : G.head, G.b, &w, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
         return;
     }
@@ -585,7 +585,7 @@ static void lines_draw(ViewCtx *v)
     G.kind[0] = w.row_kind;
     G.kind[1] = w.col_kind;
     for (int c = 0; c < 2; c++) {
-        G.real[c] = G.kind[c] == LBL_SRC ? a->trace.src_len[G.b] : a->trace.tgt_len[G.b];
+        G.real[c] = G.kind[c] == LBL_SRC ? a->ses.trace.src_len[G.b] : a->ses.trace.tgt_len[G.b];
         G.shown[c] = G.real[c] < G.n[c] ? G.real[c] + 1 : G.n[c];
     }
     Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};

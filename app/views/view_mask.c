@@ -174,8 +174,8 @@ static void set_hover(App *a, const MaskInfo *M, int i, int j)
     h->row = i;
     h->col = j;
     h->value = tf_view_at(&M->mv, i, j);
-    tf_view_label(&a->trace, &a->model, &M->mv, 0, i, rl, sizeof rl);
-    tf_view_label(&a->trace, &a->model, &M->mv, 1, j, cl, sizeof cl);
+    tf_view_label(&a->ses.trace, &a->ses.model, &M->mv, 0, i, rl, sizeof rl);
+    tf_view_label(&a->ses.trace, &a->ses.model, &M->mv, 1, j, cl, sizeof cl);
     snprintf(h->where, sizeof h->where, "row %d '%s', col %d '%s': %s%s", i, rl, j, cl,
              WHY[cell_cat(M, i, j)], i >= M->qn ? " (a padded query row: ignored)" : "");
 }
@@ -193,7 +193,7 @@ static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
         int y = G->cells.y + (int)lroundf((i + 0.5f) * G->c) - fh / 2;
         if (y < last + 1)
             continue;
-        tf_view_label(&a->trace, &a->model, &M->mv, 0, i, buf, sizeof buf);
+        tf_view_label(&a->ses.trace, &a->ses.model, &M->mv, 0, i, buf, sizeof buf);
         int sel = a->sel.side == ui_side_of(M->mv.row_kind) && a->sel.index == i;
         Color c = sel ? v->th->select : i >= M->qn ? v->th->dim : v->th->text;
         int w = ren_text_width(f, buf);
@@ -207,7 +207,7 @@ static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
     last = -(1 << 30);
     int y = G->cells.y - fh - 4;
     for (int j = 0; j < M->mv.cols; j++) {
-        tf_view_label(&a->trace, &a->model, &M->mv, 1, j, buf, sizeof buf);
+        tf_view_label(&a->ses.trace, &a->ses.model, &M->mv, 1, j, buf, sizeof buf);
         int w = ren_text_width(f, buf);
         int x = G->cells.x + (int)lroundf((j + 0.5f) * G->c) - w / 2;
         if (x < G->cells.x - G->lab_w / 2)
@@ -386,11 +386,11 @@ static void draw_sum_panel(ViewCtx *v, const MaskInfo *M, Rect rc)
 
 static void sentence_label(const App *a, const MaskInfo *M, int b, int brief, char *buf, size_t cap)
 {
-    int n = M->st == ST_ENC_SELF_MASK ? a->trace.src_len[b] : a->trace.tgt_len[b];
+    int n = M->st == ST_ENC_SELF_MASK ? a->ses.trace.src_len[b] : a->ses.trace.tgt_len[b];
     if (brief)
         snprintf(buf, cap, "%d", b + 1);
     else if (M->st == ST_DEC_CROSS_MASK)
-        snprintf(buf, cap, "%d · %d→%d tokens", b + 1, a->trace.src_len[b], n);
+        snprintf(buf, cap, "%d · %d→%d tokens", b + 1, a->ses.trace.src_len[b], n);
     else
         snprintf(buf, cap, "%d · %d token%s", b + 1, n, n == 1 ? "" : "s");
 }
@@ -401,7 +401,7 @@ static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), h = fh + 8;
     char buf[64];
-    if (a->n_src < 2) {
+    if (a->ses.n_src < 2) {
         ui_text_fit(v->r, f, "One sentence: no padding. Type several separated by | to see padding masks.",
                     x, y + 4, w, v->th->dim);
         return h;
@@ -409,18 +409,18 @@ static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
     int x1 = x + w;
     x += ren_text(v->r, f, "sentence", x, y + 4, v->th->dim) + 8;
     int total = 0; /* do the long labels (with lengths) fit? */
-    for (int b = 0; b < a->n_src; b++) {
+    for (int b = 0; b < a->ses.n_src; b++) {
         sentence_label(a, M, b, 0, buf, sizeof buf);
         total += ren_text_width(f, buf) + 20;
     }
     int brief = x + total > x1;
-    for (int b = 0; b < a->n_src; b++) {
+    for (int b = 0; b < a->ses.n_src; b++) {
         sentence_label(a, M, b, brief, buf, sizeof buf);
         int bw = ren_text_width(f, buf) + (brief ? 2 * fh : 16);
         if (x + bw > x1)
             break;
-        if (ui_button(v, (Rect){x, y, bw, h}, buf, a->batch == b))
-            a->batch = b;
+        if (ui_button(v, (Rect){x, y, bw, h}, buf, a->ses.batch == b))
+            a->ses.batch = b;
         x += bw + 4;
     }
     return h;
@@ -472,15 +472,15 @@ static void mask_draw(ViewCtx *v)
     memset(&M, 0, sizeof M);
     M.st = (StageId)(first + 4);
     M.layer = (stage_info(p.stage)->flags & SF_LAYER) && stage_attn_block(p.stage) == first ? p.layer : 0;
-    M.b = a->batch;
+    M.b = a->ses.batch;
     M.causal = first == ST_DEC_SELF_Q;
     TfErr err;
-    if (tf_view(&a->trace, M.st, M.layer, -1, M.b, &M.mv, &err)) {
+    if (tf_view(&a->ses.trace, M.st, M.layer, -1, M.b, &M.mv, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
         return;
     }
-    M.qn = M.mv.row_kind == LBL_SRC ? a->trace.src_len[M.b] : a->trace.tgt_len[M.b];
-    M.kn = M.mv.col_kind == LBL_SRC ? a->trace.src_len[M.b] : a->trace.tgt_len[M.b];
+    M.qn = M.mv.row_kind == LBL_SRC ? a->ses.trace.src_len[M.b] : a->ses.trace.tgt_len[M.b];
+    M.kn = M.mv.col_kind == LBL_SRC ? a->ses.trace.src_len[M.b] : a->ses.trace.tgt_len[M.b];
     Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
     draw_header(v, &M, &body);
     /* the decoder's sum panel on the right when there is room */

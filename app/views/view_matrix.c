@@ -54,7 +54,7 @@ static void pz_clamp(PanZoom *pz, float content_w, float content_h, float view_w
 static int label_is_padding(const App *a, const TfView *tv, int axis, int i)
 {
     LabelKind k = axis ? tv->col_kind : tv->row_kind;
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = &a->ses.trace;
     if (k == LBL_SRC)
         return i >= tr->src_len[tv->b];
     if (k == LBL_TGT)
@@ -127,7 +127,7 @@ static void draw_cells(ViewCtx *v, const TfView *tv, Rect grid, float cw, float 
             if (t.data)
                 t.data = tv->data + (size_t)r0 * tv->stride + c0;
             int tile = (r0 / maxs) * 64 + c0 / maxs;
-            RenImage *img = heat_image(v->g, a->version, key + (uint64_t)tile * 0x1000000000000ull,
+            RenImage *img = heat_image(v->g, a->ses.version, key + (uint64_t)tile * 0x1000000000000ull,
                                        &t, lo, hi, cmap, masked);
             if (!img)
                 continue;
@@ -205,7 +205,7 @@ static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect 
         every *= 2;
     ren_clip_push(v->r, band);
     for (int i = 0; i < n; i += every) {
-        tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf);
+        tf_view_label(&a->ses.trace, &a->ses.model, tv, axis, i, buf, sizeof buf);
         int pad = label_is_padding(a, tv, axis, i), sel = label_selected(a, tv, axis, i);
         Color c = sel ? th->select : pad ? th->dim : th->text;
         Rect hit;
@@ -443,12 +443,12 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
 {
     App *a = v->a;
     const Theme *th = v->th;
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = &a->ses.trace;
     RenFont *ui = v->g->ui;
     int x = v->area.x + 10, w = v->area.w - 20, y = v->area.y + 16;
     int lh = ren_font_height(ui) + 6;
     int src = tv->stage == ST_SRC_TOKENS;
-    const Vocab *voc = src ? &a->model.src_vocab : &a->model.tgt_vocab;
+    const Vocab *voc = src ? &a->ses.model.src_vocab : &a->ses.model.tgt_vocab;
     int n_real = src ? tr->src_len[tv->b] : tr->tgt_len[tv->b];
     /* the decoder input and, under each position, the token it must
      * predict there: the next one, <eos> at the end */
@@ -467,7 +467,7 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
     }
     static TokSpan spans[APP_CAP_T];
     int n_spans = 0;
-    const char *text = src && tv->b < a->n_src ? a->src[tv->b] : NULL;
+    const char *text = src && tv->b < a->ses.n_src ? a->ses.src[tv->b] : NULL;
     if (text)
         n_spans = tok_split(voc->mode, text, strlen(text), spans, APP_CAP_T, NULL);
     y = token_chips(v, voc, tv->ids, tv->rows, tv->row_kind, n_real, x, y, w, 1, tv->stage,
@@ -477,18 +477,18 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
         y += lh;
         y = token_chips(v, voc, next, n_next, LBL_NONE, n_next, x, y, w, 0, -1, widths, NULL, NULL, 0);
     }
-    if (src && a->translation[0] && tv->b == 0) {
+    if (src && a->ses.translation[0] && tv->b == 0) {
         y += 6;
         ren_text(v->r, ui, L(a, "the model translates it (greedy) as"), x, y, th->dim);
         y += lh;
         int n = 0;
         static int out[APP_CAP_T];
-        for (int i = 0; i < a->greedy.n && n < APP_CAP_T && a->greedy.ids[i] != TOK_EOS; i++)
-            out[n++] = a->greedy.ids[i];
-        y = token_chips(v, &a->model.tgt_vocab, out, n, LBL_NONE, n, x, y, w, 0, -1, NULL, NULL, NULL, 0);
+        for (int i = 0; i < a->ses.greedy.n && n < APP_CAP_T && a->ses.greedy.ids[i] != TOK_EOS; i++)
+            out[n++] = a->ses.greedy.ids[i];
+        y = token_chips(v, &a->ses.model.tgt_vocab, out, n, LBL_NONE, n, x, y, w, 0, -1, NULL, NULL, NULL, 0);
     }
     y += 8;
-    if (a->n_unk && src) {
+    if (a->ses.n_unk && src) {
         y += ui_paragraph(v->r, ui, L(a, "Words outside the model's vocabulary become <unk> (in red): the model sees only that id and cannot tell them apart."),
                           x, y, w, th->warn) + 8;
     }
@@ -501,12 +501,12 @@ void view_matrix(ViewCtx *v)
     App *a = v->a;
     StagePos p = app_pos(a);
     const StageInfo *si = stage_info(p.stage);
-    int head = a->head;
+    int head = a->ses.head;
     if ((si->flags & SF_HEAD) && head < 0)
         head = 0;
     TfView tv;
     TfErr err;
-    if (tf_view(&a->trace, p.stage, p.layer, head, a->batch, &tv, &err)) {
+    if (tf_view(&a->ses.trace, p.stage, p.layer, head, a->ses.batch, &tv, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
         return;
     }

@@ -285,8 +285,8 @@ static Color with_alpha_c(Color c, int a)
 
 static int token_label(const App *a, const TfView *tv, int r, char *buf, size_t cap)
 {
-    tf_view_label(&a->trace, &a->model, tv, 0, r, buf, cap);
-    int len = tv->row_kind == LBL_TGT ? a->trace.tgt_len[tv->b] : a->trace.src_len[tv->b];
+    tf_view_label(&a->ses.trace, &a->ses.model, tv, 0, r, buf, cap);
+    int len = tv->row_kind == LBL_TGT ? a->ses.trace.tgt_len[tv->b] : a->ses.trace.src_len[tv->b];
     return r >= len; /* padding */
 }
 
@@ -708,7 +708,7 @@ void view_norm(ViewCtx *v)
     StagePos p = app_pos(a);
     NormParts np;
     TfErr err;
-    if (norm_parts(&a->trace, p.stage, p.layer, a->batch, &np, &err)) {
+    if (norm_parts(&a->ses.trace, p.stage, p.layer, a->ses.batch, &np, &err)) {
         view_matrix(v); /* not an Add & Norm stage: the plain heatmap */
         return;
     }

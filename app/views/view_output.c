@@ -8,7 +8,7 @@
  *
  * One card per position, "after '我' →", laid out in as many columns as fit;
  * k shrinks from 10 to 5 before the cards scroll (mouse wheel). The top-k
- * lists are computed once per trace (cached by a->version), not per frame. */
+ * lists are computed once per trace (cached by a->ses.version), not per frame. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,8 +41,8 @@ typedef struct OutGeo {
 
 static const float *prob_row(const App *a, int b, int t)
 {
-    const TfTrace *tr = &a->trace;
-    return tr->probs + ((size_t)b * tr->T + t) * a->model.cfg.tgt_vocab;
+    const TfTrace *tr = &a->ses.trace;
+    return tr->probs + ((size_t)b * tr->T + t) * a->ses.model.cfg.tgt_vocab;
 }
 
 /* The k largest of p[0..V) by insertion into a short sorted list. */
@@ -71,13 +71,13 @@ static void top_k(const float *p, int V, int k, int *id, float *val)
  * App, so an App built anew at the same address needs more to tell. */
 static uint64_t fingerprint(const App *a, int b)
 {
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = &a->ses.trace;
     uint64_t k = 1469598103934665603ull;
-    int head[4] = {tr->T, tr->tgt_len[b], a->model.cfg.tgt_vocab, a->tgt_auto};
+    int head[4] = {tr->T, tr->tgt_len[b], a->ses.model.cfg.tgt_vocab, a->ses.tgt_auto};
     for (int i = 0; i < 4; i++)
         k = (k ^ (uint32_t)head[i]) * 1099511628211ull;
     const float *p = prob_row(a, b, 0);
-    for (int i = 0; i < 16 && i < a->model.cfg.tgt_vocab; i++) {
+    for (int i = 0; i < 16 && i < a->ses.model.cfg.tgt_vocab; i++) {
         uint32_t u;
         memcpy(&u, &p[i], sizeof u);
         k = (k ^ u) * 1099511628211ull;
@@ -89,16 +89,16 @@ static void topk_update(const App *a, int b)
 {
     TopK *T = &g_top;
     uint64_t print = fingerprint(a, b);
-    if (T->app == a && T->version == a->version && T->b == b && T->print == print)
+    if (T->app == a && T->version == a->ses.version && T->b == b && T->print == print)
         return;
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = &a->ses.trace;
     T->app = a;
-    T->version = a->version;
+    T->version = a->ses.version;
     T->print = print;
     T->b = b;
-    T->V = a->model.cfg.tgt_vocab;
+    T->V = a->ses.model.cfg.tgt_vocab;
     T->n = tr->tgt_len[b] < APP_CAP_T ? tr->tgt_len[b] : APP_CAP_T;
-    int typed = b == 0 && !a->tgt_auto;
+    int typed = b == 0 && !a->ses.tgt_auto;
     for (int t = 0; t < T->n; t++) {
         const float *p = prob_row(a, b, t);
         top_k(p, T->V, OUT_KMAX, T->id[t], T->p[t]);
@@ -152,7 +152,7 @@ static void out_layout(ViewCtx *v, Rect body, OutGeo *G)
     int w = ren_text_width(f, "<eos>");
     for (int t = 0; t < g_top.n; t++)
         for (int r = 0; r < G->k && g_top.id[t][r] >= 0; r++) {
-            int k = ren_text_width(f, vocab_token(&v->a->model.tgt_vocab, g_top.id[t][r]));
+            int k = ren_text_width(f, vocab_token(&v->a->ses.model.tgt_vocab, g_top.id[t][r]));
             w = k > w ? k : w;
         }
     G->lab_w = w + 12;
@@ -164,7 +164,7 @@ static void out_layout(ViewCtx *v, Rect body, OutGeo *G)
 
 static void set_hover(App *a, int b, int t, int id, float p)
 {
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = &a->ses.trace;
     Hover *h = &a->hover;
     h->valid = 1;
     h->stage = ST_OUT_PROBS;
@@ -175,8 +175,8 @@ static void set_hover(App *a, int b, int t, int id, float p)
     h->col = id;
     h->value = p;
     snprintf(h->where, sizeof h->where, "row %d '%s', col %d '%s'", t,
-             vocab_token(&a->model.tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + t]), id,
-             vocab_token(&a->model.tgt_vocab, id));
+             vocab_token(&a->ses.model.tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + t]), id,
+             vocab_token(&a->ses.model.tgt_vocab, id));
 }
 
 /* One bar: token, a track for 0..1, the fill, the probability. */
@@ -190,7 +190,7 @@ static void draw_bar(ViewCtx *v, const OutGeo *G, Rect row, int t, int r)
     int is_truth = id == g_top.truth[t];
     int argmax = r == 0, right = g_top.truth[t] == g_top.id[t][0];
     char buf[32];
-    const char *tok = vocab_token(&v->a->model.tgt_vocab, id);
+    const char *tok = vocab_token(&v->a->ses.model.tgt_vocab, id);
     int ty = row.y + (row.h - fh) / 2;
     Color tc = argmax ? th->accent : th->text;
     if (is_truth)
@@ -220,14 +220,14 @@ static void draw_card(ViewCtx *v, const OutGeo *G, Rect card, int t)
 {
     App *a = v->a;
     const Theme *th = v->th;
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = &a->ses.trace;
     RenFont *ui = v->g->ui, *f = v->g->small;
     int uh = ren_font_height(ui);
     int sel = a->sel.side == 2 && a->sel.index == t;
     ren_rect(v->r, card, th->panel);
     ren_rect_line(v->r, card, sel ? 2 : 1, sel ? th->select : th->border);
     char head[300];
-    const char *in = vocab_token(&a->model.tgt_vocab, tr->tgt_ids[(size_t)g_top.b * tr->T + t]);
+    const char *in = vocab_token(&a->ses.model.tgt_vocab, tr->tgt_ids[(size_t)g_top.b * tr->T + t]);
     snprintf(head, sizeof head, "%d · after '%s' →", t, in);
     Rect hr = {card.x + 8, card.y + 5, card.w - 16, uh + 4};
     ui_text_fit(v->r, ui, head, hr.x, hr.y, hr.w, sel ? th->select : th->text);
@@ -241,7 +241,7 @@ static void draw_card(ViewCtx *v, const OutGeo *G, Rect card, int t)
         return;
     char buf[300], pv[32];
     ui_fmt(pv, sizeof pv, g_top.truth_p[t]);
-    snprintf(buf, sizeof buf, "true next '%s': %s (rank %d)", vocab_token(&a->model.tgt_vocab, truth), pv,
+    snprintf(buf, sizeof buf, "true next '%s': %s (rank %d)", vocab_token(&a->ses.model.tgt_vocab, truth), pv,
              g_top.truth_rank[t]);
     ui_text_fit(v->r, f, buf, card.x + 8, y + 3, card.w - 16, th->bad);
 }
@@ -256,11 +256,11 @@ static int header_height(const ViewCtx *v)
 static void draw_header(ViewCtx *v, Rect body, int b, int scrolls)
 {
     App *a = v->a;
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = &a->ses.trace;
     RenFont *ui = v->g->ui, *f = v->g->small;
     char t[200], s[500], pad[64] = "", more[64] = "";
-    if (a->n_src > 1)
-        snprintf(t, sizeof t, "Next-token probabilities · sentence %d of %d · %d tokens", b + 1, a->n_src, g_top.V);
+    if (a->ses.n_src > 1)
+        snprintf(t, sizeof t, "Next-token probabilities · sentence %d of %d · %d tokens", b + 1, a->ses.n_src, g_top.V);
     else
         snprintf(t, sizeof t, "Next-token probabilities over the %d target tokens", g_top.V);
     int npad = tr->T - g_top.n;
@@ -308,8 +308,8 @@ static int scroll(ViewCtx *v, const OutGeo *G)
 static void output_draw(ViewCtx *v)
 {
     App *a = v->a;
-    int b = a->batch;
-    if (a->trace.B < 1 || b < 0 || b >= a->trace.B || a->trace.T < 1) {
+    int b = a->ses.batch;
+    if (a->ses.trace.B < 1 || b < 0 || b >= a->ses.trace.B || a->ses.trace.T < 1) {
         ui_paragraph(v->r, v->g->ui, "Nothing has been computed yet.", v->area.x + 10, v->area.y + 10,
                      v->area.w - 20, v->th->warn);
         return;

@@ -349,7 +349,7 @@ static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
     int fh = ren_font_height(f), right[3] = {-100000, -100000, -100000};
     char tok[200];
     for (int p = 0; p < d->len && p < d->npos; p++) {
-        snprintf(tok, sizeof tok, "%s", vocab_token(&a->model.src_vocab, a->trace.src_ids[(size_t)d->b * a->trace.S + p]));
+        snprintf(tok, sizeof tok, "%s", vocab_token(&a->ses.model.src_vocab, a->ses.trace.src_ids[(size_t)d->b * a->ses.trace.S + p]));
         int cx = (int)lroundf(pos_x(plot, d, (float)p));
         int w = ren_text_width(f, tok), x = cx - w / 2;
         if (x < v->area.x)
@@ -478,7 +478,7 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
     App *a = v->a;
     TfView tv;
     TfErr err;
-    if (tf_view(&a->trace, ST_POS_ENC, 0, -1, d->b, &tv, &err)) {
+    if (tf_view(&a->ses.trace, ST_POS_ENC, 0, -1, d->b, &tv, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, rc.x, rc.y, rc.w, v->th->warn);
         return;
     }
@@ -576,7 +576,7 @@ static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, in
         if (!(p < 12 || p == pos || p == pos + k))
             continue;
         snprintf(tok, sizeof tok, "%d %s", p,
-                 vocab_token(&a->model.src_vocab, a->trace.src_ids[(size_t)d->b * a->trace.S + p]));
+                 vocab_token(&a->ses.model.src_vocab, a->ses.trace.src_ids[(size_t)d->b * a->ses.trace.S + p]));
         int tw = ren_text_width(f, tok);
         float off = (p == pos ? 6.0f : 3.5f) * sc + 4; /* clear of the dot */
         float lx = circ_x(c, s) + (s >= 0 ? off : -tw - off);
@@ -759,14 +759,14 @@ static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
 
 static int gather(App *a, PeData *d)
 {
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = &a->ses.trace;
     memset(d, 0, sizeof *d);
     if (!tr->pe || tr->cap_T < 1 || tr->B < 1)
         return -1;
     d->pe = tr->pe;
     d->rows = tr->cap_T;
     d->C = tr->cfg.d_model;
-    d->b = a->batch < tr->B ? a->batch : 0;
+    d->b = a->ses.batch < tr->B ? a->ses.batch : 0;
     d->len = tr->src_len[d->b];
     int need = tr->S > tr->T ? tr->S : tr->T;
     if (need < PE_MIN_POS)

@@ -1,8 +1,9 @@
 /* app.h - the state of the Stepformer window, apart from drawing.
  *
- * One App holds the model, the trace of the current input, where the
- * learner is (stage, layer, head, sentence of the batch, view) and how
- * things look (theme, colour maps, text size). Events change it through
+ * One App owns a Session (session.h: the model, the input, the trace of it
+ * and where the learner is: stage, layer, head, sentence of the batch) and
+ * adds what only the window has: the view, the selection, how things look
+ * (theme, colour maps, text size), focus, hover, pan/zoom, notices. Events change it through
  * app_event() (app_event.c); app_frame() (frame.c) draws it through the
  * renderer layer and handles the mouse in immediate mode. Tests build an
  * App, feed it synthetic input events, run frames on a headless renderer and
@@ -17,13 +18,14 @@
 #include "input.h"
 #include "model.h"
 #include "ren.h"
+#include "session.h"
 #include "stage.h"
 #include "walk.h"
 
-#define APP_MAX_SENT 4       /* sentences in the padded batch */
-#define APP_TEXT_MAX 1024    /* bytes of one input line */
-#define APP_CAP_T 128        /* longest sequence the window shows */
-#define APP_MAX_STEPS 4096   /* entries of the stage walk */
+#define APP_MAX_SENT SES_MAX_SENT   /* sentences in the padded batch */
+#define APP_TEXT_MAX SES_TEXT_MAX   /* bytes of one input line */
+#define APP_CAP_T SES_CAP_T         /* longest sequence the window shows */
+#define APP_MAX_STEPS SES_MAX_STEPS /* entries of the stage walk */
 
 typedef enum ViewId {
     VIEW_AUTO = 0, /* the natural view of the current stage */
@@ -110,43 +112,8 @@ typedef struct PanZoom {
 } PanZoom;
 
 typedef struct App {
-    /* the model and what it computed */
-    TfModel model;
-    int have_model;
-    int untrained;              /* random weights: say so on screen */
-    char model_path[1024];
-    char model_label[128];
-    TfTrace trace;              /* cap APP_MAX_SENT x APP_CAP_T, recorded */
-    TfTrace scratch;            /* for greedy decoding, not shown */
-    uint64_t version;           /* bumps whenever the trace changes */
-    int dirty;                  /* input changed: recompute before drawing */
-    int lazy;                   /* compute only what is shown, the rest when idle */
-    int units_done;             /* units of the current pass computed (app.c) */
-    int src_pad[APP_MAX_SENT * APP_CAP_T], pad_S; /* the padded batch */
-    int tgt_pad[APP_MAX_SENT * APP_CAP_T], pad_T;
-
-    /* the input: a source line holding up to four sentences separated by
-     * '|' (a padded batch) and a target for sentence 0 (empty: the greedy
-     * translation is used) */
-    char src_line[APP_TEXT_MAX];
-    char src[APP_MAX_SENT][APP_TEXT_MAX]; /* the line split at '|' */
-    int n_src;
-    char tgt[APP_TEXT_MAX];
-    int tgt_auto;               /* the decoder input came from greedy decoding */
-    int src_ids[APP_MAX_SENT][APP_CAP_T], src_n[APP_MAX_SENT];
-    int tgt_ids[APP_MAX_SENT][APP_CAP_T], tgt_n[APP_MAX_SENT];
-    int n_unk;                  /* unknown words in the current input */
-    int truncated;              /* a sentence was cut to the limit */
-    char input_error[TF_ERR_MAX + 64]; /* why the input could not run, or "" */
-    char translation[APP_TEXT_MAX];
-    DecodeResult greedy;        /* the greedy decode of sentence 0, steps kept */
-
-    /* where the learner is */
-    StagePos walk[APP_MAX_STEPS];
-    int n_walk, at;             /* the walk and the current index in it */
-    unsigned walk_id;           /* changes whenever the walk is rebuilt */
-    int head;                   /* -1 all heads */
-    int batch;                  /* sentence of the batch shown */
+    /* the model, the input, the trace and where the learner is (no SDL) */
+    Session ses;
     ViewId view;                /* VIEW_AUTO or a chosen view */
     Selection sel;
     int nav_layer[2];           /* layer shown in the navigator: encoder, decoder */
@@ -200,6 +167,7 @@ typedef struct App {
     char notice[512];
     double notice_until;
     int notice_error;
+    unsigned ses_msg_seen;      /* the session's messages shown so far */
 } App;
 
 /* Options the program was started with. */
@@ -227,7 +195,7 @@ int app_init(App *a, const AppOpts *o, TfErr *err);
 void app_free(App *a);
 
 /* Re-run the model on the current input if it changed: everything, or with
- * a->lazy just what the current view needs. app_idle_work runs one more unit
+ * a->ses.lazy just what the current view needs. app_idle_work runs one more unit
  * of the pass: it returns 0 when nothing was left, 1 when more remain, 2
  * when it ran the last one. app_compute_all finishes the pass. */
 void app_update(App *a);

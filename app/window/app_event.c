@@ -39,14 +39,14 @@ static char *focused_text(App *a)
 {
     if (a->focus == FOCUS_VIEW)
         return a->view_text;
-    return a->focus == FOCUS_TGT ? a->tgt : a->focus == FOCUS_SRC ? a->src_line : NULL;
+    return a->focus == FOCUS_TGT ? a->ses.tgt : a->focus == FOCUS_SRC ? a->ses.src_line : NULL;
 }
 
 /* Editing the input lines re-runs the model; a view's own field does not. */
 static void edited(App *a)
 {
     if (a->focus == FOCUS_SRC || a->focus == FOCUS_TGT)
-        a->dirty = 1;
+        a->ses.dirty = 1;
 }
 
 /* Insert typed text at the cursor; invalid UTF-8 and control bytes are
@@ -159,8 +159,8 @@ static void nav_key(App *a, Key key, int mod)
     switch (sym) {
     case KEY_RIGHT: case KEY_DOWN: app_step(a, 1); break;
     case KEY_LEFT: case KEY_UP: app_step(a, -1); break;
-    case KEY_HOME: app_step(a, -a->n_walk); break;
-    case KEY_END: app_step(a, a->n_walk); break;
+    case KEY_HOME: app_step(a, -a->ses.n_walk); break;
+    case KEY_END: app_step(a, a->ses.n_walk); break;
     case '[': app_change_layer(a, -1); break;
     case ']': app_change_layer(a, 1); break;
     case KEY_TAB: app_toggle_side(a); break;
@@ -186,7 +186,7 @@ static void nav_key(App *a, Key key, int mod)
         a->play_next = a->now + 0.8;
         app_notice(a, 0, a->playing ? "playing: a stage every 1.6 s (Space pauses)" : "paused");
         break;
-    case KEY_RETURN: a->focus = FOCUS_SRC; a->cursor = (int)strlen(a->src_line); break;
+    case KEY_RETURN: a->focus = FOCUS_SRC; a->cursor = (int)strlen(a->ses.src_line); break;
     default:
         if (sym >= '1' && sym <= '9')
             app_set_head(a, (int)(sym - '1'));

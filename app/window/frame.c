@@ -66,7 +66,7 @@ static void draw_top(ViewCtx *v, Rect rc)
     int x = rc.x + 12;
     x += ren_text(v->r, v->g->title, "Stepformer", x, y, th->accent) + 16;
     int sy = rc.y + (rc.h - ren_font_height(v->g->ui)) / 2;
-    x += ren_text(v->r, v->g->ui, a->model_label, x, sy, a->untrained ? th->warn : th->dim) + 24;
+    x += ren_text(v->r, v->g->ui, a->ses.model_label, x, sy, a->ses.untrained ? th->warn : th->dim) + 24;
     char t[256];
     ui_stage_title(a, app_pos(a), t, sizeof t);
     /* right side: Lessons, the language, help */
@@ -120,7 +120,7 @@ static void draw_tabs(ViewCtx *v, Rect rc)
     ViewId cur = app_current_view(a);
     StageKind kind = stage_info(app_pos(a).stage)->kind;
     int x = rc.x + 8;
-    int limit = rc.x + rc.w - (a->n_src > 1 ? a->n_src * (rc.h + 7) + 8 : 0);
+    int limit = rc.x + rc.w - (a->ses.n_src > 1 ? a->ses.n_src * (rc.h + 7) + 8 : 0);
     for (int i = 0; i < n; i++) {
         const char *lab = view_label(a, ch[i], kind);
         int w = ren_text_width(v->g->small, lab) + 18;
@@ -129,11 +129,11 @@ static void draw_tabs(ViewCtx *v, Rect rc)
         int active = cur == ch[i] || (cur == VIEW_HEADS && ch[i] == VIEW_HEADS);
         if (ui_button(v, (Rect){x, rc.y + 4, w, rc.h - 6}, lab, active)) {
             if (ch[i] == VIEW_HEADS) {
-                a->head = -1;
+                a->ses.head = -1;
                 a->view = VIEW_AUTO;
             } else {
-                if (a->head < 0 && ch[i] != VIEW_DECODE && ch[i] != VIEW_TRAIN)
-                    a->head = 0;
+                if (a->ses.head < 0 && ch[i] != VIEW_DECODE && ch[i] != VIEW_TRAIN)
+                    a->ses.head = 0;
                 a->view = ch[i] == app_auto_view(a, app_pos(a).stage) ? VIEW_AUTO : ch[i];
             }
             a->anim_start = a->now;
@@ -141,21 +141,21 @@ static void draw_tabs(ViewCtx *v, Rect rc)
         x += w + 4;
     }
     /* the sentence of the batch, right-aligned so it is never cut */
-    if (a->n_src > 1) {
+    if (a->ses.n_src > 1) {
         int bw = rc.h + 4, lw = ren_text_width(v->g->small, L(a, "sentence"));
-        int sx = rc.x + rc.w - a->n_src * (bw + 3) - lw - 12;
+        int sx = rc.x + rc.w - a->ses.n_src * (bw + 3) - lw - 12;
         if (sx < x) { /* no room for the label: buttons only */
-            sx = rc.x + rc.w - a->n_src * (bw + 3) - 4;
+            sx = rc.x + rc.w - a->ses.n_src * (bw + 3) - 4;
             lw = -6;
         }
         if (lw > 0)
             ren_text(v->r, v->g->small, L(a, "sentence"), sx, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, v->th->dim);
         sx += lw + 6;
-        for (int b = 0; b < a->n_src; b++) {
+        for (int b = 0; b < a->ses.n_src; b++) {
             char s[16];
             snprintf(s, sizeof s, "%d", b + 1);
-            if (ui_button(v, (Rect){sx, rc.y + 4, bw, rc.h - 6}, s, a->batch == b))
-                a->batch = b;
+            if (ui_button(v, (Rect){sx, rc.y + 4, bw, rc.h - 6}, s, a->ses.batch == b))
+                a->ses.batch = b;
             sx += bw + 3;
         }
     }
@@ -179,15 +179,15 @@ static void draw_input(ViewCtx *v, Rect rc, Focus which)
     ren_rect_line(v->r, box, focused ? 2 : 1, focused ? th->accent : th->border);
     if (ui_clicked(v->in, box)) {
         a->focus = which;
-        a->cursor = (int)strlen(which == FOCUS_SRC ? a->src_line : a->tgt);
+        a->cursor = (int)strlen(which == FOCUS_SRC ? a->ses.src_line : a->ses.tgt);
     }
-    const char *text = which == FOCUS_SRC ? a->src_line : a->tgt;
+    const char *text = which == FOCUS_SRC ? a->ses.src_line : a->ses.tgt;
     int tx = box.x + 8, ty = box.y + (box.h - fh) / 2;
     ren_clip_push(v->r, box);
     if (!text[0] && which == FOCUS_TGT) {
         char hint[APP_TEXT_MAX + 96];
         snprintf(hint, sizeof hint, "%s  «%s»", L(a, "empty: the decoder reads its own greedy translation"),
-                 a->translation[0] ? a->translation : "…");
+                 a->ses.translation[0] ? a->ses.translation : "…");
         ren_text(v->r, f, hint, tx, ty, th->dim);
     } else if (!text[0]) {
         ren_text(v->r, f, L(a, "type a sentence (up to 4, separated by |)"), tx, ty, th->dim);
@@ -212,9 +212,9 @@ static void draw_status(ViewCtx *v, Rect rc)
     StagePos p = app_pos(a);
     TfView tv;
     TfErr err;
-    int head = a->head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->head;
+    int head = a->ses.head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->ses.head;
     int x = rc.x + 10;
-    if (!a->input_error[0] && tf_view(&a->trace, p.stage, p.layer, head, a->batch, &tv, &err) == 0) {
+    if (!a->ses.input_error[0] && tf_view(&a->ses.trace, p.stage, p.layer, head, a->ses.batch, &tv, &err) == 0) {
         snprintf(buf, sizeof buf, "%s  [%d × %d]", stage_info(p.stage)->name, tv.rows, tv.cols);
         x += ren_text(v->r, f, buf, x, y, th->text) + 20;
     }
@@ -232,11 +232,11 @@ static void draw_status(ViewCtx *v, Rect rc)
             snprintf(val, sizeof val, "%.9g", a->hover.value);
         snprintf(buf, sizeof buf, "%s = %s", a->hover.where, val);
         ui_text_fit(v->r, f, buf, x, y, rc.x + rc.w - x - 10, th->select);
-    } else if (a->n_unk) {
+    } else if (a->ses.n_unk) {
         if (a->lang)
-            snprintf(buf, sizeof buf, "%d %s", a->n_unk, L(a, "unknown words shown as <unk>"));
+            snprintf(buf, sizeof buf, "%d %s", a->ses.n_unk, L(a, "unknown words shown as <unk>"));
         else
-            snprintf(buf, sizeof buf, "%d unknown word%s shown as <unk>", a->n_unk, a->n_unk > 1 ? "s" : "");
+            snprintf(buf, sizeof buf, "%d unknown word%s shown as <unk>", a->ses.n_unk, a->ses.n_unk > 1 ? "s" : "");
         ren_text(v->r, f, buf, x, y, th->warn);
     } else {
         ren_text(v->r, f, L(a, "←/→ step  [ ] layer  1-9 head  0 all heads  Tab encoder/decoder  ? help"), x, y, th->dim);
@@ -301,8 +301,8 @@ static void draw_main(ViewCtx *v)
     if (v->area.w < 20 || v->area.h < 20)
         return;
     ViewId view = app_current_view(a);
-    if (a->input_error[0] && view != VIEW_TRAIN) {
-        ui_paragraph(v->r, v->g->title, a->input_error, v->area.x + 20, v->area.y + 40,
+    if (a->ses.input_error[0] && view != VIEW_TRAIN) {
+        ui_paragraph(v->r, v->g->title, a->ses.input_error, v->area.x + 20, v->area.y + 40,
                      v->area.w - 40, th->warn);
         return;
     }
@@ -364,7 +364,7 @@ int app_next_wake_ms(const App *a)
 void app_draw(App *a, Ren *r)
 {
     if (a->playing && a->now >= a->play_next) {
-        if (a->at + 1 >= a->n_walk)
+        if (a->ses.at + 1 >= a->ses.n_walk)
             a->playing = 0;
         else
             app_step(a, 1);

@@ -196,17 +196,17 @@ static int load_lang(App *a, LessonUi *u)
 /* Select the token with this text (source first, then target). */
 static void highlight(App *a, const char *tok)
 {
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = &a->ses.trace;
     a->sel.side = 0;
     if (!tok || !tok[0])
         return;
     for (int i = 0; i < tr->S; i++)
-        if (strcmp(vocab_token(&a->model.src_vocab, tr->src_ids[(size_t)a->batch * tr->S + i]), tok) == 0) {
+        if (strcmp(vocab_token(&a->ses.model.src_vocab, tr->src_ids[(size_t)a->ses.batch * tr->S + i]), tok) == 0) {
             a->sel = (Selection){1, i};
             return;
         }
     for (int i = 0; i < tr->T; i++)
-        if (strcmp(vocab_token(&a->model.tgt_vocab, tr->tgt_ids[(size_t)a->batch * tr->T + i]), tok) == 0) {
+        if (strcmp(vocab_token(&a->ses.model.tgt_vocab, tr->tgt_ids[(size_t)a->ses.batch * tr->T + i]), tok) == 0) {
             a->sel = (Selection){2, i};
             return;
         }
@@ -221,12 +221,12 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
     if (!a->lessons_dir[0] || snprintf(path, sizeof path, "%s/../%s", a->lessons_dir, rel) <= 0 ||
         access(path, R_OK) != 0)
         cli_data_path(rel, path, sizeof path);
-    if (strcmp(a->model_path, path) != 0)
+    if (strcmp(a->ses.model_path, path) != 0)
         app_load_model(a, path); /* keeps the old model, with a notice, on failure */
-    if (v->src && strcmp(v->src, a->src_line) != 0)
+    if (v->src && strcmp(v->src, a->ses.src_line) != 0)
         app_set_text(a, FOCUS_SRC, v->src);
     const char *tgt = v->tgt ? v->tgt : "";
-    if (strcmp(tgt, a->tgt) != 0)
+    if (strcmp(tgt, a->ses.tgt) != 0)
         app_set_text(a, FOCUS_TGT, tgt);
     a->focus = FOCUS_NONE;
     app_compute_all(a); /* the highlight may name a target token */
@@ -235,11 +235,11 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
         app_goto(a, st, v->layer >= 0 ? v->layer : 0);
     if (v->head != -2)
         app_set_head(a, v->head);
-    else if (a->head < 0)
-        a->head = 0;
+    else if (a->ses.head < 0)
+        a->ses.head = 0;
     int vw = v->view[0] ? view_find(v->view) : -1;
     a->view = vw >= 0 ? (ViewId)vw : VIEW_AUTO;
-    a->batch = v->batch >= 0 && v->batch < a->n_src ? v->batch : 0;
+    a->ses.batch = v->batch >= 0 && v->batch < a->ses.n_src ? v->batch : 0;
     highlight(a, v->highlight);
     a->anim_start = a->now;
 }

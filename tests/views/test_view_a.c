@@ -68,7 +68,7 @@ static void open_app(App *a, const char **src, int n, const char *tgt)
     o.head = -2;
     TfErr err;
     expect_true(app_init(a, &o, &err) == 0, "the app opens on the test model, got: %s", err.msg);
-    expect_true(a->input_error[0] == 0, "the input runs, got: %s", a->input_error);
+    expect_true(a->ses.input_error[0] == 0, "the input runs, got: %s", a->ses.input_error);
     a->now = 100;
     a->anim_start = 0;
 }
@@ -81,7 +81,7 @@ static void view_frame(App *a, ViewFn fn, Rect area)
 {
     app_update(a);
     Gfx *g = app_gfx(a, g_ren);
-    expect_true(g != NULL, "drawing resources, got none (%s)", a->input_error);
+    expect_true(g != NULL, "drawing resources, got none (%s)", a->ses.input_error);
     gfx_fonts(g, a->text_scale * a->pixel_scale, NULL);
     const Theme *th = theme_get(a->theme);
     ren_begin(g_ren, th->bg);
@@ -229,7 +229,7 @@ static void test_mask_causal(void **state)
                 app_current_view(&a));
     TfView mv;
     TfErr err;
-    expect_true(tf_view(&a.trace, ST_DEC_SELF_MASK, 0, -1, 0, &mv, &err) == 0, "mask view: %s", err.msg);
+    expect_true(tf_view(&a.ses.trace, ST_DEC_SELF_MASK, 0, -1, 0, &mv, &err) == 0, "mask view: %s", err.msg);
     expect_true(mv.rows == 6 && mv.cols == 6, "<bos> + 5 tokens: a 6 x 6 mask, got %d x %d", mv.rows, mv.cols);
     Cells C;
     expect_true(find_cells(&a, view_mask, AREA, ST_DEC_SELF_MASK, mv.rows, mv.cols, &C) == 0,
@@ -265,11 +265,11 @@ static void test_mask_padding_batch(void **state)
     const char *src[] = {"t5 t6 t7 t8 t9 t10", "t5 t6"};
     open_app(&a, src, 2, NULL);
     app_goto(&a, ST_ENC_SELF_MASK, 0);
-    a.batch = 1;
+    a.ses.batch = 1;
     TfView mv;
     TfErr err;
-    expect_true(tf_view(&a.trace, ST_ENC_SELF_MASK, 0, -1, 1, &mv, &err) == 0, "mask view: %s", err.msg);
-    int kn = a.trace.src_len[1];
+    expect_true(tf_view(&a.ses.trace, ST_ENC_SELF_MASK, 0, -1, 1, &mv, &err) == 0, "mask view: %s", err.msg);
+    int kn = a.ses.trace.src_len[1];
     expect_true(kn == 2 && mv.cols == 6, "sentence 2 has 2 tokens padded to 6, got %d of %d", kn, mv.cols);
     Cells C;
     expect_true(find_cells(&a, view_mask, AREA, ST_ENC_SELF_MASK, mv.rows, mv.cols, &C) == 0,
@@ -335,8 +335,8 @@ static void test_output_bars(void **state)
     expect_true(app_current_view(&a) == VIEW_OUTPUT, "out.probs opens the output view, got %d",
                 app_current_view(&a));
     /* the engine's top 5 after <bos> */
-    int V = a.model.cfg.tgt_vocab, order[64];
-    const float *p = a.trace.probs; /* sentence 0, position 0 */
+    int V = a.ses.model.cfg.tgt_vocab, order[64];
+    const float *p = a.ses.trace.probs; /* sentence 0, position 0 */
     for (int v = 0; v < V; v++)
         order[v] = v;
     for (int i = 0; i < 5; i++)
@@ -400,11 +400,11 @@ static void test_output_truth_marked(void **state)
     const char *src[] = {"t5 t6 t7"};
     open_app(&a, src, 1, "t8 t9");
     app_goto(&a, ST_OUT_PROBS, 0);
-    expect_true(a.tgt_auto == 0, "a typed target is used for teacher forcing, got tgt_auto %d", a.tgt_auto);
+    expect_true(a.ses.tgt_auto == 0, "a typed target is used for teacher forcing, got tgt_auto %d", a.ses.tgt_auto);
     /* after <bos> the true next token is t8; its row (if in the top k) is
      * green when it is the argmax and red otherwise */
-    int V = a.model.cfg.tgt_vocab, truth = a.trace.tgt_ids[1], best = 0;
-    const float *p = a.trace.probs;
+    int V = a.ses.model.cfg.tgt_vocab, truth = a.ses.trace.tgt_ids[1], best = 0;
+    const float *p = a.ses.trace.probs;
     for (int v = 1; v < V; v++)
         best = p[v] > p[best] ? v : best;
     int seen = 0, x = AREA.x + 40;
@@ -457,11 +457,11 @@ static int ink_runs(int x, int ya, int yb, uint32_t bg, int *start, int *len, in
 static float best_pair(const App *a, StageId st, int *layer, int *head)
 {
     float best = 0;
-    for (int l = 0; l < a->model.cfg.n_enc; l++)
-        for (int h = 0; h < a->model.cfg.n_heads; h++) {
+    for (int l = 0; l < a->ses.model.cfg.n_enc; l++)
+        for (int h = 0; h < a->ses.model.cfg.n_heads; h++) {
             TfView w;
             TfErr err;
-            if (tf_view(&a->trace, st, l, h, 0, &w, &err))
+            if (tf_view(&a->ses.trace, st, l, h, 0, &w, &err))
                 continue;
             float x = tf_view_at(&w, 0, 0), y = tf_view_at(&w, 1, 1);
             float r = x > y ? x / y : y / x;
@@ -497,7 +497,7 @@ static void test_lines_thickness(void **state)
     a.view = VIEW_LINES;
     TfView w;
     TfErr err;
-    tf_view(&a.trace, ST_ENC_SELF_WEIGHTS, layer, head, 0, &w, &err);
+    tf_view(&a.ses.trace, ST_ENC_SELF_WEIGHTS, layer, head, 0, &w, &err);
     float w00 = tf_view_at(&w, 0, 0), w11 = tf_view_at(&w, 1, 1);
     view_frame(&a, view_lines, AREA);
     uint32_t bg = cmap_pack(theme_get(a.theme)->bg);
@@ -533,7 +533,7 @@ static void test_lines_masked_pairs_draw_nothing(void **state)
         a.view = VIEW_LINES;
         TfView w;
         TfErr err;
-        tf_view(&a.trace, st, 0, 0, 0, &w, &err);
+        tf_view(&a.ses.trace, st, 0, 0, 0, &w, &err);
         if (k)
             expect_true(tf_view_at(&w, 0, 1) == 0, "<bos> may not see the next token: weight 0, got %g",
                         tf_view_at(&w, 0, 1));
@@ -598,7 +598,7 @@ static void test_heads_hover_and_click(void **state)
                 hits++;
                 TfView tv;
                 TfErr err;
-                if (h.stage != sts[k] || tf_view(&a.trace, h.stage, h.layer, h.head, h.b, &tv, &err) ||
+                if (h.stage != sts[k] || tf_view(&a.ses.trace, h.stage, h.layer, h.head, h.b, &tv, &err) ||
                     tf_view_at(&tv, h.row, h.col) != h.value) {
                     if (bad++ < 3)
                         printf("  hover at (%d,%d): stage %d layer %d head %d (%d,%d) = %g, not the engine's\n", x,
@@ -612,9 +612,9 @@ static void test_heads_hover_and_click(void **state)
         expect_true(hx >= 0, "the thumbnail of layer 2 head 3 found under the mouse, got %s", "nothing");
         click(&a, view_heads, AREA, hx, hy);
         StagePos p = app_pos(&a);
-        expect_true(p.stage == sts[k] && p.layer == 1 && a.head == 2 && a.view == VIEW_AUTO,
+        expect_true(p.stage == sts[k] && p.layer == 1 && a.ses.head == 2 && a.view == VIEW_AUTO,
                     "the click opens %s layer 1 head 2, got stage %d layer %d head %d view %d",
-                    stage_info(sts[k])->name, (int)p.stage, p.layer, a.head, (int)a.view);
+                    stage_info(sts[k])->name, (int)p.stage, p.layer, a.ses.head, (int)a.view);
         expect_true(app_current_view(&a) == VIEW_MATRIX, "one head shows the heatmap, got view %d",
                     app_current_view(&a));
     }
@@ -659,7 +659,7 @@ static void test_degenerate_inputs_stay_inside(void **state)
                         continue; /* tiny areas once, in the dark theme */
                     a.theme = (ThemeId)th;
                     a.text_scale = ar == 4 ? 1.6f : 1.0f;
-                    a.batch = (int)(ar % (size_t)a.n_src);
+                    a.ses.batch = (int)(ar % (size_t)a.ses.n_src);
                     app_goto(&a, stages[k], 1);
                     app_set_head(&a, k == 0 || (k == 1 && th == 1) ? -1 : 1);
                     /* the mouse somewhere inside, pressing, so hover and
@@ -702,7 +702,7 @@ static void test_whole_window_small(void **state)
             app_set_head(&a, k == 0 ? -1 : 0);
             a.view = views[k];
             a.text_scale = s == 1 ? 1.6f : 1.0f;
-            a.batch = k;
+            a.ses.batch = k;
             a.now += 1;
             app_frame(&a, g_ren);
             expect_true(a.want_quit == 0, "the window keeps running, got want_quit %d", a.want_quit);

@@ -209,7 +209,7 @@ static void test_rotation_equals_table(void **state)
     (void)state;
     static App a;
     open_app(&a, POST, "t5 t6 t7", NULL, "pos.enc", 0);
-    const TfTrace *tr = &a.trace;
+    const TfTrace *tr = &a.ses.trace;
     int C = tr->cfg.d_model, rows = tr->cap_T;
     double worst = 0;
     int at[3] = {0, 0, 0}, checked = 0;
@@ -243,7 +243,7 @@ static void test_rotation_is_a_rotation(void **state)
     (void)state;
     static App a;
     open_app(&a, POST, "t5 t6 t7", NULL, "pos.enc", 0);
-    const TfTrace *tr = &a.trace;
+    const TfTrace *tr = &a.ses.trace;
     int C = tr->cfg.d_model;
     double worst = 0;
     for (int i = 0; i < C / 2; i += 5) {
@@ -280,7 +280,7 @@ static void test_pe_table_cells(void **state)
     draw_view(&a, view_pe, area, 0, 0, 0); /* no hover outline now */
     int bad = 0;
     for (int i = 0; i < n; i++) {
-        float want_v = a.trace.pe[(size_t)p[i].row * a.trace.cfg.d_model + p[i].col];
+        float want_v = a.ses.trace.pe[(size_t)p[i].row * a.ses.trace.cfg.d_model + p[i].col];
         Color want = cmap_color(a.cmap_signed, (want_v + 1.0f) / 2.0f);
         uint32_t got = pixel(p[i].x, p[i].y);
         int d = chan_diff(got, want);
@@ -341,7 +341,7 @@ static void check_norm_steps(const char *model, TfNorm norm)
 {
     static App a;
     open_app(&a, model, "t5 t6 t7 t8 t9", "t10 t11 t12", NULL, 0);
-    const TfTrace *tr = &a.trace;
+    const TfTrace *tr = &a.ses.trace;
     expect_true(tr->cfg.norm == norm, "model norm placement %d, got %d", norm, tr->cfg.norm);
     static const StageId st[] = {ST_ENC_ADD1, ST_ENC_NORM1, ST_ENC_ADD2, ST_ENC_NORM2, ST_DEC_ADD1,
                                  ST_DEC_NORM1, ST_DEC_ADD2, ST_DEC_NORM2, ST_DEC_ADD3, ST_DEC_NORM3,
@@ -367,8 +367,8 @@ static void check_norm_steps(const char *model, TfNorm norm)
                 expect_near("x + Sublayer = sum", name, l, v[isum].data, sum, rows * C, 0, &w_sum);
                 expect_true(in == (pre ? 0 : 2) && out == (pre ? 1 : 3), "%s: LN in %d out %d", name, in, out);
             }
-            layernorm_forward(ln, mean, rstd, v[in].data, ln_params(&a.model, st[s], l, 0),
-                              ln_params(&a.model, st[s], l, 1), (int)rows, C);
+            layernorm_forward(ln, mean, rstd, v[in].data, ln_params(&a.ses.model, st[s], l, 0),
+                              ln_params(&a.ses.model, st[s], l, 1), (int)rows, C);
             expect_near("LayerNorm(input)·γ + β = output", name, l, v[out].data, ln, rows * C, 1e-5, &w_ln);
             expect_near("stored mean", name, l, m, mean, rows, 1e-6, &w_stats);
             expect_near("stored rstd", name, l, r, rstd, rows, 1e-5, &w_stats);
@@ -407,9 +407,9 @@ static void test_norm_view_hover(void **state)
     Rect quad = {area.x + area.w / 2, area.y + area.h / 4, area.w / 2, area.h / 4};
     int n = find_cells(&a, view_norm, area, quad, ST_ENC_NORM1, p, 6, 13);
     expect_true(n >= 3, "hovering finds cells of enc.norm1, got %d", n);
-    const float *norm = a.trace.enc[1].n1.norm;
+    const float *norm = a.ses.trace.enc[1].n1.norm;
     for (int i = 0; i < n; i++) {
-        float want = norm[(size_t)p[i].row * a.trace.cfg.d_model + p[i].col];
+        float want = norm[(size_t)p[i].row * a.ses.trace.cfg.d_model + p[i].col];
         expect_true(p[i].value == want, "hover %s = %g, trace %g", p[i].where, p[i].value, want);
     }
     top.w /= 2;
@@ -433,10 +433,10 @@ static void test_ffn_zero_cells(void **state)
     Rect top = {area.x, area.y, area.w, area.h / 2};
     int n = find_cells(&a, view_ffn, area, top, ST_ENC_FFN_HIDDEN, p, 24, 9);
     draw_view(&a, view_ffn, area, 0, 0, 0);
-    const float *hid = a.trace.enc[0].ffn_hidden;
-    int F = a.trace.cfg.d_ff, zeros = 0, bad = 0;
+    const float *hid = a.ses.trace.enc[0].ffn_hidden;
+    int F = a.ses.trace.cfg.d_ff, zeros = 0, bad = 0;
     float mx = 0;
-    for (int i = 0; i < a.trace.S * F; i++)
+    for (int i = 0; i < a.ses.trace.S * F; i++)
         mx = fmaxf(mx, hid[i]);
     for (int i = 0; i < n; i++) {
         float v = hid[(size_t)p[i].row * F + p[i].col];
@@ -469,12 +469,12 @@ static void test_ffn_sentence_counts_trace(void **state)
     static App a;
     open_app(&a, POST, "t5 t6 t7", "t8 t9", "enc.ffn.hidden", 1);
     Rect area = {300, 70, 680, 640};
-    int F = a.trace.cfg.d_ff;
+    int F = a.ses.trace.cfg.d_ff;
     for (int tok = 0; tok < 3; tok++) {
         a.sel = (Selection){1, tok};
         draw_view(&a, view_ffn, area, 0, 0, 0);
         ren_end(g_ren);
-        const float *row = a.trace.enc[1].ffn_hidden + (size_t)tok * F;
+        const float *row = a.ses.trace.enc[1].ffn_hidden + (size_t)tok * F;
         int z = 0;
         for (int c = 0; c < F; c++)
             z += row[c] == 0.0f;
@@ -485,11 +485,11 @@ static void test_ffn_sentence_counts_trace(void **state)
     }
     TfView tv;
     TfErr err;
-    tf_view(&a.trace, ST_ENC_FFN_HIDDEN, 1, -1, 0, &tv, &err);
+    tf_view(&a.ses.trace, ST_ENC_FFN_HIDDEN, 1, -1, 0, &tv, &err);
     int per[APP_CAP_T];
     long total = ffn_count_zeros(&tv, per), want = 0;
     for (int i = 0; i < tv.rows * F; i++)
-        want += a.trace.enc[1].ffn_hidden[i] == 0.0f;
+        want += a.ses.trace.enc[1].ffn_hidden[i] == 0.0f;
     expect_true(total == want, "zeros counted %ld, trace %ld", total, want);
     app_free(&a);
 }
@@ -565,7 +565,7 @@ static void test_one_token(void **state)
     (void)state;
     static App a;
     open_app(&a, POST, "t5", "t6", "pos.enc", 0);
-    expect_true(a.trace.S == 1, "one source token, got %d", a.trace.S);
+    expect_true(a.ses.trace.S == 1, "one source token, got %d", a.ses.trace.S);
     draw_every_view(&a);
     app_free(&a);
 }
@@ -579,7 +579,7 @@ static void test_long_sentence_and_pre_ln(void **state)
         snprintf(src + strlen(src), sizeof src - strlen(src), "t%d ", 4 + i % 30);
     open_app(&a, PRE, src, "t5 t6 t7 t8 t9 t10 t11 t12 t13 t14 t15 t16 t17 t18 t19 t20 t21 t22 t23 t24",
              "pos.enc", 0);
-    expect_true(a.trace.S == 33, "33 source tokens, got %d", a.trace.S);
+    expect_true(a.ses.trace.S == 33, "33 source tokens, got %d", a.ses.trace.S);
     draw_every_view(&a);
     draw_all_sizes(&a, "enc.final_norm", 0, view_norm);
     draw_all_sizes(&a, "dec.norm1", 1, view_norm);
@@ -591,7 +591,7 @@ static void test_d_model_512(void **state)
     (void)state;
     static App a;
     open_app(&a, BASE, "t5 t6 t7 t8", "t9 t10", "pos.enc", 0);
-    expect_true(a.trace.cfg.d_model == 512 && a.trace.cfg.d_ff == 2048, "d_model 512, d_ff 2048");
+    expect_true(a.ses.trace.cfg.d_model == 512 && a.ses.trace.cfg.d_ff == 2048, "d_model 512, d_ff 2048");
     draw_all_sizes(&a, "pos.enc", 0, view_pe);
     draw_all_sizes(&a, "enc.norm1", 0, view_norm);
     draw_all_sizes(&a, "enc.ffn.hidden", 0, view_ffn);

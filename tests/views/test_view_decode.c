@@ -16,9 +16,9 @@
 #include "test_util.h"
 #include "view_decode.h"
 
-static const char *MODEL = "/tmp/stepformer-test-decode.safetensors";
-static const char *MODEL_LONG = "/tmp/stepformer-test-decode-long.safetensors";
-static const char *MODEL_EOS = "/tmp/stepformer-test-decode-eos.safetensors";
+static char MODEL[160];
+static char MODEL_LONG[160];
+static char MODEL_EOS[160];
 static Ren *g_ren;
 static char g_cli[4096]; /* build/.../stepformer, next to the tests folder */
 
@@ -26,6 +26,9 @@ static int setup(void **state)
 {
     (void)state;
     TfErr err;
+    tu_tmp(MODEL, sizeof MODEL, "decode.safetensors");
+    tu_tmp(MODEL_LONG, sizeof MODEL_LONG, "decode-long.safetensors");
+    tu_tmp(MODEL_EOS, sizeof MODEL_EOS, "decode-eos.safetensors");
     if (tu_small_model(MODEL, 40, 24, 5) || tu_small_model(MODEL_LONG, 40, 48, 5) || tu_small_model(MODEL_EOS, 40, 48, 7))
         return -1;
     g_ren = ren_open_headless(1280, 800, &err);
@@ -85,10 +88,10 @@ static void test_teacher_forcing_is_one_forward_pass(void **state)
     expect_true(d->tf_n == T, "positions = target + 1: expected %d, got %d", T, d->tf_n);
     TfTrace tr;
     TfErr err;
-    expect_true(trace_build(&tr, &a.model.cfg, 1, 24, 0, &err) == 0, "trace: %s", err.msg);
+    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 24, 0, &err) == 0, "trace: %s", err.msg);
     TfBatch b = {1, S, T, src, tgt, &S, &T};
-    expect_true(tf_forward(&a.model, &tr, &b, 0, &err) == 0, "forward: %s", err.msg);
-    int V = a.model.cfg.tgt_vocab;
+    expect_true(tf_forward(&a.ses.model, &tr, &b, 0, &err) == 0, "forward: %s", err.msg);
+    int V = a.ses.model.cfg.tgt_vocab;
     for (int i = 0; i < T; i++) {
         const float *p = tr.probs + (size_t)i * V;
         int best = 0;
@@ -141,11 +144,11 @@ static void check_generation(const char *model, const char *src_text)
     expect_true(d->err[0] == 0, "no error, got '%s'", d->err);
     TfTrace tr;
     TfErr err;
-    int L = a.model.cfg.max_len;
-    expect_true(trace_build(&tr, &a.model.cfg, 1, L, 0, &err) == 0, "trace: %s", err.msg);
+    int L = a.ses.model.cfg.max_len;
+    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, L, 0, &err) == 0, "trace: %s", err.msg);
     DecodeResult g;
-    int max_out = decode_max_out(&a.model, &tr, a.src_n[0]);
-    expect_true(tf_greedy(&a.model, &tr, a.src_ids[0], a.src_n[0], max_out, 0, &g, &err) == 0,
+    int max_out = decode_max_out(&a.ses.model, &tr, a.ses.src_n[0]);
+    expect_true(tf_greedy(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0], max_out, 0, &g, &err) == 0,
                 "greedy: %s", err.msg);
     expect_true(d->gen.n == g.n, "'%s': generation shows %d tokens, tf_greedy made %d", src_text,
                 d->gen.n, g.n);
@@ -160,7 +163,7 @@ static void check_generation(const char *model, const char *src_text)
                     "step %d keeps its token %d (top-1 %d)", i, d->gen.steps[i].token,
                     d->gen.steps[i].top_id[0]);
     char want[APP_TEXT_MAX], got[APP_TEXT_MAX];
-    vocab_decode(&a.model.tgt_vocab, d->gen.ids, d->gen.n, want, sizeof want);
+    vocab_decode(&a.ses.model.tgt_vocab, d->gen.ids, d->gen.n, want, sizeof want);
     expect_true(translate_cli(model, src_text, got, sizeof got) == 0, "running %s translate", g_cli);
     expect_true(strcmp(want, got) == 0, "the view shows «%s», stepformer translate says «%s»", want, got);
     printf("  '%s' -> %d tokens%s\n", src_text, g.n,
@@ -286,10 +289,10 @@ static void test_step_and_play_keys(void **state)
     expect_true(!d->playing && d->shown == 0, "R restarts");
     /* heads and layers without leaving the view */
     ev_key(&a, '0', 0);
-    expect_true(a.head == -1 && app_current_view(&a) == VIEW_DECODE, "0 averages the heads and stays (view %s)",
+    expect_true(a.ses.head == -1 && app_current_view(&a) == VIEW_DECODE, "0 averages the heads and stays (view %s)",
                 view_name(app_current_view(&a)));
     ev_key(&a, '2', 0);
-    expect_true(a.head == 1, "2 picks head 2, got %d", a.head + 1);
+    expect_true(a.ses.head == 1, "2 picks head 2, got %d", a.ses.head + 1);
     int l = d->layer;
     ev_key(&a, '[', 0);
     expect_true(d->layer == (l > 0 ? l - 1 : 0), "[ goes down a layer, got %d", d->layer);

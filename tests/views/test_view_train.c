@@ -23,7 +23,7 @@
 #include "test_util.h"
 #include "view_train.h"
 
-static const char *MODEL = "/tmp/stepformer-test-train-view.safetensors";
+static char MODEL[160];
 static Ren *g_ren;
 static char g_dir[64];
 static char g_cli[4096]; /* build/.../stepformer, next to the tests folder */
@@ -32,6 +32,7 @@ static int setup(void **state)
 {
     (void)state;
     TfErr err;
+    tu_tmp(MODEL, sizeof MODEL, "train-view.safetensors");
     if (tu_small_model(MODEL, 40, 24, 5))
         return -1;
     strcpy(g_dir, "/tmp/stepformer-trainview-XXXXXX");
@@ -183,15 +184,15 @@ static void test_buttons_and_keys(void **state)
     ev_key(&a, '9', 0);
     expect_true(u->head == 2, "9 is not a head of 4: stays 3, got %d", u->head + 1);
     ev_key(&a, '0', 0);
-    expect_true(u->head == -1 && a.head != -1, "0: every head, in the view only (app head %d)", a.head);
+    expect_true(u->head == -1 && a.ses.head != -1, "0: every head, in the view only (app head %d)", a.ses.head);
     ev_key(&a, KEY_TAB, 0);
     expect_true(u->attn == TV_ENC, "Tab: encoder self-attention, got %d", u->attn);
     ev_key(&a, KEY_TAB, MOD_SHIFT);
     expect_true(u->attn == TV_CROSS, "Shift+Tab: back to cross-attention, got %d", u->attn);
     frame(&a);
-    int stage_at = a.at;
+    int stage_at = a.ses.at;
     ev_key(&a, KEY_RIGHT, 0);
-    expect_true(a.at == stage_at, "→ scrubs snapshots here, the stage stays (%d, %d)", a.at, stage_at);
+    expect_true(a.ses.at == stage_at, "→ scrubs snapshots here, the stage stays (%d, %d)", a.ses.at, stage_at);
     /* a task change waits for Reset once the run has trained */
     ev_key(&a, 'd', MOD_SHIFT);
     u = settle(&a);
@@ -264,8 +265,8 @@ static void test_bad_tsv(void **state)
     ev_text(&a, g_dir);
     ev_text(&a, "/nothing.tsv");
     ev_key(&a, KEY_RETURN, 0);
-    expect_true(strcmp(u->path, path) == 0 && strcmp(a.src_line, "t5 t6 t7") == 0,
-                "typed into the path ('%s'), not the source line ('%s')", u->path, a.src_line);
+    expect_true(strcmp(u->path, path) == 0 && strcmp(a.ses.src_line, "t5 t6 t7") == 0,
+                "typed into the path ('%s'), not the source line ('%s')", u->path, a.ses.src_line);
     u = settle(&a);
     expect_true(u->st.state == TW_EMPTY && u->msg[0] && strstr(u->msg, "nothing.tsv"),
                 "no run and a message naming the file: state %d, '%s'", u->st.state, u->msg);
@@ -430,15 +431,15 @@ static void test_save_snapshots_open(void **state)
     memcpy(want, u->pm.block, n * sizeof(float));
     click(&a, u->hit.open, "Open in Decode");
     frame(&a);
-    expect_true(app_current_view(&a) == VIEW_DECODE && strstr(a.model_label, "en2zh") &&
-                    strstr(a.model_label, "20"),
+    expect_true(app_current_view(&a) == VIEW_DECODE && strstr(a.ses.model_label, "en2zh") &&
+                    strstr(a.ses.model_label, "20"),
                 "the Decode view with the model of step 20: view %s, label '%s'", view_name(app_current_view(&a)),
-                a.model_label);
-    expect_true(a.model.n_params == n && memcmp(a.model.block, want, n * sizeof(float)) == 0,
+                a.ses.model_label);
+    expect_true(a.ses.model.n_params == n && memcmp(a.ses.model.block, want, n * sizeof(float)) == 0,
                 "the window's model has the snapshot's parameters");
-    expect_true(strcmp(a.src_line, "i read books at home today") == 0 && strcmp(a.tgt, "我 今天 在 家 读 书") == 0 &&
-                    !a.input_error[0],
-                "on the probe and its truth: '%s' / '%s' (%s)", a.src_line, a.tgt, a.input_error);
+    expect_true(strcmp(a.ses.src_line, "i read books at home today") == 0 && strcmp(a.ses.tgt, "我 今天 在 家 读 书") == 0 &&
+                    !a.ses.input_error[0],
+                "on the probe and its truth: '%s' / '%s' (%s)", a.ses.src_line, a.ses.tgt, a.ses.input_error);
     free(want);
     frame(&a);
     app_free(&a);

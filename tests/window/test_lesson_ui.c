@@ -123,30 +123,30 @@ static void test_steps_set_the_view(void **state)
     static App a;
     open_app(&a);
     expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens: %s", a.notice);
-    expect_true(strstr(a.model_path, "lessons/../assets/models/tiny") != NULL,
-                "the lesson's own model is used: %s", a.model_path);
+    expect_true(strstr(a.ses.model_path, "lessons/../assets/models/tiny") != NULL,
+                "the lesson's own model is used: %s", a.ses.model_path);
     frame(&a);
     StagePos p = app_pos(&a);
-    expect_true(p.stage == ST_ENC_SELF_WEIGHTS && p.layer == 1 && a.head == 2,
+    expect_true(p.stage == ST_ENC_SELF_WEIGHTS && p.layer == 1 && a.ses.head == 2,
                 "step 1 shows enc.self.weights layer 2 head 3, got %s layer %d head %d",
-                stage_info(p.stage)->name, p.layer + 1, a.head + 1);
-    expect_true(strcmp(a.src_line, "t5 t6 t7") == 0, "the source line is set: '%s'", a.src_line);
+                stage_info(p.stage)->name, p.layer + 1, a.ses.head + 1);
+    expect_true(strcmp(a.ses.src_line, "t5 t6 t7") == 0, "the source line is set: '%s'", a.ses.src_line);
     expect_true(a.sel.side == 1 && a.sel.index == 1, "t6 is highlighted");
     ev_key(&a, KEY_PAGEDOWN, 0);
     frame(&a);
-    expect_true(a.head == -1 && app_current_view(&a) == VIEW_HEADS, "step 2: all heads");
+    expect_true(a.ses.head == -1 && app_current_view(&a) == VIEW_HEADS, "step 2: all heads");
     int step, answered;
     lesson_ui_current(&a, &step, &answered);
     expect_true(step == 1 && answered == -1, "on step 2, unanswered");
     /* number keys answer the quiz instead of picking a head */
     ev_key(&a, '1', 0);
     lesson_ui_current(&a, &step, &answered);
-    expect_true(answered == 0 && a.head == -1, "1 answers choice 1 (wrong), head unchanged");
+    expect_true(answered == 0 && a.ses.head == -1, "1 answers choice 1 (wrong), head unchanged");
     frame(&a);
     ev_key(&a, KEY_PAGEDOWN, 0);
     frame(&a);
     p = app_pos(&a);
-    expect_true(p.stage == ST_DEC_SELF_MASK && strcmp(a.tgt, "t8 t9") == 0, "step 3: the decoder mask with a target");
+    expect_true(p.stage == ST_DEC_SELF_MASK && strcmp(a.ses.tgt, "t8 t9") == 0, "step 3: the decoder mask with a target");
     expect_true(app_current_view(&a) == VIEW_MASK, "in the mask view");
     ev_key(&a, KEY_PAGEUP, 0);
     lesson_ui_current(&a, &step, &answered);

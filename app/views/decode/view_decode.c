@@ -33,7 +33,7 @@ const float DEC_ALPHAS[DEC_N_ALPHA] = {0.0f, 0.6f, 1.0f};
 
 const char *dec_tok(const App *a, int id)
 {
-    return vocab_token(&a->model.tgt_vocab, id);
+    return vocab_token(&a->ses.model.tgt_vocab, id);
 }
 
 int dec_gen_input(const DecodeUi *d, int s)
@@ -48,7 +48,7 @@ int dec_gen_input(const DecodeUi *d, int s)
  * for every model whose max_len fits the window's cap. */
 static int ensure_traces(App *a, DecodeUi *d, TfErr *err)
 {
-    const TfConfig *c = &a->model.cfg;
+    const TfConfig *c = &a->ses.model.cfg;
     if (d->have_traces && memcmp(&d->cfg, c, sizeof *c) == 0)
         return 0;
     if (d->have_traces) {
@@ -113,10 +113,10 @@ static int teacher_force(App *a, DecodeUi *d, const int *target, int n, TfErr *e
 {
     if (n > d->tr.cap_T - 1)
         n = d->tr.cap_T - 1;
-    if (tf_teacher_forced(&a->model, &d->tr, d->src, d->S, target, n, d->tf_pred,
+    if (tf_teacher_forced(&a->ses.model, &d->tr, d->src, d->S, target, n, d->tf_pred,
                           d->tf_truth, d->tf_loss, err))
         return -1;
-    int T = n + 1, V = a->model.cfg.tgt_vocab;
+    int T = n + 1, V = a->ses.model.cfg.tgt_vocab;
     d->tf_n = T;
     d->tf_in[0] = TOK_BOS;
     memcpy(d->tf_in + 1, target, (size_t)n * sizeof(int));
@@ -136,8 +136,8 @@ static int teacher_force(App *a, DecodeUi *d, const int *target, int n, TfErr *e
 static void compute(App *a, DecodeUi *d)
 {
     TfErr err;
-    d->version = a->version;
-    d->batch = a->batch;
+    d->version = a->ses.version;
+    d->batch = a->ses.batch;
     d->err[0] = 0;
     d->tf_n = 0;
     d->diverge = d->contrast = -1;
@@ -147,27 +147,27 @@ static void compute(App *a, DecodeUi *d)
     d->sel = -1;
     d->playing = 0;
     d->scroll = d->follow = 0;
-    if (a->input_error[0]) {
-        snprintf(d->err, sizeof d->err, "%s", a->input_error);
+    if (a->ses.input_error[0]) {
+        snprintf(d->err, sizeof d->err, "%s", a->ses.input_error);
         return;
     }
     if (ensure_traces(a, d, &err)) {
         snprintf(d->err, sizeof d->err, "%s", err.msg);
         return;
     }
-    int b = a->batch >= 0 && a->batch < a->n_src ? a->batch : 0;
-    d->S = a->src_n[b] < d->tr.cap_T ? a->src_n[b] : d->tr.cap_T;
-    memcpy(d->src, a->src_ids[b], (size_t)d->S * sizeof(int));
-    d->max_out = decode_max_out(&a->model, &d->tr, d->S);
-    if (tf_greedy(&a->model, &d->tr, d->src, d->S, d->max_out, 1, &d->gen, &err)) {
+    int b = a->ses.batch >= 0 && a->ses.batch < a->ses.n_src ? a->ses.batch : 0;
+    d->S = a->ses.src_n[b] < d->tr.cap_T ? a->ses.src_n[b] : d->tr.cap_T;
+    memcpy(d->src, a->ses.src_ids[b], (size_t)d->S * sizeof(int));
+    d->max_out = decode_max_out(&a->ses.model, &d->tr, d->S);
+    if (tf_greedy(&a->ses.model, &d->tr, d->src, d->S, d->max_out, 1, &d->gen, &err)) {
         snprintf(d->err, sizeof d->err, "%s", err.msg);
         return;
     }
     /* the target: typed by the learner, else the model's own greedy output */
-    d->ref = b == 0 && !a->tgt_auto;
+    d->ref = b == 0 && !a->ses.tgt_auto;
     int rc;
     if (d->ref) {
-        rc = teacher_force(a, d, a->tgt_ids[0] + 1, a->tgt_n[0] - 1, &err);
+        rc = teacher_force(a, d, a->ses.tgt_ids[0] + 1, a->ses.tgt_n[0] - 1, &err);
     } else {
         int n = d->gen.n;
         if (n > 0 && d->gen.ids[n - 1] == TOK_EOS)
@@ -181,7 +181,7 @@ static void compute(App *a, DecodeUi *d)
     find_divergence(d);
     d->shown = d->gen.n;
     d->sel = d->gen.n - 1;
-    int L = a->model.cfg.n_dec;
+    int L = a->ses.model.cfg.n_dec;
     if (d->layer >= L)
         d->layer = L - 1;
 }
@@ -202,7 +202,7 @@ static void compute_beam(App *a, DecodeUi *d)
         snprintf(d->beam_err, sizeof d->beam_err, "no room for beam search: %s", err.msg);
         return;
     }
-    if (tf_beam(&a->model, &d->btr, d->src, d->S, d->beam_k, DEC_ALPHAS[d->alpha_i],
+    if (tf_beam(&a->ses.model, &d->btr, d->src, d->S, d->beam_k, DEC_ALPHAS[d->alpha_i],
                 d->max_out, &d->beam, &err)) {
         snprintf(d->beam_err, sizeof d->beam_err, "%s", err.msg);
         return;
@@ -220,13 +220,13 @@ DecodeUi *dec_get(App *a)
             return NULL;
         d->beam_k = 4;
         d->alpha_i = 1; /* 0.6, the paper's value */
-        d->layer = a->model.cfg.n_dec - 1; /* the last layer: its cross-
+        d->layer = a->ses.model.cfg.n_dec - 1; /* the last layer: its cross-
                                               attention aligns best */
         a->dec_ui = d;
     }
     DecodeUi *d = a->dec_ui;
     app_update(a);
-    if (d->version != a->version || d->batch != a->batch)
+    if (d->version != a->ses.version || d->batch != a->ses.batch)
         compute(a, d);
     if (d->pane == DEC_PANE_BEAM &&
         (d->beam_version != d->version || d->beam_batch != d->batch ||
@@ -370,7 +370,7 @@ int view_decode_key(App *a, Key key, int mod)
     DecodeUi *d = dec_get(a);
     if (!d)
         return 0;
-    int NH = a->model.cfg.n_heads, L = a->model.cfg.n_dec;
+    int NH = a->ses.model.cfg.n_heads, L = a->ses.model.cfg.n_dec;
     switch (sym) {
     case 's': dec_step(a, d); return 1;
     case 'p': case KEY_SPACE: dec_play(a, d); return 1;

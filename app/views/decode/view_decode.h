@@ -11,7 +11,7 @@
  *   view_decode_beam.c   beam search drawn as a tree of hypotheses
  *
  * Everything shown is computed when the input, the model or a setting
- * changes (keyed on a->version), in the view's own traces; a->trace is
+ * changes (keyed on a->ses.version), in the view's own traces; a->ses.trace is
  * never touched. Drawing a frame allocates nothing. */
 #ifndef APP_VIEW_DECODE_H
 #define APP_VIEW_DECODE_H
@@ -38,7 +38,7 @@ typedef struct DecodeUi {
                              the tree is first shown) */
 
     /* ---- results, valid for (version, batch) ---- */
-    uint64_t version;     /* a->version they were computed for; 0 none */
+    uint64_t version;     /* a->ses.version they were computed for; 0 none */
     int batch;            /* the sentence of the batch decoded */
     char err[TF_ERR_MAX + 64]; /* why nothing could be computed, or "" */
     int S, src[DEC_CAP_T];

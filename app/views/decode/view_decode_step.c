@@ -20,7 +20,7 @@ typedef enum RowKind { ROW_SELF, ROW_CROSS } RowKind;
 static void attn_row(const App *a, const DecodeStep *st, RowKind kind, int n, int layer,
                      float *out)
 {
-    int NH = a->model.cfg.n_heads, head = a->head;
+    int NH = a->ses.model.cfg.n_heads, head = a->ses.head;
     const float *base = kind == ROW_SELF ? st->self_w : st->cross_w;
     if (head >= NH)
         head = NH - 1;
@@ -38,7 +38,7 @@ static void attn_row(const App *a, const DecodeStep *st, RowKind kind, int n, in
 static const char *row_label(const App *a, const DecodeUi *d, RowKind kind, int j)
 {
     return kind == ROW_SELF ? dec_tok(a, dec_gen_input(d, j))
-                            : vocab_token(&a->model.src_vocab, d->src[j]);
+                            : vocab_token(&a->ses.model.src_vocab, d->src[j]);
 }
 
 static float luminance(Color c)
@@ -104,10 +104,10 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
         if (over) {
             ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
             char hd[32];
-            if (a->head < 0)
+            if (a->ses.head < 0)
                 snprintf(hd, sizeof hd, "average of the heads");
             else
-                snprintf(hd, sizeof hd, "head %d", a->head + 1);
+                snprintf(hd, sizeof hd, "head %d", a->ses.head + 1);
             ui_hover_own(a, w[j], "step %d, %s, layer %d, %s: '%s' → '%s'", s + 1,
                       kind == ROW_SELF ? "masked self-attention" : "cross-attention", d->layer + 1,
                       hd, row_label(a, d, ROW_SELF, s), lab);
@@ -144,7 +144,7 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     int y = rc.y + sh + ui_px(g, 4);
     int rh = lh + ui_px(g, 3);
     int k = (rc.y + rc.h - y) / rh;
-    int V = a->model.cfg.tgt_vocab;
+    int V = a->ses.model.cfg.tgt_vocab;
     int maxk = V < DEC_TOPK ? V : DEC_TOPK;
     if (k > maxk)
         k = maxk;
@@ -213,7 +213,7 @@ static void selectors(ViewCtx *v, DecodeUi *d, UiFlow *f)
 {
     App *a = v->a;
     char buf[32];
-    int L = a->model.cfg.n_dec, NH = a->model.cfg.n_heads;
+    int L = a->ses.model.cfg.n_dec, NH = a->ses.model.cfg.n_heads;
     ui_flow_text(f, "decoder layer", v->th->dim);
     for (int l = 0; l < L && l < 12; l++) {
         snprintf(buf, sizeof buf, "%d", l + 1);
@@ -224,10 +224,10 @@ static void selectors(ViewCtx *v, DecodeUi *d, UiFlow *f)
     ui_flow_text(f, "head", v->th->dim);
     for (int h = 0; h < NH && h < 16; h++) {
         snprintf(buf, sizeof buf, "%d", h + 1);
-        if (ui_flow_button(f, buf, a->head == h))
+        if (ui_flow_button(f, buf, a->ses.head == h))
             app_set_head(a, h);
     }
-    if (ui_flow_button(f, "average", a->head < 0))
+    if (ui_flow_button(f, "average", a->ses.head < 0))
         app_set_head(a, -1);
 }
 
@@ -259,10 +259,10 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     Rect left = {rc.x, y, rc.w - tk_w - gap, rc.y + rc.h - y};
     Rect right = {rc.x + rc.w - tk_w, y, tk_w, rc.y + rc.h - y};
     char cap[200], who[64];
-    if (a->head < 0)
-        snprintf(who, sizeof who, "layer %d, average of %d heads", d->layer + 1, a->model.cfg.n_heads);
+    if (a->ses.head < 0)
+        snprintf(who, sizeof who, "layer %d, average of %d heads", d->layer + 1, a->ses.model.cfg.n_heads);
     else
-        snprintf(who, sizeof who, "layer %d, head %d", d->layer + 1, a->head + 1);
+        snprintf(who, sizeof who, "layer %d, head %d", d->layer + 1, a->ses.head + 1);
     /* cells as tall as the room allows, within reason */
     int ch = (left.h - 2 * strip_overhead(g)) / 2;
     ch = ch < ui_px(g, 22) ? ui_px(g, 22) : ch > ui_px(g, 44) ? ui_px(g, 44) : ch;

@@ -484,7 +484,7 @@ int view_train_setup(App *a, const char *task, long long steps)
     if (!u || ensure_worker(a, u))
         return -1;
     tv_settings_task(u, task);
-    if (a->head == -1)
+    if (a->ses.head == -1)
         u->head = -1;
     tv_setup_run(a, u);
     if (steps > 0 && tw_steps(u->w, steps, &err)) {
