@@ -84,4 +84,24 @@ static inline void ev_mouse(App *a, InputType type, int x, int y, int button)
     app_event(a, &e);
 }
 
+/* One frame of just view id in area on renderer r, as frame.c hands it
+ * over (the frame stays open so its pixels can be read); the mouse's edge
+ * flags are cleared afterwards, as after a frame. */
+static inline void tu_view_frame(App *a, Ren *r, ViewId id, Rect area)
+{
+    app_update(a);
+    Gfx *g = app_gfx(a, r);
+    if (g)
+        gfx_fonts(g, a->text_scale * a->pixel_scale, NULL);
+    const Theme *th = theme_get(a->theme);
+    ren_begin(r, th->bg);
+    a->hover.valid = 0;
+    if (g) {
+        ViewCtx v = {NULL, NULL, NULL, a->pz, &a->drag, r, g, th, area, &a->in, 1.0f};
+        app_draw_view(a, &v, id);
+    }
+    a->in.pressed = a->in.released = a->in.rpressed = 0;
+    a->in.wheel = 0;
+}
+
 #endif

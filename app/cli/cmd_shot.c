@@ -10,8 +10,10 @@
 #include "gui.h"
 #include "lesson_ui.h"
 #include "view_decode.h"
+#include "app.h"
 #include "view_train.h"
-#include "views.h"
+#include "app.h"
+#include "view_train.h"
 
 static const char *SHOT_HELP =
     "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME | --all |\n"
@@ -237,9 +239,9 @@ int cmd_shot(int argc, char **argv)
         app_set_head(&a, o.head);
     if (s.pane || s.beam) {
         a.view = VIEW_DECODE;
-        view_decode_setup(&a, s.pane ? s.pane : (s.beam ? "beam" : "gen"), s.beam, s.alpha);
+        app_decode_setup(&a, s.pane ? s.pane : (s.beam ? "beam" : "gen"), s.beam, s.alpha);
     }
-    if (a.view == VIEW_TRAIN && view_train_setup(&a, s.task ? s.task : "en2zh", s.train_steps)) {
+    if (a.view == VIEW_TRAIN && app_train_setup(&a, s.task ? s.task : "en2zh", s.train_steps)) {
         rc = cli_fail(C, "%s", a.notice[0] ? a.notice : "training failed");
         app_free(&a);
         ren_close(r);

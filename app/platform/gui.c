@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "gui.h"
-#include "views.h"
+#include "view.h"
 
 static double seconds(void)
 {

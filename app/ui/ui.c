@@ -5,24 +5,24 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "view.h"
 
-int ui_label_width(const App *a, const TfView *tv, int axis, RenFont *f)
+int ui_label_width(const Scene *sc, const TfView *tv, int axis, RenFont *f)
 {
     char buf[300];
     int n = axis ? tv->cols : tv->rows, w = 0;
-    for (int i = 0; i < n && i < APP_CAP_T; i++) {
-        int k = ren_text_width(f, tf_view_label(&a->ses.trace, &a->ses.model, tv, axis, i, buf, sizeof buf));
+    for (int i = 0; i < n && i < SES_CAP_T; i++) {
+        int k = ren_text_width(f, tf_view_label(sc->trace, sc->model, tv, axis, i, buf, sizeof buf));
         if (k > w)
             w = k;
     }
     return w;
 }
 
-void ui_hover_cell(App *a, const TfView *tv, int r, int c)
+void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c)
 {
     char rl[200], cl[200], lh[64] = "";
-    Hover *h = &a->hover;
+    Hover *h = &v->out->hover;
     memset(h, 0, sizeof *h);
     h->valid = 1;
     h->stage = tv->stage;
@@ -32,8 +32,8 @@ void ui_hover_cell(App *a, const TfView *tv, int r, int c)
     h->row = r;
     h->col = c;
     h->value = tf_view_at(tv, r, c);
-    tf_view_label(&a->ses.trace, &a->ses.model, tv, 0, r, rl, sizeof rl);
-    tf_view_label(&a->ses.trace, &a->ses.model, tv, 1, c, cl, sizeof cl);
+    tf_view_label(v->s->trace, v->s->model, tv, 0, r, rl, sizeof rl);
+    tf_view_label(v->s->trace, v->s->model, tv, 1, c, cl, sizeof cl);
     const StageInfo *si = stage_info(tv->stage);
     if ((si->flags & SF_HEAD) && tv->head >= 0)
         snprintf(lh, sizeof lh, "layer %d head %d: ", tv->layer + 1, tv->head + 1);
@@ -167,15 +167,15 @@ void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const cha
     }
 }
 
-void ui_stage_title(const App *a, StagePos p, char *buf, size_t cap)
+void ui_stage_title(int lang, int head, StagePos p, char *buf, size_t cap)
 {
     const StageInfo *si = stage_info(p.stage);
     int n = snprintf(buf, cap, "%s", si->name);
     if (si->flags & SF_LAYER)
-        n += snprintf(buf + n, cap > (size_t)n ? cap - n : 0, "  %s %d", L(a, "layer"), p.layer + 1);
+        n += snprintf(buf + n, cap > (size_t)n ? cap - n : 0, "  %s %d", L(lang, "layer"), p.layer + 1);
     if ((si->flags & (SF_HEAD | SF_HEAD_OPT)))
-        snprintf(buf + n, cap > (size_t)n ? cap - n : 0, a->ses.head < 0 ? "  %s" : "  %s %d",
-                 L(a, a->ses.head < 0 ? "all heads" : "head"), a->ses.head + 1);
+        snprintf(buf + n, cap > (size_t)n ? cap - n : 0, head < 0 ? "  %s" : "  %s %d",
+                 L(lang, head < 0 ? "all heads" : "head"), head + 1);
 }
 
 /* ---- flow layout: controls placed left to right, wrapping ---- */
@@ -229,16 +229,65 @@ int ui_flow_height(const UiFlow *f)
     return f->y + (f->x > f->rc.x ? f->h : -f->gap) - f->rc.y;
 }
 
-void ui_hover_own(App *a, float value, const char *fmt, ...)
+void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)
 {
-    Hover *h = &a->hover;
+    Hover *h = &v->out->hover;
     memset(h, 0, sizeof *h);
     h->valid = 1;
-    h->stage = app_pos(a).stage;
+    h->stage = v->s->pos.stage;
     h->own = 1;
     h->value = value;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(h->where, sizeof h->where, fmt, ap);
     va_end(ap);
+}
+
+/* ---- wishes of a view, for the window to apply ---- */
+
+void view_notice(ViewCtx *v, int error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->out->notice, sizeof v->out->notice, fmt, ap);
+    va_end(ap);
+    v->out->notice_set = 1;
+    v->out->notice_error = error;
+}
+
+void view_select(ViewCtx *v, int side, int index)
+{
+    v->out->sel_set = 1;
+    v->out->sel = (Selection){side, index};
+}
+
+void view_toggle_select(ViewCtx *v, int side, int index)
+{
+    const Selection *cur = &v->s->sel;
+    view_select(v, cur->side == side && cur->index == index ? 0 : side, index);
+}
+
+void view_set_head(ViewCtx *v, int head)
+{
+    v->out->head_set = 1;
+    v->out->head = head;
+}
+
+void view_set_batch(ViewCtx *v, int b)
+{
+    v->out->batch_set = 1;
+    v->out->batch = b;
+}
+
+void view_goto(ViewCtx *v, StageId st, int layer)
+{
+    v->out->go_set = 1;
+    v->out->go_stage = st;
+    v->out->go_layer = layer;
+}
+
+void view_show(ViewCtx *v, ViewId view)
+{
+    v->out->view_set = 1;
+    v->out->view = view;
 }

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "views.h"
+#include "view.h"
 
 /* The heatmap's data: a copy of the hidden layer with every exact 0
  * replaced by NaN, so the heatmap paints it CMAP_NAN_COLOR (heat_image maps
@@ -38,13 +38,16 @@ typedef struct FfnCache {
     uint64_t version;
     StageId stage;
     int layer, b, rows, F;
-    int zeros[APP_CAP_T]; /* exact zeros per row */
+    int zeros[SES_CAP_T]; /* exact zeros per row */
     long total_zeros;
     float max;            /* largest activation */
 } FfnCache;
 
-static FfnCache ffn_cache;
-static char ffn_said[256]; /* the sentence last shown, for tests */
+/* The view's state (owned by the window). */
+typedef struct FfnState {
+    FfnCache cache;
+    char said[256]; /* the sentence last shown, for tests */
+} FfnState;
 
 /* Variant of the heat cache key: this matrix differs from the plain
  * heatmap of the same stage (zeros are NaN), so it must not share an
@@ -105,11 +108,12 @@ static int cache_grow(FfnCache *k, size_t n)
 }
 
 /* Bring the cache up to date with view tv; -1 when memory runs out. */
-static int cache_update(const App *a, const TfView *tv)
+static int cache_update(ViewCtx *v, const TfView *tv)
 {
-    FfnCache *k = &ffn_cache;
-    int rows = tv->rows < APP_CAP_T ? tv->rows : APP_CAP_T, F = tv->cols;
-    if (k->marked && k->version == a->ses.version && k->stage == tv->stage && k->layer == tv->layer &&
+    const Scene *sc = v->s;
+    FfnCache *k = &((FfnState *)v->st)->cache;
+    int rows = tv->rows < SES_CAP_T ? tv->rows : SES_CAP_T, F = tv->cols;
+    if (k->marked && k->version == sc->version && k->stage == tv->stage && k->layer == tv->layer &&
         k->b == tv->b && k->rows == rows && k->F == F)
         return 0;
     if (cache_grow(k, (size_t)rows * F))
@@ -128,7 +132,7 @@ static int cache_update(const App *a, const TfView *tv)
     TfView t = *tv;
     t.rows = rows;
     k->total_zeros = ffn_count_zeros(&t, k->zeros);
-    k->version = a->ses.version;
+    k->version = sc->version;
     k->stage = tv->stage;
     k->layer = tv->layer;
     k->b = tv->b;
@@ -145,35 +149,36 @@ static void ffn_sentence(char *buf, size_t cap, int zeros, int F, const char *to
 }
 
 /* What the view said last (tests compare it with the trace). */
-const char *view_ffn_said(void)
+const char *view_ffn_said(const void *st)
 {
-    return ffn_said;
+    return ((const FfnState *)st)->said;
 }
 
 /* ---- drawing ---- */
 
-static int real_len(const App *a, const TfView *tv)
+static int real_len(const Scene *sc, const TfView *tv)
 {
-    return tv->row_kind == LBL_TGT ? a->ses.trace.tgt_len[tv->b] : a->ses.trace.src_len[tv->b];
+    return tv->row_kind == LBL_TGT ? sc->trace->tgt_len[tv->b] : sc->trace->src_len[tv->b];
 }
 
-static int focus_token(const App *a, const TfView *tv, int bars_hover)
+static int focus_token(ViewCtx *v, const TfView *tv, int bars_hover)
 {
+    const Scene *sc = v->s;
     if (bars_hover >= 0)
         return bars_hover;
-    if (a->hover.valid && a->hover.stage == tv->stage && a->hover.b == tv->b && a->hover.row < tv->rows)
-        return a->hover.row;
+    if (v->out->hover.valid && v->out->hover.stage == tv->stage && v->out->hover.b == tv->b && v->out->hover.row < tv->rows)
+        return v->out->hover.row;
     int side = tv->row_kind == LBL_TGT ? 2 : 1;
-    if (a->sel.side == side && a->sel.index < tv->rows)
-        return a->sel.index;
+    if (sc->sel.side == side && sc->sel.index < tv->rows)
+        return sc->sel.index;
     return 0;
 }
 
 /* The heatmap of the marked copy; the hover reports the real value. */
 static void draw_heat(ViewCtx *v, const TfView *tv, Rect rc)
 {
-    App *a = v->a;
-    FfnCache *k = &ffn_cache;
+    const Scene *sc = v->s;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     TfView t = *tv;
     t.data = k->marked;
     t.stride = k->F;
@@ -182,7 +187,7 @@ static void draw_heat(ViewCtx *v, const TfView *tv, Rect rc)
     /* a sequential colour map from 0 to the largest activation: the
      * probability map, unless C has made the signed map sequential too
      * (C on this stage cycles the signed one) */
-    o.prob = a->cmap_signed == CMAP_DIVERGING;
+    o.prob = sc->cmap_signed == CMAP_DIVERGING;
     o.lo = 0.0f;
     o.hi = k->max > 0 ? k->max : 1.0f;
     o.colorbar = 1;
@@ -190,7 +195,7 @@ static void draw_heat(ViewCtx *v, const TfView *tv, Rect rc)
     o.zeros_marked = FFN_HEAT_VARIANT; /* see FFN_HEAT_VARIANT */
     o.pz_slot = VIEW_FFN;
     heat_draw(v, &t, rc, &o);
-    Hover *h = &a->hover;
+    Hover *h = &v->out->hover;
     if (h->valid && h->stage == tv->stage && h->b == tv->b && isnan(h->value)) {
         h->value = 0.0f;
         size_t n = strlen(h->where);
@@ -214,9 +219,9 @@ static int draw_legend(ViewCtx *v, int x, int y, int w)
 /* Bars of the zero fraction per token; returns the row under the mouse. */
 static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
-    FfnCache *k = &ffn_cache;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     const char *title[] = {"units at exactly 0, per token", "zeros per token"};
@@ -228,7 +233,7 @@ static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     rh = rh > 2 * fh ? 2 * fh : rh < 2 ? 2 : rh;
     int lw = ren_text_width(f, "0000000") + 6, pw = ren_text_width(f, "100%") + 8;
     Rect bar_area = {rc.x + lw, y0, rc.w - lw - pw, 0};
-    int hover = -1, every = 1, len = real_len(a, tv);
+    int hover = -1, every = 1, len = real_len(sc, tv);
     while (every * rh < fh && every < k->rows)
         every++;
     int fit = avail / rh < k->rows ? avail / rh : k->rows;
@@ -251,15 +256,15 @@ static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
         ren_rect(v->r, (Rect){b.x, b.y, (int)lroundf(frac * b.w), b.h}, CMAP_NAN_COLOR);
         Color tc = r >= len ? th->dim : th->text;
         if (r % every == 0 || cur) {
-            tf_view_label(&a->ses.trace, &a->ses.model, tv, 0, r, buf, sizeof buf);
+            tf_view_label(sc->trace, sc->model, tv, 0, r, buf, sizeof buf);
             ui_text_fit(v->r, f, buf, rc.x, row.y + (rh - fh) / 2, lw - 6, tc);
             snprintf(buf, sizeof buf, "%d%%", (int)lround(100.0 * frac));
             ren_text(v->r, f, buf, rc.x + rc.w - pw + 6, row.y + (rh - fh) / 2, tc);
         }
         if (ui_clicked(v->in, row)) {
             int side = tv->row_kind == LBL_TGT ? 2 : 1;
-            int same = a->sel.side == side && a->sel.index == r;
-            a->sel = same ? (Selection){0, 0} : (Selection){side, r};
+            int same = sc->sel.side == side && sc->sel.index == r;
+            view_select(v, same ? 0 : side, same ? 0 : r);
         }
     }
     return hover;
@@ -287,7 +292,7 @@ static float prof_y(const Profile *P, float val)
  * than a line per token). */
 static void prof_band(ViewCtx *v, const Profile *P, int focus)
 {
-    FfnCache *k = &ffn_cache;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     Color band = {v->th->dim.r, v->th->dim.g, v->th->dim.b, 80};
     for (int x = 0; x < P->p.w && k->rows > 1; x += 2) {
         int rank = (int)((long)x * (P->F - 1) / (P->p.w > 1 ? P->p.w - 1 : 1));
@@ -307,7 +312,7 @@ static void prof_band(ViewCtx *v, const Profile *P, int focus)
  * rank where its zeros begin. */
 static void prof_line(ViewCtx *v, const Profile *P, int focus)
 {
-    FfnCache *k = &ffn_cache;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     RenFont *f = v->g->small;
     int F = P->F, fh = ren_font_height(f);
     float xy[2 * 512];
@@ -338,11 +343,11 @@ static void prof_line(ViewCtx *v, const Profile *P, int focus)
 static void draw_profile(ViewCtx *v, const TfView *tv, Rect rc, int focus)
 {
     const Theme *th = v->th;
-    FfnCache *k = &ffn_cache;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     char title[300], mid[300], tok[200], hi[32], buf[64];
-    tf_view_label(&v->a->ses.trace, &v->a->ses.model, tv, 0, focus, tok, sizeof tok);
+    tf_view_label(v->s->trace, v->s->model, tv, 0, focus, tok, sizeof tok);
     snprintf(title, sizeof title, "activations sorted, largest first: '%s' (line), the other tokens (band)", tok);
     snprintf(mid, sizeof mid, "sorted activations: '%s' line, others band", tok);
     const char *alts[] = {title, mid, "sorted activations"};
@@ -366,17 +371,18 @@ static void draw_profile(ViewCtx *v, const TfView *tv, Rect rc, int focus)
 /* The headline for the focus token and the overall count. */
 static int draw_headline(ViewCtx *v, const TfView *tv, Rect rc, int focus)
 {
-    App *a = v->a;
-    FfnCache *k = &ffn_cache;
+    const Scene *sc = v->s;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     RenFont *t = v->g->title, *f = v->g->small;
     char tok[200], line[400], shorter[200];
-    tf_view_label(&a->ses.trace, &a->ses.model, tv, 0, focus, tok, sizeof tok);
-    ffn_sentence(ffn_said, sizeof ffn_said, k->zeros[focus], k->F, tok);
+    tf_view_label(sc->trace, sc->model, tv, 0, focus, tok, sizeof tok);
+    char *said = ((FfnState *)v->st)->said;
+    ffn_sentence(said, sizeof ((FfnState *)v->st)->said, k->zeros[focus], k->F, tok);
     char mid[260], brief[260];
     int pct = k->F ? (int)lround(100.0 * k->zeros[focus] / k->F) : 0;
     snprintf(mid, sizeof mid, "%d%% of %d units are 0 for '%s'", pct, k->F, tok);
     snprintf(brief, sizeof brief, "%d%% zeros for '%s'", pct, tok);
-    const char *heads[] = {ffn_said, mid, brief};
+    const char *heads[] = {said, mid, brief};
     text_alt(v->r, t, heads, 3, rc.x, rc.y, rc.w, v->th->text);
     int y = rc.y + ren_font_height(t) + 2;
     long n = (long)k->rows * k->F;
@@ -389,19 +395,19 @@ static int draw_headline(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     return y + ren_font_height(f) + 4 - rc.y;
 }
 
-void view_ffn(ViewCtx *v)
+static void view_ffn(ViewCtx *v)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     Rect A = v->area;
-    StagePos p = app_pos(a);
+    StagePos p = sc->pos;
     TfView tv;
     TfErr err;
     if (stage_info(p.stage)->kind != SK_HIDDEN ||
-        tf_view(&a->ses.trace, p.stage, p.layer, -1, a->ses.batch, &tv, &err)) {
+        tf_view(sc->trace, p.stage, p.layer, -1, sc->batch, &tv, &err)) {
         view_matrix(v); /* not an FFN stage: the plain heatmap */
         return;
     }
-    if (A.w < 80 || A.h < 60 || cache_update(a, &tv))
+    if (A.w < 80 || A.h < 60 || cache_update(v, &tv))
         return;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), th_h = ren_font_height(v->g->title) + fh + 6;
@@ -423,7 +429,7 @@ void view_ffn(ViewCtx *v)
         heat_h = 0;
     Rect low = {A.x, y + heat_h + 10, A.w, A.y + A.h - y - heat_h - 10};
     int bw = low.w * 42 / 100;
-    int focus = focus_token(a, &tv, -1);
+    int focus = focus_token(v, &tv, -1);
     int bh = -1;
     if (low.h > 2 * fh) {
         bh = draw_bars(v, &tv, (Rect){low.x, low.y, bw, low.h}, focus);
@@ -434,3 +440,12 @@ void view_ffn(ViewCtx *v)
     draw_headline(v, &tv, (Rect){A.x, A.y, A.w, th_h}, focus);
     ren_clip_pop(v->r);
 }
+
+static void ffn_free(void *st)
+{
+    FfnCache *k = &((FfnState *)st)->cache;
+    free(k->marked);
+    free(k->sorted);
+}
+
+const ViewDef VIEW_FFN_DEF = {"ffn", "ReLU", view_ffn, NULL, sizeof(FfnState), ffn_free, SES_NEED_STAGE};

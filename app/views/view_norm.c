@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "ops.h"
-#include "views.h"
+#include "view.h"
 
 #define NORM_MAX_BINS 96
 
@@ -283,24 +283,25 @@ static Color with_alpha_c(Color c, int a)
     return c;
 }
 
-static int token_label(const App *a, const TfView *tv, int r, char *buf, size_t cap)
+static int token_label(const Scene *sc, const TfView *tv, int r, char *buf, size_t cap)
 {
-    tf_view_label(&a->ses.trace, &a->ses.model, tv, 0, r, buf, cap);
-    int len = tv->row_kind == LBL_TGT ? a->ses.trace.tgt_len[tv->b] : a->ses.trace.src_len[tv->b];
+    tf_view_label(sc->trace, sc->model, tv, 0, r, buf, cap);
+    int len = tv->row_kind == LBL_TGT ? sc->trace->tgt_len[tv->b] : sc->trace->src_len[tv->b];
     return r >= len; /* padding */
 }
 
 /* The token the statistics explain: the one under the mouse in any of the
  * matrices, else the clicked one, else the first. */
-static int focus_row(const App *a, const NormParts *np)
+static int focus_row(ViewCtx *v, const NormParts *np)
 {
-    if (a->hover.valid && a->hover.b == np->b)
+    const Scene *sc = v->s;
+    if (v->out->hover.valid && v->out->hover.b == np->b)
         for (int i = 0; i < np->n; i++)
-            if (a->hover.stage == np->m[i].stage && a->hover.row < np->rows)
-                return a->hover.row;
+            if (v->out->hover.stage == np->m[i].stage && v->out->hover.row < np->rows)
+                return v->out->hover.row;
     int side = np->m[0].row_kind == LBL_TGT ? 2 : 1;
-    if (a->sel.side == side && a->sel.index < np->rows)
-        return a->sel.index;
+    if (sc->sel.side == side && sc->sel.index < np->rows)
+        return sc->sel.index;
     return 0;
 }
 
@@ -313,7 +314,7 @@ static void draw_matrix(ViewCtx *v, Rect r, const NormParts *np, int i)
     int fh = ren_font_height(f), cur = i == np->current;
     const TfView *tv = &np->m[i];
     char cap[200], stage[96];
-    ui_stage_title(v->a, (StagePos){tv->stage, tv->layer}, stage, sizeof stage);
+    ui_stage_title(v->s->lang, v->s->head, (StagePos){tv->stage, tv->layer}, stage, sizeof stage);
     snprintf(cap, sizeof cap, "%s   ", np->what[i]);
     if (cur)
         ren_rect(v->r, (Rect){r.x, r.y, 4, r.h}, th->accent);
@@ -443,7 +444,7 @@ static StatCols stat_cols(ViewCtx *v, Rect rc, const NormParts *np)
     char buf[200];
     int lw = 0;
     for (int r = 0; r < np->rows && r < 256; r++) {
-        token_label(v->a, &np->m[0], r, buf, sizeof buf);
+        token_label(v->s, &np->m[0], r, buf, sizeof buf);
         int w = ren_text_width(f, buf);
         lw = w > lw ? w : lw;
     }
@@ -549,13 +550,13 @@ static void stat_numbers(ViewCtx *v, const StatCols *k, const NormParts *np, int
 static void stat_row(ViewCtx *v, const StatCols *k, const NormParts *np, int r, Rect row, float R,
                      int label)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), rh = row.h, C = np->C;
     const TfView *in = &np->m[np->ln_in];
     char buf[200];
-    int pad = token_label(a, in, r, buf, sizeof buf);
+    int pad = token_label(sc, in, r, buf, sizeof buf);
     Color tc = pad ? th->dim : th->text;
     if (label)
         ui_text_fit(v->r, f, buf, k->lab_x, row.y + (rh - fh) / 2, k->lab_w - 6, tc);
@@ -573,8 +574,8 @@ static void stat_row(ViewCtx *v, const StatCols *k, const NormParts *np, int r, 
         stat_numbers(v, k, np, r, row.y + (rh - fh) / 2, h, tc);
     if (ui_clicked(v->in, row)) {
         int side = in->row_kind == LBL_TGT ? 2 : 1;
-        int same = a->sel.side == side && a->sel.index == r;
-        a->sel = same ? (Selection){0, 0} : (Selection){side, r};
+        int same = sc->sel.side == side && sc->sel.index == r;
+        view_select(v, same ? 0 : side, same ? 0 : r);
     }
 }
 
@@ -617,10 +618,10 @@ static int draw_stats(ViewCtx *v, Rect rc, const NormParts *np, int focus_in, in
 }
 
 /* Every number of the focus token in one paragraph; returns its height. */
-static int footer_text(const App *a, const NormParts *np, int r, char *buf, size_t cap)
+static int footer_text(const Scene *sc, const NormParts *np, int r, char *buf, size_t cap)
 {
     char tok[200], m[32], rs[32], sd[32], hm[32], hs[32], gm[32], gs[32];
-    token_label(a, &np->m[0], r, tok, sizeof tok);
+    token_label(sc, &np->m[0], r, tok, sizeof tok);
     const TfView *in = &np->m[np->ln_in], *out = &np->m[np->ln_out];
     RowStats h = norm_xhat_stats(row_of(in, r), np->C, np->mean[r], np->rstd[r]);
     RowStats g = row_stats(row_of(out, r), np->C);
@@ -700,15 +701,15 @@ static NormLayout norm_layout(ViewCtx *v, const NormParts *np, int H, int foot_l
     return L;
 }
 
-void view_norm(ViewCtx *v)
+static void view_norm(ViewCtx *v)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     Rect A = v->area;
-    StagePos p = app_pos(a);
+    StagePos p = sc->pos;
     NormParts np;
     TfErr err;
-    if (norm_parts(&a->ses.trace, p.stage, p.layer, a->ses.batch, &np, &err)) {
+    if (norm_parts(sc->trace, p.stage, p.layer, sc->batch, &np, &err)) {
         view_matrix(v); /* not an Add & Norm stage: the plain heatmap */
         return;
     }
@@ -730,8 +731,8 @@ void view_norm(ViewCtx *v)
     text_alt(v->r, uf, alts, 2, A.x, A.y, A.w, th->text);
     int y = A.y + uh + 6, H = A.y + A.h - y;
     char foot[900];
-    int focus = focus_row(a, &np);
-    footer_text(a, &np, focus, foot, sizeof foot);
+    int focus = focus_row(v, &np);
+    footer_text(sc, &np, focus, foot, sizeof foot);
     int nl = wrapped(v, f, foot, A.w)->n + 1; /* a spare line for other tokens */
     NormLayout L = norm_layout(v, &np, H, nl < FOOT_LINES ? nl : FOOT_LINES);
     draw_matrices(v, (Rect){A.x, y, A.w, L.top}, &np);
@@ -740,7 +741,7 @@ void view_norm(ViewCtx *v)
     if (L.stats > 0) {
         int shown = draw_stats(v, (Rect){A.x, y, A.w, L.stats}, &np, focus, &used);
         if (shown >= 0 && shown != focus)
-            footer_text(a, &np, shown, foot, sizeof foot);
+            footer_text(sc, &np, shown, foot, sizeof foot);
     }
     y += used + 6;
     const Wrapped *wp = wrapped(v, f, foot, A.w);
@@ -748,3 +749,5 @@ void view_norm(ViewCtx *v)
         ren_text_n(v->r, f, wp->text + wp->lines[i].start, wp->lines[i].len, A.x, y, th->dim);
     ren_clip_pop(v->r);
 }
+
+const ViewDef VIEW_NORM_DEF = {"norm", "Add & Norm", view_norm, NULL, 0, NULL, SES_NEED_STAGE};

@@ -31,7 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "view.h"
 
 #define PE_WAVES 4        /* curves in the wave plot */
 #define PE_MIN_POS 48     /* positions the waves span at least */
@@ -46,9 +46,7 @@ typedef struct PeUi {
     int pair, pos, k;      /* the rotation demo: R(k·ω_pair) · PE(pos) */
     int panel;             /* narrow layouts show one panel at a time */
     int sel_seen;          /* last followed token selection (+1, 0 none) */
-} PeUi;
-
-static PeUi pe_ui;
+} PeUi; /* the view's state (owned by the window) */
 
 /* What the panels draw from, gathered once per frame. */
 typedef struct PeData {
@@ -197,9 +195,10 @@ static void text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, 
 /* Defaults for a new d_model: the fastest pair (dims 0, 1) and two slower
  * sines whose periods (2π·10000^(2i/d) ≈ 20 and 63 positions) do not depend
  * on d_model; the rotation turns by about a radian for k = 2. */
-static void ui_fit(App *a, const PeData *d)
+static void ui_fit(ViewCtx *v, const PeData *d)
 {
-    PeUi *u = &pe_ui;
+    const Scene *sc = v->s;
+    PeUi *u = v->st;
     int C = d->C;
     if (u->C != C) {
         int slow = (C / 8) & ~1, slower = (C / 4) & ~1;
@@ -218,7 +217,7 @@ static void ui_fit(App *a, const PeData *d)
     int npair = C / 2 > 0 ? C / 2 : 1;
     u->pair = u->pair < 0 ? 0 : u->pair >= npair ? npair - 1 : u->pair;
     /* follow a clicked source token */
-    int sel = a->sel.side == 1 ? a->sel.index + 1 : 0;
+    int sel = sc->sel.side == 1 ? sc->sel.index + 1 : 0;
     if (sel != u->sel_seen) {
         u->sel_seen = sel;
         if (sel)
@@ -255,7 +254,7 @@ static void chip_text(char *buf, size_t cap, int dim, int C, int with_omega)
  * wave a click on the PE table replaces. */
 static int wave_chips(ViewCtx *v, Rect rc, const PeData *d, int *right)
 {
-    PeUi *u = &pe_ui;
+    PeUi *u = v->st;
     RenFont *f = v->g->small;
     int h = ren_font_height(f) + 8, sw = h, gap = 8, w;
     int x = rc.x, y = rc.y, total = 0, omega = 1;
@@ -344,12 +343,12 @@ static void wave_axes(ViewCtx *v, Rect plot, const PeData *d)
  * label that would touch its neighbours in every row is left out. */
 static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), right[3] = {-100000, -100000, -100000};
     char tok[200];
     for (int p = 0; p < d->len && p < d->npos; p++) {
-        snprintf(tok, sizeof tok, "%s", vocab_token(&a->ses.model.src_vocab, a->ses.trace.src_ids[(size_t)d->b * a->ses.trace.S + p]));
+        snprintf(tok, sizeof tok, "%s", vocab_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p]));
         int cx = (int)lroundf(pos_x(plot, d, (float)p));
         int w = ren_text_width(f, tok), x = cx - w / 2;
         if (x < v->area.x)
@@ -360,7 +359,7 @@ static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
                 row = r;
         if (row < 0)
             continue;
-        int sel = a->sel.side == 1 && a->sel.index == p;
+        int sel = sc->sel.side == 1 && sc->sel.index == p;
         if (row > 0)
             ren_rect(v->r, (Rect){cx, y0 - 2, 1, row * fh + 2}, v->th->border);
         ren_text(v->r, f, tok, x, y0 + row * fh, sel ? v->th->select : v->th->text);
@@ -376,7 +375,6 @@ static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
 /* Report the table value under the mouse (nearest position, nearest curve). */
 static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
 {
-    App *a = v->a;
     if (!ui_over(v->in, plot) || d->npos < 1)
         return;
     int n = d->npos > 1 ? d->npos - 1 : 1;
@@ -385,16 +383,16 @@ static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
     int best = 0;
     float bd = 1e9f;
     for (int s = 0; s < PE_WAVES; s++) {
-        float dy = fabsf(val_y(plot, pe_value(d, p, pe_ui.dim[s])) - v->in->my);
+        float dy = fabsf(val_y(plot, pe_value(d, p, ((PeUi *)v->st)->dim[s])) - v->in->my);
         if (dy < bd) {
             bd = dy;
             best = s;
         }
     }
-    int dim = pe_ui.dim[best];
+    int dim = ((PeUi *)v->st)->dim[best];
     float x = pos_x(plot, d, (float)p), y = val_y(plot, pe_value(d, p, dim));
     ring(v->r, x, y, 7.0f * v->g->scale, 2.0f, v->th->select);
-    Hover *h = &a->hover;
+    Hover *h = &v->out->hover;
     h->valid = 1;
     h->stage = ST_POS_ENC;
     h->layer = 0;
@@ -413,7 +411,7 @@ static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
 static void wave_curve(ViewCtx *v, Rect plot, const PeData *d, int s)
 {
     const Theme *th = v->th;
-    int dim = pe_ui.dim[s];
+    int dim = ((PeUi *)v->st)->dim[s];
     Color c = wave_color(th, s);
     float sc = v->g->scale, spacing = pos_x(plot, d, 1.0f) - pos_x(plot, d, 0.0f);
     double w = pe_omega(dim / 2, d->C);
@@ -475,10 +473,10 @@ static void draw_waves(ViewCtx *v, Rect rc, const PeData *d)
 
 static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     TfView tv;
     TfErr err;
-    if (tf_view(&a->ses.trace, ST_POS_ENC, 0, -1, d->b, &tv, &err)) {
+    if (tf_view(sc->trace, ST_POS_ENC, 0, -1, d->b, &tv, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, rc.x, rc.y, rc.w, v->th->warn);
         return;
     }
@@ -500,11 +498,11 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
     const char *hint[] = {"each column is one wave: click a column to plot it", "click a column to plot it"};
     text_alt(v->r, v->g->small, hint, 2, rc.x, rc.y + rc.h - fh, rc.w, v->th->dim);
     /* a click on a cell plots that dimension and rotates its pair */
-    if (v->in->pressed && ui_over(v->in, hr) && a->hover.valid && a->hover.stage == ST_POS_ENC) {
-        pe_ui.dim[pe_ui.slot] = a->hover.col;
-        pe_ui.pair = a->hover.col / 2;
-        if (d->C % 2 && pe_ui.pair >= d->C / 2)
-            pe_ui.pair = d->C / 2 - 1;
+    if (v->in->pressed && ui_over(v->in, hr) && v->out->hover.valid && v->out->hover.stage == ST_POS_ENC) {
+        ((PeUi *)v->st)->dim[((PeUi *)v->st)->slot] = v->out->hover.col;
+        ((PeUi *)v->st)->pair = v->out->hover.col / 2;
+        if (d->C % 2 && ((PeUi *)v->st)->pair >= d->C / 2)
+            ((PeUi *)v->st)->pair = d->C / 2 - 1;
     }
 }
 
@@ -565,20 +563,20 @@ static void rot_arc(ViewCtx *v, Circle c, double a0, double turn)
  * dozen, and always pos and pos+k). */
 static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, int k)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
-    float sc = v->g->scale;
+    float gs = v->g->scale;
     char tok[200];
     for (int p = 0; p < d->len && p < d->npos; p++) {
         float s = pe_value(d, p, 2 * i), co = pe_value(d, p, 2 * i + 1);
-        disc(v->r, circ_x(c, s), circ_y(c, co), 3.5f * sc, v->th->text);
+        disc(v->r, circ_x(c, s), circ_y(c, co), 3.5f * gs, v->th->text);
         if (!(p < 12 || p == pos || p == pos + k))
             continue;
         snprintf(tok, sizeof tok, "%d %s", p,
-                 vocab_token(&a->ses.model.src_vocab, a->ses.trace.src_ids[(size_t)d->b * a->ses.trace.S + p]));
+                 vocab_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p]));
         int tw = ren_text_width(f, tok);
-        float off = (p == pos ? 6.0f : 3.5f) * sc + 4; /* clear of the dot */
+        float off = (p == pos ? 6.0f : 3.5f) * gs + 4; /* clear of the dot */
         float lx = circ_x(c, s) + (s >= 0 ? off : -tw - off);
         ren_text(v->r, f, tok, (int)lx, (int)(circ_y(c, co) - fh / 2), p == pos ? v->th->accent : v->th->dim);
     }
@@ -590,7 +588,7 @@ static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, in
 static void rot_circle(ViewCtx *v, Circle c, const PeData *d, const float res[2])
 {
     const Theme *th = v->th;
-    int i = pe_ui.pair, pos = pe_ui.pos, k = pe_ui.k;
+    int i = ((PeUi *)v->st)->pair, pos = ((PeUi *)v->st)->pos, k = ((PeUi *)v->st)->k;
     float sc = v->g->scale;
     rot_axes(v, c, i);
     for (int p = 0; p < d->npos; p++)
@@ -651,7 +649,7 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
     const Theme *th = v->th;
     RenFont *m = v->g->mono, *f = v->g->small;
     int mh = ren_font_height(m) + 2, fh = ren_font_height(f);
-    int i = pe_ui.pair, pos = pe_ui.pos, k = pe_ui.k, y = rc.y;
+    int i = ((PeUi *)v->st)->pair, pos = ((PeUi *)v->st)->pos, k = ((PeUi *)v->st)->k, y = rc.y;
     double w = pe_omega(i, d->C);
     char buf[200], cap[64];
     char b2[200];
@@ -693,7 +691,7 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
 /* The controls: pair i, pos and k. Returns the height used. */
 static int rot_controls(ViewCtx *v, Rect rc, const PeData *d)
 {
-    PeUi *u = &pe_ui;
+    PeUi *u = v->st;
     int h = ren_font_height(v->g->small) + 8, x = rc.x, y = rc.y, w;
     char val[32];
     const char *labels[3] = {"pair i", "pos", "k"};
@@ -727,7 +725,7 @@ static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
     int y = rc.y + uh + 4;
     y += rot_controls(v, (Rect){rc.x, y, rc.w, rc.h}, d) + 6;
     float Rm[2][2], res[2];
-    if (d->C < 2 || pe_rotate(d->pe, d->rows, d->C, pe_ui.pair, pe_ui.pos, pe_ui.k, Rm, res)) {
+    if (d->C < 2 || pe_rotate(d->pe, d->rows, d->C, ((PeUi *)v->st)->pair, ((PeUi *)v->st)->pos, ((PeUi *)v->st)->k, Rm, res)) {
         ui_paragraph(v->r, v->g->small, "d_model is too small for a sin/cos pair.", rc.x, y, rc.w, th->dim);
         ren_clip_pop(v->r);
         return;
@@ -757,16 +755,16 @@ static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
 
 /* ---- layout ---- */
 
-static int gather(App *a, PeData *d)
+static int gather(const Scene *sc, PeData *d)
 {
-    const TfTrace *tr = &a->ses.trace;
+    const TfTrace *tr = sc->trace;
     memset(d, 0, sizeof *d);
     if (!tr->pe || tr->cap_T < 1 || tr->B < 1)
         return -1;
     d->pe = tr->pe;
     d->rows = tr->cap_T;
     d->C = tr->cfg.d_model;
-    d->b = a->ses.batch < tr->B ? a->ses.batch : 0;
+    d->b = sc->batch < tr->B ? sc->batch : 0;
     d->len = tr->src_len[d->b];
     int need = tr->S > tr->T ? tr->S : tr->T;
     if (need < PE_MIN_POS)
@@ -780,14 +778,14 @@ static int panel_tabs(ViewCtx *v, Rect rc, int first)
 {
     static const char *names[PANEL_COUNT] = {"Waves", "PE table", "Rotation"};
     int h = ren_font_height(v->g->small) + 8, x = rc.x;
-    if (pe_ui.panel < first)
-        pe_ui.panel = first;
+    if (((PeUi *)v->st)->panel < first)
+        ((PeUi *)v->st)->panel = first;
     for (int p = first; p < PANEL_COUNT; p++) {
         int w = ren_text_width(v->g->small, names[p]) + 18;
         if (x + w > rc.x + rc.w)
             break;
-        if (ui_button(v, (Rect){x, rc.y, w, h}, names[p], pe_ui.panel == p))
-            pe_ui.panel = p;
+        if (ui_button(v, (Rect){x, rc.y, w, h}, names[p], ((PeUi *)v->st)->panel == p))
+            ((PeUi *)v->st)->panel = p;
         x += w + 4;
     }
     return h + 6;
@@ -803,14 +801,14 @@ static void draw_panel(ViewCtx *v, int p, Rect rc, const PeData *d)
         draw_rotation(v, rc, d);
 }
 
-void view_pe(ViewCtx *v)
+static void view_pe(ViewCtx *v)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     Rect A = v->area;
     PeData d;
-    if (gather(a, &d) || A.w < 60 || A.h < 40)
+    if (gather(sc, &d) || A.w < 60 || A.h < 40)
         return;
-    ui_fit(a, &d);
+    ui_fit(v, &d);
     int fh = ren_font_height(v->g->ui);
     int rot_w = rot_eq_w(v) + 8;
     int heat_w = 14 * fh, gap = 12;
@@ -837,21 +835,24 @@ void view_pe(ViewCtx *v)
         draw_waves(v, (Rect){A.x, A.y, A.w, waves_h}, &d);
         Rect b = {A.x, A.y + waves_h + gap, A.w, bottom_h};
         int th = panel_tabs(v, b, PANEL_TABLE);
-        draw_panel(v, pe_ui.panel, (Rect){b.x, b.y + th, b.w, b.h - th}, &d);
+        draw_panel(v, ((PeUi *)v->st)->panel, (Rect){b.x, b.y + th, b.w, b.h - th}, &d);
     } else {
         int th = panel_tabs(v, A, PANEL_WAVES);
-        draw_panel(v, pe_ui.panel, (Rect){A.x, A.y + th, A.w, A.h - th}, &d);
+        draw_panel(v, ((PeUi *)v->st)->panel, (Rect){A.x, A.y + th, A.w, A.h - th}, &d);
     }
     ren_clip_pop(v->r);
 }
 
 /* The view's current choices, for tests: the plotted dimensions (PE_WAVES
  * of them), the rotation's pair, pos and k. */
-void view_pe_choices(int *dims, int *pair, int *pos, int *k)
+void view_pe_choices(const void *st, int *dims, int *pair, int *pos, int *k)
 {
+    const PeUi *pe_ui = st;
     for (int s = 0; s < PE_WAVES; s++)
-        dims[s] = pe_ui.dim[s];
-    *pair = pe_ui.pair;
-    *pos = pe_ui.pos;
-    *k = pe_ui.k;
+        dims[s] = pe_ui->dim[s];
+    *pair = pe_ui->pair;
+    *pos = pe_ui->pos;
+    *k = pe_ui->k;
 }
+
+const ViewDef VIEW_PE_DEF = {"pe", "Waves", view_pe, NULL, sizeof(PeUi), NULL, SES_NEED_STAGE};

@@ -1,29 +1,31 @@
-/* app.c - the App's model, input, recomputation and navigation (app.h). */
+/* app.c - the App (app.h): opening it on a Session, the view names and
+ * choices, navigation that also resets window state (easing, hover, a view
+ * the new stage does not offer), and the views' state (made and freed
+ * through the VIEWS table). */
 #include "app.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checkpoint.h"
 #include "cli.h"
 #include "lesson_ui.h"
-#include "views.h"
-
-static const char *VIEW_NAMES[VIEW_COUNT] = {
-    "auto", "matrix", "heads", "lines", "mask", "pe", "norm", "ffn", "output",
-    "decode", "train"};
+#include "panels.h"
 
 const char *view_name(ViewId v)
 {
-    return (int)v >= 0 && v < VIEW_COUNT ? VIEW_NAMES[v] : "?";
+    if (v == VIEW_AUTO)
+        return "auto";
+    return (int)v > 0 && v < VIEW_COUNT ? VIEWS[v]->name : "?";
 }
 
 int view_find(const char *name)
 {
     for (int i = 0; i < VIEW_COUNT; i++)
-        if (strcmp(VIEW_NAMES[i], name) == 0)
+        if (strcmp(view_name((ViewId)i), name) == 0)
             return i;
     return -1;
 }
@@ -150,10 +152,7 @@ void app_set_text(App *a, Focus which, const char *text)
 /* What the current view needs computed. */
 static SesNeed view_need(const App *a)
 {
-    ViewId v = app_current_view(a);
-    if (v == VIEW_DECODE || v == VIEW_TRAIN || v == VIEW_OUTPUT)
-        return SES_NEED_ALL;
-    return v == VIEW_HEADS ? SES_NEED_STACK : SES_NEED_STAGE;
+    return VIEWS[app_current_view(a)]->need;
 }
 
 void app_update(App *a)
@@ -205,8 +204,14 @@ int app_init(App *a, const AppOpts *o, TfErr *err)
     a->pixel_scale = 1.0f;
     a->cmap_prob = CMAP_VIRIDIS;
     a->cmap_signed = CMAP_DIVERGING;
-    for (int v = 0; v < VIEW_COUNT; v++)
+    for (int v = 0; v < VIEW_COUNT; v++) {
         a->pz[v].zoom = 1.0f;
+        if (VIEWS[v] && VIEWS[v]->state_size && !(a->vstate[v] = calloc(1, VIEWS[v]->state_size))) {
+            tf_fail(err, "out of memory for the %s view", VIEWS[v]->name);
+            app_free(a);
+            return -1;
+        }
+    }
     char buf[4096];
     const char *path = o && o->model_path ? o->model_path
                                           : cli_data_path("assets/models/en2zh.safetensors", buf, sizeof buf);
@@ -257,8 +262,16 @@ int app_init(App *a, const AppOpts *o, TfErr *err)
 
 void app_free(App *a)
 {
-    view_decode_free(a);
-    view_train_free(a);
+    if (a->focus == FOCUS_VIEW) { /* its text lives in a view's state */
+        a->focus = FOCUS_NONE;
+        a->view_text = NULL;
+    }
+    for (int v = 0; v < VIEW_COUNT; v++) {
+        if (a->vstate[v] && VIEWS[v]->free)
+            VIEWS[v]->free(a->vstate[v]);
+        free(a->vstate[v]);
+        a->vstate[v] = NULL;
+    }
     lesson_ui_free(a);
     app_gfx_free(a);
     session_free(&a->ses);

@@ -13,81 +13,15 @@
 
 #include <stdint.h>
 
-#include "colormap.h"
-#include "decode.h"
 #include "input.h"
-#include "model.h"
 #include "ren.h"
 #include "session.h"
-#include "stage.h"
-#include "walk.h"
+#include "view.h"
 
 #define APP_MAX_SENT SES_MAX_SENT   /* sentences in the padded batch */
 #define APP_TEXT_MAX SES_TEXT_MAX   /* bytes of one input line */
 #define APP_CAP_T SES_CAP_T         /* longest sequence the window shows */
 #define APP_MAX_STEPS SES_MAX_STEPS /* entries of the stage walk */
-
-typedef enum ViewId {
-    VIEW_AUTO = 0, /* the natural view of the current stage */
-    VIEW_MATRIX,   /* heatmap with labels and a colour bar */
-    VIEW_HEADS,    /* all layers x heads thumbnails */
-    VIEW_LINES,    /* attention as lines between two token columns */
-    VIEW_MASK,     /* mask matrices with legend, batch selectable */
-    VIEW_PE,       /* positional encoding waves, heatmap, rotation */
-    VIEW_NORM,     /* Add & Norm before/after statistics */
-    VIEW_FFN,      /* FFN hidden activations, ReLU zeros */
-    VIEW_OUTPUT,   /* top-k output probabilities per position */
-    VIEW_DECODE,   /* teacher forcing beside autoregressive decoding */
-    VIEW_TRAIN,    /* live training */
-    VIEW_COUNT
-} ViewId;
-
-const char *view_name(ViewId v);
-int view_find(const char *name); /* -1 if unknown */
-
-typedef enum ThemeId { THEME_DARK, THEME_LIGHT, THEME_CONTRAST, THEME_COUNT } ThemeId;
-
-typedef struct Theme {
-    const char *name;
-    Color bg, panel, panel2, border, text, dim, accent, accent2, select,
-        warn, masked, masked_text, pad, good, bad;
-} Theme;
-const Theme *theme_get(ThemeId id);
-
-
-/* Mouse and keyboard input gathered since the last frame (immediate-mode
- * widgets read it while the frame is built). */
-typedef struct UiInput {
-    int mx, my;           /* mouse position, drawable pixels */
-    int down;             /* left button held */
-    int pressed, released;/* left button went down / up this frame */
-    int rpressed;         /* right button went down */
-    int wheel;            /* wheel clicks this frame (+ up) */
-    int moved;
-} UiInput;
-
-/* FOCUS_VIEW: a text field of the current view (the train view's file
- * path), whose buffer of APP_TEXT_MAX bytes is App.view_text; the view
- * itself leaves it when a click lands elsewhere. */
-typedef enum Focus { FOCUS_NONE, FOCUS_SRC, FOCUS_TGT, FOCUS_VIEW } Focus;
-
-/* A token the learner clicked, followed across views. */
-typedef struct Selection {
-    int side; /* 0 none, 1 source, 2 target */
-    int index;
-} Selection;
-
-/* What the mouse is over: filled by the view while drawing, shown by the
- * status line and the "how it was computed" box. */
-typedef struct Hover {
-    int valid;
-    StageId stage;
-    int layer, head, b, row, col;
-    float value;
-    char where[640]; /* e.g. "row 1 'love', col 2 'china'" */
-    int own;         /* a value of the view itself, not of the trace: no
-                        "how it was computed" box */
-} Hover;
 
 /* Where things were drawn in the last frame (for tests and tooling). */
 typedef struct HitRect {
@@ -95,21 +29,13 @@ typedef struct HitRect {
     int walk; /* index into the stage walk */
 } HitRect;
 
-typedef struct HeatGeo {
-    int valid;
-    Rect grid;        /* the whole matrix on screen (may exceed the view) */
-    float cw, ch;     /* cell size */
-    int rows, cols;
-    float lo, hi;     /* value range of the colour scale */
-    CmapId cmap;
-    StageId stage;
-} HeatGeo;
-
-/* Pan and zoom of a big matrix: screen = T * cell space (cglm affine2d). */
-typedef struct PanZoom {
-    float zoom;   /* 1 = fit */
-    float ox, oy; /* offset of the content, pixels */
-} PanZoom;
+/* A block of the paper's Figure 1 in the stage walk (blocks.c). */
+typedef struct NavBlock {
+    int first, count;  /* walk entries [first, first + count) */
+    int decoder, layer, cross;
+    const char *label; /* "Multi-Head Attention", "Add & Norm", ... */
+} NavBlock;
+#define BLOCKS_MAX 512
 
 typedef struct App {
     /* the model, the input, the trace and where the learner is (no SDL) */
@@ -139,15 +65,18 @@ typedef struct App {
     UiInput in;
     Hover hover;
     PanZoom pz[VIEW_COUNT];
-    int dragging;
-    int drag_x, drag_y;
+    ViewDrag drag;
     int win_w, win_h;           /* drawable size */
 
     /* transitions: the main view eases in after a stage change */
     double anim_start;
     double now;
     double wake_at;             /* a view wants a frame at this time; 0 none */
+    int redraw_soon;            /* a view's wishes changed what is shown */
 
+    NavBlock blocks[BLOCKS_MAX]; /* the walk grouped into blocks (blocks_of) */
+    int n_blocks;
+    unsigned blocks_walk;       /* the walk_id they were grouped for */
     HitRect nav_hits[128];      /* navigator blocks drawn last frame */
     int n_nav_hits;
     HeatGeo heat;               /* the main heatmap drawn last frame */
@@ -155,10 +84,9 @@ typedef struct App {
     /* drawing resources bound to the renderer of the last frame */
     struct Gfx *gfx;
 
-    /* state owned by the decode and train views (view_decode.c,
-     * view_train.c), made on first use, freed by app_free */
-    struct DecodeUi *dec_ui;
-    struct TrainUi *train_ui;
+    /* each view's own state (VIEWS[v]->state_size bytes, made by app_init,
+     * freed through VIEWS[v]->free by app_free) */
+    void *vstate[VIEW_COUNT];
     struct LessonUi *les;       /* lessons (lesson_ui.c) */
     int no_save;                /* headless: do not write progress files */
     char lessons_dir[512];      /* "" = the bundled lessons/ */
@@ -209,6 +137,9 @@ int app_load_model(App *a, const char *path);
  * kept, m is freed and the error is a notice. Returns 0 or -1. */
 int app_use_model(App *a, TfModel *m, const char *label);
 
+const char *view_name(ViewId v);
+int view_find(const char *name); /* -1 if unknown */
+
 /* Navigation. */
 StagePos app_pos(const App *a);
 void app_goto(App *a, StageId st, int layer);
@@ -227,6 +158,35 @@ void app_notice(App *a, int error, const char *fmt, ...)
 /* Input: events of our own (input.h), fed in by the window loop, which maps
  * SDL's (input_from_sdl), or by tests. */
 void app_event(App *a, const InputEvent *e);
+
+/* Hosting the views (host.c). app_scene fills the snapshot a view sees;
+ * app_draw_view draws view id into ctx->area and applies what it wished;
+ * app_view_key offers a key to the current view. app_view_begin/end give
+ * a view's context outside a frame (for shot, tests and benchmarks that
+ * set a view up), applying its wishes at the end. */
+typedef struct ViewCall {
+    Scene sc;
+    ViewOut out;
+    ViewCtx v;
+} ViewCall;
+void app_scene(const App *a, Scene *sc);
+void app_apply(App *a, ViewOut *o);
+void app_draw_view(App *a, ViewCtx *ctx, ViewId id);
+int app_view_key(App *a, Key key, int mod);
+void app_view_begin(App *a, ViewId id, ViewCall *c);
+void app_view_end(App *a, ViewCall *c);
+/* The decode and train views set up from outside a frame (view_decode.h,
+ * view_train.h say what each does); their state is a->vstate[VIEW_DECODE]
+ * (a DecodeUi) and a->vstate[VIEW_TRAIN] (a TrainUi). */
+struct TwSpec;
+int app_decode_setup(App *a, const char *pane, int k, float alpha);
+int app_train_setup(App *a, const char *task, long long steps);
+int app_train_start(App *a, struct TwSpec *s);
+void app_train_play(App *a, int on);
+/* The App's resources for renderer r (made on first use, replaced when the
+ * renderer changes); app_gfx_free releases them before the renderer goes. */
+Gfx *app_gfx(App *a, Ren *r);
+void app_gfx_free(App *a);
 
 /* Draw one frame into r at its output size and handle the mouse; app_draw
  * leaves the frame open (to save it) and app_frame also shows it. */

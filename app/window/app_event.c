@@ -7,7 +7,7 @@
 #include "app.h"
 #include "lesson_ui.h"
 #include "utf8.h"
-#include "views.h"
+#include "panels.h"
 
 /* Byte length of the character at s[at] (1 for a byte that is not valid
  * UTF-8, so the cursor always moves). */
@@ -211,10 +211,7 @@ void app_event(App *a, const InputEvent *e)
         if (!a->show_help && !(e->mod & MOD_CTRL)) {
             if (lesson_ui_key(a, e->key))
                 break;
-            ViewId v = app_current_view(a);
-            if (v == VIEW_DECODE && view_decode_key(a, e->key, e->mod))
-                break;
-            if (v == VIEW_TRAIN && view_train_key(a, e->key, e->mod))
+            if (app_view_key(a, e->key, e->mod)) /* the current view's own keys */
                 break;
         }
         nav_key(a, e->key, e->mod);

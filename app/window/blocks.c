@@ -4,7 +4,7 @@
  * stages inside the current block. */
 #include <string.h>
 
-#include "views.h"
+#include "panels.h"
 
 static int attn_group(StageId st)
 {
@@ -97,17 +97,14 @@ int blocks_build(const App *a, NavBlock *out, int max)
     return n;
 }
 
-const NavBlock *blocks_of(const App *a, int *n)
+const NavBlock *blocks_of(App *a, int *n)
 {
-    static NavBlock bl[BLOCKS_MAX];
-    static unsigned built_for;
-    static int nb;
-    if (built_for != a->ses.walk_id) { /* the walk changed: group it again */
-        nb = blocks_build(a, bl, BLOCKS_MAX);
-        built_for = a->ses.walk_id;
+    if (a->blocks_walk != a->ses.walk_id) { /* the walk changed: group it again */
+        a->n_blocks = blocks_build(a, a->blocks, BLOCKS_MAX);
+        a->blocks_walk = a->ses.walk_id;
     }
-    *n = nb;
-    return bl;
+    *n = a->n_blocks;
+    return a->blocks;
 }
 
 int blocks_current(const NavBlock *b, int n, int at)
@@ -120,15 +117,13 @@ int blocks_current(const NavBlock *b, int n, int at)
 
 const char *step_label(StageId st)
 {
-    static const char *suffix[9] = {".q", ".k", ".v", ".scores", ".mask", ".weights", ".heads", ".concat", ".out"};
-    static const char *label[9] = {"Q", "K", "V", "QKᵀ/√d_k", "mask", "softmax", "heads", "concat", "·W_O"};
-    const char *name = stage_info(st)->name;
-    if (attn_group(st)) {
-        const char *dot = strrchr(name, '.');
-        for (int k = 0; k < 9; k++)
-            if (dot && strcmp(dot, suffix[k]) == 0)
-                return label[k];
-    }
+    static const char *label[AP_COUNT] = {
+        [AP_Q] = "Q", [AP_K] = "K", [AP_V] = "V", [AP_SCORES] = "QKᵀ/√d_k", [AP_MASK] = "mask",
+        [AP_WEIGHTS] = "softmax", [AP_HEADS] = "heads", [AP_CONCAT] = "concat", [AP_OUT] = "·W_O"};
+    static const StageId first[4] = {0, ST_ENC_SELF_Q, ST_DEC_SELF_Q, ST_DEC_CROSS_Q};
+    int grp = attn_group(st);
+    if (grp)
+        return label[st - first[grp]];
     switch (st) {
     case ST_SRC_TOKENS: case ST_TGT_TOKENS: return "tokens";
     case ST_SRC_EMBED: case ST_TGT_EMBED: return "E·√d_model";

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "panels.h"
 
 typedef struct Expl {
     const char *title, *formula, *text;
@@ -275,7 +275,7 @@ static int how(const App *a, char *buf, size_t cap)
 
 void explain_draw(ViewCtx *v)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     Rect rc = v->area;
     StagePos p = app_pos(a);
@@ -308,7 +308,7 @@ void explain_draw(ViewCtx *v)
     int head = a->ses.head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->ses.head;
     if (!own_view && !a->ses.input_error[0] && tf_view(&a->ses.trace, p.stage, p.layer, head, a->ses.batch, &tv, &err) == 0) {
         char shape[96];
-        snprintf(shape, sizeof shape, "%s %d × %d", L(a, "shape"), tv.rows, tv.cols);
+        snprintf(shape, sizeof shape, "%s %d × %d", L(a->lang, "shape"), tv.rows, tv.cols);
         ren_text(v->r, v->g->ui, shape, x, y, th->dim);
         y += ren_font_height(v->g->ui) + 8;
     }
@@ -316,7 +316,7 @@ void explain_draw(ViewCtx *v)
     if (a->hover.valid && !a->hover.own && a->hover.stage == p.stage) {
         char buf[1200];
         if (how(a, buf, sizeof buf) > 0) {
-            ren_text(v->r, v->g->ui, L(a, "How this number was computed"), x, y, th->select);
+            ren_text(v->r, v->g->ui, L(a->lang, "How this number was computed"), x, y, th->select);
             y += ren_font_height(v->g->ui) + 4;
             ui_paragraph(v->r, v->g->mono, buf, x, y, w, th->text);
         }

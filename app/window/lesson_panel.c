@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lesson_ui.h"
-#include "views.h"
+#include "panels.h"
 
 #define RICH_MAX 8192
 
@@ -122,7 +122,7 @@ static int box_text(ViewCtx *v, const char *label, const char *text, int x, int 
 
 static int quiz_block(ViewCtx *v, const LessonStep *s, int answered, int x, int y, int w, int draw)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     RenFont *f = v->g->ui;
     int y0 = y, pad = 8;
@@ -187,7 +187,7 @@ static int body_height(ViewCtx *v, const LessonStep *s, int answered, int w)
 
 void lesson_panel_draw(ViewCtx *v)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     Rect rc = v->area;
     int step, answered;
@@ -279,7 +279,7 @@ void lesson_panel_draw(ViewCtx *v)
 
 void lesson_list_draw(ViewCtx *v, int W, int H)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     const LessonSet *set = lesson_ui_set(a);
     RenFont *f = v->g->ui, *s = v->g->small;
@@ -336,7 +336,7 @@ void lesson_list_draw(ViewCtx *v, int W, int H)
         if (over && v->in->pressed) {
             lesson_ui_list_select(a, i);
             int resume = reached > 0 && reached < l->n_steps ? reached - 1 : 0;
-            v->in->pressed = 0;
+            a->in.pressed = 0; /* v->in is a->in */
             lesson_ui_open(a, l->id, resume);
             break;
         }

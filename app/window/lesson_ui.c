@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "views.h"
+#include "panels.h"
 
 #define MAX_LESSONS 64
 

@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "lesson.h"
+#include "panels.h"
 
 struct ViewCtx;
 

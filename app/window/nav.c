@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "panels.h"
 
 
 /* The most telling stage of a block, where a click lands. */
@@ -51,7 +51,7 @@ static const char *short_label(RenFont *f, const NavBlock *b, int w)
 
 static void block_row(ViewCtx *v, const NavBlock *b, Rect rc, int current)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     int over = ui_over(v->in, rc);
     int attn = b->label[0] == 'M' || b->cross;
@@ -64,9 +64,9 @@ static void block_row(ViewCtx *v, const NavBlock *b, Rect rc, int current)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     ren_clip_push(v->r, rc);
-    const char *lab = L(a, short_label(f, b, rc.w - 8));
+    const char *lab = L(a->lang, short_label(f, b, rc.w - 8));
     if (ren_text_width(f, lab) > rc.w - 8)
-        lab = L(a, short_label(f, b, 0));
+        lab = L(a->lang, short_label(f, b, 0));
     int w = ren_text_width(f, lab);
     int x = w > rc.w - 8 ? rc.x + 4 : rc.x + (rc.w - w) / 2;
     ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, rc.w - 8, current ? th->bg : th->text);
@@ -87,7 +87,7 @@ typedef struct ColumnGeo {
 static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *bl, int nb,
                              int cur, int rh, int gap)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     const TfConfig *c = &a->ses.model.cfg;
     int layer = a->nav_layer[decoder];
@@ -124,7 +124,7 @@ static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *
     ren_rect_line(v->r, fr, 1, th->dim);
     int nl = decoder ? c->n_dec : c->n_enc;
     char lab[32];
-    snprintf(lab, sizeof lab, "%d× %s", nl, L(a, "layer"));
+    snprintf(lab, sizeof lab, "%d× %s", nl, L(a->lang, "layer"));
     ren_text(v->r, v->g->small, lab, fr.x + fr.w - ren_text_width(v->g->small, lab) - 4, fr.y - fh - 2, th->dim);
     int tab = fh + 4;
     for (int l = 0; l < nl; l++) {
@@ -168,7 +168,7 @@ static int column_rows(const App *a, const NavBlock *bl, int nb, int decoder)
 
 void nav_draw(ViewCtx *v)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     Rect rc = v->area;
     StagePos p = app_pos(a);
@@ -205,8 +205,8 @@ void nav_draw(ViewCtx *v)
     int lab_y = enc.y + enc.h - used - 4;
     if (lab_y < rc.y + 4)
         lab_y = rc.y + 4;
-    ui_text_center(v->r, v->g->ui, L(a, "Encoder"), (Rect){enc.x, lab_y, enc.w, fh + 8}, th->dim);
-    ui_text_center(v->r, v->g->ui, L(a, "Decoder"), (Rect){dec.x, lab_y, dec.w, fh + 8}, th->dim);
+    ui_text_center(v->r, v->g->ui, L(a->lang, "Encoder"), (Rect){enc.x, lab_y, enc.w, fh + 8}, th->dim);
+    ui_text_center(v->r, v->g->ui, L(a->lang, "Decoder"), (Rect){dec.x, lab_y, dec.w, fh + 8}, th->dim);
     ColumnGeo ge = draw_column(v, enc, 0, bl, nb, cur, rh, gap);
     ColumnGeo gd = draw_column(v, dec, 1, bl, nb, cur, rh, gap);
     /* the encoder output feeds the decoder's cross-attention (K and V) */
@@ -226,7 +226,7 @@ void nav_draw(ViewCtx *v)
 
 void steps_draw(ViewCtx *v)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     Rect rc = v->area;
     if (rc.h <= 0 || rc.w <= 0)
@@ -240,15 +240,15 @@ void steps_draw(ViewCtx *v)
     char lab[160];
     int x = rc.x + 8;
     if (b->layer >= 0)
-        snprintf(lab, sizeof lab, "%s · %s %d", L(a, b->label), L(a, "layer"), b->layer + 1);
+        snprintf(lab, sizeof lab, "%s · %s %d", L(a->lang, b->label), L(a->lang, "layer"), b->layer + 1);
     else
-        snprintf(lab, sizeof lab, "%s", L(a, b->label));
+        snprintf(lab, sizeof lab, "%s", L(a->lang, b->label));
     int need = 0;
     for (int k = 0; k < b->count; k++)
         need += ren_text_width(f, step_label(a->ses.walk[b->first + k].stage)) + 16 + 12;
     int room = rc.w - need - 16;
     if (room < ren_text_width(f, lab) && b->layer >= 0)
-        snprintf(lab, sizeof lab, "%s %d", L(a, "layer"), b->layer + 1);
+        snprintf(lab, sizeof lab, "%s %d", L(a->lang, "layer"), b->layer + 1);
     if (room > 30)
         x += ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, room, th->dim) + 10;
     for (int k = 0; k < b->count; k++) {

@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "export.h"
-#include "views.h"
+#include "panels.h"
 
 static void stamp_name(const App *a, const char *ext, char *buf, size_t cap)
 {

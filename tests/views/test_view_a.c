@@ -19,7 +19,7 @@
 #include "checkpoint.h"
 #include "test_app_util.h"
 #include "test_util.h"
-#include "views.h"
+#include "view.h"
 
 #define W 1000 /* the headless frame: AREA and a margin */
 #define H 760
@@ -73,23 +73,14 @@ static void open_app(App *a, const char **src, int n, const char *tgt)
     a->anim_start = 0;
 }
 
-typedef void (*ViewFn)(ViewCtx *);
+typedef ViewId ViewFn;
 
 /* One frame of just this view in `area`; the frame stays open so its
  * pixels can be read (end_frame closes it). */
 static void view_frame(App *a, ViewFn fn, Rect area)
 {
-    app_update(a);
-    Gfx *g = app_gfx(a, g_ren);
-    expect_true(g != NULL, "drawing resources, got none (%s)", a->ses.input_error);
-    gfx_fonts(g, a->text_scale * a->pixel_scale, NULL);
-    const Theme *th = theme_get(a->theme);
-    ren_begin(g_ren, th->bg);
-    a->hover.valid = 0;
-    ViewCtx v = {a, g_ren, g, th, area, &a->in, 1.0f};
-    fn(&v);
-    a->in.pressed = a->in.released = a->in.rpressed = 0;
-    a->in.wheel = 0;
+    tu_view_frame(a, g_ren, fn, area);
+    expect_true(a->gfx != NULL, "drawing resources, got none (%s)", a->ses.input_error);
 }
 
 static void end_frame(void)
@@ -232,9 +223,9 @@ static void test_mask_causal(void **state)
     expect_true(tf_view(&a.ses.trace, ST_DEC_SELF_MASK, 0, -1, 0, &mv, &err) == 0, "mask view: %s", err.msg);
     expect_true(mv.rows == 6 && mv.cols == 6, "<bos> + 5 tokens: a 6 x 6 mask, got %d x %d", mv.rows, mv.cols);
     Cells C;
-    expect_true(find_cells(&a, view_mask, AREA, ST_DEC_SELF_MASK, mv.rows, mv.cols, &C) == 0,
+    expect_true(find_cells(&a, VIEW_MASK, AREA, ST_DEC_SELF_MASK, mv.rows, mv.cols, &C) == 0,
                 "every row and column of the mask found under the mouse, got%s", " some missing");
-    view_frame(&a, view_mask, AREA);
+    view_frame(&a, VIEW_MASK, AREA);
     int bad = 0;
     for (int i = 0; i < mv.rows; i++)
         for (int j = 0; j < mv.cols; j++) {
@@ -272,9 +263,9 @@ static void test_mask_padding_batch(void **state)
     int kn = a.ses.trace.src_len[1];
     expect_true(kn == 2 && mv.cols == 6, "sentence 2 has 2 tokens padded to 6, got %d of %d", kn, mv.cols);
     Cells C;
-    expect_true(find_cells(&a, view_mask, AREA, ST_ENC_SELF_MASK, mv.rows, mv.cols, &C) == 0,
+    expect_true(find_cells(&a, VIEW_MASK, AREA, ST_ENC_SELF_MASK, mv.rows, mv.cols, &C) == 0,
                 "every row and column of the mask found under the mouse, got%s", " some missing");
-    view_frame(&a, view_mask, AREA);
+    view_frame(&a, VIEW_MASK, AREA);
     int bad = 0;
     float zero_real = 0, zero_ignored = 0;
     for (int i = 0; i < mv.rows; i++)
@@ -349,7 +340,7 @@ static void test_output_bars(void **state)
     /* point down the first card to find its bars */
     int ids[16], y0[16], y1[16], n = 0, x = AREA.x + 40;
     for (int y = AREA.y; y < AREA.y + AREA.h && n < 16; y += 2) {
-        Hover h = probe(&a, view_output, AREA, x, y);
+        Hover h = probe(&a, VIEW_OUTPUT, AREA, x, y);
         if (!h.valid || h.stage != ST_OUT_PROBS || h.row != 0)
             continue;
         if (n == 0 || ids[n - 1] != h.col) {
@@ -369,12 +360,12 @@ static void test_output_bars(void **state)
     /* how far the first card reaches */
     int right = x;
     while (right < AREA.x + AREA.w) {
-        Hover h = probe(&a, view_output, AREA, right + 2, (y0[0] + y1[0]) / 2);
+        Hover h = probe(&a, VIEW_OUTPUT, AREA, right + 2, (y0[0] + y1[0]) / 2);
         if (!h.valid || h.row != 0)
             break;
         right += 2;
     }
-    view_frame(&a, view_output, AREA);
+    view_frame(&a, VIEW_OUTPUT, AREA);
     const Theme *th = theme_get(a.theme);
     int len[5];
     for (int r = 0; r < 5; r++)
@@ -410,11 +401,11 @@ static void test_output_truth_marked(void **state)
     int seen = 0, x = AREA.x + 40;
     const Theme *th = theme_get(a.theme);
     for (int y = AREA.y; y < AREA.y + AREA.h && !seen; y += 2) {
-        Hover h = probe(&a, view_output, AREA, x, y);
+        Hover h = probe(&a, VIEW_OUTPUT, AREA, x, y);
         if (!h.valid || h.row != 0 || h.col != truth)
             continue;
         seen = 1;
-        view_frame(&a, view_output, AREA);
+        view_frame(&a, VIEW_OUTPUT, AREA);
         uint32_t want = cmap_pack(best == truth ? th->good : th->bad);
         int run = longest_run(y + 1, AREA.x, AREA.x + AREA.w / 2, want);
         end_frame();
@@ -499,7 +490,7 @@ static void test_lines_thickness(void **state)
     TfErr err;
     tf_view(&a.ses.trace, ST_ENC_SELF_WEIGHTS, layer, head, 0, &w, &err);
     float w00 = tf_view_at(&w, 0, 0), w11 = tf_view_at(&w, 1, 1);
-    view_frame(&a, view_lines, AREA);
+    view_frame(&a, VIEW_LINES, AREA);
     uint32_t bg = cmap_pack(theme_get(a.theme)->bg);
     int st[16], ln[16];
     /* the curves meet the middle of the area half-way: (0,0) on top,
@@ -537,7 +528,7 @@ static void test_lines_masked_pairs_draw_nothing(void **state)
         if (k)
             expect_true(tf_view_at(&w, 0, 1) == 0, "<bos> may not see the next token: weight 0, got %g",
                         tf_view_at(&w, 0, 1));
-        view_frame(&a, view_lines, AREA);
+        view_frame(&a, VIEW_LINES, AREA);
         int s[16], l[16];
         /* a third of the way across, the two diagonal curves are apart */
         int n = ink_runs(AREA.x + AREA.w * 2 / 5, AREA.y + 160, AREA.y + AREA.h, bg, s, l, 16);
@@ -561,15 +552,15 @@ static void test_lines_click_selects(void **state)
     int hx = -1, hy = -1, row = -1;
     for (int x = AREA.x; x < AREA.x + AREA.w / 2 && hx < 0; x += 24)
         for (int y = AREA.y + 100; y < AREA.y + AREA.h && hx < 0; y += 8) {
-            Hover h = probe(&a, view_lines, AREA, x, y);
+            Hover h = probe(&a, VIEW_LINES, AREA, x, y);
             if (h.valid && h.row == 2)
                 hx = x, hy = y, row = h.row;
         }
     expect_true(hx >= 0, "query token 2 found under the mouse, got %s", "nothing");
-    click(&a, view_lines, AREA, hx, hy);
+    click(&a, VIEW_LINES, AREA, hx, hy);
     expect_true(a.sel.side == 1 && a.sel.index == row, "clicking query 2 selects source token 2, got side %d index %d",
                 a.sel.side, a.sel.index);
-    click(&a, view_lines, AREA, hx, hy);
+    click(&a, VIEW_LINES, AREA, hx, hy);
     expect_true(a.sel.side == 0, "clicking it again clears the selection, got side %d", a.sel.side);
     app_free(&a);
 }
@@ -592,7 +583,7 @@ static void test_heads_hover_and_click(void **state)
         int hx = -1, hy = -1, bad = 0, hits = 0;
         for (int y = AREA.y; y < AREA.y + AREA.h && (hx < 0 || hits < 40); y += 26)
             for (int x = AREA.x; x < AREA.x + AREA.w; x += 26) {
-                Hover h = probe(&a, view_heads, AREA, x, y);
+                Hover h = probe(&a, VIEW_HEADS, AREA, x, y);
                 if (!h.valid)
                     continue;
                 hits++;
@@ -610,7 +601,7 @@ static void test_heads_hover_and_click(void **state)
         expect_true(hits > 20 && bad == 0, "every hovered cell reports the engine's value, got %d of %d wrong", bad,
                     hits);
         expect_true(hx >= 0, "the thumbnail of layer 2 head 3 found under the mouse, got %s", "nothing");
-        click(&a, view_heads, AREA, hx, hy);
+        click(&a, VIEW_HEADS, AREA, hx, hy);
         StagePos p = app_pos(&a);
         expect_true(p.stage == sts[k] && p.layer == 1 && a.ses.head == 2 && a.view == VIEW_AUTO,
                     "the click opens %s layer 1 head 2, got stage %d layer %d head %d view %d",
@@ -646,7 +637,7 @@ static void test_degenerate_inputs_stay_inside(void **state)
                            "t26 t27 t28 t29 t30 t31 t32 t33 t34 t35 t36"};
     struct { const char **src; int n; const char *tgt; } inputs[] = {
         {one, 1, NULL}, {one, 1, "t5"}, {four, 4, "t6 t7"}, {longs, 1, NULL}};
-    ViewFn fns[4] = {view_heads, view_lines, view_mask, view_output};
+    ViewFn fns[4] = {VIEW_HEADS, VIEW_LINES, VIEW_MASK, VIEW_OUTPUT};
     StageId stages[4] = {ST_DEC_CROSS_WEIGHTS, ST_DEC_SELF_WEIGHTS, ST_DEC_SELF_MASK, ST_OUT_PROBS};
     Rect areas[] = {{280, 200, 700, 500}, {10, 10, 200, 150}, {5, 5, 30, 20}, {60, 60, 1, 1}, {100, 80, 420, 300}};
     int bad = 0, frames = 0;

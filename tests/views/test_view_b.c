@@ -23,8 +23,9 @@
 #include "checkpoint.h"
 #include "colormap.h"
 #include "ops.h"
+#include "test_app_util.h"
 #include "test_util.h"
-#include "views.h"
+#include "view.h"
 
 #define W 1280
 #define H 800
@@ -118,17 +119,10 @@ static void open_app(App *a, const char *model, const char *src, const char *tgt
 
 /* Draw one view into area on a fresh frame with the mouse at (mx, my)
  * (pressed when `press`); the frame stays open for reading. */
-static void draw_view(App *a, void (*view)(ViewCtx *), Rect area, int mx, int my, int press)
+static void draw_view(App *a, ViewId view, Rect area, int mx, int my, int press)
 {
-    app_update(a);
-    Gfx *g = app_gfx(a, g_ren);
-    gfx_fonts(g, a->text_scale, NULL);
-    const Theme *th = theme_get(a->theme);
-    ren_begin(g_ren, th->bg);
-    a->hover.valid = 0;
     a->in = (UiInput){.mx = mx, .my = my, .pressed = press, .down = press};
-    ViewCtx v = {a, g_ren, g, th, area, &a->in, 1.0f};
-    view(&v);
+    tu_view_frame(a, g_ren, view, area);
 }
 
 static uint32_t pixel(int x, int y)
@@ -168,7 +162,7 @@ typedef struct Probe {
     char where[640];
 } Probe;
 
-static int hover_at(App *a, void (*view)(ViewCtx *), Rect area, int x, int y, StageId st, Hover *h)
+static int hover_at(App *a, ViewId view, Rect area, int x, int y, StageId st, Hover *h)
 {
     draw_view(a, view, area, x, y, 0);
     ren_end(g_ren);
@@ -178,7 +172,7 @@ static int hover_at(App *a, void (*view)(ViewCtx *), Rect area, int x, int y, St
 
 /* Up to max probes of stage st's heatmap cells, hovering a grid of points
  * of `where` (a part of the view's area, to keep the test fast). */
-static int find_cells(App *a, void (*view)(ViewCtx *), Rect area, Rect where, StageId st, Probe *out,
+static int find_cells(App *a, ViewId view, Rect area, Rect where, StageId st, Probe *out,
                       int max, int step)
 {
     int n = 0;
@@ -275,9 +269,9 @@ static void test_pe_table_cells(void **state)
     Rect area = {300, 70, 680, 640};
     Probe p[16];
     Rect low_left = {area.x, area.y + area.h / 2, area.w / 2, area.h / 2};
-    int n = find_cells(&a, view_pe, area, low_left, ST_POS_ENC, p, 16, 19);
+    int n = find_cells(&a, VIEW_PE, area, low_left, ST_POS_ENC, p, 16, 19);
     expect_true(n >= 8, "found PE table cells by hovering, got %d", n);
-    draw_view(&a, view_pe, area, 0, 0, 0); /* no hover outline now */
+    draw_view(&a, VIEW_PE, area, 0, 0, 0); /* no hover outline now */
     int bad = 0;
     for (int i = 0; i < n; i++) {
         float want_v = a.ses.trace.pe[(size_t)p[i].row * a.ses.trace.cfg.d_model + p[i].col];
@@ -295,10 +289,10 @@ static void test_pe_table_cells(void **state)
     expect_true(bad == 0, "every probed cell has its value's colour on -1..1, %d differ", bad);
     /* a click on a column plots that dimension (wave slot 3) and rotates
      * its pair */
-    draw_view(&a, view_pe, area, p[n - 1].x, p[n - 1].y, 1);
+    draw_view(&a, VIEW_PE, area, p[n - 1].x, p[n - 1].y, 1);
     ren_end(g_ren);
     int dims[4], pair, pos, k;
-    view_pe_choices(dims, &pair, &pos, &k);
+    view_pe_choices(a.vstate[VIEW_PE], dims, &pair, &pos, &k);
     expect_true(dims[3] == p[n - 1].col && pair == p[n - 1].col / 2,
                 "click on dim %d: wave 4 shows dim %d, pair %d", p[n - 1].col, dims[3], pair);
     app_free(&a);
@@ -405,7 +399,7 @@ static void test_norm_view_hover(void **state)
     /* post-LN: x, Sublayer(x) above the sum and the norm, bottom right */
     Rect top = {area.x, area.y, area.w, area.h / 2};
     Rect quad = {area.x + area.w / 2, area.y + area.h / 4, area.w / 2, area.h / 4};
-    int n = find_cells(&a, view_norm, area, quad, ST_ENC_NORM1, p, 6, 13);
+    int n = find_cells(&a, VIEW_NORM, area, quad, ST_ENC_NORM1, p, 6, 13);
     expect_true(n >= 3, "hovering finds cells of enc.norm1, got %d", n);
     const float *norm = a.ses.trace.enc[1].n1.norm;
     for (int i = 0; i < n; i++) {
@@ -415,7 +409,7 @@ static void test_norm_view_hover(void **state)
     top.w /= 2;
     top.y += top.h / 2;
     top.h /= 2;
-    n = find_cells(&a, view_norm, area, top, ST_ENC_ADD1, p, 2, 13);
+    n = find_cells(&a, VIEW_NORM, area, top, ST_ENC_ADD1, p, 2, 13);
     expect_true(n >= 1, "the sum x + Sublayer(x) is on screen too, found %d cells", n);
     app_free(&a);
 }
@@ -431,8 +425,8 @@ static void test_ffn_zero_cells(void **state)
     Rect area = {300, 70, 680, 640};
     Probe p[24];
     Rect top = {area.x, area.y, area.w, area.h / 2};
-    int n = find_cells(&a, view_ffn, area, top, ST_ENC_FFN_HIDDEN, p, 24, 9);
-    draw_view(&a, view_ffn, area, 0, 0, 0);
+    int n = find_cells(&a, VIEW_FFN, area, top, ST_ENC_FFN_HIDDEN, p, 24, 9);
+    draw_view(&a, VIEW_FFN, area, 0, 0, 0);
     const float *hid = a.ses.trace.enc[0].ffn_hidden;
     int F = a.ses.trace.cfg.d_ff, zeros = 0, bad = 0;
     float mx = 0;
@@ -472,7 +466,7 @@ static void test_ffn_sentence_counts_trace(void **state)
     int F = a.ses.trace.cfg.d_ff;
     for (int tok = 0; tok < 3; tok++) {
         a.sel = (Selection){1, tok};
-        draw_view(&a, view_ffn, area, 0, 0, 0);
+        draw_view(&a, VIEW_FFN, area, 0, 0, 0);
         ren_end(g_ren);
         const float *row = a.ses.trace.enc[1].ffn_hidden + (size_t)tok * F;
         int z = 0;
@@ -481,7 +475,7 @@ static void test_ffn_sentence_counts_trace(void **state)
         char want[256];
         snprintf(want, sizeof want, "%d%% of the %d hidden units are exactly 0 for 't%d'",
                  (int)lround(100.0 * z / F), F, tok + 5);
-        expect_true(strcmp(view_ffn_said(), want) == 0, "\"%s\", got \"%s\"", want, view_ffn_said());
+        expect_true(strcmp(view_ffn_said(a.vstate[VIEW_FFN]), want) == 0, "\"%s\", got \"%s\"", want, view_ffn_said(a.vstate[VIEW_FFN]));
     }
     TfView tv;
     TfErr err;
@@ -526,7 +520,7 @@ static int ink_inside(Rect area, Color bg)
 
 /* Every theme in the main area; the other sizes cycle through the themes
  * (with presenter text on every other one). */
-static void draw_all_sizes(App *a, const char *stage, int layer, void (*view)(ViewCtx *))
+static void draw_all_sizes(App *a, const char *stage, int layer, ViewId view)
 {
     static const Rect areas[] = {{300, 70, 680, 640}, {300, 70, 680, 640}, {300, 70, 680, 640},
                                  {190, 60, 384, 440}, {10, 10, 120, 90},   {5, 5, 30, 20},
@@ -551,13 +545,13 @@ static void draw_all_sizes(App *a, const char *stage, int layer, void (*view)(Vi
 
 static void draw_every_view(App *a)
 {
-    draw_all_sizes(a, "pos.enc", 0, view_pe);
-    draw_all_sizes(a, "enc.add1", 0, view_norm);
-    draw_all_sizes(a, "enc.norm2", 0, view_norm);
-    draw_all_sizes(a, "dec.norm3", 0, view_norm);
-    draw_all_sizes(a, "dec.add2", 0, view_norm);
-    draw_all_sizes(a, "enc.ffn.hidden", 0, view_ffn);
-    draw_all_sizes(a, "dec.ffn.hidden", 0, view_ffn);
+    draw_all_sizes(a, "pos.enc", 0, VIEW_PE);
+    draw_all_sizes(a, "enc.add1", 0, VIEW_NORM);
+    draw_all_sizes(a, "enc.norm2", 0, VIEW_NORM);
+    draw_all_sizes(a, "dec.norm3", 0, VIEW_NORM);
+    draw_all_sizes(a, "dec.add2", 0, VIEW_NORM);
+    draw_all_sizes(a, "enc.ffn.hidden", 0, VIEW_FFN);
+    draw_all_sizes(a, "dec.ffn.hidden", 0, VIEW_FFN);
 }
 
 static void test_one_token(void **state)
@@ -581,8 +575,8 @@ static void test_long_sentence_and_pre_ln(void **state)
              "pos.enc", 0);
     expect_true(a.ses.trace.S == 33, "33 source tokens, got %d", a.ses.trace.S);
     draw_every_view(&a);
-    draw_all_sizes(&a, "enc.final_norm", 0, view_norm);
-    draw_all_sizes(&a, "dec.norm1", 1, view_norm);
+    draw_all_sizes(&a, "enc.final_norm", 0, VIEW_NORM);
+    draw_all_sizes(&a, "dec.norm1", 1, VIEW_NORM);
     app_free(&a);
 }
 
@@ -592,9 +586,9 @@ static void test_d_model_512(void **state)
     static App a;
     open_app(&a, BASE, "t5 t6 t7 t8", "t9 t10", "pos.enc", 0);
     expect_true(a.ses.trace.cfg.d_model == 512 && a.ses.trace.cfg.d_ff == 2048, "d_model 512, d_ff 2048");
-    draw_all_sizes(&a, "pos.enc", 0, view_pe);
-    draw_all_sizes(&a, "enc.norm1", 0, view_norm);
-    draw_all_sizes(&a, "enc.ffn.hidden", 0, view_ffn);
+    draw_all_sizes(&a, "pos.enc", 0, VIEW_PE);
+    draw_all_sizes(&a, "enc.norm1", 0, VIEW_NORM);
+    draw_all_sizes(&a, "enc.ffn.hidden", 0, VIEW_FFN);
     /* the whole window too, tiny and large, through the app's own frame */
     for (int s = 0; s < 2; s++) {
         ren_resize_headless(g_ren, s ? 200 : W, s ? 150 : H);

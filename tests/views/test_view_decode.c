@@ -70,8 +70,8 @@ static DecodeUi *shown_decode(App *a)
     frame(a);
     expect_true(app_current_view(a) == VIEW_DECODE, "the decode view is shown, got %s",
                 view_name(app_current_view(a)));
-    expect_true(a->dec_ui != NULL, "the view made its state on the first frame");
-    return a->dec_ui;
+    expect_true(((DecodeUi *)a->vstate[VIEW_DECODE])->ready, "the view set its state up on the first frame");
+    return a->vstate[VIEW_DECODE];
 }
 
 /* Each teacher-forced prediction equals the argmax of one forward pass over
@@ -232,10 +232,10 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     expect_true(d->n_cols >= 2, "the tree has columns, got %d", d->n_cols);
     ev_key(&a, KEY_TAB, 0);
     expect_true(d->pane == DEC_PANE_GEN, "Tab goes on to the first pane, got %d", d->pane);
-    expect_true(view_decode_setup(&a, "beam", 2, 1.0f) == 0 && d->pane == DEC_PANE_BEAM && d->beam_k == 2 &&
+    expect_true(app_decode_setup(&a, "beam", 2, 1.0f) == 0 && d->pane == DEC_PANE_BEAM && d->beam_k == 2 &&
                     DEC_ALPHAS[d->alpha_i] == 1.0f && d->beam_for_k == 2,
                 "setup shows beam 2, alpha 1 (pane %d, k %d, alpha %g)", d->pane, d->beam_k, DEC_ALPHAS[d->alpha_i]);
-    expect_true(view_decode_setup(&a, "nope", 0, -1) == -1, "an unknown pane is refused");
+    expect_true(app_decode_setup(&a, "nope", 0, -1) == -1, "an unknown pane is refused");
     app_free(&a);
 }
 
@@ -311,7 +311,7 @@ static void test_step_and_play_keys(void **state)
  * output never reaches <eos>; then random clicks, wheel and keys. */
 static void draw_everything(App *a)
 {
-    DecodeUi *d = a->dec_ui;
+    DecodeUi *d = a->vstate[VIEW_DECODE];
     for (int t = 0; t < THEME_COUNT; t++)
         for (int p = 0; p < DEC_PANE_COUNT; p++) {
             a->theme = (ThemeId)t;
@@ -381,10 +381,10 @@ static void test_degenerate_inputs(void **state)
         if (i % 3 == 0)
             frame(&a);
     }
-    expect_true(a.dec_ui == d && d->shown <= d->gen.n && d->sel < d->shown, "state stays consistent (shown %d, sel %d)",
+    expect_true(a.vstate[VIEW_DECODE] == d && d->shown <= d->gen.n && d->sel < d->shown, "state stays consistent (shown %d, sel %d)",
                 d->shown, d->sel);
     app_free(&a);
-    expect_true(a.dec_ui == NULL, "app_free frees the view's state");
+    expect_true(a.vstate[VIEW_DECODE] == NULL, "app_free frees the view's state");
 }
 
 int main(int argc, char **argv)

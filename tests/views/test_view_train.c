@@ -95,7 +95,7 @@ static TrainUi *settle(App *a)
 {
     frame(a);
     frame(a);
-    TrainUi *u = a->train_ui;
+    TrainUi *u = a->vstate[VIEW_TRAIN];
     expect_true(u != NULL, "the view made its state");
     if (u->w)
         tw_wait_idle(u->w);
@@ -106,7 +106,7 @@ static TrainUi *settle(App *a)
 
 static void wait_step(App *a, long long at_least)
 {
-    for (int i = 0; i < 400 && a->train_ui->st.step < at_least; i++) {
+    for (int i = 0; i < 400 && ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step < at_least; i++) {
         sleep_ms(10);
         frame(a);
     }
@@ -134,7 +134,7 @@ static void test_first_frame(void **state)
     expect_true(u->layer == 1 && u->head == 0 && u->attn == TV_CROSS,
                 "cross-attention of the last layer, head 1: attn %d layer %d head %d", u->attn, u->layer, u->head);
     app_free(&a);
-    expect_true(a.train_ui == NULL, "app_free frees the view");
+    expect_true(a.vstate[VIEW_TRAIN] == NULL, "app_free frees the view");
 }
 
 /* The buttons and keys: Step, S, Start/Pause, P, layer, head, attention,
@@ -488,9 +488,9 @@ static void test_draws_everywhere(void **state)
     a.text_scale = 1.0f;
     /* the view's words are in Chinese */
     a.lang = 1;
-    expect_true(strcmp(L(&a, "▶ Start  P"), "▶ Start  P") != 0 && strcmp(L(&a, "learning rate"), "learning rate") != 0 &&
-                    strcmp(L(&a, "the Decode view shows the model of step"), "the Decode view shows the model of step") != 0,
-                "Chinese labels: '%s', '%s'", L(&a, "▶ Start  P"), L(&a, "learning rate"));
+    expect_true(strcmp(L(a.lang, "▶ Start  P"), "▶ Start  P") != 0 && strcmp(L(a.lang, "learning rate"), "learning rate") != 0 &&
+                    strcmp(L(a.lang, "the Decode view shows the model of step"), "the Decode view shows the model of step") != 0,
+                "Chinese labels: '%s', '%s'", L(a.lang, "▶ Start  P"), L(a.lang, "learning rate"));
     a.lang = 0;
     app_free(&a);
 }

@@ -12,7 +12,7 @@
 #include "colormap.h"
 #include "test_app_util.h"
 #include "test_util.h"
-#include "views.h"
+#include "view.h"
 
 static char MODEL[160];
 static Ren *g_ren;

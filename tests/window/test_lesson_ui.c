@@ -12,7 +12,7 @@
 #include "lesson_ui.h"
 #include "test_app_util.h"
 #include "test_util.h"
-#include "views.h"
+#include "view.h"
 
 static char g_dir[64];
 static char g_model[128];
