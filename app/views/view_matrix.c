@@ -448,7 +448,7 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
     int n_real = src ? tr->src_len[tv->b] : tr->tgt_len[tv->b];
     /* the decoder input and, under each position, the token it must
      * predict there: the next one, <eos> at the end */
-    static int next[SES_CAP_T], widths[SES_CAP_T];
+    int next[SES_CAP_T], widths[SES_CAP_T];
     int n_next = 0;
     if (!src) {
         n_next = n_real < SES_CAP_T ? n_real : SES_CAP_T;
@@ -461,7 +461,7 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
         ren_text(v->r, ui, L(sc->lang, "the decoder reads"), x, y, th->dim);
         y += lh;
     }
-    static TokSpan spans[SES_CAP_T];
+    TokSpan spans[SES_CAP_T];
     int n_spans = 0;
     const char *text = src && tv->b < sc->n_src ? sc->ses->src[tv->b] : NULL;
     if (text)
@@ -478,7 +478,7 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
         ren_text(v->r, ui, L(sc->lang, "the model translates it (greedy) as"), x, y, th->dim);
         y += lh;
         int n = 0;
-        static int out[SES_CAP_T];
+        int out[SES_CAP_T];
         for (int i = 0; i < sc->ses->greedy.n && n < SES_CAP_T && sc->ses->greedy.ids[i] != TOK_EOS; i++)
             out[n++] = sc->ses->greedy.ids[i];
         y = token_chips(v, &sc->model->tgt_vocab, out, n, LBL_NONE, n, x, y, w, 0, -1, NULL, NULL, NULL, 0);

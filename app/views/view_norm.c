@@ -328,25 +328,40 @@ static void draw_matrix(ViewCtx *v, Rect r, const NormParts *np, int i)
     heat_draw(v, tv, (Rect){r.x + 10, r.y + fh + 2, r.w - 10, r.h - fh - 2}, &o);
 }
 
-/* Which matrix a narrow layout shows (one at a time): -1 follows the
- * stage being shown; a click on a tab picks one until the stage changes. */
-static struct {
+#define FOOT_LINES 8
+typedef struct Wrapped {
+    char text[900];
+    int w, n;
+    float scale;
+    RenFont *f;
+    RenLine lines[FOOT_LINES];
+    unsigned used;
+} Wrapped;
+
+/* The view's state (owned by the window): which matrix a narrow layout
+ * shows (one at a time; pick -1 follows the stage being shown, a click on
+ * a tab picks one until the stage changes), and the last wrapped footers. */
+typedef struct NormState {
+    int ready;
     int pick;
     StageId stage;
     int layer;
-} norm_ui = {-1, ST_COUNT, 0};
+    Wrapped slot[2];
+    unsigned clock;
+} NormState;
 
 /* Tabs over a single matrix; returns the index to show. */
 static int matrix_tabs(ViewCtx *v, Rect rc, const NormParts *np, int *used)
 {
     static const char *post[4] = {"x", "Sublayer", "Add", "Norm"}, *pre[4] = {"x", "Norm", "Sublayer", "Add"};
+    NormState *S = v->st;
     const TfView *cur = &np->m[np->current];
-    if (norm_ui.stage != cur->stage || norm_ui.layer != cur->layer) {
-        norm_ui.stage = cur->stage;
-        norm_ui.layer = cur->layer;
-        norm_ui.pick = -1;
+    if (S->stage != cur->stage || S->layer != cur->layer) {
+        S->stage = cur->stage;
+        S->layer = cur->layer;
+        S->pick = -1;
     }
-    int show = norm_ui.pick >= 0 && norm_ui.pick < np->n ? norm_ui.pick : np->current;
+    int show = S->pick >= 0 && S->pick < np->n ? S->pick : np->current;
     int h = ren_font_height(v->g->small) + 8, x = rc.x;
     for (int i = 0; i < np->n; i++) {
         const char *lab = np->n == 2 ? (i ? "Norm" : "x") : np->pre ? pre[i] : post[i];
@@ -354,7 +369,7 @@ static int matrix_tabs(ViewCtx *v, Rect rc, const NormParts *np, int *used)
         if (x + w > rc.x + rc.w)
             break;
         if (ui_button(v, (Rect){x, rc.y, w, h}, lab, i == show))
-            norm_ui.pick = show = i;
+            S->pick = show = i;
         x += w + 4;
     }
     *used = h + 4;
@@ -642,20 +657,11 @@ static int footer_text(const Scene *sc, const NormParts *np, int r, char *buf, s
 /* The footer wrapped into lines, kept while its text, width and font stay
  * the same: wrapping measures many candidate lines, too many to redo every
  * frame. Two slots, for the clicked token and the one under the mouse. */
-#define FOOT_LINES 8
-typedef struct Wrapped {
-    char text[900];
-    int w, n;
-    float scale;
-    RenFont *f;
-    RenLine lines[FOOT_LINES];
-    unsigned used;
-} Wrapped;
 
 static const Wrapped *wrapped(ViewCtx *v, RenFont *f, const char *s, int w)
 {
-    static Wrapped slot[2];
-    static unsigned clock;
+    NormState *S = v->st;
+    Wrapped *slot = S->slot;
     Wrapped *c = NULL;
     for (int i = 0; i < 2 && !c; i++)
         if (slot[i].f == f && slot[i].w == w && slot[i].scale == v->g->scale && !strcmp(slot[i].text, s))
@@ -669,7 +675,7 @@ static const Wrapped *wrapped(ViewCtx *v, RenFont *f, const char *s, int w)
         int n = ren_text_wrap(f, c->text, w, c->lines, FOOT_LINES);
         c->n = n < FOOT_LINES ? n : FOOT_LINES;
     }
-    c->used = ++clock;
+    c->used = ++S->clock;
     return c;
 }
 
@@ -703,6 +709,12 @@ static NormLayout norm_layout(ViewCtx *v, const NormParts *np, int H, int foot_l
 
 static void view_norm(ViewCtx *v)
 {
+    NormState *S = v->st;
+    if (!S->ready) {
+        S->ready = 1;
+        S->pick = -1;
+        S->stage = ST_COUNT;
+    }
     const Scene *sc = v->s;
     const Theme *th = v->th;
     Rect A = v->area;
@@ -750,4 +762,5 @@ static void view_norm(ViewCtx *v)
     ren_clip_pop(v->r);
 }
 
-const ViewDef VIEW_NORM_DEF = {"norm", "Add & Norm", view_norm, NULL, 0, NULL, SES_NEED_STAGE};
+const ViewDef VIEW_NORM_DEF = {"norm", "Add & Norm", view_norm, NULL, sizeof(NormState), NULL,
+                               SES_NEED_STAGE};
