@@ -73,6 +73,7 @@ typedef struct App {
     double now;
     double wake_at;             /* a view wants a frame at this time; 0 none */
     int redraw_soon;            /* a view's wishes changed what is shown */
+    uint64_t drawn_version;     /* trace version of the last Scene a view drew */
 
     NavBlock blocks[BLOCKS_MAX]; /* the walk grouped into blocks (blocks_of) */
     int n_blocks;

@@ -156,6 +156,7 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
     v.st = a->vstate[id];
     v.pz = a->pz;
     v.drag = &a->drag;
+    a->drawn_version = sc.version;
     VIEWS[id]->draw(&v);
     app_apply(a, &out);
 }

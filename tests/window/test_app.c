@@ -1,7 +1,7 @@
-/* test_app.c - the window's state driven by synthetic SDL events, drawn on a
+/* test_app.c - the window's state driven by synthetic input events, drawn on a
  * headless renderer: stepping through every stage, layer and head keys,
  * typing (Chinese included) and deleting, clicks on the navigator and on
- * tokens, resizing, bad input, and a soak of random events. */
+ * tokens, resizing, bad input, the lazy pass (random events: test_soak.c). */
 #include <SDL.h>
 #include <math.h>
 #include <stdlib.h>
@@ -345,57 +345,6 @@ static void test_lazy_pass(void **state)
     app_free(&b);
 }
 
-/* 5,000 random events: keys, clicks, wheel, text, resizes. */
-static void test_soak(void **state)
-{
-    (void)state;
-    static App a;
-    open_app(&a, "t5 t6 t7");
-    a.ses.lazy = 1; /* as the window runs: partial passes finished when idle */
-    Rng r;
-    rng_seed(&r, 2026);
-    static const SDL_Keycode keys[] = {KEY_LEFT, KEY_RIGHT, '[', ']', KEY_TAB,
-                                       '0', '1', '2', '4', '9', 't', 'c', '=',
-                                       '-', '/', KEY_RETURN, KEY_BACKSPACE, KEY_DELETE,
-                                       KEY_HOME, KEY_END, KEY_ESCAPE, KEY_SPACE};
-    static const char *texts[] = {"t5", " ", "|", "我", "爱", "\xff", "t39 t40", "<unk>", "t1", "?"};
-    int frames = 0;
-    for (int i = 0; i < 5000; i++) {
-        int kind = (int)rng_below(&r, 10);
-        int x = (int)rng_below(&r, (uint32_t)(a.win_w + 40)) - 20, y = (int)rng_below(&r, (uint32_t)(a.win_h + 40)) - 20;
-        switch (kind) {
-        case 0: case 1: case 2:
-            ev_key(&a, keys[rng_below(&r, sizeof keys / sizeof keys[0])], 0);
-            break;
-        case 3: ev_text(&a, texts[rng_below(&r, sizeof texts / sizeof texts[0])]); break;
-        case 4: case 5: ev_mouse(&a, IN_MOUSE_MOVE, x, y, 0); break;
-        case 6:
-            ev_mouse(&a, IN_MOUSE_DOWN, x, y, rng_below(&r, 4) ? MB_LEFT : MB_RIGHT);
-            break;
-        case 7: ev_mouse(&a, IN_MOUSE_UP, x, y, MB_LEFT); break;
-        case 8: ev_mouse(&a, IN_WHEEL, 0, 0, (int)rng_below(&r, 7) - 3); break;
-        default:
-            if (rng_below(&r, 20) == 0)
-                ren_resize_headless(g_ren, 160 + (int)rng_below(&r, 1800), 120 + (int)rng_below(&r, 1000));
-            break;
-        }
-        a.want_quit = 0;
-        a.want_save_png = a.want_save_csv = 0;
-        if (a.text_scale > 2.0f)
-            a.text_scale = 1.0f;
-        if (i % 5 == 0) {
-            frame(&a);
-            frames++;
-        }
-        if (i % 7 == 0)
-            app_idle_work(&a);
-    }
-    ren_resize_headless(g_ren, 1280, 800);
-    printf("  5000 events, %d frames, ended at %s\n", frames, stage_info(app_pos(&a).stage)->name);
-    expect_true(a.ses.n_walk > 0, "still alive");
-    app_free(&a);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,7 +355,6 @@ int main(void)
         cmocka_unit_test(test_clicks),
         cmocka_unit_test(test_resize),
         cmocka_unit_test(test_lazy_pass),
-        cmocka_unit_test(test_soak),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
