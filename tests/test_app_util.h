@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "checkpoint.h"
+#include "test_util.h"
 
 /* A random classroom-shaped model (d_model 32, 4 heads, d_ff 64, 2 + 2
  * layers) with vocabularies of t4 t5 ... up to `vocab`, saved at path. */
@@ -82,6 +83,79 @@ static inline void ev_mouse(App *a, InputType type, int x, int y, int button)
     else
         e.button = button;
     app_event(a, &e);
+}
+
+/* ---- the fixture most app tests share: one headless renderer and a small
+ * model of their own ---- */
+
+static Ren *tu_ren;
+
+/* Write a small model at a per-process path made from name (into path)
+ * and open a w x h headless renderer; 0 or -1 (for cmocka's setup). */
+static inline int tu_fixture_open(char *path, size_t cap, const char *name, int vocab, int max_len,
+                                  uint64_t seed, int w, int h)
+{
+    TfErr err;
+    tu_tmp(path, cap, name);
+    if (tu_small_model(path, vocab, max_len, seed))
+        return -1;
+    tu_ren = ren_open_headless(w, h, &err);
+    return tu_ren ? 0 : -1;
+}
+
+static inline void tu_fixture_close(const char *path)
+{
+    ren_close(tu_ren);
+    tu_ren = NULL;
+    if (path)
+        remove(path);
+}
+
+/* cmocka's setup and teardown of a program whose fixture is the model at
+ * path (a char array), made from name (40 tokens, max_len 24, seed 5),
+ * and a w x h renderer. */
+#define TU_FIXTURE(path, name, w, h)                                                  \
+    static int setup(void **state)                                                   \
+    {                                                                                \
+        (void)state;                                                                 \
+        return tu_fixture_open(path, sizeof path, name, 40, 24, 5, w, h);            \
+    }                                                                                \
+    static int teardown(void **state)                                                \
+    {                                                                                \
+        (void)state;                                                                 \
+        tu_fixture_close(path);                                                      \
+        return 0;                                                                    \
+    }
+
+/* Options for an app on model with one source sentence (NULL: the
+ * default), a target (NULL: greedy) and a view (NULL: the natural one);
+ * head -2 keeps the model's default, progress files are not written. */
+static inline AppOpts tu_opts(const char *model, const char *src, const char *tgt, const char *view)
+{
+    AppOpts o = {0};
+    o.model_path = model;
+    o.src[0] = src;
+    o.n_src = src != NULL;
+    o.tgt = tgt;
+    o.view = view;
+    o.head = -2;
+    o.no_save = 1;
+    return o;
+}
+
+/* app_init (which must work) with the clock at now. */
+static inline void tu_open(App *a, const AppOpts *o, double now)
+{
+    TfErr err;
+    expect_true(app_init(a, o, &err) == 0, "the app opens: %s", err.msg);
+    a->now = now;
+}
+
+/* A whole frame on tu_ren, half a second after the last one. */
+static inline void tu_frame(App *a)
+{
+    a->now += 0.5;
+    app_frame(a, tu_ren);
 }
 
 /* One frame of just view id in area on renderer r, as frame.c hands it

@@ -243,6 +243,15 @@ void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)
     va_end(ap);
 }
 
+void ui_draw_inside(ViewCtx *v, void (*draw)(ViewCtx *v))
+{
+    if (v->area.w < 40 || v->area.h < 30)
+        return;
+    ren_clip_push(v->r, v->area);
+    draw(v);
+    ren_clip_pop(v->r);
+}
+
 /* ---- wishes of a view, for the window to apply ---- */
 
 void view_notice(ViewCtx *v, int error, const char *fmt, ...)

@@ -258,6 +258,9 @@ int ui_clicked(const UiInput *in, Rect r);
 int ui_button(ViewCtx *v, Rect rc, const char *label, int active);
 /* Text cut to width with an ellipsis; returns the width drawn. */
 int ui_text_fit(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c);
+/* Draw with draw only inside v->area, and nothing when the area is too
+ * small to show anything (under 40 x 30). */
+void ui_draw_inside(ViewCtx *v, void (*draw)(ViewCtx *v));
 /* Text centred in a rect (clipped). */
 void ui_text_center(Ren *r, RenFont *f, const char *s, Rect rc, Color c);
 /* Wrapped paragraph; returns the height used (ui_paragraph_height measures

@@ -447,14 +447,9 @@ static void heads_draw(ViewCtx *v)
     draw_colorbar(v, &G, body);
 }
 
-/* The view draws only inside its area, whatever the area's size. */
 static void view_heads(ViewCtx *v)
 {
-    if (v->area.w < 40 || v->area.h < 30)
-        return;
-    ren_clip_push(v->r, v->area);
-    heads_draw(v);
-    ren_clip_pop(v->r);
+    ui_draw_inside(v, heads_draw);
 }
 
 const ViewDef VIEW_HEADS_DEF = {"heads", "All heads", view_heads, NULL, sizeof(ScoreMemo), NULL,

@@ -609,14 +609,9 @@ static void lines_draw(ViewCtx *v)
     set_hover(v, &G);
 }
 
-/* The view draws only inside its area, whatever the area's size. */
 static void view_lines(ViewCtx *v)
 {
-    if (v->area.w < 40 || v->area.h < 30)
-        return;
-    ren_clip_push(v->r, v->area);
-    lines_draw(v);
-    ren_clip_pop(v->r);
+    ui_draw_inside(v, lines_draw);
 }
 
 static void lines_free(void *st)

@@ -515,14 +515,9 @@ static void mask_draw(ViewCtx *v)
         draw_sum_panel(v, &M, (Rect){body.x + body.w - panel_w, body.y, panel_w, body.h});
 }
 
-/* The view draws only inside its area, whatever the area's size. */
 static void view_mask(ViewCtx *v)
 {
-    if (v->area.w < 40 || v->area.h < 30)
-        return;
-    ren_clip_push(v->r, v->area);
-    mask_draw(v);
-    ren_clip_pop(v->r);
+    ui_draw_inside(v, mask_draw);
 }
 
 const ViewDef VIEW_MASK_DEF = {"mask", "Mask", view_mask, NULL, 0, NULL, SES_NEED_STAGE};

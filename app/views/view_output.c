@@ -338,14 +338,9 @@ static void output_draw(ViewCtx *v)
     ren_clip_pop(v->r);
 }
 
-/* The view draws only inside its area, whatever the area's size. */
 static void view_output(ViewCtx *v)
 {
-    if (v->area.w < 40 || v->area.h < 30)
-        return;
-    ren_clip_push(v->r, v->area);
-    output_draw(v);
-    ren_clip_pop(v->r);
+    ui_draw_inside(v, output_draw);
 }
 
 const ViewDef VIEW_OUTPUT_DEF = {"output", "Top-k", view_output, NULL, sizeof(TopK), NULL, SES_NEED_ALL};

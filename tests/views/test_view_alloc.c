@@ -54,27 +54,9 @@ void *realloc(void *p, size_t n)
 #endif
 
 static char MODEL[160];
-static Ren *g_ren;
 static const Rect AREA = {20, 20, 900, 650};
 
-static int setup(void **state)
-{
-    (void)state;
-    TfErr err;
-    tu_tmp(MODEL, sizeof MODEL, "alloc.safetensors");
-    if (tu_small_model(MODEL, 40, 24, 5))
-        return -1;
-    g_ren = ren_open_headless(960, 700, &err);
-    return g_ren ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ren_close(g_ren);
-    remove(MODEL);
-    return 0;
-}
+TU_FIXTURE(MODEL, "alloc.safetensors", 960, 700)
 
 /* Each view at a stage it shows (head -1: every head). */
 static const struct {
@@ -99,26 +81,19 @@ static void test_no_alloc_per_frame(void **state)
 #endif
     for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
         static App a;
-        AppOpts o = {0};
-        o.model_path = MODEL;
-        o.src[0] = "t5 t6 t7 | t8 t9";
-        o.n_src = 1;
-        o.tgt = "t11 t12";
+        AppOpts o = tu_opts(MODEL, "t5 t6 t7 | t8 t9", "t11 t12", NULL);
         o.stage = CASES[c].stage;
         o.head = CASES[c].head;
-        o.no_save = 1;
-        TfErr err;
-        expect_true(app_init(&a, &o, &err) == 0, "app opens: %s", err.msg);
-        a.now = 100;
+        tu_open(&a, &o, 100);
         a.view = CASES[c].view;
         int x = AREA.x + AREA.w / 3, y = AREA.y + AREA.h / 3;
         for (int k = 0; k < 4; k++) { /* fill the caches */
             ev_mouse(&a, IN_MOUSE_MOVE, x + k, y, 0);
             g_allocs = 0;
             g_counting = c == 0 && k == 0;
-            tu_view_frame(&a, g_ren, CASES[c].view, AREA);
+            tu_view_frame(&a, tu_ren, CASES[c].view, AREA);
             g_counting = 0;
-            ren_end(g_ren);
+            ren_end(tu_ren);
             if (c == 0 && k == 0) /* the first heatmap texture is painted from a malloc'd buffer */
                 expect_true(g_allocs > 0, "the counter sees the program's allocations (first frame: %ld)",
                             g_allocs);
@@ -126,9 +101,9 @@ static void test_no_alloc_per_frame(void **state)
         ev_mouse(&a, IN_MOUSE_MOVE, x + 1, y, 0);
         g_allocs = 0;
         g_counting = 1;
-        tu_view_frame(&a, g_ren, CASES[c].view, AREA);
+        tu_view_frame(&a, tu_ren, CASES[c].view, AREA);
         g_counting = 0;
-        ren_end(g_ren);
+        ren_end(tu_ren);
         printf("  %-7s at %-18s %ld allocations\n", view_name(CASES[c].view), CASES[c].stage, g_allocs);
         expect_true(g_allocs == 0, "a steady frame of the %s view at %s allocates nothing, got %ld",
                     view_name(CASES[c].view), CASES[c].stage, g_allocs);

@@ -19,27 +19,22 @@
 static char MODEL[160];
 static char MODEL_LONG[160];
 static char MODEL_EOS[160];
-static Ren *g_ren;
 static char g_cli[4096]; /* build/.../stepformer, next to the tests folder */
 
 static int setup(void **state)
 {
     (void)state;
-    TfErr err;
-    tu_tmp(MODEL, sizeof MODEL, "decode.safetensors");
     tu_tmp(MODEL_LONG, sizeof MODEL_LONG, "decode-long.safetensors");
     tu_tmp(MODEL_EOS, sizeof MODEL_EOS, "decode-eos.safetensors");
-    if (tu_small_model(MODEL, 40, 24, 5) || tu_small_model(MODEL_LONG, 40, 48, 5) || tu_small_model(MODEL_EOS, 40, 48, 7))
+    if (tu_small_model(MODEL_LONG, 40, 48, 5) || tu_small_model(MODEL_EOS, 40, 48, 7))
         return -1;
-    g_ren = ren_open_headless(1280, 800, &err);
-    return g_ren ? 0 : -1;
+    return tu_fixture_open(MODEL, sizeof MODEL, "decode.safetensors", 40, 24, 5, 1280, 800);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    ren_close(g_ren);
-    remove(MODEL);
+    tu_fixture_close(MODEL);
     remove(MODEL_LONG);
     remove(MODEL_EOS);
     return 0;
@@ -47,27 +42,14 @@ static int teardown(void **state)
 
 static void open_app(App *a, const char *model, const char *src, const char *tgt)
 {
-    AppOpts o = {0};
-    o.model_path = model;
-    o.src[0] = src;
-    o.n_src = 1;
-    o.tgt = tgt;
-    o.view = "decode";
-    o.head = -2;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "app opens: %s", err.msg);
-    a->now = 100;
-}
-
-static void frame(App *a)
-{
-    a->now += 0.5;
-    app_frame(a, g_ren);
+    AppOpts o = tu_opts(model, src, tgt, "decode");
+    o.no_save = 0;
+    tu_open(a, &o, 100);
 }
 
 static DecodeUi *shown_decode(App *a)
 {
-    frame(a);
+    tu_frame(a);
     expect_true(app_current_view(a) == VIEW_DECODE, "the decode view is shown, got %s",
                 view_name(app_current_view(a)));
     expect_true(((DecodeUi *)a->vstate[VIEW_DECODE])->ready, "the view set its state up on the first frame");
@@ -201,13 +183,13 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
         expect_true(d->pane == DEC_PANE_BEAM, "B shows the beam tree");
         expect_true(d->beam_for_k == want && d->beam.n > 0, "the tree is searched with %d beams (for %d)",
                     want, d->beam_for_k);
-        frame(&a);
+        tu_frame(&a);
     }
     ev_key(&a, 'b', MOD_SHIFT);
     expect_true(d->beam_k == (k0 + DEC_MAX_BEAM - 2) % DEC_MAX_BEAM + 1, "Shift+B goes back, got %d", d->beam_k);
     while (d->beam_k != 1)
         ev_key(&a, 'b', 0);
-    frame(&a);
+    tu_frame(&a);
     expect_true(d->beam.n == d->gen.n, "beam 1 makes %d tokens like greedy, got %d", d->gen.n, d->beam.n);
     for (int i = 0; i < d->beam.n && i < d->gen.n; i++)
         expect_true(d->beam.ids[i] == d->gen.ids[i], "beam 1 token %d: greedy %d, beam %d", i,
@@ -221,7 +203,7 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     ev_key(&a, 'b', 0);
     ev_key(&a, 'b', 0);
     ev_key(&a, 'b', 0); /* beam 4 */
-    frame(&a);
+    tu_frame(&a);
     double best = -INFINITY;
     for (int i = 0; i < d->beam.n_nodes; i++)
         if (d->beam.nodes[i].state == BEAM_FINISHED && d->beam.nodes[i].score > best)
@@ -251,12 +233,12 @@ static void test_step_and_play_keys(void **state)
     expect_true(n >= 2, "some tokens to step through, got %d", n);
     ev_key(&a, 's', 0);
     expect_true(d->shown == 0 && d->sel == -1, "S at the end restarts at <bos>: shown %d sel %d", d->shown, d->sel);
-    frame(&a);
+    tu_frame(&a);
     for (int i = 1; i <= n; i++) {
         ev_key(&a, 's', 0);
         expect_true(d->shown == i && d->sel == i - 1, "S press %d: %d shown (got %d), inspecting %d (got %d)",
                     i, i, d->shown, i - 1, d->sel);
-        frame(&a);
+        tu_frame(&a);
     }
     ev_key(&a, KEY_LEFT, 0);
     expect_true(d->sel == n - 2 && d->shown == n, "Left inspects step %d, got %d", n - 2, d->sel);
@@ -264,14 +246,14 @@ static void test_step_and_play_keys(void **state)
     expect_true(d->sel == 0, "Home inspects the first step, got %d", d->sel);
     ev_key(&a, KEY_RIGHT, 0);
     expect_true(d->sel == 1, "Right inspects the next step, got %d", d->sel);
-    frame(&a);
+    tu_frame(&a);
     /* play: from the end it restarts, then one token per DEC_PACE */
     ev_key(&a, 'p', 0);
     expect_true(d->playing && d->shown == 0, "P plays from the start (playing %d, shown %d)", d->playing, d->shown);
     int frames = 0, last = 0, monotone = 1;
     while (d->playing && frames < 1000) {
         a.now += 0.2;
-        app_frame(&a, g_ren);
+        app_frame(&a, tu_ren);
         monotone &= d->shown >= last && d->shown <= last + 1;
         last = d->shown;
         frames++;
@@ -316,17 +298,17 @@ static void draw_everything(App *a)
         for (int p = 0; p < DEC_PANE_COUNT; p++) {
             a->theme = (ThemeId)t;
             d->pane = (DecPane)p;
-            frame(a);
+            tu_frame(a);
             a->text_scale = 1.6f;
-            frame(a);
+            tu_frame(a);
             a->text_scale = 1.0f;
         }
-    ren_resize_headless(g_ren, 800, 600);
+    ren_resize_headless(tu_ren, 800, 600);
     for (int p = 0; p < DEC_PANE_COUNT; p++) {
         d->pane = (DecPane)p;
-        frame(a);
+        tu_frame(a);
     }
-    ren_resize_headless(g_ren, 1280, 800);
+    ren_resize_headless(tu_ren, 1280, 800);
     a->theme = THEME_DARK;
 }
 
@@ -341,7 +323,7 @@ static void test_degenerate_inputs(void **state)
     draw_everything(&a);
     /* an empty target line, then a target that is only spaces */
     app_set_text(&a, FOCUS_TGT, "   ");
-    frame(&a);
+    tu_frame(&a);
     expect_true(d->tf_n == 1 && d->tf_truth[0] == TOK_EOS, "an empty reference: one position, true next <eos> (%d, %d)",
                 d->tf_n, d->tf_truth[0]);
     draw_everything(&a);
@@ -379,7 +361,7 @@ static void test_degenerate_inputs(void **state)
         a.want_quit = 0;
         a.view = VIEW_DECODE;
         if (i % 3 == 0)
-            frame(&a);
+            tu_frame(&a);
     }
     expect_true(a.vstate[VIEW_DECODE] == d && d->shown <= d->gen.n && d->sel < d->shown, "state stays consistent (shown %d, sel %d)",
                 d->shown, d->sel);

@@ -24,30 +24,23 @@
 #include "view_train.h"
 
 static char MODEL[160];
-static Ren *g_ren;
 static char g_dir[64];
 static char g_cli[4096]; /* build/.../stepformer, next to the tests folder */
 
 static int setup(void **state)
 {
     (void)state;
-    TfErr err;
-    tu_tmp(MODEL, sizeof MODEL, "train-view.safetensors");
-    if (tu_small_model(MODEL, 40, 24, 5))
-        return -1;
     strcpy(g_dir, "/tmp/stepformer-trainview-XXXXXX");
     if (!mkdtemp(g_dir))
         return -1;
-    g_ren = ren_open_headless(1280, 800, &err);
-    return g_ren ? 0 : -1;
+    return tu_fixture_open(MODEL, sizeof MODEL, "train-view.safetensors", 40, 24, 5, 1280, 800);
 }
 
 static int teardown(void **state)
 {
     (void)state;
     char cmd[128];
-    ren_close(g_ren);
-    remove(MODEL);
+    tu_fixture_close(MODEL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     return system(cmd) == 0 ? 0 : -1;
 }
@@ -60,22 +53,8 @@ static void sleep_ms(int ms)
 
 static void open_app(App *a)
 {
-    AppOpts o = {0};
-    o.model_path = MODEL;
-    o.src[0] = "t5 t6 t7";
-    o.n_src = 1;
-    o.view = "train";
-    o.head = -2;
-    o.no_save = 1;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "app opens: %s", err.msg);
-    a->now = 100;
-}
-
-static void frame(App *a)
-{
-    a->now += 0.5;
-    app_frame(a, g_ren);
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
+    tu_open(a, &o, 100);
 }
 
 /* A click in the middle of a control drawn in the last frame. */
@@ -85,7 +64,7 @@ static void click(App *a, Rect r, const char *what)
     int x = r.x + r.w / 2, y = r.y + r.h / 2;
     ev_mouse(a, IN_MOUSE_MOVE, x, y, MB_LEFT);
     ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
-    frame(a);
+    tu_frame(a);
     ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
 }
 
@@ -93,14 +72,14 @@ static void click(App *a, Rect r, const char *what)
  * asked, and the view copied it. */
 static TrainUi *settle(App *a)
 {
-    frame(a);
-    frame(a);
+    tu_frame(a);
+    tu_frame(a);
     TrainUi *u = a->vstate[VIEW_TRAIN];
     expect_true(u != NULL, "the view made its state");
     if (u->w)
         tw_wait_idle(u->w);
-    frame(a);
-    frame(a);
+    tu_frame(a);
+    tu_frame(a);
     return u;
 }
 
@@ -108,7 +87,7 @@ static void wait_step(App *a, long long at_least)
 {
     for (int i = 0; i < 400 && ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step < at_least; i++) {
         sleep_ms(10);
-        frame(a);
+        tu_frame(a);
     }
 }
 
@@ -153,7 +132,7 @@ static void test_buttons_and_keys(void **state)
     u = settle(&a);
     expect_true(u->st.step == 2, "S: step 2, got %lld", u->st.step);
     click(&a, u->hit.start, "Start");
-    frame(&a);
+    tu_frame(&a);
     expect_true(u->st.state == TW_RUNNING, "Start: training, state %d", u->st.state);
     expect_true(a.wake_at > 0, "while training the view asks for frames (wake_at %.2f)", a.wake_at);
     wait_step(&a, 12);
@@ -167,7 +146,7 @@ static void test_buttons_and_keys(void **state)
     expect_true(u->st.step == at && u->shown_step == at, "paused stays at %lld, got %lld (shown %lld)", at,
                 u->st.step, u->shown_step);
     ev_key(&a, 'p', 0);
-    frame(&a);
+    tu_frame(&a);
     expect_true(u->st.state == TW_RUNNING, "P plays, state %d", u->st.state);
     ev_key(&a, 'p', 0);
     u = settle(&a);
@@ -189,7 +168,7 @@ static void test_buttons_and_keys(void **state)
     expect_true(u->attn == TV_ENC, "Tab: encoder self-attention, got %d", u->attn);
     ev_key(&a, KEY_TAB, MOD_SHIFT);
     expect_true(u->attn == TV_CROSS, "Shift+Tab: back to cross-attention, got %d", u->attn);
-    frame(&a);
+    tu_frame(&a);
     int stage_at = a.ses.at;
     ev_key(&a, KEY_RIGHT, 0);
     expect_true(a.ses.at == stage_at, "→ scrubs snapshots here, the stage stays (%d, %d)", a.ses.at, stage_at);
@@ -254,12 +233,12 @@ static void test_bad_tsv(void **state)
     /* F focuses the field; the "f" typed with it does not land there */
     ev_key(&a, 'f', 0);
     ev_text(&a, "f");
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path && u->path[0] == 0,
                 "F: the path field has the focus and is empty ('%s')", u->path);
     ev_key(&a, KEY_ESCAPE, 0);
     expect_true(a.focus == FOCUS_NONE && !a.want_quit, "Esc leaves the field (and does not quit)");
-    frame(&a);
+    tu_frame(&a);
     click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
     expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path, "the file chip focuses the path field");
     ev_text(&a, g_dir);
@@ -272,7 +251,7 @@ static void test_bad_tsv(void **state)
                 "no run and a message naming the file: state %d, '%s'", u->st.state, u->msg);
     expect_true(a.notice_error && strstr(a.notice, "nothing.tsv"), "a notice too: '%s'", a.notice);
     printf("  message: %s\n", u->msg);
-    frame(&a); /* still draws */
+    tu_frame(&a); /* still draws */
     click(&a, u->hit.task[1], "reverse");
     u = settle(&a);
     expect_true(u->st.state == TW_PAUSED && u->have_pm && strcmp(u->st.data_name, "reverse") == 0 && !u->msg[0],
@@ -299,7 +278,7 @@ static void test_absurd_size(void **state)
     expect_true(u->st.state == TW_EMPTY && strstr(u->msg, "memory") && strstr(u->msg, "8192"),
                 "too big: no run, a message about memory: state %d, '%s'", u->st.state, u->msg);
     printf("  message: %s\n", u->msg);
-    frame(&a);
+    tu_frame(&a);
     ev_key(&a, 'm', 0);
     u = settle(&a);
     expect_true(u->st.state == TW_PAUSED && u->st.cfg.d_model == 64 && u->st.cfg.n_enc == 2,
@@ -325,7 +304,7 @@ static void test_nan(void **state)
     ev_key(&a, 'p', 0);
     for (int i = 0; i < 300 && !u->msg[0]; i++) {
         sleep_ms(5);
-        frame(&a);
+        tu_frame(&a);
     }
     u = settle(&a);
     expect_true(strstr(u->msg, "NaN") || strstr(u->msg, "not finite") || strstr(u->msg, "infinite"),
@@ -398,7 +377,7 @@ static void test_save_snapshots_open(void **state)
     expect_true(u->st.n_snap == 3 && u->st.snaps[2].step == 20, "snapshots 0, 10, 20: %d, last %lld",
                 u->st.n_snap, u->st.n_snap ? u->st.snaps[u->st.n_snap - 1].step : -1);
     ev_key(&a, KEY_LEFT, 0);
-    frame(&a);
+    tu_frame(&a);
     expect_true(u->want_snap == 20 && u->shown_step == 20, "←: snapshot 20 shown, got %lld / %lld",
                 u->want_snap, u->shown_step);
     float *p = malloc(u->pm.n_params * sizeof(float));
@@ -409,28 +388,28 @@ static void test_save_snapshots_open(void **state)
                 "the probe runs on the snapshot's parameters");
     free(p);
     ev_key(&a, KEY_HOME, 0);
-    frame(&a);
+    tu_frame(&a);
     expect_true(u->shown_step == 0, "Home: step 0, got %lld", u->shown_step);
     ev_key(&a, KEY_RIGHT, 0);
-    frame(&a);
+    tu_frame(&a);
     expect_true(u->shown_step == 10, "→: step 10, got %lld", u->shown_step);
     ev_key(&a, KEY_END, 0);
-    frame(&a);
+    tu_frame(&a);
     expect_true(u->want_snap < 0 && u->shown_step == 26, "End: live step 26, got %lld", u->shown_step);
     /* a click on the timeline's left end picks step 0 */
     Rect t = u->hit.track;
     click(&a, (Rect){t.x - 2, t.y - 2, 4, 4}, "timeline");
-    frame(&a);
+    tu_frame(&a);
     expect_true(u->shown_step == 0, "a click at the timeline's start: step 0, got %lld", u->shown_step);
     ev_key(&a, KEY_RIGHT, 0);
     ev_key(&a, KEY_RIGHT, 0);
-    frame(&a);
+    tu_frame(&a);
     /* open the shown model (step 20) in the Decode view */
     size_t n = u->pm.n_params;
     float *want = malloc(n * sizeof(float));
     memcpy(want, u->pm.block, n * sizeof(float));
     click(&a, u->hit.open, "Open in Decode");
-    frame(&a);
+    tu_frame(&a);
     expect_true(app_current_view(&a) == VIEW_DECODE && strstr(a.ses.model_label, "en2zh") &&
                     strstr(a.ses.model_label, "20"),
                 "the Decode view with the model of step 20: view %s, label '%s'", view_name(app_current_view(&a)),
@@ -441,7 +420,7 @@ static void test_save_snapshots_open(void **state)
                     !a.ses.input_error[0],
                 "on the probe and its truth: '%s' / '%s' (%s)", a.ses.src_line, a.ses.tgt, a.ses.input_error);
     free(want);
-    frame(&a);
+    tu_frame(&a);
     app_free(&a);
 }
 
@@ -457,7 +436,7 @@ static void test_draws_everywhere(void **state)
     u = settle(&a);
     static const int SIZES[][2] = {{1280, 800}, {1920, 1080}, {800, 600}};
     for (int s = 0; s < 3; s++) {
-        ren_resize_headless(g_ren, SIZES[s][0], SIZES[s][1]);
+        ren_resize_headless(tu_ren, SIZES[s][0], SIZES[s][1]);
         for (int t = 0; t < THEME_COUNT; t++)
             for (int k = 0; k < 6; k++) {
                 a.theme = (ThemeId)t;
@@ -469,18 +448,18 @@ static void test_draws_everywhere(void **state)
                 u->custom = k == 5;
                 for (int m = 0; m < 6; m++) {
                     ev_mouse(&a, IN_MOUSE_MOVE, SIZES[s][0] * (2 + m) / 9, SIZES[s][1] * (2 + m) / 8, 0);
-                    frame(&a);
+                    tu_frame(&a);
                 }
             }
     }
-    ren_resize_headless(g_ren, 1280, 800);
+    ren_resize_headless(tu_ren, 1280, 800);
     a.text_scale = 1.0f;
     a.theme = THEME_DARK;
     a.lang = 0;
-    frame(&a);
+    tu_frame(&a);
     expect_true(!u->compact, "1280x800 at scale 1 shows curves and probe together");
     a.text_scale = 1.6f;
-    frame(&a);
+    tu_frame(&a);
     expect_true(u->compact, "presenter scale on 1280x800: one pane at a time");
     u->pane = 0;
     ev_key(&a, 'v', 0);

@@ -15,51 +15,25 @@
 #include "view.h"
 
 static char MODEL[160];
-static Ren *g_ren;
 
-static int setup(void **state)
-{
-    (void)state;
-    TfErr err;
-    tu_tmp(MODEL, sizeof MODEL, "app.safetensors");
-    if (tu_small_model(MODEL, 40, 24, 5))
-        return -1;
-    g_ren = ren_open_headless(1280, 800, &err);
-    return g_ren ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ren_close(g_ren);
-    remove(MODEL);
-    return 0;
-}
+TU_FIXTURE(MODEL, "app.safetensors", 1280, 800)
 
 static void open_app(App *a, const char *src)
 {
-    AppOpts o = {0};
-    o.model_path = MODEL;
-    o.src[0] = src;
-    o.n_src = 1;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "app opens: %s", err.msg);
-    a->now = 100;
+    AppOpts o = tu_opts(MODEL, src, NULL, NULL);
+    o.head = 0;
+    o.no_save = 0;
+    tu_open(a, &o, 100);
 }
 
-static void frame(App *a)
-{
-    a->now += 0.5;
-    app_frame(a, g_ren);
-}
 
 static void click(App *a, int x, int y)
 {
     ev_mouse(a, IN_MOUSE_MOVE, x, y, 0);
     ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
-    frame(a);
+    tu_frame(a);
     ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
-    frame(a);
+    tu_frame(a);
 }
 
 static void test_step_through_every_stage(void **state)
@@ -67,12 +41,12 @@ static void test_step_through_every_stage(void **state)
     (void)state;
     static App a;
     open_app(&a, "t5 t6 t7");
-    frame(&a);
+    tu_frame(&a);
     int n = a.ses.n_walk, seen_dec = 0;
     expect_true(n > 60, "the walk covers every stage of 2+2 layers, got %d", n);
     for (int i = 0; i < n - 1; i++) {
         ev_key(&a, KEY_RIGHT, 0);
-        frame(&a);
+        tu_frame(&a);
         expect_true(a.ses.at == i + 1, "Right moves to step %d, at %d", i + 1, a.ses.at);
         seen_dec |= (stage_info(app_pos(&a).stage)->flags & SF_DECODER) != 0;
     }
@@ -81,7 +55,7 @@ static void test_step_through_every_stage(void **state)
     expect_true(a.ses.at == n - 1, "Right at the end stays");
     for (int i = n - 1; i > 0; i--) {
         ev_key(&a, KEY_LEFT, 0);
-        frame(&a);
+        tu_frame(&a);
     }
     expect_true(a.ses.at == 0 && app_pos(&a).stage == ST_SRC_TOKENS, "Left back to src.tokens");
     expect_true(seen_dec, "the decoder was visited");
@@ -115,7 +89,7 @@ static void test_layer_head_tab_keys(void **state)
     ev_key(&a, '9', 0);
     expect_true(a.ses.head == 2, "9 is ignored with 4 heads, head stays %d", a.ses.head);
     ev_key(&a, '0', 0);
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.ses.head == -1 && app_current_view(&a) == VIEW_HEADS, "0 shows all heads in the grid");
     ev_key(&a, '1', 0);
     ev_key(&a, KEY_TAB, 0);
@@ -135,10 +109,10 @@ static void test_layer_head_tab_keys(void **state)
     ev_key(&a, '-', 0);
     ev_key(&a, '-', 0);
     expect_true(a.text_scale < s0, "- shrinks text");
-    frame(&a);
+    tu_frame(&a);
     ev_key(&a, '/', 0);
     expect_true(a.show_help, "? opens help");
-    frame(&a);
+    tu_frame(&a);
     ev_key(&a, KEY_ESCAPE, 0);
     expect_true(!a.show_help && !a.want_quit, "Esc closes help first");
     ev_key(&a, KEY_ESCAPE, 0);
@@ -151,12 +125,12 @@ static void test_typing(void **state)
     (void)state;
     static App a;
     open_app(&a, "t5");
-    frame(&a);
+    tu_frame(&a);
     ev_key(&a, KEY_RETURN, 0);
     expect_true(a.focus == FOCUS_SRC, "Enter focuses the source line");
     ev_text(&a, " t6");
     ev_text(&a, " 我爱");
-    frame(&a);
+    tu_frame(&a);
     expect_true(strcmp(a.ses.src_line, "t5 t6 我爱") == 0, "typed text lands, got '%s'", a.ses.src_line);
     expect_true(a.ses.n_unk == 1 && a.ses.src_n[0] == 3, "'我爱' is one unknown word: %d unknown, %d tokens", a.ses.n_unk, a.ses.src_n[0]);
     ev_key(&a, KEY_BACKSPACE, 0);
@@ -165,11 +139,11 @@ static void test_typing(void **state)
     ev_key(&a, KEY_DELETE, 0);
     expect_true(strcmp(a.ses.src_line, "5 t6 我") == 0, "Delete at the start, got '%s'", a.ses.src_line);
     ev_key(&a, 'u', MOD_CTRL);
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.ses.src_line[0] == 0 && a.ses.input_error[0] != 0, "an empty line is reported: '%s'", a.ses.input_error);
     printf("  empty -> %s\n", a.ses.input_error);
     ev_text(&a, "t9 t10");
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.ses.input_error[0] == 0 && a.ses.src_n[0] == 2, "back to running");
     /* keys are text while a field has focus, shortcuts after Esc */
     int at = a.ses.at;
@@ -184,7 +158,7 @@ static void test_typing(void **state)
     a.focus = FOCUS_TGT;
     a.cursor = 0;
     ev_text(&a, "t7 t8 t9");
-    frame(&a);
+    tu_frame(&a);
     expect_true(!a.ses.tgt_auto && a.ses.tgt_n[0] == 4 && a.ses.trace.T == 4, "decoder input <bos> + 3 typed tokens, T = %d", a.ses.trace.T);
     app_free(&a);
 }
@@ -199,7 +173,7 @@ static void test_bad_input(void **state)
     /* 10 KB pasted: arrives as many small text events */
     for (int i = 0; i < 10240 / 30; i++)
         ev_text(&a, " t11 t12 t13 t14 t15 t16 t17 ");
-    frame(&a);
+    tu_frame(&a);
     expect_true(strlen(a.ses.src_line) < APP_TEXT_MAX, "the line is capped at %d bytes, got %zu", APP_TEXT_MAX - 1, strlen(a.ses.src_line));
     expect_true(a.ses.truncated && a.ses.src_n[0] == a.ses.trace.cap_T, "the sentence is cut to %d tokens, got %d", a.ses.trace.cap_T, a.ses.src_n[0]);
     expect_true(a.notice[0] != 0, "a notice says so: %s", a.notice);
@@ -207,18 +181,18 @@ static void test_bad_input(void **state)
     /* invalid UTF-8 from an input method is dropped, valid parts kept */
     ev_key(&a, 'u', MOD_CTRL);
     ev_text(&a, "t5 \xff\xfe t6 \xe6\x88");
-    frame(&a);
+    tu_frame(&a);
     size_t bad;
     expect_true(utf8_check(a.ses.src_line, strlen(a.ses.src_line), &bad) == 0, "the line stays valid UTF-8: '%s'", a.ses.src_line);
     expect_true(a.ses.input_error[0] == 0, "and runs");
     /* a batch of 4 sentences of different lengths */
     ev_key(&a, 'u', MOD_CTRL);
     ev_text(&a, "t5 | t6 t7 t8 t9 | t10 t11 | t12 t13 t14 t15 t16 t17");
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.ses.n_src == 4 && a.ses.trace.B == 4 && a.ses.trace.S == 6, "4 sentences padded to 6, got B %d S %d from '%s' (%d %d %d %d)",
                 a.ses.trace.B, a.ses.trace.S, a.ses.src_line, a.ses.src_n[0], a.ses.src_n[1], a.ses.src_n[2], a.ses.src_n[3]);
     ev_text(&a, " | t5");
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.ses.n_src == 4, "a fifth sentence is ignored (at most 4)");
     /* a model that fails to load keeps the old one */
     char BROKEN[160];
@@ -231,7 +205,7 @@ static void test_bad_input(void **state)
     expect_true(a.notice_error, "an error notice: %s", a.notice);
     printf("  broken model -> %s\n", a.notice);
     remove(BROKEN);
-    frame(&a);
+    tu_frame(&a);
     app_free(&a);
 }
 
@@ -240,7 +214,7 @@ static void test_clicks(void **state)
     (void)state;
     static App a;
     open_app(&a, "t5 t6 t7");
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.n_nav_hits > 10, "the navigator drew its blocks: %d", a.n_nav_hits);
     /* click every navigator block: each jumps to its stage */
     int n = a.n_nav_hits;
@@ -255,12 +229,12 @@ static void test_clicks(void **state)
     /* the heatmap: hover a cell, its value is the engine's */
     app_goto(&a, ST_ENC_SELF_SCORES, 1);
     a.ses.head = 1;
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.heat.valid && a.heat.rows == 3 && a.heat.cols == 3, "scores heatmap 3x3");
     HeatGeo h = a.heat;
     int cx = h.grid.x + (int)(1.5f * h.cw), cy = h.grid.y + (int)(2.5f * h.ch);
     ev_mouse(&a, IN_MOUSE_MOVE, cx, cy, 0);
-    frame(&a);
+    tu_frame(&a);
     TfView tv;
     TfErr err;
     tf_view(&a.ses.trace, ST_ENC_SELF_SCORES, 1, 1, 0, &tv, &err);
@@ -268,7 +242,7 @@ static void test_clicks(void **state)
     expect_true(a.hover.value == tf_view_at(&tv, 2, 1), "hover shows %g, got %g", tf_view_at(&tv, 2, 1), a.hover.value);
     /* the cell's colour is the colour map of its value */
     uint32_t px;
-    ren_read_pixels(g_ren, (Rect){h.grid.x + (int)(0.3f * h.cw), h.grid.y + (int)(0.3f * h.ch), 1, 1}, &px);
+    ren_read_pixels(tu_ren, (Rect){h.grid.x + (int)(0.3f * h.cw), h.grid.y + (int)(0.3f * h.ch), 1, 1}, &px);
     float t = (tf_view_at(&tv, 0, 0) - h.lo) / (h.hi - h.lo);
     uint32_t want = cmap_rgba(h.cmap, t);
     int dr = abs((int)(px >> 24) - (int)(want >> 24)), dg = abs((int)((px >> 16) & 255) - (int)((want >> 16) & 255)),
@@ -276,10 +250,10 @@ static void test_clicks(void **state)
     expect_true(dr <= 3 && dg <= 3 && db <= 3, "cell (0,0) colour %08x is the colour map of its value %08x", px, want);
     /* wheel zoom and right-click reset */
     ev_mouse(&a, IN_WHEEL, 0, 0, 3);
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.pz[VIEW_MATRIX].zoom > 1.5f, "wheel zooms in, zoom %g", a.pz[VIEW_MATRIX].zoom);
     ev_mouse(&a, IN_MOUSE_DOWN, cx, cy, MB_RIGHT);
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.pz[VIEW_MATRIX].zoom == 1.0f, "right-click resets the zoom");
     /* clicking a row label selects that token */
     click(&a, h.grid.x - 12, h.grid.y + (int)(1.5f * h.ch));
@@ -295,14 +269,14 @@ static void test_resize(void **state)
     open_app(&a, "t5 t6 t7 t8");
     int sizes[][2] = {{1920, 1080}, {800, 600}, {640, 480}, {200, 150}, {1280, 800}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        expect_true(ren_resize_headless(g_ren, sizes[i][0], sizes[i][1]) == 0, "resize");
+        expect_true(ren_resize_headless(tu_ren, sizes[i][0], sizes[i][1]) == 0, "resize");
         for (int k = 0; k < 8; k++) {
-            frame(&a);
+            tu_frame(&a);
             ev_key(&a, KEY_RIGHT, 0);
         }
         expect_true(a.win_w == sizes[i][0] && a.win_h == sizes[i][1], "frame at %dx%d", sizes[i][0], sizes[i][1]);
     }
-    ren_resize_headless(g_ren, 1280, 800);
+    ren_resize_headless(tu_ren, 1280, 800);
     app_free(&a);
 }
 
@@ -316,11 +290,11 @@ static void test_lazy_pass(void **state)
     open_app(&b, "t5 t6 t7 t8 t9");
     a.ses.lazy = 1;
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
-    frame(&a);
+    tu_frame(&a);
     a.focus = FOCUS_SRC;
     a.cursor = (int)strlen(a.ses.src_line);
     ev_text(&a, " t8 t9");
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.ses.units_done == 2, "an encoder layer-1 stage needs 2 units (embeddings, layer 1), ran %d", a.ses.units_done);
     expect_true(a.ses.trace.T == 0, "no decoder stage is valid yet");
     TfView tv;
@@ -338,7 +312,7 @@ static void test_lazy_pass(void **state)
     /* a decoder stage shown right after an edit computes everything it needs */
     app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
     ev_text(&a, " t10");
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.ses.trace.T > 0 && tf_view(&a.ses.trace, ST_DEC_CROSS_WEIGHTS, 1, 0, 0, &tv, &err) == 0,
                 "dec.cross.weights of layer 2 is ready in the same frame");
     app_free(&a);

@@ -16,7 +16,6 @@
 
 static char g_dir[64];
 static char g_model[128];
-static Ren *g_ren;
 
 static void write_file(const char *path, const char *text)
 {
@@ -77,7 +76,6 @@ static int setup(void **state)
     snprintf(p, sizeof p, "%s/data", g_dir);
     mkdir(p, 0755);
     setenv("XDG_DATA_HOME", p, 1);
-    TfErr err;
     snprintf(p, sizeof p, "%s/assets", g_dir);
     mkdir(p, 0755);
     snprintf(p, sizeof p, "%s/assets/models", g_dir);
@@ -85,14 +83,15 @@ static int setup(void **state)
     snprintf(g_model, sizeof g_model, "%s/assets/models/tiny.safetensors", g_dir);
     if (tu_small_model(g_model, 30, 24, 2))
         return -1;
-    g_ren = ren_open_headless(1280, 800, &err);
-    return g_ren ? 0 : -1;
+    TfErr err;
+    tu_ren = ren_open_headless(1280, 800, &err);
+    return tu_ren ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    ren_close(g_ren);
+    tu_fixture_close(NULL);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     return system(cmd) == 0 ? 0 : -1;
@@ -102,19 +101,11 @@ static void open_app(App *a)
 {
     char dir[256];
     snprintf(dir, sizeof dir, "%s/lessons", g_dir);
-    AppOpts o = {0};
-    o.model_path = g_model;
+    AppOpts o = tu_opts(g_model, NULL, NULL, NULL);
     o.lessons_dir = dir;
     o.head = 0;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "app: %s", err.msg);
-    a->now = 10;
-}
-
-static void frame(App *a)
-{
-    a->now += 0.5;
-    app_frame(a, g_ren);
+    o.no_save = 0;
+    tu_open(a, &o, 10);
 }
 
 static void test_steps_set_the_view(void **state)
@@ -125,7 +116,7 @@ static void test_steps_set_the_view(void **state)
     expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens: %s", a.notice);
     expect_true(strstr(a.ses.model_path, "lessons/../assets/models/tiny") != NULL,
                 "the lesson's own model is used: %s", a.ses.model_path);
-    frame(&a);
+    tu_frame(&a);
     StagePos p = app_pos(&a);
     expect_true(p.stage == ST_ENC_SELF_WEIGHTS && p.layer == 1 && a.ses.head == 2,
                 "step 1 shows enc.self.weights layer 2 head 3, got %s layer %d head %d",
@@ -133,7 +124,7 @@ static void test_steps_set_the_view(void **state)
     expect_true(strcmp(a.ses.src_line, "t5 t6 t7") == 0, "the source line is set: '%s'", a.ses.src_line);
     expect_true(a.sel.side == 1 && a.sel.index == 1, "t6 is highlighted");
     ev_key(&a, KEY_PAGEDOWN, 0);
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.ses.head == -1 && app_current_view(&a) == VIEW_HEADS, "step 2: all heads");
     int step, answered;
     lesson_ui_current(&a, &step, &answered);
@@ -142,9 +133,9 @@ static void test_steps_set_the_view(void **state)
     ev_key(&a, '1', 0);
     lesson_ui_current(&a, &step, &answered);
     expect_true(answered == 0 && a.ses.head == -1, "1 answers choice 1 (wrong), head unchanged");
-    frame(&a);
+    tu_frame(&a);
     ev_key(&a, KEY_PAGEDOWN, 0);
-    frame(&a);
+    tu_frame(&a);
     p = app_pos(&a);
     expect_true(p.stage == ST_DEC_SELF_MASK && strcmp(a.ses.tgt, "t8 t9") == 0, "step 3: the decoder mask with a target");
     expect_true(app_current_view(&a) == VIEW_MASK, "in the mask view");
@@ -156,13 +147,13 @@ static void test_steps_set_the_view(void **state)
     const Lesson *l = lesson_ui_current(&a, &step, &answered);
     expect_true(a.lang == 1 && l && step == 1 && strstr(l->path, "/zh/"), "Z: the same step in Chinese");
     expect_true(strstr(l->steps[0].text, "第 i 行") != NULL, "the Chinese text is loaded");
-    frame(&a);
+    tu_frame(&a);
     /* Esc leaves the lesson first; only a second Esc quits */
     ev_key(&a, KEY_ESCAPE, 0);
     expect_true(!lesson_ui_active(&a) && !a.want_quit, "Esc closes the lesson, the window stays");
     ev_key(&a, KEY_ESCAPE, 0);
     expect_true(a.want_quit, "a second Esc quits");
-    frame(&a);
+    tu_frame(&a);
     app_free(&a);
 }
 
@@ -172,7 +163,7 @@ static void test_quiz_click_and_progress(void **state)
     static App a;
     open_app(&a);
     lesson_ui_open(&a, "demo", 1);
-    frame(&a);
+    tu_frame(&a);
     /* click the second choice: find it by answering through the panel */
     int right = lesson_ui_answer(&a, 1);
     expect_true(right == 1, "choice 2 is the right answer");
@@ -200,7 +191,7 @@ static void test_quiz_click_and_progress(void **state)
     /* the list opens, shows the lesson, Enter resumes where the learner was */
     ev_key(&b, 'l', 0);
     expect_true(lesson_ui_list_open(&b), "L opens the list");
-    frame(&b);
+    tu_frame(&b);
     ev_key(&b, KEY_RETURN, 0);
     int step;
     expect_true(lesson_ui_current(&b, &step, NULL) != NULL, "Enter opens the lesson");
@@ -217,7 +208,7 @@ static void test_broken_file_reported(void **state)
     expect_true(set && set->n == 1, "the good lesson loads, the broken one is skipped: %d", set ? set->n : -1);
     expect_true(a.notice_error && strstr(a.notice, "02-broken.txt:4"), "the broken file is named with its line: %s", a.notice);
     expect_true(lesson_ui_open(&a, "nothing", 0) != 0, "an unknown lesson id is refused");
-    frame(&a);
+    tu_frame(&a);
     app_free(&a);
 }
 

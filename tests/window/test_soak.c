@@ -13,26 +13,8 @@
 #include "test_util.h"
 
 static char MODEL[160];
-static Ren *g_ren;
 
-static int setup(void **state)
-{
-    (void)state;
-    TfErr err;
-    tu_tmp(MODEL, sizeof MODEL, "soak.safetensors");
-    if (tu_small_model(MODEL, 40, 24, 5))
-        return -1;
-    g_ren = ren_open_headless(1280, 800, &err);
-    return g_ren ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ren_close(g_ren);
-    remove(MODEL);
-    return 0;
-}
+TU_FIXTURE(MODEL, "soak.safetensors", 1280, 800)
 
 static const char *focused_text(const App *a)
 {
@@ -67,8 +49,7 @@ static void check(const App *a, int i, const char *after)
 
 static void frame(App *a, int i)
 {
-    a->now += 0.5;
-    app_frame(a, g_ren);
+    tu_frame(a);
     expect_true(a->drawn_version == a->ses.version, "event %d: the view drew trace version %llu, the session has %llu",
                 i, (unsigned long long)a->drawn_version, (unsigned long long)a->ses.version);
 }
@@ -77,14 +58,8 @@ static void test_soak(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = {0};
-    o.model_path = MODEL;
-    o.src[0] = "t5 t6 t7";
-    o.n_src = 1;
-    o.no_save = 1;
-    TfErr err;
-    expect_true(app_init(&a, &o, &err) == 0, "app opens: %s", err.msg);
-    a.now = 100;
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, NULL);
+    tu_open(&a, &o, 100);
     a.ses.lazy = 1; /* as the window runs: partial passes finished when idle */
     frame(&a, -1);
     Rng r;
@@ -122,7 +97,7 @@ static void test_soak(void **state)
         }
         default:
             if (rng_below(&r, 20) == 0)
-                ren_resize_headless(g_ren, 160 + (int)rng_below(&r, 1800), 120 + (int)rng_below(&r, 1000));
+                ren_resize_headless(tu_ren, 160 + (int)rng_below(&r, 1800), 120 + (int)rng_below(&r, 1000));
             what = "resize";
             break;
         }
@@ -141,7 +116,7 @@ static void test_soak(void **state)
             check(&a, i, "idle work");
         }
     }
-    ren_resize_headless(g_ren, 1280, 800);
+    ren_resize_headless(tu_ren, 1280, 800);
     printf("  4000 events, %d frames, ended at %s in view %s\n", frames, stage_info(app_pos(&a).stage)->name,
            view_name(app_current_view(&a)));
     app_free(&a);

@@ -1,14 +1,14 @@
-/* test_view_a.c - rendering tests for the all-heads grid, the attention
- * lines, the mask matrices and the top-k output bars, on a headless
- * renderer, checked against the engine's own numbers.
+/* test_view_attention_output.c - the attention views (all-heads grid,
+ * attention lines, mask matrices) and the top-k output bars, drawn on a
+ * headless renderer and checked against the engine's own numbers.
  *
  * The views keep their geometry to themselves, so the tests find it the way
  * a learner would: by pointing. Moving the mouse over the view and reading
- * app->hover says which cell (layer, head, row, column) is under a pixel;
+ * the App's hover says which cell (layer, head, row, column) is under a pixel;
  * the pixels there are then read back and compared with what the engine
  * computed (a −∞ mask cell must look masked, the argmax bar must be the
  * longest, a bigger weight must draw a thicker line). Clicks go through
- * app_event() like real SDL events. */
+ * app_event() as synthetic input events. */
 #include <SDL.h>
 #include <math.h>
 #include <stdlib.h>
@@ -35,7 +35,7 @@ static int setup(void **state)
 {
     (void)state;
     TfErr err;
-    snprintf(g_model, sizeof g_model, "/tmp/stepformer-test-view-a-%d.safetensors", (int)getpid());
+    snprintf(g_model, sizeof g_model, "/tmp/stepformer-test-view-attn-%d.safetensors", (int)getpid());
     if (tu_small_model(g_model, 40, 48, 11)) {
         printf("  cannot write the test model %s\n", g_model);
         return -1;

@@ -1,4 +1,4 @@
-/* test_view_b.c - the positional-encoding, Add & Norm and feed-forward
+/* test_view_pe_norm_ffn.c - the positional-encoding, Add & Norm and feed-forward
  * views, drawn headless and checked against the engine's numbers:
  *   - the rotation demo: R(k·ω)·PE(pos) equals the table's PE(pos+k) for
  *     every pair, pos and k, and R is a rotation;
@@ -78,9 +78,9 @@ static int setup(void **state)
     (void)state;
     TfErr err;
     int pid = (int)getpid();
-    snprintf(POST, sizeof POST, "/tmp/stepformer-test-view-b-%d-post.safetensors", pid);
-    snprintf(PRE, sizeof PRE, "/tmp/stepformer-test-view-b-%d-pre.safetensors", pid);
-    snprintf(BASE, sizeof BASE, "/tmp/stepformer-test-view-b-%d-512.safetensors", pid);
+    snprintf(POST, sizeof POST, "/tmp/stepformer-test-view-pe-%d-post.safetensors", pid);
+    snprintf(PRE, sizeof PRE, "/tmp/stepformer-test-view-pe-%d-pre.safetensors", pid);
+    snprintf(BASE, sizeof BASE, "/tmp/stepformer-test-view-pe-%d-512.safetensors", pid);
     if (write_model(POST, 64, 256, 2, TF_NORM_POST) || write_model(PRE, 64, 256, 2, TF_NORM_PRE) ||
         write_model(BASE, 512, 2048, 1, TF_NORM_POST))
         return -1;
