@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "cli.h"
 #include "panels.h"
 
@@ -126,7 +127,7 @@ static void progress_save(const App *a, const LessonUi *u)
 {
     if (a->no_save)
         return;
-    char dir[1024], path[1100], tmp[1200];
+    char dir[1024], path[1100];
     if (progress_path(dir, sizeof dir))
         return;
     char parent[1024];
@@ -139,15 +140,13 @@ static void progress_save(const App *a, const LessonUi *u)
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return;
     snprintf(path, sizeof path, "%s/progress.txt", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    TfAtomic w;
+    TfErr err;
+    if (tf_atomic_open(&w, path, 0644, &err))
         return;
     for (int i = 0; i < u->n_prog; i++)
-        fprintf(f, "%s %d %u\n", u->prog[i].id, u->prog[i].reached, u->prog[i].right);
-    int bad = ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0;
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0)
-        unlink(tmp);
+        fprintf(w.f, "%s %d %u\n", u->prog[i].id, u->prog[i].reached, u->prog[i].right);
+    tf_atomic_commit(&w, &err);
 }
 
 /* ---- loading and applying ---- */
