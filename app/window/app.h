@@ -3,11 +3,13 @@
  * One App owns a Session (session.h: the model, the input, the trace of it
  * and where the learner is: stage, layer, head, sentence of the batch) and
  * adds what only the window has: the view, the selection, how things look
- * (theme, colour maps, text size), focus, hover, pan/zoom, notices. Events change it through
- * app_event() (app_event.c); app_frame() (frame.c) draws it through the
- * renderer layer and handles the mouse in immediate mode. Tests build an
- * App, feed it synthetic input events, run frames on a headless renderer and
- * look at the state. */
+ * (theme, colour maps, text size), focus, hover, pan/zoom, notices, and
+ * each view's own state (a->vstate, made and freed through VIEWS[]).
+ * Events change it through app_event() (app_event.c); app_frame()
+ * (frame.c) draws it through the renderer layer and handles the mouse in
+ * immediate mode; the views see it only as a Scene and answer with a
+ * ViewOut (host.c). Tests build an App, feed it synthetic input events,
+ * run frames on a headless renderer and look at the state. */
 #ifndef APP_APP_H
 #define APP_APP_H
 

@@ -1,6 +1,7 @@
 /* frame.c - one frame of the window: the layout (top bar, navigator, main
  * view with its view tabs, explanation panel, input lines, status line),
- * the dispatch to the current view, and the overlays. */
+ * the current view drawn through the VIEWS table (host.c builds its Scene
+ * and applies its ViewOut), and the overlays. */
 #include <cglm/cglm.h>
 #include <math.h>
 #include <stdio.h>

@@ -9,7 +9,6 @@
  * computed (a −∞ mask cell must look masked, the argmax bar must be the
  * longest, a bigger weight must draw a thicker line). Clicks go through
  * app_event() as synthetic input events. */
-#include <SDL.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

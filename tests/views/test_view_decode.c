@@ -5,7 +5,6 @@
  * say (S steps, P plays to the end, B cycles the beam size), and degenerate
  * inputs (a 1-token source, an output that never reaches <eos>, 30+ tokens,
  * presenter scale, every theme, random clicks) draw without a crash. */
-#include <SDL.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,7 +342,7 @@ static void test_degenerate_inputs(void **state)
     draw_everything(&a);
     /* random mouse and keys over the view */
     srand(3);
-    static const SDL_Keycode keys[] = {'s', 'p', 'r', 'b', 'a', KEY_TAB, KEY_LEFT,
+    static const Key keys[] = {'s', 'p', 'r', 'b', 'a', KEY_TAB, KEY_LEFT,
                                        KEY_RIGHT, '0', '1', '[', ']'};
     for (int i = 0; i < 600; i++) {
         int x = rand() % 1280, y = rand() % 800, r = rand() % 10;

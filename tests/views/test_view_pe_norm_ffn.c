@@ -13,7 +13,6 @@
  *     presenter text and every theme draw without a crash and stay inside
  *     their area.
  * Needs no display (the software renderer, headless). */
-#include <SDL.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

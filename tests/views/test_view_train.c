@@ -9,7 +9,6 @@
  * Open puts the shown parameters into the window's Decode view; every
  * theme, size, language and presenter scale draws; and
  * `shot --view train --task copy --train-steps 50` renders. */
-#include <SDL.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,6 @@
  * headless renderer: stepping through every stage, layer and head keys,
  * typing (Chinese included) and deleting, clicks on the navigator and on
  * tokens, resizing, bad input, the lazy pass (random events: test_soak.c). */
-#include <SDL.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

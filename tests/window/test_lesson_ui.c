@@ -2,7 +2,6 @@
  * about, PgDn/PgUp step, quizzes answer by number key and by click, the
  * language switch keeps the place, progress survives a restart, and a broken
  * lesson file leaves the others usable. */
-#include <SDL.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
