@@ -243,6 +243,23 @@ void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)
     va_end(ap);
 }
 
+void ui_text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, int y, int w, Color c)
+{
+    for (int i = 0; i < n - 1; i++)
+        if (ren_text_width(f, alts[i]) <= w) {
+            ren_text(r, f, alts[i], x, y, c);
+            return;
+        }
+    ui_text_fit(r, f, alts[n - 1], x, y, w, c);
+}
+
+StageId ui_attn_stage(const Scene *sc, AttnPart part, int *layer)
+{
+    StagePos p = sc->pos;
+    *layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : 0;
+    return stage_attn_part(stage_attn_block(p.stage), part);
+}
+
 void ui_draw_inside(ViewCtx *v, void (*draw)(ViewCtx *v))
 {
     if (v->area.w < 40 || v->area.h < 30)

@@ -258,6 +258,13 @@ int ui_clicked(const UiInput *in, Rect r);
 int ui_button(ViewCtx *v, Rect rc, const char *label, int active);
 /* Text cut to width with an ellipsis; returns the width drawn. */
 int ui_text_fit(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c);
+/* The first of n wordings that fits in w, else the last one cut with an
+ * ellipsis: a shorter wording reads better than a cut one, and it keeps
+ * the text cache from filling with cut prefixes. */
+void ui_text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, int y, int w, Color c);
+/* Stage `part` of the attention block the scene's stage belongs to, and
+ * the layer it is shown for (0 for a stage without layers). */
+StageId ui_attn_stage(const Scene *sc, AttnPart part, int *layer);
 /* Draw with draw only inside v->area, and nothing when the area is too
  * small to show anything (under 40 x 30). */
 void ui_draw_inside(ViewCtx *v, void (*draw)(ViewCtx *v));

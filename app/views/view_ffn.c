@@ -54,19 +54,6 @@ typedef struct FfnState {
  * image with it. */
 #define FFN_HEAT_VARIANT 2
 
-/* Draw the first of n texts that fits in w (the last one cut with an
- * ellipsis if none does): a shorter wording reads better than a cut one,
- * and it keeps the text cache from filling with cut prefixes. */
-static void text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, int y, int w, Color c)
-{
-    for (int i = 0; i < n - 1; i++)
-        if (ren_text_width(f, alts[i]) <= w) {
-            ren_text(r, f, alts[i], x, y, c);
-            return;
-        }
-    ui_text_fit(r, f, alts[n - 1], x, y, w, c);
-}
-
 /* ---- counting ---- */
 
 /* Exact zeros per row of a (rows, cols) view; returns their total. */
@@ -212,7 +199,7 @@ static int draw_legend(ViewCtx *v, int x, int y, int w)
     ren_rect_line(v->r, (Rect){x, y + 2, fh - 4, fh - 4}, 1, v->th->border);
     const char *alts[] = {"= exactly 0: the ReLU cut a negative value off (max(0, x·W₁ + b₁))",
                           "= exactly 0 (cut by the ReLU)"};
-    text_alt(v->r, f, alts, 2, x + fh + 2, y, w - fh - 2, v->th->dim);
+    ui_text_alt(v->r, f, alts, 2, x + fh + 2, y, w - fh - 2, v->th->dim);
     return fh + 4;
 }
 
@@ -225,7 +212,7 @@ static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     const char *title[] = {"units at exactly 0, per token", "zeros per token"};
-    text_alt(v->r, f, title, 2, rc.x, rc.y, rc.w, th->text);
+    ui_text_alt(v->r, f, title, 2, rc.x, rc.y, rc.w, th->text);
     int y0 = rc.y + fh + 4, avail = rc.y + rc.h - y0;
     if (avail < 4 || k->rows < 1)
         return -1;
@@ -351,7 +338,7 @@ static void draw_profile(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     snprintf(title, sizeof title, "activations sorted, largest first: '%s' (line), the other tokens (band)", tok);
     snprintf(mid, sizeof mid, "sorted activations: '%s' line, others band", tok);
     const char *alts[] = {title, mid, "sorted activations"};
-    text_alt(v->r, f, alts, 3, rc.x, rc.y, rc.w, th->text);
+    ui_text_alt(v->r, f, alts, 3, rc.x, rc.y, rc.w, th->text);
     ui_fmt(hi, sizeof hi, k->max);
     int yl = ren_text_width(f, hi) + 8;
     Profile P = {{rc.x + yl, rc.y + fh + 6, rc.w - yl - 4, rc.h - 2 * fh - 12}, k->F, k->max > 0 ? k->max : 1};
@@ -383,7 +370,7 @@ static int draw_headline(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     snprintf(mid, sizeof mid, "%d%% of %d units are 0 for '%s'", pct, k->F, tok);
     snprintf(brief, sizeof brief, "%d%% zeros for '%s'", pct, tok);
     const char *heads[] = {said, mid, brief};
-    text_alt(v->r, t, heads, 3, rc.x, rc.y, rc.w, v->th->text);
+    ui_text_alt(v->r, t, heads, 3, rc.x, rc.y, rc.w, v->th->text);
     int y = rc.y + ren_font_height(t) + 2;
     long n = (long)k->rows * k->F;
     double all = n ? 100.0 * k->total_zeros / n : 0.0;
@@ -391,7 +378,7 @@ static int draw_headline(ViewCtx *v, const TfView *tv, Rect rc, int focus)
              k->zeros[focus], k->F, k->rows, k->total_zeros, n, all);
     snprintf(shorter, sizeof shorter, "%d of %d · all tokens: %.1f%% are 0", k->zeros[focus], k->F, all);
     const char *alts[] = {line, shorter};
-    text_alt(v->r, f, alts, 2, rc.x, y, rc.w, v->th->dim);
+    ui_text_alt(v->r, f, alts, 2, rc.x, y, rc.w, v->th->dim);
     return y + ren_font_height(f) + 4 - rc.y;
 }
 

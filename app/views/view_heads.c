@@ -439,7 +439,7 @@ static void heads_draw(ViewCtx *v)
                      body.x, body.y, body.w, v->th->dim);
         return;
     }
-    int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) && stage_attn_block(p.stage) == first ? p.layer : -1;
+    int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : -1;
     draw_captions(v, &G, &tv0, cur_layer);
     for (int l = 0; l < G.L; l++)
         for (int h = 0; h < G.NH; h++)

@@ -566,12 +566,9 @@ static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
 static void lines_draw(ViewCtx *v)
 {
     const Scene *sc = v->s;
-    StagePos p = sc->pos;
-    StageId first = stage_attn_block(p.stage);
     LinesGeo G;
     memset(&G, 0, sizeof G);
-    G.st = stage_attn_part(first, AP_WEIGHTS);
-    G.layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : 0;
+    G.st = ui_attn_stage(sc, AP_WEIGHTS, &G.layer);
     G.NH = sc->model->cfg.n_heads;
     G.head = sc->head < G.NH ? sc->head : 0;
     G.b = sc->batch;

@@ -467,14 +467,11 @@ static int layout_grid(ViewCtx *v, const MaskInfo *M, Rect area, MaskGrid *G)
 static void mask_draw(ViewCtx *v)
 {
     const Scene *sc = v->s;
-    StagePos p = sc->pos;
-    StageId first = stage_attn_block(p.stage);
     MaskInfo M;
     memset(&M, 0, sizeof M);
-    M.st = stage_attn_part(first, AP_MASK);
-    M.layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : 0;
+    M.st = ui_attn_stage(sc, AP_MASK, &M.layer);
     M.b = sc->batch;
-    M.causal = first == ST_DEC_SELF_Q;
+    M.causal = M.st == stage_attn_part(ST_DEC_SELF_Q, AP_MASK);
     TfErr err;
     if (tf_view(sc->trace, M.st, M.layer, -1, M.b, &M.mv, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);

@@ -216,19 +216,6 @@ static void name_parts(NormParts *np)
     }
 }
 
-/* Draw the first of n texts that fits in w (the last one cut with an
- * ellipsis if none does): a shorter wording reads better than a cut one,
- * and it keeps the text cache from filling with cut prefixes. */
-static void text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, int y, int w, Color c)
-{
-    for (int i = 0; i < n - 1; i++)
-        if (ren_text_width(f, alts[i]) <= w) {
-            ren_text(r, f, alts[i], x, y, c);
-            return;
-        }
-    ui_text_fit(r, f, alts[n - 1], x, y, w, c);
-}
-
 /* ---- statistics ---- */
 
 static RowStats row_stats(const float *x, int C)
@@ -519,8 +506,8 @@ static int stats_header(ViewCtx *v, const StatCols *k, int y, float R)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), tw = k->s_w + (k->numbers ? k->n_w : 0);
     const char *h1[] = {"before: LayerNorm's input", "before"}, *h2[] = {"after: (v − μ)/σ, before γ, β", "after"};
-    text_alt(v->r, f, h1, 2, k->s1_x, y, tw, th->text);
-    text_alt(v->r, f, h2, 2, k->s2_x, y, tw, th->text);
+    ui_text_alt(v->r, f, h1, 2, k->s1_x, y, tw, th->text);
+    ui_text_alt(v->r, f, h2, 2, k->s2_x, y, tw, th->text);
     if (k->gb)
         ui_text_fit(v->r, f, "after γ, β", k->n3_x, y, k->n_w, th->text);
     y += fh;
@@ -740,7 +727,7 @@ static void view_norm(ViewCtx *v)
                  sublayer_name(np.dec, np.step));
     const char *alts[] = {formula, np.n == 2 ? "final LayerNorm" : np.pre ? "x + Sublayer(LayerNorm(x))"
                                                                              : "LayerNorm(x + Sublayer(x))"};
-    text_alt(v->r, uf, alts, 2, A.x, A.y, A.w, th->text);
+    ui_text_alt(v->r, uf, alts, 2, A.x, A.y, A.w, th->text);
     int y = A.y + uh + 6, H = A.y + A.h - y;
     char foot[900];
     int focus = focus_row(v, &np);

@@ -47,6 +47,7 @@ typedef struct PeUi {
     int panel;             /* narrow layouts show one panel at a time */
     int sel_seen;          /* last followed token selection (+1, 0 none) */
 } PeUi; /* the view's state (owned by the window) */
+#define PE_UI(v) ((PeUi *)(v)->st)
 
 /* What the panels draw from, gathered once per frame. */
 typedef struct PeData {
@@ -175,19 +176,6 @@ static int stepper(ViewCtx *v, int x, int y, int h, int max_w, const char *label
     if (ui_button(v, (Rect){x + lw + bw + vw, y, bw, h}, "+", 0))
         d = 1;
     return d;
-}
-
-/* Draw the first of n texts that fits in w (the last one cut with an
- * ellipsis if none does): a shorter wording reads better than a cut one,
- * and it keeps the text cache from filling with cut prefixes. */
-static void text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, int y, int w, Color c)
-{
-    for (int i = 0; i < n - 1; i++)
-        if (ren_text_width(f, alts[i]) <= w) {
-            ren_text(r, f, alts[i], x, y, c);
-            return;
-        }
-    ui_text_fit(r, f, alts[n - 1], x, y, w, c);
 }
 
 /* ---- state ---- */
@@ -383,13 +371,13 @@ static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
     int best = 0;
     float bd = 1e9f;
     for (int s = 0; s < PE_WAVES; s++) {
-        float dy = fabsf(val_y(plot, pe_value(d, p, ((PeUi *)v->st)->dim[s])) - v->in->my);
+        float dy = fabsf(val_y(plot, pe_value(d, p, PE_UI(v)->dim[s])) - v->in->my);
         if (dy < bd) {
             bd = dy;
             best = s;
         }
     }
-    int dim = ((PeUi *)v->st)->dim[best];
+    int dim = PE_UI(v)->dim[best];
     float x = pos_x(plot, d, (float)p), y = val_y(plot, pe_value(d, p, dim));
     ring(v->r, x, y, 7.0f * v->g->scale, 2.0f, v->th->select);
     Hover *h = &v->out->hover;
@@ -411,7 +399,7 @@ static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
 static void wave_curve(ViewCtx *v, Rect plot, const PeData *d, int s)
 {
     const Theme *th = v->th;
-    int dim = ((PeUi *)v->st)->dim[s];
+    int dim = PE_UI(v)->dim[s];
     Color c = wave_color(th, s);
     float sc = v->g->scale, spacing = pos_x(plot, d, 1.0f) - pos_x(plot, d, 0.0f);
     double w = pe_omega(dim / 2, d->C);
@@ -496,13 +484,13 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
     Rect hr = {rc.x, rc.y, rc.w, rc.h - fh - 4};
     heat_draw(v, &tv, hr, &o);
     const char *hint[] = {"each column is one wave: click a column to plot it", "click a column to plot it"};
-    text_alt(v->r, v->g->small, hint, 2, rc.x, rc.y + rc.h - fh, rc.w, v->th->dim);
+    ui_text_alt(v->r, v->g->small, hint, 2, rc.x, rc.y + rc.h - fh, rc.w, v->th->dim);
     /* a click on a cell plots that dimension and rotates its pair */
     if (v->in->pressed && ui_over(v->in, hr) && v->out->hover.valid && v->out->hover.stage == ST_POS_ENC) {
-        ((PeUi *)v->st)->dim[((PeUi *)v->st)->slot] = v->out->hover.col;
-        ((PeUi *)v->st)->pair = v->out->hover.col / 2;
-        if (d->C % 2 && ((PeUi *)v->st)->pair >= d->C / 2)
-            ((PeUi *)v->st)->pair = d->C / 2 - 1;
+        PE_UI(v)->dim[PE_UI(v)->slot] = v->out->hover.col;
+        PE_UI(v)->pair = v->out->hover.col / 2;
+        if (d->C % 2 && PE_UI(v)->pair >= d->C / 2)
+            PE_UI(v)->pair = d->C / 2 - 1;
     }
 }
 
@@ -588,7 +576,7 @@ static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, in
 static void rot_circle(ViewCtx *v, Circle c, const PeData *d, const float res[2])
 {
     const Theme *th = v->th;
-    int i = ((PeUi *)v->st)->pair, pos = ((PeUi *)v->st)->pos, k = ((PeUi *)v->st)->k;
+    int i = PE_UI(v)->pair, pos = PE_UI(v)->pos, k = PE_UI(v)->k;
     float sc = v->g->scale;
     rot_axes(v, c, i);
     for (int p = 0; p < d->npos; p++)
@@ -649,7 +637,7 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
     const Theme *th = v->th;
     RenFont *m = v->g->mono, *f = v->g->small;
     int mh = ren_font_height(m) + 2, fh = ren_font_height(f);
-    int i = ((PeUi *)v->st)->pair, pos = ((PeUi *)v->st)->pos, k = ((PeUi *)v->st)->k, y = rc.y;
+    int i = PE_UI(v)->pair, pos = PE_UI(v)->pos, k = PE_UI(v)->k, y = rc.y;
     double w = pe_omega(i, d->C);
     char buf[200], cap[64];
     char b2[200];
@@ -657,12 +645,12 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
              2 * i + 1, i, 2 * i, d->C, w);
     snprintf(b2, sizeof b2, "ω_%d = %.6g", i, w);
     const char *l1[] = {buf, b2};
-    text_alt(v->r, f, l1, 2, rc.x, y, rc.w, th->dim);
+    ui_text_alt(v->r, f, l1, 2, rc.x, y, rc.w, th->dim);
     y += fh;
     snprintf(buf, sizeof buf, "turn by k·ω = %d × %.5g = %.5g rad", k, w, k * w);
     snprintf(b2, sizeof b2, "k·ω = %.5g rad", k * w);
     const char *l2[] = {buf, b2};
-    text_alt(v->r, f, l2, 2, rc.x, y, rc.w, th->dim);
+    ui_text_alt(v->r, f, l2, 2, rc.x, y, rc.w, th->dim);
     y += fh + 4;
     const float *p0 = d->pe + (size_t)pos * d->C + 2 * i;
     const float *pk = d->pe + (size_t)(pos + k) * d->C + 2 * i;
@@ -678,14 +666,14 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
     snprintf(buf, sizeof buf, "the table's PE(%d) = (%+.5f, %+.5f)", pos + k, pk[0], pk[1]);
     snprintf(b2, sizeof b2, "PE(%d) = (%+.5f, %+.5f)", pos + k, pk[0], pk[1]);
     const char *l3[] = {buf, b2};
-    text_alt(v->r, f, l3, 2, rc.x, y, rc.w, th->good);
+    ui_text_alt(v->r, f, l3, 2, rc.x, y, rc.w, th->good);
     y += fh;
     float diff = fmaxf(fabsf(res[0] - pk[0]), fabsf(res[1] - pk[1]));
     int same = diff <= 1e-5f;
     snprintf(buf, sizeof buf, "|R·PE(%d) − PE(%d)| = %.1e %s", pos, pos + k, diff, same ? "✓ the same point" : "");
     snprintf(b2, sizeof b2, "differ by %.1e %s", diff, same ? "✓" : "");
     const char *l4[] = {buf, b2};
-    text_alt(v->r, f, l4, 2, rc.x, y, rc.w, same ? th->good : th->warn);
+    ui_text_alt(v->r, f, l4, 2, rc.x, y, rc.w, same ? th->good : th->warn);
 }
 
 /* The controls: pair i, pos and k. Returns the height used. */
@@ -721,11 +709,11 @@ static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
     int uh = ren_font_height(uf);
     ren_clip_push(v->r, rc);
     const char *title[] = {"PE(pos+k) = R(k·ω_i) · PE(pos)", "R(kω)·PE(pos)"};
-    text_alt(v->r, uf, title, 2, rc.x, rc.y, rc.w, th->text);
+    ui_text_alt(v->r, uf, title, 2, rc.x, rc.y, rc.w, th->text);
     int y = rc.y + uh + 4;
     y += rot_controls(v, (Rect){rc.x, y, rc.w, rc.h}, d) + 6;
     float Rm[2][2], res[2];
-    if (d->C < 2 || pe_rotate(d->pe, d->rows, d->C, ((PeUi *)v->st)->pair, ((PeUi *)v->st)->pos, ((PeUi *)v->st)->k, Rm, res)) {
+    if (d->C < 2 || pe_rotate(d->pe, d->rows, d->C, PE_UI(v)->pair, PE_UI(v)->pos, PE_UI(v)->k, Rm, res)) {
         ui_paragraph(v->r, v->g->small, "d_model is too small for a sin/cos pair.", rc.x, y, rc.w, th->dim);
         ren_clip_pop(v->r);
         return;
@@ -778,14 +766,14 @@ static int panel_tabs(ViewCtx *v, Rect rc, int first)
 {
     static const char *names[PANEL_COUNT] = {"Waves", "PE table", "Rotation"};
     int h = ren_font_height(v->g->small) + 8, x = rc.x;
-    if (((PeUi *)v->st)->panel < first)
-        ((PeUi *)v->st)->panel = first;
+    if (PE_UI(v)->panel < first)
+        PE_UI(v)->panel = first;
     for (int p = first; p < PANEL_COUNT; p++) {
         int w = ren_text_width(v->g->small, names[p]) + 18;
         if (x + w > rc.x + rc.w)
             break;
-        if (ui_button(v, (Rect){x, rc.y, w, h}, names[p], ((PeUi *)v->st)->panel == p))
-            ((PeUi *)v->st)->panel = p;
+        if (ui_button(v, (Rect){x, rc.y, w, h}, names[p], PE_UI(v)->panel == p))
+            PE_UI(v)->panel = p;
         x += w + 4;
     }
     return h + 6;
@@ -835,10 +823,10 @@ static void view_pe(ViewCtx *v)
         draw_waves(v, (Rect){A.x, A.y, A.w, waves_h}, &d);
         Rect b = {A.x, A.y + waves_h + gap, A.w, bottom_h};
         int th = panel_tabs(v, b, PANEL_TABLE);
-        draw_panel(v, ((PeUi *)v->st)->panel, (Rect){b.x, b.y + th, b.w, b.h - th}, &d);
+        draw_panel(v, PE_UI(v)->panel, (Rect){b.x, b.y + th, b.w, b.h - th}, &d);
     } else {
         int th = panel_tabs(v, A, PANEL_WAVES);
-        draw_panel(v, ((PeUi *)v->st)->panel, (Rect){A.x, A.y + th, A.w, A.h - th}, &d);
+        draw_panel(v, PE_UI(v)->panel, (Rect){A.x, A.y + th, A.w, A.h - th}, &d);
     }
     ren_clip_pop(v->r);
 }

@@ -291,11 +291,7 @@ void lesson_list_draw(ViewCtx *v, int W, int H)
         w = W - 20;
     if (h > H - 40)
         h = H - 40;
-    Rect box = {(W - w) / 2, (H - h) / 2, w, h};
-    ren_rect(v->r, (Rect){0, 0, W, H}, (Color){0, 0, 0, 150});
-    ren_rect(v->r, box, th->panel);
-    ren_rect_line(v->r, box, 2, th->accent);
-    ren_clip_push(v->r, box);
+    Rect box = win_overlay(v, W, H, w, h);
     int y = box.y + 14;
     ren_text(v->r, v->g->title, lesson_ui_word(a, LW_LESSONS), box.x + 20, y, th->accent);
     const char *hint = a->lang ? "Enter 打开 · Esc 关闭 · Z English" : "Enter opens · Esc closes · Z 中文";

@@ -31,6 +31,9 @@ void explain_draw(ViewCtx *v);          /* the explanation panel */
 /* Simplified Chinese texts of the explanation panel (explain_zh.c): the
  * title and the two or three sentences for a stage (pre: pre-LN model);
  * returns 0 when there is none (the English text is shown). */
+/* An overlay box of w x h centred in the W x H window over a dimmed
+ * screen (frame.c); it is left clipped to the box (the caller pops). */
+Rect win_overlay(ViewCtx *v, int W, int H, int w, int h);
 int explain_zh(StageId st, int pre, const char **title, const char **text);
 
 #endif
