@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "view.h"
+#include "ui.h"
 
 int gfx_px(const Gfx *g, float base)
 {

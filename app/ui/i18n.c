@@ -4,7 +4,7 @@
  * (stage names such as enc.self.weights are the same in both). */
 #include <string.h>
 
-#include "view.h"
+#include "ui.h"
 
 static const char *const ZH[][2] = {
     {"Encoder", "编码器"},
