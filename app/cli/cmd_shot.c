@@ -11,9 +11,7 @@
 #include "lesson_ui.h"
 #include "view_decode.h"
 #include "app.h"
-#include "view_train.h"
 #include "app.h"
-#include "view_train.h"
 
 static const char *SHOT_HELP =
     "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME | --all |\n"

@@ -24,7 +24,6 @@
 #define H 760
 
 static char g_model[256];
-static Ren *g_ren;
 static uint32_t g_px[W * H];
 
 /* The area the views are drawn into (as frame.c would hand it over). */
@@ -33,23 +32,13 @@ static const Rect AREA = {40, 30, 900, 700};
 static int setup(void **state)
 {
     (void)state;
-    TfErr err;
-    snprintf(g_model, sizeof g_model, "/tmp/stepformer-test-view-attn-%d.safetensors", (int)getpid());
-    if (tu_small_model(g_model, 40, 48, 11)) {
-        printf("  cannot write the test model %s\n", g_model);
-        return -1;
-    }
-    g_ren = ren_open_headless(W, H, &err);
-    if (!g_ren)
-        printf("  ren_open_headless: %s\n", err.msg);
-    return g_ren ? 0 : -1;
+    return tu_fixture_open(g_model, sizeof g_model, "view-attn.safetensors", 40, 48, 11, W, H);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    ren_close(g_ren);
-    remove(g_model);
+    tu_fixture_close(g_model);
     return 0;
 }
 
@@ -57,18 +46,13 @@ static int teardown(void **state)
 
 static void open_app(App *a, const char **src, int n, const char *tgt)
 {
-    AppOpts o;
-    memset(&o, 0, sizeof o);
-    o.model_path = g_model;
+    AppOpts o = tu_opts(g_model, NULL, tgt, NULL);
     for (int i = 0; i < n; i++)
         o.src[i] = src[i];
     o.n_src = n;
-    o.tgt = tgt;
-    o.head = -2;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "the app opens on the test model, got: %s", err.msg);
+    o.no_save = 0;
+    tu_open(a, &o, 100);
     expect_true(a->ses.input_error[0] == 0, "the input runs, got: %s", a->ses.input_error);
-    a->now = 100;
     a->anim_start = 0;
 }
 
@@ -78,13 +62,13 @@ typedef ViewId ViewFn;
  * pixels can be read (end_frame closes it). */
 static void view_frame(App *a, ViewFn fn, Rect area)
 {
-    tu_view_frame(a, g_ren, fn, area);
+    tu_view_frame(a, tu_ren, fn, area);
     expect_true(a->gfx != NULL, "drawing resources, got none (%s)", a->ses.input_error);
 }
 
 static void end_frame(void)
 {
-    ren_end(g_ren);
+    ren_end(tu_ren);
 }
 
 /* What the view says is under (x, y). */
@@ -130,7 +114,7 @@ static void cell_look(Rect rc, float *lum, float *warm)
     static uint32_t px[W * 64];
     if (rc.w * rc.h > W * 64)
         rc.h = W * 64 / rc.w;
-    ren_read_pixels(g_ren, rc, px);
+    ren_read_pixels(tu_ren, rc, px);
     int n = rc.w * rc.h;
     for (int i = 0; i < n; i++) {
         l[i] = lum_of(px[i]);
@@ -306,7 +290,7 @@ static void test_mask_padding_batch(void **state)
 /* Longest run of exactly colour c along row y between x0 and x1. */
 static int longest_run(int y, int x0, int x1, uint32_t c)
 {
-    ren_read_pixels(g_ren, (Rect){x0, y, x1 - x0, 1}, g_px);
+    ren_read_pixels(tu_ren, (Rect){x0, y, x1 - x0, 1}, g_px);
     int best = 0, run = 0;
     for (int i = 0; i < x1 - x0; i++) {
         run = g_px[i] == c ? run + 1 : 0;
@@ -422,7 +406,7 @@ static void test_output_truth_marked(void **state)
  * their starts and lengths. */
 static int ink_runs(int x, int ya, int yb, uint32_t bg, int *start, int *len, int max)
 {
-    ren_read_pixels(g_ren, (Rect){x, ya, 1, yb - ya}, g_px);
+    ren_read_pixels(tu_ren, (Rect){x, ya, 1, yb - ya}, g_px);
     int n = 0, in = 0;
     for (int i = 0; i < yb - ya; i++) {
         uint32_t q = g_px[i];
@@ -616,7 +600,7 @@ static void test_heads_hover_and_click(void **state)
 /* Pixels outside rc that are not the page colour. */
 static int ink_outside(Rect rc, uint32_t bg)
 {
-    ren_read_pixels(g_ren, (Rect){0, 0, W, H}, g_px);
+    ren_read_pixels(tu_ren, (Rect){0, 0, W, H}, g_px);
     int n = 0;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
@@ -685,7 +669,7 @@ static void test_whole_window_small(void **state)
     ViewId views[4] = {VIEW_HEADS, VIEW_LINES, VIEW_MASK, VIEW_OUTPUT};
     StageId stages[4] = {ST_ENC_SELF_SCORES, ST_DEC_CROSS_WEIGHTS, ST_DEC_CROSS_MASK, ST_OUT_PROBS};
     for (int s = 0; s < 3; s++) {
-        expect_true(ren_resize_headless(g_ren, sizes[s][0], sizes[s][1]) == 0, "resize to %dx%d, got a failure",
+        expect_true(ren_resize_headless(tu_ren, sizes[s][0], sizes[s][1]) == 0, "resize to %dx%d, got a failure",
                     sizes[s][0], sizes[s][1]);
         for (int k = 0; k < 4; k++) {
             app_goto(&a, stages[k], 0);
@@ -694,11 +678,11 @@ static void test_whole_window_small(void **state)
             a.text_scale = s == 1 ? 1.6f : 1.0f;
             a.ses.batch = k;
             a.now += 1;
-            app_frame(&a, g_ren);
+            app_frame(&a, tu_ren);
             expect_true(a.want_quit == 0, "the window keeps running, got want_quit %d", a.want_quit);
         }
     }
-    ren_resize_headless(g_ren, W, H);
+    ren_resize_headless(tu_ren, W, H);
     app_free(&a);
 }
 

@@ -32,7 +32,6 @@
 /* Model files, named by the process id so that two runs at once (make test
  * and make test SANITIZE=1) do not remove each other's. */
 static char POST[96], PRE[96], BASE[96];
-static Ren *g_ren;
 
 /* γ and β away from 1 and 0, so using the wrong LayerNorm would show. */
 static void perturb_ln(float *w, float *b, size_t n)
@@ -83,16 +82,14 @@ static int setup(void **state)
     if (write_model(POST, 64, 256, 2, TF_NORM_POST) || write_model(PRE, 64, 256, 2, TF_NORM_PRE) ||
         write_model(BASE, 512, 2048, 1, TF_NORM_POST))
         return -1;
-    g_ren = ren_open_headless(W, H, &err);
-    if (!g_ren)
-        printf("  ren_open_headless: %s\n", err.msg);
-    return g_ren ? 0 : -1;
+    tu_ren = ren_open_headless(W, H, &err);
+    return tu_ren ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    ren_close(g_ren);
+    tu_fixture_close(NULL);
     remove(POST);
     remove(PRE);
     remove(BASE);
@@ -102,17 +99,11 @@ static int teardown(void **state)
 static void open_app(App *a, const char *model, const char *src, const char *tgt, const char *stage,
                      int layer)
 {
-    AppOpts o = {0};
-    o.model_path = model;
-    o.src[0] = src;
-    o.n_src = 1;
-    o.tgt = tgt;
+    AppOpts o = tu_opts(model, src, tgt, NULL);
     o.stage = stage;
     o.layer = layer;
-    o.head = -2;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "app opens %s: %s", model, err.msg);
-    a->now = 100;
+    o.no_save = 0;
+    tu_open(a, &o, 100);
     a->anim_start = 0;
 }
 
@@ -121,13 +112,13 @@ static void open_app(App *a, const char *model, const char *src, const char *tgt
 static void draw_view(App *a, ViewId view, Rect area, int mx, int my, int press)
 {
     a->in = (UiInput){.mx = mx, .my = my, .pressed = press, .down = press};
-    tu_view_frame(a, g_ren, view, area);
+    tu_view_frame(a, tu_ren, view, area);
 }
 
 static uint32_t pixel(int x, int y)
 {
     uint32_t p = 0;
-    ren_read_pixels(g_ren, (Rect){x, y, 1, 1}, &p);
+    ren_read_pixels(tu_ren, (Rect){x, y, 1, 1}, &p);
     return p;
 }
 
@@ -164,7 +155,7 @@ typedef struct Probe {
 static int hover_at(App *a, ViewId view, Rect area, int x, int y, StageId st, Hover *h)
 {
     draw_view(a, view, area, x, y, 0);
-    ren_end(g_ren);
+    ren_end(tu_ren);
     *h = a->hover;
     return h->valid && h->stage == st && strncmp(h->where, "row ", 4) == 0;
 }
@@ -283,13 +274,13 @@ static void test_pe_table_cells(void **state)
             bad++;
         }
     }
-    ren_end(g_ren);
+    ren_end(tu_ren);
     printf("  %d PE table cells checked against cmap((v + 1) / 2)\n", n);
     expect_true(bad == 0, "every probed cell has its value's colour on -1..1, %d differ", bad);
     /* a click on a column plots that dimension (wave slot 3) and rotates
      * its pair */
     draw_view(&a, VIEW_PE, area, p[n - 1].x, p[n - 1].y, 1);
-    ren_end(g_ren);
+    ren_end(tu_ren);
     int dims[4], pair, pos, k;
     view_pe_choices(a.vstate[VIEW_PE], dims, &pair, &pos, &k);
     expect_true(dims[3] == p[n - 1].col && pair == p[n - 1].col / 2,
@@ -448,7 +439,7 @@ static void test_ffn_zero_cells(void **state)
             bad++;
         }
     }
-    ren_end(g_ren);
+    ren_end(tu_ren);
     printf("  %d FFN cells checked, %d of them ReLU zeros\n", n, zeros);
     expect_true(n >= 16 && zeros >= 3 && zeros < n, "probes cover zeros and non-zeros: %d / %d", zeros, n);
     expect_true(bad == 0, "zeros are the flat zero grey, the rest their colour: %d wrong", bad);
@@ -466,7 +457,7 @@ static void test_ffn_sentence_counts_trace(void **state)
     for (int tok = 0; tok < 3; tok++) {
         a.sel = (Selection){1, tok};
         draw_view(&a, VIEW_FFN, area, 0, 0, 0);
-        ren_end(g_ren);
+        ren_end(tu_ren);
         const float *row = a.ses.trace.enc[1].ffn_hidden + (size_t)tok * F;
         int z = 0;
         for (int c = 0; c < F; c++)
@@ -493,7 +484,7 @@ static void test_ffn_sentence_counts_trace(void **state)
 static int ink_outside(Rect area, Color bg)
 {
     static uint32_t buf[W * H];
-    if (ren_read_pixels(g_ren, (Rect){0, 0, W, H}, buf))
+    if (ren_read_pixels(tu_ren, (Rect){0, 0, W, H}, buf))
         return -1;
     uint32_t b = cmap_pack(bg);
     int n = 0;
@@ -508,7 +499,7 @@ static int ink_outside(Rect area, Color bg)
 static int ink_inside(Rect area, Color bg)
 {
     static uint32_t buf[W * H];
-    if (area.w < 1 || area.h < 1 || ren_read_pixels(g_ren, area, buf))
+    if (area.w < 1 || area.h < 1 || ren_read_pixels(tu_ren, area, buf))
         return 0;
     uint32_t b = cmap_pack(bg);
     int n = 0;
@@ -531,7 +522,7 @@ static void draw_all_sizes(App *a, const char *stage, int layer, ViewId view)
         draw_view(a, view, areas[i], areas[i].x + areas[i].w / 2, areas[i].y + areas[i].h / 2, 0);
         const Theme *th = theme_get(a->theme);
         int out = ink_outside(areas[i], th->bg), in = ink_inside(areas[i], th->bg);
-        ren_end(g_ren);
+        ren_end(tu_ren);
         expect_true(out == 0, "%s in %dx%d at %d,%d (theme %s, text x%.1f): %d pixels drawn outside", stage,
                     areas[i].w, areas[i].h, areas[i].x, areas[i].y, th->name, a->text_scale, out);
         if (areas[i].w >= 300)
@@ -590,12 +581,12 @@ static void test_d_model_512(void **state)
     draw_all_sizes(&a, "enc.ffn.hidden", 0, VIEW_FFN);
     /* the whole window too, tiny and large, through the app's own frame */
     for (int s = 0; s < 2; s++) {
-        ren_resize_headless(g_ren, s ? 200 : W, s ? 150 : H);
+        ren_resize_headless(tu_ren, s ? 200 : W, s ? 150 : H);
         app_goto(&a, ST_DEC_FFN_HIDDEN, 0);
         a.now += 1;
-        app_frame(&a, g_ren);
+        app_frame(&a, tu_ren);
     }
-    ren_resize_headless(g_ren, W, H);
+    ren_resize_headless(tu_ren, W, H);
     app_free(&a);
 }
 
