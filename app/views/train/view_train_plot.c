@@ -147,8 +147,9 @@ static void draw_title(ViewCtx *v, Rect rc, const char *title, const Legend *lg,
 }
 
 /* The plotting area inside a plot's rectangle (room for the title, the
- * numbers of the y axis on the left and, when asked, of the x axis). */
-static Axis plot_area(ViewCtx *v, Rect rc, int x_labels)
+ * numbers of the y axis on the left and, when asked, of the x axis), for
+ * steps 0..x1 and values 0..y1. */
+static Axis plot_area(ViewCtx *v, Rect rc, int x_labels, double x1, double y1)
 {
     RenFont *sf = v->g->small;
     int fh = ren_font_height(sf);
@@ -157,6 +158,8 @@ static Axis plot_area(ViewCtx *v, Rect rc, int x_labels)
     memset(&A, 0, sizeof A);
     A.r = (Rect){rc.x + left, rc.y + fh + ui_px(v->g, 4), rc.w - left - ui_px(v->g, 4),
                  rc.h - fh - ui_px(v->g, 6) - (x_labels ? fh + 2 : 0)};
+    A.x1 = x1;
+    A.y1 = y1;
     return A;
 }
 
@@ -279,16 +282,12 @@ static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
 {
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
-    Axis A = plot_area(v, rc, xl);
     double top = 0;
     for (int i = 0; i < st->n_log; i++)
         top = fmax(top, st->log[i].loss);
     for (int i = 0; i < st->n_eval; i++)
         top = fmax(top, st->evals[i].loss);
-    A.x0 = 0;
-    A.x1 = X;
-    A.y0 = 0;
-    A.y1 = nice_ceil(top);
+    Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
     Legend lg[2] = {{L(v->s->lang, "train"), "", th->accent}, {L(v->s->lang, "held-out"), "", th->accent2}};
     snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.3f" : "–", smoothed_last(u, 0));
     snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.3f" : "–",
@@ -304,11 +303,7 @@ static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
 {
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
-    Axis A = plot_area(v, rc, xl);
-    A.x0 = 0;
-    A.x1 = X;
-    A.y0 = 0;
-    A.y1 = 1;
+    Axis A = plot_area(v, rc, xl, X, 1);
     Legend lg[3] = {{L(v->s->lang, "train"), "", th->accent}, {L(v->s->lang, "held-out"), "", th->accent2},
                     {L(v->s->lang, "exact"), "", th->good}};
     snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.0f%%" : "–", 100.0 * smoothed_last(u, 1));
@@ -329,14 +324,10 @@ static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
 {
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
-    Axis A = plot_area(v, rc, xl);
     double top = 0;
     for (int i = 0; i < st->n_log; i++)
         top = fmax(top, st->log[i].tok_s);
-    A.x0 = 0;
-    A.x1 = X;
-    A.y0 = 0;
-    A.y1 = nice_ceil(top);
+    Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
     Legend lg[1] = {{L(v->s->lang, "now"), "", th->accent}};
     if (st->n_log)
         fmt_num(lg[0].value, sizeof lg[0].value, smoothed_last(u, 2));
@@ -357,12 +348,8 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
     int C = st->cfg.d_model > 0 ? st->cfg.d_model : 1, W = st->o.warmup > 0 ? st->o.warmup : 1;
     double scale = st->o.lr_scale;
     long long now = st->step;
-    Axis A = plot_area(v, rc, xl);
-    A.x0 = 0;
-    A.x1 = fmax(3.0 * W, 1.15 * (double)now);
     double peak = lr_schedule(C, W, scale, W);
-    A.y0 = 0;
-    A.y1 = nice_ceil(peak * 1.1);
+    Axis A = plot_area(v, rc, xl, fmax(3.0 * W, 1.15 * (double)now), nice_ceil(peak * 1.1));
     Legend lg[2] = {{L(v->s->lang, "now"), "", th->accent2}, {L(v->s->lang, "peak"), "", th->dim}};
     fmt_num(lg[0].value, sizeof lg[0].value, now > 0 ? lr_schedule(C, W, scale, now) : 0);
     fmt_num(lg[1].value, sizeof lg[1].value, peak);
