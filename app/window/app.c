@@ -12,8 +12,6 @@
 
 #include "checkpoint.h"
 #include "cli.h"
-#include "lesson_ui.h"
-#include "panels.h"
 
 const char *view_name(ViewId v)
 {
@@ -197,7 +195,7 @@ int app_use_model(App *a, TfModel *m, const char *label)
     return adopted(a, session_use_model(&a->ses, m, label));
 }
 
-int app_init(App *a, const AppOpts *o, TfErr *err)
+int app_init_state(App *a, const AppOpts *o, TfErr *err)
 {
     memset(a, 0, sizeof *a);
     a->text_scale = 1.0f;
@@ -253,14 +251,10 @@ int app_init(App *a, const AppOpts *o, TfErr *err)
     }
     s->dirty = 1;
     app_update(a);
-    if (o && o->lesson && lesson_ui_open(a, o->lesson, o->lesson_step)) {
-        tf_fail(err, "%s", a->notice);
-        return -1;
-    }
     return 0;
 }
 
-void app_free(App *a)
+void app_free_state(App *a)
 {
     if (a->focus == FOCUS_VIEW) { /* its text lives in a view's state */
         a->focus = FOCUS_NONE;
@@ -272,7 +266,6 @@ void app_free(App *a)
         free(a->vstate[v]);
         a->vstate[v] = NULL;
     }
-    lesson_ui_free(a);
     app_gfx_free(a);
     session_free(&a->ses);
 }

@@ -124,6 +124,10 @@ typedef struct AppOpts {
  * first trace. Returns -1 with err only when nothing at all can be shown. */
 int app_init(App *a, const AppOpts *o, TfErr *err);
 void app_free(App *a);
+/* The same without the lesson panel (app.c; app_init and app_free in
+ * host.c add it, so that app.c needs nothing of the panels). */
+int app_init_state(App *a, const AppOpts *o, TfErr *err);
+void app_free_state(App *a);
 
 /* Re-run the model on the current input if it changed: everything, or with
  * a->ses.lazy just what the current view needs. app_idle_work runs one more unit
