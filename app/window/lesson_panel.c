@@ -131,7 +131,7 @@ static int quiz_block(ViewCtx *v, const LessonStep *s, int answered, int x, int 
     y += ren_font_height(v->g->small) + 4;
     y += rich_text(v, f, s->quiz.question, x, y, w, th->text, th->accent2, draw) + 8;
     for (int c = 0; c < s->quiz.n_choices; c++) {
-        char num[8];
+        char num[16];
         snprintf(num, sizeof num, "%d", c + 1);
         int nw = ren_text_width(f, "8  ");
         int h = rich_text(v, f, s->quiz.choices[c], 0, 0, w - nw - 2 * pad, th->text, th->text, 0) + 2 * pad;
