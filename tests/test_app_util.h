@@ -11,6 +11,7 @@
 #include "app.h"
 #include "checkpoint.h"
 #include "test_util.h"
+#include "utf8.h"
 
 /* A random classroom-shaped model (d_model 32, 4 heads, d_ff 64, 2 + 2
  * layers) with vocabularies of t4 t5 ... up to `vocab`, saved at path. */
@@ -56,9 +57,15 @@ static inline void ev_text(App *a, const char *t)
 {
     size_t n = strlen(t);
     while (n > 0) {
-        size_t k = n < INPUT_TEXT_MAX - 1 ? n : INPUT_TEXT_MAX - 1;
-        while (k < n && k > 0 && ((unsigned char)t[k] & 0xC0) == 0x80)
-            k--;
+        size_t k = 0; /* whole characters, at most 31 bytes (a bad byte is one) */
+        while (k < n) {
+            uint32_t cp;
+            int c = utf8_next(t + k, n - k, &cp);
+            size_t len = c > 0 ? (size_t)c : 1;
+            if (k + len > INPUT_TEXT_MAX - 1)
+                break;
+            k += len;
+        }
         InputEvent e;
         memset(&e, 0, sizeof e);
         e.type = IN_TEXT;
