@@ -21,8 +21,7 @@ static const char *HELP =
 typedef struct Ctx {
     TfModel m;
     TfTrace tr;
-    int beam;
-    float alpha;
+    DecodeOpts o;
     char *out;
     size_t out_cap;
 } Ctx;
@@ -37,26 +36,13 @@ static int translate_one(Ctx *x, const char *text, const char *C)
         return 1;
     }
     TfErr err;
-    int max_out = decode_max_out(&x->m, &x->tr, S);
-    const int *res;
-    int n;
-    DecodeResult g = {0};
-    BeamResult b = {0};
-    if (x->beam > 1) {
-        if (tf_beam(&x->m, &x->tr, ids, S, x->beam, x->alpha, max_out, &b, &err)) {
-            putchar('\n');
-            return cli_fail(C, "%s", err.msg);
-        }
-        res = b.ids;
-        n = b.n;
-    } else {
-        if (tf_greedy(&x->m, &x->tr, ids, S, max_out, 0, &g, &err)) {
-            putchar('\n');
-            return cli_fail(C, "%s", err.msg);
-        }
-        res = g.ids;
-        n = g.n;
+    DecodeResult g;
+    if (tf_translate(&x->m, &x->tr, ids, S, &x->o, &g, &err)) {
+        putchar('\n');
+        return cli_fail(C, "%s", err.msg);
     }
+    const int *res = g.ids;
+    int n = g.n;
     size_t need = vocab_decode(&x->m.tgt_vocab, res, n, x->out, x->out_cap);
     if (need + 1 > x->out_cap) {
         char *p = realloc(x->out, need + 1);
@@ -68,7 +54,6 @@ static int translate_one(Ctx *x, const char *text, const char *C)
     }
     puts(x->out);
     decode_result_free(&g);
-    beam_result_free(&b);
     return 0;
 }
 
@@ -77,8 +62,7 @@ int cmd_translate(int argc, char **argv)
     const char *C = "translate", *model = NULL, *v;
     static Ctx x;
     int bad = 0, first_pos = 0;
-    x.beam = 1;
-    x.alpha = 0.6f;
+    decode_opts_default(&x.o);
     char **pos = calloc((size_t)argc, sizeof *pos);
     if (!pos)
         return cli_fail(C, "out of memory");
@@ -90,10 +74,10 @@ int cmd_translate(int argc, char **argv)
         } else if (cli_opt(argv, argc, &i, "model", &v, C, &bad)) {
             model = v;
         } else if (cli_opt(argv, argc, &i, "beam", &v, C, &bad)) {
-            if (v && cli_int(v, 1, 64, &x.beam))
+            if (v && cli_int(v, 1, 64, &x.o.beam))
                 bad = cli_fail(C, "--beam must be an integer in 1..64, not '%s'", v);
         } else if (cli_opt(argv, argc, &i, "alpha", &v, C, &bad)) {
-            if (v && cli_float(v, 0, 10, &x.alpha))
+            if (v && cli_float(v, 0, 10, &x.o.alpha))
                 bad = cli_fail(C, "--alpha must be a number in 0..10, not '%s'", v);
         } else if (argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2]) {
             bad = cli_fail(C, "unknown option '%s' (see --help)", argv[i]);
@@ -110,7 +94,7 @@ int cmd_translate(int argc, char **argv)
         return 1;
     }
     int rc = 0;
-    if (trace_build(&x.tr, &x.m.cfg, x.beam, x.m.cfg.max_len, 0, &err)) {
+    if (trace_build(&x.tr, &x.m.cfg, x.o.beam, x.m.cfg.max_len, 0, &err)) {
         rc = cli_fail(C, "%s", err.msg);
     } else if (first_pos) {
         for (int i = 0; i < first_pos; i++)

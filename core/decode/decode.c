@@ -1,4 +1,5 @@
-/* decode.c - teacher forcing, greedy decoding and beam search (decode.h). */
+/* decode.c - teacher forcing, greedy decoding, beam search and tf_translate,
+ * the one entry point choosing between them (decode.h). */
 #include "decode.h"
 
 #include <math.h>
@@ -357,4 +358,34 @@ done:
     if (rc)
         beam_result_free(out);
     return rc;
+}
+
+/* ---- one entry point ---- */
+
+void decode_opts_default(DecodeOpts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->beam = 1;
+    o->alpha = 0.6f;
+}
+
+int tf_translate(const TfModel *m, TfTrace *tr, const int *src, int S,
+                 const DecodeOpts *o, DecodeResult *out, TfErr *err)
+{
+    memset(out, 0, sizeof *out);
+    int max_out = decode_max_out(m, tr, S);
+    if (o->max_out > 0 && o->max_out < max_out)
+        max_out = o->max_out;
+    if (o->beam <= 1)
+        return tf_greedy(m, tr, src, S, max_out, 0, out, err);
+    BeamResult b;
+    if (tf_beam(m, tr, src, S, o->beam, o->alpha, max_out, &b, err))
+        return -1;
+    out->ids = b.ids; /* (max_out) */
+    out->n = b.n;
+    out->logprob = b.logprob;
+    out->S = S;
+    b.ids = NULL;
+    beam_result_free(&b);
+    return 0;
 }
