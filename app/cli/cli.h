@@ -26,7 +26,8 @@ int cli_float(const char *s, double lo, double hi, float *out);
 /* "5,6,7" -> ids; returns the count or -1. */
 int cli_ids(const char *s, int *ids, int max);
 
-/* The bundled model, found next to the executable or in the data dir. */
+/* The bundled model, found next to the executable or in the data dir
+ * (paths_data in app/session/paths.h). */
 const char *cli_data_path(const char *rel, char *buf, size_t cap);
 int cli_load_model(TfModel *m, const char *path, const char *cmd);
 

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_data.h"
 #include "commands.h"
-#include "data_args.h"
 #include "train.h"
 
 static const char *HELP =
@@ -51,7 +51,7 @@ int cmd_eval(int argc, char **argv)
         } else if (cli_opt(argv, argc, &i, "threads", &v, C, &bad)) {
             if (v && cli_int(v, 1, TRAIN_SHARDS, &o.threads))
                 return cli_fail(C, "--threads must be 1..%d, not '%s'", TRAIN_SHARDS, v);
-        } else if (!data_args_parse(argv, argc, &i, &da, C, &bad)) {
+        } else if (!cli_data_parse(argv, argc, &i, &da, C, &bad)) {
             return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
         }
     }
@@ -71,10 +71,10 @@ int cmd_eval(int argc, char **argv)
         da.src_mode = m.src_vocab.mode;
         da.tgt_mode = m.tgt_vocab.mode;
     }
-    if (data_args_from_meta(&da, &m, C))
+    if (cli_data_from_meta(&da, &m, C))
         goto done;
     da.max_len = m.cfg.max_len - 1;
-    if (data_args_load(&d, &da, C))
+    if (cli_data_load(&d, &da, C))
         goto done;
     const char *ls = model_meta_get(&m, "train_label_smoothing");
     if (ls)

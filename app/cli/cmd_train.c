@@ -11,8 +11,8 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "cli_data.h"
 #include "commands.h"
-#include "data_args.h"
 #include "train.h"
 
 static const char *HELP =
@@ -218,7 +218,7 @@ static int parse(int argc, char **argv, Args *a)
             a->resume = v;
         } else if (!parse_arch(argv, argc, &i, a, &bad) &&
                    !parse_train(argv, argc, &i, a, &bad) &&
-                   !data_args_parse(argv, argc, &i, &a->data, C, &bad)) {
+                   !cli_data_parse(argv, argc, &i, &a->data, C, &bad)) {
             return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
         }
     }
@@ -261,10 +261,7 @@ static int new_model(TfModel *m, Args *a, const Dataset *d)
         cfg.max_len = a->max_len;
     if (a->norm >= 0)
         cfg.norm = (TfNorm)a->norm;
-    int same = d->src.n == d->tgt.n;
-    for (int i = 0; same && i < d->src.n; i++)
-        same = strcmp(d->src.tok[i], d->tgt.tok[i]) == 0;
-    cfg.tie = a->tie >= 0 ? (TfTie)a->tie : same ? TF_TIE_ALL : TF_TIE_NONE;
+    cfg.tie = a->tie >= 0 ? (TfTie)a->tie : trainer_default_tie(d);
     cfg.dropout = a->o.dropout;
     cfg.label_smoothing = a->o.label_smoothing;
     if (trainer_model_new(m, &cfg, d, a->o.seed, &err))
@@ -527,7 +524,7 @@ static int setup(Run *r)
                      "it cannot be resumed", a->resume);
             goto done;
         }
-        if (resume_opts(a, &r->m) || data_args_from_meta(&a->data, &r->m, C))
+        if (resume_opts(a, &r->m) || cli_data_from_meta(&a->data, &r->m, C))
             goto done;
     }
     if (!a->data.max_len) { /* TSV lines must fit the model (with <bos>) */
@@ -537,7 +534,7 @@ static int setup(Run *r)
             max_len = cfg_preset(&pc, a->preset ? a->preset : "classroom", &err) ? 64 : pc.max_len;
         a->data.max_len = max_len - 1;
     }
-    if (data_args_load(&r->d, &a->data, C))
+    if (cli_data_load(&r->d, &a->data, C))
         goto done;
     if (!a->resume && new_model(&r->m, a, &r->d))
         goto done;
@@ -550,7 +547,7 @@ static int setup(Run *r)
         cli_fail(C, "%s", err.msg);
         goto done;
     }
-    if (data_args_to_meta(&a->data, &r->d, &r->m))
+    if (cli_data_to_meta(&a->data, &r->d, &r->m, C))
         goto done;
     fprintf(stderr, "%s %s: %zu parameters (%d/%d/%d, %d+%d layers, %s-LN), %d training "
             "and %d held-out pairs, from step %lld to %lld\n",

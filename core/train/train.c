@@ -664,6 +664,14 @@ int trainer_save(Trainer *t, const char *path, int with_optimizer, TfErr *err)
     return ckpt_save_full(t->m, with_optimizer ? &opt : NULL, path, err);
 }
 
+TfTie trainer_default_tie(const Dataset *d)
+{
+    int same = d->src.n == d->tgt.n;
+    for (int i = 0; same && i < d->src.n; i++)
+        same = strcmp(d->src.tok[i], d->tgt.tok[i]) == 0;
+    return same ? TF_TIE_ALL : TF_TIE_NONE;
+}
+
 int trainer_model_new(TfModel *m, const TfConfig *cfg, const Dataset *d,
                       uint64_t seed, TfErr *err)
 {

@@ -243,6 +243,12 @@ int train_opts_from_meta(TrainOpts *o, const TfModel *m, TfErr *err);
 int trainer_model_new(TfModel *m, const TfConfig *cfg, const Dataset *d,
                       uint64_t seed, TfErr *err);
 
+/* The tying a new model for d gets unless told otherwise: TF_TIE_ALL when
+ * the source and target vocabularies hold the same tokens in the same order
+ * (one matrix then serves both embeddings and the output projection), else
+ * TF_TIE_NONE. */
+TfTie trainer_default_tie(const Dataset *d);
+
 /* ---------------------------------------------------------------------- */
 /* Evaluation on held-out pairs                                            */
 /* ---------------------------------------------------------------------- */

@@ -411,69 +411,6 @@ static void test_snapshots_thin(void **state)
     tw_free(w);
 }
 
-/* The worker's held-out check agrees with `stepformer eval` (tf_evaluate)
- * on the same parameters: loss and token accuracy exactly, exact match of
- * the decoded sentences to within one sentence (its batched decoding may
- * round differently from one sentence at a time on a near tie). */
-/* A copy task over 8 symbols: every target is its source (4 tokens). */
-static Dataset *copy_data(int n)
-{
-    Dataset *d = malloc(sizeof *d);
-    TfErr err;
-    expect_true(d && dataset_random(d, n, 12, 4, 4, 11, &err) == 0, "%s", err.msg);
-    for (int i = 0; i < d->n_pairs; i++)
-        memcpy(d->ids + d->pairs[i].tgt_off, d->ids + d->pairs[i].src_off, 4 * sizeof(int32_t));
-    return d;
-}
-
-static void test_heldout_check_matches_evaluate(void **state)
-{
-    (void)state;
-    TfErr err;
-    TrainWorker *w = tw_new(&err);
-    TwSpec s = tiny_spec(11);
-    dataset_free(s.data);
-    free(s.data);
-    s.data = copy_data(2000);
-    s.d_model = 32;
-    s.d_ff = 64;
-    s.o.dropout = 0;
-    s.o.batch = 16;
-    tw_setup(w, &s, &err);
-    tw_steps(w, 200, &err);
-    tw_wait_idle(w);
-    TwStatus *st = status_now(w);
-    const TwEval *e = &st->evals[st->n_eval - 1];
-    expect_true(e->step == 200 && e->exact >= 0, "a check with decoding at step 200: step %lld exact %g",
-                e->step, (double)e->exact);
-    TfModel m;
-    long long at;
-    float loss;
-    expect_true(tw_model_like(w, st->gen, &m, &err) == 0, "%s", err.msg);
-    expect_true(tw_params(w, st->gen, -1, m.block, m.n_params, &at, &loss) == 0 && at == 200, "params");
-    Dataset *ref = copy_data(2000);
-    EvalOpts o;
-    eval_opts_default(&o);
-    o.label_smoothing = st->o.label_smoothing;
-    EvalStats es, ex;
-    o.max_pairs = TW_EVAL_PAIRS;
-    expect_true(tf_evaluate(&m, ref, &o, &es, &err) == 0, "%s", err.msg);
-    o.max_pairs = TW_EXACT_PAIRS;
-    expect_true(tf_evaluate(&m, ref, &o, &ex, &err) == 0, "%s", err.msg);
-    printf("  worker: loss %.5f acc %.4f exact %.4f; tf_evaluate: loss %.5f acc %.4f exact %.4f\n",
-           (double)e->loss, (double)e->acc, (double)e->exact, es.loss, es.token_acc, ex.exact);
-    expect_true(fabs(e->loss - es.loss) < 1e-4 && fabs(e->acc - es.token_acc) < 1e-6,
-                "loss %.6f vs %.6f, accuracy %.6f vs %.6f", (double)e->loss, es.loss, (double)e->acc,
-                es.token_acc);
-    expect_true(fabs(e->exact - ex.exact) * TW_EXACT_PAIRS <= 1.01 && ex.exact > 0.2,
-                "exact match %.4f vs %.4f of %d sentences (and the model learnt something)", (double)e->exact,
-                ex.exact, TW_EXACT_PAIRS);
-    model_free(&m);
-    dataset_free(ref);
-    free(ref);
-    tw_free(w);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -484,7 +421,6 @@ int main(void)
         cmocka_unit_test(test_nan),
         cmocka_unit_test(test_bad_setups),
         cmocka_unit_test(test_snapshots_thin),
-        cmocka_unit_test(test_heldout_check_matches_evaluate),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
