@@ -1,0 +1,123 @@
+/* test_batch.c - the one padded-batch builder (core/train/batch.c): for a
+ * few pairs of different lengths, the source, decoder input and target rows
+ * written out by hand (<pad> after each sentence, <bos> before and <eos>
+ * after each target), the lengths, pairs picked by index, ids mapped (an
+ * unknown one becomes <unk>), an empty batch, and the token counts. */
+#include "test_util.h"
+
+#include "batch.h"
+
+enum { P = TOK_PAD, B = TOK_BOS, E = TOK_EOS, U = TOK_UNK };
+
+/* Three pairs: x -> y with 3 -> 2, 1 -> 4 and 2 -> 0 tokens. */
+static void three_pairs(Dataset *d)
+{
+    static const int x0[] = {5, 6, 7}, y0[] = {8, 9}, x1[] = {10}, y1[] = {11, 12, 13, 14}, x2[] = {4, 5};
+    TfErr err;
+    memset(d, 0, sizeof *d);
+    expect_true(dataset_push(d, x0, 3, y0, 2, &err) == 0, "pair 0: %s", err.msg);
+    expect_true(dataset_push(d, x1, 1, y1, 4, &err) == 1, "pair 1: %s", err.msg);
+    expect_true(dataset_push(d, x2, 2, NULL, 0, &err) == 2, "pair 2: %s", err.msg);
+}
+
+static void expect_ids(const char *what, const int *got, const int *want, int n)
+{
+    for (int i = 0; i < n; i++)
+        expect_true(got[i] == want[i], "%s[%d]: %d, got %d", what, i, want[i], got[i]);
+}
+
+typedef struct Want {
+    int B, S, T;
+    int src[16], tin[16], tout[16], src_len[4], tgt_len[4];
+} Want;
+
+static void expect_batch(const PadBatch *b, const Want *w)
+{
+    expect_true(b->B == w->B && b->S == w->S && b->T == w->T, "B S T %d %d %d, got %d %d %d", w->B, w->S, w->T,
+                b->B, b->S, b->T);
+    expect_ids("src", b->src, w->src, w->B * w->S);
+    expect_ids("tgt_in", b->tgt_in, w->tin, w->B * w->T);
+    expect_ids("tgt_out", b->tgt_out, w->tout, w->B * w->T);
+    expect_ids("src_len", b->src_len, w->src_len, w->B);
+    expect_ids("tgt_len", b->tgt_len, w->tgt_len, w->B);
+}
+
+static void test_consecutive_pairs(void **state)
+{
+    (void)state;
+    Dataset d;
+    PadBatch b;
+    TfErr err;
+    three_pairs(&d);
+    expect_true(batch_build(&b, 4, 8, &err) == 0, "%s", err.msg);
+    batch_fill(&b, &d, NULL, 0, 3, NULL, NULL);
+    static const Want w = {3, 3, 5,
+                           {5, 6, 7, 10, P, P, 4, 5, P},
+                           {B, 8, 9, P, P, B, 11, 12, 13, 14, B, P, P, P, P},
+                           {8, 9, E, P, P, 11, 12, 13, 14, E, E, P, P, P, P},
+                           {3, 1, 2},
+                           {3, 5, 1}};
+    expect_batch(&b, &w);
+    expect_true(batch_tgt_tokens(&b) == 9 && batch_src_tokens(&b) == 6, "9 target and 6 source tokens, got %d %d",
+                batch_tgt_tokens(&b), batch_src_tokens(&b));
+    TfBatch in = batch_input(&b);
+    expect_true(in.B == 3 && in.S == 3 && in.T == 5 && in.src == b.src && in.tgt == b.tgt_in &&
+                    in.src_len == b.src_len && in.tgt_len == b.tgt_len,
+                "batch_input is the decoder input side of the batch");
+    batch_fill(&b, &d, NULL, 1, 1, NULL, NULL); /* from pair 1 on */
+    static const Want w1 = {1, 1, 5, {10}, {B, 11, 12, 13, 14}, {11, 12, 13, 14, E}, {1}, {5}};
+    expect_batch(&b, &w1);
+    batch_free(&b);
+    dataset_free(&d);
+}
+
+static void test_pairs_by_index_and_maps(void **state)
+{
+    (void)state;
+    Dataset d;
+    PadBatch b;
+    TfErr err;
+    three_pairs(&d);
+    expect_true(batch_build(&b, 2, 8, &err) == 0, "%s", err.msg);
+    int map[16];
+    for (int i = 0; i < 16; i++)
+        map[i] = i < TOK_NSPECIAL ? i : i + 20;
+    map[6] = -1; /* a token the model does not know */
+    const int idx[] = {2, 0};
+    batch_fill(&b, &d, idx, 99, 2, map, map); /* first is ignored with idx */
+    static const Want w = {2, 3, 3,
+                           {24, 25, P, 25, U, 27},
+                           {B, P, P, B, 28, 29},
+                           {E, P, P, 28, 29, E},
+                           {2, 3},
+                           {1, 3}};
+    expect_batch(&b, &w);
+    batch_free(&b);
+    dataset_free(&d);
+}
+
+static void test_empty_batch(void **state)
+{
+    (void)state;
+    Dataset d;
+    PadBatch b;
+    TfErr err;
+    three_pairs(&d);
+    expect_true(batch_build(&b, 2, 4, &err) == 0, "%s", err.msg);
+    batch_fill(&b, &d, NULL, 0, 0, NULL, NULL);
+    expect_true(b.B == 0 && b.S == 1 && b.T == 1 && batch_tgt_tokens(&b) == 0,
+                "no pairs: B 0, S = T = 1, no tokens; got %d %d %d", b.B, b.S, b.T);
+    batch_free(&b);
+    batch_free(&b); /* safe twice */
+    dataset_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_consecutive_pairs),
+        cmocka_unit_test(test_pairs_by_index_and_maps),
+        cmocka_unit_test(test_empty_batch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

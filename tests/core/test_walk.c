@@ -1,0 +1,148 @@
+/* test_walk.c - the stage walk (core/model/walk.c): every stage in the order
+ * the model computes it, post-LN and pre-LN, one entry per layer, and a
+ * walk cut short at max still counting the whole. */
+#include "test_util.h"
+
+#include "walk.h"
+
+#define MAXW 512
+
+static const char *const ATTN[] = {"q", "k", "v", "scores", "mask", "weights", "heads", "concat", "out"};
+
+typedef struct Names {
+    char s[MAXW][48];
+    int n, layer; /* entries, and the layer the next ones belong to */
+} Names;
+
+/* Append "block.part@layer" ("" part: "block@layer"). */
+static void add2(Names *w, const char *block, const char *part)
+{
+    snprintf(w->s[w->n++], sizeof w->s[0], "%s%s%s@%d", block, part[0] ? "." : "", part, w->layer);
+}
+
+static void add(Names *w, const char *name)
+{
+    add2(w, name, "");
+}
+
+static void add_attn(Names *w, const char *block)
+{
+    for (int p = 0; p < 9; p++)
+        add2(w, block, ATTN[p]);
+}
+
+/* The walk written out from the paper's figure (post) or with each norm
+ * before its sub-layer and a final norm per stack (pre), as "name@layer". */
+static void expected(Names *w, int n_enc, int n_dec, int pre)
+{
+    static const char *const enc_post[] = {"add1", "norm1", "ffn.hidden", "ffn.out", "add2", "norm2"};
+    static const char *const enc_pre[] = {"add1", "norm2", "ffn.hidden", "ffn.out", "add2"};
+    w->n = w->layer = 0;
+    add(w, "src.tokens");
+    add(w, "src.embed");
+    add(w, "pos.enc");
+    add(w, "enc.input");
+    for (int l = 0; l < n_enc; l++) {
+        w->layer = l;
+        if (pre)
+            add(w, "enc.norm1");
+        add_attn(w, "enc.self");
+        for (int k = 0; k < (pre ? 5 : 6); k++)
+            add2(w, "enc", pre ? enc_pre[k] : enc_post[k]);
+    }
+    w->layer = 0;
+    if (pre)
+        add(w, "enc.final_norm");
+    add(w, "tgt.tokens");
+    add(w, "tgt.embed");
+    add(w, "dec.input");
+    for (int l = 0; l < n_dec; l++) {
+        w->layer = l;
+        if (pre)
+            add(w, "dec.norm1");
+        add_attn(w, "dec.self");
+        add(w, "dec.add1");
+        add(w, pre ? "dec.norm2" : "dec.norm1");
+        add_attn(w, "dec.cross");
+        add(w, "dec.add2");
+        add(w, pre ? "dec.norm3" : "dec.norm2");
+        add(w, "dec.ffn.hidden");
+        add(w, "dec.ffn.out");
+        add(w, "dec.add3");
+        if (!pre)
+            add(w, "dec.norm3");
+    }
+    w->layer = 0;
+    if (pre)
+        add(w, "dec.final_norm");
+    add(w, "out.logits");
+    add(w, "out.probs");
+}
+
+static void check_walk(int n_enc, int n_dec, TfNorm norm)
+{
+    TfConfig c;
+    expect_true(cfg_preset(&c, "classroom", NULL) == 0, "the classroom preset");
+    c.n_enc = n_enc;
+    c.n_dec = n_dec;
+    c.norm = norm;
+    static StagePos got[MAXW];
+    static Names want;
+    int pre = norm == TF_NORM_PRE;
+    expected(&want, n_enc, n_dec, pre);
+    int n = tf_walk_build(&c, got, MAXW);
+    expect_true(n == want.n, "%d+%d layers %s-LN: %d stages, got %d", n_enc, n_dec, pre ? "pre" : "post",
+                want.n, n);
+    expect_true(n == 4 + 15 * n_enc + 3 + 26 * n_dec + 2 + 2 * pre, "the count formula: got %d", n);
+    for (int i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s@%d", stage_info(got[i].stage)->name, got[i].layer);
+        expect_true(strcmp(name, want.s[i]) == 0, "%s-LN entry %d: %s, got %s", pre ? "pre" : "post", i,
+                    want.s[i], name);
+    }
+}
+
+static void test_post_ln_order(void **state)
+{
+    (void)state;
+    check_walk(1, 1, TF_NORM_POST);
+    check_walk(2, 3, TF_NORM_POST);
+}
+
+static void test_pre_ln_order(void **state)
+{
+    (void)state;
+    check_walk(1, 1, TF_NORM_PRE);
+    check_walk(3, 2, TF_NORM_PRE);
+}
+
+/* max cuts the output, never the count; nothing past max is written. */
+static void test_max_truncates(void **state)
+{
+    (void)state;
+    TfConfig c;
+    cfg_preset(&c, "classroom", NULL);
+    StagePos full[MAXW], cut[8];
+    int n = tf_walk_build(&c, full, MAXW);
+    for (int i = 0; i < 8; i++)
+        cut[i] = (StagePos){ST_COUNT, -7};
+    int m = tf_walk_build(&c, cut, 5);
+    expect_true(m == n, "max 5 still returns the full count %d, got %d", n, m);
+    for (int i = 0; i < 5; i++)
+        expect_true(cut[i].stage == full[i].stage && cut[i].layer == full[i].layer,
+                    "entry %d as in the full walk", i);
+    for (int i = 5; i < 8; i++)
+        expect_true(cut[i].stage == ST_COUNT && cut[i].layer == -7, "entry %d past max left alone", i);
+    expect_true(tf_walk_build(&c, NULL, 0) == n, "max 0 with no array: the count only");
+    expect_true(tf_walk_build(&c, NULL, -3) == n, "a negative max is 0");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_post_ln_order),
+        cmocka_unit_test(test_pre_ln_order),
+        cmocka_unit_test(test_max_truncates),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
