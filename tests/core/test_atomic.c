@@ -11,20 +11,7 @@
 
 #include "atomic.h"
 
-static char dir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    return tu_scratch(dir, sizeof dir, "atomic");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    chmod(dir, 0755);
-    return tu_scratch_remove(dir);
-}
+TU_SCRATCH_GROUP("atomic")
 
 static void put_file(const char *path, const char *text)
 {
@@ -51,18 +38,13 @@ static const char *slurp(const char *path)
 /* Files in the scratch folder whose name contains ".tmp-". */
 static int count_temps(void)
 {
-    DIR *d = opendir(dir);
+    DIR *d = opendir(g_dir);
     int n = 0;
     for (struct dirent *e; d && (e = readdir(d));)
         n += strstr(e->d_name, ".tmp-") != NULL;
     if (d)
         closedir(d);
     return n;
-}
-
-static void path_in(char *out, size_t cap, const char *name)
-{
-    snprintf(out, cap, "%s/%s", dir, name);
 }
 
 static void test_commit_replaces(void **state)
@@ -116,7 +98,7 @@ static void test_stale_temp_removed(void **state)
     char path[300], stale[340], other[340], unlike[340];
     path_in(path, sizeof path, "c.bin");
     snprintf(stale, sizeof stale, "%s.tmp-Ab12Yz", path);   /* a killed save's */
-    snprintf(other, sizeof other, "%s/d.bin.tmp-Ab12Yz", dir); /* another target's */
+    snprintf(other, sizeof other, "%s/d.bin.tmp-Ab12Yz", g_dir); /* another target's */
     snprintf(unlike, sizeof unlike, "%s.tmp-short", path);    /* not the pattern */
     put_file(stale, "stale");
     put_file(other, "other");
@@ -176,12 +158,10 @@ static void test_read_only_folder(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_commit_replaces),
-        cmocka_unit_test(test_abort_leaves_target),
-        cmocka_unit_test(test_stale_temp_removed),
-        cmocka_unit_test(test_missing_folder),
-        cmocka_unit_test(test_read_only_folder),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_commit_replaces),
+           cmocka_unit_test(test_abort_leaves_target),
+           cmocka_unit_test(test_stale_temp_removed),
+           cmocka_unit_test(test_missing_folder),
+           cmocka_unit_test(test_read_only_folder));
 }

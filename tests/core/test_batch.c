@@ -114,10 +114,8 @@ static void test_empty_batch(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_consecutive_pairs),
-        cmocka_unit_test(test_pairs_by_index_and_maps),
-        cmocka_unit_test(test_empty_batch),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_consecutive_pairs),
+           cmocka_unit_test(test_pairs_by_index_and_maps),
+           cmocka_unit_test(test_empty_batch));
 }

@@ -129,11 +129,9 @@ static void test_flops(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_presets),
-        cmocka_unit_test(test_param_counts),
-        cmocka_unit_test(test_validation),
-        cmocka_unit_test(test_flops),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_presets),
+           cmocka_unit_test(test_param_counts),
+           cmocka_unit_test(test_validation),
+           cmocka_unit_test(test_flops));
 }

@@ -10,17 +10,9 @@
  * distributions are peaked like a trained model's. */
 static void tiny_model(TfModel *m, int V, uint64_t seed, float sharpen)
 {
-    TfConfig c;
     TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 16;
-    c.n_heads = 2;
-    c.d_ff = 32;
-    c.n_enc = 1;
-    c.n_dec = 2;
-    c.src_vocab = 9;
-    c.tgt_vocab = V;
-    c.max_len = 24;
+    TfConfig c = tu_config((TuSize){.d_model = 16, .n_heads = 2, .d_ff = 32, .n_enc = 1, .n_dec = 2,
+                                    .src_vocab = 9, .tgt_vocab = V, .max_len = 24});
     expect_true(model_init_random(m, &c, seed, &err) == 0, "model: %s", err.msg);
     for (size_t i = 0; i < (size_t)V * c.d_model; i++)
         m->p.gen_w[i] *= sharpen;
@@ -236,12 +228,10 @@ static void test_greedy_steps(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_beam1_equals_greedy),
-        cmocka_unit_test(test_beam_finds_best_penalised),
-        cmocka_unit_test(test_beam_tree_and_errors),
-        cmocka_unit_test(test_teacher_forcing),
-        cmocka_unit_test(test_greedy_steps),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_beam1_equals_greedy),
+           cmocka_unit_test(test_beam_finds_best_penalised),
+           cmocka_unit_test(test_beam_tree_and_errors),
+           cmocka_unit_test(test_teacher_forcing),
+           cmocka_unit_test(test_greedy_steps));
 }

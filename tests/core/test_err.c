@@ -114,12 +114,10 @@ static void test_log_hook(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fail_formats),
-        cmocka_unit_test(test_fail_truncates),
-        cmocka_unit_test(test_prefix),
-        cmocka_unit_test(test_prefix_truncates),
-        cmocka_unit_test(test_log_hook),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_fail_formats),
+           cmocka_unit_test(test_fail_truncates),
+           cmocka_unit_test(test_prefix),
+           cmocka_unit_test(test_prefix_truncates),
+           cmocka_unit_test(test_log_hook));
 }

@@ -416,19 +416,17 @@ static void test_embed_backward(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gemm_vs_naive),
-        cmocka_unit_test(test_split_product_is_exact),
-        cmocka_unit_test(test_softmax_rows_sum_to_one),
-        cmocka_unit_test(test_layernorm_stats),
-        cmocka_unit_test(test_positional_encoding),
-        cmocka_unit_test(test_attention_by_hand),
-        cmocka_unit_test(test_masks),
-        cmocka_unit_test(test_linear_backward),
-        cmocka_unit_test(test_layernorm_backward),
-        cmocka_unit_test(test_softmax_and_relu_backward),
-        cmocka_unit_test(test_attention_backward),
-        cmocka_unit_test(test_embed_backward),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_gemm_vs_naive),
+           cmocka_unit_test(test_split_product_is_exact),
+           cmocka_unit_test(test_softmax_rows_sum_to_one),
+           cmocka_unit_test(test_layernorm_stats),
+           cmocka_unit_test(test_positional_encoding),
+           cmocka_unit_test(test_attention_by_hand),
+           cmocka_unit_test(test_masks),
+           cmocka_unit_test(test_linear_backward),
+           cmocka_unit_test(test_layernorm_backward),
+           cmocka_unit_test(test_softmax_and_relu_backward),
+           cmocka_unit_test(test_attention_backward),
+           cmocka_unit_test(test_embed_backward));
 }

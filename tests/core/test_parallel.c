@@ -138,10 +138,8 @@ static void test_split_is_deterministic(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_par_two_runs_both_parts),
-        cmocka_unit_test(test_split_equals_unsplit),
-        cmocka_unit_test(test_split_is_deterministic),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_par_two_runs_both_parts),
+           cmocka_unit_test(test_split_equals_unsplit),
+           cmocka_unit_test(test_split_is_deterministic));
 }

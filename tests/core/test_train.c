@@ -21,24 +21,7 @@
 
 #define FIX "tests/fixtures/tsv/"
 
-static char g_dir[64];
-
-static void path_in(char *buf, size_t cap, const char *name)
-{
-    snprintf(buf, cap, "%s/%s", g_dir, name);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return tu_scratch(g_dir, sizeof g_dir, "train");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_scratch_remove(g_dir);
-}
+TU_SCRATCH_GROUP("train")
 
 /* ---------------------------------------------------------------------- */
 /* Loss                                                                    */
@@ -182,14 +165,7 @@ static void test_adam_by_hand(void **state)
 
 static void tiny_cfg(TfConfig *c)
 {
-    TfErr err;
-    cfg_preset(c, "classroom", &err);
-    c->d_model = 32;
-    c->n_heads = 4;
-    c->d_ff = 64;
-    c->n_enc = 1;
-    c->n_dec = 1;
-    c->max_len = 16;
+    *c = tu_config((TuSize){.d_model = 32, .n_heads = 4, .d_ff = 64, .n_enc = 1, .n_dec = 1, .max_len = 16});
 }
 
 static void task(Dataset *d, const char *name, int max_len)
@@ -742,20 +718,18 @@ static void test_cli_resume_and_eval(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_loss_by_hand),
-        cmocka_unit_test(test_schedule),
-        cmocka_unit_test(test_adam_by_hand),
-        cmocka_unit_test(test_dropout_masks),
-        cmocka_unit_test(test_data_order),
-        cmocka_unit_test(test_copy_learns),
-        cmocka_unit_test(test_resume_is_bit_exact),
-        cmocka_unit_test(test_threads_do_not_change_results),
-        cmocka_unit_test(test_nan_keeps_last_good_step),
-        cmocka_unit_test(test_options_round_trip),
-        cmocka_unit_test(test_kill_during_training_save),
-        cmocka_unit_test(test_cli_tsv_bad_lines),
-        cmocka_unit_test(test_cli_resume_and_eval),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_loss_by_hand),
+           cmocka_unit_test(test_schedule),
+           cmocka_unit_test(test_adam_by_hand),
+           cmocka_unit_test(test_dropout_masks),
+           cmocka_unit_test(test_data_order),
+           cmocka_unit_test(test_copy_learns),
+           cmocka_unit_test(test_resume_is_bit_exact),
+           cmocka_unit_test(test_threads_do_not_change_results),
+           cmocka_unit_test(test_nan_keeps_last_good_step),
+           cmocka_unit_test(test_options_round_trip),
+           cmocka_unit_test(test_kill_during_training_save),
+           cmocka_unit_test(test_cli_tsv_bad_lines),
+           cmocka_unit_test(test_cli_resume_and_eval));
 }

@@ -139,10 +139,8 @@ static void test_max_truncates(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_post_ln_order),
-        cmocka_unit_test(test_pre_ln_order),
-        cmocka_unit_test(test_max_truncates),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_post_ln_order),
+           cmocka_unit_test(test_pre_ln_order),
+           cmocka_unit_test(test_max_truncates));
 }

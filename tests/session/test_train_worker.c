@@ -19,19 +19,7 @@
 #include "train_worker.h"
 #include "test_util.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    return tu_scratch(g_dir, sizeof g_dir, "worker");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_scratch_remove(g_dir);
-}
+TU_SCRATCH_GROUP("worker")
 
 static void sleep_ms(int ms)
 {
@@ -413,14 +401,12 @@ static void test_snapshots_thin(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_publications_are_consistent),
-        cmocka_unit_test(test_step_command),
-        cmocka_unit_test(test_no_lost_save),
-        cmocka_unit_test(test_bad_save_path),
-        cmocka_unit_test(test_nan),
-        cmocka_unit_test(test_bad_setups),
-        cmocka_unit_test(test_snapshots_thin),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_publications_are_consistent),
+           cmocka_unit_test(test_step_command),
+           cmocka_unit_test(test_no_lost_save),
+           cmocka_unit_test(test_bad_save_path),
+           cmocka_unit_test(test_nan),
+           cmocka_unit_test(test_bad_setups),
+           cmocka_unit_test(test_snapshots_thin));
 }
