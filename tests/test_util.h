@@ -7,6 +7,7 @@
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
 
+#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -116,6 +117,19 @@ static inline TfConfig tu_config(TuSize z)
         if (want[k])
             *field[k] = want[k];
     return c;
+}
+
+/* Entries of folder dir whose name contains needle (-1: cannot read it). */
+static inline int tu_count_names(const char *dir, const char *needle)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strstr(e->d_name, needle) != NULL;
+    closedir(d);
+    return n;
 }
 
 /* build/tests/test_x -> build/stepformer: the program beside the tests */

@@ -86,10 +86,7 @@ static int char_enumerate(CharGen *g, int len, int n_held, int n_train,
         return tf_fail(err, "out of memory");
     for (int i = 0; i < count; i++)
         order[i] = i;
-    for (int i = count - 1; i > 0; i--) {
-        int j = (int)rng_below(&g->rng, (uint32_t)i + 1);
-        int t = order[i]; order[i] = order[j]; order[j] = t;
-    }
+    rng_shuffle(&g->rng, order, count);
     int rc = 0;
     for (int i = 0; i < n_held + n_train && rc >= 0; i++) {
         int s[TASK_MAX_MAX_LEN], x = order[i];

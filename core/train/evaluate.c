@@ -225,17 +225,8 @@ int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
     int n_dec = o->decode_pairs < 0 ? 0 : o->decode_pairs > 0 && o->decode_pairs < n ? o->decode_pairs : n;
     for (int k = 0; k < TRAIN_SHARDS; k++) {
         EvalPart *p = &part[k];
-        p->m = m;
-        p->d = d;
-        p->o = o;
-        p->src_map = src_map;
-        p->tgt_map = tgt_map;
-        p->base = base;
-        p->hyp = hyp;
-        p->hyp_len = hyp_len;
-        p->ref = ref;
-        p->ref_len = ref_len;
-        p->cap_T = cap_T;
+        *p = (EvalPart){.m = m, .d = d, .o = o, .src_map = src_map, .tgt_map = tgt_map, .base = base,
+                        .hyp = hyp, .hyp_len = hyp_len, .ref = ref, .ref_len = ref_len, .cap_T = cap_T};
         p->from = base + (int)((long long)n * k / parts);
         p->to = base + (int)((long long)n * (k + 1) / parts);
         p->dfrom = base + (int)((long long)n_dec * k / parts);

@@ -433,11 +433,7 @@ static int build_epoch(Trainer *t, long long epoch, TfErr *err)
     rng_seed(&r, mix3(t->o.seed, 0xda7a, (uint64_t)epoch));
     for (int i = 0; i < n; i++)
         shuf[i] = i;
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)rng_below(&r, (uint32_t)i + 1), tmp = shuf[i];
-        shuf[i] = shuf[j];
-        shuf[j] = tmp;
-    }
+    rng_shuffle(&r, shuf, n);
     /* key: source length, target length, then position (unique, so the
      * sort is deterministic whatever qsort does with ties) */
     for (size_t c0 = 0; c0 < (size_t)n; c0 += chunk) {
@@ -453,11 +449,7 @@ static int build_epoch(Trainer *t, long long epoch, TfErr *err)
     }
     for (int b = 0; b < nb; b++)
         perm[b] = b;
-    for (int b = nb - 1; b > 0; b--) {
-        int j = (int)rng_below(&r, (uint32_t)b + 1), tmp = perm[b];
-        perm[b] = perm[j];
-        perm[j] = tmp;
-    }
+    rng_shuffle(&r, perm, nb);
     int at = 0;
     for (int b = 0; b < nb; b++) {
         int from = perm[b] * bs, len = n - from < bs ? n - from : bs;

@@ -5,7 +5,6 @@
  * error that names the path. */
 #include "test_util.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,16 +34,10 @@ static const char *slurp(const char *path)
     return buf;
 }
 
-/* Files in the scratch folder whose name contains ".tmp-". */
+/* Temporary files in the scratch folder. */
 static int count_temps(void)
 {
-    DIR *d = opendir(g_dir);
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += strstr(e->d_name, ".tmp-") != NULL;
-    if (d)
-        closedir(d);
-    return n;
+    return tu_count_names(g_dir, ".tmp-");
 }
 
 static void test_commit_replaces(void **state)

@@ -152,15 +152,22 @@ static void edited(const Blob *b, const char *from, const char *to, const char *
     free(h);
 }
 
+/* A small post-LN model from seed, saved as g_dir/name (the path into p). */
+static void saved_model(TfModel *m, uint64_t seed, const char *name, char *p, size_t cap)
+{
+    TfErr err;
+    small_model(m, TF_NORM_POST, TF_TIE_NONE, seed);
+    path_in(p, cap, name);
+    expect_true(ckpt_save(m, p, &err) == 0, "save %s: %s", name, err.msg);
+}
+
 static void test_broken_files(void **state)
 {
     (void)state;
     TfModel m;
     TfErr err;
-    small_model(&m, TF_NORM_POST, TF_TIE_NONE, 1);
     char p[128];
-    path_in(p, sizeof p, "good.safetensors");
-    expect_true(ckpt_save(&m, p, &err) == 0, "save");
+    saved_model(&m, 1, "good.safetensors", p, sizeof p);
     model_free(&m);
     Blob b;
     read_blob(&b, p);
@@ -227,10 +234,8 @@ static void test_full_disk_keeps_old_file(void **state)
     (void)state;
     TfModel m;
     TfErr err;
-    small_model(&m, TF_NORM_POST, TF_TIE_NONE, 2);
     char p[128];
-    path_in(p, sizeof p, "keep.safetensors");
-    expect_true(ckpt_save(&m, p, &err) == 0, "first save");
+    saved_model(&m, 2, "keep.safetensors", p, sizeof p);
     struct stat before;
     stat(p, &before);
     pid_t pid = fork();
@@ -249,12 +254,7 @@ static void test_full_disk_keeps_old_file(void **state)
     expect_true(ckpt_load(&back, p, &err) == 0, "old file still loads: %s", err.msg);
     expect_true(memcmp(back.block, m.block, m.n_params * 4) == 0, "old file unchanged");
     model_free(&back);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "ls %s | grep -c tmp- || true", g_dir);
-    FILE *ls = popen(cmd, "r");
-    int leftovers = -1;
-    expect_true(fscanf(ls, "%d", &leftovers) == 1, "ls");
-    pclose(ls);
+    int leftovers = tu_count_names(g_dir, ".tmp-");
     expect_true(leftovers == 0, "no temporary file left, found %d", leftovers);
     path_in(p, sizeof p, "no/such/dir/m.safetensors");
     expect_true(ckpt_save(&m, p, &err) != 0, "save into a missing directory fails");

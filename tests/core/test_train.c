@@ -350,6 +350,16 @@ static void run(Trainer *t, TfModel *m, Dataset *d, int threads, int steps, TfNo
         expect_true(trainer_step(t, NULL, &err) == 0, "step %d: %s", i + 1, err.msg);
 }
 
+/* The copy task (lengths up to 5) and `steps` steps of a post-LN model on
+ * it; the trainer on the heap (see test_copy_learns). */
+static Trainer *copy_run(Dataset *d, TfModel *m, int threads, int steps)
+{
+    task(d, "copy", 5);
+    Trainer *t = calloc(1, sizeof *t);
+    run(t, m, d, threads, steps, TF_NORM_POST);
+    return t;
+}
+
 /* Save after 30 steps, load into a fresh process state, 30 more: the
  * parameters and moments equal those of 60 uninterrupted steps, bit for
  * bit. The data set is small so that the run crosses epoch boundaries. */
@@ -430,11 +440,9 @@ static void test_nan_keeps_last_good_step(void **state)
 {
     (void)state;
     Dataset d;
-    task(&d, "copy", 5);
     TfModel m;
-    Trainer *t = calloc(1, sizeof *t); /* on the heap: see test_copy_learns */
     TfErr err;
-    run(t, &m, &d, 2, 3, TF_NORM_POST);
+    Trainer *t = copy_run(&d, &m, 2, 3);
     size_t n = m.n_params;
     float *before = malloc(n * sizeof(float)), *mom = malloc(2 * n * sizeof(float));
     m.p.gen_b[TOK_NSPECIAL] = NAN;
@@ -517,11 +525,9 @@ static void test_kill_during_training_save(void **state)
 {
     (void)state;
     Dataset d;
-    task(&d, "copy", 5);
     TfModel m;
-    Trainer *t = calloc(1, sizeof *t); /* on the heap: see test_copy_learns */
     TfErr err;
-    run(t, &m, &d, 1, 2, TF_NORM_POST);
+    Trainer *t = copy_run(&d, &m, 1, 2);
     char p[128];
     path_in(p, sizeof p, "kill.safetensors");
     expect_true(trainer_save(t, p, 1, &err) == 0, "first save: %s", err.msg);
@@ -552,12 +558,7 @@ static void test_kill_during_training_save(void **state)
         ckpt_optim_free(&opt);
         model_free(&back);
     }
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "ls %s | grep -c tmp- || true", g_dir);
-    FILE *ls = popen(cmd, "r");
-    int left = -1;
-    expect_true(fscanf(ls, "%d", &left) == 1, "ls");
-    pclose(ls);
+    int left = tu_count_names(g_dir, ".tmp-");
     printf("  %d temporary files left by killed writers (never renamed over the file)\n", left);
     expect_true(newest > 2, "the children did save newer versions (newest step %lld)", newest);
     trainer_free(t);

@@ -101,6 +101,18 @@ static TwStatus *status_now(TrainWorker *w)
     return &st;
 }
 
+/* Set the worker up with spec s, take n steps (none: 0), wait until it is
+ * idle and return what it published. */
+static TwStatus *run_spec(TrainWorker *w, TwSpec *s, long long n)
+{
+    TfErr err;
+    tw_setup(w, s, &err);
+    if (n > 0)
+        tw_steps(w, n, &err);
+    tw_wait_idle(w);
+    return status_now(w);
+}
+
 /* Published (step, loss, parameters) taken while the worker trains, then
  * after pausing, resuming and pausing again, all match a plain trainer. */
 static void test_publications_are_consistent(void **state)
@@ -316,9 +328,7 @@ static void test_nan(void **state)
     expect_true(finite && at == st->step, "the last good parameters (step %lld) are finite", at);
     free(p);
     TwSpec s2 = tiny_spec(7);
-    tw_setup(w, &s2, &err);
-    tw_steps(w, 5, &err);
-    tw_wait_idle(w);
+    run_spec(w, &s2, 5);
     expect_true(status_now(w)->step == 5, "after a reset it trains: step %lld", status_now(w)->step);
     tw_free(w);
 }
@@ -337,9 +347,7 @@ static void test_bad_setups(void **state)
     s.n_heads = 8;
     s.d_ff = 32768;
     s.n_layers = 64;
-    tw_setup(w, &s, &err);
-    tw_wait_idle(w);
-    TwStatus *st = status_now(w);
+    TwStatus *st = run_spec(w, &s, 0);
     expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg, "memory") &&
                     strstr(st->msg, "8192"),
                 "too big: no run and a message about memory, got state %d '%s'", st->state, st->msg);
@@ -347,9 +355,7 @@ static void test_bad_setups(void **state)
     s.n_heads = 4;
     s.d_ff = 64;
     s.n_layers = 1;
-    tw_setup(w, &s, &err);
-    tw_wait_idle(w);
-    st = status_now(w);
+    st = run_spec(w, &s, 0);
     expect_true(st->state == TW_EMPTY && strstr(st->msg, "30") && strstr(st->msg, "heads"),
                 "heads must divide d_model: got '%s'", st->msg);
     char path[128];
@@ -360,16 +366,12 @@ static void test_bad_setups(void **state)
     tw_spec_default(&s);
     s.task[0] = 0;
     snprintf(s.path, sizeof s.path, "%s", path);
-    tw_setup(w, &s, &err);
-    tw_wait_idle(w);
-    st = status_now(w);
+    st = run_spec(w, &s, 0);
     expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg, "empty.tsv"),
                 "no usable pairs: a message naming the file, got '%s'", st->msg);
     /* and it still works */
     TwSpec ok = tiny_spec(8);
-    tw_setup(w, &ok, &err);
-    tw_steps(w, 3, &err);
-    tw_wait_idle(w);
+    run_spec(w, &ok, 3);
     expect_true(status_now(w)->step == 3, "a good run after bad ones: step %lld", status_now(w)->step);
     tw_free(w);
 }
@@ -382,10 +384,7 @@ static void test_snapshots_thin(void **state)
     TfErr err;
     TrainWorker *w = tw_new(&err);
     TwSpec s = tiny_spec(9);
-    tw_setup(w, &s, &err);
-    tw_steps(w, 1300, &err);
-    tw_wait_idle(w);
-    TwStatus *st = status_now(w);
+    TwStatus *st = run_spec(w, &s, 1300);
     expect_true(st->n_snap >= 2 && st->n_snap <= st->snap_cap, "%d snapshots of at most %d",
                 st->n_snap, st->snap_cap);
     expect_true(st->snaps[0].step == 0 && st->snaps[st->n_snap - 1].step > 1300 - st->snap_every,
