@@ -12,13 +12,19 @@
 #include "checkpoint.h"
 #include "paths.h"
 
+/* "stepformer CMD: TAG<message>" and a newline on stderr. */
+static void say(const char *cmd, const char *tag, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "stepformer %s: %s", cmd, tag);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 int cli_fail(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "stepformer %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say(cmd, "", fmt, ap);
     va_end(ap);
     return 1;
 }
@@ -27,9 +33,7 @@ void cli_warn(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "stepformer %s: warning: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say(cmd, "warning: ", fmt, ap);
     va_end(ap);
 }
 

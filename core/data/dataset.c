@@ -72,7 +72,7 @@ int dataset_push(Dataset *d, const int *src, int ns, const int *tgt, int nt,
 
 /* Put the pairs marked in held[] after the others (each part keeps its
  * order, or is shuffled when r is not NULL) and set n_train. */
-int dataset_split(Dataset *d, const unsigned char *held, Rng *r, TfErr *err)
+int dataset_split(Dataset *d, const int *held, Rng *r, TfErr *err)
 {
     Pair *out = malloc((size_t)(d->n_pairs ? d->n_pairs : 1) * sizeof *out);
     if (!out)
@@ -103,24 +103,25 @@ int dataset_split(Dataset *d, const unsigned char *held, Rng *r, TfErr *err)
     return 0;
 }
 
-int dataset_grow(void **arr, int *cap, int at, size_t elem, TfErr *err)
+int dataset_tag(int **tags, int *cap, int at, int value, TfErr *err)
 {
-    if (at < *cap)
-        return 0;
-    int n = *cap ? *cap : 1024;
-    while (n <= at)
-        n *= 2;
-    void *p = realloc(*arr, (size_t)n * elem);
-    if (!p)
-        return tf_fail(err, "out of memory");
-    *arr = p;
-    *cap = n;
+    if (at >= *cap) {
+        int n = *cap ? *cap : 1024;
+        while (n <= at)
+            n *= 2;
+        int *p = realloc(*tags, (size_t)n * sizeof *p);
+        if (!p)
+            return tf_fail(err, "out of memory");
+        *tags = p;
+        *cap = n;
+    }
+    (*tags)[at] = value;
     return 0;
 }
 
 /* Choose k of the indices in idx[0..n) at random (partial Fisher-Yates) and
  * mark them in held[]. */
-void dataset_pick_heldout(int *idx, int n, int k, Rng *r, unsigned char *held)
+void dataset_pick_heldout(int *idx, int n, int k, Rng *r, int *held)
 {
     for (int i = 0; i < k && i < n; i++) {
         int j = i + (int)rng_below(r, (uint32_t)(n - i));
@@ -241,4 +242,13 @@ int dataset_find(const Dataset *d, const char *src_text, char *tgt_out,
     }
     free(ids);
     return found;
+}
+
+int dataset_push_seen(Dataset *d, SeqSet *seen, const int *src, int ns, const int *tgt, int nt,
+                      TfErr *err)
+{
+    int at = dataset_push(d, src, ns, tgt, nt, err);
+    if (at < 0 || seqset_add(seen, d, at, err))
+        return -1;
+    return at;
 }

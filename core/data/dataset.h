@@ -49,13 +49,13 @@ int dataset_push(Dataset *d, const int *src, int ns, const int *tgt, int nt,
                  TfErr *err);
 /* Put the pairs marked in held[] after the others (each part keeps its
  * order, or is shuffled when r is not NULL) and set n_train. */
-int dataset_split(Dataset *d, const unsigned char *held, Rng *r, TfErr *err);
+int dataset_split(Dataset *d, const int *held, Rng *r, TfErr *err);
 /* Choose k of the indices in idx[0..n) at random (partial Fisher-Yates) and
  * mark them in held[]. */
-void dataset_pick_heldout(int *idx, int n, int k, Rng *r, unsigned char *held);
-/* Make room for index `at` in a per-pair array *arr of *cap elements of
- * `elem` bytes (doubling). Returns 0, or -1 with err set. */
-int dataset_grow(void **arr, int *cap, int at, size_t elem, TfErr *err);
+void dataset_pick_heldout(int *idx, int n, int k, Rng *r, int *held);
+/* (*tags)[at] = value in a per-pair array of *cap ints, grown (doubling)
+ * as needed. Returns 0, or -1 with err set. */
+int dataset_tag(int **tags, int *cap, int at, int value, TfErr *err);
 
 /* A set of source sequences, to keep every source sentence distinct. */
 typedef struct SeqSet {
@@ -68,5 +68,8 @@ int seqset_find(const SeqSet *s, const Dataset *d, const int *ids, int n);
 /* Add pair (already pushed) to the set, growing it to stay half empty. */
 int seqset_add(SeqSet *s, const Dataset *d, int pair, TfErr *err);
 void seqset_free(SeqSet *s);
+/* dataset_push, then the new pair's source into seen; its index or -1. */
+int dataset_push_seen(Dataset *d, SeqSet *seen, const int *src, int ns, const int *tgt, int nt,
+                      TfErr *err);
 
 #endif

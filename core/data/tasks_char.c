@@ -51,7 +51,7 @@ static long long n_strings(int len)
 typedef struct CharGen {
     Dataset *d;
     SeqSet seen;
-    unsigned char *held; /* (cap) 1 = held-out pair */
+    int *held;           /* (cap_held) 1 = held-out pair */
     int cap_held, kind;
     Rng rng;
 } CharGen;
@@ -64,14 +64,9 @@ static int char_add(CharGen *g, const int *src, int n, int held, TfErr *err)
         return 0;
     int tgt[TASK_MAX_MAX_LEN];
     char_target(g->kind, src, n, tgt);
-    int at = dataset_push(g->d, src, n, tgt, n, err);
-    if (at < 0 || seqset_add(&g->seen, g->d, at, err))
+    int at = dataset_push_seen(g->d, &g->seen, src, n, tgt, n, err);
+    if (at < 0 || dataset_tag(&g->held, &g->cap_held, at, held, err))
         return -1;
-    void *h = g->held;
-    if (dataset_grow(&h, &g->cap_held, at, 1, err))
-        return -1;
-    g->held = h;
-    g->held[at] = (unsigned char)held;
     return 1;
 }
 

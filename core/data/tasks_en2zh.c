@@ -469,14 +469,9 @@ static int en2zh_add(En2zh *g, const Clause *c, TfErr *err)
         return -1;
     if (ns > EN_MAX_TOKENS || seqset_find(&g->seen, g->d, src, ns) >= 0)
         return 0;
-    int at = dataset_push(g->d, src, ns, tgt, nt, err);
-    if (at < 0 || seqset_add(&g->seen, g->d, at, err))
+    int at = dataset_push_seen(g->d, &g->seen, src, ns, tgt, nt, err);
+    if (at < 0 || dataset_tag(&g->kind, &g->cap, at, c->kind, err))
         return -1;
-    void *k = g->kind;
-    if (dataset_grow(&k, &g->cap, at, sizeof *g->kind, err))
-        return -1;
-    g->kind = k;
-    g->kind[at] = c->kind;
     return 1;
 }
 
@@ -506,7 +501,7 @@ static int en2zh_generate(En2zh *g, Rng *r, TfErr *err)
 
 /* Held-out: a share of every construction, proportional to its size, at
  * least one, never a showcase sentence, never all of a construction. */
-static int en2zh_heldout(En2zh *g, int n_heldout, Rng *r, unsigned char *held)
+static int en2zh_heldout(En2zh *g, int n_heldout, Rng *r, int *held)
 {
     int n = g->d->n_pairs;
     int *idx = malloc((size_t)n * sizeof *idx);
@@ -536,7 +531,7 @@ int task_en2zh(Dataset *d, const TaskOpts *o, TfErr *err)
     Rng r;
     rng_seed(&r, o->seed);
     int rc = en2zh_generate(&g, &r, err);
-    unsigned char *held = rc ? NULL : calloc((size_t)d->n_pairs, 1);
+    int *held = rc ? NULL : calloc((size_t)d->n_pairs, sizeof *held);
     if (!rc && !held)
         rc = tf_fail(err, "out of memory");
     int n_held = o->n_heldout ? o->n_heldout : TASK_DEFAULT_HELDOUT;

@@ -182,16 +182,9 @@ static int tsv_add(TsvState *st, const Side *src, const Side *tgt,
     if (!tids)
         return tf_fail(err, "out of memory");
     int at = side_add(&d->tgt, tgt, tids, err) ? -1
-             : dataset_push(d, sc->ids, src->n, tids, tgt->n, err);
+             : dataset_push_seen(d, &st->seen, sc->ids, src->n, tids, tgt->n, err);
     free(tids);
-    if (at < 0 || seqset_add(&st->seen, d, at, err))
-        return -1;
-    void *fl = st->first_line;
-    if (dataset_grow(&fl, &st->cap, at, sizeof *st->first_line, err))
-        return -1;
-    st->first_line = fl;
-    st->first_line[at] = st->line;
-    return 0;
+    return at < 0 ? -1 : dataset_tag(&st->first_line, &st->cap, at, st->line, err);
 }
 
 static int is_blank(const char *s, size_t len)
@@ -281,7 +274,7 @@ static int tsv_split(Dataset *d, uint64_t seed, TfErr *err)
     int n = d->n_pairs, k = n >= 2 ? (n + 5) / 10 : 0;
     if (n >= 2 && k < 1)
         k = 1;
-    unsigned char *held = calloc((size_t)n, 1);
+    int *held = calloc((size_t)n, sizeof *held);
     int *idx = malloc((size_t)n * sizeof *idx);
     int rc = 0;
     if (!held || !idx) {

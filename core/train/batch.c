@@ -11,22 +11,18 @@ int batch_build(PadBatch *b, int cap_B, int cap_T, TfErr *err)
     b->block = malloc((3 * BT + 2 * (size_t)cap_B) * sizeof(int));
     if (!b->block)
         return tf_fail(err, "out of memory for a batch of %d x %d", cap_B, cap_T);
-    b->cap_B = cap_B;
-    b->cap_T = cap_T;
-    b->src = b->block;
-    b->tgt_in = b->src + BT;
-    b->tgt_out = b->tgt_in + BT;
-    b->src_len = b->tgt_out + BT;
-    b->tgt_len = b->src_len + cap_B;
+    int *p = b->block;
+    *b = (PadBatch){.cap_B = cap_B, .cap_T = cap_T, .block = p, .src = p, .tgt_in = p + BT,
+                    .tgt_out = p + 2 * BT, .src_len = p + 3 * BT, .tgt_len = p + 3 * BT + cap_B};
     return 0;
 }
 
 void batch_free(PadBatch *b)
 {
-    if (!b)
-        return;
-    free(b->block);
-    memset(b, 0, sizeof *b);
+    if (b) {
+        free(b->block);
+        *b = (PadBatch){0};
+    }
 }
 
 static int map_id(const int *map, int id)
