@@ -14,64 +14,51 @@ typedef struct Names {
     int n, layer; /* entries, and the layer the next ones belong to */
 } Names;
 
-/* Append "block.part@layer" ("" part: "block@layer"). */
-static void add2(Names *w, const char *block, const char *part)
-{
-    snprintf(w->s[w->n++], sizeof w->s[0], "%s%s%s@%d", block, part[0] ? "." : "", part, w->layer);
-}
-
+/* Append name@layer; "X.*" stands for the nine parts of attention block X. */
 static void add(Names *w, const char *name)
 {
-    add2(w, name, "");
-}
-
-static void add_attn(Names *w, const char *block)
-{
+    size_t n = strlen(name);
+    if (n < 2 || strcmp(name + n - 2, ".*") != 0) {
+        snprintf(w->s[w->n++], sizeof w->s[0], "%s@%d", name, w->layer);
+        return;
+    }
     for (int p = 0; p < 9; p++)
-        add2(w, block, ATTN[p]);
+        snprintf(w->s[w->n++], sizeof w->s[0], "%.*s.%s@%d", (int)n - 2, name, ATTN[p], w->layer);
 }
 
-/* The walk written out from the paper's figure (post) or with each norm
- * before its sub-layer and a final norm per stack (pre), as "name@layer". */
+/* Append each name of a NULL-terminated list. */
+static void add_all(Names *w, const char *const *names)
+{
+    for (; *names; names++)
+        add(w, *names);
+}
+
+/* One layer of each stack as the paper draws it (post) and with every norm
+ * moved before its sub-layer (pre). */
+static const char *const ENC_POST[] = {"enc.self.*", "enc.add1", "enc.norm1", "enc.ffn.hidden", "enc.ffn.out",
+                                       "enc.add2", "enc.norm2", NULL};
+static const char *const ENC_PRE[] = {"enc.norm1", "enc.self.*", "enc.add1", "enc.norm2", "enc.ffn.hidden",
+                                      "enc.ffn.out", "enc.add2", NULL};
+static const char *const DEC_POST[] = {"dec.self.*", "dec.add1", "dec.norm1", "dec.cross.*", "dec.add2",
+                                       "dec.norm2", "dec.ffn.hidden", "dec.ffn.out", "dec.add3", "dec.norm3", NULL};
+static const char *const DEC_PRE[] = {"dec.norm1", "dec.self.*", "dec.add1", "dec.norm2", "dec.cross.*",
+                                      "dec.add2", "dec.norm3", "dec.ffn.hidden", "dec.ffn.out", "dec.add3", NULL};
+static const char *const SRC_SIDE[] = {"src.tokens", "src.embed", "pos.enc", "enc.input", NULL};
+static const char *const TGT_SIDE[] = {"tgt.tokens", "tgt.embed", "dec.input", NULL};
+
+/* The walk written out by hand, as "name@layer". */
 static void expected(Names *w, int n_enc, int n_dec, int pre)
 {
-    static const char *const enc_post[] = {"add1", "norm1", "ffn.hidden", "ffn.out", "add2", "norm2"};
-    static const char *const enc_pre[] = {"add1", "norm2", "ffn.hidden", "ffn.out", "add2"};
     w->n = w->layer = 0;
-    add(w, "src.tokens");
-    add(w, "src.embed");
-    add(w, "pos.enc");
-    add(w, "enc.input");
-    for (int l = 0; l < n_enc; l++) {
-        w->layer = l;
-        if (pre)
-            add(w, "enc.norm1");
-        add_attn(w, "enc.self");
-        for (int k = 0; k < (pre ? 5 : 6); k++)
-            add2(w, "enc", pre ? enc_pre[k] : enc_post[k]);
-    }
+    add_all(w, SRC_SIDE);
+    for (w->layer = 0; w->layer < n_enc; w->layer++)
+        add_all(w, pre ? ENC_PRE : ENC_POST);
     w->layer = 0;
     if (pre)
         add(w, "enc.final_norm");
-    add(w, "tgt.tokens");
-    add(w, "tgt.embed");
-    add(w, "dec.input");
-    for (int l = 0; l < n_dec; l++) {
-        w->layer = l;
-        if (pre)
-            add(w, "dec.norm1");
-        add_attn(w, "dec.self");
-        add(w, "dec.add1");
-        add(w, pre ? "dec.norm2" : "dec.norm1");
-        add_attn(w, "dec.cross");
-        add(w, "dec.add2");
-        add(w, pre ? "dec.norm3" : "dec.norm2");
-        add(w, "dec.ffn.hidden");
-        add(w, "dec.ffn.out");
-        add(w, "dec.add3");
-        if (!pre)
-            add(w, "dec.norm3");
-    }
+    add_all(w, TGT_SIDE);
+    for (w->layer = 0; w->layer < n_dec; w->layer++)
+        add_all(w, pre ? DEC_PRE : DEC_POST);
     w->layer = 0;
     if (pre)
         add(w, "dec.final_norm");
