@@ -20,6 +20,14 @@ static void three_pairs(Dataset *d)
     expect_true(dataset_push(d, x2, 2, NULL, 0, &err) == 2, "pair 2: %s", err.msg);
 }
 
+/* The three pairs and a batch of cap_B x cap_T for them. */
+static void fixture(Dataset *d, PadBatch *b, int cap_B, int cap_T)
+{
+    TfErr err;
+    three_pairs(d);
+    expect_true(batch_build(b, cap_B, cap_T, &err) == 0, "%s", err.msg);
+}
+
 static void expect_ids(const char *what, const int *got, const int *want, int n)
 {
     for (int i = 0; i < n; i++)
@@ -47,9 +55,7 @@ static void test_consecutive_pairs(void **state)
     (void)state;
     Dataset d;
     PadBatch b;
-    TfErr err;
-    three_pairs(&d);
-    expect_true(batch_build(&b, 4, 8, &err) == 0, "%s", err.msg);
+    fixture(&d, &b, 4, 8);
     batch_fill(&b, &d, NULL, 0, 3, NULL, NULL);
     static const Want w = {3, 3, 5,
                            {5, 6, 7, 10, P, P, 4, 5, P},
@@ -76,9 +82,7 @@ static void test_pairs_by_index_and_maps(void **state)
     (void)state;
     Dataset d;
     PadBatch b;
-    TfErr err;
-    three_pairs(&d);
-    expect_true(batch_build(&b, 2, 8, &err) == 0, "%s", err.msg);
+    fixture(&d, &b, 2, 8);
     int map[16];
     for (int i = 0; i < 16; i++)
         map[i] = i < TOK_NSPECIAL ? i : i + 20;
@@ -101,9 +105,7 @@ static void test_empty_batch(void **state)
     (void)state;
     Dataset d;
     PadBatch b;
-    TfErr err;
-    three_pairs(&d);
-    expect_true(batch_build(&b, 2, 4, &err) == 0, "%s", err.msg);
+    fixture(&d, &b, 2, 4);
     batch_fill(&b, &d, NULL, 0, 0, NULL, NULL);
     expect_true(b.B == 0 && b.S == 1 && b.T == 1 && batch_tgt_tokens(&b) == 0,
                 "no pairs: B 0, S = T = 1, no tokens; got %d %d %d", b.B, b.S, b.T);

@@ -180,6 +180,13 @@ static void run_fixture(Fixture *f)
     expect_true(tf_forward(&f->m, &f->tr, &b, 0, &err) == 0, "forward: %s", err.msg);
 }
 
+/* A recording fixture with its batch already run. */
+static void ready_fixture(Fixture *f, TfNorm norm)
+{
+    make_fixture(f, norm, TRACE_RECORD);
+    run_fixture(f);
+}
+
 static void free_fixture(Fixture *f)
 {
     trace_free(&f->tr);
@@ -191,8 +198,7 @@ static void test_stage_shapes(void **state)
     (void)state;
     for (int norm = 0; norm < 2; norm++) {
         Fixture f;
-        make_fixture(&f, norm, TRACE_RECORD);
-        run_fixture(&f);
+        ready_fixture(&f, norm);
         const TfConfig *c = &f.m.cfg;
         int S = f.S, T = f.T, C = c->d_model, dk = C / c->n_heads;
         int n_views = 0;
@@ -254,8 +260,7 @@ static void test_padded_batch_equals_alone(void **state)
     (void)state;
     for (int norm = 0; norm < 2; norm++) {
         Fixture f;
-        make_fixture(&f, norm, TRACE_RECORD);
-        run_fixture(&f);
+        ready_fixture(&f, norm);
         TfTrace one;
         TfErr err;
         expect_true(trace_build(&one, &f.m.cfg, 1, 16, TRACE_RECORD, &err) == 0, "trace");
@@ -305,8 +310,7 @@ static void test_probabilities(void **state)
 {
     (void)state;
     Fixture f;
-    make_fixture(&f, TF_NORM_POST, TRACE_RECORD);
-    run_fixture(&f);
+    ready_fixture(&f, TF_NORM_POST);
     int V = f.m.cfg.tgt_vocab;
     for (int r = 0; r < f.B * f.T; r++) {
         double s = 0;

@@ -46,22 +46,26 @@ static const char *const DEC_PRE[] = {"dec.norm1", "dec.self.*", "dec.add1", "de
 static const char *const SRC_SIDE[] = {"src.tokens", "src.embed", "pos.enc", "enc.input", NULL};
 static const char *const TGT_SIDE[] = {"tgt.tokens", "tgt.embed", "dec.input", NULL};
 
-/* The walk written out by hand, as "name@layer". */
+/* The walk written out by hand, as "name@layer": each stack's inputs, its
+ * layers, its final norm (pre-LN), then the output. */
 static void expected(Names *w, int n_enc, int n_dec, int pre)
 {
-    w->n = w->layer = 0;
-    add_all(w, SRC_SIDE);
-    for (w->layer = 0; w->layer < n_enc; w->layer++)
-        add_all(w, pre ? ENC_PRE : ENC_POST);
-    w->layer = 0;
-    if (pre)
-        add(w, "enc.final_norm");
-    add_all(w, TGT_SIDE);
-    for (w->layer = 0; w->layer < n_dec; w->layer++)
-        add_all(w, pre ? DEC_PRE : DEC_POST);
-    w->layer = 0;
-    if (pre)
-        add(w, "dec.final_norm");
+    const struct {
+        const char *const *inputs, *const *layer;
+        int n;
+        const char *final;
+    } stacks[2] = {{SRC_SIDE, pre ? ENC_PRE : ENC_POST, n_enc, "enc.final_norm"},
+                   {TGT_SIDE, pre ? DEC_PRE : DEC_POST, n_dec, "dec.final_norm"}};
+    w->n = 0;
+    for (int k = 0; k < 2; k++) {
+        w->layer = 0;
+        add_all(w, stacks[k].inputs);
+        for (w->layer = 0; w->layer < stacks[k].n; w->layer++)
+            add_all(w, stacks[k].layer);
+        w->layer = 0;
+        if (pre)
+            add(w, stacks[k].final);
+    }
     add(w, "out.logits");
     add(w, "out.probs");
 }
