@@ -76,6 +76,65 @@ int cli_opt(char **argv, int argc, int *i, const char *name, const char **val,
     return 1;
 }
 
+/* Store v into o's target; a message and 1 when it is out of range. */
+static int store(const CliOpt *o, const char *v, const char *cmd)
+{
+    if (o->kind == CLI_STR) {
+        *(const char **)o->out = v;
+        return 0;
+    }
+    int ok = o->kind == CLI_INT ? cli_int(v, (long)o->lo, (long)o->hi, o->out) == 0
+                                : cli_float(v, o->lo, o->hi, o->out) == 0;
+    if (ok)
+        return 0;
+    if (o->msg)
+        return cli_fail(cmd, o->msg, v);
+    char what[96];
+    if (o->kind == CLI_INT)
+        snprintf(what, sizeof what, "an integer in %ld..%ld", (long)o->lo, (long)o->hi);
+    else
+        snprintf(what, sizeof what, "a number in [%g, %g]", o->lo, o->hi);
+    if (o->plain)
+        return cli_fail(cmd, "--%s must be %s", o->name, what);
+    return cli_fail(cmd, "--%s must be %s, not '%s'", o->name, what, v);
+}
+
+int cli_match(char **argv, int argc, int *i, const CliOpt *opts, int n, const char *cmd, int *bad)
+{
+    const char *v;
+    for (int k = 0; k < n; k++) {
+        const CliOpt *o = &opts[k];
+        if (o->kind == CLI_FLAG) {
+            if (!cli_flag(argv[*i], o->name))
+                continue;
+            *(int *)o->out = 1;
+            return 1;
+        }
+        if (!cli_opt(argv, argc, i, o->name, &v, cmd, bad))
+            continue;
+        if (v && store(o, v, cmd))
+            *bad = 1;
+        return 1;
+    }
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, const CliOpt *opts, int n, CliMore more, void *ctx,
+              const char *cmd, const char *help)
+{
+    int bad = 0;
+    for (int i = 1; i < argc && !bad; i++) {
+        if (cli_flag(argv[i], "help")) {
+            fputs(help, stdout);
+            return -1;
+        }
+        if (!cli_match(argv, argc, &i, opts, n, cmd, &bad) &&
+            !(more && more(argv, argc, &i, ctx, cmd, &bad)))
+            return cli_fail(cmd, "unknown argument '%s' (see --help)", argv[i]);
+    }
+    return bad;
+}
+
 int cli_int(const char *s, long lo, long hi, int *out)
 {
     char *end;

@@ -55,6 +55,11 @@ int cli_data_parse(char **argv, int argc, int *i, DataArgs *a, const char *cmd, 
     return 1;
 }
 
+int cli_data_more(char **argv, int argc, int *i, void *ctx, const char *cmd, int *bad)
+{
+    return cli_data_parse(argv, argc, i, ctx, cmd, bad);
+}
+
 int cli_data_load(Dataset *d, const DataArgs *a, const char *cmd)
 {
     TfErr err;

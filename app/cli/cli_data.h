@@ -11,6 +11,9 @@
  * sets *bad after printing a message when its value is wrong). */
 int cli_data_parse(char **argv, int argc, int *i, DataArgs *a, const char *cmd, int *bad);
 
+/* cli_data_parse as a CliMore for cli_parse; ctx is the DataArgs. */
+int cli_data_more(char **argv, int argc, int *i, void *ctx, const char *cmd, int *bad);
+
 /* data_args_load, data_args_from_meta and data_args_to_meta that print the
  * reason (a TSV file's bad lines as a warning) and return 1 on failure. */
 int cli_data_load(Dataset *d, const DataArgs *a, const char *cmd);

@@ -57,33 +57,41 @@ static int translate_one(Ctx *x, const char *text, const char *C)
     return 0;
 }
 
+/* The sentences given as arguments; other "--" words are unknown options. */
+typedef struct Positional {
+    char **arg;
+    int n;
+} Positional;
+
+static int positional(char **argv, int argc, int *i, void *ctx, const char *cmd, int *bad)
+{
+    Positional *p = ctx;
+    (void)argc;
+    if (argv[*i][0] == '-' && argv[*i][1] == '-' && argv[*i][2])
+        *bad = cli_fail(cmd, "unknown option '%s' (see --help)", argv[*i]);
+    else
+        p->arg[p->n++] = argv[*i];
+    return 1;
+}
+
 int cmd_translate(int argc, char **argv)
 {
-    const char *C = "translate", *model = NULL, *v;
+    const char *C = "translate", *model = NULL;
     static Ctx x;
-    int bad = 0, first_pos = 0;
     decode_opts_default(&x.o);
-    char **pos = calloc((size_t)argc, sizeof *pos);
-    if (!pos)
+    Positional ps = {calloc((size_t)argc, sizeof(char *)), 0};
+    if (!ps.arg)
         return cli_fail(C, "out of memory");
-    for (int i = 1; i < argc && !bad; i++) {
-        if (cli_flag(argv[i], "help")) {
-            fputs(HELP, stdout);
-            free(pos);
-            return 0;
-        } else if (cli_opt(argv, argc, &i, "model", &v, C, &bad)) {
-            model = v;
-        } else if (cli_opt(argv, argc, &i, "beam", &v, C, &bad)) {
-            if (v && cli_int(v, 1, 64, &x.o.beam))
-                bad = cli_fail(C, "--beam must be an integer in 1..64, not '%s'", v);
-        } else if (cli_opt(argv, argc, &i, "alpha", &v, C, &bad)) {
-            if (v && cli_float(v, 0, 10, &x.o.alpha))
-                bad = cli_fail(C, "--alpha must be a number in 0..10, not '%s'", v);
-        } else if (argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2]) {
-            bad = cli_fail(C, "unknown option '%s' (see --help)", argv[i]);
-        } else {
-            pos[first_pos++] = argv[i];
-        }
+    const CliOpt opts[] = {
+        CLI_STR_OPT("model", &model), CLI_INT_OPT("beam", &x.o.beam, 1, 64),
+        CLI_NUM_M("alpha", &x.o.alpha, 0, 10, "--alpha must be a number in 0..10, not '%s'"),
+    };
+    int bad = cli_parse(argc, argv, opts, CLI_N(opts), positional, &ps, C, HELP);
+    char **pos = ps.arg;
+    int first_pos = ps.n;
+    if (bad < 0) {
+        free(pos);
+        return 0;
     }
     char path[4096];
     if (!bad && !model)
