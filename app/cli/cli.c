@@ -216,3 +216,12 @@ int cli_encode(const Vocab *v, const char *text, int *ids, int max,
                      sp[i].len, text + sp[i].off);
     return n;
 }
+
+void cli_resize(TfConfig *cfg, int d_model, int n_heads, int d_ff, int n_enc, int n_dec, int max_len)
+{
+    int *field[] = {&cfg->d_model, &cfg->n_heads, &cfg->d_ff, &cfg->n_enc, &cfg->n_dec, &cfg->max_len};
+    const int given[] = {d_model, n_heads, d_ff, n_enc, n_dec, max_len};
+    for (size_t k = 0; k < sizeof given / sizeof given[0]; k++)
+        if (given[k])
+            *field[k] = given[k];
+}

@@ -77,6 +77,9 @@ int cli_load_model(TfModel *m, const char *path, const char *cmd);
 int cli_encode(const Vocab *v, const char *text, int *ids, int max,
                const char *cmd, const char *side);
 
+/* Override the sizes of cfg with those given (0 keeps cfg's). */
+void cli_resize(TfConfig *cfg, int d_model, int n_heads, int d_ff, int n_enc, int n_dec, int max_len);
+
 /* Installs a log hook that prints the engine's warnings on stderr. */
 void cli_log_to_stderr(void);
 

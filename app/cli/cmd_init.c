@@ -51,16 +51,7 @@ int cmd_init(int argc, char **argv)
     if (cfg_preset(&cfg, preset, &err))
         return cli_fail(C, "%s", err.msg);
     cfg.norm = norm;
-    if (dm)
-        cfg.d_model = dm;
-    if (nh)
-        cfg.n_heads = nh;
-    if (dff)
-        cfg.d_ff = dff;
-    if (nl)
-        cfg.n_enc = cfg.n_dec = nl;
-    if (max_len)
-        cfg.max_len = max_len;
+    cli_resize(&cfg, dm, nh, dff, nl, nl, max_len);
     if (vocab) {
         cfg.src_vocab = cfg.tgt_vocab = vocab;
         cfg.tie = TF_TIE_ALL;

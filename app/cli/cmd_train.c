@@ -245,20 +245,8 @@ static int new_model(TfModel *m, Args *a, const Dataset *d)
     TfErr err;
     if (cfg_preset(&cfg, a->preset ? a->preset : "classroom", &err))
         return cli_fail(C, "%s", err.msg);
-    if (a->d_model)
-        cfg.d_model = a->d_model;
-    if (a->heads)
-        cfg.n_heads = a->heads;
-    if (a->d_ff)
-        cfg.d_ff = a->d_ff;
-    if (a->layers)
-        cfg.n_enc = cfg.n_dec = a->layers;
-    if (a->enc)
-        cfg.n_enc = a->enc;
-    if (a->dec)
-        cfg.n_dec = a->dec;
-    if (a->max_len)
-        cfg.max_len = a->max_len;
+    cli_resize(&cfg, a->d_model, a->heads, a->d_ff, a->enc ? a->enc : a->layers,
+               a->dec ? a->dec : a->layers, a->max_len);
     if (a->norm >= 0)
         cfg.norm = (TfNorm)a->norm;
     cfg.tie = a->tie >= 0 ? (TfTie)a->tie : trainer_default_tie(d);
