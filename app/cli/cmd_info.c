@@ -27,11 +27,6 @@ static void group(char *buf, size_t cap, size_t v)
     buf[o] = 0;
 }
 
-static const char *tie_text(TfTie t)
-{
-    return t == TF_TIE_ALL ? "all" : t == TF_TIE_GENERATOR ? "generator" : "none";
-}
-
 static void print_text(const TfModel *m, const char *src, int len)
 {
     const TfConfig *c = &m->cfg;
@@ -80,14 +75,10 @@ static void print_json(const TfModel *m, const char *src, int len)
     TfFlops f = cfg_flops(c, len, len);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", src);
-    cJSON_AddNumberToObject(o, "d_model", c->d_model);
-    cJSON_AddNumberToObject(o, "n_heads", c->n_heads);
-    cJSON_AddNumberToObject(o, "d_ff", c->d_ff);
-    cJSON_AddNumberToObject(o, "n_enc_layers", c->n_enc);
-    cJSON_AddNumberToObject(o, "n_dec_layers", c->n_dec);
-    cJSON_AddNumberToObject(o, "max_len", c->max_len);
+    for (int k = 0; k < CFG_N_SIZES; k++)
+        cJSON_AddNumberToObject(o, CFG_SIZES[k].key, cfg_size_of(c, k));
     cJSON_AddStringToObject(o, "norm", c->norm == TF_NORM_PRE ? "pre" : "post");
-    cJSON_AddStringToObject(o, "tie_embeddings", tie_text(c->tie));
+    cJSON_AddStringToObject(o, "tie_embeddings", cfg_tie_name(c->tie));
     cJSON_AddNumberToObject(o, "src_vocab", c->src_vocab);
     cJSON_AddNumberToObject(o, "tgt_vocab", c->tgt_vocab);
     cJSON *p = cJSON_AddObjectToObject(o, "parameters");

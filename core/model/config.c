@@ -1,6 +1,7 @@
 /* config.c - presets, validation, parameter and FLOP counts (see config.h). */
 #include "config.h"
 
+#include <stddef.h>
 #include <string.h>
 
 typedef struct Preset {
@@ -19,6 +20,20 @@ static const Preset PRESETS[] = {
     {"big", PRESET(1024, 16, 4096, 6, 256)},
 };
 #define N_PRESETS ((int)(sizeof PRESETS / sizeof PRESETS[0]))
+
+const CfgSize CFG_SIZES[CFG_N_SIZES] = {
+    {"d_model", offsetof(TfConfig, d_model), 1, TF_MAX_DMODEL},
+    {"n_heads", offsetof(TfConfig, n_heads), 1, TF_MAX_HEADS},
+    {"d_ff", offsetof(TfConfig, d_ff), 1, TF_MAX_DFF},
+    {"n_enc_layers", offsetof(TfConfig, n_enc), 1, TF_MAX_LAYERS},
+    {"n_dec_layers", offsetof(TfConfig, n_dec), 1, TF_MAX_LAYERS},
+    {"max_len", offsetof(TfConfig, max_len), 2, TF_MAX_LEN},
+};
+
+const char *cfg_tie_name(TfTie t)
+{
+    return t == TF_TIE_ALL ? "all" : t == TF_TIE_GENERATOR ? "generator" : "none";
+}
 
 const char *const *cfg_preset_names(int *n)
 {
