@@ -165,6 +165,19 @@ static void add_positions(float *out, const float *x, const float *pe, int N,
                     pe + (size_t)(t % T) * C, (size_t)C);
 }
 
+/* One side's input: embed = E[token] * sqrt(C); input = embed + PE, with
+ * dropout when training. N = B * L positions of sentences of L tokens. */
+static void embed_inputs(TfTrace *tr, float *embed, float *input, float *drop, const int *ids,
+                         const float *E, int N, int L, int C, int train)
+{
+    size_t nC = (size_t)N * C;
+    embed_forward(embed, ids, E, sqrtf((float)C), NULL, N, L, C);
+    add_positions(input, embed, tr->pe, N, L, C);
+    const float *dm = dropout_mask(tr, drop, nC, train);
+    if (dm)
+        dropout_apply(input, input, dm, nC);
+}
+
 int tf_encode_begin(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
                     const int *src_len, int train, TfErr *err)
 {
@@ -179,14 +192,8 @@ int tf_encode_begin(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
     memcpy(tr->src_ids, src, (size_t)B * S * sizeof *src);
     memcpy(tr->src_len, src_len, (size_t)B * sizeof *src_len);
     int C = c->d_model, N = B * S;
-    size_t nC = (size_t)N * C;
     /* src.embed = E[token] * sqrt(C);  enc.input = src.embed + PE */
-    embed_forward(tr->src_embed, tr->src_ids, m->p.src_embed, sqrtf((float)C),
-                  NULL, N, S, C);
-    add_positions(tr->enc_in, tr->src_embed, tr->pe, N, S, C);
-    const float *dm = dropout_mask(tr, tr->src_drop, nC, train);
-    if (dm)
-        dropout_apply(tr->enc_in, tr->enc_in, dm, nC);
+    embed_inputs(tr, tr->src_embed, tr->enc_in, tr->src_drop, tr->src_ids, m->p.src_embed, N, S, C, train);
     return 0;
 }
 
@@ -281,17 +288,11 @@ int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
     train = train && (tr->flags & TRACE_TRAIN);
     tr->dec_dropped = dropping(tr, train);
     int B = tr->B, C = c->d_model, N = B * T;
-    size_t nC = (size_t)N * C;
     tr->T = T;
     memcpy(tr->tgt_ids, tgt, (size_t)N * sizeof *tgt);
     memcpy(tr->tgt_len, tgt_len, (size_t)B * sizeof *tgt_len);
     /* tgt.embed = E[token] * sqrt(C);  dec.input = tgt.embed + PE */
-    embed_forward(tr->tgt_embed, tr->tgt_ids, m->p.tgt_embed, sqrtf((float)C),
-                  NULL, N, T, C);
-    add_positions(tr->dec_in, tr->tgt_embed, tr->pe, N, T, C);
-    const float *dm = dropout_mask(tr, tr->tgt_drop, nC, train);
-    if (dm)
-        dropout_apply(tr->dec_in, tr->dec_in, dm, nC);
+    embed_inputs(tr, tr->tgt_embed, tr->dec_in, tr->tgt_drop, tr->tgt_ids, m->p.tgt_embed, N, T, C, train);
     return 0;
 }
 
