@@ -105,25 +105,13 @@ static int opt_float(const char *v, double lo, double hi, float *out,
 static int parse_arch(char **argv, int argc, int *i, Args *a, int *bad)
 {
     const char *C = "train", *v;
-    static const struct { const char *name; size_t off; long lo, hi; } INTS[] = {
-        {"d-model", offsetof(Args, d_model), 1, TF_MAX_DMODEL},
-        {"heads", offsetof(Args, heads), 1, TF_MAX_HEADS},
-        {"layers", offsetof(Args, layers), 1, TF_MAX_LAYERS},
-        {"enc-layers", offsetof(Args, enc), 1, TF_MAX_LAYERS},
-        {"dec-layers", offsetof(Args, dec), 1, TF_MAX_LAYERS},
-        {"d-ff", offsetof(Args, d_ff), 1, TF_MAX_DFF},
-        {"max-len", offsetof(Args, max_len), 2, TF_MAX_LEN},
+    const CliOpt sizes[] = {
+        CLI_STR_OPT("preset", &a->preset), CLI_INT_OPT("d-model", &a->d_model, 1, TF_MAX_DMODEL),
+        CLI_INT_OPT("heads", &a->heads, 1, TF_MAX_HEADS), CLI_INT_OPT("layers", &a->layers, 1, TF_MAX_LAYERS),
+        CLI_INT_OPT("enc-layers", &a->enc, 1, TF_MAX_LAYERS), CLI_INT_OPT("dec-layers", &a->dec, 1, TF_MAX_LAYERS),
+        CLI_INT_OPT("d-ff", &a->d_ff, 1, TF_MAX_DFF), CLI_INT_OPT("max-len", &a->max_len, 2, TF_MAX_LEN),
     };
-    for (size_t k = 0; k < sizeof INTS / sizeof INTS[0]; k++) {
-        if (cli_opt(argv, argc, i, INTS[k].name, &v, C, bad)) {
-            *bad |= opt_int(v, INTS[k].lo, INTS[k].hi, (int *)((char *)a + INTS[k].off),
-                            INTS[k].name, C);
-            a->arch_given = 1;
-            return 1;
-        }
-    }
-    if (cli_opt(argv, argc, i, "preset", &v, C, bad)) {
-        a->preset = v;
+    if (cli_match(argv, argc, i, sizes, CLI_N(sizes), C, bad)) {
         a->arch_given = 1;
     } else if (cli_opt(argv, argc, i, "norm", &v, C, bad)) {
         a->norm = v && strcmp(v, "post") == 0 ? TF_NORM_POST : v && strcmp(v, "pre") == 0 ? TF_NORM_PRE : -2;

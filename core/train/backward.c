@@ -66,10 +66,10 @@ int backwork_build(TfBackWork *w, const TfConfig *cfg, int cap_B, int cap_T,
 
 void backwork_free(TfBackWork *w)
 {
-    if (!w)
-        return;
-    free(w->block);
-    memset(w, 0, sizeof *w);
+    if (w) {
+        free(w->block);
+        *w = (TfBackWork){0};
+    }
 }
 
 /* ---------------------------------------------------------------------- */
