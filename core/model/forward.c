@@ -165,13 +165,24 @@ static void add_positions(float *out, const float *x, const float *pe, int N,
                     pe + (size_t)(t % T) * C, (size_t)C);
 }
 
-/* One side's input: embed = E[token] * sqrt(C); input = embed + PE, with
- * dropout when training. N = B * L positions of sentences of L tokens. */
-static void embed_inputs(TfTrace *tr, float *embed, float *input, float *drop, const int *ids,
-                         const float *E, int N, int L, int C, int train)
+/* One side's input, B sentences of L tokens: the ids and lengths kept in
+ * the trace (side.ids, side.len), embed = E[token] * sqrt(C), input =
+ * embed + PE, with dropout when training. */
+typedef struct Side {
+    int *ids, *len;
+    float *embed, *input, *drop;
+    const float *E;
+} Side;
+
+static void embed_inputs(TfTrace *tr, Side s, const int *ids, const int *len, int B, int L, int C,
+                         int train)
 {
+    int N = B * L;
     size_t nC = (size_t)N * C;
-    embed_forward(embed, ids, E, sqrtf((float)C), NULL, N, L, C);
+    memcpy(s.ids, ids, (size_t)N * sizeof *ids);
+    memcpy(s.len, len, (size_t)B * sizeof *len);
+    float *embed = s.embed, *input = s.input, *drop = s.drop;
+    embed_forward(embed, s.ids, s.E, sqrtf((float)C), NULL, N, L, C);
     add_positions(input, embed, tr->pe, N, L, C);
     const float *dm = dropout_mask(tr, drop, nC, train);
     if (dm)
@@ -189,11 +200,9 @@ int tf_encode_begin(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
     tr->enc_dropped = dropping(tr, train);
     tr->B = B;
     tr->S = S;
-    memcpy(tr->src_ids, src, (size_t)B * S * sizeof *src);
-    memcpy(tr->src_len, src_len, (size_t)B * sizeof *src_len);
-    int C = c->d_model, N = B * S;
     /* src.embed = E[token] * sqrt(C);  enc.input = src.embed + PE */
-    embed_inputs(tr, tr->src_embed, tr->enc_in, tr->src_drop, tr->src_ids, m->p.src_embed, N, S, C, train);
+    Side side = {tr->src_ids, tr->src_len, tr->src_embed, tr->enc_in, tr->src_drop, m->p.src_embed};
+    embed_inputs(tr, side, src, src_len, B, S, c->d_model, train);
     return 0;
 }
 
@@ -287,12 +296,10 @@ int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
                        T, tr->cap_T);
     train = train && (tr->flags & TRACE_TRAIN);
     tr->dec_dropped = dropping(tr, train);
-    int B = tr->B, C = c->d_model, N = B * T;
     tr->T = T;
-    memcpy(tr->tgt_ids, tgt, (size_t)N * sizeof *tgt);
-    memcpy(tr->tgt_len, tgt_len, (size_t)B * sizeof *tgt_len);
     /* tgt.embed = E[token] * sqrt(C);  dec.input = tgt.embed + PE */
-    embed_inputs(tr, tr->tgt_embed, tr->dec_in, tr->tgt_drop, tr->tgt_ids, m->p.tgt_embed, N, T, C, train);
+    Side side = {tr->tgt_ids, tr->tgt_len, tr->tgt_embed, tr->dec_in, tr->tgt_drop, m->p.tgt_embed};
+    embed_inputs(tr, side, tgt, tgt_len, tr->B, T, c->d_model, train);
     return 0;
 }
 
