@@ -678,18 +678,23 @@ TrainWorker *tw_new(TfErr *err)
     return w;
 }
 
+/* Ask the thread to quit (it finishes the step it is in) and wait for it. */
+static void stop_thread(TrainWorker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->quit = 1;
+    w->play = 0;
+    pthread_cond_broadcast(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+}
+
 void tw_free(TrainWorker *w)
 {
     if (!w)
         return;
-    if (w->has_thread) {
-        pthread_mutex_lock(&w->mu);
-        w->quit = 1;
-        w->play = 0;
-        pthread_cond_broadcast(&w->wake);
-        pthread_mutex_unlock(&w->mu);
-        pthread_join(w->thread, NULL);
-    }
+    if (w->has_thread)
+        stop_thread(w);
     /* commands never reached (no thread) may hold a data set */
     for (int i = 0; i < w->q_n; i++) {
         Cmd *c = &w->q[(w->q_head + i) % TW_QUEUE];

@@ -164,11 +164,11 @@ static void saved_model(TfModel *m, uint64_t seed, const char *name, char *p, si
 static void test_broken_files(void **state)
 {
     (void)state;
-    TfModel m;
-    TfErr err;
     char p[128];
+    TfModel m;
     saved_model(&m, 1, "good.safetensors", p, sizeof p);
     model_free(&m);
+    TfErr err;
     Blob b;
     read_blob(&b, p);
 
@@ -267,10 +267,10 @@ static void test_full_disk_keeps_old_file(void **state)
 static void test_kill_during_save(void **state)
 {
     (void)state;
-    TfModel m;
-    TfErr err;
     /* ~1.3 MB files, so a kill lands mid-write */
     TfConfig c = tu_config((TuSize){.src_vocab = 2000, .tgt_vocab = 2000});
+    TfModel m;
+    TfErr err;
     expect_true(model_init_random(&m, &c, 9, &err) == 0, "model");
     char p[128];
     path_in(p, sizeof p, "kill.safetensors");

@@ -1,4 +1,4 @@
-/* test_tasks.c - the built-in tasks and the TSV loader (core/tasks.c).
+/* test_tasks.c - the built-in tasks and the TSV loader (core/data/tasks*.c, dataset.c, tsv.c).
  *
  * Run from the repository root (the TSV fixtures are read from
  * tests/fixtures/tsv/). Checks: determinism from the seed, disjoint and

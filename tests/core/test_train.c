@@ -524,12 +524,12 @@ static void test_options_round_trip(void **state)
 static void test_kill_during_training_save(void **state)
 {
     (void)state;
+    char p[128];
+    path_in(p, sizeof p, "kill.safetensors");
     Dataset d;
     TfModel m;
     TfErr err;
     Trainer *t = copy_run(&d, &m, 1, 2);
-    char p[128];
-    path_in(p, sizeof p, "kill.safetensors");
     expect_true(trainer_save(t, p, 1, &err) == 0, "first save: %s", err.msg);
     Rng r;
     rng_seed(&r, 11);

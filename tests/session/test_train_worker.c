@@ -1,4 +1,4 @@
-/* test_train_worker.c - the window's training thread (app/train_worker.c):
+/* test_train_worker.c - the window's training thread (app/session/train_worker.c):
  * it starts, pauses, resumes, resets and stops; what it publishes is
  * internally consistent (the parameters, step and loss of a publication are
  * those a plain synchronous Trainer reaches at that step, bit for bit, and
