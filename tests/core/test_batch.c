@@ -50,52 +50,56 @@ static void expect_batch(const PadBatch *b, const Want *w)
     expect_ids("tgt_len", b->tgt_len, w->tgt_len, w->B);
 }
 
-static void test_consecutive_pairs(void **state)
+/* The cases: which pairs (idx when by_index, else first..first+n-1), mapped or not, and
+ * the batch written out by hand. The map adds 20 to every ordinary id and
+ * does not know id 6. */
+static const struct {
+    const char *what;
+    int idx[3], by_index, first, n, mapped;
+    Want want;
+} CASES[] = {
+    {"pairs 0..2", {0}, 0, 0, 3, 0,
+     {3, 3, 5, {5, 6, 7, 10, P, P, 4, 5, P}, {B, 8, 9, P, P, B, 11, 12, 13, 14, B, P, P, P, P},
+      {8, 9, E, P, P, 11, 12, 13, 14, E, E, P, P, P, P}, {3, 1, 2}, {3, 5, 1}}},
+    {"pair 1 alone", {0}, 0, 1, 1, 0, {1, 1, 5, {10}, {B, 11, 12, 13, 14}, {11, 12, 13, 14, E}, {1}, {5}}},
+    {"pairs 2 and 0 by index (first ignored), mapped", {2, 0}, 1, 99, 2, 1,
+     {2, 3, 3, {24, 25, P, 25, U, 27}, {B, P, P, B, 28, 29}, {E, P, P, 28, 29, E}, {2, 3}, {1, 3}}},
+};
+
+static void test_cases(void **state)
+{
+    (void)state;
+    Dataset d;
+    PadBatch b;
+    fixture(&d, &b, 4, 8);
+    int map[16];
+    for (int i = 0; i < 16; i++)
+        map[i] = i < TOK_NSPECIAL ? i : i + 20;
+    map[6] = -1; /* a token the model does not know becomes <unk> */
+    for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
+        printf("  %s\n", CASES[k].what);
+        const int *m = CASES[k].mapped ? map : NULL;
+        batch_fill(&b, &d, CASES[k].by_index ? CASES[k].idx : NULL, CASES[k].first, CASES[k].n, m, m);
+        expect_batch(&b, &CASES[k].want);
+    }
+    batch_free(&b);
+    dataset_free(&d);
+}
+
+/* Token counts and the forward pass's view of the first case. */
+static void test_counts_and_input(void **state)
 {
     (void)state;
     Dataset d;
     PadBatch b;
     fixture(&d, &b, 4, 8);
     batch_fill(&b, &d, NULL, 0, 3, NULL, NULL);
-    static const Want w = {3, 3, 5,
-                           {5, 6, 7, 10, P, P, 4, 5, P},
-                           {B, 8, 9, P, P, B, 11, 12, 13, 14, B, P, P, P, P},
-                           {8, 9, E, P, P, 11, 12, 13, 14, E, E, P, P, P, P},
-                           {3, 1, 2},
-                           {3, 5, 1}};
-    expect_batch(&b, &w);
     expect_true(batch_tgt_tokens(&b) == 9 && batch_src_tokens(&b) == 6, "9 target and 6 source tokens, got %d %d",
                 batch_tgt_tokens(&b), batch_src_tokens(&b));
     TfBatch in = batch_input(&b);
     expect_true(in.B == 3 && in.S == 3 && in.T == 5 && in.src == b.src && in.tgt == b.tgt_in &&
                     in.src_len == b.src_len && in.tgt_len == b.tgt_len,
                 "batch_input is the decoder input side of the batch");
-    batch_fill(&b, &d, NULL, 1, 1, NULL, NULL); /* from pair 1 on */
-    static const Want w1 = {1, 1, 5, {10}, {B, 11, 12, 13, 14}, {11, 12, 13, 14, E}, {1}, {5}};
-    expect_batch(&b, &w1);
-    batch_free(&b);
-    dataset_free(&d);
-}
-
-static void test_pairs_by_index_and_maps(void **state)
-{
-    (void)state;
-    Dataset d;
-    PadBatch b;
-    fixture(&d, &b, 2, 8);
-    int map[16];
-    for (int i = 0; i < 16; i++)
-        map[i] = i < TOK_NSPECIAL ? i : i + 20;
-    map[6] = -1; /* a token the model does not know */
-    const int idx[] = {2, 0};
-    batch_fill(&b, &d, idx, 99, 2, map, map); /* first is ignored with idx */
-    static const Want w = {2, 3, 3,
-                           {24, 25, P, 25, U, 27},
-                           {B, P, P, B, 28, 29},
-                           {E, P, P, 28, 29, E},
-                           {2, 3},
-                           {1, 3}};
-    expect_batch(&b, &w);
     batch_free(&b);
     dataset_free(&d);
 }
@@ -117,7 +121,7 @@ static void test_empty_batch(void **state)
 int main(void)
 {
     TU_RUN(NULL, NULL,
-           cmocka_unit_test(test_consecutive_pairs),
-           cmocka_unit_test(test_pairs_by_index_and_maps),
+           cmocka_unit_test(test_cases),
+           cmocka_unit_test(test_counts_and_input),
            cmocka_unit_test(test_empty_batch));
 }

@@ -113,6 +113,14 @@ static TwStatus *run_spec(TrainWorker *w, TwSpec *s, long long n)
     return status_now(w);
 }
 
+/* A new run of tiny_spec(seed) takes n steps (`when`: for the message). */
+static void expect_trains(TrainWorker *w, uint64_t seed, long long n, const char *when)
+{
+    TwSpec s = tiny_spec(seed);
+    long long step = run_spec(w, &s, n)->step;
+    expect_true(step == n, "%s it trains: step %lld, got %lld", when, n, step);
+}
+
 /* Published (step, loss, parameters) taken while the worker trains, then
  * after pausing, resuming and pausing again, all match a plain trainer. */
 static void test_publications_are_consistent(void **state)
@@ -327,9 +335,7 @@ static void test_nan(void **state)
         finite &= isfinite(p[i]);
     expect_true(finite && at == st->step, "the last good parameters (step %lld) are finite", at);
     free(p);
-    TwSpec s2 = tiny_spec(7);
-    run_spec(w, &s2, 5);
-    expect_true(status_now(w)->step == 5, "after a reset it trains: step %lld", status_now(w)->step);
+    expect_trains(w, 7, 5, "after a reset");
     tw_free(w);
 }
 
@@ -369,10 +375,7 @@ static void test_bad_setups(void **state)
     st = run_spec(w, &s, 0);
     expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg, "empty.tsv"),
                 "no usable pairs: a message naming the file, got '%s'", st->msg);
-    /* and it still works */
-    TwSpec ok = tiny_spec(8);
-    run_spec(w, &ok, 3);
-    expect_true(status_now(w)->step == 3, "a good run after bad ones: step %lld", status_now(w)->step);
+    expect_trains(w, 8, 3, "after bad setups"); /* and it still works */
     tw_free(w);
 }
 
