@@ -8,6 +8,10 @@
  *   decoded         the model translates on its own (greedy, or beam
  *                   search): exact match with the reference, per source
  *                   length too, and corpus BLEU-4, the paper's metric.
+ * Batches come from the one padded-batch builder (batch.h) and translations
+ * from tf_translate. `stepformer eval` decodes every pair; the window's
+ * quick check (train_worker) decodes only the first EvalOpts.decode_pairs,
+ * each stopped at its reference's length + 1.
  * The held-out pairs are split in two halves evaluated on two threads; the
  * sums are combined in a fixed order, so the figures never depend on it. */
 #include <cblas.h>
