@@ -45,6 +45,9 @@ int vocab_copy(Vocab *dst, const Vocab *src, TfErr *err);
 /* Id of s[0..len), adding it if new. Returns the id, or -1 with err set
  * (invalid UTF-8, empty, too long, too many tokens, out of memory). */
 int vocab_add(Vocab *v, const char *s, int len, TfErr *err);
+/* A word-level vocabulary of n tokens: the four specials, then t4 t5 ...
+ * t(n-1) (random models, benchmarks and tests). */
+int vocab_numbered(Vocab *v, int n, TfErr *err);
 /* Id of s[0..len) or -1 if absent (exact bytes, no lowercasing). */
 int vocab_find(const Vocab *v, const char *s, int len);
 /* The token string of id, or "<?>" when id is out of range. */

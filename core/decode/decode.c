@@ -1,4 +1,5 @@
-/* decode.c - teacher forcing, greedy decoding and beam search (decode.h). */
+/* decode.c - teacher forcing, greedy decoding, beam search and tf_translate,
+ * the one entry point choosing between them (decode.h). */
 #include "decode.h"
 
 #include <math.h>
@@ -7,21 +8,21 @@
 
 void decode_result_free(DecodeResult *r)
 {
-    if (!r)
-        return;
-    free(r->ids);
-    free(r->steps);
-    free(r->pool);
-    memset(r, 0, sizeof *r);
+    if (r) {
+        free(r->ids);
+        free(r->steps);
+        free(r->pool);
+        *r = (DecodeResult){0};
+    }
 }
 
 void beam_result_free(BeamResult *r)
 {
-    if (!r)
-        return;
-    free(r->ids);
-    free(r->nodes);
-    memset(r, 0, sizeof *r);
+    if (r) {
+        free(r->ids);
+        free(r->nodes);
+        *r = (BeamResult){0};
+    }
 }
 
 int decode_max_out(const TfModel *m, const TfTrace *tr, int S)
@@ -65,9 +66,13 @@ static int top_k(const float *p, int n, int k, int *ids, float *vals)
     return have;
 }
 
-static int check_src(const TfModel *m, const TfTrace *tr, const int *src, int S,
+/* The source fits the trace and the vocabulary, and 1..max_out outputs
+ * fit the trace. */
+static int check_src(const TfModel *m, const TfTrace *tr, const int *src, int S, int max_out,
                      TfErr *err)
 {
+    if (max_out < 1 || max_out > tr->cap_T)
+        return tf_fail(err, "output length %d is out of range 1..%d", max_out, tr->cap_T);
     if (S < 1)
         return tf_fail(err, "the source sentence is empty");
     if (S > tr->cap_T)
@@ -102,10 +107,8 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
               int max_out, int keep_steps, DecodeResult *out, TfErr *err)
 {
     memset(out, 0, sizeof *out);
-    if (check_src(m, tr, src, S, err))
+    if (check_src(m, tr, src, S, max_out, err))
         return -1;
-    if (max_out < 1 || max_out > tr->cap_T)
-        return tf_fail(err, "output length %d is out of range 1..%d", max_out, tr->cap_T);
     keep_steps = keep_steps && (tr->flags & TRACE_RECORD);
     const TfConfig *c = &m->cfg;
     int V = c->tgt_vocab;
@@ -166,7 +169,7 @@ int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
                       const int *tgt, int n, int *pred, int *truth,
                       float *loss, TfErr *err)
 {
-    if (check_src(m, tr, src, S, err))
+    if (check_src(m, tr, src, S, 1, err))
         return -1;
     int T = n + 1, V = m->cfg.tgt_vocab;
     if (n < 0 || T > tr->cap_T)
@@ -242,12 +245,10 @@ int tf_beam(const TfModel *m, TfTrace *tr, const int *src, int S, int K,
             float alpha, int max_out, BeamResult *out, TfErr *err)
 {
     memset(out, 0, sizeof *out);
-    if (check_src(m, tr, src, S, err))
+    if (check_src(m, tr, src, S, max_out, err))
         return -1;
     if (K < 1 || K > tr->cap_B)
         return tf_fail(err, "beam size %d is out of range 1..%d", K, tr->cap_B);
-    if (max_out < 1 || max_out > tr->cap_T)
-        return tf_fail(err, "output length %d is out of range 1..%d", max_out, tr->cap_T);
     if (!(alpha >= 0 && alpha <= 10))
         return tf_fail(err, "length penalty alpha %g is out of range 0..10", alpha);
     const TfConfig *c = &m->cfg;
@@ -357,4 +358,34 @@ done:
     if (rc)
         beam_result_free(out);
     return rc;
+}
+
+/* ---- one entry point ---- */
+
+void decode_opts_default(DecodeOpts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->beam = 1;
+    o->alpha = 0.6f;
+}
+
+int tf_translate(const TfModel *m, TfTrace *tr, const int *src, int S,
+                 const DecodeOpts *o, DecodeResult *out, TfErr *err)
+{
+    memset(out, 0, sizeof *out);
+    int max_out = decode_max_out(m, tr, S);
+    if (o->max_out > 0 && o->max_out < max_out)
+        max_out = o->max_out;
+    if (o->beam <= 1)
+        return tf_greedy(m, tr, src, S, max_out, 0, out, err);
+    BeamResult b;
+    if (tf_beam(m, tr, src, S, o->beam, o->alpha, max_out, &b, err))
+        return -1;
+    out->ids = b.ids; /* (max_out) */
+    out->n = b.n;
+    out->logprob = b.logprob;
+    out->S = S;
+    b.ids = NULL;
+    beam_result_free(&b);
+    return 0;
 }

@@ -156,13 +156,9 @@ static int parse_config(TfConfig *c, const cJSON *meta, const char *name,
     if (fmt && strcmp(fmt->valuestring, CKPT_FORMAT) != 0)
         return tf_fail(err, "%s: format \"%.40s\" is not %s", name,
                        fmt->valuestring, CKPT_FORMAT);
-    if (meta_int(meta, "d_model", name, 1, TF_MAX_DMODEL, &c->d_model, err) ||
-        meta_int(meta, "n_heads", name, 1, TF_MAX_HEADS, &c->n_heads, err) ||
-        meta_int(meta, "d_ff", name, 1, TF_MAX_DFF, &c->d_ff, err) ||
-        meta_int(meta, "n_enc_layers", name, 1, TF_MAX_LAYERS, &c->n_enc, err) ||
-        meta_int(meta, "n_dec_layers", name, 1, TF_MAX_LAYERS, &c->n_dec, err) ||
-        meta_int(meta, "max_len", name, 2, TF_MAX_LEN, &c->max_len, err))
-        return -1;
+    for (int k = 0; k < CFG_N_SIZES; k++)
+        if (meta_int(meta, CFG_SIZES[k].key, name, CFG_SIZES[k].lo, CFG_SIZES[k].hi, cfg_size(c, k), err))
+            return -1;
     const char *norm = meta_str(meta, "norm", name, err);
     if (!norm)
         return -1;
@@ -645,16 +641,11 @@ static char *build_header(const TfModel *m, const CkptOptim *opt,
     const TfConfig *c = &m->cfg;
     cJSON *hdr = cJSON_CreateObject();
     cJSON *meta = cJSON_AddObjectToObject(hdr, "__metadata__");
-    static const char *const TIE[] = {"none", "generator", "all"};
     cJSON_AddStringToObject(meta, "format", CKPT_FORMAT);
-    add_meta_int(meta, "d_model", c->d_model);
-    add_meta_int(meta, "n_heads", c->n_heads);
-    add_meta_int(meta, "d_ff", c->d_ff);
-    add_meta_int(meta, "n_enc_layers", c->n_enc);
-    add_meta_int(meta, "n_dec_layers", c->n_dec);
-    add_meta_int(meta, "max_len", c->max_len);
+    for (int k = 0; k < CFG_N_SIZES; k++)
+        add_meta_int(meta, CFG_SIZES[k].key, cfg_size_of(c, k));
     cJSON_AddStringToObject(meta, "norm", c->norm == TF_NORM_PRE ? "pre" : "post");
-    cJSON_AddStringToObject(meta, "tie_embeddings", TIE[c->tie]);
+    cJSON_AddStringToObject(meta, "tie_embeddings", cfg_tie_name(c->tie));
     add_meta_json(meta, "src_vocab", vocab_json(&m->src_vocab));
     add_meta_json(meta, "tgt_vocab", vocab_json(&m->tgt_vocab));
     cJSON_AddStringToObject(meta, "src_tokenize", m->src_vocab.mode == TOK_CHAR ? "char" : "word");

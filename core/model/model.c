@@ -35,26 +35,13 @@ void model_free(TfModel *m)
     memset(m, 0, sizeof *m);
 }
 
-static int numbered_vocab(Vocab *v, int n, TfErr *err)
-{
-    if (vocab_init(v, TOK_WORD, err))
-        return -1;
-    char name[32];
-    for (int i = TOK_NSPECIAL; i < n; i++) {
-        int len = snprintf(name, sizeof name, "t%d", i);
-        if (vocab_add(v, name, len, err) != i)
-            return -1;
-    }
-    return 0;
-}
-
 int model_init_random(TfModel *m, const TfConfig *cfg, uint64_t seed, TfErr *err)
 {
     if (model_build(m, cfg, err))
         return -1;
     params_init(&m->p, cfg, seed);
-    if (numbered_vocab(&m->src_vocab, cfg->src_vocab, err) ||
-        numbered_vocab(&m->tgt_vocab, cfg->tgt_vocab, err)) {
+    if (vocab_numbered(&m->src_vocab, cfg->src_vocab, err) ||
+        vocab_numbered(&m->tgt_vocab, cfg->tgt_vocab, err)) {
         model_free(m);
         return -1;
     }

@@ -47,6 +47,15 @@ static void plan_attn(Plan *p, AttnAct *a, int cross, size_t BT, size_t BS,
     a->drop = train ? take(p, BT * C) : NULL;
 }
 
+/* A feed-forward sub-layer: hidden (BT, F), output and its dropout mask. */
+static void plan_ffn(Plan *p, float **hidden, float **out, float **drop, size_t BT, size_t C,
+                     size_t F, int train)
+{
+    *hidden = take(p, BT * F);
+    *out = take(p, BT * C);
+    *drop = train ? take(p, BT * C) : NULL;
+}
+
 static void plan_norm(Plan *p, NormAct *n, size_t BT, size_t C)
 {
     n->sum = take(p, BT * C);
@@ -71,34 +80,27 @@ static void plan(Plan *p, TfTrace *tr)
     tr->tgt_embed = take(p, BT * C);
     tr->dec_in = take(p, BT * C);
     tr->tgt_drop = train ? take(p, BT * C) : NULL;
-    for (int l = 0; l < c->n_enc; l++) {
+    /* without TRACE_RECORD every layer reuses the first layer's buffers */
+    int n_enc = record ? c->n_enc : 1, n_dec = record ? c->n_dec : 1;
+    for (int l = 0; l < n_enc; l++) {
         EncLayerAct *e = &tr->enc[l];
-        if (!record && l > 0) {
-            *e = tr->enc[0];
-            continue;
-        }
         plan_attn(p, &e->sa, 0, BT, BT, C, att, msk, train, record);
         plan_norm(p, &e->n1, BT, C);
         plan_norm(p, &e->n2, BT, C);
-        e->ffn_hidden = take(p, BT * F);
-        e->ffn_out = take(p, BT * C);
-        e->ffn_drop = train ? take(p, BT * C) : NULL;
+        plan_ffn(p, &e->ffn_hidden, &e->ffn_out, &e->ffn_drop, BT, C, F, train);
     }
-    for (int l = 0; l < c->n_dec; l++) {
+    for (int l = n_enc; l < c->n_enc; l++)
+        tr->enc[l] = tr->enc[0];
+    for (int l = 0; l < n_dec; l++) {
         DecLayerAct *d = &tr->dec[l];
-        if (!record && l > 0) {
-            *d = tr->dec[0];
-            continue;
-        }
         plan_attn(p, &d->sa, 0, BT, BT, C, att, msk, train, record);
         plan_attn(p, &d->ca, 1, BT, BT, C, att, msk, train, record);
-        plan_norm(p, &d->n1, BT, C);
-        plan_norm(p, &d->n2, BT, C);
-        plan_norm(p, &d->n3, BT, C);
-        d->ffn_hidden = take(p, BT * F);
-        d->ffn_out = take(p, BT * C);
-        d->ffn_drop = train ? take(p, BT * C) : NULL;
+        for (int k = 0; k < 3; k++)
+            plan_norm(p, k == 0 ? &d->n1 : k == 1 ? &d->n2 : &d->n3, BT, C);
+        plan_ffn(p, &d->ffn_hidden, &d->ffn_out, &d->ffn_drop, BT, C, F, train);
     }
+    for (int l = n_dec; l < c->n_dec; l++)
+        tr->dec[l] = tr->dec[0];
     if (c->norm == TF_NORM_PRE) {
         plan_norm(p, &tr->enc_final, BT, C);
         plan_norm(p, &tr->dec_final, BT, C);

@@ -153,15 +153,9 @@ typedef struct Fixture {
 
 static void make_fixture(Fixture *f, TfNorm norm, int flags)
 {
-    TfConfig c;
     TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.d_ff = 48;
-    c.src_vocab = 17;
-    c.tgt_vocab = 19;
-    c.max_len = 16;
+    TfConfig c = tu_config((TuSize){.d_model = 32, .n_heads = 4, .d_ff = 48, .src_vocab = 17, .tgt_vocab = 19,
+                                    .max_len = 16});
     c.norm = norm;
     expect_true(model_init_random(&f->m, &c, 3, &err) == 0, "model: %s", err.msg);
     expect_true(trace_build(&f->tr, &c, 4, 16, flags, &err) == 0, "trace: %s", err.msg);
@@ -186,6 +180,13 @@ static void run_fixture(Fixture *f)
     expect_true(tf_forward(&f->m, &f->tr, &b, 0, &err) == 0, "forward: %s", err.msg);
 }
 
+/* A recording fixture with its batch already run. */
+static void ready_fixture(Fixture *f, TfNorm norm)
+{
+    make_fixture(f, norm, TRACE_RECORD);
+    run_fixture(f);
+}
+
 static void free_fixture(Fixture *f)
 {
     trace_free(&f->tr);
@@ -197,8 +198,7 @@ static void test_stage_shapes(void **state)
     (void)state;
     for (int norm = 0; norm < 2; norm++) {
         Fixture f;
-        make_fixture(&f, norm, TRACE_RECORD);
-        run_fixture(&f);
+        ready_fixture(&f, norm);
         const TfConfig *c = &f.m.cfg;
         int S = f.S, T = f.T, C = c->d_model, dk = C / c->n_heads;
         int n_views = 0;
@@ -260,8 +260,7 @@ static void test_padded_batch_equals_alone(void **state)
     (void)state;
     for (int norm = 0; norm < 2; norm++) {
         Fixture f;
-        make_fixture(&f, norm, TRACE_RECORD);
-        run_fixture(&f);
+        ready_fixture(&f, norm);
         TfTrace one;
         TfErr err;
         expect_true(trace_build(&one, &f.m.cfg, 1, 16, TRACE_RECORD, &err) == 0, "trace");
@@ -311,8 +310,7 @@ static void test_probabilities(void **state)
 {
     (void)state;
     Fixture f;
-    make_fixture(&f, TF_NORM_POST, TRACE_RECORD);
-    run_fixture(&f);
+    ready_fixture(&f, TF_NORM_POST);
     int V = f.m.cfg.tgt_vocab;
     for (int r = 0; r < f.B * f.T; r++) {
         double s = 0;
@@ -363,15 +361,13 @@ static void test_bad_batches(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_torch_post_ln),
-        cmocka_unit_test(test_torch_pre_ln_tied),
-        cmocka_unit_test(test_model_saved_by_pytorch),
-        cmocka_unit_test(test_stage_shapes),
-        cmocka_unit_test(test_padded_batch_equals_alone),
-        cmocka_unit_test(test_record_equals_plain),
-        cmocka_unit_test(test_probabilities),
-        cmocka_unit_test(test_bad_batches),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_torch_post_ln),
+           cmocka_unit_test(test_torch_pre_ln_tied),
+           cmocka_unit_test(test_model_saved_by_pytorch),
+           cmocka_unit_test(test_stage_shapes),
+           cmocka_unit_test(test_padded_batch_equals_alone),
+           cmocka_unit_test(test_record_equals_plain),
+           cmocka_unit_test(test_probabilities),
+           cmocka_unit_test(test_bad_batches));
 }
