@@ -102,7 +102,7 @@ test: deps-check
 	@$(MAKE) --no-print-directory test-run
 
 test-run: check-core $(BUILD)/stepformer $(TEST_BIN)
-	@tools/run-tests.sh $(BUILD)
+	@tools/run-tests.sh $(BUILD) $(TEST_BIN)
 
 run: deps-check
 	@$(MAKE) --no-print-directory all
