@@ -14,12 +14,12 @@
 int tf_check_batch(const TfModel *m, const TfTrace *tr, const TfBatch *in,
                    TfErr *err)
 {
-    if (in->B < 1 || in->B > tr->cap_B)
-        return tf_fail(err, "batch of %d sentences; this trace holds 1..%d",
-                       in->B, tr->cap_B);
-    if (in->S < 1 || in->S > tr->cap_T || in->T < 1 || in->T > tr->cap_T)
+    (void)tr;
+    if (in->B < 1 || in->B > 4096)
+        return tf_fail(err, "batch of %d sentences; 1..4096 are possible", in->B);
+    if (in->S < 1 || in->S > m->cfg.max_len || in->T < 1 || in->T > m->cfg.max_len)
         return tf_fail(err, "sequence of %d source / %d target tokens; the "
-                       "limit is %d", in->S, in->T, tr->cap_T);
+                       "model's limit is %d", in->S, in->T, m->cfg.max_len);
     for (int b = 0; b < in->B; b++) {
         if (in->src_len[b] < 1 || in->src_len[b] > in->S)
             return tf_fail(err, "sentence %d: source length %d not in 1..%d",
@@ -169,9 +169,10 @@ int tf_encode_begin(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
                     const int *src_len, int train, TfErr *err)
 {
     const TfConfig *c = &m->cfg;
-    if (B < 1 || B > tr->cap_B || S < 1 || S > tr->cap_T)
-        return tf_fail(err, "encoder input %d x %d exceeds the trace (%d x %d)",
-                       B, S, tr->cap_B, tr->cap_T);
+    if (B < 1 || S < 1)
+        return tf_fail(err, "encoder input of %d x %d tokens is empty", B, S);
+    if (trace_reserve(tr, B, S, err))
+        return -1;
     train = train && (tr->flags & TRACE_TRAIN);
     tr->enc_dropped = dropping(tr, train);
     tr->B = B;
@@ -275,9 +276,10 @@ int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
                     const int *tgt_len, int train, TfErr *err)
 {
     const TfConfig *c = &m->cfg;
-    if (T < 1 || T > tr->cap_T)
-        return tf_fail(err, "decoder input of %d tokens exceeds the trace (%d)",
-                       T, tr->cap_T);
+    if (T < 1)
+        return tf_fail(err, "the decoder input is empty");
+    if (trace_reserve(tr, tr->B, T, err))
+        return -1;
     train = train && (tr->flags & TRACE_TRAIN);
     tr->dec_dropped = dropping(tr, train);
     int B = tr->B, C = c->d_model, N = B * T;
