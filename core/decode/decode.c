@@ -151,7 +151,7 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
     int T = out->n + 1;
     if (out->ids[out->n - 1] == TOK_EOS)
         T--;
-    if (T != tr->T) {
+    if (T != tr->T && T <= m->cfg.max_len) {
         if (tf_decode(m, tr, T, tgt, &T, 0, 0, err))
             goto fail;
     }
