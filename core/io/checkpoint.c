@@ -2,6 +2,7 @@
 #include "checkpoint.h"
 
 #include "atomic.h"
+#include "file.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -610,15 +611,11 @@ int ckpt_load_full(TfModel *m, CkptOptim *opt, const char *path, TfErr *err)
     memset(m, 0, sizeof *m);
     if (opt)
         memset(opt, 0, sizeof *opt);
-    FILE *f = fopen(path, "rb");
+    off_t size = 0;
+    FILE *f = tf_fopen_regular(path, &size, err);
     if (!f)
-        return tf_fail(err, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return tf_fail(err, "%s: not a regular file", path);
-    }
-    Src s = {f, NULL, (size_t)st.st_size, path};
+        return -1;
+    Src s = {f, NULL, (size_t)size, path};
     int rc = load(m, opt, &s, err);
     fclose(f);
     return rc;
