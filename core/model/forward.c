@@ -11,6 +11,10 @@
 #include "model.h"
 #include "ops.h"
 
+/* The key mask of hidden source positions lives on the stack: room for
+ * the longest source a model may have. */
+#define TF_MAX_LEN_HIDE TF_MAX_LEN
+
 int tf_check_batch(const TfModel *m, const TfTrace *tr, const TfBatch *in,
                    TfErr *err)
 {
@@ -81,17 +85,50 @@ static void residual(float *sum, const float *x, const float *y,
         add_forward(sum, x, y, n);
 }
 
+/* The source positions an experiment hides, as a key mask (Tk bytes), or
+ * NULL when none is hidden. */
+static const unsigned char *hidden_keys(const TfTrace *tr, unsigned char *buf, int Tk)
+{
+    const TfExperiment *e = &tr->exp;
+    if (e->n_hide == 0)
+        return NULL;
+    memset(buf, 0, (size_t)Tk);
+    for (int i = 0; i < e->n_hide; i++)
+        if (e->hide_src[i] < Tk)
+            buf[e->hide_src[i]] = 1;
+    return buf;
+}
+
+/* An ablated head's output (its d_v columns of concat) is zeroed before
+ * W_O; W_O and its bias still apply. */
+static void ablate_heads(const TfTrace *tr, float *heads, TfAttnKind kind, int layer, int N)
+{
+    const TfExperiment *e = &tr->exp;
+    int C = tr->cfg.d_model, dk = cfg_dk(&tr->cfg);
+    for (int i = 0; i < e->n_ablate; i++) {
+        if (e->ablate[i].kind != (int)kind || e->ablate[i].layer != layer)
+            continue;
+        for (int r = 0; r < N; r++)
+            memset(heads + (size_t)r * C + (size_t)e->ablate[i].head * dk, 0, (size_t)dk * sizeof(float));
+    }
+}
+
 /* Self-attention block: qkv projection, attention, W_O. */
 static void self_attention(TfTrace *tr, AttnAct *a, const float *x,
                            const float *w_qkv, const float *b_qkv,
                            const float *w_o, const float *b_o, int T,
-                           const int *len, int causal)
+                           const int *len, TfAttnKind kind, int layer)
 {
     int B = tr->B, C = tr->cfg.d_model;
     int N = B * T;
+    const TfExperiment *e = &tr->exp;
+    int causal = kind == TF_ATTN_DEC && !e->no_causal;
+    unsigned char hide[TF_MAX_LEN_HIDE];
+    const unsigned char *kh = kind == TF_ATTN_ENC && T <= TF_MAX_LEN_HIDE ? hidden_keys(tr, hide, T) : NULL;
     linear_forward(a->qkv, x, w_qkv, b_qkv, N, C, 3 * C);
-    AttnDims d = {B, T, T, C, tr->cfg.n_heads, a->qs, a->kvs, causal, len};
+    AttnDims d = {B, T, T, C, tr->cfg.n_heads, a->qs, a->kvs, causal, len, e->no_scale, kh};
     attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &d);
+    ablate_heads(tr, a->heads, kind, layer, N);
     linear_forward(a->out, a->heads, w_o, b_o, N, C, C);
 }
 
@@ -126,7 +163,7 @@ static void encoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
 
     if (c->norm == TF_NORM_POST) {
         /* x1 = LN(x + SelfAttn(x));  x2 = LN(x1 + FFN(x1)) */
-        self_attention(tr, &e->sa, x, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, 0);
+        self_attention(tr, &e->sa, x, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, TF_ATTN_ENC, l);
         residual(e->n1.sum, x, e->sa.out, d1, nC);
         layernorm(&e->n1, e->n1.sum, ln1w, ln1b, N, C);
         ffn(c, e->ffn_hidden, e->ffn_out, e->n1.norm, f1w, f1b, f2w, f2b, N);
@@ -135,7 +172,7 @@ static void encoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     } else {
         /* x1 = x + SelfAttn(LN(x));  x2 = x1 + FFN(LN(x1)) */
         layernorm(&e->n1, x, ln1w, ln1b, N, C);
-        self_attention(tr, &e->sa, e->n1.norm, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, 0);
+        self_attention(tr, &e->sa, e->n1.norm, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, TF_ATTN_ENC, l);
         residual(e->n1.sum, x, e->sa.out, d1, nC);
         layernorm(&e->n2, e->n1.sum, ln2w, ln2b, N, C);
         ffn(c, e->ffn_hidden, e->ffn_out, e->n2.norm, f1w, f1b, f2w, f2b, N);
@@ -184,7 +221,10 @@ int tf_encode_begin(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
     /* src.embed = E[token] * sqrt(C);  enc.input = src.embed + PE */
     embed_forward(tr->src_embed, tr->src_ids, m->p.src_embed, sqrtf((float)C),
                   NULL, N, S, C);
-    add_positions(tr->enc_in, tr->src_embed, tr->pe, N, S, C);
+    if (tr->exp.no_pe) /* experiment: the embeddings alone */
+        memcpy(tr->enc_in, tr->src_embed, nC * sizeof(float));
+    else
+        add_positions(tr->enc_in, tr->src_embed, tr->pe, N, S, C);
     const float *dm = dropout_mask(tr, tr->src_drop, nC, train);
     if (dm)
         dropout_apply(tr->enc_in, tr->enc_in, dm, nC);
@@ -235,7 +275,7 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
         layernorm(&d->n1, x, ln1w, ln1b, N, C);
         sa_in = d->n1.norm;
     }
-    self_attention(tr, &d->sa, sa_in, sqkv_w, sqkv_b, so_w, so_b, T, tr->tgt_len, 1);
+    self_attention(tr, &d->sa, sa_in, sqkv_w, sqkv_b, so_w, so_b, T, tr->tgt_len, TF_ATTN_DEC, l);
     residual(d->n1.sum, x, d->sa.out, d1, nC);
     if (post)
         layernorm(&d->n1, d->n1.sum, ln1w, ln1b, N, C);
@@ -252,8 +292,11 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     linear_forward(a->qkv, ca_in, cqkv_w, cqkv_b, N, C, C);
     linear_forward(a->kv, tr->memory, cqkv_w + (size_t)C * C, cqkv_b + C,
                    B * tr->S, C, 2 * C);
-    AttnDims ad = {B, T, tr->S, C, c->n_heads, a->qs, a->kvs, 0, tr->src_len};
+    unsigned char hide[TF_MAX_LEN_HIDE];
+    const unsigned char *kh = tr->S <= TF_MAX_LEN_HIDE ? hidden_keys(tr, hide, tr->S) : NULL;
+    AttnDims ad = {B, T, tr->S, C, c->n_heads, a->qs, a->kvs, 0, tr->src_len, tr->exp.no_scale, kh};
     attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &ad);
+    ablate_heads(tr, a->heads, TF_ATTN_CROSS, l, N);
     linear_forward(a->out, a->heads, co_w, co_b, N, C, C);
     residual(d->n2.sum, x1, a->out, d2, nC);
     if (post)
@@ -290,7 +333,10 @@ int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
     /* tgt.embed = E[token] * sqrt(C);  dec.input = tgt.embed + PE */
     embed_forward(tr->tgt_embed, tr->tgt_ids, m->p.tgt_embed, sqrtf((float)C),
                   NULL, N, T, C);
-    add_positions(tr->dec_in, tr->tgt_embed, tr->pe, N, T, C);
+    if (tr->exp.no_pe)
+        memcpy(tr->dec_in, tr->tgt_embed, nC * sizeof(float));
+    else
+        add_positions(tr->dec_in, tr->tgt_embed, tr->pe, N, T, C);
     const float *dm = dropout_mask(tr, tr->tgt_drop, nC, train);
     if (dm)
         dropout_apply(tr->dec_in, tr->dec_in, dm, nC);

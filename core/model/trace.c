@@ -248,6 +248,7 @@ static void copy_contents(TfTrace *to, const TfTrace *from, const size_t *old_sz
     to->S = from->S;
     to->T = from->T;
     to->drop_rng = from->drop_rng;
+    to->exp = from->exp;
     to->enc_dropped = from->enc_dropped;
     to->dec_dropped = from->dec_dropped;
 }

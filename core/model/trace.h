@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "experiment.h"
 #include "rng.h"
 
 enum { TRACE_RECORD = 1, TRACE_TRAIN = 2 };
@@ -83,6 +84,7 @@ typedef struct TfTrace {
     float *dec_out;       /* (B, T, C) decoder output fed to the generator */
     float *logits;        /* (B, T, Vt) */
     float *probs;         /* (B, T, Vt) softmax of logits */
+    TfExperiment exp;     /* the intervention the pass applies (zero: none) */
     Rng drop_rng;         /* dropout stream (TRAIN) */
     int enc_dropped;      /* the last encoder pass applied dropout masks */
     int dec_dropped;      /* the last decoder pass applied dropout masks */
