@@ -162,4 +162,4 @@ install: all
 	install -m 755 $(BUILD)/stepformer $(DESTDIR)$(PREFIX)/bin/stepformer
 	cp -r lessons assets $(DESTDIR)$(PREFIX)/share/stepformer/
 
--include $(CORE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/app/cli/main.d
+-include $(CORE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/app/cli/main.d $(TEST_BIN:=.d)

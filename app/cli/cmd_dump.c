@@ -78,7 +78,7 @@ static int greedy_targets(const TfModel *m, Seq *src, Seq *tgt, int n, const cha
 {
     TfTrace tr;
     TfErr err;
-    if (trace_build(&tr, &m->cfg, 1, m->cfg.max_len, 0, &err))
+    if (trace_build(&tr, &m->cfg, 1, 8, 0, &err))
         return cli_fail(C, "%s", err.msg);
     for (int i = 0; i < n; i++) {
         DecodeResult r;

@@ -102,7 +102,7 @@ int cmd_translate(int argc, char **argv)
         return 1;
     }
     int rc = 0;
-    if (trace_build(&x.tr, &x.m.cfg, x.o.beam, x.m.cfg.max_len, 0, &err)) {
+    if (trace_build(&x.tr, &x.m.cfg, x.o.beam, 8, 0, &err)) {
         rc = cli_fail(C, "%s", err.msg);
     } else if (first_pos) {
         for (int i = 0; i < first_pos; i++)

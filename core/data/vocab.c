@@ -259,7 +259,9 @@ int vocab_encode(const Vocab *v, const char *text, int *ids, TokSpan *spans,
         } else {
             id = vocab_find(v, s, l);
         }
-        if (id < 0) {
+        /* typed text is text: "<pad>", "<bos>", "<eos>" written in a
+         * sentence are unknown words, never control tokens */
+        if (id < 0 || id < TOK_NSPECIAL) {
             id = TOK_UNK;
             unk++;
         }

@@ -62,7 +62,8 @@ int tok_split(TokMode mode, const char *text, size_t len, TokSpan *spans,
 /* Tokenise and look up. Writes up to max ids (and spans, if not NULL).
  * Returns the number of tokens the text holds (> max means truncated), or -1
  * on invalid UTF-8. *n_unk (if not NULL) receives how many written ids are
- * <unk>. */
+ * <unk>. Text is text: a special token typed in it ("<pad>", "<bos>",
+ * "<eos>", "<unk>") is an unknown word and becomes <unk>. */
 int vocab_encode(const Vocab *v, const char *text, int *ids, TokSpan *spans,
                  int max, int *n_unk, TfErr *err);
 

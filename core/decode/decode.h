@@ -17,6 +17,7 @@
 #include "model.h"
 
 #define DEC_TOPK 10
+#define TF_MAX_BEAM 64 /* the largest beam tf_beam takes */
 
 /* One generated token and what the model looked at to choose it. */
 typedef struct DecodeStep {
@@ -78,7 +79,7 @@ typedef struct BeamResult {
 void beam_result_free(BeamResult *r);
 double beam_length_penalty(int len, float alpha);
 
-/* Beam search with beam size K (1..trace cap_B) and length penalty alpha.
+/* Beam search with beam size K (1..TF_MAX_BEAM) and length penalty alpha.
  * K = 1 is exactly greedy decoding. */
 int tf_beam(const TfModel *m, TfTrace *tr, const int *src, int S, int K,
             float alpha, int max_out, BeamResult *out, TfErr *err);

@@ -11,15 +11,19 @@
 #include "model.h"
 #include "ops.h"
 
+/* The key mask of hidden source positions lives on the stack: room for
+ * the longest source a model may have. */
+#define TF_MAX_LEN_HIDE TF_MAX_LEN
+
 int tf_check_batch(const TfModel *m, const TfTrace *tr, const TfBatch *in,
                    TfErr *err)
 {
-    if (in->B < 1 || in->B > tr->cap_B)
-        return tf_fail(err, "batch of %d sentences; this trace holds 1..%d",
-                       in->B, tr->cap_B);
-    if (in->S < 1 || in->S > tr->cap_T || in->T < 1 || in->T > tr->cap_T)
+    (void)tr;
+    if (in->B < 1 || in->B > 4096)
+        return tf_fail(err, "batch of %d sentences; 1..4096 are possible", in->B);
+    if (in->S < 1 || in->S > m->cfg.max_len || in->T < 1 || in->T > m->cfg.max_len)
         return tf_fail(err, "sequence of %d source / %d target tokens; the "
-                       "limit is %d", in->S, in->T, tr->cap_T);
+                       "model's limit is %d", in->S, in->T, m->cfg.max_len);
     for (int b = 0; b < in->B; b++) {
         if (in->src_len[b] < 1 || in->src_len[b] > in->S)
             return tf_fail(err, "sentence %d: source length %d not in 1..%d",
@@ -81,17 +85,50 @@ static void residual(float *sum, const float *x, const float *y,
         add_forward(sum, x, y, n);
 }
 
+/* The source positions an experiment hides, as a key mask (Tk bytes), or
+ * NULL when none is hidden. */
+static const unsigned char *hidden_keys(const TfTrace *tr, unsigned char *buf, int Tk)
+{
+    const TfExperiment *e = &tr->exp;
+    if (e->n_hide == 0)
+        return NULL;
+    memset(buf, 0, (size_t)Tk);
+    for (int i = 0; i < e->n_hide; i++)
+        if (e->hide_src[i] < Tk)
+            buf[e->hide_src[i]] = 1;
+    return buf;
+}
+
+/* An ablated head's output (its d_v columns of concat) is zeroed before
+ * W_O; W_O and its bias still apply. */
+static void ablate_heads(const TfTrace *tr, float *heads, TfAttnKind kind, int layer, int N)
+{
+    const TfExperiment *e = &tr->exp;
+    int C = tr->cfg.d_model, dk = cfg_dk(&tr->cfg);
+    for (int i = 0; i < e->n_ablate; i++) {
+        if (e->ablate[i].kind != (int)kind || e->ablate[i].layer != layer)
+            continue;
+        for (int r = 0; r < N; r++)
+            memset(heads + (size_t)r * C + (size_t)e->ablate[i].head * dk, 0, (size_t)dk * sizeof(float));
+    }
+}
+
 /* Self-attention block: qkv projection, attention, W_O. */
 static void self_attention(TfTrace *tr, AttnAct *a, const float *x,
                            const float *w_qkv, const float *b_qkv,
                            const float *w_o, const float *b_o, int T,
-                           const int *len, int causal)
+                           const int *len, TfAttnKind kind, int layer)
 {
     int B = tr->B, C = tr->cfg.d_model;
     int N = B * T;
+    const TfExperiment *e = &tr->exp;
+    int causal = kind == TF_ATTN_DEC && !e->no_causal;
+    unsigned char hide[TF_MAX_LEN_HIDE];
+    const unsigned char *kh = kind == TF_ATTN_ENC && T <= TF_MAX_LEN_HIDE ? hidden_keys(tr, hide, T) : NULL;
     linear_forward(a->qkv, x, w_qkv, b_qkv, N, C, 3 * C);
-    AttnDims d = {B, T, T, C, tr->cfg.n_heads, a->qs, a->kvs, causal, len};
+    AttnDims d = {B, T, T, C, tr->cfg.n_heads, a->qs, a->kvs, causal, len, e->no_scale, kh};
     attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &d);
+    ablate_heads(tr, a->heads, kind, layer, N);
     linear_forward(a->out, a->heads, w_o, b_o, N, C, C);
 }
 
@@ -150,7 +187,7 @@ static void encoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     /* post-LN: x1 = LN(x + SelfAttn(x));  x2 = LN(x1 + FFN(x1))
      * pre-LN:  x1 = x + SelfAttn(LN(x));  x2 = x1 + FFN(LN(x1)) */
     const float *in = sub_in(&e->n1, x, ln1w, ln1b, post, N, C);
-    self_attention(tr, &e->sa, in, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, 0);
+    self_attention(tr, &e->sa, in, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, TF_ATTN_ENC, l);
     const float *x1 = sub_out(&e->n1, x, e->sa.out, d1, ln1w, ln1b, post, N, C);
     in = sub_in(&e->n2, x1, ln2w, ln2b, post, N, C);
     ffn(c, e->ffn_hidden, e->ffn_out, in, f1w, f1b, f2w, f2b, N);
@@ -197,7 +234,10 @@ static void embed_inputs(TfTrace *tr, Side s, const int *ids, const int *len, in
     memcpy(s.len, len, (size_t)B * sizeof *len);
     float *embed = s.embed, *input = s.input, *drop = s.drop;
     embed_forward(embed, s.ids, s.E, sqrtf((float)C), NULL, N, L, C);
-    add_positions(input, embed, tr->pe, N, L, C);
+    if (tr->exp.no_pe) /* experiment: the embeddings alone */
+        memcpy(input, embed, nC * sizeof(float));
+    else
+        add_positions(input, embed, tr->pe, N, L, C);
     const float *dm = dropout_mask(tr, drop, nC, train);
     if (dm)
         dropout_apply(input, input, dm, nC);
@@ -207,9 +247,10 @@ int tf_encode_begin(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
                     const int *src_len, int train, TfErr *err)
 {
     const TfConfig *c = &m->cfg;
-    if (B < 1 || B > tr->cap_B || S < 1 || S > tr->cap_T)
-        return tf_fail(err, "encoder input %d x %d exceeds the trace (%d x %d)",
-                       B, S, tr->cap_B, tr->cap_T);
+    if (B < 1 || S < 1)
+        return tf_fail(err, "encoder input of %d x %d tokens is empty", B, S);
+    if (trace_reserve(tr, B, S, err))
+        return -1;
     train = train && (tr->flags & TRACE_TRAIN);
     tr->enc_dropped = dropping(tr, train);
     tr->B = B;
@@ -265,7 +306,7 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
 
     /* 1. masked self-attention over the decoder input */
     const float *in = sub_in(&d->n1, x, ln1w, ln1b, post, N, C);
-    self_attention(tr, &d->sa, in, sqkv_w, sqkv_b, so_w, so_b, T, tr->tgt_len, 1);
+    self_attention(tr, &d->sa, in, sqkv_w, sqkv_b, so_w, so_b, T, tr->tgt_len, TF_ATTN_DEC, l);
     const float *x1 = sub_out(&d->n1, x, d->sa.out, d1, ln1w, ln1b, post, N, C);
 
     /* 2. cross-attention: queries from the decoder, keys and values from
@@ -275,8 +316,11 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     linear_forward(a->qkv, ca_in, cqkv_w, cqkv_b, N, C, C);
     linear_forward(a->kv, tr->memory, cqkv_w + (size_t)C * C, cqkv_b + C,
                    B * tr->S, C, 2 * C);
-    AttnDims ad = {B, T, tr->S, C, c->n_heads, a->qs, a->kvs, 0, tr->src_len};
+    unsigned char hide[TF_MAX_LEN_HIDE];
+    const unsigned char *kh = tr->S <= TF_MAX_LEN_HIDE ? hidden_keys(tr, hide, tr->S) : NULL;
+    AttnDims ad = {B, T, tr->S, C, c->n_heads, a->qs, a->kvs, 0, tr->src_len, tr->exp.no_scale, kh};
     attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &ad);
+    ablate_heads(tr, a->heads, TF_ATTN_CROSS, l, N);
     linear_forward(a->out, a->heads, co_w, co_b, N, C, C);
     const float *x2 = sub_out(&d->n2, x1, a->out, d2, ln2w, ln2b, post, N, C);
 
@@ -290,9 +334,10 @@ int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
                     const int *tgt_len, int train, TfErr *err)
 {
     const TfConfig *c = &m->cfg;
-    if (T < 1 || T > tr->cap_T)
-        return tf_fail(err, "decoder input of %d tokens exceeds the trace (%d)",
-                       T, tr->cap_T);
+    if (T < 1)
+        return tf_fail(err, "the decoder input is empty");
+    if (trace_reserve(tr, tr->B, T, err))
+        return -1;
     train = train && (tr->flags & TRACE_TRAIN);
     tr->dec_dropped = dropping(tr, train);
     tr->T = T;

@@ -122,7 +122,7 @@ static void self_attn_back(Ctx *x, const AttnAct *a, const AttnParams *W,
     linear_backward(w->d_heads, G->o_w, G->o_b, d_out, a->heads, W->o_w, N, C, C);
     /* heads = per-head softmax(Q K^T / sqrt(d_k) + mask) V */
     zero(w->d_qkv, (size_t)N * 3 * C);
-    AttnDims d = {x->B, T, T, C, x->c->n_heads, a->qs, a->kvs, causal, len};
+    AttnDims d = {x->B, T, T, C, x->c->n_heads, a->qs, a->kvs, causal, len, 0, NULL};
     attention_backward(w->d_qkv, w->d_qkv + C, w->d_qkv + 2 * C, w->scratch,
                        w->d_heads, a->weights, a->q, a->k, a->v, &d);
     /* [Q | K | V] = x @ W_QKV^T + b_QKV */
@@ -145,7 +145,7 @@ static void cross_attn_back(Ctx *x, const AttnAct *a, const AttnParams *W,
     /* heads = per-head softmax(Q K^T / sqrt(d_k) + padding mask) V */
     zero(w->d_qkv, (size_t)N * C);
     zero(w->d_kv, (size_t)Ns * 2 * C);
-    AttnDims d = {x->B, T, S, C, x->c->n_heads, a->qs, a->kvs, 0, tr->src_len};
+    AttnDims d = {x->B, T, S, C, x->c->n_heads, a->qs, a->kvs, 0, tr->src_len, 0, NULL};
     attention_backward(w->d_qkv, w->d_kv, w->d_kv + C, w->scratch, w->d_heads,
                        a->weights, a->q, a->k, a->v, &d);
     /* Q = x @ W_Q^T + b_Q            (rows 0..C of in_proj) */

@@ -153,7 +153,9 @@ static void test_beam_tree_and_errors(void **state)
     expect_true(b.nodes[b.best_node].state == BEAM_FINISHED, "the winner is a finished node");
     printf("  %d nodes, %d kept, %d finished, best score %.4f\n", b.n_nodes, kept, finished, b.score);
     beam_result_free(&b);
-    expect_true(tf_beam(&m, &tr, src, 4, 5, 0.6f, 10, &b, &err) != 0, "beam wider than the trace refused");
+    expect_true(tf_beam(&m, &tr, src, 4, TF_MAX_BEAM + 1, 0.6f, 10, &b, &err) != 0, "beam wider than TF_MAX_BEAM refused");
+    expect_true(tf_beam(&m, &tr, src, 4, 5, 0.6f, 10, &b, &err) == 0 && tr.cap_B >= 5, "a beam wider than the trace grows it: %s", err.msg);
+    beam_result_free(&b);
     expect_true(tf_beam(&m, &tr, src, 0, 2, 0.6f, 10, &b, &err) != 0, "empty source refused");
     printf("  -> %s\n", err.msg);
     expect_true(tf_beam(&m, &tr, src, 4, 2, NAN, 10, &b, &err) != 0, "NaN alpha refused");
