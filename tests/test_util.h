@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "config.h"
@@ -117,6 +118,38 @@ static inline TfConfig tu_config(TuSize z)
         if (want[k])
             *field[k] = want[k];
     return c;
+}
+
+/* A random model of tu_config(z) (fails the test if it cannot be made). */
+#define tu_model(m, seed, ...)                                                  \
+    do {                                                                         \
+        TfConfig tu_c_ = tu_config((TuSize){__VA_ARGS__});                       \
+        TfErr tu_e_;                                                             \
+        expect_true(model_init_random((m), &tu_c_, (seed), &tu_e_) == 0, "model: %s", tu_e_.msg); \
+    } while (0)
+
+/* Seconds on the monotonic clock. */
+static inline double tu_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* How work grows with its input: the best of three runs of run(small) and
+ * of run(big), as big / small. Linear work on 4x the input gives about 4,
+ * quadratic 16; the best of three keeps a busy machine from deciding. */
+static inline double tu_growth(double (*run)(const void *), const void *small, const void *big)
+{
+    double ts = 1e30, tb = 1e30;
+    for (int r = 0; r < 3; r++) {
+        double t = run(small);
+        ts = t < ts ? t : ts;
+        t = run(big);
+        tb = t < tb ? t : tb;
+    }
+    printf("  small %.4f s, big %.4f s: ratio %.1f (linear 4, quadratic 16)\n", ts, tb, tb / ts);
+    return tb / ts;
 }
 
 /* Entries of folder dir whose name contains needle (-1: cannot read it). */

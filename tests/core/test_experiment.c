@@ -82,10 +82,7 @@ static void test_stages_show_the_experiment(void **state)
     memset(&e, 0, sizeof e);
     e.no_causal = 1;
     TfErr err;
-    TfConfig c;
     Pair p;
-    memset(&c, 0, sizeof c);
-    /* positions and heads are checked against the model later */
     e.hide_src[e.n_hide++] = 1;
     e.ablate[e.n_ablate++] = (TfHeadRef){TF_ATTN_CROSS, 1, 2};
     run_pair(&p, &e);
@@ -111,7 +108,6 @@ static void test_stages_show_the_experiment(void **state)
     expect_true(tf_view(&p.exp, ST_DEC_CROSS_CONCAT, 1, -1, 0, &v, &err) == 0 && tf_view_at(&v, 0, 0) != 0,
                 "other heads are not");
     free_pair(&p);
-    (void)c;
 }
 
 typedef struct SpecCase {
@@ -124,13 +120,8 @@ typedef struct SpecCase {
 static void test_command_line_specs(void **state)
 {
     (void)state;
-    TfConfig c;
     TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.n_enc = 2;
-    c.n_dec = 3;
-    c.n_heads = 4;
-    c.max_len = 32;
+    TfConfig c = tu_config((TuSize){.n_heads = 4, .n_enc = 2, .n_dec = 3, .max_len = 32});
     static const SpecCase cases[] = {
         {1, "enc:1:3", 1, NULL},       {1, "dec:2:0", 1, NULL},      {1, "cross:0:0", 1, NULL},
         {1, "enc:2:0", 0, "layer must be 0..1"}, {1, "dec:0:4", 0, "head must be 0..3"},
@@ -159,11 +150,6 @@ static void test_command_line_specs(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_against_pytorch),
-        cmocka_unit_test(test_none_is_bit_identical),
-        cmocka_unit_test(test_stages_show_the_experiment),
-        cmocka_unit_test(test_command_line_specs),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL, cmocka_unit_test(test_against_pytorch), cmocka_unit_test(test_none_is_bit_identical),
+           cmocka_unit_test(test_stages_show_the_experiment), cmocka_unit_test(test_command_line_specs));
 }

@@ -8,19 +8,7 @@
 #include "file.h"
 #include "test_util.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    return tu_scratch(g_dir, sizeof g_dir, "file");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_scratch_remove(g_dir);
-}
+TU_SCRATCH_GROUP("file")
 
 static void test_only_regular_files(void **state)
 {
@@ -89,9 +77,7 @@ static void test_lines_with_a_limit(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_only_regular_files),
-        cmocka_unit_test(test_lines_with_a_limit),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_only_regular_files),
+           cmocka_unit_test(test_lines_with_a_limit));
 }

@@ -7,21 +7,6 @@
 #include "model.h"
 #include "test_util.h"
 
-static void tiny(TfModel *m)
-{
-    TfConfig c;
-    TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 16;
-    c.n_heads = 2;
-    c.d_ff = 16;
-    c.n_enc = 2;
-    c.n_dec = 2;
-    c.src_vocab = 12;
-    c.tgt_vocab = 12;
-    c.max_len = 16;
-    expect_true(model_init_random(m, &c, 3, &err) == 0, "model: %s", err.msg);
-}
 
 static int run(const TfModel *m, TfTrace *tr, int flags, TfErr *err)
 {
@@ -56,7 +41,7 @@ static void test_first_non_finite_stage(void **state)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const Case *c = &cases[k];
         TfModel m;
-        tiny(&m);
+        tu_model(&m, 3, 16, 2, 16, 2, 2, 12, 12, 16);
         if (c->layer >= 0) {
             LayerParams lp = params_enc_layer(&m.p, &m.cfg, c->layer);
             size_t C = (size_t)m.cfg.d_model;
@@ -85,8 +70,5 @@ static void test_first_non_finite_stage(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_first_non_finite_stage),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL, cmocka_unit_test(test_first_non_finite_stage));
 }

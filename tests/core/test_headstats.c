@@ -76,17 +76,10 @@ static void test_labels(void **state)
 static void test_trace_metrics_skip_padding(void **state)
 {
     (void)state;
-    TfConfig c;
-    TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 16;
-    c.n_heads = 2;
-    c.d_ff = 16;
-    c.n_enc = c.n_dec = 1;
-    c.src_vocab = c.tgt_vocab = 12;
-    c.max_len = 16;
     TfModel m;
-    expect_true(model_init_random(&m, &c, 5, &err) == 0, "model");
+    TfErr err;
+    tu_model(&m, 5, 16, 2, 16, 1, 1, 12, 12, 16);
+    const TfConfig c = m.cfg;
     int src[10] = {4, 5, 6, 7, 8, 9, 10, 0, 0, 0}, tgt[8] = {1, 5, 6, 7, 1, 8, 0, 0};
     int sl[2] = {5, 2}, tl[2] = {4, 2};
     TfTrace tr;
@@ -104,10 +97,6 @@ static void test_trace_metrics_skip_padding(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hand_computed),
-        cmocka_unit_test(test_labels),
-        cmocka_unit_test(test_trace_metrics_skip_padding),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL, cmocka_unit_test(test_hand_computed), cmocka_unit_test(test_labels),
+           cmocka_unit_test(test_trace_metrics_skip_padding));
 }

@@ -149,10 +149,7 @@ static void test_seed_greedy_and_banned(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_frequencies_match),
-        cmocka_unit_test(test_wrong_temperature_fails_the_bound),
-        cmocka_unit_test(test_seed_greedy_and_banned),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL, cmocka_unit_test(test_frequencies_match),
+           cmocka_unit_test(test_wrong_temperature_fails_the_bound),
+           cmocka_unit_test(test_seed_greedy_and_banned));
 }

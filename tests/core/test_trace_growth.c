@@ -15,18 +15,7 @@
  * max_len, one trace of it needed gigabytes. */
 static void wide_model(TfModel *m, int max_len)
 {
-    TfConfig c;
-    TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 32;
-    c.n_heads = 32;
-    c.d_ff = 8;
-    c.n_enc = 1;
-    c.n_dec = 1;
-    c.src_vocab = 16;
-    c.tgt_vocab = 16;
-    c.max_len = max_len;
-    expect_true(model_init_random(m, &c, 7, &err) == 0, "model: %s", err.msg);
+    tu_model(m, 7, 32, 32, 8, 1, 1, 16, 16, max_len);
 }
 
 static void fill(int *ids, int n, int V, int seed)
@@ -165,12 +154,8 @@ static void test_mem_available_is_sane(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_grown_trace_equals_a_big_one),
-        cmocka_unit_test(test_reserve_keeps_contents),
-        cmocka_unit_test(test_decoding_keeps_memory_small),
-        cmocka_unit_test(test_too_big_is_refused_with_figures),
-        cmocka_unit_test(test_mem_available_is_sane),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL, cmocka_unit_test(test_grown_trace_equals_a_big_one),
+           cmocka_unit_test(test_reserve_keeps_contents), cmocka_unit_test(test_decoding_keeps_memory_small),
+           cmocka_unit_test(test_too_big_is_refused_with_figures),
+           cmocka_unit_test(test_mem_available_is_sane));
 }

@@ -3,25 +3,12 @@
  * digits, a megabyte of directives, hundreds of files, a folder path too
  * long to use. Each parses, or fails with "FILE[:LINE]: reason". */
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lesson.h"
 #include "test_util.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    return tu_scratch(g_dir, sizeof g_dir, "lesson-input");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_scratch_remove(g_dir);
-}
+TU_SCRATCH_GROUP("lesson-input")
 
 static const char LESSON[] = "@title T\n@summary S\n@step One\n@stage enc.input\nFirst.\n"
                              "@step Two\n@layer 2\nSecond.\n";
@@ -97,17 +84,22 @@ static void test_names_and_kinds_of_file(void **state)
     unlink(path);
 }
 
-static double parse_seconds(const char *t, size_t n)
+typedef struct Text {
+    const char *t;
+    size_t n;
+} Text;
+
+static double parse_seconds(const void *arg)
 {
-    struct timespec a, b;
+    const Text *x = arg;
     Lesson l;
     TfErr err;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    int rc = lesson_parse(&l, t, n, "big.txt", &err);
-    clock_gettime(CLOCK_MONOTONIC, &b);
+    double t0 = tu_seconds();
+    int rc = lesson_parse(&l, x->t, x->n, "big.txt", &err);
+    double t = tu_seconds() - t0;
     expect_true(rc == 0, "big lesson: %s", err.msg);
     lesson_free(&l);
-    return (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    return t;
 }
 
 /* One step with n directive lines. */
@@ -128,24 +120,18 @@ static char *many_directives(int n, size_t *len)
 
 /* Appending each directive with strlen + realloc made a 1 MB lesson take
  * 1.2 s (20 s under ASan): quadratic. Four times the directives must cost
- * about four times the time, not sixteen (best of three each). */
+ * about four times the time, not sixteen. */
 static void test_directives_append_in_linear_time(void **state)
 {
     (void)state;
-    size_t ns, nb;
-    char *small = many_directives(25000, &ns), *big = many_directives(100000, &nb);
-    double ts = 1e9, tb = 1e9;
-    for (int r = 0; r < 3; r++) {
-        double t = parse_seconds(small, ns);
-        ts = t < ts ? t : ts;
-        t = parse_seconds(big, nb);
-        tb = t < tb ? t : tb;
-    }
-    printf("  25k directives %.4f s, 100k %.4f s: ratio %.1f (linear 4, quadratic 16)\n", ts, tb,
-           tb / ts);
-    expect_true(tb / ts < 9.0, "ratio %.1f", tb / ts);
-    free(small);
-    free(big);
+    Text small, big;
+    char *s = many_directives(25000, &small.n), *b = many_directives(100000, &big.n);
+    small.t = s;
+    big.t = b;
+    double ratio = tu_growth(parse_seconds, &small, &big);
+    expect_true(ratio < 9.0, "25k -> 100k directives: ratio %.1f", ratio);
+    free(s);
+    free(b);
 }
 
 static void test_many_files_and_long_paths(void **state)
@@ -181,11 +167,9 @@ static void test_many_files_and_long_paths(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bom_and_line_ends),
-        cmocka_unit_test(test_names_and_kinds_of_file),
-        cmocka_unit_test(test_directives_append_in_linear_time),
-        cmocka_unit_test(test_many_files_and_long_paths),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_bom_and_line_ends),
+           cmocka_unit_test(test_names_and_kinds_of_file),
+           cmocka_unit_test(test_directives_append_in_linear_time),
+           cmocka_unit_test(test_many_files_and_long_paths));
 }
