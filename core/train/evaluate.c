@@ -84,7 +84,8 @@ static int decode_one(EvalPart *p, TfTrace *tr, int i, int *src)
     for (int k = 0; k < pr->src_len; k++)
         src[k] = map_id(p->src_map, s[k]);
     int S = pr->src_len, j = i - p->base;
-    DecodeOpts o = {p->o->beam, p->o->alpha, p->o->stop_at_ref ? p->ref_len[j] + 1 : 0};
+    DecodeOpts o = {.beam = p->o->beam, .alpha = p->o->alpha,
+                    .max_out = p->o->stop_at_ref ? p->ref_len[j] + 1 : 0};
     DecodeResult r;
     if (tf_translate(p->m, tr, src, S, &o, &r, &p->err))
         return -1;
