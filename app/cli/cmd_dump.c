@@ -128,6 +128,55 @@ static int seq_opt(char **argv, int argc, int *i, const char **v, int *bad)
     return -1;
 }
 
+/* JSON text made terminal-safe by valid JSON escapes: cJSON escapes C0
+ * already; DEL, C1 and the bidi overrides become \uXXXX (they occur only
+ * inside strings). */
+static void put_json_safe(FILE *f, const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned cp = 0;
+        int len = 0;
+        if (s[i] == 0x7f)
+            cp = 0x7f, len = 1;
+        else if (i + 1 < n && s[i] == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f)
+            cp = s[i + 1], len = 2;
+        else if (i + 2 < n && s[i] == 0xe2 && s[i + 1] == 0x80 && s[i + 2] >= 0xaa && s[i + 2] <= 0xae)
+            cp = 0x2000u + (s[i + 2] - 0x80u), len = 3;
+        else if (i + 2 < n && s[i] == 0xe2 && s[i + 1] == 0x81 && s[i + 2] >= 0xa6 && s[i + 2] <= 0xa9)
+            cp = 0x2040u + (s[i + 2] - 0x80u), len = 3;
+        if (len) {
+            fprintf(f, "\\u%04x", cp);
+            i += (size_t)len - 1;
+        } else {
+            fputc(s[i], f);
+        }
+    }
+}
+
+/* The view as CSV or JSON on stdout, tokens' control characters escaped. */
+static int print_view(const TfTrace *tr, const TfModel *m, const TfView *view, int json, const char *C)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    if (!mf)
+        return cli_fail(C, "out of memory");
+    if (json)
+        export_json(mf, tr, m, view);
+    else
+        export_csv(mf, tr, m, view);
+    if (fclose(mf) != 0 || !buf) {
+        free(buf);
+        return cli_fail(C, "out of memory");
+    }
+    if (json)
+        put_json_safe(stdout, (const unsigned char *)buf, len);
+    else
+        cli_put_safe_n(stdout, buf, len, 1);
+    free(buf);
+    return 0;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     const char *C = "dump", *model = NULL, *stage = NULL, *v;
@@ -223,11 +272,7 @@ int cmd_dump(int argc, char **argv)
         tf_view(&tr, sid, layer, head, bidx, &view, &err)) {
         cli_fail(C, "%s", err.msg);
     } else {
-        if (json)
-            export_json(stdout, &tr, &m, &view);
-        else
-            export_csv(stdout, &tr, &m, &view);
-        rc = 0;
+        rc = print_view(&tr, &m, &view, json, C);
     }
     trace_free(&tr);
     free(sb);
