@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "vocab.h"
 #include "test_util.h"
 
 TU_SCRATCH_GROUP("cliexp")
@@ -314,6 +315,42 @@ static void test_shot(void **state)
     expect_true(system(cmd) != 0, "the experiment changes the picture");
 }
 
+/* Tokens from a model file are printed with their control characters
+ * escaped by translate and dump: an escape code cannot drive the terminal. */
+static void test_tokens_escaped(void **state)
+{
+    (void)state;
+    TfModel m;
+    TfErr err;
+    tu_model(&m, 4, .d_model = 8, .n_heads = 2, .d_ff = 8, .n_enc = 1, .n_dec = 1, .src_vocab = 12,
+             .tgt_vocab = 12, .max_len = 16);
+    vocab_free(&m.tgt_vocab);
+    expect_true(vocab_init(&m.tgt_vocab, TOK_WORD, &err) == 0, "vocab: %s", err.msg);
+    static const char *const EVIL = "\x1b]0;pwned\x07red";
+    expect_true(vocab_add(&m.tgt_vocab, EVIL, (int)strlen(EVIL), &err) == 4, "add: %s", err.msg);
+    for (int i = 5; i < 12; i++) {
+        char w[8];
+        snprintf(w, sizeof w, "w%d", i);
+        vocab_add(&m.tgt_vocab, w, (int)strlen(w), &err);
+    }
+    char path[256];
+    path_in(path, sizeof path, "evil.safetensors");
+    expect_true(ckpt_save(&m, path, &err) == 0, "save: %s", err.msg);
+    model_free(&m);
+    const char *cmds[] = {"translate --model '%s' --src-ids 4,5 --force 0:4",
+                          "dump --model '%s' --src-ids 4,5 --tgt-ids 1,4 --stage out.logits",
+                          "dump --model '%s' --src-ids 4,5 --tgt-ids 1,4 --stage out.logits --format json"};
+    for (int k = 0; k < 3; k++) {
+        char args[512];
+        snprintf(args, sizeof args, cmds[k], path);
+        int rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "%s", args);
+        expect_true(rc == 0, "%s: %s", args, g_err);
+        expect_true(!strchr(g_out, 0x1b) && !strchr(g_out, 0x07), "raw escape codes from %s", args);
+        expect_true(strstr(g_out, k == 2 ? "\\u001b]0;pwned\\u0007red" : "\\x1b]0;pwned\\x07red"),
+                    "escaped token in the output of %s: %.300s", args, g_out);
+    }
+}
+
 int main(int argc, char **argv)
 {
     tu_program_path(g_prog, sizeof g_prog, argc > 0 ? argv[0] : NULL);
@@ -321,5 +358,5 @@ int main(int argc, char **argv)
            cmocka_unit_test(test_flags_change_dump_and_refuse),
            cmocka_unit_test(test_translate_sampling_and_force),
            cmocka_unit_test(test_translate_long_stdin_line), cmocka_unit_test(test_non_finite_fails),
-           cmocka_unit_test(test_shot));
+           cmocka_unit_test(test_shot), cmocka_unit_test(test_tokens_escaped));
 }
