@@ -86,26 +86,32 @@ static int heads_more(char **argv, int argc, int *i, void *ctx, const char *cmd,
     return cli_exp_more(argv, argc, i, &h->x, cmd, bad);
 }
 
+int cli_id_list(const TfModel *m, const char *list, int tgt, int *ids, const char *cmd)
+{
+    int max = m->cfg.max_len, V = tgt ? m->cfg.tgt_vocab : m->cfg.src_vocab;
+    int n = cli_ids(list, ids, max);
+    if (n <= 0) {
+        cli_fail(cmd, "--%s-ids must be 1..%d comma-separated ids, got '%s'", tgt ? "tgt" : "src", max,
+                 list);
+        return -1;
+    }
+    for (int k = 0; k < n; k++)
+        if (ids[k] >= V) {
+            cli_fail(cmd, "id %d is outside the %s vocabulary of %d", ids[k], tgt ? "target" : "source", V);
+            return -1;
+        }
+    return n;
+}
+
 /* text or ids into ids[0..max): the count, or -1 after a message */
 static int heads_seq(const TfModel *m, const char *text, const char *idlist, int tgt, int *ids,
                      const char *C)
 {
-    int max = m->cfg.max_len, V = tgt ? m->cfg.tgt_vocab : m->cfg.src_vocab;
-    const char *side = tgt ? "tgt" : "src";
-    if (idlist) {
-        int n = cli_ids(idlist, ids, max);
-        if (n <= 0)
-            return cli_fail(C, "--%s-ids must be 1..%d comma-separated ids, got '%s'", side, max,
-                            idlist) ? -1 : -1;
-        for (int k = 0; k < n; k++)
-            if (ids[k] >= V)
-                return cli_fail(C, "id %d is outside the %s vocabulary of %d", ids[k],
-                                tgt ? "target" : "source", V) ? -1 : -1;
-        return n;
-    }
+    if (idlist)
+        return cli_id_list(m, idlist, tgt, ids, C);
     int off = tgt ? 1 : 0;
     ids[0] = TOK_BOS;
-    int n = cli_encode(tgt ? &m->tgt_vocab : &m->src_vocab, text, ids + off, max - off, C,
+    int n = cli_encode(tgt ? &m->tgt_vocab : &m->src_vocab, text, ids + off, m->cfg.max_len - off, C,
                        tgt ? "target" : "source");
     return n < 0 ? -1 : n + off;
 }

@@ -7,6 +7,7 @@
 #define APP_CLI_EXP_H
 
 #include "experiment.h"
+#include "model.h"
 
 typedef struct CliExp {
     int no_scale, no_pe, no_causal;
@@ -33,5 +34,9 @@ int cli_exp_more(char **argv, int argc, int *i, void *ctx, const char *cmd, int 
  * Returns 0, or 1 after printing the message. */
 int cli_exp_build(const CliExp *x, const TfConfig *cfg, int S, TfExperiment *e, const char *cmd);
 
+
+/* --src-ids / --tgt-ids LIST (tgt set) checked against m: the count, or
+ * -1 after a one-line message. */
+int cli_id_list(const TfModel *m, const char *list, int tgt, int *ids, const char *cmd);
 
 #endif

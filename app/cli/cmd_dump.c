@@ -56,17 +56,10 @@ static int add_seq(Seq *seqs, int *n, const char *text, const char *ids,
         return cli_fail(C, "at most %d sentences in a batch", MAX_SENT);
     Seq *s = &seqs[(*n)++];
     const Vocab *v = tgt ? &m->tgt_vocab : &m->src_vocab;
-    int V = tgt ? m->cfg.tgt_vocab : m->cfg.src_vocab, max = m->cfg.max_len;
+    int max = m->cfg.max_len;
     if (ids) {
-        s->n = cli_ids(ids, s->ids, max);
-        if (s->n <= 0)
-            return cli_fail(C, "--%s-ids must be 1..%d comma-separated ids, got '%s'",
-                            tgt ? "tgt" : "src", max, ids);
-        for (int i = 0; i < s->n; i++)
-            if (s->ids[i] >= V)
-                return cli_fail(C, "id %d is outside the %s vocabulary of %d",
-                                s->ids[i], tgt ? "target" : "source", V);
-        return 0;
+        s->n = cli_id_list(m, ids, tgt, s->ids, C);
+        return s->n < 0;
     }
     int off = tgt ? 1 : 0;
     if (tgt)

@@ -141,13 +141,8 @@ static int positional(char **argv, int argc, int *i, void *ctx, const char *cmd,
 /* --src-ids: the ids exactly as given, checked against the vocabulary. */
 static int translate_idlist(Ctx *x, const char *list, const char *C)
 {
-    int ids[TF_MAX_LEN], max = x->m.cfg.max_len, V = x->m.cfg.src_vocab;
-    int S = cli_ids(list, ids, max), bad = S <= 0;
-    if (bad)
-        cli_fail(C, "--src-ids must be 1..%d comma-separated ids, got '%s'", max, list);
-    for (int i = 0; !bad && i < S; i++)
-        if (ids[i] >= V)
-            bad = cli_fail(C, "id %d is outside the source vocabulary of %d", ids[i], V);
+    int ids[TF_MAX_LEN];
+    int S = cli_id_list(&x->m, list, 0, ids, C), bad = S < 0;
     if (bad) {
         for (int k = 0; k < (x->o.sample ? x->samples : 1); k++)
             putchar('\n');
