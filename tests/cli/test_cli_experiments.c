@@ -229,6 +229,12 @@ static void test_translate_sampling_and_force(void **state)
     /* ids, including the specials a typed word can no longer be */
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --src-ids 4,5,6 --src-ids 3,3");
     expect_true(rc == 0 && count_lines(g_out) == 2, "--src-ids: %d %s", rc, g_err);
+    /* typed specials are words (<unk>), the same as --src-ids 3 */
+    static char typed[4096];
+    rc = run(typed, sizeof typed, g_err, sizeof g_err, "translate '<pad> <bos>'");
+    expect_true(rc == 0 && strstr(g_err, "'<pad>' becomes <unk>"), "typed <pad>: %s", g_err);
+    rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --src-ids 3,3");
+    expect_true(rc == 0 && strcmp(g_out, typed) == 0, "typed specials = <unk> <unk>: %s vs %s", typed, g_out);
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --src-ids 4,x");
     expect_true(rc == 1 && strstr(g_err, "--src-ids") && count_lines(g_out) == 1,
                 "bad ids: an empty line and a message: %s", g_err);
