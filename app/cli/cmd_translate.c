@@ -207,6 +207,10 @@ int cmd_translate(int argc, char **argv)
     };
     int bad = cli_parse(argc, argv, opts, CLI_N(opts), positional, &ps, C, HELP);
     x.o.seed = (uint64_t)seed;
+    int tuned = x.o.sampling.temperature != 1 || x.o.sampling.top_k || x.o.sampling.top_p != 1 ||
+                seed || x.samples != 1;
+    if (!bad && tuned && !x.o.sample)
+        bad = cli_fail(C, "--temperature, --top-k, --top-p, --seed and --samples go with --sample");
     if (!bad && x.o.sample && x.o.beam > 1)
         bad = cli_fail(C, "--sample draws one token at a time: it does not go with --beam");
     if (!bad && ps.n_force && x.o.beam > 1)

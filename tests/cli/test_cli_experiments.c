@@ -195,6 +195,8 @@ static void test_translate_sampling_and_force(void **state)
     expect_true(rc == 0 && strcmp(greedy, g_out) == 0, "T 0.01 is greedy: %s", g_out);
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --sample --temperature 0 x");
     expect_true(rc == 1 && strstr(g_err, "--temperature"), "T 0 refused: %s", g_err);
+    rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --temperature 2 'i love china'");
+    expect_true(rc == 1 && strstr(g_err, "go with --sample"), "sampling options without --sample: %s", g_err);
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --sample --beam 3 'i love china'");
     expect_true(rc == 1 && strstr(g_err, "--beam"), "sampling with a beam refused: %s", g_err);
     /* a token other than greedy's first, its text from dump's row labels */
