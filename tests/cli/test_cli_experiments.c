@@ -359,6 +359,58 @@ static void test_tokens_escaped(void **state)
     }
 }
 
+/* 2000 seeded samples of the first token: their frequencies match
+ * softmax(z / 2) over the 5 most probable tokens (z from dump), within a
+ * total variation of 0.03 (T 1 would be about 0.1 off). */
+static void test_sample_frequencies(void **state)
+{
+    (void)state;
+    int rc = run(g_out, sizeof g_out, g_err, sizeof g_err,
+                 "dump --src 'i love china' --tgt-ids 1 --stage out.logits --format json");
+    cJSON *d = cJSON_Parse(g_out);
+    expect_true(rc == 0 && d, "dump: %s", g_err);
+    cJSON *z = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "data"), 0), *lab = cJSON_GetObjectItem(d, "col_labels");
+    int V = cJSON_GetArraySize(z), top[5];
+    double p[5], sum = 0;
+    for (int k = 0; k < 5; k++) { /* the 5 largest logits, <pad> and <bos> left out */
+        top[k] = -1;
+        for (int i = 2; i < V; i++) {
+            int used = 0;
+            for (int j = 0; j < k; j++)
+                used |= top[j] == i;
+            if (!used && (top[k] < 0 || cJSON_GetArrayItem(z, i)->valuedouble >
+                                            cJSON_GetArrayItem(z, top[k])->valuedouble))
+                top[k] = i;
+        }
+    }
+    for (int k = 0; k < 5; k++)
+        sum += p[k] = exp((cJSON_GetArrayItem(z, top[k])->valuedouble -
+                           cJSON_GetArrayItem(z, top[0])->valuedouble) / 2.0);
+    int N = 2000, count[6] = {0};
+    rc = run(g_out, sizeof g_out, g_err, sizeof g_err,
+             "translate --sample --temperature 2 --top-k 5 --seed 11 --samples %d 'i love china'", N);
+    expect_true(rc == 0 && count_lines(g_out) == N, "%d samples: %s", N, g_err);
+    for (char *line = g_out; *line;) {
+        char *nl = strchr(line, '\n');
+        size_t w = strcspn(line, " \n");
+        int which = 5;
+        for (int k = 0; k < 5; k++) {
+            const char *t = cJSON_GetArrayItem(lab, top[k])->valuestring;
+            if (top[k] == TOK_EOS ? w == 0 : strlen(t) == w && strncmp(t, line, w) == 0)
+                which = k;
+        }
+        count[which]++;
+        line = nl + 1;
+    }
+    double tv = 0.5 * (double)count[5] / N;
+    for (int k = 0; k < 5; k++)
+        tv += 0.5 * fabs(p[k] / sum - (double)count[k] / N);
+    expect_true(count[5] == 0, "%d samples began outside the top 5", count[5]);
+    expect_true(tv < 0.03, "total variation %.4f from softmax(z/2) over the top 5", tv);
+    printf("  %d samples at T 2, top-k 5: total variation %.4f\n", N, tv);
+    cJSON_Delete(d);
+}
+
 int main(int argc, char **argv)
 {
     tu_program_path(g_prog, sizeof g_prog, argc > 0 ? argv[0] : NULL);
@@ -366,5 +418,6 @@ int main(int argc, char **argv)
            cmocka_unit_test(test_flags_change_dump_and_refuse),
            cmocka_unit_test(test_translate_sampling_and_force),
            cmocka_unit_test(test_translate_long_stdin_line), cmocka_unit_test(test_non_finite_fails),
-           cmocka_unit_test(test_shot), cmocka_unit_test(test_tokens_escaped));
+           cmocka_unit_test(test_shot), cmocka_unit_test(test_tokens_escaped),
+           cmocka_unit_test(test_sample_frequencies));
 }
