@@ -74,7 +74,8 @@ int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
             if (v)
                 o->src[o->n_src++] = v;
             if (v && count_sentences(o) > APP_MAX_SENT)
-                return cli_fail(cmd, "--src '%.40s': at most %d sentences in a batch (separated by '|'), not %d",
+                return cli_fail(cmd, "--src '%.40s': at most %d sentences in a batch "
+                                     "(separated by '|'), not %d",
                                 v, APP_MAX_SENT, count_sentences(o));
         } else if (cli_opt(argv, argc, &i, "tgt", &v, cmd, &bad)) {
             o->tgt = v;
@@ -249,7 +250,8 @@ static int shot_check(App *a, const AppOpts *o, const ShotArgs *s)
         ses->scratch.exp = e;
         ses->dirty = 1;
     } else if (s->compare) {
-        return cli_fail(C, "--compare needs an experiment (--no-scale, --no-pe, --no-causal, --ablate or --hide-src)");
+        return cli_fail(C, "--compare needs an experiment (--no-scale, --no-pe, --no-causal, "
+                           "--ablate or --hide-src)");
     }
     session_compute_all(ses);
     if (ses->input_error[0])
