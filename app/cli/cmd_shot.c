@@ -259,16 +259,17 @@ static int shot_check(App *a, const AppOpts *o, const ShotArgs *s)
     TfErr err;
     if (tf_exp_check_source(&e, ses->pad_S, &err))
         return cli_fail(C, "%s", err.msg);
-    if (o->head >= cfg->n_heads)
-        return cli_fail(C, "--head %d: the model has %d heads (0..%d)", o->head, cfg->n_heads,
-                        cfg->n_heads - 1);
     int sid = o->stage ? stage_find(o->stage) : -1;
-    if (sid >= 0) {
-        int h = o->head < 0 ? ((stage_info(sid)->flags & SF_HEAD) ? 0 : -1) : o->head;
+    if (sid >= 0) { /* the layer first (the head is checked below) */
+        int h = o->head < 0 || o->head >= cfg->n_heads ? ((stage_info(sid)->flags & SF_HEAD) ? 0 : -1)
+                                                       : o->head;
         TfView v;
         if (tf_view(&ses->trace, sid, o->layer, h, 0, &v, &err))
             return cli_fail(C, "%s", err.msg);
     }
+    if (o->head >= cfg->n_heads)
+        return cli_fail(C, "--head %d: the model has %d heads (0..%d)", o->head, cfg->n_heads,
+                        cfg->n_heads - 1);
     if (s->compare) /* the window's compare mode is not merged yet */
         return cli_fail(C, "--compare: the difference picture is not available yet in this build "
                            "(render the experiment alone without --compare)");
