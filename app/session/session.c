@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "finite.h"
 
 void session_msg(Session *s, int error, const char *fmt, ...)
 {
@@ -245,6 +246,7 @@ static void start_pass(Session *s)
 {
     int T = cap_T(s);
     s->input_error[0] = 0;
+    s->nonfinite = 0;
     s->n_unk = 0;
     s->truncated = 0;
     s->units_done = u_total(s); /* nothing to run unless the input is good */
@@ -334,6 +336,19 @@ static int run_unit(Session *s, int u)
     return rc;
 }
 
+/* After the last unit: a pass whose numbers overflowed says where. */
+static void check_pass(Session *s)
+{
+    TfErr err;
+    if (tf_check_finite(&s->trace, &err) == 0)
+        return;
+    s->nonfinite = 1;
+    s->translation[0] = 0; /* a "translation" of NaN is not one */
+    decode_result_free(&s->greedy);
+    snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
+    session_msg(s, 1, "%s", err.msg);
+}
+
 static void compute_until(Session *s, int need)
 {
     while (!s->input_error[0] && s->units_done <= need && s->units_done < u_total(s)) {
@@ -341,7 +356,8 @@ static void compute_until(Session *s, int need)
             s->units_done = u_total(s);
             return;
         }
-        s->units_done++;
+        if (++s->units_done == u_total(s))
+            check_pass(s);
     }
 }
 
@@ -374,8 +390,9 @@ int session_idle_work(Session *s)
 static int adopt(Session *s, TfModel *m, const char *path, int untrained, TfErr *err)
 {
     TfTrace tr, sc;
-    int T = m->cfg.max_len < SES_CAP_T ? m->cfg.max_len : SES_CAP_T;
-    if (trace_build(&tr, &m->cfg, SES_MAX_SENT, T, TRACE_RECORD, err))
+    /* small: the traces grow with the input (trace_reserve), never for max_len */
+    int T = m->cfg.max_len < SES_TRACE_T0 ? m->cfg.max_len : SES_TRACE_T0;
+    if (trace_build(&tr, &m->cfg, 1, T, TRACE_RECORD, err))
         return -1;
     if (trace_build(&sc, &m->cfg, 1, T, TRACE_RECORD, err)) {
         trace_free(&tr);
@@ -490,7 +507,7 @@ int session_init(Session *s, const char *path, int fallback, TfErr *err)
     }
     if (random_model(s, err))
         return -1;
-    session_msg(s, 0, "no trained model found (%s): showing an untrained random model", path);
+    session_msg(s, 0, "no trained model found (%s): showing an untrained random model", lerr.msg);
     return 0;
 }
 

@@ -21,6 +21,7 @@
 #define SES_TEXT_MAX 1024    /* bytes of one input line */
 #define SES_CAP_T 128        /* longest sequence the window shows */
 #define SES_MAX_STEPS 4096   /* entries of the stage walk */
+#define SES_TRACE_T0 8       /* tokens the traces are built for; they grow */
 
 /* How much of the pass a frame needs: the current stage, the current stage
  * in every layer of its stack, or everything (decoding, output, training). */
@@ -33,7 +34,7 @@ typedef struct Session {
     int untrained;              /* random weights: say so on screen */
     char model_path[1024];
     char model_label[128];
-    TfTrace trace;              /* cap SES_MAX_SENT x SES_CAP_T, recorded */
+    TfTrace trace;              /* recorded; starts small, grows with the input */
     TfTrace scratch;            /* for greedy decoding, not shown */
     uint64_t version;           /* bumps whenever the trace changes */
     int dirty;                  /* input changed: recompute before drawing */
@@ -55,6 +56,7 @@ typedef struct Session {
     int n_unk;                  /* unknown words in the current input */
     int truncated;              /* a sentence was cut to the limit */
     char input_error[TF_ERR_MAX + 64]; /* why the input could not run, or "" */
+    int nonfinite;              /* the pass overflowed (NaN or infinity): input_error says where */
     char translation[SES_TEXT_MAX];
     DecodeResult greedy;        /* the greedy decode of sentence 0, steps kept */
 

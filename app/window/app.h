@@ -64,6 +64,8 @@ typedef struct App {
     Focus focus;
     int cursor;                 /* byte offset in the focused line */
     char *view_text;            /* the view's field when focus is FOCUS_VIEW */
+    char *(*paste)(void);       /* Ctrl+V: the clipboard's text (malloc'd, the
+                                 * caller frees it) or NULL; set by the window loop */
     UiInput in;
     Hover hover;
     PanZoom pz[VIEW_COUNT];
