@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "decode.h"
+#include "experiment.h"
 #include "model.h"
 #include "stage.h"
 #include "walk.h"
@@ -60,6 +61,16 @@ typedef struct Session {
     char translation[SES_TEXT_MAX];
     DecodeResult greedy;        /* the greedy decode of sentence 0, steps kept */
 
+    /* an experiment (issue 12): trace is the pass with exp applied; base
+     * the normal pass on the same input (the same decoder input), kept
+     * while only the experiment changes. Both only when exp is not none. */
+    TfExperiment exp;
+    TfTrace base;
+    int have_base;              /* base holds the normal pass of the input */
+    uint64_t base_key;          /* of the input base was computed for */
+    char base_translation[SES_TEXT_MAX]; /* greedy without the experiment */
+    unsigned base_passes;       /* normal passes computed (tests) */
+
     /* where the learner is */
     StagePos walk[SES_MAX_STEPS];
     int n_walk, at;             /* the walk and the current index in it */
@@ -106,6 +117,11 @@ int session_toggle_side(Session *s);             /* Tab */
 /* 0..n_heads-1, or -1 for all heads; returns 0 (and keeps the head) when
  * the model has no such head. */
 int session_set_head(Session *s, int head);
+
+/* Set the experiment (none: the zero value). The pass is redone with it;
+ * the normal pass is redone only when the input changed. */
+void session_set_exp(Session *s, const TfExperiment *e);
+int session_has_exp(const Session *s);
 
 /* A message for the learner (printf format). */
 void session_msg(Session *s, int error, const char *fmt, ...)

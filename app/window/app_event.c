@@ -230,6 +230,8 @@ void app_event(App *a, const InputEvent *e)
                 break;
             if (app_view_key(a, e->key, e->mod)) /* the current view's own keys */
                 break;
+            if (!(e->mod & MOD_ALT) && app_exp_key(a, e->key))
+                break;
         }
         nav_key(a, e->key, e->mod);
         break;

@@ -67,6 +67,13 @@ void app_scene(const App *a, Scene *sc)
     sc->model = &s->model;
     sc->trace = &s->trace;
     sc->version = s->version;
+    if (session_has_exp(s) && s->have_base && !s->input_error[0] && a->cmp != CMP_EXP) {
+        sc->base = &s->base;
+        sc->cmp = a->cmp;
+        if (a->cmp == CMP_NORMAL)
+            sc->trace = &s->base;
+        sc->version = s->version | (uint64_t)a->cmp << 62; /* cached pictures per mode */
+    }
     sc->ses = s;
     sc->pos = app_pos(a);
     sc->head = s->head;
