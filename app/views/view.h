@@ -131,6 +131,8 @@ typedef struct ViewOut {
     int go_set;                 /* go to stage go_stage, layer go_layer */
     StageId go_stage;
     int go_layer;
+    int exp_head_set;           /* toggle ablating head exp_head (kind, layer, head) */
+    int exp_head[3];
     int head_set;               /* set the head (-1 all) */
     int head;
     int view_set;               /* show view (VIEW_AUTO: the natural one) */

@@ -252,6 +252,7 @@ void app_event(App *a, const InputEvent *e)
             a->show_help = 0;
             break;
         }
+        a->in.mod = e->mod;
         if (e->button == MB_LEFT) {
             a->in.down = 1;
             a->in.pressed = 1;

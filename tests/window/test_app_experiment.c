@@ -160,12 +160,52 @@ static void test_difference_cell_colour(void **state)
     app_free(&a);
 }
 
+/* Alt+click on a head of the all-heads grid ablates it (and again brings
+ * it back); a plain click still opens the head. */
+static void test_alt_click_ablates_a_head(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, NULL);
+    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    app_set_head(&a, -1);
+    a.view = VIEW_AUTO;
+    Rect area = {0, 0, 900, 700};
+    int hx = -1, hy = -1;
+    for (int y = 0; y < area.h && hx < 0; y += 12)
+        for (int x = 0; x < area.w && hx < 0; x += 12) {
+            a.in.mx = x;
+            a.in.my = y;
+            tu_view_frame(&a, tu_ren, VIEW_HEADS, area);
+            if (a.hover.valid && a.hover.layer == 1 && a.hover.head == 2)
+                hx = x, hy = y;
+        }
+    expect_true(hx >= 0, "layer 2 head 3 found in the grid");
+    for (int k = 0; k < 2; k++) {
+        InputEvent e = {0};
+        e.type = IN_MOUSE_DOWN;
+        e.x = hx;
+        e.y = hy;
+        e.button = MB_LEFT;
+        e.mod = MOD_ALT;
+        app_event(&a, &e);
+        tu_view_frame(&a, tu_ren, VIEW_HEADS, area);
+        ev_mouse(&a, IN_MOUSE_UP, hx, hy, MB_LEFT);
+        int on = tf_exp_ablated(&a.ses.exp, TF_ATTN_ENC, 1, 2);
+        expect_true(on == (k == 0) && a.ses.exp.n_ablate == (k == 0),
+                    "Alt+click %d: enc:1:2 ablated %d (%d heads)", k + 1, on, a.ses.exp.n_ablate);
+        expect_true(app_pos(&a).stage == ST_ENC_SELF_WEIGHTS && a.ses.head == -1, "the grid stays");
+    }
+    app_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_session_keeps_the_normal_pass),
         cmocka_unit_test(test_keys_and_modes),
         cmocka_unit_test(test_difference_cell_colour),
+        cmocka_unit_test(test_alt_click_ablates_a_head),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
