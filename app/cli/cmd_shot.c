@@ -36,7 +36,8 @@ static const char *SHOT_HELP =
     "A bad input (invalid UTF-8, more than 4 sentences, a layer or head the\n"
     "model does not have) is refused with a message and exit status 1.\n"
     "With experiment flags the picture shows the experiment's pass; --compare\n"
-    "draws the difference from the normal pass.\n"
+    "draws the difference experiment - normal (a diverging map centred at 0),\n"
+    "as D does in the window.\n"
     "\n" CLI_EXP_HELP;
 
 /* Sentences of the batch the --src options make: '|' separates them and
@@ -246,9 +247,11 @@ static int shot_check(App *a, const AppOpts *o, const ShotArgs *s)
     if (cli_exp_build(&s->x, cfg, 0, &e, C))
         return 1;
     if (!tf_exp_is_none(&e)) {
-        ses->trace.exp = e;
-        ses->scratch.exp = e;
-        ses->dirty = 1;
+        char notice[sizeof a->notice]; /* keep app_init's notice, not "experiment: ..." */
+        memcpy(notice, a->notice, sizeof notice);
+        app_set_exp(a, &e);
+        memcpy(a->notice, notice, sizeof notice);
+        a->cmp = s->compare ? CMP_DIFF : CMP_EXP;
     } else if (s->compare) {
         return cli_fail(C, "--compare needs an experiment (--no-scale, --no-pe, --no-causal, "
                            "--ablate or --hide-src)");
@@ -270,9 +273,6 @@ static int shot_check(App *a, const AppOpts *o, const ShotArgs *s)
     if (o->head >= cfg->n_heads)
         return cli_fail(C, "--head %d: the model has %d heads (0..%d)", o->head, cfg->n_heads,
                         cfg->n_heads - 1);
-    if (s->compare) /* the window's compare mode is not merged yet */
-        return cli_fail(C, "--compare: the difference picture is not available yet in this build "
-                           "(render the experiment alone without --compare)");
     return 0;
 }
 

@@ -319,9 +319,17 @@ static void test_shot(void **state)
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err,
              "shot --stage enc.self.weights --no-scale --hide-src 1 --out '%s'", b);
     expect_true(rc == 0, "experiment shot: %s", g_err);
-    char cmd[1024];
+    char cmd[2048], c[256];
     snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", a, b);
     expect_true(system(cmd) != 0, "the experiment changes the picture");
+    path_in(c, sizeof c, "diff.png");
+    rc = run(g_out, sizeof g_out, g_err, sizeof g_err,
+             "shot --stage enc.self.weights --no-scale --hide-src 1 --compare --out '%s'", c);
+    expect_true(rc == 0 && g_err[0] == 0, "compare shot: %s", g_err);
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s' || cmp -s '%s' '%s'", a, c, b, c);
+    expect_true(system(cmd) != 0, "the difference picture is neither the plain nor the experiment one");
+    rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "shot --stage enc.self.weights --compare --out '%s'", c);
+    expect_true(rc == 1 && strstr(g_err, "--compare needs an experiment"), "compare alone: %s", g_err);
 }
 
 /* Tokens from a model file are printed with their control characters
