@@ -99,6 +99,15 @@ static void make_long_line(const char *dir)
     fclose(f);
 }
 
+static void make_no_newline(const char *dir)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/nonl.tsv", dir);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0 && ftruncate(fd, (off_t)3 << 30) == 0); /* 3 GiB of zeros, sparse */
+    close(fd);
+}
+
 static void make_header_only(const char *dir)
 {
     write_file(dir, "header.tsv", "source\ttarget\n", 14);
@@ -142,6 +151,14 @@ static const Case CASES[] = {
      {"@D/long.tsv:1:", "line longer than 16 MiB"}, make_long_line},
     {"one 20 MB line, eval", FAIL_ONE_LINE, 0, {"eval", "--model", "@M", "--data", "@D/long.tsv"},
      {"@D/long.tsv:1:", "line longer than 16 MiB"}, make_long_line},
+    /* larger than the address-space limit: only the 16 MiB line limit lets it through */
+    {"3 GiB without a newline", FAIL_ONE_LINE, 0, {"train", "--data", "@D/nonl.tsv", "--out", "@O/m.st"},
+     {"@D/nonl.tsv:1:", "line longer than 16 MiB"}, make_no_newline},
+    {"one 20 MB line, shot --task", FAIL_ONE_LINE, 0,
+     {"shot", "--view", "train", "--task", "@D/long.tsv", "--out", "@O/s.png"},
+     {"@D/long.tsv:1:", "line longer than 16 MiB"}, make_long_line},
+    {"FIFO as shot --task", FAIL_ONE_LINE, 0, {"shot", "--view", "train", "--task", "@D/pipe.st", "--out", "@O/s.png"},
+     {"@D/pipe.st", "FIFO"}, make_fifo},
     {"unwritable --out", FAIL_ONE_LINE, 0, {"train", "--task", "copy", "--steps", "100000", "--out", "/proc/m.st"},
      {"/proc"}, NULL},
     {"--out in a file", FAIL_ONE_LINE, 0, {"train", "--task", "copy", "--steps", "100000", "--out", "@M/m.st"},
