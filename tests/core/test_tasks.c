@@ -790,6 +790,9 @@ static void expect_load_error_rlimit(const char *path, const char *want, size_t 
     assert_true(pid >= 0);
     if (pid == 0) {
         alarm(20); /* a hang is a failure, not a stuck test */
+#if defined(__SANITIZE_ADDRESS__)
+        headroom = 0; /* ASan's shadow and allocator need address space of their own */
+#endif
         if (headroom) { /* the address space this process has now, plus headroom */
             FILE *f = fopen("/proc/self/statm", "r");
             unsigned long pages = 0;
