@@ -53,36 +53,68 @@ FILE *tf_fopen_regular(const char *path, off_t *size, TfErr *err)
     return f;
 }
 
+/* Skip the rest of a line that is too long, up to and past its '\n'. A
+ * regular file is read in chunks (memchr, then a seek back to just after
+ * the newline), so a 3 GiB file without newlines takes about a second, not
+ * a minute; a pipe byte by byte. Returns 1 when a newline ended it, 0 at
+ * the end of the file. */
+static int skip_rest(FILE *f)
+{
+    size_t cap = (size_t)1 << 20;
+    char *chunk = ftello(f) >= 0 ? malloc(cap) : NULL;
+    if (chunk) {
+        size_t n;
+        int ended = 0;
+        while (!ended && (n = fread(chunk, 1, cap, f)) > 0) {
+            const char *nl = memchr(chunk, '\n', n);
+            if (nl) { /* seek back to just after it (if that fails, the line ends here) */
+                off_t back = (off_t)(n - (size_t)(nl - chunk) - 1);
+                if (back > 0)
+                    fseeko(f, -back, SEEK_CUR);
+                ended = 1;
+            }
+        }
+        free(chunk);
+        return ended;
+    }
+    int c;
+    while ((c = getc_unlocked(f)) != EOF)
+        if (c == '\n')
+            return 1;
+    return 0;
+}
+
 ssize_t tf_read_line(FILE *f, char **buf, size_t *cap, size_t limit)
 {
     size_t n = 0;
-    int c, too_long = 0, any = 0;
-    while ((c = getc(f)) != EOF) {
+    int c, any = 0;
+    flockfile(f);
+    while ((c = getc_unlocked(f)) != EOF) {
         any = 1;
         if (c == '\n')
             break;
-        if (too_long)
-            continue;
         if (n == limit) {
-            too_long = 1;
-            continue;
+            skip_rest(f);
+            funlockfile(f);
+            return -2;
         }
         if (n + 1 >= *cap) {
             size_t want = *cap ? *cap * 2 : 256;
             if (want > limit + 1)
                 want = limit + 1;
             char *b = realloc(*buf, want);
-            if (!b)
+            if (!b) {
+                funlockfile(f);
                 return -3;
+            }
             *buf = b;
             *cap = want;
         }
         (*buf)[n++] = (char)c;
     }
+    funlockfile(f);
     if (!any)
         return -1;
-    if (too_long)
-        return -2;
     if (n > 0 && (*buf)[n - 1] == '\r')
         n--;
     if (*cap == 0) {

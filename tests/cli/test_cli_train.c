@@ -90,37 +90,57 @@ static void test_out_checked_before_training(void **state)
     }
 }
 
+/* A run's data file, output and stderr capture in the scratch folder. */
+typedef struct Files {
+    char data[128], out[128], errf[128], text[8192];
+} Files;
+
+static FILE *files(Files *F, const char *tag)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s.tsv", tag);
+    path_in(F->data, sizeof F->data, name);
+    snprintf(name, sizeof name, "%s.st", tag);
+    path_in(F->out, sizeof F->out, name);
+    snprintf(name, sizeof name, "%s.err", tag);
+    path_in(F->errf, sizeof F->errf, name);
+    FILE *f = fopen(F->data, "w");
+    assert_non_null(f);
+    return f;
+}
+
+static void expect_loadable(const char *path, const char *what)
+{
+    TfModel m;
+    TfErr err;
+    expect_true(ckpt_load(&m, path, &err) == 0, "%s: %s", what, err.msg);
+    model_free(&m);
+}
+
 static void test_one_pair_trains_and_saves(void **state)
 {
     (void)state;
-    char data[128], out[128], errf[128], text[8192];
-    path_in(data, sizeof data, "header-only.tsv");
-    path_in(out, sizeof out, "one.st");
-    path_in(errf, sizeof errf, "err2.txt");
-    FILE *f = fopen(data, "w");
+    static Files F;
+    char *data = F.data, *out = F.out, *errf = F.errf, *text = F.text;
+    FILE *f = files(&F, "header-only");
     fputs("source\ttarget\n", f);
     fclose(f);
     const char *args[] = {"train", "--data", data, "--steps", "3", "--d-model", "16", "--heads", "2",
                           "--layers", "1", "--d-ff", "16", "--eval-every", "1", "--out", out, NULL};
     int rc = run(errf, NULL, args);
-    count_lines(errf, text, sizeof text);
+    count_lines(errf, text, sizeof F.text);
     expect_true(rc == 0, "a one-pair file trains, rc %d:\n%s", rc, text);
     const char *once = strstr(text, "without a held-out set");
     expect_true(once && !strstr(once + 1, "without a held-out set"), "said once:\n%s", text);
-    TfModel m;
-    TfErr err;
-    expect_true(ckpt_load(&m, out, &err) == 0, "saved and loadable: %s", err.msg);
-    model_free(&m);
+    expect_loadable(out, "saved and loadable");
 }
 
 static void test_signal_during_final_eval_saves(void **state)
 {
     (void)state;
-    char data[128], out[128], errf[128], text[8192];
-    path_in(data, sizeof data, "many.tsv");
-    path_in(out, sizeof out, "sig.st");
-    path_in(errf, sizeof errf, "err3.txt");
-    FILE *f = fopen(data, "w");
+    static Files F;
+    char *data = F.data, *out = F.out, *errf = F.errf, *text = F.text;
+    FILE *f = files(&F, "many");
     for (int i = 0; i < 40000; i++)
         fprintf(f, "w%d w%d w%d\tv%d v%d v%d\n", i, i % 97, i % 13, i % 89, i, i % 7);
     fclose(f);
@@ -128,12 +148,9 @@ static void test_signal_during_final_eval_saves(void **state)
                           "--layers", "1", "--d-ff", "16", "--eval-pairs", "0", "--threads", "1",
                           "--out", out, NULL};
     int rc = run(errf, "step 1/1", args);
-    count_lines(errf, text, sizeof text);
+    count_lines(errf, text, sizeof F.text);
     expect_true(rc == 0, "two SIGTERMs during the final evaluation: saved, rc %d:\n%s", rc, text);
-    TfModel m;
-    TfErr err;
-    expect_true(ckpt_load(&m, out, &err) == 0, "the trained step is saved: %s", err.msg);
-    model_free(&m);
+    expect_loadable(out, "the trained step is saved");
 }
 
 int main(int argc, char **argv)

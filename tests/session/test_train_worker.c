@@ -12,6 +12,7 @@
  * needs the engine only (no SDL). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -379,6 +380,43 @@ static void test_bad_setups(void **state)
     tw_free(w);
 }
 
+/* The Train tab's file field: a FIFO or a device is refused at once (the
+ * worker neither hangs on it nor blocks tw_free's join), a file without
+ * newlines is "line longer than 16 MiB", not memory that follows it. */
+static void test_file_field_not_regular(void **state)
+{
+    (void)state;
+    alarm(60); /* a hang fails the test instead of stalling it */
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    TwSpec s;
+    char fifo[128], nonl[128];
+    snprintf(fifo, sizeof fifo, "%s/pipe.tsv", g_dir);
+    snprintf(nonl, sizeof nonl, "%s/no-newline.tsv", g_dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    FILE *f = fopen(nonl, "w");
+    for (int i = 0; i < (17 << 20) / 4; i++)
+        fputs("abc ", f);
+    fclose(f);
+    static const struct {
+        const char *path, *want;
+    } cases[] = {{NULL, "FIFO"}, {"/dev/zero", "device"}, {"", "line longer than 16 MiB"}};
+    for (int i = 0; i < 3; i++) {
+        const char *p = !cases[i].path ? fifo : cases[i].path[0] ? cases[i].path : nonl;
+        tw_spec_default(&s);
+        s.task[0] = 0;
+        snprintf(s.path, sizeof s.path, "%s", p);
+        TwStatus *st = run_spec(w, &s, 0);
+        expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg, p) &&
+                        strstr(st->msg, cases[i].want),
+                    "%s: a message naming it and \"%s\", got '%s'", p, cases[i].want, st->msg);
+    }
+    tw_free(w);
+    unlink(fifo);
+    unlink(nonl);
+    alarm(0);
+}
+
 /* Snapshots thin out (every other dropped, interval doubled) and span the
  * whole run; the curve thins the same way. */
 static void test_snapshots_thin(void **state)
@@ -410,5 +448,6 @@ int main(void)
            cmocka_unit_test(test_bad_save_path),
            cmocka_unit_test(test_nan),
            cmocka_unit_test(test_bad_setups),
+           cmocka_unit_test(test_file_field_not_regular),
            cmocka_unit_test(test_snapshots_thin));
 }
