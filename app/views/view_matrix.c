@@ -526,7 +526,18 @@ void view_matrix(ViewCtx *v)
         o.zeros_marked = 0;
         o.caption = "experiment − normal";
     }
+    TfView ev = tv;
     heat_draw(v, &tv, v->area, &o);
+    Hover *h = &v->out->hover;
+    if (diff && h->valid && h->row < tv.rows && h->col < tv.cols) { /* both values */
+        TfView bv;
+        TfErr e2;
+        tf_view(sc->trace, p.stage, p.layer, head, sc->batch, &ev, &e2);
+        tf_view(sc->base, p.stage, p.layer, head, sc->batch, &bv, &e2);
+        size_t n = strlen(h->where);
+        snprintf(h->where + n, sizeof h->where - n, " · experiment %.6g, normal %.6g, difference",
+                 tf_view_at(&ev, h->row, h->col), tf_view_at(&bv, h->row, h->col));
+    }
     free(diff);
 }
 

@@ -473,6 +473,8 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
         return;
     }
     tv.rows = d->npos; /* rows of the engine's table beyond the sentence too */
+    tv.data = d->pe;   /* (the trace's own table holds only what the input needs) */
+    tv.stride = d->C;
     char cap[160];
     snprintf(cap, sizeof cap, "PE table: positions 0–%d × dims 0–%d", d->npos - 1, d->C - 1);
     if (ren_text_width(v->g->ui, cap) > rc.w)

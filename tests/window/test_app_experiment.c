@@ -157,6 +157,12 @@ static void test_difference_cell_colour(void **state)
             checked++;
         }
     expect_true(checked >= 9, "%d cells checked", checked);
+    /* hover shows both values */
+    a.in.mx = h->grid.x + (int)(1.5f * h->cw);
+    a.in.my = h->grid.y + (int)(0.5f * h->ch);
+    tu_view_frame(&a, tu_ren, VIEW_MATRIX, area);
+    expect_true(a.hover.valid && strstr(a.hover.where, "experiment") && strstr(a.hover.where, "normal"),
+                "hover: %s", a.hover.where);
     app_free(&a);
 }
 
