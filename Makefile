@@ -23,7 +23,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 endif
 
 PKGS_CORE := openblas libcjson
-PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig
+PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig cairo
 PKGS_TEST := cmocka
 
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
