@@ -85,12 +85,21 @@ static int caption_draw(App *a, Ren *r, int h, TfErr *err)
 
 /* ------------------------------------------------------------- drawing */
 
-/* One frame of the App as the window shows it once transitions end. */
-static void draw_frame(App *a, Ren *r)
+/* One frame of the App as the window shows it once transitions end. A
+ * live App (the window) keeps its clock; a headless one gets a fixed one,
+ * so that pictures do not depend on the time. */
+static void draw_frame(App *a, Ren *r, int live)
 {
-    a->now = 1000.0;
-    a->anim_start = 0;
+    if (!live) {
+        a->now = 1000.0;
+        a->anim_start = 0;
+        app_draw(a, r);
+        return;
+    }
+    double start = a->anim_start;
+    a->anim_start = a->now - 1000.0;
     app_draw(a, r);
+    a->anim_start = start;
 }
 
 /* A raster frame with the caption under it: the view is drawn at the
@@ -106,7 +115,7 @@ static int png_captioned(App *a, Ren *r, const char *path, TfErr *err)
         tf_fail(err, "cannot save PNG %s: out of memory", path);
         goto done;
     }
-    draw_frame(a, r);
+    draw_frame(a, r, 0);
     if (ren_read_pixels(r, (Rect){0, 0, w, h}, px) < 0 ||
         !(im = ren_image_new(r, w, h)) || ren_resize_headless(r, w, h + band) < 0) {
         tf_fail(err, "cannot save PNG %s: no room for a %dx%d frame", path, w, h + band);
@@ -130,8 +139,8 @@ done:
  * with its index and returns 1 to draw it, 0 when done. */
 typedef int (*PageFn)(App *a, int i);
 
-static int vector_doc(App *a, Ren *r, const char *path, int caption, PageFn page,
-                      int *pages, TfErr *err)
+static int vector_doc(App *a, Ren *r, const char *path, int caption, int live,
+                      PageFn page, int *pages, TfErr *err)
 {
     RenVecFormat fmt = ren_vector_format(path);
     int h;
@@ -140,7 +149,7 @@ static int vector_doc(App *a, Ren *r, const char *path, int caption, PageFn page
         return -1;
     int rc = 0, n = 0;
     for (; rc == 0 && page(a, n); n++) {
-        draw_frame(a, r);
+        draw_frame(a, r, live);
         if (caption)
             rc = caption_draw(a, r, h, err);
         ren_end(r);
@@ -164,16 +173,16 @@ int shot_save_vector(App *a, Ren *r, const char *path, int caption, TfErr *err)
 {
     if (ren_vector_format(path) == REN_VEC_NONE)
         return tf_fail(err, "%s: a vector figure is an .svg or a .pdf file", path);
-    return vector_doc(a, r, path, caption, page_once, NULL, err);
+    return vector_doc(a, r, path, caption, 1, page_once, NULL, err);
 }
 
 int shot_save(App *a, Ren *r, const char *path, int caption, TfErr *err)
 {
     if (ren_vector_format(path) != REN_VEC_NONE)
-        return shot_save_vector(a, r, path, caption, err);
+        return vector_doc(a, r, path, caption, 0, page_once, NULL, err);
     if (caption)
         return png_captioned(a, r, path, err);
-    draw_frame(a, r);
+    draw_frame(a, r, 0);
     int rc = ren_save_png(r, path, err);
     ren_end(r);
     return rc;
@@ -219,7 +228,7 @@ int shot_walk_pdf(App *a, Ren *r, const char *path, int caption, int *pages,
 {
     if (need_pdf(path, err) < 0)
         return -1;
-    return vector_doc(a, r, path, caption, page_walk, pages, err);
+    return vector_doc(a, r, path, caption, 0, page_walk, pages, err);
 }
 
 int shot_lesson_pdf(App *a, Ren *r, const char *path, int caption, int *pages,
@@ -238,5 +247,5 @@ int shot_lesson_pdf(App *a, Ren *r, const char *path, int caption, int *pages,
         if (step >= before)
             break;
     }
-    return vector_doc(a, r, path, caption, page_lesson, pages, err);
+    return vector_doc(a, r, path, caption, 0, page_lesson, pages, err);
 }

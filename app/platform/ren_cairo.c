@@ -8,7 +8,7 @@
  * text (selectable, searchable, fonts embedded as subsets); images drawn
  * scaled (the heatmaps) become one rectangle per source pixel, merged
  * along rows where neighbours share a colour, so cells stay sharp at any
- * zoom.
+ * zoom; an image drawn 1:1 is a picture and is embedded as one.
  *
  * Units: one frame pixel is one SVG px, and 0.75 PDF pt (96 per inch), so
  * `rsvg-convert` and `pdftoppm -r 96` give back the frame's size. A PDF
@@ -449,7 +449,10 @@ void vec_image(Ren *r, RenImage *im, Rect src, Rect dst)
         j1--;
     if (i1 <= i0 || j1 <= j0)
         return;
-    if ((long long)(i1 - i0) * (j1 - j0) > VEC_MAX_CELLS)
+    /* drawn 1:1 it is a picture (the lines view paints its lines into
+     * one), not a grid of cells */
+    int picture = dst.w == s.w && dst.h == s.h;
+    if (picture || (long long)(i1 - i0) * (j1 - j0) > VEC_MAX_CELLS)
         vec_image_embed(r->vec->cr, im, s, dst);
     else
         vec_image_cells(r->vec->cr, im, s, dst, i0, i1, j0, j1);
