@@ -37,7 +37,7 @@ PKGS_TEST := cmocka
 
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS  ?= -O2 -g -ftree-vectorize -fno-math-errno -fno-trapping-math
-CPPFLAGS_ALL = -std=c11 -D_GNU_SOURCE -pthread -MMD -MP $(WARN) $(SAN_FLAGS)
+CPPFLAGS_ALL = -std=c11 -D_GNU_SOURCE -pthread -MMD -MP $(WARN) $(SAN_FLAGS) $(CPPFLAGS)
 CORE_CFLAGS = $(shell pkg-config --cflags $(PKGS_CORE))
 APP_CFLAGS  = $(shell pkg-config --cflags $(PKGS_CORE) $(PKGS_APP)) \
               -DSTEPFORMER_DATADIR='"$(PREFIX)/share/stepformer"'
@@ -92,7 +92,7 @@ $(BUILD)/libapp.a: $(APP_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/stepformer: $(BUILD)/app/cli/main.o $(BUILD)/libapp.a $(BUILD)/libcore.a
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -pthread $^ -o $@ $(LIBS_APP)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -pthread $^ -o $@ $(LIBS_APP)
 
 # Test programs live in tests/<layer>/ and are built flat into build/tests/.
 define test_rule
