@@ -4,12 +4,11 @@
  * has one page per stage (pdfinfo) and its text holds the tokens and labels
  * drawn (pdftotext); captions; no fonts is an error. A test whose tool is
  * missing says so and is skipped (CI installs them all: tools/deps.sh). */
-#include "test_util.h"
+#include "tool_util.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "checkpoint.h"
@@ -18,57 +17,15 @@
 static char PROG[1024];
 static char DIR_[256];
 
-static int have(const char *tool)
+/* How often needle is in a text. */
+static int count_of(const char *hay, const char *needle)
 {
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", tool);
-    return system(cmd) == 0;
-}
-
-#define NEED(tool)                                                            \
-    do {                                                                      \
-        if (!have(tool)) {                                                    \
-            printf("  skipped: %s is not installed (tools/deps.sh install)\n", tool); \
-            skip();                                                           \
-        }                                                                     \
-    } while (0)
-
-/* Run a shell command line; its exit status (-1 if it did not run). */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+    return tu_count(hay, hay ? strlen(hay) : 0, needle);
 }
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n)
-        n = 0;
-    if (buf)
-        buf[n] = 0;
-    fclose(f);
-    return buf;
-}
-
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p++)
-        n++;
-    return n;
+    return tu_slurp(path, NULL);
 }
 
 static int px_dist(const SDL_Surface *a, int ax, int ay, const SDL_Surface *b, int bx, int by)
@@ -132,8 +89,8 @@ static int image_diff(const char *a, const char *b, double *mean, double *far, i
 static void test_svg_renders_close_to_png(void **state)
 {
     (void)state;
-    NEED("rsvg-convert");
-    NEED("xmllint");
+    TU_NEED("rsvg-convert");
+    TU_NEED("xmllint");
     static const struct {
         const char *name, *args;
     } cases[] = {
@@ -148,11 +105,11 @@ static void test_svg_renders_close_to_png(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *n = cases[i].name;
-        expect_true(sh("'%s' shot %s --out %s/%s.png >/dev/null", PROG, cases[i].args, DIR_, n) == 0 &&
-                        sh("'%s' shot %s --out %s/%s.svg >/dev/null", PROG, cases[i].args, DIR_, n) == 0,
+        expect_true(tu_sh("'%s' shot %s --out %s/%s.png >/dev/null", PROG, cases[i].args, DIR_, n) == 0 &&
+                        tu_sh("'%s' shot %s --out %s/%s.svg >/dev/null", PROG, cases[i].args, DIR_, n) == 0,
                     "shot %s as PNG and SVG", cases[i].args);
-        expect_true(sh("xmllint --noout %s/%s.svg", DIR_, n) == 0, "%s.svg is well-formed XML", n);
-        expect_true(sh("rsvg-convert %s/%s.svg -o %s/%s.svg.png", DIR_, n, DIR_, n) == 0,
+        expect_true(tu_sh("xmllint --noout %s/%s.svg", DIR_, n) == 0, "%s.svg is well-formed XML", n);
+        expect_true(tu_sh("rsvg-convert %s/%s.svg -o %s/%s.svg.png", DIR_, n, DIR_, n) == 0,
                     "rsvg-convert renders %s.svg", n);
         char a[400], b[400];
         snprintf(a, sizeof a, "%s/%s.png", DIR_, n);
@@ -172,15 +129,15 @@ static void test_svg_renders_close_to_png(void **state)
 static void test_walk_pdf_pages_and_text(void **state)
 {
     (void)state;
-    NEED("pdfinfo");
-    NEED("pdftotext");
+    TU_NEED("pdfinfo");
+    TU_NEED("pdftotext");
     TfModel m;
     TfErr err;
     expect_true(ckpt_load(&m, "assets/models/en2zh.safetensors", &err) == 0, "bundled model: %s", err.msg);
     int n_walk = tf_walk_build(&m.cfg, NULL, 0);
     model_free(&m);
-    expect_true(sh("'%s' shot --walk --out %s/walk.pdf >/dev/null", PROG, DIR_) == 0, "shot --walk");
-    expect_true(sh("pdfinfo %s/walk.pdf > %s/walk.info", DIR_, DIR_) == 0, "pdfinfo walk.pdf");
+    expect_true(tu_sh("'%s' shot --walk --out %s/walk.pdf >/dev/null", PROG, DIR_) == 0, "shot --walk");
+    expect_true(tu_sh("pdfinfo %s/walk.pdf > %s/walk.info", DIR_, DIR_) == 0, "pdfinfo walk.pdf");
     char path[400];
     snprintf(path, sizeof path, "%s/walk.info", DIR_);
     char *info = slurp(path);
@@ -190,7 +147,7 @@ static void test_walk_pdf_pages_and_text(void **state)
         sscanf(p + 6, "%d", &pages);
     expect_true(pages == n_walk, "one page per stage of the walk: %d pages, walk %d", pages, n_walk);
     free(info);
-    expect_true(sh("pdftotext %s/walk.pdf %s/walk.txt", DIR_, DIR_) == 0, "pdftotext walk.pdf");
+    expect_true(tu_sh("pdftotext %s/walk.pdf %s/walk.txt", DIR_, DIR_) == 0, "pdftotext walk.pdf");
     snprintf(path, sizeof path, "%s/walk.txt", DIR_);
     char *txt = slurp(path);
     expect_true(txt != NULL, "read %s", path);
@@ -206,13 +163,13 @@ static void test_walk_pdf_pages_and_text(void **state)
 static void test_decode_pdf_caption(void **state)
 {
     (void)state;
-    NEED("pdftotext");
-    NEED("pdfinfo");
-    expect_true(sh("'%s' shot --view decode --caption --out %s/dec.pdf >/dev/null", PROG, DIR_) == 0,
+    TU_NEED("pdftotext");
+    TU_NEED("pdfinfo");
+    expect_true(tu_sh("'%s' shot --view decode --caption --out %s/dec.pdf >/dev/null", PROG, DIR_) == 0,
                 "shot --view decode --caption");
-    expect_true(sh("'%s' shot --stage enc.self.weights --layer 1 --head 2 --caption --out %s/cap.pdf >/dev/null",
+    expect_true(tu_sh("'%s' shot --stage enc.self.weights --layer 1 --head 2 --caption --out %s/cap.pdf >/dev/null",
                    PROG, DIR_) == 0, "shot --stage --caption");
-    expect_true(sh("pdftotext %s/dec.pdf %s/dec.txt && pdftotext %s/cap.pdf %s/cap.txt", DIR_, DIR_,
+    expect_true(tu_sh("pdftotext %s/dec.pdf %s/dec.txt && pdftotext %s/cap.pdf %s/cap.txt", DIR_, DIR_,
                    DIR_, DIR_) == 0, "pdftotext");
     char path[400];
     snprintf(path, sizeof path, "%s/dec.txt", DIR_);
@@ -231,7 +188,7 @@ static void test_decode_pdf_caption(void **state)
     free(dec);
     free(cap);
     /* the caption is under the figure: the page is taller than 800 px */
-    expect_true(sh("pdfinfo %s/cap.pdf | grep -q 'Page size: *960 x 6[1-9][0-9]'", DIR_) == 0,
+    expect_true(tu_sh("pdfinfo %s/cap.pdf | grep -q 'Page size: *960 x 6[1-9][0-9]'", DIR_) == 0,
                 "a 960 pt wide page taller than 600 pt");
 }
 
@@ -239,12 +196,12 @@ static void test_decode_pdf_caption(void **state)
 static void test_all_format(void **state)
 {
     (void)state;
-    expect_true(sh("'%s' shot --all --format svg --out %s/all >/dev/null", PROG, DIR_) == 0, "--all --format svg");
-    expect_true(sh("test $(ls %s/all/*.svg | wc -l) -gt 90 && test -z \"$(ls %s/all | grep -v '\\.svg$')\"",
+    expect_true(tu_sh("'%s' shot --all --format svg --out %s/all >/dev/null", PROG, DIR_) == 0, "--all --format svg");
+    expect_true(tu_sh("test $(ls %s/all/*.svg | wc -l) -gt 90 && test -z \"$(ls %s/all | grep -v '\\.svg$')\"",
                    DIR_, DIR_) == 0, "only SVG files, more than 90");
-    expect_true(sh("'%s' shot --walk --out %s/walk.svg 2>/dev/null", PROG, DIR_) != 0,
+    expect_true(tu_sh("'%s' shot --walk --out %s/walk.svg 2>/dev/null", PROG, DIR_) != 0,
                 "a walk into an SVG is refused");
-    expect_true(sh("'%s' shot --all --format gif --out %s/x 2>/dev/null", PROG, DIR_) != 0,
+    expect_true(tu_sh("'%s' shot --all --format gif --out %s/x 2>/dev/null", PROG, DIR_) != 0,
                 "--format gif is refused");
 }
 
@@ -261,7 +218,7 @@ static void test_no_fonts_fails_clearly(void **state)
     static const char *exts[] = {"png", "svg", "pdf"};
     for (int i = 0; i < 3; i++) {
         snprintf(out, sizeof out, "%s/nofont.%s", DIR_, exts[i]);
-        int rc = sh("FONTCONFIG_FILE=%s '%s' shot --stage enc.self.weights --out %s 2>%s/nofont.err",
+        int rc = tu_sh("FONTCONFIG_FILE=%s '%s' shot --stage enc.self.weights --out %s 2>%s/nofont.err",
                     conf, PROG, out, DIR_);
         expect_true(rc != 0, "no fonts: non-zero exit for .%s (got %d)", exts[i], rc);
         struct stat st;

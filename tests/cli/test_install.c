@@ -4,11 +4,10 @@
  * and covers every command, option and key, and the installed program finds
  * its data from any folder. Tests whose tool is missing say so and are
  * skipped (CI installs them all: tools/deps.sh). */
-#include "test_util.h"
+#include "tool_util.h"
 
 #include <limits.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static char PROG[1024];    /* build/stepformer */
@@ -17,69 +16,6 @@ static char ROOT[256];     /* DESTDIR */
 static char PREFIX_[1400]; /* ROOT/usr/local */
 static char SRC[1024];     /* the source tree (the current folder) */
 static int installed;
-
-static int have(const char *tool)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", tool);
-    return system(cmd) == 0;
-}
-
-#define NEED(tool)                                                                \
-    do {                                                                          \
-        if (!have(tool)) {                                                        \
-            printf("  skipped: %s is not installed (tools/deps.sh install)\n", tool); \
-            skip();                                                               \
-        }                                                                         \
-    } while (0)
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
-}
-
-/* The standard output of a command line (NULL if it failed). */
-static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *out_of(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    size_t k;
-    while (buf && (k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
-        n += k;
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-            }
-            buf = nb;
-        }
-    }
-    int st = pclose(p);
-    if (buf)
-        buf[n] = 0;
-    if (st != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
 
 static void need_install(void)
 {
@@ -112,11 +48,11 @@ static void test_install_layout(void **state)
         snprintf(path, sizeof path, "%s/%s", PREFIX_, files[i]);
         expect_true(stat(path, &st) == 0, "installed: %s", path);
     }
-    expect_true(sh("bash -n %s/share/bash-completion/completions/stepformer", PREFIX_) == 0,
+    expect_true(tu_sh("bash -n %s/share/bash-completion/completions/stepformer", PREFIX_) == 0,
                 "the bash completion parses");
     /* the PNG icons are the sizes their folders say */
-    expect_true(sh("file %s/share/icons/hicolor/48x48/apps/stepformer.png | grep -q '48 x 48'", PREFIX_) == 0 ||
-                    !have("file"),
+    expect_true(tu_sh("file %s/share/icons/hicolor/48x48/apps/stepformer.png | grep -q '48 x 48'", PREFIX_) == 0 ||
+                    !tu_have("file"),
                 "48x48 icon is 48 x 48");
 }
 
@@ -124,14 +60,14 @@ static void test_desktop_and_metainfo_validate(void **state)
 {
     (void)state;
     need_install();
-    NEED("desktop-file-validate");
-    NEED("appstreamcli");
-    char *d = out_of("desktop-file-validate %s/share/applications/stepformer.desktop 2>&1", PREFIX_);
+    TU_NEED("desktop-file-validate");
+    TU_NEED("appstreamcli");
+    char *d = tu_output("desktop-file-validate %s/share/applications/stepformer.desktop 2>&1", PREFIX_);
     expect_true(d && d[0] == 0, "desktop-file-validate says nothing, got: %s", d ? d : "(failed)");
     free(d);
-    expect_true(sh("appstreamcli validate --no-net --pedantic %s/share/metainfo/io.github.stepformer.metainfo.xml",
+    expect_true(tu_sh("appstreamcli validate --no-net --pedantic %s/share/metainfo/io.github.stepformer.metainfo.xml",
                    PREFIX_) == 0, "appstreamcli validate --no-net");
-    char *m = out_of("appstreamcli validate --no-net --pedantic %s/share/metainfo/io.github.stepformer.metainfo.xml 2>&1",
+    char *m = tu_output("appstreamcli validate --no-net --pedantic %s/share/metainfo/io.github.stepformer.metainfo.xml 2>&1",
                      PREFIX_);
     expect_true(m && !strstr(m, "W:") && !strstr(m, "E:"), "no warnings: %s", m ? m : "");
     expect_true(m && !strstr(m, "P:") && !strstr(m, "I:"), "not even pedantic notes: %s", m ? m : "");
@@ -144,13 +80,13 @@ static void test_man_page_in_step_with_help(void **state)
 {
     (void)state;
     need_install();
-    NEED("man");
-    char *warn = out_of("MANWIDTH=80 man --warnings -l %s/share/man/man1/stepformer.1 2>&1 >/dev/null", PREFIX_);
+    TU_NEED("man");
+    char *warn = tu_output("MANWIDTH=80 man --warnings -l %s/share/man/man1/stepformer.1 2>&1 >/dev/null", PREFIX_);
     expect_true(warn && warn[0] == 0, "man -l renders without warnings, got: %s", warn ? warn : "(failed)");
     free(warn);
-    char *page = out_of("MANWIDTH=200 man -l %s/share/man/man1/stepformer.1 2>/dev/null | col -b", PREFIX_);
+    char *page = tu_output("MANWIDTH=200 man -l %s/share/man/man1/stepformer.1 2>/dev/null | col -b", PREFIX_);
     expect_true(page && strlen(page) > 2000, "the rendered page");
-    char *cmds = out_of("'%s' --help | sed -n '/^commands:/,/^$/s/^  \\([a-z]*\\) .*/\\1/p'", PROG);
+    char *cmds = tu_output("'%s' --help | sed -n '/^commands:/,/^$/s/^  \\([a-z]*\\) .*/\\1/p'", PROG);
     expect_true(cmds && strlen(cmds) > 20, "commands from --help");
     int n_cmds = 0, n_opts = 0;
     for (char *c = strtok(cmds, "\n"); c; c = strtok(NULL, "\n")) {
@@ -158,7 +94,7 @@ static void test_man_page_in_step_with_help(void **state)
         char head[64];
         snprintf(head, sizeof head, "\n   %s\n", c);
         expect_true(strstr(page, head) != NULL, "a section for the command '%s'", c);
-        char *opts = out_of("'%s' %s --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u", PROG, c);
+        char *opts = tu_output("'%s' %s --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u", PROG, c);
         expect_true(opts != NULL, "%s --help", c);
         for (char *o = opts; *o;) {
             char *nl = strchr(o, '\n');
@@ -197,11 +133,11 @@ static int setup(void **state)
     /* the same build folder as these tests (build or build/san), default
      * PREFIX, so nothing is rebuilt; quiet unless it fails */
     const char *san = strstr(BUILD_, "/san") ? "SANITIZE=1" : "";
-    int rc = sh("make -s --no-print-directory -C '%s' %s BUILD='%s' DESTDIR='%s' install >'%s/make.log' 2>&1",
+    int rc = tu_sh("make -s --no-print-directory -C '%s' %s BUILD='%s' DESTDIR='%s' install >'%s/make.log' 2>&1",
                 SRC, san, BUILD_, ROOT, ROOT);
     installed = rc == 0;
     if (!installed)
-        sh("cat '%s/make.log'", ROOT);
+        tu_sh("cat '%s/make.log'", ROOT);
     return 0;
 }
 

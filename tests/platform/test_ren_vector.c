@@ -3,39 +3,10 @@
  * by extension, one PDF page per frame, heatmap cells as rectangles, text
  * as text, atomic files, and what happens without fonts. */
 #include "ren_fixture.h"
+#include "tool_util.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = 0;
-        *len = (size_t)n;
-    }
-    return buf;
-}
-
-static int count_of(const char *hay, size_t len, const char *needle)
-{
-    int n = 0;
-    size_t k = strlen(needle);
-    for (size_t i = 0; i + k <= len; i++)
-        n += memcmp(hay + i, needle, k) == 0;
-    return n;
-}
 
 static void test_format_by_extension(void **state)
 {
@@ -77,9 +48,9 @@ static void test_pdf_page_per_frame(void **state)
     expect_true(ren_vector_end(fx->r, &err) == 0, "end: %s", err.msg);
     expect_true(!ren_is_vector(fx->r), "vector mode off");
     size_t len = 0;
-    char *pdf = slurp(path, &len);
+    char *pdf = tu_slurp(path, &len);
     expect_true(pdf && len > 100 && memcmp(pdf, "%PDF", 4) == 0, "a PDF file at %s", path);
-    int pages = count_of(pdf, len, "/Type /Page\n") + count_of(pdf, len, "/Type /Page ");
+    int pages = tu_count(pdf, len, "/Type /Page\n") + tu_count(pdf, len, "/Type /Page ");
     expect_true(pages == 3, "3 page objects, got %d", pages);
     free(pdf);
     /* back to raster */
@@ -88,6 +59,18 @@ static void test_pdf_page_per_frame(void **state)
     expect_true(pixel(fx->r, 1, 1) == rgba(BLACK), "raster drawing after the document");
     ren_end(fx->r);
     tu_scratch_remove(dir);
+}
+
+/* One frame holding im drawn into dst, as SVG at path; its text. */
+static char *image_svg(Fixture *fx, const char *path, RenImage *im, Rect dst, size_t *len)
+{
+    TfErr err = {{0}};
+    expect_true(ren_vector_begin(fx->r, path, REN_VEC_SVG, 0, &err) == 0, "begin: %s", err.msg);
+    ren_begin(fx->r, WHITE);
+    ren_image_draw(fx->r, im, (Rect){0, 0, 0, 0}, dst);
+    ren_end(fx->r);
+    expect_true(ren_vector_end(fx->r, &err) == 0, "end: %s", err.msg);
+    return tu_slurp(path, len);
 }
 
 /* A 3 x 2 image drawn scaled (a heatmap) becomes rectangles, one per cell
@@ -102,29 +85,17 @@ static void test_svg_cells_are_rectangles(void **state)
                             0x112233FF, 0x445566FF, 0x778899FF};
     RenImage *im = ren_image_new(fx->r, 3, 2);
     ren_image_update(im, px);
-    TfErr err = {{0}};
-    expect_true(ren_vector_begin(fx->r, path, REN_VEC_SVG, 0, &err) == 0, "begin: %s", err.msg);
-    ren_begin(fx->r, WHITE);
-    ren_image_draw(fx->r, im, (Rect){0, 0, 0, 0}, (Rect){10, 10, 90, 40});
-    ren_end(fx->r);
-    expect_true(ren_vector_end(fx->r, &err) == 0, "end: %s", err.msg);
     size_t len = 0;
-    char *svg = slurp(path, &len);
+    char *svg = image_svg(fx, path, im, (Rect){10, 10, 90, 40}, &len);
     expect_true(svg != NULL, "read %s", path);
-    expect_true(count_of(svg, len, "<image") == 0, "no embedded bitmap for a scaled image");
+    expect_true(tu_count(svg, len, "<image") == 0, "no embedded bitmap for a scaled image");
     static const char *colors[] = {"rgb(100%,0%,0%)", "rgb(0%,100%,0%)", "rgb(0%,0%,100%)"};
     for (int i = 0; i < 3; i++)
-        expect_true(count_of(svg, len, colors[i]) == 1, "one rectangle of %s, got %d",
-                    colors[i], count_of(svg, len, colors[i]));
+        expect_true(tu_count(svg, len, colors[i]) == 1, "one rectangle of %s, got %d",
+                    colors[i], tu_count(svg, len, colors[i]));
     free(svg);
-    /* 1:1 */
-    expect_true(ren_vector_begin(fx->r, path, REN_VEC_SVG, 0, &err) == 0, "begin: %s", err.msg);
-    ren_begin(fx->r, WHITE);
-    ren_image_draw(fx->r, im, (Rect){0, 0, 0, 0}, (Rect){10, 10, 3, 2});
-    ren_end(fx->r);
-    expect_true(ren_vector_end(fx->r, &err) == 0, "end: %s", err.msg);
-    svg = slurp(path, &len);
-    expect_true(svg && count_of(svg, len, "<image") == 1, "a 1:1 image is embedded once");
+    svg = image_svg(fx, path, im, (Rect){10, 10, 3, 2}, &len);
+    expect_true(svg && tu_count(svg, len, "<image") == 1, "a 1:1 image is embedded once");
     free(svg);
     ren_image_free(im);
     tu_scratch_remove(dir);
@@ -145,14 +116,14 @@ static void test_pdf_embeds_fonts(void **state)
     ren_end(fx->r);
     expect_true(ren_vector_end(fx->r, &err) == 0, "end: %s", err.msg);
     size_t len = 0;
-    char *pdf = slurp(path, &len);
+    char *pdf = tu_slurp(path, &len);
     expect_true(pdf != NULL, "read %s", path);
-    expect_true(count_of(pdf, len, "/FontFile") >= 2, "embedded fonts (Latin and Chinese), got %d",
-                count_of(pdf, len, "/FontFile"));
-    expect_true(count_of(pdf, len, "/ToUnicode") >= 2, "a Unicode map per font, got %d",
-                count_of(pdf, len, "/ToUnicode"));
+    expect_true(tu_count(pdf, len, "/FontFile") >= 2, "embedded fonts (Latin and Chinese), got %d",
+                tu_count(pdf, len, "/FontFile"));
+    expect_true(tu_count(pdf, len, "/ToUnicode") >= 2, "a Unicode map per font, got %d",
+                tu_count(pdf, len, "/ToUnicode"));
     /* 320 x 240 px + 40 px of band = 240 x 210 pt */
-    expect_true(count_of(pdf, len, "/MediaBox [ 0 0 240 210 ]") == 1, "page size 240 x 210 pt");
+    expect_true(tu_count(pdf, len, "/MediaBox [ 0 0 240 210 ]") == 1, "page size 240 x 210 pt");
     free(pdf);
     tu_scratch_remove(dir);
 }
@@ -190,6 +161,18 @@ static void write_conf(const char *path, const char *dirs)
     fclose(f);
 }
 
+/* Point fontconfig at conf ("" unsets it), keeping the old value in saved. */
+static void fonts_use(const char *conf, char *saved, size_t cap)
+{
+    const char *old = getenv("FONTCONFIG_FILE");
+    if (saved)
+        snprintf(saved, cap, "%s", old ? old : "");
+    if (conf[0])
+        setenv("FONTCONFIG_FILE", conf, 1);
+    else
+        unsetenv("FONTCONFIG_FILE");
+}
+
 /* With no fonts at all the check fails with the message naming the Debian
  * package; before the fix a headless frame drew nothing and said nothing. */
 static void test_no_fonts_is_an_error(void **state)
@@ -199,11 +182,8 @@ static void test_no_fonts_is_an_error(void **state)
     tu_scratch(dir, sizeof dir, "fonts");
     snprintf(conf, sizeof conf, "%s/empty.conf", dir);
     write_conf(conf, "");
-    const char *old = getenv("FONTCONFIG_FILE");
-    char saved[512] = "";
-    if (old)
-        snprintf(saved, sizeof saved, "%s", old);
-    setenv("FONTCONFIG_FILE", conf, 1);
+    char saved[512];
+    fonts_use(conf, saved, sizeof saved);
     TfErr err = {{0}};
     char warn[600];
     Ren *r = ren_open_headless(64, 64, &err);
@@ -212,10 +192,7 @@ static void test_no_fonts_is_an_error(void **state)
     expect_true(strstr(err.msg, "fonts-dejavu-core") != NULL, "names the package: %s", err.msg);
     expect_true(ren_font_open(r, REN_SANS, 16, &err) == NULL, "no sans font opens");
     ren_close(r);
-    if (saved[0])
-        setenv("FONTCONFIG_FILE", saved, 1);
-    else
-        unsetenv("FONTCONFIG_FILE");
+    fonts_use(saved, NULL, 0);
     tu_scratch_remove(dir);
 }
 
@@ -235,11 +212,8 @@ static void test_no_cjk_font_draws_latin(void **state)
     snprintf(conf, sizeof conf, "%s/latin.conf", dir);
     snprintf(body, sizeof body, "<dir>%s</dir><cachedir>%s/cache</cachedir>", dejavu, dir);
     write_conf(conf, body);
-    const char *old = getenv("FONTCONFIG_FILE");
-    char saved[512] = "";
-    if (old)
-        snprintf(saved, sizeof saved, "%s", old);
-    setenv("FONTCONFIG_FILE", conf, 1);
+    char saved[512];
+    fonts_use(conf, saved, sizeof saved);
     TfErr err = {{0}};
     char warn[600];
     Ren *r = ren_open_headless(200, 40, &err);
@@ -259,10 +233,7 @@ static void test_no_cjk_font_draws_latin(void **state)
     expect_true(ink > 50, "Latin text drawn, %d pixels of ink", ink);
     ren_end(r);
     ren_close(r);
-    if (saved[0])
-        setenv("FONTCONFIG_FILE", saved, 1);
-    else
-        unsetenv("FONTCONFIG_FILE");
+    fonts_use(saved, NULL, 0);
     tu_scratch_remove(dir);
 }
 
