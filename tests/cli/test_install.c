@@ -74,6 +74,44 @@ static void test_desktop_and_metainfo_validate(void **state)
     free(m);
 }
 
+/* Tab in bash: commands, each command's flags (from its --help), stage
+ * names and the values of fixed-choice options. */
+static void test_bash_completion(void **state)
+{
+    (void)state;
+    need_install();
+    const char *bc = "/usr/share/bash-completion/bash_completion";
+    struct stat st;
+    if (stat(bc, &st) != 0) {
+        printf("  skipped: %s is missing (the bash-completion package)\n", bc);
+        skip();
+    }
+    static const struct {
+        const char *line, *want;
+    } cases[] = {
+        {"stepformer sh", "shot"},
+        {"stepformer shot --cap", "--caption"},
+        {"stepformer shot --stage enc.self.we", "enc.self.weights"},
+        {"stepformer shot --format ", "png svg pdf"},
+        {"stepformer dump --format ", "csv json"},
+        {"stepformer --th", "--theme"},
+        {"stepformer translate --be", "--beam"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = tu_output(
+            "PATH='%s/bin':\"$PATH\" bash -c '. %s; . %s/share/bash-completion/completions/stepformer; "
+            "COMP_LINE=\"$1\"; COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<<\"$1\"; "
+            "[[ $1 == *\" \" ]] && COMP_WORDS+=(\"\"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); "
+            "_stepformer; echo \"${COMPREPLY[*]}\"' _ '%s'",
+            PREFIX_, bc, PREFIX_, cases[i].line);
+        if (got)
+            got[strcspn(got, "\n")] = 0;
+        expect_true(got && strcmp(got, cases[i].want) == 0, "'%s' + Tab gives '%s', got '%s'",
+                    cases[i].line, cases[i].want, got ? got : "(failed)");
+        free(got);
+    }
+}
+
 /* The manual renders without complaint and covers every command and each
  * command's options (from their own --help), and the window's keys. */
 static void test_man_page_in_step_with_help(void **state)
@@ -159,6 +197,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_install_layout),
         cmocka_unit_test(test_desktop_and_metainfo_validate),
+        cmocka_unit_test(test_bash_completion),
         cmocka_unit_test(test_man_page_in_step_with_help),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
