@@ -1,15 +1,17 @@
 /* test_app_util.h - what the app tests share: a small random model saved
- * to a file, and synthetic SDL events (keys, text as SDL delivers it in
- * events of at most 31 bytes cut at UTF-8 boundaries, mouse motion,
+ * to a file, and synthetic input events (input.h: keys, text, mouse motion,
  * buttons and the wheel) fed through app_event(). */
 #ifndef TEST_APP_UTIL_H
 #define TEST_APP_UTIL_H
 
-#include <SDL.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "checkpoint.h"
+#include "test_util.h"
+#include "utf8.h"
 
 /* A random classroom-shaped model (d_model 32, 4 heads, d_ff 64, 2 + 2
  * layers) with vocabularies of t4 t5 ... up to `vocab`, saved at path. */
@@ -31,51 +33,156 @@ static inline int tu_small_model(const char *path, int vocab, int max_len, uint6
     return rc;
 }
 
-static inline void ev_key(App *a, SDL_Keycode k, Uint16 mod)
+/* A file name in /tmp of this process only (test programs of several
+ * checkouts may run at once). */
+static inline const char *tu_tmp(char *buf, size_t cap, const char *name)
 {
-    SDL_Event e;
+    snprintf(buf, cap, "/tmp/stepformer-test-%d-%s", (int)getpid(), name);
+    return buf;
+}
+
+static inline void ev_key(App *a, Key k, int mod)
+{
+    InputEvent e;
     memset(&e, 0, sizeof e);
-    e.type = SDL_KEYDOWN;
-    e.key.keysym.sym = k;
-    e.key.keysym.mod = mod;
+    e.type = IN_KEY;
+    e.key = k;
+    e.mod = mod;
     app_event(a, &e);
 }
 
+/* Text as SDL delivers it: events of at most 31 bytes cut at UTF-8
+ * boundaries. */
 static inline void ev_text(App *a, const char *t)
 {
     size_t n = strlen(t);
     while (n > 0) {
-        size_t k = n < 31 ? n : 31;
-        while (k < n && k > 0 && ((unsigned char)t[k] & 0xC0) == 0x80)
-            k--;
-        SDL_Event e;
+        size_t k = 0; /* whole characters, at most 31 bytes (a bad byte is one) */
+        while (k < n) {
+            uint32_t cp;
+            int c = utf8_next(t + k, n - k, &cp);
+            size_t len = c > 0 ? (size_t)c : 1;
+            if (k + len > INPUT_TEXT_MAX - 1)
+                break;
+            k += len;
+        }
+        InputEvent e;
         memset(&e, 0, sizeof e);
-        e.type = SDL_TEXTINPUT;
-        memcpy(e.text.text, t, k);
+        e.type = IN_TEXT;
+        memcpy(e.text, t, k);
         app_event(a, &e);
         t += k;
         n -= k;
     }
 }
 
-/* type: SDL_MOUSEMOTION, SDL_MOUSEBUTTONDOWN/UP (button), SDL_MOUSEWHEEL
- * (button = the wheel's clicks) */
-static inline void ev_mouse(App *a, int type, int x, int y, int button)
+/* type: IN_MOUSE_MOVE, IN_MOUSE_DOWN/UP (button), IN_WHEEL (button = the
+ * wheel's clicks) */
+static inline void ev_mouse(App *a, InputType type, int x, int y, int button)
 {
-    SDL_Event e;
+    InputEvent e;
     memset(&e, 0, sizeof e);
-    e.type = (Uint32)type;
-    if (type == SDL_MOUSEMOTION) {
-        e.motion.x = x;
-        e.motion.y = y;
-    } else if (type == SDL_MOUSEWHEEL) {
-        e.wheel.y = button;
-    } else {
-        e.button.x = x;
-        e.button.y = y;
-        e.button.button = (Uint8)button;
-    }
+    e.type = type;
+    e.x = x;
+    e.y = y;
+    if (type == IN_WHEEL)
+        e.wheel = button;
+    else
+        e.button = button;
     app_event(a, &e);
+}
+
+/* ---- the fixture most app tests share: one headless renderer and a small
+ * model of their own ---- */
+
+static Ren *tu_ren;
+
+/* Write a small model at a per-process path made from name (into path)
+ * and open a w x h headless renderer; 0 or -1 (for cmocka's setup). */
+static inline int tu_fixture_open(char *path, size_t cap, const char *name, int vocab, int max_len,
+                                  uint64_t seed, int w, int h)
+{
+    TfErr err;
+    tu_tmp(path, cap, name);
+    if (tu_small_model(path, vocab, max_len, seed))
+        return -1;
+    tu_ren = ren_open_headless(w, h, &err);
+    return tu_ren ? 0 : -1;
+}
+
+static inline void tu_fixture_close(const char *path)
+{
+    ren_close(tu_ren);
+    tu_ren = NULL;
+    if (path)
+        remove(path);
+}
+
+/* cmocka's setup and teardown of a program whose fixture is the model at
+ * path (a char array), made from name (40 tokens, max_len 24, seed 5),
+ * and a w x h renderer. */
+#define TU_FIXTURE(path, name, w, h)                                                  \
+    static int setup(void **state)                                                   \
+    {                                                                                \
+        (void)state;                                                                 \
+        return tu_fixture_open(path, sizeof path, name, 40, 24, 5, w, h);            \
+    }                                                                                \
+    static int teardown(void **state)                                                \
+    {                                                                                \
+        (void)state;                                                                 \
+        tu_fixture_close(path);                                                      \
+        return 0;                                                                    \
+    }
+
+/* Options for an app on model with one source sentence (NULL: the
+ * default), a target (NULL: greedy) and a view (NULL: the natural one);
+ * head -2 keeps the model's default, progress files are not written. */
+static inline AppOpts tu_opts(const char *model, const char *src, const char *tgt, const char *view)
+{
+    AppOpts o = {0};
+    o.model_path = model;
+    o.src[0] = src;
+    o.n_src = src != NULL;
+    o.tgt = tgt;
+    o.view = view;
+    o.head = -2;
+    o.no_save = 1;
+    return o;
+}
+
+/* app_init (which must work) with the clock at now. */
+static inline void tu_open(App *a, const AppOpts *o, double now)
+{
+    TfErr err;
+    expect_true(app_init(a, o, &err) == 0, "the app opens: %s", err.msg);
+    a->now = now;
+}
+
+/* A whole frame on tu_ren, half a second after the last one. */
+static inline void tu_frame(App *a)
+{
+    a->now += 0.5;
+    app_frame(a, tu_ren);
+}
+
+/* One frame of just view id in area on renderer r, as frame.c hands it
+ * over (the frame stays open so its pixels can be read); the mouse's edge
+ * flags are cleared afterwards, as after a frame. */
+static inline void tu_view_frame(App *a, Ren *r, ViewId id, Rect area)
+{
+    app_update(a);
+    Gfx *g = app_gfx(a, r);
+    if (g)
+        gfx_fonts(g, a->text_scale * a->pixel_scale, NULL);
+    const Theme *th = theme_get(a->theme);
+    ren_begin(r, th->bg);
+    a->hover.valid = 0;
+    if (g) {
+        ViewCtx v = {NULL, NULL, NULL, a->pz, &a->drag, r, g, th, area, &a->in, 1.0f};
+        app_draw_view(a, &v, id);
+    }
+    a->in.pressed = a->in.released = a->in.rpressed = 0;
+    a->in.wheel = 0;
 }
 
 #endif

@@ -13,8 +13,10 @@
 #include "bench.h"
 #include "checkpoint.h"
 #include "cli.h"
+#include "app.h"
 #include "view_train.h"
-#include "views.h"
+#include "app.h"
+#include "view_train.h"
 
 typedef struct FrameCtx {
     App *a;
@@ -72,15 +74,15 @@ static void sleep_s(double s)
  * are drawn until it is really training. */
 static int train_start(App *a, Ren *r)
 {
-    if (view_train_setup(a, "en2zh", 0))
+    if (app_train_setup(a, "en2zh", 0))
         return 0;
-    view_train_play(a, 1);
-    for (int i = 0; i < 100 && a->train_ui->st.step < 20; i++) {
+    app_train_play(a, 1);
+    for (int i = 0; i < 100 && ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step < 20; i++) {
         sleep_s(0.02);
         a->now += 0.02;
         app_frame(a, r);
     }
-    return a->train_ui->st.step >= 20;
+    return ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step >= 20;
 }
 
 static void bench_frames(double secs, const char *only)
@@ -106,13 +108,13 @@ static void bench_frames(double secs, const char *only)
         if (!want(only, c->name))
             continue;
         app_goto(&a, stage_find(c->stage), c->layer);
-        a.head = c->head;
+        a.ses.head = c->head;
         a.view = c->view;
         FrameCtx f = {&a, r, 0};
         int training = c->view == VIEW_TRAIN && train_start(&a, r);
         BenchStats s = bench_run(frame_body, &f, 30, secs);
         if (training)
-            view_train_play(&a, 0);
+            app_train_play(&a, 0);
         bench_print(c->name, &s, 0, 0, 0, training ? "training" : NULL, 1);
     }
     app_free(&a);
@@ -131,10 +133,10 @@ static void edit_body(void *p)
     EditCtx *e = p;
     App *a = e->a;
     e->tick++;
-    char *last = strrchr(a->src_line, ' ');
+    char *last = strrchr(a->ses.src_line, ' ');
     if (last)
         snprintf(last + 1, 16, "t%d", 4 + e->tick % 900);
-    a->dirty = 1;
+    a->ses.dirty = 1;
     a->now += 1.0;
     app_frame(a, e->r);
 }
@@ -170,7 +172,7 @@ static void bench_edit(double secs)
     o.tgt = tgt;
     o.stage = "enc.self.weights";
     if (app_init(&a, &o, &err) == 0) {
-        a.lazy = 1; /* as the window runs it */
+        a.ses.lazy = 1; /* as the window runs it */
         EditCtx e = {&a, r, 0};
         BenchStats s = bench_run(edit_body, &e, 10, secs);
         bench_print("edit_redraw_base_s32", &s, 0, 0, 0, NULL, 0);
@@ -261,8 +263,8 @@ static TaRun ta_in_app(double secs)
     s.task[0] = 0;
     s.data = d;
     s.o.batch = TA_B;
-    if (view_train_start(&a, &s) == 0) {
-        TrainUi *u = a.train_ui;
+    if (app_train_start(&a, &s) == 0) {
+        TrainUi *u = (TrainUi *)a.vstate[VIEW_TRAIN];
         for (int i = 0; i < 200 && u->st.step < 20; i++) { /* until it trains */
             a.now = bench_now();
             app_frame(&a, r);

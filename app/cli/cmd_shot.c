@@ -12,8 +12,8 @@
 #include "lesson_ui.h"
 #include "shot_vector.h"
 #include "view_decode.h"
-#include "view_train.h"
-#include "views.h"
+#include "app.h"
+#include "app.h"
 
 static const char *SHOT_HELP =
     "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME |\n"
@@ -197,12 +197,12 @@ static int render_all(App *a, Ren *r, const char *dir, const ShotArgs *s)
         return cli_fail("shot", "cannot create the directory %s", dir);
     char path[4096];
     int n = 0, rc = 0;
-    for (int i = 0; i < a->n_walk && !rc; i++) {
-        StagePos p = a->walk[i];
+    for (int i = 0; i < a->ses.n_walk && !rc; i++) {
+        StagePos p = a->ses.walk[i];
         const StageInfo *si = stage_info(p.stage);
         app_goto(a, p.stage, p.layer);
         a->view = VIEW_AUTO;
-        a->head = 0;
+        a->ses.head = 0;
         snprintf(path, sizeof path, "%s/%03d_%s_l%d.%s", dir, n++, si->name, p.layer, ext);
         rc = render_to(a, r, path, s);
         if (si->kind == SK_WEIGHTS && !rc) {
@@ -210,10 +210,10 @@ static int render_all(App *a, Ren *r, const char *dir, const ShotArgs *s)
             snprintf(path, sizeof path, "%s/%03d_%s_l%d_lines.%s", dir, n++, si->name, p.layer, ext);
             rc = render_to(a, r, path, s);
             a->view = VIEW_AUTO;
-            a->head = -1;
+            a->ses.head = -1;
             snprintf(path, sizeof path, "%s/%03d_%s_l%d_heads.%s", dir, n++, si->name, p.layer, ext);
             rc = rc ? rc : render_to(a, r, path, s);
-            a->head = 0;
+            a->ses.head = 0;
         }
     }
     a->view = VIEW_DECODE;
@@ -273,9 +273,9 @@ int cmd_shot(int argc, char **argv)
         app_set_head(&a, o.head);
     if (s.pane || s.beam) {
         a.view = VIEW_DECODE;
-        view_decode_setup(&a, s.pane ? s.pane : (s.beam ? "beam" : "gen"), s.beam, s.alpha);
+        app_decode_setup(&a, s.pane ? s.pane : (s.beam ? "beam" : "gen"), s.beam, s.alpha);
     }
-    if (a.view == VIEW_TRAIN && view_train_setup(&a, s.task ? s.task : "en2zh", s.train_steps)) {
+    if (a.view == VIEW_TRAIN && app_train_setup(&a, s.task ? s.task : "en2zh", s.train_steps)) {
         rc = cli_fail(C, "%s", a.notice[0] ? a.notice : "training failed");
         app_free(&a);
         ren_close(r);

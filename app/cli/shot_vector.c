@@ -19,14 +19,13 @@ enum {
 
 /* ------------------------------------------------------------- caption */
 
-void shot_caption_text(const App *a, char *buf, size_t cap)
+void shot_caption_text(const Session *ses, ViewId v, char *buf, size_t cap)
 {
-    StagePos p = app_pos(a);
+    StagePos p = session_pos(ses);
     const StageInfo *si = stage_info(p.stage);
-    ViewId v = app_current_view(a);
-    const TfConfig *c = &a->model.cfg;
-    const char *tgt = a->tgt[0] ? a->tgt : a->translation;
-    int n = snprintf(buf, cap, "%s  |  \"%s\"", a->model_label, a->src_line);
+    const TfConfig *c = &ses->model.cfg;
+    const char *tgt = ses->tgt[0] ? ses->tgt : ses->translation;
+    int n = snprintf(buf, cap, "%s  |  \"%s\"", ses->model_label, ses->src_line);
     if (tgt[0] && n >= 0 && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, " -> \"%s\"", tgt);
     if (n < 0 || (size_t)n >= cap)
@@ -41,10 +40,10 @@ void shot_caption_text(const App *a, char *buf, size_t cap)
         n += snprintf(buf + n, cap - (size_t)n, ", layer %d of %d", p.layer + 1, layers);
     }
     if ((size_t)n < cap && (si->flags & (SF_HEAD | SF_HEAD_OPT))) {
-        if (a->head < 0 || v == VIEW_HEADS)
+        if (ses->head < 0 || v == VIEW_HEADS)
             snprintf(buf + n, cap - (size_t)n, ", all %d heads", c->n_heads);
         else
-            snprintf(buf + n, cap - (size_t)n, ", head %d of %d", a->head + 1, c->n_heads);
+            snprintf(buf + n, cap - (size_t)n, ", head %d of %d", ses->head + 1, c->n_heads);
     }
 }
 
@@ -71,7 +70,7 @@ static int caption_draw(App *a, Ren *r, int h, TfErr *err)
     int w;
     ren_output_size(r, &w, NULL);
     char text[SHOT_CAPTION_MAX];
-    shot_caption_text(a, text, sizeof text);
+    shot_caption_text(&a->ses, app_current_view(a), text, sizeof text);
     int band = caption_band(a);
     ren_rect(r, (Rect){0, h, w, band}, th->panel);
     ren_rect(r, (Rect){0, h, w, 1}, th->border);
@@ -192,12 +191,12 @@ int shot_save(App *a, Ren *r, const char *path, int caption, TfErr *err)
 
 static int page_walk(App *a, int i)
 {
-    if (i >= a->n_walk)
+    if (i >= a->ses.n_walk)
         return 0;
-    StagePos p = a->walk[i];
+    StagePos p = a->ses.walk[i];
     app_goto(a, p.stage, p.layer);
     a->view = VIEW_AUTO;
-    a->head = 0;
+    a->ses.head = 0;
     return 1;
 }
 

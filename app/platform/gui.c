@@ -1,12 +1,12 @@
-/* gui.c - the window: open it, feed events to the App, draw when something
- * changed, and sleep in SDL_WaitEventTimeout otherwise (no CPU when idle). */
+/* gui.c - the window: open it, feed events to the App (as our own
+ * InputEvents, input.h), draw when something changed, and sleep in SDL_WaitEventTimeout otherwise (no CPU when idle). */
 #include <SDL.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "gui.h"
-#include "views.h"
+#include "view.h"
 
 static double seconds(void)
 {
@@ -34,7 +34,7 @@ int gui_run(const AppOpts *o)
         ren_close(r);
         return cli_fail("gui", "%s", err.msg);
     }
-    a.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
+    a.ses.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
     SDL_Window *w = ren_window_handle(r);
     if (w)
         SDL_SetWindowMinimumSize(w, 200, 150);
@@ -73,7 +73,9 @@ int gui_run(const AppOpts *o)
         redraw = 1; /* an event, or the wake-up we asked for */
         if (got) {
             do {
-                app_event(&a, &e);
+                InputEvent in;
+                if (input_from_sdl(&e, &in))
+                    app_event(&a, &in);
             } while (SDL_PollEvent(&e));
         }
         handle_requests(&a, r);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "ui.h"
 
 int gfx_px(const Gfx *g, float base)
 {
@@ -133,36 +133,4 @@ RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
     ren_image_update(img, px);
     free(px);
     return img;
-}
-
-/* The App's drawing resources, made for renderer r on first use. */
-Gfx *app_gfx(App *a, Ren *r)
-{
-    if (a->gfx && a->gfx->r == r)
-        return a->gfx;
-    if (a->gfx) {
-        gfx_free(a->gfx);
-        free(a->gfx);
-        a->gfx = NULL;
-    }
-    Gfx *g = calloc(1, sizeof *g);
-    TfErr err;
-    if (!g)
-        return NULL;
-    if (gfx_init(g, r, &err)) {
-        snprintf(a->input_error, sizeof a->input_error, "%s", err.msg);
-        free(g);
-        return NULL;
-    }
-    a->gfx = g;
-    return g;
-}
-
-void app_gfx_free(App *a)
-{
-    if (a->gfx) {
-        gfx_free(a->gfx);
-        free(a->gfx);
-        a->gfx = NULL;
-    }
 }

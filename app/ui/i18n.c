@@ -4,7 +4,7 @@
  * (stage names such as enc.self.weights are the same in both). */
 #include <string.h>
 
-#include "views.h"
+#include "ui.h"
 
 static const char *const ZH[][2] = {
     {"Encoder", "编码器"},
@@ -172,9 +172,9 @@ static const char *const ZH[][2] = {
      "V 曲线/注意力（小窗口）"},
 };
 
-const char *L(const App *a, const char *en)
+const char *L(int lang, const char *en)
 {
-    if (!a || a->lang != 1 || !en)
+    if (lang != 1 || !en)
         return en;
     for (size_t i = 0; i < sizeof ZH / sizeof ZH[0]; i++)
         if (strcmp(ZH[i][0], en) == 0)

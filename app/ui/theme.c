@@ -1,6 +1,6 @@
 /* theme.c - the three looks: dark (default), light (bright rooms and
  * print), high contrast (projectors that wash colours out). */
-#include "app.h"
+#include "ui.h"
 
 static const Theme THEMES[THEME_COUNT] = {
     [THEME_DARK] = {

@@ -1,44 +1,11 @@
-/* ui.c - the few widgets the views share (immediate mode: each call reads
- * the input of this frame, draws, and returns what happened). */
+/* ui.c - the plain widgets (ui.h): text fitted, centred, wrapped or in
+ * shorter wordings, mouse tests, colour mixing, value and stage labels. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
-
-int ui_label_width(const App *a, const TfView *tv, int axis, RenFont *f)
-{
-    char buf[300];
-    int n = axis ? tv->cols : tv->rows, w = 0;
-    for (int i = 0; i < n && i < APP_CAP_T; i++) {
-        int k = ren_text_width(f, tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf));
-        if (k > w)
-            w = k;
-    }
-    return w;
-}
-
-void ui_hover_cell(App *a, const TfView *tv, int r, int c)
-{
-    char rl[200], cl[200], lh[64] = "";
-    Hover *h = &a->hover;
-    memset(h, 0, sizeof *h);
-    h->valid = 1;
-    h->stage = tv->stage;
-    h->layer = tv->layer;
-    h->head = tv->head;
-    h->b = tv->b;
-    h->row = r;
-    h->col = c;
-    h->value = tf_view_at(tv, r, c);
-    tf_view_label(&a->trace, &a->model, tv, 0, r, rl, sizeof rl);
-    tf_view_label(&a->trace, &a->model, tv, 1, c, cl, sizeof cl);
-    const StageInfo *si = stage_info(tv->stage);
-    if ((si->flags & SF_HEAD) && tv->head >= 0)
-        snprintf(lh, sizeof lh, "layer %d head %d: ", tv->layer + 1, tv->head + 1);
-    snprintf(h->where, sizeof h->where, "%srow %d '%s', col %d '%s'", lh, r, rl, c, cl);
-}
+#include "ui.h"
 
 int ui_side_of(LabelKind k)
 {
@@ -63,17 +30,6 @@ Color ui_mix(Color a, Color b, float t)
     c.b = (uint8_t)lroundf(a.b + (b.b - a.b) * t);
     c.a = (uint8_t)lroundf(a.a + (b.a - a.a) * t);
     return c;
-}
-
-int ui_button(ViewCtx *v, Rect rc, const char *label, int active)
-{
-    const Theme *th = v->th;
-    int over = ui_over(v->in, rc);
-    Color bg = active ? th->accent : over ? th->panel2 : th->panel;
-    ren_rect(v->r, rc, bg);
-    ren_rect_line(v->r, rc, 1, active ? th->accent : th->border);
-    ui_text_center(v->r, v->g->small, label, rc, active ? th->bg : th->text);
-    return ui_clicked(v->in, rc);
 }
 
 int ui_text_fit(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c)
@@ -141,41 +97,15 @@ void ui_fmt(char *buf, size_t cap, float v)
         snprintf(buf, cap, "%.7g", v);
 }
 
-void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const char *label)
-{
-    const Theme *th = v->th;
-    RenFont *f = v->g->small;
-    int fh = ren_font_height(f);
-    Rect bar = {rc.x, rc.y + fh + 2, rc.w, rc.h - 2 * fh - 6};
-    if (bar.h < 8)
-        bar.h = 8;
-    /* vertical bar: high values at the top */
-    for (int i = 0; i < bar.h; i++) {
-        float t = 1.0f - (float)i / (float)(bar.h - 1 > 0 ? bar.h - 1 : 1);
-        ren_rect(v->r, (Rect){bar.x, bar.y + i, bar.w, 1}, cmap_color(cmap, t));
-    }
-    ren_rect_line(v->r, bar, 1, th->border);
-    char a[32], b[32];
-    ui_fmt(a, sizeof a, hi);
-    ui_fmt(b, sizeof b, lo);
-    ren_text(v->r, f, a, rc.x, rc.y, th->dim);
-    ren_text(v->r, f, b, rc.x, bar.y + bar.h + 2, th->dim);
-    if (label && lo < 0 && hi > 0) {
-        int y0 = bar.y + (int)lroundf((hi / (hi - lo)) * (bar.h - 1));
-        ren_rect(v->r, (Rect){bar.x - 3, y0, bar.w + 6, 1}, th->text);
-        ren_text(v->r, f, "0", bar.x + bar.w + 4, y0 - fh / 2, th->dim);
-    }
-}
-
-void ui_stage_title(const App *a, StagePos p, char *buf, size_t cap)
+void ui_stage_title(int lang, int head, StagePos p, char *buf, size_t cap)
 {
     const StageInfo *si = stage_info(p.stage);
     int n = snprintf(buf, cap, "%s", si->name);
     if (si->flags & SF_LAYER)
-        n += snprintf(buf + n, cap > (size_t)n ? cap - n : 0, "  %s %d", L(a, "layer"), p.layer + 1);
+        n += snprintf(buf + n, cap > (size_t)n ? cap - n : 0, "  %s %d", L(lang, "layer"), p.layer + 1);
     if ((si->flags & (SF_HEAD | SF_HEAD_OPT)))
-        snprintf(buf + n, cap > (size_t)n ? cap - n : 0, a->head < 0 ? "  %s" : "  %s %d",
-                 L(a, a->head < 0 ? "all heads" : "head"), a->head + 1);
+        snprintf(buf + n, cap > (size_t)n ? cap - n : 0, head < 0 ? "  %s" : "  %s %d",
+                 L(lang, head < 0 ? "all heads" : "head"), head + 1);
 }
 
 /* ---- flow layout: controls placed left to right, wrapping ---- */
@@ -185,60 +115,12 @@ int ui_px(const Gfx *g, float base)
     return (int)(base * g->scale + 0.5f);
 }
 
-UiFlow ui_flow(ViewCtx *v, Rect rc)
+void ui_text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, int y, int w, Color c)
 {
-    int h = ren_font_height(v->g->small) + ui_px(v->g, 10);
-    return (UiFlow){v, rc, rc.x, rc.y, h, ui_px(v->g, 5)};
-}
-
-void ui_flow_break(UiFlow *f)
-{
-    if (f->x == f->rc.x)
-        return;
-    f->x = f->rc.x;
-    f->y += f->h + f->gap;
-}
-
-Rect ui_flow_next(UiFlow *f, int w)
-{
-    if (w > f->rc.w)
-        w = f->rc.w;
-    if (f->x + w > f->rc.x + f->rc.w && f->x > f->rc.x)
-        ui_flow_break(f);
-    Rect r = {f->x, f->y, w, f->h};
-    f->x += w + f->gap;
-    return r;
-}
-
-int ui_flow_button(UiFlow *f, const char *label, int active)
-{
-    int w = ren_text_width(f->v->g->small, label) + ui_px(f->v->g, 16);
-    return ui_button(f->v, ui_flow_next(f, w), label, active);
-}
-
-void ui_flow_text(UiFlow *f, const char *s, Color c)
-{
-    RenFont *font = f->v->g->small;
-    int w = ren_text_width(font, s) + ui_px(f->v->g, 4);
-    Rect r = ui_flow_next(f, w);
-    ui_text_fit(f->v->r, font, s, r.x, r.y + (r.h - ren_font_height(font)) / 2, r.w, c);
-}
-
-int ui_flow_height(const UiFlow *f)
-{
-    return f->y + (f->x > f->rc.x ? f->h : -f->gap) - f->rc.y;
-}
-
-void ui_hover_own(App *a, float value, const char *fmt, ...)
-{
-    Hover *h = &a->hover;
-    memset(h, 0, sizeof *h);
-    h->valid = 1;
-    h->stage = app_pos(a).stage;
-    h->own = 1;
-    h->value = value;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(h->where, sizeof h->where, fmt, ap);
-    va_end(ap);
+    for (int i = 0; i < n - 1; i++)
+        if (ren_text_width(f, alts[i]) <= w) {
+            ren_text(r, f, alts[i], x, y, c);
+            return;
+        }
+    ui_text_fit(r, f, alts[n - 1], x, y, w, c);
 }

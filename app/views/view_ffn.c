@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "views.h"
+#include "view.h"
 
 /* The heatmap's data: a copy of the hidden layer with every exact 0
  * replaced by NaN, so the heatmap paints it CMAP_NAN_COLOR (heat_image maps
@@ -38,31 +38,21 @@ typedef struct FfnCache {
     uint64_t version;
     StageId stage;
     int layer, b, rows, F;
-    int zeros[APP_CAP_T]; /* exact zeros per row */
+    int zeros[SES_CAP_T]; /* exact zeros per row */
     long total_zeros;
     float max;            /* largest activation */
 } FfnCache;
 
-static FfnCache ffn_cache;
-static char ffn_said[256]; /* the sentence last shown, for tests */
+/* The view's state (owned by the window). */
+typedef struct FfnState {
+    FfnCache cache;
+    char said[256]; /* the sentence last shown, for tests */
+} FfnState;
 
 /* Variant of the heat cache key: this matrix differs from the plain
  * heatmap of the same stage (zeros are NaN), so it must not share an
  * image with it. */
 #define FFN_HEAT_VARIANT 2
-
-/* Draw the first of n texts that fits in w (the last one cut with an
- * ellipsis if none does): a shorter wording reads better than a cut one,
- * and it keeps the text cache from filling with cut prefixes. */
-static void text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, int y, int w, Color c)
-{
-    for (int i = 0; i < n - 1; i++)
-        if (ren_text_width(f, alts[i]) <= w) {
-            ren_text(r, f, alts[i], x, y, c);
-            return;
-        }
-    ui_text_fit(r, f, alts[n - 1], x, y, w, c);
-}
 
 /* ---- counting ---- */
 
@@ -105,11 +95,12 @@ static int cache_grow(FfnCache *k, size_t n)
 }
 
 /* Bring the cache up to date with view tv; -1 when memory runs out. */
-static int cache_update(const App *a, const TfView *tv)
+static int cache_update(ViewCtx *v, const TfView *tv)
 {
-    FfnCache *k = &ffn_cache;
-    int rows = tv->rows < APP_CAP_T ? tv->rows : APP_CAP_T, F = tv->cols;
-    if (k->marked && k->version == a->version && k->stage == tv->stage && k->layer == tv->layer &&
+    const Scene *sc = v->s;
+    FfnCache *k = &((FfnState *)v->st)->cache;
+    int rows = tv->rows < SES_CAP_T ? tv->rows : SES_CAP_T, F = tv->cols;
+    if (k->marked && k->version == sc->version && k->stage == tv->stage && k->layer == tv->layer &&
         k->b == tv->b && k->rows == rows && k->F == F)
         return 0;
     if (cache_grow(k, (size_t)rows * F))
@@ -128,7 +119,7 @@ static int cache_update(const App *a, const TfView *tv)
     TfView t = *tv;
     t.rows = rows;
     k->total_zeros = ffn_count_zeros(&t, k->zeros);
-    k->version = a->version;
+    k->version = sc->version;
     k->stage = tv->stage;
     k->layer = tv->layer;
     k->b = tv->b;
@@ -145,35 +136,36 @@ static void ffn_sentence(char *buf, size_t cap, int zeros, int F, const char *to
 }
 
 /* What the view said last (tests compare it with the trace). */
-const char *view_ffn_said(void)
+const char *view_ffn_said(const void *st)
 {
-    return ffn_said;
+    return ((const FfnState *)st)->said;
 }
 
 /* ---- drawing ---- */
 
-static int real_len(const App *a, const TfView *tv)
+static int real_len(const Scene *sc, const TfView *tv)
 {
-    return tv->row_kind == LBL_TGT ? a->trace.tgt_len[tv->b] : a->trace.src_len[tv->b];
+    return tv->row_kind == LBL_TGT ? sc->trace->tgt_len[tv->b] : sc->trace->src_len[tv->b];
 }
 
-static int focus_token(const App *a, const TfView *tv, int bars_hover)
+static int focus_token(ViewCtx *v, const TfView *tv, int bars_hover)
 {
+    const Scene *sc = v->s;
     if (bars_hover >= 0)
         return bars_hover;
-    if (a->hover.valid && a->hover.stage == tv->stage && a->hover.b == tv->b && a->hover.row < tv->rows)
-        return a->hover.row;
+    if (v->out->hover.valid && v->out->hover.stage == tv->stage && v->out->hover.b == tv->b && v->out->hover.row < tv->rows)
+        return v->out->hover.row;
     int side = tv->row_kind == LBL_TGT ? 2 : 1;
-    if (a->sel.side == side && a->sel.index < tv->rows)
-        return a->sel.index;
+    if (sc->sel.side == side && sc->sel.index < tv->rows)
+        return sc->sel.index;
     return 0;
 }
 
 /* The heatmap of the marked copy; the hover reports the real value. */
 static void draw_heat(ViewCtx *v, const TfView *tv, Rect rc)
 {
-    App *a = v->a;
-    FfnCache *k = &ffn_cache;
+    const Scene *sc = v->s;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     TfView t = *tv;
     t.data = k->marked;
     t.stride = k->F;
@@ -182,7 +174,7 @@ static void draw_heat(ViewCtx *v, const TfView *tv, Rect rc)
     /* a sequential colour map from 0 to the largest activation: the
      * probability map, unless C has made the signed map sequential too
      * (C on this stage cycles the signed one) */
-    o.prob = a->cmap_signed == CMAP_DIVERGING;
+    o.prob = sc->cmap_signed == CMAP_DIVERGING;
     o.lo = 0.0f;
     o.hi = k->max > 0 ? k->max : 1.0f;
     o.colorbar = 1;
@@ -190,7 +182,7 @@ static void draw_heat(ViewCtx *v, const TfView *tv, Rect rc)
     o.zeros_marked = FFN_HEAT_VARIANT; /* see FFN_HEAT_VARIANT */
     o.pz_slot = VIEW_FFN;
     heat_draw(v, &t, rc, &o);
-    Hover *h = &a->hover;
+    Hover *h = &v->out->hover;
     if (h->valid && h->stage == tv->stage && h->b == tv->b && isnan(h->value)) {
         h->value = 0.0f;
         size_t n = strlen(h->where);
@@ -207,20 +199,20 @@ static int draw_legend(ViewCtx *v, int x, int y, int w)
     ren_rect_line(v->r, (Rect){x, y + 2, fh - 4, fh - 4}, 1, v->th->border);
     const char *alts[] = {"= exactly 0: the ReLU cut a negative value off (max(0, x·W₁ + b₁))",
                           "= exactly 0 (cut by the ReLU)"};
-    text_alt(v->r, f, alts, 2, x + fh + 2, y, w - fh - 2, v->th->dim);
+    ui_text_alt(v->r, f, alts, 2, x + fh + 2, y, w - fh - 2, v->th->dim);
     return fh + 4;
 }
 
 /* Bars of the zero fraction per token; returns the row under the mouse. */
 static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
-    FfnCache *k = &ffn_cache;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     const char *title[] = {"units at exactly 0, per token", "zeros per token"};
-    text_alt(v->r, f, title, 2, rc.x, rc.y, rc.w, th->text);
+    ui_text_alt(v->r, f, title, 2, rc.x, rc.y, rc.w, th->text);
     int y0 = rc.y + fh + 4, avail = rc.y + rc.h - y0;
     if (avail < 4 || k->rows < 1)
         return -1;
@@ -228,7 +220,7 @@ static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     rh = rh > 2 * fh ? 2 * fh : rh < 2 ? 2 : rh;
     int lw = ren_text_width(f, "0000000") + 6, pw = ren_text_width(f, "100%") + 8;
     Rect bar_area = {rc.x + lw, y0, rc.w - lw - pw, 0};
-    int hover = -1, every = 1, len = real_len(a, tv);
+    int hover = -1, every = 1, len = real_len(sc, tv);
     while (every * rh < fh && every < k->rows)
         every++;
     int fit = avail / rh < k->rows ? avail / rh : k->rows;
@@ -251,15 +243,15 @@ static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
         ren_rect(v->r, (Rect){b.x, b.y, (int)lroundf(frac * b.w), b.h}, CMAP_NAN_COLOR);
         Color tc = r >= len ? th->dim : th->text;
         if (r % every == 0 || cur) {
-            tf_view_label(&a->trace, &a->model, tv, 0, r, buf, sizeof buf);
+            tf_view_label(sc->trace, sc->model, tv, 0, r, buf, sizeof buf);
             ui_text_fit(v->r, f, buf, rc.x, row.y + (rh - fh) / 2, lw - 6, tc);
             snprintf(buf, sizeof buf, "%d%%", (int)lround(100.0 * frac));
             ren_text(v->r, f, buf, rc.x + rc.w - pw + 6, row.y + (rh - fh) / 2, tc);
         }
         if (ui_clicked(v->in, row)) {
             int side = tv->row_kind == LBL_TGT ? 2 : 1;
-            int same = a->sel.side == side && a->sel.index == r;
-            a->sel = same ? (Selection){0, 0} : (Selection){side, r};
+            int same = sc->sel.side == side && sc->sel.index == r;
+            view_select(v, same ? 0 : side, same ? 0 : r);
         }
     }
     return hover;
@@ -287,7 +279,7 @@ static float prof_y(const Profile *P, float val)
  * than a line per token). */
 static void prof_band(ViewCtx *v, const Profile *P, int focus)
 {
-    FfnCache *k = &ffn_cache;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     Color band = {v->th->dim.r, v->th->dim.g, v->th->dim.b, 80};
     for (int x = 0; x < P->p.w && k->rows > 1; x += 2) {
         int rank = (int)((long)x * (P->F - 1) / (P->p.w > 1 ? P->p.w - 1 : 1));
@@ -307,7 +299,7 @@ static void prof_band(ViewCtx *v, const Profile *P, int focus)
  * rank where its zeros begin. */
 static void prof_line(ViewCtx *v, const Profile *P, int focus)
 {
-    FfnCache *k = &ffn_cache;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     RenFont *f = v->g->small;
     int F = P->F, fh = ren_font_height(f);
     float xy[2 * 512];
@@ -338,15 +330,15 @@ static void prof_line(ViewCtx *v, const Profile *P, int focus)
 static void draw_profile(ViewCtx *v, const TfView *tv, Rect rc, int focus)
 {
     const Theme *th = v->th;
-    FfnCache *k = &ffn_cache;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     char title[300], mid[300], tok[200], hi[32], buf[64];
-    tf_view_label(&v->a->trace, &v->a->model, tv, 0, focus, tok, sizeof tok);
+    tf_view_label(v->s->trace, v->s->model, tv, 0, focus, tok, sizeof tok);
     snprintf(title, sizeof title, "activations sorted, largest first: '%s' (line), the other tokens (band)", tok);
     snprintf(mid, sizeof mid, "sorted activations: '%s' line, others band", tok);
     const char *alts[] = {title, mid, "sorted activations"};
-    text_alt(v->r, f, alts, 3, rc.x, rc.y, rc.w, th->text);
+    ui_text_alt(v->r, f, alts, 3, rc.x, rc.y, rc.w, th->text);
     ui_fmt(hi, sizeof hi, k->max);
     int yl = ren_text_width(f, hi) + 8;
     Profile P = {{rc.x + yl, rc.y + fh + 6, rc.w - yl - 4, rc.h - 2 * fh - 12}, k->F, k->max > 0 ? k->max : 1};
@@ -366,18 +358,19 @@ static void draw_profile(ViewCtx *v, const TfView *tv, Rect rc, int focus)
 /* The headline for the focus token and the overall count. */
 static int draw_headline(ViewCtx *v, const TfView *tv, Rect rc, int focus)
 {
-    App *a = v->a;
-    FfnCache *k = &ffn_cache;
+    const Scene *sc = v->s;
+    FfnCache *k = &((FfnState *)v->st)->cache;
     RenFont *t = v->g->title, *f = v->g->small;
     char tok[200], line[400], shorter[200];
-    tf_view_label(&a->trace, &a->model, tv, 0, focus, tok, sizeof tok);
-    ffn_sentence(ffn_said, sizeof ffn_said, k->zeros[focus], k->F, tok);
+    tf_view_label(sc->trace, sc->model, tv, 0, focus, tok, sizeof tok);
+    char *said = ((FfnState *)v->st)->said;
+    ffn_sentence(said, sizeof ((FfnState *)v->st)->said, k->zeros[focus], k->F, tok);
     char mid[260], brief[260];
     int pct = k->F ? (int)lround(100.0 * k->zeros[focus] / k->F) : 0;
     snprintf(mid, sizeof mid, "%d%% of %d units are 0 for '%s'", pct, k->F, tok);
     snprintf(brief, sizeof brief, "%d%% zeros for '%s'", pct, tok);
-    const char *heads[] = {ffn_said, mid, brief};
-    text_alt(v->r, t, heads, 3, rc.x, rc.y, rc.w, v->th->text);
+    const char *heads[] = {said, mid, brief};
+    ui_text_alt(v->r, t, heads, 3, rc.x, rc.y, rc.w, v->th->text);
     int y = rc.y + ren_font_height(t) + 2;
     long n = (long)k->rows * k->F;
     double all = n ? 100.0 * k->total_zeros / n : 0.0;
@@ -385,23 +378,23 @@ static int draw_headline(ViewCtx *v, const TfView *tv, Rect rc, int focus)
              k->zeros[focus], k->F, k->rows, k->total_zeros, n, all);
     snprintf(shorter, sizeof shorter, "%d of %d · all tokens: %.1f%% are 0", k->zeros[focus], k->F, all);
     const char *alts[] = {line, shorter};
-    text_alt(v->r, f, alts, 2, rc.x, y, rc.w, v->th->dim);
+    ui_text_alt(v->r, f, alts, 2, rc.x, y, rc.w, v->th->dim);
     return y + ren_font_height(f) + 4 - rc.y;
 }
 
-void view_ffn(ViewCtx *v)
+static void view_ffn(ViewCtx *v)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     Rect A = v->area;
-    StagePos p = app_pos(a);
+    StagePos p = sc->pos;
     TfView tv;
     TfErr err;
     if (stage_info(p.stage)->kind != SK_HIDDEN ||
-        tf_view(&a->trace, p.stage, p.layer, -1, a->batch, &tv, &err)) {
+        tf_view(sc->trace, p.stage, p.layer, -1, sc->batch, &tv, &err)) {
         view_matrix(v); /* not an FFN stage: the plain heatmap */
         return;
     }
-    if (A.w < 80 || A.h < 60 || cache_update(a, &tv))
+    if (A.w < 80 || A.h < 60 || cache_update(v, &tv))
         return;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), th_h = ren_font_height(v->g->title) + fh + 6;
@@ -423,7 +416,7 @@ void view_ffn(ViewCtx *v)
         heat_h = 0;
     Rect low = {A.x, y + heat_h + 10, A.w, A.y + A.h - y - heat_h - 10};
     int bw = low.w * 42 / 100;
-    int focus = focus_token(a, &tv, -1);
+    int focus = focus_token(v, &tv, -1);
     int bh = -1;
     if (low.h > 2 * fh) {
         bh = draw_bars(v, &tv, (Rect){low.x, low.y, bw, low.h}, focus);
@@ -434,3 +427,12 @@ void view_ffn(ViewCtx *v)
     draw_headline(v, &tv, (Rect){A.x, A.y, A.w, th_h}, focus);
     ren_clip_pop(v->r);
 }
+
+static void ffn_free(void *st)
+{
+    FfnCache *k = &((FfnState *)st)->cache;
+    free(k->marked);
+    free(k->sorted);
+}
+
+const ViewDef VIEW_FFN_DEF = {"ffn", "ReLU", view_ffn, NULL, sizeof(FfnState), ffn_free, SES_NEED_STAGE};

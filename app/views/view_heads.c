@@ -8,14 +8,14 @@
  * one spreads out evenly.
  *
  * Thumbnails come from the heatmap texture cache (heat_image), so they are
- * coloured again only when the trace changes (a->version). Hovering a cell
+ * coloured again only when the trace changes (sc->version). Hovering a cell
  * reports it like the big heatmap does; clicking a thumbnail opens that
  * layer and head in the matrix view. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "view.h"
 
 #define HEADS_VARIANT_SHARED 0x4E5Du /* heat cache variant: shared score range */
 
@@ -60,19 +60,29 @@ static Rect thumb_rect(const HeadsGrid *G, int l, int h)
                   G->tw, G->th};
 }
 
+/* The view's state: the score range of the last trace, stage and sentence. */
+typedef struct ScoreMemo {
+    int valid;
+    uint64_t version;
+    StageId st;
+    int b, Tq, Tk;
+    float first, m;
+} ScoreMemo;
+
 /* Scores share one symmetric range over every layer and head, so a bright
  * cell means the same number in every thumbnail. It is found once per
  * trace, stage and sentence. */
-static void score_range(const App *a, HeadsGrid *G)
+static void score_range(ViewCtx *v, HeadsGrid *G)
 {
-    static struct { const App *a; uint64_t version; StageId st; int b, Tq, Tk; float first, m; } memo;
+    const Scene *sc = v->s;
+    ScoreMemo *memo = v->st;
     TfView t0;
     TfErr e0;
-    float first = tf_view(&a->trace, G->st, 0, 0, G->b, &t0, &e0) ? 0 : tf_view_at(&t0, 0, 0);
-    if (memo.a == a && memo.version == a->version && memo.st == G->st && memo.b == G->b &&
-        memo.Tq == G->Tq && memo.Tk == G->Tk && memo.first == first) {
-        G->lo = -memo.m;
-        G->hi = memo.m;
+    float first = tf_view(sc->trace, G->st, 0, 0, G->b, &t0, &e0) ? 0 : tf_view_at(&t0, 0, 0);
+    if (memo->valid && memo->version == sc->version && memo->st == G->st && memo->b == G->b &&
+        memo->Tq == G->Tq && memo->Tk == G->Tk && memo->first == first) {
+        G->lo = -memo->m;
+        G->hi = memo->m;
         return;
     }
     float m = 0;
@@ -80,7 +90,7 @@ static void score_range(const App *a, HeadsGrid *G)
         for (int h = 0; h < G->NH; h++) {
             TfView tv;
             TfErr err;
-            if (tf_view(&a->trace, G->st, l, h, G->b, &tv, &err))
+            if (tf_view(sc->trace, G->st, l, h, G->b, &tv, &err))
                 continue;
             for (int r = 0; r < tv.rows; r++)
                 for (int c = 0; c < tv.cols; c++) {
@@ -91,14 +101,14 @@ static void score_range(const App *a, HeadsGrid *G)
         }
     if (m == 0)
         m = 1;
-    memo.a = a;
-    memo.version = a->version;
-    memo.st = G->st;
-    memo.b = G->b;
-    memo.Tq = G->Tq;
-    memo.Tk = G->Tk;
-    memo.first = first;
-    memo.m = m;
+    memo->valid = 1;
+    memo->version = sc->version;
+    memo->st = G->st;
+    memo->b = G->b;
+    memo->Tq = G->Tq;
+    memo->Tk = G->Tk;
+    memo->first = first;
+    memo->m = m;
     G->lo = -m;
     G->hi = m;
 }
@@ -126,7 +136,7 @@ static float layout_try(ViewCtx *v, const TfView *tv0, Rect body, HeadsGrid *G, 
     snprintf(cap, sizeof cap, compact ? "L%d" : "layer %d", G->L);
     G->short_caps = compact > 0;
     G->cap_w = ren_text_width(f, cap) + (int)(12 * sc);
-    G->lab_w = compact > 1 ? 0 : ui_label_width(v->a, tv0, 0, f) + (int)(8 * sc);
+    G->lab_w = compact > 1 ? 0 : ui_label_width(v->s, tv0, 0, f) + (int)(8 * sc);
     if (G->lab_w > body.w / 6)
         G->lab_w = body.w / 6;
     int cb_w = ren_text_width(f, "-00.00") + (int)(30 * sc);
@@ -204,7 +214,7 @@ static void veil_padding(ViewCtx *v, const HeadsGrid *G, Rect t)
 /* The token the learner clicked elsewhere: outline its row or column. */
 static void mark_selection(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rect t)
 {
-    const Selection *s = &v->a->sel;
+    const Selection *s = &v->s->sel;
     int cpx = (int)lroundf(G->c) > 1 ? (int)lroundf(G->c) : 1;
     if (!s->side)
         return;
@@ -217,15 +227,15 @@ static void mark_selection(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rec
 /* One thumbnail: the cached image, padding veil, selection, hover, click. */
 static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     TfView tv;
     TfErr err;
-    if (tf_view(&a->trace, G->st, l, h, G->b, &tv, &err))
+    if (tf_view(sc->trace, G->st, l, h, G->b, &tv, &err))
         return;
     Rect t = thumb_rect(G, l, h);
     uint32_t masked = cmap_pack(v->th->masked);
     uint64_t key = heat_key(G->st, l, h, G->b, G->cmap, G->prob ? 0 : (int)HEADS_VARIANT_SHARED);
-    RenImage *img = heat_image(v->g, a->version, key, &tv, G->lo, G->hi, G->cmap, masked);
+    RenImage *img = heat_image(v->g, sc->version, key, &tv, G->lo, G->hi, G->cmap, masked);
     if (img)
         ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, t);
     veil_padding(v, G, t);
@@ -239,23 +249,22 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current
         return;
     int c = (int)((v->in->mx - t.x) / G->c), r = (int)((v->in->my - t.y) / G->c);
     if (r >= 0 && r < tv.rows && c >= 0 && c < tv.cols) {
-        ui_hover_cell(a, &tv, r, c);
+        ui_hover_cell(v, &tv, r, c);
         if (G->c >= 3)
             ren_rect_line(v->r, (Rect){t.x + (int)lroundf(c * G->c) - 1, t.y + (int)lroundf(r * G->c) - 1,
                                        (int)lroundf(G->c) + 2, (int)lroundf(G->c) + 2},
                           1, v->th->select);
     }
     if (ui_clicked(v->in, t)) { /* open this head in the big heatmap */
-        app_goto(a, G->st, l);
-        app_set_head(a, h);
-        a->view = VIEW_AUTO;
-        a->anim_start = a->now;
+        view_goto(v, G->st, l);
+        view_set_head(v, h);
+        view_show(v, VIEW_AUTO);
     }
 }
 
 static Color label_color(const ViewCtx *v, LabelKind k, int i, int n_real)
 {
-    const Selection *s = &v->a->sel;
+    const Selection *s = &v->s->sel;
     if (s->side && s->side == ui_side_of(k) && s->index == i)
         return v->th->select;
     return i >= n_real ? v->th->dim : v->th->text;
@@ -265,7 +274,7 @@ static Color label_color(const ViewCtx *v, LabelKind k, int i, int n_real)
  * a label that would touch the one above it is left out. */
 static void draw_query_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rect t)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), last = -(1 << 30);
     Rect band = {t.x - G->lab_w, t.y - G->gap / 2, G->lab_w - 4, t.h + G->gap};
@@ -275,7 +284,7 @@ static void draw_query_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, 
         int y = t.y + (int)lroundf((i + 0.5f) * G->c) - fh / 2;
         if (y < last + 1)
             continue;
-        tf_view_label(&a->trace, &a->model, tv, 0, i, buf, sizeof buf);
+        tf_view_label(sc->trace, sc->model, tv, 0, i, buf, sizeof buf);
         int w = ren_text_width(f, buf), x = band.x + band.w - w;
         ui_text_fit(v->r, f, buf, x < band.x ? band.x : x, y, band.w, label_color(v, tv->row_kind, i, G->qn));
         last = y + fh;
@@ -287,13 +296,13 @@ static void draw_query_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, 
  * thumbnail), leaving out any that would touch the one before. */
 static void draw_key_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rect t, int y)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *f = v->g->small;
     int last = -(1 << 30), space = (int)lroundf(4 * v->g->scale);
     char buf[300];
     ren_clip_push(v->r, (Rect){t.x - G->gap / 2, y, t.w + G->gap, ren_font_height(f)});
     for (int j = 0; j < G->Tk; j++) {
-        tf_view_label(&a->trace, &a->model, tv, 1, j, buf, sizeof buf);
+        tf_view_label(sc->trace, sc->model, tv, 1, j, buf, sizeof buf);
         int w = ren_text_width(f, buf);
         int x = t.x + (int)lroundf((j + 0.5f) * G->c) - w / 2;
         if (x + w > t.x + t.w)
@@ -344,7 +353,7 @@ static void draw_captions(ViewCtx *v, const HeadsGrid *G, const TfView *tv0, int
             int yh = G->band ? t.y - 2 * (fh + 2) - 2 : y_head, yk = G->band ? t.y - fh - 4 : y_key;
             snprintf(buf, sizeof buf, t.w >= ren_text_width(f, "head 00") ? "head %d" : "%d", h + 1);
             ui_text_center(v->r, f, buf, (Rect){t.x - G->gap / 2, yh, t.w + G->gap, fh},
-                           v->a->head == h ? v->th->select : v->th->dim);
+                           v->s->head == h ? v->th->select : v->th->dim);
             draw_key_labels(v, G, tv0, t, yk);
         }
     }
@@ -352,13 +361,13 @@ static void draw_captions(ViewCtx *v, const HeadsGrid *G, const TfView *tv0, int
 
 static void draw_header(ViewCtx *v, const HeadsGrid *G, StageId first, Rect *body)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *ui = v->g->ui, *f = v->g->small;
     int fh = ren_font_height(f);
     char t[256], s[400], sent[64] = "";
     snprintf(t, sizeof t, "%s · %s", attn_name(first), G->prob ? "weights" : "scaled scores");
-    if (a->n_src > 1)
-        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, a->n_src);
+    if (sc->n_src > 1)
+        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, sc->n_src);
     snprintf(s, sizeof s, "%s%d layer%s × %d heads · rows are queries, columns keys · %s · click a head to open it",
              sent, G->L, G->L > 1 ? "s" : "", G->NH,
              G->prob ? "each row sums to 1" : "one colour scale for every head");
@@ -395,33 +404,33 @@ static int real_len(const TfTrace *tr, LabelKind k, int b)
 
 static void heads_draw(ViewCtx *v)
 {
-    App *a = v->a;
-    StagePos p = app_pos(a);
-    const TfConfig *cfg = &a->model.cfg;
+    const Scene *sc = v->s;
+    StagePos p = sc->pos;
+    const TfConfig *cfg = &sc->model->cfg;
     StageId first = stage_attn_block(p.stage);
     HeadsGrid G;
     memset(&G, 0, sizeof G);
-    G.prob = p.stage != first + 3; /* scores, or else weights */
-    G.st = (StageId)(first + (G.prob ? 5 : 3));
+    G.prob = p.stage != stage_attn_part(first, AP_SCORES); /* scores, or else weights */
+    G.st = stage_attn_part(first, G.prob ? AP_WEIGHTS : AP_SCORES);
     G.L = stage_layers(G.st, cfg);
     G.NH = cfg->n_heads;
-    G.b = a->batch;
+    G.b = sc->batch;
     TfView tv0;
     TfErr err;
-    if (tf_view(&a->trace, G.st, 0, 0, G.b, &tv0, &err)) {
+    if (tf_view(sc->trace, G.st, 0, 0, G.b, &tv0, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
         return;
     }
     G.Tq = tv0.rows;
     G.Tk = tv0.cols;
-    G.qn = real_len(&a->trace, tv0.row_kind, G.b);
-    G.kn = real_len(&a->trace, tv0.col_kind, G.b);
-    G.cmap = G.prob ? a->cmap_prob : a->cmap_signed;
+    G.qn = real_len(sc->trace, tv0.row_kind, G.b);
+    G.kn = real_len(sc->trace, tv0.col_kind, G.b);
+    G.cmap = G.prob ? sc->cmap_prob : sc->cmap_signed;
     if (G.prob) {
         G.lo = 0;
         G.hi = 1;
     } else {
-        score_range(a, &G);
+        score_range(v, &G);
     }
     Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
     draw_header(v, &G, first, &body);
@@ -430,20 +439,18 @@ static void heads_draw(ViewCtx *v)
                      body.x, body.y, body.w, v->th->dim);
         return;
     }
-    int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) && stage_attn_block(p.stage) == first ? p.layer : -1;
+    int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : -1;
     draw_captions(v, &G, &tv0, cur_layer);
     for (int l = 0; l < G.L; l++)
         for (int h = 0; h < G.NH; h++)
-            draw_thumb(v, &G, l, h, l == cur_layer && h == a->head);
+            draw_thumb(v, &G, l, h, l == cur_layer && h == sc->head);
     draw_colorbar(v, &G, body);
 }
 
-/* The view draws only inside its area, whatever the area's size. */
-void view_heads(ViewCtx *v)
+static void view_heads(ViewCtx *v)
 {
-    if (v->area.w < 40 || v->area.h < 30)
-        return;
-    ren_clip_push(v->r, v->area);
-    heads_draw(v);
-    ren_clip_pop(v->r);
+    ui_draw_inside(v, heads_draw);
 }
+
+const ViewDef VIEW_HEADS_DEF = {"heads", "All heads", view_heads, NULL, sizeof(ScoreMemo), NULL,
+                                SES_NEED_STACK};

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "views.h"
+#include "view.h"
 
 #define LINES_SEG 24 /* straight pieces of the polyline a curve is painted from */
 
@@ -39,9 +39,21 @@ typedef struct LinesGeo {
     int fcol, fi;        /* the focused token (hovered or selected), or -1 */
 } LinesGeo;
 
-/* Which column a click in self-attention came from, so that selecting a
- * key shows its incoming lines; remembered between frames (UI state only). */
-static int g_sel_col = 0;
+typedef struct Canvas {
+    uint32_t *px;     /* w * h pixels 0xRRGGBBAA, grown, never shrunk */
+    size_t cap;
+    int w, h;
+    uint64_t key, version, sum; /* what a base canvas holds */
+} Canvas;
+
+/* What the view remembers between frames (owned by the window). */
+typedef struct LinesState {
+    /* which column a click in self-attention came from, so that selecting
+     * a key shows its incoming lines */
+    int sel_col;
+    Canvas base, out; /* the picture without focus; the one shown */
+} LinesState;
+
 
 /* Okabe & Ito's palette without black: distinct under every common colour
  * vision deficiency. Head h keeps its colour in every mode. */
@@ -70,7 +82,7 @@ static void lines_layout(ViewCtx *v, const TfView *tv, Rect body, LinesGeo *G)
     float sc = v->g->scale;
     int fh = ren_font_height(f);
     int val_w = ren_text_width(v->g->small, "0.000") + (int)(10 * sc);
-    int lw = ui_label_width(v->a, tv, 0, f), rw = ui_label_width(v->a, tv, 1, f);
+    int lw = ui_label_width(v->s, tv, 0, f), rw = ui_label_width(v->s, tv, 1, f);
     if (G->shown[0] < G->n[0] || G->shown[1] < G->n[1]) {
         int pw = ren_text_width(f, "<pad> ×000");
         lw = lw > pw ? lw : pw;
@@ -112,7 +124,7 @@ static void lines_layout(ViewCtx *v, const TfView *tv, Rect body, LinesGeo *G)
 
 static void find_focus(ViewCtx *v, LinesGeo *G)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     G->fcol = G->fi = -1;
     for (int c = 0; c < 2; c++) {
         if (!ui_over(v->in, G->band[c]))
@@ -124,24 +136,21 @@ static void find_focus(ViewCtx *v, LinesGeo *G)
         G->fi = i;
         if (v->in->pressed) {
             int side = ui_side_of(G->kind[c]);
-            if (a->sel.side == side && a->sel.index == i)
-                a->sel.side = 0;
-            else
-                a->sel = (Selection){side, i};
-            g_sel_col = c;
+            view_toggle_select(v, side, i);
+            ((LinesState *)v->st)->sel_col = c;
         }
         return;
     }
-    if (!a->sel.side)
+    if (!sc->sel.side)
         return;
-    int match0 = ui_side_of(G->kind[0]) == a->sel.side && a->sel.index < G->shown[0];
-    int match1 = ui_side_of(G->kind[1]) == a->sel.side && a->sel.index < G->shown[1];
+    int match0 = ui_side_of(G->kind[0]) == sc->sel.side && sc->sel.index < G->shown[0];
+    int match1 = ui_side_of(G->kind[1]) == sc->sel.side && sc->sel.index < G->shown[1];
     if (match0 && match1)
-        G->fcol = g_sel_col;
+        G->fcol = ((const LinesState *)v->st)->sel_col;
     else if (match0 || match1)
         G->fcol = match1;
     if (G->fcol >= 0)
-        G->fi = a->sel.index;
+        G->fi = sc->sel.index;
 }
 
 /* ---- the curves, rasterised into a cached image ----
@@ -156,15 +165,6 @@ static void find_focus(ViewCtx *v, LinesGeo *G)
  * focus is kept, and a focus fades a copy of it and paints only the
  * focused token's lines on top. */
 
-typedef struct Canvas {
-    uint32_t *px;     /* w * h pixels 0xRRGGBBAA, grown, never shrunk */
-    size_t cap;
-    int w, h;
-    uint64_t key, version, sum; /* what a base canvas holds */
-    const App *app;
-} Canvas;
-
-static Canvas g_base, g_out; /* the picture without focus; the one shown */
 
 static int canvas_size(Canvas *cv, int w, int h)
 {
@@ -297,7 +297,7 @@ static void paint_heads(ViewCtx *v, const LinesGeo *G, Canvas *cv, Rect reg, int
     for (int h = 0; h < G->NH; h++) {
         TfView wh;
         if ((G->head < 0 || h == G->head) &&
-            tf_view(&v->a->trace, G->st, G->layer, h, G->b, &wh, &err) == 0)
+            tf_view(v->s->trace, G->st, G->layer, h, G->b, &wh, &err) == 0)
             paint_head(v, G, cv, reg, &wh, h, focused);
     }
 }
@@ -307,7 +307,7 @@ static void paint_heads(ViewCtx *v, const LinesGeo *G, Canvas *cv, Rect reg, int
 static uint64_t image_key(const ViewCtx *v, const LinesGeo *G, Rect reg, int with_focus)
 {
     int f[] = {(int)G->st, G->layer, G->head, G->b, with_focus ? G->fcol : -1, with_focus ? G->fi : -1,
-               (int)v->a->theme,
+               (int)v->s->theme,
                reg.x, reg.y, reg.w, reg.h, (int)lroundf(v->g->scale * 100),
                (int)lroundf(G->top[0]), (int)lroundf(G->top[1]),
                (int)lroundf(G->pitch[0] * 16), (int)lroundf(G->pitch[1] * 16)};
@@ -327,7 +327,7 @@ static uint64_t weights_sum(const ViewCtx *v, const LinesGeo *G)
     TfErr err;
     for (int h = 0; h < G->NH; h++) {
         TfView w;
-        if ((G->head >= 0 && h != G->head) || tf_view(&v->a->trace, G->st, G->layer, h, G->b, &w, &err))
+        if ((G->head >= 0 && h != G->head) || tf_view(v->s->trace, G->st, G->layer, h, G->b, &w, &err))
             continue;
         for (int i = 0; i < G->shown[0]; i++)
             for (int j = 0; j < G->shown[1]; j++) {
@@ -345,29 +345,29 @@ static uint64_t weights_sum(const ViewCtx *v, const LinesGeo *G)
 static int paint(ViewCtx *v, const LinesGeo *G, Rect reg)
 {
     uint64_t key = image_key(v, G, reg, 0), sum = weights_sum(v, G);
-    if (g_base.key != key || g_base.version != v->a->version || g_base.app != v->a ||
-        g_base.sum != sum || g_base.w != reg.w || g_base.h != reg.h) {
-        if (canvas_size(&g_base, reg.w, reg.h))
+    LinesState *S = v->st;
+    if (S->base.key != key || S->base.version != v->s->version ||
+        S->base.sum != sum || S->base.w != reg.w || S->base.h != reg.h) {
+        if (canvas_size(&S->base, reg.w, reg.h))
             return 0;
-        canvas_fill(&g_base, v->th->bg);
-        paint_heads(v, G, &g_base, reg, 0);
-        g_base.key = key;
-        g_base.sum = sum;
-        g_base.version = v->a->version;
-        g_base.app = v->a;
+        canvas_fill(&S->base, v->th->bg);
+        paint_heads(v, G, &S->base, reg, 0);
+        S->base.key = key;
+        S->base.sum = sum;
+        S->base.version = v->s->version;
     }
     if (G->fcol < 0)
         return 1;
-    if (canvas_size(&g_out, reg.w, reg.h))
+    if (canvas_size(&S->out, reg.w, reg.h))
         return 0;
-    canvas_fade(&g_out, &g_base, v->th->bg, 40); /* the others at ~15% */
-    paint_heads(v, G, &g_out, reg, 1);
+    canvas_fade(&S->out, &S->base, v->th->bg, 40); /* the others at ~15% */
+    paint_heads(v, G, &S->out, reg, 1);
     return 1;
 }
 
 static void draw_curves(ViewCtx *v, const LinesGeo *G, Rect body)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     /* the strip between the columns, as tall as the tokens plus the widest
      * line, within the body */
     int pad = (int)ceilf(8 * v->g->scale);
@@ -384,11 +384,11 @@ static void draw_curves(ViewCtx *v, const LinesGeo *G, Rect body)
     if (reg.w < 2 || reg.h < 2 || reg.w > maxs || reg.h > maxs)
         return;
     int fresh;
-    RenImage *img = gfx_image(v->g, a->version, image_key(v, G, reg, 1), reg.w, reg.h, 0, 0, &fresh);
+    RenImage *img = gfx_image(v->g, sc->version, image_key(v, G, reg, 1), reg.w, reg.h, 0, 0, &fresh);
     if (!img)
         return;
     if (fresh && paint(v, G, reg))
-        ren_image_update(img, G->fcol >= 0 ? g_out.px : g_base.px);
+        ren_image_update(img, G->fcol >= 0 ? ((LinesState *)v->st)->out.px : ((LinesState *)v->st)->base.px);
     ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, reg);
 }
 
@@ -412,17 +412,17 @@ static void draw_values(ViewCtx *v, const LinesGeo *G, const TfView *w)
 
 static void draw_tokens(ViewCtx *v, const LinesGeo *G, int col, const TfView *tv)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *f = v->g->ui;
     int fh = ren_font_height(f), last = -(1 << 30);
     char buf[300];
     for (int i = 0; i < G->shown[col]; i++) {
         int y = (int)lroundf(tok_y(G, col, i)) - fh / 2;
         int focus = G->fcol == col && G->fi == i;
-        int sel = a->sel.side == ui_side_of(G->kind[col]) && a->sel.index == i;
+        int sel = sc->sel.side == ui_side_of(G->kind[col]) && sc->sel.index == i;
         if (y < last && !focus)
             continue; /* crowded: every token keeps its line, not every label */
-        tf_view_label(&a->trace, &a->model, tv, col, i, buf, sizeof buf);
+        tf_view_label(sc->trace, sc->model, tv, col, i, buf, sizeof buf);
         if (i == G->real[col] && G->n[col] - i > 1) /* one row for all the padding */
             snprintf(buf, sizeof buf, "<pad> ×%d", G->n[col] - i);
         int w = ren_text_width(f, buf);
@@ -464,12 +464,12 @@ static void column_titles(ViewCtx *v, const LinesGeo *G, Rect body, int y)
 /* "all 1 2 3 4": the head buttons, each with its colour: the legend. */
 static int head_buttons(ViewCtx *v, const LinesGeo *G, int x, int y)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), h = fh + 8;
-    float sc = v->g->scale;
-    int sw = (int)(10 * sc);
-    x += ren_text(v->r, f, "head", x, y + 4, v->th->dim) + (int)(8 * sc);
+    float gs = v->g->scale;
+    int sw = (int)(10 * gs);
+    x += ren_text(v->r, f, "head", x, y + 4, v->th->dim) + (int)(8 * gs);
     for (int k = -1; k < G->NH; k++) {
         char buf[16];
         snprintf(buf, sizeof buf, k < 0 ? "all" : "%d", k + 1);
@@ -477,20 +477,20 @@ static int head_buttons(ViewCtx *v, const LinesGeo *G, int x, int y)
         if (x + w > v->area.x + v->area.w)
             break;
         Rect rc = {x, y, w, h};
-        int active = a->head == k;
+        int active = sc->head == k;
         ren_rect(v->r, rc, active ? v->th->panel2 : v->th->panel);
         ren_rect_line(v->r, rc, active ? 2 : 1, active ? v->th->select : v->th->border);
         int tx = x + 8;
         if (k >= 0) {
             Color c = head_color(v->th, k);
-            if (a->head >= 0 && !active)
+            if (sc->head >= 0 && !active)
                 c.a = 110;
             ren_rect(v->r, (Rect){tx, y + (h - sw) / 2, sw, sw}, c);
             tx += sw + 4;
         }
         ren_text(v->r, f, buf, tx, y + 4, active ? v->th->select : v->th->text);
         if (ui_clicked(v->in, rc))
-            app_set_head(a, k);
+            view_set_head(v, k);
         x += w + 4;
     }
     return h;
@@ -498,8 +498,9 @@ static int head_buttons(ViewCtx *v, const LinesGeo *G, int x, int y)
 
 /* The status line names the strongest pair through the hovered token (of
  * the head shown, or of any head when all are shown). */
-static void set_hover(App *a, const LinesGeo *G)
+static void set_hover(ViewCtx *v, const LinesGeo *G)
 {
+    const Scene *sc = v->s;
     if (G->fcol < 0 || G->fi >= G->shown[G->fcol])
         return;
     int best = 0, best_h = G->head < 0 ? 0 : G->head;
@@ -507,7 +508,7 @@ static void set_hover(App *a, const LinesGeo *G)
     TfView w, bw;
     TfErr err;
     for (int h = 0; h < G->NH; h++) {
-        if ((G->head >= 0 && h != G->head) || tf_view(&a->trace, G->st, G->layer, h, G->b, &w, &err))
+        if ((G->head >= 0 && h != G->head) || tf_view(sc->trace, G->st, G->layer, h, G->b, &w, &err))
             continue;
         for (int k = 0; k < G->shown[1 - G->fcol]; k++) {
             float x = G->fcol == 0 ? tf_view_at(&w, G->fi, k) : tf_view_at(&w, k, G->fi);
@@ -523,7 +524,7 @@ static void set_hover(App *a, const LinesGeo *G)
         return;
     char rl[200], cl[200];
     int r = G->fcol == 0 ? G->fi : best, c = G->fcol == 0 ? best : G->fi;
-    Hover *hv = &a->hover;
+    Hover *hv = &v->out->hover;
     hv->valid = 1;
     hv->stage = G->st;
     hv->layer = G->layer;
@@ -532,15 +533,15 @@ static void set_hover(App *a, const LinesGeo *G)
     hv->row = r;
     hv->col = c;
     hv->value = bv;
-    tf_view_label(&a->trace, &a->model, &bw, 0, r, rl, sizeof rl);
-    tf_view_label(&a->trace, &a->model, &bw, 1, c, cl, sizeof cl);
+    tf_view_label(sc->trace, sc->model, &bw, 0, r, rl, sizeof rl);
+    tf_view_label(sc->trace, sc->model, &bw, 1, c, cl, sizeof cl);
     snprintf(hv->where, sizeof hv->where, "head %d, the strongest line through the token: row %d '%s', col %d '%s'",
              best_h + 1, r, rl, c, cl);
 }
 
 static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *ui = v->g->ui, *f = v->g->small;
     char t[256], s[300], sent[48] = "";
     const char *what = G->st == ST_DEC_CROSS_WEIGHTS ? "cross-attention"
@@ -549,8 +550,8 @@ static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
         snprintf(t, sizeof t, "Layer %d · all %d heads · %s", G->layer + 1, G->NH, what);
     else
         snprintf(t, sizeof t, "Layer %d · head %d · %s", G->layer + 1, G->head + 1, what);
-    if (a->n_src > 1)
-        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, a->n_src);
+    if (sc->n_src > 1)
+        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, sc->n_src);
     snprintf(s, sizeof s, "%sline width and opacity = attention weight · hover or click a token", sent);
     int y = body->y;
     ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
@@ -564,19 +565,16 @@ static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
 
 static void lines_draw(ViewCtx *v)
 {
-    App *a = v->a;
-    StagePos p = app_pos(a);
-    StageId first = stage_attn_block(p.stage);
+    const Scene *sc = v->s;
     LinesGeo G;
     memset(&G, 0, sizeof G);
-    G.st = (StageId)(first + 5);
-    G.layer = (stage_info(p.stage)->flags & SF_LAYER) && stage_attn_block(p.stage) == first ? p.layer : 0;
-    G.NH = a->model.cfg.n_heads;
-    G.head = a->head < G.NH ? a->head : 0;
-    G.b = a->batch;
+    G.st = ui_attn_stage(sc, AP_WEIGHTS, &G.layer);
+    G.NH = sc->model->cfg.n_heads;
+    G.head = sc->head < G.NH ? sc->head : 0;
+    G.b = sc->batch;
     TfView w;
     TfErr err;
-    if (tf_view(&a->trace, G.st, G.layer, G.head < 0 ? 0 : G.head, G.b, &w, &err)) {
+    if (tf_view(sc->trace, G.st, G.layer, G.head < 0 ? 0 : G.head, G.b, &w, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
         return;
     }
@@ -585,7 +583,7 @@ static void lines_draw(ViewCtx *v)
     G.kind[0] = w.row_kind;
     G.kind[1] = w.col_kind;
     for (int c = 0; c < 2; c++) {
-        G.real[c] = G.kind[c] == LBL_SRC ? a->trace.src_len[G.b] : a->trace.tgt_len[G.b];
+        G.real[c] = G.kind[c] == LBL_SRC ? sc->trace->src_len[G.b] : sc->trace->tgt_len[G.b];
         G.shown[c] = G.real[c] < G.n[c] ? G.real[c] + 1 : G.n[c];
     }
     Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
@@ -605,15 +603,20 @@ static void lines_draw(ViewCtx *v)
     if (G.fcol >= 0 && G.head >= 0)
         draw_values(v, &G, &w);
     ren_clip_pop(v->r);
-    set_hover(a, &G);
+    set_hover(v, &G);
 }
 
-/* The view draws only inside its area, whatever the area's size. */
-void view_lines(ViewCtx *v)
+static void view_lines(ViewCtx *v)
 {
-    if (v->area.w < 40 || v->area.h < 30)
-        return;
-    ren_clip_push(v->r, v->area);
-    lines_draw(v);
-    ren_clip_pop(v->r);
+    ui_draw_inside(v, lines_draw);
 }
+
+static void lines_free(void *st)
+{
+    LinesState *S = st;
+    free(S->base.px);
+    free(S->out.px);
+}
+
+const ViewDef VIEW_LINES_DEF = {"lines", "Lines", view_lines, NULL, sizeof(LinesState), lines_free,
+                                SES_NEED_STAGE};

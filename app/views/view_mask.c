@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "view.h"
 
 /* Why a cell holds what it holds. */
 typedef enum MaskCat {
@@ -160,12 +160,13 @@ typedef struct MaskGrid {
     int lab_w, top, tag_w;
 } MaskGrid;
 
-static void set_hover(App *a, const MaskInfo *M, int i, int j)
+static void set_hover(ViewCtx *v, const MaskInfo *M, int i, int j)
 {
+    const Scene *sc = v->s;
     static const char *WHY[] = {"allowed", "future position (j > i)", "key is <pad>",
                                 "future position and <pad> key", "masked", "unexpected value"};
     char rl[200], cl[200];
-    Hover *h = &a->hover;
+    Hover *h = &v->out->hover;
     h->valid = 1;
     h->stage = M->st;
     h->layer = M->layer;
@@ -174,8 +175,8 @@ static void set_hover(App *a, const MaskInfo *M, int i, int j)
     h->row = i;
     h->col = j;
     h->value = tf_view_at(&M->mv, i, j);
-    tf_view_label(&a->trace, &a->model, &M->mv, 0, i, rl, sizeof rl);
-    tf_view_label(&a->trace, &a->model, &M->mv, 1, j, cl, sizeof cl);
+    tf_view_label(sc->trace, sc->model, &M->mv, 0, i, rl, sizeof rl);
+    tf_view_label(sc->trace, sc->model, &M->mv, 1, j, cl, sizeof cl);
     snprintf(h->where, sizeof h->where, "row %d '%s', col %d '%s': %s%s", i, rl, j, cl,
              WHY[cell_cat(M, i, j)], i >= M->qn ? " (a padded query row: ignored)" : "");
 }
@@ -184,7 +185,7 @@ static void set_hover(App *a, const MaskInfo *M, int i, int j)
  * neighbour is left out. Clicking one selects the token. */
 static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     char buf[300];
@@ -193,32 +194,32 @@ static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
         int y = G->cells.y + (int)lroundf((i + 0.5f) * G->c) - fh / 2;
         if (y < last + 1)
             continue;
-        tf_view_label(&a->trace, &a->model, &M->mv, 0, i, buf, sizeof buf);
-        int sel = a->sel.side == ui_side_of(M->mv.row_kind) && a->sel.index == i;
+        tf_view_label(sc->trace, sc->model, &M->mv, 0, i, buf, sizeof buf);
+        int sel = sc->sel.side == ui_side_of(M->mv.row_kind) && sc->sel.index == i;
         Color c = sel ? v->th->select : i >= M->qn ? v->th->dim : v->th->text;
         int w = ren_text_width(f, buf);
         int x = G->cells.x - 6 - (w < G->lab_w - 6 ? w : G->lab_w - 6);
         ui_text_fit(v->r, f, buf, x, y, G->lab_w - 6, c);
         Rect hit = {G->cells.x - G->lab_w, G->cells.y + (int)(i * G->c), G->lab_w, (int)ceilf(G->c)};
         if (ui_clicked(v->in, hit))
-            a->sel = sel ? (Selection){0, 0} : (Selection){ui_side_of(M->mv.row_kind), i};
+            view_select(v, sel ? 0 : ui_side_of(M->mv.row_kind), sel ? 0 : i);
         last = y + fh;
     }
     last = -(1 << 30);
     int y = G->cells.y - fh - 4;
     for (int j = 0; j < M->mv.cols; j++) {
-        tf_view_label(&a->trace, &a->model, &M->mv, 1, j, buf, sizeof buf);
+        tf_view_label(sc->trace, sc->model, &M->mv, 1, j, buf, sizeof buf);
         int w = ren_text_width(f, buf);
         int x = G->cells.x + (int)lroundf((j + 0.5f) * G->c) - w / 2;
         if (x < G->cells.x - G->lab_w / 2)
             x = G->cells.x - G->lab_w / 2;
         if (x < last + 4)
             continue;
-        int sel = a->sel.side == ui_side_of(M->mv.col_kind) && a->sel.index == j;
+        int sel = sc->sel.side == ui_side_of(M->mv.col_kind) && sc->sel.index == j;
         ren_text(v->r, f, buf, x, y, sel ? v->th->select : j >= M->kn ? v->th->dim : v->th->text);
         Rect hit = {G->cells.x + (int)(j * G->c), y, (int)ceilf(G->c), fh};
         if (ui_clicked(v->in, hit))
-            a->sel = sel ? (Selection){0, 0} : (Selection){ui_side_of(M->mv.col_kind), j};
+            view_select(v, sel ? 0 : ui_side_of(M->mv.col_kind), sel ? 0 : j);
         last = x + w;
     }
 }
@@ -252,7 +253,7 @@ static void paint_runs(ViewCtx *v, Rect at, float c, int rows, int cols, const M
 
 static void draw_matrix(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     int text = G->c >= ren_text_width(v->g->small, "−∞") + 6;
     if (G->c >= 10 && M->mv.rows * M->mv.cols <= 1024) {
         for (int i = 0; i < M->mv.rows; i++)
@@ -270,18 +271,18 @@ static void draw_matrix(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
             ren_text(v->r, f, "ignored", G->cells.x + G->cells.w + 6, row.y + row.h / 2 - fh / 2, v->th->dim);
     }
     /* the selected token's row or column */
-    if (a->sel.side == ui_side_of(M->mv.row_kind) && a->sel.index < M->mv.rows)
-        ren_rect_line(v->r, (Rect){G->cells.x - 2, G->cells.y + (int)lroundf(a->sel.index * G->c) - 2,
+    if (sc->sel.side == ui_side_of(M->mv.row_kind) && sc->sel.index < M->mv.rows)
+        ren_rect_line(v->r, (Rect){G->cells.x - 2, G->cells.y + (int)lroundf(sc->sel.index * G->c) - 2,
                                    G->cells.w + 4, (int)lroundf(G->c) + 3}, 2, v->th->select);
-    if (a->sel.side == ui_side_of(M->mv.col_kind) && a->sel.index < M->mv.cols)
-        ren_rect_line(v->r, (Rect){G->cells.x + (int)lroundf(a->sel.index * G->c) - 2, G->cells.y - 2,
+    if (sc->sel.side == ui_side_of(M->mv.col_kind) && sc->sel.index < M->mv.cols)
+        ren_rect_line(v->r, (Rect){G->cells.x + (int)lroundf(sc->sel.index * G->c) - 2, G->cells.y - 2,
                                    (int)lroundf(G->c) + 3, G->cells.h + 4}, 2, v->th->select);
     if (!ui_over(v->in, G->cells))
         return;
     int j = (int)((v->in->mx - G->cells.x) / G->c), i = (int)((v->in->my - G->cells.y) / G->c);
     if (i < 0 || i >= M->mv.rows || j < 0 || j >= M->mv.cols)
         return;
-    set_hover(a, M, i, j);
+    set_hover(v, M, i, j);
     Rect rc = cell_rect(G, i, j);
     ren_rect_line(v->r, (Rect){rc.x - 2, rc.y - 2, rc.w + 4, rc.h + 4}, 2, v->th->select);
 }
@@ -384,24 +385,24 @@ static void draw_sum_panel(ViewCtx *v, const MaskInfo *M, Rect rc)
 
 /* ---- header and the sentence buttons ---- */
 
-static void sentence_label(const App *a, const MaskInfo *M, int b, int brief, char *buf, size_t cap)
+static void sentence_label(const Scene *sc, const MaskInfo *M, int b, int brief, char *buf, size_t cap)
 {
-    int n = M->st == ST_ENC_SELF_MASK ? a->trace.src_len[b] : a->trace.tgt_len[b];
+    int n = M->st == ST_ENC_SELF_MASK ? sc->trace->src_len[b] : sc->trace->tgt_len[b];
     if (brief)
         snprintf(buf, cap, "%d", b + 1);
     else if (M->st == ST_DEC_CROSS_MASK)
-        snprintf(buf, cap, "%d · %d→%d tokens", b + 1, a->trace.src_len[b], n);
+        snprintf(buf, cap, "%d · %d→%d tokens", b + 1, sc->trace->src_len[b], n);
     else
         snprintf(buf, cap, "%d · %d token%s", b + 1, n, n == 1 ? "" : "s");
 }
 
 static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), h = fh + 8;
     char buf[64];
-    if (a->n_src < 2) {
+    if (sc->n_src < 2) {
         ui_text_fit(v->r, f, "One sentence: no padding. Type several separated by | to see padding masks.",
                     x, y + 4, w, v->th->dim);
         return h;
@@ -409,18 +410,18 @@ static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
     int x1 = x + w;
     x += ren_text(v->r, f, "sentence", x, y + 4, v->th->dim) + 8;
     int total = 0; /* do the long labels (with lengths) fit? */
-    for (int b = 0; b < a->n_src; b++) {
-        sentence_label(a, M, b, 0, buf, sizeof buf);
+    for (int b = 0; b < sc->n_src; b++) {
+        sentence_label(sc, M, b, 0, buf, sizeof buf);
         total += ren_text_width(f, buf) + 20;
     }
     int brief = x + total > x1;
-    for (int b = 0; b < a->n_src; b++) {
-        sentence_label(a, M, b, brief, buf, sizeof buf);
+    for (int b = 0; b < sc->n_src; b++) {
+        sentence_label(sc, M, b, brief, buf, sizeof buf);
         int bw = ren_text_width(f, buf) + (brief ? 2 * fh : 16);
         if (x + bw > x1)
             break;
-        if (ui_button(v, (Rect){x, y, bw, h}, buf, a->batch == b))
-            a->batch = b;
+        if (ui_button(v, (Rect){x, y, bw, h}, buf, sc->batch == b))
+            view_set_batch(v, b);
         x += bw + 4;
     }
     return h;
@@ -447,7 +448,7 @@ static int layout_grid(ViewCtx *v, const MaskInfo *M, Rect area, MaskGrid *G)
 {
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
-    G->lab_w = ui_label_width(v->a, &M->mv, 0, f) + 10;
+    G->lab_w = ui_label_width(v->s, &M->mv, 0, f) + 10;
     if (G->lab_w > area.w / 4)
         G->lab_w = area.w / 4;
     G->top = fh + 6;
@@ -465,22 +466,19 @@ static int layout_grid(ViewCtx *v, const MaskInfo *M, Rect area, MaskGrid *G)
 
 static void mask_draw(ViewCtx *v)
 {
-    App *a = v->a;
-    StagePos p = app_pos(a);
-    StageId first = stage_attn_block(p.stage);
+    const Scene *sc = v->s;
     MaskInfo M;
     memset(&M, 0, sizeof M);
-    M.st = (StageId)(first + 4);
-    M.layer = (stage_info(p.stage)->flags & SF_LAYER) && stage_attn_block(p.stage) == first ? p.layer : 0;
-    M.b = a->batch;
-    M.causal = first == ST_DEC_SELF_Q;
+    M.st = ui_attn_stage(sc, AP_MASK, &M.layer);
+    M.b = sc->batch;
+    M.causal = M.st == stage_attn_part(ST_DEC_SELF_Q, AP_MASK);
     TfErr err;
-    if (tf_view(&a->trace, M.st, M.layer, -1, M.b, &M.mv, &err)) {
+    if (tf_view(sc->trace, M.st, M.layer, -1, M.b, &M.mv, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
         return;
     }
-    M.qn = M.mv.row_kind == LBL_SRC ? a->trace.src_len[M.b] : a->trace.tgt_len[M.b];
-    M.kn = M.mv.col_kind == LBL_SRC ? a->trace.src_len[M.b] : a->trace.tgt_len[M.b];
+    M.qn = M.mv.row_kind == LBL_SRC ? sc->trace->src_len[M.b] : sc->trace->tgt_len[M.b];
+    M.kn = M.mv.col_kind == LBL_SRC ? sc->trace->src_len[M.b] : sc->trace->tgt_len[M.b];
     Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
     draw_header(v, &M, &body);
     /* the decoder's sum panel on the right when there is room */
@@ -514,12 +512,9 @@ static void mask_draw(ViewCtx *v)
         draw_sum_panel(v, &M, (Rect){body.x + body.w - panel_w, body.y, panel_w, body.h});
 }
 
-/* The view draws only inside its area, whatever the area's size. */
-void view_mask(ViewCtx *v)
+static void view_mask(ViewCtx *v)
 {
-    if (v->area.w < 40 || v->area.h < 30)
-        return;
-    ren_clip_push(v->r, v->area);
-    mask_draw(v);
-    ren_clip_pop(v->r);
+    ui_draw_inside(v, mask_draw);
 }
+
+const ViewDef VIEW_MASK_DEF = {"mask", "Mask", view_mask, NULL, 0, NULL, SES_NEED_STAGE};

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "view.h"
 
 /* ---- pan and zoom: screen = translate(o) * scale(zoom) * cell space ---- */
 
@@ -51,10 +51,10 @@ static void pz_clamp(PanZoom *pz, float content_w, float content_h, float view_w
 
 /* ---- helpers ---- */
 
-static int label_is_padding(const App *a, const TfView *tv, int axis, int i)
+static int label_is_padding(const Scene *sc, const TfView *tv, int axis, int i)
 {
     LabelKind k = axis ? tv->col_kind : tv->row_kind;
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = sc->trace;
     if (k == LBL_SRC)
         return i >= tr->src_len[tv->b];
     if (k == LBL_TGT)
@@ -62,22 +62,18 @@ static int label_is_padding(const App *a, const TfView *tv, int axis, int i)
     return 0;
 }
 
-static int label_selected(const App *a, const TfView *tv, int axis, int i)
+static int label_selected(const Scene *sc, const TfView *tv, int axis, int i)
 {
     LabelKind k = axis ? tv->col_kind : tv->row_kind;
-    return (k == LBL_SRC && a->sel.side == 1 && a->sel.index == i) ||
-           (k == LBL_TGT && a->sel.side == 2 && a->sel.index == i);
+    return (k == LBL_SRC && sc->sel.side == 1 && sc->sel.index == i) ||
+           (k == LBL_TGT && sc->sel.side == 2 && sc->sel.index == i);
 }
 
-static void toggle_select(App *a, LabelKind k, int i)
+static void toggle_select(ViewCtx *v, LabelKind k, int i)
 {
     int side = k == LBL_SRC ? 1 : k == LBL_TGT ? 2 : 0;
-    if (!side)
-        return;
-    if (a->sel.side == side && a->sel.index == i)
-        a->sel.side = 0;
-    else
-        a->sel = (Selection){side, i};
+    if (side)
+        view_toggle_select(v, side, i);
 }
 
 static float luminance(Color c)
@@ -114,7 +110,7 @@ static void value_range(const TfView *tv, const HeatOpts *o, float *lo, float *h
 static void draw_cells(ViewCtx *v, const TfView *tv, Rect grid, float cw, float ch,
                        float lo, float hi, CmapId cmap, uint64_t key)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     int maxs = ren_image_max_size(v->r);
     if (maxs < 16)
         maxs = 16;
@@ -127,7 +123,7 @@ static void draw_cells(ViewCtx *v, const TfView *tv, Rect grid, float cw, float 
             if (t.data)
                 t.data = tv->data + (size_t)r0 * tv->stride + c0;
             int tile = (r0 / maxs) * 64 + c0 / maxs;
-            RenImage *img = heat_image(v->g, a->version, key + (uint64_t)tile * 0x1000000000000ull,
+            RenImage *img = heat_image(v->g, sc->version, key + (uint64_t)tile * 0x1000000000000ull,
                                        &t, lo, hi, cmap, masked);
             if (!img)
                 continue;
@@ -193,7 +189,7 @@ static void draw_cell_marks(ViewCtx *v, const TfView *tv, Rect clip, Rect grid, 
 static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect grid,
                         float step, int n)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
@@ -205,8 +201,8 @@ static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect 
         every *= 2;
     ren_clip_push(v->r, band);
     for (int i = 0; i < n; i += every) {
-        tf_view_label(&a->trace, &a->model, tv, axis, i, buf, sizeof buf);
-        int pad = label_is_padding(a, tv, axis, i), sel = label_selected(a, tv, axis, i);
+        tf_view_label(sc->trace, sc->model, tv, axis, i, buf, sizeof buf);
+        int pad = label_is_padding(sc, tv, axis, i), sel = label_selected(sc, tv, axis, i);
         Color c = sel ? th->select : pad ? th->dim : th->text;
         Rect hit;
         if (axis) {
@@ -230,14 +226,14 @@ static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect 
         if (sel)
             ren_rect_line(v->r, hit, 1, th->select);
         if (ui_clicked(v->in, hit) && ui_over(v->in, band))
-            toggle_select(a, kind, i);
+            toggle_select(v, kind, i);
     }
     ren_clip_pop(v->r);
 }
 
 void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
@@ -250,7 +246,7 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
         rc.h -= ch;
     }
     /* row label band: as wide as the labels, at most a quarter */
-    int lw = ui_label_width(a, tv, 0, f) + 10;
+    int lw = ui_label_width(sc, tv, 0, f) + 10;
     if (lw > rc.w / 4)
         lw = rc.w / 4;
     int cbw = o->colorbar ? ren_text_width(f, "-0.0000") + 22 : 0;
@@ -279,7 +275,7 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
     }
     if (grid_area.h > content_h)
         grid_area.h = content_h;
-    PanZoom none = {1, 0, 0}, *pz = o->pz_slot >= 0 ? &a->pz[o->pz_slot] : &none;
+    PanZoom none = {1, 0, 0}, *pz = o->pz_slot >= 0 ? &v->pz[o->pz_slot] : &none;
     /* wheel zoom and drag pan inside the grid */
     int over = ui_over(v->in, grid_area);
     if (o->pz_slot >= 0 && over) {
@@ -288,18 +284,18 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
             pz_zoom_at(pz, powf(1.25f, (float)v->in->wheel), mx, my);
         }
         if (v->in->pressed) {
-            a->dragging = 1;
-            a->drag_x = v->in->mx;
-            a->drag_y = v->in->my;
+            v->drag->dragging = 1;
+            v->drag->x = v->in->mx;
+            v->drag->y = v->in->my;
         }
         if (v->in->rpressed)
             *pz = (PanZoom){1, 0, 0};
     }
-    if (o->pz_slot >= 0 && a->dragging && v->in->down) {
-        pz->ox += (float)(v->in->mx - a->drag_x);
-        pz->oy += (float)(v->in->my - a->drag_y);
-        a->drag_x = v->in->mx;
-        a->drag_y = v->in->my;
+    if (o->pz_slot >= 0 && v->drag->dragging && v->in->down) {
+        pz->ox += (float)(v->in->mx - v->drag->x);
+        pz->oy += (float)(v->in->my - v->drag->y);
+        v->drag->x = v->in->mx;
+        v->drag->y = v->in->my;
     }
     pz_clamp(pz, cw * tv->cols, ch * tv->rows, (float)grid_area.w, (float)grid_area.h);
     mat3 m;
@@ -312,27 +308,27 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
 
     float lo, hi;
     value_range(tv, o, &lo, &hi);
-    CmapId cmap = o->prob ? a->cmap_prob : a->cmap_signed;
+    CmapId cmap = o->prob ? sc->cmap_prob : sc->cmap_signed;
     uint64_t key = heat_key(tv->stage, tv->layer, tv->head, tv->b, cmap, o->zeros_marked);
     if (o->pz_slot == VIEW_MATRIX)
-        a->heat = (HeatGeo){1, grid, zcw, zch, tv->rows, tv->cols, lo, hi, cmap, tv->stage};
+        v->out->heat = (HeatGeo){1, grid, zcw, zch, tv->rows, tv->cols, lo, hi, cmap, tv->stage};
     ren_clip_push(v->r, grid_area);
     draw_cells(v, tv, grid, zcw, zch, lo, hi, cmap, key);
     draw_cell_marks(v, tv, grid_area, grid, zcw, zch, lo, hi, cmap, o);
     /* padding rows/columns get a veil so the real tokens stand out */
     for (int i = 0; i < tv->rows; i++)
-        if (label_is_padding(a, tv, 0, i))
+        if (label_is_padding(sc, tv, 0, i))
             ren_rect(v->r, (Rect){grid.x, grid.y + (int)lroundf(i * zch), grid.w, (int)ceilf(zch)},
                      (Color){th->pad.r, th->pad.g, th->pad.b, 110});
     for (int i = 0; i < tv->cols; i++)
-        if (label_is_padding(a, tv, 1, i))
+        if (label_is_padding(sc, tv, 1, i))
             ren_rect(v->r, (Rect){grid.x + (int)lroundf(i * zcw), grid.y, (int)ceilf(zcw), grid.h},
                      (Color){th->pad.r, th->pad.g, th->pad.b, 110});
     /* selected token: outline its row or column */
     for (int axis = 0; axis < 2; axis++) {
         int n = axis ? tv->cols : tv->rows;
         for (int i = 0; i < n; i++) {
-            if (!label_selected(a, tv, axis, i))
+            if (!label_selected(sc, tv, axis, i))
                 continue;
             Rect s = axis ? (Rect){grid.x + (int)lroundf(i * zcw), grid.y, (int)lroundf(zcw), grid.h}
                           : (Rect){grid.x, grid.y + (int)lroundf(i * zch), grid.w, (int)lroundf(zch)};
@@ -344,7 +340,7 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
         v->in->mx >= grid.x && v->in->my >= grid.y) {
         int c = (int)((v->in->mx - grid.x) / zcw), r = (int)((v->in->my - grid.y) / zch);
         if (r >= 0 && r < tv->rows && c >= 0 && c < tv->cols) {
-            ui_hover_cell(a, tv, r, c);
+            ui_hover_cell(v, tv, r, c);
             Rect cell = {grid.x + (int)lroundf(c * zcw), grid.y + (int)lroundf(r * zch),
                          (int)lroundf(zcw) > 2 ? (int)lroundf(zcw) : 2, (int)lroundf(zch) > 2 ? (int)lroundf(zch) : 2};
             ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
@@ -367,7 +363,7 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
     }
     if (pz->zoom > 1.0f) { /* below the grid when there is room, else in the label band */
         char z[64];
-        snprintf(z, sizeof z, L(a, "zoom %.1fx  (right-click resets)"), pz->zoom);
+        snprintf(z, sizeof z, L(sc->lang, "zoom %.1fx  (right-click resets)"), pz->zoom);
         int zy = grid_area.y + grid_area.h + 4;
         if (zy + fh > rc.y + rc.h)
             zy = rc.y;
@@ -387,7 +383,7 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
                        int n_real, int x0, int y, int w, int show_ids, int stage,
                        const int *min_w, const char *text, const TokSpan *spans, int n_spans)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *f = v->g->title, *s = v->g->small;
     int fh = ren_font_height(f), sh = ren_font_height(s);
@@ -412,7 +408,7 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
         }
         Rect chip = {x, y, cw, fh + 14};
         int pad = i >= n_real, unk = ids[i] == TOK_UNK;
-        int sel = ui_side_of(kind) == a->sel.side && a->sel.index == i && a->sel.side;
+        int sel = ui_side_of(kind) == sc->sel.side && sc->sel.index == i && sc->sel.side;
         ren_rect(v->r, chip, pad ? th->pad : th->panel2);
         ren_rect_line(v->r, chip, sel ? 3 : 1, sel ? th->select : unk ? th->warn : th->border);
         ui_text_center(v->r, f, t, chip, unk ? th->warn : th->text);
@@ -423,14 +419,14 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
             ui_text_center(v->r, s, id, (Rect){x, y + chip.h + 2 + sh, cw, sh}, th->dim);
         }
         if (stage >= 0 && ui_clicked(v->in, chip))
-            toggle_select(a, kind, i);
+            toggle_select(v, kind, i);
         if (stage >= 0 && ui_over(v->in, chip)) {
-            a->hover.valid = 1;
-            a->hover.stage = (StageId)stage;
-            a->hover.row = i;
-            a->hover.col = 0;
-            a->hover.value = (float)ids[i];
-            snprintf(a->hover.where, sizeof a->hover.where, "token %d '%s'", i, t);
+            v->out->hover.valid = 1;
+            v->out->hover.stage = (StageId)stage;
+            v->out->hover.row = i;
+            v->out->hover.col = 0;
+            v->out->hover.value = (float)ids[i];
+            snprintf(v->out->hover.where, sizeof v->out->hover.where, "token %d '%s'", i, t);
         }
         x += cw + 10;
     }
@@ -441,72 +437,72 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
  * the model makes of it, for the decoder input the shift by one place. */
 static void tokens_draw(ViewCtx *v, const TfView *tv)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = sc->trace;
     RenFont *ui = v->g->ui;
     int x = v->area.x + 10, w = v->area.w - 20, y = v->area.y + 16;
     int lh = ren_font_height(ui) + 6;
     int src = tv->stage == ST_SRC_TOKENS;
-    const Vocab *voc = src ? &a->model.src_vocab : &a->model.tgt_vocab;
+    const Vocab *voc = src ? &sc->model->src_vocab : &sc->model->tgt_vocab;
     int n_real = src ? tr->src_len[tv->b] : tr->tgt_len[tv->b];
     /* the decoder input and, under each position, the token it must
      * predict there: the next one, <eos> at the end */
-    static int next[APP_CAP_T], widths[APP_CAP_T];
+    int next[SES_CAP_T], widths[SES_CAP_T];
     int n_next = 0;
     if (!src) {
-        n_next = n_real < APP_CAP_T ? n_real : APP_CAP_T;
+        n_next = n_real < SES_CAP_T ? n_real : SES_CAP_T;
         RenFont *tf = v->g->title;
-        for (int i = 0; i < tv->rows && i < APP_CAP_T; i++) {
+        for (int i = 0; i < tv->rows && i < SES_CAP_T; i++) {
             next[i] = i + 1 < n_real ? tv->ids[i + 1] : TOK_EOS;
             int a1 = ren_text_width(tf, vocab_token(voc, tv->ids[i])), a2 = ren_text_width(tf, vocab_token(voc, next[i]));
             widths[i] = (a1 > a2 ? a1 : a2) + 24;
         }
-        ren_text(v->r, ui, L(a, "the decoder reads"), x, y, th->dim);
+        ren_text(v->r, ui, L(sc->lang, "the decoder reads"), x, y, th->dim);
         y += lh;
     }
-    static TokSpan spans[APP_CAP_T];
+    TokSpan spans[SES_CAP_T];
     int n_spans = 0;
-    const char *text = src && tv->b < a->n_src ? a->src[tv->b] : NULL;
+    const char *text = src && tv->b < sc->n_src ? sc->ses->src[tv->b] : NULL;
     if (text)
-        n_spans = tok_split(voc->mode, text, strlen(text), spans, APP_CAP_T, NULL);
+        n_spans = tok_split(voc->mode, text, strlen(text), spans, SES_CAP_T, NULL);
     y = token_chips(v, voc, tv->ids, tv->rows, tv->row_kind, n_real, x, y, w, 1, tv->stage,
-                    src ? NULL : widths, text, spans, n_spans < APP_CAP_T ? n_spans : APP_CAP_T);
+                    src ? NULL : widths, text, spans, n_spans < SES_CAP_T ? n_spans : SES_CAP_T);
     if (n_next > 0) {
-        ren_text(v->r, ui, L(a, "and at each position must predict the next token"), x, y, th->dim);
+        ren_text(v->r, ui, L(sc->lang, "and at each position must predict the next token"), x, y, th->dim);
         y += lh;
         y = token_chips(v, voc, next, n_next, LBL_NONE, n_next, x, y, w, 0, -1, widths, NULL, NULL, 0);
     }
-    if (src && a->translation[0] && tv->b == 0) {
+    if (src && sc->ses->translation[0] && tv->b == 0) {
         y += 6;
-        ren_text(v->r, ui, L(a, "the model translates it (greedy) as"), x, y, th->dim);
+        ren_text(v->r, ui, L(sc->lang, "the model translates it (greedy) as"), x, y, th->dim);
         y += lh;
         int n = 0;
-        static int out[APP_CAP_T];
-        for (int i = 0; i < a->greedy.n && n < APP_CAP_T && a->greedy.ids[i] != TOK_EOS; i++)
-            out[n++] = a->greedy.ids[i];
-        y = token_chips(v, &a->model.tgt_vocab, out, n, LBL_NONE, n, x, y, w, 0, -1, NULL, NULL, NULL, 0);
+        int out[SES_CAP_T];
+        for (int i = 0; i < sc->ses->greedy.n && n < SES_CAP_T && sc->ses->greedy.ids[i] != TOK_EOS; i++)
+            out[n++] = sc->ses->greedy.ids[i];
+        y = token_chips(v, &sc->model->tgt_vocab, out, n, LBL_NONE, n, x, y, w, 0, -1, NULL, NULL, NULL, 0);
     }
     y += 8;
-    if (a->n_unk && src) {
-        y += ui_paragraph(v->r, ui, L(a, "Words outside the model's vocabulary become <unk> (in red): the model sees only that id and cannot tell them apart."),
+    if (sc->ses->n_unk && src) {
+        y += ui_paragraph(v->r, ui, L(sc->lang, "Words outside the model's vocabulary become <unk> (in red): the model sees only that id and cannot tell them apart."),
                           x, y, w, th->warn) + 8;
     }
-    ui_paragraph(v->r, v->g->small, L(a, "→ steps through the model stage by stage; a block on the left jumps to it."),
+    ui_paragraph(v->r, v->g->small, L(sc->lang, "→ steps through the model stage by stage; a block on the left jumps to it."),
                  x, y, w, th->dim);
 }
 
 void view_matrix(ViewCtx *v)
 {
-    App *a = v->a;
-    StagePos p = app_pos(a);
+    const Scene *sc = v->s;
+    StagePos p = sc->pos;
     const StageInfo *si = stage_info(p.stage);
-    int head = a->head;
+    int head = sc->head;
     if ((si->flags & SF_HEAD) && head < 0)
         head = 0;
     TfView tv;
     TfErr err;
-    if (tf_view(&a->trace, p.stage, p.layer, head, a->batch, &tv, &err)) {
+    if (tf_view(sc->trace, p.stage, p.layer, head, sc->batch, &tv, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
         return;
     }
@@ -522,3 +518,5 @@ void view_matrix(ViewCtx *v)
     o.pz_slot = VIEW_MATRIX;
     heat_draw(v, &tv, v->area, &o);
 }
+
+const ViewDef VIEW_MATRIX_DEF = {"matrix", "Heatmap", view_matrix, NULL, 0, NULL, SES_NEED_STAGE};

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "ops.h"
-#include "views.h"
+#include "view.h"
 
 #define NORM_MAX_BINS 96
 
@@ -216,19 +216,6 @@ static void name_parts(NormParts *np)
     }
 }
 
-/* Draw the first of n texts that fits in w (the last one cut with an
- * ellipsis if none does): a shorter wording reads better than a cut one,
- * and it keeps the text cache from filling with cut prefixes. */
-static void text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, int y, int w, Color c)
-{
-    for (int i = 0; i < n - 1; i++)
-        if (ren_text_width(f, alts[i]) <= w) {
-            ren_text(r, f, alts[i], x, y, c);
-            return;
-        }
-    ui_text_fit(r, f, alts[n - 1], x, y, w, c);
-}
-
 /* ---- statistics ---- */
 
 static RowStats row_stats(const float *x, int C)
@@ -283,24 +270,25 @@ static Color with_alpha_c(Color c, int a)
     return c;
 }
 
-static int token_label(const App *a, const TfView *tv, int r, char *buf, size_t cap)
+static int token_label(const Scene *sc, const TfView *tv, int r, char *buf, size_t cap)
 {
-    tf_view_label(&a->trace, &a->model, tv, 0, r, buf, cap);
-    int len = tv->row_kind == LBL_TGT ? a->trace.tgt_len[tv->b] : a->trace.src_len[tv->b];
+    tf_view_label(sc->trace, sc->model, tv, 0, r, buf, cap);
+    int len = tv->row_kind == LBL_TGT ? sc->trace->tgt_len[tv->b] : sc->trace->src_len[tv->b];
     return r >= len; /* padding */
 }
 
 /* The token the statistics explain: the one under the mouse in any of the
  * matrices, else the clicked one, else the first. */
-static int focus_row(const App *a, const NormParts *np)
+static int focus_row(ViewCtx *v, const NormParts *np)
 {
-    if (a->hover.valid && a->hover.b == np->b)
+    const Scene *sc = v->s;
+    if (v->out->hover.valid && v->out->hover.b == np->b)
         for (int i = 0; i < np->n; i++)
-            if (a->hover.stage == np->m[i].stage && a->hover.row < np->rows)
-                return a->hover.row;
+            if (v->out->hover.stage == np->m[i].stage && v->out->hover.row < np->rows)
+                return v->out->hover.row;
     int side = np->m[0].row_kind == LBL_TGT ? 2 : 1;
-    if (a->sel.side == side && a->sel.index < np->rows)
-        return a->sel.index;
+    if (sc->sel.side == side && sc->sel.index < np->rows)
+        return sc->sel.index;
     return 0;
 }
 
@@ -313,7 +301,7 @@ static void draw_matrix(ViewCtx *v, Rect r, const NormParts *np, int i)
     int fh = ren_font_height(f), cur = i == np->current;
     const TfView *tv = &np->m[i];
     char cap[200], stage[96];
-    ui_stage_title(v->a, (StagePos){tv->stage, tv->layer}, stage, sizeof stage);
+    ui_stage_title(v->s->lang, v->s->head, (StagePos){tv->stage, tv->layer}, stage, sizeof stage);
     snprintf(cap, sizeof cap, "%s   ", np->what[i]);
     if (cur)
         ren_rect(v->r, (Rect){r.x, r.y, 4, r.h}, th->accent);
@@ -327,25 +315,40 @@ static void draw_matrix(ViewCtx *v, Rect r, const NormParts *np, int i)
     heat_draw(v, tv, (Rect){r.x + 10, r.y + fh + 2, r.w - 10, r.h - fh - 2}, &o);
 }
 
-/* Which matrix a narrow layout shows (one at a time): -1 follows the
- * stage being shown; a click on a tab picks one until the stage changes. */
-static struct {
+#define FOOT_LINES 8
+typedef struct Wrapped {
+    char text[900];
+    int w, n;
+    float scale;
+    RenFont *f;
+    RenLine lines[FOOT_LINES];
+    unsigned used;
+} Wrapped;
+
+/* The view's state (owned by the window): which matrix a narrow layout
+ * shows (one at a time; pick -1 follows the stage being shown, a click on
+ * a tab picks one until the stage changes), and the last wrapped footers. */
+typedef struct NormState {
+    int ready;
     int pick;
     StageId stage;
     int layer;
-} norm_ui = {-1, ST_COUNT, 0};
+    Wrapped slot[2];
+    unsigned clock;
+} NormState;
 
 /* Tabs over a single matrix; returns the index to show. */
 static int matrix_tabs(ViewCtx *v, Rect rc, const NormParts *np, int *used)
 {
     static const char *post[4] = {"x", "Sublayer", "Add", "Norm"}, *pre[4] = {"x", "Norm", "Sublayer", "Add"};
+    NormState *S = v->st;
     const TfView *cur = &np->m[np->current];
-    if (norm_ui.stage != cur->stage || norm_ui.layer != cur->layer) {
-        norm_ui.stage = cur->stage;
-        norm_ui.layer = cur->layer;
-        norm_ui.pick = -1;
+    if (S->stage != cur->stage || S->layer != cur->layer) {
+        S->stage = cur->stage;
+        S->layer = cur->layer;
+        S->pick = -1;
     }
-    int show = norm_ui.pick >= 0 && norm_ui.pick < np->n ? norm_ui.pick : np->current;
+    int show = S->pick >= 0 && S->pick < np->n ? S->pick : np->current;
     int h = ren_font_height(v->g->small) + 8, x = rc.x;
     for (int i = 0; i < np->n; i++) {
         const char *lab = np->n == 2 ? (i ? "Norm" : "x") : np->pre ? pre[i] : post[i];
@@ -353,7 +356,7 @@ static int matrix_tabs(ViewCtx *v, Rect rc, const NormParts *np, int *used)
         if (x + w > rc.x + rc.w)
             break;
         if (ui_button(v, (Rect){x, rc.y, w, h}, lab, i == show))
-            norm_ui.pick = show = i;
+            S->pick = show = i;
         x += w + 4;
     }
     *used = h + 4;
@@ -443,7 +446,7 @@ static StatCols stat_cols(ViewCtx *v, Rect rc, const NormParts *np)
     char buf[200];
     int lw = 0;
     for (int r = 0; r < np->rows && r < 256; r++) {
-        token_label(v->a, &np->m[0], r, buf, sizeof buf);
+        token_label(v->s, &np->m[0], r, buf, sizeof buf);
         int w = ren_text_width(f, buf);
         lw = w > lw ? w : lw;
     }
@@ -503,8 +506,8 @@ static int stats_header(ViewCtx *v, const StatCols *k, int y, float R)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), tw = k->s_w + (k->numbers ? k->n_w : 0);
     const char *h1[] = {"before: LayerNorm's input", "before"}, *h2[] = {"after: (v − μ)/σ, before γ, β", "after"};
-    text_alt(v->r, f, h1, 2, k->s1_x, y, tw, th->text);
-    text_alt(v->r, f, h2, 2, k->s2_x, y, tw, th->text);
+    ui_text_alt(v->r, f, h1, 2, k->s1_x, y, tw, th->text);
+    ui_text_alt(v->r, f, h2, 2, k->s2_x, y, tw, th->text);
     if (k->gb)
         ui_text_fit(v->r, f, "after γ, β", k->n3_x, y, k->n_w, th->text);
     y += fh;
@@ -549,13 +552,13 @@ static void stat_numbers(ViewCtx *v, const StatCols *k, const NormParts *np, int
 static void stat_row(ViewCtx *v, const StatCols *k, const NormParts *np, int r, Rect row, float R,
                      int label)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), rh = row.h, C = np->C;
     const TfView *in = &np->m[np->ln_in];
     char buf[200];
-    int pad = token_label(a, in, r, buf, sizeof buf);
+    int pad = token_label(sc, in, r, buf, sizeof buf);
     Color tc = pad ? th->dim : th->text;
     if (label)
         ui_text_fit(v->r, f, buf, k->lab_x, row.y + (rh - fh) / 2, k->lab_w - 6, tc);
@@ -573,8 +576,8 @@ static void stat_row(ViewCtx *v, const StatCols *k, const NormParts *np, int r, 
         stat_numbers(v, k, np, r, row.y + (rh - fh) / 2, h, tc);
     if (ui_clicked(v->in, row)) {
         int side = in->row_kind == LBL_TGT ? 2 : 1;
-        int same = a->sel.side == side && a->sel.index == r;
-        a->sel = same ? (Selection){0, 0} : (Selection){side, r};
+        int same = sc->sel.side == side && sc->sel.index == r;
+        view_select(v, same ? 0 : side, same ? 0 : r);
     }
 }
 
@@ -617,10 +620,10 @@ static int draw_stats(ViewCtx *v, Rect rc, const NormParts *np, int focus_in, in
 }
 
 /* Every number of the focus token in one paragraph; returns its height. */
-static int footer_text(const App *a, const NormParts *np, int r, char *buf, size_t cap)
+static int footer_text(const Scene *sc, const NormParts *np, int r, char *buf, size_t cap)
 {
     char tok[200], m[32], rs[32], sd[32], hm[32], hs[32], gm[32], gs[32];
-    token_label(a, &np->m[0], r, tok, sizeof tok);
+    token_label(sc, &np->m[0], r, tok, sizeof tok);
     const TfView *in = &np->m[np->ln_in], *out = &np->m[np->ln_out];
     RowStats h = norm_xhat_stats(row_of(in, r), np->C, np->mean[r], np->rstd[r]);
     RowStats g = row_stats(row_of(out, r), np->C);
@@ -641,20 +644,11 @@ static int footer_text(const App *a, const NormParts *np, int r, char *buf, size
 /* The footer wrapped into lines, kept while its text, width and font stay
  * the same: wrapping measures many candidate lines, too many to redo every
  * frame. Two slots, for the clicked token and the one under the mouse. */
-#define FOOT_LINES 8
-typedef struct Wrapped {
-    char text[900];
-    int w, n;
-    float scale;
-    RenFont *f;
-    RenLine lines[FOOT_LINES];
-    unsigned used;
-} Wrapped;
 
 static const Wrapped *wrapped(ViewCtx *v, RenFont *f, const char *s, int w)
 {
-    static Wrapped slot[2];
-    static unsigned clock;
+    NormState *S = v->st;
+    Wrapped *slot = S->slot;
     Wrapped *c = NULL;
     for (int i = 0; i < 2 && !c; i++)
         if (slot[i].f == f && slot[i].w == w && slot[i].scale == v->g->scale && !strcmp(slot[i].text, s))
@@ -668,7 +662,7 @@ static const Wrapped *wrapped(ViewCtx *v, RenFont *f, const char *s, int w)
         int n = ren_text_wrap(f, c->text, w, c->lines, FOOT_LINES);
         c->n = n < FOOT_LINES ? n : FOOT_LINES;
     }
-    c->used = ++clock;
+    c->used = ++S->clock;
     return c;
 }
 
@@ -700,15 +694,21 @@ static NormLayout norm_layout(ViewCtx *v, const NormParts *np, int H, int foot_l
     return L;
 }
 
-void view_norm(ViewCtx *v)
+static void view_norm(ViewCtx *v)
 {
-    App *a = v->a;
+    NormState *S = v->st;
+    if (!S->ready) {
+        S->ready = 1;
+        S->pick = -1;
+        S->stage = ST_COUNT;
+    }
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     Rect A = v->area;
-    StagePos p = app_pos(a);
+    StagePos p = sc->pos;
     NormParts np;
     TfErr err;
-    if (norm_parts(&a->trace, p.stage, p.layer, a->batch, &np, &err)) {
+    if (norm_parts(sc->trace, p.stage, p.layer, sc->batch, &np, &err)) {
         view_matrix(v); /* not an Add & Norm stage: the plain heatmap */
         return;
     }
@@ -727,11 +727,11 @@ void view_norm(ViewCtx *v)
                  sublayer_name(np.dec, np.step));
     const char *alts[] = {formula, np.n == 2 ? "final LayerNorm" : np.pre ? "x + Sublayer(LayerNorm(x))"
                                                                              : "LayerNorm(x + Sublayer(x))"};
-    text_alt(v->r, uf, alts, 2, A.x, A.y, A.w, th->text);
+    ui_text_alt(v->r, uf, alts, 2, A.x, A.y, A.w, th->text);
     int y = A.y + uh + 6, H = A.y + A.h - y;
     char foot[900];
-    int focus = focus_row(a, &np);
-    footer_text(a, &np, focus, foot, sizeof foot);
+    int focus = focus_row(v, &np);
+    footer_text(sc, &np, focus, foot, sizeof foot);
     int nl = wrapped(v, f, foot, A.w)->n + 1; /* a spare line for other tokens */
     NormLayout L = norm_layout(v, &np, H, nl < FOOT_LINES ? nl : FOOT_LINES);
     draw_matrices(v, (Rect){A.x, y, A.w, L.top}, &np);
@@ -740,7 +740,7 @@ void view_norm(ViewCtx *v)
     if (L.stats > 0) {
         int shown = draw_stats(v, (Rect){A.x, y, A.w, L.stats}, &np, focus, &used);
         if (shown >= 0 && shown != focus)
-            footer_text(a, &np, shown, foot, sizeof foot);
+            footer_text(sc, &np, shown, foot, sizeof foot);
     }
     y += used + 6;
     const Wrapped *wp = wrapped(v, f, foot, A.w);
@@ -748,3 +748,6 @@ void view_norm(ViewCtx *v)
         ren_text_n(v->r, f, wp->text + wp->lines[i].start, wp->lines[i].len, A.x, y, th->dim);
     ren_clip_pop(v->r);
 }
+
+const ViewDef VIEW_NORM_DEF = {"norm", "Add & Norm", view_norm, NULL, sizeof(NormState), NULL,
+                               SES_NEED_STAGE};

@@ -8,12 +8,12 @@
  *
  * One card per position, "after '我' →", laid out in as many columns as fit;
  * k shrinks from 10 to 5 before the cards scroll (mouse wheel). The top-k
- * lists are computed once per trace (cached by a->version), not per frame. */
+ * lists are computed once per trace (cached by sc->version), not per frame. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "view.h"
 
 #define OUT_KMAX 10
 #define OUT_KMIN 5
@@ -21,17 +21,17 @@
 /* The top-k of every position of one sentence, rebuilt when the trace or
  * the sentence changes. */
 typedef struct TopK {
-    const App *app;
     uint64_t version, print; /* the trace's version and fingerprint */
     int b, n, V;
-    int id[APP_CAP_T][OUT_KMAX];
-    float p[APP_CAP_T][OUT_KMAX];
-    int truth[APP_CAP_T];        /* true next token, or -1 (no typed target) */
-    int truth_rank[APP_CAP_T];   /* 1-based rank of the true token */
-    float truth_p[APP_CAP_T];
+    int id[SES_CAP_T][OUT_KMAX];
+    float p[SES_CAP_T][OUT_KMAX];
+    int truth[SES_CAP_T];        /* true next token, or -1 (no typed target) */
+    int truth_rank[SES_CAP_T];   /* 1-based rank of the true token */
+    float truth_p[SES_CAP_T];
 } TopK;
 
-static TopK g_top;
+/* The view's state (owned by the window) is its TopK. */
+#define TOP(v) ((TopK *)(v)->st)
 
 typedef struct OutGeo {
     int cols, k, card_w, card_h, gap, bar_h, lab_w;
@@ -39,10 +39,10 @@ typedef struct OutGeo {
     Rect body;
 } OutGeo;
 
-static const float *prob_row(const App *a, int b, int t)
+static const float *prob_row(const Scene *sc, int b, int t)
 {
-    const TfTrace *tr = &a->trace;
-    return tr->probs + ((size_t)b * tr->T + t) * a->model.cfg.tgt_vocab;
+    const TfTrace *tr = sc->trace;
+    return tr->probs + ((size_t)b * tr->T + t) * sc->model->cfg.tgt_vocab;
 }
 
 /* The k largest of p[0..V) by insertion into a short sorted list. */
@@ -68,16 +68,16 @@ static void top_k(const float *p, int V, int k, int *id, float *val)
 }
 
 /* A few numbers of the trace folded together (FNV-1a): versions count per
- * App, so an App built anew at the same address needs more to tell. */
-static uint64_t fingerprint(const App *a, int b)
+ * session, so the version alone does not tell two sessions apart. */
+static uint64_t fingerprint(const Scene *sc, int b)
 {
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = sc->trace;
     uint64_t k = 1469598103934665603ull;
-    int head[4] = {tr->T, tr->tgt_len[b], a->model.cfg.tgt_vocab, a->tgt_auto};
+    int head[4] = {tr->T, tr->tgt_len[b], sc->model->cfg.tgt_vocab, sc->ses->tgt_auto};
     for (int i = 0; i < 4; i++)
         k = (k ^ (uint32_t)head[i]) * 1099511628211ull;
-    const float *p = prob_row(a, b, 0);
-    for (int i = 0; i < 16 && i < a->model.cfg.tgt_vocab; i++) {
+    const float *p = prob_row(sc, b, 0);
+    for (int i = 0; i < 16 && i < sc->model->cfg.tgt_vocab; i++) {
         uint32_t u;
         memcpy(&u, &p[i], sizeof u);
         k = (k ^ u) * 1099511628211ull;
@@ -85,22 +85,22 @@ static uint64_t fingerprint(const App *a, int b)
     return k;
 }
 
-static void topk_update(const App *a, int b)
+static void topk_update(ViewCtx *v, int b)
 {
-    TopK *T = &g_top;
-    uint64_t print = fingerprint(a, b);
-    if (T->app == a && T->version == a->version && T->b == b && T->print == print)
+    const Scene *sc = v->s;
+    TopK *T = TOP(v);
+    uint64_t print = fingerprint(sc, b);
+    if (T->V && T->version == sc->version && T->b == b && T->print == print)
         return;
-    const TfTrace *tr = &a->trace;
-    T->app = a;
-    T->version = a->version;
+    const TfTrace *tr = sc->trace;
+    T->version = sc->version;
     T->print = print;
     T->b = b;
-    T->V = a->model.cfg.tgt_vocab;
-    T->n = tr->tgt_len[b] < APP_CAP_T ? tr->tgt_len[b] : APP_CAP_T;
-    int typed = b == 0 && !a->tgt_auto;
+    T->V = sc->model->cfg.tgt_vocab;
+    T->n = tr->tgt_len[b] < SES_CAP_T ? tr->tgt_len[b] : SES_CAP_T;
+    int typed = b == 0 && !sc->ses->tgt_auto;
     for (int t = 0; t < T->n; t++) {
-        const float *p = prob_row(a, b, t);
+        const float *p = prob_row(sc, b, t);
         top_k(p, T->V, OUT_KMAX, T->id[t], T->p[t]);
         /* teacher forcing: after input token t comes target token t + 1,
          * and after the last one, <eos> */
@@ -109,8 +109,8 @@ static void topk_update(const App *a, int b)
             continue;
         float pt = p[T->truth[t]];
         int rank = 1;
-        for (int v = 0; v < T->V; v++)
-            rank += p[v] > pt;
+        for (int k = 0; k < T->V; k++)
+            rank += p[k] > pt;
         T->truth_p[t] = pt;
         T->truth_rank[t] = rank;
     }
@@ -121,7 +121,7 @@ static void topk_update(const App *a, int b)
 static int card_height(const ViewCtx *v, int k, int bar_h)
 {
     int uh = ren_font_height(v->g->ui), fh = ren_font_height(v->g->small);
-    int extra = g_top.truth[0] >= 0 ? fh + 6 : 0; /* the "true next" line */
+    int extra = TOP(v)->truth[0] >= 0 ? fh + 6 : 0; /* the "true next" line */
     return uh + 12 + k * bar_h + extra + 8;
 }
 
@@ -136,11 +136,11 @@ static void out_layout(ViewCtx *v, Rect body, OutGeo *G)
     G->cols = (body.w + G->gap) / (min_w + G->gap);
     if (G->cols < 1)
         G->cols = 1;
-    if (G->cols > g_top.n)
-        G->cols = g_top.n;
+    if (G->cols > TOP(v)->n)
+        G->cols = TOP(v)->n;
     G->card_w = (body.w - (G->cols - 1) * G->gap) / G->cols;
-    G->rows_total = (g_top.n + G->cols - 1) / G->cols;
-    int kmax = g_top.V < OUT_KMAX ? g_top.V : OUT_KMAX;
+    G->rows_total = (TOP(v)->n + G->cols - 1) / G->cols;
+    int kmax = TOP(v)->V < OUT_KMAX ? TOP(v)->V : OUT_KMAX;
     int kmin = kmax < OUT_KMIN ? kmax : OUT_KMIN;
     /* as many bars as fit without scrolling, at least 5 */
     for (G->k = kmax; G->k > kmin; G->k--)
@@ -150,9 +150,9 @@ static void out_layout(ViewCtx *v, Rect body, OutGeo *G)
     /* the token column: as wide as the longest token shown, within reason */
     RenFont *f = v->g->small;
     int w = ren_text_width(f, "<eos>");
-    for (int t = 0; t < g_top.n; t++)
-        for (int r = 0; r < G->k && g_top.id[t][r] >= 0; r++) {
-            int k = ren_text_width(f, vocab_token(&v->a->model.tgt_vocab, g_top.id[t][r]));
+    for (int t = 0; t < TOP(v)->n; t++)
+        for (int r = 0; r < G->k && TOP(v)->id[t][r] >= 0; r++) {
+            int k = ren_text_width(f, vocab_token(&v->s->model->tgt_vocab, TOP(v)->id[t][r]));
             w = k > w ? k : w;
         }
     G->lab_w = w + 12;
@@ -162,10 +162,11 @@ static void out_layout(ViewCtx *v, Rect body, OutGeo *G)
 
 /* ---- one card ---- */
 
-static void set_hover(App *a, int b, int t, int id, float p)
+static void set_hover(ViewCtx *v, int b, int t, int id, float p)
 {
-    const TfTrace *tr = &a->trace;
-    Hover *h = &a->hover;
+    const Scene *sc = v->s;
+    const TfTrace *tr = sc->trace;
+    Hover *h = &v->out->hover;
     h->valid = 1;
     h->stage = ST_OUT_PROBS;
     h->layer = 0;
@@ -175,8 +176,8 @@ static void set_hover(App *a, int b, int t, int id, float p)
     h->col = id;
     h->value = p;
     snprintf(h->where, sizeof h->where, "row %d '%s', col %d '%s'", t,
-             vocab_token(&a->model.tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + t]), id,
-             vocab_token(&a->model.tgt_vocab, id));
+             vocab_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + t]), id,
+             vocab_token(&sc->model->tgt_vocab, id));
 }
 
 /* One bar: token, a track for 0..1, the fill, the probability. */
@@ -185,12 +186,12 @@ static void draw_bar(ViewCtx *v, const OutGeo *G, Rect row, int t, int r)
     const Theme *th = v->th;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
-    int id = g_top.id[t][r];
-    float p = g_top.p[t][r];
-    int is_truth = id == g_top.truth[t];
-    int argmax = r == 0, right = g_top.truth[t] == g_top.id[t][0];
+    int id = TOP(v)->id[t][r];
+    float p = TOP(v)->p[t][r];
+    int is_truth = id == TOP(v)->truth[t];
+    int argmax = r == 0, right = TOP(v)->truth[t] == TOP(v)->id[t][0];
     char buf[32];
-    const char *tok = vocab_token(&v->a->model.tgt_vocab, id);
+    const char *tok = vocab_token(&v->s->model->tgt_vocab, id);
     int ty = row.y + (row.h - fh) / 2;
     Color tc = argmax ? th->accent : th->text;
     if (is_truth)
@@ -213,36 +214,36 @@ static void draw_bar(ViewCtx *v, const OutGeo *G, Rect row, int t, int r)
         ren_rect_line(v->r, track, 2, th->bad);
     ren_text(v->r, f, buf, track.x + fw + 4, ty, argmax ? th->text : th->dim);
     if (ui_over(v->in, row))
-        set_hover(v->a, g_top.b, t, id, p);
+        set_hover(v, TOP(v)->b, t, id, p);
 }
 
 static void draw_card(ViewCtx *v, const OutGeo *G, Rect card, int t)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = sc->trace;
     RenFont *ui = v->g->ui, *f = v->g->small;
     int uh = ren_font_height(ui);
-    int sel = a->sel.side == 2 && a->sel.index == t;
+    int sel = sc->sel.side == 2 && sc->sel.index == t;
     ren_rect(v->r, card, th->panel);
     ren_rect_line(v->r, card, sel ? 2 : 1, sel ? th->select : th->border);
     char head[300];
-    const char *in = vocab_token(&a->model.tgt_vocab, tr->tgt_ids[(size_t)g_top.b * tr->T + t]);
+    const char *in = vocab_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)TOP(v)->b * tr->T + t]);
     snprintf(head, sizeof head, "%d · after '%s' →", t, in);
     Rect hr = {card.x + 8, card.y + 5, card.w - 16, uh + 4};
     ui_text_fit(v->r, ui, head, hr.x, hr.y, hr.w, sel ? th->select : th->text);
     if (ui_clicked(v->in, hr)) /* follow this decoder input token across views */
-        a->sel = sel ? (Selection){0, 0} : (Selection){2, t};
+        view_select(v, sel ? 0 : 2, sel ? 0 : t);
     int y = card.y + uh + 12;
-    for (int r = 0; r < G->k && g_top.id[t][r] >= 0; r++, y += G->bar_h)
+    for (int r = 0; r < G->k && TOP(v)->id[t][r] >= 0; r++, y += G->bar_h)
         draw_bar(v, G, (Rect){card.x + 8, y, card.w - 16, G->bar_h}, t, r);
-    int truth = g_top.truth[t];
-    if (truth < 0 || g_top.truth_rank[t] <= G->k)
+    int truth = TOP(v)->truth[t];
+    if (truth < 0 || TOP(v)->truth_rank[t] <= G->k)
         return;
     char buf[300], pv[32];
-    ui_fmt(pv, sizeof pv, g_top.truth_p[t]);
-    snprintf(buf, sizeof buf, "true next '%s': %s (rank %d)", vocab_token(&a->model.tgt_vocab, truth), pv,
-             g_top.truth_rank[t]);
+    ui_fmt(pv, sizeof pv, TOP(v)->truth_p[t]);
+    snprintf(buf, sizeof buf, "true next '%s': %s (rank %d)", vocab_token(&sc->model->tgt_vocab, truth), pv,
+             TOP(v)->truth_rank[t]);
     ui_text_fit(v->r, f, buf, card.x + 8, y + 3, card.w - 16, th->bad);
 }
 
@@ -255,21 +256,21 @@ static int header_height(const ViewCtx *v)
 
 static void draw_header(ViewCtx *v, Rect body, int b, int scrolls)
 {
-    App *a = v->a;
-    const TfTrace *tr = &a->trace;
+    const Scene *sc = v->s;
+    const TfTrace *tr = sc->trace;
     RenFont *ui = v->g->ui, *f = v->g->small;
     char t[200], s[500], pad[64] = "", more[64] = "";
-    if (a->n_src > 1)
-        snprintf(t, sizeof t, "Next-token probabilities · sentence %d of %d · %d tokens", b + 1, a->n_src, g_top.V);
+    if (sc->n_src > 1)
+        snprintf(t, sizeof t, "Next-token probabilities · sentence %d of %d · %d tokens", b + 1, sc->n_src, TOP(v)->V);
     else
-        snprintf(t, sizeof t, "Next-token probabilities over the %d target tokens", g_top.V);
-    int npad = tr->T - g_top.n;
+        snprintf(t, sizeof t, "Next-token probabilities over the %d target tokens", TOP(v)->V);
+    int npad = tr->T - TOP(v)->n;
     if (npad > 0)
         snprintf(pad, sizeof pad, " · %d padded position%s not shown", npad, npad > 1 ? "s" : "");
     if (scrolls)
-        snprintf(more, sizeof more, " · %d positions: the wheel scrolls", g_top.n);
+        snprintf(more, sizeof more, " · %d positions: the wheel scrolls", TOP(v)->n);
     /* what the marks mean first: the header may be cut short */
-    if (g_top.truth[0] >= 0)
+    if (TOP(v)->truth[0] >= 0)
         snprintf(s, sizeof s, "highlighted: the argmax · green/red: the true next token (argmax right/wrong)%s · "
                  "softmax(logits) on a 0..1 scale%s", more, pad);
     else
@@ -289,7 +290,7 @@ static void draw_header(ViewCtx *v, Rect body, int b, int scrolls)
  * view's PanZoom slot. */
 static int scroll(ViewCtx *v, const OutGeo *G)
 {
-    PanZoom *pz = &v->a->pz[VIEW_OUTPUT];
+    PanZoom *pz = &v->pz[VIEW_OUTPUT];
     int total = G->rows_total * (G->card_h + G->gap) - G->gap;
     int over = total - G->body.h;
     if (over <= 0) {
@@ -307,18 +308,18 @@ static int scroll(ViewCtx *v, const OutGeo *G)
 
 static void output_draw(ViewCtx *v)
 {
-    App *a = v->a;
-    int b = a->batch;
-    if (a->trace.B < 1 || b < 0 || b >= a->trace.B || a->trace.T < 1) {
+    const Scene *sc = v->s;
+    int b = sc->batch;
+    if (sc->trace->B < 1 || b < 0 || b >= sc->trace->B || sc->trace->T < 1) {
         ui_paragraph(v->r, v->g->ui, "Nothing has been computed yet.", v->area.x + 10, v->area.y + 10,
                      v->area.w - 20, v->th->warn);
         return;
     }
-    topk_update(a, b);
+    topk_update(v, b);
     Rect area = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
     int hh = header_height(v);
     Rect body = {area.x, area.y + hh, area.w, area.h - hh};
-    if (body.h < 40 || body.w < 120 || g_top.n < 1) {
+    if (body.h < 40 || body.w < 120 || TOP(v)->n < 1) {
         draw_header(v, area, b, 0);
         return;
     }
@@ -327,7 +328,7 @@ static void output_draw(ViewCtx *v)
     int dy = scroll(v, &G);
     draw_header(v, area, b, G.rows_total * (G.card_h + G.gap) - G.gap > body.h);
     ren_clip_push(v->r, body);
-    for (int t = 0; t < g_top.n; t++) {
+    for (int t = 0; t < TOP(v)->n; t++) {
         int r = t / G.cols, c = t % G.cols;
         Rect card = {body.x + c * (G.card_w + G.gap), body.y + dy + r * (G.card_h + G.gap), G.card_w, G.card_h};
         if (card.y + card.h < body.y || card.y > body.y + body.h)
@@ -337,12 +338,9 @@ static void output_draw(ViewCtx *v)
     ren_clip_pop(v->r);
 }
 
-/* The view draws only inside its area, whatever the area's size. */
-void view_output(ViewCtx *v)
+static void view_output(ViewCtx *v)
 {
-    if (v->area.w < 40 || v->area.h < 30)
-        return;
-    ren_clip_push(v->r, v->area);
-    output_draw(v);
-    ren_clip_pop(v->r);
+    ui_draw_inside(v, output_draw);
 }
+
+const ViewDef VIEW_OUTPUT_DEF = {"output", "Top-k", view_output, NULL, sizeof(TopK), NULL, SES_NEED_ALL};

@@ -31,7 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "view.h"
 
 #define PE_WAVES 4        /* curves in the wave plot */
 #define PE_MIN_POS 48     /* positions the waves span at least */
@@ -46,9 +46,8 @@ typedef struct PeUi {
     int pair, pos, k;      /* the rotation demo: R(k·ω_pair) · PE(pos) */
     int panel;             /* narrow layouts show one panel at a time */
     int sel_seen;          /* last followed token selection (+1, 0 none) */
-} PeUi;
-
-static PeUi pe_ui;
+} PeUi; /* the view's state (owned by the window) */
+#define PE_UI(v) ((PeUi *)(v)->st)
 
 /* What the panels draw from, gathered once per frame. */
 typedef struct PeData {
@@ -179,27 +178,15 @@ static int stepper(ViewCtx *v, int x, int y, int h, int max_w, const char *label
     return d;
 }
 
-/* Draw the first of n texts that fits in w (the last one cut with an
- * ellipsis if none does): a shorter wording reads better than a cut one,
- * and it keeps the text cache from filling with cut prefixes. */
-static void text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, int y, int w, Color c)
-{
-    for (int i = 0; i < n - 1; i++)
-        if (ren_text_width(f, alts[i]) <= w) {
-            ren_text(r, f, alts[i], x, y, c);
-            return;
-        }
-    ui_text_fit(r, f, alts[n - 1], x, y, w, c);
-}
-
 /* ---- state ---- */
 
 /* Defaults for a new d_model: the fastest pair (dims 0, 1) and two slower
  * sines whose periods (2π·10000^(2i/d) ≈ 20 and 63 positions) do not depend
  * on d_model; the rotation turns by about a radian for k = 2. */
-static void ui_fit(App *a, const PeData *d)
+static void ui_fit(ViewCtx *v, const PeData *d)
 {
-    PeUi *u = &pe_ui;
+    const Scene *sc = v->s;
+    PeUi *u = v->st;
     int C = d->C;
     if (u->C != C) {
         int slow = (C / 8) & ~1, slower = (C / 4) & ~1;
@@ -218,7 +205,7 @@ static void ui_fit(App *a, const PeData *d)
     int npair = C / 2 > 0 ? C / 2 : 1;
     u->pair = u->pair < 0 ? 0 : u->pair >= npair ? npair - 1 : u->pair;
     /* follow a clicked source token */
-    int sel = a->sel.side == 1 ? a->sel.index + 1 : 0;
+    int sel = sc->sel.side == 1 ? sc->sel.index + 1 : 0;
     if (sel != u->sel_seen) {
         u->sel_seen = sel;
         if (sel)
@@ -255,7 +242,7 @@ static void chip_text(char *buf, size_t cap, int dim, int C, int with_omega)
  * wave a click on the PE table replaces. */
 static int wave_chips(ViewCtx *v, Rect rc, const PeData *d, int *right)
 {
-    PeUi *u = &pe_ui;
+    PeUi *u = v->st;
     RenFont *f = v->g->small;
     int h = ren_font_height(f) + 8, sw = h, gap = 8, w;
     int x = rc.x, y = rc.y, total = 0, omega = 1;
@@ -344,12 +331,12 @@ static void wave_axes(ViewCtx *v, Rect plot, const PeData *d)
  * label that would touch its neighbours in every row is left out. */
 static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), right[3] = {-100000, -100000, -100000};
     char tok[200];
     for (int p = 0; p < d->len && p < d->npos; p++) {
-        snprintf(tok, sizeof tok, "%s", vocab_token(&a->model.src_vocab, a->trace.src_ids[(size_t)d->b * a->trace.S + p]));
+        snprintf(tok, sizeof tok, "%s", vocab_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p]));
         int cx = (int)lroundf(pos_x(plot, d, (float)p));
         int w = ren_text_width(f, tok), x = cx - w / 2;
         if (x < v->area.x)
@@ -360,7 +347,7 @@ static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
                 row = r;
         if (row < 0)
             continue;
-        int sel = a->sel.side == 1 && a->sel.index == p;
+        int sel = sc->sel.side == 1 && sc->sel.index == p;
         if (row > 0)
             ren_rect(v->r, (Rect){cx, y0 - 2, 1, row * fh + 2}, v->th->border);
         ren_text(v->r, f, tok, x, y0 + row * fh, sel ? v->th->select : v->th->text);
@@ -376,7 +363,6 @@ static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
 /* Report the table value under the mouse (nearest position, nearest curve). */
 static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
 {
-    App *a = v->a;
     if (!ui_over(v->in, plot) || d->npos < 1)
         return;
     int n = d->npos > 1 ? d->npos - 1 : 1;
@@ -385,16 +371,16 @@ static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
     int best = 0;
     float bd = 1e9f;
     for (int s = 0; s < PE_WAVES; s++) {
-        float dy = fabsf(val_y(plot, pe_value(d, p, pe_ui.dim[s])) - v->in->my);
+        float dy = fabsf(val_y(plot, pe_value(d, p, PE_UI(v)->dim[s])) - v->in->my);
         if (dy < bd) {
             bd = dy;
             best = s;
         }
     }
-    int dim = pe_ui.dim[best];
+    int dim = PE_UI(v)->dim[best];
     float x = pos_x(plot, d, (float)p), y = val_y(plot, pe_value(d, p, dim));
     ring(v->r, x, y, 7.0f * v->g->scale, 2.0f, v->th->select);
-    Hover *h = &a->hover;
+    Hover *h = &v->out->hover;
     h->valid = 1;
     h->stage = ST_POS_ENC;
     h->layer = 0;
@@ -413,7 +399,7 @@ static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
 static void wave_curve(ViewCtx *v, Rect plot, const PeData *d, int s)
 {
     const Theme *th = v->th;
-    int dim = pe_ui.dim[s];
+    int dim = PE_UI(v)->dim[s];
     Color c = wave_color(th, s);
     float sc = v->g->scale, spacing = pos_x(plot, d, 1.0f) - pos_x(plot, d, 0.0f);
     double w = pe_omega(dim / 2, d->C);
@@ -475,10 +461,10 @@ static void draw_waves(ViewCtx *v, Rect rc, const PeData *d)
 
 static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     TfView tv;
     TfErr err;
-    if (tf_view(&a->trace, ST_POS_ENC, 0, -1, d->b, &tv, &err)) {
+    if (tf_view(sc->trace, ST_POS_ENC, 0, -1, d->b, &tv, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, rc.x, rc.y, rc.w, v->th->warn);
         return;
     }
@@ -498,13 +484,13 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
     Rect hr = {rc.x, rc.y, rc.w, rc.h - fh - 4};
     heat_draw(v, &tv, hr, &o);
     const char *hint[] = {"each column is one wave: click a column to plot it", "click a column to plot it"};
-    text_alt(v->r, v->g->small, hint, 2, rc.x, rc.y + rc.h - fh, rc.w, v->th->dim);
+    ui_text_alt(v->r, v->g->small, hint, 2, rc.x, rc.y + rc.h - fh, rc.w, v->th->dim);
     /* a click on a cell plots that dimension and rotates its pair */
-    if (v->in->pressed && ui_over(v->in, hr) && a->hover.valid && a->hover.stage == ST_POS_ENC) {
-        pe_ui.dim[pe_ui.slot] = a->hover.col;
-        pe_ui.pair = a->hover.col / 2;
-        if (d->C % 2 && pe_ui.pair >= d->C / 2)
-            pe_ui.pair = d->C / 2 - 1;
+    if (v->in->pressed && ui_over(v->in, hr) && v->out->hover.valid && v->out->hover.stage == ST_POS_ENC) {
+        PE_UI(v)->dim[PE_UI(v)->slot] = v->out->hover.col;
+        PE_UI(v)->pair = v->out->hover.col / 2;
+        if (d->C % 2 && PE_UI(v)->pair >= d->C / 2)
+            PE_UI(v)->pair = d->C / 2 - 1;
     }
 }
 
@@ -565,20 +551,20 @@ static void rot_arc(ViewCtx *v, Circle c, double a0, double turn)
  * dozen, and always pos and pos+k). */
 static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, int k)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
-    float sc = v->g->scale;
+    float gs = v->g->scale;
     char tok[200];
     for (int p = 0; p < d->len && p < d->npos; p++) {
         float s = pe_value(d, p, 2 * i), co = pe_value(d, p, 2 * i + 1);
-        disc(v->r, circ_x(c, s), circ_y(c, co), 3.5f * sc, v->th->text);
+        disc(v->r, circ_x(c, s), circ_y(c, co), 3.5f * gs, v->th->text);
         if (!(p < 12 || p == pos || p == pos + k))
             continue;
         snprintf(tok, sizeof tok, "%d %s", p,
-                 vocab_token(&a->model.src_vocab, a->trace.src_ids[(size_t)d->b * a->trace.S + p]));
+                 vocab_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p]));
         int tw = ren_text_width(f, tok);
-        float off = (p == pos ? 6.0f : 3.5f) * sc + 4; /* clear of the dot */
+        float off = (p == pos ? 6.0f : 3.5f) * gs + 4; /* clear of the dot */
         float lx = circ_x(c, s) + (s >= 0 ? off : -tw - off);
         ren_text(v->r, f, tok, (int)lx, (int)(circ_y(c, co) - fh / 2), p == pos ? v->th->accent : v->th->dim);
     }
@@ -590,7 +576,7 @@ static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, in
 static void rot_circle(ViewCtx *v, Circle c, const PeData *d, const float res[2])
 {
     const Theme *th = v->th;
-    int i = pe_ui.pair, pos = pe_ui.pos, k = pe_ui.k;
+    int i = PE_UI(v)->pair, pos = PE_UI(v)->pos, k = PE_UI(v)->k;
     float sc = v->g->scale;
     rot_axes(v, c, i);
     for (int p = 0; p < d->npos; p++)
@@ -651,7 +637,7 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
     const Theme *th = v->th;
     RenFont *m = v->g->mono, *f = v->g->small;
     int mh = ren_font_height(m) + 2, fh = ren_font_height(f);
-    int i = pe_ui.pair, pos = pe_ui.pos, k = pe_ui.k, y = rc.y;
+    int i = PE_UI(v)->pair, pos = PE_UI(v)->pos, k = PE_UI(v)->k, y = rc.y;
     double w = pe_omega(i, d->C);
     char buf[200], cap[64];
     char b2[200];
@@ -659,12 +645,12 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
              2 * i + 1, i, 2 * i, d->C, w);
     snprintf(b2, sizeof b2, "ω_%d = %.6g", i, w);
     const char *l1[] = {buf, b2};
-    text_alt(v->r, f, l1, 2, rc.x, y, rc.w, th->dim);
+    ui_text_alt(v->r, f, l1, 2, rc.x, y, rc.w, th->dim);
     y += fh;
     snprintf(buf, sizeof buf, "turn by k·ω = %d × %.5g = %.5g rad", k, w, k * w);
     snprintf(b2, sizeof b2, "k·ω = %.5g rad", k * w);
     const char *l2[] = {buf, b2};
-    text_alt(v->r, f, l2, 2, rc.x, y, rc.w, th->dim);
+    ui_text_alt(v->r, f, l2, 2, rc.x, y, rc.w, th->dim);
     y += fh + 4;
     const float *p0 = d->pe + (size_t)pos * d->C + 2 * i;
     const float *pk = d->pe + (size_t)(pos + k) * d->C + 2 * i;
@@ -680,20 +666,20 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
     snprintf(buf, sizeof buf, "the table's PE(%d) = (%+.5f, %+.5f)", pos + k, pk[0], pk[1]);
     snprintf(b2, sizeof b2, "PE(%d) = (%+.5f, %+.5f)", pos + k, pk[0], pk[1]);
     const char *l3[] = {buf, b2};
-    text_alt(v->r, f, l3, 2, rc.x, y, rc.w, th->good);
+    ui_text_alt(v->r, f, l3, 2, rc.x, y, rc.w, th->good);
     y += fh;
     float diff = fmaxf(fabsf(res[0] - pk[0]), fabsf(res[1] - pk[1]));
     int same = diff <= 1e-5f;
     snprintf(buf, sizeof buf, "|R·PE(%d) − PE(%d)| = %.1e %s", pos, pos + k, diff, same ? "✓ the same point" : "");
     snprintf(b2, sizeof b2, "differ by %.1e %s", diff, same ? "✓" : "");
     const char *l4[] = {buf, b2};
-    text_alt(v->r, f, l4, 2, rc.x, y, rc.w, same ? th->good : th->warn);
+    ui_text_alt(v->r, f, l4, 2, rc.x, y, rc.w, same ? th->good : th->warn);
 }
 
 /* The controls: pair i, pos and k. Returns the height used. */
 static int rot_controls(ViewCtx *v, Rect rc, const PeData *d)
 {
-    PeUi *u = &pe_ui;
+    PeUi *u = v->st;
     int h = ren_font_height(v->g->small) + 8, x = rc.x, y = rc.y, w;
     char val[32];
     const char *labels[3] = {"pair i", "pos", "k"};
@@ -723,11 +709,11 @@ static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
     int uh = ren_font_height(uf);
     ren_clip_push(v->r, rc);
     const char *title[] = {"PE(pos+k) = R(k·ω_i) · PE(pos)", "R(kω)·PE(pos)"};
-    text_alt(v->r, uf, title, 2, rc.x, rc.y, rc.w, th->text);
+    ui_text_alt(v->r, uf, title, 2, rc.x, rc.y, rc.w, th->text);
     int y = rc.y + uh + 4;
     y += rot_controls(v, (Rect){rc.x, y, rc.w, rc.h}, d) + 6;
     float Rm[2][2], res[2];
-    if (d->C < 2 || pe_rotate(d->pe, d->rows, d->C, pe_ui.pair, pe_ui.pos, pe_ui.k, Rm, res)) {
+    if (d->C < 2 || pe_rotate(d->pe, d->rows, d->C, PE_UI(v)->pair, PE_UI(v)->pos, PE_UI(v)->k, Rm, res)) {
         ui_paragraph(v->r, v->g->small, "d_model is too small for a sin/cos pair.", rc.x, y, rc.w, th->dim);
         ren_clip_pop(v->r);
         return;
@@ -757,16 +743,16 @@ static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
 
 /* ---- layout ---- */
 
-static int gather(App *a, PeData *d)
+static int gather(const Scene *sc, PeData *d)
 {
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = sc->trace;
     memset(d, 0, sizeof *d);
     if (!tr->pe || tr->cap_T < 1 || tr->B < 1)
         return -1;
     d->pe = tr->pe;
     d->rows = tr->cap_T;
     d->C = tr->cfg.d_model;
-    d->b = a->batch < tr->B ? a->batch : 0;
+    d->b = sc->batch < tr->B ? sc->batch : 0;
     d->len = tr->src_len[d->b];
     int need = tr->S > tr->T ? tr->S : tr->T;
     if (need < PE_MIN_POS)
@@ -780,14 +766,14 @@ static int panel_tabs(ViewCtx *v, Rect rc, int first)
 {
     static const char *names[PANEL_COUNT] = {"Waves", "PE table", "Rotation"};
     int h = ren_font_height(v->g->small) + 8, x = rc.x;
-    if (pe_ui.panel < first)
-        pe_ui.panel = first;
+    if (PE_UI(v)->panel < first)
+        PE_UI(v)->panel = first;
     for (int p = first; p < PANEL_COUNT; p++) {
         int w = ren_text_width(v->g->small, names[p]) + 18;
         if (x + w > rc.x + rc.w)
             break;
-        if (ui_button(v, (Rect){x, rc.y, w, h}, names[p], pe_ui.panel == p))
-            pe_ui.panel = p;
+        if (ui_button(v, (Rect){x, rc.y, w, h}, names[p], PE_UI(v)->panel == p))
+            PE_UI(v)->panel = p;
         x += w + 4;
     }
     return h + 6;
@@ -803,14 +789,14 @@ static void draw_panel(ViewCtx *v, int p, Rect rc, const PeData *d)
         draw_rotation(v, rc, d);
 }
 
-void view_pe(ViewCtx *v)
+static void view_pe(ViewCtx *v)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     Rect A = v->area;
     PeData d;
-    if (gather(a, &d) || A.w < 60 || A.h < 40)
+    if (gather(sc, &d) || A.w < 60 || A.h < 40)
         return;
-    ui_fit(a, &d);
+    ui_fit(v, &d);
     int fh = ren_font_height(v->g->ui);
     int rot_w = rot_eq_w(v) + 8;
     int heat_w = 14 * fh, gap = 12;
@@ -837,21 +823,24 @@ void view_pe(ViewCtx *v)
         draw_waves(v, (Rect){A.x, A.y, A.w, waves_h}, &d);
         Rect b = {A.x, A.y + waves_h + gap, A.w, bottom_h};
         int th = panel_tabs(v, b, PANEL_TABLE);
-        draw_panel(v, pe_ui.panel, (Rect){b.x, b.y + th, b.w, b.h - th}, &d);
+        draw_panel(v, PE_UI(v)->panel, (Rect){b.x, b.y + th, b.w, b.h - th}, &d);
     } else {
         int th = panel_tabs(v, A, PANEL_WAVES);
-        draw_panel(v, pe_ui.panel, (Rect){A.x, A.y + th, A.w, A.h - th}, &d);
+        draw_panel(v, PE_UI(v)->panel, (Rect){A.x, A.y + th, A.w, A.h - th}, &d);
     }
     ren_clip_pop(v->r);
 }
 
 /* The view's current choices, for tests: the plotted dimensions (PE_WAVES
  * of them), the rotation's pair, pos and k. */
-void view_pe_choices(int *dims, int *pair, int *pos, int *k)
+void view_pe_choices(const void *st, int *dims, int *pair, int *pos, int *k)
 {
+    const PeUi *pe_ui = st;
     for (int s = 0; s < PE_WAVES; s++)
-        dims[s] = pe_ui.dim[s];
-    *pair = pe_ui.pair;
-    *pos = pe_ui.pos;
-    *k = pe_ui.k;
+        dims[s] = pe_ui->dim[s];
+    *pair = pe_ui->pair;
+    *pos = pe_ui->pos;
+    *k = pe_ui->k;
 }
+
+const ViewDef VIEW_PE_DEF = {"pe", "Waves", view_pe, NULL, sizeof(PeUi), NULL, SES_NEED_STAGE};

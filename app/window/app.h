@@ -1,90 +1,29 @@
 /* app.h - the state of the Stepformer window, apart from drawing.
  *
- * One App holds the model, the trace of the current input, where the
- * learner is (stage, layer, head, sentence of the batch, view) and how
- * things look (theme, colour maps, text size). Events change it through
- * app_event() (app_event.c); app_frame() (frame.c) draws it through the
- * renderer layer and handles the mouse in immediate mode. Tests build an
- * App, feed it synthetic SDL events, run frames on a headless renderer and
- * look at the state. */
+ * One App owns a Session (session.h: the model, the input, the trace of it
+ * and where the learner is: stage, layer, head, sentence of the batch) and
+ * adds what only the window has: the view, the selection, how things look
+ * (theme, colour maps, text size), focus, hover, pan/zoom, notices, and
+ * each view's own state (a->vstate, made and freed through VIEWS[]).
+ * Events change it through app_event() (app_event.c); app_frame()
+ * (frame.c) draws it through the renderer layer and handles the mouse in
+ * immediate mode; the views see it only as a Scene and answer with a
+ * ViewOut (host.c). Tests build an App, feed it synthetic input events,
+ * run frames on a headless renderer and look at the state. */
 #ifndef APP_APP_H
 #define APP_APP_H
 
 #include <stdint.h>
 
-#include "colormap.h"
-#include "decode.h"
-#include "model.h"
+#include "input.h"
 #include "ren.h"
-#include "stage.h"
-#include "walk.h"
+#include "session.h"
+#include "view.h"
 
-#define APP_MAX_SENT 4       /* sentences in the padded batch */
-#define APP_TEXT_MAX 1024    /* bytes of one input line */
-#define APP_CAP_T 128        /* longest sequence the window shows */
-#define APP_MAX_STEPS 4096   /* entries of the stage walk */
-
-typedef enum ViewId {
-    VIEW_AUTO = 0, /* the natural view of the current stage */
-    VIEW_MATRIX,   /* heatmap with labels and a colour bar */
-    VIEW_HEADS,    /* all layers x heads thumbnails */
-    VIEW_LINES,    /* attention as lines between two token columns */
-    VIEW_MASK,     /* mask matrices with legend, batch selectable */
-    VIEW_PE,       /* positional encoding waves, heatmap, rotation */
-    VIEW_NORM,     /* Add & Norm before/after statistics */
-    VIEW_FFN,      /* FFN hidden activations, ReLU zeros */
-    VIEW_OUTPUT,   /* top-k output probabilities per position */
-    VIEW_DECODE,   /* teacher forcing beside autoregressive decoding */
-    VIEW_TRAIN,    /* live training */
-    VIEW_COUNT
-} ViewId;
-
-const char *view_name(ViewId v);
-int view_find(const char *name); /* -1 if unknown */
-
-typedef enum ThemeId { THEME_DARK, THEME_LIGHT, THEME_CONTRAST, THEME_COUNT } ThemeId;
-
-typedef struct Theme {
-    const char *name;
-    Color bg, panel, panel2, border, text, dim, accent, accent2, select,
-        warn, masked, masked_text, pad, good, bad;
-} Theme;
-const Theme *theme_get(ThemeId id);
-
-
-/* Mouse and keyboard input gathered since the last frame (immediate-mode
- * widgets read it while the frame is built). */
-typedef struct UiInput {
-    int mx, my;           /* mouse position, drawable pixels */
-    int down;             /* left button held */
-    int pressed, released;/* left button went down / up this frame */
-    int rpressed;         /* right button went down */
-    int wheel;            /* wheel clicks this frame (+ up) */
-    int moved;
-} UiInput;
-
-/* FOCUS_VIEW: a text field of the current view (the train view's file
- * path), whose buffer of APP_TEXT_MAX bytes is App.view_text; the view
- * itself leaves it when a click lands elsewhere. */
-typedef enum Focus { FOCUS_NONE, FOCUS_SRC, FOCUS_TGT, FOCUS_VIEW } Focus;
-
-/* A token the learner clicked, followed across views. */
-typedef struct Selection {
-    int side; /* 0 none, 1 source, 2 target */
-    int index;
-} Selection;
-
-/* What the mouse is over: filled by the view while drawing, shown by the
- * status line and the "how it was computed" box. */
-typedef struct Hover {
-    int valid;
-    StageId stage;
-    int layer, head, b, row, col;
-    float value;
-    char where[640]; /* e.g. "row 1 'love', col 2 'china'" */
-    int own;         /* a value of the view itself, not of the trace: no
-                        "how it was computed" box */
-} Hover;
+#define APP_MAX_SENT SES_MAX_SENT   /* sentences in the padded batch */
+#define APP_TEXT_MAX SES_TEXT_MAX   /* bytes of one input line */
+#define APP_CAP_T SES_CAP_T         /* longest sequence the window shows */
+#define APP_MAX_STEPS SES_MAX_STEPS /* entries of the stage walk */
 
 /* Where things were drawn in the last frame (for tests and tooling). */
 typedef struct HitRect {
@@ -92,60 +31,17 @@ typedef struct HitRect {
     int walk; /* index into the stage walk */
 } HitRect;
 
-typedef struct HeatGeo {
-    int valid;
-    Rect grid;        /* the whole matrix on screen (may exceed the view) */
-    float cw, ch;     /* cell size */
-    int rows, cols;
-    float lo, hi;     /* value range of the colour scale */
-    CmapId cmap;
-    StageId stage;
-} HeatGeo;
-
-/* Pan and zoom of a big matrix: screen = T * cell space (cglm affine2d). */
-typedef struct PanZoom {
-    float zoom;   /* 1 = fit */
-    float ox, oy; /* offset of the content, pixels */
-} PanZoom;
+/* A block of the paper's Figure 1 in the stage walk (blocks.c). */
+typedef struct NavBlock {
+    int first, count;  /* walk entries [first, first + count) */
+    int decoder, layer, cross;
+    const char *label; /* "Multi-Head Attention", "Add & Norm", ... */
+} NavBlock;
+#define BLOCKS_MAX 512
 
 typedef struct App {
-    /* the model and what it computed */
-    TfModel model;
-    int have_model;
-    int untrained;              /* random weights: say so on screen */
-    char model_path[1024];
-    char model_label[128];
-    TfTrace trace;              /* cap APP_MAX_SENT x APP_CAP_T, recorded */
-    TfTrace scratch;            /* for greedy decoding, not shown */
-    uint64_t version;           /* bumps whenever the trace changes */
-    int dirty;                  /* input changed: recompute before drawing */
-    int lazy;                   /* compute only what is shown, the rest when idle */
-    int units_done;             /* units of the current pass computed (app.c) */
-    int src_pad[APP_MAX_SENT * APP_CAP_T], pad_S; /* the padded batch */
-    int tgt_pad[APP_MAX_SENT * APP_CAP_T], pad_T;
-
-    /* the input: a source line holding up to four sentences separated by
-     * '|' (a padded batch) and a target for sentence 0 (empty: the greedy
-     * translation is used) */
-    char src_line[APP_TEXT_MAX];
-    char src[APP_MAX_SENT][APP_TEXT_MAX]; /* the line split at '|' */
-    int n_src;
-    char tgt[APP_TEXT_MAX];
-    int tgt_auto;               /* the decoder input came from greedy decoding */
-    int src_ids[APP_MAX_SENT][APP_CAP_T], src_n[APP_MAX_SENT];
-    int tgt_ids[APP_MAX_SENT][APP_CAP_T], tgt_n[APP_MAX_SENT];
-    int n_unk;                  /* unknown words in the current input */
-    int truncated;              /* a sentence was cut to the limit */
-    char input_error[TF_ERR_MAX + 64]; /* why the input could not run, or "" */
-    char translation[APP_TEXT_MAX];
-    DecodeResult greedy;        /* the greedy decode of sentence 0, steps kept */
-
-    /* where the learner is */
-    StagePos walk[APP_MAX_STEPS];
-    int n_walk, at;             /* the walk and the current index in it */
-    unsigned walk_id;           /* changes whenever the walk is rebuilt */
-    int head;                   /* -1 all heads */
-    int batch;                  /* sentence of the batch shown */
+    /* the model, the input, the trace and where the learner is (no SDL) */
+    Session ses;
     ViewId view;                /* VIEW_AUTO or a chosen view */
     Selection sel;
     int nav_layer[2];           /* layer shown in the navigator: encoder, decoder */
@@ -171,15 +67,19 @@ typedef struct App {
     UiInput in;
     Hover hover;
     PanZoom pz[VIEW_COUNT];
-    int dragging;
-    int drag_x, drag_y;
+    ViewDrag drag;
     int win_w, win_h;           /* drawable size */
 
     /* transitions: the main view eases in after a stage change */
     double anim_start;
     double now;
     double wake_at;             /* a view wants a frame at this time; 0 none */
+    int redraw_soon;            /* a view's wishes changed what is shown */
+    uint64_t drawn_version;     /* trace version of the last Scene a view drew */
 
+    NavBlock blocks[BLOCKS_MAX]; /* the walk grouped into blocks (blocks_of) */
+    int n_blocks;
+    unsigned blocks_walk;       /* the walk_id they were grouped for */
     HitRect nav_hits[128];      /* navigator blocks drawn last frame */
     int n_nav_hits;
     HeatGeo heat;               /* the main heatmap drawn last frame */
@@ -187,10 +87,9 @@ typedef struct App {
     /* drawing resources bound to the renderer of the last frame */
     struct Gfx *gfx;
 
-    /* state owned by the decode and train views (view_decode.c,
-     * view_train.c), made on first use, freed by app_free */
-    struct DecodeUi *dec_ui;
-    struct TrainUi *train_ui;
+    /* each view's own state (VIEWS[v]->state_size bytes, made by app_init,
+     * freed through VIEWS[v]->free by app_free) */
+    void *vstate[VIEW_COUNT];
     struct LessonUi *les;       /* lessons (lesson_ui.c) */
     int no_save;                /* headless: do not write progress files */
     char lessons_dir[512];      /* "" = the bundled lessons/ */
@@ -199,6 +98,7 @@ typedef struct App {
     char notice[512];
     double notice_until;
     int notice_error;
+    unsigned ses_msg_seen;      /* the session's messages shown so far */
 } App;
 
 /* Options the program was started with. */
@@ -224,9 +124,13 @@ typedef struct AppOpts {
  * first trace. Returns -1 with err only when nothing at all can be shown. */
 int app_init(App *a, const AppOpts *o, TfErr *err);
 void app_free(App *a);
+/* The same without the lesson panel (app.c; app_init and app_free in
+ * host.c add it, so that app.c needs nothing of the panels). */
+int app_init_state(App *a, const AppOpts *o, TfErr *err);
+void app_free_state(App *a);
 
 /* Re-run the model on the current input if it changed: everything, or with
- * a->lazy just what the current view needs. app_idle_work runs one more unit
+ * a->ses.lazy just what the current view needs. app_idle_work runs one more unit
  * of the pass: it returns 0 when nothing was left, 1 when more remain, 2
  * when it ran the last one. app_compute_all finishes the pass. */
 void app_update(App *a);
@@ -239,6 +143,9 @@ int app_load_model(App *a, const char *path);
  * train view); label names it in the top bar. On failure the old model is
  * kept, m is freed and the error is a notice. Returns 0 or -1. */
 int app_use_model(App *a, TfModel *m, const char *label);
+
+const char *view_name(ViewId v);
+int view_find(const char *name); /* -1 if unknown */
 
 /* Navigation. */
 StagePos app_pos(const App *a);
@@ -255,9 +162,38 @@ void app_set_text(App *a, Focus which, const char *text);
 void app_notice(App *a, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Input: SDL events are fed in by the window loop (or by tests). */
-union SDL_Event;
-void app_event(App *a, const union SDL_Event *e);
+/* Input: events of our own (input.h), fed in by the window loop, which maps
+ * SDL's (input_from_sdl), or by tests. */
+void app_event(App *a, const InputEvent *e);
+
+/* Hosting the views (host.c). app_scene fills the snapshot a view sees;
+ * app_draw_view draws view id into ctx->area and applies what it wished;
+ * app_view_key offers a key to the current view. app_view_begin/end give
+ * a view's context outside a frame (for shot, tests and benchmarks that
+ * set a view up), applying its wishes at the end. */
+typedef struct ViewCall {
+    Scene sc;
+    ViewOut out;
+    ViewCtx v;
+} ViewCall;
+void app_scene(const App *a, Scene *sc);
+void app_apply(App *a, ViewOut *o);
+void app_draw_view(App *a, ViewCtx *ctx, ViewId id);
+int app_view_key(App *a, Key key, int mod);
+void app_view_begin(App *a, ViewId id, ViewCall *c);
+void app_view_end(App *a, ViewCall *c);
+/* The decode and train views set up from outside a frame (view_decode.h,
+ * view_train.h say what each does); their state is a->vstate[VIEW_DECODE]
+ * (a DecodeUi) and a->vstate[VIEW_TRAIN] (a TrainUi). */
+struct TwSpec;
+int app_decode_setup(App *a, const char *pane, int k, float alpha);
+int app_train_setup(App *a, const char *task, long long steps);
+int app_train_start(App *a, struct TwSpec *s);
+void app_train_play(App *a, int on);
+/* The App's resources for renderer r (made on first use, replaced when the
+ * renderer changes); app_gfx_free releases them before the renderer goes. */
+Gfx *app_gfx(App *a, Ren *r);
+void app_gfx_free(App *a);
 
 /* Draw one frame into r at its output size and handle the mouse; app_draw
  * leaves the frame open (to save it) and app_frame also shows it. */

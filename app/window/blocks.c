@@ -4,7 +4,7 @@
  * stages inside the current block. */
 #include <string.h>
 
-#include "views.h"
+#include "panels.h"
 
 static int attn_group(StageId st)
 {
@@ -31,7 +31,7 @@ static int kind_of(StageId st)
 /* Do walk entries i-1 and i belong to the same block? */
 static int same_block(const App *a, int i)
 {
-    StagePos p = a->walk[i - 1], q = a->walk[i];
+    StagePos p = a->ses.walk[i - 1], q = a->ses.walk[i];
     if (p.layer != q.layer && (stage_info(q.stage)->flags & SF_LAYER))
         return 0;
     int g = attn_group(p.stage);
@@ -44,12 +44,12 @@ static int same_block(const App *a, int i)
     if (p.stage == ST_OUT_LOGITS)
         return 0;
     /* post-LN: Add then Norm form "Add & Norm" */
-    return kind_of(p.stage) == 1 && kind_of(q.stage) == 2 && a->model.cfg.norm == TF_NORM_POST;
+    return kind_of(p.stage) == 1 && kind_of(q.stage) == 2 && a->ses.model.cfg.norm == TF_NORM_POST;
 }
 
 static const char *block_label(const App *a, int first, int n)
 {
-    StageId st = a->walk[first].stage;
+    StageId st = a->ses.walk[first].stage;
     switch (attn_group(st)) {
     case 1: return "Multi-Head Attention";
     case 2: return "Masked Multi-Head Attention";
@@ -77,37 +77,34 @@ static const char *block_label(const App *a, int first, int n)
 int blocks_build(const App *a, NavBlock *out, int max)
 {
     int n = 0;
-    for (int i = 0; i < a->n_walk; i++) {
+    for (int i = 0; i < a->ses.n_walk; i++) {
         if (i > 0 && n > 0 && same_block(a, i)) {
             out[n - 1].count++;
             continue;
         }
         if (n >= max)
             break;
-        const StageInfo *si = stage_info(a->walk[i].stage);
+        const StageInfo *si = stage_info(a->ses.walk[i].stage);
         NavBlock *b = &out[n++];
         b->first = i;
         b->count = 1;
         b->decoder = (si->flags & SF_DECODER) != 0;
-        b->layer = (si->flags & SF_LAYER) ? a->walk[i].layer : -1;
-        b->cross = attn_group(a->walk[i].stage) == 3;
+        b->layer = (si->flags & SF_LAYER) ? a->ses.walk[i].layer : -1;
+        b->cross = attn_group(a->ses.walk[i].stage) == 3;
     }
     for (int k = 0; k < n; k++)
         out[k].label = block_label(a, out[k].first, out[k].count);
     return n;
 }
 
-const NavBlock *blocks_of(const App *a, int *n)
+const NavBlock *blocks_of(App *a, int *n)
 {
-    static NavBlock bl[BLOCKS_MAX];
-    static unsigned built_for;
-    static int nb;
-    if (built_for != a->walk_id) { /* the walk changed: group it again */
-        nb = blocks_build(a, bl, BLOCKS_MAX);
-        built_for = a->walk_id;
+    if (a->blocks_walk != a->ses.walk_id) { /* the walk changed: group it again */
+        a->n_blocks = blocks_build(a, a->blocks, BLOCKS_MAX);
+        a->blocks_walk = a->ses.walk_id;
     }
-    *n = nb;
-    return bl;
+    *n = a->n_blocks;
+    return a->blocks;
 }
 
 int blocks_current(const NavBlock *b, int n, int at)
@@ -120,15 +117,13 @@ int blocks_current(const NavBlock *b, int n, int at)
 
 const char *step_label(StageId st)
 {
-    static const char *suffix[9] = {".q", ".k", ".v", ".scores", ".mask", ".weights", ".heads", ".concat", ".out"};
-    static const char *label[9] = {"Q", "K", "V", "QKᵀ/√d_k", "mask", "softmax", "heads", "concat", "·W_O"};
-    const char *name = stage_info(st)->name;
-    if (attn_group(st)) {
-        const char *dot = strrchr(name, '.');
-        for (int k = 0; k < 9; k++)
-            if (dot && strcmp(dot, suffix[k]) == 0)
-                return label[k];
-    }
+    static const char *label[AP_COUNT] = {
+        [AP_Q] = "Q", [AP_K] = "K", [AP_V] = "V", [AP_SCORES] = "QKᵀ/√d_k", [AP_MASK] = "mask",
+        [AP_WEIGHTS] = "softmax", [AP_HEADS] = "heads", [AP_CONCAT] = "concat", [AP_OUT] = "·W_O"};
+    static const StageId first[4] = {0, ST_ENC_SELF_Q, ST_DEC_SELF_Q, ST_DEC_CROSS_Q};
+    int grp = attn_group(st);
+    if (grp)
+        return label[st - first[grp]];
     switch (st) {
     case ST_SRC_TOKENS: case ST_TGT_TOKENS: return "tokens";
     case ST_SRC_EMBED: case ST_TGT_EMBED: return "E·√d_model";

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "panels.h"
 
 typedef struct Expl {
     const char *title, *formula, *text;
@@ -165,8 +165,8 @@ static const AttnAct *attn_of(const TfTrace *tr, StageId st, int layer, int *Tq,
 
 static int how_attention(const App *a, const Hover *h, char *buf, size_t cap)
 {
-    const TfTrace *tr = &a->trace;
-    const TfConfig *c = &a->model.cfg;
+    const TfTrace *tr = &a->ses.trace;
+    const TfConfig *c = &a->ses.model.cfg;
     int Tq, Tk, NH = c->n_heads, dk = c->d_model / NH, C = c->d_model;
     const AttnAct *at = attn_of(tr, h->stage, h->layer, &Tq, &Tk);
     if (!at || h->head < 0)
@@ -206,9 +206,9 @@ static int how_attention(const App *a, const Hover *h, char *buf, size_t cap)
 
 static int how_norm(const App *a, const Hover *h, char *buf, size_t cap)
 {
-    const TfTrace *tr = &a->trace;
-    const TfParams *p = &a->model.p;
-    int C = a->model.cfg.d_model, pre = a->model.cfg.norm == TF_NORM_PRE;
+    const TfTrace *tr = &a->ses.trace;
+    const TfParams *p = &a->ses.model.p;
+    int C = a->ses.model.cfg.d_model, pre = a->ses.model.cfg.norm == TF_NORM_PRE;
     const NormAct *na = NULL;
     const float *w = NULL, *bb = NULL;
     int T = tr->S, l = h->layer;
@@ -234,8 +234,8 @@ static int how_norm(const App *a, const Hover *h, char *buf, size_t cap)
 
 static int how_probs(const App *a, const Hover *h, char *buf, size_t cap)
 {
-    const TfTrace *tr = &a->trace;
-    int V = a->model.cfg.tgt_vocab;
+    const TfTrace *tr = &a->ses.trace;
+    int V = a->ses.model.cfg.tgt_vocab;
     const float *z = tr->logits + ((size_t)h->b * tr->T + h->row) * V;
     double mx = -INFINITY, sum = 0;
     for (int v = 0; v < V; v++)
@@ -251,7 +251,7 @@ static int how(const App *a, char *buf, size_t cap)
 {
     const Hover *h = &a->hover;
     const StageInfo *si = stage_info(h->stage);
-    const TfConfig *c = &a->model.cfg;
+    const TfConfig *c = &a->ses.model.cfg;
     switch (si->kind) {
     case SK_WEIGHTS: case SK_SCORES: return how_attention(a, h, buf, cap);
     case SK_NORM: return how_norm(a, h, buf, cap);
@@ -275,11 +275,11 @@ static int how(const App *a, char *buf, size_t cap)
 
 void explain_draw(ViewCtx *v)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     Rect rc = v->area;
     StagePos p = app_pos(a);
-    int pre = a->model.cfg.norm == TF_NORM_PRE;
+    int pre = a->ses.model.cfg.norm == TF_NORM_PRE;
     Expl e = expl_of(p.stage, pre);
     if (a->lang == 1) {
         const char *t, *x;
@@ -305,10 +305,10 @@ void explain_draw(ViewCtx *v)
     }
     TfView tv;
     TfErr err;
-    int head = a->head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->head;
-    if (!own_view && !a->input_error[0] && tf_view(&a->trace, p.stage, p.layer, head, a->batch, &tv, &err) == 0) {
+    int head = a->ses.head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->ses.head;
+    if (!own_view && !a->ses.input_error[0] && tf_view(&a->ses.trace, p.stage, p.layer, head, a->ses.batch, &tv, &err) == 0) {
         char shape[96];
-        snprintf(shape, sizeof shape, "%s %d × %d", L(a, "shape"), tv.rows, tv.cols);
+        snprintf(shape, sizeof shape, "%s %d × %d", L(a->lang, "shape"), tv.rows, tv.cols);
         ren_text(v->r, v->g->ui, shape, x, y, th->dim);
         y += ren_font_height(v->g->ui) + 8;
     }
@@ -316,7 +316,7 @@ void explain_draw(ViewCtx *v)
     if (a->hover.valid && !a->hover.own && a->hover.stage == p.stage) {
         char buf[1200];
         if (how(a, buf, sizeof buf) > 0) {
-            ren_text(v->r, v->g->ui, L(a, "How this number was computed"), x, y, th->select);
+            ren_text(v->r, v->g->ui, L(a->lang, "How this number was computed"), x, y, th->select);
             y += ren_font_height(v->g->ui) + 4;
             ui_paragraph(v->r, v->g->mono, buf, x, y, w, th->text);
         }

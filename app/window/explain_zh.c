@@ -4,7 +4,7 @@
  * the panel shows the English ones. pre selects the pre-LN wording where the
  * English text differs. Returns 0 for a stage without a text here, and the
  * panel then stays English. */
-#include "views.h"
+#include "panels.h"
 
 typedef struct ZhText {
     const char *title, *text;

@@ -1,13 +1,14 @@
 /* frame.c - one frame of the window: the layout (top bar, navigator, main
  * view with its view tabs, explanation panel, input lines, status line),
- * the dispatch to the current view, and the overlays. */
+ * the current view drawn through the VIEWS table (host.c builds its Scene
+ * and applies its ViewOut), and the overlays. */
 #include <cglm/cglm.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lesson_ui.h"
-#include "views.h"
+#include "panels.h"
 
 typedef struct Layout {
     Rect top, nav, steps, tabs, main, panel, src, tgt, status;
@@ -55,7 +56,7 @@ static Layout layout(const Gfx *g, int W, int H)
 
 static void draw_top(ViewCtx *v, Rect rc)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     if (rc.h <= 0)
         return;
@@ -66,9 +67,9 @@ static void draw_top(ViewCtx *v, Rect rc)
     int x = rc.x + 12;
     x += ren_text(v->r, v->g->title, "Stepformer", x, y, th->accent) + 16;
     int sy = rc.y + (rc.h - ren_font_height(v->g->ui)) / 2;
-    x += ren_text(v->r, v->g->ui, a->model_label, x, sy, a->untrained ? th->warn : th->dim) + 24;
+    x += ren_text(v->r, v->g->ui, a->ses.model_label, x, sy, a->ses.untrained ? th->warn : th->dim) + 24;
     char t[256];
-    ui_stage_title(a, app_pos(a), t, sizeof t);
+    ui_stage_title(a->lang, a->ses.head, app_pos(a), t, sizeof t);
     /* right side: Lessons, the language, help */
     RenFont *sf = v->g->small;
     int bh = ren_font_height(sf) + 10, by = rc.y + (rc.h - bh) / 2;
@@ -81,38 +82,23 @@ static void draw_top(ViewCtx *v, Rect rc)
             lesson_ui_toggle_list(a);
         if (ui_button(v, (Rect){rx + lw + 6, by, gw, bh}, a->lang ? "中文 | EN" : "EN | 中文", 0))
             lesson_ui_set_lang(a, !a->lang);
-        ren_text(v->r, sf, L(a, "? help"), rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
+        ren_text(v->r, sf, L(a->lang, "? help"), rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
     } else {
         rx = rc.x + rc.w - 8;
     }
     ui_text_fit(v->r, v->g->ui, t, x, sy, rx - x - 12, th->text);
 }
 
-static const char *view_label_en(ViewId v, StageKind k)
-{
-    switch (v) {
-    case VIEW_MATRIX: return k == SK_TOKENS ? "Tokens" : "Heatmap";
-    case VIEW_HEADS: return "All heads";
-    case VIEW_LINES: return "Lines";
-    case VIEW_MASK: return "Mask";
-    case VIEW_PE: return "Waves";
-    case VIEW_NORM: return "Add & Norm";
-    case VIEW_FFN: return "ReLU";
-    case VIEW_OUTPUT: return "Top-k";
-    case VIEW_DECODE: return "Decode";
-    case VIEW_TRAIN: return "Train";
-    default: return view_name(v);
-    }
-}
-
 static const char *view_label(const App *a, ViewId v, StageKind k)
 {
-    return L(a, view_label_en(v, k));
+    if (v == VIEW_MATRIX && k == SK_TOKENS)
+        return L(a->lang, "Tokens");
+    return L(a->lang, v > VIEW_AUTO && v < VIEW_COUNT ? VIEWS[v]->label : view_name(v));
 }
 
 static void draw_tabs(ViewCtx *v, Rect rc)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     if (rc.h <= 0 || rc.w <= 0)
         return;
     ViewId ch[8];
@@ -120,7 +106,7 @@ static void draw_tabs(ViewCtx *v, Rect rc)
     ViewId cur = app_current_view(a);
     StageKind kind = stage_info(app_pos(a).stage)->kind;
     int x = rc.x + 8;
-    int limit = rc.x + rc.w - (a->n_src > 1 ? a->n_src * (rc.h + 7) + 8 : 0);
+    int limit = rc.x + rc.w - (a->ses.n_src > 1 ? a->ses.n_src * (rc.h + 7) + 8 : 0);
     for (int i = 0; i < n; i++) {
         const char *lab = view_label(a, ch[i], kind);
         int w = ren_text_width(v->g->small, lab) + 18;
@@ -129,11 +115,11 @@ static void draw_tabs(ViewCtx *v, Rect rc)
         int active = cur == ch[i] || (cur == VIEW_HEADS && ch[i] == VIEW_HEADS);
         if (ui_button(v, (Rect){x, rc.y + 4, w, rc.h - 6}, lab, active)) {
             if (ch[i] == VIEW_HEADS) {
-                a->head = -1;
+                a->ses.head = -1;
                 a->view = VIEW_AUTO;
             } else {
-                if (a->head < 0 && ch[i] != VIEW_DECODE && ch[i] != VIEW_TRAIN)
-                    a->head = 0;
+                if (a->ses.head < 0 && ch[i] != VIEW_DECODE && ch[i] != VIEW_TRAIN)
+                    a->ses.head = 0;
                 a->view = ch[i] == app_auto_view(a, app_pos(a).stage) ? VIEW_AUTO : ch[i];
             }
             a->anim_start = a->now;
@@ -141,21 +127,21 @@ static void draw_tabs(ViewCtx *v, Rect rc)
         x += w + 4;
     }
     /* the sentence of the batch, right-aligned so it is never cut */
-    if (a->n_src > 1) {
-        int bw = rc.h + 4, lw = ren_text_width(v->g->small, L(a, "sentence"));
-        int sx = rc.x + rc.w - a->n_src * (bw + 3) - lw - 12;
+    if (a->ses.n_src > 1) {
+        int bw = rc.h + 4, lw = ren_text_width(v->g->small, L(a->lang, "sentence"));
+        int sx = rc.x + rc.w - a->ses.n_src * (bw + 3) - lw - 12;
         if (sx < x) { /* no room for the label: buttons only */
-            sx = rc.x + rc.w - a->n_src * (bw + 3) - 4;
+            sx = rc.x + rc.w - a->ses.n_src * (bw + 3) - 4;
             lw = -6;
         }
         if (lw > 0)
-            ren_text(v->r, v->g->small, L(a, "sentence"), sx, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, v->th->dim);
+            ren_text(v->r, v->g->small, L(a->lang, "sentence"), sx, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, v->th->dim);
         sx += lw + 6;
-        for (int b = 0; b < a->n_src; b++) {
+        for (int b = 0; b < a->ses.n_src; b++) {
             char s[16];
             snprintf(s, sizeof s, "%d", b + 1);
-            if (ui_button(v, (Rect){sx, rc.y + 4, bw, rc.h - 6}, s, a->batch == b))
-                a->batch = b;
+            if (ui_button(v, (Rect){sx, rc.y + 4, bw, rc.h - 6}, s, a->ses.batch == b))
+                a->ses.batch = b;
             sx += bw + 3;
         }
     }
@@ -163,15 +149,15 @@ static void draw_tabs(ViewCtx *v, Rect rc)
 
 static void draw_input(ViewCtx *v, Rect rc, Focus which)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     if (rc.h <= 0)
         return;
     RenFont *f = v->g->ui;
     int fh = ren_font_height(f);
     ren_rect(v->r, rc, th->panel);
-    const char *label = L(a, which == FOCUS_SRC ? "Source" : "Target");
-    int lw = ren_text_width(f, L(a, "Target")) + 24;
+    const char *label = L(a->lang, which == FOCUS_SRC ? "Source" : "Target");
+    int lw = ren_text_width(f, L(a->lang, "Target")) + 24;
     ren_text(v->r, f, label, rc.x + 12, rc.y + (rc.h - fh) / 2, th->dim);
     Rect box = {rc.x + lw, rc.y + 4, rc.w - lw - 12, rc.h - 8};
     int focused = a->focus == which;
@@ -179,18 +165,18 @@ static void draw_input(ViewCtx *v, Rect rc, Focus which)
     ren_rect_line(v->r, box, focused ? 2 : 1, focused ? th->accent : th->border);
     if (ui_clicked(v->in, box)) {
         a->focus = which;
-        a->cursor = (int)strlen(which == FOCUS_SRC ? a->src_line : a->tgt);
+        a->cursor = (int)strlen(which == FOCUS_SRC ? a->ses.src_line : a->ses.tgt);
     }
-    const char *text = which == FOCUS_SRC ? a->src_line : a->tgt;
+    const char *text = which == FOCUS_SRC ? a->ses.src_line : a->ses.tgt;
     int tx = box.x + 8, ty = box.y + (box.h - fh) / 2;
     ren_clip_push(v->r, box);
     if (!text[0] && which == FOCUS_TGT) {
         char hint[APP_TEXT_MAX + 96];
-        snprintf(hint, sizeof hint, "%s  «%s»", L(a, "empty: the decoder reads its own greedy translation"),
-                 a->translation[0] ? a->translation : "…");
+        snprintf(hint, sizeof hint, "%s  «%s»", L(a->lang, "empty: the decoder reads its own greedy translation"),
+                 a->ses.translation[0] ? a->ses.translation : "…");
         ren_text(v->r, f, hint, tx, ty, th->dim);
     } else if (!text[0]) {
-        ren_text(v->r, f, L(a, "type a sentence (up to 4, separated by |)"), tx, ty, th->dim);
+        ren_text(v->r, f, L(a->lang, "type a sentence (up to 4, separated by |)"), tx, ty, th->dim);
     }
     /* keep the cursor visible: scroll left when the text is long */
     int cur_x = ren_text_width_n(f, text, focused ? a->cursor : (int)strlen(text));
@@ -203,7 +189,7 @@ static void draw_input(ViewCtx *v, Rect rc, Focus which)
 
 static void draw_status(ViewCtx *v, Rect rc)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), y = rc.y + (rc.h - fh) / 2;
@@ -212,9 +198,9 @@ static void draw_status(ViewCtx *v, Rect rc)
     StagePos p = app_pos(a);
     TfView tv;
     TfErr err;
-    int head = a->head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->head;
+    int head = a->ses.head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->ses.head;
     int x = rc.x + 10;
-    if (!a->input_error[0] && tf_view(&a->trace, p.stage, p.layer, head, a->batch, &tv, &err) == 0) {
+    if (!a->ses.input_error[0] && tf_view(&a->ses.trace, p.stage, p.layer, head, a->ses.batch, &tv, &err) == 0) {
         snprintf(buf, sizeof buf, "%s  [%d × %d]", stage_info(p.stage)->name, tv.rows, tv.cols);
         x += ren_text(v->r, f, buf, x, y, th->text) + 20;
     }
@@ -232,15 +218,25 @@ static void draw_status(ViewCtx *v, Rect rc)
             snprintf(val, sizeof val, "%.9g", a->hover.value);
         snprintf(buf, sizeof buf, "%s = %s", a->hover.where, val);
         ui_text_fit(v->r, f, buf, x, y, rc.x + rc.w - x - 10, th->select);
-    } else if (a->n_unk) {
+    } else if (a->ses.n_unk) {
         if (a->lang)
-            snprintf(buf, sizeof buf, "%d %s", a->n_unk, L(a, "unknown words shown as <unk>"));
+            snprintf(buf, sizeof buf, "%d %s", a->ses.n_unk, L(a->lang, "unknown words shown as <unk>"));
         else
-            snprintf(buf, sizeof buf, "%d unknown word%s shown as <unk>", a->n_unk, a->n_unk > 1 ? "s" : "");
+            snprintf(buf, sizeof buf, "%d unknown word%s shown as <unk>", a->ses.n_unk, a->ses.n_unk > 1 ? "s" : "");
         ren_text(v->r, f, buf, x, y, th->warn);
     } else {
-        ren_text(v->r, f, L(a, "←/→ step  [ ] layer  1-9 head  0 all heads  Tab encoder/decoder  ? help"), x, y, th->dim);
+        ren_text(v->r, f, L(a->lang, "←/→ step  [ ] layer  1-9 head  0 all heads  Tab encoder/decoder  ? help"), x, y, th->dim);
     }
+}
+
+Rect win_overlay(ViewCtx *v, int W, int H, int w, int h)
+{
+    Rect box = {(W - w) / 2, (H - h) / 2, w, h};
+    ren_rect(v->r, (Rect){0, 0, W, H}, (Color){0, 0, 0, 150});
+    ren_rect(v->r, box, v->th->panel);
+    ren_rect_line(v->r, box, 2, v->th->accent);
+    ren_clip_push(v->r, box);
+    return box;
 }
 
 static const char *HELP_LINES[][2] = {
@@ -272,53 +268,38 @@ static void draw_help(ViewCtx *v, int W, int H)
     int n = (int)(sizeof HELP_LINES / sizeof HELP_LINES[0]);
     int kw = 0, dw = 0;
     for (int i = 0; i < n; i++) {
-        int k = ren_text_width(f, HELP_LINES[i][0]), d = ren_text_width(f, L(v->a, HELP_LINES[i][1]));
+        int k = ren_text_width(f, HELP_LINES[i][0]), d = ren_text_width(f, L(win_app(v)->lang, HELP_LINES[i][1]));
         if (k > kw) kw = k;
         if (d > dw) dw = d;
     }
     int w = kw + dw + 72, h = n * fh + ren_font_height(v->g->title) + 40;
     if (w > W - 20) w = W - 20;
     if (h > H - 20) h = H - 20;
-    Rect box = {(W - w) / 2, (H - h) / 2, w, h};
-    ren_rect(v->r, (Rect){0, 0, W, H}, (Color){0, 0, 0, 150});
-    ren_rect(v->r, box, th->panel);
-    ren_rect_line(v->r, box, 2, th->accent);
-    ren_clip_push(v->r, box);
+    Rect box = win_overlay(v, W, H, w, h);
     int y = box.y + 14;
-    ren_text(v->r, v->g->title, L(v->a, "Keys"), box.x + 20, y, th->accent);
+    ren_text(v->r, v->g->title, L(win_app(v)->lang, "Keys"), box.x + 20, y, th->accent);
     y += ren_font_height(v->g->title) + 10;
     for (int i = 0; i < n; i++, y += fh) {
         ren_text(v->r, f, HELP_LINES[i][0], box.x + 20, y, th->select);
-        ren_text(v->r, f, L(v->a, HELP_LINES[i][1]), box.x + 40 + kw, y, th->text);
+        ren_text(v->r, f, L(win_app(v)->lang, HELP_LINES[i][1]), box.x + 40 + kw, y, th->text);
     }
     ren_clip_pop(v->r);
 }
 
 static void draw_main(ViewCtx *v)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     if (v->area.w < 20 || v->area.h < 20)
         return;
     ViewId view = app_current_view(a);
-    if (a->input_error[0] && view != VIEW_TRAIN) {
-        ui_paragraph(v->r, v->g->title, a->input_error, v->area.x + 20, v->area.y + 40,
+    if (a->ses.input_error[0] && view != VIEW_TRAIN) {
+        ui_paragraph(v->r, v->g->title, a->ses.input_error, v->area.x + 20, v->area.y + 40,
                      v->area.w - 40, th->warn);
         return;
     }
     ren_clip_push(v->r, v->area);
-    switch (view) {
-    case VIEW_HEADS: view_heads(v); break;
-    case VIEW_LINES: view_lines(v); break;
-    case VIEW_MASK: view_mask(v); break;
-    case VIEW_PE: view_pe(v); break;
-    case VIEW_NORM: view_norm(v); break;
-    case VIEW_FFN: view_ffn(v); break;
-    case VIEW_OUTPUT: view_output(v); break;
-    case VIEW_DECODE: view_decode(v); break;
-    case VIEW_TRAIN: view_train(v); break;
-    default: view_matrix(v); break;
-    }
+    app_draw_view(a, v, view);
     ren_clip_pop(v->r);
     /* ease in after a stage change: a veil that fades out */
     float t = v->anim;
@@ -338,6 +319,8 @@ void app_frame(App *a, Ren *r)
 int app_next_wake_ms(const App *a)
 {
     double wait = -1;
+    if (a->redraw_soon)
+        return 1;
     if (a->now - a->anim_start < 0.3)
         wait = 0.016;
     if (a->focus != FOCUS_NONE) /* the blinking cursor */
@@ -364,7 +347,7 @@ int app_next_wake_ms(const App *a)
 void app_draw(App *a, Ren *r)
 {
     if (a->playing && a->now >= a->play_next) {
-        if (a->at + 1 >= a->n_walk)
+        if (a->ses.at + 1 >= a->ses.n_walk)
             a->playing = 0;
         else
             app_step(a, 1);
@@ -386,48 +369,50 @@ void app_draw(App *a, Ren *r)
     a->hover.valid = 0;
     a->heat.valid = 0;
     a->wake_at = 0;
-    ViewCtx v = {a, r, g, th, {0, 0, W, H}, &a->in, 1.0f};
+    a->redraw_soon = 0;
+    WinCtx wc = {{NULL, NULL, NULL, a->pz, &a->drag, r, g, th, {0, 0, W, H}, &a->in, 1.0f}, a};
+    ViewCtx *v = &wc.v;
     double dt = a->now - a->anim_start;
-    v.anim = dt >= 0.25 ? 1.0f : (float)(dt / 0.25);
+    v->anim = dt >= 0.25 ? 1.0f : (float)(dt / 0.25);
     Layout L = layout(g, W, H);
     ren_rect(r, L.nav, th->panel);
     ren_rect(r, L.panel, th->panel);
-    v.area = L.main;
-    draw_main(&v);
-    v.area = L.steps;
+    v->area = L.main;
+    draw_main(v);
+    v->area = L.steps;
     ren_rect(r, L.steps, th->panel);
-    steps_draw(&v);
-    v.area = L.tabs;
-    draw_tabs(&v, L.tabs);
+    steps_draw(v);
+    v->area = L.tabs;
+    draw_tabs(v, L.tabs);
     if (L.nav.w > 0) {
-        v.area = L.nav;
+        v->area = L.nav;
         ren_clip_push(r, L.nav);
-        nav_draw(&v);
+        nav_draw(v);
         ren_clip_pop(r);
     }
     if (L.panel.w > 0) {
-        v.area = L.panel;
+        v->area = L.panel;
         ren_clip_push(r, L.panel);
         if (lesson_ui_active(a))
-            lesson_panel_draw(&v);
+            lesson_panel_draw(v);
         else
-            explain_draw(&v);
+            explain_draw(v);
         ren_clip_pop(r);
     }
-    draw_top(&v, L.top);
-    draw_input(&v, L.src, FOCUS_SRC);
-    draw_input(&v, L.tgt, FOCUS_TGT);
-    draw_status(&v, L.status);
+    draw_top(v, L.top);
+    draw_input(v, L.src, FOCUS_SRC);
+    draw_input(v, L.tgt, FOCUS_TGT);
+    draw_status(v, L.status);
     if (lesson_ui_list_open(a))
-        lesson_list_draw(&v, W, H);
+        lesson_list_draw(v, W, H);
     if (a->show_help)
-        draw_help(&v, W, H);
+        draw_help(v, W, H);
     /* a click outside the text fields leaves them (a view's own field is
      * left by the view, which knows where it is) */
     if (a->in.pressed && a->focus != FOCUS_VIEW && !ui_over(&a->in, L.src) && !ui_over(&a->in, L.tgt))
         a->focus = FOCUS_NONE;
     if (!a->in.down)
-        a->dragging = 0;
+        a->drag.dragging = 0;
     a->in.pressed = a->in.released = a->in.rpressed = 0;
     a->in.wheel = 0;
     a->in.moved = 0;

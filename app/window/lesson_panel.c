@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lesson_ui.h"
-#include "views.h"
+#include "panels.h"
 
 #define RICH_MAX 8192
 
@@ -122,7 +122,7 @@ static int box_text(ViewCtx *v, const char *label, const char *text, int x, int 
 
 static int quiz_block(ViewCtx *v, const LessonStep *s, int answered, int x, int y, int w, int draw)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     RenFont *f = v->g->ui;
     int y0 = y, pad = 8;
@@ -131,7 +131,7 @@ static int quiz_block(ViewCtx *v, const LessonStep *s, int answered, int x, int 
     y += ren_font_height(v->g->small) + 4;
     y += rich_text(v, f, s->quiz.question, x, y, w, th->text, th->accent2, draw) + 8;
     for (int c = 0; c < s->quiz.n_choices; c++) {
-        char num[8];
+        char num[16];
         snprintf(num, sizeof num, "%d", c + 1);
         int nw = ren_text_width(f, "8  ");
         int h = rich_text(v, f, s->quiz.choices[c], 0, 0, w - nw - 2 * pad, th->text, th->text, 0) + 2 * pad;
@@ -187,7 +187,7 @@ static int body_height(ViewCtx *v, const LessonStep *s, int answered, int w)
 
 void lesson_panel_draw(ViewCtx *v)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     Rect rc = v->area;
     int step, answered;
@@ -279,7 +279,7 @@ void lesson_panel_draw(ViewCtx *v)
 
 void lesson_list_draw(ViewCtx *v, int W, int H)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     const LessonSet *set = lesson_ui_set(a);
     RenFont *f = v->g->ui, *s = v->g->small;
@@ -291,11 +291,7 @@ void lesson_list_draw(ViewCtx *v, int W, int H)
         w = W - 20;
     if (h > H - 40)
         h = H - 40;
-    Rect box = {(W - w) / 2, (H - h) / 2, w, h};
-    ren_rect(v->r, (Rect){0, 0, W, H}, (Color){0, 0, 0, 150});
-    ren_rect(v->r, box, th->panel);
-    ren_rect_line(v->r, box, 2, th->accent);
-    ren_clip_push(v->r, box);
+    Rect box = win_overlay(v, W, H, w, h);
     int y = box.y + 14;
     ren_text(v->r, v->g->title, lesson_ui_word(a, LW_LESSONS), box.x + 20, y, th->accent);
     const char *hint = a->lang ? "Enter 打开 · Esc 关闭 · Z English" : "Enter opens · Esc closes · Z 中文";
@@ -336,7 +332,7 @@ void lesson_list_draw(ViewCtx *v, int W, int H)
         if (over && v->in->pressed) {
             lesson_ui_list_select(a, i);
             int resume = reached > 0 && reached < l->n_steps ? reached - 1 : 0;
-            v->in->pressed = 0;
+            a->in.pressed = 0; /* v->in is a->in */
             lesson_ui_open(a, l->id, resume);
             break;
         }

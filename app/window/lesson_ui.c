@@ -8,8 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "cli.h"
-#include "views.h"
+#include "panels.h"
 
 #define MAX_LESSONS 64
 
@@ -126,7 +127,7 @@ static void progress_save(const App *a, const LessonUi *u)
 {
     if (a->no_save)
         return;
-    char dir[1024], path[1100], tmp[1200];
+    char dir[1024], path[1100];
     if (progress_path(dir, sizeof dir))
         return;
     char parent[1024];
@@ -139,15 +140,13 @@ static void progress_save(const App *a, const LessonUi *u)
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return;
     snprintf(path, sizeof path, "%s/progress.txt", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    TfAtomic w;
+    TfErr err;
+    if (tf_atomic_open(&w, path, 0644, &err))
         return;
     for (int i = 0; i < u->n_prog; i++)
-        fprintf(f, "%s %d %u\n", u->prog[i].id, u->prog[i].reached, u->prog[i].right);
-    int bad = ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0;
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0)
-        unlink(tmp);
+        fprintf(w.f, "%s %d %u\n", u->prog[i].id, u->prog[i].reached, u->prog[i].right);
+    tf_atomic_commit(&w, &err);
 }
 
 /* ---- loading and applying ---- */
@@ -196,17 +195,17 @@ static int load_lang(App *a, LessonUi *u)
 /* Select the token with this text (source first, then target). */
 static void highlight(App *a, const char *tok)
 {
-    const TfTrace *tr = &a->trace;
+    const TfTrace *tr = &a->ses.trace;
     a->sel.side = 0;
     if (!tok || !tok[0])
         return;
     for (int i = 0; i < tr->S; i++)
-        if (strcmp(vocab_token(&a->model.src_vocab, tr->src_ids[(size_t)a->batch * tr->S + i]), tok) == 0) {
+        if (strcmp(vocab_token(&a->ses.model.src_vocab, tr->src_ids[(size_t)a->ses.batch * tr->S + i]), tok) == 0) {
             a->sel = (Selection){1, i};
             return;
         }
     for (int i = 0; i < tr->T; i++)
-        if (strcmp(vocab_token(&a->model.tgt_vocab, tr->tgt_ids[(size_t)a->batch * tr->T + i]), tok) == 0) {
+        if (strcmp(vocab_token(&a->ses.model.tgt_vocab, tr->tgt_ids[(size_t)a->ses.batch * tr->T + i]), tok) == 0) {
             a->sel = (Selection){2, i};
             return;
         }
@@ -221,12 +220,12 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
     if (!a->lessons_dir[0] || snprintf(path, sizeof path, "%s/../%s", a->lessons_dir, rel) <= 0 ||
         access(path, R_OK) != 0)
         cli_data_path(rel, path, sizeof path);
-    if (strcmp(a->model_path, path) != 0)
+    if (strcmp(a->ses.model_path, path) != 0)
         app_load_model(a, path); /* keeps the old model, with a notice, on failure */
-    if (v->src && strcmp(v->src, a->src_line) != 0)
+    if (v->src && strcmp(v->src, a->ses.src_line) != 0)
         app_set_text(a, FOCUS_SRC, v->src);
     const char *tgt = v->tgt ? v->tgt : "";
-    if (strcmp(tgt, a->tgt) != 0)
+    if (strcmp(tgt, a->ses.tgt) != 0)
         app_set_text(a, FOCUS_TGT, tgt);
     a->focus = FOCUS_NONE;
     app_compute_all(a); /* the highlight may name a target token */
@@ -235,11 +234,11 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
         app_goto(a, st, v->layer >= 0 ? v->layer : 0);
     if (v->head != -2)
         app_set_head(a, v->head);
-    else if (a->head < 0)
-        a->head = 0;
+    else if (a->ses.head < 0)
+        a->ses.head = 0;
     int vw = v->view[0] ? view_find(v->view) : -1;
     a->view = vw >= 0 ? (ViewId)vw : VIEW_AUTO;
-    a->batch = v->batch >= 0 && v->batch < a->n_src ? v->batch : 0;
+    a->ses.batch = v->batch >= 0 && v->batch < a->ses.n_src ? v->batch : 0;
     highlight(a, v->highlight);
     a->anim_start = a->now;
 }
@@ -362,8 +361,9 @@ int lesson_ui_answer(App *a, int choice)
     return choice == s->quiz.answer;
 }
 
-int lesson_ui_key(App *a, int sym)
+int lesson_ui_key(App *a, Key key)
 {
+    int sym = (int)key;
     LessonUi *u = a->les;
     if (sym == 'l') {
         lesson_ui_toggle_list(a);
@@ -377,15 +377,15 @@ int lesson_ui_key(App *a, int sym)
     if (!u)
         return 0;
     if (u->list_open) {
-        if (sym == 0x4000004F /* right */ || sym == 0x40000051 /* down */)
+        if (sym == KEY_RIGHT || sym == KEY_DOWN)
             u->list_sel = u->list_sel + 1 < u->set.n ? u->list_sel + 1 : u->list_sel;
-        else if (sym == 0x40000050 /* left */ || sym == 0x40000052 /* up */)
+        else if (sym == KEY_LEFT || sym == KEY_UP)
             u->list_sel = u->list_sel > 0 ? u->list_sel - 1 : 0;
-        else if (sym == '\r' && u->list_sel < u->set.n) {
+        else if (sym == KEY_RETURN && u->list_sel < u->set.n) {
             Progress *p = progress_of(u, u->set.lessons[u->list_sel].id);
             int resume = p && p->reached > 0 && p->reached < u->set.lessons[u->list_sel].n_steps ? p->reached - 1 : 0;
             lesson_ui_open(a, u->set.lessons[u->list_sel].id, resume);
-        } else if (sym == 27)
+        } else if (sym == KEY_ESCAPE)
             u->list_open = 0;
         else
             return 0;
@@ -393,15 +393,15 @@ int lesson_ui_key(App *a, int sym)
     }
     if (u->cur < 0)
         return 0;
-    if (sym == 27) { /* Esc leaves the lesson (a second Esc quits) */
+    if (sym == KEY_ESCAPE) { /* Esc leaves the lesson (a second Esc quits) */
         lesson_ui_close(a);
         return 1;
     }
-    if (sym == 0x4000004E /* PageDown */) {
+    if (sym == KEY_PAGEDOWN) {
         lesson_ui_step(a, 1);
         return 1;
     }
-    if (sym == 0x4000004B /* PageUp */) {
+    if (sym == KEY_PAGEUP) {
         lesson_ui_step(a, -1);
         return 1;
     }

@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "lesson.h"
+#include "panels.h"
 
 struct ViewCtx;
 
@@ -21,7 +22,7 @@ void lesson_ui_set_lang(App *a, int lang);
 void lesson_ui_toggle_list(App *a);
 int lesson_ui_list_open(const App *a);
 /* Keys while a lesson or the list is shown; 1 when used. */
-int lesson_ui_key(App *a, int sym);
+int lesson_ui_key(App *a, Key key);
 void lesson_ui_free(App *a);
 
 /* Drawing: the panel (right side) and the list (an overlay). */

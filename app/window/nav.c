@@ -8,14 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "views.h"
+#include "panels.h"
 
 
 /* The most telling stage of a block, where a click lands. */
 static int block_entry(const App *a, const NavBlock *b)
 {
     for (int k = 0; k < b->count; k++) {
-        StageKind kind = stage_info(a->walk[b->first + k].stage)->kind;
+        StageKind kind = stage_info(a->ses.walk[b->first + k].stage)->kind;
         if (kind == SK_WEIGHTS || kind == SK_HIDDEN)
             return b->first + k;
     }
@@ -51,7 +51,7 @@ static const char *short_label(RenFont *f, const NavBlock *b, int w)
 
 static void block_row(ViewCtx *v, const NavBlock *b, Rect rc, int current)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     int over = ui_over(v->in, rc);
     int attn = b->label[0] == 'M' || b->cross;
@@ -64,9 +64,9 @@ static void block_row(ViewCtx *v, const NavBlock *b, Rect rc, int current)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     ren_clip_push(v->r, rc);
-    const char *lab = L(a, short_label(f, b, rc.w - 8));
+    const char *lab = L(a->lang, short_label(f, b, rc.w - 8));
     if (ren_text_width(f, lab) > rc.w - 8)
-        lab = L(a, short_label(f, b, 0));
+        lab = L(a->lang, short_label(f, b, 0));
     int w = ren_text_width(f, lab);
     int x = w > rc.w - 8 ? rc.x + 4 : rc.x + (rc.w - w) / 2;
     ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, rc.w - 8, current ? th->bg : th->text);
@@ -74,7 +74,7 @@ static void block_row(ViewCtx *v, const NavBlock *b, Rect rc, int current)
     if (a->n_nav_hits < (int)(sizeof a->nav_hits / sizeof a->nav_hits[0]))
         a->nav_hits[a->n_nav_hits++] = (HitRect){rc, block_entry(a, b)};
     if (over && v->in->pressed) {
-        StagePos p = a->walk[block_entry(a, b)];
+        StagePos p = a->ses.walk[block_entry(a, b)];
         app_goto(a, p.stage, p.layer);
     }
 }
@@ -87,16 +87,16 @@ typedef struct ColumnGeo {
 static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *bl, int nb,
                              int cur, int rh, int gap)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
-    const TfConfig *c = &a->model.cfg;
+    const TfConfig *c = &a->ses.model.cfg;
     int layer = a->nav_layer[decoder];
     ColumnGeo g = {-1, -1, -1};
     int y = col.y + col.h - gap;
     int fh = ren_font_height(v->g->small);
     for (int k = 0; k < nb; k++) {
         const NavBlock *b = &bl[k];
-        int stage_dec = b->decoder || (a->walk[b->first].stage == ST_OUT_LOGITS);
+        int stage_dec = b->decoder || (a->ses.walk[b->first].stage == ST_OUT_LOGITS);
         if (stage_dec != decoder || (b->layer >= 0 && b->layer != layer))
             continue;
         int in_stack = b->layer >= 0;
@@ -124,7 +124,7 @@ static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *
     ren_rect_line(v->r, fr, 1, th->dim);
     int nl = decoder ? c->n_dec : c->n_enc;
     char lab[32];
-    snprintf(lab, sizeof lab, "%d× %s", nl, L(a, "layer"));
+    snprintf(lab, sizeof lab, "%d× %s", nl, L(a->lang, "layer"));
     ren_text(v->r, v->g->small, lab, fr.x + fr.w - ren_text_width(v->g->small, lab) - 4, fr.y - fh - 2, th->dim);
     int tab = fh + 4;
     for (int l = 0; l < nl; l++) {
@@ -145,7 +145,7 @@ static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *
             else /* open that layer at its first attention block */
                 for (int k = 0; k < nb; k++)
                     if (bl[k].decoder == decoder && bl[k].layer == l) {
-                        StagePos q = a->walk[block_entry(a, &bl[k])];
+                        StagePos q = a->ses.walk[block_entry(a, &bl[k])];
                         app_goto(a, q.stage, q.layer);
                         break;
                     }
@@ -159,7 +159,7 @@ static int column_rows(const App *a, const NavBlock *bl, int nb, int decoder)
 {
     int n = 0, layer = a->nav_layer[decoder];
     for (int k = 0; k < nb; k++) {
-        int d = bl[k].decoder || a->walk[bl[k].first].stage == ST_OUT_LOGITS;
+        int d = bl[k].decoder || a->ses.walk[bl[k].first].stage == ST_OUT_LOGITS;
         if (d == decoder && (bl[k].layer < 0 || bl[k].layer == layer))
             n++;
     }
@@ -168,7 +168,7 @@ static int column_rows(const App *a, const NavBlock *bl, int nb, int decoder)
 
 void nav_draw(ViewCtx *v)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     Rect rc = v->area;
     StagePos p = app_pos(a);
@@ -177,7 +177,7 @@ void nav_draw(ViewCtx *v)
         a->nav_layer[(si->flags & SF_DECODER) ? 1 : 0] = p.layer;
     int nb;
     const NavBlock *bl = blocks_of(a, &nb);
-    int cur = blocks_current(bl, nb, a->at);
+    int cur = blocks_current(bl, nb, a->ses.at);
     int fh = ren_font_height(v->g->small);
     int head_h = fh + 12;
     a->n_nav_hits = 0;
@@ -205,8 +205,8 @@ void nav_draw(ViewCtx *v)
     int lab_y = enc.y + enc.h - used - 4;
     if (lab_y < rc.y + 4)
         lab_y = rc.y + 4;
-    ui_text_center(v->r, v->g->ui, L(a, "Encoder"), (Rect){enc.x, lab_y, enc.w, fh + 8}, th->dim);
-    ui_text_center(v->r, v->g->ui, L(a, "Decoder"), (Rect){dec.x, lab_y, dec.w, fh + 8}, th->dim);
+    ui_text_center(v->r, v->g->ui, L(a->lang, "Encoder"), (Rect){enc.x, lab_y, enc.w, fh + 8}, th->dim);
+    ui_text_center(v->r, v->g->ui, L(a->lang, "Decoder"), (Rect){dec.x, lab_y, dec.w, fh + 8}, th->dim);
     ColumnGeo ge = draw_column(v, enc, 0, bl, nb, cur, rh, gap);
     ColumnGeo gd = draw_column(v, dec, 1, bl, nb, cur, rh, gap);
     /* the encoder output feeds the decoder's cross-attention (K and V) */
@@ -226,44 +226,44 @@ void nav_draw(ViewCtx *v)
 
 void steps_draw(ViewCtx *v)
 {
-    App *a = v->a;
+    App *a = win_app(v);
     const Theme *th = v->th;
     Rect rc = v->area;
     if (rc.h <= 0 || rc.w <= 0)
         return;
     int nb;
     const NavBlock *bl = blocks_of(a, &nb);
-    int cur = blocks_current(bl, nb, a->at);
+    int cur = blocks_current(bl, nb, a->ses.at);
     const NavBlock *b = &bl[cur];
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     char lab[160];
     int x = rc.x + 8;
     if (b->layer >= 0)
-        snprintf(lab, sizeof lab, "%s · %s %d", L(a, b->label), L(a, "layer"), b->layer + 1);
+        snprintf(lab, sizeof lab, "%s · %s %d", L(a->lang, b->label), L(a->lang, "layer"), b->layer + 1);
     else
-        snprintf(lab, sizeof lab, "%s", L(a, b->label));
+        snprintf(lab, sizeof lab, "%s", L(a->lang, b->label));
     int need = 0;
     for (int k = 0; k < b->count; k++)
-        need += ren_text_width(f, step_label(a->walk[b->first + k].stage)) + 16 + 12;
+        need += ren_text_width(f, step_label(a->ses.walk[b->first + k].stage)) + 16 + 12;
     int room = rc.w - need - 16;
     if (room < ren_text_width(f, lab) && b->layer >= 0)
-        snprintf(lab, sizeof lab, "%s %d", L(a, "layer"), b->layer + 1);
+        snprintf(lab, sizeof lab, "%s %d", L(a->lang, "layer"), b->layer + 1);
     if (room > 30)
         x += ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, room, th->dim) + 10;
     for (int k = 0; k < b->count; k++) {
         int i = b->first + k;
-        const char *s = step_label(a->walk[i].stage);
+        const char *s = step_label(a->ses.walk[i].stage);
         int w = ren_text_width(f, s) + 16;
         if (x + w > rc.x + rc.w - 4)
             break;
         Rect c = {x, rc.y + 3, w, rc.h - 6};
-        int on = i == a->at;
+        int on = i == a->ses.at;
         ren_rect(v->r, c, on ? th->accent : ui_over(v->in, c) ? th->panel2 : th->bg);
         ren_rect_line(v->r, c, 1, on ? th->select : th->border);
         ui_text_center(v->r, f, s, c, on ? th->bg : th->text);
         if (ui_clicked(v->in, c))
-            app_goto(a, a->walk[i].stage, a->walk[i].layer);
+            app_goto(a, a->ses.walk[i].stage, a->ses.walk[i].layer);
         x += w;
         if (k + 1 < b->count) {
             ui_text_center(v->r, f, "›", (Rect){x, rc.y, 12, rc.h}, th->dim);

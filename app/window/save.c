@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "export.h"
-#include "views.h"
+#include "panels.h"
 
 static void stamp_name(const App *a, const char *ext, char *buf, size_t cap)
 {
@@ -35,13 +35,13 @@ void app_save_csv(App *a)
     TfErr err;
     TfView v;
     StagePos p = app_pos(a);
-    int head = a->head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->head;
-    if (a->input_error[0] || tf_view(&a->trace, p.stage, p.layer, head, a->batch, &v, &err)) {
-        app_notice(a, 1, "nothing to export: %s", a->input_error[0] ? a->input_error : err.msg);
+    int head = a->ses.head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->ses.head;
+    if (a->ses.input_error[0] || tf_view(&a->ses.trace, p.stage, p.layer, head, a->ses.batch, &v, &err)) {
+        app_notice(a, 1, "nothing to export: %s", a->ses.input_error[0] ? a->ses.input_error : err.msg);
         return;
     }
     stamp_name(a, "csv", name, sizeof name);
-    if (export_csv_file(name, &a->trace, &a->model, &v, &err))
+    if (export_csv_file(name, &a->ses.trace, &a->ses.model, &v, &err))
         app_notice(a, 1, "could not save the matrix: %s", err.msg);
     else
         app_notice(a, 0, "saved %s (%d × %d)", name, v.rows, v.cols);

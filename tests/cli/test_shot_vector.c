@@ -90,19 +90,19 @@ static void test_caption_words(void **state)
     app_goto(&a, stage_find("enc.self.weights"), 0);
     app_set_head(&a, 1);
     char text[SHOT_CAPTION_MAX];
-    shot_caption_text(&a, text, sizeof text);
+    shot_caption_text(&a.ses, app_current_view(&a), text, sizeof text);
     printf("  caption: %s\n", text);
     static const char *words[] = {"t5 t6 t7", "stage enc.self.weights", "layer 1 of", "head 2 of"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         expect_true(strstr(text, words[i]) != NULL, "'%s' in the caption '%s'", words[i], text);
     app_set_head(&a, -1);
-    shot_caption_text(&a, text, sizeof text);
+    shot_caption_text(&a.ses, app_current_view(&a), text, sizeof text);
     expect_true(strstr(text, "all ") && strstr(text, " heads"), "all heads: '%s'", text);
     a.view = VIEW_DECODE;
-    shot_caption_text(&a, text, sizeof text);
+    shot_caption_text(&a.ses, app_current_view(&a), text, sizeof text);
     expect_true(strstr(text, "view decode") && !strstr(text, "layer"), "the decode view: '%s'", text);
     char tiny[8];
-    shot_caption_text(&a, tiny, sizeof tiny);
+    shot_caption_text(&a.ses, app_current_view(&a), tiny, sizeof tiny);
     expect_true(strlen(tiny) < sizeof tiny, "cut to fit a small buffer");
     app_free(&a);
 }
@@ -138,11 +138,11 @@ static void test_walk_one_page_per_stage(void **state)
     TfErr err = {{0}};
     int pages = 0;
     expect_true(shot_walk_pdf(&a, g_ren, path, 1, &pages, &err) == 0, "walk: %s", err.msg);
-    expect_true(pages == a.n_walk, "%d pages for a walk of %d", pages, a.n_walk);
+    expect_true(pages == a.ses.n_walk, "%d pages for a walk of %d", pages, a.ses.n_walk);
     size_t len = 0;
     char *pdf = tu_slurp(path, &len);
     int objs = tu_count(pdf, len, "/Type /Page\n") + tu_count(pdf, len, "/Type /Page ");
-    expect_true(objs == a.n_walk, "%d page objects in the file", objs);
+    expect_true(objs == a.ses.n_walk, "%d page objects in the file", objs);
     free(pdf);
     snprintf(path, sizeof path, "%s/walk.svg", DIR_);
     expect_true(shot_walk_pdf(&a, g_ren, path, 0, &pages, &err) < 0, "a walk is not an SVG");

@@ -5,7 +5,6 @@
  * say (S steps, P plays to the end, B cycles the beam size), and degenerate
  * inputs (a 1-token source, an output that never reaches <eos>, 30+ tokens,
  * presenter scale, every theme, random clicks) draw without a crash. */
-#include <SDL.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,27 +15,25 @@
 #include "test_util.h"
 #include "view_decode.h"
 
-static const char *MODEL = "/tmp/stepformer-test-decode.safetensors";
-static const char *MODEL_LONG = "/tmp/stepformer-test-decode-long.safetensors";
-static const char *MODEL_EOS = "/tmp/stepformer-test-decode-eos.safetensors";
-static Ren *g_ren;
+static char MODEL[160];
+static char MODEL_LONG[160];
+static char MODEL_EOS[160];
 static char g_cli[4096]; /* build/.../stepformer, next to the tests folder */
 
 static int setup(void **state)
 {
     (void)state;
-    TfErr err;
-    if (tu_small_model(MODEL, 40, 24, 5) || tu_small_model(MODEL_LONG, 40, 48, 5) || tu_small_model(MODEL_EOS, 40, 48, 7))
+    tu_tmp(MODEL_LONG, sizeof MODEL_LONG, "decode-long.safetensors");
+    tu_tmp(MODEL_EOS, sizeof MODEL_EOS, "decode-eos.safetensors");
+    if (tu_small_model(MODEL_LONG, 40, 48, 5) || tu_small_model(MODEL_EOS, 40, 48, 7))
         return -1;
-    g_ren = ren_open_headless(1280, 800, &err);
-    return g_ren ? 0 : -1;
+    return tu_fixture_open(MODEL, sizeof MODEL, "decode.safetensors", 40, 24, 5, 1280, 800);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    ren_close(g_ren);
-    remove(MODEL);
+    tu_fixture_close(MODEL);
     remove(MODEL_LONG);
     remove(MODEL_EOS);
     return 0;
@@ -44,31 +41,18 @@ static int teardown(void **state)
 
 static void open_app(App *a, const char *model, const char *src, const char *tgt)
 {
-    AppOpts o = {0};
-    o.model_path = model;
-    o.src[0] = src;
-    o.n_src = 1;
-    o.tgt = tgt;
-    o.view = "decode";
-    o.head = -2;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "app opens: %s", err.msg);
-    a->now = 100;
-}
-
-static void frame(App *a)
-{
-    a->now += 0.5;
-    app_frame(a, g_ren);
+    AppOpts o = tu_opts(model, src, tgt, "decode");
+    o.no_save = 0;
+    tu_open(a, &o, 100);
 }
 
 static DecodeUi *shown_decode(App *a)
 {
-    frame(a);
+    tu_frame(a);
     expect_true(app_current_view(a) == VIEW_DECODE, "the decode view is shown, got %s",
                 view_name(app_current_view(a)));
-    expect_true(a->dec_ui != NULL, "the view made its state on the first frame");
-    return a->dec_ui;
+    expect_true(((DecodeUi *)a->vstate[VIEW_DECODE])->ready, "the view set its state up on the first frame");
+    return a->vstate[VIEW_DECODE];
 }
 
 /* Each teacher-forced prediction equals the argmax of one forward pass over
@@ -85,10 +69,10 @@ static void test_teacher_forcing_is_one_forward_pass(void **state)
     expect_true(d->tf_n == T, "positions = target + 1: expected %d, got %d", T, d->tf_n);
     TfTrace tr;
     TfErr err;
-    expect_true(trace_build(&tr, &a.model.cfg, 1, 24, 0, &err) == 0, "trace: %s", err.msg);
+    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 24, 0, &err) == 0, "trace: %s", err.msg);
     TfBatch b = {1, S, T, src, tgt, &S, &T};
-    expect_true(tf_forward(&a.model, &tr, &b, 0, &err) == 0, "forward: %s", err.msg);
-    int V = a.model.cfg.tgt_vocab;
+    expect_true(tf_forward(&a.ses.model, &tr, &b, 0, &err) == 0, "forward: %s", err.msg);
+    int V = a.ses.model.cfg.tgt_vocab;
     for (int i = 0; i < T; i++) {
         const float *p = tr.probs + (size_t)i * V;
         int best = 0;
@@ -141,11 +125,11 @@ static void check_generation(const char *model, const char *src_text)
     expect_true(d->err[0] == 0, "no error, got '%s'", d->err);
     TfTrace tr;
     TfErr err;
-    int L = a.model.cfg.max_len;
-    expect_true(trace_build(&tr, &a.model.cfg, 1, L, 0, &err) == 0, "trace: %s", err.msg);
+    int L = a.ses.model.cfg.max_len;
+    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, L, 0, &err) == 0, "trace: %s", err.msg);
     DecodeResult g;
-    int max_out = decode_max_out(&a.model, &tr, a.src_n[0]);
-    expect_true(tf_greedy(&a.model, &tr, a.src_ids[0], a.src_n[0], max_out, 0, &g, &err) == 0,
+    int max_out = decode_max_out(&a.ses.model, &tr, a.ses.src_n[0]);
+    expect_true(tf_greedy(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0], max_out, 0, &g, &err) == 0,
                 "greedy: %s", err.msg);
     expect_true(d->gen.n == g.n, "'%s': generation shows %d tokens, tf_greedy made %d", src_text,
                 d->gen.n, g.n);
@@ -160,7 +144,7 @@ static void check_generation(const char *model, const char *src_text)
                     "step %d keeps its token %d (top-1 %d)", i, d->gen.steps[i].token,
                     d->gen.steps[i].top_id[0]);
     char want[APP_TEXT_MAX], got[APP_TEXT_MAX];
-    vocab_decode(&a.model.tgt_vocab, d->gen.ids, d->gen.n, want, sizeof want);
+    vocab_decode(&a.ses.model.tgt_vocab, d->gen.ids, d->gen.n, want, sizeof want);
     expect_true(translate_cli(model, src_text, got, sizeof got) == 0, "running %s translate", g_cli);
     expect_true(strcmp(want, got) == 0, "the view shows «%s», stepformer translate says «%s»", want, got);
     printf("  '%s' -> %d tokens%s\n", src_text, g.n,
@@ -192,19 +176,19 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     DecodeUi *d = shown_decode(&a);
     int k0 = d->beam_k;
     for (int i = 1; i <= DEC_MAX_BEAM; i++) {
-        ev_key(&a, SDLK_b, 0);
+        ev_key(&a, 'b', 0);
         int want = (k0 + i - 1) % DEC_MAX_BEAM + 1;
         expect_true(d->beam_k == want, "B press %d: beam size %d, got %d", i, want, d->beam_k);
         expect_true(d->pane == DEC_PANE_BEAM, "B shows the beam tree");
         expect_true(d->beam_for_k == want && d->beam.n > 0, "the tree is searched with %d beams (for %d)",
                     want, d->beam_for_k);
-        frame(&a);
+        tu_frame(&a);
     }
-    ev_key(&a, SDLK_b, KMOD_LSHIFT);
+    ev_key(&a, 'b', MOD_SHIFT);
     expect_true(d->beam_k == (k0 + DEC_MAX_BEAM - 2) % DEC_MAX_BEAM + 1, "Shift+B goes back, got %d", d->beam_k);
     while (d->beam_k != 1)
-        ev_key(&a, SDLK_b, 0);
-    frame(&a);
+        ev_key(&a, 'b', 0);
+    tu_frame(&a);
     expect_true(d->beam.n == d->gen.n, "beam 1 makes %d tokens like greedy, got %d", d->gen.n, d->beam.n);
     for (int i = 0; i < d->beam.n && i < d->gen.n; i++)
         expect_true(d->beam.ids[i] == d->gen.ids[i], "beam 1 token %d: greedy %d, beam %d", i,
@@ -213,12 +197,12 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
                 d->gen.logprob, d->beam.logprob);
     /* A cycles the length penalty; the winner is the best finished score */
     int a0 = d->alpha_i;
-    ev_key(&a, SDLK_a, 0);
+    ev_key(&a, 'a', 0);
     expect_true(d->alpha_i == (a0 + 1) % DEC_N_ALPHA, "A cycles alpha, got index %d", d->alpha_i);
-    ev_key(&a, SDLK_b, 0);
-    ev_key(&a, SDLK_b, 0);
-    ev_key(&a, SDLK_b, 0); /* beam 4 */
-    frame(&a);
+    ev_key(&a, 'b', 0);
+    ev_key(&a, 'b', 0);
+    ev_key(&a, 'b', 0); /* beam 4 */
+    tu_frame(&a);
     double best = -INFINITY;
     for (int i = 0; i < d->beam.n_nodes; i++)
         if (d->beam.nodes[i].state == BEAM_FINISHED && d->beam.nodes[i].score > best)
@@ -227,12 +211,12 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     for (int k = d->beam.best_node; k >= 0; k = d->beam.nodes[k].parent)
         expect_true(d->on_path[k], "node %d on the winner's path is marked", k);
     expect_true(d->n_cols >= 2, "the tree has columns, got %d", d->n_cols);
-    ev_key(&a, SDLK_TAB, 0);
+    ev_key(&a, KEY_TAB, 0);
     expect_true(d->pane == DEC_PANE_GEN, "Tab goes on to the first pane, got %d", d->pane);
-    expect_true(view_decode_setup(&a, "beam", 2, 1.0f) == 0 && d->pane == DEC_PANE_BEAM && d->beam_k == 2 &&
+    expect_true(app_decode_setup(&a, "beam", 2, 1.0f) == 0 && d->pane == DEC_PANE_BEAM && d->beam_k == 2 &&
                     DEC_ALPHAS[d->alpha_i] == 1.0f && d->beam_for_k == 2,
                 "setup shows beam 2, alpha 1 (pane %d, k %d, alpha %g)", d->pane, d->beam_k, DEC_ALPHAS[d->alpha_i]);
-    expect_true(view_decode_setup(&a, "nope", 0, -1) == -1, "an unknown pane is refused");
+    expect_true(app_decode_setup(&a, "nope", 0, -1) == -1, "an unknown pane is refused");
     app_free(&a);
 }
 
@@ -246,29 +230,29 @@ static void test_step_and_play_keys(void **state)
     DecodeUi *d = shown_decode(&a);
     int n = d->gen.n;
     expect_true(n >= 2, "some tokens to step through, got %d", n);
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 's', 0);
     expect_true(d->shown == 0 && d->sel == -1, "S at the end restarts at <bos>: shown %d sel %d", d->shown, d->sel);
-    frame(&a);
+    tu_frame(&a);
     for (int i = 1; i <= n; i++) {
-        ev_key(&a, SDLK_s, 0);
+        ev_key(&a, 's', 0);
         expect_true(d->shown == i && d->sel == i - 1, "S press %d: %d shown (got %d), inspecting %d (got %d)",
                     i, i, d->shown, i - 1, d->sel);
-        frame(&a);
+        tu_frame(&a);
     }
-    ev_key(&a, SDLK_LEFT, 0);
+    ev_key(&a, KEY_LEFT, 0);
     expect_true(d->sel == n - 2 && d->shown == n, "Left inspects step %d, got %d", n - 2, d->sel);
-    ev_key(&a, SDLK_HOME, 0);
+    ev_key(&a, KEY_HOME, 0);
     expect_true(d->sel == 0, "Home inspects the first step, got %d", d->sel);
-    ev_key(&a, SDLK_RIGHT, 0);
+    ev_key(&a, KEY_RIGHT, 0);
     expect_true(d->sel == 1, "Right inspects the next step, got %d", d->sel);
-    frame(&a);
+    tu_frame(&a);
     /* play: from the end it restarts, then one token per DEC_PACE */
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
     expect_true(d->playing && d->shown == 0, "P plays from the start (playing %d, shown %d)", d->playing, d->shown);
     int frames = 0, last = 0, monotone = 1;
     while (d->playing && frames < 1000) {
         a.now += 0.2;
-        app_frame(&a, g_ren);
+        app_frame(&a, tu_ren);
         monotone &= d->shown >= last && d->shown <= last + 1;
         last = d->shown;
         frames++;
@@ -277,27 +261,27 @@ static void test_step_and_play_keys(void **state)
     expect_true(!d->playing && d->shown == n, "P played to the end: %d of %d shown after %d frames", d->shown, n, frames);
     expect_true(monotone, "one token at a time");
     expect_true(frames >= (int)((n - 1) * DEC_PACE / 0.2), "at a visible pace: %d frames of 0.2 s for %d tokens", frames, n);
-    ev_key(&a, SDLK_p, 0);
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
+    ev_key(&a, 'p', 0);
     expect_true(!d->playing, "P twice pauses");
-    ev_key(&a, SDLK_SPACE, 0);
+    ev_key(&a, KEY_SPACE, 0);
     expect_true(d->playing, "Space plays too");
-    ev_key(&a, SDLK_r, 0);
+    ev_key(&a, 'r', 0);
     expect_true(!d->playing && d->shown == 0, "R restarts");
     /* heads and layers without leaving the view */
-    ev_key(&a, SDLK_0, 0);
-    expect_true(a.head == -1 && app_current_view(&a) == VIEW_DECODE, "0 averages the heads and stays (view %s)",
+    ev_key(&a, '0', 0);
+    expect_true(a.ses.head == -1 && app_current_view(&a) == VIEW_DECODE, "0 averages the heads and stays (view %s)",
                 view_name(app_current_view(&a)));
-    ev_key(&a, SDLK_2, 0);
-    expect_true(a.head == 1, "2 picks head 2, got %d", a.head + 1);
+    ev_key(&a, '2', 0);
+    expect_true(a.ses.head == 1, "2 picks head 2, got %d", a.ses.head + 1);
     int l = d->layer;
-    ev_key(&a, SDLK_LEFTBRACKET, 0);
+    ev_key(&a, '[', 0);
     expect_true(d->layer == (l > 0 ? l - 1 : 0), "[ goes down a layer, got %d", d->layer);
-    ev_key(&a, SDLK_RIGHTBRACKET, 0);
+    ev_key(&a, ']', 0);
     expect_true(d->layer == l, "] comes back to layer %d, got %d", l, d->layer);
     /* typing in the target line is not a shortcut */
     a.focus = FOCUS_TGT;
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 's', 0);
     expect_true(d->shown == 0, "S while typing is text, shown stays %d", d->shown);
     a.focus = FOCUS_NONE;
     app_free(&a);
@@ -308,22 +292,22 @@ static void test_step_and_play_keys(void **state)
  * output never reaches <eos>; then random clicks, wheel and keys. */
 static void draw_everything(App *a)
 {
-    DecodeUi *d = a->dec_ui;
+    DecodeUi *d = a->vstate[VIEW_DECODE];
     for (int t = 0; t < THEME_COUNT; t++)
         for (int p = 0; p < DEC_PANE_COUNT; p++) {
             a->theme = (ThemeId)t;
             d->pane = (DecPane)p;
-            frame(a);
+            tu_frame(a);
             a->text_scale = 1.6f;
-            frame(a);
+            tu_frame(a);
             a->text_scale = 1.0f;
         }
-    ren_resize_headless(g_ren, 800, 600);
+    ren_resize_headless(tu_ren, 800, 600);
     for (int p = 0; p < DEC_PANE_COUNT; p++) {
         d->pane = (DecPane)p;
-        frame(a);
+        tu_frame(a);
     }
-    ren_resize_headless(g_ren, 1280, 800);
+    ren_resize_headless(tu_ren, 1280, 800);
     a->theme = THEME_DARK;
 }
 
@@ -338,7 +322,7 @@ static void test_degenerate_inputs(void **state)
     draw_everything(&a);
     /* an empty target line, then a target that is only spaces */
     app_set_text(&a, FOCUS_TGT, "   ");
-    frame(&a);
+    tu_frame(&a);
     expect_true(d->tf_n == 1 && d->tf_truth[0] == TOK_EOS, "an empty reference: one position, true next <eos> (%d, %d)",
                 d->tf_n, d->tf_truth[0]);
     draw_everything(&a);
@@ -351,23 +335,23 @@ static void test_degenerate_inputs(void **state)
     expect_true(d->S == 32, "a 32-token source, got %d", d->S);
     printf("  32 tokens in: %d out, %s\n", d->gen.n,
            d->gen.ids[d->gen.n - 1] == TOK_EOS ? "<eos> reached" : "no <eos> (maximum length)");
-    ev_key(&a, SDLK_b, 0);
+    ev_key(&a, 'b', 0);
     while (d->beam_k != DEC_MAX_BEAM)
-        ev_key(&a, SDLK_b, 0);
+        ev_key(&a, 'b', 0);
     printf("  beam 8: %d nodes in %d columns\n", d->beam.n_nodes, d->n_cols);
     draw_everything(&a);
     /* random mouse and keys over the view */
     srand(3);
-    static const SDL_Keycode keys[] = {SDLK_s, SDLK_p, SDLK_r, SDLK_b, SDLK_a, SDLK_TAB, SDLK_LEFT,
-                                       SDLK_RIGHT, SDLK_0, SDLK_1, SDLK_LEFTBRACKET, SDLK_RIGHTBRACKET};
+    static const Key keys[] = {'s', 'p', 'r', 'b', 'a', KEY_TAB, KEY_LEFT,
+                                       KEY_RIGHT, '0', '1', '[', ']'};
     for (int i = 0; i < 600; i++) {
         int x = rand() % 1280, y = rand() % 800, r = rand() % 10;
-        ev_mouse(&a, SDL_MOUSEMOTION, x, y, 0);
+        ev_mouse(&a, IN_MOUSE_MOVE, x, y, 0);
         if (r < 4) {
-            ev_mouse(&a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
-            ev_mouse(&a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
+            ev_mouse(&a, IN_MOUSE_DOWN, x, y, MB_LEFT);
+            ev_mouse(&a, IN_MOUSE_UP, x, y, MB_LEFT);
         } else if (r < 6) {
-            ev_mouse(&a, SDL_MOUSEWHEEL, 0, 0, rand() % 5 - 2);
+            ev_mouse(&a, IN_WHEEL, 0, 0, rand() % 5 - 2);
         } else if (r < 8) {
             ev_key(&a, keys[rand() % (int)(sizeof keys / sizeof keys[0])], 0);
         }
@@ -376,12 +360,12 @@ static void test_degenerate_inputs(void **state)
         a.want_quit = 0;
         a.view = VIEW_DECODE;
         if (i % 3 == 0)
-            frame(&a);
+            tu_frame(&a);
     }
-    expect_true(a.dec_ui == d && d->shown <= d->gen.n && d->sel < d->shown, "state stays consistent (shown %d, sel %d)",
+    expect_true(a.vstate[VIEW_DECODE] == d && d->shown <= d->gen.n && d->sel < d->shown, "state stays consistent (shown %d, sel %d)",
                 d->shown, d->sel);
     app_free(&a);
-    expect_true(a.dec_ui == NULL, "app_free frees the view's state");
+    expect_true(a.vstate[VIEW_DECODE] == NULL, "app_free frees the view's state");
 }
 
 int main(int argc, char **argv)

@@ -9,7 +9,6 @@
  * Open puts the shown parameters into the window's Decode view; every
  * theme, size, language and presenter scale draws; and
  * `shot --view train --task copy --train-steps 50` renders. */
-#include <SDL.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
@@ -23,30 +22,24 @@
 #include "test_util.h"
 #include "view_train.h"
 
-static const char *MODEL = "/tmp/stepformer-test-train-view.safetensors";
-static Ren *g_ren;
+static char MODEL[160];
 static char g_dir[64];
 static char g_cli[4096]; /* build/.../stepformer, next to the tests folder */
 
 static int setup(void **state)
 {
     (void)state;
-    TfErr err;
-    if (tu_small_model(MODEL, 40, 24, 5))
-        return -1;
     strcpy(g_dir, "/tmp/stepformer-trainview-XXXXXX");
     if (!mkdtemp(g_dir))
         return -1;
-    g_ren = ren_open_headless(1280, 800, &err);
-    return g_ren ? 0 : -1;
+    return tu_fixture_open(MODEL, sizeof MODEL, "train-view.safetensors", 40, 24, 5, 1280, 800);
 }
 
 static int teardown(void **state)
 {
     (void)state;
     char cmd[128];
-    ren_close(g_ren);
-    remove(MODEL);
+    tu_fixture_close(MODEL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     return system(cmd) == 0 ? 0 : -1;
 }
@@ -59,22 +52,8 @@ static void sleep_ms(int ms)
 
 static void open_app(App *a)
 {
-    AppOpts o = {0};
-    o.model_path = MODEL;
-    o.src[0] = "t5 t6 t7";
-    o.n_src = 1;
-    o.view = "train";
-    o.head = -2;
-    o.no_save = 1;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "app opens: %s", err.msg);
-    a->now = 100;
-}
-
-static void frame(App *a)
-{
-    a->now += 0.5;
-    app_frame(a, g_ren);
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
+    tu_open(a, &o, 100);
 }
 
 /* A click in the middle of a control drawn in the last frame. */
@@ -82,32 +61,32 @@ static void click(App *a, Rect r, const char *what)
 {
     expect_true(r.w > 0 && r.h > 0, "the %s control was drawn", what);
     int x = r.x + r.w / 2, y = r.y + r.h / 2;
-    ev_mouse(a, SDL_MOUSEMOTION, x, y, SDL_BUTTON_LEFT);
-    ev_mouse(a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
-    frame(a);
-    ev_mouse(a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, IN_MOUSE_MOVE, x, y, MB_LEFT);
+    ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
+    tu_frame(a);
+    ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
 }
 
 /* Frames until the settings settled, the worker finished what it was
  * asked, and the view copied it. */
 static TrainUi *settle(App *a)
 {
-    frame(a);
-    frame(a);
-    TrainUi *u = a->train_ui;
+    tu_frame(a);
+    tu_frame(a);
+    TrainUi *u = a->vstate[VIEW_TRAIN];
     expect_true(u != NULL, "the view made its state");
     if (u->w)
         tw_wait_idle(u->w);
-    frame(a);
-    frame(a);
+    tu_frame(a);
+    tu_frame(a);
     return u;
 }
 
 static void wait_step(App *a, long long at_least)
 {
-    for (int i = 0; i < 400 && a->train_ui->st.step < at_least; i++) {
+    for (int i = 0; i < 400 && ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step < at_least; i++) {
         sleep_ms(10);
-        frame(a);
+        tu_frame(a);
     }
 }
 
@@ -133,7 +112,7 @@ static void test_first_frame(void **state)
     expect_true(u->layer == 1 && u->head == 0 && u->attn == TV_CROSS,
                 "cross-attention of the last layer, head 1: attn %d layer %d head %d", u->attn, u->layer, u->head);
     app_free(&a);
-    expect_true(a.train_ui == NULL, "app_free frees the view");
+    expect_true(a.vstate[VIEW_TRAIN] == NULL, "app_free frees the view");
 }
 
 /* The buttons and keys: Step, S, Start/Pause, P, layer, head, attention,
@@ -148,11 +127,11 @@ static void test_buttons_and_keys(void **state)
     u = settle(&a);
     expect_true(u->st.step == 1 && u->shown_step == 1, "the Step button: step %lld, shown %lld", u->st.step,
                 u->shown_step);
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 's', 0);
     u = settle(&a);
     expect_true(u->st.step == 2, "S: step 2, got %lld", u->st.step);
     click(&a, u->hit.start, "Start");
-    frame(&a);
+    tu_frame(&a);
     expect_true(u->st.state == TW_RUNNING, "Start: training, state %d", u->st.state);
     expect_true(a.wake_at > 0, "while training the view asks for frames (wake_at %.2f)", a.wake_at);
     wait_step(&a, 12);
@@ -165,39 +144,39 @@ static void test_buttons_and_keys(void **state)
     u = settle(&a);
     expect_true(u->st.step == at && u->shown_step == at, "paused stays at %lld, got %lld (shown %lld)", at,
                 u->st.step, u->shown_step);
-    ev_key(&a, SDLK_p, 0);
-    frame(&a);
+    ev_key(&a, 'p', 0);
+    tu_frame(&a);
     expect_true(u->st.state == TW_RUNNING, "P plays, state %d", u->st.state);
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
     u = settle(&a);
     expect_true(u->st.state == TW_PAUSED, "P again pauses, state %d", u->st.state);
     /* what the probe shows */
-    ev_key(&a, SDLK_LEFTBRACKET, 0);
+    ev_key(&a, '[', 0);
     expect_true(u->layer == 0, "[ : layer 1, got %d", u->layer + 1);
-    ev_key(&a, SDLK_LEFTBRACKET, 0);
+    ev_key(&a, '[', 0);
     expect_true(u->layer == 0, "[ stops at layer 1, got %d", u->layer + 1);
-    ev_key(&a, SDLK_RIGHTBRACKET, 0);
+    ev_key(&a, ']', 0);
     expect_true(u->layer == 1, "] : layer 2, got %d", u->layer + 1);
-    ev_key(&a, SDLK_3, 0);
+    ev_key(&a, '3', 0);
     expect_true(u->head == 2, "3: head 3, got %d", u->head + 1);
-    ev_key(&a, SDLK_9, 0);
+    ev_key(&a, '9', 0);
     expect_true(u->head == 2, "9 is not a head of 4: stays 3, got %d", u->head + 1);
-    ev_key(&a, SDLK_0, 0);
-    expect_true(u->head == -1 && a.head != -1, "0: every head, in the view only (app head %d)", a.head);
-    ev_key(&a, SDLK_TAB, 0);
+    ev_key(&a, '0', 0);
+    expect_true(u->head == -1 && a.ses.head != -1, "0: every head, in the view only (app head %d)", a.ses.head);
+    ev_key(&a, KEY_TAB, 0);
     expect_true(u->attn == TV_ENC, "Tab: encoder self-attention, got %d", u->attn);
-    ev_key(&a, SDLK_TAB, KMOD_LSHIFT);
+    ev_key(&a, KEY_TAB, MOD_SHIFT);
     expect_true(u->attn == TV_CROSS, "Shift+Tab: back to cross-attention, got %d", u->attn);
-    frame(&a);
-    int stage_at = a.at;
-    ev_key(&a, SDLK_RIGHT, 0);
-    expect_true(a.at == stage_at, "→ scrubs snapshots here, the stage stays (%d, %d)", a.at, stage_at);
+    tu_frame(&a);
+    int stage_at = a.ses.at;
+    ev_key(&a, KEY_RIGHT, 0);
+    expect_true(a.ses.at == stage_at, "→ scrubs snapshots here, the stage stays (%d, %d)", a.ses.at, stage_at);
     /* a task change waits for Reset once the run has trained */
-    ev_key(&a, SDLK_d, KMOD_LSHIFT);
+    ev_key(&a, 'd', MOD_SHIFT);
     u = settle(&a);
     expect_true(u->task == 2 && strcmp(u->st.data_name, "en2zh") == 0,
                 "Shift+D: sort chosen, the trained run kept (task %d, run %s)", u->task, u->st.data_name);
-    ev_key(&a, SDLK_r, 0);
+    ev_key(&a, 'r', 0);
     u = settle(&a);
     expect_true(strcmp(u->st.data_name, "sort") == 0 && u->st.step == 0 && u->st.gen == 2,
                 "R: a new run on sort at step 0 (run %llu %s, step %lld)", (unsigned long long)u->st.gen,
@@ -217,9 +196,9 @@ static void test_copy_loss_falls(void **state)
     click(&a, u->hit.task[0], "copy");
     u = settle(&a);
     expect_true(strcmp(u->st.data_name, "copy") == 0, "the copy chip: %s", u->st.data_name);
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
     wait_step(&a, 150);
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
     u = settle(&a);
     const TwStatus *st = &u->st;
     expect_true(st->step >= 150 && st->n_eval >= 4, "150 steps, 4 held-out checks: %lld, %d", st->step,
@@ -251,27 +230,27 @@ static void test_bad_tsv(void **state)
     open_app(&a);
     TrainUi *u = settle(&a);
     /* F focuses the field; the "f" typed with it does not land there */
-    ev_key(&a, SDLK_f, 0);
+    ev_key(&a, 'f', 0);
     ev_text(&a, "f");
-    frame(&a);
+    tu_frame(&a);
     expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path && u->path[0] == 0,
                 "F: the path field has the focus and is empty ('%s')", u->path);
-    ev_key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, KEY_ESCAPE, 0);
     expect_true(a.focus == FOCUS_NONE && !a.want_quit, "Esc leaves the field (and does not quit)");
-    frame(&a);
+    tu_frame(&a);
     click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
     expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path, "the file chip focuses the path field");
     ev_text(&a, g_dir);
     ev_text(&a, "/nothing.tsv");
-    ev_key(&a, SDLK_RETURN, 0);
-    expect_true(strcmp(u->path, path) == 0 && strcmp(a.src_line, "t5 t6 t7") == 0,
-                "typed into the path ('%s'), not the source line ('%s')", u->path, a.src_line);
+    ev_key(&a, KEY_RETURN, 0);
+    expect_true(strcmp(u->path, path) == 0 && strcmp(a.ses.src_line, "t5 t6 t7") == 0,
+                "typed into the path ('%s'), not the source line ('%s')", u->path, a.ses.src_line);
     u = settle(&a);
     expect_true(u->st.state == TW_EMPTY && u->msg[0] && strstr(u->msg, "nothing.tsv"),
                 "no run and a message naming the file: state %d, '%s'", u->st.state, u->msg);
     expect_true(a.notice_error && strstr(a.notice, "nothing.tsv"), "a notice too: '%s'", a.notice);
     printf("  message: %s\n", u->msg);
-    frame(&a); /* still draws */
+    tu_frame(&a); /* still draws */
     click(&a, u->hit.task[1], "reverse");
     u = settle(&a);
     expect_true(u->st.state == TW_PAUSED && u->have_pm && strcmp(u->st.data_name, "reverse") == 0 && !u->msg[0],
@@ -289,17 +268,17 @@ static void test_absurd_size(void **state)
     TrainUi *u = settle(&a);
     expect_true(u->field == TVF_DMODEL, "X starts on d_model, got %d", u->field);
     for (int i = 0; i < 12; i++)
-        ev_key(&a, SDLK_PERIOD, 0);
-    ev_key(&a, SDLK_x, 0);
-    ev_key(&a, SDLK_x, 0);
+        ev_key(&a, '.', 0);
+    ev_key(&a, 'x', 0);
+    ev_key(&a, 'x', 0);
     for (int i = 0; i < 12; i++)
-        ev_key(&a, SDLK_PERIOD, 0); /* 64 layers */
+        ev_key(&a, '.', 0); /* 64 layers */
     u = settle(&a);
     expect_true(u->st.state == TW_EMPTY && strstr(u->msg, "memory") && strstr(u->msg, "8192"),
                 "too big: no run, a message about memory: state %d, '%s'", u->st.state, u->msg);
     printf("  message: %s\n", u->msg);
-    frame(&a);
-    ev_key(&a, SDLK_m, 0);
+    tu_frame(&a);
+    ev_key(&a, 'm', 0);
     u = settle(&a);
     expect_true(u->st.state == TW_PAUSED && u->st.cfg.d_model == 64 && u->st.cfg.n_enc == 2,
                 "M: the classroom size trains again (state %d, d_model %d, %d layers)", u->st.state,
@@ -316,15 +295,15 @@ static void test_nan(void **state)
     open_app(&a);
     TrainUi *u = settle(&a);
     for (int i = 0; i < TVF_LR; i++)
-        ev_key(&a, SDLK_x, 0);
+        ev_key(&a, 'x', 0);
     for (int i = 0; i < 8; i++)
-        ev_key(&a, SDLK_PERIOD, 0);
+        ev_key(&a, '.', 0);
     u = settle(&a);
     expect_true(u->st.o.lr_scale > 1e19f, "lr × 10^20 applied at step 0: %g", (double)u->st.o.lr_scale);
-    ev_key(&a, SDLK_p, 0);
+    ev_key(&a, 'p', 0);
     for (int i = 0; i < 300 && !u->msg[0]; i++) {
         sleep_ms(5);
-        frame(&a);
+        tu_frame(&a);
     }
     u = settle(&a);
     expect_true(strstr(u->msg, "NaN") || strstr(u->msg, "not finite") || strstr(u->msg, "infinite"),
@@ -337,11 +316,11 @@ static void test_nan(void **state)
         finite &= isfinite(u->pm.block[i]);
     expect_true(finite, "the shown parameters are the last good ones (finite)");
     for (int i = 0; i < 4; i++)
-        ev_key(&a, SDLK_COMMA, 0); /* back to lr × 1 */
-    ev_key(&a, SDLK_r, 0);
+        ev_key(&a, ',', 0); /* back to lr × 1 */
+    ev_key(&a, 'r', 0);
     u = settle(&a);
-    ev_key(&a, SDLK_s, 0);
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 's', 0);
+    ev_key(&a, 's', 0);
     u = settle(&a);
     expect_true(u->st.step == 2 && !u->msg[0] && u->st.o.lr_scale == 1.0f,
                 "after Reset with lr × 1 it trains: step %lld, message '%s'", u->st.step, u->msg);
@@ -371,10 +350,10 @@ static void test_save_snapshots_open(void **state)
     open_app(&a);
     TrainUi *u = settle(&a);
     snprintf(u->save_dir, sizeof u->save_dir, "%s", g_dir);
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 's', 0);
     expect_true(tw_steps(u->w, 24, NULL) == 0, "24 more steps queued");
     u = settle(&a);
-    ev_key(&a, SDLK_w, 0);
+    ev_key(&a, 'w', 0);
     u = settle(&a);
     char path[512];
     expect_true(find_checkpoint(path, sizeof path), "W wrote a checkpoint into %s (message '%s')", g_dir,
@@ -388,16 +367,16 @@ static void test_save_snapshots_open(void **state)
     model_free(&m);
     /* a directory that does not exist: a message, and training goes on */
     snprintf(u->save_dir, sizeof u->save_dir, "%s/no/such/dir", g_dir);
-    ev_key(&a, SDLK_w, 0);
-    ev_key(&a, SDLK_s, 0);
+    ev_key(&a, 'w', 0);
+    ev_key(&a, 's', 0);
     u = settle(&a);
     expect_true(a.notice_error && strstr(a.notice, "could not save") && u->st.step == 26,
                 "a bad path is a message ('%s'), training goes on (step %lld)", a.notice, u->st.step);
     /* snapshots at 0, 10, 20; the live step is 26 */
     expect_true(u->st.n_snap == 3 && u->st.snaps[2].step == 20, "snapshots 0, 10, 20: %d, last %lld",
                 u->st.n_snap, u->st.n_snap ? u->st.snaps[u->st.n_snap - 1].step : -1);
-    ev_key(&a, SDLK_LEFT, 0);
-    frame(&a);
+    ev_key(&a, KEY_LEFT, 0);
+    tu_frame(&a);
     expect_true(u->want_snap == 20 && u->shown_step == 20, "←: snapshot 20 shown, got %lld / %lld",
                 u->want_snap, u->shown_step);
     float *p = malloc(u->pm.n_params * sizeof(float));
@@ -407,40 +386,40 @@ static void test_save_snapshots_open(void **state)
                     memcmp(p, u->pm.block, u->pm.n_params * sizeof(float)) == 0,
                 "the probe runs on the snapshot's parameters");
     free(p);
-    ev_key(&a, SDLK_HOME, 0);
-    frame(&a);
+    ev_key(&a, KEY_HOME, 0);
+    tu_frame(&a);
     expect_true(u->shown_step == 0, "Home: step 0, got %lld", u->shown_step);
-    ev_key(&a, SDLK_RIGHT, 0);
-    frame(&a);
+    ev_key(&a, KEY_RIGHT, 0);
+    tu_frame(&a);
     expect_true(u->shown_step == 10, "→: step 10, got %lld", u->shown_step);
-    ev_key(&a, SDLK_END, 0);
-    frame(&a);
+    ev_key(&a, KEY_END, 0);
+    tu_frame(&a);
     expect_true(u->want_snap < 0 && u->shown_step == 26, "End: live step 26, got %lld", u->shown_step);
     /* a click on the timeline's left end picks step 0 */
     Rect t = u->hit.track;
     click(&a, (Rect){t.x - 2, t.y - 2, 4, 4}, "timeline");
-    frame(&a);
+    tu_frame(&a);
     expect_true(u->shown_step == 0, "a click at the timeline's start: step 0, got %lld", u->shown_step);
-    ev_key(&a, SDLK_RIGHT, 0);
-    ev_key(&a, SDLK_RIGHT, 0);
-    frame(&a);
+    ev_key(&a, KEY_RIGHT, 0);
+    ev_key(&a, KEY_RIGHT, 0);
+    tu_frame(&a);
     /* open the shown model (step 20) in the Decode view */
     size_t n = u->pm.n_params;
     float *want = malloc(n * sizeof(float));
     memcpy(want, u->pm.block, n * sizeof(float));
     click(&a, u->hit.open, "Open in Decode");
-    frame(&a);
-    expect_true(app_current_view(&a) == VIEW_DECODE && strstr(a.model_label, "en2zh") &&
-                    strstr(a.model_label, "20"),
+    tu_frame(&a);
+    expect_true(app_current_view(&a) == VIEW_DECODE && strstr(a.ses.model_label, "en2zh") &&
+                    strstr(a.ses.model_label, "20"),
                 "the Decode view with the model of step 20: view %s, label '%s'", view_name(app_current_view(&a)),
-                a.model_label);
-    expect_true(a.model.n_params == n && memcmp(a.model.block, want, n * sizeof(float)) == 0,
+                a.ses.model_label);
+    expect_true(a.ses.model.n_params == n && memcmp(a.ses.model.block, want, n * sizeof(float)) == 0,
                 "the window's model has the snapshot's parameters");
-    expect_true(strcmp(a.src_line, "i read books at home today") == 0 && strcmp(a.tgt, "我 今天 在 家 读 书") == 0 &&
-                    !a.input_error[0],
-                "on the probe and its truth: '%s' / '%s' (%s)", a.src_line, a.tgt, a.input_error);
+    expect_true(strcmp(a.ses.src_line, "i read books at home today") == 0 && strcmp(a.ses.tgt, "我 今天 在 家 读 书") == 0 &&
+                    !a.ses.input_error[0],
+                "on the probe and its truth: '%s' / '%s' (%s)", a.ses.src_line, a.ses.tgt, a.ses.input_error);
     free(want);
-    frame(&a);
+    tu_frame(&a);
     app_free(&a);
 }
 
@@ -456,7 +435,7 @@ static void test_draws_everywhere(void **state)
     u = settle(&a);
     static const int SIZES[][2] = {{1280, 800}, {1920, 1080}, {800, 600}};
     for (int s = 0; s < 3; s++) {
-        ren_resize_headless(g_ren, SIZES[s][0], SIZES[s][1]);
+        ren_resize_headless(tu_ren, SIZES[s][0], SIZES[s][1]);
         for (int t = 0; t < THEME_COUNT; t++)
             for (int k = 0; k < 6; k++) {
                 a.theme = (ThemeId)t;
@@ -467,29 +446,29 @@ static void test_draws_everywhere(void **state)
                 u->pane = k % 2;
                 u->custom = k == 5;
                 for (int m = 0; m < 6; m++) {
-                    ev_mouse(&a, SDL_MOUSEMOTION, SIZES[s][0] * (2 + m) / 9, SIZES[s][1] * (2 + m) / 8, 0);
-                    frame(&a);
+                    ev_mouse(&a, IN_MOUSE_MOVE, SIZES[s][0] * (2 + m) / 9, SIZES[s][1] * (2 + m) / 8, 0);
+                    tu_frame(&a);
                 }
             }
     }
-    ren_resize_headless(g_ren, 1280, 800);
+    ren_resize_headless(tu_ren, 1280, 800);
     a.text_scale = 1.0f;
     a.theme = THEME_DARK;
     a.lang = 0;
-    frame(&a);
+    tu_frame(&a);
     expect_true(!u->compact, "1280x800 at scale 1 shows curves and probe together");
     a.text_scale = 1.6f;
-    frame(&a);
+    tu_frame(&a);
     expect_true(u->compact, "presenter scale on 1280x800: one pane at a time");
     u->pane = 0;
-    ev_key(&a, SDLK_v, 0);
+    ev_key(&a, 'v', 0);
     expect_true(u->pane == 1, "V switches to the attention pane");
     a.text_scale = 1.0f;
     /* the view's words are in Chinese */
     a.lang = 1;
-    expect_true(strcmp(L(&a, "▶ Start  P"), "▶ Start  P") != 0 && strcmp(L(&a, "learning rate"), "learning rate") != 0 &&
-                    strcmp(L(&a, "the Decode view shows the model of step"), "the Decode view shows the model of step") != 0,
-                "Chinese labels: '%s', '%s'", L(&a, "▶ Start  P"), L(&a, "learning rate"));
+    expect_true(strcmp(L(a.lang, "▶ Start  P"), "▶ Start  P") != 0 && strcmp(L(a.lang, "learning rate"), "learning rate") != 0 &&
+                    strcmp(L(a.lang, "the Decode view shows the model of step"), "the Decode view shows the model of step") != 0,
+                "Chinese labels: '%s', '%s'", L(a.lang, "▶ Start  P"), L(a.lang, "learning rate"));
     a.lang = 0;
     app_free(&a);
 }

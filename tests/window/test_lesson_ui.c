@@ -2,7 +2,6 @@
  * about, PgDn/PgUp step, quizzes answer by number key and by click, the
  * language switch keeps the place, progress survives a restart, and a broken
  * lesson file leaves the others usable. */
-#include <SDL.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,11 +11,10 @@
 #include "lesson_ui.h"
 #include "test_app_util.h"
 #include "test_util.h"
-#include "views.h"
+#include "view.h"
 
 static char g_dir[64];
 static char g_model[128];
-static Ren *g_ren;
 
 static void write_file(const char *path, const char *text)
 {
@@ -77,7 +75,6 @@ static int setup(void **state)
     snprintf(p, sizeof p, "%s/data", g_dir);
     mkdir(p, 0755);
     setenv("XDG_DATA_HOME", p, 1);
-    TfErr err;
     snprintf(p, sizeof p, "%s/assets", g_dir);
     mkdir(p, 0755);
     snprintf(p, sizeof p, "%s/assets/models", g_dir);
@@ -85,14 +82,15 @@ static int setup(void **state)
     snprintf(g_model, sizeof g_model, "%s/assets/models/tiny.safetensors", g_dir);
     if (tu_small_model(g_model, 30, 24, 2))
         return -1;
-    g_ren = ren_open_headless(1280, 800, &err);
-    return g_ren ? 0 : -1;
+    TfErr err;
+    tu_ren = ren_open_headless(1280, 800, &err);
+    return tu_ren ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    ren_close(g_ren);
+    tu_fixture_close(NULL);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     return system(cmd) == 0 ? 0 : -1;
@@ -102,19 +100,11 @@ static void open_app(App *a)
 {
     char dir[256];
     snprintf(dir, sizeof dir, "%s/lessons", g_dir);
-    AppOpts o = {0};
-    o.model_path = g_model;
+    AppOpts o = tu_opts(g_model, NULL, NULL, NULL);
     o.lessons_dir = dir;
     o.head = 0;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "app: %s", err.msg);
-    a->now = 10;
-}
-
-static void frame(App *a)
-{
-    a->now += 0.5;
-    app_frame(a, g_ren);
+    o.no_save = 0;
+    tu_open(a, &o, 10);
 }
 
 static void test_steps_set_the_view(void **state)
@@ -123,46 +113,46 @@ static void test_steps_set_the_view(void **state)
     static App a;
     open_app(&a);
     expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens: %s", a.notice);
-    expect_true(strstr(a.model_path, "lessons/../assets/models/tiny") != NULL,
-                "the lesson's own model is used: %s", a.model_path);
-    frame(&a);
+    expect_true(strstr(a.ses.model_path, "lessons/../assets/models/tiny") != NULL,
+                "the lesson's own model is used: %s", a.ses.model_path);
+    tu_frame(&a);
     StagePos p = app_pos(&a);
-    expect_true(p.stage == ST_ENC_SELF_WEIGHTS && p.layer == 1 && a.head == 2,
+    expect_true(p.stage == ST_ENC_SELF_WEIGHTS && p.layer == 1 && a.ses.head == 2,
                 "step 1 shows enc.self.weights layer 2 head 3, got %s layer %d head %d",
-                stage_info(p.stage)->name, p.layer + 1, a.head + 1);
-    expect_true(strcmp(a.src_line, "t5 t6 t7") == 0, "the source line is set: '%s'", a.src_line);
+                stage_info(p.stage)->name, p.layer + 1, a.ses.head + 1);
+    expect_true(strcmp(a.ses.src_line, "t5 t6 t7") == 0, "the source line is set: '%s'", a.ses.src_line);
     expect_true(a.sel.side == 1 && a.sel.index == 1, "t6 is highlighted");
-    ev_key(&a, SDLK_PAGEDOWN, 0);
-    frame(&a);
-    expect_true(a.head == -1 && app_current_view(&a) == VIEW_HEADS, "step 2: all heads");
+    ev_key(&a, KEY_PAGEDOWN, 0);
+    tu_frame(&a);
+    expect_true(a.ses.head == -1 && app_current_view(&a) == VIEW_HEADS, "step 2: all heads");
     int step, answered;
     lesson_ui_current(&a, &step, &answered);
     expect_true(step == 1 && answered == -1, "on step 2, unanswered");
     /* number keys answer the quiz instead of picking a head */
-    ev_key(&a, SDLK_1, 0);
+    ev_key(&a, '1', 0);
     lesson_ui_current(&a, &step, &answered);
-    expect_true(answered == 0 && a.head == -1, "1 answers choice 1 (wrong), head unchanged");
-    frame(&a);
-    ev_key(&a, SDLK_PAGEDOWN, 0);
-    frame(&a);
+    expect_true(answered == 0 && a.ses.head == -1, "1 answers choice 1 (wrong), head unchanged");
+    tu_frame(&a);
+    ev_key(&a, KEY_PAGEDOWN, 0);
+    tu_frame(&a);
     p = app_pos(&a);
-    expect_true(p.stage == ST_DEC_SELF_MASK && strcmp(a.tgt, "t8 t9") == 0, "step 3: the decoder mask with a target");
+    expect_true(p.stage == ST_DEC_SELF_MASK && strcmp(a.ses.tgt, "t8 t9") == 0, "step 3: the decoder mask with a target");
     expect_true(app_current_view(&a) == VIEW_MASK, "in the mask view");
-    ev_key(&a, SDLK_PAGEUP, 0);
+    ev_key(&a, KEY_PAGEUP, 0);
     lesson_ui_current(&a, &step, &answered);
     expect_true(step == 1 && answered == 0, "PgUp back to step 2, the answer kept");
     /* the language switch keeps the lesson and the step */
-    ev_key(&a, SDLK_z, 0);
+    ev_key(&a, 'z', 0);
     const Lesson *l = lesson_ui_current(&a, &step, &answered);
     expect_true(a.lang == 1 && l && step == 1 && strstr(l->path, "/zh/"), "Z: the same step in Chinese");
     expect_true(strstr(l->steps[0].text, "第 i 行") != NULL, "the Chinese text is loaded");
-    frame(&a);
+    tu_frame(&a);
     /* Esc leaves the lesson first; only a second Esc quits */
-    ev_key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, KEY_ESCAPE, 0);
     expect_true(!lesson_ui_active(&a) && !a.want_quit, "Esc closes the lesson, the window stays");
-    ev_key(&a, SDLK_ESCAPE, 0);
+    ev_key(&a, KEY_ESCAPE, 0);
     expect_true(a.want_quit, "a second Esc quits");
-    frame(&a);
+    tu_frame(&a);
     app_free(&a);
 }
 
@@ -172,7 +162,7 @@ static void test_quiz_click_and_progress(void **state)
     static App a;
     open_app(&a);
     lesson_ui_open(&a, "demo", 1);
-    frame(&a);
+    tu_frame(&a);
     /* click the second choice: find it by answering through the panel */
     int right = lesson_ui_answer(&a, 1);
     expect_true(right == 1, "choice 2 is the right answer");
@@ -198,10 +188,10 @@ static void test_quiz_click_and_progress(void **state)
     lesson_ui_progress(&b, "demo", &r2, &right2);
     expect_true(r2 == 3 && (right2 & 2), "the next run reads it: reached %d", r2);
     /* the list opens, shows the lesson, Enter resumes where the learner was */
-    ev_key(&b, SDLK_l, 0);
+    ev_key(&b, 'l', 0);
     expect_true(lesson_ui_list_open(&b), "L opens the list");
-    frame(&b);
-    ev_key(&b, SDLK_RETURN, 0);
+    tu_frame(&b);
+    ev_key(&b, KEY_RETURN, 0);
     int step;
     expect_true(lesson_ui_current(&b, &step, NULL) != NULL, "Enter opens the lesson");
     expect_true(!lesson_ui_list_open(&b), "and closes the list");
@@ -217,7 +207,7 @@ static void test_broken_file_reported(void **state)
     expect_true(set && set->n == 1, "the good lesson loads, the broken one is skipped: %d", set ? set->n : -1);
     expect_true(a.notice_error && strstr(a.notice, "02-broken.txt:4"), "the broken file is named with its line: %s", a.notice);
     expect_true(lesson_ui_open(&a, "nothing", 0) != 0, "an unknown lesson id is refused");
-    frame(&a);
+    tu_frame(&a);
     app_free(&a);
 }
 

@@ -29,23 +29,11 @@
 
 const float DEC_ALPHAS[DEC_N_ALPHA] = {0.0f, 0.6f, 1.0f};
 
-/* SDL keycodes, by value (views do not include SDL): printable keys are
- * their character, the others are scancode | (1 << 30). */
-enum {
-    KEY_TAB = '\t',
-    KEY_SPACE = ' ',
-    KEY_RIGHT = 0x4000004F,
-    KEY_LEFT = 0x40000050,
-    KEY_HOME = 0x4000004A,
-    KEY_END = 0x4000004D,
-    KMOD_SHIFT_BITS = 0x0003,
-};
-
 /* ---- small shared helpers ---- */
 
-const char *dec_tok(const App *a, int id)
+const char *dec_tok(const Scene *sc, int id)
 {
-    return vocab_token(&a->model.tgt_vocab, id);
+    return vocab_token(&sc->model->tgt_vocab, id);
 }
 
 int dec_gen_input(const DecodeUi *d, int s)
@@ -58,9 +46,9 @@ int dec_gen_input(const DecodeUi *d, int s)
 /* Traces sized for the model: rebuilt when its shape changes. The length
  * cap is the app's, so the longest output tried is what `translate` tries
  * for every model whose max_len fits the window's cap. */
-static int ensure_traces(App *a, DecodeUi *d, TfErr *err)
+static int ensure_traces(const Scene *sc, DecodeUi *d, TfErr *err)
 {
-    const TfConfig *c = &a->model.cfg;
+    const TfConfig *c = &sc->model->cfg;
     if (d->have_traces && memcmp(&d->cfg, c, sizeof *c) == 0)
         return 0;
     if (d->have_traces) {
@@ -121,14 +109,14 @@ static void find_divergence(DecodeUi *d)
 
 /* Teacher forcing over <bos> + target[0..n): predictions, losses and the
  * mask the pass applied, copied out of the trace. */
-static int teacher_force(App *a, DecodeUi *d, const int *target, int n, TfErr *err)
+static int teacher_force(const Scene *sc, DecodeUi *d, const int *target, int n, TfErr *err)
 {
     if (n > d->tr.cap_T - 1)
         n = d->tr.cap_T - 1;
-    if (tf_teacher_forced(&a->model, &d->tr, d->src, d->S, target, n, d->tf_pred,
+    if (tf_teacher_forced(sc->model, &d->tr, d->src, d->S, target, n, d->tf_pred,
                           d->tf_truth, d->tf_loss, err))
         return -1;
-    int T = n + 1, V = a->model.cfg.tgt_vocab;
+    int T = n + 1, V = sc->model->cfg.tgt_vocab;
     d->tf_n = T;
     d->tf_in[0] = TOK_BOS;
     memcpy(d->tf_in + 1, target, (size_t)n * sizeof(int));
@@ -145,11 +133,11 @@ static int teacher_force(App *a, DecodeUi *d, const int *target, int n, TfErr *e
     return 0;
 }
 
-static void compute(App *a, DecodeUi *d)
+static void compute(const Scene *sc, DecodeUi *d)
 {
     TfErr err;
-    d->version = a->version;
-    d->batch = a->batch;
+    d->version = sc->version;
+    d->batch = sc->batch;
     d->err[0] = 0;
     d->tf_n = 0;
     d->diverge = d->contrast = -1;
@@ -159,32 +147,32 @@ static void compute(App *a, DecodeUi *d)
     d->sel = -1;
     d->playing = 0;
     d->scroll = d->follow = 0;
-    if (a->input_error[0]) {
-        snprintf(d->err, sizeof d->err, "%s", a->input_error);
+    if (sc->ses->input_error[0]) {
+        snprintf(d->err, sizeof d->err, "%s", sc->ses->input_error);
         return;
     }
-    if (ensure_traces(a, d, &err)) {
+    if (ensure_traces(sc, d, &err)) {
         snprintf(d->err, sizeof d->err, "%s", err.msg);
         return;
     }
-    int b = a->batch >= 0 && a->batch < a->n_src ? a->batch : 0;
-    d->S = a->src_n[b] < d->tr.cap_T ? a->src_n[b] : d->tr.cap_T;
-    memcpy(d->src, a->src_ids[b], (size_t)d->S * sizeof(int));
-    d->max_out = decode_max_out(&a->model, &d->tr, d->S);
-    if (tf_greedy(&a->model, &d->tr, d->src, d->S, d->max_out, 1, &d->gen, &err)) {
+    int b = sc->batch >= 0 && sc->batch < sc->n_src ? sc->batch : 0;
+    d->S = sc->ses->src_n[b] < d->tr.cap_T ? sc->ses->src_n[b] : d->tr.cap_T;
+    memcpy(d->src, sc->ses->src_ids[b], (size_t)d->S * sizeof(int));
+    d->max_out = decode_max_out(sc->model, &d->tr, d->S);
+    if (tf_greedy(sc->model, &d->tr, d->src, d->S, d->max_out, 1, &d->gen, &err)) {
         snprintf(d->err, sizeof d->err, "%s", err.msg);
         return;
     }
     /* the target: typed by the learner, else the model's own greedy output */
-    d->ref = b == 0 && !a->tgt_auto;
+    d->ref = b == 0 && !sc->ses->tgt_auto;
     int rc;
     if (d->ref) {
-        rc = teacher_force(a, d, a->tgt_ids[0] + 1, a->tgt_n[0] - 1, &err);
+        rc = teacher_force(sc, d, sc->ses->tgt_ids[0] + 1, sc->ses->tgt_n[0] - 1, &err);
     } else {
         int n = d->gen.n;
         if (n > 0 && d->gen.ids[n - 1] == TOK_EOS)
             n--;
-        rc = teacher_force(a, d, d->gen.ids, n, &err);
+        rc = teacher_force(sc, d, d->gen.ids, n, &err);
     }
     if (rc) {
         snprintf(d->err, sizeof d->err, "%s", err.msg);
@@ -193,12 +181,12 @@ static void compute(App *a, DecodeUi *d)
     find_divergence(d);
     d->shown = d->gen.n;
     d->sel = d->gen.n - 1;
-    int L = a->model.cfg.n_dec;
+    int L = sc->model->cfg.n_dec;
     if (d->layer >= L)
         d->layer = L - 1;
 }
 
-static void compute_beam(App *a, DecodeUi *d)
+static void compute_beam(const Scene *sc, DecodeUi *d)
 {
     TfErr err;
     d->beam_version = d->version;
@@ -214,7 +202,7 @@ static void compute_beam(App *a, DecodeUi *d)
         snprintf(d->beam_err, sizeof d->beam_err, "no room for beam search: %s", err.msg);
         return;
     }
-    if (tf_beam(&a->model, &d->btr, d->src, d->S, d->beam_k, DEC_ALPHAS[d->alpha_i],
+    if (tf_beam(sc->model, &d->btr, d->src, d->S, d->beam_k, DEC_ALPHAS[d->alpha_i],
                 d->max_out, &d->beam, &err)) {
         snprintf(d->beam_err, sizeof d->beam_err, "%s", err.msg);
         return;
@@ -224,34 +212,29 @@ static void compute_beam(App *a, DecodeUi *d)
                  d->beam.n_nodes);
 }
 
-DecodeUi *dec_get(App *a)
+DecodeUi *dec_get(ViewCtx *v)
 {
-    if (!a->dec_ui) {
-        DecodeUi *d = calloc(1, sizeof *d);
-        if (!d)
-            return NULL;
+    const Scene *sc = v->s;
+    DecodeUi *d = v->st;
+    if (!d->ready) {
+        d->ready = 1;
         d->beam_k = 4;
         d->alpha_i = 1; /* 0.6, the paper's value */
-        d->layer = a->model.cfg.n_dec - 1; /* the last layer: its cross-
-                                              attention aligns best */
-        a->dec_ui = d;
+        d->layer = sc->model->cfg.n_dec - 1; /* the last layer: its cross-
+                                                attention aligns best */
     }
-    DecodeUi *d = a->dec_ui;
-    app_update(a);
-    if (d->version != a->version || d->batch != a->batch)
-        compute(a, d);
+    if (d->version != sc->version || d->batch != sc->batch)
+        compute(sc, d);
     if (d->pane == DEC_PANE_BEAM &&
         (d->beam_version != d->version || d->beam_batch != d->batch ||
          d->beam_for_k != d->beam_k || d->beam_for_alpha != DEC_ALPHAS[d->alpha_i]))
-        compute_beam(a, d);
+        compute_beam(sc, d);
     return d;
 }
 
-void view_decode_free(App *a)
+static void view_decode_free(void *st)
 {
-    DecodeUi *d = a->dec_ui;
-    if (!d)
-        return;
+    DecodeUi *d = st;
     if (d->have_traces)
         trace_free(&d->tr);
     if (d->have_btr)
@@ -259,8 +242,6 @@ void view_decode_free(App *a)
     decode_result_free(&d->gen);
     beam_result_free(&d->beam);
     dec_beam_free(d);
-    free(d);
-    a->dec_ui = NULL;
 }
 
 /* ---- actions ---- */
@@ -281,9 +262,8 @@ void dec_restart(DecodeUi *d)
     d->follow = 1;
 }
 
-void dec_step(App *a, DecodeUi *d)
+void dec_step(DecodeUi *d)
 {
-    (void)a;
     show_generation(d);
     d->playing = 0;
     if (d->shown >= d->gen.n) { /* at the end: start again from <bos> */
@@ -295,7 +275,7 @@ void dec_step(App *a, DecodeUi *d)
     d->follow = 1;
 }
 
-void dec_play(App *a, DecodeUi *d)
+void dec_play(ViewCtx *v, DecodeUi *d)
 {
     show_generation(d);
     if (d->playing) {
@@ -307,7 +287,7 @@ void dec_play(App *a, DecodeUi *d)
     if (d->shown >= d->gen.n)
         dec_restart(d);
     d->playing = 1;
-    d->next_at = a->now + DEC_PACE / 2;
+    d->next_at = v->s->now + DEC_PACE / 2;
 }
 
 void dec_select(DecodeUi *d, int step)
@@ -324,23 +304,23 @@ void dec_select(DecodeUi *d, int step)
     d->follow = 1;
 }
 
-void dec_set_beam(App *a, DecodeUi *d, int k, int alpha_i)
+void dec_set_beam(ViewCtx *v, DecodeUi *d, int k, int alpha_i)
 {
     d->beam_k = k < 1 ? DEC_MAX_BEAM : k > DEC_MAX_BEAM ? 1 : k;
     d->alpha_i = ((alpha_i % DEC_N_ALPHA) + DEC_N_ALPHA) % DEC_N_ALPHA;
     d->pane = DEC_PANE_BEAM;
     d->playing = 0;
-    dec_get(a); /* search now, so what the key changed is there to read */
+    dec_get(v); /* search now, so what the key changed is there to read */
 }
 
-int view_decode_setup(App *a, const char *pane, int k, float alpha)
+int view_decode_setup(ViewCtx *v, const char *pane, int k, float alpha)
 {
     static const char *names[DEC_PANE_COUNT] = {"gen", "step", "beam"};
     int p = -1;
     for (int i = 0; i < DEC_PANE_COUNT; i++)
         if (pane && strcmp(pane, names[i]) == 0)
             p = i;
-    DecodeUi *d = dec_get(a);
+    DecodeUi *d = dec_get(v);
     if (p < 0 || !d)
         return -1;
     int ai = d->alpha_i;
@@ -351,61 +331,64 @@ int view_decode_setup(App *a, const char *pane, int k, float alpha)
     d->beam_k = k >= 1 && k <= DEC_MAX_BEAM ? k : d->beam_k;
     d->alpha_i = ai;
     d->pane = (DecPane)p;
-    dec_get(a);
+    dec_get(v);
     return 0;
 }
 
 /* Play: reveal the next token when its time has come, and keep the window
  * waking up until the last one. */
-static void advance_play(App *a, DecodeUi *d)
+static void advance_play(ViewCtx *v, DecodeUi *d)
 {
+    const Scene *sc = v->s;
     if (!d->playing)
         return;
-    if (a->now >= d->next_at) {
+    if (sc->now >= d->next_at) {
         if (d->shown < d->gen.n) {
             d->shown++;
             d->sel = d->shown - 1;
             d->follow = 1;
         }
-        d->next_at = a->now + DEC_PACE;
+        d->next_at = sc->now + DEC_PACE;
         if (d->shown >= d->gen.n)
             d->playing = 0;
     }
     /* ask the window loop for a frame when the next token is due */
     if (d->playing)
-        a->wake_at = d->next_at;
+        v->out->wake_at = d->next_at;
 }
 
-int view_decode_key(App *a, int sym, int mod)
+static int view_decode_key(ViewCtx *v, Key key, int mod)
 {
-    DecodeUi *d = dec_get(a);
+    const Scene *sc = v->s;
+    int sym = (int)key;
+    DecodeUi *d = dec_get(v);
     if (!d)
         return 0;
-    int NH = a->model.cfg.n_heads, L = a->model.cfg.n_dec;
+    int NH = sc->model->cfg.n_heads, L = sc->model->cfg.n_dec;
     switch (sym) {
-    case 's': dec_step(a, d); return 1;
-    case 'p': case KEY_SPACE: dec_play(a, d); return 1;
+    case 's': dec_step(d); return 1;
+    case 'p': case KEY_SPACE: dec_play(v, d); return 1;
     case 'r': dec_restart(d); return 1;
     case KEY_LEFT: dec_select(d, d->sel - 1); return 1;
     case KEY_RIGHT: dec_select(d, d->sel + 1); return 1;
     case KEY_HOME: dec_select(d, 0); return 1;
     case KEY_END: dec_select(d, d->shown - 1); return 1;
     case 'b':
-        dec_set_beam(a, d, d->beam_k + ((mod & KMOD_SHIFT_BITS) ? -1 : 1), d->alpha_i);
+        dec_set_beam(v, d, d->beam_k + ((mod & MOD_SHIFT) ? -1 : 1), d->alpha_i);
         return 1;
-    case 'a': dec_set_beam(a, d, d->beam_k, d->alpha_i + 1); return 1;
+    case 'a': dec_set_beam(v, d, d->beam_k, d->alpha_i + 1); return 1;
     case KEY_TAB:
-        d->pane = (DecPane)((d->pane + ((mod & KMOD_SHIFT_BITS) ? DEC_PANE_COUNT - 1 : 1)) % DEC_PANE_COUNT);
-        dec_get(a);
+        d->pane = (DecPane)((d->pane + ((mod & MOD_SHIFT) ? DEC_PANE_COUNT - 1 : 1)) % DEC_PANE_COUNT);
+        dec_get(v);
         return 1;
     case '[': if (d->layer > 0) d->layer--; return 1;
     case ']': if (d->layer < L - 1) d->layer++; return 1;
-    case '0': app_set_head(a, -1); return 1; /* the average of the heads */
+    case '0': view_set_head(v, -1); return 1; /* the average of the heads */
     default: break;
     }
     if (sym >= '1' && sym <= '9') {
         if (sym - '1' < NH)
-            app_set_head(a, sym - '1');
+            view_set_head(v, sym - '1');
         return 1;
     }
     return 0;
@@ -413,15 +396,15 @@ int view_decode_key(App *a, int sym, int mod)
 
 /* ---- drawing ---- */
 
-static void draw_bar_gen(UiFlow *f, App *a, DecodeUi *d)
+static void draw_bar_gen(UiFlow *f, DecodeUi *d)
 {
     const Theme *th = f->v->th;
     if (ui_flow_button(f, "◀", 0))
         dec_select(d, d->sel - 1);
     if (ui_flow_button(f, "Step ▶  S", 0))
-        dec_step(a, d);
+        dec_step(d);
     if (ui_flow_button(f, d->playing ? "Pause  P" : "Play  P", d->playing))
-        dec_play(a, d);
+        dec_play(f->v, d);
     if (ui_flow_button(f, "Restart  R", 0))
         dec_restart(d);
     char buf[160];
@@ -439,21 +422,21 @@ static void draw_bar_gen(UiFlow *f, App *a, DecodeUi *d)
         ui_flow_text(f, buf, d->shown < n || ended ? th->dim : th->warn);
 }
 
-static void draw_bar_beam(UiFlow *f, App *a, DecodeUi *d)
+static void draw_bar_beam(UiFlow *f, DecodeUi *d)
 {
     char buf[32];
     ui_flow_text(f, "beam size", f->v->th->dim);
     for (int k = 1; k <= DEC_MAX_BEAM; k++) {
         snprintf(buf, sizeof buf, "%d", k);
         if (ui_flow_button(f, buf, d->beam_k == k))
-            dec_set_beam(a, d, k, d->alpha_i);
+            dec_set_beam(f->v, d, k, d->alpha_i);
     }
     f->x += ui_px(f->v->g, 10);
     ui_flow_text(f, "length penalty α", f->v->th->dim);
     for (int i = 0; i < DEC_N_ALPHA; i++) {
         snprintf(buf, sizeof buf, "%g", DEC_ALPHAS[i]);
         if (ui_flow_button(f, buf, d->alpha_i == i))
-            dec_set_beam(a, d, d->beam_k, i);
+            dec_set_beam(f->v, d, d->beam_k, i);
     }
 }
 
@@ -484,7 +467,7 @@ static void draw_pane_gen(ViewCtx *v, DecodeUi *d, Rect body)
         if (d->sel >= 0) {
             char buf[300];
             snprintf(buf, sizeof buf, "Step %d → '%s': its attention and top-k are in One step (Tab)",
-                     d->sel + 1, dec_tok(v->a, d->gen.ids[d->sel]));
+                     d->sel + 1, dec_tok(v->s, d->gen.ids[d->sel]));
             ui_text_fit(v->r, f, buf, body.x, body.y + body.h - fh, body.w, th->accent);
         }
         return;
@@ -504,31 +487,30 @@ static void draw_pane_step(ViewCtx *v, DecodeUi *d, Rect body)
     dec_step_draw(v, d, (Rect){body.x, body.y + h, body.w, body.h - h});
 }
 
-void view_decode(ViewCtx *v)
+static void view_decode(ViewCtx *v)
 {
-    App *a = v->a;
     const Theme *th = v->th;
-    DecodeUi *d = dec_get(a);
+    DecodeUi *d = dec_get(v);
     Rect area = v->area;
     if (!d) {
         ui_paragraph(v->r, v->g->ui, "out of memory for the decode view", area.x + 10,
                      area.y + 10, area.w - 20, th->warn);
         return;
     }
-    advance_play(a, d);
+    advance_play(v, d);
     int pad = ui_px(v->g, 4);
     /* the pane tabs and the pane's controls, wrapping when narrow */
     UiFlow f = ui_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
     for (int p = 0; p < DEC_PANE_COUNT; p++)
         if (ui_flow_button(&f, PANE_NAMES[p], d->pane == (DecPane)p)) {
             d->pane = (DecPane)p;
-            dec_get(a);
+            dec_get(v);
         }
     f.x += ui_px(v->g, 12);
     if (d->pane == DEC_PANE_BEAM)
-        draw_bar_beam(&f, a, d);
+        draw_bar_beam(&f, d);
     else
-        draw_bar_gen(&f, a, d);
+        draw_bar_gen(&f, d);
     int top = area.y + pad + ui_flow_height(&f) + ui_px(v->g, 8);
     /* the keys, at the bottom (two lines at most) */
     RenFont *sf = v->g->small;
@@ -554,3 +536,6 @@ void view_decode(ViewCtx *v)
     }
     ren_clip_pop(v->r);
 }
+
+const ViewDef VIEW_DECODE_DEF = {"decode", "Decode", view_decode, view_decode_key, sizeof(DecodeUi),
+                                 view_decode_free, SES_NEED_ALL};

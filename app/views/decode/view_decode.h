@@ -11,14 +11,14 @@
  *   view_decode_beam.c   beam search drawn as a tree of hypotheses
  *
  * Everything shown is computed when the input, the model or a setting
- * changes (keyed on a->version), in the view's own traces; a->trace is
+ * changes (keyed on sc->version), in the view's own traces; sc->ses->trace is
  * never touched. Drawing a frame allocates nothing. */
 #ifndef APP_VIEW_DECODE_H
 #define APP_VIEW_DECODE_H
 
-#include "views.h"
+#include "view.h"
 
-#define DEC_CAP_T APP_CAP_T /* longest decoder input the view handles */
+#define DEC_CAP_T SES_CAP_T /* longest decoder input the view handles */
 #define DEC_MAX_BEAM 8      /* beam sizes 1..8 */
 #define DEC_PACE 0.6        /* seconds per token while playing */
 #define DEC_N_ALPHA 3       /* length penalties offered */
@@ -38,7 +38,7 @@ typedef struct DecodeUi {
                              the tree is first shown) */
 
     /* ---- results, valid for (version, batch) ---- */
-    uint64_t version;     /* a->version they were computed for; 0 none */
+    uint64_t version;     /* sc->version they were computed for; 0 none */
     int batch;            /* the sentence of the batch decoded */
     char err[TF_ERR_MAX + 64]; /* why nothing could be computed, or "" */
     int S, src[DEC_CAP_T];
@@ -89,26 +89,27 @@ typedef struct DecodeUi {
     int alpha_i;          /* index into DEC_ALPHAS */
     int scroll, follow;   /* first table row shown; bring sel into view */
     int beam_x0;          /* first tree column shown */
+    int ready;            /* set up for a model (first use) */
 } DecodeUi;
 
-/* The view's state, made on first use and brought up to date with the
- * input, the model and the settings (NULL only when memory runs out). */
-DecodeUi *dec_get(App *a);
+/* The view's state (v->st, owned by the window), set up on first use and
+ * brought up to date with the input, the model and the settings. */
+DecodeUi *dec_get(ViewCtx *v);
 
 /* Actions (keys and buttons do the same). */
-void dec_step(App *a, DecodeUi *d);         /* one more token; restart at the end */
-void dec_play(App *a, DecodeUi *d);         /* play / pause */
+void dec_step(DecodeUi *d);                          /* one more token; restart at the end */
+void dec_play(ViewCtx *v, DecodeUi *d);              /* play / pause */
 void dec_restart(DecodeUi *d);              /* back to <bos> only */
 void dec_select(DecodeUi *d, int step);     /* inspect an earlier step */
-void dec_set_beam(App *a, DecodeUi *d, int k, int alpha_i);
+void dec_set_beam(ViewCtx *v, DecodeUi *d, int k, int alpha_i);
 
 /* For `shot` and lessons: show pane "gen", "step" or "beam" with beam size
  * k (1..8, 0 keeps it) and length penalty alpha (< 0 keeps it; the nearest
  * of DEC_ALPHAS). Returns -1 for an unknown pane name. */
-int view_decode_setup(App *a, const char *pane, int k, float alpha);
+int view_decode_setup(ViewCtx *v, const char *pane, int k, float alpha);
 
 /* Text of a target token, "<bos>" etc. included. */
-const char *dec_tok(const App *a, int id);
+const char *dec_tok(const Scene *sc, int id);
 /* The decoder input of generation step s: <bos>, then its own outputs. */
 int dec_gen_input(const DecodeUi *d, int s);
 

@@ -210,7 +210,7 @@ static void node_pos(const DecodeUi *d, const TreeGeo *G, int i, float *x, float
 }
 
 /* The hypothesis ending at node i as text. */
-static void hypothesis(const App *a, const BeamResult *b, int i, char *buf, size_t cap)
+static void hypothesis(const Scene *sc, const BeamResult *b, int i, char *buf, size_t cap)
 {
     int ids[DEC_CAP_T + 2], n = 0;
     for (int k = i; k >= 0 && b->nodes[k].parent >= 0 && n < DEC_CAP_T + 2; k = b->nodes[k].parent)
@@ -218,7 +218,7 @@ static void hypothesis(const App *a, const BeamResult *b, int i, char *buf, size
     size_t at = 0;
     buf[0] = 0;
     for (int j = n - 1; j >= 0 && at + 1 < cap; j--) {
-        int w = snprintf(buf + at, cap - at, "%s%s", j == n - 1 ? "" : " ", dec_tok(a, ids[j]));
+        int w = snprintf(buf + at, cap - at, "%s%s", j == n - 1 ? "" : " ", dec_tok(sc, ids[j]));
         if (w < 0)
             break;
         at += (size_t)w;
@@ -258,7 +258,7 @@ static void draw_edges(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int path
 
 static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
     const BeamNode *nd = &d->beam.nodes[i];
@@ -274,7 +274,7 @@ static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
     if (nd->state == BEAM_PRUNED) {
         ren_rect(v->r, r, fade(th->dim, 110));
         if (G->small_labels)
-            ui_text_fit(v->r, g->small, dec_tok(a, nd->token), r.x + r.w + 3,
+            ui_text_fit(v->r, g->small, dec_tok(sc, nd->token), r.x + r.w + 3,
                         (int)cy - ren_font_height(g->small) / 2, G->col_w - G->node_w / 2 - 6,
                         fade(th->dim, 150));
     } else {
@@ -283,11 +283,11 @@ static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
         ren_rect_line(v->r, r, win || nd->state == BEAM_FINISHED ? 2 : path ? 2 : 1, bc);
         int lh = ren_font_height(g->ui), sh = ren_font_height(g->small);
         if (h < lh && h >= sh - 2) /* short boxes: the token in the small font */
-            ui_text_center(v->r, g->small, dec_tok(a, nd->token), r, path ? th->select : th->text);
+            ui_text_center(v->r, g->small, dec_tok(sc, nd->token), r, path ? th->select : th->text);
         if (h >= lh) {
             int ty = G->two_lines ? r.y + (r.h - lh - sh) / 2 : r.y + (r.h - lh) / 2;
             Rect tr = {r.x, ty, r.w, lh};
-            ui_text_center(v->r, g->ui, dec_tok(a, nd->token), tr, path ? th->select : th->text);
+            ui_text_center(v->r, g->ui, dec_tok(sc, nd->token), tr, path ? th->select : th->text);
             if (G->two_lines && nd->parent >= 0) {
                 snprintf(num, sizeof num, "%.2f", nd->state == BEAM_FINISHED ? nd->score : nd->logprob);
                 ui_text_center(v->r, g->small, num, (Rect){r.x, ty + lh, r.w, sh},
@@ -298,9 +298,9 @@ static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
     Rect hit = {r.x - 2, r.y - 2, r.w + 4, r.h + 4};
     if (ui_over(v->in, hit) && nd->parent >= 0) {
         char hyp[900];
-        hypothesis(a, &d->beam, i, hyp, sizeof hyp);
+        hypothesis(sc, &d->beam, i, hyp, sizeof hyp);
         static const char *state[] = {"pruned", "kept", "finished"};
-        ui_hover_own(a, (float)nd->score, "step %d, %s: «%s»  log P = %.3f, score log P / lp", nd->step + 1,
+        ui_hover_own(v, (float)nd->score, "step %d, %s: «%s»  log P = %.3f, score log P / lp", nd->step + 1,
                   state[nd->state], hyp, nd->logprob);
         ren_rect_line(v->r, hit, 1, th->select);
     }
@@ -308,7 +308,7 @@ static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
 
 static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
     const BeamResult *b = &d->beam;
@@ -321,7 +321,7 @@ static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
     int tw = ren_text_width(g->small, "-00.00");
     for (int i = 0; i < b->n_nodes; i++)
         if (b->nodes[i].state != BEAM_PRUNED) {
-            int w = ren_text_width(g->ui, dec_tok(a, b->nodes[i].token));
+            int w = ren_text_width(g->ui, dec_tok(sc, b->nodes[i].token));
             tw = w > tw ? w : tw;
         }
     G.node_w = tw + ui_px(g, 12);
@@ -391,13 +391,13 @@ static int para(ViewCtx *v, RenFont *f, const char *s, Rect rc, int y, Color c, 
  * keeps every part to one line. Returns the height (draw 0: measure). */
 static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int compact)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
     const BeamResult *b = &d->beam;
     int y = rc.y;
-    char text[APP_TEXT_MAX], line[APP_TEXT_MAX + 200];
-    vocab_decode(&a->model.tgt_vocab, b->ids, b->n, text, sizeof text);
+    char text[SES_TEXT_MAX], line[SES_TEXT_MAX + 200];
+    vocab_decode(&sc->model->tgt_vocab, b->ids, b->n, text, sizeof text);
     int ended = b->n > 0 && b->ids[b->n - 1] == TOK_EOS;
     snprintf(line, sizeof line, "Winner (beam %d, α %g):  %s%s", d->beam_for_k, d->beam_for_alpha,
              text, ended ? "  <eos>" : "");
@@ -418,7 +418,7 @@ static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int co
         snprintf(line, sizeof line, "Greedy decoding gives the same translation (log P %.3f).",
                  d->gen.logprob);
     else {
-        vocab_decode(&a->model.tgt_vocab, d->gen.ids, d->gen.n, text, sizeof text);
+        vocab_decode(&sc->model->tgt_vocab, d->gen.ids, d->gen.n, text, sizeof text);
         snprintf(line, sizeof line, "%s (greedy «%s», log P %.3f).",
                  b->logprob > d->gen.logprob + 1e-9 ? "Beam search found a more probable translation than greedy"
                                                     : "The length penalty prefers the beam's translation",

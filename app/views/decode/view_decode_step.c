@@ -17,10 +17,10 @@ typedef enum RowKind { ROW_SELF, ROW_CROSS } RowKind;
 
 /* The weights of one head, or the average over heads (head < 0), of the
  * step's self- (n = s+1) or cross-attention (n = S) row, into out. */
-static void attn_row(const App *a, const DecodeStep *st, RowKind kind, int n, int layer,
+static void attn_row(const Scene *sc, const DecodeStep *st, RowKind kind, int n, int layer,
                      float *out)
 {
-    int NH = a->model.cfg.n_heads, head = a->head;
+    int NH = sc->model->cfg.n_heads, head = sc->head;
     const float *base = kind == ROW_SELF ? st->self_w : st->cross_w;
     if (head >= NH)
         head = NH - 1;
@@ -35,10 +35,10 @@ static void attn_row(const App *a, const DecodeStep *st, RowKind kind, int n, in
             out[j] += base[((size_t)layer * NH + h) * n + j] / NH;
 }
 
-static const char *row_label(const App *a, const DecodeUi *d, RowKind kind, int j)
+static const char *row_label(const Scene *sc, const DecodeUi *d, RowKind kind, int j)
 {
-    return kind == ROW_SELF ? dec_tok(a, dec_gen_input(d, j))
-                            : vocab_token(&a->model.src_vocab, d->src[j]);
+    return kind == ROW_SELF ? dec_tok(sc, dec_gen_input(d, j))
+                            : vocab_token(&sc->model->src_vocab, d->src[j]);
 }
 
 static float luminance(Color c)
@@ -51,29 +51,29 @@ static float luminance(Color c)
 static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, int ch,
                  const char *caption)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
     const DecodeStep *st = &d->gen.steps[s];
     int n = kind == ROW_SELF ? s + 1 : d->gen.S;
     float w[DEC_CAP_T];
-    attn_row(a, st, kind, n, d->layer, w);
+    attn_row(sc, st, kind, n, d->layer, w);
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
     ui_text_fit(v->r, g->small, caption, rc.x, rc.y, rc.w, th->dim);
     int y = rc.y + sh + ui_px(g, 3);
     float cw = fminf((float)ui_px(g, 70) * ch / ui_px(g, 26), (float)rc.w / (float)n);
-    CmapId cmap = a->cmap_prob;
+    CmapId cmap = sc->cmap_prob;
     int vw = ren_text_width(g->small, "0.00") + 4;
     /* labels too wide for their cells: every k-th one, in the small font */
     int every = 1, widest = 0;
     for (int j = 0; j < n; j++) {
-        int lw = ren_text_width(g->ui, row_label(a, d, kind, j));
+        int lw = ren_text_width(g->ui, row_label(sc, d, kind, j));
         widest = lw > widest ? lw : widest;
     }
     if (widest > cw - 2) {
         widest = 0;
         for (int j = 0; j < n; j++) {
-            int lw = ren_text_width(g->small, row_label(a, d, kind, j));
+            int lw = ren_text_width(g->small, row_label(sc, d, kind, j));
             widest = lw > widest ? lw : widest;
         }
         while (every * cw < widest + ui_px(g, 6) && every < n)
@@ -90,7 +90,7 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
             ui_text_center(v->r, g->small, buf, cell,
                            luminance(c) > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255});
         }
-        const char *lab = row_label(a, d, kind, j);
+        const char *lab = row_label(sc, d, kind, j);
         Rect lr = {x0, y + ch + 1, x1 - x0, lh};
         int over = ui_over(v->in, (Rect){x0, y, x1 - x0, ch + lh});
         if (every == 1) {
@@ -104,13 +104,13 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
         if (over) {
             ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
             char hd[32];
-            if (a->head < 0)
+            if (sc->head < 0)
                 snprintf(hd, sizeof hd, "average of the heads");
             else
-                snprintf(hd, sizeof hd, "head %d", a->head + 1);
-            ui_hover_own(a, w[j], "step %d, %s, layer %d, %s: '%s' → '%s'", s + 1,
+                snprintf(hd, sizeof hd, "head %d", sc->head + 1);
+            ui_hover_own(v, w[j], "step %d, %s, layer %d, %s: '%s' → '%s'", s + 1,
                       kind == ROW_SELF ? "masked self-attention" : "cross-attention", d->layer + 1,
-                      hd, row_label(a, d, ROW_SELF, s), lab);
+                      hd, row_label(sc, d, ROW_SELF, s), lab);
         }
     }
     ren_rect_line(v->r, (Rect){rc.x - 1, y - 1, (int)lroundf(n * cw) + 2, ch + 2}, 1, th->border);
@@ -135,7 +135,7 @@ int dec_step_min_height(ViewCtx *v)
  * reference's token at this position marked when there is one. */
 static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
     const DecodeStep *st = &d->gen.steps[s];
@@ -144,14 +144,14 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     int y = rc.y + sh + ui_px(g, 4);
     int rh = lh + ui_px(g, 3);
     int k = (rc.y + rc.h - y) / rh;
-    int V = a->model.cfg.tgt_vocab;
+    int V = sc->model->cfg.tgt_vocab;
     int maxk = V < DEC_TOPK ? V : DEC_TOPK;
     if (k > maxk)
         k = maxk;
     int ref = d->ref && s < d->tf_n ? d->tf_truth[s] : -1;
     int lw = 0;
     for (int i = 0; i < k; i++) {
-        int w = ren_text_width(g->ui, dec_tok(a, st->top_id[i]));
+        int w = ren_text_width(g->ui, dec_tok(sc, st->top_id[i]));
         lw = w > lw ? w : lw;
     }
     lw += ui_px(g, 8);
@@ -169,7 +169,7 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
         int chosen = id == st->token, is_ref = id == ref;
         ref_seen |= is_ref;
         Color tc = chosen ? th->select : th->text;
-        const char *tok = dec_tok(a, id);
+        const char *tok = dec_tok(sc, id);
         int tw = ren_text_width(g->ui, tok);
         ui_text_fit(v->r, g->ui, tok, rc.x + (tw < lw - ui_px(g, 8) ? lw - ui_px(g, 8) - tw : 0),
                     y + (rh - lh) / 2, lw - ui_px(g, 8), tc);
@@ -183,11 +183,11 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
         if (is_ref)
             ren_text(v->r, g->small, " reference", bar.x + bar_w + vw, y + (rh - sh) / 2, th->good);
         if (ui_over(v->in, (Rect){rc.x, y, rc.w, rh}))
-            ui_hover_own(a, p, "step %d%s: p('%s')", s + 1, chosen ? ", the greedy choice" : "", tok);
+            ui_hover_own(v, p, "step %d%s: p('%s')", s + 1, chosen ? ", the greedy choice" : "", tok);
     }
     if (ref >= 0 && !ref_seen && y + sh <= rc.y + rc.h) {
         char buf[200];
-        snprintf(buf, sizeof buf, "the reference's '%s' is not among them", dec_tok(a, ref));
+        snprintf(buf, sizeof buf, "the reference's '%s' is not among them", dec_tok(sc, ref));
         ui_text_fit(v->r, g->small, buf, rc.x, y, rc.w, th->good);
     }
 }
@@ -195,25 +195,25 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 /* The step's title: what it made, then what it read. */
 static void title(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     char buf[600];
     int n = snprintf(buf, sizeof buf, "Step %d of %d generates %s (p %.3f) after reading", s + 1,
-                     d->gen.n, dec_tok(a, d->gen.ids[s]), d->gen.steps[s].prob);
+                     d->gen.n, dec_tok(sc, d->gen.ids[s]), d->gen.steps[s].prob);
     for (int j = 0; j <= s && n < (int)sizeof buf - 80; j++) {
         if (j == 6 && s > 8) { /* long prefixes: the start, …, the end */
             n += snprintf(buf + n, sizeof buf - n, " …");
             j = s - 2;
         }
-        n += snprintf(buf + n, sizeof buf - n, " %s", dec_tok(a, dec_gen_input(d, j)));
+        n += snprintf(buf + n, sizeof buf - n, " %s", dec_tok(sc, dec_gen_input(d, j)));
     }
     ui_text_fit(v->r, v->g->ui, buf, rc.x, rc.y, rc.w, v->th->text);
 }
 
 static void selectors(ViewCtx *v, DecodeUi *d, UiFlow *f)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     char buf[32];
-    int L = a->model.cfg.n_dec, NH = a->model.cfg.n_heads;
+    int L = sc->model->cfg.n_dec, NH = sc->model->cfg.n_heads;
     ui_flow_text(f, "decoder layer", v->th->dim);
     for (int l = 0; l < L && l < 12; l++) {
         snprintf(buf, sizeof buf, "%d", l + 1);
@@ -224,16 +224,16 @@ static void selectors(ViewCtx *v, DecodeUi *d, UiFlow *f)
     ui_flow_text(f, "head", v->th->dim);
     for (int h = 0; h < NH && h < 16; h++) {
         snprintf(buf, sizeof buf, "%d", h + 1);
-        if (ui_flow_button(f, buf, a->head == h))
-            app_set_head(a, h);
+        if (ui_flow_button(f, buf, sc->head == h))
+            view_set_head(v, h);
     }
-    if (ui_flow_button(f, "average", a->head < 0))
-        app_set_head(a, -1);
+    if (ui_flow_button(f, "average", sc->head < 0))
+        view_set_head(v, -1);
 }
 
 void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
     if (rc.w < 60 || rc.h < 40)
@@ -259,10 +259,10 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     Rect left = {rc.x, y, rc.w - tk_w - gap, rc.y + rc.h - y};
     Rect right = {rc.x + rc.w - tk_w, y, tk_w, rc.y + rc.h - y};
     char cap[200], who[64];
-    if (a->head < 0)
-        snprintf(who, sizeof who, "layer %d, average of %d heads", d->layer + 1, a->model.cfg.n_heads);
+    if (sc->head < 0)
+        snprintf(who, sizeof who, "layer %d, average of %d heads", d->layer + 1, sc->model->cfg.n_heads);
     else
-        snprintf(who, sizeof who, "layer %d, head %d", d->layer + 1, a->head + 1);
+        snprintf(who, sizeof who, "layer %d, head %d", d->layer + 1, sc->head + 1);
     /* cells as tall as the room allows, within reason */
     int ch = (left.h - 2 * strip_overhead(g)) / 2;
     ch = ch < ui_px(g, 22) ? ui_px(g, 22) : ch > ui_px(g, 44) ? ui_px(g, 44) : ch;
@@ -286,7 +286,7 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
 
 int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
@@ -299,7 +299,7 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     int line_of[DEC_CAP_T + 2];
     int x = rc.x, line = 0;
     for (int i = -1; i <= last; i++) {
-        const char *t = i < 0 ? "<bos>" : i == d->shown ? "…" : dec_tok(a, d->gen.ids[i]);
+        const char *t = i < 0 ? "<bos>" : i == d->shown ? "…" : dec_tok(sc, d->gen.ids[i]);
         int w = ren_text_width(g->ui, t) + 2 * padx;
         if (x + w > rc.x + rc.w && x > rc.x) {
             x = rc.x;
@@ -314,7 +314,7 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     x = rc.x;
     int cur = -1;
     for (int i = -1; i <= last; i++) {
-        const char *t = i < 0 ? "<bos>" : i == d->shown ? "…" : dec_tok(a, d->gen.ids[i]);
+        const char *t = i < 0 ? "<bos>" : i == d->shown ? "…" : dec_tok(sc, d->gen.ids[i]);
         int w = ren_text_width(g->ui, t) + 2 * padx;
         if (line_of[i + 1] != cur) {
             x = rc.x;
@@ -333,7 +333,7 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         ren_rect_line(v->r, r, sel ? 2 : 1, sel ? th->select : th->border);
         ui_text_center(v->r, g->ui, t, r, pending || i < 0 ? th->dim : wrong ? th->bad : th->text);
         if (i >= 0 && !pending && ui_over(v->in, r)) {
-            ui_hover_own(a, d->gen.steps[i].prob, "step %d generated '%s' with p", i + 1, t);
+            ui_hover_own(v, d->gen.steps[i].prob, "step %d generated '%s' with p", i + 1, t);
             if (v->in->pressed)
                 dec_select(d, i);
         }

@@ -32,18 +32,18 @@ typedef struct TableGeo {
 
 /* ---- the columns ---- */
 
-static int widest_token(const App *a, const DecodeUi *d, RenFont *f)
+static int widest_token(const Scene *sc, const DecodeUi *d, RenFont *f)
 {
     int w = ren_text_width(f, "<eos>");
     for (int i = 0; i < d->tf_n; i++) {
         const int ids[3] = {d->tf_in[i], d->tf_pred[i], d->tf_truth[i]};
         for (int k = 0; k < 3; k++) {
-            int tw = ren_text_width(f, dec_tok(a, ids[k]));
+            int tw = ren_text_width(f, dec_tok(sc, ids[k]));
             w = tw > w ? tw : w;
         }
     }
     for (int i = 0; i < d->gen.n; i++) {
-        int tw = ren_text_width(f, dec_tok(a, d->gen.ids[i]));
+        int tw = ren_text_width(f, dec_tok(sc, d->gen.ids[i]));
         w = tw > w ? tw : w;
     }
     return w;
@@ -56,7 +56,7 @@ static int natural(ViewCtx *v, const DecodeUi *d, TableGeo *G, int pad, float ma
 {
     Gfx *g = v->g;
     int mark = ren_text_width(g->small, " ✓") + ui_px(g, 2);
-    int tok = widest_token(v->a, d, g->ui) + 2 * G->cpad;
+    int tok = widest_token(v->s, d, g->ui) + 2 * G->cpad;
     tok = tok > maxtok ? maxtok : tok;
     G->mask_cell = fminf((float)(G->rh - ui_px(g, 8)), mask_w / (float)d->tf_n);
     if (G->mask_cell < 1.0f)
@@ -185,7 +185,7 @@ static void mask_row(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     if (ui_over(v->in, cells)) {
         int j = (int)((v->in->mx - x0) / cw);
         if (j >= 0 && j < T)
-            ui_hover_own(v->a, m[j], "causal mask, position %d reading position %d (%s)", i, j,
+            ui_hover_own(v, m[j], "causal mask, position %d reading position %d (%s)", i, j,
                       isinf(m[j]) ? "the future: hidden" : "the past or itself: may read");
     }
 }
@@ -236,7 +236,7 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
 
 static void tf_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, int y)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     int h = G->rh;
     char buf[16];
@@ -245,23 +245,23 @@ static void tf_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     if (i >= d->tf_n)
         return;
     int right = d->tf_pred[i] == d->tf_truth[i];
-    token_cell(v, G, G->x[C_READS], G->w[C_READS], y, h, dec_tok(a, d->tf_in[i]), th->text, NULL, th->text);
+    token_cell(v, G, G->x[C_READS], G->w[C_READS], y, h, dec_tok(sc, d->tf_in[i]), th->text, NULL, th->text);
     mask_row(v, d, G, i, y);
-    token_cell(v, G, G->x[C_PRED], G->w[C_PRED], y, h, dec_tok(a, d->tf_pred[i]),
+    token_cell(v, G, G->x[C_PRED], G->w[C_PRED], y, h, dec_tok(sc, d->tf_pred[i]),
                right ? th->text : th->bad, right ? " ✓" : " ✗", right ? th->good : th->bad);
-    token_cell(v, G, G->x[C_TRUTH], G->w[C_TRUTH], y, h, dec_tok(a, d->tf_truth[i]), th->dim, NULL, th->dim);
+    token_cell(v, G, G->x[C_TRUTH], G->w[C_TRUTH], y, h, dec_tok(sc, d->tf_truth[i]), th->dim, NULL, th->dim);
     num_cell(v, G->x[C_LOSS], G->w[C_LOSS], y, h, d->tf_loss[i], right ? th->text : th->bad);
     Rect lossr = {G->x[C_PRED], y, G->x[C_LOSS] + G->w[C_LOSS] - G->x[C_PRED], h};
     if (ui_over(v->in, lossr))
-        ui_hover_own(a, d->tf_loss[i],
+        ui_hover_own(v, d->tf_loss[i],
                   "teacher forcing, position %d: predicts '%s' (p %.3f); true next '%s': −log p('%s')",
-                  i, dec_tok(a, d->tf_pred[i]), d->tf_pred_p[i], dec_tok(a, d->tf_truth[i]),
-                  dec_tok(a, d->tf_truth[i]));
+                  i, dec_tok(sc, d->tf_pred[i]), d->tf_pred_p[i], dec_tok(sc, d->tf_truth[i]),
+                  dec_tok(sc, d->tf_truth[i]));
 }
 
 static void gen_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, int y)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     int h = G->rh;
     int in = dec_gen_input(d, i);
@@ -269,14 +269,14 @@ static void gen_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, i
     int off = d->ref && i < d->tf_n && in != d->tf_in[i];
     if (i == d->shown && i < d->gen.n) { /* the next step, not taken yet */
         if (G->w[C_GREADS])
-            token_cell(v, G, G->x[C_GREADS], G->w[C_GREADS], y, h, dec_tok(a, in), th->dim, NULL, th->dim);
+            token_cell(v, G, G->x[C_GREADS], G->w[C_GREADS], y, h, dec_tok(sc, in), th->dim, NULL, th->dim);
         token_cell(v, G, G->x[C_GEN], G->w[C_GEN], y, h, "…", th->dim, NULL, th->dim);
         return;
     }
     if (i >= d->shown)
         return;
     if (G->w[C_GREADS])
-        token_cell(v, G, G->x[C_GREADS], G->w[C_GREADS], y, h, dec_tok(a, in), off ? th->warn : th->text,
+        token_cell(v, G, G->x[C_GREADS], G->w[C_GREADS], y, h, dec_tok(sc, in), off ? th->warn : th->text,
                    NULL, th->text);
     int tok = d->gen.ids[i];
     const char *mark = NULL;
@@ -287,13 +287,13 @@ static void gen_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, i
         c = right ? th->text : th->bad;
         mc = right ? th->good : th->bad;
     }
-    token_cell(v, G, G->x[C_GEN], G->w[C_GEN], y, h, dec_tok(a, tok), c, mark, mc);
+    token_cell(v, G, G->x[C_GEN], G->w[C_GEN], y, h, dec_tok(sc, tok), c, mark, mc);
     if (G->w[C_GP])
         num_cell(v, G->x[C_GP], G->w[C_GP], y, h, d->gen.steps[i].prob, th->text);
     Rect cell = {G->x[C_GAP] + G->w[C_GAP] / 2, y, G->x[C_GP] + G->w[C_GP] - G->x[C_GAP] - G->w[C_GAP] / 2, h};
     if (ui_over(v->in, cell))
-        ui_hover_own(a, d->gen.steps[i].prob, "generation step %d: read '%s', generated '%s' with p", i + 1,
-                  dec_tok(a, in), dec_tok(a, tok));
+        ui_hover_own(v, d->gen.steps[i].prob, "generation step %d: read '%s', generated '%s' with p", i + 1,
+                  dec_tok(sc, in), dec_tok(sc, tok));
 }
 
 static void row(ViewCtx *v, DecodeUi *d, const TableGeo *G, int i, int y)
@@ -325,7 +325,7 @@ static void row(ViewCtx *v, DecodeUi *d, const TableGeo *G, int i, int y)
 
 static void note_text(ViewCtx *v, const DecodeUi *d, int w, char *sum, char *story, size_t cap)
 {
-    const App *a = v->a;
+    const Scene *sc = v->s;
     int roomy = w >= ui_px(v->g, 560);
     story[0] = 0;
     if (!d->ref && !roomy) {
@@ -356,10 +356,10 @@ static void note_text(ViewCtx *v, const DecodeUi *d, int w, char *sum, char *sto
     }
     int same = d->tf_pred[e] == d->gen.ids[e];
     int n = roomy ? snprintf(story, cap, "Position %d: generation produced '%s' where the reference has '%s'%s",
-                             e, dec_tok(a, d->gen.ids[e]), dec_tok(a, d->tf_truth[e]),
+                             e, dec_tok(sc, d->gen.ids[e]), dec_tok(sc, d->tf_truth[e]),
                              same ? " (teacher forcing agrees there: same prefix). " : ". ")
                   : snprintf(story, cap, "Position %d: generated '%s', the reference has '%s'. ", e,
-                             dec_tok(a, d->gen.ids[e]), dec_tok(a, d->tf_truth[e]));
+                             dec_tok(sc, d->gen.ids[e]), dec_tok(sc, d->tf_truth[e]));
     if (n < 0 || (size_t)n >= cap)
         return;
     int k = d->contrast;
@@ -368,7 +368,7 @@ static void note_text(ViewCtx *v, const DecodeUi *d, int w, char *sum, char *sto
                  roomy ? "Position %d: teacher forcing predicts '%s' from the true prefix, but generation "
                          "produced '%s' after its own earlier mistake."
                        : "Position %d: the true prefix gives '%s', its own mistake gives '%s'.",
-                 k, dec_tok(a, d->tf_pred[k]), dec_tok(a, d->gen.ids[k]));
+                 k, dec_tok(sc, d->tf_pred[k]), dec_tok(sc, d->gen.ids[k]));
     else
         snprintf(story + n, cap - (size_t)n, "%s",
                  all ? "From there on generation reads its own output, which training never showed it."

@@ -30,23 +30,11 @@
 
 #include "view_train.h"
 
-/* SDL keycodes, by value (views do not include SDL): printable keys are
- * their character, the others are scancode | (1 << 30). */
-enum {
-    KEY_TAB = '\t',
-    KEY_SPACE = ' ',
-    KEY_RIGHT = 0x4000004F,
-    KEY_LEFT = 0x40000050,
-    KEY_HOME = 0x4000004A,
-    KEY_END = 0x4000004D,
-    KMOD_SHIFT_BITS = 0x0003,
-};
-
 /* ---- flow layout and hover (shared with the other files) ---- */
 
 /* ---- the worker and what it published ---- */
 
-static int ensure_worker(App *a, TrainUi *u)
+static int ensure_worker(ViewCtx *v, TrainUi *u)
 {
     if (u->w)
         return 0;
@@ -54,29 +42,30 @@ static int ensure_worker(App *a, TrainUi *u)
     u->w = tw_new(&err);
     if (!u->w) {
         snprintf(u->err, sizeof u->err, "%s", err.msg);
-        app_notice(a, 1, "%s", err.msg);
+        view_notice(v, 1, "%s", err.msg);
         return -1;
     }
     return 0;
 }
 
 /* A new run from the settings, paused at step 0. */
-void tv_setup_run(App *a, TrainUi *u)
+void tv_setup_run(ViewCtx *v, TrainUi *u)
 {
+    const Scene *sc = v->s;
     TfErr err;
-    if (ensure_worker(a, u))
+    if (ensure_worker(v, u))
         return;
     TwSpec s;
     tv_spec(u, &s);
     if (tw_setup(u->w, &s, &err)) {
-        app_notice(a, 1, "%s", err.msg);
+        view_notice(v, 1, "%s", err.msg);
         return;
     }
     u->applied = s;
     u->have_applied = 1;
     u->msg[0] = 0;
     u->want_snap = -1;
-    u->wake_until = a->now + 1.0;
+    u->wake_until = sc->now + 1.0;
 }
 
 static double mono_now(void)
@@ -98,8 +87,9 @@ static long long nearest_snap(const TwStatus *st, long long step)
 
 /* Copy what the worker published; remake the probe for a new run; fetch
  * the parameters to show when they changed, and run the probe on them. */
-static void pull(App *a, TrainUi *u, int wait)
+static void pull(ViewCtx *v, TrainUi *u, int wait)
 {
+    const Scene *sc = v->s;
     if (!u->w)
         return;
     TwStatus *st = &u->st;
@@ -107,11 +97,11 @@ static void pull(App *a, TrainUi *u, int wait)
     if (tw_status(u->w, st, wait)) {
         if (st->msg_seq != u->msg_seen) {
             u->msg_seen = st->msg_seq;
-            app_notice(a, st->msg_error, "%s", st->msg);
+            view_notice(v, st->msg_error, "%s", st->msg);
             snprintf(u->msg, sizeof u->msg, "%s", st->msg_error ? st->msg : "");
         }
         if (st->state != before)
-            u->wake_until = a->now + 0.5;
+            u->wake_until = sc->now + 0.5;
     }
     if (st->state == TW_BUILDING || st->n_params == 0)
         return;
@@ -147,93 +137,88 @@ static void pull(App *a, TrainUi *u, int wait)
     u->probe_next = t0 + fmin(TV_PROBE_SHARE * cost, 5.0);
 }
 
-TrainUi *tv_get(App *a)
+TrainUi *tv_get(ViewCtx *v)
 {
-    if (!a->train_ui) {
-        TrainUi *u = calloc(1, sizeof *u);
-        if (!u)
-            return NULL;
+    TrainUi *u = v->st;
+    if (!u->ready) {
+        u->ready = 1;
         tv_settings_init(u);
         u->want_snap = -1;
         u->shown_step = -1;
         u->layer = -1; /* the last layer, once the model is known */
-        a->train_ui = u;
     }
-    TrainUi *u = a->train_ui;
-    pull(a, u, 0);
+    pull(v, u, 0);
     return u;
 }
 
-void view_train_free(App *a)
+/* The window clears a focus on u->path before it frees the state. */
+static void view_train_free(void *st)
 {
-    TrainUi *u = a->train_ui;
-    if (!u)
-        return;
-    if (a->focus == FOCUS_VIEW && a->view_text == u->path) {
-        a->focus = FOCUS_NONE;
-        a->view_text = NULL;
-    }
+    TrainUi *u = st;
     tw_free(u->w); /* queued saves are written first */
     tv_probe_free(u);
-    free(u);
-    a->train_ui = NULL;
+    model_free(&u->opened);
 }
 
 /* ---- actions ---- */
 
-void tv_play(App *a, TrainUi *u)
+void tv_play(ViewCtx *v, TrainUi *u)
 {
-    if (ensure_worker(a, u))
+    const Scene *sc = v->s;
+    if (ensure_worker(v, u))
         return;
     if (u->st.state == TW_RUNNING) {
         tw_play(u->w, 0);
-        u->wake_until = a->now + 0.5;
-        pull(a, u, 1);
+        u->wake_until = sc->now + 0.5;
+        pull(v, u, 1);
         return;
     }
     u->apply_at = 0;
     if (u->st.step == 0 && (tv_settings_differ(u) || u->st.state == TW_EMPTY))
-        tv_setup_run(a, u);
+        tv_setup_run(v, u);
     if (u->msg[0] && u->st.state == TW_PAUSED && strstr(u->msg, "training stopped")) {
-        app_notice(a, 1, "%s", L(a, "training stopped after an error: change the settings and press Reset (R)"));
+        view_notice(v, 1, "%s", L(sc->lang, "training stopped after an error: change the settings and press Reset (R)"));
         return;
     }
     tw_play(u->w, 1);
     tv_live(u);
-    u->wake_until = a->now + 0.5;
-    pull(a, u, 1);
+    u->wake_until = sc->now + 0.5;
+    pull(v, u, 1);
 }
 
-void tv_step(App *a, TrainUi *u)
+void tv_step(ViewCtx *v, TrainUi *u)
 {
+    const Scene *sc = v->s;
     TfErr err;
-    if (ensure_worker(a, u))
+    if (ensure_worker(v, u))
         return;
     u->apply_at = 0;
     if (u->st.step == 0 && (tv_settings_differ(u) || u->st.state == TW_EMPTY))
-        tv_setup_run(a, u);
+        tv_setup_run(v, u);
     if (tw_steps(u->w, 1, &err))
-        app_notice(a, 1, "%s", err.msg);
+        view_notice(v, 1, "%s", err.msg);
     tv_live(u);
-    u->wake_until = a->now + 0.5;
+    u->wake_until = sc->now + 0.5;
 }
 
-void tv_reset(App *a, TrainUi *u)
+void tv_reset(ViewCtx *v, TrainUi *u)
 {
+    const Scene *sc = v->s;
     if (u->task == TV_TASK_FILE && !u->path[0]) {
-        app_notice(a, 1, "%s", L(a, "type the path of a TSV file first (F)"));
+        view_notice(v, 1, "%s", L(sc->lang, "type the path of a TSV file first (F)"));
         return;
     }
     u->apply_at = 0;
-    tv_setup_run(a, u);
-    app_notice(a, 0, "%s", L(a, "a new model from random weights"));
+    tv_setup_run(v, u);
+    view_notice(v, 0, "%s", L(sc->lang, "a new model from random weights"));
 }
 
-void tv_save(App *a, TrainUi *u)
+void tv_save(ViewCtx *v, TrainUi *u)
 {
+    const Scene *sc = v->s;
     TfErr err;
     if (!u->w || u->st.state == TW_EMPTY || u->st.state == TW_BUILDING) {
-        app_notice(a, 1, "%s", L(a, "nothing to save yet: start training first"));
+        view_notice(v, 1, "%s", L(sc->lang, "nothing to save yet: start training first"));
         return;
     }
     char path[1024];
@@ -244,42 +229,44 @@ void tv_save(App *a, TrainUi *u)
              u->save_dir, u->save_dir[0] ? "/" : "", u->st.data_name, tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
     if (tw_save(u->w, path, &err))
-        app_notice(a, 1, "%s", err.msg);
-    u->wake_until = a->now + 2.0; /* until the worker says how it went */
+        view_notice(v, 1, "%s", err.msg);
+    u->wake_until = sc->now + 2.0; /* until the worker says how it went */
 }
 
 /* The shown parameters become the window's model, and the Decode view
  * opens on the probe sentence with its true translation as the target:
  * teacher forcing beside generation, for a half-trained model too. */
-void tv_open(App *a, TrainUi *u)
+void tv_open(ViewCtx *v, TrainUi *u)
 {
+    const Scene *sc = v->s;
     TfErr err;
     if (!u->have_pm || u->shown_step < 0) {
-        app_notice(a, 1, "%s", L(a, "no model to open yet"));
+        view_notice(v, 1, "%s", L(sc->lang, "no model to open yet"));
         return;
     }
-    TfModel m;
-    if (model_build(&m, &u->pm.cfg, &err)) {
-        app_notice(a, 1, "%s", err.msg);
+    TfModel *m = &u->opened;
+    model_free(m);
+    if (model_build(m, &u->pm.cfg, &err)) {
+        view_notice(v, 1, "%s", err.msg);
         return;
     }
-    memcpy(m.block, u->pm.block, m.n_params * sizeof(float));
-    if (vocab_copy(&m.src_vocab, &u->pm.src_vocab, &err) || vocab_copy(&m.tgt_vocab, &u->pm.tgt_vocab, &err)) {
-        model_free(&m);
-        app_notice(a, 1, "%s", err.msg);
+    memcpy(m->block, u->pm.block, m->n_params * sizeof(float));
+    if (vocab_copy(&m->src_vocab, &u->pm.src_vocab, &err) || vocab_copy(&m->tgt_vocab, &u->pm.tgt_vocab, &err)) {
+        model_free(m);
+        view_notice(v, 1, "%s", err.msg);
         return;
     }
-    char label[128];
-    snprintf(label, sizeof label, "%s · %s %lld", u->st.data_name, L(a, "step"), u->shown_step);
-    if (app_use_model(a, &m, label))
-        return;
-    app_set_text(a, FOCUS_SRC, u->st.probe_src);
-    app_set_text(a, FOCUS_TGT, u->st.probe_ref);
-    app_update(a);
-    a->focus = FOCUS_NONE;
-    a->view = VIEW_DECODE;
-    a->anim_start = a->now;
-    app_notice(a, 0, "%s %lld", L(a, "the Decode view shows the model of step"), u->shown_step);
+    ViewOut *o = v->out;
+    snprintf(o->use_label, sizeof o->use_label, "%s · %s %lld", u->st.data_name, L(sc->lang, "step"),
+             u->shown_step);
+    o->use_model = m; /* then, if the window could use it: */
+    o->set_src = u->st.probe_src;
+    o->set_tgt = u->st.probe_ref;
+    o->recompute = 1;
+    o->focus_set = 1;
+    o->focus = FOCUS_NONE;
+    view_show(v, VIEW_DECODE);
+    view_notice(v, 0, "%s %lld", L(sc->lang, "the Decode view shows the model of step"), u->shown_step);
 }
 
 void tv_live(TrainUi *u)
@@ -316,18 +303,20 @@ static void set_layer(TrainUi *u, int layer)
     u->layer = layer < 0 ? 0 : layer >= L ? L - 1 : layer;
 }
 
-int view_train_key(App *a, int sym, int mod)
+static int view_train_key(ViewCtx *v, Key key, int mod)
 {
-    TrainUi *u = tv_get(a);
+    const Scene *sc = v->s;
+    int sym = (int)key;
+    TrainUi *u = tv_get(v);
     if (!u)
         return 0;
-    int shift = (mod & KMOD_SHIFT_BITS) != 0;
+    int shift = (mod & MOD_SHIFT) != 0;
     switch (sym) {
-    case 'p': case KEY_SPACE: tv_play(a, u); return 1;
-    case 's': tv_step(a, u); return 1;
-    case 'r': tv_reset(a, u); return 1;
-    case 'w': tv_save(a, u); return 1;
-    case 'o': tv_open(a, u); return 1;
+    case 'p': case KEY_SPACE: tv_play(v, u); return 1;
+    case 's': tv_step(v, u); return 1;
+    case 'r': tv_reset(v, u); return 1;
+    case 'w': tv_save(v, u); return 1;
+    case 'o': tv_open(v, u); return 1;
     case KEY_LEFT: tv_scrub(u, -1); return 1;
     case KEY_RIGHT: tv_scrub(u, 1); return 1;
     case KEY_HOME: tv_scrub(u, -TW_SNAP_CAP - 1); return 1;
@@ -339,21 +328,22 @@ int view_train_key(App *a, int sym, int mod)
         u->attn = (TvAttn)((u->attn + (shift ? TV_ATTN_COUNT - 1 : 1)) % TV_ATTN_COUNT);
         set_layer(u, u->layer);
         return 1;
-    case 'd': tv_set_task(a, u, u->task + (shift ? -1 : 1)); return 1;
-    case 'm': tv_set_preset(a, u, tv_preset_of(u) + 1); return 1;
+    case 'd': tv_set_task(v, u, u->task + (shift ? -1 : 1)); return 1;
+    case 'm': tv_set_preset(v, u, tv_preset_of(u) + 1); return 1;
     case 'x':
         u->custom = 1;
         u->field = (u->field + (shift ? TVF_COUNT - 1 : 1)) % TVF_COUNT;
         return 1;
-    case ',': u->custom = 1; tv_set_field(a, u, (TvField)u->field, u->val[u->field] - 1); return 1;
-    case '.': u->custom = 1; tv_set_field(a, u, (TvField)u->field, u->val[u->field] + 1); return 1;
+    case ',': u->custom = 1; tv_set_field(v, u, (TvField)u->field, u->val[u->field] - 1); return 1;
+    case '.': u->custom = 1; tv_set_field(v, u, (TvField)u->field, u->val[u->field] + 1); return 1;
     case 'f': /* next frame: the "f" typed with this key must not land in the field */
         u->focus_path_next = 1;
         return 1;
     case 'v': u->pane = !u->pane; return 1;
     case 'c':
-        a->cmap_prob = (CmapId)((a->cmap_prob + 1) % CMAP_COUNT);
-        app_notice(a, 0, "colour map: %s", cmap_name(a->cmap_prob));
+        v->out->cmap_prob_set = 1;
+        v->out->cmap_prob = (CmapId)((sc->cmap_prob + 1) % CMAP_COUNT);
+        view_notice(v, 0, "colour map: %s", cmap_name(v->out->cmap_prob));
         return 1;
     default: break;
     }
@@ -375,9 +365,9 @@ static const char *KEYS =
 /* Before the first model exists, or when it could not be made. */
 static void draw_placeholder(ViewCtx *v, TrainUi *u, Rect body)
 {
-    const char *s = u->st.state == TW_BUILDING ? L(v->a, "Making the data set and the model…")
-                    : u->msg[0] ? L(v->a, "No model to train: see the message above, change the settings and press Reset (R).")
-                                : L(v->a, "Choose a task and a size, then press Start (P): the model learns here, "
+    const char *s = u->st.state == TW_BUILDING ? L(v->s->lang, "Making the data set and the model…")
+                    : u->msg[0] ? L(v->s->lang, "No model to train: see the message above, change the settings and press Reset (R).")
+                                : L(v->s->lang, "Choose a task and a size, then press Start (P): the model learns here, "
                                           "from random weights, while you watch its loss fall and its attention heads form.");
     ui_paragraph(v->r, v->g->ui, s, body.x + ui_px(v->g, 10), body.y + ui_px(v->g, 10),
                  body.w - ui_px(v->g, 20), v->th->dim);
@@ -416,25 +406,29 @@ static void draw_body(ViewCtx *v, TrainUi *u, Rect body)
 }
 
 /* A click outside the path field leaves it; leaving it tries the file. */
-static void path_focus(App *a, TrainUi *u, Rect field)
+static void path_focus(ViewCtx *v, TrainUi *u, Rect field)
 {
-    int has = a->focus == FOCUS_VIEW && a->view_text == u->path;
+    const Scene *sc = v->s;
+    const ViewOut *o = v->out; /* a focus asked for this frame counts */
+    int has = o->focus_set ? o->focus == FOCUS_VIEW && o->focus_text == u->path
+                           : sc->focus == FOCUS_VIEW && sc->view_text == u->path;
     int clicked = u->path_clicked;
     u->path_clicked = 0;
-    if (has && a->in.pressed && !clicked && (field.w == 0 || !ui_over(&a->in, field))) {
-        a->focus = FOCUS_NONE;
+    if (has && v->in->pressed && !clicked && (field.w == 0 || !ui_over(v->in, field))) {
+        v->out->focus_set = 1;
+        v->out->focus = FOCUS_NONE;
         has = 0;
     }
     if (u->path_focus_prev && !has && u->task == TV_TASK_FILE)
-        tv_settings_changed(a, u);
+        tv_settings_changed(v, u);
     u->path_focus_prev = has;
 }
 
-void view_train(ViewCtx *v)
+static void view_train(ViewCtx *v)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
-    TrainUi *u = tv_get(a);
+    TrainUi *u = tv_get(v);
     Rect area = v->area;
     if (!u) {
         ui_paragraph(v->r, v->g->ui, "out of memory for the train view", area.x + 10, area.y + 10,
@@ -442,27 +436,27 @@ void view_train(ViewCtx *v)
         return;
     }
     if (!u->w && !u->err[0])
-        tv_setup_run(a, u); /* show the model it would train, at step 0 */
-    tv_settings_settled(a, u);
+        tv_setup_run(v, u); /* show the model it would train, at step 0 */
+    tv_settings_settled(v, u);
     if (u->focus_path_next) {
         u->focus_path_next = 0;
-        tv_focus_path(a, u);
+        tv_focus_path(v, u);
     }
     memset(&u->hit, 0, sizeof u->hit);
     int pad = ui_px(v->g, 4), gap = ui_px(v->g, 8);
     u->compact = area.h < ui_px(v->g, 560) || area.w < ui_px(v->g, 560);
     UiFlow f = ui_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
-    tv_controls_draw(&f, a, u);
+    tv_controls_draw(&f, v, u);
     ui_flow_break(&f);
     Rect field = {0, 0, 0, 0};
     if (!u->compact || u->show_settings)
-        field = tv_settings_draw(&f, a, u);
+        field = tv_settings_draw(&f, v, u);
     int top = area.y + pad + ui_flow_height(&f) + gap;
     top += tv_summary_draw(v, u, area.x, top, area.w);
     /* the keys at the bottom (two lines at most, one when compact), the
      * timeline above them */
     RenFont *sf = v->g->small;
-    const char *keys = L(a, KEYS);
+    const char *keys = L(sc->lang, KEYS);
     int kn = ren_text_wrap(sf, keys, area.w, NULL, 0), kmax = u->compact ? 1 : 2;
     int kh = (kn < kmax ? kn : kmax) * ren_font_height(sf);
     int bottom = area.y + area.h - kh - pad;
@@ -479,39 +473,40 @@ void view_train(ViewCtx *v)
         draw_body(v, u, body);
         ren_clip_pop(v->r);
     }
-    path_focus(a, u, field);
+    path_focus(v, u, field);
     /* frames while training (the worker publishes every TV_WAKE s) */
     int busy = u->st.state == TW_RUNNING || u->st.state == TW_BUILDING;
-    if (busy || a->now < u->wake_until)
-        a->wake_at = a->now + TV_WAKE;
+    if (busy || sc->now < u->wake_until)
+        v->out->wake_at = sc->now + TV_WAKE;
 }
 
 /* ---- for shot, tests and benchmarks ---- */
 
-int view_train_setup(App *a, const char *task, long long steps)
+int view_train_setup(ViewCtx *v, const char *task, long long steps)
 {
+    const Scene *sc = v->s;
     TfErr err;
-    TrainUi *u = tv_get(a);
-    if (!u || ensure_worker(a, u))
+    TrainUi *u = tv_get(v);
+    if (!u || ensure_worker(v, u))
         return -1;
     tv_settings_task(u, task);
-    if (a->head == -1)
+    if (sc->head == -1)
         u->head = -1;
-    tv_setup_run(a, u);
+    tv_setup_run(v, u);
     if (steps > 0 && tw_steps(u->w, steps, &err)) {
-        app_notice(a, 1, "%s", err.msg);
+        view_notice(v, 1, "%s", err.msg);
         return -1;
     }
     tw_wait_idle(u->w);
-    pull(a, u, 1);
+    pull(v, u, 1);
     return u->st.state == TW_PAUSED ? 0 : -1;
 }
 
-int view_train_start(App *a, TwSpec *s)
+int view_train_start(ViewCtx *v, TwSpec *s)
 {
     TfErr err;
-    TrainUi *u = tv_get(a);
-    if (!u || ensure_worker(a, u) || tw_setup(u->w, s, &err))
+    TrainUi *u = tv_get(v);
+    if (!u || ensure_worker(v, u) || tw_setup(u->w, s, &err))
         return -1;
     u->applied = *s;
     u->applied.data = NULL;
@@ -520,9 +515,12 @@ int view_train_start(App *a, TwSpec *s)
     return 0;
 }
 
-void view_train_play(App *a, int on)
+void view_train_play(ViewCtx *v, int on)
 {
-    TrainUi *u = tv_get(a);
+    TrainUi *u = tv_get(v);
     if (u && u->w)
         tw_play(u->w, on);
 }
+
+const ViewDef VIEW_TRAIN_DEF = {"train", "Train", view_train, view_train_key, sizeof(TrainUi),
+                                view_train_free, SES_NEED_ALL};

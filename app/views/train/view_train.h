@@ -21,9 +21,9 @@
 #define APP_VIEW_TRAIN_H
 
 #include "train_worker.h"
-#include "views.h"
+#include "view.h"
 
-#define TV_CAP_T APP_CAP_T   /* longest probe sentence */
+#define TV_CAP_T SES_CAP_T   /* longest probe sentence */
 #define TV_N_TASKS 5         /* copy, reverse, sort, en2zh, a TSV file */
 #define TV_TASK_FILE 4
 #define TV_WAKE 0.25         /* seconds between frames while training: the
@@ -49,7 +49,7 @@ typedef struct TrainUi {
 
     /* ---- the settings of the next run ---- */
     int task;             /* 0..3 built in, TV_TASK_FILE */
-    char path[APP_TEXT_MAX]; /* the TSV file (a text field) */
+    char path[SES_TEXT_MAX]; /* the TSV file (a text field) */
     int tokens_char;      /* split the file's sentences into characters */
     int val[TVF_COUNT];   /* index into each field's choices */
     int field;            /* the field , and . change */
@@ -103,6 +103,8 @@ typedef struct TrainUi {
         Rect start, step, reset, save, open, path, track;
         Rect task[TV_N_TASKS];
     } hit;
+    TfModel opened;       /* a copy of pm handed to the window (Open in Decode) */
+    int ready;            /* set up (first use) */
 } TrainUi;
 
 /* Left-to-right placement of controls that wraps (like the decode view's). */
@@ -111,26 +113,26 @@ typedef struct TrainUi {
 
 /* The view's state, made on first use, brought up to date with what the
  * worker published (NULL only when memory runs out). */
-TrainUi *tv_get(App *a);
+TrainUi *tv_get(ViewCtx *v);
 
 /* Actions (keys and buttons do the same). */
-void tv_play(App *a, TrainUi *u);      /* start / pause */
-void tv_step(App *a, TrainUi *u);      /* one optimizer step */
-void tv_reset(App *a, TrainUi *u);     /* a new run from the settings */
-void tv_save(App *a, TrainUi *u);      /* write a checkpoint */
-void tv_open(App *a, TrainUi *u);      /* the shown parameters become the App's model */
+void tv_play(ViewCtx *v, TrainUi *u);      /* start / pause */
+void tv_step(ViewCtx *v, TrainUi *u);      /* one optimizer step */
+void tv_reset(ViewCtx *v, TrainUi *u);     /* a new run from the settings */
+void tv_save(ViewCtx *v, TrainUi *u);      /* write a checkpoint */
+void tv_open(ViewCtx *v, TrainUi *u);      /* the shown parameters become the window's model */
 void tv_scrub(TrainUi *u, int delta);  /* previous / next snapshot */
 void tv_live(TrainUi *u);              /* back to the live parameters */
 /* A new run from the settings, paused at step 0 (view_train.c). */
-void tv_setup_run(App *a, TrainUi *u);
+void tv_setup_run(ViewCtx *v, TrainUi *u);
 
 /* The settings (view_train_settings.c). */
 void tv_settings_init(TrainUi *u);    /* en2zh, classroom, warm-up 800, lr × 1 */
 void tv_settings_task(TrainUi *u, const char *task); /* a task name or a TSV path */
-void tv_set_task(App *a, TrainUi *u, int task);
-void tv_set_field(App *a, TrainUi *u, TvField f, int index);
-void tv_set_preset(App *a, TrainUi *u, int preset); /* 0 classroom, 1 base, 2 big */
-void tv_focus_path(App *a, TrainUi *u); /* type in the file path field */
+void tv_set_task(ViewCtx *v, TrainUi *u, int task);
+void tv_set_field(ViewCtx *v, TrainUi *u, TvField f, int index);
+void tv_set_preset(ViewCtx *v, TrainUi *u, int preset); /* 0 classroom, 1 base, 2 big */
+void tv_focus_path(ViewCtx *v, TrainUi *u); /* type in the file path field */
 int tv_field_count(TvField f);
 int tv_preset_of(const TrainUi *u);  /* the preset the sizes match, or -1 */
 /* The settings as a spec for the worker; do they differ from the run's? */
@@ -138,15 +140,15 @@ void tv_spec(const TrainUi *u, TwSpec *s);
 int tv_settings_differ(const TrainUi *u);
 /* A setting changed: applied once they settle, if the run has not trained
  * (tv_settings_settled, called every frame, does it). */
-void tv_settings_changed(App *a, TrainUi *u);
-void tv_settings_settled(App *a, TrainUi *u);
+void tv_settings_changed(ViewCtx *v, TrainUi *u);
+void tv_settings_settled(ViewCtx *v, TrainUi *u);
 /* Task and size chips, the steppers and the path field, flowing in f;
  * returns the path field's rectangle (w 0 when not drawn). */
-Rect tv_settings_draw(UiFlow *f, App *a, TrainUi *u);
+Rect tv_settings_draw(UiFlow *f, ViewCtx *v, TrainUi *u);
 
 /* Around the body (view_train_bar.c): the control bar, the line saying
  * what is trained (returns its height), the snapshot timeline. */
-void tv_controls_draw(UiFlow *f, App *a, TrainUi *u);
+void tv_controls_draw(UiFlow *f, ViewCtx *v, TrainUi *u);
 int tv_summary_draw(ViewCtx *v, TrainUi *u, int x, int y, int w);
 void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc);
 /* A flow button that remembers where it was drawn (u->hit). */
@@ -155,10 +157,10 @@ int tv_control(UiFlow *f, const char *label, int active, Rect *where);
 /* For `shot`, tests and benchmarks: set up `task` (a built-in name, or a
  * TSV path), train `steps` steps synchronously and bring the view up to
  * date. Returns 0, or -1 with the reason in a notice. */
-int view_train_setup(App *a, const char *task, long long steps);
+int view_train_setup(ViewCtx *v, const char *task, long long steps);
 /* Train on a ready spec (its data set is taken over) and play. */
-int view_train_start(App *a, TwSpec *s);
-void view_train_play(App *a, int on);
+int view_train_start(ViewCtx *v, TwSpec *s);
+void view_train_play(ViewCtx *v, int on);
 
 /* The probe (view_train_probe.c). */
 void tv_probe_new_run(TrainUi *u);     /* the run changed: remake the model */

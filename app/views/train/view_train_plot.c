@@ -147,8 +147,9 @@ static void draw_title(ViewCtx *v, Rect rc, const char *title, const Legend *lg,
 }
 
 /* The plotting area inside a plot's rectangle (room for the title, the
- * numbers of the y axis on the left and, when asked, of the x axis). */
-static Axis plot_area(ViewCtx *v, Rect rc, int x_labels)
+ * numbers of the y axis on the left and, when asked, of the x axis), for
+ * steps 0..x1 and values 0..y1. */
+static Axis plot_area(ViewCtx *v, Rect rc, int x_labels, double x1, double y1)
 {
     RenFont *sf = v->g->small;
     int fh = ren_font_height(sf);
@@ -157,6 +158,8 @@ static Axis plot_area(ViewCtx *v, Rect rc, int x_labels)
     memset(&A, 0, sizeof A);
     A.r = (Rect){rc.x + left, rc.y + fh + ui_px(v->g, 4), rc.w - left - ui_px(v->g, 4),
                  rc.h - fh - ui_px(v->g, 6) - (x_labels ? fh + 2 : 0)};
+    A.x1 = x1;
+    A.y1 = y1;
     return A;
 }
 
@@ -267,85 +270,73 @@ static void marks(ViewCtx *v, TrainUi *u, const Axis *A, const char *what, int w
     /* the status line shows "where = value": the training value, or the
      * held-out one where there is no training curve */
     if (p && e && which_eval >= 0)
-        ui_hover_own(v->a, lv, "%s · %s %lld (%s %lld: %.4g)", what, L(v->a, "step"), p->step,
-                 L(v->a, "held-out at step"), e->step, (double)ev);
+        ui_hover_own(v, lv, "%s · %s %lld (%s %lld: %.4g)", what, L(v->s->lang, "step"), p->step,
+                 L(v->s->lang, "held-out at step"), e->step, (double)ev);
     else if (p)
-        ui_hover_own(v->a, lv, "%s · %s %lld (%s: %d)", what, L(v->a, "step"), p->step, L(v->a, "steps averaged"), p->n);
+        ui_hover_own(v, lv, "%s · %s %lld (%s: %d)", what, L(v->s->lang, "step"), p->step, L(v->s->lang, "steps averaged"), p->n);
     else
-        ui_hover_own(v->a, ev, "%s · %s %lld", what, L(v->a, "held-out at step"), e->step);
+        ui_hover_own(v, ev, "%s · %s %lld", what, L(v->s->lang, "held-out at step"), e->step);
 }
 
 static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
 {
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
-    Axis A = plot_area(v, rc, xl);
     double top = 0;
     for (int i = 0; i < st->n_log; i++)
         top = fmax(top, st->log[i].loss);
     for (int i = 0; i < st->n_eval; i++)
         top = fmax(top, st->evals[i].loss);
-    A.x0 = 0;
-    A.x1 = X;
-    A.y0 = 0;
-    A.y1 = nice_ceil(top);
-    Legend lg[2] = {{L(v->a, "train"), "", th->accent}, {L(v->a, "held-out"), "", th->accent2}};
+    Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
+    Legend lg[2] = {{L(v->s->lang, "train"), "", th->accent}, {L(v->s->lang, "held-out"), "", th->accent2}};
     snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.3f" : "–", smoothed_last(u, 0));
     snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.3f" : "–",
              st->n_eval ? (double)st->evals[st->n_eval - 1].loss : 0.0);
-    draw_title(v, rc, L(v->a, "loss"), lg, 2);
+    draw_title(v, rc, L(v->s->lang, "loss"), lg, 2);
     draw_axes(v, &A, xl, 0);
     train_curve(v, u, &A, 0, th->accent);
     curve(v, u, &A, eval_points(u, 0), 1.5f * v->g->scale, th->accent2, 1);
-    marks(v, u, &A, L(v->a, "loss"), 0, 0);
+    marks(v, u, &A, L(v->s->lang, "loss"), 0, 0);
 }
 
 static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
 {
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
-    Axis A = plot_area(v, rc, xl);
-    A.x0 = 0;
-    A.x1 = X;
-    A.y0 = 0;
-    A.y1 = 1;
-    Legend lg[3] = {{L(v->a, "train"), "", th->accent}, {L(v->a, "held-out"), "", th->accent2},
-                    {L(v->a, "exact"), "", th->good}};
+    Axis A = plot_area(v, rc, xl, X, 1);
+    Legend lg[3] = {{L(v->s->lang, "train"), "", th->accent}, {L(v->s->lang, "held-out"), "", th->accent2},
+                    {L(v->s->lang, "exact"), "", th->good}};
     snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.0f%%" : "–", 100.0 * smoothed_last(u, 1));
     snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.0f%%" : "–",
              st->n_eval ? 100.0 * st->evals[st->n_eval - 1].acc : 0.0);
     float ex = last_exact(st);
     snprintf(lg[2].value, sizeof lg[2].value, ex >= 0 ? "%.0f%%" : "–", ex >= 0 ? 100.0 * ex : 0.0);
-    draw_title(v, rc, L(v->a, "accuracy"), lg, 3);
+    draw_title(v, rc, L(v->s->lang, "accuracy"), lg, 3);
     draw_axes(v, &A, xl, 1);
     float w = 1.5f * v->g->scale;
     train_curve(v, u, &A, 1, th->accent);
     curve(v, u, &A, eval_points(u, 1), w, th->accent2, 1);
     curve(v, u, &A, eval_points(u, 2), w, th->good, 1);
-    marks(v, u, &A, L(v->a, "accuracy"), 1, 1);
+    marks(v, u, &A, L(v->s->lang, "accuracy"), 1, 1);
 }
 
 static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
 {
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
-    Axis A = plot_area(v, rc, xl);
     double top = 0;
     for (int i = 0; i < st->n_log; i++)
         top = fmax(top, st->log[i].tok_s);
-    A.x0 = 0;
-    A.x1 = X;
-    A.y0 = 0;
-    A.y1 = nice_ceil(top);
-    Legend lg[1] = {{L(v->a, "now"), "", th->accent}};
+    Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
+    Legend lg[1] = {{L(v->s->lang, "now"), "", th->accent}};
     if (st->n_log)
         fmt_num(lg[0].value, sizeof lg[0].value, smoothed_last(u, 2));
     else
         snprintf(lg[0].value, sizeof lg[0].value, "–");
-    draw_title(v, rc, L(v->a, "tokens/s"), lg, 1);
+    draw_title(v, rc, L(v->s->lang, "tokens/s"), lg, 1);
     draw_axes(v, &A, xl, 0);
     train_curve(v, u, &A, 2, th->accent);
-    marks(v, u, &A, L(v->a, "tokens/s"), 2, -1);
+    marks(v, u, &A, L(v->s->lang, "tokens/s"), 2, -1);
 }
 
 /* The schedule over its own axis: long enough to show the warm-up peak and
@@ -357,23 +348,19 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
     int C = st->cfg.d_model > 0 ? st->cfg.d_model : 1, W = st->o.warmup > 0 ? st->o.warmup : 1;
     double scale = st->o.lr_scale;
     long long now = st->step;
-    Axis A = plot_area(v, rc, xl);
-    A.x0 = 0;
-    A.x1 = fmax(3.0 * W, 1.15 * (double)now);
     double peak = lr_schedule(C, W, scale, W);
-    A.y0 = 0;
-    A.y1 = nice_ceil(peak * 1.1);
-    Legend lg[2] = {{L(v->a, "now"), "", th->accent2}, {L(v->a, "peak"), "", th->dim}};
+    Axis A = plot_area(v, rc, xl, fmax(3.0 * W, 1.15 * (double)now), nice_ceil(peak * 1.1));
+    Legend lg[2] = {{L(v->s->lang, "now"), "", th->accent2}, {L(v->s->lang, "peak"), "", th->dim}};
     fmt_num(lg[0].value, sizeof lg[0].value, now > 0 ? lr_schedule(C, W, scale, now) : 0);
     fmt_num(lg[1].value, sizeof lg[1].value, peak);
-    draw_title(v, rc, L(v->a, "learning rate"), lg, 2);
+    draw_title(v, rc, L(v->s->lang, "learning rate"), lg, 2);
     draw_axes(v, &A, xl, 0);
     /* the warm-up's end, dashed */
     int wx = (int)ax_x(&A, W), dash = ui_px(v->g, 4);
     for (int y = A.r.y; y < A.r.y + A.r.h; y += 2 * dash)
         ren_rect(v->r, (Rect){wx, y, 1, dash}, th->dim);
     char buf[64];
-    snprintf(buf, sizeof buf, "%s %d", L(v->a, "warm-up"), W);
+    snprintf(buf, sizeof buf, "%s %d", L(v->s->lang, "warm-up"), W);
     ren_text(v->r, v->g->small, buf, wx + ui_px(v->g, 4), A.r.y + 2, th->dim);
     /* the schedule: the part trained bold, the rest thin */
     enum { N = 160 };
@@ -410,8 +397,8 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
         double s = A.x0 + (double)(v->in->mx - A.r.x) / A.r.w * (A.x1 - A.x0);
         long long k = s < 1 ? 1 : (long long)s;
         ren_rect(v->r, (Rect){v->in->mx, A.r.y, 1, A.r.h}, th->dim);
-        ui_hover_own(v->a, (float)lr_schedule(C, W, scale, k), "%s · %s %lld", L(v->a, "learning rate"),
-                 L(v->a, "step"), k);
+        ui_hover_own(v, (float)lr_schedule(C, W, scale, k), "%s · %s %lld", L(v->s->lang, "learning rate"),
+                 L(v->s->lang, "step"), k);
     }
 }
 

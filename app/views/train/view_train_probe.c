@@ -162,11 +162,11 @@ static int labelled(ViewCtx *v, const char *label, int lw, int x, int y, int w)
 /* The sentence, its truth, and what the model says now, one a line. */
 static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *f = v->g->ui, *sf = v->g->small;
     int fh = ren_font_height(f), y = rc.y, right = rc.x + rc.w, line = fh + ui_px(v->g, 2);
-    const char *lab[3] = {L(a, "probe"), L(a, "truth"), L(a, "model")};
+    const char *lab[3] = {L(sc->lang, "probe"), L(sc->lang, "truth"), L(sc->lang, "model")};
     int lw = 0;
     for (int i = 0; i < 3; i++) {
         int w = ren_text_width(sf, lab[i]);
@@ -183,7 +183,7 @@ static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
     int stale = u->gen_step != u->shown_step; /* a big model decodes when paused */
     if (stale && u->gen_n > 0) {
         char at[64];
-        snprintf(at, sizeof at, "(%s %lld) ", L(a, "step"), u->gen_step);
+        snprintf(at, sizeof at, "(%s %lld) ", L(sc->lang, "step"), u->gen_step);
         x += ren_text(v->r, sf, at, x, y + (fh - ren_font_height(sf)) / 2, th->dim);
     }
     int space = ren_text_width(f, " ");
@@ -204,25 +204,25 @@ static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
     if (u->gen_n == 0)
         ren_text(v->r, f, "…", x, y, th->dim);
     if (ui_over(v->in, (Rect){rc.x, y, rc.w, fh}))
-        ui_hover_own(a, (float)u->gen_step, "%s",
-                 L(a, "greedy decoding, token by token, green where it matches the truth; at step"));
+        ui_hover_own(v, (float)u->gen_step, "%s",
+                 L(sc->lang, "greedy decoding, token by token, green where it matches the truth; at step"));
     return y + fh + ui_px(v->g, 6) - rc.y;
 }
 
 /* Attention kind, layer and head chips. */
 static int draw_chips(ViewCtx *v, TrainUi *u, Rect rc)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     char buf[32];
     UiFlow f = ui_flow(v, rc);
     for (int k = 0; k < TV_ATTN_COUNT; k++)
-        if (ui_flow_button(&f, L(a, ATTN_SHORT[k]), u->attn == (TvAttn)k)) {
+        if (ui_flow_button(&f, L(sc->lang, ATTN_SHORT[k]), u->attn == (TvAttn)k)) {
             u->attn = (TvAttn)k;
             if (u->layer >= attn_layers(u))
                 u->layer = attn_layers(u) - 1;
         }
     f.x += ui_px(v->g, 8);
-    ui_flow_text(&f, L(a, "layer"), v->th->dim);
+    ui_flow_text(&f, L(sc->lang, "layer"), v->th->dim);
     for (int l = 0; l < attn_layers(u) && l < 12; l++) {
         snprintf(buf, sizeof buf, "%d", l + 1);
         if (ui_flow_button(&f, buf, u->layer == l && u->head >= 0)) {
@@ -232,13 +232,13 @@ static int draw_chips(ViewCtx *v, TrainUi *u, Rect rc)
         }
     }
     f.x += ui_px(v->g, 8);
-    ui_flow_text(&f, L(a, "head"), v->th->dim);
+    ui_flow_text(&f, L(sc->lang, "head"), v->th->dim);
     for (int h = 0; h < u->pm.cfg.n_heads && h < 16; h++) {
         snprintf(buf, sizeof buf, "%d", h + 1);
         if (ui_flow_button(&f, buf, u->head == h))
             u->head = h;
     }
-    if (ui_flow_button(&f, L(a, "all"), u->head < 0))
+    if (ui_flow_button(&f, L(sc->lang, "all"), u->head < 0))
         u->head = -1;
     return ui_flow_height(&f) + ui_px(v->g, 6);
 }
@@ -246,24 +246,25 @@ static int draw_chips(ViewCtx *v, TrainUi *u, Rect rc)
 static RenImage *attn_image(ViewCtx *v, TrainUi *u, const TfView *tv, int layer, int head)
 {
     uint64_t key = (PROBE_KEY_TAG << 56) |
-                   heat_key(ATTN_STAGE[u->attn], layer, head, 0, v->a->cmap_prob, 0x7A17);
-    return heat_image(v->g, u->probe_ver, key, tv, 0.0f, 1.0f, v->a->cmap_prob,
+                   heat_key(ATTN_STAGE[u->attn], layer, head, 0, v->s->cmap_prob, 0x7A17);
+    return heat_image(v->g, u->probe_ver, key, tv, 0.0f, 1.0f, v->s->cmap_prob,
                       cmap_pack(v->th->masked));
 }
 
-static void set_cell_hover(App *a, TrainUi *u, const TfView *tv, int r, int c)
+static void set_cell_hover(ViewCtx *v, TrainUi *u, const TfView *tv, int r, int c)
 {
+    const Scene *sc = v->s;
     char rl[128], cl[128];
     tf_view_label(&u->ptr, &u->pm, tv, 0, r, rl, sizeof rl);
     tf_view_label(&u->ptr, &u->pm, tv, 1, c, cl, sizeof cl);
-    ui_hover_own(a, tf_view_at(tv, r, c), "%s %lld · %s %d %s %d · '%s' → '%s'", L(a, "step"), u->shown_step,
-             L(a, "layer"), tv->layer + 1, L(a, "head"), tv->head + 1, rl, cl);
+    ui_hover_own(v, tf_view_at(tv, r, c), "%s %lld · %s %d %s %d · '%s' → '%s'", L(sc->lang, "step"), u->shown_step,
+             L(sc->lang, "layer"), tv->layer + 1, L(sc->lang, "head"), tv->head + 1, rl, cl);
 }
 
 /* Black or white text, whichever reads on the cell's colour. */
 static Color ink_on(const ViewCtx *v, float t)
 {
-    uint32_t c = cmap_lut_get(&v->g->lut[v->a->cmap_prob], t);
+    uint32_t c = cmap_lut_get(&v->g->lut[v->s->cmap_prob], t);
     float lum = 0.2126f * (float)(c >> 24) + 0.7152f * (float)((c >> 16) & 0xff) +
                 0.0722f * (float)((c >> 8) & 0xff);
     return lum > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255};
@@ -302,7 +303,7 @@ static void draw_labels(ViewCtx *v, TrainUi *u, const TfView *tv, Rect grid, flo
  * Returns the height used. */
 static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *sf = v->g->small;
     TfView tv;
@@ -310,8 +311,8 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
     if (tf_view(&u->ptr, ATTN_STAGE[u->attn], u->layer, u->head, 0, &tv, &err))
         return ui_paragraph(v->r, sf, err.msg, rc.x, rc.y, rc.w, th->warn);
     char cap[160];
-    snprintf(cap, sizeof cap, "%s · %s %d · %s %d", L(a, ATTN_NAME[u->attn]), L(a, "layer"), u->layer + 1,
-             L(a, "head"), u->head + 1);
+    snprintf(cap, sizeof cap, "%s · %s %d · %s %d", L(sc->lang, ATTN_NAME[u->attn]), L(sc->lang, "layer"), u->layer + 1,
+             L(sc->lang, "head"), u->head + 1);
     int fh = ren_font_height(sf);
     ui_text_fit(v->r, sf, cap, rc.x, rc.y, rc.w, th->dim);
     int lab_w = 0;
@@ -344,17 +345,17 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
             }
     ui_colorbar(v, (Rect){grid.x + grid.w + ui_px(v->g, 14), grid.y, ui_px(v->g, 12),
                           grid.h > 4 * fh ? grid.h : 4 * fh},
-                a->cmap_prob, 0, 1, NULL);
+                sc->cmap_prob, 0, 1, NULL);
     if (ui_over(v->in, grid)) {
         int k = (int)((v->in->mx - grid.x) / c), r = (int)((v->in->my - grid.y) / c);
         if (r >= 0 && r < tv.rows && k >= 0 && k < tv.cols) {
-            set_cell_hover(a, u, &tv, r, k);
+            set_cell_hover(v, u, &tv, r, k);
             ren_rect_line(v->r, (Rect){grid.x + (int)lroundf(k * c) - 1, grid.y + (int)lroundf(r * c) - 1,
                                        (int)c + 2, (int)c + 2}, 2, th->select);
         }
     }
     int bar = 4 * fh > grid.h ? 4 * fh : grid.h;
-    ui_text_fit(v->r, sf, L(a, "rows: queries · columns: keys · each row sums to 1"), rc.x, grid.y + bar + 4,
+    ui_text_fit(v->r, sf, L(sc->lang, "rows: queries · columns: keys · each row sums to 1"), rc.x, grid.y + bar + 4,
                 rc.w, th->dim);
     return top + bar + fh + 4;
 }
@@ -362,7 +363,7 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
 /* Every layer (down) and head (across): heads forming, side by side. */
 static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
 {
-    App *a = v->a;
+    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *sf = v->g->small;
     int fh = ren_font_height(sf), NL = attn_layers(u), NH = u->pm.cfg.n_heads;
@@ -371,8 +372,8 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
     if (tf_view(&u->ptr, ATTN_STAGE[u->attn], 0, 0, 0, &tv, &err))
         return;
     char buf[160];
-    snprintf(buf, sizeof buf, "%s · %d %s × %d %s · %s", L(a, ATTN_NAME[u->attn]), NL, L(a, "layers"), NH,
-             L(a, "heads"), L(a, "click one to see it big"));
+    snprintf(buf, sizeof buf, "%s · %d %s × %d %s · %s", L(sc->lang, ATTN_NAME[u->attn]), NL, L(sc->lang, "layers"), NH,
+             L(sc->lang, "heads"), L(sc->lang, "click one to see it big"));
     ui_text_fit(v->r, sf, buf, rc.x, rc.y, rc.w, th->dim);
     int cap_w = ren_text_width(sf, "L00") + ui_px(v->g, 8), gap = ui_px(v->g, 6);
     int top = fh + ui_px(v->g, 6) + fh + ui_px(v->g, 2);
@@ -380,14 +381,14 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
                     (float)(rc.h - top - (NL - 1) * gap) / (float)(NL * tv.rows));
     c = fminf(c, 40.0f * v->g->scale);
     if (c < 1.5f) {
-        ui_paragraph(v->r, sf, L(a, "Too many heads for this space: press 1-9 to see one head."), rc.x,
+        ui_paragraph(v->r, sf, L(sc->lang, "Too many heads for this space: press 1-9 to see one head."), rc.x,
                      rc.y + top, rc.w, th->dim);
         return;
     }
     c = c >= 4 ? floorf(c) : c;
     int tw = (int)lroundf(c * tv.cols), thh = (int)lroundf(c * tv.rows);
     for (int h = 0; h < NH; h++) {
-        snprintf(buf, sizeof buf, tw >= ren_text_width(sf, "head 00") ? "%s %d" : "%.0s%d", L(a, "head"), h + 1);
+        snprintf(buf, sizeof buf, tw >= ren_text_width(sf, "head 00") ? "%s %d" : "%.0s%d", L(sc->lang, "head"), h + 1);
         ui_text_center(v->r, sf, buf, (Rect){rc.x + cap_w + h * (tw + gap), rc.y + fh + ui_px(v->g, 4), tw, fh},
                        th->dim);
     }
@@ -408,7 +409,7 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
                 continue;
             int k = (int)((v->in->mx - t.x) / c), r = (int)((v->in->my - t.y) / c);
             if (r >= 0 && r < tv.rows && k >= 0 && k < tv.cols)
-                set_cell_hover(a, u, &tv, r, k);
+                set_cell_hover(v, u, &tv, r, k);
             if (ui_clicked(v->in, t)) {
                 u->layer = l;
                 u->head = h;

@@ -145,18 +145,20 @@ int tv_settings_differ(const TrainUi *u)
 /* After a setting changed: a run that has not trained yet follows it at
  * once (so the probe and the numbers show the new model); a trained run is
  * kept until Reset. A file path is tried when it has been typed. */
-void tv_settings_changed(App *a, TrainUi *u)
+void tv_settings_changed(ViewCtx *v, TrainUi *u)
 {
-    u->apply_at = a->now + TV_SETTLE; /* a burst of clicks makes one model */
+    const Scene *sc = v->s;
+    u->apply_at = sc->now + TV_SETTLE; /* a burst of clicks makes one model */
     u->wake_until = u->apply_at + 0.1;
 }
 
 /* Apply the settings once they have settled (view_train calls this). */
-void tv_settings_settled(App *a, TrainUi *u)
+void tv_settings_settled(ViewCtx *v, TrainUi *u)
 {
-    if (u->apply_at <= 0 || a->now < u->apply_at)
+    const Scene *sc = v->s;
+    if (u->apply_at <= 0 || sc->now < u->apply_at)
         return;
-    int typing = a->focus == FOCUS_VIEW && a->view_text == u->path;
+    int typing = sc->focus == FOCUS_VIEW && sc->view_text == u->path;
     if (typing)
         return;
     u->apply_at = 0;
@@ -165,51 +167,58 @@ void tv_settings_settled(App *a, TrainUi *u)
     if (u->task == TV_TASK_FILE && !u->path[0])
         return;
     if (tv_settings_differ(u))
-        tv_setup_run(a, u);
+        tv_setup_run(v, u);
 }
 
-void tv_set_task(App *a, TrainUi *u, int task)
+void tv_set_task(ViewCtx *v, TrainUi *u, int task)
 {
     u->task = ((task % TV_N_TASKS) + TV_N_TASKS) % TV_N_TASKS;
-    tv_settings_changed(a, u);
+    tv_settings_changed(v, u);
+}
+
+/* Ask the window for the keyboard in the path field (cursor at its end). */
+static void tv_focus_field(ViewCtx *v, TrainUi *u)
+{
+    v->out->focus_set = 1;
+    v->out->focus = FOCUS_VIEW;
+    v->out->focus_text = u->path;
 }
 
 /* Type in the file path field (the F key, or a click on "TSV file…"). */
-void tv_focus_path(App *a, TrainUi *u)
+void tv_focus_path(ViewCtx *v, TrainUi *u)
 {
     u->task = TV_TASK_FILE;
-    a->focus = FOCUS_VIEW;
-    a->view_text = u->path;
-    a->cursor = (int)strlen(u->path);
+    tv_focus_field(v, u);
     u->path_clicked = 1; /* this frame's click is not "outside" */
 }
 
-void tv_set_field(App *a, TrainUi *u, TvField f, int index)
+void tv_set_field(ViewCtx *v, TrainUi *u, TvField f, int index)
 {
     int n = FIELDS[f].n;
     u->val[f] = index < 0 ? 0 : index >= n ? n - 1 : index;
-    tv_settings_changed(a, u);
+    tv_settings_changed(v, u);
 }
 
-void tv_set_preset(App *a, TrainUi *u, int p)
+void tv_set_preset(ViewCtx *v, TrainUi *u, int p)
 {
     p = ((p % N_PRESETS) + N_PRESETS) % N_PRESETS;
     u->val[TVF_DMODEL] = index_of(CH_DMODEL, COUNT(CH_DMODEL), PRESETS[p][0]);
     u->val[TVF_HEADS] = index_of(CH_HEADS, COUNT(CH_HEADS), PRESETS[p][1]);
     u->val[TVF_DFF] = index_of(CH_DFF, COUNT(CH_DFF), PRESETS[p][2]);
     u->val[TVF_LAYERS] = index_of(CH_LAYERS, COUNT(CH_LAYERS), PRESETS[p][3]);
-    tv_settings_changed(a, u);
+    tv_settings_changed(v, u);
 }
 
 /* One setting: "d_model ◀ 64 ▶"; the selected one (X) is outlined. */
-static void draw_stepper(UiFlow *f, App *a, TrainUi *u, TvField k)
+static void draw_stepper(UiFlow *f, ViewCtx *v, TrainUi *u, TvField k)
 {
+    const Scene *sc = v->s;
     const Theme *th = f->v->th;
     RenFont *sf = f->v->g->small;
     char val[32];
     field_text(u, k, val, sizeof val);
     int bw = ren_text_width(sf, "◀") + ui_px(f->v->g, 10);
-    const char *name = L(a, FIELDS[k].name);
+    const char *name = L(sc->lang, FIELDS[k].name);
     int lw = ren_text_width(sf, name) + ui_px(f->v->g, 6);
     int vw = ren_text_width(sf, "65536") + ui_px(f->v->g, 8);
     Rect r = ui_flow_next(f, lw + 2 * bw + vw);
@@ -219,43 +228,42 @@ static void draw_stepper(UiFlow *f, App *a, TrainUi *u, TvField k)
              u->field == (int)k ? th->select : th->dim);
     if (ui_button(f->v, (Rect){r.x + lw, r.y, bw, r.h}, "◀", 0)) {
         u->field = k;
-        tv_set_field(a, u, k, u->val[k] - 1);
+        tv_set_field(v, u, k, u->val[k] - 1);
     }
     ui_text_center(f->v->r, sf, val, (Rect){r.x + lw + bw, r.y, vw, r.h}, th->text);
     if (ui_button(f->v, (Rect){r.x + lw + bw + vw, r.y, bw, r.h}, "▶", 0)) {
         u->field = k;
-        tv_set_field(a, u, k, u->val[k] + 1);
+        tv_set_field(v, u, k, u->val[k] + 1);
     }
 }
 
-/* The file path: a text field of the view (App.view_text while typed). */
-static Rect draw_path_field(UiFlow *f, App *a, TrainUi *u)
+/* The file path: a text field of the view (Scene.view_text while typed). */
+static Rect draw_path_field(UiFlow *f, ViewCtx *v, TrainUi *u)
 {
+    const Scene *sc = v->s;
     const Theme *th = f->v->th;
     RenFont *sf = f->v->g->small;
     int w = f->rc.x + f->rc.w - f->x;
     if (w < ui_px(f->v->g, 240))
         w = f->rc.w;
     Rect box = ui_flow_next(f, w);
-    int focused = a->focus == FOCUS_VIEW && a->view_text == u->path;
+    int focused = sc->focus == FOCUS_VIEW && sc->view_text == u->path;
     ren_rect(f->v->r, box, th->bg);
     ren_rect_line(f->v->r, box, focused ? 2 : 1, focused ? th->accent : th->border);
     if (ui_clicked(f->v->in, box)) {
-        a->focus = FOCUS_VIEW;
-        a->view_text = u->path;
-        a->cursor = (int)strlen(u->path);
+        tv_focus_field(f->v, u);
         focused = 1;
     }
     int fh = ren_font_height(sf), tx = box.x + ui_px(f->v->g, 6), ty = box.y + (box.h - fh) / 2;
     ren_clip_push(f->v->r, box);
     if (!u->path[0])
-        ren_text(f->v->r, sf, L(a, "path of a TSV file: one “source<TAB>target” pair a line, then Enter"),
+        ren_text(f->v->r, sf, L(sc->lang, "path of a TSV file: one “source<TAB>target” pair a line, then Enter"),
                  tx, ty, th->dim);
-    int cur = a->cursor > (int)strlen(u->path) ? (int)strlen(u->path) : a->cursor;
+    int cur = sc->cursor > (int)strlen(u->path) ? (int)strlen(u->path) : sc->cursor;
     int cur_x = ren_text_width_n(sf, u->path, focused ? cur : (int)strlen(u->path));
     int shift = cur_x > box.w - 20 ? cur_x - (box.w - 20) : 0;
     ren_text(f->v->r, sf, u->path, tx - shift, ty, th->text);
-    if (focused && fmod(a->now, 1.0) < 0.6)
+    if (focused && fmod(sc->now, 1.0) < 0.6)
         ren_rect(f->v->r, (Rect){tx - shift + cur_x, ty, 2, fh}, th->accent);
     ren_clip_pop(f->v->r);
     return box;
@@ -263,43 +271,44 @@ static Rect draw_path_field(UiFlow *f, App *a, TrainUi *u)
 
 /* Task and size; the size fields and the file path when asked for. Returns
  * the path field's rectangle (w 0 when not drawn). */
-Rect tv_settings_draw(UiFlow *f, App *a, TrainUi *u)
+Rect tv_settings_draw(UiFlow *f, ViewCtx *v, TrainUi *u)
 {
+    const Scene *sc = v->s;
     const Theme *th = f->v->th;
     Rect path = {0, 0, 0, 0};
-    ui_flow_text(f, L(a, "task"), th->dim);
+    ui_flow_text(f, L(sc->lang, "task"), th->dim);
     for (int t = 0; t < TV_N_TASKS; t++)
-        if (tv_control(f, t == TV_TASK_FILE ? L(a, "TSV file…") : TASKS[t], u->task == t, &u->hit.task[t])) {
+        if (tv_control(f, t == TV_TASK_FILE ? L(sc->lang, "TSV file…") : TASKS[t], u->task == t, &u->hit.task[t])) {
             if (t == TV_TASK_FILE)
-                tv_focus_path(a, u);
+                tv_focus_path(v, u);
             else
-                tv_set_task(a, u, t);
+                tv_set_task(v, u, t);
         }
     f->x += ui_px(f->v->g, 10);
-    ui_flow_text(f, L(a, "size"), th->dim);
+    ui_flow_text(f, L(sc->lang, "size"), th->dim);
     int p = tv_preset_of(u);
     for (int k = 0; k < N_PRESETS; k++)
         if (ui_flow_button(f, PRESET_NAMES[k], p == k))
-            tv_set_preset(a, u, k);
-    if (ui_flow_button(f, L(a, "custom…"), p < 0 || u->custom))
+            tv_set_preset(v, u, k);
+    if (ui_flow_button(f, L(sc->lang, "custom…"), p < 0 || u->custom))
         u->custom = !u->custom;
     if (u->custom) {
         ui_flow_break(f);
         for (int k = 0; k < TVF_COUNT; k++)
-            draw_stepper(f, a, u, (TvField)k);
+            draw_stepper(f, f->v, u, (TvField)k);
     }
     if (u->task == TV_TASK_FILE) {
         ui_flow_break(f);
-        ui_flow_text(f, L(a, "file"), th->dim);
-        if (ui_flow_button(f, L(a, "words"), !u->tokens_char)) {
+        ui_flow_text(f, L(sc->lang, "file"), th->dim);
+        if (ui_flow_button(f, L(sc->lang, "words"), !u->tokens_char)) {
             u->tokens_char = 0;
-            tv_settings_changed(a, u);
+            tv_settings_changed(v, u);
         }
-        if (ui_flow_button(f, L(a, "characters"), u->tokens_char)) {
+        if (ui_flow_button(f, L(sc->lang, "characters"), u->tokens_char)) {
             u->tokens_char = 1;
-            tv_settings_changed(a, u);
+            tv_settings_changed(v, u);
         }
-        path = draw_path_field(f, a, u);
+        path = draw_path_field(f, v, u);
     }
     u->hit.path = path;
     return path;

@@ -1,15 +1,14 @@
-/* test_view_a.c - rendering tests for the all-heads grid, the attention
- * lines, the mask matrices and the top-k output bars, on a headless
- * renderer, checked against the engine's own numbers.
+/* test_view_attention_output.c - the attention views (all-heads grid,
+ * attention lines, mask matrices) and the top-k output bars, drawn on a
+ * headless renderer and checked against the engine's own numbers.
  *
  * The views keep their geometry to themselves, so the tests find it the way
  * a learner would: by pointing. Moving the mouse over the view and reading
- * app->hover says which cell (layer, head, row, column) is under a pixel;
+ * the App's hover says which cell (layer, head, row, column) is under a pixel;
  * the pixels there are then read back and compared with what the engine
  * computed (a −∞ mask cell must look masked, the argmax bar must be the
  * longest, a bigger weight must draw a thicker line). Clicks go through
- * app_event() like real SDL events. */
-#include <SDL.h>
+ * app_event() as synthetic input events. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +18,12 @@
 #include "checkpoint.h"
 #include "test_app_util.h"
 #include "test_util.h"
-#include "views.h"
+#include "view.h"
 
 #define W 1000 /* the headless frame: AREA and a margin */
 #define H 760
 
 static char g_model[256];
-static Ren *g_ren;
 static uint32_t g_px[W * H];
 
 /* The area the views are drawn into (as frame.c would hand it over). */
@@ -34,23 +32,13 @@ static const Rect AREA = {40, 30, 900, 700};
 static int setup(void **state)
 {
     (void)state;
-    TfErr err;
-    snprintf(g_model, sizeof g_model, "/tmp/stepformer-test-view-a-%d.safetensors", (int)getpid());
-    if (tu_small_model(g_model, 40, 48, 11)) {
-        printf("  cannot write the test model %s\n", g_model);
-        return -1;
-    }
-    g_ren = ren_open_headless(W, H, &err);
-    if (!g_ren)
-        printf("  ren_open_headless: %s\n", err.msg);
-    return g_ren ? 0 : -1;
+    return tu_fixture_open(g_model, sizeof g_model, "view-attn.safetensors", 40, 48, 11, W, H);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    ren_close(g_ren);
-    remove(g_model);
+    tu_fixture_close(g_model);
     return 0;
 }
 
@@ -58,43 +46,29 @@ static int teardown(void **state)
 
 static void open_app(App *a, const char **src, int n, const char *tgt)
 {
-    AppOpts o;
-    memset(&o, 0, sizeof o);
-    o.model_path = g_model;
+    AppOpts o = tu_opts(g_model, NULL, tgt, NULL);
     for (int i = 0; i < n; i++)
         o.src[i] = src[i];
     o.n_src = n;
-    o.tgt = tgt;
-    o.head = -2;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "the app opens on the test model, got: %s", err.msg);
-    expect_true(a->input_error[0] == 0, "the input runs, got: %s", a->input_error);
-    a->now = 100;
+    o.no_save = 0;
+    tu_open(a, &o, 100);
+    expect_true(a->ses.input_error[0] == 0, "the input runs, got: %s", a->ses.input_error);
     a->anim_start = 0;
 }
 
-typedef void (*ViewFn)(ViewCtx *);
+typedef ViewId ViewFn;
 
 /* One frame of just this view in `area`; the frame stays open so its
  * pixels can be read (end_frame closes it). */
 static void view_frame(App *a, ViewFn fn, Rect area)
 {
-    app_update(a);
-    Gfx *g = app_gfx(a, g_ren);
-    expect_true(g != NULL, "drawing resources, got none (%s)", a->input_error);
-    gfx_fonts(g, a->text_scale * a->pixel_scale, NULL);
-    const Theme *th = theme_get(a->theme);
-    ren_begin(g_ren, th->bg);
-    a->hover.valid = 0;
-    ViewCtx v = {a, g_ren, g, th, area, &a->in, 1.0f};
-    fn(&v);
-    a->in.pressed = a->in.released = a->in.rpressed = 0;
-    a->in.wheel = 0;
+    tu_view_frame(a, tu_ren, fn, area);
+    expect_true(a->gfx != NULL, "drawing resources, got none (%s)", a->ses.input_error);
 }
 
 static void end_frame(void)
 {
-    ren_end(g_ren);
+    ren_end(tu_ren);
 }
 
 /* What the view says is under (x, y). */
@@ -112,11 +86,11 @@ static Hover probe(App *a, ViewFn fn, Rect area, int x, int y)
 /* A click as SDL delivers it: motion, button down, a frame, button up. */
 static void click(App *a, ViewFn fn, Rect area, int x, int y)
 {
-    ev_mouse(a, SDL_MOUSEMOTION, x, y, SDL_BUTTON_LEFT);
-    ev_mouse(a, SDL_MOUSEBUTTONDOWN, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, IN_MOUSE_MOVE, x, y, MB_LEFT);
+    ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
     view_frame(a, fn, area);
     end_frame();
-    ev_mouse(a, SDL_MOUSEBUTTONUP, x, y, SDL_BUTTON_LEFT);
+    ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
 }
 
 /* ---- reading pixels ---- */
@@ -140,7 +114,7 @@ static void cell_look(Rect rc, float *lum, float *warm)
     static uint32_t px[W * 64];
     if (rc.w * rc.h > W * 64)
         rc.h = W * 64 / rc.w;
-    ren_read_pixels(g_ren, rc, px);
+    ren_read_pixels(tu_ren, rc, px);
     int n = rc.w * rc.h;
     for (int i = 0; i < n; i++) {
         l[i] = lum_of(px[i]);
@@ -229,12 +203,12 @@ static void test_mask_causal(void **state)
                 app_current_view(&a));
     TfView mv;
     TfErr err;
-    expect_true(tf_view(&a.trace, ST_DEC_SELF_MASK, 0, -1, 0, &mv, &err) == 0, "mask view: %s", err.msg);
+    expect_true(tf_view(&a.ses.trace, ST_DEC_SELF_MASK, 0, -1, 0, &mv, &err) == 0, "mask view: %s", err.msg);
     expect_true(mv.rows == 6 && mv.cols == 6, "<bos> + 5 tokens: a 6 x 6 mask, got %d x %d", mv.rows, mv.cols);
     Cells C;
-    expect_true(find_cells(&a, view_mask, AREA, ST_DEC_SELF_MASK, mv.rows, mv.cols, &C) == 0,
+    expect_true(find_cells(&a, VIEW_MASK, AREA, ST_DEC_SELF_MASK, mv.rows, mv.cols, &C) == 0,
                 "every row and column of the mask found under the mouse, got%s", " some missing");
-    view_frame(&a, view_mask, AREA);
+    view_frame(&a, VIEW_MASK, AREA);
     int bad = 0;
     for (int i = 0; i < mv.rows; i++)
         for (int j = 0; j < mv.cols; j++) {
@@ -265,16 +239,16 @@ static void test_mask_padding_batch(void **state)
     const char *src[] = {"t5 t6 t7 t8 t9 t10", "t5 t6"};
     open_app(&a, src, 2, NULL);
     app_goto(&a, ST_ENC_SELF_MASK, 0);
-    a.batch = 1;
+    a.ses.batch = 1;
     TfView mv;
     TfErr err;
-    expect_true(tf_view(&a.trace, ST_ENC_SELF_MASK, 0, -1, 1, &mv, &err) == 0, "mask view: %s", err.msg);
-    int kn = a.trace.src_len[1];
+    expect_true(tf_view(&a.ses.trace, ST_ENC_SELF_MASK, 0, -1, 1, &mv, &err) == 0, "mask view: %s", err.msg);
+    int kn = a.ses.trace.src_len[1];
     expect_true(kn == 2 && mv.cols == 6, "sentence 2 has 2 tokens padded to 6, got %d of %d", kn, mv.cols);
     Cells C;
-    expect_true(find_cells(&a, view_mask, AREA, ST_ENC_SELF_MASK, mv.rows, mv.cols, &C) == 0,
+    expect_true(find_cells(&a, VIEW_MASK, AREA, ST_ENC_SELF_MASK, mv.rows, mv.cols, &C) == 0,
                 "every row and column of the mask found under the mouse, got%s", " some missing");
-    view_frame(&a, view_mask, AREA);
+    view_frame(&a, VIEW_MASK, AREA);
     int bad = 0;
     float zero_real = 0, zero_ignored = 0;
     for (int i = 0; i < mv.rows; i++)
@@ -316,7 +290,7 @@ static void test_mask_padding_batch(void **state)
 /* Longest run of exactly colour c along row y between x0 and x1. */
 static int longest_run(int y, int x0, int x1, uint32_t c)
 {
-    ren_read_pixels(g_ren, (Rect){x0, y, x1 - x0, 1}, g_px);
+    ren_read_pixels(tu_ren, (Rect){x0, y, x1 - x0, 1}, g_px);
     int best = 0, run = 0;
     for (int i = 0; i < x1 - x0; i++) {
         run = g_px[i] == c ? run + 1 : 0;
@@ -335,8 +309,8 @@ static void test_output_bars(void **state)
     expect_true(app_current_view(&a) == VIEW_OUTPUT, "out.probs opens the output view, got %d",
                 app_current_view(&a));
     /* the engine's top 5 after <bos> */
-    int V = a.model.cfg.tgt_vocab, order[64];
-    const float *p = a.trace.probs; /* sentence 0, position 0 */
+    int V = a.ses.model.cfg.tgt_vocab, order[64];
+    const float *p = a.ses.trace.probs; /* sentence 0, position 0 */
     for (int v = 0; v < V; v++)
         order[v] = v;
     for (int i = 0; i < 5; i++)
@@ -349,7 +323,7 @@ static void test_output_bars(void **state)
     /* point down the first card to find its bars */
     int ids[16], y0[16], y1[16], n = 0, x = AREA.x + 40;
     for (int y = AREA.y; y < AREA.y + AREA.h && n < 16; y += 2) {
-        Hover h = probe(&a, view_output, AREA, x, y);
+        Hover h = probe(&a, VIEW_OUTPUT, AREA, x, y);
         if (!h.valid || h.stage != ST_OUT_PROBS || h.row != 0)
             continue;
         if (n == 0 || ids[n - 1] != h.col) {
@@ -369,12 +343,12 @@ static void test_output_bars(void **state)
     /* how far the first card reaches */
     int right = x;
     while (right < AREA.x + AREA.w) {
-        Hover h = probe(&a, view_output, AREA, right + 2, (y0[0] + y1[0]) / 2);
+        Hover h = probe(&a, VIEW_OUTPUT, AREA, right + 2, (y0[0] + y1[0]) / 2);
         if (!h.valid || h.row != 0)
             break;
         right += 2;
     }
-    view_frame(&a, view_output, AREA);
+    view_frame(&a, VIEW_OUTPUT, AREA);
     const Theme *th = theme_get(a.theme);
     int len[5];
     for (int r = 0; r < 5; r++)
@@ -400,21 +374,21 @@ static void test_output_truth_marked(void **state)
     const char *src[] = {"t5 t6 t7"};
     open_app(&a, src, 1, "t8 t9");
     app_goto(&a, ST_OUT_PROBS, 0);
-    expect_true(a.tgt_auto == 0, "a typed target is used for teacher forcing, got tgt_auto %d", a.tgt_auto);
+    expect_true(a.ses.tgt_auto == 0, "a typed target is used for teacher forcing, got tgt_auto %d", a.ses.tgt_auto);
     /* after <bos> the true next token is t8; its row (if in the top k) is
      * green when it is the argmax and red otherwise */
-    int V = a.model.cfg.tgt_vocab, truth = a.trace.tgt_ids[1], best = 0;
-    const float *p = a.trace.probs;
+    int V = a.ses.model.cfg.tgt_vocab, truth = a.ses.trace.tgt_ids[1], best = 0;
+    const float *p = a.ses.trace.probs;
     for (int v = 1; v < V; v++)
         best = p[v] > p[best] ? v : best;
     int seen = 0, x = AREA.x + 40;
     const Theme *th = theme_get(a.theme);
     for (int y = AREA.y; y < AREA.y + AREA.h && !seen; y += 2) {
-        Hover h = probe(&a, view_output, AREA, x, y);
+        Hover h = probe(&a, VIEW_OUTPUT, AREA, x, y);
         if (!h.valid || h.row != 0 || h.col != truth)
             continue;
         seen = 1;
-        view_frame(&a, view_output, AREA);
+        view_frame(&a, VIEW_OUTPUT, AREA);
         uint32_t want = cmap_pack(best == truth ? th->good : th->bad);
         int run = longest_run(y + 1, AREA.x, AREA.x + AREA.w / 2, want);
         end_frame();
@@ -432,7 +406,7 @@ static void test_output_truth_marked(void **state)
  * their starts and lengths. */
 static int ink_runs(int x, int ya, int yb, uint32_t bg, int *start, int *len, int max)
 {
-    ren_read_pixels(g_ren, (Rect){x, ya, 1, yb - ya}, g_px);
+    ren_read_pixels(tu_ren, (Rect){x, ya, 1, yb - ya}, g_px);
     int n = 0, in = 0;
     for (int i = 0; i < yb - ya; i++) {
         uint32_t q = g_px[i];
@@ -457,11 +431,11 @@ static int ink_runs(int x, int ya, int yb, uint32_t bg, int *start, int *len, in
 static float best_pair(const App *a, StageId st, int *layer, int *head)
 {
     float best = 0;
-    for (int l = 0; l < a->model.cfg.n_enc; l++)
-        for (int h = 0; h < a->model.cfg.n_heads; h++) {
+    for (int l = 0; l < a->ses.model.cfg.n_enc; l++)
+        for (int h = 0; h < a->ses.model.cfg.n_heads; h++) {
             TfView w;
             TfErr err;
-            if (tf_view(&a->trace, st, l, h, 0, &w, &err))
+            if (tf_view(&a->ses.trace, st, l, h, 0, &w, &err))
                 continue;
             float x = tf_view_at(&w, 0, 0), y = tf_view_at(&w, 1, 1);
             float r = x > y ? x / y : y / x;
@@ -497,9 +471,9 @@ static void test_lines_thickness(void **state)
     a.view = VIEW_LINES;
     TfView w;
     TfErr err;
-    tf_view(&a.trace, ST_ENC_SELF_WEIGHTS, layer, head, 0, &w, &err);
+    tf_view(&a.ses.trace, ST_ENC_SELF_WEIGHTS, layer, head, 0, &w, &err);
     float w00 = tf_view_at(&w, 0, 0), w11 = tf_view_at(&w, 1, 1);
-    view_frame(&a, view_lines, AREA);
+    view_frame(&a, VIEW_LINES, AREA);
     uint32_t bg = cmap_pack(theme_get(a.theme)->bg);
     int st[16], ln[16];
     /* the curves meet the middle of the area half-way: (0,0) on top,
@@ -533,11 +507,11 @@ static void test_lines_masked_pairs_draw_nothing(void **state)
         a.view = VIEW_LINES;
         TfView w;
         TfErr err;
-        tf_view(&a.trace, st, 0, 0, 0, &w, &err);
+        tf_view(&a.ses.trace, st, 0, 0, 0, &w, &err);
         if (k)
             expect_true(tf_view_at(&w, 0, 1) == 0, "<bos> may not see the next token: weight 0, got %g",
                         tf_view_at(&w, 0, 1));
-        view_frame(&a, view_lines, AREA);
+        view_frame(&a, VIEW_LINES, AREA);
         int s[16], l[16];
         /* a third of the way across, the two diagonal curves are apart */
         int n = ink_runs(AREA.x + AREA.w * 2 / 5, AREA.y + 160, AREA.y + AREA.h, bg, s, l, 16);
@@ -561,15 +535,15 @@ static void test_lines_click_selects(void **state)
     int hx = -1, hy = -1, row = -1;
     for (int x = AREA.x; x < AREA.x + AREA.w / 2 && hx < 0; x += 24)
         for (int y = AREA.y + 100; y < AREA.y + AREA.h && hx < 0; y += 8) {
-            Hover h = probe(&a, view_lines, AREA, x, y);
+            Hover h = probe(&a, VIEW_LINES, AREA, x, y);
             if (h.valid && h.row == 2)
                 hx = x, hy = y, row = h.row;
         }
     expect_true(hx >= 0, "query token 2 found under the mouse, got %s", "nothing");
-    click(&a, view_lines, AREA, hx, hy);
+    click(&a, VIEW_LINES, AREA, hx, hy);
     expect_true(a.sel.side == 1 && a.sel.index == row, "clicking query 2 selects source token 2, got side %d index %d",
                 a.sel.side, a.sel.index);
-    click(&a, view_lines, AREA, hx, hy);
+    click(&a, VIEW_LINES, AREA, hx, hy);
     expect_true(a.sel.side == 0, "clicking it again clears the selection, got side %d", a.sel.side);
     app_free(&a);
 }
@@ -592,13 +566,13 @@ static void test_heads_hover_and_click(void **state)
         int hx = -1, hy = -1, bad = 0, hits = 0;
         for (int y = AREA.y; y < AREA.y + AREA.h && (hx < 0 || hits < 40); y += 26)
             for (int x = AREA.x; x < AREA.x + AREA.w; x += 26) {
-                Hover h = probe(&a, view_heads, AREA, x, y);
+                Hover h = probe(&a, VIEW_HEADS, AREA, x, y);
                 if (!h.valid)
                     continue;
                 hits++;
                 TfView tv;
                 TfErr err;
-                if (h.stage != sts[k] || tf_view(&a.trace, h.stage, h.layer, h.head, h.b, &tv, &err) ||
+                if (h.stage != sts[k] || tf_view(&a.ses.trace, h.stage, h.layer, h.head, h.b, &tv, &err) ||
                     tf_view_at(&tv, h.row, h.col) != h.value) {
                     if (bad++ < 3)
                         printf("  hover at (%d,%d): stage %d layer %d head %d (%d,%d) = %g, not the engine's\n", x,
@@ -610,11 +584,11 @@ static void test_heads_hover_and_click(void **state)
         expect_true(hits > 20 && bad == 0, "every hovered cell reports the engine's value, got %d of %d wrong", bad,
                     hits);
         expect_true(hx >= 0, "the thumbnail of layer 2 head 3 found under the mouse, got %s", "nothing");
-        click(&a, view_heads, AREA, hx, hy);
+        click(&a, VIEW_HEADS, AREA, hx, hy);
         StagePos p = app_pos(&a);
-        expect_true(p.stage == sts[k] && p.layer == 1 && a.head == 2 && a.view == VIEW_AUTO,
+        expect_true(p.stage == sts[k] && p.layer == 1 && a.ses.head == 2 && a.view == VIEW_AUTO,
                     "the click opens %s layer 1 head 2, got stage %d layer %d head %d view %d",
-                    stage_info(sts[k])->name, (int)p.stage, p.layer, a.head, (int)a.view);
+                    stage_info(sts[k])->name, (int)p.stage, p.layer, a.ses.head, (int)a.view);
         expect_true(app_current_view(&a) == VIEW_MATRIX, "one head shows the heatmap, got view %d",
                     app_current_view(&a));
     }
@@ -626,7 +600,7 @@ static void test_heads_hover_and_click(void **state)
 /* Pixels outside rc that are not the page colour. */
 static int ink_outside(Rect rc, uint32_t bg)
 {
-    ren_read_pixels(g_ren, (Rect){0, 0, W, H}, g_px);
+    ren_read_pixels(tu_ren, (Rect){0, 0, W, H}, g_px);
     int n = 0;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
@@ -646,7 +620,7 @@ static void test_degenerate_inputs_stay_inside(void **state)
                            "t26 t27 t28 t29 t30 t31 t32 t33 t34 t35 t36"};
     struct { const char **src; int n; const char *tgt; } inputs[] = {
         {one, 1, NULL}, {one, 1, "t5"}, {four, 4, "t6 t7"}, {longs, 1, NULL}};
-    ViewFn fns[4] = {view_heads, view_lines, view_mask, view_output};
+    ViewFn fns[4] = {VIEW_HEADS, VIEW_LINES, VIEW_MASK, VIEW_OUTPUT};
     StageId stages[4] = {ST_DEC_CROSS_WEIGHTS, ST_DEC_SELF_WEIGHTS, ST_DEC_SELF_MASK, ST_OUT_PROBS};
     Rect areas[] = {{280, 200, 700, 500}, {10, 10, 200, 150}, {5, 5, 30, 20}, {60, 60, 1, 1}, {100, 80, 420, 300}};
     int bad = 0, frames = 0;
@@ -659,7 +633,7 @@ static void test_degenerate_inputs_stay_inside(void **state)
                         continue; /* tiny areas once, in the dark theme */
                     a.theme = (ThemeId)th;
                     a.text_scale = ar == 4 ? 1.6f : 1.0f;
-                    a.batch = (int)(ar % (size_t)a.n_src);
+                    a.ses.batch = (int)(ar % (size_t)a.ses.n_src);
                     app_goto(&a, stages[k], 1);
                     app_set_head(&a, k == 0 || (k == 1 && th == 1) ? -1 : 1);
                     /* the mouse somewhere inside, pressing, so hover and
@@ -695,20 +669,20 @@ static void test_whole_window_small(void **state)
     ViewId views[4] = {VIEW_HEADS, VIEW_LINES, VIEW_MASK, VIEW_OUTPUT};
     StageId stages[4] = {ST_ENC_SELF_SCORES, ST_DEC_CROSS_WEIGHTS, ST_DEC_CROSS_MASK, ST_OUT_PROBS};
     for (int s = 0; s < 3; s++) {
-        expect_true(ren_resize_headless(g_ren, sizes[s][0], sizes[s][1]) == 0, "resize to %dx%d, got a failure",
+        expect_true(ren_resize_headless(tu_ren, sizes[s][0], sizes[s][1]) == 0, "resize to %dx%d, got a failure",
                     sizes[s][0], sizes[s][1]);
         for (int k = 0; k < 4; k++) {
             app_goto(&a, stages[k], 0);
             app_set_head(&a, k == 0 ? -1 : 0);
             a.view = views[k];
             a.text_scale = s == 1 ? 1.6f : 1.0f;
-            a.batch = k;
+            a.ses.batch = k;
             a.now += 1;
-            app_frame(&a, g_ren);
+            app_frame(&a, tu_ren);
             expect_true(a.want_quit == 0, "the window keeps running, got want_quit %d", a.want_quit);
         }
     }
-    ren_resize_headless(g_ren, W, H);
+    ren_resize_headless(tu_ren, W, H);
     app_free(&a);
 }
 

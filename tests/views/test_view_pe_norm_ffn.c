@@ -1,4 +1,4 @@
-/* test_view_b.c - the positional-encoding, Add & Norm and feed-forward
+/* test_view_pe_norm_ffn.c - the positional-encoding, Add & Norm and feed-forward
  * views, drawn headless and checked against the engine's numbers:
  *   - the rotation demo: R(k·ω)·PE(pos) equals the table's PE(pos+k) for
  *     every pair, pos and k, and R is a rotation;
@@ -13,7 +13,6 @@
  *     presenter text and every theme draw without a crash and stay inside
  *     their area.
  * Needs no display (the software renderer, headless). */
-#include <SDL.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +22,9 @@
 #include "checkpoint.h"
 #include "colormap.h"
 #include "ops.h"
+#include "test_app_util.h"
 #include "test_util.h"
-#include "views.h"
+#include "view.h"
 
 #define W 1280
 #define H 800
@@ -32,7 +32,6 @@
 /* Model files, named by the process id so that two runs at once (make test
  * and make test SANITIZE=1) do not remove each other's. */
 static char POST[96], PRE[96], BASE[96];
-static Ren *g_ren;
 
 /* γ and β away from 1 and 0, so using the wrong LayerNorm would show. */
 static void perturb_ln(float *w, float *b, size_t n)
@@ -77,22 +76,20 @@ static int setup(void **state)
     (void)state;
     TfErr err;
     int pid = (int)getpid();
-    snprintf(POST, sizeof POST, "/tmp/stepformer-test-view-b-%d-post.safetensors", pid);
-    snprintf(PRE, sizeof PRE, "/tmp/stepformer-test-view-b-%d-pre.safetensors", pid);
-    snprintf(BASE, sizeof BASE, "/tmp/stepformer-test-view-b-%d-512.safetensors", pid);
+    snprintf(POST, sizeof POST, "/tmp/stepformer-test-view-pe-%d-post.safetensors", pid);
+    snprintf(PRE, sizeof PRE, "/tmp/stepformer-test-view-pe-%d-pre.safetensors", pid);
+    snprintf(BASE, sizeof BASE, "/tmp/stepformer-test-view-pe-%d-512.safetensors", pid);
     if (write_model(POST, 64, 256, 2, TF_NORM_POST) || write_model(PRE, 64, 256, 2, TF_NORM_PRE) ||
         write_model(BASE, 512, 2048, 1, TF_NORM_POST))
         return -1;
-    g_ren = ren_open_headless(W, H, &err);
-    if (!g_ren)
-        printf("  ren_open_headless: %s\n", err.msg);
-    return g_ren ? 0 : -1;
+    tu_ren = ren_open_headless(W, H, &err);
+    return tu_ren ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    ren_close(g_ren);
+    tu_fixture_close(NULL);
     remove(POST);
     remove(PRE);
     remove(BASE);
@@ -102,39 +99,26 @@ static int teardown(void **state)
 static void open_app(App *a, const char *model, const char *src, const char *tgt, const char *stage,
                      int layer)
 {
-    AppOpts o = {0};
-    o.model_path = model;
-    o.src[0] = src;
-    o.n_src = 1;
-    o.tgt = tgt;
+    AppOpts o = tu_opts(model, src, tgt, NULL);
     o.stage = stage;
     o.layer = layer;
-    o.head = -2;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "app opens %s: %s", model, err.msg);
-    a->now = 100;
+    o.no_save = 0;
+    tu_open(a, &o, 100);
     a->anim_start = 0;
 }
 
 /* Draw one view into area on a fresh frame with the mouse at (mx, my)
  * (pressed when `press`); the frame stays open for reading. */
-static void draw_view(App *a, void (*view)(ViewCtx *), Rect area, int mx, int my, int press)
+static void draw_view(App *a, ViewId view, Rect area, int mx, int my, int press)
 {
-    app_update(a);
-    Gfx *g = app_gfx(a, g_ren);
-    gfx_fonts(g, a->text_scale, NULL);
-    const Theme *th = theme_get(a->theme);
-    ren_begin(g_ren, th->bg);
-    a->hover.valid = 0;
     a->in = (UiInput){.mx = mx, .my = my, .pressed = press, .down = press};
-    ViewCtx v = {a, g_ren, g, th, area, &a->in, 1.0f};
-    view(&v);
+    tu_view_frame(a, tu_ren, view, area);
 }
 
 static uint32_t pixel(int x, int y)
 {
     uint32_t p = 0;
-    ren_read_pixels(g_ren, (Rect){x, y, 1, 1}, &p);
+    ren_read_pixels(tu_ren, (Rect){x, y, 1, 1}, &p);
     return p;
 }
 
@@ -168,17 +152,17 @@ typedef struct Probe {
     char where[640];
 } Probe;
 
-static int hover_at(App *a, void (*view)(ViewCtx *), Rect area, int x, int y, StageId st, Hover *h)
+static int hover_at(App *a, ViewId view, Rect area, int x, int y, StageId st, Hover *h)
 {
     draw_view(a, view, area, x, y, 0);
-    ren_end(g_ren);
+    ren_end(tu_ren);
     *h = a->hover;
     return h->valid && h->stage == st && strncmp(h->where, "row ", 4) == 0;
 }
 
 /* Up to max probes of stage st's heatmap cells, hovering a grid of points
  * of `where` (a part of the view's area, to keep the test fast). */
-static int find_cells(App *a, void (*view)(ViewCtx *), Rect area, Rect where, StageId st, Probe *out,
+static int find_cells(App *a, ViewId view, Rect area, Rect where, StageId st, Probe *out,
                       int max, int step)
 {
     int n = 0;
@@ -209,7 +193,7 @@ static void test_rotation_equals_table(void **state)
     (void)state;
     static App a;
     open_app(&a, POST, "t5 t6 t7", NULL, "pos.enc", 0);
-    const TfTrace *tr = &a.trace;
+    const TfTrace *tr = &a.ses.trace;
     int C = tr->cfg.d_model, rows = tr->cap_T;
     double worst = 0;
     int at[3] = {0, 0, 0}, checked = 0;
@@ -243,7 +227,7 @@ static void test_rotation_is_a_rotation(void **state)
     (void)state;
     static App a;
     open_app(&a, POST, "t5 t6 t7", NULL, "pos.enc", 0);
-    const TfTrace *tr = &a.trace;
+    const TfTrace *tr = &a.ses.trace;
     int C = tr->cfg.d_model;
     double worst = 0;
     for (int i = 0; i < C / 2; i += 5) {
@@ -275,12 +259,12 @@ static void test_pe_table_cells(void **state)
     Rect area = {300, 70, 680, 640};
     Probe p[16];
     Rect low_left = {area.x, area.y + area.h / 2, area.w / 2, area.h / 2};
-    int n = find_cells(&a, view_pe, area, low_left, ST_POS_ENC, p, 16, 19);
+    int n = find_cells(&a, VIEW_PE, area, low_left, ST_POS_ENC, p, 16, 19);
     expect_true(n >= 8, "found PE table cells by hovering, got %d", n);
-    draw_view(&a, view_pe, area, 0, 0, 0); /* no hover outline now */
+    draw_view(&a, VIEW_PE, area, 0, 0, 0); /* no hover outline now */
     int bad = 0;
     for (int i = 0; i < n; i++) {
-        float want_v = a.trace.pe[(size_t)p[i].row * a.trace.cfg.d_model + p[i].col];
+        float want_v = a.ses.trace.pe[(size_t)p[i].row * a.ses.trace.cfg.d_model + p[i].col];
         Color want = cmap_color(a.cmap_signed, (want_v + 1.0f) / 2.0f);
         uint32_t got = pixel(p[i].x, p[i].y);
         int d = chan_diff(got, want);
@@ -290,15 +274,15 @@ static void test_pe_table_cells(void **state)
             bad++;
         }
     }
-    ren_end(g_ren);
+    ren_end(tu_ren);
     printf("  %d PE table cells checked against cmap((v + 1) / 2)\n", n);
     expect_true(bad == 0, "every probed cell has its value's colour on -1..1, %d differ", bad);
     /* a click on a column plots that dimension (wave slot 3) and rotates
      * its pair */
-    draw_view(&a, view_pe, area, p[n - 1].x, p[n - 1].y, 1);
-    ren_end(g_ren);
+    draw_view(&a, VIEW_PE, area, p[n - 1].x, p[n - 1].y, 1);
+    ren_end(tu_ren);
     int dims[4], pair, pos, k;
-    view_pe_choices(dims, &pair, &pos, &k);
+    view_pe_choices(a.vstate[VIEW_PE], dims, &pair, &pos, &k);
     expect_true(dims[3] == p[n - 1].col && pair == p[n - 1].col / 2,
                 "click on dim %d: wave 4 shows dim %d, pair %d", p[n - 1].col, dims[3], pair);
     app_free(&a);
@@ -341,7 +325,7 @@ static void check_norm_steps(const char *model, TfNorm norm)
 {
     static App a;
     open_app(&a, model, "t5 t6 t7 t8 t9", "t10 t11 t12", NULL, 0);
-    const TfTrace *tr = &a.trace;
+    const TfTrace *tr = &a.ses.trace;
     expect_true(tr->cfg.norm == norm, "model norm placement %d, got %d", norm, tr->cfg.norm);
     static const StageId st[] = {ST_ENC_ADD1, ST_ENC_NORM1, ST_ENC_ADD2, ST_ENC_NORM2, ST_DEC_ADD1,
                                  ST_DEC_NORM1, ST_DEC_ADD2, ST_DEC_NORM2, ST_DEC_ADD3, ST_DEC_NORM3,
@@ -367,8 +351,8 @@ static void check_norm_steps(const char *model, TfNorm norm)
                 expect_near("x + Sublayer = sum", name, l, v[isum].data, sum, rows * C, 0, &w_sum);
                 expect_true(in == (pre ? 0 : 2) && out == (pre ? 1 : 3), "%s: LN in %d out %d", name, in, out);
             }
-            layernorm_forward(ln, mean, rstd, v[in].data, ln_params(&a.model, st[s], l, 0),
-                              ln_params(&a.model, st[s], l, 1), (int)rows, C);
+            layernorm_forward(ln, mean, rstd, v[in].data, ln_params(&a.ses.model, st[s], l, 0),
+                              ln_params(&a.ses.model, st[s], l, 1), (int)rows, C);
             expect_near("LayerNorm(input)·γ + β = output", name, l, v[out].data, ln, rows * C, 1e-5, &w_ln);
             expect_near("stored mean", name, l, m, mean, rows, 1e-6, &w_stats);
             expect_near("stored rstd", name, l, r, rstd, rows, 1e-5, &w_stats);
@@ -405,17 +389,17 @@ static void test_norm_view_hover(void **state)
     /* post-LN: x, Sublayer(x) above the sum and the norm, bottom right */
     Rect top = {area.x, area.y, area.w, area.h / 2};
     Rect quad = {area.x + area.w / 2, area.y + area.h / 4, area.w / 2, area.h / 4};
-    int n = find_cells(&a, view_norm, area, quad, ST_ENC_NORM1, p, 6, 13);
+    int n = find_cells(&a, VIEW_NORM, area, quad, ST_ENC_NORM1, p, 6, 13);
     expect_true(n >= 3, "hovering finds cells of enc.norm1, got %d", n);
-    const float *norm = a.trace.enc[1].n1.norm;
+    const float *norm = a.ses.trace.enc[1].n1.norm;
     for (int i = 0; i < n; i++) {
-        float want = norm[(size_t)p[i].row * a.trace.cfg.d_model + p[i].col];
+        float want = norm[(size_t)p[i].row * a.ses.trace.cfg.d_model + p[i].col];
         expect_true(p[i].value == want, "hover %s = %g, trace %g", p[i].where, p[i].value, want);
     }
     top.w /= 2;
     top.y += top.h / 2;
     top.h /= 2;
-    n = find_cells(&a, view_norm, area, top, ST_ENC_ADD1, p, 2, 13);
+    n = find_cells(&a, VIEW_NORM, area, top, ST_ENC_ADD1, p, 2, 13);
     expect_true(n >= 1, "the sum x + Sublayer(x) is on screen too, found %d cells", n);
     app_free(&a);
 }
@@ -431,12 +415,12 @@ static void test_ffn_zero_cells(void **state)
     Rect area = {300, 70, 680, 640};
     Probe p[24];
     Rect top = {area.x, area.y, area.w, area.h / 2};
-    int n = find_cells(&a, view_ffn, area, top, ST_ENC_FFN_HIDDEN, p, 24, 9);
-    draw_view(&a, view_ffn, area, 0, 0, 0);
-    const float *hid = a.trace.enc[0].ffn_hidden;
-    int F = a.trace.cfg.d_ff, zeros = 0, bad = 0;
+    int n = find_cells(&a, VIEW_FFN, area, top, ST_ENC_FFN_HIDDEN, p, 24, 9);
+    draw_view(&a, VIEW_FFN, area, 0, 0, 0);
+    const float *hid = a.ses.trace.enc[0].ffn_hidden;
+    int F = a.ses.trace.cfg.d_ff, zeros = 0, bad = 0;
     float mx = 0;
-    for (int i = 0; i < a.trace.S * F; i++)
+    for (int i = 0; i < a.ses.trace.S * F; i++)
         mx = fmaxf(mx, hid[i]);
     for (int i = 0; i < n; i++) {
         float v = hid[(size_t)p[i].row * F + p[i].col];
@@ -455,7 +439,7 @@ static void test_ffn_zero_cells(void **state)
             bad++;
         }
     }
-    ren_end(g_ren);
+    ren_end(tu_ren);
     printf("  %d FFN cells checked, %d of them ReLU zeros\n", n, zeros);
     expect_true(n >= 16 && zeros >= 3 && zeros < n, "probes cover zeros and non-zeros: %d / %d", zeros, n);
     expect_true(bad == 0, "zeros are the flat zero grey, the rest their colour: %d wrong", bad);
@@ -469,27 +453,27 @@ static void test_ffn_sentence_counts_trace(void **state)
     static App a;
     open_app(&a, POST, "t5 t6 t7", "t8 t9", "enc.ffn.hidden", 1);
     Rect area = {300, 70, 680, 640};
-    int F = a.trace.cfg.d_ff;
+    int F = a.ses.trace.cfg.d_ff;
     for (int tok = 0; tok < 3; tok++) {
         a.sel = (Selection){1, tok};
-        draw_view(&a, view_ffn, area, 0, 0, 0);
-        ren_end(g_ren);
-        const float *row = a.trace.enc[1].ffn_hidden + (size_t)tok * F;
+        draw_view(&a, VIEW_FFN, area, 0, 0, 0);
+        ren_end(tu_ren);
+        const float *row = a.ses.trace.enc[1].ffn_hidden + (size_t)tok * F;
         int z = 0;
         for (int c = 0; c < F; c++)
             z += row[c] == 0.0f;
         char want[256];
         snprintf(want, sizeof want, "%d%% of the %d hidden units are exactly 0 for 't%d'",
                  (int)lround(100.0 * z / F), F, tok + 5);
-        expect_true(strcmp(view_ffn_said(), want) == 0, "\"%s\", got \"%s\"", want, view_ffn_said());
+        expect_true(strcmp(view_ffn_said(a.vstate[VIEW_FFN]), want) == 0, "\"%s\", got \"%s\"", want, view_ffn_said(a.vstate[VIEW_FFN]));
     }
     TfView tv;
     TfErr err;
-    tf_view(&a.trace, ST_ENC_FFN_HIDDEN, 1, -1, 0, &tv, &err);
+    tf_view(&a.ses.trace, ST_ENC_FFN_HIDDEN, 1, -1, 0, &tv, &err);
     int per[APP_CAP_T];
     long total = ffn_count_zeros(&tv, per), want = 0;
     for (int i = 0; i < tv.rows * F; i++)
-        want += a.trace.enc[1].ffn_hidden[i] == 0.0f;
+        want += a.ses.trace.enc[1].ffn_hidden[i] == 0.0f;
     expect_true(total == want, "zeros counted %ld, trace %ld", total, want);
     app_free(&a);
 }
@@ -500,7 +484,7 @@ static void test_ffn_sentence_counts_trace(void **state)
 static int ink_outside(Rect area, Color bg)
 {
     static uint32_t buf[W * H];
-    if (ren_read_pixels(g_ren, (Rect){0, 0, W, H}, buf))
+    if (ren_read_pixels(tu_ren, (Rect){0, 0, W, H}, buf))
         return -1;
     uint32_t b = cmap_pack(bg);
     int n = 0;
@@ -515,7 +499,7 @@ static int ink_outside(Rect area, Color bg)
 static int ink_inside(Rect area, Color bg)
 {
     static uint32_t buf[W * H];
-    if (area.w < 1 || area.h < 1 || ren_read_pixels(g_ren, area, buf))
+    if (area.w < 1 || area.h < 1 || ren_read_pixels(tu_ren, area, buf))
         return 0;
     uint32_t b = cmap_pack(bg);
     int n = 0;
@@ -526,7 +510,7 @@ static int ink_inside(Rect area, Color bg)
 
 /* Every theme in the main area; the other sizes cycle through the themes
  * (with presenter text on every other one). */
-static void draw_all_sizes(App *a, const char *stage, int layer, void (*view)(ViewCtx *))
+static void draw_all_sizes(App *a, const char *stage, int layer, ViewId view)
 {
     static const Rect areas[] = {{300, 70, 680, 640}, {300, 70, 680, 640}, {300, 70, 680, 640},
                                  {190, 60, 384, 440}, {10, 10, 120, 90},   {5, 5, 30, 20},
@@ -538,7 +522,7 @@ static void draw_all_sizes(App *a, const char *stage, int layer, void (*view)(Vi
         draw_view(a, view, areas[i], areas[i].x + areas[i].w / 2, areas[i].y + areas[i].h / 2, 0);
         const Theme *th = theme_get(a->theme);
         int out = ink_outside(areas[i], th->bg), in = ink_inside(areas[i], th->bg);
-        ren_end(g_ren);
+        ren_end(tu_ren);
         expect_true(out == 0, "%s in %dx%d at %d,%d (theme %s, text x%.1f): %d pixels drawn outside", stage,
                     areas[i].w, areas[i].h, areas[i].x, areas[i].y, th->name, a->text_scale, out);
         if (areas[i].w >= 300)
@@ -551,13 +535,13 @@ static void draw_all_sizes(App *a, const char *stage, int layer, void (*view)(Vi
 
 static void draw_every_view(App *a)
 {
-    draw_all_sizes(a, "pos.enc", 0, view_pe);
-    draw_all_sizes(a, "enc.add1", 0, view_norm);
-    draw_all_sizes(a, "enc.norm2", 0, view_norm);
-    draw_all_sizes(a, "dec.norm3", 0, view_norm);
-    draw_all_sizes(a, "dec.add2", 0, view_norm);
-    draw_all_sizes(a, "enc.ffn.hidden", 0, view_ffn);
-    draw_all_sizes(a, "dec.ffn.hidden", 0, view_ffn);
+    draw_all_sizes(a, "pos.enc", 0, VIEW_PE);
+    draw_all_sizes(a, "enc.add1", 0, VIEW_NORM);
+    draw_all_sizes(a, "enc.norm2", 0, VIEW_NORM);
+    draw_all_sizes(a, "dec.norm3", 0, VIEW_NORM);
+    draw_all_sizes(a, "dec.add2", 0, VIEW_NORM);
+    draw_all_sizes(a, "enc.ffn.hidden", 0, VIEW_FFN);
+    draw_all_sizes(a, "dec.ffn.hidden", 0, VIEW_FFN);
 }
 
 static void test_one_token(void **state)
@@ -565,7 +549,7 @@ static void test_one_token(void **state)
     (void)state;
     static App a;
     open_app(&a, POST, "t5", "t6", "pos.enc", 0);
-    expect_true(a.trace.S == 1, "one source token, got %d", a.trace.S);
+    expect_true(a.ses.trace.S == 1, "one source token, got %d", a.ses.trace.S);
     draw_every_view(&a);
     app_free(&a);
 }
@@ -579,10 +563,10 @@ static void test_long_sentence_and_pre_ln(void **state)
         snprintf(src + strlen(src), sizeof src - strlen(src), "t%d ", 4 + i % 30);
     open_app(&a, PRE, src, "t5 t6 t7 t8 t9 t10 t11 t12 t13 t14 t15 t16 t17 t18 t19 t20 t21 t22 t23 t24",
              "pos.enc", 0);
-    expect_true(a.trace.S == 33, "33 source tokens, got %d", a.trace.S);
+    expect_true(a.ses.trace.S == 33, "33 source tokens, got %d", a.ses.trace.S);
     draw_every_view(&a);
-    draw_all_sizes(&a, "enc.final_norm", 0, view_norm);
-    draw_all_sizes(&a, "dec.norm1", 1, view_norm);
+    draw_all_sizes(&a, "enc.final_norm", 0, VIEW_NORM);
+    draw_all_sizes(&a, "dec.norm1", 1, VIEW_NORM);
     app_free(&a);
 }
 
@@ -591,18 +575,18 @@ static void test_d_model_512(void **state)
     (void)state;
     static App a;
     open_app(&a, BASE, "t5 t6 t7 t8", "t9 t10", "pos.enc", 0);
-    expect_true(a.trace.cfg.d_model == 512 && a.trace.cfg.d_ff == 2048, "d_model 512, d_ff 2048");
-    draw_all_sizes(&a, "pos.enc", 0, view_pe);
-    draw_all_sizes(&a, "enc.norm1", 0, view_norm);
-    draw_all_sizes(&a, "enc.ffn.hidden", 0, view_ffn);
+    expect_true(a.ses.trace.cfg.d_model == 512 && a.ses.trace.cfg.d_ff == 2048, "d_model 512, d_ff 2048");
+    draw_all_sizes(&a, "pos.enc", 0, VIEW_PE);
+    draw_all_sizes(&a, "enc.norm1", 0, VIEW_NORM);
+    draw_all_sizes(&a, "enc.ffn.hidden", 0, VIEW_FFN);
     /* the whole window too, tiny and large, through the app's own frame */
     for (int s = 0; s < 2; s++) {
-        ren_resize_headless(g_ren, s ? 200 : W, s ? 150 : H);
+        ren_resize_headless(tu_ren, s ? 200 : W, s ? 150 : H);
         app_goto(&a, ST_DEC_FFN_HIDDEN, 0);
         a.now += 1;
-        app_frame(&a, g_ren);
+        app_frame(&a, tu_ren);
     }
-    ren_resize_headless(g_ren, W, H);
+    ren_resize_headless(tu_ren, W, H);
     app_free(&a);
 }
 

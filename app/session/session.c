@@ -1,0 +1,503 @@
+/* session.c - the Session (session.h): the stage walk and navigation, the
+ * input lines into a padded batch, the recompute units, the greedy
+ * translation, and loading or adopting a model. No SDL, nothing of the
+ * window. */
+#include "session.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checkpoint.h"
+
+void session_msg(Session *s, int error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+    va_end(ap);
+    s->msg_error = error;
+    s->msg_seq++;
+}
+
+/* ---- the stage walk ---- */
+
+static void build_walk(Session *s)
+{
+    static unsigned walks; /* ids unique in the process, whatever App */
+    s->walk_id = ++walks;
+    int n = tf_walk_build(&s->model.cfg, s->walk, SES_MAX_STEPS);
+    s->n_walk = n < SES_MAX_STEPS ? n : SES_MAX_STEPS;
+}
+
+StagePos session_pos(const Session *s)
+{
+    if (s->n_walk == 0)
+        return (StagePos){ST_SRC_TOKENS, 0};
+    return s->walk[s->at];
+}
+
+
+int session_goto(Session *s, StageId st, int layer)
+{
+    int best = -1;
+    for (int i = 0; i < s->n_walk; i++) {
+        if (s->walk[i].stage != st)
+            continue;
+        if (best < 0 || s->walk[i].layer == layer)
+            best = i;
+        if (s->walk[i].layer == layer)
+            break;
+    }
+    if (best < 0 || best == s->at)
+        return 0;
+    s->at = best;
+    return 1;
+}
+
+int session_step(Session *s, int delta)
+{
+    int at = s->at + delta;
+    if (at < 0)
+        at = 0;
+    if (at >= s->n_walk)
+        at = s->n_walk - 1;
+    if (at == s->at)
+        return 0;
+    s->at = at;
+    return 1;
+}
+
+int session_change_layer(Session *s, int delta)
+{
+    StagePos p = session_pos(s);
+    int n = stage_layers(p.stage, &s->model.cfg);
+    int l = p.layer + delta;
+    if (l < 0 || l >= n)
+        return 0;
+    return session_goto(s, p.stage, l);
+}
+
+/* Tab: the same kind of stage on the other side, or the other side's start. */
+int session_toggle_side(Session *s)
+{
+    StagePos p = session_pos(s);
+    const StageInfo *si = stage_info(p.stage);
+    const char *name = si->name;
+    char other[64];
+    if (strncmp(name, "enc.self.", 9) == 0)
+        snprintf(other, sizeof other, "dec.self.%s", name + 9);
+    else if (strncmp(name, "dec.self.", 9) == 0 || strncmp(name, "dec.cross.", 10) == 0)
+        snprintf(other, sizeof other, "enc.self.%s", strchr(name + 4, '.') + 1);
+    else if (strncmp(name, "enc.", 4) == 0)
+        snprintf(other, sizeof other, "dec.%s", name + 4);
+    else if (strncmp(name, "dec.", 4) == 0)
+        snprintf(other, sizeof other, "enc.%s", name + 4);
+    else if (strcmp(name, "src.tokens") == 0)
+        snprintf(other, sizeof other, "tgt.tokens");
+    else if (strcmp(name, "src.embed") == 0)
+        snprintf(other, sizeof other, "tgt.embed");
+    else if (strcmp(name, "enc.input") == 0)
+        snprintf(other, sizeof other, "dec.input");
+    else if (si->flags & SF_DECODER)
+        snprintf(other, sizeof other, "src.tokens");
+    else
+        snprintf(other, sizeof other, "tgt.tokens");
+    int id = stage_find(other);
+    if (id < 0 || !stage_exists(id, &s->model.cfg))
+        id = (si->flags & SF_DECODER) ? ST_SRC_TOKENS : ST_TGT_TOKENS;
+    int n = stage_layers(id, &s->model.cfg);
+    return session_goto(s, id, p.layer < n ? p.layer : n - 1);
+}
+
+int session_set_head(Session *s, int head)
+{
+    if (head >= s->model.cfg.n_heads)
+        return 0;
+    s->head = head;
+    return 1;
+}
+
+
+void session_set_text(Session *s, int which, const char *text)
+{
+    char *dst = which == 1 ? s->tgt : s->src_line;
+    snprintf(dst, SES_TEXT_MAX, "%s", text);
+    s->dirty = 1;
+}
+
+static int cap_T(const Session *s)
+{
+    return s->model.cfg.max_len < SES_CAP_T ? s->model.cfg.max_len : SES_CAP_T;
+}
+
+/* Tokenise one line into ids; 0 on success, -1 with input_error set. */
+static int encode_line(Session *s, const Vocab *v, const char *text, int *ids,
+                       int max, int *n, const char *what)
+{
+    TfErr err;
+    int unk = 0;
+    int k = vocab_encode(v, text, ids, NULL, max, &unk, &err);
+    if (k < 0) {
+        snprintf(s->input_error, sizeof s->input_error, "%s: %s", what, err.msg);
+        return -1;
+    }
+    if (k > max) {
+        s->truncated = 1;
+        k = max;
+    }
+    s->n_unk += unk;
+    *n = k;
+    return 0;
+}
+
+/* <bos> + the greedy translation of source i (without <eos>). */
+static int greedy_target(Session *s, int i, int keep)
+{
+    TfErr err;
+    DecodeResult r;
+    int max_out = decode_max_out(&s->model, &s->scratch, s->src_n[i]);
+    if (tf_greedy(&s->model, &s->scratch, s->src_ids[i], s->src_n[i], max_out, keep, &r, &err)) {
+        snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
+        return -1;
+    }
+    s->tgt_ids[i][0] = TOK_BOS;
+    s->tgt_n[i] = 1;
+    for (int k = 0; k < r.n && r.ids[k] != TOK_EOS && s->tgt_n[i] < cap_T(s); k++)
+        s->tgt_ids[i][s->tgt_n[i]++] = r.ids[k];
+    if (i == 0) {
+        vocab_decode(&s->model.tgt_vocab, r.ids, r.n, s->translation, sizeof s->translation);
+        decode_result_free(&s->greedy);
+        s->greedy = r;
+    } else {
+        decode_result_free(&r);
+    }
+    return 0;
+}
+
+/* Split the source line at '|' into at most SES_MAX_SENT sentences. */
+static void split_sources(Session *s)
+{
+    const char *p = s->src_line;
+    s->n_src = 0;
+    while (s->n_src < SES_MAX_SENT) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        if (n >= SES_TEXT_MAX)
+            n = SES_TEXT_MAX - 1;
+        memcpy(s->src[s->n_src], p, n);
+        s->src[s->n_src][n] = 0;
+        /* a blank sentence between bars (while typing) is skipped */
+        if (strspn(s->src[s->n_src], " \t") != n || s->n_src == 0)
+            s->n_src++;
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+}
+
+/* ---- recomputation, one unit at a time ----
+ *
+ * After an edit the pass is redone in units: 0 the source embeddings,
+ * 1..n_enc the encoder layers, then the decoder inputs (the typed target or
+ * greedy decoding), the target embeddings, the decoder layers and the
+ * output. A frame computes only the units its stage needs; the window runs
+ * the rest while it is idle (session_idle_work), so an edit redraws at once even
+ * for a big model. Headless use (lazy off) computes everything at once. */
+
+enum { U_ENC_EMBED = 0 };
+static int u_targets(const Session *s) { return s->model.cfg.n_enc + 1; }
+static int u_dec_embed(const Session *s) { return s->model.cfg.n_enc + 2; }
+static int u_total(const Session *s) { return s->model.cfg.n_enc + s->model.cfg.n_dec + 4; }
+
+/* The unit that computes a stage (of layer l). */
+static int stage_unit(const Session *s, StageId st, int l)
+{
+    const TfConfig *c = &s->model.cfg;
+    const StageInfo *si = stage_info(st);
+    if (st == ST_OUT_LOGITS || st == ST_OUT_PROBS)
+        return u_total(s) - 1;
+    if (st == ST_ENC_FINAL)
+        return c->n_enc;
+    if (st == ST_DEC_FINAL)
+        return u_dec_embed(s) + c->n_dec;
+    if (si->flags & SF_DECODER)
+        return (si->flags & SF_LAYER) ? u_dec_embed(s) + 1 + l : u_dec_embed(s);
+    if (si->flags & SF_LAYER)
+        return 1 + l;
+    return U_ENC_EMBED;
+}
+
+/* What the current frame needs computed. */
+static int needed_unit(const Session *s, SesNeed need)
+{
+    if (!s->lazy || need == SES_NEED_ALL)
+        return u_total(s) - 1;
+    StagePos p = session_pos(s);
+    int l = p.layer;
+    if (need == SES_NEED_STACK) /* every layer of the stack */
+        l = stage_layers(p.stage, &s->model.cfg) - 1;
+    return stage_unit(s, p.stage, l);
+}
+
+/* Tokenise the input and start a new pass; the units follow. */
+static void start_pass(Session *s)
+{
+    int T = cap_T(s);
+    s->input_error[0] = 0;
+    s->n_unk = 0;
+    s->truncated = 0;
+    s->units_done = u_total(s); /* nothing to run unless the input is good */
+    s->trace.T = 0;             /* no decoder stage is valid until computed */
+    s->translation[0] = 0;
+    s->version++;
+    split_sources(s);
+    for (int i = 0; i < s->n_src; i++) {
+        if (encode_line(s, &s->model.src_vocab, s->src[i], s->src_ids[i], T, &s->src_n[i], "source"))
+            return;
+        if (s->src_n[i] == 0) {
+            if (s->n_src > 1) { /* drop a blank first sentence of a batch */
+                memmove(s->src[i], s->src[i + 1], (size_t)(s->n_src - i - 1) * SES_TEXT_MAX);
+                s->n_src--;
+                i--;
+                continue;
+            }
+            snprintf(s->input_error, sizeof s->input_error, "type a sentence to run the model");
+            return;
+        }
+    }
+    int B = s->n_src, S = 1;
+    for (int i = 0; i < B; i++)
+        if (s->src_n[i] > S)
+            S = s->src_n[i];
+    memset(s->src_pad, 0, sizeof s->src_pad);
+    for (int i = 0; i < B; i++)
+        memcpy(s->src_pad + i * S, s->src_ids[i], (size_t)s->src_n[i] * sizeof(int));
+    s->pad_S = S;
+    if (s->batch >= B)
+        s->batch = B - 1;
+    s->units_done = 0;
+    if (s->truncated)
+        session_msg(s, 0, "a sentence was longer than %d tokens and was cut", T);
+}
+
+/* The decoder inputs: the typed target for sentence 0, else greedy; the
+ * greedy translation of sentence 0 is kept either way (hint, decode view). */
+static int make_targets(Session *s)
+{
+    int T = cap_T(s);
+    if (greedy_target(s, 0, 1))
+        return -1;
+    s->tgt_auto = 1;
+    if (s->tgt[0]) {
+        int n;
+        s->tgt_ids[0][0] = TOK_BOS;
+        if (encode_line(s, &s->model.tgt_vocab, s->tgt, s->tgt_ids[0] + 1, T - 1, &n, "target"))
+            return -1;
+        s->tgt_n[0] = n + 1;
+        s->tgt_auto = 0;
+    }
+    for (int i = 1; i < s->n_src; i++)
+        if (greedy_target(s, i, 0))
+            return -1;
+    int TT = 1;
+    for (int i = 0; i < s->n_src; i++)
+        if (s->tgt_n[i] > TT)
+            TT = s->tgt_n[i];
+    memset(s->tgt_pad, 0, sizeof s->tgt_pad);
+    for (int i = 0; i < s->n_src; i++)
+        memcpy(s->tgt_pad + i * TT, s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
+    s->pad_T = TT;
+    return 0;
+}
+
+static int run_unit(Session *s, int u)
+{
+    const TfModel *m = &s->model;
+    int n_enc = m->cfg.n_enc;
+    TfErr err;
+    int rc = 0;
+    if (u == U_ENC_EMBED)
+        rc = tf_encode_begin(m, &s->trace, s->n_src, s->pad_S, s->src_pad, s->src_n, 0, &err);
+    else if (u <= n_enc)
+        tf_encode_layer(m, &s->trace, u - 1, 0);
+    else if (u == u_targets(s))
+        return make_targets(s);
+    else if (u == u_dec_embed(s))
+        rc = tf_decode_begin(m, &s->trace, s->pad_T, s->tgt_pad, s->tgt_n, 0, &err);
+    else if (u < u_total(s) - 1)
+        tf_decode_layer(m, &s->trace, u - u_dec_embed(s) - 1, 0);
+    else
+        tf_decode_end(m, &s->trace, 0);
+    if (rc)
+        snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
+    return rc;
+}
+
+static void compute_until(Session *s, int need)
+{
+    while (!s->input_error[0] && s->units_done <= need && s->units_done < u_total(s)) {
+        if (run_unit(s, s->units_done)) {
+            s->units_done = u_total(s);
+            return;
+        }
+        s->units_done++;
+    }
+}
+
+void session_update(Session *s, SesNeed need)
+{
+    if (s->dirty) {
+        s->dirty = 0;
+        start_pass(s);
+    }
+    compute_until(s, needed_unit(s, need));
+}
+
+void session_compute_all(Session *s)
+{
+    session_update(s, SES_NEED_STAGE);
+    compute_until(s, u_total(s) - 1);
+}
+
+int session_idle_work(Session *s)
+{
+    if (s->input_error[0] || s->units_done >= u_total(s))
+        return 0;
+    compute_until(s, s->units_done);
+    return s->units_done < u_total(s) && !s->input_error[0] ? 1 : 2;
+}
+
+
+/* ---- models ---- */
+
+static int adopt(Session *s, TfModel *m, const char *path, int untrained, TfErr *err)
+{
+    TfTrace tr, sc;
+    int T = m->cfg.max_len < SES_CAP_T ? m->cfg.max_len : SES_CAP_T;
+    if (trace_build(&tr, &m->cfg, SES_MAX_SENT, T, TRACE_RECORD, err))
+        return -1;
+    if (trace_build(&sc, &m->cfg, 1, T, TRACE_RECORD, err)) {
+        trace_free(&tr);
+        return -1;
+    }
+    trace_free(&s->trace);
+    trace_free(&s->scratch);
+    model_free(&s->model);
+    decode_result_free(&s->greedy);
+    s->model = *m;
+    s->trace = tr;
+    s->scratch = sc;
+    s->have_model = 1;
+    s->untrained = untrained;
+    snprintf(s->model_path, sizeof s->model_path, "%s", path);
+    const char *slash = strrchr(path, '/');
+    snprintf(s->model_label, sizeof s->model_label, "%s%s", slash ? slash + 1 : path,
+             untrained ? " (untrained)" : "");
+    StagePos p = session_pos(s);
+    build_walk(s);
+    s->at = 0;
+    int moved = session_goto(s, p.stage, p.layer);
+    if (s->head >= m->cfg.n_heads)
+        s->head = 0;
+    s->dirty = 1;
+    s->version++;
+    return moved;
+}
+
+int session_load_model(Session *s, const char *path)
+{
+    TfModel m;
+    TfErr err;
+    if (ckpt_load(&m, path, &err)) {
+        session_msg(s, 1, "could not open the model: %s", err.msg);
+        return -1;
+    }
+    const char *tr = model_meta_get(&m, "trained");
+    int moved = adopt(s, &m, path, tr && strcmp(tr, "false") == 0, &err);
+    if (moved < 0) {
+        model_free(&m);
+        session_msg(s, 1, "could not use the model: %s", err.msg);
+        return -1;
+    }
+    return moved;
+}
+
+int session_use_model(Session *s, TfModel *m, const char *label)
+{
+    TfErr err;
+    int moved = adopt(s, m, label, 0, &err);
+    if (moved < 0) {
+        model_free(m);
+        session_msg(s, 1, "could not use the model: %s", err.msg);
+        return -1;
+    }
+    return moved;
+}
+
+/* A random classroom model with a small English/Chinese vocabulary, so the
+ * window has something honest to show when no trained model is found. */
+static int random_model(Session *s, TfErr *err)
+{
+    TfConfig c;
+    cfg_preset(&c, "classroom", err);
+    static const char *src[] = {"i", "you", "love", "like", "read", "china", "books", "tea", "today"};
+    static const char *tgt[] = {"我", "你", "爱", "喜欢", "读", "中国", "书", "茶", "今天"};
+    TfModel m;
+    memset(&m, 0, sizeof m);
+    Vocab sv, tv;
+    if (vocab_init(&sv, TOK_WORD, err) || vocab_init(&tv, TOK_WORD, err))
+        return -1;
+    sv.lower = 1;
+    for (int i = 0; i < 9; i++) {
+        vocab_add(&sv, src[i], (int)strlen(src[i]), err);
+        vocab_add(&tv, tgt[i], (int)strlen(tgt[i]), err);
+    }
+    c.src_vocab = sv.n;
+    c.tgt_vocab = tv.n;
+    if (model_build(&m, &c, err)) {
+        vocab_free(&sv);
+        vocab_free(&tv);
+        return -1;
+    }
+    params_init(&m.p, &c, 1);
+    m.src_vocab = sv;
+    m.tgt_vocab = tv;
+    if (adopt(s, &m, "random classroom model", 1, err) < 0) {
+        model_free(&m);
+        return -1;
+    }
+    return 0;
+}
+
+
+int session_init(Session *s, const char *path, int fallback, TfErr *err)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->src_line, SES_TEXT_MAX, "i love china");
+    TfModel m;
+    TfErr lerr;
+    if (ckpt_load(&m, path, &lerr) == 0) {
+        const char *tr = model_meta_get(&m, "trained");
+        if (adopt(s, &m, path, tr && strcmp(tr, "false") == 0, err) >= 0)
+            return 0;
+        model_free(&m);
+        lerr = *err;
+    }
+    if (!fallback) {
+        tf_fail(err, "%s", lerr.msg);
+        return -1;
+    }
+    if (random_model(s, err))
+        return -1;
+    session_msg(s, 0, "no trained model found (%s): showing an untrained random model", path);
+    return 0;
+}
+
+void session_free(Session *s)
+{
+    trace_free(&s->trace);
+    trace_free(&s->scratch);
+    decode_result_free(&s->greedy);
+    model_free(&s->model);
+}

@@ -1,0 +1,112 @@
+/* session.h - what the window runs, without the window: the model, the input
+ * lines, the padded batch they make, the trace the model computed for them
+ * (recomputed in units, so a frame computes only what it shows), the greedy
+ * translation, and where the learner is in the stage walk.
+ *
+ * No SDL and nothing of the window here: the App (app/window) owns one
+ * Session and adds how things look; tests and tools can drive a Session
+ * alone. Messages meant for the learner (a cut sentence, a model that could
+ * not be opened) go to msg; msg_seq counts them so the window shows each. */
+#ifndef APP_SESSION_H
+#define APP_SESSION_H
+
+#include <stdint.h>
+
+#include "decode.h"
+#include "model.h"
+#include "stage.h"
+#include "walk.h"
+
+#define SES_MAX_SENT 4       /* sentences in the padded batch */
+#define SES_TEXT_MAX 1024    /* bytes of one input line */
+#define SES_CAP_T 128        /* longest sequence the window shows */
+#define SES_MAX_STEPS 4096   /* entries of the stage walk */
+
+/* How much of the pass a frame needs: the current stage, the current stage
+ * in every layer of its stack, or everything (decoding, output, training). */
+typedef enum SesNeed { SES_NEED_STAGE, SES_NEED_STACK, SES_NEED_ALL } SesNeed;
+
+typedef struct Session {
+    /* the model and what it computed */
+    TfModel model;
+    int have_model;
+    int untrained;              /* random weights: say so on screen */
+    char model_path[1024];
+    char model_label[128];
+    TfTrace trace;              /* cap SES_MAX_SENT x SES_CAP_T, recorded */
+    TfTrace scratch;            /* for greedy decoding, not shown */
+    uint64_t version;           /* bumps whenever the trace changes */
+    int dirty;                  /* input changed: recompute before drawing */
+    int lazy;                   /* compute only what is shown, the rest when idle */
+    int units_done;             /* units of the current pass computed */
+    int src_pad[SES_MAX_SENT * SES_CAP_T], pad_S; /* the padded batch */
+    int tgt_pad[SES_MAX_SENT * SES_CAP_T], pad_T;
+
+    /* the input: a source line holding up to four sentences separated by
+     * '|' (a padded batch) and a target for sentence 0 (empty: the greedy
+     * translation is used) */
+    char src_line[SES_TEXT_MAX];
+    char src[SES_MAX_SENT][SES_TEXT_MAX]; /* the line split at '|' */
+    int n_src;
+    char tgt[SES_TEXT_MAX];
+    int tgt_auto;               /* the decoder input came from greedy decoding */
+    int src_ids[SES_MAX_SENT][SES_CAP_T], src_n[SES_MAX_SENT];
+    int tgt_ids[SES_MAX_SENT][SES_CAP_T], tgt_n[SES_MAX_SENT];
+    int n_unk;                  /* unknown words in the current input */
+    int truncated;              /* a sentence was cut to the limit */
+    char input_error[TF_ERR_MAX + 64]; /* why the input could not run, or "" */
+    char translation[SES_TEXT_MAX];
+    DecodeResult greedy;        /* the greedy decode of sentence 0, steps kept */
+
+    /* where the learner is */
+    StagePos walk[SES_MAX_STEPS];
+    int n_walk, at;             /* the walk and the current index in it */
+    unsigned walk_id;           /* changes whenever the walk is rebuilt */
+    int head;                   /* -1 all heads */
+    int batch;                  /* sentence of the batch shown */
+
+    /* the last message for the learner */
+    char msg[512];
+    int msg_error;
+    unsigned msg_seq;
+} Session;
+
+/* Open the model at path. When it cannot be read and fallback is set, a
+ * random classroom model (labelled untrained) is used instead and msg says
+ * why. Returns 0, or -1 with err when nothing at all can be shown. */
+int session_init(Session *s, const char *path, int fallback, TfErr *err);
+void session_free(Session *s);
+
+/* Replace the model (the old one is kept when the new one fails to load,
+ * and msg says why). session_use_model takes m over (freed on failure);
+ * label names it. Both return -1 on failure, 1 when the position in the
+ * walk changed (the stage is not in the new model), else 0. */
+int session_load_model(Session *s, const char *path);
+int session_use_model(Session *s, TfModel *m, const char *label);
+
+/* The input lines: which 0 the source line, 1 the target. */
+void session_set_text(Session *s, int which, const char *text);
+
+/* Re-run the model on the current input if it changed, as far as need asks
+ * (everything unless s->lazy). session_idle_work runs one more unit of the
+ * pass: 0 when nothing was left, 1 when more remain, 2 when it ran the last
+ * one. session_compute_all finishes the pass. */
+void session_update(Session *s, SesNeed need);
+void session_compute_all(Session *s);
+int session_idle_work(Session *s);
+
+/* Navigation; each returns 1 when the position changed. */
+StagePos session_pos(const Session *s);
+int session_goto(Session *s, StageId st, int layer);
+int session_step(Session *s, int delta);         /* Left/Right */
+int session_change_layer(Session *s, int delta); /* [ and ] */
+int session_toggle_side(Session *s);             /* Tab */
+/* 0..n_heads-1, or -1 for all heads; returns 0 (and keeps the head) when
+ * the model has no such head. */
+int session_set_head(Session *s, int head);
+
+/* A message for the learner (printf format). */
+void session_msg(Session *s, int error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,247 @@
+/* view.h - what the window hands a view, and what a view hands back.
+ *
+ * Each frame the window builds a Scene: a read-only snapshot of what to show
+ * (the model, the trace and its version, the stage position, head, sentence
+ * of the batch, selection, look, language, the fonts and the renderer, and
+ * read-only pointers into the Session for the decode and train views). A
+ * view draws into ctx->area through the renderer layer (never SDL), reads
+ * the mouse from ctx->in, keeps what it remembers between frames in its own
+ * state (ctx->st, owned by the window), and writes its wishes into a ViewOut
+ * (hover, selection, go to a stage, set the head, use a model, a notice, a
+ * wake-up time, a focused text field...), which the window applies when the
+ * view is done. VIEWS[] is the table of views: name, label, draw, keys,
+ * state and what the view needs computed. The widgets that work on a view's
+ * context and its wishes are declared here too (view_widgets.c); the look
+ * and the plain widgets are ui.h's. */
+#ifndef APP_VIEW_H
+#define APP_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "input.h"
+#include "session.h"
+#include "ui.h"
+
+typedef enum ViewId {
+    VIEW_AUTO = 0, /* the natural view of the current stage */
+    VIEW_MATRIX,   /* heatmap with labels and a colour bar */
+    VIEW_HEADS,    /* all layers x heads thumbnails */
+    VIEW_LINES,    /* attention as lines between two token columns */
+    VIEW_MASK,     /* mask matrices with legend, batch selectable */
+    VIEW_PE,       /* positional encoding waves, heatmap, rotation */
+    VIEW_NORM,     /* Add & Norm before/after statistics */
+    VIEW_FFN,      /* FFN hidden activations, ReLU zeros */
+    VIEW_OUTPUT,   /* top-k output probabilities per position */
+    VIEW_DECODE,   /* teacher forcing beside autoregressive decoding */
+    VIEW_TRAIN,    /* live training */
+    VIEW_COUNT
+} ViewId;
+
+
+/* FOCUS_VIEW: a text field of the current view (the train view's file
+ * path), a buffer of SES_TEXT_MAX bytes in the view's state (Scene.view_text);
+ * the view itself leaves it when a click lands elsewhere. */
+typedef enum Focus { FOCUS_NONE, FOCUS_SRC, FOCUS_TGT, FOCUS_VIEW } Focus;
+
+/* A token the learner clicked, followed across views. */
+typedef struct Selection {
+    int side; /* 0 none, 1 source, 2 target */
+    int index;
+} Selection;
+
+/* What the mouse is over: filled by the view while drawing, shown by the
+ * status line and the "how it was computed" box. */
+typedef struct Hover {
+    int valid;
+    StageId stage;
+    int layer, head, b, row, col;
+    float value;
+    char where[640]; /* e.g. "row 1 'love', col 2 'china'" */
+    int own;         /* a value of the view itself, not of the trace: no
+                        "how it was computed" box */
+} Hover;
+
+typedef struct HeatGeo {
+    int valid;
+    Rect grid;        /* the whole matrix on screen (may exceed the view) */
+    float cw, ch;     /* cell size */
+    int rows, cols;
+    float lo, hi;     /* value range of the colour scale */
+    CmapId cmap;
+    StageId stage;
+} HeatGeo;
+
+/* Pan and zoom of a big matrix: screen = T * cell space (cglm affine2d). */
+typedef struct PanZoom {
+    float zoom;   /* 1 = fit */
+    float ox, oy; /* offset of the content, pixels */
+} PanZoom;
+
+
+/* Dragging a big matrix (the window keeps it across frames). */
+typedef struct ViewDrag {
+    int dragging;
+    int x, y;
+} ViewDrag;
+
+/* The read-only snapshot a view draws from (built by the window). */
+typedef struct Scene {
+    const TfModel *model;
+    const TfTrace *trace;
+    uint64_t version;           /* of the trace: bumps whenever it changes */
+    const Session *ses;         /* the input lines, ids, greedy translation */
+    StagePos pos;               /* stage and layer */
+    int head;                   /* -1 all heads */
+    int batch, n_src;           /* sentence shown, sentences in the batch */
+    ViewId view;                /* the view drawn (resolved, never VIEW_AUTO) */
+    Selection sel;
+    ThemeId theme;
+    float text_scale;
+    CmapId cmap_prob, cmap_signed;
+    int lang;                   /* 0 English, 1 Simplified Chinese */
+    double now;                 /* seconds */
+    Focus focus;                /* which text field has the keyboard */
+    int cursor;                 /* byte offset in it */
+    const char *view_text;      /* the view's field when focus is FOCUS_VIEW */
+    Ren *r;
+    Gfx *g;
+    const Theme *th;
+} Scene;
+
+/* What a view wishes; the window applies it when the view is done. */
+typedef struct ViewOut {
+    Hover hover;                /* what the mouse is over (valid 0: nothing) */
+    HeatGeo heat;               /* the main heatmap drawn (tests, tools) */
+    double wake_at;             /* a frame wanted at this time; 0 none */
+    int sel_set;                /* change the selection to sel */
+    Selection sel;
+    int batch_set;              /* show sentence `batch` of the batch */
+    int batch;
+    TfModel *use_model;         /* adopt this model: the window moves it out of
+                                   the view's state (and frees it on failure) */
+    char use_label[128];
+    const char *set_src, *set_tgt; /* new input lines (with use_model) */
+    int recompute;              /* recompute the trace now (after the above) */
+    int cmap_prob_set;          /* change the colour map of probabilities */
+    CmapId cmap_prob;
+    int go_set;                 /* go to stage go_stage, layer go_layer */
+    StageId go_stage;
+    int go_layer;
+    int head_set;               /* set the head (-1 all) */
+    int head;
+    int view_set;               /* show view (VIEW_AUTO: the natural one) */
+    ViewId view;
+    int focus_set;              /* focus: FOCUS_NONE, or FOCUS_VIEW on focus_text */
+    Focus focus;
+    char *focus_text;           /* a buffer of SES_TEXT_MAX bytes in the view's state */
+    int notice_set;
+    int notice_error;
+    char notice[512];
+} ViewOut;
+
+typedef struct ViewCtx {
+    const Scene *s;
+    ViewOut *out;
+    void *st;             /* the view's own state (ViewDef.state_size bytes) */
+    PanZoom *pz;          /* pan/zoom per view, indexed by ViewId */
+    ViewDrag *drag;
+    Ren *r;
+    Gfx *g;
+    const Theme *th;
+    Rect area;
+    const UiInput *in;
+    float anim;           /* 0..1 easing after a stage change */
+} ViewCtx;
+
+/* One entry per view. */
+typedef struct ViewDef {
+    const char *name;     /* "matrix", used by --view and lessons */
+    const char *label;    /* the tab's label (English; L() translates) */
+    void (*draw)(ViewCtx *v);
+    int (*key)(ViewCtx *v, Key key, int mod); /* 1 when used; may be NULL */
+    size_t state_size;    /* bytes of the view's state, 0 none */
+    void (*free)(void *st); /* release what the state holds; may be NULL */
+    SesNeed need;         /* what of the pass the view shows */
+} ViewDef;
+extern const ViewDef *const VIEWS[VIEW_COUNT]; /* VIEW_AUTO: NULL */
+
+/* Wishes, written into v->out. */
+void view_notice(ViewCtx *v, int error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void view_select(ViewCtx *v, int side, int index);
+/* Select (side, index), or clear the selection when it is already that. */
+void view_toggle_select(ViewCtx *v, int side, int index);
+void view_set_head(ViewCtx *v, int head);
+void view_set_batch(ViewCtx *v, int b);
+void view_goto(ViewCtx *v, StageId st, int layer);
+void view_show(ViewCtx *v, ViewId view);
+
+/* ---- widgets on a view's context (view_widgets.c) ---- */
+/* The widest label along an axis of a view (rows 0, columns 1). */
+int ui_label_width(const Scene *sc, const TfView *tv, int axis, RenFont *f);
+/* Report cell (r, c) of a view as what the mouse is over. */
+void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c);
+/* A button; returns 1 when clicked this frame. */
+int ui_button(ViewCtx *v, Rect rc, const char *label, int active);
+/* Stage `part` of the attention block the scene's stage belongs to, and
+ * the layer it is shown for (0 for a stage without layers). */
+StageId ui_attn_stage(const Scene *sc, AttnPart part, int *layer);
+/* Draw with draw only inside v->area, and nothing when the area is too
+ * small to show anything (under 40 x 30). */
+void ui_draw_inside(ViewCtx *v, void (*draw)(ViewCtx *v));
+/* A colour bar with its numeric range. */
+void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const char *label);
+
+/* Controls placed left to right in rc, wrapping to a new line; sizes
+ * follow the text size (ui_px scales a base size). */
+typedef struct UiFlow {
+    ViewCtx *v;
+    Rect rc;
+    int x, y, h, gap;
+} UiFlow;
+UiFlow ui_flow(ViewCtx *v, Rect rc);
+Rect ui_flow_next(UiFlow *f, int w);
+void ui_flow_break(UiFlow *f);
+int ui_flow_button(UiFlow *f, const char *label, int active);
+void ui_flow_text(UiFlow *f, const char *s, Color c);
+int ui_flow_height(const UiFlow *f); /* from rc.y to the last line's bottom */
+/* A value a view shows of its own (not a cell of the trace) under the
+ * mouse: the status line shows it, with no "how it was computed" box. */
+void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- the views (one ViewDef per view file; VIEWS in view_table.c) ---- */
+/* The plain heatmap of the current stage (the matrix view), which other
+ * views fall back to. */
+void view_matrix(ViewCtx *v);
+extern const ViewDef VIEW_MATRIX_DEF, VIEW_HEADS_DEF, VIEW_LINES_DEF, VIEW_MASK_DEF, VIEW_PE_DEF,
+    VIEW_NORM_DEF, VIEW_FFN_DEF, VIEW_OUTPUT_DEF, VIEW_DECODE_DEF, VIEW_TRAIN_DEF;
+
+/* Pure helpers of the views, used by them and tested directly. */
+/* R(k·ω_pair) and R·PE(pos) for one sin/cos pair of the table (view_pe.c) */
+int pe_rotate(const float *pe, int rows, int C, int pair, int pos, int k, float R[2][2],
+              float out[2]);
+double pe_omega(int pair, int C);
+void view_pe_choices(const void *pe_state, int *dims, int *pair, int *pos, int *k);
+/* the four matrices of an Add & Norm step, which is the LN input and output */
+int norm_step_views(const TfTrace *tr, StageId st, int layer, int b, TfView *views,
+                    int *ln_in, int *ln_out, const float **mean, const float **rstd);
+/* exact zeros per row of an FFN hidden view; the last headline drawn */
+long ffn_count_zeros(const TfView *tv, int *per_row);
+const char *view_ffn_said(const void *ffn_state);
+
+/* A matrix drawn as a heatmap with token labels, pan/zoom and hover, used by
+ * the matrix view and reused inside others. */
+typedef struct HeatOpts {
+    int prob;          /* fixed 0..1 scale */
+    int show_values;   /* print values in cells when they are big enough */
+    int colorbar;
+    int zeros_marked;  /* ReLU zeros get a dot */
+    int pz_slot;       /* which PanZoom to use (a ViewId), -1 for none */
+    float lo, hi;      /* forced range when lo < hi */
+    const char *caption;
+} HeatOpts;
+void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o);
+
+#endif

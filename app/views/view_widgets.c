@@ -1,0 +1,202 @@
+/* view_widgets.c - the widgets that work on a view's context (view.h):
+ * buttons, flow layout, the colour bar, hover reports, and the wishes a
+ * view writes into its ViewOut (notice, selection, head, stage, view). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view.h"
+
+int ui_label_width(const Scene *sc, const TfView *tv, int axis, RenFont *f)
+{
+    char buf[300];
+    int n = axis ? tv->cols : tv->rows, w = 0;
+    for (int i = 0; i < n && i < SES_CAP_T; i++) {
+        int k = ren_text_width(f, tf_view_label(sc->trace, sc->model, tv, axis, i, buf, sizeof buf));
+        if (k > w)
+            w = k;
+    }
+    return w;
+}
+
+void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c)
+{
+    char rl[200], cl[200], lh[64] = "";
+    Hover *h = &v->out->hover;
+    memset(h, 0, sizeof *h);
+    h->valid = 1;
+    h->stage = tv->stage;
+    h->layer = tv->layer;
+    h->head = tv->head;
+    h->b = tv->b;
+    h->row = r;
+    h->col = c;
+    h->value = tf_view_at(tv, r, c);
+    tf_view_label(v->s->trace, v->s->model, tv, 0, r, rl, sizeof rl);
+    tf_view_label(v->s->trace, v->s->model, tv, 1, c, cl, sizeof cl);
+    const StageInfo *si = stage_info(tv->stage);
+    if ((si->flags & SF_HEAD) && tv->head >= 0)
+        snprintf(lh, sizeof lh, "layer %d head %d: ", tv->layer + 1, tv->head + 1);
+    snprintf(h->where, sizeof h->where, "%srow %d '%s', col %d '%s'", lh, r, rl, c, cl);
+}
+
+int ui_button(ViewCtx *v, Rect rc, const char *label, int active)
+{
+    const Theme *th = v->th;
+    int over = ui_over(v->in, rc);
+    Color bg = active ? th->accent : over ? th->panel2 : th->panel;
+    ren_rect(v->r, rc, bg);
+    ren_rect_line(v->r, rc, 1, active ? th->accent : th->border);
+    ui_text_center(v->r, v->g->small, label, rc, active ? th->bg : th->text);
+    return ui_clicked(v->in, rc);
+}
+
+void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const char *label)
+{
+    const Theme *th = v->th;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    Rect bar = {rc.x, rc.y + fh + 2, rc.w, rc.h - 2 * fh - 6};
+    if (bar.h < 8)
+        bar.h = 8;
+    /* vertical bar: high values at the top */
+    for (int i = 0; i < bar.h; i++) {
+        float t = 1.0f - (float)i / (float)(bar.h - 1 > 0 ? bar.h - 1 : 1);
+        ren_rect(v->r, (Rect){bar.x, bar.y + i, bar.w, 1}, cmap_color(cmap, t));
+    }
+    ren_rect_line(v->r, bar, 1, th->border);
+    char a[32], b[32];
+    ui_fmt(a, sizeof a, hi);
+    ui_fmt(b, sizeof b, lo);
+    ren_text(v->r, f, a, rc.x, rc.y, th->dim);
+    ren_text(v->r, f, b, rc.x, bar.y + bar.h + 2, th->dim);
+    if (label && lo < 0 && hi > 0) {
+        int y0 = bar.y + (int)lroundf((hi / (hi - lo)) * (bar.h - 1));
+        ren_rect(v->r, (Rect){bar.x - 3, y0, bar.w + 6, 1}, th->text);
+        ren_text(v->r, f, "0", bar.x + bar.w + 4, y0 - fh / 2, th->dim);
+    }
+}
+
+UiFlow ui_flow(ViewCtx *v, Rect rc)
+{
+    int h = ren_font_height(v->g->small) + ui_px(v->g, 10);
+    return (UiFlow){v, rc, rc.x, rc.y, h, ui_px(v->g, 5)};
+}
+
+void ui_flow_break(UiFlow *f)
+{
+    if (f->x == f->rc.x)
+        return;
+    f->x = f->rc.x;
+    f->y += f->h + f->gap;
+}
+
+Rect ui_flow_next(UiFlow *f, int w)
+{
+    if (w > f->rc.w)
+        w = f->rc.w;
+    if (f->x + w > f->rc.x + f->rc.w && f->x > f->rc.x)
+        ui_flow_break(f);
+    Rect r = {f->x, f->y, w, f->h};
+    f->x += w + f->gap;
+    return r;
+}
+
+int ui_flow_button(UiFlow *f, const char *label, int active)
+{
+    int w = ren_text_width(f->v->g->small, label) + ui_px(f->v->g, 16);
+    return ui_button(f->v, ui_flow_next(f, w), label, active);
+}
+
+void ui_flow_text(UiFlow *f, const char *s, Color c)
+{
+    RenFont *font = f->v->g->small;
+    int w = ren_text_width(font, s) + ui_px(f->v->g, 4);
+    Rect r = ui_flow_next(f, w);
+    ui_text_fit(f->v->r, font, s, r.x, r.y + (r.h - ren_font_height(font)) / 2, r.w, c);
+}
+
+int ui_flow_height(const UiFlow *f)
+{
+    return f->y + (f->x > f->rc.x ? f->h : -f->gap) - f->rc.y;
+}
+
+void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)
+{
+    Hover *h = &v->out->hover;
+    memset(h, 0, sizeof *h);
+    h->valid = 1;
+    h->stage = v->s->pos.stage;
+    h->own = 1;
+    h->value = value;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->where, sizeof h->where, fmt, ap);
+    va_end(ap);
+}
+
+StageId ui_attn_stage(const Scene *sc, AttnPart part, int *layer)
+{
+    StagePos p = sc->pos;
+    *layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : 0;
+    return stage_attn_part(stage_attn_block(p.stage), part);
+}
+
+void ui_draw_inside(ViewCtx *v, void (*draw)(ViewCtx *v))
+{
+    if (v->area.w < 40 || v->area.h < 30)
+        return;
+    ren_clip_push(v->r, v->area);
+    draw(v);
+    ren_clip_pop(v->r);
+}
+
+/* ---- wishes of a view, for the window to apply ---- */
+
+void view_notice(ViewCtx *v, int error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->out->notice, sizeof v->out->notice, fmt, ap);
+    va_end(ap);
+    v->out->notice_set = 1;
+    v->out->notice_error = error;
+}
+
+void view_select(ViewCtx *v, int side, int index)
+{
+    v->out->sel_set = 1;
+    v->out->sel = (Selection){side, index};
+}
+
+void view_toggle_select(ViewCtx *v, int side, int index)
+{
+    const Selection *cur = &v->s->sel;
+    view_select(v, cur->side == side && cur->index == index ? 0 : side, index);
+}
+
+void view_set_head(ViewCtx *v, int head)
+{
+    v->out->head_set = 1;
+    v->out->head = head;
+}
+
+void view_set_batch(ViewCtx *v, int b)
+{
+    v->out->batch_set = 1;
+    v->out->batch = b;
+}
+
+void view_goto(ViewCtx *v, StageId st, int layer)
+{
+    v->out->go_set = 1;
+    v->out->go_stage = st;
+    v->out->go_layer = layer;
+}
+
+void view_show(ViewCtx *v, ViewId view)
+{
+    v->out->view_set = 1;
+    v->out->view = view;
+}

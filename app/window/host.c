@@ -1,0 +1,221 @@
+/* host.c - the window hosts the views and the lesson panel: opening and
+ * freeing the App with its lesson (app_init, app_free), the drawing
+ * resources of a renderer,
+ * the Scene a view sees (built from the App), the ViewCtx it draws into,
+ * and applying its ViewOut to the App when it is done. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "lesson_ui.h"
+#include "panels.h"
+#include "view_decode.h"
+#include "view_train.h"
+
+/* The App with its lesson panel (app.c makes the rest). */
+int app_init(App *a, const AppOpts *o, TfErr *err)
+{
+    if (app_init_state(a, o, err))
+        return -1;
+    if (o && o->lesson && lesson_ui_open(a, o->lesson, o->lesson_step)) {
+        tf_fail(err, "%s", a->notice);
+        app_free(a);
+        return -1;
+    }
+    return 0;
+}
+
+void app_free(App *a)
+{
+    lesson_ui_free(a);
+    app_free_state(a);
+}
+
+/* The App's drawing resources, made for renderer r on first use. */
+Gfx *app_gfx(App *a, Ren *r)
+{
+    if (a->gfx && a->gfx->r == r)
+        return a->gfx;
+    app_gfx_free(a);
+    Gfx *g = calloc(1, sizeof *g);
+    TfErr err;
+    if (!g)
+        return NULL;
+    if (gfx_init(g, r, &err)) {
+        snprintf(a->ses.input_error, sizeof a->ses.input_error, "%s", err.msg);
+        free(g);
+        return NULL;
+    }
+    a->gfx = g;
+    return g;
+}
+
+void app_gfx_free(App *a)
+{
+    if (a->gfx) {
+        gfx_free(a->gfx);
+        free(a->gfx);
+        a->gfx = NULL;
+    }
+}
+
+void app_scene(const App *a, Scene *sc)
+{
+    const Session *s = &a->ses;
+    memset(sc, 0, sizeof *sc);
+    sc->model = &s->model;
+    sc->trace = &s->trace;
+    sc->version = s->version;
+    sc->ses = s;
+    sc->pos = app_pos(a);
+    sc->head = s->head;
+    sc->batch = s->batch;
+    sc->n_src = s->n_src;
+    sc->view = app_current_view(a);
+    sc->sel = a->sel;
+    sc->theme = a->theme;
+    sc->text_scale = a->text_scale;
+    sc->cmap_prob = a->cmap_prob;
+    sc->cmap_signed = a->cmap_signed;
+    sc->lang = a->lang;
+    sc->now = a->now;
+    sc->focus = a->focus;
+    sc->cursor = a->cursor;
+    sc->view_text = a->view_text;
+    sc->g = a->gfx;
+    sc->r = a->gfx ? a->gfx->r : NULL;
+    sc->th = theme_get(a->theme);
+}
+
+void app_view_begin(App *a, ViewId id, ViewCall *c)
+{
+    app_update(a);
+    app_scene(a, &c->sc);
+    memset(&c->out, 0, sizeof c->out);
+    c->v = (ViewCtx){&c->sc, &c->out, a->vstate[id], a->pz, &a->drag, c->sc.r, c->sc.g, c->sc.th,
+                     {0, 0, a->win_w, a->win_h}, &a->in, 1.0f};
+}
+
+void app_view_end(App *a, ViewCall *c)
+{
+    app_apply(a, &c->out);
+}
+
+/* A view's wishes, in the order its actions meant them. */
+void app_apply(App *a, ViewOut *o)
+{
+    /* what changes the picture is drawn again at once (the view drew
+     * this frame before its wishes were applied) */
+    if (o->sel_set || o->batch_set || o->cmap_prob_set || o->use_model || o->go_set ||
+        o->head_set || o->focus_set || o->view_set)
+        a->redraw_soon = 1;
+    if (o->hover.valid)
+        a->hover = o->hover;
+    if (o->heat.valid)
+        a->heat = o->heat;
+    if (o->wake_at > 0)
+        a->wake_at = o->wake_at;
+    if (o->sel_set)
+        a->sel = o->sel;
+    if (o->batch_set)
+        a->ses.batch = o->batch;
+    if (o->cmap_prob_set)
+        a->cmap_prob = o->cmap_prob;
+    if (o->use_model) {
+        TfModel m = *o->use_model;
+        memset(o->use_model, 0, sizeof *o->use_model); /* moved to the App */
+        if (app_use_model(a, &m, o->use_label))
+            return; /* the error is the notice; the rest depended on it */
+    }
+    if (o->set_src)
+        app_set_text(a, FOCUS_SRC, o->set_src);
+    if (o->set_tgt)
+        app_set_text(a, FOCUS_TGT, o->set_tgt);
+    if (o->recompute)
+        app_update(a);
+    if (o->go_set)
+        app_goto(a, o->go_stage, o->go_layer);
+    if (o->head_set)
+        app_set_head(a, o->head);
+    if (o->focus_set) {
+        a->focus = o->focus;
+        a->view_text = o->focus == FOCUS_VIEW ? o->focus_text : NULL;
+        if (a->view_text)
+            a->cursor = (int)strlen(a->view_text);
+    }
+    if (o->view_set) {
+        a->view = o->view;
+        a->anim_start = a->now;
+    }
+    if (o->notice_set)
+        app_notice(a, o->notice_error, "%s", o->notice);
+}
+
+int app_view_key(App *a, Key key, int mod)
+{
+    ViewId id = app_current_view(a);
+    if (!VIEWS[id]->key || (VIEWS[id]->state_size && !a->vstate[id]))
+        return 0;
+    ViewCall c;
+    app_view_begin(a, id, &c);
+    int used = VIEWS[id]->key(&c.v, key, mod);
+    app_view_end(a, &c);
+    return used;
+}
+
+void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
+{
+    if (VIEWS[id]->state_size && !a->vstate[id])
+        return;
+    Scene sc;
+    ViewOut out;
+    app_scene(a, &sc);
+    memset(&out, 0, sizeof out);
+    ViewCtx v = *ctx;
+    v.s = &sc;
+    v.out = &out;
+    v.st = a->vstate[id];
+    v.pz = a->pz;
+    v.drag = &a->drag;
+    a->drawn_version = sc.version;
+    VIEWS[id]->draw(&v);
+    app_apply(a, &out);
+}
+
+/* ---- setting up the decode and train views (shot, tests, benchmarks) ---- */
+
+int app_decode_setup(App *a, const char *pane, int k, float alpha)
+{
+    ViewCall c;
+    app_view_begin(a, VIEW_DECODE, &c);
+    int rc = view_decode_setup(&c.v, pane, k, alpha);
+    app_view_end(a, &c);
+    return rc;
+}
+
+int app_train_setup(App *a, const char *task, long long steps)
+{
+    ViewCall c;
+    app_view_begin(a, VIEW_TRAIN, &c);
+    int rc = view_train_setup(&c.v, task, steps);
+    app_view_end(a, &c);
+    return rc;
+}
+
+int app_train_start(App *a, TwSpec *s)
+{
+    ViewCall c;
+    app_view_begin(a, VIEW_TRAIN, &c);
+    int rc = view_train_start(&c.v, s);
+    app_view_end(a, &c);
+    return rc;
+}
+
+void app_train_play(App *a, int on)
+{
+    ViewCall c;
+    app_view_begin(a, VIEW_TRAIN, &c);
+    view_train_play(&c.v, on);
+    app_view_end(a, &c);
+}

@@ -1,0 +1,131 @@
+/* test_soak.c - thousands of random synthetic input events (keys, text,
+ * clicks, the wheel, resizes, view tabs) fed to the window, and after
+ * every one the App's invariants: the cursor inside the focused text, the
+ * position inside the stage walk, layer, head and sentence in range, a view
+ * that exists; after every frame, the view drew from the trace the session
+ * holds now (never a stale version). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "rng.h"
+#include "test_app_util.h"
+#include "test_util.h"
+
+static char MODEL[160];
+
+TU_FIXTURE(MODEL, "soak.safetensors", 1280, 800)
+
+static const char *focused_text(const App *a)
+{
+    switch (a->focus) {
+    case FOCUS_SRC: return a->ses.src_line;
+    case FOCUS_TGT: return a->ses.tgt;
+    case FOCUS_VIEW: return a->view_text;
+    default: return NULL;
+    }
+}
+
+/* Everything that must hold between events (a failure ends the test). */
+static void check(const App *a, int i, const char *after)
+{
+    const Session *s = &a->ses;
+    const char *t = focused_text(a);
+    if (a->focus != FOCUS_NONE)
+        expect_true(t && a->cursor >= 0 && a->cursor <= (int)strlen(t),
+                          "event %d (%s): cursor %d within the focused text", i, after, a->cursor);
+    expect_true(s->n_walk > 0 && s->at >= 0 && s->at < s->n_walk,
+                      "event %d (%s): position %d within the walk of %d", i, after, s->at, s->n_walk);
+    StagePos p = app_pos(a);
+    int L = stage_layers(p.stage, &s->model.cfg);
+    expect_true(p.layer >= 0 && p.layer < (L > 0 ? L : 1), "event %d (%s): layer %d of %d", i, after,
+                      p.layer, L);
+    expect_true(s->head >= -1 && s->head < s->model.cfg.n_heads, "event %d (%s): head %d", i, after,
+                      s->head);
+    expect_true(s->batch >= 0 && s->batch < (s->n_src > 0 ? s->n_src : 1), "event %d (%s): sentence %d of %d",
+                      i, after, s->batch, s->n_src);
+    expect_true(a->view >= VIEW_AUTO && a->view < VIEW_COUNT, "event %d (%s): view %d", i, after, a->view);
+}
+
+static void frame(App *a, int i)
+{
+    tu_frame(a);
+    expect_true(a->drawn_version == a->ses.version, "event %d: the view drew trace version %llu, the session has %llu",
+                i, (unsigned long long)a->drawn_version, (unsigned long long)a->ses.version);
+}
+
+static void test_soak(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, NULL);
+    tu_open(&a, &o, 100);
+    a.ses.lazy = 1; /* as the window runs: partial passes finished when idle */
+    frame(&a, -1);
+    Rng r;
+    rng_seed(&r, 2026);
+    static const Key keys[] = {KEY_LEFT, KEY_RIGHT, '[', ']', KEY_TAB, '0', '1', '2', '4', '9', 't', 'c', '=',
+                               '-', '/', KEY_RETURN, KEY_BACKSPACE, KEY_DELETE, KEY_HOME, KEY_END, KEY_ESCAPE,
+                               KEY_SPACE, 's', 'p', 'b', 'a', 'x', ',', '.', KEY_PAGEDOWN, KEY_NONE};
+    static const char *texts[] = {"t5", " ", "|", "我", "爱", "\xff", "t39 t40", "<unk>", "t1", "?"};
+    int frames = 0;
+    for (int i = 0; i < 4000; i++) {
+        int kind = (int)rng_below(&r, 11);
+        int x = (int)rng_below(&r, (uint32_t)(a.win_w + 40)) - 20, y = (int)rng_below(&r, (uint32_t)(a.win_h + 40)) - 20;
+        const char *what = "?";
+        switch (kind) {
+        case 0: case 1: case 2:
+            ev_key(&a, keys[rng_below(&r, sizeof keys / sizeof keys[0])], rng_below(&r, 8) ? 0 : MOD_SHIFT);
+            what = "key";
+            break;
+        case 3: ev_text(&a, texts[rng_below(&r, sizeof texts / sizeof texts[0])]); what = "text"; break;
+        case 4: case 5: ev_mouse(&a, IN_MOUSE_MOVE, x, y, 0); what = "motion"; break;
+        case 6:
+            ev_mouse(&a, IN_MOUSE_DOWN, x, y, rng_below(&r, 4) ? MB_LEFT : MB_RIGHT);
+            what = "button down";
+            break;
+        case 7: ev_mouse(&a, IN_MOUSE_UP, x, y, MB_LEFT); what = "button up"; break;
+        case 8: ev_mouse(&a, IN_WHEEL, 0, 0, (int)rng_below(&r, 7) - 3); what = "wheel"; break;
+        case 9: { /* a view tab, as the tab strip offers them (not training: slow) */
+            ViewId ch[8];
+            int n = app_view_choices(&a, ch);
+            ViewId v = ch[rng_below(&r, (uint32_t)n)];
+            if (v != VIEW_TRAIN)
+                a.view = v;
+            what = "view tab";
+            break;
+        }
+        default:
+            if (rng_below(&r, 20) == 0)
+                ren_resize_headless(tu_ren, 160 + (int)rng_below(&r, 1800), 120 + (int)rng_below(&r, 1000));
+            what = "resize";
+            break;
+        }
+        a.want_quit = 0;
+        a.want_save_png = a.want_save_csv = 0;
+        if (a.text_scale > 2.0f)
+            a.text_scale = 1.0f;
+        check(&a, i, what);
+        if (i % 5 == 0) {
+            frame(&a, i);
+            frames++;
+            check(&a, i, "frame");
+        }
+        if (i % 7 == 0) {
+            app_idle_work(&a);
+            check(&a, i, "idle work");
+        }
+    }
+    ren_resize_headless(tu_ren, 1280, 800);
+    printf("  4000 events, %d frames, ended at %s in view %s\n", frames, stage_info(app_pos(&a).stage)->name,
+           view_name(app_current_view(&a)));
+    app_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_soak),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
