@@ -11,7 +11,6 @@
 #include "ren.h"
 #include "ren_internal.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,14 +221,14 @@ void *ren_window_handle(Ren *r)
     return r ? r->win : NULL;
 }
 
-void ren_show_error(Ren *r, const char *title, const char *msg)
+int ren_show_error(Ren *r, const char *title, const char *msg)
 {
-    fprintf(stderr, "%s: %s\n", title ? title : "stepformer", msg ? msg : "");
-    /* a box needs a display; without one the line above is all there is */
-    if (r && r->win)
-        SDL_ShowSimpleMessageBox(SDL_MESSAGEBOX_ERROR, title, msg, r->win);
-    else if (SDL_WasInit(SDL_INIT_VIDEO))
-        SDL_ShowSimpleMessageBox(SDL_MESSAGEBOX_ERROR, title, msg, NULL);
+    /* a box needs a display that can show one (not the offscreen driver) */
+    SDL_Window *parent = r ? r->win : NULL;
+    if (!parent && !SDL_WasInit(SDL_INIT_VIDEO))
+        return -1;
+    return SDL_ShowSimpleMessageBox(SDL_MESSAGEBOX_ERROR, title ? title : "Stepformer",
+                                    msg ? msg : "", parent) < 0 ? -1 : 0;
 }
 
 void ren_begin(Ren *r, Color clear)

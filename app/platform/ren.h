@@ -201,7 +201,8 @@ int ren_vector_pages(Ren *r); /* frames begun in the open document */
  * line naming the package that adds Chinese (empty when all is there). */
 int ren_fonts_check(Ren *r, char *warning, size_t cap, TfErr *err);
 /* Show an error to someone who may not see a terminal: a message box on
- * the window of r (or without a parent), and the line on stderr. */
-void ren_show_error(Ren *r, const char *title, const char *msg);
+ * the window of r (it waits for OK). -1 when no box can be shown (no
+ * display, offscreen driver); the caller prints the line on stderr too. */
+int ren_show_error(Ren *r, const char *title, const char *msg);
 
 #endif

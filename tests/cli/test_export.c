@@ -206,7 +206,8 @@ static void test_all_format(void **state)
 }
 
 /* No fonts: a clear error naming the Debian package and no picture; before
- * the fix this wrote a blank PNG and exited 0. */
+ * the fix this wrote a blank PNG and exited 0, and the window showed one
+ * colour. */
 static void test_no_fonts_fails_clearly(void **state)
 {
     (void)state;
@@ -230,6 +231,16 @@ static void test_no_fonts_fails_clearly(void **state)
                     "one line naming the package, got: %s", e ? e : "(nothing)");
         free(e);
     }
+    /* the window: the same line and exit 1 (a message box where a display
+     * can show one), not an empty window */
+    int rc = tu_sh("FONTCONFIG_FILE=%s SDL_VIDEODRIVER=offscreen timeout 30 '%s' 2>%s/nofont.err", conf, PROG, DIR_);
+    expect_true(rc == 1, "the window without fonts exits 1 at once, got %d", rc);
+    char path[400];
+    snprintf(path, sizeof path, "%s/nofont.err", DIR_);
+    char *e = slurp(path);
+    expect_true(e && strstr(e, "fonts-dejavu-core") && count_of(e, "\n") == 1,
+                "the window says which package: %s", e ? e : "(nothing)");
+    free(e);
 }
 
 static int setup(void **state)
