@@ -54,7 +54,7 @@ CORE_DIRS    := core/model core/train core/decode core/data core/io core/sys
 SESSION_DIRS := app/session
 APP_DIRS     := app/platform app/ui app/views app/views/decode app/views/train app/window app/cli
 CORE_INC     := $(addprefix -I,$(CORE_DIRS))
-SESSION_INC  := $(addprefix -I,$(SESSION_DIRS)) -Iapp/cli $(CORE_INC)  # FIXME: data_args needs cli.h
+SESSION_INC  := $(addprefix -I,$(SESSION_DIRS)) $(CORE_INC)
 APP_INC      := $(addprefix -I,$(APP_DIRS)) $(SESSION_INC)
 
 CORE_SRC    := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c))
@@ -111,7 +111,7 @@ test: deps-check
 	@$(MAKE) --no-print-directory test-run
 
 test-run: check-core $(BUILD)/stepformer $(TEST_BIN)
-	@tools/run-tests.sh $(BUILD)
+	@tools/run-tests.sh $(BUILD) $(TEST_BIN)
 
 run: deps-check
 	@$(MAKE) --no-print-directory all
@@ -120,11 +120,11 @@ run: deps-check
 # The window's training thread, the trainer's helper thread and a reader of
 # their publications, all instrumented by ThreadSanitizer: any data race
 # fails the run. The worker needs the engine only, so no SDL is built.
-TSAN_SRC := tests/session/test_train_worker.c $(SESSION_SRC) app/cli/cli.c $(CORE_SRC)
+TSAN_SRC := tests/session/test_train_worker.c $(SESSION_SRC) $(CORE_SRC)
 build/tsan/test_train_worker: $(TSAN_SRC) $(CORE_HDR) $(SESSION_HDR) tests/test_util.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -pthread $(WARN) -O1 -g -fsanitize=thread \
-	    $(CORE_CFLAGS) $(shell pkg-config --cflags $(PKGS_TEST)) $(SESSION_INC) -Iapp/cli -Itests \
+	    $(CORE_CFLAGS) $(shell pkg-config --cflags $(PKGS_TEST)) $(SESSION_INC) -Itests \
 	    $(TSAN_SRC) -o $@ $(LIBS_CORE) $(shell pkg-config --libs $(PKGS_TEST))
 
 test-tsan: deps-check
@@ -225,4 +225,4 @@ deb:
 	    build/deb/stepformer_$(VERSION)_$(DEB_ARCH).changes build/
 	@echo "built build/stepformer_$(VERSION)_$(DEB_ARCH).deb"
 
--include $(CORE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/app/cli/main.d
+-include $(CORE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/app/cli/main.d $(TEST_BIN:=.d)

@@ -1,10 +1,13 @@
 /* test_util.h - shared helpers for the cmocka test programs.
  *
  * Every comparison says what it expected and what it got: check_close()
- * prints the worst difference and where it is before failing. */
+ * prints the worst difference and where it is before failing. Also: a
+ * scratch folder per test program (TU_SCRATCH_GROUP), small model configs
+ * (tu_config) and running a table of tests (TU_RUN). */
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
 
+#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
+
+#include "config.h"
 
 /* Worst |a-b| / (atol + rtol*|b|) over n values; fails when it exceeds 1. */
 static inline void check_close_(const char *what, const float *got,
@@ -65,6 +71,98 @@ static inline int tu_scratch_remove(const char *dir)
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) == 0 ? 0 : -1;
+}
+
+/* g_dir, a scratch folder made before the group's tests and removed after;
+ * path_in(buf, cap, name) = g_dir/name; the group's setup and teardown. */
+#define TU_SCRATCH_GROUP(NAME)                                            \
+    static char g_dir[64];                                               \
+    __attribute__((unused)) static void path_in(char *buf, size_t cap,   \
+                                                const char *name)        \
+    {                                                                    \
+        snprintf(buf, cap, "%s/%s", g_dir, name);                        \
+    }                                                                    \
+    static int setup(void **state)                                       \
+    {                                                                    \
+        (void)state;                                                     \
+        return tu_scratch(g_dir, sizeof g_dir, NAME);                    \
+    }                                                                    \
+    static int teardown(void **state)                                    \
+    {                                                                    \
+        (void)state;                                                     \
+        return tu_scratch_remove(g_dir);                                 \
+    }
+
+/* Run the tests listed (cmocka_unit_test(...), ...) with a group setup and
+ * teardown (or NULL) and return cmocka's result from the caller. */
+#define TU_RUN(SETUP, TEARDOWN, ...)                                      \
+    do {                                                                 \
+        const struct CMUnitTest tu_tests_[] = {__VA_ARGS__};             \
+        return cmocka_run_group_tests(tu_tests_, SETUP, TEARDOWN);       \
+    } while (0)
+
+/* The sizes of a small test model; 0 keeps the classroom preset's. */
+typedef struct TuSize {
+    int d_model, n_heads, d_ff, n_enc, n_dec, src_vocab, tgt_vocab, max_len;
+} TuSize;
+
+/* The classroom preset (post-LN, untied, dropout and label smoothing 0.1)
+ * with the sizes given. */
+static inline TfConfig tu_config(TuSize z)
+{
+    TfConfig c;
+    cfg_preset(&c, "classroom", NULL);
+    int *field[] = {&c.d_model, &c.n_heads, &c.d_ff, &c.n_enc, &c.n_dec, &c.src_vocab, &c.tgt_vocab, &c.max_len};
+    const int want[] = {z.d_model, z.n_heads, z.d_ff, z.n_enc, z.n_dec, z.src_vocab, z.tgt_vocab, z.max_len};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        if (want[k])
+            *field[k] = want[k];
+    return c;
+}
+
+/* A random model of tu_config(z) (fails the test if it cannot be made). */
+#define tu_model(m, seed, ...)                                                  \
+    do {                                                                         \
+        TfConfig tu_c_ = tu_config((TuSize){__VA_ARGS__});                       \
+        TfErr tu_e_;                                                             \
+        expect_true(model_init_random((m), &tu_c_, (seed), &tu_e_) == 0, "model: %s", tu_e_.msg); \
+    } while (0)
+
+/* Seconds on the monotonic clock. */
+static inline double tu_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* How work grows with its input: the best of three runs of run(small) and
+ * of run(big), as big / small. Linear work on 4x the input gives about 4,
+ * quadratic 16; the best of three keeps a busy machine from deciding. */
+static inline double tu_growth(double (*run)(const void *), const void *small, const void *big)
+{
+    double ts = 1e30, tb = 1e30;
+    for (int r = 0; r < 3; r++) {
+        double t = run(small);
+        ts = t < ts ? t : ts;
+        t = run(big);
+        tb = t < tb ? t : tb;
+    }
+    printf("  small %.4f s, big %.4f s: ratio %.1f (linear 4, quadratic 16)\n", ts, tb, tb / ts);
+    return tb / ts;
+}
+
+/* Entries of folder dir whose name contains needle (-1: cannot read it). */
+static inline int tu_count_names(const char *dir, const char *needle)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strstr(e->d_name, needle) != NULL;
+    closedir(d);
+    return n;
 }
 
 /* build/tests/test_x -> build/stepformer: the program beside the tests */

@@ -13,8 +13,22 @@ batch and writes a fixture that tests/test_torch_ref.c compares against:
     logits <B*T*V floats>
     <stage> <layer> <B*H*Tq*Tk floats>   for enc.self / dec.self / dec.cross weights
 
+With experiment flags (the engine's interventions, core/model/experiment.h)
+the same pass is changed the same way, and the fixture starts with a line
+`experiment FLAG...` naming them:
+
+    --no-scale        Q is multiplied by sqrt(d_k) first, so that PyTorch's
+                      QK^T/sqrt(d_k) is QK^T
+    --no-pe           no positional encoding is added
+    --no-causal       no causal mask in decoder self-attention
+    --ablate K:L:H    head H of layer L of K (enc, dec, cross) contributes
+                      nothing: its columns of W_O are zeroed, which equals
+                      zeroing its output before W_O
+    --hide-src I      source position I is masked as a key in encoder
+                      self-attention and cross-attention, like padding
+
 The tests do not need Python: the fixtures are committed. Regenerate with
-    build/stepformer init ... && tools/torch_reference.py MODEL OUT
+    build/stepformer init ... && tools/torch_reference.py MODEL OUT [FLAGS]
 """
 import json
 import math
@@ -51,7 +65,45 @@ def pe_table(max_len, d):
     return torch.from_numpy(pe.astype(np.float32))
 
 
-def main(model_path, out_path, seed=0):
+def parse_flags(args):
+    exp = {"no_scale": False, "no_pe": False, "no_causal": False, "ablate": [], "hide": []}
+    words = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--no-scale", "--no-pe", "--no-causal"):
+            exp[a[2:].replace("-", "_")] = True
+            words.append(a[2:])
+        elif a == "--ablate":
+            k, l, h = args[i + 1].split(":")
+            exp["ablate"].append((k, int(l), int(h)))
+            words.append("ablate=" + args[i + 1])
+            i += 1
+        elif a == "--hide-src":
+            exp["hide"].append(int(args[i + 1]))
+            words.append("hide-src=" + args[i + 1])
+            i += 1
+        else:
+            raise SystemExit(f"unknown flag {a}")
+        i += 1
+    return exp, words
+
+
+def apply_to_attention(mha, kind, layer, exp):
+    """Change one nn.MultiheadAttention in place as the experiment says."""
+    d = mha.embed_dim
+    hd = d // mha.num_heads
+    with torch.no_grad():
+        if exp["no_scale"]:
+            mha.in_proj_weight[:d] *= math.sqrt(hd)
+            mha.in_proj_bias[:d] *= math.sqrt(hd)
+        for k, l, h in exp["ablate"]:
+            if k == kind and l == layer:
+                mha.out_proj.weight[:, h * hd:(h + 1) * hd] = 0
+
+
+def main(model_path, out_path, flags=(), seed=0):
+    exp, words = parse_flags(list(flags))
     meta, t = load_safetensors(model_path)
     d = int(meta["d_model"]); h = int(meta["n_heads"]); ff = int(meta["d_ff"])
     ne = int(meta["n_enc_layers"]); nd = int(meta["n_dec_layers"])
@@ -71,12 +123,15 @@ def main(model_path, out_path, seed=0):
         l = nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, activation="relu",
                                        batch_first=True, norm_first=pre)
         l.load_state_dict(layer_state(f"encoder.layers.{i}."))
+        apply_to_attention(l.self_attn, "enc", i, exp)
         l.eval(); enc.append(l)
     dec = []
     for i in range(nd):
         l = nn.TransformerDecoderLayer(d, h, ff, dropout=0.0, activation="relu",
                                        batch_first=True, norm_first=pre)
         l.load_state_dict(layer_state(f"decoder.layers.{i}."))
+        apply_to_attention(l.self_attn, "dec", i, exp)
+        apply_to_attention(l.multihead_attn, "cross", i, exp)
         l.eval(); dec.append(l)
     enc_norm = dec_norm = None
     if pre:
@@ -94,10 +149,14 @@ def main(model_path, out_path, seed=0):
         tgt[b, 0] = 1
         tgt[b, 1:tgt_len[b]] = rng.integers(4, tv, tgt_len[b] - 1)
     src_t = torch.from_numpy(src); tgt_t = torch.from_numpy(tgt)
-    src_kpm = torch.tensor([[j >= src_len[b] for j in range(S)] for b in range(B)])
+    src_kpm = torch.tensor([[j >= src_len[b] or j in exp["hide"] for j in range(S)] for b in range(B)])
     tgt_kpm = torch.tensor([[j >= tgt_len[b] for j in range(T)] for b in range(B)])
     causal = torch.triu(torch.full((T, T), float("-inf")), diagonal=1)
+    if exp["no_causal"]:
+        causal = torch.zeros((T, T))
     pe = pe_table(max(S, T), d)
+    if exp["no_pe"]:
+        pe = torch.zeros_like(pe)
 
     weights = []
     # grad mode with parameters requiring grad keeps PyTorch off its fused
@@ -134,6 +193,8 @@ def main(model_path, out_path, seed=0):
         logits = y @ gen_w.T + gen_b
 
     with open(out_path, "w") as f:
+        if words:
+            f.write("experiment " + " ".join(words) + "\n")
         f.write(f"batch {B} {S} {T}\n")
         f.write("src " + " ".join(map(str, src.flatten())) + "\n")
         f.write("src_len " + " ".join(map(str, src_len)) + "\n")
@@ -145,4 +206,4 @@ def main(model_path, out_path, seed=0):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], sys.argv[3:])

@@ -8,17 +8,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "checkpoint.h"
+#include "paths.h"
+
+/* "stepformer CMD: TAG<message>" and a newline on stderr. */
+static void say(const char *cmd, const char *tag, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "stepformer %s: %s", cmd, tag);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
 
 int cli_fail(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "stepformer %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say(cmd, "", fmt, ap);
     va_end(ap);
     return 1;
 }
@@ -27,9 +33,7 @@ void cli_warn(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "stepformer %s: warning: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say(cmd, "warning: ", fmt, ap);
     va_end(ap);
 }
 
@@ -70,6 +74,65 @@ int cli_opt(char **argv, int argc, int *i, const char *name, const char **val,
     }
     *val = argv[++*i];
     return 1;
+}
+
+/* Store v into o's target; a message and 1 when it is out of range. */
+static int store(const CliOpt *o, const char *v, const char *cmd)
+{
+    if (o->kind == CLI_STR) {
+        *(const char **)o->out = v;
+        return 0;
+    }
+    int ok = o->kind == CLI_INT ? cli_int(v, (long)o->lo, (long)o->hi, o->out) == 0
+                                : cli_float(v, o->lo, o->hi, o->out) == 0;
+    if (ok)
+        return 0;
+    if (o->msg)
+        return cli_fail(cmd, o->msg, v);
+    char what[96];
+    if (o->kind == CLI_INT)
+        snprintf(what, sizeof what, "an integer in %ld..%ld", (long)o->lo, (long)o->hi);
+    else
+        snprintf(what, sizeof what, "a number in [%g, %g]", o->lo, o->hi);
+    if (o->plain)
+        return cli_fail(cmd, "--%s must be %s", o->name, what);
+    return cli_fail(cmd, "--%s must be %s, not '%s'", o->name, what, v);
+}
+
+int cli_match(char **argv, int argc, int *i, const CliOpt *opts, int n, const char *cmd, int *bad)
+{
+    const char *v;
+    for (int k = 0; k < n; k++) {
+        const CliOpt *o = &opts[k];
+        if (o->kind == CLI_FLAG) {
+            if (!cli_flag(argv[*i], o->name))
+                continue;
+            *(int *)o->out = 1;
+            return 1;
+        }
+        if (!cli_opt(argv, argc, i, o->name, &v, cmd, bad))
+            continue;
+        if (v && store(o, v, cmd))
+            *bad = 1;
+        return 1;
+    }
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, const CliOpt *opts, int n, CliMore more, void *ctx,
+              const char *cmd, const char *help)
+{
+    int bad = 0;
+    for (int i = 1; i < argc && !bad; i++) {
+        if (cli_flag(argv[i], "help")) {
+            fputs(help, stdout);
+            return -1;
+        }
+        if (!cli_match(argv, argc, &i, opts, n, cmd, &bad) &&
+            !(more && more(argv, argc, &i, ctx, cmd, &bad)))
+            return cli_fail(cmd, "unknown argument '%s' (see --help)", argv[i]);
+    }
+    return bad;
 }
 
 int cli_int(const char *s, long lo, long hi, int *out)
@@ -116,34 +179,7 @@ int cli_ids(const char *s, int *ids, int max)
 
 const char *cli_data_path(const char *rel, char *buf, size_t cap)
 {
-    /* 1. next to the executable: build/stepformer -> ../rel */
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            for (int up = 0; up < 3; up++) {
-                snprintf(buf, cap, "%s/%s", exe, rel);
-                if (access(buf, R_OK) == 0)
-                    return buf;
-                slash = strrchr(exe, '/');
-                if (!slash)
-                    break;
-                *slash = 0;
-            }
-        }
-    }
-    /* 2. the installed data directory */
-#ifdef STEPFORMER_DATADIR
-    snprintf(buf, cap, "%s/%s", STEPFORMER_DATADIR, rel);
-    if (access(buf, R_OK) == 0)
-        return buf;
-#endif
-    /* 3. the current directory */
-    snprintf(buf, cap, "%s", rel);
-    return buf;
+    return paths_data(rel, buf, cap);
 }
 
 int cli_load_model(TfModel *m, const char *path, const char *cmd)
@@ -179,4 +215,13 @@ int cli_encode(const Vocab *v, const char *text, int *ids, int max,
             cli_warn(cmd, "unknown %s word '%.*s' becomes <unk>", side,
                      sp[i].len, text + sp[i].off);
     return n;
+}
+
+void cli_resize(TfConfig *cfg, int d_model, int n_heads, int d_ff, int n_enc, int n_dec, int max_len)
+{
+    int *field[] = {&cfg->d_model, &cfg->n_heads, &cfg->d_ff, &cfg->n_enc, &cfg->n_dec, &cfg->max_len};
+    const int given[] = {d_model, n_heads, d_ff, n_enc, n_dec, max_len};
+    for (size_t k = 0; k < sizeof given / sizeof given[0]; k++)
+        if (given[k])
+            *field[k] = given[k];
 }

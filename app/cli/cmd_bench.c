@@ -241,24 +241,12 @@ static int want(const char *only, const char *name)
 
 int cmd_bench(int argc, char **argv)
 {
-    const char *C = "bench", *only = NULL, *v;
-    int bad = 0, quick = 0;
-    for (int i = 1; i < argc && !bad; i++) {
-        if (cli_flag(argv[i], "help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (cli_flag(argv[i], "json")) {
-            /* JSON lines are the only output format */
-        } else if (cli_flag(argv[i], "quick")) {
-            quick = 1;
-        } else if (cli_opt(argv, argc, &i, "only", &v, C, &bad)) {
-            only = v;
-        } else {
-            return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
-        }
-    }
-    if (bad)
-        return 1;
+    const char *only = NULL;
+    int quick = 0, json = 0; /* JSON lines are the only output format */
+    const CliOpt opts[] = {CLI_FLAG_OPT("json", &json), CLI_FLAG_OPT("quick", &quick), CLI_STR_OPT("only", &only)};
+    int rc = cli_parse(argc, argv, opts, CLI_N(opts), NULL, NULL, "bench", HELP);
+    if (rc)
+        return rc < 0 ? 0 : 1;
     double secs = quick ? 0.3 : 2.0;
     double peak = sgemm_peak(secs);
     if (want(only, "forward_base_b1_s32"))

@@ -78,7 +78,7 @@ static int greedy_targets(const TfModel *m, Seq *src, Seq *tgt, int n, const cha
 {
     TfTrace tr;
     TfErr err;
-    if (trace_build(&tr, &m->cfg, 1, m->cfg.max_len, 0, &err))
+    if (trace_build(&tr, &m->cfg, 1, 8, 0, &err))
         return cli_fail(C, "%s", err.msg);
     for (int i = 0; i < n; i++) {
         DecodeResult r;
@@ -108,10 +108,20 @@ static int push_arg(const char *args[][2], int *n, const char *text,
     return 0;
 }
 
+/* Which sentence option argv[*i] is: bit 1 target, bit 0 ids; -1 none. */
+static int seq_opt(char **argv, int argc, int *i, const char **v, int *bad)
+{
+    static const char *const NAMES[] = {"src", "src-ids", "tgt", "tgt-ids"};
+    for (int k = 0; k < 4; k++)
+        if (cli_opt(argv, argc, i, NAMES[k], v, "dump", bad))
+            return k;
+    return -1;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     const char *C = "dump", *model = NULL, *stage = NULL, *v;
-    int layer = 0, head = -2, bidx = 0, json = 0, bad = 0, ns = 0, nt = 0;
+    int layer = 0, head = -2, bidx = 0, json = 0, bad = 0, ns = 0, nt = 0, k;
     static Seq src[MAX_SENT], tgt[MAX_SENT];
     const char *src_arg[MAX_SENT][2], *tgt_arg[MAX_SENT][2];
     for (int i = 1; i < argc && !bad; i++) {
@@ -122,17 +132,9 @@ int cmd_dump(int argc, char **argv)
             model = v;
         } else if (cli_opt(argv, argc, &i, "stage", &v, C, &bad)) {
             stage = v;
-        } else if (cli_opt(argv, argc, &i, "src-ids", &v, C, &bad)) {
-            if (push_arg(src_arg, &ns, NULL, v, C))
-                return 1;
-        } else if (cli_opt(argv, argc, &i, "src", &v, C, &bad)) {
-            if (push_arg(src_arg, &ns, v, NULL, C))
-                return 1;
-        } else if (cli_opt(argv, argc, &i, "tgt-ids", &v, C, &bad)) {
-            if (push_arg(tgt_arg, &nt, NULL, v, C))
-                return 1;
-        } else if (cli_opt(argv, argc, &i, "tgt", &v, C, &bad)) {
-            if (push_arg(tgt_arg, &nt, v, NULL, C))
+        } else if ((k = seq_opt(argv, argc, &i, &v, &bad)) >= 0) {
+            /* --src / --src-ids / --tgt / --tgt-ids: a sentence as text or ids */
+            if (push_arg(k & 2 ? tgt_arg : src_arg, k & 2 ? &nt : &ns, k & 1 ? NULL : v, k & 1 ? v : NULL, C))
                 return 1;
         } else if (cli_opt(argv, argc, &i, "layer", &v, C, &bad)) {
             if (v && cli_int(v, 0, TF_MAX_LAYERS - 1, &layer))

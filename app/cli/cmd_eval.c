@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_data.h"
 #include "commands.h"
-#include "data_args.h"
 #include "train.h"
 
 static const char *HELP =
@@ -27,36 +27,20 @@ static const char *HELP =
 
 int cmd_eval(int argc, char **argv)
 {
-    const char *C = "eval", *model = NULL, *v;
+    const char *C = "eval", *model = NULL;
     DataArgs da;
     EvalOpts o;
     data_args_init(&da);
     eval_opts_default(&o);
-    int bad = 0;
-    for (int i = 1; i < argc && !bad; i++) {
-        if (cli_flag(argv[i], "help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (cli_opt(argv, argc, &i, "model", &v, C, &bad)) {
-            model = v;
-        } else if (cli_opt(argv, argc, &i, "beam", &v, C, &bad)) {
-            if (v && cli_int(v, 1, 64, &o.beam))
-                return cli_fail(C, "--beam must be an integer in 1..64, not '%s'", v);
-        } else if (cli_opt(argv, argc, &i, "alpha", &v, C, &bad)) {
-            if (v && cli_float(v, 0, 10, &o.alpha))
-                return cli_fail(C, "--alpha must be a number in [0, 10], not '%s'", v);
-        } else if (cli_opt(argv, argc, &i, "pairs", &v, C, &bad)) {
-            if (v && cli_int(v, 1, 100000000, &o.max_pairs))
-                return cli_fail(C, "--pairs must be a positive integer, not '%s'", v);
-        } else if (cli_opt(argv, argc, &i, "threads", &v, C, &bad)) {
-            if (v && cli_int(v, 1, TRAIN_SHARDS, &o.threads))
-                return cli_fail(C, "--threads must be 1..%d, not '%s'", TRAIN_SHARDS, v);
-        } else if (!data_args_parse(argv, argc, &i, &da, C, &bad)) {
-            return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
-        }
-    }
-    if (bad)
-        return 1;
+    const CliOpt opts[] = {
+        CLI_STR_OPT("model", &model), CLI_INT_OPT("beam", &o.beam, 1, 64), CLI_NUM_OPT("alpha", &o.alpha, 0, 10),
+        CLI_INT_M("pairs", &o.max_pairs, 1, 100000000, "--pairs must be a positive integer, not '%s'"),
+        CLI_INT_M("threads", &o.threads, 1, TRAIN_SHARDS, "--threads must be 1..2, not '%s'"),
+    };
+    _Static_assert(TRAIN_SHARDS == 2, "the --threads message says 1..2");
+    int rc = cli_parse(argc, argv, opts, CLI_N(opts), cli_data_more, &da, C, HELP);
+    if (rc)
+        return rc < 0 ? 0 : 1;
     if (!model)
         return cli_fail(C, "--model FILE is required");
     if (da.task && da.file)
@@ -66,15 +50,15 @@ int cmd_eval(int argc, char **argv)
         return 1;
     Dataset d;
     memset(&d, 0, sizeof d);
-    int rc = 1;
+    rc = 1;
     if (!da.has_modes) { /* a file is read the way the model reads text */
         da.src_mode = m.src_vocab.mode;
         da.tgt_mode = m.tgt_vocab.mode;
     }
-    if (data_args_from_meta(&da, &m, C))
+    if (cli_data_from_meta(&da, &m, C))
         goto done;
     da.max_len = m.cfg.max_len - 1;
-    if (data_args_load(&d, &da, C))
+    if (cli_data_load(&d, &da, C))
         goto done;
     const char *ls = model_meta_get(&m, "train_label_smoothing");
     if (ls)

@@ -27,11 +27,6 @@ static void group(char *buf, size_t cap, size_t v)
     buf[o] = 0;
 }
 
-static const char *tie_text(TfTie t)
-{
-    return t == TF_TIE_ALL ? "all" : t == TF_TIE_GENERATOR ? "generator" : "none";
-}
-
 static void print_text(const TfModel *m, const char *src, int len)
 {
     const TfConfig *c = &m->cfg;
@@ -80,14 +75,10 @@ static void print_json(const TfModel *m, const char *src, int len)
     TfFlops f = cfg_flops(c, len, len);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", src);
-    cJSON_AddNumberToObject(o, "d_model", c->d_model);
-    cJSON_AddNumberToObject(o, "n_heads", c->n_heads);
-    cJSON_AddNumberToObject(o, "d_ff", c->d_ff);
-    cJSON_AddNumberToObject(o, "n_enc_layers", c->n_enc);
-    cJSON_AddNumberToObject(o, "n_dec_layers", c->n_dec);
-    cJSON_AddNumberToObject(o, "max_len", c->max_len);
+    for (int k = 0; k < CFG_N_SIZES; k++)
+        cJSON_AddNumberToObject(o, CFG_SIZES[k].key, cfg_size_of(c, k));
     cJSON_AddStringToObject(o, "norm", c->norm == TF_NORM_PRE ? "pre" : "post");
-    cJSON_AddStringToObject(o, "tie_embeddings", tie_text(c->tie));
+    cJSON_AddStringToObject(o, "tie_embeddings", cfg_tie_name(c->tie));
     cJSON_AddNumberToObject(o, "src_vocab", c->src_vocab);
     cJSON_AddNumberToObject(o, "tgt_vocab", c->tgt_vocab);
     cJSON *p = cJSON_AddObjectToObject(o, "parameters");
@@ -115,30 +106,15 @@ static void print_json(const TfModel *m, const char *src, int len)
 
 int cmd_info(int argc, char **argv)
 {
-    const char *C = "info", *model = NULL, *preset = NULL, *v;
-    int vocab = 0, len = 32, json = 0, bad = 0;
-    for (int i = 1; i < argc && !bad; i++) {
-        if (cli_flag(argv[i], "help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (cli_flag(argv[i], "json")) {
-            json = 1;
-        } else if (cli_opt(argv, argc, &i, "model", &v, C, &bad)) {
-            model = v;
-        } else if (cli_opt(argv, argc, &i, "preset", &v, C, &bad)) {
-            preset = v;
-        } else if (cli_opt(argv, argc, &i, "vocab", &v, C, &bad)) {
-            if (v && cli_int(v, 5, TF_MAX_VOCAB, &vocab))
-                return cli_fail(C, "--vocab must be an integer in 5..%d", TF_MAX_VOCAB);
-        } else if (cli_opt(argv, argc, &i, "len", &v, C, &bad)) {
-            if (v && cli_int(v, 1, TF_MAX_LEN, &len))
-                return cli_fail(C, "--len must be an integer in 1..%d", TF_MAX_LEN);
-        } else {
-            return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
-        }
-    }
-    if (bad)
-        return 1;
+    const char *C = "info", *model = NULL, *preset = NULL;
+    int vocab = 0, len = 32, json = 0;
+    const CliOpt opts[] = {
+        CLI_FLAG_OPT("json", &json), CLI_STR_OPT("model", &model), CLI_STR_OPT("preset", &preset),
+        CLI_INT_P("vocab", &vocab, 5, TF_MAX_VOCAB), CLI_INT_P("len", &len, 1, TF_MAX_LEN),
+    };
+    int rc = cli_parse(argc, argv, opts, CLI_N(opts), NULL, NULL, C, HELP);
+    if (rc)
+        return rc < 0 ? 0 : 1;
     if (!!model == !!preset)
         return cli_fail(C, "give exactly one of --model FILE or --preset NAME");
     TfModel m;

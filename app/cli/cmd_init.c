@@ -21,58 +21,25 @@ static const char *HELP =
 
 int cmd_init(int argc, char **argv)
 {
-    const char *C = "init", *preset = NULL, *out = NULL, *v;
-    int vocab = 0, sv = 0, tv = 0, seed = 1, max_len = 0, bad = 0;
+    const char *C = "init", *preset = NULL, *out = NULL, *norm_s = NULL;
+    int vocab = 0, sv = 0, tv = 0, seed = 1, max_len = 0;
     int dm = 0, nh = 0, dff = 0, nl = 0;
+    const CliOpt opts[] = {
+        CLI_STR_OPT("preset", &preset), CLI_STR_OPT("out", &out), CLI_STR_OPT("norm", &norm_s),
+        CLI_INT_P("vocab", &vocab, 5, TF_MAX_VOCAB), CLI_INT_P("src-vocab", &sv, 5, TF_MAX_VOCAB),
+        CLI_INT_P("tgt-vocab", &tv, 5, TF_MAX_VOCAB), CLI_INT_P("max-len", &max_len, 2, TF_MAX_LEN),
+        CLI_INT_P("d-model", &dm, 1, TF_MAX_DMODEL), CLI_INT_P("heads", &nh, 1, TF_MAX_HEADS),
+        CLI_INT_P("d-ff", &dff, 1, TF_MAX_DFF), CLI_INT_P("layers", &nl, 1, TF_MAX_LAYERS),
+        CLI_INT_M("seed", &seed, 0, 2147483647, "--seed must be a non-negative integer"),
+    };
+    int rc = cli_parse(argc, argv, opts, CLI_N(opts), NULL, NULL, C, HELP);
+    if (rc)
+        return rc < 0 ? 0 : 1;
     TfNorm norm = TF_NORM_POST;
-    for (int i = 1; i < argc && !bad; i++) {
-        if (cli_flag(argv[i], "help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (cli_opt(argv, argc, &i, "preset", &v, C, &bad)) {
-            preset = v;
-        } else if (cli_opt(argv, argc, &i, "out", &v, C, &bad)) {
-            out = v;
-        } else if (cli_opt(argv, argc, &i, "vocab", &v, C, &bad)) {
-            if (v && cli_int(v, 5, TF_MAX_VOCAB, &vocab))
-                return cli_fail(C, "--vocab must be an integer in 5..%d", TF_MAX_VOCAB);
-        } else if (cli_opt(argv, argc, &i, "src-vocab", &v, C, &bad)) {
-            if (v && cli_int(v, 5, TF_MAX_VOCAB, &sv))
-                return cli_fail(C, "--src-vocab must be an integer in 5..%d", TF_MAX_VOCAB);
-        } else if (cli_opt(argv, argc, &i, "tgt-vocab", &v, C, &bad)) {
-            if (v && cli_int(v, 5, TF_MAX_VOCAB, &tv))
-                return cli_fail(C, "--tgt-vocab must be an integer in 5..%d", TF_MAX_VOCAB);
-        } else if (cli_opt(argv, argc, &i, "max-len", &v, C, &bad)) {
-            if (v && cli_int(v, 2, TF_MAX_LEN, &max_len))
-                return cli_fail(C, "--max-len must be an integer in 2..%d", TF_MAX_LEN);
-        } else if (cli_opt(argv, argc, &i, "d-model", &v, C, &bad)) {
-            if (v && cli_int(v, 1, TF_MAX_DMODEL, &dm))
-                return cli_fail(C, "--d-model must be an integer in 1..%d", TF_MAX_DMODEL);
-        } else if (cli_opt(argv, argc, &i, "heads", &v, C, &bad)) {
-            if (v && cli_int(v, 1, TF_MAX_HEADS, &nh))
-                return cli_fail(C, "--heads must be an integer in 1..%d", TF_MAX_HEADS);
-        } else if (cli_opt(argv, argc, &i, "d-ff", &v, C, &bad)) {
-            if (v && cli_int(v, 1, TF_MAX_DFF, &dff))
-                return cli_fail(C, "--d-ff must be an integer in 1..%d", TF_MAX_DFF);
-        } else if (cli_opt(argv, argc, &i, "layers", &v, C, &bad)) {
-            if (v && cli_int(v, 1, TF_MAX_LAYERS, &nl))
-                return cli_fail(C, "--layers must be an integer in 1..%d", TF_MAX_LAYERS);
-        } else if (cli_opt(argv, argc, &i, "seed", &v, C, &bad)) {
-            if (v && cli_int(v, 0, 2147483647, &seed))
-                return cli_fail(C, "--seed must be a non-negative integer");
-        } else if (cli_opt(argv, argc, &i, "norm", &v, C, &bad)) {
-            if (v && strcmp(v, "post") == 0)
-                norm = TF_NORM_POST;
-            else if (v && strcmp(v, "pre") == 0)
-                norm = TF_NORM_PRE;
-            else if (v)
-                return cli_fail(C, "--norm must be post or pre, not '%s'", v);
-        } else {
-            return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
-        }
-    }
-    if (bad)
-        return 1;
+    if (norm_s && strcmp(norm_s, "pre") == 0)
+        norm = TF_NORM_PRE;
+    else if (norm_s && strcmp(norm_s, "post") != 0)
+        return cli_fail(C, "--norm must be post or pre, not '%s'", norm_s);
     if (!preset)
         return cli_fail(C, "--preset is required (classroom, base or big)");
     if (!out)
@@ -84,16 +51,7 @@ int cmd_init(int argc, char **argv)
     if (cfg_preset(&cfg, preset, &err))
         return cli_fail(C, "%s", err.msg);
     cfg.norm = norm;
-    if (dm)
-        cfg.d_model = dm;
-    if (nh)
-        cfg.n_heads = nh;
-    if (dff)
-        cfg.d_ff = dff;
-    if (nl)
-        cfg.n_enc = cfg.n_dec = nl;
-    if (max_len)
-        cfg.max_len = max_len;
+    cli_resize(&cfg, dm, nh, dff, nl, nl, max_len);
     if (vocab) {
         cfg.src_vocab = cfg.tgt_vocab = vocab;
         cfg.tie = TF_TIE_ALL;
@@ -109,7 +67,7 @@ int cmd_init(int argc, char **argv)
     model_meta_set(&m, "init_seed", buf);
     model_meta_set(&m, "init_preset", preset);
     model_meta_set(&m, "trained", "false");
-    int rc = 0;
+    rc = 0;
     if (ckpt_save(&m, out, &err))
         rc = cli_fail(C, "%s", err.msg);
     else

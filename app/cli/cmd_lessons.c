@@ -24,26 +24,14 @@ static void print_problem(const char *msg, void *user)
 
 int cmd_lessons(int argc, char **argv)
 {
-    const char *C = "lessons", *lang = "en", *dir = NULL, *v;
-    int check = 0, bad = 0;
-    for (int i = 1; i < argc && !bad; i++) {
-        if (cli_flag(argv[i], "help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (cli_flag(argv[i], "check")) {
-            check = 1;
-        } else if (cli_opt(argv, argc, &i, "lang", &v, C, &bad)) {
-            if (v && strcmp(v, "en") && strcmp(v, "zh"))
-                return cli_fail(C, "--lang must be en or zh, not '%s'", v);
-            lang = v;
-        } else if (cli_opt(argv, argc, &i, "dir", &v, C, &bad)) {
-            dir = v;
-        } else {
-            return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
-        }
-    }
-    if (bad)
-        return 1;
+    const char *C = "lessons", *lang = "en", *dir = NULL;
+    int check = 0;
+    const CliOpt opts[] = {CLI_FLAG_OPT("check", &check), CLI_STR_OPT("lang", &lang), CLI_STR_OPT("dir", &dir)};
+    int rc = cli_parse(argc, argv, opts, CLI_N(opts), NULL, NULL, C, HELP);
+    if (rc)
+        return rc < 0 ? 0 : 1;
+    if (strcmp(lang, "en") && strcmp(lang, "zh"))
+        return cli_fail(C, "--lang must be en or zh, not '%s'", lang);
     char root[4096];
     if (!dir)
         dir = cli_data_path("lessons", root, sizeof root);

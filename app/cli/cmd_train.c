@@ -11,8 +11,8 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "cli_data.h"
 #include "commands.h"
-#include "data_args.h"
 #include "train.h"
 
 static const char *HELP =
@@ -105,25 +105,13 @@ static int opt_float(const char *v, double lo, double hi, float *out,
 static int parse_arch(char **argv, int argc, int *i, Args *a, int *bad)
 {
     const char *C = "train", *v;
-    static const struct { const char *name; size_t off; long lo, hi; } INTS[] = {
-        {"d-model", offsetof(Args, d_model), 1, TF_MAX_DMODEL},
-        {"heads", offsetof(Args, heads), 1, TF_MAX_HEADS},
-        {"layers", offsetof(Args, layers), 1, TF_MAX_LAYERS},
-        {"enc-layers", offsetof(Args, enc), 1, TF_MAX_LAYERS},
-        {"dec-layers", offsetof(Args, dec), 1, TF_MAX_LAYERS},
-        {"d-ff", offsetof(Args, d_ff), 1, TF_MAX_DFF},
-        {"max-len", offsetof(Args, max_len), 2, TF_MAX_LEN},
+    const CliOpt sizes[] = {
+        CLI_STR_OPT("preset", &a->preset), CLI_INT_OPT("d-model", &a->d_model, 1, TF_MAX_DMODEL),
+        CLI_INT_OPT("heads", &a->heads, 1, TF_MAX_HEADS), CLI_INT_OPT("layers", &a->layers, 1, TF_MAX_LAYERS),
+        CLI_INT_OPT("enc-layers", &a->enc, 1, TF_MAX_LAYERS), CLI_INT_OPT("dec-layers", &a->dec, 1, TF_MAX_LAYERS),
+        CLI_INT_OPT("d-ff", &a->d_ff, 1, TF_MAX_DFF), CLI_INT_OPT("max-len", &a->max_len, 2, TF_MAX_LEN),
     };
-    for (size_t k = 0; k < sizeof INTS / sizeof INTS[0]; k++) {
-        if (cli_opt(argv, argc, i, INTS[k].name, &v, C, bad)) {
-            *bad |= opt_int(v, INTS[k].lo, INTS[k].hi, (int *)((char *)a + INTS[k].off),
-                            INTS[k].name, C);
-            a->arch_given = 1;
-            return 1;
-        }
-    }
-    if (cli_opt(argv, argc, i, "preset", &v, C, bad)) {
-        a->preset = v;
+    if (cli_match(argv, argc, i, sizes, CLI_N(sizes), C, bad)) {
         a->arch_given = 1;
     } else if (cli_opt(argv, argc, i, "norm", &v, C, bad)) {
         a->norm = v && strcmp(v, "post") == 0 ? TF_NORM_POST : v && strcmp(v, "pre") == 0 ? TF_NORM_PRE : -2;
@@ -218,7 +206,7 @@ static int parse(int argc, char **argv, Args *a)
             a->resume = v;
         } else if (!parse_arch(argv, argc, &i, a, &bad) &&
                    !parse_train(argv, argc, &i, a, &bad) &&
-                   !data_args_parse(argv, argc, &i, &a->data, C, &bad)) {
+                   !cli_data_parse(argv, argc, &i, &a->data, C, &bad)) {
             return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
         }
     }
@@ -245,26 +233,11 @@ static int new_model(TfModel *m, Args *a, const Dataset *d)
     TfErr err;
     if (cfg_preset(&cfg, a->preset ? a->preset : "classroom", &err))
         return cli_fail(C, "%s", err.msg);
-    if (a->d_model)
-        cfg.d_model = a->d_model;
-    if (a->heads)
-        cfg.n_heads = a->heads;
-    if (a->d_ff)
-        cfg.d_ff = a->d_ff;
-    if (a->layers)
-        cfg.n_enc = cfg.n_dec = a->layers;
-    if (a->enc)
-        cfg.n_enc = a->enc;
-    if (a->dec)
-        cfg.n_dec = a->dec;
-    if (a->max_len)
-        cfg.max_len = a->max_len;
+    cli_resize(&cfg, a->d_model, a->heads, a->d_ff, a->enc ? a->enc : a->layers,
+               a->dec ? a->dec : a->layers, a->max_len);
     if (a->norm >= 0)
         cfg.norm = (TfNorm)a->norm;
-    int same = d->src.n == d->tgt.n;
-    for (int i = 0; same && i < d->src.n; i++)
-        same = strcmp(d->src.tok[i], d->tgt.tok[i]) == 0;
-    cfg.tie = a->tie >= 0 ? (TfTie)a->tie : same ? TF_TIE_ALL : TF_TIE_NONE;
+    cfg.tie = a->tie >= 0 ? (TfTie)a->tie : trainer_default_tie(d);
     cfg.dropout = a->o.dropout;
     cfg.label_smoothing = a->o.label_smoothing;
     if (trainer_model_new(m, &cfg, d, a->o.seed, &err))
@@ -527,7 +500,7 @@ static int setup(Run *r)
                      "it cannot be resumed", a->resume);
             goto done;
         }
-        if (resume_opts(a, &r->m) || data_args_from_meta(&a->data, &r->m, C))
+        if (resume_opts(a, &r->m) || cli_data_from_meta(&a->data, &r->m, C))
             goto done;
     }
     if (!a->data.max_len) { /* TSV lines must fit the model (with <bos>) */
@@ -537,7 +510,7 @@ static int setup(Run *r)
             max_len = cfg_preset(&pc, a->preset ? a->preset : "classroom", &err) ? 64 : pc.max_len;
         a->data.max_len = max_len - 1;
     }
-    if (data_args_load(&r->d, &a->data, C))
+    if (cli_data_load(&r->d, &a->data, C))
         goto done;
     if (!a->resume && new_model(&r->m, a, &r->d))
         goto done;
@@ -550,7 +523,7 @@ static int setup(Run *r)
         cli_fail(C, "%s", err.msg);
         goto done;
     }
-    if (data_args_to_meta(&a->data, &r->d, &r->m))
+    if (cli_data_to_meta(&a->data, &r->d, &r->m, C))
         goto done;
     fprintf(stderr, "%s %s: %zu parameters (%d/%d/%d, %d+%d layers, %s-LN), %d training "
             "and %d held-out pairs, from step %lld to %lld\n",

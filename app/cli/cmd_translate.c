@@ -21,8 +21,7 @@ static const char *HELP =
 typedef struct Ctx {
     TfModel m;
     TfTrace tr;
-    int beam;
-    float alpha;
+    DecodeOpts o;
     char *out;
     size_t out_cap;
 } Ctx;
@@ -37,26 +36,13 @@ static int translate_one(Ctx *x, const char *text, const char *C)
         return 1;
     }
     TfErr err;
-    int max_out = decode_max_out(&x->m, &x->tr, S);
-    const int *res;
-    int n;
-    DecodeResult g = {0};
-    BeamResult b = {0};
-    if (x->beam > 1) {
-        if (tf_beam(&x->m, &x->tr, ids, S, x->beam, x->alpha, max_out, &b, &err)) {
-            putchar('\n');
-            return cli_fail(C, "%s", err.msg);
-        }
-        res = b.ids;
-        n = b.n;
-    } else {
-        if (tf_greedy(&x->m, &x->tr, ids, S, max_out, 0, &g, &err)) {
-            putchar('\n');
-            return cli_fail(C, "%s", err.msg);
-        }
-        res = g.ids;
-        n = g.n;
+    DecodeResult g;
+    if (tf_translate(&x->m, &x->tr, ids, S, &x->o, &g, &err)) {
+        putchar('\n');
+        return cli_fail(C, "%s", err.msg);
     }
+    const int *res = g.ids;
+    int n = g.n;
     size_t need = vocab_decode(&x->m.tgt_vocab, res, n, x->out, x->out_cap);
     if (need + 1 > x->out_cap) {
         char *p = realloc(x->out, need + 1);
@@ -68,38 +54,44 @@ static int translate_one(Ctx *x, const char *text, const char *C)
     }
     puts(x->out);
     decode_result_free(&g);
-    beam_result_free(&b);
     return 0;
+}
+
+/* The sentences given as arguments; other "--" words are unknown options. */
+typedef struct Positional {
+    char **arg;
+    int n;
+} Positional;
+
+static int positional(char **argv, int argc, int *i, void *ctx, const char *cmd, int *bad)
+{
+    Positional *p = ctx;
+    (void)argc;
+    if (argv[*i][0] == '-' && argv[*i][1] == '-' && argv[*i][2])
+        *bad = cli_fail(cmd, "unknown option '%s' (see --help)", argv[*i]);
+    else
+        p->arg[p->n++] = argv[*i];
+    return 1;
 }
 
 int cmd_translate(int argc, char **argv)
 {
-    const char *C = "translate", *model = NULL, *v;
+    const char *C = "translate", *model = NULL;
     static Ctx x;
-    int bad = 0, first_pos = 0;
-    x.beam = 1;
-    x.alpha = 0.6f;
-    char **pos = calloc((size_t)argc, sizeof *pos);
-    if (!pos)
+    decode_opts_default(&x.o);
+    Positional ps = {calloc((size_t)argc, sizeof(char *)), 0};
+    if (!ps.arg)
         return cli_fail(C, "out of memory");
-    for (int i = 1; i < argc && !bad; i++) {
-        if (cli_flag(argv[i], "help")) {
-            fputs(HELP, stdout);
-            free(pos);
-            return 0;
-        } else if (cli_opt(argv, argc, &i, "model", &v, C, &bad)) {
-            model = v;
-        } else if (cli_opt(argv, argc, &i, "beam", &v, C, &bad)) {
-            if (v && cli_int(v, 1, 64, &x.beam))
-                bad = cli_fail(C, "--beam must be an integer in 1..64, not '%s'", v);
-        } else if (cli_opt(argv, argc, &i, "alpha", &v, C, &bad)) {
-            if (v && cli_float(v, 0, 10, &x.alpha))
-                bad = cli_fail(C, "--alpha must be a number in 0..10, not '%s'", v);
-        } else if (argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2]) {
-            bad = cli_fail(C, "unknown option '%s' (see --help)", argv[i]);
-        } else {
-            pos[first_pos++] = argv[i];
-        }
+    const CliOpt opts[] = {
+        CLI_STR_OPT("model", &model), CLI_INT_OPT("beam", &x.o.beam, 1, 64),
+        CLI_NUM_M("alpha", &x.o.alpha, 0, 10, "--alpha must be a number in 0..10, not '%s'"),
+    };
+    int bad = cli_parse(argc, argv, opts, CLI_N(opts), positional, &ps, C, HELP);
+    char **pos = ps.arg;
+    int first_pos = ps.n;
+    if (bad < 0) {
+        free(pos);
+        return 0;
     }
     char path[4096];
     if (!bad && !model)
@@ -110,7 +102,7 @@ int cmd_translate(int argc, char **argv)
         return 1;
     }
     int rc = 0;
-    if (trace_build(&x.tr, &x.m.cfg, x.beam, x.m.cfg.max_len, 0, &err)) {
+    if (trace_build(&x.tr, &x.m.cfg, x.o.beam, 8, 0, &err)) {
         rc = cli_fail(C, "%s", err.msg);
     } else if (first_pos) {
         for (int i = 0; i < first_pos; i++)

@@ -1,12 +1,10 @@
-/* data_args.c - --task / --data options, shared by train and eval
- * (see data_args.h). */
+/* data_args.c - the data set a model trains on: choosing, loading, and the
+ * round trip through the model's metadata (see data_args.h). */
 #include "data_args.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "cli.h"
 
 void data_args_init(DataArgs *a)
 {
@@ -15,7 +13,7 @@ void data_args_init(DataArgs *a)
     a->seed = 1;
 }
 
-static int parse_mode(const char *v, TokMode *m)
+int data_args_mode(const char *v, TokMode *m)
 {
     if (v && strcmp(v, "word") == 0)
         *m = TOK_WORD;
@@ -26,73 +24,20 @@ static int parse_mode(const char *v, TokMode *m)
     return 0;
 }
 
-int data_args_parse(char **argv, int argc, int *i, DataArgs *a,
-                    const char *cmd, int *bad)
+int data_args_load(Dataset *d, const DataArgs *a, int *n_bad, TfErr *err)
 {
-    const char *v;
-    int n;
-    if (cli_opt(argv, argc, i, "task", &v, cmd, bad)) {
-        a->task = v;
-    } else if (cli_opt(argv, argc, i, "data", &v, cmd, bad)) {
-        a->file = v;
-    } else if (cli_opt(argv, argc, i, "tokens", &v, cmd, bad)) {
-        if (v && (parse_mode(v, &a->src_mode) || parse_mode(v, &a->tgt_mode))) {
-            *bad = cli_fail(cmd, "--tokens must be word or char, not '%s'", v);
-            return 1;
-        }
-        a->has_modes = 1;
-    } else if (cli_opt(argv, argc, i, "src-tokens", &v, cmd, bad)) {
-        if (v && parse_mode(v, &a->src_mode)) {
-            *bad = cli_fail(cmd, "--src-tokens must be word or char, not '%s'", v);
-            return 1;
-        }
-        a->has_modes = 1;
-    } else if (cli_opt(argv, argc, i, "tgt-tokens", &v, cmd, bad)) {
-        if (v && parse_mode(v, &a->tgt_mode)) {
-            *bad = cli_fail(cmd, "--tgt-tokens must be word or char, not '%s'", v);
-            return 1;
-        }
-        a->has_modes = 1;
-    } else if (cli_opt(argv, argc, i, "task-len", &v, cmd, bad)) {
-        if (v && cli_int(v, 1, TASK_MAX_MAX_LEN, &n)) {
-            *bad = cli_fail(cmd, "--task-len must be an integer in 1..%d", TASK_MAX_MAX_LEN);
-            return 1;
-        }
-        a->task_len = n;
-        a->has_len = 1;
-    } else if (cli_opt(argv, argc, i, "data-seed", &v, cmd, bad)) {
-        if (v && cli_int(v, 0, 2147483647, &n)) {
-            *bad = cli_fail(cmd, "--data-seed must be a non-negative integer");
-            return 1;
-        }
-        a->seed = (uint64_t)n;
-        a->has_seed = 1;
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
-int data_args_load(Dataset *d, const DataArgs *a, const char *cmd)
-{
-    TfErr err;
+    if (n_bad)
+        *n_bad = 0;
     if (!a->task == !a->file)
-        return cli_fail(cmd, "give exactly one of --task NAME or --data FILE");
+        return tf_fail(err, "give exactly one of a task or a data file");
     if (a->task) {
         TaskOpts o = {a->task_len, a->seed, 0};
-        if (task_build(d, a->task, &o, &err))
-            return cli_fail(cmd, "%s", err.msg);
-        return 0;
+        return task_build(d, a->task, &o, err);
     }
-    int n_bad = 0;
-    if (tsv_load(d, a->file, a->src_mode, a->tgt_mode, a->max_len, a->seed, &n_bad, &err))
-        return cli_fail(cmd, "%s", err.msg);
-    if (n_bad > 0)
-        cli_warn(cmd, "%s: skipped %d bad line%s", a->file, n_bad, n_bad == 1 ? "" : "s");
-    return 0;
+    return tsv_load(d, a->file, a->src_mode, a->tgt_mode, a->max_len, a->seed, n_bad, err);
 }
 
-int data_args_to_meta(const DataArgs *a, const Dataset *d, TfModel *m)
+int data_args_to_meta(const DataArgs *a, const Dataset *d, TfModel *m, TfErr *err)
 {
     char buf[32];
     int rc = 0;
@@ -110,7 +55,7 @@ int data_args_to_meta(const DataArgs *a, const Dataset *d, TfModel *m)
         rc |= model_meta_set(m, "data_src_tokens", a->src_mode == TOK_CHAR ? "char" : "word");
         rc |= model_meta_set(m, "data_tgt_tokens", a->tgt_mode == TOK_CHAR ? "char" : "word");
     }
-    return rc ? cli_fail("train", "out of memory for metadata") : 0;
+    return rc ? tf_fail(err, "out of memory for metadata") : 0;
 }
 
 /* Copy a metadata string into the args' own storage. */
@@ -120,7 +65,7 @@ static const char *keep(DataArgs *a, int slot, const char *s)
     return a->store[slot];
 }
 
-int data_args_from_meta(DataArgs *a, const TfModel *m, const char *cmd)
+int data_args_from_meta(DataArgs *a, const TfModel *m, TfErr *err)
 {
     const char *task = model_meta_get(m, "data_task");
     const char *file = model_meta_get(m, "data_file");
@@ -130,8 +75,7 @@ int data_args_from_meta(DataArgs *a, const TfModel *m, const char *cmd)
         else if (file)
             a->file = keep(a, 1, file);
         else
-            return cli_fail(cmd, "the model does not say what it was trained on; "
-                            "give --task NAME or --data FILE");
+            return tf_fail(err, "the model does not say what it was trained on");
     }
     /* the rest only describes the same data source */
     int same = (a->task && task && strcmp(a->task, task) == 0) ||
@@ -145,9 +89,9 @@ int data_args_from_meta(DataArgs *a, const TfModel *m, const char *cmd)
         a->task_len = atoi(s);
     if (!a->has_modes) {
         if ((s = model_meta_get(m, "data_src_tokens")))
-            parse_mode(s, &a->src_mode);
+            data_args_mode(s, &a->src_mode);
         if ((s = model_meta_get(m, "data_tgt_tokens")))
-            parse_mode(s, &a->tgt_mode);
+            data_args_mode(s, &a->tgt_mode);
     }
     return 0;
 }

@@ -1,13 +1,13 @@
-/* export.c - CSV and JSON of a stage view (see export.h). */
+/* export.c - CSV and JSON of a stage view (see export.h); files are written
+ * through the one atomic writer (atomic.h). */
 #include "export.h"
 
 #include <cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "atomic.h"
 
 static void csv_field(FILE *f, const char *s)
 {
@@ -84,41 +84,9 @@ void export_json(FILE *f, const TfTrace *tr, const TfModel *m, const TfView *v)
 int export_csv_file(const char *path, const TfTrace *tr, const TfModel *m,
                     const TfView *v, TfErr *err)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return tf_fail(err, "%s: out of memory", path);
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp-XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        tf_fail(err, "%s: cannot create a file: %s", path, strerror(errno));
-        free(tmp);
+    TfAtomic w;
+    if (tf_atomic_open(&w, path, 0644, err) < 0)
         return -1;
-    }
-    fchmod(fd, 0644); /* mkstemp makes it private; a saved matrix is not */
-    FILE *f = fdopen(fd, "w");
-    int rc = -1;
-    if (!f) {
-        close(fd);
-        tf_fail(err, "%s: %s", path, strerror(errno));
-    } else {
-        export_csv(f, tr, m, v);
-        int bad = ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0;
-        int e = errno;
-        if (fclose(f) != 0 && !bad) {
-            bad = 1;
-            e = errno;
-        }
-        if (bad)
-            tf_fail(err, "%s: write failed: %s", path, strerror(e));
-        else if (rename(tmp, path) != 0)
-            tf_fail(err, "%s: cannot replace the file: %s", path, strerror(errno));
-        else
-            rc = 0;
-    }
-    if (rc)
-        unlink(tmp);
-    free(tmp);
-    return rc;
+    export_csv(w.f, tr, m, v);
+    return tf_atomic_commit(&w, err);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file.h"
 #include "vocab.h"
 
 /* ---- small string helpers ---- */
@@ -37,12 +38,12 @@ typedef struct Buf {
     size_t len, cap;
 } Buf;
 
-/* Append a line; lines are separated by "\n", paragraphs by "\n\n". */
-static int append(char **text, Buf *b, const char *s, size_t n, int new_para)
+/* Append n raw bytes, keeping the text NUL-terminated. */
+static int buf_add(char **text, Buf *b, const char *s, size_t n)
 {
     if (!*text)
         b->len = b->cap = 0;
-    size_t need = b->len + n + 3;
+    size_t need = b->len + n + 1;
     if (need > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < need)
@@ -53,16 +54,19 @@ static int append(char **text, Buf *b, const char *s, size_t n, int new_para)
         *text = t;
         b->cap = cap;
     }
-    char *t = *text;
-    size_t at = b->len;
-    if (at)
-        t[at++] = '\n';
-    if (at && new_para)
-        t[at++] = '\n';
-    memcpy(t + at, s, n);
-    t[at + n] = 0;
-    b->len = at + n;
+    memcpy(*text + b->len, s, n);
+    b->len += n;
+    (*text)[b->len] = 0;
     return 0;
+}
+
+/* Append a line; lines are separated by "\n", paragraphs by "\n\n". */
+static int append(char **text, Buf *b, const char *s, size_t n, int new_para)
+{
+    if (!*text)
+        b->len = b->cap = 0;
+    const char *sep = b->len ? (new_para ? "\n\n" : "\n") : "";
+    return buf_add(text, b, sep, strlen(sep)) || buf_add(text, b, s, n) ? -1 : 0;
 }
 
 static int parse_count(const char *v, size_t n, int *out)
@@ -92,6 +96,7 @@ typedef struct Parser {
     int blank;        /* the previous line was blank */
     int in_quiz;
     Buf text;         /* length and capacity of step->text */
+    Buf dirs;         /* length and capacity of step->directives */
     TfErr *err;
 } Parser;
 
@@ -109,20 +114,15 @@ static int set_str(Parser *p, char **dst, const char *v, size_t n)
     return *dst ? 0 : fail(p, "%s", "out of memory");
 }
 
-/* Record "@key value" for comparing the languages' directives. */
+/* Record "@key value\n" for comparing the languages' directives, in time
+ * linear in the total. */
 static int add_directive_text(Parser *p, const char *key, const char *v, size_t n)
 {
-    char buf[64];
-    snprintf(buf, sizeof buf, "@%s ", key);
-    size_t kl = strlen(buf), old = p->step->directives ? strlen(p->step->directives) : 0;
-    char *d = realloc(p->step->directives, old + kl + n + 2);
-    if (!d)
+    char **d = &p->step->directives;
+    if (buf_add(d, &p->dirs, "@", 1) || buf_add(d, &p->dirs, key, strlen(key)) ||
+        buf_add(d, &p->dirs, " ", 1) || buf_add(d, &p->dirs, v, n) ||
+        buf_add(d, &p->dirs, "\n", 1))
         return fail(p, "%s", "out of memory");
-    memcpy(d + old, buf, kl);
-    memcpy(d + old + kl, v, n);
-    d[old + kl + n] = '\n';
-    d[old + kl + n + 1] = 0;
-    p->step->directives = d;
     return 0;
 }
 
@@ -336,8 +336,11 @@ static void id_from_path(Lesson *l, const char *path)
     base = base ? base + 1 : path;
     int order = 0;
     const char *s = base;
-    while (*s >= '0' && *s <= '9')
-        order = order * 10 + (*s++ - '0');
+    while (*s >= '0' && *s <= '9') { /* "99999999999999999999-x" stays in range */
+        if (order < 100000000)
+            order = order * 10 + (*s - '0');
+        s++;
+    }
     if (*s == '-' || *s == '_')
         s++;
     size_t n = strcspn(s, ".");
@@ -357,7 +360,13 @@ int lesson_parse(Lesson *l, const char *text, size_t len, const char *path,
     id_from_path(l, path);
     if (len > LESSON_MAX_BYTES)
         return tf_fail(err, "%s: larger than %d bytes", path, LESSON_MAX_BYTES);
-    Parser p = {l, path, 0, NULL, {"", "", -2, -2, -2, NULL, NULL, NULL}, 1, 0, {0, 0}, err};
+    Parser p = {.l = l, .path = path, .cur = {"", "", -2, -2, -2, NULL, NULL, NULL},
+                .blank = 1, .err = err};
+    /* a UTF-8 byte order mark, as some editors write, is not text */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
     size_t bad;
     if (utf8_check(text, len, &bad)) {
         int line = 1;
@@ -368,8 +377,9 @@ int lesson_parse(Lesson *l, const char *text, size_t len, const char *path,
     int rc = 0;
     size_t i = 0;
     while (i < len && !rc) {
+        /* lines end in "\n", "\r\n" or a lone "\r" (old Mac files) */
         size_t e = i;
-        while (e < len && text[e] != '\n')
+        while (e < len && text[e] != '\n' && text[e] != '\r')
             e++;
         p.line++;
         const char *s = text + i;
@@ -385,7 +395,7 @@ int lesson_parse(Lesson *l, const char *text, size_t len, const char *path,
             else
                 rc = text_line(&p, s, n);
         }
-        i = e + 1;
+        i = e + (e + 1 < len && text[e] == '\r' && text[e + 1] == '\n' ? 2 : 1);
     }
     if (!rc)
         rc = close_step(&p);
@@ -404,9 +414,9 @@ int lesson_parse(Lesson *l, const char *text, size_t len, const char *path,
 int lesson_load(Lesson *l, const char *path, TfErr *err)
 {
     memset(l, 0, sizeof *l);
-    FILE *f = fopen(path, "rb");
+    FILE *f = tf_fopen_regular(path, NULL, err);
     if (!f)
-        return tf_fail(err, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
     char *buf = malloc(LESSON_MAX_BYTES + 1);
     if (!buf) {
         fclose(f);
@@ -473,33 +483,49 @@ int lessons_load_dir(LessonSet *set, const char *dir, LessonErrFn on_error,
         }
         return -1;
     }
-    char *names[256];
-    int nn = 0;
+    char **names = NULL;
+    int nn = 0, cap = 0;
     struct dirent *e;
-    while ((e = readdir(d)) && nn < 256) {
+    while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (len > 4 && strcmp(e->d_name + len - 4, ".txt") == 0)
-            names[nn++] = strdup(e->d_name);
+        if (len <= 4 || strcmp(e->d_name + len - 4, ".txt") != 0)
+            continue;
+        if (nn == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **grown = realloc(names, (size_t)cap * sizeof *names);
+            if (!grown)
+                break;
+            names = grown;
+        }
+        if ((names[nn] = strdup(e->d_name)))
+            nn++;
     }
     closedir(d);
-    qsort(names, (size_t)nn, sizeof *names, cmp_name);
+    if (nn)
+        qsort(names, (size_t)nn, sizeof *names, cmp_name);
     set->lessons = calloc((size_t)(nn ? nn : 1), sizeof *set->lessons);
     for (int i = 0; i < nn; i++) {
         char path[1024];
         TfErr err;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        free(names[i]);
-        if (!set->lessons)
-            continue;
-        if (lesson_load(&set->lessons[set->n], path, &err) == 0) {
+        int pl = snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (set->lessons && (pl < 0 || (size_t)pl >= sizeof path)) {
+            snprintf(err.msg, sizeof err.msg, "%s/%s: the path is longer than %zu bytes", dir,
+                     names[i], sizeof path - 1);
+            if (n_bad)
+                (*n_bad)++;
+            if (on_error)
+                on_error(err.msg, user);
+        } else if (set->lessons && lesson_load(&set->lessons[set->n], path, &err) == 0) {
             set->n++;
-        } else {
+        } else if (set->lessons) {
             if (n_bad)
                 (*n_bad)++;
             if (on_error)
                 on_error(err.msg, user);
         }
+        free(names[i]);
     }
+    free(names);
     return set->lessons ? 0 : -1;
 }
 

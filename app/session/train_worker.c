@@ -14,17 +14,14 @@
 #include "train_worker.h"
 
 #include <cblas.h>
-#include <math.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "data_args.h"
-#include "decode.h"
 
 typedef enum CmdKind { CMD_SETUP, CMD_STEPS, CMD_SAVE } CmdKind;
 
@@ -33,19 +30,6 @@ typedef struct Cmd {
     long long n;    /* CMD_STEPS */
     TwSpec spec;    /* CMD_SETUP (spec.path is the SAVE path too) */
 } Cmd;
-
-/* Half of a held-out check, for one of two threads: its own trace and ids,
- * the model and data set only read. */
-typedef struct EvalPart {
-    struct TrainWorker *w;
-    TfTrace tr;           /* (TW_EVAL_B sentences) */
-    int have_tr;
-    int *buf;             /* ids of a batch */
-    int a, b, ea, eb;     /* pairs for loss and accuracy; pairs decoded */
-    double loss;
-    int scored, correct, exact, rc;
-    TfErr err;
-} EvalPart;
 
 struct TrainWorker {
     pthread_t thread;
@@ -78,8 +62,6 @@ struct TrainWorker {
     int unpublished;      /* mine changed since the last publication */
     float *spare[TW_SNAP_CAP]; /* snapshot buffers not in use */
     int n_spare;
-    EvalPart ev[2];       /* the held-out check's two halves */
-    int have_ev;
     long long eval_every;
     double acc_loss, acc_acc, acc_tok; /* the curve point being summed */
     float acc_lr;
@@ -106,83 +88,6 @@ void tw_spec_default(TwSpec *s)
     s->max_len = 64;
     train_opts_default(&s->o);
     s->o.warmup = 800; /* the paper's 4000 is for 100,000 steps */
-}
-
-/* ---------------------------------------------------------------------- */
-/* Memory: refuse what cannot fit before allocating any of it              */
-/* ---------------------------------------------------------------------- */
-
-double tw_bytes_needed(const TfConfig *cfg, int batch, int cap_T)
-{
-    double P = (double)cfg_param_count(cfg).total;
-    double C = cfg->d_model, F = cfg->d_ff, V = cfg->tgt_vocab;
-    int cap_B = (batch + TRAIN_SHARDS - 1) / TRAIN_SHARDS;
-    double B = cap_B, T = cap_T;
-    /* model, gradients of both shards, Adam's two moments, the published
-     * copy, the window's two copies, at least two snapshots */
-    double params = P * (1 + TRAIN_SHARDS + 2 + 1 + 2 + 2);
-    double trace = (double)trace_floats(cfg, cap_B, cap_T, TRACE_RECORD | TRACE_TRAIN);
-    double back = B * T * (V + 11 * C + F) + T * T;
-    double eval = 2.0 * (double)trace_floats(cfg, 32, cap_T, 0) +
-                  2.0 * (double)trace_floats(cfg, 1, cfg->max_len, 0);
-    return 4.0 * (params + TRAIN_SHARDS * (trace + back) + eval);
-}
-
-/* MemAvailable of /proc/meminfo, else free pages; < 0 when unknown. */
-static double mem_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    double kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    if (kb > 0)
-        return kb * 1024.0;
-    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    return pages > 0 && size > 0 ? (double)pages * size : -1;
-}
-
-static void fmt_bytes(char *buf, size_t cap, double b)
-{
-    if (b >= 1e12)
-        snprintf(buf, cap, "%.1f TB", b / 1e12);
-    else if (b >= 1e9)
-        snprintf(buf, cap, "%.1f GB", b / 1e9);
-    else
-        snprintf(buf, cap, "%.0f MB", b / 1e6);
-}
-
-static void fmt_count(char *buf, size_t cap, double n)
-{
-    if (n >= 1e9)
-        snprintf(buf, cap, "%.1f billion", n / 1e9);
-    else if (n >= 1e6)
-        snprintf(buf, cap, "%.1f million", n / 1e6);
-    else
-        snprintf(buf, cap, "%.0f thousand", n / 1e3);
-}
-
-/* The architecture must make sense and fit in this computer's memory. */
-static int check_size(const TfConfig *c, int batch, int cap_T, TfErr *err)
-{
-    if (c->n_heads < 1 || c->d_model < 1 || c->d_model % c->n_heads)
-        return tf_fail(err, "d_model %d cannot be split into %d heads: the heads share "
-                       "d_model equally, so it must be a multiple of the head count",
-                       c->d_model, c->n_heads);
-    double need = tw_bytes_needed(c, batch, cap_T), avail = mem_available();
-    if (avail > 0 && need > 0.8 * avail) {
-        char p[48], n[48], a[48];
-        fmt_count(p, sizeof p, (double)cfg_param_count(c).total);
-        fmt_bytes(n, sizeof n, need);
-        fmt_bytes(a, sizeof a, avail);
-        return tf_fail(err, "d_model %d with %d+%d layers has %s parameters: training it "
-                       "needs about %s of memory and this computer has %s free. "
-                       "Choose a smaller size.", c->d_model, c->n_enc, c->n_dec, p, n, a);
-    }
-    return cfg_validate(c, err);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -279,193 +184,30 @@ static void log_add(TrainWorker *w, const TrainStats *s)
 }
 
 /* ---- the held-out check ----
- * Cheaper than trainer_eval (which `stepformer eval` uses) so that it can
- * run every few dozen steps without slowing training: the teacher-forced
- * loss and token accuracy of TW_EVAL_PAIRS held-out pairs, a batch at a
- * time, and at every TW_EXACT_EVERY-th check the exact match of the first
- * TW_EXACT_PAIRS by greedy decoding, batched, and stopped at the
- * reference's length + 1 (an output that has not ended by then cannot be
- * exact; an untrained model would otherwise babble to the maximum length).
- * The model's vocabularies are copies of the data set's
- * (trainer_model_new), so data-set ids are model ids. */
-
-static int eval_prepare(TrainWorker *w, TfErr *err)
-{
-    int T = w->t.cap_T;
-    w->have_ev = 1;
-    for (int k = 0; k < 2; k++) {
-        EvalPart *p = &w->ev[k];
-        memset(p, 0, sizeof *p);
-        p->w = w;
-        if (trace_build(&p->tr, &w->m.cfg, TW_EVAL_B, T, 0, err))
-            return -1;
-        p->have_tr = 1;
-        p->buf = malloc((size_t)TW_EVAL_B * (3 * T + 2) * sizeof(int));
-        if (!p->buf)
-            return tf_fail(err, "out of memory for the held-out check");
-    }
-    return 0;
-}
-
-static void eval_free(TrainWorker *w)
-{
-    for (int k = 0; w->have_ev && k < 2; k++) {
-        if (w->ev[k].have_tr)
-            trace_free(&w->ev[k].tr);
-        free(w->ev[k].buf);
-        memset(&w->ev[k], 0, sizeof w->ev[k]);
-    }
-    w->have_ev = 0;
-}
-
-/* Teacher-forced loss sum, scored and correct positions of pairs [a, b). */
-static int eval_batch(EvalPart *e, int a, int b)
-{
-    const TrainWorker *w = e->w;
-    const Dataset *d = &w->d;
-    int B = b - a, S = 1, T = 1, V = w->m.cfg.tgt_vocab;
-    for (int i = a; i < b; i++) {
-        S = d->pairs[i].src_len > S ? d->pairs[i].src_len : S;
-        T = d->pairs[i].tgt_len + 1 > T ? d->pairs[i].tgt_len + 1 : T;
-    }
-    int *src = e->buf, *tin = src + B * S, *tout = tin + B * T, *sl = tout + B * T, *tl = sl + B;
-    for (int k = 0; k < B; k++) {
-        const Pair *p = &d->pairs[a + k];
-        const int32_t *x = d->ids + p->src_off, *y = d->ids + p->tgt_off;
-        for (int i = 0; i < S; i++)
-            src[k * S + i] = i < p->src_len ? x[i] : TOK_PAD;
-        /* in: <bos> y1 .. yn, out: y1 .. yn <eos> */
-        for (int i = 0; i < T; i++) {
-            tin[k * T + i] = i == 0 ? TOK_BOS : i <= p->tgt_len ? y[i - 1] : TOK_PAD;
-            tout[k * T + i] = i < p->tgt_len ? y[i] : i == p->tgt_len ? TOK_EOS : TOK_PAD;
-        }
-        sl[k] = p->src_len;
-        tl[k] = p->tgt_len + 1;
-    }
-    TfBatch in = {B, S, T, src, tin, sl, tl};
-    if (tf_forward(&w->m, &e->tr, &in, 0, &e->err))
-        return -1;
-    int nn = 0, cc = 0;
-    e->loss += loss_forward(NULL, e->tr.logits, e->tr.probs, tout, B * T, V,
-                            w->t.o.label_smoothing, &nn, &cc);
-    e->scored += nn;
-    e->correct += cc;
-    return 0;
-}
-
-static int argmax_row(const float *p, int n)
-{
-    int best = 0;
-    for (int i = 1; i < n; i++)
-        if (p[i] > p[best])
-            best = i;
-    return best;
-}
-
-/* How many of pairs [a, b) greedy decoding translates exactly: all of them
- * at once, one token per step for every sentence, as tf_greedy does for
- * one (the encoder once, then the decoder over <bos> + the outputs so far,
- * probabilities for the last position only). Each sentence needs its
- * reference's length + 1 outputs (<eos> included) and no more. */
-static int exact_batch(EvalPart *e, int a, int b)
-{
-    const TrainWorker *w = e->w;
-    const Dataset *d = &w->d;
-    int B = b - a, S = 1, n_out = 1, V = w->m.cfg.tgt_vocab;
-    for (int i = a; i < b; i++) {
-        S = d->pairs[i].src_len > S ? d->pairs[i].src_len : S;
-        n_out = d->pairs[i].tgt_len + 1 > n_out ? d->pairs[i].tgt_len + 1 : n_out;
-    }
-    if (n_out > e->tr.cap_T)
-        n_out = e->tr.cap_T;
-    int *src = e->buf, *out = src + B * S, *tin = out + B * n_out, *len = tin + B * n_out;
-    for (int k = 0; k < B; k++) {
-        const Pair *p = &d->pairs[a + k];
-        for (int i = 0; i < S; i++)
-            src[k * S + i] = i < p->src_len ? d->ids[p->src_off + i] : TOK_PAD;
-        len[k] = p->src_len;
-    }
-    if (tf_encode(&w->m, &e->tr, B, S, src, len, 0, &e->err))
-        return -1;
-    for (int t = 0; t < n_out; t++) {
-        int T = t + 1;
-        for (int k = 0; k < B; k++) { /* <bos> + the outputs so far */
-            tin[k * T] = TOK_BOS;
-            for (int i = 1; i < T; i++)
-                tin[k * T + i] = out[k * n_out + i - 1];
-            len[k] = T;
-        }
-        if (tf_decode(&w->m, &e->tr, T, tin, len, t, 0, &e->err))
-            return -1;
-        for (int k = 0; k < B; k++)
-            out[k * n_out + t] = argmax_row(e->tr.probs + ((size_t)k * T + t) * V, V);
-    }
-    for (int k = 0; k < B; k++) {
-        const Pair *p = &d->pairs[a + k];
-        const int *o = out + k * n_out;
-        int same = p->tgt_len < n_out && o[p->tgt_len] == TOK_EOS;
-        for (int i = 0; same && i < p->tgt_len; i++)
-            same = o[i] == d->ids[p->tgt_off + i];
-        e->exact += same;
-    }
-    return 0;
-}
-
-/* One half of a check: its pairs in batches of TW_EVAL_B. */
-static void *eval_part(void *arg)
-{
-    EvalPart *e = arg;
-    e->loss = 0;
-    e->scored = e->correct = e->exact = 0;
-    e->rc = 0;
-    for (int a = e->a; a < e->b && !e->rc; a += TW_EVAL_B)
-        e->rc = eval_batch(e, a, a + TW_EVAL_B < e->b ? a + TW_EVAL_B : e->b);
-    for (int a = e->ea; a < e->eb && !e->rc; a += TW_EVAL_B)
-        e->rc = exact_batch(e, a, a + TW_EVAL_B < e->eb ? a + TW_EVAL_B : e->eb);
-    return NULL;
-}
-
-/* The loss and token accuracy; exact match too when with_exact. The pairs
- * are cut in two halves, the second on a thread of its own: the trainer's
- * helper thread sleeps meanwhile, so the check takes half the time. Sums
- * are combined in a fixed order. */
+ * core's evaluator (trainer_eval, as `stepformer eval` uses it), kept cheap
+ * enough to run every few dozen steps without slowing training: the
+ * teacher-forced loss and token accuracy of the first TW_EVAL_PAIRS held-out
+ * pairs, TW_EVAL_B a pass, and when with_exact the exact match of the first
+ * TW_EXACT_PAIRS by greedy decoding, each stopped at its reference's length
+ * + 1 (an output that has not ended by then cannot be exact; an untrained
+ * model would otherwise babble to the maximum length). The pairs are cut
+ * in two halves on two threads while the trainer's helper sleeps. */
 static int eval_heldout(TrainWorker *w, TwEval *ev, int with_exact, TfErr *err)
 {
-    int first = w->d.n_train, n = w->d.n_pairs - first;
-    n = n < TW_EVAL_PAIRS ? n : TW_EVAL_PAIRS;
-    int n_exact = !with_exact ? 0 : n < TW_EXACT_PAIRS ? n : TW_EXACT_PAIRS;
-    for (int k = 0; k < 2; k++) {
-        EvalPart *e = &w->ev[k];
-        e->a = first + n * k / 2;
-        e->b = first + n * (k + 1) / 2;
-        e->ea = first + n_exact * k / 2;
-        e->eb = first + n_exact * (k + 1) / 2;
-    }
-    pthread_t th;
-    int two = pthread_create(&th, NULL, eval_part, &w->ev[1]) == 0;
-    eval_part(&w->ev[0]);
-    if (two)
-        pthread_join(th, NULL);
-    else
-        eval_part(&w->ev[1]);
-    double loss = 0;
-    int scored = 0, correct = 0, exact = 0;
-    for (int k = 0; k < 2; k++) {
-        const EvalPart *e = &w->ev[k];
-        if (e->rc) {
-            if (err)
-                *err = e->err;
-            return -1;
-        }
-        loss += e->loss;
-        scored += e->scored;
-        correct += e->correct;
-        exact += e->exact;
-    }
+    EvalOpts o;
+    eval_opts_default(&o);
+    o.max_pairs = TW_EVAL_PAIRS;
+    o.batch = TW_EVAL_B;
+    o.label_smoothing = w->t.o.label_smoothing;
+    o.decode_pairs = with_exact ? TW_EXACT_PAIRS : -1;
+    o.stop_at_ref = 1;
+    EvalStats s;
+    if (trainer_eval(&w->t, &o, &s, err))
+        return -1;
     ev->step = w->t.step;
-    ev->loss = scored ? (float)(loss / scored) : 0;
-    ev->acc = scored ? (float)correct / scored : 0;
-    ev->exact = !with_exact ? -1.0f : n_exact ? (float)exact / n_exact : 0;
+    ev->loss = (float)s.loss;
+    ev->acc = (float)s.token_acc;
+    ev->exact = with_exact ? (float)s.exact : -1.0f;
     return 0;
 }
 
@@ -475,7 +217,7 @@ static void maybe_eval(TrainWorker *w)
 {
     TwStatus *st = &w->mine;
     long long step = w->t.step;
-    if (st->n_heldout < 1 || !w->have_ev || step % w->eval_every)
+    if (st->n_heldout < 1 || !w->have_t || step % w->eval_every)
         return;
     if (st->n_eval == TW_EVAL_CAP) {
         int k = 0;
@@ -594,7 +336,6 @@ static void run_free(TrainWorker *w)
         vocab_free(&vs);
         vocab_free(&vt);
     }
-    eval_free(w);
     if (w->have_t)
         trainer_free(&w->t);
     if (w->have_m)
@@ -602,6 +343,16 @@ static void run_free(TrainWorker *w)
     if (w->have_d)
         dataset_free(&w->d);
     w->have_t = w->have_m = w->have_d = 0;
+}
+
+/* The run's task or file, as `stepformer eval` will find it again. */
+static void spec_data(const TwSpec *s, DataArgs *da)
+{
+    data_args_init(da);
+    da->task = s->task[0] ? s->task : NULL;
+    da->file = s->task[0] ? NULL : s->path;
+    da->src_mode = da->tgt_mode = s->tokens_char ? TOK_CHAR : TOK_WORD;
+    da->max_len = s->max_len > 2 ? s->max_len - 1 : 0;
 }
 
 static int load_data(TrainWorker *w, TwSpec *s, TfErr *err)
@@ -613,24 +364,17 @@ static int load_data(TrainWorker *w, TwSpec *s, TfErr *err)
         w->have_d = 1;
         return 0;
     }
-    if (s->task[0]) {
-        TaskOpts o = {0, 1, 0};
-        if (task_build(&w->d, s->task, &o, err))
-            return -1;
-        w->have_d = 1;
-        return 0;
-    }
-    if (!s->path[0])
+    if (!s->task[0] && !s->path[0])
         return tf_fail(err, "type the path of a TSV file (one \"source<TAB>target\" pair a line)");
+    DataArgs da;
+    spec_data(s, &da);
     int n_bad = 0;
-    TokMode mode = s->tokens_char ? TOK_CHAR : TOK_WORD;
-    int max_len = s->max_len > 2 ? s->max_len - 1 : 0;
-    if (tsv_load(&w->d, s->path, mode, mode, max_len, 1, &n_bad, err))
+    if (data_args_load(&w->d, &da, &n_bad, err))
         return -1;
     w->have_d = 1;
     if (n_bad > 0)
         message(w, 0, "%s: skipped %d line%s that could not be used (no tab, an empty side, "
-                "longer than %d tokens, ...)", s->path, n_bad, n_bad == 1 ? "" : "s", max_len);
+                "longer than %d tokens, ...)", s->path, n_bad, n_bad == 1 ? "" : "s", da.max_len);
     return 0;
 }
 
@@ -649,10 +393,7 @@ static TfConfig spec_config(const TwSpec *s, const Dataset *d)
         c.max_len = need;
     c.src_vocab = d->src.n;
     c.tgt_vocab = d->tgt.n;
-    int same = d->src.n == d->tgt.n;
-    for (int i = 0; same && i < d->src.n; i++)
-        same = strcmp(d->src.tok[i], d->tgt.tok[i]) == 0;
-    c.tie = same ? TF_TIE_ALL : TF_TIE_NONE;
+    c.tie = trainer_default_tie(d);
     c.dropout = s->o.dropout;
     c.label_smoothing = s->o.label_smoothing;
     return c;
@@ -703,7 +444,7 @@ static int run_build(TrainWorker *w, TwSpec *s, TfErr *err)
         return tf_fail(err, "%s: no training pairs", w->d.name);
     TfConfig c = spec_config(s, &w->d);
     int cap_T = w->d.max_src > w->d.max_tgt + 1 ? w->d.max_src : w->d.max_tgt + 1;
-    if (check_size(&c, s->o.batch, cap_T, err))
+    if (tw_check_size(&c, s->o.batch, cap_T, err))
         return -1;
     if (trainer_model_new(&w->m, &c, &w->d, s->o.seed, err))
         return -1;
@@ -711,15 +452,10 @@ static int run_build(TrainWorker *w, TwSpec *s, TfErr *err)
     if (trainer_init(&w->t, &w->m, &w->d, &s->o, err))
         return -1;
     w->have_t = 1;
-    if (eval_prepare(w, err))
-        return -1;
     if (!w->given_data && (s->task[0] || s->path[0])) { /* `stepformer eval` finds the data again */
         DataArgs da;
-        data_args_init(&da);
-        da.task = s->task[0] ? s->task : NULL;
-        da.file = s->task[0] ? NULL : s->path;
-        da.src_mode = da.tgt_mode = s->tokens_char ? TOK_CHAR : TOK_WORD;
-        data_args_to_meta(&da, &w->d, &w->m);
+        spec_data(s, &da);
+        data_args_to_meta(&da, &w->d, &w->m, err);
     }
     return 0;
 }
@@ -942,18 +678,23 @@ TrainWorker *tw_new(TfErr *err)
     return w;
 }
 
+/* Ask the thread to quit (it finishes the step it is in) and wait for it. */
+static void stop_thread(TrainWorker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->quit = 1;
+    w->play = 0;
+    pthread_cond_broadcast(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+}
+
 void tw_free(TrainWorker *w)
 {
     if (!w)
         return;
-    if (w->has_thread) {
-        pthread_mutex_lock(&w->mu);
-        w->quit = 1;
-        w->play = 0;
-        pthread_cond_broadcast(&w->wake);
-        pthread_mutex_unlock(&w->mu);
-        pthread_join(w->thread, NULL);
-    }
+    if (w->has_thread)
+        stop_thread(w);
     /* commands never reached (no thread) may hold a data set */
     for (int i = 0; i < w->q_n; i++) {
         Cmd *c = &w->q[(w->q_head + i) % TW_QUEUE];

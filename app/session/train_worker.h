@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "train.h"
+#include "train_size.h"
 
 #define TW_PATH_MAX 1024
 #define TW_LOG_CAP 1024    /* points of the training curves */
@@ -172,9 +173,5 @@ int tw_model_like(TrainWorker *w, uint64_t gen, TfModel *m, TfErr *err);
 /* Block until the queue is empty and the worker is neither training nor
  * busy (tests, `shot`). Returns at once while playing. */
 void tw_wait_idle(TrainWorker *w);
-
-/* Bytes a training run of this config needs (parameters, gradients, Adam,
- * traces, snapshots), to refuse sizes that cannot fit before allocating. */
-double tw_bytes_needed(const TfConfig *cfg, int batch, int cap_T);
 
 #endif

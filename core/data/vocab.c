@@ -1,6 +1,7 @@
 /* vocab.c - vocabularies, tokenisation and UTF-8 checks (see vocab.h). */
 #include "vocab.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,7 +259,9 @@ int vocab_encode(const Vocab *v, const char *text, int *ids, TokSpan *spans,
         } else {
             id = vocab_find(v, s, l);
         }
-        if (id < 0) {
+        /* typed text is text: "<pad>", "<bos>", "<eos>" written in a
+         * sentence are unknown words, never control tokens */
+        if (id < 0 || id < TOK_NSPECIAL) {
             id = TOK_UNK;
             unk++;
         }
@@ -297,4 +300,17 @@ size_t vocab_decode(const Vocab *v, const int *ids, int n, char *out,
         first = 0;
     }
     return need;
+}
+
+int vocab_numbered(Vocab *v, int n, TfErr *err)
+{
+    if (vocab_init(v, TOK_WORD, err))
+        return -1;
+    char name[32];
+    for (int i = TOK_NSPECIAL; i < n; i++) {
+        int len = snprintf(name, sizeof name, "t%d", i);
+        if (vocab_add(v, name, len, err) != i)
+            return -1;
+    }
+    return 0;
 }

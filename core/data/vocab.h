@@ -45,6 +45,9 @@ int vocab_copy(Vocab *dst, const Vocab *src, TfErr *err);
 /* Id of s[0..len), adding it if new. Returns the id, or -1 with err set
  * (invalid UTF-8, empty, too long, too many tokens, out of memory). */
 int vocab_add(Vocab *v, const char *s, int len, TfErr *err);
+/* A word-level vocabulary of n tokens: the four specials, then t4 t5 ...
+ * t(n-1) (random models, benchmarks and tests). */
+int vocab_numbered(Vocab *v, int n, TfErr *err);
 /* Id of s[0..len) or -1 if absent (exact bytes, no lowercasing). */
 int vocab_find(const Vocab *v, const char *s, int len);
 /* The token string of id, or "<?>" when id is out of range. */
@@ -59,7 +62,8 @@ int tok_split(TokMode mode, const char *text, size_t len, TokSpan *spans,
 /* Tokenise and look up. Writes up to max ids (and spans, if not NULL).
  * Returns the number of tokens the text holds (> max means truncated), or -1
  * on invalid UTF-8. *n_unk (if not NULL) receives how many written ids are
- * <unk>. */
+ * <unk>. Text is text: a special token typed in it ("<pad>", "<bos>",
+ * "<eos>", "<unk>") is an unknown word and becomes <unk>. */
 int vocab_encode(const Vocab *v, const char *text, int *ids, TokSpan *spans,
                  int max, int *n_unk, TfErr *err);
 

@@ -1,4 +1,5 @@
-/* decode.c - teacher forcing, greedy decoding and beam search (decode.h). */
+/* decode.c - teacher forcing, greedy decoding, beam search and tf_translate,
+ * the one entry point choosing between them (decode.h). */
 #include "decode.h"
 
 #include <math.h>
@@ -7,30 +8,29 @@
 
 void decode_result_free(DecodeResult *r)
 {
-    if (!r)
-        return;
-    free(r->ids);
-    free(r->steps);
-    free(r->pool);
-    memset(r, 0, sizeof *r);
+    if (r) {
+        free(r->ids);
+        free(r->steps);
+        free(r->pool);
+        *r = (DecodeResult){0};
+    }
 }
 
 void beam_result_free(BeamResult *r)
 {
-    if (!r)
-        return;
-    free(r->ids);
-    free(r->nodes);
-    memset(r, 0, sizeof *r);
+    if (r) {
+        free(r->ids);
+        free(r->nodes);
+        *r = (BeamResult){0};
+    }
 }
 
 int decode_max_out(const TfModel *m, const TfTrace *tr, int S)
 {
     int n = S + 50;
+    (void)tr; /* the trace grows as needed (trace_reserve) */
     if (n > m->cfg.max_len)
         n = m->cfg.max_len;
-    if (n > tr->cap_T)
-        n = tr->cap_T;
     return n;
 }
 
@@ -65,13 +65,19 @@ static int top_k(const float *p, int n, int k, int *ids, float *vals)
     return have;
 }
 
-static int check_src(const TfModel *m, const TfTrace *tr, const int *src, int S,
+/* The source fits the model and its vocabulary, and 1..max_out outputs fit
+ * the model's max_len (the trace grows as needed). */
+static int check_src(const TfModel *m, const TfTrace *tr, const int *src, int S, int max_out,
                      TfErr *err)
 {
+    if (max_out < 1 || max_out > m->cfg.max_len)
+        return tf_fail(err, "output length %d is out of range 1..%d", max_out, m->cfg.max_len);
     if (S < 1)
         return tf_fail(err, "the source sentence is empty");
-    if (S > tr->cap_T)
-        return tf_fail(err, "the source has %d tokens; the limit is %d", S, tr->cap_T);
+    (void)tr;
+    if (S > m->cfg.max_len)
+        return tf_fail(err, "the source has %d tokens; the model's limit is %d", S,
+                       m->cfg.max_len);
     for (int i = 0; i < S; i++)
         if (src[i] < 0 || src[i] >= m->cfg.src_vocab)
             return tf_fail(err, "source token id %d is outside the vocabulary", src[i]);
@@ -102,10 +108,8 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
               int max_out, int keep_steps, DecodeResult *out, TfErr *err)
 {
     memset(out, 0, sizeof *out);
-    if (check_src(m, tr, src, S, err))
+    if (check_src(m, tr, src, S, max_out, err))
         return -1;
-    if (max_out < 1 || max_out > tr->cap_T)
-        return tf_fail(err, "output length %d is out of range 1..%d", max_out, tr->cap_T);
     keep_steps = keep_steps && (tr->flags & TRACE_RECORD);
     const TfConfig *c = &m->cfg;
     int V = c->tgt_vocab;
@@ -150,7 +154,7 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
     int T = out->n + 1;
     if (out->ids[out->n - 1] == TOK_EOS)
         T--;
-    if (T != tr->T && T <= tr->cap_T) {
+    if (T != tr->T && T <= m->cfg.max_len) {
         if (tf_decode(m, tr, T, tgt, &T, 0, 0, err))
             goto fail;
     }
@@ -166,11 +170,12 @@ int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
                       const int *tgt, int n, int *pred, int *truth,
                       float *loss, TfErr *err)
 {
-    if (check_src(m, tr, src, S, err))
+    if (check_src(m, tr, src, S, 1, err))
         return -1;
     int T = n + 1, V = m->cfg.tgt_vocab;
-    if (n < 0 || T > tr->cap_T)
-        return tf_fail(err, "the target has %d tokens; the limit is %d", n, tr->cap_T - 1);
+    if (n < 0 || T > m->cfg.max_len)
+        return tf_fail(err, "the target has %d tokens; the model's limit is %d", n,
+                       m->cfg.max_len - 1);
     int *in = malloc((size_t)T * sizeof *in);
     if (!in)
         return tf_fail(err, "out of memory");
@@ -242,12 +247,10 @@ int tf_beam(const TfModel *m, TfTrace *tr, const int *src, int S, int K,
             float alpha, int max_out, BeamResult *out, TfErr *err)
 {
     memset(out, 0, sizeof *out);
-    if (check_src(m, tr, src, S, err))
+    if (check_src(m, tr, src, S, max_out, err))
         return -1;
-    if (K < 1 || K > tr->cap_B)
-        return tf_fail(err, "beam size %d is out of range 1..%d", K, tr->cap_B);
-    if (max_out < 1 || max_out > tr->cap_T)
-        return tf_fail(err, "output length %d is out of range 1..%d", max_out, tr->cap_T);
+    if (K < 1 || K > TF_MAX_BEAM)
+        return tf_fail(err, "beam size %d is out of range 1..%d", K, TF_MAX_BEAM);
     if (!(alpha >= 0 && alpha <= 10))
         return tf_fail(err, "length penalty alpha %g is out of range 0..10", alpha);
     const TfConfig *c = &m->cfg;
@@ -268,7 +271,7 @@ int tf_beam(const TfModel *m, TfTrace *tr, const int *src, int S, int K,
         tf_fail(err, "out of memory for beam search");
         goto done;
     }
-    if (tf_encode(m, tr, 1, S, src, &S, 0, err))
+    if (tf_encode(m, tr, 1, S, src, &S, 0, err) || trace_reserve(tr, K, S, err))
         goto done;
     /* every hypothesis reads the same encoder output */
     for (int b = 1; b < K; b++) {
@@ -357,4 +360,34 @@ done:
     if (rc)
         beam_result_free(out);
     return rc;
+}
+
+/* ---- one entry point ---- */
+
+void decode_opts_default(DecodeOpts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->beam = 1;
+    o->alpha = 0.6f;
+}
+
+int tf_translate(const TfModel *m, TfTrace *tr, const int *src, int S,
+                 const DecodeOpts *o, DecodeResult *out, TfErr *err)
+{
+    memset(out, 0, sizeof *out);
+    int max_out = decode_max_out(m, tr, S);
+    if (o->max_out > 0 && o->max_out < max_out)
+        max_out = o->max_out;
+    if (o->beam <= 1)
+        return tf_greedy(m, tr, src, S, max_out, 0, out, err);
+    BeamResult b;
+    if (tf_beam(m, tr, src, S, o->beam, o->alpha, max_out, &b, err))
+        return -1;
+    out->ids = b.ids; /* (max_out) */
+    out->n = b.n;
+    out->logprob = b.logprob;
+    out->S = S;
+    b.ids = NULL;
+    beam_result_free(&b);
+    return 0;
 }

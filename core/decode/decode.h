@@ -8,13 +8,16 @@
  * can be kept, so the GUI can show attention for each generated token.
  * Beam search keeps the K best partial translations and ranks finished ones
  * by log P(Y|X) / lp(Y) with the length penalty
- * lp(Y) = ((5 + |Y|) / 6)^alpha (Wu et al. 2016, used by the paper). */
+ * lp(Y) = ((5 + |Y|) / 6)^alpha (Wu et al. 2016, used by the paper).
+ * tf_translate is the one entry point for a translation, whichever the
+ * method; tf_greedy and tf_beam also return what the window shows of it. */
 #ifndef TF_DECODE_H
 #define TF_DECODE_H
 
 #include "model.h"
 
 #define DEC_TOPK 10
+#define TF_MAX_BEAM 64 /* the largest beam tf_beam takes */
 
 /* One generated token and what the model looked at to choose it. */
 typedef struct DecodeStep {
@@ -76,9 +79,27 @@ typedef struct BeamResult {
 void beam_result_free(BeamResult *r);
 double beam_length_penalty(int len, float alpha);
 
-/* Beam search with beam size K (1..trace cap_B) and length penalty alpha.
+/* Beam search with beam size K (1..TF_MAX_BEAM) and length penalty alpha.
  * K = 1 is exactly greedy decoding. */
 int tf_beam(const TfModel *m, TfTrace *tr, const int *src, int S, int K,
             float alpha, int max_out, BeamResult *out, TfErr *err);
+
+/* How to translate: greedy (beam 1) or beam search. */
+typedef struct DecodeOpts {
+    int beam;      /* 1 = greedy, else beam search with this many hypotheses
+                      (at most the trace's cap_B) */
+    float alpha;   /* beam search length penalty (0.6 in the paper) */
+    int max_out;   /* longest output: 0 = decode_max_out(m, tr, S), never
+                      more than that */
+} DecodeOpts;
+
+/* beam 1, alpha 0.6, max_out 0 */
+void decode_opts_default(DecodeOpts *o);
+
+/* Translate src[0..S) as o says: out gets the output ids (<eos> included
+ * when produced) and their log-probability, no steps. Free it with
+ * decode_result_free. Returns 0, or -1 with err set. */
+int tf_translate(const TfModel *m, TfTrace *tr, const int *src, int S,
+                 const DecodeOpts *o, DecodeResult *out, TfErr *err);
 
 #endif

@@ -2,6 +2,7 @@
 #include "checkpoint.h"
 
 #include "atomic.h"
+#include "file.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -39,6 +40,31 @@ static int src_read(const Src *s, size_t off, void *dst, size_t n, TfErr *err)
 }
 
 /* ---- metadata ---- */
+
+/* safetensors pads the header with spaces only. */
+static int only_spaces(const char *p, const char *end)
+{
+    for (; p && p < end; p++)
+        if (*p != ' ')
+            return 0;
+    return 1;
+}
+
+/* Does JSON text hold a \u0000 escape inside a string (which cJSON would
+ * decode into a NUL, silently cutting the string short)? Escaped
+ * backslashes are skipped, so "\\u0000" (a backslash, then u0000) is
+ * one level of escaping less and is found when that inner text is parsed. */
+static int has_nul_escape(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (s[i] != '\\')
+            continue;
+        if (s[i + 1] == 'u' && i + 5 < n && memcmp(s + i + 2, "0000", 4) == 0)
+            return 1;
+        i++; /* skip the escaped character */
+    }
+    return 0;
+}
 
 static const char *const KNOWN_META[] = {
     "format", "d_model", "n_heads", "d_ff", "n_enc_layers", "n_dec_layers",
@@ -110,6 +136,10 @@ static int parse_vocab(Vocab *v, const cJSON *meta, const char *key,
         return -1;
     cJSON *arr = cJSON_Parse(s);
     int rc = -1;
+    if (has_nul_escape(s, strlen(s))) {
+        tf_fail(err, "%s: a token of %s holds a NUL character", name, key);
+        goto done;
+    }
     if (!cJSON_IsArray(arr)) {
         tf_fail(err, "%s: %s is not a JSON array of token strings", name, key);
         goto done;
@@ -156,13 +186,9 @@ static int parse_config(TfConfig *c, const cJSON *meta, const char *name,
     if (fmt && strcmp(fmt->valuestring, CKPT_FORMAT) != 0)
         return tf_fail(err, "%s: format \"%.40s\" is not %s", name,
                        fmt->valuestring, CKPT_FORMAT);
-    if (meta_int(meta, "d_model", name, 1, TF_MAX_DMODEL, &c->d_model, err) ||
-        meta_int(meta, "n_heads", name, 1, TF_MAX_HEADS, &c->n_heads, err) ||
-        meta_int(meta, "d_ff", name, 1, TF_MAX_DFF, &c->d_ff, err) ||
-        meta_int(meta, "n_enc_layers", name, 1, TF_MAX_LAYERS, &c->n_enc, err) ||
-        meta_int(meta, "n_dec_layers", name, 1, TF_MAX_LAYERS, &c->n_dec, err) ||
-        meta_int(meta, "max_len", name, 2, TF_MAX_LEN, &c->max_len, err))
-        return -1;
+    for (int k = 0; k < CFG_N_SIZES; k++)
+        if (meta_int(meta, CFG_SIZES[k].key, name, CFG_SIZES[k].lo, CFG_SIZES[k].hi, cfg_size(c, k), err))
+            return -1;
     const char *norm = meta_str(meta, "norm", name, err);
     if (!norm)
         return -1;
@@ -441,6 +467,32 @@ static int optim_present(const cJSON *hdr, const cJSON *meta, long long *step,
     return 1;
 }
 
+/* The metadata that is not part of the format (training facts, the user's
+ * own keys), kept on the model in one pass. */
+static int keep_extra_meta(TfModel *m, const cJSON *meta)
+{
+    int n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, meta) n++;
+    if (n == 0)
+        return 0;
+    const char **keys = malloc((size_t)n * sizeof *keys);
+    const char **vals = malloc((size_t)n * sizeof *vals);
+    int k = 0, rc = -1;
+    if (keys && vals) {
+        cJSON_ArrayForEach(it, meta) {
+            if (is_known_meta(it->string))
+                continue;
+            keys[k] = it->string;
+            vals[k++] = it->valuestring;
+        }
+        rc = model_meta_set_many(m, keys, vals, k);
+    }
+    free(keys);
+    free(vals);
+    return rc;
+}
+
 static int load(TfModel *m, CkptOptim *opt, const Src *src, TfErr *err)
 {
     const char *name = src->name;
@@ -470,9 +522,18 @@ static int load(TfModel *m, CkptOptim *opt, const Src *src, TfErr *err)
     if (src_read(src, 8, text, (size_t)hlen, err))
         goto done;
     text[hlen] = 0;
-    hdr = cJSON_ParseWithLength(text, (size_t)hlen);
+    const char *end = NULL;
+    hdr = cJSON_ParseWithLengthOpts(text, (size_t)hlen, &end, 0);
     if (!cJSON_IsObject(hdr)) {
         tf_fail(err, "%s: header is not a valid JSON object", name);
+        goto done;
+    }
+    if (!only_spaces(end, text + hlen)) {
+        tf_fail(err, "%s: bytes after the header's JSON object (only spaces may pad it)", name);
+        goto done;
+    }
+    if (has_nul_escape(text, (size_t)hlen)) {
+        tf_fail(err, "%s: a string in the header holds a NUL character (\\u0000)", name);
         goto done;
     }
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(hdr, "__metadata__");
@@ -513,11 +574,9 @@ static int load(TfModel *m, CkptOptim *opt, const Src *src, TfErr *err)
         goto done;
     if (opt)
         opt->step = has_opt ? step : 0;
-    cJSON_ArrayForEach(it, meta) {
-        if (!is_known_meta(it->string) && model_meta_set(m, it->string, it->valuestring)) {
-            tf_fail(err, "%s: out of memory for metadata", name);
-            goto done;
-        }
+    if (keep_extra_meta(m, meta)) {
+        tf_fail(err, "%s: out of memory for metadata", name);
+        goto done;
     }
     rc = 0;
 done:
@@ -548,15 +607,11 @@ int ckpt_load_full(TfModel *m, CkptOptim *opt, const char *path, TfErr *err)
     memset(m, 0, sizeof *m);
     if (opt)
         memset(opt, 0, sizeof *opt);
-    FILE *f = fopen(path, "rb");
+    off_t size = 0;
+    FILE *f = tf_fopen_regular(path, &size, err);
     if (!f)
-        return tf_fail(err, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return tf_fail(err, "%s: not a regular file", path);
-    }
-    Src s = {f, NULL, (size_t)st.st_size, path};
+        return -1;
+    Src s = {f, NULL, (size_t)size, path};
     int rc = load(m, opt, &s, err);
     fclose(f);
     return rc;
@@ -645,16 +700,11 @@ static char *build_header(const TfModel *m, const CkptOptim *opt,
     const TfConfig *c = &m->cfg;
     cJSON *hdr = cJSON_CreateObject();
     cJSON *meta = cJSON_AddObjectToObject(hdr, "__metadata__");
-    static const char *const TIE[] = {"none", "generator", "all"};
     cJSON_AddStringToObject(meta, "format", CKPT_FORMAT);
-    add_meta_int(meta, "d_model", c->d_model);
-    add_meta_int(meta, "n_heads", c->n_heads);
-    add_meta_int(meta, "d_ff", c->d_ff);
-    add_meta_int(meta, "n_enc_layers", c->n_enc);
-    add_meta_int(meta, "n_dec_layers", c->n_dec);
-    add_meta_int(meta, "max_len", c->max_len);
+    for (int k = 0; k < CFG_N_SIZES; k++)
+        add_meta_int(meta, CFG_SIZES[k].key, cfg_size_of(c, k));
     cJSON_AddStringToObject(meta, "norm", c->norm == TF_NORM_PRE ? "pre" : "post");
-    cJSON_AddStringToObject(meta, "tie_embeddings", TIE[c->tie]);
+    cJSON_AddStringToObject(meta, "tie_embeddings", cfg_tie_name(c->tie));
     add_meta_json(meta, "src_vocab", vocab_json(&m->src_vocab));
     add_meta_json(meta, "tgt_vocab", vocab_json(&m->tgt_vocab));
     cJSON_AddStringToObject(meta, "src_tokenize", m->src_vocab.mode == TOK_CHAR ? "char" : "word");

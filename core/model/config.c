@@ -1,19 +1,39 @@
 /* config.c - presets, validation, parameter and FLOP counts (see config.h). */
 #include "config.h"
 
+#include <stddef.h>
 #include <string.h>
 
 typedef struct Preset {
     const char *name;
-    int d_model, n_heads, d_ff, n_enc, n_dec, max_len;
+    TfConfig cfg; /* vocabularies 0: set by whoever builds the model */
 } Preset;
 
+/* The paper's post-LN, untied, dropout and label smoothing 0.1. */
+#define PRESET(D, H, F, L, T)                                                        \
+    {.d_model = D, .n_heads = H, .d_ff = F, .n_enc = L, .n_dec = L, .max_len = T,    \
+     .norm = TF_NORM_POST, .tie = TF_TIE_NONE, .dropout = 0.1f, .label_smoothing = 0.1f}
+
 static const Preset PRESETS[] = {
-    {"classroom", 64, 4, 256, 2, 2, 64},
-    {"base", 512, 8, 2048, 6, 6, 256},
-    {"big", 1024, 16, 4096, 6, 6, 256},
+    {"classroom", PRESET(64, 4, 256, 2, 64)},
+    {"base", PRESET(512, 8, 2048, 6, 256)},
+    {"big", PRESET(1024, 16, 4096, 6, 256)},
 };
 #define N_PRESETS ((int)(sizeof PRESETS / sizeof PRESETS[0]))
+
+const CfgSize CFG_SIZES[CFG_N_SIZES] = {
+    {"d_model", offsetof(TfConfig, d_model), 1, TF_MAX_DMODEL},
+    {"n_heads", offsetof(TfConfig, n_heads), 1, TF_MAX_HEADS},
+    {"d_ff", offsetof(TfConfig, d_ff), 1, TF_MAX_DFF},
+    {"n_enc_layers", offsetof(TfConfig, n_enc), 1, TF_MAX_LAYERS},
+    {"n_dec_layers", offsetof(TfConfig, n_dec), 1, TF_MAX_LAYERS},
+    {"max_len", offsetof(TfConfig, max_len), 2, TF_MAX_LEN},
+};
+
+const char *cfg_tie_name(TfTie t)
+{
+    return t == TF_TIE_ALL ? "all" : t == TF_TIE_GENERATOR ? "generator" : "none";
+}
 
 const char *const *cfg_preset_names(int *n)
 {
@@ -27,20 +47,9 @@ const char *const *cfg_preset_names(int *n)
 int cfg_preset(TfConfig *cfg, const char *name, TfErr *err)
 {
     for (int i = 0; i < N_PRESETS; i++) {
-        const Preset *p = &PRESETS[i];
-        if (strcmp(p->name, name) != 0)
+        if (strcmp(PRESETS[i].name, name) != 0)
             continue;
-        memset(cfg, 0, sizeof *cfg);
-        cfg->d_model = p->d_model;
-        cfg->n_heads = p->n_heads;
-        cfg->d_ff = p->d_ff;
-        cfg->n_enc = p->n_enc;
-        cfg->n_dec = p->n_dec;
-        cfg->max_len = p->max_len;
-        cfg->norm = TF_NORM_POST;
-        cfg->tie = TF_TIE_NONE;
-        cfg->dropout = 0.1f;
-        cfg->label_smoothing = 0.1f;
+        *cfg = PRESETS[i].cfg;
         return 0;
     }
     return tf_fail(err, "unknown preset '%s' (known: classroom, base, big)", name);

@@ -50,6 +50,24 @@ typedef struct TfConfig {
 
 /* Fill cfg from a preset name; vocab sizes are left for the caller.
  * Returns -1 with a message listing the presets on an unknown name. */
+/* The sizes of a config under the names checkpoints and `info --json` give
+ * them, in that order, with the range a checkpoint may hold. */
+typedef struct CfgSize {
+    const char *key;
+    size_t off; /* of the int in TfConfig */
+    int lo, hi;
+} CfgSize;
+#define CFG_N_SIZES 6
+extern const CfgSize CFG_SIZES[CFG_N_SIZES];
+static inline int *cfg_size(TfConfig *c, int k) { return (int *)((char *)c + CFG_SIZES[k].off); }
+static inline int cfg_size_of(const TfConfig *c, int k)
+{
+    return *(const int *)((const char *)c + CFG_SIZES[k].off);
+}
+
+/* "none", "generator" or "all". */
+const char *cfg_tie_name(TfTie t);
+
 int cfg_preset(TfConfig *cfg, const char *name, TfErr *err);
 const char *const *cfg_preset_names(int *n);
 

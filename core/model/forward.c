@@ -11,15 +11,19 @@
 #include "model.h"
 #include "ops.h"
 
+/* The key mask of hidden source positions lives on the stack: room for
+ * the longest source a model may have. */
+#define TF_MAX_LEN_HIDE TF_MAX_LEN
+
 int tf_check_batch(const TfModel *m, const TfTrace *tr, const TfBatch *in,
                    TfErr *err)
 {
-    if (in->B < 1 || in->B > tr->cap_B)
-        return tf_fail(err, "batch of %d sentences; this trace holds 1..%d",
-                       in->B, tr->cap_B);
-    if (in->S < 1 || in->S > tr->cap_T || in->T < 1 || in->T > tr->cap_T)
+    (void)tr;
+    if (in->B < 1 || in->B > 4096)
+        return tf_fail(err, "batch of %d sentences; 1..4096 are possible", in->B);
+    if (in->S < 1 || in->S > m->cfg.max_len || in->T < 1 || in->T > m->cfg.max_len)
         return tf_fail(err, "sequence of %d source / %d target tokens; the "
-                       "limit is %d", in->S, in->T, tr->cap_T);
+                       "model's limit is %d", in->S, in->T, m->cfg.max_len);
     for (int b = 0; b < in->B; b++) {
         if (in->src_len[b] < 1 || in->src_len[b] > in->S)
             return tf_fail(err, "sentence %d: source length %d not in 1..%d",
@@ -81,17 +85,50 @@ static void residual(float *sum, const float *x, const float *y,
         add_forward(sum, x, y, n);
 }
 
+/* The source positions an experiment hides, as a key mask (Tk bytes), or
+ * NULL when none is hidden. */
+static const unsigned char *hidden_keys(const TfTrace *tr, unsigned char *buf, int Tk)
+{
+    const TfExperiment *e = &tr->exp;
+    if (e->n_hide == 0)
+        return NULL;
+    memset(buf, 0, (size_t)Tk);
+    for (int i = 0; i < e->n_hide; i++)
+        if (e->hide_src[i] < Tk)
+            buf[e->hide_src[i]] = 1;
+    return buf;
+}
+
+/* An ablated head's output (its d_v columns of concat) is zeroed before
+ * W_O; W_O and its bias still apply. */
+static void ablate_heads(const TfTrace *tr, float *heads, TfAttnKind kind, int layer, int N)
+{
+    const TfExperiment *e = &tr->exp;
+    int C = tr->cfg.d_model, dk = cfg_dk(&tr->cfg);
+    for (int i = 0; i < e->n_ablate; i++) {
+        if (e->ablate[i].kind != (int)kind || e->ablate[i].layer != layer)
+            continue;
+        for (int r = 0; r < N; r++)
+            memset(heads + (size_t)r * C + (size_t)e->ablate[i].head * dk, 0, (size_t)dk * sizeof(float));
+    }
+}
+
 /* Self-attention block: qkv projection, attention, W_O. */
 static void self_attention(TfTrace *tr, AttnAct *a, const float *x,
                            const float *w_qkv, const float *b_qkv,
                            const float *w_o, const float *b_o, int T,
-                           const int *len, int causal)
+                           const int *len, TfAttnKind kind, int layer)
 {
     int B = tr->B, C = tr->cfg.d_model;
     int N = B * T;
+    const TfExperiment *e = &tr->exp;
+    int causal = kind == TF_ATTN_DEC && !e->no_causal;
+    unsigned char hide[TF_MAX_LEN_HIDE];
+    const unsigned char *kh = kind == TF_ATTN_ENC && T <= TF_MAX_LEN_HIDE ? hidden_keys(tr, hide, T) : NULL;
     linear_forward(a->qkv, x, w_qkv, b_qkv, N, C, 3 * C);
-    AttnDims d = {B, T, T, C, tr->cfg.n_heads, a->qs, a->kvs, causal, len};
+    AttnDims d = {B, T, T, C, tr->cfg.n_heads, a->qs, a->kvs, causal, len, e->no_scale, kh};
     attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &d);
+    ablate_heads(tr, a->heads, kind, layer, N);
     linear_forward(a->out, a->heads, w_o, b_o, N, C, C);
 }
 
@@ -110,6 +147,28 @@ static void layernorm(NormAct *n, const float *inp, const float *w,
     layernorm_forward(n->norm, n->mean, n->rstd, inp, w, b, N, C);
 }
 
+/* A sub-layer's input: x, or LN(x) (into n) pre-LN. */
+static const float *sub_in(NormAct *n, const float *x, const float *w, const float *b, int post, int N,
+                           int C)
+{
+    if (post)
+        return x;
+    layernorm(n, x, w, b, N, C);
+    return n->norm;
+}
+
+/* A sub-layer's output from its body's out: n->sum = x + dropout(out), and
+ * post-LN LN(n->sum) (into n); returns the one the next sub-layer reads. */
+static const float *sub_out(NormAct *n, const float *x, const float *out, const float *mask,
+                            const float *w, const float *b, int post, int N, int C)
+{
+    residual(n->sum, x, out, mask, (size_t)N * C);
+    if (!post)
+        return n->sum;
+    layernorm(n, n->sum, w, b, N, C);
+    return n->norm;
+}
+
 static void encoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
                           int train)
 {
@@ -124,23 +183,15 @@ static void encoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     const float *d1 = dropout_mask(tr, e->sa.drop, nC, train);
     const float *d2 = dropout_mask(tr, e->ffn_drop, nC, train);
 
-    if (c->norm == TF_NORM_POST) {
-        /* x1 = LN(x + SelfAttn(x));  x2 = LN(x1 + FFN(x1)) */
-        self_attention(tr, &e->sa, x, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, 0);
-        residual(e->n1.sum, x, e->sa.out, d1, nC);
-        layernorm(&e->n1, e->n1.sum, ln1w, ln1b, N, C);
-        ffn(c, e->ffn_hidden, e->ffn_out, e->n1.norm, f1w, f1b, f2w, f2b, N);
-        residual(e->n2.sum, e->n1.norm, e->ffn_out, d2, nC);
-        layernorm(&e->n2, e->n2.sum, ln2w, ln2b, N, C);
-    } else {
-        /* x1 = x + SelfAttn(LN(x));  x2 = x1 + FFN(LN(x1)) */
-        layernorm(&e->n1, x, ln1w, ln1b, N, C);
-        self_attention(tr, &e->sa, e->n1.norm, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, 0);
-        residual(e->n1.sum, x, e->sa.out, d1, nC);
-        layernorm(&e->n2, e->n1.sum, ln2w, ln2b, N, C);
-        ffn(c, e->ffn_hidden, e->ffn_out, e->n2.norm, f1w, f1b, f2w, f2b, N);
-        residual(e->n2.sum, e->n1.sum, e->ffn_out, d2, nC);
-    }
+    int post = c->norm == TF_NORM_POST;
+    /* post-LN: x1 = LN(x + SelfAttn(x));  x2 = LN(x1 + FFN(x1))
+     * pre-LN:  x1 = x + SelfAttn(LN(x));  x2 = x1 + FFN(LN(x1)) */
+    const float *in = sub_in(&e->n1, x, ln1w, ln1b, post, N, C);
+    self_attention(tr, &e->sa, in, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, TF_ATTN_ENC, l);
+    const float *x1 = sub_out(&e->n1, x, e->sa.out, d1, ln1w, ln1b, post, N, C);
+    in = sub_in(&e->n2, x1, ln2w, ln2b, post, N, C);
+    ffn(c, e->ffn_hidden, e->ffn_out, in, f1w, f1b, f2w, f2b, N);
+    sub_out(&e->n2, x1, e->ffn_out, d2, ln2w, ln2b, post, N, C);
 }
 
 /* The output of encoder layer l (the next layer's input). */
@@ -165,39 +216,64 @@ static void add_positions(float *out, const float *x, const float *pe, int N,
                     pe + (size_t)(t % T) * C, (size_t)C);
 }
 
+/* One side's input, B sentences of L tokens: the ids and lengths kept in
+ * the trace (side.ids, side.len), embed = E[token] * sqrt(C), input =
+ * embed + PE, with dropout when training. */
+typedef struct Side {
+    int *ids, *len;
+    float *embed, *input, *drop;
+    const float *E;
+} Side;
+
+static void embed_inputs(TfTrace *tr, Side s, const int *ids, const int *len, int B, int L, int C,
+                         int train)
+{
+    int N = B * L;
+    size_t nC = (size_t)N * C;
+    memcpy(s.ids, ids, (size_t)N * sizeof *ids);
+    memcpy(s.len, len, (size_t)B * sizeof *len);
+    float *embed = s.embed, *input = s.input, *drop = s.drop;
+    embed_forward(embed, s.ids, s.E, sqrtf((float)C), NULL, N, L, C);
+    if (tr->exp.no_pe) /* experiment: the embeddings alone */
+        memcpy(input, embed, nC * sizeof(float));
+    else
+        add_positions(input, embed, tr->pe, N, L, C);
+    const float *dm = dropout_mask(tr, drop, nC, train);
+    if (dm)
+        dropout_apply(input, input, dm, nC);
+}
+
 int tf_encode_begin(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
                     const int *src_len, int train, TfErr *err)
 {
     const TfConfig *c = &m->cfg;
-    if (B < 1 || B > tr->cap_B || S < 1 || S > tr->cap_T)
-        return tf_fail(err, "encoder input %d x %d exceeds the trace (%d x %d)",
-                       B, S, tr->cap_B, tr->cap_T);
+    if (B < 1 || S < 1)
+        return tf_fail(err, "encoder input of %d x %d tokens is empty", B, S);
+    if (trace_reserve(tr, B, S, err))
+        return -1;
     train = train && (tr->flags & TRACE_TRAIN);
     tr->enc_dropped = dropping(tr, train);
     tr->B = B;
     tr->S = S;
-    memcpy(tr->src_ids, src, (size_t)B * S * sizeof *src);
-    memcpy(tr->src_len, src_len, (size_t)B * sizeof *src_len);
-    int C = c->d_model, N = B * S;
-    size_t nC = (size_t)N * C;
     /* src.embed = E[token] * sqrt(C);  enc.input = src.embed + PE */
-    embed_forward(tr->src_embed, tr->src_ids, m->p.src_embed, sqrtf((float)C),
-                  NULL, N, S, C);
-    add_positions(tr->enc_in, tr->src_embed, tr->pe, N, S, C);
-    const float *dm = dropout_mask(tr, tr->src_drop, nC, train);
-    if (dm)
-        dropout_apply(tr->enc_in, tr->enc_in, dm, nC);
+    Side side = {tr->src_ids, tr->src_len, tr->src_embed, tr->enc_in, tr->src_drop, m->p.src_embed};
+    embed_inputs(tr, side, src, src_len, B, S, c->d_model, train);
     return 0;
+}
+
+/* pre-LN: a stack's final LayerNorm follows its last layer (N rows). */
+static void final_norm(const TfModel *m, NormAct *out, const float *x, const float *w, const float *b, int N)
+{
+    if (m->cfg.norm == TF_NORM_PRE)
+        layernorm(out, x, w, b, N, m->cfg.d_model);
 }
 
 void tf_encode_layer(const TfModel *m, TfTrace *tr, int l, int train)
 {
     train = train && (tr->flags & TRACE_TRAIN);
     encoder_layer(m, tr, l, l == 0 ? tr->enc_in : enc_layer_out(tr, l - 1), train);
-    /* pre-LN: the stack's final LayerNorm follows its last layer */
-    if (l == m->cfg.n_enc - 1 && m->cfg.norm == TF_NORM_PRE)
-        layernorm(&tr->enc_final, enc_layer_out(tr, l), m->p.enc_lnf_w, m->p.enc_lnf_b,
-                  tr->B * tr->S, m->cfg.d_model);
+    if (l == m->cfg.n_enc - 1)
+        final_norm(m, &tr->enc_final, enc_layer_out(tr, l), m->p.enc_lnf_w, m->p.enc_lnf_b, tr->B * tr->S);
 }
 
 int tf_encode(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
@@ -229,69 +305,45 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     int post = c->norm == TF_NORM_POST;
 
     /* 1. masked self-attention over the decoder input */
-    const float *sa_in = x;
-    if (!post) {
-        layernorm(&d->n1, x, ln1w, ln1b, N, C);
-        sa_in = d->n1.norm;
-    }
-    self_attention(tr, &d->sa, sa_in, sqkv_w, sqkv_b, so_w, so_b, T, tr->tgt_len, 1);
-    residual(d->n1.sum, x, d->sa.out, d1, nC);
-    if (post)
-        layernorm(&d->n1, d->n1.sum, ln1w, ln1b, N, C);
-    const float *x1 = post ? d->n1.norm : d->n1.sum;
+    const float *in = sub_in(&d->n1, x, ln1w, ln1b, post, N, C);
+    self_attention(tr, &d->sa, in, sqkv_w, sqkv_b, so_w, so_b, T, tr->tgt_len, TF_ATTN_DEC, l);
+    const float *x1 = sub_out(&d->n1, x, d->sa.out, d1, ln1w, ln1b, post, N, C);
 
     /* 2. cross-attention: queries from the decoder, keys and values from
      *    the encoder output (memory) */
-    const float *ca_in = x1;
-    if (!post) {
-        layernorm(&d->n2, x1, ln2w, ln2b, N, C);
-        ca_in = d->n2.norm;
-    }
+    const float *ca_in = sub_in(&d->n2, x1, ln2w, ln2b, post, N, C);
     AttnAct *a = &d->ca;
     linear_forward(a->qkv, ca_in, cqkv_w, cqkv_b, N, C, C);
     linear_forward(a->kv, tr->memory, cqkv_w + (size_t)C * C, cqkv_b + C,
                    B * tr->S, C, 2 * C);
-    AttnDims ad = {B, T, tr->S, C, c->n_heads, a->qs, a->kvs, 0, tr->src_len};
+    unsigned char hide[TF_MAX_LEN_HIDE];
+    const unsigned char *kh = tr->S <= TF_MAX_LEN_HIDE ? hidden_keys(tr, hide, tr->S) : NULL;
+    AttnDims ad = {B, T, tr->S, C, c->n_heads, a->qs, a->kvs, 0, tr->src_len, tr->exp.no_scale, kh};
     attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &ad);
+    ablate_heads(tr, a->heads, TF_ATTN_CROSS, l, N);
     linear_forward(a->out, a->heads, co_w, co_b, N, C, C);
-    residual(d->n2.sum, x1, a->out, d2, nC);
-    if (post)
-        layernorm(&d->n2, d->n2.sum, ln2w, ln2b, N, C);
-    const float *x2 = post ? d->n2.norm : d->n2.sum;
+    const float *x2 = sub_out(&d->n2, x1, a->out, d2, ln2w, ln2b, post, N, C);
 
     /* 3. position-wise feed-forward */
-    const float *ff_in = x2;
-    if (!post) {
-        layernorm(&d->n3, x2, ln3w, ln3b, N, C);
-        ff_in = d->n3.norm;
-    }
-    ffn(c, d->ffn_hidden, d->ffn_out, ff_in, f1w, f1b, f2w, f2b, N);
-    residual(d->n3.sum, x2, d->ffn_out, d3, nC);
-    if (post)
-        layernorm(&d->n3, d->n3.sum, ln3w, ln3b, N, C);
+    in = sub_in(&d->n3, x2, ln3w, ln3b, post, N, C);
+    ffn(c, d->ffn_hidden, d->ffn_out, in, f1w, f1b, f2w, f2b, N);
+    sub_out(&d->n3, x2, d->ffn_out, d3, ln3w, ln3b, post, N, C);
 }
 
 int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
                     const int *tgt_len, int train, TfErr *err)
 {
     const TfConfig *c = &m->cfg;
-    if (T < 1 || T > tr->cap_T)
-        return tf_fail(err, "decoder input of %d tokens exceeds the trace (%d)",
-                       T, tr->cap_T);
+    if (T < 1)
+        return tf_fail(err, "the decoder input is empty");
+    if (trace_reserve(tr, tr->B, T, err))
+        return -1;
     train = train && (tr->flags & TRACE_TRAIN);
     tr->dec_dropped = dropping(tr, train);
-    int B = tr->B, C = c->d_model, N = B * T;
-    size_t nC = (size_t)N * C;
     tr->T = T;
-    memcpy(tr->tgt_ids, tgt, (size_t)N * sizeof *tgt);
-    memcpy(tr->tgt_len, tgt_len, (size_t)B * sizeof *tgt_len);
     /* tgt.embed = E[token] * sqrt(C);  dec.input = tgt.embed + PE */
-    embed_forward(tr->tgt_embed, tr->tgt_ids, m->p.tgt_embed, sqrtf((float)C),
-                  NULL, N, T, C);
-    add_positions(tr->dec_in, tr->tgt_embed, tr->pe, N, T, C);
-    const float *dm = dropout_mask(tr, tr->tgt_drop, nC, train);
-    if (dm)
-        dropout_apply(tr->dec_in, tr->dec_in, dm, nC);
+    Side side = {tr->tgt_ids, tr->tgt_len, tr->tgt_embed, tr->dec_in, tr->tgt_drop, m->p.tgt_embed};
+    embed_inputs(tr, side, tgt, tgt_len, tr->B, T, c->d_model, train);
     return 0;
 }
 
@@ -299,9 +351,8 @@ void tf_decode_layer(const TfModel *m, TfTrace *tr, int l, int train)
 {
     train = train && (tr->flags & TRACE_TRAIN);
     decoder_layer(m, tr, l, l == 0 ? tr->dec_in : dec_layer_out(tr, l - 1), train);
-    if (l == m->cfg.n_dec - 1 && m->cfg.norm == TF_NORM_PRE)
-        layernorm(&tr->dec_final, dec_layer_out(tr, l), m->p.dec_lnf_w, m->p.dec_lnf_b,
-                  tr->B * tr->T, m->cfg.d_model);
+    if (l == m->cfg.n_dec - 1)
+        final_norm(m, &tr->dec_final, dec_layer_out(tr, l), m->p.dec_lnf_w, m->p.dec_lnf_b, tr->B * tr->T);
 }
 
 void tf_decode_end(const TfModel *m, TfTrace *tr, int out_from)

@@ -35,26 +35,13 @@ void model_free(TfModel *m)
     memset(m, 0, sizeof *m);
 }
 
-static int numbered_vocab(Vocab *v, int n, TfErr *err)
-{
-    if (vocab_init(v, TOK_WORD, err))
-        return -1;
-    char name[32];
-    for (int i = TOK_NSPECIAL; i < n; i++) {
-        int len = snprintf(name, sizeof name, "t%d", i);
-        if (vocab_add(v, name, len, err) != i)
-            return -1;
-    }
-    return 0;
-}
-
 int model_init_random(TfModel *m, const TfConfig *cfg, uint64_t seed, TfErr *err)
 {
     if (model_build(m, cfg, err))
         return -1;
     params_init(&m->p, cfg, seed);
-    if (numbered_vocab(&m->src_vocab, cfg->src_vocab, err) ||
-        numbered_vocab(&m->tgt_vocab, cfg->tgt_vocab, err)) {
+    if (vocab_numbered(&m->src_vocab, cfg->src_vocab, err) ||
+        vocab_numbered(&m->tgt_vocab, cfg->tgt_vocab, err)) {
         model_free(m);
         return -1;
     }
@@ -87,6 +74,72 @@ int model_meta_set(TfModel *m, const char *key, const char *val)
     m->meta[m->n_meta].val = v;
     m->n_meta++;
     return 0;
+}
+
+typedef struct MetaRef {
+    const char *key;
+    int first, last; /* first and last index of the key in the input */
+} MetaRef;
+
+static int cmp_by_key(const void *x, const void *y)
+{
+    const MetaRef *a = x, *b = y;
+    int c = strcmp(a->key, b->key);
+    return c ? c : (a->first > b->first) - (a->first < b->first);
+}
+
+static int cmp_by_first(const void *x, const void *y)
+{
+    const MetaRef *a = x, *b = y;
+    return (a->first > b->first) - (a->first < b->first);
+}
+
+int model_meta_set_many(TfModel *m, const char *const *keys,
+                        const char *const *vals, int n)
+{
+    if (n <= 0)
+        return 0;
+    if (m->n_meta > 0) { /* merging into existing metadata: one by one */
+        for (int i = 0; i < n; i++)
+            if (model_meta_set(m, keys[i], vals[i]))
+                return -1;
+        return 0;
+    }
+    MetaRef *r = malloc((size_t)n * sizeof *r);
+    TfMeta *meta = calloc((size_t)n, sizeof *meta);
+    int k = 0, rc = -1;
+    if (!r || !meta)
+        goto done;
+    for (int i = 0; i < n; i++)
+        r[i] = (MetaRef){keys[i], i, i};
+    qsort(r, (size_t)n, sizeof *r, cmp_by_key);
+    for (int i = 0; i < n;) { /* one entry per key */
+        int j = i;
+        while (j + 1 < n && strcmp(r[j + 1].key, r[i].key) == 0)
+            j++;
+        r[k++] = (MetaRef){r[i].key, r[i].first, r[j].first};
+        i = j + 1;
+    }
+    qsort(r, (size_t)k, sizeof *r, cmp_by_first);
+    for (int i = 0; i < k; i++) {
+        meta[i].key = strdup(r[i].key);
+        meta[i].val = strdup(vals[r[i].last]);
+        if (!meta[i].key || !meta[i].val) {
+            for (int j = 0; j <= i; j++) {
+                free(meta[j].key);
+                free(meta[j].val);
+            }
+            goto done;
+        }
+    }
+    m->meta = meta;
+    m->n_meta = k;
+    meta = NULL;
+    rc = 0;
+done:
+    free(meta);
+    free(r);
+    return rc;
 }
 
 const char *model_meta_get(const TfModel *m, const char *key)

@@ -43,6 +43,11 @@ int model_init_random(TfModel *m, const TfConfig *cfg, uint64_t seed, TfErr *err
 /* Extra metadata (strings), copied. Setting an existing key replaces it. */
 int model_meta_set(TfModel *m, const char *key, const char *val);
 const char *model_meta_get(const TfModel *m, const char *key);
+/* Set n pairs at once (a checkpoint's whole __metadata__): time n log n,
+ * not n^2; of keys given twice the later value wins, and keys keep the
+ * order of their first appearance after those already set. */
+int model_meta_set_many(TfModel *m, const char *const *keys,
+                        const char *const *vals, int n);
 
 /* A padded batch: B sentences, src (B, S) and decoder input tgt (B, T), each
  * padded with <pad> after its length. tgt[b] starts with <bos>. */

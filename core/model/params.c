@@ -28,6 +28,44 @@ static int add_attn(ParamDesc *o, int n, int max, ParamStack st, int C,
     return n;
 }
 
+static const char *const ENC_FF[4] = {"encoder.layers.%d.linear1.weight", "encoder.layers.%d.linear1.bias",
+                                     "encoder.layers.%d.linear2.weight", "encoder.layers.%d.linear2.bias"};
+static const char *const DEC_FF[4] = {"decoder.layers.%d.linear1.weight", "decoder.layers.%d.linear1.bias",
+                                     "decoder.layers.%d.linear2.weight", "decoder.layers.%d.linear2.bias"};
+
+/* linear1 (F x C) and linear2 (C x F) of a layer's feed-forward network. */
+static int add_ffn(ParamDesc *o, int n, int max, ParamStack st, int C, int FF, size_t w1, size_t b1,
+                   size_t w2, size_t b2, const char *const nm[4])
+{
+    n = add(o, n, max, w1, st, FF, C, INIT_XAVIER, nm[0]);
+    n = add(o, n, max, b1, st, FF, 0, INIT_ZERO, nm[1]);
+    n = add(o, n, max, w2, st, C, FF, INIT_XAVIER, nm[2]);
+    return add(o, n, max, b2, st, C, 0, INIT_ZERO, nm[3]);
+}
+
+/* The names of a stack's LayerNorms: weight and bias of each layer norm,
+ * then of the final norm (pre-LN only). */
+static const char *const ENC_LN[] = {"encoder.layers.%d.norm1.weight", "encoder.layers.%d.norm1.bias",
+                                     "encoder.layers.%d.norm2.weight", "encoder.layers.%d.norm2.bias",
+                                     "encoder.norm.weight", "encoder.norm.bias"};
+static const char *const DEC_LN[] = {"decoder.layers.%d.norm1.weight", "decoder.layers.%d.norm1.bias",
+                                     "decoder.layers.%d.norm2.weight", "decoder.layers.%d.norm2.bias",
+                                     "decoder.layers.%d.norm3.weight", "decoder.layers.%d.norm3.bias",
+                                     "decoder.norm.weight", "decoder.norm.bias"};
+
+/* k per-layer LayerNorms (gain 1, bias 0) at field[0..2k), then the final
+ * norm at field[2k], field[2k+1] when pre. */
+static int add_norms(ParamDesc *o, int n, int max, ParamStack stack, int C, const size_t *field, int k,
+                     int pre, const char *const *names)
+{
+    for (int j = 0; j < k + pre; j++) {
+        ParamStack st = j < k ? stack : STACK_NONE;
+        n = add(o, n, max, field[2 * j], st, C, 0, INIT_ONE, names[2 * j]);
+        n = add(o, n, max, field[2 * j + 1], st, C, 0, INIT_ZERO, names[2 * j + 1]);
+    }
+    return n;
+}
+
 int params_table(const TfConfig *c, ParamDesc *o, int max)
 {
     int C = c->d_model, FF = c->d_ff, n = 0;
@@ -58,39 +96,21 @@ int params_table(const TfConfig *c, ParamDesc *o, int max)
     n = add(o, n, max, F(gen_b), STACK_NONE, c->tgt_vocab, 0, INIT_ZERO,
             "generator.bias");
 
+    int pre = c->norm == TF_NORM_PRE;
     n = add_attn(o, n, max, STACK_ENC, C, F(enc_qkv_w), F(enc_qkv_b), F(enc_o_w),
                  F(enc_o_b), enc_sa);
-    n = add(o, n, max, F(enc_ff1_w), STACK_ENC, FF, C, INIT_XAVIER, "encoder.layers.%d.linear1.weight");
-    n = add(o, n, max, F(enc_ff1_b), STACK_ENC, FF, 0, INIT_ZERO, "encoder.layers.%d.linear1.bias");
-    n = add(o, n, max, F(enc_ff2_w), STACK_ENC, C, FF, INIT_XAVIER, "encoder.layers.%d.linear2.weight");
-    n = add(o, n, max, F(enc_ff2_b), STACK_ENC, C, 0, INIT_ZERO, "encoder.layers.%d.linear2.bias");
-    n = add(o, n, max, F(enc_ln1_w), STACK_ENC, C, 0, INIT_ONE, "encoder.layers.%d.norm1.weight");
-    n = add(o, n, max, F(enc_ln1_b), STACK_ENC, C, 0, INIT_ZERO, "encoder.layers.%d.norm1.bias");
-    n = add(o, n, max, F(enc_ln2_w), STACK_ENC, C, 0, INIT_ONE, "encoder.layers.%d.norm2.weight");
-    n = add(o, n, max, F(enc_ln2_b), STACK_ENC, C, 0, INIT_ZERO, "encoder.layers.%d.norm2.bias");
-    if (c->norm == TF_NORM_PRE) {
-        n = add(o, n, max, F(enc_lnf_w), STACK_NONE, C, 0, INIT_ONE, "encoder.norm.weight");
-        n = add(o, n, max, F(enc_lnf_b), STACK_NONE, C, 0, INIT_ZERO, "encoder.norm.bias");
-    }
+    n = add_ffn(o, n, max, STACK_ENC, C, FF, F(enc_ff1_w), F(enc_ff1_b), F(enc_ff2_w), F(enc_ff2_b), ENC_FF);
+    static const size_t enc_ln[] = {F(enc_ln1_w), F(enc_ln1_b), F(enc_ln2_w), F(enc_ln2_b), F(enc_lnf_w), F(enc_lnf_b)};
+    n = add_norms(o, n, max, STACK_ENC, C, enc_ln, 2, pre, ENC_LN);
 
     n = add_attn(o, n, max, STACK_DEC, C, F(dec_sqkv_w), F(dec_sqkv_b), F(dec_so_w),
                  F(dec_so_b), dec_sa);
     n = add_attn(o, n, max, STACK_DEC, C, F(dec_cqkv_w), F(dec_cqkv_b), F(dec_co_w),
                  F(dec_co_b), dec_ca);
-    n = add(o, n, max, F(dec_ff1_w), STACK_DEC, FF, C, INIT_XAVIER, "decoder.layers.%d.linear1.weight");
-    n = add(o, n, max, F(dec_ff1_b), STACK_DEC, FF, 0, INIT_ZERO, "decoder.layers.%d.linear1.bias");
-    n = add(o, n, max, F(dec_ff2_w), STACK_DEC, C, FF, INIT_XAVIER, "decoder.layers.%d.linear2.weight");
-    n = add(o, n, max, F(dec_ff2_b), STACK_DEC, C, 0, INIT_ZERO, "decoder.layers.%d.linear2.bias");
-    n = add(o, n, max, F(dec_ln1_w), STACK_DEC, C, 0, INIT_ONE, "decoder.layers.%d.norm1.weight");
-    n = add(o, n, max, F(dec_ln1_b), STACK_DEC, C, 0, INIT_ZERO, "decoder.layers.%d.norm1.bias");
-    n = add(o, n, max, F(dec_ln2_w), STACK_DEC, C, 0, INIT_ONE, "decoder.layers.%d.norm2.weight");
-    n = add(o, n, max, F(dec_ln2_b), STACK_DEC, C, 0, INIT_ZERO, "decoder.layers.%d.norm2.bias");
-    n = add(o, n, max, F(dec_ln3_w), STACK_DEC, C, 0, INIT_ONE, "decoder.layers.%d.norm3.weight");
-    n = add(o, n, max, F(dec_ln3_b), STACK_DEC, C, 0, INIT_ZERO, "decoder.layers.%d.norm3.bias");
-    if (c->norm == TF_NORM_PRE) {
-        n = add(o, n, max, F(dec_lnf_w), STACK_NONE, C, 0, INIT_ONE, "decoder.norm.weight");
-        n = add(o, n, max, F(dec_lnf_b), STACK_NONE, C, 0, INIT_ZERO, "decoder.norm.bias");
-    }
+    n = add_ffn(o, n, max, STACK_DEC, C, FF, F(dec_ff1_w), F(dec_ff1_b), F(dec_ff2_w), F(dec_ff2_b), DEC_FF);
+    static const size_t dec_ln[] = {F(dec_ln1_w), F(dec_ln1_b), F(dec_ln2_w), F(dec_ln2_b),
+                                    F(dec_ln3_w), F(dec_ln3_b), F(dec_lnf_w), F(dec_lnf_b)};
+    n = add_norms(o, n, max, STACK_DEC, C, dec_ln, 3, pre, DEC_LN);
     return n;
 }
 
@@ -138,42 +158,44 @@ float *params_tensor(const TfParams *p, const ParamDesc *d, int layer)
     return base + (size_t)layer * param_desc_numel(d);
 }
 
+/* Layer l's feed-forward (ff: linear1 w, b, linear2 w, b) and LayerNorm
+ * (ln: weight, bias of each) pointers into the stacked tensors. */
+static LayerParams point_ffn_ln(float *const ff[4], float *const *ln, int n_ln, int l, size_t C, size_t F)
+{
+    LayerParams r;
+    memset(&r, 0, sizeof r);
+    r.f1w = ff[0] + l * F * C;
+    r.f1b = ff[1] + l * F;
+    r.f2w = ff[2] + l * C * F;
+    r.f2b = ff[3] + l * C;
+    for (int k = 0; k < n_ln; k++) {
+        r.ln_w[k] = ln[2 * k] + l * C;
+        r.ln_b[k] = ln[2 * k + 1] + l * C;
+    }
+    return r;
+}
+
 LayerParams params_enc_layer(const TfParams *p, const TfConfig *c, int l)
 {
     size_t C = (size_t)c->d_model, F = (size_t)c->d_ff;
-    LayerParams r;
-    memset(&r, 0, sizeof r);
+    float *const ff[4] = {p->enc_ff1_w, p->enc_ff1_b, p->enc_ff2_w, p->enc_ff2_b};
+    float *const ln[4] = {p->enc_ln1_w, p->enc_ln1_b, p->enc_ln2_w, p->enc_ln2_b};
+    LayerParams r = point_ffn_ln(ff, ln, 2, l, C, F);
     r.sa = (AttnParams){p->enc_qkv_w + l * 3 * C * C, p->enc_qkv_b + l * 3 * C,
                         p->enc_o_w + l * C * C, p->enc_o_b + l * C};
-    r.f1w = p->enc_ff1_w + l * F * C;
-    r.f1b = p->enc_ff1_b + l * F;
-    r.f2w = p->enc_ff2_w + l * C * F;
-    r.f2b = p->enc_ff2_b + l * C;
-    r.ln_w[0] = p->enc_ln1_w + l * C;
-    r.ln_b[0] = p->enc_ln1_b + l * C;
-    r.ln_w[1] = p->enc_ln2_w + l * C;
-    r.ln_b[1] = p->enc_ln2_b + l * C;
     return r;
 }
 
 LayerParams params_dec_layer(const TfParams *p, const TfConfig *c, int l)
 {
     size_t C = (size_t)c->d_model, F = (size_t)c->d_ff;
-    float *ln_w[3] = {p->dec_ln1_w, p->dec_ln2_w, p->dec_ln3_w};
-    float *ln_b[3] = {p->dec_ln1_b, p->dec_ln2_b, p->dec_ln3_b};
-    LayerParams r;
+    float *const ff[4] = {p->dec_ff1_w, p->dec_ff1_b, p->dec_ff2_w, p->dec_ff2_b};
+    float *const ln[6] = {p->dec_ln1_w, p->dec_ln1_b, p->dec_ln2_w, p->dec_ln2_b, p->dec_ln3_w, p->dec_ln3_b};
+    LayerParams r = point_ffn_ln(ff, ln, 3, l, C, F);
     r.sa = (AttnParams){p->dec_sqkv_w + l * 3 * C * C, p->dec_sqkv_b + l * 3 * C,
                         p->dec_so_w + l * C * C, p->dec_so_b + l * C};
     r.ca = (AttnParams){p->dec_cqkv_w + l * 3 * C * C, p->dec_cqkv_b + l * 3 * C,
                         p->dec_co_w + l * C * C, p->dec_co_b + l * C};
-    r.f1w = p->dec_ff1_w + l * F * C;
-    r.f1b = p->dec_ff1_b + l * F;
-    r.f2w = p->dec_ff2_w + l * C * F;
-    r.f2b = p->dec_ff2_b + l * C;
-    for (int k = 0; k < 3; k++) {
-        r.ln_w[k] = ln_w[k] + l * C;
-        r.ln_b[k] = ln_b[k] + l * C;
-    }
     return r;
 }
 

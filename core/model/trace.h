@@ -1,9 +1,9 @@
 /* trace.h - every intermediate of a forward pass, kept for display and for
  * the backward pass (llm.c calls this the activations).
  *
- * A trace is built once for a capacity (cap_B sentences of up to cap_T
- * tokens) with one allocation; any input within that capacity fits without
- * reallocating. Buffers are laid out compactly for the current B, S, T:
+ * A trace is built for a capacity (cap_B sentences of up to cap_T tokens)
+ * with one allocation; any input within that capacity fits without
+ * reallocating, and a longer one grows it (trace_reserve). Buffers are laid out compactly for the current B, S, T:
  * a (B, S, C) buffer holds sentence b, position s at (b * S + s) * C.
  *
  * With TRACE_RECORD every layer keeps its own buffers, the pre-mask scores
@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "experiment.h"
 #include "rng.h"
 
 enum { TRACE_RECORD = 1, TRACE_TRAIN = 2 };
@@ -83,6 +84,7 @@ typedef struct TfTrace {
     float *dec_out;       /* (B, T, C) decoder output fed to the generator */
     float *logits;        /* (B, T, Vt) */
     float *probs;         /* (B, T, Vt) softmax of logits */
+    TfExperiment exp;     /* the intervention the pass applies (zero: none) */
     Rng drop_rng;         /* dropout stream (TRAIN) */
     int enc_dropped;      /* the last encoder pass applied dropout masks */
     int dec_dropped;      /* the last decoder pass applied dropout masks */
@@ -95,7 +97,16 @@ typedef struct TfTrace {
 int trace_build(TfTrace *tr, const TfConfig *cfg, int cap_B, int cap_T,
                 int flags, TfErr *err);
 void trace_free(TfTrace *tr);
-/* Floats trace_build would allocate (to check memory before trying). */
+/* Floats trace_build would allocate (to check memory before trying), and
+ * all the bytes it would take. trace_build refuses a trace that does not fit
+ * in the memory available (sysmem.h) with a message saying both figures. */
 size_t trace_floats(const TfConfig *cfg, int cap_B, int cap_T, int flags);
+size_t trace_bytes(const TfConfig *cfg, int cap_B, int cap_T, int flags);
+/* Make room for B sentences of T tokens, keeping what the trace holds: a
+ * trace is built small and grows in steps (powers of two, up to max_len) as
+ * longer input arrives, so memory follows the input and not the model's
+ * max_len. Never shrinks. The forward pass calls it; pointers into the
+ * trace's buffers taken before a call are invalid after it. */
+int trace_reserve(TfTrace *tr, int B, int T, TfErr *err);
 
 #endif

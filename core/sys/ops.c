@@ -387,6 +387,8 @@ static inline float mask_value(const AttnDims *d, int b, int i, int j)
 {
     if (d->klen && j >= d->klen[b])
         return -INFINITY;
+    if (d->khide && d->khide[j])
+        return -INFINITY;
     if (d->causal && j > i)
         return -INFINITY;
     return 0.0f;
@@ -404,7 +406,7 @@ static void attn_head(const AttnJob *j, int b, int h)
 {
     const AttnDims *d = j->d;
     int Tq = d->Tq, Tk = d->Tk, C = d->C, NH = d->NH, dk = C / NH;
-    float alpha = 1.0f / sqrtf((float)dk);
+    float alpha = d->no_scale ? 1.0f : 1.0f / sqrtf((float)dk);
     size_t hw = (size_t)Tq * Tk;
     const float *qb = j->q + (size_t)b * Tq * d->qs;
     const float *kb = j->k + (size_t)b * Tk * d->kvs;
@@ -466,7 +468,7 @@ void attention_backward(float *dq, float *dk_, float *dv, float *scratch,
                         const AttnDims *d)
 {
     int B = d->B, Tq = d->Tq, Tk = d->Tk, C = d->C, NH = d->NH, dk = C / NH;
-    float alpha = 1.0f / sqrtf((float)dk);
+    float alpha = d->no_scale ? 1.0f : 1.0f / sqrtf((float)dk);
     size_t hw = (size_t)Tq * Tk;
     for (int b = 0; b < B; b++) {
         size_t qo = (size_t)b * Tq * d->qs, ko = (size_t)b * Tk * d->kvs;

@@ -82,6 +82,8 @@ void softmax_backward_rows(float *dx, const float *dy, const float *y,
 typedef struct AttnDims {
     int B, Tq, Tk, C, NH, qs, kvs, causal;
     const int *klen;
+    int no_scale;              /* scores = Q K^T without 1/sqrt(d_k) */
+    const unsigned char *khide; /* (Tk) keys masked in every sentence, or NULL */
 } AttnDims;
 void attention_forward(float *heads, float *scores, float *mask, float *weights,
                        const float *q, const float *k, const float *v,

@@ -59,3 +59,12 @@ float rng_normal(Rng *r)
     double u2 = (double)(rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
     return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
 }
+
+void rng_shuffle(Rng *r, int *a, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)rng_below(r, (uint32_t)i + 1), t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}

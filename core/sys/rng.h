@@ -22,5 +22,7 @@ uint32_t rng_below(Rng *r, uint32_t n);
 float rng_uniform(Rng *r);
 /* Standard normal (Box-Muller). */
 float rng_normal(Rng *r);
+/* Shuffle a[0..n) in place (Fisher-Yates from the end). */
+void rng_shuffle(Rng *r, int *a, int n);
 
 #endif

@@ -66,10 +66,10 @@ int backwork_build(TfBackWork *w, const TfConfig *cfg, int cap_B, int cap_T,
 
 void backwork_free(TfBackWork *w)
 {
-    if (!w)
-        return;
-    free(w->block);
-    memset(w, 0, sizeof *w);
+    if (w) {
+        free(w->block);
+        *w = (TfBackWork){0};
+    }
 }
 
 /* ---------------------------------------------------------------------- */
@@ -122,7 +122,7 @@ static void self_attn_back(Ctx *x, const AttnAct *a, const AttnParams *W,
     linear_backward(w->d_heads, G->o_w, G->o_b, d_out, a->heads, W->o_w, N, C, C);
     /* heads = per-head softmax(Q K^T / sqrt(d_k) + mask) V */
     zero(w->d_qkv, (size_t)N * 3 * C);
-    AttnDims d = {x->B, T, T, C, x->c->n_heads, a->qs, a->kvs, causal, len};
+    AttnDims d = {x->B, T, T, C, x->c->n_heads, a->qs, a->kvs, causal, len, 0, NULL};
     attention_backward(w->d_qkv, w->d_qkv + C, w->d_qkv + 2 * C, w->scratch,
                        w->d_heads, a->weights, a->q, a->k, a->v, &d);
     /* [Q | K | V] = x @ W_QKV^T + b_QKV */
@@ -145,7 +145,7 @@ static void cross_attn_back(Ctx *x, const AttnAct *a, const AttnParams *W,
     /* heads = per-head softmax(Q K^T / sqrt(d_k) + padding mask) V */
     zero(w->d_qkv, (size_t)N * C);
     zero(w->d_kv, (size_t)Ns * 2 * C);
-    AttnDims d = {x->B, T, S, C, x->c->n_heads, a->qs, a->kvs, 0, tr->src_len};
+    AttnDims d = {x->B, T, S, C, x->c->n_heads, a->qs, a->kvs, 0, tr->src_len, 0, NULL};
     attention_backward(w->d_qkv, w->d_kv, w->d_kv + C, w->scratch, w->d_heads,
                        a->weights, a->q, a->k, a->v, &d);
     /* Q = x @ W_Q^T + b_Q            (rows 0..C of in_proj) */
@@ -220,15 +220,44 @@ static void enc_layer_back(Ctx *x, const TfModel *m, TfParams *g, int l,
     ln_back(A, &G, &W, 0, Bf, in, &e->n1, N, C);
 }
 
-static void dec_layer_back_post(Ctx *x, const DecLayerAct *d, const LayerParams *W,
-                                const LayerParams *G, const float *in, float **da,
-                                float **db)
+/* The pre-LN decoder layer: the gradient of its output in A, of its input
+ * left in A; Bf is scratch. */
+static void dec_layer_back_pre(Ctx *x, const DecLayerAct *d, const LayerParams *W,
+                               const LayerParams *G, const float *in, float *A, float *Bf, int N)
+{
+    const TfTrace *tr = x->tr;
+    int C = x->c->d_model, T = tr->T, drop = tr->dec_dropped;
+    size_t nC = (size_t)N * C;
+    const float *br;
+    /* n3.sum = n2.sum + dropout(ffn(n3.norm)),  n3.norm = LN3(n2.sum) */
+    br = branch(x, A, d->ffn_drop, drop, nC);
+    zero(Bf, nC);
+    ffn_back(x, W, G, Bf, d->n3.norm, d->ffn_hidden, br, N);
+    ln_back(A, G, W, 2, Bf, d->n2.sum, &d->n3, N, C);
+    /* n2.sum = n1.sum + dropout(cross_attn(n2.norm, memory)),  n2.norm = LN2(n1.sum) */
+    br = branch(x, A, d->ca.drop, drop, nC);
+    zero(Bf, nC);
+    cross_attn_back(x, &d->ca, &W->ca, &G->ca, Bf, d->n2.norm, br);
+    ln_back(A, G, W, 1, Bf, d->n1.sum, &d->n2, N, C);
+    /* n1.sum = in + dropout(masked_self_attn(n1.norm)),  n1.norm = LN1(in) */
+    br = branch(x, A, d->sa.drop, drop, nC);
+    zero(Bf, nC);
+    self_attn_back(x, &d->sa, &W->sa, &G->sa, Bf, d->n1.norm, br, T, tr->tgt_len, 1);
+    ln_back(A, G, W, 0, Bf, in, &d->n1, N, C);
+}
+
+static void dec_layer_back(Ctx *x, const DecLayerAct *d, const LayerParams *W,
+                           const LayerParams *G, const float *in, float **da, float **db)
 {
     const TfTrace *tr = x->tr;
     int C = x->c->d_model, T = tr->T, N = x->B * T, drop = tr->dec_dropped;
     size_t nC = (size_t)N * C;
     float *A = *da, *Bf = *db;
     const float *br;
+    if (x->c->norm == TF_NORM_PRE) {
+        dec_layer_back_pre(x, d, W, G, in, A, Bf, N);
+        return;
+    }
     /* n3.norm = LN3(n3.sum) */
     zero(Bf, nC);
     ln_back(Bf, G, W, 2, A, d->n3.sum, &d->n3, N, C);
@@ -248,32 +277,6 @@ static void dec_layer_back_post(Ctx *x, const DecLayerAct *d, const LayerParams 
     br = branch(x, Bf, d->sa.drop, drop, nC);
     self_attn_back(x, &d->sa, &W->sa, &G->sa, Bf, in, br, T, tr->tgt_len, 1);
     swap(da, db);
-}
-
-static void dec_layer_back_pre(Ctx *x, const DecLayerAct *d, const LayerParams *W,
-                               const LayerParams *G, const float *in, float **da,
-                               float **db)
-{
-    const TfTrace *tr = x->tr;
-    int C = x->c->d_model, T = tr->T, N = x->B * T, drop = tr->dec_dropped;
-    size_t nC = (size_t)N * C;
-    float *A = *da, *Bf = *db;
-    const float *br;
-    /* n3.sum = n2.sum + dropout(ffn(n3.norm)),  n3.norm = LN3(n2.sum) */
-    br = branch(x, A, d->ffn_drop, drop, nC);
-    zero(Bf, nC);
-    ffn_back(x, W, G, Bf, d->n3.norm, d->ffn_hidden, br, N);
-    ln_back(A, G, W, 2, Bf, d->n2.sum, &d->n3, N, C);
-    /* n2.sum = n1.sum + dropout(cross_attn(n2.norm, memory)),  n2.norm = LN2(n1.sum) */
-    br = branch(x, A, d->ca.drop, drop, nC);
-    zero(Bf, nC);
-    cross_attn_back(x, &d->ca, &W->ca, &G->ca, Bf, d->n2.norm, br);
-    ln_back(A, G, W, 1, Bf, d->n1.sum, &d->n2, N, C);
-    /* n1.sum = in + dropout(masked_self_attn(n1.norm)),  n1.norm = LN1(in) */
-    br = branch(x, A, d->sa.drop, drop, nC);
-    zero(Bf, nC);
-    self_attn_back(x, &d->sa, &W->sa, &G->sa, Bf, d->n1.norm, br, T, tr->tgt_len, 1);
-    ln_back(A, G, W, 0, Bf, in, &d->n1, N, C);
 }
 
 /* The input of layer l of a stack: the embeddings for layer 0, else the
@@ -339,10 +342,7 @@ static void decoder_back(Ctx *x, const TfModel *m, TfParams *g)
     zero(w->d_mem, (size_t)x->B * tr->S * C);
     for (int l = c->n_dec - 1; l >= 0; l--) {
         LayerParams W = params_dec_layer(&m->p, c, l), G = params_dec_layer(g, c, l);
-        if (c->norm == TF_NORM_POST)
-            dec_layer_back_post(x, &tr->dec[l], &W, &G, dec_in(tr, l), &da, &db);
-        else
-            dec_layer_back_pre(x, &tr->dec[l], &W, &G, dec_in(tr, l), &da, &db);
+        dec_layer_back(x, &tr->dec[l], &W, &G, dec_in(tr, l), &da, &db);
     }
     /* dec_in = dropout(E_tgt[token] * sqrt(C) + PE) */
     const float *br = branch(x, da, tr->tgt_drop, tr->dec_dropped, nC);

@@ -8,16 +8,21 @@
  *   decoded         the model translates on its own (greedy, or beam
  *                   search): exact match with the reference, per source
  *                   length too, and corpus BLEU-4, the paper's metric.
+ * Batches come from the one padded-batch builder (batch.h) and translations
+ * from tf_translate. `stepformer eval` decodes every pair; the window's
+ * quick check (train_worker) decodes only the first EvalOpts.decode_pairs,
+ * each stopped at its reference's length + 1.
  * The held-out pairs are split in two halves evaluated on two threads; the
  * sums are combined in a fixed order, so the figures never depend on it. */
 #include <cblas.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bleu.h"
 #include "parallel.h"
-#include <sched.h>
+#include "batch.h"
 #include "decode.h"
 #include "train.h"
 
@@ -29,6 +34,7 @@ typedef struct EvalPart {
     const EvalOpts *o;
     const int *src_map, *tgt_map;
     int from, to;      /* held-out pair indices [from, to) */
+    int dfrom, dto;    /* ... of which decoded */
     int base;          /* index of the first evaluated pair */
     int **hyp, *hyp_len, **ref, *ref_len; /* per evaluated pair */
     int cap_T;
@@ -54,72 +60,42 @@ static int map_id(const int *map, int id)
 }
 
 /* Teacher-forced loss and accuracy over pairs [a, b) in one padded batch. */
-static int tf_batch(EvalPart *p, TfTrace *tr, int a, int b, int *buf)
+static int tf_batch(EvalPart *p, TfTrace *tr, int a, int b, PadBatch *pb)
 {
-    const Dataset *d = p->d;
-    int B = b - a, S = 1, T = 1, V = p->m->cfg.tgt_vocab;
-    for (int i = a; i < b; i++) {
-        S = d->pairs[i].src_len > S ? d->pairs[i].src_len : S;
-        T = d->pairs[i].tgt_len + 1 > T ? d->pairs[i].tgt_len + 1 : T;
-    }
-    int *src = buf, *tin = src + B * S, *tout = tin + B * T, *sl = tout + B * T, *tl = sl + B;
-    for (int k = 0; k < B; k++) {
-        const Pair *pr = &d->pairs[a + k];
-        const int32_t *s = d->ids + pr->src_off, *y = d->ids + pr->tgt_off;
-        for (int i = 0; i < S; i++)
-            src[k * S + i] = i < pr->src_len ? map_id(p->src_map, s[i]) : TOK_PAD;
-        for (int i = 0; i < T; i++) {
-            tin[k * T + i] = i == 0 ? TOK_BOS : i <= pr->tgt_len ? map_id(p->tgt_map, y[i - 1]) : TOK_PAD;
-            tout[k * T + i] = i < pr->tgt_len ? map_id(p->tgt_map, y[i]) : i == pr->tgt_len ? TOK_EOS : TOK_PAD;
-        }
-        sl[k] = pr->src_len;
-        tl[k] = pr->tgt_len + 1;
-    }
-    TfBatch in = {B, S, T, src, tin, sl, tl};
+    int V = p->m->cfg.tgt_vocab;
+    batch_fill(pb, p->d, NULL, a, b - a, p->src_map, p->tgt_map);
+    TfBatch in = batch_input(pb);
     if (tf_forward(p->m, tr, &in, 0, &p->err))
         return -1;
-    int n = 0, correct = 0;
-    p->loss += loss_forward(NULL, tr->logits, tr->probs, tout, B * T, V,
+    int n = 0, correct = 0, N = pb->B * pb->T;
+    p->loss += loss_forward(NULL, tr->logits, tr->probs, pb->tgt_out, N, V,
                             p->o->label_smoothing, &n, &correct);
-    p->nll += loss_forward(NULL, tr->logits, tr->probs, tout, B * T, V, 0.0f, NULL, NULL);
+    p->nll += loss_forward(NULL, tr->logits, tr->probs, pb->tgt_out, N, V, 0.0f, NULL, NULL);
     p->tokens += n;
     p->correct += correct;
     return 0;
 }
 
-/* Decode pair i and compare with its reference. */
+/* Decode pair i and compare with its reference; src: room for its ids. */
 static int decode_one(EvalPart *p, TfTrace *tr, int i, int *src)
 {
     const Pair *pr = &p->d->pairs[i];
     const int32_t *s = p->d->ids + pr->src_off;
     for (int k = 0; k < pr->src_len; k++)
         src[k] = map_id(p->src_map, s[k]);
-    int S = pr->src_len, max_out = decode_max_out(p->m, tr, S), n = 0;
-    const int *ids;
-    DecodeResult g = {0};
-    BeamResult bm = {0};
-    int rc = p->o->beam > 1
-                 ? tf_beam(p->m, tr, src, S, p->o->beam, p->o->alpha, max_out, &bm, &p->err)
-                 : tf_greedy(p->m, tr, src, S, max_out, 0, &g, &p->err);
-    if (rc)
+    int S = pr->src_len, j = i - p->base;
+    DecodeOpts o = {p->o->beam, p->o->alpha, p->o->stop_at_ref ? p->ref_len[j] + 1 : 0};
+    DecodeResult r;
+    if (tf_translate(p->m, tr, src, S, &o, &r, &p->err))
         return -1;
-    ids = p->o->beam > 1 ? bm.ids : g.ids;
-    n = p->o->beam > 1 ? bm.n : g.n;
     int len = 0;
-    while (len < n && ids[len] != TOK_EOS)
+    while (len < r.n && r.ids[len] != TOK_EOS)
         len++;
-    int finished = len < n;
-    int j = i - p->base;
-    p->hyp[j] = malloc((size_t)(len > 0 ? len : 1) * sizeof(int));
-    if (!p->hyp[j]) {
-        decode_result_free(&g);
-        beam_result_free(&bm);
-        return tf_fail(&p->err, "out of memory");
-    }
-    memcpy(p->hyp[j], ids, (size_t)len * sizeof(int));
+    int finished = len < r.n;
+    p->hyp[j] = r.ids; /* (max_out >= len) */
     p->hyp_len[j] = len;
-    decode_result_free(&g);
-    beam_result_free(&bm);
+    r.ids = NULL;
+    decode_result_free(&r);
     int same = finished && len == p->ref_len[j] &&
                memcmp(p->hyp[j], p->ref[j], (size_t)len * sizeof(int)) == 0;
     p->exact += same;
@@ -133,36 +109,33 @@ static void *eval_part(void *arg)
 {
     EvalPart *p = arg;
     TfTrace tf, dec;
+    PadBatch pb;
     memset(&tf, 0, sizeof tf);
     memset(&dec, 0, sizeof dec);
-    int K = p->o->beam > 1 ? p->o->beam : 1;
-    int cap = EVAL_BATCH * (3 * p->cap_T + 2); /* src, tgt in, tgt out, lengths */
-    int *buf = malloc((size_t)cap * sizeof(int));
+    memset(&pb, 0, sizeof pb);
+    int K = p->o->beam > 1 ? p->o->beam : 1, nb = p->o->batch > 0 ? p->o->batch : EVAL_BATCH;
     p->rc = -1;
-    if (!buf) {
-        tf_fail(&p->err, "out of memory");
-        goto done;
-    }
     if (p->from >= p->to) {
         p->rc = 0;
         goto done;
     }
-    if (trace_build(&tf, &p->m->cfg, EVAL_BATCH, p->cap_T, 0, &p->err) ||
-        trace_build(&dec, &p->m->cfg, K, p->m->cfg.max_len, 0, &p->err))
+    if (batch_build(&pb, nb, p->cap_T, &p->err) ||
+        trace_build(&tf, &p->m->cfg, nb, p->cap_T, 0, &p->err) ||
+        (p->dfrom < p->dto && trace_build(&dec, &p->m->cfg, K, p->m->cfg.max_len, 0, &p->err)))
         goto done;
-    for (int a = p->from; a < p->to; a += EVAL_BATCH) {
-        int b = a + EVAL_BATCH < p->to ? a + EVAL_BATCH : p->to;
-        if (tf_batch(p, &tf, a, b, buf))
+    for (int a = p->from; a < p->to; a += nb) {
+        int b = a + nb < p->to ? a + nb : p->to;
+        if (tf_batch(p, &tf, a, b, &pb))
             goto done;
     }
-    for (int i = p->from; i < p->to; i++)
-        if (decode_one(p, &dec, i, buf))
+    for (int i = p->dfrom; i < p->dto; i++)
+        if (decode_one(p, &dec, i, pb.src))
             goto done;
     p->rc = 0;
 done:
     trace_free(&tf);
     trace_free(&dec);
-    free(buf);
+    batch_free(&pb);
     return NULL;
 }
 
@@ -182,7 +155,7 @@ static int make_refs(EvalPart *p, int n, const int *tgt_map, TfErr *err)
     return 0;
 }
 
-static void combine(EvalStats *s, const EvalPart *part, int n_parts, int n)
+static void combine(EvalStats *s, const EvalPart *part, int n_parts, int n, int n_dec)
 {
     double loss = 0, nll = 0;
     long long tokens = 0, correct = 0;
@@ -200,13 +173,14 @@ static void combine(EvalStats *s, const EvalPart *part, int n_parts, int n)
         }
     }
     s->n = n;
+    s->n_decoded = n_dec;
     s->loss = tokens ? loss / tokens : 0;
     s->nll = tokens ? nll / tokens : 0;
     s->token_acc = tokens ? (double)correct / tokens : 0;
-    s->exact = n ? (double)exact / n : 0;
+    s->exact = n_dec ? (double)exact / n_dec : 0;
     const EvalPart *p = &part[0];
     s->bleu = bleu_corpus((const int *const *)p->hyp, p->hyp_len,
-                          (const int *const *)p->ref, p->ref_len, n);
+                          (const int *const *)p->ref, p->ref_len, n_dec);
 }
 
 static int check_lengths(const TfModel *m, const Dataset *d, int base, int n,
@@ -252,23 +226,19 @@ int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
     }
     s->unk_src = missing;
     int parts = o->threads >= 2 && n >= 2 ? TRAIN_SHARDS : 1;
+    int n_dec = o->decode_pairs < 0 ? 0 : o->decode_pairs > 0 && o->decode_pairs < n ? o->decode_pairs : n;
     for (int k = 0; k < TRAIN_SHARDS; k++) {
         EvalPart *p = &part[k];
-        p->m = m;
-        p->d = d;
-        p->o = o;
-        p->src_map = src_map;
-        p->tgt_map = tgt_map;
-        p->base = base;
-        p->hyp = hyp;
-        p->hyp_len = hyp_len;
-        p->ref = ref;
-        p->ref_len = ref_len;
-        p->cap_T = cap_T;
+        *p = (EvalPart){.m = m, .d = d, .o = o, .src_map = src_map, .tgt_map = tgt_map, .base = base,
+                        .hyp = hyp, .hyp_len = hyp_len, .ref = ref, .ref_len = ref_len, .cap_T = cap_T};
         p->from = base + (int)((long long)n * k / parts);
         p->to = base + (int)((long long)n * (k + 1) / parts);
-        if (k >= parts)
+        p->dfrom = base + (int)((long long)n_dec * k / parts);
+        p->dto = base + (int)((long long)n_dec * (k + 1) / parts);
+        if (k >= parts) {
             p->from = p->to = base + n;
+            p->dfrom = p->dto = base + n_dec;
+        }
     }
     if (make_refs(&part[0], n, tgt_map, err))
         goto done;
@@ -294,7 +264,7 @@ int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
             goto done;
         }
     }
-    combine(s, part, parts, n);
+    combine(s, part, parts, n, n_dec);
     s->unk_src = missing;
     rc = 0;
 done:

@@ -7,20 +7,6 @@
 #include "rng.h"
 #include "train.h"
 
-/* Tokens <pad> <bos> <eos> <unk> t4 t5 ... t(V-1), word level. */
-static int numbered(Vocab *v, int V, TfErr *err)
-{
-    if (vocab_init(v, TOK_WORD, err))
-        return -1;
-    char name[32];
-    for (int i = TOK_NSPECIAL; i < V; i++) {
-        int len = snprintf(name, sizeof name, "t%d", i);
-        if (vocab_add(v, name, len, err) != i)
-            return -1;
-    }
-    return 0;
-}
-
 int dataset_random(Dataset *d, int n_pairs, int vocab, int src_len,
                    int tgt_len, uint64_t seed, TfErr *err)
 {
@@ -33,8 +19,8 @@ int dataset_random(Dataset *d, int n_pairs, int vocab, int src_len,
     size_t per = (size_t)src_len + tgt_len;
     d->ids = malloc((size_t)n_pairs * per * sizeof *d->ids);
     d->pairs = malloc((size_t)n_pairs * sizeof *d->pairs);
-    if (!d->ids || !d->pairs || numbered(&d->src, vocab, err) ||
-        numbered(&d->tgt, vocab, err)) {
+    if (!d->ids || !d->pairs || vocab_numbered(&d->src, vocab, err) ||
+        vocab_numbered(&d->tgt, vocab, err)) {
         dataset_free(d);
         return tf_fail(err, "cannot build a random data set");
     }

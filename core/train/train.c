@@ -279,16 +279,11 @@ static int shard_build(TrainShard *sh, const TfConfig *cfg, int cap_B, int cap_T
     if (trace_build(&sh->tr, cfg, cap_B, cap_T, TRACE_RECORD | TRACE_TRAIN, err) ||
         backwork_build(&sh->w, cfg, cap_B, cap_T, err))
         return -1;
-    size_t BT = (size_t)cap_B * cap_T;
+    if (batch_build(&sh->b, cap_B, cap_T, err))
+        return -1;
     sh->grad = calloc(n_params, sizeof(float));
-    sh->src = malloc(BT * sizeof(int));
-    sh->tgt = malloc(BT * sizeof(int));
-    sh->out = malloc(BT * sizeof(int));
-    sh->src_len = malloc((size_t)cap_B * sizeof(int));
-    sh->tgt_len = malloc((size_t)cap_B * sizeof(int));
-    sh->pos_loss = calloc(BT, sizeof(float));
-    if (!sh->grad || !sh->src || !sh->tgt || !sh->out || !sh->src_len ||
-        !sh->tgt_len || !sh->pos_loss)
+    sh->pos_loss = calloc((size_t)cap_B * cap_T, sizeof(float));
+    if (!sh->grad || !sh->pos_loss)
         return tf_fail(err, "out of memory for a training shard");
     params_point(&sh->g, cfg, sh->grad);
     return 0;
@@ -299,11 +294,7 @@ static void shard_free(TrainShard *sh)
     trace_free(&sh->tr);
     backwork_free(&sh->w);
     free(sh->grad);
-    free(sh->src);
-    free(sh->tgt);
-    free(sh->out);
-    free(sh->src_len);
-    free(sh->tgt_len);
+    batch_free(&sh->b);
     free(sh->pos_loss);
     memset(sh, 0, sizeof *sh);
 }
@@ -442,11 +433,7 @@ static int build_epoch(Trainer *t, long long epoch, TfErr *err)
     rng_seed(&r, mix3(t->o.seed, 0xda7a, (uint64_t)epoch));
     for (int i = 0; i < n; i++)
         shuf[i] = i;
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)rng_below(&r, (uint32_t)i + 1), tmp = shuf[i];
-        shuf[i] = shuf[j];
-        shuf[j] = tmp;
-    }
+    rng_shuffle(&r, shuf, n);
     /* key: source length, target length, then position (unique, so the
      * sort is deterministic whatever qsort does with ties) */
     for (size_t c0 = 0; c0 < (size_t)n; c0 += chunk) {
@@ -462,11 +449,7 @@ static int build_epoch(Trainer *t, long long epoch, TfErr *err)
     }
     for (int b = 0; b < nb; b++)
         perm[b] = b;
-    for (int b = nb - 1; b > 0; b--) {
-        int j = (int)rng_below(&r, (uint32_t)b + 1), tmp = perm[b];
-        perm[b] = perm[j];
-        perm[j] = tmp;
-    }
+    rng_shuffle(&r, perm, nb);
     int at = 0;
     for (int b = 0; b < nb; b++) {
         int from = perm[b] * bs, len = n - from < bs ? n - from : bs;
@@ -486,36 +469,6 @@ static int build_epoch(Trainer *t, long long epoch, TfErr *err)
 /* One step                                                                */
 /* ---------------------------------------------------------------------- */
 
-/* Pad and map shard sh's sentences idx[0..B). */
-static void fill_shard(Trainer *t, TrainShard *sh, const int *idx, int B)
-{
-    const Dataset *d = t->data;
-    int S = 1, T = 1;
-    for (int b = 0; b < B; b++) {
-        const Pair *p = &d->pairs[idx[b]];
-        S = p->src_len > S ? p->src_len : S;
-        T = p->tgt_len + 1 > T ? p->tgt_len + 1 : T;
-    }
-    sh->B = B;
-    sh->S = S;
-    sh->T = T;
-    for (int b = 0; b < B; b++) {
-        const Pair *p = &d->pairs[idx[b]];
-        const int32_t *s = d->ids + p->src_off, *y = d->ids + p->tgt_off;
-        int *src = sh->src + (size_t)b * S, *tin = sh->tgt + (size_t)b * T;
-        int *tout = sh->out + (size_t)b * T;
-        for (int i = 0; i < S; i++)
-            src[i] = i < p->src_len ? t->src_map[s[i]] : TOK_PAD;
-        /* decoder input <bos> y1 .. yn, targets y1 .. yn <eos> */
-        for (int i = 0; i < T; i++) {
-            tin[i] = i == 0 ? TOK_BOS : i <= p->tgt_len ? t->tgt_map[y[i - 1]] : TOK_PAD;
-            tout[i] = i < p->tgt_len ? t->tgt_map[y[i]] : i == p->tgt_len ? TOK_EOS : TOK_PAD;
-        }
-        sh->src_len[b] = p->src_len;
-        sh->tgt_len[b] = p->tgt_len + 1;
-    }
-}
-
 /* Forward, loss and backward of shard `part`. The gradient is that of the
  * loss summed over the shard times t->loss_scale = 1 / (target tokens of
  * the whole batch), so the shards add up to the gradient of the mean. */
@@ -525,22 +478,22 @@ static void job_shard(Trainer *t, int part)
     sh->rc = 0;
     sh->loss_sum = 0;
     sh->n_scored = sh->n_correct = 0;
-    if (sh->B == 0)
+    if (sh->b.B == 0)
         return;
     const TfModel *m = t->m;
-    int V = m->cfg.tgt_vocab, N = sh->B * sh->T;
+    int V = m->cfg.tgt_vocab, N = sh->b.B * sh->b.T;
     /* sh->grad is zero here: job_reduce and job_adam clear it after use */
     rng_seed(&sh->tr.drop_rng, mix3(t->o.seed, (uint64_t)t->step, (uint64_t)part + 1));
-    TfBatch b = {sh->B, sh->S, sh->T, sh->src, sh->tgt, sh->src_len, sh->tgt_len};
+    TfBatch b = batch_input(&sh->b);
     if (tf_forward(m, &sh->tr, &b, 1, &sh->err)) {
         sh->rc = -1;
         return;
     }
     float eps = t->o.label_smoothing;
-    sh->loss_sum = loss_forward(sh->pos_loss, sh->tr.logits, sh->tr.probs, sh->out,
+    sh->loss_sum = loss_forward(sh->pos_loss, sh->tr.logits, sh->tr.probs, sh->b.tgt_out,
                                 N, V, eps, &sh->n_scored, &sh->n_correct);
     memset(sh->w.d_logits, 0, (size_t)N * V * sizeof(float));
-    loss_backward(sh->w.d_logits, sh->tr.probs, sh->out, N, V, eps, t->loss_scale);
+    loss_backward(sh->w.d_logits, sh->tr.probs, sh->b.tgt_out, N, V, eps, t->loss_scale);
     if (tf_backward(m, &sh->tr, &sh->w, &sh->g, &sh->err))
         sh->rc = -1;
 }
@@ -563,7 +516,7 @@ static void job_reduce(Trainer *t, int part)
     part_range(t, part, &a, &b);
     float *g = t->sh[0].grad;
     for (int k = 1; k < TRAIN_SHARDS; k++) {
-        if (t->sh[k].B == 0)
+        if (t->sh[k].b.B == 0)
             continue;
         float *h = t->sh[k].grad;
         for (size_t i = a; i < b; i++)
@@ -605,11 +558,9 @@ static int prepare(Trainer *t, int *src_tokens, TfErr *err)
     for (int k = 0; k < TRAIN_SHARDS; k++) {
         int nb = B / TRAIN_SHARDS + (k < B % TRAIN_SHARDS);
         t->sh[k].first = first;
-        fill_shard(t, &t->sh[k], idx + first, nb);
-        for (int i = 0; i < nb; i++) {
-            tokens += t->sh[k].tgt_len[i];
-            src += t->sh[k].src_len[i];
-        }
+        batch_fill(&t->sh[k].b, t->data, idx + first, 0, nb, t->src_map, t->tgt_map);
+        tokens += batch_tgt_tokens(&t->sh[k].b);
+        src += batch_src_tokens(&t->sh[k].b);
         first += nb;
     }
     *src_tokens = src;
@@ -662,7 +613,7 @@ int trainer_step(Trainer *t, TrainStats *s, TfErr *err)
         s->token_acc = (double)correct / tokens;
         s->lr = t->lr;
         s->grad_norm = norm;
-        s->sentences = t->sh[0].B + t->sh[1].B;
+        s->sentences = t->sh[0].b.B + t->sh[1].b.B;
         s->tokens = tokens;
         s->src_tokens = src_tokens;
         s->seconds = now_s() - t0;
@@ -676,8 +627,8 @@ const float *trainer_pos_loss(const Trainer *t, int shard, int *B, int *T)
 {
     if (shard < 0 || shard >= TRAIN_SHARDS)
         return NULL;
-    *B = t->sh[shard].B;
-    *T = t->sh[shard].T;
+    *B = t->sh[shard].b.B;
+    *T = t->sh[shard].b.T;
     return t->sh[shard].pos_loss;
 }
 
@@ -703,6 +654,14 @@ int trainer_save(Trainer *t, const char *path, int with_optimizer, TfErr *err)
         return tf_fail(err, "%s: out of memory for metadata", path);
     CkptOptim opt = {t->adam_m, t->adam_v, t->step};
     return ckpt_save_full(t->m, with_optimizer ? &opt : NULL, path, err);
+}
+
+TfTie trainer_default_tie(const Dataset *d)
+{
+    int same = d->src.n == d->tgt.n;
+    for (int i = 0; same && i < d->src.n; i++)
+        same = strcmp(d->src.tok[i], d->tgt.tok[i]) == 0;
+    return same ? TF_TIE_ALL : TF_TIE_NONE;
 }
 
 int trainer_model_new(TfModel *m, const TfConfig *cfg, const Dataset *d,

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "batch.h"
 #include "checkpoint.h"
 #include "model.h"
 #include "tasks.h"
@@ -169,9 +170,7 @@ typedef struct TrainShard {
     TfBackWork w;
     float *grad;        /* params_size floats */
     TfParams g;         /* points into grad */
-    int *src, *tgt, *out; /* (cap_B, cap_T): source, decoder input, targets */
-    int *src_len, *tgt_len;
-    int B, S, T;
+    PadBatch b;         /* its sentences of the step (batch.h) */
     int first;          /* index of its first sentence in the step's batch */
     float *pos_loss;    /* (cap_B, cap_T) loss per position of the last step */
     double loss_sum;
@@ -244,6 +243,12 @@ int train_opts_from_meta(TrainOpts *o, const TfModel *m, TfErr *err);
 int trainer_model_new(TfModel *m, const TfConfig *cfg, const Dataset *d,
                       uint64_t seed, TfErr *err);
 
+/* The tying a new model for d gets unless told otherwise: TF_TIE_ALL when
+ * the source and target vocabularies hold the same tokens in the same order
+ * (one matrix then serves both embeddings and the output projection), else
+ * TF_TIE_NONE. */
+TfTie trainer_default_tie(const Dataset *d);
+
 /* ---------------------------------------------------------------------- */
 /* Evaluation on held-out pairs                                            */
 /* ---------------------------------------------------------------------- */
@@ -256,10 +261,17 @@ typedef struct EvalOpts {
     float alpha;     /* beam length penalty (0.6) */
     float label_smoothing; /* for the loss figure */
     int threads;     /* 1..TRAIN_SHARDS */
+    int batch;       /* teacher-forced pairs per pass (0 = 32) */
+    int decode_pairs; /* decode only the first this many evaluated pairs
+                        (0 = all, -1 = none) */
+    int stop_at_ref; /* stop each decoding at its reference's length + 1:
+                        exact match is the same (an output that has not
+                        ended by then cannot be exact), BLEU is not */
 } EvalOpts;
 
 typedef struct EvalStats {
     int n;              /* pairs evaluated */
+    int n_decoded;      /* of which decoded (exact, BLEU, len_*) */
     double loss;        /* teacher-forced smoothed loss per target token */
     double nll;         /* teacher-forced -log p(truth) per target token */
     double token_acc;   /* teacher-forced argmax == truth, <eos> included */

@@ -35,18 +35,10 @@ typedef struct Setup {
 
 static void setup(Setup *s, TfNorm norm, TfTie tie, int train)
 {
-    TfConfig c;
     TfErr err;
     memset(s, 0, sizeof *s);
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 8;
-    c.n_heads = 2;
-    c.d_ff = 12;
-    c.n_enc = 2;
-    c.n_dec = 2;
-    c.src_vocab = tie == TF_TIE_ALL ? 11 : 9;
-    c.tgt_vocab = 11;
-    c.max_len = 8;
+    TfConfig c = tu_config((TuSize){.d_model = 8, .n_heads = 2, .d_ff = 12, .n_enc = 2, .n_dec = 2,
+                                    .src_vocab = tie == TF_TIE_ALL ? 11 : 9, .tgt_vocab = 11, .max_len = 8});
     c.norm = norm;
     c.tie = tie;
     c.dropout = 0.1f;
@@ -384,16 +376,14 @@ static void test_backward_refuses_bad_input(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_post_untied),
-        cmocka_unit_test(test_post_tied_gen),
-        cmocka_unit_test(test_post_all_tied_dropout),
-        cmocka_unit_test(test_pre_untied),
-        cmocka_unit_test(test_pre_all_tied),
-        cmocka_unit_test(test_pre_untied_dropout),
-        cmocka_unit_test(test_tied_gradient_is_sum),
-        cmocka_unit_test(test_padding_contributes_nothing),
-        cmocka_unit_test(test_backward_refuses_bad_input),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_post_untied),
+           cmocka_unit_test(test_post_tied_gen),
+           cmocka_unit_test(test_post_all_tied_dropout),
+           cmocka_unit_test(test_pre_untied),
+           cmocka_unit_test(test_pre_all_tied),
+           cmocka_unit_test(test_pre_untied_dropout),
+           cmocka_unit_test(test_tied_gradient_is_sum),
+           cmocka_unit_test(test_padding_contributes_nothing),
+           cmocka_unit_test(test_backward_refuses_bad_input));
 }

@@ -143,12 +143,10 @@ static void test_degenerate(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_identical),
-        cmocka_unit_test(test_worked_example),
-        cmocka_unit_test(test_clipping),
-        cmocka_unit_test(test_brevity),
-        cmocka_unit_test(test_degenerate),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_identical),
+           cmocka_unit_test(test_worked_example),
+           cmocka_unit_test(test_clipping),
+           cmocka_unit_test(test_brevity),
+           cmocka_unit_test(test_degenerate));
 }

@@ -13,38 +13,13 @@
 #include "checkpoint.h"
 #include "test_util.h"
 
-static char g_dir[64];
-
-static void path_in(char *buf, size_t cap, const char *name)
-{
-    snprintf(buf, cap, "%s/%s", g_dir, name);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return tu_scratch(g_dir, sizeof g_dir, "ckpt");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_scratch_remove(g_dir);
-}
+TU_SCRATCH_GROUP("ckpt")
 
 static void small_model(TfModel *m, TfNorm norm, TfTie tie, uint64_t seed)
 {
-    TfConfig c;
     TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 16;
-    c.n_heads = 2;
-    c.d_ff = 24;
-    c.n_enc = 2;
-    c.n_dec = 1;
-    c.src_vocab = tie == TF_TIE_ALL ? 11 : 9;
-    c.tgt_vocab = 11;
-    c.max_len = 12;
+    TfConfig c = tu_config((TuSize){.d_model = 16, .n_heads = 2, .d_ff = 24, .n_enc = 2, .n_dec = 1,
+                                    .src_vocab = tie == TF_TIE_ALL ? 11 : 9, .tgt_vocab = 11, .max_len = 12});
     c.norm = norm;
     c.tie = tie;
     expect_true(model_init_random(m, &c, seed, &err) == 0, "model: %s", err.msg);
@@ -177,16 +152,23 @@ static void edited(const Blob *b, const char *from, const char *to, const char *
     free(h);
 }
 
+/* A small post-LN model from seed, saved as g_dir/name (the path into p). */
+static void saved_model(TfModel *m, uint64_t seed, const char *name, char *p, size_t cap)
+{
+    TfErr err;
+    small_model(m, TF_NORM_POST, TF_TIE_NONE, seed);
+    path_in(p, cap, name);
+    expect_true(ckpt_save(m, p, &err) == 0, "save %s: %s", name, err.msg);
+}
+
 static void test_broken_files(void **state)
 {
     (void)state;
-    TfModel m;
-    TfErr err;
-    small_model(&m, TF_NORM_POST, TF_TIE_NONE, 1);
     char p[128];
-    path_in(p, sizeof p, "good.safetensors");
-    expect_true(ckpt_save(&m, p, &err) == 0, "save");
+    TfModel m;
+    saved_model(&m, 1, "good.safetensors", p, sizeof p);
     model_free(&m);
+    TfErr err;
     Blob b;
     read_blob(&b, p);
 
@@ -252,10 +234,8 @@ static void test_full_disk_keeps_old_file(void **state)
     (void)state;
     TfModel m;
     TfErr err;
-    small_model(&m, TF_NORM_POST, TF_TIE_NONE, 2);
     char p[128];
-    path_in(p, sizeof p, "keep.safetensors");
-    expect_true(ckpt_save(&m, p, &err) == 0, "first save");
+    saved_model(&m, 2, "keep.safetensors", p, sizeof p);
     struct stat before;
     stat(p, &before);
     pid_t pid = fork();
@@ -274,12 +254,7 @@ static void test_full_disk_keeps_old_file(void **state)
     expect_true(ckpt_load(&back, p, &err) == 0, "old file still loads: %s", err.msg);
     expect_true(memcmp(back.block, m.block, m.n_params * 4) == 0, "old file unchanged");
     model_free(&back);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "ls %s | grep -c tmp- || true", g_dir);
-    FILE *ls = popen(cmd, "r");
-    int leftovers = -1;
-    expect_true(fscanf(ls, "%d", &leftovers) == 1, "ls");
-    pclose(ls);
+    int leftovers = tu_count_names(g_dir, ".tmp-");
     expect_true(leftovers == 0, "no temporary file left, found %d", leftovers);
     path_in(p, sizeof p, "no/such/dir/m.safetensors");
     expect_true(ckpt_save(&m, p, &err) != 0, "save into a missing directory fails");
@@ -292,11 +267,10 @@ static void test_full_disk_keeps_old_file(void **state)
 static void test_kill_during_save(void **state)
 {
     (void)state;
+    /* ~1.3 MB files, so a kill lands mid-write */
+    TfConfig c = tu_config((TuSize){.src_vocab = 2000, .tgt_vocab = 2000});
     TfModel m;
     TfErr err;
-    TfConfig c;
-    cfg_preset(&c, "classroom", &err);
-    c.src_vocab = c.tgt_vocab = 2000; /* ~1.3 MB files, so a kill lands mid-write */
     expect_true(model_init_random(&m, &c, 9, &err) == 0, "model");
     char p[128];
     path_in(p, sizeof p, "kill.safetensors");
@@ -469,13 +443,11 @@ static void test_optimizer_broken(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_broken_files),
-        cmocka_unit_test(test_full_disk_keeps_old_file),
-        cmocka_unit_test(test_kill_during_save),
-        cmocka_unit_test(test_optimizer_round_trip),
-        cmocka_unit_test(test_optimizer_broken),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_round_trip),
+           cmocka_unit_test(test_broken_files),
+           cmocka_unit_test(test_full_disk_keeps_old_file),
+           cmocka_unit_test(test_kill_during_save),
+           cmocka_unit_test(test_optimizer_round_trip),
+           cmocka_unit_test(test_optimizer_broken));
 }

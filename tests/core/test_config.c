@@ -22,6 +22,15 @@ static size_t by_hand(size_t d, size_t dff, size_t Ne, size_t Nd, size_t Vs,
     return enc + dec + emb + gen;
 }
 
+/* Preset `name` with one vocabulary of n tokens on both sides. */
+static TfConfig preset_vocab(const char *name, int n)
+{
+    TfConfig c;
+    expect_true(cfg_preset(&c, name, NULL) == 0, "preset %s", name);
+    c.src_vocab = c.tgt_vocab = n;
+    return c;
+}
+
 static void test_presets(void **state)
 {
     (void)state;
@@ -66,16 +75,12 @@ static void test_param_counts(void **state)
         }
     }
     /* the paper's base model with a shared 37000-token vocabulary */
-    TfConfig c;
-    TfErr err;
-    cfg_preset(&c, "base", &err);
-    c.src_vocab = c.tgt_vocab = 37000;
+    TfConfig c = preset_vocab("base", 37000);
     c.tie = TF_TIE_ALL;
     TfParamCount pc = cfg_param_count(&c);
     printf("  base, shared vocabulary of 37000: %zu parameters\n", pc.total);
     expect_true(pc.total == 63119496, "base has 63,119,496 parameters, got %zu", pc.total);
-    cfg_preset(&c, "big", &err);
-    c.src_vocab = c.tgt_vocab = 37000;
+    c = preset_vocab("big", 37000);
     c.tie = TF_TIE_ALL;
     pc = cfg_param_count(&c);
     printf("  big, shared vocabulary of 37000: %zu parameters\n", pc.total);
@@ -85,10 +90,8 @@ static void test_param_counts(void **state)
 static void test_validation(void **state)
 {
     (void)state;
-    TfConfig c;
     TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.src_vocab = c.tgt_vocab = 32;
+    TfConfig c = preset_vocab("classroom", 32);
     TfConfig bad = c;
     bad.n_heads = 5;
     expect_true(cfg_validate(&bad, &err) != 0, "64 not divisible by 5 refused");
@@ -115,10 +118,7 @@ static void test_validation(void **state)
 static void test_flops(void **state)
 {
     (void)state;
-    TfConfig c;
-    TfErr err;
-    cfg_preset(&c, "base", &err);
-    c.src_vocab = c.tgt_vocab = 37000;
+    TfConfig c = preset_vocab("base", 37000);
     TfFlops f = cfg_flops(&c, 32, 32);
     /* generator: 2 * T * d * V */
     expect_true(f.generator == 2.0 * 32 * 512 * 37000, "generator FLOPs");
@@ -129,11 +129,9 @@ static void test_flops(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_presets),
-        cmocka_unit_test(test_param_counts),
-        cmocka_unit_test(test_validation),
-        cmocka_unit_test(test_flops),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_presets),
+           cmocka_unit_test(test_param_counts),
+           cmocka_unit_test(test_validation),
+           cmocka_unit_test(test_flops));
 }

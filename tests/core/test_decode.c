@@ -10,22 +10,22 @@
  * distributions are peaked like a trained model's. */
 static void tiny_model(TfModel *m, int V, uint64_t seed, float sharpen)
 {
-    TfConfig c;
     TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 16;
-    c.n_heads = 2;
-    c.d_ff = 32;
-    c.n_enc = 1;
-    c.n_dec = 2;
-    c.src_vocab = 9;
-    c.tgt_vocab = V;
-    c.max_len = 24;
+    TfConfig c = tu_config((TuSize){.d_model = 16, .n_heads = 2, .d_ff = 32, .n_enc = 1, .n_dec = 2,
+                                    .src_vocab = 9, .tgt_vocab = V, .max_len = 24});
     expect_true(model_init_random(m, &c, seed, &err) == 0, "model: %s", err.msg);
     for (size_t i = 0; i < (size_t)V * c.d_model; i++)
         m->p.gen_w[i] *= sharpen;
     /* make <eos> reasonably likely so that hypotheses finish */
     m->p.gen_b[TOK_EOS] = 1.0f;
+}
+
+/* tiny_model and a trace for cap_B sentences of 24 tokens. */
+static void tiny_setup(TfModel *m, TfTrace *tr, int V, uint64_t seed, float sharpen, int cap_B, int flags)
+{
+    TfErr err;
+    tiny_model(m, V, seed, sharpen);
+    expect_true(trace_build(tr, &m->cfg, cap_B, 24, flags, &err) == 0, "trace: %s", err.msg);
 }
 
 static void test_beam1_equals_greedy(void **state)
@@ -35,9 +35,8 @@ static void test_beam1_equals_greedy(void **state)
     int agree = 0;
     for (uint64_t seed = 1; seed <= 6; seed++) {
         TfModel m;
-        tiny_model(&m, 12, seed, 3.0f);
         TfTrace tr;
-        expect_true(trace_build(&tr, &m.cfg, 4, 24, TRACE_RECORD, &err) == 0, "trace");
+        tiny_setup(&m, &tr, 12, seed, 3.0f, 4, TRACE_RECORD);
         for (int s = 0; s < 5; s++) {
             int src[6], S = 2 + s;
             for (int i = 0; i < S; i++)
@@ -86,9 +85,8 @@ static void test_beam_finds_best_penalised(void **state)
     float alphas[3] = {0.0f, 0.6f, 2.0f};
     for (uint64_t seed = 1; seed <= 4; seed++) {
         TfModel m;
-        tiny_model(&m, V, seed, 2.0f);
         TfTrace tr;
-        expect_true(trace_build(&tr, &m.cfg, K, 24, 0, &err) == 0, "trace");
+        tiny_setup(&m, &tr, V, seed, 2.0f, K, 0);
         int src[3] = {4, 6, 5};
         for (int a = 0; a < 3; a++) {
             double best = -INFINITY;
@@ -140,9 +138,8 @@ static void test_beam_tree_and_errors(void **state)
     (void)state;
     TfErr err;
     TfModel m;
-    tiny_model(&m, 12, 5, 3.0f);
     TfTrace tr;
-    expect_true(trace_build(&tr, &m.cfg, 4, 24, 0, &err) == 0, "trace");
+    tiny_setup(&m, &tr, 12, 5, 3.0f, 4, 0);
     int src[4] = {4, 5, 6, 7};
     BeamResult b;
     expect_true(tf_beam(&m, &tr, src, 4, 4, 0.6f, 10, &b, &err) == 0, "beam 4");
@@ -156,7 +153,9 @@ static void test_beam_tree_and_errors(void **state)
     expect_true(b.nodes[b.best_node].state == BEAM_FINISHED, "the winner is a finished node");
     printf("  %d nodes, %d kept, %d finished, best score %.4f\n", b.n_nodes, kept, finished, b.score);
     beam_result_free(&b);
-    expect_true(tf_beam(&m, &tr, src, 4, 5, 0.6f, 10, &b, &err) != 0, "beam wider than the trace refused");
+    expect_true(tf_beam(&m, &tr, src, 4, TF_MAX_BEAM + 1, 0.6f, 10, &b, &err) != 0, "beam wider than TF_MAX_BEAM refused");
+    expect_true(tf_beam(&m, &tr, src, 4, 5, 0.6f, 10, &b, &err) == 0 && tr.cap_B >= 5, "a beam wider than the trace grows it: %s", err.msg);
+    beam_result_free(&b);
     expect_true(tf_beam(&m, &tr, src, 0, 2, 0.6f, 10, &b, &err) != 0, "empty source refused");
     printf("  -> %s\n", err.msg);
     expect_true(tf_beam(&m, &tr, src, 4, 2, NAN, 10, &b, &err) != 0, "NaN alpha refused");
@@ -206,10 +205,9 @@ static void test_greedy_steps(void **state)
     (void)state;
     TfErr err;
     TfModel m;
-    tiny_model(&m, 12, 2, 3.0f);
-    m.p.gen_b[TOK_EOS] = -5; /* long outputs */
     TfTrace tr;
-    expect_true(trace_build(&tr, &m.cfg, 1, 24, TRACE_RECORD, &err) == 0, "trace");
+    tiny_setup(&m, &tr, 12, 2, 3.0f, 1, TRACE_RECORD);
+    m.p.gen_b[TOK_EOS] = -5; /* long outputs */
     int src[5] = {4, 5, 6, 7, 8};
     DecodeResult g;
     expect_true(tf_greedy(&m, &tr, src, 5, 8, 1, &g, &err) == 0, "greedy");
@@ -236,12 +234,10 @@ static void test_greedy_steps(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_beam1_equals_greedy),
-        cmocka_unit_test(test_beam_finds_best_penalised),
-        cmocka_unit_test(test_beam_tree_and_errors),
-        cmocka_unit_test(test_teacher_forcing),
-        cmocka_unit_test(test_greedy_steps),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_beam1_equals_greedy),
+           cmocka_unit_test(test_beam_finds_best_penalised),
+           cmocka_unit_test(test_beam_tree_and_errors),
+           cmocka_unit_test(test_teacher_forcing),
+           cmocka_unit_test(test_greedy_steps));
 }

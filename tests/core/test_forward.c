@@ -9,129 +9,19 @@
 #include "model.h"
 #include "stage.h"
 #include "test_util.h"
+#include "torch_ref.h"
 
-#define FIX "tests/fixtures/torch/"
-
-/* ---- the fixture file ---- */
-
-typedef struct Ref {
-    int B, S, T;
-    int src[64], tgt[64], src_len[8], tgt_len[8];
-    float *logits;
-    float *w[3][8]; /* enc.self, dec.self, dec.cross weights per layer */
-} Ref;
-
-static int read_ints(FILE *f, int *out, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (fscanf(f, "%d", &out[i]) != 1)
-            return -1;
-    return 0;
-}
-
-static float *read_floats(FILE *f, size_t n)
-{
-    float *x = malloc(n * sizeof *x);
-    for (size_t i = 0; x && i < n; i++)
-        if (fscanf(f, "%f", &x[i]) != 1) {
-            free(x);
-            return NULL;
-        }
-    return x;
-}
-
-static void load_ref(Ref *r, const char *path, const TfConfig *c)
-{
-    memset(r, 0, sizeof *r);
-    FILE *f = fopen(path, "r");
-    expect_true(f != NULL, "fixture %s opens", path);
-    char word[64];
-    expect_true(fscanf(f, "batch %d %d %d", &r->B, &r->S, &r->T) == 3, "batch line");
-    int ok = fscanf(f, "%63s", word) == 1 && read_ints(f, r->src, r->B * r->S) == 0 &&
-             fscanf(f, "%63s", word) == 1 && read_ints(f, r->src_len, r->B) == 0 &&
-             fscanf(f, "%63s", word) == 1 && read_ints(f, r->tgt, r->B * r->T) == 0 &&
-             fscanf(f, "%63s", word) == 1 && read_ints(f, r->tgt_len, r->B) == 0 &&
-             fscanf(f, "%63s", word) == 1;
-    expect_true(ok, "fixture header parses");
-    r->logits = read_floats(f, (size_t)r->B * r->T * c->tgt_vocab);
-    int layer;
-    while (fscanf(f, "%63s %d", word, &layer) == 2) {
-        int k = strcmp(word, "enc.self.weights") == 0 ? 0 : strcmp(word, "dec.self.weights") == 0 ? 1 : 2;
-        int Tq = k == 0 ? r->S : r->T, Tk = k == 1 ? r->T : r->S;
-        r->w[k][layer] = read_floats(f, (size_t)r->B * c->n_heads * Tq * Tk);
-    }
-    fclose(f);
-}
-
-static void free_ref(Ref *r)
-{
-    free(r->logits);
-    for (int k = 0; k < 3; k++)
-        for (int l = 0; l < 8; l++)
-            free(r->w[k][l]);
-}
-
-/* Relative error of logits: max |a-b| / max |b| over valid positions. */
-static void compare_with_torch(const char *model_path, const char *ref_path)
-{
-    TfModel m;
-    TfErr err;
-    int rc = ckpt_load(&m, model_path, &err);
-    expect_true(rc == 0, "model loads: %s", rc ? err.msg : "");
-    Ref r;
-    load_ref(&r, ref_path, &m.cfg);
-    TfTrace tr;
-    expect_true(trace_build(&tr, &m.cfg, r.B, 8, TRACE_RECORD, &err) == 0, "trace: %s", err.msg);
-    TfBatch b = {r.B, r.S, r.T, r.src, r.tgt, r.src_len, r.tgt_len};
-    expect_true(tf_forward(&m, &tr, &b, 0, &err) == 0, "forward: %s", err.msg);
-    int V = m.cfg.tgt_vocab, NH = m.cfg.n_heads;
-    double worst = 0, scale = 0;
-    for (int bi = 0; bi < r.B; bi++)
-        for (int t = 0; t < r.tgt_len[bi]; t++)
-            for (int v = 0; v < V; v++) {
-                size_t i = ((size_t)bi * r.T + t) * V + v;
-                worst = fmax(worst, fabs(tr.logits[i] - r.logits[i]));
-                scale = fmax(scale, fabs(r.logits[i]));
-            }
-    printf("  %s: logits max |diff| / max |ref| = %.3g (limit 1e-3)\n", model_path, worst / scale);
-    expect_true(worst / scale <= 1e-3, "logits match PyTorch");
-    const char *names[3] = {"enc.self.weights", "dec.self.weights", "dec.cross.weights"};
-    for (int k = 0; k < 3 && r.w[0][0]; k++) {
-        int L = k == 0 ? m.cfg.n_enc : m.cfg.n_dec;
-        int Tq = k == 0 ? r.S : r.T, Tk = k == 1 ? r.T : r.S;
-        for (int l = 0; l < L; l++) {
-            const float *mine = k == 0 ? tr.enc[l].sa.weights : k == 1 ? tr.dec[l].sa.weights : tr.dec[l].ca.weights;
-            double w = 0;
-            /* every cell of real query rows (padded query rows are ignored by
-             * the model and PyTorch's values there are not meaningful) */
-            for (int bi = 0; bi < r.B; bi++) {
-                int nq = k == 0 ? r.src_len[bi] : r.tgt_len[bi];
-                for (int h = 0; h < NH; h++)
-                    for (int i = 0; i < nq; i++)
-                        for (int j = 0; j < Tk; j++) {
-                            size_t at = (((size_t)bi * NH + h) * Tq + i) * Tk + j;
-                            w = fmax(w, fabs(mine[at] - r.w[k][l][at]));
-                        }
-            }
-            printf("  %s layer %d: max |diff| = %.3g (limit 1e-4)\n", names[k], l, w);
-            expect_true(w <= 1e-4, "%s layer %d matches PyTorch", names[k], l);
-        }
-    }
-    free_ref(&r);
-    trace_free(&tr);
-    model_free(&m);
-}
 
 static void test_torch_post_ln(void **state)
 {
     (void)state;
-    compare_with_torch(FIX "post.safetensors", FIX "post.ref");
+    torch_compare(FIX "post.safetensors", FIX "post.ref");
 }
 
 static void test_torch_pre_ln_tied(void **state)
 {
     (void)state;
-    compare_with_torch(FIX "pre_tied.safetensors", FIX "pre_tied.ref");
+    torch_compare(FIX "pre_tied.safetensors", FIX "pre_tied.ref");
 }
 
 /* A model built, initialised and saved from PyTorch modules exactly as the
@@ -139,7 +29,7 @@ static void test_torch_pre_ln_tied(void **state)
 static void test_model_saved_by_pytorch(void **state)
 {
     (void)state;
-    compare_with_torch(FIX "from_torch.safetensors", FIX "from_torch.ref");
+    torch_compare(FIX "from_torch.safetensors", FIX "from_torch.ref");
 }
 
 /* ---- a small random model and a padded batch ---- */
@@ -153,15 +43,9 @@ typedef struct Fixture {
 
 static void make_fixture(Fixture *f, TfNorm norm, int flags)
 {
-    TfConfig c;
     TfErr err;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.d_ff = 48;
-    c.src_vocab = 17;
-    c.tgt_vocab = 19;
-    c.max_len = 16;
+    TfConfig c = tu_config((TuSize){.d_model = 32, .n_heads = 4, .d_ff = 48, .src_vocab = 17, .tgt_vocab = 19,
+                                    .max_len = 16});
     c.norm = norm;
     expect_true(model_init_random(&f->m, &c, 3, &err) == 0, "model: %s", err.msg);
     expect_true(trace_build(&f->tr, &c, 4, 16, flags, &err) == 0, "trace: %s", err.msg);
@@ -186,6 +70,13 @@ static void run_fixture(Fixture *f)
     expect_true(tf_forward(&f->m, &f->tr, &b, 0, &err) == 0, "forward: %s", err.msg);
 }
 
+/* A recording fixture with its batch already run. */
+static void ready_fixture(Fixture *f, TfNorm norm)
+{
+    make_fixture(f, norm, TRACE_RECORD);
+    run_fixture(f);
+}
+
 static void free_fixture(Fixture *f)
 {
     trace_free(&f->tr);
@@ -197,8 +88,7 @@ static void test_stage_shapes(void **state)
     (void)state;
     for (int norm = 0; norm < 2; norm++) {
         Fixture f;
-        make_fixture(&f, norm, TRACE_RECORD);
-        run_fixture(&f);
+        ready_fixture(&f, norm);
         const TfConfig *c = &f.m.cfg;
         int S = f.S, T = f.T, C = c->d_model, dk = C / c->n_heads;
         int n_views = 0;
@@ -260,8 +150,7 @@ static void test_padded_batch_equals_alone(void **state)
     (void)state;
     for (int norm = 0; norm < 2; norm++) {
         Fixture f;
-        make_fixture(&f, norm, TRACE_RECORD);
-        run_fixture(&f);
+        ready_fixture(&f, norm);
         TfTrace one;
         TfErr err;
         expect_true(trace_build(&one, &f.m.cfg, 1, 16, TRACE_RECORD, &err) == 0, "trace");
@@ -311,8 +200,7 @@ static void test_probabilities(void **state)
 {
     (void)state;
     Fixture f;
-    make_fixture(&f, TF_NORM_POST, TRACE_RECORD);
-    run_fixture(&f);
+    ready_fixture(&f, TF_NORM_POST);
     int V = f.m.cfg.tgt_vocab;
     for (int r = 0; r < f.B * f.T; r++) {
         double s = 0;
@@ -363,15 +251,13 @@ static void test_bad_batches(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_torch_post_ln),
-        cmocka_unit_test(test_torch_pre_ln_tied),
-        cmocka_unit_test(test_model_saved_by_pytorch),
-        cmocka_unit_test(test_stage_shapes),
-        cmocka_unit_test(test_padded_batch_equals_alone),
-        cmocka_unit_test(test_record_equals_plain),
-        cmocka_unit_test(test_probabilities),
-        cmocka_unit_test(test_bad_batches),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_torch_post_ln),
+           cmocka_unit_test(test_torch_pre_ln_tied),
+           cmocka_unit_test(test_model_saved_by_pytorch),
+           cmocka_unit_test(test_stage_shapes),
+           cmocka_unit_test(test_padded_batch_equals_alone),
+           cmocka_unit_test(test_record_equals_plain),
+           cmocka_unit_test(test_probabilities),
+           cmocka_unit_test(test_bad_batches));
 }

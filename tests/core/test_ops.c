@@ -257,6 +257,15 @@ static void fd_check(const char *what, LossFn f, void *ctx, float *x,
 }
 
 /* loss = sum(out * r) for a fixed random r, so dout = r */
+/* sum_i a[i] * r[i]: a scalar loss whose gradient with respect to a is r. */
+static double dot(const float *a, const float *r, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += (double)a[i] * r[i];
+    return s;
+}
+
 typedef struct LinCtx {
     int M, K, N;
     float *inp, *w, *b, *out, *r;
@@ -266,10 +275,7 @@ static double lin_loss(void *p)
 {
     LinCtx *c = p;
     linear_forward(c->out, c->inp, c->w, c->b, c->M, c->K, c->N);
-    double s = 0;
-    for (int i = 0; i < c->M * c->N; i++)
-        s += (double)c->out[i] * c->r[i];
-    return s;
+    return dot(c->out, c->r, c->M * c->N);
 }
 
 static void test_linear_backward(void **state)
@@ -294,10 +300,7 @@ static double ln_loss(void *p)
 {
     LnCtx *c = p;
     layernorm_forward(c->out, c->mean, c->rstd, c->inp, c->w, c->b, c->N, c->C);
-    double s = 0;
-    for (int i = 0; i < c->N * c->C; i++)
-        s += (double)c->out[i] * c->r[i];
-    return s;
+    return dot(c->out, c->r, c->N * c->C);
 }
 
 static void test_layernorm_backward(void **state)
@@ -325,10 +328,7 @@ static double sm_loss(void *p)
     SmCtx *c = p;
     memcpy(c->y, c->x, sizeof(float) * c->rows * c->n);
     softmax_rows(c->y, NULL, c->rows, c->n, 0);
-    double s = 0;
-    for (int i = 0; i < c->rows * c->n; i++)
-        s += (double)c->y[i] * c->r[i];
-    return s;
+    return dot(c->y, c->r, c->rows * c->n);
 }
 
 static void test_softmax_and_relu_backward(void **state)
@@ -359,10 +359,7 @@ static double at_loss(void *p)
 {
     AtCtx *c = p;
     attention_forward(c->h, c->s, NULL, c->w, c->q, c->k, c->v, &c->d);
-    double s = 0;
-    for (int i = 0; i < c->d.B * c->d.Tq * c->d.C; i++)
-        s += (double)c->h[i] * c->r[i];
-    return s;
+    return dot(c->h, c->r, c->d.B * c->d.Tq * c->d.C);
 }
 
 static void test_attention_backward(void **state)
@@ -416,19 +413,17 @@ static void test_embed_backward(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gemm_vs_naive),
-        cmocka_unit_test(test_split_product_is_exact),
-        cmocka_unit_test(test_softmax_rows_sum_to_one),
-        cmocka_unit_test(test_layernorm_stats),
-        cmocka_unit_test(test_positional_encoding),
-        cmocka_unit_test(test_attention_by_hand),
-        cmocka_unit_test(test_masks),
-        cmocka_unit_test(test_linear_backward),
-        cmocka_unit_test(test_layernorm_backward),
-        cmocka_unit_test(test_softmax_and_relu_backward),
-        cmocka_unit_test(test_attention_backward),
-        cmocka_unit_test(test_embed_backward),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_gemm_vs_naive),
+           cmocka_unit_test(test_split_product_is_exact),
+           cmocka_unit_test(test_softmax_rows_sum_to_one),
+           cmocka_unit_test(test_layernorm_stats),
+           cmocka_unit_test(test_positional_encoding),
+           cmocka_unit_test(test_attention_by_hand),
+           cmocka_unit_test(test_masks),
+           cmocka_unit_test(test_linear_backward),
+           cmocka_unit_test(test_layernorm_backward),
+           cmocka_unit_test(test_softmax_and_relu_backward),
+           cmocka_unit_test(test_attention_backward),
+           cmocka_unit_test(test_embed_backward));
 }

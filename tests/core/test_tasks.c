@@ -1,4 +1,4 @@
-/* test_tasks.c - the built-in tasks and the TSV loader (core/tasks.c).
+/* test_tasks.c - the built-in tasks and the TSV loader (core/data/tasks*.c, dataset.c, tsv.c).
  *
  * Run from the repository root (the TSV fixtures are read from
  * tests/fixtures/tsv/). Checks: determinism from the seed, disjoint and
@@ -778,20 +778,18 @@ static void test_tsv_long_lines(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_char_tasks),
-        cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_heldout_option),
-        cmocka_unit_test(test_en2zh_showcase),
-        cmocka_unit_test(test_en2zh_lexicon),
-        cmocka_unit_test(test_en2zh_rules),
-        cmocka_unit_test(test_tsv_good),
-        cmocka_unit_test(test_tsv_crlf),
-        cmocka_unit_test(test_tsv_bad_lines),
-        cmocka_unit_test(test_tsv_errors),
-        cmocka_unit_test(test_tsv_garbage),
-        cmocka_unit_test(test_tsv_long_lines),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_names),
+           cmocka_unit_test(test_char_tasks),
+           cmocka_unit_test(test_determinism),
+           cmocka_unit_test(test_heldout_option),
+           cmocka_unit_test(test_en2zh_showcase),
+           cmocka_unit_test(test_en2zh_lexicon),
+           cmocka_unit_test(test_en2zh_rules),
+           cmocka_unit_test(test_tsv_good),
+           cmocka_unit_test(test_tsv_crlf),
+           cmocka_unit_test(test_tsv_bad_lines),
+           cmocka_unit_test(test_tsv_errors),
+           cmocka_unit_test(test_tsv_garbage),
+           cmocka_unit_test(test_tsv_long_lines));
 }

@@ -21,24 +21,7 @@
 
 #define FIX "tests/fixtures/tsv/"
 
-static char g_dir[64];
-
-static void path_in(char *buf, size_t cap, const char *name)
-{
-    snprintf(buf, cap, "%s/%s", g_dir, name);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return tu_scratch(g_dir, sizeof g_dir, "train");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_scratch_remove(g_dir);
-}
+TU_SCRATCH_GROUP("train")
 
 /* ---------------------------------------------------------------------- */
 /* Loss                                                                    */
@@ -182,14 +165,7 @@ static void test_adam_by_hand(void **state)
 
 static void tiny_cfg(TfConfig *c)
 {
-    TfErr err;
-    cfg_preset(c, "classroom", &err);
-    c->d_model = 32;
-    c->n_heads = 4;
-    c->d_ff = 64;
-    c->n_enc = 1;
-    c->n_dec = 1;
-    c->max_len = 16;
+    *c = tu_config((TuSize){.d_model = 32, .n_heads = 4, .d_ff = 64, .n_enc = 1, .n_dec = 1, .max_len = 16});
 }
 
 static void task(Dataset *d, const char *name, int max_len)
@@ -374,6 +350,16 @@ static void run(Trainer *t, TfModel *m, Dataset *d, int threads, int steps, TfNo
         expect_true(trainer_step(t, NULL, &err) == 0, "step %d: %s", i + 1, err.msg);
 }
 
+/* The copy task (lengths up to 5) and `steps` steps of a post-LN model on
+ * it; the trainer on the heap (see test_copy_learns). */
+static Trainer *copy_run(Dataset *d, TfModel *m, int threads, int steps)
+{
+    task(d, "copy", 5);
+    Trainer *t = calloc(1, sizeof *t);
+    run(t, m, d, threads, steps, TF_NORM_POST);
+    return t;
+}
+
 /* Save after 30 steps, load into a fresh process state, 30 more: the
  * parameters and moments equal those of 60 uninterrupted steps, bit for
  * bit. The data set is small so that the run crosses epoch boundaries. */
@@ -454,11 +440,9 @@ static void test_nan_keeps_last_good_step(void **state)
 {
     (void)state;
     Dataset d;
-    task(&d, "copy", 5);
     TfModel m;
-    Trainer *t = calloc(1, sizeof *t); /* on the heap: see test_copy_learns */
     TfErr err;
-    run(t, &m, &d, 2, 3, TF_NORM_POST);
+    Trainer *t = copy_run(&d, &m, 2, 3);
     size_t n = m.n_params;
     float *before = malloc(n * sizeof(float)), *mom = malloc(2 * n * sizeof(float));
     m.p.gen_b[TOK_NSPECIAL] = NAN;
@@ -540,14 +524,12 @@ static void test_options_round_trip(void **state)
 static void test_kill_during_training_save(void **state)
 {
     (void)state;
-    Dataset d;
-    task(&d, "copy", 5);
-    TfModel m;
-    Trainer *t = calloc(1, sizeof *t); /* on the heap: see test_copy_learns */
-    TfErr err;
-    run(t, &m, &d, 1, 2, TF_NORM_POST);
     char p[128];
     path_in(p, sizeof p, "kill.safetensors");
+    Dataset d;
+    TfModel m;
+    TfErr err;
+    Trainer *t = copy_run(&d, &m, 1, 2);
     expect_true(trainer_save(t, p, 1, &err) == 0, "first save: %s", err.msg);
     Rng r;
     rng_seed(&r, 11);
@@ -576,12 +558,7 @@ static void test_kill_during_training_save(void **state)
         ckpt_optim_free(&opt);
         model_free(&back);
     }
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "ls %s | grep -c tmp- || true", g_dir);
-    FILE *ls = popen(cmd, "r");
-    int left = -1;
-    expect_true(fscanf(ls, "%d", &left) == 1, "ls");
-    pclose(ls);
+    int left = tu_count_names(g_dir, ".tmp-");
     printf("  %d temporary files left by killed writers (never renamed over the file)\n", left);
     expect_true(newest > 2, "the children did save newer versions (newest step %lld)", newest);
     trainer_free(t);
@@ -742,20 +719,18 @@ static void test_cli_resume_and_eval(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_loss_by_hand),
-        cmocka_unit_test(test_schedule),
-        cmocka_unit_test(test_adam_by_hand),
-        cmocka_unit_test(test_dropout_masks),
-        cmocka_unit_test(test_data_order),
-        cmocka_unit_test(test_copy_learns),
-        cmocka_unit_test(test_resume_is_bit_exact),
-        cmocka_unit_test(test_threads_do_not_change_results),
-        cmocka_unit_test(test_nan_keeps_last_good_step),
-        cmocka_unit_test(test_options_round_trip),
-        cmocka_unit_test(test_kill_during_training_save),
-        cmocka_unit_test(test_cli_tsv_bad_lines),
-        cmocka_unit_test(test_cli_resume_and_eval),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_loss_by_hand),
+           cmocka_unit_test(test_schedule),
+           cmocka_unit_test(test_adam_by_hand),
+           cmocka_unit_test(test_dropout_masks),
+           cmocka_unit_test(test_data_order),
+           cmocka_unit_test(test_copy_learns),
+           cmocka_unit_test(test_resume_is_bit_exact),
+           cmocka_unit_test(test_threads_do_not_change_results),
+           cmocka_unit_test(test_nan_keeps_last_good_step),
+           cmocka_unit_test(test_options_round_trip),
+           cmocka_unit_test(test_kill_during_training_save),
+           cmocka_unit_test(test_cli_tsv_bad_lines),
+           cmocka_unit_test(test_cli_resume_and_eval));
 }

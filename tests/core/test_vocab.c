@@ -417,16 +417,14 @@ static void test_random_bytes(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_utf8_valid),
-        cmocka_unit_test(test_utf8_invalid),
-        cmocka_unit_test(test_word_split),
-        cmocka_unit_test(test_char_split),
-        cmocka_unit_test(test_vocab_add),
-        cmocka_unit_test(test_encode),
-        cmocka_unit_test(test_decode),
-        cmocka_unit_test(test_copy),
-        cmocka_unit_test(test_random_bytes),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_utf8_valid),
+           cmocka_unit_test(test_utf8_invalid),
+           cmocka_unit_test(test_word_split),
+           cmocka_unit_test(test_char_split),
+           cmocka_unit_test(test_vocab_add),
+           cmocka_unit_test(test_encode),
+           cmocka_unit_test(test_decode),
+           cmocka_unit_test(test_copy),
+           cmocka_unit_test(test_random_bytes));
 }

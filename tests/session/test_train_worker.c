@@ -1,4 +1,4 @@
-/* test_train_worker.c - the window's training thread (app/train_worker.c):
+/* test_train_worker.c - the window's training thread (app/session/train_worker.c):
  * it starts, pauses, resumes, resets and stops; what it publishes is
  * internally consistent (the parameters, step and loss of a publication are
  * those a plain synchronous Trainer reaches at that step, bit for bit, and
@@ -19,19 +19,7 @@
 #include "train_worker.h"
 #include "test_util.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    return tu_scratch(g_dir, sizeof g_dir, "worker");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_scratch_remove(g_dir);
-}
+TU_SCRATCH_GROUP("worker")
 
 static void sleep_ms(int ms)
 {
@@ -111,6 +99,26 @@ static TwStatus *status_now(TrainWorker *w)
     st.seq = 0;
     tw_status(w, &st, 1);
     return &st;
+}
+
+/* Set the worker up with spec s, take n steps (none: 0), wait until it is
+ * idle and return what it published. */
+static TwStatus *run_spec(TrainWorker *w, TwSpec *s, long long n)
+{
+    TfErr err;
+    tw_setup(w, s, &err);
+    if (n > 0)
+        tw_steps(w, n, &err);
+    tw_wait_idle(w);
+    return status_now(w);
+}
+
+/* A new run of tiny_spec(seed) takes n steps (`when`: for the message). */
+static void expect_trains(TrainWorker *w, uint64_t seed, long long n, const char *when)
+{
+    TwSpec s = tiny_spec(seed);
+    long long step = run_spec(w, &s, n)->step;
+    expect_true(step == n, "%s it trains: step %lld, got %lld", when, n, step);
 }
 
 /* Published (step, loss, parameters) taken while the worker trains, then
@@ -327,11 +335,7 @@ static void test_nan(void **state)
         finite &= isfinite(p[i]);
     expect_true(finite && at == st->step, "the last good parameters (step %lld) are finite", at);
     free(p);
-    TwSpec s2 = tiny_spec(7);
-    tw_setup(w, &s2, &err);
-    tw_steps(w, 5, &err);
-    tw_wait_idle(w);
-    expect_true(status_now(w)->step == 5, "after a reset it trains: step %lld", status_now(w)->step);
+    expect_trains(w, 7, 5, "after a reset");
     tw_free(w);
 }
 
@@ -349,9 +353,7 @@ static void test_bad_setups(void **state)
     s.n_heads = 8;
     s.d_ff = 32768;
     s.n_layers = 64;
-    tw_setup(w, &s, &err);
-    tw_wait_idle(w);
-    TwStatus *st = status_now(w);
+    TwStatus *st = run_spec(w, &s, 0);
     expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg, "memory") &&
                     strstr(st->msg, "8192"),
                 "too big: no run and a message about memory, got state %d '%s'", st->state, st->msg);
@@ -359,9 +361,7 @@ static void test_bad_setups(void **state)
     s.n_heads = 4;
     s.d_ff = 64;
     s.n_layers = 1;
-    tw_setup(w, &s, &err);
-    tw_wait_idle(w);
-    st = status_now(w);
+    st = run_spec(w, &s, 0);
     expect_true(st->state == TW_EMPTY && strstr(st->msg, "30") && strstr(st->msg, "heads"),
                 "heads must divide d_model: got '%s'", st->msg);
     char path[128];
@@ -372,17 +372,10 @@ static void test_bad_setups(void **state)
     tw_spec_default(&s);
     s.task[0] = 0;
     snprintf(s.path, sizeof s.path, "%s", path);
-    tw_setup(w, &s, &err);
-    tw_wait_idle(w);
-    st = status_now(w);
+    st = run_spec(w, &s, 0);
     expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg, "empty.tsv"),
                 "no usable pairs: a message naming the file, got '%s'", st->msg);
-    /* and it still works */
-    TwSpec ok = tiny_spec(8);
-    tw_setup(w, &ok, &err);
-    tw_steps(w, 3, &err);
-    tw_wait_idle(w);
-    expect_true(status_now(w)->step == 3, "a good run after bad ones: step %lld", status_now(w)->step);
+    expect_trains(w, 8, 3, "after bad setups"); /* and it still works */
     tw_free(w);
 }
 
@@ -394,10 +387,7 @@ static void test_snapshots_thin(void **state)
     TfErr err;
     TrainWorker *w = tw_new(&err);
     TwSpec s = tiny_spec(9);
-    tw_setup(w, &s, &err);
-    tw_steps(w, 1300, &err);
-    tw_wait_idle(w);
-    TwStatus *st = status_now(w);
+    TwStatus *st = run_spec(w, &s, 1300);
     expect_true(st->n_snap >= 2 && st->n_snap <= st->snap_cap, "%d snapshots of at most %d",
                 st->n_snap, st->snap_cap);
     expect_true(st->snaps[0].step == 0 && st->snaps[st->n_snap - 1].step > 1300 - st->snap_every,
@@ -411,80 +401,14 @@ static void test_snapshots_thin(void **state)
     tw_free(w);
 }
 
-/* The worker's held-out check agrees with `stepformer eval` (tf_evaluate)
- * on the same parameters: loss and token accuracy exactly, exact match of
- * the decoded sentences to within one sentence (its batched decoding may
- * round differently from one sentence at a time on a near tie). */
-/* A copy task over 8 symbols: every target is its source (4 tokens). */
-static Dataset *copy_data(int n)
-{
-    Dataset *d = malloc(sizeof *d);
-    TfErr err;
-    expect_true(d && dataset_random(d, n, 12, 4, 4, 11, &err) == 0, "%s", err.msg);
-    for (int i = 0; i < d->n_pairs; i++)
-        memcpy(d->ids + d->pairs[i].tgt_off, d->ids + d->pairs[i].src_off, 4 * sizeof(int32_t));
-    return d;
-}
-
-static void test_heldout_check_matches_evaluate(void **state)
-{
-    (void)state;
-    TfErr err;
-    TrainWorker *w = tw_new(&err);
-    TwSpec s = tiny_spec(11);
-    dataset_free(s.data);
-    free(s.data);
-    s.data = copy_data(2000);
-    s.d_model = 32;
-    s.d_ff = 64;
-    s.o.dropout = 0;
-    s.o.batch = 16;
-    tw_setup(w, &s, &err);
-    tw_steps(w, 200, &err);
-    tw_wait_idle(w);
-    TwStatus *st = status_now(w);
-    const TwEval *e = &st->evals[st->n_eval - 1];
-    expect_true(e->step == 200 && e->exact >= 0, "a check with decoding at step 200: step %lld exact %g",
-                e->step, (double)e->exact);
-    TfModel m;
-    long long at;
-    float loss;
-    expect_true(tw_model_like(w, st->gen, &m, &err) == 0, "%s", err.msg);
-    expect_true(tw_params(w, st->gen, -1, m.block, m.n_params, &at, &loss) == 0 && at == 200, "params");
-    Dataset *ref = copy_data(2000);
-    EvalOpts o;
-    eval_opts_default(&o);
-    o.label_smoothing = st->o.label_smoothing;
-    EvalStats es, ex;
-    o.max_pairs = TW_EVAL_PAIRS;
-    expect_true(tf_evaluate(&m, ref, &o, &es, &err) == 0, "%s", err.msg);
-    o.max_pairs = TW_EXACT_PAIRS;
-    expect_true(tf_evaluate(&m, ref, &o, &ex, &err) == 0, "%s", err.msg);
-    printf("  worker: loss %.5f acc %.4f exact %.4f; tf_evaluate: loss %.5f acc %.4f exact %.4f\n",
-           (double)e->loss, (double)e->acc, (double)e->exact, es.loss, es.token_acc, ex.exact);
-    expect_true(fabs(e->loss - es.loss) < 1e-4 && fabs(e->acc - es.token_acc) < 1e-6,
-                "loss %.6f vs %.6f, accuracy %.6f vs %.6f", (double)e->loss, es.loss, (double)e->acc,
-                es.token_acc);
-    expect_true(fabs(e->exact - ex.exact) * TW_EXACT_PAIRS <= 1.01 && ex.exact > 0.2,
-                "exact match %.4f vs %.4f of %d sentences (and the model learnt something)", (double)e->exact,
-                ex.exact, TW_EXACT_PAIRS);
-    model_free(&m);
-    dataset_free(ref);
-    free(ref);
-    tw_free(w);
-}
-
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_publications_are_consistent),
-        cmocka_unit_test(test_step_command),
-        cmocka_unit_test(test_no_lost_save),
-        cmocka_unit_test(test_bad_save_path),
-        cmocka_unit_test(test_nan),
-        cmocka_unit_test(test_bad_setups),
-        cmocka_unit_test(test_snapshots_thin),
-        cmocka_unit_test(test_heldout_check_matches_evaluate),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_publications_are_consistent),
+           cmocka_unit_test(test_step_command),
+           cmocka_unit_test(test_no_lost_save),
+           cmocka_unit_test(test_bad_save_path),
+           cmocka_unit_test(test_nan),
+           cmocka_unit_test(test_bad_setups),
+           cmocka_unit_test(test_snapshots_thin));
 }

@@ -2,7 +2,7 @@
  *
  * malloc, calloc and realloc are wrapped (the program's own definitions
  * come before glibc's) and counted while a frame is drawn when they are
- * called from the program itself (views, widgets, window, engine: all
+ * called from the program itself, on the thread that draws (views, widgets, window, engine: all
  * linked into this executable; what SDL's renderer does inside its shared
  * library is its own business): after a few frames that fill the views'
  * caches, one more frame of the same picture, the mouse moving over it,
@@ -14,7 +14,9 @@
 #include "test_app_util.h"
 #include "test_util.h"
 
-static int g_counting;
+/* Only the drawing thread counts: the train view's worker may be setting
+ * up its data set at the same moment, and that is not the frame's doing. */
+static __thread int g_counting;
 static long g_allocs;
 
 /* AddressSanitizer owns malloc itself: under it (make test SANITIZE=1)

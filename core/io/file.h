@@ -1,0 +1,29 @@
+/* file.h - reading the user's files safely: only regular files are opened
+ * (a FIFO, a device or a folder named by mistake gets a one-line error
+ * instead of a hang or a read of /dev/zero forever), and lines are read with
+ * a limit, so that memory follows the limit and not the file. */
+#ifndef TF_FILE_H
+#define TF_FILE_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+#define TF_LINE_MAX ((size_t)16 << 20) /* 16 MiB: the longest line read */
+
+/* Open path for reading if it is a regular file. The open itself does not
+ * block (O_NONBLOCK, cleared once the file is known to be regular). On
+ * failure err names the path and the reason ("is a FIFO", "is a folder",
+ * "No such file or directory"). *size (if not NULL) gets the file's size. */
+FILE *tf_fopen_regular(const char *path, off_t *size, TfErr *err);
+
+/* Read one line (without its '\n' or "\r\n") into *buf (grown as needed,
+ * *cap its size, freed by the caller), reading at most limit bytes of it:
+ * returns the line's length, -1 at the end of the file, or -2 when the line
+ * is longer than limit (the rest of it is skipped, up to the next newline,
+ * so reading can go on), or -3 when memory runs out. The buffer never
+ * grows past limit + 1 bytes. */
+ssize_t tf_read_line(FILE *f, char **buf, size_t *cap, size_t limit);
+
+#endif

@@ -1,0 +1,168 @@
+/* experiment.c - interventions on the forward pass (see experiment.h). */
+#include "experiment.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const KIND_NAME[3] = {"enc", "dec", "cross"};
+
+int tf_exp_is_none(const TfExperiment *e)
+{
+    return !e || (!e->no_scale && !e->no_pe && !e->no_causal && e->n_ablate == 0 && e->n_hide == 0);
+}
+
+int tf_exp_equal(const TfExperiment *a, const TfExperiment *b)
+{
+    if (tf_exp_is_none(a) || tf_exp_is_none(b))
+        return tf_exp_is_none(a) && tf_exp_is_none(b);
+    if (a->no_scale != b->no_scale || a->no_pe != b->no_pe || a->no_causal != b->no_causal ||
+        a->n_ablate != b->n_ablate || a->n_hide != b->n_hide)
+        return 0;
+    for (int i = 0; i < a->n_ablate; i++)
+        if (!tf_exp_ablated(b, (TfAttnKind)a->ablate[i].kind, a->ablate[i].layer, a->ablate[i].head))
+            return 0;
+    for (int i = 0; i < a->n_hide; i++)
+        if (!tf_exp_hidden(b, a->hide_src[i]))
+            return 0;
+    return 1;
+}
+
+int tf_exp_ablated(const TfExperiment *e, TfAttnKind kind, int layer, int head)
+{
+    if (!e)
+        return 0;
+    for (int i = 0; i < e->n_ablate; i++)
+        if (e->ablate[i].kind == (int)kind && e->ablate[i].layer == layer && e->ablate[i].head == head)
+            return 1;
+    return 0;
+}
+
+int tf_exp_hidden(const TfExperiment *e, int pos)
+{
+    if (!e)
+        return 0;
+    for (int i = 0; i < e->n_hide; i++)
+        if (e->hide_src[i] == pos)
+            return 1;
+    return 0;
+}
+
+/* A whole decimal number in [lo, hi] that fits an int. */
+static int parse_int(const char *s, size_t n, long lo, long hi, int *out)
+{
+    if (n == 0 || n > 9)
+        return -1;
+    long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    if (v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int tf_exp_add_head(TfExperiment *e, const char *spec, const TfConfig *cfg, TfErr *err)
+{
+    const char *c1 = strchr(spec, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    int kind = -1, layer, head;
+    for (int k = 0; c1 && k < 3; k++)
+        if ((size_t)(c1 - spec) == strlen(KIND_NAME[k]) && strncmp(spec, KIND_NAME[k], (size_t)(c1 - spec)) == 0)
+            kind = k;
+    if (kind < 0 || !c2)
+        return tf_fail(err, "--ablate %s: expected enc:LAYER:HEAD, dec:LAYER:HEAD or cross:LAYER:HEAD", spec);
+    int layers = kind == TF_ATTN_ENC ? cfg->n_enc : cfg->n_dec;
+    if (parse_int(c1 + 1, (size_t)(c2 - c1 - 1), 0, layers - 1, &layer))
+        return tf_fail(err, "--ablate %s: the layer must be 0..%d (from 0)", spec, layers - 1);
+    if (parse_int(c2 + 1, strlen(c2 + 1), 0, cfg->n_heads - 1, &head))
+        return tf_fail(err, "--ablate %s: the head must be 0..%d (from 0)", spec, cfg->n_heads - 1);
+    if (tf_exp_ablated(e, (TfAttnKind)kind, layer, head))
+        return 0;
+    if (e->n_ablate >= TF_EXP_MAX_ABLATE)
+        return tf_fail(err, "--ablate %s: at most %d heads can be ablated", spec, TF_EXP_MAX_ABLATE);
+    e->ablate[e->n_ablate++] = (TfHeadRef){kind, layer, head};
+    return 0;
+}
+
+int tf_exp_add_hide(TfExperiment *e, const char *spec, const TfConfig *cfg, TfErr *err)
+{
+    int pos;
+    if (parse_int(spec, strlen(spec), 0, cfg->max_len - 1, &pos))
+        return tf_fail(err, "--hide-src %s: a source position 0..%d (from 0)", spec, cfg->max_len - 1);
+    if (tf_exp_hidden(e, pos))
+        return 0;
+    if (e->n_hide >= TF_EXP_MAX_HIDE)
+        return tf_fail(err, "--hide-src %s: at most %d positions can be hidden", spec, TF_EXP_MAX_HIDE);
+    e->hide_src[e->n_hide++] = pos;
+    return 0;
+}
+
+int tf_exp_toggle_head(TfExperiment *e, TfAttnKind kind, int layer, int head)
+{
+    for (int i = 0; i < e->n_ablate; i++)
+        if (e->ablate[i].kind == (int)kind && e->ablate[i].layer == layer && e->ablate[i].head == head) {
+            e->ablate[i] = e->ablate[--e->n_ablate];
+            return 0;
+        }
+    if (e->n_ablate >= TF_EXP_MAX_ABLATE)
+        return -1;
+    e->ablate[e->n_ablate++] = (TfHeadRef){(int)kind, layer, head};
+    return 1;
+}
+
+int tf_exp_toggle_hide(TfExperiment *e, int pos)
+{
+    for (int i = 0; i < e->n_hide; i++)
+        if (e->hide_src[i] == pos) {
+            e->hide_src[i] = e->hide_src[--e->n_hide];
+            return 0;
+        }
+    if (e->n_hide >= TF_EXP_MAX_HIDE)
+        return -1;
+    e->hide_src[e->n_hide++] = pos;
+    return 1;
+}
+
+int tf_exp_check_source(const TfExperiment *e, int S, TfErr *err)
+{
+    for (int i = 0; e && i < e->n_hide; i++)
+        if (e->hide_src[i] >= S)
+            return tf_fail(err, "--hide-src %d: the source has %d tokens (positions 0..%d)",
+                           e->hide_src[i], S, S - 1);
+    return 0;
+}
+
+void tf_exp_describe(const TfExperiment *e, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return;
+    buf[0] = 0;
+    if (tf_exp_is_none(e)) {
+        snprintf(buf, cap, "none");
+        return;
+    }
+    size_t n = 0;
+#define ADD(...)                                                              \
+    do {                                                                      \
+        int k_ = snprintf(buf + n, cap - n, "%s", n ? ", " : "");             \
+        if (k_ > 0 && (size_t)k_ < cap - n)                                    \
+            n += (size_t)k_;                                                  \
+        k_ = snprintf(buf + n, cap - n, __VA_ARGS__);                          \
+        if (k_ > 0)                                                           \
+            n = n + (size_t)k_ < cap ? n + (size_t)k_ : cap - 1;               \
+    } while (0)
+    if (e->no_scale)
+        ADD("no-scale");
+    if (e->no_pe)
+        ADD("no-pe");
+    if (e->no_causal)
+        ADD("no-causal");
+    for (int i = 0; i < e->n_ablate && n + 1 < cap; i++)
+        ADD("ablate %s:%d:%d", KIND_NAME[e->ablate[i].kind], e->ablate[i].layer, e->ablate[i].head);
+    for (int i = 0; i < e->n_hide && n + 1 < cap; i++)
+        ADD("hide-src %d", e->hide_src[i]);
+#undef ADD
+}

@@ -1,0 +1,21 @@
+/* sysmem.h - how much memory the process may still take, so that a request
+ * that cannot fit is refused up front with a message instead of being
+ * killed by the kernel half-way. */
+#ifndef TF_SYSMEM_H
+#define TF_SYSMEM_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+/* Bytes the process can still allocate: the smaller of the machine's
+ * available memory (MemAvailable of /proc/meminfo, else free pages) and
+ * what the address-space limit (RLIMIT_AS) leaves over the current size.
+ * STEPFORMER_MEM_LIMIT (bytes, for tests) caps it further. */
+size_t tf_mem_available(void);
+
+/* 0 if `bytes` fit in what is available (with a margin for the rest of
+ * the program), else -1 with "WHAT needs X MiB; Y MiB are available". */
+int tf_mem_check(size_t bytes, const char *what, TfErr *err);
+
+#endif

@@ -1,0 +1,155 @@
+/* test_experiment.c - the interventions of core/model/experiment.h against
+ * PyTorch fixtures made with the same change (tools/torch_reference.py
+ * FLAGS), on a post-LN and a pre-LN tied model with a padded batch; "none"
+ * is bit-identical to the normal pass; every stage shows the experiment
+ * (the mask holds the hidden keys and no causal part, ablated heads' concat
+ * columns are 0); the command-line specs are checked. */
+#include "experiment.h"
+#include "stage.h"
+#include "test_util.h"
+#include "torch_ref.h"
+
+typedef struct RefCase {
+    const char *model, *ref;
+} RefCase;
+
+static void test_against_pytorch(void **state)
+{
+    (void)state;
+    static const RefCase cases[] = {
+        {"post.safetensors", "exp_post_no_scale.ref"},
+        {"post.safetensors", "exp_post_no_pe.ref"},
+        {"post.safetensors", "exp_post_no_causal.ref"},
+        {"post.safetensors", "exp_post_ablate.ref"},
+        {"post.safetensors", "exp_post_hide.ref"},
+        {"post.safetensors", "exp_post_all.ref"},
+        {"pre_tied.safetensors", "exp_pre_all.ref"},
+        {"pre_tied.safetensors", "exp_pre_hide.ref"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char m[256], r[256];
+        snprintf(m, sizeof m, FIX "%s", cases[i].model);
+        snprintf(r, sizeof r, FIX "%s", cases[i].ref);
+        torch_compare(m, r);
+    }
+}
+
+/* The same batch with and without an experiment. */
+typedef struct Pair {
+    TfModel m;
+    TfTrace normal, exp;
+    TorchRef r;
+} Pair;
+
+static void run_pair(Pair *p, const TfExperiment *e)
+{
+    TfErr err;
+    expect_true(ckpt_load(&p->m, FIX "post.safetensors", &err) == 0, "model: %s", err.msg);
+    torch_ref_load(&p->r, FIX "post.ref", &p->m.cfg);
+    TfBatch b = {p->r.B, p->r.S, p->r.T, p->r.src, p->r.tgt, p->r.src_len, p->r.tgt_len};
+    expect_true(trace_build(&p->normal, &p->m.cfg, p->r.B, 8, TRACE_RECORD, &err) == 0, "trace");
+    expect_true(trace_build(&p->exp, &p->m.cfg, p->r.B, 8, TRACE_RECORD, &err) == 0, "trace");
+    p->exp.exp = *e;
+    expect_true(tf_forward(&p->m, &p->normal, &b, 0, &err) == 0, "forward: %s", err.msg);
+    expect_true(tf_forward(&p->m, &p->exp, &b, 0, &err) == 0, "forward: %s", err.msg);
+}
+
+static void free_pair(Pair *p)
+{
+    trace_free(&p->normal);
+    trace_free(&p->exp);
+    torch_ref_free(&p->r);
+    model_free(&p->m);
+}
+
+static void test_none_is_bit_identical(void **state)
+{
+    (void)state;
+    TfExperiment none;
+    memset(&none, 0, sizeof none);
+    Pair p;
+    run_pair(&p, &none);
+    expect_true(tf_exp_is_none(&p.exp.exp), "zero is none");
+    expect_true(memcmp(p.normal.block, p.exp.block, p.normal.n_floats * sizeof(float)) == 0,
+                "every float of the trace is identical");
+    free_pair(&p);
+}
+
+static void test_stages_show_the_experiment(void **state)
+{
+    (void)state;
+    TfExperiment e;
+    memset(&e, 0, sizeof e);
+    e.no_causal = 1;
+    TfErr err;
+    Pair p;
+    e.hide_src[e.n_hide++] = 1;
+    e.ablate[e.n_ablate++] = (TfHeadRef){TF_ATTN_CROSS, 1, 2};
+    run_pair(&p, &e);
+    TfView v;
+    /* encoder self-attention: key 1 is -inf in every real row of sentence 0 */
+    expect_true(tf_view(&p.exp, ST_ENC_SELF_MASK, 0, 0, 0, &v, &err) == 0, "mask view");
+    for (int i = 0; i < v.rows; i++)
+        expect_true(isinf(tf_view_at(&v, i, 1)) && tf_view_at(&v, i, 0) == 0, "row %d: key 1 hidden", i);
+    /* decoder self-attention without the causal part: row 0 sees key 2 */
+    expect_true(tf_view(&p.exp, ST_DEC_SELF_MASK, 0, 0, 0, &v, &err) == 0, "mask view");
+    expect_true(tf_view_at(&v, 0, 2) == 0, "no causal mask: %g", tf_view_at(&v, 0, 2));
+    expect_true(tf_view(&p.normal, ST_DEC_SELF_MASK, 0, 0, 0, &v, &err) == 0, "mask view");
+    expect_true(isinf(tf_view_at(&v, 0, 2)), "normal pass: causal");
+    /* cross-attention: hidden key weight 0; the ablated head's columns 0 */
+    expect_true(tf_view(&p.exp, ST_DEC_CROSS_WEIGHTS, 0, 3, 0, &v, &err) == 0, "weights view");
+    for (int i = 0; i < v.rows; i++)
+        expect_true(tf_view_at(&v, i, 1) == 0, "cross row %d: hidden key has weight 0", i);
+    expect_true(tf_view(&p.exp, ST_DEC_CROSS_CONCAT, 1, -1, 0, &v, &err) == 0, "concat view");
+    int dk = cfg_dk(&p.m.cfg);
+    for (int i = 0; i < v.rows; i++)
+        for (int j = 2 * dk; j < 3 * dk; j++)
+            expect_true(tf_view_at(&v, i, j) == 0, "concat [%d][%d] of head 3 is 0", i, j);
+    expect_true(tf_view(&p.exp, ST_DEC_CROSS_CONCAT, 1, -1, 0, &v, &err) == 0 && tf_view_at(&v, 0, 0) != 0,
+                "other heads are not");
+    free_pair(&p);
+}
+
+typedef struct SpecCase {
+    int head; /* 1: --ablate, 0: --hide-src */
+    const char *spec;
+    int ok;
+    const char *msg;
+} SpecCase;
+
+static void test_command_line_specs(void **state)
+{
+    (void)state;
+    TfErr err;
+    TfConfig c = tu_config((TuSize){.n_heads = 4, .n_enc = 2, .n_dec = 3, .max_len = 32});
+    static const SpecCase cases[] = {
+        {1, "enc:1:3", 1, NULL},       {1, "dec:2:0", 1, NULL},      {1, "cross:0:0", 1, NULL},
+        {1, "enc:2:0", 0, "layer must be 0..1"}, {1, "dec:0:4", 0, "head must be 0..3"},
+        {1, "self:0:0", 0, "expected enc:LAYER:HEAD"}, {1, "enc:0", 0, "expected"},
+        {1, "enc:-1:0", 0, "layer"},   {1, "enc:0:1x", 0, "head"},   {0, "0", 1, NULL},
+        {0, "31", 1, NULL},            {0, "32", 0, "0..31"},        {0, "x", 0, "0..31"},
+        {0, "", 0, "0..31"},
+    };
+    TfExperiment e;
+    memset(&e, 0, sizeof e);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const SpecCase *k = &cases[i];
+        int rc = k->head ? tf_exp_add_head(&e, k->spec, &c, &err) : tf_exp_add_hide(&e, k->spec, &c, &err);
+        expect_true((rc == 0) == k->ok && (k->ok || strstr(err.msg, k->msg)), "'%s': rc %d \"%s\"", k->spec,
+                    rc, rc ? err.msg : "");
+    }
+    expect_true(e.n_ablate == 3 && e.n_hide == 2, "%d heads, %d positions", e.n_ablate, e.n_hide);
+    char d[256];
+    tf_exp_describe(&e, d, sizeof d);
+    expect_true(strcmp(d, "ablate enc:1:3, ablate dec:2:0, ablate cross:0:0, hide-src 0, hide-src 31") == 0,
+                "described as '%s'", d);
+    expect_true(tf_exp_check_source(&e, 10, &err) < 0 && strstr(err.msg, "10 tokens"), "31 >= 10: %s", err.msg);
+    expect_true(tf_exp_toggle_head(&e, TF_ATTN_DEC, 2, 0) == 0 && e.n_ablate == 2, "toggle off");
+    expect_true(tf_exp_toggle_hide(&e, 5) == 1 && tf_exp_hidden(&e, 5), "toggle on");
+}
+
+int main(void)
+{
+    TU_RUN(NULL, NULL, cmocka_unit_test(test_against_pytorch), cmocka_unit_test(test_none_is_bit_identical),
+           cmocka_unit_test(test_stages_show_the_experiment), cmocka_unit_test(test_command_line_specs));
+}
