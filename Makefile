@@ -185,7 +185,7 @@ $(BUILD)/share/icons/%/stepformer.png: data/icons/stepformer.svg
 $(BUILD)/prefix.txt: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
-$(BUILD)/app/cli/cli.o: $(BUILD)/prefix.txt
+$(BUILD)/app/session/paths.o: $(BUILD)/prefix.txt
 FORCE:
 
 # The manual page follows the program's own --help texts (tools/make-man.sh).

@@ -154,6 +154,34 @@ static void test_man_page_in_step_with_help(void **state)
     free(page);
 }
 
+/* Run from / with no STEPFORMER_DATADIR, the installed program finds the
+ * data installed beside it (not the source tree) and draws. */
+static void test_installed_program_finds_its_data(void **state)
+{
+    (void)state;
+    need_install();
+    char *paths = tu_output("cd / && env -u STEPFORMER_DATADIR '%s/bin/stepformer' info --paths", PREFIX_);
+    expect_true(paths != NULL, "info --paths runs from /");
+    char want[2048];
+    snprintf(want, sizeof want, "%s/share/stepformer", PREFIX_);
+    expect_true(strstr(paths, want) != NULL, "info --paths names %s:\n%s", want, paths ? paths : "");
+    free(paths);
+    char *les = tu_output("cd / && env -u STEPFORMER_DATADIR '%s/bin/stepformer' lessons", PREFIX_);
+    expect_true(les && strstr(les, "attention"), "lessons listed from /: %s", les ? les : "(failed)");
+    free(les);
+    expect_true(tu_sh("cd / && env -u STEPFORMER_DATADIR '%s/bin/stepformer' shot --stage enc.self.weights "
+                   "--out '%s/from-root.svg' >/dev/null", PREFIX_, ROOT) == 0,
+                "shot from / with the installed data");
+    char *tr = tu_output("cd / && '%s/bin/stepformer' translate 'i love china'", PREFIX_);
+    expect_true(tr && strstr(tr, "中国"), "the installed model translates: %s", tr ? tr : "(failed)");
+    free(tr);
+    /* STEPFORMER_DATADIR wins; a wrong one is said */
+    char *env = tu_output("cd / && STEPFORMER_DATADIR='%s/share/stepformer' '%s/bin/stepformer' info --paths",
+                       PREFIX_, PREFIX_);
+    expect_true(env && strstr(env, "STEPFORMER_DATADIR"), "info --paths names the variable: %s", env ? env : "");
+    free(env);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -199,6 +227,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_desktop_and_metainfo_validate),
         cmocka_unit_test(test_bash_completion),
         cmocka_unit_test(test_man_page_in_step_with_help),
+        cmocka_unit_test(test_installed_program_finds_its_data),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
