@@ -220,7 +220,7 @@ deb:
 	rm -rf build/deb
 	mkdir -p build/deb/stepformer-$(VERSION)
 	tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C build/deb/stepformer-$(VERSION)
-	cd build/deb/stepformer-$(VERSION) && dpkg-buildpackage -us -uc -b
+	cd build/deb/stepformer-$(VERSION) && dpkg-buildpackage -us -uc -b -Jauto
 	mv build/deb/stepformer_$(VERSION)_$(DEB_ARCH).deb build/deb/stepformer_$(VERSION)_$(DEB_ARCH).buildinfo \
 	    build/deb/stepformer_$(VERSION)_$(DEB_ARCH).changes build/
 	@echo "built build/stepformer_$(VERSION)_$(DEB_ARCH).deb"

@@ -11,38 +11,15 @@
 #include "test_app_util.h"
 #include "tool_util.h"
 
-static const char *MODEL = "/tmp/stepformer-test-shot-vector.safetensors";
-static Ren *g_ren;
+static char MODEL[160];
 static char DIR_[256];
 
-static int setup(void **state)
-{
-    (void)state;
-    TfErr err;
-    if (tu_small_model(MODEL, 40, 24, 5) || tu_scratch(DIR_, sizeof DIR_, "shotvec") < 0)
-        return -1;
-    g_ren = ren_open_headless(1280, 800, &err);
-    return g_ren ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ren_close(g_ren);
-    remove(MODEL);
-    tu_scratch_remove(DIR_);
-    return 0;
-}
+TU_FIXTURE(MODEL, "shot-vector.safetensors", 1280, 800)
 
 static void open_app(App *a)
 {
-    AppOpts o = {0};
-    o.model_path = MODEL;
-    o.src[0] = "t5 t6 t7";
-    o.n_src = 1;
-    o.no_save = 1;
-    TfErr err;
-    expect_true(app_init(a, &o, &err) == 0, "app opens: %s", err.msg);
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, NULL);
+    tu_open(a, &o, 100);
 }
 
 /* Ctrl+Shift+S in the window: an SVG and a PDF of the current view, in the
@@ -54,14 +31,14 @@ static void test_window_save_keeps_clock(void **state)
     open_app(&a);
     a.now = 100.0;
     a.anim_start = 99.95; /* a stage change is easing in */
-    app_frame(&a, g_ren);
+    app_frame(&a, tu_ren);
     static const char *names[] = {"window.svg", "window.pdf"};
     static const char *magic[] = {"<?xml", "%PDF"};
     for (int i = 0; i < 2; i++) {
         char path[400];
         snprintf(path, sizeof path, "%s/%s", DIR_, names[i]);
         TfErr err = {{0}};
-        expect_true(shot_save_vector(&a, g_ren, path, 0, &err) == 0, "save %s: %s", path, err.msg);
+        expect_true(shot_save_vector(&a, tu_ren, path, 0, &err) == 0, "save %s: %s", path, err.msg);
         expect_true(a.now == 100.0 && a.anim_start == 99.95,
                     "clock kept: now %.3f, anim_start %.3f", a.now, a.anim_start);
         size_t len = 0;
@@ -69,13 +46,13 @@ static void test_window_save_keeps_clock(void **state)
         expect_true(doc && len > 1000 && memcmp(doc, magic[i], strlen(magic[i])) == 0,
                     "%s starts with %s (%zu bytes)", path, magic[i], len);
         free(doc);
-        expect_true(!ren_is_vector(g_ren), "back to raster");
+        expect_true(!ren_is_vector(tu_ren), "back to raster");
     }
-    app_frame(&a, g_ren); /* the window goes on */
+    app_frame(&a, tu_ren); /* the window goes on */
     TfErr err = {{0}};
     char png[400];
     snprintf(png, sizeof png, "%s/window.png", DIR_);
-    expect_true(shot_save_vector(&a, g_ren, png, 0, &err) < 0 && strstr(err.msg, ".svg"),
+    expect_true(shot_save_vector(&a, tu_ren, png, 0, &err) < 0 && strstr(err.msg, ".svg"),
                 "a .png is not a vector figure: %s", err.msg);
     app_free(&a);
 }
@@ -117,13 +94,13 @@ static void test_captioned_png(void **state)
     char path[400];
     snprintf(path, sizeof path, "%s/cap.png", DIR_);
     TfErr err = {{0}};
-    expect_true(shot_save(&a, g_ren, path, 1, &err) == 0, "save: %s", err.msg);
+    expect_true(shot_save(&a, tu_ren, path, 1, &err) == 0, "save: %s", err.msg);
     SDL_Surface *s = IMG_Load(path);
     expect_true(s && s->w == 1280 && s->h > 800 && s->h < 900, "1280 wide, a band under 800: %dx%d",
                 s ? s->w : 0, s ? s->h : 0);
     SDL_FreeSurface(s);
     int w, h;
-    ren_output_size(g_ren, &w, &h);
+    ren_output_size(tu_ren, &w, &h);
     expect_true(w == 1280 && h == 800, "frame back to 1280x800, got %dx%d", w, h);
     app_free(&a);
 }
@@ -137,7 +114,7 @@ static void test_walk_one_page_per_stage(void **state)
     snprintf(path, sizeof path, "%s/walk.pdf", DIR_);
     TfErr err = {{0}};
     int pages = 0;
-    expect_true(shot_walk_pdf(&a, g_ren, path, 1, &pages, &err) == 0, "walk: %s", err.msg);
+    expect_true(shot_walk_pdf(&a, tu_ren, path, 1, &pages, &err) == 0, "walk: %s", err.msg);
     expect_true(pages == a.ses.n_walk, "%d pages for a walk of %d", pages, a.ses.n_walk);
     size_t len = 0;
     char *pdf = tu_slurp(path, &len);
@@ -145,7 +122,7 @@ static void test_walk_one_page_per_stage(void **state)
     expect_true(objs == a.ses.n_walk, "%d page objects in the file", objs);
     free(pdf);
     snprintf(path, sizeof path, "%s/walk.svg", DIR_);
-    expect_true(shot_walk_pdf(&a, g_ren, path, 0, &pages, &err) < 0, "a walk is not an SVG");
+    expect_true(shot_walk_pdf(&a, tu_ren, path, 0, &pages, &err) < 0, "a walk is not an SVG");
     struct stat st;
     expect_true(stat(path, &st) != 0, "nothing written for the refused SVG");
     app_free(&a);
@@ -153,11 +130,15 @@ static void test_walk_one_page_per_stage(void **state)
 
 int main(void)
 {
+    if (tu_scratch(DIR_, sizeof DIR_, "shotvec") < 0)
+        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window_save_keeps_clock),
         cmocka_unit_test(test_caption_words),
         cmocka_unit_test(test_captioned_png),
         cmocka_unit_test(test_walk_one_page_per_stage),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    tu_scratch_remove(DIR_);
+    return rc;
 }
