@@ -22,7 +22,7 @@ static void open_app(App *a)
     tu_open(a, &o, 100);
 }
 
-/* Ctrl+Shift+S in the window: an SVG and a PDF of the current view, in the
+/* What Ctrl+Shift+S in the window will call: an SVG and a PDF of the current view, in the
  * middle of a transition, and the window's clock is left as it was. */
 static void test_window_save_keeps_clock(void **state)
 {
