@@ -62,7 +62,8 @@ SESSION_SRC := $(foreach d,$(SESSION_DIRS),$(wildcard $(d)/*.c))
 APP_SRC     := $(filter-out app/cli/main.c,$(foreach d,$(APP_DIRS),$(wildcard $(d)/*.c))) $(SESSION_SRC)
 CORE_HDR    := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.h))
 SESSION_HDR := $(foreach d,$(SESSION_DIRS),$(wildcard $(d)/*.h))
-TEST_SRC := $(wildcard tests/*/test_*.c)
+# every tests/<layer>/[<folder>/]test_*.c (fuzz targets are built apart)
+TEST_SRC := $(wildcard tests/*/test_*.c tests/*/*/test_*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRC))))
@@ -158,6 +159,7 @@ fuzz: deps-check
 
 # core/ and app/session/ never include SDL; core/ never exits.
 check-core:
+	@tools/check-layout.sh
 	@! grep -rnE '#include *[<"]SDL|[^_a-z]exit *\(|[^_a-z]abort *\(' core || \
 	    (echo "core/ must not include SDL or exit" && false)
 	@! grep -rnE '#include *[<"]SDL' app/session || \
