@@ -136,19 +136,21 @@ static inline double tu_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* How work grows with its input: the best of three runs of run(small) and
- * of run(big), as big / small. Linear work on 4x the input gives about 4,
- * quadratic 16; the best of three keeps a busy machine from deciding. */
+/* How work grows with its input: the best of seven runs of run(small) and
+ * of run(big), as big / small. With 16 times the input, linear work gives
+ * about 16 and quadratic 256, so a bound of 64 leaves a busy machine room
+ * for a factor of four of noise either way. */
+#define TU_GROWTH_BOUND 64.0
 static inline double tu_growth(double (*run)(const void *), const void *small, const void *big)
 {
     double ts = 1e30, tb = 1e30;
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < 7; r++) {
         double t = run(small);
         ts = t < ts ? t : ts;
         t = run(big);
         tb = t < tb ? t : tb;
     }
-    printf("  small %.4f s, big %.4f s: ratio %.1f (linear 4, quadratic 16)\n", ts, tb, tb / ts);
+    printf("  small %.4f s, big %.4f s: ratio %.1f (linear 16, quadratic 256)\n", ts, tb, tb / ts);
     return tb / ts;
 }
 

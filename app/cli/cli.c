@@ -5,12 +5,14 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checkpoint.h"
 #include "paths.h"
+#include "utf8.h"
 
 /* "stepformer CMD: TAG<message>" and a newline on stderr. */
 static void say(const char *cmd, const char *tag, const char *fmt, va_list ap)
@@ -224,4 +226,92 @@ void cli_resize(TfConfig *cfg, int d_model, int n_heads, int d_ff, int n_enc, in
     for (size_t k = 0; k < sizeof given / sizeof given[0]; k++)
         if (given[k])
             *field[k] = given[k];
+}
+
+/* One piece of text made safe: each code point either kept or written as an
+ * escape; put(piece, len, ctx) receives the output in order. */
+typedef void (*SafePut)(const char *p, size_t n, void *ctx);
+
+static void safe_walk(const char *s, size_t n, int keep_nl, SafePut put, void *ctx)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint32_t cp = 0;
+        int k = utf8_next(s + i, n - i, &cp);
+        char esc[16];
+        if (k < 0) {
+            snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)s[i]);
+            put(esc, strlen(esc), ctx);
+            i++;
+            continue;
+        }
+        int ctl = cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
+                  (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+        if (keep_nl && (cp == '\n' || cp == '\t'))
+            ctl = 0;
+        if (!ctl)
+            put(s + i, (size_t)k, ctx);
+        else {
+            if (cp < 0x80)
+                snprintf(esc, sizeof esc, "\\x%02x", (unsigned)cp);
+            else
+                snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
+            put(esc, strlen(esc), ctx);
+        }
+        i += (size_t)k;
+    }
+}
+
+typedef struct SafeBuf {
+    char *buf;
+    size_t cap, len;
+    int full;
+} SafeBuf;
+
+static void put_buf(const char *p, size_t n, void *ctx)
+{
+    SafeBuf *b = ctx;
+    if (b->full)
+        return;
+    if (b->len + n + 1 > b->cap) { /* keep whole pieces only; mark the cut */
+        b->full = 1;
+        size_t at = b->cap >= 4 ? b->cap - 4 : 0;
+        if (b->len > at) {
+            b->len = at;
+            while (b->len > 0 && ((unsigned char)b->buf[b->len] & 0xc0) == 0x80)
+                b->len--; /* never cut a character in half */
+        }
+        if (b->cap >= 4) {
+            memcpy(b->buf + b->len, "...", 3);
+            b->len += 3;
+        }
+        return;
+    }
+    memcpy(b->buf + b->len, p, n);
+    b->len += n;
+}
+
+const char *cli_safe(char *buf, size_t cap, const char *s)
+{
+    if (!buf || cap == 0)
+        return "";
+    SafeBuf b = {buf, cap, 0, 0};
+    if (s)
+        safe_walk(s, strlen(s), 0, put_buf, &b);
+    buf[b.len] = 0;
+    return buf;
+}
+
+static void put_file(const char *p, size_t n, void *ctx) { fwrite(p, 1, n, (FILE *)ctx); }
+
+void cli_put_safe_n(FILE *f, const char *s, size_t n, int keep_nl)
+{
+    if (s)
+        safe_walk(s, n, keep_nl, put_file, f);
+}
+
+void cli_put_safe(FILE *f, const char *s)
+{
+    if (s)
+        cli_put_safe_n(f, s, strlen(s), 0);
 }

@@ -4,6 +4,7 @@
 #define APP_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "model.h"
 
@@ -76,6 +77,17 @@ int cli_load_model(TfModel *m, const char *path, const char *cmd);
  * become <unk>. Returns the number of ids or -1 after printing the error. */
 int cli_encode(const Vocab *v, const char *text, int *ids, int max,
                const char *cmd, const char *side);
+
+/* Text from a file (metadata, vocabulary tokens, sentences) made safe for
+ * a terminal: control characters (C0, DEL, C1, bidi overrides) and bytes that are not
+ * valid UTF-8 become "\xNN" (C1: "\u0085"), so that an escape code in a
+ * model cannot move the cursor, recolour or retitle the terminal. Valid
+ * printable UTF-8 (Chinese included) is kept as it is; with keep_nl, '\n'
+ * and '\t' stay. cli_safe writes into buf (always terminated; an
+ * over-long text ends in "...") and returns buf; cli_put_safe writes to f. */
+const char *cli_safe(char *buf, size_t cap, const char *s);
+void cli_put_safe(FILE *f, const char *s);
+void cli_put_safe_n(FILE *f, const char *s, size_t n, int keep_nl);
 
 /* Override the sizes of cfg with those given (0 keeps cfg's). */
 void cli_resize(TfConfig *cfg, int d_model, int n_heads, int d_ff, int n_enc, int n_dec, int max_len);

@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_exp.h"
 #include "commands.h"
 #include "decode.h"
 #include "export.h"
+#include "finite.h"
 #include "stage.h"
 
 #define MAX_SENT 16
@@ -17,6 +19,7 @@ static const char *HELP =
     "usage: stepformer dump [--model FILE] (--src TEXT | --src-ids 5,6,7)...\n"
     "                       [(--tgt TEXT | --tgt-ids 1,8,9)...] [--batch-index B]\n"
     "                       --stage NAME [--layer L] [--head H] [--format csv|json]\n"
+    "                       " CLI_EXP_USAGE "\n"
     "\n"
     "Run the model and print one stage as a matrix with row and column labels.\n"
     "Repeat --src (and --tgt) to make a padded batch; --batch-index picks the\n"
@@ -25,8 +28,10 @@ static const char *HELP =
     "target the decoder input is <bos> + the greedy translation.\n"
     "Per-head stages take --head (scores and weights default to head 0; q, k,\n"
     "v and heads show all heads unless --head is given). Masked entries are\n"
-    "printed as -inf (the string \"-inf\" in JSON).\n"
-    "Stages:\n";
+    "printed as -inf (the string \"-inf\" in JSON). With an experiment the\n"
+    "greedy translation is made with it too, and every stage shows it (mask:\n"
+    "the mask applied; scores: what the softmax was fed).\n"
+    "\n" CLI_EXP_HELP "\nStages:\n";
 
 typedef struct Seq {
     int ids[TF_MAX_LEN];
@@ -51,17 +56,10 @@ static int add_seq(Seq *seqs, int *n, const char *text, const char *ids,
         return cli_fail(C, "at most %d sentences in a batch", MAX_SENT);
     Seq *s = &seqs[(*n)++];
     const Vocab *v = tgt ? &m->tgt_vocab : &m->src_vocab;
-    int V = tgt ? m->cfg.tgt_vocab : m->cfg.src_vocab, max = m->cfg.max_len;
+    int max = m->cfg.max_len;
     if (ids) {
-        s->n = cli_ids(ids, s->ids, max);
-        if (s->n <= 0)
-            return cli_fail(C, "--%s-ids must be 1..%d comma-separated ids, got '%s'",
-                            tgt ? "tgt" : "src", max, ids);
-        for (int i = 0; i < s->n; i++)
-            if (s->ids[i] >= V)
-                return cli_fail(C, "id %d is outside the %s vocabulary of %d",
-                                s->ids[i], tgt ? "target" : "source", V);
-        return 0;
+        s->n = cli_id_list(m, ids, tgt, s->ids, C);
+        return s->n < 0;
     }
     int off = tgt ? 1 : 0;
     if (tgt)
@@ -74,16 +72,21 @@ static int add_seq(Seq *seqs, int *n, const char *text, const char *ids,
 }
 
 /* With no target: <bos> + the greedy translation of each source. */
-static int greedy_targets(const TfModel *m, Seq *src, Seq *tgt, int n, const char *C)
+static int greedy_targets(const TfModel *m, Seq *src, Seq *tgt, int n, const TfExperiment *e,
+                          const char *C)
 {
     TfTrace tr;
     TfErr err;
     if (trace_build(&tr, &m->cfg, 1, 8, 0, &err))
         return cli_fail(C, "%s", err.msg);
+    tr.exp = *e;
     for (int i = 0; i < n; i++) {
         DecodeResult r;
         int max_out = decode_max_out(m, &tr, src[i].n) - 1;
-        if (tf_greedy(m, &tr, src[i].ids, src[i].n, max_out, 0, &r, &err)) {
+        if (tf_greedy(m, &tr, src[i].ids, src[i].n, max_out, 0, &r, &err) ||
+            tf_check_finite(&tr, &err)) {
+            if (r.ids)
+                decode_result_free(&r);
             trace_free(&tr);
             return cli_fail(C, "%s", err.msg);
         }
@@ -118,11 +121,62 @@ static int seq_opt(char **argv, int argc, int *i, const char **v, int *bad)
     return -1;
 }
 
+/* JSON text made terminal-safe by valid JSON escapes: cJSON escapes C0
+ * already; DEL, C1 and the bidi overrides become \uXXXX (they occur only
+ * inside strings). */
+static void put_json_safe(FILE *f, const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned cp = 0;
+        int len = 0;
+        if (s[i] == 0x7f)
+            cp = 0x7f, len = 1;
+        else if (i + 1 < n && s[i] == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f)
+            cp = s[i + 1], len = 2;
+        else if (i + 2 < n && s[i] == 0xe2 && s[i + 1] == 0x80 && s[i + 2] >= 0xaa && s[i + 2] <= 0xae)
+            cp = 0x2000u + (s[i + 2] - 0x80u), len = 3;
+        else if (i + 2 < n && s[i] == 0xe2 && s[i + 1] == 0x81 && s[i + 2] >= 0xa6 && s[i + 2] <= 0xa9)
+            cp = 0x2040u + (s[i + 2] - 0x80u), len = 3;
+        if (len) {
+            fprintf(f, "\\u%04x", cp);
+            i += (size_t)len - 1;
+        } else {
+            fputc(s[i], f);
+        }
+    }
+}
+
+/* The view as CSV or JSON on stdout, tokens' control characters escaped. */
+static int print_view(const TfTrace *tr, const TfModel *m, const TfView *view, int json, const char *C)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    if (!mf)
+        return cli_fail(C, "out of memory");
+    if (json)
+        export_json(mf, tr, m, view);
+    else
+        export_csv(mf, tr, m, view);
+    if (fclose(mf) != 0 || !buf) {
+        free(buf);
+        return cli_fail(C, "out of memory");
+    }
+    if (json)
+        put_json_safe(stdout, (const unsigned char *)buf, len);
+    else
+        cli_put_safe_n(stdout, buf, len, 1);
+    free(buf);
+    return 0;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     const char *C = "dump", *model = NULL, *stage = NULL, *v;
     int layer = 0, head = -2, bidx = 0, json = 0, bad = 0, ns = 0, nt = 0, k;
     static Seq src[MAX_SENT], tgt[MAX_SENT];
+    static CliExp x;
+    memset(&x, 0, sizeof x);
     const char *src_arg[MAX_SENT][2], *tgt_arg[MAX_SENT][2];
     for (int i = 1; i < argc && !bad; i++) {
         if (cli_flag(argv[i], "help")) {
@@ -150,7 +204,7 @@ int cmd_dump(int argc, char **argv)
                 json = 1;
             else if (v && strcmp(v, "csv") != 0)
                 return cli_fail(C, "--format must be csv or json, not '%s'", v);
-        } else {
+        } else if (!cli_exp_more(argv, argc, &i, &x, C, &bad)) {
             return cli_fail(C, "unknown argument '%s' (see --help)", argv[i]);
         }
     }
@@ -182,13 +236,16 @@ int cmd_dump(int argc, char **argv)
     for (int i = 0; i < nt; i++)
         if (add_seq(tgt, &n1, tgt_arg[i][0], tgt_arg[i][1], &m, 1, C))
             goto out;
-    if (!nt && greedy_targets(&m, src, tgt, ns, C))
-        goto out;
     int S = 1, T = 1;
-    for (int i = 0; i < ns; i++) {
+    for (int i = 0; i < ns; i++)
         if (src[i].n > S) S = src[i].n;
+    TfExperiment e;
+    if (cli_exp_build(&x, &m.cfg, S, &e, C))
+        goto out;
+    if (!nt && greedy_targets(&m, src, tgt, ns, &e, C))
+        goto out;
+    for (int i = 0; i < ns; i++)
         if (tgt[i].n > T) T = tgt[i].n;
-    }
     int *sb = calloc((size_t)ns * S, sizeof *sb), *tb = calloc((size_t)ns * T, sizeof *tb);
     int sl[MAX_SENT], tl[MAX_SENT];
     for (int i = 0; i < ns; i++) {
@@ -201,16 +258,14 @@ int cmd_dump(int argc, char **argv)
     TfErr err;
     TfBatch batch = {ns, S, T, sb, tb, sl, tl};
     TfView view;
-    if (trace_build(&tr, &m.cfg, ns, S > T ? S : T, TRACE_RECORD, &err) ||
-        tf_forward(&m, &tr, &batch, 0, &err) ||
+    int built = trace_build(&tr, &m.cfg, ns, S > T ? S : T, TRACE_RECORD, &err) == 0;
+    if (built)
+        tr.exp = e;
+    if (!built || tf_forward(&m, &tr, &batch, 0, &err) || tf_check_finite(&tr, &err) ||
         tf_view(&tr, sid, layer, head, bidx, &view, &err)) {
         cli_fail(C, "%s", err.msg);
     } else {
-        if (json)
-            export_json(stdout, &tr, &m, &view);
-        else
-            export_csv(stdout, &tr, &m, &view);
-        rc = 0;
+        rc = print_view(&tr, &m, &view, json, C);
     }
     trace_free(&tr);
     free(sb);

@@ -60,6 +60,12 @@ int cmd_eval(int argc, char **argv)
     da.max_len = m.cfg.max_len - 1;
     if (cli_data_load(&d, &da, C))
         goto done;
+    if (d.n_pairs <= d.n_train) { /* e.g. a file of a header line only */
+        cli_fail(C, "%s: %d usable pair%s, none held out to evaluate (the held-out tenth "
+                 "needs 2 pairs or more)", da.file ? da.file : da.task, d.n_pairs,
+                 d.n_pairs == 1 ? "" : "s");
+        goto done;
+    }
     const char *ls = model_meta_get(&m, "train_label_smoothing");
     if (ls)
         o.label_smoothing = (float)atof(ls);

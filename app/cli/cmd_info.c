@@ -40,7 +40,9 @@ static void print_text(const TfModel *m, const char *src, int len)
     TfParamCount pc = cfg_param_count(c);
     TfFlops f = cfg_flops(c, len, len);
     char a[32];
-    printf("model        %s\n", src);
+    printf("model        ");
+    cli_put_safe(stdout, src);
+    putchar('\n');
     printf("d_model      %d\n", c->d_model);
     printf("heads        %d (d_k = d_v = %d)\n", c->n_heads, c->d_model / c->n_heads);
     printf("d_ff         %d\n", c->d_ff);
@@ -71,8 +73,13 @@ static void print_text(const TfModel *m, const char *src, int len)
     printf("  generator  %10.3f GFLOP\n", f.generator / 1e9);
     printf("  total      %10.3f GFLOP  (%.2f MFLOP per target token)\n", f.total / 1e9,
            f.total / len / 1e6);
-    for (int i = 0; i < m->n_meta; i++)
-        printf("%-12s %s\n", m->meta[i].key, m->meta[i].val);
+    for (int i = 0; i < m->n_meta; i++) {
+        /* keys and values come from the file: escape what would drive the terminal */
+        char k[256];
+        printf("%-12s ", cli_safe(k, sizeof k, m->meta[i].key));
+        cli_put_safe(stdout, m->meta[i].val);
+        putchar('\n');
+    }
 }
 
 static void print_json(const TfModel *m, const char *src, int len)

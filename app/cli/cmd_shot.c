@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_exp.h"
 #include "gui.h"
 #include "lesson_ui.h"
 #include "shot_vector.h"
 #include "view_decode.h"
-#include "app.h"
 #include "app.h"
 
 static const char *SHOT_HELP =
@@ -21,6 +21,7 @@ static const char *SHOT_HELP =
     "                       [--model FILE] [--src TEXT]... [--tgt TEXT] [--batch B]\n"
     "                       [--lang en|zh] [--decode-pane gen|step|beam --beam K --alpha A]\n"
     "                       [--size WxH] [--theme dark|light|contrast] [--scale S]\n"
+    "                       " CLI_EXP_USAGE " [--compare]\n"
     "                       [--caption] --out FILE_OR_DIR\n"
     "\n"
     "Render a stage (or a view: matrix, heads, lines, mask, pe, norm, ffn,\n"
@@ -38,7 +39,33 @@ static const char *SHOT_HELP =
     "or a TSV file for --train-steps steps (the train view's defaults: the\n"
     "classroom size, warm-up 800; deterministic) and renders the train view.\n"
     "--src may be repeated (a padded batch of up to 4 sentences). --scale\n"
-    "enlarges the text as presenter mode does (+/- in the window).\n";
+    "enlarges the text as presenter mode does (+/- in the window).\n"
+    "A bad input (invalid UTF-8, more than 4 sentences, a layer or head the\n"
+    "model does not have) is refused with a message and exit status 1.\n"
+    "With experiment flags the picture shows the experiment's pass; --compare\n"
+    "draws the difference experiment - normal (a diverging map centred at 0),\n"
+    "as D does in the window.\n"
+    "\n" CLI_EXP_HELP;
+
+/* Sentences of the batch the --src options make: '|' separates them and
+ * blank ones are dropped (as the session does). */
+static int count_sentences(const AppOpts *o)
+{
+    int n = 0;
+    for (int i = 0; i < o->n_src; i++)
+        for (const char *p = o->src[i];; p++) {
+            const char *bar = strchr(p, '|');
+            size_t len = bar ? (size_t)(bar - p) : strlen(p);
+            size_t blank = 0;
+            while (blank < len && (p[blank] == ' ' || p[blank] == '\t'))
+                blank++;
+            n += blank != len;
+            if (!bar)
+                break;
+            p = bar;
+        }
+    return n;
+}
 
 int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
 {
@@ -54,6 +81,10 @@ int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
                 return cli_fail(cmd, "at most %d source sentences", APP_MAX_SENT);
             if (v)
                 o->src[o->n_src++] = v;
+            if (v && count_sentences(o) > APP_MAX_SENT)
+                return cli_fail(cmd, "--src '%.40s': at most %d sentences in a batch "
+                                     "(separated by '|'), not %d",
+                                v, APP_MAX_SENT, count_sentences(o));
         } else if (cli_opt(argv, argc, &i, "tgt", &v, cmd, &bad)) {
             o->tgt = v;
         } else if (cli_opt(argv, argc, &i, "stage", &v, cmd, &bad)) {
@@ -106,6 +137,8 @@ typedef struct ShotArgs {
     float alpha;
     const char *task; /* train view: what to train on */
     int train_steps;
+    CliExp x;         /* experiment flags */
+    int compare;      /* the difference picture */
 } ShotArgs;
 
 /* Take shot's own options out of argv, leaving the window's options. */
@@ -133,6 +166,10 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
             if (v && strcmp(v, "png") && strcmp(v, "svg") && strcmp(v, "pdf"))
                 return cli_fail(C, "--format must be png, svg or pdf, not '%s'", v);
             s->format = v;
+        } else if (cli_flag(argv[i], "compare")) {
+            s->compare = 1;
+        } else if (cli_exp_more(argv, argc, &i, &s->x, C, &bad)) {
+            continue;
         } else if (cli_opt(argv, argc, &i, "out", &v, C, &bad)) {
             s->out = v;
         } else if (cli_opt(argv, argc, &i, "size", &v, C, &bad)) {
@@ -225,6 +262,46 @@ static int render_all(App *a, Ren *r, const char *dir, const ShotArgs *s)
     return rc;
 }
 
+/* After app_init: the experiment applied, the input computed, and a bad
+ * input, layer or head refused (1 after a message) instead of drawn. */
+static int shot_check(App *a, const AppOpts *o, const ShotArgs *s)
+{
+    const char *C = "shot";
+    Session *ses = &a->ses;
+    const TfConfig *cfg = &ses->model.cfg;
+    TfExperiment e;
+    if (cli_exp_build(&s->x, cfg, 0, &e, C))
+        return 1;
+    if (!tf_exp_is_none(&e)) {
+        char notice[sizeof a->notice]; /* keep app_init's notice, not "experiment: ..." */
+        memcpy(notice, a->notice, sizeof notice);
+        app_set_exp(a, &e);
+        memcpy(a->notice, notice, sizeof notice);
+        a->cmp = s->compare ? CMP_DIFF : CMP_EXP;
+    } else if (s->compare) {
+        return cli_fail(C, "--compare needs an experiment (--no-scale, --no-pe, --no-causal, "
+                           "--ablate or --hide-src)");
+    }
+    session_compute_all(ses);
+    if (ses->input_error[0])
+        return cli_fail(C, "%s", ses->input_error);
+    TfErr err;
+    if (tf_exp_check_source(&e, ses->pad_S, &err))
+        return cli_fail(C, "%s", err.msg);
+    int sid = o->stage ? stage_find(o->stage) : -1;
+    if (sid >= 0) { /* the layer first (the head is checked below) */
+        int h = o->head < 0 || o->head >= cfg->n_heads ? ((stage_info(sid)->flags & SF_HEAD) ? 0 : -1)
+                                                       : o->head;
+        TfView v;
+        if (tf_view(&ses->trace, sid, o->layer, h, 0, &v, &err))
+            return cli_fail(C, "%s", err.msg);
+    }
+    if (o->head >= cfg->n_heads)
+        return cli_fail(C, "--head %d: the model has %d heads (0..%d)", o->head, cfg->n_heads,
+                        cfg->n_heads - 1);
+    return 0;
+}
+
 int cmd_shot(int argc, char **argv)
 {
     const char *C = "shot";
@@ -264,6 +341,11 @@ int cmd_shot(int argc, char **argv)
     if (app_init(&a, &o, &err)) {
         ren_close(r);
         return cli_fail(C, "%s", err.msg);
+    }
+    if (shot_check(&a, &o, &s)) {
+        app_free(&a);
+        ren_close(r);
+        return 1;
     }
     a.text_scale = s.scale;
     if (a.notice[0])

@@ -11,6 +11,7 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "atomic.h"
 #include "cli_data.h"
 #include "commands.h"
 #include "train.h"
@@ -45,12 +46,17 @@ static const char *HELP =
     "\n"
     "Defaults: --steps 2000 --batch 32 --seed 1 --warmup 4000 --lr-scale 1\n"
     "--dropout 0.1 --label-smoothing 0.1 --clip 1 --threads 2; held-out\n"
-    "evaluation every 500 steps on 200 pairs, a checkpoint every 1000 steps.\n"
+    "evaluation every 500 steps on 200 pairs and at the end on 500 (with its\n"
+    "progress; --eval-pairs N sets both, 0 = all), a checkpoint every 1000 steps.\n"
+    "With fewer than two usable pairs there is no held-out set: the model is\n"
+    "trained and saved without evaluation. --out is checked (a temporary file\n"
+    "is created in its folder) before anything else.\n"
     "\n"
     "--out FILE is written atomically with the optimizer state, so that\n"
     "--resume FILE continues bit for bit (give --steps for the new total);\n"
     "--weights-only leaves the optimizer state out of the final file (a third\n"
-    "of the size; it can no longer be resumed). Ctrl+C saves and stops. A NaN\n"
+    "of the size; it can no longer be resumed). Ctrl+C or SIGTERM, even\n"
+    "during the final evaluation, stops promptly and saves (a third ends at once). A NaN\n"
     "or infinite loss stops training and keeps the last good parameters.\n";
 
 enum {
@@ -65,15 +71,21 @@ typedef struct Args {
     long long steps;
     TrainOpts o;
     unsigned set;
-    int eval_every, eval_pairs, save_every, log_every, weights_only, arch_given;
+    int eval_every, eval_pairs, final_pairs, save_every, log_every, weights_only, arch_given;
 } Args;
 
-static volatile sig_atomic_t g_stop;
+static volatile sig_atomic_t g_stop, g_signals;
 
+/* The first signal stops the work (the step, the evaluation) and the run is
+ * saved; so is it after a second one (a user pressing Ctrl+C twice still
+ * keeps the run); a third ends the program at once. */
 static void on_signal(int sig)
 {
     g_stop = sig;
-    signal(sig, SIG_DFL); /* a second Ctrl+C ends the program at once */
+    if (++g_signals >= 3)
+        signal(sig, SIG_DFL);
+    if (g_signals >= 3)
+        raise(sig);
 }
 
 static double now_s(void)
@@ -170,6 +182,7 @@ static int parse_train(char **argv, int argc, int *i, Args *a, int *bad)
         *bad |= opt_int(v, 0, 2000000000, &a->eval_every, "eval-every", C);
     } else if (cli_opt(argv, argc, i, "eval-pairs", &v, C, bad)) {
         *bad |= opt_int(v, 0, 100000000, &a->eval_pairs, "eval-pairs", C);
+        a->final_pairs = a->eval_pairs;
     } else if (cli_opt(argv, argc, i, "save-every", &v, C, bad)) {
         *bad |= opt_int(v, 0, 2000000000, &a->save_every, "save-every", C);
     } else if (cli_opt(argv, argc, i, "log-every", &v, C, bad)) {
@@ -192,6 +205,7 @@ static int parse(int argc, char **argv, Args *a)
     a->steps = 2000;
     a->eval_every = 500;
     a->eval_pairs = 200;
+    a->final_pairs = 500; /* the final evaluation: a sample, not all of them */
     a->save_every = 1000;
     a->log_every = 100;
     for (int i = 1; i < argc && !bad; i++) {
@@ -320,15 +334,48 @@ static void progress_end(Progress *p)
 
 /* ---- evaluation and metadata ---- */
 
-static int eval_held_out(Trainer *t, int max_pairs, EvalStats *s)
+typedef struct EvalShow {
+    int tty, last_pct;
+    double t_last;
+} EvalShow;
+
+/* "evaluating 120/500 held-out pairs": on a terminal in place, else a line
+ * every quarter. */
+static void eval_show(int done, int total, void *user)
+{
+    EvalShow *e = user;
+    int pct = (int)(100LL * done / total);
+    double t = now_s();
+    if (e->tty ? t - e->t_last < 0.25 && done < total : pct / 25 == e->last_pct / 25)
+        return;
+    e->t_last = t;
+    e->last_pct = pct;
+    fprintf(stderr, "%sevaluating: %d/%d held-out pairs%s", e->tty ? "\r" : "", done, total,
+            e->tty ? "\033[K" : "\n");
+    if (e->tty && done == total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* 0 when done, 1 after an error (printed), 2 when a signal stopped it. */
+static int eval_held_out(Trainer *t, int max_pairs, int show, EvalStats *s)
 {
     EvalOpts o;
     eval_opts_default(&o);
     o.max_pairs = max_pairs;
     o.label_smoothing = t->o.label_smoothing;
+    o.stop = &g_stop;
+    EvalShow es = {isatty(2), -100, 0};
+    if (show) {
+        o.progress = eval_show;
+        o.user = &es;
+    }
     TfErr err;
-    if (trainer_eval(t, &o, s, &err))
+    if (trainer_eval(t, &o, s, &err)) {
+        if (g_stop)
+            return 2;
         return cli_fail("train", "evaluation: %s", err.msg);
+    }
     return 0;
 }
 
@@ -404,7 +451,7 @@ typedef struct Run {
     TfModel m;
     Dataset d;
     Trainer t;
-    int has_trainer;
+    int has_trainer, has_heldout;
     double t0;
 } Run;
 
@@ -437,9 +484,12 @@ static int train_loop(Run *r, int argc, char **argv)
             return 1;
         }
         int last = s.step == a->steps;
-        if (a->eval_every > 0 && s.step % a->eval_every == 0 && !last) {
+        if (r->has_heldout && a->eval_every > 0 && s.step % a->eval_every == 0 && !last) {
             EvalStats e;
-            if (eval_held_out(&r->t, a->eval_pairs, &e))
+            int er = eval_held_out(&r->t, a->eval_pairs, 0, &e);
+            if (er == 2)
+                break; /* a signal: finish() saves */
+            if (er)
                 return 1;
             p.exact = e.exact;
             p.tok_acc = e.token_acc;
@@ -471,15 +521,27 @@ static int finish(Run *r, int argc, char **argv)
         return 0;
     }
     EvalStats e;
-    if (eval_held_out(&r->t, 0, &e))
+    int er = r->has_heldout ? eval_held_out(&r->t, a->final_pairs, 1, &e) : 0;
+    if (er == 1)
         return 1;
+    if (er == 2) { /* stopped during the final evaluation: the training is kept */
+        if (isatty(2))
+            fputc('\n', stderr);
+        record_facts(&r->m, argc, argv, seconds, NULL, 0);
+        if (save(r, 1, "saving on interrupt"))
+            return 1;
+        fprintf(stderr, "interrupted during the final evaluation: saved %s (step %lld, "
+                "no held-out figures)\n", a->out, r->t.step);
+        return 0;
+    }
     int char_task = r->d.src.mode == TOK_CHAR;
-    record_facts(&r->m, argc, argv, seconds, &e, char_task);
+    record_facts(&r->m, argc, argv, seconds, r->has_heldout ? &e : NULL, char_task);
     if (save(r, !a->weights_only, "saving"))
         return 1;
     const char *total = model_meta_get(&r->m, "train_time_s");
     printf("trained %lld steps in %s s: %s\n", r->t.step, total ? total : "?", a->out);
-    print_eval(&e, char_task);
+    if (r->has_heldout)
+        print_eval(&e, char_task);
     return 0;
 }
 
@@ -490,6 +552,11 @@ static int setup(Run *r)
     TfErr err;
     CkptOptim opt = {0};
     int rc = 1;
+    /* a missing or read-only folder is found now, not after the training */
+    if (tf_atomic_probe(a->out, &err)) {
+        cli_fail(C, "--out %s", err.msg);
+        goto done;
+    }
     if (a->resume) {
         if (ckpt_load_full(&r->m, &opt, a->resume, &err)) {
             cli_fail(C, "%s", err.msg);
@@ -531,6 +598,10 @@ static int setup(Run *r)
             r->m.n_params, r->m.cfg.d_model, r->m.cfg.n_heads, r->m.cfg.d_ff,
             r->m.cfg.n_enc, r->m.cfg.n_dec, r->m.cfg.norm == TF_NORM_PRE ? "pre" : "post",
             r->d.n_train, r->d.n_pairs - r->d.n_train, r->t.step, a->steps);
+    r->has_heldout = r->d.n_pairs > r->d.n_train;
+    if (!r->has_heldout)
+        fprintf(stderr, "only %d usable pair%s: training without a held-out set (no evaluation)\n",
+                r->d.n_pairs, r->d.n_pairs == 1 ? "" : "s");
     rc = 0;
 done:
     ckpt_optim_free(&opt);
@@ -547,7 +618,7 @@ int cmd_train(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.a = &a;
     r.t0 = now_s();
-    g_stop = 0;
+    g_stop = g_signals = 0;
     rc = setup(&r);
     if (rc == 0) {
         void (*old_int)(int) = signal(SIGINT, on_signal);

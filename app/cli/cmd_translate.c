@@ -1,48 +1,55 @@
-/* cmd_translate.c - `stepformer translate`: greedy or beam-search decoding
- * of sentences given as arguments or read from standard input. */
+/* cmd_translate.c - `stepformer translate`: greedy, beam-search or sampled
+ * decoding of sentences given as arguments or read from standard input,
+ * with the experiment flags (cli_exp.h) and forced tokens. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_exp.h"
 #include "commands.h"
 #include "decode.h"
+#include "file.h"
+#include "finite.h"
 
 static const char *HELP =
-    "usage: stepformer translate [--model FILE] [--beam K] [--alpha A] [SENTENCE...]\n"
+    "usage: stepformer translate [--model FILE] [--beam K] [--alpha A]\n"
+    "                            [--sample [--temperature T] [--top-k K] [--top-p P]\n"
+    "                             [--seed N] [--samples N]] [--force STEP:TOKEN]...\n"
+    "                            [--src-ids 5,6,7]... " CLI_EXP_USAGE "\n"
+    "                            [SENTENCE...]\n"
     "\n"
     "Translate each sentence (or each line of standard input when none is\n"
     "given) and print one output line per input. Greedy decoding by default;\n"
     "--beam K uses beam search with K hypotheses and the length penalty\n"
     "((5+|Y|)/6)^A (A = 0.6 by default, as in the paper). Unknown words are\n"
-    "reported on stderr and become <unk>. A bad line prints an empty output\n"
-    "line, a message on stderr, and makes the exit status 1.\n";
+    "reported on stderr and become <unk>. --src-ids gives a source as ids\n"
+    "(<pad>=0 <bos>=1 <eos>=2 <unk>=3 can be given only this way). A bad line\n"
+    "prints an empty output line, a message on stderr, and makes the exit\n"
+    "status 1.\n"
+    "\n"
+    "--sample draws each token from softmax(z/T) (T = --temperature, 1 by\n"
+    "default; small T is greedy, large T flattens), restricted to the K most\n"
+    "probable (--top-k, 0 = all) and to the smallest set reaching P\n"
+    "(--top-p, 1 = all); <pad> and <bos> are never drawn. It prints --samples\n"
+    "N lines per input (1 by default); sample k (from 0) uses the seed N + k\n"
+    "(--seed, 0 by default), so the same seed gives the same samples.\n"
+    "--force STEP:TOKEN puts token id TOKEN at output step STEP (from 0)\n"
+    "and lets generation go on from there (repeatable; greedy or sampling).\n"
+    "\n" CLI_EXP_HELP;
 
 typedef struct Ctx {
     TfModel m;
     TfTrace tr;
     DecodeOpts o;
+    int samples;
     char *out;
     size_t out_cap;
 } Ctx;
 
-static int translate_one(Ctx *x, const char *text, const char *C)
+/* One output line: the tokens, control characters escaped. */
+static void print_ids(Ctx *x, const int *res, int n)
 {
-    int ids[TF_MAX_LEN];
-    int max_src = x->m.cfg.max_len;
-    int S = cli_encode(&x->m.src_vocab, text, ids, max_src, C, "source");
-    if (S < 0) {
-        putchar('\n');
-        return 1;
-    }
-    TfErr err;
-    DecodeResult g;
-    if (tf_translate(&x->m, &x->tr, ids, S, &x->o, &g, &err)) {
-        putchar('\n');
-        return cli_fail(C, "%s", err.msg);
-    }
-    const int *res = g.ids;
-    int n = g.n;
     size_t need = vocab_decode(&x->m.tgt_vocab, res, n, x->out, x->out_cap);
     if (need + 1 > x->out_cap) {
         char *p = realloc(x->out, need + 1);
@@ -52,21 +59,78 @@ static int translate_one(Ctx *x, const char *text, const char *C)
             vocab_decode(&x->m.tgt_vocab, res, n, x->out, x->out_cap);
         }
     }
-    puts(x->out);
-    decode_result_free(&g);
+    cli_put_safe(stdout, x->out ? x->out : "");
+    putchar('\n');
+}
+
+static int translate_ids(Ctx *x, const int *ids, int S, const char *C)
+{
+    TfErr err;
+    DecodeOpts o = x->o;
+    int n = x->o.sample ? x->samples : 1;
+    if (tf_exp_check_source(&x->tr.exp, S, &err)) {
+        for (int k = 0; k < n; k++)
+            putchar('\n');
+        return cli_fail(C, "%s", err.msg);
+    }
+    for (int k = 0; k < n; k++) {
+        DecodeResult g;
+        o.seed = x->o.seed + (uint64_t)k;
+        if (tf_translate(&x->m, &x->tr, ids, S, &o, &g, &err) || tf_check_finite(&x->tr, &err)) {
+            decode_result_free(&g);
+            for (; k < n; k++)
+                putchar('\n');
+            return cli_fail(C, "%s", err.msg);
+        }
+        print_ids(x, g.ids, g.n);
+        decode_result_free(&g);
+    }
     return 0;
 }
 
-/* The sentences given as arguments; other "--" words are unknown options. */
+static int translate_one(Ctx *x, const char *text, const char *C)
+{
+    int ids[TF_MAX_LEN];
+    int S = cli_encode(&x->m.src_vocab, text, ids, x->m.cfg.max_len, C, "source");
+    if (S < 0) {
+        for (int k = 0; k < (x->o.sample ? x->samples : 1); k++)
+            putchar('\n');
+        return 1;
+    }
+    return translate_ids(x, ids, S, C);
+}
+
+/* The sentences given as arguments, --src-ids, --force and the experiment
+ * flags; other "--" words are unknown options. */
 typedef struct Positional {
-    char **arg;
+    const char **arg; /* sentences and id lists, in order */
+    unsigned char *is_ids;
     int n;
+    CliExp x;
+    const char *force[DEC_MAX_FORCE];
+    int n_force;
 } Positional;
 
 static int positional(char **argv, int argc, int *i, void *ctx, const char *cmd, int *bad)
 {
     Positional *p = ctx;
-    (void)argc;
+    const char *v;
+    if (cli_exp_more(argv, argc, i, &p->x, cmd, bad))
+        return 1;
+    if (cli_opt(argv, argc, i, "src-ids", &v, cmd, bad)) {
+        if (v) {
+            p->is_ids[p->n] = 1;
+            p->arg[p->n++] = v;
+        }
+        return 1;
+    }
+    if (cli_opt(argv, argc, i, "force", &v, cmd, bad)) {
+        if (v && p->n_force >= DEC_MAX_FORCE)
+            *bad = cli_fail(cmd, "--force %s: at most %d forced tokens", v, DEC_MAX_FORCE);
+        else if (v)
+            p->force[p->n_force++] = v;
+        return 1;
+    }
     if (argv[*i][0] == '-' && argv[*i][1] == '-' && argv[*i][2])
         *bad = cli_fail(cmd, "unknown option '%s' (see --help)", argv[*i]);
     else
@@ -74,61 +138,118 @@ static int positional(char **argv, int argc, int *i, void *ctx, const char *cmd,
     return 1;
 }
 
+/* --src-ids: the ids exactly as given, checked against the vocabulary. */
+static int translate_idlist(Ctx *x, const char *list, const char *C)
+{
+    int ids[TF_MAX_LEN];
+    int S = cli_id_list(&x->m, list, 0, ids, C), bad = S < 0;
+    if (bad) {
+        for (int k = 0; k < (x->o.sample ? x->samples : 1); k++)
+            putchar('\n');
+        return 1;
+    }
+    return translate_ids(x, ids, S, C);
+}
+
+/* Each line of standard input (tf_read_line: at most 16 MiB a line). */
+static int translate_stdin(Ctx *x, const char *C)
+{
+    char *line = NULL, where[64];
+    size_t cap = 0;
+    ssize_t n;
+    int rc = 0;
+    for (long no = 1; (n = tf_read_line(stdin, &line, &cap, TF_LINE_MAX)) != -1; no++) {
+        snprintf(where, sizeof where, "%s: <stdin>:%ld", C, no);
+        if (n == -2) {
+            putchar('\n');
+            fprintf(stderr, "stepformer %s: line longer than 16 MiB\n", where);
+            rc = 1;
+            continue;
+        }
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = 0;
+        if (memchr(line, 0, (size_t)n)) {
+            putchar('\n');
+            rc |= cli_fail(where, "input line contains a NUL byte");
+            continue;
+        }
+        rc |= translate_one(x, line, where);
+        fflush(stdout);
+    }
+    free(line);
+    return rc;
+}
+
 int cmd_translate(int argc, char **argv)
 {
     const char *C = "translate", *model = NULL;
     static Ctx x;
+    static Positional ps;
+    memset(&ps, 0, sizeof ps);
     decode_opts_default(&x.o);
-    Positional ps = {calloc((size_t)argc, sizeof(char *)), 0};
-    if (!ps.arg)
+    x.samples = 1;
+    int seed = 0;
+    ps.arg = calloc((size_t)argc, sizeof *ps.arg);
+    ps.is_ids = calloc((size_t)argc, 1);
+    if (!ps.arg || !ps.is_ids) {
+        free(ps.arg);
+        free(ps.is_ids);
         return cli_fail(C, "out of memory");
+    }
     const CliOpt opts[] = {
         CLI_STR_OPT("model", &model), CLI_INT_OPT("beam", &x.o.beam, 1, 64),
         CLI_NUM_M("alpha", &x.o.alpha, 0, 10, "--alpha must be a number in 0..10, not '%s'"),
+        CLI_FLAG_OPT("sample", &x.o.sample),
+        CLI_NUM_OPT("temperature", &x.o.sampling.temperature, SAMPLE_T_MIN, SAMPLE_T_MAX),
+        CLI_INT_OPT("top-k", &x.o.sampling.top_k, 0, 1000000000),
+        CLI_NUM_M("top-p", &x.o.sampling.top_p, 1e-6, 1, "--top-p must be a number in (0, 1], not '%s'"),
+        CLI_INT_OPT("seed", &seed, 0, 2147483647), CLI_INT_OPT("samples", &x.samples, 1, 100000),
     };
     int bad = cli_parse(argc, argv, opts, CLI_N(opts), positional, &ps, C, HELP);
-    char **pos = ps.arg;
-    int first_pos = ps.n;
-    if (bad < 0) {
-        free(pos);
-        return 0;
-    }
+    x.o.seed = (uint64_t)seed;
+    int tuned = x.o.sampling.temperature != 1 || x.o.sampling.top_k || x.o.sampling.top_p != 1 ||
+                seed || x.samples != 1;
+    if (!bad && tuned && !x.o.sample)
+        bad = cli_fail(C, "--temperature, --top-k, --top-p, --seed and --samples go with --sample");
+    if (!bad && x.o.sample && x.o.beam > 1)
+        bad = cli_fail(C, "--sample draws one token at a time: it does not go with --beam");
+    if (!bad && ps.n_force && x.o.beam > 1)
+        bad = cli_fail(C, "--force goes with greedy decoding or --sample, not --beam");
     char path[4096];
     if (!bad && !model)
         model = cli_data_path("assets/models/en2zh.safetensors", path, sizeof path);
     TfErr err;
-    if (bad || cli_load_model(&x.m, model, C)) {
-        free(pos);
-        return 1;
-    }
-    int rc = 0;
+    int rc = bad < 0 ? 0 : 1;
+    if (bad || cli_load_model(&x.m, model, C))
+        goto done;
+    for (int k = 0; k < ps.n_force; k++)
+        if (decode_add_force(&x.o, ps.force[k], x.m.cfg.tgt_vocab, &err)) {
+            cli_fail(C, "%s", err.msg);
+            goto done_model;
+        }
+    TfExperiment e;
+    if (cli_exp_build(&ps.x, &x.m.cfg, 0, &e, C))
+        goto done_model;
+    rc = 0;
     if (trace_build(&x.tr, &x.m.cfg, x.o.beam, 8, 0, &err)) {
         rc = cli_fail(C, "%s", err.msg);
-    } else if (first_pos) {
-        for (int i = 0; i < first_pos; i++)
-            rc |= translate_one(&x, pos[i], C);
+        goto done_model;
+    }
+    x.tr.exp = e;
+    if (ps.n) {
+        for (int i = 0; i < ps.n; i++)
+            rc |= ps.is_ids[i] ? translate_idlist(&x, ps.arg[i], C) : translate_one(&x, ps.arg[i], C);
     } else {
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t n;
-        char where[64]; /* messages name the input line */
-        for (long no = 1; (n = getline(&line, &cap, stdin)) >= 0; no++) {
-            snprintf(where, sizeof where, "%s (line %ld)", C, no);
-            while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-                line[--n] = 0;
-            if (memchr(line, 0, (size_t)n)) {
-                putchar('\n');
-                rc |= cli_fail(where, "input line contains a NUL byte");
-                continue;
-            }
-            rc |= translate_one(&x, line, where);
-            fflush(stdout);
-        }
-        free(line);
+        rc = translate_stdin(&x, C);
     }
     trace_free(&x.tr);
+done_model:
     model_free(&x.m);
+done:
     free(x.out);
-    free(pos);
+    x.out = NULL;
+    x.out_cap = 0;
+    free(ps.arg);
+    free(ps.is_ids);
     return rc;
 }

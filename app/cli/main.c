@@ -17,6 +17,7 @@ static const Command COMMANDS[] = {
     {"info", cmd_info, "configuration, parameter counts, FLOPs"},
     {"dump", cmd_dump, "one stage of the forward pass as CSV or JSON"},
     {"translate", cmd_translate, "translate sentences (greedy or beam search)"},
+    {"heads", cmd_heads, "what each attention head does, in numbers"},
     {"lessons", cmd_lessons, "list the lessons, or check them (--check)"},
     {"shot", cmd_shot, "render a stage or view into a PNG, SVG or PDF, no display needed"},
     {"train", cmd_train, "train a model on a task or your sentence pairs"},

@@ -13,6 +13,17 @@ static double seconds(void)
     return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
 }
 
+/* Ctrl+V: the clipboard's text, as the App frees it (free()). */
+static char *clipboard_text(void)
+{
+    if (!SDL_HasClipboardText())
+        return NULL;
+    char *t = SDL_GetClipboardText();
+    char *copy = t ? strdup(t) : NULL;
+    SDL_free(t);
+    return copy;
+}
+
 static void handle_requests(App *a, Ren *r)
 {
     SDL_Window *w = ren_window_handle(r);
@@ -28,7 +39,7 @@ int gui_run(const AppOpts *o)
     TfErr err;
     Ren *r = ren_open_window("Stepformer", 1280, 800, &err);
     if (!r)
-        return cli_fail("gui", "cannot open a window: %s", err.msg);
+        return cli_fail("gui", "%s", err.msg); /* it says "cannot open a window" */
     /* no fonts: say so where the learner looks, not in an empty window */
     char warn[TF_ERR_MAX + 64];
     if (ren_fonts_check(r, warn, sizeof warn, &err)) {
@@ -46,6 +57,7 @@ int gui_run(const AppOpts *o)
         app_notice(&a, 0, "%s", warn);
     if (warn[0])
         cli_warn("gui", "%s", warn);
+    a.paste = clipboard_text;
     a.ses.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
     SDL_Window *w = ren_window_handle(r);
     if (w)

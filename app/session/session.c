@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "finite.h"
 
 void session_msg(Session *s, int error, const char *fmt, ...)
 {
@@ -156,6 +157,7 @@ static int greedy_target(Session *s, int i, int keep)
 {
     TfErr err;
     DecodeResult r;
+    memset(&s->scratch.exp, 0, sizeof s->scratch.exp); /* decoder input: the normal one */
     int max_out = decode_max_out(&s->model, &s->scratch, s->src_n[i]);
     if (tf_greedy(&s->model, &s->scratch, s->src_ids[i], s->src_n[i], max_out, keep, &r, &err)) {
         snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
@@ -167,6 +169,7 @@ static int greedy_target(Session *s, int i, int keep)
         s->tgt_ids[i][s->tgt_n[i]++] = r.ids[k];
     if (i == 0) {
         vocab_decode(&s->model.tgt_vocab, r.ids, r.n, s->translation, sizeof s->translation);
+        snprintf(s->base_translation, sizeof s->base_translation, "%s", s->translation);
         decode_result_free(&s->greedy);
         s->greedy = r;
     } else {
@@ -245,10 +248,12 @@ static void start_pass(Session *s)
 {
     int T = cap_T(s);
     s->input_error[0] = 0;
+    s->nonfinite = 0;
     s->n_unk = 0;
     s->truncated = 0;
     s->units_done = u_total(s); /* nothing to run unless the input is good */
     s->trace.T = 0;             /* no decoder stage is valid until computed */
+    s->trace.exp = s->exp;      /* the pass shown applies the experiment */
     s->translation[0] = 0;
     s->version++;
     split_sources(s);
@@ -334,6 +339,83 @@ static int run_unit(Session *s, int u)
     return rc;
 }
 
+int session_has_exp(const Session *s)
+{
+    return !tf_exp_is_none(&s->exp);
+}
+
+void session_set_exp(Session *s, const TfExperiment *e)
+{
+    if (tf_exp_equal(&s->exp, e))
+        return;
+    s->exp = *e;
+    s->dirty = 1;
+}
+
+/* What the normal pass depends on: the model and the padded batch. */
+static uint64_t input_key(const Session *s)
+{
+    uint64_t h = 1469598103934665603ull ^ s->walk_id;
+    const int *parts[4] = {s->src_pad, s->tgt_pad, s->src_n, s->tgt_n};
+    size_t lens[4] = {(size_t)s->n_src * s->pad_S, (size_t)s->n_src * s->pad_T, (size_t)s->n_src,
+                      (size_t)s->n_src};
+    for (int k = 0; k < 4; k++)
+        for (size_t i = 0; i < lens[k]; i++)
+            h = (h ^ (uint64_t)(unsigned)parts[k][i]) * 1099511628211ull;
+    return (h ^ (uint64_t)s->pad_S << 32 ^ (uint64_t)s->pad_T) * 1099511628211ull;
+}
+
+/* With an experiment: the normal pass on the same input (unless it is
+ * there already) and the greedy translation under the experiment. */
+static int experiment_extras(Session *s, TfErr *err)
+{
+    const TfModel *m = &s->model;
+    uint64_t key = input_key(s);
+    if (!s->have_base || s->base_key != key) {
+        s->have_base = 0;
+        memset(&s->base.exp, 0, sizeof s->base.exp);
+        if (tf_encode_begin(m, &s->base, s->n_src, s->pad_S, s->src_pad, s->src_n, 0, err))
+            return -1;
+        for (int l = 0; l < m->cfg.n_enc; l++)
+            tf_encode_layer(m, &s->base, l, 0);
+        if (tf_decode_begin(m, &s->base, s->pad_T, s->tgt_pad, s->tgt_n, 0, err))
+            return -1;
+        for (int l = 0; l < m->cfg.n_dec; l++)
+            tf_decode_layer(m, &s->base, l, 0);
+        tf_decode_end(m, &s->base, 0);
+        s->have_base = 1;
+        s->base_key = key;
+        s->base_passes++;
+    }
+    DecodeResult r;
+    s->scratch.exp = s->exp;
+    int rc = tf_greedy(m, &s->scratch, s->src_ids[0], s->src_n[0],
+                       decode_max_out(m, &s->scratch, s->src_n[0]), 0, &r, err);
+    memset(&s->scratch.exp, 0, sizeof s->scratch.exp);
+    if (rc)
+        return -1;
+    vocab_decode(&m->tgt_vocab, r.ids, r.n, s->translation, sizeof s->translation);
+    decode_result_free(&r);
+    return 0;
+}
+
+/* After the last unit: a pass whose numbers overflowed says where. */
+static void check_pass(Session *s)
+{
+    TfErr err;
+    if (session_has_exp(s) && experiment_extras(s, &err)) {
+        snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
+        return;
+    }
+    if (tf_check_finite(&s->trace, &err) == 0)
+        return;
+    s->nonfinite = 1;
+    s->translation[0] = 0; /* a "translation" of NaN is not one */
+    decode_result_free(&s->greedy);
+    snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
+    session_msg(s, 1, "%s", err.msg);
+}
+
 static void compute_until(Session *s, int need)
 {
     while (!s->input_error[0] && s->units_done <= need && s->units_done < u_total(s)) {
@@ -341,7 +423,8 @@ static void compute_until(Session *s, int need)
             s->units_done = u_total(s);
             return;
         }
-        s->units_done++;
+        if (++s->units_done == u_total(s))
+            check_pass(s);
     }
 }
 
@@ -374,15 +457,26 @@ int session_idle_work(Session *s)
 static int adopt(Session *s, TfModel *m, const char *path, int untrained, TfErr *err)
 {
     TfTrace tr, sc;
-    int T = m->cfg.max_len < SES_CAP_T ? m->cfg.max_len : SES_CAP_T;
-    if (trace_build(&tr, &m->cfg, SES_MAX_SENT, T, TRACE_RECORD, err))
+    /* small: the traces grow with the input (trace_reserve), never for max_len */
+    int T = m->cfg.max_len < SES_TRACE_T0 ? m->cfg.max_len : SES_TRACE_T0;
+    if (trace_build(&tr, &m->cfg, 1, T, TRACE_RECORD, err))
         return -1;
+    TfTrace bt;
     if (trace_build(&sc, &m->cfg, 1, T, TRACE_RECORD, err)) {
         trace_free(&tr);
         return -1;
     }
+    if (trace_build(&bt, &m->cfg, 1, T, TRACE_RECORD, err)) {
+        trace_free(&tr);
+        trace_free(&sc);
+        return -1;
+    }
     trace_free(&s->trace);
     trace_free(&s->scratch);
+    trace_free(&s->base);
+    s->base = bt;
+    s->have_base = 0;
+    memset(&s->exp, 0, sizeof s->exp); /* its heads may not exist in the new model */
     model_free(&s->model);
     decode_result_free(&s->greedy);
     s->model = *m;
@@ -490,12 +584,13 @@ int session_init(Session *s, const char *path, int fallback, TfErr *err)
     }
     if (random_model(s, err))
         return -1;
-    session_msg(s, 0, "no trained model found (%s): showing an untrained random model", path);
+    session_msg(s, 0, "no trained model found (%s): showing an untrained random model", lerr.msg);
     return 0;
 }
 
 void session_free(Session *s)
 {
+    trace_free(&s->base);
     trace_free(&s->trace);
     trace_free(&s->scratch);
     decode_result_free(&s->greedy);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "decode.h"
+#include "experiment.h"
 #include "model.h"
 #include "stage.h"
 #include "walk.h"
@@ -21,6 +22,7 @@
 #define SES_TEXT_MAX 1024    /* bytes of one input line */
 #define SES_CAP_T 128        /* longest sequence the window shows */
 #define SES_MAX_STEPS 4096   /* entries of the stage walk */
+#define SES_TRACE_T0 8       /* tokens the traces are built for; they grow */
 
 /* How much of the pass a frame needs: the current stage, the current stage
  * in every layer of its stack, or everything (decoding, output, training). */
@@ -33,7 +35,7 @@ typedef struct Session {
     int untrained;              /* random weights: say so on screen */
     char model_path[1024];
     char model_label[128];
-    TfTrace trace;              /* cap SES_MAX_SENT x SES_CAP_T, recorded */
+    TfTrace trace;              /* recorded; starts small, grows with the input */
     TfTrace scratch;            /* for greedy decoding, not shown */
     uint64_t version;           /* bumps whenever the trace changes */
     int dirty;                  /* input changed: recompute before drawing */
@@ -55,8 +57,19 @@ typedef struct Session {
     int n_unk;                  /* unknown words in the current input */
     int truncated;              /* a sentence was cut to the limit */
     char input_error[TF_ERR_MAX + 64]; /* why the input could not run, or "" */
+    int nonfinite;              /* the pass overflowed (NaN or infinity): input_error says where */
     char translation[SES_TEXT_MAX];
     DecodeResult greedy;        /* the greedy decode of sentence 0, steps kept */
+
+    /* an experiment (issue 12): trace is the pass with exp applied; base
+     * the normal pass on the same input (the same decoder input), kept
+     * while only the experiment changes. Both only when exp is not none. */
+    TfExperiment exp;
+    TfTrace base;
+    int have_base;              /* base holds the normal pass of the input */
+    uint64_t base_key;          /* of the input base was computed for */
+    char base_translation[SES_TEXT_MAX]; /* greedy without the experiment */
+    unsigned base_passes;       /* normal passes computed (tests) */
 
     /* where the learner is */
     StagePos walk[SES_MAX_STEPS];
@@ -104,6 +117,11 @@ int session_toggle_side(Session *s);             /* Tab */
 /* 0..n_heads-1, or -1 for all heads; returns 0 (and keeps the head) when
  * the model has no such head. */
 int session_set_head(Session *s, int head);
+
+/* Set the experiment (none: the zero value). The pass is redone with it;
+ * the normal pass is redone only when the input changed. */
+void session_set_exp(Session *s, const TfExperiment *e);
+int session_has_exp(const Session *s);
 
 /* A message for the learner (printf format). */
 void session_msg(Session *s, int error, const char *fmt, ...)

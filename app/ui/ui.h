@@ -33,6 +33,7 @@ typedef struct UiInput {
     int rpressed;         /* right button went down */
     int wheel;            /* wheel clicks this frame (+ up) */
     int moved;
+    int mod;              /* MOD_* keys held at the last press (Alt+click) */
 } UiInput;
 
 #define HEAT_CACHE 128

@@ -91,6 +91,9 @@ typedef struct Scene {
     const TfTrace *trace;
     uint64_t version;           /* of the trace: bumps whenever it changes */
     const Session *ses;         /* the input lines, ids, greedy translation */
+    const TfTrace *base;        /* with an experiment on: the normal pass, else NULL */
+    int cmp;                    /* 0 the experiment, 1 the normal pass (trace is
+                                   base), 2 the difference trace - base */
     StagePos pos;               /* stage and layer */
     int head;                   /* -1 all heads */
     int batch, n_src;           /* sentence shown, sentences in the batch */
@@ -128,6 +131,8 @@ typedef struct ViewOut {
     int go_set;                 /* go to stage go_stage, layer go_layer */
     StageId go_stage;
     int go_layer;
+    int exp_head_set;           /* toggle ablating head exp_head (kind, layer, head) */
+    int exp_head[3];
     int head_set;               /* set the head (-1 all) */
     int head;
     int view_set;               /* show view (VIEW_AUTO: the natural one) */
@@ -240,8 +245,12 @@ typedef struct HeatOpts {
     int zeros_marked;  /* ReLU zeros get a dot */
     int pz_slot;       /* which PanZoom to use (a ViewId), -1 for none */
     float lo, hi;      /* forced range when lo < hi */
+    int diverging;     /* signed data on the diverging map (a difference) */
     const char *caption;
 } HeatOpts;
 void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o);
+/* experiment - normal for the cells of tv (tv->rows x tv->cols, malloc'd,
+ * the caller frees it), or NULL when the normal pass has no such matrix. */
+float *view_diff(const Scene *sc, const TfView *tv, int head);
 
 #endif

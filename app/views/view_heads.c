@@ -225,6 +225,19 @@ static void mark_selection(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rec
 }
 
 /* One thumbnail: the cached image, padding veil, selection, hover, click. */
+/* Which attention a stage belongs to (TfAttnKind), -1 none. */
+static int attn_kind(StageId st)
+{
+    const char *n = stage_info(st)->name;
+    if (strncmp(n, "enc.self.", 9) == 0)
+        return TF_ATTN_ENC;
+    if (strncmp(n, "dec.self.", 9) == 0)
+        return TF_ATTN_DEC;
+    if (strncmp(n, "dec.cross.", 10) == 0)
+        return TF_ATTN_CROSS;
+    return -1;
+}
+
 static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current)
 {
     const Scene *sc = v->s;
@@ -255,7 +268,17 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current
                                        (int)lroundf(G->c) + 2, (int)lroundf(G->c) + 2},
                           1, v->th->select);
     }
-    if (ui_clicked(v->in, t)) { /* open this head in the big heatmap */
+    int kind = attn_kind(G->st);
+    if (kind >= 0 && tf_exp_ablated(&sc->ses->exp, (TfAttnKind)kind, l, h)) { /* ablated: crossed out */
+        ren_rect_line(v->r, (Rect){t.x - 2, t.y - 2, t.w + 4, t.h + 4}, 2, v->th->warn);
+        ren_line(v->r, (float)t.x, (float)t.y, (float)(t.x + t.w), (float)(t.y + t.h), 2, v->th->warn);
+    }
+    if (ui_clicked(v->in, t) && (v->in->mod & MOD_ALT) && kind >= 0) { /* ablate it */
+        v->out->exp_head_set = 1;
+        v->out->exp_head[0] = kind;
+        v->out->exp_head[1] = l;
+        v->out->exp_head[2] = h;
+    } else if (ui_clicked(v->in, t)) { /* open this head in the big heatmap */
         view_goto(v, G->st, l);
         view_set_head(v, h);
         view_show(v, VIEW_AUTO);

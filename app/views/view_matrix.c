@@ -5,6 +5,7 @@
  * 512-wide matrix can be explored, and hover for the exact value. */
 #include <cglm/cglm.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -308,7 +309,7 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
 
     float lo, hi;
     value_range(tv, o, &lo, &hi);
-    CmapId cmap = o->prob ? sc->cmap_prob : sc->cmap_signed;
+    CmapId cmap = o->diverging ? CMAP_DIVERGING : o->prob ? sc->cmap_prob : sc->cmap_signed;
     uint64_t key = heat_key(tv->stage, tv->layer, tv->head, tv->b, cmap, o->zeros_marked);
     if (o->pz_slot == VIEW_MATRIX)
         v->out->heat = (HeatGeo){1, grid, zcw, zch, tv->rows, tv->cols, lo, hi, cmap, tv->stage};
@@ -516,7 +517,36 @@ void view_matrix(ViewCtx *v)
     o.colorbar = 1;
     o.zeros_marked = si->kind == SK_HIDDEN;
     o.pz_slot = VIEW_MATRIX;
+    float *diff = sc->cmp == 2 && sc->base ? view_diff(sc, &tv, head) : NULL;
+    if (diff) { /* experiment - normal, centred at 0 */
+        tv.data = diff;
+        tv.stride = tv.cols;
+        o.prob = 0;
+        o.diverging = 1;
+        o.zeros_marked = 0;
+        o.caption = "experiment − normal";
+    }
     heat_draw(v, &tv, v->area, &o);
+    free(diff);
+}
+
+float *view_diff(const Scene *sc, const TfView *tv, int head)
+{
+    TfView bv;
+    TfErr err;
+    if (!tv->data || tf_view(sc->base, tv->stage, tv->layer, head, tv->b, &bv, &err) ||
+        bv.rows != tv->rows || bv.cols != tv->cols)
+        return NULL;
+    float *d = malloc((size_t)tv->rows * tv->cols * sizeof(float));
+    if (!d)
+        return NULL;
+    for (int r = 0; r < tv->rows; r++)
+        for (int c = 0; c < tv->cols; c++) {
+            float x = tf_view_at(tv, r, c), y = tf_view_at(&bv, r, c);
+            /* -inf - -inf (a mask both applied) is no difference */
+            d[(size_t)r * tv->cols + c] = x == y ? 0.0f : x - y;
+        }
+    return d;
 }
 
 const ViewDef VIEW_MATRIX_DEF = {"matrix", "Heatmap", view_matrix, NULL, 0, NULL, SES_NEED_STAGE};

@@ -29,8 +29,10 @@
 #include <cglm/cglm.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "view.h"
 
 #define PE_WAVES 4        /* curves in the wave plot */
@@ -46,6 +48,8 @@ typedef struct PeUi {
     int pair, pos, k;      /* the rotation demo: R(k·ω_pair) · PE(pos) */
     int panel;             /* narrow layouts show one panel at a time */
     int sel_seen;          /* last followed token selection (+1, 0 none) */
+    float *table;          /* the engine's table for t_rows positions: the trace */
+    int t_rows, t_C;       /* holds only as many rows as the input needs */
 } PeUi; /* the view's state (owned by the window) */
 #define PE_UI(v) ((PeUi *)(v)->st)
 
@@ -743,14 +747,40 @@ static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
 
 /* ---- layout ---- */
 
-static int gather(const Scene *sc, PeData *d)
+/* The table for min(max_len, SES_CAP_T) positions, made with the engine's
+ * pe_table (the trace's own table grows with the input and may be shorter). */
+static const float *pe_rows(PeUi *u, const TfConfig *c, int *rows)
+{
+    int n = c->max_len < SES_CAP_T ? c->max_len : SES_CAP_T;
+    if (!u->table || u->t_rows != n || u->t_C != c->d_model) {
+        free(u->table);
+        u->table = malloc((size_t)n * (size_t)c->d_model * sizeof(float));
+        if (!u->table)
+            return NULL;
+        pe_table(u->table, n, c->d_model);
+        u->t_rows = n;
+        u->t_C = c->d_model;
+    }
+    *rows = n;
+    return u->table;
+}
+
+static void pe_free(void *st)
+{
+    PeUi *u = st;
+    free(u->table);
+    u->table = NULL;
+}
+
+static int gather(const Scene *sc, PeUi *u, PeData *d)
 {
     const TfTrace *tr = sc->trace;
     memset(d, 0, sizeof *d);
     if (!tr->pe || tr->cap_T < 1 || tr->B < 1)
         return -1;
-    d->pe = tr->pe;
-    d->rows = tr->cap_T;
+    d->pe = pe_rows(u, &tr->cfg, &d->rows);
+    if (!d->pe)
+        return -1;
     d->C = tr->cfg.d_model;
     d->b = sc->batch < tr->B ? sc->batch : 0;
     d->len = tr->src_len[d->b];
@@ -794,7 +824,7 @@ static void view_pe(ViewCtx *v)
     const Scene *sc = v->s;
     Rect A = v->area;
     PeData d;
-    if (gather(sc, &d) || A.w < 60 || A.h < 40)
+    if (gather(sc, PE_UI(v), &d) || A.w < 60 || A.h < 40)
         return;
     ui_fit(v, &d);
     int fh = ren_font_height(v->g->ui);
@@ -843,4 +873,4 @@ void view_pe_choices(const void *st, int *dims, int *pair, int *pos, int *k)
     *k = pe_ui->k;
 }
 
-const ViewDef VIEW_PE_DEF = {"pe", "Waves", view_pe, NULL, sizeof(PeUi), NULL, SES_NEED_STAGE};
+const ViewDef VIEW_PE_DEF = {"pe", "Waves", view_pe, NULL, sizeof(PeUi), pe_free, SES_NEED_STAGE};

@@ -53,6 +53,8 @@ typedef struct App {
     float text_scale;           /* presenter mode: +/- keys */
     float pixel_scale;          /* HiDPI */
     int show_help;
+    int show_exp;               /* the Experiments panel (E) */
+    int cmp;                    /* CMP_*: what the views show of an experiment (D) */
     int fullscreen;
     int want_quit;
     int want_fullscreen_toggle; /* the window loop acts on it */
@@ -64,6 +66,8 @@ typedef struct App {
     Focus focus;
     int cursor;                 /* byte offset in the focused line */
     char *view_text;            /* the view's field when focus is FOCUS_VIEW */
+    char *(*paste)(void);       /* Ctrl+V: the clipboard's text (malloc'd, the
+                                 * caller frees it) or NULL; set by the window loop */
     UiInput in;
     Hover hover;
     PanZoom pz[VIEW_COUNT];
@@ -100,6 +104,14 @@ typedef struct App {
     int notice_error;
     unsigned ses_msg_seen;      /* the session's messages shown so far */
 } App;
+
+/* What the views show while an experiment is on (D cycles). */
+enum { CMP_EXP = 0, CMP_NORMAL, CMP_DIFF, CMP_COUNT };
+const char *app_cmp_name(int cmp);
+void app_set_exp(App *a, const TfExperiment *e);
+int app_exp_key(App *a, Key key);      /* E, D and the panel's keys */
+void app_exp_draw(ViewCtx *v);         /* the panel (experiment_ui.c) */
+int app_exp_status(const App *a, char *buf, size_t cap);
 
 /* Options the program was started with. */
 typedef struct AppOpts {

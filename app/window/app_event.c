@@ -2,6 +2,7 @@
  * presenter controls, text editing), text input (UTF-8, so input methods for
  * Chinese work), mouse and window events. Mouse clicks on widgets are handled
  * when the frame is built (immediate mode); here they are only recorded. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
@@ -135,6 +136,18 @@ static void text_key(App *a, Key key, int mod)
         if (ctrl)
             delete_range(a, 0, (int)strlen(s));
         break;
+    case 'v':
+        if (ctrl && a->paste) { /* the same checks as typing (insert_text) */
+            char *t = a->paste();
+            if (t) {
+                for (char *c = t; *c; c++)
+                    if (*c == '\n' || *c == '\r' || *c == '\t')
+                        *c = ' '; /* a pasted paragraph becomes one line */
+                insert_text(a, t);
+                free(t);
+            }
+        }
+        break;
     default: break;
     }
 }
@@ -204,6 +217,10 @@ void app_event(App *a, const InputEvent *e)
     case IN_KEY:
         if (a->focus == FOCUS_VIEW && !a->view_text)
             a->focus = FOCUS_NONE;
+        if ((e->mod & MOD_CTRL) && e->key == 'q') { /* quits from a text field too */
+            a->want_quit = 1;
+            break;
+        }
         if (a->focus != FOCUS_NONE && e->key != KEY_F11) {
             text_key(a, e->key, e->mod);
             break;
@@ -212,6 +229,8 @@ void app_event(App *a, const InputEvent *e)
             if (lesson_ui_key(a, e->key))
                 break;
             if (app_view_key(a, e->key, e->mod)) /* the current view's own keys */
+                break;
+            if (!(e->mod & MOD_ALT) && app_exp_key(a, e->key))
                 break;
         }
         nav_key(a, e->key, e->mod);
@@ -233,6 +252,7 @@ void app_event(App *a, const InputEvent *e)
             a->show_help = 0;
             break;
         }
+        a->in.mod = e->mod;
         if (e->button == MB_LEFT) {
             a->in.down = 1;
             a->in.pressed = 1;

@@ -208,6 +208,10 @@ static void draw_status(ViewCtx *v, Rect rc)
         ui_text_fit(v->r, f, a->notice, x, y, rc.x + rc.w - x - 10, a->notice_error ? th->warn : th->good);
         return;
     }
+    if (!a->hover.valid && app_exp_status(a, buf, sizeof buf)) {
+        ui_text_fit(v->r, f, buf, x, y, rc.x + rc.w - x - 10, th->accent);
+        return;
+    }
     if (a->hover.valid) {
         char val[32];
         if (a->hover.stage == ST_SRC_TOKENS || a->hover.stage == ST_TGT_TOKENS)
@@ -379,6 +383,10 @@ void app_draw(App *a, Ren *r)
     ren_rect(r, L.panel, th->panel);
     v->area = L.main;
     draw_main(v);
+    if (a->show_exp) {
+        v->area = L.main;
+        app_exp_draw(v);
+    }
     v->area = L.steps;
     ren_rect(r, L.steps, th->panel);
     steps_draw(v);

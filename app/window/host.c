@@ -67,6 +67,13 @@ void app_scene(const App *a, Scene *sc)
     sc->model = &s->model;
     sc->trace = &s->trace;
     sc->version = s->version;
+    if (session_has_exp(s) && s->have_base && !s->input_error[0] && a->cmp != CMP_EXP) {
+        sc->base = &s->base;
+        sc->cmp = a->cmp;
+        if (a->cmp == CMP_NORMAL)
+            sc->trace = &s->base;
+        sc->version = s->version | (uint64_t)a->cmp << 62; /* cached pictures per mode */
+    }
     sc->ses = s;
     sc->pos = app_pos(a);
     sc->head = s->head;
@@ -108,7 +115,7 @@ void app_apply(App *a, ViewOut *o)
     /* what changes the picture is drawn again at once (the view drew
      * this frame before its wishes were applied) */
     if (o->sel_set || o->batch_set || o->cmap_prob_set || o->use_model || o->go_set ||
-        o->head_set || o->focus_set || o->view_set)
+        o->head_set || o->focus_set || o->view_set || o->exp_head_set)
         a->redraw_soon = 1;
     if (o->hover.valid)
         a->hover = o->hover;
@@ -138,6 +145,11 @@ void app_apply(App *a, ViewOut *o)
         app_goto(a, o->go_stage, o->go_layer);
     if (o->head_set)
         app_set_head(a, o->head);
+    if (o->exp_head_set) { /* Alt+click on a head: ablate it (or not) */
+        TfExperiment e = a->ses.exp;
+        tf_exp_toggle_head(&e, (TfAttnKind)o->exp_head[0], o->exp_head[1], o->exp_head[2]);
+        app_set_exp(a, &e);
+    }
     if (o->focus_set) {
         a->focus = o->focus;
         a->view_text = o->focus == FOCUS_VIEW ? o->focus_text : NULL;

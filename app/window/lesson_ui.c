@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "file.h"
 #include "cli.h"
 #include "panels.h"
 
@@ -33,6 +34,7 @@ typedef struct LessonUi {
     Progress prog[MAX_LESSONS];
     int n_prog;
     int prog_loaded;
+    int save_warned;          /* the learner was told progress cannot be kept */
     char load_errors[512];
 } LessonUi;
 
@@ -106,7 +108,8 @@ static void progress_load(LessonUi *u)
     if (progress_path(dir, sizeof dir))
         return;
     snprintf(path, sizeof path, "%s/progress.txt", dir);
-    FILE *f = fopen(path, "r");
+    TfErr err;
+    FILE *f = tf_fopen_regular(path, NULL, &err); /* a FIFO there must not hang */
     if (!f)
         return;
     char id[64];
@@ -122,14 +125,25 @@ static void progress_load(LessonUi *u)
     fclose(f);
 }
 
-/* Write progress atomically; a failure is silent (progress is a comfort). */
-static void progress_save(const App *a, const LessonUi *u)
+/* Progress cannot be kept: say so once (it is a comfort, not an error). */
+static void save_failed(App *a, LessonUi *u, const char *why)
+{
+    if (u->save_warned)
+        return;
+    u->save_warned = 1;
+    app_notice(a, 1, "lesson progress is not saved: %s", why);
+}
+
+/* Write progress atomically; a failure is told once. */
+static void progress_save(App *a, LessonUi *u)
 {
     if (a->no_save)
         return;
     char dir[1024], path[1100];
-    if (progress_path(dir, sizeof dir))
+    if (progress_path(dir, sizeof dir)) {
+        save_failed(a, u, "neither XDG_DATA_HOME nor HOME is set");
         return;
+    }
     char parent[1024];
     snprintf(parent, sizeof parent, "%s", dir);
     char *slash = strrchr(parent, '/');
@@ -137,16 +151,23 @@ static void progress_save(const App *a, const LessonUi *u)
         *slash = 0;
         mkdir(parent, 0755);
     }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        char why[1200];
+        snprintf(why, sizeof why, "cannot make %s: %s", dir, strerror(errno));
+        save_failed(a, u, why);
         return;
+    }
     snprintf(path, sizeof path, "%s/progress.txt", dir);
     TfAtomic w;
     TfErr err;
-    if (tf_atomic_open(&w, path, 0644, &err))
+    if (tf_atomic_open(&w, path, 0644, &err)) {
+        save_failed(a, u, err.msg);
         return;
+    }
     for (int i = 0; i < u->n_prog; i++)
         fprintf(w.f, "%s %d %u\n", u->prog[i].id, u->prog[i].reached, u->prog[i].right);
-    tf_atomic_commit(&w, &err);
+    if (tf_atomic_commit(&w, &err))
+        save_failed(a, u, err.msg);
 }
 
 /* ---- loading and applying ---- */

@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file.h"
 #include "rng.h"
 
 /* ---------------------------------------------------------------------- */
 /* The TSV loader                                                          */
 /* ---------------------------------------------------------------------- */
 
-#define TSV_MAX_LINE_BYTES (1 << 24) /* longer lines are bad lines */
 #define TSV_MAX_WARNINGS 100         /* bad lines reported one by one */
 
 /* Scratch space for one line's tokens, reused across lines. */
@@ -100,8 +100,6 @@ static const char *side_reserved(const Vocab *v, const Side *sd, char *why,
 static const char *line_check(char *line, size_t len, Side *src, Side *tgt,
                               char *why, size_t why_cap)
 {
-    if (len > TSV_MAX_LINE_BYTES)
-        return "line longer than 16 MiB";
     char *tab = memchr(line, '\t', len);
     if (!tab)
         return "no tab between source and target";
@@ -167,7 +165,7 @@ static int tsv_add(TsvState *st, const Side *src, const Side *tgt,
 {
     Dataset *d = st->d;
     if (scratch_grow(sc, src->n > tgt->n ? src->n : tgt->n))
-        return tf_fail(err, "out of memory");
+        return tf_fail(err, "%s:%d: out of memory", st->path, st->line);
     if (side_lookup(&d->src, src, sc->ids)) {
         int dup = seqset_find(&st->seen, d, sc->ids, src->n);
         if (dup >= 0) {
@@ -176,13 +174,17 @@ static int tsv_add(TsvState *st, const Side *src, const Side *tgt,
             return 0;
         }
     }
+    /* a vocabulary that grows too large names the file, the line and the side */
     if (side_add(&d->src, src, sc->ids, err))
-        return -1;
+        return tf_fail_prefix(err, "%s:%d: source", st->path, st->line);
     int *tids = malloc((size_t)tgt->n * sizeof *tids);
     if (!tids)
-        return tf_fail(err, "out of memory");
-    int at = side_add(&d->tgt, tgt, tids, err) ? -1
-             : dataset_push_seen(d, &st->seen, sc->ids, src->n, tids, tgt->n, err);
+        return tf_fail(err, "%s:%d: out of memory", st->path, st->line);
+    if (side_add(&d->tgt, tgt, tids, err)) {
+        free(tids);
+        return tf_fail_prefix(err, "%s:%d: target", st->path, st->line);
+    }
+    int at = dataset_push_seen(d, &st->seen, sc->ids, src->n, tids, tgt->n, err);
     free(tids);
     return at < 0 ? -1 : dataset_tag(&st->first_line, &st->cap, at, st->line, err);
 }
@@ -222,7 +224,7 @@ static int tsv_line(TsvState *st, char *line, size_t len, TsvScratch *sc,
     if (!bad)
         bad = side_reserved(&st->d->tgt, &tgt, why, sizeof why);
     if (oom)
-        rc = tf_fail(err, "out of memory");
+        rc = tf_fail(err, "%s:%d: out of memory", st->path, st->line);
     else if (bad)
         tsv_warn(st, bad);
     else
@@ -232,6 +234,9 @@ static int tsv_line(TsvState *st, char *line, size_t len, TsvScratch *sc,
     return rc;
 }
 
+/* Lines are read with a limit (tf_read_line): memory follows TF_LINE_MAX,
+ * not the file, so /dev/zero-like data or a file without newlines costs
+ * 16 MiB and a clear message, never the machine. */
 static int tsv_read(TsvState *st, FILE *f, TfErr *err)
 {
     char *line = NULL;
@@ -239,11 +244,19 @@ static int tsv_read(TsvState *st, FILE *f, TfErr *err)
     ssize_t got;
     TsvScratch sc = {0};
     int rc = 0;
-    while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
+    errno = 0;
+    while (rc == 0 && (got = tf_read_line(f, &line, &cap, TF_LINE_MAX)) != -1) {
         st->line++;
+        if (got == -2) {
+            rc = tf_fail(err, "%s:%d: line longer than %zu MiB", st->path, st->line,
+                         TF_LINE_MAX >> 20);
+            break;
+        }
+        if (got == -3) {
+            rc = tf_fail(err, "%s:%d: out of memory reading the line", st->path, st->line);
+            break;
+        }
         size_t len = (size_t)got, skip = 0;
-        if (len > 0 && line[len - 1] == '\n')
-            len--;
         /* a byte-order mark, as some editors write, is not part of the text */
         if (st->line == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0)
             skip = 3;
@@ -251,7 +264,7 @@ static int tsv_read(TsvState *st, FILE *f, TfErr *err)
     }
     if (rc == 0 && ferror(f))
         rc = tf_fail(err, "%s: read error after line %d: %s", st->path,
-                     st->line, strerror(errno));
+                     st->line, strerror(errno ? errno : EIO));
     free(line);
     free(sc.sp);
     free(sc.ids);
@@ -292,15 +305,12 @@ static int tsv_split(Dataset *d, uint64_t seed, TfErr *err)
     return rc;
 }
 
-int tsv_load(Dataset *d, const char *path, TokMode src_mode, TokMode tgt_mode,
-             int max_len, uint64_t seed, int *n_bad, TfErr *err)
+int tsv_load_stream(Dataset *d, FILE *f, const char *path, TokMode src_mode,
+                    TokMode tgt_mode, int max_len, uint64_t seed, int *n_bad, TfErr *err)
 {
     memset(d, 0, sizeof *d);
     if (n_bad)
         *n_bad = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tf_fail(err, "%s: cannot open: %s", path, strerror(errno));
     TsvState st = {.d = d, .path = path, .src_mode = src_mode,
                    .tgt_mode = tgt_mode, .max_len = max_len};
     base_name(d->name, sizeof d->name, path);
@@ -309,7 +319,6 @@ int tsv_load(Dataset *d, const char *path, TokMode src_mode, TokMode tgt_mode,
         rc = vocab_init(&d->tgt, tgt_mode, err);
     if (!rc)
         rc = tsv_read(&st, f, err);
-    fclose(f);
     if (!rc && st.n_bad > TSV_MAX_WARNINGS)
         tf_log(TF_LOG_WARN, "%s: %d bad lines in all", path, st.n_bad);
     if (!rc && d->n_pairs == 0)
@@ -326,4 +335,19 @@ int tsv_load(Dataset *d, const char *path, TokMode src_mode, TokMode tgt_mode,
         return -1;
     }
     return 0;
+}
+
+int tsv_load(Dataset *d, const char *path, TokMode src_mode, TokMode tgt_mode,
+             int max_len, uint64_t seed, int *n_bad, TfErr *err)
+{
+    memset(d, 0, sizeof *d);
+    if (n_bad)
+        *n_bad = 0;
+    /* only a regular file: a FIFO would hang, a device never end */
+    FILE *f = tf_fopen_regular(path, NULL, err);
+    if (!f)
+        return -1;
+    int rc = tsv_load_stream(d, f, path, src_mode, tgt_mode, max_len, seed, n_bad, err);
+    fclose(f);
+    return rc;
 }

@@ -2,6 +2,7 @@
  * the one entry point choosing between them (decode.h). */
 #include "decode.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,11 +105,29 @@ static void keep_rows(const TfModel *m, const TfTrace *tr, DecodeStep *st,
     }
 }
 
+/* The token forced at step t, or -1. */
+static int forced_at(const DecodeOpts *o, int t)
+{
+    for (int k = 0; o && k < o->n_force; k++)
+        if (o->force[k].step == t)
+            return o->force[k].token;
+    return -1;
+}
+
 int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
               int max_out, int keep_steps, DecodeResult *out, TfErr *err)
 {
+    return tf_generate(m, tr, src, S, max_out, keep_steps, NULL, out, err);
+}
+
+int tf_generate(const TfModel *m, TfTrace *tr, const int *src, int S, int max_out,
+                int keep_steps, const DecodeOpts *o, DecodeResult *out, TfErr *err)
+{
     memset(out, 0, sizeof *out);
     if (check_src(m, tr, src, S, max_out, err))
+        return -1;
+    int sampling = o && o->sample;
+    if (sampling && sample_check(&o->sampling, err))
         return -1;
     keep_steps = keep_steps && (tr->flags & TRACE_RECORD);
     const TfConfig *c = &m->cfg;
@@ -116,6 +135,14 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
     int *tgt = malloc((size_t)(max_out + 1) * sizeof *tgt);
     out->ids = malloc((size_t)max_out * sizeof *out->ids);
     out->S = S;
+    Rng rng;
+    rng_seed(&rng, o ? o->seed : 0);
+    float *scratch = sampling ? malloc((size_t)V * sizeof *scratch) : NULL;
+    unsigned char *banned = sampling ? calloc((size_t)V, 1) : NULL;
+    if (banned) {
+        banned[TOK_PAD] = 1;
+        banned[TOK_BOS] = 1;
+    }
     float *pool = NULL;
     if (keep_steps) {
         size_t per = (size_t)c->n_dec * c->n_heads;
@@ -123,10 +150,10 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
         out->steps = calloc((size_t)max_out, sizeof *out->steps);
         out->pool = pool = malloc(rows * sizeof(float));
     }
-    if (!tgt || !out->ids || (keep_steps && (!out->steps || !out->pool))) {
-        free(tgt);
-        decode_result_free(out);
-        return tf_fail(err, "out of memory for decoding");
+    if (!tgt || !out->ids || (keep_steps && (!out->steps || !out->pool)) ||
+        (sampling && (!scratch || !banned))) {
+        tf_fail(err, "out of memory for decoding");
+        goto fail;
     }
     if (tf_encode(m, tr, 1, S, src, &S, 0, err))
         goto fail;
@@ -136,12 +163,17 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
         if (tf_decode(m, tr, T, tgt, &T, t, 0, err))
             goto fail;
         const float *p = tr->probs + (size_t)t * V;
-        int tok = argmax(p, V);
+        int forced = forced_at(o, t), tok = forced;
+        if (tok < 0 && sampling)
+            tok = sample_token(tr->logits + (size_t)t * V, V, &o->sampling, banned, &rng, scratch);
+        if (tok < 0)
+            tok = argmax(p, V);
         out->ids[out->n++] = tok;
         out->logprob += log((double)p[tok]);
         if (keep_steps) {
             DecodeStep *st = &out->steps[t];
             st->token = tok;
+            st->forced = forced >= 0;
             st->prob = p[tok];
             top_k(p, V, DEC_TOPK, st->top_id, st->top_p);
             keep_rows(m, tr, st, t, &pool);
@@ -159,9 +191,13 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
             goto fail;
     }
     free(tgt);
+    free(scratch);
+    free(banned);
     return 0;
 fail:
     free(tgt);
+    free(scratch);
+    free(banned);
     decode_result_free(out);
     return -1;
 }
@@ -369,6 +405,31 @@ void decode_opts_default(DecodeOpts *o)
     memset(o, 0, sizeof *o);
     o->beam = 1;
     o->alpha = 0.6f;
+    o->sampling = (SampleOpts){1.0f, 0, 1.0f};
+}
+
+int decode_add_force(DecodeOpts *o, const char *spec, int V, TfErr *err)
+{
+    char *end;
+    errno = 0;
+    long step = strtol(spec, &end, 10);
+    if (end == spec || *end != ':' || errno || step < 0 || step >= TF_MAX_LEN)
+        return tf_fail(err, "--force %s: expected STEP:TOKEN, the step 0..%d (from 0)", spec,
+                       TF_MAX_LEN - 1);
+    const char *t = end + 1;
+    long tok = strtol(t, &end, 10);
+    if (end == t || *end || errno || tok < 0 || tok >= V)
+        return tf_fail(err, "--force %s: the token must be an id 0..%d of the target vocabulary",
+                       spec, V - 1);
+    for (int k = 0; k < o->n_force; k++)
+        if (o->force[k].step == step) {
+            o->force[k].token = (int)tok;
+            return 0;
+        }
+    if (o->n_force >= DEC_MAX_FORCE)
+        return tf_fail(err, "--force %s: at most %d forced tokens", spec, DEC_MAX_FORCE);
+    o->force[o->n_force++] = (DecodeForce){(int)step, (int)tok};
+    return 0;
 }
 
 int tf_translate(const TfModel *m, TfTrace *tr, const int *src, int S,
@@ -379,7 +440,9 @@ int tf_translate(const TfModel *m, TfTrace *tr, const int *src, int S,
     if (o->max_out > 0 && o->max_out < max_out)
         max_out = o->max_out;
     if (o->beam <= 1)
-        return tf_greedy(m, tr, src, S, max_out, 0, out, err);
+        return tf_generate(m, tr, src, S, max_out, 0, o, out, err);
+    if (o->sample || o->n_force)
+        return tf_fail(err, "sampling and forced tokens go with greedy decoding, not beam search");
     BeamResult b;
     if (tf_beam(m, tr, src, S, o->beam, o->alpha, max_out, &b, err))
         return -1;

@@ -14,7 +14,10 @@
 #ifndef TF_DECODE_H
 #define TF_DECODE_H
 
+#include <stdint.h>
+
 #include "model.h"
+#include "sample.h"
 
 #define DEC_TOPK 10
 #define TF_MAX_BEAM 64 /* the largest beam tf_beam takes */
@@ -22,6 +25,7 @@
 /* One generated token and what the model looked at to choose it. */
 typedef struct DecodeStep {
     int token;                  /* chosen id */
+    int forced;                 /* it was forced (DecodeOpts.force), not chosen */
     float prob;                 /* its probability */
     int top_id[DEC_TOPK];       /* the most probable tokens, best first */
     float top_p[DEC_TOPK];
@@ -84,20 +88,46 @@ double beam_length_penalty(int len, float alpha);
 int tf_beam(const TfModel *m, TfTrace *tr, const int *src, int S, int K,
             float alpha, int max_out, BeamResult *out, TfErr *err);
 
-/* How to translate: greedy (beam 1) or beam search. */
+#define DEC_MAX_FORCE 64
+
+/* A token put at an output step (from 0) whatever the model prefers;
+ * generation goes on from the prefix it makes ("exposure bias": does the
+ * model recover from a prefix it never saw?). */
+typedef struct DecodeForce {
+    int step, token;
+} DecodeForce;
+
+/* How to translate: greedy (beam 1), beam search, or sampling; forced
+ * tokens go with greedy decoding and sampling (beam 1). */
 typedef struct DecodeOpts {
     int beam;      /* 1 = greedy, else beam search with this many hypotheses
                       (at most the trace's cap_B) */
     float alpha;   /* beam search length penalty (0.6 in the paper) */
     int max_out;   /* longest output: 0 = decode_max_out(m, tr, S), never
                       more than that */
+    int sample;    /* draw each token from sampling (sample.h) instead of
+                      taking the most probable; <pad> and <bos> never drawn */
+    SampleOpts sampling; /* temperature, top-k, top-p */
+    uint64_t seed; /* the same seed draws the same translation */
+    int n_force;
+    DecodeForce force[DEC_MAX_FORCE];
 } DecodeOpts;
 
-/* beam 1, alpha 0.6, max_out 0 */
+/* beam 1, alpha 0.6, max_out 0, no sampling (T 1, top-k 0, top-p 1),
+ * seed 0, nothing forced */
 void decode_opts_default(DecodeOpts *o);
 
+/* Parse "STEP:TOKEN" (step from 0, token an id of the target vocabulary
+ * of V) into o->force: a one-line error names the value. */
+int decode_add_force(DecodeOpts *o, const char *spec, int V, TfErr *err);
+
+/* tf_greedy with sampling and forced tokens as o says (o->beam ignored);
+ * the same incremental pass, and the same trace afterwards. */
+int tf_generate(const TfModel *m, TfTrace *tr, const int *src, int S, int max_out,
+                int keep_steps, const DecodeOpts *o, DecodeResult *out, TfErr *err);
+
 /* Translate src[0..S) as o says: out gets the output ids (<eos> included
- * when produced) and their log-probability, no steps. Free it with
+ * when produced) and their log-probability (under the model, T 1), no steps. Free it with
  * decode_result_free. Returns 0, or -1 with err set. */
 int tf_translate(const TfModel *m, TfTrace *tr, const int *src, int S,
                  const DecodeOpts *o, DecodeResult *out, TfErr *err);

@@ -42,8 +42,23 @@ typedef struct EvalPart {
     long long tokens, correct;
     int exact, len_n[EVAL_MAX_LEN + 1], len_exact[EVAL_MAX_LEN + 1];
     int rc;
+    int n_parts, n_total; /* for the progress reports of part 0 */
     TfErr err;
 } EvalPart;
+
+static int eval_stopped(const EvalPart *p)
+{
+    return p->o->stop && *p->o->stop;
+}
+
+/* Part 0 reports for all (the parts advance at about the same pace). */
+static void eval_progress(const EvalPart *p, int done)
+{
+    if (p->o->progress && p->from == p->base && p->n_total > 0) {
+        long long all = (long long)done * p->n_parts;
+        p->o->progress(all < p->n_total ? (int)all : p->n_total, p->n_total, p->o->user);
+    }
+}
 
 void eval_opts_default(EvalOpts *o)
 {
@@ -84,7 +99,8 @@ static int decode_one(EvalPart *p, TfTrace *tr, int i, int *src)
     for (int k = 0; k < pr->src_len; k++)
         src[k] = map_id(p->src_map, s[k]);
     int S = pr->src_len, j = i - p->base;
-    DecodeOpts o = {p->o->beam, p->o->alpha, p->o->stop_at_ref ? p->ref_len[j] + 1 : 0};
+    DecodeOpts o = {.beam = p->o->beam, .alpha = p->o->alpha,
+                    .max_out = p->o->stop_at_ref ? p->ref_len[j] + 1 : 0};
     DecodeResult r;
     if (tf_translate(p->m, tr, src, S, &o, &r, &p->err))
         return -1;
@@ -123,14 +139,22 @@ static void *eval_part(void *arg)
         trace_build(&tf, &p->m->cfg, nb, p->cap_T, 0, &p->err) ||
         (p->dfrom < p->dto && trace_build(&dec, &p->m->cfg, K, p->m->cfg.max_len, 0, &p->err)))
         goto done;
+    /* progress counts the decoded pairs (the slow part), or the
+     * teacher-forced ones when nothing is decoded */
+    int decoding = p->dfrom < p->dto;
     for (int a = p->from; a < p->to; a += nb) {
         int b = a + nb < p->to ? a + nb : p->to;
-        if (tf_batch(p, &tf, a, b, &pb))
+        if (eval_stopped(p) || tf_batch(p, &tf, a, b, &pb))
             goto done;
+        if (!decoding)
+            eval_progress(p, b - p->from);
     }
-    for (int i = p->dfrom; i < p->dto; i++)
-        if (decode_one(p, &dec, i, pb.src))
+    for (int i = p->dfrom; i < p->dto; i++) {
+        if (eval_stopped(p) || decode_one(p, &dec, i, pb.src))
             goto done;
+        if ((i - p->dfrom) % 8 == 7 || i + 1 == p->dto)
+            eval_progress(p, i + 1 - p->dfrom);
+    }
     p->rc = 0;
 done:
     trace_free(&tf);
@@ -230,7 +254,8 @@ int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
     for (int k = 0; k < TRAIN_SHARDS; k++) {
         EvalPart *p = &part[k];
         *p = (EvalPart){.m = m, .d = d, .o = o, .src_map = src_map, .tgt_map = tgt_map, .base = base,
-                        .hyp = hyp, .hyp_len = hyp_len, .ref = ref, .ref_len = ref_len, .cap_T = cap_T};
+                        .hyp = hyp, .hyp_len = hyp_len, .ref = ref, .ref_len = ref_len, .cap_T = cap_T,
+                        .n_parts = parts, .n_total = n_dec > 0 ? n_dec : n};
         p->from = base + (int)((long long)n * k / parts);
         p->to = base + (int)((long long)n * (k + 1) / parts);
         p->dfrom = base + (int)((long long)n_dec * k / parts);
@@ -256,6 +281,10 @@ int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
         pthread_join(th, NULL);
     } else {
         eval_part(&part[0]);
+    }
+    if (o->stop && *o->stop) {
+        tf_fail(err, "evaluation interrupted");
+        goto done;
     }
     for (int k = 0; k < parts; k++) {
         if (part[k].rc) {

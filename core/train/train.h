@@ -27,6 +27,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "batch.h"
@@ -267,6 +268,13 @@ typedef struct EvalOpts {
     int stop_at_ref; /* stop each decoding at its reference's length + 1:
                         exact match is the same (an output that has not
                         ended by then cannot be exact), BLEU is not */
+    /* Optional: when *stop becomes non-zero (a signal handler's flag), the
+     * evaluation ends after the current batch or sentence and returns -1
+     * with "evaluation interrupted"; progress (may be NULL) is called now
+     * and then from the calling thread with the pairs done of total. */
+    const volatile sig_atomic_t *stop;
+    void (*progress)(int done, int total, void *user);
+    void *user;
 } EvalOpts;
 
 typedef struct EvalStats {

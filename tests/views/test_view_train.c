@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "checkpoint.h"
@@ -425,6 +426,60 @@ static void test_save_snapshots_open(void **state)
 
 /* Every theme, size, scale and language, both arrangements, one head and
  * every head, each attention, with the mouse over the curves and cells. */
+/* Three W saves within a second write three files (the names were the
+ * time to the second, so they overwrote each other). */
+static void test_quick_saves_differ(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    TrainUi *u = settle(&a);
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/quick", g_dir);
+    mkdir(dir, 0755);
+    snprintf(u->save_dir, sizeof u->save_dir, "%s", dir);
+    ev_key(&a, 's', 0);
+    u = settle(&a);
+    for (int i = 0; i < 3; i++)
+        ev_key(&a, 'w', 0);
+    u = settle(&a);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strstr(e->d_name, ".safetensors") != NULL && !strstr(e->d_name, ".tmp");
+    if (d)
+        closedir(d);
+    expect_true(n == 3, "three saves, three files (%d)", n);
+    app_free(&a);
+}
+
+/* A FIFO typed as the data file: refused with a message at once, and
+ * Ctrl+Q still quits and the app closes (a stuck worker would hang it). */
+static void test_fifo_data_file(void **state)
+{
+    (void)state;
+    static App a;
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/data.fifo", g_dir);
+    expect_true(mkfifo(fifo, 0644) == 0, "mkfifo");
+    alarm(30);
+    open_app(&a);
+    TrainUi *u = settle(&a);
+    tu_frame(&a);
+    click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
+    ev_text(&a, fifo);
+    ev_key(&a, KEY_RETURN, 0);
+    u = settle(&a);
+    expect_true(a.notice_error && strstr(a.notice, "FIFO") != NULL, "refused: '%s'", a.notice);
+    click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
+    ev_key(&a, 'q', MOD_CTRL);
+    expect_true(a.want_quit, "Ctrl+Q quits");
+    app_free(&a);
+    alarm(0);
+    remove(fifo);
+}
+
 static void test_draws_everywhere(void **state)
 {
     (void)state;
@@ -499,6 +554,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_absurd_size),
         cmocka_unit_test(test_nan),
         cmocka_unit_test(test_save_snapshots_open),
+        cmocka_unit_test(test_quick_saves_differ),
+        cmocka_unit_test(test_fifo_data_file),
         cmocka_unit_test(test_draws_everywhere),
         cmocka_unit_test(test_shot),
     };

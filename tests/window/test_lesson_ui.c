@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "checkpoint.h"
@@ -211,12 +212,79 @@ static void test_broken_file_reported(void **state)
     app_free(&a);
 }
 
+/* Progress that cannot be kept (XDG_DATA_HOME a file, HOME and
+ * XDG_DATA_HOME unset) is told once, not on every step. */
+static void unsaved_told_once(const char *why)
+{
+    static App a;
+    open_app(&a);
+    expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens (%s): %s", why, a.notice);
+    int told = strstr(a.notice, "progress is not saved") != NULL;
+    a.notice[0] = 0;
+    for (int i = 0; i < 2; i++) {
+        ev_key(&a, KEY_PAGEDOWN, 0);
+        tu_frame(&a);
+        told += strstr(a.notice, "progress is not saved") != NULL;
+        a.notice[0] = 0;
+    }
+    expect_true(told == 1, "%s: told exactly once (%d)", why, told);
+    app_free(&a);
+}
+
+static void test_progress_unsaved_told(void **state)
+{
+    (void)state;
+    char file[128], keep[256];
+    const char *home = getenv("HOME");
+    snprintf(keep, sizeof keep, "%s", getenv("XDG_DATA_HOME"));
+    snprintf(file, sizeof file, "%s/a-file", g_dir);
+    write_file(file, "not a folder\n");
+    setenv("XDG_DATA_HOME", file, 1);
+    unsaved_told_once("XDG_DATA_HOME is a file");
+    char home_keep[512];
+    snprintf(home_keep, sizeof home_keep, "%s", home ? home : "");
+    unsetenv("XDG_DATA_HOME");
+    unsetenv("HOME");
+    unsaved_told_once("HOME unset");
+    if (home_keep[0])
+        setenv("HOME", home_keep, 1);
+    setenv("XDG_DATA_HOME", keep, 1);
+}
+
+/* progress.txt that is a FIFO: the lesson opens at once (alarm: a hang
+ * fails the test instead of stopping it). */
+static void test_progress_fifo(void **state)
+{
+    (void)state;
+    char dir[128], fifo[160], keep[256];
+    snprintf(keep, sizeof keep, "%s", getenv("XDG_DATA_HOME"));
+    snprintf(dir, sizeof dir, "%s/fifo-data", g_dir);
+    mkdir(dir, 0755);
+    setenv("XDG_DATA_HOME", dir, 1);
+    snprintf(dir, sizeof dir, "%s/fifo-data/stepformer", g_dir);
+    mkdir(dir, 0755);
+    snprintf(fifo, sizeof fifo, "%s/progress.txt", dir);
+    expect_true(mkfifo(fifo, 0644) == 0, "mkfifo %s", fifo);
+    alarm(20);
+    static App a;
+    open_app(&a);
+    expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens: %s", a.notice);
+    int reached = 0;
+    unsigned right = 0;
+    lesson_ui_progress(&a, "demo", &reached, &right);
+    alarm(0);
+    app_free(&a);
+    setenv("XDG_DATA_HOME", keep, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steps_set_the_view),
         cmocka_unit_test(test_quiz_click_and_progress),
         cmocka_unit_test(test_broken_file_reported),
+        cmocka_unit_test(test_progress_unsaved_told),
+        cmocka_unit_test(test_progress_fifo),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

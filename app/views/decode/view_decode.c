@@ -43,9 +43,14 @@ int dec_gen_input(const DecodeUi *d, int s)
 
 /* ---- computing: only when the input, the model or a setting changed ---- */
 
-/* Traces sized for the model: rebuilt when its shape changes. The length
- * cap is the app's, so the longest output tried is what `translate` tries
- * for every model whose max_len fits the window's cap. */
+/* The longest decoder input the view handles for this model. */
+static int dec_cap(const DecodeUi *d)
+{
+    return d->cfg.max_len < DEC_CAP_T ? d->cfg.max_len : DEC_CAP_T;
+}
+
+/* Traces made for the model (rebuilt when its shape changes) small: they
+ * grow with the sentence decoded (trace_reserve), never for max_len. */
 static int ensure_traces(const Scene *sc, DecodeUi *d, TfErr *err)
 {
     const TfConfig *c = &sc->model->cfg;
@@ -55,7 +60,7 @@ static int ensure_traces(const Scene *sc, DecodeUi *d, TfErr *err)
         trace_free(&d->tr);
         d->have_traces = 0;
     }
-    int T = c->max_len < DEC_CAP_T ? c->max_len : DEC_CAP_T;
+    int T = c->max_len < DEC_TRACE_T0 ? c->max_len : DEC_TRACE_T0;
     if (trace_build(&d->tr, c, 1, T, TRACE_RECORD, err))
         return -1;
     d->cfg = *c;
@@ -72,7 +77,8 @@ static int ensure_beam_trace(DecodeUi *d, TfErr *err)
     if (d->have_btr)
         trace_free(&d->btr);
     d->have_btr = 0;
-    if (trace_build(&d->btr, &d->cfg, DEC_MAX_BEAM, d->tr.cap_T, 0, err))
+    int T = d->cfg.max_len < DEC_TRACE_T0 ? d->cfg.max_len : DEC_TRACE_T0;
+    if (trace_build(&d->btr, &d->cfg, 1, T, 0, err)) /* grows to the beam */
         return -1;
     d->have_btr = 1;
     return 0;
@@ -111,8 +117,8 @@ static void find_divergence(DecodeUi *d)
  * mask the pass applied, copied out of the trace. */
 static int teacher_force(const Scene *sc, DecodeUi *d, const int *target, int n, TfErr *err)
 {
-    if (n > d->tr.cap_T - 1)
-        n = d->tr.cap_T - 1;
+    if (n > dec_cap(d) - 1)
+        n = dec_cap(d) - 1;
     if (tf_teacher_forced(sc->model, &d->tr, d->src, d->S, target, n, d->tf_pred,
                           d->tf_truth, d->tf_loss, err))
         return -1;
@@ -156,7 +162,7 @@ static void compute(const Scene *sc, DecodeUi *d)
         return;
     }
     int b = sc->batch >= 0 && sc->batch < sc->n_src ? sc->batch : 0;
-    d->S = sc->ses->src_n[b] < d->tr.cap_T ? sc->ses->src_n[b] : d->tr.cap_T;
+    d->S = sc->ses->src_n[b] < dec_cap(d) ? sc->ses->src_n[b] : dec_cap(d);
     memcpy(d->src, sc->ses->src_ids[b], (size_t)d->S * sizeof(int));
     d->max_out = decode_max_out(sc->model, &d->tr, d->S);
     if (tf_greedy(sc->model, &d->tr, d->src, d->S, d->max_out, 1, &d->gen, &err)) {

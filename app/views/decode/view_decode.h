@@ -19,6 +19,7 @@
 #include "view.h"
 
 #define DEC_CAP_T SES_CAP_T /* longest decoder input the view handles */
+#define DEC_TRACE_T0 8      /* tokens its traces are built for; they grow */
 #define DEC_MAX_BEAM 8      /* beam sizes 1..8 */
 #define DEC_PACE 0.6        /* seconds per token while playing */
 #define DEC_N_ALPHA 3       /* length penalties offered */

@@ -27,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "file.h"
 #include "view_train.h"
 
 /* ---- flow layout and hover (shared with the other files) ---- */
@@ -57,6 +59,14 @@ void tv_setup_run(ViewCtx *v, TrainUi *u)
         return;
     TwSpec s;
     tv_spec(u, &s);
+    if (s.path[0]) { /* a FIFO or a folder is refused here: the worker never waits on it */
+        FILE *f = tf_fopen_regular(s.path, NULL, &err);
+        if (!f) {
+            view_notice(v, 1, "%s", err.msg);
+            return;
+        }
+        fclose(f);
+    }
     if (tw_setup(u->w, &s, &err)) {
         view_notice(v, 1, "%s", err.msg);
         return;
@@ -225,9 +235,22 @@ void tv_save(ViewCtx *v, TrainUi *u)
     time_t t = time(NULL);
     struct tm tm;
     localtime_r(&t, &tm);
-    snprintf(path, sizeof path, "%s%sstepformer-%s-%04d%02d%02d-%02d%02d%02d.safetensors",
-             u->save_dir, u->save_dir[0] ? "/" : "", u->st.data_name, tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    char stem[900];
+    snprintf(stem, sizeof stem, "%s%sstepformer-%s-%04d%02d%02d-%02d%02d%02d", u->save_dir,
+             u->save_dir[0] ? "/" : "", u->st.data_name, tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    /* a name no file and no earlier save (maybe still being written) has */
+    int k = strcmp(stem, u->last_stem) == 0 ? u->last_seq + 1 : 1;
+    for (;; k++) {
+        if (k == 1)
+            snprintf(path, sizeof path, "%s.safetensors", stem);
+        else
+            snprintf(path, sizeof path, "%s-%d.safetensors", stem, k);
+        if (k >= 1000 || access(path, F_OK) != 0)
+            break;
+    }
+    snprintf(u->last_stem, sizeof u->last_stem, "%s", stem);
+    u->last_seq = k;
     if (tw_save(u->w, path, &err))
         view_notice(v, 1, "%s", err.msg);
     u->wake_until = sc->now + 2.0; /* until the worker says how it went */

@@ -58,6 +58,8 @@ typedef struct TrainUi {
     int have_applied;
     double apply_at;      /* apply the changed settings then (0: none) */
     char save_dir[512];   /* where Save writes ("" = working directory) */
+    char last_stem[900];  /* the last save's name without its suffix, and how */
+    int last_seq;         /* many had it (two saves in a second differ) */
 
     /* ---- what the worker published (copied) ---- */
     TwStatus st;

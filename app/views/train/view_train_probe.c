@@ -53,7 +53,7 @@ static int attn_layers(const TrainUi *u)
 /* Ids of the probe and its reference in the run's vocabularies. */
 static int probe_encode(TrainUi *u, TfErr *err)
 {
-    int T = u->ptr.cap_T, unk = 0;
+    int T = u->pm.cfg.max_len < TV_CAP_T ? u->pm.cfg.max_len : TV_CAP_T, unk = 0;
     int n = vocab_encode(&u->pm.src_vocab, u->st.probe_src, u->psrc, NULL, T, &unk, err);
     if (n < 0)
         return -1;
@@ -84,7 +84,7 @@ void tv_probe_new_run(TrainUi *u)
     }
     u->have_pm = 1;
     const TfConfig *c = &u->pm.cfg;
-    int T = c->max_len < TV_CAP_T ? c->max_len : TV_CAP_T;
+    int T = c->max_len < 8 ? c->max_len : 8; /* small: the traces grow with the probe */
     if (trace_build(&u->ptr, c, 1, T, TRACE_RECORD, &err) == 0)
         u->have_ptr = 1;
     if (u->have_ptr && trace_build(&u->gtr, c, 1, T, 0, &err) == 0)

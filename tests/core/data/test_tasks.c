@@ -5,9 +5,13 @@
  * distinct train/held-out splits, correct targets for copy/reverse/sort, the
  * en2zh grammar (showcase pairs, lexicon coverage, reordering rules), and the
  * loader on good, bad, empty, missing, binary, CRLF and very long input. */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -687,7 +691,7 @@ static void test_tsv_errors(void **state)
     (void)state;
     expect_load_error(FIX "does_not_exist.tsv", "cannot open");
     expect_load_error(FIX "no_usable.tsv", "no usable");
-    expect_load_error("tests/fixtures/tsv", "read error"); /* a directory */
+    expect_load_error("tests/fixtures/tsv", "folder"); /* refused, not read */
     Dataset d;
     TfErr err = {{0}};
     int bad = -1;
@@ -776,6 +780,67 @@ static void test_tsv_long_lines(void **state)
     free(buf);
 }
 
+/* Lines are read with a 16 MiB limit: a file without newlines, a FIFO or a
+ * device is one clear message naming the file, never a hang or memory that
+ * follows the file (issue 10, items 2 and 9). */
+static void expect_load_error_rlimit(const char *path, const char *want, size_t headroom)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20); /* a hang is a failure, not a stuck test */
+        if (headroom) { /* the address space this process has now, plus headroom */
+            FILE *f = fopen("/proc/self/statm", "r");
+            unsigned long pages = 0;
+            if (!f || fscanf(f, "%lu", &pages) != 1)
+                _exit(3);
+            fclose(f);
+            struct rlimit rl;
+            rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + headroom;
+            if (setrlimit(RLIMIT_AS, &rl))
+                _exit(3);
+        }
+        Dataset d;
+        TfErr err = {{0}};
+        int rc = tsv_load(&d, path, TOK_WORD, TOK_WORD, 0, 1, NULL, &err);
+        printf("  %s: %s\n", path, err.msg);
+        _exit(rc == -1 && strstr(err.msg, path) && strstr(err.msg, want) ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    expect_true(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                "%s: one error naming it and \"%s\" (status %d)", path, want, status);
+}
+
+static void test_tsv_unbounded_inputs(void **state)
+{
+    (void)state;
+    char dir[64], fifo[96], big[96], nonl[96];
+    assert_int_equal(tu_scratch(dir, sizeof dir, "tsvbig"), 0);
+    snprintf(fifo, sizeof fifo, "%s/pipe.tsv", dir);
+    snprintf(big, sizeof big, "%s/one-line.tsv", dir);
+    snprintf(nonl, sizeof nonl, "%s/no-newline.tsv", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    expect_load_error_rlimit(fifo, "FIFO", 0);
+    expect_load_error_rlimit("/dev/zero", "device", 0);
+    /* one 20 MB line of words */
+    FILE *f = fopen(big, "w");
+    assert_non_null(f);
+    for (int i = 0; i < (20 << 20) / 8; i++)
+        fputs("abc def ", f);
+    fputs("\tx\n", f);
+    fclose(f);
+    expect_load_error_rlimit(big, ":1: line longer than 16 MiB", 0);
+    /* 200 MB without a newline, with 64 MiB of memory to spare: the limit,
+     * not the file, decides the memory; never "no usable sentence pairs" */
+    int fd = open(nonl, O_WRONLY | O_CREAT, 0600);
+    assert_true(fd >= 0 && ftruncate(fd, (off_t)200 << 20) == 0);
+    close(fd);
+    expect_load_error_rlimit(nonl, ":1: line longer than 16 MiB", (size_t)64 << 20);
+    tu_scratch_remove(dir);
+}
+
 int main(void)
 {
     TU_RUN(NULL, NULL,
@@ -791,5 +856,6 @@ int main(void)
            cmocka_unit_test(test_tsv_bad_lines),
            cmocka_unit_test(test_tsv_errors),
            cmocka_unit_test(test_tsv_garbage),
-           cmocka_unit_test(test_tsv_long_lines));
+           cmocka_unit_test(test_tsv_long_lines),
+           cmocka_unit_test(test_tsv_unbounded_inputs));
 }

@@ -1,4 +1,5 @@
-/* test_decode.c - greedy, teacher forcing and beam search. */
+/* test_decode.c - greedy, teacher forcing, beam search, sampling and
+ * forced tokens. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,113 @@ static void test_greedy_steps(void **state)
     model_free(&m);
 }
 
+/* Sampling (tf_translate with o.sample): the same seed draws the same
+ * translation, other seeds draw others, top-k 1 and a tiny temperature are
+ * greedy, and <pad> / <bos> are never drawn even at a high temperature. */
+static void test_sampling(void **state)
+{
+    (void)state;
+    TfErr err;
+    TfModel m;
+    TfTrace tr;
+    tiny_setup(&m, &tr, 12, 3, 1.0f, 1, 0);
+    int src[4] = {4, 5, 6, 7}, S = 4, differ = 0, special = 0, draws = 0;
+    DecodeOpts g0;
+    decode_opts_default(&g0);
+    g0.max_out = 12;
+    DecodeResult g;
+    expect_true(tf_translate(&m, &tr, src, S, &g0, &g, &err) == 0, "greedy: %s", err.msg);
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        DecodeOpts o = g0;
+        o.sample = 1;
+        o.sampling.temperature = 5.0f;
+        o.seed = seed;
+        DecodeResult a, b;
+        expect_true(tf_translate(&m, &tr, src, S, &o, &a, &err) == 0, "sample: %s", err.msg);
+        expect_true(tf_translate(&m, &tr, src, S, &o, &b, &err) == 0, "sample: %s", err.msg);
+        expect_true(a.n == b.n && memcmp(a.ids, b.ids, (size_t)a.n * sizeof(int)) == 0,
+                    "seed %llu draws the same translation twice", (unsigned long long)seed);
+        differ += a.n != g.n || memcmp(a.ids, g.ids, (size_t)a.n * sizeof(int)) != 0;
+        for (int k = 0; k < a.n; k++, draws++)
+            special += a.ids[k] == TOK_PAD || a.ids[k] == TOK_BOS;
+        decode_result_free(&a);
+        decode_result_free(&b);
+        /* greedy limits */
+        for (int lim = 0; lim < 2; lim++) {
+            o.sampling.temperature = lim ? SAMPLE_T_MIN : 3.0f;
+            o.sampling.top_k = lim ? 0 : 1;
+            expect_true(tf_translate(&m, &tr, src, S, &o, &a, &err) == 0, "sample: %s", err.msg);
+            expect_true(a.n == g.n && memcmp(a.ids, g.ids, (size_t)a.n * sizeof(int)) == 0,
+                        "seed %llu: %s gives the greedy output", (unsigned long long)seed,
+                        lim ? "temperature 0.01" : "top-k 1");
+            decode_result_free(&a);
+        }
+    }
+    expect_true(differ >= 10, "at T 5 most seeds draw something other than greedy (%d of 40)", differ);
+    expect_true(special == 0, "<pad>/<bos> drawn %d times in %d draws", special, draws);
+    DecodeOpts bad = g0;
+    bad.sample = 1;
+    bad.sampling.temperature = 0;
+    DecodeResult r;
+    expect_true(tf_translate(&m, &tr, src, S, &bad, &r, &err) != 0 && strstr(err.msg, "temperature"),
+                "temperature 0 refused: %s", err.msg);
+    bad = g0;
+    bad.beam = 2;
+    bad.sample = 1;
+    expect_true(tf_translate(&m, &tr, src, S, &bad, &r, &err) != 0, "sampling with a beam refused");
+    printf("  40 seeds: reproducible, %d differ from greedy at T 5, %d draws without <pad>/<bos>\n",
+           differ, draws);
+    decode_result_free(&g);
+    trace_free(&tr);
+    model_free(&m);
+}
+
+/* A forced token appears at its step and generation continues from the
+ * prefix it makes: the next token is the greedy choice after that prefix. */
+static void test_force(void **state)
+{
+    (void)state;
+    TfErr err;
+    TfModel m;
+    TfTrace tr;
+    tiny_setup(&m, &tr, 12, 5, 3.0f, 1, TRACE_RECORD);
+    m.p.gen_b[TOK_EOS] = -5.0f; /* long outputs */
+    int src[3] = {4, 6, 8}, S = 3;
+    DecodeOpts o;
+    decode_opts_default(&o);
+    o.max_out = 10;
+    DecodeResult g, f;
+    expect_true(tf_translate(&m, &tr, src, S, &o, &g, &err) == 0, "greedy: %s", err.msg);
+    expect_true(g.n >= 3, "greedy output has %d tokens", g.n);
+    int tok = g.ids[1] == 7 ? 8 : 7;
+    expect_true(decode_add_force(&o, "1:7", 12, &err) == 0, "force: %s", err.msg);
+    o.force[0].token = tok;
+    expect_true(tf_translate(&m, &tr, src, S, &o, &f, &err) == 0, "forced: %s", err.msg);
+    expect_true(f.n >= 3 && f.ids[0] == g.ids[0] && f.ids[1] == tok,
+                "step 0 as greedy (%d = %d), step 1 forced to %d (%d)", f.ids[0], g.ids[0], tok,
+                f.ids[1]);
+    /* the continuation is greedy given <bos> y0 tok */
+    int tgt[2] = {f.ids[0], tok}, pred[3], truth[3];
+    float loss[3];
+    expect_true(tf_teacher_forced(&m, &tr, src, S, tgt, 2, pred, truth, loss, &err) == 0, "tf");
+    expect_true(f.ids[2] == pred[2], "after the forced token generation continues: %d = %d",
+                f.ids[2], pred[2]);
+    /* kept steps mark the forced one */
+    DecodeResult k;
+    expect_true(tf_generate(&m, &tr, src, S, 10, 1, &o, &k, &err) == 0, "generate: %s", err.msg);
+    expect_true(k.steps && k.steps[1].forced && !k.steps[0].forced && k.steps[1].token == tok,
+                "step 1 is marked forced");
+    expect_true(decode_add_force(&o, "1:12", 12, &err) != 0 && strstr(err.msg, "0..11"),
+                "token outside the vocabulary refused: %s", err.msg);
+    expect_true(decode_add_force(&o, "x", 12, &err) != 0 && strstr(err.msg, "STEP:TOKEN"),
+                "malformed refused: %s", err.msg);
+    decode_result_free(&g);
+    decode_result_free(&f);
+    decode_result_free(&k);
+    trace_free(&tr);
+    model_free(&m);
+}
+
 int main(void)
 {
     TU_RUN(NULL, NULL,
@@ -239,5 +347,7 @@ int main(void)
            cmocka_unit_test(test_beam_finds_best_penalised),
            cmocka_unit_test(test_beam_tree_and_errors),
            cmocka_unit_test(test_teacher_forcing),
-           cmocka_unit_test(test_greedy_steps));
+           cmocka_unit_test(test_greedy_steps),
+           cmocka_unit_test(test_sampling),
+           cmocka_unit_test(test_force));
 }

@@ -1,0 +1,42 @@
+/* cli_exp.h - the experiment flags that dump, translate, shot, heads and
+ * the window share: --no-scale, --no-pe, --no-causal, --ablate
+ * enc|dec|cross:L:H and --hide-src I (both repeatable; from 0). They are
+ * collected while the command line is read and checked against the model
+ * once it is loaded. The `heads` command (cmd_heads, commands.h) lives in cli_exp.c too. */
+#ifndef APP_CLI_EXP_H
+#define APP_CLI_EXP_H
+
+#include "experiment.h"
+#include "model.h"
+
+typedef struct CliExp {
+    int no_scale, no_pe, no_causal;
+    int n_ablate, n_hide;
+    const char *ablate[TF_EXP_MAX_ABLATE];
+    const char *hide[TF_EXP_MAX_HIDE];
+} CliExp;
+
+#define CLI_EXP_USAGE "[--no-scale] [--no-pe] [--no-causal] [--ablate enc|dec|cross:L:H]... [--hide-src I]..."
+#define CLI_EXP_HELP                                                                   \
+    "Experiments (flags combine; layers, heads and positions from 0):\n"               \
+    "  --no-scale         scores = Q K^T, without the 1/sqrt(d_k)\n"                   \
+    "  --no-pe            no positional encoding\n"                                    \
+    "  --no-causal        decoder self-attention may look ahead\n"                     \
+    "  --ablate P:L:H     zero head H of layer L (P = enc, dec or cross); repeatable\n" \
+    "  --hide-src I       mask source position I as a key; repeatable\n"
+
+/* Is argv[*i] an experiment flag? 1 when it is (taken, or a message printed
+ * and *bad set), 0 when not. Has the CliMore shape (ctx is a CliExp). */
+int cli_exp_more(char **argv, int argc, int *i, void *ctx, const char *cmd, int *bad);
+
+/* The flags as an experiment for cfg (out-of-range values: one line naming
+ * them). S > 0 also checks hidden positions against a source of S tokens.
+ * Returns 0, or 1 after printing the message. */
+int cli_exp_build(const CliExp *x, const TfConfig *cfg, int S, TfExperiment *e, const char *cmd);
+
+
+/* --src-ids / --tgt-ids LIST (tgt set) checked against m: the count, or
+ * -1 after a one-line message. */
+int cli_id_list(const TfModel *m, const char *list, int tgt, int *ids, const char *cmd);
+
+#endif

@@ -1,0 +1,109 @@
+/* experiment_ui.c - the Experiments panel (E, or its button): a toggle per
+ * intervention of the Session's experiment, and D cycling what every view
+ * shows while one is on: the experiment, the normal pass, or (in the
+ * heatmap) their difference on a diverging scale centred at 0. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "panels.h"
+
+static const char *CMP_NAMES[CMP_COUNT] = {"experiment", "normal", "difference"};
+
+const char *app_cmp_name(int cmp)
+{
+    return cmp >= 0 && cmp < CMP_COUNT ? CMP_NAMES[cmp] : "?";
+}
+
+void app_set_exp(App *a, const TfExperiment *e)
+{
+    session_set_exp(&a->ses, e);
+    if (!session_has_exp(&a->ses))
+        a->cmp = CMP_EXP;
+    char d[256];
+    tf_exp_describe(e, d, sizeof d);
+    app_notice(a, 0, "experiment: %s", d);
+}
+
+/* E and D (and, while the panel is open, its toggles S, P, M and X to
+ * clear); 1 when the key was used. */
+int app_exp_key(App *a, Key key)
+{
+    TfExperiment e = a->ses.exp;
+    if (key == 'e') {
+        a->show_exp = !a->show_exp;
+        return 1;
+    }
+    if (key == 'd') {
+        if (!session_has_exp(&a->ses)) {
+            app_notice(a, 0, "D compares an experiment with the normal pass: turn one on first (E)");
+            return 1;
+        }
+        a->cmp = (a->cmp + 1) % CMP_COUNT;
+        app_notice(a, 0, "showing: %s", app_cmp_name(a->cmp));
+        return 1;
+    }
+    if (!a->show_exp)
+        return 0;
+    switch ((int)key) {
+    case 's': e.no_scale = !e.no_scale; break;
+    case 'p': e.no_pe = !e.no_pe; break;
+    case 'm': e.no_causal = !e.no_causal; break;
+    case 'x': memset(&e, 0, sizeof e); break;
+    default: return 0;
+    }
+    app_set_exp(a, &e);
+    return 1;
+}
+
+/* The panel, over the top right of the main view. */
+void app_exp_draw(ViewCtx *v)
+{
+    App *a = win_app(v);
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), bh = fh + 8, w = 300, pad = 8;
+    Rect A = v->area;
+    int h = pad * 2 + 6 * (bh + 4);
+    Rect box = {A.x + A.w - w - 8, A.y + 8, w, h};
+    if (box.x < A.x)
+        box.x = A.x;
+    ren_rect(v->r, box, v->th->panel);
+    ren_rect_line(v->r, box, 1, v->th->accent);
+    int x = box.x + pad, y = box.y + pad, bw = w - 2 * pad;
+    ren_text(v->r, v->g->ui, "Experiments (E)", x, y, v->th->text);
+    y += bh + 4;
+    TfExperiment e = a->ses.exp;
+    struct { const char *label; int *flag; } t[3] = {
+        {"S  no 1/√d_k scaling", &e.no_scale},
+        {"P  no positional encoding", &e.no_pe},
+        {"M  no causal mask", &e.no_causal},
+    };
+    for (int i = 0; i < 3; i++, y += bh + 4)
+        if (ui_button(v, (Rect){x, y, bw, bh}, t[i].label, *t[i].flag)) {
+            *t[i].flag = !*t[i].flag;
+            app_set_exp(a, &e);
+        }
+    if (ui_button(v, (Rect){x, y, bw / 2 - 4, bh}, "X  clear", 0)) {
+        memset(&e, 0, sizeof e);
+        app_set_exp(a, &e);
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, "D  %s", app_cmp_name(a->cmp));
+    if (ui_button(v, (Rect){x + bw / 2, y, bw / 2, bh}, buf, a->cmp != CMP_EXP) &&
+        session_has_exp(&a->ses))
+        a->cmp = (a->cmp + 1) % CMP_COUNT;
+    y += bh + 4;
+    char d[256];
+    tf_exp_describe(&a->ses.exp, d, sizeof d);
+    ui_text_fit(v->r, f, d, x, y + 2, bw, v->th->dim);
+}
+
+/* The status line's words for an experiment: "mode · before → after". */
+int app_exp_status(const App *a, char *buf, size_t cap)
+{
+    if (!session_has_exp(&a->ses))
+        return 0;
+    snprintf(buf, cap, "[%s] %s → %s", app_cmp_name(a->cmp), a->ses.base_translation,
+             a->ses.translation);
+    return 1;
+}

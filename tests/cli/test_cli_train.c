@@ -1,0 +1,146 @@
+/* test_cli_train.c - `stepformer train` keeps the run: --out is checked
+ * before the first step (a missing or read-only folder is one line at
+ * once), 0-1 usable pairs train without a held-out set and save, and a
+ * signal during the final evaluation (even twice) stops it and saves. */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "test_util.h"
+
+TU_SCRATCH_GROUP("clitrain")
+
+static char g_prog[512];
+
+/* Run the program with args (NULL-terminated), stderr to errf; returns the
+ * exit status (-signal when killed). kill_after: when > 0, send SIGTERM
+ * twice once errf holds the text `when`. */
+static int run(const char *errf, const char *when, const char *const *args)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fd, 2);
+        int nul = open("/dev/null", O_WRONLY);
+        dup2(nul, 1);
+        alarm(120);
+        char *argv[32];
+        int n = 0;
+        argv[n++] = g_prog;
+        for (; args[n - 1] && n < 31; n++)
+            argv[n] = (char *)args[n - 1];
+        argv[n] = NULL;
+        execv(g_prog, argv);
+        _exit(127);
+    }
+    int status = 0, sent = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, when ? WNOHANG : 0);
+        if (w == pid)
+            break;
+        usleep(20000);
+        if (when && sent < 2) {
+            FILE *f = fopen(errf, "r");
+            char buf[4096] = {0};
+            size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+            if (f)
+                fclose(f);
+            buf[n] = 0;
+            if (strstr(buf, when)) {
+                kill(pid, SIGTERM);
+                sent++;
+                usleep(50000);
+            }
+        }
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+static int count_lines(const char *path, char *text, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, cap - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = 0;
+    int lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += text[i] == '\n';
+    return lines;
+}
+
+static void test_out_checked_before_training(void **state)
+{
+    (void)state;
+    char errf[128], text[8192];
+    path_in(errf, sizeof errf, "err1.txt");
+    const char *outs[] = {"/nonexistent-stepformer/x/m.st", "/proc/m.st", "/etc/passwd/m.st"};
+    for (int i = 0; i < 3; i++) {
+        const char *args[] = {"train", "--task", "copy", "--steps", "100000", "--out", outs[i], NULL};
+        int rc = run(errf, NULL, args);
+        int lines = count_lines(errf, text, sizeof text);
+        expect_true(rc != 0 && lines == 1 && strstr(text, outs[i]) && !strstr(text, "step "),
+                    "--out %s: one line naming it before any step; rc %d, %d lines:\n%s", outs[i],
+                    rc, lines, text);
+    }
+}
+
+static void test_one_pair_trains_and_saves(void **state)
+{
+    (void)state;
+    char data[128], out[128], errf[128], text[8192];
+    path_in(data, sizeof data, "header-only.tsv");
+    path_in(out, sizeof out, "one.st");
+    path_in(errf, sizeof errf, "err2.txt");
+    FILE *f = fopen(data, "w");
+    fputs("source\ttarget\n", f);
+    fclose(f);
+    const char *args[] = {"train", "--data", data, "--steps", "3", "--d-model", "16", "--heads", "2",
+                          "--layers", "1", "--d-ff", "16", "--eval-every", "1", "--out", out, NULL};
+    int rc = run(errf, NULL, args);
+    count_lines(errf, text, sizeof text);
+    expect_true(rc == 0, "a one-pair file trains, rc %d:\n%s", rc, text);
+    const char *once = strstr(text, "without a held-out set");
+    expect_true(once && !strstr(once + 1, "without a held-out set"), "said once:\n%s", text);
+    TfModel m;
+    TfErr err;
+    expect_true(ckpt_load(&m, out, &err) == 0, "saved and loadable: %s", err.msg);
+    model_free(&m);
+}
+
+static void test_signal_during_final_eval_saves(void **state)
+{
+    (void)state;
+    char data[128], out[128], errf[128], text[8192];
+    path_in(data, sizeof data, "many.tsv");
+    path_in(out, sizeof out, "sig.st");
+    path_in(errf, sizeof errf, "err3.txt");
+    FILE *f = fopen(data, "w");
+    for (int i = 0; i < 40000; i++)
+        fprintf(f, "w%d w%d w%d\tv%d v%d v%d\n", i, i % 97, i % 13, i % 89, i, i % 7);
+    fclose(f);
+    const char *args[] = {"train", "--data", data, "--steps", "1", "--d-model", "16", "--heads", "2",
+                          "--layers", "1", "--d-ff", "16", "--eval-pairs", "0", "--threads", "1",
+                          "--out", out, NULL};
+    int rc = run(errf, "step 1/1", args);
+    count_lines(errf, text, sizeof text);
+    expect_true(rc == 0, "two SIGTERMs during the final evaluation: saved, rc %d:\n%s", rc, text);
+    TfModel m;
+    TfErr err;
+    expect_true(ckpt_load(&m, out, &err) == 0, "the trained step is saved: %s", err.msg);
+    model_free(&m);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    tu_program_path(g_prog, sizeof g_prog, argv[0]);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_out_checked_before_training),
+           cmocka_unit_test(test_one_pair_trains_and_saves),
+           cmocka_unit_test(test_signal_during_final_eval_saves));
+}
