@@ -9,7 +9,11 @@
 #   make fuzz       libFuzzer targets (clang), FUZZ_SECONDS each
 #   make models     retrain the shipped models in assets/models/
 #   make deps       apt-get install every Debian package the project needs
+#   make install    the program, its data, menu entry, icons, manual page,
+#                   AppStream metadata and bash completion (PREFIX, DESTDIR)
+#   make deb        build/stepformer_VERSION_ARCH.deb (dpkg-buildpackage)
 
+VERSION  := 0.9.0
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 CC       ?= cc
@@ -22,13 +26,18 @@ BUILD := build/san
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 
+# desktop files (see "installing" below)
+APP_ID     := io.github.stepformer
+ICON_SIZES := 48 128 256
+ICON_PNGS  := $(foreach s,$(ICON_SIZES),$(BUILD)/share/icons/$(s)x$(s)/stepformer.png)
+
 PKGS_CORE := openblas libcjson
-PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig
+PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig cairo
 PKGS_TEST := cmocka
 
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS  ?= -O2 -g -ftree-vectorize -fno-math-errno -fno-trapping-math
-CPPFLAGS_ALL = -std=c11 -D_GNU_SOURCE -pthread -MMD -MP $(WARN) $(SAN_FLAGS)
+CPPFLAGS_ALL = -std=c11 -D_GNU_SOURCE -pthread -MMD -MP $(WARN) $(SAN_FLAGS) $(CPPFLAGS)
 CORE_CFLAGS = $(shell pkg-config --cflags $(PKGS_CORE))
 APP_CFLAGS  = $(shell pkg-config --cflags $(PKGS_CORE) $(PKGS_APP)) \
               -DSTEPFORMER_DATADIR='"$(PREFIX)/share/stepformer"'
@@ -59,9 +68,9 @@ CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRC))))
 
-.PHONY: all run test test-run test-tsan bench fuzz models deps deps-check clean install check-core
+.PHONY: all run test test-run test-tsan bench fuzz models deps deps-check clean install check-core deb FORCE
 
-all: $(BUILD)/stepformer
+all: $(BUILD)/stepformer $(BUILD)/share/stepformer.1 $(ICON_PNGS)
 
 $(BUILD)/core/%.o: core/%.c
 	@mkdir -p $(dir $@)
@@ -84,7 +93,7 @@ $(BUILD)/libapp.a: $(APP_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/stepformer: $(BUILD)/app/cli/main.o $(BUILD)/libapp.a $(BUILD)/libcore.a
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -pthread $^ -o $@ $(LIBS_APP)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -pthread $^ -o $@ $(LIBS_APP)
 
 # Test programs live in tests/<layer>/ and are built flat into build/tests/.
 define test_rule
@@ -159,9 +168,63 @@ check-core:
 clean:
 	rm -rf build
 
+# --- installing ------------------------------------------------------------
+# The layout an admin (or debian/rules) installs under DESTDIR/PREFIX:
+#   bin/stepformer
+#   share/stepformer/{lessons,assets/models}   the data (see info --paths)
+#   share/applications/stepformer.desktop, share/metainfo/APPID.metainfo.xml
+#   share/icons/hicolor/{scalable,48x48,128x128,256x256}/apps/stepformer.*
+#   share/man/man1/stepformer.1, share/bash-completion/completions/stepformer
+#   share/locale/LANG/LC_MESSAGES/stepformer.mo (once po/ exists)
+SHARE      := $(DESTDIR)$(PREFIX)/share
+
+$(BUILD)/share/icons/%/stepformer.png: data/icons/stepformer.svg
+	@mkdir -p $(dir $@)
+	rsvg-convert -w $(firstword $(subst x, ,$*)) -h $(firstword $(subst x, ,$*)) $< -o $@
+
+# PREFIX is compiled in (the last place data is looked for) and named in
+# the manual: what uses it is rebuilt when it changes.
+$(BUILD)/prefix.txt: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
+$(BUILD)/app/session/paths.o: $(BUILD)/prefix.txt
+FORCE:
+
+# The manual page follows the program's own --help texts (tools/make-man.sh).
+$(BUILD)/share/stepformer.1: data/stepformer.1.in tools/make-man.sh $(BUILD)/stepformer $(BUILD)/prefix.txt
+	@mkdir -p $(dir $@)
+	tools/make-man.sh $(BUILD)/stepformer $< $(VERSION) $(PREFIX)/share/stepformer > $@.tmp
+	mv $@.tmp $@
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/stepformer
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/stepformer/assets
 	install -m 755 $(BUILD)/stepformer $(DESTDIR)$(PREFIX)/bin/stepformer
-	cp -r lessons assets $(DESTDIR)$(PREFIX)/share/stepformer/
+	cp -r lessons $(SHARE)/stepformer/
+	cp -r assets/models $(SHARE)/stepformer/assets/
+	install -D -m 644 data/stepformer.desktop $(SHARE)/applications/stepformer.desktop
+	install -D -m 644 data/$(APP_ID).metainfo.xml $(SHARE)/metainfo/$(APP_ID).metainfo.xml
+	install -D -m 644 data/icons/stepformer.svg $(SHARE)/icons/hicolor/scalable/apps/stepformer.svg
+	for s in $(ICON_SIZES); do \
+	    install -D -m 644 $(BUILD)/share/icons/$${s}x$${s}/stepformer.png \
+	        $(SHARE)/icons/hicolor/$${s}x$${s}/apps/stepformer.png || exit 1; done
+	install -D -m 644 $(BUILD)/share/stepformer.1 $(SHARE)/man/man1/stepformer.1
+	install -D -m 644 data/stepformer.bash-completion $(SHARE)/bash-completion/completions/stepformer
+	install -d $(SHARE)/locale
+	for mo in $(wildcard $(BUILD)/po/*.mo); do \
+	    l=$$(basename $$mo .mo); \
+	    install -D -m 644 $$mo $(SHARE)/locale/$$l/LC_MESSAGES/stepformer.mo || exit 1; done
+
+# The Debian package, built by dpkg-buildpackage from a clean copy of the
+# tree in build/deb/ (so no object of another PREFIX is reused), then moved
+# to build/: stepformer_$(VERSION)_ARCH.deb with its .buildinfo/.changes.
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+deb:
+	rm -rf build/deb
+	mkdir -p build/deb/stepformer-$(VERSION)
+	tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C build/deb/stepformer-$(VERSION)
+	cd build/deb/stepformer-$(VERSION) && dpkg-buildpackage -us -uc -b -Jauto
+	mv build/deb/stepformer_$(VERSION)_$(DEB_ARCH).deb build/deb/stepformer_$(VERSION)_$(DEB_ARCH).buildinfo \
+	    build/deb/stepformer_$(VERSION)_$(DEB_ARCH).changes build/
+	@echo "built build/stepformer_$(VERSION)_$(DEB_ARCH).deb"
 
 -include $(CORE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/app/cli/main.d $(TEST_BIN:=.d)

@@ -3,17 +3,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
+#include "paths.h"
 #include "cli.h"
 #include "commands.h"
 
 static const char *HELP =
     "usage: stepformer info (--model FILE | --preset NAME [--vocab N]) [--len N] [--json]\n"
+    "       stepformer info --paths\n"
     "\n"
     "Print the configuration, the parameter count by component and in total,\n"
     "and the FLOPs of one forward pass over N source and N target tokens\n"
-    "(default 32; matrix products, 2 FLOPs per multiply-add).\n";
+    "(default 32; matrix products, 2 FLOPs per multiply-add).\n"
+    "--paths prints where the lessons and models are looked for, in order\n"
+    "($STEPFORMER_DATADIR, ../share/stepformer beside the program, the\n"
+    "installed prefix, the source tree, the current folder), what each\n"
+    "holds, and which files are used; exit status 1 if any is missing.\n";
 
 static void group(char *buf, size_t cap, size_t v)
 {
@@ -111,17 +118,53 @@ static void print_json(const TfModel *m, const char *src, int len)
     cJSON_Delete(o);
 }
 
+static const char *has(const char *dir, const char *rel)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return access(p, R_OK) == 0 ? "yes" : "no";
+}
+
+/* info --paths: the data folders in the order they are searched, and the
+ * files found. */
+static int print_paths(void)
+{
+    PathsDir d[PATHS_MAX_DIRS];
+    int n = paths_data_dirs(d, PATHS_MAX_DIRS), missing = 0;
+    const char *env = getenv("STEPFORMER_DATADIR");
+    printf("data folders, in the order they are searched (the first that has a file wins):\n");
+    if (!env || !env[0])
+        printf("  %-20s (not set)\n", "$STEPFORMER_DATADIR");
+    for (int i = 0; i < n; i++)
+        printf("  %-20s %s  (lessons: %s, models: %s)\n", d[i].what, d[i].dir,
+               has(d[i].dir, "lessons"), has(d[i].dir, "assets/models"));
+    static const char *const FILES[][2] = {{"lessons", "lessons"},
+                                           {"model", "assets/models/en2zh.safetensors"}};
+    printf("found:\n");
+    for (int i = 0; i < 2; i++) {
+        char buf[PATH_MAX];
+        paths_data(FILES[i][1], buf, sizeof buf);
+        int ok = access(buf, R_OK) == 0;
+        missing += !ok;
+        printf("  %-20s %s%s\n", FILES[i][0], buf, ok ? "" : "  (missing)");
+    }
+    return missing ? 1 : 0;
+}
+
 int cmd_info(int argc, char **argv)
 {
     const char *C = "info", *model = NULL, *preset = NULL;
-    int vocab = 0, len = 32, json = 0;
+    int vocab = 0, len = 32, json = 0, paths = 0;
     const CliOpt opts[] = {
-        CLI_FLAG_OPT("json", &json), CLI_STR_OPT("model", &model), CLI_STR_OPT("preset", &preset),
+        CLI_FLAG_OPT("json", &json), CLI_FLAG_OPT("paths", &paths),
+        CLI_STR_OPT("model", &model), CLI_STR_OPT("preset", &preset),
         CLI_INT_P("vocab", &vocab, 5, TF_MAX_VOCAB), CLI_INT_P("len", &len, 1, TF_MAX_LEN),
     };
     int rc = cli_parse(argc, argv, opts, CLI_N(opts), NULL, NULL, C, HELP);
     if (rc)
         return rc < 0 ? 0 : 1;
+    if (paths)
+        return print_paths();
     if (!!model == !!preset)
         return cli_fail(C, "give exactly one of --model FILE or --preset NAME");
     TfModel m;

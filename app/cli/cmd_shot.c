@@ -1,5 +1,6 @@
 /* cmd_shot.c - `stepformer shot`: draw any stage or view into a PNG through
- * the software renderer, with no display. Also the window's command line. */
+ * the software renderer, or into SVG/PDF through cairo (shot_vector.c),
+ * with no display. Also the window's command line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,22 +11,28 @@
 #include "cli_exp.h"
 #include "gui.h"
 #include "lesson_ui.h"
+#include "shot_vector.h"
 #include "view_decode.h"
 #include "app.h"
 
 static const char *SHOT_HELP =
-    "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME | --all |\n"
-    "                        --lesson ID [--step N])\n"
+    "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME |\n"
+    "                        --all [--format png|svg|pdf] | --walk | --lesson ID [--step N])\n"
     "                       [--model FILE] [--src TEXT]... [--tgt TEXT] [--batch B]\n"
     "                       [--lang en|zh] [--decode-pane gen|step|beam --beam K --alpha A]\n"
     "                       [--size WxH] [--theme dark|light|contrast] [--scale S]\n"
     "                       " CLI_EXP_USAGE " [--compare]\n"
-    "                       --out FILE_OR_DIR\n"
+    "                       [--caption] --out FILE_OR_DIR\n"
     "\n"
     "Render a stage (or a view: matrix, heads, lines, mask, pe, norm, ffn,\n"
     "output, decode, train) exactly as the window shows it, into a PNG, through\n"
-    "a software renderer: no display needed. --all renders every stage of the\n"
-    "walk and the extra views into the directory --out. Layers and heads count\n"
+    "a software renderer: no display needed. An --out ending in .svg or .pdf\n"
+    "gives a vector figure instead (text stays text, heatmap cells are\n"
+    "rectangles). --caption stamps the model, sentence, stage, layer and head\n"
+    "under the figure. --all renders every stage of the walk and the extra\n"
+    "views into the directory --out (--format picks png, svg or pdf files).\n"
+    "--walk --out FILE.pdf puts every stage of the walk on its own page, and\n"
+    "--lesson ID --out FILE.pdf every step of a lesson (a handout). Layers and heads count\n"
     "from 0 here (the window shows them from 1); --head -1 shows all heads.\n"
     "--lesson renders step N (from 1) of a lesson with its panel, in --lang.\n"
     "--task trains a new model on a built-in task (copy, reverse, sort, en2zh)\n"
@@ -121,7 +128,8 @@ int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
 }
 
 typedef struct ShotArgs {
-    int all, w, h;
+    int all, walk, caption, one_step, w, h;
+    const char *format; /* --all: png, svg or pdf */
     float scale;
     const char *out;
     const char *pane; /* decode view: gen, step or beam */
@@ -150,6 +158,14 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
             return 2;
         } else if (cli_flag(argv[i], "all")) {
             s->all = 1;
+        } else if (cli_flag(argv[i], "walk")) {
+            s->walk = 1;
+        } else if (cli_flag(argv[i], "caption")) {
+            s->caption = 1;
+        } else if (cli_opt(argv, argc, &i, "format", &v, C, &bad)) {
+            if (v && strcmp(v, "png") && strcmp(v, "svg") && strcmp(v, "pdf"))
+                return cli_fail(C, "--format must be png, svg or pdf, not '%s'", v);
+            s->format = v;
         } else if (cli_flag(argv[i], "compare")) {
             s->compare = 1;
         } else if (cli_exp_more(argv, argc, &i, &s->x, C, &bad)) {
@@ -179,6 +195,7 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
             if (v && cli_float(v, 0.5, 4, &s->scale))
                 return cli_fail(C, "--scale must be a number in 0.5..4, not '%s'", v);
         } else {
+            s->one_step |= strncmp(argv[i], "--step", 6) == 0; /* --lesson: one page */
             rest[(*nrest)++] = argv[i];
             /* keep an option's value with it */
             if (argv[i][0] == '-' && !strchr(argv[i], '=') && i + 1 < argc &&
@@ -189,21 +206,30 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
     return bad ? 1 : 0;
 }
 
-static int render_to(App *a, Ren *r, const char *path)
+static int render_to(App *a, Ren *r, const char *path, const ShotArgs *s)
 {
     TfErr err;
-    a->now = 1000.0;
-    a->anim_start = 0;
-    app_draw(a, r);
-    int rc = ren_save_png(r, path, &err);
-    ren_end(r);
-    if (rc)
+    if (shot_save(a, r, path, s->caption, &err))
         return cli_fail("shot", "%s", err.msg);
     return 0;
 }
 
-static int render_all(App *a, Ren *r, const char *dir)
+/* A handout: --walk, or --lesson into a .pdf. */
+static int render_pages(App *a, Ren *r, const ShotArgs *s)
 {
+    TfErr err;
+    int pages = 0;
+    int rc = s->walk ? shot_walk_pdf(a, r, s->out, s->caption, &pages, &err)
+                     : shot_lesson_pdf(a, r, s->out, s->caption, &pages, &err);
+    if (rc)
+        return cli_fail("shot", "%s", err.msg);
+    printf("wrote %d pages into %s\n", pages, s->out);
+    return 0;
+}
+
+static int render_all(App *a, Ren *r, const char *dir, const ShotArgs *s)
+{
+    const char *ext = s->format ? s->format : "png";
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return cli_fail("shot", "cannot create the directory %s", dir);
     char path[4096];
@@ -214,23 +240,23 @@ static int render_all(App *a, Ren *r, const char *dir)
         app_goto(a, p.stage, p.layer);
         a->view = VIEW_AUTO;
         a->ses.head = 0;
-        snprintf(path, sizeof path, "%s/%03d_%s_l%d.png", dir, n++, si->name, p.layer);
-        rc = render_to(a, r, path);
+        snprintf(path, sizeof path, "%s/%03d_%s_l%d.%s", dir, n++, si->name, p.layer, ext);
+        rc = render_to(a, r, path, s);
         if (si->kind == SK_WEIGHTS && !rc) {
             a->view = VIEW_LINES;
-            snprintf(path, sizeof path, "%s/%03d_%s_l%d_lines.png", dir, n++, si->name, p.layer);
-            rc = render_to(a, r, path);
+            snprintf(path, sizeof path, "%s/%03d_%s_l%d_lines.%s", dir, n++, si->name, p.layer, ext);
+            rc = render_to(a, r, path, s);
             a->view = VIEW_AUTO;
             a->ses.head = -1;
-            snprintf(path, sizeof path, "%s/%03d_%s_l%d_heads.png", dir, n++, si->name, p.layer);
-            rc = rc ? rc : render_to(a, r, path);
+            snprintf(path, sizeof path, "%s/%03d_%s_l%d_heads.%s", dir, n++, si->name, p.layer, ext);
+            rc = rc ? rc : render_to(a, r, path, s);
             a->ses.head = 0;
         }
     }
     a->view = VIEW_DECODE;
-    snprintf(path, sizeof path, "%s/%03d_decode.png", dir, n++);
+    snprintf(path, sizeof path, "%s/%03d_decode.%s", dir, n++, ext);
     if (!rc)
-        rc = render_to(a, r, path);
+        rc = render_to(a, r, path, s);
     if (!rc)
         printf("wrote %d pictures into %s\n", n, dir);
     return rc;
@@ -294,12 +320,22 @@ int cmd_shot(int argc, char **argv)
         return cli_fail(C, "--out FILE is required");
     if (s.task || s.train_steps)
         o.view = "train";
-    if (!s.all && !o.stage && !o.view && !o.lesson)
-        return cli_fail(C, "give --stage NAME, --view NAME, --lesson ID or --all");
+    if (!s.all && !s.walk && !o.stage && !o.view && !o.lesson)
+        return cli_fail(C, "give --stage NAME, --view NAME, --lesson ID, --walk or --all");
+    int pages = s.walk || (o.lesson && ren_vector_format(s.out) == REN_VEC_PDF && !s.one_step);
+    if (s.walk && ren_vector_format(s.out) != REN_VEC_PDF)
+        return cli_fail(C, "--walk writes one PDF: give --out FILE.pdf");
     TfErr err;
+    char warn[TF_ERR_MAX + 64];
     Ren *r = ren_open_headless(s.w, s.h, &err);
+    if (r && ren_fonts_check(r, warn, sizeof warn, &err)) {
+        ren_close(r);
+        r = NULL;
+    }
     if (!r)
         return cli_fail(C, "%s", err.msg);
+    if (warn[0])
+        cli_warn(C, "%s", warn);
     static App a;
     o.no_save = 1;
     if (app_init(&a, &o, &err)) {
@@ -327,7 +363,9 @@ int cmd_shot(int argc, char **argv)
         ren_close(r);
         return rc;
     }
-    rc = s.all ? render_all(&a, r, s.out) : render_to(&a, r, s.out);
+    rc = s.all ? render_all(&a, r, s.out, &s)
+         : pages ? render_pages(&a, r, &s)
+                 : render_to(&a, r, s.out, &s);
     app_free(&a);
     ren_close(r);
     return rc;

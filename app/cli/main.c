@@ -19,7 +19,7 @@ static const Command COMMANDS[] = {
     {"translate", cmd_translate, "translate sentences (greedy or beam search)"},
     {"heads", cmd_heads, "what each attention head does, in numbers"},
     {"lessons", cmd_lessons, "list the lessons, or check them (--check)"},
-    {"shot", cmd_shot, "render a stage or view into a PNG, no display needed"},
+    {"shot", cmd_shot, "render a stage or view into a PNG, SVG or PDF, no display needed"},
     {"train", cmd_train, "train a model on a task or your sentence pairs"},
     {"eval", cmd_eval, "held-out exact match, token accuracy and BLEU"},
     {"bench", cmd_bench, "performance figures as JSON lines"},

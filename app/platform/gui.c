@@ -40,11 +40,23 @@ int gui_run(const AppOpts *o)
     Ren *r = ren_open_window("Stepformer", 1280, 800, &err);
     if (!r)
         return cli_fail("gui", "%s", err.msg); /* it says "cannot open a window" */
+    /* no fonts: say so where the learner looks, not in an empty window */
+    char warn[TF_ERR_MAX + 64];
+    if (ren_fonts_check(r, warn, sizeof warn, &err)) {
+        cli_fail("gui", "%s", err.msg);
+        ren_show_error(r, "Stepformer cannot show text", err.msg);
+        ren_close(r);
+        return 1;
+    }
     static App a;
     if (app_init(&a, o, &err)) {
         ren_close(r);
         return cli_fail("gui", "%s", err.msg);
     }
+    if (warn[0]) /* no Chinese font: once, in the notice line and here */
+        app_notice(&a, 0, "%s", warn);
+    if (warn[0])
+        cli_warn("gui", "%s", warn);
     a.paste = clipboard_text;
     a.ses.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
     SDL_Window *w = ren_window_handle(r);

@@ -170,6 +170,7 @@ void ren_close(Ren *r)
 {
     if (!r)
         return;
+    ren_vector_abort(r);
     while (r->fonts)
         ren_font_close((RenFont *)r->fonts);
     while (r->images)
@@ -220,12 +221,26 @@ void *ren_window_handle(Ren *r)
     return r ? r->win : NULL;
 }
 
+int ren_show_error(Ren *r, const char *title, const char *msg)
+{
+    /* a box needs a display that can show one (not the offscreen driver) */
+    SDL_Window *parent = r ? r->win : NULL;
+    if (!parent && !SDL_WasInit(SDL_INIT_VIDEO))
+        return -1;
+    return SDL_ShowSimpleMessageBox(SDL_MESSAGEBOX_ERROR, title ? title : "Stepformer",
+                                    msg ? msg : "", parent) < 0 ? -1 : 0;
+}
+
 void ren_begin(Ren *r, Color clear)
 {
     if (!r)
         return;
     r->clip_n = 0;
     r->clip_empty = 0;
+    if (r->vec) {
+        vec_begin(r, clear);
+        return;
+    }
     SDL_RenderSetClipRect(r->sdl, NULL);
     SDL_SetRenderDrawColor(r->sdl, clear.r, clear.g, clear.b, clear.a);
     SDL_RenderClear(r->sdl);
@@ -233,7 +248,7 @@ void ren_begin(Ren *r, Color clear)
 
 void ren_end(Ren *r)
 {
-    if (!r)
+    if (!r || r->vec) /* a vector page ends at the next ren_begin */
         return;
     if (r->win)
         SDL_RenderPresent(r->sdl);
@@ -263,12 +278,17 @@ static void clip_apply(Ren *r)
     int d = mini(r->clip_n, REN_CLIP_DEPTH);
     if (d == 0) {
         r->clip_empty = 0;
-        SDL_RenderSetClipRect(r->sdl, NULL);
+        if (r->vec)
+            vec_clip(r);
+        else
+            SDL_RenderSetClipRect(r->sdl, NULL);
         return;
     }
     Rect c = r->clip[d - 1];
     r->clip_empty = c.w <= 0 || c.h <= 0;
-    if (!r->clip_empty)
+    if (r->vec)
+        vec_clip(r);
+    else if (!r->clip_empty)
         SDL_RenderSetClipRect(r->sdl, &(SDL_Rect){c.x, c.y, c.w, c.h});
 }
 
@@ -302,6 +322,10 @@ void ren_rect(Ren *r, Rect rc, Color c)
 {
     if (!r || r->clip_empty || rc.w <= 0 || rc.h <= 0)
         return;
+    if (r->vec) {
+        vec_rect(r, rc, c);
+        return;
+    }
     /* opaque fills skip blending: the software renderer then fills rows
      * with plain stores instead of a per-pixel blend */
     SDL_SetRenderDrawBlendMode(r->sdl, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);

@@ -19,10 +19,13 @@
  * Lifetime: fonts and images belong to the Ren that made them. ren_close()
  * frees any still open; their handles are invalid afterwards.
  *
+ * A second backend draws the same calls into SVG or PDF through cairo
+ * (ren_vector_begin .. ren_vector_end, ren_cairo.c): the views do not know.
+ *
  * The code follows the sections below: ren.c (opening, frames, clip,
  * rectangles), ren_lines.c, ren_text.c with ren_cache.c, ren_wrap.c and
  * ren_image.c share the structs of ren_internal.h; font.c finds the font
- * files. */
+ * files; ren_cairo.c is the vector backend. */
 #ifndef REN_H
 #define REN_H
 
@@ -165,5 +168,41 @@ int ren_read_pixels(Ren *r, Rect rc, uint32_t *out);
  * file in the same directory, flushed, then renamed over path). Errors name
  * the path and the reason (missing directory, disk full, ...). */
 int ren_save_png(Ren *r, const char *path, TfErr *err);
+
+/* --- vector output (SVG, PDF) ------------------------------------------ */
+
+typedef enum RenVecFormat { REN_VEC_NONE, REN_VEC_SVG, REN_VEC_PDF } RenVecFormat;
+
+/* The format a path's extension names (.svg, .pdf; any case), or NONE. */
+RenVecFormat ren_vector_format(const char *path);
+/* From now on every frame drawn on r (ren_begin .. ren_end) goes into a
+ * document at path instead of the raster frame: a PDF gets one page per
+ * frame, an SVG holds one frame. Pages are the size of r's frame (1 px =
+ * 1 SVG px = 0.75 PDF pt) plus extra_h pixels below it, where the caller
+ * may draw (a caption); ren_output_size still gives the frame, so layouts
+ * do not change. Text stays text (fonts embedded); images become one
+ * rectangle per source pixel. Fonts and images of r stay valid. Fails if
+ * the file cannot be created (message names the path and the reason). */
+int ren_vector_begin(Ren *r, const char *path, RenVecFormat fmt, int extra_h,
+                     TfErr *err);
+/* Finish the document and write it atomically; drawing goes back to the
+ * raster frame. Errors name the path and the reason. */
+int ren_vector_end(Ren *r, TfErr *err);
+/* Close the document without writing anything. */
+void ren_vector_abort(Ren *r);
+int ren_is_vector(Ren *r);    /* between ren_vector_begin and _end */
+int ren_vector_pages(Ren *r); /* frames begun in the open document */
+
+/* --- fonts at start-up and messages --------------------------------------- */
+
+/* Check that the fonts text needs are there: the sans-serif and monospace
+ * faces are required (the error names the Debian package); a missing
+ * Chinese font is not an error: Latin text is drawn and *warning gets one
+ * line naming the package that adds Chinese (empty when all is there). */
+int ren_fonts_check(Ren *r, char *warning, size_t cap, TfErr *err);
+/* Show an error to someone who may not see a terminal: a message box on
+ * the window of r (it waits for OK). -1 when no box can be shown (no
+ * display, offscreen driver); the caller prints the line on stderr too. */
+int ren_show_error(Ren *r, const char *title, const char *msg);
 
 #endif

@@ -32,6 +32,12 @@ RenImage *ren_image_new(Ren *r, int w, int h)
         free(im);
         return NULL;
     }
+    im->pixels = calloc((size_t)w * (size_t)h, sizeof *im->pixels);
+    if (!im->pixels) {
+        SDL_DestroyTexture(im->tex);
+        free(im);
+        return NULL;
+    }
     SDL_SetTextureScaleMode(im->tex, SDL_ScaleModeNearest);
     SDL_SetTextureBlendMode(im->tex, SDL_BLENDMODE_BLEND);
     im->ren = r;
@@ -46,6 +52,7 @@ void ren_image_update(RenImage *im, const uint32_t *rgba)
     if (!im || !rgba)
         return;
     SDL_UpdateTexture(im->tex, NULL, rgba, im->w * 4);
+    memcpy(im->pixels, rgba, (size_t)im->w * (size_t)im->h * sizeof *rgba);
     /* a fully opaque image (every heatmap) is copied without blending */
     int opaque = 1;
     for (size_t i = 0, n = (size_t)im->w * im->h; i < n && opaque; i++)
@@ -57,6 +64,10 @@ void ren_image_draw(Ren *r, RenImage *im, Rect src, Rect dst)
 {
     if (!r || !im || im->ren != r || r->clip_empty || dst.w <= 0 || dst.h <= 0)
         return;
+    if (r->vec) {
+        vec_image(r, im, src, dst);
+        return;
+    }
     SDL_Rect s = {src.x, src.y, src.w, src.h};
     SDL_RenderCopy(r->sdl, im->tex, src.w > 0 ? &s : NULL,
                    &(SDL_Rect){dst.x, dst.y, dst.w, dst.h});
@@ -68,6 +79,7 @@ void ren_image_free(RenImage *im)
         return;
     ren_list_remove(&im->ren->images, &im->link);
     SDL_DestroyTexture(im->tex);
+    free(im->pixels);
     free(im);
 }
 
@@ -77,7 +89,7 @@ int ren_read_pixels(Ren *r, Rect rc, uint32_t *out)
 {
     int w, h;
     ren_output_size(r, &w, &h);
-    if (!r || !out || rc.w <= 0 || rc.h <= 0 || rc.x < 0 || rc.y < 0 ||
+    if (!r || r->vec || !out || rc.w <= 0 || rc.h <= 0 || rc.x < 0 || rc.y < 0 ||
         rc.x + rc.w > w || rc.y + rc.h > h)
         return -1;
     SDL_Rect s = {rc.x, rc.y, rc.w, rc.h};
@@ -128,6 +140,8 @@ int ren_save_png(Ren *r, const char *path, TfErr *err)
     int w, h;
     if (!r || !path)
         return tf_fail(err, "ren_save_png: no renderer or path");
+    if (r->vec)
+        return tf_fail(err, "cannot save PNG %s while drawing a vector document", path);
     ren_output_size(r, &w, &h);
     SDL_Surface *img =
         SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB24);

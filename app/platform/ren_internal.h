@@ -9,6 +9,7 @@
  *   ren_wrap.c   breaking text into lines
  *   ren_image.c  images, reading the frame, saving PNGs
  *   font.c       finding font files with fontconfig
+ *   ren_cairo.c  the vector backend (SVG, PDF); vec_* below
  *
  * Include ren.h first (this header uses its types and does not include it,
  * so that ren.h and this header never include each other). */
@@ -73,6 +74,8 @@ struct RenFont {
     RenLink link;              /* in the Ren's list of open fonts */
     Ren *ren;
     TTF_Font *face[MAX_FACES]; /* primary, then fallbacks */
+    RenFace which[MAX_FACES];  /* the font file each face comes from */
+    int px;                    /* pixels per em */
     int ascent[MAX_FACES];
     int n_faces;
     int base;                  /* baseline y within a line */
@@ -86,6 +89,7 @@ struct RenImage {
     Ren *ren;
     SDL_Texture *tex;
     int w, h;
+    uint32_t *pixels;          /* w*h words 0xRRGGBBAA, kept for vector output */
 };
 
 typedef struct FontFile {
@@ -111,6 +115,8 @@ struct Ren {
     RenLink *fonts;      /* open RenFonts */
     RenLink *images;     /* open RenImages */
     FontFile files[REN_FACE_COUNT];
+    struct RenVec *vec;  /* open vector document (ren_cairo.c), or NULL */
+    int cjk_told;        /* the missing Chinese font was reported */
     int soft;            /* software renderer: lines by pixel coverage */
     SDL_Vertex vert[POLY_VERTS > TRI_BATCH ? POLY_VERTS : TRI_BATCH];
     int index[POLY_INDICES];
@@ -150,5 +156,19 @@ TextEntry *ren_cache_lookup(TextCache *c, const char *s, int n, int *fresh);
 /* Count e's new texture, then drop the textures of the least recently used
  * other entries until the cache is within TEXT_BUDGET. */
 void ren_cache_charge(TextCache *c, TextEntry *e);
+
+/* ren_cairo.c: the vector backend, called by the public functions while
+ * r->vec is open (arguments already checked, clip already applied). */
+typedef struct RenVec RenVec;
+void vec_begin(Ren *r, Color clear);
+void vec_clip(Ren *r); /* apply r's current clip */
+void vec_rect(Ren *r, Rect rc, Color c);
+void vec_polyline(Ren *r, const float *xy, int n, float width, Color c);
+void vec_triangles(Ren *r, const float *xy, const Color *col, int n_vertices);
+int vec_text_visible(Ren *r, int x, int y, int w, int h);
+/* One run of one face, NUL-terminated, its baseline starting at (x, baseline). */
+void vec_text_run(Ren *r, RenFace which, int px, const char *utf8, double x,
+                  double baseline, Color c);
+void vec_image(Ren *r, RenImage *im, Rect src, Rect dst);
 
 #endif

@@ -239,7 +239,9 @@ void ren_polyline(Ren *r, const float *xy, int n, float width, Color c)
     /* Full coverage in the core, falling to 0 over one pixel centred on the
      * true edge; lines thinner than a pixel keep that footprint and fade. */
     float amul = fminf(width, 1.0f), hw = fmaxf(width, 1.0f) * 0.5f;
-    if (r->soft)
+    if (r->vec)
+        vec_polyline(r, xy, n, width, c);
+    else if (r->soft)
         aa_polyline(r, xy, n, hw, c, amul);
     else
         geom_polyline(r, xy, n, hw, c, c.a * amul);
@@ -257,6 +259,10 @@ void ren_triangles(Ren *r, const float *xy, const Color *col, int n_vertices)
     if (!r || !xy || !col || r->clip_empty)
         return;
     n_vertices -= n_vertices % 3;
+    if (r->vec) {
+        vec_triangles(r, xy, col, n_vertices);
+        return;
+    }
     for (int s = 0; s < n_vertices; s += TRI_BATCH) {
         int m = mini(TRI_BATCH, n_vertices - s);
         for (int i = 0; i < m; i++) {

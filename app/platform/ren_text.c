@@ -13,6 +13,7 @@
 #include "utf8.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -295,6 +296,16 @@ static TTF_Font *open_face(const FontFile *ff, int px)
     return rw ? TTF_OpenFontIndexRW(rw, 1, px, ff->index) : NULL;
 }
 
+/* A missing Chinese font is said once per Ren (through the log hook,
+ * unless ren_fonts_check already told the caller); Latin text still draws. */
+static void tell_no_cjk(Ren *r)
+{
+    if (r->cjk_told)
+        return;
+    r->cjk_told = 1;
+    tf_log(TF_LOG_WARN, "Chinese text cannot be drawn: %s", r->files[REN_CJK].msg);
+}
+
 static int font_add_face(RenFont *f, RenFace which, int px, TfErr *err)
 {
     const FontFile *ff = font_file(f->ren, which, err);
@@ -304,6 +315,7 @@ static int font_add_face(RenFont *f, RenFace which, int px, TfErr *err)
     if (!t)
         return tf_fail(err, "cannot open font %s: %s", ff->path, TTF_GetError());
     TTF_SetFontHinting(t, TTF_HINTING_LIGHT);
+    f->which[f->n_faces] = which;
     f->face[f->n_faces] = t;
     f->ascent[f->n_faces] = TTF_FontAscent(t);
     f->n_faces++;
@@ -327,18 +339,43 @@ RenFont *ren_font_open(Ren *r, RenFace face, int px, TfErr *err)
         return NULL;
     }
     f->ren = r;
+    f->px = px;
     ren_cache_init(&f->cache);
-    for (int i = 0; i < MAX_FACES && chain[face][i] >= 0; i++)
-        if (font_add_face(f, (RenFace)chain[face][i], px, err) < 0) {
+    for (int i = 0; i < MAX_FACES && chain[face][i] >= 0; i++) {
+        RenFace which = (RenFace)chain[face][i];
+        /* without a Chinese font, Latin text still draws */
+        if (which == REN_CJK && font_file(r, REN_CJK, NULL) == NULL) {
+            tell_no_cjk(r);
+            continue;
+        }
+        if (font_add_face(f, which, px, err) < 0) {
             for (int k = 0; k < f->n_faces; k++)
                 TTF_CloseFont(f->face[k]);
             free(f);
             return NULL;
         }
+    }
     f->base = f->ascent[0];
     f->height = maxi(TTF_FontHeight(f->face[0]), TTF_FontLineSkip(f->face[0]));
     ren_list_add(&r->fonts, &f->link);
     return f;
+}
+
+int ren_fonts_check(Ren *r, char *warning, size_t cap, TfErr *err)
+{
+    if (warning && cap)
+        warning[0] = 0;
+    if (!r)
+        return tf_fail(err, "ren_fonts_check: no renderer");
+    if (!font_file(r, REN_SANS, err) || !font_file(r, REN_MONO, err))
+        return -1;
+    if (!font_file(r, REN_CJK, NULL) && !r->cjk_told) {
+        r->cjk_told = 1;
+        if (warning && cap)
+            snprintf(warning, cap, "Chinese text cannot be drawn: %s",
+                     r->files[REN_CJK].msg);
+    }
+    return 0;
 }
 
 void ren_font_close(RenFont *f)
@@ -377,6 +414,24 @@ void ren_font_stats(RenFont *f, int *entries, size_t *texture_bytes)
 
 /* ------------------------------------------------------------------- text */
 
+/* Vector output: the same runs at the same places as render_line puts
+ * them (each run's baseline on the primary face's), drawn by cairo. */
+static void vec_text(Ren *r, RenFont *f, const TextEntry *e, int x, int y, Color c)
+{
+    if (c.a == 0 || !vec_text_visible(r, x, y, e->w, f->height))
+        return;
+    int pos = 0, w, h;
+    double cx = x;
+    Run run;
+    while (next_run(f, e->key, e->len, &pos, &run)) {
+        const char *s = run_text(f, e->key, &run);
+        if (TTF_SizeUTF8(f->face[run.face], s, &w, &h) < 0)
+            continue;
+        vec_text_run(r, f->which[run.face], f->px, s, cx, y + f->base, c);
+        cx += w;
+    }
+}
+
 /* The width of utf8[0 .. len) (len < 0: up to its NUL), with its cache
  * entry in *e (NULL for empty text or when memory runs out). */
 static int text_lookup(RenFont *f, const char *utf8, int len, TextEntry **e)
@@ -410,6 +465,10 @@ int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
     int w = text_lookup(f, utf8, len, &e);
     if (!e)
         return w;
+    if (r->vec) {
+        vec_text(r, f, e, x, y, c);
+        return e->w;
+    }
     Rect vis = ren_visible(r); /* no texture for lines that cannot show */
     if (r->clip_empty || c.a == 0 || e->w == 0 || y >= vis.y + vis.h ||
         y + f->height <= vis.y || x >= vis.x + vis.w || x + e->w <= vis.x)

@@ -1,39 +1,76 @@
-/* paths.c - finding the bundled files (see paths.h). */
+/* paths.c - finding the bundled files (see paths.h for the order). */
 #include "paths.h"
 
-#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* The running program's folder, or "" when /proc/self/exe cannot tell. */
+static void exe_dir(char *dir, size_t cap)
+{
+    ssize_t n = readlink("/proc/self/exe", dir, cap - 1);
+    dir[n > 0 ? n : 0] = 0;
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        dir[0] = 0;
+}
+
+/* Drop the last component of dir; 0 when none is left to drop. */
+static int dir_up(char *dir)
+{
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = 0;
+    return 1;
+}
+
+static void add(PathsDir *out, int max, int *n, const char *what, const char *dir,
+                const char *suffix)
+{
+    if (*n >= max)
+        return;
+    out[*n].what = what;
+    snprintf(out[*n].dir, sizeof out[*n].dir, "%.*s%s", (int)(sizeof out[*n].dir - 32), dir,
+             suffix);
+    (*n)++;
+}
+
+int paths_data_dirs(PathsDir *out, int max)
+{
+    int n = 0;
+    char exe[PATH_MAX - 64], up[PATH_MAX - 64];
+    exe_dir(exe, sizeof exe);
+    const char *env = getenv("STEPFORMER_DATADIR");
+    if (env && env[0])
+        add(out, max, &n, "$STEPFORMER_DATADIR", env, "");
+    snprintf(up, sizeof up, "%s", exe);
+    if (exe[0] && dir_up(up))
+        add(out, max, &n, "beside the program", up, "/share/stepformer");
+#ifdef STEPFORMER_DATADIR
+    add(out, max, &n, "installed prefix", STEPFORMER_DATADIR, "");
+#endif
+    for (int k = 0; exe[0] && k < 3; k++) {
+        add(out, max, &n, "source tree", exe, "");
+        if (!dir_up(exe))
+            break;
+    }
+    add(out, max, &n, "current folder", ".", "");
+    return n;
+}
+
 const char *paths_data(const char *rel, char *buf, size_t cap)
 {
-    /* 1. next to the executable: build/stepformer -> ../rel */
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            for (int up = 0; up < 3; up++) {
-                snprintf(buf, cap, "%s/%s", exe, rel);
-                if (access(buf, R_OK) == 0)
-                    return buf;
-                slash = strrchr(exe, '/');
-                if (!slash)
-                    break;
-                *slash = 0;
-            }
-        }
+    PathsDir d[PATHS_MAX_DIRS];
+    int n = paths_data_dirs(d, PATHS_MAX_DIRS);
+    for (int i = 0; i < n; i++) {
+        snprintf(buf, cap, "%s/%s", d[i].dir, rel);
+        if (access(buf, R_OK) == 0)
+            return buf;
     }
-    /* 2. the installed data directory */
-#ifdef STEPFORMER_DATADIR
-    snprintf(buf, cap, "%s/%s", STEPFORMER_DATADIR, rel);
-    if (access(buf, R_OK) == 0)
-        return buf;
-#endif
-    /* 3. the current directory */
     snprintf(buf, cap, "%s", rel);
     return buf;
 }

@@ -1,0 +1,39 @@
+/* shot_vector.h - writing what the window shows into a file: a PNG, an SVG
+ * or a PDF (chosen by the extension), with an optional caption under the
+ * figure; whole walks and lessons as one PDF page each (a handout). Used
+ * by `stepformer shot` and by the window (Ctrl+Shift+S). */
+#ifndef APP_SHOT_VECTOR_H
+#define APP_SHOT_VECTOR_H
+
+#include <stddef.h>
+
+#include "app.h"
+#include "ren.h"
+
+enum { SHOT_CAPTION_MAX = 1024 };
+
+/* The caption stamped under a figure of view v (VIEW_AUTO resolved):
+ * model, sentence (and target), stage or view, layer and head, in words
+ * (layers and heads from 1, as the window shows them). The one place its
+ * wording lives. */
+void shot_caption_text(const Session *ses, ViewId v, char *buf, size_t cap);
+
+/* Draw the App's current view (as the window would, animations finished)
+ * into path: PNG, SVG or PDF by the extension (anything else is a PNG),
+ * with the caption under it when `caption`. Returns 0 or -1 with err. */
+int shot_save(App *a, Ren *r, const char *path, int caption, TfErr *err);
+
+/* The window's Ctrl+Shift+S: the current view as SVG or PDF (path's
+ * extension; it must be one of them), drawn on the window's renderer
+ * between two frames. Returns 0 or -1 with err. */
+int shot_save_vector(App *a, Ren *r, const char *path, int caption, TfErr *err);
+
+/* One PDF with one page per stage of the walk, in order (the view the
+ * window picks for each, head 0). *pages gets the number written. */
+int shot_walk_pdf(App *a, Ren *r, const char *path, int caption, int *pages,
+                  TfErr *err);
+/* One PDF with one page per step of the open lesson (lesson_ui_open). */
+int shot_lesson_pdf(App *a, Ren *r, const char *path, int caption, int *pages,
+                    TfErr *err);
+
+#endif

@@ -1,0 +1,144 @@
+/* test_shot_vector.c - shot_vector.c in-process: the window's vector save
+ * (keeps the window's clock, refuses other extensions), the caption's
+ * words, a captioned PNG (a band under an unchanged frame), and the walk
+ * as one PDF page per stage. */
+#include <SDL.h>
+#include <SDL_image.h>
+#include <sys/stat.h>
+
+#include "app.h"
+#include "shot_vector.h"
+#include "test_app_util.h"
+#include "tool_util.h"
+
+static char MODEL[160];
+static char DIR_[256];
+
+TU_FIXTURE(MODEL, "shot-vector.safetensors", 1280, 800)
+
+static void open_app(App *a)
+{
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, NULL);
+    tu_open(a, &o, 100);
+}
+
+/* What Ctrl+Shift+S in the window will call: an SVG and a PDF of the current view, in the
+ * middle of a transition, and the window's clock is left as it was. */
+static void test_window_save_keeps_clock(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    a.now = 100.0;
+    a.anim_start = 99.95; /* a stage change is easing in */
+    app_frame(&a, tu_ren);
+    static const char *names[] = {"window.svg", "window.pdf"};
+    static const char *magic[] = {"<?xml", "%PDF"};
+    for (int i = 0; i < 2; i++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/%s", DIR_, names[i]);
+        TfErr err = {{0}};
+        expect_true(shot_save_vector(&a, tu_ren, path, 0, &err) == 0, "save %s: %s", path, err.msg);
+        expect_true(a.now == 100.0 && a.anim_start == 99.95,
+                    "clock kept: now %.3f, anim_start %.3f", a.now, a.anim_start);
+        size_t len = 0;
+        char *doc = tu_slurp(path, &len);
+        expect_true(doc && len > 1000 && memcmp(doc, magic[i], strlen(magic[i])) == 0,
+                    "%s starts with %s (%zu bytes)", path, magic[i], len);
+        free(doc);
+        expect_true(!ren_is_vector(tu_ren), "back to raster");
+    }
+    app_frame(&a, tu_ren); /* the window goes on */
+    TfErr err = {{0}};
+    char png[400];
+    snprintf(png, sizeof png, "%s/window.png", DIR_);
+    expect_true(shot_save_vector(&a, tu_ren, png, 0, &err) < 0 && strstr(err.msg, ".svg"),
+                "a .png is not a vector figure: %s", err.msg);
+    app_free(&a);
+}
+
+/* The caption names the model, the sentence, the stage, layer and head as
+ * the window counts them (from 1). */
+static void test_caption_words(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    app_goto(&a, stage_find("enc.self.weights"), 0);
+    app_set_head(&a, 1);
+    char text[SHOT_CAPTION_MAX];
+    shot_caption_text(&a.ses, app_current_view(&a), text, sizeof text);
+    printf("  caption: %s\n", text);
+    static const char *words[] = {"t5 t6 t7", "stage enc.self.weights", "layer 1 of", "head 2 of"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        expect_true(strstr(text, words[i]) != NULL, "'%s' in the caption '%s'", words[i], text);
+    app_set_head(&a, -1);
+    shot_caption_text(&a.ses, app_current_view(&a), text, sizeof text);
+    expect_true(strstr(text, "all ") && strstr(text, " heads"), "all heads: '%s'", text);
+    a.view = VIEW_DECODE;
+    shot_caption_text(&a.ses, app_current_view(&a), text, sizeof text);
+    expect_true(strstr(text, "view decode") && !strstr(text, "layer"), "the decode view: '%s'", text);
+    char tiny[8];
+    shot_caption_text(&a.ses, app_current_view(&a), tiny, sizeof tiny);
+    expect_true(strlen(tiny) < sizeof tiny, "cut to fit a small buffer");
+    app_free(&a);
+}
+
+/* A captioned PNG is the frame with a band under it; the frame keeps its
+ * size for the next picture. */
+static void test_captioned_png(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    char path[400];
+    snprintf(path, sizeof path, "%s/cap.png", DIR_);
+    TfErr err = {{0}};
+    expect_true(shot_save(&a, tu_ren, path, 1, &err) == 0, "save: %s", err.msg);
+    SDL_Surface *s = IMG_Load(path);
+    expect_true(s && s->w == 1280 && s->h > 800 && s->h < 900, "1280 wide, a band under 800: %dx%d",
+                s ? s->w : 0, s ? s->h : 0);
+    SDL_FreeSurface(s);
+    int w, h;
+    ren_output_size(tu_ren, &w, &h);
+    expect_true(w == 1280 && h == 800, "frame back to 1280x800, got %dx%d", w, h);
+    app_free(&a);
+}
+
+static void test_walk_one_page_per_stage(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    char path[400];
+    snprintf(path, sizeof path, "%s/walk.pdf", DIR_);
+    TfErr err = {{0}};
+    int pages = 0;
+    expect_true(shot_walk_pdf(&a, tu_ren, path, 1, &pages, &err) == 0, "walk: %s", err.msg);
+    expect_true(pages == a.ses.n_walk, "%d pages for a walk of %d", pages, a.ses.n_walk);
+    size_t len = 0;
+    char *pdf = tu_slurp(path, &len);
+    int objs = tu_count(pdf, len, "/Type /Page\n") + tu_count(pdf, len, "/Type /Page ");
+    expect_true(objs == a.ses.n_walk, "%d page objects in the file", objs);
+    free(pdf);
+    snprintf(path, sizeof path, "%s/walk.svg", DIR_);
+    expect_true(shot_walk_pdf(&a, tu_ren, path, 0, &pages, &err) < 0, "a walk is not an SVG");
+    struct stat st;
+    expect_true(stat(path, &st) != 0, "nothing written for the refused SVG");
+    app_free(&a);
+}
+
+int main(void)
+{
+    if (tu_scratch(DIR_, sizeof DIR_, "shotvec") < 0)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_window_save_keeps_clock),
+        cmocka_unit_test(test_caption_words),
+        cmocka_unit_test(test_captioned_png),
+        cmocka_unit_test(test_walk_one_page_per_stage),
+    };
+    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    tu_scratch_remove(DIR_);
+    return rc;
+}
