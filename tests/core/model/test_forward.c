@@ -243,9 +243,16 @@ static void test_bad_batches(void **state)
     sl = 0;
     expect_true(tf_forward(&f.m, &f.tr, &b, 0, &err) != 0, "empty sentence refused");
     printf("  -> %s\n", err.msg);
-    b.B = 5;
-    sl = 3;
-    expect_true(tf_forward(&f.m, &f.tr, &b, 0, &err) != 0, "5 sentences refused (cap 4)");
+    /* a batch larger than the trace grows it; more than 4096 is refused */
+    int src5[5 * 3], sl5[5] = {3, 3, 3, 3, 3}, tl5[5] = {1, 1, 1, 1, 1}, tgt5[5] = {TOK_BOS, TOK_BOS, TOK_BOS, TOK_BOS, TOK_BOS};
+    for (int i = 0; i < 15; i++)
+        src5[i] = f.src[i % 3];
+    TfBatch b5 = {5, 3, 1, src5, tgt5, sl5, tl5};
+    expect_true(tf_forward(&f.m, &f.tr, &b5, 0, &err) == 0 && f.tr.cap_B >= 5, "5 sentences grow the trace: %s",
+                err.msg);
+    b5.B = 4097;
+    expect_true(tf_forward(&f.m, &f.tr, &b5, 0, &err) != 0, "4097 sentences refused");
+    printf("  -> %s\n", err.msg);
     free_fixture(&f);
 }
 
