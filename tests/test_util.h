@@ -101,6 +101,19 @@ static inline int tu_scratch_remove(const char *dir)
         return cmocka_run_group_tests(tu_tests_, SETUP, TEARDOWN);       \
     } while (0)
 
+/* The same with build/stepformer's path put in cli first (for tests that
+ * run the program itself). */
+#define TU_RUN_CLI(cli, argc, argv, SETUP, TEARDOWN, ...)                       \
+    do {                                                                       \
+        tu_program_path(cli, sizeof cli, (argc) > 0 ? (argv)[0] : NULL);      \
+        TU_RUN(SETUP, TEARDOWN, __VA_ARGS__);                                  \
+    } while (0)
+
+/* A row of a table of cases: an input and what is expected of it. */
+typedef struct TuPair {
+    const char *in, *want;
+} TuPair;
+
 /* The sizes of a small test model; 0 keeps the classroom preset's. */
 typedef struct TuSize {
     int d_model, n_heads, d_ff, n_enc, n_dec, src_vocab, tgt_vocab, max_len;

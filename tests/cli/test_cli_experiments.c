@@ -152,9 +152,7 @@ static void test_flags_change_dump_and_refuse(void **state)
     }
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "%s --stage enc.self.mask --hide-src 1", base);
     expect_true(rc == 0 && strstr(g_out, "-inf"), "the mask shows the hidden key: %s", g_out);
-    static const struct {
-        const char *flag, *want;
-    } BAD[] = {
+    static const TuPair BAD[] = {
         {"--ablate enc:2:0", "the layer must be 0..1"}, {"--ablate cross:0:8", "the head must be 0..7"},
         {"--ablate x:0:0", "expected enc:LAYER:HEAD"}, {"--hide-src 3", "the source has 3 tokens"},
         {"--hide-src -1", "--hide-src -1"},           {"--ablate", "--ablate"},
@@ -163,9 +161,9 @@ static void test_flags_change_dump_and_refuse(void **state)
         for (int cmd = 0; cmd < 3; cmd++) {
             static const char *const CMD[] = {"dump --stage out.logits --src 'i love china'",
                                               "translate 'i love china'", "heads --src 'i love china'"};
-            rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "%s %s", CMD[cmd], BAD[k].flag);
+            rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "%s %s", CMD[cmd], BAD[k].in);
             expect_true(rc == 1 && strstr(g_err, BAD[k].want) && count_lines(g_err) == 1,
-                        "%s %s: exit 1 and one line with '%s', got %d: %s", CMD[cmd], BAD[k].flag,
+                        "%s %s: exit 1 and one line with '%s', got %d: %s", CMD[cmd], BAD[k].in,
                         BAD[k].want, rc, g_err);
         }
 }
@@ -297,9 +295,7 @@ static void test_shot(void **state)
     char a[256], b[256];
     path_in(a, sizeof a, "plain.png");
     path_in(b, sizeof b, "exp.png");
-    static const struct {
-        const char *args, *want;
-    } BAD[] = {
+    static const TuPair BAD[] = {
         {"--stage enc.self.weights --src \"$(printf '\\377\\376')\"", "UTF-8"},
         {"--stage enc.self.weights --src 'a|b|c|d|e|f|g'", "at most 4 sentences"},
         {"--stage enc.self.weights --src 'a|b' --src 'c|d|e'", "at most 4 sentences"},
@@ -310,9 +306,9 @@ static void test_shot(void **state)
         {"--stage enc.self.weights --hide-src 7", "the source has"},
     };
     for (size_t k = 0; k < sizeof BAD / sizeof BAD[0]; k++) {
-        int rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "shot %s --out '%s'", BAD[k].args, a);
+        int rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "shot %s --out '%s'", BAD[k].in, a);
         expect_true(rc == 1 && strstr(g_err, BAD[k].want) && access(a, F_OK) != 0,
-                    "shot %s: exit 1, '%s', no picture; got %d: %s", BAD[k].args, BAD[k].want, rc, g_err);
+                    "shot %s: exit 1, '%s', no picture; got %d: %s", BAD[k].in, BAD[k].want, rc, g_err);
     }
     int rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "shot --stage enc.self.weights --out '%s'", a);
     expect_true(rc == 0, "plain shot: %s", g_err);

@@ -15,9 +15,7 @@ static const char *g_argv0;
 static void test_escapes_controls_keeps_text(void **state)
 {
     (void)state;
-    static const struct {
-        const char *in, *want;
-    } cases[] = {
+    static const TuPair cases[] = {
         {"plain words", "plain words"},
         {"电影 好看", "电影 好看"},
         {"\x1b]0;pwned\x07", "\\x1b]0;pwned\\x07"},

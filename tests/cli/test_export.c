@@ -91,9 +91,7 @@ static void test_svg_renders_close_to_png(void **state)
     (void)state;
     TU_NEED("rsvg-convert");
     TU_NEED("xmllint");
-    static const struct {
-        const char *name, *args;
-    } cases[] = {
+    static const TuPair cases[] = {
         {"weights", "--stage enc.self.weights"},
         {"heads", "--stage enc.self.weights --head -1"},
         {"mask", "--stage dec.self.mask"},
@@ -104,10 +102,10 @@ static void test_svg_renders_close_to_png(void **state)
         {"beam", "--view decode --decode-pane beam --beam 3"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *n = cases[i].name;
-        expect_true(tu_sh("'%s' shot %s --out %s/%s.png >/dev/null", PROG, cases[i].args, DIR_, n) == 0 &&
-                        tu_sh("'%s' shot %s --out %s/%s.svg >/dev/null", PROG, cases[i].args, DIR_, n) == 0,
-                    "shot %s as PNG and SVG", cases[i].args);
+        const char *n = cases[i].in, *args = cases[i].want; /* a name, the shot's options */
+        expect_true(tu_sh("'%s' shot %s --out %s/%s.png >/dev/null", PROG, args, DIR_, n) == 0 &&
+                        tu_sh("'%s' shot %s --out %s/%s.svg >/dev/null", PROG, args, DIR_, n) == 0,
+                    "shot %s as PNG and SVG", args);
         expect_true(tu_sh("xmllint --noout %s/%s.svg", DIR_, n) == 0, "%s.svg is well-formed XML", n);
         expect_true(tu_sh("rsvg-convert %s/%s.svg -o %s/%s.svg.png", DIR_, n, DIR_, n) == 0,
                     "rsvg-convert renders %s.svg", n);

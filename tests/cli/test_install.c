@@ -86,9 +86,7 @@ static void test_bash_completion(void **state)
         printf("  skipped: %s is missing (the bash-completion package)\n", bc);
         skip();
     }
-    static const struct {
-        const char *line, *want;
-    } cases[] = {
+    static const TuPair cases[] = {
         {"stepformer sh", "shot"},
         {"stepformer shot --cap", "--caption"},
         {"stepformer shot --stage enc.self.we", "enc.self.weights"},
@@ -103,11 +101,11 @@ static void test_bash_completion(void **state)
             "COMP_LINE=\"$1\"; COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<<\"$1\"; "
             "[[ $1 == *\" \" ]] && COMP_WORDS+=(\"\"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); "
             "_stepformer; echo \"${COMPREPLY[*]}\"' _ '%s'",
-            PREFIX_, bc, PREFIX_, cases[i].line);
+            PREFIX_, bc, PREFIX_, cases[i].in);
         if (got)
             got[strcspn(got, "\n")] = 0;
         expect_true(got && strcmp(got, cases[i].want) == 0, "'%s' + Tab gives '%s', got '%s'",
-                    cases[i].line, cases[i].want, got ? got : "(failed)");
+                    cases[i].in, cases[i].want, got ? got : "(failed)");
         free(got);
     }
 }

@@ -370,13 +370,10 @@ static void test_degenerate_inputs(void **state)
 
 int main(int argc, char **argv)
 {
-    tu_program_path(g_cli, sizeof g_cli, argc > 0 ? argv[0] : NULL);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_teacher_forcing_is_one_forward_pass),
-        cmocka_unit_test(test_generation_is_greedy_and_translate),
-        cmocka_unit_test(test_beam_keys_and_beam1_is_greedy),
-        cmocka_unit_test(test_step_and_play_keys),
-        cmocka_unit_test(test_degenerate_inputs),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN_CLI(g_cli, argc, argv, setup, teardown,
+               cmocka_unit_test(test_teacher_forcing_is_one_forward_pass),
+               cmocka_unit_test(test_generation_is_greedy_and_translate),
+               cmocka_unit_test(test_beam_keys_and_beam1_is_greedy),
+               cmocka_unit_test(test_step_and_play_keys),
+               cmocka_unit_test(test_degenerate_inputs));
 }

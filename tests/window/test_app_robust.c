@@ -183,14 +183,11 @@ static void test_no_display_error_once(void **state)
 
 int main(int argc, char **argv)
 {
-    tu_program_path(g_cli, sizeof g_cli, argc > 0 ? argv[0] : NULL);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_trace_alloc_error_is_set),
-        cmocka_unit_test(test_nonfinite_pass_is_told),
-        cmocka_unit_test(test_traces_follow_the_input),
-        cmocka_unit_test(test_ctrl_q_in_a_field),
-        cmocka_unit_test(test_paste),
-        cmocka_unit_test(test_no_display_error_once),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN_CLI(g_cli, argc, argv, setup, teardown,
+               cmocka_unit_test(test_trace_alloc_error_is_set),
+               cmocka_unit_test(test_nonfinite_pass_is_told),
+               cmocka_unit_test(test_traces_follow_the_input),
+               cmocka_unit_test(test_ctrl_q_in_a_field),
+               cmocka_unit_test(test_paste),
+               cmocka_unit_test(test_no_display_error_once));
 }
