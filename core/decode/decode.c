@@ -29,6 +29,8 @@ int decode_max_out(const TfModel *m, const TfTrace *tr, int S)
 {
     int n = S + 50;
     (void)tr; /* the trace grows as needed (trace_reserve) */
+    if (m->cfg.kind == TF_KIND_MARIAN && m->cfg.gen_max_length > 1)
+        n = m->cfg.gen_max_length - 1; /* max_length counts the start token */
     if (n > m->cfg.max_len)
         n = m->cfg.max_len;
     return n;
@@ -40,6 +42,20 @@ static int argmax(const float *p, int n)
     int best = 0;
     for (int i = 1; i < n; i++)
         if (p[i] > p[best])
+            best = i;
+    return best;
+}
+
+/* Marian's greedy rules on step t of max_out: pad is never generated,
+ * </s> is forced at the last step; ties go to the lowest index (logits). */
+static int marian_pick(const TfConfig *c, const float *logits, int t, int max_out)
+{
+    int pad = cfg_pad_id(c), eos = cfg_eos_id(c);
+    if (t == max_out - 1)
+        return eos;
+    int best = pad == 0 ? 1 : 0;
+    for (int i = best + 1; i < c->tgt_vocab; i++)
+        if (i != pad && logits[i] > logits[best])
             best = i;
     return best;
 }
@@ -130,13 +146,14 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
     }
     if (tf_encode(m, tr, 1, S, src, &S, 0, err))
         goto fail;
-    tgt[0] = TOK_BOS;
+    tgt[0] = cfg_start_id(c);
     for (int t = 0; t < max_out; t++) {
         int T = t + 1;
         if (tf_decode(m, tr, T, tgt, &T, t, 0, err))
             goto fail;
         const float *p = tr->probs + (size_t)t * V;
-        int tok = argmax(p, V);
+        int tok = c->kind == TF_KIND_MARIAN ? marian_pick(c, tr->logits + (size_t)t * V, t, max_out)
+                                            : argmax(p, V);
         out->ids[out->n++] = tok;
         out->logprob += log((double)p[tok]);
         if (keep_steps) {
@@ -146,13 +163,13 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
             top_k(p, V, DEC_TOPK, st->top_id, st->top_p);
             keep_rows(m, tr, st, t, &pool);
         }
-        if (tok == TOK_EOS)
+        if (tok == cfg_eos_id(c))
             break;
         tgt[T] = tok;
     }
     /* Leave the trace holding <bos> + every non-<eos> output token. */
     int T = out->n + 1;
-    if (out->ids[out->n - 1] == TOK_EOS)
+    if (out->ids[out->n - 1] == cfg_eos_id(c))
         T--;
     if (T != tr->T && T <= m->cfg.max_len) {
         if (tf_decode(m, tr, T, tgt, &T, 0, 0, err))

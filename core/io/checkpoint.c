@@ -1,5 +1,6 @@
 /* checkpoint.c - safetensors reading and atomic writing (see checkpoint.h). */
 #include "checkpoint.h"
+#include "marian.h"
 
 #include "atomic.h"
 #include "file.h"
@@ -619,6 +620,8 @@ int ckpt_load_full(TfModel *m, CkptOptim *opt, const char *path, TfErr *err)
 
 int ckpt_load(TfModel *m, const char *path, TfErr *err)
 {
+    if (tf_path_is_dir(path)) /* a MarianMT directory (marian.h) */
+        return marian_load(m, path, err);
     return ckpt_load_full(m, NULL, path, err);
 }
 

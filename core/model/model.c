@@ -25,6 +25,8 @@ void model_free(TfModel *m)
     if (!m)
         return;
     free(m->block);
+    free(m->pe_src);
+    free(m->pe_tgt);
     vocab_free(&m->src_vocab);
     vocab_free(&m->tgt_vocab);
     for (int i = 0; i < m->n_meta; i++) {

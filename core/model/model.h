@@ -28,6 +28,8 @@ typedef struct TfModel {
     float *block;      /* params_size(cfg) floats */
     size_t n_params;
     Vocab src_vocab, tgt_vocab;
+    float *pe_src, *pe_tgt; /* (max_len, C) stored positional tables (Marian
+                               files hold them), owned; NULL: the formula */
     TfMeta *meta;      /* extra metadata kept from the checkpoint */
     int n_meta;
 } TfModel;

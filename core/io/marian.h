@@ -1,0 +1,37 @@
+/* marian.h - Hugging Face MarianMT / OPUS-MT directories as models.
+ *
+ * A directory as save_pretrained writes it: config.json (model_type
+ * "marian"), generation_config.json (optional; its ids and max_length
+ * override the config's), vocab.json (an object piece -> id) and the
+ * weights in model.safetensors (F32, F16 or BF16, converted to F32).
+ *
+ * The semantics carried over (see README, "MarianMT"): separate q/k/v/out
+ * projections with biases, packed into our in_proj rows [W_Q; W_K; W_V];
+ * one shared embedding for encoder input, decoder input and output, tied
+ * under any of model.shared / model.{encoder,decoder}.embed_tokens /
+ * lm_head; final_logits_bias as the output bias (zeros when absent);
+ * embeddings scaled by sqrt(d_model) only with scale_embedding; the
+ * sinusoidal table in halves (the stored embed_positions when present);
+ * post-LN; the FFN activation from activation_function; special ids from
+ * the config (</s> eos, <unk>, <pad>, decoder start = pad for OPUS-MT). */
+#ifndef TF_MARIAN_H
+#define TF_MARIAN_H
+#include "err.h"
+#include "model.h"
+
+/* Load the directory dir into m. On failure err holds one line naming the
+ * file and the reason, and m is left empty. */
+int marian_load(TfModel *m, const char *dir, TfErr *err);
+
+/* 1 when path names a directory. */
+int tf_path_is_dir(const char *path);
+
+/* The one entry point for a model: a Stepformer safetensors file or a
+ * MarianMT directory. */
+int tf_model_open(const char *path, TfModel *m, TfErr *err);
+
+/* IEEE half and bfloat16 to float. */
+float tf_f16_to_f32(unsigned short h);
+float tf_bf16_to_f32(unsigned short h);
+
+#endif
