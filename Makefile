@@ -22,7 +22,7 @@ BUILD := build/san
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 
-PKGS_CORE := openblas libcjson
+PKGS_CORE := openblas libcjson libzip
 PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig
 PKGS_TEST := cmocka
 

@@ -5,7 +5,7 @@
 #   deps.sh list      print them
 set -e
 PKGS="build-essential pkg-config clang libclang-rt-14-dev libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
-libcglm-dev libopenblas-dev libcjson-dev libcmocka-dev libfontconfig-dev
+libcglm-dev libopenblas-dev libcjson-dev libcmocka-dev libfontconfig-dev libzip-dev libsentencepiece-dev
 fonts-dejavu-core fonts-wqy-microhei"
 
 missing() {

@@ -18,6 +18,7 @@ format: batch, logits, every head's weights) and DIR/greedy.ref.
 
     /usr/bin/python3 tools/marian_fixture.py tests/fixtures/marian
 """
+import collections
 import json
 import math
 import os
@@ -27,7 +28,7 @@ import sys
 import numpy as np
 import torch
 
-V, C, NH, F, L, MAXPOS = 60, 32, 4, 64, 2, 64
+V, C, NH, F, L, MAXPOS = 48, 32, 4, 32, 2, 64
 PAD = V - 1
 MAX_LENGTH = 12
 
@@ -200,10 +201,10 @@ def write_safetensors(path, sd, dtype):
 
 
 def fmt(x):
-    return " ".join("%.9g" % v for v in x.reshape(-1).tolist())
+    return " ".join("%.7g" % v for v in x.reshape(-1).tolist())
 
 
-def make(out, name, act, dtype, hub, seed):
+def make(out, name, act, dtype, hub, seed, torch_bin=False):
     d = os.path.join(out, name)
     os.makedirs(d, exist_ok=True)
     sd = random_state(seed)
@@ -215,7 +216,13 @@ def make(out, name, act, dtype, hub, seed):
         sd["model.decoder.embed_positions.weight"] = pe_halves(MAXPOS, C)
     rnd = {"F32": lambda t: t, "F16": f16, "BF16": bf16}[dtype]
     sd = {k: rnd(v) for k, v in sd.items()}
-    write_safetensors(os.path.join(d, "model.safetensors"), sd, dtype)
+    if torch_bin:  # torch.save(state_dict) as save_pretrained did before safetensors
+        tdt = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}[dtype]
+        od = collections.OrderedDict((k, sd[k].to(tdt).contiguous()) for k in sorted(sd))
+        od._metadata = collections.OrderedDict({"": {"version": 1}})
+        torch.save(od, os.path.join(d, "pytorch_model.bin"))
+    else:
+        write_safetensors(os.path.join(d, "model.safetensors"), sd, dtype)
     cfg = {"model_type": "marian", "architectures": ["MarianMTModel"], "d_model": C,
            "encoder_layers": L, "decoder_layers": L, "encoder_attention_heads": NH,
            "decoder_attention_heads": NH, "encoder_ffn_dim": F, "decoder_ffn_dim": F,
@@ -270,6 +277,7 @@ def main():
     make(out, "swish_f32", "swish", "F32", False, 11)
     make(out, "relu_f16_hub", "relu", "F16", True, 12)
     make(out, "gelu_bf16", "gelu", "BF16", False, 13)
+    make(out, "swish_f16_bin", "swish", "F16", False, 14, torch_bin=True)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@
 #include "checkpoint.h"
 #include "file.h"
 #include "ops.h"
+#include "pickle.h"
 #include "sysmem.h"
 
 #define JSON_MAX ((off_t)64 << 20)
@@ -279,6 +280,7 @@ out:
 /* ---- safetensors with F32 / F16 / BF16 ---- */
 
 typedef struct St {
+    PtFile *pt; /* pytorch_model.bin instead */
     FILE *f;
     const char *path;
     cJSON *hdr;
@@ -325,8 +327,35 @@ static void st_close(St *st)
 /* Read tensor name of shape (rows, cols) (cols 0: a vector of rows;
  * lead 1: a [1, rows] vector also fits) into out. Returns 1 when absent
  * (nothing written), 0 when read, -1 on error. */
+static int shape_check(const St *st, const char *name, int nd, const long long *got, int rows, int cols,
+                       TfErr *err)
+{
+    int ok;
+    if (cols)
+        ok = nd == 2 && got[0] == rows && got[1] == cols;
+    else
+        ok = (nd == 1 && got[0] == rows) || (nd == 2 && got[0] == 1 && got[1] == rows);
+    if (ok)
+        return 0;
+    char s[96] = "";
+    for (int i = 0, o = 0; i < nd && i < 4; i++)
+        o += snprintf(s + o, sizeof s - (size_t)o, "%s%lld", i ? ", " : "", got[i]);
+    if (cols)
+        return tf_fail(err, "%s: tensor %s has shape [%s]; the config says [%d, %d]", st->path, name, s,
+                       rows, cols);
+    return tf_fail(err, "%s: tensor %s has shape [%s]; the config says [%d]", st->path, name, s, rows);
+}
+
 static int st_read(St *st, const char *name, int rows, int cols, float *out, TfErr *err)
 {
+    if (st->pt) {
+        const PkTensor *pt = pk_find(&st->pt->tab, name);
+        if (!pt)
+            return 1;
+        if (shape_check(st, name, pt->nd, pt->shape, rows, cols, err))
+            return -1;
+        return pt_read(st->pt, pt, out, (size_t)rows * (cols ? (size_t)cols : 1), err);
+    }
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(st->hdr, name);
     if (!t)
         return 1;
@@ -343,27 +372,14 @@ static int st_read(St *st, const char *name, int rows, int cols, float *out, TfE
         return tf_fail(err, "%s: tensor %s is %s (F32, F16 and BF16 are read)", st->path, name,
                        dt->valuestring);
     int bf = !strcmp(dt->valuestring, "BF16");
-    long long want[2] = {rows, cols};
-    int nd = cJSON_GetArraySize(sh), ok = 1;
+    int nd = cJSON_GetArraySize(sh);
     long long got[4] = {0};
     for (int i = 0; i < nd && i < 4; i++) {
         const cJSON *x = cJSON_GetArrayItem(sh, i);
         got[i] = cJSON_IsNumber(x) ? (long long)x->valuedouble : -1;
     }
-    if (cols)
-        ok = nd == 2 && got[0] == want[0] && got[1] == want[1];
-    else
-        ok = (nd == 1 && got[0] == rows) || (nd == 2 && got[0] == 1 && got[1] == rows);
-    if (!ok) {
-        char s[96] = "";
-        for (int i = 0, o = 0; i < nd && i < 4; i++)
-            o += snprintf(s + o, sizeof s - (size_t)o, "%s%lld", i ? ", " : "", got[i]);
-        if (cols)
-            return tf_fail(err, "%s: tensor %s has shape [%s]; the config says [%d, %d]", st->path,
-                           name, s, rows, cols);
-        return tf_fail(err, "%s: tensor %s has shape [%s]; the config says [%d]", st->path, name, s,
-                       rows);
-    }
+    if (shape_check(st, name, nd, got, rows, cols, err))
+        return -1;
     size_t n = (size_t)rows * (cols ? (size_t)cols : 1);
     double a = cJSON_GetArrayItem(off, 0)->valuedouble, b = cJSON_GetArrayItem(off, 1)->valuedouble;
     if (!(a >= 0 && b >= a && b - a == (double)n * es && st->data_start + b <= (double)st->size))
@@ -550,12 +566,10 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
         model_meta_set(m, "marian.max_length", v);
     }
     const char *wname = "model.safetensors";
-    if (!exists(dir, wname)) {
-        if (exists(dir, "pytorch_model.bin"))
-            return tf_fail(err, "%s: only pytorch_model.bin is there, and this build reads "
-                           "model.safetensors only", dir);
-        return tf_fail(err, "%s: model.safetensors is missing", dir);
-    }
+    if (!exists(dir, wname))
+        wname = "pytorch_model.bin";
+    if (!exists(dir, wname))
+        return tf_fail(err, "%s: model.safetensors (or pytorch_model.bin) is missing", dir);
     snprintf(file, sizeof file, "%s/%s", dir, wname);
     if (tf_mem_check(params_size(&cfg) * sizeof(float), file, err))
         return -1;
@@ -569,8 +583,17 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
     if (rc)
         return -1;
     St st;
-    rc = st_open(&st, file, err) || load_weights(m, &st, err);
-    st_close(&st);
+    PtFile pt;
+    if (!strcmp(wname, "pytorch_model.bin")) {
+        memset(&st, 0, sizeof st);
+        st.path = file;
+        st.pt = &pt;
+        rc = pt_open(&pt, file, err) || load_weights(m, &st, err);
+        pt_close(&pt);
+    } else {
+        rc = st_open(&st, file, err) || load_weights(m, &st, err);
+        st_close(&st);
+    }
     if (rc)
         return -1;
     snprintf(file, sizeof file, "%s/vocab.json", dir);

@@ -21,7 +21,9 @@
 
 TU_SCRATCH_GROUP("marian")
 
-static const char *const DIRS[] = {MFIX "swish_f32", MFIX "relu_f16_hub", MFIX "gelu_bf16"};
+static const char *const DIRS[] = {MFIX "swish_f32", MFIX "relu_f16_hub", MFIX "gelu_bf16",
+                                   MFIX "swish_f16_bin"};
+#define N_DIRS 4
 
 static void test_semantics(void **state)
 {
@@ -32,11 +34,11 @@ static void test_semantics(void **state)
     const TfConfig *c = &m.cfg;
     expect_true(c->kind == TF_KIND_MARIAN && c->act == TF_ACT_RELU && c->pe_layout == TF_PE_HALVES,
                 "kind, activation, PE layout");
-    expect_true(c->d_model == 32 && c->n_heads == 4 && c->d_ff == 64 && c->n_enc == 2 &&
-                    c->n_dec == 2 && c->tgt_vocab == 60 && c->max_len == 64 && c->tie == TF_TIE_ALL,
+    expect_true(c->d_model == 32 && c->n_heads == 4 && c->d_ff == 32 && c->n_enc == 2 &&
+                    c->n_dec == 2 && c->tgt_vocab == 48 && c->max_len == 64 && c->tie == TF_TIE_ALL,
                 "sizes");
-    expect_true(cfg_pad_id(c) == 59 && cfg_eos_id(c) == 0 && cfg_unk_id(c) == 1 &&
-                    cfg_start_id(c) == 59 && c->gen_max_length == 12,
+    expect_true(cfg_pad_id(c) == 47 && cfg_eos_id(c) == 0 && cfg_unk_id(c) == 1 &&
+                    cfg_start_id(c) == 47 && c->gen_max_length == 12,
                 "special ids from the model, max_length from generation_config.json");
     expect_true(!c->no_embed_scale, "scale_embedding true");
     expect_true(m.pe_src && m.pe_tgt, "the Hub's stored positions are used");
@@ -51,7 +53,7 @@ static void test_semantics(void **state)
                 "sin in the first half, cos in the second");
     free(pe);
     expect_true(strcmp(vocab_token(&m.tgt_vocab, 0), "</s>") == 0 &&
-                    strcmp(vocab_token(&m.tgt_vocab, 59), "<pad>") == 0,
+                    strcmp(vocab_token(&m.tgt_vocab, 47), "<pad>") == 0,
                 "vocabulary from vocab.json");
     model_free(&m);
     expect_true(tf_model_open(MFIX "swish_f32", &m, &err) == 0, "loads: %s", err.msg);
@@ -65,7 +67,7 @@ static void test_semantics(void **state)
 static void test_forward_matches_port(void **state)
 {
     (void)state;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < N_DIRS; i++) {
         char ref[256];
         snprintf(ref, sizeof ref, "%s/forward.ref", DIRS[i]);
         torch_compare(DIRS[i], ref);
@@ -75,7 +77,7 @@ static void test_forward_matches_port(void **state)
 static void test_greedy_matches_port(void **state)
 {
     (void)state;
-    for (int d = 0; d < 3; d++) {
+    for (int d = 0; d < N_DIRS; d++) {
         TfModel m;
         TfErr err;
         expect_true(tf_model_open(DIRS[d], &m, &err) == 0, "loads: %s", err.msg);
@@ -136,9 +138,9 @@ static void broken_copy(char *dir, size_t cap, const char *name, const char *fil
 
 #define CFG_HEAD "{\"model_type\": \"marian\", \"d_model\": 32, \"encoder_layers\": 2, " \
                  "\"decoder_layers\": 2, \"encoder_attention_heads\": 4, \"decoder_attention_heads\": 4, " \
-                 "\"vocab_size\": 60, " \
-                 "\"max_position_embeddings\": 64, \"scale_embedding\": true, \"pad_token_id\": 59, " \
-                 "\"decoder_start_token_id\": 59, "
+                 "\"vocab_size\": 48, " \
+                 "\"max_position_embeddings\": 64, \"scale_embedding\": true, \"pad_token_id\": 47, " \
+                 "\"decoder_start_token_id\": 47, "
 
 static void test_bad_dirs(void **state)
 {
@@ -148,17 +150,17 @@ static void test_bad_dirs(void **state)
     } cases[] = {
         {"no_config", "config.json", NULL, "config.json is missing"},
         {"no_vocab", "vocab.json", NULL, "vocab.json is missing"},
-        {"no_weights", "model.safetensors", NULL, "model.safetensors is missing"},
+        {"no_weights", "model.safetensors", NULL, "model.safetensors (or pytorch_model.bin) is missing"},
         {"bart", "config.json", "{\"model_type\": \"bart\"}",
          "only MarianMT/OPUS-MT models are supported; this folder holds bart"},
-        {"act", "config.json", CFG_HEAD "\"encoder_ffn_dim\": 64, \"decoder_ffn_dim\": 64, \"activation_function\": \"tanh\"}",
+        {"act", "config.json", CFG_HEAD "\"encoder_ffn_dim\": 32, \"decoder_ffn_dim\": 32, \"activation_function\": \"tanh\"}",
          "activation_function \"tanh\" is not supported"},
         {"shape", "config.json", CFG_HEAD "\"activation_function\": \"swish\", \"encoder_ffn_dim\": 48, "
                                           "\"decoder_ffn_dim\": 48}",
-         "has shape [64, 32]; the config says [48, 32]"},
+         "has shape [32, 32]; the config says [48, 32]"},
         {"vocab_array", "vocab.json", "[\"</s>\", \"<unk>\"]", "not an object of ids"},
         {"vocab_string", "vocab.json", "{\"</s>\": \"zero\"}", "not an object of ids"},
-        {"vocab_range", "vocab.json", "{\"</s>\": 0, \"x\": 60}", "outside the vocabulary of 60"},
+        {"vocab_range", "vocab.json", "{\"</s>\": 0, \"x\": 48}", "outside the vocabulary of 48"},
         {"gen_json", "generation_config.json", "{", "not valid JSON"},
         {"weights_cut", "model.safetensors", "\x08", "too short"},
     };
