@@ -280,5 +280,93 @@ def main():
     make(out, "swish_f16_bin", "swish", "F16", False, 14, torch_bin=True)
 
 
+
+
+# ---- tokenization: sentencepiece models trained on a few hundred sentences ----
+
+WORDS_SRC = ("the cat dog bird sees likes eats small big red green house tree river today weather "
+             "is nice very and a an old new man woman child book reads writes quickly slowly").split()
+WORDS_TGT = ("le chat chien oiseau voit aime mange petit grand rouge vert maison arbre fleuve "
+             "aujourd'hui temps est beau très et un une vieux nouveau homme femme enfant livre").split()
+
+
+def sentences(words, n, rng):
+    out = []
+    for _ in range(n):
+        k = rng.randint(2, 9)
+        s = " ".join(rng.choice(words) for _ in range(k))
+        if rng.random() < 0.5:
+            s = s[0].upper() + s[1:]
+        out.append(s + rng.choice([".", "!", "?", ""]))
+    return out
+
+
+def train_spm(path, lines, size):
+    import sentencepiece as spm
+    txt = path + ".txt"
+    with open(txt, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    spm.SentencePieceTrainer.train(input=txt, model_prefix=path, vocab_size=size, model_type="unigram",
+                                   normalization_rule_name="identity", character_coverage=1.0,
+                                   bos_id=-1, eos_id=1, unk_id=0, pad_id=-1, minloglevel=2)
+    os.remove(txt)
+    os.remove(path + ".vocab")
+    os.replace(path + ".model", path)
+
+
+def make_tokenizer(out):
+    import random
+    import re
+    import sentencepiece as spm
+    d = os.path.join(out, "spm")
+    os.makedirs(d, exist_ok=True)
+    rng = random.Random(5)
+    train_spm(os.path.join(d, "source.spm"), sentences(WORDS_SRC, 300, rng), 90)
+    train_spm(os.path.join(d, "target.spm"), sentences(WORDS_TGT, 300, rng), 90)
+    src = spm.SentencePieceProcessor(model_file=os.path.join(d, "source.spm"))
+    tgt = spm.SentencePieceProcessor(model_file=os.path.join(d, "target.spm"))
+    pieces = []
+    for sp in (src, tgt):
+        for i in range(sp.get_piece_size()):
+            p = sp.id_to_piece(i)
+            if not sp.is_control(i) and not sp.is_unknown(i) and p not in pieces:
+                pieces.append(p)
+    dropped = set(pieces[5::17])  # pieces vocab.json leaves out: <unk>
+    vocab = {"</s>": 0, "<unk>": 1, ">>fra<<": 2, ">>deu<<": 3}
+    for p in pieces:
+        if p not in dropped:
+            vocab[p] = len(vocab)
+    vocab["<pad>"] = len(vocab)
+    with open(os.path.join(d, "vocab.json"), "w") as f:
+        json.dump(vocab, f, ensure_ascii=False, indent=1)
+    inv = {i: p for p, i in vocab.items()}
+    code_re = re.compile(">>.+<<")
+
+    def encode(text):  # MarianTokenizer's source side
+        m = code_re.match(text)
+        code = [m.group(0)] if m else []
+        text = code_re.sub("", text)
+        toks = code + src.encode(text, out_type=str)
+        return [vocab.get(t, 1) for t in toks] + [0]
+
+    def decode(ids):  # target side, special ids skipped
+        toks = [inv[i] for i in ids if i not in (0, 1, vocab["<pad>"]) and not inv[i].startswith(">>")]
+        return tgt.decode_pieces(toks)
+
+    tests = sentences(WORDS_SRC, 90, rng) + ["Zebra quickly xylophone!", "  the  cat  ", "ünïcödé the dog",
+                                             ">>fra<< the cat sees a bird.", ">>deu<< today", ">>fra<<the dog",
+                                             "the >>fra<< tag", "", ">>xx<< unknown tag", "a\tb"]
+    with open(os.path.join(d, "encode.ref"), "w") as f:
+        for t in tests:
+            f.write("%s\t%s\n" % (t.replace("\t", "\\t"), " ".join(map(str, encode(t)))))
+    g = random.Random(9)
+    with open(os.path.join(d, "decode.ref"), "w") as f:
+        for _ in range(30):
+            ids = [g.randrange(0, len(vocab)) for _ in range(g.randint(1, 12))]
+            f.write("%s\t%s\n" % (" ".join(map(str, ids)), decode(ids)))
+
+
 if __name__ == "__main__":
-    main()
+    if "--tokenizer-only" not in sys.argv:
+        main()
+    make_tokenizer(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/marian")

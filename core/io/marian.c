@@ -223,10 +223,20 @@ static int to_tf_config(const MarianCfg *mc, TfConfig *c, const char *file, TfEr
 
 /* vocab.json: an object piece -> id, ids in 0..V-1, each at most once;
  * ids it leaves out become "<unused N>". */
-static int load_vocab(TfModel *m, const cJSON *j, int V, const char *file, TfErr *err)
+static int load_vocab(Vocab *out, const cJSON *j, int V, const char *file, TfErr *err)
 {
     if (!cJSON_IsObject(j))
         return tf_fail(err, "%s: not an object of ids", file);
+    if (V <= 0) { /* as many as the largest id says */
+        const cJSON *e;
+        cJSON_ArrayForEach(e, j)
+        {
+            if (cJSON_IsNumber(e) && e->valuedouble >= V && e->valuedouble < VOCAB_MAX_TOKENS)
+                V = (int)e->valuedouble + 1;
+        }
+        if (V <= 0)
+            return tf_fail(err, "%s: no ids", file);
+    }
     const char **toks = calloc((size_t)V, sizeof *toks);
     char (*unused)[32] = NULL;
     if (!toks)
@@ -265,8 +275,7 @@ static int load_vocab(TfModel *m, const cJSON *j, int V, const char *file, TfErr
                 toks[i] = unused[k++];
             }
     }
-    if (vocab_from_tokens(&m->src_vocab, TOK_WORD, toks, V, err) ||
-        vocab_copy(&m->tgt_vocab, &m->src_vocab, err)) {
+    if (vocab_from_tokens(out, TOK_WORD, toks, V, err)) {
         tf_fail_prefix(err, "%s", file);
         goto out;
     }
@@ -602,9 +611,9 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
         return -1;
     vocab_free(&m->src_vocab);
     vocab_free(&m->tgt_vocab);
-    rc = load_vocab(m, j, cfg.tgt_vocab, file, err);
+    rc = load_vocab(&m->src_vocab, j, cfg.tgt_vocab, file, err);
     cJSON_Delete(j);
-    if (rc)
+    if (rc || vocab_copy(&m->tgt_vocab, &m->src_vocab, err))
         return -1;
     model_meta_set(m, "kind", "marian");
     model_meta_set(m, "marian.dir", dir);
@@ -612,6 +621,20 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
     model_meta_set(m, "activation", cfg_act_name(cfg.act));
     model_meta_set(m, "pe_layout", m->pe_src ? "halves (stored table)" : "halves (formula)");
     return 0;
+}
+
+int marian_vocab_read(const char *dir, Vocab *v, int V, TfErr *err)
+{
+    memset(v, 0, sizeof *v);
+    char file[4096];
+    int missing;
+    snprintf(file, sizeof file, "%s/vocab.json", dir);
+    cJSON *j = read_json(dir, "vocab.json", &missing, err);
+    if (!j)
+        return -1;
+    int rc = load_vocab(v, j, V, file, err);
+    cJSON_Delete(j);
+    return rc;
 }
 
 int marian_load(TfModel *m, const char *dir, TfErr *err)

@@ -23,6 +23,9 @@
  * file and the reason, and m is left empty. */
 int marian_load(TfModel *m, const char *dir, TfErr *err);
 
+/* dir/vocab.json into v: V ids (V <= 0: the largest id + 1). */
+int marian_vocab_read(const char *dir, Vocab *v, int V, TfErr *err);
+
 /* 1 when path names a directory. */
 int tf_path_is_dir(const char *path);
 
