@@ -11,5 +11,6 @@ int cmd_translate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 #endif

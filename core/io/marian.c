@@ -623,6 +623,64 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
     return 0;
 }
 
+/* ---- Marian settings in our checkpoints' __metadata__ ---- */
+
+static const char *const MKEYS[] = {"pad_id", "eos_id", "unk_id", "start_id"};
+
+void marian_meta_put(const TfConfig *c, cJSON *meta)
+{
+    if (c->kind != TF_KIND_MARIAN)
+        return; /* ours: nothing new, files stay as they were */
+    char b[32];
+    cJSON_AddStringToObject(meta, "kind", "marian");
+    cJSON_AddStringToObject(meta, "activation", cfg_act_name(c->act));
+    cJSON_AddStringToObject(meta, "pe_layout", cfg_pe_name(c->pe_layout));
+    cJSON_AddStringToObject(meta, "embed_scale", c->no_embed_scale ? "false" : "true");
+    const int v[4] = {c->ids.pad, c->ids.eos, c->ids.unk, c->ids.start};
+    for (int i = 0; i < 4; i++) {
+        snprintf(b, sizeof b, "%d", v[i]);
+        cJSON_AddStringToObject(meta, MKEYS[i], b);
+    }
+    snprintf(b, sizeof b, "%d", c->gen_max_length);
+    cJSON_AddStringToObject(meta, "gen_max_length", b);
+}
+
+static int meta_num(const cJSON *meta, const char *key, int *out, const char *name, TfErr *err)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(meta, key);
+    char *end;
+    long v = x && cJSON_IsString(x) ? strtol(x->valuestring, &end, 10) : -1;
+    if (!x || !cJSON_IsString(x) || end == x->valuestring || *end || v < 0 || v > TF_MAX_VOCAB)
+        return tf_fail(err, "%s: __metadata__ '%s' is missing or not a count", name, key);
+    *out = (int)v;
+    return 0;
+}
+
+int marian_meta_get(TfConfig *c, const cJSON *meta, const char *name, TfErr *err)
+{
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(meta, "kind");
+    if (!k)
+        return 0;
+    if (!cJSON_IsString(k) || strcmp(k->valuestring, "marian"))
+        return tf_fail(err, "%s: kind must be \"marian\" when given", name);
+    c->kind = TF_KIND_MARIAN;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(meta, "activation");
+    if (!cJSON_IsString(a) || parse_act(a->valuestring, &c->act))
+        return tf_fail(err, "%s: activation is missing or not relu, silu or gelu", name);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(meta, "pe_layout");
+    if (!cJSON_IsString(p) || (strcmp(p->valuestring, "halves") && strcmp(p->valuestring, "interleaved")))
+        return tf_fail(err, "%s: pe_layout is missing or not halves or interleaved", name);
+    c->pe_layout = strcmp(p->valuestring, "halves") ? TF_PE_INTERLEAVED : TF_PE_HALVES;
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(meta, "embed_scale");
+    c->no_embed_scale = cJSON_IsString(e) && !strcmp(e->valuestring, "false");
+    int *v[4] = {&c->ids.pad, &c->ids.eos, &c->ids.unk, &c->ids.start};
+    for (int i = 0; i < 4; i++)
+        if (meta_num(meta, MKEYS[i], v[i], name, err))
+            return -1;
+    c->ids.set = 1;
+    return meta_num(meta, "gen_max_length", &c->gen_max_length, name, err);
+}
+
 int marian_vocab_read(const char *dir, Vocab *v, int V, TfErr *err)
 {
     memset(v, 0, sizeof *v);

@@ -23,6 +23,14 @@
  * file and the reason, and m is left empty. */
 int marian_load(TfModel *m, const char *dir, TfErr *err);
 
+/* The Marian settings (kind, activation, pe_layout, embed_scale, special
+ * ids, gen_max_length) as strings in a safetensors __metadata__ object, so
+ * that a converted model opens anywhere; get leaves ours untouched when
+ * "kind" is absent. */
+struct cJSON;
+void marian_meta_put(const TfConfig *c, struct cJSON *meta);
+int marian_meta_get(TfConfig *c, const struct cJSON *meta, const char *name, TfErr *err);
+
 /* dir/vocab.json into v: V ids (V <= 0: the largest id + 1). */
 int marian_vocab_read(const char *dir, Vocab *v, int V, TfErr *err);
 
