@@ -152,7 +152,7 @@ FUZZ_DEPS := $(CORE_SRC) app/session/lesson.c
 FUZZ_CXX_OBJ := $(CORE_CXX_SRC:core/%.cc=build/fuzz/cxx/%.o)
 build/fuzz/cxx/%.o: core/%.cc
 	@mkdir -p $(dir $@)
-	clang++ -std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined $(CORE_INC) -c $< -o $@
+	clang++ -std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr $(CORE_INC) -c $< -o $@
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_DEPS) $(FUZZ_CXX_OBJ) $(CORE_HDR) $(SESSION_HDR)
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -10,6 +10,7 @@
 
 #include "checkpoint.h"
 #include "file.h"
+#include "marian_tok.h"
 #include "ops.h"
 #include "pickle.h"
 #include "sysmem.h"
@@ -542,6 +543,33 @@ static int load_weights(TfModel *m, St *st, TfErr *err)
     return 0;
 }
 
+static void tok_free(void *t)
+{
+    marian_tok_free(t);
+    free(t);
+}
+
+int tf_text_encode(const TfModel *m, const char *text, int *ids, int max, int *n_unk, TfErr *err)
+{
+    if (m->cfg.kind != TF_KIND_MARIAN)
+        return vocab_encode(&m->src_vocab, text, ids, NULL, max, n_unk, err);
+    if (!m->tok)
+        return tf_fail(err, "this MarianMT folder has no source.spm to split the text");
+    return marian_encode(m->tok, &m->src_vocab, &m->cfg, text, ids, max, n_unk, err);
+}
+
+long tf_text_decode(const TfModel *m, const int *ids, int n, char **out, TfErr *err)
+{
+    if (m->cfg.kind != TF_KIND_MARIAN || !m->tok) {
+        char probe[1];
+        size_t need = vocab_decode(&m->tgt_vocab, ids, n, probe, sizeof probe) + 1;
+        if (!(*out = malloc(need)))
+            return tf_fail(err, "out of memory");
+        return (long)vocab_decode(&m->tgt_vocab, ids, n, *out, need);
+    }
+    return marian_decode(m->tok, &m->tgt_vocab, &m->cfg, ids, n, out, err);
+}
+
 static int load_dir(TfModel *m, const char *dir, TfErr *err)
 {
     char file[4096];
@@ -615,6 +643,18 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
     cJSON_Delete(j);
     if (rc || vocab_copy(&m->tgt_vocab, &m->src_vocab, err))
         return -1;
+    if (exists(dir, "source.spm") || exists(dir, "target.spm")) {
+        MarianTok *t = malloc(sizeof *t);
+        if (!t)
+            return tf_fail(err, "out of memory");
+        if (marian_tok_open(t, dir, err)) {
+            free(t);
+            return -1;
+        }
+        m->tok = t;
+        m->tok_free = tok_free;
+        model_meta_set(m, "marian.tokenizer", "source.spm, target.spm");
+    }
     model_meta_set(m, "kind", "marian");
     model_meta_set(m, "marian.dir", dir);
     model_meta_set(m, "marian.weights", wname);

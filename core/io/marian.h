@@ -41,6 +41,12 @@ int tf_path_is_dir(const char *path);
  * MarianMT directory. */
 int tf_model_open(const char *path, TfModel *m, TfErr *err);
 
+/* Text to source ids and target ids to text for any model: a MarianMT
+ * folder's sentencepiece rules (marian_tok.h; </s> appended), else our
+ * vocabulary's words or characters. decode mallocs *out. */
+int tf_text_encode(const TfModel *m, const char *text, int *ids, int max, int *n_unk, TfErr *err);
+long tf_text_decode(const TfModel *m, const int *ids, int n, char **out, TfErr *err);
+
 /* IEEE half and bfloat16 to float. */
 float tf_f16_to_f32(unsigned short h);
 float tf_bf16_to_f32(unsigned short h);

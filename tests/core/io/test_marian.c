@@ -207,6 +207,33 @@ static void test_bad_dirs(void **state)
     }
 }
 
+/* A folder with source.spm and target.spm tokenizes through them; an spm
+ * file that does not load is a one-line error. */
+static void test_folder_tokenizer(void **state)
+{
+    (void)state;
+    char dir[256], cmd[1024];
+    broken_copy(dir, sizeof dir, "with_spm", "README", "x");
+    snprintf(cmd, sizeof cmd, "cp " MFIX "spm/source.spm " MFIX "spm/target.spm '%s'", dir);
+    expect_true(system(cmd) == 0, "copy");
+    TfModel m;
+    TfErr err;
+    expect_true(tf_model_open(dir, &m, &err) == 0 && m.tok, "loads with its tokenizer: %s", err.msg);
+    int ids[64];
+    int n = tf_text_encode(&m, ">>fra<< the cat", ids, 64, NULL, &err);
+    expect_true(n >= 2 && ids[n - 1] == 0, "</s> appended (%d ids)", n);
+    char *out;
+    expect_true(tf_text_decode(&m, ids, n, &out, &err) >= 0, "decodes: %s", err.msg);
+    free(out);
+    model_free(&m);
+    broken_copy(dir, sizeof dir, "bad_spm", "source.spm", "not a model");
+    snprintf(cmd, sizeof cmd, "cp " MFIX "spm/target.spm '%s'", dir);
+    expect_true(system(cmd) == 0, "copy");
+    expect_true(tf_model_open(dir, &m, &err) != 0, "a broken source.spm is refused");
+    printf("  %s\n", err.msg);
+    expect_true(strstr(err.msg, "source.spm") && !strchr(err.msg, '\n'), "one line naming it");
+}
+
 static void test_training_refused(void **state)
 {
     (void)state;
@@ -234,5 +261,6 @@ int main(void)
            cmocka_unit_test(test_greedy_matches_port),
            cmocka_unit_test(test_converted_matches_port),
            cmocka_unit_test(test_bad_dirs),
+           cmocka_unit_test(test_folder_tokenizer),
            cmocka_unit_test(test_training_refused));
 }
