@@ -17,6 +17,7 @@ VERSION  := 0.9.0
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 CC       ?= cc
+CXX      ?= c++
 SANITIZE ?= 0
 FUZZ_SECONDS ?= 60
 
@@ -31,7 +32,7 @@ APP_ID     := io.github.stepformer
 ICON_SIZES := 48 128 256
 ICON_PNGS  := $(foreach s,$(ICON_SIZES),$(BUILD)/share/icons/$(s)x$(s)/stepformer.png)
 
-PKGS_CORE := openblas libcjson
+PKGS_CORE := openblas libcjson libzip sentencepiece
 PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig cairo
 PKGS_TEST := cmocka
 
@@ -42,7 +43,7 @@ CORE_CFLAGS = $(shell pkg-config --cflags $(PKGS_CORE))
 APP_CFLAGS  = $(shell pkg-config --cflags $(PKGS_CORE) $(PKGS_APP)) \
               -DSTEPFORMER_DATADIR='"$(PREFIX)/share/stepformer"'
 TEST_CFLAGS = $(APP_CFLAGS) $(shell pkg-config --cflags $(PKGS_TEST))
-LIBS_CORE = $(shell pkg-config --libs $(PKGS_CORE)) -lm -pthread
+LIBS_CORE = $(shell pkg-config --libs $(PKGS_CORE)) -lstdc++ -lm -pthread
 LIBS_APP  = $(shell pkg-config --libs $(PKGS_APP)) $(LIBS_CORE)
 LIBS_TEST = $(LIBS_APP) $(shell pkg-config --libs $(PKGS_TEST))
 
@@ -52,19 +53,21 @@ LIBS_TEST = $(LIBS_APP) $(shell pkg-config --libs $(PKGS_TEST))
 # the include path of the layers allowed to use it.
 CORE_DIRS    := core/model core/train core/decode core/data core/io core/sys
 SESSION_DIRS := app/session
-APP_DIRS     := app/platform app/ui app/views app/views/decode app/views/train app/window app/cli
+APP_DIRS     := app/platform app/ui app/views app/views/decode app/views/train app/window app/cli app/cli/bench
 CORE_INC     := $(addprefix -I,$(CORE_DIRS))
 SESSION_INC  := $(addprefix -I,$(SESSION_DIRS)) $(CORE_INC)
 APP_INC      := $(addprefix -I,$(APP_DIRS)) $(SESSION_INC)
 
 CORE_SRC    := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c))
+# the one C++ file: the wrapper over libsentencepiece (core/data/spm.cc)
+CORE_CXX_SRC := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.cc))
 SESSION_SRC := $(foreach d,$(SESSION_DIRS),$(wildcard $(d)/*.c))
 APP_SRC     := $(filter-out app/cli/main.c,$(foreach d,$(APP_DIRS),$(wildcard $(d)/*.c))) $(SESSION_SRC)
 CORE_HDR    := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.h))
 SESSION_HDR := $(foreach d,$(SESSION_DIRS),$(wildcard $(d)/*.h))
 # every tests/<layer>/[<folder>/]test_*.c (fuzz targets are built apart)
 TEST_SRC := $(wildcard tests/*/test_*.c tests/*/*/test_*.c)
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CORE_CXX_SRC:%.cc=$(BUILD)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRC))))
 
@@ -75,6 +78,10 @@ all: $(BUILD)/stepformer $(BUILD)/share/stepformer.1 $(ICON_PNGS)
 $(BUILD)/core/%.o: core/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(CORE_CFLAGS) $(CORE_INC) -c $< -o $@
+
+$(BUILD)/core/%.o: core/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -MMD -MP -Wall -Wextra -Wshadow $(SAN_FLAGS) $(CFLAGS) $(CORE_INC) -c $< -o $@
 
 $(BUILD)/app/session/%.o: app/session/%.c
 	@mkdir -p $(dir $@)
@@ -122,11 +129,14 @@ run: deps-check
 # their publications, all instrumented by ThreadSanitizer: any data race
 # fails the run. The worker needs the engine only, so no SDL is built.
 TSAN_SRC := tests/session/test_train_worker.c $(SESSION_SRC) $(CORE_SRC)
-build/tsan/test_train_worker: $(TSAN_SRC) $(CORE_HDR) $(SESSION_HDR) tests/test_util.h
+build/tsan/cxx/%.o: core/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O1 -g -fsanitize=thread $(CORE_INC) -c $< -o $@
+build/tsan/test_train_worker: $(TSAN_SRC) $(CORE_CXX_SRC:core/%.cc=build/tsan/cxx/%.o) $(CORE_HDR) $(SESSION_HDR) tests/test_util.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -pthread $(WARN) -O1 -g -fsanitize=thread \
 	    $(CORE_CFLAGS) $(shell pkg-config --cflags $(PKGS_TEST)) $(SESSION_INC) -Itests \
-	    $(TSAN_SRC) -o $@ $(LIBS_CORE) $(shell pkg-config --libs $(PKGS_TEST))
+	    $(TSAN_SRC) $(CORE_CXX_SRC:core/%.cc=build/tsan/cxx/%.o) -o $@ $(LIBS_CORE) $(shell pkg-config --libs $(PKGS_TEST))
 
 test-tsan: deps-check
 	@$(MAKE) --no-print-directory build/tsan/test_train_worker
@@ -148,10 +158,14 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 # (app/session/ needs no SDL, so its fuzzers build like the engine's)
 FUZZ_DEPS := $(CORE_SRC) app/session/lesson.c
-build/fuzz/%: tests/fuzz/%.c $(FUZZ_DEPS) $(CORE_HDR) $(SESSION_HDR)
+FUZZ_CXX_OBJ := $(CORE_CXX_SRC:core/%.cc=build/fuzz/cxx/%.o)
+build/fuzz/cxx/%.o: core/%.cc
+	@mkdir -p $(dir $@)
+	clang++ -std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr $(CORE_INC) -c $< -o $@
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_DEPS) $(FUZZ_CXX_OBJ) $(CORE_HDR) $(SESSION_HDR)
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    $(CORE_CFLAGS) $(SESSION_INC) $< $(FUZZ_DEPS) -o $@ $(LIBS_CORE)
+	    $(CORE_CFLAGS) $(SESSION_INC) $< $(FUZZ_DEPS) $(FUZZ_CXX_OBJ) -o $@ $(LIBS_CORE)
 
 fuzz: deps-check
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)

@@ -8,7 +8,7 @@ set -e
 # `make deb` use (rsvg-convert, pdftotext, xmllint, desktop-file-validate,
 # appstreamcli, man, bash-completion, dpkg-buildpackage, lintian)
 PKGS="build-essential pkg-config clang libclang-rt-14-dev libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
-libcglm-dev libopenblas-dev libcjson-dev libcmocka-dev libfontconfig-dev libcairo2-dev
+libcglm-dev libopenblas-dev libcjson-dev libcmocka-dev libfontconfig-dev libcairo2-dev libzip-dev libsentencepiece-dev
 fonts-dejavu-core fonts-wqy-microhei
 libxml2-utils
 librsvg2-bin poppler-utils desktop-file-utils appstream man-db bash-completion

@@ -43,11 +43,17 @@ static void print_text(const TfModel *m, const char *src, int len)
     printf("model        ");
     cli_put_safe(stdout, src);
     putchar('\n');
+    printf("kind         %s\n", c->kind == TF_KIND_MARIAN ? "MarianMT (Hugging Face / OPUS-MT)" : "Stepformer");
     printf("d_model      %d\n", c->d_model);
     printf("heads        %d (d_k = d_v = %d)\n", c->n_heads, c->d_model / c->n_heads);
     printf("d_ff         %d\n", c->d_ff);
     printf("layers       %d encoder + %d decoder\n", c->n_enc, c->n_dec);
     printf("max_len      %d\n", c->max_len);
+    printf("activation   %s%s\n", cfg_act_name(c->act), c->act == TF_ACT_RELU ? " (as in the paper)" : " (the paper: ReLU)");
+    printf("positions    sinusoidal, %s\n", c->pe_layout == TF_PE_HALVES ? "halves (sin | cos)" : "interleaved (sin, cos pairs)");
+    printf("embeddings   %s\n", c->no_embed_scale ? "not scaled" : "x sqrt(d_model)");
+    printf("special ids  pad %d, eos %d, unk %d, decoder start %d\n", cfg_pad_id(c), cfg_eos_id(c),
+           cfg_unk_id(c), cfg_start_id(c));
     printf("norm         %s\n", c->norm == TF_NORM_PRE ? "pre-LN (x + Sublayer(LN(x)), final LN)"
                                                          : "post-LN (LN(x + Sublayer(x)), as in the paper)");
     printf("tied         %s\n", c->tie == TF_TIE_ALL ? "source embedding = target embedding = pre-softmax projection"
@@ -92,6 +98,9 @@ static void print_json(const TfModel *m, const char *src, int len)
     for (int k = 0; k < CFG_N_SIZES; k++)
         cJSON_AddNumberToObject(o, CFG_SIZES[k].key, cfg_size_of(c, k));
     cJSON_AddStringToObject(o, "norm", c->norm == TF_NORM_PRE ? "pre" : "post");
+    cJSON_AddStringToObject(o, "kind", c->kind == TF_KIND_MARIAN ? "marian" : "stepformer");
+    cJSON_AddStringToObject(o, "activation", cfg_act_name(c->act));
+    cJSON_AddStringToObject(o, "pe_layout", cfg_pe_name(c->pe_layout));
     cJSON_AddStringToObject(o, "tie_embeddings", cfg_tie_name(c->tie));
     cJSON_AddNumberToObject(o, "src_vocab", c->src_vocab);
     cJSON_AddNumberToObject(o, "tgt_vocab", c->tgt_vocab);

@@ -621,13 +621,14 @@ int cmd_train(int argc, char **argv)
     g_stop = g_signals = 0;
     rc = setup(&r);
     if (rc == 0) {
-        void (*old_int)(int) = signal(SIGINT, on_signal);
-        void (*old_term)(int) = signal(SIGTERM, on_signal);
+        /* the handlers stay until the program ends: a second signal that
+         * arrives while the run is being saved, or just after, must not
+         * kill a run that has been saved (only a third one does) */
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
         rc = train_loop(&r, argc, argv);
         if (rc == 0)
             rc = finish(&r, argc, argv);
-        signal(SIGINT, old_int);
-        signal(SIGTERM, old_term);
     }
     if (r.has_trainer)
         trainer_free(&r.t);

@@ -12,5 +12,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_heads(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ typedef struct Command {
 static const Command COMMANDS[] = {
     {"init", cmd_init, "write a randomly initialised model of a preset"},
     {"info", cmd_info, "configuration, parameter counts, FLOPs"},
+    {"convert", cmd_convert, "a MarianMT / OPUS-MT folder into a Stepformer file"},
     {"dump", cmd_dump, "one stage of the forward pass as CSV or JSON"},
     {"translate", cmd_translate, "translate sentences (greedy or beam search)"},
     {"heads", cmd_heads, "what each attention head does, in numbers"},

@@ -48,6 +48,24 @@ int vocab_init(Vocab *v, TokMode mode, TfErr *err)
     return 0;
 }
 
+int vocab_from_tokens(Vocab *v, TokMode mode, const char *const *toks, int n, TfErr *err)
+{
+    memset(v, 0, sizeof *v);
+    v->mode = mode;
+    for (int i = 0; i < n; i++) {
+        int len = (int)strlen(toks[i]);
+        if (vocab_find(v, toks[i], len) >= 0) {
+            vocab_free(v);
+            return tf_fail(err, "token '%s' appears twice", toks[i]);
+        }
+        if (vocab_add(v, toks[i], len, err) < 0) {
+            vocab_free(v);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void vocab_free(Vocab *v)
 {
     if (!v)

@@ -48,6 +48,11 @@ int vocab_add(Vocab *v, const char *s, int len, TfErr *err);
 /* A word-level vocabulary of n tokens: the four specials, then t4 t5 ...
  * t(n-1) (random models, benchmarks and tests). */
 int vocab_numbered(Vocab *v, int n, TfErr *err);
+/* A vocabulary of exactly these n tokens, id i = toks[i] (a model that
+ * brings its own specials, e.g. Marian's </s> 0 <unk> 1 ... <pad> V-1).
+ * Fails on an empty, invalid or repeated token. */
+int vocab_from_tokens(Vocab *v, TokMode mode, const char *const *toks, int n, TfErr *err);
+
 /* Id of s[0..len) or -1 if absent (exact bytes, no lowercasing). */
 int vocab_find(const Vocab *v, const char *s, int len);
 /* The token string of id, or "<?>" when id is out of range. */

@@ -30,6 +30,8 @@ int decode_max_out(const TfModel *m, const TfTrace *tr, int S)
 {
     int n = S + 50;
     (void)tr; /* the trace grows as needed (trace_reserve) */
+    if (m->cfg.kind == TF_KIND_MARIAN && m->cfg.gen_max_length > 1)
+        n = m->cfg.gen_max_length - 1; /* max_length counts the start token */
     if (n > m->cfg.max_len)
         n = m->cfg.max_len;
     return n;
@@ -41,6 +43,20 @@ static int argmax(const float *p, int n)
     int best = 0;
     for (int i = 1; i < n; i++)
         if (p[i] > p[best])
+            best = i;
+    return best;
+}
+
+/* Marian's greedy rules on step t of max_out: pad is never generated,
+ * </s> is forced at the last step; ties go to the lowest index (logits). */
+static int marian_pick(const TfConfig *c, const float *logits, int t, int max_out)
+{
+    int pad = cfg_pad_id(c), eos = cfg_eos_id(c);
+    if (t == max_out - 1)
+        return eos;
+    int best = pad == 0 ? 1 : 0;
+    for (int i = best + 1; i < c->tgt_vocab; i++)
+        if (i != pad && logits[i] > logits[best])
             best = i;
     return best;
 }
@@ -139,9 +155,9 @@ int tf_generate(const TfModel *m, TfTrace *tr, const int *src, int S, int max_ou
     rng_seed(&rng, o ? o->seed : 0);
     float *scratch = sampling ? malloc((size_t)V * sizeof *scratch) : NULL;
     unsigned char *banned = sampling ? calloc((size_t)V, 1) : NULL;
-    if (banned) {
-        banned[TOK_PAD] = 1;
-        banned[TOK_BOS] = 1;
+    if (banned) { /* never drawn: padding, and the start token */
+        banned[cfg_pad_id(c)] = 1;
+        banned[cfg_start_id(c)] = 1;
     }
     float *pool = NULL;
     if (keep_steps) {
@@ -157,7 +173,7 @@ int tf_generate(const TfModel *m, TfTrace *tr, const int *src, int S, int max_ou
     }
     if (tf_encode(m, tr, 1, S, src, &S, 0, err))
         goto fail;
-    tgt[0] = TOK_BOS;
+    tgt[0] = cfg_start_id(c);
     for (int t = 0; t < max_out; t++) {
         int T = t + 1;
         if (tf_decode(m, tr, T, tgt, &T, t, 0, err))
@@ -167,7 +183,8 @@ int tf_generate(const TfModel *m, TfTrace *tr, const int *src, int S, int max_ou
         if (tok < 0 && sampling)
             tok = sample_token(tr->logits + (size_t)t * V, V, &o->sampling, banned, &rng, scratch);
         if (tok < 0)
-            tok = argmax(p, V);
+            tok = c->kind == TF_KIND_MARIAN ? marian_pick(c, tr->logits + (size_t)t * V, t, max_out)
+                                            : argmax(p, V);
         out->ids[out->n++] = tok;
         out->logprob += log((double)p[tok]);
         if (keep_steps) {
@@ -178,13 +195,13 @@ int tf_generate(const TfModel *m, TfTrace *tr, const int *src, int S, int max_ou
             top_k(p, V, DEC_TOPK, st->top_id, st->top_p);
             keep_rows(m, tr, st, t, &pool);
         }
-        if (tok == TOK_EOS)
+        if (tok == cfg_eos_id(c))
             break;
         tgt[T] = tok;
     }
     /* Leave the trace holding <bos> + every non-<eos> output token. */
     int T = out->n + 1;
-    if (out->ids[out->n - 1] == TOK_EOS)
+    if (out->ids[out->n - 1] == cfg_eos_id(c))
         T--;
     if (T != tr->T && T <= m->cfg.max_len) {
         if (tf_decode(m, tr, T, tgt, &T, 0, 0, err))

@@ -1,5 +1,6 @@
 /* checkpoint.c - safetensors reading and atomic writing (see checkpoint.h). */
 #include "checkpoint.h"
+#include "marian.h"
 
 #include "atomic.h"
 #include "file.h"
@@ -70,7 +71,8 @@ static const char *const KNOWN_META[] = {
     "format", "d_model", "n_heads", "d_ff", "n_enc_layers", "n_dec_layers",
     "max_len", "norm", "tie_embeddings", "src_vocab", "tgt_vocab",
     "src_tokenize", "tgt_tokenize", "src_lowercase", "tgt_lowercase",
-    "optimizer", "optimizer_step", NULL};
+    "optimizer", "optimizer_step", "kind", "activation", "pe_layout", "embed_scale",
+    "pad_id", "eos_id", "unk_id", "start_id", "gen_max_length", NULL};
 
 static int is_known_meta(const char *k)
 {
@@ -129,7 +131,7 @@ static int meta_mode(const cJSON *meta, const char *key, const char *name,
 }
 
 static int parse_vocab(Vocab *v, const cJSON *meta, const char *key,
-                       TokMode mode, const char *name, TfErr *err)
+                       TokMode mode, int own_specials, const char *name, TfErr *err)
 {
     const char *s = meta_str(meta, key, name, err);
     if (!s)
@@ -150,8 +152,13 @@ static int parse_vocab(Vocab *v, const cJSON *meta, const char *key,
                 TOK_NSPECIAL + 1, TF_MAX_VOCAB);
         goto done;
     }
-    if (vocab_init(v, mode, err))
+    /* a converted MarianMT model brings its own specials (config ids) */
+    if (own_specials) {
+        memset(v, 0, sizeof *v);
+        v->mode = mode;
+    } else if (vocab_init(v, mode, err)) {
         goto done;
+    }
     int i = 0;
     const cJSON *t;
     cJSON_ArrayForEach(t, arr) {
@@ -211,7 +218,7 @@ static int parse_config(TfConfig *c, const cJSON *meta, const char *name,
                        "not \"%.40s\"", name, t);
     c->dropout = 0.1f;
     c->label_smoothing = 0.1f;
-    return 0;
+    return marian_meta_get(c, meta, name, err); /* MarianMT settings, if any */
 }
 
 /* ---- tensors ---- */
@@ -552,8 +559,8 @@ static int load(TfModel *m, CkptOptim *opt, const Src *src, TfErr *err)
     if (parse_config(&m->cfg, meta, name, err) ||
         meta_mode(meta, "src_tokenize", name, &sm, err) ||
         meta_mode(meta, "tgt_tokenize", name, &tm, err) ||
-        parse_vocab(&m->src_vocab, meta, "src_vocab", sm, name, err) ||
-        parse_vocab(&m->tgt_vocab, meta, "tgt_vocab", tm, name, err))
+        parse_vocab(&m->src_vocab, meta, "src_vocab", sm, m->cfg.ids.set, name, err) ||
+        parse_vocab(&m->tgt_vocab, meta, "tgt_vocab", tm, m->cfg.ids.set, name, err))
         goto done;
     const cJSON *lw = cJSON_GetObjectItemCaseSensitive(meta, "src_lowercase");
     m->src_vocab.lower = lw && strcmp(lw->valuestring, "true") == 0;
@@ -619,6 +626,8 @@ int ckpt_load_full(TfModel *m, CkptOptim *opt, const char *path, TfErr *err)
 
 int ckpt_load(TfModel *m, const char *path, TfErr *err)
 {
+    if (tf_path_is_dir(path)) /* a MarianMT directory (marian.h) */
+        return marian_load(m, path, err);
     return ckpt_load_full(m, NULL, path, err);
 }
 
@@ -711,6 +720,7 @@ static char *build_header(const TfModel *m, const CkptOptim *opt,
     cJSON_AddStringToObject(meta, "tgt_tokenize", m->tgt_vocab.mode == TOK_CHAR ? "char" : "word");
     cJSON_AddStringToObject(meta, "src_lowercase", m->src_vocab.lower ? "true" : "false");
     cJSON_AddStringToObject(meta, "tgt_lowercase", m->tgt_vocab.lower ? "true" : "false");
+    marian_meta_put(c, meta);
     for (int i = 0; i < m->n_meta; i++)
         if (!is_known_meta(m->meta[i].key))
             cJSON_AddStringToObject(meta, m->meta[i].key, m->meta[i].val);

@@ -35,6 +35,16 @@ const char *cfg_tie_name(TfTie t)
     return t == TF_TIE_ALL ? "all" : t == TF_TIE_GENERATOR ? "generator" : "none";
 }
 
+const char *cfg_act_name(TfAct a)
+{
+    return a == TF_ACT_SILU ? "silu" : a == TF_ACT_GELU ? "gelu" : "relu";
+}
+
+const char *cfg_pe_name(TfPeLayout p)
+{
+    return p == TF_PE_HALVES ? "halves" : "interleaved";
+}
+
 const char *const *cfg_preset_names(int *n)
 {
     static const char *names[N_PRESETS];
@@ -83,6 +93,17 @@ int cfg_validate(const TfConfig *c, TfErr *err)
     if (c->tie == TF_TIE_ALL && c->src_vocab != c->tgt_vocab)
         return tf_fail(err, "sharing all embeddings needs one vocabulary, "
                        "but src has %d tokens and tgt %d", c->src_vocab, c->tgt_vocab);
+    if (c->act < TF_ACT_RELU || c->act > TF_ACT_GELU)
+        return tf_fail(err, "unknown activation %d", (int)c->act);
+    if (c->pe_layout != TF_PE_INTERLEAVED && c->pe_layout != TF_PE_HALVES)
+        return tf_fail(err, "unknown positional-encoding layout %d", (int)c->pe_layout);
+    if (c->ids.set) {
+        const int id[4] = {c->ids.pad, c->ids.eos, c->ids.unk, c->ids.start};
+        for (int i = 0; i < 4; i++)
+            if (id[i] < 0 || id[i] >= c->tgt_vocab || id[i] >= c->src_vocab)
+                return tf_fail(err, "special token id %d is outside the vocabulary of %d",
+                               id[i], c->tgt_vocab);
+    }
     if (!(c->dropout >= 0 && c->dropout < 1))
         return tf_fail(err, "dropout %g is not in [0, 1)", c->dropout);
     if (!(c->label_smoothing >= 0 && c->label_smoothing < 1))

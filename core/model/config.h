@@ -24,6 +24,28 @@ typedef enum TfTie {
                              (one shared vocabulary, as in the paper) */
 } TfTie;
 
+/* The feed-forward network's activation (the paper: ReLU; OPUS-MT: SiLU,
+ * which Hugging Face calls "swish"; GELU the exact erf form). */
+typedef enum TfAct { TF_ACT_RELU = 0, TF_ACT_SILU = 1, TF_ACT_GELU = 2 } TfAct;
+
+/* How the sinusoidal table lays out its columns: the paper's (and our)
+ * interleaved sin/cos pairs, or Marian's halves (sin in columns 0..d/2-1,
+ * cos in d/2..d-1, same frequencies). */
+typedef enum TfPeLayout { TF_PE_INTERLEAVED = 0, TF_PE_HALVES = 1 } TfPeLayout;
+
+/* Where the model comes from and so which conventions it follows. Marian
+ * (Hugging Face MarianMT / OPUS-MT): the decoder starts with its start id
+ * (= pad), decoder self-attention has the causal mask only, pad is never
+ * generated. */
+typedef enum TfKind { TF_KIND_STEPFORMER = 0, TF_KIND_MARIAN = 1 } TfKind;
+
+/* Special ids of the model's vocabulary. A zeroed TfSpecials (set = 0)
+ * means ours: <pad> 0, <bos> 1, <eos> 2, <unk> 3 (see vocab.h). */
+typedef struct TfSpecials {
+    int set;
+    int pad, eos, unk, start; /* start: first decoder input (<bos> / pad) */
+} TfSpecials;
+
 /* Limits that keep every allocation sized from a config sane. */
 #define TF_MAX_DMODEL 8192
 #define TF_MAX_HEADS 128
@@ -46,7 +68,23 @@ typedef struct TfConfig {
     TfTie tie;
     float dropout;         /* P_drop during training (0.1 in the paper) */
     float label_smoothing; /* epsilon_ls during training (0.1 in the paper) */
+    /* Zero for all of these is our own model (the paper's conventions). */
+    TfKind kind;
+    TfAct act;
+    TfPeLayout pe_layout;
+    int no_embed_scale; /* embeddings are not multiplied by sqrt(d_model) */
+    TfSpecials ids;
+    int gen_max_length; /* Marian: generation's max_length (start token
+                           included), 0 when unset */
 } TfConfig;
+
+static inline int cfg_pad_id(const TfConfig *c) { return c->ids.set ? c->ids.pad : 0; }
+static inline int cfg_start_id(const TfConfig *c) { return c->ids.set ? c->ids.start : 1; }
+static inline int cfg_eos_id(const TfConfig *c) { return c->ids.set ? c->ids.eos : 2; }
+static inline int cfg_unk_id(const TfConfig *c) { return c->ids.set ? c->ids.unk : 3; }
+/* "relu", "silu", "gelu"; "interleaved", "halves". */
+const char *cfg_act_name(TfAct a);
+const char *cfg_pe_name(TfPeLayout p);
 
 /* Fill cfg from a preset name; vocab sizes are left for the caller.
  * Returns -1 with a message listing the presets on an unknown name. */

@@ -123,6 +123,10 @@ static void self_attention(TfTrace *tr, AttnAct *a, const float *x,
     int N = B * T;
     const TfExperiment *e = &tr->exp;
     int causal = kind == TF_ATTN_DEC && !e->no_causal;
+    /* Marian: only the causal mask in decoder self-attention (a padding
+     * mask from id == pad would hide its start token) */
+    if (kind == TF_ATTN_DEC && tr->cfg.kind == TF_KIND_MARIAN)
+        len = NULL;
     unsigned char hide[TF_MAX_LEN_HIDE];
     const unsigned char *kh = kind == TF_ATTN_ENC && T <= TF_MAX_LEN_HIDE ? hidden_keys(tr, hide, T) : NULL;
     linear_forward(a->qkv, x, w_qkv, b_qkv, N, C, 3 * C);
@@ -137,7 +141,13 @@ static void ffn(const TfConfig *c, float *hidden, float *out, const float *x,
                 const float *b2, int N)
 {
     linear_forward(hidden, x, w1, b1, N, c->d_model, c->d_ff);
-    relu_forward(hidden, hidden, (size_t)N * c->d_ff);
+    size_t n = (size_t)N * c->d_ff;
+    if (c->act == TF_ACT_SILU)
+        silu_forward(hidden, hidden, n);
+    else if (c->act == TF_ACT_GELU)
+        gelu_forward(hidden, hidden, n);
+    else
+        relu_forward(hidden, hidden, n);
     linear_forward(out, hidden, w2, b2, N, c->d_ff, c->d_model);
 }
 
@@ -217,12 +227,13 @@ static void add_positions(float *out, const float *x, const float *pe, int N,
 }
 
 /* One side's input, B sentences of L tokens: the ids and lengths kept in
- * the trace (side.ids, side.len), embed = E[token] * sqrt(C), input =
- * embed + PE, with dropout when training. */
+ * the trace (side.ids, side.len), embed = E[token] * sqrt(C) (or E[token]
+ * when the model does not scale), input = embed + PE (the model's stored
+ * table when it has one, else the trace's), with dropout when training. */
 typedef struct Side {
     int *ids, *len;
     float *embed, *input, *drop;
-    const float *E;
+    const float *E, *pe;
 } Side;
 
 static void embed_inputs(TfTrace *tr, Side s, const int *ids, const int *len, int B, int L, int C,
@@ -233,11 +244,12 @@ static void embed_inputs(TfTrace *tr, Side s, const int *ids, const int *len, in
     memcpy(s.ids, ids, (size_t)N * sizeof *ids);
     memcpy(s.len, len, (size_t)B * sizeof *len);
     float *embed = s.embed, *input = s.input, *drop = s.drop;
-    embed_forward(embed, s.ids, s.E, sqrtf((float)C), NULL, N, L, C);
+    float scale = tr->cfg.no_embed_scale ? 1.0f : sqrtf((float)C);
+    embed_forward(embed, s.ids, s.E, scale, NULL, N, L, C);
     if (tr->exp.no_pe) /* experiment: the embeddings alone */
         memcpy(input, embed, nC * sizeof(float));
     else
-        add_positions(input, embed, tr->pe, N, L, C);
+        add_positions(input, embed, s.pe ? s.pe : tr->pe, N, L, C);
     const float *dm = dropout_mask(tr, drop, nC, train);
     if (dm)
         dropout_apply(input, input, dm, nC);
@@ -256,7 +268,7 @@ int tf_encode_begin(const TfModel *m, TfTrace *tr, int B, int S, const int *src,
     tr->B = B;
     tr->S = S;
     /* src.embed = E[token] * sqrt(C);  enc.input = src.embed + PE */
-    Side side = {tr->src_ids, tr->src_len, tr->src_embed, tr->enc_in, tr->src_drop, m->p.src_embed};
+    Side side = {tr->src_ids, tr->src_len, tr->src_embed, tr->enc_in, tr->src_drop, m->p.src_embed, m->pe_src};
     embed_inputs(tr, side, src, src_len, B, S, c->d_model, train);
     return 0;
 }
@@ -342,7 +354,7 @@ int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
     tr->dec_dropped = dropping(tr, train);
     tr->T = T;
     /* tgt.embed = E[token] * sqrt(C);  dec.input = tgt.embed + PE */
-    Side side = {tr->tgt_ids, tr->tgt_len, tr->tgt_embed, tr->dec_in, tr->tgt_drop, m->p.tgt_embed};
+    Side side = {tr->tgt_ids, tr->tgt_len, tr->tgt_embed, tr->dec_in, tr->tgt_drop, m->p.tgt_embed, m->pe_tgt};
     embed_inputs(tr, side, tgt, tgt_len, tr->B, T, c->d_model, train);
     return 0;
 }

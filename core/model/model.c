@@ -25,6 +25,10 @@ void model_free(TfModel *m)
     if (!m)
         return;
     free(m->block);
+    free(m->pe_src);
+    free(m->pe_tgt);
+    if (m->tok && m->tok_free)
+        m->tok_free(m->tok);
     vocab_free(&m->src_vocab);
     vocab_free(&m->tgt_vocab);
     for (int i = 0; i < m->n_meta; i++) {

@@ -28,6 +28,10 @@ typedef struct TfModel {
     float *block;      /* params_size(cfg) floats */
     size_t n_params;
     Vocab src_vocab, tgt_vocab;
+    float *pe_src, *pe_tgt; /* (max_len, C) stored positional tables (Marian
+                               files hold them), owned; NULL: the formula */
+    void *tok;                  /* a MarianMT folder's sentencepiece models */
+    void (*tok_free)(void *);   /* (marian_tok.h), or NULL */
     TfMeta *meta;      /* extra metadata kept from the checkpoint */
     int n_meta;
 } TfModel;

@@ -154,6 +154,18 @@ void pe_table(float *pe, int max_len, int C)
     }
 }
 
+void pe_table_halves(float *pe, int max_len, int C)
+{
+    int half = (C + 1) / 2;
+    for (int pos = 0; pos < max_len; pos++) {
+        for (int j = 0; j < C; j++) {
+            int k = j < half ? j : j - half;
+            double angle = pos / pow(10000.0, 2.0 * k / C);
+            pe[(size_t)pos * C + j] = (float)(j < half ? sin(angle) : cos(angle));
+        }
+    }
+}
+
 /* Sum of n floats in eight interleaved partial sums added in a fixed order:
  * the same result every time, and each lane's additions are independent,
  * so the compiler can keep the lanes in one vector register. */
@@ -248,6 +260,18 @@ void relu_forward(float *out, const float *inp, size_t n)
     /* a compare-and-select (NaN -> 0, as fmaxf), which vectorises */
     for (size_t i = 0; i < n; i++)
         out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+}
+
+void silu_forward(float *out, const float *inp, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = inp[i] / (1.0f + expf(-inp[i]));
+}
+
+void gelu_forward(float *out, const float *inp, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = 0.5f * inp[i] * (1.0f + erff(inp[i] * 0.70710678118654752f));
 }
 
 void relu_backward(float *dinp, const float *dout, const float *out, size_t n)

@@ -39,6 +39,9 @@ void embed_backward(float *dtable, const float *dout, const int *ids,
 /* The sinusoidal table (max_len, C):
  * PE(pos, 2i) = sin(pos / 10000^(2i/C)), PE(pos, 2i+1) = cos(same). */
 void pe_table(float *pe, int max_len, int C);
+/* Marian's layout of the same frequencies: PE[pos, k] = sin(pos w_k) for
+ * k < ceil(C/2), PE[pos, ceil(C/2) + k] = cos(pos w_k), w_k = 10000^(-2k/C). */
+void pe_table_halves(float *pe, int max_len, int C);
 
 /* out = LayerNorm(inp) * w + b per row of C, biased variance, eps 1e-5.
  * mean and rstd (N) are kept for the backward pass and for display. */
@@ -50,6 +53,10 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
 
 /* out = max(0, inp), in place allowed */
 void relu_forward(float *out, const float *inp, size_t n);
+/* SiLU x * sigmoid(x) ("swish") and GELU x * Phi(x) (erf form); forward
+ * only: training is for ReLU models. */
+void silu_forward(float *out, const float *inp, size_t n);
+void gelu_forward(float *out, const float *inp, size_t n);
 /* dinp += dout * (out > 0) */
 void relu_backward(float *dinp, const float *dout, const float *out, size_t n);
 /* The same in place, for a buffer that holds dLoss/dout and is to hold

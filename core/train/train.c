@@ -340,6 +340,12 @@ int trainer_init(Trainer *t, TfModel *m, const Dataset *d, const TrainOpts *o,
     t->data = d;
     if (train_opts_check(o, err))
         goto fail;
+    /* the backward pass is the paper's: ReLU, scaled embeddings, our ids */
+    if (m->cfg.act != TF_ACT_RELU || m->cfg.kind != TF_KIND_STEPFORMER || m->cfg.no_embed_scale) {
+        tf_fail(err, "training is for Stepformer models with ReLU; this is a %s model with %s",
+                m->cfg.kind == TF_KIND_MARIAN ? "MarianMT" : "Stepformer", cfg_act_name(m->cfg.act));
+        goto fail;
+    }
     t->o = *o;
     if (d->n_train < 1) {
         tf_fail(err, "%s: no training pairs", d->name);

@@ -1,0 +1,61 @@
+/* cmd_convert.c - `stepformer convert DIR --out FILE.safetensors`: a
+ * MarianMT / OPUS-MT directory into our own format, with the Marian
+ * settings (activation, PE layout, embedding scale, special ids,
+ * max_length) in the metadata, so the converted model opens anywhere a
+ * Stepformer model does. */
+#include <stdio.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "cli.h"
+#include "commands.h"
+#include "marian.h"
+
+static const char *HELP =
+    "usage: stepformer convert DIR --out FILE.safetensors\n"
+    "\n"
+    "Read a Hugging Face MarianMT directory (config.json, generation_config.json,\n"
+    "vocab.json, model.safetensors or pytorch_model.bin) and write it as one\n"
+    "Stepformer safetensors file (F32). Stored positional tables are not kept:\n"
+    "the converted model computes the same sinusoids (halves layout).\n";
+
+/* The one positional argument: the folder. */
+static int positional(char **argv, int argc, int *i, void *ctx, const char *cmd, int *bad)
+{
+    (void)argc;
+    const char **dir = ctx;
+    if (argv[*i][0] == '-')
+        return 0;
+    if (*dir) {
+        fprintf(stderr, "stepformer %s: one folder only ('%s' is a second)\n", cmd, argv[*i]);
+        *bad = 1;
+        return 1;
+    }
+    *dir = argv[*i];
+    return 1;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    const char *C = "convert", *out = NULL;
+    const CliOpt opts[] = {CLI_STR_OPT("out", &out)};
+    const char *dir = NULL;
+    int rc = cli_parse(argc, argv, opts, CLI_N(opts), positional, &dir, C, HELP);
+    if (rc)
+        return rc < 0 ? 0 : 1;
+    if (!dir || !out)
+        return cli_fail(C, "give the model folder and --out FILE.safetensors");
+    TfModel m;
+    TfErr err;
+    if (!tf_path_is_dir(dir))
+        return cli_fail(C, "%s: not a folder (a MarianMT directory is converted)", dir);
+    if (marian_load(&m, dir, &err))
+        return cli_fail(C, "%s", err.msg);
+    model_meta_set(&m, "converted_from", dir);
+    rc = ckpt_save(&m, out, &err);
+    model_free(&m);
+    if (rc)
+        return cli_fail(C, "%s", err.msg);
+    printf("wrote %s\n", out);
+    return 0;
+}

@@ -1,0 +1,127 @@
+/* marian_tok.c - MarianTokenizer's rules (see marian_tok.h). */
+#include "marian_tok.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "file.h"
+
+/* dir/name as a sentencepiece model: a missing or irregular file is named
+ * before sentencepiece sees it. */
+static SpmModel *load_one(const char *dir, const char *name, TfErr *err)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    if (access(p, F_OK) != 0) {
+        tf_fail(err, "%s: %s is missing", dir, name);
+        return NULL;
+    }
+    FILE *f = tf_fopen_regular(p, NULL, err);
+    if (!f)
+        return NULL;
+    fclose(f);
+    return spm_load(p, err);
+}
+
+int marian_tok_open(MarianTok *t, const char *dir, TfErr *err)
+{
+    memset(t, 0, sizeof *t);
+    if (!(t->src = load_one(dir, "source.spm", err)) || !(t->tgt = load_one(dir, "target.spm", err))) {
+        marian_tok_free(t);
+        return -1;
+    }
+    return 0;
+}
+
+void marian_tok_free(MarianTok *t)
+{
+    spm_free(t->src);
+    spm_free(t->tgt);
+    memset(t, 0, sizeof *t);
+}
+
+/* End (one past the last '<<') of the greedy match of >>.+<< starting at
+ * s[i], or 0 when none: '.' stops at a newline. */
+static size_t tag_end(const char *s, size_t i)
+{
+    if (strncmp(s + i, ">>", 2) != 0)
+        return 0;
+    size_t e = 0;
+    for (size_t j = i + 3; s[j] && s[j] != '\n'; j++)
+        if (s[j - 1] == '<' && s[j] == '<' && j - 1 >= i + 3)
+            e = j + 1;
+    return e;
+}
+
+static int put(int *ids, int max, int n, int id)
+{
+    if (n < max)
+        ids[n] = id;
+    return n + 1;
+}
+
+int marian_encode(const MarianTok *t, const Vocab *v, const TfConfig *c, const char *text, int *ids,
+                  int max, int *n_unk, TfErr *err)
+{
+    size_t len = strlen(text);
+    char *rest = malloc(len + 1);
+    if (!rest)
+        return tf_fail(err, "out of memory for the text");
+    int n = 0, unk = 0, unk_id = cfg_unk_id(c);
+    size_t o = 0, code = tag_end(text, 0);
+    if (code) {
+        int id = vocab_find(v, text, (int)code);
+        n = put(ids, max, n, id >= 0 ? id : unk_id);
+        unk += id < 0;
+    }
+    for (size_t i = 0; i < len;) {
+        size_t e = tag_end(text, i);
+        if (e) {
+            i = e;
+            continue;
+        }
+        rest[o++] = text[i++];
+    }
+    rest[o] = 0;
+    char **pieces;
+    int np = spm_encode(t->src, rest, &pieces, err);
+    free(rest);
+    if (np < 0)
+        return -1;
+    for (int i = 0; i < np; i++) {
+        int id = vocab_find(v, pieces[i], (int)strlen(pieces[i]));
+        if (id < 0 || id == cfg_pad_id(c) || id == cfg_eos_id(c))
+            id = unk_id; /* typed specials are text, not tokens */
+        unk += id == unk_id;
+        n = put(ids, max, n, id);
+    }
+    spm_pieces_free(pieces, np);
+    n = put(ids, max, n, cfg_eos_id(c));
+    if (n_unk)
+        *n_unk = unk;
+    return n;
+}
+
+long marian_decode(const MarianTok *t, const Vocab *v, const TfConfig *c, const int *ids, int n,
+                   char **out, TfErr *err)
+{
+    const char **pieces = malloc(((size_t)n + 1) * sizeof *pieces);
+    if (!pieces)
+        return tf_fail(err, "out of memory for the pieces");
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int id = ids[i];
+        if (id == cfg_eos_id(c) || id == cfg_pad_id(c) || id == cfg_unk_id(c) || id < 0 || id >= v->n)
+            continue;
+        const char *p = vocab_token(v, id);
+        size_t l = strlen(p);
+        if (l >= 4 && !strncmp(p, ">>", 2) && !strcmp(p + l - 2, "<<"))
+            continue;
+        pieces[k++] = p;
+    }
+    long r = spm_decode(t->tgt, pieces, k, out, err);
+    free(pieces);
+    return r;
+}

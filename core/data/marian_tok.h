@@ -1,0 +1,33 @@
+/* marian_tok.h - MarianTokenizer's rules over sentencepiece (spm.h).
+ *
+ * Source: a leading >>lang<< tag (the regular expression >>.+<< matched at
+ * the start, greedy, within the line) is kept as one token; every match of
+ * it anywhere is removed from the text; the rest goes through source.spm;
+ * each piece becomes its id in vocab.json (a missing piece is <unk>); </s>
+ * is appended. Target: ids -> pieces (</s>, <pad>, <unk> and >>tags<<
+ * skipped) -> target.spm's decoding. */
+#ifndef TF_MARIAN_TOK_H
+#define TF_MARIAN_TOK_H
+#include "config.h"
+#include "err.h"
+#include "spm.h"
+#include "vocab.h"
+
+typedef struct MarianTok {
+    SpmModel *src, *tgt;
+} MarianTok;
+
+/* dir/source.spm and dir/target.spm. */
+int marian_tok_open(MarianTok *t, const char *dir, TfErr *err);
+void marian_tok_free(MarianTok *t);
+
+/* Ids of text: writes up to max, returns how many the text has (</s>
+ * included; > max means cut) or -1. *n_unk (if not NULL) counts <unk>s. */
+int marian_encode(const MarianTok *t, const Vocab *v, const TfConfig *c, const char *text, int *ids,
+                  int max, int *n_unk, TfErr *err);
+
+/* Text of ids (malloc'd in *out); returns its length or -1. */
+long marian_decode(const MarianTok *t, const Vocab *v, const TfConfig *c, const int *ids, int n,
+                   char **out, TfErr *err);
+
+#endif

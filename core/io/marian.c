@@ -1,0 +1,746 @@
+/* marian.c - MarianMT / OPUS-MT directories (see marian.h). */
+#include "marian.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "checkpoint.h"
+#include "file.h"
+#include "marian_tok.h"
+#include "ops.h"
+#include "pickle.h"
+#include "sysmem.h"
+
+#define JSON_MAX ((off_t)64 << 20)
+
+int tf_path_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int tf_model_open(const char *path, TfModel *m, TfErr *err)
+{
+    if (tf_path_is_dir(path))
+        return marian_load(m, path, err);
+    return ckpt_load(m, path, err);
+}
+
+float tf_f16_to_f32(unsigned short h)
+{
+    unsigned s = (h >> 15) & 1, e = (h >> 10) & 31, f = h & 1023;
+    float v;
+    if (e == 0)
+        v = ldexpf((float)f, -24);
+    else if (e == 31)
+        v = f ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(f | 1024), (int)e - 25);
+    return s ? -v : v;
+}
+
+float tf_bf16_to_f32(unsigned short h)
+{
+    unsigned u = (unsigned)h << 16;
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* Read dir/name as JSON. Missing: NULL with *missing = 1 (and err set). */
+static cJSON *read_json(const char *dir, const char *name, int *missing, TfErr *err)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    *missing = !exists(dir, name);
+    if (*missing) {
+        tf_fail(err, "%s: %s is missing", dir, name);
+        return NULL;
+    }
+    off_t size = 0;
+    FILE *f = tf_fopen_regular(p, &size, err);
+    if (!f)
+        return NULL;
+    if (size > JSON_MAX) {
+        fclose(f);
+        tf_fail(err, "%s: larger than %lld MiB", p, (long long)(JSON_MAX >> 20));
+        return NULL;
+    }
+    char *buf = malloc((size_t)size + 1);
+    if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        free(buf);
+        fclose(f);
+        tf_fail(err, "%s: cannot read it", p);
+        return NULL;
+    }
+    fclose(f);
+    cJSON *j = cJSON_ParseWithLength(buf, (size_t)size);
+    free(buf);
+    if (!j)
+        tf_fail(err, "%s: not valid JSON", p);
+    return j;
+}
+
+/* An integer field: *v keeps its value when the key is absent or null. */
+static int get_int(const cJSON *o, const char *key, int *v, const char *file, TfErr *err)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!x || cJSON_IsNull(x))
+        return 0;
+    if (!cJSON_IsNumber(x) || x->valuedouble != floor(x->valuedouble) ||
+        fabs(x->valuedouble) > 1e9)
+        return tf_fail(err, "%s: %s is not an integer", file, key);
+    *v = (int)x->valuedouble;
+    return 0;
+}
+
+typedef struct MarianCfg {
+    int d_model, enc_layers, dec_layers, enc_heads, dec_heads, enc_ffn, dec_ffn;
+    int vocab, dec_vocab, max_pos, pad, eos, unk, start, max_length, share, scale;
+    TfAct act;
+} MarianCfg;
+
+static int parse_act(const char *s, TfAct *a)
+{
+    if (!strcmp(s, "relu"))
+        *a = TF_ACT_RELU;
+    else if (!strcmp(s, "swish") || !strcmp(s, "silu"))
+        *a = TF_ACT_SILU;
+    else if (!strcmp(s, "gelu"))
+        *a = TF_ACT_GELU;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse_config(const cJSON *j, MarianCfg *c, const char *file, TfErr *err)
+{
+    if (!cJSON_IsObject(j))
+        return tf_fail(err, "%s: not a JSON object", file);
+    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(j, "model_type");
+    const char *type = cJSON_IsString(mt) ? mt->valuestring : "no model_type";
+    if (strcmp(type, "marian") != 0)
+        return tf_fail(err, "%s: only MarianMT/OPUS-MT models are supported; this folder holds %s",
+                       file, type);
+    /* configuration_marian.py's defaults */
+    *c = (MarianCfg){.d_model = 1024, .enc_layers = 12, .dec_layers = 12, .enc_heads = 16,
+                     .dec_heads = 16, .enc_ffn = 4096, .dec_ffn = 4096, .vocab = 58101,
+                     .dec_vocab = -1, .max_pos = 1024, .pad = 58100, .eos = 0, .unk = 1,
+                     .start = 58100, .max_length = -1, .share = 1, .scale = 0,
+                     .act = TF_ACT_SILU};
+    struct {
+        const char *key;
+        int *v;
+    } ints[] = {{"d_model", &c->d_model},
+                {"encoder_layers", &c->enc_layers},
+                {"decoder_layers", &c->dec_layers},
+                {"encoder_attention_heads", &c->enc_heads},
+                {"decoder_attention_heads", &c->dec_heads},
+                {"encoder_ffn_dim", &c->enc_ffn},
+                {"decoder_ffn_dim", &c->dec_ffn},
+                {"vocab_size", &c->vocab},
+                {"decoder_vocab_size", &c->dec_vocab},
+                {"max_position_embeddings", &c->max_pos},
+                {"pad_token_id", &c->pad},
+                {"eos_token_id", &c->eos},
+                {"decoder_start_token_id", &c->start},
+                {"max_length", &c->max_length}};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (get_int(j, ints[i].key, ints[i].v, file, err))
+            return -1;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "activation_function");
+    if (a) {
+        if (!cJSON_IsString(a))
+            return tf_fail(err, "%s: activation_function is not a string", file);
+        if (parse_act(a->valuestring, &c->act))
+            return tf_fail(err, "%s: activation_function \"%s\" is not supported (relu, swish/silu, gelu)",
+                           file, a->valuestring);
+    }
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "scale_embedding");
+    if (s)
+        c->scale = cJSON_IsTrue(s);
+    s = cJSON_GetObjectItemCaseSensitive(j, "share_encoder_decoder_embeddings");
+    if (s)
+        c->share = cJSON_IsTrue(s);
+    return 0;
+}
+
+/* generation_config.json overrides the ids and max_length. */
+static int apply_generation(const cJSON *j, MarianCfg *c, const char *file, TfErr *err)
+{
+    if (!cJSON_IsObject(j))
+        return tf_fail(err, "%s: not a JSON object", file);
+    return get_int(j, "pad_token_id", &c->pad, file, err) ||
+                   get_int(j, "eos_token_id", &c->eos, file, err) ||
+                   get_int(j, "decoder_start_token_id", &c->start, file, err) ||
+                   get_int(j, "max_length", &c->max_length, file, err)
+               ? -1
+               : 0;
+}
+
+static int to_tf_config(const MarianCfg *mc, TfConfig *c, const char *file, TfErr *err)
+{
+    if (mc->dec_vocab >= 0 && mc->dec_vocab != mc->vocab)
+        return tf_fail(err, "%s: decoder_vocab_size %d differs from vocab_size %d (only one shared "
+                       "vocabulary is supported)", file, mc->dec_vocab, mc->vocab);
+    if (!mc->share)
+        return tf_fail(err, "%s: share_encoder_decoder_embeddings is false (only shared embeddings "
+                       "are supported)", file);
+    if (mc->enc_heads != mc->dec_heads || mc->enc_ffn != mc->dec_ffn)
+        return tf_fail(err, "%s: encoder and decoder differ in heads (%d, %d) or ffn_dim (%d, %d)",
+                       file, mc->enc_heads, mc->dec_heads, mc->enc_ffn, mc->dec_ffn);
+    memset(c, 0, sizeof *c);
+    c->d_model = mc->d_model;
+    c->n_heads = mc->enc_heads;
+    c->d_ff = mc->enc_ffn;
+    c->n_enc = mc->enc_layers;
+    c->n_dec = mc->dec_layers;
+    c->src_vocab = c->tgt_vocab = mc->vocab;
+    c->max_len = mc->max_pos;
+    c->norm = TF_NORM_POST;
+    c->tie = TF_TIE_ALL;
+    c->kind = TF_KIND_MARIAN;
+    c->act = mc->act;
+    c->pe_layout = TF_PE_HALVES;
+    c->no_embed_scale = !mc->scale;
+    c->ids = (TfSpecials){1, mc->pad, mc->eos, mc->unk, mc->start};
+    c->gen_max_length = mc->max_length > 1 ? mc->max_length : 0;
+    if (cfg_validate(c, err))
+        return tf_fail_prefix(err, "%s", file);
+    return 0;
+}
+
+/* vocab.json: an object piece -> id, ids in 0..V-1, each at most once;
+ * ids it leaves out become "<unused N>". */
+static int load_vocab(Vocab *out, const cJSON *j, int V, const char *file, TfErr *err)
+{
+    if (!cJSON_IsObject(j))
+        return tf_fail(err, "%s: not an object of ids", file);
+    if (V <= 0) { /* as many as the largest id says */
+        const cJSON *e;
+        cJSON_ArrayForEach(e, j)
+        {
+            if (cJSON_IsNumber(e) && e->valuedouble >= V && e->valuedouble < VOCAB_MAX_TOKENS)
+                V = (int)e->valuedouble + 1;
+        }
+        if (V <= 0)
+            return tf_fail(err, "%s: no ids", file);
+    }
+    const char **toks = calloc((size_t)V, sizeof *toks);
+    char (*unused)[32] = NULL;
+    if (!toks)
+        return tf_fail(err, "%s: out of memory", file);
+    int rc = -1;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, j)
+    {
+        if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble)) {
+            tf_fail(err, "%s: not an object of ids (\"%s\" maps to something else)", file, e->string);
+            goto out;
+        }
+        double id = e->valuedouble;
+        if (id < 0 || id >= V) {
+            tf_fail(err, "%s: id %.0f of \"%s\" is outside the vocabulary of %d", file, id, e->string, V);
+            goto out;
+        }
+        if (toks[(int)id]) {
+            tf_fail(err, "%s: id %.0f is given twice (\"%s\", \"%s\")", file, id, toks[(int)id], e->string);
+            goto out;
+        }
+        toks[(int)id] = e->string;
+    }
+    int n_unused = 0;
+    for (int i = 0; i < V; i++)
+        n_unused += !toks[i];
+    if (n_unused) {
+        unused = calloc((size_t)n_unused, sizeof *unused);
+        if (!unused) {
+            tf_fail(err, "%s: out of memory", file);
+            goto out;
+        }
+        for (int i = 0, k = 0; i < V; i++)
+            if (!toks[i]) {
+                snprintf(unused[k], sizeof unused[k], "<unused %d>", i);
+                toks[i] = unused[k++];
+            }
+    }
+    if (vocab_from_tokens(out, TOK_WORD, toks, V, err)) {
+        tf_fail_prefix(err, "%s", file);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(unused);
+    free(toks);
+    return rc;
+}
+
+/* ---- safetensors with F32 / F16 / BF16 ---- */
+
+typedef struct St {
+    PtFile *pt; /* pytorch_model.bin instead */
+    FILE *f;
+    const char *path;
+    cJSON *hdr;
+    unsigned long long data_start, size;
+} St;
+
+static int st_open(St *st, const char *path, TfErr *err)
+{
+    memset(st, 0, sizeof *st);
+    st->path = path;
+    off_t size = 0;
+    st->f = tf_fopen_regular(path, &size, err);
+    if (!st->f)
+        return -1;
+    st->size = (unsigned long long)size;
+    unsigned char b[8];
+    if (st->size < 8 || fread(b, 1, 8, st->f) != 8)
+        return tf_fail(err, "%s: too short for a safetensors file", path);
+    unsigned long long n = 0;
+    for (int i = 7; i >= 0; i--)
+        n = n << 8 | b[i];
+    if (n > CKPT_MAX_HEADER || n > st->size - 8)
+        return tf_fail(err, "%s: header length %llu does not fit the file", path, n);
+    char *text = malloc((size_t)n + 1);
+    if (!text || fread(text, 1, (size_t)n, st->f) != (size_t)n) {
+        free(text);
+        return tf_fail(err, "%s: cannot read the header", path);
+    }
+    st->hdr = cJSON_ParseWithLength(text, (size_t)n);
+    free(text);
+    if (!cJSON_IsObject(st->hdr))
+        return tf_fail(err, "%s: the header is not a JSON object", path);
+    st->data_start = 8 + n;
+    return 0;
+}
+
+static void st_close(St *st)
+{
+    if (st->f)
+        fclose(st->f);
+    cJSON_Delete(st->hdr);
+}
+
+/* Read tensor name of shape (rows, cols) (cols 0: a vector of rows;
+ * lead 1: a [1, rows] vector also fits) into out. Returns 1 when absent
+ * (nothing written), 0 when read, -1 on error. */
+static int shape_check(const St *st, const char *name, int nd, const long long *got, int rows, int cols,
+                       TfErr *err)
+{
+    int ok;
+    if (cols)
+        ok = nd == 2 && got[0] == rows && got[1] == cols;
+    else
+        ok = (nd == 1 && got[0] == rows) || (nd == 2 && got[0] == 1 && got[1] == rows);
+    if (ok)
+        return 0;
+    char s[96] = "";
+    for (int i = 0, o = 0; i < nd && i < 4; i++)
+        o += snprintf(s + o, sizeof s - (size_t)o, "%s%lld", i ? ", " : "", got[i]);
+    if (cols)
+        return tf_fail(err, "%s: tensor %s has shape [%s]; the config says [%d, %d]", st->path, name, s,
+                       rows, cols);
+    return tf_fail(err, "%s: tensor %s has shape [%s]; the config says [%d]", st->path, name, s, rows);
+}
+
+static int st_read(St *st, const char *name, int rows, int cols, float *out, TfErr *err)
+{
+    if (st->pt) {
+        const PkTensor *pt = pk_find(&st->pt->tab, name);
+        if (!pt)
+            return 1;
+        if (shape_check(st, name, pt->nd, pt->shape, rows, cols, err))
+            return -1;
+        return pt_read(st->pt, pt, out, (size_t)rows * (cols ? (size_t)cols : 1), err);
+    }
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(st->hdr, name);
+    if (!t)
+        return 1;
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(t, "dtype");
+    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(t, "shape");
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(t, "data_offsets");
+    if (!cJSON_IsString(dt) || !cJSON_IsArray(sh) || !cJSON_IsArray(off) ||
+        cJSON_GetArraySize(off) != 2)
+        return tf_fail(err, "%s: tensor %s has a malformed entry", st->path, name);
+    int es = !strcmp(dt->valuestring, "F32") ? 4
+             : (!strcmp(dt->valuestring, "F16") || !strcmp(dt->valuestring, "BF16")) ? 2
+                                                                                      : 0;
+    if (!es)
+        return tf_fail(err, "%s: tensor %s is %s (F32, F16 and BF16 are read)", st->path, name,
+                       dt->valuestring);
+    int bf = !strcmp(dt->valuestring, "BF16");
+    int nd = cJSON_GetArraySize(sh);
+    long long got[4] = {0};
+    for (int i = 0; i < nd && i < 4; i++) {
+        const cJSON *x = cJSON_GetArrayItem(sh, i);
+        got[i] = cJSON_IsNumber(x) ? (long long)x->valuedouble : -1;
+    }
+    if (shape_check(st, name, nd, got, rows, cols, err))
+        return -1;
+    size_t n = (size_t)rows * (cols ? (size_t)cols : 1);
+    double a = cJSON_GetArrayItem(off, 0)->valuedouble, b = cJSON_GetArrayItem(off, 1)->valuedouble;
+    if (!(a >= 0 && b >= a && b - a == (double)n * es && st->data_start + b <= (double)st->size))
+        return tf_fail(err, "%s: tensor %s has data offsets outside the file or of the wrong size",
+                       st->path, name);
+    if (fseeko(st->f, (off_t)(st->data_start + (unsigned long long)a), SEEK_SET))
+        return tf_fail(err, "%s: cannot seek to tensor %s", st->path, name);
+    if (es == 4) {
+        if (fread(out, 4, n, st->f) != n)
+            return tf_fail(err, "%s: tensor %s is cut short", st->path, name);
+        return 0;
+    }
+    unsigned short *h = malloc(n * 2);
+    if (!h)
+        return tf_fail(err, "%s: out of memory for tensor %s", st->path, name);
+    if (fread(h, 2, n, st->f) != n) {
+        free(h);
+        return tf_fail(err, "%s: tensor %s is cut short", st->path, name);
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = bf ? tf_bf16_to_f32(h[i]) : tf_f16_to_f32(h[i]);
+    free(h);
+    return 0;
+}
+
+/* A tensor that must be there. */
+static int st_need(St *st, const char *name, int rows, int cols, float *out, TfErr *err)
+{
+    int rc = st_read(st, name, rows, cols, out, err);
+    if (rc == 1)
+        return tf_fail(err, "%s: tensor %s is missing", st->path, name);
+    return rc;
+}
+
+/* q, k, v, out projections of one attention block into our packed rows. */
+static int load_attn(St *st, const char *pre, const AttnParams *a, int C, TfErr *err)
+{
+    static const char *qkv[3] = {"q_proj", "k_proj", "v_proj"};
+    char n[256];
+    for (int i = 0; i < 3; i++) {
+        snprintf(n, sizeof n, "%s.%s.weight", pre, qkv[i]);
+        if (st_need(st, n, C, C, a->qkv_w + (size_t)i * C * C, err))
+            return -1;
+        snprintf(n, sizeof n, "%s.%s.bias", pre, qkv[i]);
+        if (st_need(st, n, C, 0, a->qkv_b + (size_t)i * C, err))
+            return -1;
+    }
+    snprintf(n, sizeof n, "%s.out_proj.weight", pre);
+    if (st_need(st, n, C, C, a->o_w, err))
+        return -1;
+    snprintf(n, sizeof n, "%s.out_proj.bias", pre);
+    return st_need(st, n, C, 0, a->o_b, err);
+}
+
+static int load_ln(St *st, const char *pre, float *w, float *b, int C, TfErr *err)
+{
+    char n[256];
+    snprintf(n, sizeof n, "%s.weight", pre);
+    if (st_need(st, n, C, 0, w, err))
+        return -1;
+    snprintf(n, sizeof n, "%s.bias", pre);
+    return st_need(st, n, C, 0, b, err);
+}
+
+static int load_ffn(St *st, const char *pre, const LayerParams *L, int C, int F, TfErr *err)
+{
+    char n[256];
+    snprintf(n, sizeof n, "%s.fc1.weight", pre);
+    if (st_need(st, n, F, C, L->f1w, err))
+        return -1;
+    snprintf(n, sizeof n, "%s.fc1.bias", pre);
+    if (st_need(st, n, F, 0, L->f1b, err))
+        return -1;
+    snprintf(n, sizeof n, "%s.fc2.weight", pre);
+    if (st_need(st, n, C, F, L->f2w, err))
+        return -1;
+    snprintf(n, sizeof n, "%s.fc2.bias", pre);
+    return st_need(st, n, C, 0, L->f2b, err);
+}
+
+/* The stored table of one side, or NULL (the formula). */
+static int load_pe(St *st, const char *name, float **pe, int L, int C, TfErr *err)
+{
+    *pe = malloc((size_t)L * C * sizeof(float));
+    if (!*pe)
+        return tf_fail(err, "out of memory for the positional table");
+    int rc = st_read(st, name, L, C, *pe, err);
+    if (rc != 0) {
+        free(*pe);
+        *pe = NULL;
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+static int load_weights(TfModel *m, St *st, TfErr *err)
+{
+    const TfConfig *c = &m->cfg;
+    int C = c->d_model, F = c->d_ff, V = c->tgt_vocab;
+    static const char *shared[] = {"model.shared.weight", "model.encoder.embed_tokens.weight",
+                                   "model.decoder.embed_tokens.weight", "lm_head.weight"};
+    int rc = 1;
+    for (int i = 0; i < 4 && rc == 1; i++)
+        rc = st_read(st, shared[i], V, C, m->p.tgt_embed, err);
+    if (rc == 1)
+        return tf_fail(err, "%s: the shared embedding is missing (model.shared.weight)", st->path);
+    if (rc < 0)
+        return -1;
+    rc = st_read(st, "final_logits_bias", V, 0, m->p.gen_b, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 1)
+        memset(m->p.gen_b, 0, (size_t)V * sizeof(float));
+    char pre[128];
+    for (int l = 0; l < c->n_enc; l++) {
+        LayerParams L = params_enc_layer(&m->p, c, l);
+        snprintf(pre, sizeof pre, "model.encoder.layers.%d", l);
+        char sub[192];
+        snprintf(sub, sizeof sub, "%s.self_attn", pre);
+        if (load_attn(st, sub, &L.sa, C, err))
+            return -1;
+        snprintf(sub, sizeof sub, "%s.self_attn_layer_norm", pre);
+        if (load_ln(st, sub, L.ln_w[0], L.ln_b[0], C, err))
+            return -1;
+        snprintf(sub, sizeof sub, "%s.final_layer_norm", pre);
+        if (load_ln(st, sub, L.ln_w[1], L.ln_b[1], C, err) || load_ffn(st, pre, &L, C, F, err))
+            return -1;
+    }
+    for (int l = 0; l < c->n_dec; l++) {
+        LayerParams L = params_dec_layer(&m->p, c, l);
+        snprintf(pre, sizeof pre, "model.decoder.layers.%d", l);
+        char sub[192];
+        snprintf(sub, sizeof sub, "%s.self_attn", pre);
+        if (load_attn(st, sub, &L.sa, C, err))
+            return -1;
+        snprintf(sub, sizeof sub, "%s.encoder_attn", pre);
+        if (load_attn(st, sub, &L.ca, C, err))
+            return -1;
+        snprintf(sub, sizeof sub, "%s.self_attn_layer_norm", pre);
+        if (load_ln(st, sub, L.ln_w[0], L.ln_b[0], C, err))
+            return -1;
+        snprintf(sub, sizeof sub, "%s.encoder_attn_layer_norm", pre);
+        if (load_ln(st, sub, L.ln_w[1], L.ln_b[1], C, err))
+            return -1;
+        snprintf(sub, sizeof sub, "%s.final_layer_norm", pre);
+        if (load_ln(st, sub, L.ln_w[2], L.ln_b[2], C, err) || load_ffn(st, pre, &L, C, F, err))
+            return -1;
+    }
+    if (load_pe(st, "model.encoder.embed_positions.weight", &m->pe_src, c->max_len, C, err) ||
+        load_pe(st, "model.decoder.embed_positions.weight", &m->pe_tgt, c->max_len, C, err))
+        return -1;
+    return 0;
+}
+
+static void tok_free(void *t)
+{
+    marian_tok_free(t);
+    free(t);
+}
+
+int tf_text_encode(const TfModel *m, const char *text, int *ids, int max, int *n_unk, TfErr *err)
+{
+    if (m->cfg.kind != TF_KIND_MARIAN)
+        return vocab_encode(&m->src_vocab, text, ids, NULL, max, n_unk, err);
+    if (!m->tok)
+        return tf_fail(err, "this MarianMT folder has no source.spm to split the text");
+    return marian_encode(m->tok, &m->src_vocab, &m->cfg, text, ids, max, n_unk, err);
+}
+
+long tf_text_decode(const TfModel *m, const int *ids, int n, char **out, TfErr *err)
+{
+    if (m->cfg.kind != TF_KIND_MARIAN || !m->tok) {
+        char probe[1];
+        size_t need = vocab_decode(&m->tgt_vocab, ids, n, probe, sizeof probe) + 1;
+        if (!(*out = malloc(need)))
+            return tf_fail(err, "out of memory");
+        return (long)vocab_decode(&m->tgt_vocab, ids, n, *out, need);
+    }
+    return marian_decode(m->tok, &m->tgt_vocab, &m->cfg, ids, n, out, err);
+}
+
+static int load_dir(TfModel *m, const char *dir, TfErr *err)
+{
+    char file[4096];
+    int missing;
+    snprintf(file, sizeof file, "%s/config.json", dir);
+    cJSON *j = read_json(dir, "config.json", &missing, err);
+    if (!j)
+        return -1;
+    MarianCfg mc;
+    int rc = parse_config(j, &mc, file, err);
+    cJSON_Delete(j);
+    if (rc)
+        return -1;
+    snprintf(file, sizeof file, "%s/generation_config.json", dir);
+    j = read_json(dir, "generation_config.json", &missing, err);
+    if (!j && !missing)
+        return -1;
+    if (j) {
+        rc = apply_generation(j, &mc, file, err);
+        cJSON_Delete(j);
+        if (rc)
+            return -1;
+    }
+    TfConfig cfg;
+    snprintf(file, sizeof file, "%s/config.json", dir);
+    if (to_tf_config(&mc, &cfg, file, err))
+        return -1;
+    if (mc.max_length > 0) {
+        char v[32];
+        snprintf(v, sizeof v, "%d", mc.max_length);
+        model_meta_set(m, "marian.max_length", v);
+    }
+    const char *wname = "model.safetensors";
+    if (!exists(dir, wname))
+        wname = "pytorch_model.bin";
+    if (!exists(dir, wname))
+        return tf_fail(err, "%s: model.safetensors (or pytorch_model.bin) is missing", dir);
+    snprintf(file, sizeof file, "%s/%s", dir, wname);
+    if (tf_mem_check(params_size(&cfg) * sizeof(float), file, err))
+        return -1;
+    TfMeta *meta = m->meta;
+    int n_meta = m->n_meta;
+    m->meta = NULL;
+    m->n_meta = 0;
+    rc = model_build(m, &cfg, err);
+    m->meta = meta;
+    m->n_meta = n_meta;
+    if (rc)
+        return -1;
+    St st;
+    PtFile pt;
+    if (!strcmp(wname, "pytorch_model.bin")) {
+        memset(&st, 0, sizeof st);
+        st.path = file;
+        st.pt = &pt;
+        rc = pt_open(&pt, file, err) || load_weights(m, &st, err);
+        pt_close(&pt);
+    } else {
+        rc = st_open(&st, file, err) || load_weights(m, &st, err);
+        st_close(&st);
+    }
+    if (rc)
+        return -1;
+    snprintf(file, sizeof file, "%s/vocab.json", dir);
+    j = read_json(dir, "vocab.json", &missing, err);
+    if (!j)
+        return -1;
+    vocab_free(&m->src_vocab);
+    vocab_free(&m->tgt_vocab);
+    rc = load_vocab(&m->src_vocab, j, cfg.tgt_vocab, file, err);
+    cJSON_Delete(j);
+    if (rc || vocab_copy(&m->tgt_vocab, &m->src_vocab, err))
+        return -1;
+    if (exists(dir, "source.spm") || exists(dir, "target.spm")) {
+        MarianTok *t = malloc(sizeof *t);
+        if (!t)
+            return tf_fail(err, "out of memory");
+        if (marian_tok_open(t, dir, err)) {
+            free(t);
+            return -1;
+        }
+        m->tok = t;
+        m->tok_free = tok_free;
+        model_meta_set(m, "marian.tokenizer", "source.spm, target.spm");
+    }
+    model_meta_set(m, "kind", "marian");
+    model_meta_set(m, "marian.dir", dir);
+    model_meta_set(m, "marian.weights", wname);
+    model_meta_set(m, "activation", cfg_act_name(cfg.act));
+    model_meta_set(m, "pe_layout", m->pe_src ? "halves (stored table)" : "halves (formula)");
+    return 0;
+}
+
+/* ---- Marian settings in our checkpoints' __metadata__ ---- */
+
+static const char *const MKEYS[] = {"pad_id", "eos_id", "unk_id", "start_id"};
+
+void marian_meta_put(const TfConfig *c, cJSON *meta)
+{
+    if (c->kind != TF_KIND_MARIAN)
+        return; /* ours: nothing new, files stay as they were */
+    char b[32];
+    cJSON_AddStringToObject(meta, "kind", "marian");
+    cJSON_AddStringToObject(meta, "activation", cfg_act_name(c->act));
+    cJSON_AddStringToObject(meta, "pe_layout", cfg_pe_name(c->pe_layout));
+    cJSON_AddStringToObject(meta, "embed_scale", c->no_embed_scale ? "false" : "true");
+    const int v[4] = {c->ids.pad, c->ids.eos, c->ids.unk, c->ids.start};
+    for (int i = 0; i < 4; i++) {
+        snprintf(b, sizeof b, "%d", v[i]);
+        cJSON_AddStringToObject(meta, MKEYS[i], b);
+    }
+    snprintf(b, sizeof b, "%d", c->gen_max_length);
+    cJSON_AddStringToObject(meta, "gen_max_length", b);
+}
+
+static int meta_num(const cJSON *meta, const char *key, int *out, const char *name, TfErr *err)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(meta, key);
+    char *end;
+    long v = x && cJSON_IsString(x) ? strtol(x->valuestring, &end, 10) : -1;
+    if (!x || !cJSON_IsString(x) || end == x->valuestring || *end || v < 0 || v > TF_MAX_VOCAB)
+        return tf_fail(err, "%s: __metadata__ '%s' is missing or not a count", name, key);
+    *out = (int)v;
+    return 0;
+}
+
+int marian_meta_get(TfConfig *c, const cJSON *meta, const char *name, TfErr *err)
+{
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(meta, "kind");
+    if (!k)
+        return 0;
+    if (!cJSON_IsString(k) || strcmp(k->valuestring, "marian"))
+        return tf_fail(err, "%s: kind must be \"marian\" when given", name);
+    c->kind = TF_KIND_MARIAN;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(meta, "activation");
+    if (!cJSON_IsString(a) || parse_act(a->valuestring, &c->act))
+        return tf_fail(err, "%s: activation is missing or not relu, silu or gelu", name);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(meta, "pe_layout");
+    if (!cJSON_IsString(p) || (strcmp(p->valuestring, "halves") && strcmp(p->valuestring, "interleaved")))
+        return tf_fail(err, "%s: pe_layout is missing or not halves or interleaved", name);
+    c->pe_layout = strcmp(p->valuestring, "halves") ? TF_PE_INTERLEAVED : TF_PE_HALVES;
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(meta, "embed_scale");
+    c->no_embed_scale = cJSON_IsString(e) && !strcmp(e->valuestring, "false");
+    int *v[4] = {&c->ids.pad, &c->ids.eos, &c->ids.unk, &c->ids.start};
+    for (int i = 0; i < 4; i++)
+        if (meta_num(meta, MKEYS[i], v[i], name, err))
+            return -1;
+    c->ids.set = 1;
+    return meta_num(meta, "gen_max_length", &c->gen_max_length, name, err);
+}
+
+int marian_vocab_read(const char *dir, Vocab *v, int V, TfErr *err)
+{
+    memset(v, 0, sizeof *v);
+    char file[4096];
+    int missing;
+    snprintf(file, sizeof file, "%s/vocab.json", dir);
+    cJSON *j = read_json(dir, "vocab.json", &missing, err);
+    if (!j)
+        return -1;
+    int rc = load_vocab(v, j, V, file, err);
+    cJSON_Delete(j);
+    return rc;
+}
+
+int marian_load(TfModel *m, const char *dir, TfErr *err)
+{
+    memset(m, 0, sizeof *m);
+    if (load_dir(m, dir, err)) {
+        model_free(m);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,54 @@
+/* marian.h - Hugging Face MarianMT / OPUS-MT directories as models.
+ *
+ * A directory as save_pretrained writes it: config.json (model_type
+ * "marian"), generation_config.json (optional; its ids and max_length
+ * override the config's), vocab.json (an object piece -> id) and the
+ * weights in model.safetensors (F32, F16 or BF16, converted to F32).
+ *
+ * The semantics carried over (see README, "MarianMT"): separate q/k/v/out
+ * projections with biases, packed into our in_proj rows [W_Q; W_K; W_V];
+ * one shared embedding for encoder input, decoder input and output, tied
+ * under any of model.shared / model.{encoder,decoder}.embed_tokens /
+ * lm_head; final_logits_bias as the output bias (zeros when absent);
+ * embeddings scaled by sqrt(d_model) only with scale_embedding; the
+ * sinusoidal table in halves (the stored embed_positions when present);
+ * post-LN; the FFN activation from activation_function; special ids from
+ * the config (</s> eos, <unk>, <pad>, decoder start = pad for OPUS-MT). */
+#ifndef TF_MARIAN_H
+#define TF_MARIAN_H
+#include "err.h"
+#include "model.h"
+
+/* Load the directory dir into m. On failure err holds one line naming the
+ * file and the reason, and m is left empty. */
+int marian_load(TfModel *m, const char *dir, TfErr *err);
+
+/* The Marian settings (kind, activation, pe_layout, embed_scale, special
+ * ids, gen_max_length) as strings in a safetensors __metadata__ object, so
+ * that a converted model opens anywhere; get leaves ours untouched when
+ * "kind" is absent. */
+struct cJSON;
+void marian_meta_put(const TfConfig *c, struct cJSON *meta);
+int marian_meta_get(TfConfig *c, const struct cJSON *meta, const char *name, TfErr *err);
+
+/* dir/vocab.json into v: V ids (V <= 0: the largest id + 1). */
+int marian_vocab_read(const char *dir, Vocab *v, int V, TfErr *err);
+
+/* 1 when path names a directory. */
+int tf_path_is_dir(const char *path);
+
+/* The one entry point for a model: a Stepformer safetensors file or a
+ * MarianMT directory. */
+int tf_model_open(const char *path, TfModel *m, TfErr *err);
+
+/* Text to source ids and target ids to text for any model: a MarianMT
+ * folder's sentencepiece rules (marian_tok.h; </s> appended), else our
+ * vocabulary's words or characters. decode mallocs *out. */
+int tf_text_encode(const TfModel *m, const char *text, int *ids, int max, int *n_unk, TfErr *err);
+long tf_text_decode(const TfModel *m, const int *ids, int n, char **out, TfErr *err);
+
+/* IEEE half and bfloat16 to float. */
+float tf_f16_to_f32(unsigned short h);
+float tf_bf16_to_f32(unsigned short h);
+
+#endif

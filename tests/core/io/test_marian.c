@@ -1,0 +1,266 @@
+/* test_marian.c - MarianMT directories: the loader's semantics, the forward
+ * pass and greedy decoding against the PyTorch port of
+ * tools/marian_fixture.py (swish F32 in save_pretrained's layout, relu F16
+ * in the Hub's layout with stored positions, gelu BF16), and one-line
+ * errors for broken directories. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "decode.h"
+#include "marian.h"
+#include "model.h"
+#include "ops.h"
+#include "test_util.h"
+#include "torch_ref.h"
+#include "train.h"
+
+#define MFIX "tests/fixtures/marian/"
+
+TU_SCRATCH_GROUP("marian")
+
+static const char *const DIRS[] = {MFIX "swish_f32", MFIX "relu_f16_hub", MFIX "gelu_bf16",
+                                   MFIX "swish_f16_bin"};
+#define N_DIRS 4
+
+static void test_semantics(void **state)
+{
+    (void)state;
+    TfModel m;
+    TfErr err;
+    expect_true(tf_model_open(MFIX "relu_f16_hub", &m, &err) == 0, "loads: %s", err.msg);
+    const TfConfig *c = &m.cfg;
+    expect_true(c->kind == TF_KIND_MARIAN && c->act == TF_ACT_RELU && c->pe_layout == TF_PE_HALVES,
+                "kind, activation, PE layout");
+    expect_true(c->d_model == 32 && c->n_heads == 4 && c->d_ff == 32 && c->n_enc == 2 &&
+                    c->n_dec == 2 && c->tgt_vocab == 48 && c->max_len == 64 && c->tie == TF_TIE_ALL,
+                "sizes");
+    expect_true(cfg_pad_id(c) == 47 && cfg_eos_id(c) == 0 && cfg_unk_id(c) == 1 &&
+                    cfg_start_id(c) == 47 && c->gen_max_length == 12,
+                "special ids from the model, max_length from generation_config.json");
+    expect_true(!c->no_embed_scale, "scale_embedding true");
+    expect_true(m.pe_src && m.pe_tgt, "the Hub's stored positions are used");
+    /* the stored table (F16) equals the halves formula */
+    float *pe = malloc(64 * 32 * sizeof *pe);
+    pe_table_halves(pe, 64, 32);
+    double worst = 0;
+    for (int i = 0; i < 64 * 32; i++)
+        worst = fmax(worst, fabs(pe[i] - m.pe_src[i]));
+    expect_true(worst < 1e-3, "stored table = halves formula (%g)", worst);
+    expect_true(fabsf(pe[3 * 32 + 0] - sinf(3.0f)) < 1e-6 && fabsf(pe[3 * 32 + 16] - cosf(3.0f)) < 1e-6,
+                "sin in the first half, cos in the second");
+    free(pe);
+    expect_true(strcmp(vocab_token(&m.tgt_vocab, 0), "</s>") == 0 &&
+                    strcmp(vocab_token(&m.tgt_vocab, 47), "<pad>") == 0,
+                "vocabulary from vocab.json");
+    model_free(&m);
+    expect_true(tf_model_open(MFIX "swish_f32", &m, &err) == 0, "loads: %s", err.msg);
+    expect_true(m.cfg.act == TF_ACT_SILU && !m.pe_src, "swish = SiLU; no stored table");
+    model_free(&m);
+    expect_true(ckpt_load(&m, MFIX "gelu_bf16", &err) == 0 && m.cfg.act == TF_ACT_GELU,
+                "ckpt_load opens a folder too: %s", err.msg);
+    model_free(&m);
+}
+
+static void test_forward_matches_port(void **state)
+{
+    (void)state;
+    for (int i = 0; i < N_DIRS; i++) {
+        char ref[256];
+        snprintf(ref, sizeof ref, "%s/forward.ref", DIRS[i]);
+        torch_compare(DIRS[i], ref);
+    }
+}
+
+/* Greedy ids of the model at path equal the port's in dir/greedy.ref. */
+static void greedy_compare(const char *path, const char *dir)
+{
+    {
+        TfModel m;
+        TfErr err;
+        expect_true(tf_model_open(path, &m, &err) == 0, "loads: %s", err.msg);
+        TfTrace tr;
+        expect_true(trace_build(&tr, &m.cfg, 1, 8, 0, &err) == 0, "trace");
+        char line[1024];
+        char ref[256];
+        snprintf(ref, sizeof ref, "%s/greedy.ref", dir);
+        FILE *f = fopen(ref, "r");
+        expect_true(f != NULL, "%s opens", ref);
+        int n_lines = 0;
+        while (fgets(line, sizeof line, f)) {
+            int src[64], want[64], S = 0, W = 0, side = 0;
+            for (char *w = strtok(line, " \n"); w; w = strtok(NULL, " \n")) {
+                if (!strcmp(w, "|"))
+                    side = 1;
+                else if (side)
+                    want[W++] = atoi(w);
+                else
+                    src[S++] = atoi(w);
+            }
+            DecodeResult r;
+            int max_out = decode_max_out(&m, &tr, S);
+            expect_true(max_out == 11, "max_length 12 - the start token");
+            expect_true(tf_greedy(&m, &tr, src, S, max_out, 0, &r, &err) == 0, "greedy: %s", err.msg);
+            expect_true(r.n == W, "%s line %d: %d ids, the port %d", ref, n_lines + 1, r.n, W);
+            for (int i = 0; i < W; i++)
+                expect_true(r.ids[i] == want[i], "%s line %d: id %d is %d, the port %d", ref,
+                            n_lines + 1, i, r.ids[i], want[i]);
+            decode_result_free(&r);
+            n_lines++;
+        }
+        fclose(f);
+        printf("  %s: %d greedy translations equal the port's ids\n", path, n_lines);
+        expect_true(n_lines == 8, "8 sentences");
+        trace_free(&tr);
+        model_free(&m);
+    }
+}
+
+static void test_greedy_matches_port(void **state)
+{
+    (void)state;
+    for (int d = 0; d < N_DIRS; d++)
+        greedy_compare(DIRS[d], DIRS[d]);
+}
+
+/* convert: our format with the Marian settings in the metadata gives the
+ * same numbers. (Models without a stored table: a stored one becomes the
+ * formula, which an F16 table differs from by its rounding, 4e-4.) */
+static void test_converted_matches_port(void **state)
+{
+    (void)state;
+    for (int d = 0; d < N_DIRS; d += 2) {
+        TfModel m;
+        TfErr err;
+        expect_true(marian_load(&m, DIRS[d], &err) == 0, "loads: %s", err.msg);
+        char out[256], ref[256];
+        path_in(out, sizeof out, "converted.safetensors");
+        expect_true(ckpt_save(&m, out, &err) == 0, "saves: %s", err.msg);
+        model_free(&m);
+        snprintf(ref, sizeof ref, "%s/forward.ref", DIRS[d]);
+        torch_compare(out, ref);
+        greedy_compare(out, DIRS[d]);
+    }
+}
+
+/* A copy of the swish fixture in g_dir/name, with file replaced by text
+ * (NULL: removed). */
+static void broken_copy(char *dir, size_t cap, const char *name, const char *file, const char *text)
+{
+    path_in(dir, cap, name);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r " MFIX "swish_f32 '%s'", dir, dir);
+    expect_true(system(cmd) == 0, "copy");
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    if (!text) {
+        remove(p);
+        return;
+    }
+    FILE *f = fopen(p, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+#define CFG_HEAD "{\"model_type\": \"marian\", \"d_model\": 32, \"encoder_layers\": 2, " \
+                 "\"decoder_layers\": 2, \"encoder_attention_heads\": 4, \"decoder_attention_heads\": 4, " \
+                 "\"vocab_size\": 48, " \
+                 "\"max_position_embeddings\": 64, \"scale_embedding\": true, \"pad_token_id\": 47, " \
+                 "\"decoder_start_token_id\": 47, "
+
+static void test_bad_dirs(void **state)
+{
+    (void)state;
+    struct {
+        const char *name, *file, *text, *want;
+    } cases[] = {
+        {"no_config", "config.json", NULL, "config.json is missing"},
+        {"no_vocab", "vocab.json", NULL, "vocab.json is missing"},
+        {"no_weights", "model.safetensors", NULL, "model.safetensors (or pytorch_model.bin) is missing"},
+        {"bart", "config.json", "{\"model_type\": \"bart\"}",
+         "only MarianMT/OPUS-MT models are supported; this folder holds bart"},
+        {"act", "config.json", CFG_HEAD "\"encoder_ffn_dim\": 32, \"decoder_ffn_dim\": 32, \"activation_function\": \"tanh\"}",
+         "activation_function \"tanh\" is not supported"},
+        {"shape", "config.json", CFG_HEAD "\"activation_function\": \"swish\", \"encoder_ffn_dim\": 48, "
+                                          "\"decoder_ffn_dim\": 48}",
+         "has shape [32, 32]; the config says [48, 32]"},
+        {"vocab_array", "vocab.json", "[\"</s>\", \"<unk>\"]", "not an object of ids"},
+        {"vocab_string", "vocab.json", "{\"</s>\": \"zero\"}", "not an object of ids"},
+        {"vocab_range", "vocab.json", "{\"</s>\": 0, \"x\": 48}", "outside the vocabulary of 48"},
+        {"gen_json", "generation_config.json", "{", "not valid JSON"},
+        {"weights_cut", "model.safetensors", "\x08", "too short"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[256];
+        broken_copy(dir, sizeof dir, cases[i].name, cases[i].file, cases[i].text);
+        TfModel m;
+        TfErr err = {{0}};
+        int rc = tf_model_open(dir, &m, &err);
+        printf("  %s: %s\n", cases[i].name, err.msg);
+        expect_true(rc != 0, "%s refused", cases[i].name);
+        expect_true(strstr(err.msg, cases[i].want) != NULL, "%s: '%s' says '%s'", cases[i].name,
+                    err.msg, cases[i].want);
+        expect_true(strchr(err.msg, '\n') == NULL, "one line");
+        expect_true(m.block == NULL && m.n_meta == 0, "nothing left allocated");
+    }
+}
+
+/* A folder with source.spm and target.spm tokenizes through them; an spm
+ * file that does not load is a one-line error. */
+static void test_folder_tokenizer(void **state)
+{
+    (void)state;
+    char dir[256], cmd[1024];
+    broken_copy(dir, sizeof dir, "with_spm", "README", "x");
+    snprintf(cmd, sizeof cmd, "cp " MFIX "spm/source.spm " MFIX "spm/target.spm '%s'", dir);
+    expect_true(system(cmd) == 0, "copy");
+    TfModel m;
+    TfErr err;
+    expect_true(tf_model_open(dir, &m, &err) == 0 && m.tok, "loads with its tokenizer: %s", err.msg);
+    int ids[64];
+    int n = tf_text_encode(&m, ">>fra<< the cat", ids, 64, NULL, &err);
+    expect_true(n >= 2 && ids[n - 1] == 0, "</s> appended (%d ids)", n);
+    char *out;
+    expect_true(tf_text_decode(&m, ids, n, &out, &err) >= 0, "decodes: %s", err.msg);
+    free(out);
+    model_free(&m);
+    broken_copy(dir, sizeof dir, "bad_spm", "source.spm", "not a model");
+    snprintf(cmd, sizeof cmd, "cp " MFIX "spm/target.spm '%s'", dir);
+    expect_true(system(cmd) == 0, "copy");
+    expect_true(tf_model_open(dir, &m, &err) != 0, "a broken source.spm is refused");
+    printf("  %s\n", err.msg);
+    expect_true(strstr(err.msg, "source.spm") && !strchr(err.msg, '\n'), "one line naming it");
+}
+
+static void test_training_refused(void **state)
+{
+    (void)state;
+    TfModel m;
+    TfErr err;
+    expect_true(tf_model_open(MFIX "swish_f32", &m, &err) == 0, "loads: %s", err.msg);
+    Dataset d;
+    memset(&d, 0, sizeof d);
+    strcpy(d.name, "none");
+    TrainOpts o;
+    train_opts_default(&o);
+    Trainer *t = calloc(1, sizeof *t);
+    expect_true(trainer_init(t, &m, &d, &o, &err) != 0, "training a SiLU Marian model is refused");
+    printf("  %s\n", err.msg);
+    expect_true(strstr(err.msg, "ReLU") != NULL, "the message names ReLU");
+    free(t);
+    model_free(&m);
+}
+
+int main(void)
+{
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_semantics),
+           cmocka_unit_test(test_forward_matches_port),
+           cmocka_unit_test(test_greedy_matches_port),
+           cmocka_unit_test(test_converted_matches_port),
+           cmocka_unit_test(test_bad_dirs),
+           cmocka_unit_test(test_folder_tokenizer),
+           cmocka_unit_test(test_training_refused));
+}

@@ -1,0 +1,16 @@
+/* fuzz_pickle.c - libFuzzer target for the torch.save pickle reader: any
+ * byte string must give a table or fail with a message, never crash, leak
+ * or run anything. Seeds: tests/fuzz/corpus_pickle/ (a real data.pkl). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pickle.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    PkTable t;
+    TfErr err;
+    if (pk_parse(data, size, "fuzz", &t, &err) == 0)
+        pk_table_free(&t);
+    return 0;
+}
