@@ -77,6 +77,10 @@ int gui_run(const AppOpts *o)
                 app_save_csv(&a);
             }
             ren_end(r);
+            if (a.want_save_vector) { /* drawn between two frames */
+                a.want_save_vector = 0;
+                app_save_vector(&a, r);
+            }
             redraw = 0;
         }
         int wait = app_next_wake_ms(&a);

@@ -69,6 +69,7 @@ static const char *const ZH[][2] = {
     {"colour map: viridis, cividis, blue-orange", "色图：viridis、cividis、蓝橙"},
     {"lessons; English / 中文", "课程；English / 中文"},
     {"save the window as PNG", "把窗口保存为 PNG"},
+    {"save the view as PDF and SVG", "把视图保存为 PDF 和 SVG（矢量图）"},
     {"save the current matrix as CSV", "把当前矩阵保存为 CSV"},
     {"full screen", "全屏"},
     {"this help", "本帮助"},

@@ -59,6 +59,7 @@ typedef struct App {
     int want_quit;
     int want_fullscreen_toggle; /* the window loop acts on it */
     int want_save_png, want_save_csv;
+    int want_save_vector;       /* Ctrl+Shift+S: the view as PDF and SVG */
     int playing;                /* Space: step through stages on a timer */
     double play_next;
 
@@ -219,5 +220,8 @@ int app_next_wake_ms(const App *a);
  * the result is shown as a notice. */
 void app_save_png(App *a, Ren *r);
 void app_save_csv(App *a);
+/* The current view as a PDF (text stays text) and an SVG beside it, drawn
+ * between two frames. */
+void app_save_vector(App *a, Ren *r);
 
 #endif

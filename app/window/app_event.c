@@ -161,7 +161,9 @@ static void nav_key(App *a, Key key, int mod)
             return;
     }
     if (ctrl) {
-        if (sym == 's')
+        if (sym == 's' && (mod & MOD_SHIFT))
+            a->want_save_vector = 1;
+        else if (sym == 's')
             a->want_save_png = 1;
         else if (sym == 'e')
             a->want_save_csv = 1;

@@ -258,6 +258,7 @@ static const char *HELP_LINES[][2] = {
     {"C", "colour map: viridis, cividis, blue-orange"},
     {"L, Z", "lessons; English / 中文"},
     {"Ctrl+S", "save the window as PNG"},
+    {"Ctrl+Shift+S", "save the view as PDF and SVG"},
     {"Ctrl+E", "save the current matrix as CSV"},
     {"F11", "full screen"},
     {"?", "this help"},

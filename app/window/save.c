@@ -1,11 +1,13 @@
-/* save.c - Ctrl+S and Ctrl+E: the window as PNG, the matrix as CSV, named
- * after the stage and the time, in the working directory. */
+/* save.c - Ctrl+S, Ctrl+Shift+S and Ctrl+E: the window as PNG, the view as
+ * PDF and SVG (with a caption), the matrix as CSV, named after the stage and
+ * the time, in the working directory. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "export.h"
 #include "panels.h"
+#include "shot_vector.h"
 
 static void stamp_name(const App *a, const char *ext, char *buf, size_t cap)
 {
@@ -27,6 +29,18 @@ void app_save_png(App *a, Ren *r)
         app_notice(a, 1, "could not save the picture: %s", err.msg);
     else
         app_notice(a, 0, "saved %s", name);
+}
+
+void app_save_vector(App *a, Ren *r)
+{
+    char pdf[256], svg[256];
+    TfErr err;
+    stamp_name(a, "pdf", pdf, sizeof pdf);
+    stamp_name(a, "svg", svg, sizeof svg);
+    if (shot_save_vector(a, r, pdf, 1, &err) || shot_save_vector(a, r, svg, 1, &err))
+        app_notice(a, 1, "could not save the figure: %s", err.msg);
+    else
+        app_notice(a, 0, "saved %s and %s", pdf, svg);
 }
 
 void app_save_csv(App *a)

@@ -127,6 +127,31 @@ static void test_ctrl_q_in_a_field(void **state)
     app_free(&a);
 }
 
+/* Ctrl+Shift+S saves the view as a PDF and an SVG (Ctrl+S stays PNG). */
+static void test_ctrl_shift_s_saves_vector(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, "t5 t6", NULL, NULL);
+    tu_open(&a, &o, 100);
+    ev_key(&a, 's', MOD_CTRL | MOD_SHIFT);
+    expect_true(a.want_save_vector && !a.want_save_png, "Ctrl+Shift+S asks for a vector save");
+    ev_key(&a, 's', MOD_CTRL);
+    expect_true(a.want_save_png, "Ctrl+S asks for a PNG");
+    char dir[64], cwd[512];
+    expect_true(tu_scratch(dir, sizeof dir, "vector-save") == 0 && getcwd(cwd, sizeof cwd), "scratch");
+    expect_true(chdir(dir) == 0, "cd");
+    app_draw(&a, tu_ren);
+    ren_end(tu_ren);
+    app_save_vector(&a, tu_ren);
+    int pdf = tu_count_names(".", ".pdf"), svg = tu_count_names(".", ".svg");
+    expect_true(chdir(cwd) == 0, "cd back");
+    expect_true(pdf == 1 && svg == 1 && !a.notice_error, "one PDF and one SVG saved: %d, %d (%s)", pdf, svg,
+                a.notice);
+    tu_scratch_remove(dir);
+    app_free(&a);
+}
+
 static const char *g_clip;
 static char *fake_clipboard(void)
 {
@@ -188,6 +213,7 @@ int main(int argc, char **argv)
                cmocka_unit_test(test_nonfinite_pass_is_told),
                cmocka_unit_test(test_traces_follow_the_input),
                cmocka_unit_test(test_ctrl_q_in_a_field),
+               cmocka_unit_test(test_ctrl_shift_s_saves_vector),
                cmocka_unit_test(test_paste),
                cmocka_unit_test(test_no_display_error_once));
 }
