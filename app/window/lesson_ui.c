@@ -36,6 +36,7 @@ typedef struct LessonUi {
     int prog_loaded;
     int save_warned;          /* the learner was told progress cannot be kept */
     char load_errors[512];
+    char dir[4096];             /* the folder the lessons were read from */
 } LessonUi;
 
 static const char *LANG_DIR[2] = {"en", "zh"};
@@ -203,6 +204,7 @@ static int load_lang(App *a, LessonUi *u)
     else
         cli_data_path(rel, dir, sizeof dir);
     u->load_errors[0] = 0;
+    snprintf(u->dir, sizeof u->dir, "%s", dir);
     int bad = 0;
     lessons_load_dir(&u->set, dir, collect_error, u, &bad);
     u->lang_loaded = a->lang;
@@ -287,9 +289,11 @@ int lesson_ui_open(App *a, const char *id, int step)
     if (!u)
         return -1;
     if (load_lang(a, u)) {
-        char dir[64];
-        snprintf(dir, sizeof dir, "lessons/%s", LANG_DIR[a->lang == 1]);
-        app_notice(a, 1, word(a, W_NONE), dir);
+        /* the reason, FILE:LINE: ..., when a file or the folder failed */
+        if (u->load_errors[0])
+            app_notice(a, 1, "%s", u->load_errors);
+        else
+            app_notice(a, 1, word(a, W_NONE), u->dir);
         return -1;
     }
     int i = lessons_find(&u->set, id);

@@ -212,6 +212,42 @@ static void test_broken_file_reported(void **state)
     app_free(&a);
 }
 
+/* A folder whose only lesson is broken: opening names the file, the line
+ * and the reason (it said "No lessons found in lessons/en", a folder that
+ * was not the one read); a folder that is missing is named as it is. */
+static void test_no_lesson_says_why(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sub, *want;
+    } cases[] = {
+        {"only-broken", "01-broken.txt:3: unknown directive @bogus"},
+        {"missing", "missing/en: cannot open the lesson folder"},
+        {"empty", "No lessons found in"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[256], cmd[600];
+        snprintf(dir, sizeof dir, "%s/%s", g_dir, cases[i].sub);
+        if (i == 0)
+            snprintf(cmd, sizeof cmd, "mkdir -p %s/en && printf '@title T\\n@step S\\n@bogus x\\nText.\\n' > %s/en/01-broken.txt", dir, dir);
+        else if (i == 2)
+            snprintf(cmd, sizeof cmd, "mkdir -p %s/en", dir);
+        else
+            snprintf(cmd, sizeof cmd, "true");
+        expect_true(system(cmd) == 0, "%s", cmd);
+        static App a;
+        AppOpts o = tu_opts(g_model, NULL, NULL, NULL);
+        o.lessons_dir = dir;
+        tu_open(&a, &o, 10);
+        expect_true(lesson_ui_open(&a, "broken", 0) != 0, "%s: nothing opens", cases[i].sub);
+        expect_true(a.notice_error && strstr(a.notice, cases[i].want), "%s: '%s' in \"%s\"", cases[i].sub,
+                    cases[i].want, a.notice);
+        if (i == 2)
+            expect_true(strstr(a.notice, dir) != NULL, "the folder read is named: %s", a.notice);
+        app_free(&a);
+    }
+}
+
 /* Progress that cannot be kept (XDG_DATA_HOME a file, HOME and
  * XDG_DATA_HOME unset) is told once, not on every step. */
 static void unsaved_told_once(const char *why)
@@ -283,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_steps_set_the_view),
         cmocka_unit_test(test_quiz_click_and_progress),
         cmocka_unit_test(test_broken_file_reported),
+        cmocka_unit_test(test_no_lesson_says_why),
         cmocka_unit_test(test_progress_unsaved_told),
         cmocka_unit_test(test_progress_fifo),
     };
