@@ -167,6 +167,32 @@ static inline double tu_growth(double (*run)(const void *), const void *small, c
     return tb / ts;
 }
 
+/* Read up to cap - 1 bytes of the file at path into text (NUL-terminated;
+ * empty when it cannot be read) and return how many lines it holds. */
+static inline int tu_read_lines(const char *path, char *text, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, cap - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = 0;
+    int lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += text[i] == '\n';
+    return lines;
+}
+
+/* A TSV file whose first line is `bytes` of words, then a tab and "x". */
+static inline void tu_write_long_line(const char *path, size_t bytes)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (size_t i = 0; i < bytes / 8; i++)
+        fputs("abc def ", f);
+    fputs("\tx\n", f);
+    fclose(f);
+}
+
 /* Entries of folder dir whose name contains needle (-1: cannot read it). */
 static inline int tu_count_names(const char *dir, const char *needle)
 {

@@ -98,12 +98,7 @@ static void make_long_line(const char *dir)
 {
     char p[256];
     snprintf(p, sizeof p, "%s/long.tsv", dir);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    for (int i = 0; i < (20 << 20) / 8; i++)
-        fputs("abc def ", f);
-    fputs("\tx\n", f);
-    fclose(f);
+    tu_write_long_line(p, (size_t)20 << 20);
 }
 
 static void make_no_newline(const char *dir)
@@ -275,14 +270,7 @@ static int run_case(int k, const Case *c)
     int status = 0;
     waitpid(pid, &status, 0);
     char text[8192] = {0};
-    FILE *f = fopen(errf, "r");
-    size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f)
-        fclose(f);
-    text[len] = 0;
-    int lines = 0;
-    for (size_t i = 0; i < len; i++)
-        lines += text[i] == '\n';
+    int lines = tu_read_lines(errf, text, sizeof text);
     char why[768] = "";
     if (WIFSIGNALED(status))
         snprintf(why, sizeof why, "killed by signal %d%s", WTERMSIG(status),

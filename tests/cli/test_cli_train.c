@@ -63,15 +63,7 @@ static int run(const char *errf, const char *when, const char *const *args)
 
 static int count_lines(const char *path, char *text, size_t cap)
 {
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(text, 1, cap - 1, f) : 0;
-    if (f)
-        fclose(f);
-    text[n] = 0;
-    int lines = 0;
-    for (size_t i = 0; i < n; i++)
-        lines += text[i] == '\n';
-    return lines;
+    return tu_read_lines(path, text, cap);
 }
 
 static void test_out_checked_before_training(void **state)

@@ -374,6 +374,5 @@ int main(int argc, char **argv)
                cmocka_unit_test(test_teacher_forcing_is_one_forward_pass),
                cmocka_unit_test(test_generation_is_greedy_and_translate),
                cmocka_unit_test(test_beam_keys_and_beam1_is_greedy),
-               cmocka_unit_test(test_step_and_play_keys),
-               cmocka_unit_test(test_degenerate_inputs));
+               cmocka_unit_test(test_step_and_play_keys), cmocka_unit_test(test_degenerate_inputs));
 }

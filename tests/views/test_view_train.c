@@ -545,16 +545,10 @@ static void test_shot(void **state)
 
 int main(int argc, char **argv)
 {
-    TU_RUN_CLI(g_cli, argc, argv, setup, teardown,
-               cmocka_unit_test(test_first_frame),
-               cmocka_unit_test(test_buttons_and_keys),
-               cmocka_unit_test(test_copy_loss_falls),
-               cmocka_unit_test(test_bad_tsv),
-               cmocka_unit_test(test_absurd_size),
-               cmocka_unit_test(test_nan),
-               cmocka_unit_test(test_save_snapshots_open),
-               cmocka_unit_test(test_quick_saves_differ),
-               cmocka_unit_test(test_fifo_data_file),
-               cmocka_unit_test(test_draws_everywhere),
-               cmocka_unit_test(test_shot));
+    TU_RUN_CLI(g_cli, argc, argv, setup, teardown, cmocka_unit_test(test_first_frame),
+               cmocka_unit_test(test_buttons_and_keys), cmocka_unit_test(test_copy_loss_falls),
+               cmocka_unit_test(test_bad_tsv), cmocka_unit_test(test_absurd_size),
+               cmocka_unit_test(test_nan), cmocka_unit_test(test_save_snapshots_open),
+               cmocka_unit_test(test_quick_saves_differ), cmocka_unit_test(test_fifo_data_file),
+               cmocka_unit_test(test_draws_everywhere), cmocka_unit_test(test_shot));
 }

@@ -208,12 +208,9 @@ static void test_no_display_error_once(void **state)
 
 int main(int argc, char **argv)
 {
-    TU_RUN_CLI(g_cli, argc, argv, setup, teardown,
-               cmocka_unit_test(test_trace_alloc_error_is_set),
+    TU_RUN_CLI(g_cli, argc, argv, setup, teardown, cmocka_unit_test(test_trace_alloc_error_is_set),
                cmocka_unit_test(test_nonfinite_pass_is_told),
-               cmocka_unit_test(test_traces_follow_the_input),
-               cmocka_unit_test(test_ctrl_q_in_a_field),
-               cmocka_unit_test(test_ctrl_shift_s_saves_vector),
-               cmocka_unit_test(test_paste),
+               cmocka_unit_test(test_traces_follow_the_input), cmocka_unit_test(test_ctrl_q_in_a_field),
+               cmocka_unit_test(test_ctrl_shift_s_saves_vector), cmocka_unit_test(test_paste),
                cmocka_unit_test(test_no_display_error_once));
 }

@@ -73,13 +73,12 @@ static int setup(void **state)
     snprintf(p, sizeof p, "%s/lessons/zh/01-demo.txt", g_dir);
     write_file(p, zh);
     free(zh);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/data' '%s/assets/models'", g_dir, g_dir);
+    if (system(cmd) != 0)
+        return -1;
     snprintf(p, sizeof p, "%s/data", g_dir);
-    mkdir(p, 0755);
     setenv("XDG_DATA_HOME", p, 1);
-    snprintf(p, sizeof p, "%s/assets", g_dir);
-    mkdir(p, 0755);
-    snprintf(p, sizeof p, "%s/assets/models", g_dir);
-    mkdir(p, 0755);
     snprintf(g_model, sizeof g_model, "%s/assets/models/tiny.safetensors", g_dir);
     if (tu_small_model(g_model, 30, 24, 2))
         return -1;

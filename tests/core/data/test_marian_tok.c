@@ -21,15 +21,24 @@ static void setup_tok(MarianTok *t, Vocab *v, TfConfig *c)
     c->ids = (TfSpecials){1, v->n - 1, 0, 1, v->n - 1};
 }
 
+/* The tokenizer set up, and the reference file `name` of SPM open. */
+static FILE *open_ref(MarianTok *t, Vocab *v, TfConfig *c, const char *name)
+{
+    setup_tok(t, v, c);
+    char path[256];
+    snprintf(path, sizeof path, SPM "/%s", name);
+    FILE *f = fopen(path, "r");
+    expect_true(f != NULL, "%s opens", path);
+    return f;
+}
+
 static void test_encode_matches_python(void **state)
 {
     (void)state;
     MarianTok t;
     Vocab v;
     TfConfig c;
-    setup_tok(&t, &v, &c);
-    FILE *f = fopen(SPM "/encode.ref", "r");
-    expect_true(f != NULL, "encode.ref");
+    FILE *f = open_ref(&t, &v, &c, "encode.ref");
     char line[2048];
     int n_lines = 0, n_tags = 0, n_unk_total = 0;
     while (fgets(line, sizeof line, f)) {
@@ -73,9 +82,7 @@ static void test_decode_matches_python(void **state)
     MarianTok t;
     Vocab v;
     TfConfig c;
-    setup_tok(&t, &v, &c);
-    FILE *f = fopen(SPM "/decode.ref", "r");
-    expect_true(f != NULL, "decode.ref");
+    FILE *f = open_ref(&t, &v, &c, "decode.ref");
     char line[2048];
     int n_lines = 0;
     while (fgets(line, sizeof line, f)) {

@@ -828,12 +828,7 @@ static void test_tsv_unbounded_inputs(void **state)
     expect_load_error_rlimit(fifo, "FIFO", 0);
     expect_load_error_rlimit("/dev/zero", "device", 0);
     /* one 20 MB line of words */
-    FILE *f = fopen(big, "w");
-    assert_non_null(f);
-    for (int i = 0; i < (20 << 20) / 8; i++)
-        fputs("abc def ", f);
-    fputs("\tx\n", f);
-    fclose(f);
+    tu_write_long_line(big, (size_t)20 << 20);
     expect_load_error_rlimit(big, ":1: line longer than 16 MiB", 0);
     /* 200 MB without a newline, with 64 MiB of memory to spare: the limit,
      * not the file, decides the memory; never "no usable sentence pairs" */

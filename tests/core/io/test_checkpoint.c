@@ -141,15 +141,24 @@ static void expect_load_error(const unsigned char *buf, size_t len, const char *
     expect_true(strchr(err.msg, '\n') == NULL, "message is one line");
 }
 
-static void edited(const Blob *b, const char *from, const char *to, const char *what,
-                   const char *needle)
+typedef void (*ExpectFn)(const unsigned char *buf, size_t len, const char *what, const char *needle);
+
+/* The blob with `from` replaced by `to` in its header, checked by expect. */
+static void edited_with(ExpectFn expect, const Blob *b, const char *from, const char *to,
+                        const char *what, const char *needle)
 {
     char *h = replace(b->hdr, from, to);
     size_t len;
     unsigned char *buf = with_header(b, h, &len);
-    expect_load_error(buf, len, what, needle);
+    expect(buf, len, what, needle);
     free(buf);
     free(h);
+}
+
+static void edited(const Blob *b, const char *from, const char *to, const char *what,
+                   const char *needle)
+{
+    edited_with(expect_load_error, b, from, to, what, needle);
 }
 
 /* A small post-LN model from seed, saved as g_dir/name (the path into p). */
@@ -316,12 +325,7 @@ static void expect_full_error(const unsigned char *buf, size_t len, const char *
 static void edited_full(const Blob *b, const char *from, const char *to,
                         const char *what, const char *needle)
 {
-    char *h = replace(b->hdr, from, to);
-    size_t len;
-    unsigned char *buf = with_header(b, h, &len);
-    expect_full_error(buf, len, what, needle);
-    free(buf);
-    free(h);
+    edited_with(expect_full_error, b, from, to, what, needle);
 }
 
 static void fill_optim(CkptOptim *o, size_t n, long long step)
