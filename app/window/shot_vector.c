@@ -19,8 +19,15 @@ enum {
 
 /* ------------------------------------------------------------- caption */
 
-void shot_caption_text(const Session *ses, ViewId v, char *buf, size_t cap)
+/* The caption's words in English and Simplified Chinese. */
+static const char *const CAPTION_WORDS[2][5] = {
+    {"  |  view %s", "  |  stage %s", ", layer %d of %d", ", all %d heads", ", head %d of %d"},
+    {"  |  视图 %s", "  |  阶段 %s", "，第 %d 层（共 %d 层）", "，全部 %d 个头", "，第 %d 个头（共 %d 个）"},
+};
+
+void shot_caption_text(const Session *ses, ViewId v, int zh, char *buf, size_t cap)
 {
+    const char *const *W = CAPTION_WORDS[zh ? 1 : 0];
     StagePos p = session_pos(ses);
     const StageInfo *si = stage_info(p.stage);
     const TfConfig *c = &ses->model.cfg;
@@ -31,19 +38,19 @@ void shot_caption_text(const Session *ses, ViewId v, char *buf, size_t cap)
     if (n < 0 || (size_t)n >= cap)
         return;
     if (v == VIEW_DECODE || v == VIEW_TRAIN) {
-        snprintf(buf + n, cap - (size_t)n, "  |  view %s", view_name(v));
+        snprintf(buf + n, cap - (size_t)n, W[0], view_name(v));
         return;
     }
-    n += snprintf(buf + n, cap - (size_t)n, "  |  stage %s", si->name);
+    n += snprintf(buf + n, cap - (size_t)n, W[1], si->name);
     if ((size_t)n < cap && (si->flags & SF_LAYER)) {
         int layers = (si->flags & SF_DECODER) ? c->n_dec : c->n_enc;
-        n += snprintf(buf + n, cap - (size_t)n, ", layer %d of %d", p.layer + 1, layers);
+        n += snprintf(buf + n, cap - (size_t)n, W[2], p.layer + 1, layers);
     }
     if ((size_t)n < cap && (si->flags & (SF_HEAD | SF_HEAD_OPT))) {
         if (ses->head < 0 || v == VIEW_HEADS)
-            snprintf(buf + n, cap - (size_t)n, ", all %d heads", c->n_heads);
+            snprintf(buf + n, cap - (size_t)n, W[3], c->n_heads);
         else
-            snprintf(buf + n, cap - (size_t)n, ", head %d of %d", ses->head + 1, c->n_heads);
+            snprintf(buf + n, cap - (size_t)n, W[4], ses->head + 1, c->n_heads);
     }
 }
 
@@ -70,7 +77,7 @@ static int caption_draw(App *a, Ren *r, int h, TfErr *err)
     int w;
     ren_output_size(r, &w, NULL);
     char text[SHOT_CAPTION_MAX];
-    shot_caption_text(&a->ses, app_current_view(a), text, sizeof text);
+    shot_caption_text(&a->ses, app_current_view(a), a->lang == 1, text, sizeof text);
     int band = caption_band(a);
     ren_rect(r, (Rect){0, h, w, band}, th->panel);
     ren_rect(r, (Rect){0, h, w, 1}, th->border);

@@ -14,9 +14,10 @@ enum { SHOT_CAPTION_MAX = 1024 };
 
 /* The caption stamped under a figure of view v (VIEW_AUTO resolved):
  * model, sentence (and target), stage or view, layer and head, in words
- * (layers and heads from 1, as the window shows them). The one place its
+ * (layers and heads from 1, as the window shows them), in English or, with
+ * zh, Simplified Chinese (the window's language). The one place its
  * wording lives. */
-void shot_caption_text(const Session *ses, ViewId v, char *buf, size_t cap);
+void shot_caption_text(const Session *ses, ViewId v, int zh, char *buf, size_t cap);
 
 /* Draw the App's current view (as the window would, animations finished)
  * into path: PNG, SVG or PDF by the extension (anything else is a PNG),

@@ -67,20 +67,28 @@ static void test_caption_words(void **state)
     app_goto(&a, stage_find("enc.self.weights"), 0);
     app_set_head(&a, 1);
     char text[SHOT_CAPTION_MAX];
-    shot_caption_text(&a.ses, app_current_view(&a), text, sizeof text);
+    shot_caption_text(&a.ses, app_current_view(&a), 0, text, sizeof text);
     printf("  caption: %s\n", text);
     static const char *words[] = {"t5 t6 t7", "stage enc.self.weights", "layer 1 of", "head 2 of"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         expect_true(strstr(text, words[i]) != NULL, "'%s' in the caption '%s'", words[i], text);
     app_set_head(&a, -1);
-    shot_caption_text(&a.ses, app_current_view(&a), text, sizeof text);
+    shot_caption_text(&a.ses, app_current_view(&a), 0, text, sizeof text);
     expect_true(strstr(text, "all ") && strstr(text, " heads"), "all heads: '%s'", text);
     a.view = VIEW_DECODE;
-    shot_caption_text(&a.ses, app_current_view(&a), text, sizeof text);
+    shot_caption_text(&a.ses, app_current_view(&a), 0, text, sizeof text);
     expect_true(strstr(text, "view decode") && !strstr(text, "layer"), "the decode view: '%s'", text);
     char tiny[8];
-    shot_caption_text(&a.ses, app_current_view(&a), tiny, sizeof tiny);
+    shot_caption_text(&a.ses, app_current_view(&a), 0, tiny, sizeof tiny);
     expect_true(strlen(tiny) < sizeof tiny, "cut to fit a small buffer");
+    /* in the window's language: Chinese words around the same data */
+    a.view = VIEW_AUTO;
+    app_set_head(&a, 1);
+    shot_caption_text(&a.ses, app_current_view(&a), 1, text, sizeof text);
+    static const char *zh[] = {"t5 t6 t7", "阶段 enc.self.weights", "第 1 层", "第 2 个头"};
+    for (size_t i = 0; i < sizeof zh / sizeof zh[0]; i++)
+        expect_true(strstr(text, zh[i]) != NULL, "'%s' in the Chinese caption '%s'", zh[i], text);
+    expect_true(!strstr(text, "layer") && !strstr(text, "head "), "no English words: '%s'", text);
     app_free(&a);
 }
 
