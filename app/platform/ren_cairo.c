@@ -132,7 +132,7 @@ int ren_vector_begin(Ren *r, const char *path, RenVecFormat fmt, int extra_h,
     if (cairo_status(v->cr) != CAIRO_STATUS_SUCCESS) {
         tf_fail(err, "cannot save %s: cairo: %s", path,
                 cairo_status_to_string(cairo_status(v->cr)));
-        tf_atomic_abort(&v->out);
+        tf_atomic_discard(&v->out);
         vec_free(v);
         return -1;
     }
@@ -157,12 +157,12 @@ static int vec_close(Ren *r, int keep, TfErr *err)
     cairo_status_t st = cairo_surface_status(v->surf);
     int rc = 0;
     if (!keep) {
-        tf_atomic_abort(&v->out);
+        tf_atomic_discard(&v->out);
     } else if (v->write_failed || st != CAIRO_STATUS_SUCCESS) {
         rc = tf_fail(err, "cannot save %s: %s", v->out.path,
                      v->write_failed ? "write error (disk full?)"
                                      : cairo_status_to_string(st));
-        tf_atomic_abort(&v->out);
+        tf_atomic_discard(&v->out);
     } else {
         TfErr e = {{0}};
         if (tf_atomic_commit(&v->out, &e) < 0)

@@ -127,7 +127,7 @@ static int save_atomic(SDL_Surface *img, const char *path, TfErr *err)
     const char *why = write_png(img, w.f);
     if (why) {
         tf_fail(err, "cannot save PNG %s: %s", path, why);
-        tf_atomic_abort(&w);
+        tf_atomic_discard(&w);
         return -1;
     }
     if (tf_atomic_commit(&w, &e) < 0)

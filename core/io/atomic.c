@@ -98,7 +98,7 @@ int tf_atomic_open(TfAtomic *w, const char *path, mode_t mode, TfErr *err)
     return 0;
 }
 
-void tf_atomic_abort(TfAtomic *w)
+void tf_atomic_discard(TfAtomic *w)
 {
     if (w->f) {
         fclose(w->f);
@@ -149,6 +149,6 @@ int tf_atomic_probe(const char *path, TfErr *err)
     TfAtomic w;
     if (tf_atomic_open(&w, path, 0644, err) < 0)
         return -1;
-    tf_atomic_abort(&w);
+    tf_atomic_discard(&w);
     return 0;
 }

@@ -7,7 +7,7 @@
  *     TfAtomic w;
  *     if (tf_atomic_open(&w, path, 0644, err) < 0) return -1;
  *     fwrite(..., w.f);                 // or write(w.fd, ...)
- *     return tf_atomic_commit(&w, err); // or tf_atomic_abort(&w)
+ *     return tf_atomic_commit(&w, err); // or tf_atomic_discard(&w)
  *
  * The temporary file is "NAME.tmp-XXXXXX" in the target's folder. Opening
  * first removes stale temporaries of the same target left by a process that
@@ -39,7 +39,7 @@ int tf_atomic_open(TfAtomic *w, const char *path, mode_t mode, TfErr *err);
  * On failure the temporary file is removed and the target is untouched. */
 int tf_atomic_commit(TfAtomic *w, TfErr *err);
 /* Give up: close and remove the temporary file (safe to call twice). */
-void tf_atomic_abort(TfAtomic *w);
+void tf_atomic_discard(TfAtomic *w);
 /* Check that path could be written (folder exists and is writable) by
  * creating and removing a temporary file; used before long work. */
 int tf_atomic_probe(const char *path, TfErr *err);

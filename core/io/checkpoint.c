@@ -624,6 +624,11 @@ int ckpt_load_full(TfModel *m, CkptOptim *opt, const char *path, TfErr *err)
     return rc;
 }
 
+int tf_model_open(const char *path, TfModel *m, TfErr *err)
+{
+    return ckpt_load(m, path, err); /* a folder goes to marian_load there */
+}
+
 int ckpt_load(TfModel *m, const char *path, TfErr *err)
 {
     if (tf_path_is_dir(path)) /* a MarianMT directory (marian.h) */
@@ -816,7 +821,7 @@ int ckpt_save_full(const TfModel *m, const CkptOptim *opt, const char *path,
         goto done;
     if (write_body(w.fd, m, opt, hdr, hlen)) {
         tf_fail(err, "%s: write failed: %s", path, strerror(errno));
-        tf_atomic_abort(&w);
+        tf_atomic_discard(&w);
         goto done;
     }
     rc = tf_atomic_commit(&w, err);

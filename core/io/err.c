@@ -4,6 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A message is one line whatever it quotes from a file: control
+ * characters (a newline in a token, an escape code) become spaces or '?'. */
+static void one_line(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = (*p == '\n' || *p == '\r' || *p == '\t') ? ' ' : '?';
+}
+
 int tf_fail(TfErr *err, const char *fmt, ...)
 {
     if (err) {
@@ -11,6 +20,7 @@ int tf_fail(TfErr *err, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        one_line(err->msg);
     }
     return -1;
 }
@@ -36,6 +46,7 @@ int tf_fail_prefix(TfErr *err, const char *fmt, ...)
         ol = cap - at;
     memcpy(err->msg + at, old, ol);
     err->msg[at + ol] = 0;
+    one_line(err->msg);
     return -1;
 }
 

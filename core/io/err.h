@@ -2,7 +2,8 @@
  *
  * Every fallible core function takes a TfErr* (may be NULL) and returns a
  * negative value on failure after filling err->msg with one line that names
- * the file or the input and the reason. The engine never prints on its own:
+ * the file or the input and the reason (control characters quoted from an
+ * input are replaced, so the message stays one line). The engine never prints on its own:
  * diagnostics that are not errors go through the logging hook, which the
  * program installs (the CLI prints them, tests may capture them). */
 #ifndef TF_ERR_H

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "checkpoint.h"
 #include "file.h"
 #include "marian_tok.h"
 #include "ops.h"
@@ -16,39 +15,12 @@
 #include "sysmem.h"
 
 #define JSON_MAX ((off_t)64 << 20)
+#define MARIAN_MAX_HEADER (64u << 20) /* a safetensors header, as checkpoint.h allows */
 
 int tf_path_is_dir(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-int tf_model_open(const char *path, TfModel *m, TfErr *err)
-{
-    if (tf_path_is_dir(path))
-        return marian_load(m, path, err);
-    return ckpt_load(m, path, err);
-}
-
-float tf_f16_to_f32(unsigned short h)
-{
-    unsigned s = (h >> 15) & 1, e = (h >> 10) & 31, f = h & 1023;
-    float v;
-    if (e == 0)
-        v = ldexpf((float)f, -24);
-    else if (e == 31)
-        v = f ? NAN : INFINITY;
-    else
-        v = ldexpf((float)(f | 1024), (int)e - 25);
-    return s ? -v : v;
-}
-
-float tf_bf16_to_f32(unsigned short h)
-{
-    unsigned u = (unsigned)h << 16;
-    float v;
-    memcpy(&v, &u, sizeof v);
-    return v;
 }
 
 static int exists(const char *dir, const char *name)
@@ -312,7 +284,7 @@ static int st_open(St *st, const char *path, TfErr *err)
     unsigned long long n = 0;
     for (int i = 7; i >= 0; i--)
         n = n << 8 | b[i];
-    if (n > CKPT_MAX_HEADER || n > st->size - 8)
+    if (n > MARIAN_MAX_HEADER || n > st->size - 8)
         return tf_fail(err, "%s: header length %llu does not fit the file", path, n);
     char *text = malloc((size_t)n + 1);
     if (!text || fread(text, 1, (size_t)n, st->f) != (size_t)n) {

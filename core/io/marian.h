@@ -18,6 +18,7 @@
 #define TF_MARIAN_H
 #include "err.h"
 #include "model.h"
+#include "pickle.h" /* tf_f16_to_f32, tf_bf16_to_f32 */
 
 /* Load the directory dir into m. On failure err holds one line naming the
  * file and the reason, and m is left empty. */
@@ -47,8 +48,5 @@ int tf_model_open(const char *path, TfModel *m, TfErr *err);
 int tf_text_encode(const TfModel *m, const char *text, int *ids, int max, int *n_unk, TfErr *err);
 long tf_text_decode(const TfModel *m, const int *ids, int n, char **out, TfErr *err);
 
-/* IEEE half and bfloat16 to float. */
-float tf_f16_to_f32(unsigned short h);
-float tf_bf16_to_f32(unsigned short h);
 
 #endif

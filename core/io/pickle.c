@@ -3,13 +3,13 @@
  * the stack hold pointers into it. */
 #include "pickle.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zip.h>
 
 #include "file.h"
-#include "marian.h"
 
 enum { V_NONE, V_BOOL, V_INT, V_STR, V_TUPLE, V_LIST, V_DICT, V_GLOBAL, V_STORAGE, V_TENSOR, V_MARK };
 enum { G_ODICT, G_REBUILD, G_STORAGE_F32, G_STORAGE_F16, G_STORAGE_BF16 };
@@ -627,4 +627,25 @@ int pt_read(PtFile *f, const PkTensor *t, float *out, size_t n, TfErr *err)
     if (rc)
         return tf_fail(err, "%s: tensor %s is cut short", f->path, t->name);
     return 0;
+}
+
+float tf_f16_to_f32(unsigned short h)
+{
+    unsigned s = (h >> 15) & 1, e = (h >> 10) & 31, f = h & 1023;
+    float v;
+    if (e == 0)
+        v = ldexpf((float)f, -24);
+    else if (e == 31)
+        v = f ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(f | 1024), (int)e - 25);
+    return s ? -v : v;
+}
+
+float tf_bf16_to_f32(unsigned short h)
+{
+    unsigned u = (unsigned)h << 16;
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
 }

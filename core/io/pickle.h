@@ -53,4 +53,8 @@ void pt_close(PtFile *f);
 /* Read n elements of tensor t as floats. */
 int pt_read(PtFile *f, const PkTensor *t, float *out, size_t n, TfErr *err);
 
+/* IEEE half and bfloat16 to float (tensors stored as F16 / BF16). */
+float tf_f16_to_f32(unsigned short h);
+float tf_bf16_to_f32(unsigned short h);
+
 #endif

@@ -78,8 +78,8 @@ static void test_abort_leaves_target(void **state)
     TfErr err;
     expect_true(tf_atomic_open(&w, path, 0644, &err) == 0, "open: %s", err.msg);
     fputs("half a file", w.f);
-    tf_atomic_abort(&w);
-    tf_atomic_abort(&w); /* safe twice */
+    tf_atomic_discard(&w);
+    tf_atomic_discard(&w); /* safe twice */
     expect_true(strcmp(slurp(path), "keep me\n") == 0, "the target untouched: '%s'", slurp(path));
     expect_true(count_temps() == 0, "the temporary file removed, %d left", count_temps());
     expect_true(tf_atomic_commit(&w, &err) != 0, "commit after abort refused");
@@ -102,7 +102,7 @@ static void test_stale_temp_removed(void **state)
     expect_true(access(stale, F_OK) != 0, "the stale %s is removed by the next open", stale);
     expect_true(access(other, F_OK) == 0, "another target's temporary is kept");
     expect_true(access(unlike, F_OK) == 0, "a name off the pattern is kept");
-    tf_atomic_abort(&w);
+    tf_atomic_discard(&w);
     unlink(other);
     unlink(unlike);
 }

@@ -112,12 +112,24 @@ static void test_log_hook(void **state)
     expect_true(g.n == 3, "no message after tf_set_log(NULL): %d calls", g.n);
 }
 
+/* A message quoting a token with a newline or an escape code stays one
+ * line (the vocabulary fuzzer found "format \"...\n...\" is not ..."). */
+static void test_message_is_one_line(void **state)
+{
+    (void)state;
+    TfErr e;
+    tf_fail(&e, "f: format \"%s\" is wrong", "a\nb\r\x1b[31m\tc");
+    expect_true(strcmp(e.msg, "f: format \"a b ?[31m c\" is wrong") == 0, "got \"%s\"", e.msg);
+    tf_fail_prefix(&e, "x\ny");
+    expect_true(!strchr(e.msg, '\n') && strncmp(e.msg, "x y: ", 5) == 0, "prefix: \"%s\"", e.msg);
+}
+
 int main(void)
 {
     TU_RUN(NULL, NULL,
            cmocka_unit_test(test_fail_formats),
            cmocka_unit_test(test_fail_truncates),
-           cmocka_unit_test(test_prefix),
+           cmocka_unit_test(test_prefix), cmocka_unit_test(test_message_is_one_line),
            cmocka_unit_test(test_prefix_truncates),
            cmocka_unit_test(test_log_hook));
 }
