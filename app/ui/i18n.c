@@ -173,6 +173,11 @@ static const char *const ZH[][2] = {
      "V 曲线/注意力（小窗口）"},
 };
 
+static int g_lang;
+
+void ui_set_lang(int lang) { g_lang = lang == 1; }
+int ui_lang(void) { return g_lang; }
+
 const char *L(int lang, const char *en)
 {
     if (lang != 1 || !en)

@@ -81,6 +81,14 @@ uint64_t heat_key(StageId st, int layer, int head, int b, int cmap, int variant)
 /* The window's own words in a language (i18n.c): the English text itself,
  * or its Simplified Chinese when lang is 1 and it is known. */
 const char *L(int lang, const char *en);
+/* The language every _() translates into (0 English, 1 Simplified Chinese):
+ * the window sets it whenever it builds a scene, shot before drawing. */
+void ui_set_lang(int lang);
+int ui_lang(void);
+/* _("text") marks a user-visible string for the catalog and translates it
+ * into ui_lang(); N_("text") only marks it (tables translated where used). */
+#define _(s) L(ui_lang(), (s))
+#define N_(s) (s)
 
 /* ---- plain widgets: text and input tests ---- */
 /* The selection side of a label kind: 1 source, 2 target, 0 neither. */

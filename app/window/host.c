@@ -86,6 +86,7 @@ void app_scene(const App *a, Scene *sc)
     sc->cmap_prob = a->cmap_prob;
     sc->cmap_signed = a->cmap_signed;
     sc->lang = a->lang;
+    ui_set_lang(a->lang);
     sc->now = a->now;
     sc->focus = a->focus;
     sc->cursor = a->cursor;
