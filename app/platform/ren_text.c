@@ -473,10 +473,10 @@ const char *ren_text_tag(const char *tag)
     return prev;
 }
 
-static void hook_call(const char *utf8, int len)
+static void hook_call(const char *utf8, int len, Rect box)
 {
     if (g_hook)
-        g_hook(g_hook_user, utf8, len < 0 ? (int)strlen(utf8) : len, g_tag);
+        g_hook(g_hook_user, utf8, len < 0 ? (int)strlen(utf8) : len, box, g_tag);
 }
 
 int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
@@ -489,7 +489,7 @@ int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
     if (!e)
         return w;
     if (r->vec) {
-        hook_call(utf8, len);
+        hook_call(utf8, len, (Rect){x, y, e->w, f->height});
         vec_text(r, f, e, x, y, c);
         return e->w;
     }
@@ -497,7 +497,7 @@ int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
     if (r->clip_empty || c.a == 0 || e->w == 0 || y >= vis.y + vis.h ||
         y + f->height <= vis.y || x >= vis.x + vis.w || x + e->w <= vis.x)
         return e->w;
-    hook_call(utf8, len);
+    hook_call(utf8, len, (Rect){x, y, e->w, f->height});
     if (!e->tex)
         entry_make_texture(f, e);
     if (!e->tex)

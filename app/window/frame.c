@@ -271,9 +271,18 @@ static const char *HELP_LINES[][2] = {
 static void draw_help(ViewCtx *v, int W, int H)
 {
     const Theme *th = v->th;
-    RenFont *f = v->g->ui;
-    int fh = ren_font_height(f) + 6;
     int n = (int)(sizeof HELP_LINES / sizeof HELP_LINES[0]);
+    /* every line must show: tighter lines, then the small font, on a small
+     * screen or with presenter text */
+    RenFont *f = v->g->ui;
+    int room = H - 20 - ren_font_height(v->g->title) - 40;
+    int fh = ren_font_height(f) + 6;
+    if (n * fh > room)
+        fh = ren_font_height(f) + 1;
+    if (n * fh > room) {
+        f = v->g->small;
+        fh = ren_font_height(f) + 2;
+    }
     int kw = 0, dw = 0;
     for (int i = 0; i < n; i++) {
         int k = ren_text_width(f, _(HELP_LINES[i][0])), d = ren_text_width(f, _(HELP_LINES[i][1]));

@@ -292,9 +292,10 @@ typedef struct Seen {
 static Seen g_seen;
 static const char *g_scene = "";
 
-static void record(void *user, const char *utf8, int len, const char *tag)
+static void record(void *user, const char *utf8, int len, Rect box, const char *tag)
 {
     (void)user;
+    (void)box;
     char buf[2048];
     int n = len < (int)sizeof buf - 1 ? len : (int)sizeof buf - 1;
     memcpy(buf, utf8, (size_t)n);

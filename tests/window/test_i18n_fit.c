@@ -1,0 +1,153 @@
+/* test_i18n_fit.c - the window's own words fit on a small screen in both
+ * languages at normal and presenter text sizes (800 x 600, text x1 and
+ * x1.5): every line of the help overlay shows, the lesson panel's step
+ * counter overlaps neither "Lessons" nor "close", and the navigator's
+ * block labels stay clear of the layer tabs. Boxes come from the text
+ * layer's hook (ren_text_hook), which reports each string drawn where it
+ * can be seen. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "lesson_ui.h"
+#include "test_app_util.h"
+#include "test_util.h"
+#include "ui.h"
+
+enum { MAX_SEEN = 600 };
+typedef struct Drawn {
+    char text[160];
+    Rect box;
+} Drawn;
+static Drawn g_seen[MAX_SEEN];
+static int g_n;
+
+static void record(void *user, const char *utf8, int len, Rect box, const char *tag)
+{
+    (void)user;
+    (void)tag;
+    if (g_n >= MAX_SEEN)
+        return;
+    int n = len < 159 ? len : 159;
+    memcpy(g_seen[g_n].text, utf8, (size_t)n);
+    g_seen[g_n].text[n] = 0;
+    g_seen[g_n].box = box;
+    g_n++;
+}
+
+static const Drawn *seen(const char *text)
+{
+    for (int i = 0; i < g_n; i++)
+        if (strcmp(g_seen[i].text, text) == 0)
+            return &g_seen[i];
+    return NULL;
+}
+
+static int overlap(Rect a, Rect b)
+{
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+static void draw(App *a)
+{
+    g_n = 0;
+    ren_text_hook(record, NULL);
+    tu_frame(a);
+    ren_text_hook(NULL, NULL);
+}
+
+static void open_app(App *a, int lang, float scale)
+{
+    AppOpts o = tu_opts(NULL, "i love china", NULL, NULL);
+    tu_open(a, &o, 100);
+    lesson_ui_set_lang(a, lang);
+    a->text_scale = scale;
+    app_goto(a, ST_ENC_SELF_WEIGHTS, 0);
+    ui_set_lang(lang);
+}
+
+static void test_help_shows_every_line(void **state)
+{
+    (void)state;
+    static const float SCALES[] = {1.0f, 1.5f};
+    for (int lang = 0; lang < 2; lang++)
+        for (int s = 0; s < 2; s++) {
+            static App a;
+            open_app(&a, lang, SCALES[s]);
+            a.show_help = 1;
+            draw(&a);
+            const char *first = _("previous / next stage");
+            const char *last = _("leave a text field, close help, quit");
+            expect_true(seen(first) && seen(last),
+                        "lang %d, text x%.1f: the help's first and last lines show (%s, %s)", lang,
+                        (double)SCALES[s], seen(first) ? "yes" : "no", seen(last) ? "yes" : "no");
+            app_free(&a);
+        }
+}
+
+static void test_lesson_header_and_nav_fit(void **state)
+{
+    (void)state;
+    static const float SCALES[] = {1.0f, 1.5f};
+    for (int lang = 0; lang < 2; lang++)
+        for (int s = 0; s < 2; s++) {
+            static App a;
+            open_app(&a, lang, SCALES[s]);
+            const LessonSet *set = lesson_ui_set(&a);
+            expect_true(set && set->n > 0, "lessons");
+            expect_true(lesson_ui_open(&a, set->lessons[0].id, 2) == 0, "lesson opens");
+            draw(&a);
+            const Drawn *les = seen(lesson_ui_word(&a, LW_LESSONS));
+            const Drawn *cl = seen(lesson_ui_word(&a, LW_CLOSE));
+            expect_true(les && cl, "lang %d x%.1f: the header's Lessons and close show", lang,
+                        (double)SCALES[s]);
+            char step[96];
+            snprintf(step, sizeof step, lesson_ui_word(&a, LW_STEP), 3, set->lessons[0].n_steps);
+            for (int i = 0; i < g_n; i++) {
+                const Drawn *d = &g_seen[i];
+                int counter = strcmp(d->text, step) == 0 || strstr(d->text, " / ") ||
+                              strncmp(d->text, step, 4) == 0;
+                if (counter && d->box.y == les->box.y)
+                    expect_true(!overlap(d->box, les->box) && !overlap(d->box, cl->box),
+                                "lang %d x%.1f: the step counter \"%s\" overlaps the header", lang,
+                                (double)SCALES[s], d->text);
+            }
+            /* the layer tabs "1", "2" of the navigator and the block labels */
+            for (int i = 0; i < g_n; i++) {
+                if (strcmp(g_seen[i].text, "1") && strcmp(g_seen[i].text, "2"))
+                    continue;
+                if (g_seen[i].box.x > a.win_w / 3)
+                    continue; /* not the navigator's */
+                for (int k = 0; k < g_n; k++)
+                    if (k != i && g_seen[k].box.x < a.win_w / 3 && strlen(g_seen[k].text) > 2)
+                        expect_true(!overlap(g_seen[i].box, g_seen[k].box),
+                                    "lang %d x%.1f: layer tab %s overlaps \"%s\"", lang,
+                                    (double)SCALES[s], g_seen[i].text, g_seen[k].text);
+            }
+            app_free(&a);
+        }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    TfErr err;
+    tu_ren = ren_open_headless(800, 600, &err);
+    return tu_ren ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tu_fixture_close(NULL);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help_shows_every_line),
+        cmocka_unit_test(test_lesson_header_and_nav_fit),
+    };
+    return cmocka_run_group_tests_name("i18n_fit", tests, setup, teardown);
+}
