@@ -694,6 +694,7 @@ static void overlay_row(ViewCtx *v, App *a, const LessonPredictState *ps)
     if (!h->valid || (int)h->stage != ps->stage || ps->row >= h->rows) {
         if (ps->picked < 0) { /* another view would give it away */
             ren_rect(v->r, v->area, th->bg);
+            a->hover.valid = 0;
             ui_paragraph(v->r, v->g->ui, _("Back to the heatmap to make your prediction (the lesson's view)."),
                          v->area.x + 20, v->area.y + 40, v->area.w - 40, th->warn);
         }
@@ -741,6 +742,7 @@ static void overlay_next(ViewCtx *v, App *a, LessonUi *u, const LessonPredictSta
     Rect A = v->area;
     find_candidates(a, u, ps->row);
     ren_rect(v->r, A, th->bg);
+    a->hover.valid = 0; /* the status line would tell what is covered */
     int x = A.x + 20, y = A.y + 30, w = A.w - 40;
     ren_text(v->r, v->g->title, _("Predict"), x, y, th->accent2);
     y += ren_font_height(v->g->title) + 10;
