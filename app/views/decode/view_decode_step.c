@@ -105,11 +105,13 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
             ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
             char hd[32];
             if (sc->head < 0)
-                snprintf(hd, sizeof hd, "average of the heads");
+                snprintf(hd, sizeof hd, "%s", _("average of the heads"));
             else
-                snprintf(hd, sizeof hd, "head %d", sc->head + 1);
-            ui_hover_own(v, w[j], "step %d, %s, layer %d, %s: '%s' → '%s'", s + 1,
-                      kind == ROW_SELF ? "masked self-attention" : "cross-attention", d->layer + 1,
+                snprintf(hd, sizeof hd, _("head %d"), sc->head + 1);
+            ui_hover_own(v, w[j],
+                         kind == ROW_SELF ? _("step %d, masked self-attention, layer %d, %s: '%s' → '%s'")
+                                          : _("step %d, cross-attention, layer %d, %s: '%s' → '%s'"),
+                         s + 1, d->layer + 1,
                       hd, row_label(sc, d, ROW_SELF, s), lab);
         }
     }
@@ -140,7 +142,7 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     Gfx *g = v->g;
     const DecodeStep *st = &d->gen.steps[s];
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
-    ui_text_fit(v->r, g->small, "top-k it was chosen from", rc.x, rc.y, rc.w, th->dim);
+    ui_text_fit(v->r, g->small, _("top-k it was chosen from"), rc.x, rc.y, rc.w, th->dim);
     int y = rc.y + sh + ui_px(g, 4);
     int rh = lh + ui_px(g, 3);
     int k = (rc.y + rc.h - y) / rh;
@@ -157,7 +159,7 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     lw += ui_px(g, 8);
     if (lw > rc.w / 3)
         lw = rc.w / 3;
-    int refw = ren_text_width(g->small, " reference") + ui_px(g, 4);
+    int refw = ren_text_width(g->small, _(" reference")) + ui_px(g, 4);
     int vw = ren_text_width(g->small, "0.000") + ui_px(g, 6);
     int bar_w = rc.w - lw - vw - refw;
     if (bar_w < 10)
@@ -181,13 +183,13 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
         snprintf(buf, sizeof buf, "%.3f", p);
         ren_text(v->r, g->small, buf, bar.x + bar_w + ui_px(g, 4), y + (rh - sh) / 2, th->text);
         if (is_ref)
-            ren_text(v->r, g->small, " reference", bar.x + bar_w + vw, y + (rh - sh) / 2, th->good);
+            ren_text(v->r, g->small, _(" reference"), bar.x + bar_w + vw, y + (rh - sh) / 2, th->good);
         if (ui_over(v->in, (Rect){rc.x, y, rc.w, rh}))
-            ui_hover_own(v, p, "step %d%s: p('%s')", s + 1, chosen ? ", the greedy choice" : "", tok);
+            ui_hover_own(v, p, chosen ? _("step %d, the greedy choice: p('%s')") : _("step %d: p('%s')"), s + 1, tok);
     }
     if (ref >= 0 && !ref_seen && y + sh <= rc.y + rc.h) {
         char buf[200];
-        snprintf(buf, sizeof buf, "the reference's '%s' is not among them", dec_tok(sc, ref));
+        snprintf(buf, sizeof buf, _("the reference's '%s' is not among them"), dec_tok(sc, ref));
         ui_text_fit(v->r, g->small, buf, rc.x, y, rc.w, th->good);
     }
 }
@@ -197,7 +199,7 @@ static void title(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 {
     const Scene *sc = v->s;
     char buf[600];
-    int n = snprintf(buf, sizeof buf, "Step %d of %d generates %s (p %.3f) after reading", s + 1,
+    int n = snprintf(buf, sizeof buf, _("Step %d of %d generates %s (p %.3f) after reading"), s + 1,
                      d->gen.n, dec_tok(sc, d->gen.ids[s]), d->gen.steps[s].prob);
     for (int j = 0; j <= s && n < (int)sizeof buf - 80; j++) {
         if (j == 6 && s > 8) { /* long prefixes: the start, …, the end */
@@ -213,21 +215,21 @@ static void selectors(ViewCtx *v, DecodeUi *d, UiFlow *f)
 {
     const Scene *sc = v->s;
     char buf[32];
-    int L = sc->model->cfg.n_dec, NH = sc->model->cfg.n_heads;
-    ui_flow_text(f, "decoder layer", v->th->dim);
-    for (int l = 0; l < L && l < 12; l++) {
+    int NL = sc->model->cfg.n_dec, NH = sc->model->cfg.n_heads;
+    ui_flow_text(f, _("decoder layer"), v->th->dim);
+    for (int l = 0; l < NL && l < 12; l++) {
         snprintf(buf, sizeof buf, "%d", l + 1);
         if (ui_flow_button(f, buf, d->layer == l))
             d->layer = l;
     }
     f->x += ui_px(v->g, 8);
-    ui_flow_text(f, "head", v->th->dim);
+    ui_flow_text(f, _("head"), v->th->dim);
     for (int h = 0; h < NH && h < 16; h++) {
         snprintf(buf, sizeof buf, "%d", h + 1);
         if (ui_flow_button(f, buf, sc->head == h))
             view_set_head(v, h);
     }
-    if (ui_flow_button(f, "average", sc->head < 0))
+    if (ui_flow_button(f, _("average"), sc->head < 0))
         view_set_head(v, -1);
 }
 
@@ -241,8 +243,8 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     int s = d->sel;
     if (s < 0 || s >= d->shown || !d->gen.steps) {
         ui_paragraph(v->r, g->ui,
-                     "Step 0: the decoder holds only <bos>. Press S (or Step) to generate the first "
-                     "token, P to play to the end.",
+                     _("Step 0: the decoder holds only <bos>. Press S (or Step) to generate the first "
+                       "token, P to play to the end."),
                      rc.x, rc.y, rc.w, th->dim);
         return;
     }
@@ -260,18 +262,20 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     Rect right = {rc.x + rc.w - tk_w, y, tk_w, rc.y + rc.h - y};
     char cap[200], who[64];
     if (sc->head < 0)
-        snprintf(who, sizeof who, "layer %d, average of %d heads", d->layer + 1, sc->model->cfg.n_heads);
+        snprintf(who, sizeof who, _("layer %d, average of %d heads"), d->layer + 1, sc->model->cfg.n_heads);
     else
-        snprintf(who, sizeof who, "layer %d, head %d", d->layer + 1, sc->head + 1);
+        snprintf(who, sizeof who, _("layer %d, head %d"), d->layer + 1, sc->head + 1);
     /* cells as tall as the room allows, within reason */
     int ch = (left.h - 2 * strip_overhead(g)) / 2;
     ch = ch < ui_px(g, 22) ? ui_px(g, 22) : ch > ui_px(g, 44) ? ui_px(g, 44) : ch;
     ren_clip_push(v->r, left);
-    snprintf(cap, sizeof cap, "masked self-attention over the %d token%s so far (%s)", s + 1,
-             s ? "s" : "", who);
+    snprintf(cap, sizeof cap,
+             s ? _("masked self-attention over the %d tokens so far (%s)")
+               : _("masked self-attention over the %d token so far (%s)"),
+             s + 1, who);
     int used = strip(v, d, left, ROW_SELF, s, ch, cap);
     if (left.h - used > ren_font_height(g->small) * 2) {
-        snprintf(cap, sizeof cap, "cross-attention over the source (%s)", who);
+        snprintf(cap, sizeof cap, _("cross-attention over the source (%s)"), who);
         strip(v, d, (Rect){left.x, left.y + used, left.w, left.h - used}, ROW_CROSS, s, ch, cap);
     }
     ren_clip_pop(v->r);
@@ -290,7 +294,7 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     const Theme *th = v->th;
     Gfx *g = v->g;
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
-    ui_text_fit(v->r, g->small, "generated so far (click a token to inspect the step that made it)",
+    ui_text_fit(v->r, g->small, _("generated so far (click a token to inspect the step that made it)"),
                 rc.x, rc.y, rc.w, th->dim);
     int y0 = rc.y + sh + ui_px(g, 4);
     int ch = lh + ui_px(g, 8), gap = ui_px(g, 5), padx = ui_px(g, 8);
@@ -333,7 +337,7 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         ren_rect_line(v->r, r, sel ? 2 : 1, sel ? th->select : th->border);
         ui_text_center(v->r, g->ui, t, r, pending || i < 0 ? th->dim : wrong ? th->bad : th->text);
         if (i >= 0 && !pending && ui_over(v->in, r)) {
-            ui_hover_own(v, d->gen.steps[i].prob, "step %d generated '%s' with p", i + 1, t);
+            ui_hover_own(v, d->gen.steps[i].prob, _("step %d generated '%s' with p"), i + 1, t);
             if (v->in->pressed)
                 dec_select(d, i);
         }
