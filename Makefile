@@ -8,6 +8,7 @@
 #   make bench      performance figures (JSON lines)
 #   make fuzz       libFuzzer targets (clang), FUZZ_SECONDS each
 #   make models     retrain the shipped models in assets/models/
+#   make po         po/stepformer.pot from the sources, merged into po/*.po
 #   make deps       apt-get install every Debian package the project needs
 #   make install    the program, its data, menu entry, icons, manual page,
 #                   AppStream metadata and bash completion (PREFIX, DESTDIR)
@@ -33,7 +34,7 @@ ICON_SIZES := 48 128 256
 ICON_PNGS  := $(foreach s,$(ICON_SIZES),$(BUILD)/share/icons/$(s)x$(s)/stepformer.png)
 
 PKGS_CORE := openblas libcjson libzip sentencepiece
-PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig cairo
+PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig cairo libunibreak
 PKGS_TEST := cmocka
 
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
@@ -71,9 +72,23 @@ CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CORE_CXX_SRC:%.cc=$(BUILD)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRC))))
 
-.PHONY: all run test test-run test-tsan bench fuzz models deps deps-check clean install check-core deb FORCE
+.PHONY: all run test test-run test-tsan bench fuzz models deps deps-check clean install check-core deb po FORCE
 
-all: $(BUILD)/stepformer $(BUILD)/share/stepformer.1 $(ICON_PNGS)
+# The window's words (po/, README "Translating"): po/LANG.po compiled into
+# $(BUILD)/locale/LANG/LC_MESSAGES/stepformer.mo, found at run time beside
+# the program (paths_locale); po/zh_CN.BRANCH.po files are fragments that
+# are folded into po/zh_CN.po, not built.
+PO_LANGS := $(foreach f,$(basename $(notdir $(wildcard po/*.po))),$(if $(findstring .,$(f)),,$(f)))
+MO_FILES := $(PO_LANGS:%=$(BUILD)/locale/%/LC_MESSAGES/stepformer.mo)
+
+all: $(BUILD)/stepformer $(BUILD)/share/stepformer.1 $(ICON_PNGS) $(MO_FILES)
+
+$(BUILD)/locale/%/LC_MESSAGES/stepformer.mo: po/%.po
+	@mkdir -p $(dir $@)
+	msgfmt --check -o $@ $<
+
+po:
+	po/po.sh update
 
 $(BUILD)/core/%.o: core/%.c
 	@mkdir -p $(dir $@)
@@ -118,7 +133,7 @@ deps-check:
 test: deps-check
 	@$(MAKE) --no-print-directory test-run
 
-test-run: check-core $(BUILD)/stepformer $(TEST_BIN)
+test-run: check-core $(BUILD)/stepformer $(MO_FILES) $(TEST_BIN)
 	@tools/run-tests.sh $(BUILD) $(TEST_BIN)
 
 run: deps-check
@@ -189,7 +204,7 @@ clean:
 #   share/applications/stepformer.desktop, share/metainfo/APPID.metainfo.xml
 #   share/icons/hicolor/{scalable,48x48,128x128,256x256}/apps/stepformer.*
 #   share/man/man1/stepformer.1, share/bash-completion/completions/stepformer
-#   share/locale/LANG/LC_MESSAGES/stepformer.mo (once po/ exists)
+#   share/locale/LANG/LC_MESSAGES/stepformer.mo
 SHARE      := $(DESTDIR)$(PREFIX)/share
 
 $(BUILD)/share/icons/%/stepformer.png: data/icons/stepformer.svg
@@ -224,9 +239,9 @@ install: all
 	install -D -m 644 $(BUILD)/share/stepformer.1 $(SHARE)/man/man1/stepformer.1
 	install -D -m 644 data/stepformer.bash-completion $(SHARE)/bash-completion/completions/stepformer
 	install -d $(SHARE)/locale
-	for mo in $(wildcard $(BUILD)/po/*.mo); do \
-	    l=$$(basename $$mo .mo); \
-	    install -D -m 644 $$mo $(SHARE)/locale/$$l/LC_MESSAGES/stepformer.mo || exit 1; done
+	for l in $(PO_LANGS); do \
+	    install -D -m 644 $(BUILD)/locale/$$l/LC_MESSAGES/stepformer.mo \
+	        $(SHARE)/locale/$$l/LC_MESSAGES/stepformer.mo || exit 1; done
 
 # The Debian package, built by dpkg-buildpackage from a clean copy of the
 # tree in build/deb/ (so no object of another PREFIX is reused), then moved

@@ -4,11 +4,13 @@
 #   deps.sh ensure    install the missing ones when root, else say what to run
 #   deps.sh list      print them
 set -e
-# the build, the fonts, then the tools the export and install tests and
+# the build (gettext: xgettext, msgmerge, msgfmt for po/; libunibreak: line
+# breaking), the fonts, then the tools the export and install tests and
 # `make deb` use (rsvg-convert, pdftotext, xmllint, desktop-file-validate,
 # appstreamcli, man, bash-completion, dpkg-buildpackage, lintian)
 PKGS="build-essential pkg-config clang libclang-rt-14-dev libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
 libcglm-dev libopenblas-dev libcjson-dev libcmocka-dev libfontconfig-dev libcairo2-dev libzip-dev libsentencepiece-dev
+gettext libunibreak-dev
 fonts-dejavu-core fonts-wqy-microhei
 libxml2-utils
 librsvg2-bin poppler-utils desktop-file-utils appstream man-db bash-completion

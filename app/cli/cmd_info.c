@@ -157,6 +157,12 @@ static int print_paths(void)
         missing += !ok;
         printf("  %-20s %s%s\n", FILES[i][0], buf, ok ? "" : "  (missing)");
     }
+    char loc[PATH_MAX];
+    if (paths_locale(loc, sizeof loc))
+        printf("  %-20s %s/zh_CN/LC_MESSAGES/stepformer.mo\n", "Chinese catalog", loc);
+    else
+        printf("  %-20s (missing: the window stays English; `make` builds it from po/zh_CN.po)\n",
+               "Chinese catalog");
     return missing ? 1 : 0;
 }
 

@@ -74,3 +74,27 @@ const char *paths_data(const char *rel, char *buf, size_t cap)
     snprintf(buf, cap, "%s", rel);
     return buf;
 }
+
+const char *paths_locale(char *buf, size_t cap)
+{
+    static const char *const REL[] = {"locale", "build/locale", "../locale"};
+    PathsDir d[PATHS_MAX_DIRS];
+    int n = paths_data_dirs(d, PATHS_MAX_DIRS);
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < sizeof REL / sizeof REL[0]; k++) {
+            char mo[PATH_MAX];
+            snprintf(mo, sizeof mo, "%s/%s/zh_CN/LC_MESSAGES/stepformer.mo", d[i].dir, REL[k]);
+            if (access(mo, R_OK) != 0)
+                continue;
+            snprintf(buf, cap, "%s/%s", d[i].dir, REL[k]);
+            char *real = realpath(buf, NULL);
+            if (real) {
+                snprintf(buf, cap, "%s", real);
+                free(real);
+            }
+            return buf;
+        }
+    if (cap)
+        buf[0] = 0;
+    return NULL;
+}

@@ -32,4 +32,12 @@ int paths_data_dirs(PathsDir *out, int max);
  * itself. Returns buf. */
 const char *paths_data(const char *rel, char *buf, size_t cap);
 
+/* The folder holding the compiled catalogs (LANG/LC_MESSAGES/stepformer.mo,
+ * made from po/ by the build): for each place above, in order, its
+ * "locale" (build/locale beside build/stepformer), "build/locale" (the
+ * source tree) and "../locale" (share/locale beside share/stepformer).
+ * Writes it into buf and returns buf; NULL (buf "") when none has
+ * zh_CN's catalog. */
+const char *paths_locale(char *buf, size_t cap);
+
 #endif

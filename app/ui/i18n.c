@@ -1,189 +1,55 @@
-/* i18n.c - the window's own words in Simplified Chinese. Lessons and the
- * explanation panel have their own texts; this table covers the chrome:
- * block names, tabs, labels, hints, help. Anything not listed stays English
- * (stage names such as enc.self.weights are the same in both). */
-#include <string.h>
+/* i18n.c - the window's words in the current language through GNU gettext:
+ * the English text is the msgid, po/zh_CN.po holds the Simplified Chinese,
+ * the build compiles it into LOCALEDIR/zh_CN/LC_MESSAGES/stepformer.mo and
+ * ui_i18n_init binds it (see README, "Translating"). */
+#include <libintl.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "ui.h"
 
-static const char *const ZH[][2] = {
-    {"Encoder", "编码器"},
-    {"Decoder", "解码器"},
-    {"Inputs", "输入"},
-    {"Outputs (shifted right)", "输出（右移一位）"},
-    {"Outputs (shifted)", "输出（右移）"},
-    {"Input Embedding", "输入嵌入"},
-    {"Output Embedding", "输出嵌入"},
-    {"Embedding", "嵌入"},
-    {"⊕ Positional Encoding", "⊕ 位置编码"},
-    {"⊕ Positional Enc.", "⊕ 位置编码"},
-    {"⊕ Position", "⊕ 位置"},
-    {"Multi-Head Attention", "多头注意力"},
-    {"Self-Attention", "自注意力"},
-    {"Masked Multi-Head Attention", "带掩码的多头注意力"},
-    {"Masked Attention", "掩码注意力"},
-    {"Multi-Head Attention (encoder K, V)", "交叉注意力（K、V 来自编码器）"},
-    {"Cross-Attention", "交叉注意力"},
-    {"Feed Forward", "前馈网络"},
-    {"Add & Norm", "残差与归一化"},
-    {"Add (residual)", "残差相加"},
-    {"LayerNorm", "层归一化"},
-    {"LayerNorm (final)", "最终层归一化"},
-    {"Linear", "线性层"},
-    {"Softmax", "Softmax"},
-    {"layer", "层"},
-    {"Heatmap", "热力图"},
-    {"Tokens", "词元"},
-    {"Lines", "连线"},
-    {"All heads", "所有头"},
-    {"Mask", "掩码"},
-    {"Waves", "波形"},
-    {"ReLU", "ReLU"},
-    {"Top-k", "Top-k"},
-    {"Decode", "解码"},
-    {"Train", "训练"},
-    {"sentence", "句子"},
-    {"Source", "源句"},
-    {"Target", "目标句"},
-    {"type a sentence (up to 4, separated by |)", "输入句子（最多 4 句，用 | 分隔）"},
-    {"empty: the decoder reads its own greedy translation", "留空：解码器读取自己的贪心翻译"},
-    {"←/→ step  [ ] layer  1-9 head  0 all heads  Tab encoder/decoder  ? help",
-     "←/→ 步进  [ ] 层  1-9 头  0 所有头  Tab 编码器/解码器  ? 帮助"},
-    {"? help", "? 帮助"},
-    {"shape", "形状"},
-    {"How this number was computed", "这个数是怎样算出来的"},
-    {"all heads", "所有头"},
-    {"head", "头"},
-    {"Keys", "按键"},
-    {"previous / next stage", "上一个 / 下一个阶段"},
-    {"previous / next layer", "上一层 / 下一层"},
-    {"show head 1 … 9", "显示第 1 … 9 个头"},
-    {"all heads at once", "同时显示所有头"},
-    {"jump between encoder and decoder", "在编码器和解码器之间跳转"},
-    {"a token: follow it across views; a block: jump to it", "点词元：在各视图中跟踪它；点模块：跳转过去"},
-    {"a cell: its exact value and how it was computed", "悬停单元格：精确数值及其计算过程"},
-    {"zoom and pan big matrices (right-click resets)", "缩放和平移大矩阵（右键复原）"},
-    {"play / pause stepping", "自动播放 / 暂停"},
-    {"bigger / smaller text (presenter mode)", "放大 / 缩小文字（演示模式）"},
-    {"theme: dark, light, high contrast", "主题：深色、浅色、高对比度"},
-    {"colour map: viridis, cividis, blue-orange", "色图：viridis、cividis、蓝橙"},
-    {"lessons; English / 中文", "课程；English / 中文"},
-    {"save the window as PNG", "把窗口保存为 PNG"},
-    {"save the view as PDF and SVG", "把视图保存为 PDF 和 SVG（矢量图）"},
-    {"save the current matrix as CSV", "把当前矩阵保存为 CSV"},
-    {"full screen", "全屏"},
-    {"this help", "本帮助"},
-    {"leave a text field, close help, quit", "离开输入框、关闭帮助、退出"},
-    {"unknown words shown as <unk>", "个未知词显示为 <unk>"},
-    {"type a sentence to run the model", "请输入一个句子来运行模型"},
-    {"Words outside the model's vocabulary become <unk> (in red): the model sees only that id and cannot tell them apart.",
-     "模型词表之外的词会变成 <unk>（红色标出）：模型只看到这个编号，无法区分它们。"},
-    {"zoom %.1fx  (right-click resets)", "缩放 %.1f 倍（右键复原）"},
-    {"the decoder reads", "解码器读入"},
-    {"and at each position must predict the next token", "并在每个位置预测下一个词元"},
-    {"the model translates it (greedy) as", "模型（贪心解码）把它翻译为"},
-    {"→ steps through the model stage by stage; a block on the left jumps to it.",
-     "按 → 逐个阶段地走过模型；点击左边的模块可直接跳转。"},
-    /* the train view */
-    {"▶ Start  P", "▶ 开始  P"},
-    {"❚❚ Pause  P", "❚❚ 暂停  P"},
-    {"Step  S", "单步  S"},
-    {"Reset  R", "重置  R"},
-    {"Save  W", "保存  W"},
-    {"Open in Decode  O", "在解码视图中打开  O"},
-    {"Settings…", "设置…"},
-    {"Curves", "曲线"},
-    {"Attention  V", "注意力  V"},
-    {"TSV file…", "TSV 文件…"},
-    {"custom…", "自定义…"},
-    {"task", "任务"},
-    {"size", "规模"},
-    {"file", "文件"},
-    {"words", "按词"},
-    {"characters", "按字"},
-    {"path of a TSV file: one “source<TAB>target” pair a line, then Enter",
-     "TSV 文件路径：每行一对“源句<TAB>目标句”，输完按回车"},
-    {"making the model…", "正在创建模型…"},
-    {"training", "训练中"},
-    {"paused", "已暂停"},
-    {"ready: random weights", "就绪：随机权重"},
-    {"no model", "没有模型"},
-    {"step", "步"},
-    {"epoch", "轮"},
-    {"tokens/s", "词元/秒"},
-    {"pairs to learn from", "个训练句对"},
-    {"held out", "个留出句对"},
-    {"parameters", "个参数"},
-    {"layers", "层"},
-    {"heads", "个头"},
-    {"batch", "批大小"},
-    {"warm-up", "预热"},
-    {"The settings changed: press Reset (R) to train a new model with them.",
-     "设置已更改：按重置 (R) 用新设置训练一个新模型。"},
-    {"snapshots", "快照"},
-    {"snapshot", "快照"},
-    {"live", "实时"},
-    {"the step shown (click or drag: the model at a kept snapshot; ←/→, End for live)",
-     "显示的步数（点击或拖动：查看某个快照时的模型；←/→，End 回到实时）"},
-    {"Making the data set and the model…", "正在生成数据集和模型…"},
-    {"No model to train: see the message above, change the settings and press Reset (R).",
-     "没有可训练的模型：请看上面的消息，修改设置后按重置 (R)。"},
-    {"Choose a task and a size, then press Start (P): the model learns here, from random weights, "
-     "while you watch its loss fall and its attention heads form.",
-     "选择任务和规模，然后按开始 (P)：模型从随机权重开始在这里学习，你可以看着损失下降、注意力头逐渐成形。"},
-    {"training stopped after an error: change the settings and press Reset (R)",
-     "训练因错误而停止：请修改设置后按重置 (R)"},
-    {"type the path of a TSV file first (F)", "请先输入 TSV 文件的路径 (F)"},
-    {"a learning rate far too high does this: lower lr × (X, then , or .) and press Reset (R).",
-     "学习率过高会导致这种情况：调低 lr ×（按 X，再按 , 或 .）然后按重置 (R)。"},
-    {"a new model from random weights", "从随机权重开始的新模型"},
-    {"nothing to save yet: start training first", "还没有可保存的内容：请先开始训练"},
-    {"no model to open yet", "还没有可打开的模型"},
-    {"the Decode view shows the model of step", "解码视图现在显示的模型来自步"},
-    {"loss", "损失"},
-    {"accuracy", "准确率"},
-    {"learning rate", "学习率"},
-    {"train", "训练"},
-    {"held-out", "留出集"},
-    {"exact", "完全匹配"},
-    {"now", "当前"},
-    {"peak", "峰值"},
-    {"held-out at step", "留出集，步"},
-    {"steps averaged", "平均的步数"},
-    {"probe", "探针句"},
-    {"truth", "参考译文"},
-    {"model", "模型输出"},
-    {"greedy decoding, token by token, green where it matches the truth; at step",
-     "贪心解码，逐词生成，与参考译文一致处为绿色；所在步数"},
-    {"cross", "交叉"},
-    {"encoder", "编码器"},
-    {"decoder", "解码器"},
-    {"Cross-attention", "交叉注意力"},
-    {"Encoder self-attention", "编码器自注意力"},
-    {"Decoder self-attention", "解码器（带掩码的）自注意力"},
-    {"all", "全部"},
-    {"rows: queries · columns: keys · each row sums to 1", "行：查询 · 列：键 · 每行之和为 1"},
-    {"click one to see it big", "点击一个放大查看"},
-    {"Too many heads for this space: press 1-9 to see one head.", "头太多，放不下：按 1-9 查看单个头。"},
-    {"P start/pause · S step · R reset · W save · O open in Decode · ←/→ snapshots, End live · "
-     "[ ] layer · 1-9 head, 0 all · Tab attention · D task · M size · X setting, , . change · F file · "
-     "V curves/attention (small windows)",
-     "P 开始/暂停 · S 单步 · R 重置 · W 保存 · O 在解码视图中打开 · ←/→ 快照，End 实时 · [ ] 层 · "
-     "1-9 头，0 全部 · Tab 注意力种类 · D 任务 · M 规模 · X 选择设置，, . 修改 · F 文件 · "
-     "V 曲线/注意力（小窗口）"},
-};
+#define UI_DOMAIN "stepformer"
 
 static int g_lang;
+static int g_bound;        /* 1 once the catalog answers */
+static char g_dir[4096];
+
+/* glibc picks the catalog by LANGUAGE, which it honours only in a locale
+ * other than "C": LC_MESSAGES becomes C.UTF-8 (messages only; numbers and
+ * the rest keep the C locale) and LANGUAGE zh_CN, once. English needs no
+ * lookup (the msgid is the English), so Z switches live with no further
+ * setlocale. libc's own domain is pointed at our folder, where it has no
+ * catalog, so strerror() and the CLI's errors stay English. */
+int ui_i18n_init(const char *localedir)
+{
+    g_bound = 0;
+    g_dir[0] = 0;
+    if (!localedir || !localedir[0])
+        return 0;
+    if (!setlocale(LC_MESSAGES, "C.UTF-8") && !setlocale(LC_MESSAGES, "C.utf8"))
+        return 0;
+    setenv("LANGUAGE", "zh_CN", 1);
+    if (!bindtextdomain(UI_DOMAIN, localedir) || !bind_textdomain_codeset(UI_DOMAIN, "UTF-8"))
+        return 0;
+    bindtextdomain("libc", localedir);
+    /* the header entry (msgid "") is there only when the catalog was read */
+    static const char header_msgid[1] = "";
+    const char *head = dgettext(UI_DOMAIN, header_msgid);
+    g_bound = head && head[0];
+    if (g_bound)
+        snprintf(g_dir, sizeof g_dir, "%s", localedir);
+    return g_bound;
+}
+
+const char *ui_i18n_dir(void) { return g_bound ? g_dir : NULL; }
 
 void ui_set_lang(int lang) { g_lang = lang == 1; }
 int ui_lang(void) { return g_lang; }
 
 const char *L(int lang, const char *en)
 {
-    if (lang != 1 || !en)
+    if (lang != 1 || !en || !en[0] || !g_bound)
         return en;
-    for (size_t i = 0; i < sizeof ZH / sizeof ZH[0]; i++)
-        if (strcmp(ZH[i][0], en) == 0)
-            return ZH[i][1];
-    return en;
+    return dgettext(UI_DOMAIN, en);
 }

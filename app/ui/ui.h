@@ -79,8 +79,14 @@ RenImage *gfx_image(Gfx *g, uint64_t version, uint64_t key, int w, int h, float 
 uint64_t heat_key(StageId st, int layer, int head, int b, int cmap, int variant);
 
 /* The window's own words in a language (i18n.c): the English text itself,
- * or its Simplified Chinese when lang is 1 and it is known. */
+ * or its Simplified Chinese from the gettext catalog when lang is 1 and the
+ * catalog has it. */
 const char *L(int lang, const char *en);
+/* Binds the catalog folder (LANG/LC_MESSAGES/stepformer.mo under it; see
+ * paths_locale): 1 when the Chinese catalog answers, 0 when there is none
+ * (then everything stays English). ui_i18n_dir: that folder, or NULL. */
+int ui_i18n_init(const char *localedir);
+const char *ui_i18n_dir(void);
 /* The language every _() translates into (0 English, 1 Simplified Chinese):
  * the window sets it whenever it builds a scene, shot before drawing. */
 void ui_set_lang(int lang);

@@ -12,6 +12,7 @@
 
 #include "checkpoint.h"
 #include "cli.h"
+#include "paths.h"
 
 const char *view_name(ViewId v)
 {
@@ -211,6 +212,8 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
         }
     }
     char buf[4096];
+    if (!ui_i18n_dir())
+        ui_i18n_init(paths_locale(buf, sizeof buf));
     const char *path = o && o->model_path ? o->model_path
                                           : cli_data_path("assets/models/en2zh.safetensors", buf, sizeof buf);
     if (session_init(&a->ses, path, !(o && o->model_path), err))
