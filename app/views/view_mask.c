@@ -405,8 +405,9 @@ static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
     int fh = ren_font_height(f), h = fh + 8;
     char buf[64];
     if (sc->n_src < 2) {
-        ui_text_fit(v->r, f, _("One sentence: no padding. Type several separated by | to see padding masks."),
-                    x, y + 4, w, v->th->dim);
+        const char *alts[] = {_("One sentence: no padding. Type several separated by | to see padding masks."),
+                              _("One sentence: no padding (type several, separated by |).")};
+        ui_text_alt(v->r, f, alts, 2, x, y + 4, w, v->th->dim);
         return h;
     }
     int x1 = x + w;
@@ -438,8 +439,9 @@ static void draw_header(ViewCtx *v, const MaskInfo *M, Rect *body)
     int y = body->y;
     ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
     y += ren_font_height(ui) + 2;
-    ui_text_fit(v->r, f, _("M is added to the scores before the softmax: e^(s − ∞) = 0, so a −∞ cell gets exactly zero weight."),
-                body->x, y, body->w, v->th->dim);
+    const char *alts[] = {_("M is added to the scores before the softmax: e^(s − ∞) = 0, so a −∞ cell gets exactly zero weight."),
+                          _("M is added to the scores before the softmax: a −∞ cell gets zero weight.")};
+    ui_text_alt(v->r, f, alts, 2, body->x, y, body->w, v->th->dim);
     y += ren_font_height(f) + 6;
     y += sentence_buttons(v, M, body->x, y, body->w) + 8;
     body->h -= y - body->y;

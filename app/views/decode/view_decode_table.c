@@ -210,11 +210,15 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
     ui_text_fit(v->r, g->ui, lt, lx + pad, y, lw, th->accent);
     ui_text_fit(v->r, g->ui, rt, rx + pad, y, rw - pad, th->accent2);
     y += lh;
-    ui_text_fit(v->r, g->small, d->ref ? _("reads the true target, every position in one pass")
-                                       : _("reads the greedy output (no reference typed), in one pass"),
-                lx + pad, y, lw, th->dim);
-    ui_text_fit(v->r, g->small, _("reads its own outputs, step by step"), rx + pad, y,
-                rw - pad, th->dim);
+    /* the subtitles, shorter when the blocks are narrow */
+    const char *ls[2] = {_("reads the true target, every position in one pass"), _("reads the true target")};
+    if (!d->ref) {
+        ls[0] = _("reads the greedy output (no reference typed), in one pass");
+        ls[1] = _("reads the greedy output");
+    }
+    const char *rs[2] = {_("reads its own outputs, step by step"), _("step by step")};
+    ui_text_alt(v->r, g->small, ls, 2, lx + pad, y, lw, th->dim);
+    ui_text_alt(v->r, g->small, rs, 2, rx + pad, y, rw - pad, th->dim);
     y += sh + ui_px(g, 4);
     const char *names[C_N] = {_("pos"), _("reads"), _("mask"), _("predicts"), _("true next"), "−log p",
                               "", _("reads"), _("generates"), "p"};
