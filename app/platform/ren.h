@@ -135,11 +135,12 @@ int ren_text_width_n(RenFont *f, const char *utf8, int len);
 int ren_text(Ren *r, RenFont *f, const char *utf8, int x, int y, Color c);
 int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
                Color c);
-/* Break text into lines at most `width` pixels wide: Latin at spaces (and
- * after a hyphen inside a word), CJK between any two characters, never
+/* Break text into lines at most `width` pixels wide where the Unicode line
+ * breaking algorithm (UAX #14, libunibreak) allows: Latin at spaces (and
+ * after a hyphen before a letter), CJK between any two characters, never
  * before closing punctuation (，。？！：；）」 ...) nor after opening
- * punctuation (（「《 ...); '\n' forces a break; a word wider than the line is
- * cut between characters. Fills up to max_lines and returns the number of
+ * punctuation (（「《 ...), numbers and words whole (1-9, 0.1, d_model);
+ * '\n' forces a break; a word wider than the line is cut between characters. Fills up to max_lines and returns the number of
  * lines the whole text needs (like snprintf), so callers can size a panel. */
 int ren_text_wrap(RenFont *f, const char *utf8, int width, RenLine *lines,
                   int max_lines);

@@ -1,29 +1,18 @@
 /* ren_wrap.c - breaking text into lines at most a width wide (see
- * ren_text_wrap in ren.h for the rules): Latin at spaces and after a hyphen
- * inside a word, CJK between any two characters, with the closing and
- * opening punctuation rules of Chinese typesetting. */
+ * ren_text_wrap in ren.h for the rules): the break opportunities of the
+ * Unicode line breaking algorithm (UAX #14, through libunibreak): Latin at
+ * spaces and after a hyphen, CJK between any two characters, never before
+ * closing nor after opening punctuation, numbers and words kept whole. */
 #include "ren.h"
 #include "ren_internal.h"
 
+#include <linebreak.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
-static int is_cjk(uint32_t c)
-{
-    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
-           (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
-           (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF) ||
-           (c >= 0x20000 && c <= 0x3FFFF);
-}
-
-static int in_list(uint32_t c, const uint32_t *list, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (list[i] == c)
-            return 1;
-    return 0;
-}
-
-/* Closing punctuation: never at the start of a line. */
+/* Closing punctuation: a word cut because it is wider than the line does
+ * not leave one of these to start the next line. */
 static int no_break_before(uint32_t c)
 {
     static const uint32_t L[] = {
@@ -31,53 +20,56 @@ static int no_break_before(uint32_t c)
         0x3001, 0x3002, 0xFF0C, 0xFF0E, 0xFF1A, 0xFF1B, 0xFF1F, 0xFF01,
         0xFF09, 0xFF3D, 0xFF5D, 0x300D, 0x300F, 0x3011, 0x300B, 0x3009,
         0x3015, 0x3017, 0x201D, 0x2019, 0x2026, 0xFF05, 0x30FC};
-    return in_list(c, L, sizeof L / sizeof *L);
+    for (size_t i = 0; i < sizeof L / sizeof *L; i++)
+        if (L[i] == c)
+            return 1;
+    return 0;
 }
 
-/* Opening punctuation: never at the end of a line. */
-static int no_break_after(uint32_t c)
-{
-    static const uint32_t L[] = {'(', '[', '{', 0xFF08, 0xFF3B, 0xFF5B,
-                                 0x300C, 0x300E, 0x3010, 0x300A, 0x3008,
-                                 0x3014, 0x3016, 0x201C, 0x2018};
-    return in_list(c, L, sizeof L / sizeof *L);
-}
+static pthread_once_t lb_once = PTHREAD_ONCE_INIT;
 
-static int is_alnum_cp(uint32_t c)
+/* The break opportunities of s[0 .. n) by UAX #14 (libunibreak): brk[i]
+ * tells whether a line may end after byte i. The language is left unset so
+ * that ambiguous-width symbols (√ × · ∞ ≤) stay glued to the formula around
+ * them rather than breaking like ideographs. */
+static void find_breaks(const char *s, int n, char *brk)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') ||
-           (c >= 0xC0 && c < 0x2000 && c != 0xD7 && c != 0xF7);
-}
-
-/* May a line break between a and b (pp precedes a; no space between)? */
-static int break_between(uint32_t pp, uint32_t a, uint32_t b)
-{
-    if (no_break_before(b) || no_break_after(a))
-        return 0;
-    if (a == '-' && is_alnum_cp(pp) && is_alnum_cp(b))
-        return 1;
-    return is_cjk(a) || is_cjk(b);
+    pthread_once(&lb_once, init_linebreak);
+    set_linebreaks_utf8((const utf8_t *)s, (size_t)n, NULL, brk);
 }
 
 /* A unit: the bytes from p to the next break opportunity, its spaces
- * included; *content_end is where its last non-space code point ends. */
-static int unit_end(const char *s, int p, int end, int *content_end)
+ * included; *content_end is where its last non-space code point ends.
+ * brk is indexed from the paragraph's first byte p0. */
+static int unit_end(const char *s, const char *brk, int p0, int p, int end, int *content_end)
 {
-    uint32_t pp = 0, a = 0, b;
+    uint32_t b;
     int q = p, ce = p;
     while (q < end) {
         int k = ren_cp_at(s, q, end, &b);
-        if (q > p && !no_break_before(b)) {
-            if (ren_is_space(a) && !ren_is_space(b))
-                break;
-            if (!ren_is_space(a) && !ren_is_space(b) && break_between(pp, a, b))
-                break;
-        }
         if (!ren_is_space(b))
             ce = q + k;
-        pp = a;
-        a = b;
+        q += k;
+        if (q < end && brk[q - 1 - p0] == LINEBREAK_ALLOWBREAK)
+            break;
+    }
+    *content_end = ce;
+    return q;
+}
+
+/* A unit ending at the first space run after p (and its spaces). */
+static int space_unit_end(const char *s, int p, int end, int *content_end)
+{
+    uint32_t b;
+    int q = p, ce = p, seen_space = 0;
+    while (q < end) {
+        int k = ren_cp_at(s, q, end, &b);
+        if (ren_is_space(b))
+            seen_space = 1;
+        else if (seen_space)
+            break;
+        else
+            ce = q + k;
         q += k;
     }
     *content_end = ce;
@@ -131,10 +123,16 @@ static int wrap_para(RenFont *f, const char *s, int p, int end, int width,
 {
     if (p == end)
         return emit(out, max, count, p, 0, 0);
+    char small[1024], *brk = small;
+    int p0 = p, n = end - p;
+    if (n > (int)sizeof small && !(brk = malloc((size_t)n)))
+        brk = NULL;
+    if (brk) /* else (no memory for a long paragraph) at spaces only */
+        find_breaks(s + p0, n, brk);
     while (p < end) {
         int start = p, line_end = p, w = 0, units = 0;
         while (p < end) {
-            int ce, ue = unit_end(s, p, end, &ce);
+            int ce, ue = brk ? unit_end(s, brk, p0, p, end, &ce) : space_unit_end(s, p, end, &ce);
             int cw = ren_measure_unit(f, s + p, ce - p);
             if (units && !line_fits(f, s, start, ce, w + cw, units, width))
                 break;
@@ -150,6 +148,8 @@ static int wrap_para(RenFont *f, const char *s, int p, int end, int width,
         count = emit(out, max, count, start, line_end - start,
                      ren_measure(f, s + start, line_end - start));
     }
+    if (brk != small)
+        free(brk);
     return count;
 }
 

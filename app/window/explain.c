@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "panels.h"
+#include "view_decode.h"
 
 typedef struct Expl {
     const char *title, *formula, *text;
@@ -17,117 +18,129 @@ static Expl expl_of(StageId st, int pre)
 {
     switch (st) {
     case ST_SRC_TOKENS:
-        return (Expl){"Source tokens", "x = (x₁, …, xₙ)",
-                      "The sentence is split into tokens and each token is looked up in the vocabulary. "
-                      "The model only ever sees these ids; a word it has never seen becomes <unk>."};
+        return (Expl){N_("Source tokens"), "x = (x₁, …, xₙ)",
+                      N_("The sentence is split into tokens and each token is looked up in the vocabulary. "
+                         "The model only ever sees these ids; a word it has never seen becomes <unk>.")};
     case ST_TGT_TOKENS:
-        return (Expl){"Decoder input (shifted right)", "y_in = (<bos>, y₁, …, yₘ)",
-                      "The decoder reads the target shifted one place right, starting with <bos>. "
-                      "At position i it must predict token i+1, seeing only tokens up to i."};
+        return (Expl){N_("Decoder input (shifted right)"), "y_in = (<bos>, y₁, …, yₘ)",
+                      N_("The decoder reads the target shifted one place right, starting with <bos>. "
+                         "At position i it must predict token i+1, seeing only tokens up to i.")};
     case ST_SRC_EMBED: case ST_TGT_EMBED:
-        return (Expl){"Token embeddings", "E[token] · √d_model",
-                      "Each id selects one row of the embedding matrix: a learned vector of d_model numbers. "
-                      "The paper multiplies it by √d_model so that it is not drowned by the positional encoding."};
+        return (Expl){N_("Token embeddings"), "E[token] · √d_model",
+                      N_("Each id selects one row of the embedding matrix: a learned vector of d_model numbers. "
+                         "The paper multiplies it by √d_model without giving a reason. A common reading: the "
+                         "learned entries are small, and the factor brings each vector to about the size of the "
+                         "positional encoding added to it (entries between −1 and 1), so neither swamps the other.")};
     case ST_POS_ENC:
-        return (Expl){"Positional encoding", "PE(pos,2i) = sin(pos/10000^(2i/d))\nPE(pos,2i+1) = cos(pos/10000^(2i/d))",
-                      "Attention by itself ignores word order, so every position gets a fixed pattern of sines and cosines "
-                      "of different wavelengths. PE(pos+k) is a rotation of PE(pos), so relative offsets are easy to read."};
+        return (Expl){N_("Positional encoding"), "PE(pos,2i) = sin(pos/10000^(2i/d))\nPE(pos,2i+1) = cos(pos/10000^(2i/d))",
+                      N_("Attention by itself ignores word order, so every position gets a fixed pattern of sines and cosines "
+                         "of different wavelengths. PE(pos+k) is a rotation of PE(pos), so relative offsets are easy to read.")};
     case ST_ENC_INPUT: case ST_DEC_INPUT:
-        return (Expl){"Embedding + position", "x = E[token]·√d + PE(pos)",
-                      "The token's meaning and its position are simply added. This sum is the input to the first layer "
-                      "(during training, dropout 0.1 is applied to it)."};
+        return (Expl){N_("Embedding + position"), "x = E[token]·√d + PE(pos)",
+                      N_("The token's meaning and its position are simply added. This sum is the input to the first layer "
+                         "(during training, dropout 0.1 is applied to it).")};
     case ST_ENC_SELF_Q: case ST_DEC_SELF_Q: case ST_DEC_CROSS_Q:
-        return (Expl){"Queries", "Q = X·W_Q + b_Q",
-                      st == ST_DEC_CROSS_Q ? "In cross-attention the queries come from the decoder: each target position asks what in the source it needs."
-                                           : "Each token's query vector says what it is looking for. Every head h uses its own d_k columns of Q."};
+        return (Expl){N_("Queries (Q)"), "Q = X·W_Q + b_Q",
+                      st == ST_DEC_CROSS_Q ? N_("In cross-attention the queries come from the decoder: each target position asks what in the source it needs.")
+                                           : N_("Each token's query vector says what it is looking for. Every head h uses its own d_k columns of Q.")};
     case ST_ENC_SELF_K: case ST_DEC_SELF_K: case ST_DEC_CROSS_K:
-        return (Expl){"Keys", "K = X·W_K + b_K",
-                      st == ST_DEC_CROSS_K ? "In cross-attention keys come from the encoder output, one per source token."
-                                           : "Each token's key vector says what it offers. A query matches a key by their dot product."};
+        return (Expl){N_("Keys (K)"), "K = X·W_K + b_K",
+                      st == ST_DEC_CROSS_K ? N_("In cross-attention keys come from the encoder output, one per source token.")
+                                           : N_("Each token's key vector says what it offers. A query matches a key by their dot product.")};
     case ST_ENC_SELF_V: case ST_DEC_SELF_V: case ST_DEC_CROSS_V:
-        return (Expl){"Values", "V = X·W_V + b_V",
-                      "Values are what a token hands over when it is attended to: the output of a head is a weighted average of values."};
+        return (Expl){N_("Values (V)"), "V = X·W_V + b_V",
+                      N_("Values are what a token hands over when it is attended to: the output of a head is a weighted "
+                         "average of values. Every head h uses its own d_v columns of V (d_v = d_k = d_model / h here, "
+                         "as in the paper).")};
     case ST_ENC_SELF_SCORES: case ST_DEC_SELF_SCORES: case ST_DEC_CROSS_SCORES:
-        return (Expl){"Scaled scores", "S = Q_h·K_hᵀ / √d_k",
-                      "Every query is compared with every key by a dot product. Dividing by √d_k keeps the scores from growing "
-                      "with the dimension, which would push the softmax into regions with tiny gradients."};
+        return (Expl){N_("Scaled scores"), "S = Q_h·K_hᵀ / √d_k",
+                      N_("Every query is compared with every key by a dot product. Dividing by √d_k keeps the scores from growing "
+                         "with the dimension, which would push the softmax into regions with tiny gradients.")};
     case ST_ENC_SELF_MASK:
-        return (Expl){"Padding mask", "M[i,j] = −∞ if key j is <pad>, else 0",
-                      "Sentences in a batch are padded to the same length. The mask adds −∞ to scores of padding keys so "
-                      "that they get exactly zero attention. Padded query rows are computed but ignored."};
+        return (Expl){N_("Padding mask"), "M[i,j] = −∞ if key j is <pad>, else 0",
+                      N_("Sentences in a batch are padded to the same length. The mask adds −∞ to scores of padding keys so "
+                         "that they get exactly zero attention. Padded query rows are computed but ignored.")};
     case ST_DEC_SELF_MASK:
-        return (Expl){"Causal + padding mask", "M[i,j] = −∞ if j > i or key j is <pad>",
-                      "The decoder must not look ahead: position i may only attend to positions ≤ i. This is what makes "
-                      "training on the whole target at once (teacher forcing) honest."};
+        return (Expl){N_("Causal + padding mask"), "M[i,j] = −∞ if j > i or key j is <pad>",
+                      N_("The decoder must not look ahead: position i may only attend to positions ≤ i. This mask is what "
+                         "lets training compute every position of the target in one parallel pass without cheating. "
+                         "Teacher forcing is a separate idea: the decoder reads the true previous tokens, not its own "
+                         "guesses (RNN decoders did that too, one step at a time).")};
     case ST_DEC_CROSS_MASK:
-        return (Expl){"Source padding mask", "M[i,j] = −∞ if source token j is <pad>",
-                      "Cross-attention may look at every real source token, never at padding."};
+        return (Expl){N_("Source padding mask"), "M[i,j] = −∞ if source token j is <pad>",
+                      N_("Cross-attention may look at every real source token, never at padding.")};
     case ST_ENC_SELF_WEIGHTS: case ST_DEC_SELF_WEIGHTS: case ST_DEC_CROSS_WEIGHTS:
-        return (Expl){"Attention weights", "A = softmax(QKᵀ/√d_k + M)",
-                      "Softmax turns each row of scores into probabilities that sum to 1: how much each query token takes "
-                      "from each key token. Masked cells are exactly 0."};
+        return (Expl){N_("Attention weights"), "A = softmax(QKᵀ/√d_k + M)",
+                      N_("Softmax turns each row of scores into probabilities that sum to 1: how much each query token takes "
+                         "from each key token. Masked cells are exactly 0.")};
     case ST_ENC_SELF_HEADS: case ST_DEC_SELF_HEADS: case ST_DEC_CROSS_HEADS:
-        return (Expl){"Head outputs", "head_h = A_h·V_h",
-                      "Each head averages the value vectors with its attention weights, giving d_k numbers per token."};
+        return (Expl){N_("Head outputs"), "head_h = A_h·V_h",
+                      N_("Each head averages the value vectors with its attention weights, giving d_v numbers per token.")};
     case ST_ENC_SELF_CONCAT: case ST_DEC_SELF_CONCAT: case ST_DEC_CROSS_CONCAT:
-        return (Expl){"Concatenated heads", "Concat(head₁, …, head_h)",
-                      "The h head outputs are placed side by side: h × d_k = d_model numbers per token."};
+        return (Expl){N_("Concatenated heads"), "Concat(head₁, …, head_h)",
+                      N_("The h head outputs are placed side by side: h × d_v = d_model numbers per token.")};
     case ST_ENC_SELF_OUT: case ST_DEC_SELF_OUT: case ST_DEC_CROSS_OUT:
-        return (Expl){"Output projection", "MultiHead = Concat(heads)·W_O + b_O",
-                      "W_O mixes the heads back into one d_model vector per token: the sub-layer's output."};
+        return (Expl){N_("Output projection"), "MultiHead = Concat(heads)·W_O + b_O",
+                      N_("W_O mixes the heads back into one d_model vector per token: the sub-layer's output.")};
     case ST_ENC_ADD1: case ST_ENC_ADD2: case ST_DEC_ADD1: case ST_DEC_ADD2: case ST_DEC_ADD3:
-        return (Expl){"Residual connection", pre ? "x + Sublayer(LN(x))" : "x + Sublayer(x)",
-                      "The sub-layer's output is added to its input, so information and gradients can flow straight "
-                      "through the stack. (Dropout 0.1 is applied to the sub-layer output during training.)"};
+        return (Expl){N_("Residual connection"), pre ? "x + Sublayer(LN(x))" : "x + Sublayer(x)",
+                      N_("The sub-layer's output is added to its input, so information and gradients can flow straight "
+                         "through the stack. (Dropout 0.1 is applied to the sub-layer output during training.)")};
     case ST_ENC_NORM1: case ST_ENC_NORM2: case ST_DEC_NORM1: case ST_DEC_NORM2: case ST_DEC_NORM3:
-        return (Expl){"Layer normalisation", "LN(x) = (x − μ)/√(σ² + ε) · γ + β",
-                      pre ? "Pre-LN (common today): each sub-layer normalises its input, and the residual sum is left unnormalised."
-                          : "Post-LN as in the paper: each token's vector is shifted to mean 0 and scaled to variance 1, then "
-                            "stretched by learned γ and β."};
+        return (Expl){N_("Layer normalisation"), "LN(x) = (x − μ)/√(σ² + ε) · γ + β",
+                      pre ? N_("Pre-LN (common today): each sub-layer normalises its input, and the residual sum is left unnormalised.")
+                          : N_("Post-LN as in the paper: each token's vector is shifted to mean 0 and scaled to variance 1, then "
+                               "stretched by learned γ and β.")};
     case ST_ENC_FINAL: case ST_DEC_FINAL:
-        return (Expl){"Final LayerNorm", "LN(x)", "Pre-LN models normalise the output of the whole stack once more."};
+        return (Expl){N_("Final LayerNorm"), "LN(x)", N_("Pre-LN models normalise the output of the whole stack once more.")};
     case ST_ENC_FFN_HIDDEN: case ST_DEC_FFN_HIDDEN:
-        return (Expl){"Feed-forward, hidden", "h = max(0, x·W₁ + b₁)",
-                      "The same two-layer network is applied to every position separately. The first layer widens each "
-                      "vector to d_ff numbers; ReLU sets the negative ones to exactly 0."};
+        return (Expl){N_("Feed-forward, hidden"), "h = max(0, x·W₁ + b₁)",
+                      N_("The same two-layer network is applied to every position separately. The first layer widens each "
+                         "vector to d_ff numbers; ReLU sets the negative ones to exactly 0.")};
     case ST_ENC_FFN_OUT: case ST_DEC_FFN_OUT:
-        return (Expl){"Feed-forward, output", "FFN(x) = h·W₂ + b₂",
-                      "The second layer brings the vector back to d_model numbers."};
+        return (Expl){N_("Feed-forward, output"), "FFN(x) = h·W₂ + b₂",
+                      N_("The second layer brings the vector back to d_model numbers.")};
     case ST_OUT_LOGITS:
-        return (Expl){"Logits", "z = y·W_gen + b",
-                      "A linear layer scores every word of the target vocabulary at every position. In the paper this "
-                      "matrix is shared with the embeddings."};
+        return (Expl){N_("Logits"), "z = y·W_gen + b",
+                      N_("A linear layer scores every word of the target vocabulary at every position. In the paper this "
+                         "matrix is shared with the embeddings.")};
     case ST_OUT_PROBS:
-        return (Expl){"Output probabilities", "P(next token) = softmax(z)",
-                      "Softmax turns the scores into a probability for every word. Greedy decoding picks the most likely "
-                      "one; beam search keeps several candidates."};
+        return (Expl){N_("Output probabilities"), "P(next token) = softmax(z)",
+                      N_("Softmax turns the scores into a probability for every word. Greedy decoding picks the most likely "
+                         "one; beam search keeps several candidates.")};
     default:
         return (Expl){stage_info(st)->name, "", ""};
     }
 }
 
-/* The decode and train views explain themselves, not the current stage. */
-static const Expl VIEW_EXPL[2][2] = {
-    {{"Training vs inference", "P(y) = Π P(y_t | y_<t, x)",
-      "Exposure bias. In training, the decoder always reads the true previous tokens (teacher forcing), so it "
-      "never learns what to do after a mistake of its own. At inference there is no reference: each step reads "
-      "the model's own earlier outputs, so one wrong token changes every prefix after it and errors can compound "
-      "in a way the training loss never measured. Where the two sides read different tokens, teacher forcing may "
-      "still predict correctly while generation goes wrong (≠)."},
-     {"训练与推理", "P(y) = Π P(y_t | y_<t, x)",
-      "暴露偏差：训练时解码器总是读入真实的前文（教师强制），从未学过自己出错之后该怎么办。推理时没有参考答案，"
-      "每一步都读入模型自己先前的输出，一个错词会改变之后所有的前文，错误可能层层累积，而训练损失从未衡量过这一点。"
-      "两边读入的词不同时，教师强制可能仍然预测正确，生成却出了错（≠）。"}},
-    {{"Training", "lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)",
-      "The model learns by predicting every next token of the true target at once (teacher forcing) and "
-      "following the gradient of the cross-entropy, with label smoothing 0.1, dropout 0.1 and Adam "
-      "(β₁ 0.9, β₂ 0.98, ε 10⁻⁹). The learning rate rises during warm-up and then decays as 1/√step. "
-      "Watch the heads of the probe sentence form: diffuse at first, then sharp alignments."},
-     {"训练", "lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)",
-      "模型一次预测真实目标句中的每一个下一个词（教师强制），沿交叉熵的梯度学习，使用标签平滑 0.1、dropout 0.1 和 "
-      "Adam（β₁ 0.9，β₂ 0.98，ε 10⁻⁹）。学习率在预热阶段上升，之后按 1/√step 衰减。观察探针句子的注意力头如何形成："
-      "起初一片模糊，随后出现清晰的对齐。"}},
+/* The decode view explains the pane it shows, the train view itself, not
+ * the current stage. */
+static const Expl DECODE_EXPL[DEC_PANE_COUNT] = {
+    [DEC_PANE_GEN] = {N_("Training vs inference"), "P(y) = Π P(y_t | y_<t, x)",
+      N_("Left, training: the decoder reads the true previous tokens (teacher forcing), and thanks to the causal "
+         "mask all positions are computed in one pass. Right, inference: there is no reference, so each step reads "
+         "the model's own earlier outputs and one wrong token changes every prefix after it. The model never "
+         "learned what to do after a mistake of its own, so errors can compound in a way the training loss never "
+         "measured: exposure bias. Where the two sides read different tokens, teacher forcing may still predict "
+         "correctly while generation goes wrong (≠).")},
+    [DEC_PANE_STEP] = {N_("One generation step"), "y_t = argmax P(y | y_<t, x)",
+      N_("Inference runs one token at a time: the decoder reads <bos> and the tokens generated so far. Its masked "
+         "self-attention row looks back over them, its cross-attention row picks the source words it needs, and the "
+         "bars show the probabilities of the next token. Greedy decoding takes the most likely one, appends it and "
+         "repeats until <eos>; the keys and values of earlier steps are kept, so each step adds one position.")},
+    [DEC_PANE_BEAM] = {N_("Beam search"), "score = log P(y | x) / lp(y),  lp(y) = ((5 + |y|) / 6)^α",
+      N_("Instead of committing to the best token at every step, beam search keeps the K most probable partial "
+         "translations (the paper uses K = 4, α = 0.6). Each step extends every live hypothesis and keeps the K "
+         "best; finished ones (ending in <eos>) are compared after the length penalty, so short outputs do not win "
+         "just because they multiply fewer probabilities. The tree shows kept, finished and pruned hypotheses; the "
+         "highlighted path is the winner.")},
 };
+static const Expl TRAIN_EXPL = {N_("Training"), "lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)",
+      N_("The decoder reads the true target shifted right (teacher forcing), and the causal mask lets it predict "
+         "every next token in one parallel pass. The model follows the gradient of the cross-entropy, with label "
+         "smoothing 0.1, dropout 0.1 and Adam (β₁ 0.9, β₂ 0.98, ε 10⁻⁹). The learning rate rises during warm-up and "
+         "then decays as 1/√step. Watch the heads of the probe sentence form: diffuse at first, then sharp "
+         "alignments.")};
 
 
 /* ---- how the hovered number was computed ---- */
@@ -281,17 +294,16 @@ void explain_draw(ViewCtx *v)
     StagePos p = app_pos(a);
     int pre = a->ses.model.cfg.norm == TF_NORM_PRE;
     Expl e = expl_of(p.stage, pre);
-    if (a->lang == 1) {
-        const char *t, *x;
-        if (explain_zh(p.stage, pre, &t, &x)) {
-            e.title = t;
-            e.text = x;
-        }
-    }
     ViewId view = app_current_view(a);
     int own_view = view == VIEW_DECODE || view == VIEW_TRAIN;
-    if (own_view)
-        e = VIEW_EXPL[view == VIEW_TRAIN][a->lang == 1];
+    if (view == VIEW_TRAIN) {
+        e = TRAIN_EXPL;
+    } else if (view == VIEW_DECODE) {
+        const DecodeUi *d = a->vstate[VIEW_DECODE];
+        e = DECODE_EXPL[d && d->pane < DEC_PANE_COUNT ? d->pane : DEC_PANE_GEN];
+    }
+    e.title = _(e.title);
+    e.text = _(e.text);
     int x = rc.x + 14, w = rc.w - 24, y = rc.y + 12;
     y += ui_paragraph(v->r, v->g->title, e.title, x, y, w, th->text) + 6;
     if (!own_view) {

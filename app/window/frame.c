@@ -359,6 +359,7 @@ void app_draw(App *a, Ren *r)
         a->play_next = a->now + 1.6;
     }
     app_update(a);
+    ui_set_lang(a->lang);
     Gfx *g = app_gfx(a, r);
     const Theme *th = theme_get(a->theme);
     int W, H;

@@ -229,6 +229,53 @@ static void test_wrap_mixed(void **state)
     expect_true(ren_text_wrap(fx->sans, "one\n", 100, ln, 4) == 1, "trailing newline");
 }
 
+/* A Chinese sentence with Latin words, numbers and formulas at many widths
+ * (UAX #14): a line never starts with closing punctuation nor ends with
+ * opening punctuation, and a word or number narrower than the line is never
+ * cut (the old breaker cut "1-9" after its hyphen). */
+static void test_wrap_chinese_latin_numbers(void **state)
+{
+    Fixture *fx = *state;
+    const char *s = "每一层的头可以按键 1-9 逐个查看（共 8 个），Transformer 的 d_model = 512，"
+                    "dropout 为 0.1，在 8 块 P100 上训练 3.5 天。「教师强制」让每个位置都读入真实前文。";
+    const char *whole[] = {"1-9", "Transformer", "d_model", "512", "0.1", "P100", "3.5", "dropout"};
+    const char *no_start[] = {"，", "。", "）", "」"};
+    const char *no_end[] = {"（", "「"};
+    RenLine ln[96];
+    int checked = 0;
+    for (int width = 60; width <= 400; width++) {
+        int n = ren_text_wrap(fx->cjk, s, width, ln, 96);
+        expect_true(n >= 1 && n <= 96, "width %d: %d lines", width, n);
+        expect_cover(s, ln, n);
+        for (int i = 0; i < n; i++) {
+            expect_true(ln[i].width <= width, "width %d line %d is %d px", width, i, ln[i].width);
+            for (size_t k = 0; k < 4; k++)
+                expect_true(!starts_with(s, &ln[i], no_start[k]), "width %d line %d starts with %s",
+                            width, i, no_start[k]);
+            for (size_t k = 0; k < 2; k++)
+                expect_true(!ends_with(s, &ln[i], no_end[k]), "width %d line %d ends with %s", width,
+                            i, no_end[k]);
+        }
+        for (size_t k = 0; k < sizeof whole / sizeof *whole; k++) {
+            const char *at = strstr(s, whole[k]);
+            int a = (int)(at - s), b = a + (int)strlen(whole[k]);
+            if (ren_text_width(fx->cjk, whole[k]) > width)
+                continue;
+            for (int i = 0; i < n; i++) {
+                int ls = ln[i].start, le = ln[i].start + ln[i].len;
+                expect_true(!(ls > a && ls < b) && !(le > a && le < b),
+                            "width %d: \"%s\" cut by line %d \"%.*s\"", width, whole[k], i,
+                            ln[i].len, s + ls);
+            }
+            checked++;
+        }
+    }
+    expect_true(checked > 2000, "words checked: %d", checked);
+    int n = ren_text_wrap(fx->cjk, s, 130, ln, 96);
+    for (int i = 0; i < n; i++)
+        printf("  [%3d] %.*s\n", ln[i].width, ln[i].len, s + ln[i].start);
+}
+
 /* Exact breaks that hold whatever the font: '\n' and "\r\n" force a
  * break, a width of 1 px cuts every code point onto its own line, and
  * malformed bytes stay in the lines (each one character, U+FFFD) though
@@ -384,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_wrap_chinese),
         cmocka_unit_test(test_wrap_mixed),
         cmocka_unit_test(test_wrap_cases),
+        cmocka_unit_test(test_wrap_chinese_latin_numbers),
         cmocka_unit_test(test_text_cache_bounded),
         cmocka_unit_test(test_font_missing),
     };
