@@ -216,9 +216,9 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
         ls[0] = _("reads the greedy output (no reference typed), in one pass");
         ls[1] = _("reads the greedy output");
     }
-    const char *rs[2] = {_("reads its own outputs, step by step"), _("step by step")};
+    const char *rs[3] = {_("reads its own outputs, step by step"), _("step by step"), _("stepwise")};
     ui_text_alt(v->r, g->small, ls, 2, lx + pad, y, lw, th->dim);
-    ui_text_alt(v->r, g->small, rs, 2, rx + pad, y, rw - pad, th->dim);
+    ui_text_alt(v->r, g->small, rs, 3, rx + pad, y, rw - pad, th->dim);
     y += sh + ui_px(g, 4);
     const char *names[C_N] = {_("pos"), _("reads"), _("mask"), _("predicts"), _("true next"), "−log p",
                               "", _("reads"), _("generates"), "p"};
