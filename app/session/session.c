@@ -11,6 +11,12 @@
 #include "checkpoint.h"
 #include "finite.h"
 
+const char *(*session_tr)(const char *msgid);
+/* _() marks a notice for the catalog (po/) and translates it through the
+ * window's lookup, if any */
+static const char *ses_tr(const char *msgid) { return session_tr ? session_tr(msgid) : msgid; }
+#define _(s) ses_tr(s)
+
 void session_msg(Session *s, int error, const char *fmt, ...)
 {
     va_list ap;
@@ -267,7 +273,7 @@ static void start_pass(Session *s)
                 i--;
                 continue;
             }
-            snprintf(s->input_error, sizeof s->input_error, "type a sentence to run the model");
+            snprintf(s->input_error, sizeof s->input_error, "%s", _("type a sentence to run the model"));
             return;
         }
     }
@@ -283,7 +289,7 @@ static void start_pass(Session *s)
         s->batch = B - 1;
     s->units_done = 0;
     if (s->truncated)
-        session_msg(s, 0, "a sentence was longer than %d tokens and was cut", T);
+        session_msg(s, 0, _("a sentence was longer than %d tokens and was cut"), T);
 }
 
 /* The decoder inputs: the typed target for sentence 0, else greedy; the
@@ -504,14 +510,14 @@ int session_load_model(Session *s, const char *path)
     TfModel m;
     TfErr err;
     if (ckpt_load(&m, path, &err)) {
-        session_msg(s, 1, "could not open the model: %s", err.msg);
+        session_msg(s, 1, _("could not open the model: %s"), err.msg);
         return -1;
     }
     const char *tr = model_meta_get(&m, "trained");
     int moved = adopt(s, &m, path, tr && strcmp(tr, "false") == 0, &err);
     if (moved < 0) {
         model_free(&m);
-        session_msg(s, 1, "could not use the model: %s", err.msg);
+        session_msg(s, 1, _("could not use the model: %s"), err.msg);
         return -1;
     }
     return moved;
@@ -523,7 +529,7 @@ int session_use_model(Session *s, TfModel *m, const char *label)
     int moved = adopt(s, m, label, 0, &err);
     if (moved < 0) {
         model_free(m);
-        session_msg(s, 1, "could not use the model: %s", err.msg);
+        session_msg(s, 1, _("could not use the model: %s"), err.msg);
         return -1;
     }
     return moved;
@@ -584,7 +590,7 @@ int session_init(Session *s, const char *path, int fallback, TfErr *err)
     }
     if (random_model(s, err))
         return -1;
-    session_msg(s, 0, "no trained model found (%s): showing an untrained random model", lerr.msg);
+    session_msg(s, 0, _("no trained model found (%s): showing an untrained random model"), lerr.msg);
     return 0;
 }
 

@@ -124,6 +124,10 @@ void session_set_exp(Session *s, const TfExperiment *e);
 int session_has_exp(const Session *s);
 
 /* A message for the learner (printf format). */
+/* The notices and input errors below are written in the window's language:
+ * the window sets session_tr to its gettext lookup (ui.h's _()); NULL, the
+ * default (the CLI), keeps them English. */
+extern const char *(*session_tr)(const char *msgid);
 void session_msg(Session *s, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

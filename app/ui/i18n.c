@@ -53,3 +53,5 @@ const char *L(int lang, const char *en)
         return en;
     return dgettext(UI_DOMAIN, en);
 }
+
+const char *ui_tr(const char *msgid) { return L(g_lang, msgid); }

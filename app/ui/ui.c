@@ -100,12 +100,16 @@ void ui_fmt(char *buf, size_t cap, float v)
 void ui_stage_title(int lang, int head, StagePos p, char *buf, size_t cap)
 {
     const StageInfo *si = stage_info(p.stage);
-    int n = snprintf(buf, cap, "%s", si->name);
+    char layer[64] = "", heads[64] = "";
     if (si->flags & SF_LAYER)
-        n += snprintf(buf + n, cap > (size_t)n ? cap - n : 0, "  %s %d", L(lang, "layer"), p.layer + 1);
-    if ((si->flags & (SF_HEAD | SF_HEAD_OPT)))
-        snprintf(buf + n, cap > (size_t)n ? cap - n : 0, head < 0 ? "  %s" : "  %s %d",
-                 L(lang, head < 0 ? "all heads" : "head"), head + 1);
+        snprintf(layer, sizeof layer, L(lang, "layer %d"), p.layer + 1);
+    if ((si->flags & (SF_HEAD | SF_HEAD_OPT))) {
+        if (head < 0)
+            snprintf(heads, sizeof heads, "%s", L(lang, "all heads"));
+        else
+            snprintf(heads, sizeof heads, L(lang, "head %d"), head + 1);
+    }
+    snprintf(buf, cap, "%s%s%s%s%s", si->name, layer[0] ? "  " : "", layer, heads[0] ? "  " : "", heads);
 }
 
 /* ---- flow layout: controls placed left to right, wrapping ---- */

@@ -94,6 +94,8 @@ int ui_lang(void);
 /* _("text") marks a user-visible string for the catalog and translates it
  * into ui_lang(); N_("text") only marks it (tables translated where used). */
 #define _(s) L(ui_lang(), (s))
+/* _() as a function, for layers below that take a lookup (session_tr). */
+const char *ui_tr(const char *msgid);
 #define N_(s) (s)
 
 /* ---- plain widgets: text and input tests ---- */

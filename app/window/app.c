@@ -214,6 +214,7 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
     char buf[4096];
     if (!ui_i18n_dir())
         ui_i18n_init(paths_locale(buf, sizeof buf));
+    session_tr = ui_tr;
     const char *path = o && o->model_path ? o->model_path
                                           : cli_data_path("assets/models/en2zh.safetensors", buf, sizeof buf);
     if (session_init(&a->ses, path, !(o && o->model_path), err))

@@ -80,7 +80,7 @@ static void insert_text(App *a, const char *t)
         while (fit < n && fit + char_len(clean, fit, n) <= room)
             fit += char_len(clean, fit, n);
         n = fit;
-        app_notice(a, 1, "the line is full (%d bytes): the rest of the text was dropped", APP_TEXT_MAX - 1);
+        app_notice(a, 1, _("the line is full (%d bytes): the rest of the text was dropped"), APP_TEXT_MAX - 1);
     }
     if (n <= 0)
         return;
@@ -109,7 +109,7 @@ static void cycle_cmap(App *a)
     int prob = k == SK_WEIGHTS || k == SK_PROBS || k == SK_HIDDEN; /* 0.. data: sequential maps */
     CmapId *c = prob ? &a->cmap_prob : &a->cmap_signed;
     *c = (CmapId)((*c + 1) % CMAP_COUNT);
-    app_notice(a, 0, "colour map: %s", cmap_name(*c));
+    app_notice(a, 0, _("colour map: %s"), cmap_name(*c));
 }
 
 static void text_key(App *a, Key key, int mod)
@@ -191,7 +191,7 @@ static void nav_key(App *a, Key key, int mod)
         break;
     case 't':
         a->theme = (ThemeId)((a->theme + 1) % THEME_COUNT);
-        app_notice(a, 0, "theme: %s", theme_get(a->theme)->name);
+        app_notice(a, 0, _("theme: %s"), _(theme_get(a->theme)->name));
         break;
     case 'c': cycle_cmap(a); break;
     case '/': case '?': a->show_help = 1; break;
@@ -199,7 +199,7 @@ static void nav_key(App *a, Key key, int mod)
     case KEY_SPACE:
         a->playing = !a->playing;
         a->play_next = a->now + 0.8;
-        app_notice(a, 0, a->playing ? "playing: a stage every 1.6 s (Space pauses)" : "paused");
+        app_notice(a, 0, "%s", a->playing ? _("playing: a stage every 1.6 s (Space pauses)") : _("paused"));
         break;
     case KEY_RETURN: a->focus = FOCUS_SRC; a->cursor = (int)strlen(a->ses.src_line); break;
     default:

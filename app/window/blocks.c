@@ -51,27 +51,27 @@ static const char *block_label(const App *a, int first, int n)
 {
     StageId st = a->ses.walk[first].stage;
     switch (attn_group(st)) {
-    case 1: return "Multi-Head Attention";
-    case 2: return "Masked Multi-Head Attention";
-    case 3: return "Multi-Head Attention (encoder K, V)";
+    case 1: return N_("Multi-Head Attention");
+    case 2: return N_("Masked Multi-Head Attention");
+    case 3: return N_("Multi-Head Attention (encoder K, V)");
     default: break;
     }
     if (is_ffn(st))
-        return "Feed Forward";
+        return N_("Feed Forward");
     switch (st) {
-    case ST_SRC_TOKENS: return "Inputs";
-    case ST_TGT_TOKENS: return "Outputs (shifted right)";
-    case ST_SRC_EMBED: return "Input Embedding";
-    case ST_TGT_EMBED: return "Output Embedding";
-    case ST_POS_ENC: case ST_ENC_INPUT: case ST_DEC_INPUT: return "⊕ Positional Encoding";
-    case ST_OUT_LOGITS: return "Linear";
-    case ST_OUT_PROBS: return "Softmax";
-    case ST_ENC_FINAL: case ST_DEC_FINAL: return "LayerNorm (final)";
+    case ST_SRC_TOKENS: return N_("Inputs");
+    case ST_TGT_TOKENS: return N_("Outputs (shifted right)");
+    case ST_SRC_EMBED: return N_("Input Embedding");
+    case ST_TGT_EMBED: return N_("Output Embedding");
+    case ST_POS_ENC: case ST_ENC_INPUT: case ST_DEC_INPUT: return N_("⊕ Positional Encoding");
+    case ST_OUT_LOGITS: return N_("Linear");
+    case ST_OUT_PROBS: return N_("Softmax");
+    case ST_ENC_FINAL: case ST_DEC_FINAL: return N_("LayerNorm (final)");
     default: break;
     }
     if (n == 2)
-        return "Add & Norm";
-    return kind_of(st) == 1 ? "Add (residual)" : "LayerNorm";
+        return N_("Add & Norm");
+    return kind_of(st) == 1 ? N_("Add (residual)") : N_("LayerNorm");
 }
 
 int blocks_build(const App *a, NavBlock *out, int max)
@@ -118,14 +118,14 @@ int blocks_current(const NavBlock *b, int n, int at)
 const char *step_label(StageId st)
 {
     static const char *label[AP_COUNT] = {
-        [AP_Q] = "Q", [AP_K] = "K", [AP_V] = "V", [AP_SCORES] = "QKᵀ/√d_k", [AP_MASK] = "mask",
-        [AP_WEIGHTS] = "softmax", [AP_HEADS] = "heads", [AP_CONCAT] = "concat", [AP_OUT] = "·W_O"};
+        [AP_Q] = "Q", [AP_K] = "K", [AP_V] = "V", [AP_SCORES] = "QKᵀ/√d_k", [AP_MASK] = N_("mask"),
+        [AP_WEIGHTS] = "softmax", [AP_HEADS] = "A·V", [AP_CONCAT] = N_("concat"), [AP_OUT] = "·W_O"};
     static const StageId first[4] = {0, ST_ENC_SELF_Q, ST_DEC_SELF_Q, ST_DEC_CROSS_Q};
     int grp = attn_group(st);
     if (grp)
         return label[st - first[grp]];
     switch (st) {
-    case ST_SRC_TOKENS: case ST_TGT_TOKENS: return "tokens";
+    case ST_SRC_TOKENS: case ST_TGT_TOKENS: return N_("tokens");
     case ST_SRC_EMBED: case ST_TGT_EMBED: return "E·√d_model";
     case ST_POS_ENC: return "PE";
     case ST_ENC_INPUT: case ST_DEC_INPUT: return "E·√d + PE";
@@ -135,5 +135,5 @@ const char *step_label(StageId st)
     case ST_OUT_PROBS: return "softmax";
     default: break;
     }
-    return kind_of(st) == 1 ? "Add" : "Norm";
+    return kind_of(st) == 1 ? N_("Add") : N_("Norm");
 }

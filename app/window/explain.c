@@ -151,7 +151,7 @@ static int vec_text(char *buf, size_t cap, const float *x, int n, int stride)
     for (int i = 0; i < n && i < 4 && (size_t)k < cap; i++)
         k += snprintf(buf + k, cap - (size_t)k, "%s%.3f", i ? ", " : "", x[(size_t)i * stride]);
     if (n > 4 && (size_t)k < cap)
-        k += snprintf(buf + k, cap - (size_t)k, ", … %d dims", n);
+        k += snprintf(buf + k, cap - (size_t)k, _(", … %d dims"), n);
     if ((size_t)k < cap)
         k += snprintf(buf + k, cap - (size_t)k, ")");
     return k;
@@ -205,14 +205,14 @@ static int how_attention(const App *a, const Hover *h, char *buf, size_t cap)
     char qs[160], ks[160];
     vec_text(qs, sizeof qs, q, dk, 1);
     vec_text(ks, sizeof ks, k, dk, 1);
-    int n = snprintf(buf, cap, "q_%d = %s\nk_%d = %s\nq·k = %.5f\n÷ √d_k = √%d = %.4f → score %.5f\n",
+    int n = snprintf(buf, cap, _("q_%d = %s\nk_%d = %s\nq·k = %.5f\n÷ √d_k = √%d = %.4f → score %.5f\n"),
                      i, qs, j, ks, dot, dk, sqrt((double)dk), score);
     if (isinf(mask))
-        n += snprintf(buf + n, cap - (size_t)n, "mask = −∞ → weight exactly 0\n");
+        n += snprintf(buf + n, cap - (size_t)n, "%s", _("mask = −∞ → weight exactly 0\n"));
     else
-        n += snprintf(buf + n, cap - (size_t)n, "mask = 0\nsoftmax: e^(%.4f − %.4f) / %.5f = %.6f\n",
+        n += snprintf(buf + n, cap - (size_t)n, _("mask = 0\nsoftmax: e^(%.4f − %.4f) / %.5f = %.6f\n"),
                       score, mx, sum, exp(score - mx) / sum);
-    n += snprintf(buf + n, cap - (size_t)n, "weight = %.6f; the row sums to 1\n", wrow[j]);
+    n += snprintf(buf + n, cap - (size_t)n, _("weight = %.6f; the row sums to 1\n"), wrow[j]);
     (void)C;
     return n;
 }
@@ -240,9 +240,9 @@ static int how_norm(const App *a, const Hover *h, char *buf, size_t cap)
     /* the LN input: post-LN normalises the residual sum; pre-LN the block input */
     float x = pre ? (h->value - bb[h->col]) / (w[h->col] * rstd) + mean
                   : na->sum[row * C + h->col];
-    return snprintf(buf, cap, "μ = %.5f, σ = %.5f over %d dims\n(x − μ)/σ = (%.5f − %.5f) × %.4f\n× γ %.4f + β %.4f\n= %.6f%s",
+    return snprintf(buf, cap, _("μ = %.5f, σ = %.5f over %d dims\n(x − μ)/σ = (%.5f − %.5f) × %.4f\n× γ %.4f + β %.4f\n= %.6f%s"),
                     mean, 1.0 / rstd, C, x, mean, rstd, w[h->col], bb[h->col], h->value,
-                    pre ? "\n(pre-LN: x is this sub-layer's input)" : "");
+                    pre ? _("\n(pre-LN: x is this sub-layer's input)") : "");
 }
 
 static int how_probs(const App *a, const Hover *h, char *buf, size_t cap)
@@ -256,7 +256,7 @@ static int how_probs(const App *a, const Hover *h, char *buf, size_t cap)
             mx = z[v];
     for (int v = 0; v < V; v++)
         sum += exp(z[v] - mx);
-    return snprintf(buf, cap, "logit z = %.5f\nsoftmax: e^(z − max) / Σ = e^(%.4f) / %.4f\n= %.6f",
+    return snprintf(buf, cap, _("logit z = %.5f\nsoftmax: e^(z − max) / Σ = e^(%.4f) / %.4f\n= %.6f"),
                     z[h->col], z[h->col] - mx, sum, exp(z[h->col] - mx) / sum);
 }
 
@@ -270,9 +270,11 @@ static int how(const App *a, char *buf, size_t cap)
     case SK_NORM: return how_norm(a, h, buf, cap);
     case SK_PROBS: return how_probs(a, h, buf, cap);
     case SK_MASK:
-        return snprintf(buf, cap, isinf(h->value) ? "−∞: this key is %s, so it gets weight 0"
-                                                  : "0: the query may attend to this key%s",
-                        isinf(h->value) ? (h->stage == ST_DEC_SELF_MASK && h->col > h->row ? "in the future" : "padding") : "");
+        return snprintf(buf, cap, "%s",
+                        !isinf(h->value) ? _("0: the query may attend to this key")
+                        : h->stage == ST_DEC_SELF_MASK && h->col > h->row
+                            ? _("−∞: this key is in the future, so it gets weight 0")
+                            : _("−∞: this key is padding, so it gets weight 0"));
     case SK_PE: {
         int i2 = h->col / 2 * 2;
         double ang = h->row / pow(10000.0, (double)i2 / c->d_model);
@@ -280,7 +282,7 @@ static int how(const App *a, char *buf, size_t cap)
                         h->row, i2, c->d_model, h->col % 2 ? "cos" : "sin", ang, h->value);
     }
     case SK_HIDDEN:
-        return snprintf(buf, cap, h->value == 0 ? "ReLU output 0: x·W₁ + b₁ was ≤ 0 here" : "ReLU passed a positive value: %.6f", h->value);
+        return snprintf(buf, cap, h->value == 0 ? _("ReLU output 0: x·W₁ + b₁ was ≤ 0 here") : _("ReLU passed a positive value: %.6f"), h->value);
     default:
         return 0;
     }
@@ -320,7 +322,7 @@ void explain_draw(ViewCtx *v)
     int head = a->ses.head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->ses.head;
     if (!own_view && !a->ses.input_error[0] && tf_view(&a->ses.trace, p.stage, p.layer, head, a->ses.batch, &tv, &err) == 0) {
         char shape[96];
-        snprintf(shape, sizeof shape, "%s %d × %d", L(a->lang, "shape"), tv.rows, tv.cols);
+        snprintf(shape, sizeof shape, _("shape %d × %d"), tv.rows, tv.cols);
         ren_text(v->r, v->g->ui, shape, x, y, th->dim);
         y += ren_font_height(v->g->ui) + 8;
     }
@@ -328,7 +330,7 @@ void explain_draw(ViewCtx *v)
     if (a->hover.valid && !a->hover.own && a->hover.stage == p.stage) {
         char buf[1200];
         if (how(a, buf, sizeof buf) > 0) {
-            ren_text(v->r, v->g->ui, L(a->lang, "How this number was computed"), x, y, th->select);
+            ren_text(v->r, v->g->ui, _("How this number was computed"), x, y, th->select);
             y += ren_font_height(v->g->ui) + 4;
             ui_paragraph(v->r, v->g->mono, buf, x, y, w, th->text);
         }

@@ -73,16 +73,17 @@ static void draw_top(ViewCtx *v, Rect rc)
     /* right side: Lessons, the language, help */
     RenFont *sf = v->g->small;
     int bh = ren_font_height(sf) + 10, by = rc.y + (rc.h - bh) / 2;
-    const char *les = a->lang ? "课程 (L)" : "Lessons (L)";
+    const char *les = _("Lessons (L)");
     int lw = ren_text_width(sf, les) + 18, gw = ren_text_width(sf, "EN | 中文") + 18;
-    int hw = ren_text_width(sf, "? help") + 16;
+    int hw = ren_text_width(sf, _("? help")) + 16;
     int rx = rc.x + rc.w - hw - gw - lw - 16;
     if (rx > x + 40) {
         if (ui_button(v, (Rect){rx, by, lw, bh}, les, lesson_ui_active(a) || lesson_ui_list_open(a)))
             lesson_ui_toggle_list(a);
+        /* the language switch names both languages in their own script */
         if (ui_button(v, (Rect){rx + lw + 6, by, gw, bh}, a->lang ? "中文 | EN" : "EN | 中文", 0))
             lesson_ui_set_lang(a, !a->lang);
-        ren_text(v->r, sf, L(a->lang, "? help"), rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
+        ren_text(v->r, sf, _("? help"), rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
     } else {
         rx = rc.x + rc.w - 8;
     }
@@ -92,8 +93,8 @@ static void draw_top(ViewCtx *v, Rect rc)
 static const char *view_label(const App *a, ViewId v, StageKind k)
 {
     if (v == VIEW_MATRIX && k == SK_TOKENS)
-        return L(a->lang, "Tokens");
-    return L(a->lang, v > VIEW_AUTO && v < VIEW_COUNT ? VIEWS[v]->label : view_name(v));
+        return _("Tokens");
+    return _(v > VIEW_AUTO && v < VIEW_COUNT ? VIEWS[v]->label : view_name(v));
 }
 
 static void draw_tabs(ViewCtx *v, Rect rc)
@@ -128,14 +129,14 @@ static void draw_tabs(ViewCtx *v, Rect rc)
     }
     /* the sentence of the batch, right-aligned so it is never cut */
     if (a->ses.n_src > 1) {
-        int bw = rc.h + 4, lw = ren_text_width(v->g->small, L(a->lang, "sentence"));
+        int bw = rc.h + 4, lw = ren_text_width(v->g->small, _("sentence"));
         int sx = rc.x + rc.w - a->ses.n_src * (bw + 3) - lw - 12;
         if (sx < x) { /* no room for the label: buttons only */
             sx = rc.x + rc.w - a->ses.n_src * (bw + 3) - 4;
             lw = -6;
         }
         if (lw > 0)
-            ren_text(v->r, v->g->small, L(a->lang, "sentence"), sx, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, v->th->dim);
+            ren_text(v->r, v->g->small, _("sentence"), sx, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, v->th->dim);
         sx += lw + 6;
         for (int b = 0; b < a->ses.n_src; b++) {
             char s[16];
@@ -156,8 +157,9 @@ static void draw_input(ViewCtx *v, Rect rc, Focus which)
     RenFont *f = v->g->ui;
     int fh = ren_font_height(f);
     ren_rect(v->r, rc, th->panel);
-    const char *label = L(a->lang, which == FOCUS_SRC ? "Source" : "Target");
-    int lw = ren_text_width(f, L(a->lang, "Target")) + 24;
+    const char *label = which == FOCUS_SRC ? _("Source") : _("Target");
+    int sw = ren_text_width(f, _("Source")), tw = ren_text_width(f, _("Target"));
+    int lw = (sw > tw ? sw : tw) + 24;
     ren_text(v->r, f, label, rc.x + 12, rc.y + (rc.h - fh) / 2, th->dim);
     Rect box = {rc.x + lw, rc.y + 4, rc.w - lw - 12, rc.h - 8};
     int focused = a->focus == which;
@@ -172,11 +174,11 @@ static void draw_input(ViewCtx *v, Rect rc, Focus which)
     ren_clip_push(v->r, box);
     if (!text[0] && which == FOCUS_TGT) {
         char hint[APP_TEXT_MAX + 96];
-        snprintf(hint, sizeof hint, "%s  «%s»", L(a->lang, "empty: the decoder reads its own greedy translation"),
+        snprintf(hint, sizeof hint, _("empty: the decoder reads its own greedy translation  «%s»"),
                  a->ses.translation[0] ? a->ses.translation : "…");
         ren_text(v->r, f, hint, tx, ty, th->dim);
     } else if (!text[0]) {
-        ren_text(v->r, f, L(a->lang, "type a sentence (up to 4, separated by |)"), tx, ty, th->dim);
+        ren_text(v->r, f, _("type a sentence (up to 4, separated by |)"), tx, ty, th->dim);
     }
     /* keep the cursor visible: scroll left when the text is long */
     int cur_x = ren_text_width_n(f, text, focused ? a->cursor : (int)strlen(text));
@@ -223,13 +225,11 @@ static void draw_status(ViewCtx *v, Rect rc)
         snprintf(buf, sizeof buf, "%s = %s", a->hover.where, val);
         ui_text_fit(v->r, f, buf, x, y, rc.x + rc.w - x - 10, th->select);
     } else if (a->ses.n_unk) {
-        if (a->lang)
-            snprintf(buf, sizeof buf, "%d %s", a->ses.n_unk, L(a->lang, "unknown words shown as <unk>"));
-        else
-            snprintf(buf, sizeof buf, "%d unknown word%s shown as <unk>", a->ses.n_unk, a->ses.n_unk > 1 ? "s" : "");
+        snprintf(buf, sizeof buf, a->ses.n_unk == 1 ? _("1 unknown word shown as <unk>")
+                                                    : _("%d unknown words shown as <unk>"), a->ses.n_unk);
         ren_text(v->r, f, buf, x, y, th->warn);
     } else {
-        ren_text(v->r, f, L(a->lang, "←/→ step  [ ] layer  1-9 head  0 all heads  Tab encoder/decoder  ? help"), x, y, th->dim);
+        ren_text(v->r, f, _("←/→ step  [ ] layer  1-9 head  0 all heads  Tab encoder/decoder  ? help"), x, y, th->dim);
     }
 }
 
@@ -244,25 +244,25 @@ Rect win_overlay(ViewCtx *v, int W, int H, int w, int h)
 }
 
 static const char *HELP_LINES[][2] = {
-    {"← →", "previous / next stage"},
-    {"[  ]", "previous / next layer"},
-    {"1 … 9", "show head 1 … 9"},
-    {"0", "all heads at once"},
-    {"Tab", "jump between encoder and decoder"},
-    {"click", "a token: follow it across views; a block: jump to it"},
-    {"hover", "a cell: its exact value and how it was computed"},
-    {"wheel, drag", "zoom and pan big matrices (right-click resets)"},
-    {"Space", "play / pause stepping"},
-    {"+  −", "bigger / smaller text (presenter mode)"},
-    {"T", "theme: dark, light, high contrast"},
-    {"C", "colour map: viridis, cividis, blue-orange"},
-    {"L, Z", "lessons; English / 中文"},
-    {"Ctrl+S", "save the window as PNG"},
-    {"Ctrl+Shift+S", "save the view as PDF and SVG"},
-    {"Ctrl+E", "save the current matrix as CSV"},
-    {"F11", "full screen"},
-    {"?", "this help"},
-    {"Esc", "leave a text field, close help, quit"},
+    {"← →", N_("previous / next stage")},
+    {"[  ]", N_("previous / next layer")},
+    {"1 … 9", N_("show head 1 … 9")},
+    {"0", N_("all heads at once")},
+    {"Tab", N_("jump between encoder and decoder")},
+    {N_("click"), N_("a token: follow it across views; a block: jump to it")},
+    {N_("hover"), N_("a cell: its exact value and how it was computed")},
+    {N_("wheel, drag"), N_("zoom and pan big matrices (right-click resets)")},
+    {"Space", N_("play / pause stepping")},
+    {"+  −", N_("bigger / smaller text (presenter mode)")},
+    {"T", N_("theme: dark, light, high contrast")},
+    {"C", N_("colour map: viridis, cividis, blue-orange")},
+    {"L, Z", N_("lessons; English / 中文")},
+    {"Ctrl+S", N_("save the window as PNG")},
+    {"Ctrl+Shift+S", N_("save the view as PDF and SVG")},
+    {"Ctrl+E", N_("save the current matrix as CSV")},
+    {"F11", N_("full screen")},
+    {"?", N_("this help")},
+    {"Esc", N_("leave a text field, close help, quit")},
 };
 
 static void draw_help(ViewCtx *v, int W, int H)
@@ -273,7 +273,7 @@ static void draw_help(ViewCtx *v, int W, int H)
     int n = (int)(sizeof HELP_LINES / sizeof HELP_LINES[0]);
     int kw = 0, dw = 0;
     for (int i = 0; i < n; i++) {
-        int k = ren_text_width(f, HELP_LINES[i][0]), d = ren_text_width(f, L(win_app(v)->lang, HELP_LINES[i][1]));
+        int k = ren_text_width(f, _(HELP_LINES[i][0])), d = ren_text_width(f, _(HELP_LINES[i][1]));
         if (k > kw) kw = k;
         if (d > dw) dw = d;
     }
@@ -282,11 +282,11 @@ static void draw_help(ViewCtx *v, int W, int H)
     if (h > H - 20) h = H - 20;
     Rect box = win_overlay(v, W, H, w, h);
     int y = box.y + 14;
-    ren_text(v->r, v->g->title, L(win_app(v)->lang, "Keys"), box.x + 20, y, th->accent);
+    ren_text(v->r, v->g->title, _("Keys"), box.x + 20, y, th->accent);
     y += ren_font_height(v->g->title) + 10;
     for (int i = 0; i < n; i++, y += fh) {
-        ren_text(v->r, f, HELP_LINES[i][0], box.x + 20, y, th->select);
-        ren_text(v->r, f, L(win_app(v)->lang, HELP_LINES[i][1]), box.x + 40 + kw, y, th->text);
+        ren_text(v->r, f, _(HELP_LINES[i][0]), box.x + 20, y, th->select);
+        ren_text(v->r, f, _(HELP_LINES[i][1]), box.x + 40 + kw, y, th->text);
     }
     ren_clip_pop(v->r);
 }

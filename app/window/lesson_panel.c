@@ -235,8 +235,7 @@ void lesson_panel_draw(ViewCtx *v)
         lesson_ui_step(a, 1);
     int keys_y = back.y - sh - 6;
     if (s->has_quiz && answered < 0)
-        snprintf(buf, sizeof buf, a->lang ? "按 1-%d 作答 · PgDn 下一步" : "1-%d: answer · PgDn: next step",
-                 s->quiz.n_choices);
+        snprintf(buf, sizeof buf, _("1-%d: answer · PgDn: next step"), s->quiz.n_choices);
     else
         snprintf(buf, sizeof buf, "%s", lesson_ui_word(a, LW_KEYS));
     ui_text_fit(v->r, v->g->small, buf, x, keys_y, w, th->dim);
@@ -294,13 +293,15 @@ void lesson_list_draw(ViewCtx *v, int W, int H)
     Rect box = win_overlay(v, W, H, w, h);
     int y = box.y + 14;
     ren_text(v->r, v->g->title, lesson_ui_word(a, LW_LESSONS), box.x + 20, y, th->accent);
-    const char *hint = a->lang ? "Enter 打开 · Esc 关闭 · Z English" : "Enter opens · Esc closes · Z 中文";
+    const char *hint = _("Enter opens · Esc closes · Z 中文");
     ren_text(v->r, s, hint, box.x + w - ren_text_width(s, hint) - 20, y + 6, th->dim);
     y += ren_font_height(v->g->title) + 14;
     if (!n) {
-        char msg[128];
-        snprintf(msg, sizeof msg, lesson_ui_word(a, LW_NONE), a->lang ? "lessons/zh" : "lessons/en");
-        ren_text(v->r, f, msg, box.x + 20, y, th->warn);
+        /* the folder actually searched (the data path, or --lessons) */
+        char msg[4200];
+        const char *dir = lesson_ui_dir(a);
+        snprintf(msg, sizeof msg, lesson_ui_word(a, LW_NONE), dir ? dir : a->lang ? "lessons/zh" : "lessons/en");
+        ui_paragraph(v->r, f, msg, box.x + 20, y, w - 40, th->warn);
     }
     int sel = lesson_ui_list_sel(a);
     for (int i = 0; i < n; i++, y += row) {

@@ -55,23 +55,22 @@ static const char *LANG_DIR[2] = {"en", "zh"};
 #define W_NONE LW_NONE
 #define W_KEYS LW_KEYS
 #define W_DONE LW_DONE
-static const char *WORDS[][2] = {
-    [W_LESSONS] = {"Lessons", "课程"},
-    [W_STEP] = {"Step %d of %d", "第 %d 步，共 %d 步"},
-    [W_NEXT] = {"Next ›", "下一步 ›"},
-    [W_PREV] = {"‹ Back", "‹ 上一步"},
-    [W_TRY] = {"Try it", "动手试试"},
-    [W_QUIZ] = {"Quiz", "小测验"},
-    [W_RIGHT] = {"Right!", "答对了！"},
-    [W_WRONG] = {"Not quite. The answer is %d.", "不对。正确答案是 %d。"},
-    [W_CLOSE] = {"close ✕", "关闭 ✕"},
-    [W_NONE] = {"No lessons found in %s", "在 %s 中找不到课程"},
-    [W_KEYS] = {"PgDn/PgUp: steps · L: lessons · Z: 中文",
-                "PgDn/PgUp：翻页 · L：课程列表 · Z：English"},
-    [W_DONE] = {"done", "完成"},
+static const char *const WORDS[] = {
+    [W_LESSONS] = N_("Lessons"),
+    [W_STEP] = N_("Step %d of %d"),
+    [W_NEXT] = N_("Next ›"),
+    [W_PREV] = N_("‹ Back"),
+    [W_TRY] = N_("Try it"),
+    [W_QUIZ] = N_("Quiz"),
+    [W_RIGHT] = N_("Right!"),
+    [W_WRONG] = N_("Not quite. The answer is %d."),
+    [W_CLOSE] = N_("close ✕"),
+    [W_NONE] = N_("No lessons found in %s"),
+    [W_KEYS] = N_("PgDn/PgUp: steps · L: lessons · Z: 中文"),
+    [W_DONE] = N_("done"),
 };
 
-static const char *word(const App *a, int w) { return WORDS[w][a->lang == 1]; }
+static const char *word(const App *a, int w) { return L(a->lang, WORDS[w]); }
 const char *lesson_ui_word(const App *a, int w) { return word(a, w); }
 
 /* ---- progress in $XDG_DATA_HOME/stepformer/progress.txt ---- */
@@ -132,7 +131,7 @@ static void save_failed(App *a, LessonUi *u, const char *why)
     if (u->save_warned)
         return;
     u->save_warned = 1;
-    app_notice(a, 1, "lesson progress is not saved: %s", why);
+    app_notice(a, 1, _("lesson progress is not saved: %s"), why);
 }
 
 /* Write progress atomically; a failure is told once. */
@@ -142,7 +141,7 @@ static void progress_save(App *a, LessonUi *u)
         return;
     char dir[1024], path[1100];
     if (progress_path(dir, sizeof dir)) {
-        save_failed(a, u, "neither XDG_DATA_HOME nor HOME is set");
+        save_failed(a, u, _("neither XDG_DATA_HOME nor HOME is set"));
         return;
     }
     char parent[1024];
@@ -154,7 +153,7 @@ static void progress_save(App *a, LessonUi *u)
     }
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         char why[1200];
-        snprintf(why, sizeof why, "cannot make %s: %s", dir, strerror(errno));
+        snprintf(why, sizeof why, _("cannot make %s: %s"), dir, strerror(errno));
         save_failed(a, u, why);
         return;
     }
@@ -208,8 +207,10 @@ static int load_lang(App *a, LessonUi *u)
     int bad = 0;
     lessons_load_dir(&u->set, dir, collect_error, u, &bad);
     u->lang_loaded = a->lang;
-    if (bad)
-        app_notice(a, 1, "%d lesson file%s could not be read: %s", bad, bad > 1 ? "s" : "", u->load_errors);
+    if (bad == 1)
+        app_notice(a, 1, _("1 lesson file could not be read: %s"), u->load_errors);
+    else if (bad)
+        app_notice(a, 1, _("%d lesson files could not be read: %s"), bad, u->load_errors);
     if (!u->prog_loaded)
         progress_load(u);
     return u->set.n ? 0 : -1;
@@ -298,7 +299,7 @@ int lesson_ui_open(App *a, const char *id, int step)
     }
     int i = lessons_find(&u->set, id);
     if (i < 0) {
-        app_notice(a, 1, "no lesson '%s'", id);
+        app_notice(a, 1, _("no lesson '%s'"), id);
         return -1;
     }
     if (u->cur != i)
@@ -345,6 +346,7 @@ void lesson_ui_set_lang(App *a, int lang)
         step = u->step;
     }
     a->lang = lang;
+    ui_set_lang(lang); /* the notices below speak the new language */
     if (!u)
         return;
     int saved[LESSON_MAX_STEPS];
@@ -396,7 +398,7 @@ int lesson_ui_key(App *a, Key key)
     }
     if (sym == 'z') {
         lesson_ui_set_lang(a, !a->lang);
-        app_notice(a, 0, a->lang ? "语言：中文" : "language: English");
+        app_notice(a, 0, "%s", _("language: English"));
         return 1;
     }
     if (!u)
@@ -493,4 +495,9 @@ int *lesson_ui_scroll(App *a, int *to_end)
     *to_end = a->les->scroll_to_end;
     a->les->scroll_to_end = 0;
     return &a->les->scroll;
+}
+const char *lesson_ui_dir(App *a)
+{
+    LessonUi *u = ui(a);
+    return u && u->dir[0] ? u->dir : NULL;
 }

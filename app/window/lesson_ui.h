@@ -37,6 +37,8 @@ int lesson_ui_list_sel(const App *a);
 void lesson_ui_list_select(App *a, int i);
 void lesson_ui_progress(App *a, const char *id, int *reached, unsigned *right);
 const char *lesson_ui_word(const App *a, int w);
+/* The lesson folder of the current language last looked in, or NULL. */
+const char *lesson_ui_dir(App *a);
 /* The panel's scroll offset; *to_end is set once after a quiz answer. */
 int *lesson_ui_scroll(App *a, int *to_end);
 enum { LW_LESSONS, LW_STEP, LW_NEXT, LW_PREV, LW_TRY, LW_QUIZ, LW_RIGHT, LW_WRONG, LW_CLOSE,

@@ -22,29 +22,30 @@ static int block_entry(const App *a, const NavBlock *b)
     return b->first;
 }
 
-/* The block's label, or a shorter form when the column is narrow. */
+/* The block's label in the current language, or a shorter form when the
+ * column is narrow (each form measured as it will be drawn). */
 static const char *short_label(RenFont *f, const NavBlock *b, int w)
 {
     static const char *const forms[][3] = {
-        {"Multi-Head Attention (encoder K, V)", "Cross-Attention", "Cross"},
-        {"Feed Forward", "Feed Fwd", "FFN"},
-        {"Add & Norm", "Add+Norm", "A & N"},
-        {"Masked Multi-Head Attention", "Masked Attention", "Masked"},
-        {"Multi-Head Attention", "Self-Attention", "Self-Attn"},
-        {"⊕ Positional Encoding", "⊕ Positional Enc.", "⊕ Position"},
-        {"Input Embedding", "Embedding", "Embed"},
-        {"Output Embedding", "Embedding", "Embed"},
-        {"Outputs (shifted right)", "Outputs (shifted)", "Outputs"},
-        {"LayerNorm (final)", "Final LN", "LN"},
-        {"Add (residual)", "Add", "Add"},
+        {"Multi-Head Attention (encoder K, V)", N_("Cross-Attention"), N_("Cross")},
+        {"Feed Forward", N_("Feed Fwd"), N_("FFN")},
+        {"Add & Norm", N_("Add+Norm"), N_("A & N")},
+        {"Masked Multi-Head Attention", N_("Masked Attention"), N_("Masked")},
+        {"Multi-Head Attention", N_("Self-Attention"), N_("Self-Attn")},
+        {"⊕ Positional Encoding", N_("⊕ Positional Enc."), N_("⊕ Position")},
+        {"Input Embedding", N_("Embedding"), N_("Embed")},
+        {"Output Embedding", N_("Embedding"), N_("Embed")},
+        {"Outputs (shifted right)", N_("Outputs (shifted)"), N_("Outputs")},
+        {"LayerNorm (final)", N_("Final LN"), N_("LN")},
+        {"Add (residual)", N_("Add"), N_("Add")},
     };
-    const char *lab = b->label;
+    const char *lab = _(b->label);
     if (ren_text_width(f, lab) <= w)
         return lab;
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
-        if (strcmp(forms[i][0], lab) != 0)
+        if (strcmp(forms[i][0], b->label) != 0)
             continue;
-        return ren_text_width(f, forms[i][1]) <= w ? forms[i][1] : forms[i][2];
+        return ren_text_width(f, _(forms[i][1])) <= w ? _(forms[i][1]) : _(forms[i][2]);
     }
     return lab;
 }
@@ -64,9 +65,7 @@ static void block_row(ViewCtx *v, const NavBlock *b, Rect rc, int current)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     ren_clip_push(v->r, rc);
-    const char *lab = L(a->lang, short_label(f, b, rc.w - 8));
-    if (ren_text_width(f, lab) > rc.w - 8)
-        lab = L(a->lang, short_label(f, b, 0));
+    const char *lab = short_label(f, b, rc.w - 8);
     int w = ren_text_width(f, lab);
     int x = w > rc.w - 8 ? rc.x + 4 : rc.x + (rc.w - w) / 2;
     ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, rc.w - 8, current ? th->bg : th->text);
@@ -124,7 +123,7 @@ static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *
     ren_rect_line(v->r, fr, 1, th->dim);
     int nl = decoder ? c->n_dec : c->n_enc;
     char lab[32];
-    snprintf(lab, sizeof lab, "%d× %s", nl, L(a->lang, "layer"));
+    snprintf(lab, sizeof lab, _("%d× layer"), nl);
     ren_text(v->r, v->g->small, lab, fr.x + fr.w - ren_text_width(v->g->small, lab) - 4, fr.y - fh - 2, th->dim);
     int tab = fh + 4;
     for (int l = 0; l < nl; l++) {
@@ -205,8 +204,8 @@ void nav_draw(ViewCtx *v)
     int lab_y = enc.y + enc.h - used - 4;
     if (lab_y < rc.y + 4)
         lab_y = rc.y + 4;
-    ui_text_center(v->r, v->g->ui, L(a->lang, "Encoder"), (Rect){enc.x, lab_y, enc.w, fh + 8}, th->dim);
-    ui_text_center(v->r, v->g->ui, L(a->lang, "Decoder"), (Rect){dec.x, lab_y, dec.w, fh + 8}, th->dim);
+    ui_text_center(v->r, v->g->ui, _("Encoder"), (Rect){enc.x, lab_y, enc.w, fh + 8}, th->dim);
+    ui_text_center(v->r, v->g->ui, _("Decoder"), (Rect){dec.x, lab_y, dec.w, fh + 8}, th->dim);
     ColumnGeo ge = draw_column(v, enc, 0, bl, nb, cur, rh, gap);
     ColumnGeo gd = draw_column(v, dec, 1, bl, nb, cur, rh, gap);
     /* the encoder output feeds the decoder's cross-attention (K and V) */
@@ -240,20 +239,20 @@ void steps_draw(ViewCtx *v)
     char lab[160];
     int x = rc.x + 8;
     if (b->layer >= 0)
-        snprintf(lab, sizeof lab, "%s · %s %d", L(a->lang, b->label), L(a->lang, "layer"), b->layer + 1);
+        snprintf(lab, sizeof lab, _("%s · layer %d"), _(b->label), b->layer + 1);
     else
-        snprintf(lab, sizeof lab, "%s", L(a->lang, b->label));
+        snprintf(lab, sizeof lab, "%s", _(b->label));
     int need = 0;
     for (int k = 0; k < b->count; k++)
-        need += ren_text_width(f, step_label(a->ses.walk[b->first + k].stage)) + 16 + 12;
+        need += ren_text_width(f, _(step_label(a->ses.walk[b->first + k].stage))) + 16 + 12;
     int room = rc.w - need - 16;
     if (room < ren_text_width(f, lab) && b->layer >= 0)
-        snprintf(lab, sizeof lab, "%s %d", L(a->lang, "layer"), b->layer + 1);
+        snprintf(lab, sizeof lab, _("layer %d"), b->layer + 1);
     if (room > 30)
         x += ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, room, th->dim) + 10;
     for (int k = 0; k < b->count; k++) {
         int i = b->first + k;
-        const char *s = step_label(a->ses.walk[i].stage);
+        const char *s = _(step_label(a->ses.walk[i].stage));
         int w = ren_text_width(f, s) + 16;
         if (x + w > rc.x + rc.w - 4)
             break;

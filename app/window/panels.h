@@ -23,7 +23,7 @@ int blocks_build(const App *a, NavBlock *out, int max);
 /* The blocks of the App's walk, grouped once per walk (kept in the App). */
 const NavBlock *blocks_of(App *a, int *n);
 int blocks_current(const NavBlock *b, int n, int at);
-const char *step_label(StageId st); /* "Q", "softmax", "Add", ... */
+const char *step_label(StageId st); /* "Q", "softmax", "Add", ... (English: draw _() of it) */
 
 void nav_draw(ViewCtx *v);              /* the architecture diagram */
 void steps_draw(ViewCtx *v);            /* the stages of the current block */

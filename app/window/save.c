@@ -26,9 +26,9 @@ void app_save_png(App *a, Ren *r)
     TfErr err;
     stamp_name(a, "png", name, sizeof name);
     if (ren_save_png(r, name, &err))
-        app_notice(a, 1, "could not save the picture: %s", err.msg);
+        app_notice(a, 1, _("could not save the picture: %s"), err.msg);
     else
-        app_notice(a, 0, "saved %s", name);
+        app_notice(a, 0, _("saved %s"), name);
 }
 
 void app_save_vector(App *a, Ren *r)
@@ -38,9 +38,9 @@ void app_save_vector(App *a, Ren *r)
     stamp_name(a, "pdf", pdf, sizeof pdf);
     stamp_name(a, "svg", svg, sizeof svg);
     if (shot_save_vector(a, r, pdf, 1, &err) || shot_save_vector(a, r, svg, 1, &err))
-        app_notice(a, 1, "could not save the figure: %s", err.msg);
+        app_notice(a, 1, _("could not save the figure: %s"), err.msg);
     else
-        app_notice(a, 0, "saved %s and %s", pdf, svg);
+        app_notice(a, 0, _("saved %s and %s"), pdf, svg);
 }
 
 void app_save_csv(App *a)
@@ -51,12 +51,12 @@ void app_save_csv(App *a)
     StagePos p = app_pos(a);
     int head = a->ses.head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->ses.head;
     if (a->ses.input_error[0] || tf_view(&a->ses.trace, p.stage, p.layer, head, a->ses.batch, &v, &err)) {
-        app_notice(a, 1, "nothing to export: %s", a->ses.input_error[0] ? a->ses.input_error : err.msg);
+        app_notice(a, 1, _("nothing to export: %s"), a->ses.input_error[0] ? a->ses.input_error : err.msg);
         return;
     }
     stamp_name(a, "csv", name, sizeof name);
     if (export_csv_file(name, &a->ses.trace, &a->ses.model, &v, &err))
-        app_notice(a, 1, "could not save the matrix: %s", err.msg);
+        app_notice(a, 1, _("could not save the matrix: %s"), err.msg);
     else
-        app_notice(a, 0, "saved %s (%d × %d)", name, v.rows, v.cols);
+        app_notice(a, 0, _("saved %s (%d × %d)"), name, v.rows, v.cols);
 }
