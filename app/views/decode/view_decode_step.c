@@ -46,10 +46,11 @@ static float luminance(Color c)
     return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
 }
 
-/* A caption, a row of n cells coloured by weight (the probability colour
- * map, fixed 0..1), the weights printed when they fit, the tokens below. */
+/* A caption (the first of three wordings that fits), a row of n cells
+ * coloured by weight (the probability colour map, fixed 0..1), the weights
+ * printed when they fit, the tokens below. */
 static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, int ch,
-                 const char *caption)
+                 const char *const caption[3])
 {
     const Scene *sc = v->s;
     const Theme *th = v->th;
@@ -59,7 +60,7 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
     float w[DEC_CAP_T];
     attn_row(sc, st, kind, n, d->layer, w);
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
-    ui_text_fit(v->r, g->small, caption, rc.x, rc.y, rc.w, th->dim);
+    ui_text_alt(v->r, g->small, caption, 3, rc.x, rc.y, rc.w, th->dim);
     int y = rc.y + sh + ui_px(g, 3);
     float cw = fminf((float)ui_px(g, 70) * ch / ui_px(g, 26), (float)rc.w / (float)n);
     CmapId cmap = sc->cmap_prob;
@@ -142,7 +143,8 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     Gfx *g = v->g;
     const DecodeStep *st = &d->gen.steps[s];
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
-    ui_text_fit(v->r, g->small, _("top-k it was chosen from"), rc.x, rc.y, rc.w, th->dim);
+    const char *head[2] = {_("top-k it was chosen from"), "top-k"};
+    ui_text_alt(v->r, g->small, head, 2, rc.x, rc.y, rc.w, th->dim);
     int y = rc.y + sh + ui_px(g, 4);
     int rh = lh + ui_px(g, 3);
     int k = (rc.y + rc.h - y) / rh;
@@ -157,9 +159,9 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
         lw = w > lw ? w : lw;
     }
     lw += ui_px(g, 8);
-    if (lw > rc.w / 3)
-        lw = rc.w / 3;
-    int refw = ren_text_width(g->small, _(" reference")) + ui_px(g, 4);
+    if (lw > rc.w * 2 / 5)
+        lw = rc.w * 2 / 5;
+    int refw = ref >= 0 ? ren_text_width(g->small, _(" reference")) + ui_px(g, 4) : 0;
     int vw = ren_text_width(g->small, "0.000") + ui_px(g, 6);
     int bar_w = rc.w - lw - vw - refw;
     if (bar_w < 10)
@@ -198,9 +200,11 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 static void title(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 {
     const Scene *sc = v->s;
-    char buf[600];
+    char buf[600], brief[200];
     int n = snprintf(buf, sizeof buf, _("Step %d of %d generates %s (p %.3f) after reading"), s + 1,
                      d->gen.n, dec_tok(sc, d->gen.ids[s]), d->gen.steps[s].prob);
+    snprintf(brief, sizeof brief, _("Step %d of %d generates %s (p %.3f)"), s + 1, d->gen.n,
+             dec_tok(sc, d->gen.ids[s]), d->gen.steps[s].prob);
     for (int j = 0; j <= s && n < (int)sizeof buf - 80; j++) {
         if (j == 6 && s > 8) { /* long prefixes: the start, …, the end */
             n += snprintf(buf + n, sizeof buf - n, " …");
@@ -208,7 +212,8 @@ static void title(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
         }
         n += snprintf(buf + n, sizeof buf - n, " %s", dec_tok(sc, dec_gen_input(d, j)));
     }
-    ui_text_fit(v->r, v->g->ui, buf, rc.x, rc.y, rc.w, v->th->text);
+    const char *alts[2] = {buf, brief}; /* the prefix read only when it fits */
+    ui_text_alt(v->r, v->g->ui, alts, 2, rc.x, rc.y, rc.w, v->th->text);
 }
 
 static void selectors(ViewCtx *v, DecodeUi *d, UiFlow *f)
@@ -260,7 +265,7 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     int gap = ui_px(g, 16);
     Rect left = {rc.x, y, rc.w - tk_w - gap, rc.y + rc.h - y};
     Rect right = {rc.x + rc.w - tk_w, y, tk_w, rc.y + rc.h - y};
-    char cap[200], who[64];
+    char cap[200], cap2[120], who[64];
     if (sc->head < 0)
         snprintf(who, sizeof who, _("layer %d, average of %d heads"), d->layer + 1, sc->model->cfg.n_heads);
     else
@@ -273,10 +278,14 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
              s ? _("masked self-attention over the %d tokens so far (%s)")
                : _("masked self-attention over the %d token so far (%s)"),
              s + 1, who);
-    int used = strip(v, d, left, ROW_SELF, s, ch, cap);
+    snprintf(cap2, sizeof cap2, _("masked self-attention (%s)"), who);
+    const char *self_caps[3] = {cap, cap2, _("masked self-attention")};
+    int used = strip(v, d, left, ROW_SELF, s, ch, self_caps);
     if (left.h - used > ren_font_height(g->small) * 2) {
         snprintf(cap, sizeof cap, _("cross-attention over the source (%s)"), who);
-        strip(v, d, (Rect){left.x, left.y + used, left.w, left.h - used}, ROW_CROSS, s, ch, cap);
+        snprintf(cap2, sizeof cap2, _("cross-attention (%s)"), who);
+        const char *cross_caps[3] = {cap, cap2, _("cross-attention")};
+        strip(v, d, (Rect){left.x, left.y + used, left.w, left.h - used}, ROW_CROSS, s, ch, cross_caps);
     }
     ren_clip_pop(v->r);
     ren_clip_push(v->r, right);
@@ -294,8 +303,9 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     const Theme *th = v->th;
     Gfx *g = v->g;
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
-    ui_text_fit(v->r, g->small, _("generated so far (click a token to inspect the step that made it)"),
-                rc.x, rc.y, rc.w, th->dim);
+    const char *head[2] = {_("generated so far (click a token to inspect the step that made it)"),
+                           _("generated so far")};
+    ui_text_alt(v->r, g->small, head, 2, rc.x, rc.y, rc.w, th->dim);
     int y0 = rc.y + sh + ui_px(g, 4);
     int ch = lh + ui_px(g, 8), gap = ui_px(g, 5), padx = ui_px(g, 8);
     /* chip -1 is <bos>, 0..shown-1 the outputs, shown the next one ("…") */
