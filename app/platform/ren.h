@@ -133,6 +133,13 @@ int ren_text_width_n(RenFont *f, const char *utf8, int len);
  * hash lookup and one texture copy. The cache is bounded (least recently
  * used lines are evicted). */
 int ren_text(Ren *r, RenFont *f, const char *utf8, int x, int y, Color c);
+/* A test hook, off by default: fn gets every string ren_text draws where it
+ * can be seen (len bytes), with the tag last set by ren_text_tag (the window
+ * tags "view" while a view draws, "window" otherwise). ren_text_tag returns
+ * the tag it replaces. */
+typedef void (*RenTextHook)(void *user, const char *utf8, int len, const char *tag);
+void ren_text_hook(RenTextHook fn, void *user);
+const char *ren_text_tag(const char *tag);
 int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
                Color c);
 /* Break text into lines at most `width` pixels wide where the Unicode line

@@ -456,6 +456,29 @@ int ren_text_width(RenFont *f, const char *utf8)
     return ren_text_width_n(f, utf8, -1);
 }
 
+static RenTextHook g_hook;
+static void *g_hook_user;
+static const char *g_tag = "window";
+
+void ren_text_hook(RenTextHook fn, void *user)
+{
+    g_hook = fn;
+    g_hook_user = user;
+}
+
+const char *ren_text_tag(const char *tag)
+{
+    const char *prev = g_tag;
+    g_tag = tag ? tag : "window";
+    return prev;
+}
+
+static void hook_call(const char *utf8, int len)
+{
+    if (g_hook)
+        g_hook(g_hook_user, utf8, len < 0 ? (int)strlen(utf8) : len, g_tag);
+}
+
 int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
                Color c)
 {
@@ -466,6 +489,7 @@ int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
     if (!e)
         return w;
     if (r->vec) {
+        hook_call(utf8, len);
         vec_text(r, f, e, x, y, c);
         return e->w;
     }
@@ -473,6 +497,7 @@ int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
     if (r->clip_empty || c.a == 0 || e->w == 0 || y >= vis.y + vis.h ||
         y + f->height <= vis.y || x >= vis.x + vis.w || x + e->w <= vis.x)
         return e->w;
+    hook_call(utf8, len);
     if (!e->tex)
         entry_make_texture(f, e);
     if (!e->tex)

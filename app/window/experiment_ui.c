@@ -95,7 +95,8 @@ void app_exp_draw(ViewCtx *v)
     y += bh + 4;
     char d[256];
     tf_exp_describe(&a->ses.exp, d, sizeof d);
-    ui_text_fit(v->r, f, d, x, y + 2, bw, v->th->dim);
+    ui_text_fit(v->r, f, session_has_exp(&a->ses) ? d : _("no experiment: the normal pass"), x, y + 2,
+                bw, v->th->dim);
 }
 
 /* The status line's words for an experiment: "mode · before → after". */

@@ -57,17 +57,17 @@ static Expl expl_of(StageId st, int pre)
                       N_("Every query is compared with every key by a dot product. Dividing by √d_k keeps the scores from growing "
                          "with the dimension, which would push the softmax into regions with tiny gradients.")};
     case ST_ENC_SELF_MASK:
-        return (Expl){N_("Padding mask"), "M[i,j] = −∞ if key j is <pad>, else 0",
+        return (Expl){N_("Padding mask"), N_("M[i,j] = −∞ if key j is <pad>, else 0"),
                       N_("Sentences in a batch are padded to the same length. The mask adds −∞ to scores of padding keys so "
                          "that they get exactly zero attention. Padded query rows are computed but ignored.")};
     case ST_DEC_SELF_MASK:
-        return (Expl){N_("Causal + padding mask"), "M[i,j] = −∞ if j > i or key j is <pad>",
+        return (Expl){N_("Causal + padding mask"), N_("M[i,j] = −∞ if j > i or key j is <pad>"),
                       N_("The decoder must not look ahead: position i may only attend to positions ≤ i. This mask is what "
                          "lets training compute every position of the target in one parallel pass without cheating. "
                          "Teacher forcing is a separate idea: the decoder reads the true previous tokens, not its own "
                          "guesses (RNN decoders did that too, one step at a time).")};
     case ST_DEC_CROSS_MASK:
-        return (Expl){N_("Source padding mask"), "M[i,j] = −∞ if source token j is <pad>",
+        return (Expl){N_("Source padding mask"), N_("M[i,j] = −∞ if source token j is <pad>"),
                       N_("Cross-attention may look at every real source token, never at padding.")};
     case ST_ENC_SELF_WEIGHTS: case ST_DEC_SELF_WEIGHTS: case ST_DEC_CROSS_WEIGHTS:
         return (Expl){N_("Attention weights"), "A = softmax(QKᵀ/√d_k + M)",
@@ -105,7 +105,7 @@ static Expl expl_of(StageId st, int pre)
                       N_("A linear layer scores every word of the target vocabulary at every position. In the paper this "
                          "matrix is shared with the embeddings.")};
     case ST_OUT_PROBS:
-        return (Expl){N_("Output probabilities"), "P(next token) = softmax(z)",
+        return (Expl){N_("Output probabilities"), N_("P(next token) = softmax(z)"),
                       N_("Softmax turns the scores into a probability for every word. Greedy decoding picks the most likely "
                          "one; beam search keeps several candidates.")};
     default:
@@ -306,6 +306,7 @@ void explain_draw(ViewCtx *v)
     }
     e.title = _(e.title);
     e.text = _(e.text);
+    e.formula = _(e.formula); /* the formulas with words; the rest stay as they are */
     int x = rc.x + 14, w = rc.w - 24, y = rc.y + 12;
     y += ui_paragraph(v->r, v->g->title, e.title, x, y, w, th->text) + 6;
     if (!own_view) {

@@ -114,7 +114,10 @@ static void draw_tabs(ViewCtx *v, Rect rc)
         if (x + w > limit)
             break;
         int active = cur == ch[i] || (cur == VIEW_HEADS && ch[i] == VIEW_HEADS);
-        if (ui_button(v, (Rect){x, rc.y + 4, w, rc.h - 6}, lab, active)) {
+        const char *tag = ren_text_tag("view"); /* the label is the view's (ViewDef) */
+        int hit = ui_button(v, (Rect){x, rc.y + 4, w, rc.h - 6}, lab, active);
+        ren_text_tag(tag);
+        if (hit) {
             if (ch[i] == VIEW_HEADS) {
                 a->ses.head = -1;
                 a->view = VIEW_AUTO;

@@ -192,7 +192,9 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
     v.pz = a->pz;
     v.drag = &a->drag;
     a->drawn_version = sc.version;
+    const char *tag = ren_text_tag("view"); /* for the drawn-string test */
     VIEWS[id]->draw(&v);
+    ren_text_tag(tag);
     app_apply(a, &out);
 }
 

@@ -216,7 +216,9 @@ void lesson_panel_draw(ViewCtx *v)
     int bw = ren_text_width(v->g->small, buf);
     ren_text(v->r, v->g->small, buf, x + (w - bw) / 2, y, th->dim);
     y += sh + 4;
+    const char *tag = ren_text_tag("lesson"); /* the lesson files' own text */
     y += ui_paragraph(v->r, v->g->title, l->title, x, y, w, th->text) + 6;
+    ren_text_tag(tag);
     int dot = sh / 2 + 2;
     for (int i = 0; i < l->n_steps && (i + 1) * (dot + 4) < w; i++) {
         Rect d = {x + i * (dot + 4), y, dot, dot};
@@ -259,12 +261,14 @@ void lesson_panel_draw(ViewCtx *v)
     int off = scroll ? *scroll : 0;
     ren_clip_push(v->r, body);
     y -= off;
+    tag = ren_text_tag("lesson");
     y += ui_paragraph(v->r, v->g->ui, s->title, x, y, w, th->accent) + 8;
     y += rich_text(v, v->g->ui, s->text, x, y, w, th->text, th->select, 1) + 12;
     if (s->try_text)
         y += box_text(v, lesson_ui_word(a, LW_TRY), s->try_text, x, y, w, th->accent, 1) + 12;
     if (s->has_quiz)
         quiz_block(v, s, answered, x, y, w, 1);
+    ren_text_tag(tag);
     ren_clip_pop(v->r);
     if (max_scroll > 0) { /* a scroll bar, and a hint that there is more */
         int bh = body.h * body.h / content;
@@ -327,9 +331,11 @@ void lesson_list_draw(ViewCtx *v, int W, int H)
         int px = r.x + r.w - ren_text_width(s, prog) - 10;
         ren_text(v->r, s, prog, px, r.y + 7, reached >= l->n_steps ? th->good : th->dim);
         int tx = r.x + 16 + ren_text_width(f, "00");
+        const char *tag = ren_text_tag("lesson"); /* the lesson files' own text */
         ui_text_fit(v->r, f, l->title, tx, r.y + 5, px - tx - 10, th->text);
         if (l->summary)
             ui_text_fit(v->r, s, l->summary, tx, r.y + 7 + lh, r.x + r.w - tx - 10, th->dim);
+        ren_text_tag(tag);
         if (over && v->in->pressed) {
             lesson_ui_list_select(a, i);
             int resume = reached > 0 && reached < l->n_steps ? reached - 1 : 0;
