@@ -78,12 +78,14 @@ static StageId sublayer_out(int dec, int step)
     return step == 1 ? ST_DEC_SELF_OUT : step == 2 ? ST_DEC_CROSS_OUT : ST_DEC_FFN_OUT;
 }
 
+/* "Sublayer = ..." for the formula line: which sub-layer this one is. */
 static const char *sublayer_name(int dec, int step)
 {
     if (!dec)
-        return step == 1 ? _("self-attention") : _("the feed-forward network");
-    return step == 1 ? _("masked self-attention") : step == 2 ? _("cross-attention (K, V from the encoder)")
-                                                              : _("the feed-forward network");
+        return step == 1 ? _("Sublayer = self-attention") : _("Sublayer = the feed-forward network");
+    return step == 1   ? _("Sublayer = masked self-attention")
+           : step == 2 ? _("Sublayer = cross-attention (K, V from the encoder)")
+                       : _("Sublayer = the feed-forward network");
 }
 
 /* Side and step of an add/norm stage; -1 for other stages. */
@@ -724,7 +726,7 @@ static void view_norm(ViewCtx *v)
     if (np.n == 2)
         snprintf(formula, sizeof formula, "%s", _("pre-LN: the stack ends with one more LayerNorm"));
     else
-        snprintf(formula, sizeof formula, _("%s   Sublayer = %s"),
+        snprintf(formula, sizeof formula, "%s   %s",
                  np.pre ? _("pre-LN: x + Sublayer(LayerNorm(x))") : _("post-LN (the paper): LayerNorm(x + Sublayer(x))"),
                  sublayer_name(np.dec, np.step));
     const char *alts[] = {formula, np.n == 2 ? _("final LayerNorm") : np.pre ? "x + Sublayer(LayerNorm(x))"

@@ -234,9 +234,9 @@ static float pe_value(const PeData *d, int pos, int dim)
 static void chip_text(char *buf, size_t cap, int dim, int C, int with_omega)
 {
     if (with_omega)
-        snprintf(buf, cap, _("dim %d %s ω=%.3g"), dim, dim % 2 ? "cos" : "sin", pe_omega(dim / 2, C));
+        snprintf(buf, cap, dim % 2 ? _("dim %d cos ω=%.3g") : _("dim %d sin ω=%.3g"), dim, pe_omega(dim / 2, C));
     else
-        snprintf(buf, cap, _("dim %d %s"), dim, dim % 2 ? "cos" : "sin");
+        snprintf(buf, cap, dim % 2 ? _("dim %d cos") : _("dim %d sin"), dim);
 }
 
 /* The chips that choose the plotted dimensions, in one row when they fit

@@ -104,16 +104,18 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
         }
         if (over) {
             ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
-            char hd[32];
+            const char *q = row_label(sc, d, ROW_SELF, s);
+            int self = kind == ROW_SELF;
             if (sc->head < 0)
-                snprintf(hd, sizeof hd, "%s", _("average of the heads"));
+                ui_hover_own(v, w[j],
+                             self ? _("step %d, masked self-attention, layer %d, average of the heads: '%s' → '%s'")
+                                  : _("step %d, cross-attention, layer %d, average of the heads: '%s' → '%s'"),
+                             s + 1, d->layer + 1, q, lab);
             else
-                snprintf(hd, sizeof hd, _("head %d"), sc->head + 1);
-            ui_hover_own(v, w[j],
-                         kind == ROW_SELF ? _("step %d, masked self-attention, layer %d, %s: '%s' → '%s'")
-                                          : _("step %d, cross-attention, layer %d, %s: '%s' → '%s'"),
-                         s + 1, d->layer + 1,
-                      hd, row_label(sc, d, ROW_SELF, s), lab);
+                ui_hover_own(v, w[j],
+                             self ? _("step %d, masked self-attention, layer %d, head %d: '%s' → '%s'")
+                                  : _("step %d, cross-attention, layer %d, head %d: '%s' → '%s'"),
+                             s + 1, d->layer + 1, sc->head + 1, q, lab);
         }
     }
     ren_rect_line(v->r, (Rect){rc.x - 1, y - 1, (int)lroundf(n * cw) + 2, ch + 2}, 1, th->border);
@@ -143,7 +145,7 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     Gfx *g = v->g;
     const DecodeStep *st = &d->gen.steps[s];
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
-    const char *head[2] = {_("top-k it was chosen from"), "top-k"};
+    const char *head[2] = {_("top-k it was chosen from"), _("top-k")};
     ui_text_alt(v->r, g->small, head, 2, rc.x, rc.y, rc.w, th->dim);
     int y = rc.y + sh + ui_px(g, 4);
     int rh = lh + ui_px(g, 3);
@@ -200,18 +202,21 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 static void title(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 {
     const Scene *sc = v->s;
-    char buf[600], brief[200];
-    int n = snprintf(buf, sizeof buf, _("Step %d of %d generates %s (p %.3f) after reading"), s + 1,
-                     d->gen.n, dec_tok(sc, d->gen.ids[s]), d->gen.steps[s].prob);
-    snprintf(brief, sizeof brief, _("Step %d of %d generates %s (p %.3f)"), s + 1, d->gen.n,
-             dec_tok(sc, d->gen.ids[s]), d->gen.steps[s].prob);
-    for (int j = 0; j <= s && n < (int)sizeof buf - 80; j++) {
+    char read[400], buf[700], brief[200];
+    int n = 0;
+    read[0] = 0;
+    for (int j = 0; j <= s && n < (int)sizeof read - 80; j++) {
         if (j == 6 && s > 8) { /* long prefixes: the start, …, the end */
-            n += snprintf(buf + n, sizeof buf - n, " …");
+            n += snprintf(read + n, sizeof read - n, " …");
             j = s - 2;
         }
-        n += snprintf(buf + n, sizeof buf - n, " %s", dec_tok(sc, dec_gen_input(d, j)));
+        n += snprintf(read + n, sizeof read - n, "%s%s", n ? " " : "", dec_tok(sc, dec_gen_input(d, j)));
     }
+    const char *made = dec_tok(sc, d->gen.ids[s]);
+    float p = d->gen.steps[s].prob;
+    snprintf(buf, sizeof buf, _("Step %d of %d generates %s (p %.3f) after reading %s"), s + 1, d->gen.n, made,
+             p, read);
+    snprintf(brief, sizeof brief, _("Step %d of %d generates %s (p %.3f)"), s + 1, d->gen.n, made, p);
     const char *alts[2] = {buf, brief}; /* the prefix read only when it fits */
     ui_text_alt(v->r, v->g->ui, alts, 2, rc.x, rc.y, rc.w, v->th->text);
 }
@@ -265,25 +270,32 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     int gap = ui_px(g, 16);
     Rect left = {rc.x, y, rc.w - tk_w - gap, rc.y + rc.h - y};
     Rect right = {rc.x + rc.w - tk_w, y, tk_w, rc.y + rc.h - y};
-    char cap[200], cap2[120], who[64];
-    if (sc->head < 0)
-        snprintf(who, sizeof who, _("layer %d, average of %d heads"), d->layer + 1, sc->model->cfg.n_heads);
-    else
-        snprintf(who, sizeof who, _("layer %d, head %d"), d->layer + 1, sc->head + 1);
+    /* the captions name the layer and the head (or the average of all) */
+    char cap[200], cap2[120];
+    int avg = sc->head < 0, L1 = d->layer + 1, H = avg ? sc->model->cfg.n_heads : sc->head + 1;
     /* cells as tall as the room allows, within reason */
     int ch = (left.h - 2 * strip_overhead(g)) / 2;
     ch = ch < ui_px(g, 22) ? ui_px(g, 22) : ch > ui_px(g, 44) ? ui_px(g, 44) : ch;
     ren_clip_push(v->r, left);
     snprintf(cap, sizeof cap,
-             s ? _("masked self-attention over the %d tokens so far (%s)")
-               : _("masked self-attention over the %d token so far (%s)"),
-             s + 1, who);
-    snprintf(cap2, sizeof cap2, _("masked self-attention (%s)"), who);
+             avg ? (s ? _("masked self-attention over the %d tokens so far (layer %d, average of %d heads)")
+                      : _("masked self-attention over the %d token so far (layer %d, average of %d heads)"))
+                 : (s ? _("masked self-attention over the %d tokens so far (layer %d, head %d)")
+                      : _("masked self-attention over the %d token so far (layer %d, head %d)")),
+             s + 1, L1, H);
+    snprintf(cap2, sizeof cap2,
+             avg ? _("masked self-attention (layer %d, average of %d heads)") : _("masked self-attention (layer %d, head %d)"),
+             L1, H);
     const char *self_caps[3] = {cap, cap2, _("masked self-attention")};
     int used = strip(v, d, left, ROW_SELF, s, ch, self_caps);
     if (left.h - used > ren_font_height(g->small) * 2) {
-        snprintf(cap, sizeof cap, _("cross-attention over the source (%s)"), who);
-        snprintf(cap2, sizeof cap2, _("cross-attention (%s)"), who);
+        snprintf(cap, sizeof cap,
+                 avg ? _("cross-attention over the source (layer %d, average of %d heads)")
+                     : _("cross-attention over the source (layer %d, head %d)"),
+                 L1, H);
+        snprintf(cap2, sizeof cap2,
+                 avg ? _("cross-attention (layer %d, average of %d heads)") : _("cross-attention (layer %d, head %d)"), L1,
+                 H);
         const char *cross_caps[3] = {cap, cap2, _("cross-attention")};
         strip(v, d, (Rect){left.x, left.y + used, left.w, left.h - used}, ROW_CROSS, s, ch, cross_caps);
     }

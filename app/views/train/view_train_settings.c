@@ -46,7 +46,7 @@ static const FieldDef FIELDS[TVF_COUNT] = {
 
 /* classroom, base, big: d_model, heads, d_ff, layers (config.c) */
 #define N_PRESETS 3
-static const char *const PRESET_NAMES[N_PRESETS] = {N_("classroom"), "base", "big"};
+static const char *const PRESET_NAMES[N_PRESETS] = {N_("classroom"), N_("base"), N_("big")};
 static const int PRESETS[N_PRESETS][4] = {{64, 4, 256, 2}, {512, 8, 2048, 6}, {1024, 16, 4096, 6}};
 
 /* ---- small helpers ---- */
