@@ -291,7 +291,16 @@ static void draw_matrix(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
 
 /* ---- legend and the causal + padding panel ---- */
 
-static int legend_item(ViewCtx *v, int x, int y, int w, MaskCat cat, int faded, const char *text)
+/* The legend's words, and shorter ones for a narrow legend. */
+static const char *LEGEND_TEXT[5][2] = {
+    {N_("0 · allowed: the score passes unchanged"), N_("0 · allowed")},
+    {N_("−∞ · future position, j > i (causal mask)"), N_("−∞ · future (j > i)")},
+    {N_("−∞ · key j is <pad> (padding mask)"), N_("−∞ · key is <pad>")},
+    {N_("−∞ · both: a future <pad> key"), N_("−∞ · both")},
+    {N_("padded query row: computed, then ignored"), N_("padded row: ignored")}};
+
+/* Item k of the legend: its swatch and its words. */
+static int legend_item(ViewCtx *v, int x, int y, int w, MaskCat cat, int faded, int k)
 {
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), s = fh + 6;
@@ -304,14 +313,10 @@ static int legend_item(ViewCtx *v, int x, int y, int w, MaskCat cat, int faded, 
         paint_cell(v, sw, cat, 0, 1);
     }
     ren_rect_line(v->r, sw, 1, v->th->border);
-    ui_text_fit(v->r, f, text, sw.x + sw.w + 8, y + (s - fh) / 2, w - sw.w - 8, v->th->text);
+    const char *text[2] = {_(LEGEND_TEXT[k][0]), _(LEGEND_TEXT[k][1])};
+    ui_text_alt(v->r, f, text, 2, sw.x + sw.w + 8, y + (s - fh) / 2, w - sw.w - 8, v->th->text);
     return s + 5;
 }
-
-static const char *LEGEND_TEXT[5] = {
-    N_("0 · allowed: the score passes unchanged"), N_("−∞ · future position, j > i (causal mask)"),
-    N_("−∞ · key j is <pad> (padding mask)"), N_("−∞ · both: a future <pad> key"),
-    N_("padded query row: computed, then ignored")};
 
 static int legend_height(const ViewCtx *v, int causal)
 {
@@ -323,7 +328,7 @@ static int legend_width(const ViewCtx *v)
     RenFont *f = v->g->small;
     int w = 0;
     for (int i = 0; i < 5; i++) {
-        int k = ren_text_width(f, _(LEGEND_TEXT[i]));
+        int k = ren_text_width(f, _(LEGEND_TEXT[i][0]));
         w = k > w ? k : w;
     }
     return w + (int)((ren_font_height(f) + 6) * 1.6f) + 8;
@@ -331,13 +336,13 @@ static int legend_width(const ViewCtx *v)
 
 static void draw_legend(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
 {
-    y += legend_item(v, x, y, w, MC_ZERO, 0, _(LEGEND_TEXT[0]));
+    y += legend_item(v, x, y, w, MC_ZERO, 0, 0);
     if (M->causal)
-        y += legend_item(v, x, y, w, MC_FUTURE, 0, _(LEGEND_TEXT[1]));
-    y += legend_item(v, x, y, w, MC_PAD, 0, _(LEGEND_TEXT[2]));
+        y += legend_item(v, x, y, w, MC_FUTURE, 0, 1);
+    y += legend_item(v, x, y, w, MC_PAD, 0, 2);
     if (M->causal)
-        y += legend_item(v, x, y, w, MC_BOTH, 0, _(LEGEND_TEXT[3]));
-    legend_item(v, x, y, w, MC_ZERO, 1, _(LEGEND_TEXT[4]));
+        y += legend_item(v, x, y, w, MC_BOTH, 0, 3);
+    legend_item(v, x, y, w, MC_ZERO, 1, 4);
 }
 
 /* A small matrix of the causal part, the padding part or their sum,
@@ -406,8 +411,9 @@ static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
     char buf[64];
     if (sc->n_src < 2) {
         const char *alts[] = {_("One sentence: no padding. Type several separated by | to see padding masks."),
-                              _("One sentence: no padding (type several, separated by |).")};
-        ui_text_alt(v->r, f, alts, 2, x, y + 4, w, v->th->dim);
+                              _("One sentence: no padding (type several, separated by |)."),
+                              _("One sentence: no padding.")};
+        ui_text_alt(v->r, f, alts, 3, x, y + 4, w, v->th->dim);
         return h;
     }
     int x1 = x + w;
@@ -433,15 +439,21 @@ static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
 static void draw_header(ViewCtx *v, const MaskInfo *M, Rect *body)
 {
     RenFont *ui = v->g->ui, *f = v->g->small;
-    const char *t = M->causal ? _("Decoder self-attention mask: causal + padding")
-                    : M->st == ST_DEC_CROSS_MASK ? _("Cross-attention mask: padding of the source")
-                                                 : _("Encoder self-attention mask: padding");
+    const char *t[2] = {_("Encoder self-attention mask: padding"), _("Padding mask")};
+    if (M->causal) {
+        t[0] = _("Decoder self-attention mask: causal + padding");
+        t[1] = _("Causal + padding mask");
+    } else if (M->st == ST_DEC_CROSS_MASK) {
+        t[0] = _("Cross-attention mask: padding of the source");
+        t[1] = _("Padding mask of the source");
+    }
     int y = body->y;
-    ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
+    ui_text_alt(v->r, ui, t, 2, body->x, y, body->w, v->th->text);
     y += ren_font_height(ui) + 2;
     const char *alts[] = {_("M is added to the scores before the softmax: e^(s − ∞) = 0, so a −∞ cell gets exactly zero weight."),
-                          _("M is added to the scores before the softmax: a −∞ cell gets zero weight.")};
-    ui_text_alt(v->r, f, alts, 2, body->x, y, body->w, v->th->dim);
+                          _("M is added to the scores before the softmax: a −∞ cell gets zero weight."),
+                          _("scores + M: −∞ → weight 0")};
+    ui_text_alt(v->r, f, alts, 3, body->x, y, body->w, v->th->dim);
     y += ren_font_height(f) + 6;
     y += sentence_buttons(v, M, body->x, y, body->w) + 8;
     body->h -= y - body->y;

@@ -471,10 +471,14 @@ static void draw_pane_gen(ViewCtx *v, DecodeUi *d, Rect body)
         int fh = ren_font_height(f);
         dec_table_draw(v, d, (Rect){body.x, body.y, body.w, body.h - fh - gap});
         if (d->sel >= 0) {
-            char buf[300];
-            snprintf(buf, sizeof buf, _("Step %d → '%s': its attention and top-k are in One step (Tab)"),
-                     d->sel + 1, dec_tok(v->s, d->gen.ids[d->sel]));
-            ui_text_fit(v->r, f, buf, body.x, body.y + body.h - fh, body.w, th->accent);
+            char buf[3][300];
+            const char *tok = dec_tok(v->s, d->gen.ids[d->sel]);
+            snprintf(buf[0], sizeof buf[0], _("Step %d → '%s': its attention and top-k are in One step (Tab)"),
+                     d->sel + 1, tok);
+            snprintf(buf[1], sizeof buf[1], _("Step %d → '%s': see One step (Tab)"), d->sel + 1, tok);
+            snprintf(buf[2], sizeof buf[2], _("Step %d → '%s'"), d->sel + 1, tok);
+            const char *alts[3] = {buf[0], buf[1], buf[2]};
+            ui_text_alt(v->r, f, alts, 3, body.x, body.y + body.h - fh, body.w, th->accent);
         }
         return;
     }

@@ -201,24 +201,23 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
     int lh = ren_font_height(g->ui), sh = ren_font_height(g->small);
     int lx = G->x[C_POS], lw = G->x[C_GAP] - lx - pad;
     int rx = G->x[C_GAP] + G->w[C_GAP] / 2, rw = G->x[C_GP] + G->w[C_GP] - rx;
-    /* the long titles, or the short ones when the blocks are narrow */
-    const char *lt = _("Teacher forcing · training"), *rt = _("Generation · inference");
-    if (ren_text_width(g->ui, lt) > lw || ren_text_width(g->ui, rt) > rw - pad) {
-        lt = _("Training");
-        rt = _("Inference");
-    }
-    ui_text_fit(v->r, g->ui, lt, lx + pad, y, lw, th->accent);
-    ui_text_fit(v->r, g->ui, rt, rx + pad, y, rw - pad, th->accent2);
+    /* the long titles, or the short ones when the blocks are narrow (both
+     * short when one must be); none rather than a cut one */
+    const char *lt[3] = {_("Teacher forcing · training"), _("Training"), ""};
+    const char *rt[3] = {_("Generation · inference"), _("Inference"), ""};
+    int brief = ren_text_width(g->ui, lt[0]) > lw || ren_text_width(g->ui, rt[0]) > rw - pad;
+    ui_text_alt(v->r, g->ui, lt + brief, 3 - brief, lx + pad, y, lw, th->accent);
+    ui_text_alt(v->r, g->ui, rt + brief, 3 - brief, rx + pad, y, rw - pad, th->accent2);
     y += lh;
     /* the subtitles, shorter when the blocks are narrow */
-    const char *ls[2] = {_("reads the true target, every position in one pass"), _("reads the true target")};
+    const char *ls[3] = {_("reads the true target, every position in one pass"), _("reads the true target"), ""};
     if (!d->ref) {
         ls[0] = _("reads the greedy output (no reference typed), in one pass");
         ls[1] = _("reads the greedy output");
     }
-    const char *rs[3] = {_("reads its own outputs, step by step"), _("step by step"), _("stepwise")};
-    ui_text_alt(v->r, g->small, ls, 2, lx + pad, y, lw, th->dim);
-    ui_text_alt(v->r, g->small, rs, 3, rx + pad, y, rw - pad, th->dim);
+    const char *rs[4] = {_("reads its own outputs, step by step"), _("step by step"), _("stepwise"), ""};
+    ui_text_alt(v->r, g->small, ls, 3, lx + pad, y, lw, th->dim);
+    ui_text_alt(v->r, g->small, rs, 4, rx + pad, y, rw - pad, th->dim);
     y += sh + ui_px(g, 4);
     const char *names[C_N] = {_("pos"), _("reads"), _("mask"), _("predicts"), _("true next"), "−log p",
                               "", _("reads"), _("generates"), "p"};
