@@ -213,8 +213,17 @@ void lesson_panel_draw(ViewCtx *v)
     }
     char buf[96];
     snprintf(buf, sizeof buf, lesson_ui_word(a, LW_STEP), step + 1, l->n_steps);
-    int bw = ren_text_width(v->g->small, buf);
-    ren_text(v->r, v->g->small, buf, x + (w - bw) / 2, y, th->dim);
+    /* centred, but only in the gap between "Lessons" and "close" */
+    int bw = ren_text_width(v->g->small, buf), gl = x + lr.w + 10, gr = cr.x - 10;
+    int bx = x + (w - bw) / 2;
+    if (bx < gl)
+        bx = gl;
+    if (bx + bw > gr)
+        bx = gr - bw > gl ? gr - bw : gl;
+    if (bx + bw > gr) /* no room for the sentence: the numbers alone */
+        snprintf(buf, sizeof buf, "%d / %d", step + 1, l->n_steps);
+    if (gr - gl > 20)
+        ui_text_fit(v->r, v->g->small, buf, bx, y, gr - bx, th->dim);
     y += sh + 4;
     const char *tag = ren_text_tag("lesson"); /* the lesson files' own text */
     y += ui_paragraph(v->r, v->g->title, l->title, x, y, w, th->text) + 6;

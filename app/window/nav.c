@@ -108,6 +108,13 @@ static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *
             y -= gap + fh + 4;
         }
         Rect rc = {col.x + 10, y - rh, col.w - 16, rh};
+        /* rows inside the layer frame clear its layer tabs (col.x - 6, fh + 4
+         * wide), so a wide label (larger text, Chinese) is not drawn under them */
+        int tab_right = col.x - 6 + fh + 4 + 3;
+        if (in_stack && rc.x < tab_right) {
+            rc.w -= tab_right - rc.x;
+            rc.x = tab_right;
+        }
         int current = cur == k;
         block_row(v, b, rc, current);
         if (b->cross)

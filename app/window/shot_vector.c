@@ -19,15 +19,17 @@ enum {
 
 /* ------------------------------------------------------------- caption */
 
-/* The caption's words in English and Simplified Chinese. */
-static const char *const CAPTION_WORDS[2][5] = {
-    {"  |  view %s", "  |  stage %s", ", layer %d of %d", ", all %d heads", ", head %d of %d"},
-    {"  |  视图 %s", "  |  阶段 %s", "，第 %d 层（共 %d 层）", "，全部 %d 个头", "，第 %d 个头（共 %d 个）"},
+/* The caption's words (the catalog has their Chinese). */
+static const char *const CAPTION_WORDS[5] = {
+    N_("  |  view %s"), N_("  |  stage %s"), N_(", layer %d of %d"), N_(", all %d heads"),
+    N_(", head %d of %d"),
 };
 
 void shot_caption_text(const Session *ses, ViewId v, int zh, char *buf, size_t cap)
 {
-    const char *const *W = CAPTION_WORDS[zh ? 1 : 0];
+    const char *W[5];
+    for (int i = 0; i < 5; i++)
+        W[i] = L(zh ? 1 : 0, CAPTION_WORDS[i]);
     StagePos p = session_pos(ses);
     const StageInfo *si = stage_info(p.stage);
     const TfConfig *c = &ses->model.cfg;

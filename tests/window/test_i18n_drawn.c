@@ -209,17 +209,25 @@ static int in_array(const char *w, const char *const *a, size_t n)
     return 0;
 }
 
+/* The next run of ASCII letters at or after c: its start in *b, its end
+ * returned (NULL when there is none). */
+static const char *next_word(const char *c, const char **b)
+{
+    while (*c && !isalpha((unsigned char)*c))
+        c++;
+    if (!*c)
+        return NULL;
+    *b = c;
+    while (isalpha((unsigned char)*c))
+        c++;
+    return c;
+}
+
 /* The letter runs of s added to the data words. */
 static void add_words(const char *s)
 {
-    for (const char *c = s; *c;) {
-        if (!isalpha((unsigned char)*c)) {
-            c++;
-            continue;
-        }
-        const char *b = c;
-        while (isalpha((unsigned char)*c))
-            c++;
+    const char *b, *c = s;
+    while ((c = next_word(c, &b))) {
         char w[64];
         int n = (int)(c - b) < 63 ? (int)(c - b) : 63;
         memcpy(w, b, (size_t)n);
@@ -259,14 +267,8 @@ static int stray_word(const char *piece, char *w, size_t cap)
 {
     int formula = strchr(piece, '=') || strchr(piece, '^') || strstr(piece, "√") || strstr(piece, "−") ||
                   strstr(piece, "Σ");
-    for (const char *c = piece; *c;) {
-        if (!isalpha((unsigned char)*c)) {
-            c++;
-            continue;
-        }
-        const char *b = c;
-        while (isalpha((unsigned char)*c))
-            c++;
+    const char *b, *c = piece;
+    while ((c = next_word(c, &b))) {
         size_t n = (size_t)(c - b);
         if (n < 2 || n >= cap)
             continue;
