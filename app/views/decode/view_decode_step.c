@@ -284,7 +284,8 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
                       : _("masked self-attention over the %d token so far (layer %d, head %d)")),
              s + 1, L1, H);
     snprintf(cap2, sizeof cap2,
-             avg ? _("masked self-attention (layer %d, average of %d heads)") : _("masked self-attention (layer %d, head %d)"),
+             avg ? _("masked self-attention (layer %d, average of %d heads)")
+                 : _("masked self-attention (layer %d, head %d)"),
              L1, H);
     const char *self_caps[3] = {cap, cap2, _("masked self-attention")};
     int used = strip(v, d, left, ROW_SELF, s, ch, self_caps);
@@ -294,8 +295,8 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
                      : _("cross-attention over the source (layer %d, head %d)"),
                  L1, H);
         snprintf(cap2, sizeof cap2,
-                 avg ? _("cross-attention (layer %d, average of %d heads)") : _("cross-attention (layer %d, head %d)"), L1,
-                 H);
+                 avg ? _("cross-attention (layer %d, average of %d heads)") : _("cross-attention (layer %d, head %d)"),
+                 L1, H);
         const char *cross_caps[3] = {cap, cap2, _("cross-attention")};
         strip(v, d, (Rect){left.x, left.y + used, left.w, left.h - used}, ROW_CROSS, s, ch, cross_caps);
     }

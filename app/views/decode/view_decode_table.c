@@ -223,6 +223,8 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
                               "", _("reads"), _("generates"), "p"};
     if (ren_text_width(g->small, names[C_TRUTH]) > G->w[C_TRUTH] - pad)
         names[C_TRUTH] = _("truth");
+    if (ren_text_width(g->small, names[C_TRUTH]) > G->w[C_TRUTH] - pad)
+        names[C_TRUTH] = ""; /* none rather than a cut one */
     for (int c = 0; c < C_N; c++) {
         if (!G->w[c] || !names[c][0])
             continue;
