@@ -89,15 +89,12 @@ static void columns(ViewCtx *v, const DecodeUi *d, Rect rc, TableGeo *G)
         sum = natural(v, d, G, ui_px(g, 6), rc.w / 9.0f, rc.w / 5, w);
     }
     /* still too wide: drop generation's "reads" (it repeats the row above)
-     * and its p (the One step pane has it), then narrow the token columns,
-     * never below a third */
-    if (sum > rc.w) {
-        sum -= w[C_GREADS];
-        w[C_GREADS] = 0;
-    }
-    if (sum > rc.w) {
-        sum -= w[C_GP];
-        w[C_GP] = 0;
+     * and its p (the One step pane has it), the mask (the mask view has it)
+     * and the loss, then narrow the token columns, never below a third */
+    static const int drop[] = {C_GREADS, C_GP, C_MASK, C_LOSS};
+    for (int i = 0; i < 4 && sum > rc.w; i++) {
+        sum -= w[drop[i]];
+        w[drop[i]] = 0;
     }
     if (sum > rc.w) {
         static const int toks[] = {C_READS, C_PRED, C_TRUTH, C_GEN};
@@ -150,6 +147,8 @@ static void token_cell(ViewCtx *v, const TableGeo *G, int x, int w, int y, int h
 static void num_cell(ViewCtx *v, int x, int w, int y, int h, float val, Color c)
 {
     char buf[32];
+    if (w <= 0) /* a column left out */
+        return;
     snprintf(buf, sizeof buf, "%.3f", val);
     RenFont *f = v->g->small;
     int tw = ren_text_width(f, buf);
@@ -164,6 +163,8 @@ static void mask_row(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     const Theme *th = v->th;
     int T = d->tf_n;
     float cw = G->mask_cell;
+    if (!G->w[C_MASK]) /* left out of a narrow table */
+        return;
     int x0 = G->x[C_MASK] + G->cpad;
     int ch = G->rh - ui_px(v->g, 8); /* thin cells stay row-high: a staircase */
     int top = y + (G->rh - ch) / 2;
