@@ -232,7 +232,8 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
         int right = c == C_LOSS || c == C_GP;
         int tw = ren_text_width(g->small, names[c]);
         int x = right ? G->x[c] + G->w[c] - tw - pad : G->x[c] + pad;
-        ui_text_fit(v->r, g->small, names[c], x, y, G->w[c] - pad, th->dim);
+        const char *alts[2] = {names[c], ""}; /* none rather than a cut one */
+        ui_text_alt(v->r, g->small, alts, 2, x, y, G->w[c] - pad, th->dim);
     }
     y += sh + ui_px(g, 3);
     ren_rect(v->r, (Rect){lx, y, G->x[C_GAP] - lx, 1}, th->border);
