@@ -132,7 +132,7 @@ static int cache_update(ViewCtx *v, const TfView *tv)
 static void ffn_sentence(char *buf, size_t cap, int zeros, int F, const char *token)
 {
     int pct = F > 0 ? (int)lround(100.0 * zeros / F) : 0;
-    snprintf(buf, cap, "%d%% of the %d hidden units are exactly 0 for '%s'", pct, F, token);
+    snprintf(buf, cap, _("%d%% of the %d hidden units are exactly 0 for '%s'"), pct, F, token);
 }
 
 /* What the view said last (tests compare it with the trace). */
@@ -186,7 +186,7 @@ static void draw_heat(ViewCtx *v, const TfView *tv, Rect rc)
     if (h->valid && h->stage == tv->stage && h->b == tv->b && isnan(h->value)) {
         h->value = 0.0f;
         size_t n = strlen(h->where);
-        snprintf(h->where + n, sizeof h->where - n, " (ReLU: was negative)");
+        snprintf(h->where + n, sizeof h->where - n, "%s", _(" (ReLU: was negative)"));
     }
 }
 
@@ -197,8 +197,8 @@ static int draw_legend(ViewCtx *v, int x, int y, int w)
     int fh = ren_font_height(f);
     ren_rect(v->r, (Rect){x, y + 2, fh - 4, fh - 4}, CMAP_NAN_COLOR);
     ren_rect_line(v->r, (Rect){x, y + 2, fh - 4, fh - 4}, 1, v->th->border);
-    const char *alts[] = {"= exactly 0: the ReLU cut a negative value off (max(0, x·W₁ + b₁))",
-                          "= exactly 0 (cut by the ReLU)"};
+    const char *alts[] = {_("= exactly 0: the ReLU cut a negative value off (max(0, x·W₁ + b₁))"),
+                          _("= exactly 0 (cut by the ReLU)")};
     ui_text_alt(v->r, f, alts, 2, x + fh + 2, y, w - fh - 2, v->th->dim);
     return fh + 4;
 }
@@ -211,7 +211,7 @@ static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     FfnCache *k = &((FfnState *)v->st)->cache;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
-    const char *title[] = {"units at exactly 0, per token", "zeros per token"};
+    const char *title[] = {_("units at exactly 0, per token"), _("zeros per token")};
     ui_text_alt(v->r, f, title, 2, rc.x, rc.y, rc.w, th->text);
     int y0 = rc.y + fh + 4, avail = rc.y + rc.h - y0;
     if (avail < 4 || k->rows < 1)
@@ -226,7 +226,7 @@ static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     int fit = avail / rh < k->rows ? avail / rh : k->rows;
     if (fit < k->rows) { /* say so instead of cutting rows silently */
         char note[64];
-        snprintf(note, sizeof note, "first %d of %d", fit, k->rows);
+        snprintf(note, sizeof note, _("first %d of %d"), fit, k->rows);
         ren_text(v->r, f, note, rc.x + rc.w - ren_text_width(f, note), rc.y, th->warn);
     }
     if (ui_over(v->in, (Rect){rc.x, y0, rc.w, fit * rh}))
@@ -318,7 +318,7 @@ static void prof_line(ViewCtx *v, const Profile *P, int focus)
     float x = prof_x(P, F - z);
     char buf[64];
     ren_rect(v->r, (Rect){(int)x, P->p.y, 1, P->p.h}, v->th->accent);
-    snprintf(buf, sizeof buf, "zeros from rank %d", F - z + 1);
+    snprintf(buf, sizeof buf, _("zeros from rank %d"), F - z + 1);
     int w = ren_text_width(f, buf), tx = (int)x - w - 4;
     if (tx < P->p.x + 2) /* no room on the left: right of the line, inside */
         tx = (int)x + 4 + w <= P->p.x + P->p.w ? (int)x + 4 : P->p.x + P->p.w - w - 2;
@@ -335,9 +335,9 @@ static void draw_profile(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     int fh = ren_font_height(f);
     char title[300], mid[300], tok[200], hi[32], buf[64];
     tf_view_label(v->s->trace, v->s->model, tv, 0, focus, tok, sizeof tok);
-    snprintf(title, sizeof title, "activations sorted, largest first: '%s' (line), the other tokens (band)", tok);
-    snprintf(mid, sizeof mid, "sorted activations: '%s' line, others band", tok);
-    const char *alts[] = {title, mid, "sorted activations"};
+    snprintf(title, sizeof title, _("activations sorted, largest first: '%s' (line), the other tokens (band)"), tok);
+    snprintf(mid, sizeof mid, _("sorted activations: '%s' line, others band"), tok);
+    const char *alts[] = {title, mid, _("sorted activations")};
     ui_text_alt(v->r, f, alts, 3, rc.x, rc.y, rc.w, th->text);
     ui_fmt(hi, sizeof hi, k->max);
     int yl = ren_text_width(f, hi) + 8;
@@ -349,7 +349,7 @@ static void draw_profile(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     ren_text(v->r, f, hi, P.p.x - yl + 2, P.p.y - fh / 2, th->dim);
     ren_text(v->r, f, "0", P.p.x - ren_text_width(f, "0") - 6, P.p.y + P.p.h - fh / 2, th->dim);
     ren_text(v->r, f, "1", P.p.x, P.p.y + P.p.h + 2, th->dim);
-    snprintf(buf, sizeof buf, "rank %d", P.F);
+    snprintf(buf, sizeof buf, _("rank %d"), P.F);
     ren_text(v->r, f, buf, P.p.x + P.p.w - ren_text_width(f, buf), P.p.y + P.p.h + 2, th->dim);
     prof_band(v, &P, focus);
     prof_line(v, &P, focus);
@@ -367,16 +367,16 @@ static int draw_headline(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     ffn_sentence(said, sizeof ((FfnState *)v->st)->said, k->zeros[focus], k->F, tok);
     char mid[260], brief[260];
     int pct = k->F ? (int)lround(100.0 * k->zeros[focus] / k->F) : 0;
-    snprintf(mid, sizeof mid, "%d%% of %d units are 0 for '%s'", pct, k->F, tok);
-    snprintf(brief, sizeof brief, "%d%% zeros for '%s'", pct, tok);
+    snprintf(mid, sizeof mid, _("%d%% of %d units are 0 for '%s'"), pct, k->F, tok);
+    snprintf(brief, sizeof brief, _("%d%% zeros for '%s'"), pct, tok);
     const char *heads[] = {said, mid, brief};
     ui_text_alt(v->r, t, heads, 3, rc.x, rc.y, rc.w, v->th->text);
     int y = rc.y + ren_font_height(t) + 2;
     long n = (long)k->rows * k->F;
     double all = n ? 100.0 * k->total_zeros / n : 0.0;
-    snprintf(line, sizeof line, "%d of %d for this token · all %d tokens: %ld of %ld activations are 0 (%.1f%%)",
+    snprintf(line, sizeof line, _("%d of %d for this token · all %d tokens: %ld of %ld activations are 0 (%.1f%%)"),
              k->zeros[focus], k->F, k->rows, k->total_zeros, n, all);
-    snprintf(shorter, sizeof shorter, "%d of %d · all tokens: %.1f%% are 0", k->zeros[focus], k->F, all);
+    snprintf(shorter, sizeof shorter, _("%d of %d · all tokens: %.1f%% are 0"), k->zeros[focus], k->F, all);
     const char *alts[] = {line, shorter};
     ui_text_alt(v->r, f, alts, 2, rc.x, y, rc.w, v->th->dim);
     return y + ren_font_height(f) + 4 - rc.y;
@@ -435,4 +435,4 @@ static void ffn_free(void *st)
     free(k->sorted);
 }
 
-const ViewDef VIEW_FFN_DEF = {"ffn", "ReLU", view_ffn, NULL, sizeof(FfnState), ffn_free, SES_NEED_STAGE};
+const ViewDef VIEW_FFN_DEF = {"ffn", N_("ReLU"), view_ffn, NULL, sizeof(FfnState), ffn_free, SES_NEED_STAGE};

@@ -46,9 +46,9 @@ typedef struct HeadsGrid {
 
 static const char *attn_name(StageId first)
 {
-    return first == ST_DEC_CROSS_Q ? "Cross-attention (decoder → encoder)"
-           : first == ST_DEC_SELF_Q ? "Decoder masked self-attention"
-                                    : "Encoder self-attention";
+    return first == ST_DEC_CROSS_Q ? _("Cross-attention (decoder → encoder)")
+           : first == ST_DEC_SELF_Q ? _("Decoder masked self-attention")
+                                    : _("Encoder self-attention");
 }
 
 static Rect thumb_rect(const HeadsGrid *G, int l, int h)
@@ -133,7 +133,7 @@ static float layout_try(ViewCtx *v, const TfView *tv0, Rect body, HeadsGrid *G, 
     int fh = ren_font_height(f);
     float sc = v->g->scale;
     char cap[32];
-    snprintf(cap, sizeof cap, compact ? "L%d" : "layer %d", G->L);
+    snprintf(cap, sizeof cap, compact ? "L%d" : _("layer %d"), G->L);
     G->short_caps = compact > 0;
     G->cap_w = ren_text_width(f, cap) + (int)(12 * sc);
     G->lab_w = compact > 1 ? 0 : ui_label_width(v->s, tv0, 0, f) + (int)(8 * sc);
@@ -351,7 +351,7 @@ static void draw_captions(ViewCtx *v, const HeadsGrid *G, const TfView *tv0, int
         int cur = l == cur_layer;
         Color lc = cur ? v->th->accent : v->th->dim;
         Rect t0 = thumb_rect(G, l, 0), tn = thumb_rect(G, l, G->NH - 1);
-        snprintf(buf, sizeof buf, G->short_caps ? "L%d" : "layer %d", l + 1);
+        snprintf(buf, sizeof buf, G->short_caps ? "L%d" : _("layer %d"), l + 1);
         if (G->side) { /* the caption spans the layer's heads */
             Rect cap = {t0.x, G->y0 - 3 * (fh + 2) - 2, tn.x + tn.w - t0.x, fh};
             ui_text_center(v->r, f, buf, cap, lc);
@@ -374,7 +374,8 @@ static void draw_captions(ViewCtx *v, const HeadsGrid *G, const TfView *tv0, int
             if (!G->band && l > 0 && !G->side)
                 continue;
             int yh = G->band ? t.y - 2 * (fh + 2) - 2 : y_head, yk = G->band ? t.y - fh - 4 : y_key;
-            snprintf(buf, sizeof buf, t.w >= ren_text_width(f, "head 00") ? "head %d" : "%d", h + 1);
+            snprintf(buf, sizeof buf, _("head %d"), 10);
+            snprintf(buf, sizeof buf, t.w >= ren_text_width(f, buf) ? _("head %d") : "%d", h + 1);
             ui_text_center(v->r, f, buf, (Rect){t.x - G->gap / 2, yh, t.w + G->gap, fh},
                            v->s->head == h ? v->th->select : v->th->dim);
             draw_key_labels(v, G, tv0, t, yk);
@@ -387,13 +388,13 @@ static void draw_header(ViewCtx *v, const HeadsGrid *G, StageId first, Rect *bod
     const Scene *sc = v->s;
     RenFont *ui = v->g->ui, *f = v->g->small;
     int fh = ren_font_height(f);
-    char t[256], s[400], sent[64] = "";
-    snprintf(t, sizeof t, "%s · %s", attn_name(first), G->prob ? "weights" : "scaled scores");
+    char t[256], s[400], sent[64] = "", grid[64];
+    snprintf(t, sizeof t, G->prob ? _("%s · weights") : _("%s · scaled scores"), attn_name(first));
     if (sc->n_src > 1)
-        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, sc->n_src);
-    snprintf(s, sizeof s, "%s%d layer%s × %d heads · rows are queries, columns keys · %s · click a head to open it",
-             sent, G->L, G->L > 1 ? "s" : "", G->NH,
-             G->prob ? "each row sums to 1" : "one colour scale for every head");
+        snprintf(sent, sizeof sent, _("sentence %d of %d · "), G->b + 1, sc->n_src);
+    snprintf(grid, sizeof grid, G->L > 1 ? _("%d layers × %d heads") : _("%d layer × %d heads"), G->L, G->NH);
+    snprintf(s, sizeof s, "%s%s · %s · %s · %s", sent, grid, _("rows are queries, columns keys"),
+             G->prob ? _("each row sums to 1") : _("one colour scale for every head"), _("click a head to open it"));
     int y = body->y;
     ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
     y += ren_font_height(ui) + 2;
@@ -415,7 +416,7 @@ static void draw_colorbar(ViewCtx *v, const HeadsGrid *G, Rect body)
     if (bh < need)
         bh = need < room ? need : room;
     int x = last.x + last.w + (int)(16 * v->g->scale);
-    ren_text(v->r, f, G->prob ? "weight" : "score", x, G->y0 - fh - 4, v->th->dim);
+    ren_text(v->r, f, G->prob ? _("weight") : _("score"), x, G->y0 - fh - 4, v->th->dim);
     ui_colorbar(v, (Rect){x, G->y0, (int)(14 * v->g->scale), bh}, G->cmap, G->lo, G->hi,
                 G->prob ? NULL : "0");
 }
@@ -458,7 +459,7 @@ static void heads_draw(ViewCtx *v)
     Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
     draw_header(v, &G, first, &body);
     if (!heads_layout(v, &tv0, body, &G)) {
-        ui_paragraph(v->r, v->g->small, "The window is too small for every head: make it larger, or press 1-9 to see one head.",
+        ui_paragraph(v->r, v->g->small, _("The window is too small for every head: make it larger, or press 1-9 to see one head."),
                      body.x, body.y, body.w, v->th->dim);
         return;
     }
@@ -475,5 +476,5 @@ static void view_heads(ViewCtx *v)
     ui_draw_inside(v, heads_draw);
 }
 
-const ViewDef VIEW_HEADS_DEF = {"heads", "All heads", view_heads, NULL, sizeof(ScoreMemo), NULL,
+const ViewDef VIEW_HEADS_DEF = {"heads", N_("All heads"), view_heads, NULL, sizeof(ScoreMemo), NULL,
                                 SES_NEED_STACK};

@@ -446,14 +446,14 @@ static void column_titles(ViewCtx *v, const LinesGeo *G, Rect body, int y)
 {
     RenFont *f = v->g->small;
     int self = G->kind[0] == G->kind[1];
-    const char *l = self ? "queries (row i)" : "target · queries";
-    const char *r = self ? "keys (column j)" : "source · keys";
+    const char *l = self ? _("queries (row i)") : _("target · queries");
+    const char *r = self ? _("keys (column j)") : _("source · keys");
     int half = (G->text_x[1] - G->text_x[0]) / 2 - 6;
     int lroom = G->text_x[0] - body.x + half, rroom = body.x + body.w - G->text_x[1];
     rroom = rroom < half * 2 ? rroom : half * 2;
     if (ren_text_width(f, l) > lroom || ren_text_width(f, r) > rroom) {
-        l = self ? "queries" : "target";
-        r = self ? "keys" : "source";
+        l = self ? _("queries") : _("target");
+        r = self ? _("keys") : _("source");
     }
     int lw = ren_text_width(f, l);
     int lx = G->text_x[0] - lw < body.x ? body.x : G->text_x[0] - lw;
@@ -469,10 +469,10 @@ static int head_buttons(ViewCtx *v, const LinesGeo *G, int x, int y)
     int fh = ren_font_height(f), h = fh + 8;
     float gs = v->g->scale;
     int sw = (int)(10 * gs);
-    x += ren_text(v->r, f, "head", x, y + 4, v->th->dim) + (int)(8 * gs);
+    x += ren_text(v->r, f, _("head"), x, y + 4, v->th->dim) + (int)(8 * gs);
     for (int k = -1; k < G->NH; k++) {
         char buf[16];
-        snprintf(buf, sizeof buf, k < 0 ? "all" : "%d", k + 1);
+        snprintf(buf, sizeof buf, k < 0 ? _("all") : "%d", k + 1);
         int w = ren_text_width(f, buf) + (k < 0 ? 16 : sw + 20);
         if (x + w > v->area.x + v->area.w)
             break;
@@ -535,7 +535,7 @@ static void set_hover(ViewCtx *v, const LinesGeo *G)
     hv->value = bv;
     tf_view_label(sc->trace, sc->model, &bw, 0, r, rl, sizeof rl);
     tf_view_label(sc->trace, sc->model, &bw, 1, c, cl, sizeof cl);
-    snprintf(hv->where, sizeof hv->where, "head %d, the strongest line through the token: row %d '%s', col %d '%s'",
+    snprintf(hv->where, sizeof hv->where, _("head %d, the strongest line through the token: row %d '%s', col %d '%s'"),
              best_h + 1, r, rl, c, cl);
 }
 
@@ -544,15 +544,15 @@ static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
     const Scene *sc = v->s;
     RenFont *ui = v->g->ui, *f = v->g->small;
     char t[256], s[300], sent[48] = "";
-    const char *what = G->st == ST_DEC_CROSS_WEIGHTS ? "cross-attention"
-                       : G->st == ST_DEC_SELF_WEIGHTS ? "decoder self-attention" : "encoder self-attention";
+    const char *what = G->st == ST_DEC_CROSS_WEIGHTS ? _("cross-attention")
+                       : G->st == ST_DEC_SELF_WEIGHTS ? _("decoder self-attention") : _("encoder self-attention");
     if (G->head < 0)
-        snprintf(t, sizeof t, "Layer %d · all %d heads · %s", G->layer + 1, G->NH, what);
+        snprintf(t, sizeof t, _("Layer %d · all %d heads · %s"), G->layer + 1, G->NH, what);
     else
-        snprintf(t, sizeof t, "Layer %d · head %d · %s", G->layer + 1, G->head + 1, what);
+        snprintf(t, sizeof t, _("Layer %d · head %d · %s"), G->layer + 1, G->head + 1, what);
     if (sc->n_src > 1)
-        snprintf(sent, sizeof sent, "sentence %d of %d · ", G->b + 1, sc->n_src);
-    snprintf(s, sizeof s, "%sline width and opacity = attention weight · hover or click a token", sent);
+        snprintf(sent, sizeof sent, _("sentence %d of %d · "), G->b + 1, sc->n_src);
+    snprintf(s, sizeof s, "%s%s", sent, _("line width and opacity = attention weight · hover or click a token"));
     int y = body->y;
     ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
     y += ren_font_height(ui) + 2;
@@ -618,5 +618,5 @@ static void lines_free(void *st)
     free(S->out.px);
 }
 
-const ViewDef VIEW_LINES_DEF = {"lines", "Lines", view_lines, NULL, sizeof(LinesState), lines_free,
+const ViewDef VIEW_LINES_DEF = {"lines", N_("Lines"), view_lines, NULL, sizeof(LinesState), lines_free,
                                 SES_NEED_STAGE};

@@ -163,8 +163,8 @@ typedef struct MaskGrid {
 static void set_hover(ViewCtx *v, const MaskInfo *M, int i, int j)
 {
     const Scene *sc = v->s;
-    static const char *WHY[] = {"allowed", "future position (j > i)", "key is <pad>",
-                                "future position and <pad> key", "masked", "unexpected value"};
+    static const char *WHY[] = {N_("allowed"), N_("future position (j > i)"), N_("key is <pad>"),
+                                N_("future position and <pad> key"), N_("masked"), N_("unexpected value")};
     char rl[200], cl[200];
     Hover *h = &v->out->hover;
     h->valid = 1;
@@ -177,8 +177,10 @@ static void set_hover(ViewCtx *v, const MaskInfo *M, int i, int j)
     h->value = tf_view_at(&M->mv, i, j);
     tf_view_label(sc->trace, sc->model, &M->mv, 0, i, rl, sizeof rl);
     tf_view_label(sc->trace, sc->model, &M->mv, 1, j, cl, sizeof cl);
-    snprintf(h->where, sizeof h->where, "row %d '%s', col %d '%s': %s%s", i, rl, j, cl,
-             WHY[cell_cat(M, i, j)], i >= M->qn ? " (a padded query row: ignored)" : "");
+    snprintf(h->where, sizeof h->where,
+             i >= M->qn ? _("row %d '%s', col %d '%s': %s (a padded query row: ignored)")
+                        : _("row %d '%s', col %d '%s': %s"),
+             i, rl, j, cl, _(WHY[cell_cat(M, i, j)]));
 }
 
 /* Labels down the left and across the top; a label that would touch its
@@ -268,7 +270,7 @@ static void draw_matrix(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
         Rect row = {G->cells.x, G->cells.y + (int)lroundf(i * G->c), G->cells.w, (int)lroundf(G->c)};
         fade_row(v, row);
         if (G->tag_w && (i == M->qn || G->c >= fh))
-            ren_text(v->r, f, "ignored", G->cells.x + G->cells.w + 6, row.y + row.h / 2 - fh / 2, v->th->dim);
+            ren_text(v->r, f, _("ignored"), G->cells.x + G->cells.w + 6, row.y + row.h / 2 - fh / 2, v->th->dim);
     }
     /* the selected token's row or column */
     if (sc->sel.side == ui_side_of(M->mv.row_kind) && sc->sel.index < M->mv.rows)
@@ -289,7 +291,16 @@ static void draw_matrix(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
 
 /* ---- legend and the causal + padding panel ---- */
 
-static int legend_item(ViewCtx *v, int x, int y, int w, MaskCat cat, int faded, const char *text)
+/* The legend's words, and shorter ones for a narrow legend. */
+static const char *LEGEND_TEXT[5][2] = {
+    {N_("0 · allowed: the score passes unchanged"), N_("0 · allowed")},
+    {N_("−∞ · future position, j > i (causal mask)"), N_("−∞ · future (j > i)")},
+    {N_("−∞ · key j is <pad> (padding mask)"), N_("−∞ · key is <pad>")},
+    {N_("−∞ · both: a future <pad> key"), N_("−∞ · both")},
+    {N_("padded query row: computed, then ignored"), N_("padded row: ignored")}};
+
+/* Item k of the legend: its swatch and its words. */
+static int legend_item(ViewCtx *v, int x, int y, int w, MaskCat cat, int faded, int k)
 {
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), s = fh + 6;
@@ -302,14 +313,10 @@ static int legend_item(ViewCtx *v, int x, int y, int w, MaskCat cat, int faded, 
         paint_cell(v, sw, cat, 0, 1);
     }
     ren_rect_line(v->r, sw, 1, v->th->border);
-    ui_text_fit(v->r, f, text, sw.x + sw.w + 8, y + (s - fh) / 2, w - sw.w - 8, v->th->text);
+    const char *text[2] = {_(LEGEND_TEXT[k][0]), _(LEGEND_TEXT[k][1])};
+    ui_text_alt(v->r, f, text, 2, sw.x + sw.w + 8, y + (s - fh) / 2, w - sw.w - 8, v->th->text);
     return s + 5;
 }
-
-static const char *LEGEND_TEXT[5] = {
-    "0 · allowed: the score passes unchanged", "−∞ · future position, j > i (causal mask)",
-    "−∞ · key j is <pad> (padding mask)", "−∞ · both: a future <pad> key",
-    "padded query row: computed, then ignored"};
 
 static int legend_height(const ViewCtx *v, int causal)
 {
@@ -321,7 +328,7 @@ static int legend_width(const ViewCtx *v)
     RenFont *f = v->g->small;
     int w = 0;
     for (int i = 0; i < 5; i++) {
-        int k = ren_text_width(f, LEGEND_TEXT[i]);
+        int k = ren_text_width(f, _(LEGEND_TEXT[i][0]));
         w = k > w ? k : w;
     }
     return w + (int)((ren_font_height(f) + 6) * 1.6f) + 8;
@@ -329,13 +336,13 @@ static int legend_width(const ViewCtx *v)
 
 static void draw_legend(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
 {
-    y += legend_item(v, x, y, w, MC_ZERO, 0, LEGEND_TEXT[0]);
+    y += legend_item(v, x, y, w, MC_ZERO, 0, 0);
     if (M->causal)
-        y += legend_item(v, x, y, w, MC_FUTURE, 0, LEGEND_TEXT[1]);
-    y += legend_item(v, x, y, w, MC_PAD, 0, LEGEND_TEXT[2]);
+        y += legend_item(v, x, y, w, MC_FUTURE, 0, 1);
+    y += legend_item(v, x, y, w, MC_PAD, 0, 2);
     if (M->causal)
-        y += legend_item(v, x, y, w, MC_BOTH, 0, LEGEND_TEXT[3]);
-    legend_item(v, x, y, w, MC_ZERO, 1, LEGEND_TEXT[4]);
+        y += legend_item(v, x, y, w, MC_BOTH, 0, 3);
+    legend_item(v, x, y, w, MC_ZERO, 1, 4);
 }
 
 /* A small matrix of the causal part, the padding part or their sum,
@@ -362,7 +369,7 @@ static void draw_sum_panel(ViewCtx *v, const MaskInfo *M, Rect rc)
     RenFont *f = v->g->small, *ui = v->g->ui;
     int fh = ren_font_height(f), uh = ren_font_height(ui);
     int T = M->mv.rows, S = M->mv.cols;
-    static const char *CAP[3] = {"causal (j > i)", "padding (<pad> keys)", "the mask applied"};
+    static const char *CAP[3] = {N_("causal (j > i)"), N_("padding (<pad> keys)"), N_("the mask applied")};
     static const char *OP[3] = {"", "+", "="};
     int each = (rc.h - 3 * (fh + 4 + 6) - 2 * uh) / 3;
     float c = fminf((float)(rc.w - 4) / S, (float)each / T);
@@ -376,7 +383,7 @@ static void draw_sum_panel(ViewCtx *v, const MaskInfo *M, Rect rc)
             ui_text_center(v->r, ui, OP[k], (Rect){rc.x, y, (int)lroundf(S * c), uh}, v->th->text);
             y += uh;
         }
-        ui_text_fit(v->r, f, CAP[k], rc.x, y, rc.w, v->th->dim);
+        ui_text_fit(v->r, f, _(CAP[k]), rc.x, y, rc.w, v->th->dim);
         y += fh + 4;
         mini_mask(v, M, (Rect){rc.x, y, rc.w, each}, c, k);
         y += (int)lroundf(T * c) + 6;
@@ -391,9 +398,9 @@ static void sentence_label(const Scene *sc, const MaskInfo *M, int b, int brief,
     if (brief)
         snprintf(buf, cap, "%d", b + 1);
     else if (M->st == ST_DEC_CROSS_MASK)
-        snprintf(buf, cap, "%d · %d→%d tokens", b + 1, sc->trace->src_len[b], n);
+        snprintf(buf, cap, _("%d · %d→%d tokens"), b + 1, sc->trace->src_len[b], n);
     else
-        snprintf(buf, cap, "%d · %d token%s", b + 1, n, n == 1 ? "" : "s");
+        snprintf(buf, cap, n == 1 ? _("%d · %d token") : _("%d · %d tokens"), b + 1, n);
 }
 
 static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
@@ -403,12 +410,14 @@ static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
     int fh = ren_font_height(f), h = fh + 8;
     char buf[64];
     if (sc->n_src < 2) {
-        ui_text_fit(v->r, f, "One sentence: no padding. Type several separated by | to see padding masks.",
-                    x, y + 4, w, v->th->dim);
+        const char *alts[] = {_("One sentence: no padding. Type several separated by | to see padding masks."),
+                              _("One sentence: no padding (type several, separated by |)."),
+                              _("One sentence: no padding.")};
+        ui_text_alt(v->r, f, alts, 3, x, y + 4, w, v->th->dim);
         return h;
     }
     int x1 = x + w;
-    x += ren_text(v->r, f, "sentence", x, y + 4, v->th->dim) + 8;
+    x += ren_text(v->r, f, _("sentence"), x, y + 4, v->th->dim) + 8;
     int total = 0; /* do the long labels (with lengths) fit? */
     for (int b = 0; b < sc->n_src; b++) {
         sentence_label(sc, M, b, 0, buf, sizeof buf);
@@ -430,14 +439,21 @@ static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
 static void draw_header(ViewCtx *v, const MaskInfo *M, Rect *body)
 {
     RenFont *ui = v->g->ui, *f = v->g->small;
-    const char *t = M->causal ? "Decoder self-attention mask: causal + padding"
-                    : M->st == ST_DEC_CROSS_MASK ? "Cross-attention mask: padding of the source"
-                                                 : "Encoder self-attention mask: padding";
+    const char *t[2] = {_("Encoder self-attention mask: padding"), _("Padding mask")};
+    if (M->causal) {
+        t[0] = _("Decoder self-attention mask: causal + padding");
+        t[1] = _("Causal + padding mask");
+    } else if (M->st == ST_DEC_CROSS_MASK) {
+        t[0] = _("Cross-attention mask: padding of the source");
+        t[1] = _("Padding mask of the source");
+    }
     int y = body->y;
-    ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
+    ui_text_alt(v->r, ui, t, 2, body->x, y, body->w, v->th->text);
     y += ren_font_height(ui) + 2;
-    ui_text_fit(v->r, f, "M is added to the scores before the softmax: e^(s − ∞) = 0, so a −∞ cell gets exactly zero weight.",
-                body->x, y, body->w, v->th->dim);
+    const char *alts[] = {_("M is added to the scores before the softmax: e^(s − ∞) = 0, so a −∞ cell gets exactly zero weight."),
+                          _("M is added to the scores before the softmax: a −∞ cell gets zero weight."),
+                          _("scores + M: −∞ → weight 0")};
+    ui_text_alt(v->r, f, alts, 3, body->x, y, body->w, v->th->dim);
     y += ren_font_height(f) + 6;
     y += sentence_buttons(v, M, body->x, y, body->w) + 8;
     body->h -= y - body->y;
@@ -452,7 +468,7 @@ static int layout_grid(ViewCtx *v, const MaskInfo *M, Rect area, MaskGrid *G)
     if (G->lab_w > area.w / 4)
         G->lab_w = area.w / 4;
     G->top = fh + 6;
-    G->tag_w = M->qn < M->mv.rows ? ren_text_width(f, "ignored") + 10 : 0;
+    G->tag_w = M->qn < M->mv.rows ? ren_text_width(f, _("ignored")) + 10 : 0;
     float W = (float)(area.w - G->lab_w - G->tag_w), H = (float)(area.h - G->top);
     G->c = fminf(fminf(W / M->mv.cols, H / M->mv.rows), 56.0f * v->g->scale);
     if (G->c >= 4)
@@ -494,7 +510,7 @@ static void mask_draw(ViewCtx *v)
                    layout_grid(v, &M, (Rect){body.x, body.y, room, body.h - leg_h - 8}, &below);
     int ok_beside = layout_grid(v, &M, (Rect){body.x, body.y, room - leg_w - 12, body.h}, &beside);
     if (!ok_below && !ok_beside) {
-        ui_paragraph(v->r, v->g->small, "The window is too small for the mask: make it larger.", body.x, body.y,
+        ui_paragraph(v->r, v->g->small, _("The window is too small for the mask: make it larger."), body.x, body.y,
                      body.w, v->th->dim);
         return;
     }
@@ -517,4 +533,4 @@ static void view_mask(ViewCtx *v)
     ui_draw_inside(v, mask_draw);
 }
 
-const ViewDef VIEW_MASK_DEF = {"mask", "Mask", view_mask, NULL, 0, NULL, SES_NEED_STAGE};
+const ViewDef VIEW_MASK_DEF = {"mask", N_("Mask"), view_mask, NULL, 0, NULL, SES_NEED_STAGE};

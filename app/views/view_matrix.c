@@ -364,7 +364,7 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
     }
     if (pz->zoom > 1.0f) { /* below the grid when there is room, else in the label band */
         char z[64];
-        snprintf(z, sizeof z, L(sc->lang, "zoom %.1fx  (right-click resets)"), pz->zoom);
+        snprintf(z, sizeof z, _("zoom %.1fx  (right-click resets)"), pz->zoom);
         int zy = grid_area.y + grid_area.h + 4;
         if (zy + fh > rc.y + rc.h)
             zy = rc.y;
@@ -416,7 +416,7 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
         if (show_ids) {
             snprintf(id, sizeof id, unk_word ? "<unk> id %d" : "id %d", ids[i]);
             ui_text_center(v->r, s, id, (Rect){x, y + chip.h + 2, cw, sh}, th->dim);
-            snprintf(id, sizeof id, "pos %d", i);
+            snprintf(id, sizeof id, _("pos %d"), i);
             ui_text_center(v->r, s, id, (Rect){x, y + chip.h + 2 + sh, cw, sh}, th->dim);
         }
         if (stage >= 0 && ui_clicked(v->in, chip))
@@ -427,7 +427,7 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
             v->out->hover.row = i;
             v->out->hover.col = 0;
             v->out->hover.value = (float)ids[i];
-            snprintf(v->out->hover.where, sizeof v->out->hover.where, "token %d '%s'", i, t);
+            snprintf(v->out->hover.where, sizeof v->out->hover.where, _("token %d '%s'"), i, t);
         }
         x += cw + 10;
     }
@@ -459,7 +459,7 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
             int a1 = ren_text_width(tf, vocab_token(voc, tv->ids[i])), a2 = ren_text_width(tf, vocab_token(voc, next[i]));
             widths[i] = (a1 > a2 ? a1 : a2) + 24;
         }
-        ren_text(v->r, ui, L(sc->lang, "the decoder reads"), x, y, th->dim);
+        ren_text(v->r, ui, _("the decoder reads"), x, y, th->dim);
         y += lh;
     }
     TokSpan spans[SES_CAP_T];
@@ -470,13 +470,13 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
     y = token_chips(v, voc, tv->ids, tv->rows, tv->row_kind, n_real, x, y, w, 1, tv->stage,
                     src ? NULL : widths, text, spans, n_spans < SES_CAP_T ? n_spans : SES_CAP_T);
     if (n_next > 0) {
-        ren_text(v->r, ui, L(sc->lang, "and at each position must predict the next token"), x, y, th->dim);
+        ren_text(v->r, ui, _("and at each position must predict the next token"), x, y, th->dim);
         y += lh;
         y = token_chips(v, voc, next, n_next, LBL_NONE, n_next, x, y, w, 0, -1, widths, NULL, NULL, 0);
     }
     if (src && sc->ses->translation[0] && tv->b == 0) {
         y += 6;
-        ren_text(v->r, ui, L(sc->lang, "the model translates it (greedy) as"), x, y, th->dim);
+        ren_text(v->r, ui, _("the model translates it (greedy) as"), x, y, th->dim);
         y += lh;
         int n = 0;
         int out[SES_CAP_T];
@@ -486,10 +486,10 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
     }
     y += 8;
     if (sc->ses->n_unk && src) {
-        y += ui_paragraph(v->r, ui, L(sc->lang, "Words outside the model's vocabulary become <unk> (in red): the model sees only that id and cannot tell them apart."),
+        y += ui_paragraph(v->r, ui, _("Words outside the model's vocabulary become <unk> (in red): the model sees only that id and cannot tell them apart."),
                           x, y, w, th->warn) + 8;
     }
-    ui_paragraph(v->r, v->g->small, L(sc->lang, "→ steps through the model stage by stage; a block on the left jumps to it."),
+    ui_paragraph(v->r, v->g->small, _("→ steps through the model stage by stage; a block on the left jumps to it."),
                  x, y, w, th->dim);
 }
 
@@ -524,7 +524,7 @@ void view_matrix(ViewCtx *v)
         o.prob = 0;
         o.diverging = 1;
         o.zeros_marked = 0;
-        o.caption = "experiment − normal";
+        o.caption = _("experiment − normal");
     }
     TfView ev = tv;
     heat_draw(v, &tv, v->area, &o);
@@ -535,7 +535,7 @@ void view_matrix(ViewCtx *v)
         tf_view(sc->trace, p.stage, p.layer, head, sc->batch, &ev, &e2);
         tf_view(sc->base, p.stage, p.layer, head, sc->batch, &bv, &e2);
         size_t n = strlen(h->where);
-        snprintf(h->where + n, sizeof h->where - n, " · experiment %.6g, normal %.6g, difference",
+        snprintf(h->where + n, sizeof h->where - n, _(" · experiment %.6g, normal %.6g, difference"),
                  tf_view_at(&ev, h->row, h->col), tf_view_at(&bv, h->row, h->col));
     }
     free(diff);
@@ -560,4 +560,4 @@ float *view_diff(const Scene *sc, const TfView *tv, int head)
     return d;
 }
 
-const ViewDef VIEW_MATRIX_DEF = {"matrix", "Heatmap", view_matrix, NULL, 0, NULL, SES_NEED_STAGE};
+const ViewDef VIEW_MATRIX_DEF = {"matrix", N_("Heatmap"), view_matrix, NULL, 0, NULL, SES_NEED_STAGE};

@@ -78,12 +78,14 @@ static StageId sublayer_out(int dec, int step)
     return step == 1 ? ST_DEC_SELF_OUT : step == 2 ? ST_DEC_CROSS_OUT : ST_DEC_FFN_OUT;
 }
 
+/* "Sublayer = ..." for the formula line: which sub-layer this one is. */
 static const char *sublayer_name(int dec, int step)
 {
     if (!dec)
-        return step == 1 ? "self-attention" : "the feed-forward network";
-    return step == 1 ? "masked self-attention" : step == 2 ? "cross-attention (K, V from the encoder)"
-                                                           : "the feed-forward network";
+        return step == 1 ? _("Sublayer = self-attention") : _("Sublayer = the feed-forward network");
+    return step == 1   ? _("Sublayer = masked self-attention")
+           : step == 2 ? _("Sublayer = cross-attention (K, V from the encoder)")
+                       : _("Sublayer = the feed-forward network");
 }
 
 /* Side and step of an add/norm stage; -1 for other stages. */
@@ -123,8 +125,8 @@ static int final_parts(const TfTrace *tr, StageId st, int b, NormParts *np, TfEr
     if (tf_view(tr, dec ? ST_DEC_ADD3 : ST_ENC_ADD2, last, -1, b, &np->m[0], err) ||
         tf_view(tr, st, 0, -1, b, &np->m[1], err))
         return -1;
-    np->what[0] = "x (the last layer's output)";
-    np->what[1] = "LayerNorm(x), the stack's final norm";
+    np->what[0] = _("x (the last layer's output)");
+    np->what[1] = _("LayerNorm(x), the stack's final norm");
     np->ln_in = 0;
     np->ln_out = 1;
     np->current = 1;
@@ -204,12 +206,12 @@ static void name_parts(NormParts *np)
     if (np->n != 4)
         return;
     if (np->pre) {
-        np->what[0] = "x (the residual stream)";
+        np->what[0] = _("x (the residual stream)");
         np->what[1] = "LayerNorm(x)";
         np->what[2] = "Sublayer(LayerNorm(x))";
         np->what[3] = "x + Sublayer(LayerNorm(x))";
     } else {
-        np->what[0] = "x (the sub-layer's input)";
+        np->what[0] = _("x (the sub-layer's input)");
         np->what[1] = "Sublayer(x)";
         np->what[2] = "x + Sublayer(x)";
         np->what[3] = "LayerNorm(x + Sublayer(x))";
@@ -340,7 +342,8 @@ typedef struct NormState {
 /* Tabs over a single matrix; returns the index to show. */
 static int matrix_tabs(ViewCtx *v, Rect rc, const NormParts *np, int *used)
 {
-    static const char *post[4] = {"x", "Sublayer", "Add", "Norm"}, *pre[4] = {"x", "Norm", "Sublayer", "Add"};
+    static const char *post[4] = {"x", N_("Sublayer"), N_("Add"), N_("Norm")},
+                      *pre[4] = {"x", N_("Norm"), N_("Sublayer"), N_("Add")};
     NormState *S = v->st;
     const TfView *cur = &np->m[np->current];
     if (S->stage != cur->stage || S->layer != cur->layer) {
@@ -351,7 +354,7 @@ static int matrix_tabs(ViewCtx *v, Rect rc, const NormParts *np, int *used)
     int show = S->pick >= 0 && S->pick < np->n ? S->pick : np->current;
     int h = ren_font_height(v->g->small) + 8, x = rc.x;
     for (int i = 0; i < np->n; i++) {
-        const char *lab = np->n == 2 ? (i ? "Norm" : "x") : np->pre ? pre[i] : post[i];
+        const char *lab = _(np->n == 2 ? (i ? "Norm" : "x") : np->pre ? pre[i] : post[i]);
         int w = ren_text_width(v->g->small, lab) + 16;
         if (x + w > rc.x + rc.w)
             break;
@@ -505,11 +508,12 @@ static int stats_header(ViewCtx *v, const StatCols *k, int y, float R)
     const Theme *th = v->th;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), tw = k->s_w + (k->numbers ? k->n_w : 0);
-    const char *h1[] = {"before: LayerNorm's input", "before"}, *h2[] = {"after: (v − μ)/σ, before γ, β", "after"};
+    const char *h1[] = {_("before: LayerNorm's input"), _("before")},
+               *h2[] = {_("after: (v − μ)/σ, before γ, β"), _("after")};
     ui_text_alt(v->r, f, h1, 2, k->s1_x, y, tw, th->text);
     ui_text_alt(v->r, f, h2, 2, k->s2_x, y, tw, th->text);
     if (k->gb)
-        ui_text_fit(v->r, f, "after γ, β", k->n3_x, y, k->n_w, th->text);
+        ui_text_fit(v->r, f, _("after γ, β"), k->n3_x, y, k->n_w, th->text);
     y += fh;
     char lo[32], hi[32], pm[40];
     ui_fmt(hi, sizeof hi, R);
@@ -600,7 +604,7 @@ static int draw_stats(ViewCtx *v, Rect rc, const NormParts *np, int focus_in, in
     int fit = avail / rh < np->rows ? avail / rh : np->rows;
     if (fit < np->rows) { /* say so instead of cutting rows silently */
         char note[64];
-        snprintf(note, sizeof note, "first %d of %d tokens", fit, np->rows);
+        snprintf(note, sizeof note, _("first %d of %d tokens"), fit, np->rows);
         ren_text(v->r, f, note, k.lab_x, y - fh - 2, th->warn);
     }
     int every = 1; /* label every n-th row when rows are thin */
@@ -635,9 +639,9 @@ static int footer_text(const Scene *sc, const NormParts *np, int r, char *buf, s
     fmt3(gm, sizeof gm, g.mean);
     fmt3(gs, sizeof gs, g.std);
     return snprintf(buf, cap,
-                    "'%s' (row %d): the engine's LayerNorm stored mean μ = %s and rstd = 1/√(σ² + ε) = %s, "
-                    "so σ ≈ %s. Normalised, (v − μ)·rstd has mean %s and standard deviation %s "
-                    "(just under 1 because of ε = %g); after γ and β: mean %s, σ %s.",
+                    _("'%s' (row %d): the engine's LayerNorm stored mean μ = %s and rstd = 1/√(σ² + ε) = %s, "
+                      "so σ ≈ %s. Normalised, (v − μ)·rstd has mean %s and standard deviation %s "
+                      "(just under 1 because of ε = %g); after γ and β: mean %s, σ %s."),
                     tok, r, m, rs, sd, hm, hs, (double)TF_LN_EPS, gm, gs);
 }
 
@@ -720,12 +724,12 @@ static void view_norm(ViewCtx *v)
     ren_clip_push(v->r, A);
     char formula[256];
     if (np.n == 2)
-        snprintf(formula, sizeof formula, "pre-LN: the stack ends with one more LayerNorm");
+        snprintf(formula, sizeof formula, "%s", _("pre-LN: the stack ends with one more LayerNorm"));
     else
-        snprintf(formula, sizeof formula, "%s   Sublayer = %s",
-                 np.pre ? "pre-LN: x + Sublayer(LayerNorm(x))" : "post-LN (the paper): LayerNorm(x + Sublayer(x))",
+        snprintf(formula, sizeof formula, "%s   %s",
+                 np.pre ? _("pre-LN: x + Sublayer(LayerNorm(x))") : _("post-LN (the paper): LayerNorm(x + Sublayer(x))"),
                  sublayer_name(np.dec, np.step));
-    const char *alts[] = {formula, np.n == 2 ? "final LayerNorm" : np.pre ? "x + Sublayer(LayerNorm(x))"
+    const char *alts[] = {formula, np.n == 2 ? _("final LayerNorm") : np.pre ? "x + Sublayer(LayerNorm(x))"
                                                                              : "LayerNorm(x + Sublayer(x))"};
     ui_text_alt(v->r, uf, alts, 2, A.x, A.y, A.w, th->text);
     int y = A.y + uh + 6, H = A.y + A.h - y;
@@ -749,5 +753,5 @@ static void view_norm(ViewCtx *v)
     ren_clip_pop(v->r);
 }
 
-const ViewDef VIEW_NORM_DEF = {"norm", "Add & Norm", view_norm, NULL, sizeof(NormState), NULL,
+const ViewDef VIEW_NORM_DEF = {"norm", N_("Add & Norm"), view_norm, NULL, sizeof(NormState), NULL,
                                SES_NEED_STAGE};

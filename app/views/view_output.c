@@ -175,7 +175,7 @@ static void set_hover(ViewCtx *v, int b, int t, int id, float p)
     h->row = t;
     h->col = id;
     h->value = p;
-    snprintf(h->where, sizeof h->where, "row %d '%s', col %d '%s'", t,
+    snprintf(h->where, sizeof h->where, _("row %d '%s', col %d '%s'"), t,
              vocab_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + t]), id,
              vocab_token(&sc->model->tgt_vocab, id));
 }
@@ -229,7 +229,7 @@ static void draw_card(ViewCtx *v, const OutGeo *G, Rect card, int t)
     ren_rect_line(v->r, card, sel ? 2 : 1, sel ? th->select : th->border);
     char head[300];
     const char *in = vocab_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)TOP(v)->b * tr->T + t]);
-    snprintf(head, sizeof head, "%d · after '%s' →", t, in);
+    snprintf(head, sizeof head, _("%d · after '%s' →"), t, in);
     Rect hr = {card.x + 8, card.y + 5, card.w - 16, uh + 4};
     ui_text_fit(v->r, ui, head, hr.x, hr.y, hr.w, sel ? th->select : th->text);
     if (ui_clicked(v->in, hr)) /* follow this decoder input token across views */
@@ -242,7 +242,7 @@ static void draw_card(ViewCtx *v, const OutGeo *G, Rect card, int t)
         return;
     char buf[300], pv[32];
     ui_fmt(pv, sizeof pv, TOP(v)->truth_p[t]);
-    snprintf(buf, sizeof buf, "true next '%s': %s (rank %d)", vocab_token(&sc->model->tgt_vocab, truth), pv,
+    snprintf(buf, sizeof buf, _("true next '%s': %s (rank %d)"), vocab_token(&sc->model->tgt_vocab, truth), pv,
              TOP(v)->truth_rank[t]);
     ui_text_fit(v->r, f, buf, card.x + 8, y + 3, card.w - 16, th->bad);
 }
@@ -261,23 +261,24 @@ static void draw_header(ViewCtx *v, Rect body, int b, int scrolls)
     RenFont *ui = v->g->ui, *f = v->g->small;
     char t[200], s[500], pad[64] = "", more[64] = "";
     if (sc->n_src > 1)
-        snprintf(t, sizeof t, "Next-token probabilities · sentence %d of %d · %d tokens", b + 1, sc->n_src, TOP(v)->V);
+        snprintf(t, sizeof t, _("Next-token probabilities · sentence %d of %d · %d tokens"), b + 1, sc->n_src, TOP(v)->V);
     else
-        snprintf(t, sizeof t, "Next-token probabilities over the %d target tokens", TOP(v)->V);
+        snprintf(t, sizeof t, _("Next-token probabilities over the %d target tokens"), TOP(v)->V);
     int npad = tr->T - TOP(v)->n;
     if (npad > 0)
-        snprintf(pad, sizeof pad, " · %d padded position%s not shown", npad, npad > 1 ? "s" : "");
+        snprintf(pad, sizeof pad, npad > 1 ? _(" · %d padded positions not shown") : _(" · %d padded position not shown"),
+                 npad);
     if (scrolls)
-        snprintf(more, sizeof more, " · %d positions: the wheel scrolls", TOP(v)->n);
+        snprintf(more, sizeof more, _(" · %d positions: the wheel scrolls"), TOP(v)->n);
     /* what the marks mean first: the header may be cut short */
     if (TOP(v)->truth[0] >= 0)
-        snprintf(s, sizeof s, "highlighted: the argmax · green/red: the true next token (argmax right/wrong)%s · "
-                 "softmax(logits) on a 0..1 scale%s", more, pad);
+        snprintf(s, sizeof s, "%s%s · %s%s", _("highlighted: the argmax · green/red: the true next token (argmax right/wrong)"),
+                 more, _("softmax(logits) on a 0..1 scale"), pad);
     else
-        snprintf(s, sizeof s, "highlighted: the argmax · %s%s · softmax(logits) on a 0..1 scale%s",
-                 b == 0 ? "the input is the greedy translation: each argmax became the next input"
-                        : "this sentence's input is its greedy translation",
-                 more, pad);
+        snprintf(s, sizeof s, "%s · %s%s · %s%s", _("highlighted: the argmax"),
+                 b == 0 ? _("the input is the greedy translation: each argmax became the next input")
+                        : _("this sentence's input is its greedy translation"),
+                 more, _("softmax(logits) on a 0..1 scale"), pad);
     int y = body.y;
     ui_text_fit(v->r, ui, t, body.x, y, body.w, v->th->text);
     y += ren_font_height(ui) + 2;
@@ -311,7 +312,7 @@ static void output_draw(ViewCtx *v)
     const Scene *sc = v->s;
     int b = sc->batch;
     if (sc->trace->B < 1 || b < 0 || b >= sc->trace->B || sc->trace->T < 1) {
-        ui_paragraph(v->r, v->g->ui, "Nothing has been computed yet.", v->area.x + 10, v->area.y + 10,
+        ui_paragraph(v->r, v->g->ui, _("Nothing has been computed yet."), v->area.x + 10, v->area.y + 10,
                      v->area.w - 20, v->th->warn);
         return;
     }
@@ -343,4 +344,4 @@ static void view_output(ViewCtx *v)
     ui_draw_inside(v, output_draw);
 }
 
-const ViewDef VIEW_OUTPUT_DEF = {"output", "Top-k", view_output, NULL, sizeof(TopK), NULL, SES_NEED_ALL};
+const ViewDef VIEW_OUTPUT_DEF = {"output", N_("Top-k"), view_output, NULL, sizeof(TopK), NULL, SES_NEED_ALL};

@@ -234,9 +234,9 @@ static float pe_value(const PeData *d, int pos, int dim)
 static void chip_text(char *buf, size_t cap, int dim, int C, int with_omega)
 {
     if (with_omega)
-        snprintf(buf, cap, "dim %d %s ω=%.3g", dim, dim % 2 ? "cos" : "sin", pe_omega(dim / 2, C));
+        snprintf(buf, cap, dim % 2 ? _("dim %d cos ω=%.3g") : _("dim %d sin ω=%.3g"), dim, pe_omega(dim / 2, C));
     else
-        snprintf(buf, cap, "dim %d %s", dim, dim % 2 ? "cos" : "sin");
+        snprintf(buf, cap, dim % 2 ? _("dim %d cos") : _("dim %d sin"), dim);
 }
 
 /* The chips that choose the plotted dimensions, in one row when they fit
@@ -358,7 +358,7 @@ static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
         right[row] = x + w;
     }
     /* what the marks are, in the last row when the tokens leave room */
-    const char *legend = "dots: the engine's table · lines: the formula in between";
+    const char *legend = _("dots: the engine's table · lines: the formula in between");
     int lw = ren_text_width(f, legend), lx = plot.x + plot.w - lw;
     if (lx > right[2] + 16 && lx > plot.x)
         ren_text(v->r, f, legend, lx, y0 + 2 * fh, v->th->dim);
@@ -393,7 +393,7 @@ static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
     h->row = p;
     h->col = dim;
     h->value = pe_value(d, p, dim);
-    snprintf(h->where, sizeof h->where, "PE(pos %d, dim %d) = %s(%d · %.6g)", p, dim,
+    snprintf(h->where, sizeof h->where, _("PE(pos %d, dim %d) = %s(%d · %.6g)"), p, dim,
              dim % 2 ? "cos" : "sin", p, pe_omega(dim / 2, d->C));
 }
 
@@ -476,9 +476,9 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
     tv.data = d->pe;   /* (the trace's own table holds only what the input needs) */
     tv.stride = d->C;
     char cap[160];
-    snprintf(cap, sizeof cap, "PE table: positions 0–%d × dims 0–%d", d->npos - 1, d->C - 1);
+    snprintf(cap, sizeof cap, _("PE table: positions 0–%d × dims 0–%d"), d->npos - 1, d->C - 1);
     if (ren_text_width(v->g->ui, cap) > rc.w)
-        snprintf(cap, sizeof cap, "PE table");
+        snprintf(cap, sizeof cap, "%s", _("PE table"));
     int fh = ren_font_height(v->g->small);
     HeatOpts o = {0};
     o.colorbar = 1;
@@ -489,7 +489,7 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
     o.caption = cap;
     Rect hr = {rc.x, rc.y, rc.w, rc.h - fh - 4};
     heat_draw(v, &tv, hr, &o);
-    const char *hint[] = {"each column is one wave: click a column to plot it", "click a column to plot it"};
+    const char *hint[] = {_("each column is one wave: click a column to plot it"), _("click a column to plot it")};
     ui_text_alt(v->r, v->g->small, hint, 2, rc.x, rc.y + rc.h - fh, rc.w, v->th->dim);
     /* a click on a cell plots that dimension and rotates its pair */
     if (v->in->pressed && ui_over(v->in, hr) && v->out->hover.valid && v->out->hover.stage == ST_POS_ENC) {
@@ -521,9 +521,9 @@ static void rot_axes(ViewCtx *v, Circle c, int i)
     ring(v->r, c.cx, c.cy, c.R, 1.5f, th->dim);
     char buf[64];
     /* axis names away from pos 0, which is always at the top */
-    snprintf(buf, sizeof buf, "dim %d (sin)", 2 * i);
+    snprintf(buf, sizeof buf, _("dim %d (sin)"), 2 * i);
     ren_text(v->r, f, buf, (int)(c.cx + 1.15f * c.R + 4), (int)c.cy + 2, th->dim);
-    snprintf(buf, sizeof buf, "dim %d (cos)", 2 * i + 1);
+    snprintf(buf, sizeof buf, _("dim %d (cos)"), 2 * i + 1);
     ren_text(v->r, f, buf, (int)c.cx - ren_text_width(f, buf) - 6, (int)(c.cy - 1.1f * c.R - fh), th->dim);
 }
 
@@ -647,13 +647,13 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
     double w = pe_omega(i, d->C);
     char buf[200], cap[64];
     char b2[200];
-    snprintf(buf, sizeof buf, "pair %d = dims %d, %d:  ω_%d = 1/10000^(%d/%d) = %.6g", i, 2 * i,
+    snprintf(buf, sizeof buf, _("pair %d = dims %d, %d:  ω_%d = 1/10000^(%d/%d) = %.6g"), i, 2 * i,
              2 * i + 1, i, 2 * i, d->C, w);
     snprintf(b2, sizeof b2, "ω_%d = %.6g", i, w);
     const char *l1[] = {buf, b2};
     ui_text_alt(v->r, f, l1, 2, rc.x, y, rc.w, th->dim);
     y += fh;
-    snprintf(buf, sizeof buf, "turn by k·ω = %d × %.5g = %.5g rad", k, w, k * w);
+    snprintf(buf, sizeof buf, _("turn by k·ω = %d × %.5g = %.5g rad"), k, w, k * w);
     snprintf(b2, sizeof b2, "k·ω = %.5g rad", k * w);
     const char *l2[] = {buf, b2};
     ui_text_alt(v->r, f, l2, 2, rc.x, y, rc.w, th->dim);
@@ -669,15 +669,16 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
     snprintf(cap, sizeof cap, "R·PE(%d)", pos);
     bracketed(v, x, y, 1, res, th->accent2, cap, th->accent2);
     y += 2 * mh + fh + 10;
-    snprintf(buf, sizeof buf, "the table's PE(%d) = (%+.5f, %+.5f)", pos + k, pk[0], pk[1]);
+    snprintf(buf, sizeof buf, _("the table's PE(%d) = (%+.5f, %+.5f)"), pos + k, pk[0], pk[1]);
     snprintf(b2, sizeof b2, "PE(%d) = (%+.5f, %+.5f)", pos + k, pk[0], pk[1]);
     const char *l3[] = {buf, b2};
     ui_text_alt(v->r, f, l3, 2, rc.x, y, rc.w, th->good);
     y += fh;
     float diff = fmaxf(fabsf(res[0] - pk[0]), fabsf(res[1] - pk[1]));
     int same = diff <= 1e-5f;
-    snprintf(buf, sizeof buf, "|R·PE(%d) − PE(%d)| = %.1e %s", pos, pos + k, diff, same ? "✓ the same point" : "");
-    snprintf(b2, sizeof b2, "differ by %.1e %s", diff, same ? "✓" : "");
+    snprintf(buf, sizeof buf, same ? _("|R·PE(%d) − PE(%d)| = %.1e ✓ the same point") : "|R·PE(%d) − PE(%d)| = %.1e",
+             pos, pos + k, diff);
+    snprintf(b2, sizeof b2, same ? _("differ by %.1e ✓") : _("differ by %.1e"), diff);
     const char *l4[] = {buf, b2};
     ui_text_alt(v->r, f, l4, 2, rc.x, y, rc.w, same ? th->good : th->warn);
 }
@@ -688,7 +689,7 @@ static int rot_controls(ViewCtx *v, Rect rc, const PeData *d)
     PeUi *u = v->st;
     int h = ren_font_height(v->g->small) + 8, x = rc.x, y = rc.y, w;
     char val[32];
-    const char *labels[3] = {"pair i", "pos", "k"};
+    const char *labels[3] = {_("pair i"), _("pos"), "k"};
     for (int c = 0; c < 3; c++) {
         int *field = c == 0 ? &u->pair : c == 1 ? &u->pos : &u->k;
         snprintf(val, sizeof val, "%d", *field);
@@ -720,12 +721,14 @@ static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
     y += rot_controls(v, (Rect){rc.x, y, rc.w, rc.h}, d) + 6;
     float Rm[2][2], res[2];
     if (d->C < 2 || pe_rotate(d->pe, d->rows, d->C, PE_UI(v)->pair, PE_UI(v)->pos, PE_UI(v)->k, Rm, res)) {
-        ui_paragraph(v->r, v->g->small, "d_model is too small for a sin/cos pair.", rc.x, y, rc.w, th->dim);
+        ui_paragraph(v->r, v->g->small, _("d_model is too small for a sin/cos pair."), rc.x, y, rc.w, th->dim);
         ren_clip_pop(v->r);
         return;
     }
     int nw = rot_eq_w(v), nh = rot_numbers_h(v), left = rc.y + rc.h - y;
-    int label_room = 2 * ren_text_width(v->g->small, "dim 00 (sin)") + 16;
+    char widest[64];
+    snprintf(widest, sizeof widest, _("dim %d (sin)"), 10);
+    int label_room = 2 * ren_text_width(v->g->small, widest) + 16;
     /* side by side when the circle gets bigger that way */
     int side_d = rc.w - nw - 16 - label_room, stack_d = left - nh - 12;
     if (side_d > left - 8)
@@ -796,15 +799,15 @@ static int gather(const Scene *sc, PeUi *u, PeData *d)
 /* Narrow layouts: buttons choosing the panel; returns the height used. */
 static int panel_tabs(ViewCtx *v, Rect rc, int first)
 {
-    static const char *names[PANEL_COUNT] = {"Waves", "PE table", "Rotation"};
+    static const char *names[PANEL_COUNT] = {N_("Waves"), N_("PE table"), N_("Rotation")};
     int h = ren_font_height(v->g->small) + 8, x = rc.x;
     if (PE_UI(v)->panel < first)
         PE_UI(v)->panel = first;
     for (int p = first; p < PANEL_COUNT; p++) {
-        int w = ren_text_width(v->g->small, names[p]) + 18;
+        int w = ren_text_width(v->g->small, _(names[p])) + 18;
         if (x + w > rc.x + rc.w)
             break;
-        if (ui_button(v, (Rect){x, rc.y, w, h}, names[p], PE_UI(v)->panel == p))
+        if (ui_button(v, (Rect){x, rc.y, w, h}, _(names[p]), PE_UI(v)->panel == p))
             PE_UI(v)->panel = p;
         x += w + 4;
     }
@@ -875,4 +878,4 @@ void view_pe_choices(const void *st, int *dims, int *pair, int *pos, int *k)
     *k = pe_ui->k;
 }
 
-const ViewDef VIEW_PE_DEF = {"pe", "Waves", view_pe, NULL, sizeof(PeUi), pe_free, SES_NEED_STAGE};
+const ViewDef VIEW_PE_DEF = {"pe", N_("Waves"), view_pe, NULL, sizeof(PeUi), pe_free, SES_NEED_STAGE};

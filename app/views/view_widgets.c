@@ -22,7 +22,7 @@ int ui_label_width(const Scene *sc, const TfView *tv, int axis, RenFont *f)
 
 void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c)
 {
-    char rl[200], cl[200], lh[64] = "";
+    char rl[200], cl[200];
     Hover *h = &v->out->hover;
     memset(h, 0, sizeof *h);
     h->valid = 1;
@@ -37,8 +37,10 @@ void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c)
     tf_view_label(v->s->trace, v->s->model, tv, 1, c, cl, sizeof cl);
     const StageInfo *si = stage_info(tv->stage);
     if ((si->flags & SF_HEAD) && tv->head >= 0)
-        snprintf(lh, sizeof lh, "layer %d head %d: ", tv->layer + 1, tv->head + 1);
-    snprintf(h->where, sizeof h->where, "%srow %d '%s', col %d '%s'", lh, r, rl, c, cl);
+        snprintf(h->where, sizeof h->where, _("layer %d head %d: row %d '%s', col %d '%s'"), tv->layer + 1,
+                 tv->head + 1, r, rl, c, cl);
+    else
+        snprintf(h->where, sizeof h->where, _("row %d '%s', col %d '%s'"), r, rl, c, cl);
 }
 
 int ui_button(ViewCtx *v, Rect rc, const char *label, int active)

@@ -205,7 +205,7 @@ static void compute_beam(const Scene *sc, DecodeUi *d)
     if (d->err[0] || d->S < 1)
         return;
     if (ensure_beam_trace(d, &err)) {
-        snprintf(d->beam_err, sizeof d->beam_err, "no room for beam search: %s", err.msg);
+        snprintf(d->beam_err, sizeof d->beam_err, _("no room for beam search: %s"), err.msg);
         return;
     }
     if (tf_beam(sc->model, &d->btr, d->src, d->S, d->beam_k, DEC_ALPHAS[d->alpha_i],
@@ -214,7 +214,7 @@ static void compute_beam(const Scene *sc, DecodeUi *d)
         return;
     }
     if (dec_beam_layout(d))
-        snprintf(d->beam_err, sizeof d->beam_err, "out of memory for the tree of %d hypotheses",
+        snprintf(d->beam_err, sizeof d->beam_err, _("out of memory for the tree of %d hypotheses"),
                  d->beam.n_nodes);
 }
 
@@ -407,21 +407,21 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
     const Theme *th = f->v->th;
     if (ui_flow_button(f, "◀", 0))
         dec_select(d, d->sel - 1);
-    if (ui_flow_button(f, "Step ▶  S", 0))
+    if (ui_flow_button(f, _("Step ▶  S"), 0))
         dec_step(d);
-    if (ui_flow_button(f, d->playing ? "Pause  P" : "Play  P", d->playing))
+    if (ui_flow_button(f, d->playing ? _("Pause  P") : _("Play  P"), d->playing))
         dec_play(f->v, d);
-    if (ui_flow_button(f, "Restart  R", 0))
+    if (ui_flow_button(f, _("Restart  R"), 0))
         dec_restart(d);
     char buf[160];
     int n = d->gen.n;
     int ended = n > 0 && d->gen.ids[n - 1] == TOK_EOS;
     if (d->shown < n)
-        snprintf(buf, sizeof buf, "%d of %d tokens generated", d->shown, n);
+        snprintf(buf, sizeof buf, _("%d of %d tokens generated"), d->shown, n);
     else if (ended)
-        snprintf(buf, sizeof buf, "all %d tokens generated, <eos> included", n);
+        snprintf(buf, sizeof buf, _("all %d tokens generated, <eos> included"), n);
     else
-        snprintf(buf, sizeof buf, "%d tokens and no <eos>: stopped at the maximum length", n);
+        snprintf(buf, sizeof buf, _("%d tokens and no <eos>: stopped at the maximum length"), n);
     /* the count only when it fits on the line; the warning always */
     int w = ren_text_width(f->v->g->small, buf) + ui_px(f->v->g, 4);
     if (f->x + w <= f->rc.x + f->rc.w || (d->shown >= n && !ended))
@@ -431,14 +431,14 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
 static void draw_bar_beam(UiFlow *f, DecodeUi *d)
 {
     char buf[32];
-    ui_flow_text(f, "beam size", f->v->th->dim);
+    ui_flow_text(f, _("beam size"), f->v->th->dim);
     for (int k = 1; k <= DEC_MAX_BEAM; k++) {
         snprintf(buf, sizeof buf, "%d", k);
         if (ui_flow_button(f, buf, d->beam_k == k))
             dec_set_beam(f->v, d, k, d->alpha_i);
     }
     f->x += ui_px(f->v->g, 10);
-    ui_flow_text(f, "length penalty α", f->v->th->dim);
+    ui_flow_text(f, _("length penalty α"), f->v->th->dim);
     for (int i = 0; i < DEC_N_ALPHA; i++) {
         snprintf(buf, sizeof buf, "%g", DEC_ALPHAS[i]);
         if (ui_flow_button(f, buf, d->alpha_i == i))
@@ -447,13 +447,13 @@ static void draw_bar_beam(UiFlow *f, DecodeUi *d)
 }
 
 static const char *KEYS_GEN =
-    "S step · P play/pause · R restart · ←/→ inspect a step (or click it) · "
-    "[ ] layer · 1-9 head, 0 average · Tab next pane";
+    N_("S step · P play/pause · R restart · ←/→ inspect a step (or click it) · "
+    "[ ] layer · 1-9 head, 0 average · Tab next pane");
 static const char *KEYS_BEAM =
-    "B beam size (Shift+B back) · A length penalty · the wheel scrolls the tree · "
-    "hover a node for its numbers · Tab next pane";
+    N_("B beam size (Shift+B back) · A length penalty · the wheel scrolls the tree · "
+    "hover a node for its numbers · Tab next pane");
 
-static const char *PANE_NAMES[DEC_PANE_COUNT] = {"Training vs inference", "One step", "Beam search"};
+static const char *PANE_NAMES[DEC_PANE_COUNT] = {N_("Training vs inference"), N_("One step"), N_("Beam search")};
 
 /* The table with the step below it, or the table alone and a pointer to
  * the "One step" pane when the window is too small for both. */
@@ -471,10 +471,14 @@ static void draw_pane_gen(ViewCtx *v, DecodeUi *d, Rect body)
         int fh = ren_font_height(f);
         dec_table_draw(v, d, (Rect){body.x, body.y, body.w, body.h - fh - gap});
         if (d->sel >= 0) {
-            char buf[300];
-            snprintf(buf, sizeof buf, "Step %d → '%s': its attention and top-k are in One step (Tab)",
-                     d->sel + 1, dec_tok(v->s, d->gen.ids[d->sel]));
-            ui_text_fit(v->r, f, buf, body.x, body.y + body.h - fh, body.w, th->accent);
+            char buf[3][300];
+            const char *tok = dec_tok(v->s, d->gen.ids[d->sel]);
+            snprintf(buf[0], sizeof buf[0], _("Step %d → '%s': its attention and top-k are in One step (Tab)"),
+                     d->sel + 1, tok);
+            snprintf(buf[1], sizeof buf[1], _("Step %d → '%s': see One step (Tab)"), d->sel + 1, tok);
+            snprintf(buf[2], sizeof buf[2], _("Step %d → '%s'"), d->sel + 1, tok);
+            const char *alts[3] = {buf[0], buf[1], buf[2]};
+            ui_text_alt(v->r, f, alts, 3, body.x, body.y + body.h - fh, body.w, th->accent);
         }
         return;
     }
@@ -499,7 +503,7 @@ static void view_decode(ViewCtx *v)
     DecodeUi *d = dec_get(v);
     Rect area = v->area;
     if (!d) {
-        ui_paragraph(v->r, v->g->ui, "out of memory for the decode view", area.x + 10,
+        ui_paragraph(v->r, v->g->ui, _("out of memory for the decode view"), area.x + 10,
                      area.y + 10, area.w - 20, th->warn);
         return;
     }
@@ -508,7 +512,7 @@ static void view_decode(ViewCtx *v)
     /* the pane tabs and the pane's controls, wrapping when narrow */
     UiFlow f = ui_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
     for (int p = 0; p < DEC_PANE_COUNT; p++)
-        if (ui_flow_button(&f, PANE_NAMES[p], d->pane == (DecPane)p)) {
+        if (ui_flow_button(&f, _(PANE_NAMES[p]), d->pane == (DecPane)p)) {
             d->pane = (DecPane)p;
             dec_get(v);
         }
@@ -520,7 +524,7 @@ static void view_decode(ViewCtx *v)
     int top = area.y + pad + ui_flow_height(&f) + ui_px(v->g, 8);
     /* the keys, at the bottom (two lines at most) */
     RenFont *sf = v->g->small;
-    const char *keys = d->pane == DEC_PANE_BEAM ? KEYS_BEAM : KEYS_GEN;
+    const char *keys = _(d->pane == DEC_PANE_BEAM ? KEYS_BEAM : KEYS_GEN);
     int kn = ren_text_wrap(sf, keys, area.w, NULL, 0);
     int kh = (kn < 2 ? kn : 2) * ren_font_height(sf);
     int bottom = area.y + area.h - kh - pad;
@@ -543,5 +547,5 @@ static void view_decode(ViewCtx *v)
     ren_clip_pop(v->r);
 }
 
-const ViewDef VIEW_DECODE_DEF = {"decode", "Decode", view_decode, view_decode_key, sizeof(DecodeUi),
+const ViewDef VIEW_DECODE_DEF = {"decode", N_("Decode"), view_decode, view_decode_key, sizeof(DecodeUi),
                                  view_decode_free, SES_NEED_ALL};

@@ -299,9 +299,9 @@ static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
     if (ui_over(v->in, hit) && nd->parent >= 0) {
         char hyp[900];
         hypothesis(sc, &d->beam, i, hyp, sizeof hyp);
-        static const char *state[] = {"pruned", "kept", "finished"};
-        ui_hover_own(v, (float)nd->score, "step %d, %s: «%s»  log P = %.3f, score log P / lp", nd->step + 1,
-                  state[nd->state], hyp, nd->logprob);
+        static const char *state[] = {N_("pruned"), N_("kept"), N_("finished")};
+        ui_hover_own(v, (float)nd->score, _("step %d, %s: «%s»  log P = %.3f, score log P / lp"), nd->step + 1,
+                  _(state[nd->state]), hyp, nd->logprob);
         ren_rect_line(v->r, hit, 1, th->select);
     }
 }
@@ -351,9 +351,9 @@ static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
     char buf[96];
     for (int c = G.x0; c < G.x0 + G.ncols && c < d->n_cols; c++) {
         if (c == 0)
-            snprintf(buf, sizeof buf, "start");
+            snprintf(buf, sizeof buf, "%s", _("start"));
         else
-            snprintf(buf, sizeof buf, "step %d", c);
+            snprintf(buf, sizeof buf, _("step %d"), c);
         Rect cr = {G.area.x + (c - G.x0) * G.col_w, head.y, G.col_w, head.h};
         ui_text_center(v->r, g->small, buf, cr, th->dim);
     }
@@ -368,18 +368,21 @@ static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
             draw_node(v, d, &G, i);
     ren_clip_pop(v->r);
     if (G.ncols < d->n_cols) {
-        snprintf(buf, sizeof buf, "steps %d–%d of %d: the wheel scrolls", G.x0 == 0 ? 1 : G.x0,
+        snprintf(buf, sizeof buf, _("steps %d–%d of %d: the wheel scrolls"), G.x0 == 0 ? 1 : G.x0,
                  G.x0 + G.ncols - 1, d->n_cols - 1);
         ren_text(v->r, g->small, buf, rc.x, rc.y + rc.h - sh, th->dim);
     }
 }
 
-/* A paragraph, or (draw 0) only its height; (one_line) cut to one line. */
-static int para(ViewCtx *v, RenFont *f, const char *s, Rect rc, int y, Color c, int draw, int one_line)
+/* A paragraph, or (draw 0) only its height; (one_line) on one line, in
+ * the shorter wording brief (when there is one) if s does not fit. */
+static int para(ViewCtx *v, RenFont *f, const char *s, const char *brief, Rect rc, int y, Color c, int draw,
+                int one_line)
 {
     if (one_line) {
+        const char *alts[2] = {s, brief ? brief : s};
         if (draw)
-            ui_text_fit(v->r, f, s, rc.x, y, rc.w, c);
+            ui_text_alt(v->r, f, alts, 2, rc.x, y, rc.w, c);
         return ren_font_height(f);
     }
     if (!draw)
@@ -396,40 +399,50 @@ static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int co
     Gfx *g = v->g;
     const BeamResult *b = &d->beam;
     int y = rc.y;
-    char text[SES_TEXT_MAX], line[SES_TEXT_MAX + 200];
+    char text[SES_TEXT_MAX], line[SES_TEXT_MAX + 200], brief[SES_TEXT_MAX + 100];
     vocab_decode(&sc->model->tgt_vocab, b->ids, b->n, text, sizeof text);
     int ended = b->n > 0 && b->ids[b->n - 1] == TOK_EOS;
-    snprintf(line, sizeof line, "Winner (beam %d, α %g):  %s%s", d->beam_for_k, d->beam_for_alpha,
+    snprintf(line, sizeof line, _("Winner (beam %d, α %g):  %s%s"), d->beam_for_k, d->beam_for_alpha,
              text, ended ? "  <eos>" : "");
-    y += para(v, g->ui, line, rc, y, th->select, draw, 1) + 2;
+    snprintf(brief, sizeof brief, _("Winner:  %s"), text);
+    y += para(v, g->ui, line, brief, rc, y, th->select, draw, 1) + 2;
     /* the paper's length penalty, worked out */
     double lp = beam_length_penalty(b->n, d->beam_for_alpha);
     snprintf(line, sizeof line, "score = log P / ((5 + |Y|) / 6)^α = %.3f / ((5 + %d) / 6)^%g = %.3f / %.3f = %.3f",
              b->logprob, b->n, d->beam_for_alpha, b->logprob, lp, b->score);
-    y += para(v, compact ? g->small : g->mono, line, rc, y, th->text, draw, 0) + 2;
+    y += para(v, compact ? g->small : g->mono, line, NULL, rc, y, th->text, draw, 0) + 2;
     /* greedy beside it: beam size 1 must be exactly greedy */
     int same = b->n == d->gen.n && memcmp(b->ids, d->gen.ids, (size_t)b->n * sizeof(int)) == 0;
-    if (d->beam_for_k == 1)
-        snprintf(line, sizeof line,
-                 "Beam size 1 keeps only the best token at each step: that is greedy decoding, and "
-                 "the output is %s (log P %.3f).",
-                 same ? "the same ✓" : "DIFFERENT ✗ from greedy", d->gen.logprob);
-    else if (same)
-        snprintf(line, sizeof line, "Greedy decoding gives the same translation (log P %.3f).",
+    if (d->beam_for_k == 1) {
+        snprintf(brief, sizeof brief, same ? _("Beam size 1 is greedy decoding: the same ✓ (log P %.3f).")
+                                           : _("Beam size 1 is greedy decoding, yet DIFFERENT ✗ (log P %.3f)."),
                  d->gen.logprob);
-    else {
+        snprintf(line, sizeof line,
+                 same ? _("Beam size 1 keeps only the best token at each step: that is greedy decoding, and "
+                          "the output is the same ✓ (log P %.3f).")
+                      : _("Beam size 1 keeps only the best token at each step: that is greedy decoding, but "
+                          "the output is DIFFERENT ✗ from greedy (log P %.3f)."),
+                 d->gen.logprob);
+    } else if (same) {
+        snprintf(line, sizeof line, _("Greedy decoding gives the same translation (log P %.3f)."),
+                 d->gen.logprob);
+        snprintf(brief, sizeof brief, _("Greedy decoding: the same (log P %.3f)."), d->gen.logprob);
+    } else {
         vocab_decode(&sc->model->tgt_vocab, d->gen.ids, d->gen.n, text, sizeof text);
-        snprintf(line, sizeof line, "%s (greedy «%s», log P %.3f).",
-                 b->logprob > d->gen.logprob + 1e-9 ? "Beam search found a more probable translation than greedy"
-                                                    : "The length penalty prefers the beam's translation",
+        snprintf(line, sizeof line,
+                 b->logprob > d->gen.logprob + 1e-9
+                     ? _("Beam search found a more probable translation than greedy (greedy «%s», log P %.3f).")
+                     : _("The length penalty prefers the beam's translation (greedy «%s», log P %.3f)."),
                  text, d->gen.logprob);
+        snprintf(brief, sizeof brief, _("Greedy decoding: «%s» (log P %.3f)."), text, d->gen.logprob);
     }
-    y += para(v, g->small, line, rc, y, same || d->beam_for_k > 1 ? th->dim : th->bad, draw, compact);
+    y += para(v, g->small, line, brief, rc, y, same || d->beam_for_k > 1 ? th->dim : th->bad, draw, compact);
     if (!ended) {
         snprintf(line, sizeof line,
-                 "No hypothesis produced <eos> within %d tokens: the search stopped at the maximum "
-                 "length and ranked what it had.", d->max_out);
-        y += para(v, g->small, line, rc, y, th->warn, draw, compact);
+                 _("No hypothesis produced <eos> within %d tokens: the search stopped at the maximum "
+                   "length and ranked what it had."), d->max_out);
+        snprintf(brief, sizeof brief, _("No <eos> within %d tokens: stopped at the maximum length."), d->max_out);
+        y += para(v, g->small, line, brief, rc, y, th->warn, draw, compact);
     }
     return y - rc.y + ren_font_height(g->small) / 2;
 }
@@ -442,8 +455,8 @@ static int draw_legend(ViewCtx *v, Rect rc, int draw)
     int sh = ren_font_height(g->small), x = rc.x, y = rc.y;
     int box = sh - 2;
     struct { const char *label; int kind; } items[] = {
-        {"kept: cumulative log P", 0}, {"finished: penalised score", 1},
-        {"pruned", 2}, {"the winner's path", 3}};
+        {_("kept: cumulative log P"), 0}, {_("finished: penalised score"), 1},
+        {_("pruned"), 2}, {_("the winner's path"), 3}};
     for (int i = 0; i < 4; i++) {
         int w = box + 6 + ren_text_width(g->small, items[i].label) + ui_px(g, 18);
         if (x + w > rc.x + rc.w && x > rc.x) {

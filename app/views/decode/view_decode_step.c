@@ -46,10 +46,11 @@ static float luminance(Color c)
     return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
 }
 
-/* A caption, a row of n cells coloured by weight (the probability colour
- * map, fixed 0..1), the weights printed when they fit, the tokens below. */
+/* A caption (the first of three wordings that fits), a row of n cells
+ * coloured by weight (the probability colour map, fixed 0..1), the weights
+ * printed when they fit, the tokens below. */
 static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, int ch,
-                 const char *caption)
+                 const char *const caption[3])
 {
     const Scene *sc = v->s;
     const Theme *th = v->th;
@@ -59,7 +60,7 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
     float w[DEC_CAP_T];
     attn_row(sc, st, kind, n, d->layer, w);
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
-    ui_text_fit(v->r, g->small, caption, rc.x, rc.y, rc.w, th->dim);
+    ui_text_alt(v->r, g->small, caption, 3, rc.x, rc.y, rc.w, th->dim);
     int y = rc.y + sh + ui_px(g, 3);
     float cw = fminf((float)ui_px(g, 70) * ch / ui_px(g, 26), (float)rc.w / (float)n);
     CmapId cmap = sc->cmap_prob;
@@ -103,14 +104,18 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
         }
         if (over) {
             ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
-            char hd[32];
+            const char *q = row_label(sc, d, ROW_SELF, s);
+            int self = kind == ROW_SELF;
             if (sc->head < 0)
-                snprintf(hd, sizeof hd, "average of the heads");
+                ui_hover_own(v, w[j],
+                             self ? _("step %d, masked self-attention, layer %d, average of the heads: '%s' → '%s'")
+                                  : _("step %d, cross-attention, layer %d, average of the heads: '%s' → '%s'"),
+                             s + 1, d->layer + 1, q, lab);
             else
-                snprintf(hd, sizeof hd, "head %d", sc->head + 1);
-            ui_hover_own(v, w[j], "step %d, %s, layer %d, %s: '%s' → '%s'", s + 1,
-                      kind == ROW_SELF ? "masked self-attention" : "cross-attention", d->layer + 1,
-                      hd, row_label(sc, d, ROW_SELF, s), lab);
+                ui_hover_own(v, w[j],
+                             self ? _("step %d, masked self-attention, layer %d, head %d: '%s' → '%s'")
+                                  : _("step %d, cross-attention, layer %d, head %d: '%s' → '%s'"),
+                             s + 1, d->layer + 1, sc->head + 1, q, lab);
         }
     }
     ren_rect_line(v->r, (Rect){rc.x - 1, y - 1, (int)lroundf(n * cw) + 2, ch + 2}, 1, th->border);
@@ -140,7 +145,8 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     Gfx *g = v->g;
     const DecodeStep *st = &d->gen.steps[s];
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
-    ui_text_fit(v->r, g->small, "top-k it was chosen from", rc.x, rc.y, rc.w, th->dim);
+    const char *head[2] = {_("top-k it was chosen from"), _("top-k")};
+    ui_text_alt(v->r, g->small, head, 2, rc.x, rc.y, rc.w, th->dim);
     int y = rc.y + sh + ui_px(g, 4);
     int rh = lh + ui_px(g, 3);
     int k = (rc.y + rc.h - y) / rh;
@@ -155,9 +161,9 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
         lw = w > lw ? w : lw;
     }
     lw += ui_px(g, 8);
-    if (lw > rc.w / 3)
-        lw = rc.w / 3;
-    int refw = ren_text_width(g->small, " reference") + ui_px(g, 4);
+    if (lw > rc.w * 2 / 5)
+        lw = rc.w * 2 / 5;
+    int refw = ref >= 0 ? ren_text_width(g->small, _(" reference")) + ui_px(g, 4) : 0;
     int vw = ren_text_width(g->small, "0.000") + ui_px(g, 6);
     int bar_w = rc.w - lw - vw - refw;
     if (bar_w < 10)
@@ -181,13 +187,13 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
         snprintf(buf, sizeof buf, "%.3f", p);
         ren_text(v->r, g->small, buf, bar.x + bar_w + ui_px(g, 4), y + (rh - sh) / 2, th->text);
         if (is_ref)
-            ren_text(v->r, g->small, " reference", bar.x + bar_w + vw, y + (rh - sh) / 2, th->good);
+            ren_text(v->r, g->small, _(" reference"), bar.x + bar_w + vw, y + (rh - sh) / 2, th->good);
         if (ui_over(v->in, (Rect){rc.x, y, rc.w, rh}))
-            ui_hover_own(v, p, "step %d%s: p('%s')", s + 1, chosen ? ", the greedy choice" : "", tok);
+            ui_hover_own(v, p, chosen ? _("step %d, the greedy choice: p('%s')") : _("step %d: p('%s')"), s + 1, tok);
     }
     if (ref >= 0 && !ref_seen && y + sh <= rc.y + rc.h) {
         char buf[200];
-        snprintf(buf, sizeof buf, "the reference's '%s' is not among them", dec_tok(sc, ref));
+        snprintf(buf, sizeof buf, _("the reference's '%s' is not among them"), dec_tok(sc, ref));
         ui_text_fit(v->r, g->small, buf, rc.x, y, rc.w, th->good);
     }
 }
@@ -196,38 +202,44 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 static void title(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 {
     const Scene *sc = v->s;
-    char buf[600];
-    int n = snprintf(buf, sizeof buf, "Step %d of %d generates %s (p %.3f) after reading", s + 1,
-                     d->gen.n, dec_tok(sc, d->gen.ids[s]), d->gen.steps[s].prob);
-    for (int j = 0; j <= s && n < (int)sizeof buf - 80; j++) {
+    char read[400], buf[700], brief[200];
+    int n = 0;
+    read[0] = 0;
+    for (int j = 0; j <= s && n < (int)sizeof read - 80; j++) {
         if (j == 6 && s > 8) { /* long prefixes: the start, …, the end */
-            n += snprintf(buf + n, sizeof buf - n, " …");
+            n += snprintf(read + n, sizeof read - n, " …");
             j = s - 2;
         }
-        n += snprintf(buf + n, sizeof buf - n, " %s", dec_tok(sc, dec_gen_input(d, j)));
+        n += snprintf(read + n, sizeof read - n, "%s%s", n ? " " : "", dec_tok(sc, dec_gen_input(d, j)));
     }
-    ui_text_fit(v->r, v->g->ui, buf, rc.x, rc.y, rc.w, v->th->text);
+    const char *made = dec_tok(sc, d->gen.ids[s]);
+    float p = d->gen.steps[s].prob;
+    snprintf(buf, sizeof buf, _("Step %d of %d generates %s (p %.3f) after reading %s"), s + 1, d->gen.n, made,
+             p, read);
+    snprintf(brief, sizeof brief, _("Step %d of %d generates %s (p %.3f)"), s + 1, d->gen.n, made, p);
+    const char *alts[2] = {buf, brief}; /* the prefix read only when it fits */
+    ui_text_alt(v->r, v->g->ui, alts, 2, rc.x, rc.y, rc.w, v->th->text);
 }
 
 static void selectors(ViewCtx *v, DecodeUi *d, UiFlow *f)
 {
     const Scene *sc = v->s;
     char buf[32];
-    int L = sc->model->cfg.n_dec, NH = sc->model->cfg.n_heads;
-    ui_flow_text(f, "decoder layer", v->th->dim);
-    for (int l = 0; l < L && l < 12; l++) {
+    int NL = sc->model->cfg.n_dec, NH = sc->model->cfg.n_heads;
+    ui_flow_text(f, _("decoder layer"), v->th->dim);
+    for (int l = 0; l < NL && l < 12; l++) {
         snprintf(buf, sizeof buf, "%d", l + 1);
         if (ui_flow_button(f, buf, d->layer == l))
             d->layer = l;
     }
     f->x += ui_px(v->g, 8);
-    ui_flow_text(f, "head", v->th->dim);
+    ui_flow_text(f, _("head"), v->th->dim);
     for (int h = 0; h < NH && h < 16; h++) {
         snprintf(buf, sizeof buf, "%d", h + 1);
         if (ui_flow_button(f, buf, sc->head == h))
             view_set_head(v, h);
     }
-    if (ui_flow_button(f, "average", sc->head < 0))
+    if (ui_flow_button(f, _("average"), sc->head < 0))
         view_set_head(v, -1);
 }
 
@@ -241,8 +253,8 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     int s = d->sel;
     if (s < 0 || s >= d->shown || !d->gen.steps) {
         ui_paragraph(v->r, g->ui,
-                     "Step 0: the decoder holds only <bos>. Press S (or Step) to generate the first "
-                     "token, P to play to the end.",
+                     _("Step 0: the decoder holds only <bos>. Press S (or Step) to generate the first "
+                       "token, P to play to the end."),
                      rc.x, rc.y, rc.w, th->dim);
         return;
     }
@@ -258,21 +270,35 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     int gap = ui_px(g, 16);
     Rect left = {rc.x, y, rc.w - tk_w - gap, rc.y + rc.h - y};
     Rect right = {rc.x + rc.w - tk_w, y, tk_w, rc.y + rc.h - y};
-    char cap[200], who[64];
-    if (sc->head < 0)
-        snprintf(who, sizeof who, "layer %d, average of %d heads", d->layer + 1, sc->model->cfg.n_heads);
-    else
-        snprintf(who, sizeof who, "layer %d, head %d", d->layer + 1, sc->head + 1);
+    /* the captions name the layer and the head (or the average of all) */
+    char cap[200], cap2[120];
+    int avg = sc->head < 0, L1 = d->layer + 1, H = avg ? sc->model->cfg.n_heads : sc->head + 1;
     /* cells as tall as the room allows, within reason */
     int ch = (left.h - 2 * strip_overhead(g)) / 2;
     ch = ch < ui_px(g, 22) ? ui_px(g, 22) : ch > ui_px(g, 44) ? ui_px(g, 44) : ch;
     ren_clip_push(v->r, left);
-    snprintf(cap, sizeof cap, "masked self-attention over the %d token%s so far (%s)", s + 1,
-             s ? "s" : "", who);
-    int used = strip(v, d, left, ROW_SELF, s, ch, cap);
+    snprintf(cap, sizeof cap,
+             avg ? (s ? _("masked self-attention over the %d tokens so far (layer %d, average of %d heads)")
+                      : _("masked self-attention over the %d token so far (layer %d, average of %d heads)"))
+                 : (s ? _("masked self-attention over the %d tokens so far (layer %d, head %d)")
+                      : _("masked self-attention over the %d token so far (layer %d, head %d)")),
+             s + 1, L1, H);
+    snprintf(cap2, sizeof cap2,
+             avg ? _("masked self-attention (layer %d, average of %d heads)")
+                 : _("masked self-attention (layer %d, head %d)"),
+             L1, H);
+    const char *self_caps[3] = {cap, cap2, _("masked self-attention")};
+    int used = strip(v, d, left, ROW_SELF, s, ch, self_caps);
     if (left.h - used > ren_font_height(g->small) * 2) {
-        snprintf(cap, sizeof cap, "cross-attention over the source (%s)", who);
-        strip(v, d, (Rect){left.x, left.y + used, left.w, left.h - used}, ROW_CROSS, s, ch, cap);
+        snprintf(cap, sizeof cap,
+                 avg ? _("cross-attention over the source (layer %d, average of %d heads)")
+                     : _("cross-attention over the source (layer %d, head %d)"),
+                 L1, H);
+        snprintf(cap2, sizeof cap2,
+                 avg ? _("cross-attention (layer %d, average of %d heads)") : _("cross-attention (layer %d, head %d)"),
+                 L1, H);
+        const char *cross_caps[3] = {cap, cap2, _("cross-attention")};
+        strip(v, d, (Rect){left.x, left.y + used, left.w, left.h - used}, ROW_CROSS, s, ch, cross_caps);
     }
     ren_clip_pop(v->r);
     ren_clip_push(v->r, right);
@@ -290,8 +316,9 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     const Theme *th = v->th;
     Gfx *g = v->g;
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
-    ui_text_fit(v->r, g->small, "generated so far (click a token to inspect the step that made it)",
-                rc.x, rc.y, rc.w, th->dim);
+    const char *head[2] = {_("generated so far (click a token to inspect the step that made it)"),
+                           _("generated so far")};
+    ui_text_alt(v->r, g->small, head, 2, rc.x, rc.y, rc.w, th->dim);
     int y0 = rc.y + sh + ui_px(g, 4);
     int ch = lh + ui_px(g, 8), gap = ui_px(g, 5), padx = ui_px(g, 8);
     /* chip -1 is <bos>, 0..shown-1 the outputs, shown the next one ("…") */
@@ -333,7 +360,7 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         ren_rect_line(v->r, r, sel ? 2 : 1, sel ? th->select : th->border);
         ui_text_center(v->r, g->ui, t, r, pending || i < 0 ? th->dim : wrong ? th->bad : th->text);
         if (i >= 0 && !pending && ui_over(v->in, r)) {
-            ui_hover_own(v, d->gen.steps[i].prob, "step %d generated '%s' with p", i + 1, t);
+            ui_hover_own(v, d->gen.steps[i].prob, _("step %d generated '%s' with p"), i + 1, t);
             if (v->in->pressed)
                 dec_select(d, i);
         }

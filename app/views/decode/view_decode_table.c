@@ -61,7 +61,7 @@ static int natural(ViewCtx *v, const DecodeUi *d, TableGeo *G, int pad, float ma
     G->mask_cell = fminf((float)(G->rh - ui_px(g, 8)), mask_w / (float)d->tf_n);
     if (G->mask_cell < 1.0f)
         G->mask_cell = 1.0f;
-    w[C_POS] = ren_text_width(g->small, "pos") + pad;
+    w[C_POS] = ren_text_width(g->small, _("pos")) + pad;
     w[C_READS] = tok;
     w[C_MASK] = (int)ceilf(G->mask_cell * d->tf_n) + pad;
     w[C_PRED] = tok + mark;
@@ -89,15 +89,12 @@ static void columns(ViewCtx *v, const DecodeUi *d, Rect rc, TableGeo *G)
         sum = natural(v, d, G, ui_px(g, 6), rc.w / 9.0f, rc.w / 5, w);
     }
     /* still too wide: drop generation's "reads" (it repeats the row above)
-     * and its p (the One step pane has it), then narrow the token columns,
-     * never below a third */
-    if (sum > rc.w) {
-        sum -= w[C_GREADS];
-        w[C_GREADS] = 0;
-    }
-    if (sum > rc.w) {
-        sum -= w[C_GP];
-        w[C_GP] = 0;
+     * and its p (the One step pane has it), the mask (the mask view has it)
+     * and the loss, then narrow the token columns, never below a third */
+    static const int drop[] = {C_GREADS, C_GP, C_MASK, C_LOSS};
+    for (int i = 0; i < 4 && sum > rc.w; i++) {
+        sum -= w[drop[i]];
+        w[drop[i]] = 0;
     }
     if (sum > rc.w) {
         static const int toks[] = {C_READS, C_PRED, C_TRUTH, C_GEN};
@@ -150,6 +147,8 @@ static void token_cell(ViewCtx *v, const TableGeo *G, int x, int w, int y, int h
 static void num_cell(ViewCtx *v, int x, int w, int y, int h, float val, Color c)
 {
     char buf[32];
+    if (w <= 0) /* a column left out */
+        return;
     snprintf(buf, sizeof buf, "%.3f", val);
     RenFont *f = v->g->small;
     int tw = ren_text_width(f, buf);
@@ -164,6 +163,8 @@ static void mask_row(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     const Theme *th = v->th;
     int T = d->tf_n;
     float cw = G->mask_cell;
+    if (!G->w[C_MASK]) /* left out of a narrow table */
+        return;
     int x0 = G->x[C_MASK] + G->cpad;
     int ch = G->rh - ui_px(v->g, 8); /* thin cells stay row-high: a staircase */
     int top = y + (G->rh - ch) / 2;
@@ -185,8 +186,9 @@ static void mask_row(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     if (ui_over(v->in, cells)) {
         int j = (int)((v->in->mx - x0) / cw);
         if (j >= 0 && j < T)
-            ui_hover_own(v, m[j], "causal mask, position %d reading position %d (%s)", i, j,
-                      isinf(m[j]) ? "the future: hidden" : "the past or itself: may read");
+            ui_hover_own(v, m[j], isinf(m[j]) ? _("causal mask, position %d reading position %d (the future: hidden)")
+                                   : _("causal mask, position %d reading position %d (the past or itself: may read)"),
+                      i, j);
     }
 }
 
@@ -200,32 +202,38 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
     int lh = ren_font_height(g->ui), sh = ren_font_height(g->small);
     int lx = G->x[C_POS], lw = G->x[C_GAP] - lx - pad;
     int rx = G->x[C_GAP] + G->w[C_GAP] / 2, rw = G->x[C_GP] + G->w[C_GP] - rx;
-    /* the long titles, or the short ones when the blocks are narrow */
-    const char *lt = "Teacher forcing · training", *rt = "Generation · inference";
-    if (ren_text_width(g->ui, lt) > lw || ren_text_width(g->ui, rt) > rw - pad) {
-        lt = "Training";
-        rt = "Inference";
-    }
-    ui_text_fit(v->r, g->ui, lt, lx + pad, y, lw, th->accent);
-    ui_text_fit(v->r, g->ui, rt, rx + pad, y, rw - pad, th->accent2);
+    /* the long titles, or the short ones when the blocks are narrow (both
+     * short when one must be); none rather than a cut one */
+    const char *lt[3] = {_("Teacher forcing · training"), _("Training"), ""};
+    const char *rt[3] = {_("Generation · inference"), _("Inference"), ""};
+    int brief = ren_text_width(g->ui, lt[0]) > lw || ren_text_width(g->ui, rt[0]) > rw - pad;
+    ui_text_alt(v->r, g->ui, lt + brief, 3 - brief, lx + pad, y, lw, th->accent);
+    ui_text_alt(v->r, g->ui, rt + brief, 3 - brief, rx + pad, y, rw - pad, th->accent2);
     y += lh;
-    ui_text_fit(v->r, g->small, d->ref ? "reads the true target, every position in one pass"
-                                       : "reads the greedy output (no reference typed), in one pass",
-                lx + pad, y, lw, th->dim);
-    ui_text_fit(v->r, g->small, "reads its own outputs, step by step", rx + pad, y,
-                rw - pad, th->dim);
+    /* the subtitles, shorter when the blocks are narrow */
+    const char *ls[3] = {_("reads the true target, every position in one pass"), _("reads the true target"), ""};
+    if (!d->ref) {
+        ls[0] = _("reads the greedy output (no reference typed), in one pass");
+        ls[1] = _("reads the greedy output");
+    }
+    const char *rs[4] = {_("reads its own outputs, step by step"), _("step by step"), _("stepwise"), ""};
+    ui_text_alt(v->r, g->small, ls, 3, lx + pad, y, lw, th->dim);
+    ui_text_alt(v->r, g->small, rs, 4, rx + pad, y, rw - pad, th->dim);
     y += sh + ui_px(g, 4);
-    const char *names[C_N] = {"pos", "reads", "mask", "predicts", "true next", "−log p",
-                              "", "reads", "generates", "p"};
+    const char *names[C_N] = {_("pos"), _("reads"), _("mask"), _("predicts"), _("true next"), "−log p",
+                              "", _("reads"), _("generates"), "p"};
     if (ren_text_width(g->small, names[C_TRUTH]) > G->w[C_TRUTH] - pad)
-        names[C_TRUTH] = "truth";
+        names[C_TRUTH] = _("truth");
+    if (ren_text_width(g->small, names[C_TRUTH]) > G->w[C_TRUTH] - pad)
+        names[C_TRUTH] = ""; /* none rather than a cut one */
     for (int c = 0; c < C_N; c++) {
         if (!G->w[c] || !names[c][0])
             continue;
         int right = c == C_LOSS || c == C_GP;
         int tw = ren_text_width(g->small, names[c]);
         int x = right ? G->x[c] + G->w[c] - tw - pad : G->x[c] + pad;
-        ui_text_fit(v->r, g->small, names[c], x, y, G->w[c] - pad, th->dim);
+        const char *alts[2] = {names[c], ""}; /* none rather than a cut one */
+        ui_text_alt(v->r, g->small, alts, 2, x, y, G->w[c] - pad, th->dim);
     }
     y += sh + ui_px(g, 3);
     ren_rect(v->r, (Rect){lx, y, G->x[C_GAP] - lx, 1}, th->border);
@@ -254,7 +262,7 @@ static void tf_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     Rect lossr = {G->x[C_PRED], y, G->x[C_LOSS] + G->w[C_LOSS] - G->x[C_PRED], h};
     if (ui_over(v->in, lossr))
         ui_hover_own(v, d->tf_loss[i],
-                  "teacher forcing, position %d: predicts '%s' (p %.3f); true next '%s': −log p('%s')",
+                  _("teacher forcing, position %d: predicts '%s' (p %.3f); true next '%s': −log p('%s')"),
                   i, dec_tok(sc, d->tf_pred[i]), d->tf_pred_p[i], dec_tok(sc, d->tf_truth[i]),
                   dec_tok(sc, d->tf_truth[i]));
 }
@@ -292,7 +300,7 @@ static void gen_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, i
         num_cell(v, G->x[C_GP], G->w[C_GP], y, h, d->gen.steps[i].prob, th->text);
     Rect cell = {G->x[C_GAP] + G->w[C_GAP] / 2, y, G->x[C_GP] + G->w[C_GP] - G->x[C_GAP] - G->w[C_GAP] / 2, h};
     if (ui_over(v->in, cell))
-        ui_hover_own(v, d->gen.steps[i].prob, "generation step %d: read '%s', generated '%s' with p", i + 1,
+        ui_hover_own(v, d->gen.steps[i].prob, _("generation step %d: read '%s', generated '%s' with p"), i + 1,
                   dec_tok(sc, in), dec_tok(sc, tok));
 }
 
@@ -329,50 +337,51 @@ static void note_text(ViewCtx *v, const DecodeUi *d, int w, char *sum, char *sto
     int roomy = w >= ui_px(v->g, 560);
     story[0] = 0;
     if (!d->ref && !roomy) {
-        snprintf(sum, cap, "No reference typed: teacher forcing reads the greedy output, so both "
-                 "sides agree. Type the true translation in the Target line.");
+        snprintf(sum, cap, "%s", _("No reference typed: teacher forcing reads the greedy output, so both "
+                 "sides agree. Type the true translation in the Target line."));
         return;
     }
     if (!d->ref) {
-        snprintf(sum, cap,
-                 "No reference: with the Target line empty, teacher forcing reads the model's own "
+        snprintf(sum, cap, "%s",
+                 _("No reference: with the Target line empty, teacher forcing reads the model's own "
                  "greedy output, so both sides agree row by row (the causal mask makes one pass "
                  "equal to step by step). Type the true translation in the Target line to see "
-                 "training and inference part ways.");
+                 "training and inference part ways."));
         return;
     }
-    snprintf(sum, cap, "Teacher forcing: %d of %d positions right, mean loss %.3f%s",
-             d->tf_right, d->tf_n, d->tf_mean_loss,
-             roomy ? " (what training minimises; generation has no loss: it never sees the reference)."
-                   : ".");
+    snprintf(sum, cap,
+             roomy ? _("Teacher forcing: %d of %d positions right, mean loss %.3f (what training minimises; "
+                       "generation has no loss: it never sees the reference).")
+                   : _("Teacher forcing: %d of %d positions right, mean loss %.3f."),
+             d->tf_right, d->tf_n, d->tf_mean_loss);
     /* only what the rows revealed so far show: stepping keeps its surprise */
     int e = d->diverge, all = d->shown >= d->gen.n;
     if (e < 0 || e >= d->shown) {
         if (e < 0 && all)
-            snprintf(story, cap, "Generation reproduces the reference: it never has to read a mistake.");
+            snprintf(story, cap, "%s", _("Generation reproduces the reference: it never has to read a mistake."));
         else if (d->shown > 0)
-            snprintf(story, cap, "So far generation follows the reference.");
+            snprintf(story, cap, "%s", _("So far generation follows the reference."));
         return;
     }
     int same = d->tf_pred[e] == d->gen.ids[e];
-    int n = roomy ? snprintf(story, cap, "Position %d: generation produced '%s' where the reference has '%s'%s",
-                             e, dec_tok(sc, d->gen.ids[e]), dec_tok(sc, d->tf_truth[e]),
-                             same ? " (teacher forcing agrees there: same prefix). " : ". ")
-                  : snprintf(story, cap, "Position %d: generated '%s', the reference has '%s'. ", e,
-                             dec_tok(sc, d->gen.ids[e]), dec_tok(sc, d->tf_truth[e]));
+    const char *fmt = !roomy ? _("Position %d: generated '%s', the reference has '%s'. ")
+                      : same ? _("Position %d: generation produced '%s' where the reference has '%s' "
+                                 "(teacher forcing agrees there: same prefix). ")
+                             : _("Position %d: generation produced '%s' where the reference has '%s'. ");
+    int n = snprintf(story, cap, fmt, e, dec_tok(sc, d->gen.ids[e]), dec_tok(sc, d->tf_truth[e]));
     if (n < 0 || (size_t)n >= cap)
         return;
     int k = d->contrast;
     if (k >= 0 && k < d->shown)
         snprintf(story + n, cap - (size_t)n,
-                 roomy ? "Position %d: teacher forcing predicts '%s' from the true prefix, but generation "
-                         "produced '%s' after its own earlier mistake."
-                       : "Position %d: the true prefix gives '%s', its own mistake gives '%s'.",
+                 roomy ? _("Position %d: teacher forcing predicts '%s' from the true prefix, but generation "
+                           "produced '%s' after its own earlier mistake.")
+                       : _("Position %d: the true prefix gives '%s', its own mistake gives '%s'."),
                  k, dec_tok(sc, d->tf_pred[k]), dec_tok(sc, d->gen.ids[k]));
     else
         snprintf(story + n, cap - (size_t)n, "%s",
-                 all ? "From there on generation reads its own output, which training never showed it."
-                     : "From here on generation reads its own mistake: step on.");
+                 all ? _("From there on generation reads its own output, which training never showed it.")
+                     : _("From here on generation reads its own mistake: step on."));
 }
 
 /* Up to max whole lines of a wrapped paragraph at (x, *y); moves *y down

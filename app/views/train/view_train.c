@@ -187,7 +187,7 @@ void tv_play(ViewCtx *v, TrainUi *u)
     if (u->st.step == 0 && (tv_settings_differ(u) || u->st.state == TW_EMPTY))
         tv_setup_run(v, u);
     if (u->msg[0] && u->st.state == TW_PAUSED && strstr(u->msg, "training stopped")) {
-        view_notice(v, 1, "%s", L(sc->lang, "training stopped after an error: change the settings and press Reset (R)"));
+        view_notice(v, 1, "%s", _("training stopped after an error: change the settings and press Reset (R)"));
         return;
     }
     tw_play(u->w, 1);
@@ -213,14 +213,13 @@ void tv_step(ViewCtx *v, TrainUi *u)
 
 void tv_reset(ViewCtx *v, TrainUi *u)
 {
-    const Scene *sc = v->s;
     if (u->task == TV_TASK_FILE && !u->path[0]) {
-        view_notice(v, 1, "%s", L(sc->lang, "type the path of a TSV file first (F)"));
+        view_notice(v, 1, "%s", _("type the path of a TSV file first (F)"));
         return;
     }
     u->apply_at = 0;
     tv_setup_run(v, u);
-    view_notice(v, 0, "%s", L(sc->lang, "a new model from random weights"));
+    view_notice(v, 0, "%s", _("a new model from random weights"));
 }
 
 void tv_save(ViewCtx *v, TrainUi *u)
@@ -228,7 +227,7 @@ void tv_save(ViewCtx *v, TrainUi *u)
     const Scene *sc = v->s;
     TfErr err;
     if (!u->w || u->st.state == TW_EMPTY || u->st.state == TW_BUILDING) {
-        view_notice(v, 1, "%s", L(sc->lang, "nothing to save yet: start training first"));
+        view_notice(v, 1, "%s", _("nothing to save yet: start training first"));
         return;
     }
     char path[1024];
@@ -261,10 +260,9 @@ void tv_save(ViewCtx *v, TrainUi *u)
  * teacher forcing beside generation, for a half-trained model too. */
 void tv_open(ViewCtx *v, TrainUi *u)
 {
-    const Scene *sc = v->s;
     TfErr err;
     if (!u->have_pm || u->shown_step < 0) {
-        view_notice(v, 1, "%s", L(sc->lang, "no model to open yet"));
+        view_notice(v, 1, "%s", _("no model to open yet"));
         return;
     }
     TfModel *m = &u->opened;
@@ -280,7 +278,7 @@ void tv_open(ViewCtx *v, TrainUi *u)
         return;
     }
     ViewOut *o = v->out;
-    snprintf(o->use_label, sizeof o->use_label, "%s · %s %lld", u->st.data_name, L(sc->lang, "step"),
+    snprintf(o->use_label, sizeof o->use_label, _("%s · step %lld"), u->st.data_name,
              u->shown_step);
     o->use_model = m; /* then, if the window could use it: */
     o->set_src = u->st.probe_src;
@@ -289,7 +287,7 @@ void tv_open(ViewCtx *v, TrainUi *u)
     o->focus_set = 1;
     o->focus = FOCUS_NONE;
     view_show(v, VIEW_DECODE);
-    view_notice(v, 0, "%s %lld", L(sc->lang, "the Decode view shows the model of step"), u->shown_step);
+    view_notice(v, 0, _("the Decode view shows the model of step %lld"), u->shown_step);
 }
 
 void tv_live(TrainUi *u)
@@ -366,7 +364,7 @@ static int view_train_key(ViewCtx *v, Key key, int mod)
     case 'c':
         v->out->cmap_prob_set = 1;
         v->out->cmap_prob = (CmapId)((sc->cmap_prob + 1) % CMAP_COUNT);
-        view_notice(v, 0, "colour map: %s", cmap_name(v->out->cmap_prob));
+        view_notice(v, 0, _("colour map: %s"), cmap_name(v->out->cmap_prob));
         return 1;
     default: break;
     }
@@ -381,16 +379,16 @@ static int view_train_key(ViewCtx *v, Key key, int mod)
 /* ---- the view ---- */
 
 static const char *KEYS =
-    "P start/pause · S step · R reset · W save · O open in Decode · ←/→ snapshots, End live · "
+    N_("P start/pause · S step · R reset · W save · O open in Decode · ←/→ snapshots, End live · "
     "[ ] layer · 1-9 head, 0 all · Tab attention · D task · M size · X setting, , . change · F file · "
-    "V curves/attention (small windows)";
+    "V curves/attention (small windows)");
 
 /* Before the first model exists, or when it could not be made. */
 static void draw_placeholder(ViewCtx *v, TrainUi *u, Rect body)
 {
-    const char *s = u->st.state == TW_BUILDING ? L(v->s->lang, "Making the data set and the model…")
-                    : u->msg[0] ? L(v->s->lang, "No model to train: see the message above, change the settings and press Reset (R).")
-                                : L(v->s->lang, "Choose a task and a size, then press Start (P): the model learns here, "
+    const char *s = u->st.state == TW_BUILDING ? _("Making the data set and the model…")
+                    : u->msg[0] ? _("No model to train: see the message above, change the settings and press Reset (R).")
+                                : _("Choose a task and a size, then press Start (P): the model learns here, "
                                           "from random weights, while you watch its loss fall and its attention heads form.");
     ui_paragraph(v->r, v->g->ui, s, body.x + ui_px(v->g, 10), body.y + ui_px(v->g, 10),
                  body.w - ui_px(v->g, 20), v->th->dim);
@@ -454,7 +452,7 @@ static void view_train(ViewCtx *v)
     TrainUi *u = tv_get(v);
     Rect area = v->area;
     if (!u) {
-        ui_paragraph(v->r, v->g->ui, "out of memory for the train view", area.x + 10, area.y + 10,
+        ui_paragraph(v->r, v->g->ui, _("out of memory for the train view"), area.x + 10, area.y + 10,
                      area.w - 20, th->warn);
         return;
     }
@@ -479,7 +477,7 @@ static void view_train(ViewCtx *v)
     /* the keys at the bottom (two lines at most, one when compact), the
      * timeline above them */
     RenFont *sf = v->g->small;
-    const char *keys = L(sc->lang, KEYS);
+    const char *keys = _(KEYS);
     int kn = ren_text_wrap(sf, keys, area.w, NULL, 0), kmax = u->compact ? 1 : 2;
     int kh = (kn < kmax ? kn : kmax) * ren_font_height(sf);
     int bottom = area.y + area.h - kh - pad;
@@ -545,5 +543,5 @@ void view_train_play(ViewCtx *v, int on)
         tw_play(u->w, on);
 }
 
-const ViewDef VIEW_TRAIN_DEF = {"train", "Train", view_train, view_train_key, sizeof(TrainUi),
+const ViewDef VIEW_TRAIN_DEF = {"train", N_("Train"), view_train, view_train_key, sizeof(TrainUi),
                                 view_train_free, SES_NEED_ALL};

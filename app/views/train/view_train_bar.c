@@ -11,12 +11,11 @@
 
 static const char *state_text(ViewCtx *v, const TrainUi *u)
 {
-    const Scene *sc = v->s;
     switch (u->st.state) {
-    case TW_BUILDING: return L(sc->lang, "making the model…");
-    case TW_RUNNING: return L(sc->lang, "training");
-    case TW_PAUSED: return u->st.step ? L(sc->lang, "paused") : L(sc->lang, "ready: random weights");
-    default: return u->err[0] ? u->err : L(sc->lang, "no model");
+    case TW_BUILDING: return _("making the model…");
+    case TW_RUNNING: return _("training");
+    case TW_PAUSED: return u->st.step ? _("paused") : _("ready: random weights");
+    default: return u->err[0] ? u->err : _("no model");
     }
 }
 
@@ -30,32 +29,31 @@ int tv_control(UiFlow *f, const char *label, int active, Rect *where)
 
 void tv_controls_draw(UiFlow *f, ViewCtx *v, TrainUi *u)
 {
-    const Scene *sc = v->s;
     const Theme *th = f->v->th;
     int running = u->st.state == TW_RUNNING;
     char buf[200];
-    if (tv_control(f, running ? L(sc->lang, "❚❚ Pause  P") : L(sc->lang, "▶ Start  P"), running, &u->hit.start))
+    if (tv_control(f, running ? _("❚❚ Pause  P") : _("▶ Start  P"), running, &u->hit.start))
         tv_play(v, u);
-    if (tv_control(f, L(sc->lang, "Step  S"), 0, &u->hit.step))
+    if (tv_control(f, _("Step  S"), 0, &u->hit.step))
         tv_step(v, u);
-    if (tv_control(f, L(sc->lang, "Reset  R"), 0, &u->hit.reset))
+    if (tv_control(f, _("Reset  R"), 0, &u->hit.reset))
         tv_reset(v, u);
-    if (tv_control(f, L(sc->lang, "Save  W"), 0, &u->hit.save))
+    if (tv_control(f, _("Save  W"), 0, &u->hit.save))
         tv_save(v, u);
-    if (tv_control(f, L(sc->lang, "Open in Decode  O"), 0, &u->hit.open))
+    if (tv_control(f, _("Open in Decode  O"), 0, &u->hit.open))
         tv_open(v, u);
     if (u->compact) {
-        if (ui_flow_button(f, L(sc->lang, "Settings…"), u->show_settings))
+        if (ui_flow_button(f, _("Settings…"), u->show_settings))
             u->show_settings = !u->show_settings;
-        if (ui_flow_button(f, L(sc->lang, "Curves"), u->pane == 0))
+        if (ui_flow_button(f, _("Curves"), u->pane == 0))
             u->pane = 0;
-        if (ui_flow_button(f, L(sc->lang, "Attention  V"), u->pane == 1))
+        if (ui_flow_button(f, _("Attention  V"), u->pane == 1))
             u->pane = 1;
     }
     const TrainStats *s = &u->st.last;
     if (u->st.step > 0)
-        snprintf(buf, sizeof buf, "%s · %s %lld · %s %lld · %.0f %s", state_text(v, u), L(sc->lang, "step"),
-                 u->st.step, L(sc->lang, "epoch"), s->epoch + 1, s->tokens_per_s, L(sc->lang, "tokens/s"));
+        snprintf(buf, sizeof buf, _("%s · step %lld · epoch %lld · %.0f tokens/s"), state_text(v, u), u->st.step,
+                 s->epoch + 1, s->tokens_per_s);
     else
         snprintf(buf, sizeof buf, "%s", state_text(v, u));
     ui_flow_text(f, buf, running ? th->good : th->dim);
@@ -64,7 +62,6 @@ void tv_controls_draw(UiFlow *f, ViewCtx *v, TrainUi *u)
 /* What is being trained, and how the settings differ from it. */
 int tv_summary_draw(ViewCtx *v, TrainUi *u, int x, int y, int w)
 {
-    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *sf = v->g->small;
     int fh = ren_font_height(sf), y0 = y;
@@ -72,26 +69,29 @@ int tv_summary_draw(ViewCtx *v, TrainUi *u, int x, int y, int w)
     char buf[512];
     if (st->n_params > 0 && st->state != TW_BUILDING && !u->compact) {
         const TfConfig *c = &st->cfg;
-        snprintf(buf, sizeof buf, "%s · %d %s, %d %s · %zu %s: %d/%d/%d, %d+%d %s · %s %d · %s %d",
-                 st->data_name, st->n_train, L(sc->lang, "pairs to learn from"), st->n_heldout, L(sc->lang, "held out"),
-                 st->n_params, L(sc->lang, "parameters"), c->d_model, c->n_heads, c->d_ff, c->n_enc, c->n_dec,
-                 L(sc->lang, "layers"), L(sc->lang, "batch"), st->o.batch, L(sc->lang, "warm-up"), st->o.warmup);
+        snprintf(buf, sizeof buf,
+                 _("%s · %d pairs to learn from, %d held out · %zu parameters: %d/%d/%d, %d+%d layers · "
+                   "batch %d · warm-up %d"),
+                 st->data_name, st->n_train, st->n_heldout, st->n_params, c->d_model, c->n_heads, c->d_ff,
+                 c->n_enc, c->n_dec, st->o.batch, st->o.warmup);
         ren_clip_push(v->r, (Rect){x, y, w, 2 * fh});
         int h = ui_paragraph(v->r, sf, buf, x, y, w, th->dim);
         ren_clip_pop(v->r);
         y += (h < 2 * fh ? h : 2 * fh) + 2;
     }
     if (tv_settings_differ(u) && st->step > 0 && st->state != TW_BUILDING) {
-        ui_text_fit(v->r, sf, L(sc->lang, "The settings changed: press Reset (R) to train a new model with them."),
+        ui_text_fit(v->r, sf, _("The settings changed: press Reset (R) to train a new model with them."),
                     x, y, w, th->accent);
         y += fh + 2;
     }
     if (u->msg[0]) {
         char full[TW_MSG_MAX + 256];
         int stopped = strstr(u->msg, "training stopped") != NULL;
-        snprintf(full, sizeof full, "%s%s%s", u->msg, stopped ? " — " : "",
-                 stopped ? L(sc->lang, "a learning rate far too high does this: lower lr × (X, then , or .) and press Reset (R).")
-                         : "");
+        if (stopped)
+            snprintf(full, sizeof full, _("%s — a learning rate far too high does this: lower lr × (X, then , or .) "
+                                          "and press Reset (R)."), u->msg);
+        else
+            snprintf(full, sizeof full, "%s", u->msg);
         ren_clip_push(v->r, (Rect){x, y, w, 3 * fh});
         int h = ui_paragraph(v->r, sf, full, x, y, w, th->warn);
         ren_clip_pop(v->r);
@@ -126,7 +126,6 @@ static void timeline_pick(TrainUi *u, Rect track, int mx)
 
 void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc)
 {
-    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *sf = v->g->small;
     const TwStatus *st = &u->st;
@@ -137,15 +136,16 @@ void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc)
         if (st->snaps[i].step == u->want_snap)
             idx = i;
     if (u->want_snap < 0)
-        snprintf(right, sizeof right, "%s · %s %lld", L(sc->lang, "live"), L(sc->lang, "step"), st->step);
+        snprintf(right, sizeof right, _("live · step %lld"), st->step);
     else
-        snprintf(right, sizeof right, "%s %d / %d · %s %lld", L(sc->lang, "snapshot"), idx + 1, n, L(sc->lang, "step"),
-                 u->want_snap);
-    int lw = ren_text_width(sf, L(sc->lang, "snapshots")) + ui_px(v->g, 10);
+        snprintf(right, sizeof right, _("snapshot %d / %d · step %lld"), idx + 1, n, u->want_snap);
+    int lw = ren_text_width(sf, _("snapshots")) + ui_px(v->g, 10);
     int rw = ren_text_width(sf, right) + ui_px(v->g, 12);
-    if (rw < ren_text_width(sf, "snapshot 40 / 40 · step 000000") + ui_px(v->g, 12))
-        rw = ren_text_width(sf, "snapshot 40 / 40 · step 000000") + ui_px(v->g, 12);
-    ren_text(v->r, sf, L(sc->lang, "snapshots"), rc.x, ty, th->dim);
+    char widest[120];
+    snprintf(widest, sizeof widest, _("snapshot %d / %d · step %lld"), 40, 40, 999999LL);
+    if (rw < ren_text_width(sf, widest) + ui_px(v->g, 12))
+        rw = ren_text_width(sf, widest) + ui_px(v->g, 12);
+    ren_text(v->r, sf, _("snapshots"), rc.x, ty, th->dim);
     ren_text(v->r, sf, right, rc.x + rc.w - rw + ui_px(v->g, 12), ty, u->want_snap < 0 ? th->good : th->select);
     int pad = ui_px(v->g, 8);
     Rect track = {rc.x + lw + pad, rc.y + rc.h / 2 - 2, rc.w - lw - rw - 2 * pad, 4};
@@ -173,5 +173,5 @@ void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc)
     ren_rect(v->r, knob, u->want_snap < 0 ? th->good : th->select);
     ren_rect_line(v->r, knob, 1, th->bg);
     if (ui_over(v->in, hit) && !u->drag)
-        ui_hover_own(v, (float)shown, "%s", L(sc->lang, "the step shown (click or drag: the model at a kept snapshot; ←/→, End for live)"));
+        ui_hover_own(v, (float)shown, "%s", _("the step shown (click or drag: the model at a kept snapshot; ←/→, End for live)"));
 }

@@ -270,12 +270,11 @@ static void marks(ViewCtx *v, TrainUi *u, const Axis *A, const char *what, int w
     /* the status line shows "where = value": the training value, or the
      * held-out one where there is no training curve */
     if (p && e && which_eval >= 0)
-        ui_hover_own(v, lv, "%s · %s %lld (%s %lld: %.4g)", what, L(v->s->lang, "step"), p->step,
-                 L(v->s->lang, "held-out at step"), e->step, (double)ev);
+        ui_hover_own(v, lv, _("%s · step %lld (held-out at step %lld: %.4g)"), what, p->step, e->step, (double)ev);
     else if (p)
-        ui_hover_own(v, lv, "%s · %s %lld (%s: %d)", what, L(v->s->lang, "step"), p->step, L(v->s->lang, "steps averaged"), p->n);
+        ui_hover_own(v, lv, _("%s · step %lld (steps averaged: %d)"), what, p->step, p->n);
     else
-        ui_hover_own(v, ev, "%s · %s %lld", what, L(v->s->lang, "held-out at step"), e->step);
+        ui_hover_own(v, ev, _("%s · held-out at step %lld"), what, e->step);
 }
 
 static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
@@ -288,15 +287,15 @@ static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
     for (int i = 0; i < st->n_eval; i++)
         top = fmax(top, st->evals[i].loss);
     Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
-    Legend lg[2] = {{L(v->s->lang, "train"), "", th->accent}, {L(v->s->lang, "held-out"), "", th->accent2}};
+    Legend lg[2] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2}};
     snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.3f" : "–", smoothed_last(u, 0));
     snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.3f" : "–",
              st->n_eval ? (double)st->evals[st->n_eval - 1].loss : 0.0);
-    draw_title(v, rc, L(v->s->lang, "loss"), lg, 2);
+    draw_title(v, rc, _("loss"), lg, 2);
     draw_axes(v, &A, xl, 0);
     train_curve(v, u, &A, 0, th->accent);
     curve(v, u, &A, eval_points(u, 0), 1.5f * v->g->scale, th->accent2, 1);
-    marks(v, u, &A, L(v->s->lang, "loss"), 0, 0);
+    marks(v, u, &A, _("loss"), 0, 0);
 }
 
 static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
@@ -304,20 +303,20 @@ static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
     Axis A = plot_area(v, rc, xl, X, 1);
-    Legend lg[3] = {{L(v->s->lang, "train"), "", th->accent}, {L(v->s->lang, "held-out"), "", th->accent2},
-                    {L(v->s->lang, "exact"), "", th->good}};
+    Legend lg[3] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2},
+                    {_("exact"), "", th->good}};
     snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.0f%%" : "–", 100.0 * smoothed_last(u, 1));
     snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.0f%%" : "–",
              st->n_eval ? 100.0 * st->evals[st->n_eval - 1].acc : 0.0);
     float ex = last_exact(st);
     snprintf(lg[2].value, sizeof lg[2].value, ex >= 0 ? "%.0f%%" : "–", ex >= 0 ? 100.0 * ex : 0.0);
-    draw_title(v, rc, L(v->s->lang, "accuracy"), lg, 3);
+    draw_title(v, rc, _("accuracy"), lg, 3);
     draw_axes(v, &A, xl, 1);
     float w = 1.5f * v->g->scale;
     train_curve(v, u, &A, 1, th->accent);
     curve(v, u, &A, eval_points(u, 1), w, th->accent2, 1);
     curve(v, u, &A, eval_points(u, 2), w, th->good, 1);
-    marks(v, u, &A, L(v->s->lang, "accuracy"), 1, 1);
+    marks(v, u, &A, _("accuracy"), 1, 1);
 }
 
 static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
@@ -328,15 +327,15 @@ static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
     for (int i = 0; i < st->n_log; i++)
         top = fmax(top, st->log[i].tok_s);
     Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
-    Legend lg[1] = {{L(v->s->lang, "now"), "", th->accent}};
+    Legend lg[1] = {{_("now"), "", th->accent}};
     if (st->n_log)
         fmt_num(lg[0].value, sizeof lg[0].value, smoothed_last(u, 2));
     else
         snprintf(lg[0].value, sizeof lg[0].value, "–");
-    draw_title(v, rc, L(v->s->lang, "tokens/s"), lg, 1);
+    draw_title(v, rc, _("tokens/s"), lg, 1);
     draw_axes(v, &A, xl, 0);
     train_curve(v, u, &A, 2, th->accent);
-    marks(v, u, &A, L(v->s->lang, "tokens/s"), 2, -1);
+    marks(v, u, &A, _("tokens/s"), 2, -1);
 }
 
 /* The schedule over its own axis: long enough to show the warm-up peak and
@@ -350,17 +349,17 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
     long long now = st->step;
     double peak = lr_schedule(C, W, scale, W);
     Axis A = plot_area(v, rc, xl, fmax(3.0 * W, 1.15 * (double)now), nice_ceil(peak * 1.1));
-    Legend lg[2] = {{L(v->s->lang, "now"), "", th->accent2}, {L(v->s->lang, "peak"), "", th->dim}};
+    Legend lg[2] = {{_("now"), "", th->accent2}, {_("peak"), "", th->dim}};
     fmt_num(lg[0].value, sizeof lg[0].value, now > 0 ? lr_schedule(C, W, scale, now) : 0);
     fmt_num(lg[1].value, sizeof lg[1].value, peak);
-    draw_title(v, rc, L(v->s->lang, "learning rate"), lg, 2);
+    draw_title(v, rc, _("learning rate"), lg, 2);
     draw_axes(v, &A, xl, 0);
     /* the warm-up's end, dashed */
     int wx = (int)ax_x(&A, W), dash = ui_px(v->g, 4);
     for (int y = A.r.y; y < A.r.y + A.r.h; y += 2 * dash)
         ren_rect(v->r, (Rect){wx, y, 1, dash}, th->dim);
     char buf[64];
-    snprintf(buf, sizeof buf, "%s %d", L(v->s->lang, "warm-up"), W);
+    snprintf(buf, sizeof buf, _("warm-up %d"), W);
     ren_text(v->r, v->g->small, buf, wx + ui_px(v->g, 4), A.r.y + 2, th->dim);
     /* the schedule: the part trained bold, the rest thin */
     enum { N = 160 };
@@ -397,8 +396,7 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
         double s = A.x0 + (double)(v->in->mx - A.r.x) / A.r.w * (A.x1 - A.x0);
         long long k = s < 1 ? 1 : (long long)s;
         ren_rect(v->r, (Rect){v->in->mx, A.r.y, 1, A.r.h}, th->dim);
-        ui_hover_own(v, (float)lr_schedule(C, W, scale, k), "%s · %s %lld", L(v->s->lang, "learning rate"),
-                 L(v->s->lang, "step"), k);
+        ui_hover_own(v, (float)lr_schedule(C, W, scale, k), _("learning rate · step %lld"), k);
     }
 }
 

@@ -28,9 +28,9 @@
 
 static const StageId ATTN_STAGE[TV_ATTN_COUNT] = {ST_DEC_CROSS_WEIGHTS, ST_ENC_SELF_WEIGHTS,
                                                   ST_DEC_SELF_WEIGHTS};
-static const char *const ATTN_NAME[TV_ATTN_COUNT] = {"Cross-attention", "Encoder self-attention",
-                                                     "Decoder self-attention"};
-static const char *const ATTN_SHORT[TV_ATTN_COUNT] = {"cross", "encoder", "decoder"};
+static const char *const ATTN_NAME[TV_ATTN_COUNT] = {N_("Cross-attention"), N_("Encoder self-attention"),
+                                                     N_("Decoder self-attention")};
+static const char *const ATTN_SHORT[TV_ATTN_COUNT] = {N_("cross"), N_("encoder"), N_("decoder")};
 
 /* ---- the model and the passes ---- */
 
@@ -59,7 +59,7 @@ static int probe_encode(TrainUi *u, TfErr *err)
         return -1;
     u->pS = n < T ? n : T;
     if (u->pS < 1)
-        return tf_fail(err, "the probe sentence is empty");
+        return tf_fail(err, "%s", _("the probe sentence is empty"));
     n = vocab_encode(&u->pm.tgt_vocab, u->st.probe_ref, u->pref, NULL, T - 1, NULL, err);
     if (n < 0)
         return -1;
@@ -162,11 +162,10 @@ static int labelled(ViewCtx *v, const char *label, int lw, int x, int y, int w)
 /* The sentence, its truth, and what the model says now, one a line. */
 static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
 {
-    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *f = v->g->ui, *sf = v->g->small;
     int fh = ren_font_height(f), y = rc.y, right = rc.x + rc.w, line = fh + ui_px(v->g, 2);
-    const char *lab[3] = {L(sc->lang, "probe"), L(sc->lang, "truth"), L(sc->lang, "model")};
+    const char *lab[3] = {_("probe"), _("truth"), _("model")};
     int lw = 0;
     for (int i = 0; i < 3; i++) {
         int w = ren_text_width(sf, lab[i]);
@@ -183,7 +182,7 @@ static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
     int stale = u->gen_step != u->shown_step; /* a big model decodes when paused */
     if (stale && u->gen_n > 0) {
         char at[64];
-        snprintf(at, sizeof at, "(%s %lld) ", L(sc->lang, "step"), u->gen_step);
+        snprintf(at, sizeof at, _("(step %lld) "), u->gen_step);
         x += ren_text(v->r, sf, at, x, y + (fh - ren_font_height(sf)) / 2, th->dim);
     }
     int space = ren_text_width(f, " ");
@@ -205,24 +204,23 @@ static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
         ren_text(v->r, f, "…", x, y, th->dim);
     if (ui_over(v->in, (Rect){rc.x, y, rc.w, fh}))
         ui_hover_own(v, (float)u->gen_step, "%s",
-                 L(sc->lang, "greedy decoding, token by token, green where it matches the truth; at step"));
+                 _("greedy decoding, token by token, green where it matches the truth; at step"));
     return y + fh + ui_px(v->g, 6) - rc.y;
 }
 
 /* Attention kind, layer and head chips. */
 static int draw_chips(ViewCtx *v, TrainUi *u, Rect rc)
 {
-    const Scene *sc = v->s;
     char buf[32];
     UiFlow f = ui_flow(v, rc);
     for (int k = 0; k < TV_ATTN_COUNT; k++)
-        if (ui_flow_button(&f, L(sc->lang, ATTN_SHORT[k]), u->attn == (TvAttn)k)) {
+        if (ui_flow_button(&f, _(ATTN_SHORT[k]), u->attn == (TvAttn)k)) {
             u->attn = (TvAttn)k;
             if (u->layer >= attn_layers(u))
                 u->layer = attn_layers(u) - 1;
         }
     f.x += ui_px(v->g, 8);
-    ui_flow_text(&f, L(sc->lang, "layer"), v->th->dim);
+    ui_flow_text(&f, _("layer"), v->th->dim);
     for (int l = 0; l < attn_layers(u) && l < 12; l++) {
         snprintf(buf, sizeof buf, "%d", l + 1);
         if (ui_flow_button(&f, buf, u->layer == l && u->head >= 0)) {
@@ -232,13 +230,13 @@ static int draw_chips(ViewCtx *v, TrainUi *u, Rect rc)
         }
     }
     f.x += ui_px(v->g, 8);
-    ui_flow_text(&f, L(sc->lang, "head"), v->th->dim);
+    ui_flow_text(&f, _("head"), v->th->dim);
     for (int h = 0; h < u->pm.cfg.n_heads && h < 16; h++) {
         snprintf(buf, sizeof buf, "%d", h + 1);
         if (ui_flow_button(&f, buf, u->head == h))
             u->head = h;
     }
-    if (ui_flow_button(&f, L(sc->lang, "all"), u->head < 0))
+    if (ui_flow_button(&f, _("all"), u->head < 0))
         u->head = -1;
     return ui_flow_height(&f) + ui_px(v->g, 6);
 }
@@ -253,12 +251,11 @@ static RenImage *attn_image(ViewCtx *v, TrainUi *u, const TfView *tv, int layer,
 
 static void set_cell_hover(ViewCtx *v, TrainUi *u, const TfView *tv, int r, int c)
 {
-    const Scene *sc = v->s;
     char rl[128], cl[128];
     tf_view_label(&u->ptr, &u->pm, tv, 0, r, rl, sizeof rl);
     tf_view_label(&u->ptr, &u->pm, tv, 1, c, cl, sizeof cl);
-    ui_hover_own(v, tf_view_at(tv, r, c), "%s %lld · %s %d %s %d · '%s' → '%s'", L(sc->lang, "step"), u->shown_step,
-             L(sc->lang, "layer"), tv->layer + 1, L(sc->lang, "head"), tv->head + 1, rl, cl);
+    ui_hover_own(v, tf_view_at(tv, r, c), _("step %lld · layer %d head %d · '%s' → '%s'"), u->shown_step,
+             tv->layer + 1, tv->head + 1, rl, cl);
 }
 
 /* Black or white text, whichever reads on the cell's colour. */
@@ -311,8 +308,8 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
     if (tf_view(&u->ptr, ATTN_STAGE[u->attn], u->layer, u->head, 0, &tv, &err))
         return ui_paragraph(v->r, sf, err.msg, rc.x, rc.y, rc.w, th->warn);
     char cap[160];
-    snprintf(cap, sizeof cap, "%s · %s %d · %s %d", L(sc->lang, ATTN_NAME[u->attn]), L(sc->lang, "layer"), u->layer + 1,
-             L(sc->lang, "head"), u->head + 1);
+    snprintf(cap, sizeof cap, _("%s · layer %d · head %d"), _(ATTN_NAME[u->attn]), u->layer + 1,
+             u->head + 1);
     int fh = ren_font_height(sf);
     ui_text_fit(v->r, sf, cap, rc.x, rc.y, rc.w, th->dim);
     int lab_w = 0;
@@ -355,7 +352,7 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
         }
     }
     int bar = 4 * fh > grid.h ? 4 * fh : grid.h;
-    ui_text_fit(v->r, sf, L(sc->lang, "rows: queries · columns: keys · each row sums to 1"), rc.x, grid.y + bar + 4,
+    ui_text_fit(v->r, sf, _("rows: queries · columns: keys · each row sums to 1"), rc.x, grid.y + bar + 4,
                 rc.w, th->dim);
     return top + bar + fh + 4;
 }
@@ -363,7 +360,6 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
 /* Every layer (down) and head (across): heads forming, side by side. */
 static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
 {
-    const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *sf = v->g->small;
     int fh = ren_font_height(sf), NL = attn_layers(u), NH = u->pm.cfg.n_heads;
@@ -372,8 +368,8 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
     if (tf_view(&u->ptr, ATTN_STAGE[u->attn], 0, 0, 0, &tv, &err))
         return;
     char buf[160];
-    snprintf(buf, sizeof buf, "%s · %d %s × %d %s · %s", L(sc->lang, ATTN_NAME[u->attn]), NL, L(sc->lang, "layers"), NH,
-             L(sc->lang, "heads"), L(sc->lang, "click one to see it big"));
+    snprintf(buf, sizeof buf, _("%s · %d layers × %d heads · click one to see it big"), _(ATTN_NAME[u->attn]),
+             NL, NH);
     ui_text_fit(v->r, sf, buf, rc.x, rc.y, rc.w, th->dim);
     int cap_w = ren_text_width(sf, "L00") + ui_px(v->g, 8), gap = ui_px(v->g, 6);
     int top = fh + ui_px(v->g, 6) + fh + ui_px(v->g, 2);
@@ -381,14 +377,16 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
                     (float)(rc.h - top - (NL - 1) * gap) / (float)(NL * tv.rows));
     c = fminf(c, 40.0f * v->g->scale);
     if (c < 1.5f) {
-        ui_paragraph(v->r, sf, L(sc->lang, "Too many heads for this space: press 1-9 to see one head."), rc.x,
+        ui_paragraph(v->r, sf, _("Too many heads for this space: press 1-9 to see one head."), rc.x,
                      rc.y + top, rc.w, th->dim);
         return;
     }
     c = c >= 4 ? floorf(c) : c;
     int tw = (int)lroundf(c * tv.cols), thh = (int)lroundf(c * tv.rows);
     for (int h = 0; h < NH; h++) {
-        snprintf(buf, sizeof buf, tw >= ren_text_width(sf, "head 00") ? "%s %d" : "%.0s%d", L(sc->lang, "head"), h + 1);
+        snprintf(buf, sizeof buf, _("head %d"), 10);
+        int wide = tw >= ren_text_width(sf, buf);
+        snprintf(buf, sizeof buf, wide ? _("head %d") : "%d", h + 1);
         ui_text_center(v->r, sf, buf, (Rect){rc.x + cap_w + h * (tw + gap), rc.y + fh + ui_px(v->g, 4), tw, fh},
                        th->dim);
     }

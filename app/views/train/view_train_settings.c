@@ -14,7 +14,7 @@
 
 #include "view_train.h"
 
-static const char *const TASKS[TV_N_TASKS] = {"copy", "reverse", "sort", "en2zh", "file"};
+static const char *const TASKS[TV_N_TASKS] = {N_("copy"), N_("reverse"), N_("sort"), "en2zh", "file"};
 
 /* The choices of each setting. Powers of two keep d_model divisible by the
  * head count; the last learning-rate scales are there to watch training
@@ -40,13 +40,13 @@ static const FieldDef FIELDS[TVF_COUNT] = {
     {"n_heads", CH_HEADS, NULL, COUNT(CH_HEADS)},
     {"n_layers", CH_LAYERS, NULL, COUNT(CH_LAYERS)},
     {"d_ff", CH_DFF, NULL, COUNT(CH_DFF)},
-    {"warm-up", CH_WARMUP, NULL, COUNT(CH_WARMUP)},
-    {"lr ×", NULL, CH_LR, COUNT(CH_LR)},
+    {N_("warm-up"), CH_WARMUP, NULL, COUNT(CH_WARMUP)},
+    {N_("lr ×"), NULL, CH_LR, COUNT(CH_LR)},
 };
 
 /* classroom, base, big: d_model, heads, d_ff, layers (config.c) */
 #define N_PRESETS 3
-static const char *const PRESET_NAMES[N_PRESETS] = {"classroom", "base", "big"};
+static const char *const PRESET_NAMES[N_PRESETS] = {N_("classroom"), N_("base"), N_("big")};
 static const int PRESETS[N_PRESETS][4] = {{64, 4, 256, 2}, {512, 8, 2048, 6}, {1024, 16, 4096, 6}};
 
 /* ---- small helpers ---- */
@@ -212,13 +212,12 @@ void tv_set_preset(ViewCtx *v, TrainUi *u, int p)
 /* One setting: "d_model ◀ 64 ▶"; the selected one (X) is outlined. */
 static void draw_stepper(UiFlow *f, ViewCtx *v, TrainUi *u, TvField k)
 {
-    const Scene *sc = v->s;
     const Theme *th = f->v->th;
     RenFont *sf = f->v->g->small;
     char val[32];
     field_text(u, k, val, sizeof val);
     int bw = ren_text_width(sf, "◀") + ui_px(f->v->g, 10);
-    const char *name = L(sc->lang, FIELDS[k].name);
+    const char *name = _(FIELDS[k].name);
     int lw = ren_text_width(sf, name) + ui_px(f->v->g, 6);
     int vw = ren_text_width(sf, "65536") + ui_px(f->v->g, 8);
     Rect r = ui_flow_next(f, lw + 2 * bw + vw);
@@ -257,7 +256,7 @@ static Rect draw_path_field(UiFlow *f, ViewCtx *v, TrainUi *u)
     int fh = ren_font_height(sf), tx = box.x + ui_px(f->v->g, 6), ty = box.y + (box.h - fh) / 2;
     ren_clip_push(f->v->r, box);
     if (!u->path[0])
-        ren_text(f->v->r, sf, L(sc->lang, "path of a TSV file: one “source<TAB>target” pair a line, then Enter"),
+        ren_text(f->v->r, sf, _("path of a TSV file: one “source<TAB>target” pair a line, then Enter"),
                  tx, ty, th->dim);
     int cur = sc->cursor > (int)strlen(u->path) ? (int)strlen(u->path) : sc->cursor;
     int cur_x = ren_text_width_n(sf, u->path, focused ? cur : (int)strlen(u->path));
@@ -273,24 +272,23 @@ static Rect draw_path_field(UiFlow *f, ViewCtx *v, TrainUi *u)
  * the path field's rectangle (w 0 when not drawn). */
 Rect tv_settings_draw(UiFlow *f, ViewCtx *v, TrainUi *u)
 {
-    const Scene *sc = v->s;
     const Theme *th = f->v->th;
     Rect path = {0, 0, 0, 0};
-    ui_flow_text(f, L(sc->lang, "task"), th->dim);
+    ui_flow_text(f, _("task"), th->dim);
     for (int t = 0; t < TV_N_TASKS; t++)
-        if (tv_control(f, t == TV_TASK_FILE ? L(sc->lang, "TSV file…") : TASKS[t], u->task == t, &u->hit.task[t])) {
+        if (tv_control(f, t == TV_TASK_FILE ? _("TSV file…") : _(TASKS[t]), u->task == t, &u->hit.task[t])) {
             if (t == TV_TASK_FILE)
                 tv_focus_path(v, u);
             else
                 tv_set_task(v, u, t);
         }
     f->x += ui_px(f->v->g, 10);
-    ui_flow_text(f, L(sc->lang, "size"), th->dim);
+    ui_flow_text(f, _("size"), th->dim);
     int p = tv_preset_of(u);
     for (int k = 0; k < N_PRESETS; k++)
-        if (ui_flow_button(f, PRESET_NAMES[k], p == k))
+        if (ui_flow_button(f, _(PRESET_NAMES[k]), p == k))
             tv_set_preset(v, u, k);
-    if (ui_flow_button(f, L(sc->lang, "custom…"), p < 0 || u->custom))
+    if (ui_flow_button(f, _("custom…"), p < 0 || u->custom))
         u->custom = !u->custom;
     if (u->custom) {
         ui_flow_break(f);
@@ -299,12 +297,12 @@ Rect tv_settings_draw(UiFlow *f, ViewCtx *v, TrainUi *u)
     }
     if (u->task == TV_TASK_FILE) {
         ui_flow_break(f);
-        ui_flow_text(f, L(sc->lang, "file"), th->dim);
-        if (ui_flow_button(f, L(sc->lang, "words"), !u->tokens_char)) {
+        ui_flow_text(f, _("file"), th->dim);
+        if (ui_flow_button(f, _("words"), !u->tokens_char)) {
             u->tokens_char = 0;
             tv_settings_changed(v, u);
         }
-        if (ui_flow_button(f, L(sc->lang, "characters"), u->tokens_char)) {
+        if (ui_flow_button(f, _("characters"), u->tokens_char)) {
             u->tokens_char = 1;
             tv_settings_changed(v, u);
         }
