@@ -28,9 +28,10 @@ typedef struct Cut {
     int last_partial;
 } Cut;
 
-static void on_text(void *user, const char *s, int len, const char *tag)
+static void on_text(void *user, const char *s, int len, Rect box, const char *tag)
 {
     Cut *c = user;
+    (void)box;
     if (!tag || strcmp(tag, "view") != 0) {
         c->last_partial = 0;
         return;

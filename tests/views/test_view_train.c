@@ -522,7 +522,7 @@ static void test_draws_everywhere(void **state)
     /* the view's words are in Chinese */
     a.lang = 1;
     expect_true(strcmp(L(a.lang, "▶ Start  P"), "▶ Start  P") != 0 && strcmp(L(a.lang, "learning rate"), "learning rate") != 0 &&
-                    strcmp(L(a.lang, "the Decode view shows the model of step"), "the Decode view shows the model of step") != 0,
+                    strcmp(L(a.lang, "the Decode view shows the model of step %lld"), "the Decode view shows the model of step %lld") != 0,
                 "Chinese labels: '%s', '%s'", L(a.lang, "▶ Start  P"), L(a.lang, "learning rate"));
     a.lang = 0;
     app_free(&a);

@@ -190,7 +190,7 @@ static const char *const NAMES[] = {
     "Stepformer", "Top", "PE", "LN", "FFN", "BLEU", "BPE", "OPUS", "MT",
     "Tab", "Esc", "Enter", "Space", "End", "Home", "PgDn", "PgUp", "Ctrl", "Shift", "Alt",
     "English", "EN", "PNG", "PDF", "SVG", "CSV", "TSV", "JSON", "UTF", "RNN", "RNNs", "GPU",
-    "viridis", "cividis", "lr", "id", "pos",
+    "viridis", "cividis", "lr", "id", "pos", "ms", "kB", "MB", "GB",
 };
 /* A formula's variables, data only in a string with '=', '^' or '√'. */
 static const char *const FORMULA[] = {
@@ -319,11 +319,20 @@ static void record(void *user, const char *utf8, int len, Rect box, const char *
         *q = 0;
         while (*p == ' ')
             p++;
+        /* a wrapped line may end in the separator itself */
+        size_t pl = strlen(p), sl = strlen(" ·");
+        char *cut = NULL;
+        if (pl >= sl && strcmp(p + pl - sl, " ·") == 0) {
+            cut = p + pl - sl;
+            *cut = 0;
+        }
         if (*p && !list_has(&g_seen.text, p)) {
             list_add(&g_seen.text, p, strlen(p));
             list_add(&g_seen.tag, tag, strlen(tag));
             list_add(&g_seen.scene, g_scene, strlen(g_scene));
         }
+        if (cut)
+            *cut = ' ';
         *q = keep;
         if (!next)
             break;
