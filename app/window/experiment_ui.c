@@ -8,11 +8,11 @@
 #include "app.h"
 #include "panels.h"
 
-static const char *CMP_NAMES[CMP_COUNT] = {"experiment", "normal", "difference"};
+static const char *CMP_NAMES[CMP_COUNT] = {N_("experiment"), N_("normal"), N_("difference")};
 
 const char *app_cmp_name(int cmp)
 {
-    return cmp >= 0 && cmp < CMP_COUNT ? CMP_NAMES[cmp] : "?";
+    return cmp >= 0 && cmp < CMP_COUNT ? _(CMP_NAMES[cmp]) : "?";
 }
 
 void app_set_exp(App *a, const TfExperiment *e)
@@ -22,7 +22,22 @@ void app_set_exp(App *a, const TfExperiment *e)
         a->cmp = CMP_EXP;
     char d[256];
     tf_exp_describe(e, d, sizeof d);
-    app_notice(a, 0, "experiment: %s", d);
+    app_notice(a, 0, _("experiment: %s"), d);
+}
+
+/* Alt+click on a source token: hide it as a key (or show it again). */
+void app_exp_toggle_hide(App *a, int pos)
+{
+    if (pos < 0 || pos >= a->ses.pad_S) {
+        app_notice(a, 1, _("source position %d is not in the sentence"), pos);
+        return;
+    }
+    TfExperiment e = a->ses.exp;
+    if (tf_exp_toggle_hide(&e, pos) < 0) {
+        app_notice(a, 1, _("at most %d source positions can be hidden"), TF_EXP_MAX_HIDE);
+        return;
+    }
+    app_set_exp(a, &e);
 }
 
 /* E and D (and, while the panel is open, its toggles S, P, M and X to
@@ -36,11 +51,11 @@ int app_exp_key(App *a, Key key)
     }
     if (key == 'd') {
         if (!session_has_exp(&a->ses)) {
-            app_notice(a, 0, "D compares an experiment with the normal pass: turn one on first (E)");
+            app_notice(a, 0, _("D compares an experiment with the normal pass: turn one on first (E)"));
             return 1;
         }
         a->cmp = (a->cmp + 1) % CMP_COUNT;
-        app_notice(a, 0, "showing: %s", app_cmp_name(a->cmp));
+        app_notice(a, 0, _("showing: %s"), app_cmp_name(a->cmp));
         return 1;
     }
     if (!a->show_exp)
@@ -70,25 +85,25 @@ void app_exp_draw(ViewCtx *v)
     ren_rect(v->r, box, v->th->panel);
     ren_rect_line(v->r, box, 1, v->th->accent);
     int x = box.x + pad, y = box.y + pad, bw = w - 2 * pad;
-    ren_text(v->r, v->g->ui, "Experiments (E)", x, y, v->th->text);
+    ren_text(v->r, v->g->ui, _("Experiments (E)"), x, y, v->th->text);
     y += bh + 4;
     TfExperiment e = a->ses.exp;
     struct { const char *label; int *flag; } t[3] = {
-        {"S  no 1/√d_k scaling", &e.no_scale},
-        {"P  no positional encoding", &e.no_pe},
-        {"M  no causal mask", &e.no_causal},
+        {N_("S  no 1/√d_k scaling"), &e.no_scale},
+        {N_("P  no positional encoding"), &e.no_pe},
+        {N_("M  no causal mask"), &e.no_causal},
     };
     for (int i = 0; i < 3; i++, y += bh + 4)
-        if (ui_button(v, (Rect){x, y, bw, bh}, t[i].label, *t[i].flag)) {
+        if (ui_button(v, (Rect){x, y, bw, bh}, _(t[i].label), *t[i].flag)) {
             *t[i].flag = !*t[i].flag;
             app_set_exp(a, &e);
         }
-    if (ui_button(v, (Rect){x, y, bw / 2 - 4, bh}, "X  clear", 0)) {
+    if (ui_button(v, (Rect){x, y, bw / 2 - 4, bh}, _("X  clear"), 0)) {
         memset(&e, 0, sizeof e);
         app_set_exp(a, &e);
     }
     char buf[64];
-    snprintf(buf, sizeof buf, "D  %s", app_cmp_name(a->cmp));
+    snprintf(buf, sizeof buf, _("D  %s"), app_cmp_name(a->cmp));
     if (ui_button(v, (Rect){x + bw / 2, y, bw / 2, bh}, buf, a->cmp != CMP_EXP) &&
         session_has_exp(&a->ses))
         a->cmp = (a->cmp + 1) % CMP_COUNT;
