@@ -226,6 +226,9 @@ static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect 
         }
         if (sel)
             ren_rect_line(v->r, hit, 1, th->select);
+        if (kind == LBL_SRC && sc->ses && tf_exp_hidden(&sc->ses->exp, i)) /* hidden (Alt+click) */
+            ren_line(v->r, (float)hit.x + 2, hit.y + hit.h * 0.5f, (float)(hit.x + hit.w - 2),
+                     hit.y + hit.h * 0.5f, 2, th->warn);
         if (ui_clicked(v->in, hit) && ui_over(v->in, band))
             toggle_select(v, kind, i);
     }
@@ -311,7 +314,7 @@ static void heat_draw_one(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts 
     value_range(tv, o, &lo, &hi);
     CmapId cmap = o->diverging ? CMAP_DIVERGING : o->prob ? sc->cmap_prob : sc->cmap_signed;
     uint64_t key = heat_key(tv->stage, tv->layer, tv->head, tv->b, cmap, o->zeros_marked);
-    if (o->pz_slot == VIEW_MATRIX)
+    if (o->pz_slot == VIEW_MATRIX || o->diverging) /* the main heatmap, or a difference */
         v->out->heat = (HeatGeo){1, grid, zcw, zch, tv->rows, tv->cols, lo, hi, cmap, tv->stage};
     ren_clip_push(v->r, grid_area);
     draw_cells(v, tv, grid, zcw, zch, lo, hi, cmap, key);
