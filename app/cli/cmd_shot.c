@@ -19,7 +19,7 @@ static const char *SHOT_HELP =
     "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME |\n"
     "                        --all [--format png|svg|pdf] | --walk | --lesson ID [--step N])\n"
     "                       [--model FILE] [--src TEXT]... [--tgt TEXT] [--batch B]\n"
-    "                       [--lang en|zh] [--decode-pane gen|step|beam --beam K --alpha A]\n"
+    "                       [--lang en|zh] [--decode-pane gen|step|beam|sample --beam K --alpha A]\n"
     "                       [--size WxH] [--theme dark|light|contrast] [--scale S]\n"
     "                       " CLI_EXP_USAGE " [--compare]\n"
     "                       [--caption] --out FILE_OR_DIR\n"
@@ -196,8 +196,8 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
                       s->w > 8192 || s->h > 8192))
                 return cli_fail(C, "--size must be WxH between 64x64 and 8192x8192, not '%s'", v);
         } else if (cli_opt(argv, argc, &i, "decode-pane", &v, C, &bad)) {
-            if (v && strcmp(v, "gen") && strcmp(v, "step") && strcmp(v, "beam"))
-                return cli_fail(C, "--decode-pane must be gen, step or beam, not '%s'", v);
+            if (v && strcmp(v, "gen") && strcmp(v, "step") && strcmp(v, "beam") && strcmp(v, "sample"))
+                return cli_fail(C, "--decode-pane must be gen, step, beam or sample, not '%s'", v);
             s->pane = v;
         } else if (cli_opt(argv, argc, &i, "beam", &v, C, &bad)) {
             if (v && cli_int(v, 1, 8, &s->beam))
