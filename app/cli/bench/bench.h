@@ -33,4 +33,7 @@ void bench_print(const char *name, const BenchStats *s, double flops,
  * when it was measured in this run (else 0). */
 void bench_gui(double secs, const char *only, double train_ref_tok_s);
 
+/* experiment_toggle_en2zh and experiment_compare_base_s32 (bench_exp.c) */
+void bench_exp(double secs, const char *only);
+
 #endif
