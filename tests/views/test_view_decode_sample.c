@@ -229,12 +229,43 @@ static void test_force_a_token(void **state)
     app_free(&a);
 }
 
+/* D in the decode view: it decodes under the experiment (no causal mask:
+ * the teacher-forced pass applied no -inf), under the normal pass with D,
+ * and the picture differs. */
+static void test_decode_under_experiment(void **state)
+{
+    (void)state;
+    static App a;
+    DecodeUi *d = open_decode(&a, "gen");
+    TfExperiment e = {0};
+    e.no_causal = 1;
+    app_set_exp(&a, &e);
+    app_compute_all(&a);
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    static uint32_t px[2][1000 * 720];
+    ren_read_pixels(tu_ren, AREA, px[0]);
+    int T = d->tf_n, inf = 0;
+    for (int i = 0; i < T * T; i++)
+        inf += isinf(d->tf_mask[i]) != 0;
+    expect_true(T > 1 && inf == 0 && d->tr.exp.no_causal, "experiment: no causal mask applied (%d -inf)", inf);
+    a.cmp = CMP_NORMAL;
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    ren_read_pixels(tu_ren, AREA, px[1]);
+    inf = 0;
+    for (int i = 0; i < T * T; i++)
+        inf += isinf(d->tf_mask[i]) != 0;
+    expect_true(inf == T * (T - 1) / 2 && !d->tr.exp.no_causal, "D, normal: the causal mask again (%d -inf)", inf);
+    expect_true(memcmp(px[0], px[1], sizeof px[0]) != 0, "another picture");
+    app_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_temperature_slider),
         cmocka_unit_test(test_sample_button),
         cmocka_unit_test(test_force_a_token),
+        cmocka_unit_test(test_decode_under_experiment),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -165,6 +165,7 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->S = sc->ses->src_n[b] < dec_cap(d) ? sc->ses->src_n[b] : dec_cap(d);
     memcpy(d->src, sc->ses->src_ids[b], (size_t)d->S * sizeof(int));
     d->max_out = decode_max_out(sc->model, &d->tr, d->S);
+    dec_exp_apply(sc, d); /* the experiment, unless D shows the normal pass */
     if (dec_generate(sc, d, &err)) { /* greedy, with the tokens the learner forced */
         snprintf(d->err, sizeof d->err, "%s", err.msg);
         return;
@@ -537,6 +538,7 @@ static void view_decode(ViewCtx *v)
     else
         draw_bar_gen(&f, d);
     int top = area.y + pad + ui_flow_height(&f) + ui_px(v->g, 8);
+    top += dec_exp_line(v, d, area.x, top, area.w); /* with an experiment: before → after */
     /* the keys, at the bottom (two lines at most) */
     RenFont *sf = v->g->small;
     const char *keys = d->pane == DEC_PANE_BEAM ? KEYS_BEAM : d->pane == DEC_PANE_SAMPLE ? _(KEYS_SAMPLE) : KEYS_GEN;

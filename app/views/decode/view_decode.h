@@ -173,6 +173,12 @@ void dec_sample_bar(UiFlow *f, DecodeUi *d);
 void dec_sample_pane(ViewCtx *v, DecodeUi *d, Rect rc);
 int dec_sample_key(ViewCtx *v, DecodeUi *d, Key key, int mod);
 
+/* With an experiment on, the view decodes under it (the normal pass when D
+ * shows it): set d->tr's experiment for the scene. The line saying which,
+ * with the greedy translation before → after; returns its height. */
+void dec_exp_apply(const Scene *sc, DecodeUi *d);
+int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w);
+
 /* Text of a target token, "<bos>" etc. included. */
 const char *dec_tok(const Scene *sc, int id);
 /* The decoder input of generation step s: <bos>, then its own outputs. */

@@ -110,6 +110,34 @@ void dec_force_click(ViewCtx *v, DecodeUi *d, Rect rc, int s, int id)
     }
 }
 
+/* ---- under an experiment ---- */
+
+void dec_exp_apply(const Scene *sc, DecodeUi *d)
+{
+    memset(&d->tr.exp, 0, sizeof d->tr.exp);
+    if (sc->base && sc->cmp != 1) /* experiment or difference: the experiment's decoding */
+        d->tr.exp = sc->ses->exp;
+}
+
+int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w)
+{
+    const Scene *sc = v->s;
+    if (!sc->base)
+        return 0;
+    (void)d;
+    char desc[256], buf[2600];
+    tf_exp_describe(&sc->ses->exp, desc, sizeof desc);
+    if (sc->cmp == 1)
+        snprintf(buf, sizeof buf, _("the normal pass (D) · the experiment (%s) translates it as %s"), desc,
+                 sc->ses->translation);
+    else
+        snprintf(buf, sizeof buf, _("decoding under the experiment (%s) · greedy before → after: %s → %s"), desc,
+                 sc->ses->base_translation, sc->ses->translation);
+    RenFont *f = v->g->small;
+    ui_text_fit(v->r, f, buf, x, y, w, v->th->warn);
+    return ren_font_height(f) + ui_px(v->g, 6);
+}
+
 /* ---- sampling ---- */
 
 static int ensure_str(DecodeUi *d, TfErr *err)
@@ -153,6 +181,7 @@ int dec_sample_draw_one(const Scene *sc, DecodeUi *d)
     o.sampling = sample_opts(m);
     o.seed = m->seed;
     DecodeResult r = {0};
+    m->str.exp = d->tr.exp; /* under the experiment, as the view decodes */
     if (tf_translate(sc->model, &m->str, d->src, d->S, &o, &r, &err)) {
         snprintf(m->err, sizeof m->err, "%s", err.msg);
         return -1;
@@ -200,7 +229,9 @@ static const float *next_logits(const Scene *sc, DecodeUi *d, int *at)
     if (same)
         return m->logits;
     TfErr err;
-    if (ensure_str(d, &err) || s >= DEC_CAP_T - 1 ||
+    if (!ensure_str(d, &err))
+        m->str.exp = d->tr.exp;
+    if (!m->have_str || s >= DEC_CAP_T - 1 ||
         tf_teacher_forced(sc->model, &m->str, d->src, d->S, d->gen.ids, s, m->tf_pred, m->tf_truth, m->tf_loss,
                           &err)) {
         m->logits_at = -1;
