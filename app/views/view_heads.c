@@ -265,6 +265,11 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int slot, i
         ren_rect_line(v->r, (Rect){t.x - 3, t.y - 3, t.w + 6, t.h + 6}, 2, v->th->select);
     ren_rect_line(v->r, (Rect){t.x - 1, t.y - 1, t.w + 2, t.h + 2}, 1,
                   over ? v->th->select : v->th->border);
+    if (attn_kind(G->st) >= 0 && tf_exp_ablated(&sc->ses->exp, (TfAttnKind)attn_kind(G->st), l, h)) {
+        /* ablated: crossed out, hovered or not */
+        ren_rect_line(v->r, (Rect){t.x - 2, t.y - 2, t.w + 4, t.h + 4}, 2, v->th->warn);
+        ren_line(v->r, (float)t.x, (float)t.y, (float)(t.x + t.w), (float)(t.y + t.h), 2, v->th->warn);
+    }
     if (!over)
         return;
     int c = (int)((v->in->mx - t.x) / G->c), r = (int)((v->in->my - t.y) / G->c);
@@ -276,10 +281,6 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int slot, i
                           1, v->th->select);
     }
     int kind = attn_kind(G->st);
-    if (kind >= 0 && tf_exp_ablated(&sc->ses->exp, (TfAttnKind)kind, l, h)) { /* ablated: crossed out */
-        ren_rect_line(v->r, (Rect){t.x - 2, t.y - 2, t.w + 4, t.h + 4}, 2, v->th->warn);
-        ren_line(v->r, (float)t.x, (float)t.y, (float)(t.x + t.w), (float)(t.y + t.h), 2, v->th->warn);
-    }
     if (ui_clicked(v->in, t) && (v->in->mod & MOD_ALT) && kind >= 0) { /* ablate it */
         v->out->exp_head_set = 1;
         v->out->exp_head[0] = kind;

@@ -53,15 +53,13 @@ void heads_exp_layer(const Scene *sc, const HeadsExp *x, TfAttnKind kind, int l,
 void heads_exp_controls(ViewCtx *v, HeadsExp *x, Rect *body)
 {
     UiFlow f = ui_flow(v, *body);
-    char buf[96];
-    snprintf(buf, sizeof buf, "%s", _("M  metrics"));
-    if (ui_flow_button(&f, buf, x->overlay))
+    if (ui_flow_button(&f, _("M  metrics"), x->overlay))
         x->overlay = !x->overlay;
-    ui_flow_text(&f, _("O  sort heads by:"), v->th->dim);
-    for (int s = 0; s < HX_SORT_COUNT; s++)
-        if (ui_flow_button(&f, heads_exp_sort_name(s), x->sort == s))
-            x->sort = s;
-    int h = ui_flow_height(&f) + 6;
+    char buf[96];
+    snprintf(buf, sizeof buf, _("O  sort: %s"), heads_exp_sort_name(x->sort));
+    if (ui_flow_button(&f, buf, x->sort != HX_SORT_NONE)) /* the next metric */
+        x->sort = (x->sort + 1) % HX_SORT_COUNT;
+    int h = ui_flow_height(&f) + 4;
     body->y += h;
     body->h -= h;
 }
@@ -82,20 +80,24 @@ void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const TfHeadMetric
 {
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
-    if (x->sort != HX_SORT_NONE) { /* sorted: which head this is */
-        char id[32];
-        snprintf(id, sizeof id, _("head %d"), h + 1);
-        Rect tag = {t.x, t.y, ren_text_width(f, id) + 6, fh + 2};
-        if (tag.w > t.w)
-            tag.w = t.w;
-        ren_rect(v->r, tag, (Color){0, 0, 0, 170});
-        ui_text_fit(v->r, f, id, tag.x + 3, tag.y + 1, tag.w - 4, (Color){255, 255, 255, 255});
-    }
-    if (!x->overlay || t.w < 24 || t.h < fh + 4)
-        return;
     const char *label = tf_head_label(m, kind);
     char num[64];
     metric_text(m, x->sort, num, sizeof num);
+    Hover *hv = &v->out->hover;
+    if (ui_over(v->in, t) && hv->valid && hv->head == h) { /* the numbers, however small the thumbnail */
+        size_t n = strlen(hv->where);
+        snprintf(hv->where + n, sizeof hv->where - n, label[0] ? " · %s · %s" : " · %s", num, _(label));
+    }
+    char id[32];
+    snprintf(id, sizeof id, _("head %d"), h + 1);
+    if (x->sort != HX_SORT_NONE && t.w >= ren_text_width(f, id) + 6 && t.h >= 3 * fh) {
+        /* sorted: which head this is */
+        Rect tag = {t.x, t.y, ren_text_width(f, id) + 6, fh + 2};
+        ren_rect(v->r, tag, (Color){0, 0, 0, 170});
+        ui_text_fit(v->r, f, id, tag.x + 3, tag.y + 1, tag.w - 4, (Color){255, 255, 255, 255});
+    }
+    if (!x->overlay || t.w < ren_text_width(f, "H 0.00") + 6 || t.h < 2 * fh + 4)
+        return;
     int lines = label[0] && t.h >= 2 * fh + 6 ? 2 : 1;
     Rect strip = {t.x, t.y + t.h - lines * (fh + 1) - 2, t.w, lines * (fh + 1) + 2};
     ren_rect(v->r, strip, (Color){0, 0, 0, 185});

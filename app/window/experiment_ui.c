@@ -78,7 +78,10 @@ void app_exp_draw(ViewCtx *v)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), bh = fh + 8, w = 300, pad = 8;
     Rect A = v->area;
-    int h = pad * 2 + 6 * (bh + 4);
+    const char *hint = _("Alt+click a head in All heads to ablate it, a source token to hide it; "
+                         "D: experiment, normal, difference");
+    int hint_h = ren_text_wrap(f, hint, w - 2 * pad, NULL, 0) * fh + 4;
+    int h = pad * 2 + 5 * (bh + 4) + fh + 6 + hint_h;
     Rect box = {A.x + A.w - w - 8, A.y + 8, w, h};
     if (box.x < A.x)
         box.x = A.x;
@@ -110,7 +113,9 @@ void app_exp_draw(ViewCtx *v)
     y += bh + 4;
     char d[256];
     tf_exp_describe(&a->ses.exp, d, sizeof d);
-    ui_text_fit(v->r, f, d, x, y + 2, bw, v->th->dim);
+    ui_text_fit(v->r, f, d, x, y + 2, bw, session_has_exp(&a->ses) ? v->th->warn : v->th->dim);
+    y += fh + 6;
+    ui_paragraph(v->r, f, hint, x, y, bw, v->th->dim);
 }
 
 /* The status line's words for an experiment: "mode · before → after". */
