@@ -42,22 +42,10 @@ static void toggle_body(void *p)
 
 static void bench_toggle(double secs)
 {
-    TfErr err;
-    Ren *r = ren_open_headless(1280, 800, &err);
-    if (!r) {
-        fprintf(stderr, "bench: %s\n", err.msg);
-        return;
-    }
     static App a;
-    AppOpts o = {0};
-    o.src[0] = "i read books at home today";
-    o.n_src = 1;
-    o.stage = "enc.self.weights";
-    if (app_init(&a, &o, &err)) {
-        fprintf(stderr, "bench: %s\n", err.msg);
-        ren_close(r);
+    Ren *r = bench_app(&a, 1280, 800, "enc.self.weights");
+    if (!r)
         return;
-    }
     a.ses.lazy = 1; /* as the window runs it */
     TfExperiment e = {0};
     e.no_pe = 1;

@@ -24,6 +24,7 @@
 #define SHOW_K 10 /* bars in the sampling pane */
 
 static const int TOPK_CHOICES[] = {0, 1, 5, 10, 40};
+static const float TOPK_CHOICES_F[] = {0, 1, 5, 10, 40}; /* the same, for next_choice */
 static const float TOPP_CHOICES[] = {1.0f, 0.95f, 0.9f, 0.5f};
 #define N_TOPK ((int)(sizeof TOPK_CHOICES / sizeof TOPK_CHOICES[0]))
 #define N_TOPP ((int)(sizeof TOPP_CHOICES / sizeof TOPP_CHOICES[0]))
@@ -419,6 +420,15 @@ void dec_sample_pane(ViewCtx *v, DecodeUi *d, Rect rc)
     (void)fh;
 }
 
+/* The index after cur's in c[0..n), round; 0 when cur is not there. */
+static int next_choice(const float *c, int n, float cur)
+{
+    int i = 0;
+    while (i < n && c[i] != cur)
+        i++;
+    return (i + 1) % n;
+}
+
 int dec_sample_key(ViewCtx *v, DecodeUi *d, Key key, int mod)
 {
     DecSample *m = &d->smp;
@@ -427,20 +437,8 @@ int dec_sample_key(ViewCtx *v, DecodeUi *d, Key key, int mod)
         m->temp = (mod & MOD_SHIFT) ? m->temp / 1.25f : m->temp * 1.25f;
         m->temp = m->temp < DEC_T_MIN ? DEC_T_MIN : m->temp > DEC_T_MAX ? DEC_T_MAX : m->temp;
         return 1;
-    case 'k': {
-        int i = 0;
-        while (i < N_TOPK && TOPK_CHOICES[i] != m->top_k)
-            i++;
-        m->top_k = TOPK_CHOICES[(i + 1) % N_TOPK];
-        return 1;
-    }
-    case 'u': {
-        int i = 0;
-        while (i < N_TOPP && TOPP_CHOICES[i] != m->top_p)
-            i++;
-        m->top_p = TOPP_CHOICES[(i + 1) % N_TOPP];
-        return 1;
-    }
+    case 'k': m->top_k = TOPK_CHOICES[next_choice(TOPK_CHOICES_F, N_TOPK, (float)m->top_k)]; return 1;
+    case 'u': m->top_p = TOPP_CHOICES[next_choice(TOPP_CHOICES, N_TOPP, m->top_p)]; return 1;
     case 'n': dec_sample_draw_one(v->s, d); return 1;
     default: return 0;
     }
