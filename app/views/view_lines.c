@@ -580,8 +580,7 @@ static void set_hover(ViewCtx *v, const LinesGeo *G)
 static void diff_caption(const Scene *sc, char *s, size_t cap)
 {
     if (sc->cmp == 2 && sc->base)
-        snprintf(s, cap, "%s", _("difference: line width = |experiment − normal| · warm: the experiment "
-                                 "attends more, cool: less"));
+        snprintf(s, cap, "%s", _("difference: width |experiment − normal| · warm more, cool less"));
 }
 
 static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
