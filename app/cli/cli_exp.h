@@ -33,6 +33,10 @@ int cli_exp_more(char **argv, int argc, int *i, void *ctx, const char *cmd, int 
  * them). S > 0 also checks hidden positions against a source of S tokens.
  * Returns 0, or 1 after printing the message. */
 int cli_exp_build(const CliExp *x, const TfConfig *cfg, int S, TfExperiment *e, const char *cmd);
+/* The same with the message in err (-1) instead of printed. */
+int cli_exp_make(const CliExp *x, const TfConfig *cfg, int S, TfExperiment *e, TfErr *err);
+/* Was any experiment flag given? */
+int cli_exp_any(const CliExp *x);
 
 
 /* --src-ids / --tgt-ids LIST (tgt set) checked against m: the count, or

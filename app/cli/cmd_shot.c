@@ -19,7 +19,7 @@ static const char *SHOT_HELP =
     "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME |\n"
     "                        --all [--format png|svg|pdf] | --walk | --lesson ID [--step N])\n"
     "                       [--model FILE] [--src TEXT]... [--tgt TEXT] [--batch B]\n"
-    "                       [--lang en|zh] [--decode-pane gen|step|beam --beam K --alpha A]\n"
+    "                       [--lang en|zh] [--decode-pane gen|step|beam|sample --beam K --alpha A]\n"
     "                       [--size WxH] [--theme dark|light|contrast] [--scale S]\n"
     "                       " CLI_EXP_USAGE " [--compare]\n"
     "                       [--caption] --out FILE_OR_DIR\n"
@@ -67,14 +67,33 @@ static int count_sentences(const AppOpts *o)
     return n;
 }
 
+/* The window's experiment flags, applied once its model is open (checked
+ * against that model: out of range refuses to open, with one line). */
+static CliExp gui_exp;
+
+static int gui_open_exp(App *a, void *ctx, TfErr *err)
+{
+    TfExperiment e;
+    if (cli_exp_make(ctx, &a->ses.model.cfg, a->ses.pad_S, &e, err))
+        return -1;
+    app_set_exp(a, &e);
+    return 0;
+}
+
 int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
+    memset(&gui_exp, 0, sizeof gui_exp);
     o->head = -2;
     const char *v;
     int bad = 0;
     for (int i = 1; i < argc && !bad; i++) {
-        if (cli_opt(argv, argc, &i, "model", &v, cmd, &bad)) {
+        if (cli_exp_more(argv, argc, &i, &gui_exp, cmd, &bad)) {
+            if (cli_exp_any(&gui_exp)) {
+                o->on_open = gui_open_exp;
+                o->on_open_ctx = &gui_exp;
+            }
+        } else if (cli_opt(argv, argc, &i, "model", &v, cmd, &bad)) {
             o->model_path = v;
         } else if (cli_opt(argv, argc, &i, "src", &v, cmd, &bad)) {
             if (v && o->n_src >= APP_MAX_SENT)
@@ -177,8 +196,8 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
                       s->w > 8192 || s->h > 8192))
                 return cli_fail(C, "--size must be WxH between 64x64 and 8192x8192, not '%s'", v);
         } else if (cli_opt(argv, argc, &i, "decode-pane", &v, C, &bad)) {
-            if (v && strcmp(v, "gen") && strcmp(v, "step") && strcmp(v, "beam"))
-                return cli_fail(C, "--decode-pane must be gen, step or beam, not '%s'", v);
+            if (v && strcmp(v, "gen") && strcmp(v, "step") && strcmp(v, "beam") && strcmp(v, "sample"))
+                return cli_fail(C, "--decode-pane must be gen, step, beam or sample, not '%s'", v);
             s->pane = v;
         } else if (cli_opt(argv, argc, &i, "beam", &v, C, &bad)) {
             if (v && cli_int(v, 1, 8, &s->beam))

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "cli_exp.h"
 #include "gui.h"
 
 typedef struct Command {
@@ -31,6 +32,7 @@ static void usage(FILE *f)
 {
     fputs("usage: stepformer [--model FILE] [--src TEXT]... [--tgt TEXT] [--stage NAME]\n"
           "                  [--layer L] [--head H] [--view NAME] [--theme T]\n"
+          "                  " CLI_EXP_USAGE "\n"
           "       stepformer COMMAND [OPTIONS]\n"
           "\n"
           "Stepformer runs the Transformer of \"Attention Is All You Need\" and\n"

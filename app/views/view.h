@@ -92,7 +92,8 @@ typedef struct Scene {
     const TfTrace *trace;
     uint64_t version;           /* of the trace: bumps whenever it changes */
     const Session *ses;         /* the input lines, ids, greedy translation */
-    const TfTrace *base;        /* with an experiment on: the normal pass, else NULL */
+    const TfTrace *base;        /* with an experiment on: the normal pass, else NULL
+                                   (the experiment's own pass is ses->trace) */
     int cmp;                    /* 0 the experiment, 1 the normal pass (trace is
                                    base), 2 the difference trace - base */
     StagePos pos;               /* stage and layer */
@@ -134,6 +135,8 @@ typedef struct ViewOut {
     int go_layer;
     int exp_head_set;           /* toggle ablating head exp_head (kind, layer, head) */
     int exp_head[3];
+    int exp_hide_set;           /* toggle hiding source position exp_hide (Alt+click) */
+    int exp_hide;
     int head_set;               /* set the head (-1 all) */
     int head;
     int view_set;               /* show view (VIEW_AUTO: the natural one) */
@@ -259,5 +262,8 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o);
 /* experiment - normal for the cells of tv (tv->rows x tv->cols, malloc'd,
  * the caller frees it), or NULL when the normal pass has no such matrix. */
 float *view_diff(const Scene *sc, const TfView *tv, int head);
+/* Difference mode: add both values (experiment, normal) of the hovered
+ * cell of tv to the hover text. */
+void view_diff_hover(ViewCtx *v, const TfView *tv);
 
 #endif

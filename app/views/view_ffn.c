@@ -162,9 +162,25 @@ static int focus_token(ViewCtx *v, const TfView *tv, int bars_hover)
 }
 
 /* The heatmap of the marked copy; the hover reports the real value. */
+/* Difference mode (D): the activations experiment − normal, on the
+ * diverging map (heat_draw makes the difference of a trace matrix). */
+static int draw_heat_diff(ViewCtx *v, const TfView *tv, Rect rc)
+{
+    if (v->s->cmp != 2 || !v->s->base)
+        return 0;
+    HeatOpts o = {0};
+    o.colorbar = 1;
+    o.show_values = 1;
+    o.pz_slot = VIEW_FFN;
+    heat_draw(v, tv, rc, &o);
+    return 1;
+}
+
 static void draw_heat(ViewCtx *v, const TfView *tv, Rect rc)
 {
     const Scene *sc = v->s;
+    if (draw_heat_diff(v, tv, rc))
+        return;
     FfnCache *k = &((FfnState *)v->st)->cache;
     TfView t = *tv;
     t.data = k->marked;

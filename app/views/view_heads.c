@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "view.h"
+#include "view_heads_exp.h"
 
 #define HEADS_VARIANT_SHARED 0x4E5Du /* heat cache variant: shared score range */
 
@@ -68,6 +69,12 @@ typedef struct ScoreMemo {
     int b, Tq, Tk;
     float first, m;
 } ScoreMemo;
+
+/* The view's state: the memo first, then the metrics overlay and sort. */
+typedef struct HeadsState {
+    ScoreMemo memo;
+    HeadsExp x;
+} HeadsState;
 
 /* Scores share one symmetric range over every layer and head, so a bright
  * cell means the same number in every thumbnail. It is found once per
@@ -238,14 +245,14 @@ static int attn_kind(StageId st)
     return -1;
 }
 
-static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current)
+static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int slot, int current)
 {
     const Scene *sc = v->s;
     TfView tv;
     TfErr err;
     if (tf_view(sc->trace, G->st, l, h, G->b, &tv, &err))
         return;
-    Rect t = thumb_rect(G, l, h);
+    Rect t = thumb_rect(G, l, slot); /* slot: where the sort puts head h */
     uint32_t masked = cmap_pack(v->th->masked);
     uint64_t key = heat_key(G->st, l, h, G->b, G->cmap, G->prob ? 0 : (int)HEADS_VARIANT_SHARED);
     RenImage *img = heat_image(v->g, sc->version, key, &tv, G->lo, G->hi, G->cmap, masked);
@@ -258,6 +265,11 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current
         ren_rect_line(v->r, (Rect){t.x - 3, t.y - 3, t.w + 6, t.h + 6}, 2, v->th->select);
     ren_rect_line(v->r, (Rect){t.x - 1, t.y - 1, t.w + 2, t.h + 2}, 1,
                   over ? v->th->select : v->th->border);
+    if (attn_kind(G->st) >= 0 && tf_exp_ablated(&sc->ses->exp, (TfAttnKind)attn_kind(G->st), l, h)) {
+        /* ablated: crossed out, hovered or not */
+        ren_rect_line(v->r, (Rect){t.x - 2, t.y - 2, t.w + 4, t.h + 4}, 2, v->th->warn);
+        ren_line(v->r, (float)t.x, (float)t.y, (float)(t.x + t.w), (float)(t.y + t.h), 2, v->th->warn);
+    }
     if (!over)
         return;
     int c = (int)((v->in->mx - t.x) / G->c), r = (int)((v->in->my - t.y) / G->c);
@@ -269,10 +281,6 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int current
                           1, v->th->select);
     }
     int kind = attn_kind(G->st);
-    if (kind >= 0 && tf_exp_ablated(&sc->ses->exp, (TfAttnKind)kind, l, h)) { /* ablated: crossed out */
-        ren_rect_line(v->r, (Rect){t.x - 2, t.y - 2, t.w + 4, t.h + 4}, 2, v->th->warn);
-        ren_line(v->r, (float)t.x, (float)t.y, (float)(t.x + t.w), (float)(t.y + t.h), 2, v->th->warn);
-    }
     if (ui_clicked(v->in, t) && (v->in->mod & MOD_ALT) && kind >= 0) { /* ablate it */
         v->out->exp_head_set = 1;
         v->out->exp_head[0] = kind;
@@ -376,6 +384,8 @@ static void draw_captions(ViewCtx *v, const HeadsGrid *G, const TfView *tv0, int
             int yh = G->band ? t.y - 2 * (fh + 2) - 2 : y_head, yk = G->band ? t.y - fh - 4 : y_key;
             snprintf(buf, sizeof buf, _("head %d"), 10);
             snprintf(buf, sizeof buf, t.w >= ren_text_width(f, buf) ? _("head %d") : "%d", h + 1);
+            if (((const HeadsState *)v->st)->x.sort) /* sorted: the rank, each thumbnail names its head */
+                snprintf(buf, sizeof buf, "#%d", h + 1);
             ui_text_center(v->r, f, buf, (Rect){t.x - G->gap / 2, yh, t.w + G->gap, fh},
                            v->s->head == h ? v->th->select : v->th->dim);
             draw_key_labels(v, G, tv0, t, yk);
@@ -421,6 +431,34 @@ static void draw_colorbar(ViewCtx *v, const HeadsGrid *G, Rect body)
                 G->prob ? NULL : "0");
 }
 
+/* Every thumbnail, each layer's heads in the sort's order, with the
+ * metrics overlay. */
+static void draw_thumbs(ViewCtx *v, const HeadsGrid *G, int cur_layer)
+{
+    HeadsExp *x = &((HeadsState *)v->st)->x;
+    int kind = attn_kind(G->st);
+    TfHeadMetrics m[HX_MAX_HEADS];
+    int order[HX_MAX_HEADS];
+    for (int l = 0; l < G->L; l++) {
+        for (int h = 0; h < G->NH && h < HX_MAX_HEADS; h++)
+            order[h] = h;
+        if (kind >= 0 && (x->overlay || x->sort))
+            heads_exp_layer(v->s, x, (TfAttnKind)kind, l, G->NH, m, order);
+        for (int s = 0; s < G->NH && s < HX_MAX_HEADS; s++) {
+            int h = order[s];
+            draw_thumb(v, G, l, h, s, l == cur_layer && h == v->s->head);
+            if (kind >= 0 && (x->overlay || x->sort))
+                heads_exp_overlay(v, x, thumb_rect(G, l, s), &m[h], (TfAttnKind)kind, h);
+        }
+    }
+}
+
+static int heads_key(ViewCtx *v, Key key, int mod)
+{
+    (void)mod;
+    return heads_exp_key(&((HeadsState *)v->st)->x, key);
+}
+
 static int real_len(const TfTrace *tr, LabelKind k, int b)
 {
     return k == LBL_SRC ? tr->src_len[b] : tr->tgt_len[b];
@@ -458,6 +496,7 @@ static void heads_draw(ViewCtx *v)
     }
     Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
     draw_header(v, &G, first, &body);
+    heads_exp_controls(v, &((HeadsState *)v->st)->x, &body);
     if (!heads_layout(v, &tv0, body, &G)) {
         ui_paragraph(v->r, v->g->small, _("The window is too small for every head: make it larger, or press 1-9 to see one head."),
                      body.x, body.y, body.w, v->th->dim);
@@ -465,9 +504,7 @@ static void heads_draw(ViewCtx *v)
     }
     int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : -1;
     draw_captions(v, &G, &tv0, cur_layer);
-    for (int l = 0; l < G.L; l++)
-        for (int h = 0; h < G.NH; h++)
-            draw_thumb(v, &G, l, h, l == cur_layer && h == sc->head);
+    draw_thumbs(v, &G, cur_layer);
     draw_colorbar(v, &G, body);
 }
 
@@ -476,5 +513,5 @@ static void view_heads(ViewCtx *v)
     ui_draw_inside(v, heads_draw);
 }
 
-const ViewDef VIEW_HEADS_DEF = {"heads", N_("All heads"), view_heads, NULL, sizeof(ScoreMemo), NULL,
+const ViewDef VIEW_HEADS_DEF = {"heads", N_("All heads"), view_heads, heads_key, sizeof(HeadsState), NULL,
                                 SES_NEED_STACK};

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "colormap.h"
 #include "view.h"
 
 #define LINES_SEG 24 /* straight pieces of the polyline a curve is painted from */
@@ -291,13 +292,47 @@ static void paint_head(ViewCtx *v, const LinesGeo *G, Canvas *cv, Rect reg, cons
     }
 }
 
+/* Difference mode (D): a line per pair whose weight the experiment
+ * changed, as thick as |experiment − normal| and coloured by the diverging
+ * map (warm: the experiment's weight is larger, cool: smaller). */
+static void paint_head_diff(ViewCtx *v, const LinesGeo *G, Canvas *cv, Rect reg, const TfView *w,
+                            const TfView *bw, int h, int focused)
+{
+    float sc = v->g->scale, maxw = (G->head < 0 ? 7.0f : 12.0f) * sc;
+    float p = fminf(G->pitch[0], G->pitch[1]);
+    float off = G->head < 0 ? (h - (G->NH - 1) * 0.5f) * fminf(2.0f * sc, p * 0.5f / G->NH) : 0;
+    float dmax = 0.01f; /* the colour runs to the ends of the map at the largest change */
+    for (int i = 0; i < G->shown[0] && i < G->real[0]; i++)
+        for (int j = 0; j < G->shown[1]; j++) {
+            float d = fabsf(tf_view_at(w, i, j) - tf_view_at(bw, i, j));
+            if (isfinite(d) && d > dmax)
+                dmax = d;
+        }
+    for (int i = 0; i < G->shown[0] && i < G->real[0]; i++)
+        for (int j = 0; j < G->shown[1]; j++) {
+            float d = tf_view_at(w, i, j) - tf_view_at(bw, i, j);
+            int through = (G->fcol == 0 && G->fi == i) || (G->fcol == 1 && G->fi == j);
+            if (!isfinite(d) || fabsf(d) < 0.01f || (focused && !through))
+                continue;
+            Color c = cmap_color(CMAP_DIVERGING, 0.5f + 0.5f * d / dmax);
+            c.a = (uint8_t)(255 * fminf(0.35f + 0.65f * fabsf(d), 1.0f));
+            canvas_curve(cv, (float)(G->line_x[0] - reg.x), tok_y(G, 0, i) + off - reg.y,
+                         (float)(G->line_x[1] - reg.x), tok_y(G, 1, j) + off - reg.y,
+                         fmaxf(fabsf(d) * maxw, 1.0f * sc), c);
+        }
+}
+
 static void paint_heads(ViewCtx *v, const LinesGeo *G, Canvas *cv, Rect reg, int focused)
 {
     TfErr err;
+    const Scene *s = v->s;
     for (int h = 0; h < G->NH; h++) {
-        TfView wh;
-        if ((G->head < 0 || h == G->head) &&
-            tf_view(v->s->trace, G->st, G->layer, h, G->b, &wh, &err) == 0)
+        TfView wh, bh;
+        if (!(G->head < 0 || h == G->head) || tf_view(s->trace, G->st, G->layer, h, G->b, &wh, &err))
+            continue;
+        if (s->cmp == 2 && s->base && !tf_view(s->base, G->st, G->layer, h, G->b, &bh, &err))
+            paint_head_diff(v, G, cv, reg, &wh, &bh, h, focused);
+        else
             paint_head(v, G, cv, reg, &wh, h, focused);
     }
 }
@@ -537,6 +572,15 @@ static void set_hover(ViewCtx *v, const LinesGeo *G)
     tf_view_label(sc->trace, sc->model, &bw, 1, c, cl, sizeof cl);
     snprintf(hv->where, sizeof hv->where, _("head %d, the strongest line through the token: row %d '%s', col %d '%s'"),
              best_h + 1, r, rl, c, cl);
+    if (sc->cmp == 2 && sc->base)
+        view_diff_hover(v, &bw);
+}
+
+/* The header's second line in difference mode. */
+static void diff_caption(const Scene *sc, char *s, size_t cap)
+{
+    if (sc->cmp == 2 && sc->base)
+        snprintf(s, cap, "%s", _("difference: width |experiment − normal| · warm more, cool less"));
 }
 
 static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
@@ -553,6 +597,7 @@ static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
     if (sc->n_src > 1)
         snprintf(sent, sizeof sent, _("sentence %d of %d · "), G->b + 1, sc->n_src);
     snprintf(s, sizeof s, "%s%s", sent, _("line width and opacity = attention weight · hover or click a token"));
+    diff_caption(sc, s, sizeof s);
     int y = body->y;
     ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
     y += ren_font_height(ui) + 2;

@@ -226,13 +226,16 @@ static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect 
         }
         if (sel)
             ren_rect_line(v->r, hit, 1, th->select);
+        if (kind == LBL_SRC && sc->ses && tf_exp_hidden(&sc->ses->exp, i)) /* hidden (Alt+click) */
+            ren_line(v->r, (float)hit.x + 2, hit.y + hit.h * 0.5f, (float)(hit.x + hit.w - 2),
+                     hit.y + hit.h * 0.5f, 2, th->warn);
         if (ui_clicked(v->in, hit) && ui_over(v->in, band))
             toggle_select(v, kind, i);
     }
     ren_clip_pop(v->r);
 }
 
-void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
+static void heat_draw_one(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
 {
     const Scene *sc = v->s;
     const Theme *th = v->th;
@@ -311,7 +314,7 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
     value_range(tv, o, &lo, &hi);
     CmapId cmap = o->diverging ? CMAP_DIVERGING : o->prob ? sc->cmap_prob : sc->cmap_signed;
     uint64_t key = heat_key(tv->stage, tv->layer, tv->head, tv->b, cmap, o->zeros_marked);
-    if (o->pz_slot == VIEW_MATRIX)
+    if (o->pz_slot == VIEW_MATRIX || o->diverging) /* the main heatmap, or a difference */
         v->out->heat = (HeatGeo){1, grid, zcw, zch, tv->rows, tv->cols, lo, hi, cmap, tv->stage};
     ren_clip_push(v->r, grid_area);
     draw_cells(v, tv, grid, zcw, zch, lo, hi, cmap, key);
@@ -517,27 +520,61 @@ void view_matrix(ViewCtx *v)
     o.colorbar = 1;
     o.zeros_marked = si->kind == SK_HIDDEN;
     o.pz_slot = VIEW_MATRIX;
-    float *diff = sc->cmp == 2 && sc->base ? view_diff(sc, &tv, head) : NULL;
-    if (diff) { /* experiment - normal, centred at 0 */
-        tv.data = diff;
-        tv.stride = tv.cols;
-        o.prob = 0;
-        o.diverging = 1;
-        o.zeros_marked = 0;
-        o.caption = _("experiment − normal");
-    }
-    TfView ev = tv;
     heat_draw(v, &tv, v->area, &o);
+}
+
+/* Is tv the trace's own matrix (not a view's copy or selection)? */
+static int trace_matrix(const Scene *sc, const TfView *tv)
+{
+    TfView t;
+    TfErr err;
+    return tv->data && !tf_view(sc->trace, tv->stage, tv->layer, tv->head, tv->b, &t, &err) &&
+           t.data == tv->data && t.stride == tv->stride && t.rows == tv->rows && t.cols == tv->cols;
+}
+
+void view_diff_hover(ViewCtx *v, const TfView *tv)
+{
+    const Scene *sc = v->s;
     Hover *h = &v->out->hover;
-    if (diff && h->valid && h->row < tv.rows && h->col < tv.cols) { /* both values */
-        TfView bv;
-        TfErr e2;
-        tf_view(sc->trace, p.stage, p.layer, head, sc->batch, &ev, &e2);
-        tf_view(sc->base, p.stage, p.layer, head, sc->batch, &bv, &e2);
-        size_t n = strlen(h->where);
-        snprintf(h->where + n, sizeof h->where - n, _(" · experiment %.6g, normal %.6g, difference"),
-                 tf_view_at(&ev, h->row, h->col), tf_view_at(&bv, h->row, h->col));
+    TfView ev, bv;
+    TfErr err;
+    if (!h->valid || h->stage != tv->stage || h->row >= tv->rows || h->col >= tv->cols ||
+        tf_view(sc->trace, tv->stage, tv->layer, tv->head, tv->b, &ev, &err) ||
+        tf_view(sc->base, tv->stage, tv->layer, tv->head, tv->b, &bv, &err) || bv.rows != ev.rows ||
+        bv.cols != ev.cols)
+        return;
+    size_t n = strlen(h->where);
+    snprintf(h->where + n, sizeof h->where - n, _(" · experiment %.6g, normal %.6g, difference"),
+             tf_view_at(&ev, h->row, h->col), tf_view_at(&bv, h->row, h->col));
+}
+
+/* In difference mode (D) a matrix of the trace is drawn as experiment −
+ * normal on a diverging scale centred at 0, with its own colour bar and
+ * range, and the hover says both values. */
+void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
+{
+    const Scene *sc = v->s;
+    float *diff = sc->cmp == 2 && sc->base && !o->diverging && trace_matrix(sc, tv)
+                      ? view_diff(sc, tv, tv->head)
+                      : NULL;
+    if (!diff) {
+        heat_draw_one(v, tv, rc, o);
+        return;
     }
+    TfView d = *tv;
+    d.data = diff;
+    d.stride = d.cols;
+    HeatOpts od = *o;
+    od.prob = 0;
+    od.diverging = 1;
+    od.zeros_marked = 0;
+    od.lo = od.hi = 0;
+    char cap[200];
+    snprintf(cap, sizeof cap, o->caption ? _("%s: experiment − normal") : "%s",
+             o->caption ? o->caption : _("experiment − normal"));
+    od.caption = cap;
+    heat_draw_one(v, &d, rc, &od);
+    view_diff_hover(v, tv);
     free(diff);
 }
 

@@ -122,6 +122,7 @@ static int card_height(const ViewCtx *v, int k, int bar_h)
 {
     int uh = ren_font_height(v->g->ui), fh = ren_font_height(v->g->small);
     int extra = TOP(v)->truth[0] >= 0 ? fh + 6 : 0; /* the "true next" line */
+    extra += v->s->base ? fh + 2 : 0;                /* "before" / "after" */
     return uh + 12 + k * bar_h + extra + 8;
 }
 
@@ -217,6 +218,57 @@ static void draw_bar(ViewCtx *v, const OutGeo *G, Rect row, int t, int r)
         set_hover(v, TOP(v)->b, t, id, p);
 }
 
+/* ---- with an experiment: the top-k before (the normal pass) and after ---- */
+
+static void cmp_bar(ViewCtx *v, Rect row, int id, float p, int first, int b, int t)
+{
+    const Theme *th = v->th;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), ty = row.y + (row.h - fh) / 2;
+    int lab = row.w * 38 / 100, pw = ren_text_width(f, "0.000") + 6;
+    const char *tok = vocab_token(&v->s->model->tgt_vocab, id);
+    int tw = ren_text_width(f, tok);
+    ui_text_fit(v->r, f, tok, row.x + lab - 4 - (tw < lab - 4 ? tw : lab - 4), ty, lab - 4,
+                first ? th->accent : th->text);
+    Rect track = {row.x + lab, row.y + 3, row.w - lab - pw, row.h - 6};
+    if (track.w < 6)
+        return;
+    ren_rect(v->r, track, th->panel2);
+    int fw = (int)lroundf(p * track.w);
+    ren_rect(v->r, (Rect){track.x, track.y, fw, track.h}, first ? th->accent : th->dim);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.3f", p);
+    ren_text(v->r, f, buf, track.x + track.w + 4, ty, first ? th->text : th->dim);
+    if (ui_over(v->in, row))
+        set_hover(v, b, t, id, p);
+}
+
+/* Two columns in the card: "before" the normal pass's top-k, "after" the
+ * experiment's, each bar its token's probability in that pass. */
+static int draw_card_compare(ViewCtx *v, const OutGeo *G, Rect card, int y, int t)
+{
+    const Scene *sc = v->s;
+    const TfTrace *ex = &sc->ses->trace, *no = sc->base;
+    int b = TOP(v)->b, V = sc->model->cfg.tgt_vocab;
+    if (!no || no->T != ex->T || no->B != ex->B || !no->probs || !ex->probs)
+        return 0;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), half = (card.w - 20) / 2;
+    const char *title[2] = {_("before (normal)"), _("after (experiment)")};
+    const TfTrace *tr[2] = {no, ex};
+    for (int c = 0; c < 2; c++) {
+        int x = card.x + 8 + c * (half + 4);
+        ui_text_fit(v->r, f, title[c], x, y, half, c ? v->th->warn : v->th->dim);
+        int id[OUT_KMAX];
+        float p[OUT_KMAX];
+        top_k(tr[c]->probs + ((size_t)b * tr[c]->T + t) * V, V, G->k, id, p);
+        int yy = y + fh + 2;
+        for (int r = 0; r < G->k && id[r] >= 0; r++, yy += G->bar_h)
+            cmp_bar(v, (Rect){x, yy, half, G->bar_h}, id[r], p[r], r == 0, b, t);
+    }
+    return 1;
+}
+
 static void draw_card(ViewCtx *v, const OutGeo *G, Rect card, int t)
 {
     const Scene *sc = v->s;
@@ -235,6 +287,8 @@ static void draw_card(ViewCtx *v, const OutGeo *G, Rect card, int t)
     if (ui_clicked(v->in, hr)) /* follow this decoder input token across views */
         view_select(v, sel ? 0 : 2, sel ? 0 : t);
     int y = card.y + uh + 12;
+    if (draw_card_compare(v, G, card, y - 4, t))
+        return;
     for (int r = 0; r < G->k && TOP(v)->id[t][r] >= 0; r++, y += G->bar_h)
         draw_bar(v, G, (Rect){card.x + 8, y, card.w - 16, G->bar_h}, t, r);
     int truth = TOP(v)->truth[t];

@@ -463,9 +463,30 @@ static void draw_waves(ViewCtx *v, Rect rc, const PeData *d)
 
 /* ---- the table ---- */
 
+/* Difference mode (D): the PE table is the same in both passes, so what
+ * is drawn instead is what the experiment changed in the encoder input
+ * (with no-pe it is exactly −PE of the sentence's positions). */
+static int draw_table_diff(ViewCtx *v, Rect rc, const PeData *d)
+{
+    const Scene *sc = v->s;
+    TfView tv;
+    TfErr err;
+    if (sc->cmp != 2 || !sc->base || tf_view(sc->trace, ST_ENC_INPUT, 0, -1, d->b, &tv, &err))
+        return 0;
+    HeatOpts o = {0};
+    o.colorbar = 1;
+    o.show_values = 1;
+    o.pz_slot = VIEW_PE;
+    o.caption = _("encoder input");
+    heat_draw(v, &tv, rc, &o);
+    return 1;
+}
+
 static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
 {
     const Scene *sc = v->s;
+    if (draw_table_diff(v, rc, d))
+        return;
     TfView tv;
     TfErr err;
     if (tf_view(sc->trace, ST_POS_ENC, 0, -1, d->b, &tv, &err)) {

@@ -174,6 +174,11 @@ void view_select(ViewCtx *v, int side, int index)
 
 void view_toggle_select(ViewCtx *v, int side, int index)
 {
+    if (side == 1 && v->in && (v->in->mod & MOD_ALT)) { /* Alt+click a source token: hide it */
+        v->out->exp_hide_set = 1;
+        v->out->exp_hide = index;
+        return;
+    }
     const Selection *cur = &v->s->sel;
     view_select(v, cur->side == side && cur->index == index ? 0 : side, index);
 }

@@ -111,6 +111,7 @@ typedef struct App {
 enum { CMP_EXP = 0, CMP_NORMAL, CMP_DIFF, CMP_COUNT };
 const char *app_cmp_name(int cmp);
 void app_set_exp(App *a, const TfExperiment *e);
+void app_exp_toggle_hide(App *a, int pos); /* Alt+click on a source token */
 int app_exp_key(App *a, Key key);      /* E, D and the panel's keys */
 void app_exp_draw(ViewCtx *v);         /* the panel (experiment_ui.c) */
 int app_exp_status(const App *a, char *buf, size_t cap);
@@ -136,6 +137,10 @@ typedef struct AppOpts {
     int lesson_step;            /* 0-based */
     int no_save;                /* do not write progress (headless) */
     const char *lessons_dir;    /* lessons/ elsewhere (teachers' own) */
+    /* called by app_init once the model is open and the input computed
+     * (the window's experiment flags): nonzero with err refuses to open */
+    int (*on_open)(struct App *a, void *ctx, TfErr *err);
+    void *on_open_ctx;
 } AppOpts;
 
 /* Build the app: loads the model (falling back to a random classroom model,

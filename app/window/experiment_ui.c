@@ -25,6 +25,21 @@ void app_set_exp(App *a, const TfExperiment *e)
     app_notice(a, 0, _("experiment: %s"), d);
 }
 
+/* Alt+click on a source token: hide it as a key (or show it again). */
+void app_exp_toggle_hide(App *a, int pos)
+{
+    if (pos < 0 || pos >= a->ses.pad_S) {
+        app_notice(a, 1, _("source position %d is not in the sentence"), pos);
+        return;
+    }
+    TfExperiment e = a->ses.exp;
+    if (tf_exp_toggle_hide(&e, pos) < 0) {
+        app_notice(a, 1, _("at most %d source positions can be hidden"), TF_EXP_MAX_HIDE);
+        return;
+    }
+    app_set_exp(a, &e);
+}
+
 /* E and D (and, while the panel is open, its toggles S, P, M and X to
  * clear); 1 when the key was used. */
 int app_exp_key(App *a, Key key)
@@ -63,7 +78,10 @@ void app_exp_draw(ViewCtx *v)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), bh = fh + 8, w = 300, pad = 8;
     Rect A = v->area;
-    int h = pad * 2 + 6 * (bh + 4);
+    const char *hint = _("Alt+click a head in All heads to ablate it, a source token to hide it; "
+                         "D: experiment, normal, difference");
+    int hint_h = ren_text_wrap(f, hint, w - 2 * pad, NULL, 0) * fh + 4;
+    int h = pad * 2 + 5 * (bh + 4) + fh + 6 + hint_h;
     Rect box = {A.x + A.w - w - 8, A.y + 8, w, h};
     if (box.x < A.x)
         box.x = A.x;
@@ -88,7 +106,7 @@ void app_exp_draw(ViewCtx *v)
         app_set_exp(a, &e);
     }
     char buf[64];
-    snprintf(buf, sizeof buf, "D  %s", app_cmp_name(a->cmp));
+    snprintf(buf, sizeof buf, _("D  %s"), app_cmp_name(a->cmp));
     if (ui_button(v, (Rect){x + bw / 2, y, bw / 2, bh}, buf, a->cmp != CMP_EXP) &&
         session_has_exp(&a->ses))
         a->cmp = (a->cmp + 1) % CMP_COUNT;
@@ -96,7 +114,9 @@ void app_exp_draw(ViewCtx *v)
     char d[256];
     tf_exp_describe(&a->ses.exp, d, sizeof d);
     ui_text_fit(v->r, f, session_has_exp(&a->ses) ? d : _("no experiment: the normal pass"), x, y + 2,
-                bw, v->th->dim);
+                bw, session_has_exp(&a->ses) ? v->th->warn : v->th->dim);
+    y += fh + 6;
+    ui_paragraph(v->r, f, hint, x, y, bw, v->th->dim);
 }
 
 /* The status line's words for an experiment: "mode · before → after". */

@@ -18,6 +18,10 @@ int app_init(App *a, const AppOpts *o, TfErr *err)
 {
     if (app_init_state(a, o, err))
         return -1;
+    if (o && o->on_open && o->on_open(a, o->on_open_ctx, err)) {
+        app_free_state(a);
+        return -1;
+    }
     if (o && o->lesson && lesson_ui_open(a, o->lesson, o->lesson_step)) {
         tf_fail(err, "%s", a->notice);
         app_free(a);
@@ -67,8 +71,8 @@ void app_scene(const App *a, Scene *sc)
     sc->model = &s->model;
     sc->trace = &s->trace;
     sc->version = s->version;
-    if (session_has_exp(s) && s->have_base && !s->input_error[0] && a->cmp != CMP_EXP) {
-        sc->base = &s->base;
+    if (session_has_exp(s) && s->have_base && !s->input_error[0]) {
+        sc->base = &s->base; /* the normal pass beside the experiment (before and after) */
         sc->cmp = a->cmp;
         if (a->cmp == CMP_NORMAL)
             sc->trace = &s->base;
@@ -116,7 +120,8 @@ void app_apply(App *a, ViewOut *o)
     /* what changes the picture is drawn again at once (the view drew
      * this frame before its wishes were applied) */
     if (o->sel_set || o->batch_set || o->cmap_prob_set || o->use_model || o->go_set ||
-        o->head_set || o->focus_set || o->view_set || o->exp_head_set)
+        o->head_set || o->focus_set || o->view_set || o->exp_head_set ||
+        o->exp_hide_set)
         a->redraw_soon = 1;
     if (o->hover.valid)
         a->hover = o->hover;
@@ -151,6 +156,8 @@ void app_apply(App *a, ViewOut *o)
         tf_exp_toggle_head(&e, (TfAttnKind)o->exp_head[0], o->exp_head[1], o->exp_head[2]);
         app_set_exp(a, &e);
     }
+    if (o->exp_hide_set) /* Alt+click on a source token: hide it (or not) */
+        app_exp_toggle_hide(a, o->exp_hide);
     if (o->focus_set) {
         a->focus = o->focus;
         a->view_text = o->focus == FOCUS_VIEW ? o->focus_text : NULL;

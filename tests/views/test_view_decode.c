@@ -212,6 +212,8 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
         expect_true(d->on_path[k], "node %d on the winner's path is marked", k);
     expect_true(d->n_cols >= 2, "the tree has columns, got %d", d->n_cols);
     ev_key(&a, KEY_TAB, 0);
+    expect_true(d->pane == DEC_PANE_SAMPLE, "Tab goes on to sampling, got %d", d->pane);
+    ev_key(&a, KEY_TAB, 0);
     expect_true(d->pane == DEC_PANE_GEN, "Tab goes on to the first pane, got %d", d->pane);
     expect_true(app_decode_setup(&a, "beam", 2, 1.0f) == 0 && d->pane == DEC_PANE_BEAM && d->beam_k == 2 &&
                     DEC_ALPHAS[d->alpha_i] == 1.0f && d->beam_for_k == 2,

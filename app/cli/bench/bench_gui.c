@@ -85,24 +85,33 @@ static int train_start(App *a, Ren *r)
     return ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step >= 20;
 }
 
-static void bench_frames(double secs, const char *only)
+Ren *bench_app(App *a, int w, int h, const char *stage)
 {
     TfErr err;
-    Ren *r = ren_open_headless(1920, 1080, &err);
+    Ren *r = ren_open_headless(w, h, &err);
     if (!r) {
         fprintf(stderr, "bench: %s\n", err.msg);
-        return;
+        return NULL;
     }
-    static App a;
     AppOpts o = {0};
     o.src[0] = "i read books at home today";
     o.n_src = 1;
-    if (app_init(&a, &o, &err)) {
+    o.stage = stage;
+    if (app_init(a, &o, &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
         ren_close(r);
-        return;
+        return NULL;
     }
-    a.notice[0] = 0;
+    a->notice[0] = 0;
+    return r;
+}
+
+static void bench_frames(double secs, const char *only)
+{
+    static App a;
+    Ren *r = bench_app(&a, 1920, 1080, NULL);
+    if (!r)
+        return;
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         const ViewCase *c = &CASES[i];
         if (!want(only, c->name))
@@ -326,4 +335,5 @@ void bench_gui(double secs, const char *only, double train_ref_tok_s)
         bench_edit(secs);
     if (want(only, "train_in_app_classroom"))
         bench_train_in_app(secs, train_ref_tok_s);
+    bench_exp(secs, only);
 }

@@ -165,7 +165,8 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->S = sc->ses->src_n[b] < dec_cap(d) ? sc->ses->src_n[b] : dec_cap(d);
     memcpy(d->src, sc->ses->src_ids[b], (size_t)d->S * sizeof(int));
     d->max_out = decode_max_out(sc->model, &d->tr, d->S);
-    if (tf_greedy(sc->model, &d->tr, d->src, d->S, d->max_out, 1, &d->gen, &err)) {
+    dec_exp_apply(sc, d); /* the experiment, unless D shows the normal pass */
+    if (dec_generate(sc, d, &err)) { /* greedy, with the tokens the learner forced */
         snprintf(d->err, sizeof d->err, "%s", err.msg);
         return;
     }
@@ -187,6 +188,8 @@ static void compute(const Scene *sc, DecodeUi *d)
     find_divergence(d);
     d->shown = d->gen.n;
     d->sel = d->gen.n - 1;
+    if (d->smp.force.n_force && d->smp.force_sel >= 0 && d->smp.force_sel < d->gen.n)
+        d->sel = d->smp.force_sel; /* the step just forced */
     int L = sc->model->cfg.n_dec;
     if (d->layer >= L)
         d->layer = L - 1;
@@ -228,6 +231,7 @@ DecodeUi *dec_get(ViewCtx *v)
         d->alpha_i = 1; /* 0.6, the paper's value */
         d->layer = sc->model->cfg.n_dec - 1; /* the last layer: its cross-
                                                 attention aligns best */
+        dec_sample_init(&d->smp);
     }
     if (d->version != sc->version || d->batch != sc->batch)
         compute(sc, d);
@@ -248,6 +252,7 @@ static void view_decode_free(void *st)
     decode_result_free(&d->gen);
     beam_result_free(&d->beam);
     dec_beam_free(d);
+    dec_sample_free(&d->smp);
 }
 
 /* ---- actions ---- */
@@ -321,7 +326,7 @@ void dec_set_beam(ViewCtx *v, DecodeUi *d, int k, int alpha_i)
 
 int view_decode_setup(ViewCtx *v, const char *pane, int k, float alpha)
 {
-    static const char *names[DEC_PANE_COUNT] = {"gen", "step", "beam"};
+    static const char *names[DEC_PANE_COUNT] = {"gen", "step", "beam", "sample"};
     int p = -1;
     for (int i = 0; i < DEC_PANE_COUNT; i++)
         if (pane && strcmp(pane, names[i]) == 0)
@@ -371,6 +376,12 @@ static int view_decode_key(ViewCtx *v, Key key, int mod)
     if (!d)
         return 0;
     int NH = sc->model->cfg.n_heads, L = sc->model->cfg.n_dec;
+    if (d->pane == DEC_PANE_SAMPLE && dec_sample_key(v, d, key, mod))
+        return 1;
+    if (sym == 'f' && d->smp.force.n_force) { /* F: take the forced tokens back */
+        dec_unforce(d);
+        return 1;
+    }
     switch (sym) {
     case 's': dec_step(d); return 1;
     case 'p': case KEY_SPACE: dec_play(v, d); return 1;
@@ -413,6 +424,8 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
         dec_play(f->v, d);
     if (ui_flow_button(f, _("Restart  R"), 0))
         dec_restart(d);
+    if (d->smp.force.n_force && ui_flow_button(f, _("Unforce  F"), 1))
+        dec_unforce(d);
     char buf[160];
     int n = d->gen.n;
     int ended = n > 0 && d->gen.ids[n - 1] == TOK_EOS;
@@ -453,7 +466,12 @@ static const char *KEYS_BEAM =
     N_("B beam size (Shift+B back) · A length penalty · the wheel scrolls the tree · "
     "hover a node for its numbers · Tab next pane");
 
-static const char *PANE_NAMES[DEC_PANE_COUNT] = {N_("Training vs inference"), N_("One step"), N_("Beam search")};
+static const char *KEYS_SAMPLE =
+    N_("T temperature up (Shift+T down) · K top-k · U top-p · N sample · ←/→ the step whose next token is shown · "
+       "Tab next pane");
+
+static const char *PANE_NAMES[DEC_PANE_COUNT] = {N_("Training vs inference"), N_("One step"), N_("Beam search"),
+                                                 N_("Sampling")};
 
 /* The table with the step below it, or the table alone and a pointer to
  * the "One step" pane when the window is too small for both. */
@@ -519,12 +537,15 @@ static void view_decode(ViewCtx *v)
     f.x += ui_px(v->g, 12);
     if (d->pane == DEC_PANE_BEAM)
         draw_bar_beam(&f, d);
+    else if (d->pane == DEC_PANE_SAMPLE)
+        dec_sample_bar(&f, d);
     else
         draw_bar_gen(&f, d);
     int top = area.y + pad + ui_flow_height(&f) + ui_px(v->g, 8);
+    top += dec_exp_line(v, d, area.x, top, area.w); /* with an experiment: before → after */
     /* the keys, at the bottom (two lines at most) */
     RenFont *sf = v->g->small;
-    const char *keys = _(d->pane == DEC_PANE_BEAM ? KEYS_BEAM : KEYS_GEN);
+    const char *keys = _(d->pane == DEC_PANE_BEAM ? KEYS_BEAM : d->pane == DEC_PANE_SAMPLE ? KEYS_SAMPLE : KEYS_GEN);
     int kn = ren_text_wrap(sf, keys, area.w, NULL, 0);
     int kh = (kn < 2 ? kn : 2) * ren_font_height(sf);
     int bottom = area.y + area.h - kh - pad;
@@ -541,6 +562,7 @@ static void view_decode(ViewCtx *v)
     ren_clip_push(v->r, body);
     switch (d->pane) {
     case DEC_PANE_BEAM: dec_beam_draw(v, d, body); break;
+    case DEC_PANE_SAMPLE: dec_sample_pane(v, d, body); break;
     case DEC_PANE_STEP: draw_pane_step(v, d, body); break;
     default: draw_pane_gen(v, d, body); break;
     }

@@ -26,7 +26,48 @@
 
 /* The view's panes: the table (with the inspected step below it when there
  * is room), one step on its own, and the beam search tree. */
-typedef enum DecPane { DEC_PANE_GEN, DEC_PANE_STEP, DEC_PANE_BEAM, DEC_PANE_COUNT } DecPane;
+typedef enum DecPane { DEC_PANE_GEN, DEC_PANE_STEP, DEC_PANE_BEAM, DEC_PANE_SAMPLE, DEC_PANE_COUNT } DecPane;
+
+#define DEC_N_SAMPLES 6   /* translations drawn, the newest first */
+#define DEC_T_MIN 0.1f    /* the temperature slider, on a log scale */
+#define DEC_T_MAX 5.0f
+
+/* Sampling and forcing (issue 12, view_decode_sample.c): the settings of
+ * the sampling pane, the translations it drew, the distribution it shows,
+ * and the tokens the learner forced into generation. */
+typedef struct DecSample {
+    float temp;           /* DEC_T_MIN..DEC_T_MAX */
+    int top_k;            /* 0 every token */
+    float top_p;          /* 1 no limit */
+    uint64_t seed;        /* of the next draw; each draw takes the next */
+    int dragging;         /* the temperature slider */
+    Rect slider;          /* its track as last drawn (tests) */
+    Rect bar0;            /* the first bar's track, full width (tests) */
+    int bar0_id;          /* and its token */
+    /* what Sample drew (through tf_translate with DecodeOpts.sample) */
+    int n_samples;
+    int sample_ids[DEC_N_SAMPLES][DEC_CAP_T], sample_n[DEC_N_SAMPLES];
+    double sample_lp[DEC_N_SAMPLES];
+    uint64_t sample_seed[DEC_N_SAMPLES];
+    uint64_t samples_version; /* the input they were drawn for */
+    TfTrace str;          /* its trace (1 sentence, nothing recorded) */
+    int have_str;
+    char err[TF_ERR_MAX + 64];
+    /* the logits the bars show: the next token after the inspected step's
+     * prefix (a teacher-forced pass over it), kept for (version, prefix) */
+    float *logits, *dist;     /* (V) */
+    int V, logits_at;         /* the position; -1 none */
+    uint64_t logits_version;
+    int prefix[DEC_CAP_T], prefix_n;
+    int tf_pred[DEC_CAP_T], tf_truth[DEC_CAP_T];
+    float tf_loss[DEC_CAP_T];
+    /* forced tokens: generation goes on from the prefix they make; valid
+     * for the input they were made on */
+    DecodeOpts force;
+    uint64_t force_version;
+    int force_batch;
+    int force_sel;        /* the step to inspect after forcing, or -1 */
+} DecSample;
 
 extern const float DEC_ALPHAS[DEC_N_ALPHA];
 
@@ -91,6 +132,7 @@ typedef struct DecodeUi {
     int scroll, follow;   /* first table row shown; bring sel into view */
     int beam_x0;          /* first tree column shown */
     int ready;            /* set up for a model (first use) */
+    DecSample smp;        /* sampling and forcing */
 } DecodeUi;
 
 /* The view's state (v->st, owned by the window), set up on first use and
@@ -108,6 +150,34 @@ void dec_set_beam(ViewCtx *v, DecodeUi *d, int k, int alpha_i);
  * k (1..8, 0 keeps it) and length penalty alpha (< 0 keeps it; the nearest
  * of DEC_ALPHAS). Returns -1 for an unknown pane name. */
 int view_decode_setup(ViewCtx *v, const char *pane, int k, float alpha);
+
+/* ---- sampling and forcing (view_decode_sample.c) ---- */
+void dec_sample_init(DecSample *m);
+void dec_sample_free(DecSample *m);
+/* Greedy generation of d->src, with the forced tokens when they were made
+ * for this input (else they are dropped): into d->gen, steps kept. */
+int dec_generate(const Scene *sc, DecodeUi *d, TfErr *err);
+/* Force token id at generation step s (replacing what was forced there and
+ * later); generation is redone from there on the next dec_get. */
+void dec_force(DecodeUi *d, int s, int id);
+void dec_unforce(DecodeUi *d);
+/* A click on row rc, a top-k token id of step s, forces it. */
+void dec_force_click(ViewCtx *v, DecodeUi *d, Rect rc, int s, int id);
+/* Draw a new translation with the pane's settings (0, or -1: smp.err). */
+int dec_sample_draw_one(const Scene *sc, DecodeUi *d);
+/* The temperature from a slider position u in [0, 1] (log scale) and back. */
+float dec_temp_at(float u);
+float dec_temp_pos(float t);
+/* The sampling pane's controls and body, and its keys (1 when used). */
+void dec_sample_bar(UiFlow *f, DecodeUi *d);
+void dec_sample_pane(ViewCtx *v, DecodeUi *d, Rect rc);
+int dec_sample_key(ViewCtx *v, DecodeUi *d, Key key, int mod);
+
+/* With an experiment on, the view decodes under it (the normal pass when D
+ * shows it): set d->tr's experiment for the scene. The line saying which,
+ * with the greedy translation before → after; returns its height. */
+void dec_exp_apply(const Scene *sc, DecodeUi *d);
+int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w);
 
 /* Text of a target token, "<bos>" etc. included. */
 const char *dec_tok(const Scene *sc, int id);

@@ -145,8 +145,10 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     Gfx *g = v->g;
     const DecodeStep *st = &d->gen.steps[s];
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
-    const char *head[2] = {_("top-k it was chosen from"), _("top-k")};
-    ui_text_alt(v->r, g->small, head, 2, rc.x, rc.y, rc.w, th->dim);
+    const char *head[3] = {st->forced ? _("forced here · click another token to force it")
+                                      : _("top-k it was chosen from · click another token to force it"),
+                           st->forced ? _("forced here") : _("top-k it was chosen from"), _("top-k")};
+    ui_text_alt(v->r, g->small, head, 3, rc.x, rc.y, rc.w, st->forced ? th->warn : th->dim);
     int y = rc.y + sh + ui_px(g, 4);
     int rh = lh + ui_px(g, 3);
     int k = (rc.y + rc.h - y) / rh;
@@ -190,6 +192,7 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
             ren_text(v->r, g->small, _(" reference"), bar.x + bar_w + vw, y + (rh - sh) / 2, th->good);
         if (ui_over(v->in, (Rect){rc.x, y, rc.w, rh}))
             ui_hover_own(v, p, chosen ? _("step %d, the greedy choice: p('%s')") : _("step %d: p('%s')"), s + 1, tok);
+        dec_force_click(v, (DecodeUi *)d, (Rect){rc.x, y, rc.w, rh}, s, id); /* click: force it */
     }
     if (ref >= 0 && !ref_seen && y + sh <= rc.y + rc.h) {
         char buf[200];
@@ -358,6 +361,8 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         int wrong = i >= 0 && !pending && d->ref && i < d->tf_n && d->gen.ids[i] != d->tf_truth[i];
         ren_rect(v->r, r, pending || i < 0 ? th->panel : th->panel2);
         ren_rect_line(v->r, r, sel ? 2 : 1, sel ? th->select : th->border);
+        if (i >= 0 && !pending && d->gen.steps[i].forced) /* forced by the learner */
+            ren_rect_line(v->r, (Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, 2, th->warn);
         ui_text_center(v->r, g->ui, t, r, pending || i < 0 ? th->dim : wrong ? th->bad : th->text);
         if (i >= 0 && !pending && ui_over(v->in, r)) {
             ui_hover_own(v, d->gen.steps[i].prob, _("step %d generated '%s' with p"), i + 1, t);

@@ -295,6 +295,10 @@ static void gen_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, i
         c = right ? th->text : th->bad;
         mc = right ? th->good : th->bad;
     }
+    if (d->gen.steps[i].forced) { /* the learner put it there */
+        mark = " ⚑";
+        mc = th->warn;
+    }
     token_cell(v, G, G->x[C_GEN], G->w[C_GEN], y, h, dec_tok(sc, tok), c, mark, mc);
     if (G->w[C_GP])
         num_cell(v, G->x[C_GP], G->w[C_GP], y, h, d->gen.steps[i].prob, th->text);

@@ -119,6 +119,7 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
         tv_probe_new_run(u);
     if (!u->have_pm)
         return;
+    tv_hh_fill(u, st->state != TW_RUNNING ? TV_HH_CAP : 1); /* snapshots into the entropy curve */
     if (u->want_snap >= 0)
         u->want_snap = nearest_snap(st, u->want_snap);
     long long want = u->want_snap >= 0 ? u->want_snap : st->step;
@@ -142,6 +143,7 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
         /* greedy decoding reruns the decoder per token: for a big model
          * it waits until training pauses */
         tv_probe_run(u, st->state != TW_RUNNING || u->greedy_cost < TV_GREEDY_MAX);
+        tv_hh_note(u); /* its heads' entropy, for the curve */
     }
     double cost = mono_now() - t0;
     u->probe_next = t0 + fmin(TV_PROBE_SHARE * cost, 5.0);
@@ -152,6 +154,7 @@ TrainUi *tv_get(ViewCtx *v)
     TrainUi *u = v->st;
     if (!u->ready) {
         u->ready = 1;
+        u->hh.show = 1; /* the head-entropy curve in the fourth plot */
         tv_settings_init(u);
         u->want_snap = -1;
         u->shown_step = -1;
@@ -167,6 +170,7 @@ static void view_train_free(void *st)
     TrainUi *u = st;
     tw_free(u->w); /* queued saves are written first */
     tv_probe_free(u);
+    tv_hh_free(u);
     model_free(&u->opened);
 }
 
@@ -361,6 +365,7 @@ static int view_train_key(ViewCtx *v, Key key, int mod)
         u->focus_path_next = 1;
         return 1;
     case 'v': u->pane = !u->pane; return 1;
+    case 'h': u->hh.show = !u->hh.show; return 1; /* head entropy or tokens/s */
     case 'c':
         v->out->cmap_prob_set = 1;
         v->out->cmap_prob = (CmapId)((sc->cmap_prob + 1) % CMAP_COUNT);

@@ -43,6 +43,25 @@ typedef enum TvField {
 /* Which attention of the probe is shown. */
 typedef enum TvAttn { TV_CROSS, TV_ENC, TV_DEC, TV_ATTN_COUNT } TvAttn;
 
+#define TV_HH_CAP 128  /* points of the head-entropy history */
+#define TV_HH_HEADS 64 /* heads of one kind of attention it follows */
+
+/* The entropy of every probe head over training (issue 12,
+ * view_train_heads.c): one point per step the probe was run at (live or a
+ * snapshot), so heads visibly "snap" into their pattern. The snapshots of
+ * the run are run through the probe on a model of their own. */
+typedef struct TvHeadHist {
+    uint64_t gen;                  /* the run it belongs to */
+    int n;                         /* points, sorted by step */
+    long long step[TV_HH_CAP];
+    float H[TV_HH_CAP][TV_ATTN_COUNT][TV_HH_HEADS]; /* nats, per layer x head */
+    float H_max;                   /* ln(keys): a uniform row's entropy */
+    TfModel m;                     /* for the snapshots */
+    TfTrace tr;
+    int have_m, have_tr;
+    int show;                      /* H: the plot shows head entropy, not tokens/s */
+} TvHeadHist;
+
 typedef struct TrainUi {
     TrainWorker *w;       /* made on first use */
     char err[TF_ERR_MAX]; /* the worker could not start */
@@ -106,6 +125,7 @@ typedef struct TrainUi {
         Rect task[TV_N_TASKS];
     } hit;
     TfModel opened;       /* a copy of pm handed to the window (Open in Decode) */
+    TvHeadHist hh;        /* head entropy over training */
     int ready;            /* set up (first use) */
 } TrainUi;
 
@@ -171,6 +191,15 @@ void tv_probe_run(TrainUi *u, int with_greedy);
 void tv_probe_greedy(TrainUi *u);     /* the greedy output alone */
 void tv_probe_draw(ViewCtx *v, TrainUi *u, Rect rc);
 void tv_probe_free(TrainUi *u);
+
+/* Head entropy over training (view_train_heads.c): note the probe just
+ * run, run up to budget snapshots not yet in the history, free. */
+void tv_hh_note(TrainUi *u);
+void tv_hh_fill(TrainUi *u, int budget);
+void tv_hh_free(TrainUi *u);
+/* Heads of attention kind a, and the attention kind of the engine. */
+int tv_hh_heads(const TrainUi *u, TvAttn a);
+TfAttnKind tv_attn_kind(TvAttn a);
 
 /* The curves (view_train_plot.c). */
 void tv_plots_draw(ViewCtx *v, TrainUi *u, Rect rc);

@@ -14,7 +14,10 @@
  *                   min(step^-0.5, step · warmup^-1.5): a straight rise
  *                   for `warmup` steps, then decay as 1/√step; the part
  *                   already trained is bold, the current step marked;
- *   tokens/s        target tokens per second of training.
+ *   head entropy    the entropy of every probe head over the steps
+ *                   (view_train_heads.c): heads "snap" into a pattern;
+ *                   H switches this plot to tokens/s, target tokens per
+ *                   second of training, and back.
  *
  * The loss, accuracy and tokens/s plots share one step axis; the schedule
  * has its own, long enough to show the peak and the decay. The step of
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "colormap.h"
 #include "view_train.h"
 
 typedef struct Axis {
@@ -338,6 +342,61 @@ static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
     marks(v, u, &A, _("tokens/s"), 2, -1);
 }
 
+/* The entropy of every probe head of the attention the probe shows, over
+ * the steps (TvHeadHist): one line per head, the dashed top the entropy of
+ * a uniform row; a head that learns a pattern drops, often suddenly. */
+static void plot_heads(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
+{
+    const Theme *th = v->th;
+    const TvHeadHist *h = &u->hh;
+    int n_heads = u->have_pm ? tv_hh_heads(u, u->attn) : 0;
+    double top = nice_ceil(h->H_max > 0 ? h->H_max * 1.05 : 1.0);
+    Axis A = plot_area(v, rc, xl, X, top);
+    static const char *const KIND[TV_ATTN_COUNT] = {N_("head entropy · cross (nats)"),
+                                                    N_("head entropy · encoder (nats)"),
+                                                    N_("head entropy · decoder (nats)")};
+    Legend lg[1] = {{_("uniform ln n"), "", th->dim}};
+    snprintf(lg[0].value, sizeof lg[0].value, "%.2f", h->H_max);
+    draw_title(v, rc, _(KIND[u->attn]), lg, 1);
+    draw_axes(v, &A, xl, 0);
+    if (h->H_max > 0) { /* a uniform row's entropy, dashed */
+        float y = ax_y(&A, h->H_max);
+        for (int x = A.r.x; x < A.r.x + A.r.w; x += ui_px(v->g, 8))
+            ren_rect(v->r, (Rect){x, (int)y, ui_px(v->g, 4), 1}, th->dim);
+    }
+    if (h->gen != u->pm_gen || h->n < 1 || n_heads < 1) {
+        ui_text_fit(v->r, v->g->small, _("the heads' entropy appears as the run trains"), A.r.x + 4,
+                    A.r.y + 4, A.r.w - 8, th->dim);
+        return;
+    }
+    int NH = u->pm.cfg.n_heads;
+    for (int k = 0; k < n_heads; k++) {
+        int n = 0;
+        for (int i = 0; i < h->n; i++)
+            if (isfinite(h->H[i][u->attn][k])) {
+                u->xy[2 * n] = (float)h->step[i];
+                u->xy[2 * n + 1] = h->H[i][u->attn][k];
+                n++;
+            }
+        /* each head its own hue; the chosen layer and head in bold */
+        float t = NH > 1 ? (float)(k % NH) / (float)(NH - 1) : 0.5f;
+        Color c = cmap_color(CMAP_VIRIDIS, 0.15f + 0.8f * t);
+        int bold = u->head >= 0 ? k == u->layer * NH + u->head : k / NH == u->layer;
+        if (!bold)
+            c.a = 110;
+        curve(v, u, &A, n, (bold ? 2.0f : 1.0f) * v->g->scale, c, 0);
+    }
+}
+
+/* The fourth plot: the heads' entropy (H switches), or tokens/s. */
+static void plot_fourth(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
+{
+    if (u->hh.show)
+        plot_heads(v, u, rc, X, xl);
+    else
+        plot_tok(v, u, rc, X, xl);
+}
+
 /* The schedule over its own axis: long enough to show the warm-up peak and
  * the decay after it, or the whole run when that is longer. */
 static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
@@ -412,7 +471,7 @@ void tv_plots_draw(ViewCtx *v, TrainUi *u, Rect rc)
         int h = (rc.h - 3 * gap) / 4;
         plot_loss(v, u, (Rect){rc.x, rc.y, rc.w, h}, X, 0);
         plot_acc(v, u, (Rect){rc.x, rc.y + (h + gap), rc.w, h}, X, 0);
-        plot_tok(v, u, (Rect){rc.x, rc.y + 2 * (h + gap), rc.w, h}, X, 1);
+        plot_fourth(v, u, (Rect){rc.x, rc.y + 2 * (h + gap), rc.w, h}, X, 1);
         plot_lr(v, u, (Rect){rc.x, rc.y + 3 * (h + gap) + fh, rc.w, h - fh}, 1);
         return;
     }
@@ -420,7 +479,7 @@ void tv_plots_draw(ViewCtx *v, TrainUi *u, Rect rc)
         int w = (rc.w - gap) / 2, h = (rc.h - gap) / 2;
         plot_loss(v, u, (Rect){rc.x, rc.y, w, h}, X, 0);
         plot_acc(v, u, (Rect){rc.x + w + gap, rc.y, w, h}, X, 0);
-        plot_tok(v, u, (Rect){rc.x, rc.y + h + gap, w, h}, X, 1);
+        plot_fourth(v, u, (Rect){rc.x, rc.y + h + gap, w, h}, X, 1);
         plot_lr(v, u, (Rect){rc.x + w + gap, rc.y + h + gap, w, h}, 1);
         return;
     }
@@ -428,5 +487,5 @@ void tv_plots_draw(ViewCtx *v, TrainUi *u, Rect rc)
     plot_loss(v, u, (Rect){rc.x, rc.y, w, rc.h}, X, 1);
     plot_acc(v, u, (Rect){rc.x + (w + gap), rc.y, w, rc.h}, X, 1);
     plot_lr(v, u, (Rect){rc.x + 2 * (w + gap), rc.y, w, rc.h}, 1);
-    plot_tok(v, u, (Rect){rc.x + 3 * (w + gap), rc.y, w, rc.h}, X, 1);
+    plot_fourth(v, u, (Rect){rc.x + 3 * (w + gap), rc.y, w, rc.h}, X, 1);
 }

@@ -1,0 +1,34 @@
+/* view_heads_exp.h - what each head does, on the all-heads grid (issue
+ * 12): an overlay (M) of its metrics (headstats.h) with a plain-language
+ * label where one number is clear, and the heads of each layer sorted by
+ * a metric. view_heads.c draws the grid and calls these. */
+#ifndef APP_VIEW_HEADS_EXP_H
+#define APP_VIEW_HEADS_EXP_H
+
+#include "headstats.h"
+#include "view.h"
+
+#define HX_MAX_HEADS 64
+
+enum { HX_SORT_NONE, HX_SORT_ENTROPY, HX_SORT_MAX, HX_SORT_FIRST, HX_SORT_OFFSET, HX_SORT_COUNT };
+
+typedef struct HeadsExp {
+    int overlay; /* M: the metrics over every thumbnail */
+    int sort;    /* HX_SORT_*: the heads of a layer in the order of a metric */
+} HeadsExp;
+
+/* The metrics of every head of layer l (NH of them) and their order on
+ * screen (order[slot] = head): by the sort metric, or as they are. */
+void heads_exp_layer(const Scene *sc, const HeadsExp *x, TfAttnKind kind, int l, int NH,
+                     TfHeadMetrics *m, int *order);
+/* The controls (M metrics, sort by ...) at the top of body, which shrinks. */
+void heads_exp_controls(ViewCtx *v, HeadsExp *x, Rect *body);
+/* The overlay on thumbnail t of head h. */
+void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const TfHeadMetrics *m, TfAttnKind kind,
+                       int h);
+/* M toggles the overlay, O cycles the sort; 1 when the key was used. */
+int heads_exp_key(HeadsExp *x, Key key);
+/* The name of a sort metric (translated). */
+const char *heads_exp_sort_name(int sort);
+
+#endif

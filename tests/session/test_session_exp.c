@@ -1,0 +1,96 @@
+/* test_session_exp.c - the Session's two passes (issue 12), with no
+ * window: the normal pass is computed once per input, whatever the
+ * experiments toggled in between (a counter says how many were made),
+ * stays bit-identical to a plain pass, and is made again when the input
+ * changes; clearing the experiment leaves one pass again. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "test_app_util.h"
+#include "test_util.h"
+
+static char MODEL[160];
+
+static int setup(void **state)
+{
+    (void)state;
+    tu_tmp(MODEL, sizeof MODEL, "session-exp.safetensors");
+    return tu_small_model(MODEL, 40, 24, 5);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    remove(MODEL);
+    return 0;
+}
+
+static int same_view(const TfTrace *a, const TfTrace *b, StageId st, int layer, int head)
+{
+    TfView x, y;
+    TfErr err;
+    if (tf_view(a, st, layer, head, 0, &x, &err) || tf_view(b, st, layer, head, 0, &y, &err) || x.rows != y.rows ||
+        x.cols != y.cols)
+        return 0;
+    for (int r = 0; r < x.rows; r++)
+        if (memcmp(x.data + (size_t)r * x.stride, y.data + (size_t)r * y.stride, (size_t)x.cols * sizeof(float)))
+            return 0;
+    return 1;
+}
+
+static void test_normal_pass_once_per_input(void **state)
+{
+    (void)state;
+    static Session s, plain;
+    TfErr err;
+    expect_true(session_init(&s, MODEL, 0, &err) == 0 && session_init(&plain, MODEL, 0, &err) == 0, "%s", err.msg);
+    session_set_text(&s, 0, "t5 t6 t7 t8");
+    session_set_text(&plain, 0, "t5 t6 t7 t8");
+    session_compute_all(&s);
+    session_compute_all(&plain);
+    expect_true(s.base_passes == 0 && !session_has_exp(&s), "no experiment: no second pass");
+    TfExperiment e = {0};
+    TfExperiment steps[6];
+    memset(steps, 0, sizeof steps);
+    steps[0].no_scale = 1;
+    steps[1] = steps[0];
+    steps[1].no_pe = 1;
+    steps[2] = steps[1];
+    steps[2].no_causal = 1;
+    steps[3] = steps[2];
+    tf_exp_toggle_head(&steps[3], TF_ATTN_CROSS, 1, 2);
+    steps[4] = steps[3];
+    tf_exp_toggle_hide(&steps[4], 1);
+    steps[5].no_pe = 1;
+    for (int k = 0; k < 6; k++) {
+        session_set_exp(&s, &steps[k]);
+        session_compute_all(&s);
+        expect_true(s.have_base && s.base_passes == 1, "after toggle %d: %u normal passes", k + 1, s.base_passes);
+        expect_true(tf_exp_equal(&s.trace.exp, &steps[k]), "the shown pass applies experiment %d", k + 1);
+        expect_true(same_view(&s.base, &plain.trace, ST_OUT_LOGITS, 0, -1) &&
+                        same_view(&s.base, &plain.trace, ST_DEC_CROSS_WEIGHTS, 1, 2),
+                    "the normal pass is the plain pass, bit for bit");
+    }
+    expect_true(!same_view(&s.trace, &plain.trace, ST_OUT_LOGITS, 0, -1), "the experiment changes the logits");
+    session_set_text(&s, 0, "t9 t10");
+    session_compute_all(&s);
+    expect_true(s.base_passes == 2, "a new input: a new normal pass (%u)", s.base_passes);
+    session_set_exp(&s, &e);
+    session_compute_all(&s);
+    unsigned n = s.base_passes;
+    session_set_exp(&s, &steps[0]);
+    session_compute_all(&s);
+    expect_true(s.base_passes == n, "back to an experiment on the same input: the kept pass (%u, %u)", n,
+                s.base_passes);
+    session_free(&s);
+    session_free(&plain);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_normal_pass_once_per_input),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

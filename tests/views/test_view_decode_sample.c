@@ -1,0 +1,271 @@
+/* test_view_decode_sample.c - sampling and forcing in the decode view
+ * (issue 12), by synthetic events: the temperature slider is on a log scale
+ * from 0.1 to 5 and the first bar's fill follows softmax(z/T) in pixels at
+ * once; Sample (N) draws what tf_translate draws for that seed, a new seed
+ * each time, and top-k 1 gives the greedy output; a click on a top-k token
+ * of a step forces it, generation goes on from there, the step is marked,
+ * and F takes it back. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "test_app_util.h"
+#include "test_util.h"
+#include "view_decode.h"
+
+static char MODEL[160];
+
+TU_FIXTURE(MODEL, "decsample.safetensors", 1280, 800)
+
+static const Rect AREA = {0, 0, 1000, 720};
+
+static DecodeUi *open_decode(App *a, const char *pane)
+{
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7 t8", NULL, "decode");
+    tu_open(a, &o, 100);
+    app_compute_all(a);
+    tu_view_frame(a, tu_ren, VIEW_DECODE, AREA);
+    expect_true(app_decode_setup(a, pane, 0, -1) == 0, "pane %s", pane);
+    tu_view_frame(a, tu_ren, VIEW_DECODE, AREA);
+    return a->vstate[VIEW_DECODE];
+}
+
+static int near_color(uint32_t px, Color c, int tol)
+{
+    int r = (int)(px >> 24 & 255), g = (int)(px >> 16 & 255), b = (int)(px >> 8 & 255);
+    return abs(r - c.r) <= tol && abs(g - c.g) <= tol && abs(b - c.b) <= tol;
+}
+
+/* softmax(z / T) of token id, in double, from the view's logits */
+static double softmax_t(const float *z, int V, double T, int id)
+{
+    double m = -INFINITY, s = 0;
+    for (int i = 0; i < V; i++)
+        m = z[i] > m ? z[i] : m;
+    for (int i = 0; i < V; i++)
+        s += exp((z[i] - m) / T);
+    return exp((z[id] - m) / T) / s;
+}
+
+static void press_at(App *a, int x, int y)
+{
+    ev_mouse(a, IN_MOUSE_MOVE, x, y, 0);
+    ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
+    tu_view_frame(a, tu_ren, VIEW_DECODE, AREA);
+}
+
+static void release_at(App *a, int x, int y)
+{
+    ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
+    tu_view_frame(a, tu_ren, VIEW_DECODE, AREA);
+}
+
+/* The first bar's fill in pixels against softmax(z/T) of its token. */
+static void check_bar(App *a, DecodeUi *d)
+{
+    tu_view_frame(a, tu_ren, VIEW_DECODE, AREA);
+    Rect b = d->smp.bar0;
+    const Theme *th = theme_get(a->theme);
+    static uint32_t row[4096];
+    ren_read_pixels(tu_ren, (Rect){b.x, b.y + b.h / 2, b.w, 1}, row);
+    int fill = 0;
+    for (int x = 0; x < b.w; x++)
+        fill += near_color(row[x], th->accent, 6);
+    double p = softmax_t(d->smp.logits, d->smp.V, d->smp.temp, d->smp.bar0_id);
+    expect_true(fabs(fill - p * b.w) <= 3.5, "T %.3f: bar of '%d' %d px, softmax(z/T) %.4f x %d = %.1f px",
+                d->smp.temp, d->smp.bar0_id, fill, p, b.w, p * b.w);
+}
+
+static void test_temperature_slider(void **state)
+{
+    (void)state;
+    static App a;
+    DecodeUi *d = open_decode(&a, "sample");
+    dec_select(d, 0);
+    d->pane = DEC_PANE_SAMPLE;
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    Rect s = d->smp.slider;
+    expect_true(s.w > 50, "the slider is drawn (%d px)", s.w);
+    float want[3] = {0.1f, sqrtf(0.1f * 5.0f), 5.0f};
+    for (int k = 0; k < 3; k++) {
+        int x = s.x + (k == 2 ? s.w : k * s.w / 2);
+        press_at(&a, x, s.y + s.h / 2);
+        release_at(&a, x, s.y + s.h / 2);
+        expect_true(fabsf(d->smp.temp - want[k]) <= 0.02f * want[k] + 0.005f, "log scale: at %d/2 T = %g, want %g", k,
+                    d->smp.temp, want[k]);
+        check_bar(&a, d);
+    }
+    /* dragging: T follows the mouse, the bars follow T at once */
+    press_at(&a, s.x + 2, s.y + s.h / 2);
+    float last = d->smp.temp;
+    for (int x = s.x + 10; x < s.x + s.w; x += s.w / 5) {
+        ev_mouse(&a, IN_MOUSE_MOVE, x, s.y + s.h / 2, 0);
+        tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+        expect_true(d->smp.temp > last, "dragging right raises T (%g > %g)", d->smp.temp, last);
+        last = d->smp.temp;
+        check_bar(&a, d);
+    }
+    release_at(&a, s.x + s.w / 2, s.y + s.h / 2);
+    /* keys: T up and down by 1.25, never outside [0.1, 5] */
+    float t0 = d->smp.temp;
+    ev_key(&a, 't', 0);
+    expect_true(fabsf(d->smp.temp - t0 * 1.25f) < 1e-4f || d->smp.temp == DEC_T_MAX, "T: up");
+    for (int i = 0; i < 40; i++)
+        ev_key(&a, 't', MOD_SHIFT);
+    expect_true(d->smp.temp == DEC_T_MIN, "Shift+T stops at 0.1 (%g)", d->smp.temp);
+    check_bar(&a, d);
+    app_free(&a);
+}
+
+static void test_sample_button(void **state)
+{
+    (void)state;
+    static App a;
+    DecodeUi *d = open_decode(&a, "sample");
+    d->smp.temp = 2.0f;
+    ev_key(&a, 'n', 0);
+    ev_key(&a, 'n', 0);
+    expect_true(d->smp.n_samples == 2 && d->smp.sample_seed[0] == 2 && d->smp.sample_seed[1] == 1,
+                "two draws, seeds 1 then 2 (%d)", d->smp.n_samples);
+    /* what tf_translate draws for that seed */
+    TfTrace tr;
+    TfErr err;
+    const TfModel *m = &a.ses.model;
+    expect_true(trace_build(&tr, &m->cfg, 1, 8, 0, &err) == 0, "%s", err.msg);
+    for (int k = 0; k < 2; k++) {
+        DecodeOpts o;
+        decode_opts_default(&o);
+        o.sample = 1;
+        o.sampling = (SampleOpts){2.0f, 0, 1.0f};
+        o.seed = d->smp.sample_seed[k];
+        DecodeResult r = {0};
+        expect_true(tf_translate(m, &tr, d->src, d->S, &o, &r, &err) == 0, "%s", err.msg);
+        expect_true(r.n == d->smp.sample_n[k] && memcmp(r.ids, d->smp.sample_ids[k], (size_t)r.n * sizeof(int)) == 0,
+                    "draw %d is tf_translate's for seed %llu", k, (unsigned long long)o.seed);
+        decode_result_free(&r);
+    }
+    trace_free(&tr);
+    /* top-k 1: the greedy output */
+    ev_key(&a, 'k', 0);
+    expect_true(d->smp.top_k == 1, "K: top-k 1");
+    ev_key(&a, 'n', 0);
+    expect_true(d->smp.sample_n[0] == d->gen.n && memcmp(d->smp.sample_ids[0], d->gen.ids, (size_t)d->gen.n * sizeof(int)) == 0,
+                "top-k 1 samples the greedy translation");
+    /* the button draws too */
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    int n0 = d->smp.n_samples, found = 0;
+    for (int y = 0; y < 200 && !found; y += 4)
+        for (int x = 0; x < AREA.w && !found; x += 6) {
+            press_at(&a, x, y);
+            release_at(&a, x, y);
+            found = d->smp.n_samples > n0 || (d->smp.n_samples == DEC_N_SAMPLES && d->smp.sample_seed[0] > 4);
+        }
+    expect_true(found, "the Sample button draws a translation");
+    app_free(&a);
+}
+
+static int count_color(Color c)
+{
+    static uint32_t px[1000 * 720];
+    ren_read_pixels(tu_ren, AREA, px);
+    int n = 0;
+    for (int i = 0; i < AREA.w * AREA.h; i++)
+        n += near_color(px[i], c, 4);
+    return n;
+}
+
+static void test_force_a_token(void **state)
+{
+    (void)state;
+    static App a;
+    DecodeUi *d = open_decode(&a, "step");
+    dec_select(d, 0);
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    int greedy[DEC_CAP_T], gn = d->gen.n;
+    memcpy(greedy, d->gen.ids, (size_t)gn * sizeof(int));
+    expect_true(gn >= 1, "something generated");
+    const Theme *th = theme_get(a.theme);
+    int warn0 = count_color(th->warn);
+    /* a top-k row of step 1 that is not the greedy choice */
+    int fx = -1, fy = -1;
+    for (int y = 100; y < AREA.h && fx < 0; y += 5)
+        for (int x = 300; x < AREA.w && fx < 0; x += 40) {
+            a.in.mx = x;
+            a.in.my = y;
+            tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+            if (a.hover.valid && strncmp(a.hover.where, "step 1: p('", 11) == 0)
+                fx = x, fy = y;
+        }
+    expect_true(fx >= 0, "a top-k token of step 1 under the mouse");
+    press_at(&a, fx, fy);
+    release_at(&a, fx, fy);
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    expect_true(d->smp.force.n_force == 1 && d->gen.steps[0].forced && d->gen.ids[0] != greedy[0],
+                "step 1 forced to %d (greedy %d)", d->gen.ids[0], greedy[0]);
+    /* generation went on from there: what tf_generate makes with that force */
+    TfTrace tr;
+    TfErr err;
+    const TfModel *m = &a.ses.model;
+    expect_true(trace_build(&tr, &m->cfg, 1, 8, TRACE_RECORD, &err) == 0, "%s", err.msg);
+    DecodeOpts o;
+    decode_opts_default(&o);
+    o.n_force = 1;
+    o.force[0] = (DecodeForce){0, d->gen.ids[0]};
+    DecodeResult r = {0};
+    expect_true(tf_generate(m, &tr, d->src, d->S, d->max_out, 0, &o, &r, &err) == 0, "%s", err.msg);
+    expect_true(r.n == d->gen.n && memcmp(r.ids, d->gen.ids, (size_t)r.n * sizeof(int)) == 0,
+                "the rest is generated from the forced prefix");
+    decode_result_free(&r);
+    trace_free(&tr);
+    expect_true(d->sel == 0, "the forced step is inspected");
+    int warn1 = count_color(th->warn);
+    expect_true(warn1 > warn0 + 20, "the forced step is marked (%d -> %d warning-coloured pixels)", warn0, warn1);
+    /* F: back to greedy */
+    ev_key(&a, 'f', 0);
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    expect_true(d->smp.force.n_force == 0 && d->gen.n == gn && memcmp(d->gen.ids, greedy, (size_t)gn * sizeof(int)) == 0,
+                "F takes the forced token back");
+    app_free(&a);
+}
+
+/* D in the decode view: it decodes under the experiment (no causal mask:
+ * the teacher-forced pass applied no -inf), under the normal pass with D,
+ * and the picture differs. */
+static void test_decode_under_experiment(void **state)
+{
+    (void)state;
+    static App a;
+    DecodeUi *d = open_decode(&a, "gen");
+    TfExperiment e = {0};
+    e.no_causal = 1;
+    app_set_exp(&a, &e);
+    app_compute_all(&a);
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    static uint32_t px[2][1000 * 720];
+    ren_read_pixels(tu_ren, AREA, px[0]);
+    int T = d->tf_n, inf = 0;
+    for (int i = 0; i < T * T; i++)
+        inf += isinf(d->tf_mask[i]) != 0;
+    expect_true(T > 1 && inf == 0 && d->tr.exp.no_causal, "experiment: no causal mask applied (%d -inf)", inf);
+    a.cmp = CMP_NORMAL;
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    ren_read_pixels(tu_ren, AREA, px[1]);
+    inf = 0;
+    for (int i = 0; i < T * T; i++)
+        inf += isinf(d->tf_mask[i]) != 0;
+    expect_true(inf == T * (T - 1) / 2 && !d->tr.exp.no_causal, "D, normal: the causal mask again (%d -inf)", inf);
+    expect_true(memcmp(px[0], px[1], sizeof px[0]) != 0, "another picture");
+    app_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_temperature_slider),
+        cmocka_unit_test(test_sample_button),
+        cmocka_unit_test(test_force_a_token),
+        cmocka_unit_test(test_decode_under_experiment),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

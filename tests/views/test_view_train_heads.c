@@ -1,0 +1,84 @@
+/* test_view_train_heads.c - the train view plots the entropy of every
+ * probe head over training (issue 12): after a run with kept snapshots the
+ * history holds a point per snapshot, sorted by step; each point is the
+ * entropy tf_head_metrics gives for that head of the probe's pass at that
+ * step (checked at the live step), the curves are drawn, H switches the
+ * plot to tokens/s and back, and a new run starts an empty history. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "headstats.h"
+#include "test_app_util.h"
+#include "test_util.h"
+#include "view_train.h"
+
+static char MODEL[160];
+
+TU_FIXTURE(MODEL, "train-heads.safetensors", 1280, 800)
+
+static const Rect AREA = {0, 0, 1000, 700};
+
+static long region_sum(Rect rc)
+{
+    static uint32_t px[1000 * 700];
+    ren_read_pixels(tu_ren, rc, px);
+    long s = 0;
+    for (int i = 0; i < rc.w * rc.h; i++)
+        s = s * 31 + (long)(px[i] >> 8);
+    return s;
+}
+
+static void test_entropy_history(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
+    tu_open(&a, &o, 100);
+    expect_true(app_train_setup(&a, "reverse", 120) == 0, "trained: %s", a.notice);
+    tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TvHeadHist *h = &u->hh;
+    expect_true(h->gen == u->pm_gen && h->n >= 3 && h->n >= u->st.n_snap, "%d points for %d snapshots", h->n,
+                u->st.n_snap);
+    for (int i = 1; i < h->n; i++)
+        expect_true(h->step[i] > h->step[i - 1], "sorted by step (%lld, %lld)", h->step[i - 1], h->step[i]);
+    expect_true(h->step[h->n - 1] == u->shown_step, "the last point is the step shown (%lld)", u->shown_step);
+    /* the live point is the probe pass's entropy of each head */
+    int NH = u->pm.cfg.n_heads, n = tv_hh_heads(u, TV_CROSS);
+    expect_true(n == u->pm.cfg.n_dec * NH, "every cross head followed (%d)", n);
+    for (int k = 0; k < n; k++) {
+        TfHeadMetrics m;
+        TfErr err;
+        expect_true(tf_head_metrics(&u->ptr, TF_ATTN_CROSS, k / NH, k % NH, 0, &m, &err) == 0, "%s", err.msg);
+        expect_true(fabsf(h->H[h->n - 1][TV_CROSS][k] - (float)m.entropy) < 1e-6f, "head %d: %g, metrics %g", k,
+                    h->H[h->n - 1][TV_CROSS][k], m.entropy);
+        expect_true(h->H[0][TV_CROSS][k] <= h->H_max + 1e-4f && h->H[0][TV_CROSS][k] >= 0, "in [0, ln n]");
+    }
+    /* H: tokens/s instead, then the entropy again; the picture follows */
+    Rect plots = {0, 200, AREA.w / 2, 300};
+    long with = region_sum(plots);
+    ev_key(&a, 'h', 0);
+    expect_true(!h->show, "H: tokens/s");
+    tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
+    long without = region_sum(plots);
+    ev_key(&a, 'h', 0);
+    tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
+    expect_true(h->show && with != without && region_sum(plots) == with, "the plot switches and back");
+    /* a new run: a new history */
+    int before = h->n;
+    expect_true(app_train_setup(&a, "copy", 20) == 0, "a second run");
+    tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
+    expect_true(h->gen == u->pm_gen && h->n >= 1 && h->step[h->n - 1] == 20 && (h->n < before || h->step[0] == 0),
+                "a fresh history for the new run (%d points)", h->n);
+    app_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_entropy_history),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
