@@ -269,6 +269,7 @@ def make(out, name, act, dtype, hub, seed, torch_bin=False):
             n = int(torch.randint(1, 9, (1,), generator=g))
             s = torch.randint(2, V - 1, (n,), generator=g).tolist() + [0]
             f.write("%s | %s\n" % (" ".join(map(str, s)), " ".join(map(str, port.greedy(s)))))
+    return port
 
 
 def main():
@@ -366,7 +367,45 @@ def make_tokenizer(out):
             f.write("%s\t%s\n" % (" ".join(map(str, ids)), decode(ids)))
 
 
+def make_spm_model(out):
+    """spm_model: a random model over spm/'s vocabulary and sentencepiece
+    models, and translate.ref: text, source ids, greedy ids and greedy text
+    (tab-separated) as MarianTokenizer + the port + target.spm give them."""
+    import re
+    import shutil
+    import sentencepiece as spm
+    global V, PAD
+    d = os.path.join(out, "spm")
+    vocab = json.load(open(os.path.join(d, "vocab.json")))
+    V, PAD = len(vocab), vocab["<pad>"]
+    torch.set_grad_enabled(False)
+    port = make(out, "spm_model", "swish", "F32", False, 15)
+    m = os.path.join(out, "spm_model")
+    for f in ("source.spm", "target.spm", "vocab.json"):
+        shutil.copy(os.path.join(d, f), os.path.join(m, f))
+    src = spm.SentencePieceProcessor(model_file=os.path.join(d, "source.spm"))
+    tgt = spm.SentencePieceProcessor(model_file=os.path.join(d, "target.spm"))
+    inv = {i: p for p, i in vocab.items()}
+    code_re = re.compile(">>.+<<")
+    lines = ["the cat sees a bird.", ">>fra<< the dog likes the house", ">>deu<< Today the weather is nice!",
+             "a small red book", "Zebra quickly", "the old man reads a new book slowly.",
+             ">>fra<< green tree and river", "child eats"]
+    with open(os.path.join(m, "translate.ref"), "w") as f:
+        for t in lines:
+            mt = code_re.match(t)
+            toks = ([mt.group(0)] if mt else []) + src.encode(code_re.sub("", t), out_type=str)
+            ids = [vocab.get(x, 1) for x in toks] + [0]
+            out_ids = port.greedy(ids)
+            text = tgt.decode_pieces([inv[i] for i in out_ids
+                                      if i not in (0, 1, PAD) and not inv[i].startswith(">>")])
+            f.write("%s\t%s\t%s\t%s\n" % (t, " ".join(map(str, ids)), " ".join(map(str, out_ids)), text))
+
+
 if __name__ == "__main__":
+    if "--spm-model-only" in sys.argv:
+        make_spm_model("tests/fixtures/marian")
+        sys.exit(0)
     if "--tokenizer-only" not in sys.argv:
         main()
     make_tokenizer(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/marian")
+    make_spm_model(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/marian")

@@ -185,6 +185,11 @@ void view_show(ViewCtx *v, ViewId view);
 /* ---- widgets on a view's context (view_widgets.c) ---- */
 /* The widest label along an axis of a view (rows 0, columns 1). */
 int ui_label_width(const Scene *sc, const TfView *tv, int axis, RenFont *f);
+/* tf_view_label and vocab_token as drawn: sentencepiece's ▁ as the thin
+ * word-start mark (ui_token). */
+const char *view_tok_label(const TfTrace *tr, const TfModel *m, const TfView *tv, int axis, int i, char *buf,
+                       size_t cap);
+const char *view_token(const Vocab *v, int id, char *buf, size_t cap);
 /* Report cell (r, c) of a view as what the mouse is over. */
 void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c);
 /* A button; returns 1 when clicked this frame. */

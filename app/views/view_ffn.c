@@ -243,7 +243,7 @@ static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
         ren_rect(v->r, (Rect){b.x, b.y, (int)lroundf(frac * b.w), b.h}, CMAP_NAN_COLOR);
         Color tc = r >= len ? th->dim : th->text;
         if (r % every == 0 || cur) {
-            tf_view_label(sc->trace, sc->model, tv, 0, r, buf, sizeof buf);
+            view_tok_label(sc->trace, sc->model, tv, 0, r, buf, sizeof buf);
             ui_text_fit(v->r, f, buf, rc.x, row.y + (rh - fh) / 2, lw - 6, tc);
             snprintf(buf, sizeof buf, "%d%%", (int)lround(100.0 * frac));
             ren_text(v->r, f, buf, rc.x + rc.w - pw + 6, row.y + (rh - fh) / 2, tc);
@@ -334,7 +334,7 @@ static void draw_profile(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     char title[300], mid[300], tok[200], hi[32], buf[64];
-    tf_view_label(v->s->trace, v->s->model, tv, 0, focus, tok, sizeof tok);
+    view_tok_label(v->s->trace, v->s->model, tv, 0, focus, tok, sizeof tok);
     snprintf(title, sizeof title, "activations sorted, largest first: '%s' (line), the other tokens (band)", tok);
     snprintf(mid, sizeof mid, "sorted activations: '%s' line, others band", tok);
     const char *alts[] = {title, mid, "sorted activations"};
@@ -362,7 +362,7 @@ static int draw_headline(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     FfnCache *k = &((FfnState *)v->st)->cache;
     RenFont *t = v->g->title, *f = v->g->small;
     char tok[200], line[400], shorter[200];
-    tf_view_label(sc->trace, sc->model, tv, 0, focus, tok, sizeof tok);
+    view_tok_label(sc->trace, sc->model, tv, 0, focus, tok, sizeof tok);
     char *said = ((FfnState *)v->st)->said;
     ffn_sentence(said, sizeof ((FfnState *)v->st)->said, k->zeros[focus], k->F, tok);
     char mid[260], brief[260];

@@ -152,7 +152,8 @@ static void out_layout(ViewCtx *v, Rect body, OutGeo *G)
     int w = ren_text_width(f, "<eos>");
     for (int t = 0; t < TOP(v)->n; t++)
         for (int r = 0; r < G->k && TOP(v)->id[t][r] >= 0; r++) {
-            int k = ren_text_width(f, vocab_token(&v->s->model->tgt_vocab, TOP(v)->id[t][r]));
+            char tb[VOCAB_MAX_TOKEN_BYTES + 1];
+            int k = ren_text_width(f, view_token(&v->s->model->tgt_vocab, TOP(v)->id[t][r], tb, sizeof tb));
             w = k > w ? k : w;
         }
     G->lab_w = w + 12;
@@ -175,9 +176,10 @@ static void set_hover(ViewCtx *v, int b, int t, int id, float p)
     h->row = t;
     h->col = id;
     h->value = p;
+    char t1[VOCAB_MAX_TOKEN_BYTES + 1], t2[VOCAB_MAX_TOKEN_BYTES + 1];
     snprintf(h->where, sizeof h->where, "row %d '%s', col %d '%s'", t,
-             vocab_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + t]), id,
-             vocab_token(&sc->model->tgt_vocab, id));
+             view_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + t], t1, sizeof t1), id,
+             view_token(&sc->model->tgt_vocab, id, t2, sizeof t2));
 }
 
 /* One bar: token, a track for 0..1, the fill, the probability. */
@@ -190,8 +192,8 @@ static void draw_bar(ViewCtx *v, const OutGeo *G, Rect row, int t, int r)
     float p = TOP(v)->p[t][r];
     int is_truth = id == TOP(v)->truth[t];
     int argmax = r == 0, right = TOP(v)->truth[t] == TOP(v)->id[t][0];
-    char buf[32];
-    const char *tok = vocab_token(&v->s->model->tgt_vocab, id);
+    char buf[32], tb[VOCAB_MAX_TOKEN_BYTES + 1];
+    const char *tok = view_token(&v->s->model->tgt_vocab, id, tb, sizeof tb);
     int ty = row.y + (row.h - fh) / 2;
     Color tc = argmax ? th->accent : th->text;
     if (is_truth)
@@ -227,8 +229,8 @@ static void draw_card(ViewCtx *v, const OutGeo *G, Rect card, int t)
     int sel = sc->sel.side == 2 && sc->sel.index == t;
     ren_rect(v->r, card, th->panel);
     ren_rect_line(v->r, card, sel ? 2 : 1, sel ? th->select : th->border);
-    char head[300];
-    const char *in = vocab_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)TOP(v)->b * tr->T + t]);
+    char head[300], tb[VOCAB_MAX_TOKEN_BYTES + 1];
+    const char *in = view_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)TOP(v)->b * tr->T + t], tb, sizeof tb);
     snprintf(head, sizeof head, "%d · after '%s' →", t, in);
     Rect hr = {card.x + 8, card.y + 5, card.w - 16, uh + 4};
     ui_text_fit(v->r, ui, head, hr.x, hr.y, hr.w, sel ? th->select : th->text);
@@ -242,7 +244,7 @@ static void draw_card(ViewCtx *v, const OutGeo *G, Rect card, int t)
         return;
     char buf[300], pv[32];
     ui_fmt(pv, sizeof pv, TOP(v)->truth_p[t]);
-    snprintf(buf, sizeof buf, "true next '%s': %s (rank %d)", vocab_token(&sc->model->tgt_vocab, truth), pv,
+    snprintf(buf, sizeof buf, "true next '%s': %s (rank %d)", view_token(&sc->model->tgt_vocab, truth, tb, sizeof tb), pv,
              TOP(v)->truth_rank[t]);
     ui_text_fit(v->r, f, buf, card.x + 8, y + 3, card.w - 16, th->bad);
 }

@@ -340,7 +340,7 @@ static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
     int fh = ren_font_height(f), right[3] = {-100000, -100000, -100000};
     char tok[200];
     for (int p = 0; p < d->len && p < d->npos; p++) {
-        snprintf(tok, sizeof tok, "%s", vocab_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p]));
+        view_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p], tok, sizeof tok);
         int cx = (int)lroundf(pos_x(plot, d, (float)p));
         int w = ren_text_width(f, tok), x = cx - w / 2;
         if (x < v->area.x)
@@ -567,8 +567,9 @@ static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, in
         disc(v->r, circ_x(c, s), circ_y(c, co), 3.5f * gs, v->th->text);
         if (!(p < 12 || p == pos || p == pos + k))
             continue;
+        char tb[VOCAB_MAX_TOKEN_BYTES + 1];
         snprintf(tok, sizeof tok, "%d %s", p,
-                 vocab_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p]));
+                 view_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p], tb, sizeof tb));
         int tw = ren_text_width(f, tok);
         float off = (p == pos ? 6.0f : 3.5f) * gs + 4; /* clear of the dot */
         float lx = circ_x(c, s) + (s >= 0 ? off : -tw - off);

@@ -33,7 +33,10 @@ const float DEC_ALPHAS[DEC_N_ALPHA] = {0.0f, 0.6f, 1.0f};
 
 const char *dec_tok(const Scene *sc, int id)
 {
-    return vocab_token(&sc->model->tgt_vocab, id);
+    static char buf[8][VOCAB_MAX_TOKEN_BYTES + 1]; /* a few alive at once (one frame's labels) */
+    static int next;
+    next = (next + 1) % 8;
+    return view_token(&sc->model->tgt_vocab, id, buf[next], sizeof buf[next]);
 }
 
 int dec_gen_input(const DecodeUi *d, int s)
