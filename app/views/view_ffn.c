@@ -394,6 +394,10 @@ static void view_ffn(ViewCtx *v)
         view_matrix(v); /* not an FFN stage: the plain heatmap */
         return;
     }
+    if (sc->model->cfg.act != TF_ACT_RELU && A.w >= 80 && A.h >= 60) { /* SiLU, GELU: no zeros */
+        view_ffn_smooth(v, &tv, ((FfnState *)v->st)->said, sizeof ((FfnState *)v->st)->said);
+        return;
+    }
     if (A.w < 80 || A.h < 60 || cache_update(v, &tv))
         return;
     RenFont *f = v->g->small;

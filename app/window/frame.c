@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lesson_ui.h"
+#include "explain_model.h"
 #include "model_ui.h"
 #include "panels.h"
 
@@ -94,7 +95,7 @@ static const char *view_label(const App *a, ViewId v, StageKind k)
 {
     if (v == VIEW_MATRIX && k == SK_TOKENS)
         return L(a->lang, "Tokens");
-    return L(a->lang, v > VIEW_AUTO && v < VIEW_COUNT ? VIEWS[v]->label : view_name(v));
+    return explain_view_label(a, v, L(a->lang, v > VIEW_AUTO && v < VIEW_COUNT ? VIEWS[v]->label : view_name(v)));
 }
 
 static void draw_tabs(ViewCtx *v, Rect rc)
