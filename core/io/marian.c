@@ -210,6 +210,9 @@ static int load_vocab(Vocab *out, const cJSON *j, int V, const char *file, TfErr
         if (V <= 0)
             return tf_fail(err, "%s: no ids", file);
     }
+    int n = cJSON_GetArraySize(j); /* memory follows the entries, not the largest id or vocab_size */
+    if (V > 4 * n + 1024)
+        return tf_fail(err, "%s: the vocabulary has %d ids but only %d pieces are given", file, V, n);
     const char **toks = calloc((size_t)V, sizeof *toks);
     char (*unused)[32] = NULL;
     if (!toks)
@@ -720,6 +723,34 @@ int marian_meta_get(TfConfig *c, const cJSON *meta, const char *name, TfErr *err
             return -1;
     c->ids.set = 1;
     return meta_num(meta, "gen_max_length", &c->gen_max_length, name, err);
+}
+
+int marian_config_parse(const char *cfg, size_t n, const char *gen, size_t gn, TfConfig *out, TfErr *err)
+{
+    cJSON *j = cJSON_ParseWithLength(cfg, n);
+    if (!j)
+        return tf_fail(err, "config.json: not valid JSON");
+    MarianCfg mc;
+    int rc = parse_config(j, &mc, "config.json", err);
+    cJSON_Delete(j);
+    if (!rc && gen) {
+        if (!(j = cJSON_ParseWithLength(gen, gn)))
+            return tf_fail(err, "generation_config.json: not valid JSON");
+        rc = apply_generation(j, &mc, "generation_config.json", err);
+        cJSON_Delete(j);
+    }
+    return rc ? -1 : to_tf_config(&mc, out, "config.json", err);
+}
+
+int marian_vocab_parse(const char *json, size_t n, Vocab *v, int V, TfErr *err)
+{
+    memset(v, 0, sizeof *v);
+    cJSON *j = cJSON_ParseWithLength(json, n);
+    if (!j)
+        return tf_fail(err, "vocab.json: not valid JSON");
+    int rc = load_vocab(v, j, V, "vocab.json", err);
+    cJSON_Delete(j);
+    return rc;
 }
 
 int marian_vocab_read(const char *dir, Vocab *v, int V, TfErr *err)

@@ -35,6 +35,12 @@ int marian_meta_get(TfConfig *c, const struct cJSON *meta, const char *name, TfE
 /* dir/vocab.json into v: V ids (V <= 0: the largest id + 1). */
 int marian_vocab_read(const char *dir, Vocab *v, int V, TfErr *err);
 
+/* The same readers over text in memory (the fuzzer): config.json (and
+ * generation_config.json when gen is not NULL) into a config, vocab.json
+ * into v. */
+int marian_config_parse(const char *cfg, size_t n, const char *gen, size_t gn, TfConfig *out, TfErr *err);
+int marian_vocab_parse(const char *json, size_t n, Vocab *v, int V, TfErr *err);
+
 /* 1 when path names a directory. */
 int tf_path_is_dir(const char *path);
 
