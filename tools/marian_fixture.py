@@ -204,7 +204,7 @@ def fmt(x):
     return " ".join("%.7g" % v for v in x.reshape(-1).tolist())
 
 
-def make(out, name, act, dtype, hub, seed, torch_bin=False):
+def make(out, name, act, dtype, hub, seed, torch_bin=False, pe_noise=0.0):
     d = os.path.join(out, name)
     os.makedirs(d, exist_ok=True)
     sd = random_state(seed)
@@ -212,8 +212,9 @@ def make(out, name, act, dtype, hub, seed, torch_bin=False):
         sd["model.encoder.embed_tokens.weight"] = sd["model.shared.weight"]
         sd["model.decoder.embed_tokens.weight"] = sd["model.shared.weight"]
         sd["lm_head.weight"] = sd["model.shared.weight"]
-        sd["model.encoder.embed_positions.weight"] = pe_halves(MAXPOS, C)
-        sd["model.decoder.embed_positions.weight"] = pe_halves(MAXPOS, C)
+        g = torch.Generator().manual_seed(seed + 7)  # pe_noise: a table that is not the formula
+        sd["model.encoder.embed_positions.weight"] = pe_halves(MAXPOS, C) + pe_noise * torch.randn(MAXPOS, C, generator=g)
+        sd["model.decoder.embed_positions.weight"] = pe_halves(MAXPOS, C) + pe_noise * torch.randn(MAXPOS, C, generator=g)
     rnd = {"F32": lambda t: t, "F16": f16, "BF16": bf16}[dtype]
     sd = {k: rnd(v) for k, v in sd.items()}
     if torch_bin:  # torch.save(state_dict) as save_pretrained did before safetensors
@@ -279,6 +280,7 @@ def main():
     make(out, "relu_f16_hub", "relu", "F16", True, 12)
     make(out, "gelu_bf16", "gelu", "BF16", False, 13)
     make(out, "swish_f16_bin", "swish", "F16", False, 14, torch_bin=True)
+    make(out, "pe_stored_other", "swish", "F32", True, 16, pe_noise=0.05)
 
 
 
@@ -402,6 +404,10 @@ def make_spm_model(out):
 
 
 if __name__ == "__main__":
+    if "--pe-only" in sys.argv:
+        torch.set_grad_enabled(False)
+        make("tests/fixtures/marian", "pe_stored_other", "swish", "F32", True, 16, pe_noise=0.05)
+        sys.exit(0)
     if "--spm-model-only" in sys.argv:
         make_spm_model("tests/fixtures/marian")
         sys.exit(0)

@@ -459,6 +459,32 @@ static int load_pe(St *st, const char *name, float **pe, int L, int C, TfErr *er
     return rc < 0 ? -1 : 0;
 }
 
+/* How far stored tables are from the formula (halves): in the metadata,
+ * "marian.pe_stored_diff", for info and convert (the Hub's tables equal
+ * it up to the rounding of their dtype). */
+static int pe_check(TfModel *m, TfErr *err)
+{
+    const TfConfig *c = &m->cfg;
+    if (!m->pe_src && !m->pe_tgt)
+        return 0;
+    size_t n = (size_t)c->max_len * c->d_model;
+    float *f = malloc(n * sizeof *f);
+    if (!f)
+        return tf_fail(err, "out of memory for the positional table");
+    pe_table_halves(f, c->max_len, c->d_model);
+    double d = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m->pe_src)
+            d = fmax(d, fabs((double)m->pe_src[i] - f[i]));
+        if (m->pe_tgt)
+            d = fmax(d, fabs((double)m->pe_tgt[i] - f[i]));
+    }
+    free(f);
+    char v[32];
+    snprintf(v, sizeof v, "%.3g", d);
+    return model_meta_set(m, "marian.pe_stored_diff", v) ? tf_fail(err, "out of memory for the metadata") : 0;
+}
+
 static int load_weights(TfModel *m, St *st, TfErr *err)
 {
     const TfConfig *c = &m->cfg;
@@ -515,7 +541,7 @@ static int load_weights(TfModel *m, St *st, TfErr *err)
     if (load_pe(st, "model.encoder.embed_positions.weight", &m->pe_src, c->max_len, C, err) ||
         load_pe(st, "model.decoder.embed_positions.weight", &m->pe_tgt, c->max_len, C, err))
         return -1;
-    return 0;
+    return pe_check(m, err);
 }
 
 static void tok_free(void *t)
@@ -663,7 +689,11 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
     model_meta_set(m, "marian.dir", dir);
     model_meta_set(m, "marian.weights", wname);
     model_meta_set(m, "activation", cfg_act_name(cfg.act));
-    model_meta_set(m, "pe_layout", m->pe_src ? "halves (stored table)" : "halves (formula)");
+    const char *pd = model_meta_get(m, "marian.pe_stored_diff");
+    char pl[96];
+    snprintf(pl, sizeof pl, !pd ? "halves (formula)" : atof(pd) <= MARIAN_PE_SAME ? "halves (stored table = the formula to %s)"
+                                                     : "halves (stored table, %s from the formula)", pd ? pd : "");
+    model_meta_set(m, "pe_layout", pl);
     return 0;
 }
 

@@ -20,6 +20,10 @@
 #include "model.h"
 #include "pickle.h" /* tf_f16_to_f32, tf_bf16_to_f32 */
 
+/* A stored positional table within this of the formula (every entry) is
+ * the formula, rounded to its dtype (F16's half-ulp at 1 is 4.9e-4). */
+#define MARIAN_PE_SAME 1e-3
+
 /* Load the directory dir into m. On failure err holds one line naming the
  * file and the reason, and m is left empty. */
 int marian_load(TfModel *m, const char *dir, TfErr *err);

@@ -106,8 +106,25 @@ static void test_bad_sentences_and_heads(void **state)
     expect_true(rc == 0 && strstr(out, "cross"), "heads runs on the folder: %s", out);
 }
 
+/* convert drops a stored table equal to the formula (and says so) and
+ * refuses one that is not. */
+static void test_convert_tables(void **state)
+{
+    (void)state;
+    char out[2048], path[256];
+    path_in(path, sizeof path, "hub.safetensors");
+    int rc = run(out, sizeof out, "'%s' convert tests/fixtures/marian/relu_f16_hub --out '%s'", g_cli, path);
+    expect_true(rc == 0 && strstr(out, "equals the formula") && strstr(out, "wrote"), "%s", out);
+    path_in(path, sizeof path, "other.safetensors");
+    rc = run(out, sizeof out, "'%s' convert tests/fixtures/marian/pe_stored_other --out '%s'", g_cli, path);
+    printf("  %s", out);
+    expect_true(rc != 0 && strstr(out, "differs from the sinusoid formula") && tu_count(out, strlen(out), "\n") == 1,
+                "refused in one line: %s", out);
+    expect_true(access(path, F_OK) != 0, "nothing written");
+}
+
 int main(int argc, char **argv)
 {
     TU_RUN_CLI(g_cli, argc, argv, setup, teardown, cmocka_unit_test(test_translate_matches_port),
-               cmocka_unit_test(test_target_lang), cmocka_unit_test(test_bad_sentences_and_heads));
+               cmocka_unit_test(test_target_lang), cmocka_unit_test(test_bad_sentences_and_heads), cmocka_unit_test(test_convert_tables));
 }

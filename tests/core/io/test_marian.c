@@ -263,6 +263,29 @@ static void test_spm_pair_and_memory(void **state)
     expect_true(marian_config_parse("{", 1, NULL, 0, &c, &err) != 0 && strstr(err.msg, "config.json"), "%s", err.msg);
 }
 
+/* A stored table that is not the formula is the one used (the port's
+ * numbers), its distance is in the metadata, and convert refuses it; the
+ * Hub's F16 table is the formula to its rounding. */
+static void test_stored_table(void **state)
+{
+    (void)state;
+    torch_compare(MFIX "pe_stored_other", MFIX "pe_stored_other/forward.ref");
+    greedy_compare(MFIX "pe_stored_other", MFIX "pe_stored_other");
+    TfModel m;
+    TfErr err;
+    expect_true(tf_model_open(MFIX "pe_stored_other", &m, &err) == 0, "loads: %s", err.msg);
+    const char *d = model_meta_get(&m, "marian.pe_stored_diff");
+    expect_true(d && atof(d) > 0.05, "far from the formula: %s", d ? d : "(none)");
+    model_free(&m);
+    expect_true(tf_model_open(MFIX "relu_f16_hub", &m, &err) == 0, "loads: %s", err.msg);
+    d = model_meta_get(&m, "marian.pe_stored_diff");
+    expect_true(d && atof(d) > 0 && atof(d) <= MARIAN_PE_SAME, "the formula to F16's rounding: %s", d ? d : "(none)");
+    model_free(&m);
+    expect_true(tf_model_open(MFIX "swish_f32", &m, &err) == 0 && !model_meta_get(&m, "marian.pe_stored_diff"),
+                "no table, no distance");
+    model_free(&m);
+}
+
 static void test_training_refused(void **state)
 {
     (void)state;
@@ -292,5 +315,6 @@ int main(void)
            cmocka_unit_test(test_bad_dirs),
            cmocka_unit_test(test_folder_tokenizer),
            cmocka_unit_test(test_spm_pair_and_memory),
+           cmocka_unit_test(test_stored_table),
            cmocka_unit_test(test_training_refused));
 }
