@@ -123,8 +123,32 @@ static void test_convert_tables(void **state)
     expect_true(access(path, F_OK) != 0, "nothing written");
 }
 
+/* eval reads a TSV through the folder's tokenizer: the port's own greedy
+ * texts as references are matched exactly; --task is refused. */
+static void test_eval(void **state)
+{
+    (void)state;
+    char path[256], out[4096], line[2048];
+    path_in(path, sizeof path, "ref.tsv");
+    FILE *in = fopen(SPMDIR "/translate.ref", "r"), *tsv = fopen(path, "w");
+    assert_non_null(in);
+    assert_non_null(tsv);
+    while (fgets(line, sizeof line, in)) { /* text \t ids \t ids \t greedy text */
+        char *f1 = strchr(line, '\t'), *f3 = strrchr(line, '\t');
+        *f1 = 0;
+        fprintf(tsv, "%s\t%s", line, f3 + 1);
+    }
+    fclose(in);
+    fclose(tsv);
+    int rc = run(out, sizeof out, "'%s' eval --model " SPMDIR " --data '%s'", g_cli, path);
+    expect_true(rc == 0 && strstr(out, "8 pairs") && strstr(out, "exact match     100.00%"), "%s", out);
+    rc = run(out, sizeof out, "'%s' eval --model " SPMDIR " --task en2zh", g_cli);
+    expect_true(rc != 0 && strstr(out, "--data FILE.tsv") && tu_count(out, strlen(out), "\n") == 1, "%s", out);
+}
+
 int main(int argc, char **argv)
 {
     TU_RUN_CLI(g_cli, argc, argv, setup, teardown, cmocka_unit_test(test_translate_matches_port),
-               cmocka_unit_test(test_target_lang), cmocka_unit_test(test_bad_sentences_and_heads), cmocka_unit_test(test_convert_tables));
+               cmocka_unit_test(test_target_lang), cmocka_unit_test(test_bad_sentences_and_heads), cmocka_unit_test(test_convert_tables),
+               cmocka_unit_test(test_eval));
 }
