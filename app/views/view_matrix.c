@@ -485,7 +485,7 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
         y += lh;
         int n = 0;
         int out[SES_CAP_T];
-        for (int i = 0; i < sc->ses->greedy.n && n < SES_CAP_T && sc->ses->greedy.ids[i] != TOK_EOS; i++)
+        for (int i = 0; i < sc->ses->greedy.n && n < SES_CAP_T && sc->ses->greedy.ids[i] != cfg_eos_id(&sc->model->cfg); i++)
             out[n++] = sc->ses->greedy.ids[i];
         y = token_chips(v, &sc->model->tgt_vocab, out, n, LBL_NONE, n, x, y, w, 0, -1, NULL, NULL, NULL, 0);
     }

@@ -2,8 +2,11 @@
  * trace: its own positional table (the paper's interleaved sin/cos,
  * MarianMT's halves, or a table stored in its files). */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "marian.h"
 #include "ops.h"
 #include "view.h"
 
@@ -21,4 +24,13 @@ void view_pe_fill(const TfModel *m, float *pe, int rows)
         pe_table_halves(pe, rows, C);
     else
         pe_table(pe, rows, C);
+}
+
+void view_text(const TfModel *m, const int *ids, int n, char *out, size_t cap)
+{
+    TfErr err;
+    char *t = NULL;
+    tf_text_decode(m, ids, n, &t, &err);
+    snprintf(out, cap, "%s", t ? t : "");
+    free(t);
 }

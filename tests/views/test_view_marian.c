@@ -14,6 +14,7 @@
 #include "ops.h"
 #include "test_app_util.h"
 #include "test_util.h"
+#include "view_decode.h"
 
 #define SPMDIR "tests/fixtures/marian/spm_model"
 
@@ -140,8 +141,25 @@ static void test_output_finds_a_token(void **state)
     app_free(&a);
 }
 
+/* The decode view starts both sides with the model's decoder start
+ * (<pad>, not our <bos> id 1, which is <unk> here) and ends at its </s>. */
+static void test_decode_view_ids(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, "src.tokens", 0);
+    a.view = VIEW_DECODE;
+    a.in = (UiInput){0};
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, (Rect){300, 70, 680, 640});
+    ren_end(tu_ren);
+    const DecodeUi *d = a.vstate[VIEW_DECODE];
+    expect_true(dec_gen_input(d, 0) == 137 && d->tf_in[0] == 137, "start: %d, %d", dec_gen_input(d, 0), d->tf_in[0]);
+    expect_true(d->gen.n > 0 && d->gen.ids[d->gen.n - 1] == 0 && d->eos_id == 0, "ends with </s> (id 0)");
+    app_free(&a);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_ffn_counts_silu_negatives), cmocka_unit_test(test_pe_halves),
-           cmocka_unit_test(test_output_finds_a_token));
+           cmocka_unit_test(test_output_finds_a_token), cmocka_unit_test(test_decode_view_ids));
 }

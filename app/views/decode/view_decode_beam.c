@@ -397,8 +397,8 @@ static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int co
     const BeamResult *b = &d->beam;
     int y = rc.y;
     char text[SES_TEXT_MAX], line[SES_TEXT_MAX + 200];
-    vocab_decode(&sc->model->tgt_vocab, b->ids, b->n, text, sizeof text);
-    int ended = b->n > 0 && b->ids[b->n - 1] == TOK_EOS;
+    view_text(sc->model, b->ids, b->n, text, sizeof text);
+    int ended = b->n > 0 && b->ids[b->n - 1] == cfg_eos_id(&sc->model->cfg);
     snprintf(line, sizeof line, "Winner (beam %d, α %g):  %s%s", d->beam_for_k, d->beam_for_alpha,
              text, ended ? "  <eos>" : "");
     y += para(v, g->ui, line, rc, y, th->select, draw, 1) + 2;
@@ -418,7 +418,7 @@ static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int co
         snprintf(line, sizeof line, "Greedy decoding gives the same translation (log P %.3f).",
                  d->gen.logprob);
     else {
-        vocab_decode(&sc->model->tgt_vocab, d->gen.ids, d->gen.n, text, sizeof text);
+        view_text(sc->model, d->gen.ids, d->gen.n, text, sizeof text);
         snprintf(line, sizeof line, "%s (greedy «%s», log P %.3f).",
                  b->logprob > d->gen.logprob + 1e-9 ? "Beam search found a more probable translation than greedy"
                                                     : "The length penalty prefers the beam's translation",
