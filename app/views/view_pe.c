@@ -204,11 +204,11 @@ static void ui_fit(ViewCtx *v, const PeData *d)
     const Scene *sc = v->s;
     PeUi *u = v->st;
     int C = d->C;
-    if (u->C != C) {
-        int slow = (C / 8) & ~1, slower = (C / 4) & ~1;
-        u->C = C;
+    if (u->C != C + (d->halves << 20)) { /* the sine and cosine of pair 0, two slower sines */
+        int slow = PE_COL(d, C / 16, 0), slower = PE_COL(d, C / 8, 0);
+        u->C = C + (d->halves << 20);
         u->dim[0] = 0;
-        u->dim[1] = 1 < C ? 1 : 0;
+        u->dim[1] = PE_COL(d, 0, 1) < C ? PE_COL(d, 0, 1) : 0;
         u->dim[2] = slow < C ? slow : 0;
         u->dim[3] = slower < C ? slower : 0;
         u->slot = PE_WAVES - 1;
