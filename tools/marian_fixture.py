@@ -204,7 +204,7 @@ def fmt(x):
     return " ".join("%.7g" % v for v in x.reshape(-1).tolist())
 
 
-def make(out, name, act, dtype, hub, seed, torch_bin=False):
+def make(out, name, act, dtype, hub, seed, torch_bin=False, pe_noise=0.0):
     d = os.path.join(out, name)
     os.makedirs(d, exist_ok=True)
     sd = random_state(seed)
@@ -212,8 +212,9 @@ def make(out, name, act, dtype, hub, seed, torch_bin=False):
         sd["model.encoder.embed_tokens.weight"] = sd["model.shared.weight"]
         sd["model.decoder.embed_tokens.weight"] = sd["model.shared.weight"]
         sd["lm_head.weight"] = sd["model.shared.weight"]
-        sd["model.encoder.embed_positions.weight"] = pe_halves(MAXPOS, C)
-        sd["model.decoder.embed_positions.weight"] = pe_halves(MAXPOS, C)
+        g = torch.Generator().manual_seed(seed + 7)  # pe_noise: a table that is not the formula
+        sd["model.encoder.embed_positions.weight"] = pe_halves(MAXPOS, C) + pe_noise * torch.randn(MAXPOS, C, generator=g)
+        sd["model.decoder.embed_positions.weight"] = pe_halves(MAXPOS, C) + pe_noise * torch.randn(MAXPOS, C, generator=g)
     rnd = {"F32": lambda t: t, "F16": f16, "BF16": bf16}[dtype]
     sd = {k: rnd(v) for k, v in sd.items()}
     if torch_bin:  # torch.save(state_dict) as save_pretrained did before safetensors
@@ -269,6 +270,7 @@ def make(out, name, act, dtype, hub, seed, torch_bin=False):
             n = int(torch.randint(1, 9, (1,), generator=g))
             s = torch.randint(2, V - 1, (n,), generator=g).tolist() + [0]
             f.write("%s | %s\n" % (" ".join(map(str, s)), " ".join(map(str, port.greedy(s)))))
+    return port
 
 
 def main():
@@ -278,6 +280,7 @@ def main():
     make(out, "relu_f16_hub", "relu", "F16", True, 12)
     make(out, "gelu_bf16", "gelu", "BF16", False, 13)
     make(out, "swish_f16_bin", "swish", "F16", False, 14, torch_bin=True)
+    make(out, "pe_stored_other", "swish", "F32", True, 16, pe_noise=0.05)
 
 
 
@@ -366,7 +369,49 @@ def make_tokenizer(out):
             f.write("%s\t%s\n" % (" ".join(map(str, ids)), decode(ids)))
 
 
+def make_spm_model(out):
+    """spm_model: a random model over spm/'s vocabulary and sentencepiece
+    models, and translate.ref: text, source ids, greedy ids and greedy text
+    (tab-separated) as MarianTokenizer + the port + target.spm give them."""
+    import re
+    import shutil
+    import sentencepiece as spm
+    global V, PAD
+    d = os.path.join(out, "spm")
+    vocab = json.load(open(os.path.join(d, "vocab.json")))
+    V, PAD = len(vocab), vocab["<pad>"]
+    torch.set_grad_enabled(False)
+    port = make(out, "spm_model", "swish", "F32", False, 15)
+    m = os.path.join(out, "spm_model")
+    for f in ("source.spm", "target.spm", "vocab.json"):
+        shutil.copy(os.path.join(d, f), os.path.join(m, f))
+    src = spm.SentencePieceProcessor(model_file=os.path.join(d, "source.spm"))
+    tgt = spm.SentencePieceProcessor(model_file=os.path.join(d, "target.spm"))
+    inv = {i: p for p, i in vocab.items()}
+    code_re = re.compile(">>.+<<")
+    lines = ["the cat sees a bird.", ">>fra<< the dog likes the house", ">>deu<< Today the weather is nice!",
+             "a small red book", "Zebra quickly", "the old man reads a new book slowly.",
+             ">>fra<< green tree and river", "child eats"]
+    with open(os.path.join(m, "translate.ref"), "w") as f:
+        for t in lines:
+            mt = code_re.match(t)
+            toks = ([mt.group(0)] if mt else []) + src.encode(code_re.sub("", t), out_type=str)
+            ids = [vocab.get(x, 1) for x in toks] + [0]
+            out_ids = port.greedy(ids)
+            text = tgt.decode_pieces([inv[i] for i in out_ids
+                                      if i not in (0, 1, PAD) and not inv[i].startswith(">>")])
+            f.write("%s\t%s\t%s\t%s\n" % (t, " ".join(map(str, ids)), " ".join(map(str, out_ids)), text))
+
+
 if __name__ == "__main__":
+    if "--pe-only" in sys.argv:
+        torch.set_grad_enabled(False)
+        make("tests/fixtures/marian", "pe_stored_other", "swish", "F32", True, 16, pe_noise=0.05)
+        sys.exit(0)
+    if "--spm-model-only" in sys.argv:
+        make_spm_model("tests/fixtures/marian")
+        sys.exit(0)
     if "--tokenizer-only" not in sys.argv:
         main()
     make_tokenizer(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/marian")
+    make_spm_model(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/marian")

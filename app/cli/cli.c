@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "marian.h"
 #include "paths.h"
 #include "utf8.h"
 
@@ -192,28 +193,32 @@ int cli_load_model(TfModel *m, const char *path, const char *cmd)
     return 0;
 }
 
-int cli_encode(const Vocab *v, const char *text, int *ids, int max,
-               const char *cmd, const char *side)
+int cli_encode(const TfModel *m, int tgt, const char *text, int *ids, int max, const char *cmd)
 {
     TfErr err;
     TokSpan sp[TF_MAX_LEN];
-    int lim = max < TF_MAX_LEN ? max : TF_MAX_LEN;
-    int n = vocab_encode(v, text, ids, sp, lim, NULL, &err);
+    const char *side = tgt ? "target" : "source";
+    int lim = max < TF_MAX_LEN ? max : TF_MAX_LEN, n_unk = 0;
+    int n = tf_text_ids(m, tgt, text, ids, sp, lim, &n_unk, &err);
+    int marian = m->cfg.kind == TF_KIND_MARIAN;
     if (n < 0) {
         cli_fail(cmd, "%s sentence: %s", side, err.msg);
         return -1;
     }
-    if (n == 0) {
+    if (n == 0 || (marian && !tgt && n == 1)) {
         cli_fail(cmd, "%s sentence is empty", side);
         return -1;
     }
     if (n > max) {
-        cli_fail(cmd, "%s sentence has %d tokens; this model takes at most %d",
-                 side, n, max);
+        cli_fail(cmd, "%s sentence has %d tokens; this model takes at most %d%s", side, n, max,
+                 marian ? " (max_position_embeddings)" : "");
         return -1;
     }
-    for (int i = 0; i < n; i++)
-        if (ids[i] == TOK_UNK)
+    if (marian && n_unk)
+        cli_warn(cmd, "%d %s piece%s not in vocab.json become%s <unk>", n_unk, side, n_unk > 1 ? "s" : "",
+                 n_unk > 1 ? "" : "s");
+    for (int i = 0; !marian && i < n; i++)
+        if (ids[i] == cfg_unk_id(&m->cfg))
             cli_warn(cmd, "unknown %s word '%.*s' becomes <unk>", side,
                      sp[i].len, text + sp[i].off);
     return n;

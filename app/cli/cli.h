@@ -72,11 +72,11 @@ int cli_ids(const char *s, int *ids, int max);
 const char *cli_data_path(const char *rel, char *buf, size_t cap);
 int cli_load_model(TfModel *m, const char *path, const char *cmd);
 
-/* Tokenise a sentence for the model's vocabulary: empty, invalid UTF-8 or
+/* Tokenise a sentence as the model does (tf_text_ids: sentencepiece for a
+ * MarianMT folder, else our words or characters; tgt 1: the target side): empty, invalid UTF-8 or
  * longer than max are errors; unknown words are warned about (named) and
  * become <unk>. Returns the number of ids or -1 after printing the error. */
-int cli_encode(const Vocab *v, const char *text, int *ids, int max,
-               const char *cmd, const char *side);
+int cli_encode(const TfModel *m, int tgt, const char *text, int *ids, int max, const char *cmd);
 
 /* Text from a file (metadata, vocabulary tokens, sentences) made safe for
  * a terminal: control characters (C0, DEL, C1, bidi overrides) and bytes that are not

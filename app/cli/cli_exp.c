@@ -122,9 +122,8 @@ static int heads_seq(const TfModel *m, const char *text, const char *idlist, int
     if (idlist)
         return cli_id_list(m, idlist, tgt, ids, C);
     int off = tgt ? 1 : 0;
-    ids[0] = TOK_BOS;
-    int n = cli_encode(tgt ? &m->tgt_vocab : &m->src_vocab, text, ids + off, m->cfg.max_len - off, C,
-                       tgt ? "target" : "source");
+    ids[0] = cfg_start_id(&m->cfg);
+    int n = cli_encode(m, tgt, text, ids + off, m->cfg.max_len - off, C);
     return n < 0 ? -1 : n + off;
 }
 

@@ -4,6 +4,7 @@
  * max_length) in the metadata, so the converted model opens anywhere a
  * Stepformer model does. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checkpoint.h"
@@ -16,8 +17,11 @@ static const char *HELP =
     "\n"
     "Read a Hugging Face MarianMT directory (config.json, generation_config.json,\n"
     "vocab.json, model.safetensors or pytorch_model.bin) and write it as one\n"
-    "Stepformer safetensors file (F32). Stored positional tables are not kept:\n"
-    "the converted model computes the same sinusoids (halves layout).\n";
+    "Stepformer safetensors file (F32). A stored positional table (the Hub's\n"
+    "files have model.{encoder,decoder}.embed_positions.weight) is dropped when\n"
+    "it equals the sinusoid formula in halves up to its dtype's rounding (the\n"
+    "converted model computes it, and says so); a table that differs is\n"
+    "refused, since our format has no place for it.\n";
 
 /* The one positional argument: the folder. */
 static int positional(char **argv, int argc, int *i, void *ctx, const char *cmd, int *bad)
@@ -51,6 +55,16 @@ int cmd_convert(int argc, char **argv)
         return cli_fail(C, "%s: not a folder (a MarianMT directory is converted)", dir);
     if (marian_load(&m, dir, &err))
         return cli_fail(C, "%s", err.msg);
+    const char *pd = model_meta_get(&m, "marian.pe_stored_diff");
+    if (pd && atof(pd) > MARIAN_PE_SAME) {
+        cli_fail(C, "%s: its stored positional table differs from the sinusoid formula (max |diff| %s); "
+                    "our format stores no table, so the converted model would compute other numbers", dir, pd);
+        model_free(&m);
+        return 1;
+    }
+    if (pd)
+        printf("positional table: the stored one equals the formula (halves) to %s, its dtype's rounding; "
+               "the converted model computes it\n", pd);
     model_meta_set(&m, "converted_from", dir);
     rc = ckpt_save(&m, out, &err);
     model_free(&m);

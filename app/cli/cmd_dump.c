@@ -55,7 +55,6 @@ static int add_seq(Seq *seqs, int *n, const char *text, const char *ids,
     if (*n >= MAX_SENT)
         return cli_fail(C, "at most %d sentences in a batch", MAX_SENT);
     Seq *s = &seqs[(*n)++];
-    const Vocab *v = tgt ? &m->tgt_vocab : &m->src_vocab;
     int max = m->cfg.max_len;
     if (ids) {
         s->n = cli_id_list(m, ids, tgt, s->ids, C);
@@ -63,8 +62,8 @@ static int add_seq(Seq *seqs, int *n, const char *text, const char *ids,
     }
     int off = tgt ? 1 : 0;
     if (tgt)
-        s->ids[0] = TOK_BOS;
-    int k = cli_encode(v, text, s->ids + off, max - off, C, tgt ? "target" : "source");
+        s->ids[0] = cfg_start_id(&m->cfg);
+    int k = cli_encode(m, tgt, text, s->ids + off, max - off, C);
     if (k < 0)
         return 1;
     s->n = k + off;
@@ -90,9 +89,9 @@ static int greedy_targets(const TfModel *m, Seq *src, Seq *tgt, int n, const TfE
             trace_free(&tr);
             return cli_fail(C, "%s", err.msg);
         }
-        tgt[i].ids[0] = TOK_BOS;
+        tgt[i].ids[0] = cfg_start_id(&m->cfg);
         tgt[i].n = 1;
-        for (int k = 0; k < r.n && r.ids[k] != TOK_EOS; k++)
+        for (int k = 0; k < r.n && r.ids[k] != cfg_eos_id(&m->cfg); k++)
             tgt[i].ids[tgt[i].n++] = r.ids[k];
         decode_result_free(&r);
     }

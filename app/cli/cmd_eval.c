@@ -5,8 +5,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "bleu.h"
 #include "cli_data.h"
 #include "commands.h"
+#include "decode.h"
+#include "file.h"
+#include "marian.h"
 #include "train.h"
 
 static const char *HELP =
@@ -23,7 +27,168 @@ static const char *HELP =
     "Without --task/--data the model's own training data is used (its metadata\n"
     "says which, with the seed that fixes the held-out split). Decoding is\n"
     "greedy unless --beam K (length penalty alpha, 0.6 by default). --pairs N\n"
-    "evaluates the first N held-out pairs only.\n";
+    "evaluates the first N held-out pairs only.\n"
+    "\n"
+    "A MarianMT / OPUS-MT folder (--model DIR) is evaluated on every line of\n"
+    "--data FILE.tsv (\"source<TAB>reference\"), both sides tokenized by its\n"
+    "sentencepiece models: exact match of the output text, token accuracy\n"
+    "(teacher forced over the reference's pieces, </s> included) and BLEU over\n"
+    "target.spm pieces.\n";
+
+/* ---- a MarianMT folder: its own tokenizer over a TSV file ---- */
+
+typedef struct MarEval {
+    int n, exact, tok_right, tok_n, bad;
+    int **hyp, **ref, *hyp_n, *ref_n, cap;
+} MarEval;
+
+static void mar_free(MarEval *e)
+{
+    for (int i = 0; i < e->n; i++) {
+        free(e->hyp[i]);
+        free(e->ref[i]);
+    }
+    free(e->hyp);
+    free(e->ref);
+    free(e->hyp_n);
+    free(e->ref_n);
+}
+
+static int mar_grow(MarEval *e)
+{
+    if (e->n < e->cap)
+        return 0;
+    int cap = e->cap ? 2 * e->cap : 64;
+    int **h = realloc(e->hyp, (size_t)cap * sizeof *h);
+    if (h)
+        e->hyp = h;
+    int **r = realloc(e->ref, (size_t)cap * sizeof *r);
+    if (r)
+        e->ref = r;
+    int *hn = realloc(e->hyp_n, (size_t)cap * sizeof *hn);
+    if (hn)
+        e->hyp_n = hn;
+    int *rn = realloc(e->ref_n, (size_t)cap * sizeof *rn);
+    if (rn)
+        e->ref_n = rn;
+    if (!h || !r || !hn || !rn)
+        return -1;
+    e->cap = cap;
+    return 0;
+}
+
+/* Teacher forcing over start + the reference: positions whose argmax is the
+ * next reference piece (</s> after the last). */
+static int mar_forced(const TfModel *m, TfTrace *tr, const int *src, int S, const int *ref, int R, MarEval *e,
+                      TfErr *err)
+{
+    int tgt[TF_MAX_LEN], T = R + 1, V = m->cfg.tgt_vocab;
+    tgt[0] = cfg_start_id(&m->cfg);
+    memcpy(tgt + 1, ref, (size_t)R * sizeof *ref);
+    TfBatch b = {1, S, T, src, tgt, &S, &T};
+    if (tf_forward(m, tr, &b, 0, err))
+        return -1;
+    for (int t = 0; t < T; t++) {
+        const float *z = tr->logits + (size_t)t * V;
+        int best = 0;
+        for (int v = 1; v < V; v++)
+            best = z[v] > z[best] ? v : best;
+        e->tok_right += best == (t < R ? ref[t] : cfg_eos_id(&m->cfg));
+        e->tok_n++;
+    }
+    return 0;
+}
+
+/* One "source<TAB>reference" line: translated, compared, counted. */
+static int mar_line(const TfModel *m, TfTrace *tr, const DecodeOpts *o, char *line, MarEval *e, TfErr *err)
+{
+    char *tab = strchr(line, '\t');
+    int src[TF_MAX_LEN], ref[TF_MAX_LEN], max = m->cfg.max_len < TF_MAX_LEN ? m->cfg.max_len : TF_MAX_LEN;
+    if (!tab) {
+        e->bad++;
+        return 0;
+    }
+    *tab = 0;
+    char *want = tab + 1;
+    want[strcspn(want, "\r\n")] = 0;
+    int S = tf_text_ids(m, 0, line, src, NULL, max, NULL, err);
+    int R = tf_text_ids(m, 1, want, ref, NULL, max - 1, NULL, err);
+    if (S < 0 || R < 0)
+        return -1;
+    if (S <= 1 || S > max || R > max - 2 || mar_grow(e)) {
+        e->bad++;
+        return 0;
+    }
+    DecodeResult r;
+    if (tf_translate(m, tr, src, S, o, &r, err))
+        return -1;
+    int H = 0;
+    while (H < r.n && r.ids[H] != cfg_eos_id(&m->cfg))
+        H++;
+    char *text = NULL;
+    tf_text_decode(m, r.ids, r.n, &text, err);
+    e->exact += text && !strcmp(text, want);
+    free(text);
+    e->hyp[e->n] = malloc(((size_t)H + 1) * sizeof(int));
+    e->ref[e->n] = malloc(((size_t)R + 1) * sizeof(int));
+    if (!e->hyp[e->n] || !e->ref[e->n]) {
+        free(e->hyp[e->n]);
+        free(e->ref[e->n]);
+        decode_result_free(&r);
+        return tf_fail(err, "out of memory");
+    }
+    memcpy(e->hyp[e->n], r.ids, (size_t)H * sizeof(int));
+    memcpy(e->ref[e->n], ref, (size_t)R * sizeof(int));
+    e->hyp_n[e->n] = H;
+    e->ref_n[e->n++] = R;
+    decode_result_free(&r);
+    return mar_forced(m, tr, src, S, ref, R, e, err);
+}
+
+/* eval of a MarianMT folder: every line of --data (it was not trained on
+ * ours), tokenized by its sentencepiece models. */
+static int eval_marian(const TfModel *m, const char *model, const DataArgs *da, const EvalOpts *eo, const char *C)
+{
+    if (!da->file)
+        return cli_fail(C, "a MarianMT model is evaluated on --data FILE.tsv (\"source<TAB>reference\" lines)");
+    FILE *f = fopen(da->file, "r");
+    if (!f)
+        return cli_fail(C, "%s: cannot open it", da->file);
+    DecodeOpts o;
+    decode_opts_default(&o);
+    o.beam = eo->beam;
+    o.alpha = eo->alpha;
+    TfTrace tr;
+    TfErr err;
+    MarEval e;
+    memset(&e, 0, sizeof e);
+    int rc = trace_build(&tr, &m->cfg, o.beam, 8, 0, &err) ? cli_fail(C, "%s", err.msg) : 0, built = !rc;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    while (!rc && (!eo->max_pairs || e.n < eo->max_pairs) && (got = tf_read_line(f, &line, &cap, TF_LINE_MAX)) != -1)
+        if (got == -2 ? (e.bad++, 0) : mar_line(m, &tr, &o, line, &e, &err))
+            rc = cli_fail(C, "%s", err.msg);
+    fclose(f);
+    free(line);
+    if (built)
+        trace_free(&tr);
+    if (!rc && e.bad)
+        cli_warn(C, "%s: skipped %d line%s (no tab, empty, or longer than max_position_embeddings)", da->file,
+                 e.bad, e.bad == 1 ? "" : "s");
+    if (!rc && !e.n)
+        rc = cli_fail(C, "%s: no \"source<TAB>reference\" line to evaluate", da->file);
+    if (!rc) {
+        printf("model %s on %s, %d pairs, %s decoding, its sentencepiece tokenizer\n", model, da->file, e.n,
+               o.beam > 1 ? "beam" : "greedy");
+        printf("exact match     %.2f%%\n", 100.0 * e.exact / e.n);
+        printf("token accuracy  %.2f%%\n", e.tok_n ? 100.0 * e.tok_right / e.tok_n : 0.0);
+        printf("BLEU            %.2f (over target.spm pieces)\n",
+               bleu_corpus((const int *const *)e.hyp, e.hyp_n, (const int *const *)e.ref, e.ref_n, e.n));
+    }
+    mar_free(&e);
+    return rc ? 1 : 0;
+}
 
 int cmd_eval(int argc, char **argv)
 {
@@ -48,6 +213,11 @@ int cmd_eval(int argc, char **argv)
     TfModel m;
     if (cli_load_model(&m, model, C))
         return 1;
+    if (m.cfg.kind == TF_KIND_MARIAN && m.tok) {
+        rc = eval_marian(&m, model, &da, &o, C);
+        model_free(&m);
+        return rc;
+    }
     Dataset d;
     memset(&d, 0, sizeof d);
     rc = 1;

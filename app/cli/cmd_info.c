@@ -59,9 +59,13 @@ static void print_text(const TfModel *m, const char *src, int len)
     printf("tied         %s\n", c->tie == TF_TIE_ALL ? "source embedding = target embedding = pre-softmax projection"
                                 : c->tie == TF_TIE_GENERATOR ? "target embedding = pre-softmax projection"
                                                              : "no (three separate matrices)");
-    printf("vocabulary   source %d (%s), target %d (%s)\n", c->src_vocab,
-           m->src_vocab.mode == TOK_CHAR ? "characters" : "words", c->tgt_vocab,
-           m->tgt_vocab.mode == TOK_CHAR ? "characters" : "words");
+    if (m->tok) /* a MarianMT folder: one vocab.json over two sentencepiece models */
+        printf("vocabulary   %d sentencepiece pieces (vocab.json; source.spm splits, target.spm joins)\n",
+               c->tgt_vocab);
+    else
+        printf("vocabulary   source %d (%s), target %d (%s)\n", c->src_vocab,
+               m->src_vocab.mode == TOK_CHAR ? "characters" : "words", c->tgt_vocab,
+               m->tgt_vocab.mode == TOK_CHAR ? "characters" : "words");
     printf("parameters\n");
     group(a, sizeof a, pc.embed);
     printf("  embeddings %14s\n", a);

@@ -11,9 +11,10 @@
 #include "decode.h"
 #include "file.h"
 #include "finite.h"
+#include "marian.h"
 
 static const char *HELP =
-    "usage: stepformer translate [--model FILE] [--beam K] [--alpha A]\n"
+    "usage: stepformer translate [--model FILE|DIR] [--target-lang LANG] [--beam K] [--alpha A]\n"
     "                            [--sample [--temperature T] [--top-k K] [--top-p P]\n"
     "                             [--seed N] [--samples N]] [--force STEP:TOKEN]...\n"
     "                            [--src-ids 5,6,7]... " CLI_EXP_USAGE "\n"
@@ -27,6 +28,12 @@ static const char *HELP =
     "(<pad>=0 <bos>=1 <eos>=2 <unk>=3 can be given only this way). A bad line\n"
     "prints an empty output line, a message on stderr, and makes the exit\n"
     "status 1.\n"
+    "\n"
+    "A MarianMT / OPUS-MT folder (--model DIR) splits text with its\n"
+    "source.spm and writes the output with target.spm. --target-lang LANG\n"
+    "puts the language tag >>LANG<< in front of each sentence (opus-mt-en-zh\n"
+    "needs one, e.g. --target-lang cmn_Hans); a tag the vocabulary does not\n"
+    "hold is an error.\n"
     "\n"
     "--sample draws each token from softmax(z/T) (T = --temperature, 1 by\n"
     "default; small T is greedy, large T flattens), restricted to the K most\n"
@@ -43,23 +50,19 @@ typedef struct Ctx {
     TfTrace tr;
     DecodeOpts o;
     int samples;
-    char *out;
-    size_t out_cap;
+    char tag[128]; /* --target-lang's ">>lang<< ", or "" */
 } Ctx;
 
-/* One output line: the tokens, control characters escaped. */
+/* One output line: the text as the model's tokenizer writes it (target.spm
+ * for a MarianMT folder), control characters escaped. */
 static void print_ids(Ctx *x, const int *res, int n)
 {
-    size_t need = vocab_decode(&x->m.tgt_vocab, res, n, x->out, x->out_cap);
-    if (need + 1 > x->out_cap) {
-        char *p = realloc(x->out, need + 1);
-        if (p) {
-            x->out = p;
-            x->out_cap = need + 1;
-            vocab_decode(&x->m.tgt_vocab, res, n, x->out, x->out_cap);
-        }
-    }
-    cli_put_safe(stdout, x->out ? x->out : "");
+    TfErr err;
+    char *text = NULL;
+    if (tf_text_decode(&x->m, res, n, &text, &err) < 0)
+        cli_warn("translate", "%s", err.msg);
+    cli_put_safe(stdout, text ? text : "");
+    free(text);
     putchar('\n');
 }
 
@@ -91,7 +94,13 @@ static int translate_ids(Ctx *x, const int *ids, int S, const char *C)
 static int translate_one(Ctx *x, const char *text, const char *C)
 {
     int ids[TF_MAX_LEN];
-    int S = cli_encode(&x->m.src_vocab, text, ids, x->m.cfg.max_len, C, "source");
+    char *tagged = NULL;
+    if (x->tag[0] && asprintf(&tagged, "%s%s", x->tag, text) < 0)
+        tagged = NULL;
+    if (x->tag[0] && !tagged)
+        return cli_fail(C, "out of memory");
+    int S = cli_encode(&x->m, 0, tagged ? tagged : text, ids, x->m.cfg.max_len, C);
+    free(tagged);
     if (S < 0) {
         for (int k = 0; k < (x->o.sample ? x->samples : 1); k++)
             putchar('\n');
@@ -182,7 +191,7 @@ static int translate_stdin(Ctx *x, const char *C)
 
 int cmd_translate(int argc, char **argv)
 {
-    const char *C = "translate", *model = NULL;
+    const char *C = "translate", *model = NULL, *lang = NULL;
     static Ctx x;
     static Positional ps;
     memset(&ps, 0, sizeof ps);
@@ -197,7 +206,7 @@ int cmd_translate(int argc, char **argv)
         return cli_fail(C, "out of memory");
     }
     const CliOpt opts[] = {
-        CLI_STR_OPT("model", &model), CLI_INT_OPT("beam", &x.o.beam, 1, 64),
+        CLI_STR_OPT("model", &model), CLI_STR_OPT("target-lang", &lang), CLI_INT_OPT("beam", &x.o.beam, 1, 64),
         CLI_NUM_M("alpha", &x.o.alpha, 0, 10, "--alpha must be a number in 0..10, not '%s'"),
         CLI_FLAG_OPT("sample", &x.o.sample),
         CLI_NUM_OPT("temperature", &x.o.sampling.temperature, SAMPLE_T_MIN, SAMPLE_T_MAX),
@@ -222,6 +231,15 @@ int cmd_translate(int argc, char **argv)
     int rc = bad < 0 ? 0 : 1;
     if (bad || cli_load_model(&x.m, model, C))
         goto done;
+    x.tag[0] = 0;
+    if (lang) {
+        char tag[sizeof x.tag - 1];
+        if (tf_lang_tag(&x.m, lang, tag, sizeof tag, &err)) {
+            cli_fail(C, "--target-lang %s: %s", lang, err.msg);
+            goto done_model;
+        }
+        snprintf(x.tag, sizeof x.tag, "%s ", tag);
+    }
     for (int k = 0; k < ps.n_force; k++)
         if (decode_add_force(&x.o, ps.force[k], x.m.cfg.tgt_vocab, &err)) {
             cli_fail(C, "%s", err.msg);
@@ -246,9 +264,6 @@ int cmd_translate(int argc, char **argv)
 done_model:
     model_free(&x.m);
 done:
-    free(x.out);
-    x.out = NULL;
-    x.out_cap = 0;
     free(ps.arg);
     free(ps.is_ids);
     return rc;

@@ -70,6 +70,12 @@ int input_from_sdl(const void *sdl_event, InputEvent *out)
         out->type = IN_WHEEL;
         out->wheel = e->wheel.y;
         break;
+    case SDL_DROPFILE: /* SDL hands us the path to free */
+        out->type = IN_DROP;
+        if (e->drop.file && strlen(e->drop.file) < sizeof out->path)
+            snprintf(out->path, sizeof out->path, "%s", e->drop.file);
+        SDL_free(e->drop.file);
+        break;
     case SDL_WINDOWEVENT:
         if (e->window.event != SDL_WINDOWEVENT_LEAVE)
             return 0;

@@ -45,9 +45,11 @@ typedef enum InputType {
     IN_MOUSE_UP,    /* x, y, button */
     IN_WHEEL,       /* wheel: clicks, + up */
     IN_MOUSE_LEAVE, /* the mouse left the window */
+    IN_DROP,        /* path: a file or folder dropped onto the window ("" if too long) */
 } InputType;
 
 #define INPUT_TEXT_MAX 32
+#define INPUT_PATH_MAX 4096
 
 typedef struct InputEvent {
     InputType type;
@@ -57,6 +59,7 @@ typedef struct InputEvent {
     int button;                 /* MouseButton */
     int wheel;
     char text[INPUT_TEXT_MAX];  /* NUL-terminated */
+    char path[INPUT_PATH_MAX];  /* IN_DROP */
 } InputEvent;
 
 /* Map an SDL event (passed as const void * so this header needs no SDL)

@@ -6,10 +6,12 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checkpoint.h"
 #include "finite.h"
+#include "marian.h"
 
 const char *(*session_tr)(const char *msgid);
 /* _() marks a notice for the catalog (po/) and translates it through the
@@ -139,12 +141,12 @@ static int cap_T(const Session *s)
 }
 
 /* Tokenise one line into ids; 0 on success, -1 with input_error set. */
-static int encode_line(Session *s, const Vocab *v, const char *text, int *ids,
+static int encode_line(Session *s, int tgt, const char *text, int *ids,
                        int max, int *n, const char *what)
 {
     TfErr err;
     int unk = 0;
-    int k = vocab_encode(v, text, ids, NULL, max, &unk, &err);
+    int k = tf_text_ids(&s->model, tgt, text, ids, NULL, max, &unk, &err);
     if (k < 0) {
         snprintf(s->input_error, sizeof s->input_error, "%s: %s", what, err.msg);
         return -1;
@@ -153,9 +155,27 @@ static int encode_line(Session *s, const Vocab *v, const char *text, int *ids,
         s->truncated = 1;
         k = max;
     }
+    if (!tgt && k == 1 && s->model.cfg.kind == TF_KIND_MARIAN)
+        k = 0; /* </s> alone: nothing typed */
     s->n_unk += unk;
     *n = k;
     return 0;
+}
+
+static void fill_pad(int *a, size_t n, int pad)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] = pad;
+}
+
+/* ids as the model's text (target.spm for a MarianMT folder) in out. */
+static void decode_text(const TfModel *m, const int *ids, int n, char *out, size_t cap)
+{
+    TfErr err;
+    char *t = NULL;
+    tf_text_decode(m, ids, n, &t, &err);
+    snprintf(out, cap, "%s", t ? t : "");
+    free(t);
 }
 
 /* <bos> + the greedy translation of source i (without <eos>). */
@@ -169,12 +189,12 @@ static int greedy_target(Session *s, int i, int keep)
         snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
         return -1;
     }
-    s->tgt_ids[i][0] = TOK_BOS;
+    s->tgt_ids[i][0] = cfg_start_id(&s->model.cfg);
     s->tgt_n[i] = 1;
-    for (int k = 0; k < r.n && r.ids[k] != TOK_EOS && s->tgt_n[i] < cap_T(s); k++)
+    for (int k = 0; k < r.n && r.ids[k] != cfg_eos_id(&s->model.cfg) && s->tgt_n[i] < cap_T(s); k++)
         s->tgt_ids[i][s->tgt_n[i]++] = r.ids[k];
     if (i == 0) {
-        vocab_decode(&s->model.tgt_vocab, r.ids, r.n, s->translation, sizeof s->translation);
+        decode_text(&s->model, r.ids, r.n, s->translation, sizeof s->translation);
         snprintf(s->base_translation, sizeof s->base_translation, "%s", s->translation);
         decode_result_free(&s->greedy);
         s->greedy = r;
@@ -264,7 +284,7 @@ static void start_pass(Session *s)
     s->version++;
     split_sources(s);
     for (int i = 0; i < s->n_src; i++) {
-        if (encode_line(s, &s->model.src_vocab, s->src[i], s->src_ids[i], T, &s->src_n[i], "source"))
+        if (encode_line(s, 0, s->src[i], s->src_ids[i], T, &s->src_n[i], "source"))
             return;
         if (s->src_n[i] == 0) {
             if (s->n_src > 1) { /* drop a blank first sentence of a batch */
@@ -281,7 +301,7 @@ static void start_pass(Session *s)
     for (int i = 0; i < B; i++)
         if (s->src_n[i] > S)
             S = s->src_n[i];
-    memset(s->src_pad, 0, sizeof s->src_pad);
+    fill_pad(s->src_pad, sizeof s->src_pad / sizeof *s->src_pad, cfg_pad_id(&s->model.cfg));
     for (int i = 0; i < B; i++)
         memcpy(s->src_pad + i * S, s->src_ids[i], (size_t)s->src_n[i] * sizeof(int));
     s->pad_S = S;
@@ -302,8 +322,8 @@ static int make_targets(Session *s)
     s->tgt_auto = 1;
     if (s->tgt[0]) {
         int n;
-        s->tgt_ids[0][0] = TOK_BOS;
-        if (encode_line(s, &s->model.tgt_vocab, s->tgt, s->tgt_ids[0] + 1, T - 1, &n, "target"))
+        s->tgt_ids[0][0] = cfg_start_id(&s->model.cfg);
+        if (encode_line(s, 1, s->tgt, s->tgt_ids[0] + 1, T - 1, &n, "target"))
             return -1;
         s->tgt_n[0] = n + 1;
         s->tgt_auto = 0;
@@ -315,7 +335,7 @@ static int make_targets(Session *s)
     for (int i = 0; i < s->n_src; i++)
         if (s->tgt_n[i] > TT)
             TT = s->tgt_n[i];
-    memset(s->tgt_pad, 0, sizeof s->tgt_pad);
+    fill_pad(s->tgt_pad, sizeof s->tgt_pad / sizeof *s->tgt_pad, cfg_pad_id(&s->model.cfg));
     for (int i = 0; i < s->n_src; i++)
         memcpy(s->tgt_pad + i * TT, s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
     s->pad_T = TT;
@@ -400,7 +420,7 @@ static int experiment_extras(Session *s, TfErr *err)
     memset(&s->scratch.exp, 0, sizeof s->scratch.exp);
     if (rc)
         return -1;
-    vocab_decode(&m->tgt_vocab, r.ids, r.n, s->translation, sizeof s->translation);
+    decode_text(m, r.ids, r.n, s->translation, sizeof s->translation);
     decode_result_free(&r);
     return 0;
 }

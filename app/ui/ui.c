@@ -128,3 +128,23 @@ void ui_text_alt(Ren *r, RenFont *f, const char *const *alts, int n, int x, int 
         }
     ui_text_fit(r, f, alts[n - 1], x, y, w, c);
 }
+
+const char *ui_token(const char *tok, char *buf, size_t cap)
+{
+    if (!cap)
+        return buf;
+    size_t o = 0, m = sizeof UI_WORD_MARK - 1;
+    for (size_t i = 0; tok[i] && o + 1 < cap;) {
+        if (!strncmp(tok + i, "\xe2\x96\x81", 3)) {
+            if (o + m >= cap)
+                break;
+            memcpy(buf + o, UI_WORD_MARK, m); /* memmove-safe: o + m <= i + 3 */
+            o += m;
+            i += 3;
+        } else {
+            buf[o++] = tok[i++];
+        }
+    }
+    buf[o] = 0;
+    return buf;
+}

@@ -98,6 +98,15 @@ int ui_lang(void);
 const char *ui_tr(const char *msgid);
 #define N_(s) (s)
 
+/* ---- tokens on screen ---- */
+/* sentencepiece's word-start mark U+2581 "▁" (a full-width low bar that
+ * reads as "_") as the thin visible mark every UI font has (DejaVu Sans,
+ * DejaVu Sans Mono and WenQuanYi Micro Hei: tests/ui/test_token_mark.c). */
+#define UI_WORD_MARK "\xc2\xb7" /* U+00B7 MIDDLE DOT */
+/* tok with each ▁ shown as UI_WORD_MARK, in buf (always NUL-terminated);
+ * returns buf. buf may be tok itself: the mark is shorter than ▁. */
+const char *ui_token(const char *tok, char *buf, size_t cap);
+
 /* ---- plain widgets: text and input tests ---- */
 /* The selection side of a label kind: 1 source, 2 target, 0 neither. */
 int ui_side_of(LabelKind k);

@@ -189,6 +189,11 @@ void view_show(ViewCtx *v, ViewId view);
 /* ---- widgets on a view's context (view_widgets.c) ---- */
 /* The widest label along an axis of a view (rows 0, columns 1). */
 int ui_label_width(const Scene *sc, const TfView *tv, int axis, RenFont *f);
+/* tf_view_label and vocab_token as drawn: sentencepiece's ▁ as the thin
+ * word-start mark (ui_token). */
+const char *view_tok_label(const TfTrace *tr, const TfModel *m, const TfView *tv, int axis, int i, char *buf,
+                       size_t cap);
+const char *view_token(const Vocab *v, int id, char *buf, size_t cap);
 /* Report cell (r, c) of a view as what the mouse is over. */
 void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c);
 /* A button; returns 1 when clicked this frame. */
@@ -238,6 +243,17 @@ int view_cost_result(const void *cost_state, int k, double *attn_s, double *ffn_
 int pe_rotate(const float *pe, int rows, int C, int pair, int pos, int k, float R[2][2],
               float out[2]);
 double pe_omega(int pair, int C);
+/* The same for the pair whose sine and cosine are columns sc and cc (a
+ * MarianMT table in halves: pair, ⌈C/2⌉ + pair). */
+int pe_rotate_cols(const float *pe, int rows, int C, int sc, int cc, int pair, int pos, int k,
+                   float R[2][2], float out[2]);
+/* The model's own positional table for rows positions (view_model.c), and
+ * a key that changes with it. */
+void view_pe_fill(const TfModel *m, float *pe, int rows);
+uintptr_t view_pe_key(const TfModel *m);
+/* ids as the model writes them (target.spm for a MarianMT folder, else our
+ * words or characters), cut to cap. */
+void view_text(const TfModel *m, const int *ids, int n, char *out, size_t cap);
 void view_pe_choices(const void *pe_state, int *dims, int *pair, int *pos, int *k);
 /* the four matrices of an Add & Norm step, which is the LN input and output */
 int norm_step_views(const TfTrace *tr, StageId st, int layer, int b, TfView *views,
@@ -245,6 +261,14 @@ int norm_step_views(const TfTrace *tr, StageId st, int layer, int b, TfView *vie
 /* exact zeros per row of an FFN hidden view; the last headline drawn */
 long ffn_count_zeros(const TfView *tv, int *per_row);
 const char *view_ffn_said(const void *ffn_state);
+/* The output view's search field (tests type into it) and what it found
+ * at position t: the id (-1 none), its rank and probability. */
+char *view_output_find_text(void *output_state);
+int view_output_found(const void *output_state, int t, int *rank, float *p);
+/* The FFN view of a model whose activation is not ReLU (SiLU, GELU:
+ * view_ffn_smooth.c); the headline it shows goes in said. */
+void view_ffn_smooth(ViewCtx *v, const TfView *tv, char *said, size_t cap);
+void ffn_smooth_sentence(char *buf, size_t cap, TfAct a, int neg, int F, float min, const char *tok);
 
 /* A matrix drawn as a heatmap with token labels, pan/zoom and hover, used by
  * the matrix view and reused inside others. */

@@ -259,7 +259,7 @@ static int draw_bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
         ren_rect(v->r, (Rect){b.x, b.y, (int)lroundf(frac * b.w), b.h}, CMAP_NAN_COLOR);
         Color tc = r >= len ? th->dim : th->text;
         if (r % every == 0 || cur) {
-            tf_view_label(sc->trace, sc->model, tv, 0, r, buf, sizeof buf);
+            view_tok_label(sc->trace, sc->model, tv, 0, r, buf, sizeof buf);
             ui_text_fit(v->r, f, buf, rc.x, row.y + (rh - fh) / 2, lw - 6, tc);
             snprintf(buf, sizeof buf, "%d%%", (int)lround(100.0 * frac));
             ren_text(v->r, f, buf, rc.x + rc.w - pw + 6, row.y + (rh - fh) / 2, tc);
@@ -350,7 +350,7 @@ static void draw_profile(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
     char title[300], mid[300], tok[200], hi[32], buf[64];
-    tf_view_label(v->s->trace, v->s->model, tv, 0, focus, tok, sizeof tok);
+    view_tok_label(v->s->trace, v->s->model, tv, 0, focus, tok, sizeof tok);
     snprintf(title, sizeof title, _("activations sorted, largest first: '%s' (line), the other tokens (band)"), tok);
     snprintf(mid, sizeof mid, _("sorted activations: '%s' line, others band"), tok);
     const char *alts[] = {title, mid, _("sorted activations")};
@@ -378,7 +378,7 @@ static int draw_headline(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     FfnCache *k = &((FfnState *)v->st)->cache;
     RenFont *t = v->g->title, *f = v->g->small;
     char tok[200], line[400], shorter[200];
-    tf_view_label(sc->trace, sc->model, tv, 0, focus, tok, sizeof tok);
+    view_tok_label(sc->trace, sc->model, tv, 0, focus, tok, sizeof tok);
     char *said = ((FfnState *)v->st)->said;
     ffn_sentence(said, sizeof ((FfnState *)v->st)->said, k->zeros[focus], k->F, tok);
     char mid[260], brief[260];
@@ -408,6 +408,10 @@ static void view_ffn(ViewCtx *v)
     if (stage_info(p.stage)->kind != SK_HIDDEN ||
         tf_view(sc->trace, p.stage, p.layer, -1, sc->batch, &tv, &err)) {
         view_matrix(v); /* not an FFN stage: the plain heatmap */
+        return;
+    }
+    if (sc->model->cfg.act != TF_ACT_RELU && A.w >= 80 && A.h >= 60) { /* SiLU, GELU: no zeros */
+        view_ffn_smooth(v, &tv, ((FfnState *)v->st)->said, sizeof ((FfnState *)v->st)->said);
         return;
     }
     if (A.w < 80 || A.h < 60 || cache_update(v, &tv))

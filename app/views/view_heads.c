@@ -315,7 +315,7 @@ static void draw_query_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, 
         int y = t.y + (int)lroundf((i + 0.5f) * G->c) - fh / 2;
         if (y < last + 1)
             continue;
-        tf_view_label(sc->trace, sc->model, tv, 0, i, buf, sizeof buf);
+        view_tok_label(sc->trace, sc->model, tv, 0, i, buf, sizeof buf);
         int w = ren_text_width(f, buf), x = band.x + band.w - w;
         ui_text_fit(v->r, f, buf, x < band.x ? band.x : x, y, band.w, label_color(v, tv->row_kind, i, G->qn));
         last = y + fh;
@@ -333,7 +333,7 @@ static void draw_key_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Re
     char buf[300];
     ren_clip_push(v->r, (Rect){t.x - G->gap / 2, y, t.w + G->gap, ren_font_height(f)});
     for (int j = 0; j < G->Tk; j++) {
-        tf_view_label(sc->trace, sc->model, tv, 1, j, buf, sizeof buf);
+        view_tok_label(sc->trace, sc->model, tv, 1, j, buf, sizeof buf);
         int w = ren_text_width(f, buf);
         int x = t.x + (int)lroundf((j + 0.5f) * G->c) - w / 2;
         if (x + w > t.x + t.w)

@@ -457,7 +457,7 @@ static void draw_tokens(ViewCtx *v, const LinesGeo *G, int col, const TfView *tv
         int sel = sc->sel.side == ui_side_of(G->kind[col]) && sc->sel.index == i;
         if (y < last && !focus)
             continue; /* crowded: every token keeps its line, not every label */
-        tf_view_label(sc->trace, sc->model, tv, col, i, buf, sizeof buf);
+        view_tok_label(sc->trace, sc->model, tv, col, i, buf, sizeof buf);
         if (i == G->real[col] && G->n[col] - i > 1) /* one row for all the padding */
             snprintf(buf, sizeof buf, "<pad> ×%d", G->n[col] - i);
         int w = ren_text_width(f, buf);
@@ -568,8 +568,8 @@ static void set_hover(ViewCtx *v, const LinesGeo *G)
     hv->row = r;
     hv->col = c;
     hv->value = bv;
-    tf_view_label(sc->trace, sc->model, &bw, 0, r, rl, sizeof rl);
-    tf_view_label(sc->trace, sc->model, &bw, 1, c, cl, sizeof cl);
+    view_tok_label(sc->trace, sc->model, &bw, 0, r, rl, sizeof rl);
+    view_tok_label(sc->trace, sc->model, &bw, 1, c, cl, sizeof cl);
     snprintf(hv->where, sizeof hv->where, _("head %d, the strongest line through the token: row %d '%s', col %d '%s'"),
              best_h + 1, r, rl, c, cl);
     if (sc->cmp == 2 && sc->base)

@@ -175,8 +175,8 @@ static void set_hover(ViewCtx *v, const MaskInfo *M, int i, int j)
     h->row = i;
     h->col = j;
     h->value = tf_view_at(&M->mv, i, j);
-    tf_view_label(sc->trace, sc->model, &M->mv, 0, i, rl, sizeof rl);
-    tf_view_label(sc->trace, sc->model, &M->mv, 1, j, cl, sizeof cl);
+    view_tok_label(sc->trace, sc->model, &M->mv, 0, i, rl, sizeof rl);
+    view_tok_label(sc->trace, sc->model, &M->mv, 1, j, cl, sizeof cl);
     snprintf(h->where, sizeof h->where,
              i >= M->qn ? _("row %d '%s', col %d '%s': %s (a padded query row: ignored)")
                         : _("row %d '%s', col %d '%s': %s"),
@@ -196,7 +196,7 @@ static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
         int y = G->cells.y + (int)lroundf((i + 0.5f) * G->c) - fh / 2;
         if (y < last + 1)
             continue;
-        tf_view_label(sc->trace, sc->model, &M->mv, 0, i, buf, sizeof buf);
+        view_tok_label(sc->trace, sc->model, &M->mv, 0, i, buf, sizeof buf);
         int sel = sc->sel.side == ui_side_of(M->mv.row_kind) && sc->sel.index == i;
         Color c = sel ? v->th->select : i >= M->qn ? v->th->dim : v->th->text;
         int w = ren_text_width(f, buf);
@@ -210,7 +210,7 @@ static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
     last = -(1 << 30);
     int y = G->cells.y - fh - 4;
     for (int j = 0; j < M->mv.cols; j++) {
-        tf_view_label(sc->trace, sc->model, &M->mv, 1, j, buf, sizeof buf);
+        view_tok_label(sc->trace, sc->model, &M->mv, 1, j, buf, sizeof buf);
         int w = ren_text_width(f, buf);
         int x = G->cells.x + (int)lroundf((j + 0.5f) * G->c) - w / 2;
         if (x < G->cells.x - G->lab_w / 2)

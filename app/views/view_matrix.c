@@ -202,7 +202,7 @@ static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect 
         every *= 2;
     ren_clip_push(v->r, band);
     for (int i = 0; i < n; i += every) {
-        tf_view_label(sc->trace, sc->model, tv, axis, i, buf, sizeof buf);
+        view_tok_label(sc->trace, sc->model, tv, axis, i, buf, sizeof buf);
         int pad = label_is_padding(sc, tv, axis, i), sel = label_selected(sc, tv, axis, i);
         Color c = sel ? th->select : pad ? th->dim : th->text;
         Rect hit;
@@ -394,8 +394,11 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
     int x = x0, row_h = fh + 14 + (show_ids ? 2 * sh + 4 : 0) + 12;
     char id[64], surface[VOCAB_MAX_TOKEN_BYTES + 1];
     for (int i = 0; i < n; i++) {
-        const char *t = vocab_token(voc, ids[i]);
-        int unk_word = ids[i] == TOK_UNK && text && i < n_spans && spans[i].len <= VOCAB_MAX_TOKEN_BYTES;
+        char tb[VOCAB_MAX_TOKEN_BYTES + 1];
+        const char *t = view_token(voc, ids[i], tb, sizeof tb);
+        int unk_id = cfg_unk_id(&sc->model->cfg);
+        int unk_word = ids[i] == unk_id && text && i < n_spans && spans[i].len <= VOCAB_MAX_TOKEN_BYTES &&
+                       sc->model->cfg.kind != TF_KIND_MARIAN; /* pieces are not spans of the text */
         if (unk_word) { /* show the word the learner typed, marked unknown */
             memcpy(surface, text + spans[i].off, (size_t)spans[i].len);
             surface[spans[i].len] = 0;
@@ -411,7 +414,7 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
             y += row_h;
         }
         Rect chip = {x, y, cw, fh + 14};
-        int pad = i >= n_real, unk = ids[i] == TOK_UNK;
+        int pad = i >= n_real, unk = ids[i] == unk_id;
         int sel = ui_side_of(kind) == sc->sel.side && sc->sel.index == i && sc->sel.side;
         ren_rect(v->r, chip, pad ? th->pad : th->panel2);
         ren_rect_line(v->r, chip, sel ? 3 : 1, sel ? th->select : unk ? th->warn : th->border);
@@ -458,8 +461,10 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
         n_next = n_real < SES_CAP_T ? n_real : SES_CAP_T;
         RenFont *tf = v->g->title;
         for (int i = 0; i < tv->rows && i < SES_CAP_T; i++) {
-            next[i] = i + 1 < n_real ? tv->ids[i + 1] : TOK_EOS;
-            int a1 = ren_text_width(tf, vocab_token(voc, tv->ids[i])), a2 = ren_text_width(tf, vocab_token(voc, next[i]));
+            next[i] = i + 1 < n_real ? tv->ids[i + 1] : cfg_eos_id(&sc->model->cfg);
+            char t1[VOCAB_MAX_TOKEN_BYTES + 1], t2[VOCAB_MAX_TOKEN_BYTES + 1];
+            int a1 = ren_text_width(tf, view_token(voc, tv->ids[i], t1, sizeof t1)),
+                a2 = ren_text_width(tf, view_token(voc, next[i], t2, sizeof t2));
             widths[i] = (a1 > a2 ? a1 : a2) + 24;
         }
         ren_text(v->r, ui, _("the decoder reads"), x, y, th->dim);
@@ -483,7 +488,7 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
         y += lh;
         int n = 0;
         int out[SES_CAP_T];
-        for (int i = 0; i < sc->ses->greedy.n && n < SES_CAP_T && sc->ses->greedy.ids[i] != TOK_EOS; i++)
+        for (int i = 0; i < sc->ses->greedy.n && n < SES_CAP_T && sc->ses->greedy.ids[i] != cfg_eos_id(&sc->model->cfg); i++)
             out[n++] = sc->ses->greedy.ids[i];
         y = token_chips(v, &sc->model->tgt_vocab, out, n, LBL_NONE, n, x, y, w, 0, -1, NULL, NULL, NULL, 0);
     }

@@ -274,7 +274,7 @@ static Color with_alpha_c(Color c, int a)
 
 static int token_label(const Scene *sc, const TfView *tv, int r, char *buf, size_t cap)
 {
-    tf_view_label(sc->trace, sc->model, tv, 0, r, buf, cap);
+    view_tok_label(sc->trace, sc->model, tv, 0, r, buf, cap);
     int len = tv->row_kind == LBL_TGT ? sc->trace->tgt_len[tv->b] : sc->trace->src_len[tv->b];
     return r >= len; /* padding */
 }

@@ -28,6 +28,13 @@ typedef struct TopK {
     int truth[SES_CAP_T];        /* true next token, or -1 (no typed target) */
     int truth_rank[SES_CAP_T];   /* 1-based rank of the true token */
     float truth_p[SES_CAP_T];
+    /* search by token (a field of the view): the text, the token found
+     * and its probability and rank at each position */
+    char find[SES_TEXT_MAX];
+    int find_id, find_for;           /* id (-1 none) and the id the ranks are for */
+    uint64_t find_version, find_print;
+    int find_rank[SES_CAP_T];
+    float find_p[SES_CAP_T];
 } TopK;
 
 /* The view's state (owned by the window) is its TopK. */
@@ -104,7 +111,7 @@ static void topk_update(ViewCtx *v, int b)
         top_k(p, T->V, OUT_KMAX, T->id[t], T->p[t]);
         /* teacher forcing: after input token t comes target token t + 1,
          * and after the last one, <eos> */
-        T->truth[t] = !typed ? -1 : t + 1 < T->n ? tr->tgt_ids[(size_t)b * tr->T + t + 1] : TOK_EOS;
+        T->truth[t] = !typed ? -1 : t + 1 < T->n ? tr->tgt_ids[(size_t)b * tr->T + t + 1] : cfg_eos_id(&sc->model->cfg);
         if (T->truth[t] < 0 || T->truth[t] >= T->V)
             continue;
         float pt = p[T->truth[t]];
@@ -116,6 +123,88 @@ static void topk_update(ViewCtx *v, int b)
     }
 }
 
+/* The token the search field names: the text itself, else the word-start
+ * piece ▁text (a sentencepiece vocabulary), the mark typed as · or _ too. */
+static int find_token(const Vocab *voc, const char *q)
+{
+    char buf[VOCAB_MAX_TOKEN_BYTES + 4];
+    size_t n = strlen(q);
+    if (!n || n > VOCAB_MAX_TOKEN_BYTES)
+        return -1;
+    int id = vocab_find(voc, q, (int)n);
+    if (id >= 0)
+        return id;
+    const char *rest = !strncmp(q, UI_WORD_MARK, 2) ? q + 2 : q[0] == '_' ? q + 1 : q;
+    int k = snprintf(buf, sizeof buf, "\xe2\x96\x81%s", rest);
+    return vocab_find(voc, buf, k);
+}
+
+static void find_update(ViewCtx *v)
+{
+    const Scene *sc = v->s;
+    TopK *T = TOP(v);
+    T->find_id = find_token(&sc->model->tgt_vocab, T->find);
+    if (T->find_id < 0 || T->find_id >= T->V ||
+        (T->find_for == T->find_id && T->find_version == T->version && T->find_print == T->print))
+        return;
+    for (int t = 0; t < T->n; t++) {
+        const float *p = prob_row(sc, T->b, t);
+        float pt = p[T->find_id];
+        int rank = 1;
+        for (int k = 0; k < T->V; k++)
+            rank += p[k] > pt;
+        T->find_p[t] = pt;
+        T->find_rank[t] = rank;
+    }
+    T->find_for = T->find_id;
+    T->find_version = T->version;
+    T->find_print = T->print;
+}
+
+/* The search field at the right of the header's first line; returns its
+ * width. */
+static int find_field(ViewCtx *v, int right, int y)
+{
+    const Scene *sc = v->s;
+    const Theme *th = v->th;
+    TopK *T = TOP(v);
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), w = ui_px(v->g, 200);
+    Rect box = {right - w, y, w, fh + 6};
+    int focused = sc->focus == FOCUS_VIEW && sc->view_text == T->find;
+    ren_rect(v->r, box, th->bg);
+    ren_rect_line(v->r, box, focused ? 2 : 1, focused ? th->accent : T->find[0] && T->find_id < 0 ? th->warn : th->border);
+    if (ui_clicked(v->in, box)) {
+        v->out->focus_set = 1;
+        v->out->focus = FOCUS_VIEW;
+        v->out->focus_text = T->find;
+    } else if (focused && v->in->pressed) { /* a click elsewhere leaves the field */
+        v->out->focus_set = 1;
+        v->out->focus = FOCUS_NONE;
+    }
+    ren_clip_push(v->r, box);
+    if (T->find[0]) {
+        ren_text(v->r, f, T->find, box.x + 4, box.y + 3, th->text);
+        if (focused && fmod(sc->now, 1.0) < 0.6)
+            ren_rect(v->r, (Rect){box.x + 4 + ren_text_width(f, T->find), box.y + 3, 2, fh}, th->accent);
+    } else {
+        ren_text(v->r, f, _("find a token…"), box.x + 4, box.y + 3, th->dim);
+    }
+    ren_clip_pop(v->r);
+    return w;
+}
+
+/* The searched token's line in a card. */
+static void find_line(ViewCtx *v, Rect card, int y, int t)
+{
+    TopK *T = TOP(v);
+    char buf[300], pv[32], tb[VOCAB_MAX_TOKEN_BYTES + 1];
+    ui_fmt(pv, sizeof pv, T->find_p[t]);
+    snprintf(buf, sizeof buf, _("'%s' (id %d): %s, rank %d of %d"),
+             view_token(&v->s->model->tgt_vocab, T->find_id, tb, sizeof tb), T->find_id, pv, T->find_rank[t], T->V);
+    ui_text_fit(v->r, v->g->small, buf, card.x + 8, y + 3, card.w - 16, v->th->accent2);
+}
+
 /* ---- layout ---- */
 
 static int card_height(const ViewCtx *v, int k, int bar_h)
@@ -123,6 +212,7 @@ static int card_height(const ViewCtx *v, int k, int bar_h)
     int uh = ren_font_height(v->g->ui), fh = ren_font_height(v->g->small);
     int extra = TOP(v)->truth[0] >= 0 ? fh + 6 : 0; /* the "true next" line */
     extra += v->s->base ? fh + 2 : 0;                /* "before" / "after" */
+    extra += TOP(v)->find_id >= 0 ? fh + 6 : 0;       /* the searched token */
     return uh + 12 + k * bar_h + extra + 8;
 }
 
@@ -153,7 +243,8 @@ static void out_layout(ViewCtx *v, Rect body, OutGeo *G)
     int w = ren_text_width(f, "<eos>");
     for (int t = 0; t < TOP(v)->n; t++)
         for (int r = 0; r < G->k && TOP(v)->id[t][r] >= 0; r++) {
-            int k = ren_text_width(f, vocab_token(&v->s->model->tgt_vocab, TOP(v)->id[t][r]));
+            char tb[VOCAB_MAX_TOKEN_BYTES + 1];
+            int k = ren_text_width(f, view_token(&v->s->model->tgt_vocab, TOP(v)->id[t][r], tb, sizeof tb));
             w = k > w ? k : w;
         }
     G->lab_w = w + 12;
@@ -176,9 +267,10 @@ static void set_hover(ViewCtx *v, int b, int t, int id, float p)
     h->row = t;
     h->col = id;
     h->value = p;
+    char t1[VOCAB_MAX_TOKEN_BYTES + 1], t2[VOCAB_MAX_TOKEN_BYTES + 1];
     snprintf(h->where, sizeof h->where, _("row %d '%s', col %d '%s'"), t,
-             vocab_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + t]), id,
-             vocab_token(&sc->model->tgt_vocab, id));
+             view_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + t], t1, sizeof t1), id,
+             view_token(&sc->model->tgt_vocab, id, t2, sizeof t2));
 }
 
 /* One bar: token, a track for 0..1, the fill, the probability. */
@@ -191,8 +283,8 @@ static void draw_bar(ViewCtx *v, const OutGeo *G, Rect row, int t, int r)
     float p = TOP(v)->p[t][r];
     int is_truth = id == TOP(v)->truth[t];
     int argmax = r == 0, right = TOP(v)->truth[t] == TOP(v)->id[t][0];
-    char buf[32];
-    const char *tok = vocab_token(&v->s->model->tgt_vocab, id);
+    char buf[32], tb[VOCAB_MAX_TOKEN_BYTES + 1];
+    const char *tok = view_token(&v->s->model->tgt_vocab, id, tb, sizeof tb);
     int ty = row.y + (row.h - fh) / 2;
     Color tc = argmax ? th->accent : th->text;
     if (is_truth)
@@ -279,8 +371,8 @@ static void draw_card(ViewCtx *v, const OutGeo *G, Rect card, int t)
     int sel = sc->sel.side == 2 && sc->sel.index == t;
     ren_rect(v->r, card, th->panel);
     ren_rect_line(v->r, card, sel ? 2 : 1, sel ? th->select : th->border);
-    char head[300];
-    const char *in = vocab_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)TOP(v)->b * tr->T + t]);
+    char head[300], tb[VOCAB_MAX_TOKEN_BYTES + 1];
+    const char *in = view_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)TOP(v)->b * tr->T + t], tb, sizeof tb);
     snprintf(head, sizeof head, _("%d · after '%s' →"), t, in);
     Rect hr = {card.x + 8, card.y + 5, card.w - 16, uh + 4};
     ui_text_fit(v->r, ui, head, hr.x, hr.y, hr.w, sel ? th->select : th->text);
@@ -291,12 +383,16 @@ static void draw_card(ViewCtx *v, const OutGeo *G, Rect card, int t)
         return;
     for (int r = 0; r < G->k && TOP(v)->id[t][r] >= 0; r++, y += G->bar_h)
         draw_bar(v, G, (Rect){card.x + 8, y, card.w - 16, G->bar_h}, t, r);
+    if (TOP(v)->find_id >= 0) {
+        find_line(v, card, y, t);
+        y += ren_font_height(f) + 6;
+    }
     int truth = TOP(v)->truth[t];
     if (truth < 0 || TOP(v)->truth_rank[t] <= G->k)
         return;
     char buf[300], pv[32];
     ui_fmt(pv, sizeof pv, TOP(v)->truth_p[t]);
-    snprintf(buf, sizeof buf, _("true next '%s': %s (rank %d)"), vocab_token(&sc->model->tgt_vocab, truth), pv,
+    snprintf(buf, sizeof buf, _("true next '%s': %s (rank %d)"), view_token(&sc->model->tgt_vocab, truth, tb, sizeof tb), pv,
              TOP(v)->truth_rank[t]);
     ui_text_fit(v->r, f, buf, card.x + 8, y + 3, card.w - 16, th->bad);
 }
@@ -333,8 +429,8 @@ static void draw_header(ViewCtx *v, Rect body, int b, int scrolls)
                  b == 0 ? _("the input is the greedy translation: each argmax became the next input")
                         : _("this sentence's input is its greedy translation"),
                  more, _("softmax(logits) on a 0..1 scale"), pad);
-    int y = body.y;
-    ui_text_fit(v->r, ui, t, body.x, y, body.w, v->th->text);
+    int y = body.y, fw = find_field(v, body.x + body.w, y);
+    ui_text_fit(v->r, ui, t, body.x, y, body.w - fw - 10, v->th->text);
     y += ren_font_height(ui) + 2;
     ren_clip_push(v->r, (Rect){body.x, y, body.w, 2 * ren_font_height(f)}); /* two lines at most */
     ui_paragraph(v->r, f, s, body.x, y, body.w, v->th->dim);
@@ -371,6 +467,7 @@ static void output_draw(ViewCtx *v)
         return;
     }
     topk_update(v, b);
+    find_update(v);
     Rect area = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
     int hh = header_height(v);
     Rect body = {area.x, area.y + hh, area.w, area.h - hh};
@@ -391,6 +488,21 @@ static void output_draw(ViewCtx *v)
         draw_card(v, &G, card, t);
     }
     ren_clip_pop(v->r);
+}
+
+char *view_output_find_text(void *st)
+{
+    return ((TopK *)st)->find;
+}
+
+int view_output_found(const void *st, int t, int *rank, float *p)
+{
+    const TopK *T = st;
+    if (T->find_id < 0 || t < 0 || t >= T->n)
+        return -1;
+    *rank = T->find_rank[t];
+    *p = T->find_p[t];
+    return T->find_id;
 }
 
 static void view_output(ViewCtx *v)

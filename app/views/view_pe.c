@@ -50,6 +50,7 @@ typedef struct PeUi {
     int sel_seen;          /* last followed token selection (+1, 0 none) */
     float *table;          /* the engine's table for t_rows positions: the trace */
     int t_rows, t_C;       /* holds only as many rows as the input needs */
+    uintptr_t t_key;       /* which model's table (view_pe_key) */
 } PeUi; /* the view's state (owned by the window) */
 #define PE_UI(v) ((PeUi *)(v)->st)
 
@@ -59,8 +60,13 @@ typedef struct PeData {
     int rows, C;           /* rows = the trace's capacity cap_T */
     int npos;              /* positions shown: 0 .. npos-1 */
     int len;               /* tokens of the current source sentence */
-    int b;
+    int b, halves;         /* halves: MarianMT's layout (TF_PE_HALVES) */
 } PeData;
+/* Pair i's sine (cos 0) or cosine column, and a column's pair and kind:
+ * interleaved 2i, 2i+1 as in the paper, or halves i, ⌈d/2⌉ + i. */
+#define PE_COL(d, i, cos) ((d)->halves ? (cos) * (((d)->C + 1) / 2) + (i) : 2 * (i) + (cos))
+#define PE_PAIR(d, dim) ((d)->halves ? (dim) % (((d)->C + 1) / 2) : (dim) / 2)
+#define PE_IS_COS(d, dim) ((d)->halves ? (dim) >= ((d)->C + 1) / 2 : (dim) % 2)
 
 /* ---- numbers ---- */
 
@@ -81,7 +87,13 @@ double pe_omega(int pair, int C)
 int pe_rotate(const float *pe, int rows, int C, int pair, int pos, int k,
               float R[2][2], float out[2])
 {
-    if (!pe || pair < 0 || 2 * pair + 1 >= C || pos < 0 || pos >= rows ||
+    return pe_rotate_cols(pe, rows, C, 2 * pair, 2 * pair + 1, pair, pos, k, R, out);
+}
+
+int pe_rotate_cols(const float *pe, int rows, int C, int sc, int cc, int pair, int pos, int k,
+                   float R[2][2], float out[2])
+{
+    if (!pe || pair < 0 || sc < 0 || cc >= C || 2 * pair + 1 >= C || pos < 0 || pos >= rows ||
         pos + k < 0 || pos + k >= rows)
         return -1;
     /* the angle reduced to one turn first, so its float rounding stays
@@ -89,8 +101,8 @@ int pe_rotate(const float *pe, int rows, int C, int pair, int pos, int k,
     double ang = fmod((double)k * pe_omega(pair, C), 2.0 * M_PI);
     mat3 m;
     glm_rotate2d_make(m, (float)-ang);
-    const float *p = pe + (size_t)pos * C + 2 * pair;
-    vec3 in = {p[0], p[1], 1.0f}, res;
+    const float *p = pe + (size_t)pos * C;
+    vec3 in = {p[sc], p[cc], 1.0f}, res;
     glm_mat3_mulv(m, in, res);
     /* cglm matrices are column-major: m[column][row] */
     R[0][0] = m[0][0];
@@ -192,11 +204,11 @@ static void ui_fit(ViewCtx *v, const PeData *d)
     const Scene *sc = v->s;
     PeUi *u = v->st;
     int C = d->C;
-    if (u->C != C) {
-        int slow = (C / 8) & ~1, slower = (C / 4) & ~1;
-        u->C = C;
+    if (u->C != C + (d->halves << 20)) { /* the sine and cosine of pair 0, two slower sines */
+        int slow = PE_COL(d, C / 16, 0), slower = PE_COL(d, C / 8, 0);
+        u->C = C + (d->halves << 20);
         u->dim[0] = 0;
-        u->dim[1] = 1 < C ? 1 : 0;
+        u->dim[1] = PE_COL(d, 0, 1) < C ? PE_COL(d, 0, 1) : 0;
         u->dim[2] = slow < C ? slow : 0;
         u->dim[3] = slower < C ? slower : 0;
         u->slot = PE_WAVES - 1;
@@ -231,12 +243,13 @@ static float pe_value(const PeData *d, int pos, int dim)
 }
 
 /* The text of wave chip s; with_omega adds its frequency. */
-static void chip_text(char *buf, size_t cap, int dim, int C, int with_omega)
+static void chip_text(char *buf, size_t cap, int dim, const PeData *d, int with_omega)
 {
     if (with_omega)
-        snprintf(buf, cap, dim % 2 ? _("dim %d cos ω=%.3g") : _("dim %d sin ω=%.3g"), dim, pe_omega(dim / 2, C));
+        snprintf(buf, cap, PE_IS_COS(d, dim) ? _("dim %d cos ω=%.3g") : _("dim %d sin ω=%.3g"), dim,
+                 pe_omega(PE_PAIR(d, dim), d->C));
     else
-        snprintf(buf, cap, dim % 2 ? _("dim %d cos") : _("dim %d sin"), dim);
+        snprintf(buf, cap, PE_IS_COS(d, dim) ? _("dim %d cos") : _("dim %d sin"), dim);
 }
 
 /* The chips that choose the plotted dimensions, in one row when they fit
@@ -252,14 +265,14 @@ static int wave_chips(ViewCtx *v, Rect rc, const PeData *d, int *right)
     int x = rc.x, y = rc.y, total = 0, omega = 1;
     char val[64];
     for (int s = 0; s < PE_WAVES; s++) {
-        chip_text(val, sizeof val, u->dim[s], d->C, 1);
+        chip_text(val, sizeof val, u->dim[s], d, 1);
         stepper(v, 0, 0, h, -1, "", val, v->th->text, &w);
         total += sw + w + gap;
     }
     if (total > rc.w)
         omega = 0;
     for (int s = 0; s < PE_WAVES; s++) {
-        chip_text(val, sizeof val, u->dim[s], d->C, omega);
+        chip_text(val, sizeof val, u->dim[s], d, omega);
         stepper(v, 0, 0, h, -1, "", val, v->th->text, &w);
         if (x > rc.x && x + sw + w > rc.x + rc.w) {
             x = rc.x;
@@ -340,7 +353,7 @@ static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
     int fh = ren_font_height(f), right[3] = {-100000, -100000, -100000};
     char tok[200];
     for (int p = 0; p < d->len && p < d->npos; p++) {
-        snprintf(tok, sizeof tok, "%s", vocab_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p]));
+        view_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p], tok, sizeof tok);
         int cx = (int)lroundf(pos_x(plot, d, (float)p));
         int w = ren_text_width(f, tok), x = cx - w / 2;
         if (x < v->area.x)
@@ -394,7 +407,7 @@ static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
     h->col = dim;
     h->value = pe_value(d, p, dim);
     snprintf(h->where, sizeof h->where, _("PE(pos %d, dim %d) = %s(%d · %.6g)"), p, dim,
-             dim % 2 ? "cos" : "sin", p, pe_omega(dim / 2, d->C));
+             PE_IS_COS(d, dim) ? "cos" : "sin", p, pe_omega(PE_PAIR(d, dim), d->C));
 }
 
 /* Wave slot s: the formula between the integer positions as a thin curve
@@ -406,7 +419,7 @@ static void wave_curve(ViewCtx *v, Rect plot, const PeData *d, int s)
     int dim = PE_UI(v)->dim[s];
     Color c = wave_color(th, s);
     float sc = v->g->scale, spacing = pos_x(plot, d, 1.0f) - pos_x(plot, d, 0.0f);
-    double w = pe_omega(dim / 2, d->C);
+    double w = pe_omega(PE_PAIR(d, dim), d->C);
     float xy[PE_SAMPLES * 2];
     /* a point every 0.2 rad of the wave, at most every 8 pixels: smooth,
      * and few segments for the slow waves (each segment costs its
@@ -417,7 +430,7 @@ static void wave_curve(ViewCtx *v, Rect plot, const PeData *d, int s)
     n = n > PE_SAMPLES ? PE_SAMPLES : n;
     for (int i = 0; i < n; i++) {
         double pos = (double)i * (d->npos - 1) / (n - 1);
-        double val = dim % 2 ? cos(pos * w) : sin(pos * w);
+        double val = PE_IS_COS(d, dim) ? cos(pos * w) : sin(pos * w);
         xy[2 * i] = pos_x(plot, d, (float)pos);
         xy[2 * i + 1] = val_y(plot, (float)val);
     }
@@ -497,9 +510,11 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
     tv.data = d->pe;   /* (the trace's own table holds only what the input needs) */
     tv.stride = d->C;
     char cap[160];
-    snprintf(cap, sizeof cap, _("PE table: positions 0–%d × dims 0–%d"), d->npos - 1, d->C - 1);
+    snprintf(cap, sizeof cap, d->halves ? _("PE table: positions 0–%d × dims 0–%d (sin 0–%d | cos %d–%d)")
+                                        : _("PE table: positions 0–%d × dims 0–%d"), d->npos - 1, d->C - 1,
+             (d->C + 1) / 2 - 1, (d->C + 1) / 2, d->C - 1);
     if (ren_text_width(v->g->ui, cap) > rc.w)
-        snprintf(cap, sizeof cap, "%s", _("PE table"));
+        snprintf(cap, sizeof cap, "%s", d->halves ? _("PE table: sin | cos halves") : _("PE table"));
     int fh = ren_font_height(v->g->small);
     HeatOpts o = {0};
     o.colorbar = 1;
@@ -515,7 +530,7 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
     /* a click on a cell plots that dimension and rotates its pair */
     if (v->in->pressed && ui_over(v->in, hr) && v->out->hover.valid && v->out->hover.stage == ST_POS_ENC) {
         PE_UI(v)->dim[PE_UI(v)->slot] = v->out->hover.col;
-        PE_UI(v)->pair = v->out->hover.col / 2;
+        PE_UI(v)->pair = PE_PAIR(d, v->out->hover.col);
         if (d->C % 2 && PE_UI(v)->pair >= d->C / 2)
             PE_UI(v)->pair = d->C / 2 - 1;
     }
@@ -532,7 +547,7 @@ typedef struct Circle {
 static float circ_x(Circle c, float s) { return c.cx + s * c.R; }
 static float circ_y(Circle c, float co) { return c.cy - co * c.R; }
 
-static void rot_axes(ViewCtx *v, Circle c, int i)
+static void rot_axes(ViewCtx *v, Circle c, const PeData *d, int i)
 {
     const Theme *th = v->th;
     RenFont *f = v->g->small;
@@ -542,9 +557,9 @@ static void rot_axes(ViewCtx *v, Circle c, int i)
     ring(v->r, c.cx, c.cy, c.R, 1.5f, th->dim);
     char buf[64];
     /* axis names away from pos 0, which is always at the top */
-    snprintf(buf, sizeof buf, _("dim %d (sin)"), 2 * i);
+    snprintf(buf, sizeof buf, _("dim %d (sin)"), PE_COL(d, i, 0));
     ren_text(v->r, f, buf, (int)(c.cx + 1.15f * c.R + 4), (int)c.cy + 2, th->dim);
-    snprintf(buf, sizeof buf, _("dim %d (cos)"), 2 * i + 1);
+    snprintf(buf, sizeof buf, _("dim %d (cos)"), PE_COL(d, i, 1));
     ren_text(v->r, f, buf, (int)c.cx - ren_text_width(f, buf) - 6, (int)(c.cy - 1.1f * c.R - fh), th->dim);
 }
 
@@ -584,12 +599,13 @@ static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, in
     float gs = v->g->scale;
     char tok[200];
     for (int p = 0; p < d->len && p < d->npos; p++) {
-        float s = pe_value(d, p, 2 * i), co = pe_value(d, p, 2 * i + 1);
+        float s = pe_value(d, p, PE_COL(d, i, 0)), co = pe_value(d, p, PE_COL(d, i, 1));
         disc(v->r, circ_x(c, s), circ_y(c, co), 3.5f * gs, v->th->text);
         if (!(p < 12 || p == pos || p == pos + k))
             continue;
+        char tb[VOCAB_MAX_TOKEN_BYTES + 1];
         snprintf(tok, sizeof tok, "%d %s", p,
-                 vocab_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p]));
+                 view_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p], tb, sizeof tb));
         int tw = ren_text_width(f, tok);
         float off = (p == pos ? 6.0f : 3.5f) * gs + 4; /* clear of the dot */
         float lx = circ_x(c, s) + (s >= 0 ? off : -tw - off);
@@ -605,15 +621,16 @@ static void rot_circle(ViewCtx *v, Circle c, const PeData *d, const float res[2]
     const Theme *th = v->th;
     int i = PE_UI(v)->pair, pos = PE_UI(v)->pos, k = PE_UI(v)->k;
     float sc = v->g->scale;
-    rot_axes(v, c, i);
+    rot_axes(v, c, d, i);
     for (int p = 0; p < d->npos; p++)
-        disc(v->r, circ_x(c, pe_value(d, p, 2 * i)), circ_y(c, pe_value(d, p, 2 * i + 1)), 2.0f * sc,
+        disc(v->r, circ_x(c, pe_value(d, p, PE_COL(d, i, 0))), circ_y(c, pe_value(d, p, PE_COL(d, i, 1))), 2.0f * sc,
              with_alpha(th->dim, 140));
     double w = pe_omega(i, d->C);
     rot_arc(v, c, pos * w, k * w);
     rot_tokens(v, c, d, i, pos, k);
-    disc(v->r, circ_x(c, pe_value(d, pos, 2 * i)), circ_y(c, pe_value(d, pos, 2 * i + 1)), 6.0f * sc, th->accent);
-    disc(v->r, circ_x(c, pe_value(d, pos + k, 2 * i)), circ_y(c, pe_value(d, pos + k, 2 * i + 1)), 3.0f * sc,
+    disc(v->r, circ_x(c, pe_value(d, pos, PE_COL(d, i, 0))), circ_y(c, pe_value(d, pos, PE_COL(d, i, 1))), 6.0f * sc,
+         th->accent);
+    disc(v->r, circ_x(c, pe_value(d, pos + k, PE_COL(d, i, 0))), circ_y(c, pe_value(d, pos + k, PE_COL(d, i, 1))), 3.0f * sc,
          th->good);
     ring(v->r, circ_x(c, res[0]), circ_y(c, res[1]), 8.0f * sc, 2.0f * sc, th->accent2);
 }
@@ -668,8 +685,8 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
     double w = pe_omega(i, d->C);
     char buf[200], cap[64];
     char b2[200];
-    snprintf(buf, sizeof buf, _("pair %d = dims %d, %d:  ω_%d = 1/10000^(%d/%d) = %.6g"), i, 2 * i,
-             2 * i + 1, i, 2 * i, d->C, w);
+    snprintf(buf, sizeof buf, _("pair %d = dims %d, %d:  ω_%d = 1/10000^(%d/%d) = %.6g"), i, PE_COL(d, i, 0),
+             PE_COL(d, i, 1), i, 2 * i, d->C, w);
     snprintf(b2, sizeof b2, "ω_%d = %.6g", i, w);
     const char *l1[] = {buf, b2};
     ui_text_alt(v->r, f, l1, 2, rc.x, y, rc.w, th->dim);
@@ -679,8 +696,8 @@ static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], co
     const char *l2[] = {buf, b2};
     ui_text_alt(v->r, f, l2, 2, rc.x, y, rc.w, th->dim);
     y += fh + 4;
-    const float *p0 = d->pe + (size_t)pos * d->C + 2 * i;
-    const float *pk = d->pe + (size_t)(pos + k) * d->C + 2 * i;
+    const float p0[2] = {pe_value(d, pos, PE_COL(d, i, 0)), pe_value(d, pos, PE_COL(d, i, 1))};
+    const float pk[2] = {pe_value(d, pos + k, PE_COL(d, i, 0)), pe_value(d, pos + k, PE_COL(d, i, 1))};
     float mat[4] = {Rm[0][0], Rm[0][1], Rm[1][0], Rm[1][1]};
     int x = rc.x;
     x += bracketed(v, x, y, 2, mat, th->accent2, "R(k·ω)", th->accent2) + 10;
@@ -741,7 +758,8 @@ static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
     int y = rc.y + uh + 4;
     y += rot_controls(v, (Rect){rc.x, y, rc.w, rc.h}, d) + 6;
     float Rm[2][2], res[2];
-    if (d->C < 2 || pe_rotate(d->pe, d->rows, d->C, PE_UI(v)->pair, PE_UI(v)->pos, PE_UI(v)->k, Rm, res)) {
+    if (d->C < 2 || pe_rotate_cols(d->pe, d->rows, d->C, PE_COL(d, PE_UI(v)->pair, 0), PE_COL(d, PE_UI(v)->pair, 1),
+                                   PE_UI(v)->pair, PE_UI(v)->pos, PE_UI(v)->k, Rm, res)) {
         ui_paragraph(v->r, v->g->small, _("d_model is too small for a sin/cos pair."), rc.x, y, rc.w, th->dim);
         ren_clip_pop(v->r);
         return;
@@ -775,15 +793,16 @@ static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
 
 /* The table for min(max_len, SES_CAP_T) positions, made with the engine's
  * pe_table (the trace's own table grows with the input and may be shorter). */
-static const float *pe_rows(PeUi *u, const TfConfig *c, int *rows)
+static const float *pe_rows(PeUi *u, const TfModel *m, const TfConfig *c, int *rows)
 {
     int n = c->max_len < SES_CAP_T ? c->max_len : SES_CAP_T;
-    if (!u->table || u->t_rows != n || u->t_C != c->d_model) {
+    if (!u->table || u->t_rows != n || u->t_C != c->d_model || u->t_key != view_pe_key(m)) {
         free(u->table);
         u->table = malloc((size_t)n * (size_t)c->d_model * sizeof(float));
         if (!u->table)
             return NULL;
-        pe_table(u->table, n, c->d_model);
+        view_pe_fill(m, u->table, n); /* the model's own: halves, stored or the paper's */
+        u->t_key = view_pe_key(m);
         u->t_rows = n;
         u->t_C = c->d_model;
     }
@@ -804,7 +823,8 @@ static int gather(const Scene *sc, PeUi *u, PeData *d)
     memset(d, 0, sizeof *d);
     if (!tr->pe || tr->cap_T < 1 || tr->B < 1)
         return -1;
-    d->pe = pe_rows(u, &tr->cfg, &d->rows);
+    d->pe = pe_rows(u, sc->model, &tr->cfg, &d->rows);
+    d->halves = tr->cfg.pe_layout == TF_PE_HALVES;
     if (!d->pe)
         return -1;
     d->C = tr->cfg.d_model;

@@ -8,12 +8,23 @@
 
 #include "view.h"
 
+const char *view_tok_label(const TfTrace *tr, const TfModel *m, const TfView *tv, int axis, int i, char *buf,
+                       size_t cap)
+{
+    return ui_token(tf_view_label(tr, m, tv, axis, i, buf, cap), buf, cap);
+}
+
+const char *view_token(const Vocab *v, int id, char *buf, size_t cap)
+{
+    return ui_token(vocab_token(v, id), buf, cap);
+}
+
 int ui_label_width(const Scene *sc, const TfView *tv, int axis, RenFont *f)
 {
     char buf[300];
     int n = axis ? tv->cols : tv->rows, w = 0;
     for (int i = 0; i < n && i < SES_CAP_T; i++) {
-        int k = ren_text_width(f, tf_view_label(sc->trace, sc->model, tv, axis, i, buf, sizeof buf));
+        int k = ren_text_width(f, view_tok_label(sc->trace, sc->model, tv, axis, i, buf, sizeof buf));
         if (k > w)
             w = k;
     }
@@ -33,8 +44,8 @@ void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c)
     h->row = r;
     h->col = c;
     h->value = tf_view_at(tv, r, c);
-    tf_view_label(v->s->trace, v->s->model, tv, 0, r, rl, sizeof rl);
-    tf_view_label(v->s->trace, v->s->model, tv, 1, c, cl, sizeof cl);
+    view_tok_label(v->s->trace, v->s->model, tv, 0, r, rl, sizeof rl);
+    view_tok_label(v->s->trace, v->s->model, tv, 1, c, cl, sizeof cl);
     const StageInfo *si = stage_info(tv->stage);
     if ((si->flags & SF_HEAD) && tv->head >= 0)
         snprintf(h->where, sizeof h->where, _("layer %d head %d: row %d '%s', col %d '%s'"), tv->layer + 1,

@@ -97,6 +97,7 @@ typedef struct App {
      * freed through VIEWS[v]->free by app_free) */
     void *vstate[VIEW_COUNT];
     struct LessonUi *les;       /* lessons (lesson_ui.c) */
+    struct ModelUi *mui;        /* language chooser (model_ui.c) */
     int no_save;                /* headless: do not write progress files */
     char lessons_dir[512];      /* "" = the bundled lessons/ */
 

@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "lesson_ui.h"
+#include "model_ui.h"
 #include "utf8.h"
 #include "panels.h"
 
@@ -227,6 +228,8 @@ void app_event(App *a, const InputEvent *e)
             text_key(a, e->key, e->mod);
             break;
         }
+        if (model_ui_key(a, e->key)) /* Esc closes the language list */
+            break;
         if (!a->show_help && !(e->mod & MOD_CTRL)) {
             if (lesson_ui_key(a, e->key))
                 break;
@@ -242,6 +245,7 @@ void app_event(App *a, const InputEvent *e)
         if (a->focus != FOCUS_NONE && focused_text(a))
             insert_text(a, e->text);
         break;
+    case IN_DROP: app_open_dropped(a, e->path); break;
     case IN_MOUSE_MOVE:
         a->in.mx = (int)(e->x * ps);
         a->in.my = (int)(e->y * ps);

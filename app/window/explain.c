@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "explain_model.h"
 #include "panels.h"
 #include "view_decode.h"
 
@@ -265,6 +266,9 @@ static int how(const App *a, char *buf, size_t cap)
     const Hover *h = &a->hover;
     const StageInfo *si = stage_info(h->stage);
     const TfConfig *c = &a->ses.model.cfg;
+    int k = explain_model_how(a, buf, cap);
+    if (k > 0)
+        return k;
     switch (si->kind) {
     case SK_WEIGHTS: case SK_SCORES: return how_attention(a, h, buf, cap);
     case SK_NORM: return how_norm(a, h, buf, cap);
@@ -298,6 +302,7 @@ void explain_draw(ViewCtx *v)
     StagePos p = app_pos(a);
     int pre = a->ses.model.cfg.norm == TF_NORM_PRE;
     Expl e = expl_of(p.stage, pre);
+    explain_model(a, p.stage, &e.title, &e.formula, &e.text); /* where this model is not the paper's */
     ViewId view = app_current_view(a);
     int own_view = view == VIEW_DECODE || view == VIEW_TRAIN;
     if (view == VIEW_TRAIN) {

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "lesson_ui.h"
+#include "explain_model.h"
+#include "model_ui.h"
 #include "panels.h"
 
 typedef struct Layout {
@@ -94,7 +96,7 @@ static const char *view_label(const App *a, ViewId v, StageKind k)
 {
     if (v == VIEW_MATRIX && k == SK_TOKENS)
         return _("Tokens");
-    return _(v > VIEW_AUTO && v < VIEW_COUNT ? VIEWS[v]->label : view_name(v));
+    return explain_view_label(a, v, _(v > VIEW_AUTO && v < VIEW_COUNT ? VIEWS[v]->label : view_name(v)));
 }
 
 static void draw_tabs(ViewCtx *v, Rect rc)
@@ -164,7 +166,10 @@ static void draw_input(ViewCtx *v, Rect rc, Focus which)
     int sw = ren_text_width(f, _("Source")), tw = ren_text_width(f, _("Target"));
     int lw = (sw > tw ? sw : tw) + 24;
     ren_text(v->r, f, label, rc.x + 12, rc.y + (rc.h - fh) / 2, th->dim);
-    Rect box = {rc.x + lw, rc.y + 4, rc.w - lw - 12, rc.h - 8};
+    int cw = which == FOCUS_SRC ? model_ui_chooser_width(v) : 0; /* >>lang<< tags */
+    Rect box = {rc.x + lw, rc.y + 4, rc.w - lw - 12 - (cw ? cw + 8 : 0), rc.h - 8};
+    if (cw)
+        model_ui_chooser_draw(v, (Rect){box.x + box.w + 8, box.y, cw, box.h});
     int focused = a->focus == which;
     ren_rect(v->r, box, th->bg);
     ren_rect_line(v->r, box, focused ? 2 : 1, focused ? th->accent : th->border);
@@ -384,6 +389,8 @@ void app_draw(App *a, Ren *r)
     ren_begin(r, th->bg);
     if (!g || !g->ui)
         return;
+    if (model_ui_click(a)) /* a tag picked in the open list: the click is used */
+        a->in.pressed = 0;
     a->hover.valid = 0;
     a->heat.valid = 0;
     a->wake_at = 0;
@@ -426,6 +433,7 @@ void app_draw(App *a, Ren *r)
     draw_input(v, L.src, FOCUS_SRC);
     draw_input(v, L.tgt, FOCUS_TGT);
     draw_status(v, L.status);
+    model_ui_overlay(v);
     if (lesson_ui_list_open(a))
         lesson_list_draw(v, W, H);
     if (a->show_help)

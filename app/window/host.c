@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "model_ui.h"
 #include "lesson_ui.h"
 #include "panels.h"
 #include "view_decode.h"
@@ -33,6 +34,7 @@ int app_init(App *a, const AppOpts *o, TfErr *err)
 void app_free(App *a)
 {
     lesson_ui_free(a);
+    model_ui_free(a);
     app_free_state(a);
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "explain_model.h"
 #include "panels.h"
 
 
@@ -251,7 +252,7 @@ void steps_draw(ViewCtx *v)
         snprintf(lab, sizeof lab, "%s", _(b->label));
     int need = 0;
     for (int k = 0; k < b->count; k++)
-        need += ren_text_width(f, _(step_label(a->ses.walk[b->first + k].stage))) + 16 + 12;
+        need += ren_text_width(f, explain_step_label(a, a->ses.walk[b->first + k].stage, _(step_label(a->ses.walk[b->first + k].stage)))) + 16 + 12;
     int room = rc.w - need - 16;
     if (room < ren_text_width(f, lab) && b->layer >= 0)
         snprintf(lab, sizeof lab, _("layer %d"), b->layer + 1);
@@ -259,7 +260,7 @@ void steps_draw(ViewCtx *v)
         x += ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, room, th->dim) + 10;
     for (int k = 0; k < b->count; k++) {
         int i = b->first + k;
-        const char *s = _(step_label(a->ses.walk[i].stage));
+        const char *s = explain_step_label(a, a->ses.walk[i].stage, _(step_label(a->ses.walk[i].stage)));
         int w = ren_text_width(f, s) + 16;
         if (x + w > rc.x + rc.w - 4)
             break;

@@ -62,8 +62,9 @@ static int put(int *ids, int max, int n, int id)
     return n + 1;
 }
 
-int marian_encode(const MarianTok *t, const Vocab *v, const TfConfig *c, const char *text, int *ids,
-                  int max, int *n_unk, TfErr *err)
+/* The rules with the side's model; </s> appended when eos. */
+static int encode_with(const SpmModel *sp, const Vocab *v, const TfConfig *c, const char *text, int *ids,
+                       int max, int eos, int *n_unk, TfErr *err)
 {
     size_t len = strlen(text);
     char *rest = malloc(len + 1);
@@ -86,7 +87,7 @@ int marian_encode(const MarianTok *t, const Vocab *v, const TfConfig *c, const c
     }
     rest[o] = 0;
     char **pieces;
-    int np = spm_encode(t->src, rest, &pieces, err);
+    int np = spm_encode(sp, rest, &pieces, err);
     free(rest);
     if (np < 0)
         return -1;
@@ -98,9 +99,40 @@ int marian_encode(const MarianTok *t, const Vocab *v, const TfConfig *c, const c
         n = put(ids, max, n, id);
     }
     spm_pieces_free(pieces, np);
-    n = put(ids, max, n, cfg_eos_id(c));
+    if (eos)
+        n = put(ids, max, n, cfg_eos_id(c));
     if (n_unk)
         *n_unk = unk;
+    return n;
+}
+
+int marian_encode(const MarianTok *t, const Vocab *v, const TfConfig *c, const char *text, int *ids,
+                  int max, int *n_unk, TfErr *err)
+{
+    return encode_with(t->src, v, c, text, ids, max, 1, n_unk, err);
+}
+
+int marian_encode_target(const MarianTok *t, const Vocab *v, const TfConfig *c, const char *text,
+                         int *ids, int max, int *n_unk, TfErr *err)
+{
+    return encode_with(t->tgt, v, c, text, ids, max, 0, n_unk, err);
+}
+
+int marian_is_tag(const char *p)
+{
+    size_t l = strlen(p);
+    return l >= 5 && !strncmp(p, ">>", 2) && !strcmp(p + l - 2, "<<");
+}
+
+int marian_lang_tags(const Vocab *v, int *ids, int max)
+{
+    int n = 0;
+    for (int i = 0; i < v->n; i++)
+        if (marian_is_tag(vocab_token(v, i))) {
+            if (n < max)
+                ids[n] = i;
+            n++;
+        }
     return n;
 }
 
@@ -116,8 +148,7 @@ long marian_decode(const MarianTok *t, const Vocab *v, const TfConfig *c, const 
         if (id == cfg_eos_id(c) || id == cfg_pad_id(c) || id == cfg_unk_id(c) || id < 0 || id >= v->n)
             continue;
         const char *p = vocab_token(v, id);
-        size_t l = strlen(p);
-        if (l >= 4 && !strncmp(p, ">>", 2) && !strcmp(p + l - 2, "<<"))
+        if (marian_is_tag(p))
             continue;
         pieces[k++] = p;
     }

@@ -26,6 +26,17 @@ void marian_tok_free(MarianTok *t);
 int marian_encode(const MarianTok *t, const Vocab *v, const TfConfig *c, const char *text, int *ids,
                   int max, int *n_unk, TfErr *err);
 
+/* The target side for the decoder's input: target.spm's pieces, no </s>
+ * (the decoder reads start + pieces; </s> is what it should predict last). */
+int marian_encode_target(const MarianTok *t, const Vocab *v, const TfConfig *c, const char *text,
+                         int *ids, int max, int *n_unk, TfErr *err);
+
+/* 1 when piece p is a language tag ">>xxx<<". */
+int marian_is_tag(const char *p);
+/* The ids of v's language tags in id order: writes up to max, returns how
+ * many there are. */
+int marian_lang_tags(const Vocab *v, int *ids, int max);
+
 /* Text of ids (malloc'd in *out); returns its length or -1. */
 long marian_decode(const MarianTok *t, const Vocab *v, const TfConfig *c, const int *ids, int n,
                    char **out, TfErr *err);

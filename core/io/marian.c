@@ -210,6 +210,9 @@ static int load_vocab(Vocab *out, const cJSON *j, int V, const char *file, TfErr
         if (V <= 0)
             return tf_fail(err, "%s: no ids", file);
     }
+    int n = cJSON_GetArraySize(j); /* memory follows the entries, not the largest id or vocab_size */
+    if (V > 4 * n + 1024)
+        return tf_fail(err, "%s: the vocabulary has %d ids but only %d pieces are given", file, V, n);
     const char **toks = calloc((size_t)V, sizeof *toks);
     char (*unused)[32] = NULL;
     if (!toks)
@@ -456,6 +459,32 @@ static int load_pe(St *st, const char *name, float **pe, int L, int C, TfErr *er
     return rc < 0 ? -1 : 0;
 }
 
+/* How far stored tables are from the formula (halves): in the metadata,
+ * "marian.pe_stored_diff", for info and convert (the Hub's tables equal
+ * it up to the rounding of their dtype). */
+static int pe_check(TfModel *m, TfErr *err)
+{
+    const TfConfig *c = &m->cfg;
+    if (!m->pe_src && !m->pe_tgt)
+        return 0;
+    size_t n = (size_t)c->max_len * c->d_model;
+    float *f = malloc(n * sizeof *f);
+    if (!f)
+        return tf_fail(err, "out of memory for the positional table");
+    pe_table_halves(f, c->max_len, c->d_model);
+    double d = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m->pe_src)
+            d = fmax(d, fabs((double)m->pe_src[i] - f[i]));
+        if (m->pe_tgt)
+            d = fmax(d, fabs((double)m->pe_tgt[i] - f[i]));
+    }
+    free(f);
+    char v[32];
+    snprintf(v, sizeof v, "%.3g", d);
+    return model_meta_set(m, "marian.pe_stored_diff", v) ? tf_fail(err, "out of memory for the metadata") : 0;
+}
+
 static int load_weights(TfModel *m, St *st, TfErr *err)
 {
     const TfConfig *c = &m->cfg;
@@ -512,7 +541,7 @@ static int load_weights(TfModel *m, St *st, TfErr *err)
     if (load_pe(st, "model.encoder.embed_positions.weight", &m->pe_src, c->max_len, C, err) ||
         load_pe(st, "model.decoder.embed_positions.weight", &m->pe_tgt, c->max_len, C, err))
         return -1;
-    return 0;
+    return pe_check(m, err);
 }
 
 static void tok_free(void *t)
@@ -521,13 +550,42 @@ static void tok_free(void *t)
     free(t);
 }
 
-int tf_text_encode(const TfModel *m, const char *text, int *ids, int max, int *n_unk, TfErr *err)
+int tf_text_ids(const TfModel *m, int tgt, const char *text, int *ids, TokSpan *spans, int max,
+                int *n_unk, TfErr *err)
 {
     if (m->cfg.kind != TF_KIND_MARIAN)
-        return vocab_encode(&m->src_vocab, text, ids, NULL, max, n_unk, err);
+        return vocab_encode(tgt ? &m->tgt_vocab : &m->src_vocab, text, ids, spans, max, n_unk, err);
     if (!m->tok)
-        return tf_fail(err, "this MarianMT folder has no source.spm to split the text");
-    return marian_encode(m->tok, &m->src_vocab, &m->cfg, text, ids, max, n_unk, err);
+        return tf_fail(err, "this MarianMT model has no source.spm and target.spm to split the text "
+                            "(open its folder, or give ids)");
+    int n = tgt ? marian_encode_target(m->tok, &m->tgt_vocab, &m->cfg, text, ids, max, n_unk, err)
+                : marian_encode(m->tok, &m->src_vocab, &m->cfg, text, ids, max, n_unk, err);
+    for (int i = 0; spans && i < n && i < max; i++)
+        spans[i] = (TokSpan){0, 0}; /* pieces are not spans of the text */
+    return n;
+}
+
+int tf_lang_tag(const TfModel *m, const char *lang, char *tag, size_t cap, TfErr *err)
+{
+    size_t l = strlen(lang);
+    int bare = !(l >= 5 && !strncmp(lang, ">>", 2) && !strcmp(lang + l - 2, "<<"));
+    snprintf(tag, cap, bare ? ">>%s<<" : "%s", lang);
+    if (vocab_find(&m->src_vocab, tag, (int)strlen(tag)) >= 0 && marian_is_tag(tag))
+        return 0;
+    int ids[4], n = marian_lang_tags(&m->src_vocab, ids, 4);
+    if (n == 0)
+        return tf_fail(err, "%s is not in the vocabulary: this model has no language tags", tag);
+    char some[256] = "";
+    for (int i = 0; i < n && i < 4; i++)
+        snprintf(some + strlen(some), sizeof some - strlen(some), "%s%s", i ? ", " : "",
+                 vocab_token(&m->src_vocab, ids[i]));
+    return tf_fail(err, "%s is not in the vocabulary; it has %d language tags (%s%s)", tag, n, some,
+                   n > 4 ? ", ..." : "");
+}
+
+int tf_text_encode(const TfModel *m, const char *text, int *ids, int max, int *n_unk, TfErr *err)
+{
+    return tf_text_ids(m, 0, text, ids, NULL, max, n_unk, err);
 }
 
 long tf_text_decode(const TfModel *m, const int *ids, int n, char **out, TfErr *err)
@@ -631,7 +689,11 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
     model_meta_set(m, "marian.dir", dir);
     model_meta_set(m, "marian.weights", wname);
     model_meta_set(m, "activation", cfg_act_name(cfg.act));
-    model_meta_set(m, "pe_layout", m->pe_src ? "halves (stored table)" : "halves (formula)");
+    const char *pd = model_meta_get(m, "marian.pe_stored_diff");
+    char pl[96];
+    snprintf(pl, sizeof pl, !pd ? "halves (formula)" : atof(pd) <= MARIAN_PE_SAME ? "halves (stored table = the formula to %s)"
+                                                     : "halves (stored table, %s from the formula)", pd ? pd : "");
+    model_meta_set(m, "pe_layout", pl);
     return 0;
 }
 
@@ -691,6 +753,34 @@ int marian_meta_get(TfConfig *c, const cJSON *meta, const char *name, TfErr *err
             return -1;
     c->ids.set = 1;
     return meta_num(meta, "gen_max_length", &c->gen_max_length, name, err);
+}
+
+int marian_config_parse(const char *cfg, size_t n, const char *gen, size_t gn, TfConfig *out, TfErr *err)
+{
+    cJSON *j = cJSON_ParseWithLength(cfg, n);
+    if (!j)
+        return tf_fail(err, "config.json: not valid JSON");
+    MarianCfg mc;
+    int rc = parse_config(j, &mc, "config.json", err);
+    cJSON_Delete(j);
+    if (!rc && gen) {
+        if (!(j = cJSON_ParseWithLength(gen, gn)))
+            return tf_fail(err, "generation_config.json: not valid JSON");
+        rc = apply_generation(j, &mc, "generation_config.json", err);
+        cJSON_Delete(j);
+    }
+    return rc ? -1 : to_tf_config(&mc, out, "config.json", err);
+}
+
+int marian_vocab_parse(const char *json, size_t n, Vocab *v, int V, TfErr *err)
+{
+    memset(v, 0, sizeof *v);
+    cJSON *j = cJSON_ParseWithLength(json, n);
+    if (!j)
+        return tf_fail(err, "vocab.json: not valid JSON");
+    int rc = load_vocab(v, j, V, "vocab.json", err);
+    cJSON_Delete(j);
+    return rc;
 }
 
 int marian_vocab_read(const char *dir, Vocab *v, int V, TfErr *err)

@@ -20,6 +20,10 @@
 #include "model.h"
 #include "pickle.h" /* tf_f16_to_f32, tf_bf16_to_f32 */
 
+/* A stored positional table within this of the formula (every entry) is
+ * the formula, rounded to its dtype (F16's half-ulp at 1 is 4.9e-4). */
+#define MARIAN_PE_SAME 1e-3
+
 /* Load the directory dir into m. On failure err holds one line naming the
  * file and the reason, and m is left empty. */
 int marian_load(TfModel *m, const char *dir, TfErr *err);
@@ -35,6 +39,12 @@ int marian_meta_get(TfConfig *c, const struct cJSON *meta, const char *name, TfE
 /* dir/vocab.json into v: V ids (V <= 0: the largest id + 1). */
 int marian_vocab_read(const char *dir, Vocab *v, int V, TfErr *err);
 
+/* The same readers over text in memory (the fuzzer): config.json (and
+ * generation_config.json when gen is not NULL) into a config, vocab.json
+ * into v. */
+int marian_config_parse(const char *cfg, size_t n, const char *gen, size_t gn, TfConfig *out, TfErr *err);
+int marian_vocab_parse(const char *json, size_t n, Vocab *v, int V, TfErr *err);
+
 /* 1 when path names a directory. */
 int tf_path_is_dir(const char *path);
 
@@ -46,6 +56,16 @@ int tf_model_open(const char *path, TfModel *m, TfErr *err);
  * folder's sentencepiece rules (marian_tok.h; </s> appended), else our
  * vocabulary's words or characters. decode mallocs *out. */
 int tf_text_encode(const TfModel *m, const char *text, int *ids, int max, int *n_unk, TfErr *err);
+/* The one tokenizer choice: the source side (tgt 0; a MarianMT source ends
+ * in </s>) or the target side (tgt 1: the decoder's input after the start
+ * token, no </s>) as the model tokenizes it. Writes up to max ids (and
+ * spans: {0, 0} for sentencepiece pieces); returns how many the text has
+ * (> max: cut) or -1. */
+int tf_text_ids(const TfModel *m, int tgt, const char *text, int *ids, TokSpan *spans, int max,
+                int *n_unk, TfErr *err);
+/* The language tag ">>lang<<" (lang given bare or with its >> <<) when the
+ * vocabulary holds it; else -1 with err naming the tag and some it has. */
+int tf_lang_tag(const TfModel *m, const char *lang, char *tag, size_t cap, TfErr *err);
 long tf_text_decode(const TfModel *m, const int *ids, int n, char **out, TfErr *err);
 
 

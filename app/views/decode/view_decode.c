@@ -33,12 +33,15 @@ const float DEC_ALPHAS[DEC_N_ALPHA] = {0.0f, 0.6f, 1.0f};
 
 const char *dec_tok(const Scene *sc, int id)
 {
-    return vocab_token(&sc->model->tgt_vocab, id);
+    static char buf[8][VOCAB_MAX_TOKEN_BYTES + 1]; /* a few alive at once (one frame's labels) */
+    static int next;
+    next = (next + 1) % 8;
+    return view_token(&sc->model->tgt_vocab, id, buf[next], sizeof buf[next]);
 }
 
 int dec_gen_input(const DecodeUi *d, int s)
 {
-    return s <= 0 ? TOK_BOS : d->gen.ids[s - 1];
+    return s <= 0 ? d->start_id : d->gen.ids[s - 1];
 }
 
 /* ---- computing: only when the input, the model or a setting changed ---- */
@@ -124,7 +127,7 @@ static int teacher_force(const Scene *sc, DecodeUi *d, const int *target, int n,
         return -1;
     int T = n + 1, V = sc->model->cfg.tgt_vocab;
     d->tf_n = T;
-    d->tf_in[0] = TOK_BOS;
+    d->tf_in[0] = cfg_start_id(&sc->model->cfg);
     memcpy(d->tf_in + 1, target, (size_t)n * sizeof(int));
     /* B = 1: the mask is (T, T), the same in every layer */
     memcpy(d->tf_mask, d->tr.dec[0].sa.mask, (size_t)T * T * sizeof(float));
@@ -165,6 +168,8 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->S = sc->ses->src_n[b] < dec_cap(d) ? sc->ses->src_n[b] : dec_cap(d);
     memcpy(d->src, sc->ses->src_ids[b], (size_t)d->S * sizeof(int));
     d->max_out = decode_max_out(sc->model, &d->tr, d->S);
+    d->start_id = cfg_start_id(&sc->model->cfg);
+    d->eos_id = cfg_eos_id(&sc->model->cfg);
     dec_exp_apply(sc, d); /* the experiment, unless D shows the normal pass */
     if (dec_generate(sc, d, &err)) { /* greedy, with the tokens the learner forced */
         snprintf(d->err, sizeof d->err, "%s", err.msg);
@@ -177,7 +182,7 @@ static void compute(const Scene *sc, DecodeUi *d)
         rc = teacher_force(sc, d, sc->ses->tgt_ids[0] + 1, sc->ses->tgt_n[0] - 1, &err);
     } else {
         int n = d->gen.n;
-        if (n > 0 && d->gen.ids[n - 1] == TOK_EOS)
+        if (n > 0 && d->gen.ids[n - 1] == d->eos_id)
             n--;
         rc = teacher_force(sc, d, d->gen.ids, n, &err);
     }
@@ -428,7 +433,7 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
         dec_unforce(d);
     char buf[160];
     int n = d->gen.n;
-    int ended = n > 0 && d->gen.ids[n - 1] == TOK_EOS;
+    int ended = n > 0 && d->gen.ids[n - 1] == d->eos_id;
     if (d->shown < n)
         snprintf(buf, sizeof buf, _("%d of %d tokens generated"), d->shown, n);
     else if (ended)

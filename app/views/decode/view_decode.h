@@ -101,6 +101,7 @@ typedef struct DecodeUi {
 
     /* greedy generation, every step's attention rows and top-k kept */
     DecodeResult gen;
+    int start_id, eos_id; /* the model's decoder start and </s> (<bos>/<eos>, or MarianMT's <pad>/</s>) */
     int diverge;          /* first position where generation leaves the
                              reference (-1: it never does, or no reference) */
     int contrast;         /* a later position where teacher forcing and

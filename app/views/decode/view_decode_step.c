@@ -37,8 +37,9 @@ static void attn_row(const Scene *sc, const DecodeStep *st, RowKind kind, int n,
 
 static const char *row_label(const Scene *sc, const DecodeUi *d, RowKind kind, int j)
 {
+    static char buf[VOCAB_MAX_TOKEN_BYTES + 1];
     return kind == ROW_SELF ? dec_tok(sc, dec_gen_input(d, j))
-                            : vocab_token(&sc->model->src_vocab, d->src[j]);
+                            : view_token(&sc->model->src_vocab, d->src[j], buf, sizeof buf);
 }
 
 static float luminance(Color c)

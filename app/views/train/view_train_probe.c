@@ -252,8 +252,8 @@ static RenImage *attn_image(ViewCtx *v, TrainUi *u, const TfView *tv, int layer,
 static void set_cell_hover(ViewCtx *v, TrainUi *u, const TfView *tv, int r, int c)
 {
     char rl[128], cl[128];
-    tf_view_label(&u->ptr, &u->pm, tv, 0, r, rl, sizeof rl);
-    tf_view_label(&u->ptr, &u->pm, tv, 1, c, cl, sizeof cl);
+    view_tok_label(&u->ptr, &u->pm, tv, 0, r, rl, sizeof rl);
+    view_tok_label(&u->ptr, &u->pm, tv, 1, c, cl, sizeof cl);
     ui_hover_own(v, tf_view_at(tv, r, c), _("step %lld · layer %d head %d · '%s' → '%s'"), u->shown_step,
              tv->layer + 1, tv->head + 1, rl, cl);
 }
@@ -277,7 +277,7 @@ static void draw_labels(ViewCtx *v, TrainUi *u, const TfView *tv, Rect grid, flo
     int last[2] = {-(1 << 30), -(1 << 30)};
     char buf[128];
     for (int i = 0; i < n; i++) {
-        tf_view_label(&u->ptr, &u->pm, tv, axis, i, buf, sizeof buf);
+        view_tok_label(&u->ptr, &u->pm, tv, axis, i, buf, sizeof buf);
         int w = ren_text_width(f, buf);
         if (axis) {
             int x = grid.x + (int)lroundf((i + 0.5f) * c) - w / 2;
@@ -315,7 +315,7 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
     int lab_w = 0;
     char buf[128];
     for (int i = 0; i < tv.rows; i++) {
-        int w = ren_text_width(sf, tf_view_label(&u->ptr, &u->pm, &tv, 0, i, buf, sizeof buf));
+        int w = ren_text_width(sf, view_tok_label(&u->ptr, &u->pm, &tv, 0, i, buf, sizeof buf));
         lab_w = w > lab_w ? w : lab_w;
     }
     lab_w += ui_px(v->g, 10);

@@ -234,6 +234,58 @@ static void test_folder_tokenizer(void **state)
     expect_true(strstr(err.msg, "source.spm") && !strchr(err.msg, '\n'), "one line naming it");
 }
 
+/* A folder with one spm file of the two names the other; the JSON readers
+ * over memory (the fuzzer's entry) allocate what the input holds, not what
+ * its largest id or vocab_size claims. */
+static void test_spm_pair_and_memory(void **state)
+{
+    (void)state;
+    char dir[256], cmd[1024];
+    broken_copy(dir, sizeof dir, "one_spm", "README", "x");
+    snprintf(cmd, sizeof cmd, "cp " MFIX "spm/source.spm '%s'", dir);
+    expect_true(system(cmd) == 0, "copy");
+    TfModel m;
+    TfErr err;
+    expect_true(tf_model_open(dir, &m, &err) != 0 && strstr(err.msg, "target.spm is missing") &&
+                    !strchr(err.msg, '\n'), "names the missing target.spm: %s", err.msg);
+    Vocab v;
+    const char *sparse = "{\"</s>\": 0, \"x\": 999999}";
+    expect_true(marian_vocab_parse(sparse, strlen(sparse), &v, 0, &err) != 0 && strstr(err.msg, "only 2 pieces"),
+                "a far id in a short file is refused: %s", err.msg);
+    expect_true(marian_vocab_parse(sparse, strlen(sparse), &v, 65001, &err) != 0, "so is a large vocab_size");
+    const char *ok = "{\"</s>\": 0, \"<unk>\": 1, \"<pad>\": 2}";
+    expect_true(marian_vocab_parse(ok, strlen(ok), &v, 0, &err) == 0 && v.n == 3, "a whole one loads: %s", err.msg);
+    vocab_free(&v);
+    TfConfig c;
+    const char *cfg = CFG_HEAD "\"encoder_ffn_dim\": 32, \"decoder_ffn_dim\": 32, \"activation_function\": \"gelu\"}";
+    expect_true(marian_config_parse(cfg, strlen(cfg), NULL, 0, &c, &err) == 0 && c.act == TF_ACT_GELU &&
+                    c.tgt_vocab == 48 && c.pe_layout == TF_PE_HALVES, "the config parses from memory: %s", err.msg);
+    expect_true(marian_config_parse("{", 1, NULL, 0, &c, &err) != 0 && strstr(err.msg, "config.json"), "%s", err.msg);
+}
+
+/* A stored table that is not the formula is the one used (the port's
+ * numbers), its distance is in the metadata, and convert refuses it; the
+ * Hub's F16 table is the formula to its rounding. */
+static void test_stored_table(void **state)
+{
+    (void)state;
+    torch_compare(MFIX "pe_stored_other", MFIX "pe_stored_other/forward.ref");
+    greedy_compare(MFIX "pe_stored_other", MFIX "pe_stored_other");
+    TfModel m;
+    TfErr err;
+    expect_true(tf_model_open(MFIX "pe_stored_other", &m, &err) == 0, "loads: %s", err.msg);
+    const char *d = model_meta_get(&m, "marian.pe_stored_diff");
+    expect_true(d && atof(d) > 0.05, "far from the formula: %s", d ? d : "(none)");
+    model_free(&m);
+    expect_true(tf_model_open(MFIX "relu_f16_hub", &m, &err) == 0, "loads: %s", err.msg);
+    d = model_meta_get(&m, "marian.pe_stored_diff");
+    expect_true(d && atof(d) > 0 && atof(d) <= MARIAN_PE_SAME, "the formula to F16's rounding: %s", d ? d : "(none)");
+    model_free(&m);
+    expect_true(tf_model_open(MFIX "swish_f32", &m, &err) == 0 && !model_meta_get(&m, "marian.pe_stored_diff"),
+                "no table, no distance");
+    model_free(&m);
+}
+
 static void test_training_refused(void **state)
 {
     (void)state;
@@ -262,5 +314,7 @@ int main(void)
            cmocka_unit_test(test_converted_matches_port),
            cmocka_unit_test(test_bad_dirs),
            cmocka_unit_test(test_folder_tokenizer),
+           cmocka_unit_test(test_spm_pair_and_memory),
+           cmocka_unit_test(test_stored_table),
            cmocka_unit_test(test_training_refused));
 }
