@@ -327,7 +327,7 @@ static int draw_dist(ViewCtx *v, DecodeUi *d, Rect rc)
     char buf[300];
     snprintf(buf, sizeof buf,
              _("after '%s' (step %d): softmax(z/T) over the %d tokens top-k and top-p keep; the thin mark is T = 1"),
-             dec_tok(sc, at > 0 ? d->gen.ids[at - 1] : TOK_BOS), at + 1, n_set);
+             dec_tok(sc, at > 0 ? d->gen.ids[at - 1] : cfg_start_id(&sc->model->cfg)), at + 1, n_set);
     ui_text_fit(v->r, g->small, buf, rc.x, rc.y, rc.w, th->dim);
     int y = rc.y + sh + ui_px(g, 4), rh = lh + ui_px(g, 3);
     int id[SHOW_K];
