@@ -12,6 +12,10 @@ typedef void (*CheckFn)(const char *msg, void *user);
 
 /* Directives of one lesson against a model config; returns problems found. */
 int lesson_check_view(const Lesson *l, const TfConfig *cfg, CheckFn report, void *user);
+/* The steps with a @predict or hidden source positions run through the
+ * model in model_file as the window runs them: the query is a token of the
+ * sentence, the positions inside it. */
+int lesson_check_run(const Lesson *l, const char *model_file, CheckFn report, void *user);
 /* Same lessons, steps, directives and quizzes in both languages. */
 int lesson_check_pair(const Lesson *en, const Lesson *other, CheckFn report, void *user);
 /* Every character of the lesson has a glyph in font (NULL skips). */

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "file.h"
+#include "stage.h"
+#include "trace.h"
 #include "vocab.h"
 
 /* ---- small string helpers ---- */
@@ -126,6 +128,174 @@ static int add_directive_text(Parser *p, const char *key, const char *v, size_t 
     return 0;
 }
 
+
+/* A number from 0 (layers, heads and positions as on the command line). */
+static int parse_index(const char *v, size_t n, int *out)
+{
+    if (n == 0 || n > 4)
+        return -1;
+    int x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] < '0' || v[i] > '9')
+            return -1;
+        x = x * 10 + (v[i] - '0');
+    }
+    *out = x;
+    return 0;
+}
+
+/* "enc:L:H", "dec:L:H" or "cross:L:H" */
+static int parse_head_ref(const char *v, size_t n, TfHeadRef *h)
+{
+    static const char *KINDS[3] = {"enc", "dec", "cross"};
+    const char *c1 = memchr(v, ':', n);
+    const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(v + n - c1 - 1)) : NULL;
+    if (!c2)
+        return -1;
+    h->kind = -1;
+    for (int k = 0; k < 3; k++)
+        if ((size_t)(c1 - v) == strlen(KINDS[k]) && memcmp(v, KINDS[k], (size_t)(c1 - v)) == 0)
+            h->kind = k;
+    if (h->kind < 0 || parse_index(c1 + 1, (size_t)(c2 - c1 - 1), &h->layer) ||
+        parse_index(c2 + 1, (size_t)(v + n - c2 - 1), &h->head))
+        return -1;
+    return 0;
+}
+
+/* The next space-separated word of v[*i..n): its start and length. */
+static size_t next_word(const char *v, size_t n, size_t *i, const char **w)
+{
+    while (*i < n && (v[*i] == ' ' || v[*i] == '\t'))
+        (*i)++;
+    *w = v + *i;
+    size_t s = *i;
+    while (*i < n && v[*i] != ' ' && v[*i] != '\t')
+        (*i)++;
+    return *i - s;
+}
+
+static int word_is(const char *w, size_t k, const char *lit)
+{
+    return k == strlen(lit) && memcmp(w, lit, k) == 0;
+}
+
+static int fail_word(Parser *p, const char *fmt, const char *w, size_t k)
+{
+    char word[64];
+    snprintf(word, sizeof word, "%.*s", (int)(k < 60 ? k : 60), w);
+    return fail(p, fmt, word);
+}
+
+/* @experiment FLAGS: the command line's experiment flags without the dashes;
+ * they replace the flags in force. */
+static int experiment_directive(Parser *p, const char *v, size_t n)
+{
+    LessonView *c = &p->cur;
+    TfExperiment e;
+    memset(&e, 0, sizeof e);
+    int cmp = LESSON_CMP_EXP, none = 0, words = 0, cmp_set = 0;
+    size_t i = 0;
+    const char *w;
+    size_t k;
+    if (n == 0)
+        return fail(p, "%s", "@experiment needs flags: no-scale no-pe no-causal ablate P:L:H hide-src I "
+                             "compare normal, or none");
+    while ((k = next_word(v, n, &i, &w)) > 0) {
+        words++;
+        if (word_is(w, k, "none"))
+            none = 1;
+        else if (word_is(w, k, "no-scale"))
+            e.no_scale = 1;
+        else if (word_is(w, k, "no-pe"))
+            e.no_pe = 1;
+        else if (word_is(w, k, "no-causal"))
+            e.no_causal = 1;
+        else if (word_is(w, k, "compare") || word_is(w, k, "normal")) {
+            int want = w[0] == 'c' ? LESSON_CMP_DIFF : LESSON_CMP_NORMAL;
+            if (cmp_set && cmp != want)
+                return fail(p, "%s", "@experiment: compare and normal are two D modes; give one");
+            cmp = want;
+            cmp_set = 1;
+        } else if (word_is(w, k, "ablate")) {
+            TfHeadRef h;
+            const char *a;
+            size_t ak = next_word(v, n, &i, &a);
+            if (ak == 0 || parse_head_ref(a, ak, &h))
+                return fail(p, "%s", "@experiment ablate needs enc:L:H, dec:L:H or cross:L:H (L and H from 0)");
+            if (e.n_ablate >= TF_EXP_MAX_ABLATE)
+                return fail(p, "@experiment: at most %s heads can be ablated", "64");
+            e.ablate[e.n_ablate++] = h;
+        } else if (word_is(w, k, "hide-src")) {
+            const char *a;
+            size_t ak = next_word(v, n, &i, &a);
+            int pos;
+            if (ak == 0 || parse_index(a, ak, &pos))
+                return fail(p, "%s", "@experiment hide-src needs a source position from 0");
+            if (e.n_hide >= TF_EXP_MAX_HIDE)
+                return fail(p, "@experiment: at most %s positions can be hidden", "64");
+            e.hide_src[e.n_hide++] = pos;
+        } else {
+            return fail_word(p, "unknown @experiment flag '%s' (no-scale no-pe no-causal ablate hide-src "
+                                "compare normal none)", w, k);
+        }
+    }
+    if (none && words > 1)
+        return fail(p, "%s", "@experiment none clears the experiment: give it alone");
+    if (!none && tf_exp_is_none(&e))
+        return fail(p, "%s", "@experiment compare/normal needs an experiment flag to compare with");
+    c->has_exp = 1;
+    c->exp = e;
+    c->cmp = cmp;
+    c->exp_line = p->line;
+    return 0;
+}
+
+static int pane_directive(Parser *p, const char *v, size_t n)
+{
+    static const char *PANES[3] = {"gen", "step", "beam"};
+    for (int k = 0; k < 3; k++)
+        if (word_is(v, n, PANES[k])) {
+            snprintf(p->cur.pane, sizeof p->cur.pane, "%s", PANES[k]);
+            p->cur.pane_line = p->line;
+            return 0;
+        }
+    return fail(p, "%s", "@pane needs gen, step or beam");
+}
+
+/* @predict row QUERY | @predict next [QUERY]: one step only. */
+static int predict_directive(Parser *p, const char *v, size_t n)
+{
+    LessonPredict *pr = &p->step->predict;
+    if (pr->kind)
+        return fail(p, "%s", "a step has at most one @predict");
+    if (p->step->has_quiz)
+        return fail(p, "%s", "a step has a @quiz or a @predict, not both");
+    size_t i = 0;
+    const char *w, *q;
+    size_t k = next_word(v, n, &i, &w);
+    while (i < n && (v[i] == ' ' || v[i] == '\t'))
+        i++;
+    q = v + i;
+    size_t qn = n - i;
+    if (word_is(w, k, "row")) {
+        if (qn == 0)
+            return fail(p, "%s", "@predict row needs the query: a token of the sentence, or #N (from 1)");
+        pr->kind = LESSON_PREDICT_ROW;
+    } else if (word_is(w, k, "next")) {
+        pr->kind = LESSON_PREDICT_NEXT;
+    } else {
+        return fail(p, "%s", "@predict needs row QUERY or next");
+    }
+    if (qn && q[0] == '#') {
+        int pos;
+        if (parse_index(q + 1, qn - 1, &pos) || pos < 1)
+            return fail(p, "%s", "@predict: #N counts positions from 1");
+    }
+    pr->line = p->line;
+    p->in_quiz = 0;
+    return qn ? set_str(p, &pr->query, q, qn) : 0;
+}
+
 static int view_directive(Parser *p, const char *key, const char *v, size_t n)
 {
     LessonView *c = &p->cur;
@@ -166,6 +336,15 @@ static int view_directive(Parser *p, const char *key, const char *v, size_t n)
             return fail(p, "%s", "@highlight needs a token");
         if (set_str(p, &c->highlight, v, n))
             return -1;
+    } else if (strcmp(key, "pane") == 0) {
+        if (pane_directive(p, v, n))
+            return -1;
+    } else if (strcmp(key, "experiment") == 0) {
+        if (experiment_directive(p, v, n))
+            return -1;
+    } else if (strcmp(key, "predict") == 0) {
+        if (predict_directive(p, v, n))
+            return -1;
     } else {
         return 1; /* not a view directive */
     }
@@ -178,6 +357,8 @@ static int quiz_directive(Parser *p, const char *key, const char *v, size_t n)
     if (strcmp(key, "quiz") == 0) {
         if (p->step->has_quiz)
             return fail(p, "%s", "a step has at most one @quiz");
+        if (p->step->predict.kind)
+            return fail(p, "%s", "a step has a @quiz or a @predict, not both");
         if (n == 0)
             return fail(p, "%s", "@quiz needs a question");
         p->step->has_quiz = 1;
@@ -200,9 +381,16 @@ static int quiz_directive(Parser *p, const char *key, const char *v, size_t n)
             q->answer = q->n_choices;
         return set_str(p, &q->choices[q->n_choices++], v, n);
     }
+    if (strcmp(key, "explain") == 0 && p->step->predict.kind) {
+        if (n == 0)
+            return fail(p, "%s", "@explain needs text");
+        if (p->step->predict.explain)
+            return fail(p, "%s", "a @predict has one @explain; this is the second");
+        return set_str(p, &p->step->predict.explain, v, n);
+    }
     if (strcmp(key, "explain") == 0) {
         if (!p->in_quiz)
-            return fail(p, "%s", "@explain outside a quiz");
+            return fail(p, "%s", "@explain outside a quiz or a @predict");
         if (q->explain)
             return fail(p, "%s", "a quiz has one @explain; this is the second");
         return set_str(p, &q->explain, v, n);
@@ -360,8 +548,8 @@ int lesson_parse(Lesson *l, const char *text, size_t len, const char *path,
     id_from_path(l, path);
     if (len > LESSON_MAX_BYTES)
         return tf_fail(err, "%s: larger than %d bytes", path, LESSON_MAX_BYTES);
-    Parser p = {.l = l, .path = path, .cur = {"", "", -2, -2, -2, NULL, NULL, NULL},
-                .blank = 1, .err = err};
+    Parser p = {.l = l, .path = path, .blank = 1, .err = err};
+    p.cur.layer = p.cur.head = p.cur.batch = -2;
     /* a UTF-8 byte order mark, as some editors write, is not text */
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
         text += 3;
@@ -442,6 +630,8 @@ static void free_step(LessonStep *s)
     free(s->directives);
     free(s->quiz.question);
     free(s->quiz.explain);
+    free(s->predict.query);
+    free(s->predict.explain);
     for (int i = 0; i < s->quiz.n_choices; i++)
         free(s->quiz.choices[i]);
     free(s->view.src);
@@ -543,4 +733,65 @@ int lessons_find(const LessonSet *set, const char *id)
         if (strcmp(set->lessons[i].id, id) == 0)
             return i;
     return -1;
+}
+
+/* ---- @predict against a computed trace ---- */
+
+int lesson_predict_stage_ok(int stage, int *decoder)
+{
+    if (stage < 0 || stage >= ST_COUNT)
+        return 0;
+    StageKind k = stage_info((StageId)stage)->kind;
+    if (k != SK_SCORES && k != SK_WEIGHTS)
+        return 0;
+    if (decoder)
+        *decoder = (stage_info((StageId)stage)->flags & SF_DECODER) != 0;
+    return 1;
+}
+
+int lesson_predict_row(const LessonPredict *p, const TfTrace *tr, const Vocab *voc, int decoder, int b)
+{
+    if (b < 0 || b >= tr->B)
+        return -1;
+    int n = decoder ? tr->tgt_len[b] : tr->src_len[b];
+    const int *ids = decoder ? tr->tgt_ids + (size_t)b * tr->T : tr->src_ids + (size_t)b * tr->S;
+    const char *q = p->query;
+    if (!q || !q[0])
+        return n > 0 ? 0 : -1;
+    if (q[0] == '#') {
+        int pos = atoi(q + 1);
+        return pos >= 1 && pos <= n ? pos - 1 : -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (strcmp(vocab_token(voc, ids[i]), q) == 0)
+            return i;
+    return -1;
+}
+
+int lesson_predict_answer(const TfTrace *tr, int kind, int stage, int layer, int head, int b, int row)
+{
+    TfErr err;
+    TfView v;
+    if (kind == LESSON_PREDICT_NEXT) {
+        if (tf_view(tr, ST_OUT_PROBS, 0, -1, b, &v, &err) || row < 0 || row >= v.rows)
+            return -1;
+    } else {
+        if (!lesson_predict_stage_ok(stage, NULL))
+            return -1;
+        /* the weights of the same attention: the argmax over the keys the
+         * mask lets through, also when the scores are shown */
+        StageId w = stage_attn_part(stage_attn_block((StageId)stage), AP_WEIGHTS);
+        if (tf_view(tr, w, layer, head < 0 ? 0 : head, b, &v, &err) || row < 0 || row >= v.rows)
+            return -1;
+    }
+    int best = -1;
+    float bv = 0;
+    for (int c = 0; c < v.cols; c++) {
+        float x = tf_view_at(&v, row, c);
+        if (best < 0 || x > bv) {
+            best = c;
+            bv = x;
+        }
+    }
+    return best;
 }

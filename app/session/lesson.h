@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "experiment.h"
 
 #define LESSON_MAX_CHOICES 8
 #define LESSON_MAX_STEPS 64
@@ -21,6 +22,9 @@ typedef struct LessonQuiz {
     int line;
 } LessonQuiz;
 
+/* What D shows while an @experiment is on (the App's CMP_* values). */
+enum { LESSON_CMP_EXP = 0, LESSON_CMP_NORMAL = 1, LESSON_CMP_DIFF = 2 };
+
 /* What a step shows: every field as resolved after carrying the earlier
  * steps' directives forward. Unset values are empty strings / -2. */
 typedef struct LessonView {
@@ -31,7 +35,26 @@ typedef struct LessonView {
     int batch;       /* 0-based, -2 unset */
     char *src, *tgt; /* NULL unset; tgt "" means cleared */
     char *highlight; /* NULL unset */
+    char pane[8];    /* the decode view's pane: gen, step, beam; "" unset */
+    int pane_line;   /* line of the @pane in force, 0 none */
+    int has_exp;     /* an @experiment is in force ("none" included) */
+    TfExperiment exp; /* its flags, layers, heads and positions as written
+                         (from 0); lessons --check checks the ranges */
+    int cmp;         /* LESSON_CMP_*: compare, normal, or the experiment */
+    int exp_line;    /* line of the @experiment in force, 0 none */
 } LessonView;
+
+/* Predict-then-reveal (one step, not carried over): the values are hidden
+ * until the learner clicks what they expect. */
+enum { LESSON_PREDICT_NONE = 0, LESSON_PREDICT_ROW, LESSON_PREDICT_NEXT };
+typedef struct LessonPredict {
+    int kind;        /* LESSON_PREDICT_* */
+    char *query;     /* row: the query's token text or "#N" (N from 1);
+                        next: the same for the decoder input row whose next
+                        token is predicted, NULL for the first (<bos>) */
+    char *explain;   /* shown after the reveal; may be NULL */
+    int line;
+} LessonPredict;
 
 typedef struct LessonStep {
     char *title;
@@ -39,6 +62,7 @@ typedef struct LessonStep {
     char *try_text;      /* NULL when none */
     LessonQuiz quiz;
     int has_quiz;
+    LessonPredict predict;
     LessonView view;
     char *directives;    /* this step's own view directives, canonical, to
                             compare the languages */
@@ -73,5 +97,23 @@ int lessons_load_dir(LessonSet *set, const char *dir, LessonErrFn on_error,
                      void *user, int *n_bad);
 void lessons_free(LessonSet *set);
 int lessons_find(const LessonSet *set, const char *id);
+
+/* ---- @predict against what the model computed (no SDL) ---- */
+struct TfTrace;
+struct Vocab;
+/* Is the stage a heatmap @predict row can hide a row of (the scores or
+ * weights of one attention head)? Sets *decoder when its rows are the
+ * decoder's inputs. */
+int lesson_predict_stage_ok(int stage, int *decoder);
+/* The row p names in sentence b: query tokens are the source (decoder 0)
+ * or the decoder input (<bos> + target). Returns the 0-based row, or -1
+ * when the sentence has no such token. */
+int lesson_predict_row(const LessonPredict *p, const struct TfTrace *tr, const struct Vocab *voc,
+                       int decoder, int b);
+/* The answer: for a row, the key column of the largest weight of that row
+ * (weights of the stage's attention, head, layer, sentence b); for next,
+ * the most probable next token after decoder input row `row`. -1 on error. */
+int lesson_predict_answer(const struct TfTrace *tr, int kind, int stage, int layer, int head, int b,
+                          int row);
 
 #endif

@@ -35,6 +35,7 @@ typedef enum ViewId {
     VIEW_OUTPUT,   /* top-k output probabilities per position */
     VIEW_DECODE,   /* teacher forcing beside autoregressive decoding */
     VIEW_TRAIN,    /* live training */
+    VIEW_COST,     /* what a layer costs against n, measured (view_cost.c) */
     VIEW_COUNT
 } ViewId;
 
@@ -221,7 +222,13 @@ void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)
  * views fall back to. */
 void view_matrix(ViewCtx *v);
 extern const ViewDef VIEW_MATRIX_DEF, VIEW_HEADS_DEF, VIEW_LINES_DEF, VIEW_MASK_DEF, VIEW_PE_DEF,
-    VIEW_NORM_DEF, VIEW_FFN_DEF, VIEW_OUTPUT_DEF, VIEW_DECODE_DEF, VIEW_TRAIN_DEF;
+    VIEW_NORM_DEF, VIEW_FFN_DEF, VIEW_OUTPUT_DEF, VIEW_DECODE_DEF, VIEW_TRAIN_DEF, VIEW_COST_DEF;
+/* the cost view (view_cost.c): bytes the trace records for one layer's
+ * self-attention and FFN at n tokens; the lengths measured so far and the
+ * figures of the k-th (n = 8 << k) */
+void cost_bytes(int n, int C, int NH, int F, double *attn, double *ffn);
+int view_cost_result(const void *cost_state, int k, double *attn_s, double *ffn_s, double *attn_b,
+                     double *ffn_b);
 
 /* Pure helpers of the views, used by them and tested directly. */
 /* R(k·ω_pair) and R·PE(pos) for one sin/cos pair of the table (view_pe.c) */

@@ -70,6 +70,7 @@ int app_view_choices(const App *a, ViewId *out)
         out[n++] = VIEW_HEADS;
     out[n++] = VIEW_DECODE;
     out[n++] = VIEW_TRAIN;
+    out[n++] = VIEW_COST;
     return n;
 }
 

@@ -1,0 +1,259 @@
+/* test_lesson_directives.c - the directives of issue 14 in the parser
+ * (app/session/lesson.c) and in `lessons --check` (app/cli/lesson_check.c):
+ * @pane, @view cost, @experiment, @predict row|next with its @explain.
+ *
+ * Good lines parse into the step's view (carried over where they should be,
+ * for one step where not); each bad line of a table gives "file:line:
+ * reason" on its own line; the checker reports, against the en2zh model and
+ * the step's sentence, an ablated layer or head out of range, a hidden
+ * position past the source, a @pane without the decode view, a @predict on
+ * a view that cannot show it, and a query that is not a token of the
+ * sentence. Run from the repository root (it reads assets/models). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "lesson.h"
+#include "lesson_check.h"
+#include "stage.h"
+#include "test_util.h"
+#include "vocab.h"
+
+#define MODEL "assets/models/en2zh.safetensors"
+
+typedef struct Msgs {
+    int n;
+    char text[4096];
+} Msgs;
+
+static void collect(const char *msg, void *user)
+{
+    Msgs *m = user;
+    size_t used = strlen(m->text);
+    if (used + strlen(msg) + 2 < sizeof m->text)
+        snprintf(m->text + used, sizeof m->text - used, "%s\n", msg);
+    m->n++;
+}
+
+static const char *GOOD =
+    "@title New directives\n"                       /* 1 */
+    "@step Predict a row\n"                         /* 2 */
+    "@stage enc.self.weights\n"                     /* 3 */
+    "@head 2\n"                                     /* 4 */
+    "@src i love china\n"                           /* 5 */
+    "@predict row love\n"                           /* 6 */
+    "@explain Most of its weight goes to china.\n"  /* 7 */
+    "Click the key.\n"                              /* 8 */
+    "@step Beam\n"                                  /* 9 */
+    "@view decode\n"                                /* 10 */
+    "@pane beam\n"                                  /* 11 */
+    "@experiment no-scale ablate enc:0:1 ablate cross:1:3 hide-src 2 compare\n" /* 12 */
+    "The tree.\n"                                   /* 13 */
+    "@step Next\n"                                  /* 14 */
+    "@pane gen\n"                                   /* 15 */
+    "@predict next #2\n"                            /* 16 */
+    "What comes next?\n"                            /* 17 */
+    "@step Clear\n"                                 /* 18 */
+    "@view cost\n"                                  /* 19 */
+    "@experiment none\n"                            /* 20 */
+    "Cost.\n";                                      /* 21 */
+
+static void test_parse_good(void **state)
+{
+    (void)state;
+    Lesson l;
+    TfErr err = {{0}};
+    int rc = lesson_parse(&l, GOOD, strlen(GOOD), "x/05-new.txt", &err);
+    expect_true(rc == 0, "the example parses: %s", err.msg);
+    const LessonStep *s = l.steps;
+    expect_true(s[0].predict.kind == LESSON_PREDICT_ROW && strcmp(s[0].predict.query, "love") == 0 &&
+                    s[0].predict.line == 6 && s[0].predict.explain &&
+                    strcmp(s[0].predict.explain, "Most of its weight goes to china.") == 0,
+                "step 1: @predict row love at line 6 with its explanation, got kind %d '%s' line %d",
+                s[0].predict.kind, s[0].predict.query ? s[0].predict.query : "(null)", s[0].predict.line);
+    expect_true(!s[0].has_quiz && !s[0].view.has_exp && !s[0].view.pane[0],
+                "step 1 has no quiz, no experiment, no pane");
+    const LessonView *v = &s[1].view;
+    expect_true(strcmp(v->pane, "beam") == 0 && v->pane_line == 11, "step 2: pane beam from line 11, got '%s' %d",
+                v->pane, v->pane_line);
+    expect_true(v->has_exp && v->exp.no_scale && !v->exp.no_pe && v->exp.n_ablate == 2 && v->exp.n_hide == 1 &&
+                    v->exp.hide_src[0] == 2 && v->cmp == LESSON_CMP_DIFF && v->exp_line == 12,
+                "step 2: no-scale, 2 ablated heads, hide-src 2, compare, from line 12; got %d %d %d %d %d line %d",
+                v->exp.no_scale, v->exp.n_ablate, v->exp.n_hide, v->exp.hide_src[0], v->cmp, v->exp_line);
+    expect_true(v->exp.ablate[1].kind == TF_ATTN_CROSS && v->exp.ablate[1].layer == 1 && v->exp.ablate[1].head == 3,
+                "cross:1:3 is cross-attention layer 1 head 3, got %d:%d:%d", v->exp.ablate[1].kind,
+                v->exp.ablate[1].layer, v->exp.ablate[1].head);
+    expect_true(s[1].predict.kind == LESSON_PREDICT_NONE, "@predict is not carried over");
+    v = &s[2].view;
+    expect_true(strcmp(v->pane, "gen") == 0 && v->has_exp && v->exp.n_ablate == 2 && strcmp(v->view, "decode") == 0,
+                "step 3 keeps the experiment and the view, and has pane gen: '%s' %d '%s'", v->pane, v->exp.n_ablate,
+                v->view);
+    expect_true(s[2].predict.kind == LESSON_PREDICT_NEXT && strcmp(s[2].predict.query, "#2") == 0,
+                "step 3: @predict next #2");
+    v = &s[3].view;
+    expect_true(v->has_exp && tf_exp_is_none(&v->exp) && v->cmp == LESSON_CMP_EXP && strcmp(v->view, "cost") == 0,
+                "step 4: @experiment none clears everything, view cost; got none %d cmp %d view '%s'",
+                tf_exp_is_none(&v->exp), v->cmp, v->view);
+    expect_true(s[1].directives && strstr(s[1].directives, "@pane beam\n") &&
+                    strstr(s[1].directives, "@experiment no-scale ablate"),
+                "the new directives are among the step's own (compared across languages): '%s'", s[1].directives);
+    expect_true(s[0].directives && strstr(s[0].directives, "@predict row love\n"), "and @predict: '%s'",
+                s[0].directives);
+    lesson_free(&l);
+}
+
+typedef struct BadLine {
+    const char *lines; /* after "@title T\n@step S\ntext\n" (lines 1-3) */
+    int line;
+    const char *phrase;
+} BadLine;
+
+static const BadLine BAD[] = {
+    {"@pane tree\n", 4, "@pane needs gen, step or beam"},
+    {"@pane\n", 4, "@pane needs"},
+    {"@experiment\n", 4, "@experiment needs flags"},
+    {"@experiment no-scale no-dropout\n", 4, "unknown @experiment flag 'no-dropout'"},
+    {"@experiment --no-scale\n", 4, "unknown @experiment flag '--no-scale'"},
+    {"@experiment ablate\n", 4, "ablate needs enc:L:H"},
+    {"@experiment ablate enc:1\n", 4, "ablate needs enc:L:H"},
+    {"@experiment ablate self:0:1\n", 4, "ablate needs enc:L:H"},
+    {"@experiment ablate enc:x:1\n", 4, "ablate needs enc:L:H"},
+    {"@experiment hide-src\n", 4, "hide-src needs a source position"},
+    {"@experiment hide-src -1\n", 4, "hide-src needs a source position"},
+    {"@experiment none no-pe\n", 4, "give it alone"},
+    {"@experiment compare\n", 4, "needs an experiment flag"},
+    {"@experiment no-pe compare normal\n", 4, "give one"},
+    {"@predict\n", 4, "@predict needs row QUERY or next"},
+    {"@predict column love\n", 4, "@predict needs row QUERY or next"},
+    {"@predict row\n", 4, "@predict row needs the query"},
+    {"@predict row #0\n", 4, "#N counts positions from 1"},
+    {"@predict row #x\n", 4, "#N counts positions from 1"},
+    {"@predict row a\n@predict next\n", 5, "at most one @predict"},
+    {"@quiz Q?\n@choice a\n@answer b\n@predict next\n", 7, "not both"},
+    {"@predict next\n@quiz Q?\n", 5, "not both"},
+    {"@predict next\n@explain a\n@explain b\n", 6, "one @explain; this is the second"},
+    {"@explain alone\n", 4, "@explain outside a quiz or a @predict"},
+};
+
+static void test_parse_bad(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "@title T\n@step S\ntext\n%s", BAD[i].lines);
+        Lesson l;
+        TfErr err = {{0}};
+        int rc = lesson_parse(&l, text, strlen(text), "bad/09-new.txt", &err);
+        char want[64];
+        snprintf(want, sizeof want, "bad/09-new.txt:%d: ", BAD[i].line);
+        expect_true(rc != 0, "'%s' is refused, but it parsed", BAD[i].lines);
+        expect_true(strncmp(err.msg, want, strlen(want)) == 0 && strstr(err.msg, BAD[i].phrase) &&
+                        !strchr(err.msg, '\n'),
+                    "'%s': one line starting '%s' saying '%s', got '%s'", BAD[i].lines, want, BAD[i].phrase, err.msg);
+    }
+}
+
+/* The checker on lessons that parse: each case's problems, by line. */
+typedef struct CheckCase {
+    const char *steps; /* after "@title T\n" */
+    const char *want;  /* a phrase of the report, or NULL: no problem */
+    int line;
+} CheckCase;
+
+static const CheckCase CHECKS[] = {
+    {"@step S\n@stage enc.self.weights\n@head 1\n@src i love china\n@predict row love\nx\n", NULL, 0},
+    {"@step S\n@stage enc.self.scores\n@head 1\n@src i love china\n@predict row #3\nx\n", NULL, 0},
+    {"@step S\n@stage dec.cross.weights\n@head 1\n@src i love china\n@tgt 我 爱 中国\n@predict row 爱\nx\n", NULL, 0},
+    {"@step S\n@view output\n@src i love china\n@predict next\nx\n", NULL, 0},
+    {"@step S\n@view decode\n@src i love china\n@predict next\nx\n", NULL, 0},
+    {"@step S\n@view decode\n@pane beam\n@experiment ablate dec:1:3 hide-src 2 compare\nx\n", NULL, 0},
+    {"@step S\n@view cost\nx\n", NULL, 0},
+    {"@step S\n@stage enc.self.weights\n@src i love china\n@predict row books\nx\n",
+     "@predict row books: the source has no such token (it reads: i love china; or #1..#3)", 5},
+    {"@step S\n@stage dec.self.weights\n@src i love china\n@tgt 我 爱 中国\n@predict row #5\nx\n",
+     "the decoder input has no such token (it reads: <bos> 我 爱 中国", 6},
+    {"@step S\n@stage enc.self.weights\n@head all\n@src i love china\n@predict row love\nx\n", "set @head N", 6},
+    {"@step S\n@stage enc.self.out\n@src i love china\n@predict row love\nx\n",
+     "@predict row needs the heatmap of attention scores or weights", 5},
+    {"@step S\n@stage enc.self.weights\n@view lines\n@src i love china\n@predict row love\nx\n",
+     "not enc.self.weights in view lines", 6},
+    {"@step S\n@view decode\n@pane beam\n@src i love china\n@predict next\nx\n", "@predict next needs the output view", 6},
+    {"@step S\n@view matrix\n@stage enc.input\n@src i love china\n@predict next\nx\n", "@predict next needs the output view", 6},
+    {"@step S\n@view output\n@predict next\nx\n", "@predict needs the sentence it is about: give @src", 4},
+    {"@step S\n@stage enc.input\n@pane beam\nx\n", "@pane beam is the decode view's", 4},
+    {"@step S\n@view decode\n@experiment ablate enc:2:0\nx\n", "ablate enc:2:0: the en2zh model has layers 0..1", 4},
+    {"@step S\n@view decode\n@experiment ablate cross:0:8\nx\n", "ablate cross:0:8: the en2zh model has heads 0..7", 4},
+    {"@step S\n@view decode\n@src i love china\n@experiment hide-src 3\nx\n",
+     "@experiment hide-src 3: the source has 3 tokens (positions 0..2)", 5},
+    {"@step S\n@view nonsense\nx\n", "unknown view 'nonsense'", 2},
+};
+
+static void test_check(void **state)
+{
+    (void)state;
+    TfModel m;
+    TfErr err;
+    expect_true(ckpt_load(&m, MODEL, &err) == 0, "%s loads (run from the repository root): %s", MODEL, err.msg);
+    for (size_t i = 0; i < sizeof CHECKS / sizeof *CHECKS; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "@title T\n%s", CHECKS[i].steps);
+        Lesson l;
+        int rc = lesson_parse(&l, text, strlen(text), "chk/01-c.txt", &err);
+        expect_true(rc == 0, "case %zu parses: %s", i, err.msg);
+        Msgs msgs = {0};
+        int bad = lesson_check_view(&l, &m.cfg, collect, &msgs) + lesson_check_run(&l, MODEL, collect, &msgs);
+        if (!CHECKS[i].want) {
+            expect_true(bad == 0, "case %zu has no problem, got:\n%s", i, msgs.text);
+        } else {
+            char where[64];
+            snprintf(where, sizeof where, "chk/01-c.txt:%d: ", CHECKS[i].line);
+            expect_true(bad == 1 && strncmp(msgs.text, where, strlen(where)) == 0 && strstr(msgs.text, CHECKS[i].want),
+                        "case %zu: one problem '%s%s...', got %d:\n%s", i, where, CHECKS[i].want, bad, msgs.text);
+        }
+        lesson_free(&l);
+    }
+    model_free(&m);
+}
+
+/* The answer of a @predict is the argmax of the weights row (also when the
+ * scores are shown) and of the next-token probabilities. */
+static void test_predict_answer(void **state)
+{
+    (void)state;
+    TfModel m;
+    TfErr err;
+    expect_true(ckpt_load(&m, MODEL, &err) == 0, "%s loads: %s", MODEL, err.msg);
+    TfTrace tr;
+    expect_true(trace_build(&tr, &m.cfg, 1, 8, TRACE_RECORD, &err) == 0, "a trace: %s", err.msg);
+    int src[3], S = vocab_encode(&m.src_vocab, "i love china", src, NULL, 3, NULL, &err);
+    int tgt[4] = {TOK_BOS};
+    int T = 1 + vocab_encode(&m.tgt_vocab, "我 爱 中国", tgt + 1, NULL, 3, NULL, &err);
+    expect_true(S == 3 && T == 4, "the sentence has 3 and 1+3 tokens, got %d %d", S, T);
+    TfBatch b = {1, S, T, src, tgt, &S, &T};
+    expect_true(tf_forward(&m, &tr, &b, 0, &err) == 0, "the pass runs: %s", err.msg);
+    LessonPredict p = {LESSON_PREDICT_ROW, "love", NULL, 1};
+    int row = lesson_predict_row(&p, &tr, &m.src_vocab, 0, 0);
+    expect_true(row == 1, "'love' is source row 2, got %d", row + 1);
+    TfView w;
+    expect_true(tf_view(&tr, ST_ENC_SELF_WEIGHTS, 1, 2, 0, &w, &err) == 0, "the weights: %s", err.msg);
+    int best = 0;
+    for (int c = 1; c < w.cols; c++)
+        if (tf_view_at(&w, row, c) > tf_view_at(&w, row, best))
+            best = c;
+    expect_true(lesson_predict_answer(&tr, LESSON_PREDICT_ROW, ST_ENC_SELF_WEIGHTS, 1, 2, 0, row) == best &&
+                    lesson_predict_answer(&tr, LESSON_PREDICT_ROW, ST_ENC_SELF_SCORES, 1, 2, 0, row) == best,
+                "the answer is the weights' argmax %d for weights and scores", best);
+    LessonPredict q = {LESSON_PREDICT_NEXT, "我", NULL, 1};
+    row = lesson_predict_row(&q, &tr, &m.tgt_vocab, 1, 0);
+    int next = lesson_predict_answer(&tr, LESSON_PREDICT_NEXT, -1, 0, 0, 0, row);
+    expect_true(row == 1 && next >= 0 && strcmp(vocab_token(&m.tgt_vocab, next), "爱") == 0,
+                "after '<bos> 我' the model writes 爱: row %d, got '%s'", row, next >= 0 ? vocab_token(&m.tgt_vocab, next) : "?");
+    trace_free(&tr);
+    model_free(&m);
+}
+
+int main(void)
+{
+    TU_RUN(NULL, NULL, cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_bad),
+           cmocka_unit_test(test_check), cmocka_unit_test(test_predict_answer));
+}
