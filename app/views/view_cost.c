@@ -214,9 +214,8 @@ static void plot(ViewCtx *v, Rect rc, const char *title, const double *attn, con
     const Theme *th = v->th;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
-    ren_text(v->r, v->g->ui, title, rc.x, rc.y, th->text);
+    ui_text_fit(v->r, v->g->ui, title, rc.x, rc.y, rc.w, th->text);
     char buf[64];
-    decade_label(6, 0, buf, sizeof buf);
     int lw = ren_text_width(f, "100 ms") + 8;
     Rect p = {rc.x + lw, rc.y + ren_font_height(v->g->ui) + 8, rc.w - lw - 12,
               rc.h - ren_font_height(v->g->ui) - 8 - 2 * fh - 10};
@@ -230,14 +229,17 @@ static void plot(ViewCtx *v, Rect rc, const char *title, const double *attn, con
         decade_label(e, time, buf, sizeof buf);
         ren_text(v->r, f, buf, p.x - ren_text_width(f, buf) - 4, y - fh / 2, th->dim);
     }
+    int every = (int)xpos(p, 1) - (int)xpos(p, 0) < ren_text_width(f, "2560") ? 2 : 1;
     for (int k = 0; k < COST_N; k++) {
         int x = (int)xpos(p, k);
         ren_rect(v->r, (Rect){x, p.y + p.h, 1, 4}, th->border);
         snprintf(buf, sizeof buf, "%d", COST_NS[k]);
-        ren_text(v->r, f, buf, x - ren_text_width(f, buf) / 2, p.y + p.h + 4, th->dim);
+        if ((COST_N - 1 - k) % every == 0)
+            ren_text(v->r, f, buf, x - ren_text_width(f, buf) / 2, p.y + p.h + 4, th->dim);
     }
     const char *xl = _("n, tokens (log scale)");
-    ren_text(v->r, f, xl, p.x + (p.w - ren_text_width(f, xl)) / 2, p.y + p.h + 6 + fh, th->dim);
+    int xw = ren_text_width(f, xl) < p.w ? ren_text_width(f, xl) : p.w;
+    ui_text_fit(v->r, f, xl, p.x + (p.w - xw) / 2, p.y + p.h + 6 + fh, p.w, th->dim);
     const double *ser[2] = {attn, ffn};
     Color col[2] = {th->accent2, th->accent};
     for (int s = 0; s < 2; s++) {
@@ -271,38 +273,45 @@ static const char *TABLE1[5][4] = {
     {N_("Self-attention (restricted)"), "O(r·n·d)", "O(1)", "O(n/r)"},
 };
 
-static int table_draw(ViewCtx *v, Rect rc, int draw)
+static const char *TABLE_NOTE = N_("Table 1 of the paper: n the sequence length, d the representation dimension, "
+                                   "k the kernel size of convolutions, r the neighbourhood of restricted "
+                                   "self-attention.");
+
+/* The table (and its note when with_note); returns its height. */
+static int table_draw(ViewCtx *v, Rect rc, int draw, int with_note)
 {
     const Theme *th = v->th;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), rh = fh + 6;
     int w0 = 0;
-    for (int r = 0; r < 5; r++) {
-        int w = ren_text_width(f, r ? _(TABLE1[r][0]) : _(TABLE1[0][0]));
+    for (int r = 1; r < 5; r++) {
+        int w = ren_text_width(f, _(TABLE1[r][0]));
         w0 = w > w0 ? w : w0;
     }
     w0 += 16;
-    int cw = (rc.w - w0) / 3;
-    if (draw) {
-        for (int r = 0; r < 5; r++) {
-            int y = rc.y + r * rh;
-            if (r == 0)
-                ren_rect(v->r, (Rect){rc.x, y, rc.w, rh}, th->panel2);
-            else if (r == 1)
-                ren_rect(v->r, (Rect){rc.x, y, rc.w, rh}, ui_mix(th->bg, th->accent2, 0.15f));
-            for (int c = 0; c < 4; c++) {
-                const char *s = c == 0 || r == 0 ? _(TABLE1[r][c]) : TABLE1[r][c];
-                int x = c == 0 ? rc.x + 6 : rc.x + w0 + (c - 1) * cw + 6;
-                ui_text_fit(v->r, f, s, x, y + 3, c == 0 ? w0 - 8 : cw - 8, r == 0 ? th->dim : th->text);
-            }
-        }
-        const char *note = _("Table 1 of the paper: n the sequence length, d the representation dimension, k the "
-                             "kernel size of convolutions, r the neighbourhood of restricted self-attention.");
-        ui_paragraph(v->r, f, note, rc.x, rc.y + 5 * rh + 4, rc.w, th->dim);
+    if (w0 > rc.w / 3)
+        w0 = rc.w / 3;
+    int cw = (rc.w - w0) / 3, hh = 0; /* the header wraps in narrow columns */
+    for (int c = 0; c < 4; c++) {
+        int h = ui_paragraph_height(f, _(TABLE1[0][c]), (c ? cw : w0) - 8);
+        hh = h > hh ? h : hh;
     }
-    return 5 * rh + 4 + ui_paragraph_height(f, _("Table 1 of the paper: n the sequence length, d the representation "
-                                                "dimension, k the kernel size of convolutions, r the neighbourhood "
-                                                "of restricted self-attention."), rc.w);
+    hh += 6;
+    int note_h = with_note ? ui_paragraph_height(f, _(TABLE_NOTE), rc.w) + 4 : 0;
+    if (!draw)
+        return hh + 4 * rh + note_h;
+    ren_rect(v->r, (Rect){rc.x, rc.y, rc.w, hh}, th->panel2);
+    ren_rect(v->r, (Rect){rc.x, rc.y + hh, rc.w, rh}, ui_mix(th->bg, th->accent2, 0.15f));
+    for (int c = 0; c < 4; c++) {
+        int x = c == 0 ? rc.x + 6 : rc.x + w0 + (c - 1) * cw + 6;
+        ui_paragraph(v->r, f, _(TABLE1[0][c]), x, rc.y + 3, (c ? cw : w0) - 8, th->dim);
+        for (int r = 1; r < 5; r++)
+            ui_text_fit(v->r, f, c == 0 ? _(TABLE1[r][0]) : TABLE1[r][c], x, rc.y + hh + (r - 1) * rh + 3,
+                        (c ? cw : w0) - 8, th->text);
+    }
+    if (with_note)
+        ui_paragraph(v->r, f, _(TABLE_NOTE), rc.x, rc.y + hh + 4 * rh + 4, rc.w, th->dim);
+    return hh + 4 * rh + note_h;
 }
 
 static void cost_draw(ViewCtx *v)
@@ -317,21 +326,46 @@ static void cost_draw(ViewCtx *v)
     RenFont *f = v->g->small, *ui = v->g->ui;
     int fh = ren_font_height(f), pad = 10;
     int y = A.y + 4;
-    char buf[256];
+    char buf[256], said[512];
     snprintf(buf, sizeof buf, _("One layer of this model (d_model %d, h %d, d_ff %d), one sentence, on this machine"), u->C, u->NH, u->F);
-    ui_text_fit(v->r, ui, buf, A.x + pad, y, A.w - 2 * pad, th->text);
-    y += ren_font_height(ui) + 4;
-    /* legend */
+    y += ui_paragraph(v->r, ui, buf, A.x + pad, y, A.w - 2 * pad, th->text) + 4;
+    /* the legend, on two lines when one is too narrow */
+    const char *leg[2] = {_("self-attention: Q, K, V, QKᵀ, softmax, A·V, W_O"),
+                          _("feed-forward network: two linear layers and ReLU")};
+    Color lc[2] = {th->accent2, th->accent};
     int x = A.x + pad;
-    ren_rect(v->r, (Rect){x, y + fh / 2 - 2, 14, 4}, th->accent2);
-    x += 20;
-    x += ren_text(v->r, f, _("self-attention: Q, K, V, QKᵀ, softmax, A·V, W_O"), x, y, th->text) + 18;
-    ren_rect(v->r, (Rect){x, y + fh / 2 - 2, 14, 4}, th->accent);
-    x += 20;
-    ren_text(v->r, f, _("feed-forward network: two linear layers and ReLU"), x, y, th->text);
-    y += fh + 8;
-    int table_h = table_draw(v, (Rect){A.x + pad, 0, A.w - 2 * pad, 0}, 0);
-    int plots_h = A.y + A.h - y - table_h - 2 * fh - 24;
+    int one_line = 40 + ren_text_width(f, leg[0]) + 18 + ren_text_width(f, leg[1]) < A.w - 2 * pad;
+    for (int i = 0; i < 2; i++) {
+        ren_rect(v->r, (Rect){x, y + fh / 2 - 2, 14, 4}, lc[i]);
+        x += 20;
+        int w = ui_text_fit(v->r, f, leg[i], x, y, A.x + A.w - pad - x, th->text);
+        if (one_line)
+            x += w + 18;
+        else {
+            x = A.x + pad;
+            y += fh + 2;
+        }
+    }
+    y += one_line ? fh + 8 : 6;
+    int W = A.w - 2 * pad;
+    int with_note = 1, table_h = table_draw(v, (Rect){A.x + pad, 0, W, 0}, 0, 1);
+    if (u->failed)
+        snprintf(said, sizeof said, "%s", _("not enough memory to measure this model"));
+    else if (u->done < COST_N)
+        snprintf(said, sizeof said, _("measuring… %d of %d lengths"), u->done, COST_N);
+    else
+        snprintf(said, sizeof said,
+                 _("From n = 128 to 256: self-attention ×%.1f in time and ×%.1f in memory, the FFN ×%.1f and ×%.1f "
+                   "(doubling n: n² grows ×4, n ×2)."),
+                 u->attn_s[5] / u->attn_s[4], u->attn_b[5] / u->attn_b[4], u->ffn_s[5] / u->ffn_s[4],
+                 u->ffn_b[5] / u->ffn_b[4]);
+    int said_h = ui_paragraph_height(f, said, W) + 14;
+    int plots_h = A.y + A.h - y - table_h - said_h;
+    if (plots_h < 120) { /* a small window: the note goes first */
+        with_note = 0;
+        table_h = table_draw(v, (Rect){A.x + pad, 0, W, 0}, 0, 0);
+        plots_h = A.y + A.h - y - table_h - said_h;
+    }
     if (plots_h < 80)
         plots_h = 80;
     int half = (A.w - 3 * pad) / 2;
@@ -339,18 +373,8 @@ static void cost_draw(ViewCtx *v)
     plot(v, (Rect){A.x + 2 * pad + half, y, half, plots_h}, _("Memory the trace records (log scale)"), u->attn_b,
          u->ffn_b, u->done, 0);
     y += plots_h + 6;
-    if (u->failed)
-        snprintf(buf, sizeof buf, "%s", _("not enough memory to measure this model"));
-    else if (u->done < COST_N)
-        snprintf(buf, sizeof buf, _("measuring… %d of %d lengths"), u->done, COST_N);
-    else
-        snprintf(buf, sizeof buf,
-                 _("From n = 128 to 256: self-attention ×%.1f in time and ×%.1f in memory, the FFN ×%.1f and ×%.1f "
-                   "(doubling n: n² grows ×4, n ×2)."),
-                 u->attn_s[5] / u->attn_s[4], u->attn_b[5] / u->attn_b[4], u->ffn_s[5] / u->ffn_s[4],
-                 u->ffn_b[5] / u->ffn_b[4]);
-    y += ui_paragraph(v->r, f, buf, A.x + pad, y, A.w - 2 * pad, u->done < COST_N ? th->warn : th->select) + 8;
-    table_draw(v, (Rect){A.x + pad, y, A.w - 2 * pad, 0}, 1);
+    y += ui_paragraph(v->r, f, said, A.x + pad, y, W, u->done < COST_N ? th->warn : th->select) + 8;
+    table_draw(v, (Rect){A.x + pad, y, W, 0}, 1, with_note);
 }
 
 static void cost_free(void *st)

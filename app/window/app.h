@@ -54,6 +54,7 @@ typedef struct App {
     float pixel_scale;          /* HiDPI */
     int show_help;
     int show_exp;               /* the Experiments panel (E) */
+    int explain_tab;            /* the explanation panel's tab: 0 text, 1 code */
     int cmp;                    /* CMP_*: what the views show of an experiment (D) */
     int fullscreen;
     int want_quit;

@@ -275,6 +275,8 @@ static int how(const App *a, char *buf, size_t cap)
 
 void explain_draw(ViewCtx *v)
 {
+    if (explain_code_draw(v)) /* the "code" tab (explain_code.c) */
+        return;
     App *a = win_app(v);
     const Theme *th = v->th;
     Rect rc = v->area;

@@ -384,6 +384,7 @@ void app_draw(App *a, Ren *r)
     ren_rect(r, L.panel, th->panel);
     v->area = L.main;
     draw_main(v);
+    lesson_ui_overlay(v); /* a lesson's @predict hides what is to be predicted */
     if (a->show_exp) {
         v->area = L.main;
         app_exp_draw(v);

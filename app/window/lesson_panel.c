@@ -173,6 +173,58 @@ static int quiz_block(ViewCtx *v, const LessonStep *s, int answered, int x, int 
     return y - y0;
 }
 
+/* A @predict: what to do before the reveal; after it, right or not, the
+ * values, and the @explain. */
+static int predict_block(ViewCtx *v, const LessonStep *s, int x, int y, int w, int draw)
+{
+    App *a = win_app(v);
+    const Theme *th = v->th;
+    RenFont *f = v->g->ui;
+    LessonPredictState ps;
+    int ok = lesson_ui_predict_state(a, &ps), y0 = y;
+    if (draw)
+        ren_text(v->r, v->g->small, _("Predict"), x, y, th->accent2);
+    y += ren_font_height(v->g->small) + 4;
+    char msg[700];
+    const TfModel *m = &a->ses.model;
+    const TfTrace *tr = &a->ses.trace;
+    int b = a->ses.batch, dec = 1;
+    lesson_predict_stage_ok(ps.stage, &dec);
+    const char *q = !ok ? "?" : s->predict.kind == LESSON_PREDICT_NEXT || dec
+                                  ? vocab_token(&m->tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + ps.row])
+                                  : vocab_token(&m->src_vocab, tr->src_ids[(size_t)b * tr->S + ps.row]);
+    if (!ok)
+        snprintf(msg, sizeof msg, "%s", _("This prediction needs the lesson's sentence and view."));
+    else if (ps.picked < 0 && ps.kind == LESSON_PREDICT_ROW)
+        snprintf(msg, sizeof msg, _("The row of «%s» is hidden. Click the cell of the key you expect it to weigh "
+                                    "most."), q);
+    else if (ps.picked < 0)
+        snprintf(msg, sizeof msg, "%s", _("Pick the token you expect the model to write next (over the view)."));
+    else if (ps.kind == LESSON_PREDICT_ROW) {
+        /* the key's label: what the columns are */
+        const char *key = dec && ps.stage < ST_DEC_CROSS_Q
+                              ? vocab_token(&m->tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + ps.answer])
+                              : vocab_token(&m->src_vocab, tr->src_ids[(size_t)b * tr->S + ps.answer]);
+        if (ps.picked == ps.answer)
+            snprintf(msg, sizeof msg, _("Right! «%s» puts its largest weight on «%s»."), q, key);
+        else
+            snprintf(msg, sizeof msg, _("Not quite: «%s» puts its largest weight on «%s» (column %d; you picked "
+                                        "column %d)."), q, key, ps.answer + 1, ps.picked + 1);
+    } else {
+        const char *want = vocab_token(&m->tgt_vocab, ps.answer);
+        if (ps.picked == ps.answer)
+            snprintf(msg, sizeof msg, _("Right! After «%s» the model writes «%s»."), q, want);
+        else
+            snprintf(msg, sizeof msg, _("Not quite: after «%s» the model writes «%s», not «%s»."), q, want,
+                     vocab_token(&m->tgt_vocab, ps.picked));
+    }
+    Color c = ps.picked < 0 ? th->text : ps.picked == ps.answer ? th->good : th->bad;
+    y += rich_text(v, f, msg, x, y, w, c, th->accent2, draw) + 6;
+    if (ps.picked >= 0 && s->predict.explain)
+        y += rich_text(v, f, s->predict.explain, x, y, w, th->text, th->accent, draw) + 4;
+    return y - y0;
+}
+
 /* Height of a step's body as drawn (measured without drawing). */
 static int body_height(ViewCtx *v, const LessonStep *s, int answered, int w)
 {
@@ -182,6 +234,8 @@ static int body_height(ViewCtx *v, const LessonStep *s, int answered, int w)
         h += box_text(v, "", s->try_text, 0, 0, w, v->th->accent, 0) + 12;
     if (s->has_quiz)
         h += quiz_block(v, s, answered, 0, 0, w, 0);
+    if (s->predict.kind)
+        h += predict_block(v, s, 0, 0, w, 0);
     return h;
 }
 
@@ -266,6 +320,8 @@ void lesson_panel_draw(ViewCtx *v)
         y += box_text(v, lesson_ui_word(a, LW_TRY), s->try_text, x, y, w, th->accent, 1) + 12;
     if (s->has_quiz)
         quiz_block(v, s, answered, x, y, w, 1);
+    if (s->predict.kind)
+        predict_block(v, s, x, y, w, 1);
     ren_clip_pop(v->r);
     if (max_scroll > 0) { /* a scroll bar, and a hint that there is more */
         int bh = body.h * body.h / content;

@@ -2,6 +2,7 @@
 #include "lesson_ui.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,13 @@ typedef struct LessonUi {
     int list_sel;
     int scroll;               /* lesson panel scroll offset, pixels */
     int scroll_to_end;        /* show the quiz explanation after answering */
+    int predicted[LESSON_MAX_STEPS]; /* @predict: the key column or token the
+                                        learner picked, -1 none yet */
+    int pred_answer[LESSON_MAX_STEPS]; /* the right one, when picked */
+    int exp_set;              /* the lesson set an experiment (left on close) */
+    int n_cand;               /* @predict next: the tokens offered */
+    int cand[LESSON_PREDICT_CAND];
+    Rect cand_rect[LESSON_PREDICT_CAND];
     Progress prog[MAX_LESSONS];
     int n_prog;
     int prog_loaded;
@@ -234,6 +242,61 @@ static void highlight(App *a, const char *tok)
         }
 }
 
+/* ---- @experiment and @pane ---- */
+
+static int lesson_has_exp(const Lesson *l)
+{
+    for (int i = 0; i < l->n_steps; i++)
+        if (l->steps[i].view.has_exp)
+            return 1;
+    return 0;
+}
+
+/* The step's experiment, checked against the model and the input (the
+ * checker says the same before a lesson ships); none when it does not fit. */
+static void apply_exp(App *a, LessonUi *u, const Lesson *l, const LessonView *v)
+{
+    if (!lesson_has_exp(l))
+        return; /* a lesson without experiments leaves the learner's own */
+    TfExperiment e;
+    memset(&e, 0, sizeof e);
+    const TfConfig *cfg = &a->ses.model.cfg;
+    int ok = 1;
+    if (v->has_exp) {
+        e = v->exp;
+        for (int k = 0; k < e.n_ablate; k++)
+            ok &= e.ablate[k].head < cfg->n_heads &&
+                  e.ablate[k].layer < (e.ablate[k].kind == TF_ATTN_ENC ? cfg->n_enc : cfg->n_dec);
+        TfErr err;
+        ok &= tf_exp_check_source(&e, a->ses.pad_S, &err) == 0;
+        if (!ok) {
+            app_notice(a, 1, _("%s:%d: the @experiment does not fit this model or sentence"), l->path,
+                       v->exp_line);
+            memset(&e, 0, sizeof e);
+        }
+    }
+    if (!tf_exp_equal(&e, &a->ses.exp)) {
+        char notice[sizeof a->notice]; /* the panel says what the step does */
+        memcpy(notice, a->notice, sizeof notice);
+        app_set_exp(a, &e);
+        memcpy(a->notice, notice, sizeof notice);
+    }
+    a->cmp = session_has_exp(&a->ses) ? v->cmp : CMP_EXP;
+    u->exp_set = session_has_exp(&a->ses);
+}
+
+/* Leaving a lesson leaves its experiment too. */
+static void clear_exp(App *a, LessonUi *u)
+{
+    if (!u->exp_set)
+        return;
+    TfExperiment none;
+    memset(&none, 0, sizeof none);
+    app_set_exp(a, &none);
+    a->cmp = CMP_EXP;
+    u->exp_set = 0;
+}
+
 static void apply_view(App *a, const Lesson *l, const LessonView *v)
 {
     char rel[128], path[4096];
@@ -251,6 +314,8 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
     if (strcmp(tgt, a->ses.tgt) != 0)
         app_set_text(a, FOCUS_TGT, tgt);
     a->focus = FOCUS_NONE;
+    session_update(&a->ses, SES_NEED_STAGE); /* the padded input, for the experiment's positions */
+    apply_exp(a, a->les, l, v);
     app_compute_all(a); /* the highlight may name a target token */
     int st = v->stage[0] ? stage_find(v->stage) : -1;
     if (st >= 0)
@@ -263,6 +328,8 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
     a->view = vw >= 0 ? (ViewId)vw : VIEW_AUTO;
     a->ses.batch = v->batch >= 0 && v->batch < a->ses.n_src ? v->batch : 0;
     highlight(a, v->highlight);
+    if (vw == VIEW_DECODE && v->pane[0])
+        app_decode_setup(a, v->pane, 0, -1.0f);
     a->anim_start = a->now;
 }
 
@@ -301,8 +368,12 @@ int lesson_ui_open(App *a, const char *id, int step)
         app_notice(a, 1, "no lesson '%s'", id);
         return -1;
     }
-    if (u->cur != i)
+    if (u->cur != i) {
         memset(u->answered, 0xff, sizeof u->answered);
+        memset(u->predicted, 0xff, sizeof u->predicted);
+        if (u->cur >= 0)
+            clear_exp(a, u);
+    }
     u->cur = i;
     u->list_open = 0;
     show_step(a, u, step);
@@ -311,8 +382,10 @@ int lesson_ui_open(App *a, const char *id, int step)
 
 void lesson_ui_close(App *a)
 {
-    if (a->les)
+    if (a->les) {
         a->les->cur = -1;
+        clear_exp(a, a->les);
+    }
 }
 
 int lesson_ui_active(const App *a) { return a->les && a->les->cur >= 0; }
@@ -328,6 +401,8 @@ void lesson_ui_step(App *a, int delta)
     if (s >= l->n_steps && u->cur + 1 < u->set.n) { /* on to the next lesson */
         u->cur++;
         memset(u->answered, 0xff, sizeof u->answered);
+        memset(u->predicted, 0xff, sizeof u->predicted);
+        clear_exp(a, u);
         s = 0;
     }
     show_step(a, u, s);
@@ -347,12 +422,15 @@ void lesson_ui_set_lang(App *a, int lang)
     a->lang = lang;
     if (!u)
         return;
-    int saved[LESSON_MAX_STEPS];
+    int saved[LESSON_MAX_STEPS], picked[LESSON_MAX_STEPS];
     memcpy(saved, u->answered, sizeof saved);
+    memcpy(picked, u->predicted, sizeof picked);
     u->cur = -1;
     load_lang(a, u);
-    if (open && lesson_ui_open(a, id, step) == 0)
+    if (open && lesson_ui_open(a, id, step) == 0) {
         memcpy(u->answered, saved, sizeof saved);
+        memcpy(u->predicted, picked, sizeof picked);
+    }
 }
 
 void lesson_ui_toggle_list(App *a)
@@ -493,4 +571,212 @@ int *lesson_ui_scroll(App *a, int *to_end)
     *to_end = a->les->scroll_to_end;
     a->les->scroll_to_end = 0;
     return &a->les->scroll;
+}
+
+/* ---- @predict: hide, let the learner pick, reveal and score ---- */
+
+/* The trace the views show: the normal pass in D mode "normal". */
+static const TfTrace *shown_trace(const App *a)
+{
+    return a->cmp == CMP_NORMAL && a->ses.have_base ? &a->ses.base : &a->ses.trace;
+}
+
+int lesson_ui_predict_state(App *a, LessonPredictState *ps)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->row = ps->answer = ps->picked = -1;
+    LessonUi *u = a->les;
+    if (!u || u->cur < 0 || a->ses.input_error[0])
+        return 0;
+    const Lesson *l = &u->set.lessons[u->cur];
+    const LessonStep *s = &l->steps[u->step];
+    const LessonPredict *p = &s->predict;
+    if (!p->kind)
+        return 0;
+    ps->kind = p->kind;
+    ps->picked = u->predicted[u->step];
+    int decoder = 1, b = a->ses.batch;
+    StagePos pos = app_pos(a);
+    if (p->kind == LESSON_PREDICT_ROW) {
+        ps->stage = pos.stage;
+        if (!lesson_predict_stage_ok(pos.stage, &decoder))
+            return 0;
+    }
+    const TfTrace *tr = shown_trace(a);
+    const Vocab *voc = decoder ? &a->ses.model.tgt_vocab : &a->ses.model.src_vocab;
+    ps->row = lesson_predict_row(p, tr, voc, decoder, b);
+    if (ps->row < 0)
+        return 0;
+    ps->answer = lesson_predict_answer(tr, p->kind, pos.stage, pos.layer, a->ses.head, b, ps->row);
+    if (ps->picked >= 0) /* the answer as it was when the learner picked */
+        ps->answer = u->pred_answer[u->step];
+    return ps->answer >= 0;
+}
+
+int lesson_ui_predict(App *a, int choice)
+{
+    LessonUi *u = a->les;
+    LessonPredictState ps;
+    if (!lesson_ui_predict_state(a, &ps) || ps.picked >= 0 || choice < 0)
+        return -1;
+    const Lesson *l = &u->set.lessons[u->cur];
+    u->predicted[u->step] = choice;
+    u->pred_answer[u->step] = ps.answer;
+    u->scroll_to_end = 1;
+    Progress *p = progress_of(u, l->id);
+    if (p && choice == ps.answer) {
+        p->right |= 1u << (u->step & 31);
+        progress_save(a, u);
+    }
+    return choice == ps.answer;
+}
+
+/* The tokens offered for @predict next: the most probable ones, in the
+ * vocabulary's order (so that the order gives nothing away). */
+int lesson_ui_predict_candidates(App *a, int *ids, Rect *rects)
+{
+    LessonUi *u = a->les;
+    if (!u)
+        return 0;
+    for (int i = 0; i < u->n_cand; i++) {
+        if (ids)
+            ids[i] = u->cand[i];
+        if (rects)
+            rects[i] = u->cand_rect[i];
+    }
+    return u->n_cand;
+}
+
+static void find_candidates(App *a, LessonUi *u, int row)
+{
+    const TfTrace *tr = shown_trace(a);
+    int V = a->ses.model.cfg.tgt_vocab, k = 0;
+    const float *pr = tr->probs + ((size_t)a->ses.batch * tr->T + row) * V;
+    int top[LESSON_PREDICT_CAND];
+    for (int v = 0; v < V; v++) {
+        if (v == TOK_PAD || v == TOK_BOS)
+            continue;
+        int at;
+        if (k < LESSON_PREDICT_CAND)
+            at = k++;
+        else if (pr[v] > pr[top[k - 1]])
+            at = k - 1;
+        else
+            continue;
+        while (at > 0 && pr[v] > pr[top[at - 1]]) {
+            top[at] = top[at - 1];
+            at--;
+        }
+        top[at] = v;
+    }
+    for (int i = 1; i < k; i++) /* by id */
+        for (int j = i; j > 0 && top[j] < top[j - 1]; j--) {
+            int t = top[j];
+            top[j] = top[j - 1];
+            top[j - 1] = t;
+        }
+    memcpy(u->cand, top, sizeof top);
+    u->n_cand = k;
+}
+
+/* A row of the heatmap: its cells, clipped to the view. */
+static Rect heat_row(const HeatGeo *h, int row, int col)
+{
+    Rect r = {h->grid.x + (int)lroundf(col < 0 ? 0 : col * h->cw), h->grid.y + (int)lroundf(row * h->ch),
+              (int)lroundf(col < 0 ? h->cols * h->cw : h->cw), (int)lroundf(h->ch)};
+    return r;
+}
+
+static void overlay_row(ViewCtx *v, App *a, const LessonPredictState *ps)
+{
+    const Theme *th = v->th;
+    const HeatGeo *h = &a->heat;
+    if (!h->valid || (int)h->stage != ps->stage || ps->row >= h->rows) {
+        if (ps->picked < 0) { /* another view would give it away */
+            ren_rect(v->r, v->area, th->bg);
+            ui_paragraph(v->r, v->g->ui, _("Back to the heatmap to make your prediction (the lesson's view)."),
+                         v->area.x + 20, v->area.y + 40, v->area.w - 40, th->warn);
+        }
+        return;
+    }
+    Rect row = heat_row(h, ps->row, -1);
+    if (ps->picked >= 0) { /* revealed: the learner's pick and the answer */
+        ren_rect_line(v->r, heat_row(h, ps->row, ps->picked), 3, ps->picked == ps->answer ? th->good : th->bad);
+        if (ps->picked != ps->answer)
+            ren_rect_line(v->r, heat_row(h, ps->row, ps->answer), 3, th->good);
+        return;
+    }
+    ren_rect(v->r, row, th->panel2);
+    for (int c = 0; c < h->cols; c++) {
+        Rect cell = heat_row(h, ps->row, c);
+        int over = ui_over(v->in, cell);
+        if (over)
+            ren_rect(v->r, cell, ui_mix(th->panel2, th->accent, 0.35f));
+        if (cell.w >= ren_text_width(v->g->ui, "?") + 4 && cell.h >= ren_font_height(v->g->ui))
+            ren_text(v->r, v->g->ui, "?", cell.x + (cell.w - ren_text_width(v->g->ui, "?")) / 2,
+                     cell.y + (cell.h - ren_font_height(v->g->ui)) / 2, th->dim);
+        if (ui_clicked(v->in, cell) && ui_over(v->in, v->area))
+            lesson_ui_predict(a, c);
+    }
+    ren_rect_line(v->r, row, 2, th->accent);
+    if (a->hover.valid && a->hover.row == ps->row) /* the status line would tell */
+        a->hover.valid = 0;
+}
+
+/* The decoder input up to row, as text: "<bos> 我". */
+static void prefix_text(const App *a, int row, char *buf, size_t cap)
+{
+    const TfTrace *tr = shown_trace(a);
+    buf[0] = 0;
+    for (int i = 0; i <= row && strlen(buf) + 32 < cap; i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i ? " " : "",
+                 vocab_token(&a->ses.model.tgt_vocab, tr->tgt_ids[(size_t)a->ses.batch * tr->T + i]));
+}
+
+static void overlay_next(ViewCtx *v, App *a, LessonUi *u, const LessonPredictState *ps)
+{
+    if (ps->picked >= 0)
+        return;
+    const Theme *th = v->th;
+    Rect A = v->area;
+    find_candidates(a, u, ps->row);
+    ren_rect(v->r, A, th->bg);
+    int x = A.x + 20, y = A.y + 30, w = A.w - 40;
+    ren_text(v->r, v->g->title, _("Predict"), x, y, th->accent2);
+    y += ren_font_height(v->g->title) + 10;
+    char pre[512], buf[700];
+    prefix_text(a, ps->row, pre, sizeof pre);
+    snprintf(buf, sizeof buf, _("Which token will the model write after «%s»? Its probabilities are hidden until "
+                                "you pick one."), pre);
+    y += ui_paragraph(v->r, v->g->ui, buf, x, y, w, th->text) + 16;
+    int bh = ren_font_height(v->g->ui) + 16, bx = x;
+    for (int i = 0; i < u->n_cand; i++) {
+        const char *t = vocab_token(&a->ses.model.tgt_vocab, u->cand[i]);
+        int bw = ren_text_width(v->g->ui, t) + 36;
+        if (bx + bw > x + w && bx > x) {
+            bx = x;
+            y += bh + 8;
+        }
+        u->cand_rect[i] = (Rect){bx, y, bw, bh};
+        if (ui_button(v, u->cand_rect[i], t, 0))
+            lesson_ui_predict(a, u->cand[i]);
+        bx += bw + 10;
+    }
+}
+
+void lesson_ui_overlay(ViewCtx *v)
+{
+    App *a = win_app(v);
+    LessonUi *u = a->les;
+    if (u)
+        u->n_cand = 0;
+    LessonPredictState ps;
+    if (!u || !lesson_ui_predict_state(a, &ps))
+        return;
+    ren_clip_push(v->r, v->area);
+    if (ps.kind == LESSON_PREDICT_ROW)
+        overlay_row(v, a, &ps);
+    else
+        overlay_next(v, a, u, &ps);
+    ren_clip_pop(v->r);
 }

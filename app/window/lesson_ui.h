@@ -42,6 +42,28 @@ int *lesson_ui_scroll(App *a, int *to_end);
 enum { LW_LESSONS, LW_STEP, LW_NEXT, LW_PREV, LW_TRY, LW_QUIZ, LW_RIGHT, LW_WRONG, LW_CLOSE,
        LW_NONE, LW_KEYS, LW_DONE };
 
+/* @predict on the step shown: what is hidden, what the learner picked and
+ * the right answer (a key column for a row, a token id for next). Returns
+ * 1 when the step has a prediction that can be made on what is shown. */
+#define LESSON_PREDICT_CAND 6 /* tokens offered for @predict next */
+typedef struct LessonPredictState {
+    int kind;     /* LESSON_PREDICT_* (0 none) */
+    int stage;    /* row: the stage of the heatmap */
+    int row;      /* the hidden query row / the decoder input row */
+    int answer;   /* the argmax */
+    int picked;   /* the learner's pick, -1 not yet */
+} LessonPredictState;
+int lesson_ui_predict_state(App *a, LessonPredictState *ps);
+/* Pick (a key column or a token id): reveals and scores once; returns 1
+ * right, 0 wrong, -1 when there is nothing to pick. */
+int lesson_ui_predict(App *a, int choice);
+/* The tokens offered for @predict next in the last frame and their
+ * buttons; returns their number. */
+int lesson_ui_predict_candidates(App *a, int *ids, Rect *rects);
+/* Hide what the step asks to predict, over the main view (frame.c calls
+ * it after drawing the view). */
+void lesson_ui_overlay(struct ViewCtx *v);
+
 /* For tests: the lesson and step shown, the quiz answer given (-1 none). */
 const Lesson *lesson_ui_current(const App *a, int *step, int *answered);
 int lesson_ui_answer(App *a, int choice);

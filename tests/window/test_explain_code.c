@@ -1,0 +1,70 @@
+/* test_explain_code.c - the explanation panel's "code" tab
+ * (app/window/explain_code.c): every stage of the walk has its few lines of
+ * PyTorch, and they are the lines of that stage (the scores divide by
+ * √d_k, decoder self-attention's mask is triu, the weights are a softmax
+ * of scores + mask, post-LN vs pre-LN Add & Norm); the panel draws both
+ * tabs on every stage and on the cost view without a crash. */
+#include <string.h>
+
+#include "app.h"
+#include "panels.h"
+#include "test_app_util.h"
+#include "test_util.h"
+
+static char g_model[96];
+TU_FIXTURE(g_model, "explain-code", 1280, 800)
+
+static const TuPair MUST[] = {
+    {"enc.self.scores", "/ math.sqrt(d_k)"},
+    {"dec.self.mask", "triu"},
+    {"enc.self.mask", "src_len"},
+    {"dec.cross.weights", "softmax(scores + mask"},
+    {"dec.cross.q", "memory"},
+    {"enc.ffn.hidden", "relu"},
+    {"enc.norm1", "LayerNorm(x + Sublayer(x))"},
+    {"src.embed", "math.sqrt(d_model)"},
+    {"pos.enc", "torch.sin"},
+    {"out.probs", "softmax(logits"},
+    {"dec.self.concat", "reshape"},
+    {"enc.self.out", "W_o"},
+};
+
+static void test_every_stage_has_code(void **state)
+{
+    (void)state;
+    for (int st = 0; st < ST_COUNT; st++) {
+        const char *c = explain_code((StageId)st, stage_info((StageId)st)->flags & SF_PRE_LN ? 1 : 0);
+        expect_true(c && strlen(c) > 10, "stage %s has code", stage_info((StageId)st)->name);
+    }
+    for (size_t i = 0; i < sizeof MUST / sizeof *MUST; i++) {
+        const char *c = explain_code((StageId)stage_find(MUST[i].in), 0);
+        expect_true(c && strstr(c, MUST[i].want), "%s's code has '%s', got:\n%s", MUST[i].in, MUST[i].want, c);
+    }
+    const char *pre = explain_code(ST_ENC_ADD1, 1);
+    expect_true(strstr(pre, "norm(x)") != NULL, "pre-LN Add reads norm(x): %s", pre);
+}
+
+static void test_panel_tabs_draw(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(g_model, "t5 t6 t7", NULL, NULL);
+    tu_open(&a, &o, 1);
+    for (int tab = 0; tab < 2; tab++) {
+        a.explain_tab = tab;
+        for (int i = 0; i < a.ses.n_walk; i += 3) {
+            app_goto(&a, a.ses.walk[i].stage, a.ses.walk[i].layer);
+            tu_frame(&a);
+        }
+        a.view = VIEW_COST;
+        tu_frame(&a);
+        a.view = VIEW_AUTO;
+    }
+    expect_true(a.explain_tab == 1, "the tab stays as chosen");
+    app_free(&a);
+}
+
+int main(void)
+{
+    TU_RUN(setup, teardown, cmocka_unit_test(test_every_stage_has_code), cmocka_unit_test(test_panel_tabs_draw));
+}

@@ -1,0 +1,252 @@
+/* test_lesson_predict.c - the directives of issue 14 in the window, by
+ * synthetic events on a headless renderer:
+ *
+ *   @predict row   the query row of the heatmap is covered (one colour, no
+ *                  value in the status line) until a cell of it is clicked;
+ *                  a wrong cell is scored wrong, once (a second click
+ *                  changes nothing), then the row shows its own colours; a
+ *                  right click is kept in the progress file like a quiz
+ *   @predict next  the output view is covered by the tokens offered; the
+ *                  argmax is among them; clicking it scores right
+ *   @experiment    sets the Session's experiment and D mode; `none` and
+ *                  leaving the lesson clear it
+ *   @pane          switches the decode view's pane */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "app.h"
+#include "lesson_ui.h"
+#include "test_app_util.h"
+#include "test_util.h"
+#include "view.h"
+#include "view_decode.h"
+
+static char g_dir[64];
+static char g_model[160];
+
+static const char *LESSON =
+    "@title Predict\n"
+    "@summary For the tests.\n"
+    "@model tiny\n"
+    "@step Row\n"
+    "@stage enc.self.weights\n"
+    "@layer 2\n"
+    "@head 3\n"
+    "@src t5 t6 t7\n"
+    "@predict row t6\n"
+    "@explain An explanation.\n"
+    "Guess.\n"
+    "@step Next\n"
+    "@view output\n"
+    "@tgt t8 t9\n"
+    "@predict next t8\n"
+    "Guess the next one.\n"
+    "@step Experiment\n"
+    "@view decode\n"
+    "@pane beam\n"
+    "@experiment no-scale ablate enc:1:2 compare\n"
+    "The beam.\n"
+    "@step None\n"
+    "@pane step\n"
+    "@experiment none\n"
+    "Back to normal.\n";
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(g_dir, "/tmp/stepformer-predict-XXXXXX");
+    if (!mkdtemp(g_dir))
+        return -1;
+    char cmd[400], p[256];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/lessons/en' '%s/lessons/zh' '%s/data' '%s/assets/models'", g_dir, g_dir,
+             g_dir, g_dir);
+    if (system(cmd) != 0)
+        return -1;
+    snprintf(p, sizeof p, "%s/lessons/en/01-predict.txt", g_dir);
+    write_file(p, LESSON);
+    snprintf(p, sizeof p, "%s/lessons/zh/01-predict.txt", g_dir);
+    write_file(p, LESSON);
+    snprintf(p, sizeof p, "%s/data", g_dir);
+    setenv("XDG_DATA_HOME", p, 1);
+    snprintf(g_model, sizeof g_model, "%s/assets/models/tiny.safetensors", g_dir);
+    if (tu_small_model(g_model, 30, 24, 2))
+        return -1;
+    TfErr err;
+    tu_ren = ren_open_headless(1280, 800, &err);
+    return tu_ren ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tu_fixture_close(NULL);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void open_at(App *a, int step)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/lessons", g_dir);
+    AppOpts o = tu_opts(g_model, NULL, NULL, NULL);
+    o.lessons_dir = dir;
+    o.no_save = 0;
+    tu_open(a, &o, 10);
+    expect_true(lesson_ui_open(a, "predict", step) == 0, "the lesson opens: %s", a->notice);
+    tu_frame(a);
+}
+
+static void click(App *a, int x, int y)
+{
+    ev_mouse(a, IN_MOUSE_MOVE, x, y, 0);
+    ev_mouse(a, IN_MOUSE_DOWN, x, y, 1);
+    tu_frame(a);
+    ev_mouse(a, IN_MOUSE_UP, x, y, 1);
+    tu_frame(a);
+}
+
+/* The middle of cell (row, col) of the heatmap drawn last, and a point
+ * off the "?" in it. */
+static void cell_point(const App *a, int row, int col, int *x, int *y, int off)
+{
+    *x = a->heat.grid.x + (int)((col + (off ? 0.2f : 0.5f)) * a->heat.cw);
+    *y = a->heat.grid.y + (int)((row + (off ? 0.25f : 0.5f)) * a->heat.ch);
+}
+
+/* The colours of the row's cells in a frame drawn now. */
+static void row_pixels(App *a, int row, uint32_t *px, int n)
+{
+    a->now += 0.5;
+    app_draw(a, tu_ren);
+    for (int c = 0; c < n; c++) {
+        int x, y;
+        cell_point(a, row, c, &x, &y, 1);
+        ren_read_pixels(tu_ren, (Rect){x, y, 1, 1}, &px[c]);
+    }
+    ren_end(tu_ren);
+}
+
+static void test_row_wrong_then_right(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, 0);
+    LessonPredictState ps;
+    expect_true(lesson_ui_predict_state(&a, &ps) && ps.kind == LESSON_PREDICT_ROW && ps.row == 1 && ps.picked < 0,
+                "step 1 hides row 2 (t6) and waits, got kind %d row %d picked %d", ps.kind, ps.row + 1, ps.picked);
+    expect_true(a.heat.valid && a.heat.cols == 3, "a 3-column heatmap was drawn: valid %d cols %d", a.heat.valid,
+                a.heat.cols);
+    uint32_t before[3], after[3], other[3];
+    row_pixels(&a, 1, before, 3);
+    row_pixels(&a, 0, other, 3);
+    expect_true(before[0] == before[1] && before[1] == before[2],
+                "the hidden row is one colour: %08x %08x %08x", before[0], before[1], before[2]);
+    expect_true(other[0] != other[1] || other[1] != other[2], "the other rows show their weights: %08x %08x %08x",
+                other[0], other[1], other[2]);
+    /* hovering the hidden row tells nothing in the status line */
+    int x, y;
+    cell_point(&a, 1, ps.answer, &x, &y, 0);
+    ev_mouse(&a, IN_MOUSE_MOVE, x, y, 0);
+    tu_frame(&a);
+    expect_true(!a.hover.valid, "no value under the mouse on the hidden row");
+    int wrong = (ps.answer + 1) % 3;
+    cell_point(&a, 1, wrong, &x, &y, 0);
+    click(&a, x, y);
+    lesson_ui_predict_state(&a, &ps);
+    expect_true(ps.picked == wrong, "the click on column %d is the pick, got %d", wrong + 1, ps.picked + 1);
+    int reached;
+    unsigned right;
+    lesson_ui_progress(&a, "predict", &reached, &right);
+    expect_true(!(right & 1u), "a wrong prediction scores nothing: bits %x", right);
+    cell_point(&a, 1, ps.answer, &x, &y, 0);
+    click(&a, x, y);
+    lesson_ui_predict_state(&a, &ps);
+    expect_true(ps.picked == wrong && lesson_ui_predict(&a, ps.answer) == -1,
+                "a prediction is made once: still %d", ps.picked + 1);
+    row_pixels(&a, 1, after, 3);
+    expect_true(after[0] != before[0] || after[1] != before[1] || after[2] != before[2],
+                "revealed: the row shows its own colours: %08x %08x %08x", after[0], after[1], after[2]);
+    app_free(&a);
+
+    /* a new learner's session: the right cell */
+    static App b;
+    open_at(&b, 0);
+    lesson_ui_predict_state(&b, &ps);
+    expect_true(ps.picked < 0, "a new session starts unpicked (%d)", ps.picked);
+    cell_point(&b, 1, ps.answer, &x, &y, 0);
+    click(&b, x, y);
+    lesson_ui_predict_state(&b, &ps);
+    expect_true(ps.picked == ps.answer, "the right cell is picked: %d of %d", ps.picked + 1, ps.answer + 1);
+    lesson_ui_progress(&b, "predict", &reached, &right);
+    expect_true(right & 1u, "scored right in the progress: bits %x", right);
+    app_free(&b);
+    static App c; /* kept in the progress file */
+    open_at(&c, 0);
+    lesson_ui_progress(&c, "predict", &reached, &right);
+    expect_true(right & 1u, "the progress file keeps it: bits %x", right);
+    app_free(&c);
+}
+
+static void test_next_token(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, 1);
+    LessonPredictState ps;
+    expect_true(lesson_ui_predict_state(&a, &ps) && ps.kind == LESSON_PREDICT_NEXT && ps.row == 1,
+                "step 2 asks for the token after t8 (row 2), got kind %d row %d", ps.kind, ps.row + 1);
+    int ids[LESSON_PREDICT_CAND];
+    Rect rc[LESSON_PREDICT_CAND];
+    int n = lesson_ui_predict_candidates(&a, ids, rc), at = -1;
+    for (int i = 0; i < n; i++)
+        if (ids[i] == ps.answer)
+            at = i;
+    expect_true(n == LESSON_PREDICT_CAND && at >= 0, "%d tokens offered, the argmax %d among them (at %d)", n,
+                ps.answer, at);
+    for (int i = 1; i < n; i++)
+        expect_true(ids[i - 1] < ids[i], "offered in the vocabulary's order, not by probability");
+    click(&a, rc[at].x + rc[at].w / 2, rc[at].y + rc[at].h / 2);
+    lesson_ui_predict_state(&a, &ps);
+    expect_true(ps.picked == ps.answer, "the click picks it: %d vs %d", ps.picked, ps.answer);
+    expect_true(lesson_ui_predict_candidates(&a, NULL, NULL) == 0, "revealed: the tokens are no longer offered");
+    app_free(&a);
+}
+
+static void test_experiment_and_pane(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, 2);
+    expect_true(a.ses.exp.no_scale && a.ses.exp.n_ablate == 1 && a.ses.exp.ablate[0].layer == 1 &&
+                    a.ses.exp.ablate[0].head == 2 && a.cmp == CMP_DIFF,
+                "step 3 sets no-scale, ablates enc:1:2 and shows the difference: %d %d cmp %d", a.ses.exp.no_scale,
+                a.ses.exp.n_ablate, a.cmp);
+    DecodeUi *d = a.vstate[VIEW_DECODE];
+    expect_true(app_current_view(&a) == VIEW_DECODE && d && d->pane == DEC_PANE_BEAM, "the decode view's beam pane");
+    lesson_ui_step(&a, 1);
+    tu_frame(&a);
+    expect_true(!session_has_exp(&a.ses) && a.cmp == CMP_EXP, "@experiment none clears it");
+    expect_true(d->pane == DEC_PANE_STEP, "@pane step, got %d", d->pane);
+    lesson_ui_step(&a, -1);
+    tu_frame(&a);
+    expect_true(session_has_exp(&a.ses), "back on step 3 the experiment is on again");
+    lesson_ui_close(&a);
+    expect_true(!session_has_exp(&a.ses) && a.cmp == CMP_EXP, "leaving the lesson leaves its experiment");
+    /* a learner's own experiment is not touched by a lesson without any */
+    app_free(&a);
+}
+
+int main(void)
+{
+    TU_RUN(setup, teardown, cmocka_unit_test(test_row_wrong_then_right), cmocka_unit_test(test_next_token),
+           cmocka_unit_test(test_experiment_and_pane));
+}
