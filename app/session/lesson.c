@@ -71,9 +71,10 @@ static int append(char **text, Buf *b, const char *s, size_t n, int new_para)
     return buf_add(text, b, sep, strlen(sep)) || buf_add(text, b, s, n) ? -1 : 0;
 }
 
-static int parse_count(const char *v, size_t n, int *out)
+/* A number from 0 (layers, heads and positions as on the command line). */
+static int parse_index(const char *v, size_t n, int *out)
 {
-    if (n == 0 || n > 3)
+    if (n == 0 || n > 4)
         return -1;
     int x = 0;
     for (size_t i = 0; i < n; i++) {
@@ -81,7 +82,16 @@ static int parse_count(const char *v, size_t n, int *out)
             return -1;
         x = x * 10 + (v[i] - '0');
     }
-    if (x < 1)
+    *out = x;
+    return 0;
+}
+
+/* A number from 1 (layers, heads, sentences as the window counts them),
+ * returned from 0. */
+static int parse_count(const char *v, size_t n, int *out)
+{
+    int x;
+    if (n > 3 || parse_index(v, n, &x) || x < 1)
         return -1;
     *out = x - 1;
     return 0;
@@ -128,21 +138,6 @@ static int add_directive_text(Parser *p, const char *key, const char *v, size_t 
     return 0;
 }
 
-
-/* A number from 0 (layers, heads and positions as on the command line). */
-static int parse_index(const char *v, size_t n, int *out)
-{
-    if (n == 0 || n > 4)
-        return -1;
-    int x = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] < '0' || v[i] > '9')
-            return -1;
-        x = x * 10 + (v[i] - '0');
-    }
-    *out = x;
-    return 0;
-}
 
 /* "enc:L:H", "dec:L:H" or "cross:L:H" */
 static int parse_head_ref(const char *v, size_t n, TfHeadRef *h)

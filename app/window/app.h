@@ -114,6 +114,11 @@ void app_set_exp(App *a, const TfExperiment *e);
 int app_exp_key(App *a, Key key);      /* E, D and the panel's keys */
 void app_exp_draw(ViewCtx *v);         /* the panel (experiment_ui.c) */
 int app_exp_status(const App *a, char *buf, size_t cap);
+/* The explanation panel's tabs and its "code" tab (explain_code.c): 1 when
+ * it drew the panel, 0 when explain_draw draws the explanation in v->area
+ * (below the tabs); the PyTorch lines of a stage, or NULL. */
+int explain_code_draw(ViewCtx *v);
+const char *explain_code(StageId st, int pre);
 
 /* Options the program was started with. */
 typedef struct AppOpts {

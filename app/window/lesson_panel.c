@@ -318,10 +318,10 @@ void lesson_panel_draw(ViewCtx *v)
     y += rich_text(v, v->g->ui, s->text, x, y, w, th->text, th->select, 1) + 12;
     if (s->try_text)
         y += box_text(v, lesson_ui_word(a, LW_TRY), s->try_text, x, y, w, th->accent, 1) + 12;
+    if (s->predict.kind) /* a step has a @quiz or a @predict */
+        y += predict_block(v, s, x, y, w, 1);
     if (s->has_quiz)
         quiz_block(v, s, answered, x, y, w, 1);
-    if (s->predict.kind)
-        predict_block(v, s, x, y, w, 1);
     ren_clip_pop(v->r);
     if (max_scroll > 0) { /* a scroll bar, and a hint that there is more */
         int bh = body.h * body.h / content;

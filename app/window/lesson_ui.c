@@ -528,51 +528,6 @@ const Lesson *lesson_ui_current(const App *a, int *step, int *answered)
     return &u->set.lessons[u->cur];
 }
 
-void lesson_ui_free(App *a)
-{
-    if (!a->les)
-        return;
-    lessons_free(&a->les->set);
-    free(a->les);
-    a->les = NULL;
-}
-
-const LessonSet *lesson_ui_set(App *a)
-{
-    LessonUi *u = ui(a);
-    if (!u)
-        return NULL;
-    load_lang(a, u);
-    return &u->set;
-}
-
-int lesson_ui_list_sel(const App *a) { return a->les ? a->les->list_sel : 0; }
-
-void lesson_ui_list_select(App *a, int i)
-{
-    if (a->les && i >= 0 && i < a->les->set.n)
-        a->les->list_sel = i;
-}
-
-void lesson_ui_progress(App *a, const char *id, int *reached, unsigned *right)
-{
-    LessonUi *u = ui(a);
-    if (u && !u->prog_loaded)
-        progress_load(u);
-    Progress *p = u ? progress_of(u, id) : NULL;
-    *reached = p ? p->reached : 0;
-    *right = p ? p->right : 0;
-}
-
-int *lesson_ui_scroll(App *a, int *to_end)
-{
-    if (!a->les)
-        return NULL;
-    *to_end = a->les->scroll_to_end;
-    a->les->scroll_to_end = 0;
-    return &a->les->scroll;
-}
-
 /* ---- @predict: hide, let the learner pick, reveal and score ---- */
 
 /* The trace the views show: the normal pass in D mode "normal". */
@@ -694,6 +649,7 @@ static void overlay_row(ViewCtx *v, App *a, const LessonPredictState *ps)
     if (!h->valid || (int)h->stage != ps->stage || ps->row >= h->rows) {
         if (ps->picked < 0) { /* another view would give it away */
             ren_rect(v->r, v->area, th->bg);
+            a->hover.valid = 0;
             ui_paragraph(v->r, v->g->ui, _("Back to the heatmap to make your prediction (the lesson's view)."),
                          v->area.x + 20, v->area.y + 40, v->area.w - 40, th->warn);
         }
@@ -741,6 +697,7 @@ static void overlay_next(ViewCtx *v, App *a, LessonUi *u, const LessonPredictSta
     Rect A = v->area;
     find_candidates(a, u, ps->row);
     ren_rect(v->r, A, th->bg);
+    a->hover.valid = 0; /* the status line would tell what is covered */
     int x = A.x + 20, y = A.y + 30, w = A.w - 40;
     ren_text(v->r, v->g->title, _("Predict"), x, y, th->accent2);
     y += ren_font_height(v->g->title) + 10;
@@ -779,4 +736,49 @@ void lesson_ui_overlay(ViewCtx *v)
     else
         overlay_next(v, a, u, &ps);
     ren_clip_pop(v->r);
+}
+
+void lesson_ui_free(App *a)
+{
+    if (!a->les)
+        return;
+    lessons_free(&a->les->set);
+    free(a->les);
+    a->les = NULL;
+}
+
+const LessonSet *lesson_ui_set(App *a)
+{
+    LessonUi *u = ui(a);
+    if (!u)
+        return NULL;
+    load_lang(a, u);
+    return &u->set;
+}
+
+int lesson_ui_list_sel(const App *a) { return a->les ? a->les->list_sel : 0; }
+
+void lesson_ui_list_select(App *a, int i)
+{
+    if (a->les && i >= 0 && i < a->les->set.n)
+        a->les->list_sel = i;
+}
+
+void lesson_ui_progress(App *a, const char *id, int *reached, unsigned *right)
+{
+    LessonUi *u = ui(a);
+    if (u && !u->prog_loaded)
+        progress_load(u);
+    Progress *p = u ? progress_of(u, id) : NULL;
+    *reached = p ? p->reached : 0;
+    *right = p ? p->right : 0;
+}
+
+int *lesson_ui_scroll(App *a, int *to_end)
+{
+    if (!a->les)
+        return NULL;
+    *to_end = a->les->scroll_to_end;
+    a->les->scroll_to_end = 0;
+    return &a->les->scroll;
 }

@@ -28,10 +28,6 @@ const char *step_label(StageId st); /* "Q", "softmax", "Add", ... */
 void nav_draw(ViewCtx *v);              /* the architecture diagram */
 void steps_draw(ViewCtx *v);            /* the stages of the current block */
 void explain_draw(ViewCtx *v);          /* the explanation panel */
-/* Its tabs and the "code" tab (explain_code.c): 1 when it drew the panel,
- * 0 when explain_draw draws the explanation in v->area (below the tabs). */
-int explain_code_draw(ViewCtx *v);
-const char *explain_code(StageId st, int pre); /* the PyTorch lines, or NULL */
 /* Simplified Chinese texts of the explanation panel (explain_zh.c): the
  * title and the two or three sentences for a stage (pre: pre-LN model);
  * returns 0 when there is none (the English text is shown). */

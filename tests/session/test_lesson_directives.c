@@ -11,6 +11,7 @@
  * sentence. Run from the repository root (it reads assets/models). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "checkpoint.h"
 #include "lesson.h"
@@ -252,8 +253,46 @@ static void test_predict_answer(void **state)
     model_free(&m);
 }
 
+static void write_text(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    expect_true(f != NULL, "%s can be written", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The whole check, as `lessons --check` runs it, on a tree of two
+ * languages: a query not in the sentence by file and line, and a Chinese
+ * @predict without the English one's @explain. */
+static void test_check_all(void **state)
+{
+    (void)state;
+    char dir[256], sub[300];
+    expect_true(tu_scratch(dir, sizeof dir, "test-lesson-directives") == 0, "a scratch folder");
+    const char *en = "@title T\n@summary S\n@step S\n@stage enc.self.weights\n@head 1\n@src i love china\n"
+                     "@predict row books\n@explain E.\nx\n";
+    const char *zh = "@title T\n@summary S\n@step S\n@stage enc.self.weights\n@head 1\n@src i love china\n"
+                     "@predict row books\n文字\n";
+    snprintf(sub, sizeof sub, "%s/en", dir);
+    mkdir(sub, 0755);
+    write_text(sub, "01-p.txt", en);
+    snprintf(sub, sizeof sub, "%s/zh", dir);
+    mkdir(sub, 0755);
+    write_text(sub, "01-p.txt", zh);
+    Msgs m = {0};
+    int n = 0, bad = lessons_check_all(dir, collect, &m, &n);
+    char want_en[600], want_pair[600];
+    snprintf(want_en, sizeof want_en, "%s/en/01-p.txt:7: @predict row books: the source has no such token", dir);
+    snprintf(want_pair, sizeof want_pair, "%s/zh/01-p.txt:3: step 1's @predict or its @explain differs", dir);
+    tu_scratch_remove(dir);
+    expect_true(n == 2 && bad == 3 && strstr(m.text, want_en) && strstr(m.text, want_pair),
+                "2 lessons, 3 problems (the query in both, the pair), got %d %d:\n%s", n, bad, m.text);
+}
+
 int main(void)
 {
     TU_RUN(NULL, NULL, cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_bad),
-           cmocka_unit_test(test_check), cmocka_unit_test(test_predict_answer));
+           cmocka_unit_test(test_check), cmocka_unit_test(test_predict_answer), cmocka_unit_test(test_check_all));
 }

@@ -214,6 +214,11 @@ static void test_next_token(void **state)
                 ps.answer, at);
     for (int i = 1; i < n; i++)
         expect_true(ids[i - 1] < ids[i], "offered in the vocabulary's order, not by probability");
+    for (int y = 200; y < 700; y += 50) { /* the covered view tells nothing under the mouse */
+        ev_mouse(&a, IN_MOUSE_MOVE, 500, y, 0);
+        tu_frame(&a);
+        expect_true(!a.hover.valid, "no value in the status line at (500, %d): '%s'", y, a.hover.where);
+    }
     click(&a, rc[at].x + rc[at].w / 2, rc[at].y + rc[at].h / 2);
     lesson_ui_predict_state(&a, &ps);
     expect_true(ps.picked == ps.answer, "the click picks it: %d vs %d", ps.picked, ps.answer);
