@@ -316,6 +316,60 @@ void ren_clip_pop(Ren *r)
     clip_apply(r);
 }
 
+/* ---------------------------------------------------------------- layers */
+
+int ren_has_layers(Ren *r)
+{
+    return r && r->soft && !r->vec && !r->in_layer && SDL_RenderTargetSupported(r->sdl);
+}
+
+RenImage *ren_layer_new(Ren *r, int w, int h)
+{
+    if (!ren_has_layers(r) || w < 1 || h < 1 || w > r->max_tex || h > r->max_tex)
+        return NULL;
+    RenImage *im = calloc(1, sizeof *im);
+    if (!im)
+        return NULL;
+    im->tex = SDL_CreateTexture(r->sdl, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET, w, h);
+    if (!im->tex) {
+        free(im);
+        return NULL;
+    }
+    SDL_SetTextureBlendMode(im->tex, SDL_BLENDMODE_NONE); /* opaque: a plain copy */
+    im->ren = r;
+    im->w = w;
+    im->h = h;
+    im->layer = 1;
+    ren_list_add(&r->images, &im->link);
+    return im;
+}
+
+int ren_layer_begin(Ren *r, RenImage *layer, Rect at, Color clear)
+{
+    if (!r || !layer || !layer->layer || layer->ren != r || r->in_layer || r->vec ||
+        at.w != layer->w || at.h != layer->h)
+        return -1;
+    if (SDL_SetRenderTarget(r->sdl, layer->tex) < 0)
+        return -1;
+    r->in_layer = layer;
+    SDL_SetRenderDrawColor(r->sdl, clear.r, clear.g, clear.b, 255);
+    SDL_RenderClear(r->sdl);
+    /* the frame's origin, seen from the layer: frame coordinates draw in place */
+    SDL_RenderSetViewport(r->sdl, &(SDL_Rect){-at.x, -at.y, at.x + at.w, at.y + at.h});
+    clip_apply(r);
+    return 0;
+}
+
+void ren_layer_end(Ren *r)
+{
+    if (!r || !r->in_layer)
+        return;
+    r->in_layer = NULL;
+    SDL_SetRenderTarget(r->sdl, r->frame); /* NULL for a window: its own target */
+    SDL_RenderSetViewport(r->sdl, NULL);
+    clip_apply(r);
+}
+
 /* ------------------------------------------------------------ rectangles */
 
 void ren_rect(Ren *r, Rect rc, Color c)

@@ -167,6 +167,22 @@ void ren_image_update(RenImage *im, const uint32_t *rgba);
 void ren_image_draw(Ren *r, RenImage *im, Rect src, Rect dst);
 void ren_image_free(RenImage *im);
 
+/* A layer: a w x h opaque texture that drawing can be redirected into, so
+ * a part of a frame that does not change (curves, dots, axes) is drawn
+ * once and then copied. Software renderers only (headless frames, PNGs, a
+ * window without acceleration: there every antialiased line costs its
+ * pixels one by one); NULL elsewhere and in vector output, where callers
+ * draw directly. Draw it with ren_image_draw; ren_image_update does
+ * nothing to it; ren_image_free frees it. */
+RenImage *ren_layer_new(Ren *r, int w, int h);
+int ren_has_layers(Ren *r); /* would ren_layer_new make one now? */
+/* Until ren_layer_end, every drawing call goes into layer, which stands
+ * for the frame rectangle at (at.w, at.h = the layer's size): coordinates
+ * and clips stay those of the frame. The layer is first cleared to
+ * `clear`. Returns -1 (and draws nothing into it) when it cannot. */
+int ren_layer_begin(Ren *r, RenImage *layer, Rect at, Color clear);
+void ren_layer_end(Ren *r);
+
 /* --- reading the frame --------------------------------------------------- */
 
 /* The pixels of rc in the current frame, rc.w*rc.h words 0xRRGGBBAA with

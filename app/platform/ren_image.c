@@ -49,7 +49,7 @@ RenImage *ren_image_new(Ren *r, int w, int h)
 
 void ren_image_update(RenImage *im, const uint32_t *rgba)
 {
-    if (!im || !rgba)
+    if (!im || !rgba || im->layer)
         return;
     SDL_UpdateTexture(im->tex, NULL, rgba, im->w * 4);
     memcpy(im->pixels, rgba, (size_t)im->w * (size_t)im->h * sizeof *rgba);
@@ -65,7 +65,8 @@ void ren_image_draw(Ren *r, RenImage *im, Rect src, Rect dst)
     if (!r || !im || im->ren != r || r->clip_empty || dst.w <= 0 || dst.h <= 0)
         return;
     if (r->vec) {
-        vec_image(r, im, src, dst);
+        if (!im->layer) /* a layer's pixels live in its texture only */
+            vec_image(r, im, src, dst);
         return;
     }
     SDL_Rect s = {src.x, src.y, src.w, src.h};

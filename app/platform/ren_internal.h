@@ -90,6 +90,7 @@ struct RenImage {
     SDL_Texture *tex;
     int w, h;
     uint32_t *pixels;          /* w*h words 0xRRGGBBAA, kept for vector output */
+    int layer;                 /* a render target (ren_layer_new): no pixels here */
 };
 
 typedef struct FontFile {
@@ -106,6 +107,7 @@ struct Ren {
     SDL_Renderer *sdl;
     SDL_Surface *dummy;  /* headless: the software renderer's own surface */
     SDL_Texture *frame;  /* headless: the target we draw into */
+    RenImage *in_layer;  /* the layer being drawn (ren_layer_begin), or NULL */
     int w, h;            /* headless frame size */
     int video_on, ttf_on;
     int max_tex;

@@ -45,6 +45,7 @@ typedef struct HeatEntry {
     int w, h;
     float lo, hi;         /* the value range the colours were made for */
     unsigned last_use;
+    int layer;            /* img is a layer (gfx_layer), not an image */
 } HeatEntry;
 
 /* Drawing resources that live as long as the window (renderer-owned). */
@@ -76,6 +77,31 @@ RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
  * Views other than heatmaps use keys with a top byte of their own. */
 RenImage *gfx_image(Gfx *g, uint64_t version, uint64_t key, int w, int h, float lo,
                     float hi, int *fresh);
+/* A cached layer (ren_layer_new) of w x h found by (version, key), or
+ * taken from the least recently used entry with *fresh = 1 (the caller
+ * draws into it between ren_layer_begin and ren_layer_end). NULL when the
+ * renderer has no layers (accelerated, vector output): draw directly. */
+RenImage *gfx_layer(Gfx *g, uint64_t version, uint64_t key, int w, int h, int *fresh);
+/* A cached layer in use: gfx_layer_begin returns 1 when the caller must
+ * draw the content now (into the layer, or straight into the frame when
+ * the renderer has none), 0 when the cached pixels still hold; then
+ * gfx_layer_end finishes and copies the layer to its rectangle. */
+typedef struct GfxLayer {
+    RenImage *img;
+    Rect at;
+    int drawing; /* drawing goes into img */
+} GfxLayer;
+int gfx_layer_begin(Gfx *g, GfxLayer *l, uint64_t version, uint64_t key, Rect at, Color clear);
+void gfx_layer_end(Gfx *g, GfxLayer *l);
+/* A cache key from n words (FNV-1a) with tag as its top byte. */
+uint64_t gfx_key(unsigned tag, const uint64_t *words, int n);
+/* Mark img's entry free (its pixels could not be painted). */
+void gfx_image_forget(Gfx *g, RenImage *img);
+/* Diagonal 1 px hatching over rc, one line every step pixels: dir 1 is "/",
+ * -1 is a backslash. Raster frames draw it from a cached texture of rc's size (one
+ * copy, where the lines cost thousands of blended points a cell); vector
+ * figures get the lines. Top byte 0x4A of the gfx_image keys. */
+void gfx_hatch(Gfx *g, Ren *r, Rect rc, int dir, int step, Color c);
 uint64_t heat_key(StageId st, int layer, int head, int b, int cmap, int variant);
 
 /* The window's own words in a language (i18n.c): the English text itself,

@@ -95,20 +95,6 @@ static Color ink_on(Color bg)
     return lum(bg) > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255};
 }
 
-/* Diagonal hatching inside rc: dir 1 is "/", -1 is "\". */
-static void hatch(Ren *r, Rect rc, int dir, int step, Color c)
-{
-    ren_clip_push(r, rc);
-    for (int d = -rc.h; d < rc.w; d += step) {
-        float x0 = (float)(rc.x + d), x1 = (float)(rc.x + d + rc.h);
-        if (dir > 0)
-            ren_line(r, x0, (float)(rc.y + rc.h), x1, (float)rc.y, 1.0f, c);
-        else
-            ren_line(r, x0, (float)rc.y, x1, (float)(rc.y + rc.h), 1.0f, c);
-    }
-    ren_clip_pop(r);
-}
-
 /* One cell: its colour, hatching for the reason of a −∞, and "0" / "−∞"
  * when there is room. */
 static void paint_cell(ViewCtx *v, Rect rc, MaskCat cat, float value, int text)
@@ -119,9 +105,9 @@ static void paint_cell(ViewCtx *v, Rect rc, MaskCat cat, float value, int text)
     int step = (int)lroundf(6 * v->g->scale);
     if (rc.w >= 7 && rc.h >= 7) {
         if (cat == MC_FUTURE || cat == MC_BOTH || cat == MC_OTHER)
-            hatch(v->r, rc, 1, step, th->masked_text);
+            gfx_hatch(v->g, v->r, rc, 1, step, th->masked_text);
         if (cat == MC_PAD || cat == MC_BOTH)
-            hatch(v->r, rc, -1, step, th->masked_text);
+            gfx_hatch(v->g, v->r, rc, -1, step, th->masked_text);
     }
     if (cat == MC_ZERO && lum(th->masked) >= 128) /* a dark 0 cell on a dark page */
         ren_rect_line(v->r, rc, 1, th->border);

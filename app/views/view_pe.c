@@ -445,6 +445,20 @@ static void wave_curve(ViewCtx *v, Rect plot, const PeData *d, int s)
     }
 }
 
+/* What the wave layer shows (dimensions, positions, table, layout, theme). */
+static uint64_t waves_key(const ViewCtx *v, const PeData *d, Rect plot, Rect lay)
+{
+    uint32_t scale;
+    memcpy(&scale, &v->g->scale, sizeof scale);
+    const int *dim = PE_UI(v)->dim; /* PE_WAVES = 4 of them */
+    uint64_t w[] = {(uint64_t)dim[0], (uint64_t)dim[1], (uint64_t)dim[2], (uint64_t)dim[3],
+                    (uint64_t)d->npos, (uint64_t)d->len, (uint64_t)d->C, (uint64_t)d->b,
+                    (uint64_t)d->rows, (uint64_t)(uintptr_t)d->pe, (uint64_t)(plot.x - lay.x),
+                    (uint64_t)(plot.y - lay.y), (uint64_t)plot.w, (uint64_t)plot.h, scale,
+                    (uint64_t)(uintptr_t)v->th};
+    return gfx_key(0x9E, w, (int)(sizeof w / sizeof w[0]));
+}
+
 static void draw_waves(ViewCtx *v, Rect rc, const PeData *d)
 {
     const Theme *th = v->th;
@@ -460,14 +474,22 @@ static void draw_waves(ViewCtx *v, Rect rc, const PeData *d)
         ren_clip_pop(v->r);
         return;
     }
-    wave_axes(v, plot, d);
-    for (int p = 0; p < d->len && p < d->npos; p++) { /* the sentence: faint columns */
-        int x = (int)lroundf(pos_x(plot, d, (float)p));
-        ren_rect(v->r, (Rect){x - 1, plot.y, 3, plot.h}, with_alpha(th->select, 40));
+    /* axes and curves: drawn once into a cached layer (hover ring on top) */
+    Rect lay = {rc.x, plot.y - 8, rc.w, plot.h + 8 + 4 + fh + 2};
+    GfxLayer L;
+    if (gfx_layer_begin(v->g, &L, v->s->version, waves_key(v, d, plot, lay), lay, th->bg)) {
+        wave_axes(v, plot, d);
+        for (int p = 0; p < d->len && p < d->npos; p++) { /* the sentence: faint columns */
+            int x = (int)lroundf(pos_x(plot, d, (float)p));
+            ren_rect(v->r, (Rect){x - 1, plot.y, 3, plot.h}, with_alpha(th->select, 40));
+        }
+        ren_clip_push(v->r, (Rect){plot.x - 8, plot.y - 8, plot.w + 16, plot.h + 16});
+        for (int s = PE_WAVES - 1; s >= 0; s--)
+            wave_curve(v, plot, d, s);
+        ren_clip_pop(v->r);
     }
+    gfx_layer_end(v->g, &L);
     ren_clip_push(v->r, (Rect){plot.x - 8, plot.y - 8, plot.w + 16, plot.h + 16});
-    for (int s = PE_WAVES - 1; s >= 0; s--)
-        wave_curve(v, plot, d, s);
     wave_hover(v, plot, d);
     ren_clip_pop(v->r);
     wave_tokens(v, plot, d, plot.y + plot.h + fh + 6);

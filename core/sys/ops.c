@@ -383,6 +383,14 @@ static void softmax_rows_serial(float *x, const float *add, int rows, int n, int
             memset(row, 0, (size_t)n * sizeof *row);
             continue;
         }
+        if (mx == INFINITY) { /* overflowed scores: the limit, shared by the +inf entries */
+            int k = 0;
+            for (int j = 0; j < n; j++)
+                k += row[j] == INFINITY;
+            for (int j = 0; j < n; j++)
+                row[j] = row[j] == INFINITY ? 1.0f / k : 0.0f;
+            continue;
+        }
         for (int j = 0; j < n; j++) /* -inf - mx = -inf: weight exactly 0 */
             row[j] = exp_poly(row[j] - mx);
         float inv = 1.0f / sum8(row, n);

@@ -71,7 +71,8 @@ void dropout_apply(float *out, const float *inp, const float *mask, size_t n);
 void dropout_backward(float *dinp, const float *dout, const float *mask, size_t n);
 
 /* Row softmax of (x + add) in place over rows of n; add (may be NULL) is an
- * additive mask row. -inf entries get weight exactly 0. */
+ * additive mask row. -inf entries get weight exactly 0; a row holding +inf
+ * (overflowed scores) gets its limit, the weight shared by the +inf entries. */
 void softmax_rows(float *x, const float *add, int rows, int n, int add_stride);
 /* dx += y * (dy - sum(y * dy)) per row */
 void softmax_backward_rows(float *dx, const float *dy, const float *y,

@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <strings.h>
 #include <time.h>
 
 static struct {
@@ -57,8 +59,49 @@ static void *helper(void *unused)
     return NULL;
 }
 
+/* OpenBLAS built for many CPUs (DYNAMIC_ARCH, as Debian ships it) picks its
+ * kernels by CPU model number, and a release older than the CPU does not
+ * know it: 0.3.21 takes this machine's Xeon (family 6, model 207) for a
+ * Prescott and runs SSE3 kernels without FMA, a quarter of what the
+ * vector units do. When it fell back so and the CPU has the instructions
+ * of a newer kernel set, select that one by its features, the way
+ * OPENBLAS_CORETYPE would at start-up. A user's OPENBLAS_CORETYPE is left
+ * alone; libraries without the dynamic entry points are left alone. */
+extern void gotoblas_dynamic_init(void) __attribute__((weak));
+extern void gotoblas_dynamic_quit(void) __attribute__((weak));
+
+static void pick_kernels(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    const char *name = openblas_get_corename();
+    if (!gotoblas_dynamic_init || !gotoblas_dynamic_quit || getenv("OPENBLAS_CORETYPE") ||
+        !name || strcasecmp(name, "prescott") != 0)
+        return;
+    __builtin_cpu_init();
+    const char *want = NULL;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        want = "SkylakeX";
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        want = "Haswell";
+    if (!want)
+        return;
+    setenv("OPENBLAS_CORETYPE", want, 1);
+    gotoblas_dynamic_quit();
+    gotoblas_dynamic_init();
+    unsetenv("OPENBLAS_CORETYPE");
+#endif
+}
+
+const char *par_blas_kernels(void)
+{
+    par_init();
+    return openblas_get_corename();
+}
+
 static void start(void)
 {
+    pick_kernels();
     openblas_set_num_threads(1);
     pthread_attr_t attr;
     pthread_attr_init(&attr);

@@ -24,7 +24,11 @@ int par_two(void (*fn)(void *ctx, int part), void *ctx);
 int par_claim(void);
 void par_release(void);
 
-/* Make OpenBLAS single-threaded (done once, at the first product). */
+/* Make OpenBLAS single-threaded (done once, at the first product), on the
+ * kernels the CPU supports (see parallel.c). */
 void par_init(void);
+
+/* The OpenBLAS kernel set in use (after par_init), e.g. "SkylakeX". */
+const char *par_blas_kernels(void);
 
 #endif

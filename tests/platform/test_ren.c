@@ -6,6 +6,7 @@
  * Needs no display: main() drops DISPLAY and WAYLAND_DISPLAY before any
  * test, so the software renderer has to do everything. */
 #include "ren_fixture.h"
+#include "ui.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
@@ -385,6 +386,111 @@ static void test_png_errors(void **state)
 
 /* ----------------------------------------------------- frames, window */
 
+/* The frame's pixels of rc (rc.w * rc.h words, malloc'd). */
+static uint32_t *grab(Ren *r, Rect rc)
+{
+    uint32_t *px = malloc((size_t)rc.w * rc.h * sizeof *px);
+    expect_true(px && ren_read_pixels(r, rc, px) == 0, "read %dx%d pixels", rc.w, rc.h);
+    return px;
+}
+
+static int differing(const uint32_t *a, const uint32_t *b, size_t n, int tol)
+{
+    int bad = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 32; k += 8) {
+            int d = (int)(a[i] >> k & 0xff) - (int)(b[i] >> k & 0xff);
+            bad += d > tol || d < -tol;
+        }
+    return bad;
+}
+
+/* Something of every kind, in frame coordinates, partly clipped. */
+static void layer_scene(Fixture *fx)
+{
+    Ren *r = fx->r;
+    ren_clip_push(r, (Rect){40, 30, 200, 150});
+    ren_rect(r, (Rect){30, 40, 120, 60}, (Color){200, 40, 40, 255});
+    ren_rect(r, (Rect){60, 60, 100, 100}, (Color){40, 200, 40, 120});
+    const float xy[] = {35, 170, 90, 35, 150, 160, 235, 50};
+    ren_polyline(r, xy, 4, 1.5f, WHITE);
+    ren_text(r, fx->sans, "layer 层", 70, 120, (Color){250, 250, 120, 255});
+    ren_clip_pop(r);
+}
+
+/* Drawing into a layer, then copying it, gives the frame's own pixels:
+ * coordinates and clips are the frame's; the frame outside is untouched
+ * and the clip stack works on afterwards. */
+static void test_layer(void **state)
+{
+    Fixture *fx = *state;
+    Ren *r = fx->r;
+    Color bg = {20, 30, 50, 255};
+    Rect at = {20, 20, 240, 180};
+    ren_begin(r, bg);
+    layer_scene(fx);
+    uint32_t *direct = grab(r, at);
+    ren_begin(r, bg);
+    RenImage *lay = ren_layer_new(r, at.w, at.h);
+    expect_true(lay != NULL, "a software renderer makes layers");
+    ren_clip_push(r, (Rect){0, 0, 100, 100}); /* a clip already pushed */
+    expect_true(ren_layer_begin(r, lay, at, bg) == 0, "layer begins");
+    ren_clip_pop(r);
+    layer_scene(fx);
+    ren_layer_end(r);
+    expect_true(pixel(r, 100, 100) == rgba(bg), "the frame untouched until the copy, got %08x",
+                pixel(r, 100, 100));
+    ren_image_draw(r, lay, (Rect){0, 0, 0, 0}, at);
+    uint32_t *copied = grab(r, at);
+    int bad = differing(direct, copied, (size_t)at.w * at.h, 0);
+    expect_true(bad == 0, "layer copy equals drawing in place, %d channels differ", bad);
+    ren_clip_push(r, (Rect){0, 0, 10, 10});
+    ren_rect(r, (Rect){0, 0, 50, 50}, WHITE);
+    ren_clip_pop(r);
+    expect_true(pixel(r, 5, 5) == rgba(WHITE) && pixel(r, 12, 12) == rgba(bg),
+                "clip after the layer, got %08x %08x", pixel(r, 5, 5), pixel(r, 12, 12));
+    ren_image_update(lay, direct); /* nothing for a layer */
+    ren_image_free(lay);
+    free(direct);
+    free(copied);
+}
+
+/* gfx_hatch's cached texture looks like the lines it stands for. */
+static void test_hatch_cached(void **state)
+{
+    Fixture *fx = *state;
+    Ren *r = fx->r;
+    Gfx *g = calloc(1, sizeof *g);
+    TfErr err;
+    expect_true(g && gfx_init(g, r, &err) == 0, "gfx: %s", err.msg);
+    Color bg = {40, 40, 48, 255}, ink = {200, 200, 210, 255};
+    for (int dir = -1; dir <= 1; dir += 2) {
+        Rect rc = {13, 17, 57, 43};
+        ren_begin(r, bg);
+        ren_clip_push(r, rc);
+        for (int d = -rc.h; d < rc.w; d += 6) {
+            float x0 = (float)(rc.x + d), x1 = (float)(rc.x + d + rc.h);
+            if (dir > 0)
+                ren_line(r, x0, (float)(rc.y + rc.h), x1, (float)rc.y, 1.0f, ink);
+            else
+                ren_line(r, x0, (float)rc.y, x1, (float)(rc.y + rc.h), 1.0f, ink);
+        }
+        ren_clip_pop(r);
+        uint32_t *lines = grab(r, rc);
+        for (int twice = 0; twice < 2; twice++) { /* painted, then from the cache */
+            ren_begin(r, bg);
+            gfx_hatch(g, r, rc, dir, 6, ink);
+            uint32_t *img = grab(r, rc);
+            int bad = differing(lines, img, (size_t)rc.w * rc.h, 2);
+            expect_true(bad == 0, "hatching %d, pass %d: %d channels differ by more than 2", dir, twice, bad);
+            free(img);
+        }
+        free(lines);
+    }
+    gfx_free(g);
+    free(g);
+}
+
 static void test_headless_sizes(void **state)
 {
     Fixture *fx = *state;
@@ -472,6 +578,8 @@ int main(void)
         cmocka_unit_test(test_image_crisp),
         cmocka_unit_test(test_png_roundtrip),
         cmocka_unit_test(test_png_errors),
+        cmocka_unit_test(test_layer),
+        cmocka_unit_test(test_hatch_cached),
         cmocka_unit_test(test_headless_sizes),
         cmocka_unit_test(test_window),
     };

@@ -12,6 +12,16 @@ double bench_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* CPU time of the calling thread: what a body costs when the machine is
+ * shared (time spent waiting for a core is not counted; a helper thread's
+ * work is not either). */
+static double thread_cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -24,27 +34,38 @@ BenchStats bench_run(BenchFn fn, void *ctx, int min_reps, double min_seconds)
     fn(ctx); /* warm-up: caches, thread pools, lazy page faults */
     fn(ctx);
     int cap = 64, n = 0;
-    double *t = malloc((size_t)cap * sizeof *t);
-    if (!t)
+    double *t = malloc((size_t)cap * sizeof *t), *c = malloc((size_t)cap * sizeof *c);
+    if (!t || !c) {
+        free(t);
+        free(c);
         return s;
+    }
     double start = bench_now();
     while (n < min_reps || bench_now() - start < min_seconds) {
-        double t0 = bench_now();
+        double t0 = bench_now(), c0 = thread_cpu_now();
         fn(ctx);
-        double dt = bench_now() - t0;
+        double dt = bench_now() - t0, dc = thread_cpu_now() - c0;
         if (n == cap) {
             double *p = realloc(t, (size_t)cap * 2 * sizeof *t);
-            if (!p)
+            if (p)
+                t = p;
+            double *q = p ? realloc(c, (size_t)cap * 2 * sizeof *c) : NULL;
+            if (!q)
                 break;
-            t = p;
+            c = q;
             cap *= 2;
         }
+        c[n] = dc * 1e3;
         t[n++] = dt * 1e3;
         if (n >= 100000)
             break;
     }
     s = bench_stats_of(t, n);
+    BenchStats cs = bench_stats_of(c, n);
+    s.cpu_median_ms = cs.median_ms;
+    s.cpu_p95_ms = cs.p95_ms;
     free(t);
+    free(c);
     return s;
 }
 
@@ -77,6 +98,8 @@ void bench_print(const char *name, const BenchStats *s, double flops,
         printf(", \"tokens_per_s\": %.0f", tokens / (s->median_ms * 1e-3));
     if (extra_key)
         printf(", \"%s\": %.4f", extra_key, extra_val);
+    if (s->cpu_median_ms > 0)
+        printf(", \"cpu_median_ms\": %.4f, \"cpu_p95_ms\": %.4f", s->cpu_median_ms, s->cpu_p95_ms);
     printf("}\n");
     fflush(stdout);
 }

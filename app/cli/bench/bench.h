@@ -13,6 +13,9 @@ typedef void (*BenchFn)(void *ctx);
 
 typedef struct BenchStats {
     double median_ms, p95_ms, min_ms;
+    /* the calling thread's CPU time (bench_run only, else 0): steadier than
+     * wall time on a loaded machine, but blind to helper threads */
+    double cpu_median_ms, cpu_p95_ms;
     int reps;
 } BenchStats;
 
@@ -22,8 +25,9 @@ BenchStats bench_run(BenchFn fn, void *ctx, int min_reps, double min_seconds);
 BenchStats bench_stats_of(double *ms, int n);
 
 /* One JSON line: name, median_ms, p95_ms, gflops (if flops > 0),
- * peak_fraction (if peak_gflops > 0), tokens_per_s (if tokens > 0), and
- * an optional extra "key": value pair (extra_key NULL for none). */
+ * peak_fraction (if peak_gflops > 0), tokens_per_s (if tokens > 0), an
+ * optional extra "key": value pair (extra_key NULL for none), and
+ * cpu_median_ms, cpu_p95_ms when measured. */
 void bench_print(const char *name, const BenchStats *s, double flops,
                  double peak_gflops, double tokens, const char *extra_key,
                  double extra_val);

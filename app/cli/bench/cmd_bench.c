@@ -73,6 +73,7 @@ static double sgemm_peak(double secs)
     BenchStats o = bench_run(gemm_openblas, &g, 10, secs);
     openblas_set_num_threads(1);
     double flops = 2.0 * g.n * g.n * g.n;
+    printf("{\"name\": \"blas_kernels\", \"openblas_core\": \"%s\"}\n", par_blas_kernels());
     BenchStats *best = o.median_ms < s.median_ms ? &o : &s;
     bench_print("sgemm_peak", best, flops, 0, 0, "openblas_threads", best == &o ? 2 : 1);
     bench_print("sgemm_peak_split", &s, flops, 0, 0, NULL, 0);

@@ -97,6 +97,12 @@ static void test_softmax_rows_sum_to_one(void **state)
     float big[3] = {1000, 1001, 999};
     softmax_rows(big, NULL, 1, 3, 0);
     expect_true(fabsf(big[1] - 0.66524096f) < 1e-6f, "softmax(1000,1001,999)[1] = 0.665241, got %.7f", big[1]);
+    /* overflowed scores (+inf) take their limit, not NaN */
+    float inf[4] = {INFINITY, 3, INFINITY, -INFINITY};
+    softmax_rows(inf, NULL, 1, 4, 0);
+    for (int j = 0; j < 4; j++)
+        expect_true(inf[j] == (j == 0 || j == 2 ? 0.5f : 0.0f), "softmax(inf,3,inf,-inf)[%d] = %g, got %g", j,
+                    j == 0 || j == 2 ? 0.5 : 0.0, inf[j]);
 }
 
 static void test_layernorm_stats(void **state)

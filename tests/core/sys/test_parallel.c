@@ -13,6 +13,8 @@
 
 #include <cblas.h>
 #include <pthread.h>
+#include <strings.h>
+#include <stdlib.h>
 
 #include "ops.h"
 #include "parallel.h"
@@ -136,10 +138,25 @@ static void test_split_is_deterministic(void **state)
     free(y);
 }
 
+/* OpenBLAS runs the kernels the CPU has: a CPU with AVX2 and FMA never
+ * gets the SSE3 (Prescott) fallback an older OpenBLAS picks for a CPU
+ * model it does not know (unless the user forced it). */
+static void test_blas_kernels_fit_the_cpu(void **state)
+{
+    (void)state;
+    const char *name = par_blas_kernels();
+    printf("  OpenBLAS kernels: %s\n", name ? name : "?");
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (!getenv("OPENBLAS_CORETYPE") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        expect_true(name && strcasecmp(name, "prescott") != 0, "AVX2 kernels or better, got %s", name);
+#endif
+}
+
 int main(void)
 {
     TU_RUN(NULL, NULL,
            cmocka_unit_test(test_par_two_runs_both_parts),
            cmocka_unit_test(test_split_equals_unsplit),
-           cmocka_unit_test(test_split_is_deterministic));
+           cmocka_unit_test(test_split_is_deterministic), cmocka_unit_test(test_blas_kernels_fit_the_cpu));
 }

@@ -187,7 +187,9 @@ static void opts(TrainOpts *o, int threads)
 /* The copy task (strings of length 1..5) learns in a few hundred steps:
  * the loss falls from log(30) = 3.4 towards the floor that label smoothing
  * leaves, the entropy of q: -0.9 log 0.9 - 0.1 log(0.1 / 28) = 0.658.
- * (Without dropout, to keep it short.) */
+ * (Without dropout, to keep it short.) 400 steps: at 300 the loss was still
+ * falling steeply enough that the BLAS kernel's rounding (SSE3, AVX2 or
+ * AVX-512) moved its mean from 0.71 to 0.90; at 400 they agree on 0.72-0.73. */
 static void test_copy_learns(void **state)
 {
     (void)state;
@@ -208,19 +210,20 @@ static void test_copy_learns(void **state)
     o.dropout = 0;
     o.lr_scale = 0.5f;
     expect_true(trainer_init(t, &m, &d, &o, &err) == 0, "trainer: %s", err.msg);
+    enum { COPY_STEPS = 400 };
     double first = 0, last = 0;
     TrainStats s;
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < COPY_STEPS; i++) {
         expect_true(trainer_step(t, &s, &err) == 0, "step %d: %s", i + 1, err.msg);
         if (i < 10)
             first += s.loss / 10;
-        if (i >= 290)
+        if (i >= COPY_STEPS - 10)
             last += s.loss / 10;
     }
-    printf("  copy: mean loss of steps 1-10 %.4f, of steps 291-300 %.4f (lr %.3g)\n",
-           first, last, s.lr);
+    printf("  copy: mean loss of steps 1-10 %.4f, of steps %d-%d %.4f (lr %.3g)\n",
+           first, COPY_STEPS - 9, COPY_STEPS, last, s.lr);
     expect_true(first > 3.0, "starts near log(30) = 3.4, got %.4f", first);
-    expect_true(last < 0.85, "after 300 steps the loss is below 0.85, got %.4f", last);
+    expect_true(last < 0.85, "after %d steps the loss is below 0.85, got %.4f", COPY_STEPS, last);
     EvalOpts eo;
     eval_opts_default(&eo);
     EvalStats es;
