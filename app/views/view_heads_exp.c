@@ -10,6 +10,12 @@ static const char *SORT_NAMES[HX_SORT_COUNT] = {
     N_("as numbered"), N_("entropy"), N_("max weight"), N_("first key"), N_("offset share"),
 };
 
+/* The sort button, one whole wording per metric. */
+static const char *SORT_BUTTONS[HX_SORT_COUNT] = {
+    N_("O  sort: as numbered"), N_("O  sort: entropy"), N_("O  sort: max weight"), N_("O  sort: first key"),
+    N_("O  sort: offset share"),
+};
+
 const char *heads_exp_sort_name(int sort)
 {
     return sort >= 0 && sort < HX_SORT_COUNT ? _(SORT_NAMES[sort]) : "?";
@@ -55,8 +61,7 @@ void heads_exp_controls(ViewCtx *v, HeadsExp *x, Rect *body)
     UiFlow f = ui_flow(v, *body);
     if (ui_flow_button(&f, _("M  metrics"), x->overlay))
         x->overlay = !x->overlay;
-    char buf[96];
-    snprintf(buf, sizeof buf, _("O  sort: %s"), heads_exp_sort_name(x->sort));
+    const char *buf = x->sort >= 0 && x->sort < HX_SORT_COUNT ? _(SORT_BUTTONS[x->sort]) : "O";
     if (ui_flow_button(&f, buf, x->sort != HX_SORT_NONE)) /* the next metric */
         x->sort = (x->sort + 1) % HX_SORT_COUNT;
     int h = ui_flow_height(&f) + 4;

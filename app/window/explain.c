@@ -135,6 +135,12 @@ static const Expl DECODE_EXPL[DEC_PANE_COUNT] = {
          "best; finished ones (ending in <eos>) are compared after the length penalty, so short outputs do not win "
          "just because they multiply fewer probabilities. The tree shows kept, finished and pruned hypotheses; the "
          "highlighted path is the winner.")},
+    [DEC_PANE_SAMPLE] = {N_("Sampling with a temperature"), "P_T(y) = softmax(z / T),  T ∈ [0.1, 5]",
+      N_("Instead of taking the most likely token, sampling draws the next token at random from the model's "
+         "distribution. The temperature T divides the logits z before the softmax: T < 1 sharpens the distribution "
+         "towards the greedy choice, T > 1 flattens it so unlikely tokens are drawn more often. Top-k keeps only the "
+         "k most likely tokens, top-p the smallest set whose probabilities add up to p; the rest get 0 and the kept "
+         "ones are renormalised. The same seed always draws the same translation.")},
 };
 static const Expl TRAIN_EXPL = {N_("Training"), "lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)",
       N_("The decoder reads the true target shifted right (teacher forcing), and the causal mask lets it predict "

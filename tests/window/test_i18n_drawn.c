@@ -190,7 +190,7 @@ static const char *const NAMES[] = {
     "Stepformer", "Top", "PE", "LN", "FFN", "BLEU", "BPE", "OPUS", "MT",
     "Tab", "Esc", "Enter", "Space", "End", "Home", "PgDn", "PgUp", "Ctrl", "Shift", "Alt",
     "English", "EN", "PNG", "PDF", "SVG", "CSV", "TSV", "JSON", "UTF", "RNN", "RNNs", "GPU",
-    "viridis", "cividis", "lr", "id", "pos", "ms", "kB", "MB", "GB",
+    "viridis", "cividis", "lr", "id", "pos", "ms", "kB", "MB", "GB", "ln",
 };
 /* A formula's variables, data only in a string with '=', '^' or '√'. */
 static const char *const FORMULA[] = {
