@@ -114,6 +114,9 @@ typedef struct DecodeOpts {
     DecodeForce force[DEC_MAX_FORCE];
     int recompute; /* run the whole prefix through the decoder at every step
                       (the slow reference) instead of the key/value cache */
+    int ignore_eos; /* benchmarks: never end at <eos> (greedy takes it as a
+                       token and goes on; beam search never proposes it), so
+                       exactly max_out tokens are generated */
 } DecodeOpts;
 
 /* beam 1, alpha 0.6, max_out 0, no sampling (T 1, top-k 0, top-p 1),

@@ -263,7 +263,7 @@ static int greedy_step(TfDecoder *d, TfErr *err)
     }
     d->seq[t + 1] = tok;
     d->t = t + 1;
-    int end = tok == cfg_eos_id(c) || d->t == d->max_out;
+    int end = (tok == cfg_eos_id(c) && !d->o.ignore_eos) || d->t == d->max_out;
     int node = add_node(&d->tree, (BeamNode){d->alive_node[0], tok, t, r->logprob,
                                              r->logprob / beam_length_penalty(r->n, d->o.alpha),
                                              end ? BEAM_FINISHED : BEAM_KEPT});
@@ -337,6 +337,8 @@ static int beam_step(TfDecoder *d, TfErr *err)
     int nc = 0;
     for (int r = 0; r < d->n_alive; r++) {
         log_softmax(d->lsm, z + (size_t)r * V, V);
+        if (d->o.ignore_eos)
+            d->lsm[eos] = -INFINITY;
         if (marian) { /* pad never generated; </s> at the last step */
             d->lsm[pad] = -INFINITY;
             if (t == d->max_out - 1)

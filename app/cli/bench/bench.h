@@ -33,4 +33,9 @@ void bench_print(const char *name, const BenchStats *s, double flops,
  * when it was measured in this run (else 0). */
 void bench_gui(double secs, const char *only, double train_ref_tok_s);
 
+/* decode_base_* (bench_decode.c): greedy over the key/value cache at 32 and
+ * 128 tokens, greedy recomputing the prefix, beam 4; tokens_per_s and
+ * bandwidth_fraction, and their ratios. */
+void bench_decode(double secs, const char *only);
+
 #endif
