@@ -7,7 +7,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cblas.h>
+
 #include "ops.h"
+#include "parallel.h"
+
+/* One row through a Linear: out(N) = w(N,K) in(K) + b. sgemv reads each
+ * weight once, where sgemm of a single row first repacks the matrix; the
+ * rows of w are split between the two cores by shape (same bits every run). */
+typedef struct GemvJob {
+    float *out;
+    const float *in, *w;
+    int K, N;
+} GemvJob;
+
+static void gemv_part(void *p, int part)
+{
+    GemvJob *j = p;
+    int h = j->N / 2, n0 = part ? h : 0, n = part ? j->N - h : h;
+    if (n > 0)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, n, j->K, 1.0f, j->w + (size_t)n0 * j->K, j->K,
+                    j->in, 1, 1.0f, j->out + n0, 1);
+}
+
+/* out(R,N) = in(R,K) @ w(N,K)^T + b, as linear_forward */
+static void step_linear(float *out, const float *in, const float *w, const float *b, int R, int K,
+                        int N)
+{
+    if (R != 1) {
+        linear_forward(out, in, w, b, R, K, N);
+        return;
+    }
+    if (b)
+        memcpy(out, b, (size_t)N * sizeof *b);
+    else
+        memset(out, 0, (size_t)N * sizeof *out);
+    GemvJob j = {out, in, w, K, N};
+    if ((size_t)N * K >= (1u << 16))
+        par_two(gemv_part, &j);
+    else {
+        gemv_part(&j, 0);
+        gemv_part(&j, 1);
+    }
+}
 
 int kv_supported(const TfExperiment *e)
 {
@@ -163,7 +205,7 @@ static void cross_step(TfKvCache *kv, int l, int R, float *cross_w)
 
 static void ffn_step(TfKvCache *kv, const TfConfig *c, const float *in, const LayerParams *W, int R)
 {
-    linear_forward(kv->hid, in, W->f1w, W->f1b, R, kv->C, kv->F);
+    step_linear(kv->hid, in, W->f1w, W->f1b, R, kv->C, kv->F);
     size_t n = (size_t)R * kv->F;
     if (c->act == TF_ACT_SILU)
         silu_forward(kv->hid, kv->hid, n);
@@ -171,7 +213,7 @@ static void ffn_step(TfKvCache *kv, const TfConfig *c, const float *in, const La
         gelu_forward(kv->hid, kv->hid, n);
     else
         relu_forward(kv->hid, kv->hid, n);
-    linear_forward(kv->out, kv->hid, W->f2w, W->f2b, R, kv->F, kv->C);
+    step_linear(kv->out, kv->hid, W->f2w, W->f2b, R, kv->F, kv->C);
 }
 
 int kv_step(TfKvCache *kv, const TfModel *m, const int *tok, int R, float *self_w,
@@ -195,17 +237,17 @@ int kv_step(TfKvCache *kv, const TfModel *m, const int *tok, int R, float *self_
         LayerParams W = params_dec_layer(&m->p, c, l);
         /* 1. masked self-attention: the new row's K, V join the cache */
         const float *in = sub_in(kv, kv->x, W.ln_w[0], W.ln_b[0], post, R);
-        linear_forward(kv->qkv, in, W.sa.qkv_w, W.sa.qkv_b, R, C, 3 * C);
+        step_linear(kv->qkv, in, W.sa.qkv_w, W.sa.qkv_b, R, C, 3 * C);
         self_step(kv, l, R, self_w);
         ablate(kv, kv->heads, TF_ATTN_DEC, l, R);
-        linear_forward(kv->out, kv->heads, W.sa.o_w, W.sa.o_b, R, C, C);
+        step_linear(kv->out, kv->heads, W.sa.o_w, W.sa.o_b, R, C, C);
         sub_out(kv, kv->x, kv->out, W.ln_w[0], W.ln_b[0], post, R);
         /* 2. cross-attention: the query is new, K/V were computed once */
         in = sub_in(kv, kv->x, W.ln_w[1], W.ln_b[1], post, R);
-        linear_forward(kv->qkv, in, W.ca.qkv_w, W.ca.qkv_b, R, C, C);
+        step_linear(kv->qkv, in, W.ca.qkv_w, W.ca.qkv_b, R, C, C);
         cross_step(kv, l, R, cross_w);
         ablate(kv, kv->heads, TF_ATTN_CROSS, l, R);
-        linear_forward(kv->out, kv->heads, W.ca.o_w, W.ca.o_b, R, C, C);
+        step_linear(kv->out, kv->heads, W.ca.o_w, W.ca.o_b, R, C, C);
         sub_out(kv, kv->x, kv->out, W.ln_w[1], W.ln_b[1], post, R);
         /* 3. feed-forward */
         in = sub_in(kv, kv->x, W.ln_w[2], W.ln_b[2], post, R);
@@ -217,7 +259,7 @@ int kv_step(TfKvCache *kv, const TfModel *m, const int *tok, int R, float *self_
         layernorm_forward(kv->nrm, kv->mean, kv->rstd, kv->x, m->p.dec_lnf_w, m->p.dec_lnf_b, R, C);
         y = kv->nrm;
     }
-    linear_forward(kv->logits, y, m->p.gen_w, m->p.gen_b, R, C, kv->V);
+    step_linear(kv->logits, y, m->p.gen_w, m->p.gen_b, R, C, kv->V);
     kv->R = R;
     kv->T = t + 1;
     return 0;
