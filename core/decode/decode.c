@@ -17,6 +17,39 @@ void decode_result_free(DecodeResult *r)
     }
 }
 
+int decode_result_copy(DecodeResult *dst, const DecodeResult *src, int n_dec, int n_heads)
+{
+    *dst = *src;
+    dst->ids = NULL;
+    dst->pool = NULL;
+    dst->steps = NULL;
+    size_t per = (size_t)n_dec * n_heads, rows = 0;
+    for (int t = 0; src->steps && t < src->n; t++)
+        rows += per * (t + 1 + (size_t)src->S);
+    dst->ids = malloc((size_t)(src->n > 0 ? src->n : 1) * sizeof *dst->ids);
+    if (src->steps) {
+        dst->steps = malloc((size_t)(src->n > 0 ? src->n : 1) * sizeof *dst->steps);
+        dst->pool = malloc((rows ? rows : 1) * sizeof(float));
+    }
+    if (!dst->ids || (src->steps && (!dst->steps || !dst->pool))) {
+        decode_result_free(dst);
+        return -1;
+    }
+    memcpy(dst->ids, src->ids, (size_t)src->n * sizeof *dst->ids);
+    float *p = dst->pool;
+    for (int t = 0; src->steps && t < src->n; t++) {
+        size_t ns = per * (t + 1), nc = per * (size_t)src->S;
+        dst->steps[t] = src->steps[t];
+        dst->steps[t].self_w = p;
+        memcpy(p, src->steps[t].self_w, ns * sizeof(float));
+        p += ns;
+        dst->steps[t].cross_w = p;
+        memcpy(p, src->steps[t].cross_w, nc * sizeof(float));
+        p += nc;
+    }
+    return 0;
+}
+
 void beam_result_free(BeamResult *r)
 {
     if (r) {

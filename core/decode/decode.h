@@ -44,6 +44,9 @@ typedef struct DecodeResult {
 } DecodeResult;
 
 void decode_result_free(DecodeResult *r);
+/* A deep copy (the steps' attention rows too) of src, decoded by a model
+ * of n_dec layers and n_heads heads; 0, or -1 out of memory. */
+int decode_result_copy(DecodeResult *dst, const DecodeResult *src, int n_dec, int n_heads);
 
 /* The longest output tried for a source of S tokens: S + 50 as in the
  * paper, capped by the model's max_len and the trace (which needs room for

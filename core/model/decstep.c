@@ -283,3 +283,13 @@ void kv_reorder(TfKvCache *kv, const int *parent, int R)
     kv->v2 = t;
     kv->R = R;
 }
+
+double kv_step_bytes(const TfConfig *c)
+{
+    double C = c->d_model, F = c->d_ff, V = c->tgt_vocab;
+    double layer = (3 * C * C + 3 * C) + (C * C + C) /* self-attention */
+                   + (C * C + C) + (C * C + C)       /* cross: W_Q and W_O */
+                   + (2 * C * F + F + C)             /* feed-forward */
+                   + 6 * C;                          /* LayerNorms */
+    return 4.0 * (c->n_dec * layer + V * C + V);
+}

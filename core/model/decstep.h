@@ -61,6 +61,11 @@ void kv_free(TfKvCache *kv);
 int kv_step(TfKvCache *kv, const TfModel *m, const int *tok, int R, float *self_w,
             float *cross_w, TfErr *err);
 
+/* The bytes of weights one step reads (every decoder layer's
+ * self-attention, cross-attention W_Q and W_O, feed-forward and LayerNorm
+ * parameters, and the output projection): a step's memory traffic. */
+double kv_step_bytes(const TfConfig *c);
+
 /* Row r becomes old row parent[r], for r in 0..R-1 (R <= the rows cached). */
 void kv_reorder(TfKvCache *kv, const int *parent, int R);
 

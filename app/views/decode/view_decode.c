@@ -165,7 +165,10 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->S = sc->ses->src_n[b] < dec_cap(d) ? sc->ses->src_n[b] : dec_cap(d);
     memcpy(d->src, sc->ses->src_ids[b], (size_t)d->S * sizeof(int));
     d->max_out = decode_max_out(sc->model, &d->tr, d->S);
-    if (tf_greedy(sc->model, &d->tr, d->src, d->S, d->max_out, 1, &d->gen, &err)) {
+    int from = dec_from_session(sc, d, b); /* 1 taken, 0 still decoding, -1 do it here */
+    if (from == 0)
+        return;
+    if (from < 0 && tf_greedy(sc->model, &d->tr, d->src, d->S, d->max_out, 1, &d->gen, &err)) {
         snprintf(d->err, sizeof d->err, "%s", err.msg);
         return;
     }
@@ -229,7 +232,7 @@ DecodeUi *dec_get(ViewCtx *v)
         d->layer = sc->model->cfg.n_dec - 1; /* the last layer: its cross-
                                                 attention aligns best */
     }
-    if (d->version != sc->version || d->batch != sc->batch)
+    if (d->version != sc->version || d->batch != sc->batch || dec_decoded(sc, d))
         compute(sc, d);
     if (d->pane == DEC_PANE_BEAM &&
         (d->beam_version != d->version || d->beam_batch != d->batch ||
@@ -532,6 +535,10 @@ static void view_decode(ViewCtx *v)
         return;
     if (d->err[0]) {
         ui_paragraph(v->r, v->g->ui, d->err, body.x + 10, body.y + 10, body.w - 20, th->warn);
+        return;
+    }
+    if (d->pending && d->pane != DEC_PANE_BEAM) {
+        dec_draw_progress(v, body);
         return;
     }
     ren_clip_push(v->r, body);

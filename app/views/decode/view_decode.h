@@ -91,11 +91,22 @@ typedef struct DecodeUi {
     int scroll, follow;   /* first table row shown; bring sel into view */
     int beam_x0;          /* first tree column shown */
     int ready;            /* set up for a model (first use) */
+    int pending;          /* the session is still decoding: progress shown */
 } DecodeUi;
 
 /* The view's state (v->st, owned by the window), set up on first use and
  * brought up to date with the input, the model and the settings. */
 DecodeUi *dec_get(ViewCtx *v);
+
+/* view_decode_progress.c: the generation is the session's own greedy
+ * decode (decoded step by step between frames), not a second one. Take it
+ * for sentence b: 1 taken, 0 the session is still decoding (d->pending set),
+ * -1 the view must decode itself (another sentence or length). */
+int dec_from_session(const Scene *sc, DecodeUi *d, int b);
+/* The decoding the view waited for has ended: compute again. */
+int dec_decoded(const Scene *sc, const DecodeUi *d);
+/* The progress mark while it decodes: tokens so far of at most max_out. */
+void dec_draw_progress(ViewCtx *v, Rect body);
 
 /* Actions (keys and buttons do the same). */
 void dec_step(DecodeUi *d);                          /* one more token; restart at the end */
