@@ -1,12 +1,16 @@
 /* view_decode_beam.c - beam search as a tree of hypotheses.
  *
  * Greedy decoding keeps one hypothesis; beam search keeps the K most
- * probable partial translations. At each step every kept hypothesis
- * proposes its K best next tokens, and of those K x K candidates the best
- * ones survive (KEPT), one that ends in <eos> is put aside as a candidate
- * answer (FINISHED), and the rest are dropped (PRUNED). Finished ones are
- * ranked by log P(Y|X) / lp(Y), lp(Y) = ((5 + |Y|) / 6)^alpha, because a
- * plain sum of log-probabilities favours short outputs.
+ * probable partial translations alive. tensor2tensor's policy (the one the
+ * paper used, core/decode/decoder.c): at each step the alive hypotheses are
+ * expanded by every token and the 2K best by log P are drawn; those ending
+ * in <eos> join the finished set, the K best finished by log P(Y|X) / lp(Y),
+ * lp(Y) = ((5 + |Y|) / 6)^alpha (FINISHED: a plain sum of log-probabilities
+ * favours short outputs); the K best others stay alive (KEPT); the rest of
+ * the 2K, and a finished one pushed out of the set later, are PRUNED. A
+ * finished hypothesis never takes an alive one's place, so the beam keeps K
+ * alive until no alive one can beat the worst finished; at the longest
+ * output the unfinished compete on the same score.
  *
  * The tree: x is the step, nodes of a step are stacked under their parent
  * (so edges do not cross), pruned candidates are small faded dots, kept
@@ -387,6 +391,22 @@ static int para(ViewCtx *v, RenFont *f, const char *s, Rect rc, int y, Color c, 
     return ui_paragraph(v->r, f, s, rc.x, y, rc.w, c);
 }
 
+/* The policy in one sentence, and whether the winner finished. */
+static int beam_policy_line(ViewCtx *v, const DecodeUi *d, Rect rc, int y, int draw, int compact)
+{
+    const BeamResult *b = &d->beam;
+    if (d->beam_for_k < 2 || b->best_node < 0)
+        return 0;
+    int unfinished = b->nodes[b->best_node].state != BEAM_FINISHED;
+    const char *line =
+        unfinished ? _("Each step draws the 2K best expansions: those ending in <eos> join the K best "
+                       "finished, the K best others stay alive, the rest are pruned. No finished "
+                       "hypothesis scored higher than this unfinished one at the longest output.")
+                   : _("Each step draws the 2K best expansions: those ending in <eos> join the K best "
+                       "finished, the K best others stay alive, the rest are pruned.");
+    return para(v, compact ? v->g->small : v->g->ui, line, rc, y, v->th->dim, draw, 0) + 2;
+}
+
 /* What won, its score worked out, and how it compares with greedy; compact
  * keeps every part to one line. Returns the height (draw 0: measure). */
 static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int compact)
@@ -407,6 +427,7 @@ static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int co
     snprintf(line, sizeof line, "score = log P / ((5 + |Y|) / 6)^α = %.3f / ((5 + %d) / 6)^%g = %.3f / %.3f = %.3f",
              b->logprob, b->n, d->beam_for_alpha, b->logprob, lp, b->score);
     y += para(v, compact ? g->small : g->mono, line, rc, y, th->text, draw, 0) + 2;
+    y += beam_policy_line(v, d, rc, y, draw, compact);
     /* greedy beside it: beam size 1 must be exactly greedy */
     int same = b->n == d->gen.n && memcmp(b->ids, d->gen.ids, (size_t)b->n * sizeof(int)) == 0;
     if (d->beam_for_k == 1)
