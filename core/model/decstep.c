@@ -12,42 +12,73 @@
 #include "ops.h"
 #include "parallel.h"
 
-/* One row through a Linear: out(N) = w(N,K) in(K) + b. sgemv reads each
- * weight once, where sgemm of a single row first repacks the matrix; the
- * rows of w are split between the two cores by shape (same bits every run). */
-typedef struct GemvJob {
+/* A few rows through a Linear, out(R,N) = in(R,K) @ w(N,K)^T + b. A step
+ * reads every weight once and does little arithmetic with it: at one row
+ * sgemv (sgemm of a single row first repacks the matrix), at 2..8 rows
+ * (beam hypotheses) a loop that reads each weight row once for all R rows.
+ * The output columns are split between the two cores by shape (the same
+ * bits every run). */
+typedef struct RowsJob {
     float *out;
     const float *in, *w;
-    int K, N;
-} GemvJob;
+    int R, K, N;
+} RowsJob;
 
-static void gemv_part(void *p, int part)
+typedef float v4f __attribute__((vector_size(16)));
+
+static void rows_part(void *p, int part)
 {
-    GemvJob *j = p;
-    int h = j->N / 2, n0 = part ? h : 0, n = part ? j->N - h : h;
-    if (n > 0)
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, n, j->K, 1.0f, j->w + (size_t)n0 * j->K, j->K,
-                    j->in, 1, 1.0f, j->out + n0, 1);
+    RowsJob *j = p;
+    int h = j->N / 2, n0 = part ? h : 0, n1 = part ? j->N : h, K = j->K;
+    if (n1 <= n0)
+        return;
+    if (j->R == 1) {
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, n1 - n0, K, 1.0f, j->w + (size_t)n0 * K, K, j->in, 1,
+                    1.0f, j->out + n0, 1);
+        return;
+    }
+    for (int n = n0; n < n1; n++) {
+        const float *wr = j->w + (size_t)n * K;
+        for (int r = 0; r < j->R; r++) {
+            const float *x = j->in + (size_t)r * K;
+            v4f a0 = {0, 0, 0, 0}, a1 = {0, 0, 0, 0};
+            int k = 0;
+            for (; k + 8 <= K; k += 8) {
+                v4f w0, w1, x0, x1;
+                memcpy(&w0, wr + k, sizeof w0);
+                memcpy(&w1, wr + k + 4, sizeof w1);
+                memcpy(&x0, x + k, sizeof x0);
+                memcpy(&x1, x + k + 4, sizeof x1);
+                a0 += w0 * x0;
+                a1 += w1 * x1;
+            }
+            v4f a = a0 + a1;
+            float sum = (a[0] + a[1]) + (a[2] + a[3]);
+            for (; k < K; k++)
+                sum += wr[k] * x[k];
+            j->out[(size_t)r * j->N + n] += sum;
+        }
+    }
 }
 
-/* out(R,N) = in(R,K) @ w(N,K)^T + b, as linear_forward */
 static void step_linear(float *out, const float *in, const float *w, const float *b, int R, int K,
                         int N)
 {
-    if (R != 1) {
+    if (R > 8) {
         linear_forward(out, in, w, b, R, K, N);
         return;
     }
-    if (b)
-        memcpy(out, b, (size_t)N * sizeof *b);
-    else
-        memset(out, 0, (size_t)N * sizeof *out);
-    GemvJob j = {out, in, w, K, N};
+    for (int r = 0; r < R; r++)
+        if (b)
+            memcpy(out + (size_t)r * N, b, (size_t)N * sizeof *b);
+        else
+            memset(out + (size_t)r * N, 0, (size_t)N * sizeof *out);
+    RowsJob j = {out, in, w, R, K, N};
     if ((size_t)N * K >= (1u << 16))
-        par_two(gemv_part, &j);
+        par_two(rows_part, &j);
     else {
-        gemv_part(&j, 0);
-        gemv_part(&j, 1);
+        rows_part(&j, 0);
+        rows_part(&j, 1);
     }
 }
 

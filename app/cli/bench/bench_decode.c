@@ -79,17 +79,6 @@ static double read_bandwidth(double secs)
     return s.median_ms > 0 ? (double)r.n * sizeof(float) / (s.median_ms * 1e-3) : 0;
 }
 
-/* The weights one decoder step reads, in bytes. */
-static double step_weight_bytes(const TfConfig *c)
-{
-    double C = c->d_model, F = c->d_ff, V = c->tgt_vocab;
-    double layer = (3 * C * C + 3 * C) + (C * C + C) /* self-attention */
-                   + (C * C + C) + (C * C + C)       /* cross: W_Q and W_O */
-                   + (2 * C * F + F + C)             /* feed-forward */
-                   + 6 * C;                          /* LayerNorms */
-    return 4.0 * (c->n_dec * layer + V * C + V);
-}
-
 static int dec_setup(DecCtx *x, int beam, int n_out, int recompute)
 {
     TfErr err;
@@ -128,7 +117,7 @@ static double bench_one(const char *name, int beam, int n_out, int recompute, do
         return 0;
     }
     BenchStats s = bench_run(dec_body, &x, recompute ? 2 : 3, secs);
-    double ideal_ms = bw > 0 ? step_weight_bytes(&x.m.cfg) / bw * 1e3 : 0;
+    double ideal_ms = bw > 0 ? kv_step_bytes(&x.m.cfg) / bw * 1e3 : 0;
     double step_ms = s.median_ms / n_out;
     if (!x.failed && x.made != n_out)
         fprintf(stderr, "bench: %s made %d tokens, not %d\n", name, x.made, n_out);
