@@ -3,6 +3,7 @@
  * one decoding step (steps counted, not wall time), typing cancels the
  * decoding in flight, the decode view shows the progress and then the
  * session's own decode, which equals tf_greedy. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_app_util.h"
@@ -60,6 +61,11 @@ static void test_never_blocks_longer_than_a_step(void **state)
     }
     expect_true(session_decoding(&a.ses, NULL, NULL), "still decoding after 8 steps of 16 at most");
     expect_true(progress_seen > 0, "the decode view showed the progress");
+    const char *png = getenv("KV_PROGRESS_PNG"); /* to look at the progress mark */
+    if (png) {
+        TfErr e;
+        ren_save_png(tu_ren, png, &e);
+    }
     /* an edit cancels the decoding in flight and starts the new sentence */
     unsigned before = a.ses.dec_steps;
     AT_MOST_ONE_STEP(&a, "typing during a decode", ev_text(&a, " t8"));

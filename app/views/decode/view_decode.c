@@ -416,6 +416,8 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
         dec_play(f->v, d);
     if (ui_flow_button(f, "Restart  R", 0))
         dec_restart(d);
+    if (d->pending) /* still decoding: the progress mark says how far */
+        return;
     char buf[160];
     int n = d->gen.n;
     int ended = n > 0 && d->gen.ids[n - 1] == TOK_EOS;
