@@ -101,6 +101,22 @@ static void test_never_blocks_longer_than_a_step(void **state)
                 d->gen.n, g.n);
     decode_result_free(&g);
     trace_free(&tr);
+    /* the beam tree: beam search runs a step a frame too, then shows the tree */
+    ev_key(&a, KEY_ESCAPE, 0); /* leave the source line: keys are shortcuts */
+    int t0 = d->bdec.t;
+    ev_key(&a, 'b', 0);
+    expect_true(d->pane == DEC_PANE_BEAM && d->bdec.t - t0 <= 1, "B shows the beam pane, %d steps at once",
+                d->bdec.t - t0);
+    int beam_frames = 0;
+    while (d->beam_on && beam_frames < 100) {
+        int t = d->bdec.t;
+        tu_frame(&a);
+        beam_frames++;
+        expect_true(!d->beam_on || d->bdec.t - t <= 1, "a frame ran %d beam steps", d->bdec.t - t);
+    }
+    expect_true(!d->beam_on && d->beam.n > 0 && d->beam_err[0] == 0, "the tree is there after %d frames: %s",
+                beam_frames, d->beam_err);
+    printf("  beam %d: %d frames, a step each\n", d->beam_for_k, beam_frames);
     app_free(&a);
 }
 

@@ -159,20 +159,26 @@ static int wanted(const char *only, const char *name)
 
 void bench_decode(double secs, const char *only)
 {
-    if (!wanted(only, "decode_base"))
+    static const char *const NAMES[] = {"decode_base_greedy_s32", "decode_base_greedy_s128",
+                                        "decode_base_greedy_s32_recompute", "decode_base_beam4_s32",
+                                        "decode_base_final_pass_s32"};
+    int on[5], any = 0;
+    for (int i = 0; i < 5; i++)
+        any |= on[i] = wanted(only, NAMES[i]);
+    if (!any)
         return;
     double bw = read_bandwidth(secs < 1 ? secs : 1);
     printf("{\"name\": \"read_bandwidth\", \"gb_per_s\": %.2f}\n", bw * 1e-9);
     double g32 = 0, g128 = 0, rec = 0, b4 = 0;
-    if (wanted(only, "decode_base_greedy_s32"))
-        g32 = bench_one("decode_base_greedy_s32", 1, 32, 0, bw, secs);
-    if (wanted(only, "decode_base_greedy_s128"))
-        g128 = bench_one("decode_base_greedy_s128", 1, 128, 0, bw, secs);
-    if (wanted(only, "decode_base_greedy_s32_recompute"))
-        rec = bench_one("decode_base_greedy_s32_recompute", 1, 32, 1, bw, secs);
-    if (wanted(only, "decode_base_beam4_s32"))
-        b4 = bench_one("decode_base_beam4_s32", 4, 32, 0, bw, secs);
-    if (wanted(only, "decode_base_final_pass"))
+    if (on[0])
+        g32 = bench_one(NAMES[0], 1, 32, 0, bw, secs);
+    if (on[1])
+        g128 = bench_one(NAMES[1], 1, 128, 0, bw, secs);
+    if (on[2])
+        rec = bench_one(NAMES[2], 1, 32, 1, bw, secs);
+    if (on[3])
+        b4 = bench_one(NAMES[3], 4, 32, 0, bw, secs);
+    if (on[4])
         bench_final_pass(secs);
     if (g32 > 0)
         printf("{\"name\": \"decode_ratios\", \"s128_over_s32\": %.3f, \"recompute_over_cached\": %.3f, "

@@ -204,6 +204,7 @@ static void compute_beam(const Scene *sc, DecodeUi *d)
     d->beam_for_alpha = DEC_ALPHAS[d->alpha_i];
     d->beam_err[0] = 0;
     d->beam_x0 = 0;
+    dec_beam_stop(d);
     beam_result_free(&d->beam);
     if (d->err[0] || d->S < 1)
         return;
@@ -211,14 +212,8 @@ static void compute_beam(const Scene *sc, DecodeUi *d)
         snprintf(d->beam_err, sizeof d->beam_err, "no room for beam search: %s", err.msg);
         return;
     }
-    if (tf_beam(sc->model, &d->btr, d->src, d->S, d->beam_k, DEC_ALPHAS[d->alpha_i],
-                d->max_out, &d->beam, &err)) {
+    if (dec_beam_start(sc, d, &err)) /* it runs a few steps a frame */
         snprintf(d->beam_err, sizeof d->beam_err, "%s", err.msg);
-        return;
-    }
-    if (dec_beam_layout(d))
-        snprintf(d->beam_err, sizeof d->beam_err, "out of memory for the tree of %d hypotheses",
-                 d->beam.n_nodes);
 }
 
 DecodeUi *dec_get(ViewCtx *v)
@@ -238,6 +233,8 @@ DecodeUi *dec_get(ViewCtx *v)
         (d->beam_version != d->version || d->beam_batch != d->batch ||
          d->beam_for_k != d->beam_k || d->beam_for_alpha != DEC_ALPHAS[d->alpha_i]))
         compute_beam(sc, d);
+    if (d->pane == DEC_PANE_BEAM)
+        dec_beam_advance(v, d);
     return d;
 }
 
@@ -249,6 +246,7 @@ static void view_decode_free(void *st)
     if (d->have_btr)
         trace_free(&d->btr);
     decode_result_free(&d->gen);
+    dec_beam_stop(d);
     beam_result_free(&d->beam);
     dec_beam_free(d);
 }

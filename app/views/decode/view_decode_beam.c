@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session.h"
 #include "view_decode.h"
 
 /* ---- layout, once per search ---- */
@@ -499,6 +500,14 @@ static int tree_min_height(ViewCtx *v, const DecodeUi *d)
 void dec_beam_draw(ViewCtx *v, DecodeUi *d, Rect rc)
 {
     const Theme *th = v->th;
+    if (d->beam_on) {
+        char line[256];
+        snprintf(line, sizeof line, _("Beam search step by step: step %d of at most %d"), d->bdec.t,
+                 d->bdec.max_out);
+        int n = d->bdec.n_alive > 0 ? d->bdec.t : 0; /* the best alive hypothesis so far */
+        dec_draw_progress_of(v, rc, line, d->bdec.t, d->bdec.max_out, d->bdec.seq + 1, n);
+        return;
+    }
     if (d->beam_err[0]) {
         ui_paragraph(v->r, v->g->ui, d->beam_err, rc.x + 10, rc.y + 10, rc.w - 20, th->warn);
         return;
@@ -514,4 +523,63 @@ void dec_beam_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         y += draw_legend(v, (Rect){rc.x, y, rc.w, rc.h}, 1);
     y += ui_px(v->g, 6);
     draw_tree(v, d, (Rect){rc.x, y, rc.w, rc.y + rc.h - y});
+}
+
+/* ---- the search, a few steps a frame ----
+ *
+ * A base-size model takes tens of milliseconds a beam step: a frame runs
+ * steps while their weight reads stay within SES_DEC_FRAME_BYTES (at least
+ * one) and asks for the next frame, so the window never waits for the whole
+ * search; the tree appears when it ends. */
+
+void dec_beam_stop(DecodeUi *d)
+{
+    if (d->beam_on)
+        tf_dec_free(&d->bdec);
+    d->beam_on = 0;
+}
+
+int dec_beam_start(const Scene *sc, DecodeUi *d, TfErr *err)
+{
+    dec_beam_stop(d);
+    DecodeOpts o;
+    decode_opts_default(&o);
+    o.beam = d->beam_k;
+    o.alpha = DEC_ALPHAS[d->alpha_i];
+    o.max_out = d->max_out;
+    if (tf_dec_start(&d->bdec, sc->model, &d->btr, d->src, d->S, &o, 0, err))
+        return -1;
+    d->beam_on = 1;
+    return 0;
+}
+
+void dec_beam_advance(ViewCtx *v, DecodeUi *d)
+{
+    if (!d->beam_on)
+        return;
+    TfErr err;
+    double spent = 0, step = kv_step_bytes(&v->s->model->cfg);
+    int rc = 0;
+    int all = !v->s->ses->lazy; /* headless (shot): the whole search now */
+    while (rc == 0 && (all || spent == 0 || spent + step <= SES_DEC_FRAME_BYTES)) {
+        rc = tf_dec_step(&d->bdec, &err);
+        spent += step;
+    }
+    if (rc == 0) {
+        if (v->out)
+            v->out->wake_at = v->s->now; /* the next steps in the next frame */
+        return;
+    }
+    DecodeResult r = {0};
+    d->beam_on = 0;
+    if (rc < 0) {
+        tf_dec_free(&d->bdec);
+    } else if (!tf_dec_finish(&d->bdec, &r, &d->beam, &err)) {
+        decode_result_free(&r);
+        if (dec_beam_layout(d))
+            snprintf(d->beam_err, sizeof d->beam_err, "out of memory for the tree of %d hypotheses",
+                     d->beam.n_nodes);
+        return;
+    }
+    snprintf(d->beam_err, sizeof d->beam_err, "%s", err.msg);
 }

@@ -32,28 +32,36 @@ int dec_decoded(const Scene *sc, const DecodeUi *d)
     return d->pending && !session_decoding(sc->ses, NULL, NULL);
 }
 
+void dec_draw_progress_of(ViewCtx *v, Rect body, const char *line, int done, int max_out,
+                          const int *ids, int n)
+{
+    const Theme *th = v->th;
+    int pad = ui_px(v->g, 10);
+    int x = body.x + pad, y = body.y + pad, w = body.w - 2 * pad;
+    y += ui_paragraph(v->r, v->g->ui, line, x, y, w, th->text) + pad / 2;
+    /* the progress bar: the steps made of the longest output tried */
+    int bh = ui_px(v->g, 8);
+    ren_rect_line(v->r, (Rect){x, y, w, bh}, 1, th->border);
+    if (max_out > 0)
+        ren_rect(v->r, (Rect){x, y, (int)((double)w * done / max_out), bh}, th->select);
+    y += bh + pad;
+    if (n > 0) {
+        char toks[1024];
+        vocab_decode(&v->s->model->tgt_vocab, ids, n, toks, sizeof toks);
+        ui_paragraph(v->r, v->g->ui, toks, x, y, w, th->dim);
+    }
+}
+
 void dec_draw_progress(ViewCtx *v, Rect body)
 {
     const Session *s = v->s->ses;
-    const Theme *th = v->th;
-    int done = 0, max_out = 0, pad = ui_px(v->g, 10);
+    int done = 0, max_out = 0;
     session_decoding(s, &done, &max_out);
     char line[256];
     if (max_out > 0)
         snprintf(line, sizeof line, _("Decoding step by step: %d of at most %d tokens"), done, max_out);
     else
         snprintf(line, sizeof line, "%s", _("Decoding: encoding the source"));
-    int x = body.x + pad, y = body.y + pad, w = body.w - 2 * pad;
-    y += ui_paragraph(v->r, v->g->ui, line, x, y, w, th->text) + pad / 2;
-    /* the progress bar: the tokens made of the longest output tried */
-    int bh = ui_px(v->g, 8);
-    ren_rect_line(v->r, (Rect){x, y, w, bh}, 1, th->border);
-    if (max_out > 0)
-        ren_rect(v->r, (Rect){x, y, (int)((double)w * done / max_out), bh}, th->select);
-    y += bh + pad;
-    if (s->dec_on && s->dec.res.n > 0) {
-        char toks[1024];
-        vocab_decode(&v->s->model->tgt_vocab, s->dec.res.ids, s->dec.res.n, toks, sizeof toks);
-        ui_paragraph(v->r, v->g->ui, toks, x, y, w, th->dim);
-    }
+    int on = s->dec_on && s->dec.res.n > 0;
+    dec_draw_progress_of(v, body, line, done, max_out, on ? s->dec.res.ids : NULL, on ? s->dec.res.n : 0);
 }
