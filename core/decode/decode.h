@@ -120,6 +120,8 @@ typedef struct DecodeOpts {
     int ignore_eos; /* benchmarks: never end at <eos> (greedy takes it as a
                        token and goes on; beam search never proposes it), so
                        exactly max_out tokens are generated */
+    int no_trace;   /* skip the final pass that leaves the trace as `dump`
+                       shows it (a caller that needs only the tokens) */
 } DecodeOpts;
 
 /* beam 1, alpha 0.6, max_out 0, no sampling (T 1, top-k 0, top-p 1),

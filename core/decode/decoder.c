@@ -460,7 +460,7 @@ int tf_dec_finish(TfDecoder *d, DecodeResult *out, BeamResult *tree, TfErr *err)
     in[0] = cfg_start_id(c);
     memcpy(in + 1, r->ids, (size_t)(T - 1) * sizeof *in);
     d->tr->B = 1;
-    if (tf_decode(d->m, d->tr, T, in, &T, 0, 0, err))
+    if (!d->o.no_trace && tf_decode(d->m, d->tr, T, in, &T, 0, 0, err))
         goto fail;
     *out = *r;
     d->res = (DecodeResult){0};

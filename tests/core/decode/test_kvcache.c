@@ -374,6 +374,15 @@ static void test_trace_after_decoding(void **state)
                             memcmp(tr.dec[l].ca.weights, fresh.dec[l].ca.weights,
                                    (size_t)NH * T * S * sizeof(float)) == 0,
                         "beam %d layer %d: attention as a fresh pass", K, l);
+        DecodeResult q;
+        o.no_trace = 1;
+        int T0 = tr.T;
+        tr.T = 0;
+        expect_true(tf_translate(&m, &tr, src, 6, &o, &q, &err) == 0 && q.n == r.n &&
+                        memcmp(q.ids, r.ids, (size_t)r.n * sizeof(int)) == 0,
+                    "beam %d: no_trace gives the same tokens", K);
+        expect_true(K > 1 || tr.T != T0, "greedy no_trace: the last step's pass is not redone");
+        decode_result_free(&q);
         decode_result_free(&r);
         trace_free(&tr);
         trace_free(&fresh);
