@@ -89,8 +89,10 @@ int gui_run(const AppOpts *o)
         int work = app_idle_work(&a);
         if (work == 1) { /* more of the pass to run: only until an event comes */
             got = SDL_PollEvent(&e);
-            if (!got)
+            if (!got) {
+                redraw = session_decoding(&a.ses, NULL, NULL); /* tokens as they arrive */
                 continue;
+            }
         } else if (work == 2) { /* the pass is complete: show what changed */
             redraw = 1;
             continue;

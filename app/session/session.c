@@ -178,31 +178,80 @@ static void decode_text(const TfModel *m, const int *ids, int n, char *out, size
     free(t);
 }
 
-/* <bos> + the greedy translation of source i (without <eos>). */
-static int greedy_target(Session *s, int i, int keep)
+/* ---- greedy decoding of the targets, step by step ----
+ *
+ * With no typed target the decoder reads each sentence's greedy
+ * translation. A base-size model takes tens of milliseconds a step, so the
+ * window decodes between frames: a frame (and each idle call) runs decoding
+ * steps until their weight reads pass SES_DEC_FRAME_BYTES, at least one;
+ * starting (the encoder) and finishing (the final pass) count as steps. A
+ * small model still decodes a whole sentence in one frame; a base-size one
+ * one step a frame. An edit cancels the decoding in flight. */
+
+static void decode_cancel(Session *s)
 {
-    TfErr err;
-    DecodeResult r;
-    memset(&s->scratch.exp, 0, sizeof s->scratch.exp); /* decoder input: the normal one */
-    int max_out = decode_max_out(&s->model, &s->scratch, s->src_n[i]);
-    if (tf_greedy(&s->model, &s->scratch, s->src_ids[i], s->src_n[i], max_out, keep, &r, &err)) {
-        snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
-        return -1;
-    }
+    if (s->dec_on)
+        tf_dec_free(&s->dec);
+    s->dec_on = 0;
+    s->dec_sent = 0;
+}
+
+/* <bos> + the greedy translation r of source i (without <eos>). */
+static void take_target(Session *s, int i, DecodeResult *r)
+{
     s->tgt_ids[i][0] = cfg_start_id(&s->model.cfg);
     s->tgt_n[i] = 1;
-    for (int k = 0; k < r.n && r.ids[k] != cfg_eos_id(&s->model.cfg) && s->tgt_n[i] < cap_T(s); k++)
-        s->tgt_ids[i][s->tgt_n[i]++] = r.ids[k];
+    for (int k = 0; k < r->n && r->ids[k] != cfg_eos_id(&s->model.cfg) && s->tgt_n[i] < cap_T(s); k++)
+        s->tgt_ids[i][s->tgt_n[i]++] = r->ids[k];
     if (i == 0) {
-        decode_text(&s->model, r.ids, r.n, s->translation, sizeof s->translation);
+        decode_text(&s->model, r->ids, r->n, s->translation, sizeof s->translation);
         snprintf(s->base_translation, sizeof s->base_translation, "%s", s->translation);
         decode_result_free(&s->greedy);
-        s->greedy = r;
+        s->greedy = *r;
     } else {
-        decode_result_free(&r);
+        decode_result_free(r);
     }
-    return 0;
 }
+
+/* One step of decoding sentence s->dec_sent (sentence 0 keeps its steps for
+ * the decode view): 1 when its target is made, 0 when more steps remain, -1
+ * on error. */
+static int target_step(Session *s)
+{
+    TfErr err;
+    int i = s->dec_sent, rc = 0;
+    s->dec_steps++;
+    if (!s->dec_on) {
+        memset(&s->scratch.exp, 0, sizeof s->scratch.exp); /* decoder input: the normal one */
+        DecodeOpts o;
+        decode_opts_default(&o);
+        if (tf_dec_start(&s->dec, &s->model, &s->scratch, s->src_ids[i], s->src_n[i], &o, i == 0,
+                         &err))
+            goto fail;
+        s->dec_on = 1;
+        return 0;
+    }
+    if (!s->dec.done) {
+        rc = tf_dec_step(&s->dec, &err);
+        if (rc < 0) {
+            tf_dec_free(&s->dec);
+            goto fail;
+        }
+        return 0;
+    }
+    DecodeResult r;
+    s->dec_on = 0;
+    if (tf_dec_finish(&s->dec, &r, NULL, &err))
+        goto fail;
+    take_target(s, i, &r);
+    s->dec_sent++;
+    return 1;
+fail:
+    s->dec_on = 0;
+    snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
+    return -1;
+}
+
 
 /* Split the source line at '|' into at most SES_MAX_SENT sentences. */
 static void split_sources(Session *s)
@@ -277,6 +326,7 @@ static void start_pass(Session *s)
     s->nonfinite = 0;
     s->n_unk = 0;
     s->truncated = 0;
+    decode_cancel(s);           /* an edit cancels a decoding in flight */
     s->units_done = u_total(s); /* nothing to run unless the input is good */
     s->trace.T = 0;             /* no decoder stage is valid until computed */
     s->trace.exp = s->exp;      /* the pass shown applies the experiment */
@@ -312,13 +362,25 @@ static void start_pass(Session *s)
         session_msg(s, 0, _("a sentence was longer than %d tokens and was cut"), T);
 }
 
+/* How much decoding a call may do: one budget of steps (a frame or an idle
+ * call of the window), or all (headless). */
+enum { DEC_BUDGET, DEC_ALL };
+
 /* The decoder inputs: the typed target for sentence 0, else greedy; the
- * greedy translation of sentence 0 is kept either way (hint, decode view). */
-static int make_targets(Session *s)
+ * greedy translation of sentence 0 is kept either way (hint, decode view).
+ * 0 when made, 1 when decoding steps remain, -1 on error. */
+static int make_targets(Session *s, int may)
 {
     int T = cap_T(s);
-    if (greedy_target(s, 0, 1))
-        return -1;
+    double spent = 0, step = kv_step_bytes(&s->model.cfg);
+    while (s->dec_sent < s->n_src) {
+        if (may == DEC_BUDGET && spent > 0 && spent + step > SES_DEC_FRAME_BYTES)
+            return 1;
+        if (target_step(s) < 0)
+            return -1;
+        spent += step;
+    }
+    s->dec_sent = 0;
     s->tgt_auto = 1;
     if (s->tgt[0]) {
         int n;
@@ -328,9 +390,6 @@ static int make_targets(Session *s)
         s->tgt_n[0] = n + 1;
         s->tgt_auto = 0;
     }
-    for (int i = 1; i < s->n_src; i++)
-        if (greedy_target(s, i, 0))
-            return -1;
     int TT = 1;
     for (int i = 0; i < s->n_src; i++)
         if (s->tgt_n[i] > TT)
@@ -342,7 +401,7 @@ static int make_targets(Session *s)
     return 0;
 }
 
-static int run_unit(Session *s, int u)
+static int run_unit(Session *s, int u, int may)
 {
     const TfModel *m = &s->model;
     int n_enc = m->cfg.n_enc;
@@ -353,7 +412,7 @@ static int run_unit(Session *s, int u)
     else if (u <= n_enc)
         tf_encode_layer(m, &s->trace, u - 1, 0);
     else if (u == u_targets(s))
-        return make_targets(s);
+        return make_targets(s, may);
     else if (u == u_dec_embed(s))
         rc = tf_decode_begin(m, &s->trace, s->pad_T, s->tgt_pad, s->tgt_n, 0, &err);
     else if (u < u_total(s) - 1)
@@ -442,10 +501,13 @@ static void check_pass(Session *s)
     session_msg(s, 1, "%s", err.msg);
 }
 
-static void compute_until(Session *s, int need)
+static void compute_until(Session *s, int need, int may)
 {
     while (!s->input_error[0] && s->units_done <= need && s->units_done < u_total(s)) {
-        if (run_unit(s, s->units_done)) {
+        int rc = run_unit(s, s->units_done, may);
+        if (rc > 0) /* a decoding step: the frame goes on, the rest later */
+            return;
+        if (rc) {
             s->units_done = u_total(s);
             return;
         }
@@ -454,26 +516,36 @@ static void compute_until(Session *s, int need)
     }
 }
 
+int session_decoding(const Session *s, int *done, int *max_out)
+{
+    int on = s->units_done <= u_targets(s) && !s->input_error[0] && !s->dirty;
+    if (done)
+        *done = on && s->dec_on ? s->dec.t : 0;
+    if (max_out)
+        *max_out = on && s->dec_on ? s->dec.max_out : 0;
+    return on;
+}
+
 void session_update(Session *s, SesNeed need)
 {
     if (s->dirty) {
         s->dirty = 0;
         start_pass(s);
     }
-    compute_until(s, needed_unit(s, need));
+    compute_until(s, needed_unit(s, need), s->lazy ? DEC_BUDGET : DEC_ALL);
 }
 
 void session_compute_all(Session *s)
 {
     session_update(s, SES_NEED_STAGE);
-    compute_until(s, u_total(s) - 1);
+    compute_until(s, u_total(s) - 1, DEC_ALL);
 }
 
 int session_idle_work(Session *s)
 {
     if (s->input_error[0] || s->units_done >= u_total(s))
         return 0;
-    compute_until(s, s->units_done);
+    compute_until(s, s->units_done, DEC_BUDGET);
     return s->units_done < u_total(s) && !s->input_error[0] ? 1 : 2;
 }
 
@@ -497,6 +569,7 @@ static int adopt(Session *s, TfModel *m, const char *path, int untrained, TfErr 
         trace_free(&sc);
         return -1;
     }
+    decode_cancel(s); /* it reads the old model and traces */
     trace_free(&s->trace);
     trace_free(&s->scratch);
     trace_free(&s->base);
@@ -616,6 +689,7 @@ int session_init(Session *s, const char *path, int fallback, TfErr *err)
 
 void session_free(Session *s)
 {
+    decode_cancel(s);
     trace_free(&s->base);
     trace_free(&s->trace);
     trace_free(&s->scratch);

@@ -23,6 +23,8 @@
 #define SES_CAP_T 128        /* longest sequence the window shows */
 #define SES_MAX_STEPS 4096   /* entries of the stage walk */
 #define SES_TRACE_T0 8       /* tokens the traces are built for; they grow */
+#define SES_DEC_FRAME_BYTES (32.0 * 1024 * 1024) /* weight reads of the decoding
+                                steps one frame may run (at least one step) */
 
 /* How much of the pass a frame needs: the current stage, the current stage
  * in every layer of its stack, or everything (decoding, output, training). */
@@ -60,6 +62,9 @@ typedef struct Session {
     int nonfinite;              /* the pass overflowed (NaN or infinity): input_error says where */
     char translation[SES_TEXT_MAX];
     DecodeResult greedy;        /* the greedy decode of sentence 0, steps kept */
+    TfDecoder dec;              /* the greedy decoding in flight (dec_on) */
+    int dec_on, dec_sent;       /* ... of sentence dec_sent of the batch */
+    unsigned dec_steps;         /* decoding steps run (tests count them) */
 
     /* an experiment (issue 12): trace is the pass with exp applied; base
      * the normal pass on the same input (the same decoder input), kept
@@ -105,6 +110,10 @@ void session_set_text(Session *s, int which, const char *text);
  * pass: 0 when nothing was left, 1 when more remain, 2 when it ran the last
  * one. session_compute_all finishes the pass. */
 void session_update(Session *s, SesNeed need);
+/* The greedy targets of the current input are not made yet (the decoding
+ * runs step by step between frames): 1, with the tokens made so far of the
+ * sentence in flight and its longest output (both 0 before it starts). */
+int session_decoding(const Session *s, int *done, int *max_out);
 void session_compute_all(Session *s);
 int session_idle_work(Session *s);
 

@@ -17,6 +17,39 @@ void decode_result_free(DecodeResult *r)
     }
 }
 
+int decode_result_copy(DecodeResult *dst, const DecodeResult *src, int n_dec, int n_heads)
+{
+    *dst = *src;
+    dst->ids = NULL;
+    dst->pool = NULL;
+    dst->steps = NULL;
+    size_t per = (size_t)n_dec * n_heads, rows = 0;
+    for (int t = 0; src->steps && t < src->n; t++)
+        rows += per * (t + 1 + (size_t)src->S);
+    dst->ids = malloc((size_t)(src->n > 0 ? src->n : 1) * sizeof *dst->ids);
+    if (src->steps) {
+        dst->steps = malloc((size_t)(src->n > 0 ? src->n : 1) * sizeof *dst->steps);
+        dst->pool = malloc((rows ? rows : 1) * sizeof(float));
+    }
+    if (!dst->ids || (src->steps && (!dst->steps || !dst->pool))) {
+        decode_result_free(dst);
+        return -1;
+    }
+    memcpy(dst->ids, src->ids, (size_t)src->n * sizeof *dst->ids);
+    float *p = dst->pool;
+    for (int t = 0; src->steps && t < src->n; t++) {
+        size_t ns = per * (t + 1), nc = per * (size_t)src->S;
+        dst->steps[t] = src->steps[t];
+        dst->steps[t].self_w = p;
+        memcpy(p, src->steps[t].self_w, ns * sizeof(float));
+        p += ns;
+        dst->steps[t].cross_w = p;
+        memcpy(p, src->steps[t].cross_w, nc * sizeof(float));
+        p += nc;
+    }
+    return 0;
+}
+
 void beam_result_free(BeamResult *r)
 {
     if (r) {
@@ -38,7 +71,7 @@ int decode_max_out(const TfModel *m, const TfTrace *tr, int S)
 }
 
 /* Index of the largest value (the lowest index among equals). */
-static int argmax(const float *p, int n)
+int decode_argmax(const float *p, int n)
 {
     int best = 0;
     for (int i = 1; i < n; i++)
@@ -47,22 +80,8 @@ static int argmax(const float *p, int n)
     return best;
 }
 
-/* Marian's greedy rules on step t of max_out: pad is never generated,
- * </s> is forced at the last step; ties go to the lowest index (logits). */
-static int marian_pick(const TfConfig *c, const float *logits, int t, int max_out)
-{
-    int pad = cfg_pad_id(c), eos = cfg_eos_id(c);
-    if (t == max_out - 1)
-        return eos;
-    int best = pad == 0 ? 1 : 0;
-    for (int i = best + 1; i < c->tgt_vocab; i++)
-        if (i != pad && logits[i] > logits[best])
-            best = i;
-    return best;
-}
-
 /* The k largest of p[0..n), best first (ties: lower index first). */
-static int top_k(const float *p, int n, int k, int *ids, float *vals)
+int decode_top_k(const float *p, int n, int k, int *ids, float *vals)
 {
     if (k > n)
         k = n;
@@ -84,14 +103,12 @@ static int top_k(const float *p, int n, int k, int *ids, float *vals)
 
 /* The source fits the model and its vocabulary, and 1..max_out outputs fit
  * the model's max_len (the trace grows as needed). */
-static int check_src(const TfModel *m, const TfTrace *tr, const int *src, int S, int max_out,
-                     TfErr *err)
+int decode_check_src(const TfModel *m, const int *src, int S, int max_out, TfErr *err)
 {
     if (max_out < 1 || max_out > m->cfg.max_len)
         return tf_fail(err, "output length %d is out of range 1..%d", max_out, m->cfg.max_len);
     if (S < 1)
         return tf_fail(err, "the source sentence is empty");
-    (void)tr;
     if (S > m->cfg.max_len)
         return tf_fail(err, "the source has %d tokens; the model's limit is %d", S,
                        m->cfg.max_len);
@@ -99,35 +116,6 @@ static int check_src(const TfModel *m, const TfTrace *tr, const int *src, int S,
         if (src[i] < 0 || src[i] >= m->cfg.src_vocab)
             return tf_fail(err, "source token id %d is outside the vocabulary", src[i]);
     return 0;
-}
-
-/* Copy position t's attention rows out of the trace into a step. */
-static void keep_rows(const TfModel *m, const TfTrace *tr, DecodeStep *st,
-                      int t, float **pool)
-{
-    const TfConfig *c = &m->cfg;
-    int NH = c->n_heads, T = tr->T, S = tr->S;
-    st->self_w = *pool;
-    *pool += (size_t)c->n_dec * NH * (t + 1);
-    st->cross_w = *pool;
-    *pool += (size_t)c->n_dec * NH * S;
-    for (int l = 0; l < c->n_dec; l++) {
-        for (int h = 0; h < NH; h++) {
-            const float *sw = tr->dec[l].sa.weights + ((size_t)h * T + t) * T;
-            const float *cw = tr->dec[l].ca.weights + ((size_t)h * T + t) * S;
-            memcpy(st->self_w + ((size_t)l * NH + h) * (t + 1), sw, (size_t)(t + 1) * sizeof(float));
-            memcpy(st->cross_w + ((size_t)l * NH + h) * S, cw, (size_t)S * sizeof(float));
-        }
-    }
-}
-
-/* The token forced at step t, or -1. */
-static int forced_at(const DecodeOpts *o, int t)
-{
-    for (int k = 0; o && k < o->n_force; k++)
-        if (o->force[k].step == t)
-            return o->force[k].token;
-    return -1;
 }
 
 int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
@@ -139,91 +127,27 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
 int tf_generate(const TfModel *m, TfTrace *tr, const int *src, int S, int max_out,
                 int keep_steps, const DecodeOpts *o, DecodeResult *out, TfErr *err)
 {
+    DecodeOpts g;
+    if (o)
+        g = *o;
+    else
+        decode_opts_default(&g);
+    g.beam = 1;
+    g.max_out = max_out;
     memset(out, 0, sizeof *out);
-    if (check_src(m, tr, src, S, max_out, err))
+    if (max_out < 1)
+        return decode_check_src(m, src, S, max_out, err);
+    TfDecoder d;
+    if (tf_dec_start(&d, m, tr, src, S, &g, keep_steps, err))
         return -1;
-    int sampling = o && o->sample;
-    if (sampling && sample_check(&o->sampling, err))
-        return -1;
-    keep_steps = keep_steps && (tr->flags & TRACE_RECORD);
-    const TfConfig *c = &m->cfg;
-    int V = c->tgt_vocab;
-    int *tgt = malloc((size_t)(max_out + 1) * sizeof *tgt);
-    out->ids = malloc((size_t)max_out * sizeof *out->ids);
-    out->S = S;
-    Rng rng;
-    rng_seed(&rng, o ? o->seed : 0);
-    float *scratch = sampling ? malloc((size_t)V * sizeof *scratch) : NULL;
-    unsigned char *banned = sampling ? calloc((size_t)V, 1) : NULL;
-    if (banned) { /* never drawn: padding, and the start token */
-        banned[cfg_pad_id(c)] = 1;
-        banned[cfg_start_id(c)] = 1;
-    }
-    float *pool = NULL;
-    if (keep_steps) {
-        size_t per = (size_t)c->n_dec * c->n_heads;
-        size_t rows = per * ((size_t)max_out * (max_out + 1) / 2 + (size_t)max_out * S);
-        out->steps = calloc((size_t)max_out, sizeof *out->steps);
-        out->pool = pool = malloc(rows * sizeof(float));
-    }
-    if (!tgt || !out->ids || (keep_steps && (!out->steps || !out->pool)) ||
-        (sampling && (!scratch || !banned))) {
-        tf_fail(err, "out of memory for decoding");
-        goto fail;
-    }
-    if (tf_encode(m, tr, 1, S, src, &S, 0, err))
-        goto fail;
-    tgt[0] = cfg_start_id(c);
-    for (int t = 0; t < max_out; t++) {
-        int T = t + 1;
-        if (tf_decode(m, tr, T, tgt, &T, t, 0, err))
-            goto fail;
-        const float *p = tr->probs + (size_t)t * V;
-        int forced = forced_at(o, t), tok = forced;
-        if (tok < 0 && sampling)
-            tok = sample_token(tr->logits + (size_t)t * V, V, &o->sampling, banned, &rng, scratch);
-        if (tok < 0)
-            tok = c->kind == TF_KIND_MARIAN ? marian_pick(c, tr->logits + (size_t)t * V, t, max_out)
-                                            : argmax(p, V);
-        out->ids[out->n++] = tok;
-        out->logprob += log((double)p[tok]);
-        if (keep_steps) {
-            DecodeStep *st = &out->steps[t];
-            st->token = tok;
-            st->forced = forced >= 0;
-            st->prob = p[tok];
-            top_k(p, V, DEC_TOPK, st->top_id, st->top_p);
-            keep_rows(m, tr, st, t, &pool);
-        }
-        if (tok == cfg_eos_id(c))
-            break;
-        tgt[T] = tok;
-    }
-    /* Leave the trace holding <bos> + every non-<eos> output token. */
-    int T = out->n + 1;
-    if (out->ids[out->n - 1] == cfg_eos_id(c))
-        T--;
-    if (T != tr->T && T <= m->cfg.max_len) {
-        if (tf_decode(m, tr, T, tgt, &T, 0, 0, err))
-            goto fail;
-    }
-    free(tgt);
-    free(scratch);
-    free(banned);
-    return 0;
-fail:
-    free(tgt);
-    free(scratch);
-    free(banned);
-    decode_result_free(out);
-    return -1;
+    return tf_dec_finish(&d, out, NULL, err);
 }
 
 int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
                       const int *tgt, int n, int *pred, int *truth,
                       float *loss, TfErr *err)
 {
-    if (check_src(m, tr, src, S, 1, err))
+    if (decode_check_src(m, src, S, 1, err))
         return -1;
     int T = n + 1, V = m->cfg.tgt_vocab;
     if (n < 0 || T > m->cfg.max_len)
@@ -241,7 +165,7 @@ int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
         return -1;
     for (int i = 0; i < T; i++) {
         const float *p = tr->probs + (size_t)i * V;
-        pred[i] = argmax(p, V);
+        pred[i] = decode_argmax(p, V);
         truth[i] = i < n ? tgt[i] : TOK_EOS;
         loss[i] = -logf(p[truth[i]] > 0 ? p[truth[i]] : 1e-30f);
     }
@@ -250,169 +174,23 @@ int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
 
 /* ---- beam search ---- */
 
-double beam_length_penalty(int len, float alpha)
-{
-    return pow((5.0 + len) / 6.0, alpha);
-}
-
-typedef struct Cand {
-    double logprob;
-    int beam, token;
-} Cand;
-
-static int cmp_cand(const void *a, const void *b)
-{
-    const Cand *x = a, *y = b;
-    if (x->logprob != y->logprob)
-        return x->logprob > y->logprob ? -1 : 1;
-    if (x->beam != y->beam)
-        return x->beam - y->beam;
-    return x->token - y->token;
-}
-
-static int add_node(BeamResult *r, BeamNode nd)
-{
-    if (r->n_nodes == r->cap_nodes) {
-        int cap = r->cap_nodes ? r->cap_nodes * 2 : 256;
-        BeamNode *p = realloc(r->nodes, (size_t)cap * sizeof *p);
-        if (!p)
-            return -1;
-        r->nodes = p;
-        r->cap_nodes = cap;
-    }
-    r->nodes[r->n_nodes] = nd;
-    return r->n_nodes++;
-}
-
-/* Tokens of the hypothesis ending at node (root excluded), into ids. */
-static int node_tokens(const BeamResult *r, int node, int *ids)
-{
-    int n = 0;
-    for (int k = node; k >= 0 && r->nodes[k].parent >= 0; k = r->nodes[k].parent)
-        n++;
-    int i = n;
-    for (int k = node; k >= 0 && r->nodes[k].parent >= 0; k = r->nodes[k].parent)
-        ids[--i] = r->nodes[k].token;
-    return n;
-}
-
 int tf_beam(const TfModel *m, TfTrace *tr, const int *src, int S, int K,
             float alpha, int max_out, BeamResult *out, TfErr *err)
 {
     memset(out, 0, sizeof *out);
-    if (check_src(m, tr, src, S, max_out, err))
+    DecodeOpts o;
+    decode_opts_default(&o);
+    o.beam = K;
+    o.alpha = alpha;
+    o.max_out = max_out;
+    if (max_out < 1)
+        return decode_check_src(m, src, S, max_out, err);
+    TfDecoder d;
+    DecodeResult r;
+    if (tf_dec_start(&d, m, tr, src, S, &o, 0, err) || tf_dec_finish(&d, &r, out, err))
         return -1;
-    if (K < 1 || K > TF_MAX_BEAM)
-        return tf_fail(err, "beam size %d is out of range 1..%d", K, TF_MAX_BEAM);
-    if (!(alpha >= 0 && alpha <= 10))
-        return tf_fail(err, "length penalty alpha %g is out of range 0..10", alpha);
-    const TfConfig *c = &m->cfg;
-    int V = c->tgt_vocab, C = c->d_model;
-    int W = max_out + 1;
-    int *tgt = malloc((size_t)K * W * sizeof *tgt);     /* alive hypotheses */
-    int *next = malloc((size_t)K * W * sizeof *next);
-    int *alive_node = malloc((size_t)K * sizeof *alive_node);
-    int *next_node = malloc((size_t)K * sizeof *next_node);
-    int *len = malloc((size_t)K * sizeof *len);
-    Cand *cand = malloc((size_t)K * K * sizeof *cand);
-    int *kid = malloc((size_t)K * sizeof *kid);
-    float *kval = malloc((size_t)K * sizeof *kval);
-    out->ids = malloc((size_t)max_out * sizeof *out->ids);
-    int rc = -1;
-    if (!tgt || !next || !alive_node || !next_node || !len || !cand || !kid ||
-        !kval || !out->ids) {
-        tf_fail(err, "out of memory for beam search");
-        goto done;
-    }
-    if (tf_encode(m, tr, 1, S, src, &S, 0, err) || trace_reserve(tr, K, S, err))
-        goto done;
-    /* every hypothesis reads the same encoder output */
-    for (int b = 1; b < K; b++) {
-        memcpy(tr->memory + (size_t)b * S * C, tr->memory, (size_t)S * C * sizeof(float));
-        memcpy(tr->src_ids + (size_t)b * S, tr->src_ids, (size_t)S * sizeof(int));
-        tr->src_len[b] = S;
-    }
-    int root = add_node(out, (BeamNode){-1, TOK_BOS, -1, 0, 0, BEAM_KEPT});
-    if (root < 0) {
-        tf_fail(err, "out of memory for beam search");
-        goto done;
-    }
-    int n_alive = 1, n_finished = 0;
-    double best_score = -INFINITY;
-    out->best_node = -1;
-    tgt[0] = TOK_BOS;
-    alive_node[0] = root;
-    for (int t = 0; t < max_out && n_alive > 0; t++) {
-        int T = t + 1;
-        tr->B = n_alive;
-        for (int b = 0; b < n_alive; b++)
-            len[b] = T;
-        if (tf_decode(m, tr, T, tgt, len, t, 0, err))
-            goto done;
-        /* each beam's K best next tokens are the only ones that can win */
-        int nc = 0;
-        for (int b = 0; b < n_alive; b++) {
-            const float *p = tr->probs + ((size_t)b * T + t) * V;
-            int k = top_k(p, V, K, kid, kval);
-            double base = out->nodes[alive_node[b]].logprob;
-            for (int j = 0; j < k; j++)
-                cand[nc++] = (Cand){base + log((double)kval[j]), b, kid[j]};
-        }
-        qsort(cand, (size_t)nc, sizeof *cand, cmp_cand);
-        int slots = K - n_finished, kept = 0;
-        for (int j = 0; j < nc; j++) {
-            Cand *cd = &cand[j];
-            int parent = alive_node[cd->beam];
-            double score = cd->logprob / beam_length_penalty(t + 1, alpha);
-            BeamState st = BEAM_PRUNED;
-            if (j < slots)
-                st = (cd->token == TOK_EOS || t == max_out - 1) ? BEAM_FINISHED : BEAM_KEPT;
-            int node = add_node(out, (BeamNode){parent, cd->token, t, cd->logprob, score, st});
-            if (node < 0) {
-                tf_fail(err, "out of memory for beam search");
-                goto done;
-            }
-            if (st == BEAM_FINISHED) {
-                n_finished++;
-                if (score > best_score) {
-                    best_score = score;
-                    out->best_node = node;
-                }
-            } else if (st == BEAM_KEPT) {
-                int *row = next + (size_t)kept * W;
-                memcpy(row, tgt + (size_t)cd->beam * T, (size_t)T * sizeof *row);
-                row[T] = cd->token;
-                next_node[kept] = node;
-                kept++;
-            }
-        }
-        /* rows for the next step: the kept hypotheses, T + 1 tokens each */
-        for (int b = 0; b < kept; b++) {
-            memcpy(tgt + (size_t)b * (T + 1), next + (size_t)b * W, (size_t)(T + 1) * sizeof *tgt);
-            alive_node[b] = next_node[b];
-        }
-        n_alive = kept;
-    }
-    if (out->best_node < 0) {
-        tf_fail(err, "beam search finished no hypothesis");
-        goto done;
-    }
-    out->n = node_tokens(out, out->best_node, out->ids);
-    out->logprob = out->nodes[out->best_node].logprob;
-    out->score = best_score;
-    rc = 0;
-done:
-    free(tgt);
-    free(next);
-    free(alive_node);
-    free(next_node);
-    free(len);
-    free(cand);
-    free(kid);
-    free(kval);
-    if (rc)
-        beam_result_free(out);
-    return rc;
+    decode_result_free(&r);
+    return 0;
 }
 
 /* ---- one entry point ---- */
@@ -453,21 +231,12 @@ int tf_translate(const TfModel *m, TfTrace *tr, const int *src, int S,
                  const DecodeOpts *o, DecodeResult *out, TfErr *err)
 {
     memset(out, 0, sizeof *out);
+    DecodeOpts g = *o;
     int max_out = decode_max_out(m, tr, S);
-    if (o->max_out > 0 && o->max_out < max_out)
-        max_out = o->max_out;
-    if (o->beam <= 1)
-        return tf_generate(m, tr, src, S, max_out, 0, o, out, err);
-    if (o->sample || o->n_force)
-        return tf_fail(err, "sampling and forced tokens go with greedy decoding, not beam search");
-    BeamResult b;
-    if (tf_beam(m, tr, src, S, o->beam, o->alpha, max_out, &b, err))
+    if (g.max_out <= 0 || g.max_out > max_out)
+        g.max_out = max_out;
+    TfDecoder d;
+    if (tf_dec_start(&d, m, tr, src, S, &g, 0, err))
         return -1;
-    out->ids = b.ids; /* (max_out) */
-    out->n = b.n;
-    out->logprob = b.logprob;
-    out->S = S;
-    b.ids = NULL;
-    beam_result_free(&b);
-    return 0;
+    return tf_dec_finish(&d, out, NULL, err);
 }

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "decstep.h"
 #include "model.h"
 #include "sample.h"
 
@@ -43,6 +44,9 @@ typedef struct DecodeResult {
 } DecodeResult;
 
 void decode_result_free(DecodeResult *r);
+/* A deep copy (the steps' attention rows too) of src, decoded by a model
+ * of n_dec layers and n_heads heads; 0, or -1 out of memory. */
+int decode_result_copy(DecodeResult *dst, const DecodeResult *src, int n_dec, int n_heads);
 
 /* The longest output tried for a source of S tokens: S + 50 as in the
  * paper, capped by the model's max_len and the trace (which needs room for
@@ -111,6 +115,13 @@ typedef struct DecodeOpts {
     uint64_t seed; /* the same seed draws the same translation */
     int n_force;
     DecodeForce force[DEC_MAX_FORCE];
+    int recompute; /* run the whole prefix through the decoder at every step
+                      (the slow reference) instead of the key/value cache */
+    int ignore_eos; /* benchmarks: never end at <eos> (greedy takes it as a
+                       token and goes on; beam search never proposes it), so
+                       exactly max_out tokens are generated */
+    int no_trace;   /* skip the final pass that leaves the trace as `dump`
+                       shows it (a caller that needs only the tokens) */
 } DecodeOpts;
 
 /* beam 1, alpha 0.6, max_out 0, no sampling (T 1, top-k 0, top-p 1),
@@ -131,5 +142,63 @@ int tf_generate(const TfModel *m, TfTrace *tr, const int *src, int S, int max_ou
  * decode_result_free. Returns 0, or -1 with err set. */
 int tf_translate(const TfModel *m, TfTrace *tr, const int *src, int S,
                  const DecodeOpts *o, DecodeResult *out, TfErr *err);
+
+/* ---- a decoding that runs step by step (a window decodes between frames) ----
+ *
+ * tf_dec_start encodes the source and sets up the key/value cache (or, when
+ * o->recompute is set or the experiment is no_causal, nothing: every step
+ * then recomputes the prefix). Each tf_dec_step runs one decoder step: one
+ * new token (greedy, sampling, forcing) or one step of every live beam
+ * hypothesis (one pass of up to K rows). tf_dec_finish leaves the trace
+ * holding the pass over <start> + the output (without a final <eos>), as
+ * `dump` shows it, and hands over the result; tf_dec_free drops a decoding
+ * at any point (an edit cancels it).
+ *
+ * Beam search (o->beam >= 2) follows tensor2tensor: the 2K best expansions
+ * by log P; those ending in <eos> join the finished set (the K best by
+ * log P / lp(|Y|), |Y| counting <eos>), the K best others stay alive; it
+ * stops at max_out, or when the worst finished score beats the best alive
+ * log P / lp(max_out); at max_out the unfinished compete on
+ * log P / lp(max_out). Beam 1 is greedy decoding. */
+typedef struct TfDecoder {
+    const TfModel *m;
+    TfTrace *tr;
+    DecodeOpts o;
+    int keep_steps, S, max_out, K, cached;
+    int t;           /* steps done */
+    int done;
+    TfKvCache kv;
+    int W;           /* max_out + 1: a prefix row's capacity */
+    int *seq, *seq2; /* (K, W) live prefixes, the start token first */
+    int *rowtok, *parent, *alive_node;
+    double *alive_lp;
+    int n_alive;
+    double *fin_score; /* (K) the finished set, best first */
+    int *fin_node, n_fin;
+    double *lsm;       /* (V) log-softmax of one row */
+    void *cand;        /* (2K) the step's best expansions */
+    float *probs;      /* (V) greedy: the step's distribution */
+    DecodeResult res;  /* greedy: ids, log P and the kept steps */
+    float *pool;       /* where the next kept step's rows go */
+    BeamResult tree;   /* every hypothesis considered */
+    Rng rng;
+    float *scratch;
+    unsigned char *banned;
+} TfDecoder;
+
+int tf_dec_start(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *src, int S,
+                 const DecodeOpts *o, int keep_steps, TfErr *err);
+/* One step: 1 when the decoding is complete, 0 when there is more, -1 on
+ * error (err set). */
+int tf_dec_step(TfDecoder *d, TfErr *err);
+/* Complete it (steps left run here), fill the trace, hand over the result
+ * (steps kept when asked) and the tree (may be NULL), free the rest. */
+int tf_dec_finish(TfDecoder *d, DecodeResult *out, BeamResult *tree, TfErr *err);
+void tf_dec_free(TfDecoder *d);
+
+/* Shared by decode.c and decoder.c. */
+int decode_check_src(const TfModel *m, const int *src, int S, int max_out, TfErr *err);
+int decode_argmax(const float *p, int n);
+int decode_top_k(const float *p, int n, int k, int *ids, float *vals);
 
 #endif

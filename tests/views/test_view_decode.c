@@ -207,7 +207,10 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     for (int i = 0; i < d->beam.n_nodes; i++)
         if (d->beam.nodes[i].state == BEAM_FINISHED && d->beam.nodes[i].score > best)
             best = d->beam.nodes[i].score;
-    expect_true(d->beam.score == best, "the winner's score %.6f is the best finished one %.6f", d->beam.score, best);
+    const BeamNode *win = &d->beam.nodes[d->beam.best_node];
+    expect_true(win->state == BEAM_FINISHED ? d->beam.score == best : d->beam.score >= best,
+                "the winner's score %.6f is the best finished one %.6f (or an unfinished one at max_out beats it)",
+                d->beam.score, best);
     for (int k = d->beam.best_node; k >= 0; k = d->beam.nodes[k].parent)
         expect_true(d->on_path[k], "node %d on the winner's path is marked", k);
     expect_true(d->n_cols >= 2, "the tree has columns, got %d", d->n_cols);

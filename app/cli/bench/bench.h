@@ -46,4 +46,9 @@ struct Ren *bench_app(struct App *a, int w, int h, const char *stage);
 /* experiment_toggle_en2zh and experiment_compare_base_s32 (bench_exp.c) */
 void bench_exp(double secs, const char *only);
 
+/* decode_base_* (bench_decode.c): greedy over the key/value cache at 32 and
+ * 128 tokens, greedy recomputing the prefix, beam 4; tokens_per_s and
+ * bandwidth_fraction, and their ratios. */
+void bench_decode(double secs, const char *only);
+
 #endif

@@ -297,6 +297,7 @@ int cmd_bench(int argc, char **argv)
         train_ref = bench_train("train_classroom_b32_s16", "classroom", 32, 32, 16, peak, secs);
     if (want(only, "train_base_b8_s64"))
         bench_train("train_base_b8_s64", "base", 37000, 8, 64, peak, secs);
+    bench_decode(secs, only);
     bench_gui(secs, only, train_ref);
     return 0;
 }

@@ -171,7 +171,12 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->start_id = cfg_start_id(&sc->model->cfg);
     d->eos_id = cfg_eos_id(&sc->model->cfg);
     dec_exp_apply(sc, d); /* the experiment, unless D shows the normal pass */
-    if (dec_generate(sc, d, &err)) { /* greedy, with the tokens the learner forced */
+    d->pending = 0;
+    /* the session's own greedy decoding, unless forced tokens or an experiment change it */
+    int from = d->smp.force.n_force || !tf_exp_is_none(&d->tr.exp) ? -1 : dec_from_session(sc, d, b);
+    if (from == 0) /* 1 taken, 0 still decoding, -1 do it here */
+        return;
+    if (from < 0 && dec_generate(sc, d, &err)) { /* greedy, with the tokens the learner forced */
         snprintf(d->err, sizeof d->err, "%s", err.msg);
         return;
     }
@@ -209,6 +214,7 @@ static void compute_beam(const Scene *sc, DecodeUi *d)
     d->beam_for_alpha = DEC_ALPHAS[d->alpha_i];
     d->beam_err[0] = 0;
     d->beam_x0 = 0;
+    dec_beam_stop(d);
     beam_result_free(&d->beam);
     if (d->err[0] || d->S < 1)
         return;
@@ -216,14 +222,8 @@ static void compute_beam(const Scene *sc, DecodeUi *d)
         snprintf(d->beam_err, sizeof d->beam_err, _("no room for beam search: %s"), err.msg);
         return;
     }
-    if (tf_beam(sc->model, &d->btr, d->src, d->S, d->beam_k, DEC_ALPHAS[d->alpha_i],
-                d->max_out, &d->beam, &err)) {
+    if (dec_beam_start(sc, d, &err)) /* it runs a few steps a frame */
         snprintf(d->beam_err, sizeof d->beam_err, "%s", err.msg);
-        return;
-    }
-    if (dec_beam_layout(d))
-        snprintf(d->beam_err, sizeof d->beam_err, _("out of memory for the tree of %d hypotheses"),
-                 d->beam.n_nodes);
 }
 
 DecodeUi *dec_get(ViewCtx *v)
@@ -238,12 +238,14 @@ DecodeUi *dec_get(ViewCtx *v)
                                                 attention aligns best */
         dec_sample_init(&d->smp);
     }
-    if (d->version != sc->version || d->batch != sc->batch)
+    if (d->version != sc->version || d->batch != sc->batch || dec_decoded(sc, d))
         compute(sc, d);
     if (d->pane == DEC_PANE_BEAM &&
         (d->beam_version != d->version || d->beam_batch != d->batch ||
          d->beam_for_k != d->beam_k || d->beam_for_alpha != DEC_ALPHAS[d->alpha_i]))
         compute_beam(sc, d);
+    if (d->pane == DEC_PANE_BEAM)
+        dec_beam_advance(v, d);
     return d;
 }
 
@@ -255,6 +257,7 @@ static void view_decode_free(void *st)
     if (d->have_btr)
         trace_free(&d->btr);
     decode_result_free(&d->gen);
+    dec_beam_stop(d);
     beam_result_free(&d->beam);
     dec_beam_free(d);
     dec_sample_free(&d->smp);
@@ -429,6 +432,8 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
         dec_play(f->v, d);
     if (ui_flow_button(f, _("Restart  R"), 0))
         dec_restart(d);
+    if (d->pending) /* still decoding: the progress mark says how far */
+        return;
     if (d->smp.force.n_force && ui_flow_button(f, _("Unforce  F"), 1))
         dec_unforce(d);
     char buf[160];
@@ -562,6 +567,10 @@ static void view_decode(ViewCtx *v)
         return;
     if (d->err[0]) {
         ui_paragraph(v->r, v->g->ui, d->err, body.x + 10, body.y + 10, body.w - 20, th->warn);
+        return;
+    }
+    if (d->pending && d->pane != DEC_PANE_BEAM) {
+        dec_draw_progress(v, body);
         return;
     }
     ren_clip_push(v->r, body);

@@ -134,11 +134,35 @@ typedef struct DecodeUi {
     int beam_x0;          /* first tree column shown */
     int ready;            /* set up for a model (first use) */
     DecSample smp;        /* sampling and forcing */
+    int pending;          /* the session is still decoding: progress shown */
+    TfDecoder bdec;       /* the beam search in flight (beam_on), a few steps
+                             a frame (view_decode_beam.c) */
+    int beam_on;
 } DecodeUi;
 
 /* The view's state (v->st, owned by the window), set up on first use and
  * brought up to date with the input, the model and the settings. */
 DecodeUi *dec_get(ViewCtx *v);
+
+/* view_decode_progress.c: the generation is the session's own greedy
+ * decode (decoded step by step between frames), not a second one. Take it
+ * for sentence b: 1 taken, 0 the session is still decoding (d->pending set),
+ * -1 the view must decode itself (another sentence or length). */
+int dec_from_session(const Scene *sc, DecodeUi *d, int b);
+/* The decoding the view waited for has ended: compute again. */
+int dec_decoded(const Scene *sc, const DecodeUi *d);
+/* The progress mark while it decodes: tokens so far of at most max_out. */
+void dec_draw_progress(ViewCtx *v, Rect body);
+/* line, a bar of done of max_out, and the tokens ids[0..n) under it. */
+void dec_draw_progress_of(ViewCtx *v, Rect body, const char *line, int done, int max_out,
+                          const int *ids, int n);
+
+/* Beam search between frames (view_decode_beam.c): start it (a search in
+ * flight is cancelled), run this frame's steps (and ask for the next
+ * frame), cancel it. */
+int dec_beam_start(const Scene *sc, DecodeUi *d, TfErr *err);
+void dec_beam_advance(ViewCtx *v, DecodeUi *d);
+void dec_beam_stop(DecodeUi *d);
 
 /* Actions (keys and buttons do the same). */
 void dec_step(DecodeUi *d);                          /* one more token; restart at the end */

@@ -1,12 +1,16 @@
 /* view_decode_beam.c - beam search as a tree of hypotheses.
  *
  * Greedy decoding keeps one hypothesis; beam search keeps the K most
- * probable partial translations. At each step every kept hypothesis
- * proposes its K best next tokens, and of those K x K candidates the best
- * ones survive (KEPT), one that ends in <eos> is put aside as a candidate
- * answer (FINISHED), and the rest are dropped (PRUNED). Finished ones are
- * ranked by log P(Y|X) / lp(Y), lp(Y) = ((5 + |Y|) / 6)^alpha, because a
- * plain sum of log-probabilities favours short outputs.
+ * probable partial translations alive. tensor2tensor's policy (the one the
+ * paper used, core/decode/decoder.c): at each step the alive hypotheses are
+ * expanded by every token and the 2K best by log P are drawn; those ending
+ * in <eos> join the finished set, the K best finished by log P(Y|X) / lp(Y),
+ * lp(Y) = ((5 + |Y|) / 6)^alpha (FINISHED: a plain sum of log-probabilities
+ * favours short outputs); the K best others stay alive (KEPT); the rest of
+ * the 2K, and a finished one pushed out of the set later, are PRUNED. A
+ * finished hypothesis never takes an alive one's place, so the beam keeps K
+ * alive until no alive one can beat the worst finished; at the longest
+ * output the unfinished compete on the same score.
  *
  * The tree: x is the step, nodes of a step are stacked under their parent
  * (so edges do not cross), pruned candidates are small faded dots, kept
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session.h"
 #include "view_decode.h"
 
 /* ---- layout, once per search ---- */
@@ -390,6 +395,22 @@ static int para(ViewCtx *v, RenFont *f, const char *s, const char *brief, Rect r
     return ui_paragraph(v->r, f, s, rc.x, y, rc.w, c);
 }
 
+/* The policy in one sentence, and whether the winner finished. */
+static int beam_policy_line(ViewCtx *v, const DecodeUi *d, Rect rc, int y, int draw, int compact)
+{
+    const BeamResult *b = &d->beam;
+    if (d->beam_for_k < 2 || b->best_node < 0)
+        return 0;
+    int unfinished = b->nodes[b->best_node].state != BEAM_FINISHED;
+    const char *line =
+        unfinished ? _("Each step draws the 2K best expansions: those ending in <eos> join the K best "
+                       "finished, the K best others stay alive, the rest are pruned. No finished "
+                       "hypothesis scored higher than this unfinished one at the longest output.")
+                   : _("Each step draws the 2K best expansions: those ending in <eos> join the K best "
+                       "finished, the K best others stay alive, the rest are pruned.");
+    return para(v, compact ? v->g->small : v->g->ui, line, NULL, rc, y, v->th->dim, draw, 0) + 2;
+}
+
 /* What won, its score worked out, and how it compares with greedy; compact
  * keeps every part to one line. Returns the height (draw 0: measure). */
 static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int compact)
@@ -411,6 +432,7 @@ static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int co
     snprintf(line, sizeof line, "score = log P / ((5 + |Y|) / 6)^α = %.3f / ((5 + %d) / 6)^%g = %.3f / %.3f = %.3f",
              b->logprob, b->n, d->beam_for_alpha, b->logprob, lp, b->score);
     y += para(v, compact ? g->small : g->mono, line, NULL, rc, y, th->text, draw, 0) + 2;
+    y += beam_policy_line(v, d, rc, y, draw, compact);
     /* greedy beside it: beam size 1 must be exactly greedy */
     int same = b->n == d->gen.n && memcmp(b->ids, d->gen.ids, (size_t)b->n * sizeof(int)) == 0;
     if (d->beam_for_k == 1) {
@@ -491,6 +513,14 @@ static int tree_min_height(ViewCtx *v, const DecodeUi *d)
 void dec_beam_draw(ViewCtx *v, DecodeUi *d, Rect rc)
 {
     const Theme *th = v->th;
+    if (d->beam_on) {
+        char line[256];
+        snprintf(line, sizeof line, _("Beam search step by step: step %d of at most %d"), d->bdec.t,
+                 d->bdec.max_out);
+        int n = d->bdec.n_alive > 0 ? d->bdec.t : 0; /* the best alive hypothesis so far */
+        dec_draw_progress_of(v, rc, line, d->bdec.t, d->bdec.max_out, d->bdec.seq + 1, n);
+        return;
+    }
     if (d->beam_err[0]) {
         ui_paragraph(v->r, v->g->ui, d->beam_err, rc.x + 10, rc.y + 10, rc.w - 20, th->warn);
         return;
@@ -506,4 +536,63 @@ void dec_beam_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         y += draw_legend(v, (Rect){rc.x, y, rc.w, rc.h}, 1);
     y += ui_px(v->g, 6);
     draw_tree(v, d, (Rect){rc.x, y, rc.w, rc.y + rc.h - y});
+}
+
+/* ---- the search, a few steps a frame ----
+ *
+ * A base-size model takes tens of milliseconds a beam step: a frame runs
+ * steps while their weight reads stay within SES_DEC_FRAME_BYTES (at least
+ * one) and asks for the next frame, so the window never waits for the whole
+ * search; the tree appears when it ends. */
+
+void dec_beam_stop(DecodeUi *d)
+{
+    if (d->beam_on)
+        tf_dec_free(&d->bdec);
+    d->beam_on = 0;
+}
+
+int dec_beam_start(const Scene *sc, DecodeUi *d, TfErr *err)
+{
+    dec_beam_stop(d);
+    DecodeOpts o;
+    decode_opts_default(&o);
+    o.beam = d->beam_k;
+    o.alpha = DEC_ALPHAS[d->alpha_i];
+    o.max_out = d->max_out;
+    if (tf_dec_start(&d->bdec, sc->model, &d->btr, d->src, d->S, &o, 0, err))
+        return -1;
+    d->beam_on = 1;
+    return 0;
+}
+
+void dec_beam_advance(ViewCtx *v, DecodeUi *d)
+{
+    if (!d->beam_on)
+        return;
+    TfErr err;
+    double spent = 0, step = kv_step_bytes(&v->s->model->cfg);
+    int rc = 0;
+    int all = !v->s->ses->lazy; /* headless (shot): the whole search now */
+    while (rc == 0 && (all || spent == 0 || spent + step <= SES_DEC_FRAME_BYTES)) {
+        rc = tf_dec_step(&d->bdec, &err);
+        spent += step;
+    }
+    if (rc == 0) {
+        if (v->out)
+            v->out->wake_at = v->s->now; /* the next steps in the next frame */
+        return;
+    }
+    DecodeResult r = {0};
+    d->beam_on = 0;
+    if (rc < 0) {
+        tf_dec_free(&d->bdec);
+    } else if (!tf_dec_finish(&d->bdec, &r, &d->beam, &err)) {
+        decode_result_free(&r);
+        if (dec_beam_layout(d))
+            snprintf(d->beam_err, sizeof d->beam_err, "out of memory for the tree of %d hypotheses",
+                     d->beam.n_nodes);
+        return;
+    }
+    snprintf(d->beam_err, sizeof d->beam_err, "%s", err.msg);
 }

@@ -1,0 +1,67 @@
+/* view_decode_progress.c - the decode view while the session decodes.
+ *
+ * The window decodes step by step between frames (session.c), so a
+ * base-size model never freezes it: until the greedy translation is made
+ * the view shows the tokens generated so far and how far it has got; then
+ * it takes the session's decode (every step's attention rows included)
+ * instead of decoding the sentence a second time. */
+#include <stdio.h>
+#include <string.h>
+
+#include "session.h"
+#include "view_decode.h"
+
+int dec_from_session(const Scene *sc, DecodeUi *d, int b)
+{
+    const Session *s = sc->ses;
+    d->pending = 0;
+    if (b != 0 || d->S != s->src_n[0])
+        return -1; /* only sentence 0 keeps its steps */
+    if (session_decoding(s, NULL, NULL)) {
+        d->pending = 1;
+        return 0;
+    }
+    if (s->greedy.n < 1 || !s->greedy.steps || s->greedy.S != d->S)
+        return -1;
+    const TfConfig *c = &sc->model->cfg;
+    return decode_result_copy(&d->gen, &s->greedy, c->n_dec, c->n_heads) == 0 ? 1 : -1;
+}
+
+int dec_decoded(const Scene *sc, const DecodeUi *d)
+{
+    return d->pending && !session_decoding(sc->ses, NULL, NULL);
+}
+
+void dec_draw_progress_of(ViewCtx *v, Rect body, const char *line, int done, int max_out,
+                          const int *ids, int n)
+{
+    const Theme *th = v->th;
+    int pad = ui_px(v->g, 10);
+    int x = body.x + pad, y = body.y + pad, w = body.w - 2 * pad;
+    y += ui_paragraph(v->r, v->g->ui, line, x, y, w, th->text) + pad / 2;
+    /* the progress bar: the steps made of the longest output tried */
+    int bh = ui_px(v->g, 8);
+    ren_rect_line(v->r, (Rect){x, y, w, bh}, 1, th->border);
+    if (max_out > 0)
+        ren_rect(v->r, (Rect){x, y, (int)((double)w * done / max_out), bh}, th->select);
+    y += bh + pad;
+    if (n > 0) {
+        char toks[1024];
+        vocab_decode(&v->s->model->tgt_vocab, ids, n, toks, sizeof toks);
+        ui_paragraph(v->r, v->g->ui, toks, x, y, w, th->dim);
+    }
+}
+
+void dec_draw_progress(ViewCtx *v, Rect body)
+{
+    const Session *s = v->s->ses;
+    int done = 0, max_out = 0;
+    session_decoding(s, &done, &max_out);
+    char line[256];
+    if (max_out > 0)
+        snprintf(line, sizeof line, _("Decoding step by step: %d of at most %d tokens"), done, max_out);
+    else
+        snprintf(line, sizeof line, "%s", _("Decoding: encoding the source"));
+    int on = s->dec_on && s->dec.res.n > 0;
+    dec_draw_progress_of(v, body, line, done, max_out, on ? s->dec.res.ids : NULL, on ? s->dec.res.n : 0);
+}
