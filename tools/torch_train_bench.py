@@ -31,6 +31,16 @@ V, C, NH, FF, L, B, T = 32, 64, 4, 256, 2, 32, 16
 PAD, BOS, EOS = 0, 1, 2
 
 
+def sinusoids(n, c):
+    """The paper's table: PE(pos, 2i) = sin(pos / 10000^(2i/c)), PE(pos, 2i+1) = cos."""
+    pos = torch.arange(n).unsqueeze(1)
+    div = torch.pow(10000.0, torch.arange(0, c, 2) / c)
+    pe = torch.zeros(n, c)
+    pe[:, 0::2] = torch.sin(pos / div)
+    pe[:, 1::2] = torch.cos(pos / div)
+    return pe
+
+
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
@@ -41,12 +51,7 @@ class Model(nn.Module):
             C, NH, FF, dropout=0.1, batch_first=True) for _ in range(L))
         self.gen_b = nn.Parameter(torch.zeros(V))
         self.drop = nn.Dropout(0.1)
-        pos = torch.arange(256).unsqueeze(1)
-        div = torch.pow(10000.0, torch.arange(0, C, 2) / C)
-        pe = torch.zeros(256, C)
-        pe[:, 0::2] = torch.sin(pos / div)
-        pe[:, 1::2] = torch.cos(pos / div)
-        self.register_buffer("pe", pe)
+        self.register_buffer("pe", sinusoids(256, C))
 
     def forward(self, src, tgt):
         S, Tt = src.shape[1], tgt.shape[1]
