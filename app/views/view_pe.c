@@ -34,39 +34,7 @@
 
 #include "ops.h"
 #include "view.h"
-
-#define PE_WAVES 4        /* curves in the wave plot */
-#define PE_MIN_POS 48     /* positions the waves span at least */
-#define PE_SAMPLES 512    /* points of a continuous guide curve */
-
-typedef enum PePanel { PANEL_WAVES, PANEL_TABLE, PANEL_ROT, PANEL_COUNT } PePanel;
-
-typedef struct PeUi {
-    int C;                 /* d_model the choices below were made for */
-    int dim[PE_WAVES];     /* the dimensions plotted as waves */
-    int slot;              /* the wave a click on the table replaces */
-    int pair, pos, k;      /* the rotation demo: R(k·ω_pair) · PE(pos) */
-    int panel;             /* narrow layouts show one panel at a time */
-    int sel_seen;          /* last followed token selection (+1, 0 none) */
-    float *table;          /* the engine's table for t_rows positions: the trace */
-    int t_rows, t_C;       /* holds only as many rows as the input needs */
-    uintptr_t t_key;       /* which model's table (view_pe_key) */
-} PeUi; /* the view's state (owned by the window) */
-#define PE_UI(v) ((PeUi *)(v)->st)
-
-/* What the panels draw from, gathered once per frame. */
-typedef struct PeData {
-    const float *pe;       /* (rows, C) the engine's table */
-    int rows, C;           /* rows = the trace's capacity cap_T */
-    int npos;              /* positions shown: 0 .. npos-1 */
-    int len;               /* tokens of the current source sentence */
-    int b, halves;         /* halves: MarianMT's layout (TF_PE_HALVES) */
-} PeData;
-/* Pair i's sine (cos 0) or cosine column, and a column's pair and kind:
- * interleaved 2i, 2i+1 as in the paper, or halves i, ⌈d/2⌉ + i. */
-#define PE_COL(d, i, cos) ((d)->halves ? (cos) * (((d)->C + 1) / 2) + (i) : 2 * (i) + (cos))
-#define PE_PAIR(d, dim) ((d)->halves ? (dim) % (((d)->C + 1) / 2) : (dim) / 2)
-#define PE_IS_COS(d, dim) ((d)->halves ? (dim) >= ((d)->C + 1) / 2 : (dim) % 2)
+#include "view_pe.h"
 
 /* ---- numbers ---- */
 
@@ -119,7 +87,7 @@ int pe_rotate_cols(const float *pe, int rows, int C, int sc, int cc, int pair, i
 /* A filled dot. Tiny ones are squares (the same to the eye, and one
  * rectangle instead of a fan of triangles); bigger ones get as many
  * triangles as their size needs. */
-static void disc(Ren *r, float cx, float cy, float rad, Color c)
+void pe_disc(Ren *r, float cx, float cy, float rad, Color c)
 {
     if (rad < 2.6f) {
         int s = (int)lroundf(2 * rad);
@@ -144,7 +112,7 @@ static void disc(Ren *r, float cx, float cy, float rad, Color c)
     ren_triangles(r, xy, col, n * 3);
 }
 
-static void ring(Ren *r, float cx, float cy, float rad, float width, Color c)
+void pe_ring(Ren *r, float cx, float cy, float rad, float width, Color c)
 {
     enum { N = 48 };
     float xy[(N + 1) * 2];
@@ -156,7 +124,7 @@ static void ring(Ren *r, float cx, float cy, float rad, float width, Color c)
     ren_polyline(r, xy, N + 1, width, c);
 }
 
-static Color with_alpha(Color c, int a)
+Color pe_with_alpha(Color c, int a)
 {
     c.a = (uint8_t)a;
     return c;
@@ -173,8 +141,8 @@ static Color wave_color(const Theme *th, int s)
 /* "label [−] value [+]": returns -1 or +1 when a button was clicked, else 0.
  * Draws nothing and returns 0 when it does not fit in max_w; *w_out gets the
  * width it takes (also when not drawn). */
-static int stepper(ViewCtx *v, int x, int y, int h, int max_w, const char *label,
-                   const char *value, Color c, int *w_out)
+int pe_stepper(ViewCtx *v, int x, int y, int h, int max_w, const char *label,
+               const char *value, Color c, int *w_out)
 {
     RenFont *f = v->g->small;
     int bw = h + 2, lw = label[0] ? ren_text_width(f, label) + 6 : 0;
@@ -237,7 +205,7 @@ static void ui_fit(ViewCtx *v, const PeData *d)
 
 /* ---- waves ---- */
 
-static float pe_value(const PeData *d, int pos, int dim)
+float pe_value(const PeData *d, int pos, int dim)
 {
     return d->pe[(size_t)pos * d->C + dim];
 }
@@ -266,14 +234,14 @@ static int wave_chips(ViewCtx *v, Rect rc, const PeData *d, int *right)
     char val[64];
     for (int s = 0; s < PE_WAVES; s++) {
         chip_text(val, sizeof val, u->dim[s], d, 1);
-        stepper(v, 0, 0, h, -1, "", val, v->th->text, &w);
+        pe_stepper(v, 0, 0, h, -1, "", val, v->th->text, &w);
         total += sw + w + gap;
     }
     if (total > rc.w)
         omega = 0;
     for (int s = 0; s < PE_WAVES; s++) {
         chip_text(val, sizeof val, u->dim[s], d, omega);
-        stepper(v, 0, 0, h, -1, "", val, v->th->text, &w);
+        pe_stepper(v, 0, 0, h, -1, "", val, v->th->text, &w);
         if (x > rc.x && x + sw + w > rc.x + rc.w) {
             x = rc.x;
             y += h + 4;
@@ -287,7 +255,7 @@ static int wave_chips(ViewCtx *v, Rect rc, const PeData *d, int *right)
             ren_rect_line(v->r, sr, 1, v->th->select);
         if (ui_clicked(v->in, sr))
             u->slot = s;
-        int step = stepper(v, x + sw, y, h, rc.x + rc.w - x - sw, "", val, c, &w);
+        int step = pe_stepper(v, x + sw, y, h, rc.x + rc.w - x - sw, "", val, c, &w);
         u->dim[s] += step;
         if (u->dim[s] < 0)
             u->dim[s] = d->C - 1;
@@ -320,7 +288,7 @@ static void wave_axes(ViewCtx *v, Rect plot, const PeData *d)
     const char *ylab[3] = {"1", "0", "−1"};
     for (int k = 0; k < 3; k++) {
         int y = (int)lroundf(val_y(plot, 1.0f - k));
-        ren_rect(v->r, (Rect){plot.x, y, plot.w, 1}, k == 1 ? th->border : with_alpha(th->border, 120));
+        ren_rect(v->r, (Rect){plot.x, y, plot.w, 1}, k == 1 ? th->border : pe_with_alpha(th->border, 120));
         int w = ren_text_width(f, ylab[k]);
         ren_text(v->r, f, ylab[k], plot.x - w - 6, y - fh / 2, th->dim);
     }
@@ -396,7 +364,7 @@ static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
     }
     int dim = PE_UI(v)->dim[best];
     float x = pos_x(plot, d, (float)p), y = val_y(plot, pe_value(d, p, dim));
-    ring(v->r, x, y, 7.0f * v->g->scale, 2.0f, v->th->select);
+    pe_ring(v->r, x, y, 7.0f * v->g->scale, 2.0f, v->th->select);
     Hover *h = &v->out->hover;
     h->valid = 1;
     h->stage = ST_POS_ENC;
@@ -434,14 +402,14 @@ static void wave_curve(ViewCtx *v, Rect plot, const PeData *d, int s)
         xy[2 * i] = pos_x(plot, d, (float)pos);
         xy[2 * i + 1] = val_y(plot, (float)val);
     }
-    ren_polyline(v->r, xy, n, 1.3f * sc, with_alpha(c, 160));
+    ren_polyline(v->r, xy, n, 1.3f * sc, pe_with_alpha(c, 160));
     if (spacing >= 5.0f)
         for (int p = 0; p < d->npos; p++)
-            disc(v->r, pos_x(plot, d, (float)p), val_y(plot, pe_value(d, p, dim)), 2.0f * sc, c);
+            pe_disc(v->r, pos_x(plot, d, (float)p), val_y(plot, pe_value(d, p, dim)), 2.0f * sc, c);
     for (int p = 0; p < d->len && p < d->npos; p++) {
         float x = pos_x(plot, d, (float)p), y = val_y(plot, pe_value(d, p, dim));
-        disc(v->r, x, y, 4.5f * sc, th->bg);
-        disc(v->r, x, y, 3.5f * sc, c);
+        pe_disc(v->r, x, y, 4.5f * sc, th->bg);
+        pe_disc(v->r, x, y, 3.5f * sc, c);
     }
 }
 
@@ -481,7 +449,7 @@ static void draw_waves(ViewCtx *v, Rect rc, const PeData *d)
         wave_axes(v, plot, d);
         for (int p = 0; p < d->len && p < d->npos; p++) { /* the sentence: faint columns */
             int x = (int)lroundf(pos_x(plot, d, (float)p));
-            ren_rect(v->r, (Rect){x - 1, plot.y, 3, plot.h}, with_alpha(th->select, 40));
+            ren_rect(v->r, (Rect){x - 1, plot.y, 3, plot.h}, pe_with_alpha(th->select, 40));
         }
         ren_clip_push(v->r, (Rect){plot.x - 8, plot.y - 8, plot.w + 16, plot.h + 16});
         for (int s = PE_WAVES - 1; s >= 0; s--)
@@ -562,259 +530,6 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
 
 /* Where a (sin, cos) point of the circle is drawn: the sine to the right,
  * the cosine up, so position 0 (sin 0, cos 0) sits at the top. */
-typedef struct Circle {
-    float cx, cy, R;
-} Circle;
-
-static float circ_x(Circle c, float s) { return c.cx + s * c.R; }
-static float circ_y(Circle c, float co) { return c.cy - co * c.R; }
-
-static void rot_axes(ViewCtx *v, Circle c, const PeData *d, int i)
-{
-    const Theme *th = v->th;
-    RenFont *f = v->g->small;
-    int fh = ren_font_height(f);
-    ren_rect(v->r, (Rect){(int)(c.cx - 1.15f * c.R), (int)c.cy, (int)(2.3f * c.R), 1}, th->border);
-    ren_rect(v->r, (Rect){(int)c.cx, (int)(c.cy - c.R - 6), 1, (int)(2 * c.R + 12)}, th->border);
-    ring(v->r, c.cx, c.cy, c.R, 1.5f, th->dim);
-    char buf[64];
-    /* axis names away from pos 0, which is always at the top */
-    snprintf(buf, sizeof buf, _("dim %d (sin)"), PE_COL(d, i, 0));
-    ren_text(v->r, f, buf, (int)(c.cx + 1.15f * c.R + 4), (int)c.cy + 2, th->dim);
-    snprintf(buf, sizeof buf, _("dim %d (cos)"), PE_COL(d, i, 1));
-    ren_text(v->r, f, buf, (int)c.cx - ren_text_width(f, buf) - 6, (int)(c.cy - 1.1f * c.R - fh), th->dim);
-}
-
-/* The turn by k·ω from PE(pos), just outside the circle, with an arrow
- * head (at most one full turn is drawn). */
-static void rot_arc(ViewCtx *v, Circle c, double a0, double turn)
-{
-    enum { NA = 64 };
-    Color col = v->th->accent2;
-    float sc = v->g->scale, xy[(NA + 1) * 2], Ra = c.R * 1.13f;
-    turn = turn > 2 * M_PI ? 2 * M_PI : turn < -2 * M_PI ? -2 * M_PI : turn;
-    if (turn == 0)
-        return;
-    for (int s = 0; s <= NA; s++) {
-        double t = a0 + turn * s / NA;
-        xy[2 * s] = c.cx + Ra * (float)sin(t);
-        xy[2 * s + 1] = c.cy - Ra * (float)cos(t);
-    }
-    ren_polyline(v->r, xy, NA + 1, 2.0f * sc, col);
-    /* the arrow head points along the tangent at the end */
-    double t = a0 + turn, dir = turn > 0 ? 1 : -1;
-    float tx = (float)(cos(t) * dir), ty = (float)(sin(t) * dir), nx = (float)sin(t), ny = -(float)cos(t);
-    float ex = xy[2 * NA], ey = xy[2 * NA + 1], L = 4.5f * sc, W = 5 * sc;
-    float tri[6] = {ex + tx * L, ey + ty * L, ex - tx * L + nx * W, ey - ty * L + ny * W,
-                    ex - tx * L - nx * W, ey - ty * L - ny * W};
-    Color tc[3] = {col, col, col};
-    ren_triangles(v->r, tri, tc, 3);
-}
-
-/* The sentence's tokens on the circle, labelled "pos token" (the first
- * dozen, and always pos and pos+k). */
-static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, int k)
-{
-    const Scene *sc = v->s;
-    RenFont *f = v->g->small;
-    int fh = ren_font_height(f);
-    float gs = v->g->scale;
-    char tok[200];
-    for (int p = 0; p < d->len && p < d->npos; p++) {
-        float s = pe_value(d, p, PE_COL(d, i, 0)), co = pe_value(d, p, PE_COL(d, i, 1));
-        disc(v->r, circ_x(c, s), circ_y(c, co), 3.5f * gs, v->th->text);
-        if (!(p < 12 || p == pos || p == pos + k))
-            continue;
-        char tb[VOCAB_MAX_TOKEN_BYTES + 1];
-        snprintf(tok, sizeof tok, "%d %s", p,
-                 view_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p], tb, sizeof tb));
-        int tw = ren_text_width(f, tok);
-        float off = (p == pos ? 6.0f : 3.5f) * gs + 4; /* clear of the dot */
-        float lx = circ_x(c, s) + (s >= 0 ? off : -tw - off);
-        ren_text(v->r, f, tok, (int)lx, (int)(circ_y(c, co) - fh / 2), p == pos ? v->th->accent : v->th->dim);
-    }
-}
-
-/* The circle of pair i: every position of the table as a faint dot, the
- * sentence's tokens, the turn from PE(pos) to PE(pos+k); PE(pos) filled,
- * R·PE(pos) a ring, and the table's PE(pos+k) a dot inside that ring. */
-static void rot_circle(ViewCtx *v, Circle c, const PeData *d, const float res[2])
-{
-    const Theme *th = v->th;
-    int i = PE_UI(v)->pair, pos = PE_UI(v)->pos, k = PE_UI(v)->k;
-    float sc = v->g->scale;
-    rot_axes(v, c, d, i);
-    for (int p = 0; p < d->npos; p++)
-        disc(v->r, circ_x(c, pe_value(d, p, PE_COL(d, i, 0))), circ_y(c, pe_value(d, p, PE_COL(d, i, 1))), 2.0f * sc,
-             with_alpha(th->dim, 140));
-    double w = pe_omega(i, d->C);
-    rot_arc(v, c, pos * w, k * w);
-    rot_tokens(v, c, d, i, pos, k);
-    disc(v->r, circ_x(c, pe_value(d, pos, PE_COL(d, i, 0))), circ_y(c, pe_value(d, pos, PE_COL(d, i, 1))), 6.0f * sc,
-         th->accent);
-    disc(v->r, circ_x(c, pe_value(d, pos + k, PE_COL(d, i, 0))), circ_y(c, pe_value(d, pos + k, PE_COL(d, i, 1))), 3.0f * sc,
-         th->good);
-    ring(v->r, circ_x(c, res[0]), circ_y(c, res[1]), 8.0f * sc, 2.0f * sc, th->accent2);
-}
-
-/* A column vector (or a 2x2 matrix when ncol is 2) of numbers between
- * drawn brackets at (x, y), with a caption under it; returns its width. */
-static int bracketed(ViewCtx *v, int x, int y, int ncol, const float *val, Color c,
-                     const char *caption, Color cap_c)
-{
-    RenFont *m = v->g->mono, *f = v->g->small;
-    int mh = ren_font_height(m) + 2, cw = ren_text_width(m, "+0.00000") + 14;
-    int w = ncol * cw + 8;
-    char s[32];
-    for (int r = 0; r < 2; r++)
-        for (int j = 0; j < ncol; j++) {
-            snprintf(s, sizeof s, "%+.5f", val[r * ncol + j]);
-            ren_text(v->r, m, s, x + 2 + (j + 1) * cw - ren_text_width(m, s), y + r * mh, c);
-        }
-    Color bc = v->th->text;
-    Rect br[6] = {{x, y, 1, 2 * mh}, {x, y, 4, 1}, {x, y + 2 * mh - 1, 4, 1},
-                  {x + w, y, 1, 2 * mh}, {x + w - 3, y, 4, 1}, {x + w - 3, y + 2 * mh - 1, 4, 1}};
-    for (int i = 0; i < 6; i++)
-        ren_rect(v->r, br[i], bc);
-    if (caption)
-        ui_text_center(v->r, f, caption, (Rect){x - 10, y + 2 * mh + 2, w + 20, ren_font_height(f)}, cap_c);
-    return w + 1;
-}
-
-/* Widths: the equation R·PE(pos) = result on one line. */
-static int rot_eq_w(ViewCtx *v)
-{
-    RenFont *m = v->g->mono;
-    int cw = ren_text_width(m, "+0.00000") + 14, eq = ren_text_width(m, " = ");
-    return (2 * cw + 9) + 10 + (cw + 9) + eq + (cw + 9) + 4;
-}
-
-static int rot_numbers_h(ViewCtx *v)
-{
-    int mh = ren_font_height(v->g->mono) + 2, fh = ren_font_height(v->g->small);
-    return 2 * fh + 4 + 2 * mh + fh + 10 + 2 * fh;
-}
-
-/* ω and the turn k·ω, then the rotation as an equation with the numbers:
- *   R(k·ω) · PE(pos) = R·PE(pos)
- * then the table's own PE(pos+k) and how far apart the two are. */
-static void rot_numbers(ViewCtx *v, Rect rc, const PeData *d, float Rm[2][2], const float res[2])
-{
-    const Theme *th = v->th;
-    RenFont *m = v->g->mono, *f = v->g->small;
-    int mh = ren_font_height(m) + 2, fh = ren_font_height(f);
-    int i = PE_UI(v)->pair, pos = PE_UI(v)->pos, k = PE_UI(v)->k, y = rc.y;
-    double w = pe_omega(i, d->C);
-    char buf[200], cap[64];
-    char b2[200];
-    snprintf(buf, sizeof buf, _("pair %d = dims %d, %d:  ω_%d = 1/10000^(%d/%d) = %.6g"), i, PE_COL(d, i, 0),
-             PE_COL(d, i, 1), i, 2 * i, d->C, w);
-    snprintf(b2, sizeof b2, "ω_%d = %.6g", i, w);
-    const char *l1[] = {buf, b2};
-    ui_text_alt(v->r, f, l1, 2, rc.x, y, rc.w, th->dim);
-    y += fh;
-    snprintf(buf, sizeof buf, _("turn by k·ω = %d × %.5g = %.5g rad"), k, w, k * w);
-    snprintf(b2, sizeof b2, "k·ω = %.5g rad", k * w);
-    const char *l2[] = {buf, b2};
-    ui_text_alt(v->r, f, l2, 2, rc.x, y, rc.w, th->dim);
-    y += fh + 4;
-    const float p0[2] = {pe_value(d, pos, PE_COL(d, i, 0)), pe_value(d, pos, PE_COL(d, i, 1))};
-    const float pk[2] = {pe_value(d, pos + k, PE_COL(d, i, 0)), pe_value(d, pos + k, PE_COL(d, i, 1))};
-    float mat[4] = {Rm[0][0], Rm[0][1], Rm[1][0], Rm[1][1]};
-    int x = rc.x;
-    x += bracketed(v, x, y, 2, mat, th->accent2, "R(k·ω)", th->accent2) + 10;
-    snprintf(cap, sizeof cap, "PE(%d)", pos);
-    x += bracketed(v, x, y, 1, p0, th->accent, cap, th->accent);
-    x += ren_text(v->r, m, " = ", x, y + mh / 2, th->text);
-    snprintf(cap, sizeof cap, "R·PE(%d)", pos);
-    bracketed(v, x, y, 1, res, th->accent2, cap, th->accent2);
-    y += 2 * mh + fh + 10;
-    snprintf(buf, sizeof buf, _("the table's PE(%d) = (%+.5f, %+.5f)"), pos + k, pk[0], pk[1]);
-    snprintf(b2, sizeof b2, "PE(%d) = (%+.5f, %+.5f)", pos + k, pk[0], pk[1]);
-    const char *l3[] = {buf, b2};
-    ui_text_alt(v->r, f, l3, 2, rc.x, y, rc.w, th->good);
-    y += fh;
-    float diff = fmaxf(fabsf(res[0] - pk[0]), fabsf(res[1] - pk[1]));
-    int same = diff <= 1e-5f;
-    snprintf(buf, sizeof buf, same ? _("|R·PE(%d) − PE(%d)| = %.1e ✓ the same point") : "|R·PE(%d) − PE(%d)| = %.1e",
-             pos, pos + k, diff);
-    snprintf(b2, sizeof b2, same ? _("differ by %.1e ✓") : _("differ by %.1e"), diff);
-    const char *l4[] = {buf, b2};
-    ui_text_alt(v->r, f, l4, 2, rc.x, y, rc.w, same ? th->good : th->warn);
-}
-
-/* The controls: pair i, pos and k. Returns the height used. */
-static int rot_controls(ViewCtx *v, Rect rc, const PeData *d)
-{
-    PeUi *u = v->st;
-    int h = ren_font_height(v->g->small) + 8, x = rc.x, y = rc.y, w;
-    char val[32];
-    const char *labels[3] = {_("pair i"), _("pos"), "k"};
-    for (int c = 0; c < 3; c++) {
-        int *field = c == 0 ? &u->pair : c == 1 ? &u->pos : &u->k;
-        snprintf(val, sizeof val, "%d", *field);
-        stepper(v, 0, 0, h, -1, labels[c], val, v->th->text, &w);
-        if (x > rc.x && x + w > rc.x + rc.w) {
-            x = rc.x;
-            y += h + 4;
-        }
-        *field += stepper(v, x, y, h, rc.x + rc.w - x, labels[c], val, v->th->text, &w);
-        x += w + 14;
-    }
-    /* keep the choices inside the table: pos+k must be one of its rows */
-    int last = d->rows - 1, npair = d->C / 2 > 0 ? d->C / 2 : 1;
-    u->pair = u->pair < 0 ? 0 : u->pair >= npair ? npair - 1 : u->pair;
-    u->pos = u->pos < 0 ? 0 : u->pos > last ? last : u->pos;
-    u->k = u->pos + u->k > last ? last - u->pos : u->pos + u->k < 0 ? -u->pos : u->k;
-    return y + h - rc.y;
-}
-
-static void draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
-{
-    const Theme *th = v->th;
-    RenFont *uf = v->g->ui;
-    int uh = ren_font_height(uf);
-    ren_clip_push(v->r, rc);
-    const char *title[] = {"PE(pos+k) = R(k·ω_i) · PE(pos)", "R(kω)·PE(pos)"};
-    ui_text_alt(v->r, uf, title, 2, rc.x, rc.y, rc.w, th->text);
-    int y = rc.y + uh + 4;
-    y += rot_controls(v, (Rect){rc.x, y, rc.w, rc.h}, d) + 6;
-    float Rm[2][2], res[2];
-    if (d->C < 2 || pe_rotate_cols(d->pe, d->rows, d->C, PE_COL(d, PE_UI(v)->pair, 0), PE_COL(d, PE_UI(v)->pair, 1),
-                                   PE_UI(v)->pair, PE_UI(v)->pos, PE_UI(v)->k, Rm, res)) {
-        ui_paragraph(v->r, v->g->small, _("d_model is too small for a sin/cos pair."), rc.x, y, rc.w, th->dim);
-        ren_clip_pop(v->r);
-        return;
-    }
-    int nw = rot_eq_w(v), nh = rot_numbers_h(v), left = rc.y + rc.h - y;
-    char widest[64];
-    snprintf(widest, sizeof widest, _("dim %d (sin)"), 10);
-    int label_room = 2 * ren_text_width(v->g->small, widest) + 16;
-    /* side by side when the circle gets bigger that way */
-    int side_d = rc.w - nw - 16 - label_room, stack_d = left - nh - 12;
-    if (side_d > left - 8)
-        side_d = left - 8;
-    if (stack_d > rc.w - label_room)
-        stack_d = rc.w - label_room;
-    if (side_d >= stack_d && side_d > 40) {
-        float R = side_d / 2.0f / 1.15f;
-        rot_circle(v, (Circle){rc.x + label_room / 2 + side_d / 2.0f, y + side_d / 2.0f + 4, R}, d, res);
-        rot_numbers(v, (Rect){rc.x + rc.w - nw, y, nw, left}, d, Rm, res);
-    } else {
-        if (stack_d > 40) {
-            float R = stack_d / 2.0f / 1.15f;
-            rot_circle(v, (Circle){rc.x + rc.w / 2.0f, y + stack_d / 2.0f + 4, R}, d, res);
-            y += stack_d + 12;
-        }
-        rot_numbers(v, (Rect){rc.x, y, rc.w, rc.y + rc.h - y}, d, Rm, res);
-    }
-    ren_clip_pop(v->r);
-}
-
-/* ---- layout ---- */
-
-/* The table for min(max_len, SES_CAP_T) positions, made with the engine's
- * pe_table (the trace's own table grows with the input and may be shorter). */
 static const float *pe_rows(PeUi *u, const TfModel *m, const TfConfig *c, int *rows)
 {
     int n = c->max_len < SES_CAP_T ? c->max_len : SES_CAP_T;
@@ -884,7 +599,7 @@ static void draw_panel(ViewCtx *v, int p, Rect rc, const PeData *d)
     else if (p == PANEL_TABLE)
         draw_table(v, rc, d);
     else
-        draw_rotation(v, rc, d);
+        pe_draw_rotation(v, rc, d);
 }
 
 static void view_pe(ViewCtx *v)
@@ -896,7 +611,7 @@ static void view_pe(ViewCtx *v)
         return;
     ui_fit(v, &d);
     int fh = ren_font_height(v->g->ui);
-    int rot_w = rot_eq_w(v) + 8;
+    int rot_w = pe_rot_eq_w(v) + 8;
     int heat_w = 14 * fh, gap = 12;
     int waves_h = A.h * 40 / 100;
     if (waves_h < 11 * fh)
@@ -916,7 +631,7 @@ static void view_pe(ViewCtx *v)
         Rect r = {A.x + hw + gap, t.y, A.w - hw - gap, bottom_h};
         draw_waves(v, w, &d);
         draw_table(v, t, &d);
-        draw_rotation(v, r, &d);
+        pe_draw_rotation(v, r, &d);
     } else if (tall) {
         draw_waves(v, (Rect){A.x, A.y, A.w, waves_h}, &d);
         Rect b = {A.x, A.y + waves_h + gap, A.w, bottom_h};
