@@ -14,6 +14,7 @@ $B shot --stage pos.enc --src "i read books today" --out $D/positional-encoding.
 $B shot --stage enc.norm1 --src "i read books today" --out $D/add-norm.png
 $B shot --view decode --decode-pane beam --beam 4 --alpha 0.6 --src "do you like tea ?" --out $D/beam-search.png
 $B shot --view decode --src "i read books today" --tgt "我 今天 读 书" --out $D/teacher-forcing.png
+$B shot --view decode --lang zh --src "i read books today" --tgt "我 今天 读 书" --out $D/decode-zh.png
 $B shot --lesson masks --step 3 --lang zh --out $D/lesson-zh.png
 $B shot --stage enc.self.weights --layer 0 --head 2 --src "$S" --theme light --scale 1.6 --out $D/presenter-light.png
 if $B shot --help | grep -q -- --train-steps; then
