@@ -382,13 +382,30 @@ static int make_targets(Session *s, int may)
     }
     s->dec_sent = 0;
     s->tgt_auto = 1;
-    if (s->tgt[0]) {
-        int n;
-        s->tgt_ids[0][0] = cfg_start_id(&s->model.cfg);
-        if (encode_line(s, 1, s->tgt, s->tgt_ids[0] + 1, T - 1, &n, "target"))
+    /* the typed target: one sentence per source sentence, split at '|' like
+     * the source line; a blank piece keeps that sentence's greedy output */
+    const char *p = s->tgt;
+    for (int i = 0; i < s->n_src && p && *p; i++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        char piece[SES_TEXT_MAX];
+        if (len >= sizeof piece)
+            len = sizeof piece - 1;
+        memcpy(piece, p, len);
+        piece[len] = 0;
+        p = bar ? bar + 1 : NULL;
+        if (strspn(piece, " \t") == len)
+            continue;
+        int n, ids[SES_CAP_T];
+        if (encode_line(s, 1, piece, ids, T - 1 < SES_CAP_T ? T - 1 : SES_CAP_T, &n, "target"))
             return -1;
-        s->tgt_n[0] = n + 1;
-        s->tgt_auto = 0;
+        if (n == 0)
+            continue;
+        s->tgt_ids[i][0] = cfg_start_id(&s->model.cfg);
+        memcpy(s->tgt_ids[i] + 1, ids, (size_t)n * sizeof(int));
+        s->tgt_n[i] = n + 1;
+        if (i == 0)
+            s->tgt_auto = 0;
     }
     int TT = 1;
     for (int i = 0; i < s->n_src; i++)

@@ -53,7 +53,8 @@ typedef struct Session {
     char src[SES_MAX_SENT][SES_TEXT_MAX]; /* the line split at '|' */
     int n_src;
     char tgt[SES_TEXT_MAX];
-    int tgt_auto;               /* the decoder input came from greedy decoding */
+    int tgt_auto;               /* sentence 0's decoder input came from greedy decoding (the
+                                   target line, split at '|', types one per sentence) */
     int src_ids[SES_MAX_SENT][SES_CAP_T], src_n[SES_MAX_SENT];
     int tgt_ids[SES_MAX_SENT][SES_CAP_T], tgt_n[SES_MAX_SENT];
     int n_unk;                  /* unknown words in the current input */
