@@ -134,6 +134,23 @@ static inline void tu_fixture_close(const char *path)
         return 0;                                                                    \
     }
 
+/* cmocka's setup and teardown of a program that only needs a w x h
+ * headless renderer (its models come from elsewhere). */
+#define TU_RENDERER(w, h)                                                             \
+    static int setup(void **state)                                                   \
+    {                                                                                \
+        (void)state;                                                                 \
+        TfErr err_;                                                                  \
+        tu_ren = ren_open_headless(w, h, &err_);                                     \
+        return tu_ren ? 0 : -1;                                                      \
+    }                                                                                \
+    static int teardown(void **state)                                                \
+    {                                                                                \
+        (void)state;                                                                 \
+        tu_fixture_close(NULL);                                                      \
+        return 0;                                                                    \
+    }
+
 /* Options for an app on model with one source sentence (NULL: the
  * default), a target (NULL: greedy) and a view (NULL: the natural one);
  * head -2 keeps the model's default, progress files are not written. */

@@ -18,20 +18,7 @@
 
 #define SPMDIR "tests/fixtures/marian/spm_model"
 
-static int setup(void **state)
-{
-    (void)state;
-    TfErr err;
-    tu_ren = ren_open_headless(1280, 800, &err);
-    return tu_ren ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ren_close(tu_ren);
-    return 0;
-}
+TU_RENDERER(1280, 800)
 
 static void open_at(App *a, const char *stage, int layer)
 {

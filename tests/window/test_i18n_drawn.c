@@ -494,20 +494,7 @@ static void test_every_drawn_string_is_translated(void **state)
     expect_true(bad == 0, "%d drawn strings are not from the catalog (listed above)", bad);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    TfErr err;
-    tu_ren = ren_open_headless(1280, 800, &err);
-    return tu_ren ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tu_fixture_close(NULL);
-    return 0;
-}
+TU_RENDERER(1280, 800)
 
 int main(void)
 {
