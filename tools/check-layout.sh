@@ -2,7 +2,8 @@
 # check-layout.sh - the layout keeps telling the architecture (make check-core
 # runs it): no folder holds more than 16 .c files, no .c file is longer than
 # 900 lines, core/ and app/session/ include no SDL, core/ never exits or
-# aborts, and no view includes the window's headers. Prints each breach and
+# aborts, no view includes the window's headers, and the platform layer
+# includes nothing above it (the App, the views, the session, the CLI). Prints each breach and
 # fails if there is one.
 bad=0
 say() { echo "layout: $*"; bad=1; }
@@ -22,5 +23,9 @@ grep -rnE '[^_a-z]exit *\(|[^_a-z]abort *\(' core | grep -v '^\s*/\?\*' | grep .
 for h in app.h panels.h host.h; do
     grep -rl "#include \"$h\"" app/views 2>/dev/null | while read -r f; do
         echo "layout: $f includes the window's $h"; done | grep . && bad=1
+done
+for h in app.h panels.h host.h view.h session.h cli.h gui.h lesson.h; do
+    grep -rl "#include \"$h\"" app/platform 2>/dev/null | while read -r f; do
+        echo "layout: $f (the platform layer) includes $h from above it"; done | grep . && bad=1
 done
 exit $bad

@@ -1,0 +1,95 @@
+/* cmd_gui.c - the interactive window: open it, feed events to the App,
+ * draw when something changed, run the rest of a pass (and decoding steps)
+ * while no event waits, and sleep otherwise (plat.h, no CPU when idle). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gui.h"
+#include "plat.h"
+#include "view.h"
+
+static void on_event(void *user, const InputEvent *in)
+{
+    App *a = user;
+    a->now = plat_seconds(); /* the event's time, not the wait's start */
+    app_event(a, in);
+}
+
+static void draw(App *a, Ren *r)
+{
+    app_draw(a, r);
+    if (a->want_save_png) {
+        a->want_save_png = 0;
+        app_save_png(a, r);
+    }
+    if (a->want_save_csv) {
+        a->want_save_csv = 0;
+        app_save_csv(a);
+    }
+    ren_end(r);
+    if (a->want_save_vector) { /* drawn between two frames */
+        a->want_save_vector = 0;
+        app_save_vector(a, r);
+    }
+}
+
+int gui_run(const AppOpts *o)
+{
+    TfErr err;
+    Ren *r = ren_open_window("Stepformer", 1280, 800, &err);
+    if (!r)
+        return cli_fail("gui", "%s", err.msg); /* it says "cannot open a window" */
+    /* no fonts: say so where the learner looks, not in an empty window */
+    char warn[TF_ERR_MAX + 64];
+    if (ren_fonts_check(r, warn, sizeof warn, &err)) {
+        cli_fail("gui", "%s", err.msg);
+        ren_show_error(r, "Stepformer cannot show text", err.msg);
+        ren_close(r);
+        return 1;
+    }
+    static App a;
+    if (app_init(&a, o, &err)) {
+        ren_close(r);
+        return cli_fail("gui", "%s", err.msg);
+    }
+    if (warn[0]) { /* no Chinese font: once, in the notice line and here */
+        app_notice(&a, 0, "%s", warn);
+        cli_warn("gui", "%s", warn);
+    }
+    a.paste = plat_clipboard_text;
+    a.ses.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
+    plat_window_setup(r);
+    int redraw = 1;
+    while (!a.want_quit) {
+        a.now = plat_seconds();
+        if (redraw) {
+            draw(&a, r);
+            redraw = 0;
+        }
+        int wait = app_next_wake_ms(&a);
+        int work = app_idle_work(&a), got;
+        if (work == 1) { /* more of the pass to run: only until an event comes */
+            got = plat_events(0, on_event, &a);
+            if (!got) {
+                redraw = session_decoding(&a.ses, NULL, NULL); /* tokens as they arrive */
+                continue;
+            }
+        } else if (work == 2) { /* the pass is complete: show what changed */
+            redraw = 1;
+            continue;
+        } else {
+            got = plat_events(wait, on_event, &a);
+        }
+        a.now = plat_seconds();
+        redraw = 1; /* an event, or the wake-up we asked for */
+        if (a.want_fullscreen_toggle) {
+            a.want_fullscreen_toggle = 0;
+            a.fullscreen = !a.fullscreen;
+            plat_set_fullscreen(r, a.fullscreen);
+        }
+    }
+    app_free(&a);
+    ren_close(r);
+    return 0;
+}
