@@ -24,6 +24,10 @@ for h in app.h panels.h host.h; do
     grep -rl "#include \"$h\"" app/views 2>/dev/null | while read -r f; do
         echo "layout: $f includes the window's $h"; done | grep . && bad=1
 done
+for h in cli.h gui.h commands.h; do
+    grep -rl "#include \"$h\"" app/window 2>/dev/null | while read -r f; do
+        echo "layout: $f (the window) includes the command line's $h"; done | grep . && bad=1
+done
 for h in app.h panels.h host.h view.h session.h cli.h gui.h lesson.h; do
     grep -rl "#include \"$h\"" app/platform 2>/dev/null | while read -r f; do
         echo "layout: $f (the platform layer) includes $h from above it"; done | grep . && bad=1

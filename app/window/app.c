@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "checkpoint.h"
-#include "cli.h"
 #include "paths.h"
 
 const char *view_name(ViewId v)
@@ -217,7 +216,7 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
         ui_i18n_init(paths_locale(buf, sizeof buf));
     session_tr = ui_tr;
     const char *path = o && o->model_path ? o->model_path
-                                          : cli_data_path("assets/models/en2zh.safetensors", buf, sizeof buf);
+                                          : paths_data("assets/models/en2zh.safetensors", buf, sizeof buf);
     if (session_init(&a->ses, path, !(o && o->model_path), err))
         return -1;
     pull_msg(a);

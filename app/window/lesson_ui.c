@@ -11,7 +11,7 @@
 
 #include "atomic.h"
 #include "file.h"
-#include "cli.h"
+#include "paths.h"
 #include "panels.h"
 
 #define MAX_LESSONS 64
@@ -209,7 +209,7 @@ static int load_lang(App *a, LessonUi *u)
     if (a->lessons_dir[0])
         snprintf(dir, sizeof dir, "%s/%s", a->lessons_dir, LANG_DIR[a->lang == 1]);
     else
-        cli_data_path(rel, dir, sizeof dir);
+        paths_data(rel, dir, sizeof dir);
     u->load_errors[0] = 0;
     snprintf(u->dir, sizeof u->dir, "%s", dir);
     int bad = 0;
@@ -306,7 +306,7 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
      * DIR/../assets/models; otherwise the bundled ones */
     if (!a->lessons_dir[0] || snprintf(path, sizeof path, "%s/../%s", a->lessons_dir, rel) <= 0 ||
         access(path, R_OK) != 0)
-        cli_data_path(rel, path, sizeof path);
+        paths_data(rel, path, sizeof path);
     if (strcmp(a->ses.model_path, path) != 0)
         app_load_model(a, path); /* keeps the old model, with a notice, on failure */
     if (v->src && strcmp(v->src, a->ses.src_line) != 0)
