@@ -41,7 +41,9 @@ const char *dec_tok(const Scene *sc, int id)
 
 int dec_gen_input(const DecodeUi *d, int s)
 {
-    return s <= 0 ? d->start_id : d->gen.ids[s - 1];
+    if (s <= 0)
+        return d->start_id;
+    return s <= d->gen.n ? d->gen.ids[s - 1] : -1; /* past the output: nothing read there */
 }
 
 /* ---- computing: only when the input, the model or a setting changed ---- */

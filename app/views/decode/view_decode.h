@@ -206,7 +206,8 @@ int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w);
 
 /* Text of a target token, "<bos>" etc. included. */
 const char *dec_tok(const Scene *sc, int id);
-/* The decoder input of generation step s: <bos>, then its own outputs. */
+/* The decoder input of generation step s: <bos>, then its own outputs; -1
+ * past the generated output. */
 int dec_gen_input(const DecodeUi *d, int s);
 
 /* The panes (rc is the space each may use). */

@@ -272,6 +272,8 @@ static void gen_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, i
     const Scene *sc = v->s;
     const Theme *th = v->th;
     int h = G->rh;
+    if (i > d->gen.n) /* a teacher-forcing row past the generated output */
+        return;
     int in = dec_gen_input(d, i);
     /* reading something the reference never had: off the true path */
     int off = d->ref && i < d->tf_n && in != d->tf_in[i];
