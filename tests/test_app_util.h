@@ -4,6 +4,7 @@
 #ifndef TEST_APP_UTIL_H
 #define TEST_APP_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -133,6 +134,20 @@ static inline void tu_fixture_close(const char *path)
         tu_fixture_close(path);                                                      \
         return 0;                                                                    \
     }
+
+/* A hash of the pixels of rc on tu_ren (at most 1000 x 800): equal pictures,
+ * equal hashes. Unsigned, so it wraps without undefined behaviour. */
+static inline uint64_t tu_pixel_hash(Rect rc)
+{
+    static uint32_t px[1000 * 800];
+    if (rc.w * rc.h > 1000 * 800)
+        return 0;
+    ren_read_pixels(tu_ren, rc, px);
+    uint64_t s = 0;
+    for (int i = 0; i < rc.w * rc.h; i++)
+        s = s * 31 + (px[i] >> 8);
+    return s;
+}
 
 /* cmocka's setup and teardown of a program that only needs a w x h
  * headless renderer (its models come from elsewhere). */
