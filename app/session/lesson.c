@@ -247,14 +247,14 @@ static int experiment_directive(Parser *p, const char *v, size_t n)
 
 static int pane_directive(Parser *p, const char *v, size_t n)
 {
-    static const char *PANES[3] = {"gen", "step", "beam"};
-    for (int k = 0; k < 3; k++)
+    static const char *PANES[4] = {"gen", "step", "beam", "sample"};
+    for (int k = 0; k < 4; k++)
         if (word_is(v, n, PANES[k])) {
             snprintf(p->cur.pane, sizeof p->cur.pane, "%s", PANES[k]);
             p->cur.pane_line = p->line;
             return 0;
         }
-    return fail(p, "%s", "@pane needs gen, step or beam");
+    return fail(p, "%s", "@pane needs gen, step, beam or sample");
 }
 
 /* @predict row QUERY | @predict next [QUERY]: one step only. */

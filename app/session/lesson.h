@@ -35,7 +35,7 @@ typedef struct LessonView {
     int batch;       /* 0-based, -2 unset */
     char *src, *tgt; /* NULL unset; tgt "" means cleared */
     char *highlight; /* NULL unset */
-    char pane[8];    /* the decode view's pane: gen, step, beam; "" unset */
+    char pane[8];    /* the decode view's pane: gen, step, beam, sample; "" unset */
     int pane_line;   /* line of the @pane in force, 0 none */
     int has_exp;     /* an @experiment is in force ("none" included) */
     TfExperiment exp; /* its flags, layers, heads and positions as written

@@ -110,7 +110,7 @@ typedef struct BadLine {
 } BadLine;
 
 static const BadLine BAD[] = {
-    {"@pane tree\n", 4, "@pane needs gen, step or beam"},
+    {"@pane tree\n", 4, "@pane needs gen, step, beam or sample"},
     {"@pane\n", 4, "@pane needs"},
     {"@experiment\n", 4, "@experiment needs flags"},
     {"@experiment no-scale no-dropout\n", 4, "unknown @experiment flag 'no-dropout'"},
@@ -169,6 +169,10 @@ static const CheckCase CHECKS[] = {
     {"@step S\n@view decode\n@src i love china\n@predict next\nx\n", NULL, 0},
     {"@step S\n@view decode\n@pane beam\n@experiment ablate dec:1:3 hide-src 2 compare\nx\n", NULL, 0},
     {"@step S\n@view cost\nx\n", NULL, 0},
+    {"@step S\n@view decode\n@pane sample\nx\n", NULL, 0},
+    {"@step S\n@view output\n@pane sample\nx\n", "@pane sample is the decode view's", 4},
+    {"@step S\n@view decode\n@pane sample\n@src i love china\n@predict next\nx\n",
+     "@predict next needs the output view", 6},
     {"@step S\n@stage enc.self.weights\n@src i love china\n@predict row books\nx\n",
      "@predict row books: the source has no such token (it reads: i love china; or #1..#3)", 5},
     {"@step S\n@stage dec.self.weights\n@src i love china\n@tgt 我 爱 中国\n@predict row #5\nx\n",
