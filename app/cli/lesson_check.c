@@ -68,6 +68,10 @@ static int check_pane_predict(const Lesson *l, int i, const TfConfig *cfg, Check
     if (v->pane[0] && in_step(l, i, v->pane_line) && !decode)
         bad += say(report, user, "%s:%d: @pane %s is the decode view's: add @view decode", l->path, v->pane_line,
                    v->pane);
+    if (strcmp(v->view, "scale") == 0 && !lesson_predict_stage_ok(st, NULL))
+        bad += say(report, user, "%s:%d: @view scale shows one head's QKᵀ: set @stage to the scores or weights of "
+                   "an attention (enc.self.scores, dec.self.weights, ...), not %s", l->path, s->line,
+                   v->stage[0] ? v->stage : "no stage");
     const LessonPredict *p = &s->predict;
     if (p->kind == LESSON_PREDICT_ROW) {
         int natural = !v->view[0] || strcmp(v->view, "auto") == 0 || strcmp(v->view, "matrix") == 0;

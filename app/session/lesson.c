@@ -247,14 +247,14 @@ static int experiment_directive(Parser *p, const char *v, size_t n)
 
 static int pane_directive(Parser *p, const char *v, size_t n)
 {
-    static const char *PANES[3] = {"gen", "step", "beam"};
-    for (int k = 0; k < 3; k++)
+    static const char *PANES[4] = {"gen", "step", "beam", "sample"};
+    for (int k = 0; k < 4; k++)
         if (word_is(v, n, PANES[k])) {
             snprintf(p->cur.pane, sizeof p->cur.pane, "%s", PANES[k]);
             p->cur.pane_line = p->line;
             return 0;
         }
-    return fail(p, "%s", "@pane needs gen, step or beam");
+    return fail(p, "%s", "@pane needs gen, step, beam or sample");
 }
 
 /* @predict row QUERY | @predict next [QUERY]: one step only. */
@@ -789,4 +789,61 @@ int lesson_predict_answer(const TfTrace *tr, int kind, int stage, int layer, int
         }
     }
     return best;
+}
+
+/* ---- @predict next: the tokens offered ---- */
+
+unsigned lesson_predict_seed(const char *id, int step)
+{
+    unsigned h = 2166136261u; /* FNV-1a of "id#step" */
+    char key[96];
+    snprintf(key, sizeof key, "%s#%d", id ? id : "", step);
+    for (const char *c = key; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    return h;
+}
+
+/* A key for the offered order: a hash of the token and the seed, so the
+ * order is fixed for a step and says nothing about the probabilities. */
+static unsigned order_key(unsigned seed, int id)
+{
+    unsigned x = seed ^ ((unsigned)id * 0x9e3779b9u);
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    return x ^ (x >> 16);
+}
+
+int lesson_predict_candidates(const TfTrace *tr, int b, int row, unsigned seed, int *ids, int cap)
+{
+    TfErr err;
+    TfView v;
+    if (cap <= 0 || tf_view(tr, ST_OUT_PROBS, 0, -1, b, &v, &err) || row < 0 || row >= v.rows)
+        return 0;
+    int k = 0;
+    for (int c = 0; c < v.cols; c++) { /* the cap most probable, by insertion */
+        if (c == TOK_PAD || c == TOK_BOS)
+            continue;
+        float x = tf_view_at(&v, row, c);
+        int at;
+        if (k < cap)
+            at = k++;
+        else if (x > tf_view_at(&v, row, ids[k - 1]))
+            at = k - 1;
+        else
+            continue;
+        while (at > 0 && x > tf_view_at(&v, row, ids[at - 1])) {
+            ids[at] = ids[at - 1];
+            at--;
+        }
+        ids[at] = c;
+    }
+    for (int i = 1; i < k; i++) /* then in the step's shuffled order */
+        for (int j = i; j > 0 && order_key(seed, ids[j]) < order_key(seed, ids[j - 1]); j--) {
+            int t = ids[j];
+            ids[j] = ids[j - 1];
+            ids[j - 1] = t;
+        }
+    return k;
 }

@@ -35,7 +35,7 @@ typedef struct LessonView {
     int batch;       /* 0-based, -2 unset */
     char *src, *tgt; /* NULL unset; tgt "" means cleared */
     char *highlight; /* NULL unset */
-    char pane[8];    /* the decode view's pane: gen, step, beam; "" unset */
+    char pane[8];    /* the decode view's pane: gen, step, beam, sample; "" unset */
     int pane_line;   /* line of the @pane in force, 0 none */
     int has_exp;     /* an @experiment is in force ("none" included) */
     TfExperiment exp; /* its flags, layers, heads and positions as written
@@ -115,5 +115,14 @@ int lesson_predict_row(const LessonPredict *p, const struct TfTrace *tr, const s
  * the most probable next token after decoder input row `row`. -1 on error. */
 int lesson_predict_answer(const struct TfTrace *tr, int kind, int stage, int layer, int head, int b,
                           int row);
+/* The tokens offered for @predict next: the cap most probable next tokens
+ * after decoder input row `row` of sentence b (never <pad> or <bos>), in an
+ * order fixed by seed that gives nothing away: a shuffle, not by
+ * probability nor by vocabulary id (which puts the frequent words first).
+ * Returns how many were written to ids. */
+int lesson_predict_candidates(const struct TfTrace *tr, int b, int row, unsigned seed, int *ids, int cap);
+/* The seed of a step's order: lesson id and step (0-based), so the same
+ * lesson shows the same order in every language. */
+unsigned lesson_predict_seed(const char *id, int step);
 
 #endif

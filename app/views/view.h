@@ -36,6 +36,7 @@ typedef enum ViewId {
     VIEW_DECODE,   /* teacher forcing beside autoregressive decoding */
     VIEW_TRAIN,    /* live training */
     VIEW_COST,     /* what a layer costs against n, measured (view_cost.c) */
+    VIEW_SCALE,    /* q·k histograms: why the scores are divided by √d_k */
     VIEW_COUNT
 } ViewId;
 
@@ -230,7 +231,8 @@ void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)
  * views fall back to. */
 void view_matrix(ViewCtx *v);
 extern const ViewDef VIEW_MATRIX_DEF, VIEW_HEADS_DEF, VIEW_LINES_DEF, VIEW_MASK_DEF, VIEW_PE_DEF,
-    VIEW_NORM_DEF, VIEW_FFN_DEF, VIEW_OUTPUT_DEF, VIEW_DECODE_DEF, VIEW_TRAIN_DEF, VIEW_COST_DEF;
+    VIEW_NORM_DEF, VIEW_FFN_DEF, VIEW_OUTPUT_DEF, VIEW_DECODE_DEF, VIEW_TRAIN_DEF, VIEW_COST_DEF,
+    VIEW_SCALE_DEF;
 /* the cost view (view_cost.c): bytes the trace records for one layer's
  * self-attention and FFN at n tokens; the lengths measured so far and the
  * figures of the k-th (n = 8 << k) */

@@ -15,4 +15,5 @@ const ViewDef *const VIEWS[VIEW_COUNT] = {
     [VIEW_DECODE] = &VIEW_DECODE_DEF,
     [VIEW_TRAIN] = &VIEW_TRAIN_DEF,
     [VIEW_COST] = &VIEW_COST_DEF,
+    [VIEW_SCALE] = &VIEW_SCALE_DEF,
 };

@@ -68,6 +68,8 @@ int app_view_choices(const App *a, ViewId *out)
         out[n++] = VIEW_LINES;
     if (si->flags & SF_HEAD)
         out[n++] = VIEW_HEADS;
+    if (si->kind == SK_SCORES || si->kind == SK_WEIGHTS)
+        out[n++] = VIEW_SCALE;
     out[n++] = VIEW_DECODE;
     out[n++] = VIEW_TRAIN;
     out[n++] = VIEW_COST;

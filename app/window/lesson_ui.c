@@ -589,7 +589,7 @@ int lesson_ui_predict(App *a, int choice)
 }
 
 /* The tokens offered for @predict next: the most probable ones, in the
- * vocabulary's order (so that the order gives nothing away). */
+ * step's shuffled order (lesson_predict_candidates). */
 int lesson_ui_predict_candidates(App *a, int *ids, Rect *rects)
 {
     LessonUi *u = a->les;
@@ -606,34 +606,8 @@ int lesson_ui_predict_candidates(App *a, int *ids, Rect *rects)
 
 static void find_candidates(App *a, LessonUi *u, int row)
 {
-    const TfTrace *tr = shown_trace(a);
-    int V = a->ses.model.cfg.tgt_vocab, k = 0;
-    const float *pr = tr->probs + ((size_t)a->ses.batch * tr->T + row) * V;
-    int top[LESSON_PREDICT_CAND];
-    for (int v = 0; v < V; v++) {
-        if (v == TOK_PAD || v == TOK_BOS)
-            continue;
-        int at;
-        if (k < LESSON_PREDICT_CAND)
-            at = k++;
-        else if (pr[v] > pr[top[k - 1]])
-            at = k - 1;
-        else
-            continue;
-        while (at > 0 && pr[v] > pr[top[at - 1]]) {
-            top[at] = top[at - 1];
-            at--;
-        }
-        top[at] = v;
-    }
-    for (int i = 1; i < k; i++) /* by id */
-        for (int j = i; j > 0 && top[j] < top[j - 1]; j--) {
-            int t = top[j];
-            top[j] = top[j - 1];
-            top[j - 1] = t;
-        }
-    memcpy(u->cand, top, sizeof top);
-    u->n_cand = k;
+    unsigned seed = lesson_predict_seed(u->set.lessons[u->cur].id, u->step);
+    u->n_cand = lesson_predict_candidates(shown_trace(a), a->ses.batch, row, seed, u->cand, LESSON_PREDICT_CAND);
 }
 
 /* A row of the heatmap: its cells, clipped to the view. */

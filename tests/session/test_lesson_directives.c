@@ -16,6 +16,7 @@
 #include "checkpoint.h"
 #include "lesson.h"
 #include "lesson_check.h"
+#include "session.h"
 #include "stage.h"
 #include "test_util.h"
 #include "vocab.h"
@@ -110,7 +111,7 @@ typedef struct BadLine {
 } BadLine;
 
 static const BadLine BAD[] = {
-    {"@pane tree\n", 4, "@pane needs gen, step or beam"},
+    {"@pane tree\n", 4, "@pane needs gen, step, beam or sample"},
     {"@pane\n", 4, "@pane needs"},
     {"@experiment\n", 4, "@experiment needs flags"},
     {"@experiment no-scale no-dropout\n", 4, "unknown @experiment flag 'no-dropout'"},
@@ -169,6 +170,13 @@ static const CheckCase CHECKS[] = {
     {"@step S\n@view decode\n@src i love china\n@predict next\nx\n", NULL, 0},
     {"@step S\n@view decode\n@pane beam\n@experiment ablate dec:1:3 hide-src 2 compare\nx\n", NULL, 0},
     {"@step S\n@view cost\nx\n", NULL, 0},
+    {"@step S\n@view decode\n@pane sample\nx\n", NULL, 0},
+    {"@step S\n@stage enc.self.scores\n@view scale\nx\n", NULL, 0},
+    {"@step S\n@stage dec.cross.weights\n@view scale\nx\n", NULL, 0},
+    {"@step S\n@stage enc.self.out\n@view scale\nx\n", "@view scale shows one head's QKᵀ", 2},
+    {"@step S\n@view output\n@pane sample\nx\n", "@pane sample is the decode view's", 4},
+    {"@step S\n@view decode\n@pane sample\n@src i love china\n@predict next\nx\n",
+     "@predict next needs the output view", 6},
     {"@step S\n@stage enc.self.weights\n@src i love china\n@predict row books\nx\n",
      "@predict row books: the source has no such token (it reads: i love china; or #1..#3)", 5},
     {"@step S\n@stage dec.self.weights\n@src i love china\n@tgt 我 爱 中国\n@predict row #5\nx\n",
@@ -253,6 +261,80 @@ static void test_predict_answer(void **state)
     model_free(&m);
 }
 
+/* Where the answer of a @predict next sits among the tokens offered. */
+static int answer_at(const TfTrace *tr, int b, int row, unsigned seed, int answer, int *ids, int *n)
+{
+    *n = lesson_predict_candidates(tr, b, row, seed, ids, 6);
+    for (int i = 0; i < *n; i++)
+        if (ids[i] == answer)
+            return i;
+    return -1;
+}
+
+/* The tokens offered for @predict next are the six most probable, in an
+ * order fixed by the step that gives nothing away: over many seeds the
+ * argmax takes every position; over the shipped lessons' @predict next
+ * steps it is not always at the same place (in the vocabulary's order 我
+ * and 爱, the most frequent words, came first). */
+static void test_predict_order(void **state)
+{
+    (void)state;
+    static Session ses;
+    TfErr err;
+    expect_true(session_init(&ses, MODEL, 0, &err) == 0, "%s loads: %s", MODEL, err.msg);
+    session_set_text(&ses, 0, "i love china");
+    session_set_text(&ses, 1, "我 爱 中国");
+    session_compute_all(&ses);
+    int ans = lesson_predict_answer(&ses.trace, LESSON_PREDICT_NEXT, -1, 0, 0, 0, 0);
+    int ids[6], first[6], n, seen[6] = {0};
+    for (unsigned seed = 0; seed < 60; seed++) {
+        int at = answer_at(&ses.trace, 0, 0, seed, ans, ids, &n);
+        expect_true(n == 6 && at >= 0, "seed %u: six tokens, the argmax among them (at %d)", seed, at);
+        seen[at]++;
+        if (seed == 0)
+            memcpy(first, ids, sizeof ids);
+        for (int i = 0; i < 6; i++) { /* the same six tokens, only the order moves */
+            int found = 0;
+            for (int j = 0; j < 6; j++)
+                found |= ids[i] == first[j];
+            expect_true(found, "seed %u offers token %d, not among seed 0's", seed, ids[i]);
+        }
+        int again[6], m;
+        answer_at(&ses.trace, 0, 0, seed, ans, again, &m);
+        expect_true(m == n && memcmp(again, ids, sizeof ids) == 0, "seed %u gives the same order twice", seed);
+    }
+    for (int i = 0; i < 6; i++)
+        expect_true(seen[i] > 0 && seen[i] < 60 * 4 / 10, "over 60 seeds the argmax is at position %d %d times",
+                    i + 1, seen[i]);
+    static const char *DIRS[2] = {"lessons/en", "lessons/zh"};
+    int n_next = 0, pos[16];
+    for (int k = 0; k < 2; k++) {
+        LessonSet set;
+        expect_true(lessons_load_dir(&set, DIRS[k], NULL, NULL, NULL) == 0, "%s loads", DIRS[k]);
+        for (int li = 0; li < set.n; li++)
+            for (int i = 0; i < set.lessons[li].n_steps; i++) {
+                const LessonStep *st = &set.lessons[li].steps[i];
+                if (st->predict.kind != LESSON_PREDICT_NEXT || n_next == 16)
+                    continue;
+                session_set_text(&ses, 0, st->view.src ? st->view.src : "");
+                session_set_text(&ses, 1, st->view.tgt ? st->view.tgt : "");
+                session_compute_all(&ses);
+                int row = lesson_predict_row(&st->predict, &ses.trace, &ses.model.tgt_vocab, 1, 0);
+                int a = lesson_predict_answer(&ses.trace, LESSON_PREDICT_NEXT, -1, 0, 0, 0, row);
+                int at = answer_at(&ses.trace, 0, row, lesson_predict_seed(set.lessons[li].id, i), a, ids, &n);
+                expect_true(at >= 0, "%s step %d: the answer is offered", set.lessons[li].path, i + 1);
+                pos[n_next++] = at;
+            }
+        lessons_free(&set);
+    }
+    int same = 1;
+    for (int i = 1; i < n_next; i++)
+        same &= pos[i] == pos[0];
+    expect_true(n_next >= 2 && !same, "over the lessons' %d @predict next steps the answer is not always at "
+                "position %d", n_next, pos[0] + 1);
+    session_free(&ses);
+}
+
 static void write_text(const char *dir, const char *name, const char *text)
 {
     char path[512];
@@ -294,5 +376,6 @@ static void test_check_all(void **state)
 int main(void)
 {
     TU_RUN(NULL, NULL, cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_bad),
-           cmocka_unit_test(test_check), cmocka_unit_test(test_predict_answer), cmocka_unit_test(test_check_all));
+           cmocka_unit_test(test_check), cmocka_unit_test(test_predict_answer), cmocka_unit_test(test_predict_order),
+           cmocka_unit_test(test_check_all));
 }
