@@ -238,9 +238,9 @@ static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
     x = labelled(v, lab[2], lw, rc.x, y, rc.w);
     int stale = u->gen_step != u->shown_step; /* a big model decodes when paused */
     if (u->pdec_on) { /* a step a frame: the progress */
-        char at[96];
-        snprintf(at, sizeof at, _("decoding: %d of at most %d tokens "), u->pdec.t, u->pdec.max_out);
-        x += ren_text(v->r, sf, at, x, y + (fh - ren_font_height(sf)) / 2, th->dim);
+        char at[160];
+        snprintf(at, sizeof at, _("Decoding step by step: %d of at most %d tokens"), u->pdec.t, u->pdec.max_out);
+        x += ren_text(v->r, sf, at, x, y + (fh - ren_font_height(sf)) / 2, th->dim) + ren_text_width(sf, "  ");
     }
     if (stale && u->gen_n > 0) {
         char at[64];
