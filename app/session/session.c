@@ -406,12 +406,13 @@ static int make_targets(Session *s, int may)
         memcpy(piece, p, len);
         piece[len] = 0;
         p = bar ? bar + 1 : NULL;
-        if (strspn(piece, " \t") == len)
+        int one = i == 0 && !bar; /* no bar: sentence 1's reference, even an empty one */
+        if (!one && strspn(piece, " \t") == len)
             continue;
         int n, ids[SES_CAP_T];
         if (encode_line(s, 1, piece, ids, T - 1 < SES_CAP_T ? T - 1 : SES_CAP_T, &n, "target"))
             return -1;
-        if (n == 0)
+        if (n == 0 && !one)
             continue;
         s->tgt_ids[i][0] = cfg_start_id(&s->model.cfg);
         memcpy(s->tgt_ids[i] + 1, ids, (size_t)n * sizeof(int));
