@@ -196,6 +196,15 @@ static void decode_cancel(Session *s)
     s->dec_sent = 0;
 }
 
+/* the experiment's pieces in flight (below) */
+static void exp_cancel(Session *s)
+{
+    if (s->exp_dec_on)
+        tf_dec_free(&s->exp_dec);
+    s->exp_dec_on = 0;
+    s->exp_phase = 0;
+}
+
 /* <bos> + the greedy translation r of source i (without <eos>). */
 static void take_target(Session *s, int i, DecodeResult *r)
 {
@@ -327,6 +336,9 @@ static void start_pass(Session *s)
     s->n_unk = 0;
     s->truncated = 0;
     decode_cancel(s);           /* an edit cancels a decoding in flight */
+    exp_cancel(s);              /* ... and the experiment's pieces */
+    s->exp_pending = session_has_exp(s);
+    s->base_translation[0] = 0;
     s->units_done = u_total(s); /* nothing to run unless the input is good */
     s->trace.T = 0;             /* no decoder stage is valid until computed */
     s->trace.exp = s->exp;      /* the pass shown applies the experiment */
@@ -468,55 +480,139 @@ static uint64_t input_key(const Session *s)
     return (h ^ (uint64_t)s->pad_S << 32 ^ (uint64_t)s->pad_T) * 1099511628211ull;
 }
 
-/* With an experiment: the normal pass on the same input (unless it is
- * there already) and the greedy translation under the experiment. */
-static int experiment_extras(Session *s, TfErr *err)
+/* ---- with an experiment: the normal pass and the translation, in pieces ----
+ *
+ * After the shown pass (under the experiment) the normal pass on the same
+ * input is made a unit at a time (unless it is there already: only the
+ * experiment changed), then the greedy translation under the experiment a
+ * step at a time. Each call runs pieces while their weight reads stay
+ * within SES_DEC_FRAME_BYTES, at least one, so a base-size model never
+ * holds a frame for a whole pass or a whole sentence. */
+
+int session_exp_pending(const Session *s)
+{
+    return session_has_exp(s) && s->exp_pending && !s->input_error[0];
+}
+
+/* Units of the normal pass: the source embeddings, n_enc encoder layers,
+ * the target embeddings, n_dec decoder layers, the output. */
+static int base_units(const Session *s) { return s->model.cfg.n_enc + s->model.cfg.n_dec + 3; }
+
+/* The weight reads of the next piece (what the budget counts). */
+static double exp_piece_bytes(const Session *s)
+{
+    const TfConfig *c = &s->model.cfg;
+    double C = c->d_model, F = c->d_ff;
+    int u = s->exp_unit;
+    if (s->exp_phase == 2)
+        return kv_step_bytes(c);
+    if (u >= 1 && u <= c->n_enc)
+        return 4.0 * (4 * C * C + 2 * C * F);
+    if (u >= c->n_enc + 2 && u < base_units(s) - 1)
+        return 4.0 * (8 * C * C + 2 * C * F);
+    if (u == base_units(s) - 1)
+        return 4.0 * C * c->tgt_vocab;
+    return 0; /* an embedding lookup */
+}
+
+/* One unit of the normal pass into s->base; 0, or -1 with err. */
+static int base_unit(Session *s, TfErr *err)
 {
     const TfModel *m = &s->model;
-    uint64_t key = input_key(s);
-    if (!s->have_base || s->base_key != key) {
+    int u = s->exp_unit++, n_enc = m->cfg.n_enc;
+    if (u == 0) {
         s->have_base = 0;
         memset(&s->base.exp, 0, sizeof s->base.exp);
-        if (tf_encode_begin(m, &s->base, s->n_src, s->pad_S, s->src_pad, s->src_n, 0, err))
-            return -1;
-        for (int l = 0; l < m->cfg.n_enc; l++)
-            tf_encode_layer(m, &s->base, l, 0);
-        if (tf_decode_begin(m, &s->base, s->pad_T, s->tgt_pad, s->tgt_n, 0, err))
-            return -1;
-        for (int l = 0; l < m->cfg.n_dec; l++)
-            tf_decode_layer(m, &s->base, l, 0);
+        return tf_encode_begin(m, &s->base, s->n_src, s->pad_S, s->src_pad, s->src_n, 0, err);
+    }
+    if (u <= n_enc) {
+        tf_encode_layer(m, &s->base, u - 1, 0);
+    } else if (u == n_enc + 1) {
+        return tf_decode_begin(m, &s->base, s->pad_T, s->tgt_pad, s->tgt_n, 0, err);
+    } else if (u < base_units(s) - 1) {
+        tf_decode_layer(m, &s->base, u - n_enc - 2, 0);
+    } else {
         tf_decode_end(m, &s->base, 0);
         s->have_base = 1;
-        s->base_key = key;
+        s->base_key = input_key(s);
         s->base_passes++;
+        s->exp_phase = 2;
     }
-    DecodeResult r;
-    s->scratch.exp = s->exp;
-    int rc = tf_greedy(m, &s->scratch, s->src_ids[0], s->src_n[0],
-                       decode_max_out(m, &s->scratch, s->src_n[0]), 0, &r, err);
-    memset(&s->scratch.exp, 0, sizeof s->scratch.exp);
-    if (rc)
-        return -1;
-    decode_text(m, r.ids, r.n, s->translation, sizeof s->translation);
-    decode_result_free(&r);
     return 0;
 }
 
-/* After the last unit: a pass whose numbers overflowed says where. */
+/* One step of the greedy translation of sentence 0 under the experiment;
+ * 0, or -1 with err. */
+static int exp_translate_step(Session *s, TfErr *err)
+{
+    if (!s->exp_dec_on) {
+        DecodeOpts o;
+        decode_opts_default(&o);
+        o.no_trace = 1; /* only the tokens are wanted */
+        s->scratch.exp = s->exp;
+        if (tf_dec_start(&s->exp_dec, &s->model, &s->scratch, s->src_ids[0], s->src_n[0], &o, 0, err))
+            return -1;
+        s->exp_dec_on = 1;
+        return 0;
+    }
+    if (!s->exp_dec.done)
+        return tf_dec_step(&s->exp_dec, err) < 0 ? -1 : 0;
+    DecodeResult r;
+    s->exp_dec_on = 0;
+    s->exp_phase = 0;
+    int rc = tf_dec_finish(&s->exp_dec, &r, NULL, err);
+    memset(&s->scratch.exp, 0, sizeof s->scratch.exp);
+    if (rc)
+        return -1;
+    decode_text(&s->model, r.ids, r.n, s->translation, sizeof s->translation);
+    decode_result_free(&r);
+    s->exp_pending = 0;
+    return 0;
+}
+
+/* Run pieces (all of them, or one budget): 0 when done, 1 when more
+ * remain, -1 on error (input_error set). */
+static int experiment_extras(Session *s, int may)
+{
+    TfErr err;
+    double spent = 0;
+    int ran = 0;
+    while (s->exp_phase) {
+        double cost = exp_piece_bytes(s);
+        if (may == DEC_BUDGET && ran > 0 && spent + cost > SES_DEC_FRAME_BYTES)
+            break;
+        int rc = s->exp_phase == 1 ? base_unit(s, &err) : exp_translate_step(s, &err);
+        spent += cost;
+        ran++;
+        s->exp_pieces++;
+        s->exp_bytes += cost;
+        if (rc) {
+            exp_cancel(s);
+            snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
+            return -1;
+        }
+    }
+    return s->exp_phase != 0;
+}
+
+/* After the last unit: a pass whose numbers overflowed says where; with an
+ * experiment the pieces above begin (the kept normal pass is reused). */
 static void check_pass(Session *s)
 {
     TfErr err;
-    if (session_has_exp(s) && experiment_extras(s, &err)) {
+    if (tf_check_finite(&s->trace, &err)) {
+        s->nonfinite = 1;
+        s->translation[0] = 0; /* a "translation" of NaN is not one */
+        decode_result_free(&s->greedy);
         snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
+        session_msg(s, 1, "%s", err.msg);
         return;
     }
-    if (tf_check_finite(&s->trace, &err) == 0)
+    if (!session_has_exp(s))
         return;
-    s->nonfinite = 1;
-    s->translation[0] = 0; /* a "translation" of NaN is not one */
-    decode_result_free(&s->greedy);
-    snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
-    session_msg(s, 1, "%s", err.msg);
+    s->exp_pending = 1;
+    s->exp_unit = 0;
+    s->exp_phase = s->have_base && s->base_key == input_key(s) ? 2 : 1;
 }
 
 static void compute_until(Session *s, int need, int may)
@@ -529,9 +625,14 @@ static void compute_until(Session *s, int need, int may)
             s->units_done = u_total(s);
             return;
         }
-        if (++s->units_done == u_total(s))
+        if (++s->units_done == u_total(s)) {
             check_pass(s);
+            if (may == DEC_BUDGET)
+                return; /* the experiment's pieces from the next call on */
+        }
     }
+    if (!s->input_error[0] && s->units_done >= u_total(s) && s->exp_phase)
+        experiment_extras(s, may);
 }
 
 int session_decoding(const Session *s, int *done, int *max_out)
@@ -561,10 +662,10 @@ void session_compute_all(Session *s)
 
 int session_idle_work(Session *s)
 {
-    if (s->input_error[0] || s->units_done >= u_total(s))
+    if (s->input_error[0] || (s->units_done >= u_total(s) && !s->exp_phase))
         return 0;
     compute_until(s, s->units_done, DEC_BUDGET);
-    return s->units_done < u_total(s) && !s->input_error[0] ? 1 : 2;
+    return (s->units_done < u_total(s) || s->exp_phase) && !s->input_error[0] ? 1 : 2;
 }
 
 
@@ -588,6 +689,7 @@ static int adopt(Session *s, TfModel *m, const char *path, int untrained, TfErr 
         return -1;
     }
     decode_cancel(s); /* it reads the old model and traces */
+    exp_cancel(s);
     trace_free(&s->trace);
     trace_free(&s->scratch);
     trace_free(&s->base);
@@ -708,6 +810,7 @@ int session_init(Session *s, const char *path, int fallback, TfErr *err)
 void session_free(Session *s)
 {
     decode_cancel(s);
+    exp_cancel(s);
     trace_free(&s->base);
     trace_free(&s->trace);
     trace_free(&s->scratch);

@@ -76,6 +76,18 @@ typedef struct Session {
     uint64_t base_key;          /* of the input base was computed for */
     char base_translation[SES_TEXT_MAX]; /* greedy without the experiment */
     unsigned base_passes;       /* normal passes computed (tests) */
+    /* ... made in pieces after the shown pass, like the greedy targets: the
+     * normal pass a unit at a time (encoder layers, decoder layers), then
+     * the greedy translation under the experiment a step at a time, each
+     * frame or idle call within SES_DEC_FRAME_BYTES (at least one piece);
+     * an edit or a new experiment cancels them */
+    int exp_phase;              /* 0 done (or none), 1 the normal pass, 2 the translation */
+    int exp_unit;               /* the next unit of the normal pass */
+    TfDecoder exp_dec;          /* the translation under the experiment (exp_dec_on) */
+    int exp_dec_on;
+    int exp_pending;            /* translation is not yet the one under the experiment */
+    unsigned exp_pieces;        /* pieces run, and their weight reads, in all (tests */
+    double exp_bytes;           /* count them per frame) */
 
     /* where the learner is */
     StagePos walk[SES_MAX_STEPS];
@@ -132,6 +144,9 @@ int session_set_head(Session *s, int head);
  * the normal pass is redone only when the input changed. */
 void session_set_exp(Session *s, const TfExperiment *e);
 int session_has_exp(const Session *s);
+/* The translation under the experiment is still being made (the status
+ * line shows "…" for it): 1, else 0. */
+int session_exp_pending(const Session *s);
 
 /* A message for the learner (printf format). */
 /* The notices and input errors below are written in the window's language:

@@ -124,7 +124,9 @@ int app_exp_status(const App *a, char *buf, size_t cap)
 {
     if (!session_has_exp(&a->ses))
         return 0;
-    snprintf(buf, cap, "[%s] %s → %s", app_cmp_name(a->cmp), a->ses.base_translation,
-             a->ses.translation);
+    /* "…" for a translation still being made (a step a frame) */
+    const char *before = a->ses.base_translation[0] ? a->ses.base_translation : "…";
+    const char *after = session_exp_pending(&a->ses) ? "…" : a->ses.translation;
+    snprintf(buf, cap, "[%s] %s → %s", app_cmp_name(a->cmp), before, after);
     return 1;
 }

@@ -2,10 +2,13 @@
  * random model of preset base, no event, frame or idle call runs more than
  * one decoding step (steps counted, not wall time), typing cancels the
  * decoding in flight, the decode view shows the progress and then the
- * session's own decode, which equals tf_greedy. */
+ * session's own decode, which equals tf_greedy. With an experiment on, the
+ * normal pass and the translation under the experiment are made in pieces
+ * within the same budget, and an edit cancels them. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "marian.h"
 #include "test_app_util.h"
 #include "test_util.h"
 #include "view_decode.h"
@@ -120,7 +123,132 @@ static void test_never_blocks_longer_than_a_step(void **state)
     app_free(&a);
 }
 
+/* The experiment's pieces (the normal pass, the translation under the
+ * experiment) a call may run: one, or more while their weight reads stay
+ * within the budget; no decoding step of the targets either. */
+#define WITHIN_BUDGET(a, what, call)                                                                     \
+    do {                                                                                                 \
+        unsigned p0_ = (a)->ses.exp_pieces, d0_ = (a)->ses.dec_steps;                                    \
+        double b0_ = (a)->ses.exp_bytes;                                                                 \
+        call;                                                                                            \
+        unsigned np_ = (a)->ses.exp_pieces - p0_;                                                        \
+        double mb_ = ((a)->ses.exp_bytes - b0_) / (1024.0 * 1024.0);                                     \
+        expect_true(np_ <= 1 || mb_ <= SES_DEC_FRAME_BYTES / (1024.0 * 1024.0),                          \
+                    "%s ran %u pieces of the experiment reading %.1f MB (one, or within %.0f MB)", what, \
+                    np_, mb_, SES_DEC_FRAME_BYTES / (1024.0 * 1024.0));                                  \
+        expect_true((a)->ses.dec_steps - d0_ <= 1, "%s ran %u decoding steps", what,                    \
+                    (a)->ses.dec_steps - d0_);                                                           \
+        max_pieces = np_ > max_pieces ? np_ : max_pieces;                                                \
+    } while (0)
+
+/* Run frames and idle calls until the experiment's pieces are done; how
+ * many calls it took. */
+static int run_experiment(App *a, unsigned *max_pieces_out)
+{
+    unsigned max_pieces = 0;
+    int calls = 0;
+    while ((session_exp_pending(&a->ses) || app_idle_work(a) == 1) && calls < 400) {
+        if (calls % 3 == 0)
+            WITHIN_BUDGET(a, "a frame", tu_frame(a));
+        else
+            WITHIN_BUDGET(a, "an idle call", app_idle_work(a));
+        calls++;
+    }
+    *max_pieces_out = max_pieces;
+    return calls;
+}
+
+static void test_experiment_never_blocks(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "matrix");
+    tu_open(&a, &o, 100);
+    TfModel m;
+    base_model(&m);
+    expect_true(app_use_model(&a, &m, "base") == 0, "the base model is used");
+    a.ses.lazy = 1;
+    while (app_idle_work(&a) == 1)
+        ;
+    tu_frame(&a);
+    char normal[SES_TEXT_MAX], buf[2 * SES_TEXT_MAX + 64];
+    snprintf(normal, sizeof normal, "%s", a.ses.translation);
+    expect_true(a.ses.base_passes == 0 && !a.ses.exp_phase, "no experiment: no pieces");
+
+    /* an experiment: the pass under it, then the pieces, a budget a call */
+    TfExperiment e = {0};
+    e.no_pe = 1;
+    unsigned max_pieces = 0, p0 = a.ses.exp_pieces;
+    WITHIN_BUDGET(&a, "setting the experiment", app_set_exp(&a, &e));
+    int saw_pending = 0, calls = 0;
+    while (!saw_pending && calls++ < 100) {
+        if (calls % 2)
+            WITHIN_BUDGET(&a, "a frame", tu_frame(&a));
+        else
+            WITHIN_BUDGET(&a, "an idle call", app_idle_work(&a));
+        saw_pending = session_exp_pending(&a.ses) && a.ses.exp_phase == 1;
+    }
+    expect_true(saw_pending, "the normal pass is being made in pieces");
+    expect_true(app_exp_status(&a, buf, sizeof buf) && strstr(buf, "→ …") != NULL,
+                "the status line shows … while it is made: %s", buf);
+    unsigned mp = 0;
+    calls = run_experiment(&a, &mp);
+    max_pieces = mp > max_pieces ? mp : max_pieces;
+    unsigned pieces = a.ses.exp_pieces - p0;
+    int n_base = a.ses.model.cfg.n_enc + a.ses.model.cfg.n_dec + 3;
+    expect_true(!session_exp_pending(&a.ses) && a.ses.base_passes == 1 && a.ses.have_base,
+                "the normal pass made once, the translation ready (%u passes)", a.ses.base_passes);
+    expect_true(pieces > (unsigned)n_base, "%u pieces: %d units of the normal pass and the decoding steps",
+                pieces, n_base);
+    printf("  the experiment: %u pieces in %d calls, at most %u a call\n", pieces, calls, max_pieces);
+
+    /* the translation under the experiment is tf_greedy's under it */
+    TfTrace tr;
+    TfErr err;
+    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 8, 0, &err) == 0, "trace");
+    tr.exp = e;
+    DecodeResult g;
+    expect_true(tf_greedy(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0],
+                          decode_max_out(&a.ses.model, &tr, a.ses.src_n[0]), 0, &g, &err) == 0,
+                "greedy: %s", err.msg);
+    char *want = NULL;
+    expect_true(tf_text_decode(&a.ses.model, g.ids, g.n, &want, &err) >= 0, "text: %s", err.msg);
+    expect_true(strcmp(want, a.ses.translation) == 0, "after: «%s», tf_greedy under the experiment: «%s»",
+                a.ses.translation, want);
+    free(want);
+    decode_result_free(&g);
+    trace_free(&tr);
+    expect_true(app_exp_status(&a, buf, sizeof buf) && strstr(buf, normal) && strstr(buf, a.ses.translation) &&
+                    !strstr(buf, "→ …"),
+                "the status line: before → after: %s", buf);
+
+    /* only the experiment changes: the kept normal pass, the translation in steps */
+    e.no_scale = 1;
+    WITHIN_BUDGET(&a, "another experiment", app_set_exp(&a, &e));
+    run_experiment(&a, &mp);
+    expect_true(a.ses.base_passes == 1 && !session_exp_pending(&a.ses), "still one normal pass (%u)",
+                a.ses.base_passes);
+
+    /* an edit while the pieces run cancels them and starts over */
+    WITHIN_BUDGET(&a, "a new experiment", app_set_exp(&a, &(TfExperiment){.no_pe = 1}));
+    WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
+    calls = 0;
+    while (!a.ses.exp_dec_on && calls++ < 100)
+        WITHIN_BUDGET(&a, "an idle call", app_idle_work(&a));
+    expect_true(a.ses.exp_dec_on, "the translation under the experiment is in flight");
+    a.focus = FOCUS_SRC;
+    a.cursor = (int)strlen(a.ses.src_line);
+    WITHIN_BUDGET(&a, "typing", ev_text(&a, " t8"));
+    WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
+    expect_true(!a.ses.exp_dec_on && session_exp_pending(&a.ses), "the edit cancelled it");
+    run_experiment(&a, &mp);
+    expect_true(a.ses.base_passes == 2 && !session_exp_pending(&a.ses) && a.ses.src_n[0] == 4,
+                "the new input: a new normal pass (%u), its translation", a.ses.base_passes);
+    app_free(&a);
+}
+
 int main(void)
 {
-    TU_RUN(setup, teardown, cmocka_unit_test(test_never_blocks_longer_than_a_step));
+    TU_RUN(setup, teardown, cmocka_unit_test(test_never_blocks_longer_than_a_step),
+           cmocka_unit_test(test_experiment_never_blocks));
 }

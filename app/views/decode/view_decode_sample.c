@@ -128,12 +128,12 @@ int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w)
     (void)d;
     char desc[256], buf[2600];
     tf_exp_describe(&sc->ses->exp, desc, sizeof desc);
+    const char *after = session_exp_pending(sc->ses) ? "…" : sc->ses->translation; /* still decoding */
     if (sc->cmp == 1)
-        snprintf(buf, sizeof buf, _("the normal pass (D) · the experiment (%s) translates it as %s"), desc,
-                 sc->ses->translation);
+        snprintf(buf, sizeof buf, _("the normal pass (D) · the experiment (%s) translates it as %s"), desc, after);
     else
         snprintf(buf, sizeof buf, _("decoding under the experiment (%s) · greedy before → after: %s → %s"), desc,
-                 sc->ses->base_translation, sc->ses->translation);
+                 sc->ses->base_translation, after);
     RenFont *f = v->g->small;
     ui_text_fit(v->r, f, buf, x, y, w, v->th->warn);
     return ren_font_height(f) + ui_px(v->g, 6);

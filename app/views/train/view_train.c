@@ -124,8 +124,10 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
         u->want_snap = nearest_snap(st, u->want_snap);
     long long want = u->want_snap >= 0 ? u->want_snap : st->step;
     if (want == u->shown_step) {
-        if (u->gen_step != u->shown_step && st->state != TW_RUNNING)
+        if (u->gen_step != u->shown_step && st->state != TW_RUNNING && !u->pdec_on)
             tv_probe_greedy(u); /* deferred while a big model trained */
+        if (u->pdec_on)
+            tv_probe_greedy_steps(u, wait); /* a few steps a frame */
         return;
     }
     /* While training, the live probe follows at a pace its cost allows
@@ -136,6 +138,7 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
         return;
     long long got;
     float loss;
+    tv_probe_greedy_cancel(u); /* pm gets other parameters */
     if (tw_params(u->w, u->pm_gen, u->want_snap >= 0 ? want : -1, u->pm.block, u->pm.n_params,
                   &got, &loss) == 0) {
         u->shown_step = got;
@@ -143,6 +146,8 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
         /* greedy decoding reruns the decoder per token: for a big model
          * it waits until training pauses */
         tv_probe_run(u, st->state != TW_RUNNING || u->greedy_cost < TV_GREEDY_MAX);
+        if (wait && u->pdec_on)
+            tv_probe_greedy_steps(u, 1); /* tests and tools see it whole */
         tv_hh_note(u); /* its heads' entropy, for the curve */
     }
     double cost = mono_now() - t0;
@@ -504,6 +509,8 @@ static void view_train(ViewCtx *v)
     int busy = u->st.state == TW_RUNNING || u->st.state == TW_BUILDING;
     if (busy || sc->now < u->wake_until)
         v->out->wake_at = sc->now + TV_WAKE;
+    if (u->pdec_on)
+        v->out->wake_at = sc->now; /* the probe decodes a step a frame */
 }
 
 /* ---- for shot, tests and benchmarks ---- */

@@ -104,6 +104,10 @@ typedef struct TrainUi {
     int gen_ids[TV_CAP_T], gen_n;    /* the model's greedy output */
     long long gen_step;              /* ... at this step */
     double greedy_cost;              /* seconds it took */
+    TfDecoder pdec;                  /* the greedy probe in flight (pdec_on), */
+    int pdec_on;                     /* a few steps a frame */
+    long long pdec_for;              /* ... for the parameters of this step */
+    unsigned pdec_steps;             /* its steps run in all (tests count them) */
     char probe_err[TF_ERR_MAX];
 
     /* ---- how it is shown ---- */
@@ -188,7 +192,11 @@ void view_train_play(ViewCtx *v, int on);
 void tv_probe_new_run(TrainUi *u);     /* the run changed: remake the model */
 /* Parameters changed: recompute (greedy decoding too when with_greedy). */
 void tv_probe_run(TrainUi *u, int with_greedy);
-void tv_probe_greedy(TrainUi *u);     /* the greedy output alone */
+void tv_probe_greedy(TrainUi *u);     /* the greedy output alone: start it */
+/* Run its steps, one budget of SES_DEC_FRAME_BYTES (or all): 1 while more
+ * remain; cancel it (new parameters in pm). */
+int tv_probe_greedy_steps(TrainUi *u, int all);
+void tv_probe_greedy_cancel(TrainUi *u);
 void tv_probe_draw(ViewCtx *v, TrainUi *u, Rect rc);
 void tv_probe_free(TrainUi *u);
 

@@ -34,8 +34,11 @@ static const char *const ATTN_SHORT[TV_ATTN_COUNT] = {N_("cross"), N_("encoder")
 
 /* ---- the model and the passes ---- */
 
+void tv_probe_greedy_cancel(TrainUi *u);
+
 void tv_probe_free(TrainUi *u)
 {
+    tv_probe_greedy_cancel(u);
     if (u->have_pm)
         model_free(&u->pm);
     if (u->have_ptr)
@@ -108,24 +111,76 @@ static double mono_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* What the model says on its own: greedy, a little past the reference's
- * length (enough to see whether it stops in time). */
+/* ---- what the model says on its own, a step at a time ----
+ *
+ * Greedy decoding, a little past the reference's length (enough to see
+ * whether it stops in time). A base-size model takes tens of milliseconds a
+ * step and a big one more (10 tokens: about 0.4 s and 0.7 s here), so the
+ * probe decodes between frames like the session's targets: each call runs
+ * steps while their weight reads stay within SES_DEC_FRAME_BYTES, at least
+ * one (a classroom model still decodes in one call). New parameters in pm
+ * cancel a decoding in flight (tv_probe_greedy_cancel). */
+
+void tv_probe_greedy_cancel(TrainUi *u)
+{
+    if (u->pdec_on)
+        tf_dec_free(&u->pdec);
+    u->pdec_on = 0;
+}
+
+static void probe_fail(TrainUi *u, const TfErr *err)
+{
+    tv_probe_greedy_cancel(u);
+    snprintf(u->probe_err, sizeof u->probe_err, "%s", err->msg);
+}
+
+int tv_probe_greedy_steps(TrainUi *u, int all)
+{
+    TfErr err;
+    double t0 = mono_now(), spent = 0, step = kv_step_bytes(&u->pm.cfg);
+    while (u->pdec_on && !u->pdec.done && (all || spent == 0 || spent + step <= SES_DEC_FRAME_BYTES)) {
+        if (tf_dec_step(&u->pdec, &err) < 0) {
+            probe_fail(u, &err);
+            break;
+        }
+        spent += step;
+        u->pdec_steps++;
+    }
+    if (u->pdec_on && u->pdec.done) { /* no final pass (no_trace): only the hand-over */
+        DecodeResult r;
+        u->pdec_on = 0;
+        if (tf_dec_finish(&u->pdec, &r, NULL, &err) == 0) {
+            u->gen_n = r.n < TV_CAP_T ? r.n : TV_CAP_T;
+            memcpy(u->gen_ids, r.ids, (size_t)u->gen_n * sizeof(int));
+            u->gen_step = u->pdec_for;
+            decode_result_free(&r);
+        } else {
+            snprintf(u->probe_err, sizeof u->probe_err, "%s", err.msg);
+        }
+    }
+    u->greedy_cost += mono_now() - t0;
+    return u->pdec_on;
+}
+
 void tv_probe_greedy(TrainUi *u)
 {
     TfErr err;
-    DecodeResult r;
+    tv_probe_greedy_cancel(u);
+    u->greedy_cost = 0;
     double t0 = mono_now();
-    int max_out = decode_max_out(&u->pm, &u->gtr, u->pS);
-    if (max_out > u->pref_n + 3)
-        max_out = u->pref_n + 3;
-    if (tf_greedy(&u->pm, &u->gtr, u->psrc, u->pS, max_out, 0, &r, &err) == 0) {
-        u->gen_n = r.n < TV_CAP_T ? r.n : TV_CAP_T;
-        memcpy(u->gen_ids, r.ids, (size_t)u->gen_n * sizeof(int));
-        u->gen_step = u->shown_step;
-        decode_result_free(&r);
-    } else {
+    DecodeOpts o;
+    decode_opts_default(&o);
+    o.max_out = decode_max_out(&u->pm, &u->gtr, u->pS);
+    if (o.max_out > u->pref_n + 3)
+        o.max_out = u->pref_n + 3;
+    o.no_trace = 1; /* only the tokens are shown */
+    if (tf_dec_start(&u->pdec, &u->pm, &u->gtr, u->psrc, u->pS, &o, 0, &err)) {
         snprintf(u->probe_err, sizeof u->probe_err, "%s", err.msg);
+        return;
     }
+    u->pdec_on = 1;
+    u->pdec_for = u->shown_step;
+    u->pdec_steps++; /* the encoder counts as a step */
     u->greedy_cost = mono_now() - t0;
 }
 
@@ -135,8 +190,10 @@ void tv_probe_run(TrainUi *u, int with_greedy)
     if (!u->have_pm || u->pS < 1)
         return;
     u->probe_err[0] = 0;
-    if (with_greedy)
+    if (with_greedy) {
         tv_probe_greedy(u);
+        tv_probe_greedy_steps(u, 0);
+    }
     /* teacher forced: <bos> + the reference, the pass training makes */
     int tgt[TV_CAP_T], S = u->pS, T = u->pref_n + 1;
     tgt[0] = TOK_BOS;
@@ -180,6 +237,11 @@ static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
     y += line;
     x = labelled(v, lab[2], lw, rc.x, y, rc.w);
     int stale = u->gen_step != u->shown_step; /* a big model decodes when paused */
+    if (u->pdec_on) { /* a step a frame: the progress */
+        char at[160];
+        snprintf(at, sizeof at, _("Decoding step by step: %d of at most %d tokens"), u->pdec.t, u->pdec.max_out);
+        x += ren_text(v->r, sf, at, x, y + (fh - ren_font_height(sf)) / 2, th->dim) + ren_text_width(sf, "  ");
+    }
     if (stale && u->gen_n > 0) {
         char at[64];
         snprintf(at, sizeof at, _("(step %lld) "), u->gen_step);
