@@ -177,13 +177,20 @@ FUZZ_CXX_OBJ := $(CORE_CXX_SRC:core/%.cc=build/fuzz/cxx/%.o)
 build/fuzz/cxx/%.o: core/%.cc
 	@mkdir -p $(dir $@)
 	clang++ -std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr $(CORE_INC) -c $< -o $@
-build/fuzz/%: tests/fuzz/%.c $(FUZZ_DEPS) $(FUZZ_CXX_OBJ) $(CORE_HDR) $(SESSION_HDR)
+# the engine is compiled once for all the targets, with coverage, then linked into each
+FUZZ_C_OBJ := $(FUZZ_DEPS:%.c=build/fuzz/obj/%.o)
+.SECONDARY: $(FUZZ_C_OBJ) $(FUZZ_CXX_OBJ)
+build/fuzz/obj/%.o: %.c $(CORE_HDR) $(SESSION_HDR)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+	    $(CORE_CFLAGS) $(SESSION_INC) -c $< -o $@
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_C_OBJ) $(FUZZ_CXX_OBJ) $(CORE_HDR) $(SESSION_HDR)
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    $(CORE_CFLAGS) $(SESSION_INC) $< $(FUZZ_DEPS) $(FUZZ_CXX_OBJ) -o $@ $(LIBS_CORE)
+	    $(CORE_CFLAGS) $(SESSION_INC) $< $(FUZZ_C_OBJ) $(FUZZ_CXX_OBJ) -o $@ $(LIBS_CORE)
 
 fuzz: deps-check
-	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@$(MAKE) --no-print-directory -j2 $(FUZZ_BIN)
 	@tools/run-fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
 
 # core/ and app/session/ never include SDL; core/ never exits.
