@@ -15,8 +15,6 @@
 #include "cli.h"
 #include "app.h"
 #include "view_train.h"
-#include "app.h"
-#include "view_train.h"
 
 typedef struct FrameCtx {
     App *a;
