@@ -168,16 +168,6 @@ static void fill_pad(int *a, size_t n, int pad)
         a[i] = pad;
 }
 
-/* ids as the model's text (target.spm for a MarianMT folder) in out. */
-static void decode_text(const TfModel *m, const int *ids, int n, char *out, size_t cap)
-{
-    TfErr err;
-    char *t = NULL;
-    tf_text_decode(m, ids, n, &t, &err);
-    snprintf(out, cap, "%s", t ? t : "");
-    free(t);
-}
-
 /* ---- greedy decoding of the targets, step by step ----
  *
  * With no typed target the decoder reads each sentence's greedy
@@ -213,7 +203,7 @@ static void take_target(Session *s, int i, DecodeResult *r)
     for (int k = 0; k < r->n && r->ids[k] != cfg_eos_id(&s->model.cfg) && s->tgt_n[i] < cap_T(s); k++)
         s->tgt_ids[i][s->tgt_n[i]++] = r->ids[k];
     if (i == 0) {
-        decode_text(&s->model, r->ids, r->n, s->translation, sizeof s->translation);
+        tf_text_decode_to(&s->model, r->ids, r->n, s->translation, sizeof s->translation);
         snprintf(s->base_translation, sizeof s->base_translation, "%s", s->translation);
         decode_result_free(&s->greedy);
         s->greedy = *r;
@@ -564,7 +554,7 @@ static int exp_translate_step(Session *s, TfErr *err)
     memset(&s->scratch.exp, 0, sizeof s->scratch.exp);
     if (rc)
         return -1;
-    decode_text(&s->model, r.ids, r.n, s->translation, sizeof s->translation);
+    tf_text_decode_to(&s->model, r.ids, r.n, s->translation, sizeof s->translation);
     decode_result_free(&r);
     s->exp_pending = 0;
     return 0;

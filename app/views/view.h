@@ -253,9 +253,6 @@ int pe_rotate_cols(const float *pe, int rows, int C, int sc, int cc, int pair, i
  * a key that changes with it. */
 void view_pe_fill(const TfModel *m, float *pe, int rows);
 uintptr_t view_pe_key(const TfModel *m);
-/* ids as the model writes them (target.spm for a MarianMT folder, else our
- * words or characters), cut to cap. */
-void view_text(const TfModel *m, const int *ids, int n, char *out, size_t cap);
 void view_pe_choices(const void *pe_state, int *dims, int *pair, int *pos, int *k);
 /* the four matrices of an Add & Norm step, which is the LN input and output */
 int norm_step_views(const TfTrace *tr, StageId st, int layer, int b, TfView *views,

@@ -20,17 +20,7 @@ void view_pe_fill(const TfModel *m, float *pe, int rows)
     int C = m->cfg.d_model;
     if (m->pe_src && rows <= m->cfg.max_len)
         memcpy(pe, m->pe_src, (size_t)rows * C * sizeof *pe);
-    else if (m->cfg.pe_layout == TF_PE_HALVES)
-        pe_table_halves(pe, rows, C);
     else
-        pe_table(pe, rows, C);
+        pe_table_layout(pe, rows, C, m->cfg.pe_layout == TF_PE_HALVES);
 }
 
-void view_text(const TfModel *m, const int *ids, int n, char *out, size_t cap)
-{
-    TfErr err;
-    char *t = NULL;
-    tf_text_decode(m, ids, n, &t, &err);
-    snprintf(out, cap, "%s", t ? t : "");
-    free(t);
-}

@@ -600,6 +600,15 @@ long tf_text_decode(const TfModel *m, const int *ids, int n, char **out, TfErr *
     return marian_decode(m->tok, &m->tgt_vocab, &m->cfg, ids, n, out, err);
 }
 
+void tf_text_decode_to(const TfModel *m, const int *ids, int n, char *out, size_t cap)
+{
+    TfErr err;
+    char *t = NULL;
+    tf_text_decode(m, ids, n, &t, &err);
+    snprintf(out, cap, "%s", t ? t : "");
+    free(t);
+}
+
 static int load_dir(TfModel *m, const char *dir, TfErr *err)
 {
     char file[4096];

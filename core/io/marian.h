@@ -67,6 +67,8 @@ int tf_text_ids(const TfModel *m, int tgt, const char *text, int *ids, TokSpan *
  * vocabulary holds it; else -1 with err naming the tag and some it has. */
 int tf_lang_tag(const TfModel *m, const char *lang, char *tag, size_t cap, TfErr *err);
 long tf_text_decode(const TfModel *m, const int *ids, int n, char **out, TfErr *err);
+/* The same into out, cut to cap ("" when it cannot be decoded). */
+void tf_text_decode_to(const TfModel *m, const int *ids, int n, char *out, size_t cap);
 
 
 #endif

@@ -139,10 +139,7 @@ int kv_init(TfKvCache *kv, const TfModel *m, const TfExperiment *exp, const floa
     if (m->pe_tgt) {
         kv->pe = m->pe_tgt;
     } else {
-        if (c->pe_layout == TF_PE_HALVES)
-            pe_table_halves(kv->own_pe, cap_T, c->d_model);
-        else
-            pe_table(kv->own_pe, cap_T, c->d_model);
+        pe_table_layout(kv->own_pe, cap_T, c->d_model, c->pe_layout == TF_PE_HALVES);
         kv->pe = kv->own_pe;
     }
     if (exp->n_hide) {

@@ -200,10 +200,7 @@ int trace_build(TfTrace *tr, const TfConfig *cfg, int cap_B, int cap_T,
     tr->tgt_ids = tr->src_ids + (size_t)cap_B * cap_T;
     tr->src_len = tr->tgt_ids + (size_t)cap_B * cap_T;
     tr->tgt_len = tr->src_len + cap_B;
-    if (cfg->pe_layout == TF_PE_HALVES)
-        pe_table_halves(tr->pe, cap_T, cfg->d_model);
-    else
-        pe_table(tr->pe, cap_T, cfg->d_model);
+    pe_table_layout(tr->pe, cap_T, cfg->d_model, cfg->pe_layout == TF_PE_HALVES);
     rng_seed(&tr->drop_rng, 0x5eed);
     return 0;
 }

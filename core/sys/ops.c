@@ -530,3 +530,11 @@ void attention_backward(float *dq, float *dk_, float *dv, float *scratch,
         }
     }
 }
+
+void pe_table_layout(float *pe, int max_len, int C, int halves)
+{
+    if (halves)
+        pe_table_halves(pe, max_len, C);
+    else
+        pe_table(pe, max_len, C);
+}

@@ -42,6 +42,8 @@ void pe_table(float *pe, int max_len, int C);
 /* Marian's layout of the same frequencies: PE[pos, k] = sin(pos w_k) for
  * k < ceil(C/2), PE[pos, ceil(C/2) + k] = cos(pos w_k), w_k = 10000^(-2k/C). */
 void pe_table_halves(float *pe, int max_len, int C);
+/* The table of a model's layout: halves (MarianMT) or the paper's interleaving. */
+void pe_table_layout(float *pe, int max_len, int C, int halves);
 
 /* out = LayerNorm(inp) * w + b per row of C, biased variance, eps 1e-5.
  * mean and rstd (N) are kept for the backward pass and for display. */

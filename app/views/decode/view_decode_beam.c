@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "session.h"
+#include "marian.h"
 #include "view_decode.h"
 
 /* ---- layout, once per search ---- */
@@ -421,7 +422,7 @@ static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int co
     const BeamResult *b = &d->beam;
     int y = rc.y;
     char text[SES_TEXT_MAX], line[SES_TEXT_MAX + 200], brief[SES_TEXT_MAX + 100];
-    view_text(sc->model, b->ids, b->n, text, sizeof text);
+    tf_text_decode_to(sc->model, b->ids, b->n, text, sizeof text);
     int ended = b->n > 0 && b->ids[b->n - 1] == cfg_eos_id(&sc->model->cfg);
     snprintf(line, sizeof line, _("Winner (beam %d, α %g):  %s%s"), d->beam_for_k, d->beam_for_alpha,
              text, ended ? "  <eos>" : "");
@@ -450,7 +451,7 @@ static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int co
                  d->gen.logprob);
         snprintf(brief, sizeof brief, _("Greedy decoding: the same (log P %.3f)."), d->gen.logprob);
     } else {
-        view_text(sc->model, d->gen.ids, d->gen.n, text, sizeof text);
+        tf_text_decode_to(sc->model, d->gen.ids, d->gen.n, text, sizeof text);
         snprintf(line, sizeof line,
                  b->logprob > d->gen.logprob + 1e-9
                      ? _("Beam search found a more probable translation than greedy (greedy «%s», log P %.3f).")
