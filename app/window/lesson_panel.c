@@ -382,7 +382,7 @@ void lesson_list_draw(ViewCtx *v, int W, int H)
         if (i == sel || over)
             ren_rect(v->r, r, i == sel ? ui_mix(th->panel, th->accent, 0.2f) : th->panel2);
         int reached;
-        unsigned right;
+        unsigned long long right;
         lesson_ui_progress(a, l->id, &reached, &right);
         char num[16], prog[48];
         snprintf(num, sizeof num, "%2d", i + 1);

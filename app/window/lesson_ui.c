@@ -19,7 +19,7 @@
 typedef struct Progress {
     char id[64];
     int reached;     /* highest step seen, 1-based; 0 none */
-    unsigned right;  /* bit k: quiz of step k answered right */
+    unsigned long long right; /* bit k: quiz or prediction of step k answered right */
 } Progress;
 
 typedef struct LessonUi {
@@ -122,8 +122,8 @@ static void progress_load(LessonUi *u)
         return;
     char id[64];
     int reached;
-    unsigned right;
-    while (fscanf(f, "%63s %d %u", id, &reached, &right) == 3) {
+    unsigned long long right;
+    while (fscanf(f, "%63s %d %llu", id, &reached, &right) == 3) {
         Progress *p = progress_of(u, id);
         if (p) {
             p->reached = reached < 0 ? 0 : reached > LESSON_MAX_STEPS ? LESSON_MAX_STEPS : reached;
@@ -173,7 +173,7 @@ static void progress_save(App *a, LessonUi *u)
         return;
     }
     for (int i = 0; i < u->n_prog; i++)
-        fprintf(w.f, "%s %d %u\n", u->prog[i].id, u->prog[i].reached, u->prog[i].right);
+        fprintf(w.f, "%s %d %llu\n", u->prog[i].id, u->prog[i].reached, u->prog[i].right);
     if (tf_atomic_commit(&w, &err))
         save_failed(a, u, err.msg);
 }
@@ -460,7 +460,7 @@ int lesson_ui_answer(App *a, int choice)
     u->scroll_to_end = 1;
     Progress *p = progress_of(u, l->id);
     if (p && choice == s->quiz.answer) {
-        p->right |= 1u << (u->step & 31);
+        p->right |= 1ull << u->step; /* step < LESSON_MAX_STEPS = 64 */
         progress_save(a, u);
     }
     return choice == s->quiz.answer;
@@ -582,7 +582,7 @@ int lesson_ui_predict(App *a, int choice)
     u->scroll_to_end = 1;
     Progress *p = progress_of(u, l->id);
     if (p && choice == ps.answer) {
-        p->right |= 1u << (u->step & 31);
+        p->right |= 1ull << u->step; /* step < LESSON_MAX_STEPS = 64 */
         progress_save(a, u);
     }
     return choice == ps.answer;
@@ -740,7 +740,7 @@ void lesson_ui_list_select(App *a, int i)
         a->les->list_sel = i;
 }
 
-void lesson_ui_progress(App *a, const char *id, int *reached, unsigned *right)
+void lesson_ui_progress(App *a, const char *id, int *reached, unsigned long long *right)
 {
     LessonUi *u = ui(a);
     if (u && !u->prog_loaded)

@@ -35,7 +35,7 @@ void lesson_list_draw(struct ViewCtx *v, int W, int H);
 const LessonSet *lesson_ui_set(App *a);
 int lesson_ui_list_sel(const App *a);
 void lesson_ui_list_select(App *a, int i);
-void lesson_ui_progress(App *a, const char *id, int *reached, unsigned *right);
+void lesson_ui_progress(App *a, const char *id, int *reached, unsigned long long *right);
 const char *lesson_ui_word(const App *a, int w);
 /* The lesson folder of the current language last looked in, or NULL. */
 const char *lesson_ui_dir(App *a);

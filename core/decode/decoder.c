@@ -222,13 +222,11 @@ static int run_step(TfDecoder *d, const float **logits, DecodeStep *st, TfErr *e
     return 0;
 }
 
-/* Marian's greedy rules on step t of max_out: pad is never generated,
- * </s> is forced at the last step; ties go to the lowest index (logits). */
-static int marian_pick(const TfConfig *c, const float *logits, int t, int max_out)
+/* Marian's greedy pick: pad is never generated (</s> at the last step is
+ * greedy_step's); ties go to the lowest index (logits). */
+static int marian_pick(const TfConfig *c, const float *logits)
 {
-    int pad = cfg_pad_id(c), eos = cfg_eos_id(c);
-    if (t == max_out - 1)
-        return eos;
+    int pad = cfg_pad_id(c);
     int best = pad == 0 ? 1 : 0;
     for (int i = best + 1; i < c->tgt_vocab; i++)
         if (i != pad && logits[i] > logits[best])
@@ -248,10 +246,12 @@ static int greedy_step(TfDecoder *d, TfErr *err)
     memcpy(p, z, (size_t)V * sizeof(float));
     softmax_rows(p, NULL, 1, V, 0);
     int forced = forced_at(&d->o, t), tok = forced;
+    if (tok < 0 && c->kind == TF_KIND_MARIAN && t == d->max_out - 1)
+        tok = cfg_eos_id(c); /* Marian's rule, sampling included */
     if (tok < 0 && d->o.sample)
         tok = sample_token(z, V, &d->o.sampling, d->banned, &d->rng, d->scratch);
     if (tok < 0)
-        tok = c->kind == TF_KIND_MARIAN ? marian_pick(c, z, t, d->max_out) : decode_argmax(p, V);
+        tok = c->kind == TF_KIND_MARIAN ? marian_pick(c, z) : decode_argmax(p, V);
     DecodeResult *r = &d->res;
     r->ids[r->n++] = tok;
     r->logprob += log((double)p[tok]);
@@ -337,7 +337,7 @@ static int beam_step(TfDecoder *d, TfErr *err)
     int nc = 0;
     for (int r = 0; r < d->n_alive; r++) {
         log_softmax(d->lsm, z + (size_t)r * V, V);
-        if (d->o.ignore_eos)
+        if (d->o.ignore_eos && !(marian && t == d->max_out - 1)) /* the rule below wins */
             d->lsm[eos] = -INFINITY;
         if (marian) { /* pad never generated; </s> at the last step */
             d->lsm[pad] = -INFINITY;

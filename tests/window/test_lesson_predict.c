@@ -164,9 +164,9 @@ static void test_row_wrong_then_right(void **state)
     lesson_ui_predict_state(&a, &ps);
     expect_true(ps.picked == wrong, "the click on column %d is the pick, got %d", wrong + 1, ps.picked + 1);
     int reached;
-    unsigned right;
+    unsigned long long right;
     lesson_ui_progress(&a, "predict", &reached, &right);
-    expect_true(!(right & 1u), "a wrong prediction scores nothing: bits %x", right);
+    expect_true(!(right & 1u), "a wrong prediction scores nothing: bits %llx", right);
     cell_point(&a, 1, ps.answer, &x, &y, 0);
     click(&a, x, y);
     lesson_ui_predict_state(&a, &ps);
@@ -187,12 +187,12 @@ static void test_row_wrong_then_right(void **state)
     lesson_ui_predict_state(&b, &ps);
     expect_true(ps.picked == ps.answer, "the right cell is picked: %d of %d", ps.picked + 1, ps.answer + 1);
     lesson_ui_progress(&b, "predict", &reached, &right);
-    expect_true(right & 1u, "scored right in the progress: bits %x", right);
+    expect_true(right & 1u, "scored right in the progress: bits %llx", right);
     app_free(&b);
     static App c; /* kept in the progress file */
     open_at(&c, 0);
     lesson_ui_progress(&c, "predict", &reached, &right);
-    expect_true(right & 1u, "the progress file keeps it: bits %x", right);
+    expect_true(right & 1u, "the progress file keeps it: bits %llx", right);
     app_free(&c);
 }
 

@@ -184,7 +184,7 @@ static void test_quiz_click_and_progress(void **state)
     static App b;
     open_app(&b);
     int r2;
-    unsigned right2;
+    unsigned long long right2;
     lesson_ui_progress(&b, "demo", &r2, &right2);
     expect_true(r2 == 3 && (right2 & 2), "the next run reads it: reached %d", r2);
     /* the list opens, shows the lesson, Enter resumes where the learner was */
@@ -305,7 +305,7 @@ static void test_progress_fifo(void **state)
     open_app(&a);
     expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens: %s", a.notice);
     int reached = 0;
-    unsigned right = 0;
+    unsigned long long right = 0;
     lesson_ui_progress(&a, "demo", &reached, &right);
     alarm(0);
     app_free(&a);

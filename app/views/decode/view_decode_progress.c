@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "marian.h"
 #include "session.h"
 #include "view_decode.h"
 
@@ -47,7 +48,7 @@ void dec_draw_progress_of(ViewCtx *v, Rect body, const char *line, int done, int
     y += bh + pad;
     if (n > 0) {
         char toks[1024];
-        vocab_decode(&v->s->model->tgt_vocab, ids, n, toks, sizeof toks);
+        tf_text_decode_to(v->s->model, ids, n, toks, sizeof toks);
         ui_paragraph(v->r, v->g->ui, toks, x, y, w, th->dim);
     }
 }
