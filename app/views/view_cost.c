@@ -99,6 +99,8 @@ static void run_ffn(const CostBufs *b, int n, int C, int F)
     linear_forward(b->out2, b->hidden, b->w2, b->b2, n, F, C);
 }
 
+static double est_flops(int n, int C, int F);
+
 /* Seconds per call: repeated until 0.3 ms have passed, the fastest of
  * COST_TRIALS such means (the least disturbed by other programs). */
 static double time_one(const CostBufs *b, int which, int n, int C, int NH, int F)
@@ -106,9 +108,13 @@ static double time_one(const CostBufs *b, int which, int n, int C, int NH, int F
     /* on one core: the products are not split with the helper thread (whose
      * wake-up on a busy machine would show as a jump, not as a cost of n) */
     int own = par_claim();
+    /* a big layer at a long n is timed once (no warm-up): five of them
+     * would hold one frame for most of a second */
+    int trials = est_flops(n, C, F) > 1e8 ? 1 : COST_TRIALS;
     double t[COST_TRIALS];
-    which ? run_ffn(b, n, C, F) : run_attn(b, n, C, NH); /* warm the caches */
-    for (int k = 0; k < COST_TRIALS; k++) {
+    if (trials > 1)
+        which ? run_ffn(b, n, C, F) : run_attn(b, n, C, NH); /* warm the caches */
+    for (int k = 0; k < trials; k++) {
         int reps = 0;
         double t0 = now_s(), el;
         do {
@@ -121,7 +127,7 @@ static double time_one(const CostBufs *b, int which, int n, int C, int NH, int F
     if (own)
         par_release();
     double best = t[0];
-    for (int k = 1; k < COST_TRIALS; k++)
+    for (int k = 1; k < trials; k++)
         best = t[k] < best ? t[k] : best;
     return best;
 }

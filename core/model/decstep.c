@@ -110,7 +110,8 @@ int kv_init(TfKvCache *kv, const TfModel *m, const TfExperiment *exp, const floa
                       .V = c->tgt_vocab, .cap_R = cap_R, .cap_T = cap_T, .S = S, .exp = *exp};
     size_t L = (size_t)kv->L, C = (size_t)kv->C, R = (size_t)cap_R, Tc = (size_t)cap_T;
     size_t cache = L * R * Tc * C, kmax = Tc > (size_t)S ? Tc : (size_t)S;
-    size_t n = 4 * cache + L * S * 2 * C + (m->pe_tgt ? 0 : Tc * C) + R * C * 5 + R * 3 * C +
+    size_t cache2 = cap_R > 1 ? cache : 0; /* the reorder's second copy: beam only */
+    size_t n = 2 * cache + 2 * cache2 + L * S * 2 * C + (m->pe_tgt ? 0 : Tc * C) + R * C * 5 + R * 3 * C +
                R * kv->F + 2 * R + (size_t)kv->NH * R * kmax + R * kv->V;
     float *p = kv->block = malloc(n * sizeof(float));
     if (!p)
@@ -119,8 +120,8 @@ int kv_init(TfKvCache *kv, const TfModel *m, const TfExperiment *exp, const floa
 #define TAKE(field, count) (kv->field = p, p += (count))
     TAKE(k, cache);
     TAKE(v, cache);
-    TAKE(k2, cache);
-    TAKE(v2, cache);
+    TAKE(k2, cache2);
+    TAKE(v2, cache2);
     TAKE(mem_kv, L * S * 2 * C);
     if (!m->pe_tgt)
         TAKE(own_pe, Tc * C);
@@ -295,6 +296,8 @@ int kv_step(TfKvCache *kv, const TfModel *m, const int *tok, int R, float *self_
 
 void kv_reorder(TfKvCache *kv, const int *parent, int R)
 {
+    if (kv->cap_R == 1) /* one row: its parent is itself, and there is no second copy */
+        return;
     size_t C = (size_t)kv->C, per = (size_t)kv->cap_T * C, used = (size_t)kv->T * C;
     for (int l = 0; l < kv->L; l++) {
         size_t lay = (size_t)l * kv->cap_R * per;
