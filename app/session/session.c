@@ -470,6 +470,12 @@ static uint64_t input_key(const Session *s)
     return (h ^ (uint64_t)s->pad_S << 32 ^ (uint64_t)s->pad_T) * 1099511628211ull;
 }
 
+int session_base_ready(const Session *s)
+{
+    return s->have_base && !s->dirty && !s->input_error[0] && s->units_done >= u_total(s) &&
+           s->base_key == input_key(s);
+}
+
 /* ---- with an experiment: the normal pass and the translation, in pieces ----
  *
  * After the shown pass (under the experiment) the normal pass on the same

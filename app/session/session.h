@@ -144,6 +144,9 @@ int session_set_head(Session *s, int head);
  * the normal pass is redone only when the input changed. */
 void session_set_exp(Session *s, const TfExperiment *e);
 int session_has_exp(const Session *s);
+/* The normal pass in s->base is complete and belongs to the input shown
+ * (not to the one before an edit): what compare mode may draw beside it. */
+int session_base_ready(const Session *s);
 /* The translation under the experiment is still being made (the status
  * line shows "…" for it): 1, else 0. */
 int session_exp_pending(const Session *s);

@@ -73,7 +73,7 @@ void app_scene(const App *a, Scene *sc)
     sc->model = &s->model;
     sc->trace = &s->trace;
     sc->version = s->version;
-    if (session_has_exp(s) && s->have_base && !s->input_error[0]) {
+    if (session_has_exp(s) && session_base_ready(s)) {
         sc->base = &s->base; /* the normal pass beside the experiment (before and after) */
         sc->cmp = a->cmp;
         if (a->cmp == CMP_NORMAL)

@@ -535,7 +535,8 @@ const Lesson *lesson_ui_current(const App *a, int *step, int *answered)
 /* The trace the views show: the normal pass in D mode "normal". */
 static const TfTrace *shown_trace(const App *a)
 {
-    return a->cmp == CMP_NORMAL && a->ses.have_base ? &a->ses.base : &a->ses.trace;
+    return a->cmp == CMP_NORMAL && session_has_exp(&a->ses) && session_base_ready(&a->ses) ? &a->ses.base
+                                                                                  : &a->ses.trace;
 }
 
 int lesson_ui_predict_state(App *a, LessonPredictState *ps)

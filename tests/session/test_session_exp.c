@@ -87,10 +87,35 @@ static void test_normal_pass_once_per_input(void **state)
     session_free(&plain);
 }
 
+/* After an edit the kept normal pass belongs to the old sentence: compare
+ * mode must not draw it beside the new one until it is made again. */
+static void test_base_follows_the_input(void **state)
+{
+    (void)state;
+    static Session s;
+    TfErr err;
+    expect_true(session_init(&s, MODEL, 0, &err) == 0, "%s", err.msg);
+    TfExperiment e = {0};
+    e.no_scale = 1;
+    session_set_exp(&s, &e);
+    session_set_text(&s, 0, "t5 t6 t7 t8");
+    session_compute_all(&s);
+    expect_true(session_base_ready(&s), "the normal pass of the input is ready");
+    session_set_text(&s, 0, "t9 t10");
+    expect_true(!session_base_ready(&s), "an edit: the old normal pass is not offered");
+    s.lazy = 1;
+    session_update(&s, SES_NEED_STAGE);
+    expect_true(!session_base_ready(&s), "the new pass is only partly made: still not offered");
+    session_compute_all(&s);
+    expect_true(session_base_ready(&s) && s.base.S == s.trace.S, "made again for the new input");
+    session_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normal_pass_once_per_input),
+        cmocka_unit_test(test_base_follows_the_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
