@@ -400,7 +400,7 @@ static int make_targets(Session *s, int may)
         if (!one && strspn(piece, " \t") == len)
             continue;
         int n, ids[SES_CAP_T];
-        if (encode_line(s, 1, piece, ids, T - 1 < SES_CAP_T ? T - 1 : SES_CAP_T, &n, "target"))
+        if (encode_line(s, 1, piece, ids, T - 1, &n, "target"))
             return -1;
         if (n == 0 && !one)
             continue;

@@ -107,9 +107,8 @@ void app_exp_draw(ViewCtx *v)
     }
     char buf[64];
     snprintf(buf, sizeof buf, _("D  %s"), app_cmp_name(a->cmp));
-    if (ui_button(v, (Rect){x + bw / 2, y, bw / 2, bh}, buf, a->cmp != CMP_EXP) &&
-        session_has_exp(&a->ses))
-        a->cmp = (a->cmp + 1) % CMP_COUNT;
+    if (ui_button(v, (Rect){x + bw / 2, y, bw / 2, bh}, buf, a->cmp != CMP_EXP))
+        app_exp_key(a, 'd'); /* as the key: says why when there is nothing to compare */
     y += bh + 4;
     char d[256];
     tf_exp_describe(&a->ses.exp, d, sizeof d);

@@ -320,8 +320,6 @@ static int draw_dist(ViewCtx *v, DecodeUi *d, Rect rc)
         return sh;
     }
     int V = m->V;
-    unsigned char banned[4] = {0};
-    (void)banned;
     SampleOpts o = sample_opts(m), one = {1.0f, 0, 1.0f};
     int n_set = sample_dist(z, V, &o, NULL, m->dist);
     char buf[300];
@@ -408,7 +406,6 @@ void dec_sample_pane(ViewCtx *v, DecodeUi *d, Rect rc)
 {
     Gfx *g = v->g;
     RenFont *f = g->small;
-    int fh = ren_font_height(f);
     const char *what = _("T divides the scores z before the softmax: T below 1 sharpens the distribution "
                          "(T → 0 is greedy decoding), T above 1 flattens it, so rarer tokens get drawn. "
                          "Top-k keeps the k most probable tokens, top-p the fewest whose probability reaches p.");
@@ -417,7 +414,6 @@ void dec_sample_pane(ViewCtx *v, DecodeUi *d, Rect rc)
     int used = draw_dist(v, d, top);
     int y = top.y + used + ui_px(g, 10);
     draw_samples(v, d, (Rect){rc.x, y, rc.w, rc.y + rc.h - y});
-    (void)fh;
 }
 
 /* The index after cur's in c[0..n), round; 0 when cur is not there. */
