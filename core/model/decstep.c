@@ -11,11 +11,13 @@
 
 #include "ops.h"
 #include "parallel.h"
+#include "rows.h"
 
 /* A few rows through a Linear, out(R,N) = in(R,K) @ w(N,K)^T + b. A step
  * reads every weight once and does little arithmetic with it: at one row
  * sgemv (sgemm of a single row first repacks the matrix), at 2..8 rows
- * (beam hypotheses) a loop that reads each weight row once for all R rows.
+ * (beam hypotheses) rows_dot, which reads each weight row once for all R
+ * rows with the CPU's widest vectors.
  * The output columns are split between the two cores by shape (the same
  * bits every run). */
 typedef struct RowsJob {
@@ -24,47 +26,23 @@ typedef struct RowsJob {
     int R, K, N;
 } RowsJob;
 
-typedef float v4f __attribute__((vector_size(16)));
-
 static void rows_part(void *p, int part)
 {
     RowsJob *j = p;
     int h = j->N / 2, n0 = part ? h : 0, n1 = part ? j->N : h, K = j->K;
     if (n1 <= n0)
         return;
-    if (j->R == 1) {
+    if (j->R == 1)
         cblas_sgemv(CblasRowMajor, CblasNoTrans, n1 - n0, K, 1.0f, j->w + (size_t)n0 * K, K, j->in, 1,
                     1.0f, j->out + n0, 1);
-        return;
-    }
-    for (int n = n0; n < n1; n++) {
-        const float *wr = j->w + (size_t)n * K;
-        for (int r = 0; r < j->R; r++) {
-            const float *x = j->in + (size_t)r * K;
-            v4f a0 = {0, 0, 0, 0}, a1 = {0, 0, 0, 0};
-            int k = 0;
-            for (; k + 8 <= K; k += 8) {
-                v4f w0, w1, x0, x1;
-                memcpy(&w0, wr + k, sizeof w0);
-                memcpy(&w1, wr + k + 4, sizeof w1);
-                memcpy(&x0, x + k, sizeof x0);
-                memcpy(&x1, x + k + 4, sizeof x1);
-                a0 += w0 * x0;
-                a1 += w1 * x1;
-            }
-            v4f a = a0 + a1;
-            float sum = (a[0] + a[1]) + (a[2] + a[3]);
-            for (; k < K; k++)
-                sum += wr[k] * x[k];
-            j->out[(size_t)r * j->N + n] += sum;
-        }
-    }
+    else
+        rows_dot(j->out, j->in, j->w, j->R, K, n0, n1, j->N);
 }
 
 static void step_linear(float *out, const float *in, const float *w, const float *b, int R, int K,
                         int N)
 {
-    if (R > 8) {
+    if (R > ROWS_MAX) {
         linear_forward(out, in, w, b, R, K, N);
         return;
     }
