@@ -2,6 +2,7 @@
  * draw when something changed, run the rest of a pass (and decoding steps)
  * while no event waits, and sleep otherwise (plat.h, no CPU when idle). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -34,6 +35,68 @@ static void draw(App *a, Ren *r)
     }
 }
 
+/* STEPFORMER_STALL_LOG=FILE: for a responsiveness check (tools/
+ * xvfb-responsive.sh), the time between two looks at the event queue, i.e.
+ * the longest an input could wait, as a histogram of 0.5 ms bins, apart
+ * for the stretches while a decoding is in flight; written at exit. */
+#define STALL_BINS 4000
+typedef struct Stall {
+    const char *path;
+    double last; /* when the last look at the queue returned */
+    unsigned all[STALL_BINS], dec[STALL_BINS];
+    double max_all, max_dec;
+    long n_all, n_dec;
+} Stall;
+
+static void stall_mark(Stall *st, const App *a)
+{
+    double t = plat_seconds();
+    if (st->path && st->last > 0) {
+        double ms = (t - st->last) * 1e3;
+        int bin = ms * 2 < STALL_BINS - 1 ? (int)(ms * 2) : STALL_BINS - 1;
+        int decoding = session_decoding(&a->ses, NULL, NULL);
+        st->all[bin]++;
+        st->n_all++;
+        st->max_all = ms > st->max_all ? ms : st->max_all;
+        if (decoding) {
+            st->dec[bin]++;
+            st->n_dec++;
+            st->max_dec = ms > st->max_dec ? ms : st->max_dec;
+        }
+    }
+}
+
+static double stall_p(const unsigned *h, long n, double q)
+{
+    long want = (long)(q * (double)n), seen = 0;
+    for (int i = 0; i < STALL_BINS; i++)
+        if ((seen += h[i]) > want)
+            return (i + 1) * 0.5;
+    return 0;
+}
+
+static void stall_write(const Stall *st)
+{
+    if (!st->path)
+        return;
+    FILE *f = fopen(st->path, "w");
+    if (!f)
+        return;
+    fprintf(f, "{\"looks\": %ld, \"p95_ms\": %.1f, \"max_ms\": %.1f, \"looks_decoding\": %ld, "
+               "\"decoding_p95_ms\": %.1f, \"decoding_max_ms\": %.1f}\n",
+            st->n_all, stall_p(st->all, st->n_all, 0.95), st->max_all, st->n_dec,
+            stall_p(st->dec, st->n_dec, 0.95), st->max_dec);
+    fclose(f);
+}
+
+static int look(Stall *st, App *a, int wait)
+{
+    stall_mark(st, a);
+    int got = plat_events(wait, on_event, a);
+    st->last = plat_seconds();
+    return got;
+}
+
 int gui_run(const AppOpts *o)
 {
     TfErr err;
@@ -60,6 +123,8 @@ int gui_run(const AppOpts *o)
     a.paste = plat_clipboard_text;
     a.ses.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
     plat_window_setup(r);
+    static Stall st;
+    st.path = getenv("STEPFORMER_STALL_LOG");
     int redraw = 1;
     while (!a.want_quit) {
         a.now = plat_seconds();
@@ -70,7 +135,7 @@ int gui_run(const AppOpts *o)
         int wait = app_next_wake_ms(&a);
         int work = app_idle_work(&a), got;
         if (work == 1) { /* more of the pass to run: only until an event comes */
-            got = plat_events(0, on_event, &a);
+            got = look(&st, &a, 0);
             if (!got) {
                 redraw = session_decoding(&a.ses, NULL, NULL); /* tokens as they arrive */
                 continue;
@@ -79,7 +144,7 @@ int gui_run(const AppOpts *o)
             redraw = 1;
             continue;
         } else {
-            got = plat_events(wait, on_event, &a);
+            got = look(&st, &a, wait);
         }
         a.now = plat_seconds();
         redraw = 1; /* an event, or the wake-up we asked for */
@@ -89,6 +154,7 @@ int gui_run(const AppOpts *o)
             plat_set_fullscreen(r, a.fullscreen);
         }
     }
+    stall_write(&st);
     app_free(&a);
     ren_close(r);
     return 0;
