@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -52,7 +53,9 @@ static void *helper(void *unused)
                 pthread_cond_wait(&P.cv, &P.mu);
             pthread_mutex_unlock(&P.mu);
         }
-        atomic_store(&P.posted, 0);
+        int one = 1; /* take the job, unless its caller took it back */
+        if (!atomic_compare_exchange_strong(&P.posted, &one, 0))
+            continue;
         P.fn(P.ctx, 1);
         atomic_store_explicit(&P.done, 1, memory_order_release);
     }
@@ -145,8 +148,20 @@ int par_two(void (*fn)(void *ctx, int part), void *ctx)
     pthread_cond_signal(&P.cv);
     pthread_mutex_unlock(&P.mu);
     fn(ctx, 0);
-    while (!atomic_load_explicit(&P.done, memory_order_acquire))
-        cpu_relax();
+    /* On a busy machine the helper may not have run yet: then do its part
+     * here rather than wait a time slice for it (the same two parts, so
+     * the same bits). Once it has started, wait, yielding after a while. */
+    int one = 1;
+    if (atomic_compare_exchange_strong(&P.posted, &one, 0)) {
+        fn(ctx, 1);
+        par_release();
+        return 0;
+    }
+    for (int spins = 0; !atomic_load_explicit(&P.done, memory_order_acquire); spins++)
+        if (spins < 20000)
+            cpu_relax();
+        else
+            sched_yield();
     par_release();
     return 1;
 }
