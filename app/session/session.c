@@ -195,6 +195,33 @@ static void exp_cancel(Session *s)
     s->exp_phase = 0;
 }
 
+/* What sentence i's greedy target depends on: the model (a new one
+ * rebuilds the walk) and the sentence's source ids. */
+static uint64_t target_key(const Session *s, int i)
+{
+    uint64_t h = (1469598103934665603ull ^ s->walk_id) * 1099511628211ull;
+    h = (h ^ (uint64_t)cap_T(s)) * 1099511628211ull;
+    for (int k = 0; k < s->src_n[i]; k++)
+        h = (h ^ (uint64_t)(unsigned)s->src_ids[i][k]) * 1099511628211ull;
+    h = (h ^ (uint64_t)s->src_n[i] << 40) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+/* Sentence i's target from the last decode of the same sentence: 1 taken,
+ * 0 it must be decoded. */
+static int reuse_target(Session *s, int i)
+{
+    if (s->gkey[i] != target_key(s, i) || (i == 0 && !s->greedy.steps))
+        return 0;
+    memcpy(s->tgt_ids[i], s->gtgt_ids[i], (size_t)s->gtgt_n[i] * sizeof(int));
+    s->tgt_n[i] = s->gtgt_n[i];
+    if (i == 0) { /* the normal translation, whatever the experiment did to it */
+        snprintf(s->translation, sizeof s->translation, "%s", s->gtext);
+        snprintf(s->base_translation, sizeof s->base_translation, "%s", s->gtext);
+    }
+    return 1;
+}
+
 /* <bos> + the greedy translation r of source i (without <eos>). */
 static void take_target(Session *s, int i, DecodeResult *r)
 {
@@ -202,9 +229,13 @@ static void take_target(Session *s, int i, DecodeResult *r)
     s->tgt_n[i] = 1;
     for (int k = 0; k < r->n && r->ids[k] != cfg_eos_id(&s->model.cfg) && s->tgt_n[i] < cap_T(s); k++)
         s->tgt_ids[i][s->tgt_n[i]++] = r->ids[k];
+    memcpy(s->gtgt_ids[i], s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
+    s->gtgt_n[i] = s->tgt_n[i];
+    s->gkey[i] = target_key(s, i);
     if (i == 0) {
         tf_text_decode_to(&s->model, r->ids, r->n, s->translation, sizeof s->translation);
         snprintf(s->base_translation, sizeof s->base_translation, "%s", s->translation);
+        snprintf(s->gtext, sizeof s->gtext, "%s", s->translation);
         decode_result_free(&s->greedy);
         s->greedy = *r;
     } else {
@@ -212,15 +243,21 @@ static void take_target(Session *s, int i, DecodeResult *r)
     }
 }
 
-/* One step of decoding sentence s->dec_sent (sentence 0 keeps its steps for
- * the decode view): 1 when its target is made, 0 when more steps remain, -1
- * on error. */
-static int target_step(Session *s)
+/* Decoding of sentence s->dec_sent (sentence 0 keeps its steps for the
+ * decode view) within budget bytes of weight reads (0: all): starting it
+ * (the encoder) and finishing it (the final pass) count as a step each, the
+ * decoder's steps run through tf_dec_run. Returns the steps run, -1 on
+ * error; the sentence is done when s->dec_sent moved on. */
+static int target_step(Session *s, double budget)
 {
     TfErr err;
-    int i = s->dec_sent, rc = 0;
-    s->dec_steps++;
+    int i = s->dec_sent;
+    if (!s->dec_on && reuse_target(s, i)) {
+        s->dec_sent++;
+        return 0;
+    }
     if (!s->dec_on) {
+        s->dec_steps++;
         memset(&s->scratch.exp, 0, sizeof s->scratch.exp); /* decoder input: the normal one */
         DecodeOpts o;
         decode_opts_default(&o);
@@ -228,16 +265,18 @@ static int target_step(Session *s)
                          &err))
             goto fail;
         s->dec_on = 1;
-        return 0;
+        return 1;
     }
     if (!s->dec.done) {
-        rc = tf_dec_step(&s->dec, &err);
-        if (rc < 0) {
+        int t = s->dec.t;
+        if (tf_dec_run(&s->dec, budget, &err) < 0) {
             tf_dec_free(&s->dec);
             goto fail;
         }
-        return 0;
+        s->dec_steps += (unsigned)(s->dec.t - t);
+        return s->dec.t - t;
     }
+    s->dec_steps++;
     DecodeResult r;
     s->dec_on = 0;
     if (tf_dec_finish(&s->dec, &r, NULL, &err))
@@ -247,6 +286,7 @@ static int target_step(Session *s)
     return 1;
 fail:
     s->dec_on = 0;
+    s->gkey[i] = 0;
     snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
     return -1;
 }
@@ -368,6 +408,15 @@ static void start_pass(Session *s)
  * call of the window), or all (headless). */
 enum { DEC_BUDGET, DEC_ALL };
 
+/* What tf_dec_run may still read this call: the rest of the budget (never
+ * 0, which would mean all), or everything. */
+static double budget_left(int may, double spent)
+{
+    if (may != DEC_BUDGET)
+        return 0;
+    return spent < SES_DEC_FRAME_BYTES ? SES_DEC_FRAME_BYTES - spent : 1;
+}
+
 /* The decoder inputs: the typed target for sentence 0, else greedy; the
  * greedy translation of sentence 0 is kept either way (hint, decode view).
  * 0 when made, 1 when decoding steps remain, -1 on error. */
@@ -378,9 +427,10 @@ static int make_targets(Session *s, int may)
     while (s->dec_sent < s->n_src) {
         if (may == DEC_BUDGET && spent > 0 && spent + step > SES_DEC_FRAME_BYTES)
             return 1;
-        if (target_step(s) < 0)
+        int ran = target_step(s, budget_left(may, spent));
+        if (ran < 0)
             return -1;
-        spent += step;
+        spent += ran * step;
     }
     s->dec_sent = 0;
     s->tgt_auto = 1;
@@ -537,9 +587,10 @@ static int base_unit(Session *s, TfErr *err)
     return 0;
 }
 
-/* One step of the greedy translation of sentence 0 under the experiment;
- * 0, or -1 with err. */
-static int exp_translate_step(Session *s, TfErr *err)
+/* The greedy translation of sentence 0 under the experiment: starting it,
+ * its decoder steps within budget bytes (0: all; tf_dec_run), or handing it
+ * over. The pieces run, or -1 with err. */
+static int exp_translate_step(Session *s, double budget, TfErr *err)
 {
     if (!s->exp_dec_on) {
         DecodeOpts o;
@@ -549,10 +600,12 @@ static int exp_translate_step(Session *s, TfErr *err)
         if (tf_dec_start(&s->exp_dec, &s->model, &s->scratch, s->src_ids[0], s->src_n[0], &o, 0, err))
             return -1;
         s->exp_dec_on = 1;
-        return 0;
+        return 1;
     }
-    if (!s->exp_dec.done)
-        return tf_dec_step(&s->exp_dec, err) < 0 ? -1 : 0;
+    if (!s->exp_dec.done) {
+        int t = s->exp_dec.t;
+        return tf_dec_run(&s->exp_dec, budget, err) < 0 ? -1 : s->exp_dec.t - t;
+    }
     DecodeResult r;
     s->exp_dec_on = 0;
     s->exp_phase = 0;
@@ -563,7 +616,7 @@ static int exp_translate_step(Session *s, TfErr *err)
     tf_text_decode_to(&s->model, r.ids, r.n, s->translation, sizeof s->translation);
     decode_result_free(&r);
     s->exp_pending = 0;
-    return 0;
+    return 1;
 }
 
 /* Run pieces (all of them, or one budget): 0 when done, 1 when more
@@ -577,11 +630,18 @@ static int experiment_extras(Session *s, int may)
         double cost = exp_piece_bytes(s);
         if (may == DEC_BUDGET && ran > 0 && spent + cost > SES_DEC_FRAME_BYTES)
             break;
-        int rc = s->exp_phase == 1 ? base_unit(s, &err) : exp_translate_step(s, &err);
-        spent += cost;
-        ran++;
-        s->exp_pieces++;
-        s->exp_bytes += cost;
+        int n = 1, rc;
+        if (s->exp_phase == 1) {
+            rc = base_unit(s, &err);
+        } else { /* decoder steps: as many as the rest of the budget holds */
+            n = exp_translate_step(s, budget_left(may, spent), &err);
+            rc = n < 0 ? -1 : 0;
+            n = n < 0 ? 0 : n;
+        }
+        spent += n * cost;
+        ran += n;
+        s->exp_pieces += (unsigned)n;
+        s->exp_bytes += n * cost;
         if (rc) {
             exp_cancel(s);
             snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
@@ -600,6 +660,7 @@ static void check_pass(Session *s)
         s->nonfinite = 1;
         s->translation[0] = 0; /* a "translation" of NaN is not one */
         decode_result_free(&s->greedy);
+        s->gkey[0] = 0;
         snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
         session_msg(s, 1, "%s", err.msg);
         return;

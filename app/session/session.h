@@ -66,6 +66,14 @@ typedef struct Session {
     TfDecoder dec;              /* the greedy decoding in flight (dec_on) */
     int dec_on, dec_sent;       /* ... of sentence dec_sent of the batch */
     unsigned dec_steps;         /* decoding steps run (tests count them) */
+    /* each sentence's greedy target as last decoded, and what it was decoded
+     * from (the model and the sentence's source ids; typed targets and the
+     * experiment play no part: the targets are decoded by the normal model),
+     * so toggling an experiment or editing another sentence or the target
+     * line decodes nothing again; 0 none */
+    uint64_t gkey[SES_MAX_SENT];
+    int gtgt_ids[SES_MAX_SENT][SES_CAP_T], gtgt_n[SES_MAX_SENT];
+    char gtext[SES_TEXT_MAX];   /* sentence 0's greedy translation (gkey[0]) */
 
     /* an experiment (issue 12): trace is the pass with exp applied; base
      * the normal pass on the same input (the same decoder input), kept

@@ -191,6 +191,11 @@ int tf_dec_start(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *src, in
 /* One step: 1 when the decoding is complete, 0 when there is more, -1 on
  * error (err set). */
 int tf_dec_step(TfDecoder *d, TfErr *err);
+/* Steps while their weight reads (kv_step_bytes a step: the decoder layers
+ * and the output projection, whatever the rows) stay within budget bytes,
+ * at least one; budget <= 0 runs them all. What a window runs in a frame.
+ * Returns as tf_dec_step; d->t counts the steps done. */
+int tf_dec_run(TfDecoder *d, double budget, TfErr *err);
 /* Complete it (steps left run here), fill the trace, hand over the result
  * (steps kept when asked) and the tree (may be NULL), free the rest. */
 int tf_dec_finish(TfDecoder *d, DecodeResult *out, BeamResult *tree, TfErr *err);

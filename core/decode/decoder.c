@@ -402,6 +402,17 @@ int tf_dec_step(TfDecoder *d, TfErr *err)
     return rc;
 }
 
+int tf_dec_run(TfDecoder *d, double budget, TfErr *err)
+{
+    double step = kv_step_bytes(&d->m->cfg), spent = 0;
+    int rc = d->done;
+    while (rc == 0 && (budget <= 0 || spent == 0 || spent + step <= budget)) {
+        rc = tf_dec_step(d, err);
+        spent += step;
+    }
+    return rc;
+}
+
 /* The beam's answer: the best finished, or an unfinished one at max_out
  * when it scores higher. */
 static void beam_pick(TfDecoder *d)
@@ -428,10 +439,7 @@ int tf_dec_finish(TfDecoder *d, DecodeResult *out, BeamResult *tree, TfErr *err)
     memset(out, 0, sizeof *out);
     if (tree)
         memset(tree, 0, sizeof *tree);
-    int rc;
-    while ((rc = tf_dec_step(d, err)) == 0)
-        ;
-    if (rc < 0)
+    if (tf_dec_run(d, 0, err) < 0)
         goto fail;
     const TfConfig *c = &d->m->cfg;
     DecodeResult *r = &d->res;

@@ -137,14 +137,13 @@ static void probe_fail(TrainUi *u, const TfErr *err)
 int tv_probe_greedy_steps(TrainUi *u, int all)
 {
     TfErr err;
-    double t0 = mono_now(), spent = 0, step = kv_step_bytes(&u->pm.cfg);
-    while (u->pdec_on && !u->pdec.done && (all || spent == 0 || spent + step <= SES_DEC_FRAME_BYTES)) {
-        if (tf_dec_step(&u->pdec, &err) < 0) {
+    double t0 = mono_now();
+    if (u->pdec_on && !u->pdec.done) {
+        int t = u->pdec.t;
+        if (tf_dec_run(&u->pdec, all ? 0 : SES_DEC_FRAME_BYTES, &err) < 0)
             probe_fail(u, &err);
-            break;
-        }
-        spent += step;
-        u->pdec_steps++;
+        else
+            u->pdec_steps += (unsigned)(u->pdec.t - t);
     }
     if (u->pdec_on && u->pdec.done) { /* no final pass (no_trace): only the hand-over */
         DecodeResult r;
