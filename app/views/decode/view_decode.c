@@ -144,9 +144,12 @@ static int teacher_force(const Scene *sc, DecodeUi *d, const int *target, int n,
     return 0;
 }
 
+static void compute_rest(const Scene *sc, DecodeUi *d);
+
 static void compute(const Scene *sc, DecodeUi *d)
 {
     TfErr err;
+    dec_gen_stop(d); /* an edit or a new forcing cancels the generation in flight */
     d->version = sc->version;
     d->batch = sc->batch;
     d->err[0] = 0;
@@ -160,6 +163,8 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->scroll = d->follow = 0;
     if (sc->ses->input_error[0]) {
         snprintf(d->err, sizeof d->err, "%s", sc->ses->input_error);
+        if (d->have_traces)
+            dec_exp_apply(sc, d); /* nothing to decode under it, but it is the one asked for */
         return;
     }
     if (ensure_traces(sc, d, &err)) {
@@ -178,10 +183,17 @@ static void compute(const Scene *sc, DecodeUi *d)
     int from = d->smp.force.n_force || !tf_exp_is_none(&d->tr.exp) ? -1 : dec_from_session(sc, d, b);
     if (from == 0) /* 1 taken, 0 still decoding, -1 do it here */
         return;
-    if (from < 0 && dec_generate(sc, d, &err)) { /* greedy, with the tokens the learner forced */
+    if (from < 0 && dec_gen_start(sc, d, &err)) /* greedy, with the tokens the learner forced */
         snprintf(d->err, sizeof d->err, "%s", err.msg);
-        return;
-    }
+    else if (from > 0)
+        compute_rest(sc, d);
+}
+
+/* With the generation in d->gen: teacher forcing beside it. */
+static void compute_rest(const Scene *sc, DecodeUi *d)
+{
+    TfErr err;
+    int b = d->batch >= 0 && d->batch < sc->n_src ? d->batch : 0;
     /* the target: typed by the learner, else the model's own greedy output */
     d->ref = b == 0 && !sc->ses->tgt_auto;
     int rc;
@@ -240,8 +252,19 @@ DecodeUi *dec_get(ViewCtx *v)
                                                 attention aligns best */
         dec_sample_init(&d->smp);
     }
-    if (d->version != sc->version || d->batch != sc->batch || dec_decoded(sc, d))
+    int started = 0; /* the encoder was this call's step */
+    if (d->version != sc->version || d->batch != sc->batch || dec_decoded(sc, d) || dec_exp_changed(sc, d)) {
         compute(sc, d);
+        started = d->gen_on && sc->ses->lazy;
+    }
+    if (d->gen_on && !started) { /* the view's own generation, a budget a frame */
+        TfErr err;
+        int rc = dec_gen_advance(v, d, &err);
+        if (rc < 0)
+            snprintf(d->err, sizeof d->err, "%s", err.msg);
+        else if (rc > 0)
+            compute_rest(sc, d);
+    }
     if (d->pane == DEC_PANE_BEAM &&
         (d->beam_version != d->version || d->beam_batch != d->batch ||
          d->beam_for_k != d->beam_k || d->beam_for_alpha != DEC_ALPHAS[d->alpha_i]))
@@ -258,6 +281,7 @@ static void view_decode_free(void *st)
         trace_free(&d->tr);
     if (d->have_btr)
         trace_free(&d->btr);
+    dec_gen_stop(d);
     decode_result_free(&d->gen);
     dec_beam_stop(d);
     beam_result_free(&d->beam);
@@ -572,7 +596,7 @@ static void view_decode(ViewCtx *v)
         return;
     }
     if (d->pending && d->pane != DEC_PANE_BEAM) {
-        dec_draw_progress(v, body);
+        dec_draw_progress(v, d, body);
         return;
     }
     ren_clip_push(v->r, body);

@@ -134,7 +134,13 @@ typedef struct DecodeUi {
     int beam_x0;          /* first tree column shown */
     int ready;            /* set up for a model (first use) */
     DecSample smp;        /* sampling and forcing */
-    int pending;          /* the session is still decoding: progress shown */
+    int pending;          /* the session (or the view, gen_on) is still
+                             decoding: progress shown */
+    TfDecoder gdec;       /* the view's own generation in flight (gen_on):
+                             forced tokens or an experiment */
+    int gen_on;
+    unsigned gen_steps;   /* its steps run in all, start and hand-over
+                             included (tests count them) */
     TfDecoder bdec;       /* the beam search in flight (beam_on), a few steps
                              a frame (view_decode_beam.c) */
     int beam_on;
@@ -152,7 +158,7 @@ int dec_from_session(const Scene *sc, DecodeUi *d, int b);
 /* The decoding the view waited for has ended: compute again. */
 int dec_decoded(const Scene *sc, const DecodeUi *d);
 /* The progress mark while it decodes: tokens so far of at most max_out. */
-void dec_draw_progress(ViewCtx *v, Rect body);
+void dec_draw_progress(ViewCtx *v, const DecodeUi *d, Rect body);
 /* line, a bar of done of max_out, and the tokens ids[0..n) under it. */
 void dec_draw_progress_of(ViewCtx *v, Rect body, const char *line, int done, int max_out,
                           const int *ids, int n);
@@ -179,9 +185,15 @@ int view_decode_setup(ViewCtx *v, const char *pane, int k, float alpha);
 /* ---- sampling and forcing (view_decode_sample.c) ---- */
 void dec_sample_init(DecSample *m);
 void dec_sample_free(DecSample *m);
-/* Greedy generation of d->src, with the forced tokens when they were made
- * for this input (else they are dropped): into d->gen, steps kept. */
-int dec_generate(const Scene *sc, DecodeUi *d, TfErr *err);
+/* The view's own greedy generation of d->src (with the forced tokens when
+ * they were made for this input, else they are dropped; or under the
+ * experiment), step by step like the session's: start it (one in flight is
+ * cancelled; d->pending set), run this frame's steps within
+ * SES_DEC_FRAME_BYTES (all when headless) and ask for the next frame: 1 when
+ * d->gen holds it (steps kept), 0 more to come, -1 error; stop it. */
+int dec_gen_start(const Scene *sc, DecodeUi *d, TfErr *err);
+int dec_gen_advance(ViewCtx *v, DecodeUi *d, TfErr *err);
+void dec_gen_stop(DecodeUi *d);
 /* Force token id at generation step s (replacing what was forced there and
  * later); generation is redone from there on the next dec_get. */
 void dec_force(DecodeUi *d, int s, int id);
@@ -202,6 +214,9 @@ int dec_sample_key(ViewCtx *v, DecodeUi *d, Key key, int mod);
  * shows it): set d->tr's experiment for the scene. The line saying which,
  * with the greedy translation before → after; returns its height. */
 void dec_exp_apply(const Scene *sc, DecodeUi *d);
+/* The experiment to decode under is not the one d->tr has (the normal
+ * pass arrived, or D toggled): compute again. */
+int dec_exp_changed(const Scene *sc, const DecodeUi *d);
 int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w);
 
 /* Text of a target token, "<bos>" etc. included. */

@@ -64,16 +64,60 @@ float dec_temp_pos(float t)
 
 /* ---- forcing ---- */
 
-int dec_generate(const Scene *sc, DecodeUi *d, TfErr *err)
+int dec_gen_start(const Scene *sc, DecodeUi *d, TfErr *err)
 {
     DecSample *m = &d->smp;
     if (m->force.n_force && (m->force_version != sc->version || m->force_batch != sc->batch)) {
         m->force.n_force = 0; /* made for another input */
         m->force_sel = -1;
     }
-    if (!m->force.n_force)
-        return tf_greedy(sc->model, &d->tr, d->src, d->S, d->max_out, 1, &d->gen, err);
-    return tf_generate(sc->model, &d->tr, d->src, d->S, d->max_out, 1, &m->force, &d->gen, err);
+    DecodeOpts o;
+    if (m->force.n_force)
+        o = m->force;
+    else
+        decode_opts_default(&o);
+    o.beam = 1;
+    o.max_out = d->max_out;
+    o.no_trace = 1; /* teacher forcing fills the trace next */
+    dec_gen_stop(d);
+    if (tf_dec_start(&d->gdec, sc->model, &d->tr, d->src, d->S, &o, 1, err))
+        return -1;
+    d->gen_on = d->pending = 1;
+    d->gen_steps++; /* the encoder counts as a step */
+    return 0;
+}
+
+int dec_gen_advance(ViewCtx *v, DecodeUi *d, TfErr *err)
+{
+    if (!d->gen_on)
+        return 1;
+    int lazy = v->s->ses->lazy; /* headless (shot): all now */
+    if (!d->gdec.done) {
+        int t = d->gdec.t;
+        int rc = tf_dec_run(&d->gdec, lazy ? SES_DEC_FRAME_BYTES : 0, err);
+        d->gen_steps += (unsigned)(d->gdec.t - t);
+        if (rc < 0) {
+            d->gen_on = d->pending = 0;
+            tf_dec_free(&d->gdec);
+            return -1;
+        }
+        if (rc == 0 || lazy) { /* the hand-over and teacher forcing: the next frame */
+            if (v->out)
+                v->out->wake_at = v->s->now;
+            return 0;
+        }
+    }
+    d->gen_on = d->pending = 0;
+    decode_result_free(&d->gen);
+    d->gen_steps++; /* the hand-over (no final pass) */
+    return tf_dec_finish(&d->gdec, &d->gen, NULL, err) ? -1 : 1;
+}
+
+void dec_gen_stop(DecodeUi *d)
+{
+    if (d->gen_on)
+        tf_dec_free(&d->gdec);
+    d->gen_on = 0;
 }
 
 void dec_force(DecodeUi *d, int s, int id)
@@ -113,11 +157,25 @@ void dec_force_click(ViewCtx *v, DecodeUi *d, Rect rc, int s, int id)
 
 /* ---- under an experiment ---- */
 
+/* The experiment the view decodes under: the session's once its normal
+ * pass is there (sc->base), unless D shows the normal pass. */
+static TfExperiment exp_wanted(const Scene *sc)
+{
+    TfExperiment e = {0};
+    if (sc->base && sc->cmp != 1) /* experiment or difference: the experiment's decoding */
+        e = sc->ses->exp;
+    return e;
+}
+
 void dec_exp_apply(const Scene *sc, DecodeUi *d)
 {
-    memset(&d->tr.exp, 0, sizeof d->tr.exp);
-    if (sc->base && sc->cmp != 1) /* experiment or difference: the experiment's decoding */
-        d->tr.exp = sc->ses->exp;
+    d->tr.exp = exp_wanted(sc);
+}
+
+int dec_exp_changed(const Scene *sc, const DecodeUi *d)
+{
+    TfExperiment e = exp_wanted(sc);
+    return d->have_traces && !tf_exp_equal(&e, &d->tr.exp);
 }
 
 int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w)
