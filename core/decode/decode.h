@@ -59,9 +59,11 @@ int decode_max_out(const TfModel *m, const TfTrace *tr, int S);
 int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
               int max_out, int keep_steps, DecodeResult *out, TfErr *err);
 
-/* Teacher forcing: decoder input <bos> + tgt[0..n). Writes, for each of the
- * n+1 positions, the argmax prediction, the true next token (tgt[i] or
- * <eos>) and -log p(true next token). Arrays hold n+1 entries. */
+/* Teacher forcing: decoder input <bos> (the model's start token) +
+ * tgt[0..n), the pass training makes; the trace holds it. Writes, for each
+ * of the n+1 positions, the argmax prediction, the true next token (tgt[i]
+ * or <eos>) and -log p(true next token). Arrays hold n+1 entries, or are all
+ * NULL (only the trace is wanted). */
 int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
                       const int *tgt, int n, int *pred, int *truth,
                       float *loss, TfErr *err);

@@ -194,11 +194,7 @@ void tv_probe_run(TrainUi *u, int with_greedy)
         tv_probe_greedy_steps(u, 0);
     }
     /* teacher forced: <bos> + the reference, the pass training makes */
-    int tgt[TV_CAP_T], S = u->pS, T = u->pref_n + 1;
-    tgt[0] = TOK_BOS;
-    memcpy(tgt + 1, u->pref, (size_t)u->pref_n * sizeof(int));
-    TfBatch b = {1, S, T, u->psrc, tgt, &S, &T};
-    if (tf_forward(&u->pm, &u->ptr, &b, 0, &err))
+    if (tf_teacher_forced(&u->pm, &u->ptr, u->psrc, u->pS, u->pref, u->pref_n, NULL, NULL, NULL, &err))
         snprintf(u->probe_err, sizeof u->probe_err, "%s", err.msg);
     u->probe_ver++;
 }
