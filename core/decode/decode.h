@@ -184,7 +184,8 @@ typedef struct TfDecoder {
     float *pool;       /* where the next kept step's rows go */
     BeamResult tree;   /* every hypothesis considered */
     Rng rng;
-    float *scratch;
+    float *scratch;      /* (V) sampling: the distribution drawn from */
+    SampleCand *swork;   /* (V) sampling: top-k / top-p's candidates */
     unsigned char *banned;
 } TfDecoder;
 

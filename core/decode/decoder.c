@@ -62,6 +62,7 @@ void tf_dec_free(TfDecoder *d)
     free(d->cand);
     free(d->probs);
     free(d->scratch);
+    free(d->swork);
     free(d->banned);
     decode_result_free(&d->res);
     beam_result_free(&d->tree);
@@ -139,8 +140,9 @@ int tf_dec_start(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *src, in
                !d->fin_score || !d->fin_node || !d->lsm || !d->cand || !d->probs || !d->res.ids;
     if (o->sample) {
         d->scratch = malloc((size_t)V * sizeof *d->scratch);
+        d->swork = malloc((size_t)V * sizeof *d->swork);
         d->banned = calloc((size_t)V, 1);
-        fail = fail || !d->scratch || !d->banned;
+        fail = fail || !d->scratch || !d->swork || !d->banned;
         if (d->banned) { /* never drawn: padding, and the start token */
             d->banned[cfg_pad_id(c)] = 1;
             d->banned[cfg_start_id(c)] = 1;
@@ -249,7 +251,7 @@ static int greedy_step(TfDecoder *d, TfErr *err)
     if (tok < 0 && c->kind == TF_KIND_MARIAN && t == d->max_out - 1)
         tok = cfg_eos_id(c); /* Marian's rule, sampling included */
     if (tok < 0 && d->o.sample)
-        tok = sample_token(z, V, &d->o.sampling, d->banned, &d->rng, d->scratch);
+        tok = sample_token(z, V, &d->o.sampling, d->banned, &d->rng, d->scratch, d->swork);
     if (tok < 0)
         tok = c->kind == TF_KIND_MARIAN ? marian_pick(c, z) : decode_argmax(p, V);
     DecodeResult *r = &d->res;

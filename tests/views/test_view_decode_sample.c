@@ -115,6 +115,18 @@ static void test_temperature_slider(void **state)
         ev_key(&a, 't', MOD_SHIFT);
     expect_true(d->smp.temp == DEC_T_MIN, "Shift+T stops at 0.1 (%g)", d->smp.temp);
     check_bar(&a, d);
+    /* the bars are computed when their inputs change, not every frame */
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    unsigned made = d->smp.bars_made;
+    for (int i = 0; i < 3; i++)
+        tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    expect_true(d->smp.bars_made == made, "3 frames of the same bars computed them %u times (none wanted)",
+                d->smp.bars_made - made);
+    ev_key(&a, 'k', 0); /* top-k */
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    expect_true(d->smp.bars_made == made + 1 && d->smp.top_k == 1 && d->smp.n_bars == 1 && d->smp.bar_p[0] == 1.0f,
+                "top-k 1: computed %u times (once wanted), %d bars, the first p %g", d->smp.bars_made - made,
+                d->smp.n_bars, d->smp.bar_p[0]);
     app_free(&a);
 }
 

@@ -29,6 +29,7 @@
 typedef enum DecPane { DEC_PANE_GEN, DEC_PANE_STEP, DEC_PANE_BEAM, DEC_PANE_SAMPLE, DEC_PANE_COUNT } DecPane;
 
 #define DEC_N_SAMPLES 6   /* translations drawn, the newest first */
+#define DEC_SHOW_K 10     /* bars in the sampling pane */
 #define DEC_T_MIN 0.1f    /* the temperature slider, on a log scale */
 #define DEC_T_MAX 5.0f
 
@@ -56,7 +57,16 @@ typedef struct DecSample {
     /* the logits the bars show: the next token after the inspected step's
      * prefix (a teacher-forced pass over it), kept for (version, prefix) */
     float *logits, *dist;     /* (V) */
+    float *own;               /* (V) the model's own distribution (T = 1) */
+    SampleCand *work;         /* (V) top-k / top-p's candidates */
     int V, logits_at;         /* the position; -1 none */
+    unsigned logits_seq;      /* bumps when logits are recomputed */
+    /* the bars, made for (bars_seq, bars_opts): the DEC_SHOW_K most
+     * probable tokens of dist, their p and the model's own */
+    unsigned bars_seq, bars_made; /* bars_made counts the computations (tests) */
+    SampleOpts bars_opts;
+    int n_set, n_bars, bar_id[DEC_SHOW_K];
+    float bar_p[DEC_SHOW_K], bar_own[DEC_SHOW_K];
     uint64_t logits_version;
     int prefix[DEC_CAP_T], prefix_n;
     int tf_pred[DEC_CAP_T], tf_truth[DEC_CAP_T];

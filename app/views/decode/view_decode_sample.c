@@ -21,7 +21,7 @@
 #include "sample.h"
 #include "view_decode.h"
 
-#define SHOW_K 10 /* bars in the sampling pane */
+#define SHOW_K DEC_SHOW_K
 
 static const int TOPK_CHOICES[] = {0, 1, 5, 10, 40};
 static const float TOPK_CHOICES_F[] = {0, 1, 5, 10, 40}; /* the same, for next_choice */
@@ -40,15 +40,24 @@ void dec_sample_init(DecSample *m)
     decode_opts_default(&m->force);
 }
 
+static void dec_sample_free_bufs(DecSample *m)
+{
+    free(m->logits);
+    free(m->dist);
+    free(m->own);
+    free(m->work);
+    m->logits = m->dist = m->own = NULL;
+    m->work = NULL;
+    m->V = 0;
+    m->bars_seq = 0;
+}
+
 void dec_sample_free(DecSample *m)
 {
     if (m->have_str)
         trace_free(&m->str);
     m->have_str = 0;
-    free(m->logits);
-    free(m->dist);
-    m->logits = m->dist = NULL;
-    m->V = 0;
+    dec_sample_free_bufs(m);
 }
 
 float dec_temp_at(float u)
@@ -274,11 +283,12 @@ static const float *next_logits(const Scene *sc, DecodeUi *d, int *at)
         s = d->gen.n;
     *at = s;
     if (m->V != V) {
-        free(m->logits);
-        free(m->dist);
+        dec_sample_free_bufs(m);
         m->logits = malloc((size_t)V * sizeof(float));
         m->dist = malloc((size_t)V * sizeof(float));
-        m->V = m->logits && m->dist ? V : 0;
+        m->own = malloc((size_t)V * sizeof(float));
+        m->work = malloc((size_t)V * sizeof *m->work);
+        m->V = m->logits && m->dist && m->own && m->work ? V : 0;
         m->logits_at = -1;
         if (!m->V)
             return NULL;
@@ -297,6 +307,7 @@ static const float *next_logits(const Scene *sc, DecodeUi *d, int *at)
         return NULL;
     }
     memcpy(m->logits, m->str.logits + (size_t)s * V, (size_t)V * sizeof(float));
+    m->logits_seq++; /* the bars follow (bars_for) */
     memcpy(m->prefix, d->gen.ids, (size_t)s * sizeof(int));
     m->prefix_n = s;
     m->logits_at = s;
@@ -362,6 +373,31 @@ void dec_sample_bar(UiFlow *f, DecodeUi *d)
         dec_sample_draw_one(v->s, d);
 }
 
+/* The bars' numbers: the distribution sampling draws from with the pane's
+ * settings and the model's own (T = 1), the SHOW_K most probable; computed
+ * when the logits or a setting change, not every frame. */
+static void bars_for(DecSample *m, const float *z)
+{
+    SampleOpts o = sample_opts(m), one = {1.0f, 0, 1.0f};
+    if (m->bars_seq == m->logits_seq && memcmp(&m->bars_opts, &o, sizeof o) == 0)
+        return;
+    m->bars_seq = m->logits_seq;
+    m->bars_opts = o;
+    m->bars_made++;
+    int V = m->V;
+    m->n_set = sample_dist(z, V, &o, NULL, m->dist, m->work);
+    sample_dist(z, V, &one, NULL, m->own, m->work);
+    float p[SHOW_K];
+    int n = decode_top_k(m->dist, V, SHOW_K, m->bar_id, p);
+    while (n > 0 && !(p[n - 1] > 0)) /* only tokens in the set */
+        n--;
+    m->n_bars = n;
+    for (int i = 0; i < n; i++) {
+        m->bar_p[i] = p[i];
+        m->bar_own[i] = m->own[m->bar_id[i]];
+    }
+}
+
 /* Bars of the distribution sampling draws from, the top SHOW_K, each with
  * the model's own probability (T = 1) as a thin mark beside it. */
 static int draw_dist(ViewCtx *v, DecodeUi *d, Rect rc)
@@ -377,35 +413,16 @@ static int draw_dist(ViewCtx *v, DecodeUi *d, Rect rc)
         ui_text_fit(v->r, g->small, _("no distribution to show"), rc.x, rc.y, rc.w, th->warn);
         return sh;
     }
-    int V = m->V;
-    SampleOpts o = sample_opts(m), one = {1.0f, 0, 1.0f};
-    int n_set = sample_dist(z, V, &o, NULL, m->dist);
+    bars_for(m, z);
     char buf[300];
     snprintf(buf, sizeof buf,
              _("after '%s' (step %d): softmax(z/T) over the %d tokens top-k and top-p keep; the thin mark is T = 1"),
-             dec_tok(sc, at > 0 ? d->gen.ids[at - 1] : cfg_start_id(&sc->model->cfg)), at + 1, n_set);
+             dec_tok(sc, at > 0 ? d->gen.ids[at - 1] : cfg_start_id(&sc->model->cfg)), at + 1, m->n_set);
     ui_text_fit(v->r, g->small, buf, rc.x, rc.y, rc.w, th->dim);
     int y = rc.y + sh + ui_px(g, 4), rh = lh + ui_px(g, 3);
-    int id[SHOW_K];
-    float p[SHOW_K];
-    int n = 0;
-    for (int t = 0; t < V; t++) { /* the SHOW_K largest, best first */
-        float x = m->dist[t];
-        if (!(x > 0) || (n == SHOW_K && x <= p[n - 1]))
-            continue;
-        int k = n < SHOW_K ? n++ : SHOW_K - 1;
-        while (k > 0 && p[k - 1] < x) {
-            p[k] = p[k - 1];
-            id[k] = id[k - 1];
-            k--;
-        }
-        p[k] = x;
-        id[k] = t;
-    }
-    static float base[1 << 16];
-    float *p1 = V <= (int)(sizeof base / sizeof base[0]) ? base : NULL;
-    if (p1)
-        sample_dist(z, V, &one, NULL, p1);
+    const int *id = m->bar_id;
+    const float *p = m->bar_p, *p1 = m->bar_own;
+    int n = m->n_bars;
     int lw = rc.w / 4, vw = ren_text_width(g->small, "0.000") + ui_px(g, 6), bw = rc.w - lw - vw;
     for (int i = 0; i < n && y + rh <= rc.y + rc.h; i++, y += rh) {
         const char *tok = dec_tok(sc, id[i]);
@@ -420,15 +437,12 @@ static int draw_dist(ViewCtx *v, DecodeUi *d, Rect rc)
             m->bar0_id = id[0];
         }
         ren_rect(v->r, (Rect){track.x, track.y, (int)lroundf(p[i] * bw), bh}, th->accent);
-        if (p1) {
-            int x1 = track.x + (int)lroundf(p1[id[i]] * bw);
-            ren_rect(v->r, (Rect){x1, track.y - 2, 2, bh + 4}, th->text);
-        }
+        int x1 = track.x + (int)lroundf(p1[i] * bw);
+        ren_rect(v->r, (Rect){x1, track.y - 2, 2, bh + 4}, th->text);
         snprintf(buf, sizeof buf, "%.3f", p[i]);
         ren_text(v->r, g->small, buf, track.x + bw + 4, y + (rh - sh) / 2, th->text);
         if (ui_over(v->in, (Rect){rc.x, y, rc.w, rh}))
-            ui_hover_own(v, p[i], _("p('%s') at T = %.2f (the model's own, T = 1: %.4f)"), tok, m->temp,
-                         p1 ? p1[id[i]] : 0.0f);
+            ui_hover_own(v, p[i], _("p('%s') at T = %.2f (the model's own, T = 1: %.4f)"), tok, m->temp, p1[i]);
     }
     return y - rc.y;
 }
