@@ -29,6 +29,21 @@ static void base_model(TfModel *m)
     expect_true(model_init_random(m, &c, 3, &err) == 0, "model: %s", err.msg);
 }
 
+/* The window on view with the base model, "t5 t6 t7" computed and drawn,
+ * lazy as the window runs. */
+static void open_base(App *a, const char *view)
+{
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, view);
+    tu_open(a, &o, 100);
+    TfModel m;
+    base_model(&m);
+    expect_true(app_use_model(a, &m, "base") == 0, "the base model is used");
+    a->ses.lazy = 1;
+    while (app_idle_work(a) == 1)
+        ;
+    tu_frame(a);
+}
+
 /* Steps run by fn on a: at most one. */
 #define AT_MOST_ONE_STEP(a, what, call)                                                      \
     do {                                                                                     \
@@ -162,15 +177,7 @@ static void test_experiment_never_blocks(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "matrix");
-    tu_open(&a, &o, 100);
-    TfModel m;
-    base_model(&m);
-    expect_true(app_use_model(&a, &m, "base") == 0, "the base model is used");
-    a.ses.lazy = 1;
-    while (app_idle_work(&a) == 1)
-        ;
-    tu_frame(&a);
+    open_base(&a, "matrix");
     char normal[SES_TEXT_MAX], buf[2 * SES_TEXT_MAX + 64];
     snprintf(normal, sizeof normal, "%s", a.ses.translation);
     expect_true(a.ses.base_passes == 0 && !a.ses.exp_phase, "no experiment: no pieces");
@@ -264,15 +271,7 @@ static void test_view_generation_never_blocks(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "decode");
-    tu_open(&a, &o, 100);
-    TfModel m;
-    base_model(&m);
-    expect_true(app_use_model(&a, &m, "base") == 0, "the base model is used");
-    a.ses.lazy = 1;
-    while (app_idle_work(&a) == 1)
-        ;
-    tu_frame(&a);
+    open_base(&a, "decode");
     DecodeUi *d = a.vstate[VIEW_DECODE];
     expect_true(d && !d->pending && d->gen.n > 0 && !d->gen_on, "the session's decode is shown (%d tokens)",
                 d ? d->gen.n : -1);
