@@ -317,6 +317,36 @@ static void test_view_generation_never_blocks(void **state)
                 d->gen.n, r.n);
     decode_result_free(&r);
     trace_free(&tr);
+    /* a draw of the sampling pane: the same, a step a frame, then tf_translate's draw for its seed */
+    d->pane = DEC_PANE_SAMPLE;
+    d->smp.temp = 1.5f;
+    uint64_t seed = d->smp.seed;
+    VIEW_AT_MOST_ONE(&a, d, "N (sample)", ev_key(&a, 'n', 0));
+    expect_true(d->smp.sdec_on, "the draw runs step by step");
+    int draw_frames = 0;
+    while (d->smp.sdec_on && draw_frames++ < 100) {
+        VIEW_AT_MOST_ONE(&a, d, "a frame of the draw", tu_frame(&a));
+        const char *png = getenv("SAMPLE_PROGRESS_PNG"); /* to look at the draw's progress */
+        if (png && draw_frames == 3) {
+            TfErr e;
+            ren_save_png(tu_ren, png, &e);
+        }
+    }
+    expect_true(!d->smp.sdec_on && d->smp.n_samples == 1 && d->smp.sample_seed[0] == seed && draw_frames > 2,
+                "drawn in %d frames (seed %llu)", draw_frames, (unsigned long long)d->smp.sample_seed[0]);
+    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 8, 0, &err) == 0, "trace");
+    decode_opts_default(&g);
+    g.sample = 1;
+    g.sampling = (SampleOpts){1.5f, 0, 1.0f};
+    g.seed = seed;
+    expect_true(tf_translate(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0], &g, &r, &err) == 0, "%s",
+                err.msg);
+    expect_true(r.n == d->smp.sample_n[0] && memcmp(r.ids, d->smp.sample_ids[0], (size_t)r.n * sizeof(int)) == 0,
+                "the draw (%d tokens) is tf_translate's for seed %llu (%d tokens)", d->smp.sample_n[0],
+                (unsigned long long)seed, r.n);
+    decode_result_free(&r);
+    trace_free(&tr);
+    d->pane = DEC_PANE_GEN;
     /* under an experiment: the same, a step a frame */
     dec_unforce(d);
     TfExperiment e = {0};

@@ -150,6 +150,7 @@ static void compute(const Scene *sc, DecodeUi *d)
 {
     TfErr err;
     dec_gen_stop(d); /* an edit or a new forcing cancels the generation in flight */
+    dec_sample_stop(&d->smp); /* ... and a draw of the sampling pane */
     d->version = sc->version;
     d->batch = sc->batch;
     d->err[0] = 0;
@@ -265,6 +266,8 @@ DecodeUi *dec_get(ViewCtx *v)
         else if (rc > 0)
             compute_rest(sc, d);
     }
+    if (d->smp.sdec_on && !started)
+        dec_sample_advance(sc, d, v->out);
     if (d->pane == DEC_PANE_BEAM &&
         (d->beam_version != d->version || d->beam_batch != d->batch ||
          d->beam_for_k != d->beam_k || d->beam_for_alpha != DEC_ALPHAS[d->alpha_i]))

@@ -51,8 +51,11 @@ typedef struct DecSample {
     double sample_lp[DEC_N_SAMPLES];
     uint64_t sample_seed[DEC_N_SAMPLES];
     uint64_t samples_version; /* the input they were drawn for */
-    TfTrace str;          /* its trace (1 sentence, nothing recorded) */
+    TfTrace str;          /* the bars' trace (1 sentence, nothing recorded) */
+    TfTrace dtr;          /* the draw's trace (the same), made with str */
     int have_str;
+    TfDecoder sdec;       /* the draw in flight (sdec_on): a step a frame */
+    int sdec_on;
     char err[TF_ERR_MAX + 64];
     /* the logits the bars show: the next token after the inspected step's
      * prefix (a teacher-forced pass over it), kept for (version, prefix) */
@@ -149,8 +152,9 @@ typedef struct DecodeUi {
     TfDecoder gdec;       /* the view's own generation in flight (gen_on):
                              forced tokens or an experiment */
     int gen_on;
-    unsigned gen_steps;   /* its steps run in all, start and hand-over
-                             included (tests count them) */
+    unsigned gen_steps;   /* its steps run in all, and the sampling pane's
+                             draws', start and hand-over included (tests
+                             count them) */
     TfDecoder bdec;       /* the beam search in flight (beam_on), a few steps
                              a frame (view_decode_beam.c) */
     int beam_on;
@@ -167,6 +171,8 @@ DecodeUi *dec_get(ViewCtx *v);
 int dec_from_session(const Scene *sc, DecodeUi *d, int b);
 /* The decoding the view waited for has ended: compute again. */
 int dec_decoded(const Scene *sc, const DecodeUi *d);
+/* "Decoding step by step: done of at most max_out tokens". */
+void dec_progress_line(char *buf, size_t cap, int done, int max_out);
 /* The progress mark while it decodes: tokens so far of at most max_out. */
 void dec_draw_progress(ViewCtx *v, const DecodeUi *d, Rect body);
 /* line, a bar of done of max_out, and the tokens ids[0..n) under it. */
@@ -210,8 +216,14 @@ void dec_force(DecodeUi *d, int s, int id);
 void dec_unforce(DecodeUi *d);
 /* A click on row rc, a top-k token id of step s, forces it. */
 void dec_force_click(ViewCtx *v, DecodeUi *d, Rect rc, int s, int id);
-/* Draw a new translation with the pane's settings (0, or -1: smp.err). */
+/* Draw a new translation with the pane's settings, as tf_translate does
+ * with DecodeOpts.sample and the next seed, but step by step within the
+ * frame budget like the generation (all at once when headless): start it
+ * (a draw in flight starts again), run this frame's steps (out may be
+ * NULL), stop it. 0, or -1: smp.err. */
 int dec_sample_draw_one(const Scene *sc, DecodeUi *d);
+int dec_sample_advance(const Scene *sc, DecodeUi *d, ViewOut *out);
+void dec_sample_stop(DecSample *m);
 /* The temperature from a slider position u in [0, 1] (log scale) and back. */
 float dec_temp_at(float u);
 float dec_temp_pos(float t);

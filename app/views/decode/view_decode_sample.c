@@ -54,8 +54,11 @@ static void dec_sample_free_bufs(DecSample *m)
 
 void dec_sample_free(DecSample *m)
 {
-    if (m->have_str)
+    dec_sample_stop(m);
+    if (m->have_str) {
         trace_free(&m->str);
+        trace_free(&m->dtr);
+    }
     m->have_str = 0;
     dec_sample_free_bufs(m);
 }
@@ -208,17 +211,26 @@ int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w)
 
 /* ---- sampling ---- */
 
+/* The pane's traces: str for the bars' teacher-forced pass, dtr for the
+ * draw in flight (both 1 sentence, nothing recorded). */
 static int ensure_str(DecodeUi *d, TfErr *err)
 {
     DecSample *m = &d->smp;
     if (m->have_str && memcmp(&m->str.cfg, &d->cfg, sizeof d->cfg) == 0)
         return 0;
-    if (m->have_str)
+    dec_sample_stop(m); /* it decodes in dtr */
+    if (m->have_str) {
         trace_free(&m->str);
+        trace_free(&m->dtr);
+    }
     m->have_str = 0;
     int T = d->cfg.max_len < DEC_TRACE_T0 ? d->cfg.max_len : DEC_TRACE_T0;
     if (trace_build(&m->str, &d->cfg, 1, T, 0, err))
         return -1;
+    if (trace_build(&m->dtr, &d->cfg, 1, T, 0, err)) {
+        trace_free(&m->str);
+        return -1;
+    }
     m->have_str = 1;
     return 0;
 }
@@ -227,6 +239,13 @@ static SampleOpts sample_opts(const DecSample *m)
 {
     SampleOpts o = {m->temp, m->top_k, m->top_p};
     return o;
+}
+
+void dec_sample_stop(DecSample *m)
+{
+    if (m->sdec_on)
+        tf_dec_free(&m->sdec);
+    m->sdec_on = 0;
 }
 
 int dec_sample_draw_one(const Scene *sc, DecodeUi *d)
@@ -243,14 +262,50 @@ int dec_sample_draw_one(const Scene *sc, DecodeUi *d)
         snprintf(m->err, sizeof m->err, "%s", err.msg);
         return -1;
     }
-    DecodeOpts o;
+    DecodeOpts o; /* what tf_translate does with these options, a step at a time */
     decode_opts_default(&o);
     o.sample = 1;
     o.sampling = sample_opts(m);
     o.seed = m->seed;
+    o.max_out = d->max_out;
+    o.no_trace = 1; /* only the tokens are shown */
+    dec_sample_stop(m); /* a draw in flight starts again */
+    m->dtr.exp = d->tr.exp; /* under the experiment, as the view decodes */
+    if (tf_dec_start(&m->sdec, sc->model, &m->dtr, d->src, d->S, &o, 0, &err)) {
+        snprintf(m->err, sizeof m->err, "%s", err.msg);
+        return -1;
+    }
+    m->sdec_on = 1;
+    d->gen_steps++; /* the encoder counts as a step */
+    return sc->ses->lazy ? 0 : dec_sample_advance(sc, d, NULL); /* headless: all now */
+}
+
+int dec_sample_advance(const Scene *sc, DecodeUi *d, ViewOut *out)
+{
+    DecSample *m = &d->smp;
+    TfErr err;
+    if (!m->sdec_on)
+        return 0;
+    int lazy = sc->ses->lazy;
+    if (!m->sdec.done) {
+        int t = m->sdec.t;
+        int rc = tf_dec_run(&m->sdec, lazy ? SES_DEC_FRAME_BYTES : 0, &err);
+        d->gen_steps += (unsigned)(m->sdec.t - t);
+        if (rc < 0) {
+            dec_sample_stop(m);
+            snprintf(m->err, sizeof m->err, "%s", err.msg);
+            return -1;
+        }
+        if (rc == 0 || lazy) { /* the hand-over: the next frame */
+            if (out)
+                out->wake_at = sc->now;
+            return 0;
+        }
+    }
     DecodeResult r = {0};
-    m->str.exp = d->tr.exp; /* under the experiment, as the view decodes */
-    if (tf_translate(sc->model, &m->str, d->src, d->S, &o, &r, &err)) {
+    m->sdec_on = 0;
+    d->gen_steps++;
+    if (tf_dec_finish(&m->sdec, &r, NULL, &err)) {
         snprintf(m->err, sizeof m->err, "%s", err.msg);
         return -1;
     }
@@ -456,6 +511,14 @@ static void draw_samples(ViewCtx *v, DecodeUi *d, Rect rc)
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui), y = rc.y;
     if (m->err[0]) {
         y += ui_paragraph(v->r, g->small, m->err, rc.x, y, rc.w, th->warn);
+    }
+    if (m->sdec_on) { /* a draw in flight, a step a frame */
+        char line[256];
+        dec_progress_line(line, sizeof line, m->sdec.t, m->sdec.max_out);
+        int h = ren_font_height(g->ui) * 2 + ui_px(g, 28);
+        dec_draw_progress_of(v, (Rect){rc.x - ui_px(g, 10), y - ui_px(g, 10), rc.w + ui_px(g, 20), h}, line,
+                             m->sdec.t, m->sdec.max_out, m->sdec.res.ids, m->sdec.res.n);
+        y += h;
     }
     if (m->samples_version != d->version || !m->n_samples) {
         ui_paragraph(v->r, g->small, _("Sample (N) draws a translation token by token from these distributions."),
