@@ -561,6 +561,20 @@ static double exp_piece_bytes(const Session *s)
     return 0; /* an embedding lookup */
 }
 
+/* The translation under this experiment was made before for the same
+ * sentence and model: take it (1), else 0. */
+static int exp_translation_kept(Session *s)
+{
+    uint64_t key = target_key(s, 0);
+    for (int k = 0; k < SES_KEEP_EXP; k++)
+        if (s->xkey[k] == key && tf_exp_equal(&s->xexp[k], &s->exp)) {
+            snprintf(s->translation, sizeof s->translation, "%s", s->xtext[k]);
+            s->exp_pending = 0;
+            return 1;
+        }
+    return 0;
+}
+
 /* One unit of the normal pass into s->base; 0, or -1 with err. */
 static int base_unit(Session *s, TfErr *err)
 {
@@ -582,7 +596,7 @@ static int base_unit(Session *s, TfErr *err)
         s->have_base = 1;
         s->base_key = input_key(s);
         s->base_passes++;
-        s->exp_phase = 2;
+        s->exp_phase = exp_translation_kept(s) ? 0 : 2;
     }
     return 0;
 }
@@ -616,6 +630,11 @@ static int exp_translate_step(Session *s, double budget, TfErr *err)
     tf_text_decode_to(&s->model, r.ids, r.n, s->translation, sizeof s->translation);
     decode_result_free(&r);
     s->exp_pending = 0;
+    int k = s->xnext; /* the oldest goes */
+    s->xnext = (k + 1) % SES_KEEP_EXP;
+    s->xkey[k] = target_key(s, 0);
+    s->xexp[k] = s->exp;
+    snprintf(s->xtext[k], sizeof s->xtext[k], "%s", s->translation);
     return 1;
 }
 
@@ -670,6 +689,8 @@ static void check_pass(Session *s)
     s->exp_pending = 1;
     s->exp_unit = 0;
     s->exp_phase = s->have_base && s->base_key == input_key(s) ? 2 : 1;
+    if (s->exp_phase == 2 && exp_translation_kept(s))
+        s->exp_phase = 0;
 }
 
 static void compute_until(Session *s, int need, int may)

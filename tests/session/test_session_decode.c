@@ -228,16 +228,28 @@ static void test_experiment_never_blocks(void **state)
     expect_true(app_exp_status(&a, buf, sizeof buf) && strstr(buf, normal) && strstr(buf, a.ses.translation) &&
                     !strstr(buf, "→ …"),
                 "the status line: before → after: %s", buf);
+    char after[SES_TEXT_MAX];
+    snprintf(after, sizeof after, "%s", a.ses.translation);
 
     /* only the experiment changes: the kept normal pass, the translation in steps */
     e.no_scale = 1;
     WITHIN_BUDGET(&a, "another experiment", app_set_exp(&a, &e));
+    WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
     run_experiment(&a, &mp);
-    expect_true(a.ses.base_passes == 1 && !session_exp_pending(&a.ses), "still one normal pass (%u)",
-                a.ses.base_passes);
+    expect_true(a.ses.base_passes == 1 && !session_exp_pending(&a.ses),
+                "still one normal pass (%u), the translation under the new experiment made", a.ses.base_passes);
+
+    /* the first experiment again: its translation was kept, nothing to decode */
+    unsigned p1 = a.ses.exp_pieces;
+    WITHIN_BUDGET(&a, "the first experiment again", app_set_exp(&a, &(TfExperiment){.no_pe = 1}));
+    WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
+    run_experiment(&a, &mp);
+    expect_true(!session_exp_pending(&a.ses) && a.ses.exp_pieces == p1 && strcmp(a.ses.translation, after) == 0,
+                "the first experiment again: %u pieces, «%s» (want «%s»)", a.ses.exp_pieces - p1, a.ses.translation,
+                after);
 
     /* an edit while the pieces run cancels them and starts over */
-    WITHIN_BUDGET(&a, "a new experiment", app_set_exp(&a, &(TfExperiment){.no_pe = 1}));
+    WITHIN_BUDGET(&a, "a new experiment", app_set_exp(&a, &(TfExperiment){.no_scale = 1}));
     WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
     calls = 0;
     while (!a.ses.exp_dec_on && calls++ < 100)

@@ -134,11 +134,21 @@ static void test_targets_kept_across_experiments(void **state)
     session_compute_all(&s);
     expect_true(s.dec_steps == steps, "the experiment on: %u targets' steps run again", s.dec_steps - steps);
     expect_true(strcmp(s.base_translation, normal) == 0, "before: «%s» (want «%s»)", s.base_translation, normal);
+    char under[SES_TEXT_MAX];
+    snprintf(under, sizeof under, "%s", s.translation);
     session_set_exp(&s, &(TfExperiment){0});
     session_update(&s, SES_NEED_STAGE);
     expect_true(s.dec_steps == steps && strcmp(s.translation, normal) == 0,
                 "off again: %u steps run, the translation «%s» (want «%s»)", s.dec_steps - steps, s.translation,
                 normal);
+    /* the same experiment on again: its translation is kept too */
+    unsigned pieces = s.exp_pieces;
+    session_set_exp(&s, &e);
+    session_compute_all(&s);
+    expect_true(s.exp_pieces == pieces && !session_exp_pending(&s) && strcmp(s.translation, under) == 0,
+                "on again: %u pieces run, «%s» (want «%s»)", s.exp_pieces - pieces, s.translation, under);
+    session_set_exp(&s, &(TfExperiment){0});
+    session_compute_all(&s);
     expect_true(s.tgt_n[1] == tn && memcmp(s.tgt_ids[1], t1, (size_t)tn * sizeof(int)) == 0,
                 "sentence 2's target is the one decoded before");
     /* the typed target changes nothing of the greedy targets */
