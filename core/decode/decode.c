@@ -70,6 +70,13 @@ int decode_max_out(const TfModel *m, const TfTrace *tr, int S)
     return n;
 }
 
+void decode_sample_banned(const TfConfig *c, unsigned char *banned)
+{
+    memset(banned, 0, (size_t)c->tgt_vocab);
+    banned[cfg_pad_id(c)] = 1;
+    banned[cfg_start_id(c)] = 1;
+}
+
 /* Index of the largest value (the lowest index among equals). */
 int decode_argmax(const float *p, int n)
 {

@@ -204,6 +204,10 @@ int tf_dec_run(TfDecoder *d, double budget, TfErr *err);
 int tf_dec_finish(TfDecoder *d, DecodeResult *out, BeamResult *tree, TfErr *err);
 void tf_dec_free(TfDecoder *d);
 
+/* The tokens sampling never draws (V flags, set to 1): padding and the
+ * start token (<pad>, <bos>; MarianMT's <pad> is both). */
+void decode_sample_banned(const TfConfig *c, unsigned char *banned);
+
 /* Shared by decode.c and decoder.c. */
 int decode_check_src(const TfModel *m, const int *src, int S, int max_out, TfErr *err);
 int decode_argmax(const float *p, int n);

@@ -143,10 +143,8 @@ int tf_dec_start(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *src, in
         d->swork = malloc((size_t)V * sizeof *d->swork);
         d->banned = calloc((size_t)V, 1);
         fail = fail || !d->scratch || !d->swork || !d->banned;
-        if (d->banned) { /* never drawn: padding, and the start token */
-            d->banned[cfg_pad_id(c)] = 1;
-            d->banned[cfg_start_id(c)] = 1;
-        }
+        if (d->banned)
+            decode_sample_banned(c, d->banned);
     }
     if (keep_steps && !fail) {
         size_t per = (size_t)c->n_dec * c->n_heads, n = (size_t)d->max_out;

@@ -80,10 +80,12 @@ int sample_dist(const float *logits, int V, const SampleOpts *o, const unsigned 
         if (!(banned && banned[i]) && logits[i] > mx)
             mx = logits[i];
     double sum = 0;
+    int n_pos = 0;
     for (int i = 0; i < V; i++) {
         double e = (banned && banned[i]) || !isfinite(logits[i]) ? 0 : exp(((double)logits[i] - mx) / T);
         out[i] = (float)e;
         sum += e;
+        n_pos += e > 0;
     }
     if (!(sum > 0))
         return 0;
@@ -92,7 +94,7 @@ int sample_dist(const float *logits, int V, const SampleOpts *o, const unsigned 
     if (!limit_k && !limit_p) {
         for (int i = 0; i < V; i++)
             out[i] = (float)(out[i] / sum);
-        return V;
+        return n_pos; /* banned (and underflowed) tokens are not in the set */
     }
     SampleCand *c = work;
     for (int i = 0; i < V; i++)

@@ -62,6 +62,7 @@ typedef struct DecSample {
     float *logits, *dist;     /* (V) */
     float *own;               /* (V) the model's own distribution (T = 1) */
     SampleCand *work;         /* (V) top-k / top-p's candidates */
+    unsigned char *banned;    /* (V) never drawn (decode_sample_banned) */
     int V, logits_at;         /* the position; -1 none */
     unsigned logits_seq;      /* bumps when logits are recomputed */
     /* the bars, made for (bars_seq, bars_opts): the DEC_SHOW_K most

@@ -46,8 +46,10 @@ static void dec_sample_free_bufs(DecSample *m)
     free(m->dist);
     free(m->own);
     free(m->work);
+    free(m->banned);
     m->logits = m->dist = m->own = NULL;
     m->work = NULL;
+    m->banned = NULL;
     m->V = 0;
     m->bars_seq = 0;
 }
@@ -343,10 +345,12 @@ static const float *next_logits(const Scene *sc, DecodeUi *d, int *at)
         m->dist = malloc((size_t)V * sizeof(float));
         m->own = malloc((size_t)V * sizeof(float));
         m->work = malloc((size_t)V * sizeof *m->work);
-        m->V = m->logits && m->dist && m->own && m->work ? V : 0;
+        m->banned = malloc((size_t)V);
+        m->V = m->logits && m->dist && m->own && m->work && m->banned ? V : 0;
         m->logits_at = -1;
         if (!m->V)
             return NULL;
+        decode_sample_banned(&sc->model->cfg, m->banned); /* as the draws: never <pad> or <bos> */
     }
     int same = m->logits_at == s && m->logits_version == d->version && m->prefix_n == s &&
                memcmp(m->prefix, d->gen.ids, (size_t)s * sizeof(int)) == 0;
@@ -440,8 +444,8 @@ static void bars_for(DecSample *m, const float *z)
     m->bars_opts = o;
     m->bars_made++;
     int V = m->V;
-    m->n_set = sample_dist(z, V, &o, NULL, m->dist, m->work);
-    sample_dist(z, V, &one, NULL, m->own, m->work);
+    m->n_set = sample_dist(z, V, &o, m->banned, m->dist, m->work);
+    sample_dist(z, V, &one, m->banned, m->own, m->work);
     float p[SHOW_K];
     int n = decode_top_k(m->dist, V, SHOW_K, m->bar_id, p);
     while (n > 0 && !(p[n - 1] > 0)) /* only tokens in the set */
