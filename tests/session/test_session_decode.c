@@ -294,6 +294,8 @@ static void test_view_generation_never_blocks(void **state)
     int frames = 0, progress = 0;
     VIEW_AT_MOST_ONE(&a, d, "the frame after forcing", tu_frame(&a));
     expect_true(d->gen_on && d->pending, "the view generates step by step (step %d)", d->gdec.t);
+    expect_true(app_next_wake_ms(&a) >= 0 && app_next_wake_ms(&a) <= 2, "the window asks for the next frame at once (in %d ms)",
+                app_next_wake_ms(&a));
     for (int k = 0; k < 3; k++) {
         VIEW_AT_MOST_ONE(&a, d, "a frame", tu_frame(&a));
         progress += d->pending;
@@ -335,6 +337,9 @@ static void test_view_generation_never_blocks(void **state)
     uint64_t seed = d->smp.seed;
     VIEW_AT_MOST_ONE(&a, d, "N (sample)", ev_key(&a, 'n', 0));
     expect_true(d->smp.sdec_on, "the draw runs step by step");
+    tu_frame(&a);
+    expect_true(app_next_wake_ms(&a) >= 0 && app_next_wake_ms(&a) <= 2, "the window asks for the draw's next frame at once (in %d ms)",
+                app_next_wake_ms(&a));
     int draw_frames = 0;
     while (d->smp.sdec_on && draw_frames++ < 100) {
         VIEW_AT_MOST_ONE(&a, d, "a frame of the draw", tu_frame(&a));

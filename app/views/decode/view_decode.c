@@ -257,6 +257,8 @@ DecodeUi *dec_get(ViewCtx *v)
     if (d->version != sc->version || d->batch != sc->batch || dec_decoded(sc, d) || dec_exp_changed(sc, d)) {
         compute(sc, d);
         started = d->gen_on && sc->ses->lazy;
+        if (started && v->out)
+            v->out->wake_at = sc->now; /* its steps from the next frame on */
     }
     if (d->gen_on && !started) { /* the view's own generation, a budget a frame */
         TfErr err;
@@ -565,6 +567,8 @@ static void view_decode(ViewCtx *v)
         return;
     }
     advance_play(v, d);
+    if (d->gen_on || d->smp.sdec_on) /* decoding a step a frame (a draw may start below) */
+        v->out->wake_at = v->s->now;
     int pad = ui_px(v->g, 4);
     /* the pane tabs and the pane's controls, wrapping when narrow */
     UiFlow f = ui_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
@@ -578,6 +582,8 @@ static void view_decode(ViewCtx *v)
         draw_bar_beam(&f, d);
     else if (d->pane == DEC_PANE_SAMPLE)
         dec_sample_bar(&f, d);
+    if (d->smp.sdec_on) /* Sample may have been pressed just now */
+        v->out->wake_at = v->s->now;
     else
         draw_bar_gen(&f, d);
     int top = area.y + pad + ui_flow_height(&f) + ui_px(v->g, 8);
