@@ -272,8 +272,14 @@ DecodeUi *dec_get(ViewCtx *v)
         dec_sample_advance(sc, d, v->out);
     if (d->pane == DEC_PANE_BEAM &&
         (d->beam_version != d->version || d->beam_batch != d->batch ||
-         d->beam_for_k != d->beam_k || d->beam_for_alpha != DEC_ALPHAS[d->alpha_i]))
+         d->beam_for_k != d->beam_k || d->beam_for_alpha != DEC_ALPHAS[d->alpha_i])) {
         compute_beam(sc, d);
+        if (d->beam_on && sc->ses->lazy) { /* the encoder was this call's step */
+            if (v->out)
+                v->out->wake_at = sc->now;
+            return d;
+        }
+    }
     if (d->pane == DEC_PANE_BEAM)
         dec_beam_advance(v, d);
     return d;
