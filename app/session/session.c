@@ -356,7 +356,7 @@ static void start_pass(Session *s)
     s->n_unk = 0;
     s->truncated = 0;
     decode_cancel(s);           /* an edit cancels a decoding in flight */
-    ses_exp_cancel(s);              /* ... and the experiment's pieces */
+    ses_exp_cancel(s);          /* ... and the experiment's pieces */
     s->exp_pending = session_has_exp(s);
     s->base_translation[0] = 0;
     s->units_done = u_total(s); /* nothing to run unless the input is good */
