@@ -1,7 +1,7 @@
 /* session.c - the Session (session.h): the stage walk and navigation, the
  * input lines into a padded batch, the recompute units, the greedy
- * translation, and loading or adopting a model. No SDL, nothing of the
- * window. */
+ * translation, and loading or adopting a model (the experiment's pieces
+ * are session_exp.c's). No SDL, nothing of the window. */
 #include "session.h"
 
 #include <stdarg.h>
@@ -12,6 +12,7 @@
 #include "checkpoint.h"
 #include "finite.h"
 #include "marian.h"
+#include "session_int.h"
 
 const char *(*session_tr)(const char *msgid);
 /* _() marks a notice for the catalog (po/) and translates it through the
@@ -186,13 +187,29 @@ static void decode_cancel(Session *s)
     s->dec_sent = 0;
 }
 
-/* the experiment's pieces in flight (below) */
-static void exp_cancel(Session *s)
+uint64_t ses_target_key(const Session *s, int i)
 {
-    if (s->exp_dec_on)
-        tf_dec_free(&s->exp_dec);
-    s->exp_dec_on = 0;
-    s->exp_phase = 0;
+    uint64_t h = (1469598103934665603ull ^ s->walk_id) * 1099511628211ull;
+    h = (h ^ (uint64_t)cap_T(s)) * 1099511628211ull;
+    for (int k = 0; k < s->src_n[i]; k++)
+        h = (h ^ (uint64_t)(unsigned)s->src_ids[i][k]) * 1099511628211ull;
+    h = (h ^ (uint64_t)s->src_n[i] << 40) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+/* Sentence i's target from the last decode of the same sentence: 1 taken,
+ * 0 it must be decoded. */
+static int reuse_target(Session *s, int i)
+{
+    if (s->gkey[i] != ses_target_key(s, i) || (i == 0 && !s->greedy.steps))
+        return 0;
+    memcpy(s->tgt_ids[i], s->gtgt_ids[i], (size_t)s->gtgt_n[i] * sizeof(int));
+    s->tgt_n[i] = s->gtgt_n[i];
+    if (i == 0) { /* the normal translation, whatever the experiment did to it */
+        snprintf(s->translation, sizeof s->translation, "%s", s->gtext);
+        snprintf(s->base_translation, sizeof s->base_translation, "%s", s->gtext);
+    }
+    return 1;
 }
 
 /* <bos> + the greedy translation r of source i (without <eos>). */
@@ -202,9 +219,13 @@ static void take_target(Session *s, int i, DecodeResult *r)
     s->tgt_n[i] = 1;
     for (int k = 0; k < r->n && r->ids[k] != cfg_eos_id(&s->model.cfg) && s->tgt_n[i] < cap_T(s); k++)
         s->tgt_ids[i][s->tgt_n[i]++] = r->ids[k];
+    memcpy(s->gtgt_ids[i], s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
+    s->gtgt_n[i] = s->tgt_n[i];
+    s->gkey[i] = ses_target_key(s, i);
     if (i == 0) {
         tf_text_decode_to(&s->model, r->ids, r->n, s->translation, sizeof s->translation);
         snprintf(s->base_translation, sizeof s->base_translation, "%s", s->translation);
+        snprintf(s->gtext, sizeof s->gtext, "%s", s->translation);
         decode_result_free(&s->greedy);
         s->greedy = *r;
     } else {
@@ -212,15 +233,21 @@ static void take_target(Session *s, int i, DecodeResult *r)
     }
 }
 
-/* One step of decoding sentence s->dec_sent (sentence 0 keeps its steps for
- * the decode view): 1 when its target is made, 0 when more steps remain, -1
- * on error. */
-static int target_step(Session *s)
+/* Decoding of sentence s->dec_sent (sentence 0 keeps its steps for the
+ * decode view) within budget bytes of weight reads (0: all): starting it
+ * (the encoder) and finishing it (the final pass) count as a step each, the
+ * decoder's steps run through tf_dec_run. Returns the steps run, -1 on
+ * error; the sentence is done when s->dec_sent moved on. */
+static int target_step(Session *s, double budget)
 {
     TfErr err;
-    int i = s->dec_sent, rc = 0;
-    s->dec_steps++;
+    int i = s->dec_sent;
+    if (!s->dec_on && reuse_target(s, i)) {
+        s->dec_sent++;
+        return 0;
+    }
     if (!s->dec_on) {
+        s->dec_steps++;
         memset(&s->scratch.exp, 0, sizeof s->scratch.exp); /* decoder input: the normal one */
         DecodeOpts o;
         decode_opts_default(&o);
@@ -228,16 +255,18 @@ static int target_step(Session *s)
                          &err))
             goto fail;
         s->dec_on = 1;
-        return 0;
+        return 1;
     }
     if (!s->dec.done) {
-        rc = tf_dec_step(&s->dec, &err);
-        if (rc < 0) {
+        int t = s->dec.t;
+        if (tf_dec_run(&s->dec, budget, &err) < 0) {
             tf_dec_free(&s->dec);
             goto fail;
         }
-        return 0;
+        s->dec_steps += (unsigned)(s->dec.t - t);
+        return s->dec.t - t;
     }
+    s->dec_steps++;
     DecodeResult r;
     s->dec_on = 0;
     if (tf_dec_finish(&s->dec, &r, NULL, &err))
@@ -247,6 +276,7 @@ static int target_step(Session *s)
     return 1;
 fail:
     s->dec_on = 0;
+    s->gkey[i] = 0;
     snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
     return -1;
 }
@@ -326,7 +356,7 @@ static void start_pass(Session *s)
     s->n_unk = 0;
     s->truncated = 0;
     decode_cancel(s);           /* an edit cancels a decoding in flight */
-    exp_cancel(s);              /* ... and the experiment's pieces */
+    ses_exp_cancel(s);          /* ... and the experiment's pieces */
     s->exp_pending = session_has_exp(s);
     s->base_translation[0] = 0;
     s->units_done = u_total(s); /* nothing to run unless the input is good */
@@ -364,9 +394,12 @@ static void start_pass(Session *s)
         session_msg(s, 0, _("a sentence was longer than %d tokens and was cut"), T);
 }
 
-/* How much decoding a call may do: one budget of steps (a frame or an idle
- * call of the window), or all (headless). */
-enum { DEC_BUDGET, DEC_ALL };
+double ses_budget_left(int may, double spent)
+{
+    if (may != DEC_BUDGET)
+        return 0;
+    return spent < SES_DEC_FRAME_BYTES ? SES_DEC_FRAME_BYTES - spent : 1;
+}
 
 /* The decoder inputs: the typed target for sentence 0, else greedy; the
  * greedy translation of sentence 0 is kept either way (hint, decode view).
@@ -378,9 +411,10 @@ static int make_targets(Session *s, int may)
     while (s->dec_sent < s->n_src) {
         if (may == DEC_BUDGET && spent > 0 && spent + step > SES_DEC_FRAME_BYTES)
             return 1;
-        if (target_step(s) < 0)
+        int ran = target_step(s, ses_budget_left(may, spent));
+        if (ran < 0)
             return -1;
-        spent += step;
+        spent += ran * step;
     }
     s->dec_sent = 0;
     s->tgt_auto = 1;
@@ -457,138 +491,10 @@ void session_set_exp(Session *s, const TfExperiment *e)
     s->dirty = 1;
 }
 
-/* What the normal pass depends on: the model and the padded batch. */
-static uint64_t input_key(const Session *s)
-{
-    uint64_t h = 1469598103934665603ull ^ s->walk_id;
-    const int *parts[4] = {s->src_pad, s->tgt_pad, s->src_n, s->tgt_n};
-    size_t lens[4] = {(size_t)s->n_src * s->pad_S, (size_t)s->n_src * s->pad_T, (size_t)s->n_src,
-                      (size_t)s->n_src};
-    for (int k = 0; k < 4; k++)
-        for (size_t i = 0; i < lens[k]; i++)
-            h = (h ^ (uint64_t)(unsigned)parts[k][i]) * 1099511628211ull;
-    return (h ^ (uint64_t)s->pad_S << 32 ^ (uint64_t)s->pad_T) * 1099511628211ull;
-}
-
 int session_base_ready(const Session *s)
 {
     return s->have_base && !s->dirty && !s->input_error[0] && s->units_done >= u_total(s) &&
-           s->base_key == input_key(s);
-}
-
-/* ---- with an experiment: the normal pass and the translation, in pieces ----
- *
- * After the shown pass (under the experiment) the normal pass on the same
- * input is made a unit at a time (unless it is there already: only the
- * experiment changed), then the greedy translation under the experiment a
- * step at a time. Each call runs pieces while their weight reads stay
- * within SES_DEC_FRAME_BYTES, at least one, so a base-size model never
- * holds a frame for a whole pass or a whole sentence. */
-
-int session_exp_pending(const Session *s)
-{
-    return session_has_exp(s) && s->exp_pending && !s->input_error[0];
-}
-
-/* Units of the normal pass: the source embeddings, n_enc encoder layers,
- * the target embeddings, n_dec decoder layers, the output. */
-static int base_units(const Session *s) { return s->model.cfg.n_enc + s->model.cfg.n_dec + 3; }
-
-/* The weight reads of the next piece (what the budget counts). */
-static double exp_piece_bytes(const Session *s)
-{
-    const TfConfig *c = &s->model.cfg;
-    double C = c->d_model, F = c->d_ff;
-    int u = s->exp_unit;
-    if (s->exp_phase == 2)
-        return kv_step_bytes(c);
-    if (u >= 1 && u <= c->n_enc)
-        return 4.0 * (4 * C * C + 2 * C * F);
-    if (u >= c->n_enc + 2 && u < base_units(s) - 1)
-        return 4.0 * (8 * C * C + 2 * C * F);
-    if (u == base_units(s) - 1)
-        return 4.0 * C * c->tgt_vocab;
-    return 0; /* an embedding lookup */
-}
-
-/* One unit of the normal pass into s->base; 0, or -1 with err. */
-static int base_unit(Session *s, TfErr *err)
-{
-    const TfModel *m = &s->model;
-    int u = s->exp_unit++, n_enc = m->cfg.n_enc;
-    if (u == 0) {
-        s->have_base = 0;
-        memset(&s->base.exp, 0, sizeof s->base.exp);
-        return tf_encode_begin(m, &s->base, s->n_src, s->pad_S, s->src_pad, s->src_n, 0, err);
-    }
-    if (u <= n_enc) {
-        tf_encode_layer(m, &s->base, u - 1, 0);
-    } else if (u == n_enc + 1) {
-        return tf_decode_begin(m, &s->base, s->pad_T, s->tgt_pad, s->tgt_n, 0, err);
-    } else if (u < base_units(s) - 1) {
-        tf_decode_layer(m, &s->base, u - n_enc - 2, 0);
-    } else {
-        tf_decode_end(m, &s->base, 0);
-        s->have_base = 1;
-        s->base_key = input_key(s);
-        s->base_passes++;
-        s->exp_phase = 2;
-    }
-    return 0;
-}
-
-/* One step of the greedy translation of sentence 0 under the experiment;
- * 0, or -1 with err. */
-static int exp_translate_step(Session *s, TfErr *err)
-{
-    if (!s->exp_dec_on) {
-        DecodeOpts o;
-        decode_opts_default(&o);
-        o.no_trace = 1; /* only the tokens are wanted */
-        s->scratch.exp = s->exp;
-        if (tf_dec_start(&s->exp_dec, &s->model, &s->scratch, s->src_ids[0], s->src_n[0], &o, 0, err))
-            return -1;
-        s->exp_dec_on = 1;
-        return 0;
-    }
-    if (!s->exp_dec.done)
-        return tf_dec_step(&s->exp_dec, err) < 0 ? -1 : 0;
-    DecodeResult r;
-    s->exp_dec_on = 0;
-    s->exp_phase = 0;
-    int rc = tf_dec_finish(&s->exp_dec, &r, NULL, err);
-    memset(&s->scratch.exp, 0, sizeof s->scratch.exp);
-    if (rc)
-        return -1;
-    tf_text_decode_to(&s->model, r.ids, r.n, s->translation, sizeof s->translation);
-    decode_result_free(&r);
-    s->exp_pending = 0;
-    return 0;
-}
-
-/* Run pieces (all of them, or one budget): 0 when done, 1 when more
- * remain, -1 on error (input_error set). */
-static int experiment_extras(Session *s, int may)
-{
-    TfErr err;
-    double spent = 0;
-    int ran = 0;
-    while (s->exp_phase) {
-        double cost = exp_piece_bytes(s);
-        if (may == DEC_BUDGET && ran > 0 && spent + cost > SES_DEC_FRAME_BYTES)
-            break;
-        int rc = s->exp_phase == 1 ? base_unit(s, &err) : exp_translate_step(s, &err);
-        spent += cost;
-        ran++;
-        s->exp_pieces++;
-        s->exp_bytes += cost;
-        if (rc) {
-            exp_cancel(s);
-            snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
-            return -1;
-        }
-    }
-    return s->exp_phase != 0;
+           s->base_key == ses_input_key(s);
 }
 
 /* After the last unit: a pass whose numbers overflowed says where; with an
@@ -600,15 +506,13 @@ static void check_pass(Session *s)
         s->nonfinite = 1;
         s->translation[0] = 0; /* a "translation" of NaN is not one */
         decode_result_free(&s->greedy);
+        s->gkey[0] = 0;
         snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
         session_msg(s, 1, "%s", err.msg);
         return;
     }
-    if (!session_has_exp(s))
-        return;
-    s->exp_pending = 1;
-    s->exp_unit = 0;
-    s->exp_phase = s->have_base && s->base_key == input_key(s) ? 2 : 1;
+    if (session_has_exp(s))
+        ses_exp_begin(s);
 }
 
 static void compute_until(Session *s, int need, int may)
@@ -628,7 +532,7 @@ static void compute_until(Session *s, int need, int may)
         }
     }
     if (!s->input_error[0] && s->units_done >= u_total(s) && s->exp_phase)
-        experiment_extras(s, may);
+        ses_exp_extras(s, may);
 }
 
 int session_decoding(const Session *s, int *done, int *max_out)
@@ -685,7 +589,7 @@ static int adopt(Session *s, TfModel *m, const char *path, int untrained, TfErr 
         return -1;
     }
     decode_cancel(s); /* it reads the old model and traces */
-    exp_cancel(s);
+    ses_exp_cancel(s);
     trace_free(&s->trace);
     trace_free(&s->scratch);
     trace_free(&s->base);
@@ -806,7 +710,7 @@ int session_init(Session *s, const char *path, int fallback, TfErr *err)
 void session_free(Session *s)
 {
     decode_cancel(s);
-    exp_cancel(s);
+    ses_exp_cancel(s);
     trace_free(&s->base);
     trace_free(&s->trace);
     trace_free(&s->scratch);

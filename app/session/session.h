@@ -23,6 +23,7 @@
 #define SES_CAP_T 128        /* longest sequence the window shows */
 #define SES_MAX_STEPS 4096   /* entries of the stage walk */
 #define SES_TRACE_T0 8       /* tokens the traces are built for; they grow */
+#define SES_KEEP_EXP 4 /* translations under experiments kept (session.c) */
 #define SES_DEC_FRAME_BYTES (32.0 * 1024 * 1024) /* weight reads of the decoding
                                 steps one frame may run (at least one step) */
 
@@ -66,6 +67,20 @@ typedef struct Session {
     TfDecoder dec;              /* the greedy decoding in flight (dec_on) */
     int dec_on, dec_sent;       /* ... of sentence dec_sent of the batch */
     unsigned dec_steps;         /* decoding steps run (tests count them) */
+    /* each sentence's greedy target as last decoded, and what it was decoded
+     * from (the model and the sentence's source ids; typed targets and the
+     * experiment play no part: the targets are decoded by the normal model),
+     * so toggling an experiment or editing another sentence or the target
+     * line decodes nothing again; 0 none */
+    uint64_t gkey[SES_MAX_SENT];
+    int gtgt_ids[SES_MAX_SENT][SES_CAP_T], gtgt_n[SES_MAX_SENT];
+    char gtext[SES_TEXT_MAX];   /* sentence 0's greedy translation (gkey[0]) */
+    /* ... and the last SES_KEEP_EXP under an experiment, for (sentence 0's
+     * gkey, the experiment): turning one on again decodes nothing */
+    uint64_t xkey[SES_KEEP_EXP];
+    TfExperiment xexp[SES_KEEP_EXP];
+    char xtext[SES_KEEP_EXP][SES_TEXT_MAX];
+    int xnext;                  /* the slot the next one takes */
 
     /* an experiment (issue 12): trace is the pass with exp applied; base
      * the normal pass on the same input (the same decoder input), kept

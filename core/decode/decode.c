@@ -70,6 +70,13 @@ int decode_max_out(const TfModel *m, const TfTrace *tr, int S)
     return n;
 }
 
+void decode_sample_banned(const TfConfig *c, unsigned char *banned)
+{
+    memset(banned, 0, (size_t)c->tgt_vocab);
+    banned[cfg_pad_id(c)] = 1;
+    banned[cfg_start_id(c)] = 1;
+}
+
 /* Index of the largest value (the lowest index among equals). */
 int decode_argmax(const float *p, int n)
 {
@@ -156,17 +163,17 @@ int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
     int *in = malloc((size_t)T * sizeof *in);
     if (!in)
         return tf_fail(err, "out of memory");
-    in[0] = TOK_BOS;
+    in[0] = cfg_start_id(&m->cfg); /* <bos>, or MarianMT's <pad> */
     memcpy(in + 1, tgt, (size_t)n * sizeof *in);
     TfBatch b = {1, S, T, src, in, &S, &T};
     int rc = tf_forward(m, tr, &b, 0, err);
     free(in);
     if (rc)
         return -1;
-    for (int i = 0; i < T; i++) {
+    for (int i = 0; pred && i < T; i++) {
         const float *p = tr->probs + (size_t)i * V;
         pred[i] = decode_argmax(p, V);
-        truth[i] = i < n ? tgt[i] : TOK_EOS;
+        truth[i] = i < n ? tgt[i] : cfg_eos_id(&m->cfg);
         loss[i] = -logf(p[truth[i]] > 0 ? p[truth[i]] : 1e-30f);
     }
     return 0;

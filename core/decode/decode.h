@@ -59,9 +59,11 @@ int decode_max_out(const TfModel *m, const TfTrace *tr, int S);
 int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
               int max_out, int keep_steps, DecodeResult *out, TfErr *err);
 
-/* Teacher forcing: decoder input <bos> + tgt[0..n). Writes, for each of the
- * n+1 positions, the argmax prediction, the true next token (tgt[i] or
- * <eos>) and -log p(true next token). Arrays hold n+1 entries. */
+/* Teacher forcing: decoder input <bos> (the model's start token) +
+ * tgt[0..n), the pass training makes; the trace holds it. Writes, for each
+ * of the n+1 positions, the argmax prediction, the true next token (tgt[i]
+ * or <eos>) and -log p(true next token). Arrays hold n+1 entries, or are all
+ * NULL (only the trace is wanted). */
 int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
                       const int *tgt, int n, int *pred, int *truth,
                       float *loss, TfErr *err);
@@ -182,7 +184,8 @@ typedef struct TfDecoder {
     float *pool;       /* where the next kept step's rows go */
     BeamResult tree;   /* every hypothesis considered */
     Rng rng;
-    float *scratch;
+    float *scratch;      /* (V) sampling: the distribution drawn from */
+    SampleCand *swork;   /* (V) sampling: top-k / top-p's candidates */
     unsigned char *banned;
 } TfDecoder;
 
@@ -191,10 +194,19 @@ int tf_dec_start(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *src, in
 /* One step: 1 when the decoding is complete, 0 when there is more, -1 on
  * error (err set). */
 int tf_dec_step(TfDecoder *d, TfErr *err);
+/* Steps while their weight reads (kv_step_bytes a step: the decoder layers
+ * and the output projection, whatever the rows) stay within budget bytes,
+ * at least one; budget <= 0 runs them all. What a window runs in a frame.
+ * Returns as tf_dec_step; d->t counts the steps done. */
+int tf_dec_run(TfDecoder *d, double budget, TfErr *err);
 /* Complete it (steps left run here), fill the trace, hand over the result
  * (steps kept when asked) and the tree (may be NULL), free the rest. */
 int tf_dec_finish(TfDecoder *d, DecodeResult *out, BeamResult *tree, TfErr *err);
 void tf_dec_free(TfDecoder *d);
+
+/* The tokens sampling never draws (V flags, set to 1): padding and the
+ * start token (<pad>, <bos>; MarianMT's <pad> is both). */
+void decode_sample_banned(const TfConfig *c, unsigned char *banned);
 
 /* Shared by decode.c and decoder.c. */
 int decode_check_src(const TfModel *m, const int *src, int S, int max_out, TfErr *err);

@@ -62,6 +62,7 @@ void tf_dec_free(TfDecoder *d)
     free(d->cand);
     free(d->probs);
     free(d->scratch);
+    free(d->swork);
     free(d->banned);
     decode_result_free(&d->res);
     beam_result_free(&d->tree);
@@ -139,12 +140,11 @@ int tf_dec_start(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *src, in
                !d->fin_score || !d->fin_node || !d->lsm || !d->cand || !d->probs || !d->res.ids;
     if (o->sample) {
         d->scratch = malloc((size_t)V * sizeof *d->scratch);
+        d->swork = malloc((size_t)V * sizeof *d->swork);
         d->banned = calloc((size_t)V, 1);
-        fail = fail || !d->scratch || !d->banned;
-        if (d->banned) { /* never drawn: padding, and the start token */
-            d->banned[cfg_pad_id(c)] = 1;
-            d->banned[cfg_start_id(c)] = 1;
-        }
+        fail = fail || !d->scratch || !d->swork || !d->banned;
+        if (d->banned)
+            decode_sample_banned(c, d->banned);
     }
     if (keep_steps && !fail) {
         size_t per = (size_t)c->n_dec * c->n_heads, n = (size_t)d->max_out;
@@ -249,7 +249,7 @@ static int greedy_step(TfDecoder *d, TfErr *err)
     if (tok < 0 && c->kind == TF_KIND_MARIAN && t == d->max_out - 1)
         tok = cfg_eos_id(c); /* Marian's rule, sampling included */
     if (tok < 0 && d->o.sample)
-        tok = sample_token(z, V, &d->o.sampling, d->banned, &d->rng, d->scratch);
+        tok = sample_token(z, V, &d->o.sampling, d->banned, &d->rng, d->scratch, d->swork);
     if (tok < 0)
         tok = c->kind == TF_KIND_MARIAN ? marian_pick(c, z) : decode_argmax(p, V);
     DecodeResult *r = &d->res;
@@ -402,6 +402,17 @@ int tf_dec_step(TfDecoder *d, TfErr *err)
     return rc;
 }
 
+int tf_dec_run(TfDecoder *d, double budget, TfErr *err)
+{
+    double step = kv_step_bytes(&d->m->cfg), spent = 0;
+    int rc = d->done;
+    while (rc == 0 && (budget <= 0 || spent == 0 || spent + step <= budget)) {
+        rc = tf_dec_step(d, err);
+        spent += step;
+    }
+    return rc;
+}
+
 /* The beam's answer: the best finished, or an unfinished one at max_out
  * when it scores higher. */
 static void beam_pick(TfDecoder *d)
@@ -428,10 +439,7 @@ int tf_dec_finish(TfDecoder *d, DecodeResult *out, BeamResult *tree, TfErr *err)
     memset(out, 0, sizeof *out);
     if (tree)
         memset(tree, 0, sizeof *tree);
-    int rc;
-    while ((rc = tf_dec_step(d, err)) == 0)
-        ;
-    if (rc < 0)
+    if (tf_dec_run(d, 0, err) < 0)
         goto fail;
     const TfConfig *c = &d->m->cfg;
     DecodeResult *r = &d->res;

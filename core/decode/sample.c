@@ -17,21 +17,62 @@ int sample_check(const SampleOpts *o, TfErr *err)
     return 0;
 }
 
-typedef struct Cand {
-    float p;
-    int id;
-} Cand;
+/* Candidates in the order sampling ranks them: the more probable first,
+ * ties the lower id first (a total order, so any selection by it keeps the
+ * same set a full sort would). */
+static int before(const SampleCand *a, const SampleCand *b)
+{
+    return a->p > b->p || (a->p == b->p && a->id < b->id);
+}
 
 static int by_prob(const void *a, const void *b)
 {
-    const Cand *x = a, *y = b;
-    if (x->p != y->p)
-        return x->p < y->p ? 1 : -1;
-    return (x->id > y->id) - (x->id < y->id); /* ties: the lower id first */
+    return before(a, b) ? -1 : before(b, a) ? 1 : 0;
+}
+
+static void swap_cand(SampleCand *a, SampleCand *b)
+{
+    SampleCand t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Rearrange c[0..n) so that its first k (1 <= k <= n) are the k first in
+ * rank, best first: a partial selection (Hoare's quickselect, O(n) on
+ * average) and a sort of those k alone, not of the whole vocabulary. */
+static void select_top(SampleCand *c, int n, int k)
+{
+    int lo = 0, hi = n - 1, want = k - 1;
+    while (k < n && lo < hi) {
+        int mid = lo + (hi - lo) / 2; /* the median of three as the pivot */
+        if (before(&c[mid], &c[lo]))
+            swap_cand(&c[mid], &c[lo]);
+        if (before(&c[hi], &c[lo]))
+            swap_cand(&c[hi], &c[lo]);
+        if (before(&c[hi], &c[mid]))
+            swap_cand(&c[hi], &c[mid]);
+        SampleCand piv = c[mid];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (before(&c[i], &piv))
+                i++;
+            while (before(&piv, &c[j]))
+                j--;
+            if (i <= j)
+                swap_cand(&c[i++], &c[j--]);
+        }
+        if (want <= j)
+            hi = j;
+        else if (want >= i)
+            lo = i;
+        else
+            break;
+    }
+    qsort(c, (size_t)k, sizeof *c, by_prob);
 }
 
 int sample_dist(const float *logits, int V, const SampleOpts *o, const unsigned char *banned,
-                float *out)
+                float *out, SampleCand *work)
 {
     float T = o->temperature > 0 ? o->temperature : 1.0f;
     double mx = -INFINITY;
@@ -39,10 +80,12 @@ int sample_dist(const float *logits, int V, const SampleOpts *o, const unsigned 
         if (!(banned && banned[i]) && logits[i] > mx)
             mx = logits[i];
     double sum = 0;
+    int n_pos = 0;
     for (int i = 0; i < V; i++) {
         double e = (banned && banned[i]) || !isfinite(logits[i]) ? 0 : exp(((double)logits[i] - mx) / T);
         out[i] = (float)e;
         sum += e;
+        n_pos += e > 0;
     }
     if (!(sum > 0))
         return 0;
@@ -51,23 +94,30 @@ int sample_dist(const float *logits, int V, const SampleOpts *o, const unsigned 
     if (!limit_k && !limit_p) {
         for (int i = 0; i < V; i++)
             out[i] = (float)(out[i] / sum);
-        return V;
+        return n_pos; /* banned (and underflowed) tokens are not in the set */
     }
-    Cand *c = malloc((size_t)V * sizeof *c);
-    if (!c)
-        return 0;
+    SampleCand *c = work;
     for (int i = 0; i < V; i++)
-        c[i] = (Cand){(float)(out[i] / sum), i};
-    qsort(c, (size_t)V, sizeof *c, by_prob);
+        c[i] = (SampleCand){(float)(out[i] / sum), i};
     int keep = limit_k ? o->top_k : V;
-    if (limit_p) { /* the smallest prefix whose mass reaches p */
+    /* top-p: the smallest prefix whose mass reaches p, looked for among the
+     * 64 best, then 4 times as many, ... (a flat distribution needs more) */
+    int m = limit_p && keep > 64 ? 64 : keep;
+    for (;;) {
+        select_top(c, V, m);
+        if (!limit_p)
+            break;
         double acc = 0;
         int n = 0;
-        while (n < keep && (n == 0 || acc < o->top_p)) {
+        while (n < m && (n == 0 || acc < o->top_p)) {
             acc += c[n].p;
             n++;
         }
-        keep = n;
+        if (n < m || acc >= o->top_p || m == keep) {
+            keep = n;
+            break;
+        }
+        m = m < keep / 4 ? m * 4 : keep;
     }
     double kept = 0;
     for (int i = 0; i < keep; i++)
@@ -75,14 +125,13 @@ int sample_dist(const float *logits, int V, const SampleOpts *o, const unsigned 
     memset(out, 0, (size_t)V * sizeof *out);
     for (int i = 0; i < keep; i++)
         out[c[i].id] = (float)(c[i].p / kept);
-    free(c);
     return keep;
 }
 
 int sample_token(const float *logits, int V, const SampleOpts *o, const unsigned char *banned,
-                 Rng *rng, float *scratch)
+                 Rng *rng, float *scratch, SampleCand *work)
 {
-    if (sample_dist(logits, V, o, banned, scratch) == 0)
+    if (sample_dist(logits, V, o, banned, scratch, work) == 0)
         return -1;
     double u = (double)rng_uniform(rng), acc = 0;
     int last = -1;

@@ -24,15 +24,24 @@ typedef struct SampleOpts {
 /* Check the options: a one-line error naming the bad value. */
 int sample_check(const SampleOpts *o, TfErr *err);
 
+/* A token and its probability, as top-k and top-p rank them. */
+typedef struct SampleCand {
+    float p;
+    int id;
+} SampleCand;
+
 /* The distribution sampling draws from: out[V] = softmax(z / T) restricted
  * and renormalised (tokens outside the set get exactly 0). Tokens in
  * banned (may be NULL, V flags) are never drawn (e.g. <pad>, <bos>).
- * Returns the size of the set. */
+ * work (V entries, the caller's: nothing is allocated per token) is used
+ * for top-k and top-p, which select the best tokens without sorting the
+ * whole vocabulary. Returns the size of the set. */
 int sample_dist(const float *logits, int V, const SampleOpts *o, const unsigned char *banned,
-                float *out);
+                float *out, SampleCand *work);
 
-/* Draw one token from that distribution; scratch holds V floats. */
+/* Draw one token from that distribution; scratch holds V floats, work V
+ * candidates. */
 int sample_token(const float *logits, int V, const SampleOpts *o, const unsigned char *banned,
-                 Rng *rng, float *scratch);
+                 Rng *rng, float *scratch, SampleCand *work);
 
 #endif

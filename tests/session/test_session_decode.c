@@ -29,6 +29,21 @@ static void base_model(TfModel *m)
     expect_true(model_init_random(m, &c, 3, &err) == 0, "model: %s", err.msg);
 }
 
+/* The window on view with the base model, "t5 t6 t7" computed and drawn,
+ * lazy as the window runs. */
+static void open_base(App *a, const char *view)
+{
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, view);
+    tu_open(a, &o, 100);
+    TfModel m;
+    base_model(&m);
+    expect_true(app_use_model(a, &m, "base") == 0, "the base model is used");
+    a->ses.lazy = 1;
+    while (app_idle_work(a) == 1)
+        ;
+    tu_frame(a);
+}
+
 /* Steps run by fn on a: at most one. */
 #define AT_MOST_ONE_STEP(a, what, call)                                                      \
     do {                                                                                     \
@@ -162,15 +177,7 @@ static void test_experiment_never_blocks(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "matrix");
-    tu_open(&a, &o, 100);
-    TfModel m;
-    base_model(&m);
-    expect_true(app_use_model(&a, &m, "base") == 0, "the base model is used");
-    a.ses.lazy = 1;
-    while (app_idle_work(&a) == 1)
-        ;
-    tu_frame(&a);
+    open_base(&a, "matrix");
     char normal[SES_TEXT_MAX], buf[2 * SES_TEXT_MAX + 64];
     snprintf(normal, sizeof normal, "%s", a.ses.translation);
     expect_true(a.ses.base_passes == 0 && !a.ses.exp_phase, "no experiment: no pieces");
@@ -221,16 +228,28 @@ static void test_experiment_never_blocks(void **state)
     expect_true(app_exp_status(&a, buf, sizeof buf) && strstr(buf, normal) && strstr(buf, a.ses.translation) &&
                     !strstr(buf, "→ …"),
                 "the status line: before → after: %s", buf);
+    char after[SES_TEXT_MAX];
+    snprintf(after, sizeof after, "%s", a.ses.translation);
 
     /* only the experiment changes: the kept normal pass, the translation in steps */
     e.no_scale = 1;
     WITHIN_BUDGET(&a, "another experiment", app_set_exp(&a, &e));
+    WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
     run_experiment(&a, &mp);
-    expect_true(a.ses.base_passes == 1 && !session_exp_pending(&a.ses), "still one normal pass (%u)",
-                a.ses.base_passes);
+    expect_true(a.ses.base_passes == 1 && !session_exp_pending(&a.ses),
+                "still one normal pass (%u), the translation under the new experiment made", a.ses.base_passes);
+
+    /* the first experiment again: its translation was kept, nothing to decode */
+    unsigned p1 = a.ses.exp_pieces;
+    WITHIN_BUDGET(&a, "the first experiment again", app_set_exp(&a, &(TfExperiment){.no_pe = 1}));
+    WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
+    run_experiment(&a, &mp);
+    expect_true(!session_exp_pending(&a.ses) && a.ses.exp_pieces == p1 && strcmp(a.ses.translation, after) == 0,
+                "the first experiment again: %u pieces, «%s» (want «%s»)", a.ses.exp_pieces - p1, a.ses.translation,
+                after);
 
     /* an edit while the pieces run cancels them and starts over */
-    WITHIN_BUDGET(&a, "a new experiment", app_set_exp(&a, &(TfExperiment){.no_pe = 1}));
+    WITHIN_BUDGET(&a, "a new experiment", app_set_exp(&a, &(TfExperiment){.no_scale = 1}));
     WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
     calls = 0;
     while (!a.ses.exp_dec_on && calls++ < 100)
@@ -247,8 +266,123 @@ static void test_experiment_never_blocks(void **state)
     app_free(&a);
 }
 
+/* The decode view's own generation (forced tokens, an experiment) runs a
+ * step a frame too: each frame or key at most one of its steps (starting and
+ * handing over count as one), the progress while it runs, a new forcing
+ * cancels it, and the end equals tf_generate with the same forced tokens. */
+#define VIEW_AT_MOST_ONE(a, d, what, call)                                                       \
+    do {                                                                                         \
+        unsigned g0_ = (d)->gen_steps, s0_ = (a)->ses.dec_steps;                                 \
+        call;                                                                                    \
+        expect_true((d)->gen_steps - g0_ <= 1 && (a)->ses.dec_steps - s0_ <= 1,                  \
+                    "%s ran %u steps of the view's generation, %u of the session's (one at most)", \
+                    what, (d)->gen_steps - g0_, (a)->ses.dec_steps - s0_);                       \
+    } while (0)
+
+static void test_view_generation_never_blocks(void **state)
+{
+    (void)state;
+    static App a;
+    open_base(&a, "decode");
+    DecodeUi *d = a.vstate[VIEW_DECODE];
+    expect_true(d && !d->pending && d->gen.n > 0 && !d->gen_on, "the session's decode is shown (%d tokens)",
+                d ? d->gen.n : -1);
+    ev_key(&a, KEY_ESCAPE, 0);
+    /* force step 0 to a token the model did not choose */
+    int tok = d->gen.ids[0] == 7 ? 8 : 7;
+    dec_force(d, 0, tok);
+    int frames = 0, progress = 0;
+    VIEW_AT_MOST_ONE(&a, d, "the frame after forcing", tu_frame(&a));
+    expect_true(d->gen_on && d->pending, "the view generates step by step (step %d)", d->gdec.t);
+    expect_true(app_next_wake_ms(&a) >= 0 && app_next_wake_ms(&a) <= 2, "the window asks for the next frame at once (in %d ms)",
+                app_next_wake_ms(&a));
+    for (int k = 0; k < 3; k++) {
+        VIEW_AT_MOST_ONE(&a, d, "a frame", tu_frame(&a));
+        progress += d->pending;
+        frames++;
+    }
+    expect_true(progress == 3 && d->gen_on, "still generating after 4 frames, the progress shown");
+    /* a new forcing while it runs: cancelled, started again */
+    int tok2 = tok == 7 ? 9 : 10;
+    dec_force(d, 0, tok2);
+    VIEW_AT_MOST_ONE(&a, d, "the frame after forcing again", tu_frame(&a));
+    expect_true(d->gen_on && d->gdec.t == 0, "the new forcing starts from step 0 (step %d)", d->gdec.t);
+    while (d->gen_on && frames < 200) {
+        VIEW_AT_MOST_ONE(&a, d, "a frame", tu_frame(&a));
+        if (frames % 3 == 0)
+            VIEW_AT_MOST_ONE(&a, d, "a key", ev_key(&a, KEY_LEFT, 0));
+        frames++;
+    }
+    expect_true(!d->gen_on && !d->pending && d->err[0] == 0, "done after %d frames: %s", frames, d->err);
+    TfTrace tr;
+    TfErr err;
+    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 8, 0, &err) == 0, "trace");
+    DecodeOpts g;
+    decode_opts_default(&g);
+    g.n_force = 1;
+    g.force[0] = (DecodeForce){0, tok2};
+    DecodeResult r;
+    expect_true(tf_generate(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0],
+                            decode_max_out(&a.ses.model, &tr, a.ses.src_n[0]), 0, &g, &r, &err) == 0,
+                "generate: %s", err.msg);
+    expect_true(d->gen.n == r.n && memcmp(d->gen.ids, r.ids, (size_t)r.n * sizeof(int)) == 0 &&
+                    d->gen.steps && d->gen.steps[0].forced && d->tf_n > 0,
+                "the view's generation (%d tokens) = tf_generate's (%d), steps kept, teacher forcing beside it",
+                d->gen.n, r.n);
+    decode_result_free(&r);
+    trace_free(&tr);
+    /* a draw of the sampling pane: the same, a step a frame, then tf_translate's draw for its seed */
+    d->pane = DEC_PANE_SAMPLE;
+    d->smp.temp = 1.5f;
+    uint64_t seed = d->smp.seed;
+    VIEW_AT_MOST_ONE(&a, d, "N (sample)", ev_key(&a, 'n', 0));
+    expect_true(d->smp.sdec_on, "the draw runs step by step");
+    tu_frame(&a);
+    expect_true(app_next_wake_ms(&a) >= 0 && app_next_wake_ms(&a) <= 2, "the window asks for the draw's next frame at once (in %d ms)",
+                app_next_wake_ms(&a));
+    int draw_frames = 0;
+    while (d->smp.sdec_on && draw_frames++ < 100) {
+        VIEW_AT_MOST_ONE(&a, d, "a frame of the draw", tu_frame(&a));
+        const char *png = getenv("SAMPLE_PROGRESS_PNG"); /* to look at the draw's progress */
+        if (png && draw_frames == 3) {
+            TfErr e;
+            ren_save_png(tu_ren, png, &e);
+        }
+    }
+    expect_true(!d->smp.sdec_on && d->smp.n_samples == 1 && d->smp.sample_seed[0] == seed && draw_frames > 2,
+                "drawn in %d frames (seed %llu)", draw_frames, (unsigned long long)d->smp.sample_seed[0]);
+    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 8, 0, &err) == 0, "trace");
+    decode_opts_default(&g);
+    g.sample = 1;
+    g.sampling = (SampleOpts){1.5f, 0, 1.0f};
+    g.seed = seed;
+    expect_true(tf_translate(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0], &g, &r, &err) == 0, "%s",
+                err.msg);
+    expect_true(r.n == d->smp.sample_n[0] && memcmp(r.ids, d->smp.sample_ids[0], (size_t)r.n * sizeof(int)) == 0,
+                "the draw (%d tokens) is tf_translate's for seed %llu (%d tokens)", d->smp.sample_n[0],
+                (unsigned long long)seed, r.n);
+    decode_result_free(&r);
+    trace_free(&tr);
+    d->pane = DEC_PANE_GEN;
+    /* under an experiment: the same, a step a frame */
+    dec_unforce(d);
+    TfExperiment e = {0};
+    e.no_pe = 1;
+    VIEW_AT_MOST_ONE(&a, d, "setting the experiment", app_set_exp(&a, &e));
+    int saw = 0;
+    frames = 0;
+    while (frames++ < 400 && (d->gen_on || !saw || session_exp_pending(&a.ses) || a.ses.units_done < 16)) {
+        VIEW_AT_MOST_ONE(&a, d, "a frame", tu_frame(&a));
+        saw += d->gen_on;
+        if (!d->gen_on && saw && app_idle_work(&a) != 1)
+            break;
+    }
+    expect_true(saw > 1 && !d->gen_on && d->gen.n > 0, "under the experiment: %d frames generating", saw);
+    app_free(&a);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_never_blocks_longer_than_a_step),
-           cmocka_unit_test(test_experiment_never_blocks));
+           cmocka_unit_test(test_experiment_never_blocks), cmocka_unit_test(test_view_generation_never_blocks));
 }

@@ -111,11 +111,75 @@ static void test_base_follows_the_input(void **state)
     session_free(&s);
 }
 
+/* Toggling an experiment decodes no greedy target again: each is kept for
+ * its (model, source sentence); off again, the normal translation is back
+ * at once. A changed sentence of the batch is decoded, the others not. */
+static void test_targets_kept_across_experiments(void **state)
+{
+    (void)state;
+    static Session s;
+    TfErr err;
+    expect_true(session_init(&s, MODEL, 0, &err) == 0, "%s", err.msg);
+    session_set_text(&s, 0, "t5 t6 t7 t8 | t9 t10");
+    session_compute_all(&s);
+    char normal[SES_TEXT_MAX];
+    snprintf(normal, sizeof normal, "%s", s.translation);
+    int tn = s.tgt_n[1], t1[SES_CAP_T];
+    memcpy(t1, s.tgt_ids[1], sizeof t1);
+    unsigned steps = s.dec_steps;
+    expect_true(steps > 0 && normal[0], "decoded: %u steps, «%s»", steps, normal);
+    TfExperiment e = {0};
+    e.no_pe = 1;
+    session_set_exp(&s, &e);
+    session_compute_all(&s);
+    expect_true(s.dec_steps == steps, "the experiment on: %u targets' steps run again", s.dec_steps - steps);
+    expect_true(strcmp(s.base_translation, normal) == 0, "before: «%s» (want «%s»)", s.base_translation, normal);
+    char under[SES_TEXT_MAX];
+    snprintf(under, sizeof under, "%s", s.translation);
+    session_set_exp(&s, &(TfExperiment){0});
+    session_update(&s, SES_NEED_STAGE);
+    expect_true(s.dec_steps == steps && strcmp(s.translation, normal) == 0,
+                "off again: %u steps run, the translation «%s» (want «%s»)", s.dec_steps - steps, s.translation,
+                normal);
+    /* the same experiment on again: its translation is kept too */
+    unsigned pieces = s.exp_pieces;
+    session_set_exp(&s, &e);
+    session_compute_all(&s);
+    expect_true(s.exp_pieces == pieces && !session_exp_pending(&s) && strcmp(s.translation, under) == 0,
+                "on again: %u pieces run, «%s» (want «%s»)", s.exp_pieces - pieces, s.translation, under);
+    session_set_exp(&s, &(TfExperiment){0});
+    session_compute_all(&s);
+    expect_true(s.tgt_n[1] == tn && memcmp(s.tgt_ids[1], t1, (size_t)tn * sizeof(int)) == 0,
+                "sentence 2's target is the one decoded before");
+    /* the typed target changes nothing of the greedy targets */
+    session_set_text(&s, 1, "t7 t8");
+    session_compute_all(&s);
+    expect_true(s.dec_steps == steps && !s.tgt_auto, "a typed target: %u steps", s.dec_steps - steps);
+    /* a new first sentence: only it is decoded */
+    session_set_text(&s, 1, "");
+    session_set_text(&s, 0, "t6 t5 | t9 t10");
+    session_compute_all(&s);
+    unsigned more = s.dec_steps - steps;
+    expect_true(more > 0 && s.tgt_n[1] == tn && memcmp(s.tgt_ids[1], t1, (size_t)tn * sizeof(int)) == 0,
+                "a new first sentence: %u steps, the second's target kept", more);
+    /* the same as decoding it afresh */
+    static Session f;
+    expect_true(session_init(&f, MODEL, 0, &err) == 0, "%s", err.msg);
+    session_set_text(&f, 0, "t6 t5 | t9 t10");
+    session_compute_all(&f);
+    expect_true(strcmp(f.translation, s.translation) == 0 && f.tgt_n[0] == s.tgt_n[0] &&
+                    memcmp(f.tgt_ids[0], s.tgt_ids[0], (size_t)f.tgt_n[0] * sizeof(int)) == 0,
+                "fresh «%s», kept «%s»", f.translation, s.translation);
+    session_free(&f);
+    session_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normal_pass_once_per_input),
         cmocka_unit_test(test_base_follows_the_input),
+        cmocka_unit_test(test_targets_kept_across_experiments),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -38,12 +38,14 @@ static int near_color(uint32_t px, Color c, int tol)
 }
 
 /* softmax(z / T) of token id, in double, from the view's logits */
+/* p(id) under softmax(z/T) over the tokens sampling may draw (not <pad>
+ * 0 or <bos> 1). */
 static double softmax_t(const float *z, int V, double T, int id)
 {
     double m = -INFINITY, s = 0;
-    for (int i = 0; i < V; i++)
+    for (int i = 2; i < V; i++)
         m = z[i] > m ? z[i] : m;
-    for (int i = 0; i < V; i++)
+    for (int i = 2; i < V; i++)
         s += exp((z[i] - m) / T);
     return exp((z[id] - m) / T) / s;
 }
@@ -87,6 +89,14 @@ static void test_temperature_slider(void **state)
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
     Rect s = d->smp.slider;
     expect_true(s.w > 50, "the slider is drawn (%d px)", s.w);
+    d->smp.temp = DEC_T_MAX; /* flat: every token among the bars' candidates */
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    for (int i = 0; i < d->smp.n_bars; i++)
+        expect_true(d->smp.bar_id[i] != 0 && d->smp.bar_id[i] != 1, "bar %d shows token %d, which is never drawn", i,
+                    d->smp.bar_id[i]);
+    expect_true(d->smp.dist[0] == 0 && d->smp.dist[1] == 0 && d->smp.n_set == d->smp.V - 2,
+                "<pad> and <bos> are never drawn: p %g and %g, %d of %d tokens in the set", d->smp.dist[0],
+                d->smp.dist[1], d->smp.n_set, d->smp.V);
     float want[3] = {0.1f, sqrtf(0.1f * 5.0f), 5.0f};
     for (int k = 0; k < 3; k++) {
         int x = s.x + (k == 2 ? s.w : k * s.w / 2);
@@ -115,6 +125,18 @@ static void test_temperature_slider(void **state)
         ev_key(&a, 't', MOD_SHIFT);
     expect_true(d->smp.temp == DEC_T_MIN, "Shift+T stops at 0.1 (%g)", d->smp.temp);
     check_bar(&a, d);
+    /* the bars are computed when their inputs change, not every frame */
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    unsigned made = d->smp.bars_made;
+    for (int i = 0; i < 3; i++)
+        tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    expect_true(d->smp.bars_made == made, "3 frames of the same bars computed them %u times (none wanted)",
+                d->smp.bars_made - made);
+    ev_key(&a, 'k', 0); /* top-k */
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    expect_true(d->smp.bars_made == made + 1 && d->smp.top_k == 1 && d->smp.n_bars == 1 && d->smp.bar_p[0] == 1.0f,
+                "top-k 1: computed %u times (once wanted), %d bars, the first p %g", d->smp.bars_made - made,
+                d->smp.n_bars, d->smp.bar_p[0]);
     app_free(&a);
 }
 

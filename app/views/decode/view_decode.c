@@ -144,9 +144,13 @@ static int teacher_force(const Scene *sc, DecodeUi *d, const int *target, int n,
     return 0;
 }
 
+static void compute_rest(const Scene *sc, DecodeUi *d);
+
 static void compute(const Scene *sc, DecodeUi *d)
 {
     TfErr err;
+    dec_gen_stop(d); /* an edit or a new forcing cancels the generation in flight */
+    dec_sample_stop(&d->smp); /* ... and a draw of the sampling pane */
     d->version = sc->version;
     d->batch = sc->batch;
     d->err[0] = 0;
@@ -160,6 +164,8 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->scroll = d->follow = 0;
     if (sc->ses->input_error[0]) {
         snprintf(d->err, sizeof d->err, "%s", sc->ses->input_error);
+        if (d->have_traces)
+            dec_exp_apply(sc, d); /* nothing to decode under it, but it is the one asked for */
         return;
     }
     if (ensure_traces(sc, d, &err)) {
@@ -178,10 +184,17 @@ static void compute(const Scene *sc, DecodeUi *d)
     int from = d->smp.force.n_force || !tf_exp_is_none(&d->tr.exp) ? -1 : dec_from_session(sc, d, b);
     if (from == 0) /* 1 taken, 0 still decoding, -1 do it here */
         return;
-    if (from < 0 && dec_generate(sc, d, &err)) { /* greedy, with the tokens the learner forced */
+    if (from < 0 && dec_gen_start(sc, d, &err)) /* greedy, with the tokens the learner forced */
         snprintf(d->err, sizeof d->err, "%s", err.msg);
-        return;
-    }
+    else if (from > 0)
+        compute_rest(sc, d);
+}
+
+/* With the generation in d->gen: teacher forcing beside it. */
+static void compute_rest(const Scene *sc, DecodeUi *d)
+{
+    TfErr err;
+    int b = d->batch >= 0 && d->batch < sc->n_src ? d->batch : 0;
     /* the target: typed by the learner, else the model's own greedy output */
     d->ref = b == 0 && !sc->ses->tgt_auto;
     int rc;
@@ -240,12 +253,33 @@ DecodeUi *dec_get(ViewCtx *v)
                                                 attention aligns best */
         dec_sample_init(&d->smp);
     }
-    if (d->version != sc->version || d->batch != sc->batch || dec_decoded(sc, d))
+    int started = 0; /* the encoder was this call's step */
+    if (d->version != sc->version || d->batch != sc->batch || dec_decoded(sc, d) || dec_exp_changed(sc, d)) {
         compute(sc, d);
+        started = d->gen_on && sc->ses->lazy;
+        if (started && v->out)
+            v->out->wake_at = sc->now; /* its steps from the next frame on */
+    }
+    if (d->gen_on && !started) { /* the view's own generation, a budget a frame */
+        TfErr err;
+        int rc = dec_gen_advance(v, d, &err);
+        if (rc < 0)
+            snprintf(d->err, sizeof d->err, "%s", err.msg);
+        else if (rc > 0)
+            compute_rest(sc, d);
+    }
+    if (d->smp.sdec_on && !started)
+        dec_sample_advance(sc, d, v->out);
     if (d->pane == DEC_PANE_BEAM &&
         (d->beam_version != d->version || d->beam_batch != d->batch ||
-         d->beam_for_k != d->beam_k || d->beam_for_alpha != DEC_ALPHAS[d->alpha_i]))
+         d->beam_for_k != d->beam_k || d->beam_for_alpha != DEC_ALPHAS[d->alpha_i])) {
         compute_beam(sc, d);
+        if (d->beam_on && sc->ses->lazy) { /* the encoder was this call's step */
+            if (v->out)
+                v->out->wake_at = sc->now;
+            return d;
+        }
+    }
     if (d->pane == DEC_PANE_BEAM)
         dec_beam_advance(v, d);
     return d;
@@ -258,6 +292,7 @@ static void view_decode_free(void *st)
         trace_free(&d->tr);
     if (d->have_btr)
         trace_free(&d->btr);
+    dec_gen_stop(d);
     decode_result_free(&d->gen);
     dec_beam_stop(d);
     beam_result_free(&d->beam);
@@ -538,6 +573,8 @@ static void view_decode(ViewCtx *v)
         return;
     }
     advance_play(v, d);
+    if (d->gen_on || d->smp.sdec_on) /* decoding a step a frame (a draw may start below) */
+        v->out->wake_at = v->s->now;
     int pad = ui_px(v->g, 4);
     /* the pane tabs and the pane's controls, wrapping when narrow */
     UiFlow f = ui_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
@@ -551,6 +588,8 @@ static void view_decode(ViewCtx *v)
         draw_bar_beam(&f, d);
     else if (d->pane == DEC_PANE_SAMPLE)
         dec_sample_bar(&f, d);
+    if (d->smp.sdec_on) /* Sample may have been pressed just now */
+        v->out->wake_at = v->s->now;
     else
         draw_bar_gen(&f, d);
     int top = area.y + pad + ui_flow_height(&f) + ui_px(v->g, 8);
@@ -572,7 +611,7 @@ static void view_decode(ViewCtx *v)
         return;
     }
     if (d->pending && d->pane != DEC_PANE_BEAM) {
-        dec_draw_progress(v, body);
+        dec_draw_progress(v, d, body);
         return;
     }
     ren_clip_push(v->r, body);

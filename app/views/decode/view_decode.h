@@ -29,6 +29,7 @@
 typedef enum DecPane { DEC_PANE_GEN, DEC_PANE_STEP, DEC_PANE_BEAM, DEC_PANE_SAMPLE, DEC_PANE_COUNT } DecPane;
 
 #define DEC_N_SAMPLES 6   /* translations drawn, the newest first */
+#define DEC_SHOW_K 10     /* bars in the sampling pane */
 #define DEC_T_MIN 0.1f    /* the temperature slider, on a log scale */
 #define DEC_T_MAX 5.0f
 
@@ -50,13 +51,26 @@ typedef struct DecSample {
     double sample_lp[DEC_N_SAMPLES];
     uint64_t sample_seed[DEC_N_SAMPLES];
     uint64_t samples_version; /* the input they were drawn for */
-    TfTrace str;          /* its trace (1 sentence, nothing recorded) */
+    TfTrace str;          /* the bars' trace (1 sentence, nothing recorded) */
+    TfTrace dtr;          /* the draw's trace (the same), made with str */
     int have_str;
+    TfDecoder sdec;       /* the draw in flight (sdec_on): a step a frame */
+    int sdec_on;
     char err[TF_ERR_MAX + 64];
     /* the logits the bars show: the next token after the inspected step's
      * prefix (a teacher-forced pass over it), kept for (version, prefix) */
     float *logits, *dist;     /* (V) */
+    float *own;               /* (V) the model's own distribution (T = 1) */
+    SampleCand *work;         /* (V) top-k / top-p's candidates */
+    unsigned char *banned;    /* (V) never drawn (decode_sample_banned) */
     int V, logits_at;         /* the position; -1 none */
+    unsigned logits_seq;      /* bumps when logits are recomputed */
+    /* the bars, made for (bars_seq, bars_opts): the DEC_SHOW_K most
+     * probable tokens of dist, their p and the model's own */
+    unsigned bars_seq, bars_made; /* bars_made counts the computations (tests) */
+    SampleOpts bars_opts;
+    int n_set, n_bars, bar_id[DEC_SHOW_K];
+    float bar_p[DEC_SHOW_K], bar_own[DEC_SHOW_K];
     uint64_t logits_version;
     int prefix[DEC_CAP_T], prefix_n;
     int tf_pred[DEC_CAP_T], tf_truth[DEC_CAP_T];
@@ -134,7 +148,14 @@ typedef struct DecodeUi {
     int beam_x0;          /* first tree column shown */
     int ready;            /* set up for a model (first use) */
     DecSample smp;        /* sampling and forcing */
-    int pending;          /* the session is still decoding: progress shown */
+    int pending;          /* the session (or the view, gen_on) is still
+                             decoding: progress shown */
+    TfDecoder gdec;       /* the view's own generation in flight (gen_on):
+                             forced tokens or an experiment */
+    int gen_on;
+    unsigned gen_steps;   /* its steps run in all, and the sampling pane's
+                             draws', start and hand-over included (tests
+                             count them) */
     TfDecoder bdec;       /* the beam search in flight (beam_on), a few steps
                              a frame (view_decode_beam.c) */
     int beam_on;
@@ -151,8 +172,10 @@ DecodeUi *dec_get(ViewCtx *v);
 int dec_from_session(const Scene *sc, DecodeUi *d, int b);
 /* The decoding the view waited for has ended: compute again. */
 int dec_decoded(const Scene *sc, const DecodeUi *d);
+/* "Decoding step by step: done of at most max_out tokens". */
+void dec_progress_line(char *buf, size_t cap, int done, int max_out);
 /* The progress mark while it decodes: tokens so far of at most max_out. */
-void dec_draw_progress(ViewCtx *v, Rect body);
+void dec_draw_progress(ViewCtx *v, const DecodeUi *d, Rect body);
 /* line, a bar of done of max_out, and the tokens ids[0..n) under it. */
 void dec_draw_progress_of(ViewCtx *v, Rect body, const char *line, int done, int max_out,
                           const int *ids, int n);
@@ -179,17 +202,29 @@ int view_decode_setup(ViewCtx *v, const char *pane, int k, float alpha);
 /* ---- sampling and forcing (view_decode_sample.c) ---- */
 void dec_sample_init(DecSample *m);
 void dec_sample_free(DecSample *m);
-/* Greedy generation of d->src, with the forced tokens when they were made
- * for this input (else they are dropped): into d->gen, steps kept. */
-int dec_generate(const Scene *sc, DecodeUi *d, TfErr *err);
+/* The view's own greedy generation of d->src (with the forced tokens when
+ * they were made for this input, else they are dropped; or under the
+ * experiment), step by step like the session's: start it (one in flight is
+ * cancelled; d->pending set), run this frame's steps within
+ * SES_DEC_FRAME_BYTES (all when headless) and ask for the next frame: 1 when
+ * d->gen holds it (steps kept), 0 more to come, -1 error; stop it. */
+int dec_gen_start(const Scene *sc, DecodeUi *d, TfErr *err);
+int dec_gen_advance(ViewCtx *v, DecodeUi *d, TfErr *err);
+void dec_gen_stop(DecodeUi *d);
 /* Force token id at generation step s (replacing what was forced there and
  * later); generation is redone from there on the next dec_get. */
 void dec_force(DecodeUi *d, int s, int id);
 void dec_unforce(DecodeUi *d);
 /* A click on row rc, a top-k token id of step s, forces it. */
 void dec_force_click(ViewCtx *v, DecodeUi *d, Rect rc, int s, int id);
-/* Draw a new translation with the pane's settings (0, or -1: smp.err). */
+/* Draw a new translation with the pane's settings, as tf_translate does
+ * with DecodeOpts.sample and the next seed, but step by step within the
+ * frame budget like the generation (all at once when headless): start it
+ * (a draw in flight starts again), run this frame's steps (out may be
+ * NULL), stop it. 0, or -1: smp.err. */
 int dec_sample_draw_one(const Scene *sc, DecodeUi *d);
+int dec_sample_advance(const Scene *sc, DecodeUi *d, ViewOut *out);
+void dec_sample_stop(DecSample *m);
 /* The temperature from a slider position u in [0, 1] (log scale) and back. */
 float dec_temp_at(float u);
 float dec_temp_pos(float t);
@@ -202,6 +237,9 @@ int dec_sample_key(ViewCtx *v, DecodeUi *d, Key key, int mod);
  * shows it): set d->tr's experiment for the scene. The line saying which,
  * with the greedy translation before → after; returns its height. */
 void dec_exp_apply(const Scene *sc, DecodeUi *d);
+/* The experiment to decode under is not the one d->tr has (the normal
+ * pass arrived, or D toggled): compute again. */
+int dec_exp_changed(const Scene *sc, const DecodeUi *d);
 int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w);
 
 /* Text of a target token, "<bos>" etc. included. */

@@ -572,13 +572,8 @@ void dec_beam_advance(ViewCtx *v, DecodeUi *d)
     if (!d->beam_on)
         return;
     TfErr err;
-    double spent = 0, step = kv_step_bytes(&v->s->model->cfg);
-    int rc = 0;
-    int all = !v->s->ses->lazy; /* headless (shot): the whole search now */
-    while (rc == 0 && (all || spent == 0 || spent + step <= SES_DEC_FRAME_BYTES)) {
-        rc = tf_dec_step(&d->bdec, &err);
-        spent += step;
-    }
+    /* headless (shot): the whole search now */
+    int rc = tf_dec_run(&d->bdec, v->s->ses->lazy ? SES_DEC_FRAME_BYTES : 0, &err);
     if (rc == 0) {
         if (v->out)
             v->out->wake_at = v->s->now; /* the next steps in the next frame */

@@ -30,7 +30,7 @@ int dec_from_session(const Scene *sc, DecodeUi *d, int b)
 
 int dec_decoded(const Scene *sc, const DecodeUi *d)
 {
-    return d->pending && !session_decoding(sc->ses, NULL, NULL);
+    return d->pending && !d->gen_on && !session_decoding(sc->ses, NULL, NULL);
 }
 
 void dec_draw_progress_of(ViewCtx *v, Rect body, const char *line, int done, int max_out,
@@ -53,14 +53,25 @@ void dec_draw_progress_of(ViewCtx *v, Rect body, const char *line, int done, int
     }
 }
 
-void dec_draw_progress(ViewCtx *v, Rect body)
+void dec_progress_line(char *buf, size_t cap, int done, int max_out)
+{
+    snprintf(buf, cap, _("Decoding step by step: %d of at most %d tokens"), done, max_out);
+}
+
+void dec_draw_progress(ViewCtx *v, const DecodeUi *d, Rect body)
 {
     const Session *s = v->s->ses;
     int done = 0, max_out = 0;
-    session_decoding(s, &done, &max_out);
     char line[256];
+    if (d->gen_on) { /* the view's own: forced tokens or an experiment */
+        const TfDecoder *g = &d->gdec;
+        dec_progress_line(line, sizeof line, g->t, g->max_out);
+        dec_draw_progress_of(v, body, line, g->t, g->max_out, g->res.ids, g->res.n);
+        return;
+    }
+    session_decoding(s, &done, &max_out);
     if (max_out > 0)
-        snprintf(line, sizeof line, _("Decoding step by step: %d of at most %d tokens"), done, max_out);
+        dec_progress_line(line, sizeof line, done, max_out);
     else
         snprintf(line, sizeof line, "%s", _("Decoding: encoding the source"));
     int on = s->dec_on && s->dec.res.n > 0;

@@ -21,7 +21,7 @@
 #include "sample.h"
 #include "view_decode.h"
 
-#define SHOW_K 10 /* bars in the sampling pane */
+#define SHOW_K DEC_SHOW_K
 
 static const int TOPK_CHOICES[] = {0, 1, 5, 10, 40};
 static const float TOPK_CHOICES_F[] = {0, 1, 5, 10, 40}; /* the same, for next_choice */
@@ -40,15 +40,29 @@ void dec_sample_init(DecSample *m)
     decode_opts_default(&m->force);
 }
 
-void dec_sample_free(DecSample *m)
+static void dec_sample_free_bufs(DecSample *m)
 {
-    if (m->have_str)
-        trace_free(&m->str);
-    m->have_str = 0;
     free(m->logits);
     free(m->dist);
-    m->logits = m->dist = NULL;
+    free(m->own);
+    free(m->work);
+    free(m->banned);
+    m->logits = m->dist = m->own = NULL;
+    m->work = NULL;
+    m->banned = NULL;
     m->V = 0;
+    m->bars_seq = 0;
+}
+
+void dec_sample_free(DecSample *m)
+{
+    dec_sample_stop(m);
+    if (m->have_str) {
+        trace_free(&m->str);
+        trace_free(&m->dtr);
+    }
+    m->have_str = 0;
+    dec_sample_free_bufs(m);
 }
 
 float dec_temp_at(float u)
@@ -64,16 +78,60 @@ float dec_temp_pos(float t)
 
 /* ---- forcing ---- */
 
-int dec_generate(const Scene *sc, DecodeUi *d, TfErr *err)
+int dec_gen_start(const Scene *sc, DecodeUi *d, TfErr *err)
 {
     DecSample *m = &d->smp;
     if (m->force.n_force && (m->force_version != sc->version || m->force_batch != sc->batch)) {
         m->force.n_force = 0; /* made for another input */
         m->force_sel = -1;
     }
-    if (!m->force.n_force)
-        return tf_greedy(sc->model, &d->tr, d->src, d->S, d->max_out, 1, &d->gen, err);
-    return tf_generate(sc->model, &d->tr, d->src, d->S, d->max_out, 1, &m->force, &d->gen, err);
+    DecodeOpts o;
+    if (m->force.n_force)
+        o = m->force;
+    else
+        decode_opts_default(&o);
+    o.beam = 1;
+    o.max_out = d->max_out;
+    o.no_trace = 1; /* teacher forcing fills the trace next */
+    dec_gen_stop(d);
+    if (tf_dec_start(&d->gdec, sc->model, &d->tr, d->src, d->S, &o, 1, err))
+        return -1;
+    d->gen_on = d->pending = 1;
+    d->gen_steps++; /* the encoder counts as a step */
+    return 0;
+}
+
+int dec_gen_advance(ViewCtx *v, DecodeUi *d, TfErr *err)
+{
+    if (!d->gen_on)
+        return 1;
+    int lazy = v->s->ses->lazy; /* headless (shot): all now */
+    if (!d->gdec.done) {
+        int t = d->gdec.t;
+        int rc = tf_dec_run(&d->gdec, lazy ? SES_DEC_FRAME_BYTES : 0, err);
+        d->gen_steps += (unsigned)(d->gdec.t - t);
+        if (rc < 0) {
+            d->gen_on = d->pending = 0;
+            tf_dec_free(&d->gdec);
+            return -1;
+        }
+        if (rc == 0 || lazy) { /* the hand-over and teacher forcing: the next frame */
+            if (v->out)
+                v->out->wake_at = v->s->now;
+            return 0;
+        }
+    }
+    d->gen_on = d->pending = 0;
+    decode_result_free(&d->gen);
+    d->gen_steps++; /* the hand-over (no final pass) */
+    return tf_dec_finish(&d->gdec, &d->gen, NULL, err) ? -1 : 1;
+}
+
+void dec_gen_stop(DecodeUi *d)
+{
+    if (d->gen_on)
+        tf_dec_free(&d->gdec);
+    d->gen_on = 0;
 }
 
 void dec_force(DecodeUi *d, int s, int id)
@@ -113,11 +171,25 @@ void dec_force_click(ViewCtx *v, DecodeUi *d, Rect rc, int s, int id)
 
 /* ---- under an experiment ---- */
 
+/* The experiment the view decodes under: the session's once its normal
+ * pass is there (sc->base), unless D shows the normal pass. */
+static TfExperiment exp_wanted(const Scene *sc)
+{
+    TfExperiment e = {0};
+    if (sc->base && sc->cmp != 1) /* experiment or difference: the experiment's decoding */
+        e = sc->ses->exp;
+    return e;
+}
+
 void dec_exp_apply(const Scene *sc, DecodeUi *d)
 {
-    memset(&d->tr.exp, 0, sizeof d->tr.exp);
-    if (sc->base && sc->cmp != 1) /* experiment or difference: the experiment's decoding */
-        d->tr.exp = sc->ses->exp;
+    d->tr.exp = exp_wanted(sc);
+}
+
+int dec_exp_changed(const Scene *sc, const DecodeUi *d)
+{
+    TfExperiment e = exp_wanted(sc);
+    return d->have_traces && !tf_exp_equal(&e, &d->tr.exp);
 }
 
 int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w)
@@ -141,17 +213,26 @@ int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w)
 
 /* ---- sampling ---- */
 
+/* The pane's traces: str for the bars' teacher-forced pass, dtr for the
+ * draw in flight (both 1 sentence, nothing recorded). */
 static int ensure_str(DecodeUi *d, TfErr *err)
 {
     DecSample *m = &d->smp;
     if (m->have_str && memcmp(&m->str.cfg, &d->cfg, sizeof d->cfg) == 0)
         return 0;
-    if (m->have_str)
+    dec_sample_stop(m); /* it decodes in dtr */
+    if (m->have_str) {
         trace_free(&m->str);
+        trace_free(&m->dtr);
+    }
     m->have_str = 0;
     int T = d->cfg.max_len < DEC_TRACE_T0 ? d->cfg.max_len : DEC_TRACE_T0;
     if (trace_build(&m->str, &d->cfg, 1, T, 0, err))
         return -1;
+    if (trace_build(&m->dtr, &d->cfg, 1, T, 0, err)) {
+        trace_free(&m->str);
+        return -1;
+    }
     m->have_str = 1;
     return 0;
 }
@@ -160,6 +241,13 @@ static SampleOpts sample_opts(const DecSample *m)
 {
     SampleOpts o = {m->temp, m->top_k, m->top_p};
     return o;
+}
+
+void dec_sample_stop(DecSample *m)
+{
+    if (m->sdec_on)
+        tf_dec_free(&m->sdec);
+    m->sdec_on = 0;
 }
 
 int dec_sample_draw_one(const Scene *sc, DecodeUi *d)
@@ -176,14 +264,50 @@ int dec_sample_draw_one(const Scene *sc, DecodeUi *d)
         snprintf(m->err, sizeof m->err, "%s", err.msg);
         return -1;
     }
-    DecodeOpts o;
+    DecodeOpts o; /* what tf_translate does with these options, a step at a time */
     decode_opts_default(&o);
     o.sample = 1;
     o.sampling = sample_opts(m);
     o.seed = m->seed;
+    o.max_out = d->max_out;
+    o.no_trace = 1; /* only the tokens are shown */
+    dec_sample_stop(m); /* a draw in flight starts again */
+    m->dtr.exp = d->tr.exp; /* under the experiment, as the view decodes */
+    if (tf_dec_start(&m->sdec, sc->model, &m->dtr, d->src, d->S, &o, 0, &err)) {
+        snprintf(m->err, sizeof m->err, "%s", err.msg);
+        return -1;
+    }
+    m->sdec_on = 1;
+    d->gen_steps++; /* the encoder counts as a step */
+    return sc->ses->lazy ? 0 : dec_sample_advance(sc, d, NULL); /* headless: all now */
+}
+
+int dec_sample_advance(const Scene *sc, DecodeUi *d, ViewOut *out)
+{
+    DecSample *m = &d->smp;
+    TfErr err;
+    if (!m->sdec_on)
+        return 0;
+    int lazy = sc->ses->lazy;
+    if (!m->sdec.done) {
+        int t = m->sdec.t;
+        int rc = tf_dec_run(&m->sdec, lazy ? SES_DEC_FRAME_BYTES : 0, &err);
+        d->gen_steps += (unsigned)(m->sdec.t - t);
+        if (rc < 0) {
+            dec_sample_stop(m);
+            snprintf(m->err, sizeof m->err, "%s", err.msg);
+            return -1;
+        }
+        if (rc == 0 || lazy) { /* the hand-over: the next frame */
+            if (out)
+                out->wake_at = sc->now;
+            return 0;
+        }
+    }
     DecodeResult r = {0};
-    m->str.exp = d->tr.exp; /* under the experiment, as the view decodes */
-    if (tf_translate(sc->model, &m->str, d->src, d->S, &o, &r, &err)) {
+    m->sdec_on = 0;
+    d->gen_steps++;
+    if (tf_dec_finish(&m->sdec, &r, NULL, &err)) {
         snprintf(m->err, sizeof m->err, "%s", err.msg);
         return -1;
     }
@@ -216,14 +340,17 @@ static const float *next_logits(const Scene *sc, DecodeUi *d, int *at)
         s = d->gen.n;
     *at = s;
     if (m->V != V) {
-        free(m->logits);
-        free(m->dist);
+        dec_sample_free_bufs(m);
         m->logits = malloc((size_t)V * sizeof(float));
         m->dist = malloc((size_t)V * sizeof(float));
-        m->V = m->logits && m->dist ? V : 0;
+        m->own = malloc((size_t)V * sizeof(float));
+        m->work = malloc((size_t)V * sizeof *m->work);
+        m->banned = malloc((size_t)V);
+        m->V = m->logits && m->dist && m->own && m->work && m->banned ? V : 0;
         m->logits_at = -1;
         if (!m->V)
             return NULL;
+        decode_sample_banned(&sc->model->cfg, m->banned); /* as the draws: never <pad> or <bos> */
     }
     int same = m->logits_at == s && m->logits_version == d->version && m->prefix_n == s &&
                memcmp(m->prefix, d->gen.ids, (size_t)s * sizeof(int)) == 0;
@@ -239,6 +366,7 @@ static const float *next_logits(const Scene *sc, DecodeUi *d, int *at)
         return NULL;
     }
     memcpy(m->logits, m->str.logits + (size_t)s * V, (size_t)V * sizeof(float));
+    m->logits_seq++; /* the bars follow (bars_for) */
     memcpy(m->prefix, d->gen.ids, (size_t)s * sizeof(int));
     m->prefix_n = s;
     m->logits_at = s;
@@ -304,6 +432,31 @@ void dec_sample_bar(UiFlow *f, DecodeUi *d)
         dec_sample_draw_one(v->s, d);
 }
 
+/* The bars' numbers: the distribution sampling draws from with the pane's
+ * settings and the model's own (T = 1), the SHOW_K most probable; computed
+ * when the logits or a setting change, not every frame. */
+static void bars_for(DecSample *m, const float *z)
+{
+    SampleOpts o = sample_opts(m), one = {1.0f, 0, 1.0f};
+    if (m->bars_seq == m->logits_seq && memcmp(&m->bars_opts, &o, sizeof o) == 0)
+        return;
+    m->bars_seq = m->logits_seq;
+    m->bars_opts = o;
+    m->bars_made++;
+    int V = m->V;
+    m->n_set = sample_dist(z, V, &o, m->banned, m->dist, m->work);
+    sample_dist(z, V, &one, m->banned, m->own, m->work);
+    float p[SHOW_K];
+    int n = decode_top_k(m->dist, V, SHOW_K, m->bar_id, p);
+    while (n > 0 && !(p[n - 1] > 0)) /* only tokens in the set */
+        n--;
+    m->n_bars = n;
+    for (int i = 0; i < n; i++) {
+        m->bar_p[i] = p[i];
+        m->bar_own[i] = m->own[m->bar_id[i]];
+    }
+}
+
 /* Bars of the distribution sampling draws from, the top SHOW_K, each with
  * the model's own probability (T = 1) as a thin mark beside it. */
 static int draw_dist(ViewCtx *v, DecodeUi *d, Rect rc)
@@ -319,35 +472,16 @@ static int draw_dist(ViewCtx *v, DecodeUi *d, Rect rc)
         ui_text_fit(v->r, g->small, _("no distribution to show"), rc.x, rc.y, rc.w, th->warn);
         return sh;
     }
-    int V = m->V;
-    SampleOpts o = sample_opts(m), one = {1.0f, 0, 1.0f};
-    int n_set = sample_dist(z, V, &o, NULL, m->dist);
+    bars_for(m, z);
     char buf[300];
     snprintf(buf, sizeof buf,
              _("after '%s' (step %d): softmax(z/T) over the %d tokens top-k and top-p keep; the thin mark is T = 1"),
-             dec_tok(sc, at > 0 ? d->gen.ids[at - 1] : cfg_start_id(&sc->model->cfg)), at + 1, n_set);
+             dec_tok(sc, at > 0 ? d->gen.ids[at - 1] : cfg_start_id(&sc->model->cfg)), at + 1, m->n_set);
     ui_text_fit(v->r, g->small, buf, rc.x, rc.y, rc.w, th->dim);
     int y = rc.y + sh + ui_px(g, 4), rh = lh + ui_px(g, 3);
-    int id[SHOW_K];
-    float p[SHOW_K];
-    int n = 0;
-    for (int t = 0; t < V; t++) { /* the SHOW_K largest, best first */
-        float x = m->dist[t];
-        if (!(x > 0) || (n == SHOW_K && x <= p[n - 1]))
-            continue;
-        int k = n < SHOW_K ? n++ : SHOW_K - 1;
-        while (k > 0 && p[k - 1] < x) {
-            p[k] = p[k - 1];
-            id[k] = id[k - 1];
-            k--;
-        }
-        p[k] = x;
-        id[k] = t;
-    }
-    static float base[1 << 16];
-    float *p1 = V <= (int)(sizeof base / sizeof base[0]) ? base : NULL;
-    if (p1)
-        sample_dist(z, V, &one, NULL, p1);
+    const int *id = m->bar_id;
+    const float *p = m->bar_p, *p1 = m->bar_own;
+    int n = m->n_bars;
     int lw = rc.w / 4, vw = ren_text_width(g->small, "0.000") + ui_px(g, 6), bw = rc.w - lw - vw;
     for (int i = 0; i < n && y + rh <= rc.y + rc.h; i++, y += rh) {
         const char *tok = dec_tok(sc, id[i]);
@@ -362,15 +496,12 @@ static int draw_dist(ViewCtx *v, DecodeUi *d, Rect rc)
             m->bar0_id = id[0];
         }
         ren_rect(v->r, (Rect){track.x, track.y, (int)lroundf(p[i] * bw), bh}, th->accent);
-        if (p1) {
-            int x1 = track.x + (int)lroundf(p1[id[i]] * bw);
-            ren_rect(v->r, (Rect){x1, track.y - 2, 2, bh + 4}, th->text);
-        }
+        int x1 = track.x + (int)lroundf(p1[i] * bw);
+        ren_rect(v->r, (Rect){x1, track.y - 2, 2, bh + 4}, th->text);
         snprintf(buf, sizeof buf, "%.3f", p[i]);
         ren_text(v->r, g->small, buf, track.x + bw + 4, y + (rh - sh) / 2, th->text);
         if (ui_over(v->in, (Rect){rc.x, y, rc.w, rh}))
-            ui_hover_own(v, p[i], _("p('%s') at T = %.2f (the model's own, T = 1: %.4f)"), tok, m->temp,
-                         p1 ? p1[id[i]] : 0.0f);
+            ui_hover_own(v, p[i], _("p('%s') at T = %.2f (the model's own, T = 1: %.4f)"), tok, m->temp, p1[i]);
     }
     return y - rc.y;
 }
@@ -384,6 +515,14 @@ static void draw_samples(ViewCtx *v, DecodeUi *d, Rect rc)
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui), y = rc.y;
     if (m->err[0]) {
         y += ui_paragraph(v->r, g->small, m->err, rc.x, y, rc.w, th->warn);
+    }
+    if (m->sdec_on) { /* a draw in flight, a step a frame */
+        char line[256];
+        dec_progress_line(line, sizeof line, m->sdec.t, m->sdec.max_out);
+        int h = ren_font_height(g->ui) * 2 + ui_px(g, 28);
+        dec_draw_progress_of(v, (Rect){rc.x - ui_px(g, 10), y - ui_px(g, 10), rc.w + ui_px(g, 20), h}, line,
+                             m->sdec.t, m->sdec.max_out, m->sdec.res.ids, m->sdec.res.n);
+        y += h;
     }
     if (m->samples_version != d->version || !m->n_samples) {
         ui_paragraph(v->r, g->small, _("Sample (N) draws a translation token by token from these distributions."),

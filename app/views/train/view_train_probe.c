@@ -137,14 +137,13 @@ static void probe_fail(TrainUi *u, const TfErr *err)
 int tv_probe_greedy_steps(TrainUi *u, int all)
 {
     TfErr err;
-    double t0 = mono_now(), spent = 0, step = kv_step_bytes(&u->pm.cfg);
-    while (u->pdec_on && !u->pdec.done && (all || spent == 0 || spent + step <= SES_DEC_FRAME_BYTES)) {
-        if (tf_dec_step(&u->pdec, &err) < 0) {
+    double t0 = mono_now();
+    if (u->pdec_on && !u->pdec.done) {
+        int t = u->pdec.t;
+        if (tf_dec_run(&u->pdec, all ? 0 : SES_DEC_FRAME_BYTES, &err) < 0)
             probe_fail(u, &err);
-            break;
-        }
-        spent += step;
-        u->pdec_steps++;
+        else
+            u->pdec_steps += (unsigned)(u->pdec.t - t);
     }
     if (u->pdec_on && u->pdec.done) { /* no final pass (no_trace): only the hand-over */
         DecodeResult r;
@@ -195,11 +194,7 @@ void tv_probe_run(TrainUi *u, int with_greedy)
         tv_probe_greedy_steps(u, 0);
     }
     /* teacher forced: <bos> + the reference, the pass training makes */
-    int tgt[TV_CAP_T], S = u->pS, T = u->pref_n + 1;
-    tgt[0] = TOK_BOS;
-    memcpy(tgt + 1, u->pref, (size_t)u->pref_n * sizeof(int));
-    TfBatch b = {1, S, T, u->psrc, tgt, &S, &T};
-    if (tf_forward(&u->pm, &u->ptr, &b, 0, &err))
+    if (tf_teacher_forced(&u->pm, &u->ptr, u->psrc, u->pS, u->pref, u->pref_n, NULL, NULL, NULL, &err))
         snprintf(u->probe_err, sizeof u->probe_err, "%s", err.msg);
     u->probe_ver++;
 }

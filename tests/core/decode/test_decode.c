@@ -195,6 +195,19 @@ static void test_teacher_forcing(void **state)
         expect_true(fabsf(loss[t] + logf(p[want_truth])) < 1e-4f, "position %d: loss %.5f = -log p %.5f",
                     t, loss[t], -logf(p[want_truth]));
     }
+    /* only the trace: the same pass */
+    expect_true(tf_teacher_forced(&m, &one, src, 3, tgt, 4, NULL, NULL, NULL, &err) == 0, "trace only");
+    expect_true(memcmp(one.logits, tr.logits, (size_t)5 * V * sizeof(float)) == 0, "the same logits");
+    /* the model's own start and end tokens (MarianMT starts with <pad>, ends with </s>) */
+    m.cfg.ids = (TfSpecials){0};
+    m.cfg.ids.set = 1;
+    m.cfg.ids.pad = 0;
+    m.cfg.ids.start = 0;
+    m.cfg.ids.eos = 11;
+    m.cfg.ids.unk = 3;
+    expect_true(tf_teacher_forced(&m, &tr, src, 3, tgt, 4, pred, truth, loss, &err) == 0, "teacher forced");
+    expect_true(tr.tgt_ids[0] == 0 && truth[4] == 11, "decoder input starts with %d (want 0), ends at %d (want 11)",
+                tr.tgt_ids[0], truth[4]);
     trace_free(&tr);
     trace_free(&one);
     model_free(&m);

@@ -1,0 +1,179 @@
+/* session_exp.c - with an experiment on (issue 12): the Session's normal
+ * pass on the same input and the greedy translation under the experiment,
+ * made in pieces after the shown pass (session_int.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "marian.h"
+#include "session_int.h"
+
+uint64_t ses_input_key(const Session *s)
+{
+    uint64_t h = 1469598103934665603ull ^ s->walk_id;
+    const int *parts[4] = {s->src_pad, s->tgt_pad, s->src_n, s->tgt_n};
+    size_t lens[4] = {(size_t)s->n_src * s->pad_S, (size_t)s->n_src * s->pad_T, (size_t)s->n_src,
+                      (size_t)s->n_src};
+    for (int k = 0; k < 4; k++)
+        for (size_t i = 0; i < lens[k]; i++)
+            h = (h ^ (uint64_t)(unsigned)parts[k][i]) * 1099511628211ull;
+    return (h ^ (uint64_t)s->pad_S << 32 ^ (uint64_t)s->pad_T) * 1099511628211ull;
+}
+
+void ses_exp_cancel(Session *s)
+{
+    if (s->exp_dec_on)
+        tf_dec_free(&s->exp_dec);
+    s->exp_dec_on = 0;
+    s->exp_phase = 0;
+}
+
+/* ---- with an experiment: the normal pass and the translation, in pieces ----
+ *
+ * After the shown pass (under the experiment) the normal pass on the same
+ * input is made a unit at a time (unless it is there already: only the
+ * experiment changed), then the greedy translation under the experiment a
+ * step at a time. Each call runs pieces while their weight reads stay
+ * within SES_DEC_FRAME_BYTES, at least one, so a base-size model never
+ * holds a frame for a whole pass or a whole sentence. */
+
+int session_exp_pending(const Session *s)
+{
+    return session_has_exp(s) && s->exp_pending && !s->input_error[0];
+}
+
+/* Units of the normal pass: the source embeddings, n_enc encoder layers,
+ * the target embeddings, n_dec decoder layers, the output. */
+static int base_units(const Session *s) { return s->model.cfg.n_enc + s->model.cfg.n_dec + 3; }
+
+/* The weight reads of the next piece (what the budget counts). */
+static double exp_piece_bytes(const Session *s)
+{
+    const TfConfig *c = &s->model.cfg;
+    double C = c->d_model, F = c->d_ff;
+    int u = s->exp_unit;
+    if (s->exp_phase == 2)
+        return kv_step_bytes(c);
+    if (u >= 1 && u <= c->n_enc)
+        return 4.0 * (4 * C * C + 2 * C * F);
+    if (u >= c->n_enc + 2 && u < base_units(s) - 1)
+        return 4.0 * (8 * C * C + 2 * C * F);
+    if (u == base_units(s) - 1)
+        return 4.0 * C * c->tgt_vocab;
+    return 0; /* an embedding lookup */
+}
+
+/* The translation under this experiment was made before for the same
+ * sentence and model: take it (1), else 0. */
+static int exp_translation_kept(Session *s)
+{
+    uint64_t key = ses_target_key(s, 0);
+    for (int k = 0; k < SES_KEEP_EXP; k++)
+        if (s->xkey[k] == key && tf_exp_equal(&s->xexp[k], &s->exp)) {
+            snprintf(s->translation, sizeof s->translation, "%s", s->xtext[k]);
+            s->exp_pending = 0;
+            return 1;
+        }
+    return 0;
+}
+
+/* One unit of the normal pass into s->base; 0, or -1 with err. */
+static int base_unit(Session *s, TfErr *err)
+{
+    const TfModel *m = &s->model;
+    int u = s->exp_unit++, n_enc = m->cfg.n_enc;
+    if (u == 0) {
+        s->have_base = 0;
+        memset(&s->base.exp, 0, sizeof s->base.exp);
+        return tf_encode_begin(m, &s->base, s->n_src, s->pad_S, s->src_pad, s->src_n, 0, err);
+    }
+    if (u <= n_enc) {
+        tf_encode_layer(m, &s->base, u - 1, 0);
+    } else if (u == n_enc + 1) {
+        return tf_decode_begin(m, &s->base, s->pad_T, s->tgt_pad, s->tgt_n, 0, err);
+    } else if (u < base_units(s) - 1) {
+        tf_decode_layer(m, &s->base, u - n_enc - 2, 0);
+    } else {
+        tf_decode_end(m, &s->base, 0);
+        s->have_base = 1;
+        s->base_key = ses_input_key(s);
+        s->base_passes++;
+        s->exp_phase = exp_translation_kept(s) ? 0 : 2;
+    }
+    return 0;
+}
+
+/* The greedy translation of sentence 0 under the experiment: starting it,
+ * its decoder steps within budget bytes (0: all; tf_dec_run), or handing it
+ * over. The pieces run, or -1 with err. */
+static int exp_translate_step(Session *s, double budget, TfErr *err)
+{
+    if (!s->exp_dec_on) {
+        DecodeOpts o;
+        decode_opts_default(&o);
+        o.no_trace = 1; /* only the tokens are wanted */
+        s->scratch.exp = s->exp;
+        if (tf_dec_start(&s->exp_dec, &s->model, &s->scratch, s->src_ids[0], s->src_n[0], &o, 0, err))
+            return -1;
+        s->exp_dec_on = 1;
+        return 1;
+    }
+    if (!s->exp_dec.done) {
+        int t = s->exp_dec.t;
+        return tf_dec_run(&s->exp_dec, budget, err) < 0 ? -1 : s->exp_dec.t - t;
+    }
+    DecodeResult r;
+    s->exp_dec_on = 0;
+    s->exp_phase = 0;
+    int rc = tf_dec_finish(&s->exp_dec, &r, NULL, err);
+    memset(&s->scratch.exp, 0, sizeof s->scratch.exp);
+    if (rc)
+        return -1;
+    tf_text_decode_to(&s->model, r.ids, r.n, s->translation, sizeof s->translation);
+    decode_result_free(&r);
+    s->exp_pending = 0;
+    int k = s->xnext; /* the oldest goes */
+    s->xnext = (k + 1) % SES_KEEP_EXP;
+    s->xkey[k] = ses_target_key(s, 0);
+    s->xexp[k] = s->exp;
+    snprintf(s->xtext[k], sizeof s->xtext[k], "%s", s->translation);
+    return 1;
+}
+
+int ses_exp_extras(Session *s, int may)
+{
+    TfErr err;
+    double spent = 0;
+    int ran = 0;
+    while (s->exp_phase) {
+        double cost = exp_piece_bytes(s);
+        if (may == DEC_BUDGET && ran > 0 && spent + cost > SES_DEC_FRAME_BYTES)
+            break;
+        int n = 1, rc;
+        if (s->exp_phase == 1) {
+            rc = base_unit(s, &err);
+        } else { /* decoder steps: as many as the rest of the budget holds */
+            n = exp_translate_step(s, ses_budget_left(may, spent), &err);
+            rc = n < 0 ? -1 : 0;
+            n = n < 0 ? 0 : n;
+        }
+        spent += n * cost;
+        ran += n;
+        s->exp_pieces += (unsigned)n;
+        s->exp_bytes += n * cost;
+        if (rc) {
+            ses_exp_cancel(s);
+            snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
+            return -1;
+        }
+    }
+    return s->exp_phase != 0;
+}
+
+void ses_exp_begin(Session *s)
+{
+    s->exp_pending = 1;
+    s->exp_unit = 0;
+    s->exp_phase = s->have_base && s->base_key == ses_input_key(s) ? 2 : 1;
+    if (s->exp_phase == 2 && exp_translation_kept(s))
+        s->exp_phase = 0;
+}
