@@ -52,7 +52,9 @@ static void *helper(void *unused)
                 pthread_cond_wait(&P.cv, &P.mu);
             pthread_mutex_unlock(&P.mu);
         }
-        atomic_store(&P.posted, 0);
+        int one = 1; /* take the job, unless its poster took it back meanwhile */
+        if (!atomic_compare_exchange_strong(&P.posted, &one, 0))
+            continue;
         P.fn(P.ctx, 1);
         atomic_store_explicit(&P.done, 1, memory_order_release);
     }
@@ -145,6 +147,14 @@ int par_two(void (*fn)(void *ctx, int part), void *ctx)
     pthread_cond_signal(&P.cv);
     pthread_mutex_unlock(&P.mu);
     fn(ctx, 0);
+    /* the helper has not started (asleep, or its core busy with another
+     * program): take part 1 back and run it here rather than wait */
+    int one = 1;
+    if (atomic_compare_exchange_strong(&P.posted, &one, 0)) {
+        fn(ctx, 1);
+        par_release();
+        return 0;
+    }
     while (!atomic_load_explicit(&P.done, memory_order_acquire))
         cpu_relax();
     par_release();

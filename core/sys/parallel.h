@@ -17,7 +17,9 @@
 
 /* Run fn(ctx, part) for part 0 and 1, part 1 on the helper thread when it is
  * free; returns 1 when split, 0 when both parts ran here (helper busy,
- * claimed, or unavailable). */
+ * claimed, or unavailable, or it had not started part 1 by the time part 0
+ * was done: the caller then takes part 1 back rather than wait for a thread
+ * that another program keeps off its core). */
 int par_two(void (*fn)(void *ctx, int part), void *ctx);
 
 /* Keep the helper for yourself (0 if someone else has it) / give it back. */

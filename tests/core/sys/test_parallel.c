@@ -13,6 +13,7 @@
 
 #include <cblas.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <strings.h>
 #include <stdlib.h>
 
@@ -32,11 +33,39 @@ static void record(void *ctx, int part)
     p->who[part] = pthread_self();
 }
 
+/* Part 0 waits (up to a second) for part 1 to start, so that the helper
+ * takes part 1 instead of the caller taking it back once part 0 is done. */
+static atomic_int g_part1_started;
+
+static void record_wait(void *ctx, int part)
+{
+    if (part == 1)
+        atomic_store(&g_part1_started, 1);
+    else
+        for (double t0 = tu_seconds(); !atomic_load(&g_part1_started) && tu_seconds() - t0 < 1.0;)
+            ;
+    record(ctx, part);
+}
+
+/* A part 0 that is done before the helper wakes: the caller runs part 1
+ * itself (par_two returns 0) or the helper does (1); each part runs once. */
+static void test_par_two_takes_back_a_late_part(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 200; i++) {
+        Parts p = {{0, 0}, {0, 0}};
+        int split = par_two(record, &p);
+        expect_true(p.calls[0] == 1 && p.calls[1] == 1, "each part once, got %d and %d", p.calls[0], p.calls[1]);
+        expect_true(pthread_equal(p.who[1], pthread_self()) == !split, "part 1 ran where par_two says (%d)", split);
+    }
+}
+
 static void test_par_two_runs_both_parts(void **state)
 {
     (void)state;
     Parts p = {{0, 0}, {0, 0}};
-    int split = par_two(record, &p);
+    atomic_store(&g_part1_started, 0);
+    int split = par_two(record_wait, &p);
     expect_true(p.calls[0] == 1 && p.calls[1] == 1, "each part once, got %d and %d", p.calls[0], p.calls[1]);
     expect_true(pthread_equal(p.who[0], pthread_self()), "part 0 on the calling thread");
     if (split)
@@ -157,6 +186,7 @@ int main(void)
 {
     TU_RUN(NULL, NULL,
            cmocka_unit_test(test_par_two_runs_both_parts),
+           cmocka_unit_test(test_par_two_takes_back_a_late_part),
            cmocka_unit_test(test_split_equals_unsplit),
            cmocka_unit_test(test_split_is_deterministic), cmocka_unit_test(test_blas_kernels_fit_the_cpu));
 }
