@@ -186,6 +186,23 @@ static inline float sum8(const float *x, int n)
            ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail;
 }
 
+/* the largest of n floats (NaN skipped, -inf when none), in eight lanes the
+ * same way: max is exact, so the lanes find what one running max would */
+static inline float max8(const float *x, int n)
+{
+    float acc[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    float mx = -INFINITY;
+    int c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int k = 0; k < 8; k++)
+            acc[k] = x[c + k] > acc[k] ? x[c + k] : acc[k];
+    for (; c < n; c++)
+        mx = x[c] > mx ? x[c] : mx;
+    for (int k = 0; k < 8; k++)
+        mx = acc[k] > mx ? acc[k] : mx;
+    return mx;
+}
+
 /* sum of (x - m)^2, the same way */
 static inline float sumsq8(const float *x, float m, int n)
 {
@@ -372,6 +389,7 @@ void softmax_rows(float *x, const float *add, int rows, int n, int add_stride)
     softmax_rows_serial(x, add, rows, n, add_stride);
 }
 
+__attribute__((target_clones("avx512f", "avx2", "default")))
 static void softmax_rows_serial(float *x, const float *add, int rows, int n, int add_stride)
 {
     for (int r = 0; r < rows; r++) {
@@ -380,9 +398,7 @@ static void softmax_rows_serial(float *x, const float *add, int rows, int n, int
         if (a)
             for (int j = 0; j < n; j++)
                 row[j] += a[j];
-        float mx = -INFINITY;
-        for (int j = 0; j < n; j++)
-            mx = row[j] > mx ? row[j] : mx;
+        float mx = max8(row, n);
         if (mx == -INFINITY) { /* every entry masked: no valid key */
             memset(row, 0, (size_t)n * sizeof *row);
             continue;
