@@ -3,7 +3,8 @@
  *
  * C(M,N) = act(alpha * A(M,K) B(N,K)^T + beta * C + bias), row-major with
  * leading dimensions: a PyTorch Linear's product (B is its weight, [out, in])
- * for M <= GEMM_SMALL_MAX_M rows, split across the two cores by output
+ * for M <= GEMM_SMALL_MAX_M rows (GEMM_SMALL_MAX_M_AVX2 on a CPU with AVX2
+ * but not AVX-512F: beyond, OpenBLAS was faster), split across the two cores by output
  * columns. bias (N) may be NULL; relu applies max(0, .) last. beta == 0
  * ignores C's old contents (NaN included), as BLAS does. The same inputs give
  * the same bits whether or not the work was split. */
@@ -11,6 +12,7 @@
 #define TF_GEMM_SMALL_H
 
 #define GEMM_SMALL_MAX_M 64
+#define GEMM_SMALL_MAX_M_AVX2 32
 
 /* 0 when done; -1 when this path does not apply (rows out of range, CPU
  * without AVX-512F or AVX2 + FMA, out of memory, or switched off): then
