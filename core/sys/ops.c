@@ -5,6 +5,7 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -389,8 +390,10 @@ void softmax_rows(float *x, const float *add, int rows, int n, int add_stride)
     softmax_rows_serial(x, add, rows, n, add_stride);
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static void softmax_rows_serial(float *x, const float *add, int rows, int n, int add_stride)
+/* The rows one after another; inlined into one copy per instruction set
+ * below (the same operations in the same order: the same bits). */
+static inline __attribute__((always_inline)) void softmax_rows_body(float *x, const float *add, int rows,
+                                                                    int n, int add_stride)
 {
     for (int r = 0; r < rows; r++) {
         float *row = x + (size_t)r * n;
@@ -417,6 +420,44 @@ static void softmax_rows_serial(float *x, const float *add, int rows, int n, int
         for (int j = 0; j < n; j++)
             row[j] *= inv;
     }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+static __attribute__((target("avx512f"))) void softmax_rows_512(float *x, const float *add, int rows, int n,
+                                                                 int add_stride)
+{
+    softmax_rows_body(x, add, rows, n, add_stride);
+}
+
+static __attribute__((target("avx2"))) void softmax_rows_256(float *x, const float *add, int rows, int n,
+                                                             int add_stride)
+{
+    softmax_rows_body(x, add, rows, n, add_stride);
+}
+#endif
+
+/* The widest vectors the CPU has, picked once at run time (not an ifunc:
+ * ThreadSanitizer builds cannot run ifunc resolvers). */
+static void softmax_rows_serial(float *x, const float *add, int rows, int n, int add_stride)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static atomic_int known = -1; /* 2 AVX-512F, 1 AVX2, 0 neither */
+    int level = atomic_load_explicit(&known, memory_order_relaxed);
+    if (level < 0) {
+        __builtin_cpu_init();
+        level = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+        atomic_store_explicit(&known, level, memory_order_relaxed);
+    }
+    if (level == 2) {
+        softmax_rows_512(x, add, rows, n, add_stride);
+        return;
+    }
+    if (level == 1) {
+        softmax_rows_256(x, add, rows, n, add_stride);
+        return;
+    }
+#endif
+    softmax_rows_body(x, add, rows, n, add_stride);
 }
 
 void softmax_backward_rows(float *dx, const float *dy, const float *y,
