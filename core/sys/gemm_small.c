@@ -66,37 +66,33 @@ struct SmallJob {
 #define PF_AHEAD 32 /* floats ahead in each weight row to prefetch (two lines: measured best of 0, 32, 64, 128) */
 #endif
 
-/* tile (NR, MV * VL) = B[0..NR)(K) . At(K, MV * VL): NR columns of C^T,
- * each element summed over k in order with one fused multiply-add a step
- * (the same bits from either instruction set). */
-#define DEF_KERNEL(NAME, TGT, VT, VLc, ZERO, LOAD, SET1, FMA, STORE, MVc, NRc)              \
-    static TGT void NAME(const float *At, const float *B, size_t ldb, int K, float *tile)      \
-    {                                                                                          \
-        VT acc[NRc][MVc];                                                                      \
+/* One step k with the MV row vectors of A^T[k] loaded first (AVX-512: MV
+ * registers of A beside NR x MV accumulators) ... */
+#define STEP_A(VT, VLc, LOAD, SET1, FMA, MVc, NRc)                                                 \
+    VT a[MVc];                                                                                 \
+    _Pragma("GCC unroll 8") for (int v = 0; v < MVc; v++)                                     \
+        a[v] = LOAD(At + ((size_t)k * MVc + v) * VLc);                                         \
+    _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++) {                                  \
+        VT b = SET1(B[(size_t)j * ldb + k]);                                                   \
+        _Pragma("GCC unroll 8") for (int v = 0; v < MVc; v++)                                 \
+            acc[j][v] = FMA(a[v], b, acc[j][v]);                                               \
+    }
+/* ... or with the NR broadcasts first and one row vector at a time (NR
+ * registers of B instead: for the 16 registers of AVX2). */
+#define STEP_B(VT, VLc, LOAD, SET1, FMA, MVc, NRc)                                                 \
+    VT b[NRc];                                                                                 \
+    _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++)                                    \
+        b[j] = SET1(B[(size_t)j * ldb + k]);                                                   \
+    _Pragma("GCC unroll 8") for (int v = 0; v < MVc; v++) {                                   \
+        VT a = LOAD(At + ((size_t)k * MVc + v) * VLc);                                         \
         _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++)                                \
-            _Pragma("GCC unroll 8") for (int v = 0; v < MVc; v++)                             \
-                acc[j][v] = ZERO();                                                            \
-        for (int k = 0; k < K; k++) {                                                          \
-            if (PF_AHEAD > 0 && (k & 15) == 0)                                                 \
-                _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++)                        \
-                    _mm_prefetch((const char *)(B + (size_t)j * ldb + k + PF_AHEAD), _MM_HINT_T0); \
-            VT a[MVc];                                                                         \
-            _Pragma("GCC unroll 8") for (int v = 0; v < MVc; v++)                             \
-                a[v] = LOAD(At + ((size_t)k * MVc + v) * VLc);                                 \
-            _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++) {                          \
-                VT b = SET1(B[(size_t)j * ldb + k]);                                           \
-                _Pragma("GCC unroll 8") for (int v = 0; v < MVc; v++)                         \
-                    acc[j][v] = FMA(a[v], b, acc[j][v]);                                       \
-            }                                                                                  \
-        }                                                                                      \
-        _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++)                                \
-            _Pragma("GCC unroll 8") for (int v = 0; v < MVc; v++)                             \
-                STORE(tile + ((size_t)j * MVc + v) * VLc, acc[j][v]);                          \
+            acc[j][v] = FMA(a, b[j], acc[j][v]);                                               \
     }
 
-/* The same with the NR broadcasts first and one row vector at a time: NR
- * registers of B instead of MV of A, for the 16 registers of AVX2. */
-#define DEF_KERNEL_BFIRST(NAME, TGT, VT, VLc, ZERO, LOAD, SET1, FMA, STORE, MVc, NRc)       \
+/* tile (NR, MV * VL) = B[0..NR)(K) . At(K, MV * VL): NR columns of C^T,
+ * each element summed over k in order with one fused multiply-add a step
+ * (the same bits from either instruction set and either step). */
+#define DEF_KERNEL(NAME, TGT, VT, VLc, ZERO, LOAD, SET1, FMA, STORE, MVc, NRc, STEP)        \
     static TGT void NAME(const float *At, const float *B, size_t ldb, int K, float *tile)      \
     {                                                                                          \
         VT acc[NRc][MVc];                                                                      \
@@ -107,14 +103,7 @@ struct SmallJob {
             if (PF_AHEAD > 0 && (k & 15) == 0)                                                 \
                 _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++)                        \
                     _mm_prefetch((const char *)(B + (size_t)j * ldb + k + PF_AHEAD), _MM_HINT_T0); \
-            VT b[NRc];                                                                         \
-            _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++)                            \
-                b[j] = SET1(B[(size_t)j * ldb + k]);                                           \
-            _Pragma("GCC unroll 8") for (int v = 0; v < MVc; v++) {                           \
-                VT a = LOAD(At + ((size_t)k * MVc + v) * VLc);                                 \
-                _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++)                        \
-                    acc[j][v] = FMA(a, b[j], acc[j][v]);                                       \
-            }                                                                                  \
+            STEP(VT, VLc, LOAD, SET1, FMA, MVc, NRc)                                           \
         }                                                                                      \
         _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++)                                \
             _Pragma("GCC unroll 8") for (int v = 0; v < MVc; v++)                             \
@@ -124,18 +113,21 @@ struct SmallJob {
 #define T512 __attribute__((target("avx512f")))
 #define K512(MVc, NRc)                                                                          \
     DEF_KERNEL(k512_##MVc##_##NRc, T512, __m512, 16, _mm512_setzero_ps, _mm512_load_ps,        \
-               _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps, MVc, NRc)
+               _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps, MVc, NRc, STEP_A)
 #define T256 __attribute__((target("avx2,fma")))
 #define K256(MVc, NRc)                                                                          \
     DEF_KERNEL(k256_##MVc##_##NRc, T256, __m256, 8, _mm256_setzero_ps, _mm256_load_ps,         \
-               _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps, MVc, NRc)
+               _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps, MVc, NRc, STEP_A)
 
-/* AVX-512: 32 registers, NR x MV accumulators up to 24 */
-K512(1, 24) K512(2, 12) K512(3, 8) K512(4, 6)
+/* AVX-512: 32 registers, NR x MV accumulators up to 24. NR stays <= 16,
+ * the unroll count above: a 24-column block was left a rolled loop over
+ * accumulators in memory (2048 x 512 at 16 rows: 23 GFLOP/s, below
+ * OpenBLAS's 29; as 16 columns unrolled, 56). */
+K512(1, 16) K512(2, 12) K512(3, 8) K512(4, 6)
 K512(1, 1) K512(2, 1) K512(3, 1) K512(4, 1)
 #define K256B(MVc, NRc)                                                                         \
-    DEF_KERNEL_BFIRST(k256b_##MVc##_##NRc, T256, __m256, 8, _mm256_setzero_ps, _mm256_load_ps, \
-                      _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps, MVc, NRc)
+    DEF_KERNEL(k256b_##MVc##_##NRc, T256, __m256, 8, _mm256_setzero_ps, _mm256_load_ps,        \
+               _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps, MVc, NRc, STEP_B)
 
 /* AVX2: 16 registers, NR x MV accumulators up to 12, with MV row vectors or
  * NR broadcasts live; up to 32 rows (at 40 and more, OpenBLAS's Haswell
@@ -187,9 +179,9 @@ static T256 void store256(const SmallJob *j, const float *tile, int n0, int nr)
 }
 
 static const Isa AVX512 = {16, 4,
-                           {NULL, k512_1_24, k512_2_12, k512_3_8, k512_4_6},
+                           {NULL, k512_1_16, k512_2_12, k512_3_8, k512_4_6},
                            {NULL, k512_1_1, k512_2_1, k512_3_1, k512_4_1},
-                           {0, 24, 12, 8, 6},
+                           {0, 16, 12, 8, 6},
                            store512};
 static const Isa AVX2 = {8, 4,
                          {NULL, k256_1_12, k256_2_6, k256b_3_3, k256b_4_3},
@@ -266,13 +258,19 @@ int gemm_small(int M, int N, int K, float alpha, const float *A, int lda,
     float *At = aligned_alloc(64, ((size_t)K * MP * sizeof(float) + 63) & ~(size_t)63);
     if (!At)
         return -1;
-    /* At[k][m] = A[m][k]; padding rows are zero */
-    for (int k = 0; k < K; k++) {
-        float *t = At + (size_t)k * MP;
-        for (int m = 0; m < M; m++)
-            t[m] = A[(size_t)m * lda + k];
-        for (int m = M; m < MP; m++)
-            t[m] = 0.0f;
+    /* At[k][m] = A[m][k], padding rows zero; 64 k at a time, so that the
+     * rows of A are read along their length and the block written stays in
+     * the L1 cache */
+    for (int k0 = 0; k0 < K; k0 += 64) {
+        int k1 = k0 + 64 < K ? k0 + 64 : K;
+        for (int m = 0; m < M; m++) {
+            const float *a = A + (size_t)m * lda;
+            for (int k = k0; k < k1; k++)
+                At[(size_t)k * MP + m] = a[k];
+        }
+        for (int k = k0; k < k1; k++)
+            for (int m = M; m < MP; m++)
+                At[(size_t)k * MP + m] = 0.0f;
     }
     SmallJob j = {I, At, B, bias, C, alpha, beta, M, N, K, MV, ldb, ldc, relu, N, 0};
     int NR = I->nr[MV], blocks = N / NR;
