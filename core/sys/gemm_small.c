@@ -62,9 +62,11 @@ struct SmallJob {
 #include <immintrin.h>
 #define HAVE_KERNELS 1
 
-#ifndef PF_AHEAD
-#define PF_AHEAD 32 /* floats ahead in each weight row to prefetch (two lines: measured best of 0, 32, 64, 128) */
-#endif
+/* Prefetching: each weight row two cache lines ahead into L1 (the best of
+ * 0, 32, 64 and 128 floats), and the same line of the next block's rows
+ * into L2 (on cold weights, 2048 x 512 at 32 rows 0.60 -> 0.52 ms, 37000 x
+ * 512 10.7 -> 9.5 ms on one core). */
+#define PF_AHEAD 32
 
 /* One step k with the MV row vectors of A^T[k] loaded first (AVX-512: MV
  * registers of A beside NR x MV accumulators) ... */
@@ -100,9 +102,11 @@ struct SmallJob {
             _Pragma("GCC unroll 8") for (int v = 0; v < MVc; v++)                             \
                 acc[j][v] = ZERO();                                                            \
         for (int k = 0; k < K; k++) {                                                          \
-            if (PF_AHEAD > 0 && (k & 15) == 0)                                                 \
-                _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++)                        \
+            if ((k & 15) == 0) /* once a cache line of each weight row */                 \
+                _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++) {                      \
                     _mm_prefetch((const char *)(B + (size_t)j * ldb + k + PF_AHEAD), _MM_HINT_T0); \
+                    _mm_prefetch((const char *)(B + (size_t)(j + NRc) * ldb + k), _MM_HINT_T1); \
+                }                                                                              \
             STEP(VT, VLc, LOAD, SET1, FMA, MVc, NRc)                                           \
         }                                                                                      \
         _Pragma("GCC unroll 16") for (int j = 0; j < NRc; j++)                                \
