@@ -9,7 +9,11 @@
  * backward, gradient reduction, Adam) through the trainer of core/train.h;
  * train_in_app_classroom (bench_gui.c) trains the same on the window's
  * worker thread while the train view is drawn, and reports its ratio to
- * train_classroom_b32_s16, which is measured first for it. */
+ * train_classroom_b32_s16, which is measured first for it.
+ * forward_base_b1_s32 also says how close the pass is to what the machine
+ * allows (weight_bytes over the read bandwidth, FLOPs over the peak:
+ * roofline_fraction) and is run a second time with every product on
+ * cblas_sgemm (forward_base_b1_s32_blas, small_gemm_speedup). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
