@@ -209,6 +209,41 @@ static const Isa *pick_isa(int mode)
     return level == 2 && mode != GEMM_SMALL_AVX2 ? &AVX512 : &AVX2;
 }
 
+/* At[k][m] = A[m][k] for the M rows, padding rows m in M..MP zero: 4 x 4
+ * blocks transposed in SSE registers (x86-64's baseline), 64 k at a time so
+ * that the rows of A are read along their length and the block written
+ * stays in the L1 cache. This runs on the calling thread alone, before the
+ * columns are shared. */
+static void pack_transposed(float *At, int MP, const float *A, int lda, int M, int K)
+{
+    int M4 = M & ~3;
+    for (int k0 = 0; k0 < K; k0 += 64) {
+        int k1 = k0 + 64 < K ? k0 + 64 : K, k4 = k0 + ((k1 - k0) & ~3);
+        for (int m = 0; m < M4; m += 4) {
+            const float *a = A + (size_t)m * lda;
+            for (int k = k0; k < k4; k += 4) {
+                __m128 r0 = _mm_loadu_ps(a + k), r1 = _mm_loadu_ps(a + lda + k);
+                __m128 r2 = _mm_loadu_ps(a + 2 * (size_t)lda + k), r3 = _mm_loadu_ps(a + 3 * (size_t)lda + k);
+                _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+                float *t = At + (size_t)k * MP + m;
+                _mm_storeu_ps(t, r0);
+                _mm_storeu_ps(t + MP, r1);
+                _mm_storeu_ps(t + 2 * (size_t)MP, r2);
+                _mm_storeu_ps(t + 3 * (size_t)MP, r3);
+            }
+            for (int k = k4; k < k1; k++)
+                for (int i = 0; i < 4; i++)
+                    At[(size_t)k * MP + m + i] = a[(size_t)i * lda + k];
+        }
+        for (int m = M4; m < M; m++)
+            for (int k = k0; k < k1; k++)
+                At[(size_t)k * MP + m] = A[(size_t)m * lda + k];
+        for (int k = k0; k < k1; k++)
+            for (int m = M; m < MP; m++)
+                At[(size_t)k * MP + m] = 0.0f;
+    }
+}
+
 /* columns [from, to) */
 static void small_cols(const SmallJob *j, int from, int to)
 {
@@ -262,20 +297,7 @@ int gemm_small(int M, int N, int K, float alpha, const float *A, int lda,
     float *At = aligned_alloc(64, ((size_t)K * MP * sizeof(float) + 63) & ~(size_t)63);
     if (!At)
         return -1;
-    /* At[k][m] = A[m][k], padding rows zero; 64 k at a time, so that the
-     * rows of A are read along their length and the block written stays in
-     * the L1 cache */
-    for (int k0 = 0; k0 < K; k0 += 64) {
-        int k1 = k0 + 64 < K ? k0 + 64 : K;
-        for (int m = 0; m < M; m++) {
-            const float *a = A + (size_t)m * lda;
-            for (int k = k0; k < k1; k++)
-                At[(size_t)k * MP + m] = a[k];
-        }
-        for (int k = k0; k < k1; k++)
-            for (int m = M; m < MP; m++)
-                At[(size_t)k * MP + m] = 0.0f;
-    }
+    pack_transposed(At, MP, A, lda, M, K);
     SmallJob j = {I, At, B, bias, C, alpha, beta, M, N, K, MV, ldb, ldc, relu, N, 0};
     int NR = I->nr[MV], blocks = N / NR;
     if ((double)M * N * K >= SMALL_SPLIT_MIN && blocks >= 2) {
