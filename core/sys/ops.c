@@ -1,9 +1,11 @@
 /* ops.c - forward and backward of every Transformer operation (ops.h). */
 #include "ops.h"
+#include "gemm_small.h"
 #include "parallel.h"
 
 #include <cblas.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -89,6 +91,9 @@ void op_gemm_naive(int ta, int tb, int M, int N, int K, float alpha,
 void linear_forward(float *out, const float *inp, const float *w, const float *b,
                     int M, int K, int N)
 {
+    /* a few rows (one sentence): the weights read where they lie */
+    if (gemm_small(M, N, K, 1.0f, inp, K, w, K, 0.0f, out, N, b, 0) == 0)
+        return;
     if (b) {
         for (int i = 0; i < M; i++)
             memcpy(out + (size_t)i * N, b, (size_t)N * sizeof *b);
@@ -180,6 +185,23 @@ static inline float sum8(const float *x, int n)
         tail += x[c];
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) +
            ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail;
+}
+
+/* the largest of n floats (NaN skipped, -inf when none), in eight lanes the
+ * same way: max is exact, so the lanes find what one running max would */
+static inline float max8(const float *x, int n)
+{
+    float acc[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    float mx = -INFINITY;
+    int c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int k = 0; k < 8; k++)
+            acc[k] = x[c + k] > acc[k] ? x[c + k] : acc[k];
+    for (; c < n; c++)
+        mx = x[c] > mx ? x[c] : mx;
+    for (int k = 0; k < 8; k++)
+        mx = acc[k] > mx ? acc[k] : mx;
+    return mx;
 }
 
 /* sum of (x - m)^2, the same way */
@@ -368,7 +390,10 @@ void softmax_rows(float *x, const float *add, int rows, int n, int add_stride)
     softmax_rows_serial(x, add, rows, n, add_stride);
 }
 
-static void softmax_rows_serial(float *x, const float *add, int rows, int n, int add_stride)
+/* The rows one after another; inlined into one copy per instruction set
+ * below (the same operations in the same order: the same bits). */
+static inline __attribute__((always_inline)) void softmax_rows_body(float *x, const float *add, int rows,
+                                                                    int n, int add_stride)
 {
     for (int r = 0; r < rows; r++) {
         float *row = x + (size_t)r * n;
@@ -376,9 +401,7 @@ static void softmax_rows_serial(float *x, const float *add, int rows, int n, int
         if (a)
             for (int j = 0; j < n; j++)
                 row[j] += a[j];
-        float mx = -INFINITY;
-        for (int j = 0; j < n; j++)
-            mx = row[j] > mx ? row[j] : mx;
+        float mx = max8(row, n);
         if (mx == -INFINITY) { /* every entry masked: no valid key */
             memset(row, 0, (size_t)n * sizeof *row);
             continue;
@@ -397,6 +420,44 @@ static void softmax_rows_serial(float *x, const float *add, int rows, int n, int
         for (int j = 0; j < n; j++)
             row[j] *= inv;
     }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+static __attribute__((target("avx512f"))) void softmax_rows_512(float *x, const float *add, int rows, int n,
+                                                                 int add_stride)
+{
+    softmax_rows_body(x, add, rows, n, add_stride);
+}
+
+static __attribute__((target("avx2"))) void softmax_rows_256(float *x, const float *add, int rows, int n,
+                                                             int add_stride)
+{
+    softmax_rows_body(x, add, rows, n, add_stride);
+}
+#endif
+
+/* The widest vectors the CPU has, picked once at run time (not an ifunc:
+ * ThreadSanitizer builds cannot run ifunc resolvers). */
+static void softmax_rows_serial(float *x, const float *add, int rows, int n, int add_stride)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static atomic_int known = -1; /* 2 AVX-512F, 1 AVX2, 0 neither */
+    int level = atomic_load_explicit(&known, memory_order_relaxed);
+    if (level < 0) {
+        __builtin_cpu_init();
+        level = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+        atomic_store_explicit(&known, level, memory_order_relaxed);
+    }
+    if (level == 2) {
+        softmax_rows_512(x, add, rows, n, add_stride);
+        return;
+    }
+    if (level == 1) {
+        softmax_rows_256(x, add, rows, n, add_stride);
+        return;
+    }
+#endif
+    softmax_rows_body(x, add, rows, n, add_stride);
 }
 
 void softmax_backward_rows(float *dx, const float *dy, const float *y,

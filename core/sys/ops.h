@@ -20,7 +20,9 @@ void op_gemm_naive(int ta, int tb, int M, int N, int K, float alpha,
                    const float *A, int lda, const float *B, int ldb, float beta,
                    float *C, int ldc);
 
-/* out(M,N) = inp(M,K) @ w(N,K)^T + b(N)      (a PyTorch Linear; b may be NULL) */
+/* out(M,N) = inp(M,K) @ w(N,K)^T + b(N)      (a PyTorch Linear; b may be NULL)
+ * Up to GEMM_SMALL_MAX_M rows (one sentence) through gemm_small, which reads
+ * w where it lies; more rows (training, batches) through op_gemm. */
 void linear_forward(float *out, const float *inp, const float *w, const float *b,
                     int M, int K, int N);
 /* dinp += dout @ w;  dw += dout^T @ inp;  db += column sums of dout.

@@ -86,6 +86,13 @@ void bench_print(const char *name, const BenchStats *s, double flops,
                  double peak_gflops, double tokens, const char *extra_key,
                  double extra_val)
 {
+    BenchExtra x = {extra_key, extra_val};
+    bench_print_extras(name, s, flops, peak_gflops, tokens, &x, extra_key ? 1 : 0);
+}
+
+void bench_print_extras(const char *name, const BenchStats *s, double flops,
+                        double peak_gflops, double tokens, const BenchExtra *extra, int n)
+{
     printf("{\"name\": \"%s\", \"median_ms\": %.4f, \"p95_ms\": %.4f, \"reps\": %d",
            name, s->median_ms, s->p95_ms, s->reps);
     if (flops > 0) {
@@ -96,8 +103,8 @@ void bench_print(const char *name, const BenchStats *s, double flops,
     }
     if (tokens > 0)
         printf(", \"tokens_per_s\": %.0f", tokens / (s->median_ms * 1e-3));
-    if (extra_key)
-        printf(", \"%s\": %.4f", extra_key, extra_val);
+    for (int i = 0; i < n; i++)
+        printf(", \"%s\": %.4f", extra[i].key, extra[i].val);
     if (s->cpu_median_ms > 0)
         printf(", \"cpu_median_ms\": %.4f, \"cpu_p95_ms\": %.4f", s->cpu_median_ms, s->cpu_p95_ms);
     printf("}\n");

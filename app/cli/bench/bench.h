@@ -31,6 +31,13 @@ BenchStats bench_stats_of(double *ms, int n);
 void bench_print(const char *name, const BenchStats *s, double flops,
                  double peak_gflops, double tokens, const char *extra_key,
                  double extra_val);
+/* The same with n extra "key": value pairs. */
+typedef struct BenchExtra {
+    const char *key;
+    double val;
+} BenchExtra;
+void bench_print_extras(const char *name, const BenchStats *s, double flops,
+                        double peak_gflops, double tokens, const BenchExtra *extra, int n);
 
 /* frame_<view>, edit_redraw_base_s32 and training in the window
  * (bench_gui.c); train_ref_tok_s is train_classroom_b32_s16's tokens/s
@@ -50,5 +57,9 @@ void bench_exp(double secs, const char *only);
  * 128 tokens, greedy recomputing the prefix, beam 4; tokens_per_s and
  * bandwidth_fraction, and their ratios. */
 void bench_decode(double secs, const char *only);
+
+/* Bytes per second both cores read from memory (bench_decode.c; 0 when it
+ * cannot tell). */
+double bench_read_bandwidth(double secs);
 
 #endif

@@ -78,8 +78,7 @@ static void read_body(void *p)
     par_two(read_part, p); /* both cores, as the decoding step uses them */
 }
 
-/* Bytes per second both cores read from memory (0 when it cannot tell). */
-static double read_bandwidth(double secs)
+double bench_read_bandwidth(double secs)
 {
     ReadCtx r = {NULL, (size_t)32 << 20, {0, 0}}; /* 256 MiB */
     uint64_t *a = malloc(r.n * sizeof *a);
@@ -212,7 +211,7 @@ void bench_decode(double secs, const char *only)
         any |= on[i] = wanted(only, NAMES[i]);
     if (!any)
         return;
-    double bw = read_bandwidth(secs < 1 ? secs : 1);
+    double bw = bench_read_bandwidth(secs < 1 ? secs : 1);
     printf("{\"name\": \"read_bandwidth\", \"gb_per_s\": %.2f, \"beam_rows_kernel\": \"%s\"}\n",
            bw * 1e-9, rows_kernel_name(rows_best_kernel()));
     double g32 = 0, g128 = 0, rec = 0, b4 = 0;

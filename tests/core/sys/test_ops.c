@@ -105,6 +105,30 @@ static void test_softmax_rows_sum_to_one(void **state)
                     j == 0 || j == 2 ? 0.5 : 0.0, inf[j]);
 }
 
+/* Long rows (the output softmax over a vocabulary: eight lanes and a tail,
+ * the largest score in every lane position and in the tail, NaN-free)
+ * against softmax in double precision. */
+static void test_softmax_long_rows(void **state)
+{
+    (void)state;
+    enum { R = 19, V = 1003 };
+    static float x[R * V], want[R * V];
+    fill(x, R * V, 77, 30);
+    for (int r = 0; r < R; r++) {
+        float *row = x + (size_t)r * V;
+        row[(r * 131) % V] = 40.0f + r; /* the maximum, at a different lane each row */
+        double mx = -INFINITY, sum = 0;
+        for (int j = 0; j < V; j++)
+            mx = row[j] > mx ? row[j] : mx;
+        for (int j = 0; j < V; j++)
+            sum += exp((double)row[j] - mx);
+        for (int j = 0; j < V; j++)
+            want[(size_t)r * V + j] = (float)(exp((double)row[j] - mx) / sum);
+    }
+    softmax_rows(x, NULL, R, V, 0);
+    check_close("long softmax rows vs double", x, want, (size_t)R * V, 1e-9f, 1e-5f);
+}
+
 static void test_layernorm_stats(void **state)
 {
     (void)state;
@@ -423,6 +447,7 @@ int main(void)
            cmocka_unit_test(test_gemm_vs_naive),
            cmocka_unit_test(test_split_product_is_exact),
            cmocka_unit_test(test_softmax_rows_sum_to_one),
+           cmocka_unit_test(test_softmax_long_rows),
            cmocka_unit_test(test_layernorm_stats),
            cmocka_unit_test(test_positional_encoding),
            cmocka_unit_test(test_attention_by_hand),

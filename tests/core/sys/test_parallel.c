@@ -13,7 +13,7 @@
 
 #include <cblas.h>
 #include <pthread.h>
-#include <time.h>
+#include <stdatomic.h>
 #include <strings.h>
 #include <stdlib.h>
 
@@ -33,36 +33,45 @@ static void record(void *ctx, int part)
     p->who[part] = pthread_self();
 }
 
-/* part 0 takes long enough (50 ms) for the helper to wake and take part 1 */
-static void record_slow(void *ctx, int part)
+/* Part 0 waits (up to a second) for part 1 to start, so that the helper
+ * takes part 1 instead of the caller taking it back once part 0 is done. */
+static atomic_int g_part1_started;
+
+static void record_wait(void *ctx, int part)
 {
-    if (part == 0) {
-        struct timespec t = {0, 50 * 1000 * 1000};
-        nanosleep(&t, NULL);
-    }
+    if (part == 1)
+        atomic_store(&g_part1_started, 1);
+    else
+        for (double t0 = tu_seconds(); !atomic_load(&g_part1_started) && tu_seconds() - t0 < 1.0;)
+            ;
     record(ctx, part);
+}
+
+/* A part 0 that is done before the helper wakes: the caller runs part 1
+ * itself (par_two returns 0) or the helper does (1); each part runs once. */
+static void test_par_two_takes_back_a_late_part(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 200; i++) {
+        Parts p = {{0, 0}, {0, 0}};
+        int split = par_two(record, &p);
+        expect_true(p.calls[0] == 1 && p.calls[1] == 1, "each part once, got %d and %d", p.calls[0], p.calls[1]);
+        expect_true(pthread_equal(p.who[1], pthread_self()) == !split, "part 1 ran where par_two says (%d)", split);
+    }
 }
 
 static void test_par_two_runs_both_parts(void **state)
 {
     (void)state;
     Parts p = {{0, 0}, {0, 0}};
-    int split = par_two(record_slow, &p);
+    atomic_store(&g_part1_started, 0);
+    int split = par_two(record_wait, &p);
     expect_true(p.calls[0] == 1 && p.calls[1] == 1, "each part once, got %d and %d", p.calls[0], p.calls[1]);
     expect_true(pthread_equal(p.who[0], pthread_self()), "part 0 on the calling thread");
     if (split)
         expect_true(!pthread_equal(p.who[1], pthread_self()), "split: part 1 on the helper thread");
     else
-        printf("  (the helper did not start within 50 ms: both parts ran on the caller)\n");
-
-    /* a quick part 0: part 1 runs once, wherever (taken back when the
-     * helper had not started it yet) */
-    for (int i = 0; i < 200; i++) {
-        Parts f = {{0, 0}, {0, 0}};
-        par_two(record, &f);
-        expect_true(f.calls[0] == 1 && f.calls[1] == 1, "round %d: each part once, got %d and %d", i,
-                    f.calls[0], f.calls[1]);
-    }
+        printf("  (no helper thread here: both parts ran on the caller)\n");
 
     expect_true(par_claim() == 1, "the free helper can be claimed");
     expect_true(par_claim() == 0, "a claimed helper cannot be claimed again");
@@ -177,6 +186,7 @@ int main(void)
 {
     TU_RUN(NULL, NULL,
            cmocka_unit_test(test_par_two_runs_both_parts),
+           cmocka_unit_test(test_par_two_takes_back_a_late_part),
            cmocka_unit_test(test_split_equals_unsplit),
            cmocka_unit_test(test_split_is_deterministic), cmocka_unit_test(test_blas_kernels_fit_the_cpu));
 }
