@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "checkpoint.h"
 #include "file.h"
 #include "marian_tok.h"
 #include "ops.h"
@@ -15,7 +16,6 @@
 #include "sysmem.h"
 
 #define JSON_MAX ((off_t)64 << 20)
-#define MARIAN_MAX_HEADER (64u << 20) /* a safetensors header, as checkpoint.h allows */
 
 int tf_path_is_dir(const char *path)
 {
@@ -281,24 +281,11 @@ static int st_open(St *st, const char *path, TfErr *err)
     if (!st->f)
         return -1;
     st->size = (unsigned long long)size;
-    unsigned char b[8];
-    if (st->size < 8 || fread(b, 1, 8, st->f) != 8)
-        return tf_fail(err, "%s: too short for a safetensors file", path);
-    unsigned long long n = 0;
-    for (int i = 7; i >= 0; i--)
-        n = n << 8 | b[i];
-    if (n > MARIAN_MAX_HEADER || n > st->size - 8)
-        return tf_fail(err, "%s: header length %llu does not fit the file", path, n);
-    char *text = malloc((size_t)n + 1);
-    if (!text || fread(text, 1, (size_t)n, st->f) != (size_t)n) {
-        free(text);
-        return tf_fail(err, "%s: cannot read the header", path);
-    }
-    st->hdr = cJSON_ParseWithLength(text, (size_t)n);
-    free(text);
-    if (!cJSON_IsObject(st->hdr))
-        return tf_fail(err, "%s: the header is not a JSON object", path);
-    st->data_start = 8 + n;
+    size_t at = 0;
+    st->hdr = ckpt_header_read(st->f, (size_t)size, path, &at, err); /* checkpoint.c's checks */
+    if (!st->hdr)
+        return -1;
+    st->data_start = at;
     return 0;
 }
 
@@ -672,15 +659,10 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
     }
     if (rc)
         return -1;
-    snprintf(file, sizeof file, "%s/vocab.json", dir);
-    j = read_json(dir, "vocab.json", &missing, err);
-    if (!j)
-        return -1;
     vocab_free(&m->src_vocab);
     vocab_free(&m->tgt_vocab);
-    rc = load_vocab(&m->src_vocab, j, cfg.tgt_vocab, file, err);
-    cJSON_Delete(j);
-    if (rc || vocab_copy(&m->tgt_vocab, &m->src_vocab, err))
+    if (marian_vocab_read(dir, &m->src_vocab, cfg.tgt_vocab, err) ||
+        vocab_copy(&m->tgt_vocab, &m->src_vocab, err))
         return -1;
     if (exists(dir, "source.spm") || exists(dir, "target.spm")) {
         MarianTok *t = malloc(sizeof *t);
