@@ -565,12 +565,18 @@ cJSON *ckpt_header_read(FILE *f, size_t size, const char *name, size_t *data_at,
     return read_header(&s, data_at, err);
 }
 
-static int load(TfModel *m, CkptOptim *opt, const Src *src, TfErr *err)
+/* A load starts from both cleared: on failure there is nothing to free. */
+static void load_begin(TfModel *m, CkptOptim *opt)
 {
-    const char *name = src->name;
     memset(m, 0, sizeof *m);
     if (opt)
         memset(opt, 0, sizeof *opt);
+}
+
+static int load(TfModel *m, CkptOptim *opt, const Src *src, TfErr *err)
+{
+    const char *name = src->name;
+    load_begin(m, opt);
     size_t data_at = 0;
     cJSON *hdr = read_header(src, &data_at, err);
     if (!hdr)
@@ -642,9 +648,7 @@ int ckpt_load_mem(TfModel *m, const void *buf, size_t len, const char *name,
 
 int ckpt_load_full(TfModel *m, CkptOptim *opt, const char *path, TfErr *err)
 {
-    memset(m, 0, sizeof *m);
-    if (opt)
-        memset(opt, 0, sizeof *opt);
+    load_begin(m, opt);
     off_t size = 0;
     FILE *f = tf_fopen_regular(path, &size, err);
     if (!f)

@@ -432,6 +432,27 @@ static int load_ffn(St *st, const char *pre, const LayerParams *L, int C, int F,
     return st_need(st, n, C, 0, L->f2b, err);
 }
 
+/* One layer under pre: self_attn, (decoder) encoder_attn, the layer norms
+ * in the order of LayerParams, then fc1 and fc2. */
+static int load_layer(St *st, const char *pre, const LayerParams *L, int dec, int C, int F, TfErr *err)
+{
+    static const char *const NORMS[2][3] = {{"self_attn_layer_norm", "final_layer_norm"},
+                                            {"self_attn_layer_norm", "encoder_attn_layer_norm", "final_layer_norm"}};
+    char sub[192];
+    snprintf(sub, sizeof sub, "%s.self_attn", pre);
+    if (load_attn(st, sub, &L->sa, C, err))
+        return -1;
+    snprintf(sub, sizeof sub, "%s.encoder_attn", pre);
+    if (dec && load_attn(st, sub, &L->ca, C, err))
+        return -1;
+    for (int i = 0; i < 2 + dec; i++) {
+        snprintf(sub, sizeof sub, "%s.%s", pre, NORMS[dec][i]);
+        if (load_ln(st, sub, L->ln_w[i], L->ln_b[i], C, err))
+            return -1;
+    }
+    return load_ffn(st, pre, L, C, F, err);
+}
+
 /* The stored table of one side, or NULL (the formula). */
 static int load_pe(St *st, const char *name, float **pe, int L, int C, TfErr *err)
 {
@@ -491,38 +512,11 @@ static int load_weights(TfModel *m, St *st, TfErr *err)
     if (rc == 1)
         memset(m->p.gen_b, 0, (size_t)V * sizeof(float));
     char pre[128];
-    for (int l = 0; l < c->n_enc; l++) {
-        LayerParams L = params_enc_layer(&m->p, c, l);
-        snprintf(pre, sizeof pre, "model.encoder.layers.%d", l);
-        char sub[192];
-        snprintf(sub, sizeof sub, "%s.self_attn", pre);
-        if (load_attn(st, sub, &L.sa, C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.self_attn_layer_norm", pre);
-        if (load_ln(st, sub, L.ln_w[0], L.ln_b[0], C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.final_layer_norm", pre);
-        if (load_ln(st, sub, L.ln_w[1], L.ln_b[1], C, err) || load_ffn(st, pre, &L, C, F, err))
-            return -1;
-    }
-    for (int l = 0; l < c->n_dec; l++) {
-        LayerParams L = params_dec_layer(&m->p, c, l);
-        snprintf(pre, sizeof pre, "model.decoder.layers.%d", l);
-        char sub[192];
-        snprintf(sub, sizeof sub, "%s.self_attn", pre);
-        if (load_attn(st, sub, &L.sa, C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.encoder_attn", pre);
-        if (load_attn(st, sub, &L.ca, C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.self_attn_layer_norm", pre);
-        if (load_ln(st, sub, L.ln_w[0], L.ln_b[0], C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.encoder_attn_layer_norm", pre);
-        if (load_ln(st, sub, L.ln_w[1], L.ln_b[1], C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.final_layer_norm", pre);
-        if (load_ln(st, sub, L.ln_w[2], L.ln_b[2], C, err) || load_ffn(st, pre, &L, C, F, err))
+    for (int l = 0; l < c->n_enc + c->n_dec; l++) {
+        int dec = l >= c->n_enc, k = dec ? l - c->n_enc : l;
+        LayerParams L = dec ? params_dec_layer(&m->p, c, k) : params_enc_layer(&m->p, c, k);
+        snprintf(pre, sizeof pre, "model.%s.layers.%d", dec ? "decoder" : "encoder", k);
+        if (load_layer(st, pre, &L, dec, C, F, err))
             return -1;
     }
     if (load_pe(st, "model.encoder.embed_positions.weight", &m->pe_src, c->max_len, C, err) ||
