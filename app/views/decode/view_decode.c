@@ -19,6 +19,7 @@
  * R restart, Left/Right inspect the previous/next step, Home/End, B beam
  * size (Shift+B back), A length penalty, Tab next pane, [ ] decoder
  * layer, 1-9 head, 0 average of the heads. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -427,6 +428,17 @@ static int view_decode_key(ViewCtx *v, Key key, int mod)
 static int button_w(Gfx *g, const char *s) { return ren_text_width(g->small, s) + ui_px(g, 16); }
 static int text_w(Gfx *g, const char *s) { return ren_text_width(g->small, s) + ui_px(g, 4); }
 
+/* A button's label without the key it ends with ("Play  P": "Play"), for
+ * a narrow bar; the label itself when it names no key. */
+static const char *without_key(const char *label, char *buf, size_t cap)
+{
+    size_t n = strlen(label);
+    if (n < 4 || label[n - 3] != ' ' || label[n - 2] != ' ' || !isalpha((unsigned char)label[n - 1]))
+        return label;
+    snprintf(buf, cap, "%.*s", (int)(n - 3), label);
+    return buf;
+}
+
 /* The generation buttons' width on one line, with ◀ or without. */
 static int gen_bar_w(const UiFlow *f, const char *step, const char *play, const char *again, int back)
 {
@@ -440,11 +452,14 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
     const Theme *th = f->v->th;
     /* with their keys when they share a line, else without; ◀ goes last
      * (a click on a row or ← does the same) */
-    const char *step = _("Step ▶  S"), *play = d->playing ? _("Pause  P") : _("Play  P"), *again = _("Restart  R");
+    const char *step = _("Step ▶  S");
+    const char *play = d->playing ? _("Pause  P") : _("Play  P");
+    const char *again = _("Restart  R");
+    char b[3][64];
     if (gen_bar_w(f, step, play, again, 1) > f->rc.w) {
-        step = _("Step ▶");
-        play = d->playing ? _("Pause") : _("Play");
-        again = _("Restart");
+        step = without_key(step, b[0], sizeof b[0]);
+        play = without_key(play, b[1], sizeof b[1]);
+        again = without_key(again, b[2], sizeof b[2]);
     }
     int back = gen_bar_w(f, step, play, again, 1) <= f->rc.w;
     if (f->x > f->rc.x && f->x + gen_bar_w(f, step, play, again, back) > f->rc.x + f->rc.w)
