@@ -668,8 +668,7 @@ static void view_decode(ViewCtx *v)
     const char *keys = _(d->pane == DEC_PANE_BEAM ? KEYS_BEAM : d->pane == DEC_PANE_SAMPLE ? KEYS_SAMPLE : KEYS_GEN);
     int kn = ren_text_wrap(sf, keys, area.w, NULL, 0);
     int kh = (kn < 2 ? kn : 2) * ren_font_height(sf);
-    int readable = 8 * (ren_font_height(v->g->ui) + ui_px(v->g, 6)); /* a pane worth reading */
-    if (area.y + area.h - pad - top - kh < readable)
+    if (area.y + area.h - pad - top - kh < 8 * rh) /* eight rows: a pane worth reading */
         kh = 0; /* the pane before its keys, when room is short */
     int bottom = area.y + area.h - kh - pad;
     if (kh) {
