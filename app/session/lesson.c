@@ -821,9 +821,9 @@ int lesson_predict_candidates(const TfTrace *tr, int b, int row, unsigned seed, 
     TfView v;
     if (cap <= 0 || tf_view(tr, ST_OUT_PROBS, 0, -1, b, &v, &err) || row < 0 || row >= v.rows)
         return 0;
-    int k = 0;
+    int k = 0, pad = cfg_pad_id(&tr->cfg), start = cfg_start_id(&tr->cfg); /* never predicted */
     for (int c = 0; c < v.cols; c++) { /* the cap most probable, by insertion */
-        if (c == TOK_PAD || c == TOK_BOS)
+        if (c == pad || c == start)
             continue;
         float x = tf_view_at(&v, row, c);
         int at;

@@ -138,6 +138,8 @@ typedef struct ViewOut {
     int exp_head[3];
     int exp_hide_set;           /* toggle hiding source position exp_hide (Alt+click) */
     int exp_hide;
+    const TfExperiment *set_exp; /* replace the experiment (a lesson step's); quiet:
+                                    the notice below, if any, says why */
     int head_set;               /* set the head (-1 all) */
     int head;
     int view_set;               /* show view (VIEW_AUTO: the natural one) */

@@ -111,7 +111,8 @@ typedef struct App {
 /* What the views show while an experiment is on (D cycles). */
 enum { CMP_EXP = 0, CMP_NORMAL, CMP_DIFF, CMP_COUNT };
 const char *app_cmp_name(int cmp);
-void app_set_exp(App *a, const TfExperiment *e);
+void app_set_exp(App *a, const TfExperiment *e); /* with a notice naming it */
+void app_put_exp(App *a, const TfExperiment *e); /* the same, quietly */
 void app_exp_toggle_hide(App *a, int pos); /* Alt+click on a source token */
 int app_exp_key(App *a, Key key);      /* E, D and the panel's keys */
 void app_exp_draw(ViewCtx *v);         /* the panel (experiment_ui.c) */

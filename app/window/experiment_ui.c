@@ -15,11 +15,16 @@ const char *app_cmp_name(int cmp)
     return cmp >= 0 && cmp < CMP_COUNT ? _(CMP_NAMES[cmp]) : "?";
 }
 
-void app_set_exp(App *a, const TfExperiment *e)
+void app_put_exp(App *a, const TfExperiment *e)
 {
     session_set_exp(&a->ses, e);
     if (!session_has_exp(&a->ses))
         a->cmp = CMP_EXP;
+}
+
+void app_set_exp(App *a, const TfExperiment *e)
+{
+    app_put_exp(a, e);
     char d[256];
     tf_exp_describe(e, d, sizeof d);
     app_notice(a, 0, _("experiment: %s"), d);

@@ -123,7 +123,7 @@ void app_apply(App *a, ViewOut *o)
      * this frame before its wishes were applied) */
     if (o->sel_set || o->batch_set || o->cmap_prob_set || o->use_model || o->go_set ||
         o->head_set || o->focus_set || o->view_set || o->exp_head_set ||
-        o->exp_hide_set)
+        o->exp_hide_set || o->set_exp)
         a->redraw_soon = 1;
     if (o->hover.valid)
         a->hover = o->hover;
@@ -160,6 +160,8 @@ void app_apply(App *a, ViewOut *o)
     }
     if (o->exp_hide_set) /* Alt+click on a source token: hide it (or not) */
         app_exp_toggle_hide(a, o->exp_hide);
+    if (o->set_exp)
+        app_put_exp(a, o->set_exp);
     if (o->focus_set) {
         a->focus = o->focus;
         a->view_text = o->focus == FOCUS_VIEW ? o->focus_text : NULL;

@@ -224,23 +224,19 @@ static int load_lang(App *a, LessonUi *u)
     return u->set.n ? 0 : -1;
 }
 
-/* Select the token with this text (source first, then target). */
-static void highlight(App *a, const char *tok)
+/* The token with this text (source first, then target); none when absent. */
+static Selection highlight(const App *a, const char *tok)
 {
     const TfTrace *tr = &a->ses.trace;
-    a->sel.side = 0;
     if (!tok || !tok[0])
-        return;
+        return (Selection){0, 0};
     for (int i = 0; i < tr->S; i++)
-        if (strcmp(vocab_token(&a->ses.model.src_vocab, tr->src_ids[(size_t)a->ses.batch * tr->S + i]), tok) == 0) {
-            a->sel = (Selection){1, i};
-            return;
-        }
+        if (strcmp(vocab_token(&a->ses.model.src_vocab, tr->src_ids[(size_t)a->ses.batch * tr->S + i]), tok) == 0)
+            return (Selection){1, i};
     for (int i = 0; i < tr->T; i++)
-        if (strcmp(vocab_token(&a->ses.model.tgt_vocab, tr->tgt_ids[(size_t)a->ses.batch * tr->T + i]), tok) == 0) {
-            a->sel = (Selection){2, i};
-            return;
-        }
+        if (strcmp(vocab_token(&a->ses.model.tgt_vocab, tr->tgt_ids[(size_t)a->ses.batch * tr->T + i]), tok) == 0)
+            return (Selection){2, i};
+    return (Selection){0, 0};
 }
 
 /* ---- @experiment and @pane ---- */
@@ -254,36 +250,32 @@ static int lesson_has_exp(const Lesson *l)
 }
 
 /* The step's experiment, checked against the model and the input (the
- * checker says the same before a lesson ships); none when it does not fit. */
-static void apply_exp(App *a, LessonUi *u, const Lesson *l, const LessonView *v)
+ * checker says the same before a lesson ships; none, with a notice, when it
+ * does not fit), as wishes in o: e holds it. A lesson without experiments
+ * leaves the learner's own. */
+static void lesson_exp(const App *a, const Lesson *l, const LessonView *v, TfExperiment *e, ViewOut *o)
 {
     if (!lesson_has_exp(l))
-        return; /* a lesson without experiments leaves the learner's own */
-    TfExperiment e;
-    memset(&e, 0, sizeof e);
+        return;
+    memset(e, 0, sizeof *e);
     const TfConfig *cfg = &a->ses.model.cfg;
     int ok = 1;
     if (v->has_exp) {
-        e = v->exp;
-        for (int k = 0; k < e.n_ablate; k++)
-            ok &= e.ablate[k].head < cfg->n_heads &&
-                  e.ablate[k].layer < (e.ablate[k].kind == TF_ATTN_ENC ? cfg->n_enc : cfg->n_dec);
+        *e = v->exp;
+        for (int k = 0; k < e->n_ablate; k++)
+            ok &= e->ablate[k].head < cfg->n_heads &&
+                  e->ablate[k].layer < (e->ablate[k].kind == TF_ATTN_ENC ? cfg->n_enc : cfg->n_dec);
         TfErr err;
-        ok &= tf_exp_check_source(&e, a->ses.pad_S, &err) == 0;
+        ok &= tf_exp_check_source(e, a->ses.pad_S, &err) == 0;
         if (!ok) {
-            app_notice(a, 1, _("%s:%d: the @experiment does not fit this model or sentence"), l->path,
-                       v->exp_line);
-            memset(&e, 0, sizeof e);
+            o->notice_set = o->notice_error = 1;
+            snprintf(o->notice, sizeof o->notice, _("%s:%d: the @experiment does not fit this model or sentence"),
+                     l->path, v->exp_line);
+            memset(e, 0, sizeof *e);
         }
     }
-    if (!tf_exp_equal(&e, &a->ses.exp)) {
-        char notice[sizeof a->notice]; /* the panel says what the step does */
-        memcpy(notice, a->notice, sizeof notice);
-        app_set_exp(a, &e);
-        memcpy(a->notice, notice, sizeof notice);
-    }
-    a->cmp = session_has_exp(&a->ses) ? v->cmp : CMP_EXP;
-    u->exp_set = session_has_exp(&a->ses);
+    if (!tf_exp_equal(e, &a->ses.exp))
+        o->set_exp = e; /* quietly: the panel says what the step does */
 }
 
 /* Leaving a lesson leaves its experiment too. */
@@ -309,29 +301,45 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
         paths_data(rel, path, sizeof path);
     if (strcmp(a->ses.model_path, path) != 0)
         app_load_model(a, path); /* keeps the old model, with a notice, on failure */
-    if (v->src && strcmp(v->src, a->ses.src_line) != 0)
-        app_set_text(a, FOCUS_SRC, v->src);
+    /* the step's wishes go the way a view's do (host.c), in three steps:
+     * the input; its experiment (checked against the padded input); where
+     * to look (the highlight may name a target token of the whole pass) */
+    ViewOut o;
+    memset(&o, 0, sizeof o);
     const char *tgt = v->tgt ? v->tgt : "";
-    if (strcmp(tgt, a->ses.tgt) != 0)
-        app_set_text(a, FOCUS_TGT, tgt);
-    a->focus = FOCUS_NONE;
+    o.set_src = v->src && strcmp(v->src, a->ses.src_line) != 0 ? v->src : NULL;
+    o.set_tgt = strcmp(tgt, a->ses.tgt) != 0 ? tgt : NULL;
+    o.focus_set = 1; /* FOCUS_NONE */
+    app_apply(a, &o);
     session_update(&a->ses, SES_NEED_STAGE); /* the padded input, for the experiment's positions */
-    apply_exp(a, a->les, l, v);
-    app_compute_all(a); /* the highlight may name a target token */
+    TfExperiment e;
+    memset(&o, 0, sizeof o);
+    lesson_exp(a, l, v, &e, &o);
+    o.batch_set = 1;
+    o.batch = v->batch >= 0 && v->batch < a->ses.n_src ? v->batch : 0;
+    app_apply(a, &o);
+    if (lesson_has_exp(l)) {
+        a->cmp = session_has_exp(&a->ses) ? v->cmp : CMP_EXP;
+        a->les->exp_set = session_has_exp(&a->ses);
+    }
+    app_compute_all(a);
+    memset(&o, 0, sizeof o);
     int st = v->stage[0] ? stage_find(v->stage) : -1;
-    if (st >= 0)
-        app_goto(a, st, v->layer >= 0 ? v->layer : 0);
-    if (v->head != -2)
-        app_set_head(a, v->head);
-    else if (a->ses.head < 0)
-        a->ses.head = 0;
+    if (st >= 0) {
+        o.go_set = 1;
+        o.go_stage = (StageId)st;
+        o.go_layer = v->layer >= 0 ? v->layer : 0;
+    }
+    o.head_set = v->head != -2 || a->ses.head < 0;
+    o.head = v->head != -2 ? v->head : 0;
     int vw = v->view[0] ? view_find(v->view) : -1;
-    a->view = vw >= 0 ? (ViewId)vw : VIEW_AUTO;
-    a->ses.batch = v->batch >= 0 && v->batch < a->ses.n_src ? v->batch : 0;
-    highlight(a, v->highlight);
+    o.view_set = 1;
+    o.view = vw >= 0 ? (ViewId)vw : VIEW_AUTO;
+    o.sel_set = 1;
+    o.sel = highlight(a, v->highlight);
+    app_apply(a, &o);
     if (vw == VIEW_DECODE && v->pane[0])
         app_decode_setup(a, v->pane, 0, -1.0f);
-    a->anim_start = a->now;
 }
 
 static void show_step(App *a, LessonUi *u, int step)

@@ -500,49 +500,88 @@ static int keep_extra_meta(TfModel *m, const cJSON *meta)
     return rc;
 }
 
-static int load(TfModel *m, CkptOptim *opt, const Src *src, TfErr *err)
+/* The header every safetensors file starts with: its 8-byte length checked
+ * against the file and CKPT_MAX_HEADER before anything is allocated, a JSON
+ * object padded with spaces only, no NUL in its strings. *data_at is where
+ * the tensor data begins. NULL (err set) when any of it fails. */
+static cJSON *read_header(const Src *src, size_t *data_at, TfErr *err)
 {
     const char *name = src->name;
-    memset(m, 0, sizeof *m);
-    if (opt)
-        memset(opt, 0, sizeof *opt);
-    if (src->size < 8)
-        return tf_fail(err, "%s: file is %zu bytes, too short for a safetensors "
-                       "header", name, src->size);
+    if (src->size < 8) {
+        tf_fail(err, "%s: file is %zu bytes, too short for a safetensors header", name, src->size);
+        return NULL;
+    }
     unsigned char lenb[8];
     if (src_read(src, 0, lenb, 8, err))
-        return -1;
+        return NULL;
     uint64_t hlen = 0;
     for (int i = 7; i >= 0; i--)
         hlen = (hlen << 8) | lenb[i];
-    if (hlen == 0 || hlen > src->size - 8)
-        return tf_fail(err, "%s: header length %llu does not fit in the file "
-                       "(%zu bytes)", name, (unsigned long long)hlen, src->size);
-    if (hlen > CKPT_MAX_HEADER)
-        return tf_fail(err, "%s: header of %llu bytes is larger than the %u "
-                       "allowed", name, (unsigned long long)hlen, CKPT_MAX_HEADER);
+    if (hlen == 0 || hlen > src->size - 8) {
+        tf_fail(err, "%s: header length %llu does not fit in the file (%zu bytes)", name,
+                (unsigned long long)hlen, src->size);
+        return NULL;
+    }
+    if (hlen > CKPT_MAX_HEADER) {
+        tf_fail(err, "%s: header of %llu bytes is larger than the %u allowed", name,
+                (unsigned long long)hlen, CKPT_MAX_HEADER);
+        return NULL;
+    }
     char *text = malloc((size_t)hlen + 1);
-    if (!text)
-        return tf_fail(err, "%s: out of memory for the header", name);
+    if (!text) {
+        tf_fail(err, "%s: out of memory for the header", name);
+        return NULL;
+    }
     cJSON *hdr = NULL;
-    int rc = -1;
     if (src_read(src, 8, text, (size_t)hlen, err))
-        goto done;
+        goto fail;
     text[hlen] = 0;
     const char *end = NULL;
     hdr = cJSON_ParseWithLengthOpts(text, (size_t)hlen, &end, 0);
     if (!cJSON_IsObject(hdr)) {
         tf_fail(err, "%s: header is not a valid JSON object", name);
-        goto done;
+        goto fail;
     }
     if (!only_spaces(end, text + hlen)) {
         tf_fail(err, "%s: bytes after the header's JSON object (only spaces may pad it)", name);
-        goto done;
+        goto fail;
     }
     if (has_nul_escape(text, (size_t)hlen)) {
         tf_fail(err, "%s: a string in the header holds a NUL character (\\u0000)", name);
-        goto done;
+        goto fail;
     }
+    free(text);
+    *data_at = 8 + (size_t)hlen;
+    return hdr;
+fail:
+    cJSON_Delete(hdr);
+    free(text);
+    return NULL;
+}
+
+cJSON *ckpt_header_read(FILE *f, size_t size, const char *name, size_t *data_at, TfErr *err)
+{
+    Src s = {f, NULL, size, name};
+    return read_header(&s, data_at, err);
+}
+
+/* A load starts from both cleared: on failure there is nothing to free. */
+static void load_begin(TfModel *m, CkptOptim *opt)
+{
+    memset(m, 0, sizeof *m);
+    if (opt)
+        memset(opt, 0, sizeof *opt);
+}
+
+static int load(TfModel *m, CkptOptim *opt, const Src *src, TfErr *err)
+{
+    const char *name = src->name;
+    load_begin(m, opt);
+    size_t data_at = 0;
+    cJSON *hdr = read_header(src, &data_at, err);
+    if (!hdr)
+        return -1;
+    int rc = -1;
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(hdr, "__metadata__");
     if (!cJSON_IsObject(meta)) {
         tf_fail(err, "%s: header has no __metadata__ (is it a Stepformer model?)", name);
@@ -576,8 +615,7 @@ static int load(TfModel *m, CkptOptim *opt, const Src *src, TfErr *err)
     int has_opt = optim_present(hdr, meta, &step, name, err);
     if (has_opt < 0)
         goto done;
-    if (load_tensors(m, opt, has_opt, hdr, src, 8 + (size_t)hlen,
-                     src->size - 8 - (size_t)hlen, err))
+    if (load_tensors(m, opt, has_opt, hdr, src, data_at, src->size - data_at, err))
         goto done;
     if (opt)
         opt->step = has_opt ? step : 0;
@@ -592,7 +630,6 @@ done:
         ckpt_optim_free(opt);
     }
     cJSON_Delete(hdr);
-    free(text);
     return rc;
 }
 
@@ -611,9 +648,7 @@ int ckpt_load_mem(TfModel *m, const void *buf, size_t len, const char *name,
 
 int ckpt_load_full(TfModel *m, CkptOptim *opt, const char *path, TfErr *err)
 {
-    memset(m, 0, sizeof *m);
-    if (opt)
-        memset(opt, 0, sizeof *opt);
+    load_begin(m, opt);
     off_t size = 0;
     FILE *f = tf_fopen_regular(path, &size, err);
     if (!f)

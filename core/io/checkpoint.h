@@ -30,6 +30,7 @@
 #define TF_CHECKPOINT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "err.h"
 #include "model.h"
@@ -60,6 +61,15 @@ int ckpt_load_mem_full(TfModel *m, CkptOptim *opt, const void *buf,
 /* Save with the optimizer state (opt NULL: the same as ckpt_save). */
 int ckpt_save_full(const TfModel *m, const CkptOptim *opt, const char *path,
                    TfErr *err);
+/* The header of any safetensors file open as f (size bytes): the one reader
+ * with the checks above (length against the file and CKPT_MAX_HEADER, a JSON
+ * object padded with spaces only, no NUL in its strings) and their one-line
+ * errors naming the file. Returns the parsed object (cJSON_Delete it) and
+ * where the data begins, or NULL. marian.c reads its tensors after it. */
+struct cJSON;
+struct cJSON *ckpt_header_read(FILE *f, size_t size, const char *name, size_t *data_at,
+                               TfErr *err);
+
 /* Allocate zeroed moments for n parameters. */
 int ckpt_optim_alloc(CkptOptim *opt, size_t n, TfErr *err);
 void ckpt_optim_free(CkptOptim *opt);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "checkpoint.h"
 #include "file.h"
 #include "marian_tok.h"
 #include "ops.h"
@@ -15,7 +16,6 @@
 #include "sysmem.h"
 
 #define JSON_MAX ((off_t)64 << 20)
-#define MARIAN_MAX_HEADER (64u << 20) /* a safetensors header, as checkpoint.h allows */
 
 int tf_path_is_dir(const char *path)
 {
@@ -281,24 +281,11 @@ static int st_open(St *st, const char *path, TfErr *err)
     if (!st->f)
         return -1;
     st->size = (unsigned long long)size;
-    unsigned char b[8];
-    if (st->size < 8 || fread(b, 1, 8, st->f) != 8)
-        return tf_fail(err, "%s: too short for a safetensors file", path);
-    unsigned long long n = 0;
-    for (int i = 7; i >= 0; i--)
-        n = n << 8 | b[i];
-    if (n > MARIAN_MAX_HEADER || n > st->size - 8)
-        return tf_fail(err, "%s: header length %llu does not fit the file", path, n);
-    char *text = malloc((size_t)n + 1);
-    if (!text || fread(text, 1, (size_t)n, st->f) != (size_t)n) {
-        free(text);
-        return tf_fail(err, "%s: cannot read the header", path);
-    }
-    st->hdr = cJSON_ParseWithLength(text, (size_t)n);
-    free(text);
-    if (!cJSON_IsObject(st->hdr))
-        return tf_fail(err, "%s: the header is not a JSON object", path);
-    st->data_start = 8 + n;
+    size_t at = 0;
+    st->hdr = ckpt_header_read(st->f, (size_t)size, path, &at, err); /* checkpoint.c's checks */
+    if (!st->hdr)
+        return -1;
+    st->data_start = at;
     return 0;
 }
 
@@ -445,6 +432,27 @@ static int load_ffn(St *st, const char *pre, const LayerParams *L, int C, int F,
     return st_need(st, n, C, 0, L->f2b, err);
 }
 
+/* One layer under pre: self_attn, (decoder) encoder_attn, the layer norms
+ * in the order of LayerParams, then fc1 and fc2. */
+static int load_layer(St *st, const char *pre, const LayerParams *L, int dec, int C, int F, TfErr *err)
+{
+    static const char *const NORMS[2][3] = {{"self_attn_layer_norm", "final_layer_norm"},
+                                            {"self_attn_layer_norm", "encoder_attn_layer_norm", "final_layer_norm"}};
+    char sub[192];
+    snprintf(sub, sizeof sub, "%s.self_attn", pre);
+    if (load_attn(st, sub, &L->sa, C, err))
+        return -1;
+    snprintf(sub, sizeof sub, "%s.encoder_attn", pre);
+    if (dec && load_attn(st, sub, &L->ca, C, err))
+        return -1;
+    for (int i = 0; i < 2 + dec; i++) {
+        snprintf(sub, sizeof sub, "%s.%s", pre, NORMS[dec][i]);
+        if (load_ln(st, sub, L->ln_w[i], L->ln_b[i], C, err))
+            return -1;
+    }
+    return load_ffn(st, pre, L, C, F, err);
+}
+
 /* The stored table of one side, or NULL (the formula). */
 static int load_pe(St *st, const char *name, float **pe, int L, int C, TfErr *err)
 {
@@ -504,38 +512,11 @@ static int load_weights(TfModel *m, St *st, TfErr *err)
     if (rc == 1)
         memset(m->p.gen_b, 0, (size_t)V * sizeof(float));
     char pre[128];
-    for (int l = 0; l < c->n_enc; l++) {
-        LayerParams L = params_enc_layer(&m->p, c, l);
-        snprintf(pre, sizeof pre, "model.encoder.layers.%d", l);
-        char sub[192];
-        snprintf(sub, sizeof sub, "%s.self_attn", pre);
-        if (load_attn(st, sub, &L.sa, C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.self_attn_layer_norm", pre);
-        if (load_ln(st, sub, L.ln_w[0], L.ln_b[0], C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.final_layer_norm", pre);
-        if (load_ln(st, sub, L.ln_w[1], L.ln_b[1], C, err) || load_ffn(st, pre, &L, C, F, err))
-            return -1;
-    }
-    for (int l = 0; l < c->n_dec; l++) {
-        LayerParams L = params_dec_layer(&m->p, c, l);
-        snprintf(pre, sizeof pre, "model.decoder.layers.%d", l);
-        char sub[192];
-        snprintf(sub, sizeof sub, "%s.self_attn", pre);
-        if (load_attn(st, sub, &L.sa, C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.encoder_attn", pre);
-        if (load_attn(st, sub, &L.ca, C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.self_attn_layer_norm", pre);
-        if (load_ln(st, sub, L.ln_w[0], L.ln_b[0], C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.encoder_attn_layer_norm", pre);
-        if (load_ln(st, sub, L.ln_w[1], L.ln_b[1], C, err))
-            return -1;
-        snprintf(sub, sizeof sub, "%s.final_layer_norm", pre);
-        if (load_ln(st, sub, L.ln_w[2], L.ln_b[2], C, err) || load_ffn(st, pre, &L, C, F, err))
+    for (int l = 0; l < c->n_enc + c->n_dec; l++) {
+        int dec = l >= c->n_enc, k = dec ? l - c->n_enc : l;
+        LayerParams L = dec ? params_dec_layer(&m->p, c, k) : params_enc_layer(&m->p, c, k);
+        snprintf(pre, sizeof pre, "model.%s.layers.%d", dec ? "decoder" : "encoder", k);
+        if (load_layer(st, pre, &L, dec, C, F, err))
             return -1;
     }
     if (load_pe(st, "model.encoder.embed_positions.weight", &m->pe_src, c->max_len, C, err) ||
@@ -672,15 +653,10 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
     }
     if (rc)
         return -1;
-    snprintf(file, sizeof file, "%s/vocab.json", dir);
-    j = read_json(dir, "vocab.json", &missing, err);
-    if (!j)
-        return -1;
     vocab_free(&m->src_vocab);
     vocab_free(&m->tgt_vocab);
-    rc = load_vocab(&m->src_vocab, j, cfg.tgt_vocab, file, err);
-    cJSON_Delete(j);
-    if (rc || vocab_copy(&m->tgt_vocab, &m->src_vocab, err))
+    if (marian_vocab_read(dir, &m->src_vocab, cfg.tgt_vocab, err) ||
+        vocab_copy(&m->tgt_vocab, &m->src_vocab, err))
         return -1;
     if (exists(dir, "source.spm") || exists(dir, "target.spm")) {
         MarianTok *t = malloc(sizeof *t);

@@ -10,6 +10,7 @@
 #include <cblas.h>
 
 #include "ops.h"
+#include "ops_model.h"
 #include "parallel.h"
 #include "rows.h"
 
@@ -140,16 +141,6 @@ int kv_init(TfKvCache *kv, const TfModel *m, const TfExperiment *exp, const floa
     return 0;
 }
 
-/* An ablated head's d_v columns of rows 0..R-1 are zeroed (as forward.c). */
-static void ablate(const TfKvCache *kv, float *heads, TfAttnKind kind, int l, int R)
-{
-    int dk = kv->C / kv->NH;
-    for (int h = 0; h < kv->NH; h++)
-        if (tf_exp_ablated(&kv->exp, kind, l, h))
-            for (int r = 0; r < R; r++)
-                memset(heads + (size_t)r * kv->C + (size_t)h * dk, 0, (size_t)dk * sizeof(float));
-}
-
 /* A sub-layer's input: x, or LN(x) pre-LN. */
 static const float *sub_in(TfKvCache *kv, const float *x, const float *w, const float *b, int post,
                            int R)
@@ -213,13 +204,7 @@ static void cross_step(TfKvCache *kv, int l, int R, float *cross_w)
 static void ffn_step(TfKvCache *kv, const TfConfig *c, const float *in, const LayerParams *W, int R)
 {
     step_linear(kv->hid, in, W->f1w, W->f1b, R, kv->C, kv->F);
-    size_t n = (size_t)R * kv->F;
-    if (c->act == TF_ACT_SILU)
-        silu_forward(kv->hid, kv->hid, n);
-    else if (c->act == TF_ACT_GELU)
-        gelu_forward(kv->hid, kv->hid, n);
-    else
-        relu_forward(kv->hid, kv->hid, n);
+    act_forward(c->act, kv->hid, (size_t)R * kv->F);
     step_linear(kv->out, kv->hid, W->f2w, W->f2b, R, kv->F, kv->C);
 }
 
@@ -246,14 +231,14 @@ int kv_step(TfKvCache *kv, const TfModel *m, const int *tok, int R, float *self_
         const float *in = sub_in(kv, kv->x, W.ln_w[0], W.ln_b[0], post, R);
         step_linear(kv->qkv, in, W.sa.qkv_w, W.sa.qkv_b, R, C, 3 * C);
         self_step(kv, l, R, self_w);
-        ablate(kv, kv->heads, TF_ATTN_DEC, l, R);
+        ablate_heads(kv->heads, &kv->exp, TF_ATTN_DEC, l, R, C, kv->NH);
         step_linear(kv->out, kv->heads, W.sa.o_w, W.sa.o_b, R, C, C);
         sub_out(kv, kv->x, kv->out, W.ln_w[0], W.ln_b[0], post, R);
         /* 2. cross-attention: the query is new, K/V were computed once */
         in = sub_in(kv, kv->x, W.ln_w[1], W.ln_b[1], post, R);
         step_linear(kv->qkv, in, W.ca.qkv_w, W.ca.qkv_b, R, C, C);
         cross_step(kv, l, R, cross_w);
-        ablate(kv, kv->heads, TF_ATTN_CROSS, l, R);
+        ablate_heads(kv->heads, &kv->exp, TF_ATTN_CROSS, l, R, C, kv->NH);
         step_linear(kv->out, kv->heads, W.ca.o_w, W.ca.o_b, R, C, C);
         sub_out(kv, kv->x, kv->out, W.ln_w[1], W.ln_b[1], post, R);
         /* 3. feed-forward */

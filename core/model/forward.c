@@ -10,6 +10,7 @@
 
 #include "model.h"
 #include "ops.h"
+#include "ops_model.h"
 
 /* The key mask of hidden source positions lives on the stack: room for
  * the longest source a model may have. */
@@ -99,20 +100,6 @@ static const unsigned char *hidden_keys(const TfTrace *tr, unsigned char *buf, i
     return buf;
 }
 
-/* An ablated head's output (its d_v columns of concat) is zeroed before
- * W_O; W_O and its bias still apply. */
-static void ablate_heads(const TfTrace *tr, float *heads, TfAttnKind kind, int layer, int N)
-{
-    const TfExperiment *e = &tr->exp;
-    int C = tr->cfg.d_model, dk = cfg_dk(&tr->cfg);
-    for (int i = 0; i < e->n_ablate; i++) {
-        if (e->ablate[i].kind != (int)kind || e->ablate[i].layer != layer)
-            continue;
-        for (int r = 0; r < N; r++)
-            memset(heads + (size_t)r * C + (size_t)e->ablate[i].head * dk, 0, (size_t)dk * sizeof(float));
-    }
-}
-
 /* Self-attention block: qkv projection, attention, W_O. */
 static void self_attention(TfTrace *tr, AttnAct *a, const float *x,
                            const float *w_qkv, const float *b_qkv,
@@ -132,7 +119,7 @@ static void self_attention(TfTrace *tr, AttnAct *a, const float *x,
     linear_forward(a->qkv, x, w_qkv, b_qkv, N, C, 3 * C);
     AttnDims d = {B, T, T, C, tr->cfg.n_heads, a->qs, a->kvs, causal, len, e->no_scale, kh};
     attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &d);
-    ablate_heads(tr, a->heads, kind, layer, N);
+    ablate_heads(a->heads, e, kind, layer, N, C, tr->cfg.n_heads); /* zeroed before W_O */
     linear_forward(a->out, a->heads, w_o, b_o, N, C, C);
 }
 
@@ -141,13 +128,7 @@ static void ffn(const TfConfig *c, float *hidden, float *out, const float *x,
                 const float *b2, int N)
 {
     linear_forward(hidden, x, w1, b1, N, c->d_model, c->d_ff);
-    size_t n = (size_t)N * c->d_ff;
-    if (c->act == TF_ACT_SILU)
-        silu_forward(hidden, hidden, n);
-    else if (c->act == TF_ACT_GELU)
-        gelu_forward(hidden, hidden, n);
-    else
-        relu_forward(hidden, hidden, n);
+    act_forward(c->act, hidden, (size_t)N * c->d_ff);
     linear_forward(out, hidden, w2, b2, N, c->d_ff, c->d_model);
 }
 
@@ -332,7 +313,7 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     const unsigned char *kh = tr->S <= TF_MAX_LEN_HIDE ? hidden_keys(tr, hide, tr->S) : NULL;
     AttnDims ad = {B, T, tr->S, C, c->n_heads, a->qs, a->kvs, 0, tr->src_len, tr->exp.no_scale, kh};
     attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &ad);
-    ablate_heads(tr, a->heads, TF_ATTN_CROSS, l, N);
+    ablate_heads(a->heads, &tr->exp, TF_ATTN_CROSS, l, N, C, tr->cfg.n_heads);
     linear_forward(a->out, a->heads, co_w, co_b, N, C, C);
     const float *x2 = sub_out(&d->n2, x1, a->out, d2, ln2w, ln2b, post, N, C);
 

@@ -16,6 +16,7 @@
 #include "checkpoint.h"
 #include "lesson.h"
 #include "lesson_check.h"
+#include "marian.h"
 #include "session.h"
 #include "stage.h"
 #include "test_util.h"
@@ -261,6 +262,40 @@ static void test_predict_answer(void **state)
     model_free(&m);
 }
 
+/* The tokens offered never include the model's own padding and start
+ * token, read from its specials: a MarianMT model (pad = start = 47,
+ * </s> = 0, <unk> = 1) offers </s>, which ends the sentence, and never
+ * its pad. */
+static void test_predict_specials(void **state)
+{
+    (void)state;
+    const char *dir = "tests/fixtures/marian/swish_f32";
+    TfModel m;
+    TfErr err;
+    expect_true(tf_model_open(dir, &m, &err) == 0, "%s loads: %s", dir, err.msg);
+    int V = m.cfg.tgt_vocab, pad = cfg_pad_id(&m.cfg), start = cfg_start_id(&m.cfg), eos = cfg_eos_id(&m.cfg);
+    expect_true(V == 48 && pad == 47 && start == 47 && eos == 0, "the fixture's ids: V %d pad %d start %d eos %d",
+                V, pad, start, eos);
+    TfTrace tr;
+    expect_true(trace_build(&tr, &m.cfg, 1, 8, TRACE_RECORD, &err) == 0, "a trace: %s", err.msg);
+    int src[3] = {5, 6, eos}, tgt[3] = {start, 5, 6}, S = 3, T = 3;
+    TfBatch b = {1, S, T, src, tgt, &S, &T};
+    expect_true(tf_forward(&m, &tr, &b, 0, &err) == 0, "the pass runs: %s", err.msg);
+    int ids[64];
+    int n = lesson_predict_candidates(&tr, 0, 1, 7, ids, V);
+    int has_eos = 0, has_unk = 0, has_pad = 0;
+    for (int i = 0; i < n; i++) {
+        has_eos |= ids[i] == eos;
+        has_unk |= ids[i] == cfg_unk_id(&m.cfg);
+        has_pad |= ids[i] == pad;
+    }
+    expect_true(n == V - 1 && has_eos && has_unk && !has_pad,
+                "all but the pad/start id offered: %d of %d, </s> %d, <unk> %d, pad %d", n, V, has_eos, has_unk,
+                has_pad);
+    trace_free(&tr);
+    model_free(&m);
+}
+
 /* Where the answer of a @predict next sits among the tokens offered. */
 static int answer_at(const TfTrace *tr, int b, int row, unsigned seed, int answer, int *ids, int *n)
 {
@@ -376,6 +411,7 @@ static void test_check_all(void **state)
 int main(void)
 {
     TU_RUN(NULL, NULL, cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_bad),
-           cmocka_unit_test(test_check), cmocka_unit_test(test_predict_answer), cmocka_unit_test(test_predict_order),
+           cmocka_unit_test(test_check), cmocka_unit_test(test_predict_answer), cmocka_unit_test(test_predict_specials),
+           cmocka_unit_test(test_predict_order),
            cmocka_unit_test(test_check_all));
 }

@@ -16,6 +16,7 @@
 #include "paths.h"
 #include "test_app_util.h"
 #include "test_util.h"
+#include "view_decode.h"
 
 
 /* The strings a view drew cut short: ui_text_fit draws the part that fits
@@ -127,10 +128,86 @@ static void test_chinese_fits(void **state)
     expect_true(n == 0, "%d strings cut short in Chinese:%s", n, msg);
 }
 
+/* The strings a view drew (each once), for what a small window shows. */
+typedef struct Drawn {
+    int n;
+    char s[256][64];
+} Drawn;
+
+static void on_drawn(void *user, const char *s, int len, Rect box, const char *tag)
+{
+    Drawn *d = user;
+    (void)box;
+    if (!tag || strcmp(tag, "view") != 0 || len >= 64)
+        return;
+    for (int i = 0; i < d->n; i++)
+        if ((int)strlen(d->s[i]) == len && strncmp(d->s[i], s, (size_t)len) == 0)
+            return;
+    if (d->n < 256)
+        snprintf(d->s[d->n++], sizeof d->s[0], "%.*s", len, s);
+}
+
+static int drawn_has(const Drawn *d, const char *s)
+{
+    for (int i = 0; i < d->n; i++)
+        if (strcmp(d->s[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* A decode pane at 800x600 with presenter text, drawn twice (the first
+ * frame sets the view up); what it drew in d. */
+static void draw_small(App *a, Ren *r, int lang, const char *pane, Drawn *d)
+{
+    AppOpts o = tu_opts(NULL, "i love china", NULL, "decode");
+    o.lang = lang;
+    tu_open(a, &o, 100);
+    a->text_scale = 1.5f;
+    app_decode_setup(a, pane, 4, 0.6f);
+    app_frame(a, r);
+    memset(d, 0, sizeof *d);
+    ren_text_hook(on_drawn, d);
+    a->now += 0.5;
+    app_frame(a, r);
+    ren_text_hook(NULL, NULL);
+}
+
+/* At 800x600 with presenter text the decode view still shows a class what
+ * it is for: every row of the table (each generated token drawn in its
+ * own cell) and the beam tree with its tokens on the nodes (more than the
+ * winner's line), in English and in Chinese. */
+static void test_small_presenter_readable(void **state)
+{
+    (void)state;
+    TfErr err;
+    Ren *r = ren_open_headless(800, 600, &err);
+    expect_true(r != NULL, "headless renderer: %s", err.msg);
+    for (int lang = 0; lang < 2; lang++) {
+        static App a;
+        Drawn d;
+        draw_small(&a, r, lang, "gen", &d);
+        const DecodeUi *u = a.vstate[VIEW_DECODE];
+        int rows = 0;
+        for (int i = 0; i < u->gen.n; i++)
+            rows += drawn_has(&d, vocab_token(&a.ses.model.tgt_vocab, u->gen.ids[i]));
+        expect_true(u->gen.n == 4 && rows == u->gen.n, "lang %d: the table shows all %d generated tokens, %d drawn",
+                    lang, u->gen.n, rows);
+        app_free(&a);
+        draw_small(&a, r, lang, "beam", &d);
+        int nodes = 0;
+        for (int i = 0; i < d.n; i++)
+            nodes += vocab_find(&a.ses.model.tgt_vocab, d.s[i], (int)strlen(d.s[i])) >= 0;
+        expect_true(nodes >= 5, "lang %d: the beam tree's nodes carry their tokens: %d tokens drawn", lang, nodes);
+        app_free(&a);
+    }
+    ren_close(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_english_fits), cmocka_unit_test(test_chinese_fits),
+        cmocka_unit_test(test_small_presenter_readable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,10 @@ static const char *LESSON =
     "@step None\n"
     "@pane step\n"
     "@experiment none\n"
-    "Back to normal.\n";
+    "Back to normal.\n"
+    "@step Too many heads\n"
+    "@experiment ablate enc:1:9\n"
+    "This model has 4 heads.\n";
 
 static void write_file(const char *path, const char *text)
 {
@@ -244,9 +247,20 @@ static void test_experiment_and_pane(void **state)
     tu_frame(&a);
     expect_true(!session_has_exp(&a.ses) && a.cmp == CMP_EXP, "@experiment none clears it");
     expect_true(d->pane == DEC_PANE_STEP, "@pane step, got %d", d->pane);
+    app_notice(&a, 0, "%s", "an old notice");
+    a.now += 30; /* long gone */
     lesson_ui_step(&a, -1);
     tu_frame(&a);
     expect_true(session_has_exp(&a.ses), "back on step 3 the experiment is on again");
+    expect_true(!(a.now < a.notice_until && strcmp(a.notice, "an old notice") == 0),
+                "an old notice does not come back with the step's experiment: '%s' for %.1f s", a.notice,
+                a.notice_until - a.now);
+    lesson_ui_step(&a, 2);
+    tu_frame(&a);
+    expect_true(!session_has_exp(&a.ses) && a.notice_error && a.now < a.notice_until &&
+                    strstr(a.notice, "01-predict.txt:") && strstr(a.notice, "does not fit"),
+                "an @experiment the model cannot do is left off with its line named: exp %d, '%s'",
+                session_has_exp(&a.ses), a.notice);
     lesson_ui_close(&a);
     expect_true(!session_has_exp(&a.ses) && a.cmp == CMP_EXP, "leaving the lesson leaves its experiment");
     /* a learner's own experiment is not touched by a lesson without any */

@@ -19,6 +19,7 @@
  * R restart, Left/Right inspect the previous/next step, Home/End, B beam
  * size (Shift+B back), A length penalty, Tab next pane, [ ] decoder
  * layer, 1-9 head, 0 average of the heads. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -458,16 +459,53 @@ static int view_decode_key(ViewCtx *v, Key key, int mod)
 
 /* ---- drawing ---- */
 
+/* The widths ui_flow_button and ui_flow_text give a label. */
+static int button_w(Gfx *g, const char *s) { return ren_text_width(g->small, s) + ui_px(g, 16); }
+static int text_w(Gfx *g, const char *s) { return ren_text_width(g->small, s) + ui_px(g, 4); }
+
+/* A button's label without the key it ends with ("Play  P": "Play"), for
+ * a narrow bar; the label itself when it names no key. */
+static const char *without_key(const char *label, char *buf, size_t cap)
+{
+    size_t n = strlen(label);
+    if (n < 4 || label[n - 3] != ' ' || label[n - 2] != ' ' || !isalpha((unsigned char)label[n - 1]))
+        return label;
+    snprintf(buf, cap, "%.*s", (int)(n - 3), label);
+    return buf;
+}
+
+/* The generation buttons' width on one line, with ◀ or without. */
+static int gen_bar_w(const UiFlow *f, const char *step, const char *play, const char *again, int back)
+{
+    Gfx *g = f->v->g;
+    int w = 2 * f->gap + button_w(g, step) + button_w(g, play) + button_w(g, again);
+    return back ? w + f->gap + button_w(g, "◀") : w;
+}
+
 static void draw_bar_gen(UiFlow *f, DecodeUi *d)
 {
     const Theme *th = f->v->th;
-    if (ui_flow_button(f, "◀", 0))
+    /* with their keys when they share a line, else without; ◀ goes last
+     * (a click on a row or ← does the same) */
+    const char *step = _("Step ▶  S");
+    const char *play = d->playing ? _("Pause  P") : _("Play  P");
+    const char *again = _("Restart  R");
+    char b[3][64];
+    if (gen_bar_w(f, step, play, again, 1) > f->rc.w) {
+        step = without_key(step, b[0], sizeof b[0]);
+        play = without_key(play, b[1], sizeof b[1]);
+        again = without_key(again, b[2], sizeof b[2]);
+    }
+    int back = gen_bar_w(f, step, play, again, 1) <= f->rc.w;
+    if (f->x > f->rc.x && f->x + gen_bar_w(f, step, play, again, back) > f->rc.x + f->rc.w)
+        ui_flow_break(f); /* the buttons together */
+    if (back && ui_flow_button(f, "◀", 0))
         dec_select(d, d->sel - 1);
-    if (ui_flow_button(f, _("Step ▶  S"), 0))
+    if (ui_flow_button(f, step, 0))
         dec_step(d);
-    if (ui_flow_button(f, d->playing ? _("Pause  P") : _("Play  P"), d->playing))
+    if (ui_flow_button(f, play, d->playing))
         dec_play(f->v, d);
-    if (ui_flow_button(f, _("Restart  R"), 0))
+    if (ui_flow_button(f, again, 0))
         dec_restart(d);
     if (d->pending) /* still decoding: the progress mark says how far */
         return;
@@ -488,22 +526,66 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
         ui_flow_text(f, buf, d->shown < n || ended ? th->dim : th->warn);
 }
 
+/* The beam's settings: a button per size and per α when the sizes fit on a
+ * line; else, on one line, − K + and the α in use (a click takes the next
+ * one, as A does), under the name "K" when "beam size" leaves no room. */
 static void draw_bar_beam(UiFlow *f, DecodeUi *d)
 {
     char buf[32];
-    ui_flow_text(f, _("beam size"), f->v->th->dim);
+    Gfx *g = f->v->g;
+    Color dim = f->v->th->dim;
+    const char *size = _("beam size"), *name = _("length penalty α");
+    int all = text_w(g, size);
     for (int k = 1; k <= DEC_MAX_BEAM; k++) {
         snprintf(buf, sizeof buf, "%d", k);
-        if (ui_flow_button(f, buf, d->beam_k == k))
-            dec_set_beam(f->v, d, k, d->alpha_i);
+        all += f->gap + button_w(g, buf);
     }
-    f->x += ui_px(f->v->g, 10);
-    ui_flow_text(f, _("length penalty α"), f->v->th->dim);
-    for (int i = 0; i < DEC_N_ALPHA; i++) {
-        snprintf(buf, sizeof buf, "%g", DEC_ALPHAS[i]);
-        if (ui_flow_button(f, buf, d->alpha_i == i))
-            dec_set_beam(f->v, d, d->beam_k, i);
+    if (all <= f->rc.w) {
+        ui_flow_text(f, size, dim);
+        for (int k = 1; k <= DEC_MAX_BEAM; k++) {
+            snprintf(buf, sizeof buf, "%d", k);
+            if (ui_flow_button(f, buf, d->beam_k == k))
+                dec_set_beam(f->v, d, k, d->alpha_i);
+        }
+        f->x += ui_px(g, 10);
+        /* the values with their name on the rest of the line, else with α
+         * alone, else on the next line (α alone if even that is short) */
+        int w = 0, left = f->rc.x + f->rc.w - f->x;
+        for (int i = 0; i < DEC_N_ALPHA; i++) {
+            snprintf(buf, sizeof buf, "%g", DEC_ALPHAS[i]);
+            w += f->gap + button_w(g, buf);
+        }
+        const char *label = name;
+        if (text_w(g, name) + w > left && text_w(g, "α") + w <= left)
+            label = "α";
+        else if (text_w(g, name) + w > left)
+            ui_flow_break(f);
+        if (label == name && text_w(g, name) + w > f->rc.w)
+            label = "α";
+        ui_flow_text(f, label, dim);
+        for (int i = 0; i < DEC_N_ALPHA; i++) {
+            snprintf(buf, sizeof buf, "%g", DEC_ALPHAS[i]);
+            if (ui_flow_button(f, buf, d->alpha_i == i))
+                dec_set_beam(f->v, d, d->beam_k, i);
+        }
+        return;
     }
+    snprintf(buf, sizeof buf, "%g", DEC_ALPHAS[d->alpha_i]);
+    int rest = 5 * f->gap + button_w(g, "−") + button_w(g, "8") + button_w(g, "+") + ui_px(g, 10) +
+               text_w(g, "α") + button_w(g, buf);
+    ui_flow_break(f);
+    ui_flow_text(f, text_w(g, size) + rest <= f->rc.w ? size : "K", dim);
+    if (ui_flow_button(f, "−", 0) && d->beam_k > 1)
+        dec_set_beam(f->v, d, d->beam_k - 1, d->alpha_i);
+    char k[8];
+    snprintf(k, sizeof k, "%d", d->beam_k);
+    ui_flow_button(f, k, 1);
+    if (ui_flow_button(f, "+", 0) && d->beam_k < DEC_MAX_BEAM)
+        dec_set_beam(f->v, d, d->beam_k + 1, d->alpha_i);
+    f->x += ui_px(g, 10);
+    ui_flow_text(f, "α", dim);
+    if (ui_flow_button(f, buf, 1))
+        dec_set_beam(f->v, d, d->beam_k, d->alpha_i + 1);
 }
 
 static const char *KEYS_GEN =
@@ -519,6 +601,36 @@ static const char *KEYS_SAMPLE =
 
 static const char *PANE_NAMES[DEC_PANE_COUNT] = {N_("Training vs inference"), N_("One step"), N_("Beam search"),
                                                  N_("Sampling")};
+
+/* The pane tabs: all of them when they fit on a line or the view is tall,
+ * else the current one between ‹ and › (as Tab and Shift+Tab), on a line
+ * of its own. */
+static void draw_tabs(ViewCtx *v, UiFlow *f, DecodeUi *d, int tall)
+{
+    Gfx *g = v->g;
+    int all = -f->gap;
+    for (int p = 0; p < DEC_PANE_COUNT; p++)
+        all += ren_text_width(g->small, _(PANE_NAMES[p])) + ui_px(g, 16) + f->gap;
+    int to = -1;
+    if (all <= f->rc.w || tall) {
+        for (int p = 0; p < DEC_PANE_COUNT; p++)
+            if (ui_flow_button(f, _(PANE_NAMES[p]), d->pane == (DecPane)p))
+                to = p;
+        f->x += ui_px(g, 12);
+    } else {
+        int w = 2 * f->gap + button_w(g, "‹") + button_w(g, _(PANE_NAMES[d->pane])) + button_w(g, "›");
+        if (w <= f->rc.w && ui_flow_button(f, "‹", 0)) /* only › when the three do not fit */
+            to = (d->pane + DEC_PANE_COUNT - 1) % DEC_PANE_COUNT;
+        int cur = ui_flow_button(f, _(PANE_NAMES[d->pane]), 1);
+        if (ui_flow_button(f, "›", 0) || cur)
+            to = (d->pane + 1) % DEC_PANE_COUNT;
+        ui_flow_break(f);
+    }
+    if (to >= 0) {
+        d->pane = (DecPane)to;
+        dec_get(v);
+    }
+}
 
 /* The table with the step below it, or the table alone and a pointer to
  * the "One step" pane when the window is too small for both. */
@@ -578,12 +690,8 @@ static void view_decode(ViewCtx *v)
     int pad = ui_px(v->g, 4);
     /* the pane tabs and the pane's controls, wrapping when narrow */
     UiFlow f = ui_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
-    for (int p = 0; p < DEC_PANE_COUNT; p++)
-        if (ui_flow_button(&f, _(PANE_NAMES[p]), d->pane == (DecPane)p)) {
-            d->pane = (DecPane)p;
-            dec_get(v);
-        }
-    f.x += ui_px(v->g, 12);
+    int rh = ren_font_height(v->g->ui) + ui_px(v->g, 6); /* a table row */
+    draw_tabs(v, &f, d, area.h >= 14 * rh); /* short: every line of tabs is a row less */
     if (d->pane == DEC_PANE_BEAM)
         draw_bar_beam(&f, d);
     else if (d->pane == DEC_PANE_SAMPLE)
@@ -599,10 +707,14 @@ static void view_decode(ViewCtx *v)
     const char *keys = _(d->pane == DEC_PANE_BEAM ? KEYS_BEAM : d->pane == DEC_PANE_SAMPLE ? KEYS_SAMPLE : KEYS_GEN);
     int kn = ren_text_wrap(sf, keys, area.w, NULL, 0);
     int kh = (kn < 2 ? kn : 2) * ren_font_height(sf);
+    if (area.y + area.h - pad - top - kh < 8 * rh) /* eight rows: a pane worth reading */
+        kh = 0; /* the pane before its keys, when room is short */
     int bottom = area.y + area.h - kh - pad;
-    ren_clip_push(v->r, (Rect){area.x, bottom, area.w, kh + pad});
-    ui_paragraph(v->r, sf, keys, area.x, bottom, area.w, th->dim);
-    ren_clip_pop(v->r);
+    if (kh) {
+        ren_clip_push(v->r, (Rect){area.x, bottom, area.w, kh + pad});
+        ui_paragraph(v->r, sf, keys, area.x, bottom, area.w, th->dim);
+        ren_clip_pop(v->r);
+    }
     Rect body = {area.x, top, area.w, bottom - top - pad};
     if (body.h < 20)
         return;

@@ -140,6 +140,7 @@ typedef struct TreeGeo {
     int big_h, small_h; /* slot heights */
     int two_lines;      /* kept boxes show log P under the token */
     int small_labels;   /* pruned dots get their token */
+    int box_gap;        /* between kept boxes */
 } TreeGeo;
 
 static int col_need(const DecodeUi *d, int big_h, int small_h)
@@ -200,7 +201,7 @@ static void node_size(const TreeGeo *G, const BeamNode *nd, int *w, int *h)
             *w = *h = 2;
     } else {
         *w = G->node_w;
-        *h = G->big_h - (G->big_h > 8 ? 4 : 1);
+        *h = G->big_h - G->box_gap;
     }
 }
 
@@ -353,6 +354,10 @@ static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
         d->beam_x0 = 0;
     G.x0 = d->beam_x0;
     fit_heights(v, d, &G);
+    /* boxes apart, closer when a tight slot would lose its token (draw_node) */
+    G.box_gap = G.big_h > 8 ? 4 : 1;
+    if (G.big_h - G.box_gap < sh - 2 && G.big_h - 1 >= sh - 2)
+        G.box_gap = 1;
     /* step numbers over the columns */
     char buf[96];
     for (int c = G.x0; c < G.x0 + G.ncols && c < d->n_cols; c++) {
@@ -413,7 +418,8 @@ static int beam_policy_line(ViewCtx *v, const DecodeUi *d, Rect rc, int y, int d
 }
 
 /* What won, its score worked out, and how it compares with greedy; compact
- * keeps every part to one line. Returns the height (draw 0: measure). */
+ * keeps every part to one line, compact 2 the winner's line alone. Returns
+ * the height (draw 0: measure). */
 static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int compact)
 {
     const Scene *sc = v->s;
@@ -428,6 +434,8 @@ static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int co
              text, ended ? "  <eos>" : "");
     snprintf(brief, sizeof brief, _("Winner:  %s"), text);
     y += para(v, g->ui, line, brief, rc, y, th->select, draw, 1) + 2;
+    if (compact > 1)
+        return y - rc.y + ren_font_height(g->small) / 2;
     /* the paper's length penalty, worked out */
     double lp = beam_length_penalty(b->n, d->beam_for_alpha);
     snprintf(line, sizeof line, "score = log P / ((5 + |Y|) / 6)^α = %.3f / ((5 + %d) / 6)^%g = %.3f / %.3f = %.3f",
@@ -528,10 +536,13 @@ void dec_beam_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     }
     if (!d->beam.nodes || d->n_cols < 1)
         return;
-    /* the tree first: the summary shrinks, the legend goes, when it must */
+    /* the tree first: the summary shrinks, the legend goes, when it must;
+     * in a small window the winner's line alone stays */
     int need = tree_min_height(v, d);
     int full = draw_summary(v, d, rc, 0, 0) + draw_legend(v, rc, 0);
     int compact = rc.h - full < need;
+    if (compact && rc.h - draw_summary(v, d, rc, 0, 1) < need)
+        compact = 2; /* the winner alone: hovering a node gives its numbers */
     int y = rc.y + draw_summary(v, d, rc, 1, compact);
     if (!compact)
         y += draw_legend(v, (Rect){rc.x, y, rc.w, rc.h}, 1);

@@ -221,8 +221,10 @@ static void title(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     snprintf(buf, sizeof buf, _("Step %d of %d generates %s (p %.3f) after reading %s"), s + 1, d->gen.n, made,
              p, read);
     snprintf(brief, sizeof brief, _("Step %d of %d generates %s (p %.3f)"), s + 1, d->gen.n, made, p);
-    const char *alts[2] = {buf, brief}; /* the prefix read only when it fits */
-    ui_text_alt(v->r, v->g->ui, alts, 2, rc.x, rc.y, rc.w, v->th->text);
+    char least[200];
+    snprintf(least, sizeof least, _("Step %d → '%s'"), s + 1, made);
+    const char *alts[3] = {buf, brief, least}; /* the prefix read only when it fits */
+    ui_text_alt(v->r, v->g->ui, alts, 3, rc.x, rc.y, rc.w, v->th->text);
 }
 
 static void selectors(ViewCtx *v, DecodeUi *d, UiFlow *f)

@@ -25,6 +25,7 @@ typedef struct TableGeo {
     int x[C_N], w[C_N];   /* w 0: column dropped for lack of room */
     int rh, head_h;       /* row height, header height */
     int rows;             /* rows that fit (the first is d->scroll) */
+    int subs;             /* the header has room for its subtitles */
     int total;            /* rows there are */
     float mask_cell;
     int cpad;             /* padding inside token cells */
@@ -49,25 +50,28 @@ static int widest_token(const Scene *sc, const DecodeUi *d, RenFont *f)
     return w;
 }
 
-/* Natural widths with padding pad and the mask at most mask_w wide;
- * returns their sum. */
+/* Natural widths with padding pad, the mask at most mask_w wide and
+ * tokens in font tf at most maxtok; returns their sum. */
 static int natural(ViewCtx *v, const DecodeUi *d, TableGeo *G, int pad, float mask_w, int maxtok,
-                   int *w)
+                   RenFont *tf, int *w)
 {
     Gfx *g = v->g;
     int mark = ren_text_width(g->small, " ✓") + ui_px(g, 2);
-    int tok = widest_token(v->s, d, g->ui) + 2 * G->cpad;
+    int tight = G->cpad <= ui_px(g, 3);
+    int tok = widest_token(v->s, d, tf) + 2 * G->cpad;
     tok = tok > maxtok ? maxtok : tok;
     G->mask_cell = fminf((float)(G->rh - ui_px(g, 8)), mask_w / (float)d->tf_n);
     if (G->mask_cell < 1.0f)
         G->mask_cell = 1.0f;
-    w[C_POS] = ren_text_width(g->small, _("pos")) + pad;
+    char last[16]; /* the tight table: as wide as its numbers, the name if it fits */
+    snprintf(last, sizeof last, "%d", G->total > 10 ? G->total - 1 : 10);
+    w[C_POS] = ren_text_width(g->small, tight ? last : _("pos")) + pad;
     w[C_READS] = tok;
     w[C_MASK] = (int)ceilf(G->mask_cell * d->tf_n) + pad;
     w[C_PRED] = tok + mark;
     w[C_TRUTH] = tok;
     w[C_LOSS] = ren_text_width(g->small, "−log p") + pad;
-    w[C_GAP] = ren_text_width(g->ui, "≠") + 2 * pad;
+    w[C_GAP] = ren_text_width(g->ui, "≠") + (tight ? pad : 2 * pad);
     w[C_GREADS] = tok;
     w[C_GEN] = tok + mark;
     w[C_GP] = ren_text_width(g->small, "0.000") + pad;
@@ -83,18 +87,41 @@ static void columns(ViewCtx *v, const DecodeUi *d, Rect rc, TableGeo *G)
     int w[C_N];
     /* roomy first; if that is too wide, tighter padding and a smaller mask */
     G->cpad = ui_px(g, 6);
-    int sum = natural(v, d, G, ui_px(g, 12), fminf((float)ui_px(g, 130), rc.w / 6.0f), rc.w / 6, w);
+    int sum = natural(v, d, G, ui_px(g, 12), fminf((float)ui_px(g, 130), rc.w / 6.0f), rc.w / 6, g->ui, w);
     if (sum > rc.w) {
         G->cpad = ui_px(g, 3);
-        sum = natural(v, d, G, ui_px(g, 6), rc.w / 9.0f, rc.w / 5, w);
+        sum = natural(v, d, G, ui_px(g, 6), rc.w / 9.0f, rc.w / 5, g->ui, w);
     }
     /* still too wide: drop generation's "reads" (it repeats the row above)
      * and its p (the One step pane has it), the mask (the mask view has it)
-     * and the loss, then narrow the token columns, never below a third */
-    static const int drop[] = {C_GREADS, C_GP, C_MASK, C_LOSS};
-    for (int i = 0; i < 4 && sum > rc.w; i++) {
-        sum -= w[drop[i]];
-        w[drop[i]] = 0;
+     * and the loss; then the true next token (the next row reads it; ✓ and
+     * ✗ say whether the prediction was it) and the positions (the rows are
+     * in order), each time giving the few columns left whole tokens (in the
+     * small font the cells fall back on, if need be); then narrow the token
+     * columns, never below a third */
+    static const int drop[] = {C_GREADS, C_GP, C_MASK, C_LOSS, C_TRUTH, C_POS};
+    int dropped = 0;
+    while (dropped < 4 && sum > rc.w) {
+        sum -= w[drop[dropped]];
+        w[drop[dropped++]] = 0;
+    }
+    while (dropped < 6 && sum > rc.w) {
+        dropped++;
+        for (int f = 0; f < 2; f++) {
+            sum = natural(v, d, G, ui_px(g, 6), rc.w / 9.0f, rc.w / 3, f ? g->small : g->ui, w);
+            for (int i = 0; i < dropped; i++) {
+                sum -= w[drop[i]];
+                w[drop[i]] = 0;
+            }
+            if (sum <= rc.w)
+                break;
+        }
+    }
+    int gap_min = ren_text_width(g->ui, "≠") + ui_px(g, 2); /* the gutter gives first */
+    if (sum > rc.w && w[C_GAP] > gap_min) {
+        int give = sum - rc.w < w[C_GAP] - gap_min ? sum - rc.w : w[C_GAP] - gap_min;
+        w[C_GAP] -= give;
+        sum -= give;
     }
     if (sum > rc.w) {
         static const int toks[] = {C_READS, C_PRED, C_TRUTH, C_GEN};
@@ -194,32 +221,68 @@ static void mask_row(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
 
 /* ---- the header ---- */
 
+/* The two blocks' titles go at lx and rx, lw and rw wide. */
+static void blocks(ViewCtx *v, const TableGeo *G, int *lx, int *lw, int *rx, int *rw)
+{
+    int pad = ui_px(v->g, 6);
+    *lx = G->x[C_POS];
+    *lw = G->x[C_GAP] - *lx - pad;
+    *rx = G->x[C_GAP] + G->w[C_GAP] / 2;
+    *rw = G->x[C_GP] + G->w[C_GP] - *rx;
+}
+
+/* The subtitles, longest first, "" last (none rather than a cut one). */
+static void subtitles(const DecodeUi *d, const char *ls[3], const char *rs[4])
+{
+    ls[0] = d->ref ? _("reads the true target, every position in one pass")
+                   : _("reads the greedy output (no reference typed), in one pass");
+    ls[1] = d->ref ? _("reads the true target") : _("reads the greedy output");
+    ls[2] = "";
+    rs[0] = _("reads its own outputs, step by step");
+    rs[1] = _("step by step");
+    rs[2] = _("stepwise");
+    rs[3] = "";
+}
+
+/* Is there room for a subtitle on both sides? (else their line goes) */
+static int subtitles_fit(ViewCtx *v, const DecodeUi *d, const TableGeo *G)
+{
+    const char *ls[3], *rs[4];
+    int lx, lw, rx, rw, pad = ui_px(v->g, 6);
+    subtitles(d, ls, rs);
+    blocks(v, G, &lx, &lw, &rx, &rw);
+    return ren_text_width(v->g->small, ls[1]) <= lw && ren_text_width(v->g->small, rs[2]) <= rw - pad;
+}
+
 static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
 {
     const Theme *th = v->th;
     Gfx *g = v->g;
     int pad = ui_px(g, 6);
     int lh = ren_font_height(g->ui), sh = ren_font_height(g->small);
-    int lx = G->x[C_POS], lw = G->x[C_GAP] - lx - pad;
-    int rx = G->x[C_GAP] + G->w[C_GAP] / 2, rw = G->x[C_GP] + G->w[C_GP] - rx;
+    int lx, lw, rx, rw;
+    blocks(v, G, &lx, &lw, &rx, &rw);
     /* the long titles, or the short ones when the blocks are narrow (both
      * short when one must be); none rather than a cut one */
     const char *lt[3] = {_("Teacher forcing · training"), _("Training"), ""};
     const char *rt[3] = {_("Generation · inference"), _("Inference"), ""};
     int brief = ren_text_width(g->ui, lt[0]) > lw || ren_text_width(g->ui, rt[0]) > rw - pad;
-    ui_text_alt(v->r, g->ui, lt + brief, 3 - brief, lx + pad, y, lw, th->accent);
-    ui_text_alt(v->r, g->ui, rt + brief, 3 - brief, rx + pad, y, rw - pad, th->accent2);
+    RenFont *tf = g->ui; /* the small font before none */
+    if (brief && (ren_text_width(g->ui, lt[1]) > lw || ren_text_width(g->ui, rt[1]) > rw - pad))
+        tf = g->small;
+    int ty = y + lh - ren_font_height(tf);
+    ui_text_alt(v->r, tf, lt + brief, 3 - brief, lx + pad, ty, lw, th->accent);
+    ui_text_alt(v->r, tf, rt + brief, 3 - brief, rx + pad, ty, rw - pad, th->accent2);
     y += lh;
-    /* the subtitles, shorter when the blocks are narrow */
-    const char *ls[3] = {_("reads the true target, every position in one pass"), _("reads the true target"), ""};
-    if (!d->ref) {
-        ls[0] = _("reads the greedy output (no reference typed), in one pass");
-        ls[1] = _("reads the greedy output");
+    /* the subtitles, shorter when the blocks are narrow; their line goes
+     * when neither fits */
+    if (G->subs) {
+        const char *ls[3], *rs[4];
+        subtitles(d, ls, rs);
+        ui_text_alt(v->r, g->small, ls, 3, lx + pad, y, lw, th->dim);
+        ui_text_alt(v->r, g->small, rs, 4, rx + pad, y, rw - pad, th->dim);
+        y += sh + ui_px(g, 4);
     }
-    const char *rs[4] = {_("reads its own outputs, step by step"), _("step by step"), _("stepwise"), ""};
-    ui_text_alt(v->r, g->small, ls, 3, lx + pad, y, lw, th->dim);
-    ui_text_alt(v->r, g->small, rs, 4, rx + pad, y, rw - pad, th->dim);
-    y += sh + ui_px(g, 4);
     const char *names[C_N] = {_("pos"), _("reads"), _("mask"), _("predicts"), _("true next"), "−log p",
                               "", _("reads"), _("generates"), "p"};
     if (ren_text_width(g->small, names[C_TRUTH]) > G->w[C_TRUTH] - pad)
@@ -249,7 +312,8 @@ static void tf_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     int h = G->rh;
     char buf[16];
     snprintf(buf, sizeof buf, "%d", i);
-    ren_text(v->r, v->g->small, buf, G->x[C_POS] + ui_px(v->g, 6), text_mid(v->g->small, y, h), th->dim);
+    if (G->w[C_POS])
+        ren_text(v->r, v->g->small, buf, G->x[C_POS] + ui_px(v->g, 6), text_mid(v->g->small, y, h), th->dim);
     if (i >= d->tf_n)
         return;
     int right = d->tf_pred[i] == d->tf_truth[i];
@@ -257,7 +321,8 @@ static void tf_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     mask_row(v, d, G, i, y);
     token_cell(v, G, G->x[C_PRED], G->w[C_PRED], y, h, dec_tok(sc, d->tf_pred[i]),
                right ? th->text : th->bad, right ? " ✓" : " ✗", right ? th->good : th->bad);
-    token_cell(v, G, G->x[C_TRUTH], G->w[C_TRUTH], y, h, dec_tok(sc, d->tf_truth[i]), th->dim, NULL, th->dim);
+    if (G->w[C_TRUTH])
+        token_cell(v, G, G->x[C_TRUTH], G->w[C_TRUTH], y, h, dec_tok(sc, d->tf_truth[i]), th->dim, NULL, th->dim);
     num_cell(v, G->x[C_LOSS], G->w[C_LOSS], y, h, d->tf_loss[i], right ? th->text : th->bad);
     Rect lossr = {G->x[C_PRED], y, G->x[C_LOSS] + G->w[C_LOSS] - G->x[C_PRED], h};
     if (ui_over(v->in, lossr))
@@ -417,9 +482,10 @@ static void geometry(ViewCtx *v, const DecodeUi *d, Rect rc, TableGeo *G)
     Gfx *g = v->g;
     memset(G, 0, sizeof *G);
     G->rh = ren_font_height(g->ui) + ui_px(g, 6);
-    G->head_h = ren_font_height(g->ui) + 2 * ren_font_height(g->small) + ui_px(g, 10);
     G->total = d->tf_n > d->gen.n ? d->tf_n : d->gen.n;
     columns(v, d, rc, G);
+    G->subs = subtitles_fit(v, d, G);
+    G->head_h = ren_font_height(g->ui) + (1 + G->subs) * ren_font_height(g->small) + ui_px(g, G->subs ? 10 : 6);
 }
 
 int dec_table_height(ViewCtx *v, const DecodeUi *d, int w)
@@ -443,16 +509,26 @@ void dec_table_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     char sum[600], story[600];
     note_text(v, d, rc.w, sum, story, sizeof sum);
     RenFont *nf = g->small;
-    int nh = note_height(nf, sum, story, rc.w) + ui_px(g, 6);
     TableGeo G;
     geometry(v, d, rc, &G);
-    /* a few rows come first: the note is cut rather than them */
+    /* a few rows come first: the note keeps only the paragraphs that fit
+     * whole after them, what went wrong before the summary */
     int rows_min = G.total < 4 ? G.total : 4;
-    if (nh > rc.h - G.head_h - rows_min * G.rh)
-        nh = rc.h - G.head_h - rows_min * G.rh;
-    if (nh < 2 * ren_font_height(nf))
-        nh = 2 * ren_font_height(nf);
+    int room = rc.h - G.head_h - rows_min * G.rh - ui_px(g, 6), fh = ren_font_height(nf);
+    int hs = story[0] ? ren_text_wrap(nf, story, rc.w, NULL, 0) * fh : 0;
+    int hm = ren_text_wrap(nf, sum, rc.w, NULL, 0) * fh;
+    if (hs > room)
+        story[0] = 0, hs = 0;
+    if (hs + hm > room)
+        sum[0] = 0, hm = 0;
+    int nh = hs + hm ? hs + hm + ui_px(g, 6) : 0;
     G.rows = (rc.h - nh - G.head_h) / G.rh;
+    int sub_h = ren_font_height(g->small) + ui_px(g, 4);
+    if (G.subs && G.rows < G.total && (rc.h - nh - G.head_h + sub_h) / G.rh > G.rows) {
+        G.subs = 0; /* a row before the subtitles */
+        G.head_h -= sub_h;
+        G.rows = (rc.h - nh - G.head_h) / G.rh;
+    }
     if (G.rows < 1)
         G.rows = 1;
     if (G.rows > G.total)
@@ -489,10 +565,11 @@ void dec_table_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         ren_rect(v->r, (Rect){x, ty, bw, th_h > 6 ? th_h : 6}, th->dim);
     }
     int ny = body.y + body.h + ui_px(g, 6);
-    int lines = (rc.y + rc.h - ny) / ren_font_height(nf);
+    int lines = (rc.y + rc.h - ny) / fh;
     /* what went wrong first: it is the point of the view */
     if (story[0])
         lines -= note_lines(v, nf, story, rc.x, &ny, rc.w,
                             d->diverge >= 0 && d->diverge < d->shown ? th->warn : th->good, lines);
-    note_lines(v, nf, sum, rc.x, &ny, rc.w, th->dim, lines);
+    if (sum[0])
+        note_lines(v, nf, sum, rc.x, &ny, rc.w, th->dim, lines);
 }

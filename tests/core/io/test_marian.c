@@ -164,6 +164,19 @@ static void broken_copy(char *dir, size_t cap, const char *name, const char *fil
     fclose(f);
 }
 
+/* dir is refused with one line that says want; nothing is left allocated. */
+static void expect_refused(const char *dir, const char *name, const char *want)
+{
+    TfModel m;
+    TfErr err = {{0}};
+    int rc = tf_model_open(dir, &m, &err);
+    printf("  %s: %s\n", name, rc ? err.msg : "loads");
+    expect_true(rc != 0, "%s refused", name);
+    expect_true(strstr(err.msg, want) != NULL, "%s: '%s' says '%s'", name, err.msg, want);
+    expect_true(strchr(err.msg, '\n') == NULL, "one line");
+    expect_true(m.block == NULL && m.n_meta == 0, "nothing left allocated");
+}
+
 #define CFG_HEAD "{\"model_type\": \"marian\", \"d_model\": 32, \"encoder_layers\": 2, " \
                  "\"decoder_layers\": 2, \"encoder_attention_heads\": 4, \"decoder_attention_heads\": 4, " \
                  "\"vocab_size\": 48, " \
@@ -195,15 +208,65 @@ static void test_bad_dirs(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char dir[256];
         broken_copy(dir, sizeof dir, cases[i].name, cases[i].file, cases[i].text);
-        TfModel m;
-        TfErr err = {{0}};
-        int rc = tf_model_open(dir, &m, &err);
-        printf("  %s: %s\n", cases[i].name, err.msg);
-        expect_true(rc != 0, "%s refused", cases[i].name);
-        expect_true(strstr(err.msg, cases[i].want) != NULL, "%s: '%s' says '%s'", cases[i].name,
-                    err.msg, cases[i].want);
-        expect_true(strchr(err.msg, '\n') == NULL, "one line");
-        expect_true(m.block == NULL && m.n_meta == 0, "nothing left allocated");
+        expect_refused(dir, cases[i].name, cases[i].want);
+    }
+}
+
+/* The fixture's model.safetensors in a copy named name, its header JSON
+ * rebuilt as pre + the JSON + post (the data after it unchanged). */
+static void header_copy(char *dir, size_t cap, const char *name, const char *pre, const char *post)
+{
+    broken_copy(dir, cap, name, "config.json", NULL);
+    char cmd[1024], p[512];
+    snprintf(cmd, sizeof cmd, "cp " MFIX "swish_f32/config.json '%s'/", dir);
+    expect_true(system(cmd) == 0, "copy config.json");
+    FILE *f = fopen(MFIX "swish_f32/model.safetensors", "rb");
+    expect_true(f != NULL, "open the fixture");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    unsigned char *b = malloc((size_t)size);
+    expect_true(b && fread(b, 1, (size_t)size, f) == (size_t)size, "read the fixture");
+    fclose(f);
+    unsigned long long n = 0;
+    for (int i = 7; i >= 0; i--)
+        n = n << 8 | b[i];
+    size_t np = strlen(pre), nq = strlen(post), m = (size_t)n - 1 + np + nq; /* pre replaces the brace */
+    unsigned char len[8];
+    for (int i = 0; i < 8; i++)
+        len[i] = (unsigned char)(m >> (8 * i));
+    snprintf(p, sizeof p, "%s/model.safetensors", dir);
+    f = fopen(p, "wb");
+    fwrite(len, 1, 8, f);
+    fwrite(pre, 1, np, f);
+    fwrite(b + 8 + 1, 1, (size_t)n - 1, f); /* after the opening brace, which pre holds */
+    fwrite(post, 1, nq, f);
+    fwrite(b + 8 + n, 1, (size_t)size - 8 - (size_t)n, f);
+    fclose(f);
+    free(b);
+}
+
+/* A MarianMT folder's weights go through checkpoint.c's header reader:
+ * bytes after the JSON object and a NUL inside a name are refused there
+ * as in our own checkpoints, with the same line. */
+static void test_weights_header(void **state)
+{
+    (void)state;
+    struct {
+        const char *name, *pre, *post, *want;
+    } cases[] = {
+        {"hdr_trailing", "{", "x", "model.safetensors: bytes after the header's JSON object"},
+        {"hdr_nul", "{\"a\\u0000b\": 0, ", "", "model.safetensors: a string in the header holds a NUL character"},
+    };
+    char dir[256];
+    header_copy(dir, sizeof dir, "hdr_same", "{", ""); /* the copy itself loads */
+    TfModel m;
+    TfErr err = {{0}};
+    expect_true(tf_model_open(dir, &m, &err) == 0, "the rewritten header loads: %s", err.msg);
+    model_free(&m);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        header_copy(dir, sizeof dir, cases[i].name, cases[i].pre, cases[i].post);
+        expect_refused(dir, cases[i].name, cases[i].want);
     }
 }
 
@@ -313,6 +376,7 @@ int main(void)
            cmocka_unit_test(test_greedy_matches_port),
            cmocka_unit_test(test_converted_matches_port),
            cmocka_unit_test(test_bad_dirs),
+           cmocka_unit_test(test_weights_header),
            cmocka_unit_test(test_folder_tokenizer),
            cmocka_unit_test(test_spm_pair_and_memory),
            cmocka_unit_test(test_stored_table),
