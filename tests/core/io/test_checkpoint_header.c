@@ -193,9 +193,9 @@ static double load_seconds(const void *text)
 {
     TfModel m;
     TfErr err = {{0}};
-    double t0 = tu_seconds();
+    double t0 = tu_cpu_seconds();
     int rc = load_text(text, "", &m, &err);
-    double t = tu_seconds() - t0;
+    double t = tu_cpu_seconds() - t0;
     expect_true(rc == 0, "load: %s", err.msg);
     if (rc == 0)
         model_free(&m);
