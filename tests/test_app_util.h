@@ -34,6 +34,21 @@ static inline int tu_small_model(const char *path, int vocab, int max_len, uint6
     return rc;
 }
 
+/* A random model of preset base (512/8/2048/6+6), embeddings tied, with
+ * vocabularies of `vocab` tokens and max_len (a sentence decodes in at most
+ * max_len steps), in memory: what the tests that count a window's work per
+ * call run on. */
+static inline void tu_base_model(TfModel *m, int vocab, int max_len, uint64_t seed)
+{
+    TfErr err;
+    TfConfig c;
+    expect_true(cfg_preset(&c, "base", &err) == 0, "preset");
+    c.src_vocab = c.tgt_vocab = vocab;
+    c.tie = TF_TIE_ALL;
+    c.max_len = max_len;
+    expect_true(model_init_random(m, &c, seed, &err) == 0, "model: %s", err.msg);
+}
+
 /* A file name in /tmp of this process only (test programs of several
  * checkouts may run at once). */
 static inline const char *tu_tmp(char *buf, size_t cap, const char *name)

@@ -173,11 +173,15 @@ static void fill_pad(int *a, size_t n, int pad)
  *
  * With no typed target the decoder reads each sentence's greedy
  * translation. A base-size model takes tens of milliseconds a step, so the
- * window decodes between frames: a frame (and each idle call) runs decoding
- * steps until their weight reads pass SES_DEC_FRAME_BYTES, at least one;
- * starting (the encoder) and finishing (the final pass) count as steps. A
- * small model still decodes a whole sentence in one frame; a base-size one
- * one step a frame. An edit cancels the decoding in flight. */
+ * window decodes between frames: a frame (and each idle call) runs pieces
+ * until their cost passes SES_DEC_FRAME_BYTES, at least one (a base-size
+ * model: one step a frame; a small one a whole sentence). Starting is a
+ * piece: the cache's cross-attention K/V of the encoder output, which is
+ * the shown pass's when that pass encoded exactly this sentence alone
+ * (then the same bits as `translate`), else the sentence is encoded first,
+ * a layer a piece. Handing over costs nothing: the tokens and the steps are
+ * kept, and the trace the decode view reads is the pass's own. An edit
+ * cancels the decoding in flight. */
 
 static void decode_cancel(Session *s)
 {
@@ -185,6 +189,15 @@ static void decode_cancel(Session *s)
         tf_dec_free(&s->dec);
     s->dec_on = 0;
     s->dec_sent = 0;
+    s->dec_enc = 0;
+}
+
+/* A piece ran: what it cost, for the budget and the tests. */
+static void spend(Session *s, double *spent, double cost, unsigned n)
+{
+    *spent += cost;
+    s->work += cost;
+    s->pieces += n;
 }
 
 uint64_t ses_target_key(const Session *s, int i)
@@ -197,11 +210,17 @@ uint64_t ses_target_key(const Session *s, int i)
     return h ? h : 1;
 }
 
+/* Sentence i's target was decoded before for the same sentence: 1, else 0. */
+static int target_kept(const Session *s, int i)
+{
+    return s->gkey[i] == ses_target_key(s, i) && (i != 0 || s->greedy.steps);
+}
+
 /* Sentence i's target from the last decode of the same sentence: 1 taken,
  * 0 it must be decoded. */
 static int reuse_target(Session *s, int i)
 {
-    if (s->gkey[i] != ses_target_key(s, i) || (i == 0 && !s->greedy.steps))
+    if (!target_kept(s, i))
         return 0;
     memcpy(s->tgt_ids[i], s->gtgt_ids[i], (size_t)s->gtgt_n[i] * sizeof(int));
     s->tgt_n[i] = s->gtgt_n[i];
@@ -233,29 +252,44 @@ static void take_target(Session *s, int i, DecodeResult *r)
     }
 }
 
-/* Decoding of sentence s->dec_sent (sentence 0 keeps its steps for the
- * decode view) within budget bytes of weight reads (0: all): starting it
- * (the encoder) and finishing it (the final pass) count as a step each, the
- * decoder's steps run through tf_dec_run. Returns the steps run, -1 on
- * error; the sentence is done when s->dec_sent moved on. */
-static int target_step(Session *s, double budget)
+/* What the next piece of decoding sentence s->dec_sent costs (taking a
+ * kept target and handing a decoding over cost nothing). */
+static double target_cost(const Session *s)
+{
+    int i = s->dec_sent;
+    if (s->dec_on)
+        return s->dec.done ? 0 : kv_step_bytes(&s->model.cfg);
+    if (s->dec_enc == 0 && target_kept(s, i))
+        return 0;
+    return ses_dec_begin_cost(s, i, &(TfExperiment){0}, s->dec_enc);
+}
+
+/* A piece of decoding sentence s->dec_sent (sentence 0 keeps its steps for
+ * the decode view): starting it (ses_dec_begin), its decoder steps within
+ * budget bytes of weight reads (0: all) through tf_dec_run, or handing it
+ * over; what it cost goes to *spent. 0, or -1 on error; the sentence is done
+ * when s->dec_sent moved on. */
+static int target_step(Session *s, double budget, double *spent)
 {
     TfErr err;
     int i = s->dec_sent;
-    if (!s->dec_on && reuse_target(s, i)) {
+    double cost = target_cost(s);
+    if (!s->dec_on && s->dec_enc == 0 && reuse_target(s, i)) {
         s->dec_sent++;
         return 0;
     }
     if (!s->dec_on) {
-        s->dec_steps++;
         memset(&s->scratch.exp, 0, sizeof s->scratch.exp); /* decoder input: the normal one */
         DecodeOpts o;
         decode_opts_default(&o);
-        if (tf_dec_start(&s->dec, &s->model, &s->scratch, s->src_ids[i], s->src_n[i], &o, i == 0,
-                         &err))
+        o.no_trace = 1; /* the pass itself is what is shown */
+        int rc = ses_dec_begin(s, &s->dec, i, &o, i == 0, &s->dec_enc, &err);
+        if (rc < 0)
             goto fail;
-        s->dec_on = 1;
-        return 1;
+        s->dec_on = rc;
+        s->dec_steps += (unsigned)rc;
+        spend(s, spent, cost, 1);
+        return 0;
     }
     if (!s->dec.done) {
         int t = s->dec.t;
@@ -264,18 +298,19 @@ static int target_step(Session *s, double budget)
             goto fail;
         }
         s->dec_steps += (unsigned)(s->dec.t - t);
-        return s->dec.t - t;
+        spend(s, spent, (s->dec.t - t) * cost, (unsigned)(s->dec.t - t));
+        return 0;
     }
-    s->dec_steps++;
     DecodeResult r;
     s->dec_on = 0;
     if (tf_dec_finish(&s->dec, &r, NULL, &err))
         goto fail;
     take_target(s, i, &r);
     s->dec_sent++;
-    return 1;
+    return 0;
 fail:
     s->dec_on = 0;
+    s->dec_enc = 0;
     s->gkey[i] = 0;
     snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
     return -1;
@@ -308,9 +343,15 @@ static void split_sources(Session *s)
  * After an edit the pass is redone in units: 0 the source embeddings,
  * 1..n_enc the encoder layers, then the decoder inputs (the typed target or
  * greedy decoding), the target embeddings, the decoder layers and the
- * output. A frame computes only the units its stage needs; the window runs
- * the rest while it is idle (session_idle_work), so an edit redraws at once even
- * for a big model. Headless use (lazy off) computes everything at once. */
+ * output. A frame computes the units its stage needs whatever they cost
+ * (decoding excepted: it goes by the budget); the window runs the rest
+ * while it is idle (session_idle_work), pieces within SES_DEC_FRAME_BYTES
+ * a call, at least one: a unit, a decoding piece, or some rows of the
+ * output (a base-size model's output over 80 positions is several
+ * decoding steps' work). So an edit redraws at once even for a big model,
+ * and no call runs much more than a decoding step. A paced view (the decode
+ * view) needs nothing at once: its frames compute nothing, the idle calls
+ * all of it. Headless use (lazy off) computes everything at once. */
 
 enum { U_ENC_EMBED = 0 };
 static int u_targets(const Session *s) { return s->model.cfg.n_enc + 1; }
@@ -338,7 +379,7 @@ static int stage_unit(const Session *s, StageId st, int l)
 /* What the current frame needs computed. */
 static int needed_unit(const Session *s, SesNeed need)
 {
-    if (!s->lazy || need == SES_NEED_ALL)
+    if (!s->lazy || need >= SES_NEED_ALL)
         return u_total(s) - 1;
     StagePos p = session_pos(s);
     int l = p.layer;
@@ -360,6 +401,7 @@ static void start_pass(Session *s)
     s->exp_pending = session_has_exp(s);
     s->base_translation[0] = 0;
     s->units_done = u_total(s); /* nothing to run unless the input is good */
+    s->out_rows = 0;
     s->trace.T = 0;             /* no decoder stage is valid until computed */
     s->trace.exp = s->exp;      /* the pass shown applies the experiment */
     s->translation[0] = 0;
@@ -394,27 +436,17 @@ static void start_pass(Session *s)
         session_msg(s, 0, _("a sentence was longer than %d tokens and was cut"), T);
 }
 
-double ses_budget_left(int may, double spent)
-{
-    if (may != DEC_BUDGET)
-        return 0;
-    return spent < SES_DEC_FRAME_BYTES ? SES_DEC_FRAME_BYTES - spent : 1;
-}
-
 /* The decoder inputs: the typed target for sentence 0, else greedy; the
  * greedy translation of sentence 0 is kept either way (hint, decode view).
- * 0 when made, 1 when decoding steps remain, -1 on error. */
-static int make_targets(Session *s, int may)
+ * 0 when made, 1 when decoding pieces remain, -1 on error. */
+static int make_targets(Session *s, int may, double *spent)
 {
     int T = cap_T(s);
-    double spent = 0, step = kv_step_bytes(&s->model.cfg);
     while (s->dec_sent < s->n_src) {
-        if (may == DEC_BUDGET && spent > 0 && spent + step > SES_DEC_FRAME_BYTES)
+        if (!ses_fits(may, *spent, target_cost(s)))
             return 1;
-        int ran = target_step(s, ses_budget_left(may, spent));
-        if (ran < 0)
+        if (target_step(s, ses_budget_left(may, *spent), spent) < 0)
             return -1;
-        spent += ran * step;
     }
     s->dec_sent = 0;
     s->tgt_auto = 1;
@@ -455,24 +487,57 @@ static int make_targets(Session *s, int may)
     return 0;
 }
 
-static int run_unit(Session *s, int u, int may)
+/* What unit u costs (the targets and the output go by pieces). */
+static double unit_cost(const Session *s, int u)
+{
+    const TfConfig *c = &s->model.cfg;
+    int B = s->n_src;
+    if (u == U_ENC_EMBED || u == u_dec_embed(s))
+        return 0; /* a lookup */
+    if (u <= c->n_enc)
+        return ses_enc_layer_cost(c, B * s->pad_S);
+    return ses_dec_layer_cost(c, B * s->pad_T, B * s->pad_S);
+}
+
+/* The output projection, some rows a piece (a sentence at once unless
+ * budgeted): 0 when done, 1 when rows remain. */
+static int output_rows(Session *s, int may, double *spent)
+{
+    const TfConfig *c = &s->model.cfg;
+    while (s->out_rows < s->trace.B * s->trace.T) {
+        double cost = ses_out_piece_cost(c, &s->trace, s->out_rows, may);
+        if (!ses_fits(may, *spent, cost))
+            return 1;
+        ses_out_piece(&s->model, &s->trace, &s->out_rows, may);
+        spend(s, spent, cost, 1);
+    }
+    return 0;
+}
+
+/* Unit u, or this call's pieces of it: 0 when done, 1 when pieces remain
+ * (the budget is spent), -1 on error. */
+static int run_unit(Session *s, int u, int may, double *spent)
 {
     const TfModel *m = &s->model;
     int n_enc = m->cfg.n_enc;
     TfErr err;
     int rc = 0;
+    if (u == u_targets(s))
+        return make_targets(s, may, spent);
+    if (u == u_total(s) - 1)
+        return output_rows(s, may, spent);
+    double cost = unit_cost(s, u);
+    if (!ses_fits(may, *spent, cost))
+        return 1;
+    spend(s, spent, cost, cost > 0);
     if (u == U_ENC_EMBED)
         rc = tf_encode_begin(m, &s->trace, s->n_src, s->pad_S, s->src_pad, s->src_n, 0, &err);
     else if (u <= n_enc)
         tf_encode_layer(m, &s->trace, u - 1, 0);
-    else if (u == u_targets(s))
-        return make_targets(s, may);
     else if (u == u_dec_embed(s))
         rc = tf_decode_begin(m, &s->trace, s->pad_T, s->tgt_pad, s->tgt_n, 0, &err);
-    else if (u < u_total(s) - 1)
-        tf_decode_layer(m, &s->trace, u - u_dec_embed(s) - 1, 0);
     else
-        tf_decode_end(m, &s->trace, 0);
+        tf_decode_layer(m, &s->trace, u - u_dec_embed(s) - 1, 0);
     if (rc)
         snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
     return rc;
@@ -515,11 +580,17 @@ static void check_pass(Session *s)
         ses_exp_begin(s);
 }
 
-static void compute_until(Session *s, int need, int may)
+/* Run units up to need: those up to free_to whatever they cost (the
+ * decoding excepted), the others, with may DEC_BUDGET, while the call's
+ * budget lasts (at least one piece). */
+static void compute_until(Session *s, int need, int free_to, int may)
 {
+    double spent = 0;
     while (!s->input_error[0] && s->units_done <= need && s->units_done < u_total(s)) {
-        int rc = run_unit(s, s->units_done, may);
-        if (rc > 0) /* a decoding step: the frame goes on, the rest later */
+        int u = s->units_done;
+        int m = may == DEC_BUDGET && (u > free_to || u == u_targets(s)) ? DEC_BUDGET : DEC_ALL;
+        int rc = run_unit(s, u, m, &spent);
+        if (rc > 0) /* the budget is spent: the frame goes on, the rest later */
             return;
         if (rc) {
             s->units_done = u_total(s);
@@ -533,6 +604,26 @@ static void compute_until(Session *s, int need, int may)
     }
     if (!s->input_error[0] && s->units_done >= u_total(s) && s->exp_phase)
         ses_exp_extras(s, may);
+}
+
+int session_pass_ready(const Session *s, int *done, int *total)
+{
+    int n = u_total(s);
+    if (done)
+        *done = s->units_done < n ? s->units_done : n;
+    if (total)
+        *total = n;
+    return !s->dirty && !s->input_error[0] && s->units_done >= n;
+}
+
+int session_teacher_forcing(const Session *s, const int *src, int S, const int *tgt, int n)
+{
+    if (s->dirty || s->input_error[0] || s->n_src != 1 || session_has_exp(s) || s->units_done <= u_targets(s) ||
+        s->src_n[0] != S || memcmp(s->src_ids[0], src, (size_t)S * sizeof *src) != 0 || s->tgt_n[0] != n + 1 ||
+        s->tgt_ids[0][0] != cfg_start_id(&s->model.cfg) ||
+        memcmp(s->tgt_ids[0] + 1, tgt, (size_t)n * sizeof *tgt) != 0)
+        return -1;
+    return s->units_done >= u_total(s);
 }
 
 int session_decoding(const Session *s, int *done, int *max_out)
@@ -551,20 +642,23 @@ void session_update(Session *s, SesNeed need)
         s->dirty = 0;
         start_pass(s);
     }
-    compute_until(s, needed_unit(s, need), s->lazy ? DEC_BUDGET : DEC_ALL);
+    if (s->lazy && need == SES_NEED_PACED)
+        return; /* all of it in idle calls, a budget each: a frame adds nothing to wait for */
+    int u = needed_unit(s, need);
+    compute_until(s, u, u, s->lazy ? DEC_BUDGET : DEC_ALL);
 }
 
 void session_compute_all(Session *s)
 {
     session_update(s, SES_NEED_STAGE);
-    compute_until(s, u_total(s) - 1, DEC_ALL);
+    compute_until(s, u_total(s) - 1, u_total(s) - 1, DEC_ALL);
 }
 
 int session_idle_work(Session *s)
 {
     if (s->input_error[0] || (s->units_done >= u_total(s) && !s->exp_phase))
         return 0;
-    compute_until(s, s->units_done, DEC_BUDGET);
+    compute_until(s, u_total(s) - 1, -1, DEC_BUDGET);
     return (s->units_done < u_total(s) || s->exp_phase) && !s->input_error[0] ? 1 : 2;
 }
 

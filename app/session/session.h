@@ -24,12 +24,16 @@
 #define SES_MAX_STEPS 4096   /* entries of the stage walk */
 #define SES_TRACE_T0 8       /* tokens the traces are built for; they grow */
 #define SES_KEEP_EXP 4 /* translations under experiments kept (session.c) */
-#define SES_DEC_FRAME_BYTES (32.0 * 1024 * 1024) /* weight reads of the decoding
-                                steps one frame may run (at least one step) */
+#define SES_DEC_FRAME_BYTES (32.0 * 1024 * 1024) /* what the pieces of the pass
+                                (decoding steps, layers, rows of the output) one frame or idle call
+                                may run cost, in weight reads (at least one piece; session.c) */
 
 /* How much of the pass a frame needs: the current stage, the current stage
- * in every layer of its stack, or everything (decoding, output, training). */
-typedef enum SesNeed { SES_NEED_STAGE, SES_NEED_STACK, SES_NEED_ALL } SesNeed;
+ * in every layer of its stack, or everything (output, training) before it
+ * draws; or everything paced: nothing before the frame, all of it in the
+ * window's idle calls, a budget each, while the view shows how far it has
+ * got (the decode view: decoding, then teacher forcing). */
+typedef enum SesNeed { SES_NEED_STAGE, SES_NEED_STACK, SES_NEED_ALL, SES_NEED_PACED } SesNeed;
 
 typedef struct Session {
     /* the model and what it computed */
@@ -44,6 +48,10 @@ typedef struct Session {
     int dirty;                  /* input changed: recompute before drawing */
     int lazy;                   /* compute only what is shown, the rest when idle */
     int units_done;             /* units of the current pass computed */
+    int out_rows;               /* ... positions of the last unit (the output) computed,
+                                   over all sentences */
+    unsigned pieces;            /* pieces of the pass run, and what they cost in all */
+    double work;                /* (tests count them per call) */
     int src_pad[SES_MAX_SENT * SES_CAP_T], pad_S; /* the padded batch */
     int tgt_pad[SES_MAX_SENT * SES_CAP_T], pad_T;
 
@@ -66,6 +74,8 @@ typedef struct Session {
     DecodeResult greedy;        /* the greedy decode of sentence 0, steps kept */
     TfDecoder dec;              /* the greedy decoding in flight (dec_on) */
     int dec_on, dec_sent;       /* ... of sentence dec_sent of the batch */
+    int dec_enc;                /* its source's encoder pieces run in scratch before
+                                   it starts (when the pass's cannot be taken) */
     unsigned dec_steps;         /* decoding steps run (tests count them) */
     /* each sentence's greedy target as last decoded, and what it was decoded
      * from (the model and the sentence's source ids; typed targets and the
@@ -98,6 +108,8 @@ typedef struct Session {
      * an edit or a new experiment cancels them */
     int exp_phase;              /* 0 done (or none), 1 the normal pass, 2 the translation */
     int exp_unit;               /* the next unit of the normal pass */
+    int exp_out_rows;           /* ... positions of its output computed (all sentences) */
+    int exp_enc;                /* encoder pieces of the translation's source run */
     TfDecoder exp_dec;          /* the translation under the experiment (exp_dec_on) */
     int exp_dec_on;
     int exp_pending;            /* translation is not yet the one under the experiment */
@@ -142,6 +154,14 @@ void session_update(Session *s, SesNeed need);
  * runs step by step between frames): 1, with the tokens made so far of the
  * sentence in flight and its longest output (both 0 before it starts). */
 int session_decoding(const Session *s, int *done, int *max_out);
+/* The pass over the current input is complete: 1, else 0; done and total
+ * (may be NULL) count its units, for a progress mark. */
+int session_pass_ready(const Session *s, int *done, int *total);
+/* Is the shown pass teacher forcing of exactly this sentence: one sentence
+ * (no padding), no experiment, source src[0..S) and decoder input <start> +
+ * tgt[0..n)? 1 yes and complete, 0 yes and still being computed (between
+ * frames), -1 no (the caller computes it itself). */
+int session_teacher_forcing(const Session *s, const int *src, int S, const int *tgt, int n);
 void session_compute_all(Session *s);
 int session_idle_work(Session *s);
 

@@ -25,16 +25,19 @@ void ses_exp_cancel(Session *s)
         tf_dec_free(&s->exp_dec);
     s->exp_dec_on = 0;
     s->exp_phase = 0;
+    s->exp_enc = 0;
 }
 
 /* ---- with an experiment: the normal pass and the translation, in pieces ----
  *
  * After the shown pass (under the experiment) the normal pass on the same
  * input is made a unit at a time (unless it is there already: only the
- * experiment changed), then the greedy translation under the experiment a
- * step at a time. Each call runs pieces while their weight reads stay
- * within SES_DEC_FRAME_BYTES, at least one, so a base-size model never
- * holds a frame for a whole pass or a whole sentence. */
+ * experiment changed; its output some rows a piece), then the greedy
+ * translation under the experiment a step at a time (its source encoded
+ * a layer a piece first, unless the shown pass encoded exactly it). Each
+ * call runs pieces while their cost (session_int.h) stays within
+ * SES_DEC_FRAME_BYTES, at least one, so a base-size model never holds a
+ * frame for a whole pass or a whole sentence. */
 
 int session_exp_pending(const Session *s)
 {
@@ -45,20 +48,21 @@ int session_exp_pending(const Session *s)
  * the target embeddings, n_dec decoder layers, the output. */
 static int base_units(const Session *s) { return s->model.cfg.n_enc + s->model.cfg.n_dec + 3; }
 
-/* The weight reads of the next piece (what the budget counts). */
+/* What the next piece costs (what the budget counts). */
 static double exp_piece_bytes(const Session *s)
 {
     const TfConfig *c = &s->model.cfg;
-    double C = c->d_model, F = c->d_ff;
-    int u = s->exp_unit;
+    int u = s->exp_unit, B = s->n_src;
+    if (s->exp_phase == 2 && !s->exp_dec_on)
+        return ses_dec_begin_cost(s, 0, &s->exp, s->exp_enc);
     if (s->exp_phase == 2)
-        return kv_step_bytes(c);
+        return s->exp_dec.done ? 0 : kv_step_bytes(c);
     if (u >= 1 && u <= c->n_enc)
-        return 4.0 * (4 * C * C + 2 * C * F);
+        return ses_enc_layer_cost(c, B * s->pad_S);
     if (u >= c->n_enc + 2 && u < base_units(s) - 1)
-        return 4.0 * (8 * C * C + 2 * C * F);
+        return ses_dec_layer_cost(c, B * s->pad_T, B * s->pad_S);
     if (u == base_units(s) - 1)
-        return 4.0 * C * c->tgt_vocab;
+        return ses_out_piece_cost(c, &s->base, s->exp_out_rows, DEC_BUDGET);
     return 0; /* an embedding lookup */
 }
 
@@ -76,13 +80,22 @@ static int exp_translation_kept(Session *s)
     return 0;
 }
 
-/* One unit of the normal pass into s->base; 0, or -1 with err. */
+/* One piece of the normal pass into s->base (a unit, or some rows of the
+ * output); 0, or -1 with err. */
 static int base_unit(Session *s, TfErr *err)
 {
     const TfModel *m = &s->model;
     int u = s->exp_unit++, n_enc = m->cfg.n_enc;
+    if (u == base_units(s) - 1) { /* the output, some rows a piece */
+        ses_out_piece(m, &s->base, &s->exp_out_rows, DEC_BUDGET);
+        if (s->exp_out_rows < s->base.B * s->base.T) {
+            s->exp_unit--;
+            return 0;
+        }
+    }
     if (u == 0) {
         s->have_base = 0;
+        s->exp_out_rows = 0;
         memset(&s->base.exp, 0, sizeof s->base.exp);
         return tf_encode_begin(m, &s->base, s->n_src, s->pad_S, s->src_pad, s->src_n, 0, err);
     }
@@ -93,7 +106,6 @@ static int base_unit(Session *s, TfErr *err)
     } else if (u < base_units(s) - 1) {
         tf_decode_layer(m, &s->base, u - n_enc - 2, 0);
     } else {
-        tf_decode_end(m, &s->base, 0);
         s->have_base = 1;
         s->base_key = ses_input_key(s);
         s->base_passes++;
@@ -112,9 +124,10 @@ static int exp_translate_step(Session *s, double budget, TfErr *err)
         decode_opts_default(&o);
         o.no_trace = 1; /* only the tokens are wanted */
         s->scratch.exp = s->exp;
-        if (tf_dec_start(&s->exp_dec, &s->model, &s->scratch, s->src_ids[0], s->src_n[0], &o, 0, err))
+        int rc = ses_dec_begin(s, &s->exp_dec, 0, &o, 0, &s->exp_enc, err);
+        if (rc < 0)
             return -1;
-        s->exp_dec_on = 1;
+        s->exp_dec_on = rc;
         return 1;
     }
     if (!s->exp_dec.done) {

@@ -156,7 +156,7 @@ int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
 {
     if (decode_check_src(m, src, S, 1, err))
         return -1;
-    int T = n + 1, V = m->cfg.tgt_vocab;
+    int T = n + 1;
     if (n < 0 || T > m->cfg.max_len)
         return tf_fail(err, "the target has %d tokens; the model's limit is %d", n,
                        m->cfg.max_len - 1);
@@ -170,13 +170,21 @@ int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
     free(in);
     if (rc)
         return -1;
-    for (int i = 0; pred && i < T; i++) {
+    if (pred)
+        tf_teacher_forced_read(m, tr, tgt, n, pred, truth, loss);
+    return 0;
+}
+
+void tf_teacher_forced_read(const TfModel *m, const TfTrace *tr, const int *tgt, int n, int *pred,
+                            int *truth, float *loss)
+{
+    int V = m->cfg.tgt_vocab;
+    for (int i = 0; i <= n; i++) {
         const float *p = tr->probs + (size_t)i * V;
         pred[i] = decode_argmax(p, V);
         truth[i] = i < n ? tgt[i] : cfg_eos_id(&m->cfg);
         loss[i] = -logf(p[truth[i]] > 0 ? p[truth[i]] : 1e-30f);
     }
-    return 0;
 }
 
 /* ---- beam search ---- */

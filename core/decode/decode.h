@@ -67,6 +67,10 @@ int tf_greedy(const TfModel *m, TfTrace *tr, const int *src, int S,
 int tf_teacher_forced(const TfModel *m, TfTrace *tr, const int *src, int S,
                       const int *tgt, int n, int *pred, int *truth,
                       float *loss, TfErr *err);
+/* The same arrays read from a trace that holds that pass for one sentence
+ * (tr->probs, n+1 positions): a window that computed it already. */
+void tf_teacher_forced_read(const TfModel *m, const TfTrace *tr, const int *tgt, int n, int *pred,
+                            int *truth, float *loss);
 
 /* The tree of hypotheses beam search considered, for display. */
 typedef enum BeamState { BEAM_PRUNED, BEAM_KEPT, BEAM_FINISHED } BeamState;
@@ -191,6 +195,15 @@ typedef struct TfDecoder {
 
 int tf_dec_start(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *src, int S,
                  const DecodeOpts *o, int keep_steps, TfErr *err);
+/* tf_dec_start with the source already encoded: memory (S, d_model) is the
+ * encoder output of exactly src[0..S) alone (B = 1) under tr->exp, as
+ * tf_encode makes it, so the result is the same bits. Either tr's own
+ * tr->memory (the caller ran tf_encode_begin / tf_encode_layer on tr) or
+ * another trace's (a window's pass over the same sentence), which is taken
+ * only when the cache applies and o->no_trace is set (nothing else reads
+ * tr then); otherwise, or with memory NULL, the source is encoded here. */
+int tf_dec_start_from(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *src, int S,
+                      const DecodeOpts *o, int keep_steps, const float *memory, TfErr *err);
 /* One step: 1 when the decoding is complete, 0 when there is more, -1 on
  * error (err set). */
 int tf_dec_step(TfDecoder *d, TfErr *err);

@@ -110,6 +110,12 @@ static int replicate_memory(TfDecoder *d, TfErr *err)
 int tf_dec_start(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *src, int S,
                  const DecodeOpts *o, int keep_steps, TfErr *err)
 {
+    return tf_dec_start_from(d, m, tr, src, S, o, keep_steps, NULL, err);
+}
+
+int tf_dec_start_from(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *src, int S,
+                      const DecodeOpts *o, int keep_steps, const float *memory, TfErr *err)
+{
     memset(d, 0, sizeof *d);
     d->m = m;
     d->tr = tr;
@@ -157,8 +163,11 @@ int tf_dec_start(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *src, in
         return tf_fail(err, "out of memory for decoding");
     }
     rng_seed(&d->rng, o->seed);
-    if (tf_encode(m, tr, 1, S, src, &S, 0, err) ||
-        (d->cached ? kv_init(&d->kv, m, &tr->exp, tr->memory, S, K, d->max_out, err)
+    /* the encoder output given: tr's own (encoded by the caller), or another
+     * trace's, which only the cache reads (no step and no final pass reads tr) */
+    int encode = !memory || (memory != tr->memory && (!d->cached || !o->no_trace));
+    if ((encode && tf_encode(m, tr, 1, S, src, &S, 0, err)) ||
+        (d->cached ? kv_init(&d->kv, m, &tr->exp, encode ? tr->memory : memory, S, K, d->max_out, err)
                    : K > 1 && replicate_memory(d, err))) {
         tf_dec_free(d);
         return -1;

@@ -348,24 +348,30 @@ void tf_decode_layer(const TfModel *m, TfTrace *tr, int l, int train)
         final_norm(m, &tr->dec_final, dec_layer_out(tr, l), m->p.dec_lnf_w, m->p.dec_lnf_b, tr->B * tr->T);
 }
 
-void tf_decode_end(const TfModel *m, TfTrace *tr, int out_from)
+void tf_decode_end_rows(const TfModel *m, TfTrace *tr, int b, int from, int to)
 {
     const TfConfig *c = &m->cfg;
-    int B = tr->B, T = tr->T, C = c->d_model, V = c->tgt_vocab;
+    int T = tr->T, C = c->d_model, V = c->tgt_vocab;
     /* out.logits = dec_out @ W_gen^T + b;  out.probs = softmax(logits) */
-    if (out_from < 0)
-        out_from = 0;
-    if (out_from >= T)
-        out_from = T - 1;
-    for (int b = 0; b < B; b++) {
-        size_t row = (size_t)b * T + out_from;
-        int rows = T - out_from;
-        linear_forward(tr->logits + row * V, tr->dec_out + row * C, m->p.gen_w,
-                       m->p.gen_b, rows, C, V);
-        memcpy(tr->probs + row * V, tr->logits + row * V,
-               (size_t)rows * V * sizeof(float));
-        softmax_rows(tr->probs + row * V, NULL, rows, V, 0);
-    }
+    if (from < 0)
+        from = 0;
+    if (from >= T)
+        from = T - 1;
+    if (to > T)
+        to = T;
+    if (to <= from)
+        to = from + 1;
+    size_t row = (size_t)b * T + from;
+    int rows = to - from;
+    linear_forward(tr->logits + row * V, tr->dec_out + row * C, m->p.gen_w, m->p.gen_b, rows, C, V);
+    memcpy(tr->probs + row * V, tr->logits + row * V, (size_t)rows * V * sizeof(float));
+    softmax_rows(tr->probs + row * V, NULL, rows, V, 0);
+}
+
+void tf_decode_end(const TfModel *m, TfTrace *tr, int out_from)
+{
+    for (int b = 0; b < tr->B; b++)
+        tf_decode_end_rows(m, tr, b, out_from, tr->T);
 }
 
 int tf_decode(const TfModel *m, TfTrace *tr, int T, const int *tgt,

@@ -89,6 +89,13 @@ int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
                     const int *tgt_len, int train, TfErr *err);
 void tf_decode_layer(const TfModel *m, TfTrace *tr, int l, int train);
 void tf_decode_end(const TfModel *m, TfTrace *tr, int out_from);
+/* tf_decode_end for positions from..to-1 of sentence b (a window computes
+ * the output projection a few rows at a time). Pieces of a
+ * multiple of 16 rows, each from a multiple of 16, give the bits of the
+ * whole: OpenBLAS's sgemm works in tiles of 16 rows or fewer dividing 16,
+ * and a row's dot products depend only on its place in a tile (smaller or
+ * unaligned pieces may round differently; test_forward checks). */
+void tf_decode_end_rows(const TfModel *m, TfTrace *tr, int b, int from, int to);
 
 /* The decoder and output over the B sentences already encoded in tr. Logits
  * and probabilities are computed for positions out_from..T-1 only (0 for

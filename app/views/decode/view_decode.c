@@ -120,24 +120,35 @@ static void find_divergence(DecodeUi *d)
 }
 
 /* Teacher forcing over <bos> + target[0..n): predictions, losses and the
- * mask the pass applied, copied out of the trace. */
+ * mask the pass applied, copied out of the trace: the session's when its
+ * pass is this one (d->tf_wait while the window still computes it between
+ * frames), else the view's own. */
 static int teacher_force(const Scene *sc, DecodeUi *d, const int *target, int n, TfErr *err)
 {
     if (n > dec_cap(d) - 1)
         n = dec_cap(d) - 1;
-    if (tf_teacher_forced(sc->model, &d->tr, d->src, d->S, target, n, d->tf_pred,
-                          d->tf_truth, d->tf_loss, err))
+    const TfTrace *tr = &d->tr;
+    int ses = tf_exp_is_none(&d->tr.exp) ? session_teacher_forcing(sc->ses, d->src, d->S, target, n) : -1;
+    d->tf_wait = ses == 0;
+    if (d->tf_wait)
+        return 0;
+    if (ses > 0) {
+        tr = &sc->ses->trace;
+        tf_teacher_forced_read(sc->model, tr, target, n, d->tf_pred, d->tf_truth, d->tf_loss);
+    } else if (tf_teacher_forced(sc->model, &d->tr, d->src, d->S, target, n, d->tf_pred, d->tf_truth,
+                                 d->tf_loss, err)) {
         return -1;
+    }
     int T = n + 1, V = sc->model->cfg.tgt_vocab;
     d->tf_n = T;
     d->tf_in[0] = cfg_start_id(&sc->model->cfg);
     memcpy(d->tf_in + 1, target, (size_t)n * sizeof(int));
     /* B = 1: the mask is (T, T), the same in every layer */
-    memcpy(d->tf_mask, d->tr.dec[0].sa.mask, (size_t)T * T * sizeof(float));
+    memcpy(d->tf_mask, tr->dec[0].sa.mask, (size_t)T * T * sizeof(float));
     double sum = 0;
     d->tf_right = 0;
     for (int i = 0; i < T; i++) {
-        d->tf_pred_p[i] = d->tr.probs[(size_t)i * V + d->tf_pred[i]];
+        d->tf_pred_p[i] = tr->probs[(size_t)i * V + d->tf_pred[i]];
         sum += d->tf_loss[i];
         d->tf_right += d->tf_pred[i] == d->tf_truth[i];
     }
@@ -156,6 +167,7 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->batch = sc->batch;
     d->err[0] = 0;
     d->tf_n = 0;
+    d->tf_wait = 0;
     d->diverge = d->contrast = -1;
     decode_result_free(&d->gen);
     d->beam_version = 0; /* the beam follows on demand */
@@ -211,6 +223,8 @@ static void compute_rest(const Scene *sc, DecodeUi *d)
         snprintf(d->err, sizeof d->err, "%s", err.msg);
         return;
     }
+    if (d->tf_wait) /* the session's pass: drawn when it is complete */
+        return;
     find_divergence(d);
     d->shown = d->gen.n;
     d->sel = d->gen.n - 1;
@@ -261,6 +275,8 @@ DecodeUi *dec_get(ViewCtx *v)
         if (started && v->out)
             v->out->wake_at = sc->now; /* its steps from the next frame on */
     }
+    if (d->tf_wait && session_pass_ready(sc->ses, NULL, NULL))
+        compute_rest(sc, d); /* the session's teacher forcing is complete */
     if (d->gen_on && !started) { /* the view's own generation, a budget a frame */
         TfErr err;
         int rc = dec_gen_advance(v, d, &err);
@@ -507,7 +523,7 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
         dec_play(f->v, d);
     if (ui_flow_button(f, again, 0))
         dec_restart(d);
-    if (d->pending) /* still decoding: the progress mark says how far */
+    if (d->pending || d->tf_wait) /* still computing: the progress mark says how far */
         return;
     if (d->smp.force.n_force && ui_flow_button(f, _("Unforce  F"), 1))
         dec_unforce(d);
@@ -722,8 +738,10 @@ static void view_decode(ViewCtx *v)
         ui_paragraph(v->r, v->g->ui, d->err, body.x + 10, body.y + 10, body.w - 20, th->warn);
         return;
     }
-    if (d->pending && d->pane != DEC_PANE_BEAM) {
+    if ((d->pending || d->tf_wait) && d->pane != DEC_PANE_BEAM) {
+        ren_clip_push(v->r, body); /* a long output's tokens stop above the keys */
         dec_draw_progress(v, d, body);
+        ren_clip_pop(v->r);
         return;
     }
     ren_clip_push(v->r, body);
@@ -737,4 +755,4 @@ static void view_decode(ViewCtx *v)
 }
 
 const ViewDef VIEW_DECODE_DEF = {"decode", N_("Decode"), view_decode, view_decode_key, sizeof(DecodeUi),
-                                 view_decode_free, SES_NEED_ALL};
+                                 view_decode_free, SES_NEED_PACED};

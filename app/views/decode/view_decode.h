@@ -11,8 +11,9 @@
  *   view_decode_beam.c   beam search drawn as a tree of hypotheses
  *
  * Everything shown is computed when the input, the model or a setting
- * changes (keyed on sc->version), in the view's own traces; sc->ses->trace is
- * never touched. Drawing a frame allocates nothing. */
+ * changes (keyed on sc->version), in the view's own traces, or read from
+ * the session's (its greedy decode, and its pass when that is the same
+ * teacher forcing), never written. Drawing a frame allocates nothing. */
 #ifndef APP_VIEW_DECODE_H
 #define APP_VIEW_DECODE_H
 
@@ -150,6 +151,8 @@ typedef struct DecodeUi {
     DecSample smp;        /* sampling and forcing */
     int pending;          /* the session (or the view, gen_on) is still
                              decoding: progress shown */
+    int tf_wait;          /* teacher forcing is the session's pass, still
+                             being computed: progress shown */
     TfDecoder gdec;       /* the view's own generation in flight (gen_on):
                              forced tokens or an experiment */
     int gen_on;

@@ -427,9 +427,70 @@ static void test_step_by_step(void **state)
     model_free(&m);
 }
 
+/* Starting from an encoder output already made gives translate's result:
+ * another trace's (a window's pass; only with the cache and no final pass,
+ * else the source is encoded again), or the decoder trace's own encoded a
+ * layer at a time (then the trace after decoding is translate's too). */
+static void test_start_from_memory(void **state)
+{
+    (void)state;
+    TfErr err;
+    int src[6] = {4, 7, 5, 9, 6, 8}, S = 6;
+    for (int kind = 0; kind < 4; kind++)
+        for (int which = 0; which < 3; which++) { /* none, hidden source, no_causal (no cache) */
+            TfModel m;
+            kind_model(&m, kind, 14, 11 + kind);
+            TfExperiment e = {0};
+            if (which == 1)
+                e.hide_src[e.n_hide++] = 2;
+            e.no_causal = which == 2;
+            TfTrace pass, tr, ref;
+            expect_true(trace_build(&pass, &m.cfg, 1, 8, TRACE_RECORD, &err) == 0 &&
+                            trace_build(&tr, &m.cfg, 1, 8, TRACE_RECORD, &err) == 0 &&
+                            trace_build(&ref, &m.cfg, 1, 8, TRACE_RECORD, &err) == 0,
+                        "traces");
+            pass.exp = tr.exp = ref.exp = e;
+            expect_true(tf_encode(&m, &pass, 1, S, src, &S, 0, &err) == 0, "the window's pass");
+            for (int K = 1; K <= 4; K += 3)
+                for (int own = 0; own < 2; own++) {
+                    DecodeOpts o;
+                    decode_opts_default(&o);
+                    o.beam = K;
+                    o.no_trace = !own;
+                    DecodeResult want, got;
+                    expect_true(tf_translate(&m, &ref, src, S, &o, &want, &err) == 0, "translate: %s", err.msg);
+                    if (own) { /* encoded in pieces by the caller */
+                        expect_true(tf_encode_begin(&m, &tr, 1, S, src, &S, 0, &err) == 0, "begin");
+                        for (int l = 0; l < m.cfg.n_enc; l++)
+                            tf_encode_layer(&m, &tr, l, 0);
+                    }
+                    TfDecoder d;
+                    expect_true(tf_dec_start_from(&d, &m, &tr, src, S, &o, 0, own ? tr.memory : pass.memory,
+                                                  &err) == 0 &&
+                                    tf_dec_finish(&d, &got, NULL, &err) == 0,
+                                "decode: %s", err.msg);
+                    expect_true(got.n == want.n && memcmp(got.ids, want.ids, (size_t)got.n * sizeof(int)) == 0 &&
+                                    got.logprob == want.logprob,
+                                "%s, experiment %d, beam %d, %s memory: translate's %d tokens (got %d)", KIND[kind],
+                                which, K, own ? "its own" : "another trace's", want.n, got.n);
+                    if (own)
+                        expect_true(tr.T == ref.T && memcmp(tr.probs, ref.probs, (size_t)tr.T * m.cfg.tgt_vocab *
+                                                                                     sizeof(float)) == 0,
+                                    "the trace after decoding is translate's");
+                    decode_result_free(&want);
+                    decode_result_free(&got);
+                }
+            trace_free(&pass);
+            trace_free(&tr);
+            trace_free(&ref);
+            model_free(&m);
+        }
+}
+
 int main(void)
 {
     TU_RUN(NULL, NULL, cmocka_unit_test(test_step_equals_full_pass), cmocka_unit_test(test_cached_equals_recompute),
            cmocka_unit_test(test_marian_cached), cmocka_unit_test(test_beam_equals_reference),
-           cmocka_unit_test(test_trace_after_decoding), cmocka_unit_test(test_step_by_step));
+           cmocka_unit_test(test_trace_after_decoding), cmocka_unit_test(test_step_by_step),
+           cmocka_unit_test(test_start_from_memory));
 }

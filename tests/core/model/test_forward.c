@@ -195,6 +195,46 @@ static void test_record_equals_plain(void **state)
     free_fixture(&b);
 }
 
+/* The output projection a few rows at a time (a window's pieces: 16 rows
+ * or a multiple, from a multiple of 16) gives the bits of the whole, on a
+ * padded batch big enough for the kernels a window's model uses. */
+static void test_output_in_rows(void **state)
+{
+    (void)state;
+    TfErr err;
+    TfConfig c = tu_config((TuSize){.d_model = 64, .n_heads = 4, .d_ff = 64, .src_vocab = 40, .tgt_vocab = 20000,
+                                    .max_len = 64});
+    TfModel m;
+    TfTrace tr;
+    expect_true(model_init_random(&m, &c, 9, &err) == 0 && trace_build(&tr, &c, 2, 8, 0, &err) == 0, "%s",
+                err.msg);
+    enum { B = 2, S = 5, T = 45 };
+    int src[B * S], tgt[B * T], sl[B] = {5, 3}, tl[B] = {45, 20};
+    for (int i = 0; i < B * S; i++)
+        src[i] = 4 + i % 30;
+    for (int i = 0; i < B * T; i++)
+        tgt[i] = i % T == 0 ? TOK_BOS : 4 + (i * 7) % 19000;
+    TfBatch in = {B, S, T, src, tgt, sl, tl};
+    expect_true(tf_forward(&m, &tr, &in, 0, &err) == 0, "forward: %s", err.msg);
+    size_t n = (size_t)B * T * c.tgt_vocab;
+    float *want = malloc(n * sizeof *want), *wl = malloc(n * sizeof *wl);
+    memcpy(want, tr.probs, n * sizeof *want);
+    memcpy(wl, tr.logits, n * sizeof *wl);
+    for (int chunk = 16; chunk <= 48; chunk += 16) {
+        memset(tr.probs, 0, n * sizeof *want);
+        memset(tr.logits, 0, n * sizeof *wl);
+        for (int b = 0; b < B; b++)
+            for (int from = 0; from < T; from += chunk)
+                tf_decode_end_rows(&m, &tr, b, from, from + chunk);
+        expect_true(memcmp(tr.probs, want, n * sizeof *want) == 0 && memcmp(tr.logits, wl, n * sizeof *wl) == 0,
+                    "the output in pieces of %d rows is the whole's, bit for bit", chunk);
+    }
+    free(want);
+    free(wl);
+    trace_free(&tr);
+    model_free(&m);
+}
+
 /* Probabilities lie in [0, 1] and sum to 1; masked weights are 0. */
 static void test_probabilities(void **state)
 {
@@ -265,6 +305,7 @@ int main(void)
            cmocka_unit_test(test_stage_shapes),
            cmocka_unit_test(test_padded_batch_equals_alone),
            cmocka_unit_test(test_record_equals_plain),
+           cmocka_unit_test(test_output_in_rows),
            cmocka_unit_test(test_probabilities),
            cmocka_unit_test(test_bad_batches));
 }
