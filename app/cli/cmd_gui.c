@@ -126,18 +126,22 @@ int gui_run(const AppOpts *o)
     static Stall st;
     st.path = getenv("STEPFORMER_STALL_LOG");
     int redraw = 1;
+    double last_draw = 0;
     while (!a.want_quit) {
         a.now = plat_seconds();
         if (redraw) {
             draw(&a, r);
             redraw = 0;
+            last_draw = a.now;
         }
         int wait = app_next_wake_ms(&a);
         int work = app_idle_work(&a), got;
         if (work == 1) { /* more of the pass to run: only until an event comes */
             got = look(&st, &a, 0);
             if (!got) {
-                redraw = session_decoding(&a.ses, NULL, NULL); /* tokens as they arrive */
+                /* tokens as they arrive; the rest of a pass (a view may show
+                 * its progress) at most every 50 ms */
+                redraw = session_decoding(&a.ses, NULL, NULL) || a.now - last_draw >= 0.05;
                 continue;
             }
         } else if (work == 2) { /* the pass is complete: show what changed */
