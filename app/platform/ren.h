@@ -84,6 +84,10 @@ void *ren_window_handle(Ren *r); /* SDL_Window*, NULL headless */
  * before ren_end: after presenting, its pixels are undefined. */
 void ren_begin(Ren *r, Color clear);
 void ren_end(Ren *r);
+/* Drawing calls handed to SDL since ren_begin (fills, texture copies,
+ * geometry, point batches): what a frame costs, for tests that check a
+ * view redraws from its caches instead of cell by cell. */
+int ren_draw_calls(Ren *r);
 
 /* --- shapes -------------------------------------------------------------- */
 
@@ -171,8 +175,9 @@ void ren_image_free(RenImage *im);
  * a part of a frame that does not change (curves, dots, axes) is drawn
  * once and then copied. Software renderers only (headless frames, PNGs, a
  * window without acceleration: there every antialiased line costs its
- * pixels one by one); NULL elsewhere and in vector output, where callers
- * draw directly. Draw it with ren_image_draw; ren_image_update does
+ * pixels one by one); NULL elsewhere, in vector output and while a text
+ * hook is set (ren_text_hook: every string is then drawn, and reported, in
+ * every frame), where callers draw directly. Draw it with ren_image_draw; ren_image_update does
  * nothing to it; ren_image_free frees it. */
 RenImage *ren_layer_new(Ren *r, int w, int h);
 int ren_has_layers(Ren *r); /* would ren_layer_new make one now? */

@@ -70,6 +70,7 @@ void ren_image_draw(Ren *r, RenImage *im, Rect src, Rect dst)
         return;
     }
     SDL_Rect s = {src.x, src.y, src.w, src.h};
+    r->calls++;
     SDL_RenderCopy(r->sdl, im->tex, src.w > 0 ? &s : NULL,
                    &(SDL_Rect){dst.x, dst.y, dst.w, dst.h});
 }

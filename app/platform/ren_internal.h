@@ -120,6 +120,7 @@ struct Ren {
     struct RenVec *vec;  /* open vector document (ren_cairo.c), or NULL */
     int cjk_told;        /* the missing Chinese font was reported */
     int soft;            /* software renderer: lines by pixel coverage */
+    int calls;           /* SDL drawing calls since ren_begin (ren_draw_calls) */
     SDL_Vertex vert[POLY_VERTS > TRI_BATCH ? POLY_VERTS : TRI_BATCH];
     int index[POLY_INDICES];
     int aa_n;            /* buffered line pixels and their coverage */
@@ -146,6 +147,9 @@ int ren_measure(RenFont *f, const char *s, int n);
 /* Like ren_measure(), but one code point is its glyph's advance, without
  * shaping (each CJK unit when wrapping, each space). */
 int ren_measure_unit(RenFont *f, const char *s, int n);
+/* A test hook is set (ren_text_hook): layers are then off, so that every
+ * string is drawn, and reported, in every frame. */
+int ren_text_hooked(void);
 /* Unmap the font files a Ren has read (ren_close). */
 void ren_font_files_free(Ren *r);
 

@@ -466,6 +466,11 @@ void ren_text_hook(RenTextHook fn, void *user)
     g_hook_user = user;
 }
 
+int ren_text_hooked(void)
+{
+    return g_hook != NULL;
+}
+
 const char *ren_text_tag(const char *tag)
 {
     const char *prev = g_tag;
@@ -504,6 +509,7 @@ int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
         return e->w;
     SDL_SetTextureColorMod(e->tex, c.r, c.g, c.b);
     SDL_SetTextureAlphaMod(e->tex, c.a);
+    r->calls++;
     SDL_RenderCopy(r->sdl, e->tex, NULL,
                    &(SDL_Rect){x, y + e->off_y, e->tex_w, e->tex_h});
     return e->w;
