@@ -58,7 +58,8 @@ typedef struct RenLine {
 
 enum {
     REN_CLIP_DEPTH = 32,    /* clip stack depth */
-    REN_TEXT_ENTRIES = 1024 /* text cache entries per font */
+    REN_TEXT_ENTRIES = 1024, /* text cache entries per font */
+    REN_WRAP_ENTRIES = 64    /* wrapped texts kept per font */
 };
 
 /* --- opening and frames ------------------------------------------------ */
@@ -157,6 +158,10 @@ int ren_text_wrap(RenFont *f, const char *utf8, int width, RenLine *lines,
                   int max_lines);
 /* Text cache occupancy, for tests and the debug overlay. */
 void ren_font_stats(RenFont *f, int *entries, size_t *texture_bytes);
+/* Wrapped texts kept (the panels wrap the same paragraphs every frame:
+ * ren_text_wrap keeps the last REN_WRAP_ENTRIES per font) and how many
+ * wraps they answered. */
+void ren_wrap_stats(RenFont *f, int *entries, long long *hits);
 
 /* --- images -------------------------------------------------------------- */
 

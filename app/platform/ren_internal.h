@@ -37,6 +37,7 @@ enum {
     POLY_VERTS = (POLY_BATCH + 2) * 4,
     POLY_INDICES = (POLY_BATCH + 1) * 18,
     MITER_LIMIT = 4,
+    WRAP_LINES = 64,      /* lines kept of each */
     AA_LEVELS = 64,       /* coverage levels of software-drawn lines */
     AA_CAP = 8192         /* pixels buffered before a flush */
 };
@@ -64,6 +65,24 @@ typedef struct TextCache {
     uint64_t clock;
 } TextCache;
 
+/* A text wrapped at a width (ren_text_wrap): the panels wrap the same
+ * paragraphs every frame, and measuring them again cost a tenth of one. */
+typedef struct WrapEntry {
+    char *text;       /* the bytes (NULL: free) */
+    int len, width;
+    uint32_t hash;
+    int count;        /* lines the whole text needs */
+    int n;            /* of which kept in lines[] (n < count: ask again) */
+    uint64_t used;
+    RenLine lines[WRAP_LINES];
+} WrapEntry;
+
+typedef struct WrapCache {
+    WrapEntry e[REN_WRAP_ENTRIES];
+    uint64_t clock;
+    long long hits;   /* wraps answered from the cache (ren_wrap_stats) */
+} WrapCache;
+
 /* A link in one of a Ren's lists of open fonts and images: the first
  * member of RenFont and RenImage, so a list holds either. */
 typedef struct RenLink {
@@ -82,6 +101,7 @@ struct RenFont {
     int height;                /* line height */
     char scratch[TEXT_SCRATCH];
     TextCache cache;
+    WrapCache wrap;
 };
 
 struct RenImage {
@@ -162,6 +182,9 @@ TextEntry *ren_cache_lookup(TextCache *c, const char *s, int n, int *fresh);
 /* Count e's new texture, then drop the textures of the least recently used
  * other entries until the cache is within TEXT_BUDGET. */
 void ren_cache_charge(TextCache *c, TextEntry *e);
+
+/* ren_wrap.c: forget the wrapped texts of a font (ren_font_close). */
+void ren_wrap_clear(WrapCache *c);
 
 /* ren_cairo.c: the vector backend, called by the public functions while
  * r->vec is open (arguments already checked, clip already applied). */

@@ -384,6 +384,7 @@ void ren_font_close(RenFont *f)
         return;
     ren_list_remove(&f->ren->fonts, &f->link);
     ren_cache_clear(&f->cache);
+    ren_wrap_clear(&f->wrap);
     for (int i = 0; i < f->n_faces; i++)
         TTF_CloseFont(f->face[i]);
     free(f);
