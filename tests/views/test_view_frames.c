@@ -45,6 +45,25 @@ static int frame_at(App *a, ViewId id, int x, int y, uint64_t *hash)
     return calls;
 }
 
+/* Frames with the mouse on a grid over the view, each drawn from the
+ * layers and then again with them off: how many differ (the first few
+ * printed); *cached and *direct get the last pair's drawing calls. */
+static int differ_over_grid(App *a, ViewId id, int *cached, int *direct)
+{
+    uint64_t h1, h2;
+    int differ = 0;
+    for (int y = 40; y < AREA.h; y += 95)
+        for (int x = 30; x < AREA.w; x += 120) {
+            *cached = frame_at(a, id, x, y, &h1);
+            ren_text_hook(on_text, &(Seen){0});
+            *direct = frame_at(a, id, x, y, &h2);
+            ren_text_hook(NULL, NULL);
+            if (h1 != h2 && differ++ < 4)
+                printf("  mouse at (%d, %d): the layers' frame differs from drawing it again\n", x, y);
+        }
+    return differ;
+}
+
 static void test_mask_redraws_from_its_layer(void **state)
 {
     (void)state;
@@ -71,6 +90,29 @@ static void test_mask_redraws_from_its_layer(void **state)
     expect_true(h1 != h2, "the mouse moved, the hover mark with it");
     expect_true(seen.legend == 4, "with a text hook the strings a layer held are drawn and reported: %d of "
                 "the legend's 4 entries", seen.legend);
+    int differ = differ_over_grid(&a, VIEW_MASK, &cached, &direct);
+    expect_true(differ == 0, "wherever the mouse is, the layer's frame is the one drawn again: %d differ", differ);
+    app_free(&a);
+}
+
+/* The train view after a short run: its plots and heatmaps come from
+ * layers; wherever the mouse is (plots, the big head, the small ones),
+ * the frame is the one drawing everything again gives. */
+static void test_train_redraws_from_its_layers(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
+    tu_open(&a, &o, 100);
+    expect_true(app_train_setup(&a, "reverse", 60) == 0, "trained: %s", a.notice);
+    uint64_t h1;
+    int cached, direct, fresh = frame_at(&a, VIEW_TRAIN, 200, 300, &h1);
+    int differ = differ_over_grid(&a, VIEW_TRAIN, &cached, &direct);
+    printf("  drawing calls: %d fresh, %d from the layers, %d drawn again\n", fresh, cached, direct);
+    expect_true(cached * 4 < direct, "the frames copy the layers: %d drawing calls, against %d drawn again",
+                cached, direct);
+    expect_true(differ == 0, "the layers give the pixels drawing it again does: %d mouse positions differ",
+                differ);
     app_free(&a);
 }
 
@@ -78,6 +120,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mask_redraws_from_its_layer),
+        cmocka_unit_test(test_train_redraws_from_its_layers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -56,6 +56,8 @@ typedef struct TvHeadHist {
     long long step[TV_HH_CAP];
     float H[TV_HH_CAP][TV_ATTN_COUNT][TV_HH_HEADS]; /* nats, per layer x head */
     float H_max;                   /* ln(keys): a uniform row's entropy */
+    unsigned ver;                  /* bumps whenever a point is added or the
+                                      history restarts (the plots' layer) */
     TfModel m;                     /* for the snapshots */
     TfTrace tr;
     int have_m, have_tr;

@@ -41,6 +41,7 @@ static void hh_reset(TrainUi *u)
     h->gen = u->pm_gen;
     h->n = 0;
     h->H_max = 0;
+    h->ver++;
 }
 
 /* Record the heads of tr (the probe's teacher-forced pass) at step. */
@@ -82,6 +83,7 @@ static void hh_record(TrainUi *u, const TfTrace *tr, long long step)
     }
     int keys = u->pS > u->pref_n + 1 ? u->pS : u->pref_n + 1;
     h->H_max = keys > 1 ? logf((float)keys) : 1.0f;
+    h->ver++;
 }
 
 void tv_hh_note(TrainUi *u)
