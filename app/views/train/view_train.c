@@ -119,7 +119,7 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
         tv_probe_new_run(u);
     if (!u->have_pm)
         return;
-    tv_hh_fill(u, st->state != TW_RUNNING ? TV_HH_CAP : 1); /* snapshots into the entropy curve */
+    tv_hh_fill(u, 1); /* one snapshot a frame into the entropy curve (dozens wait after a pause) */
     if (u->want_snap >= 0)
         u->want_snap = nearest_snap(st, u->want_snap);
     long long want = u->want_snap >= 0 ? u->want_snap : st->step;
@@ -509,8 +509,8 @@ static void view_train(ViewCtx *v)
     int busy = u->st.state == TW_RUNNING || u->st.state == TW_BUILDING;
     if (busy || sc->now < u->wake_until)
         v->out->wake_at = sc->now + TV_WAKE;
-    if (u->pdec_on)
-        v->out->wake_at = sc->now; /* the probe decodes a step a frame */
+    if (u->pdec_on || tv_hh_pending(u))
+        v->out->wake_at = sc->now; /* the probe decodes a step, the curve takes a snapshot, a frame */
 }
 
 /* ---- for shot, tests and benchmarks ---- */
@@ -532,6 +532,7 @@ int view_train_setup(ViewCtx *v, const char *task, long long steps)
     }
     tw_wait_idle(u->w);
     pull(v, u, 1);
+    tv_hh_fill(u, TV_HH_CAP); /* tools and tests see the whole curve at once */
     return u->st.state == TW_PAUSED ? 0 : -1;
 }
 
