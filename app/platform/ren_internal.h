@@ -51,7 +51,8 @@ typedef struct TextEntry {
     uint64_t used;    /* cache clock at last use */
     int w;            /* advance width, pixels */
     int tex_w, tex_h; /* texture size (tex_w < w if cut) */
-    int off_y;        /* texture top relative to the line top (<= 0) */
+    int off_x, off_y; /* texture's top left relative to the line's (the
+                         texture holds the inked pixels only) */
     SDL_Texture *tex; /* NULL until the line is first drawn */
     size_t bytes;     /* texture memory */
 } TextEntry;

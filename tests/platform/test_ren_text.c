@@ -377,6 +377,40 @@ static void test_text_cache_bounded(void **state)
     ren_end(r);
 }
 
+/* A line's texture holds its inked pixels only (every pixel of it is
+ * blended each time it is drawn; the line box is mostly empty above and
+ * below lowercase letters): "we are" keeps under 0.7 of its box, a blank
+ * line a single pixel, and the letters still land where they did (their
+ * ink starts at the left edge, within the line's height). */
+static void test_text_texture_inked_only(void **state)
+{
+    Fixture *fx = *state;
+    Ren *r = fx->r;
+    TfErr err;
+    RenFont *f = ren_font_open(r, REN_SANS, 16, &err); /* an empty cache */
+    expect_true(f != NULL, "font: %s", err.msg);
+    size_t b0, b1, b2;
+    int h = ren_font_height(f);
+    ren_begin(r, BLACK);
+    ren_font_stats(f, NULL, &b0);
+    int w = ren_text(r, f, "we are", 10, 40, WHITE);
+    ren_font_stats(f, NULL, &b1);
+    ren_text(r, f, "     ", 10, 100, WHITE);
+    ren_font_stats(f, NULL, &b2);
+    size_t box = (size_t)w * (size_t)h * 4;
+    printf("  \"we are\": %zu texture bytes for a %d x %d box; spaces: %zu\n", b1 - b0, w, h, b2 - b1);
+    expect_true(b1 - b0 > 0 && b1 - b0 < box * 7 / 10, "the texture keeps the inked pixels: %zu bytes of %zu",
+                b1 - b0, box);
+    expect_true(b2 - b1 == 4, "a blank line keeps one pixel: %zu bytes", b2 - b1);
+    expect_true(count_ink(r, (Rect){10, 40, 3, h}, rgba(BLACK)) > 0, "the letters start at x");
+    expect_true(count_ink(r, (Rect){0, 40 - h, W, h}, rgba(BLACK)) == 0 &&
+                    count_ink(r, (Rect){0, 40 + h, W, h}, rgba(BLACK)) == 0,
+                "the letters stay within their line");
+    expect_true(count_ink(r, (Rect){0, 100, W, h}, rgba(BLACK)) == 0, "a blank line draws nothing");
+    ren_end(r);
+    ren_font_close(f);
+}
+
 /* The wrapped-text cache: asked again, a text at a width is answered from
  * it, with the lines a font that never wrapped it gives (also for texts
  * of more lines than an entry keeps, for fewer lines asked for, and after
@@ -491,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_wrap_cases),
         cmocka_unit_test(test_wrap_chinese_latin_numbers),
         cmocka_unit_test(test_wrap_cache),
+        cmocka_unit_test(test_text_texture_inked_only),
         cmocka_unit_test(test_text_cache_bounded),
         cmocka_unit_test(test_font_missing),
     };
