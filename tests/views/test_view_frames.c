@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "test_app_util.h"
+#include "view_train.h"
 #include "test_util.h"
 
 static char MODEL[160];
@@ -116,11 +117,55 @@ static void test_train_redraws_from_its_layers(void **state)
     app_free(&a);
 }
 
+/* Layers kept in the heatmap cache. */
+static int layers_kept(App *a)
+{
+    int n = 0;
+    for (int i = 0; i < HEAT_CACHE; i++)
+        n += a->gfx->heat[i].img && a->gfx->heat[i].layer;
+    return n;
+}
+
+/* A layer replaces the last one of its view: a picture of a few megabytes
+ * (a fifth of the window) per edit, publication or selection was kept
+ * until 128 had piled up. */
+static void test_one_layer_per_view(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, NULL, NULL, NULL);
+    o.src[0] = "t5 t6";
+    o.src[1] = "t5 t6 t7 t8 t9 t10 t11";
+    o.n_src = 2;
+    o.stage = "dec.self.mask";
+    tu_open(&a, &o, 100);
+    uint64_t h;
+    for (int i = 0; i < 12; i++) { /* another selected token each frame: another picture */
+        a.sel.side = 2; /* a target token */
+        a.sel.index = i % 6;
+        frame_at(&a, VIEW_MASK, 10, 10, &h);
+    }
+    int mask = layers_kept(&a);
+    expect_true(app_train_setup(&a, "reverse", 20) == 0, "trained: %s", a.notice);
+    for (int i = 0; i < 8; i++) {
+        TfErr err;
+        TrainUi *u = a.vstate[VIEW_TRAIN];
+        expect_true(tw_steps(u->w, 10, &err) == 0, "steps: %s", err.msg);
+        tw_wait_idle(u->w);
+        frame_at(&a, VIEW_TRAIN, 10, 10, &h); /* new curves, a new probe */
+    }
+    int all = layers_kept(&a);
+    expect_true(mask == 1 && all == 3, "one layer a view kept: %d after 12 masks, %d with 8 trainings more "
+                "(the mask's, the curves', the heatmaps')", mask, all);
+    app_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mask_redraws_from_its_layer),
         cmocka_unit_test(test_train_redraws_from_its_layers),
+        cmocka_unit_test(test_one_layer_per_view),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
