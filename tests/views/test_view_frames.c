@@ -6,6 +6,7 @@
  * set). With the hook set every string is drawn, and reported, in every
  * frame, also the ones a layer held in the frame before. */
 #include <string.h>
+#include <time.h>
 
 #include "app.h"
 #include "test_app_util.h"
@@ -117,6 +118,42 @@ static void test_train_redraws_from_its_layers(void **state)
     app_free(&a);
 }
 
+/* While the worker trains, a frame draws the new curves of a publication
+ * or runs the probe on new parameters, never both (each redraws a layer
+ * and costs a few milliseconds: together they made the slow frames); the
+ * probe follows a frame later, which the view asks for at once. */
+static void test_training_frame_does_one_costly_thing(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
+    tu_open(&a, &o, 100);
+    expect_true(app_train_setup(&a, "reverse", 10) == 0, "a run: %s", a.notice);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
+    app_train_play(&a, 1);
+    int both = 0, curves = 0, probes = 0, asked = 0;
+    for (int i = 0; i < 400 && (curves < 8 || probes < 4); i++) {
+        uint64_t seq = u->st.seq;
+        long long shown = u->shown_step;
+        struct timespec ts = {0, 3000000};
+        nanosleep(&ts, NULL);
+        tu_frame(&a);
+        int c = u->st.seq != seq && u->st.state == TW_RUNNING, p = u->shown_step != shown;
+        curves += c;
+        probes += p;
+        both += c && p;
+        asked += c && u->probe_due && a.wake_at > 0 && a.wake_at <= a.now;
+    }
+    app_train_play(&a, 0);
+    printf("  %d frames with new curves, %d with the probe run, %d both; the next frame asked for %d times\n",
+           curves, probes, both, asked);
+    expect_true(curves >= 8 && probes >= 4, "training went on: %d publications drawn, %d probes run", curves,
+                probes);
+    expect_true(both == 0, "no frame drew new curves and ran the probe: %d did", both);
+    expect_true(asked >= 1, "a frame that put the probe off asks for the next one at once");
+    app_free(&a);
+}
+
 /* Layers kept in the heatmap cache. */
 static int layers_kept(App *a)
 {
@@ -166,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_mask_redraws_from_its_layer),
         cmocka_unit_test(test_train_redraws_from_its_layers),
         cmocka_unit_test(test_one_layer_per_view),
+        cmocka_unit_test(test_training_frame_does_one_costly_thing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

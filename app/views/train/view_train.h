@@ -95,6 +95,8 @@ typedef struct TrainUi {
     long long shown_step; /* step of the parameters in pm (-1: none) */
     float shown_loss;
     double probe_next;    /* monotonic time the live probe may run again */
+    int probe_due;        /* the probe waits for the next frame (this one
+                             drew new curves) */
 
     /* ---- the probe ---- */
     TfModel pm;           /* shaped like the run, parameters of shown_step */
