@@ -66,17 +66,23 @@ static int differ_over_grid(App *a, ViewId id, int *cached, int *direct)
     return differ;
 }
 
-static void test_mask_redraws_from_its_layer(void **state)
+/* The decoder's mask of a batch of two sentences (the short one padded). */
+static void open_mask(App *a)
 {
-    (void)state;
-    static App a;
     AppOpts o = tu_opts(MODEL, NULL, NULL, NULL);
     o.src[0] = "t5 t6";
     o.src[1] = "t5 t6 t7 t8 t9 t10 t11";
     o.n_src = 2;
     o.stage = "dec.self.mask";
-    tu_open(&a, &o, 100);
-    a.anim_start = 0;
+    tu_open(a, &o, 100);
+    a->anim_start = 0;
+}
+
+static void test_mask_redraws_from_its_layer(void **state)
+{
+    (void)state;
+    static App a;
+    open_mask(&a);
     expect_true(app_current_view(&a) == VIEW_MASK, "the mask view, got view %d", app_current_view(&a));
     uint64_t h1, h2, h3;
     int fresh = frame_at(&a, VIEW_MASK, 300, 300, &h1);
@@ -132,7 +138,7 @@ static void test_training_frame_does_one_costly_thing(void **state)
     TrainUi *u = a.vstate[VIEW_TRAIN];
     app_train_play(&a, 1);
     int both = 0, curves = 0, probes = 0, asked = 0;
-    for (int i = 0; i < 400 && (curves < 8 || probes < 4); i++) {
+    for (int i = 0; i < 3000 && (curves < 8 || probes < 4); i++) {
         uint64_t seq = u->st.seq;
         long long shown = u->shown_step;
         struct timespec ts = {0, 3000000};
@@ -170,12 +176,7 @@ static void test_one_layer_per_view(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, NULL, NULL, NULL);
-    o.src[0] = "t5 t6";
-    o.src[1] = "t5 t6 t7 t8 t9 t10 t11";
-    o.n_src = 2;
-    o.stage = "dec.self.mask";
-    tu_open(&a, &o, 100);
+    open_mask(&a);
     uint64_t h;
     for (int i = 0; i < 12; i++) { /* another selected token each frame: another picture */
         a.sel.side = 2; /* a target token */

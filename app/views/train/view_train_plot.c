@@ -291,11 +291,11 @@ static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pas
     for (int i = 0; i < st->n_eval; i++)
         top = fmax(top, st->evals[i].loss);
     Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
+    Legend lg[2] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2}};
     if (pass) {
         marks(v, u, &A, _("loss"), 0, 0);
         return;
     }
-    Legend lg[2] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2}};
     snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.3f" : "–", smoothed_last(u, 0));
     snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.3f" : "–",
              st->n_eval ? (double)st->evals[st->n_eval - 1].loss : 0.0);
@@ -310,12 +310,12 @@ static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
     Axis A = plot_area(v, rc, xl, X, 1);
+    Legend lg[3] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2},
+                    {_("exact"), "", th->good}};
     if (pass) {
         marks(v, u, &A, _("accuracy"), 1, 1);
         return;
     }
-    Legend lg[3] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2},
-                    {_("exact"), "", th->good}};
     snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.0f%%" : "–", 100.0 * smoothed_last(u, 1));
     snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.0f%%" : "–",
              st->n_eval ? 100.0 * st->evals[st->n_eval - 1].acc : 0.0);
@@ -337,11 +337,11 @@ static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass
     for (int i = 0; i < st->n_log; i++)
         top = fmax(top, st->log[i].tok_s);
     Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
+    Legend lg[1] = {{_("now"), "", th->accent}};
     if (pass) {
         marks(v, u, &A, _("tokens/s"), 2, -1);
         return;
     }
-    Legend lg[1] = {{_("now"), "", th->accent}};
     if (st->n_log)
         fmt_num(lg[0].value, sizeof lg[0].value, smoothed_last(u, 2));
     else
@@ -408,24 +408,10 @@ static void plot_fourth(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int p
         plot_tok(v, u, rc, X, xl, pass);
 }
 
-/* The schedule's marks: the step of the snapshot shown, the mouse's step. */
-static void lr_marks(ViewCtx *v, TrainUi *u, const Axis *A, int C, int W, double scale)
-{
-    const Theme *th = v->th;
-    if (u->want_snap >= 0) {
-        int x = (int)ax_x(A, (double)u->shown_step);
-        ren_rect(v->r, (Rect){x, A->r.y, ui_px(v->g, 2), A->r.h}, th->select);
-    }
-    if (ui_over(v->in, A->r)) {
-        double s = A->x0 + (double)(v->in->mx - A->r.x) / A->r.w * (A->x1 - A->x0);
-        long long k = s < 1 ? 1 : (long long)s;
-        ren_rect(v->r, (Rect){v->in->mx, A->r.y, 1, A->r.h}, th->dim);
-        ui_hover_own(v, (float)lr_schedule(C, W, scale, k), _("learning rate · step %lld"), k);
-    }
-}
-
 /* The schedule over its own axis: long enough to show the warm-up peak and
  * the decay after it, or the whole run when that is longer. */
+static void lr_marks(ViewCtx *v, TrainUi *u, const Axis *A, int C, int W, double scale);
+
 static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl, int pass)
 {
     const Theme *th = v->th;
@@ -435,11 +421,11 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl, int pass)
     long long now = st->step;
     double peak = lr_schedule(C, W, scale, W);
     Axis A = plot_area(v, rc, xl, fmax(3.0 * W, 1.15 * (double)now), nice_ceil(peak * 1.1));
+    Legend lg[2] = {{_("now"), "", th->accent2}, {_("peak"), "", th->dim}};
     if (pass) {
         lr_marks(v, u, &A, C, W, scale);
         return;
     }
-    Legend lg[2] = {{_("now"), "", th->accent2}, {_("peak"), "", th->dim}};
     fmt_num(lg[0].value, sizeof lg[0].value, now > 0 ? lr_schedule(C, W, scale, now) : 0);
     fmt_num(lg[1].value, sizeof lg[1].value, peak);
     draw_title(v, rc, _("learning rate"), lg, 2);
@@ -477,6 +463,22 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl, int pass)
         int d = ui_px(v->g, 8);
         int x = (int)ax_x(&A, (double)now), y = (int)ax_y(&A, lr_schedule(C, W, scale, now));
         ren_rect(v->r, (Rect){x - d / 2, y - d / 2, d, d}, th->accent2);
+    }
+}
+
+/* The schedule's marks: the step of the snapshot shown, the mouse's step. */
+static void lr_marks(ViewCtx *v, TrainUi *u, const Axis *A, int C, int W, double scale)
+{
+    const Theme *th = v->th;
+    if (u->want_snap >= 0) {
+        int x = (int)ax_x(A, (double)u->shown_step);
+        ren_rect(v->r, (Rect){x, A->r.y, ui_px(v->g, 2), A->r.h}, th->select);
+    }
+    if (ui_over(v->in, A->r)) {
+        double s = A->x0 + (double)(v->in->mx - A->r.x) / A->r.w * (A->x1 - A->x0);
+        long long k = s < 1 ? 1 : (long long)s;
+        ren_rect(v->r, (Rect){v->in->mx, A->r.y, 1, A->r.h}, th->dim);
+        ui_hover_own(v, (float)lr_schedule(C, W, scale, k), _("learning rate · step %lld"), k);
     }
 }
 
