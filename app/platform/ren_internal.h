@@ -112,6 +112,7 @@ struct RenImage {
     int w, h;
     uint32_t *pixels;          /* w*h words 0xRRGGBBAA, kept for vector output */
     int layer;                 /* a render target (ren_layer_new): no pixels here */
+    int argb;                  /* tex is ARGB8888 (opaque pixels), else RGBA8888 */
 };
 
 typedef struct FontFile {
