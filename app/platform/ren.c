@@ -237,6 +237,7 @@ void ren_begin(Ren *r, Color clear)
         return;
     r->clip_n = 0;
     r->clip_empty = 0;
+    r->calls = 0;
     if (r->vec) {
         vec_begin(r, clear);
         return;
@@ -244,6 +245,11 @@ void ren_begin(Ren *r, Color clear)
     SDL_RenderSetClipRect(r->sdl, NULL);
     SDL_SetRenderDrawColor(r->sdl, clear.r, clear.g, clear.b, clear.a);
     SDL_RenderClear(r->sdl);
+}
+
+int ren_draw_calls(Ren *r)
+{
+    return r ? r->calls : 0;
 }
 
 void ren_end(Ren *r)
@@ -320,7 +326,8 @@ void ren_clip_pop(Ren *r)
 
 int ren_has_layers(Ren *r)
 {
-    return r && r->soft && !r->vec && !r->in_layer && SDL_RenderTargetSupported(r->sdl);
+    return r && r->soft && !r->vec && !r->in_layer && !ren_text_hooked() &&
+           SDL_RenderTargetSupported(r->sdl);
 }
 
 RenImage *ren_layer_new(Ren *r, int w, int h)
@@ -385,6 +392,7 @@ void ren_rect(Ren *r, Rect rc, Color c)
     SDL_SetRenderDrawBlendMode(r->sdl, c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
     SDL_SetRenderDrawColor(r->sdl, c.r, c.g, c.b, c.a);
     SDL_RenderFillRect(r->sdl, &(SDL_Rect){rc.x, rc.y, rc.w, rc.h});
+    r->calls++;
     SDL_SetRenderDrawBlendMode(r->sdl, SDL_BLENDMODE_BLEND);
 }
 

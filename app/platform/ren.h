@@ -58,7 +58,8 @@ typedef struct RenLine {
 
 enum {
     REN_CLIP_DEPTH = 32,    /* clip stack depth */
-    REN_TEXT_ENTRIES = 1024 /* text cache entries per font */
+    REN_TEXT_ENTRIES = 1024, /* text cache entries per font */
+    REN_WRAP_ENTRIES = 64    /* wrapped texts kept per font */
 };
 
 /* --- opening and frames ------------------------------------------------ */
@@ -84,6 +85,10 @@ void *ren_window_handle(Ren *r); /* SDL_Window*, NULL headless */
  * before ren_end: after presenting, its pixels are undefined. */
 void ren_begin(Ren *r, Color clear);
 void ren_end(Ren *r);
+/* Drawing calls handed to SDL since ren_begin (fills, texture copies,
+ * geometry, point batches): what a frame costs, for tests that check a
+ * view redraws from its caches instead of cell by cell. */
+int ren_draw_calls(Ren *r);
 
 /* --- shapes -------------------------------------------------------------- */
 
@@ -153,6 +158,10 @@ int ren_text_wrap(RenFont *f, const char *utf8, int width, RenLine *lines,
                   int max_lines);
 /* Text cache occupancy, for tests and the debug overlay. */
 void ren_font_stats(RenFont *f, int *entries, size_t *texture_bytes);
+/* Wrapped texts kept (the panels wrap the same paragraphs every frame:
+ * ren_text_wrap keeps the last REN_WRAP_ENTRIES per font) and how many
+ * wraps they answered. */
+void ren_wrap_stats(RenFont *f, int *entries, long long *hits);
 
 /* --- images -------------------------------------------------------------- */
 
@@ -171,8 +180,9 @@ void ren_image_free(RenImage *im);
  * a part of a frame that does not change (curves, dots, axes) is drawn
  * once and then copied. Software renderers only (headless frames, PNGs, a
  * window without acceleration: there every antialiased line costs its
- * pixels one by one); NULL elsewhere and in vector output, where callers
- * draw directly. Draw it with ren_image_draw; ren_image_update does
+ * pixels one by one); NULL elsewhere, in vector output and while a text
+ * hook is set (ren_text_hook: every string is then drawn, and reported, in
+ * every frame), where callers draw directly. Draw it with ren_image_draw; ren_image_update does
  * nothing to it; ren_image_free frees it. */
 RenImage *ren_layer_new(Ren *r, int w, int h);
 int ren_has_layers(Ren *r); /* would ren_layer_new make one now? */

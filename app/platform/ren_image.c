@@ -47,16 +47,49 @@ RenImage *ren_image_new(Ren *r, int w, int h)
     return im;
 }
 
+/* An opaque image lives in a texture of the frame's own format (ARGB):
+ * scaled onto the frame it is then a plain nearest-neighbour stretch, not
+ * a conversion pixel by pixel (a big heatmap cost a millisecond a frame).
+ * One with transparency keeps RGBA, whose blending is the one it always
+ * had. The texture is made again when an update changes which it is. */
+static int image_texture(RenImage *im, int argb)
+{
+    if (im->tex && im->argb == argb)
+        return 0;
+    SDL_Texture *t = SDL_CreateTexture(im->ren->sdl, argb ? SDL_PIXELFORMAT_ARGB8888 : SDL_PIXELFORMAT_RGBA8888,
+                                       SDL_TEXTUREACCESS_STREAMING, im->w, im->h);
+    if (!t)
+        return -1;
+    SDL_SetTextureScaleMode(t, SDL_ScaleModeNearest);
+    SDL_DestroyTexture(im->tex);
+    im->tex = t;
+    im->argb = argb;
+    return 0;
+}
+
 void ren_image_update(RenImage *im, const uint32_t *rgba)
 {
     if (!im || !rgba || im->layer)
         return;
-    SDL_UpdateTexture(im->tex, NULL, rgba, im->w * 4);
     memcpy(im->pixels, rgba, (size_t)im->w * (size_t)im->h * sizeof *rgba);
     /* a fully opaque image (every heatmap) is copied without blending */
     int opaque = 1;
     for (size_t i = 0, n = (size_t)im->w * im->h; i < n && opaque; i++)
         opaque = (rgba[i] & 0xFF) == 0xFF;
+    image_texture(im, opaque); /* on failure the old texture stays */
+    void *dst;
+    int pitch;
+    if (!im->argb) {
+        SDL_UpdateTexture(im->tex, NULL, rgba, im->w * 4);
+    } else if (SDL_LockTexture(im->tex, NULL, &dst, &pitch) == 0) { /* 0xRRGGBBAA -> 0xAARRGGBB */
+        for (int y = 0; y < im->h; y++) {
+            Uint32 *row = (Uint32 *)((Uint8 *)dst + (size_t)y * pitch);
+            const uint32_t *src = rgba + (size_t)y * im->w;
+            for (int x = 0; x < im->w; x++)
+                row[x] = src[x] >> 8 | src[x] << 24;
+        }
+        SDL_UnlockTexture(im->tex);
+    }
     SDL_SetTextureBlendMode(im->tex, opaque ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
 }
 
@@ -70,6 +103,7 @@ void ren_image_draw(Ren *r, RenImage *im, Rect src, Rect dst)
         return;
     }
     SDL_Rect s = {src.x, src.y, src.w, src.h};
+    r->calls++;
     SDL_RenderCopy(r->sdl, im->tex, src.w > 0 ? &s : NULL,
                    &(SDL_Rect){dst.x, dst.y, dst.w, dst.h});
 }

@@ -37,6 +37,7 @@ enum {
     POLY_VERTS = (POLY_BATCH + 2) * 4,
     POLY_INDICES = (POLY_BATCH + 1) * 18,
     MITER_LIMIT = 4,
+    WRAP_LINES = 64,      /* lines kept of each */
     AA_LEVELS = 64,       /* coverage levels of software-drawn lines */
     AA_CAP = 8192         /* pixels buffered before a flush */
 };
@@ -50,7 +51,8 @@ typedef struct TextEntry {
     uint64_t used;    /* cache clock at last use */
     int w;            /* advance width, pixels */
     int tex_w, tex_h; /* texture size (tex_w < w if cut) */
-    int off_y;        /* texture top relative to the line top (<= 0) */
+    int off_x, off_y; /* texture's top left relative to the line's (the
+                         texture holds the inked pixels only) */
     SDL_Texture *tex; /* NULL until the line is first drawn */
     size_t bytes;     /* texture memory */
 } TextEntry;
@@ -63,6 +65,24 @@ typedef struct TextCache {
     size_t bytes;
     uint64_t clock;
 } TextCache;
+
+/* A text wrapped at a width (ren_text_wrap): the panels wrap the same
+ * paragraphs every frame, and measuring them again cost a tenth of one. */
+typedef struct WrapEntry {
+    char *text;       /* the bytes (NULL: free) */
+    int len, width;
+    uint32_t hash;
+    int count;        /* lines the whole text needs */
+    int n;            /* of which kept in lines[] (n < count: ask again) */
+    uint64_t used;
+    RenLine lines[WRAP_LINES];
+} WrapEntry;
+
+typedef struct WrapCache {
+    WrapEntry e[REN_WRAP_ENTRIES];
+    uint64_t clock;
+    long long hits;   /* wraps answered from the cache (ren_wrap_stats) */
+} WrapCache;
 
 /* A link in one of a Ren's lists of open fonts and images: the first
  * member of RenFont and RenImage, so a list holds either. */
@@ -82,6 +102,7 @@ struct RenFont {
     int height;                /* line height */
     char scratch[TEXT_SCRATCH];
     TextCache cache;
+    WrapCache wrap;
 };
 
 struct RenImage {
@@ -91,6 +112,7 @@ struct RenImage {
     int w, h;
     uint32_t *pixels;          /* w*h words 0xRRGGBBAA, kept for vector output */
     int layer;                 /* a render target (ren_layer_new): no pixels here */
+    int argb;                  /* tex is ARGB8888 (opaque pixels), else RGBA8888 */
 };
 
 typedef struct FontFile {
@@ -120,6 +142,7 @@ struct Ren {
     struct RenVec *vec;  /* open vector document (ren_cairo.c), or NULL */
     int cjk_told;        /* the missing Chinese font was reported */
     int soft;            /* software renderer: lines by pixel coverage */
+    int calls;           /* SDL drawing calls since ren_begin (ren_draw_calls) */
     SDL_Vertex vert[POLY_VERTS > TRI_BATCH ? POLY_VERTS : TRI_BATCH];
     int index[POLY_INDICES];
     int aa_n;            /* buffered line pixels and their coverage */
@@ -146,6 +169,9 @@ int ren_measure(RenFont *f, const char *s, int n);
 /* Like ren_measure(), but one code point is its glyph's advance, without
  * shaping (each CJK unit when wrapping, each space). */
 int ren_measure_unit(RenFont *f, const char *s, int n);
+/* A test hook is set (ren_text_hook): layers are then off, so that every
+ * string is drawn, and reported, in every frame. */
+int ren_text_hooked(void);
 /* Unmap the font files a Ren has read (ren_close). */
 void ren_font_files_free(Ren *r);
 
@@ -158,6 +184,9 @@ TextEntry *ren_cache_lookup(TextCache *c, const char *s, int n, int *fresh);
 /* Count e's new texture, then drop the textures of the least recently used
  * other entries until the cache is within TEXT_BUDGET. */
 void ren_cache_charge(TextCache *c, TextEntry *e);
+
+/* ren_wrap.c: forget the wrapped texts of a font (ren_font_close). */
+void ren_wrap_clear(WrapCache *c);
 
 /* ren_cairo.c: the vector backend, called by the public functions while
  * r->vec is open (arguments already checked, clip already applied). */

@@ -117,6 +117,7 @@ static void poly_batch(Ren *r, const float *xy, int n, int s, int m, float hi,
     }
     int ni = strip_indices(r->index, cols, hi > 0.01f);
     SDL_RenderGeometry(r->sdl, NULL, v, cols * 4, r->index, ni);
+    r->calls++;
 }
 
 static void geom_polyline(Ren *r, const float *xy, int n, float hw, Color c,
@@ -149,6 +150,7 @@ static void aa_flush(Ren *r, Color c)
         int a = (c.a * lv + (AA_LEVELS - 1) / 2) / (AA_LEVELS - 1);
         SDL_SetRenderDrawColor(r->sdl, c.r, c.g, c.b, (Uint8)a);
         SDL_RenderDrawPoints(r->sdl, r->aa_sorted + start[lv], count[lv]);
+        r->calls++;
     }
     r->aa_n = 0;
 }
@@ -271,5 +273,6 @@ void ren_triangles(Ren *r, const float *xy, const Color *col, int n_vertices)
             r->vert[i] = (SDL_Vertex){{p[0], p[1]}, {c.r, c.g, c.b, c.a}, {0, 0}};
         }
         SDL_RenderGeometry(r->sdl, NULL, r->vert, m, NULL, 0);
+        r->calls++;
     }
 }

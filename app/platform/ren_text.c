@@ -209,7 +209,26 @@ static SDL_Surface *render_line(RenFont *f, const char *s, int n, LineBox box,
 
 /* ------------------------------------------------------------ textures */
 
-/* Render e's line into a texture, then evict old textures over budget. */
+/* The rectangle of line's pixels with any alpha (w 0: none). Blending a
+ * pixel of alpha 0 leaves the frame as it was, so a texture of just these
+ * draws the same picture; a line box is mostly empty above and below the
+ * letters, and every pixel of a line texture costs a blend each frame. */
+static SDL_Rect inked(const SDL_Surface *line)
+{
+    int x0 = line->w, x1 = -1, y0 = line->h, y1 = -1;
+    for (int y = 0; y < line->h; y++) {
+        const Uint32 *row = (const Uint32 *)((const Uint8 *)line->pixels + (size_t)y * line->pitch);
+        for (int x = 0; x < line->w; x++)
+            if (row[x] & line->format->Amask) {
+                x0 = mini(x0, x), x1 = maxi(x1, x);
+                y0 = mini(y0, y), y1 = maxi(y1, y);
+            }
+    }
+    return x1 < 0 ? (SDL_Rect){0, 0, 0, 0} : (SDL_Rect){x0, y0, x1 - x0 + 1, y1 - y0 + 1};
+}
+
+/* Render e's line into a texture of its inked pixels, then evict old
+ * textures over budget. */
 static void entry_make_texture(RenFont *f, TextEntry *e)
 {
     LineBox box = line_box(f, e->key, e->len);
@@ -219,16 +238,24 @@ static void entry_make_texture(RenFont *f, TextEntry *e)
     SDL_Surface *line = render_line(f, e->key, e->len, box, tw);
     if (!line)
         return;
-    e->tex = SDL_CreateTextureFromSurface(f->ren->sdl, line);
+    SDL_Rect ink = inked(line);
+    if (ink.w == 0) { /* spaces only: a 1 x 1 transparent texture */
+        ink = (SDL_Rect){0, 0, 1, 1};
+    }
+    e->tex = SDL_CreateTexture(f->ren->sdl, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC, ink.w, ink.h);
+    if (e->tex)
+        SDL_UpdateTexture(e->tex, NULL, (const Uint8 *)line->pixels + (size_t)ink.y * line->pitch + (size_t)ink.x * 4,
+                          line->pitch);
     SDL_FreeSurface(line);
     if (!e->tex)
         return;
     SDL_SetTextureBlendMode(e->tex, SDL_BLENDMODE_BLEND);
     SDL_SetTextureScaleMode(e->tex, SDL_ScaleModeNearest);
-    e->tex_w = tw;
-    e->tex_h = box.bottom - box.top;
-    e->off_y = box.top;
-    e->bytes = (size_t)tw * (size_t)e->tex_h * 4;
+    e->tex_w = ink.w;
+    e->tex_h = ink.h;
+    e->off_x = ink.x;
+    e->off_y = box.top + ink.y;
+    e->bytes = (size_t)ink.w * (size_t)ink.h * 4;
     ren_cache_charge(&f->cache, e);
 }
 
@@ -384,6 +411,7 @@ void ren_font_close(RenFont *f)
         return;
     ren_list_remove(&f->ren->fonts, &f->link);
     ren_cache_clear(&f->cache);
+    ren_wrap_clear(&f->wrap);
     for (int i = 0; i < f->n_faces; i++)
         TTF_CloseFont(f->face[i]);
     free(f);
@@ -466,6 +494,11 @@ void ren_text_hook(RenTextHook fn, void *user)
     g_hook_user = user;
 }
 
+int ren_text_hooked(void)
+{
+    return g_hook != NULL;
+}
+
 const char *ren_text_tag(const char *tag)
 {
     const char *prev = g_tag;
@@ -504,8 +537,9 @@ int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
         return e->w;
     SDL_SetTextureColorMod(e->tex, c.r, c.g, c.b);
     SDL_SetTextureAlphaMod(e->tex, c.a);
+    r->calls++;
     SDL_RenderCopy(r->sdl, e->tex, NULL,
-                   &(SDL_Rect){x, y + e->off_y, e->tex_w, e->tex_h});
+                   &(SDL_Rect){x + e->off_x, y + e->off_y, e->tex_w, e->tex_h});
     return e->w;
 }
 

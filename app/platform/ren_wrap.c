@@ -153,13 +153,9 @@ static int wrap_para(RenFont *f, const char *s, int p, int end, int width,
     return count;
 }
 
-int ren_text_wrap(RenFont *f, const char *utf8, int width, RenLine *lines,
-                  int max_lines)
+static int wrap_text(RenFont *f, const char *utf8, int n, int width, RenLine *lines, int max_lines)
 {
-    if (!f || !utf8)
-        return 0;
-    int n = (int)strlen(utf8), count = 0, p = 0;
-    width = maxi(width, 1);
+    int count = 0, p = 0;
     while (p < n) {
         int pe = p;
         while (pe < n && utf8[pe] != '\n')
@@ -168,5 +164,94 @@ int ren_text_wrap(RenFont *f, const char *utf8, int width, RenLine *lines,
         count = wrap_para(f, utf8, p, ce, width, lines, max_lines, count);
         p = pe + 1;
     }
+    return count;
+}
+
+/* ---- the cache of wrapped texts ----
+ * Keyed by the bytes and the width (the font is the cache's own); the
+ * least recently used entry makes room. A text of more lines than an
+ * entry keeps is wrapped again when more of them are asked for. */
+
+void ren_wrap_clear(WrapCache *c)
+{
+    for (int i = 0; i < REN_WRAP_ENTRIES; i++) {
+        free(c->e[i].text);
+        c->e[i].text = NULL;
+    }
+}
+
+void ren_wrap_stats(RenFont *f, int *entries, long long *hits)
+{
+    int n = 0;
+    for (int i = 0; f && i < REN_WRAP_ENTRIES; i++)
+        n += f->wrap.e[i].text != NULL;
+    if (entries)
+        *entries = n;
+    if (hits)
+        *hits = f ? f->wrap.hits : 0;
+}
+
+static uint32_t wrap_hash(const char *s, int n, int width)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)width; /* FNV-1a */
+    for (int i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static WrapEntry *wrap_find(WrapCache *c, const char *s, int n, int width, uint32_t h)
+{
+    for (int i = 0; i < REN_WRAP_ENTRIES; i++) {
+        WrapEntry *e = &c->e[i];
+        if (e->text && e->hash == h && e->len == n && e->width == width &&
+            memcmp(e->text, s, (size_t)n) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static void wrap_keep(WrapCache *c, const char *s, int n, int width, uint32_t h, const RenLine *lines,
+                      int count)
+{
+    WrapEntry *e = &c->e[0];
+    for (int i = 1; i < REN_WRAP_ENTRIES && e->text; i++)
+        if (!c->e[i].text || c->e[i].used < e->used)
+            e = &c->e[i];
+    char *copy = malloc((size_t)n + 1);
+    if (!copy)
+        return;
+    free(e->text);
+    memcpy(copy, s, (size_t)n);
+    copy[n] = 0;
+    *e = (WrapEntry){copy, n, width, h, count, mini(count, WRAP_LINES), ++c->clock, {{0, 0, 0}}};
+    memcpy(e->lines, lines, (size_t)e->n * sizeof *lines);
+}
+
+int ren_text_wrap(RenFont *f, const char *utf8, int width, RenLine *lines,
+                  int max_lines)
+{
+    if (!f || !utf8)
+        return 0;
+    int n = (int)strlen(utf8);
+    width = maxi(width, 1);
+    max_lines = lines ? max_lines : 0;
+    uint32_t h = wrap_hash(utf8, n, width);
+    WrapEntry *e = wrap_find(&f->wrap, utf8, n, width, h);
+    if (e && (e->n == e->count || max_lines <= e->n)) {
+        e->used = ++f->wrap.clock;
+        f->wrap.hits++;
+        if (max_lines > 0)
+            memcpy(lines, e->lines, (size_t)mini(max_lines, e->n) * sizeof *lines);
+        return e->count;
+    }
+    if (e) /* more lines asked for than an entry keeps */
+        return wrap_text(f, utf8, n, width, lines, max_lines);
+    RenLine keep[WRAP_LINES];
+    int count = wrap_text(f, utf8, n, width, keep, WRAP_LINES);
+    wrap_keep(&f->wrap, utf8, n, width, h, keep, count);
+    if (count > WRAP_LINES && max_lines > WRAP_LINES)
+        return wrap_text(f, utf8, n, width, lines, max_lines);
+    if (max_lines > 0)
+        memcpy(lines, keep, (size_t)mini(max_lines, mini(count, WRAP_LINES)) * sizeof *lines);
     return count;
 }

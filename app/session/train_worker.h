@@ -51,6 +51,9 @@
 #define TW_EVAL_B 16       /* held-out pairs per forward pass */
 #define TW_SNAP_BUDGET ((size_t)256 << 20) /* bytes of snapshots at most */
 #define TW_PUBLISH_S 0.15  /* seconds between publications while training */
+#define TW_NICE 10         /* the worker's threads run this much nicer than
+                              the window's: a frame drawn while training
+                              gets a core at once */
 #define TW_QUEUE 16        /* queued commands */
 #define TW_MSG_MAX (TF_ERR_MAX + 160)
 

@@ -90,6 +90,14 @@ static RenImage *cache_get(Gfx *g, uint64_t version, uint64_t key, int w, int h,
         if (!e->img || (victim->img && e->last_use < victim->last_use))
             victim = e;
     }
+    /* a layer replaces the last picture of its kind (the key's top byte):
+     * a view's layer changes with every publication or edit, and keeping
+     * the old ones filled the cache with frames of a few megabytes each */
+    for (int i = 0; layer && i < HEAT_CACHE; i++)
+        if (g->heat[i].img && g->heat[i].layer && g->heat[i].key >> 56 == key >> 56) {
+            victim = &g->heat[i];
+            break;
+        }
     if (victim->img && (victim->w != w || victim->h != h || victim->layer != layer)) {
         ren_image_free(victim->img);
         victim->img = NULL;

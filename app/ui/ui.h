@@ -78,8 +78,10 @@ RenImage *heat_image(Gfx *g, uint64_t version, uint64_t key, const TfView *v,
 RenImage *gfx_image(Gfx *g, uint64_t version, uint64_t key, int w, int h, float lo,
                     float hi, int *fresh);
 /* A cached layer (ren_layer_new) of w x h found by (version, key), or
- * taken from the least recently used entry with *fresh = 1 (the caller
- * draws into it between ren_layer_begin and ren_layer_end). NULL when the
+ * remade with *fresh = 1 (the caller draws into it between
+ * ren_layer_begin and ren_layer_end) from the layer of the same kind (the
+ * key's top byte: one layer per kind is kept) or the least recently used
+ * entry. NULL when the
  * renderer has no layers (accelerated, vector output): draw directly. */
 RenImage *gfx_layer(Gfx *g, uint64_t version, uint64_t key, int w, int h, int *fresh);
 /* A cached layer in use: gfx_layer_begin returns 1 when the caller must

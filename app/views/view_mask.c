@@ -170,8 +170,9 @@ static void set_hover(ViewCtx *v, const MaskInfo *M, int i, int j)
 }
 
 /* Labels down the left and across the top; a label that would touch its
- * neighbour is left out. Clicking one selects the token. */
-static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
+ * neighbour is left out. Clicking one selects the token. With paint 0 only
+ * the clicks are looked at (the labels are in the cached layer). */
+static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G, int paint)
 {
     const Scene *sc = v->s;
     RenFont *f = v->g->small;
@@ -187,7 +188,8 @@ static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
         Color c = sel ? v->th->select : i >= M->qn ? v->th->dim : v->th->text;
         int w = ren_text_width(f, buf);
         int x = G->cells.x - 6 - (w < G->lab_w - 6 ? w : G->lab_w - 6);
-        ui_text_fit(v->r, f, buf, x, y, G->lab_w - 6, c);
+        if (paint)
+            ui_text_fit(v->r, f, buf, x, y, G->lab_w - 6, c);
         Rect hit = {G->cells.x - G->lab_w, G->cells.y + (int)(i * G->c), G->lab_w, (int)ceilf(G->c)};
         if (ui_clicked(v->in, hit))
             view_select(v, sel ? 0 : ui_side_of(M->mv.row_kind), sel ? 0 : i);
@@ -204,7 +206,8 @@ static void draw_labels(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
         if (x < last + 4)
             continue;
         int sel = sc->sel.side == ui_side_of(M->mv.col_kind) && sc->sel.index == j;
-        ren_text(v->r, f, buf, x, y, sel ? v->th->select : j >= M->kn ? v->th->dim : v->th->text);
+        if (paint)
+            ren_text(v->r, f, buf, x, y, sel ? v->th->select : j >= M->kn ? v->th->dim : v->th->text);
         Rect hit = {G->cells.x + (int)(j * G->c), y, (int)ceilf(G->c), fh};
         if (ui_clicked(v->in, hit))
             view_select(v, sel ? 0 : ui_side_of(M->mv.col_kind), sel ? 0 : j);
@@ -239,9 +242,10 @@ static void paint_runs(ViewCtx *v, Rect at, float c, int rows, int cols, const M
     }
 }
 
-static void draw_matrix(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
+/* The cells, the veiled padded rows and their "ignored" tags: what does
+ * not move with the mouse. */
+static void draw_cells(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
 {
-    const Scene *sc = v->s;
     int text = G->c >= ren_text_width(v->g->small, "−∞") + 6;
     if (G->c >= 10 && M->mv.rows * M->mv.cols <= 1024) {
         for (int i = 0; i < M->mv.rows; i++)
@@ -258,7 +262,12 @@ static void draw_matrix(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
         if (G->tag_w && (i == M->qn || G->c >= fh))
             ren_text(v->r, f, _("ignored"), G->cells.x + G->cells.w + 6, row.y + row.h / 2 - fh / 2, v->th->dim);
     }
-    /* the selected token's row or column */
+}
+
+/* The selected token's row or column, and the cell under the mouse. */
+static void draw_marks(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
+{
+    const Scene *sc = v->s;
     if (sc->sel.side == ui_side_of(M->mv.row_kind) && sc->sel.index < M->mv.rows)
         ren_rect_line(v->r, (Rect){G->cells.x - 2, G->cells.y + (int)lroundf(sc->sel.index * G->c) - 2,
                                    G->cells.w + 4, (int)lroundf(G->c) + 3}, 2, v->th->select);
@@ -466,6 +475,21 @@ static int layout_grid(ViewCtx *v, const MaskInfo *M, Rect area, MaskGrid *G)
     return 1;
 }
 
+/* What the cached layer of the mask shows: the matrix, its labels, the
+ * legend and the sum panel depend on these and on nothing the mouse does. */
+static uint64_t mask_key(const ViewCtx *v, const MaskInfo *M, Rect lay)
+{
+    const Scene *sc = v->s;
+    uint32_t scale;
+    memcpy(&scale, &v->g->scale, sizeof scale);
+    uint64_t w[] = {(uint64_t)M->st, (uint64_t)M->layer, (uint64_t)M->b, (uint64_t)sc->n_src,
+                    (uint64_t)(uintptr_t)sc->trace, (uint64_t)(uintptr_t)M->mv.data, (uint64_t)sc->cmp,
+                    (uint64_t)sc->sel.side, (uint64_t)sc->sel.index, (uint64_t)sc->lang, scale,
+                    (uint64_t)(uintptr_t)v->th, (uint64_t)lay.x, (uint64_t)lay.y, (uint64_t)lay.w,
+                    (uint64_t)lay.h};
+    return gfx_key(0x4D, w, (int)(sizeof w / sizeof w[0]));
+}
+
 static void mask_draw(ViewCtx *v)
 {
     const Scene *sc = v->s;
@@ -502,16 +526,26 @@ static void mask_draw(ViewCtx *v)
     }
     int side = ok_beside && (!ok_below || (beside.c > below.c * 1.2f && legend_width(v) <= room / 2));
     MaskGrid G = side ? beside : below;
-    draw_matrix(v, &M, &G);
-    draw_labels(v, &M, &G);
-    if (side) {
-        int x = G.cells.x + G.cells.w + G.tag_w + 16;
-        draw_legend(v, &M, x, G.cells.y, body.x + room - x);
-    } else {
-        draw_legend(v, &M, body.x, G.cells.y + G.cells.h + 12, room);
+    /* all but the marks is drawn once into a layer (the per-cell fills and
+     * hatching cost most of a frame) and copied while nothing changes */
+    Rect lay = {v->area.x, body.y, v->area.w, v->area.y + v->area.h - body.y};
+    GfxLayer L;
+    int paint = gfx_layer_begin(v->g, &L, sc->version, mask_key(v, &M, lay), lay, v->th->bg);
+    if (paint)
+        draw_cells(v, &M, &G);
+    draw_labels(v, &M, &G, paint); /* their clicks are looked at every frame */
+    if (paint) {
+        if (side) {
+            int x = G.cells.x + G.cells.w + G.tag_w + 16;
+            draw_legend(v, &M, x, G.cells.y, body.x + room - x);
+        } else {
+            draw_legend(v, &M, body.x, G.cells.y + G.cells.h + 12, room);
+        }
+        if (panel_w)
+            draw_sum_panel(v, &M, (Rect){body.x + body.w - panel_w, body.y, panel_w, body.h});
     }
-    if (panel_w)
-        draw_sum_panel(v, &M, (Rect){body.x + body.w - panel_w, body.y, panel_w, body.h});
+    gfx_layer_end(v->g, &L);
+    draw_marks(v, &M, &G);
 }
 
 static void view_mask(ViewCtx *v)

@@ -249,6 +249,35 @@ static void test_image_crisp(void **state)
     ren_end(r);
 }
 
+/* An image that turns opaque, transparent and opaque again (its texture
+ * changes format with it) draws its pixels each time, exactly when
+ * opaque, blended over the frame when not. */
+static void test_image_opacity_changes(void **state)
+{
+    Fixture *fx = *state;
+    Ren *r = fx->r;
+    uint32_t opaque[6] = {0x102030FF, 0xF0E0D0FF, 0x00FF00FF, 0x123456FF, 0xFFFFFFFF, 0x000000FF};
+    uint32_t clear[6] = {0xFF000080, 0xFF000080, 0xFF000080, 0xFF000080, 0xFF000080, 0x00000000};
+    RenImage *im = ren_image_new(r, 3, 2);
+    expect_true(im != NULL, "image made");
+    int bad = 0;
+    for (int round = 0; round < 3; round++) {
+        ren_image_update(im, round == 1 ? clear : opaque);
+        ren_begin(r, BLACK);
+        ren_image_draw(r, im, (Rect){0, 0, 0, 0}, (Rect){10, 10, 30, 20});
+        for (int i = 0; i < 6; i++) {
+            uint32_t got = pixel(r, 10 + (i % 3) * 10 + 5, 10 + (i / 3) * 10 + 5);
+            int ok = round == 1 ? (i == 5 ? got == rgba(BLACK) : abs((int)red(got) - 128) <= 1 && (got & 0xFFFF00) == 0)
+                                : got == opaque[i];
+            if (!ok && bad++ < 3)
+                printf("  round %d, pixel %d: got %08x\n", round, i, got);
+        }
+        ren_end(r);
+    }
+    expect_true(bad == 0, "every pixel right after each change: %d off", bad);
+    ren_image_free(im);
+}
+
 /* ---------------------------------------------------------------- PNG */
 
 static int dir_entries(const char *dir)
@@ -576,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_line_ends),
         cmocka_unit_test(test_triangles),
         cmocka_unit_test(test_image_crisp),
+        cmocka_unit_test(test_image_opacity_changes),
         cmocka_unit_test(test_png_roundtrip),
         cmocka_unit_test(test_png_errors),
         cmocka_unit_test(test_layer),

@@ -377,6 +377,98 @@ static void test_text_cache_bounded(void **state)
     ren_end(r);
 }
 
+/* A line's texture holds its inked pixels only (every pixel of it is
+ * blended each time it is drawn; the line box is mostly empty above and
+ * below lowercase letters): "we are" keeps under 0.7 of its box, a blank
+ * line a single pixel, and the letters still land where they did (their
+ * ink starts at the left edge, within the line's height). */
+static void test_text_texture_inked_only(void **state)
+{
+    Fixture *fx = *state;
+    Ren *r = fx->r;
+    TfErr err;
+    RenFont *f = ren_font_open(r, REN_SANS, 16, &err); /* an empty cache */
+    expect_true(f != NULL, "font: %s", err.msg);
+    size_t b0, b1, b2;
+    int h = ren_font_height(f);
+    ren_begin(r, BLACK);
+    ren_font_stats(f, NULL, &b0);
+    int w = ren_text(r, f, "we are", 10, 40, WHITE);
+    ren_font_stats(f, NULL, &b1);
+    ren_text(r, f, "     ", 10, 100, WHITE);
+    ren_font_stats(f, NULL, &b2);
+    size_t box = (size_t)w * (size_t)h * 4;
+    printf("  \"we are\": %zu texture bytes for a %d x %d box; spaces: %zu\n", b1 - b0, w, h, b2 - b1);
+    expect_true(b1 - b0 > 0 && b1 - b0 < box * 7 / 10, "the texture keeps the inked pixels: %zu bytes of %zu",
+                b1 - b0, box);
+    expect_true(b2 - b1 == 4, "a blank line keeps one pixel: %zu bytes", b2 - b1);
+    expect_true(count_ink(r, (Rect){10, 40, 3, h}, rgba(BLACK)) > 0, "the letters start at x");
+    expect_true(count_ink(r, (Rect){0, 40 - h, W, h}, rgba(BLACK)) == 0 &&
+                    count_ink(r, (Rect){0, 40 + h, W, h}, rgba(BLACK)) == 0,
+                "the letters stay within their line");
+    expect_true(count_ink(r, (Rect){0, 100, W, h}, rgba(BLACK)) == 0, "a blank line draws nothing");
+    ren_end(r);
+    ren_font_close(f);
+}
+
+/* The wrapped-text cache: asked again, a text at a width is answered from
+ * it, with the lines a font that never wrapped it gives (also for texts
+ * of more lines than an entry keeps, for fewer lines asked for, and after
+ * eviction by more texts than it holds). */
+static int same_wrap(RenFont *a, RenFont *b, const char *s, int width, int max)
+{
+    RenLine la[256], lb[256];
+    memset(la, 0, sizeof la);
+    memset(lb, 0, sizeof lb);
+    int na = ren_text_wrap(a, s, width, max ? la : NULL, max);
+    int nb = ren_text_wrap(b, s, width, max ? lb : NULL, max);
+    int k = na < max ? na : max;
+    return na == nb && memcmp(la, lb, (size_t)k * sizeof la[0]) == 0;
+}
+
+static void test_wrap_cache(void **state)
+{
+    Fixture *fx = *state;
+    TfErr err;
+    static const char *WORDS[] = {"attention", "注意力", "softmax(QKᵀ/√d_k)·V", "the", "key", "值",
+                                  "d_model", "0.25", "（查询）", "layer-norm"};
+    char text[2048];
+    long long hits0, hits1;
+    ren_text_wrap(fx->sans, "attention 注意力 the key d_model", 90, NULL, 0);
+    ren_wrap_stats(fx->sans, NULL, &hits0);
+    int bad = 0, cases = 0;
+    for (int t = 0; t < 3 * REN_WRAP_ENTRIES; t++) {
+        int n = 0;
+        for (int k = 0; k < 4 + t * 3 && n < (int)sizeof text - 64; k++)
+            n += snprintf(text + n, sizeof text - (size_t)n, "%s%s", WORDS[(t + k * 7) % 10],
+                          k % 11 == 10 ? "\n" : " ");
+        int width = 40 + (t * 37) % 300;
+        RenFont *fresh = ren_font_open(fx->r, REN_SANS, 16, &err);
+        expect_true(fresh != NULL, "a second font: %s", err.msg);
+        ren_text_wrap(fx->sans, text, width, NULL, 0); /* now kept */
+        static const int MAX[] = {0, 1, 3, 64, 200};
+        for (int m = 0; m < 5; m++, cases++) {
+            RenFont *g = ren_font_open(fx->r, REN_SANS, 16, &err); /* never wrapped it */
+            bad += !same_wrap(fx->sans, g, text, width, MAX[m]);
+            ren_font_close(g);
+        }
+        bad += !same_wrap(fx->sans, fresh, text, width, 256);
+        ren_font_close(fresh);
+        if (t >= REN_WRAP_ENTRIES) { /* a text evicted since: wrapped again, alike */
+            RenFont *g = ren_font_open(fx->r, REN_SANS, 16, &err);
+            bad += !same_wrap(fx->sans, g, "attention 注意力 the key d_model", 90, 8);
+            ren_font_close(g);
+        }
+    }
+    int entries;
+    ren_wrap_stats(fx->sans, &entries, &hits1);
+    printf("  %d cases, %lld answered from the cache, %d texts kept\n", cases, hits1 - hits0, entries);
+    expect_true(bad == 0, "%d of %d wraps differ from a font's first wrap of the text", bad, cases);
+    expect_true(entries == REN_WRAP_ENTRIES, "the cache is bounded: %d texts kept", entries);
+    expect_true(hits1 - hits0 >= cases / 2, "asked again, a wrap comes from the cache: %lld of %d",
+                hits1 - hits0, cases);
+}
+
 /* -------------------------------------------------------------- fonts */
 
 /* With a fontconfig that knows no fonts, the error names the package. */
@@ -432,6 +524,8 @@ int main(void)
         cmocka_unit_test(test_wrap_mixed),
         cmocka_unit_test(test_wrap_cases),
         cmocka_unit_test(test_wrap_chinese_latin_numbers),
+        cmocka_unit_test(test_wrap_cache),
+        cmocka_unit_test(test_text_texture_inked_only),
         cmocka_unit_test(test_text_cache_bounded),
         cmocka_unit_test(test_font_missing),
     };

@@ -10,8 +10,11 @@
  * `make test-tsan`, which fails on any data race between the worker, the
  * trainer's helper thread and the thread reading the publications. It
  * needs the engine only (no SDL). */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -248,6 +251,58 @@ static void test_step_command(void **state)
     tw_free(w);
 }
 
+/* How many of this process's threads run at nice `at_least` or above
+ * (Linux: field 19 of /proc/self/task/TID/stat, after the name in ()). */
+static int threads_niced(int at_least)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], buf[1024];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[got] = 0;
+        const char *p = strrchr(buf, ')');
+        int field = 2, nice = 0;
+        for (; p && *p && field < 19; p++)
+            if (*p == ' ')
+                field++;
+        if (p && field == 19 && sscanf(p, "%d", &nice) == 1 && nice >= at_least)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* The window's thread keeps its priority; the worker and the trainer's
+ * helper it starts run TW_NICE nicer, so a frame drawn while training gets
+ * a core at once. */
+static void test_worker_runs_nicer(void **state)
+{
+    (void)state;
+    TfErr err;
+    int mine = getpriority(PRIO_PROCESS, 0), want = mine + TW_NICE > 19 ? 19 : mine + TW_NICE;
+    expect_true(mine < want, "this test runs at nice %d: nothing can be nicer", mine);
+    TrainWorker *w = tw_new(&err);
+    expect_true(w != NULL, "worker: %s", err.msg);
+    TwSpec s = tiny_spec(6);
+    s.o.threads = 2;
+    TwStatus *st = run_spec(w, &s, 5);
+    expect_true(st->step == 5, "5 steps taken, got %lld", st->step);
+    int n = threads_niced(want);
+    expect_true(n == 2, "the worker and the trainer's helper run at nice %d: %d threads do", want, n);
+    expect_true(getpriority(PRIO_PROCESS, 0) == mine, "this thread stays at nice %d", mine);
+    tw_free(w);
+}
+
 static long long saved_step(const char *path)
 {
     TfModel m;
@@ -444,6 +499,7 @@ int main(void)
     TU_RUN(setup, teardown,
            cmocka_unit_test(test_publications_are_consistent),
            cmocka_unit_test(test_step_command),
+           cmocka_unit_test(test_worker_runs_nicer),
            cmocka_unit_test(test_no_lost_save),
            cmocka_unit_test(test_bad_save_path),
            cmocka_unit_test(test_nan),

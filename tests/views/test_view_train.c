@@ -83,9 +83,12 @@ static TrainUi *settle(App *a)
     return u;
 }
 
+/* Frames until the worker reached a step, a minute at most: it trains
+ * nicer than the window's thread (TW_NICE), so on a machine busy with
+ * other programs it may take a while. */
 static void wait_step(App *a, long long at_least)
 {
-    for (int i = 0; i < 400 && ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step < at_least; i++) {
+    for (int i = 0; i < 6000 && ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step < at_least; i++) {
         sleep_ms(10);
         tu_frame(a);
     }

@@ -67,10 +67,51 @@ static void test_entropy_history(void **state)
     app_free(&a);
 }
 
+/* Snapshots kept while no frame was drawn (training ran, then paused):
+ * a frame runs at most one of them through the probe, asks for the next
+ * frame at once while some wait, and the curve is whole a frame per
+ * snapshot later, each point once. */
+static void test_history_fills_a_snapshot_a_frame(void **state)
+{
+    (void)state;
+    static App a;
+    TfErr err;
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
+    tu_open(&a, &o, 100);
+    expect_true(app_train_setup(&a, "reverse", 0) == 0, "a run at step 0: %s", a.notice);
+    tu_frame(&a);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TvHeadHist *h = &u->hh;
+    expect_true(tw_steps(u->w, 150, &err) == 0, "150 steps queued: %s", err.msg);
+    tw_wait_idle(u->w);
+    int before = h->n;
+    tu_frame(&a);
+    int first = h->n - before;
+    expect_true(u->st.step == 150 && u->st.n_snap >= 10, "trained to step %lld, %d snapshots kept", u->st.step,
+                u->st.n_snap);
+    expect_true(first >= 1 && first <= 2, "the first frame runs the live probe and one snapshot at most: %d points",
+                first);
+    expect_true(tv_hh_pending(u) && a.wake_at > 0 && a.wake_at <= a.now, "with snapshots waiting, the next frame "
+                "is asked for at once (wake at %.3f, now %.3f)", a.wake_at, a.now);
+    int frames = 1;
+    while (tv_hh_pending(u) && frames < 3 * TW_SNAP_CAP) {
+        int n = h->n;
+        tu_frame(&a);
+        frames++;
+        expect_true(h->n - n <= 1, "one snapshot a frame: %d points in frame %d", h->n - n, frames);
+    }
+    expect_true(!tv_hh_pending(u) && h->n >= u->st.n_snap, "whole after %d frames: %d points for %d snapshots",
+                frames, h->n, u->st.n_snap);
+    for (int i = 1; i < h->n; i++)
+        expect_true(h->step[i] > h->step[i - 1], "sorted, each once (%lld, %lld)", h->step[i - 1], h->step[i]);
+    app_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entropy_history),
+        cmocka_unit_test(test_history_fills_a_snapshot_a_frame),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

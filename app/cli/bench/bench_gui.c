@@ -69,13 +69,14 @@ static void sleep_s(double s)
 }
 
 /* The train view's default run (en2zh, classroom size), playing; frames
- * are drawn until it is really training. */
+ * are drawn until it is really training (ten seconds at most: the worker
+ * runs nicer than this thread, slower on a busy machine). */
 static int train_start(App *a, Ren *r)
 {
     if (app_train_setup(a, "en2zh", 0))
         return 0;
     app_train_play(a, 1);
-    for (int i = 0; i < 100 && ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step < 20; i++) {
+    for (int i = 0; i < 500 && ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step < 20; i++) {
         sleep_s(0.02);
         a->now += 0.02;
         app_frame(a, r);

@@ -96,7 +96,11 @@ static long long nearest_snap(const TwStatus *st, long long step)
 }
 
 /* Copy what the worker published; remake the probe for a new run; fetch
- * the parameters to show when they changed, and run the probe on them. */
+ * the parameters to show when they changed, and run the probe on them.
+ * While training, a frame does one of the three costly things at most:
+ * new curves (a publication), the probe on new parameters, a snapshot
+ * into the head-entropy curve; the others wait for the next frames, which
+ * the view then asks for at once. */
 static void pull(ViewCtx *v, TrainUi *u, int wait)
 {
     const Scene *sc = v->s;
@@ -104,7 +108,8 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
         return;
     TwStatus *st = &u->st;
     TwState before = st->state;
-    if (tw_status(u->w, st, wait)) {
+    int fresh = tw_status(u->w, st, wait);
+    if (fresh) {
         if (st->msg_seq != u->msg_seen) {
             u->msg_seen = st->msg_seq;
             view_notice(v, st->msg_error, "%s", st->msg);
@@ -119,7 +124,8 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
         tv_probe_new_run(u);
     if (!u->have_pm)
         return;
-    tv_hh_fill(u, st->state != TW_RUNNING ? TV_HH_CAP : 1); /* snapshots into the entropy curve */
+    int curves = fresh && !wait && st->state == TW_RUNNING; /* this frame draws new curves */
+    u->probe_due = 0;
     if (u->want_snap >= 0)
         u->want_snap = nearest_snap(st, u->want_snap);
     long long want = u->want_snap >= 0 ? u->want_snap : st->step;
@@ -128,14 +134,21 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
             tv_probe_greedy(u); /* deferred while a big model trained */
         if (u->pdec_on)
             tv_probe_greedy_steps(u, wait); /* a few steps a frame */
+        if (!curves)
+            tv_hh_fill(u, 1); /* one snapshot a frame (dozens wait after a pause) */
         return;
     }
     /* While training, the live probe follows at a pace its cost allows
-     * (a big model's probe must not take the window's time); a snapshot,
-     * or a paused run, is shown at once. */
+     * (a big model's probe must not take the window's time), not in the
+     * frame that draws new curves; a snapshot, or a paused run, is shown
+     * at once. */
     double t0 = mono_now();
-    if (u->want_snap < 0 && st->state == TW_RUNNING && t0 < u->probe_next)
+    if (u->want_snap < 0 && st->state == TW_RUNNING && (curves || t0 < u->probe_next)) {
+        u->probe_due = curves && t0 >= u->probe_next;
+        if (!curves)
+            tv_hh_fill(u, 1);
         return;
+    }
     long long got;
     float loss;
     tv_probe_greedy_cancel(u); /* pm gets other parameters */
@@ -509,8 +522,8 @@ static void view_train(ViewCtx *v)
     int busy = u->st.state == TW_RUNNING || u->st.state == TW_BUILDING;
     if (busy || sc->now < u->wake_until)
         v->out->wake_at = sc->now + TV_WAKE;
-    if (u->pdec_on)
-        v->out->wake_at = sc->now; /* the probe decodes a step a frame */
+    if (u->pdec_on || u->probe_due || tv_hh_pending(u))
+        v->out->wake_at = sc->now; /* a step of the probe's decoding, the probe, a snapshot: next frame */
 }
 
 /* ---- for shot, tests and benchmarks ---- */
@@ -532,6 +545,7 @@ int view_train_setup(ViewCtx *v, const char *task, long long steps)
     }
     tw_wait_idle(u->w);
     pull(v, u, 1);
+    tv_hh_fill(u, TV_HH_CAP); /* tools and tests see the whole curve at once */
     return u->st.state == TW_PAUSED ? 0 : -1;
 }
 

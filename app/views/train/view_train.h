@@ -56,6 +56,10 @@ typedef struct TvHeadHist {
     long long step[TV_HH_CAP];
     float H[TV_HH_CAP][TV_ATTN_COUNT][TV_HH_HEADS]; /* nats, per layer x head */
     float H_max;                   /* ln(keys): a uniform row's entropy */
+    unsigned ver;                  /* bumps whenever a point is added or the
+                                      history restarts (the plots' layer) */
+    long long hw;                  /* high-water mark: every kept snapshot up
+                                      to this step has been run (-1: none) */
     TfModel m;                     /* for the snapshots */
     TfTrace tr;
     int have_m, have_tr;
@@ -91,6 +95,8 @@ typedef struct TrainUi {
     long long shown_step; /* step of the parameters in pm (-1: none) */
     float shown_loss;
     double probe_next;    /* monotonic time the live probe may run again */
+    int probe_due;        /* the probe waits for the next frame (this one
+                             drew new curves) */
 
     /* ---- the probe ---- */
     TfModel pm;           /* shaped like the run, parameters of shown_step */
@@ -201,9 +207,11 @@ void tv_probe_draw(ViewCtx *v, TrainUi *u, Rect rc);
 void tv_probe_free(TrainUi *u);
 
 /* Head entropy over training (view_train_heads.c): note the probe just
- * run, run up to budget snapshots not yet in the history, free. */
+ * run, run up to budget snapshots past the high-water mark (a frame runs
+ * one: after a pause dozens wait), are some still waiting, free. */
 void tv_hh_note(TrainUi *u);
 void tv_hh_fill(TrainUi *u, int budget);
+int tv_hh_pending(const TrainUi *u);
 void tv_hh_free(TrainUi *u);
 /* Heads of attention kind a, and the attention kind of the engine. */
 int tv_hh_heads(const TrainUi *u, TvAttn a);

@@ -41,6 +41,8 @@ static void hh_reset(TrainUi *u)
     h->gen = u->pm_gen;
     h->n = 0;
     h->H_max = 0;
+    h->hw = -1;
+    h->ver++;
 }
 
 /* Record the heads of tr (the probe's teacher-forced pass) at step. */
@@ -82,6 +84,7 @@ static void hh_record(TrainUi *u, const TfTrace *tr, long long step)
     }
     int keys = u->pS > u->pref_n + 1 ? u->pS : u->pref_n + 1;
     h->H_max = keys > 1 ? logf((float)keys) : 1.0f;
+    h->ver++;
 }
 
 void tv_hh_note(TrainUi *u)
@@ -98,6 +101,33 @@ static int in_history(const TvHeadHist *h, long long step)
     return 0;
 }
 
+int tv_hh_pending(const TrainUi *u)
+{
+    const TvHeadHist *h = &u->hh;
+    const TwStatus *st = &u->st;
+    if (!u->w || !u->have_pm || u->pS < 1 || st->n_snap < 1)
+        return 0;
+    return h->gen != u->pm_gen || st->snaps[st->n_snap - 1].step > h->hw;
+}
+
+/* The model and trace the snapshots are run on, made on first use. */
+static int hh_model(TrainUi *u, TfErr *err)
+{
+    TvHeadHist *h = &u->hh;
+    if (!h->have_m) {
+        if (tw_model_like(u->w, u->pm_gen, &h->m, err))
+            return -1;
+        h->have_m = 1;
+    }
+    if (!h->have_tr) {
+        int T = h->m.cfg.max_len < 8 ? h->m.cfg.max_len : 8;
+        if (trace_build(&h->tr, &h->m.cfg, 1, T, TRACE_RECORD, err))
+            return -1;
+        h->have_tr = 1;
+    }
+    return 0;
+}
+
 void tv_hh_fill(TrainUi *u, int budget)
 {
     TvHeadHist *h = &u->hh;
@@ -106,23 +136,23 @@ void tv_hh_fill(TrainUi *u, int budget)
         return;
     if (h->gen != u->pm_gen)
         hh_reset(u);
+    /* snapshots come in step order and thinning only drops some: those up
+     * to the mark are done, even if the history has thinned them since */
     for (int i = 0; i < u->st.n_snap && budget > 0; i++) {
         long long step = u->st.snaps[i].step;
-        if (in_history(h, step))
+        if (step <= h->hw)
             continue;
-        if (!h->have_m) {
-            if (tw_model_like(u->w, u->pm_gen, &h->m, &err))
-                return;
-            h->have_m = 1;
+        if (in_history(h, step)) {
+            h->hw = step;
+            continue;
         }
-        if (!h->have_tr) {
-            int T = h->m.cfg.max_len < 8 ? h->m.cfg.max_len : 8;
-            if (trace_build(&h->tr, &h->m.cfg, 1, T, TRACE_RECORD, &err))
-                return;
-            h->have_tr = 1;
+        if (hh_model(u, &err)) {
+            h->hw = u->st.snaps[u->st.n_snap - 1].step; /* nothing to run them on: none waits */
+            return;
         }
         long long got;
         float loss;
+        h->hw = step; /* run now, or gone from the worker: either way done */
         if (tw_params(u->w, u->pm_gen, step, h->m.block, h->m.n_params, &got, &loss))
             continue;
         int tgt[TV_CAP_T], S = u->pS, T = u->pref_n + 1;

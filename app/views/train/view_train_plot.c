@@ -281,7 +281,7 @@ static void marks(ViewCtx *v, TrainUi *u, const Axis *A, const char *what, int w
         ui_hover_own(v, ev, _("%s · held-out at step %lld"), what, e->step);
 }
 
-static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
+static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass)
 {
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
@@ -292,6 +292,10 @@ static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
         top = fmax(top, st->evals[i].loss);
     Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
     Legend lg[2] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2}};
+    if (pass) {
+        marks(v, u, &A, _("loss"), 0, 0);
+        return;
+    }
     snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.3f" : "–", smoothed_last(u, 0));
     snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.3f" : "–",
              st->n_eval ? (double)st->evals[st->n_eval - 1].loss : 0.0);
@@ -299,16 +303,19 @@ static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
     draw_axes(v, &A, xl, 0);
     train_curve(v, u, &A, 0, th->accent);
     curve(v, u, &A, eval_points(u, 0), 1.5f * v->g->scale, th->accent2, 1);
-    marks(v, u, &A, _("loss"), 0, 0);
 }
 
-static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
+static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass)
 {
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
     Axis A = plot_area(v, rc, xl, X, 1);
     Legend lg[3] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2},
                     {_("exact"), "", th->good}};
+    if (pass) {
+        marks(v, u, &A, _("accuracy"), 1, 1);
+        return;
+    }
     snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.0f%%" : "–", 100.0 * smoothed_last(u, 1));
     snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.0f%%" : "–",
              st->n_eval ? 100.0 * st->evals[st->n_eval - 1].acc : 0.0);
@@ -320,10 +327,9 @@ static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
     train_curve(v, u, &A, 1, th->accent);
     curve(v, u, &A, eval_points(u, 1), w, th->accent2, 1);
     curve(v, u, &A, eval_points(u, 2), w, th->good, 1);
-    marks(v, u, &A, _("accuracy"), 1, 1);
 }
 
-static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
+static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass)
 {
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
@@ -332,6 +338,10 @@ static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
         top = fmax(top, st->log[i].tok_s);
     Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
     Legend lg[1] = {{_("now"), "", th->accent}};
+    if (pass) {
+        marks(v, u, &A, _("tokens/s"), 2, -1);
+        return;
+    }
     if (st->n_log)
         fmt_num(lg[0].value, sizeof lg[0].value, smoothed_last(u, 2));
     else
@@ -339,19 +349,20 @@ static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
     draw_title(v, rc, _("tokens/s"), lg, 1);
     draw_axes(v, &A, xl, 0);
     train_curve(v, u, &A, 2, th->accent);
-    marks(v, u, &A, _("tokens/s"), 2, -1);
 }
 
 /* The entropy of every probe head of the attention the probe shows, over
  * the steps (TvHeadHist): one line per head, the dashed top the entropy of
  * a uniform row; a head that learns a pattern drops, often suddenly. */
-static void plot_heads(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
+static void plot_heads(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass)
 {
     const Theme *th = v->th;
     const TvHeadHist *h = &u->hh;
     int n_heads = u->have_pm ? tv_hh_heads(u, u->attn) : 0;
     double top = nice_ceil(h->H_max > 0 ? h->H_max * 1.05 : 1.0);
     Axis A = plot_area(v, rc, xl, X, top);
+    if (pass)
+        return; /* nothing moves with the mouse here */
     static const char *const KIND[TV_ATTN_COUNT] = {N_("head entropy · cross (nats)"),
                                                     N_("head entropy · encoder (nats)"),
                                                     N_("head entropy · decoder (nats)")};
@@ -389,17 +400,19 @@ static void plot_heads(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
 }
 
 /* The fourth plot: the heads' entropy (H switches), or tokens/s. */
-static void plot_fourth(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl)
+static void plot_fourth(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass)
 {
     if (u->hh.show)
-        plot_heads(v, u, rc, X, xl);
+        plot_heads(v, u, rc, X, xl, pass);
     else
-        plot_tok(v, u, rc, X, xl);
+        plot_tok(v, u, rc, X, xl, pass);
 }
 
 /* The schedule over its own axis: long enough to show the warm-up peak and
  * the decay after it, or the whole run when that is longer. */
-static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
+static void lr_marks(ViewCtx *v, TrainUi *u, const Axis *A, int C, int W, double scale);
+
+static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl, int pass)
 {
     const Theme *th = v->th;
     const TwStatus *st = &u->st;
@@ -409,6 +422,10 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
     double peak = lr_schedule(C, W, scale, W);
     Axis A = plot_area(v, rc, xl, fmax(3.0 * W, 1.15 * (double)now), nice_ceil(peak * 1.1));
     Legend lg[2] = {{_("now"), "", th->accent2}, {_("peak"), "", th->dim}};
+    if (pass) {
+        lr_marks(v, u, &A, C, W, scale);
+        return;
+    }
     fmt_num(lg[0].value, sizeof lg[0].value, now > 0 ? lr_schedule(C, W, scale, now) : 0);
     fmt_num(lg[1].value, sizeof lg[1].value, peak);
     draw_title(v, rc, _("learning rate"), lg, 2);
@@ -447,45 +464,79 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl)
         int x = (int)ax_x(&A, (double)now), y = (int)ax_y(&A, lr_schedule(C, W, scale, now));
         ren_rect(v->r, (Rect){x - d / 2, y - d / 2, d, d}, th->accent2);
     }
+}
+
+/* The schedule's marks: the step of the snapshot shown, the mouse's step. */
+static void lr_marks(ViewCtx *v, TrainUi *u, const Axis *A, int C, int W, double scale)
+{
+    const Theme *th = v->th;
     if (u->want_snap >= 0) {
-        int x = (int)ax_x(&A, (double)u->shown_step);
-        ren_rect(v->r, (Rect){x, A.r.y, ui_px(v->g, 2), A.r.h}, th->select);
+        int x = (int)ax_x(A, (double)u->shown_step);
+        ren_rect(v->r, (Rect){x, A->r.y, ui_px(v->g, 2), A->r.h}, th->select);
     }
-    if (ui_over(v->in, A.r)) {
-        double s = A.x0 + (double)(v->in->mx - A.r.x) / A.r.w * (A.x1 - A.x0);
+    if (ui_over(v->in, A->r)) {
+        double s = A->x0 + (double)(v->in->mx - A->r.x) / A->r.w * (A->x1 - A->x0);
         long long k = s < 1 ? 1 : (long long)s;
-        ren_rect(v->r, (Rect){v->in->mx, A.r.y, 1, A.r.h}, th->dim);
+        ren_rect(v->r, (Rect){v->in->mx, A->r.y, 1, A->r.h}, th->dim);
         ui_hover_own(v, (float)lr_schedule(C, W, scale, k), _("learning rate · step %lld"), k);
     }
 }
 
-void tv_plots_draw(ViewCtx *v, TrainUi *u, Rect rc)
+/* The four plots in rc; pass 0 draws what stays until the worker publishes
+ * again (titles, axes, curves), pass 1 the marks over them (the snapshot
+ * shown, the mouse's step and its readout). */
+static void plots_pass(ViewCtx *v, TrainUi *u, Rect rc, int pass)
 {
     int gap = ui_px(v->g, 12), fh = ren_font_height(v->g->small);
     double X = (double)(u->st.step > 20 ? u->st.step : 20) * 1.04;
     int min_h = 2 * fh + ui_px(v->g, 44), min_w = ui_px(v->g, 300);
-    if (rc.w < ui_px(v->g, 160) || rc.h < 2 * fh + ui_px(v->g, 24))
-        return; /* no room for a curve worth reading */
     /* one column of four when tall, two by two, or one row of four */
     if (rc.h >= 4 * min_h + 3 * gap && rc.w < 2 * min_w + gap) {
         int h = (rc.h - 3 * gap) / 4;
-        plot_loss(v, u, (Rect){rc.x, rc.y, rc.w, h}, X, 0);
-        plot_acc(v, u, (Rect){rc.x, rc.y + (h + gap), rc.w, h}, X, 0);
-        plot_fourth(v, u, (Rect){rc.x, rc.y + 2 * (h + gap), rc.w, h}, X, 1);
-        plot_lr(v, u, (Rect){rc.x, rc.y + 3 * (h + gap) + fh, rc.w, h - fh}, 1);
+        plot_loss(v, u, (Rect){rc.x, rc.y, rc.w, h}, X, 0, pass);
+        plot_acc(v, u, (Rect){rc.x, rc.y + (h + gap), rc.w, h}, X, 0, pass);
+        plot_fourth(v, u, (Rect){rc.x, rc.y + 2 * (h + gap), rc.w, h}, X, 1, pass);
+        plot_lr(v, u, (Rect){rc.x, rc.y + 3 * (h + gap) + fh, rc.w, h - fh}, 1, pass);
         return;
     }
     if (rc.h >= 2 * min_h + gap) {
         int w = (rc.w - gap) / 2, h = (rc.h - gap) / 2;
-        plot_loss(v, u, (Rect){rc.x, rc.y, w, h}, X, 0);
-        plot_acc(v, u, (Rect){rc.x + w + gap, rc.y, w, h}, X, 0);
-        plot_fourth(v, u, (Rect){rc.x, rc.y + h + gap, w, h}, X, 1);
-        plot_lr(v, u, (Rect){rc.x + w + gap, rc.y + h + gap, w, h}, 1);
+        plot_loss(v, u, (Rect){rc.x, rc.y, w, h}, X, 0, pass);
+        plot_acc(v, u, (Rect){rc.x + w + gap, rc.y, w, h}, X, 0, pass);
+        plot_fourth(v, u, (Rect){rc.x, rc.y + h + gap, w, h}, X, 1, pass);
+        plot_lr(v, u, (Rect){rc.x + w + gap, rc.y + h + gap, w, h}, 1, pass);
         return;
     }
     int w = (rc.w - 3 * gap) / 4;
-    plot_loss(v, u, (Rect){rc.x, rc.y, w, rc.h}, X, 1);
-    plot_acc(v, u, (Rect){rc.x + (w + gap), rc.y, w, rc.h}, X, 1);
-    plot_lr(v, u, (Rect){rc.x + 2 * (w + gap), rc.y, w, rc.h}, 1);
-    plot_fourth(v, u, (Rect){rc.x + 3 * (w + gap), rc.y, w, rc.h}, X, 1);
+    plot_loss(v, u, (Rect){rc.x, rc.y, w, rc.h}, X, 1, pass);
+    plot_acc(v, u, (Rect){rc.x + (w + gap), rc.y, w, rc.h}, X, 1, pass);
+    plot_lr(v, u, (Rect){rc.x + 2 * (w + gap), rc.y, w, rc.h}, 1, pass);
+    plot_fourth(v, u, (Rect){rc.x + 3 * (w + gap), rc.y, w, rc.h}, X, 1, pass);
+}
+
+/* What the plots' layer shows: the worker's publication, the head-entropy
+ * history, which heads are bold, the layout, theme, text size, language. */
+static uint64_t plots_key(const ViewCtx *v, const TrainUi *u, Rect rc)
+{
+    uint32_t scale;
+    memcpy(&scale, &v->g->scale, sizeof scale);
+    uint64_t w[] = {u->st.gen, u->st.seq, (uint64_t)u->hh.gen, (uint64_t)u->hh.ver, (uint64_t)u->hh.show,
+                    (uint64_t)u->have_pm, (uint64_t)u->pm_gen, (uint64_t)u->pm.cfg.n_heads, (uint64_t)u->attn,
+                    (uint64_t)u->layer, (uint64_t)u->head, (uint64_t)rc.x, (uint64_t)rc.y, (uint64_t)rc.w,
+                    (uint64_t)rc.h, scale, (uint64_t)(uintptr_t)v->th, (uint64_t)v->s->lang};
+    return gfx_key(0x7C, w, (int)(sizeof w / sizeof w[0]));
+}
+
+void tv_plots_draw(ViewCtx *v, TrainUi *u, Rect rc)
+{
+    int fh = ren_font_height(v->g->small);
+    if (rc.w < ui_px(v->g, 160) || rc.h < 2 * fh + ui_px(v->g, 24))
+        return; /* no room for a curve worth reading */
+    /* the curves change when the worker publishes (a few times a second),
+     * the frames come more often: drawn once into a layer, then copied */
+    GfxLayer L;
+    if (gfx_layer_begin(v->g, &L, 0, plots_key(v, u, rc), rc, v->th->bg))
+        plots_pass(v, u, rc, 0);
+    gfx_layer_end(v->g, &L);
+    plots_pass(v, u, rc, 1);
 }

@@ -354,8 +354,9 @@ static void draw_labels(ViewCtx *v, TrainUi *u, const TfView *tv, Rect grid, flo
 }
 
 /* One head, big: labels, cells (numbers when they fit), colour bar.
- * Returns the height used. */
-static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
+ * Returns the height used. Pass 0 draws what stays until the probe or the
+ * choice of head changes, pass 1 the cell under the mouse. */
+static int draw_one(ViewCtx *v, TrainUi *u, Rect rc, int pass)
 {
     const Scene *sc = v->s;
     const Theme *th = v->th;
@@ -363,12 +364,14 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
     TfView tv;
     TfErr err;
     if (tf_view(&u->ptr, ATTN_STAGE[u->attn], u->layer, u->head, 0, &tv, &err))
-        return ui_paragraph(v->r, sf, err.msg, rc.x, rc.y, rc.w, th->warn);
-    char cap[160];
-    snprintf(cap, sizeof cap, _("%s · layer %d · head %d"), _(ATTN_NAME[u->attn]), u->layer + 1,
-             u->head + 1);
+        return pass ? ui_paragraph_height(sf, err.msg, rc.w) : ui_paragraph(v->r, sf, err.msg, rc.x, rc.y, rc.w, th->warn);
     int fh = ren_font_height(sf);
-    ui_text_fit(v->r, sf, cap, rc.x, rc.y, rc.w, th->dim);
+    if (!pass) {
+        char cap[160];
+        snprintf(cap, sizeof cap, _("%s · layer %d · head %d"), _(ATTN_NAME[u->attn]), u->layer + 1,
+                 u->head + 1);
+        ui_text_fit(v->r, sf, cap, rc.x, rc.y, rc.w, th->dim);
+    }
     int lab_w = 0;
     char buf[128];
     for (int i = 0; i < tv.rows; i++) {
@@ -383,6 +386,18 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
         return 0;
     c = c >= 8 ? floorf(c) : c;
     Rect grid = {rc.x + lab_w, rc.y + top, (int)lroundf(c * tv.cols), (int)lroundf(c * tv.rows)};
+    int bar = 4 * fh > grid.h ? 4 * fh : grid.h;
+    if (pass) {
+        if (ui_over(v->in, grid)) {
+            int k = (int)((v->in->mx - grid.x) / c), r = (int)((v->in->my - grid.y) / c);
+            if (r >= 0 && r < tv.rows && k >= 0 && k < tv.cols) {
+                set_cell_hover(v, u, &tv, r, k);
+                ren_rect_line(v->r, (Rect){grid.x + (int)lroundf(k * c) - 1, grid.y + (int)lroundf(r * c) - 1,
+                                           (int)c + 2, (int)c + 2}, 2, th->select);
+            }
+        }
+        return top + bar + fh + 4;
+    }
     RenImage *img = attn_image(v, u, &tv, u->layer, u->head);
     if (img)
         ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, grid);
@@ -400,22 +415,14 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc)
     ui_colorbar(v, (Rect){grid.x + grid.w + ui_px(v->g, 14), grid.y, ui_px(v->g, 12),
                           grid.h > 4 * fh ? grid.h : 4 * fh},
                 sc->cmap_prob, 0, 1, NULL);
-    if (ui_over(v->in, grid)) {
-        int k = (int)((v->in->mx - grid.x) / c), r = (int)((v->in->my - grid.y) / c);
-        if (r >= 0 && r < tv.rows && k >= 0 && k < tv.cols) {
-            set_cell_hover(v, u, &tv, r, k);
-            ren_rect_line(v->r, (Rect){grid.x + (int)lroundf(k * c) - 1, grid.y + (int)lroundf(r * c) - 1,
-                                       (int)c + 2, (int)c + 2}, 2, th->select);
-        }
-    }
-    int bar = 4 * fh > grid.h ? 4 * fh : grid.h;
     ui_text_fit(v->r, sf, _("rows: queries · columns: keys · each row sums to 1"), rc.x, grid.y + bar + 4,
                 rc.w, th->dim);
     return top + bar + fh + 4;
 }
 
-/* Every layer (down) and head (across): heads forming, side by side. */
-static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
+/* Every layer (down) and head (across): heads forming, side by side.
+ * Pass 0 draws the tiles, pass 1 the one under the mouse and its click. */
+static void draw_all(ViewCtx *v, TrainUi *u, Rect rc, int pass)
 {
     const Theme *th = v->th;
     RenFont *sf = v->g->small;
@@ -427,20 +434,22 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
     char buf[160];
     snprintf(buf, sizeof buf, _("%s · %d layers × %d heads · click one to see it big"), _(ATTN_NAME[u->attn]),
              NL, NH);
-    ui_text_fit(v->r, sf, buf, rc.x, rc.y, rc.w, th->dim);
+    if (!pass)
+        ui_text_fit(v->r, sf, buf, rc.x, rc.y, rc.w, th->dim);
     int cap_w = ren_text_width(sf, "L00") + ui_px(v->g, 8), gap = ui_px(v->g, 6);
     int top = fh + ui_px(v->g, 6) + fh + ui_px(v->g, 2);
     float c = fminf((float)(rc.w - cap_w - (NH - 1) * gap) / (float)(NH * tv.cols),
                     (float)(rc.h - top - (NL - 1) * gap) / (float)(NL * tv.rows));
     c = fminf(c, 40.0f * v->g->scale);
     if (c < 1.5f) {
-        ui_paragraph(v->r, sf, _("Too many heads for this space: press 1-9 to see one head."), rc.x,
-                     rc.y + top, rc.w, th->dim);
+        if (!pass)
+            ui_paragraph(v->r, sf, _("Too many heads for this space: press 1-9 to see one head."), rc.x,
+                         rc.y + top, rc.w, th->dim);
         return;
     }
     c = c >= 4 ? floorf(c) : c;
     int tw = (int)lroundf(c * tv.cols), thh = (int)lroundf(c * tv.rows);
-    for (int h = 0; h < NH; h++) {
+    for (int h = 0; h < NH && !pass; h++) {
         snprintf(buf, sizeof buf, _("head %d"), 10);
         int wide = tw >= ren_text_width(sf, buf);
         snprintf(buf, sizeof buf, wide ? _("head %d") : "%d", h + 1);
@@ -450,18 +459,23 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
     for (int l = 0; l < NL; l++) {
         int y = rc.y + top + l * (thh + gap);
         snprintf(buf, sizeof buf, "L%d", l + 1);
-        ren_text(v->r, sf, buf, rc.x, y + (thh - fh) / 2, l == u->layer ? th->accent : th->dim);
+        if (!pass)
+            ren_text(v->r, sf, buf, rc.x, y + (thh - fh) / 2, l == u->layer ? th->accent : th->dim);
         for (int h = 0; h < NH; h++) {
             if (tf_view(&u->ptr, ATTN_STAGE[u->attn], l, h, 0, &tv, &err))
                 continue;
             Rect t = {rc.x + cap_w + h * (tw + gap), y, tw, thh};
-            RenImage *img = attn_image(v, u, &tv, l, h);
-            if (img)
-                ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, t);
-            int over = ui_over(v->in, t);
-            ren_rect_line(v->r, (Rect){t.x - 1, t.y - 1, t.w + 2, t.h + 2}, 1, over ? th->select : th->border);
-            if (!over)
+            Rect edge = {t.x - 1, t.y - 1, t.w + 2, t.h + 2};
+            if (!pass) {
+                RenImage *img = attn_image(v, u, &tv, l, h);
+                if (img)
+                    ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, t);
+                ren_rect_line(v->r, edge, 1, th->border);
                 continue;
+            }
+            if (!ui_over(v->in, t))
+                continue;
+            ren_rect_line(v->r, edge, 1, th->select); /* opaque: over the border */
             int k = (int)((v->in->mx - t.x) / c), r = (int)((v->in->my - t.y) / c);
             if (r >= 0 && r < tv.rows && k >= 0 && k < tv.cols)
                 set_cell_hover(v, u, &tv, r, k);
@@ -471,6 +485,31 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc)
             }
         }
     }
+}
+
+static void heads_pass(ViewCtx *v, TrainUi *u, Rect body, int pass)
+{
+    if (u->shown_step >= 0 && body.h > 30 && u->head < 0) {
+        draw_all(v, u, body, pass);
+    } else if (u->shown_step >= 0 && body.h > 30) {
+        /* the head big, and every head below it when there is room */
+        int used = draw_one(v, u, body, pass) + ui_px(v->g, 16);
+        int fh = ren_font_height(v->g->small);
+        Rect rest = {body.x, body.y + used, body.w, body.h - used};
+        if (rest.h >= 3 * fh + attn_layers(u) * ui_px(v->g, 28))
+            draw_all(v, u, rest, pass);
+    }
+}
+
+/* What the heatmaps' layer shows (with the probe's version). */
+static uint64_t heads_key(const ViewCtx *v, const TrainUi *u, Rect body)
+{
+    uint32_t scale;
+    memcpy(&scale, &v->g->scale, sizeof scale);
+    uint64_t w[] = {u->pm_gen, (uint64_t)u->shown_step, (uint64_t)u->attn, (uint64_t)u->layer,
+                    (uint64_t)u->head, (uint64_t)v->s->cmap_prob, (uint64_t)body.x, (uint64_t)body.y,
+                    (uint64_t)body.w, (uint64_t)body.h, scale, (uint64_t)(uintptr_t)v->th, (uint64_t)v->s->lang};
+    return gfx_key(PROBE_KEY_TAG, w, (int)(sizeof w / sizeof w[0]));
 }
 
 void tv_probe_draw(ViewCtx *v, TrainUi *u, Rect rc)
@@ -486,17 +525,17 @@ void tv_probe_draw(ViewCtx *v, TrainUi *u, Rect rc)
     y += draw_sentences(v, u, (Rect){rc.x, y, rc.w, rc.h});
     y += draw_chips(v, u, (Rect){rc.x, y, rc.w, rc.h});
     Rect body = {rc.x, y, rc.w, rc.y + rc.h - y};
-    if (u->probe_err[0])
+    if (u->probe_err[0]) {
         ui_paragraph(v->r, v->g->small, u->probe_err, body.x, body.y, body.w, th->warn);
-    else if (u->shown_step >= 0 && body.h > 30 && u->head < 0)
-        draw_all(v, u, body);
-    else if (u->shown_step >= 0 && body.h > 30) {
-        /* the head big, and every head below it when there is room */
-        int used = draw_one(v, u, body) + ui_px(v->g, 16);
-        int fh = ren_font_height(v->g->small);
-        Rect rest = {body.x, body.y + used, body.w, body.h - used};
-        if (rest.h >= 3 * fh + attn_layers(u) * ui_px(v->g, 28))
-            draw_all(v, u, rest);
+    } else if (body.h > 0) {
+        /* the heatmaps change with the probe (a few times a second while
+         * training) or the head chosen: drawn once into a layer, the
+         * marks of the mouse over them each frame */
+        GfxLayer L;
+        if (gfx_layer_begin(v->g, &L, u->probe_ver, heads_key(v, u, body), body, th->bg))
+            heads_pass(v, u, body, 0);
+        gfx_layer_end(v->g, &L);
+        heads_pass(v, u, body, 1);
     }
     ren_clip_pop(v->r);
 }
