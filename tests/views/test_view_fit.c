@@ -155,8 +155,8 @@ static int drawn_has(const Drawn *d, const char *s)
     return 0;
 }
 
-/* A decode pane at 800x600 with presenter text, drawn twice (the first
- * frame sets the view up); what it drew in d. */
+/* A decode pane at 800x600 with presenter text, drawn until its pass and
+ * search are done, then once more; what that frame drew in d. */
 static void draw_small(App *a, Ren *r, int lang, const char *pane, Drawn *d)
 {
     AppOpts o = tu_opts(NULL, "i love china", NULL, "decode");
@@ -165,6 +165,13 @@ static void draw_small(App *a, Ren *r, int lang, const char *pane, Drawn *d)
     a->text_scale = 1.5f;
     app_decode_setup(a, pane, 4, 0.6f);
     app_frame(a, r);
+    /* the session's pass and the beam search run over frames and idle calls */
+    const DecodeUi *u = a->vstate[VIEW_DECODE];
+    for (int i = 0; i < 200 && (app_idle_work(a) == 1 || (u && u->beam_on)); i++) {
+        a->now += 0.02;
+        app_frame(a, r);
+        u = a->vstate[VIEW_DECODE];
+    }
     memset(d, 0, sizeof *d);
     ren_text_hook(on_drawn, d);
     a->now += 0.5;

@@ -712,10 +712,10 @@ static void view_decode(ViewCtx *v)
         draw_bar_beam(&f, d);
     else if (d->pane == DEC_PANE_SAMPLE)
         dec_sample_bar(&f, d);
-    if (d->smp.sdec_on) /* Sample may have been pressed just now */
-        v->out->wake_at = v->s->now;
     else
         draw_bar_gen(&f, d);
+    if (d->smp.sdec_on) /* Sample may have been pressed just now */
+        v->out->wake_at = v->s->now;
     int top = area.y + pad + ui_flow_height(&f) + ui_px(v->g, 8);
     top += dec_exp_line(v, d, area.x, top, area.w); /* with an experiment: before → after */
     /* the keys, at the bottom (two lines at most) */
