@@ -373,11 +373,72 @@ static void test_degenerate_inputs(void **state)
     expect_true(a.vstate[VIEW_DECODE] == NULL, "app_free frees the view's state");
 }
 
+/* Text drawn on one line of the view must not overlap: an output longer
+ * than the step strip has room for labels every k-th token, and the first
+ * label ("<bos>"), kept inside the strip's left edge, used to run into the
+ * k-th one ("<bost5"). */
+typedef struct Boxes {
+    int n;
+    Rect box[2048];
+    char s[2048][24];
+} Boxes;
+
+static void on_box(void *user, const char *utf8, int len, Rect box, const char *tag)
+{
+    (void)tag;
+    Boxes *b = user;
+    if (b->n < 2048 && len > 0) {
+        b->box[b->n] = box;
+        snprintf(b->s[b->n], sizeof b->s[b->n], "%.*s", len < 23 ? len : 23, utf8);
+        b->n++;
+    }
+}
+
+static void test_step_labels_do_not_overlap(void **state)
+{
+    (void)state;
+    static App a;
+    static Boxes b;
+    /* 20000 tokens (names like t13023) and 56 generated: the strip labels
+     * every k-th token */
+    char path[160];
+    tu_tmp(path, sizeof path, "decode-wide.safetensors");
+    expect_true(tu_small_model(path, 20000, 96, 3) == 0, "model");
+    open_app(&a, path, "t5 t6 t7 t8 t9 t10", NULL);
+    DecodeUi *d = shown_decode(&a);
+    for (int i = 0; i < 100 && app_idle_work(&a) == 1; i++)
+        tu_frame(&a);
+    tu_frame(&a);
+    expect_true(d->gen.n > 30, "a long output (%d tokens)", d->gen.n);
+    memset(&b, 0, sizeof b);
+    ren_text_hook(on_box, &b);
+    tu_frame(&a);
+    ren_text_hook(NULL, NULL);
+    int pairs = 0, bos = 0;
+    for (int i = 0; i < b.n; i++) {
+        bos += !strcmp(b.s[i], "<bos>");
+        for (int j = i + 1; j < b.n; j++) {
+            Rect p = b.box[i], q = b.box[j];
+            if (p.y != q.y || p.h != q.h)
+                continue;
+            int overlap = p.x < q.x + q.w - 1 && q.x < p.x + p.w - 1;
+            pairs += overlap;
+            expect_true(!overlap, "'%s' at x %d..%d and '%s' at x %d..%d (y %d) overlap", b.s[i], p.x,
+                        p.x + p.w, b.s[j], q.x, q.x + q.w, p.y);
+        }
+    }
+    expect_true(bos >= 1, "the view labels <bos> (%d)", bos);
+    printf("  %d pieces of text, %d overlapping pairs\n", b.n, pairs);
+    app_free(&a);
+    remove(path);
+}
+
 int main(int argc, char **argv)
 {
     TU_RUN_CLI(g_cli, argc, argv, setup, teardown,
                cmocka_unit_test(test_teacher_forcing_is_one_forward_pass),
                cmocka_unit_test(test_generation_is_greedy_and_translate),
                cmocka_unit_test(test_beam_keys_and_beam1_is_greedy),
-               cmocka_unit_test(test_step_and_play_keys), cmocka_unit_test(test_degenerate_inputs));
+               cmocka_unit_test(test_step_and_play_keys), cmocka_unit_test(test_degenerate_inputs),
+               cmocka_unit_test(test_step_labels_do_not_overlap));
 }

@@ -81,6 +81,7 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
         while (every * cw < widest + ui_px(g, 6) && every < n)
             every++;
     }
+    int last_right = rc.x - ui_px(g, 4); /* where the last small label ended */
     for (int j = 0; j < n; j++) {
         int x0 = rc.x + (int)lroundf(j * cw), x1 = rc.x + (int)lroundf((j + 1) * cw);
         Rect cell = {x0, y, x1 - x0 - (cw >= 8 ? 1 : 0), ch};
@@ -100,8 +101,14 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
         } else if (j % every == 0 || over) {
             int tw = ren_text_width(g->small, lab);
             int lx = x0 + (x1 - x0 - tw) / 2;
-            ren_text(v->r, g->small, lab, lx < rc.x ? rc.x : lx, lr.y + (lh - sh) / 2,
-                     over ? th->select : th->dim);
+            lx = lx < rc.x ? rc.x : lx;
+            /* the first label, pushed right to stay inside, may reach the
+             * next one's place: then that one is left out */
+            if (over || lx >= last_right + ui_px(g, 4)) {
+                ren_text(v->r, g->small, lab, lx, lr.y + (lh - sh) / 2, over ? th->select : th->dim);
+                if (!over)
+                    last_right = lx + tw;
+            }
         }
         if (over) {
             ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
