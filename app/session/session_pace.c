@@ -80,13 +80,15 @@ double ses_budget_left(int may, double spent)
 }
 
 /* The shown pass's encoder output when it is exactly sentence i's alone
- * under exp (one sentence, no padding, its encoder computed), else NULL. */
+ * under exp (one sentence, no padding, its encoder computed) and the
+ * decoder can take it (the key/value cache applies), else NULL. */
 static const float *pass_memory(const Session *s, int i, const TfExperiment *exp)
 {
     const TfTrace *tr = &s->trace;
     if (s->n_src != 1 || i != 0 || s->input_error[0] || s->units_done <= s->model.cfg.n_enc || tr->B != 1 ||
         tr->S != s->src_n[0] || !tf_exp_equal(&tr->exp, exp) ||
-        memcmp(tr->src_ids, s->src_ids[0], (size_t)tr->S * sizeof(int)) != 0)
+        memcmp(tr->src_ids, s->src_ids[0], (size_t)tr->S * sizeof(int)) != 0 ||
+        !kv_supported(exp)) /* without the cache the decoder encodes again itself */
         return NULL;
     return tr->memory;
 }

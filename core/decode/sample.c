@@ -85,16 +85,17 @@ int sample_dist(const float *logits, int V, const SampleOpts *o, const unsigned 
         double e = (banned && banned[i]) || !isfinite(logits[i]) ? 0 : exp(((double)logits[i] - mx) / T);
         out[i] = (float)e;
         sum += e;
-        n_pos += e > 0;
     }
     if (!(sum > 0))
         return 0;
     int limit_k = o->top_k > 0 && o->top_k < V;
     int limit_p = o->top_p < 1;
     if (!limit_k && !limit_p) {
-        for (int i = 0; i < V; i++)
+        for (int i = 0; i < V; i++) {
             out[i] = (float)(out[i] / sum);
-        return n_pos; /* banned (and underflowed) tokens are not in the set */
+            n_pos += out[i] > 0; /* what can be drawn: banned and underflowed tokens are not */
+        }
+        return n_pos;
     }
     SampleCand *c = work;
     for (int i = 0; i < V; i++)
@@ -119,6 +120,8 @@ int sample_dist(const float *logits, int V, const SampleOpts *o, const unsigned 
         }
         m = m < keep / 4 ? m * 4 : keep;
     }
+    while (keep > 1 && c[keep - 1].p == 0) /* banned or underflowed: never drawn */
+        keep--;
     double kept = 0;
     for (int i = 0; i < keep; i++)
         kept += c[i].p;

@@ -168,6 +168,7 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->err[0] = 0;
     d->tf_n = 0;
     d->tf_wait = 0;
+    d->pending = 0; /* also on the early returns below: else every dec_get computed again */
     d->diverge = d->contrast = -1;
     decode_result_free(&d->gen);
     d->beam_version = 0; /* the beam follows on demand */
@@ -192,7 +193,6 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->start_id = cfg_start_id(&sc->model->cfg);
     d->eos_id = cfg_eos_id(&sc->model->cfg);
     dec_exp_apply(sc, d); /* the experiment, unless D shows the normal pass */
-    d->pending = 0;
     /* the session's own greedy decoding, unless forced tokens or an experiment change it */
     int from = d->smp.force.n_force || !tf_exp_is_none(&d->tr.exp) ? -1 : dec_from_session(sc, d, b);
     if (from == 0) /* 1 taken, 0 still decoding, -1 do it here */
@@ -425,8 +425,9 @@ static void advance_play(ViewCtx *v, DecodeUi *d)
         if (d->shown >= d->gen.n)
             d->playing = 0;
     }
-    /* ask the window loop for a frame when the next token is due */
-    if (d->playing)
+    /* ask the window loop for a frame when the next token is due, unless
+     * one is asked for sooner (the beam search's next steps) */
+    if (d->playing && !(v->out->wake_at > 0 && v->out->wake_at <= d->next_at))
         v->out->wake_at = d->next_at;
 }
 

@@ -155,11 +155,8 @@ void tv_hh_fill(TrainUi *u, int budget)
         h->hw = step; /* run now, or gone from the worker: either way done */
         if (tw_params(u->w, u->pm_gen, step, h->m.block, h->m.n_params, &got, &loss))
             continue;
-        int tgt[TV_CAP_T], S = u->pS, T = u->pref_n + 1;
-        tgt[0] = TOK_BOS;
-        memcpy(tgt + 1, u->pref, (size_t)u->pref_n * sizeof(int));
-        TfBatch b = {1, S, T, u->psrc, tgt, &S, &T};
-        if (tf_forward(&h->m, &h->tr, &b, 0, &err))
+        /* the probe's teacher-forced pass (its start token, its checks) */
+        if (tf_teacher_forced(&h->m, &h->tr, u->psrc, u->pS, u->pref, u->pref_n, NULL, NULL, NULL, &err))
             return;
         hh_record(u, &h->tr, got);
         budget--;

@@ -236,9 +236,33 @@ static void test_large_vocabulary_selection(void **state)
     free(rc);
 }
 
+/* The set size counts the tokens that can be drawn: at T 0.1 a token 20
+ * logits below the best has exp(-200) = 0 in float, and top-k 5 over three
+ * possible tokens (two banned) keeps three. */
+static void test_set_size_counts_drawable_tokens(void **state)
+{
+    (void)state;
+    float z[6] = {5, 4.5f, -15, -16, 3, 2}, out[6];
+    SampleCand work[6];
+    unsigned char banned[6] = {0, 0, 0, 0, 1, 1};
+    SampleOpts cold = {0.1f, 0, 1};
+    int n = sample_dist(z, 6, &cold, banned, out, work);
+    int pos = 0;
+    for (int i = 0; i < 6; i++)
+        pos += out[i] > 0;
+    expect_true(n == pos && n == 2, "T 0.1: %d in the set, %d with p > 0 (want 2)", n, pos);
+    SampleOpts k5 = {0.1f, 5, 1};
+    n = sample_dist(z, 6, &k5, banned, out, work);
+    pos = 0;
+    for (int i = 0; i < 6; i++)
+        pos += out[i] > 0;
+    expect_true(n == pos && n == 2, "top-k 5 at T 0.1: %d in the set, %d with p > 0 (want 2)", n, pos);
+}
+
 int main(void)
 {
     TU_RUN(NULL, NULL, cmocka_unit_test(test_frequencies_match),
            cmocka_unit_test(test_wrong_temperature_fails_the_bound),
-           cmocka_unit_test(test_seed_greedy_and_banned), cmocka_unit_test(test_large_vocabulary_selection));
+           cmocka_unit_test(test_seed_greedy_and_banned), cmocka_unit_test(test_large_vocabulary_selection),
+           cmocka_unit_test(test_set_size_counts_drawable_tokens));
 }
