@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "gemm_small.h"
 #include "ops.h"
 #include "ops_model.h"
 
@@ -361,11 +362,20 @@ void tf_decode_end_rows(const TfModel *m, TfTrace *tr, int b, int from, int to)
         to = T;
     if (to <= from)
         to = from + 1;
-    size_t row = (size_t)b * T + from;
-    int rows = to - from;
-    linear_forward(tr->logits + row * V, tr->dec_out + row * C, m->p.gen_w, m->p.gen_b, rows, C, V);
-    memcpy(tr->probs + row * V, tr->logits + row * V, (size_t)rows * V * sizeof(float));
-    softmax_rows(tr->probs + row * V, NULL, rows, V, 0);
+    /* in pieces that start at multiples of `piece` from the sentence's
+     * first row: the whole pass and a window's few rows at a time then make
+     * the same calls on every row, so the same bits (model.h) */
+    int piece = gemm_small_rows() > 0 ? gemm_small_rows() : 16;
+    for (int r0 = from; r0 < to;) {
+        int r1 = (r0 / piece + 1) * piece;
+        r1 = r1 < to ? r1 : to;
+        size_t row = (size_t)b * T + r0;
+        int rows = r1 - r0;
+        linear_forward(tr->logits + row * V, tr->dec_out + row * C, m->p.gen_w, m->p.gen_b, rows, C, V);
+        memcpy(tr->probs + row * V, tr->logits + row * V, (size_t)rows * V * sizeof(float));
+        softmax_rows(tr->probs + row * V, NULL, rows, V, 0);
+        r0 = r1;
+    }
 }
 
 void tf_decode_end(const TfModel *m, TfTrace *tr, int out_from)

@@ -90,11 +90,13 @@ int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
 void tf_decode_layer(const TfModel *m, TfTrace *tr, int l, int train);
 void tf_decode_end(const TfModel *m, TfTrace *tr, int out_from);
 /* tf_decode_end for positions from..to-1 of sentence b (a window computes
- * the output projection a few rows at a time). Pieces of a
- * multiple of 16 rows, each from a multiple of 16, give the bits of the
- * whole: OpenBLAS's sgemm works in tiles of 16 rows or fewer dividing 16,
- * and a row's dot products depend only on its place in a tile (smaller or
- * unaligned pieces may round differently; test_forward checks). */
+ * the output projection a few rows at a time). Pieces of a multiple of 16
+ * rows, each from a multiple of 16, give the bits of the whole: both run
+ * the product in pieces of gemm_small_rows() (where a row's sums do not
+ * depend on the rows beside it), or of 16 rows on OpenBLAS where that path
+ * is off (its sgemm works in tiles of 16 rows or fewer dividing 16, and a
+ * row's dot products depend only on its place in a tile); smaller or
+ * unaligned pieces may round differently. test_forward checks. */
 void tf_decode_end_rows(const TfModel *m, TfTrace *tr, int b, int from, int to);
 
 /* The decoder and output over the B sentences already encoded in tr. Logits

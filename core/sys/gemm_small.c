@@ -283,6 +283,16 @@ static void small_part(void *p, int part)
 /* Products below this many multiply-adds stay on one core. */
 #define SMALL_SPLIT_MIN (1 << 18)
 
+int gemm_small_rows(void)
+{
+#if HAVE_KERNELS
+    const Isa *I = pick_isa(atomic_load(&g_mode));
+    if (I)
+        return I->VL * I->MAXV < GEMM_SMALL_MAX_M ? I->VL * I->MAXV : GEMM_SMALL_MAX_M;
+#endif
+    return 0;
+}
+
 int gemm_small(int M, int N, int K, float alpha, const float *A, int lda,
                const float *B, int ldb, float beta, float *C, int ldc,
                const float *bias, int relu)

@@ -21,6 +21,12 @@ int gemm_small(int M, int N, int K, float alpha, const float *A, int lda,
                const float *B, int ldb, float beta, float *C, int ldc,
                const float *bias, int relu);
 
+/* The most rows gemm_small takes on this CPU in this mode (0: none). A
+ * row's result does not depend on how many rows go with it, so a product
+ * done in pieces of at most this many rows has the bits of the same pieces
+ * in any other grouping. */
+int gemm_small_rows(void);
+
 /* The path's mode, for side-by-side benchmarks and tests; returns the
  * previous one. AUTO (the default) takes the widest kernels the CPU has,
  * AVX2 the AVX2 + FMA kernels even where AVX-512F is there (they give the

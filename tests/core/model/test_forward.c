@@ -8,6 +8,7 @@
 #include "checkpoint.h"
 #include "model.h"
 #include "stage.h"
+#include "gemm_small.h"
 #include "test_util.h"
 #include "torch_ref.h"
 
@@ -202,32 +203,39 @@ static void test_output_in_rows(void **state)
 {
     (void)state;
     TfErr err;
-    TfConfig c = tu_config((TuSize){.d_model = 64, .n_heads = 4, .d_ff = 64, .src_vocab = 40, .tgt_vocab = 20000,
-                                    .max_len = 64});
+    TfConfig c = tu_config((TuSize){.d_model = 512, .n_heads = 8, .d_ff = 64, .src_vocab = 40, .tgt_vocab = 20000,
+                                    .max_len = 96});
     TfModel m;
     TfTrace tr;
     expect_true(model_init_random(&m, &c, 9, &err) == 0 && trace_build(&tr, &c, 2, 8, 0, &err) == 0, "%s",
                 err.msg);
-    enum { B = 2, S = 5, T = 45 };
-    int src[B * S], tgt[B * T], sl[B] = {5, 3}, tl[B] = {45, 20};
+    /* T 80: more rows than the small-product kernels take at once */
+    enum { B = 2, S = 5, T = 80 };
+    int src[B * S], tgt[B * T], sl[B] = {5, 3}, tl[B] = {80, 20};
     for (int i = 0; i < B * S; i++)
         src[i] = 4 + i % 30;
     for (int i = 0; i < B * T; i++)
         tgt[i] = i % T == 0 ? TOK_BOS : 4 + (i * 7) % 19000;
     TfBatch in = {B, S, T, src, tgt, sl, tl};
-    expect_true(tf_forward(&m, &tr, &in, 0, &err) == 0, "forward: %s", err.msg);
     size_t n = (size_t)B * T * c.tgt_vocab;
     float *want = malloc(n * sizeof *want), *wl = malloc(n * sizeof *wl);
-    memcpy(want, tr.probs, n * sizeof *want);
-    memcpy(wl, tr.logits, n * sizeof *wl);
-    for (int chunk = 16; chunk <= 48; chunk += 16) {
-        memset(tr.probs, 0, n * sizeof *want);
-        memset(tr.logits, 0, n * sizeof *wl);
-        for (int b = 0; b < B; b++)
-            for (int from = 0; from < T; from += chunk)
-                tf_decode_end_rows(&m, &tr, b, from, from + chunk);
-        expect_true(memcmp(tr.probs, want, n * sizeof *want) == 0 && memcmp(tr.logits, wl, n * sizeof *wl) == 0,
-                    "the output in pieces of %d rows is the whole's, bit for bit", chunk);
+    /* the small-product kernels as the CPU has them, the AVX2 ones, none */
+    static const int modes[] = {GEMM_SMALL_AUTO, GEMM_SMALL_AVX2, GEMM_SMALL_OFF};
+    for (int mi = 0; mi < 3; mi++) {
+        int was = gemm_small_set(modes[mi]);
+        expect_true(tf_forward(&m, &tr, &in, 0, &err) == 0, "forward: %s", err.msg);
+        memcpy(want, tr.probs, n * sizeof *want);
+        memcpy(wl, tr.logits, n * sizeof *wl);
+        for (int chunk = 16; chunk <= 48; chunk += 16) {
+            memset(tr.probs, 0, n * sizeof *want);
+            memset(tr.logits, 0, n * sizeof *wl);
+            for (int b = 0; b < B; b++)
+                for (int from = 0; from < T; from += chunk)
+                    tf_decode_end_rows(&m, &tr, b, from, from + chunk);
+            expect_true(memcmp(tr.probs, want, n * sizeof *want) == 0 && memcmp(tr.logits, wl, n * sizeof *wl) == 0,
+                        "mode %d: the output in pieces of %d rows is the whole's, bit for bit", modes[mi], chunk);
+        }
+        gemm_small_set(was);
     }
     free(want);
     free(wl);
