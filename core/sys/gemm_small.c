@@ -21,6 +21,8 @@
  * __builtin_cpu_supports (the build stays plain x86-64); elsewhere
  * gemm_small returns -1 and the caller uses cblas_sgemm. */
 #include "gemm_small.h"
+
+#include "cpu.h"
 #include "parallel.h"
 
 #include <stdatomic.h>
@@ -196,17 +198,10 @@ static const Isa AVX2 = {8, 4,
 /* The kernels for this CPU and mode, or NULL. */
 static const Isa *pick_isa(int mode)
 {
-    static atomic_int known = -1; /* 2 AVX-512F, 1 AVX2 + FMA, 0 neither */
-    int level = atomic_load_explicit(&known, memory_order_relaxed);
-    if (level < 0) { /* every thread that gets here finds the same */
-        __builtin_cpu_init();
-        level = __builtin_cpu_supports("avx512f") ? 2
-                : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
-        atomic_store_explicit(&known, level, memory_order_relaxed);
-    }
-    if (mode == GEMM_SMALL_OFF || level == 0)
+    int level = cpu_vec_level();
+    if (mode == GEMM_SMALL_OFF || level == CPU_VEC_NONE)
         return NULL;
-    return level == 2 && mode != GEMM_SMALL_AVX2 ? &AVX512 : &AVX2;
+    return level == CPU_VEC_AVX512 && mode != GEMM_SMALL_AVX2 ? &AVX512 : &AVX2;
 }
 
 /* At[k][m] = A[m][k] for the M rows, padding rows m in M..MP zero: 4 x 4

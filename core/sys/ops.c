@@ -1,5 +1,6 @@
 /* ops.c - forward and backward of every Transformer operation (ops.h). */
 #include "ops.h"
+#include "cpu.h"
 #include "gemm_small.h"
 #include "parallel.h"
 
@@ -436,23 +437,16 @@ static __attribute__((target("avx2"))) void softmax_rows_256(float *x, const flo
 }
 #endif
 
-/* The widest vectors the CPU has, picked once at run time (not an ifunc:
- * ThreadSanitizer builds cannot run ifunc resolvers). */
+/* The widest vectors the CPU has (cpu.h). */
 static void softmax_rows_serial(float *x, const float *add, int rows, int n, int add_stride)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static atomic_int known = -1; /* 2 AVX-512F, 1 AVX2, 0 neither */
-    int level = atomic_load_explicit(&known, memory_order_relaxed);
-    if (level < 0) {
-        __builtin_cpu_init();
-        level = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
-        atomic_store_explicit(&known, level, memory_order_relaxed);
-    }
-    if (level == 2) {
+    int level = cpu_vec_level();
+    if (level == CPU_VEC_AVX512) {
         softmax_rows_512(x, add, rows, n, add_stride);
         return;
     }
-    if (level == 1) {
+    if (level == CPU_VEC_AVX2) {
         softmax_rows_256(x, add, rows, n, add_stride);
         return;
     }

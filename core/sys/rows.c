@@ -9,6 +9,8 @@
  * baseline x86-64. */
 #include "rows.h"
 
+#include "cpu.h"
+
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -137,10 +139,10 @@ static RowsFn rows_fn(int kernel)
     if (kernel == ROWS_PLAIN)
         return rows_plain;
 #ifdef ROWS_X86
-    __builtin_cpu_init();
-    if (kernel == ROWS_AVX2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    int level = cpu_vec_level();
+    if (kernel == ROWS_AVX2 && level >= CPU_VEC_AVX2)
         return rows_avx2;
-    if (kernel == ROWS_AVX512 && __builtin_cpu_supports("avx512f"))
+    if (kernel == ROWS_AVX512 && level >= CPU_VEC_AVX512)
         return rows_avx512;
 #endif
     return NULL;
