@@ -26,8 +26,10 @@ RenImage *ren_image_new(Ren *r, int w, int h)
     RenImage *im = calloc(1, sizeof *im);
     if (!im)
         return NULL;
-    im->tex = SDL_CreateTexture(r->sdl, SDL_PIXELFORMAT_RGBA8888,
+    /* ARGB: what an opaque image (every heatmap) keeps (image_texture) */
+    im->tex = SDL_CreateTexture(r->sdl, SDL_PIXELFORMAT_ARGB8888,
                                 SDL_TEXTUREACCESS_STREAMING, w, h);
+    im->argb = 1;
     if (!im->tex) {
         free(im);
         return NULL;
