@@ -202,10 +202,9 @@ static void spend(Session *s, double *spent, double cost, unsigned n)
 
 uint64_t ses_target_key(const Session *s, int i)
 {
-    uint64_t h = (1469598103934665603ull ^ s->walk_id) * 1099511628211ull;
-    h = (h ^ (uint64_t)cap_T(s)) * 1099511628211ull;
-    for (int k = 0; k < s->src_n[i]; k++)
-        h = (h ^ (uint64_t)(unsigned)s->src_ids[i][k]) * 1099511628211ull;
+    int head[2] = {(int)s->walk_id, cap_T(s)};
+    uint64_t h = ses_fnv_ints(SES_FNV_SEED, head, 2);
+    h = ses_fnv_ints(h, s->src_ids[i], (size_t)s->src_n[i]);
     h = (h ^ (uint64_t)s->src_n[i] << 40) * 1099511628211ull;
     return h ? h : 1;
 }

@@ -9,13 +9,12 @@
 
 uint64_t ses_input_key(const Session *s)
 {
-    uint64_t h = 1469598103934665603ull ^ s->walk_id;
+    uint64_t h = SES_FNV_SEED ^ s->walk_id;
     const int *parts[4] = {s->src_pad, s->tgt_pad, s->src_n, s->tgt_n};
     size_t lens[4] = {(size_t)s->n_src * s->pad_S, (size_t)s->n_src * s->pad_T, (size_t)s->n_src,
                       (size_t)s->n_src};
     for (int k = 0; k < 4; k++)
-        for (size_t i = 0; i < lens[k]; i++)
-            h = (h ^ (uint64_t)(unsigned)parts[k][i]) * 1099511628211ull;
+        h = ses_fnv_ints(h, parts[k], lens[k]);
     return (h ^ (uint64_t)s->pad_S << 32 ^ (uint64_t)s->pad_T) * 1099511628211ull;
 }
 
