@@ -107,11 +107,58 @@ static void test_history_fills_a_snapshot_a_frame(void **state)
     app_free(&a);
 }
 
+/* A frame that runs a snapshot through the probe leaves redrawing the
+ * plots for its new point to the next frame (one costly thing a frame),
+ * which asks for it at once: the plots lag one frame at most, and the
+ * frame that leaves them draws less than the one that redraws them. */
+static void test_plots_follow_a_frame_late(void **state)
+{
+    (void)state;
+    static App a;
+    TfErr err;
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
+    tu_open(&a, &o, 100);
+    expect_true(app_train_setup(&a, "reverse", 0) == 0, "a run at step 0: %s", a.notice);
+    tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TvHeadHist *h = &u->hh;
+    expect_true(tw_steps(u->w, 150, &err) == 0, "150 steps queued: %s", err.msg);
+    tw_wait_idle(u->w);
+    tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA); /* new curves and the live probe */
+    expect_true(u->hh_shown == h->ver, "a frame with new curves draws the plots whole");
+    int late = 0, frames = 0;
+    while (tv_hh_pending(u) && frames++ < 3 * TW_SNAP_CAP) {
+        unsigned ver = h->ver;
+        int was_late = u->hh_late;
+        tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
+        int calls = ren_draw_calls(tu_ren);
+        if (h->ver == ver)
+            continue;
+        if (was_late) {
+            expect_true(u->hh_shown == h->ver, "a frame after a late one draws the plots (frame %d)", frames);
+            continue;
+        }
+        late++;
+        expect_true(u->hh_shown != h->ver && a.wake_at <= a.now, "a snapshot's frame leaves the plots to the "
+                    "next one, asked for at once (frame %d)", frames);
+        if (!tv_hh_pending(u)) { /* the last one: the next frame only redraws */
+            tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
+            expect_true(u->hh_shown == h->ver && ren_draw_calls(tu_ren) > calls,
+                        "the next frame redraws the plots (%d calls, %d)", ren_draw_calls(tu_ren), calls);
+        }
+    }
+    expect_true(late >= 1, "%d snapshot frames left the plots", late);
+    tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
+    expect_true(u->hh_shown == h->ver && !u->hh_late, "settled: the plots show the whole history");
+    app_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entropy_history),
         cmocka_unit_test(test_history_fills_a_snapshot_a_frame),
+        cmocka_unit_test(test_plots_follow_a_frame_late),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

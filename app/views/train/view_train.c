@@ -95,6 +95,8 @@ static long long nearest_snap(const TwStatus *st, long long step)
     return best;
 }
 
+static void pull_params(ViewCtx *v, TrainUi *u, TwStatus *st, int fresh, int wait);
+
 /* Copy what the worker published; remake the probe for a new run; fetch
  * the parameters to show when they changed, and run the probe on them.
  * While training, a frame does one of the three costly things at most:
@@ -118,8 +120,18 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
         if (st->state != before)
             u->wake_until = sc->now + 0.5;
     }
+    u->ran_pass = 0;
     if (st->state == TW_BUILDING || st->n_params == 0)
         return;
+    unsigned hh0 = u->hh.ver;
+    pull_params(v, u, st, fresh, wait);
+    /* a snapshot pass, or the probe's heads noted, without new curves
+     * (those redraw the plots anyway) */
+    u->ran_pass = !fresh && (u->ran_pass || u->hh.ver != hh0);
+}
+
+static void pull_params(ViewCtx *v, TrainUi *u, TwStatus *st, int fresh, int wait)
+{
     if (st->gen != u->pm_gen)
         tv_probe_new_run(u);
     if (!u->have_pm)
@@ -159,6 +171,7 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
         /* greedy decoding reruns the decoder per token: for a big model
          * it waits until training pauses */
         tv_probe_run(u, st->state != TW_RUNNING || u->greedy_cost < TV_GREEDY_MAX);
+        u->ran_pass = 1;
         if (wait && u->pdec_on)
             tv_probe_greedy_steps(u, 1); /* tests and tools see it whole */
         tv_hh_note(u); /* its heads' entropy, for the curve */
@@ -512,6 +525,12 @@ static void view_train(ViewCtx *v)
     if (u->have_pm && u->pm_gen == u->st.gen && u->st.state != TW_BUILDING)
         tv_timeline_draw(v, u, tl);
     Rect body = {area.x, top, area.w, tl.y - gap - top};
+    /* a frame that ran a pass does not redraw the plots for the head
+     * entropy it noted too (the next frame does) */
+    int late = u->hh_shown != u->hh.ver && u->ran_pass && !u->hh_late;
+    if (!late)
+        u->hh_shown = u->hh.ver;
+    u->hh_late = late;
     if (body.h > 40) {
         ren_clip_push(v->r, body);
         draw_body(v, u, body);
@@ -522,8 +541,8 @@ static void view_train(ViewCtx *v)
     int busy = u->st.state == TW_RUNNING || u->st.state == TW_BUILDING;
     if (busy || sc->now < u->wake_until)
         v->out->wake_at = sc->now + TV_WAKE;
-    if (u->pdec_on || u->probe_due || tv_hh_pending(u))
-        v->out->wake_at = sc->now; /* a step of the probe's decoding, the probe, a snapshot: next frame */
+    if (u->pdec_on || u->probe_due || late || tv_hh_pending(u))
+        v->out->wake_at = sc->now; /* a step of the probe's decoding, the probe, the plots, a snapshot: next frame */
 }
 
 /* ---- for shot, tests and benchmarks ---- */

@@ -97,6 +97,11 @@ typedef struct TrainUi {
     double probe_next;    /* monotonic time the live probe may run again */
     int probe_due;        /* the probe waits for the next frame (this one
                              drew new curves) */
+    int ran_pass;         /* this frame ran the probe or a snapshot pass */
+    unsigned hh_shown;    /* the head-entropy history the plots' layer
+                             shows: a frame that ran a pass leaves the
+                             layer to the next one (hh.ver, one frame late) */
+    int hh_late;          /* this frame left it */
 
     /* ---- the probe ---- */
     TfModel pm;           /* shaped like the run, parameters of shown_step */
