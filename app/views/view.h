@@ -222,6 +222,9 @@ Rect ui_flow_next(UiFlow *f, int w);
 void ui_flow_break(UiFlow *f);
 int ui_flow_button(UiFlow *f, const char *label, int active);
 void ui_flow_text(UiFlow *f, const char *s, Color c);
+/* The widths those two give a label (to decide what fits on a line). */
+int ui_flow_button_w(const Gfx *g, const char *label);
+int ui_flow_text_w(const Gfx *g, const char *s);
 int ui_flow_height(const UiFlow *f); /* from rc.y to the last line's bottom */
 /* A value a view shows of its own (not a cell of the trace) under the
  * mouse: the status line shows it, with no "how it was computed" box. */

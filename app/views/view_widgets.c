@@ -116,17 +116,25 @@ Rect ui_flow_next(UiFlow *f, int w)
     return r;
 }
 
+int ui_flow_button_w(const Gfx *g, const char *label)
+{
+    return ren_text_width(g->small, label) + ui_px(g, 16);
+}
+
+int ui_flow_text_w(const Gfx *g, const char *s)
+{
+    return ren_text_width(g->small, s) + ui_px(g, 4);
+}
+
 int ui_flow_button(UiFlow *f, const char *label, int active)
 {
-    int w = ren_text_width(f->v->g->small, label) + ui_px(f->v->g, 16);
-    return ui_button(f->v, ui_flow_next(f, w), label, active);
+    return ui_button(f->v, ui_flow_next(f, ui_flow_button_w(f->v->g, label)), label, active);
 }
 
 void ui_flow_text(UiFlow *f, const char *s, Color c)
 {
     RenFont *font = f->v->g->small;
-    int w = ren_text_width(font, s) + ui_px(f->v->g, 4);
-    Rect r = ui_flow_next(f, w);
+    Rect r = ui_flow_next(f, ui_flow_text_w(f->v->g, s));
     ui_text_fit(f->v->r, font, s, r.x, r.y + (r.h - ren_font_height(font)) / 2, r.w, c);
 }
 

@@ -476,9 +476,6 @@ static int view_decode_key(ViewCtx *v, Key key, int mod)
 
 /* ---- drawing ---- */
 
-/* The widths ui_flow_button and ui_flow_text give a label. */
-static int button_w(Gfx *g, const char *s) { return ren_text_width(g->small, s) + ui_px(g, 16); }
-static int text_w(Gfx *g, const char *s) { return ren_text_width(g->small, s) + ui_px(g, 4); }
 
 /* A button's label without the key it ends with ("Play  P": "Play"), for
  * a narrow bar; the label itself when it names no key. */
@@ -495,8 +492,8 @@ static const char *without_key(const char *label, char *buf, size_t cap)
 static int gen_bar_w(const UiFlow *f, const char *step, const char *play, const char *again, int back)
 {
     Gfx *g = f->v->g;
-    int w = 2 * f->gap + button_w(g, step) + button_w(g, play) + button_w(g, again);
-    return back ? w + f->gap + button_w(g, "◀") : w;
+    int w = 2 * f->gap + ui_flow_button_w(g, step) + ui_flow_button_w(g, play) + ui_flow_button_w(g, again);
+    return back ? w + f->gap + ui_flow_button_w(g, "◀") : w;
 }
 
 static void draw_bar_gen(UiFlow *f, DecodeUi *d)
@@ -552,10 +549,10 @@ static void draw_bar_beam(UiFlow *f, DecodeUi *d)
     Gfx *g = f->v->g;
     Color dim = f->v->th->dim;
     const char *size = _("beam size"), *name = _("length penalty α");
-    int all = text_w(g, size);
+    int all = ui_flow_text_w(g, size);
     for (int k = 1; k <= DEC_MAX_BEAM; k++) {
         snprintf(buf, sizeof buf, "%d", k);
-        all += f->gap + button_w(g, buf);
+        all += f->gap + ui_flow_button_w(g, buf);
     }
     if (all <= f->rc.w) {
         ui_flow_text(f, size, dim);
@@ -570,14 +567,14 @@ static void draw_bar_beam(UiFlow *f, DecodeUi *d)
         int w = 0, left = f->rc.x + f->rc.w - f->x;
         for (int i = 0; i < DEC_N_ALPHA; i++) {
             snprintf(buf, sizeof buf, "%g", DEC_ALPHAS[i]);
-            w += f->gap + button_w(g, buf);
+            w += f->gap + ui_flow_button_w(g, buf);
         }
         const char *label = name;
-        if (text_w(g, name) + w > left && text_w(g, "α") + w <= left)
+        if (ui_flow_text_w(g, name) + w > left && ui_flow_text_w(g, "α") + w <= left)
             label = "α";
-        else if (text_w(g, name) + w > left)
+        else if (ui_flow_text_w(g, name) + w > left)
             ui_flow_break(f);
-        if (label == name && text_w(g, name) + w > f->rc.w)
+        if (label == name && ui_flow_text_w(g, name) + w > f->rc.w)
             label = "α";
         ui_flow_text(f, label, dim);
         for (int i = 0; i < DEC_N_ALPHA; i++) {
@@ -588,10 +585,10 @@ static void draw_bar_beam(UiFlow *f, DecodeUi *d)
         return;
     }
     snprintf(buf, sizeof buf, "%g", DEC_ALPHAS[d->alpha_i]);
-    int rest = 5 * f->gap + button_w(g, "−") + button_w(g, "8") + button_w(g, "+") + ui_px(g, 10) +
-               text_w(g, "α") + button_w(g, buf);
+    int rest = 5 * f->gap + ui_flow_button_w(g, "−") + ui_flow_button_w(g, "8") + ui_flow_button_w(g, "+") + ui_px(g, 10) +
+               ui_flow_text_w(g, "α") + ui_flow_button_w(g, buf);
     ui_flow_break(f);
-    ui_flow_text(f, text_w(g, size) + rest <= f->rc.w ? size : "K", dim);
+    ui_flow_text(f, ui_flow_text_w(g, size) + rest <= f->rc.w ? size : "K", dim);
     if (ui_flow_button(f, "−", 0) && d->beam_k > 1)
         dec_set_beam(f->v, d, d->beam_k - 1, d->alpha_i);
     char k[8];
@@ -627,7 +624,7 @@ static void draw_tabs(ViewCtx *v, UiFlow *f, DecodeUi *d, int tall)
     Gfx *g = v->g;
     int all = -f->gap;
     for (int p = 0; p < DEC_PANE_COUNT; p++)
-        all += ren_text_width(g->small, _(PANE_NAMES[p])) + ui_px(g, 16) + f->gap;
+        all += ui_flow_button_w(g, _(PANE_NAMES[p])) + f->gap;
     int to = -1;
     if (all <= f->rc.w || tall) {
         for (int p = 0; p < DEC_PANE_COUNT; p++)
@@ -635,7 +632,7 @@ static void draw_tabs(ViewCtx *v, UiFlow *f, DecodeUi *d, int tall)
                 to = p;
         f->x += ui_px(g, 12);
     } else {
-        int w = 2 * f->gap + button_w(g, "‹") + button_w(g, _(PANE_NAMES[d->pane])) + button_w(g, "›");
+        int w = 2 * f->gap + ui_flow_button_w(g, "‹") + ui_flow_button_w(g, _(PANE_NAMES[d->pane])) + ui_flow_button_w(g, "›");
         if (w <= f->rc.w && ui_flow_button(f, "‹", 0)) /* only › when the three do not fit */
             to = (d->pane + DEC_PANE_COUNT - 1) % DEC_PANE_COUNT;
         int cur = ui_flow_button(f, _(PANE_NAMES[d->pane]), 1);
