@@ -4,6 +4,7 @@
 
 #include "atomic.h"
 #include "file.h"
+#include "safetensors.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -17,55 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- a byte source: a file or a buffer ---- */
-
-typedef struct Src {
-    FILE *f;
-    const unsigned char *mem;
-    size_t size;
-    const char *name;
-} Src;
-
-static int src_read(const Src *s, size_t off, void *dst, size_t n, TfErr *err)
-{
-    if (off > s->size || n > s->size - off)
-        return tf_fail(err, "%s: read past the end of the file", s->name);
-    if (s->mem) {
-        memcpy(dst, s->mem + off, n);
-        return 0;
-    }
-    if (fseeko(s->f, (off_t)off, SEEK_SET) != 0 || fread(dst, 1, n, s->f) != n)
-        return tf_fail(err, "%s: read failed: %s", s->name,
-                       ferror(s->f) ? strerror(errno) : "unexpected end of file");
-    return 0;
-}
-
 /* ---- metadata ---- */
-
-/* safetensors pads the header with spaces only. */
-static int only_spaces(const char *p, const char *end)
-{
-    for (; p && p < end; p++)
-        if (*p != ' ')
-            return 0;
-    return 1;
-}
-
-/* Does JSON text hold a \u0000 escape inside a string (which cJSON would
- * decode into a NUL, silently cutting the string short)? Escaped
- * backslashes are skipped, so "\\u0000" (a backslash, then u0000) is
- * one level of escaping less and is found when that inner text is parsed. */
-static int has_nul_escape(const char *s, size_t n)
-{
-    for (size_t i = 0; i + 1 < n; i++) {
-        if (s[i] != '\\')
-            continue;
-        if (s[i + 1] == 'u' && i + 5 < n && memcmp(s + i + 2, "0000", 4) == 0)
-            return 1;
-        i++; /* skip the escaped character */
-    }
-    return 0;
-}
 
 static const char *const KNOWN_META[] = {
     "format", "d_model", "n_heads", "d_ff", "n_enc_layers", "n_dec_layers",
@@ -138,7 +91,7 @@ static int parse_vocab(Vocab *v, const cJSON *meta, const char *key,
         return -1;
     cJSON *arr = cJSON_Parse(s);
     int rc = -1;
-    if (has_nul_escape(s, strlen(s))) {
+    if (sft_has_nul_escape(s, strlen(s))) {
         tf_fail(err, "%s: a token of %s holds a NUL character", name, key);
         goto done;
     }
@@ -384,7 +337,7 @@ static int check_all(Expect *e, const TfConfig *c, const cJSON *hdr,
  * like the parameter block. Every value must be finite, second moments
  * also >= 0. */
 static int read_kind(const Expect *e, int kind, const TfConfig *c, float *block,
-                     const Src *src, size_t data_off, TfErr *err)
+                     const SftSrc *src, size_t data_off, TfErr *err)
 {
     ParamDesc d[PARAMS_MAX_DESC];
     int nd = params_table(c, d, PARAMS_MAX_DESC);
@@ -395,7 +348,7 @@ static int read_kind(const Expect *e, int kind, const TfConfig *c, float *block,
         for (int l = 0; l < layer_count(c, d[i].stack); l++, k++) {
             float *dst = params_tensor(&p, &d[i], l);
             size_t numel = param_desc_numel(&d[i]);
-            if (src_read(src, data_off + e->starts[k], dst, numel * 4, err))
+            if (sft_read(src, data_off + e->starts[k], dst, numel * 4, err))
                 return -1;
             for (size_t q = 0; q < numel; q++) {
                 if (!isfinite(dst[q]))
@@ -411,7 +364,7 @@ static int read_kind(const Expect *e, int kind, const TfConfig *c, float *block,
 }
 
 static int load_tensors(TfModel *m, CkptOptim *opt, int has_opt,
-                        const cJSON *hdr, const Src *src, size_t data_off,
+                        const cJSON *hdr, const SftSrc *src, size_t data_off,
                         size_t data_size, TfErr *err)
 {
     Expect e = {0};
@@ -500,71 +453,6 @@ static int keep_extra_meta(TfModel *m, const cJSON *meta)
     return rc;
 }
 
-/* The header every safetensors file starts with: its 8-byte length checked
- * against the file and CKPT_MAX_HEADER before anything is allocated, a JSON
- * object padded with spaces only, no NUL in its strings. *data_at is where
- * the tensor data begins. NULL (err set) when any of it fails. */
-static cJSON *read_header(const Src *src, size_t *data_at, TfErr *err)
-{
-    const char *name = src->name;
-    if (src->size < 8) {
-        tf_fail(err, "%s: file is %zu bytes, too short for a safetensors header", name, src->size);
-        return NULL;
-    }
-    unsigned char lenb[8];
-    if (src_read(src, 0, lenb, 8, err))
-        return NULL;
-    uint64_t hlen = 0;
-    for (int i = 7; i >= 0; i--)
-        hlen = (hlen << 8) | lenb[i];
-    if (hlen == 0 || hlen > src->size - 8) {
-        tf_fail(err, "%s: header length %llu does not fit in the file (%zu bytes)", name,
-                (unsigned long long)hlen, src->size);
-        return NULL;
-    }
-    if (hlen > CKPT_MAX_HEADER) {
-        tf_fail(err, "%s: header of %llu bytes is larger than the %u allowed", name,
-                (unsigned long long)hlen, CKPT_MAX_HEADER);
-        return NULL;
-    }
-    char *text = malloc((size_t)hlen + 1);
-    if (!text) {
-        tf_fail(err, "%s: out of memory for the header", name);
-        return NULL;
-    }
-    cJSON *hdr = NULL;
-    if (src_read(src, 8, text, (size_t)hlen, err))
-        goto fail;
-    text[hlen] = 0;
-    const char *end = NULL;
-    hdr = cJSON_ParseWithLengthOpts(text, (size_t)hlen, &end, 0);
-    if (!cJSON_IsObject(hdr)) {
-        tf_fail(err, "%s: header is not a valid JSON object", name);
-        goto fail;
-    }
-    if (!only_spaces(end, text + hlen)) {
-        tf_fail(err, "%s: bytes after the header's JSON object (only spaces may pad it)", name);
-        goto fail;
-    }
-    if (has_nul_escape(text, (size_t)hlen)) {
-        tf_fail(err, "%s: a string in the header holds a NUL character (\\u0000)", name);
-        goto fail;
-    }
-    free(text);
-    *data_at = 8 + (size_t)hlen;
-    return hdr;
-fail:
-    cJSON_Delete(hdr);
-    free(text);
-    return NULL;
-}
-
-cJSON *ckpt_header_read(FILE *f, size_t size, const char *name, size_t *data_at, TfErr *err)
-{
-    Src s = {f, NULL, size, name};
-    return read_header(&s, data_at, err);
-}
-
 /* A load starts from both cleared: on failure there is nothing to free. */
 static void load_begin(TfModel *m, CkptOptim *opt)
 {
@@ -573,12 +461,12 @@ static void load_begin(TfModel *m, CkptOptim *opt)
         memset(opt, 0, sizeof *opt);
 }
 
-static int load(TfModel *m, CkptOptim *opt, const Src *src, TfErr *err)
+static int load(TfModel *m, CkptOptim *opt, const SftSrc *src, TfErr *err)
 {
     const char *name = src->name;
     load_begin(m, opt);
     size_t data_at = 0;
-    cJSON *hdr = read_header(src, &data_at, err);
+    cJSON *hdr = sft_header_read(src, &data_at, err);
     if (!hdr)
         return -1;
     int rc = -1;
@@ -636,7 +524,7 @@ done:
 int ckpt_load_mem_full(TfModel *m, CkptOptim *opt, const void *buf,
                        size_t len, const char *name, TfErr *err)
 {
-    Src s = {NULL, buf, len, name ? name : "<memory>"};
+    SftSrc s = {NULL, buf, len, name ? name : "<memory>"};
     return load(m, opt, &s, err);
 }
 
@@ -653,7 +541,7 @@ int ckpt_load_full(TfModel *m, CkptOptim *opt, const char *path, TfErr *err)
     FILE *f = tf_fopen_regular(path, &size, err);
     if (!f)
         return -1;
-    Src s = {f, NULL, (size_t)size, path};
+    SftSrc s = {f, NULL, (size_t)size, path};
     int rc = load(m, opt, &s, err);
     fclose(f);
     return rc;

@@ -34,9 +34,10 @@
 
 #include "err.h"
 #include "model.h"
+#include "safetensors.h"
 
 #define CKPT_FORMAT "stepformer-1"
-#define CKPT_MAX_HEADER (64u << 20) /* 64 MiB of JSON is more than enough */
+#define CKPT_MAX_HEADER SFT_MAX_HEADER /* the header's limit (safetensors.h) */
 
 #define CKPT_OPTIM_M "optimizer.m."
 #define CKPT_OPTIM_V "optimizer.v."
@@ -61,15 +62,6 @@ int ckpt_load_mem_full(TfModel *m, CkptOptim *opt, const void *buf,
 /* Save with the optimizer state (opt NULL: the same as ckpt_save). */
 int ckpt_save_full(const TfModel *m, const CkptOptim *opt, const char *path,
                    TfErr *err);
-/* The header of any safetensors file open as f (size bytes): the one reader
- * with the checks above (length against the file and CKPT_MAX_HEADER, a JSON
- * object padded with spaces only, no NUL in its strings) and their one-line
- * errors naming the file. Returns the parsed object (cJSON_Delete it) and
- * where the data begins, or NULL. marian.c reads its tensors after it. */
-struct cJSON;
-struct cJSON *ckpt_header_read(FILE *f, size_t size, const char *name, size_t *data_at,
-                               TfErr *err);
-
 /* Allocate zeroed moments for n parameters. */
 int ckpt_optim_alloc(CkptOptim *opt, size_t n, TfErr *err);
 void ckpt_optim_free(CkptOptim *opt);

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "checkpoint.h"
 #include "file.h"
 #include "marian_tok.h"
 #include "ops.h"
 #include "pickle.h"
+#include "safetensors.h"
 #include "sysmem.h"
 
 #define JSON_MAX ((off_t)64 << 20)
@@ -282,7 +282,8 @@ static int st_open(St *st, const char *path, TfErr *err)
         return -1;
     st->size = (unsigned long long)size;
     size_t at = 0;
-    st->hdr = ckpt_header_read(st->f, (size_t)size, path, &at, err); /* checkpoint.c's checks */
+    SftSrc src = {st->f, NULL, (size_t)size, path};
+    st->hdr = sft_header_read(&src, &at, err); /* the checkpoint loader's checks */
     if (!st->hdr)
         return -1;
     st->data_start = at;
