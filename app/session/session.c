@@ -12,7 +12,6 @@
 #include "checkpoint.h"
 #include "finite.h"
 #include "marian.h"
-#include "session_int.h"
 
 const char *(*session_tr)(const char *msgid);
 /* _() marks a notice for the catalog (po/) and translates it through the
@@ -580,14 +579,14 @@ static void check_pass(Session *s)
 }
 
 /* Run units up to need: those up to free_to whatever they cost (the
- * decoding excepted), the others, with may DEC_BUDGET, while the call's
+ * decoding excepted), the others, with may SES_BUDGET, while the call's
  * budget lasts (at least one piece). */
 static void compute_until(Session *s, int need, int free_to, int may)
 {
     double spent = 0;
     while (!s->input_error[0] && s->units_done <= need && s->units_done < u_total(s)) {
         int u = s->units_done;
-        int m = may == DEC_BUDGET && (u > free_to || u == u_targets(s)) ? DEC_BUDGET : DEC_ALL;
+        int m = may == SES_BUDGET && (u > free_to || u == u_targets(s)) ? SES_BUDGET : SES_ALL;
         int rc = run_unit(s, u, m, &spent);
         if (rc > 0) /* the budget is spent: the frame goes on, the rest later */
             return;
@@ -597,7 +596,7 @@ static void compute_until(Session *s, int need, int free_to, int may)
         }
         if (++s->units_done == u_total(s)) {
             check_pass(s);
-            if (may == DEC_BUDGET)
+            if (may == SES_BUDGET)
                 return; /* the experiment's pieces from the next call on */
         }
     }
@@ -644,20 +643,20 @@ void session_update(Session *s, SesNeed need)
     if (s->lazy && need == SES_NEED_PACED)
         return; /* all of it in idle calls, a budget each: a frame adds nothing to wait for */
     int u = needed_unit(s, need);
-    compute_until(s, u, u, s->lazy ? DEC_BUDGET : DEC_ALL);
+    compute_until(s, u, u, s->lazy ? SES_BUDGET : SES_ALL);
 }
 
 void session_compute_all(Session *s)
 {
     session_update(s, SES_NEED_STAGE);
-    compute_until(s, u_total(s) - 1, u_total(s) - 1, DEC_ALL);
+    compute_until(s, u_total(s) - 1, u_total(s) - 1, SES_ALL);
 }
 
 int session_idle_work(Session *s)
 {
     if (s->input_error[0] || (s->units_done >= u_total(s) && !s->exp_phase))
         return 0;
-    compute_until(s, u_total(s) - 1, -1, DEC_BUDGET);
+    compute_until(s, u_total(s) - 1, -1, SES_BUDGET);
     return (s->units_done < u_total(s) || s->exp_phase) && !s->input_error[0] ? 1 : 2;
 }
 

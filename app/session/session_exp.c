@@ -1,11 +1,11 @@
 /* session_exp.c - with an experiment on (issue 12): the Session's normal
  * pass on the same input and the greedy translation under the experiment,
- * made in pieces after the shown pass (session_int.h). */
+ * made in pieces after the shown pass (session.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "marian.h"
-#include "session_int.h"
+#include "session.h"
 
 uint64_t ses_input_key(const Session *s)
 {
@@ -34,7 +34,7 @@ void ses_exp_cancel(Session *s)
  * experiment changed; its output some rows a piece), then the greedy
  * translation under the experiment a step at a time (its source encoded
  * a layer a piece first, unless the shown pass encoded exactly it). Each
- * call runs pieces while their cost (session_int.h) stays within
+ * call runs pieces while their cost (session.h) stays within
  * SES_DEC_FRAME_BYTES, at least one, so a base-size model never holds a
  * frame for a whole pass or a whole sentence. */
 
@@ -61,7 +61,7 @@ static double exp_piece_bytes(const Session *s)
     if (u >= c->n_enc + 2 && u < base_units(s) - 1)
         return ses_dec_layer_cost(c, B * s->pad_T, B * s->pad_S);
     if (u == base_units(s) - 1)
-        return ses_out_piece_cost(c, &s->base, s->exp_out_rows, DEC_BUDGET);
+        return ses_out_piece_cost(c, &s->base, s->exp_out_rows, SES_BUDGET);
     return 0; /* an embedding lookup */
 }
 
@@ -86,7 +86,7 @@ static int base_unit(Session *s, TfErr *err)
     const TfModel *m = &s->model;
     int u = s->exp_unit++, n_enc = m->cfg.n_enc;
     if (u == base_units(s) - 1) { /* the output, some rows a piece */
-        ses_out_piece(m, &s->base, &s->exp_out_rows, DEC_BUDGET);
+        ses_out_piece(m, &s->base, &s->exp_out_rows, SES_BUDGET);
         if (s->exp_out_rows < s->base.B * s->base.T) {
             s->exp_unit--;
             return 0;
@@ -158,7 +158,7 @@ int ses_exp_extras(Session *s, int may)
     int ran = 0;
     while (s->exp_phase) {
         double cost = exp_piece_bytes(s);
-        if (may == DEC_BUDGET && ran > 0 && spent + cost > SES_DEC_FRAME_BYTES)
+        if (may == SES_BUDGET && ran > 0 && spent + cost > SES_DEC_FRAME_BYTES)
             break;
         int n = 1, rc;
         if (s->exp_phase == 1) {

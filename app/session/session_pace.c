@@ -1,10 +1,10 @@
 /* session_pace.c - the budget a frame or idle call of the window runs the
- * pass within (session_int.h): what its pieces cost, and starting a
+ * pass within (session.h): what its pieces cost, and starting a
  * decoding a piece at a time, from the shown pass's encoder output when it
  * is the same computation. */
 #include <string.h>
 
-#include "session_int.h"
+#include "session.h"
 
 /* ---- what the pieces cost ----
  *
@@ -51,7 +51,7 @@ int ses_out_chunk(const TfConfig *c)
  * sentence's rest unless budgeted). */
 static int out_rows(const TfConfig *c, const TfTrace *tr, int done, int may)
 {
-    int left = tr->T - done % tr->T, r = may == DEC_BUDGET ? ses_out_chunk(c) : left;
+    int left = tr->T - done % tr->T, r = may == SES_BUDGET ? ses_out_chunk(c) : left;
     return r < left ? r : left;
 }
 
@@ -69,12 +69,12 @@ void ses_out_piece(const TfModel *m, TfTrace *tr, int *done, int may)
 
 int ses_fits(int may, double spent, double cost)
 {
-    return may != DEC_BUDGET || spent <= 0 || spent + cost <= SES_DEC_FRAME_BYTES;
+    return may != SES_BUDGET || spent <= 0 || spent + cost <= SES_DEC_FRAME_BYTES;
 }
 
 double ses_budget_left(int may, double spent)
 {
-    if (may != DEC_BUDGET)
+    if (may != SES_BUDGET)
         return 0;
     return spent < SES_DEC_FRAME_BYTES ? SES_DEC_FRAME_BYTES - spent : 1;
 }
