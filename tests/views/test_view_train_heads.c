@@ -67,6 +67,25 @@ static void test_entropy_history(void **state)
     app_free(&a);
 }
 
+/* The train view on a reverse run trained 150 steps while no frame was
+ * drawn (its snapshots wait for the head-entropy curve); the view set up
+ * by one frame first (a whole frame, or the view alone). */
+static TrainUi *trained_unseen(App *a, int whole_frame)
+{
+    TfErr err;
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
+    tu_open(a, &o, 100);
+    expect_true(app_train_setup(a, "reverse", 0) == 0, "a run at step 0: %s", a->notice);
+    if (whole_frame)
+        tu_frame(a);
+    else
+        tu_view_frame(a, tu_ren, VIEW_TRAIN, AREA);
+    TrainUi *u = a->vstate[VIEW_TRAIN];
+    expect_true(tw_steps(u->w, 150, &err) == 0, "150 steps queued: %s", err.msg);
+    tw_wait_idle(u->w);
+    return u;
+}
+
 /* Snapshots kept while no frame was drawn (training ran, then paused):
  * a frame runs at most one of them through the probe, asks for the next
  * frame at once while some wait, and the curve is whole a frame per
@@ -75,15 +94,8 @@ static void test_history_fills_a_snapshot_a_frame(void **state)
 {
     (void)state;
     static App a;
-    TfErr err;
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
-    tu_open(&a, &o, 100);
-    expect_true(app_train_setup(&a, "reverse", 0) == 0, "a run at step 0: %s", a.notice);
-    tu_frame(&a);
-    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TrainUi *u = trained_unseen(&a, 1);
     TvHeadHist *h = &u->hh;
-    expect_true(tw_steps(u->w, 150, &err) == 0, "150 steps queued: %s", err.msg);
-    tw_wait_idle(u->w);
     int before = h->n;
     tu_frame(&a);
     int first = h->n - before;
@@ -115,15 +127,8 @@ static void test_plots_follow_a_frame_late(void **state)
 {
     (void)state;
     static App a;
-    TfErr err;
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
-    tu_open(&a, &o, 100);
-    expect_true(app_train_setup(&a, "reverse", 0) == 0, "a run at step 0: %s", a.notice);
-    tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
-    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TrainUi *u = trained_unseen(&a, 0);
     TvHeadHist *h = &u->hh;
-    expect_true(tw_steps(u->w, 150, &err) == 0, "150 steps queued: %s", err.msg);
-    tw_wait_idle(u->w);
     tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA); /* new curves and the live probe */
     expect_true(u->hh_shown == h->ver, "a frame with new curves draws the plots whole");
     int late = 0, frames = 0;
