@@ -40,11 +40,13 @@ typedef void (*KernFn)(const float *At, const float *B, size_t ldb, int K, float
 typedef struct SmallJob SmallJob;
 
 /* One instruction set's kernels: for MV vectors of rows (index MV, up to
- * MAXV), the widest block of NR columns and a one-column kernel. */
+ * MAXV), the widest block of NR columns, a narrower one of NT columns for
+ * the ragged edge (NULL where NR is already narrow) and a one-column
+ * kernel. */
 typedef struct Isa {
     int VL, MAXV;         /* floats per vector, vectors of rows at most */
-    KernFn wide[5], one[5];
-    int nr[5];
+    KernFn wide[5], tail[5], one[5];
+    int nr[5], nt[5];
     void (*store)(const SmallJob *j, const float *tile, int n0, int nr);
 } Isa;
 
@@ -56,9 +58,17 @@ struct SmallJob {
     float *C;
     float alpha, beta;
     int M, N, K, MV, ldb, ldc, relu;
-    int chunk;         /* columns a thread takes at a time (whole blocks) */
-    atomic_int next;   /* the next chunk to take */
+    int blocks;        /* N / NR whole blocks, the last one taking the edge */
+    atomic_int *next;  /* the next block to take (SmallNext) */
 };
+
+/* The counter both threads take blocks from, on a cache line of its own:
+ * in the job, every take moved the line holding the job's fields to the
+ * other core (7% of a 512 x 512 product at 32 rows). */
+typedef struct SmallNext {
+    _Alignas(64) atomic_int next;
+    char pad[64 - sizeof(atomic_int)];
+} SmallNext;
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang_analyzer__)
 #include <immintrin.h>
@@ -131,6 +141,7 @@ struct SmallJob {
  * OpenBLAS's 29; as 16 columns unrolled, 56). */
 K512(1, 16) K512(2, 12) K512(3, 8) K512(4, 6)
 K512(1, 1) K512(2, 1) K512(3, 1) K512(4, 1)
+K512(1, 4) K512(2, 4) K512(3, 4) K512(4, 4)
 #define K256B(MVc, NRc)                                                                         \
     DEF_KERNEL(k256b_##MVc##_##NRc, T256, __m256, 8, _mm256_setzero_ps, _mm256_load_ps,        \
                _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps, MVc, NRc, STEP_B)
@@ -141,6 +152,7 @@ K512(1, 1) K512(2, 1) K512(3, 1) K512(4, 1)
  * 48 vs 34, where at 8 rows it was 17 vs 29 and at 32 rows 42 vs 49) */
 K256(1, 12) K256(2, 6) K256B(3, 3) K256B(4, 3)
 K256(1, 1) K256(2, 1) K256(3, 1) K256(4, 1)
+K256(1, 4) K256(2, 3)
 
 /* C[., n0 .. n0+nr) from the tile (nr, MP), nr <= 16: row m of the block is
  * column m of the tile, gathered at stride MP */
@@ -186,13 +198,17 @@ static T256 void store256(const SmallJob *j, const float *tile, int n0, int nr)
 
 static const Isa AVX512 = {16, 4,
                            {NULL, k512_1_16, k512_2_12, k512_3_8, k512_4_6},
+                           {NULL, k512_1_4, k512_2_4, k512_3_4, k512_4_4},
                            {NULL, k512_1_1, k512_2_1, k512_3_1, k512_4_1},
                            {0, 16, 12, 8, 6},
+                           {0, 4, 4, 4, 4},
                            store512};
 static const Isa AVX2 = {8, 4,
                          {NULL, k256_1_12, k256_2_6, k256b_3_3, k256b_4_3},
+                         {NULL, k256_1_4, k256_2_3, NULL, NULL},
                          {NULL, k256_1_1, k256_2_1, k256_3_1, k256_4_1},
                          {0, 12, 6, 3, 3},
+                         {0, 4, 3, 0, 0},
                          store256};
 
 /* The kernels for this CPU and mode, or NULL. */
@@ -251,24 +267,36 @@ static void small_cols(const SmallJob *j, int from, int to)
         for (int q = 0; q < NR; q += 16) /* at most 16 columns a store */
             I->store(j, tile + (size_t)q * MP, n + q, NR - q < 16 ? NR - q : 16);
     }
+    for (int NT = I->nt[MV]; NT && n + NT <= to; n += NT) {
+        I->tail[MV](j->At, j->B + (size_t)n * j->ldb, (size_t)j->ldb, j->K, tile);
+        I->store(j, tile, n, NT);
+    }
     for (; n < to; n++) {
         I->one[MV](j->At, j->B + (size_t)n * j->ldb, (size_t)j->ldb, j->K, tile);
         I->store(j, tile, n, 1);
     }
 }
 
-/* Both threads take chunks of columns until none is left: a thread that
- * loses its core for a while (the machine is shared) holds up nobody. */
+/* Both threads take chunks of blocks until none is left, each a quarter
+ * of what is left (at least one block): a thread that loses its core for a
+ * while (the machine is shared) holds up nobody, and a product of a few
+ * dozen blocks takes about ten chunks, not one per block. */
 static void small_part(void *p, int part)
 {
     (void)part;
-    SmallJob *j = p;
+    const SmallJob j = *(const SmallJob *)p; /* read here, not from the caller's line */
+    int NR = j.isa->nr[j.MV];
+    int cur = atomic_load_explicit(j.next, memory_order_relaxed), take;
     for (;;) {
-        int c = atomic_fetch_add(&j->next, 1);
-        long from = (long)c * j->chunk;
-        if (from >= j->N)
-            return;
-        small_cols(j, (int)from, from + j->chunk < j->N ? (int)from + j->chunk : j->N);
+        do {
+            if (cur >= j.blocks)
+                return;
+            take = (j.blocks - cur) / 4;
+            take = take < 1 ? 1 : take;
+        } while (!atomic_compare_exchange_weak(j.next, &cur, cur + take));
+        int to = cur + take == j.blocks ? j.N : (cur + take) * NR;
+        small_cols(&j, cur * NR, to);
+        cur = atomic_load_explicit(j.next, memory_order_relaxed);
     }
 }
 #else
@@ -303,11 +331,10 @@ int gemm_small(int M, int N, int K, float alpha, const float *A, int lda,
     if (!At)
         return -1;
     pack_transposed(At, MP, A, lda, M, K);
-    SmallJob j = {I, At, B, bias, C, alpha, beta, M, N, K, MV, ldb, ldc, relu, N, 0};
+    SmallNext next = {0};
     int NR = I->nr[MV], blocks = N / NR;
+    SmallJob j = {I, At, B, bias, C, alpha, beta, M, N, K, MV, ldb, ldc, relu, blocks, &next.next};
     if ((double)M * N * K >= SMALL_SPLIT_MIN && blocks >= 2) {
-        /* about 64 chunks of whole blocks (the last one takes the ragged edge) */
-        j.chunk = ((blocks + 63) / 64) * NR;
         par_two(small_part, &j);
     } else {
         small_cols(&j, 0, N);

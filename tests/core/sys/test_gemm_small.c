@@ -130,11 +130,13 @@ static void test_odd_shapes_vs_triple_loop(void **state)
 }
 
 /* Products large enough to split over the two cores, with a column count
- * that leaves a ragged last block. */
+ * that leaves a ragged last block (2047 at 32 rows: 170 blocks of 12, one
+ * of the 4-column edge kernel and three single columns). */
 static void test_large_products(void **state)
 {
     (void)state;
-    static const int S[][3] = {{32, 1537, 515}, {1, 3001, 64}, {64, 777, 129}, {47, 2048, 512}};
+    static const int S[][3] = {{32, 1537, 515}, {1, 3001, 64}, {64, 777, 129}, {47, 2048, 512},
+                               {32, 2047, 512}, {16, 37003, 64}};
     for (int mode = GEMM_SMALL_AUTO; mode <= GEMM_SMALL_AVX2; mode++) {
         int was = gemm_small_set(mode);
         for (size_t s = 0; s < sizeof S / sizeof S[0]; s++)
