@@ -25,6 +25,7 @@
 #include "cpu.h"
 #include "parallel.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +300,57 @@ static void small_part(void *p, int part)
         cur = atomic_load_explicit(j.next, memory_order_relaxed);
     }
 }
+
+/* A^T's buffer, one per calling thread and kept between calls: allocated
+ * anew, the 256 KB of a product over d_ff = 2048 came from mmap and were
+ * faulted in and zeroed page by page on every call. Freed when the thread
+ * ends. */
+static pthread_key_t g_pack_key;
+static pthread_once_t g_pack_once = PTHREAD_ONCE_INIT;
+static int g_pack_ok;
+
+typedef struct PackBuf {
+    size_t cap; /* bytes */
+    float *p;
+} PackBuf;
+
+static void pack_buf_free(void *v)
+{
+    PackBuf *b = v;
+    free(b->p);
+    free(b);
+}
+
+static void pack_key_make(void)
+{
+    g_pack_ok = pthread_key_create(&g_pack_key, pack_buf_free) == 0;
+}
+
+/* bytes (a multiple of 64) of 64-byte-aligned scratch for this thread, or NULL */
+static float *pack_buf(size_t bytes)
+{
+    pthread_once(&g_pack_once, pack_key_make);
+    if (!g_pack_ok)
+        return NULL;
+    PackBuf *b = pthread_getspecific(g_pack_key);
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        if (!b || pthread_setspecific(g_pack_key, b)) {
+            free(b);
+            return NULL;
+        }
+    }
+    if (b->cap < bytes) {
+        float *p = aligned_alloc(64, bytes);
+        if (!p)
+            return NULL;
+        free(b->p);
+        b->p = p;
+        b->cap = bytes;
+    }
+    return b->p;
+}
+
 #else
 #define HAVE_KERNELS 0
 #endif
@@ -327,7 +379,7 @@ int gemm_small(int M, int N, int K, float alpha, const float *A, int lda,
     int VL = I->VL, MV = (M + VL - 1) / VL, MP = MV * VL;
     if (MV > I->MAXV)
         return -1;
-    float *At = aligned_alloc(64, ((size_t)K * MP * sizeof(float) + 63) & ~(size_t)63);
+    float *At = pack_buf(((size_t)K * MP * sizeof(float) + 63) & ~(size_t)63);
     if (!At)
         return -1;
     pack_transposed(At, MP, A, lda, M, K);
@@ -339,7 +391,6 @@ int gemm_small(int M, int N, int K, float alpha, const float *A, int lda,
     } else {
         small_cols(&j, 0, N);
     }
-    free(At);
     return 0;
 #else
     (void)M; (void)N; (void)K; (void)alpha; (void)A; (void)lda; (void)B; (void)ldb;
