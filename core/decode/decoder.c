@@ -252,8 +252,7 @@ static int greedy_step(TfDecoder *d, TfErr *err)
     if (run_step(d, &z, st, err))
         return -1;
     float *p = d->probs;
-    memcpy(p, z, (size_t)V * sizeof(float));
-    softmax_rows(p, NULL, 1, V, 0);
+    softmax_rows_to(p, z, 1, V);
     int forced = forced_at(&d->o, t), tok = forced;
     if (tok < 0 && c->kind == TF_KIND_MARIAN && t == d->max_out - 1)
         tok = cfg_eos_id(c); /* Marian's rule, sampling included */

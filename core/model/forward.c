@@ -128,8 +128,11 @@ static void ffn(const TfConfig *c, float *hidden, float *out, const float *x,
                 const float *w1, const float *b1, const float *w2,
                 const float *b2, int N)
 {
-    linear_forward(hidden, x, w1, b1, N, c->d_model, c->d_ff);
-    act_forward(c->act, hidden, (size_t)N * c->d_ff);
+    /* ReLU (the paper's) as the product stores its blocks; others after */
+    int relu = c->act == TF_ACT_RELU;
+    linear_relu_forward(hidden, x, w1, b1, N, c->d_model, c->d_ff, relu);
+    if (!relu)
+        act_forward(c->act, hidden, (size_t)N * c->d_ff);
     linear_forward(out, hidden, w2, b2, N, c->d_ff, c->d_model);
 }
 
@@ -372,8 +375,7 @@ void tf_decode_end_rows(const TfModel *m, TfTrace *tr, int b, int from, int to)
         size_t row = (size_t)b * T + r0;
         int rows = r1 - r0;
         linear_forward(tr->logits + row * V, tr->dec_out + row * C, m->p.gen_w, m->p.gen_b, rows, C, V);
-        memcpy(tr->probs + row * V, tr->logits + row * V, (size_t)rows * V * sizeof(float));
-        softmax_rows(tr->probs + row * V, NULL, rows, V, 0);
+        softmax_rows_to(tr->probs + row * V, tr->logits + row * V, rows, V);
         r0 = r1;
     }
 }

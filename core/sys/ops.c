@@ -89,17 +89,26 @@ void op_gemm_naive(int ta, int tb, int M, int N, int K, float alpha,
     }
 }
 
-void linear_forward(float *out, const float *inp, const float *w, const float *b,
-                    int M, int K, int N)
+void linear_relu_forward(float *out, const float *inp, const float *w, const float *b,
+                         int M, int K, int N, int relu)
 {
-    /* a few rows (one sentence): the weights read where they lie */
-    if (gemm_small(M, N, K, 1.0f, inp, K, w, K, 0.0f, out, N, b, 0) == 0)
+    /* a few rows (one sentence): the weights read where they lie, the
+     * ReLU applied as each block is stored */
+    if (gemm_small(M, N, K, 1.0f, inp, K, w, K, 0.0f, out, N, b, relu) == 0)
         return;
     if (b) {
         for (int i = 0; i < M; i++)
             memcpy(out + (size_t)i * N, b, (size_t)N * sizeof *b);
     }
     op_gemm(0, 1, M, N, K, 1.0f, inp, K, w, K, b ? 1.0f : 0.0f, out, N);
+    if (relu)
+        relu_forward(out, out, (size_t)M * N);
+}
+
+void linear_forward(float *out, const float *inp, const float *w, const float *b,
+                    int M, int K, int N)
+{
+    linear_relu_forward(out, inp, w, b, M, K, N, 0);
 }
 
 void linear_backward(float *dinp, float *dw, float *db, const float *dout,
@@ -363,11 +372,11 @@ static inline float exp_poly(float x)
     return x < -87.0f ? 0.0f : p * scale;
 }
 
-static void softmax_rows_serial(float *x, const float *add, int rows, int n, int add_stride);
+static void softmax_rows_serial(float *y, const float *x, const float *add, int rows, int n, int add_stride);
 
 typedef struct SoftmaxJob {
-    float *x;
-    const float *add;
+    float *y;
+    const float *x, *add;
     int rows, n, add_stride, cut;
 } SoftmaxJob;
 
@@ -375,34 +384,45 @@ static void softmax_part(void *p, int part)
 {
     const SoftmaxJob *j = p;
     int r0 = part ? j->cut : 0, r1 = part ? j->rows : j->cut;
-    softmax_rows_serial(j->x + (size_t)r0 * j->n, j->add ? j->add + (size_t)r0 * j->add_stride : NULL,
-                        r1 - r0, j->n, j->add_stride);
+    softmax_rows_serial(j->y + (size_t)r0 * j->n, j->x + (size_t)r0 * j->n,
+                        j->add ? j->add + (size_t)r0 * j->add_stride : NULL, r1 - r0, j->n, j->add_stride);
 }
 
-void softmax_rows(float *x, const float *add, int rows, int n, int add_stride)
+static void softmax_rows_any(float *y, const float *x, const float *add, int rows, int n, int add_stride)
 {
     /* the output softmax over a large vocabulary: half the rows on the
      * product helper's thread (rows are independent) */
     if (rows >= 2 && (size_t)rows * n >= (1u << 16)) {
-        SoftmaxJob j = {x, add, rows, n, add_stride, rows / 2};
+        SoftmaxJob j = {y, x, add, rows, n, add_stride, rows / 2};
         par_two(softmax_part, &j);
         return;
     }
-    softmax_rows_serial(x, add, rows, n, add_stride);
+    softmax_rows_serial(y, x, add, rows, n, add_stride);
+}
+
+void softmax_rows(float *x, const float *add, int rows, int n, int add_stride)
+{
+    softmax_rows_any(x, x, add, rows, n, add_stride);
+}
+
+void softmax_rows_to(float *y, const float *x, int rows, int n)
+{
+    softmax_rows_any(y, x, NULL, rows, n, 0);
 }
 
 /* The rows one after another; inlined into one copy per instruction set
  * below (the same operations in the same order: the same bits). */
-static inline __attribute__((always_inline)) void softmax_rows_body(float *x, const float *add, int rows,
-                                                                    int n, int add_stride)
+static inline __attribute__((always_inline)) void softmax_rows_body(float *y, const float *x, const float *add,
+                                                                    int rows, int n, int add_stride)
 {
     for (int r = 0; r < rows; r++) {
-        float *row = x + (size_t)r * n;
+        float *row = y + (size_t)r * n;
+        const float *in = x + (size_t)r * n; /* row itself when in place (add only then) */
         const float *a = add ? add + (size_t)r * add_stride : NULL;
         if (a)
             for (int j = 0; j < n; j++)
                 row[j] += a[j];
-        float mx = max8(row, n);
+        float mx = max8(in, n);
         if (mx == -INFINITY) { /* every entry masked: no valid key */
             memset(row, 0, (size_t)n * sizeof *row);
             continue;
@@ -410,13 +430,13 @@ static inline __attribute__((always_inline)) void softmax_rows_body(float *x, co
         if (mx == INFINITY) { /* overflowed scores: the limit, shared by the +inf entries */
             int k = 0;
             for (int j = 0; j < n; j++)
-                k += row[j] == INFINITY;
+                k += in[j] == INFINITY;
             for (int j = 0; j < n; j++)
-                row[j] = row[j] == INFINITY ? 1.0f / k : 0.0f;
+                row[j] = in[j] == INFINITY ? 1.0f / k : 0.0f;
             continue;
         }
         for (int j = 0; j < n; j++) /* -inf - mx = -inf: weight exactly 0 */
-            row[j] = exp_poly(row[j] - mx);
+            row[j] = exp_poly(in[j] - mx);
         float inv = 1.0f / sum8(row, n);
         for (int j = 0; j < n; j++)
             row[j] *= inv;
@@ -424,34 +444,34 @@ static inline __attribute__((always_inline)) void softmax_rows_body(float *x, co
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-static __attribute__((target("avx512f"))) void softmax_rows_512(float *x, const float *add, int rows, int n,
-                                                                 int add_stride)
+static __attribute__((target("avx512f"))) void softmax_rows_512(float *y, const float *x, const float *add,
+                                                                 int rows, int n, int add_stride)
 {
-    softmax_rows_body(x, add, rows, n, add_stride);
+    softmax_rows_body(y, x, add, rows, n, add_stride);
 }
 
-static __attribute__((target("avx2"))) void softmax_rows_256(float *x, const float *add, int rows, int n,
-                                                             int add_stride)
+static __attribute__((target("avx2"))) void softmax_rows_256(float *y, const float *x, const float *add,
+                                                             int rows, int n, int add_stride)
 {
-    softmax_rows_body(x, add, rows, n, add_stride);
+    softmax_rows_body(y, x, add, rows, n, add_stride);
 }
 #endif
 
 /* The widest vectors the CPU has (cpu.h). */
-static void softmax_rows_serial(float *x, const float *add, int rows, int n, int add_stride)
+static void softmax_rows_serial(float *y, const float *x, const float *add, int rows, int n, int add_stride)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     int level = cpu_vec_level();
     if (level == CPU_VEC_AVX512) {
-        softmax_rows_512(x, add, rows, n, add_stride);
+        softmax_rows_512(y, x, add, rows, n, add_stride);
         return;
     }
     if (level == CPU_VEC_AVX2) {
-        softmax_rows_256(x, add, rows, n, add_stride);
+        softmax_rows_256(y, x, add, rows, n, add_stride);
         return;
     }
 #endif
-    softmax_rows_body(x, add, rows, n, add_stride);
+    softmax_rows_body(y, x, add, rows, n, add_stride);
 }
 
 void softmax_backward_rows(float *dx, const float *dy, const float *y,

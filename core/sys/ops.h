@@ -25,6 +25,11 @@ void op_gemm_naive(int ta, int tb, int M, int N, int K, float alpha,
  * w where it lies; more rows (training, batches) through op_gemm. */
 void linear_forward(float *out, const float *inp, const float *w, const float *b,
                     int M, int K, int N);
+/* The same followed by a ReLU when relu (max(0, .), NaN -> 0, as
+ * relu_forward), applied as gemm_small stores each block: the bits of
+ * linear_forward then relu_forward, without a second pass. */
+void linear_relu_forward(float *out, const float *inp, const float *w, const float *b,
+                         int M, int K, int N, int relu);
 /* dinp += dout @ w;  dw += dout^T @ inp;  db += column sums of dout.
  * Any of dinp, dw, db may be NULL. */
 void linear_backward(float *dinp, float *dw, float *db, const float *dout,
@@ -78,6 +83,9 @@ void dropout_backward(float *dinp, const float *dout, const float *mask, size_t 
  * additive mask row. -inf entries get weight exactly 0; a row holding +inf
  * (overflowed scores) gets its limit, the weight shared by the +inf entries. */
 void softmax_rows(float *x, const float *add, int rows, int n, int add_stride);
+/* y = the row softmax of x (no mask), the same bits as copying x to y and
+ * calling softmax_rows there, without the copy; y may equal x. */
+void softmax_rows_to(float *y, const float *x, int rows, int n);
 /* dx += y * (dy - sum(y * dy)) per row */
 void softmax_backward_rows(float *dx, const float *dy, const float *y,
                            int rows, int n);

@@ -129,6 +129,29 @@ static void test_softmax_long_rows(void **state)
     check_close("long softmax rows vs double", x, want, (size_t)R * V, 1e-9f, 1e-5f);
 }
 
+/* softmax_rows_to (the output probabilities, read from the logits) gives
+ * the bits of copying the logits and softmaxing them in place, on rows of
+ * a vocabulary shared over the two cores, with a +inf row and an all -inf
+ * row, and in place (y == x) too. */
+static void test_softmax_rows_to_is_copy_then_softmax(void **state)
+{
+    (void)state;
+    enum { R = 6, V = 37003 };
+    static float x[R * V], inplace[R * V], out[R * V];
+    fill(x, R * V, 91, 25);
+    x[2 * V + 17] = INFINITY;
+    for (int j = 0; j < V; j++)
+        x[4 * V + j] = -INFINITY;
+    memcpy(inplace, x, sizeof x);
+    softmax_rows(inplace, NULL, R, V, 0);
+    memset(out, 0xff, sizeof out); /* NaN bits: every entry must be written */
+    softmax_rows_to(out, x, R, V);
+    expect_true(memcmp(out, inplace, sizeof out) == 0, "out of place equals copy + in place, bit for bit");
+    expect_true(out[2 * V + 17] == 1.0f && out[4 * V] == 0.0f, "the +inf row is one-hot, the -inf row zero");
+    softmax_rows_to(x, x, R, V);
+    expect_true(memcmp(x, inplace, sizeof x) == 0, "y == x is the in-place softmax");
+}
+
 static void test_layernorm_stats(void **state)
 {
     (void)state;
@@ -198,7 +221,7 @@ static void test_attention_by_hand(void **state)
     float q[4] = {1, 0, 0, 1}, k[4] = {1, 0, 1, 1}, v[4] = {1, 2, 3, 4};
     float heads[4], scores[4], mask[4], w[4];
     int klen[1] = {2};
-    AttnDims d = {1, 2, 2, 2, 1, 2, 2, 0, klen};
+    AttnDims d = {1, 2, 2, 2, 1, 2, 2, 0, klen, 0, NULL};
     attention_forward(heads, scores, mask, w, q, k, v, &d);
     float ws[4] = {0.70710678f, 0.70710678f, 0, 0.70710678f};
     float ww[4] = {0.5f, 0.5f, 0.33023845f, 0.66976155f};
@@ -231,7 +254,7 @@ static void test_masks(void **state)
     fill(q, n, 1, 2);
     fill(k, n, 2, 2);
     fill(v, n, 3, 2);
-    AttnDims d = {B, T, T, C, NH, C, C, 1, klen};
+    AttnDims d = {B, T, T, C, NH, C, C, 1, klen, 0, NULL};
     attention_forward(h, s, m, w, q, k, v, &d);
     int masked = 0;
     for (int b = 0; b < B; b++)
@@ -406,7 +429,7 @@ static void test_attention_backward(void **state)
         if (cross)
             fill(kvb, nk, 2, 1);
         AtCtx c;
-        c.d = (AttnDims){B, Tq, Tk, C, NH, qs, kvs, !cross, klen};
+        c.d = (AttnDims){B, Tq, Tk, C, NH, qs, kvs, !cross, klen, 0, NULL};
         c.q = qb;
         c.k = cross ? kvb : qb + C;
         c.v = cross ? kvb + C : qb + 2 * C;
@@ -448,6 +471,7 @@ int main(void)
            cmocka_unit_test(test_split_product_is_exact),
            cmocka_unit_test(test_softmax_rows_sum_to_one),
            cmocka_unit_test(test_softmax_long_rows),
+           cmocka_unit_test(test_softmax_rows_to_is_copy_then_softmax),
            cmocka_unit_test(test_layernorm_stats),
            cmocka_unit_test(test_positional_encoding),
            cmocka_unit_test(test_attention_by_hand),
