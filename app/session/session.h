@@ -35,6 +35,12 @@
  * got (the decode view: decoding, then teacher forcing). */
 typedef enum SesNeed { SES_NEED_STAGE, SES_NEED_STACK, SES_NEED_ALL, SES_NEED_PACED } SesNeed;
 
+/* A whole pass computed a piece at a time (ses_pass_run, below). */
+typedef struct SesPass {
+    TfBatch in;
+    int unit, out_rows; /* the next piece; output positions done */
+} SesPass;
+
 typedef struct Session {
     /* the model and what it computed */
     TfModel model;
@@ -107,8 +113,7 @@ typedef struct Session {
      * frame or idle call within SES_DEC_FRAME_BYTES (at least one piece);
      * an edit or a new experiment cancels them */
     int exp_phase;              /* 0 done (or none), 1 the normal pass, 2 the translation */
-    int exp_unit;               /* the next unit of the normal pass */
-    int exp_out_rows;           /* ... positions of its output computed (all sentences) */
+    SesPass exp_pass;           /* the normal pass in pieces (unit 0: not begun) */
     int exp_enc;                /* encoder pieces of the translation's source run */
     TfDecoder exp_dec;          /* the translation under the experiment (exp_dec_on) */
     int exp_dec_on;
@@ -228,6 +233,21 @@ double ses_out_cost(const TfConfig *c, int rows);
 int ses_out_chunk(const TfConfig *c);
 double ses_out_piece_cost(const TfConfig *c, const TfTrace *tr, int done, int may);
 void ses_out_piece(const TfModel *m, TfTrace *tr, int *done, int may);
+
+/* A whole pass (tf_forward without dropout) over a batch, computed a
+ * piece at a time in a SesPass with the same bits: the source embeddings,
+ * each encoder layer, the target embeddings, each decoder layer, then the
+ * output some rows a piece. The batch's arrays must outlive the pass.
+ * ses_pass_run runs the pieces that fit this call (may and *spent as
+ * ses_fits counts them; at least one): 1 when the pass is complete, 0 when
+ * more remain, -1 with err (a bad batch, found at the first piece). */
+void ses_pass_start(SesPass *p, const TfBatch *in);
+int ses_pass_run(const TfModel *m, TfTrace *tr, SesPass *p, int may, double *spent, TfErr *err);
+int ses_pass_done(const TfModel *m, const SesPass *p);
+/* units done of all (the output one unit, however many pieces): the progress mark */
+void ses_pass_progress(const TfModel *m, const SesPass *p, int *done, int *total);
+double ses_pass_piece_cost(const TfModel *m, const TfTrace *tr, const SesPass *p);
+int ses_pass_piece(const TfModel *m, TfTrace *tr, SesPass *p, TfErr *err);
 
 /* Starting a decoding d of sentence i in s->scratch (its experiment set by
  * the caller) a piece at a time: the sentence's encoder a layer a piece

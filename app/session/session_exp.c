@@ -43,26 +43,15 @@ int session_exp_pending(const Session *s)
     return session_has_exp(s) && s->exp_pending && !s->input_error[0];
 }
 
-/* Units of the normal pass: the source embeddings, n_enc encoder layers,
- * the target embeddings, n_dec decoder layers, the output. */
-static int base_units(const Session *s) { return s->model.cfg.n_enc + s->model.cfg.n_dec + 3; }
-
 /* What the next piece costs (what the budget counts). */
 static double exp_piece_bytes(const Session *s)
 {
     const TfConfig *c = &s->model.cfg;
-    int u = s->exp_unit, B = s->n_src;
     if (s->exp_phase == 2 && !s->exp_dec_on)
         return ses_dec_begin_cost(s, 0, &s->exp, s->exp_enc);
     if (s->exp_phase == 2)
         return s->exp_dec.done ? 0 : kv_step_bytes(c);
-    if (u >= 1 && u <= c->n_enc)
-        return ses_enc_layer_cost(c, B * s->pad_S);
-    if (u >= c->n_enc + 2 && u < base_units(s) - 1)
-        return ses_dec_layer_cost(c, B * s->pad_T, B * s->pad_S);
-    if (u == base_units(s) - 1)
-        return ses_out_piece_cost(c, &s->base, s->exp_out_rows, SES_BUDGET);
-    return 0; /* an embedding lookup */
+    return ses_pass_piece_cost(&s->model, &s->base, &s->exp_pass);
 }
 
 /* The translation under this experiment was made before for the same
@@ -79,32 +68,19 @@ static int exp_translation_kept(Session *s)
     return 0;
 }
 
-/* One piece of the normal pass into s->base (a unit, or some rows of the
- * output); 0, or -1 with err. */
+/* One piece of the normal pass into s->base (SesPass); 0, or -1 with err. */
 static int base_unit(Session *s, TfErr *err)
 {
     const TfModel *m = &s->model;
-    int u = s->exp_unit++, n_enc = m->cfg.n_enc;
-    if (u == base_units(s) - 1) { /* the output, some rows a piece */
-        ses_out_piece(m, &s->base, &s->exp_out_rows, SES_BUDGET);
-        if (s->exp_out_rows < s->base.B * s->base.T) {
-            s->exp_unit--;
-            return 0;
-        }
-    }
-    if (u == 0) {
+    if (s->exp_pass.unit == 0) {
         s->have_base = 0;
-        s->exp_out_rows = 0;
         memset(&s->base.exp, 0, sizeof s->base.exp);
-        return tf_encode_begin(m, &s->base, s->n_src, s->pad_S, s->src_pad, s->src_n, 0, err);
+        TfBatch in = {s->n_src, s->pad_S, s->pad_T, s->src_pad, s->tgt_pad, s->src_n, s->tgt_n};
+        ses_pass_start(&s->exp_pass, &in);
     }
-    if (u <= n_enc) {
-        tf_encode_layer(m, &s->base, u - 1, 0);
-    } else if (u == n_enc + 1) {
-        return tf_decode_begin(m, &s->base, s->pad_T, s->tgt_pad, s->tgt_n, 0, err);
-    } else if (u < base_units(s) - 1) {
-        tf_decode_layer(m, &s->base, u - n_enc - 2, 0);
-    } else {
+    if (ses_pass_piece(m, &s->base, &s->exp_pass, err))
+        return -1;
+    if (ses_pass_done(m, &s->exp_pass)) {
         s->have_base = 1;
         s->base_key = ses_input_key(s);
         s->base_passes++;
@@ -184,7 +160,7 @@ int ses_exp_extras(Session *s, int may)
 void ses_exp_begin(Session *s)
 {
     s->exp_pending = 1;
-    s->exp_unit = 0;
+    s->exp_pass.unit = 0;
     s->exp_phase = s->have_base && s->base_key == ses_input_key(s) ? 2 : 1;
     if (s->exp_phase == 2 && exp_translation_kept(s))
         s->exp_phase = 0;

@@ -121,3 +121,78 @@ int ses_dec_begin(Session *s, TfDecoder *d, int i, const DecodeOpts *o, int keep
     *enc = 0;
     return tf_dec_start_from(d, m, tr, s->src_ids[i], s->src_n[i], o, keep, mem, err) ? -1 : 1;
 }
+
+/* ---- a whole pass a piece at a time ---- */
+
+void ses_pass_start(SesPass *p, const TfBatch *in)
+{
+    p->in = *in;
+    p->unit = p->out_rows = 0;
+}
+
+/* Units: the source embeddings, n_enc encoder layers, the target
+ * embeddings, n_dec decoder layers, the output (some rows a piece). */
+static int pass_units(const TfConfig *c) { return c->n_enc + c->n_dec + 3; }
+
+int ses_pass_done(const TfModel *m, const SesPass *p)
+{
+    return p->unit >= pass_units(&m->cfg);
+}
+
+void ses_pass_progress(const TfModel *m, const SesPass *p, int *done, int *total)
+{
+    *done = p->unit;
+    *total = pass_units(&m->cfg);
+}
+
+double ses_pass_piece_cost(const TfModel *m, const TfTrace *tr, const SesPass *p)
+{
+    const TfConfig *c = &m->cfg;
+    int u = p->unit, B = p->in.B;
+    if (u >= 1 && u <= c->n_enc)
+        return ses_enc_layer_cost(c, B * p->in.S);
+    if (u >= c->n_enc + 2 && u < pass_units(c) - 1)
+        return ses_dec_layer_cost(c, B * p->in.T, B * p->in.S);
+    if (u == pass_units(c) - 1)
+        return ses_out_piece_cost(c, tr, p->out_rows, SES_BUDGET);
+    return 0; /* an embedding lookup */
+}
+
+int ses_pass_piece(const TfModel *m, TfTrace *tr, SesPass *p, TfErr *err)
+{
+    int u = p->unit, n_enc = m->cfg.n_enc;
+    if (u >= pass_units(&m->cfg))
+        return 0;
+    if (u == pass_units(&m->cfg) - 1) { /* the output, some rows a piece */
+        ses_out_piece(m, tr, &p->out_rows, SES_BUDGET);
+        if (p->out_rows >= tr->B * tr->T)
+            p->unit++;
+        return 0;
+    }
+    p->unit++;
+    if (u == 0) {
+        if (tf_check_batch(m, tr, &p->in, err))
+            return -1;
+        return tf_encode_begin(m, tr, p->in.B, p->in.S, p->in.src, p->in.src_len, 0, err);
+    }
+    if (u <= n_enc)
+        tf_encode_layer(m, tr, u - 1, 0);
+    else if (u == n_enc + 1)
+        return tf_decode_begin(m, tr, p->in.T, p->in.tgt, p->in.tgt_len, 0, err);
+    else
+        tf_decode_layer(m, tr, u - n_enc - 2, 0);
+    return 0;
+}
+
+int ses_pass_run(const TfModel *m, TfTrace *tr, SesPass *p, int may, double *spent, TfErr *err)
+{
+    while (!ses_pass_done(m, p)) {
+        double cost = ses_pass_piece_cost(m, tr, p);
+        if (!ses_fits(may, *spent, cost))
+            return 0;
+        *spent += cost > 0 ? cost : 0;
+        if (ses_pass_piece(m, tr, p, err))
+            return -1;
+    }
+    return 1;
+}
