@@ -128,6 +128,7 @@ void ses_pass_start(SesPass *p, const TfBatch *in)
 {
     p->in = *in;
     p->unit = p->out_rows = 0;
+    p->pieces = 0;
 }
 
 /* Units: the source embeddings, n_enc encoder layers, the target
@@ -163,6 +164,7 @@ int ses_pass_piece(const TfModel *m, TfTrace *tr, SesPass *p, TfErr *err)
     int u = p->unit, n_enc = m->cfg.n_enc;
     if (u >= pass_units(&m->cfg))
         return 0;
+    p->pieces++;
     if (u == pass_units(&m->cfg) - 1) { /* the output, some rows a piece */
         ses_out_piece(m, tr, &p->out_rows, SES_BUDGET);
         if (p->out_rows >= tr->B * tr->T)

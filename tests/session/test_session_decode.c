@@ -313,6 +313,24 @@ static void test_view_generation_never_blocks(void **state)
         frames++;
     }
     expect_true(!d->gen_on && !d->pending && d->err[0] == 0, "done after %d frames: %s", frames, d->err);
+    /* teacher forcing beside it is the view's own pass (forced tokens):
+     * a budget of its pieces a frame, the progress shown meanwhile */
+    unsigned passes = d->tf_passes;
+    int tf_frames = 0;
+    expect_true(d->tfo_on && d->tf_n == 0, "the view's teacher forcing runs after the generation");
+    while (d->tfo_on && tf_frames < 100) {
+        double b0 = d->tf_bytes;
+        unsigned p0 = d->tfo.pieces;
+        VIEW_AT_MOST_ONE(&a, d, "a frame of teacher forcing", tu_frame(&a));
+        double spent = d->tf_bytes - b0;
+        unsigned ran = d->tfo.pieces - p0;
+        expect_true(ran <= 1 || spent <= SES_DEC_FRAME_BYTES,
+                    "a frame ran %u pieces of teacher forcing, %.1f MB (budget %.0f MB)", ran, spent / 1048576,
+                    SES_DEC_FRAME_BYTES / 1048576);
+        tf_frames++;
+    }
+    expect_true(!d->tfo_on && d->tf_n > 0 && d->tf_passes == passes && tf_frames >= 4,
+                "teacher forcing done in %d frames (%u passes begun)", tf_frames, d->tf_passes);
     TfTrace tr;
     TfErr err;
     expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 8, 0, &err) == 0, "trace");
@@ -328,6 +346,22 @@ static void test_view_generation_never_blocks(void **state)
                     d->gen.steps && d->gen.steps[0].forced && d->tf_n > 0,
                 "the view's generation (%d tokens) = tf_generate's (%d), steps kept, teacher forcing beside it",
                 d->gen.n, r.n);
+    /* ... and its predictions and losses are tf_teacher_forced's on the generation */
+    {
+        int n = d->gen.n, pred[32], truth[32];
+        float loss[32];
+        if (n > 0 && d->gen.ids[n - 1] == cfg_eos_id(&a.ses.model.cfg))
+            n--;
+        if (n > a.ses.model.cfg.max_len - 1) /* as the view cuts it */
+            n = a.ses.model.cfg.max_len - 1;
+        expect_true(n < 31 && tf_teacher_forced(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0], d->gen.ids, n,
+                                                pred, truth, loss, &err) == 0,
+                    "teacher forced: %s", err.msg);
+        expect_true(d->tf_n == n + 1 && memcmp(pred, d->tf_pred, (size_t)(n + 1) * sizeof(int)) == 0 &&
+                        memcmp(loss, d->tf_loss, (size_t)(n + 1) * sizeof(float)) == 0,
+                    "the view's teacher forcing in pieces (%d positions) = tf_teacher_forced's, bit for bit",
+                    d->tf_n);
+    }
     decode_result_free(&r);
     trace_free(&tr);
     /* a draw of the sampling pane: the same, a step a frame, then tf_translate's draw for its seed */

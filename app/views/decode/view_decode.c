@@ -119,10 +119,49 @@ static void find_divergence(DecodeUi *d)
     d->contrast = any;
 }
 
+/* Is the view's own teacher forcing in d->tr the pass over target[0..n)? */
+static int own_tf_is(const DecodeUi *d, const int *target, int n)
+{
+    return d->tfo_done && d->tfo_T == n + 1 && d->tfo_S == d->S &&
+           memcmp(d->tfo_in + 1, target, (size_t)n * sizeof(int)) == 0;
+}
+
+/* Start the view's own teacher forcing of <bos> + target[0..n) in d->tr
+ * (SesPass: a budget of pieces a frame, dec_tf_advance; all now when
+ * headless). 0, or -1 with err. */
+static int own_tf_start(const Scene *sc, DecodeUi *d, const int *target, int n, TfErr *err)
+{
+    if (decode_check_src(sc->model, d->src, d->S, 1, err))
+        return -1;
+    d->tfo_T = n + 1;
+    d->tfo_S = d->S;
+    d->tfo_in[0] = cfg_start_id(&sc->model->cfg); /* <bos>, or MarianMT's <pad> */
+    memcpy(d->tfo_in + 1, target, (size_t)n * sizeof(int));
+    TfBatch in = {1, d->tfo_S, d->tfo_T, d->src, d->tfo_in, &d->tfo_S, &d->tfo_T};
+    ses_pass_start(&d->tfo, &in);
+    d->tfo_on = 1;
+    d->tfo_done = 0;
+    d->tf_passes++;
+    return 0;
+}
+
+int dec_tf_advance(const Scene *sc, DecodeUi *d, int may, TfErr *err)
+{
+    if (!d->tfo_on)
+        return 1;
+    double spent = 0;
+    int rc = ses_pass_run(sc->model, &d->tr, &d->tfo, may, &spent, err);
+    d->tf_bytes += spent;
+    if (rc != 0)
+        d->tfo_on = 0;
+    d->tfo_done = rc > 0;
+    return rc;
+}
+
 /* Teacher forcing over <bos> + target[0..n): predictions, losses and the
  * mask the pass applied, copied out of the trace: the session's when its
  * pass is this one (d->tf_wait while the window still computes it between
- * frames), else the view's own. */
+ * frames), else the view's own (d->tfo_on while it runs). */
 static int teacher_force(const Scene *sc, DecodeUi *d, const int *target, int n, TfErr *err)
 {
     if (n > dec_cap(d) - 1)
@@ -134,11 +173,15 @@ static int teacher_force(const Scene *sc, DecodeUi *d, const int *target, int n,
         return 0;
     if (ses > 0) {
         tr = &sc->ses->trace;
-        tf_teacher_forced_read(sc->model, tr, target, n, d->tf_pred, d->tf_truth, d->tf_loss);
-    } else if (tf_teacher_forced(sc->model, &d->tr, d->src, d->S, target, n, d->tf_pred, d->tf_truth,
-                                 d->tf_loss, err)) {
-        return -1;
+    } else if (!own_tf_is(d, target, n)) {
+        if (own_tf_start(sc, d, target, n, err))
+            return -1;
+        if (sc->ses->lazy)
+            return 0; /* the window: d->tfo_on, a budget a frame, drawn when complete */
+        if (dec_tf_advance(sc, d, SES_ALL, err) < 0) /* headless: all now */
+            return -1;
     }
+    tf_teacher_forced_read(sc->model, tr, target, n, d->tf_pred, d->tf_truth, d->tf_loss);
     int T = n + 1, V = sc->model->cfg.tgt_vocab;
     d->tf_n = T;
     d->tf_in[0] = cfg_start_id(&sc->model->cfg);
@@ -168,6 +211,7 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->err[0] = 0;
     d->tf_n = 0;
     d->tf_wait = 0;
+    d->tfo_on = d->tfo_done = 0; /* the pass in d->tr is no longer one to read */
     d->pending = 0; /* also on the early returns below: else every dec_get computed again */
     d->diverge = d->contrast = -1;
     decode_result_free(&d->gen);
@@ -223,7 +267,7 @@ static void compute_rest(const Scene *sc, DecodeUi *d)
         snprintf(d->err, sizeof d->err, "%s", err.msg);
         return;
     }
-    if (d->tf_wait) /* the session's pass: drawn when it is complete */
+    if (d->tf_wait || d->tfo_on) /* the session's pass or the view's: drawn when complete */
         return;
     find_divergence(d);
     d->shown = d->gen.n;
@@ -277,6 +321,14 @@ DecodeUi *dec_get(ViewCtx *v)
     }
     if (d->tf_wait && session_pass_ready(sc->ses, NULL, NULL))
         compute_rest(sc, d); /* the session's teacher forcing is complete */
+    if (d->tfo_on && !started) { /* the view's own, a budget a frame */
+        TfErr err;
+        int rc = dec_tf_advance(sc, d, SES_BUDGET, &err);
+        if (rc < 0)
+            snprintf(d->err, sizeof d->err, "%s", err.msg);
+        else if (rc > 0)
+            compute_rest(sc, d);
+    }
     if (d->gen_on && !started) { /* the view's own generation, a budget a frame */
         TfErr err;
         int rc = dec_gen_advance(v, d, &err);
@@ -285,6 +337,8 @@ DecodeUi *dec_get(ViewCtx *v)
         else if (rc > 0)
             compute_rest(sc, d);
     }
+    if (d->tfo_on && v->out) /* begun or still running: its next pieces next frame */
+        v->out->wake_at = sc->now;
     if (d->smp.sdec_on && !started)
         dec_sample_advance(sc, d, v->out);
     if (d->pane == DEC_PANE_BEAM &&
@@ -521,7 +575,7 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
         dec_play(f->v, d);
     if (ui_flow_button(f, again, 0))
         dec_restart(d);
-    if (d->pending || d->tf_wait) /* still computing: the progress mark says how far */
+    if (d->pending || d->tf_wait || d->tfo_on) /* still computing: the progress mark says how far */
         return;
     if (d->smp.force.n_force && ui_flow_button(f, _("Unforce  F"), 1))
         dec_unforce(d);
@@ -736,7 +790,7 @@ static void view_decode(ViewCtx *v)
         ui_paragraph(v->r, v->g->ui, d->err, body.x + 10, body.y + 10, body.w - 20, th->warn);
         return;
     }
-    if ((d->pending || d->tf_wait) && d->pane != DEC_PANE_BEAM) {
+    if ((d->pending || d->tf_wait || d->tfo_on) && d->pane != DEC_PANE_BEAM) {
         ren_clip_push(v->r, body); /* a long output's tokens stop above the keys */
         dec_draw_progress(v, d, body);
         ren_clip_pop(v->r);

@@ -153,6 +153,14 @@ typedef struct DecodeUi {
                              decoding: progress shown */
     int tf_wait;          /* teacher forcing is the session's pass, still
                              being computed: progress shown */
+    /* ... or the view's own pass (forced tokens, an experiment, another
+     * sentence), a budget of pieces a frame: on while it runs, done when
+     * d->tr holds it for <bos> + tfo_in[1..tfo_T) */
+    SesPass tfo;
+    int tfo_on, tfo_done, tfo_T, tfo_S;
+    int tfo_in[DEC_CAP_T];
+    unsigned tf_passes;   /* own teacher-forcing passes begun (tests) */
+    double tf_bytes;      /* ... and their pieces' weight reads, in all */
     TfDecoder gdec;       /* the view's own generation in flight (gen_on):
                              forced tokens or an experiment */
     int gen_on;
@@ -167,6 +175,10 @@ typedef struct DecodeUi {
 /* The view's state (v->st, owned by the window), set up on first use and
  * brought up to date with the input, the model and the settings. */
 DecodeUi *dec_get(ViewCtx *v);
+/* The pieces of the view's own teacher forcing that fit this call (may:
+ * SES_BUDGET or SES_ALL): 1 when it is complete (or none runs), 0 when more
+ * remain, -1 with err. */
+int dec_tf_advance(const Scene *sc, DecodeUi *d, int may, TfErr *err);
 
 /* view_decode_progress.c: the generation is the session's own greedy
  * decode (decoded step by step between frames), not a second one. Take it

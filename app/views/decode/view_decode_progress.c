@@ -69,11 +69,14 @@ void dec_draw_progress(ViewCtx *v, const DecodeUi *d, Rect body)
         dec_draw_progress_of(v, body, line, g->t, g->max_out, g->res.ids, g->res.n);
         return;
     }
-    if (d->tf_wait) { /* the generation is there, the pass beside it not yet: how far it is */
+    if (d->tf_wait || d->tfo_on) { /* the generation is there, the pass beside it not yet: how far it is */
         int pad = ui_px(v->g, 10);
         int h = ui_paragraph(v->r, v->g->ui, _("Teacher forcing · training"), body.x + pad, body.y + pad,
                              body.w - 2 * pad, v->th->accent);
-        session_pass_ready(s, &done, &max_out);
+        if (d->tfo_on) /* the view's own pass */
+            ses_pass_progress(v->s->model, &d->tfo, &done, &max_out);
+        else
+            session_pass_ready(s, &done, &max_out);
         dec_draw_progress_of(v, (Rect){body.x, body.y + h + pad / 2, body.w, body.h - h - pad / 2},
                              d->ref ? _("reads the true target, every position in one pass")
                                     : _("reads the greedy output (no reference typed), in one pass"),
