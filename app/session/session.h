@@ -39,7 +39,8 @@ typedef enum SesNeed { SES_NEED_STAGE, SES_NEED_STACK, SES_NEED_ALL, SES_NEED_PA
 typedef struct SesPass {
     TfBatch in;
     int unit, out_rows; /* the next piece; output positions done */
-    unsigned pieces;    /* run since the start (tests count them) */
+    unsigned pieces;    /* run since the start, and their cost (ses_fits's */
+    double bytes;       /* bytes): tests count them per call */
 } SesPass;
 
 typedef struct Session {

@@ -129,6 +129,7 @@ void ses_pass_start(SesPass *p, const TfBatch *in)
     p->in = *in;
     p->unit = p->out_rows = 0;
     p->pieces = 0;
+    p->bytes = 0;
 }
 
 /* Units: the source embeddings, n_enc encoder layers, the target
@@ -193,6 +194,7 @@ int ses_pass_run(const TfModel *m, TfTrace *tr, SesPass *p, int may, double *spe
         if (!ses_fits(may, *spent, cost))
             return 0;
         *spent += cost > 0 ? cost : 0;
+        p->bytes += cost > 0 ? cost : 0;
         if (ses_pass_piece(m, tr, p, err))
             return -1;
     }

@@ -319,10 +319,15 @@ static void test_view_generation_never_blocks(void **state)
     int tf_frames = 0;
     expect_true(d->tfo_on && d->tf_n == 0, "the view's teacher forcing runs after the generation");
     while (d->tfo_on && tf_frames < 100) {
-        double b0 = d->tf_bytes;
+        double b0 = d->tfo.bytes;
         unsigned p0 = d->tfo.pieces;
         VIEW_AT_MOST_ONE(&a, d, "a frame of teacher forcing", tu_frame(&a));
-        double spent = d->tf_bytes - b0;
+        double spent = d->tfo.bytes - b0;
+        const char *png = getenv("TF_PROGRESS_PNG"); /* to look at the progress mark */
+        if (png && tf_frames == 2) {
+            TfErr e;
+            ren_save_png(tu_ren, png, &e);
+        }
         unsigned ran = d->tfo.pieces - p0;
         expect_true(ran <= 1 || spent <= SES_DEC_FRAME_BYTES,
                     "a frame ran %u pieces of teacher forcing, %.1f MB (budget %.0f MB)", ran, spent / 1048576,
@@ -394,6 +399,38 @@ static void test_view_generation_never_blocks(void **state)
     expect_true(r.n == d->smp.sample_n[0] && memcmp(r.ids, d->smp.sample_ids[0], (size_t)r.n * sizeof(int)) == 0,
                 "the draw (%d tokens) is tf_translate's for seed %llu (%d tokens)", d->smp.sample_n[0],
                 (unsigned long long)seed, r.n);
+    /* the bars of another step: their pass over its prefix, a budget a frame */
+    {
+        DecSample *m = &d->smp;
+        int s = d->gen.n > 2 ? 2 : 0;
+        if (d->sel == s)
+            s = 1;
+        dec_select(d, s);
+        int bar_frames = 0;
+        tu_frame(&a);
+        expect_true(m->lg_on && m->logits_at < 0, "the bars wait for the pass over step %d's prefix", s);
+        while (m->lg_on && bar_frames < 100) {
+            double b0 = m->lgp.bytes;
+            unsigned p0 = m->lgp.pieces;
+            VIEW_AT_MOST_ONE(&a, d, "a frame of the bars' pass", tu_frame(&a));
+            expect_true(m->lgp.pieces - p0 <= 1 || m->lgp.bytes - b0 <= SES_DEC_FRAME_BYTES,
+                        "a frame ran %u pieces of the bars' pass, %.1f MB", m->lgp.pieces - p0,
+                        (m->lgp.bytes - b0) / 1048576);
+            bar_frames++;
+        }
+        expect_true(!m->lg_on && m->logits_at == s && bar_frames >= 3, "the bars after %d frames", bar_frames);
+        int pred[32], truth[32];
+        float loss[32];
+        TfTrace t2;
+        expect_true(trace_build(&t2, &a.ses.model.cfg, 1, 8, 0, &err) == 0 &&
+                        tf_teacher_forced(&a.ses.model, &t2, a.ses.src_ids[0], a.ses.src_n[0], d->gen.ids, s, pred,
+                                          truth, loss, &err) == 0,
+                    "teacher forced: %s", err.msg);
+        int V = a.ses.model.cfg.tgt_vocab;
+        expect_true(memcmp(m->logits, t2.logits + (size_t)s * V, (size_t)V * sizeof(float)) == 0,
+                    "the bars' logits are tf_teacher_forced's at step %d, bit for bit", s);
+        trace_free(&t2);
+    }
     decode_result_free(&r);
     trace_free(&tr);
     d->pane = DEC_PANE_GEN;

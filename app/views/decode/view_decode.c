@@ -151,7 +151,6 @@ int dec_tf_advance(const Scene *sc, DecodeUi *d, int may, TfErr *err)
         return 1;
     double spent = 0;
     int rc = ses_pass_run(sc->model, &d->tr, &d->tfo, may, &spent, err);
-    d->tf_bytes += spent;
     if (rc != 0)
         d->tfo_on = 0;
     d->tfo_done = rc > 0;

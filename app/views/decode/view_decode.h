@@ -74,8 +74,12 @@ typedef struct DecSample {
     float bar_p[DEC_SHOW_K], bar_own[DEC_SHOW_K];
     uint64_t logits_version;
     int prefix[DEC_CAP_T], prefix_n;
-    int tf_pred[DEC_CAP_T], tf_truth[DEC_CAP_T];
-    float tf_loss[DEC_CAP_T];
+    /* ... computed in str a budget of pieces a frame (SesPass), for
+     * (lg_version, <bos> + lg_in[1..lg_T)); the bars wait meanwhile */
+    SesPass lgp;
+    int lg_on, lg_S, lg_T;
+    uint64_t lg_version;
+    int lg_in[DEC_CAP_T];
     /* forced tokens: generation goes on from the prefix they make; valid
      * for the input they were made on */
     DecodeOpts force;
@@ -160,7 +164,6 @@ typedef struct DecodeUi {
     int tfo_on, tfo_done, tfo_T, tfo_S;
     int tfo_in[DEC_CAP_T];
     unsigned tf_passes;   /* own teacher-forcing passes begun (tests) */
-    double tf_bytes;      /* ... and their pieces' weight reads, in all */
     TfDecoder gdec;       /* the view's own generation in flight (gen_on):
                              forced tokens or an experiment */
     int gen_on;

@@ -330,11 +330,13 @@ int dec_sample_advance(const Scene *sc, DecodeUi *d, ViewOut *out)
 
 /* The logits of the next token after the inspected step's prefix
  * (<bos> + the generated tokens before it): a teacher-forced pass over the
- * prefix, redone only when the input or the prefix changes. */
-static const float *next_logits(const Scene *sc, DecodeUi *d, int *at)
+ * prefix, redone only when the input or the prefix changes, in the window
+ * a budget of pieces a frame (NULL with *wait set until it is complete). */
+static const float *next_logits(const Scene *sc, DecodeUi *d, int *at, int *wait)
 {
     DecSample *m = &d->smp;
     int V = sc->model->cfg.tgt_vocab;
+    *wait = 0;
     int s = d->sel >= 0 ? d->sel : 0;
     if (s > d->gen.n)
         s = d->gen.n;
@@ -356,15 +358,34 @@ static const float *next_logits(const Scene *sc, DecodeUi *d, int *at)
                memcmp(m->prefix, d->gen.ids, (size_t)s * sizeof(int)) == 0;
     if (same)
         return m->logits;
+    m->logits_at = -1;
+    if (s >= DEC_CAP_T - 1)
+        return NULL;
     TfErr err;
-    if (!ensure_str(d, &err))
+    int running = m->lg_on && m->lg_version == d->version && m->lg_T == s + 1 && m->lg_S == d->S &&
+                  memcmp(m->lg_in + 1, d->gen.ids, (size_t)s * sizeof(int)) == 0;
+    if (!running) { /* <bos> + the prefix, under the view's experiment */
+        if (ensure_str(d, &err))
+            return NULL;
         m->str.exp = d->tr.exp;
-    if (!m->have_str || s >= DEC_CAP_T - 1 ||
-        tf_teacher_forced(sc->model, &m->str, d->src, d->S, d->gen.ids, s, m->tf_pred, m->tf_truth, m->tf_loss,
-                          &err)) {
-        m->logits_at = -1;
+        m->lg_S = d->S;
+        m->lg_T = s + 1;
+        m->lg_in[0] = cfg_start_id(&sc->model->cfg);
+        memcpy(m->lg_in + 1, d->gen.ids, (size_t)s * sizeof(int));
+        TfBatch in = {1, m->lg_S, m->lg_T, d->src, m->lg_in, &m->lg_S, &m->lg_T};
+        ses_pass_start(&m->lgp, &in);
+        m->lg_on = 1;
+        m->lg_version = d->version;
+    }
+    double spent = 0;
+    int rc = ses_pass_run(sc->model, &m->str, &m->lgp, sc->ses->lazy ? SES_BUDGET : SES_ALL, &spent, &err);
+    if (rc == 0) {
+        *wait = 1;
         return NULL;
     }
+    m->lg_on = 0;
+    if (rc < 0)
+        return NULL;
     memcpy(m->logits, m->str.logits + (size_t)s * V, (size_t)V * sizeof(float));
     m->logits_seq++; /* the bars follow (bars_for) */
     memcpy(m->prefix, d->gen.ids, (size_t)s * sizeof(int));
@@ -465,9 +486,16 @@ static int draw_dist(ViewCtx *v, DecodeUi *d, Rect rc)
     const Theme *th = v->th;
     Gfx *g = v->g;
     DecSample *m = &d->smp;
-    int at;
-    const float *z = next_logits(sc, d, &at);
+    int at, wait;
+    const float *z = next_logits(sc, d, &at, &wait);
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
+    if (!z && wait) { /* the pass over the prefix: the rest in the next frames */
+        ui_text_fit(v->r, g->small, _("computing the distribution of the next token…"), rc.x, rc.y, rc.w,
+                    th->dim);
+        if (v->out)
+            v->out->wake_at = sc->now;
+        return sh;
+    }
     if (!z) {
         ui_text_fit(v->r, g->small, _("no distribution to show"), rc.x, rc.y, rc.w, th->warn);
         return sh;
