@@ -29,10 +29,11 @@
                                 may run cost, in weight reads (at least one piece; session.c) */
 
 /* How much of the pass a frame needs: the current stage, the current stage
- * in every layer of its stack, or everything (output, training) before it
+ * in every layer of its stack, or everything (the output view) before it
  * draws; or everything paced: nothing before the frame, all of it in the
  * window's idle calls, a budget each, while the view shows how far it has
- * got (the decode view: decoding, then teacher forcing). */
+ * got (the decode view: decoding, then teacher forcing) or does not read
+ * it (the train view). */
 typedef enum SesNeed { SES_NEED_STAGE, SES_NEED_STACK, SES_NEED_ALL, SES_NEED_PACED } SesNeed;
 
 /* A whole pass computed a piece at a time (ses_pass_run, below). */

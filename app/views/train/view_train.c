@@ -588,5 +588,8 @@ void view_train_play(ViewCtx *v, int on)
         tw_play(u->w, on);
 }
 
+/* Paced: the view trains its own copy of the model and reads nothing of
+ * the session's pass, so a frame does not wait for it (the idle calls
+ * finish it for the other views). */
 const ViewDef VIEW_TRAIN_DEF = {"train", N_("Train"), view_train, view_train_key, sizeof(TrainUi),
-                                view_train_free, SES_NEED_ALL};
+                                view_train_free, SES_NEED_PACED};
