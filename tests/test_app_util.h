@@ -150,6 +150,35 @@ static inline void tu_fixture_close(const char *path)
         return 0;                                                                    \
     }
 
+/* A lesson test's home in dir (made, lessons/ in it already written):
+ * dir/data as XDG_DATA_HOME, a small model at
+ * dir/assets/models/tiny.safetensors (its path into model, cap bytes;
+ * vocabulary 30, max_len 24, seed 2) and a 1280 x 800 renderer; 0 or -1.
+ * tu_lesson_home_close closes the renderer and removes dir. */
+static inline int tu_lesson_home(const char *dir, char *model, size_t cap)
+{
+    char cmd[400], p[256];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/data' '%s/assets/models'", dir, dir);
+    if (system(cmd) != 0)
+        return -1;
+    snprintf(p, sizeof p, "%s/data", dir);
+    setenv("XDG_DATA_HOME", p, 1);
+    snprintf(model, cap, "%s/assets/models/tiny.safetensors", dir);
+    if (tu_small_model(model, 30, 24, 2))
+        return -1;
+    TfErr err;
+    tu_ren = ren_open_headless(1280, 800, &err);
+    return tu_ren ? 0 : -1;
+}
+
+static inline int tu_lesson_home_close(const char *dir)
+{
+    tu_fixture_close(NULL);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 /* A hash of the pixels of rc on tu_ren (at most 1000 x 800): equal pictures,
  * equal hashes. Unsigned, so it wraps without undefined behaviour. */
 static inline uint64_t tu_pixel_hash(Rect rc)

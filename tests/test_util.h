@@ -66,6 +66,35 @@ static inline int tu_scratch(char *dir, size_t cap, const char *name)
     return mkdtemp(dir) ? 0 : -1;
 }
 
+/* Messages a loader or checker reports (tu_collect as its callback, a
+ * TuMsgs as user): how many, and their text a line each while it fits. */
+typedef struct TuMsgs {
+    int n;
+    char text[4096];
+} TuMsgs;
+
+static inline void tu_collect(const char *msg, void *user)
+{
+    TuMsgs *m = user;
+    size_t used = strlen(m->text);
+    if (used + strlen(msg) + 2 < sizeof m->text)
+        snprintf(m->text + used, sizeof m->text - used, "%s\n", msg);
+    m->n++;
+}
+
+/* Write text into dir/name (a failed test when it cannot). */
+static inline void tu_write_text(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    expect_true(f != NULL, "%s can be written", path);
+    if (!f)
+        return;
+    fputs(text, f);
+    fclose(f);
+}
+
 static inline int tu_scratch_remove(const char *dir)
 {
     char cmd[600];

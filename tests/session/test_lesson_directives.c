@@ -24,20 +24,6 @@
 
 #define MODEL "assets/models/en2zh.safetensors"
 
-typedef struct Msgs {
-    int n;
-    char text[4096];
-} Msgs;
-
-static void collect(const char *msg, void *user)
-{
-    Msgs *m = user;
-    size_t used = strlen(m->text);
-    if (used + strlen(msg) + 2 < sizeof m->text)
-        snprintf(m->text + used, sizeof m->text - used, "%s\n", msg);
-    m->n++;
-}
-
 static const char *GOOD =
     "@title New directives\n"                       /* 1 */
     "@step Predict a row\n"                         /* 2 */
@@ -210,8 +196,8 @@ static void test_check(void **state)
         Lesson l;
         int rc = lesson_parse(&l, text, strlen(text), "chk/01-c.txt", &err);
         expect_true(rc == 0, "case %zu parses: %s", i, err.msg);
-        Msgs msgs = {0};
-        int bad = lesson_check_view(&l, &m.cfg, collect, &msgs) + lesson_check_run(&l, MODEL, collect, &msgs);
+        TuMsgs msgs = {0};
+        int bad = lesson_check_view(&l, &m.cfg, tu_collect, &msgs) + lesson_check_run(&l, MODEL, tu_collect, &msgs);
         if (!CHECKS[i].want) {
             expect_true(bad == 0, "case %zu has no problem, got:\n%s", i, msgs.text);
         } else {
@@ -370,16 +356,6 @@ static void test_predict_order(void **state)
     session_free(&ses);
 }
 
-static void write_text(const char *dir, const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    expect_true(f != NULL, "%s can be written", path);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* The whole check, as `lessons --check` runs it, on a tree of two
  * languages: a query not in the sentence by file and line, and a Chinese
  * @predict without the English one's @explain. */
@@ -394,12 +370,12 @@ static void test_check_all(void **state)
                      "@predict row books\n文字\n";
     snprintf(sub, sizeof sub, "%s/en", dir);
     mkdir(sub, 0755);
-    write_text(sub, "01-p.txt", en);
+    tu_write_text(sub, "01-p.txt", en);
     snprintf(sub, sizeof sub, "%s/zh", dir);
     mkdir(sub, 0755);
-    write_text(sub, "01-p.txt", zh);
-    Msgs m = {0};
-    int n = 0, bad = lessons_check_all(dir, collect, &m, &n);
+    tu_write_text(sub, "01-p.txt", zh);
+    TuMsgs m = {0};
+    int n = 0, bad = lessons_check_all(dir, tu_collect, &m, &n);
     char want_en[600], want_pair[600];
     snprintf(want_en, sizeof want_en, "%s/en/01-p.txt:7: @predict row books: the source has no such token", dir);
     snprintf(want_pair, sizeof want_pair, "%s/zh/01-p.txt:3: step 1's @predict or its @explain differs", dir);

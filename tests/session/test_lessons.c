@@ -33,27 +33,13 @@
 
 static const char *LANG_DIRS[2] = {"lessons/en", "lessons/zh"};
 
-/* ---- collecting messages from the loader and the checker ---- */
-
-typedef struct Msgs {
-    int n;
-    char text[4096];
-} Msgs;
-
-static void collect(const char *msg, void *user)
-{
-    Msgs *m = user;
-    size_t used = strlen(m->text);
-    if (used + strlen(msg) + 2 < sizeof m->text)
-        snprintf(m->text + used, sizeof m->text - used, "%s\n", msg);
-    m->n++;
-}
+/* ---- loading (messages collected by tu_collect) ---- */
 
 static void load_lang(LessonSet *set, int lang)
 {
-    Msgs m = {0};
+    TuMsgs m = {0};
     int n_bad = 0;
-    int rc = lessons_load_dir(set, LANG_DIRS[lang], collect, &m, &n_bad);
+    int rc = lessons_load_dir(set, LANG_DIRS[lang], tu_collect, &m, &n_bad);
     expect_true(rc == 0, "%s opens (run the tests from the repository root): %s", LANG_DIRS[lang], m.text);
     expect_true(n_bad == 0 && m.n == 0, "every lesson in %s parses; %d did not:\n%s", LANG_DIRS[lang], n_bad,
                 m.text);
@@ -139,8 +125,8 @@ static void test_shipped_languages_match(void **state)
                     b->model);
         for (int s = 0; s < a->n_steps; s++)
             expect_same_step(a, b, s);
-        Msgs m = {0};
-        int bad = lesson_check_pair(a, b, collect, &m);
+        TuMsgs m = {0};
+        int bad = lesson_check_pair(a, b, tu_collect, &m);
         expect_true(bad == 0, "lesson_check_pair finds no difference for '%s', got %d:\n%s", a->id, bad, m.text);
     }
     lessons_free(&en);
@@ -216,8 +202,8 @@ static void check_views(const Lesson *l, int index, int lang, void *ctx)
 {
     TfModel m;
     load_model(&m, l->model, l->path);
-    Msgs msgs = {0};
-    int bad = lesson_check_view(l, &m.cfg, collect, &msgs);
+    TuMsgs msgs = {0};
+    int bad = lesson_check_view(l, &m.cfg, tu_collect, &msgs);
     expect_true(bad == 0, "every view directive of %s exists in model '%s' (%d layers, %d heads); %d do not:\n%s",
                 l->path, l->model, m.cfg.n_enc, m.cfg.n_heads, bad, msgs.text);
     for (int s = 0; s < l->n_steps; s++)
@@ -317,8 +303,8 @@ static void test_shipped_quizzes(void **state)
 
 static void check_glyphs(const Lesson *l, int index, int lang, void *ctx)
 {
-    Msgs m = {0};
-    int bad = lesson_check_glyphs(l, ctx, collect, &m);
+    TuMsgs m = {0};
+    int bad = lesson_check_glyphs(l, ctx, tu_collect, &m);
     expect_true(bad == 0, "every character of %s has a glyph; %d do not:\n%s", l->path, bad, m.text);
 }
 
@@ -342,9 +328,9 @@ static void test_shipped_glyphs(void **state)
 static void test_shipped_check_all(void **state)
 {
     (void)state;
-    Msgs m = {0};
+    TuMsgs m = {0};
     int n = 0;
-    int bad = lessons_check_all("lessons", collect, &m, &n);
+    int bad = lessons_check_all("lessons", tu_collect, &m, &n);
     expect_true(bad == 0, "`stepformer lessons --check` finds no problem, got %d:\n%s", bad, m.text);
     expect_true(n >= 2 * MIN_LESSONS, "it checked >= %d lessons, got %d", 2 * MIN_LESSONS, n);
 }
@@ -506,27 +492,17 @@ static const struct {
     {"notes.md", "not a lesson\n"},
 };
 
-static void write_file(const char *dir, const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    expect_true(f != NULL, "%s can be written", path);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void test_load_dir_good_and_bad(void **state)
 {
     (void)state;
     char dir[256];
     expect_true(tu_scratch(dir, sizeof dir, "test-lessons") == 0, "a scratch folder");
     for (size_t i = 0; i < sizeof DIR_FILES / sizeof *DIR_FILES; i++)
-        write_file(dir, DIR_FILES[i].name, DIR_FILES[i].text ? DIR_FILES[i].text : GOOD);
+        tu_write_text(dir, DIR_FILES[i].name, DIR_FILES[i].text ? DIR_FILES[i].text : GOOD);
     LessonSet set;
-    Msgs m = {0};
+    TuMsgs m = {0};
     int n_bad = -1;
-    int rc = lessons_load_dir(&set, dir, collect, &m, &n_bad);
+    int rc = lessons_load_dir(&set, dir, tu_collect, &m, &n_bad);
     tu_scratch_remove(dir);
     expect_true(rc == 0, "the folder loads, rc %d", rc);
     expect_true(set.n == 2, "the 2 good lessons load, got %d", set.n);
@@ -539,8 +515,8 @@ static void test_load_dir_good_and_bad(void **state)
                 "each bad file by name and line, got:\n%s", m.text);
     lessons_free(&set);
 
-    Msgs none = {0};
-    rc = lessons_load_dir(&set, "/nonexistent/lessons", collect, &none, NULL);
+    TuMsgs none = {0};
+    rc = lessons_load_dir(&set, "/nonexistent/lessons", tu_collect, &none, NULL);
     expect_true(rc != 0 && none.n == 1 && strstr(none.text, "/nonexistent/lessons"),
                 "a missing folder is an error that names it, got rc %d '%s'", rc, none.text);
 }

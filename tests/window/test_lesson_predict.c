@@ -55,45 +55,26 @@ static const char *LESSON =
     "@experiment ablate enc:1:9\n"
     "This model has 4 heads.\n";
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
 static int setup(void **state)
 {
     (void)state;
     strcpy(g_dir, "/tmp/stepformer-predict-XXXXXX");
     if (!mkdtemp(g_dir))
         return -1;
-    char cmd[400], p[256];
+    char cmd[400];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s/lessons/en' '%s/lessons/zh' '%s/data' '%s/assets/models'", g_dir, g_dir,
              g_dir, g_dir);
     if (system(cmd) != 0)
         return -1;
-    snprintf(p, sizeof p, "%s/lessons/en/01-predict.txt", g_dir);
-    write_file(p, LESSON);
-    snprintf(p, sizeof p, "%s/lessons/zh/01-predict.txt", g_dir);
-    write_file(p, LESSON);
-    snprintf(p, sizeof p, "%s/data", g_dir);
-    setenv("XDG_DATA_HOME", p, 1);
-    snprintf(g_model, sizeof g_model, "%s/assets/models/tiny.safetensors", g_dir);
-    if (tu_small_model(g_model, 30, 24, 2))
-        return -1;
-    TfErr err;
-    tu_ren = ren_open_headless(1280, 800, &err);
-    return tu_ren ? 0 : -1;
+    tu_write_text(g_dir, "lessons/en/01-predict.txt", LESSON);
+    tu_write_text(g_dir, "lessons/zh/01-predict.txt", LESSON);
+    return tu_lesson_home(g_dir, g_model, sizeof g_model);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    tu_fixture_close(NULL);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_lesson_home_close(g_dir);
 }
 
 static void open_at(App *a, int step)

@@ -17,13 +17,6 @@
 static char g_dir[64];
 static char g_model[128];
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
 static const char *LESSON_EN =
     "@title Attention demo\n"
     "@summary A lesson for the tests.\n"
@@ -62,38 +55,21 @@ static int setup(void **state)
     mkdir(p, 0755);
     snprintf(p, sizeof p, "%s/lessons/zh", g_dir);
     mkdir(p, 0755);
-    snprintf(p, sizeof p, "%s/lessons/en/01-demo.txt", g_dir);
-    write_file(p, LESSON_EN);
-    snprintf(p, sizeof p, "%s/lessons/en/02-broken.txt", g_dir);
-    write_file(p, "@title Broken\n@step One\n@stage enc.self.weights\n@nonsense 1\ntext\n");
+    tu_write_text(g_dir, "lessons/en/01-demo.txt", LESSON_EN);
+    tu_write_text(g_dir, "lessons/en/02-broken.txt", "@title Broken\n@step One\n@stage enc.self.weights\n@nonsense 1\ntext\n");
     /* the Chinese lesson: same directives, other words */
     char *zh = strdup(LESSON_EN);
     char *at = strstr(zh, "Row i says");
     memcpy(at, "第 i 行说明", strlen("第 i 行说明"));
-    snprintf(p, sizeof p, "%s/lessons/zh/01-demo.txt", g_dir);
-    write_file(p, zh);
+    tu_write_text(g_dir, "lessons/zh/01-demo.txt", zh);
     free(zh);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/data' '%s/assets/models'", g_dir, g_dir);
-    if (system(cmd) != 0)
-        return -1;
-    snprintf(p, sizeof p, "%s/data", g_dir);
-    setenv("XDG_DATA_HOME", p, 1);
-    snprintf(g_model, sizeof g_model, "%s/assets/models/tiny.safetensors", g_dir);
-    if (tu_small_model(g_model, 30, 24, 2))
-        return -1;
-    TfErr err;
-    tu_ren = ren_open_headless(1280, 800, &err);
-    return tu_ren ? 0 : -1;
+    return tu_lesson_home(g_dir, g_model, sizeof g_model);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    tu_fixture_close(NULL);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_lesson_home_close(g_dir);
 }
 
 static void open_app(App *a)
@@ -273,7 +249,7 @@ static void test_progress_unsaved_told(void **state)
     const char *home = getenv("HOME");
     snprintf(keep, sizeof keep, "%s", getenv("XDG_DATA_HOME"));
     snprintf(file, sizeof file, "%s/a-file", g_dir);
-    write_file(file, "not a folder\n");
+    tu_write_text(g_dir, "a-file", "not a folder\n");
     setenv("XDG_DATA_HOME", file, 1);
     unsaved_told_once("XDG_DATA_HOME is a file");
     char home_keep[512];
