@@ -254,6 +254,34 @@ static void test_force_a_token(void **state)
 /* D in the decode view: it decodes under the experiment (no causal mask:
  * the teacher-forced pass applied no -inf), under the normal pass with D,
  * and the picture differs. */
+/* The Sampling pane, entered with the step generation ended on still
+ * inspected, inspects the step the model was least sure of; a step the
+ * learner chose stays chosen. */
+static void test_pane_opens_on_least_sure_step(void **state)
+{
+    (void)state;
+    static App a;
+    DecodeUi *d = open_decode(&a, "gen");
+    expect_true(d->gen.n >= 2 && d->gen.steps && d->sel == d->gen.n - 1, "generation ends on step %d of %d",
+                d->sel, d->gen.n);
+    int least = 0;
+    for (int i = 1; i < d->gen.n; i++)
+        if (d->gen.steps[i].prob < d->gen.steps[least].prob)
+            least = i;
+    printf("  generation: %d steps, the least sure %d\n", d->gen.n, least);
+    expect_true(app_decode_setup(&a, "sample", 0, -1) == 0, "pane sample");
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    expect_true(d->sel == least && d->smp.logits_at == least,
+                "the Sampling pane inspects step %d (p %.3f, the least sure), shows its bars (at %d)", d->sel,
+                d->gen.steps[least].prob, d->smp.logits_at);
+    int other = least == 0 ? 1 : 0;
+    expect_true(app_decode_setup(&a, "gen", 0, -1) == 0, "back to gen");
+    dec_select(d, other);
+    expect_true(app_decode_setup(&a, "sample", 0, -1) == 0, "sample again");
+    expect_true(d->sel == other, "a step the learner chose stays (%d, want %d)", d->sel, other);
+    app_free(&a);
+}
+
 static void test_decode_under_experiment(void **state)
 {
     (void)state;
@@ -288,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_sample_button),
         cmocka_unit_test(test_force_a_token),
         cmocka_unit_test(test_decode_under_experiment),
+        cmocka_unit_test(test_pane_opens_on_least_sure_step),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

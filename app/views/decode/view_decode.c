@@ -271,8 +271,11 @@ static void compute_rest(const Scene *sc, DecodeUi *d)
     find_divergence(d);
     d->shown = d->gen.n;
     d->sel = d->gen.n - 1;
-    if (d->smp.force.n_force && d->smp.force_sel >= 0 && d->smp.force_sel < d->gen.n)
+    d->sel_auto = 1;
+    if (d->smp.force.n_force && d->smp.force_sel >= 0 && d->smp.force_sel < d->gen.n) {
         d->sel = d->smp.force_sel; /* the step just forced */
+        d->sel_auto = 0;
+    }
     int L = sc->model->cfg.n_dec;
     if (d->layer >= L)
         d->layer = L - 1;
@@ -426,6 +429,7 @@ void dec_select(DecodeUi *d, int step)
     if (step > d->shown - 1)
         step = d->shown - 1;
     d->sel = step;
+    d->sel_auto = 0;
     d->playing = 0;
     d->follow = 1;
 }
@@ -437,6 +441,33 @@ void dec_set_beam(ViewCtx *v, DecodeUi *d, int k, int alpha_i)
     d->pane = DEC_PANE_BEAM;
     d->playing = 0;
     dec_get(v); /* search now, so what the key changed is there to read */
+}
+
+/* The generated step the model was least sure of (the lowest probability
+ * of the token it chose, forced steps aside; the first of equals), or -1. */
+static int least_sure_step(const DecodeUi *d)
+{
+    int best = -1;
+    for (int i = 0; d->gen.steps && i < d->gen.n; i++)
+        if (!d->gen.steps[i].forced && (best < 0 || d->gen.steps[i].prob < d->gen.steps[best].prob))
+            best = i;
+    return best;
+}
+
+/* Show pane p. The Sampling pane, entered while the inspected step is
+ * still the one generation ended on (where the model is usually sure of
+ * <eos>), inspects the step it was least sure of instead: where a draw
+ * can go another way. */
+static void set_pane(ViewCtx *v, DecodeUi *d, DecPane p)
+{
+    d->pane = p;
+    dec_get(v);
+    if (p == DEC_PANE_SAMPLE && d->sel_auto && !d->pending && !d->tf_wait && !d->tfo_on) {
+        int s = least_sure_step(d);
+        if (s >= 0 && s < d->shown)
+            d->sel = s;
+        d->sel_auto = 0;
+    }
 }
 
 int view_decode_setup(ViewCtx *v, const char *pane, int k, float alpha)
@@ -456,8 +487,7 @@ int view_decode_setup(ViewCtx *v, const char *pane, int k, float alpha)
                 ai = i;
     d->beam_k = k >= 1 && k <= DEC_MAX_BEAM ? k : d->beam_k;
     d->alpha_i = ai;
-    d->pane = (DecPane)p;
-    dec_get(v);
+    set_pane(v, d, (DecPane)p);
     return 0;
 }
 
@@ -511,8 +541,7 @@ static int view_decode_key(ViewCtx *v, Key key, int mod)
         return 1;
     case 'a': dec_set_beam(v, d, d->beam_k, d->alpha_i + 1); return 1;
     case KEY_TAB:
-        d->pane = (DecPane)((d->pane + ((mod & MOD_SHIFT) ? DEC_PANE_COUNT - 1 : 1)) % DEC_PANE_COUNT);
-        dec_get(v);
+        set_pane(v, d, (DecPane)((d->pane + ((mod & MOD_SHIFT) ? DEC_PANE_COUNT - 1 : 1)) % DEC_PANE_COUNT));
         return 1;
     case '[': if (d->layer > 0) d->layer--; return 1;
     case ']': if (d->layer < L - 1) d->layer++; return 1;
@@ -693,10 +722,8 @@ static void draw_tabs(ViewCtx *v, UiFlow *f, DecodeUi *d, int tall)
             to = (d->pane + 1) % DEC_PANE_COUNT;
         ui_flow_break(f);
     }
-    if (to >= 0) {
-        d->pane = (DecPane)to;
-        dec_get(v);
-    }
+    if (to >= 0)
+        set_pane(f->v, d, (DecPane)to);
 }
 
 /* The table with the step below it, or the table alone and a pointer to

@@ -144,6 +144,7 @@ typedef struct DecodeUi {
     DecPane pane;
     int shown;            /* generated tokens revealed, 0..gen.n */
     int sel;              /* the step inspected, 0..shown-1, or -1 */
+    int sel_auto;         /* ... still where generation put it (not the learner) */
     int playing;
     double next_at;       /* when Play reveals the next token */
     int layer;            /* decoder layer of the attention rows */
