@@ -40,6 +40,7 @@ typedef enum SesNeed { SES_NEED_STAGE, SES_NEED_STACK, SES_NEED_ALL, SES_NEED_PA
 typedef struct SesPass {
     TfBatch in;
     int unit, out_rows; /* the next piece; output positions done */
+    int may;            /* SES_BUDGET: the output some rows a piece; SES_ALL: at once */
     unsigned pieces;    /* run since the start, and their cost (ses_fits's */
     double bytes;       /* bytes): tests count them per call */
 } SesPass;

@@ -128,6 +128,7 @@ void ses_pass_start(SesPass *p, const TfBatch *in)
 {
     p->in = *in;
     p->unit = p->out_rows = 0;
+    p->may = SES_BUDGET;
     p->pieces = 0;
     p->bytes = 0;
 }
@@ -156,7 +157,7 @@ double ses_pass_piece_cost(const TfModel *m, const TfTrace *tr, const SesPass *p
     if (u >= c->n_enc + 2 && u < pass_units(c) - 1)
         return ses_dec_layer_cost(c, B * p->in.T, B * p->in.S);
     if (u == pass_units(c) - 1)
-        return ses_out_piece_cost(c, tr, p->out_rows, SES_BUDGET);
+        return ses_out_piece_cost(c, tr, p->out_rows, p->may);
     return 0; /* an embedding lookup */
 }
 
@@ -167,7 +168,7 @@ int ses_pass_piece(const TfModel *m, TfTrace *tr, SesPass *p, TfErr *err)
         return 0;
     p->pieces++;
     if (u == pass_units(&m->cfg) - 1) { /* the output, some rows a piece */
-        ses_out_piece(m, tr, &p->out_rows, SES_BUDGET);
+        ses_out_piece(m, tr, &p->out_rows, p->may);
         if (p->out_rows >= tr->B * tr->T)
             p->unit++;
         return 0;
@@ -189,6 +190,7 @@ int ses_pass_piece(const TfModel *m, TfTrace *tr, SesPass *p, TfErr *err)
 
 int ses_pass_run(const TfModel *m, TfTrace *tr, SesPass *p, int may, double *spent, TfErr *err)
 {
+    p->may = may; /* all at once: the output in one piece, as tf_forward */
     while (!ses_pass_done(m, p)) {
         double cost = ses_pass_piece_cost(m, tr, p);
         if (!ses_fits(may, *spent, cost))

@@ -282,6 +282,46 @@ static void test_pane_opens_on_least_sure_step(void **state)
     app_free(&a);
 }
 
+/* Another sentence of the batch (the input's version unchanged): the bars
+ * are those of the new sentence's prefix, not the last one's kept. */
+static void test_bars_follow_the_sentence(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7 t8", NULL, "decode");
+    o.src[1] = "t9 t10 t11 t12 t13 t14";
+    o.n_src = 2;
+    tu_open(&a, &o, 100);
+    app_compute_all(&a);
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    expect_true(app_decode_setup(&a, "sample", 0, -1) == 0, "pane sample");
+    DecodeUi *d = a.vstate[VIEW_DECODE];
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    int V = d->smp.V, s = d->sel;
+    expect_true(V > 0 && d->smp.logits_at == s && s >= 0, "the bars of sentence 1, step %d", s);
+    float *first = malloc((size_t)V * sizeof(float));
+    memcpy(first, d->smp.logits, (size_t)V * sizeof(float));
+    uint64_t version = d->version;
+    a.ses.batch = 1;
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    dec_select(d, s); /* the step whose bars sentence 1 left */
+    tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
+    expect_true(d->version == version && d->batch == 1 && d->S == 6, "sentence 2 shown, the version kept");
+    TfTrace tr;
+    TfErr err;
+    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 8, 0, &err) == 0 &&
+                    tf_teacher_forced(&a.ses.model, &tr, a.ses.src_ids[1], a.ses.src_n[1], d->gen.ids, s, NULL, NULL,
+                                      NULL, &err) == 0,
+                "teacher forced: %s", err.msg);
+    const float *want = tr.logits + (size_t)s * V;
+    expect_true(d->smp.logits_at == s && memcmp(d->smp.logits, want, (size_t)V * sizeof(float)) == 0 &&
+                    memcmp(first, want, (size_t)V * sizeof(float)) != 0,
+                "the bars are sentence 2's logits at step %d, not sentence 1's", s);
+    trace_free(&tr);
+    free(first);
+    app_free(&a);
+}
+
 static void test_decode_under_experiment(void **state)
 {
     (void)state;
@@ -317,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_force_a_token),
         cmocka_unit_test(test_decode_under_experiment),
         cmocka_unit_test(test_pane_opens_on_least_sure_step),
+        cmocka_unit_test(test_bars_follow_the_sentence),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

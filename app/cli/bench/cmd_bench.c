@@ -54,21 +54,36 @@ static void gemm_openblas(void *p)
                 g->b, g->n, 0.0f, g->c, g->n);
 }
 
-static double sgemm_peak(double secs)
+/* The peak's operands: three 1536 x 1536 matrices, a and b filled; 0, or
+ * -1 (nothing to free) when memory is short. */
+static int gemm_ctx_init(GemmCtx *g)
 {
-    GemmCtx g = {1536, NULL, NULL, NULL};
-    size_t nn = (size_t)g.n * g.n;
-    g.a = malloc(nn * sizeof(float));
-    g.b = malloc(nn * sizeof(float));
-    g.c = malloc(nn * sizeof(float));
-    if (!g.a || !g.b || !g.c) {
-        free(g.a); free(g.b); free(g.c);
-        return 0;
+    *g = (GemmCtx){1536, NULL, NULL, NULL};
+    size_t nn = (size_t)g->n * g->n;
+    g->a = malloc(nn * sizeof(float));
+    g->b = malloc(nn * sizeof(float));
+    g->c = malloc(nn * sizeof(float));
+    if (!g->a || !g->b || !g->c) {
+        free(g->a); free(g->b); free(g->c);
+        return -1;
     }
     for (size_t i = 0; i < nn; i++) {
-        g.a[i] = (float)(i % 7) * 0.01f;
-        g.b[i] = (float)(i % 5) * 0.01f;
+        g->a[i] = (float)(i % 7) * 0.01f;
+        g->b[i] = (float)(i % 5) * 0.01f;
     }
+    return 0;
+}
+
+static void gemm_ctx_free(GemmCtx *g)
+{
+    free(g->a); free(g->b); free(g->c);
+}
+
+static double sgemm_peak(double secs)
+{
+    GemmCtx g;
+    if (gemm_ctx_init(&g))
+        return 0;
     /* two ways to use both cores: Stepformer's own split (op_gemm, OpenBLAS
      * single-threaded) and OpenBLAS's own two threads on one call; the
      * faster is the peak every ratio is measured against */
@@ -83,21 +98,24 @@ static double sgemm_peak(double secs)
     bench_print("sgemm_peak", best, flops, 0, 0, "openblas_threads", best == &o ? 2 : 1);
     bench_print("sgemm_peak_split", &s, flops, 0, 0, NULL, 0);
     bench_print("sgemm_peak_openblas_2t", &o, flops, 0, 0, NULL, 0);
-    free(g.a); free(g.b); free(g.c);
+    gemm_ctx_free(&g);
     return flops / (best->median_ms * 1e-3) * 1e-9;
 }
 
 /* The peak's product once with both ways of using two cores, the faster
- * (as sgemm_peak takes it), in GFLOP/s. */
+ * (as sgemm_peak takes it), in GFLOP/s; the thread count is set outside
+ * the timed calls. */
 static double gemm_once_gflops(GemmCtx *g)
 {
     double t0 = bench_now();
     gemm_body(g);
     double t1 = bench_now();
     openblas_set_num_threads(2);
+    double t2 = bench_now();
     gemm_openblas(g);
+    double t3 = bench_now();
     openblas_set_num_threads(1);
-    double t2 = bench_now(), best = t1 - t0 < t2 - t1 ? t1 - t0 : t2 - t1;
+    double best = t1 - t0 < t3 - t2 ? t1 - t0 : t3 - t2;
     return best > 0 ? 2.0 * g->n * g->n * g->n / best * 1e-9 : 0;
 }
 
@@ -209,27 +227,20 @@ static double bench_forward(const char *name, const char *preset, int vocab,
  * peak fraction of a pass measured seconds later is then partly the
  * neighbours'. Here the two alternate, rounds times: in each round the
  * peak's product (median of 3, each the faster of op_gemm and OpenBLAS's
- * two threads) and then the pass (median of 5); each round gives a ratio
- * and the median ratio is peak_fraction_paired. */
+ * two threads) and then the pass (one untimed, then the median of 5);
+ * each round gives a ratio and the median ratio is peak_fraction_paired. */
 static double paired_peak_fraction(void (*body)(void *), void *ctx, double flops, int rounds,
                                    double *peak_median)
 {
-    GemmCtx g = {1536, NULL, NULL, NULL};
-    size_t nn = (size_t)g.n * g.n;
-    g.a = malloc(nn * sizeof(float));
-    g.b = malloc(nn * sizeof(float));
-    g.c = malloc(nn * sizeof(float));
+    GemmCtx g;
     double ratio[16], peaks[16];
     int n = 0;
-    if (g.a && g.b && g.c) {
-        for (size_t i = 0; i < nn; i++) {
-            g.a[i] = (float)(i % 7) * 0.01f;
-            g.b[i] = (float)(i % 5) * 0.01f;
-        }
+    if (!gemm_ctx_init(&g)) {
         for (int r = 0; r < rounds && r < 16; r++) {
             double pk[3], ms[5];
             for (int i = 0; i < 3; i++)
                 pk[i] = gemm_once_gflops(&g);
+            body(ctx); /* untimed: OpenBLAS's threads may still spin after the peak's calls */
             for (int i = 0; i < 5; i++) {
                 double t0 = bench_now();
                 body(ctx);
@@ -241,8 +252,8 @@ static double paired_peak_fraction(void (*body)(void *), void *ctx, double flops
                 ratio[n++] = flops / (t * 1e-3) * 1e-9 / peak;
             }
         }
+        gemm_ctx_free(&g);
     }
-    free(g.a); free(g.b); free(g.c);
     *peak_median = n ? bench_stats_of(peaks, n).median_ms : 0;
     return n ? bench_stats_of(ratio, n).median_ms : 0;
 }

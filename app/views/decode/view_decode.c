@@ -211,6 +211,8 @@ static void compute(const Scene *sc, DecodeUi *d)
     d->tf_n = 0;
     d->tf_wait = 0;
     d->tfo_on = d->tfo_done = 0; /* the pass in d->tr is no longer one to read */
+    d->smp.lg_on = 0;             /* nor the bars' pass and logits, made from d->src and */
+    d->smp.logits_at = -1;        /* d->tr.exp (a new sentence or experiment keeps version) */
     d->pending = 0; /* also on the early returns below: else every dec_get computed again */
     d->diverge = d->contrast = -1;
     decode_result_free(&d->gen);

@@ -377,6 +377,10 @@ static const float *next_logits(const Scene *sc, DecodeUi *d, int *at, int *wait
         m->lg_on = 1;
         m->lg_version = d->version;
     }
+    if (sc->ses->lazy && m->sdec_on) { /* a draw spends this frame's budget: the bars after it */
+        *wait = 1;
+        return NULL;
+    }
     double spent = 0;
     int rc = ses_pass_run(sc->model, &m->str, &m->lgp, sc->ses->lazy ? SES_BUDGET : SES_ALL, &spent, &err);
     if (rc == 0) {
