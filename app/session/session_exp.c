@@ -131,10 +131,9 @@ int ses_exp_extras(Session *s, int may)
 {
     TfErr err;
     double spent = 0;
-    int ran = 0;
     while (s->exp_phase) {
         double cost = exp_piece_bytes(s);
-        if (may == SES_BUDGET && ran > 0 && spent + cost > SES_DEC_FRAME_BYTES)
+        if (!ses_fits(may, spent, cost))
             break;
         int n = 1, rc;
         if (s->exp_phase == 1) {
@@ -145,7 +144,6 @@ int ses_exp_extras(Session *s, int may)
             n = n < 0 ? 0 : n;
         }
         spent += n * cost;
-        ran += n;
         s->exp_pieces += (unsigned)n;
         s->exp_bytes += n * cost;
         if (rc) {
