@@ -101,26 +101,41 @@ int dec_gen_start(const Scene *sc, DecodeUi *d, TfErr *err)
     return 0;
 }
 
+/* This frame's steps of a decoding the view runs (the generation or a
+ * draw): within SES_DEC_FRAME_BYTES in the window, all of them headless;
+ * steps counted in d->gen_steps. 1 when it is ready to hand over, 0 when
+ * the next frame was asked for (more steps, or the hand-over: in the
+ * window a frame that finished the steps leaves it to the next), -1 with
+ * err (the caller stops it). */
+static int run_steps(const Scene *sc, DecodeUi *d, TfDecoder *dec, ViewOut *out, TfErr *err)
+{
+    if (dec->done)
+        return 1;
+    int lazy = sc->ses->lazy, t = dec->t;
+    int rc = tf_dec_run(dec, lazy ? SES_DEC_FRAME_BYTES : 0, err);
+    d->gen_steps += (unsigned)(dec->t - t);
+    if (rc < 0)
+        return -1;
+    if (rc == 0 || lazy) {
+        if (out)
+            out->wake_at = sc->now;
+        return 0;
+    }
+    return 1;
+}
+
 int dec_gen_advance(ViewCtx *v, DecodeUi *d, TfErr *err)
 {
     if (!d->gen_on)
         return 1;
-    int lazy = v->s->ses->lazy; /* headless (shot): all now */
-    if (!d->gdec.done) {
-        int t = d->gdec.t;
-        int rc = tf_dec_run(&d->gdec, lazy ? SES_DEC_FRAME_BYTES : 0, err);
-        d->gen_steps += (unsigned)(d->gdec.t - t);
-        if (rc < 0) {
-            d->gen_on = d->pending = 0;
-            tf_dec_free(&d->gdec);
-            return -1;
-        }
-        if (rc == 0 || lazy) { /* the hand-over and teacher forcing: the next frame */
-            if (v->out)
-                v->out->wake_at = v->s->now;
-            return 0;
-        }
+    int rc = run_steps(v->s, d, &d->gdec, v->out, err); /* then teacher forcing */
+    if (rc < 0) {
+        d->gen_on = d->pending = 0;
+        tf_dec_free(&d->gdec);
+        return -1;
     }
+    if (rc == 0)
+        return 0;
     d->gen_on = d->pending = 0;
     decode_result_free(&d->gen);
     d->gen_steps++; /* the hand-over (no final pass) */
@@ -288,22 +303,14 @@ int dec_sample_advance(const Scene *sc, DecodeUi *d, ViewOut *out)
     TfErr err;
     if (!m->sdec_on)
         return 0;
-    int lazy = sc->ses->lazy;
-    if (!m->sdec.done) {
-        int t = m->sdec.t;
-        int rc = tf_dec_run(&m->sdec, lazy ? SES_DEC_FRAME_BYTES : 0, &err);
-        d->gen_steps += (unsigned)(m->sdec.t - t);
-        if (rc < 0) {
-            dec_sample_stop(m);
-            snprintf(m->err, sizeof m->err, "%s", err.msg);
-            return -1;
-        }
-        if (rc == 0 || lazy) { /* the hand-over: the next frame */
-            if (out)
-                out->wake_at = sc->now;
-            return 0;
-        }
+    int rc = run_steps(sc, d, &m->sdec, out, &err);
+    if (rc < 0) {
+        dec_sample_stop(m);
+        snprintf(m->err, sizeof m->err, "%s", err.msg);
+        return -1;
     }
+    if (rc == 0)
+        return 0;
     DecodeResult r = {0};
     m->sdec_on = 0;
     d->gen_steps++;
