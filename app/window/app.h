@@ -203,6 +203,9 @@ typedef struct ViewCall {
     ViewCtx v;
 } ViewCall;
 void app_scene(const App *a, Scene *sc);
+/* The pass the views show: the normal one beside an experiment in D's
+ * "normal" mode (when it is computed), else the session's trace. */
+const TfTrace *app_shown_trace(const App *a);
 void app_apply(App *a, ViewOut *o);
 void app_draw_view(App *a, ViewCtx *ctx, ViewId id);
 int app_view_key(App *a, Key key, int mod);

@@ -66,18 +66,26 @@ void app_gfx_free(App *a)
     }
 }
 
+static int base_shown(const App *a)
+{
+    return session_has_exp(&a->ses) && session_base_ready(&a->ses);
+}
+
+const TfTrace *app_shown_trace(const App *a)
+{
+    return base_shown(a) && a->cmp == CMP_NORMAL ? &a->ses.base : &a->ses.trace;
+}
+
 void app_scene(const App *a, Scene *sc)
 {
     const Session *s = &a->ses;
     memset(sc, 0, sizeof *sc);
     sc->model = &s->model;
-    sc->trace = &s->trace;
+    sc->trace = app_shown_trace(a);
     sc->version = s->version;
-    if (session_has_exp(s) && session_base_ready(s)) {
+    if (base_shown(a)) {
         sc->base = &s->base; /* the normal pass beside the experiment (before and after) */
         sc->cmp = a->cmp;
-        if (a->cmp == CMP_NORMAL)
-            sc->trace = &s->base;
         sc->version = s->version | (uint64_t)a->cmp << 62; /* cached pictures per mode */
     }
     sc->ses = s;

@@ -540,13 +540,6 @@ const Lesson *lesson_ui_current(const App *a, int *step, int *answered)
 
 /* ---- @predict: hide, let the learner pick, reveal and score ---- */
 
-/* The trace the views show: the normal pass in D mode "normal". */
-static const TfTrace *shown_trace(const App *a)
-{
-    return a->cmp == CMP_NORMAL && session_has_exp(&a->ses) && session_base_ready(&a->ses) ? &a->ses.base
-                                                                                  : &a->ses.trace;
-}
-
 int lesson_ui_predict_state(App *a, LessonPredictState *ps)
 {
     memset(ps, 0, sizeof *ps);
@@ -568,7 +561,7 @@ int lesson_ui_predict_state(App *a, LessonPredictState *ps)
         if (!lesson_predict_stage_ok(pos.stage, &decoder))
             return 0;
     }
-    const TfTrace *tr = shown_trace(a);
+    const TfTrace *tr = app_shown_trace(a);
     const Vocab *voc = decoder ? &a->ses.model.tgt_vocab : &a->ses.model.src_vocab;
     ps->row = lesson_predict_row(p, tr, voc, decoder, b);
     if (ps->row < 0)
@@ -616,7 +609,7 @@ int lesson_ui_predict_candidates(App *a, int *ids, Rect *rects)
 static void find_candidates(App *a, LessonUi *u, int row)
 {
     unsigned seed = lesson_predict_seed(u->set.lessons[u->cur].id, u->step);
-    u->n_cand = lesson_predict_candidates(shown_trace(a), a->ses.batch, row, seed, u->cand, LESSON_PREDICT_CAND);
+    u->n_cand = lesson_predict_candidates(app_shown_trace(a), a->ses.batch, row, seed, u->cand, LESSON_PREDICT_CAND);
 }
 
 /* A row of the heatmap: its cells, clipped to the view. */
@@ -667,7 +660,7 @@ static void overlay_row(ViewCtx *v, App *a, const LessonPredictState *ps)
 /* The decoder input up to row, as text: "<bos> 我". */
 static void prefix_text(const App *a, int row, char *buf, size_t cap)
 {
-    const TfTrace *tr = shown_trace(a);
+    const TfTrace *tr = app_shown_trace(a);
     buf[0] = 0;
     for (int i = 0; i <= row && strlen(buf) + 32 < cap; i++)
         snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i ? " " : "",
