@@ -30,14 +30,11 @@
 #define TF_CHECKPOINT_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "err.h"
 #include "model.h"
-#include "safetensors.h"
 
 #define CKPT_FORMAT "stepformer-1"
-#define CKPT_MAX_HEADER SFT_MAX_HEADER /* the header's limit (safetensors.h) */
 
 #define CKPT_OPTIM_M "optimizer.m."
 #define CKPT_OPTIM_V "optimizer.v."
