@@ -207,6 +207,10 @@ StageId ui_attn_stage(const Scene *sc, AttnPart part, int *layer);
 /* Draw with draw only inside v->area, and nothing when the area is too
  * small to show anything (under 40 x 30). */
 void ui_draw_inside(ViewCtx *v, void (*draw)(ViewCtx *v));
+/* The key of a view's cached layer (gfx_key): the view's own n words
+ * (at most 24) and what every layer depends on, the rectangle it covers,
+ * the text size, theme and language. */
+uint64_t ui_layer_key(const ViewCtx *v, unsigned tag, Rect at, const uint64_t *w, int n);
 /* A colour bar with its numeric range. */
 void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const char *label);
 

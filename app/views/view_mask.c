@@ -480,14 +480,10 @@ static int layout_grid(ViewCtx *v, const MaskInfo *M, Rect area, MaskGrid *G)
 static uint64_t mask_key(const ViewCtx *v, const MaskInfo *M, Rect lay)
 {
     const Scene *sc = v->s;
-    uint32_t scale;
-    memcpy(&scale, &v->g->scale, sizeof scale);
     uint64_t w[] = {(uint64_t)M->st, (uint64_t)M->layer, (uint64_t)M->b, (uint64_t)sc->n_src,
                     (uint64_t)(uintptr_t)sc->trace, (uint64_t)(uintptr_t)M->mv.data, (uint64_t)sc->cmp,
-                    (uint64_t)sc->sel.side, (uint64_t)sc->sel.index, (uint64_t)sc->lang, scale,
-                    (uint64_t)(uintptr_t)v->th, (uint64_t)lay.x, (uint64_t)lay.y, (uint64_t)lay.w,
-                    (uint64_t)lay.h};
-    return gfx_key(0x4D, w, (int)(sizeof w / sizeof w[0]));
+                    (uint64_t)sc->sel.side, (uint64_t)sc->sel.index};
+    return ui_layer_key(v, 0x4D, lay, w, (int)(sizeof w / sizeof w[0]));
 }
 
 static void mask_draw(ViewCtx *v)

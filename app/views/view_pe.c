@@ -416,15 +416,12 @@ static void wave_curve(ViewCtx *v, Rect plot, const PeData *d, int s)
 /* What the wave layer shows (dimensions, positions, table, layout, theme). */
 static uint64_t waves_key(const ViewCtx *v, const PeData *d, Rect plot, Rect lay)
 {
-    uint32_t scale;
-    memcpy(&scale, &v->g->scale, sizeof scale);
     const int *dim = PE_UI(v)->dim; /* PE_WAVES = 4 of them */
     uint64_t w[] = {(uint64_t)dim[0], (uint64_t)dim[1], (uint64_t)dim[2], (uint64_t)dim[3],
                     (uint64_t)d->npos, (uint64_t)d->len, (uint64_t)d->C, (uint64_t)d->b,
-                    (uint64_t)d->rows, (uint64_t)(uintptr_t)d->pe, (uint64_t)(plot.x - lay.x),
-                    (uint64_t)(plot.y - lay.y), (uint64_t)plot.w, (uint64_t)plot.h, scale,
-                    (uint64_t)(uintptr_t)v->th};
-    return gfx_key(0x9E, w, (int)(sizeof w / sizeof w[0]));
+                    (uint64_t)d->rows, (uint64_t)(uintptr_t)d->pe};
+    Rect at = {plot.x - lay.x, plot.y - lay.y, plot.w, plot.h}; /* the plot within its layer */
+    return ui_layer_key(v, 0x9E, at, w, (int)(sizeof w / sizeof w[0]));
 }
 
 static void draw_waves(ViewCtx *v, Rect rc, const PeData *d)

@@ -226,3 +226,17 @@ void view_show(ViewCtx *v, ViewId view)
     v->out->view_set = 1;
     v->out->view = view;
 }
+
+uint64_t ui_layer_key(const ViewCtx *v, unsigned tag, Rect at, const uint64_t *w, int n)
+{
+    enum { OWN = 24, SHARED = 7 };
+    uint64_t all[OWN + SHARED];
+    n = n < 0 ? 0 : n > OWN ? OWN : n;
+    memcpy(all, w, (size_t)n * sizeof *w);
+    uint32_t scale;
+    memcpy(&scale, &v->g->scale, sizeof scale);
+    uint64_t shared[SHARED] = {(uint64_t)at.x, (uint64_t)at.y, (uint64_t)at.w, (uint64_t)at.h, scale,
+                               (uint64_t)(uintptr_t)v->th, (uint64_t)v->s->lang};
+    memcpy(all + n, shared, sizeof shared);
+    return gfx_key(tag, all, n + SHARED);
+}

@@ -518,13 +518,10 @@ static void plots_pass(ViewCtx *v, TrainUi *u, Rect rc, int pass)
  * history, which heads are bold, the layout, theme, text size, language. */
 static uint64_t plots_key(const ViewCtx *v, const TrainUi *u, Rect rc)
 {
-    uint32_t scale;
-    memcpy(&scale, &v->g->scale, sizeof scale);
     uint64_t w[] = {u->st.gen, u->st.seq, (uint64_t)u->hh.gen, (uint64_t)u->hh_shown, (uint64_t)u->hh.show,
                     (uint64_t)u->have_pm, (uint64_t)u->pm_gen, (uint64_t)u->pm.cfg.n_heads, (uint64_t)u->attn,
-                    (uint64_t)u->layer, (uint64_t)u->head, (uint64_t)rc.x, (uint64_t)rc.y, (uint64_t)rc.w,
-                    (uint64_t)rc.h, scale, (uint64_t)(uintptr_t)v->th, (uint64_t)v->s->lang};
-    return gfx_key(0x7C, w, (int)(sizeof w / sizeof w[0]));
+                    (uint64_t)u->layer, (uint64_t)u->head};
+    return ui_layer_key(v, 0x7C, rc, w, (int)(sizeof w / sizeof w[0]));
 }
 
 void tv_plots_draw(ViewCtx *v, TrainUi *u, Rect rc)

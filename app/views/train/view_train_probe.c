@@ -504,12 +504,9 @@ static void heads_pass(ViewCtx *v, TrainUi *u, Rect body, int pass)
 /* What the heatmaps' layer shows (with the probe's version). */
 static uint64_t heads_key(const ViewCtx *v, const TrainUi *u, Rect body)
 {
-    uint32_t scale;
-    memcpy(&scale, &v->g->scale, sizeof scale);
     uint64_t w[] = {u->pm_gen, (uint64_t)u->shown_step, (uint64_t)u->attn, (uint64_t)u->layer,
-                    (uint64_t)u->head, (uint64_t)v->s->cmap_prob, (uint64_t)body.x, (uint64_t)body.y,
-                    (uint64_t)body.w, (uint64_t)body.h, scale, (uint64_t)(uintptr_t)v->th, (uint64_t)v->s->lang};
-    return gfx_key(PROBE_KEY_TAG, w, (int)(sizeof w / sizeof w[0]));
+                    (uint64_t)u->head, (uint64_t)v->s->cmap_prob};
+    return ui_layer_key(v, PROBE_KEY_TAG, body, w, (int)(sizeof w / sizeof w[0]));
 }
 
 void tv_probe_draw(ViewCtx *v, TrainUi *u, Rect rc)
