@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t hash_bytes(const char *s, int n)
+uint32_t ren_hash_bytes(const char *s, int n, uint32_t seed)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
+    uint32_t h = 2166136261u ^ seed; /* FNV-1a */
     for (int i = 0; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 16777619u;
     return h;
@@ -109,7 +109,7 @@ void ren_cache_clear(TextCache *c)
 
 TextEntry *ren_cache_lookup(TextCache *c, const char *s, int n, int *fresh)
 {
-    uint32_t h = hash_bytes(s, n);
+    uint32_t h = ren_hash_bytes(s, n, 0);
     TextEntry *e = cache_find(c, s, n, h);
     *fresh = 0;
     if (!e) {

@@ -191,14 +191,6 @@ void ren_wrap_stats(RenFont *f, int *entries, long long *hits)
         *hits = f ? f->wrap.hits : 0;
 }
 
-static uint32_t wrap_hash(const char *s, int n, int width)
-{
-    uint32_t h = 2166136261u ^ (uint32_t)width; /* FNV-1a */
-    for (int i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
 static WrapEntry *wrap_find(WrapCache *c, const char *s, int n, int width, uint32_t h)
 {
     for (int i = 0; i < REN_WRAP_ENTRIES; i++) {
@@ -235,7 +227,7 @@ int ren_text_wrap(RenFont *f, const char *utf8, int width, RenLine *lines,
     int n = (int)strlen(utf8);
     width = maxi(width, 1);
     max_lines = lines ? max_lines : 0;
-    uint32_t h = wrap_hash(utf8, n, width);
+    uint32_t h = ren_hash_bytes(utf8, n, (uint32_t)width);
     WrapEntry *e = wrap_find(&f->wrap, utf8, n, width, h);
     if (e && (e->n == e->count || max_lines <= e->n)) {
         e->used = ++f->wrap.clock;
