@@ -485,16 +485,11 @@ static int make_targets(Session *s, int may, double *spent)
     return 0;
 }
 
-/* What unit u costs (the targets and the output go by pieces). */
+/* What unit u costs (the targets and the output go by pieces): a SesPass
+ * unit's, whose numbers skip the targets. */
 static double unit_cost(const Session *s, int u)
 {
-    const TfConfig *c = &s->model.cfg;
-    int B = s->n_src;
-    if (u == U_ENC_EMBED || u == u_dec_embed(s))
-        return 0; /* a lookup */
-    if (u <= c->n_enc)
-        return ses_enc_layer_cost(c, B * s->pad_S);
-    return ses_dec_layer_cost(c, B * s->pad_T, B * s->pad_S);
+    return ses_unit_cost(&s->model.cfg, u < u_targets(s) ? u : u - 1, s->n_src, s->pad_S, s->pad_T);
 }
 
 /* The output projection, some rows a piece (a sentence at once unless

@@ -251,6 +251,10 @@ int ses_pass_done(const TfModel *m, const SesPass *p);
 /* units done of all (the output one unit, however many pieces): the progress mark */
 void ses_pass_progress(const TfModel *m, const SesPass *p, int *done, int *total);
 double ses_pass_piece_cost(const TfModel *m, const TfTrace *tr, const SesPass *p);
+/* What unit u of such a pass costs over B sentences of S source and T
+ * target positions, the output aside (it goes by pieces): a layer's
+ * weight reads, 0 for an embedding lookup. */
+double ses_unit_cost(const TfConfig *c, int u, int B, int S, int T);
 int ses_pass_piece(const TfModel *m, TfTrace *tr, SesPass *p, TfErr *err);
 
 /* Starting a decoding d of sentence i in s->scratch (its experiment set by

@@ -148,17 +148,21 @@ void ses_pass_progress(const TfModel *m, const SesPass *p, int *done, int *total
     *total = pass_units(&m->cfg);
 }
 
+double ses_unit_cost(const TfConfig *c, int u, int B, int S, int T)
+{
+    if (u >= 1 && u <= c->n_enc)
+        return ses_enc_layer_cost(c, B * S);
+    if (u >= c->n_enc + 2 && u < pass_units(c) - 1)
+        return ses_dec_layer_cost(c, B * T, B * S);
+    return 0; /* an embedding lookup */
+}
+
 double ses_pass_piece_cost(const TfModel *m, const TfTrace *tr, const SesPass *p)
 {
     const TfConfig *c = &m->cfg;
-    int u = p->unit, B = p->in.B;
-    if (u >= 1 && u <= c->n_enc)
-        return ses_enc_layer_cost(c, B * p->in.S);
-    if (u >= c->n_enc + 2 && u < pass_units(c) - 1)
-        return ses_dec_layer_cost(c, B * p->in.T, B * p->in.S);
-    if (u == pass_units(c) - 1)
+    if (p->unit == pass_units(c) - 1)
         return ses_out_piece_cost(c, tr, p->out_rows, p->may);
-    return 0; /* an embedding lookup */
+    return ses_unit_cost(c, p->unit, p->in.B, p->in.S, p->in.T);
 }
 
 int ses_pass_piece(const TfModel *m, TfTrace *tr, SesPass *p, TfErr *err)
