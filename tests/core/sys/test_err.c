@@ -1,4 +1,4 @@
-/* test_err.c - error messages and the logging hook (core/io/err.c):
+/* test_err.c - error messages and the logging hook (core/sys/err.c):
  * tf_fail formats and truncates, tf_fail_prefix puts "prefix: " before the
  * old message and still fits TF_ERR_MAX, the hook gets every message with
  * its level and nothing once removed. */
