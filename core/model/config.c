@@ -45,15 +45,6 @@ const char *cfg_pe_name(TfPeLayout p)
     return p == TF_PE_HALVES ? "halves" : "interleaved";
 }
 
-const char *const *cfg_preset_names(int *n)
-{
-    static const char *names[N_PRESETS];
-    for (int i = 0; i < N_PRESETS; i++)
-        names[i] = PRESETS[i].name;
-    *n = N_PRESETS;
-    return names;
-}
-
 int cfg_preset(TfConfig *cfg, const char *name, TfErr *err)
 {
     for (int i = 0; i < N_PRESETS; i++) {

@@ -107,7 +107,6 @@ static inline int cfg_size_of(const TfConfig *c, int k)
 const char *cfg_tie_name(TfTie t);
 
 int cfg_preset(TfConfig *cfg, const char *name, TfErr *err);
-const char *const *cfg_preset_names(int *n);
 
 /* Check every field (ranges, d_model divisible by n_heads, tie needs equal
  * vocabularies, total parameters within TF_MAX_PARAMS). */

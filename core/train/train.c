@@ -282,8 +282,7 @@ static int shard_build(TrainShard *sh, const TfConfig *cfg, int cap_B, int cap_T
     if (batch_build(&sh->b, cap_B, cap_T, err))
         return -1;
     sh->grad = calloc(n_params, sizeof(float));
-    sh->pos_loss = calloc((size_t)cap_B * cap_T, sizeof(float));
-    if (!sh->grad || !sh->pos_loss)
+    if (!sh->grad)
         return tf_fail(err, "out of memory for a training shard");
     params_point(&sh->g, cfg, sh->grad);
     return 0;
@@ -295,7 +294,6 @@ static void shard_free(TrainShard *sh)
     backwork_free(&sh->w);
     free(sh->grad);
     batch_free(&sh->b);
-    free(sh->pos_loss);
     memset(sh, 0, sizeof *sh);
 }
 
@@ -496,7 +494,7 @@ static void job_shard(Trainer *t, int part)
         return;
     }
     float eps = t->o.label_smoothing;
-    sh->loss_sum = loss_forward(sh->pos_loss, sh->tr.logits, sh->tr.probs, sh->b.tgt_out,
+    sh->loss_sum = loss_forward(NULL, sh->tr.logits, sh->tr.probs, sh->b.tgt_out,
                                 N, V, eps, &sh->n_scored, &sh->n_correct);
     memset(sh->w.d_logits, 0, (size_t)N * V * sizeof(float));
     loss_backward(sh->w.d_logits, sh->tr.probs, sh->b.tgt_out, N, V, eps, t->loss_scale);
@@ -627,15 +625,6 @@ int trainer_step(Trainer *t, TrainStats *s, TfErr *err)
         s->epoch = (t->step - 1) / t->n_batches;
     }
     return 0;
-}
-
-const float *trainer_pos_loss(const Trainer *t, int shard, int *B, int *T)
-{
-    if (shard < 0 || shard >= TRAIN_SHARDS)
-        return NULL;
-    *B = t->sh[shard].b.B;
-    *T = t->sh[shard].b.T;
-    return t->sh[shard].pos_loss;
 }
 
 /* ---------------------------------------------------------------------- */

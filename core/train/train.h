@@ -173,7 +173,6 @@ typedef struct TrainShard {
     TfParams g;         /* points into grad */
     PadBatch b;         /* its sentences of the step (batch.h) */
     int first;          /* index of its first sentence in the step's batch */
-    float *pos_loss;    /* (cap_B, cap_T) loss per position of the last step */
     double loss_sum;
     int n_scored, n_correct;
     int rc;
@@ -220,10 +219,6 @@ void trainer_free(Trainer *t);
 /* One optimizer step. On a NaN or infinite loss or gradient it returns -1
  * with a message and leaves the parameters, moments and step untouched. */
 int trainer_step(Trainer *t, TrainStats *s, TfErr *err);
-
-/* Per-position losses of the last step: shard k's (B, T) block and its
- * shape (the app shows them). */
-const float *trainer_pos_loss(const Trainer *t, int shard, int *B, int *T);
 
 /* Continue from a checkpoint's optimizer state (moments and step). */
 int trainer_restore(Trainer *t, const CkptOptim *opt, TfErr *err);
