@@ -1,8 +1,12 @@
 /* config.c - presets, validation, parameter and FLOP counts (see config.h). */
 #include "config.h"
+#include "ops.h"
 
 #include <stddef.h>
 #include <string.h>
+
+/* A valid config's rows fit every op (layernorm_backward's scratch). */
+_Static_assert(TF_MAX_DMODEL <= OPS_MAX_ROW, "d_model may exceed the widest row the ops take");
 
 typedef struct Preset {
     const char *name;

@@ -10,8 +10,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "config.h"
-
 /* One half of a product split along its longer output side. */
 typedef struct GemmJob {
     int ta, tb, M, N, K, ldc, lda, ldb, cut, along_n;
@@ -266,7 +264,7 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
 {
     /* forward: xhat = (x - mean) * rstd;  out = xhat * w + b
      * dxhat = dout * w;  dx = (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) * rstd */
-    float xhat[TF_MAX_DMODEL], dxhat[TF_MAX_DMODEL];
+    float xhat[OPS_MAX_ROW], dxhat[OPS_MAX_ROW];
     for (int t = 0; t < N; t++) {
         const float *x = inp + (size_t)t * C, *g = dout + (size_t)t * C;
         float *dx = dinp + (size_t)t * C;

@@ -11,6 +11,9 @@
 #include <stddef.h>
 
 #define TF_LN_EPS 1e-5f
+/* The widest row layernorm_backward takes: it keeps two rows of scratch on
+ * the stack (config.c checks that TF_MAX_DMODEL fits). */
+#define OPS_MAX_ROW 8192
 
 /* C(M,N) = alpha * op(A) op(B) + beta * C, row-major with leading dims.
  * op(A) is A (M,K) or, with ta, A^T where A is (K,M); likewise B. */
