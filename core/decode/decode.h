@@ -221,7 +221,8 @@ void tf_dec_free(TfDecoder *d);
  * start token (<pad>, <bos>; MarianMT's <pad> is both). */
 void decode_sample_banned(const TfConfig *c, unsigned char *banned);
 
-/* Shared by decode.c and decoder.c. */
+/* The rules every decoding follows (decoder.c), the whole-sentence entry
+ * points of decode.c included. */
 int decode_check_src(const TfModel *m, const int *src, int S, int max_out, TfErr *err);
 int decode_argmax(const float *p, int n);
 int decode_top_k(const float *p, int n, int k, int *ids, float *vals);

@@ -1,6 +1,8 @@
 /* decoder.c - greedy decoding, sampling, forcing and beam search, one step
  * at a time over the key/value cache (decstep.h) or, as the reference, by
- * recomputing the prefix (decode.h: TfDecoder). */
+ * recomputing the prefix (decode.h: TfDecoder); and what every decoding
+ * shares: its results, the longest output, the source check, the tokens
+ * sampling never draws, argmax and top-k. */
 #include "decode.h"
 
 #include <math.h>
@@ -8,6 +10,128 @@
 #include <string.h>
 
 #include "ops.h"
+
+/* ---- results, and the rules every decoding follows ---- */
+
+void decode_result_free(DecodeResult *r)
+{
+    if (r) {
+        free(r->ids);
+        free(r->steps);
+        free(r->pool);
+        *r = (DecodeResult){0};
+    }
+}
+
+int decode_result_copy(DecodeResult *dst, const DecodeResult *src, int n_dec, int n_heads)
+{
+    *dst = *src;
+    dst->ids = NULL;
+    dst->pool = NULL;
+    dst->steps = NULL;
+    size_t per = (size_t)n_dec * n_heads, rows = 0;
+    for (int t = 0; src->steps && t < src->n; t++)
+        rows += per * (t + 1 + (size_t)src->S);
+    dst->ids = malloc((size_t)(src->n > 0 ? src->n : 1) * sizeof *dst->ids);
+    if (src->steps) {
+        dst->steps = malloc((size_t)(src->n > 0 ? src->n : 1) * sizeof *dst->steps);
+        dst->pool = malloc((rows ? rows : 1) * sizeof(float));
+    }
+    if (!dst->ids || (src->steps && (!dst->steps || !dst->pool))) {
+        decode_result_free(dst);
+        return -1;
+    }
+    memcpy(dst->ids, src->ids, (size_t)src->n * sizeof *dst->ids);
+    float *p = dst->pool;
+    for (int t = 0; src->steps && t < src->n; t++) {
+        size_t ns = per * (t + 1), nc = per * (size_t)src->S;
+        dst->steps[t] = src->steps[t];
+        dst->steps[t].self_w = p;
+        memcpy(p, src->steps[t].self_w, ns * sizeof(float));
+        p += ns;
+        dst->steps[t].cross_w = p;
+        memcpy(p, src->steps[t].cross_w, nc * sizeof(float));
+        p += nc;
+    }
+    return 0;
+}
+
+void beam_result_free(BeamResult *r)
+{
+    if (r) {
+        free(r->ids);
+        free(r->nodes);
+        *r = (BeamResult){0};
+    }
+}
+
+int decode_max_out(const TfModel *m, const TfTrace *tr, int S)
+{
+    int n = S + 50;
+    (void)tr; /* the trace grows as needed (trace_reserve) */
+    if (m->cfg.kind == TF_KIND_MARIAN && m->cfg.gen_max_length > 1)
+        n = m->cfg.gen_max_length - 1; /* max_length counts the start token */
+    if (n > m->cfg.max_len)
+        n = m->cfg.max_len;
+    return n;
+}
+
+void decode_sample_banned(const TfConfig *c, unsigned char *banned)
+{
+    memset(banned, 0, (size_t)c->tgt_vocab);
+    banned[cfg_pad_id(c)] = 1;
+    banned[cfg_start_id(c)] = 1;
+}
+
+/* Index of the largest value (the lowest index among equals). */
+int decode_argmax(const float *p, int n)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (p[i] > p[best])
+            best = i;
+    return best;
+}
+
+/* The k largest of p[0..n), best first (ties: lower index first). */
+int decode_top_k(const float *p, int n, int k, int *ids, float *vals)
+{
+    if (k > n)
+        k = n;
+    int have = 0;
+    for (int i = 0; i < n; i++) {
+        if (have == k && !(p[i] > vals[k - 1]))
+            continue;
+        int at = have < k ? have++ : k - 1;
+        while (at > 0 && p[i] > vals[at - 1]) {
+            vals[at] = vals[at - 1];
+            ids[at] = ids[at - 1];
+            at--;
+        }
+        vals[at] = p[i];
+        ids[at] = i;
+    }
+    return have;
+}
+
+/* The source fits the model and its vocabulary, and 1..max_out outputs fit
+ * the model's max_len (the trace grows as needed). */
+int decode_check_src(const TfModel *m, const int *src, int S, int max_out, TfErr *err)
+{
+    if (max_out < 1 || max_out > m->cfg.max_len)
+        return tf_fail(err, "output length %d is out of range 1..%d", max_out, m->cfg.max_len);
+    if (S < 1)
+        return tf_fail(err, "the source sentence is empty");
+    if (S > m->cfg.max_len)
+        return tf_fail(err, "the source has %d tokens; the model's limit is %d", S,
+                       m->cfg.max_len);
+    for (int i = 0; i < S; i++)
+        if (src[i] < 0 || src[i] >= m->cfg.src_vocab)
+            return tf_fail(err, "source token id %d is outside the vocabulary", src[i]);
+    return 0;
+}
+
+/* ---- the step-by-step decoder ---- */
 
 typedef struct Cand {
     double logprob;
