@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "checkpoint.h"
-#include "marian.h"
 #include "paths.h"
+#include "text.h"
 #include "utf8.h"
 
 /* "stepformer CMD: TAG<message>" and a newline on stderr. */

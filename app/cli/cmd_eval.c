@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "decode.h"
 #include "file.h"
-#include "marian.h"
+#include "text.h"
 #include "train.h"
 
 static const char *HELP =

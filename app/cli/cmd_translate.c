@@ -11,7 +11,7 @@
 #include "decode.h"
 #include "file.h"
 #include "finite.h"
-#include "marian.h"
+#include "text.h"
 
 static const char *HELP =
     "usage: stepformer translate [--model FILE|DIR] [--target-lang LANG] [--beam K] [--alpha A]\n"

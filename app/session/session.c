@@ -11,7 +11,7 @@
 
 #include "checkpoint.h"
 #include "finite.h"
-#include "marian.h"
+#include "text.h"
 
 const char *(*session_tr)(const char *msgid);
 /* _() marks a notice for the catalog (po/) and translates it through the

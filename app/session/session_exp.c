@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "marian.h"
 #include "session.h"
+#include "text.h"
 
 uint64_t ses_input_key(const Session *s)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "marian.h"
+#include "model.h"
 #include "ops.h"
 #include "view.h"
 

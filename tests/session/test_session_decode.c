@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "marian.h"
 #include "test_app_util.h"
 #include "test_util.h"
+#include "text.h"
 #include "view_decode.h"
 
 static char MODEL[256];

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "session.h"
-#include "marian.h"
+#include "text.h"
 #include "view_decode.h"
 
 /* ---- layout, once per search ---- */

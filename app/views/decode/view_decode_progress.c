@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "marian.h"
 #include "session.h"
+#include "text.h"
 #include "view_decode.h"
 
 int dec_from_session(const Scene *sc, DecodeUi *d, int b)

@@ -14,6 +14,7 @@
 #include "model.h"
 #include "ops.h"
 #include "test_util.h"
+#include "text.h"
 #include "torch_ref.h"
 #include "train.h"
 
