@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
 #include "model.h"
+#include "model_open.h"
 #include "test_util.h"
 
 #define FIX "tests/fixtures/torch/"
@@ -167,7 +167,7 @@ static void torch_compare(const char *model_path, const char *ref_path)
 {
     TfModel m;
     TfErr err;
-    int rc = ckpt_load(&m, model_path, &err);
+    int rc = tf_model_open(model_path, &m, &err); /* our file or a MarianMT folder */
     expect_true(rc == 0, "model loads: %s", rc ? err.msg : "");
     TorchRef r;
     torch_ref_load(&r, ref_path, &m.cfg);

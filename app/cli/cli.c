@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
+#include "model_open.h"
 #include "paths.h"
 #include "text.h"
 #include "utf8.h"
@@ -188,7 +188,7 @@ const char *cli_data_path(const char *rel, char *buf, size_t cap)
 int cli_load_model(TfModel *m, const char *path, const char *cmd)
 {
     TfErr err;
-    if (ckpt_load(m, path, &err))
+    if (tf_model_open(path, m, &err))
         return cli_fail(cmd, "%s", err.msg) ? -1 : -1;
     return 0;
 }

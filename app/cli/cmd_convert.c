@@ -10,6 +10,7 @@
 #include "checkpoint.h"
 #include "cli.h"
 #include "commands.h"
+#include "file.h"
 #include "marian.h"
 
 static const char *HELP =

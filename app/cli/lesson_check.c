@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "app.h"
-#include "checkpoint.h"
 #include "cli.h"
+#include "model_open.h"
 #include "session.h"
 #include "stage.h"
 
@@ -277,7 +277,7 @@ static int model_config(const char *root, const char *name, TfConfig *cfg)
     model_path(name, path, sizeof path);
     TfModel m;
     TfErr err;
-    if (ckpt_load(&m, path, &err))
+    if (tf_model_open(path, &m, &err))
         return -1;
     *cfg = m.cfg;
     model_free(&m);

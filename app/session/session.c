@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
 #include "finite.h"
+#include "model_open.h"
 #include "text.h"
 
 const char *(*session_tr)(const char *msgid);
@@ -709,7 +709,7 @@ int session_load_model(Session *s, const char *path)
 {
     TfModel m;
     TfErr err;
-    if (ckpt_load(&m, path, &err)) {
+    if (tf_model_open(path, &m, &err)) {
         session_msg(s, 1, _("could not open the model: %s"), err.msg);
         return -1;
     }
@@ -777,7 +777,7 @@ int session_init(Session *s, const char *path, int fallback, TfErr *err)
     snprintf(s->src_line, SES_TEXT_MAX, "i love china");
     TfModel m;
     TfErr lerr;
-    if (ckpt_load(&m, path, &lerr) == 0) {
+    if (tf_model_open(path, &m, &lerr) == 0) {
         const char *tr = model_meta_get(&m, "trained");
         if (adopt(s, &m, path, tr && strcmp(tr, "false") == 0, err) >= 0)
             return 0;

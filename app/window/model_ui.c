@@ -5,10 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "marian.h"
 #include "marian_tok.h"
+#include "model_open.h"
 #include "model_ui.h"
 #include "panels.h"
 
@@ -186,24 +185,6 @@ int model_ui_key(App *a, Key k)
 
 /* ---- a dropped folder or file ---- */
 
-/* A file of a MarianMT folder stands for the folder. */
-static int marian_file(const char *path)
-{
-    static const char *const NAMES[] = {"config.json", "generation_config.json", "vocab.json", "source.spm",
-                                        "target.spm", "tokenizer_config.json", "pytorch_model.bin",
-                                        "model.safetensors"};
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    for (size_t i = 0; i < sizeof NAMES / sizeof *NAMES; i++)
-        if (!strcmp(base, NAMES[i])) {
-            char cfg[4096];
-            snprintf(cfg, sizeof cfg, "%.*sconfig.json", (int)(base - path), path);
-            struct stat st;
-            return stat(cfg, &st) == 0 && S_ISREG(st.st_mode);
-        }
-    return 0;
-}
-
 int app_open_dropped(App *a, const char *path)
 {
     if (!path[0]) {
@@ -211,12 +192,7 @@ int app_open_dropped(App *a, const char *path)
         return -1;
     }
     char dir[4096];
-    const char *open = path;
-    if (!tf_path_is_dir(path) && marian_file(path)) {
-        const char *slash = strrchr(path, '/');
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-        open = dir;
-    }
+    const char *open = tf_model_source(path, dir, sizeof dir); /* a file of a MarianMT folder: the folder */
     if (app_load_model(a, open))
         return -1; /* the old model stays; the notice says why */
     app_notice(a, 0, _("opened %s"), open);

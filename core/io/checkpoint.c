@@ -547,15 +547,8 @@ int ckpt_load_full(TfModel *m, CkptOptim *opt, const char *path, TfErr *err)
     return rc;
 }
 
-int tf_model_open(const char *path, TfModel *m, TfErr *err)
-{
-    return ckpt_load(m, path, err); /* a folder goes to marian_load there */
-}
-
 int ckpt_load(TfModel *m, const char *path, TfErr *err)
 {
-    if (tf_path_is_dir(path)) /* a MarianMT directory (marian.h) */
-        return marian_load(m, path, err);
     return ckpt_load_full(m, NULL, path, err);
 }
 

@@ -25,7 +25,10 @@
  * offsets, no overlap, finite values, v >= 0). Models meant for use, like
  * the shipped ones, leave them out: they triple the file. ckpt_load
  * accepts training checkpoints and ignores the optimizer state after
- * checking its header entries. */
+ * checking its header entries.
+ *
+ * These read and write our files only; a path the user gives (which may
+ * name a MarianMT folder too) is opened with tf_model_open (model_open.h). */
 #ifndef TF_CHECKPOINT_H
 #define TF_CHECKPOINT_H
 

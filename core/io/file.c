@@ -84,6 +84,12 @@ static int skip_rest(FILE *f)
     return 0;
 }
 
+int tf_path_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 ssize_t tf_read_line(FILE *f, char **buf, size_t *cap, size_t limit)
 {
     size_t n = 0;

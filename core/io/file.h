@@ -18,6 +18,9 @@
  * "No such file or directory"). *size (if not NULL) gets the file's size. */
 FILE *tf_fopen_regular(const char *path, off_t *size, TfErr *err);
 
+/* 1 when path names a directory. */
+int tf_path_is_dir(const char *path);
+
 /* Read one line (without its '\n' or "\r\n") into *buf (grown as needed,
  * *cap its size, freed by the caller), reading at most limit bytes of it:
  * returns the line's length, -1 at the end of the file, or -2 when the line

@@ -17,12 +17,6 @@
 
 #define JSON_MAX ((off_t)64 << 20)
 
-int tf_path_is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static int exists(const char *dir, const char *name)
 {
     char p[4096];

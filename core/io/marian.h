@@ -45,11 +45,4 @@ int marian_vocab_read(const char *dir, Vocab *v, int V, TfErr *err);
 int marian_config_parse(const char *cfg, size_t n, const char *gen, size_t gn, TfConfig *out, TfErr *err);
 int marian_vocab_parse(const char *json, size_t n, Vocab *v, int V, TfErr *err);
 
-/* 1 when path names a directory. */
-int tf_path_is_dir(const char *path);
-
-/* The one entry point for a model: a Stepformer safetensors file or a
- * MarianMT directory. */
-int tf_model_open(const char *path, TfModel *m, TfErr *err);
-
 #endif

@@ -16,7 +16,7 @@
 #include "checkpoint.h"
 #include "lesson.h"
 #include "lesson_check.h"
-#include "marian.h"
+#include "model_open.h"
 #include "session.h"
 #include "stage.h"
 #include "test_util.h"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "marian.h"
 #include "decode.h"
+#include "model_open.h"
 #include "test_util.h"
 
 /* The model kinds: 0 post-LN untied, 1 pre-LN untied, 2 post-LN tied

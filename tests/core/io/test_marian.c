@@ -12,6 +12,7 @@
 #include "decode.h"
 #include "marian.h"
 #include "model.h"
+#include "model_open.h"
 #include "ops.h"
 #include "test_util.h"
 #include "text.h"
@@ -60,9 +61,16 @@ static void test_semantics(void **state)
     expect_true(tf_model_open(MFIX "swish_f32", &m, &err) == 0, "loads: %s", err.msg);
     expect_true(m.cfg.act == TF_ACT_SILU && !m.pe_src, "swish = SiLU; no stored table");
     model_free(&m);
-    expect_true(ckpt_load(&m, MFIX "gelu_bf16", &err) == 0 && m.cfg.act == TF_ACT_GELU,
-                "ckpt_load opens a folder too: %s", err.msg);
+    expect_true(tf_model_open(MFIX "gelu_bf16/model.safetensors", &m, &err) == 0 && m.cfg.act == TF_ACT_GELU,
+                "a file of the folder opens the folder: %s", err.msg);
     model_free(&m);
+    char dir[256];
+    expect_true(!strcmp(tf_model_source(MFIX "gelu_bf16/vocab.json", dir, sizeof dir), MFIX "gelu_bf16"),
+                "vocab.json stands for its folder: %s", dir);
+    const char *own = "tests/fixtures/torch/post.safetensors";
+    expect_true(tf_model_source(own, dir, sizeof dir) == own, "our own file is read as it is");
+    expect_true(ckpt_load(&m, MFIX "gelu_bf16", &err) != 0 && strstr(err.msg, "folder"),
+                "ckpt_load reads our files only: %s", err.msg);
 }
 
 static void test_forward_matches_port(void **state)

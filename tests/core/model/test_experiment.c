@@ -4,6 +4,7 @@
  * is bit-identical to the normal pass; every stage shows the experiment
  * (the mask holds the hidden keys and no causal part, ablated heads' concat
  * columns are 0); the command-line specs are checked. */
+#include "checkpoint.h"
 #include "experiment.h"
 #include "stage.h"
 #include "test_util.h"
