@@ -170,14 +170,6 @@ static inline TfConfig tu_config(TuSize z)
         expect_true(model_init_random((m), &tu_c_, (seed), &tu_e_) == 0, "model: %s", tu_e_.msg); \
     } while (0)
 
-/* Seconds on the monotonic clock. */
-static inline double tu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* This thread's CPU seconds: what growth measurements use, since time the
  * thread spends waiting for a core on a busy machine is not counted. */
 static inline double tu_cpu_seconds(void)

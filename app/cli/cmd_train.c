@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "clock.h"
 #include "cli.h"
 #include "atomic.h"
 #include "cli_data.h"
@@ -86,13 +86,6 @@ static void on_signal(int sig)
         signal(sig, SIG_DFL);
     if (g_signals >= 3)
         raise(sig);
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 /* ---- argument parsing ---- */
@@ -308,7 +301,7 @@ static void fmt_eta(char *buf, size_t cap, double s)
 
 static void progress_line(Progress *p, const TrainStats *s, long long steps, int force)
 {
-    double t = now_s();
+    double t = tf_seconds();
     p->avg_step = p->avg_step > 0 ? 0.95 * p->avg_step + 0.05 * s->seconds : s->seconds;
     if (!force && p->tty && t - p->t_last_print < 0.25)
         return;
@@ -345,7 +338,7 @@ static void eval_show(int done, int total, void *user)
 {
     EvalShow *e = user;
     int pct = (int)(100LL * done / total);
-    double t = now_s();
+    double t = tf_seconds();
     if (e->tty ? t - e->t_last < 0.25 && done < total : pct / 25 == e->last_pct / 25)
         return;
     e->t_last = t;
@@ -466,7 +459,7 @@ static int save(Run *r, int with_opt, const char *why)
 static int train_loop(Run *r, int argc, char **argv)
 {
     Args *a = r->a;
-    Progress p = {isatty(2), now_s(), 0, 0, r->t.step, -1, -1};
+    Progress p = {isatty(2), tf_seconds(), 0, 0, r->t.step, -1, -1};
     if (r->t.step >= a->steps) {
         fprintf(stderr, "already at step %lld of %lld; nothing to train (raise --steps)\n",
                 r->t.step, a->steps);
@@ -478,7 +471,7 @@ static int train_loop(Run *r, int argc, char **argv)
         if (trainer_step(&r->t, &s, &err)) {
             progress_end(&p);
             cli_fail("train", "%s", err.msg);
-            record_facts(&r->m, argc, argv, now_s() - r->t0, NULL, 0);
+            record_facts(&r->m, argc, argv, tf_seconds() - r->t0, NULL, 0);
             if (r->t.step > 0 && save(r, 1, "saving the last good state") == 0)
                 fprintf(stderr, "saved the parameters of step %lld to %s\n", r->t.step, a->out);
             return 1;
@@ -498,10 +491,10 @@ static int train_loop(Run *r, int argc, char **argv)
         if (log_now)
             progress_line(&p, &s, a->steps, last || (a->eval_every > 0 && s.step % a->eval_every == 0));
         if (a->save_every > 0 && s.step % a->save_every == 0 && !last) {
-            record_facts(&r->m, argc, argv, now_s() - r->t0, NULL, 0);
+            record_facts(&r->m, argc, argv, tf_seconds() - r->t0, NULL, 0);
             if (save(r, 1, "checkpoint"))
                 return 1;
-            r->t0 = now_s(); /* the time so far is in the file now */
+            r->t0 = tf_seconds(); /* the time so far is in the file now */
         }
     }
     progress_end(&p);
@@ -511,7 +504,7 @@ static int train_loop(Run *r, int argc, char **argv)
 static int finish(Run *r, int argc, char **argv)
 {
     Args *a = r->a;
-    double seconds = now_s() - r->t0;
+    double seconds = tf_seconds() - r->t0;
     if (g_stop) {
         record_facts(&r->m, argc, argv, seconds, NULL, 0);
         if (save(r, 1, "saving on interrupt"))
@@ -617,7 +610,7 @@ int cmd_train(int argc, char **argv)
     Run r;
     memset(&r, 0, sizeof r);
     r.a = &a;
-    r.t0 = now_s();
+    r.t0 = tf_seconds();
     g_stop = g_signals = 0;
     rc = setup(&r);
     if (rc == 0) {

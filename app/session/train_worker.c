@@ -20,13 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #ifdef __linux__
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
 
+#include "clock.h"
 #include "data_args.h"
 #include "parallel.h"
 
@@ -77,13 +77,6 @@ struct TrainWorker {
     int blas_before;      /* OpenBLAS threads before the worker existed */
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void tw_spec_default(TwSpec *s)
 {
     memset(s, 0, sizeof *s);
@@ -120,13 +113,13 @@ static void publish_locked(TrainWorker *w)
     w->unpublished = 0;
     if (w->pub_params && w->have_m)
         memcpy(w->pub_params, w->m.block, w->m.n_params * sizeof(float));
-    w->last_pub = now_s();
+    w->last_pub = tf_seconds();
 }
 
 /* Periodic publications give way when the mutex is busy; forced ones wait. */
 static void publish(TrainWorker *w, int force)
 {
-    if (!force && now_s() - w->last_pub < TW_PUBLISH_S)
+    if (!force && tf_seconds() - w->last_pub < TW_PUBLISH_S)
         return;
     if (force)
         pthread_mutex_lock(&w->mu);
@@ -570,7 +563,7 @@ static void do_save(TrainWorker *w, const char *path)
 /* One optimizer step and what follows it; last: the end of a Step command. */
 static void train_one(TrainWorker *w, int last)
 {
-    double t0 = now_s();
+    double t0 = tf_seconds();
     TrainStats s;
     TfErr err;
     if (trainer_step(&w->t, &s, &err)) {
@@ -590,7 +583,7 @@ static void train_one(TrainWorker *w, int last)
     maybe_eval(w);
     maybe_snapshot(w, (float)s.loss);
     st->train_tokens += s.tokens;
-    st->train_seconds += now_s() - t0;
+    st->train_seconds += tf_seconds() - t0;
     w->unpublished = 1;
     publish(w, last);
 }

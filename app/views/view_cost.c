@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "ops.h"
 #include "parallel.h"
 #include "view.h"
@@ -35,13 +35,6 @@ typedef struct CostUi {
     float *mem;              /* weights and activations for n = 256 */
     int failed;              /* no memory for the buffers */
 } CostUi;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Bytes the trace records for one layer's self-attention and FFN at n
  * tokens, batch 1 (trace.h: AttnAct, EncLayerAct). */
@@ -116,11 +109,11 @@ static double time_one(const CostBufs *b, int which, int n, int C, int NH, int F
         which ? run_ffn(b, n, C, F) : run_attn(b, n, C, NH); /* warm the caches */
     for (int k = 0; k < trials; k++) {
         int reps = 0;
-        double t0 = now_s(), el;
+        double t0 = tf_seconds(), el;
         do {
             which ? run_ffn(b, n, C, F) : run_attn(b, n, C, NH);
             reps++;
-            el = now_s() - t0;
+            el = tf_seconds() - t0;
         } while (el < 3e-4 && reps < 4096);
         t[k] = el / reps;
     }
@@ -165,7 +158,7 @@ static void cost_measure(CostUi *u, const TfConfig *cfg)
             u->mem[i] = 0.02f * sinf(0.37f * (float)(i % 1000));
     }
     bufs_layout(&b, u->mem, u->C, u->NH, u->F);
-    double t0 = now_s();
+    double t0 = tf_seconds();
     int first = u->done == 0;
     do {
         int k = u->done, n = COST_NS[k];
@@ -174,7 +167,7 @@ static void cost_measure(CostUi *u, const TfConfig *cfg)
         cost_bytes(n, u->C, u->NH, u->F, &u->attn_b[k], &u->ffn_b[k]);
         u->done++;
     } while (u->done < COST_N &&
-             (now_s() - t0 < COST_BUDGET || (first && est_flops(COST_NS[u->done], u->C, u->F) < 5e7)));
+             (tf_seconds() - t0 < COST_BUDGET || (first && est_flops(COST_NS[u->done], u->C, u->F) < 5e7)));
 }
 
 /* ---- drawing ---- */

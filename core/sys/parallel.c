@@ -1,5 +1,6 @@
 /* parallel.c - one helper thread for matrix products (see parallel.h). */
 #include "parallel.h"
+#include "clock.h"
 
 #include <cblas.h>
 #include <pthread.h>
@@ -8,7 +9,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <strings.h>
-#include <time.h>
 
 static struct {
     pthread_once_t once;
@@ -31,21 +31,14 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static double seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Products come in quick succession during a pass: spin a little while
  * (0.2 ms) before sleeping, so the next one starts at once. */
 static void *helper(void *unused)
 {
     (void)unused;
     for (;;) {
-        double until = seconds() + 2e-4;
-        while (!atomic_load_explicit(&P.posted, memory_order_acquire) && seconds() < until)
+        double until = tf_seconds() + 2e-4;
+        while (!atomic_load_explicit(&P.posted, memory_order_acquire) && tf_seconds() < until)
             cpu_relax();
         if (!atomic_load_explicit(&P.posted, memory_order_acquire)) {
             pthread_mutex_lock(&P.mu);

@@ -24,8 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "ops.h"
 #include "parallel.h"
 #include <sched.h>
@@ -156,13 +156,6 @@ int train_opts_from_meta(TrainOpts *o, const TfModel *m, TfErr *err)
 /* ---------------------------------------------------------------------- */
 /* Small helpers                                                           */
 /* ---------------------------------------------------------------------- */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* splitmix64 over three words: independent streams per (seed, a, b) */
 static uint64_t mix3(uint64_t seed, uint64_t a, uint64_t b)
@@ -573,7 +566,7 @@ static int prepare(Trainer *t, int *src_tokens, TfErr *err)
 
 int trainer_step(Trainer *t, TrainStats *s, TfErr *err)
 {
-    double t0 = now_s();
+    double t0 = tf_seconds();
     int src_tokens = 0;
     int tokens = prepare(t, &src_tokens, err);
     if (tokens <= 0)
@@ -620,7 +613,7 @@ int trainer_step(Trainer *t, TrainStats *s, TfErr *err)
         s->sentences = t->sh[0].b.B + t->sh[1].b.B;
         s->tokens = tokens;
         s->src_tokens = src_tokens;
-        s->seconds = now_s() - t0;
+        s->seconds = tf_seconds() - t0;
         s->tokens_per_s = s->seconds > 0 ? tokens / s->seconds : 0;
         s->epoch = (t->step - 1) / t->n_batches;
     }

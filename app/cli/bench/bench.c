@@ -5,13 +5,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-double bench_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* CPU time of the calling thread: what a body costs when the machine is
  * shared (time spent waiting for a core is not counted; a helper thread's
  * work is not either). */
@@ -40,11 +33,11 @@ BenchStats bench_run(BenchFn fn, void *ctx, int min_reps, double min_seconds)
         free(c);
         return s;
     }
-    double start = bench_now();
-    while (n < min_reps || bench_now() - start < min_seconds) {
-        double t0 = bench_now(), c0 = thread_cpu_now();
+    double start = tf_seconds();
+    while (n < min_reps || tf_seconds() - start < min_seconds) {
+        double t0 = tf_seconds(), c0 = thread_cpu_now();
         fn(ctx);
-        double dt = bench_now() - t0, dc = thread_cpu_now() - c0;
+        double dt = tf_seconds() - t0, dc = thread_cpu_now() - c0;
         if (n == cap) {
             double *p = realloc(t, (size_t)cap * 2 * sizeof *t);
             if (p)

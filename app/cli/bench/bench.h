@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "clock.h" /* tf_seconds: the wall time every benchmark reads */
+
 typedef void (*BenchFn)(void *ctx);
 
 typedef struct BenchStats {
@@ -19,7 +21,6 @@ typedef struct BenchStats {
     int reps;
 } BenchStats;
 
-double bench_now(void);
 BenchStats bench_run(BenchFn fn, void *ctx, int min_reps, double min_seconds);
 /* Median, p95 and min of n times already measured (milliseconds). */
 BenchStats bench_stats_of(double *ms, int n);

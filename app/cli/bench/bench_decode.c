@@ -185,13 +185,13 @@ static double paired_beam_ratio(int rounds)
     int n = 0;
     dec_body(&x); /* warm: first touch of the weights */
     for (int i = 0; i < rounds && i < 16 && !x.failed; i++) {
-        double t0 = bench_now();
+        double t0 = tf_seconds();
         x.o.beam = 1;
         dec_body(&x);
-        double t1 = bench_now();
+        double t1 = tf_seconds();
         x.o.beam = 4;
         dec_body(&x);
-        double t2 = bench_now();
+        double t2 = tf_seconds();
         ratio[n++] = (t2 - t1) / (t1 - t0);
     }
     dec_free(&x);

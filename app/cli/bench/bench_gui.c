@@ -229,10 +229,10 @@ static double ta_headless(double secs)
             long long tokens = 0;
             for (int i = 0; i < 5; i++)
                 trainer_step(&t, &s, &err);
-            double t0 = bench_now();
-            while (bench_now() - t0 < secs && trainer_step(&t, &s, &err) == 0)
+            double t0 = tf_seconds();
+            while (tf_seconds() - t0 < secs && trainer_step(&t, &s, &err) == 0)
                 tokens += s.tokens;
-            rate = tokens / (bench_now() - t0);
+            rate = tokens / (tf_seconds() - t0);
             trainer_free(&t);
         }
         model_free(&m);
@@ -274,7 +274,7 @@ static TaRun ta_in_app(double secs)
     if (app_train_start(&a, &s) == 0) {
         TrainUi *u = (TrainUi *)a.vstate[VIEW_TRAIN];
         for (int i = 0; i < 200 && u->st.step < 20; i++) { /* until it trains */
-            a.now = bench_now();
+            a.now = tf_seconds();
             app_frame(&a, r);
             sleep_s(0.02);
         }
@@ -282,20 +282,20 @@ static TaRun ta_in_app(double secs)
         static double ft[MAXF];
         int nf = 0;
         long long s0 = u->st.train_tokens, k0 = u->st.step;
-        double t0 = bench_now();
-        while (bench_now() - t0 < secs) {
-            a.now = bench_now();
+        double t0 = tf_seconds();
+        while (tf_seconds() - t0 < secs) {
+            a.now = tf_seconds();
             a.in.mx = 900 + (nf * 37) % 600;
             a.in.my = 300 + (nf * 23) % 500;
-            double f0 = bench_now();
+            double f0 = tf_seconds();
             app_frame(&a, r);
             if (nf < MAXF)
-                ft[nf++] = (bench_now() - f0) * 1e3;
+                ft[nf++] = (tf_seconds() - f0) * 1e3;
             int ms = app_next_wake_ms(&a);
             sleep_s(ms < 0 || ms > 500 ? 0.5 : ms * 1e-3);
         }
         tw_status(u->w, &u->st, 1);
-        double dt = bench_now() - t0;
+        double dt = tf_seconds() - t0;
         run.rate = (double)(u->st.train_tokens - s0) / dt;
         run.steps = u->st.step - k0;
         run.frames = bench_stats_of(ft, nf);

@@ -107,13 +107,13 @@ static double sgemm_peak(double secs)
  * the timed calls. */
 static double gemm_once_gflops(GemmCtx *g)
 {
-    double t0 = bench_now();
+    double t0 = tf_seconds();
     gemm_body(g);
-    double t1 = bench_now();
+    double t1 = tf_seconds();
     openblas_set_num_threads(2);
-    double t2 = bench_now();
+    double t2 = tf_seconds();
     gemm_openblas(g);
-    double t3 = bench_now();
+    double t3 = tf_seconds();
     openblas_set_num_threads(1);
     double best = t1 - t0 < t3 - t2 ? t1 - t0 : t3 - t2;
     return best > 0 ? 2.0 * g->n * g->n * g->n / best * 1e-9 : 0;
@@ -242,9 +242,9 @@ static double paired_peak_fraction(void (*body)(void *), void *ctx, double flops
                 pk[i] = gemm_once_gflops(&g);
             body(ctx); /* untimed: OpenBLAS's threads may still spin after the peak's calls */
             for (int i = 0; i < 5; i++) {
-                double t0 = bench_now();
+                double t0 = tf_seconds();
                 body(ctx);
-                ms[i] = (bench_now() - t0) * 1e3;
+                ms[i] = (tf_seconds() - t0) * 1e3;
             }
             double peak = bench_stats_of(pk, 3).median_ms, t = bench_stats_of(ms, 5).median_ms;
             if (peak > 0 && t > 0) {

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "file.h"
 #include "view_train.h"
 
@@ -76,13 +77,6 @@ void tv_setup_run(ViewCtx *v, TrainUi *u)
     u->msg[0] = 0;
     u->want_snap = -1;
     u->wake_until = sc->now + 1.0;
-}
-
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* The snapshot kept nearest to `step`. */
@@ -154,7 +148,7 @@ static void pull_params(ViewCtx *v, TrainUi *u, TwStatus *st, int fresh, int wai
      * (a big model's probe must not take the window's time), not in the
      * frame that draws new curves; a snapshot, or a paused run, is shown
      * at once. */
-    double t0 = mono_now();
+    double t0 = tf_seconds();
     if (u->want_snap < 0 && st->state == TW_RUNNING && (curves || t0 < u->probe_next)) {
         u->probe_due = curves && t0 >= u->probe_next;
         if (!curves)
@@ -176,7 +170,7 @@ static void pull_params(ViewCtx *v, TrainUi *u, TwStatus *st, int fresh, int wai
             tv_probe_greedy_steps(u, 1); /* tests and tools see it whole */
         tv_hh_note(u); /* its heads' entropy, for the curve */
     }
-    double cost = mono_now() - t0;
+    double cost = tf_seconds() - t0;
     u->probe_next = t0 + fmin(TV_PROBE_SHARE * cost, 5.0);
 }
 

@@ -20,8 +20,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "view_train.h"
 
 #define PROBE_KEY_TAG 0xA7ull /* heat-cache keys of this view (top byte) */
@@ -104,13 +104,6 @@ void tv_probe_new_run(TrainUi *u)
         u->head = 0;
 }
 
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* ---- what the model says on its own, a step at a time ----
  *
  * Greedy decoding, a little past the reference's length (enough to see
@@ -137,7 +130,7 @@ static void probe_fail(TrainUi *u, const TfErr *err)
 int tv_probe_greedy_steps(TrainUi *u, int all)
 {
     TfErr err;
-    double t0 = mono_now();
+    double t0 = tf_seconds();
     if (u->pdec_on && !u->pdec.done) {
         int t = u->pdec.t;
         if (tf_dec_run(&u->pdec, all ? 0 : SES_DEC_FRAME_BYTES, &err) < 0)
@@ -157,7 +150,7 @@ int tv_probe_greedy_steps(TrainUi *u, int all)
             snprintf(u->probe_err, sizeof u->probe_err, "%s", err.msg);
         }
     }
-    u->greedy_cost += mono_now() - t0;
+    u->greedy_cost += tf_seconds() - t0;
     return u->pdec_on;
 }
 
@@ -166,7 +159,7 @@ void tv_probe_greedy(TrainUi *u)
     TfErr err;
     tv_probe_greedy_cancel(u);
     u->greedy_cost = 0;
-    double t0 = mono_now();
+    double t0 = tf_seconds();
     DecodeOpts o;
     decode_opts_default(&o);
     o.max_out = decode_max_out(&u->pm, &u->gtr, u->pS);
@@ -180,7 +173,7 @@ void tv_probe_greedy(TrainUi *u)
     u->pdec_on = 1;
     u->pdec_for = u->shown_step;
     u->pdec_steps++; /* the encoder counts as a step */
-    u->greedy_cost = mono_now() - t0;
+    u->greedy_cost = tf_seconds() - t0;
 }
 
 void tv_probe_run(TrainUi *u, int with_greedy)

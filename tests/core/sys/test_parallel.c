@@ -17,6 +17,7 @@
 #include <strings.h>
 #include <stdlib.h>
 
+#include "clock.h"
 #include "ops.h"
 #include "parallel.h"
 #include "rng.h"
@@ -42,7 +43,7 @@ static void record_wait(void *ctx, int part)
     if (part == 1)
         atomic_store(&g_part1_started, 1);
     else
-        for (double t0 = tu_seconds(); !atomic_load(&g_part1_started) && tu_seconds() - t0 < 1.0;)
+        for (double t0 = tf_seconds(); !atomic_load(&g_part1_started) && tf_seconds() - t0 < 1.0;)
             ;
     record(ctx, part);
 }
