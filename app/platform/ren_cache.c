@@ -10,12 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 uint32_t ren_hash_bytes(const char *s, int n, uint32_t seed)
 {
-    uint32_t h = 2166136261u ^ seed; /* FNV-1a */
-    for (int i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
+    return tf_fnv_fold(tf_fnv_bytes(TF_FNV_SEED ^ seed, s, (size_t)n));
 }
 
 void ren_cache_init(TextCache *c)

@@ -176,7 +176,7 @@ int ren_text_hooked(void);
 void ren_font_files_free(Ren *r);
 
 /* ren_cache.c: the text cache of one font. */
-/* FNV-1a of n bytes from a seed (0, or a width): the text and wrap caches' keys. */
+/* FNV-1a (hash.h) of n bytes from a seed (0, or a width): the text and wrap caches' keys. */
 uint32_t ren_hash_bytes(const char *s, int n, uint32_t seed);
 void ren_cache_init(TextCache *c);
 void ren_cache_clear(TextCache *c);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "file.h"
+#include "hash.h"
 #include "stage.h"
 #include "trace.h"
 #include "vocab.h"
@@ -795,12 +796,9 @@ int lesson_predict_answer(const TfTrace *tr, int kind, int stage, int layer, int
 
 unsigned lesson_predict_seed(const char *id, int step)
 {
-    unsigned h = 2166136261u; /* FNV-1a of "id#step" */
-    char key[96];
+    char key[96]; /* FNV-1a of "id#step" */
     snprintf(key, sizeof key, "%s#%d", id ? id : "", step);
-    for (const char *c = key; *c; c++)
-        h = (h ^ (unsigned char)*c) * 16777619u;
-    return h;
+    return tf_fnv_fold(tf_fnv_bytes(TF_FNV_SEED, key, strlen(key)));
 }
 
 /* A key for the offered order: a hash of the token and the seed, so the

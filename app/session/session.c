@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "finite.h"
+#include "hash.h"
 #include "model_open.h"
 #include "text.h"
 
@@ -202,9 +203,9 @@ static void spend(Session *s, double *spent, double cost, unsigned n)
 uint64_t ses_target_key(const Session *s, int i)
 {
     int head[2] = {(int)s->walk_id, cap_T(s)};
-    uint64_t h = ses_fnv_ints(SES_FNV_SEED, head, 2);
-    h = ses_fnv_ints(h, s->src_ids[i], (size_t)s->src_n[i]);
-    h = (h ^ (uint64_t)s->src_n[i] << 40) * 1099511628211ull;
+    uint64_t h = tf_fnv_ints(TF_FNV_SEED, head, 2);
+    h = tf_fnv_ints(h, s->src_ids[i], (size_t)s->src_n[i]);
+    h = tf_fnv_word(h, (uint64_t)s->src_n[i] << 40);
     return h ? h : 1;
 }
 

@@ -283,13 +283,4 @@ int ses_exp_extras(Session *s, int may);
 /* Drop the pieces in flight. */
 void ses_exp_cancel(Session *s);
 
-/* FNV-1a over ints, from h (the keys of kept passes and translations). */
-#define SES_FNV_SEED 1469598103934665603ull
-static inline uint64_t ses_fnv_ints(uint64_t h, const int *a, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint64_t)(unsigned)a[i]) * 1099511628211ull;
-    return h;
-}
-
 #endif

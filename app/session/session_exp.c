@@ -4,18 +4,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hash.h"
 #include "session.h"
 #include "text.h"
 
 uint64_t ses_input_key(const Session *s)
 {
-    uint64_t h = SES_FNV_SEED ^ s->walk_id;
+    uint64_t h = TF_FNV_SEED ^ s->walk_id;
     const int *parts[4] = {s->src_pad, s->tgt_pad, s->src_n, s->tgt_n};
     size_t lens[4] = {(size_t)s->n_src * s->pad_S, (size_t)s->n_src * s->pad_T, (size_t)s->n_src,
                       (size_t)s->n_src};
     for (int k = 0; k < 4; k++)
-        h = ses_fnv_ints(h, parts[k], lens[k]);
-    return (h ^ (uint64_t)s->pad_S << 32 ^ (uint64_t)s->pad_T) * 1099511628211ull;
+        h = tf_fnv_ints(h, parts[k], lens[k]);
+    return tf_fnv_word(h, (uint64_t)s->pad_S << 32 ^ (uint64_t)s->pad_T);
 }
 
 void ses_exp_cancel(Session *s)

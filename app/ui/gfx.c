@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hash.h"
 #include "ui.h"
 
 int gfx_px(const Gfx *g, float base)
@@ -154,10 +155,7 @@ void gfx_layer_end(Gfx *g, GfxLayer *l)
 
 uint64_t gfx_key(unsigned tag, const uint64_t *words, int n)
 {
-    uint64_t h = 1469598103934665603ull;
-    const unsigned char *b = (const unsigned char *)words;
-    for (size_t i = 0; i < (size_t)n * sizeof *words; i++)
-        h = (h ^ b[i]) * 1099511628211ull;
+    uint64_t h = tf_fnv_bytes(TF_FNV_SEED, words, (size_t)n * sizeof *words);
     return (uint64_t)(tag & 0xff) << 56 | (h & 0x00ffffffffffffffull);
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "colormap.h"
+#include "hash.h"
 #include "view.h"
 
 #define LINES_SEG 24 /* straight pieces of the polyline a curve is painted from */
@@ -346,11 +347,7 @@ static uint64_t image_key(const ViewCtx *v, const LinesGeo *G, Rect reg, int wit
                reg.x, reg.y, reg.w, reg.h, (int)lroundf(v->g->scale * 100),
                (int)lroundf(G->top[0]), (int)lroundf(G->top[1]),
                (int)lroundf(G->pitch[0] * 16), (int)lroundf(G->pitch[1] * 16)};
-    uint64_t k = 1469598103934665603ull;
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        k ^= (uint64_t)(uint32_t)f[i];
-        k *= 1099511628211ull;
-    }
+    uint64_t k = tf_fnv_ints(TF_FNV_SEED, f, sizeof f / sizeof f[0]);
     return k | 0xA100000000000000ull; /* never a heatmap's key */
 }
 
@@ -358,7 +355,7 @@ static uint64_t image_key(const ViewCtx *v, const LinesGeo *G, Rect reg, int wit
  * base picture is never taken for another model's with the same version. */
 static uint64_t weights_sum(const ViewCtx *v, const LinesGeo *G)
 {
-    uint64_t k = 1469598103934665603ull;
+    uint64_t k = TF_FNV_SEED;
     TfErr err;
     for (int h = 0; h < G->NH; h++) {
         TfView w;
@@ -369,7 +366,7 @@ static uint64_t weights_sum(const ViewCtx *v, const LinesGeo *G)
                 float x = tf_view_at(&w, i, j);
                 uint32_t u;
                 memcpy(&u, &x, sizeof u);
-                k = (k ^ u) * 1099511628211ull;
+                k = tf_fnv_word(k, u);
             }
     }
     return k;

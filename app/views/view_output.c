@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hash.h"
 #include "view.h"
 
 #define OUT_KMAX 10
@@ -79,15 +80,13 @@ static void top_k(const float *p, int V, int k, int *id, float *val)
 static uint64_t fingerprint(const Scene *sc, int b)
 {
     const TfTrace *tr = sc->trace;
-    uint64_t k = 1469598103934665603ull;
     int head[4] = {tr->T, tr->tgt_len[b], sc->model->cfg.tgt_vocab, sc->ses->tgt_auto};
-    for (int i = 0; i < 4; i++)
-        k = (k ^ (uint32_t)head[i]) * 1099511628211ull;
+    uint64_t k = tf_fnv_ints(TF_FNV_SEED, head, 4);
     const float *p = prob_row(sc, b, 0);
     for (int i = 0; i < 16 && i < sc->model->cfg.tgt_vocab; i++) {
         uint32_t u;
         memcpy(&u, &p[i], sizeof u);
-        k = (k ^ u) * 1099511628211ull;
+        k = tf_fnv_word(k, u);
     }
     return k;
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 /* ---------------------------------------------------------------------- */
 /* The token pool and pairs                                                */
 /* ---------------------------------------------------------------------- */
@@ -134,20 +136,10 @@ void dataset_pick_heldout(int *idx, int n, int k, Rng *r, int *held)
 /* A set of source sequences, to keep every source sentence distinct       */
 /* ---------------------------------------------------------------------- */
 
-/* FNV-1a style hash of a token sequence, one id at a time. */
-static uint32_t hash_step(uint32_t h, uint32_t id)
-{
-    h ^= id;
-    h *= 16777619u;
-    return h ^ (h >> 15);
-}
-
+/* A token sequence's slot hash: FNV-1a over its ids, seeded with its length. */
 static uint32_t seq_hash(const int *ids, int n)
 {
-    uint32_t h = 2166136261u ^ (uint32_t)n;
-    for (int i = 0; i < n; i++)
-        h = hash_step(h, (uint32_t)ids[i]);
-    return h;
+    return tf_fnv_fold(tf_fnv_ints(TF_FNV_SEED ^ (uint32_t)n, ids, (size_t)n));
 }
 
 static int seq_eq(const int *a, const int32_t *b, int n)
@@ -175,9 +167,7 @@ int seqset_find(const SeqSet *s, const Dataset *d, const int *ids, int n)
 static void seqset_put(SeqSet *s, const Dataset *d, int pair)
 {
     const Pair *p = &d->pairs[pair];
-    uint32_t h = 2166136261u ^ (uint32_t)p->src_len; /* as seq_hash */
-    for (int i = 0; i < p->src_len; i++)
-        h = hash_step(h, (uint32_t)d->ids[p->src_off + i]);
+    uint32_t h = seq_hash(d->ids + p->src_off, p->src_len);
     uint32_t mask = (uint32_t)s->nslot - 1;
     for (h &= mask; s->slot[h]; h = (h + 1) & mask)
         ;

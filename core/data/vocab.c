@@ -5,16 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 static const char *SPECIALS[TOK_NSPECIAL] = {"<pad>", "<bos>", "<eos>", "<unk>"};
 
+/* A word's slot in the table of nslot (a power of two) slots: h & (nslot - 1). */
 static uint32_t hash_bytes(const char *s, int len)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (int i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
-    }
-    return h;
+    return tf_fnv_fold(tf_fnv_bytes(TF_FNV_SEED, s, (size_t)len));
 }
 
 static int rehash(Vocab *v, int nslot)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "train.h"
 #include "test_util.h"
 
@@ -128,14 +129,14 @@ static void analytic(Setup *s)
 static uint64_t relu_pattern(const Setup *s)
 {
     const TfTrace *tr = &s->tr;
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = TF_FNV_SEED;
     size_t F = (size_t)s->m.cfg.d_ff;
     for (int l = 0; l < s->m.cfg.n_enc; l++)
         for (size_t i = 0; i < (size_t)tr->B * tr->S * F; i++)
-            h = (h ^ (uint64_t)(tr->enc[l].ffn_hidden[i] > 0)) * 1099511628211ull;
+            h = tf_fnv_word(h, tr->enc[l].ffn_hidden[i] > 0);
     for (int l = 0; l < s->m.cfg.n_dec; l++)
         for (size_t i = 0; i < (size_t)tr->B * tr->T * F; i++)
-            h = (h ^ (uint64_t)(tr->dec[l].ffn_hidden[i] > 0)) * 1099511628211ull;
+            h = tf_fnv_word(h, tr->dec[l].ffn_hidden[i] > 0);
     return h;
 }
 
