@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "gui.h"
 #include "plat.h"
 #include "view.h"
@@ -13,7 +14,7 @@
 static void on_event(void *user, const InputEvent *in)
 {
     App *a = user;
-    a->now = plat_seconds(); /* the event's time, not the wait's start */
+    a->now = tf_seconds(); /* the event's time, not the wait's start */
     app_event(a, in);
 }
 
@@ -50,7 +51,7 @@ typedef struct Stall {
 
 static void stall_mark(Stall *st, const App *a)
 {
-    double t = plat_seconds();
+    double t = tf_seconds();
     if (st->path && st->last > 0) {
         double ms = (t - st->last) * 1e3;
         int bin = ms * 2 < STALL_BINS - 1 ? (int)(ms * 2) : STALL_BINS - 1;
@@ -93,7 +94,7 @@ static int look(Stall *st, App *a, int wait)
 {
     stall_mark(st, a);
     int got = plat_events(wait, on_event, a);
-    st->last = plat_seconds();
+    st->last = tf_seconds();
     return got;
 }
 
@@ -128,7 +129,7 @@ int gui_run(const AppOpts *o)
     int redraw = 1;
     double last_draw = 0;
     while (!a.want_quit) {
-        a.now = plat_seconds();
+        a.now = tf_seconds();
         if (redraw) {
             draw(&a, r);
             redraw = 0;
@@ -150,7 +151,7 @@ int gui_run(const AppOpts *o)
         } else {
             got = look(&st, &a, wait);
         }
-        a.now = plat_seconds();
+        a.now = tf_seconds();
         redraw = 1; /* an event, or the wake-up we asked for */
         if (a.want_fullscreen_toggle) {
             a.want_fullscreen_toggle = 0;

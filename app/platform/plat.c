@@ -1,16 +1,11 @@
-/* plat.c - the SDL side of the window's event loop (plat.h): the clock,
- * the clipboard, window settings, and waiting for events without using
+/* plat.c - the SDL side of the window's event loop (plat.h): the
+ * clipboard, window settings, and waiting for events without using
  * CPU while idle (SDL_WaitEventTimeout). */
 #include <SDL.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plat.h"
-
-double plat_seconds(void)
-{
-    return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
-}
 
 char *plat_clipboard_text(void)
 {

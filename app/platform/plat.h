@@ -1,5 +1,5 @@
 /* plat.h - what the window's event loop needs from SDL, and nothing of the
- * App (plat.c): the clock, the clipboard, the window's settings, and the
+ * App (plat.c): the clipboard, the window's settings, and the
  * events as our own InputEvents (input.h). The loop itself is the command
  * line's (app/cli/cmd_gui.c), above the window. */
 #ifndef APP_PLAT_H
@@ -8,8 +8,6 @@
 #include "input.h"
 #include "ren.h"
 
-/* Seconds on a monotonic clock. */
-double plat_seconds(void);
 /* The clipboard's text (malloc'd, the caller frees it), or NULL. */
 char *plat_clipboard_text(void);
 /* After opening: a minimum window size and text input on. */
