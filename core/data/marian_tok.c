@@ -25,9 +25,10 @@ static SpmModel *load_one(const char *dir, const char *name, TfErr *err)
     return spm_load(p, err);
 }
 
-int marian_tok_open(MarianTok *t, const char *dir, TfErr *err)
+int marian_tok_open(MarianTok *t, const char *dir, MarianIds ids, TfErr *err)
 {
     memset(t, 0, sizeof *t);
+    t->ids = ids;
     if (!(t->src = load_one(dir, "source.spm", err)) || !(t->tgt = load_one(dir, "target.spm", err))) {
         marian_tok_free(t);
         return -1;
@@ -63,14 +64,14 @@ static int put(int *ids, int max, int n, int id)
 }
 
 /* The rules with the side's model; </s> appended when eos. */
-static int encode_with(const SpmModel *sp, const Vocab *v, const TfConfig *c, const char *text, int *ids,
-                       int max, int eos, int *n_unk, TfErr *err)
+static int encode_with(const SpmModel *sp, const MarianIds *sp_ids, const Vocab *v, const char *text,
+                       int *ids, int max, int eos, int *n_unk, TfErr *err)
 {
     size_t len = strlen(text);
     char *rest = malloc(len + 1);
     if (!rest)
         return tf_fail(err, "out of memory for the text");
-    int n = 0, unk = 0, unk_id = cfg_unk_id(c);
+    int n = 0, unk = 0, unk_id = sp_ids->unk;
     size_t o = 0, code = tag_end(text, 0);
     if (code) {
         int id = vocab_find(v, text, (int)code);
@@ -93,29 +94,29 @@ static int encode_with(const SpmModel *sp, const Vocab *v, const TfConfig *c, co
         return -1;
     for (int i = 0; i < np; i++) {
         int id = vocab_find(v, pieces[i], (int)strlen(pieces[i]));
-        if (id < 0 || id == cfg_pad_id(c) || id == cfg_eos_id(c))
+        if (id < 0 || id == sp_ids->pad || id == sp_ids->eos)
             id = unk_id; /* typed specials are text, not tokens */
         unk += id == unk_id;
         n = put(ids, max, n, id);
     }
     spm_pieces_free(pieces, np);
     if (eos)
-        n = put(ids, max, n, cfg_eos_id(c));
+        n = put(ids, max, n, sp_ids->eos);
     if (n_unk)
         *n_unk = unk;
     return n;
 }
 
-int marian_encode(const MarianTok *t, const Vocab *v, const TfConfig *c, const char *text, int *ids,
-                  int max, int *n_unk, TfErr *err)
+int marian_encode(const MarianTok *t, const Vocab *v, const char *text, int *ids, int max, int *n_unk,
+                  TfErr *err)
 {
-    return encode_with(t->src, v, c, text, ids, max, 1, n_unk, err);
+    return encode_with(t->src, &t->ids, v, text, ids, max, 1, n_unk, err);
 }
 
-int marian_encode_target(const MarianTok *t, const Vocab *v, const TfConfig *c, const char *text,
-                         int *ids, int max, int *n_unk, TfErr *err)
+int marian_encode_target(const MarianTok *t, const Vocab *v, const char *text, int *ids, int max,
+                         int *n_unk, TfErr *err)
 {
-    return encode_with(t->tgt, v, c, text, ids, max, 0, n_unk, err);
+    return encode_with(t->tgt, &t->ids, v, text, ids, max, 0, n_unk, err);
 }
 
 int marian_is_tag(const char *p)
@@ -136,8 +137,7 @@ int marian_lang_tags(const Vocab *v, int *ids, int max)
     return n;
 }
 
-long marian_decode(const MarianTok *t, const Vocab *v, const TfConfig *c, const int *ids, int n,
-                   char **out, TfErr *err)
+long marian_decode(const MarianTok *t, const Vocab *v, const int *ids, int n, char **out, TfErr *err)
 {
     const char **pieces = malloc(((size_t)n + 1) * sizeof *pieces);
     if (!pieces)
@@ -145,7 +145,7 @@ long marian_decode(const MarianTok *t, const Vocab *v, const TfConfig *c, const 
     int k = 0;
     for (int i = 0; i < n; i++) {
         int id = ids[i];
-        if (id == cfg_eos_id(c) || id == cfg_pad_id(c) || id == cfg_unk_id(c) || id < 0 || id >= v->n)
+        if (id == t->ids.eos || id == t->ids.pad || id == t->ids.unk || id < 0 || id >= v->n)
             continue;
         const char *p = vocab_token(v, id);
         if (marian_is_tag(p))

@@ -598,7 +598,8 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
         MarianTok *t = malloc(sizeof *t);
         if (!t)
             return tf_fail(err, "out of memory");
-        if (marian_tok_open(t, dir, err)) {
+        MarianIds ids = {cfg_eos_id(&m->cfg), cfg_unk_id(&m->cfg), cfg_pad_id(&m->cfg)};
+        if (marian_tok_open(t, dir, ids, err)) {
             free(t);
             return -1;
         }

@@ -15,8 +15,8 @@ int tf_text_ids(const TfModel *m, int tgt, const char *text, int *ids, TokSpan *
     if (!m->tok)
         return tf_fail(err, "this MarianMT model has no source.spm and target.spm to split the text "
                             "(open its folder, or give ids)");
-    int n = tgt ? marian_encode_target(m->tok, &m->tgt_vocab, &m->cfg, text, ids, max, n_unk, err)
-                : marian_encode(m->tok, &m->src_vocab, &m->cfg, text, ids, max, n_unk, err);
+    int n = tgt ? marian_encode_target(m->tok, &m->tgt_vocab, text, ids, max, n_unk, err)
+                : marian_encode(m->tok, &m->src_vocab, text, ids, max, n_unk, err);
     for (int i = 0; spans && i < n && i < max; i++)
         spans[i] = (TokSpan){0, 0}; /* pieces are not spans of the text */
     return n;
@@ -54,7 +54,7 @@ long tf_text_decode(const TfModel *m, const int *ids, int n, char **out, TfErr *
             return tf_fail(err, "out of memory");
         return (long)vocab_decode(&m->tgt_vocab, ids, n, *out, need);
     }
-    return marian_decode(m->tok, &m->tgt_vocab, &m->cfg, ids, n, out, err);
+    return marian_decode(m->tok, &m->tgt_vocab, ids, n, out, err);
 }
 
 void tf_text_decode_to(const TfModel *m, const int *ids, int n, char *out, size_t cap)

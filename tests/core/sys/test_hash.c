@@ -13,7 +13,9 @@ static void test_published_values(void **state)
     static const struct {
         const char *s;
         uint64_t h;
-    } CASES[] = {{"", 0xcbf29ce484222325ull}, {"a", 0xaf63dc4c8601ec8cull}, {"foobar", 0x85944171f73967e8ull}};
+    } CASES[] = {{"", 0xcbf29ce484222325ull},
+                 {"a", 0xaf63dc4c8601ec8cull},
+                 {"foobar", 0x85944171f73967e8ull}};
     for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++) {
         uint64_t h = tf_fnv_bytes(TF_FNV_SEED, CASES[i].s, strlen(CASES[i].s));
         expect_true(h == CASES[i].h, "FNV-1a(\"%s\"): expected %016llx, got %016llx", CASES[i].s,
