@@ -170,15 +170,6 @@ static inline TfConfig tu_config(TuSize z)
         expect_true(model_init_random((m), &tu_c_, (seed), &tu_e_) == 0, "model: %s", tu_e_.msg); \
     } while (0)
 
-/* This thread's CPU seconds: what growth measurements use, since time the
- * thread spends waiting for a core on a busy machine is not counted. */
-static inline double tu_cpu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* How work grows with its input: the best of seven runs of run(small) and
  * of run(big), as big / small. With 16 times the input, linear work gives
  * about 16 and quadratic 256, so a bound of 64 leaves a busy machine room

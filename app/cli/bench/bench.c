@@ -3,17 +3,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-/* CPU time of the calling thread: what a body costs when the machine is
- * shared (time spent waiting for a core is not counted; a helper thread's
- * work is not either). */
-static double thread_cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -35,9 +24,9 @@ BenchStats bench_run(BenchFn fn, void *ctx, int min_reps, double min_seconds)
     }
     double start = tf_seconds();
     while (n < min_reps || tf_seconds() - start < min_seconds) {
-        double t0 = tf_seconds(), c0 = thread_cpu_now();
+        double t0 = tf_seconds(), c0 = tf_thread_seconds();
         fn(ctx);
-        double dt = tf_seconds() - t0, dc = thread_cpu_now() - c0;
+        double dt = tf_seconds() - t0, dc = tf_thread_seconds() - c0;
         if (n == cap) {
             double *p = realloc(t, (size_t)cap * 2 * sizeof *t);
             if (p)

@@ -7,6 +7,7 @@
 #include <cJSON.h>
 
 #include "checkpoint.h"
+#include "clock.h"
 #include "test_util.h"
 
 #define MODEL "assets/models/en2zh.safetensors"
@@ -193,9 +194,9 @@ static double load_seconds(const void *text)
 {
     TfModel m;
     TfErr err = {{0}};
-    double t0 = tu_cpu_seconds();
+    double t0 = tf_thread_seconds();
     int rc = load_text(text, "", &m, &err);
-    double t = tu_cpu_seconds() - t0;
+    double t = tf_thread_seconds() - t0;
     expect_true(rc == 0, "load: %s", err.msg);
     if (rc == 0)
         model_free(&m);
