@@ -151,7 +151,7 @@ static void test_unwritable_path(void **state)
     tu_scratch_remove(dir);
 }
 
-/* --- fonts at start-up (issue 10, item 6) --------------------------------- */
+/* --- fonts at start-up: through fontconfig, or one clear error ----------- */
 
 static void write_conf(const char *path, const char *dirs)
 {

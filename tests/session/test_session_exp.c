@@ -1,5 +1,5 @@
-/* test_session_exp.c - the Session's two passes (issue 12), with no
- * window: the normal pass is computed once per input, whatever the
+/* test_session_exp.c - the Session's two passes (normal and experiment),
+ * with no window: the normal pass is computed once per input, whatever the
  * experiments toggled in between (a counter says how many were made),
  * stays bit-identical to a plain pass, and is made again when the input
  * changes; clearing the experiment leaves one pass again. */

@@ -1,4 +1,4 @@
-/* test_app_exp_views.c - experiments in the window, part two (issue 12), by
+/* test_app_exp_views.c - experiments in the window, part two, by
  * synthetic events: the window's command line takes the experiment flags
  * (an out-of-range one refuses to open, naming it), Alt+click on a source
  * token hides it (its weights column becomes 0 on screen) and again shows

@@ -1,4 +1,4 @@
-/* test_app_experiment.c - experiments in the window (issue 12), by
+/* test_app_experiment.c - experiments in the window, by
  * synthetic events: the Session keeps the normal pass apart from the
  * experiment's (and does not redo it when only the experiment changes), E
  * opens the panel and its keys and buttons toggle interventions, D cycles

@@ -1,4 +1,4 @@
-/* test_lesson_predict.c - the directives of issue 14 in the window, by
+/* test_lesson_predict.c - the teaching directives (@predict, @view cost, @pane) in the window, by
  * synthetic events on a headless renderer:
  *
  *   @predict row   the query row of the heatmap is covered (one colour, no

@@ -1,4 +1,4 @@
-/* bench_exp.c - experiments (issue 12) in `stepformer bench`:
+/* bench_exp.c - experiments (interventions) in `stepformer bench`:
  *
  *   experiment_toggle_en2zh      from switching an intervention on or off
  *                                to the redrawn view, on the bundled model,

@@ -782,7 +782,7 @@ static void test_tsv_long_lines(void **state)
 
 /* Lines are read with a 16 MiB limit: a file without newlines, a FIFO or a
  * device is one clear message naming the file, never a hang or memory that
- * follows the file (issue 10, items 2 and 9). */
+ * follows the file. */
 static void expect_load_error_rlimit(const char *path, const char *want, size_t headroom)
 {
     fflush(stdout);
