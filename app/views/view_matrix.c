@@ -77,11 +77,6 @@ static void toggle_select(ViewCtx *v, LabelKind k, int i)
         view_toggle_select(v, side, i);
 }
 
-static float luminance(Color c)
-{
-    return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
-}
-
 static void value_range(const TfView *tv, const HeatOpts *o, float *lo, float *hi)
 {
     if (o->lo < o->hi) {
@@ -178,7 +173,7 @@ static void draw_cell_marks(ViewCtx *v, const TfView *tv, Rect clip, Rect grid, 
             if (print) {
                 float t = hi > lo ? (x - lo) / (hi - lo) : 0.5f;
                 Color bg = cmap_color(cmap, t);
-                Color fg = luminance(bg) > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255};
+                Color fg = cmap_ink_on(bg);
                 ui_fmt(buf, sizeof buf, x);
                 ui_text_center(v->r, f, buf, cell, fg);
             }
