@@ -154,13 +154,8 @@ static void draw_cell_marks(ViewCtx *v, const TfView *tv, Rect clip, Rect grid, 
                          (int)lroundf((c + 1) * cw) - (int)lroundf(c * cw),
                          (int)lroundf((r + 1) * ch) - (int)lroundf(r * ch)};
             if (isinf(x) && x < 0) {
-                if (cw >= 8 && ch >= 8) { /* hatch: masked, not a colour value */
-                    ren_clip_push(v->r, cell);
-                    for (int d = -cell.h; d < cell.w; d += 6)
-                        ren_line(v->r, (float)(cell.x + d), (float)(cell.y + cell.h),
-                                 (float)(cell.x + d + cell.h), (float)cell.y, 1.0f, th->masked_text);
-                    ren_clip_pop(v->r);
-                }
+                if (cw >= 8 && ch >= 8) /* hatch: masked, not a colour value */
+                    gfx_hatch_lines(v->r, cell, 1, 6, th->masked_text);
                 if (print)
                     ui_text_center(v->r, f, "−∞", cell, th->text);
                 continue;

@@ -496,15 +496,7 @@ static void test_hatch_cached(void **state)
     for (int dir = -1; dir <= 1; dir += 2) {
         Rect rc = {13, 17, 57, 43};
         ren_begin(r, bg);
-        ren_clip_push(r, rc);
-        for (int d = -rc.h; d < rc.w; d += 6) {
-            float x0 = (float)(rc.x + d), x1 = (float)(rc.x + d + rc.h);
-            if (dir > 0)
-                ren_line(r, x0, (float)(rc.y + rc.h), x1, (float)rc.y, 1.0f, ink);
-            else
-                ren_line(r, x0, (float)rc.y, x1, (float)(rc.y + rc.h), 1.0f, ink);
-        }
-        ren_clip_pop(r);
+        gfx_hatch_lines(r, rc, dir, 6, ink);
         uint32_t *lines = grab(r, rc);
         for (int twice = 0; twice < 2; twice++) { /* painted, then from the cache */
             ren_begin(r, bg);
