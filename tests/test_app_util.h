@@ -113,17 +113,30 @@ static inline void ev_mouse(App *a, InputType type, int x, int y, int button)
 
 static Ren *tu_ren;
 
-/* Write a small model at a per-process path made from name (into path)
- * and open a w x h headless renderer; 0 or -1 (for cmocka's setup). */
+/* Write a small model at a per-process path made from name (into path);
+ * 0 or -1. */
+static inline int tu_model_tmp(char *path, size_t cap, const char *name, int vocab, int max_len, uint64_t seed)
+{
+    tu_tmp(path, cap, name);
+    return tu_small_model(path, vocab, max_len, seed);
+}
+
+/* Open a w x h headless renderer as tu_ren; 0 or -1. */
+static inline int tu_renderer_open(int w, int h)
+{
+    TfErr err;
+    tu_ren = ren_open_headless(w, h, &err);
+    return tu_ren ? 0 : -1;
+}
+
+/* The model of tu_model_tmp and a w x h headless renderer; 0 or -1 (for
+ * cmocka's setup). */
 static inline int tu_fixture_open(char *path, size_t cap, const char *name, int vocab, int max_len,
                                   uint64_t seed, int w, int h)
 {
-    TfErr err;
-    tu_tmp(path, cap, name);
-    if (tu_small_model(path, vocab, max_len, seed))
+    if (tu_model_tmp(path, cap, name, vocab, max_len, seed))
         return -1;
-    tu_ren = ren_open_headless(w, h, &err);
-    return tu_ren ? 0 : -1;
+    return tu_renderer_open(w, h);
 }
 
 static inline void tu_fixture_close(const char *path)
@@ -137,18 +150,13 @@ static inline void tu_fixture_close(const char *path)
 /* cmocka's setup and teardown of a program whose fixture is the model at
  * path (a char array), made from name (40 tokens, max_len 24, seed 5),
  * and a w x h renderer. */
-#define TU_FIXTURE(path, name, w, h)                                                  \
-    static int setup(void **state)                                                   \
-    {                                                                                \
-        (void)state;                                                                 \
-        return tu_fixture_open(path, sizeof path, name, 40, 24, 5, w, h);            \
-    }                                                                                \
-    static int teardown(void **state)                                                \
-    {                                                                                \
-        (void)state;                                                                 \
-        tu_fixture_close(path);                                                      \
-        return 0;                                                                    \
-    }
+#define TU_FIXTURE(path, name, w, h) \
+    TU_GROUP(tu_fixture_open(path, sizeof path, name, 40, 24, 5, w, h), (tu_fixture_close(path), 0))
+
+/* The same for a program that needs only the model (made from name with
+ * vocab tokens, max_len and seed), no renderer. */
+#define TU_MODEL_FIXTURE(path, name, vocab, max_len, seed) \
+    TU_GROUP(tu_model_tmp(path, sizeof path, name, vocab, max_len, seed), (remove(path), 0))
 
 /* A lesson test's home in dir (made, lessons/ in it already written):
  * dir/data as XDG_DATA_HOME, a small model at
@@ -195,20 +203,7 @@ static inline uint64_t tu_pixel_hash(Rect rc)
 
 /* cmocka's setup and teardown of a program that only needs a w x h
  * headless renderer (its models come from elsewhere). */
-#define TU_RENDERER(w, h)                                                             \
-    static int setup(void **state)                                                   \
-    {                                                                                \
-        (void)state;                                                                 \
-        TfErr err_;                                                                  \
-        tu_ren = ren_open_headless(w, h, &err_);                                     \
-        return tu_ren ? 0 : -1;                                                      \
-    }                                                                                \
-    static int teardown(void **state)                                                \
-    {                                                                                \
-        (void)state;                                                                 \
-        tu_fixture_close(NULL);                                                      \
-        return 0;                                                                    \
-    }
+#define TU_RENDERER(w, h) TU_GROUP(tu_renderer_open(w, h), (tu_fixture_close(NULL), 0))
 
 /* Options for an app on model with one source sentence (NULL: the
  * default), a target (NULL: greedy) and a view (NULL: the natural one);

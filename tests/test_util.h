@@ -102,6 +102,20 @@ static inline int tu_scratch_remove(const char *dir)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* cmocka's group setup and teardown, named setup and teardown: OPEN makes
+ * the fixture and CLOSE removes it, each an expression giving 0 or -1. */
+#define TU_GROUP(OPEN, CLOSE)                                             \
+    static int setup(void **state)                                       \
+    {                                                                    \
+        (void)state;                                                     \
+        return (OPEN);                                                   \
+    }                                                                    \
+    static int teardown(void **state)                                    \
+    {                                                                    \
+        (void)state;                                                     \
+        return (CLOSE);                                                  \
+    }
+
 /* g_dir, a scratch folder made before the group's tests and removed after;
  * path_in(buf, cap, name) = g_dir/name; the group's setup and teardown. */
 #define TU_SCRATCH_GROUP(NAME)                                            \
@@ -111,16 +125,7 @@ static inline int tu_scratch_remove(const char *dir)
     {                                                                    \
         snprintf(buf, cap, "%s/%s", g_dir, name);                        \
     }                                                                    \
-    static int setup(void **state)                                       \
-    {                                                                    \
-        (void)state;                                                     \
-        return tu_scratch(g_dir, sizeof g_dir, NAME);                    \
-    }                                                                    \
-    static int teardown(void **state)                                    \
-    {                                                                    \
-        (void)state;                                                     \
-        return tu_scratch_remove(g_dir);                                 \
-    }
+    TU_GROUP(tu_scratch(g_dir, sizeof g_dir, NAME), tu_scratch_remove(g_dir))
 
 /* Run the tests listed (cmocka_unit_test(...), ...) with a group setup and
  * teardown (or NULL) and return cmocka's result from the caller. */

@@ -12,19 +12,7 @@
 
 static char MODEL[160];
 
-static int setup(void **state)
-{
-    (void)state;
-    tu_tmp(MODEL, sizeof MODEL, "session-exp.safetensors");
-    return tu_small_model(MODEL, 40, 24, 5);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    remove(MODEL);
-    return 0;
-}
+TU_MODEL_FIXTURE(MODEL, "session-exp.safetensors", 40, 24, 5)
 
 static int same_view(const TfTrace *a, const TfTrace *b, StageId st, int layer, int head)
 {
