@@ -229,6 +229,16 @@ static inline void tu_open(App *a, const AppOpts *o, double now)
     a->now = now;
 }
 
+/* The app the experiment tests start from: "t5 t6 t7 t8" on model, the
+ * first head, view (NULL: the natural one), both passes computed. */
+static inline void tu_open_exp(App *a, const char *model, const char *view)
+{
+    AppOpts o = tu_opts(model, "t5 t6 t7 t8", NULL, view);
+    o.head = 0;
+    tu_open(a, &o, 100);
+    app_compute_all(a);
+}
+
 /* A whole frame on tu_ren, half a second after the last one. */
 static inline void tu_frame(App *a)
 {

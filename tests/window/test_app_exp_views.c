@@ -20,14 +20,6 @@ static char MODEL[160];
 
 TU_FIXTURE(MODEL, "expv.safetensors", 1280, 800)
 
-static void open_app(App *a, const char *view)
-{
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7 t8", NULL, view);
-    o.head = 0;
-    tu_open(a, &o, 100);
-    app_compute_all(a);
-}
-
 static int near_rgb(uint32_t px, uint32_t want, int tol)
 {
     for (int k = 1; k <= 3; k++) {
@@ -98,7 +90,7 @@ static void test_alt_click_hides_a_source_token(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, "matrix");
+    tu_open_exp(&a, MODEL, "matrix");
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
     Rect area = {0, 0, 900, 700};
     tu_view_frame(&a, tu_ren, VIEW_MATRIX, area);
@@ -164,7 +156,7 @@ static void test_difference_in_norm_and_ffn(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, NULL);
+    tu_open_exp(&a, MODEL, NULL);
     TfExperiment e = {0};
     e.no_scale = 1;
     app_set_exp(&a, &e);
@@ -196,7 +188,7 @@ static void test_difference_in_lines(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, "lines");
+    tu_open_exp(&a, MODEL, "lines");
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
     TfExperiment e = {0};
     e.no_scale = 1;
@@ -229,7 +221,7 @@ static void test_output_before_and_after(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, "output");
+    tu_open_exp(&a, MODEL, "output");
     TfExperiment e = {0};
     e.no_pe = 1;
     e.no_scale = 1;
