@@ -128,11 +128,24 @@ static inline int tu_scratch_remove(const char *dir)
     TU_GROUP(tu_scratch(g_dir, sizeof g_dir, NAME), tu_scratch_remove(g_dir))
 
 /* Run the tests listed (cmocka_unit_test(...), ...) with a group setup and
- * teardown (or NULL) and return cmocka's result from the caller. */
+ * teardown (or NULL) and return cmocka's result from the caller.
+ * TEST_FILTER='test_mask*' in the environment runs only the tests whose
+ * names match. */
 #define TU_RUN(SETUP, TEARDOWN, ...)                                      \
     do {                                                                 \
         const struct CMUnitTest tu_tests_[] = {__VA_ARGS__};             \
+        if (getenv("TEST_FILTER"))                                       \
+            cmocka_set_test_filter(getenv("TEST_FILTER"));               \
         return cmocka_run_group_tests(tu_tests_, SETUP, TEARDOWN);       \
+    } while (0)
+
+/* The same with no display to open a window on: what a program that tests
+ * the headless renderer runs under, even inside a desktop session. */
+#define TU_RUN_HEADLESS(SETUP, TEARDOWN, ...)                             \
+    do {                                                                 \
+        unsetenv("DISPLAY");                                             \
+        unsetenv("WAYLAND_DISPLAY");                                     \
+        TU_RUN(SETUP, TEARDOWN, __VA_ARGS__);                            \
     } while (0)
 
 /* The same with build/stepformer's path put in cli first (for tests that
