@@ -588,11 +588,18 @@ static void test_window(void **state)
 int main(void)
 {
     srand(7);
-    TU_RUN_HEADLESS(setup, teardown, cmocka_unit_test(test_rect_exact), cmocka_unit_test(test_clip),
-                    cmocka_unit_test(test_lines), cmocka_unit_test(test_line_ends),
-                    cmocka_unit_test(test_triangles), cmocka_unit_test(test_image_crisp),
-                    cmocka_unit_test(test_image_opacity_changes), cmocka_unit_test(test_png_roundtrip),
-                    cmocka_unit_test(test_png_errors), cmocka_unit_test(test_layer),
-                    cmocka_unit_test(test_hatch_cached), cmocka_unit_test(test_headless_sizes),
+    TU_RUN_HEADLESS(setup, teardown,
+                    cmocka_unit_test(test_rect_exact),
+                    cmocka_unit_test(test_clip),
+                    cmocka_unit_test(test_lines),
+                    cmocka_unit_test(test_line_ends),
+                    cmocka_unit_test(test_triangles),
+                    cmocka_unit_test(test_image_crisp),
+                    cmocka_unit_test(test_image_opacity_changes),
+                    cmocka_unit_test(test_png_roundtrip),
+                    cmocka_unit_test(test_png_errors),
+                    cmocka_unit_test(test_layer),
+                    cmocka_unit_test(test_hatch_cached),
+                    cmocka_unit_test(test_headless_sizes),
                     cmocka_unit_test(test_window));
 }

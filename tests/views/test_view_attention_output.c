@@ -688,11 +688,15 @@ static void test_whole_window_small(void **state)
 
 int main(void)
 {
-    TU_RUN_HEADLESS(setup, teardown, cmocka_unit_test(test_mask_causal),
-                    cmocka_unit_test(test_mask_padding_batch), cmocka_unit_test(test_output_bars),
-                    cmocka_unit_test(test_output_truth_marked), cmocka_unit_test(test_lines_thickness),
+    TU_RUN_HEADLESS(setup, teardown,
+                    cmocka_unit_test(test_mask_causal),
+                    cmocka_unit_test(test_mask_padding_batch),
+                    cmocka_unit_test(test_output_bars),
+                    cmocka_unit_test(test_output_truth_marked),
+                    cmocka_unit_test(test_lines_thickness),
                     cmocka_unit_test(test_lines_masked_pairs_draw_nothing),
-                    cmocka_unit_test(test_lines_click_selects), cmocka_unit_test(test_heads_hover_and_click),
+                    cmocka_unit_test(test_lines_click_selects),
+                    cmocka_unit_test(test_heads_hover_and_click),
                     cmocka_unit_test(test_degenerate_inputs_stay_inside),
                     cmocka_unit_test(test_whole_window_small));
 }
