@@ -93,19 +93,26 @@ static inline void ev_text(App *a, const char *t)
 }
 
 /* type: IN_MOUSE_MOVE, IN_MOUSE_DOWN/UP (button), IN_WHEEL (button = the
- * wheel's clicks) */
-static inline void ev_mouse(App *a, InputType type, int x, int y, int button)
+ * wheel's clicks), with the modifier keys mod held (MOD_ALT: Alt+click) */
+static inline void ev_mouse_mod(App *a, InputType type, int x, int y, int button, int mod)
 {
     InputEvent e;
     memset(&e, 0, sizeof e);
     e.type = type;
     e.x = x;
     e.y = y;
+    e.mod = mod;
     if (type == IN_WHEEL)
         e.wheel = button;
     else
         e.button = button;
     app_event(a, &e);
+}
+
+/* The same with no modifier held. */
+static inline void ev_mouse(App *a, InputType type, int x, int y, int button)
+{
+    ev_mouse_mod(a, type, x, y, button, 0);
 }
 
 /* ---- the fixture most app tests share: one headless renderer and a small
@@ -237,6 +244,14 @@ static inline void tu_open_exp(App *a, const char *model, const char *view)
     o.head = 0;
     tu_open(a, &o, 100);
     app_compute_all(a);
+}
+
+/* The experiment most of those tests switch on: no division by √d_k. */
+static inline void tu_exp_no_scale(App *a)
+{
+    TfExperiment e = {0};
+    e.no_scale = 1;
+    app_set_exp(a, &e);
 }
 
 /* A whole frame on tu_ren, half a second after the last one. */

@@ -39,13 +39,7 @@ static uint32_t pixel(int x, int y)
 
 static void alt_click(App *a, ViewId view, Rect area, int x, int y)
 {
-    InputEvent e = {0};
-    e.type = IN_MOUSE_DOWN;
-    e.x = x;
-    e.y = y;
-    e.button = MB_LEFT;
-    e.mod = MOD_ALT;
-    app_event(a, &e);
+    ev_mouse_mod(a, IN_MOUSE_DOWN, x, y, MB_LEFT, MOD_ALT);
     tu_view_frame(a, tu_ren, view, area);
     ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
 }
@@ -157,9 +151,7 @@ static void test_difference_in_norm_and_ffn(void **state)
     (void)state;
     static App a;
     tu_open_exp(&a, MODEL, NULL);
-    TfExperiment e = {0};
-    e.no_scale = 1;
-    app_set_exp(&a, &e);
+    tu_exp_no_scale(&a);
     app_compute_all(&a);
     a.cmp = CMP_DIFF;
     Rect area = {0, 0, 1000, 720};
@@ -190,9 +182,7 @@ static void test_difference_in_lines(void **state)
     static App a;
     tu_open_exp(&a, MODEL, "lines");
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
-    TfExperiment e = {0};
-    e.no_scale = 1;
-    app_set_exp(&a, &e);
+    tu_exp_no_scale(&a);
     app_compute_all(&a);
     Rect area = {0, 0, 900, 700};
     a.in.mx = a.in.my = -100;

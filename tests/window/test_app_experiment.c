@@ -119,9 +119,7 @@ static void test_difference_cell_colour(void **state)
     static App a;
     tu_open_exp(&a, MODEL, "matrix");
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
-    TfExperiment e = {0};
-    e.no_scale = 1;
-    app_set_exp(&a, &e);
+    tu_exp_no_scale(&a);
     a.cmp = CMP_DIFF;
     Rect area = {0, 0, 900, 700};
     HeatGeo *h = &a.heat;
@@ -180,13 +178,7 @@ static void test_alt_click_ablates_a_head(void **state)
         }
     expect_true(hx >= 0, "layer 2 head 3 found in the grid");
     for (int k = 0; k < 2; k++) {
-        InputEvent e = {0};
-        e.type = IN_MOUSE_DOWN;
-        e.x = hx;
-        e.y = hy;
-        e.button = MB_LEFT;
-        e.mod = MOD_ALT;
-        app_event(&a, &e);
+        ev_mouse_mod(&a, IN_MOUSE_DOWN, hx, hy, MB_LEFT, MOD_ALT);
         tu_view_frame(&a, tu_ren, VIEW_HEADS, area);
         ev_mouse(&a, IN_MOUSE_UP, hx, hy, MB_LEFT);
         int on = tf_exp_ablated(&a.ses.exp, TF_ATTN_ENC, 1, 2);
