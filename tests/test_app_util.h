@@ -165,15 +165,19 @@ static inline void tu_fixture_close(const char *path)
 #define TU_MODEL_FIXTURE(path, name, vocab, max_len, seed) \
     TU_GROUP(tu_model_tmp(path, sizeof path, name, vocab, max_len, seed), (remove(path), 0))
 
-/* A lesson test's home in dir (made, lessons/ in it already written):
- * dir/data as XDG_DATA_HOME, a small model at
+/* A lesson test's home: a scratch folder made from name (its path into
+ * dir, dcap bytes) with empty lessons/en and lessons/zh for the test to
+ * write, dir/data as XDG_DATA_HOME, a small model at
  * dir/assets/models/tiny.safetensors (its path into model, cap bytes;
  * vocabulary 30, max_len 24, seed 2) and a 1280 x 800 renderer; 0 or -1.
  * tu_lesson_home_close closes the renderer and removes dir. */
-static inline int tu_lesson_home(const char *dir, char *model, size_t cap)
+static inline int tu_lesson_home(char *dir, size_t dcap, const char *name, char *model, size_t cap)
 {
-    char cmd[400], p[256];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/data' '%s/assets/models'", dir, dir);
+    char cmd[600], p[256];
+    if (tu_scratch(dir, dcap, name))
+        return -1;
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/lessons/en' '%s/lessons/zh' '%s/data' '%s/assets/models'", dir, dir,
+             dir, dir);
     if (system(cmd) != 0)
         return -1;
     snprintf(p, sizeof p, "%s/data", dir);
@@ -189,9 +193,7 @@ static inline int tu_lesson_home(const char *dir, char *model, size_t cap)
 static inline int tu_lesson_home_close(const char *dir)
 {
     tu_fixture_close(NULL);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_scratch_remove(dir);
 }
 
 /* A hash of the pixels of rc on tu_ren (at most 1000 x 800): equal pictures,
