@@ -102,6 +102,15 @@ static inline int tu_scratch_remove(const char *dir)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* A scratch folder for one test, as tu_scratch makes it, and the path of
+ * file in it (a failed test when the folder cannot be made). */
+static inline void tu_scratch_file(char *dir, size_t dcap, const char *name, char *path, size_t pcap,
+                                   const char *file)
+{
+    expect_true(tu_scratch(dir, dcap, name) == 0, "a scratch folder for %s", name);
+    snprintf(path, pcap, "%s/%s", dir, file);
+}
+
 /* cmocka's group setup and teardown, named setup and teardown: OPEN makes
  * the fixture and CLOSE removes it, each an expression giving 0 or -1. */
 #define TU_GROUP(OPEN, CLOSE)                                             \

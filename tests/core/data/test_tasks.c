@@ -845,8 +845,7 @@ static void test_tsv_vocab_too_large(void **state)
 {
     (void)state;
     char dir[64], path[96];
-    assert_int_equal(tu_scratch(dir, sizeof dir, "tsvvocab"), 0);
-    snprintf(path, sizeof path, "%s/words.tsv", dir);
+    tu_scratch_file(dir, sizeof dir, "tsvvocab", path, sizeof path, "words.tsv");
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     int w = 0;
