@@ -11,6 +11,14 @@
 
 typedef void (*BenchFn)(void *ctx);
 
+/* What a timed body of the window's benchmarks (bench_gui.c, bench_exp.c)
+ * works on: the app, its renderer and a count of the calls so far. */
+typedef struct BenchApp {
+    struct App *a;
+    struct Ren *r;
+    int tick;
+} BenchApp;
+
 typedef struct BenchStats {
     double median_ms, p95_ms, min_ms;
     /* the calling thread's CPU time (bench_run only, else 0): steadier than

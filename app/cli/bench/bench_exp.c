@@ -20,15 +20,9 @@
 #include "bench.h"
 #include "checkpoint.h"
 
-typedef struct ToggleCtx {
-    App *a;
-    Ren *r;
-    int tick;
-} ToggleCtx;
-
 static void toggle_body(void *p)
 {
-    ToggleCtx *t = p;
+    BenchApp *t = p;
     App *a = t->a;
     TfExperiment e = a->ses.exp;
     e.no_scale = !e.no_scale;
@@ -52,7 +46,7 @@ static void bench_toggle(double secs)
     app_set_exp(&a, &e);
     app_compute_all(&a);
     unsigned passes = a.ses.base_passes;
-    ToggleCtx t = {&a, r, 0};
+    BenchApp t = {&a, r, 0};
     BenchStats s = bench_run(toggle_body, &t, 30, secs);
     app_compute_all(&a);
     if (a.ses.base_passes != passes)
