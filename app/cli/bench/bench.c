@@ -5,6 +5,21 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "config.h"
+#include "model.h"
+
+int bench_base_model(TfModel *m, int vocab, int max_len, uint64_t seed, TfErr *err)
+{
+    TfConfig c;
+    if (cfg_preset(&c, "base", err))
+        return -1;
+    c.src_vocab = c.tgt_vocab = vocab;
+    c.tie = TF_TIE_ALL;
+    if (max_len > 0)
+        c.max_len = max_len;
+    return model_init_random(m, &c, seed, err);
+}
+
 double bench_now(void)
 {
     struct timespec t;

@@ -8,6 +8,10 @@
 #define APP_BENCH_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+struct TfModel;
+struct TfErr;
 
 typedef void (*BenchFn)(void *ctx);
 
@@ -26,6 +30,11 @@ typedef struct BenchStats {
     double cpu_median_ms, cpu_p95_ms;
     int reps;
 } BenchStats;
+
+/* A random model of preset base (the paper's sizes) with its embeddings
+ * tied, vocabularies of vocab tokens and max_len (0 keeps the preset's):
+ * what the benchmarks that stand for "the paper's model" run on. */
+int bench_base_model(struct TfModel *m, int vocab, int max_len, uint64_t seed, struct TfErr *err);
 
 double bench_now(void);
 BenchStats bench_run(BenchFn fn, void *ctx, int min_reps, double min_seconds);

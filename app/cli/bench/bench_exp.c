@@ -85,13 +85,8 @@ static void pass_body(void *p)
 static void bench_compare(double secs)
 {
     TfErr err;
-    TfConfig c;
     TfModel m;
-    cfg_preset(&c, "base", &err);
-    c.src_vocab = c.tgt_vocab = 1000;
-    c.tie = TF_TIE_ALL;
-    c.max_len = 64;
-    if (model_init_random(&m, &c, 3, &err)) {
+    if (bench_base_model(&m, 1000, 64, 3, &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
         return;
     }
