@@ -93,14 +93,15 @@ static inline void ev_text(App *a, const char *t)
 }
 
 /* type: IN_MOUSE_MOVE, IN_MOUSE_DOWN/UP (button), IN_WHEEL (button = the
- * wheel's clicks) */
-static inline void ev_mouse(App *a, InputType type, int x, int y, int button)
+ * wheel's clicks), with the modifier keys mod held (MOD_ALT: Alt+click) */
+static inline void ev_mouse_mod(App *a, InputType type, int x, int y, int button, int mod)
 {
     InputEvent e;
     memset(&e, 0, sizeof e);
     e.type = type;
     e.x = x;
     e.y = y;
+    e.mod = mod;
     if (type == IN_WHEEL)
         e.wheel = button;
     else
@@ -108,22 +109,41 @@ static inline void ev_mouse(App *a, InputType type, int x, int y, int button)
     app_event(a, &e);
 }
 
+/* The same with no modifier held. */
+static inline void ev_mouse(App *a, InputType type, int x, int y, int button)
+{
+    ev_mouse_mod(a, type, x, y, button, 0);
+}
+
 /* ---- the fixture most app tests share: one headless renderer and a small
  * model of their own ---- */
 
 static Ren *tu_ren;
 
-/* Write a small model at a per-process path made from name (into path)
- * and open a w x h headless renderer; 0 or -1 (for cmocka's setup). */
+/* Write a small model at a per-process path made from name (into path);
+ * 0 or -1. */
+static inline int tu_model_tmp(char *path, size_t cap, const char *name, int vocab, int max_len, uint64_t seed)
+{
+    tu_tmp(path, cap, name);
+    return tu_small_model(path, vocab, max_len, seed);
+}
+
+/* Open a w x h headless renderer as tu_ren; 0 or -1. */
+static inline int tu_renderer_open(int w, int h)
+{
+    TfErr err;
+    tu_ren = ren_open_headless(w, h, &err);
+    return tu_ren ? 0 : -1;
+}
+
+/* The model of tu_model_tmp and a w x h headless renderer; 0 or -1 (for
+ * cmocka's setup). */
 static inline int tu_fixture_open(char *path, size_t cap, const char *name, int vocab, int max_len,
                                   uint64_t seed, int w, int h)
 {
-    TfErr err;
-    tu_tmp(path, cap, name);
-    if (tu_small_model(path, vocab, max_len, seed))
+    if (tu_model_tmp(path, cap, name, vocab, max_len, seed))
         return -1;
-    tu_ren = ren_open_headless(w, h, &err);
-    return tu_ren ? 0 : -1;
+    return tu_renderer_open(w, h);
 }
 
 static inline void tu_fixture_close(const char *path)
@@ -137,28 +157,27 @@ static inline void tu_fixture_close(const char *path)
 /* cmocka's setup and teardown of a program whose fixture is the model at
  * path (a char array), made from name (40 tokens, max_len 24, seed 5),
  * and a w x h renderer. */
-#define TU_FIXTURE(path, name, w, h)                                                  \
-    static int setup(void **state)                                                   \
-    {                                                                                \
-        (void)state;                                                                 \
-        return tu_fixture_open(path, sizeof path, name, 40, 24, 5, w, h);            \
-    }                                                                                \
-    static int teardown(void **state)                                                \
-    {                                                                                \
-        (void)state;                                                                 \
-        tu_fixture_close(path);                                                      \
-        return 0;                                                                    \
-    }
+#define TU_FIXTURE(path, name, w, h) \
+    TU_GROUP(tu_fixture_open(path, sizeof path, name, 40, 24, 5, w, h), (tu_fixture_close(path), 0))
 
-/* A lesson test's home in dir (made, lessons/ in it already written):
- * dir/data as XDG_DATA_HOME, a small model at
+/* The same for a program that needs only the model (made from name with
+ * vocab tokens, max_len and seed), no renderer. */
+#define TU_MODEL_FIXTURE(path, name, vocab, max_len, seed) \
+    TU_GROUP(tu_model_tmp(path, sizeof path, name, vocab, max_len, seed), (remove(path), 0))
+
+/* A lesson test's home: a scratch folder made from name (its path into
+ * dir, dcap bytes) with empty lessons/en and lessons/zh for the test to
+ * write, dir/data as XDG_DATA_HOME, a small model at
  * dir/assets/models/tiny.safetensors (its path into model, cap bytes;
  * vocabulary 30, max_len 24, seed 2) and a 1280 x 800 renderer; 0 or -1.
  * tu_lesson_home_close closes the renderer and removes dir. */
-static inline int tu_lesson_home(const char *dir, char *model, size_t cap)
+static inline int tu_lesson_home(char *dir, size_t dcap, const char *name, char *model, size_t cap)
 {
-    char cmd[400], p[256];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/data' '%s/assets/models'", dir, dir);
+    char cmd[600], p[256];
+    if (tu_scratch(dir, dcap, name))
+        return -1;
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/lessons/en' '%s/lessons/zh' '%s/data' '%s/assets/models'", dir, dir,
+             dir, dir);
     if (system(cmd) != 0)
         return -1;
     snprintf(p, sizeof p, "%s/data", dir);
@@ -174,9 +193,7 @@ static inline int tu_lesson_home(const char *dir, char *model, size_t cap)
 static inline int tu_lesson_home_close(const char *dir)
 {
     tu_fixture_close(NULL);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_scratch_remove(dir);
 }
 
 /* A hash of the pixels of rc on tu_ren (at most 1000 x 800): equal pictures,
@@ -195,20 +212,7 @@ static inline uint64_t tu_pixel_hash(Rect rc)
 
 /* cmocka's setup and teardown of a program that only needs a w x h
  * headless renderer (its models come from elsewhere). */
-#define TU_RENDERER(w, h)                                                             \
-    static int setup(void **state)                                                   \
-    {                                                                                \
-        (void)state;                                                                 \
-        TfErr err_;                                                                  \
-        tu_ren = ren_open_headless(w, h, &err_);                                     \
-        return tu_ren ? 0 : -1;                                                      \
-    }                                                                                \
-    static int teardown(void **state)                                                \
-    {                                                                                \
-        (void)state;                                                                 \
-        tu_fixture_close(NULL);                                                      \
-        return 0;                                                                    \
-    }
+#define TU_RENDERER(w, h) TU_GROUP(tu_renderer_open(w, h), (tu_fixture_close(NULL), 0))
 
 /* Options for an app on model with one source sentence (NULL: the
  * default), a target (NULL: greedy) and a view (NULL: the natural one);
@@ -232,6 +236,24 @@ static inline void tu_open(App *a, const AppOpts *o, double now)
     TfErr err;
     expect_true(app_init(a, o, &err) == 0, "the app opens: %s", err.msg);
     a->now = now;
+}
+
+/* The app the experiment tests start from: "t5 t6 t7 t8" on model, the
+ * first head, view (NULL: the natural one), both passes computed. */
+static inline void tu_open_exp(App *a, const char *model, const char *view)
+{
+    AppOpts o = tu_opts(model, "t5 t6 t7 t8", NULL, view);
+    o.head = 0;
+    tu_open(a, &o, 100);
+    app_compute_all(a);
+}
+
+/* The experiment most of those tests switch on: no division by √d_k. */
+static inline void tu_exp_no_scale(App *a)
+{
+    TfExperiment e = {0};
+    e.no_scale = 1;
+    app_set_exp(a, &e);
 }
 
 /* A whole frame on tu_ren, half a second after the last one. */

@@ -102,6 +102,29 @@ static inline int tu_scratch_remove(const char *dir)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* A scratch folder for one test, as tu_scratch makes it, and the path of
+ * file in it (a failed test when the folder cannot be made). */
+static inline void tu_scratch_file(char *dir, size_t dcap, const char *name, char *path, size_t pcap,
+                                   const char *file)
+{
+    expect_true(tu_scratch(dir, dcap, name) == 0, "a scratch folder for %s", name);
+    snprintf(path, pcap, "%s/%s", dir, file);
+}
+
+/* cmocka's group setup and teardown, named setup and teardown: OPEN makes
+ * the fixture and CLOSE removes it, each an expression giving 0 or -1. */
+#define TU_GROUP(OPEN, CLOSE)                                             \
+    static int setup(void **state)                                       \
+    {                                                                    \
+        (void)state;                                                     \
+        return (OPEN);                                                   \
+    }                                                                    \
+    static int teardown(void **state)                                    \
+    {                                                                    \
+        (void)state;                                                     \
+        return (CLOSE);                                                  \
+    }
+
 /* g_dir, a scratch folder made before the group's tests and removed after;
  * path_in(buf, cap, name) = g_dir/name; the group's setup and teardown. */
 #define TU_SCRATCH_GROUP(NAME)                                            \
@@ -111,23 +134,27 @@ static inline int tu_scratch_remove(const char *dir)
     {                                                                    \
         snprintf(buf, cap, "%s/%s", g_dir, name);                        \
     }                                                                    \
-    static int setup(void **state)                                       \
-    {                                                                    \
-        (void)state;                                                     \
-        return tu_scratch(g_dir, sizeof g_dir, NAME);                    \
-    }                                                                    \
-    static int teardown(void **state)                                    \
-    {                                                                    \
-        (void)state;                                                     \
-        return tu_scratch_remove(g_dir);                                 \
-    }
+    TU_GROUP(tu_scratch(g_dir, sizeof g_dir, NAME), tu_scratch_remove(g_dir))
 
 /* Run the tests listed (cmocka_unit_test(...), ...) with a group setup and
- * teardown (or NULL) and return cmocka's result from the caller. */
+ * teardown (or NULL) and return cmocka's result from the caller.
+ * TEST_FILTER='test_mask*' in the environment runs only the tests whose
+ * names match. */
 #define TU_RUN(SETUP, TEARDOWN, ...)                                      \
     do {                                                                 \
         const struct CMUnitTest tu_tests_[] = {__VA_ARGS__};             \
+        if (getenv("TEST_FILTER"))                                       \
+            cmocka_set_test_filter(getenv("TEST_FILTER"));               \
         return cmocka_run_group_tests(tu_tests_, SETUP, TEARDOWN);       \
+    } while (0)
+
+/* The same with no display to open a window on: what a program that tests
+ * the headless renderer runs under, even inside a desktop session. */
+#define TU_RUN_HEADLESS(SETUP, TEARDOWN, ...)                             \
+    do {                                                                 \
+        unsetenv("DISPLAY");                                             \
+        unsetenv("WAYLAND_DISPLAY");                                     \
+        TU_RUN(SETUP, TEARDOWN, __VA_ARGS__);                            \
     } while (0)
 
 /* The same with build/stepformer's path put in cli first (for tests that

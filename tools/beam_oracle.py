@@ -3,7 +3,7 @@
 search policy on one of our safetensors models (word-level, post-LN or
 pre-LN, ReLU), checked against `stepformer translate --beam K --alpha A`.
 
-The policy (issue 13): expand the alive hypotheses by every token; take the
+The policy (tensor2tensor's): expand the alive hypotheses by every token; take the
 2K best by log P; those ending in <eos> join the finished set (the K best by
 log P / lp(|Y|), lp = ((5 + |Y|) / 6)^alpha, |Y| counting <eos>); the K best
 others stay alive; stop at max_out (source length + 50, capped by max_len)

@@ -118,21 +118,22 @@ def main(model_path, out_path, flags=(), seed=0):
     def layer_state(prefix):
         return {k[len(prefix):]: v for k, v in t.items() if k.startswith(prefix)}
 
-    enc = []
-    for i in range(ne):
-        l = nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, activation="relu",
-                                       batch_first=True, norm_first=pre)
-        l.load_state_dict(layer_state(f"encoder.layers.{i}."))
-        apply_to_attention(l.self_attn, "enc", i, exp)
-        l.eval(); enc.append(l)
-    dec = []
-    for i in range(nd):
-        l = nn.TransformerDecoderLayer(d, h, ff, dropout=0.0, activation="relu",
-                                       batch_first=True, norm_first=pre)
-        l.load_state_dict(layer_state(f"decoder.layers.{i}."))
-        apply_to_attention(l.self_attn, "dec", i, exp)
-        apply_to_attention(l.multihead_attn, "cross", i, exp)
-        l.eval(); dec.append(l)
+    def layers(cls, n, prefix, attention):
+        """n PyTorch layers of class cls with our weights, the experiment
+        applied to each (attribute, kind) of attention: the layer's
+        nn.MultiheadAttention and whose it is (enc, dec, cross)."""
+        out = []
+        for i in range(n):
+            l = cls(d, h, ff, dropout=0.0, activation="relu", batch_first=True, norm_first=pre)
+            l.load_state_dict(layer_state(f"{prefix}.layers.{i}."))
+            for attr, kind in attention:
+                apply_to_attention(getattr(l, attr), kind, i, exp)
+            l.eval(); out.append(l)
+        return out
+
+    enc = layers(nn.TransformerEncoderLayer, ne, "encoder", [("self_attn", "enc")])
+    dec = layers(nn.TransformerDecoderLayer, nd, "decoder",
+                 [("self_attn", "dec"), ("multihead_attn", "cross")])
     enc_norm = dec_norm = None
     if pre:
         enc_norm = nn.LayerNorm(d); enc_norm.load_state_dict(layer_state("encoder.norm."))

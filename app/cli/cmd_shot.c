@@ -171,26 +171,30 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
     s->h = 800;
     s->scale = 1.0f;
     s->alpha = -1;
+    const CliOpt opts[] = {
+        CLI_FLAG_OPT("all", &s->all),
+        CLI_FLAG_OPT("walk", &s->walk),
+        CLI_FLAG_OPT("caption", &s->caption),
+        CLI_FLAG_OPT("compare", &s->compare),
+        CLI_STR_OPT("out", &s->out),
+        CLI_STR_OPT("task", &s->task),
+        CLI_INT_OPT("beam", &s->beam, 1, 8),
+        CLI_INT_OPT("train-steps", &s->train_steps, 0, 1000000),
+        CLI_NUM_M("alpha", &s->alpha, 0, 10, "--alpha must be a number in 0..10, not '%s'"),
+        CLI_NUM_M("scale", &s->scale, 0.5, 4, "--scale must be a number in 0.5..4, not '%s'"),
+    };
     for (int i = 1; i < argc && !bad; i++) {
         if (cli_flag(argv[i], "help")) {
             fputs(SHOT_HELP, stdout);
             return 2;
-        } else if (cli_flag(argv[i], "all")) {
-            s->all = 1;
-        } else if (cli_flag(argv[i], "walk")) {
-            s->walk = 1;
-        } else if (cli_flag(argv[i], "caption")) {
-            s->caption = 1;
+        } else if (cli_match(argv, argc, &i, opts, CLI_N(opts), C, &bad)) {
+            continue;
         } else if (cli_opt(argv, argc, &i, "format", &v, C, &bad)) {
             if (v && strcmp(v, "png") && strcmp(v, "svg") && strcmp(v, "pdf"))
                 return cli_fail(C, "--format must be png, svg or pdf, not '%s'", v);
             s->format = v;
-        } else if (cli_flag(argv[i], "compare")) {
-            s->compare = 1;
         } else if (cli_exp_more(argv, argc, &i, &s->x, C, &bad)) {
             continue;
-        } else if (cli_opt(argv, argc, &i, "out", &v, C, &bad)) {
-            s->out = v;
         } else if (cli_opt(argv, argc, &i, "size", &v, C, &bad)) {
             if (v && (sscanf(v, "%dx%d", &s->w, &s->h) != 2 || s->w < 64 || s->h < 64 ||
                       s->w > 8192 || s->h > 8192))
@@ -199,20 +203,6 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
             if (v && strcmp(v, "gen") && strcmp(v, "step") && strcmp(v, "beam") && strcmp(v, "sample"))
                 return cli_fail(C, "--decode-pane must be gen, step, beam or sample, not '%s'", v);
             s->pane = v;
-        } else if (cli_opt(argv, argc, &i, "beam", &v, C, &bad)) {
-            if (v && cli_int(v, 1, 8, &s->beam))
-                return cli_fail(C, "--beam must be an integer in 1..8, not '%s'", v);
-        } else if (cli_opt(argv, argc, &i, "alpha", &v, C, &bad)) {
-            if (v && cli_float(v, 0, 10, &s->alpha))
-                return cli_fail(C, "--alpha must be a number in 0..10, not '%s'", v);
-        } else if (cli_opt(argv, argc, &i, "task", &v, C, &bad)) {
-            s->task = v;
-        } else if (cli_opt(argv, argc, &i, "train-steps", &v, C, &bad)) {
-            if (v && cli_int(v, 0, 1000000, &s->train_steps))
-                return cli_fail(C, "--train-steps must be an integer in 0..1000000, not '%s'", v);
-        } else if (cli_opt(argv, argc, &i, "scale", &v, C, &bad)) {
-            if (v && cli_float(v, 0.5, 4, &s->scale))
-                return cli_fail(C, "--scale must be a number in 0.5..4, not '%s'", v);
         } else {
             s->one_step |= strncmp(argv[i], "--step", 6) == 0; /* --lesson: one page */
             rest[(*nrest)++] = argv[i];

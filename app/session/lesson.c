@@ -292,20 +292,35 @@ static int predict_directive(Parser *p, const char *v, size_t n)
     return qn ? set_str(p, &pr->query, q, qn) : 0;
 }
 
+/* A name of at most cap - 1 bytes into dst, or msg. */
+static int name_value(Parser *p, char *dst, size_t cap, const char *v, size_t n, const char *msg)
+{
+    if (n == 0 || n >= cap)
+        return fail(p, "%s", msg);
+    memcpy(dst, v, n);
+    dst[n] = 0;
+    return 0;
+}
+
+/* Some text into *dst, or msg when there is none; where dash_clears is
+ * set, "-" keeps an empty text (cleared). */
+static int text_value(Parser *p, char **dst, const char *v, size_t n, const char *msg, int dash_clears)
+{
+    if (n == 0)
+        return fail(p, "%s", msg);
+    return set_str(p, dst, v, dash_clears && n == 1 && v[0] == '-' ? 0 : n);
+}
+
 static int view_directive(Parser *p, const char *key, const char *v, size_t n)
 {
     LessonView *c = &p->cur;
     if (strcmp(key, "stage") == 0) {
-        if (n == 0 || n >= sizeof c->stage)
-            return fail(p, "%s", "@stage needs a stage name");
-        memcpy(c->stage, v, n);
-        c->stage[n] = 0;
+        if (name_value(p, c->stage, sizeof c->stage, v, n, "@stage needs a stage name"))
+            return -1;
         c->view[0] = 0; /* a new stage starts in its natural view */
     } else if (strcmp(key, "view") == 0) {
-        if (n == 0 || n >= sizeof c->view)
-            return fail(p, "%s", "@view needs a view name");
-        memcpy(c->view, v, n);
-        c->view[n] = 0;
+        if (name_value(p, c->view, sizeof c->view, v, n, "@view needs a view name"))
+            return -1;
     } else if (strcmp(key, "layer") == 0) {
         if (parse_count(v, n, &c->layer))
             return fail(p, "%s", "@layer needs a number from 1");
@@ -318,19 +333,13 @@ static int view_directive(Parser *p, const char *key, const char *v, size_t n)
         if (parse_count(v, n, &c->batch))
             return fail(p, "%s", "@batch needs a number from 1");
     } else if (strcmp(key, "src") == 0) {
-        if (n == 0)
-            return fail(p, "%s", "@src needs a sentence");
-        if (set_str(p, &c->src, v, n))
+        if (text_value(p, &c->src, v, n, "@src needs a sentence", 0))
             return -1;
     } else if (strcmp(key, "tgt") == 0) {
-        if (n == 0)
-            return fail(p, "%s", "@tgt needs a sentence, or - to clear it");
-        if (set_str(p, &c->tgt, v, (n == 1 && v[0] == '-') ? 0 : n))
+        if (text_value(p, &c->tgt, v, n, "@tgt needs a sentence, or - to clear it", 1))
             return -1;
     } else if (strcmp(key, "highlight") == 0) {
-        if (n == 0)
-            return fail(p, "%s", "@highlight needs a token");
-        if (set_str(p, &c->highlight, v, n))
+        if (text_value(p, &c->highlight, v, n, "@highlight needs a token", 0))
             return -1;
     } else if (strcmp(key, "pane") == 0) {
         if (pane_directive(p, v, n))

@@ -142,6 +142,23 @@ const char *cmap_name(CmapId id)
     return (unsigned)id < CMAP_COUNT ? TABLES[id].name : "?";
 }
 
+float cmap_luminance(Color c)
+{
+    return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
+}
+
+/* 140, a little above the middle: the maps' mid tones (viridis' teal, the
+ * diverging map's light arms) take black, which reads better there. */
+Color cmap_ink_on(Color bg)
+{
+    return cmap_luminance(bg) > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255};
+}
+
+Color cmap_ink_on_rgba(uint32_t bg)
+{
+    return cmap_ink_on((Color){(uint8_t)(bg >> 24), (uint8_t)(bg >> 16), (uint8_t)(bg >> 8), 255});
+}
+
 void cmap_lut_build(CmapLut *lut, CmapId id)
 {
     for (int i = 0; i < CMAP_LUT_N; i++)

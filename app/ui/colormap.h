@@ -44,6 +44,15 @@ uint32_t cmap_rgba(CmapId id, float t);
 uint32_t cmap_pack(Color c); /* Color -> 0xRRGGBBAA */
 const char *cmap_name(CmapId id); /* "viridis", "cividis", "blue-orange" */
 
+/* The luminance of an sRGB colour on the 0..255 scale of its channels
+ * (Rec. 709 weights on the stored values, no linearisation: enough to tell
+ * a dark colour from a light one). */
+float cmap_luminance(Color c);
+/* Black or white text, whichever reads on a cell of colour bg. */
+Color cmap_ink_on(Color bg);
+/* The same for a packed 0xRRGGBBAA colour (a lookup table's entry). */
+Color cmap_ink_on_rgba(uint32_t bg);
+
 void cmap_lut_build(CmapLut *lut, CmapId id);
 
 /* The packed colour nearest to t (clamped; NaN -> nan_rgba). */

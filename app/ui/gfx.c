@@ -179,7 +179,7 @@ static uint32_t hatch_alpha(float d, Color c)
     return (uint32_t)((c.a * lv + 31) / 63);
 }
 
-/* The pixels of the lines hatch_lines draws: "/" lines where
+/* The pixels of the lines gfx_hatch_lines draws: "/" lines where
  * x + y = k step, "\" lines where x - y + h = k step (pixel centres at
  * +0.5, relative to the cell's corner), for k step < w + h. */
 static void hatch_pixels(uint32_t *px, int w, int h, int dir, int step, Color c)
@@ -199,7 +199,7 @@ static void hatch_pixels(uint32_t *px, int w, int h, int dir, int step, Color c)
         }
 }
 
-static void hatch_lines(Ren *r, Rect rc, int dir, int step, Color c)
+void gfx_hatch_lines(Ren *r, Rect rc, int dir, int step, Color c)
 {
     ren_clip_push(r, rc);
     for (int d = -rc.h; d < rc.w; d += step) {
@@ -217,7 +217,7 @@ void gfx_hatch(Gfx *g, Ren *r, Rect rc, int dir, int step, Color c)
     if (rc.w < 1 || rc.h < 1 || step < 2)
         return;
     if (ren_is_vector(r)) { /* a figure keeps its lines */
-        hatch_lines(r, rc, dir, step, c);
+        gfx_hatch_lines(r, rc, dir, step, c);
         return;
     }
     uint64_t key = (uint64_t)0x4A << 56 | (uint64_t)(dir > 0) << 48 | (uint64_t)(step & 0xffff) << 32 |
@@ -230,7 +230,7 @@ void gfx_hatch(Gfx *g, Ren *r, Rect rc, int dir, int step, Color c)
         img = NULL;
     }
     if (!img) {
-        hatch_lines(r, rc, dir, step, c);
+        gfx_hatch_lines(r, rc, dir, step, c);
         return;
     }
     if (px) {

@@ -104,6 +104,9 @@ void gfx_image_forget(Gfx *g, RenImage *img);
  * copy, where the lines cost thousands of blended points a cell); vector
  * figures get the lines. Top byte 0x4A of the gfx_image keys. */
 void gfx_hatch(Gfx *g, Ren *r, Rect rc, int dir, int step, Color c);
+/* The same hatching as lines, clipped to rc, never cached: what vector
+ * figures get, and the reference the cached texture is tested against. */
+void gfx_hatch_lines(Ren *r, Rect rc, int dir, int step, Color c);
 uint64_t heat_key(StageId st, int layer, int head, int b, int cmap, int variant);
 
 /* The window's own words in a language (i18n.c): the English text itself,

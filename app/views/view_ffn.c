@@ -35,9 +35,8 @@ typedef struct FfnCache {
     float *marked;        /* (rows, F) zeros as NaN */
     float *sorted;        /* (rows, F) each row sorted, largest first */
     size_t cap;           /* floats allocated in each */
-    uint64_t version;
-    StageId stage;
-    int layer, b, rows, F;
+    uint64_t key[6];      /* the trace's version, stage, layer, sentence, rows, F */
+    int rows, F;
     int zeros[SES_CAP_T]; /* exact zeros per row */
     long total_zeros;
     float max;            /* largest activation */
@@ -100,8 +99,9 @@ static int cache_update(ViewCtx *v, const TfView *tv)
     const Scene *sc = v->s;
     FfnCache *k = &((FfnState *)v->st)->cache;
     int rows = tv->rows < SES_CAP_T ? tv->rows : SES_CAP_T, F = tv->cols;
-    if (k->marked && k->version == sc->version && k->stage == tv->stage && k->layer == tv->layer &&
-        k->b == tv->b && k->rows == rows && k->F == F)
+    uint64_t key[6] = {sc->version, (uint64_t)tv->stage, (uint64_t)tv->layer, (uint64_t)tv->b, (uint64_t)rows,
+                       (uint64_t)F};
+    if (k->marked && memcmp(k->key, key, sizeof key) == 0)
         return 0;
     if (cache_grow(k, (size_t)rows * F))
         return -1;
@@ -119,10 +119,7 @@ static int cache_update(ViewCtx *v, const TfView *tv)
     TfView t = *tv;
     t.rows = rows;
     k->total_zeros = ffn_count_zeros(&t, k->zeros);
-    k->version = sc->version;
-    k->stage = tv->stage;
-    k->layer = tv->layer;
-    k->b = tv->b;
+    memcpy(k->key, key, sizeof key);
     k->rows = rows;
     k->F = F;
     return 0;

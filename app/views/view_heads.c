@@ -61,13 +61,14 @@ static Rect thumb_rect(const HeadsGrid *G, int l, int h)
                   G->tw, G->th};
 }
 
-/* The view's state: the score range of the last trace, stage and sentence. */
+/* The view's state: the score range of the last trace, stage and sentence,
+ * and what it was found for (the trace's version, stage, sentence, its
+ * lengths and the bits of its first score). */
+enum { MEMO_WORDS = 6 };
 typedef struct ScoreMemo {
     int valid;
-    uint64_t version;
-    StageId st;
-    int b, Tq, Tk;
-    float first, m;
+    uint64_t key[MEMO_WORDS];
+    float m;
 } ScoreMemo;
 
 /* The view's state: the memo first, then the metrics overlay and sort. */
@@ -86,8 +87,11 @@ static void score_range(ViewCtx *v, HeadsGrid *G)
     TfView t0;
     TfErr e0;
     float first = tf_view(sc->trace, G->st, 0, 0, G->b, &t0, &e0) ? 0 : tf_view_at(&t0, 0, 0);
-    if (memo->valid && memo->version == sc->version && memo->st == G->st && memo->b == G->b &&
-        memo->Tq == G->Tq && memo->Tk == G->Tk && memo->first == first) {
+    uint32_t first_bits;
+    memcpy(&first_bits, &first, sizeof first_bits);
+    uint64_t key[MEMO_WORDS] = {sc->version, (uint64_t)G->st, (uint64_t)G->b, (uint64_t)G->Tq, (uint64_t)G->Tk,
+                                first_bits};
+    if (memo->valid && memcmp(memo->key, key, sizeof key) == 0) {
         G->lo = -memo->m;
         G->hi = memo->m;
         return;
@@ -109,12 +113,7 @@ static void score_range(ViewCtx *v, HeadsGrid *G)
     if (m == 0)
         m = 1;
     memo->valid = 1;
-    memo->version = sc->version;
-    memo->st = G->st;
-    memo->b = G->b;
-    memo->Tq = G->Tq;
-    memo->Tk = G->Tk;
-    memo->first = first;
+    memcpy(memo->key, key, sizeof key);
     memo->m = m;
     G->lo = -m;
     G->hi = m;

@@ -6,20 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *SORT_NAMES[HX_SORT_COUNT] = {
-    N_("as numbered"), N_("entropy"), N_("max weight"), N_("first key"), N_("offset share"),
-};
-
 /* The sort button, one whole wording per metric. */
 static const char *SORT_BUTTONS[HX_SORT_COUNT] = {
     N_("O  sort: as numbered"), N_("O  sort: entropy"), N_("O  sort: max weight"), N_("O  sort: first key"),
     N_("O  sort: offset share"),
 };
-
-const char *heads_exp_sort_name(int sort)
-{
-    return sort >= 0 && sort < HX_SORT_COUNT ? _(SORT_NAMES[sort]) : "?";
-}
 
 /* The sort key of a head: smaller first (entropy: the most focused head
  * first; the others: the largest share first). */

@@ -28,7 +28,5 @@ void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const TfHeadMetric
                        int h);
 /* M toggles the overlay, O cycles the sort; 1 when the key was used. */
 int heads_exp_key(HeadsExp *x, Key key);
-/* The name of a sort metric (translated). */
-const char *heads_exp_sort_name(int sort);
 
 #endif

@@ -65,8 +65,7 @@ static Color head_color(const Theme *th, int h)
         {230, 159, 0, 255}, {86, 180, 233, 255}, {0, 158, 115, 255}, {240, 228, 66, 255},
         {0, 114, 178, 255}, {213, 94, 0, 255},   {204, 121, 167, 255}, {150, 150, 150, 255}};
     Color c = P[h % 8];
-    float bg = 0.2126f * th->bg.r + 0.7152f * th->bg.g + 0.0722f * th->bg.b;
-    if (bg > 128) /* on a light page the pale ones need more ink */
+    if (cmap_luminance(th->bg) > 128) /* on a light page the pale ones need more ink */
         c = ui_mix(c, (Color){0, 0, 0, 255}, h % 8 == 3 ? 0.35f : 0.15f);
     return c;
 }

@@ -35,11 +35,6 @@ typedef struct MaskInfo {
     TfView mv;            /* the mask as applied */
 } MaskInfo;
 
-static float lum(Color c)
-{
-    return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
-}
-
 static int is_neg_inf(float x)
 {
     return isinf(x) && x < 0;
@@ -75,9 +70,9 @@ static MaskCat mini_cat(const MaskInfo *M, int i, int j, int which)
  * masked colour, so 0 and −∞ can never be confused. */
 static Color zero_color(const Theme *th)
 {
-    if (lum(th->masked) >= 128)
+    if (cmap_luminance(th->masked) >= 128)
         return th->bg;
-    return lum(th->bg) < 128 ? (Color){206, 211, 219, 255} : (Color){255, 255, 255, 255};
+    return cmap_luminance(th->bg) < 128 ? (Color){206, 211, 219, 255} : (Color){255, 255, 255, 255};
 }
 
 static Color cat_color(const Theme *th, MaskCat c)
@@ -88,11 +83,6 @@ static Color cat_color(const Theme *th, MaskCat c)
     case MC_VALUE: return th->warn;
     default: return th->masked;
     }
-}
-
-static Color ink_on(Color bg)
-{
-    return lum(bg) > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255};
 }
 
 /* One cell: its colour, hatching for the reason of a −∞, and "0" / "−∞"
@@ -109,7 +99,7 @@ static void paint_cell(ViewCtx *v, Rect rc, MaskCat cat, float value, int text)
         if (cat == MC_PAD || cat == MC_BOTH)
             gfx_hatch(v->g, v->r, rc, -1, step, th->masked_text);
     }
-    if (cat == MC_ZERO && lum(th->masked) >= 128) /* a dark 0 cell on a dark page */
+    if (cat == MC_ZERO && cmap_luminance(th->masked) >= 128) /* a dark 0 cell on a dark page */
         ren_rect_line(v->r, rc, 1, th->border);
     if (!text)
         return;
@@ -124,7 +114,7 @@ static void paint_cell(ViewCtx *v, Rect rc, MaskCat cat, float value, int text)
                    ren_text_width(f, buf) + 4, ren_font_height(f)};
         if (cat != MC_ZERO) /* keep the text readable over the hatching */
             ren_rect(v->r, tr, bg);
-        ui_text_center(v->r, f, buf, tr, ink_on(bg));
+        ui_text_center(v->r, f, buf, tr, cmap_ink_on(bg));
     }
 }
 

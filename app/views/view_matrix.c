@@ -77,11 +77,6 @@ static void toggle_select(ViewCtx *v, LabelKind k, int i)
         view_toggle_select(v, side, i);
 }
 
-static float luminance(Color c)
-{
-    return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
-}
-
 static void value_range(const TfView *tv, const HeatOpts *o, float *lo, float *hi)
 {
     if (o->lo < o->hi) {
@@ -159,13 +154,8 @@ static void draw_cell_marks(ViewCtx *v, const TfView *tv, Rect clip, Rect grid, 
                          (int)lroundf((c + 1) * cw) - (int)lroundf(c * cw),
                          (int)lroundf((r + 1) * ch) - (int)lroundf(r * ch)};
             if (isinf(x) && x < 0) {
-                if (cw >= 8 && ch >= 8) { /* hatch: masked, not a colour value */
-                    ren_clip_push(v->r, cell);
-                    for (int d = -cell.h; d < cell.w; d += 6)
-                        ren_line(v->r, (float)(cell.x + d), (float)(cell.y + cell.h),
-                                 (float)(cell.x + d + cell.h), (float)cell.y, 1.0f, th->masked_text);
-                    ren_clip_pop(v->r);
-                }
+                if (cw >= 8 && ch >= 8) /* hatch: masked, not a colour value */
+                    gfx_hatch_lines(v->r, cell, 1, 6, th->masked_text);
                 if (print)
                     ui_text_center(v->r, f, "−∞", cell, th->text);
                 continue;
@@ -178,7 +168,7 @@ static void draw_cell_marks(ViewCtx *v, const TfView *tv, Rect clip, Rect grid, 
             if (print) {
                 float t = hi > lo ? (x - lo) / (hi - lo) : 0.5f;
                 Color bg = cmap_color(cmap, t);
-                Color fg = luminance(bg) > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255};
+                Color fg = cmap_ink_on(bg);
                 ui_fmt(buf, sizeof buf, x);
                 ui_text_center(v->r, f, buf, cell, fg);
             }
@@ -235,148 +225,244 @@ static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect 
     ren_clip_pop(v->r);
 }
 
-static void heat_draw_one(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
+/* ---- one heatmap: layout, pan and zoom, then the layers drawn in order ---- */
+
+/* Where a heatmap's parts go. The grid is the cells as drawn (panned and
+ * zoomed, so it may reach outside area, which clips it). */
+typedef struct HeatLayout {
+    Rect rc;        /* the whole heatmap, shrunk round a centred matrix */
+    Rect area;      /* where cells may show: the clip of the grid */
+    Rect grid;      /* the cells at the current pan and zoom */
+    int lw, cbw;    /* widths of the row-label band and the colour-bar band */
+    int top;        /* height of the column-label band */
+    float cw, ch;   /* a cell at zoom 1 */
+    float zcw, zch; /* a cell as drawn */
+} HeatLayout;
+
+/* The caption above the heatmap, if any; rc shrinks below it. */
+static void heat_caption(ViewCtx *v, const HeatOpts *o, Rect *rc)
 {
-    const Scene *sc = v->s;
-    const Theme *th = v->th;
-    RenFont *f = v->g->small;
-    int fh = ren_font_height(f);
-    if (rc.w < 40 || rc.h < 30 || tv->rows < 1 || tv->cols < 1)
+    if (!o->caption)
         return;
-    if (o->caption) {
-        ui_text_fit(v->r, v->g->ui, o->caption, rc.x, rc.y, rc.w, th->text);
-        int ch = ren_font_height(v->g->ui) + 4;
-        rc.y += ch;
-        rc.h -= ch;
-    }
-    /* row label band: as wide as the labels, at most a quarter */
-    int lw = ui_label_width(sc, tv, 0, f) + 10;
-    if (lw > rc.w / 4)
-        lw = rc.w / 4;
-    int cbw = o->colorbar ? ren_text_width(f, "-0.0000") + 22 : 0;
-    int top = fh + 6;
-    Rect grid_area = {rc.x + lw, rc.y + top, rc.w - lw - cbw - 8, rc.h - top};
-    if (grid_area.w < 10 || grid_area.h < 10)
-        return;
-    float cw = (float)grid_area.w / tv->cols, ch = (float)grid_area.h / tv->rows;
+    ui_text_fit(v->r, v->g->ui, o->caption, rc->x, rc->y, rc->w, v->th->text);
+    int ch = ren_font_height(v->g->ui) + 4;
+    rc->y += ch;
+    rc->h -= ch;
+}
+
+/* The cell size at zoom 1: as large as fits, at most 72 points; square
+ * when both axes are tokens. */
+static void heat_cell_size(const ViewCtx *v, const TfView *tv, Rect area, float *cw, float *ch)
+{
+    *cw = (float)area.w / tv->cols;
+    *ch = (float)area.h / tv->rows;
     int square = tv->row_kind != LBL_DIM && tv->col_kind != LBL_DIM && tv->col_kind != LBL_VOCAB;
     float maxc = 72.0f * v->g->scale;
-    if (square)
-        cw = ch = fminf(fminf(cw, ch), maxc);
-    else {
-        cw = fminf(cw, maxc);
-        ch = fminf(ch, maxc);
+    if (square) {
+        *cw = *ch = fminf(fminf(*cw, *ch), maxc);
+        return;
     }
-    /* centre the matrix; the colour bar follows it */
-    int content_w = (int)lroundf(cw * tv->cols), content_h = (int)lroundf(ch * tv->rows);
-    int slack = grid_area.w - content_w;
+    *cw = fminf(*cw, maxc);
+    *ch = fminf(*ch, maxc);
+}
+
+/* Bands for the labels and the colour bar around the cell area, the cell
+ * size, and the matrix centred with its colour bar following it. 0 when
+ * the cells have no room. */
+static int heat_layout(const ViewCtx *v, const TfView *tv, const HeatOpts *o, Rect rc, HeatLayout *hl)
+{
+    RenFont *f = v->g->small;
+    hl->lw = ui_label_width(v->s, tv, 0, f) + 10; /* as wide as the labels, at most a quarter */
+    if (hl->lw > rc.w / 4)
+        hl->lw = rc.w / 4;
+    hl->cbw = o->colorbar ? ren_text_width(f, "-0.0000") + 22 : 0;
+    hl->top = ren_font_height(f) + 6;
+    hl->area = (Rect){rc.x + hl->lw, rc.y + hl->top, rc.w - hl->lw - hl->cbw - 8, rc.h - hl->top};
+    if (hl->area.w < 10 || hl->area.h < 10)
+        return 0;
+    heat_cell_size(v, tv, hl->area, &hl->cw, &hl->ch);
+    int content_w = (int)lroundf(hl->cw * tv->cols), content_h = (int)lroundf(hl->ch * tv->rows);
+    int slack = hl->area.w - content_w;
     if (slack > 0) {
         int shift = slack / 2;
-        grid_area.x += shift;
-        grid_area.w = content_w;
+        hl->area.x += shift;
+        hl->area.w = content_w;
         rc.x += shift;
-        rc.w = lw + content_w + cbw + 8;
+        rc.w = hl->lw + content_w + hl->cbw + 8;
     }
-    if (grid_area.h > content_h)
-        grid_area.h = content_h;
-    PanZoom none = {1, 0, 0}, *pz = o->pz_slot >= 0 ? &v->pz[o->pz_slot] : &none;
-    /* wheel zoom and drag pan inside the grid */
-    int over = ui_over(v->in, grid_area);
-    if (o->pz_slot >= 0 && over) {
-        if (v->in->wheel) {
-            float mx = (float)(v->in->mx - grid_area.x), my = (float)(v->in->my - grid_area.y);
-            pz_zoom_at(pz, powf(1.25f, (float)v->in->wheel), mx, my);
-        }
-        if (v->in->pressed) {
+    if (hl->area.h > content_h)
+        hl->area.h = content_h;
+    hl->rc = rc;
+    return 1;
+}
+
+/* Wheel zoom, drag pan and right-click reset inside the cell area, then
+ * the pan kept within the matrix. */
+static void heat_pan_zoom(ViewCtx *v, const TfView *tv, const HeatLayout *hl, PanZoom *pz)
+{
+    const UiInput *in = v->in;
+    if (ui_over(in, hl->area)) {
+        if (in->wheel)
+            pz_zoom_at(pz, powf(1.25f, (float)in->wheel), (float)(in->mx - hl->area.x),
+                       (float)(in->my - hl->area.y));
+        if (in->pressed) {
             v->drag->dragging = 1;
-            v->drag->x = v->in->mx;
-            v->drag->y = v->in->my;
+            v->drag->x = in->mx;
+            v->drag->y = in->my;
         }
-        if (v->in->rpressed)
+        if (in->rpressed)
             *pz = (PanZoom){1, 0, 0};
     }
-    if (o->pz_slot >= 0 && v->drag->dragging && v->in->down) {
-        pz->ox += (float)(v->in->mx - v->drag->x);
-        pz->oy += (float)(v->in->my - v->drag->y);
-        v->drag->x = v->in->mx;
-        v->drag->y = v->in->my;
+    if (v->drag->dragging && in->down) {
+        pz->ox += (float)(in->mx - v->drag->x);
+        pz->oy += (float)(in->my - v->drag->y);
+        v->drag->x = in->mx;
+        v->drag->y = in->my;
     }
-    pz_clamp(pz, cw * tv->cols, ch * tv->rows, (float)grid_area.w, (float)grid_area.h);
+    pz_clamp(pz, hl->cw * tv->cols, hl->ch * tv->rows, (float)hl->area.w, (float)hl->area.h);
+}
+
+/* The cells' rectangle at the pan and zoom pz. */
+static void heat_place_grid(const TfView *tv, const PanZoom *pz, HeatLayout *hl)
+{
     mat3 m;
     pz_transform(pz, m);
     vec3 o0, p0 = {0, 0, 1};
     glm_mat3_mulv(m, p0, o0);
-    float zcw = cw * pz->zoom, zch = ch * pz->zoom;
-    Rect grid = {grid_area.x + (int)lroundf(o0[0]), grid_area.y + (int)lroundf(o0[1]),
-                 (int)lroundf(zcw * tv->cols), (int)lroundf(zch * tv->rows)};
+    hl->zcw = hl->cw * pz->zoom;
+    hl->zch = hl->ch * pz->zoom;
+    hl->grid = (Rect){hl->area.x + (int)lroundf(o0[0]), hl->area.y + (int)lroundf(o0[1]),
+                     (int)lroundf(hl->zcw * tv->cols), (int)lroundf(hl->zch * tv->rows)};
+}
+
+/* Row i (axis 0) or column i (axis 1) of the grid. */
+static Rect heat_band(const HeatLayout *hl, int axis, int i)
+{
+    const Rect g = hl->grid;
+    return axis ? (Rect){g.x + (int)lroundf(i * hl->zcw), g.y, (int)lroundf(hl->zcw), g.h}
+                : (Rect){g.x, g.y + (int)lroundf(i * hl->zch), g.w, (int)lroundf(hl->zch)};
+}
+
+/* Padding rows and columns get a veil so the real tokens stand out. */
+static void draw_padding_veils(ViewCtx *v, const TfView *tv, const HeatLayout *hl)
+{
+    Color veil = {v->th->pad.r, v->th->pad.g, v->th->pad.b, 110};
+    for (int axis = 0; axis < 2; axis++) {
+        int n = axis ? tv->cols : tv->rows;
+        for (int i = 0; i < n; i++) {
+            if (!label_is_padding(v->s, tv, axis, i))
+                continue;
+            Rect s = heat_band(hl, axis, i);
+            if (axis)
+                s.w = (int)ceilf(hl->zcw);
+            else
+                s.h = (int)ceilf(hl->zch);
+            ren_rect(v->r, s, veil);
+        }
+    }
+}
+
+/* The selected token: its row or column outlined. */
+static void draw_selection(ViewCtx *v, const TfView *tv, const HeatLayout *hl)
+{
+    for (int axis = 0; axis < 2; axis++) {
+        int n = axis ? tv->cols : tv->rows;
+        for (int i = 0; i < n; i++)
+            if (label_selected(v->s, tv, axis, i))
+                ren_rect_line(v->r, heat_band(hl, axis, i), 2, v->th->select);
+    }
+}
+
+/* The cell under the mouse: its value in the status line, an outline. */
+static void draw_hover(ViewCtx *v, const TfView *tv, const HeatLayout *hl)
+{
+    const UiInput *in = v->in;
+    const Rect g = hl->grid;
+    if (!ui_over(in, hl->area) || in->mx >= g.x + g.w || in->my >= g.y + g.h || in->mx < g.x || in->my < g.y)
+        return;
+    int c = (int)((in->mx - g.x) / hl->zcw), r = (int)((in->my - g.y) / hl->zch);
+    if (r < 0 || r >= tv->rows || c < 0 || c >= tv->cols)
+        return;
+    ui_hover_cell(v, tv, r, c);
+    int w = (int)lroundf(hl->zcw), h = (int)lroundf(hl->zch);
+    Rect cell = {g.x + (int)lroundf(c * hl->zcw), g.y + (int)lroundf(r * hl->zch), w > 2 ? w : 2, h > 2 ? h : 2};
+    ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, v->th->select);
+}
+
+/* A frame round the visible part of the grid. */
+static void draw_frame(ViewCtx *v, const HeatLayout *hl)
+{
+    const Rect a = hl->area, g = hl->grid;
+    ren_rect_line(v->r, (Rect){a.x - 1, a.y - 1, (g.w < a.w ? g.w : a.w) + 2, (g.h < a.h ? g.h : a.h) + 2}, 1,
+                  v->th->border);
+}
+
+/* The colour bar right of the grid, as tall as the grid (at least 120
+ * points when there is room). */
+static void draw_colorbar(ViewCtx *v, const HeatLayout *hl, CmapId cmap, float lo, float hi, int prob)
+{
+    int bh = hl->grid.h < hl->area.h ? hl->grid.h : hl->area.h;
+    if (bh < 120)
+        bh = hl->area.h < 120 ? hl->area.h : 120;
+    ui_colorbar(v, (Rect){hl->rc.x + hl->rc.w - hl->cbw + 8, hl->area.y, 16, bh}, cmap, lo, hi, prob ? NULL : "0");
+}
+
+/* "zoom 2.0x": below the grid when there is room, else in the label band. */
+static void draw_zoom_note(ViewCtx *v, const HeatLayout *hl, float zoom)
+{
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    char z[64];
+    snprintf(z, sizeof z, _("zoom %.1fx  (right-click resets)"), zoom);
+    int zy = hl->area.y + hl->area.h + 4;
+    if (zy + fh > hl->rc.y + hl->rc.h)
+        zy = hl->rc.y;
+    int zw = ren_text_width(f, z);
+    Rect zr = {hl->area.x + hl->area.w - zw - 4, zy, zw + 4, fh};
+    if (zy == hl->rc.y)
+        ren_rect(v->r, zr, v->th->bg);
+    ren_text(v->r, f, z, zr.x + 2, zy, v->th->dim);
+}
+
+/* One heatmap in rc: layout, input, then cells, marks, veils, selection
+ * and hover under the clip, and the frame, labels, colour bar and zoom
+ * note around it. */
+static void heat_draw_one(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
+{
+    const Scene *sc = v->s;
+    if (rc.w < 40 || rc.h < 30 || tv->rows < 1 || tv->cols < 1)
+        return;
+    heat_caption(v, o, &rc);
+    HeatLayout hl;
+    if (!heat_layout(v, tv, o, rc, &hl))
+        return;
+    PanZoom none = {1, 0, 0}, *pz = o->pz_slot >= 0 ? &v->pz[o->pz_slot] : &none;
+    if (o->pz_slot >= 0)
+        heat_pan_zoom(v, tv, &hl, pz);
+    heat_place_grid(tv, pz, &hl);
 
     float lo, hi;
     value_range(tv, o, &lo, &hi);
     CmapId cmap = o->diverging ? CMAP_DIVERGING : o->prob ? sc->cmap_prob : sc->cmap_signed;
     uint64_t key = heat_key(tv->stage, tv->layer, tv->head, tv->b, cmap, o->zeros_marked);
     if (o->pz_slot == VIEW_MATRIX || o->diverging) /* the main heatmap, or a difference */
-        v->out->heat = (HeatGeo){1, grid, zcw, zch, tv->rows, tv->cols, lo, hi, cmap, tv->stage};
-    ren_clip_push(v->r, grid_area);
-    draw_cells(v, tv, grid, zcw, zch, lo, hi, cmap, key);
-    draw_cell_marks(v, tv, grid_area, grid, zcw, zch, lo, hi, cmap, o);
-    /* padding rows/columns get a veil so the real tokens stand out */
-    for (int i = 0; i < tv->rows; i++)
-        if (label_is_padding(sc, tv, 0, i))
-            ren_rect(v->r, (Rect){grid.x, grid.y + (int)lroundf(i * zch), grid.w, (int)ceilf(zch)},
-                     (Color){th->pad.r, th->pad.g, th->pad.b, 110});
-    for (int i = 0; i < tv->cols; i++)
-        if (label_is_padding(sc, tv, 1, i))
-            ren_rect(v->r, (Rect){grid.x + (int)lroundf(i * zcw), grid.y, (int)ceilf(zcw), grid.h},
-                     (Color){th->pad.r, th->pad.g, th->pad.b, 110});
-    /* selected token: outline its row or column */
-    for (int axis = 0; axis < 2; axis++) {
-        int n = axis ? tv->cols : tv->rows;
-        for (int i = 0; i < n; i++) {
-            if (!label_selected(sc, tv, axis, i))
-                continue;
-            Rect s = axis ? (Rect){grid.x + (int)lroundf(i * zcw), grid.y, (int)lroundf(zcw), grid.h}
-                          : (Rect){grid.x, grid.y + (int)lroundf(i * zch), grid.w, (int)lroundf(zch)};
-            ren_rect_line(v->r, s, 2, th->select);
-        }
-    }
-    /* hover */
-    if (over && v->in->mx < grid.x + grid.w && v->in->my < grid.y + grid.h &&
-        v->in->mx >= grid.x && v->in->my >= grid.y) {
-        int c = (int)((v->in->mx - grid.x) / zcw), r = (int)((v->in->my - grid.y) / zch);
-        if (r >= 0 && r < tv->rows && c >= 0 && c < tv->cols) {
-            ui_hover_cell(v, tv, r, c);
-            Rect cell = {grid.x + (int)lroundf(c * zcw), grid.y + (int)lroundf(r * zch),
-                         (int)lroundf(zcw) > 2 ? (int)lroundf(zcw) : 2, (int)lroundf(zch) > 2 ? (int)lroundf(zch) : 2};
-            ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
-        }
-    }
+        v->out->heat = (HeatGeo){1, hl.grid, hl.zcw, hl.zch, tv->rows, tv->cols, lo, hi, cmap, tv->stage};
+    ren_clip_push(v->r, hl.area);
+    draw_cells(v, tv, hl.grid, hl.zcw, hl.zch, lo, hi, cmap, key);
+    draw_cell_marks(v, tv, hl.area, hl.grid, hl.zcw, hl.zch, lo, hi, cmap, o);
+    draw_padding_veils(v, tv, &hl);
+    draw_selection(v, tv, &hl);
+    draw_hover(v, tv, &hl);
     ren_clip_pop(v->r);
-    ren_rect_line(v->r, (Rect){grid_area.x - 1, grid_area.y - 1,
-                               (grid.w < grid_area.w ? grid.w : grid_area.w) + 2,
-                               (grid.h < grid_area.h ? grid.h : grid_area.h) + 2}, 1, th->border);
-    /* labels */
-    draw_labels(v, tv, 0, (Rect){rc.x, grid_area.y, lw, grid_area.h}, grid, zch, tv->rows);
+    draw_frame(v, &hl);
+    draw_labels(v, tv, 0, (Rect){hl.rc.x, hl.area.y, hl.lw, hl.area.h}, hl.grid, hl.zch, tv->rows);
     /* column labels may reach left over the row-label band (the first one) */
-    draw_labels(v, tv, 1, (Rect){rc.x, rc.y, grid_area.x + grid_area.w - rc.x, top}, grid, zcw, tv->cols);
-    if (o->colorbar) {
-        int bh = grid.h < grid_area.h ? grid.h : grid_area.h;
-        if (bh < 120)
-            bh = grid_area.h < 120 ? grid_area.h : 120;
-        ui_colorbar(v, (Rect){rc.x + rc.w - cbw + 8, grid_area.y, 16, bh}, cmap, lo, hi,
-                    o->prob ? NULL : "0");
-    }
-    if (pz->zoom > 1.0f) { /* below the grid when there is room, else in the label band */
-        char z[64];
-        snprintf(z, sizeof z, _("zoom %.1fx  (right-click resets)"), pz->zoom);
-        int zy = grid_area.y + grid_area.h + 4;
-        if (zy + fh > rc.y + rc.h)
-            zy = rc.y;
-        int zw = ren_text_width(f, z);
-        Rect zr = {grid_area.x + grid_area.w - zw - 4, zy, zw + 4, fh};
-        if (zy == rc.y)
-            ren_rect(v->r, zr, th->bg);
-        ren_text(v->r, f, z, zr.x + 2, zy, th->dim);
-    }
+    draw_labels(v, tv, 1, (Rect){hl.rc.x, hl.rc.y, hl.area.x + hl.area.w - hl.rc.x, hl.top}, hl.grid, hl.zcw,
+                tv->cols);
+    if (o->colorbar)
+        draw_colorbar(v, &hl, cmap, lo, hi, o->prob);
+    if (pz->zoom > 1.0f)
+        draw_zoom_note(v, &hl, pz->zoom);
 }
 
 /* ---- token stages: the sentence as chips with ids ---- */

@@ -1,5 +1,5 @@
-/* view_scale.c - why the scores are divided by √d_k, live (issue 14;
- * section 3.2.1 and footnote 4 of the paper): if the components of q and k
+/* view_scale.c - why the scores are divided by √d_k, live (section
+ * 3.2.1 and footnote 4 of the paper): if the components of q and k
  * are independent with mean 0 and variance 1, q·k = Σ qᵢkᵢ has mean 0 and
  * variance d_k, so the scores spread like √d_k and the softmax saturates
  * for large d_k unless they are divided by √d_k.

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "explain_model.h"
+#include "expl_stage.h"
 #include "panels.h"
 #include "view_decode.h"
 
@@ -15,103 +16,11 @@ typedef struct Expl {
     const char *title, *formula, *text;
 } Expl;
 
+/* The stage's words (expl_stage.c) for a post-LN or pre-LN model. */
 static Expl expl_of(StageId st, int pre)
 {
-    switch (st) {
-    case ST_SRC_TOKENS:
-        return (Expl){N_("Source tokens"), "x = (x₁, …, xₙ)",
-                      N_("The sentence is split into tokens and each token is looked up in the vocabulary. "
-                         "The model only ever sees these ids; a word it has never seen becomes <unk>.")};
-    case ST_TGT_TOKENS:
-        return (Expl){N_("Decoder input (shifted right)"), "y_in = (<bos>, y₁, …, yₘ)",
-                      N_("The decoder reads the target shifted one place right, starting with <bos>. "
-                         "At position i it must predict token i+1, seeing only tokens up to i.")};
-    case ST_SRC_EMBED: case ST_TGT_EMBED:
-        return (Expl){N_("Token embeddings"), "E[token] · √d_model",
-                      N_("Each id selects one row of the embedding matrix: a learned vector of d_model numbers. "
-                         "The paper multiplies it by √d_model without giving a reason. A common reading: the "
-                         "learned entries are small, and the factor brings each vector to about the size of the "
-                         "positional encoding added to it (entries between −1 and 1), so neither swamps the other.")};
-    case ST_POS_ENC:
-        return (Expl){N_("Positional encoding"), "PE(pos,2i) = sin(pos/10000^(2i/d))\nPE(pos,2i+1) = cos(pos/10000^(2i/d))",
-                      N_("Attention by itself ignores word order, so every position gets a fixed pattern of sines and cosines "
-                         "of different wavelengths. PE(pos+k) is a rotation of PE(pos), so relative offsets are easy to read.")};
-    case ST_ENC_INPUT: case ST_DEC_INPUT:
-        return (Expl){N_("Embedding + position"), "x = E[token]·√d + PE(pos)",
-                      N_("The token's meaning and its position are simply added. This sum is the input to the first layer "
-                         "(during training, dropout 0.1 is applied to it).")};
-    case ST_ENC_SELF_Q: case ST_DEC_SELF_Q: case ST_DEC_CROSS_Q:
-        return (Expl){N_("Queries (Q)"), "Q = X·W_Q + b_Q",
-                      st == ST_DEC_CROSS_Q ? N_("In cross-attention the queries come from the decoder: each target position asks what in the source it needs.")
-                                           : N_("Each token's query vector says what it is looking for. Every head h uses its own d_k columns of Q.")};
-    case ST_ENC_SELF_K: case ST_DEC_SELF_K: case ST_DEC_CROSS_K:
-        return (Expl){N_("Keys (K)"), "K = X·W_K + b_K",
-                      st == ST_DEC_CROSS_K ? N_("In cross-attention keys come from the encoder output, one per source token.")
-                                           : N_("Each token's key vector says what it offers. A query matches a key by their dot product.")};
-    case ST_ENC_SELF_V: case ST_DEC_SELF_V: case ST_DEC_CROSS_V:
-        return (Expl){N_("Values (V)"), "V = X·W_V + b_V",
-                      N_("Values are what a token hands over when it is attended to: the output of a head is a weighted "
-                         "average of values. Every head h uses its own d_v columns of V (d_v = d_k = d_model / h here, "
-                         "as in the paper).")};
-    case ST_ENC_SELF_SCORES: case ST_DEC_SELF_SCORES: case ST_DEC_CROSS_SCORES:
-        return (Expl){N_("Scaled scores"), "S = Q_h·K_hᵀ / √d_k",
-                      N_("Every query is compared with every key by a dot product. Dividing by √d_k keeps the scores from growing "
-                         "with the dimension, which would push the softmax into regions with tiny gradients.")};
-    case ST_ENC_SELF_MASK:
-        return (Expl){N_("Padding mask"), N_("M[i,j] = −∞ if key j is <pad>, else 0"),
-                      N_("Sentences in a batch are padded to the same length. The mask adds −∞ to scores of padding keys so "
-                         "that they get exactly zero attention. Padded query rows are computed but ignored.")};
-    case ST_DEC_SELF_MASK:
-        return (Expl){N_("Causal + padding mask"), N_("M[i,j] = −∞ if j > i or key j is <pad>"),
-                      N_("The decoder must not look ahead: position i may only attend to positions ≤ i. This mask is what "
-                         "lets training compute every position of the target in one parallel pass without cheating. "
-                         "Teacher forcing is a separate idea: the decoder reads the true previous tokens, not its own "
-                         "guesses (RNN decoders did that too, one step at a time).")};
-    case ST_DEC_CROSS_MASK:
-        return (Expl){N_("Source padding mask"), N_("M[i,j] = −∞ if source token j is <pad>"),
-                      N_("Cross-attention may look at every real source token, never at padding.")};
-    case ST_ENC_SELF_WEIGHTS: case ST_DEC_SELF_WEIGHTS: case ST_DEC_CROSS_WEIGHTS:
-        return (Expl){N_("Attention weights"), "A = softmax(QKᵀ/√d_k + M)",
-                      N_("Softmax turns each row of scores into probabilities that sum to 1: how much each query token takes "
-                         "from each key token. Masked cells are exactly 0.")};
-    case ST_ENC_SELF_HEADS: case ST_DEC_SELF_HEADS: case ST_DEC_CROSS_HEADS:
-        return (Expl){N_("Head outputs"), "head_h = A_h·V_h",
-                      N_("Each head averages the value vectors with its attention weights, giving d_v numbers per token.")};
-    case ST_ENC_SELF_CONCAT: case ST_DEC_SELF_CONCAT: case ST_DEC_CROSS_CONCAT:
-        return (Expl){N_("Concatenated heads"), "Concat(head₁, …, head_h)",
-                      N_("The h head outputs are placed side by side: h × d_v = d_model numbers per token.")};
-    case ST_ENC_SELF_OUT: case ST_DEC_SELF_OUT: case ST_DEC_CROSS_OUT:
-        return (Expl){N_("Output projection"), "MultiHead = Concat(heads)·W_O + b_O",
-                      N_("W_O mixes the heads back into one d_model vector per token: the sub-layer's output.")};
-    case ST_ENC_ADD1: case ST_ENC_ADD2: case ST_DEC_ADD1: case ST_DEC_ADD2: case ST_DEC_ADD3:
-        return (Expl){N_("Residual connection"), pre ? "x + Sublayer(LN(x))" : "x + Sublayer(x)",
-                      N_("The sub-layer's output is added to its input, so information and gradients can flow straight "
-                         "through the stack. (Dropout 0.1 is applied to the sub-layer output during training.)")};
-    case ST_ENC_NORM1: case ST_ENC_NORM2: case ST_DEC_NORM1: case ST_DEC_NORM2: case ST_DEC_NORM3:
-        return (Expl){N_("Layer normalisation"), "LN(x) = (x − μ)/√(σ² + ε) · γ + β",
-                      pre ? N_("Pre-LN (common today): each sub-layer normalises its input, and the residual sum is left unnormalised.")
-                          : N_("Post-LN as in the paper: each token's vector is shifted to mean 0 and scaled to variance 1, then "
-                               "stretched by learned γ and β.")};
-    case ST_ENC_FINAL: case ST_DEC_FINAL:
-        return (Expl){N_("Final LayerNorm"), "LN(x)", N_("Pre-LN models normalise the output of the whole stack once more.")};
-    case ST_ENC_FFN_HIDDEN: case ST_DEC_FFN_HIDDEN:
-        return (Expl){N_("Feed-forward, hidden"), "h = max(0, x·W₁ + b₁)",
-                      N_("The same two-layer network is applied to every position separately. The first layer widens each "
-                         "vector to d_ff numbers; ReLU sets the negative ones to exactly 0.")};
-    case ST_ENC_FFN_OUT: case ST_DEC_FFN_OUT:
-        return (Expl){N_("Feed-forward, output"), "FFN(x) = h·W₂ + b₂",
-                      N_("The second layer brings the vector back to d_model numbers.")};
-    case ST_OUT_LOGITS:
-        return (Expl){N_("Logits"), "z = y·W_gen + b",
-                      N_("A linear layer scores every word of the target vocabulary at every position. In the paper this "
-                         "matrix is shared with the embeddings.")};
-    case ST_OUT_PROBS:
-        return (Expl){N_("Output probabilities"), N_("P(next token) = softmax(z)"),
-                      N_("Softmax turns the scores into a probability for every word. Greedy decoding picks the most likely "
-                         "one; beam search keeps several candidates.")};
-    default:
-        return (Expl){stage_info(st)->name, "", ""};
-    }
+    const StageText *t = expl_stage(st);
+    return (Expl){t->title, expl_pick(pre, t->formula, t->formula_pre), expl_pick(pre, t->text, t->text_pre)};
 }
 
 /* The decode view explains the pane it shows, the train view itself, not

@@ -15,7 +15,7 @@
 #include "walk.h"
 
 static char PROG[1024];
-static char DIR_[256];
+TU_SCRATCH_GROUP("export")
 
 /* How often needle is in a text. */
 static int count_of(const char *hay, const char *needle)
@@ -103,15 +103,15 @@ static void test_svg_renders_close_to_png(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *n = cases[i].in, *args = cases[i].want; /* a name, the shot's options */
-        expect_true(tu_sh("'%s' shot %s --out %s/%s.png >/dev/null", PROG, args, DIR_, n) == 0 &&
-                        tu_sh("'%s' shot %s --out %s/%s.svg >/dev/null", PROG, args, DIR_, n) == 0,
+        expect_true(tu_sh("'%s' shot %s --out %s/%s.png >/dev/null", PROG, args, g_dir, n) == 0 &&
+                        tu_sh("'%s' shot %s --out %s/%s.svg >/dev/null", PROG, args, g_dir, n) == 0,
                     "shot %s as PNG and SVG", args);
-        expect_true(tu_sh("xmllint --noout %s/%s.svg", DIR_, n) == 0, "%s.svg is well-formed XML", n);
-        expect_true(tu_sh("rsvg-convert %s/%s.svg -o %s/%s.svg.png", DIR_, n, DIR_, n) == 0,
+        expect_true(tu_sh("xmllint --noout %s/%s.svg", g_dir, n) == 0, "%s.svg is well-formed XML", n);
+        expect_true(tu_sh("rsvg-convert %s/%s.svg -o %s/%s.svg.png", g_dir, n, g_dir, n) == 0,
                     "rsvg-convert renders %s.svg", n);
         char a[400], b[400];
-        snprintf(a, sizeof a, "%s/%s.png", DIR_, n);
-        snprintf(b, sizeof b, "%s/%s.svg.png", DIR_, n);
+        snprintf(a, sizeof a, "%s/%s.png", g_dir, n);
+        snprintf(b, sizeof b, "%s/%s.svg.png", g_dir, n);
         double mean = 0, far = 0;
         int w = 0, h = 0;
         expect_true(image_diff(a, b, &mean, &far, &w, &h) == 0,
@@ -134,10 +134,10 @@ static void test_walk_pdf_pages_and_text(void **state)
     expect_true(ckpt_load(&m, "assets/models/en2zh.safetensors", &err) == 0, "bundled model: %s", err.msg);
     int n_walk = tf_walk_build(&m.cfg, NULL, 0);
     model_free(&m);
-    expect_true(tu_sh("'%s' shot --walk --out %s/walk.pdf >/dev/null", PROG, DIR_) == 0, "shot --walk");
-    expect_true(tu_sh("pdfinfo %s/walk.pdf > %s/walk.info", DIR_, DIR_) == 0, "pdfinfo walk.pdf");
+    expect_true(tu_sh("'%s' shot --walk --out %s/walk.pdf >/dev/null", PROG, g_dir) == 0, "shot --walk");
+    expect_true(tu_sh("pdfinfo %s/walk.pdf > %s/walk.info", g_dir, g_dir) == 0, "pdfinfo walk.pdf");
     char path[400];
-    snprintf(path, sizeof path, "%s/walk.info", DIR_);
+    snprintf(path, sizeof path, "%s/walk.info", g_dir);
     char *info = slurp(path);
     int pages = -1;
     const char *p = info ? strstr(info, "Pages:") : NULL;
@@ -145,8 +145,8 @@ static void test_walk_pdf_pages_and_text(void **state)
         sscanf(p + 6, "%d", &pages);
     expect_true(pages == n_walk, "one page per stage of the walk: %d pages, walk %d", pages, n_walk);
     free(info);
-    expect_true(tu_sh("pdftotext %s/walk.pdf %s/walk.txt", DIR_, DIR_) == 0, "pdftotext walk.pdf");
-    snprintf(path, sizeof path, "%s/walk.txt", DIR_);
+    expect_true(tu_sh("pdftotext %s/walk.pdf %s/walk.txt", g_dir, g_dir) == 0, "pdftotext walk.pdf");
+    snprintf(path, sizeof path, "%s/walk.txt", g_dir);
     char *txt = slurp(path);
     expect_true(txt != NULL, "read %s", path);
     static const char *words[] = {"love", "china", "enc.self.weights", "dec.cross.weights",
@@ -163,16 +163,16 @@ static void test_decode_pdf_caption(void **state)
     (void)state;
     TU_NEED("pdftotext");
     TU_NEED("pdfinfo");
-    expect_true(tu_sh("'%s' shot --view decode --caption --out %s/dec.pdf >/dev/null", PROG, DIR_) == 0,
+    expect_true(tu_sh("'%s' shot --view decode --caption --out %s/dec.pdf >/dev/null", PROG, g_dir) == 0,
                 "shot --view decode --caption");
     expect_true(tu_sh("'%s' shot --stage enc.self.weights --layer 1 --head 2 --caption --out %s/cap.pdf >/dev/null",
-                   PROG, DIR_) == 0, "shot --stage --caption");
-    expect_true(tu_sh("pdftotext %s/dec.pdf %s/dec.txt && pdftotext %s/cap.pdf %s/cap.txt", DIR_, DIR_,
-                   DIR_, DIR_) == 0, "pdftotext");
+                   PROG, g_dir) == 0, "shot --stage --caption");
+    expect_true(tu_sh("pdftotext %s/dec.pdf %s/dec.txt && pdftotext %s/cap.pdf %s/cap.txt", g_dir, g_dir,
+                   g_dir, g_dir) == 0, "pdftotext");
     char path[400];
-    snprintf(path, sizeof path, "%s/dec.txt", DIR_);
+    snprintf(path, sizeof path, "%s/dec.txt", g_dir);
     char *dec = slurp(path);
-    snprintf(path, sizeof path, "%s/cap.txt", DIR_);
+    snprintf(path, sizeof path, "%s/cap.txt", g_dir);
     char *cap = slurp(path);
     expect_true(dec && cap, "read the texts");
     static const char *dec_words[] = {"Teacher forcing", "Generation", "<eos>", "<bos>", "中国",
@@ -186,7 +186,7 @@ static void test_decode_pdf_caption(void **state)
     free(dec);
     free(cap);
     /* the caption is under the figure: the page is taller than 800 px */
-    expect_true(tu_sh("pdfinfo %s/cap.pdf | grep -q 'Page size: *960 x 6[1-9][0-9]'", DIR_) == 0,
+    expect_true(tu_sh("pdfinfo %s/cap.pdf | grep -q 'Page size: *960 x 6[1-9][0-9]'", g_dir) == 0,
                 "a 960 pt wide page taller than 600 pt");
 }
 
@@ -194,12 +194,12 @@ static void test_decode_pdf_caption(void **state)
 static void test_all_format(void **state)
 {
     (void)state;
-    expect_true(tu_sh("'%s' shot --all --format svg --out %s/all >/dev/null", PROG, DIR_) == 0, "--all --format svg");
+    expect_true(tu_sh("'%s' shot --all --format svg --out %s/all >/dev/null", PROG, g_dir) == 0, "--all --format svg");
     expect_true(tu_sh("test $(ls %s/all/*.svg | wc -l) -gt 90 && test -z \"$(ls %s/all | grep -v '\\.svg$')\"",
-                   DIR_, DIR_) == 0, "only SVG files, more than 90");
-    expect_true(tu_sh("'%s' shot --walk --out %s/walk.svg 2>/dev/null", PROG, DIR_) != 0,
+                   g_dir, g_dir) == 0, "only SVG files, more than 90");
+    expect_true(tu_sh("'%s' shot --walk --out %s/walk.svg 2>/dev/null", PROG, g_dir) != 0,
                 "a walk into an SVG is refused");
-    expect_true(tu_sh("'%s' shot --all --format gif --out %s/x 2>/dev/null", PROG, DIR_) != 0,
+    expect_true(tu_sh("'%s' shot --all --format gif --out %s/x 2>/dev/null", PROG, g_dir) != 0,
                 "--format gif is refused");
 }
 
@@ -210,7 +210,7 @@ static void test_no_fonts_fails_clearly(void **state)
 {
     (void)state;
     char conf[400], out[400];
-    snprintf(conf, sizeof conf, "%s/empty-fonts.conf", DIR_);
+    snprintf(conf, sizeof conf, "%s/empty-fonts.conf", g_dir);
     FILE *f = fopen(conf, "w");
     fputs("<?xml version=\"1.0\"?>\n<fontconfig></fontconfig>\n", f);
     fclose(f);
@@ -220,20 +220,20 @@ static void test_no_fonts_fails_clearly(void **state)
     for (int i = 0; i < 4; i++) {
         int rc;
         if (exts[i]) {
-            snprintf(out, sizeof out, "%s/nofont.%s", DIR_, exts[i]);
+            snprintf(out, sizeof out, "%s/nofont.%s", g_dir, exts[i]);
             rc = tu_sh("FONTCONFIG_FILE=%s '%s' shot --stage enc.self.weights --out %s 2>%s/nofont.err",
-                       conf, PROG, out, DIR_);
+                       conf, PROG, out, g_dir);
             struct stat st;
             expect_true(stat(out, &st) != 0, "no picture written: %s", out);
         } else {
             /* (under the sanitizer build, SDL's video drivers, loaded and
              * unloaded by SDL itself, leak a few strings: not counted) */
             rc = tu_sh("FONTCONFIG_FILE=%s SDL_VIDEODRIVER=offscreen ASAN_OPTIONS=detect_leaks=0 "
-                       "timeout 30 '%s' 2>%s/nofont.err", conf, PROG, DIR_);
+                       "timeout 30 '%s' 2>%s/nofont.err", conf, PROG, g_dir);
         }
         expect_true(rc == 1, "no fonts: exit 1 for %s (got %d)", exts[i] ? exts[i] : "the window", rc);
         char path[400];
-        snprintf(path, sizeof path, "%s/nofont.err", DIR_);
+        snprintf(path, sizeof path, "%s/nofont.err", g_dir);
         char *e = slurp(path);
         expect_true(e && strstr(e, "fonts-dejavu-core") && count_of(e, "\n") == 1,
                     "one line naming the package, got: %s", e ? e : "(nothing)");
@@ -241,31 +241,9 @@ static void test_no_fonts_fails_clearly(void **state)
     }
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    if (tu_scratch(DIR_, sizeof DIR_, "export") < 0)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tu_scratch_remove(DIR_);
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
-    (void)argc;
-    tu_program_path(PROG, sizeof PROG, argv[0]);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_svg_renders_close_to_png),
-        cmocka_unit_test(test_walk_pdf_pages_and_text),
-        cmocka_unit_test(test_decode_pdf_caption),
-        cmocka_unit_test(test_all_format),
-        cmocka_unit_test(test_no_fonts_fails_clearly),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN_CLI(PROG, argc, argv, setup, teardown, cmocka_unit_test(test_svg_renders_close_to_png),
+               cmocka_unit_test(test_walk_pdf_pages_and_text), cmocka_unit_test(test_decode_pdf_caption),
+               cmocka_unit_test(test_all_format), cmocka_unit_test(test_no_fonts_fails_clearly));
 }

@@ -496,15 +496,7 @@ static void test_hatch_cached(void **state)
     for (int dir = -1; dir <= 1; dir += 2) {
         Rect rc = {13, 17, 57, 43};
         ren_begin(r, bg);
-        ren_clip_push(r, rc);
-        for (int d = -rc.h; d < rc.w; d += 6) {
-            float x0 = (float)(rc.x + d), x1 = (float)(rc.x + d + rc.h);
-            if (dir > 0)
-                ren_line(r, x0, (float)(rc.y + rc.h), x1, (float)rc.y, 1.0f, ink);
-            else
-                ren_line(r, x0, (float)rc.y, x1, (float)(rc.y + rc.h), 1.0f, ink);
-        }
-        ren_clip_pop(r);
+        gfx_hatch_lines(r, rc, dir, 6, ink);
         uint32_t *lines = grab(r, rc);
         for (int twice = 0; twice < 2; twice++) { /* painted, then from the cache */
             ren_begin(r, bg);
@@ -595,23 +587,19 @@ static void test_window(void **state)
 
 int main(void)
 {
-    unsetenv("DISPLAY");
-    unsetenv("WAYLAND_DISPLAY");
     srand(7);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rect_exact),
-        cmocka_unit_test(test_clip),
-        cmocka_unit_test(test_lines),
-        cmocka_unit_test(test_line_ends),
-        cmocka_unit_test(test_triangles),
-        cmocka_unit_test(test_image_crisp),
-        cmocka_unit_test(test_image_opacity_changes),
-        cmocka_unit_test(test_png_roundtrip),
-        cmocka_unit_test(test_png_errors),
-        cmocka_unit_test(test_layer),
-        cmocka_unit_test(test_hatch_cached),
-        cmocka_unit_test(test_headless_sizes),
-        cmocka_unit_test(test_window),
-    };
-    return cmocka_run_group_tests_name("ren", tests, setup, teardown);
+    TU_RUN_HEADLESS(setup, teardown,
+                    cmocka_unit_test(test_rect_exact),
+                    cmocka_unit_test(test_clip),
+                    cmocka_unit_test(test_lines),
+                    cmocka_unit_test(test_line_ends),
+                    cmocka_unit_test(test_triangles),
+                    cmocka_unit_test(test_image_crisp),
+                    cmocka_unit_test(test_image_opacity_changes),
+                    cmocka_unit_test(test_png_roundtrip),
+                    cmocka_unit_test(test_png_errors),
+                    cmocka_unit_test(test_layer),
+                    cmocka_unit_test(test_hatch_cached),
+                    cmocka_unit_test(test_headless_sizes),
+                    cmocka_unit_test(test_window));
 }

@@ -514,20 +514,16 @@ static void test_font_missing(void **state)
 
 int main(void)
 {
-    unsetenv("DISPLAY");
-    unsetenv("WAYLAND_DISPLAY");
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_text_latin_and_chinese),
-        cmocka_unit_test(test_text_math_and_colour),
-        cmocka_unit_test(test_wrap_english),
-        cmocka_unit_test(test_wrap_chinese),
-        cmocka_unit_test(test_wrap_mixed),
-        cmocka_unit_test(test_wrap_cases),
-        cmocka_unit_test(test_wrap_chinese_latin_numbers),
-        cmocka_unit_test(test_wrap_cache),
-        cmocka_unit_test(test_text_texture_inked_only),
-        cmocka_unit_test(test_text_cache_bounded),
-        cmocka_unit_test(test_font_missing),
-    };
-    return cmocka_run_group_tests_name("ren_text", tests, setup, teardown);
+    TU_RUN_HEADLESS(setup, teardown,
+                    cmocka_unit_test(test_text_latin_and_chinese),
+                    cmocka_unit_test(test_text_math_and_colour),
+                    cmocka_unit_test(test_wrap_english),
+                    cmocka_unit_test(test_wrap_chinese),
+                    cmocka_unit_test(test_wrap_mixed),
+                    cmocka_unit_test(test_wrap_cases),
+                    cmocka_unit_test(test_wrap_chinese_latin_numbers),
+                    cmocka_unit_test(test_wrap_cache),
+                    cmocka_unit_test(test_text_texture_inked_only),
+                    cmocka_unit_test(test_text_cache_bounded),
+                    cmocka_unit_test(test_font_missing));
 }

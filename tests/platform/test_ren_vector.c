@@ -33,8 +33,7 @@ static void test_pdf_page_per_frame(void **state)
 {
     Fixture *fx = *state;
     char dir[256], path[300];
-    tu_scratch(dir, sizeof dir, "vec");
-    snprintf(path, sizeof path, "%s/three.pdf", dir);
+    tu_scratch_file(dir, sizeof dir, "vec", path, sizeof path, "three.pdf");
     TfErr err = {{0}};
     expect_true(ren_vector_begin(fx->r, path, REN_VEC_PDF, 0, &err) == 0, "begin: %s", err.msg);
     expect_true(ren_is_vector(fx->r), "vector mode on");
@@ -79,8 +78,7 @@ static void test_svg_cells_are_rectangles(void **state)
 {
     Fixture *fx = *state;
     char dir[256], path[300];
-    tu_scratch(dir, sizeof dir, "vec");
-    snprintf(path, sizeof path, "%s/cells.svg", dir);
+    tu_scratch_file(dir, sizeof dir, "vec", path, sizeof path, "cells.svg");
     const uint32_t px[6] = {0xFF0000FF, 0x00FF00FF, 0x0000FFFF,
                             0x112233FF, 0x445566FF, 0x778899FF};
     RenImage *im = ren_image_new(fx->r, 3, 2);
@@ -106,8 +104,7 @@ static void test_pdf_embeds_fonts(void **state)
 {
     Fixture *fx = *state;
     char dir[256], path[300];
-    tu_scratch(dir, sizeof dir, "vec");
-    snprintf(path, sizeof path, "%s/text.pdf", dir);
+    tu_scratch_file(dir, sizeof dir, "vec", path, sizeof path, "text.pdf");
     TfErr err = {{0}};
     expect_true(ren_vector_begin(fx->r, path, REN_VEC_PDF, 40, &err) == 0, "begin: %s", err.msg);
     ren_begin(fx->r, WHITE);
@@ -138,8 +135,7 @@ static void test_unwritable_path(void **state)
     expect_true(strstr(err.msg, path) != NULL, "message names the path: %s", err.msg);
     expect_true(!ren_is_vector(fx->r), "still raster");
     char dir[256], p2[300];
-    tu_scratch(dir, sizeof dir, "vec");
-    snprintf(p2, sizeof p2, "%s/aborted.svg", dir);
+    tu_scratch_file(dir, sizeof dir, "vec", p2, sizeof p2, "aborted.svg");
     expect_true(ren_vector_begin(fx->r, p2, REN_VEC_SVG, 0, &err) == 0, "begin: %s", err.msg);
     ren_begin(fx->r, WHITE);
     ren_vector_abort(fx->r);
@@ -151,7 +147,7 @@ static void test_unwritable_path(void **state)
     tu_scratch_remove(dir);
 }
 
-/* --- fonts at start-up (issue 10, item 6) --------------------------------- */
+/* --- fonts at start-up: through fontconfig, or one clear error ----------- */
 
 static void write_conf(const char *path, const char *dirs)
 {
@@ -179,8 +175,7 @@ static void test_no_fonts_is_an_error(void **state)
 {
     (void)state;
     char dir[256], conf[300];
-    tu_scratch(dir, sizeof dir, "fonts");
-    snprintf(conf, sizeof conf, "%s/empty.conf", dir);
+    tu_scratch_file(dir, sizeof dir, "fonts", conf, sizeof conf, "empty.conf");
     write_conf(conf, "");
     char saved[512];
     fonts_use(conf, saved, sizeof saved);
@@ -208,8 +203,7 @@ static void test_no_cjk_font_draws_latin(void **state)
         skip();
     }
     char dir[256], conf[300], body[700];
-    tu_scratch(dir, sizeof dir, "fonts");
-    snprintf(conf, sizeof conf, "%s/latin.conf", dir);
+    tu_scratch_file(dir, sizeof dir, "fonts", conf, sizeof conf, "latin.conf");
     snprintf(body, sizeof body, "<dir>%s</dir><cachedir>%s/cache</cachedir>", dejavu, dir);
     write_conf(conf, body);
     char saved[512];

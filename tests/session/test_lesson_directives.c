@@ -1,4 +1,4 @@
-/* test_lesson_directives.c - the directives of issue 14 in the parser
+/* test_lesson_directives.c - the teaching directives in the parser
  * (app/session/lesson.c) and in `lessons --check` (app/cli/lesson_check.c):
  * @pane, @view cost, @experiment, @predict row|next with its @explain.
  *

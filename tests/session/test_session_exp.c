@@ -1,5 +1,5 @@
-/* test_session_exp.c - the Session's two passes (issue 12), with no
- * window: the normal pass is computed once per input, whatever the
+/* test_session_exp.c - the Session's two passes (normal and experiment),
+ * with no window: the normal pass is computed once per input, whatever the
  * experiments toggled in between (a counter says how many were made),
  * stays bit-identical to a plain pass, and is made again when the input
  * changes; clearing the experiment leaves one pass again. */
@@ -12,19 +12,7 @@
 
 static char MODEL[160];
 
-static int setup(void **state)
-{
-    (void)state;
-    tu_tmp(MODEL, sizeof MODEL, "session-exp.safetensors");
-    return tu_small_model(MODEL, 40, 24, 5);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    remove(MODEL);
-    return 0;
-}
+TU_MODEL_FIXTURE(MODEL, "session-exp.safetensors", 40, 24, 5)
 
 static int same_view(const TfTrace *a, const TfTrace *b, StageId st, int layer, int head)
 {

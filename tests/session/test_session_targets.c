@@ -12,19 +12,7 @@
 
 static char MODEL[160];
 
-static int setup(void **state)
-{
-    (void)state;
-    tu_tmp(MODEL, sizeof MODEL, "session-targets.safetensors");
-    return tu_small_model(MODEL, 40, 24, 7);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    remove(MODEL);
-    return 0;
-}
+TU_MODEL_FIXTURE(MODEL, "session-targets.safetensors", 40, 24, 7)
 
 static int id_of(const Session *s, const char *tok)
 {

@@ -205,6 +205,30 @@ static void test_lut(void **state)
     }
 }
 
+/* Text on a cell is black on light colours and white on dark ones, the
+ * same for a Color and its packed form. */
+static void test_ink_on(void **state)
+{
+    (void)state;
+    static const struct { Color bg; int black; } CASES[] = {
+        {{0, 0, 0, 255}, 0},       {{255, 255, 255, 255}, 1}, {{255, 255, 0, 255}, 1},
+        {{0, 0, 255, 255}, 0},     {{140, 140, 140, 255}, 0}, {{141, 141, 141, 255}, 1},
+        {{247, 247, 247, 255}, 1}, {{68, 1, 84, 255}, 0},
+    };
+    float white = cmap_luminance((Color){255, 255, 255, 255});
+    expect_true(fabsf(white - 255.0f) < 1e-3f, "got %g", white);
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        Color bg = CASES[i].bg;
+        Color ink = cmap_ink_on(bg), packed = cmap_ink_on_rgba(cmap_pack(bg));
+        int want = CASES[i].black ? 0 : 255;
+        expect_true(ink.r == want && ink.g == want && ink.b == want && ink.a == 255,
+                    "ink on (%d,%d,%d): expected %s, got (%d,%d,%d)", bg.r, bg.g, bg.b,
+                    CASES[i].black ? "black" : "white", ink.r, ink.g, ink.b);
+        expect_true(memcmp(&ink, &packed, sizeof ink) == 0, "ink on (%d,%d,%d): packed gives another colour",
+                    bg.r, bg.g, bg.b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_nan_and_range),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_lut),
+        cmocka_unit_test(test_ink_on),
     };
     return cmocka_run_group_tests_name("colormap", tests, NULL, NULL);
 }

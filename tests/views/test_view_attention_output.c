@@ -688,21 +688,15 @@ static void test_whole_window_small(void **state)
 
 int main(void)
 {
-    unsetenv("DISPLAY");
-    unsetenv("WAYLAND_DISPLAY");
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mask_causal),
-        cmocka_unit_test(test_mask_padding_batch),
-        cmocka_unit_test(test_output_bars),
-        cmocka_unit_test(test_output_truth_marked),
-        cmocka_unit_test(test_lines_thickness),
-        cmocka_unit_test(test_lines_masked_pairs_draw_nothing),
-        cmocka_unit_test(test_lines_click_selects),
-        cmocka_unit_test(test_heads_hover_and_click),
-        cmocka_unit_test(test_degenerate_inputs_stay_inside),
-        cmocka_unit_test(test_whole_window_small),
-    };
-    if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_mask*' */
-        cmocka_set_test_filter(getenv("TEST_FILTER"));
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN_HEADLESS(setup, teardown,
+                    cmocka_unit_test(test_mask_causal),
+                    cmocka_unit_test(test_mask_padding_batch),
+                    cmocka_unit_test(test_output_bars),
+                    cmocka_unit_test(test_output_truth_marked),
+                    cmocka_unit_test(test_lines_thickness),
+                    cmocka_unit_test(test_lines_masked_pairs_draw_nothing),
+                    cmocka_unit_test(test_lines_click_selects),
+                    cmocka_unit_test(test_heads_hover_and_click),
+                    cmocka_unit_test(test_degenerate_inputs_stay_inside),
+                    cmocka_unit_test(test_whole_window_small));
 }

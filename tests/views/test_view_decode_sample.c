@@ -1,5 +1,5 @@
 /* test_view_decode_sample.c - sampling and forcing in the decode view
- * (issue 12), by synthetic events: the temperature slider is on a log scale
+ * (experiments), by synthetic events: the temperature slider is on a log scale
  * from 0.1 to 5 and the first bar's fill follows softmax(z/T) in pixels at
  * once; Sample (N) draws what tf_translate draws for that seed, a new seed
  * each time, and top-k 1 gives the greedy output; a click on a top-k token

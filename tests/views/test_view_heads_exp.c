@@ -1,4 +1,4 @@
-/* test_view_heads_exp.c - the metrics of the all-heads grid (issue 12), by
+/* test_view_heads_exp.c - the metrics of the all-heads grid, by
  * synthetic events: M lays each head's entropy and plain-language label
  * (tf_head_label) over its thumbnail (darker pixels at its foot), O sorts
  * the heads of a layer by a metric (the grid's first row holds the most

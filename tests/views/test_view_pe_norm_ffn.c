@@ -597,20 +597,16 @@ static void test_d_model_512(void **state)
 
 int main(void)
 {
-    unsetenv("DISPLAY");
-    unsetenv("WAYLAND_DISPLAY");
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rotation_equals_table),
-        cmocka_unit_test(test_rotation_is_a_rotation),
-        cmocka_unit_test(test_pe_table_cells),
-        cmocka_unit_test(test_norm_buffers_post_ln),
-        cmocka_unit_test(test_norm_buffers_pre_ln),
-        cmocka_unit_test(test_norm_view_hover),
-        cmocka_unit_test(test_ffn_zero_cells),
-        cmocka_unit_test(test_ffn_sentence_counts_trace),
-        cmocka_unit_test(test_one_token),
-        cmocka_unit_test(test_long_sentence_and_pre_ln),
-        cmocka_unit_test(test_d_model_512),
-    };
-    return cmocka_run_group_tests_name("view_b", tests, setup, teardown);
+    TU_RUN_HEADLESS(setup, teardown,
+                    cmocka_unit_test(test_rotation_equals_table),
+                    cmocka_unit_test(test_rotation_is_a_rotation),
+                    cmocka_unit_test(test_pe_table_cells),
+                    cmocka_unit_test(test_norm_buffers_post_ln),
+                    cmocka_unit_test(test_norm_buffers_pre_ln),
+                    cmocka_unit_test(test_norm_view_hover),
+                    cmocka_unit_test(test_ffn_zero_cells),
+                    cmocka_unit_test(test_ffn_sentence_counts_trace),
+                    cmocka_unit_test(test_one_token),
+                    cmocka_unit_test(test_long_sentence_and_pre_ln),
+                    cmocka_unit_test(test_d_model_512));
 }

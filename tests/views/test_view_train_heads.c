@@ -1,5 +1,5 @@
 /* test_view_train_heads.c - the train view plots the entropy of every
- * probe head over training (issue 12): after a run with kept snapshots the
+ * probe head over training: after a run with kept snapshots the
  * history holds a point per snapshot, sorted by step; each point is the
  * entropy tf_head_metrics gives for that head of the probe's pass at that
  * step (checked at the live step), the curves are drawn, H switches the

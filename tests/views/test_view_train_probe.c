@@ -1,5 +1,5 @@
 /* test_view_train_probe.c - the train view's probe decodes a step at a time
- * (issue 13): with a model of preset base a call runs at most one decoding
+ * (paced): with a model of preset base a call runs at most one decoding
  * step (steps counted, not wall time), new parameters cancel a decoding in
  * flight, and the tokens equal tf_greedy's; a classroom model still decodes
  * its probe in one call. */

@@ -1,4 +1,4 @@
-/* test_app_exp_views.c - experiments in the window, part two (issue 12), by
+/* test_app_exp_views.c - experiments in the window, part two, by
  * synthetic events: the window's command line takes the experiment flags
  * (an out-of-range one refuses to open, naming it), Alt+click on a source
  * token hides it (its weights column becomes 0 on screen) and again shows
@@ -20,14 +20,6 @@ static char MODEL[160];
 
 TU_FIXTURE(MODEL, "expv.safetensors", 1280, 800)
 
-static void open_app(App *a, const char *view)
-{
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7 t8", NULL, view);
-    o.head = 0;
-    tu_open(a, &o, 100);
-    app_compute_all(a);
-}
-
 static int near_rgb(uint32_t px, uint32_t want, int tol)
 {
     for (int k = 1; k <= 3; k++) {
@@ -47,13 +39,7 @@ static uint32_t pixel(int x, int y)
 
 static void alt_click(App *a, ViewId view, Rect area, int x, int y)
 {
-    InputEvent e = {0};
-    e.type = IN_MOUSE_DOWN;
-    e.x = x;
-    e.y = y;
-    e.button = MB_LEFT;
-    e.mod = MOD_ALT;
-    app_event(a, &e);
+    ev_mouse_mod(a, IN_MOUSE_DOWN, x, y, MB_LEFT, MOD_ALT);
     tu_view_frame(a, tu_ren, view, area);
     ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
 }
@@ -98,7 +84,7 @@ static void test_alt_click_hides_a_source_token(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, "matrix");
+    tu_open_exp(&a, MODEL, "matrix");
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
     Rect area = {0, 0, 900, 700};
     tu_view_frame(&a, tu_ren, VIEW_MATRIX, area);
@@ -164,10 +150,8 @@ static void test_difference_in_norm_and_ffn(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, NULL);
-    TfExperiment e = {0};
-    e.no_scale = 1;
-    app_set_exp(&a, &e);
+    tu_open_exp(&a, MODEL, NULL);
+    tu_exp_no_scale(&a);
     app_compute_all(&a);
     a.cmp = CMP_DIFF;
     Rect area = {0, 0, 1000, 720};
@@ -196,11 +180,9 @@ static void test_difference_in_lines(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, "lines");
+    tu_open_exp(&a, MODEL, "lines");
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
-    TfExperiment e = {0};
-    e.no_scale = 1;
-    app_set_exp(&a, &e);
+    tu_exp_no_scale(&a);
     app_compute_all(&a);
     Rect area = {0, 0, 900, 700};
     a.in.mx = a.in.my = -100;
@@ -229,7 +211,7 @@ static void test_output_before_and_after(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, "output");
+    tu_open_exp(&a, MODEL, "output");
     TfExperiment e = {0};
     e.no_pe = 1;
     e.no_scale = 1;

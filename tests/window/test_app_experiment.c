@@ -1,4 +1,4 @@
-/* test_app_experiment.c - experiments in the window (issue 12), by
+/* test_app_experiment.c - experiments in the window, by
  * synthetic events: the Session keeps the normal pass apart from the
  * experiment's (and does not redo it when only the experiment changes), E
  * opens the panel and its keys and buttons toggle interventions, D cycles
@@ -17,14 +17,6 @@ static char MODEL[160];
 
 TU_FIXTURE(MODEL, "exp.safetensors", 1280, 800)
 
-static void open_app(App *a, const char *view)
-{
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7 t8", NULL, view);
-    o.head = 0;
-    tu_open(a, &o, 100);
-    app_compute_all(a);
-}
-
 static float max_abs_diff(const float *x, const float *y, size_t n)
 {
     float m = 0;
@@ -40,7 +32,7 @@ static void test_session_keeps_the_normal_pass(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, NULL);
+    tu_open_exp(&a, MODEL, NULL);
     Session *s = &a.ses;
     TfView plain, ex, base;
     TfErr err;
@@ -86,7 +78,7 @@ static void test_keys_and_modes(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, "matrix");
+    tu_open_exp(&a, MODEL, "matrix");
     ev_key(&a, 'd', 0);
     expect_true(a.cmp == CMP_EXP, "D without an experiment does nothing but say so");
     ev_key(&a, 'e', 0);
@@ -125,11 +117,9 @@ static void test_difference_cell_colour(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, "matrix");
+    tu_open_exp(&a, MODEL, "matrix");
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
-    TfExperiment e = {0};
-    e.no_scale = 1;
-    app_set_exp(&a, &e);
+    tu_exp_no_scale(&a);
     a.cmp = CMP_DIFF;
     Rect area = {0, 0, 900, 700};
     HeatGeo *h = &a.heat;
@@ -172,7 +162,7 @@ static void test_alt_click_ablates_a_head(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, NULL);
+    tu_open_exp(&a, MODEL, NULL);
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
     app_set_head(&a, -1);
     a.view = VIEW_AUTO;
@@ -188,13 +178,7 @@ static void test_alt_click_ablates_a_head(void **state)
         }
     expect_true(hx >= 0, "layer 2 head 3 found in the grid");
     for (int k = 0; k < 2; k++) {
-        InputEvent e = {0};
-        e.type = IN_MOUSE_DOWN;
-        e.x = hx;
-        e.y = hy;
-        e.button = MB_LEFT;
-        e.mod = MOD_ALT;
-        app_event(&a, &e);
+        ev_mouse_mod(&a, IN_MOUSE_DOWN, hx, hy, MB_LEFT, MOD_ALT);
         tu_view_frame(&a, tu_ren, VIEW_HEADS, area);
         ev_mouse(&a, IN_MOUSE_UP, hx, hy, MB_LEFT);
         int on = tf_exp_ablated(&a.ses.exp, TF_ATTN_ENC, 1, 2);

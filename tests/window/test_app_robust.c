@@ -1,4 +1,4 @@
-/* test_app_robust.c - the window when things go wrong (issue 10): a model
+/* test_app_robust.c - the window when things go wrong: a model
  * whose traces do not fit says why, a pass that overflows to NaN shows a
  * notice (and no decode rows that look fine), the traces follow the input
  * and not max_len, Ctrl+Q quits from a text field, Ctrl+V pastes with the

@@ -1,12 +1,14 @@
 /* test_explain_code.c - the explanation panel's "code" tab
- * (app/window/explain_code.c): every stage of the walk has its few lines of
- * PyTorch, and they are the lines of that stage (the scores divide by
+ * (app/window/explain_code.c) and the words of every stage
+ * (app/window/expl_stage.c): every stage has a title, a formula, a text and
+ * its few lines of PyTorch, and they are the lines of that stage (the scores divide by
  * √d_k, decoder self-attention's mask is triu, the weights are a softmax
  * of scores + mask, post-LN vs pre-LN Add & Norm); the panel draws both
  * tabs on every stage and on the cost view without a crash. */
 #include <string.h>
 
 #include "app.h"
+#include "expl_stage.h"
 #include "panels.h"
 #include "test_app_util.h"
 #include "test_util.h"
@@ -44,6 +46,25 @@ static void test_every_stage_has_code(void **state)
     expect_true(strstr(pre, "norm(x)") != NULL, "pre-LN Add reads norm(x): %s", pre);
 }
 
+/* The table has an entry for every StageId, with every field the panel
+ * draws, and pre-LN variants only where the stage has one. */
+static void test_every_stage_has_words(void **state)
+{
+    (void)state;
+    for (int st = 0; st < ST_COUNT; st++) {
+        const StageText *t = expl_stage((StageId)st);
+        const char *name = stage_info((StageId)st)->name;
+        expect_true(t->title[0] && t->formula[0] && t->text[0] && t->code && t->code[0],
+                    "stage %s has a title, formula, text and code", name);
+        StageKind k = stage_info((StageId)st)->kind;
+        int pre_ok = k == SK_ADD || k == SK_NORM;
+        expect_true(pre_ok || (!t->formula_pre && !t->text_pre && !t->code_pre),
+                    "stage %s has no pre-LN variant", name);
+    }
+    const StageText *none = expl_stage(ST_COUNT);
+    expect_true(none->title[0] == 0 && none->code == NULL, "an id out of range has empty words");
+}
+
 static void test_panel_tabs_draw(void **state)
 {
     (void)state;
@@ -66,5 +87,6 @@ static void test_panel_tabs_draw(void **state)
 
 int main(void)
 {
-    TU_RUN(setup, teardown, cmocka_unit_test(test_every_stage_has_code), cmocka_unit_test(test_panel_tabs_draw));
+    TU_RUN(setup, teardown, cmocka_unit_test(test_every_stage_has_code), cmocka_unit_test(test_every_stage_has_words),
+           cmocka_unit_test(test_panel_tabs_draw));
 }

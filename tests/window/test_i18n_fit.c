@@ -66,88 +66,76 @@ static void open_app(App *a, int lang, float scale)
     ui_set_lang(lang);
 }
 
-static void test_help_shows_every_line(void **state)
+/* check on an app opened in each language at each text size. */
+static void for_each_look(void (*check)(App *a, int lang, float scale))
 {
-    (void)state;
     static const float SCALES[] = {1.0f, 1.5f};
     for (int lang = 0; lang < 2; lang++)
         for (int s = 0; s < 2; s++) {
             static App a;
             open_app(&a, lang, SCALES[s]);
-            a.show_help = 1;
-            draw(&a);
-            const char *first = _("previous / next stage");
-            const char *last = _("leave a text field, close help, quit");
-            expect_true(seen(first) && seen(last),
-                        "lang %d, text x%.1f: the help's first and last lines show (%s, %s)", lang,
-                        (double)SCALES[s], seen(first) ? "yes" : "no", seen(last) ? "yes" : "no");
+            check(&a, lang, SCALES[s]);
             app_free(&a);
         }
+}
+
+static void help_shows_every_line(App *a, int lang, float scale)
+{
+    a->show_help = 1;
+    draw(a);
+    const char *first = _("previous / next stage");
+    const char *last = _("leave a text field, close help, quit");
+    expect_true(seen(first) && seen(last), "lang %d, text x%.1f: the help's first and last lines show (%s, %s)",
+                lang, (double)scale, seen(first) ? "yes" : "no", seen(last) ? "yes" : "no");
+}
+
+static void test_help_shows_every_line(void **state)
+{
+    (void)state;
+    for_each_look(help_shows_every_line);
+}
+
+static void lesson_header_and_nav_fit(App *a, int lang, float scale)
+{
+    const LessonSet *set = lesson_ui_set(a);
+    expect_true(set && set->n > 0, "lessons");
+    expect_true(lesson_ui_open(a, set->lessons[0].id, 2) == 0, "lesson opens");
+    draw(a);
+    const Drawn *les = seen(lesson_ui_word(a, LW_LESSONS));
+    const Drawn *cl = seen(lesson_ui_word(a, LW_CLOSE));
+    expect_true(les && cl, "lang %d x%.1f: the header's Lessons and close show", lang, (double)scale);
+    char step[96];
+    snprintf(step, sizeof step, lesson_ui_word(a, LW_STEP), 3, set->lessons[0].n_steps);
+    for (int i = 0; i < g_n; i++) {
+        const Drawn *d = &g_seen[i];
+        int counter = strcmp(d->text, step) == 0 || strstr(d->text, " / ") || strncmp(d->text, step, 4) == 0;
+        if (counter && d->box.y == les->box.y)
+            expect_true(!overlap(d->box, les->box) && !overlap(d->box, cl->box),
+                        "lang %d x%.1f: the step counter \"%s\" overlaps the header", lang, (double)scale, d->text);
+    }
+    /* the layer tabs "1", "2" of the navigator and the block labels */
+    for (int i = 0; i < g_n; i++) {
+        if (strcmp(g_seen[i].text, "1") && strcmp(g_seen[i].text, "2"))
+            continue;
+        if (g_seen[i].box.x > a->win_w / 3)
+            continue; /* not the navigator's */
+        for (int k = 0; k < g_n; k++)
+            if (k != i && g_seen[k].box.x < a->win_w / 3 && strlen(g_seen[k].text) > 2)
+                expect_true(!overlap(g_seen[i].box, g_seen[k].box), "lang %d x%.1f: layer tab %s overlaps \"%s\"",
+                            lang, (double)scale, g_seen[i].text, g_seen[k].text);
+    }
 }
 
 static void test_lesson_header_and_nav_fit(void **state)
 {
     (void)state;
-    static const float SCALES[] = {1.0f, 1.5f};
-    for (int lang = 0; lang < 2; lang++)
-        for (int s = 0; s < 2; s++) {
-            static App a;
-            open_app(&a, lang, SCALES[s]);
-            const LessonSet *set = lesson_ui_set(&a);
-            expect_true(set && set->n > 0, "lessons");
-            expect_true(lesson_ui_open(&a, set->lessons[0].id, 2) == 0, "lesson opens");
-            draw(&a);
-            const Drawn *les = seen(lesson_ui_word(&a, LW_LESSONS));
-            const Drawn *cl = seen(lesson_ui_word(&a, LW_CLOSE));
-            expect_true(les && cl, "lang %d x%.1f: the header's Lessons and close show", lang,
-                        (double)SCALES[s]);
-            char step[96];
-            snprintf(step, sizeof step, lesson_ui_word(&a, LW_STEP), 3, set->lessons[0].n_steps);
-            for (int i = 0; i < g_n; i++) {
-                const Drawn *d = &g_seen[i];
-                int counter = strcmp(d->text, step) == 0 || strstr(d->text, " / ") ||
-                              strncmp(d->text, step, 4) == 0;
-                if (counter && d->box.y == les->box.y)
-                    expect_true(!overlap(d->box, les->box) && !overlap(d->box, cl->box),
-                                "lang %d x%.1f: the step counter \"%s\" overlaps the header", lang,
-                                (double)SCALES[s], d->text);
-            }
-            /* the layer tabs "1", "2" of the navigator and the block labels */
-            for (int i = 0; i < g_n; i++) {
-                if (strcmp(g_seen[i].text, "1") && strcmp(g_seen[i].text, "2"))
-                    continue;
-                if (g_seen[i].box.x > a.win_w / 3)
-                    continue; /* not the navigator's */
-                for (int k = 0; k < g_n; k++)
-                    if (k != i && g_seen[k].box.x < a.win_w / 3 && strlen(g_seen[k].text) > 2)
-                        expect_true(!overlap(g_seen[i].box, g_seen[k].box),
-                                    "lang %d x%.1f: layer tab %s overlaps \"%s\"", lang,
-                                    (double)SCALES[s], g_seen[i].text, g_seen[k].text);
-            }
-            app_free(&a);
-        }
+    for_each_look(lesson_header_and_nav_fit);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    TfErr err;
-    tu_ren = ren_open_headless(800, 600, &err);
-    return tu_ren ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tu_fixture_close(NULL);
-    return 0;
-}
+TU_RENDERER(800, 600)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_help_shows_every_line),
-        cmocka_unit_test(test_lesson_header_and_nav_fit),
-    };
-    return cmocka_run_group_tests_name("i18n_fit", tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_help_shows_every_line),
+           cmocka_unit_test(test_lesson_header_and_nav_fit));
 }

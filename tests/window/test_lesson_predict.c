@@ -1,4 +1,4 @@
-/* test_lesson_predict.c - the directives of issue 14 in the window, by
+/* test_lesson_predict.c - the teaching directives (@predict, @view cost, @pane) in the window, by
  * synthetic events on a headless renderer:
  *
  *   @predict row   the query row of the heatmap is covered (one colour, no
@@ -58,17 +58,11 @@ static const char *LESSON =
 static int setup(void **state)
 {
     (void)state;
-    strcpy(g_dir, "/tmp/stepformer-predict-XXXXXX");
-    if (!mkdtemp(g_dir))
-        return -1;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/lessons/en' '%s/lessons/zh' '%s/data' '%s/assets/models'", g_dir, g_dir,
-             g_dir, g_dir);
-    if (system(cmd) != 0)
+    if (tu_lesson_home(g_dir, sizeof g_dir, "predict", g_model, sizeof g_model))
         return -1;
     tu_write_text(g_dir, "lessons/en/01-predict.txt", LESSON);
     tu_write_text(g_dir, "lessons/zh/01-predict.txt", LESSON);
-    return tu_lesson_home(g_dir, g_model, sizeof g_model);
+    return 0;
 }
 
 static int teardown(void **state)

@@ -45,16 +45,8 @@ static const char *LESSON_EN =
 static int setup(void **state)
 {
     (void)state;
-    strcpy(g_dir, "/tmp/stepformer-lesson-ui-XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (tu_lesson_home(g_dir, sizeof g_dir, "lesson-ui", g_model, sizeof g_model))
         return -1;
-    char p[256];
-    snprintf(p, sizeof p, "%s/lessons", g_dir);
-    mkdir(p, 0755);
-    snprintf(p, sizeof p, "%s/lessons/en", g_dir);
-    mkdir(p, 0755);
-    snprintf(p, sizeof p, "%s/lessons/zh", g_dir);
-    mkdir(p, 0755);
     tu_write_text(g_dir, "lessons/en/01-demo.txt", LESSON_EN);
     tu_write_text(g_dir, "lessons/en/02-broken.txt", "@title Broken\n@step One\n@stage enc.self.weights\n@nonsense 1\ntext\n");
     /* the Chinese lesson: same directives, other words */
@@ -63,7 +55,7 @@ static int setup(void **state)
     memcpy(at, "第 i 行说明", strlen("第 i 行说明"));
     tu_write_text(g_dir, "lessons/zh/01-demo.txt", zh);
     free(zh);
-    return tu_lesson_home(g_dir, g_model, sizeof g_model);
+    return 0;
 }
 
 static int teardown(void **state)

@@ -4,6 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "config.h"
+#include "model.h"
+
+int bench_base_model(TfModel *m, int vocab, int max_len, uint64_t seed, TfErr *err)
+{
+    TfConfig c;
+    if (cfg_preset(&c, "base", err))
+        return -1;
+    c.src_vocab = c.tgt_vocab = vocab;
+    c.tie = TF_TIE_ALL;
+    if (max_len > 0)
+        c.max_len = max_len;
+    return model_init_random(m, &c, seed, err);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

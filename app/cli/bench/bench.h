@@ -8,10 +8,22 @@
 #define APP_BENCH_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+struct TfModel;
+struct TfErr;
 
 #include "clock.h" /* tf_seconds: the wall time every benchmark reads */
 
 typedef void (*BenchFn)(void *ctx);
+
+/* What a timed body of the window's benchmarks (bench_gui.c, bench_exp.c)
+ * works on: the app, its renderer and a count of the calls so far. */
+typedef struct BenchApp {
+    struct App *a;
+    struct Ren *r;
+    int tick;
+} BenchApp;
 
 typedef struct BenchStats {
     double median_ms, p95_ms, min_ms;
@@ -20,6 +32,11 @@ typedef struct BenchStats {
     double cpu_median_ms, cpu_p95_ms;
     int reps;
 } BenchStats;
+
+/* A random model of preset base (the paper's sizes) with its embeddings
+ * tied, vocabularies of vocab tokens and max_len (0 keeps the preset's):
+ * what the benchmarks that stand for "the paper's model" run on. */
+int bench_base_model(struct TfModel *m, int vocab, int max_len, uint64_t seed, struct TfErr *err);
 
 BenchStats bench_run(BenchFn fn, void *ctx, int min_reps, double min_seconds);
 /* Median, p95 and min of n times already measured (milliseconds). */

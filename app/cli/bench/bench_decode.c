@@ -96,17 +96,13 @@ static int dec_setup(DecCtx *x, int beam, int n_out, int recompute)
 {
     TfErr err;
     memset(x, 0, sizeof *x);
-    TfConfig c;
-    cfg_preset(&c, "base", NULL);
-    c.src_vocab = c.tgt_vocab = 37000;
-    c.tie = TF_TIE_ALL;
-    if (model_init_random(&x->m, &c, 13, &err) || trace_build(&x->tr, &x->m.cfg, 1, 64, 0, &err)) {
+    if (bench_base_model(&x->m, 37000, 0, 13, &err) || trace_build(&x->tr, &x->m.cfg, 1, 64, 0, &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
         return -1;
     }
     x->S = 32;
     for (int i = 0; i < x->S; i++)
-        x->src[i] = 4 + (i * 7919) % (c.src_vocab - 4);
+        x->src[i] = 4 + (i * 7919) % (x->m.cfg.src_vocab - 4);
     decode_opts_default(&x->o);
     x->o.beam = beam;
     x->o.max_out = n_out;

@@ -1,4 +1,4 @@
-/* bench_exp.c - experiments (issue 12) in `stepformer bench`:
+/* bench_exp.c - experiments (interventions) in `stepformer bench`:
  *
  *   experiment_toggle_en2zh      from switching an intervention on or off
  *                                to the redrawn view, on the bundled model,
@@ -20,15 +20,9 @@
 #include "bench.h"
 #include "checkpoint.h"
 
-typedef struct ToggleCtx {
-    App *a;
-    Ren *r;
-    int tick;
-} ToggleCtx;
-
 static void toggle_body(void *p)
 {
-    ToggleCtx *t = p;
+    BenchApp *t = p;
     App *a = t->a;
     TfExperiment e = a->ses.exp;
     e.no_scale = !e.no_scale;
@@ -52,7 +46,7 @@ static void bench_toggle(double secs)
     app_set_exp(&a, &e);
     app_compute_all(&a);
     unsigned passes = a.ses.base_passes;
-    ToggleCtx t = {&a, r, 0};
+    BenchApp t = {&a, r, 0};
     BenchStats s = bench_run(toggle_body, &t, 30, secs);
     app_compute_all(&a);
     if (a.ses.base_passes != passes)
@@ -91,13 +85,8 @@ static void pass_body(void *p)
 static void bench_compare(double secs)
 {
     TfErr err;
-    TfConfig c;
     TfModel m;
-    cfg_preset(&c, "base", &err);
-    c.src_vocab = c.tgt_vocab = 1000;
-    c.tie = TF_TIE_ALL;
-    c.max_len = 64;
-    if (model_init_random(&m, &c, 3, &err)) {
+    if (bench_base_model(&m, 1000, 64, 3, &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
         return;
     }

@@ -16,16 +16,10 @@
 #include "app.h"
 #include "view_train.h"
 
-typedef struct FrameCtx {
-    App *a;
-    Ren *r;
-    int tick;
-} FrameCtx;
-
 /* One frame, with the mouse moving over the view as a learner's would. */
 static void frame_body(void *p)
 {
-    FrameCtx *f = p;
+    BenchApp *f = p;
     App *a = f->a;
     f->tick++;
     a->now += 1.0;
@@ -118,7 +112,7 @@ static void bench_frames(double secs, const char *only)
         app_goto(&a, stage_find(c->stage), c->layer);
         a.ses.head = c->head;
         a.view = c->view;
-        FrameCtx f = {&a, r, 0};
+        BenchApp f = {&a, r, 0};
         int training = c->view == VIEW_TRAIN && train_start(&a, r);
         BenchStats s = bench_run(frame_body, &f, 30, secs);
         if (training)
@@ -129,16 +123,10 @@ static void bench_frames(double secs, const char *only)
     ren_close(r);
 }
 
-typedef struct EditCtx {
-    App *a;
-    Ren *r;
-    int tick;
-} EditCtx;
-
 /* Change one word of the source, recompute, redraw. */
 static void edit_body(void *p)
 {
-    EditCtx *e = p;
+    BenchApp *e = p;
     App *a = e->a;
     e->tick++;
     char *last = strrchr(a->ses.src_line, ' ');
@@ -152,13 +140,8 @@ static void edit_body(void *p)
 static void bench_edit(double secs)
 {
     TfErr err;
-    TfConfig c;
     TfModel m;
-    cfg_preset(&c, "base", &err);
-    c.src_vocab = c.tgt_vocab = 1000;
-    c.tie = TF_TIE_ALL;
-    c.max_len = 64;
-    if (model_init_random(&m, &c, 3, &err) ||
+    if (bench_base_model(&m, 1000, 64, 3, &err) ||
         ckpt_save(&m, "/tmp/stepformer-bench-base.safetensors", &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
         return;
@@ -181,7 +164,7 @@ static void bench_edit(double secs)
     o.stage = "enc.self.weights";
     if (app_init(&a, &o, &err) == 0) {
         a.ses.lazy = 1; /* as the window runs it */
-        EditCtx e = {&a, r, 0};
+        BenchApp e = {&a, r, 0};
         BenchStats s = bench_run(edit_body, &e, 10, secs);
         bench_print("edit_redraw_base_s32", &s, 0, 0, 0, NULL, 0);
         app_free(&a);

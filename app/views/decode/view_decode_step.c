@@ -42,11 +42,6 @@ static const char *row_label(const Scene *sc, const DecodeUi *d, RowKind kind, i
                             : view_token(&sc->model->src_vocab, d->src[j], buf, sizeof buf);
 }
 
-static float luminance(Color c)
-{
-    return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
-}
-
 /* A caption (the first of three wordings that fits), a row of n cells
  * coloured by weight (the probability colour map, fixed 0..1), the weights
  * printed when they fit, the tokens below. */
@@ -90,8 +85,7 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
         if (cw >= vw) {
             char buf[16];
             snprintf(buf, sizeof buf, "%.2f", w[j]);
-            ui_text_center(v->r, g->small, buf, cell,
-                           luminance(c) > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255});
+            ui_text_center(v->r, g->small, buf, cell, cmap_ink_on(c));
         }
         const char *lab = row_label(sc, d, kind, j);
         Rect lr = {x0, y + ch + 1, x1 - x0, lh};

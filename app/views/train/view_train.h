@@ -170,7 +170,6 @@ void tv_set_task(ViewCtx *v, TrainUi *u, int task);
 void tv_set_field(ViewCtx *v, TrainUi *u, TvField f, int index);
 void tv_set_preset(ViewCtx *v, TrainUi *u, int preset); /* 0 classroom, 1 base, 2 big */
 void tv_focus_path(ViewCtx *v, TrainUi *u); /* type in the file path field */
-int tv_field_count(TvField f);
 int tv_preset_of(const TrainUi *u);  /* the preset the sizes match, or -1 */
 /* The settings as a spec for the worker; do they differ from the run's? */
 void tv_spec(const TrainUi *u, TwSpec *s);

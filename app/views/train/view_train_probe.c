@@ -311,10 +311,7 @@ static void set_cell_hover(ViewCtx *v, TrainUi *u, const TfView *tv, int r, int 
 /* Black or white text, whichever reads on the cell's colour. */
 static Color ink_on(const ViewCtx *v, float t)
 {
-    uint32_t c = cmap_lut_get(&v->g->lut[v->s->cmap_prob], t);
-    float lum = 0.2126f * (float)(c >> 24) + 0.7152f * (float)((c >> 16) & 0xff) +
-                0.0722f * (float)((c >> 8) & 0xff);
-    return lum > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255};
+    return cmap_ink_on_rgba(cmap_lut_get(&v->g->lut[v->s->cmap_prob], t));
 }
 
 /* Token labels of one axis. Keys go above the columns on two staggered

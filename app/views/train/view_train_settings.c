@@ -69,11 +69,6 @@ static int index_of_f(const float *v, int n, float x)
     return best;
 }
 
-int tv_field_count(TvField f)
-{
-    return FIELDS[f].n;
-}
-
 static int field_int(const TrainUi *u, TvField f)
 {
     return FIELDS[f].ints ? FIELDS[f].ints[u->val[f]] : 0;

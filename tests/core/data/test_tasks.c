@@ -782,7 +782,7 @@ static void test_tsv_long_lines(void **state)
 
 /* Lines are read with a 16 MiB limit: a file without newlines, a FIFO or a
  * device is one clear message naming the file, never a hang or memory that
- * follows the file (issue 10, items 2 and 9). */
+ * follows the file. */
 static void expect_load_error_rlimit(const char *path, const char *want, size_t headroom)
 {
     fflush(stdout);
@@ -845,8 +845,7 @@ static void test_tsv_vocab_too_large(void **state)
 {
     (void)state;
     char dir[64], path[96];
-    assert_int_equal(tu_scratch(dir, sizeof dir, "tsvvocab"), 0);
-    snprintf(path, sizeof path, "%s/words.tsv", dir);
+    tu_scratch_file(dir, sizeof dir, "tsvvocab", path, sizeof path, "words.tsv");
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     int w = 0;
