@@ -169,7 +169,7 @@ int ren_font_find(RenFace face, char *path, size_t cap, int *index,
     return rc;
 }
 
-/* ------------------------------------------------------------------ fonts */
+/* ---------------------------------------------------------- opening fonts */
 
 /* Map a font file so glyph loads are memory reads, not a seek and a read
  * each (SDL_ttf keeps only 256 glyphs, so CJK text reloads many). On

@@ -12,13 +12,7 @@
 #include "ren_internal.h"
 #include "utf8.h"
 
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---------------------------------------------------------- code points */
 
