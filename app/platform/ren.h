@@ -22,10 +22,11 @@
  * A second backend draws the same calls into SVG or PDF through cairo
  * (ren_vector_begin .. ren_vector_end, ren_cairo.c): the views do not know.
  *
- * The code follows the sections below: ren.c (opening, frames, clip,
- * rectangles), ren_lines.c, ren_text.c with ren_cache.c, ren_wrap.c and
- * ren_image.c share the structs of ren_internal.h; font.c finds the font
- * files; ren_cairo.c is the vector backend. */
+ * The code follows the sections below: ren_frame.c (opening, frames,
+ * clip, layers, rectangles), ren_lines.c, font.c (finding and opening
+ * fonts), ren_text.c with ren_cache.c and ren_wrap.c, ren_image.c, and
+ * ren_cairo.c, the vector backend; they share the structs of
+ * ren_internal.h and what ren.c says of a Ren (sizes, lists). */
 #ifndef REN_H
 #define REN_H
 

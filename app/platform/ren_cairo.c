@@ -204,7 +204,7 @@ void vec_begin(Ren *r, Color clear)
     cairo_paint(v->cr);
 }
 
-/* The clip of ren.c (already intersected), or none. */
+/* The clip of ren_frame.c (already intersected), or none. */
 void vec_clip(Ren *r)
 {
     cairo_t *cr = r->vec->cr;

@@ -2,14 +2,19 @@
  * sees: the structs behind the opaque handles of ren.h and the few
  * functions one piece offers another.
  *
- *   ren.c        opening, frames, the clip stack, rectangles
- *   ren_lines.c  antialiased lines and polylines, triangles
- *   ren_text.c   code points, runs of one face, fonts, drawing text
- *   ren_cache.c  the per-font cache of rendered lines
- *   ren_wrap.c   breaking text into lines
- *   ren_image.c  images, reading the frame, saving PNGs
- *   font.c       finding font files with fontconfig
+ *   ren.c        what every piece reads of a Ren: sizes, the lists of
+ *                fonts and images, the visible region (calls no piece)
  *   ren_cairo.c  the vector backend (SVG, PDF); vec_* below
+ *   ren_cache.c  the per-font cache of rendered lines
+ *   ren_text.c   code points, runs of one face, measuring, drawing text
+ *   ren_wrap.c   breaking text into lines
+ *   font.c       fonts: finding their files with fontconfig, opening them
+ *   ren_lines.c  antialiased lines and polylines, triangles
+ *   ren_image.c  images, reading the frame, saving PNGs
+ *   ren_frame.c  opening and closing a Ren, frames, the clip stack,
+ *                layers, rectangles (above all the others)
+ *
+ * Each piece calls only pieces above it in this list.
  *
  * Include ren.h first (this header uses its types and does not include it,
  * so that ren.h and this header never include each other). */
@@ -152,6 +157,12 @@ struct Ren {
 
 static inline int mini(int a, int b) { return a < b ? a : b; }
 static inline int maxi(int a, int b) { return a > b ? a : b; }
+static inline Rect ren_intersect(Rect a, Rect b)
+{
+    int x0 = maxi(a.x, b.x), y0 = maxi(a.y, b.y);
+    int x1 = mini(a.x + a.w, b.x + b.w), y1 = mini(a.y + a.h, b.y + b.h);
+    return (Rect){x0, y0, maxi(0, x1 - x0), maxi(0, y1 - y0)};
+}
 
 /* ren.c: the region drawing can reach now (the clip, or the whole frame). */
 Rect ren_visible(Ren *r);
@@ -172,7 +183,7 @@ int ren_measure_unit(RenFont *f, const char *s, int n);
 /* A test hook is set (ren_text_hook): layers are then off, so that every
  * string is drawn, and reported, in every frame. */
 int ren_text_hooked(void);
-/* Unmap the font files a Ren has read (ren_close). */
+/* font.c: unmap the font files a Ren has read (ren_close). */
 void ren_font_files_free(Ren *r);
 
 /* ren_cache.c: the text cache of one font. */

@@ -80,6 +80,16 @@ int ui_paragraph_height(RenFont *f, const char *s, int w)
     return ren_text_wrap(f, s, w, NULL, 0) * ren_font_height(f);
 }
 
+Rect ui_overlay(Ren *r, const Theme *th, int win_w, int win_h, int w, int h)
+{
+    Rect box = {(win_w - w) / 2, (win_h - h) / 2, w, h};
+    ren_rect(r, (Rect){0, 0, win_w, win_h}, (Color){0, 0, 0, 150});
+    ren_rect(r, box, th->panel);
+    ren_rect_line(r, box, 2, th->accent);
+    ren_clip_push(r, box);
+    return box;
+}
+
 void ui_fmt(char *buf, size_t cap, float v)
 {
     if (isinf(v))

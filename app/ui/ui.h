@@ -155,6 +155,10 @@ void ui_text_center(Ren *r, RenFont *f, const char *s, Rect rc, Color c);
  * without drawing). */
 int ui_paragraph(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c);
 int ui_paragraph_height(RenFont *f, const char *s, int w);
+/* An overlay box of w x h centred in the win_w x win_h window over a
+ * dimmed screen (the help, the lesson list); it is left clipped to the box
+ * (the caller pops). */
+Rect ui_overlay(Ren *r, const Theme *th, int win_w, int win_h, int w, int h);
 Color ui_mix(Color a, Color b, float t);
 /* Stage name and shape, e.g. "enc.self.weights  layer 1 head 2  [4 x 4]". */
 void ui_stage_title(int lang, int head, StagePos p, char *buf, size_t cap);

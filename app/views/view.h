@@ -250,7 +250,7 @@ int view_cost_result(const void *cost_state, int k, double *attn_s, double *ffn_
                      double *ffn_b);
 
 /* Pure helpers of the views, used by them and tested directly. */
-/* R(k·ω_pair) and R·PE(pos) for one sin/cos pair of the table (view_pe.c) */
+/* R(k·ω_pair) and R·PE(pos) for one sin/cos pair of the table (view_pe_base.c) */
 int pe_rotate(const float *pe, int rows, int C, int pair, int pos, int k, float R[2][2],
               float out[2]);
 double pe_omega(int pair, int C);

@@ -209,7 +209,7 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
         a->pz[v].zoom = 1.0f;
         if (VIEWS[v] && VIEWS[v]->state_size && !(a->vstate[v] = calloc(1, VIEWS[v]->state_size))) {
             tf_fail(err, "out of memory for the %s view", VIEWS[v]->name);
-            app_free(a);
+            app_free_state(a);
             return -1;
         }
     }
@@ -272,6 +272,5 @@ void app_free_state(App *a)
         free(a->vstate[v]);
         a->vstate[v] = NULL;
     }
-    app_gfx_free(a);
     session_free(&a->ses);
 }

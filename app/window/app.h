@@ -145,13 +145,15 @@ typedef struct AppOpts {
     void *on_open_ctx;
 } AppOpts;
 
-/* Build the app: loads the model (falling back to a random classroom model,
- * labelled untrained, when the bundled one is missing) and computes the
- * first trace. Returns -1 with err only when nothing at all can be shown. */
+/* Build the app (app_open.c): loads the model (falling back to a random
+ * classroom model, labelled untrained, when the bundled one is missing),
+ * computes the first trace and opens the lesson asked for. Returns -1 with
+ * err only when nothing at all can be shown. */
 int app_init(App *a, const AppOpts *o, TfErr *err);
 void app_free(App *a);
-/* The same without the lesson panel (app.c; app_init and app_free in
- * host.c add it, so that app.c needs nothing of the panels). */
+/* The same without the lesson panel and the drawing resources (app.c;
+ * app_init and app_free add them, so that app.c needs nothing of the
+ * panels nor of the hosting). */
 int app_init_state(App *a, const AppOpts *o, TfErr *err);
 void app_free_state(App *a);
 

@@ -241,16 +241,6 @@ static void draw_status(ViewCtx *v, Rect rc)
     }
 }
 
-Rect win_overlay(ViewCtx *v, int W, int H, int w, int h)
-{
-    Rect box = {(W - w) / 2, (H - h) / 2, w, h};
-    ren_rect(v->r, (Rect){0, 0, W, H}, (Color){0, 0, 0, 150});
-    ren_rect(v->r, box, v->th->panel);
-    ren_rect_line(v->r, box, 2, v->th->accent);
-    ren_clip_push(v->r, box);
-    return box;
-}
-
 static const char *HELP_LINES[][2] = {
     {"← →", N_("previous / next stage")},
     {"[  ]", N_("previous / next layer")},
@@ -297,7 +287,7 @@ static void draw_help(ViewCtx *v, int W, int H)
     int w = kw + dw + 72, h = n * fh + ren_font_height(v->g->title) + 40;
     if (w > W - 20) w = W - 20;
     if (h > H - 20) h = H - 20;
-    Rect box = win_overlay(v, W, H, w, h);
+    Rect box = ui_overlay(v->r, v->th, W, H, w, h);
     int y = box.y + 14;
     ren_text(v->r, v->g->title, _("Keys"), box.x + 20, y, th->accent);
     y += ren_font_height(v->g->title) + 10;

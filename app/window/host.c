@@ -1,42 +1,15 @@
-/* host.c - the window hosts the views and the lesson panel: opening and
- * freeing the App with its lesson (app_init, app_free), the drawing
- * resources of a renderer,
- * the Scene a view sees (built from the App), the ViewCtx it draws into,
- * and applying its ViewOut to the App when it is done. */
+/* host.c - the window hosts the views: the drawing resources of a
+ * renderer, the Scene a view sees (built from the App), the ViewCtx it
+ * draws into, and applying its ViewOut to the App when it is done (what
+ * the lesson panel uses too, to set the window up as a step says). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
-#include "model_ui.h"
-#include "lesson_ui.h"
 #include "panels.h"
 #include "view_decode.h"
 #include "view_train.h"
-
-/* The App with its lesson panel (app.c makes the rest). */
-int app_init(App *a, const AppOpts *o, TfErr *err)
-{
-    if (app_init_state(a, o, err))
-        return -1;
-    if (o && o->on_open && o->on_open(a, o->on_open_ctx, err)) {
-        app_free_state(a);
-        return -1;
-    }
-    if (o && o->lesson && lesson_ui_open(a, o->lesson, o->lesson_step)) {
-        tf_fail(err, "%s", a->notice);
-        app_free(a);
-        return -1;
-    }
-    return 0;
-}
-
-void app_free(App *a)
-{
-    lesson_ui_free(a);
-    model_ui_free(a);
-    app_free_state(a);
-}
 
 /* The App's drawing resources, made for renderer r on first use. */
 Gfx *app_gfx(App *a, Ren *r)

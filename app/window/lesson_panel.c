@@ -359,7 +359,7 @@ void lesson_list_draw(ViewCtx *v, int W, int H)
         w = W - 20;
     if (h > H - 40)
         h = H - 40;
-    Rect box = win_overlay(v, W, H, w, h);
+    Rect box = ui_overlay(v->r, v->th, W, H, w, h);
     int y = box.y + 14;
     ren_text(v->r, v->g->title, lesson_ui_word(a, LW_LESSONS), box.x + 20, y, th->accent);
     const char *hint = _("Enter opens · Esc closes · Z 中文");

@@ -28,8 +28,5 @@ const char *step_label(StageId st); /* "Q", "softmax", "Add", ... (English: draw
 void nav_draw(ViewCtx *v);              /* the architecture diagram */
 void steps_draw(ViewCtx *v);            /* the stages of the current block */
 void explain_draw(ViewCtx *v);          /* the explanation panel */
-/* An overlay box of w x h centred in the W x H window over a dimmed
- * screen (frame.c); it is left clipped to the box (the caller pops). */
-Rect win_overlay(ViewCtx *v, int W, int H, int w, int h);
 
 #endif

@@ -64,11 +64,13 @@ void bench_gui(double secs, const char *only, double train_ref_tok_s);
 
 /* The window on the bundled model with "i read books at home today" at
  * stage (NULL: the first), on a w x h headless renderer (NULL after a
- * message). Declared with the App's tag: bench.h includes nothing. */
+ * message), for bench_gui.c and bench_exp.c. Declared with the App's tag:
+ * bench.h includes nothing. */
 struct App;
 struct Ren *bench_app(struct App *a, int w, int h, const char *stage);
 
-/* experiment_toggle_en2zh and experiment_compare_base_s32 (bench_exp.c) */
+/* experiment_toggle_en2zh and experiment_compare_base_s32 (bench_exp.c,
+ * run by cmd_bench.c after bench_gui) */
 void bench_exp(double secs, const char *only);
 
 /* decode_base_* (bench_decode.c): greedy over the key/value cache at 32 and

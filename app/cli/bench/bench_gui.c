@@ -317,5 +317,4 @@ void bench_gui(double secs, const char *only, double train_ref_tok_s)
         bench_edit(secs);
     if (want(only, "train_in_app_classroom"))
         bench_train_in_app(secs, train_ref_tok_s);
-    bench_exp(secs, only);
 }

@@ -427,5 +427,6 @@ int cmd_bench(int argc, char **argv)
         bench_train("train_base_b8_s64", "base", 37000, 8, 64, peak, secs);
     bench_decode(secs, only);
     bench_gui(secs, only, train_ref);
+    bench_exp(secs, only);
     return 0;
 }

@@ -1,7 +1,9 @@
-/* view_pe.h - what the positional encoding view's files share (view_pe.c:
- * waves, table, layout; view_pe_rot.c: the rotation panel). Private to the view. */
-#ifndef VIEW_PE_H
-#define VIEW_PE_H
+/* view_pe_base.h - what the positional encoding view's panels share
+ * (view_pe.c: waves, table, layout; view_pe_rot.c: the rotation panel):
+ * the view's state, the data the panels draw from, the table's column
+ * layout, and the helpers of view_pe_base.c. Private to the view. */
+#ifndef VIEW_PE_BASE_H
+#define VIEW_PE_BASE_H
 
 #include "view.h"
 
@@ -38,16 +40,12 @@ typedef struct PeData {
 #define PE_PAIR(d, dim) ((d)->halves ? (dim) % (((d)->C + 1) / 2) : (dim) / 2)
 #define PE_IS_COS(d, dim) ((d)->halves ? (dim) >= ((d)->C + 1) / 2 : (dim) % 2)
 
-/* small drawing helpers (view_pe.c) */
+/* small drawing helpers, and a value of the table */
 void pe_disc(Ren *r, float cx, float cy, float rad, Color c);
 void pe_ring(Ren *r, float cx, float cy, float rad, float width, Color c);
 Color pe_with_alpha(Color c, int a);
 int pe_stepper(ViewCtx *v, int x, int y, int h, int max_w, const char *label, const char *value, Color c,
                int *w_out);
 float pe_value(const PeData *d, int pos, int dim);
-
-/* the rotation panel (view_pe_rot.c): PE(pos+k) = R(k·ω)·PE(pos) for one pair */
-void pe_draw_rotation(ViewCtx *v, Rect rc, const PeData *d);
-int pe_rot_eq_w(ViewCtx *v);
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "view_pe.h"
+#include "view_pe_rot.h"
 
 typedef struct Circle {
     float cx, cy, R;
@@ -128,7 +128,6 @@ static int bracketed(ViewCtx *v, int x, int y, int ncol, const float *val, Color
     return w + 1;
 }
 
-/* Widths: the equation R·PE(pos) = result on one line. */
 int pe_rot_eq_w(ViewCtx *v)
 {
     RenFont *m = v->g->mono;
