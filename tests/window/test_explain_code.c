@@ -1,6 +1,6 @@
 /* test_explain_code.c - the explanation panel's "code" tab
- * (app/window/explain_code.c) and the words of every stage
- * (app/window/expl_stage.c): every stage has a title, a formula, a text and
+ * (app/window/explain/explain_code.c) and the words of every stage
+ * (app/window/explain/expl_stage.c): every stage has a title, a formula, a text and
  * its few lines of PyTorch, and they are the lines of that stage (the scores divide by
  * √d_k, decoder self-attention's mask is triu, the weights are a softmax
  * of scores + mask, post-LN vs pre-LN Add & Norm); the panel draws both
