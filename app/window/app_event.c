@@ -1,15 +1,15 @@
-/* app_event.c - input events (input.h) into App state: keys (navigation,
- * presenter controls, text editing), text input (UTF-8, so input methods for
- * Chinese work), mouse and window events. Mouse clicks on widgets are handled
- * when the frame is built (immediate mode); here they are only recorded. */
+/* app_event.c - input events (input.h) into App state: keys (through the
+ * command table, cmd_table.c, or into the focused text field), text input
+ * (UTF-8, so input methods for Chinese work), mouse and window events.
+ * Mouse clicks on widgets are handled when the frame is built (immediate
+ * mode); here they are only recorded. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
-#include "lesson_ui.h"
+#include "cmd_table.h"
 #include "model_ui.h"
 #include "utf8.h"
-#include "panels.h"
 
 /* Byte length of the character at s[at] (1 for a byte that is not valid
  * UTF-8, so the cursor always moves). */
@@ -103,16 +103,6 @@ static void delete_range(App *a, int from, int to)
     edited(a);
 }
 
-static void cycle_cmap(App *a)
-{
-    StagePos p = app_pos(a);
-    StageKind k = stage_info(p.stage)->kind;
-    int prob = k == SK_WEIGHTS || k == SK_PROBS || k == SK_HIDDEN; /* 0.. data: sequential maps */
-    CmapId *c = prob ? &a->cmap_prob : &a->cmap_signed;
-    *c = (CmapId)((*c + 1) % CMAP_COUNT);
-    app_notice(a, 0, _("colour map: %s"), cmap_name(*c));
-}
-
 static void text_key(App *a, Key key, int mod)
 {
     char *s = focused_text(a);
@@ -153,65 +143,6 @@ static void text_key(App *a, Key key, int mod)
     }
 }
 
-static void nav_key(App *a, Key key, int mod)
-{
-    int sym = (int)key, ctrl = (mod & MOD_CTRL) != 0;
-    if (a->show_help && sym != KEY_F11) {
-        a->show_help = 0;
-        if (sym == KEY_ESCAPE || sym == '?' || sym == '/')
-            return;
-    }
-    if (ctrl) {
-        if (sym == 's' && (mod & MOD_SHIFT))
-            a->want_save_vector = 1;
-        else if (sym == 's')
-            a->want_save_png = 1;
-        else if (sym == 'e')
-            a->want_save_csv = 1;
-        else if (sym == 'q')
-            a->want_quit = 1;
-        return;
-    }
-    switch (sym) {
-    case KEY_RIGHT: case KEY_DOWN: app_step(a, 1); break;
-    case KEY_LEFT: case KEY_UP: app_step(a, -1); break;
-    case KEY_HOME: app_step(a, -a->ses.n_walk); break;
-    case KEY_END: app_step(a, a->ses.n_walk); break;
-    case '[': app_change_layer(a, -1); break;
-    case ']': app_change_layer(a, 1); break;
-    case KEY_TAB: app_toggle_side(a); break;
-    case '0': case KEY_KP_0: app_set_head(a, -1); a->view = VIEW_AUTO; break;
-    case KEY_F11: a->want_fullscreen_toggle = 1; break;
-    case '=': case '+': case KEY_KP_PLUS:
-        if (a->text_scale < 3.0f)
-            a->text_scale *= 1.15f;
-        break;
-    case '-': case KEY_KP_MINUS:
-        if (a->text_scale > 0.6f)
-            a->text_scale /= 1.15f;
-        break;
-    case 't':
-        a->theme = (ThemeId)((a->theme + 1) % THEME_COUNT);
-        app_notice(a, 0, _("theme: %s"), _(theme_get(a->theme)->name));
-        break;
-    case 'c': cycle_cmap(a); break;
-    case '/': case '?': a->show_help = 1; break;
-    case KEY_ESCAPE: a->want_quit = 1; break;
-    case KEY_SPACE:
-        a->playing = !a->playing;
-        a->play_next = a->now + 0.8;
-        app_notice(a, 0, "%s", a->playing ? _("playing: a stage every 1.6 s (Space pauses)") : _("paused"));
-        break;
-    case KEY_RETURN: a->focus = FOCUS_SRC; a->cursor = (int)strlen(a->ses.src_line); break;
-    default:
-        if (sym >= '1' && sym <= '9')
-            app_set_head(a, (int)(sym - '1'));
-        else if (sym >= (KEY_KP_0 + 1) && sym <= KEY_KP_9)
-            app_set_head(a, (int)(sym - (KEY_KP_0 + 1)));
-        break;
-    }
-}
-
 void app_event(App *a, const InputEvent *e)
 {
     float ps = a->pixel_scale > 0 ? a->pixel_scale : 1.0f;
@@ -220,25 +151,12 @@ void app_event(App *a, const InputEvent *e)
     case IN_KEY:
         if (a->focus == FOCUS_VIEW && !a->view_text)
             a->focus = FOCUS_NONE;
-        if ((e->mod & MOD_CTRL) && e->key == 'q') { /* quits from a text field too */
-            a->want_quit = 1;
+        if (a->focus != FOCUS_NONE) { /* Ctrl+Q and F11 work there too */
+            if (!cmd_key(a, e->key, e->mod, 1))
+                text_key(a, e->key, e->mod);
             break;
         }
-        if (a->focus != FOCUS_NONE && e->key != KEY_F11) {
-            text_key(a, e->key, e->mod);
-            break;
-        }
-        if (model_ui_key(a, e->key)) /* Esc closes the language list */
-            break;
-        if (!a->show_help && !(e->mod & MOD_CTRL)) {
-            if (lesson_ui_key(a, e->key))
-                break;
-            if (app_view_key(a, e->key, e->mod)) /* the current view's own keys */
-                break;
-            if (!(e->mod & MOD_ALT) && app_exp_key(a, e->key))
-                break;
-        }
-        nav_key(a, e->key, e->mod);
+        cmd_key(a, e->key, e->mod, 0); /* the command table's */
         break;
     case IN_TEXT:
         /* outside a text field, keys are shortcuts (handled as IN_KEY) */

@@ -45,35 +45,31 @@ void app_exp_toggle_hide(App *a, int pos)
     app_set_exp(a, &e);
 }
 
-/* E and D (and, while the panel is open, its toggles S, P, M and X to
- * clear); 1 when the key was used. */
-int app_exp_key(App *a, Key key)
+void app_exp_toggle_panel(App *a)
+{
+    a->show_exp = !a->show_exp;
+}
+
+void app_exp_compare(App *a)
+{
+    if (!session_has_exp(&a->ses)) {
+        app_notice(a, 0, "%s", _("D compares an experiment with the normal pass: turn one on first (E)"));
+        return;
+    }
+    a->cmp = (a->cmp + 1) % CMP_COUNT;
+    app_notice(a, 0, _("showing: %s"), app_cmp_name(a->cmp));
+}
+
+void app_exp_change(App *a, int what)
 {
     TfExperiment e = a->ses.exp;
-    if (key == 'e') {
-        a->show_exp = !a->show_exp;
-        return 1;
-    }
-    if (key == 'd') {
-        if (!session_has_exp(&a->ses)) {
-            app_notice(a, 0, "%s", _("D compares an experiment with the normal pass: turn one on first (E)"));
-            return 1;
-        }
-        a->cmp = (a->cmp + 1) % CMP_COUNT;
-        app_notice(a, 0, _("showing: %s"), app_cmp_name(a->cmp));
-        return 1;
-    }
-    if (!a->show_exp)
-        return 0;
-    switch ((int)key) {
-    case 's': e.no_scale = !e.no_scale; break;
-    case 'p': e.no_pe = !e.no_pe; break;
-    case 'm': e.no_causal = !e.no_causal; break;
-    case 'x': memset(&e, 0, sizeof e); break;
-    default: return 0;
+    switch (what) {
+    case EXP_NO_SCALE: e.no_scale = !e.no_scale; break;
+    case EXP_NO_PE: e.no_pe = !e.no_pe; break;
+    case EXP_NO_CAUSAL: e.no_causal = !e.no_causal; break;
+    default: memset(&e, 0, sizeof e); break;
     }
     app_set_exp(a, &e);
-    return 1;
 }
 
 /* The panel, over the top right of the main view. */
@@ -113,7 +109,7 @@ void app_exp_draw(ViewCtx *v)
     char buf[64];
     snprintf(buf, sizeof buf, _("D  %s"), app_cmp_name(a->cmp));
     if (ui_button(v, (Rect){x + bw / 2, y, bw / 2, bh}, buf, a->cmp != CMP_EXP))
-        app_exp_key(a, 'd'); /* as the key: says why when there is nothing to compare */
+        app_exp_compare(a); /* as the key: says why when there is nothing to compare */
     y += bh + 4;
     char d[256];
     tf_exp_describe(&a->ses.exp, d, sizeof d);

@@ -157,14 +157,14 @@ void app_apply(App *a, ViewOut *o)
         app_notice(a, o->notice_error, "%s", o->notice);
 }
 
-int app_view_key(App *a, Key key, int mod)
+int app_view_act(App *a, ViewAct act, int arg)
 {
     ViewId id = app_current_view(a);
-    if (!VIEWS[id]->key || (VIEWS[id]->state_size && !a->vstate[id]))
+    if (!VIEWS[id]->act || (VIEWS[id]->state_size && !a->vstate[id]))
         return 0;
     ViewCall c;
     app_view_begin(a, id, &c);
-    int used = VIEWS[id]->key(&c.v, key, mod);
+    int used = VIEWS[id]->act(&c.v, act, arg);
     app_view_end(a, &c);
     return used;
 }
