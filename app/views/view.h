@@ -110,6 +110,8 @@ typedef struct Scene {
     Focus focus;                /* which text field has the keyboard */
     int cursor;                 /* byte offset in it */
     const char *view_text;      /* the view's field when focus is FOCUS_VIEW */
+    const char *tab_keys;       /* the keys of the view's tab and what they do
+                                   (the window's command table), translated */
     Ren *r;
     Gfx *g;
     const Theme *th;

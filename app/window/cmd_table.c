@@ -249,7 +249,7 @@ static int run_view(App *a, const Cmd *c, int arg)
 #define P(sc, name, k, m, run, arg, help, fl) ROW(sc, VIEW_AUTO, name, k, k, m, run, 0, arg, help, NULL, NULL, fl)
 #define M(name, mouse, help) ROW(CS_GLOBAL, VIEW_AUTO, name, KEY_NONE, KEY_NONE, 0, NULL, 0, 0, help, NULL, mouse, 0)
 
-enum { OV = CMD_OVERRIDE, QU = CMD_QUIET, TX = CMD_TEXT, ST = CMD_STATUS };
+enum { OV = CMD_OVERRIDE, QU = CMD_QUIET, TX = CMD_TEXT, ST = CMD_STATUS, PA = CMD_PASS };
 
 static const Cmd TABLE[] = {
     /* the language chooser and the lessons: they come first when open */
@@ -262,7 +262,7 @@ static const Cmd TABLE[] = {
     P(CS_LESSON_LIST, "lessons.list.close", KEY_ESCAPE, 0, run_list_close, 0, N_("close the lesson list"), OV),
     P(CS_LESSON, "lesson.next", KEY_PAGEDOWN, 0, run_lesson_step, 1, N_("next / previous lesson step"), 0),
     P(CS_LESSON, "lesson.prev", KEY_PAGEUP, 0, run_lesson_step, -1, N_("next / previous lesson step"), 0),
-    ROW(CS_LESSON, VIEW_AUTO, "lesson.answer", '1', '9', 0, run_quiz, 0, 0, N_("answer the quiz"), NULL, NULL, OV),
+    ROW(CS_LESSON, VIEW_AUTO, "lesson.answer", '1', '9', 0, run_quiz, 0, 0, N_("answer the quiz"), NULL, NULL, OV | PA),
     P(CS_LESSON, "lesson.close", KEY_ESCAPE, 0, run_lesson_close, 0, N_("leave the lesson"), OV),
 
     /* the tabs' own keys */
@@ -286,9 +286,9 @@ static const Cmd TABLE[] = {
     T(VIEW_DECODE, "decode.beam.more", 'b', 0, VA_BEAM, 1, N_("Beam pane: one beam more / fewer"), NULL, 0),
     T(VIEW_DECODE, "decode.beam.fewer", 'b', MOD_SHIFT, VA_BEAM, -1, N_("Beam pane: one beam more / fewer"), NULL, 0),
     T(VIEW_DECODE, "decode.alpha", 'a', 0, VA_ALPHA, 0, N_("Beam pane: the next length penalty"), NULL, 0),
-    T(VIEW_DECODE, "decode.unforce", 'f', 0, VA_UNFORCE, 0, N_("take the forced tokens back"), NULL, 0),
-    T(VIEW_DECODE, "decode.temp.up", 't', 0, VA_TEMP, 1, N_("Sampling pane: temperature up / down"), NULL, OV),
-    T(VIEW_DECODE, "decode.temp.down", 't', MOD_SHIFT, VA_TEMP, -1, N_("Sampling pane: temperature up / down"), NULL, OV),
+    T(VIEW_DECODE, "decode.unforce", 'f', 0, VA_UNFORCE, 0, N_("take the forced tokens back"), NULL, PA),
+    T(VIEW_DECODE, "decode.temp.up", 't', 0, VA_TEMP, 1, N_("Sampling pane: temperature up / down"), NULL, OV | PA),
+    T(VIEW_DECODE, "decode.temp.down", 't', MOD_SHIFT, VA_TEMP, -1, N_("Sampling pane: temperature up / down"), NULL, OV | PA),
     T(VIEW_DECODE, "decode.top_k", 'k', 0, VA_TOP_K, 0, N_("Sampling pane: the next top-k"), NULL, 0),
     T(VIEW_DECODE, "decode.top_p", 'u', 0, VA_TOP_P, 0, N_("Sampling pane: the next top-p"), NULL, 0),
     T(VIEW_DECODE, "decode.draw", 'n', 0, VA_DRAW, 0, N_("Sampling pane: draw a sample"), NULL, 0),
@@ -475,9 +475,11 @@ int cmd_in_tab(const Cmd *c, ViewId tab)
         return 1;
     if (c->key == KEY_NONE)
         return 1;
-    for (Key k = c->key; k <= c->last; k = (Key)(k + 1)) /* one key of it still does this */
-        if (!cmd_lookup(CS_TAB, tab, k, c->mods))
+    for (Key k = c->key; k <= c->last; k = (Key)(k + 1)) { /* one key of it still does this */
+        const Cmd *t = cmd_lookup(CS_TAB, tab, k, c->mods);
+        if (!t || (t->flags & CMD_PASS))
             return 1;
+    }
     return 0;
 }
 
@@ -600,6 +602,12 @@ const char *cmd_status_hint(ViewId tab, char *buf, size_t cap)
     each_line(CS_TAB, tab, 1, 1, 0, "/", hint_line, &h);
     each_line(CS_GLOBAL, tab, 1, 1, 0, "/", hint_line, &h);
     return buf;
+}
+
+const char *cmd_tab_keys(ViewId tab)
+{
+    static char buf[1024]; /* the window draws one view at a time */
+    return cmd_hint(CS_TAB, tab, 0, " · ", buf, sizeof buf);
 }
 
 typedef struct LineBuf {

@@ -40,6 +40,9 @@ enum {
                          another keyboard ('/' for '?', '=' for '+') */
     CMD_TEXT = 4,     /* works in a text field too (Ctrl+Q, F11) */
     CMD_STATUS = 8,   /* in the status line's key hint */
+    CMD_PASS = 16,    /* the handler passes the key on in some states (the
+                         Sampling pane's T elsewhere is the theme): it does
+                         not hide the later scope's row from the help */
 };
 
 typedef struct Cmd Cmd;
@@ -91,6 +94,9 @@ const char *cmd_key_label(const Cmd *c, char *buf, size_t cap);
  * play"; rows next to each other with the same words share an entry
  * ("←/→ step"). Translated. Returns buf. */
 const char *cmd_hint(CmdScope scope, ViewId tab, int status, const char *sep, char *buf, size_t cap);
+/* cmd_hint of a tab's own keys, " · " between them, in a buffer of the
+ * table's (valid until the next call): the key line of the train view. */
+const char *cmd_tab_keys(ViewId tab);
 /* The status line's hint for a tab: its own status keys, then the global
  * ones it does not shadow. */
 const char *cmd_status_hint(ViewId tab, char *buf, size_t cap);

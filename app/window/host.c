@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "cmd_table.h"
 #include "panels.h"
 #include "view_decode.h"
 #include "view_train.h"
@@ -176,6 +177,7 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
     Scene sc;
     ViewOut out;
     app_scene(a, &sc);
+    sc.tab_keys = cmd_tab_keys(id);
     memset(&out, 0, sizeof out);
     ViewCtx v = *ctx;
     v.s = &sc;

@@ -2,7 +2,9 @@
  * row is reachable by its key in its scope (the key fed to the App runs
  * that row, and a few are checked by their effect), no two rows share a
  * key in one scope, a row that shadows another scope's is marked so, and
- * the printed list (`stepformer keys`, the manual page) names every key. */
+ * the `?` overlay lists every key of the tab shown and fits the window,
+ * and the printed list (`stepformer keys`, the manual page) names every
+ * key. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +13,7 @@
 #include "lesson_ui.h"
 #include "test_app_util.h"
 #include "test_util.h"
+#include "ui.h"
 
 static char MODEL[160];
 
@@ -212,6 +215,94 @@ static void test_overlay_lists_the_tab(void **state)
                 "M is the train size and the heads' numbers");
 }
 
+/* ---- the overlay as drawn: every line shows in every tab at 1280 x 800
+ * and 800 x 600, with normal and presenter text, in both languages ---- */
+
+static char g_drawn[1 << 16]; /* every string drawn, spaces left out */
+static size_t g_len;
+static int g_outside, g_w, g_h;
+
+static void record(void *user, const char *utf8, int len, Rect box, const char *tag)
+{
+    (void)user;
+    if (!tag || strcmp(tag, "help") != 0)
+        return; /* the window under the overlay */
+    for (int i = 0; i < len && g_len + 1 < sizeof g_drawn; i++)
+        if (utf8[i] != ' ')
+            g_drawn[g_len++] = utf8[i];
+    g_drawn[g_len] = 0;
+    g_outside += box.x < 0 || box.y < 0 || box.x + box.w > g_w || box.y + box.h > g_h;
+}
+
+static int drawn(const char *text)
+{
+    char want[512];
+    size_t n = 0;
+    for (; *text && n + 1 < sizeof want; text++)
+        if (*text != ' ')
+            want[n++] = *text;
+    want[n] = 0;
+    return strstr(g_drawn, want) != NULL;
+}
+
+/* The help lines of tab on a w x h window: 1 when each one was drawn
+ * inside the window, its keys and (texts) its whole text. */
+static int overlay_shows_all(App *a, Ren *r, ViewId tab, int w, int h, int texts, char *missing, size_t cap)
+{
+    a->view = tab;
+    a->show_help = 0;
+    a->now += 0.5;
+    app_frame(a, r); /* the view's state first */
+    a->show_help = 1;
+    g_len = 0, g_outside = 0, g_w = w, g_h = h;
+    ren_text_hook(record, NULL);
+    a->now += 0.5;
+    app_frame(a, r);
+    ren_text_hook(NULL, NULL);
+    const CmdScope S[3] = {CS_TAB, CS_GLOBAL, CS_EXP};
+    missing[0] = 0;
+    for (int s = 0; s < 3; s++) {
+        CmdLine lines[64];
+        int n = cmd_help_lines(S[s], tab, lines, 64);
+        for (int l = 0; l < n; l++)
+            if (!drawn(lines[l].keys) || (texts && !drawn(_(lines[l].help))))
+                snprintf(missing, cap, "%.60s %.180s", lines[l].keys, _(lines[l].help));
+    }
+    return !missing[0] && !g_outside;
+}
+
+static void test_overlay_fits(void **state)
+{
+    (void)state;
+    /* presenter text on 800 x 600 may cut a text, never a key */
+    static const struct { int w, h; float scale; int all; } SIZES[] = {
+        {1280, 800, 1.0f, 1}, {800, 600, 1.0f, 1}, {1280, 800, 1.5f, 1}, {800, 600, 1.5f, 0},
+    };
+    static const ViewId TABS[] = {VIEW_MATRIX, VIEW_HEADS, VIEW_DECODE, VIEW_TRAIN};
+    for (size_t z = 0; z < sizeof SIZES / sizeof SIZES[0]; z++) {
+        TfErr err;
+        Ren *r = ren_open_headless(SIZES[z].w, SIZES[z].h, &err);
+        expect_true(r != NULL, "a renderer: %s", err.msg);
+        for (int lang = 0; lang < 2; lang++)
+            for (size_t t = 0; t < sizeof TABS / sizeof TABS[0]; t++) {
+                static App a;
+                open_app(&a);
+                lesson_ui_set_lang(&a, lang);
+                a.text_scale = SIZES[z].scale;
+                char missing[256];
+                int all = overlay_shows_all(&a, r, TABS[t], SIZES[z].w, SIZES[z].h, SIZES[z].all, missing,
+                                            sizeof missing);
+                expect_true(all, "%dx%d text x%.1f %s, tab %s: every line of ? shows inside the window, %s "
+                            "(missing: %s; %d strings outside)",
+                            SIZES[z].w, SIZES[z].h, (double)SIZES[z].scale, lang ? "zh" : "en",
+                            view_name(TABS[t]), SIZES[z].all ? "whole" : "its keys at least", missing, g_outside);
+                app_free(&a);
+            }
+        ren_close(r);
+    }
+    ui_set_lang(0);
+}
+
 static void test_printed_names_every_key(void **state)
 {
     (void)state;
@@ -275,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_overlay_lists_the_tab),
         cmocka_unit_test(test_hints),
         cmocka_unit_test(test_printed_names_every_key),
+        cmocka_unit_test(test_overlay_fits),
         cmocka_unit_test(test_effects),
         cmocka_unit_test(test_every_row_is_reachable),
     };

@@ -400,11 +400,6 @@ static int view_train_act(ViewCtx *v, ViewAct act, int arg)
 
 /* ---- the view ---- */
 
-static const char *KEYS =
-    N_("P start/pause · S step · R reset · W save · O open in Decode · ←/→ snapshots, End live · "
-    "[ ] layer · 1-9 head, 0 all · Tab attention · D task · M size · X setting, , . change · F file · "
-    "V curves/attention (small windows)");
-
 /* Before the first model exists, or when it could not be made. */
 static void draw_placeholder(ViewCtx *v, TrainUi *u, Rect body)
 {
@@ -499,7 +494,7 @@ static void view_train(ViewCtx *v)
     /* the keys at the bottom (two lines at most, one when compact), the
      * timeline above them */
     RenFont *sf = v->g->small;
-    const char *keys = _(KEYS);
+    const char *keys = sc->tab_keys ? sc->tab_keys : ""; /* the window's command table's */
     int kn = ren_text_wrap(sf, keys, area.w, NULL, 0), kmax = u->compact ? 1 : 2;
     int kh = (kn < kmax ? kn : kmax) * ren_font_height(sf);
     int bottom = area.y + area.h - kh - pad;
