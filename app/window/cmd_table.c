@@ -14,220 +14,103 @@
 
 /* ---- the window's own commands ---- */
 
-static int run_step(App *a, const Cmd *c, int arg)
-{
-    (void)c;
-    app_step(a, arg);
-    return 1;
-}
+/* What a command of the window itself does (Cmd.act of run_window's rows). */
+enum {
+    WA_STEP, WA_FIRST, WA_LAST, WA_LAYER, WA_SIDE, WA_HEAD, WA_ALL_HEADS, WA_TEXT_SIZE, WA_THEME, WA_CMAP,
+    WA_PLAY, WA_EDIT, WA_HELP, WA_FULLSCREEN, WA_SAVE_PNG, WA_SAVE_VECTOR, WA_SAVE_CSV, WA_QUIT, WA_LESSONS,
+    WA_LANG, WA_EXP_PANEL, WA_EXP_COMPARE, WA_EXP_CHANGE, WA_LESSON_STEP, WA_LESSON_CLOSE, WA_LIST_MOVE,
+    WA_LIST_ENTER, WA_LIST_CLOSE, WA_MODELS_CLOSE,
+};
 
-static int run_first(App *a, const Cmd *c, int arg)
+/* +1 bigger text, -1 smaller, within presenter mode's range. */
+static void text_size(App *a, int dir)
 {
-    (void)c, (void)arg;
-    app_step(a, -a->ses.n_walk);
-    return 1;
-}
-
-static int run_last(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
-    app_step(a, a->ses.n_walk);
-    return 1;
-}
-
-static int run_layer(App *a, const Cmd *c, int arg)
-{
-    (void)c;
-    app_change_layer(a, arg);
-    return 1;
-}
-
-static int run_side(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
-    app_toggle_side(a);
-    return 1;
-}
-
-static int run_head(App *a, const Cmd *c, int arg)
-{
-    (void)c;
-    app_set_head(a, arg);
-    return 1;
-}
-
-static int run_all_heads(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
-    app_set_head(a, -1);
-    a->view = VIEW_AUTO; /* the natural view of all heads: the grid */
-    return 1;
-}
-
-static int run_text_size(App *a, const Cmd *c, int arg)
-{
-    (void)c;
-    if (arg > 0 && a->text_scale < 3.0f)
+    if (dir > 0 && a->text_scale < 3.0f)
         a->text_scale *= 1.15f;
-    else if (arg < 0 && a->text_scale > 0.6f)
+    else if (dir < 0 && a->text_scale > 0.6f)
         a->text_scale /= 1.15f;
-    return 1;
 }
 
-static int run_theme(App *a, const Cmd *c, int arg)
+static void next_theme(App *a)
 {
-    (void)c, (void)arg;
     a->theme = (ThemeId)((a->theme + 1) % THEME_COUNT);
     app_notice(a, 0, _("theme: %s"), _(theme_get(a->theme)->name));
-    return 1;
 }
 
 /* The colour map of what is shown: sequential for 0.. data (weights,
  * probabilities, ReLU outputs), diverging for signed data. */
-static int run_cmap(App *a, const Cmd *c, int arg)
+static void next_cmap(App *a)
 {
-    (void)c, (void)arg;
     StageKind k = stage_info(app_pos(a).stage)->kind;
     int prob = k == SK_WEIGHTS || k == SK_PROBS || k == SK_HIDDEN;
     CmapId *m = prob ? &a->cmap_prob : &a->cmap_signed;
     *m = (CmapId)((*m + 1) % CMAP_COUNT);
     app_notice(a, 0, _("colour map: %s"), cmap_name(*m));
-    return 1;
 }
 
-static int run_play(App *a, const Cmd *c, int arg)
+static void toggle_play(App *a)
 {
-    (void)c, (void)arg;
     a->playing = !a->playing;
     a->play_next = a->now + 0.8;
     app_notice(a, 0, "%s", a->playing ? _("playing: a stage every 1.6 s (Space pauses)") : _("paused"));
-    return 1;
 }
 
-static int run_edit(App *a, const Cmd *c, int arg)
+static void edit_source(App *a)
 {
-    (void)c, (void)arg;
     a->focus = FOCUS_SRC;
     a->cursor = (int)strlen(a->ses.src_line);
-    return 1;
 }
 
-static int run_help(App *a, const Cmd *c, int arg)
+static void switch_lang(App *a)
 {
-    (void)c, (void)arg;
-    a->show_help = 1;
-    return 1;
-}
-
-static int run_fullscreen(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
-    a->want_fullscreen_toggle = 1;
-    return 1;
-}
-
-/* arg: 0 PNG, 1 PDF and SVG, 2 CSV */
-static int run_save(App *a, const Cmd *c, int arg)
-{
-    (void)c;
-    if (arg == 0)
-        a->want_save_png = 1;
-    else if (arg == 1)
-        a->want_save_vector = 1;
-    else
-        a->want_save_csv = 1;
-    return 1;
-}
-
-static int run_quit(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
-    a->want_quit = 1;
-    return 1;
-}
-
-static int run_lessons(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
-    lesson_ui_toggle_list(a);
-    return 1;
-}
-
-static int run_lang(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
     lesson_ui_set_lang(a, !a->lang);
     app_notice(a, 0, "%s", _("language: English")); /* in the new language */
-    return 1;
 }
 
-static int run_exp_panel(App *a, const Cmd *c, int arg)
+static int run_window(App *a, const Cmd *c, int arg)
 {
-    (void)c, (void)arg;
-    app_exp_toggle_panel(a);
+    switch (c->act) {
+    case WA_STEP: app_step(a, arg); break;
+    case WA_FIRST: app_step(a, -a->ses.n_walk); break;
+    case WA_LAST: app_step(a, a->ses.n_walk); break;
+    case WA_LAYER: app_change_layer(a, arg); break;
+    case WA_SIDE: app_toggle_side(a); break;
+    case WA_HEAD: app_set_head(a, arg); break;
+    case WA_ALL_HEADS: /* and the natural view of all heads: the grid */
+        app_set_head(a, -1);
+        a->view = VIEW_AUTO;
+        break;
+    case WA_TEXT_SIZE: text_size(a, arg); break;
+    case WA_THEME: next_theme(a); break;
+    case WA_CMAP: next_cmap(a); break;
+    case WA_PLAY: toggle_play(a); break;
+    case WA_EDIT: edit_source(a); break;
+    case WA_HELP: a->show_help = 1; break;
+    case WA_FULLSCREEN: a->want_fullscreen_toggle = 1; break;
+    case WA_SAVE_PNG: a->want_save_png = 1; break;
+    case WA_SAVE_VECTOR: a->want_save_vector = 1; break;
+    case WA_SAVE_CSV: a->want_save_csv = 1; break;
+    case WA_QUIT: a->want_quit = 1; break;
+    case WA_LESSONS: case WA_LIST_CLOSE: lesson_ui_toggle_list(a); break;
+    case WA_LANG: switch_lang(a); break;
+    case WA_EXP_PANEL: app_exp_toggle_panel(a); break;
+    case WA_EXP_COMPARE: app_exp_compare(a); break;
+    case WA_EXP_CHANGE: app_exp_change(a, arg); break;
+    case WA_LESSON_STEP: lesson_ui_step(a, arg); break;
+    case WA_LESSON_CLOSE: lesson_ui_close(a); break;
+    case WA_LIST_MOVE: lesson_ui_list_move(a, arg); break;
+    case WA_LIST_ENTER: lesson_ui_list_enter(a); break;
+    case WA_MODELS_CLOSE: model_ui_close(a); break;
+    default: return 0;
+    }
     return 1;
 }
 
-static int run_exp_compare(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
-    app_exp_compare(a);
-    return 1;
-}
-
-static int run_exp_change(App *a, const Cmd *c, int arg)
-{
-    (void)c;
-    app_exp_change(a, arg);
-    return 1;
-}
-
-static int run_lesson_step(App *a, const Cmd *c, int arg)
-{
-    (void)c;
-    lesson_ui_step(a, arg);
-    return 1;
-}
-
-static int run_lesson_close(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
-    lesson_ui_close(a);
-    return 1;
-}
-
+/* A quiz's answer: only while the step shown has a quiz to answer. */
 static int run_quiz(App *a, const Cmd *c, int arg)
 {
     (void)c;
     return lesson_ui_quiz_key(a, arg);
-}
-
-static int run_list_move(App *a, const Cmd *c, int arg)
-{
-    (void)c;
-    lesson_ui_list_move(a, arg);
-    return 1;
-}
-
-static int run_list_enter(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
-    lesson_ui_list_enter(a);
-    return 1;
-}
-
-static int run_list_close(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
-    lesson_ui_toggle_list(a);
-    return 1;
-}
-
-static int run_models_close(App *a, const Cmd *c, int arg)
-{
-    (void)c, (void)arg;
-    model_ui_close(a);
-    return 1;
 }
 
 /* A tab's command: its view does it. */
@@ -239,31 +122,32 @@ static int run_view(App *a, const Cmd *c, int arg)
 /* ---- the table ---- */
 
 /* Rows by scope: G everywhere, T a tab's (its view's action), P a panel's
- * or a list's, M a mouse gesture (documented only). R: a range of keys. */
+ * or a list's (G and P: a WA_ action of the window), M a mouse gesture
+ * (documented only). R: a range of keys. */
 #define ROW(sc, tab, name, k, l, m, run, act, arg, help, hint, mouse, fl) \
     {name, sc, tab, k, l, m, run, act, arg, help, hint, mouse, fl}
-#define G(name, k, m, run, arg, help, hint, fl) ROW(CS_GLOBAL, VIEW_AUTO, name, k, k, m, run, 0, arg, help, hint, NULL, fl)
-#define GR(name, k, l, run, arg, help, hint, fl) ROW(CS_GLOBAL, VIEW_AUTO, name, k, l, 0, run, 0, arg, help, hint, NULL, fl)
+#define G(name, k, m, act, arg, help, hint, fl) ROW(CS_GLOBAL, VIEW_AUTO, name, k, k, m, run_window, act, arg, help, hint, NULL, fl)
+#define GR(name, k, l, act, arg, help, hint, fl) ROW(CS_GLOBAL, VIEW_AUTO, name, k, l, 0, run_window, act, arg, help, hint, NULL, fl)
 #define T(tab, name, k, m, act, arg, help, hint, fl) ROW(CS_TAB, tab, name, k, k, m, run_view, act, arg, help, hint, NULL, fl)
 #define TR(tab, name, k, l, act, help, hint, fl) ROW(CS_TAB, tab, name, k, l, 0, run_view, act, 0, help, hint, NULL, fl)
-#define P(sc, name, k, m, run, arg, help, fl) ROW(sc, VIEW_AUTO, name, k, k, m, run, 0, arg, help, NULL, NULL, fl)
+#define P(sc, name, k, m, act, arg, help, fl) ROW(sc, VIEW_AUTO, name, k, k, m, run_window, act, arg, help, NULL, NULL, fl)
 #define M(name, mouse, help) ROW(CS_GLOBAL, VIEW_AUTO, name, KEY_NONE, KEY_NONE, 0, NULL, 0, 0, help, NULL, mouse, 0)
 
 enum { OV = CMD_OVERRIDE, QU = CMD_QUIET, TX = CMD_TEXT, ST = CMD_STATUS, PA = CMD_PASS };
 
 static const Cmd TABLE[] = {
     /* the language chooser and the lessons: they come first when open */
-    P(CS_MODELS, "models.close", KEY_ESCAPE, 0, run_models_close, 0, N_("close the language list"), OV),
-    P(CS_LESSON_LIST, "lessons.list.prev", KEY_LEFT, 0, run_list_move, -1, N_("the lesson before / after"), OV),
-    P(CS_LESSON_LIST, "lessons.list.next", KEY_RIGHT, 0, run_list_move, 1, N_("the lesson before / after"), OV),
-    P(CS_LESSON_LIST, "lessons.list.up", KEY_UP, 0, run_list_move, -1, N_("the lesson before / after"), OV),
-    P(CS_LESSON_LIST, "lessons.list.down", KEY_DOWN, 0, run_list_move, 1, N_("the lesson before / after"), OV),
-    P(CS_LESSON_LIST, "lessons.list.open", KEY_RETURN, 0, run_list_enter, 0, N_("open the lesson selected"), OV),
-    P(CS_LESSON_LIST, "lessons.list.close", KEY_ESCAPE, 0, run_list_close, 0, N_("close the lesson list"), OV),
-    P(CS_LESSON, "lesson.next", KEY_PAGEDOWN, 0, run_lesson_step, 1, N_("next / previous lesson step"), 0),
-    P(CS_LESSON, "lesson.prev", KEY_PAGEUP, 0, run_lesson_step, -1, N_("next / previous lesson step"), 0),
+    P(CS_MODELS, "models.close", KEY_ESCAPE, 0, WA_MODELS_CLOSE, 0, N_("close the language list"), OV),
+    P(CS_LESSON_LIST, "lessons.list.prev", KEY_LEFT, 0, WA_LIST_MOVE, -1, N_("the lesson before / after"), OV),
+    P(CS_LESSON_LIST, "lessons.list.next", KEY_RIGHT, 0, WA_LIST_MOVE, 1, N_("the lesson before / after"), OV),
+    P(CS_LESSON_LIST, "lessons.list.up", KEY_UP, 0, WA_LIST_MOVE, -1, N_("the lesson before / after"), OV),
+    P(CS_LESSON_LIST, "lessons.list.down", KEY_DOWN, 0, WA_LIST_MOVE, 1, N_("the lesson before / after"), OV),
+    P(CS_LESSON_LIST, "lessons.list.open", KEY_RETURN, 0, WA_LIST_ENTER, 0, N_("open the lesson selected"), OV),
+    P(CS_LESSON_LIST, "lessons.list.close", KEY_ESCAPE, 0, WA_LIST_CLOSE, 0, N_("close the lesson list"), OV),
+    P(CS_LESSON, "lesson.next", KEY_PAGEDOWN, 0, WA_LESSON_STEP, 1, N_("next / previous lesson step"), 0),
+    P(CS_LESSON, "lesson.prev", KEY_PAGEUP, 0, WA_LESSON_STEP, -1, N_("next / previous lesson step"), 0),
     ROW(CS_LESSON, VIEW_AUTO, "lesson.answer", '1', '9', 0, run_quiz, 0, 0, N_("answer the quiz"), NULL, NULL, OV | PA),
-    P(CS_LESSON, "lesson.close", KEY_ESCAPE, 0, run_lesson_close, 0, N_("leave the lesson"), OV),
+    P(CS_LESSON, "lesson.close", KEY_ESCAPE, 0, WA_LESSON_CLOSE, 0, N_("leave the lesson"), OV),
 
     /* the tabs' own keys */
     T(VIEW_HEADS, "heads.metrics", 'm', 0, VA_METRICS, 0, N_("each head's numbers over its thumbnail"), N_("numbers"), OV | ST),
@@ -322,46 +206,46 @@ static const Cmd TABLE[] = {
     T(VIEW_TRAIN, "train.cmap", 'c', 0, VA_CMAP, 0, N_("colour map: viridis, cividis, blue-orange"), NULL, OV),
 
     /* the Experiments panel, while it is open */
-    P(CS_EXP, "exp.no_scale", 's', 0, run_exp_change, EXP_NO_SCALE, N_("switch the 1/√d_k scaling off / on"), 0),
-    P(CS_EXP, "exp.no_pe", 'p', 0, run_exp_change, EXP_NO_PE, N_("switch the positional encoding off / on"), 0),
-    P(CS_EXP, "exp.no_causal", 'm', 0, run_exp_change, EXP_NO_CAUSAL, N_("switch the causal mask off / on"), 0),
-    P(CS_EXP, "exp.clear", 'x', 0, run_exp_change, EXP_CLEAR, N_("clear the experiment"), 0),
+    P(CS_EXP, "exp.no_scale", 's', 0, WA_EXP_CHANGE, EXP_NO_SCALE, N_("switch the 1/√d_k scaling off / on"), 0),
+    P(CS_EXP, "exp.no_pe", 'p', 0, WA_EXP_CHANGE, EXP_NO_PE, N_("switch the positional encoding off / on"), 0),
+    P(CS_EXP, "exp.no_causal", 'm', 0, WA_EXP_CHANGE, EXP_NO_CAUSAL, N_("switch the causal mask off / on"), 0),
+    P(CS_EXP, "exp.clear", 'x', 0, WA_EXP_CHANGE, EXP_CLEAR, N_("clear the experiment"), 0),
 
     /* everywhere */
-    G("stage.prev", KEY_LEFT, 0, run_step, -1, N_("previous / next stage"), N_("step"), ST),
-    G("stage.next", KEY_RIGHT, 0, run_step, 1, N_("previous / next stage"), N_("step"), ST),
-    G("stage.up", KEY_UP, 0, run_step, -1, N_("previous / next stage"), NULL, 0),
-    G("stage.down", KEY_DOWN, 0, run_step, 1, N_("previous / next stage"), NULL, 0),
-    G("stage.first", KEY_HOME, 0, run_first, 0, N_("the first / last stage"), NULL, 0),
-    G("stage.last", KEY_END, 0, run_last, 0, N_("the first / last stage"), NULL, 0),
-    G("layer.prev", '[', 0, run_layer, -1, N_("previous / next layer"), N_("layer"), ST),
-    G("layer.next", ']', 0, run_layer, 1, N_("previous / next layer"), N_("layer"), ST),
-    GR("head", '1', '9', run_head, 0, N_("show head 1 … 9"), N_("head"), ST),
-    G("heads.all", '0', 0, run_all_heads, 0, N_("all heads at once"), N_("all heads"), ST),
-    G("side", KEY_TAB, 0, run_side, 0, N_("jump between encoder and decoder"), N_("encoder/decoder"), ST),
+    G("stage.prev", KEY_LEFT, 0, WA_STEP, -1, N_("previous / next stage"), N_("step"), ST),
+    G("stage.next", KEY_RIGHT, 0, WA_STEP, 1, N_("previous / next stage"), N_("step"), ST),
+    G("stage.up", KEY_UP, 0, WA_STEP, -1, N_("previous / next stage"), NULL, 0),
+    G("stage.down", KEY_DOWN, 0, WA_STEP, 1, N_("previous / next stage"), NULL, 0),
+    G("stage.first", KEY_HOME, 0, WA_FIRST, 0, N_("the first / last stage"), NULL, 0),
+    G("stage.last", KEY_END, 0, WA_LAST, 0, N_("the first / last stage"), NULL, 0),
+    G("layer.prev", '[', 0, WA_LAYER, -1, N_("previous / next layer"), N_("layer"), ST),
+    G("layer.next", ']', 0, WA_LAYER, 1, N_("previous / next layer"), N_("layer"), ST),
+    GR("head", '1', '9', WA_HEAD, 0, N_("show head 1 … 9"), N_("head"), ST),
+    G("heads.all", '0', 0, WA_ALL_HEADS, 0, N_("all heads at once"), N_("all heads"), ST),
+    G("side", KEY_TAB, 0, WA_SIDE, 0, N_("jump between encoder and decoder"), N_("encoder/decoder"), ST),
     M("mouse.click", N_("click"), N_("a token: follow it across views; a block: jump to it")),
     M("mouse.hover", N_("hover"), N_("a cell: its exact value and how it was computed")),
     M("mouse.drag", N_("wheel, drag"), N_("zoom and pan big matrices (right-click resets)")),
     M("mouse.alt_click", N_("Alt+click"), N_("a head in All heads: ablate it; a source token: hide it")),
-    G("exp.panel", 'e', 0, run_exp_panel, 0, N_("the Experiments panel: switch a part of the model off"), NULL, 0),
-    G("exp.compare", 'd', 0, run_exp_compare, 0, N_("with an experiment on: experiment, normal, difference"), NULL, 0),
-    G("play", KEY_SPACE, 0, run_play, 0, N_("play / pause stepping"), NULL, 0),
-    G("edit", KEY_RETURN, 0, run_edit, 0, N_("type the sentence (Tab: the target; Enter, Esc: done)"), NULL, 0),
-    G("text.bigger", '+', 0, run_text_size, 1, N_("bigger / smaller text (presenter mode)"), NULL, 0),
-    G("text.bigger.eq", '=', 0, run_text_size, 1, N_("bigger / smaller text (presenter mode)"), NULL, QU),
-    G("text.smaller", '-', 0, run_text_size, -1, N_("bigger / smaller text (presenter mode)"), NULL, 0),
-    G("theme", 't', 0, run_theme, 0, N_("theme: dark, light, high contrast"), NULL, 0),
-    G("cmap", 'c', 0, run_cmap, 0, N_("colour map: viridis, cividis, blue-orange"), NULL, 0),
-    G("lessons", 'l', 0, run_lessons, 0, N_("the lessons"), NULL, 0),
-    G("lang", 'z', 0, run_lang, 0, N_("English / 中文"), NULL, 0),
-    G("save.vector", 's', MOD_CTRL | MOD_SHIFT, run_save, 1, N_("save the view as PDF and SVG"), NULL, 0),
-    G("save.png", 's', MOD_CTRL, run_save, 0, N_("save the window as PNG"), NULL, 0),
-    G("save.csv", 'e', MOD_CTRL, run_save, 2, N_("save the current matrix as CSV"), NULL, 0),
-    G("fullscreen", KEY_F11, 0, run_fullscreen, 0, N_("full screen"), NULL, TX),
-    G("help", '?', 0, run_help, 0, N_("this help"), N_("help"), ST),
-    G("help.slash", '/', 0, run_help, 0, N_("this help"), NULL, QU),
-    G("quit.ctrl", 'q', MOD_CTRL, run_quit, 0, N_("quit, from a text field too"), NULL, TX),
-    G("quit", KEY_ESCAPE, 0, run_quit, 0, N_("leave a text field, close help, quit"), NULL, 0),
+    G("exp.panel", 'e', 0, WA_EXP_PANEL, 0, N_("the Experiments panel: switch a part of the model off"), NULL, 0),
+    G("exp.compare", 'd', 0, WA_EXP_COMPARE, 0, N_("with an experiment on: experiment, normal, difference"), NULL, 0),
+    G("play", KEY_SPACE, 0, WA_PLAY, 0, N_("play / pause stepping"), NULL, 0),
+    G("edit", KEY_RETURN, 0, WA_EDIT, 0, N_("type the sentence (Tab: the target; Enter, Esc: done)"), NULL, 0),
+    G("text.bigger", '+', 0, WA_TEXT_SIZE, 1, N_("bigger / smaller text (presenter mode)"), NULL, 0),
+    G("text.bigger.eq", '=', 0, WA_TEXT_SIZE, 1, N_("bigger / smaller text (presenter mode)"), NULL, QU),
+    G("text.smaller", '-', 0, WA_TEXT_SIZE, -1, N_("bigger / smaller text (presenter mode)"), NULL, 0),
+    G("theme", 't', 0, WA_THEME, 0, N_("theme: dark, light, high contrast"), NULL, 0),
+    G("cmap", 'c', 0, WA_CMAP, 0, N_("colour map: viridis, cividis, blue-orange"), NULL, 0),
+    G("lessons", 'l', 0, WA_LESSONS, 0, N_("the lessons"), NULL, 0),
+    G("lang", 'z', 0, WA_LANG, 0, N_("English / 中文"), NULL, 0),
+    G("save.vector", 's', MOD_CTRL | MOD_SHIFT, WA_SAVE_VECTOR, 0, N_("save the view as PDF and SVG"), NULL, 0),
+    G("save.png", 's', MOD_CTRL, WA_SAVE_PNG, 0, N_("save the window as PNG"), NULL, 0),
+    G("save.csv", 'e', MOD_CTRL, WA_SAVE_CSV, 0, N_("save the current matrix as CSV"), NULL, 0),
+    G("fullscreen", KEY_F11, 0, WA_FULLSCREEN, 0, N_("full screen"), NULL, TX),
+    G("help", '?', 0, WA_HELP, 0, N_("this help"), N_("help"), ST),
+    G("help.slash", '/', 0, WA_HELP, 0, N_("this help"), NULL, QU),
+    G("quit.ctrl", 'q', MOD_CTRL, WA_QUIT, 0, N_("quit, from a text field too"), NULL, TX),
+    G("quit", KEY_ESCAPE, 0, WA_QUIT, 0, N_("leave a text field, close help, quit"), NULL, 0),
 };
 #define N_TABLE ((int)(sizeof TABLE / sizeof TABLE[0]))
 
@@ -454,7 +338,7 @@ const Cmd *cmd_key(App *a, Key key, int mod, int text)
     if (a->show_help && key != KEY_F11) { /* a key closes the help */
         a->show_help = 0;
         const Cmd *c = cmd_lookup(CS_GLOBAL, VIEW_AUTO, key, mod);
-        if (key == KEY_ESCAPE || (c && c->run == run_help))
+        if (key == KEY_ESCAPE || (c && c->run == run_window && c->act == WA_HELP))
             return c;
         first = CS_GLOBAL; /* and then does what it does everywhere */
     }
@@ -668,10 +552,11 @@ static void roff(FILE *f, const char *s)
 static void print_line(const char *keys, const char *words, void *ctx)
 {
     PrintCtx *p = ctx;
-    if (!p->man) { /* the keys in a column 16 characters wide (not bytes) */
+    if (!p->man) { /* the keys in a column 16 characters wide (not bytes;
+                      CJK, from U+3000, two columns a character) */
         int w = 0;
-        for (const char *k = keys; *k; k++)
-            w += ((unsigned char)*k & 0xC0) != 0x80;
+        for (const unsigned char *k = (const unsigned char *)keys; *k; k++)
+            w += (*k & 0xC0) == 0x80 ? 0 : *k >= 0xE3 ? 2 : 1;
         fprintf(p->f, "  %s%*s %s\n", keys, w < 16 ? 16 - w : 0, "", _(words));
         return;
     }

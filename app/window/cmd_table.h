@@ -61,7 +61,8 @@ struct Cmd {
                           Shift also takes the key with Shift, unless a row
                           with Shift binds it */
     CmdRun run;
-    int act, arg;      /* the view's action (ViewAct) and argument */
+    int act, arg;      /* what to do (a ViewAct in a tab, else the window's
+                          own) and its argument */
     const char *help;  /* N_(): the `?` overlay and the manual page */
     const char *hint;  /* N_(): the short words of a key hint, or NULL */
     const char *mouse; /* N_(): a gesture's name ("Alt+click"), or NULL */
