@@ -339,7 +339,7 @@ const Cmd *cmd_key(App *a, Key key, int mod, int text)
         a->show_help = 0;
         const Cmd *c = cmd_lookup(CS_GLOBAL, VIEW_AUTO, key, mod);
         if (key == KEY_ESCAPE || (c && c->run == run_window && c->act == WA_HELP))
-            return c;
+            return cmd_find("help"); /* the help took it: that is all */
         first = CS_GLOBAL; /* and then does what it does everywhere */
     }
     ViewId tab = app_current_view(a);
