@@ -415,6 +415,16 @@ const char *cmd_key_label(const Cmd *c, char *buf, size_t cap)
     return label(c, buf, cap, 0);
 }
 
+const char *cmd_key_of(const char *name, char *buf, size_t cap)
+{
+    const Cmd *c = cmd_find(name);
+    if (!c) {
+        buf[0] = 0;
+        return buf;
+    }
+    return label(c, buf, cap, 0);
+}
+
 /* Append s to buf (cut at cap). */
 static void put(char *buf, size_t cap, const char *s)
 {

@@ -90,6 +90,9 @@ int cmd_in_tab(const Cmd *c, ViewId tab);
 /* The label of a row's key(s): "Ctrl+Shift+S", "1 … 9", "←", or the
  * gesture's name (translated). */
 const char *cmd_key_label(const Cmd *c, char *buf, size_t cap);
+/* The key label of the command named name ("L" for "lessons"), for a
+ * button that names its key; "" when there is no such command. */
+const char *cmd_key_of(const char *name, char *buf, size_t cap);
 /* The short key hint of the rows of a scope that carry one (with flag
  * CMD_STATUS only, when status), entries separated by sep: "S step · P
  * play"; rows next to each other with the same words share an entry

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "cmd_table.h"
 #include "panels.h"
 
 static const char *CMP_NAMES[CMP_COUNT] = {N_("experiment"), N_("normal"), N_("difference")};
@@ -89,25 +90,29 @@ void app_exp_draw(ViewCtx *v)
     ren_rect(v->r, box, v->th->panel);
     ren_rect_line(v->r, box, 1, v->th->accent);
     int x = box.x + pad, y = box.y + pad, bw = w - 2 * pad;
-    ren_text(v->r, v->g->ui, _("Experiments (E)"), x, y, v->th->text);
+    char key[32], buf[160]; /* the buttons name their keys (cmd_table.c) */
+    snprintf(buf, sizeof buf, "%s (%s)", _("Experiments"), cmd_key_of("exp.panel", key, sizeof key));
+    ren_text(v->r, v->g->ui, buf, x, y, v->th->text);
     y += bh + 4;
     TfExperiment e = a->ses.exp;
-    struct { const char *label; int *flag; } t[3] = {
-        {N_("S  no 1/√d_k scaling"), &e.no_scale},
-        {N_("P  no positional encoding"), &e.no_pe},
-        {N_("M  no causal mask"), &e.no_causal},
+    struct { const char *cmd, *label; int *flag; } t[3] = {
+        {"exp.no_scale", N_("no 1/√d_k scaling"), &e.no_scale},
+        {"exp.no_pe", N_("no positional encoding"), &e.no_pe},
+        {"exp.no_causal", N_("no causal mask"), &e.no_causal},
     };
-    for (int i = 0; i < 3; i++, y += bh + 4)
-        if (ui_button(v, (Rect){x, y, bw, bh}, _(t[i].label), *t[i].flag)) {
+    for (int i = 0; i < 3; i++, y += bh + 4) {
+        snprintf(buf, sizeof buf, "%s  %s", cmd_key_of(t[i].cmd, key, sizeof key), _(t[i].label));
+        if (ui_button(v, (Rect){x, y, bw, bh}, buf, *t[i].flag)) {
             *t[i].flag = !*t[i].flag;
             app_set_exp(a, &e);
         }
-    if (ui_button(v, (Rect){x, y, bw / 2 - 4, bh}, _("X  clear"), 0)) {
+    }
+    snprintf(buf, sizeof buf, "%s  %s", cmd_key_of("exp.clear", key, sizeof key), _("clear"));
+    if (ui_button(v, (Rect){x, y, bw / 2 - 4, bh}, buf, 0)) {
         memset(&e, 0, sizeof e);
         app_set_exp(a, &e);
     }
-    char buf[64];
-    snprintf(buf, sizeof buf, _("D  %s"), app_cmp_name(a->cmp));
+    snprintf(buf, sizeof buf, "%s  %s", cmd_key_of("exp.compare", key, sizeof key), app_cmp_name(a->cmp));
     if (ui_button(v, (Rect){x + bw / 2, y, bw / 2, bh}, buf, a->cmp != CMP_EXP))
         app_exp_compare(a); /* as the key: says why when there is nothing to compare */
     y += bh + 4;

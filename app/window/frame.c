@@ -77,9 +77,11 @@ static void draw_top(ViewCtx *v, Rect rc)
     /* right side: Lessons, the language, help */
     RenFont *sf = v->g->small;
     int bh = ren_font_height(sf) + 10, by = rc.y + (rc.h - bh) / 2;
-    const char *les = _("Lessons (L)");
+    char key[32], les[96], help[96]; /* with their keys (cmd_table.c) */
+    snprintf(les, sizeof les, "%s (%s)", _("Lessons"), cmd_key_of("lessons", key, sizeof key));
+    snprintf(help, sizeof help, "%s %s", cmd_key_of("help", key, sizeof key), _("help"));
     int lw = ren_text_width(sf, les) + 18, gw = ren_text_width(sf, "EN | 中文") + 18;
-    int hw = ren_text_width(sf, _("? help")) + 16;
+    int hw = ren_text_width(sf, help) + 16;
     int rx = rc.x + rc.w - hw - gw - lw - 16;
     if (rx > x + 40) {
         if (ui_button(v, (Rect){rx, by, lw, bh}, les, lesson_ui_active(a) || lesson_ui_list_open(a)))
@@ -87,7 +89,7 @@ static void draw_top(ViewCtx *v, Rect rc)
         /* the language switch names both languages in their own script */
         if (ui_button(v, (Rect){rx + lw + 6, by, gw, bh}, a->lang ? "中文 | EN" : "EN | 中文", 0))
             lesson_ui_set_lang(a, !a->lang);
-        ren_text(v->r, sf, _("? help"), rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
+        ren_text(v->r, sf, help, rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
     } else {
         rx = rc.x + rc.w - 8;
     }
