@@ -197,6 +197,13 @@ void app_notice(App *a, int error, const char *fmt, ...)
 /* Input: events of our own (input.h), fed in by the window loop, which maps
  * SDL's (input_from_sdl), or by tests. */
 void app_event(App *a, const InputEvent *e);
+/* A key through the command table (cmd_table.h): offered to the open
+ * scopes, the most particular first; the row that took it, or NULL. In a
+ * text field (text = 1) only the rows that work there (CMD_TEXT). While
+ * the help is shown a key closes it first (Esc and ? do only that;
+ * another key then does what it does everywhere). */
+struct Cmd;
+const struct Cmd *app_key(App *a, Key key, int mod, int text);
 
 /* Hosting the views (host.c). app_scene fills the snapshot a view sees;
  * app_draw_view draws view id into ctx->area and applies what it wished;

@@ -1,137 +1,28 @@
 /* cmd_table.c - the window's commands and keys (cmd_table.h): the table,
- * the handlers of the commands that are the window's own, the dispatch of
- * a key through the open scopes, and what is made from the table for
- * people to read (key labels, hints, the printed list). A tab's commands
- * call its view's action (app_view_act); the view does the work, the
- * binding and the help are here only. */
+ * the lookup of a key in a scope, and what is made from the table for
+ * people to read (key labels, hints, the `?` lines, the printed list). It
+ * runs nothing: app_event.c dispatches a key to the row's action (a tab's
+ * ViewAct through app_view_act, or the window's own WinAct), so the table
+ * sits below everything that reads it. */
 #include "cmd_table.h"
 
 #include <string.h>
 
-#include "app.h"
-#include "lesson_ui.h"
-#include "model_ui.h"
-
-/* ---- the window's own commands ---- */
-
-/* What a command of the window itself does (Cmd.act of run_window's rows). */
-enum {
-    WA_STEP, WA_FIRST, WA_LAST, WA_LAYER, WA_SIDE, WA_HEAD, WA_ALL_HEADS, WA_TEXT_SIZE, WA_THEME, WA_CMAP,
-    WA_PLAY, WA_EDIT, WA_HELP, WA_FULLSCREEN, WA_SAVE_PNG, WA_SAVE_VECTOR, WA_SAVE_CSV, WA_QUIT, WA_LESSONS,
-    WA_LANG, WA_EXP_PANEL, WA_EXP_COMPARE, WA_EXP_CHANGE, WA_LESSON_STEP, WA_LESSON_CLOSE, WA_LIST_MOVE,
-    WA_LIST_ENTER, WA_LIST_CLOSE, WA_MODELS_CLOSE,
-};
-
-/* +1 bigger text, -1 smaller, within presenter mode's range. */
-static void text_size(App *a, int dir)
-{
-    if (dir > 0 && a->text_scale < 3.0f)
-        a->text_scale *= 1.15f;
-    else if (dir < 0 && a->text_scale > 0.6f)
-        a->text_scale /= 1.15f;
-}
-
-static void next_theme(App *a)
-{
-    a->theme = (ThemeId)((a->theme + 1) % THEME_COUNT);
-    app_notice(a, 0, _("theme: %s"), _(theme_get(a->theme)->name));
-}
-
-/* The colour map of what is shown: sequential for 0.. data (weights,
- * probabilities, ReLU outputs), diverging for signed data. */
-static void next_cmap(App *a)
-{
-    StageKind k = stage_info(app_pos(a).stage)->kind;
-    int prob = k == SK_WEIGHTS || k == SK_PROBS || k == SK_HIDDEN;
-    CmapId *m = prob ? &a->cmap_prob : &a->cmap_signed;
-    *m = (CmapId)((*m + 1) % CMAP_COUNT);
-    app_notice(a, 0, _("colour map: %s"), cmap_name(*m));
-}
-
-static void toggle_play(App *a)
-{
-    a->playing = !a->playing;
-    a->play_next = a->now + 0.8;
-    app_notice(a, 0, "%s", a->playing ? _("playing: a stage every 1.6 s (Space pauses)") : _("paused"));
-}
-
-static void edit_source(App *a)
-{
-    a->focus = FOCUS_SRC;
-    a->cursor = (int)strlen(a->ses.src_line);
-}
-
-static void switch_lang(App *a)
-{
-    lesson_ui_set_lang(a, !a->lang);
-    app_notice(a, 0, "%s", _("language: English")); /* in the new language */
-}
-
-static int run_window(App *a, const Cmd *c, int arg)
-{
-    switch (c->act) {
-    case WA_STEP: app_step(a, arg); break;
-    case WA_FIRST: app_step(a, -a->ses.n_walk); break;
-    case WA_LAST: app_step(a, a->ses.n_walk); break;
-    case WA_LAYER: app_change_layer(a, arg); break;
-    case WA_SIDE: app_toggle_side(a); break;
-    case WA_HEAD: app_set_head(a, arg); break;
-    case WA_ALL_HEADS: /* and the natural view of all heads: the grid */
-        app_set_head(a, -1);
-        a->view = VIEW_AUTO;
-        break;
-    case WA_TEXT_SIZE: text_size(a, arg); break;
-    case WA_THEME: next_theme(a); break;
-    case WA_CMAP: next_cmap(a); break;
-    case WA_PLAY: toggle_play(a); break;
-    case WA_EDIT: edit_source(a); break;
-    case WA_HELP: a->show_help = 1; break;
-    case WA_FULLSCREEN: a->want_fullscreen_toggle = 1; break;
-    case WA_SAVE_PNG: a->want_save_png = 1; break;
-    case WA_SAVE_VECTOR: a->want_save_vector = 1; break;
-    case WA_SAVE_CSV: a->want_save_csv = 1; break;
-    case WA_QUIT: a->want_quit = 1; break;
-    case WA_LESSONS: case WA_LIST_CLOSE: lesson_ui_toggle_list(a); break;
-    case WA_LANG: switch_lang(a); break;
-    case WA_EXP_PANEL: app_exp_toggle_panel(a); break;
-    case WA_EXP_COMPARE: app_exp_compare(a); break;
-    case WA_EXP_CHANGE: app_exp_change(a, arg); break;
-    case WA_LESSON_STEP: lesson_ui_step(a, arg); break;
-    case WA_LESSON_CLOSE: lesson_ui_close(a); break;
-    case WA_LIST_MOVE: lesson_ui_list_move(a, arg); break;
-    case WA_LIST_ENTER: lesson_ui_list_enter(a); break;
-    case WA_MODELS_CLOSE: model_ui_close(a); break;
-    default: return 0;
-    }
-    return 1;
-}
-
-/* A quiz's answer: only while the step shown has a quiz to answer. */
-static int run_quiz(App *a, const Cmd *c, int arg)
-{
-    (void)c;
-    return lesson_ui_quiz_key(a, arg);
-}
-
-/* A tab's command: its view does it. */
-static int run_view(App *a, const Cmd *c, int arg)
-{
-    return app_view_act(a, (ViewAct)c->act, arg);
-}
+#include "ui.h"
 
 /* ---- the table ---- */
 
 /* Rows by scope: G everywhere, T a tab's (its view's action), P a panel's
  * or a list's (G and P: a WA_ action of the window), M a mouse gesture
  * (documented only). R: a range of keys. */
-#define ROW(sc, tab, name, k, l, m, run, act, arg, help, hint, mouse, fl) \
-    {name, sc, tab, k, l, m, run, act, arg, help, hint, mouse, fl}
-#define G(name, k, m, act, arg, help, hint, fl) ROW(CS_GLOBAL, VIEW_AUTO, name, k, k, m, run_window, act, arg, help, hint, NULL, fl)
-#define GR(name, k, l, act, arg, help, hint, fl) ROW(CS_GLOBAL, VIEW_AUTO, name, k, l, 0, run_window, act, arg, help, hint, NULL, fl)
-#define T(tab, name, k, m, act, arg, help, hint, fl) ROW(CS_TAB, tab, name, k, k, m, run_view, act, arg, help, hint, NULL, fl)
-#define TR(tab, name, k, l, act, help, hint, fl) ROW(CS_TAB, tab, name, k, l, 0, run_view, act, 0, help, hint, NULL, fl)
-#define P(sc, name, k, m, act, arg, help, fl) ROW(sc, VIEW_AUTO, name, k, k, m, run_window, act, arg, help, NULL, NULL, fl)
-#define M(name, mouse, help) ROW(CS_GLOBAL, VIEW_AUTO, name, KEY_NONE, KEY_NONE, 0, NULL, 0, 0, help, NULL, mouse, 0)
+#define ROW(sc, tab, name, k, l, m, act, arg, help, hint, mouse, fl) \
+    {name, sc, tab, k, l, m, act, arg, help, hint, mouse, fl}
+#define G(name, k, m, act, arg, help, hint, fl) ROW(CS_GLOBAL, VIEW_AUTO, name, k, k, m, act, arg, help, hint, NULL, fl)
+#define GR(name, k, l, act, arg, help, hint, fl) ROW(CS_GLOBAL, VIEW_AUTO, name, k, l, 0, act, arg, help, hint, NULL, fl)
+#define T(tab, name, k, m, act, arg, help, hint, fl) ROW(CS_TAB, tab, name, k, k, m, act, arg, help, hint, NULL, fl)
+#define TR(tab, name, k, l, act, help, hint, fl) ROW(CS_TAB, tab, name, k, l, 0, act, 0, help, hint, NULL, fl)
+#define P(sc, name, k, m, act, arg, help, fl) ROW(sc, VIEW_AUTO, name, k, k, m, act, arg, help, NULL, NULL, fl)
+#define M(name, mouse, help) ROW(CS_GLOBAL, VIEW_AUTO, name, KEY_NONE, KEY_NONE, 0, WA_NONE, 0, help, NULL, mouse, 0)
 
 enum { OV = CMD_OVERRIDE, QU = CMD_QUIET, TX = CMD_TEXT, ST = CMD_STATUS, PA = CMD_PASS };
 
@@ -146,7 +37,7 @@ static const Cmd TABLE[] = {
     P(CS_LESSON_LIST, "lessons.list.close", KEY_ESCAPE, 0, WA_LIST_CLOSE, 0, N_("close the lesson list"), OV),
     P(CS_LESSON, "lesson.next", KEY_PAGEDOWN, 0, WA_LESSON_STEP, 1, N_("next / previous lesson step"), 0),
     P(CS_LESSON, "lesson.prev", KEY_PAGEUP, 0, WA_LESSON_STEP, -1, N_("next / previous lesson step"), 0),
-    ROW(CS_LESSON, VIEW_AUTO, "lesson.answer", '1', '9', 0, run_quiz, 0, 0, N_("answer the quiz"), NULL, NULL, OV | PA),
+    ROW(CS_LESSON, VIEW_AUTO, "lesson.answer", '1', '9', 0, WA_QUIZ, 0, N_("answer the quiz"), NULL, NULL, OV | PA),
     P(CS_LESSON, "lesson.close", KEY_ESCAPE, 0, WA_LESSON_CLOSE, 0, N_("leave the lesson"), OV),
 
     /* the tabs' own keys */
@@ -206,10 +97,10 @@ static const Cmd TABLE[] = {
     T(VIEW_TRAIN, "train.cmap", 'c', 0, VA_CMAP, 0, N_("colour map: viridis, cividis, blue-orange"), NULL, OV),
 
     /* the Experiments panel, while it is open */
-    P(CS_EXP, "exp.no_scale", 's', 0, WA_EXP_CHANGE, EXP_NO_SCALE, N_("switch the 1/√d_k scaling off / on"), 0),
-    P(CS_EXP, "exp.no_pe", 'p', 0, WA_EXP_CHANGE, EXP_NO_PE, N_("switch the positional encoding off / on"), 0),
-    P(CS_EXP, "exp.no_causal", 'm', 0, WA_EXP_CHANGE, EXP_NO_CAUSAL, N_("switch the causal mask off / on"), 0),
-    P(CS_EXP, "exp.clear", 'x', 0, WA_EXP_CHANGE, EXP_CLEAR, N_("clear the experiment"), 0),
+    P(CS_EXP, "exp.no_scale", 's', 0, WA_EXP_NO_SCALE, 0, N_("switch the 1/√d_k scaling off / on"), 0),
+    P(CS_EXP, "exp.no_pe", 'p', 0, WA_EXP_NO_PE, 0, N_("switch the positional encoding off / on"), 0),
+    P(CS_EXP, "exp.no_causal", 'm', 0, WA_EXP_NO_CAUSAL, 0, N_("switch the causal mask off / on"), 0),
+    P(CS_EXP, "exp.clear", 'x', 0, WA_EXP_CLEAR, 0, N_("clear the experiment"), 0),
 
     /* everywhere */
     G("stage.prev", KEY_LEFT, 0, WA_STEP, -1, N_("previous / next stage"), N_("step"), ST),
@@ -265,8 +156,7 @@ const Cmd *cmd_find(const char *name)
 
 /* ---- dispatch ---- */
 
-/* The keypad's digits, + and - are the main keys' commands. */
-static Key plain_key(Key k)
+Key cmd_plain_key(Key k)
 {
     if (k >= KEY_KP_0 && k <= KEY_KP_9)
         return (Key)('0' + (k - KEY_KP_0));
@@ -298,7 +188,7 @@ static int in_scope(const Cmd *c, CmdScope scope, ViewId tab)
 const Cmd *cmd_lookup(CmdScope scope, ViewId tab, Key key, int mod)
 {
     const Cmd *loose = NULL;
-    key = plain_key(key);
+    key = cmd_plain_key(key);
     for (int i = 0; i < N_TABLE; i++) {
         if (!in_scope(&TABLE[i], scope, tab))
             continue;
@@ -309,46 +199,6 @@ const Cmd *cmd_lookup(CmdScope scope, ViewId tab, Key key, int mod)
             loose = &TABLE[i];
     }
     return loose;
-}
-
-/* Is the scope open in the App's state now? */
-static int scope_open(const App *a, CmdScope s)
-{
-    switch (s) {
-    case CS_MODELS: return model_ui_list(a, NULL);
-    case CS_LESSON_LIST: return lesson_ui_list_open(a);
-    case CS_LESSON: return lesson_ui_active(a) && !lesson_ui_list_open(a);
-    case CS_EXP: return a->show_exp;
-    default: return 1;
-    }
-}
-
-static int run_row(App *a, const Cmd *c, Key key)
-{
-    return c && c->run && c->run(a, c, c->arg + (int)(plain_key(key) - c->key));
-}
-
-const Cmd *cmd_key(App *a, Key key, int mod, int text)
-{
-    if (text) { /* a text field has the keyboard: only what works there too */
-        const Cmd *c = cmd_lookup(CS_GLOBAL, VIEW_AUTO, key, mod);
-        return c && (c->flags & CMD_TEXT) && run_row(a, c, key) ? c : NULL;
-    }
-    int first = CS_MODELS;
-    if (a->show_help && key != KEY_F11) { /* a key closes the help */
-        a->show_help = 0;
-        const Cmd *c = cmd_lookup(CS_GLOBAL, VIEW_AUTO, key, mod);
-        if (key == KEY_ESCAPE || (c && c->run == run_window && c->act == WA_HELP))
-            return cmd_find("help"); /* the help took it: that is all */
-        first = CS_GLOBAL; /* and then does what it does everywhere */
-    }
-    ViewId tab = app_current_view(a);
-    for (int s = first; s < CS_COUNT; s++) {
-        const Cmd *c = scope_open(a, (CmdScope)s) ? cmd_lookup((CmdScope)s, tab, key, mod) : NULL;
-        if (run_row(a, c, key))
-            return c;
-    }
-    return NULL;
 }
 
 int cmd_in_tab(const Cmd *c, ViewId tab)

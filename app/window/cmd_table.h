@@ -3,13 +3,15 @@
  * Each row of the table (cmd_table.c) is one binding: a stable name, the
  * scope it works in (everywhere, one tab, the Experiments panel, a lesson,
  * the lesson list, the language list), a key or a range of keys with the
- * modifiers held, the handler, and the help text. Everything that speaks of
- * keys is made from it: the dispatch of a key event (cmd_key: the scopes
+ * modifiers held, the action, and the help text. Everything that speaks of
+ * keys is made from it: the dispatch of a key event (app_key: the scopes
  * that are open, the most particular first, then the global one), the `?`
  * overlay of the current tab (frame.c), the key hints of the status line
  * and of the train view, and `stepformer keys` (for users, and in roff for
  * the manual page). Mouse gestures are rows too, with no key: they are only
- * documented. This is lite's command.lua and keymap.lua in one table. */
+ * documented. This is lite's command.lua and keymap.lua in one table; it
+ * runs nothing itself (app_event.c's app_key does), so everything that
+ * shows keys may read it. */
 #ifndef APP_CMD_TABLE_H
 #define APP_CMD_TABLE_H
 
@@ -19,10 +21,8 @@
 #include "input.h"
 #include "view.h"
 
-struct App;
-
 /* Where a command works, from the most particular to the least: a key
- * is offered to the open scopes in this order and the first handler that
+ * is offered to the open scopes in this order and the first action that
  * takes it ends the search. */
 typedef enum CmdScope {
     CS_MODELS,      /* the language chooser is open */
@@ -40,17 +40,22 @@ enum {
                          another keyboard ('/' for '?', '=' for '+') */
     CMD_TEXT = 4,     /* works in a text field too (Ctrl+Q, F11) */
     CMD_STATUS = 8,   /* in the status line's key hint */
-    CMD_PASS = 16,    /* the handler passes the key on in some states (the
+    CMD_PASS = 16,    /* the action passes the key on in some states (the
                          Sampling pane's T elsewhere is the theme): it does
                          not hide the later scope's row from the help */
 };
 
-typedef struct Cmd Cmd;
-/* A handler: 1 when it used the key, 0 to offer it to the next scope (a
- * quiz answer with no quiz shown). arg is Cmd.arg plus the key's
- * offset in a range (1 ... 9: 0 ... 8). */
-typedef int (*CmdRun)(struct App *a, const Cmd *c, int arg);
+/* What a row of the window itself does (Cmd.act outside CS_TAB; a tab's
+ * row names its view's ViewAct). app_event.c runs them. */
+typedef enum WinAct {
+    WA_NONE, /* a mouse gesture: documented only */
+    WA_STEP, WA_FIRST, WA_LAST, WA_LAYER, WA_SIDE, WA_HEAD, WA_ALL_HEADS, WA_TEXT_SIZE, WA_THEME, WA_CMAP,
+    WA_PLAY, WA_EDIT, WA_HELP, WA_FULLSCREEN, WA_SAVE_PNG, WA_SAVE_VECTOR, WA_SAVE_CSV, WA_QUIT, WA_LESSONS,
+    WA_LANG, WA_EXP_PANEL, WA_EXP_COMPARE, WA_EXP_NO_SCALE, WA_EXP_NO_PE, WA_EXP_NO_CAUSAL, WA_EXP_CLEAR,
+    WA_LESSON_STEP, WA_LESSON_CLOSE, WA_QUIZ, WA_LIST_MOVE, WA_LIST_ENTER, WA_LIST_CLOSE, WA_MODELS_CLOSE,
+} WinAct;
 
+typedef struct Cmd Cmd;
 struct Cmd {
     const char *name;  /* "stage.next": stable, for tests and scripts */
     CmdScope scope;
@@ -60,9 +65,9 @@ struct Cmd {
     int mods;          /* MOD_* held: Ctrl and Alt exactly; a row without
                           Shift also takes the key with Shift, unless a row
                           with Shift binds it */
-    CmdRun run;
-    int act, arg;      /* what to do (a ViewAct in a tab, else the window's
-                          own) and its argument */
+    int act, arg;      /* what to do (a ViewAct in a tab, else a WinAct) and
+                          its argument; a key of a range adds its offset
+                          (1 ... 9: 0 ... 8) */
     const char *help;  /* N_(): the `?` overlay and the manual page */
     const char *hint;  /* N_(): the short words of a key hint, or NULL */
     const char *mouse; /* N_(): a gesture's name ("Alt+click"), or NULL */
@@ -74,13 +79,11 @@ const Cmd *cmd_table(int *n);
 /* A command by name, or NULL. */
 const Cmd *cmd_find(const char *name);
 
-/* Offer a key event to the scopes the App has open; the row that took
- * it, or NULL. In a text field (text = 1) only CMD_TEXT rows are looked
- * at. While the help is shown a key closes it first (Esc and ? do only
- * that; another key then does what it does everywhere). */
-const Cmd *cmd_key(struct App *a, Key key, int mod, int text);
-/* The row a key would run in a scope (tab for CS_TAB), ignoring whether the
- * handler would take it; NULL when nothing binds it there. */
+/* The keypad's digits, + and - stand for the main keys. */
+Key cmd_plain_key(Key k);
+/* The row a key runs in a scope (tab for CS_TAB), whether or not its
+ * action then takes it; NULL when nothing binds it there. A key is offered
+ * to the open scopes in CmdScope's order (app_key, app_event.c). */
 const Cmd *cmd_lookup(CmdScope scope, ViewId tab, Key key, int mod);
 /* Does the row work while tab is shown? A tab's row in its tab only; a
  * global or Experiments panel row unless the tab binds all its keys to
