@@ -1,8 +1,9 @@
 #!/bin/sh
 # make-man.sh PROGRAM TEMPLATE VERSION DATADIR > stepformer.1
 # The manual page: the hand-written template (data/stepformer.1.in) with the
-# window's options and every command's own --help text put in, so the page
-# follows the program. Commands are the ones `PROGRAM --help` lists.
+# window's options, every command's own --help text and the window's keys
+# (`PROGRAM keys --man`, from its command table) put in, so the page follows
+# the program. Commands are the ones `PROGRAM --help` lists.
 set -eu
 prog=$1 template=$2 version=$3 datadir=$4
 
@@ -29,8 +30,10 @@ commands() {
 date=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
 gui=$(gui_help)
 cmds=$(commands)
-awk -v gui="$gui" -v cmds="$cmds" -v version="$version" -v datadir="$datadir" -v date="$date" '
+keys=$("$prog" keys --man)
+awk -v gui="$gui" -v cmds="$cmds" -v keys="$keys" -v version="$version" -v datadir="$datadir" -v date="$date" '
     /^@GUI_HELP@$/ { print gui; next }
     /^@COMMANDS@$/ { print cmds; next }
+    /^@KEYS@$/ { print keys; next }
     { gsub(/@VERSION@/, version); gsub(/@DATADIR@/, datadir); gsub(/@DATE@/, date); print }
 ' "$template"

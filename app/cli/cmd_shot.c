@@ -22,7 +22,7 @@ static const char *SHOT_HELP =
     "                       [--lang en|zh] [--decode-pane gen|step|beam|sample --beam K --alpha A]\n"
     "                       [--size WxH] [--theme dark|light|contrast] [--scale S]\n"
     "                       " CLI_EXP_USAGE " [--compare]\n"
-    "                       [--caption] --out FILE_OR_DIR\n"
+    "                       [--caption] [--keys] --out FILE_OR_DIR\n"
     "\n"
     "Render a stage (or a view: matrix, heads, lines, mask, pe, norm, ffn,\n"
     "output, decode, train) exactly as the window shows it, into a PNG, through\n"
@@ -44,7 +44,8 @@ static const char *SHOT_HELP =
     "model does not have) is refused with a message and exit status 1.\n"
     "With experiment flags the picture shows the experiment's pass; --compare\n"
     "draws the difference experiment - normal (a diverging map centred at 0),\n"
-    "as D does in the window.\n"
+    "as D does in the window. --keys draws the ? overlay over the window: every\n"
+    "key that works in the view shown (as `stepformer keys` lists them).\n"
     "\n" CLI_EXP_HELP;
 
 /* Sentences of the batch the --src options make: '|' separates them and
@@ -148,6 +149,7 @@ int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
 
 typedef struct ShotArgs {
     int all, walk, caption, one_step, w, h;
+    int keys;         /* the ? overlay over the window */
     const char *format; /* --all: png, svg or pdf */
     float scale;
     const char *out;
@@ -175,6 +177,7 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
         CLI_FLAG_OPT("all", &s->all),
         CLI_FLAG_OPT("walk", &s->walk),
         CLI_FLAG_OPT("caption", &s->caption),
+        CLI_FLAG_OPT("keys", &s->keys),
         CLI_FLAG_OPT("compare", &s->compare),
         CLI_STR_OPT("out", &s->out),
         CLI_STR_OPT("task", &s->task),
@@ -357,6 +360,7 @@ int cmd_shot(int argc, char **argv)
         return 1;
     }
     a.text_scale = s.scale;
+    a.show_help = s.keys;
     if (a.notice[0])
         cli_warn(C, "%s", a.notice);
     a.notice[0] = 0;

@@ -11,5 +11,6 @@ int gui_run(const AppOpts *o);
 int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd);
 int cmd_shot(int argc, char **argv);
 int cmd_lessons(int argc, char **argv);
+int cmd_keys(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const Command COMMANDS[] = {
     {"translate", cmd_translate, "translate sentences (greedy or beam search)"},
     {"heads", cmd_heads, "what each attention head does, in numbers"},
     {"lessons", cmd_lessons, "list the lessons, or check them (--check)"},
+    {"keys", cmd_keys, "the window's keys and what each does"},
     {"shot", cmd_shot, "render a stage or view into a PNG, SVG or PDF, no display needed"},
     {"train", cmd_train, "train a model on a task or your sentence pairs"},
     {"eval", cmd_eval, "held-out exact match, token accuracy and BLEU"},

@@ -9,7 +9,7 @@
  * state (ctx->st, owned by the window), and writes its wishes into a ViewOut
  * (hover, selection, go to a stage, set the head, use a model, a notice, a
  * wake-up time, a focused text field...), which the window applies when the
- * view is done. VIEWS[] is the table of views: name, label, draw, keys,
+ * view is done. VIEWS[] is the table of views: name, label, draw, actions,
  * state and what the view needs computed. The widgets that work on a view's
  * context and its wishes are declared here too (view_widgets.c); the look
  * and the plain widgets are ui.h's. */
@@ -110,6 +110,8 @@ typedef struct Scene {
     Focus focus;                /* which text field has the keyboard */
     int cursor;                 /* byte offset in it */
     const char *view_text;      /* the view's field when focus is FOCUS_VIEW */
+    const char *tab_keys;       /* the keys of the view's tab and what they do
+                                   (the window's command table), translated */
     Ren *r;
     Gfx *g;
     const Theme *th;
@@ -166,12 +168,46 @@ typedef struct ViewCtx {
     float anim;           /* 0..1 easing after a stage change */
 } ViewCtx;
 
+/* What a command of a tab asks of its view. The keys are bound in the
+ * window's command table (app/window/cmd_table.c), which also gives their
+ * help; a view only does the action. arg: a direction (-1, +1) or a head. */
+typedef enum ViewAct {
+    VA_STEP,    /* one step: the next token (decode), a training step */
+    VA_PLAY,    /* play / pause */
+    VA_RESTART, /* decode: from <bos> again; train: a new run */
+    VA_MOVE,    /* the token / snapshot before (-1) or after (+1) */
+    VA_FIRST,
+    VA_LAST,
+    VA_LAYER,   /* the layer before / after */
+    VA_HEAD,    /* head arg (from 0), -1 all */
+    VA_PANE,    /* the pane (decode), the attention shown (train): -1, +1 */
+    VA_BEAM,    /* decode: one beam more (+1) or fewer (-1) */
+    VA_ALPHA,   /* decode: the next length penalty */
+    VA_UNFORCE, /* decode: take the forced tokens back */
+    VA_TEMP,    /* decode, Sampling pane: temperature up (+1) or down (-1) */
+    VA_TOP_K,
+    VA_TOP_P,
+    VA_DRAW,    /* decode, Sampling pane: draw one sample */
+    VA_SAVE,    /* train: save the model */
+    VA_OPEN,    /* train: open the model in the Decode tab */
+    VA_TASK,    /* train: the task before / after */
+    VA_SIZE,    /* train: the next size */
+    VA_FIELD,   /* train: the setting before / after */
+    VA_VALUE,   /* train: the setting's value down / up */
+    VA_FILE,    /* train: type a file's path */
+    VA_SWAP,    /* train, small window: curves or attention */
+    VA_ENTROPY, /* train: head entropy or tokens/s */
+    VA_CMAP,    /* train: the colour map of its heatmaps */
+    VA_METRICS, /* heads: the metrics over each head */
+    VA_SORT,    /* heads: the next order of the heads */
+} ViewAct;
+
 /* One entry per view. */
 typedef struct ViewDef {
     const char *name;     /* "matrix", used by --view and lessons */
     const char *label;    /* the tab's label (English; L() translates) */
     void (*draw)(ViewCtx *v);
-    int (*key)(ViewCtx *v, Key key, int mod); /* 1 when used; may be NULL */
+    int (*act)(ViewCtx *v, ViewAct act, int arg); /* a tab's command: 1 when done; may be NULL */
     size_t state_size;    /* bytes of the view's state, 0 none */
     void (*free)(void *st); /* release what the state holds; may be NULL */
     SesNeed need;         /* what of the pass the view shows */

@@ -452,10 +452,10 @@ static void draw_thumbs(ViewCtx *v, const HeadsGrid *G, int cur_layer)
     }
 }
 
-static int heads_key(ViewCtx *v, Key key, int mod)
+static int heads_act(ViewCtx *v, ViewAct act, int arg)
 {
-    (void)mod;
-    return heads_exp_key(&((HeadsState *)v->st)->x, key);
+    (void)arg;
+    return heads_exp_act(&((HeadsState *)v->st)->x, act);
 }
 
 static int real_len(const TfTrace *tr, LabelKind k, int b)
@@ -512,5 +512,5 @@ static void view_heads(ViewCtx *v)
     ui_draw_inside(v, heads_draw);
 }
 
-const ViewDef VIEW_HEADS_DEF = {"heads", N_("All heads"), view_heads, heads_key, sizeof(HeadsState), NULL,
+const ViewDef VIEW_HEADS_DEF = {"heads", N_("All heads"), view_heads, heads_act, sizeof(HeadsState), NULL,
                                 SES_NEED_STACK};

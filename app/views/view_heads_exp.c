@@ -106,11 +106,11 @@ void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const TfHeadMetric
                 (Color){255, 255, 255, 255});
 }
 
-int heads_exp_key(HeadsExp *x, Key key)
+int heads_exp_act(HeadsExp *x, ViewAct act)
 {
-    if (key == 'm')
+    if (act == VA_METRICS)
         x->overlay = !x->overlay;
-    else if (key == 'o')
+    else if (act == VA_SORT)
         x->sort = (x->sort + 1) % HX_SORT_COUNT;
     else
         return 0;

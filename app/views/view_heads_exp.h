@@ -26,7 +26,8 @@ void heads_exp_controls(ViewCtx *v, HeadsExp *x, Rect *body);
 /* The overlay on thumbnail t of head h. */
 void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const TfHeadMetrics *m, TfAttnKind kind,
                        int h);
-/* M toggles the overlay, O cycles the sort; 1 when the key was used. */
-int heads_exp_key(HeadsExp *x, Key key);
+/* VA_METRICS toggles the overlay, VA_SORT cycles the sort (M and O);
+ * 1 when the action is one of them. */
+int heads_exp_act(HeadsExp *x, ViewAct act);
 
 #endif

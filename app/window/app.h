@@ -114,7 +114,11 @@ const char *app_cmp_name(int cmp);
 void app_set_exp(App *a, const TfExperiment *e); /* with a notice naming it */
 void app_put_exp(App *a, const TfExperiment *e); /* the same, quietly */
 void app_exp_toggle_hide(App *a, int pos); /* Alt+click on a source token */
-int app_exp_key(App *a, Key key);      /* E, D and the panel's keys */
+void app_exp_toggle_panel(App *a);     /* E */
+void app_exp_compare(App *a);          /* D: experiment, normal, difference */
+/* The panel's toggles (S, P, M) and clear (X). */
+enum { EXP_NO_SCALE, EXP_NO_PE, EXP_NO_CAUSAL, EXP_CLEAR };
+void app_exp_change(App *a, int what);
 void app_exp_draw(ViewCtx *v);         /* the panel (experiment_ui.c) */
 int app_exp_status(const App *a, char *buf, size_t cap);
 /* The explanation panel's tabs and its "code" tab (explain_code.c): 1 when
@@ -193,10 +197,18 @@ void app_notice(App *a, int error, const char *fmt, ...)
 /* Input: events of our own (input.h), fed in by the window loop, which maps
  * SDL's (input_from_sdl), or by tests. */
 void app_event(App *a, const InputEvent *e);
+/* A key through the command table (cmd_table.h): offered to the open
+ * scopes, the most particular first; the row that took it, or NULL. In a
+ * text field (text = 1) only the rows that work there (CMD_TEXT). While
+ * the help is shown a key closes it first (Esc and ? do only that;
+ * another key then does what it does everywhere). */
+struct Cmd;
+const struct Cmd *app_key(App *a, Key key, int mod, int text);
 
 /* Hosting the views (host.c). app_scene fills the snapshot a view sees;
  * app_draw_view draws view id into ctx->area and applies what it wished;
- * app_view_key offers a key to the current view. app_view_begin/end give
+ * app_view_act asks the current view to do what a command of its tab
+ * says (cmd_table.c binds the keys). app_view_begin/end give
  * a view's context outside a frame (for shot, tests and benchmarks that
  * set a view up), applying its wishes at the end. */
 typedef struct ViewCall {
@@ -210,7 +222,7 @@ void app_scene(const App *a, Scene *sc);
 const TfTrace *app_shown_trace(const App *a);
 void app_apply(App *a, ViewOut *o);
 void app_draw_view(App *a, ViewCtx *ctx, ViewId id);
-int app_view_key(App *a, Key key, int mod);
+int app_view_act(App *a, ViewAct act, int arg);
 void app_view_begin(App *a, ViewId id, ViewCall *c);
 void app_view_end(App *a, ViewCall *c);
 /* The decode and train views set up from outside a frame (view_decode.h,

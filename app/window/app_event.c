@@ -1,15 +1,17 @@
-/* app_event.c - input events (input.h) into App state: keys (navigation,
- * presenter controls, text editing), text input (UTF-8, so input methods for
- * Chinese work), mouse and window events. Mouse clicks on widgets are handled
- * when the frame is built (immediate mode); here they are only recorded. */
+/* app_event.c - input events (input.h) into App state: keys (run as the
+ * command table, cmd_table.c, binds them, or typed into the focused text
+ * field), text input
+ * (UTF-8, so input methods for Chinese work), mouse and window events.
+ * Mouse clicks on widgets are handled when the frame is built (immediate
+ * mode); here they are only recorded. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "cmd_table.h"
 #include "lesson_ui.h"
 #include "model_ui.h"
 #include "utf8.h"
-#include "panels.h"
 
 /* Byte length of the character at s[at] (1 for a byte that is not valid
  * UTF-8, so the cursor always moves). */
@@ -103,16 +105,6 @@ static void delete_range(App *a, int from, int to)
     edited(a);
 }
 
-static void cycle_cmap(App *a)
-{
-    StagePos p = app_pos(a);
-    StageKind k = stage_info(p.stage)->kind;
-    int prob = k == SK_WEIGHTS || k == SK_PROBS || k == SK_HIDDEN; /* 0.. data: sequential maps */
-    CmapId *c = prob ? &a->cmap_prob : &a->cmap_signed;
-    *c = (CmapId)((*c + 1) % CMAP_COUNT);
-    app_notice(a, 0, _("colour map: %s"), cmap_name(*c));
-}
-
 static void text_key(App *a, Key key, int mod)
 {
     char *s = focused_text(a);
@@ -153,63 +145,140 @@ static void text_key(App *a, Key key, int mod)
     }
 }
 
-static void nav_key(App *a, Key key, int mod)
+/* ---- keys: the command table's (cmd_table.c) ---- */
+
+/* +1 bigger text, -1 smaller, within presenter mode's range. */
+static void text_size(App *a, int dir)
 {
-    int sym = (int)key, ctrl = (mod & MOD_CTRL) != 0;
-    if (a->show_help && sym != KEY_F11) {
+    if (dir > 0 && a->text_scale < 3.0f)
+        a->text_scale *= 1.15f;
+    else if (dir < 0 && a->text_scale > 0.6f)
+        a->text_scale /= 1.15f;
+}
+
+static void next_theme(App *a)
+{
+    a->theme = (ThemeId)((a->theme + 1) % THEME_COUNT);
+    app_notice(a, 0, _("theme: %s"), _(theme_get(a->theme)->name));
+}
+
+/* The colour map of what is shown: sequential for 0.. data (weights,
+ * probabilities, ReLU outputs), diverging for signed data. */
+static void next_cmap(App *a)
+{
+    StageKind k = stage_info(app_pos(a).stage)->kind;
+    int prob = k == SK_WEIGHTS || k == SK_PROBS || k == SK_HIDDEN;
+    CmapId *m = prob ? &a->cmap_prob : &a->cmap_signed;
+    *m = (CmapId)((*m + 1) % CMAP_COUNT);
+    app_notice(a, 0, _("colour map: %s"), cmap_name(*m));
+}
+
+static void toggle_play(App *a)
+{
+    a->playing = !a->playing;
+    a->play_next = a->now + 0.8;
+    app_notice(a, 0, "%s", a->playing ? _("playing: a stage every 1.6 s (Space pauses)") : _("paused"));
+}
+
+static void edit_source(App *a)
+{
+    a->focus = FOCUS_SRC;
+    a->cursor = (int)strlen(a->ses.src_line);
+}
+
+static void switch_lang(App *a)
+{
+    lesson_ui_set_lang(a, !a->lang);
+    app_notice(a, 0, "%s", _("language: English")); /* in the new language */
+}
+
+/* Do what a window row says; 0 when it passes the key on (a quiz's
+ * number with no quiz to answer). */
+static int run_window(App *a, int act, int arg)
+{
+    switch (act) {
+    case WA_STEP: app_step(a, arg); break;
+    case WA_FIRST: app_step(a, -a->ses.n_walk); break;
+    case WA_LAST: app_step(a, a->ses.n_walk); break;
+    case WA_LAYER: app_change_layer(a, arg); break;
+    case WA_SIDE: app_toggle_side(a); break;
+    case WA_HEAD: app_set_head(a, arg); break;
+    case WA_ALL_HEADS: /* and the natural view of all heads: the grid */
+        app_set_head(a, -1);
+        a->view = VIEW_AUTO;
+        break;
+    case WA_TEXT_SIZE: text_size(a, arg); break;
+    case WA_THEME: next_theme(a); break;
+    case WA_CMAP: next_cmap(a); break;
+    case WA_PLAY: toggle_play(a); break;
+    case WA_EDIT: edit_source(a); break;
+    case WA_HELP: a->show_help = 1; break;
+    case WA_FULLSCREEN: a->want_fullscreen_toggle = 1; break;
+    case WA_SAVE_PNG: a->want_save_png = 1; break;
+    case WA_SAVE_VECTOR: a->want_save_vector = 1; break;
+    case WA_SAVE_CSV: a->want_save_csv = 1; break;
+    case WA_QUIT: a->want_quit = 1; break;
+    case WA_LESSONS: case WA_LIST_CLOSE: lesson_ui_toggle_list(a); break;
+    case WA_LANG: switch_lang(a); break;
+    case WA_EXP_PANEL: app_exp_toggle_panel(a); break;
+    case WA_EXP_COMPARE: app_exp_compare(a); break;
+    case WA_EXP_NO_SCALE: app_exp_change(a, EXP_NO_SCALE); break;
+    case WA_EXP_NO_PE: app_exp_change(a, EXP_NO_PE); break;
+    case WA_EXP_NO_CAUSAL: app_exp_change(a, EXP_NO_CAUSAL); break;
+    case WA_EXP_CLEAR: app_exp_change(a, EXP_CLEAR); break;
+    case WA_LESSON_STEP: lesson_ui_step(a, arg); break;
+    case WA_LESSON_CLOSE: lesson_ui_close(a); break;
+    case WA_QUIZ: return lesson_ui_quiz_key(a, arg);
+    case WA_LIST_MOVE: lesson_ui_list_move(a, arg); break;
+    case WA_LIST_ENTER: lesson_ui_list_enter(a); break;
+    case WA_MODELS_CLOSE: model_ui_close(a); break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* Run row c for key: a tab's row through its view, else the window's. */
+static int run_row(App *a, const Cmd *c, Key key)
+{
+    if (!c)
+        return 0;
+    int arg = c->arg + (int)(cmd_plain_key(key) - c->key);
+    return c->scope == CS_TAB ? app_view_act(a, (ViewAct)c->act, arg) : run_window(a, c->act, arg);
+}
+
+/* Is the scope open in the App's state now? */
+static int scope_open(const App *a, CmdScope s)
+{
+    switch (s) {
+    case CS_MODELS: return model_ui_list(a, NULL);
+    case CS_LESSON_LIST: return lesson_ui_list_open(a);
+    case CS_LESSON: return lesson_ui_active(a) && !lesson_ui_list_open(a);
+    case CS_EXP: return a->show_exp;
+    default: return 1;
+    }
+}
+
+const Cmd *app_key(App *a, Key key, int mod, int text)
+{
+    if (text) { /* a text field has the keyboard: only what works there too */
+        const Cmd *c = cmd_lookup(CS_GLOBAL, VIEW_AUTO, key, mod);
+        return c && (c->flags & CMD_TEXT) && run_row(a, c, key) ? c : NULL;
+    }
+    int first = CS_MODELS;
+    if (a->show_help && key != KEY_F11) { /* a key closes the help */
         a->show_help = 0;
-        if (sym == KEY_ESCAPE || sym == '?' || sym == '/')
-            return;
+        const Cmd *c = cmd_lookup(CS_GLOBAL, VIEW_AUTO, key, mod);
+        if (key == KEY_ESCAPE || (c && c->act == WA_HELP))
+            return cmd_find("help"); /* the help took it: that is all */
+        first = CS_GLOBAL; /* and then does what it does everywhere */
     }
-    if (ctrl) {
-        if (sym == 's' && (mod & MOD_SHIFT))
-            a->want_save_vector = 1;
-        else if (sym == 's')
-            a->want_save_png = 1;
-        else if (sym == 'e')
-            a->want_save_csv = 1;
-        else if (sym == 'q')
-            a->want_quit = 1;
-        return;
+    ViewId tab = app_current_view(a);
+    for (int s = first; s < CS_COUNT; s++) {
+        const Cmd *c = scope_open(a, (CmdScope)s) ? cmd_lookup((CmdScope)s, tab, key, mod) : NULL;
+        if (run_row(a, c, key))
+            return c;
     }
-    switch (sym) {
-    case KEY_RIGHT: case KEY_DOWN: app_step(a, 1); break;
-    case KEY_LEFT: case KEY_UP: app_step(a, -1); break;
-    case KEY_HOME: app_step(a, -a->ses.n_walk); break;
-    case KEY_END: app_step(a, a->ses.n_walk); break;
-    case '[': app_change_layer(a, -1); break;
-    case ']': app_change_layer(a, 1); break;
-    case KEY_TAB: app_toggle_side(a); break;
-    case '0': case KEY_KP_0: app_set_head(a, -1); a->view = VIEW_AUTO; break;
-    case KEY_F11: a->want_fullscreen_toggle = 1; break;
-    case '=': case '+': case KEY_KP_PLUS:
-        if (a->text_scale < 3.0f)
-            a->text_scale *= 1.15f;
-        break;
-    case '-': case KEY_KP_MINUS:
-        if (a->text_scale > 0.6f)
-            a->text_scale /= 1.15f;
-        break;
-    case 't':
-        a->theme = (ThemeId)((a->theme + 1) % THEME_COUNT);
-        app_notice(a, 0, _("theme: %s"), _(theme_get(a->theme)->name));
-        break;
-    case 'c': cycle_cmap(a); break;
-    case '/': case '?': a->show_help = 1; break;
-    case KEY_ESCAPE: a->want_quit = 1; break;
-    case KEY_SPACE:
-        a->playing = !a->playing;
-        a->play_next = a->now + 0.8;
-        app_notice(a, 0, "%s", a->playing ? _("playing: a stage every 1.6 s (Space pauses)") : _("paused"));
-        break;
-    case KEY_RETURN: a->focus = FOCUS_SRC; a->cursor = (int)strlen(a->ses.src_line); break;
-    default:
-        if (sym >= '1' && sym <= '9')
-            app_set_head(a, (int)(sym - '1'));
-        else if (sym >= (KEY_KP_0 + 1) && sym <= KEY_KP_9)
-            app_set_head(a, (int)(sym - (KEY_KP_0 + 1)));
-        break;
-    }
+    return NULL;
 }
 
 void app_event(App *a, const InputEvent *e)
@@ -220,25 +289,12 @@ void app_event(App *a, const InputEvent *e)
     case IN_KEY:
         if (a->focus == FOCUS_VIEW && !a->view_text)
             a->focus = FOCUS_NONE;
-        if ((e->mod & MOD_CTRL) && e->key == 'q') { /* quits from a text field too */
-            a->want_quit = 1;
+        if (a->focus != FOCUS_NONE) { /* Ctrl+Q and F11 work there too */
+            if (!app_key(a, e->key, e->mod, 1))
+                text_key(a, e->key, e->mod);
             break;
         }
-        if (a->focus != FOCUS_NONE && e->key != KEY_F11) {
-            text_key(a, e->key, e->mod);
-            break;
-        }
-        if (model_ui_key(a, e->key)) /* Esc closes the language list */
-            break;
-        if (!a->show_help && !(e->mod & MOD_CTRL)) {
-            if (lesson_ui_key(a, e->key))
-                break;
-            if (app_view_key(a, e->key, e->mod)) /* the current view's own keys */
-                break;
-            if (!(e->mod & MOD_ALT) && app_exp_key(a, e->key))
-                break;
-        }
-        nav_key(a, e->key, e->mod);
+        app_key(a, e->key, e->mod, 0); /* the command table's */
         break;
     case IN_TEXT:
         /* outside a text field, keys are shortcuts (handled as IN_KEY) */

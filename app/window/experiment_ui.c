@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "cmd_table.h"
 #include "panels.h"
 
 static const char *CMP_NAMES[CMP_COUNT] = {N_("experiment"), N_("normal"), N_("difference")};
@@ -45,35 +46,31 @@ void app_exp_toggle_hide(App *a, int pos)
     app_set_exp(a, &e);
 }
 
-/* E and D (and, while the panel is open, its toggles S, P, M and X to
- * clear); 1 when the key was used. */
-int app_exp_key(App *a, Key key)
+void app_exp_toggle_panel(App *a)
+{
+    a->show_exp = !a->show_exp;
+}
+
+void app_exp_compare(App *a)
+{
+    if (!session_has_exp(&a->ses)) {
+        app_notice(a, 0, "%s", _("D compares an experiment with the normal pass: turn one on first (E)"));
+        return;
+    }
+    a->cmp = (a->cmp + 1) % CMP_COUNT;
+    app_notice(a, 0, _("showing: %s"), app_cmp_name(a->cmp));
+}
+
+void app_exp_change(App *a, int what)
 {
     TfExperiment e = a->ses.exp;
-    if (key == 'e') {
-        a->show_exp = !a->show_exp;
-        return 1;
-    }
-    if (key == 'd') {
-        if (!session_has_exp(&a->ses)) {
-            app_notice(a, 0, "%s", _("D compares an experiment with the normal pass: turn one on first (E)"));
-            return 1;
-        }
-        a->cmp = (a->cmp + 1) % CMP_COUNT;
-        app_notice(a, 0, _("showing: %s"), app_cmp_name(a->cmp));
-        return 1;
-    }
-    if (!a->show_exp)
-        return 0;
-    switch ((int)key) {
-    case 's': e.no_scale = !e.no_scale; break;
-    case 'p': e.no_pe = !e.no_pe; break;
-    case 'm': e.no_causal = !e.no_causal; break;
-    case 'x': memset(&e, 0, sizeof e); break;
-    default: return 0;
+    switch (what) {
+    case EXP_NO_SCALE: e.no_scale = !e.no_scale; break;
+    case EXP_NO_PE: e.no_pe = !e.no_pe; break;
+    case EXP_NO_CAUSAL: e.no_causal = !e.no_causal; break;
+    default: memset(&e, 0, sizeof e); break;
     }
     app_set_exp(a, &e);
-    return 1;
 }
 
 /* The panel, over the top right of the main view. */
@@ -93,27 +90,31 @@ void app_exp_draw(ViewCtx *v)
     ren_rect(v->r, box, v->th->panel);
     ren_rect_line(v->r, box, 1, v->th->accent);
     int x = box.x + pad, y = box.y + pad, bw = w - 2 * pad;
-    ren_text(v->r, v->g->ui, _("Experiments (E)"), x, y, v->th->text);
+    char key[32], buf[160]; /* the buttons name their keys (cmd_table.c) */
+    snprintf(buf, sizeof buf, "%s (%s)", _("Experiments"), cmd_key_of("exp.panel", key, sizeof key));
+    ren_text(v->r, v->g->ui, buf, x, y, v->th->text);
     y += bh + 4;
     TfExperiment e = a->ses.exp;
-    struct { const char *label; int *flag; } t[3] = {
-        {N_("S  no 1/√d_k scaling"), &e.no_scale},
-        {N_("P  no positional encoding"), &e.no_pe},
-        {N_("M  no causal mask"), &e.no_causal},
+    struct { const char *cmd, *label; int *flag; } t[3] = {
+        {"exp.no_scale", N_("no 1/√d_k scaling"), &e.no_scale},
+        {"exp.no_pe", N_("no positional encoding"), &e.no_pe},
+        {"exp.no_causal", N_("no causal mask"), &e.no_causal},
     };
-    for (int i = 0; i < 3; i++, y += bh + 4)
-        if (ui_button(v, (Rect){x, y, bw, bh}, _(t[i].label), *t[i].flag)) {
+    for (int i = 0; i < 3; i++, y += bh + 4) {
+        snprintf(buf, sizeof buf, "%s  %s", cmd_key_of(t[i].cmd, key, sizeof key), _(t[i].label));
+        if (ui_button(v, (Rect){x, y, bw, bh}, buf, *t[i].flag)) {
             *t[i].flag = !*t[i].flag;
             app_set_exp(a, &e);
         }
-    if (ui_button(v, (Rect){x, y, bw / 2 - 4, bh}, _("X  clear"), 0)) {
+    }
+    snprintf(buf, sizeof buf, "%s  %s", cmd_key_of("exp.clear", key, sizeof key), _("clear"));
+    if (ui_button(v, (Rect){x, y, bw / 2 - 4, bh}, buf, 0)) {
         memset(&e, 0, sizeof e);
         app_set_exp(a, &e);
     }
-    char buf[64];
-    snprintf(buf, sizeof buf, _("D  %s"), app_cmp_name(a->cmp));
+    snprintf(buf, sizeof buf, "%s  %s", cmd_key_of("exp.compare", key, sizeof key), app_cmp_name(a->cmp));
     if (ui_button(v, (Rect){x + bw / 2, y, bw / 2, bh}, buf, a->cmp != CMP_EXP))
-        app_exp_key(a, 'd'); /* as the key: says why when there is nothing to compare */
+        app_exp_compare(a); /* as the key: says why when there is nothing to compare */
     y += bh + 4;
     char d[256];
     tf_exp_describe(&a->ses.exp, d, sizeof d);

@@ -1,14 +1,16 @@
 /* frame.c - one frame of the window: the layout (top bar, navigator, main
  * view with its view tabs, explanation panel, input lines, status line),
  * the current view drawn through the VIEWS table (host.c builds its Scene
- * and applies its ViewOut), and the overlays. */
+ * and applies its ViewOut), and the overlays (the `?` keys from the
+ * command table). */
 #include <cglm/cglm.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "lesson_ui.h"
+#include "cmd_table.h"
 #include "explain_model.h"
+#include "lesson_ui.h"
 #include "model_ui.h"
 #include "panels.h"
 
@@ -75,9 +77,11 @@ static void draw_top(ViewCtx *v, Rect rc)
     /* right side: Lessons, the language, help */
     RenFont *sf = v->g->small;
     int bh = ren_font_height(sf) + 10, by = rc.y + (rc.h - bh) / 2;
-    const char *les = _("Lessons (L)");
+    char key[32], les[96], help[96]; /* with their keys (cmd_table.c) */
+    snprintf(les, sizeof les, "%s (%s)", _("Lessons"), cmd_key_of("lessons", key, sizeof key));
+    snprintf(help, sizeof help, "%s %s", cmd_key_of("help", key, sizeof key), _("help"));
     int lw = ren_text_width(sf, les) + 18, gw = ren_text_width(sf, "EN | 中文") + 18;
-    int hw = ren_text_width(sf, _("? help")) + 16;
+    int hw = ren_text_width(sf, help) + 16;
     int rx = rc.x + rc.w - hw - gw - lw - 16;
     if (rx > x + 40) {
         if (ui_button(v, (Rect){rx, by, lw, bh}, les, lesson_ui_active(a) || lesson_ui_list_open(a)))
@@ -85,7 +89,7 @@ static void draw_top(ViewCtx *v, Rect rc)
         /* the language switch names both languages in their own script */
         if (ui_button(v, (Rect){rx + lw + 6, by, gw, bh}, a->lang ? "中文 | EN" : "EN | 中文", 0))
             lesson_ui_set_lang(a, !a->lang);
-        ren_text(v->r, sf, _("? help"), rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
+        ren_text(v->r, sf, help, rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
     } else {
         rx = rc.x + rc.w - 8;
     }
@@ -236,65 +240,192 @@ static void draw_status(ViewCtx *v, Rect rc)
         snprintf(buf, sizeof buf, a->ses.n_unk == 1 ? _("1 unknown word shown as <unk>")
                                                     : _("%d unknown words shown as <unk>"), a->ses.n_unk);
         ren_text(v->r, f, buf, x, y, th->warn);
-    } else {
-        ren_text(v->r, f, _("←/→ step  [ ] layer  1-9 head  0 all heads  Tab encoder/decoder  ? help"), x, y, th->dim);
+    } else { /* the keys of the tab shown (cmd_table.c) */
+        ui_text_fit(v->r, f, cmd_status_hint(app_current_view(a), buf, sizeof buf), x, y, rc.x + rc.w - x - 10,
+                    th->dim);
     }
 }
 
-static const char *HELP_LINES[][2] = {
-    {"← →", N_("previous / next stage")},
-    {"[  ]", N_("previous / next layer")},
-    {"1 … 9", N_("show head 1 … 9")},
-    {"0", N_("all heads at once")},
-    {"Tab", N_("jump between encoder and decoder")},
-    {N_("click"), N_("a token: follow it across views; a block: jump to it")},
-    {N_("hover"), N_("a cell: its exact value and how it was computed")},
-    {N_("wheel, drag"), N_("zoom and pan big matrices (right-click resets)")},
-    {"Space", N_("play / pause stepping")},
-    {"+  −", N_("bigger / smaller text (presenter mode)")},
-    {"T", N_("theme: dark, light, high contrast")},
-    {"C", N_("colour map: viridis, cividis, blue-orange")},
-    {"L, Z", N_("lessons; English / 中文")},
-    {"Ctrl+S", N_("save the window as PNG")},
-    {"Ctrl+Shift+S", N_("save the view as PDF and SVG")},
-    {"Ctrl+E", N_("save the current matrix as CSV")},
-    {"F11", N_("full screen")},
-    {"?", N_("this help")},
-    {"Esc", N_("leave a text field, close help, quit")},
-};
+/* ---- the `?` overlay: every key that works in the tab shown, from the
+ * command table (cmd_table.c): the tab's own keys, then those that work
+ * everywhere and the tab leaves alone, the Experiments panel's, and a
+ * lesson's or the lesson list's while one is open. The lines are packed
+ * into as few columns as fit the window, in the bigger font when it fits;
+ * a help text too long for its column wraps (only presenter text on a
+ * small screen cuts texts, and never a key). ---- */
 
-static void draw_help(ViewCtx *v, int W, int H)
+#define HELP_MAX_LINES 128
+#define HELP_MAX_COLS 4
+#define HELP_PAD 12 /* between the keys and their text; the box's margin */
+#define HELP_GAP 20 /* between columns */
+
+/* A line of the overlay: a section title (keys NULL) or a key line. */
+typedef struct HelpItem {
+    const char *keys;
+    const char *text; /* translated */
+} HelpItem;
+
+typedef struct HelpList {
+    HelpItem it[HELP_MAX_LINES];
+    char titles[CS_COUNT][128];
+    CmdLine lines[HELP_MAX_LINES];
+    int n, nl;
+} HelpList;
+
+static void add_scope(HelpList *h, CmdScope scope, ViewId tab)
 {
+    int room = HELP_MAX_LINES - h->nl;
+    int n = cmd_help_lines(scope, tab, h->lines + h->nl, room);
+    if (n == 0 || h->n + n + 1 > HELP_MAX_LINES)
+        return;
+    h->it[h->n++] = (HelpItem){NULL, cmd_scope_title(scope, tab, h->titles[scope], sizeof h->titles[scope])};
+    for (int i = 0; i < n; i++, h->nl++)
+        h->it[h->n++] = (HelpItem){h->lines[h->nl].keys, _(h->lines[h->nl].help)};
+}
+
+/* The sections of the tab shown, in the order the keys are looked up in
+ * (the lists first while they are open). */
+static void help_list(HelpList *h, const App *a, ViewId tab)
+{
+    h->n = h->nl = 0;
+    if (lesson_ui_list_open(a))
+        add_scope(h, CS_LESSON_LIST, VIEW_AUTO);
+    if (lesson_ui_active(a) && !lesson_ui_list_open(a))
+        add_scope(h, CS_LESSON, VIEW_AUTO);
+    add_scope(h, CS_TAB, tab);
+    add_scope(h, CS_GLOBAL, tab);
+    add_scope(h, CS_EXP, tab);
+}
+
+/* A way to lay the list out: a font, its line step, columns and their
+ * widths (key column kw, text column tw); the items that fit (all but a
+ * window too small for them) and where each column starts. */
+typedef struct HelpFit {
+    RenFont *f;
+    int step, cols, kw, tw, col_h, shown;
+    int cut; /* texts on one line each, cut with an ellipsis */
+    int starts[HELP_MAX_COLS + 1];
+} HelpFit;
+
+static int item_lines(const HelpFit *fit, const HelpItem *it)
+{
+    return it->keys && !fit->cut ? ren_text_wrap(fit->f, it->text, fit->tw, NULL, 0) : 1;
+}
+
+/* Pack the items into fit->cols columns no taller than room; a title
+ * never ends a column. Sets fit->shown to the items placed (all of them
+ * when they fit), the columns used and the tallest one. */
+static void pack(HelpFit *fit, const HelpList *h, int room)
+{
+    int col = 0, y = 0, i = 0;
+    fit->starts[0] = 0;
+    fit->col_h = 0;
+    for (; i < h->n; i++) {
+        int title = !h->it[i].keys, lines = item_lines(fit, &h->it[i]) * fit->step;
+        int above = title && y > 0 ? fit->step / 2 : 0; /* space before a section */
+        int need = above + lines + (title && i + 1 < h->n ? item_lines(fit, &h->it[i + 1]) * fit->step : 0);
+        if (y + need > room && (y > 0 || col + 1 < fit->cols)) {
+            if (col + 1 >= fit->cols)
+                break;
+            fit->starts[++col] = i;
+            y = above = 0;
+        }
+        y += above + lines;
+        fit->col_h = y > fit->col_h ? y : fit->col_h;
+    }
+    fit->shown = i;
+    fit->cols = col + 1;
+    for (int c = col + 1; c <= HELP_MAX_COLS; c++)
+        fit->starts[c] = i;
+}
+
+/* Font f with line gap, in cols columns of a W-wide window: 0 when the
+ * text column would be too narrow to read. */
+static int measure(HelpFit *fit, const HelpList *h, RenFont *f, int gap, int cols, int W)
+{
+    fit->f = f;
+    fit->cut = 0;
+    fit->step = ren_font_height(f) + gap;
+    fit->cols = cols;
+    fit->kw = fit->tw = 0;
+    for (int i = 0; i < h->n; i++) {
+        int k = h->it[i].keys ? ren_text_width(f, h->it[i].keys) : 0, t = ren_text_width(f, h->it[i].text);
+        fit->kw = k > fit->kw ? k : fit->kw;
+        fit->tw = t > fit->tw ? t : fit->tw;
+    }
+    int col_w = (W - 4 * HELP_PAD - (cols - 1) * HELP_GAP) / cols;
+    if (fit->kw + HELP_PAD + fit->tw > col_w)
+        fit->tw = col_w - fit->kw - HELP_PAD;
+    return fit->tw >= 6 * ren_font_height(f);
+}
+
+/* The first layout that shows every line in W x H: the ui font with roomy
+ * lines, then tighter, then the small font; one column, then more. On a
+ * window too small for that (presenter text on a small screen), the small
+ * font with each text on one line, cut where it is too long; smaller still,
+ * as many lines as fit and a last line that says so. */
+static HelpFit help_fit(ViewCtx *v, const HelpList *h, int W, int H)
+{
+    RenFont *fonts[3] = {v->g->ui, v->g->small, v->g->small};
+    int room = H - 20 - 2 * HELP_PAD - ren_font_height(v->g->title) - 8;
+    HelpFit fit, best = {0};
+    for (int fi = 0; fi < 3; fi++)
+        for (int gap = 4; gap >= 1; gap -= 3)
+            for (int cols = 1; cols <= HELP_MAX_COLS; cols++) {
+                if (!measure(&fit, h, fonts[fi], gap, cols, W))
+                    continue;
+                fit.cut = fi == 2;
+                pack(&fit, h, room);
+                if (fit.shown == h->n)
+                    return fit;
+                if (fit.cut && fit.shown > best.shown)
+                    best = fit;
+            }
+    if (!best.f) { /* not even one readable column: one, cut */
+        measure(&best, h, v->g->small, 1, 1, W);
+        best.cut = 1;
+    }
+    pack(&best, h, room - best.step); /* room for the note */
+    return best;
+}
+
+static void draw_help(ViewCtx *v, const App *a, int W, int H)
+{
+    static HelpList h; /* the window's one overlay: too big for the stack */
     const Theme *th = v->th;
-    int n = (int)(sizeof HELP_LINES / sizeof HELP_LINES[0]);
-    /* every line must show: tighter lines, then the small font, on a small
-     * screen or with presenter text */
-    RenFont *f = v->g->ui;
-    int room = H - 20 - ren_font_height(v->g->title) - 40;
-    int fh = ren_font_height(f) + 6;
-    if (n * fh > room)
-        fh = ren_font_height(f) + 1;
-    if (n * fh > room) {
-        f = v->g->small;
-        fh = ren_font_height(f) + 2;
+    help_list(&h, a, app_current_view(a));
+    HelpFit fit = help_fit(v, &h, W, H);
+    const char *tag = ren_text_tag("help"); /* for the tests of what it shows */
+    int col_w = fit.kw + HELP_PAD + fit.tw, more = fit.shown < h.n;
+    int w = fit.cols * col_w + (fit.cols - 1) * HELP_GAP + 2 * HELP_PAD;
+    int h_box = fit.col_h + (more ? fit.step : 0) + ren_font_height(v->g->title) + 2 * HELP_PAD + 8;
+    Rect box = ui_overlay(v->r, v->th, W, H, w < W - 20 ? w : W - 20, h_box < H - 20 ? h_box : H - 20);
+    int y0 = box.y + HELP_PAD;
+    ren_text(v->r, v->g->title, _("Keys"), box.x + HELP_PAD, y0, th->accent);
+    y0 += ren_font_height(v->g->title) + 8;
+    for (int c = 0; c < fit.cols; c++) {
+        int x = box.x + HELP_PAD + c * (col_w + HELP_GAP), y = y0;
+        for (int i = fit.starts[c]; i < fit.starts[c + 1]; i++) {
+            const HelpItem *it = &h.it[i];
+            if (!it->keys) {
+                if (y > y0)
+                    y += fit.step / 2;
+                ren_text(v->r, fit.f, it->text, x, y, th->accent);
+                y += fit.step;
+                continue;
+            }
+            ren_text(v->r, fit.f, it->keys, x, y, th->select);
+            if (fit.cut)
+                ui_text_fit(v->r, fit.f, it->text, x + fit.kw + HELP_PAD, y, fit.tw, th->text);
+            else
+                ui_paragraph(v->r, fit.f, it->text, x + fit.kw + HELP_PAD, y, fit.tw, th->text);
+            y += item_lines(&fit, it) * fit.step;
+        }
     }
-    int kw = 0, dw = 0;
-    for (int i = 0; i < n; i++) {
-        int k = ren_text_width(f, _(HELP_LINES[i][0])), d = ren_text_width(f, _(HELP_LINES[i][1]));
-        if (k > kw) kw = k;
-        if (d > dw) dw = d;
-    }
-    int w = kw + dw + 72, h = n * fh + ren_font_height(v->g->title) + 40;
-    if (w > W - 20) w = W - 20;
-    if (h > H - 20) h = H - 20;
-    Rect box = ui_overlay(v->r, v->th, W, H, w, h);
-    int y = box.y + 14;
-    ren_text(v->r, v->g->title, _("Keys"), box.x + 20, y, th->accent);
-    y += ren_font_height(v->g->title) + 10;
-    for (int i = 0; i < n; i++, y += fh) {
-        ren_text(v->r, f, _(HELP_LINES[i][0]), box.x + 20, y, th->select);
-        ren_text(v->r, f, _(HELP_LINES[i][1]), box.x + 40 + kw, y, th->text);
-    }
+    if (more)
+        ui_text_fit(v->r, fit.f, _("… and more keys than this window can show: stepformer keys lists them all"),
+                    box.x + HELP_PAD, y0 + fit.col_h, box.w - 2 * HELP_PAD, th->warn);
+    ren_text_tag(tag);
     ren_clip_pop(v->r);
 }
 
@@ -427,7 +558,7 @@ void app_draw(App *a, Ren *r)
     if (lesson_ui_list_open(a))
         lesson_list_draw(v, W, H);
     if (a->show_help)
-        draw_help(v, W, H);
+        draw_help(v, a, W, H);
     /* a click outside the text fields leaves them (a view's own field is
      * left by the view, which knows where it is) */
     if (a->in.pressed && a->focus != FOCUS_VIEW && !ui_over(&a->in, L.src) && !ui_over(&a->in, L.tgt))

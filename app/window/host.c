@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "cmd_table.h"
 #include "panels.h"
 #include "view_decode.h"
 #include "view_train.h"
@@ -157,14 +158,14 @@ void app_apply(App *a, ViewOut *o)
         app_notice(a, o->notice_error, "%s", o->notice);
 }
 
-int app_view_key(App *a, Key key, int mod)
+int app_view_act(App *a, ViewAct act, int arg)
 {
     ViewId id = app_current_view(a);
-    if (!VIEWS[id]->key || (VIEWS[id]->state_size && !a->vstate[id]))
+    if (!VIEWS[id]->act || (VIEWS[id]->state_size && !a->vstate[id]))
         return 0;
     ViewCall c;
     app_view_begin(a, id, &c);
-    int used = VIEWS[id]->key(&c.v, key, mod);
+    int used = VIEWS[id]->act(&c.v, act, arg);
     app_view_end(a, &c);
     return used;
 }
@@ -176,6 +177,7 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
     Scene sc;
     ViewOut out;
     app_scene(a, &sc);
+    sc.tab_keys = cmd_tab_keys(id);
     memset(&out, 0, sizeof out);
     ViewCtx v = *ctx;
     v.s = &sc;

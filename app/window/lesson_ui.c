@@ -474,56 +474,37 @@ int lesson_ui_answer(App *a, int choice)
     return choice == s->quiz.answer;
 }
 
-int lesson_ui_key(App *a, Key key)
+void lesson_ui_list_move(App *a, int delta)
 {
-    int sym = (int)key;
     LessonUi *u = a->les;
-    if (sym == 'l') {
-        lesson_ui_toggle_list(a);
-        return 1;
-    }
-    if (sym == 'z') {
-        lesson_ui_set_lang(a, !a->lang);
-        app_notice(a, 0, "%s", _("language: English"));
-        return 1;
-    }
     if (!u)
+        return;
+    int i = u->list_sel + delta;
+    u->list_sel = i < 0 ? 0 : i < u->set.n ? i : u->list_sel;
+}
+
+/* The lesson selected in the list, where the learner left it (the step
+ * after the last one reached, unless the lesson was finished). */
+void lesson_ui_list_enter(App *a)
+{
+    LessonUi *u = a->les;
+    if (!u || u->list_sel >= u->set.n)
+        return;
+    Progress *p = progress_of(u, u->set.lessons[u->list_sel].id);
+    int resume = p && p->reached > 0 && p->reached < u->set.lessons[u->list_sel].n_steps ? p->reached - 1 : 0;
+    lesson_ui_open(a, u->set.lessons[u->list_sel].id, resume);
+}
+
+int lesson_ui_quiz_key(App *a, int choice)
+{
+    LessonUi *u = a->les;
+    if (!u || u->cur < 0)
         return 0;
-    if (u->list_open) {
-        if (sym == KEY_RIGHT || sym == KEY_DOWN)
-            u->list_sel = u->list_sel + 1 < u->set.n ? u->list_sel + 1 : u->list_sel;
-        else if (sym == KEY_LEFT || sym == KEY_UP)
-            u->list_sel = u->list_sel > 0 ? u->list_sel - 1 : 0;
-        else if (sym == KEY_RETURN && u->list_sel < u->set.n) {
-            Progress *p = progress_of(u, u->set.lessons[u->list_sel].id);
-            int resume = p && p->reached > 0 && p->reached < u->set.lessons[u->list_sel].n_steps ? p->reached - 1 : 0;
-            lesson_ui_open(a, u->set.lessons[u->list_sel].id, resume);
-        } else if (sym == KEY_ESCAPE)
-            u->list_open = 0;
-        else
-            return 0;
-        return 1;
-    }
-    if (u->cur < 0)
-        return 0;
-    if (sym == KEY_ESCAPE) { /* Esc leaves the lesson (a second Esc quits) */
-        lesson_ui_close(a);
-        return 1;
-    }
-    if (sym == KEY_PAGEDOWN) {
-        lesson_ui_step(a, 1);
-        return 1;
-    }
-    if (sym == KEY_PAGEUP) {
-        lesson_ui_step(a, -1);
-        return 1;
-    }
     const LessonStep *s = &u->set.lessons[u->cur].steps[u->step];
-    if (s->has_quiz && u->answered[u->step] < 0 && sym >= '1' && sym < '1' + s->quiz.n_choices) {
-        lesson_ui_answer(a, sym - '1');
-        return 1;
-    }
-    return 0;
+    if (!s->has_quiz || u->answered[u->step] >= 0 || choice < 0 || choice >= s->quiz.n_choices)
+        return 0;
+    lesson_ui_answer(a, choice);
+    return 1;
 }
 
 const Lesson *lesson_ui_current(const App *a, int *step, int *answered)

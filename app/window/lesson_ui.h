@@ -21,8 +21,12 @@ void lesson_ui_step(App *a, int delta);
 void lesson_ui_set_lang(App *a, int lang);
 void lesson_ui_toggle_list(App *a);
 int lesson_ui_list_open(const App *a);
-/* Keys while a lesson or the list is shown; 1 when used. */
-int lesson_ui_key(App *a, Key key);
+/* The list's selection moves by delta; Enter opens the lesson selected. */
+void lesson_ui_list_move(App *a, int delta);
+void lesson_ui_list_enter(App *a);
+/* A quiz answer by its number key (choice from 0): 1 when the step shown
+ * has a quiz not answered yet with that choice. */
+int lesson_ui_quiz_key(App *a, int choice);
 void lesson_ui_free(App *a);
 
 /* Drawing: the panel (right side) and the list (an overlay). */

@@ -174,13 +174,10 @@ int model_ui_list(const App *a, Rect *where)
     return u && u->open;
 }
 
-int model_ui_key(App *a, Key k)
+void model_ui_close(App *a)
 {
-    ModelUi *u = a->mui;
-    if (!u || !u->open || k != KEY_ESCAPE)
-        return 0;
-    u->open = 0;
-    return 1;
+    if (a->mui)
+        a->mui->open = 0;
 }
 
 /* ---- a dropped folder or file ---- */

@@ -12,9 +12,9 @@ void model_ui_chooser_draw(ViewCtx *v, Rect rc);
 /* The open list over everything (drawn last). */
 void model_ui_overlay(ViewCtx *v);
 /* Before a frame's widgets: a click on the open list picks a tag and is
- * used up (1); any click closes it. Esc closes it (1). */
+ * used up (1); any click closes it. model_ui_close closes it (Esc). */
 int model_ui_click(App *a);
-int model_ui_key(App *a, Key k);
+void model_ui_close(App *a);
 /* 1 while the list is open; where it was drawn. */
 int model_ui_list(const App *a, Rect *where);
 /* Put the tag of vocabulary id in front of the source text (replacing the

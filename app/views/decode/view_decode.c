@@ -516,46 +516,42 @@ static void advance_play(ViewCtx *v, DecodeUi *d)
         v->out->wake_at = d->next_at;
 }
 
-static int view_decode_key(ViewCtx *v, Key key, int mod)
+static int view_decode_act(ViewCtx *v, ViewAct act, int arg)
 {
     const Scene *sc = v->s;
-    int sym = (int)key;
     DecodeUi *d = dec_get(v);
     if (!d)
         return 0;
-    int NH = sc->model->cfg.n_heads, L = sc->model->cfg.n_dec;
-    if (d->pane == DEC_PANE_SAMPLE && dec_sample_key(v, d, key, mod))
+    int L = sc->model->cfg.n_dec;
+    if (d->pane == DEC_PANE_SAMPLE && dec_sample_act(v, d, act, arg))
         return 1;
-    if (sym == 'f' && d->smp.force.n_force) { /* F: take the forced tokens back */
+    switch (act) {
+    case VA_UNFORCE: /* with no forced token the key is free */
+        if (!d->smp.force.n_force)
+            return 0;
         dec_unforce(d);
         return 1;
-    }
-    switch (sym) {
-    case 's': dec_step(d); return 1;
-    case 'p': case KEY_SPACE: dec_play(v, d); return 1;
-    case 'r': dec_restart(d); return 1;
-    case KEY_LEFT: dec_select(d, d->sel - 1); return 1;
-    case KEY_RIGHT: dec_select(d, d->sel + 1); return 1;
-    case KEY_HOME: dec_select(d, 0); return 1;
-    case KEY_END: dec_select(d, d->shown - 1); return 1;
-    case 'b':
-        dec_set_beam(v, d, d->beam_k + ((mod & MOD_SHIFT) ? -1 : 1), d->alpha_i);
+    case VA_STEP: dec_step(d); return 1;
+    case VA_PLAY: dec_play(v, d); return 1;
+    case VA_RESTART: dec_restart(d); return 1;
+    case VA_MOVE: dec_select(d, d->sel + arg); return 1;
+    case VA_FIRST: dec_select(d, 0); return 1;
+    case VA_LAST: dec_select(d, d->shown - 1); return 1;
+    case VA_BEAM: dec_set_beam(v, d, d->beam_k + arg, d->alpha_i); return 1;
+    case VA_ALPHA: dec_set_beam(v, d, d->beam_k, d->alpha_i + 1); return 1;
+    case VA_PANE:
+        set_pane(v, d, (DecPane)((d->pane + (arg < 0 ? DEC_PANE_COUNT - 1 : 1)) % DEC_PANE_COUNT));
         return 1;
-    case 'a': dec_set_beam(v, d, d->beam_k, d->alpha_i + 1); return 1;
-    case KEY_TAB:
-        set_pane(v, d, (DecPane)((d->pane + ((mod & MOD_SHIFT) ? DEC_PANE_COUNT - 1 : 1)) % DEC_PANE_COUNT));
+    case VA_LAYER:
+        if (d->layer + arg >= 0 && d->layer + arg < L)
+            d->layer += arg;
         return 1;
-    case '[': if (d->layer > 0) d->layer--; return 1;
-    case ']': if (d->layer < L - 1) d->layer++; return 1;
-    case '0': view_set_head(v, -1); return 1; /* the average of the heads */
-    default: break;
-    }
-    if (sym >= '1' && sym <= '9') {
-        if (sym - '1' < NH)
-            view_set_head(v, sym - '1');
+    case VA_HEAD: /* -1: the average of the heads */
+        if (arg < sc->model->cfg.n_heads)
+            view_set_head(v, arg);
         return 1;
+    default: return 0;
     }
-    return 0;
 }
 
 /* ---- drawing ---- */
@@ -834,5 +830,5 @@ static void view_decode(ViewCtx *v)
     ren_clip_pop(v->r);
 }
 
-const ViewDef VIEW_DECODE_DEF = {"decode", N_("Decode"), view_decode, view_decode_key, sizeof(DecodeUi),
+const ViewDef VIEW_DECODE_DEF = {"decode", N_("Decode"), view_decode, view_decode_act, sizeof(DecodeUi),
                                  view_decode_free, SES_NEED_PACED};

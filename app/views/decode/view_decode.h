@@ -247,10 +247,10 @@ void dec_sample_stop(DecSample *m);
 /* The temperature from a slider position u in [0, 1] (log scale) and back. */
 float dec_temp_at(float u);
 float dec_temp_pos(float t);
-/* The sampling pane's controls and body, and its keys (1 when used). */
+/* The sampling pane's controls and body, and its actions (1 when done). */
 void dec_sample_bar(UiFlow *f, DecodeUi *d);
 void dec_sample_pane(ViewCtx *v, DecodeUi *d, Rect rc);
-int dec_sample_key(ViewCtx *v, DecodeUi *d, Key key, int mod);
+int dec_sample_act(ViewCtx *v, DecodeUi *d, ViewAct act, int arg);
 
 /* With an experiment on, the view decodes under it (the normal pass when D
  * shows it): set d->tr's experiment for the scene. The line saying which,

@@ -603,17 +603,17 @@ static int next_choice(const float *c, int n, float cur)
     return (i + 1) % n;
 }
 
-int dec_sample_key(ViewCtx *v, DecodeUi *d, Key key, int mod)
+int dec_sample_act(ViewCtx *v, DecodeUi *d, ViewAct act, int arg)
 {
     DecSample *m = &d->smp;
-    switch ((int)key) {
-    case 't':
-        m->temp = (mod & MOD_SHIFT) ? m->temp / 1.25f : m->temp * 1.25f;
+    switch (act) {
+    case VA_TEMP:
+        m->temp = arg < 0 ? m->temp / 1.25f : m->temp * 1.25f;
         m->temp = m->temp < DEC_T_MIN ? DEC_T_MIN : m->temp > DEC_T_MAX ? DEC_T_MAX : m->temp;
         return 1;
-    case 'k': m->top_k = TOPK_CHOICES[next_choice(TOPK_CHOICES_F, N_TOPK, (float)m->top_k)]; return 1;
-    case 'u': m->top_p = TOPP_CHOICES[next_choice(TOPP_CHOICES, N_TOPP, m->top_p)]; return 1;
-    case 'n': dec_sample_draw_one(v->s, d); return 1;
+    case VA_TOP_K: m->top_k = TOPK_CHOICES[next_choice(TOPK_CHOICES_F, N_TOPK, (float)m->top_k)]; return 1;
+    case VA_TOP_P: m->top_p = TOPP_CHOICES[next_choice(TOPP_CHOICES, N_TOPP, m->top_p)]; return 1;
+    case VA_DRAW: dec_sample_draw_one(v->s, d); return 1;
     default: return 0;
     }
 }

@@ -353,65 +353,52 @@ static void set_layer(TrainUi *u, int layer)
     u->layer = layer < 0 ? 0 : layer >= L ? L - 1 : layer;
 }
 
-static int view_train_key(ViewCtx *v, Key key, int mod)
+static int view_train_act(ViewCtx *v, ViewAct act, int arg)
 {
     const Scene *sc = v->s;
-    int sym = (int)key;
     TrainUi *u = tv_get(v);
     if (!u)
         return 0;
-    int shift = (mod & MOD_SHIFT) != 0;
-    switch (sym) {
-    case 'p': case KEY_SPACE: tv_play(v, u); return 1;
-    case 's': tv_step(v, u); return 1;
-    case 'r': tv_reset(v, u); return 1;
-    case 'w': tv_save(v, u); return 1;
-    case 'o': tv_open(v, u); return 1;
-    case KEY_LEFT: tv_scrub(u, -1); return 1;
-    case KEY_RIGHT: tv_scrub(u, 1); return 1;
-    case KEY_HOME: tv_scrub(u, -TW_SNAP_CAP - 1); return 1;
-    case KEY_END: tv_live(u); return 1;
-    case '[': set_layer(u, u->layer - 1); return 1;
-    case ']': set_layer(u, u->layer + 1); return 1;
-    case '0': u->head = -1; return 1;
-    case KEY_TAB:
-        u->attn = (TvAttn)((u->attn + (shift ? TV_ATTN_COUNT - 1 : 1)) % TV_ATTN_COUNT);
+    switch (act) {
+    case VA_PLAY: tv_play(v, u); return 1;
+    case VA_STEP: tv_step(v, u); return 1;
+    case VA_RESTART: tv_reset(v, u); return 1;
+    case VA_SAVE: tv_save(v, u); return 1;
+    case VA_OPEN: tv_open(v, u); return 1;
+    case VA_MOVE: tv_scrub(u, arg); return 1;
+    case VA_FIRST: tv_scrub(u, -TW_SNAP_CAP - 1); return 1;
+    case VA_LAST: tv_live(u); return 1;
+    case VA_LAYER: set_layer(u, u->layer + arg); return 1;
+    case VA_HEAD:
+        if (arg < 0 || (u->have_pm && arg < u->pm.cfg.n_heads))
+            u->head = arg;
+        return 1;
+    case VA_PANE:
+        u->attn = (TvAttn)((u->attn + (arg < 0 ? TV_ATTN_COUNT - 1 : 1)) % TV_ATTN_COUNT);
         set_layer(u, u->layer);
         return 1;
-    case 'd': tv_set_task(v, u, u->task + (shift ? -1 : 1)); return 1;
-    case 'm': tv_set_preset(v, u, tv_preset_of(u) + 1); return 1;
-    case 'x':
+    case VA_TASK: tv_set_task(v, u, u->task + arg); return 1;
+    case VA_SIZE: tv_set_preset(v, u, tv_preset_of(u) + 1); return 1;
+    case VA_FIELD:
         u->custom = 1;
-        u->field = (u->field + (shift ? TVF_COUNT - 1 : 1)) % TVF_COUNT;
+        u->field = (u->field + (arg < 0 ? TVF_COUNT - 1 : 1)) % TVF_COUNT;
         return 1;
-    case ',': u->custom = 1; tv_set_field(v, u, (TvField)u->field, u->val[u->field] - 1); return 1;
-    case '.': u->custom = 1; tv_set_field(v, u, (TvField)u->field, u->val[u->field] + 1); return 1;
-    case 'f': /* next frame: the "f" typed with this key must not land in the field */
+    case VA_VALUE: u->custom = 1; tv_set_field(v, u, (TvField)u->field, u->val[u->field] + arg); return 1;
+    case VA_FILE: /* next frame: the "f" typed with this key must not land in the field */
         u->focus_path_next = 1;
         return 1;
-    case 'v': u->pane = !u->pane; return 1;
-    case 'h': u->hh.show = !u->hh.show; return 1; /* head entropy or tokens/s */
-    case 'c':
+    case VA_SWAP: u->pane = !u->pane; return 1;
+    case VA_ENTROPY: u->hh.show = !u->hh.show; return 1; /* head entropy or tokens/s */
+    case VA_CMAP:
         v->out->cmap_prob_set = 1;
         v->out->cmap_prob = (CmapId)((sc->cmap_prob + 1) % CMAP_COUNT);
         view_notice(v, 0, _("colour map: %s"), cmap_name(v->out->cmap_prob));
         return 1;
-    default: break;
+    default: return 0;
     }
-    if (sym >= '1' && sym <= '9') {
-        if (u->have_pm && sym - '1' < u->pm.cfg.n_heads)
-            u->head = sym - '1';
-        return 1;
-    }
-    return 0;
 }
 
 /* ---- the view ---- */
-
-static const char *KEYS =
-    N_("P start/pause · S step · R reset · W save · O open in Decode · ←/→ snapshots, End live · "
-    "[ ] layer · 1-9 head, 0 all · Tab attention · D task · M size · X setting, , . change · F file · "
-    "V curves/attention (small windows)");
 
 /* Before the first model exists, or when it could not be made. */
 static void draw_placeholder(ViewCtx *v, TrainUi *u, Rect body)
@@ -507,7 +494,7 @@ static void view_train(ViewCtx *v)
     /* the keys at the bottom (two lines at most, one when compact), the
      * timeline above them */
     RenFont *sf = v->g->small;
-    const char *keys = _(KEYS);
+    const char *keys = sc->tab_keys ? sc->tab_keys : ""; /* the window's command table's */
     int kn = ren_text_wrap(sf, keys, area.w, NULL, 0), kmax = u->compact ? 1 : 2;
     int kh = (kn < kmax ? kn : kmax) * ren_font_height(sf);
     int bottom = area.y + area.h - kh - pad;
@@ -585,5 +572,5 @@ void view_train_play(ViewCtx *v, int on)
 /* Paced: the view trains its own copy of the model and reads nothing of
  * the session's pass, so a frame does not wait for it (the idle calls
  * finish it for the other views). */
-const ViewDef VIEW_TRAIN_DEF = {"train", N_("Train"), view_train, view_train_key, sizeof(TrainUi),
+const ViewDef VIEW_TRAIN_DEF = {"train", N_("Train"), view_train, view_train_act, sizeof(TrainUi),
                                 view_train_free, SES_NEED_PACED};
