@@ -100,7 +100,9 @@ static TwState state_locked(const TrainWorker *w)
         return TW_BUILDING;
     if (!w->have_run)
         return TW_EMPTY;
-    return w->can_train && (w->play || w->steps_left > 0) ? TW_RUNNING : TW_PAUSED;
+    if (!w->can_train)
+        return TW_STOPPED;
+    return w->play || w->steps_left > 0 ? TW_RUNNING : TW_PAUSED;
 }
 
 /* Copy mine and the parameters out (mu held). */
@@ -129,16 +131,16 @@ static void publish(TrainWorker *w, int force)
     pthread_mutex_unlock(&w->mu);
 }
 
-static void message(TrainWorker *w, int error, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void message(TrainWorker *w, int error, const char *fmt, ...)
+/* Say something: message `id` with its text and numbers (see TwMsg). */
+static void message(TrainWorker *w, TwMsg id, const char *text, long long n0, long long n1)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->mine.msg, sizeof w->mine.msg, fmt, ap);
-    va_end(ap);
-    w->mine.msg_error = error;
-    w->mine.msg_seq++;
+    TwStatus *st = &w->mine;
+    st->msg = id;
+    snprintf(st->msg_text, sizeof st->msg_text, "%s", text ? text : "");
+    st->msg_n[0] = n0;
+    st->msg_n[1] = n1;
+    st->msg_error = id != TW_MSG_SKIPPED_LINES && id != TW_MSG_SAVED;
+    st->msg_seq++;
     w->unpublished = 1;
 }
 
@@ -232,7 +234,7 @@ static void maybe_eval(TrainWorker *w)
     TfErr err;
     /* decoding whole sentences costs more: every fourth check */
     if (eval_heldout(w, &e, step % (TW_EXACT_EVERY * w->eval_every) == 0, &err)) {
-        message(w, 1, "held-out check failed: %s", err.msg);
+        message(w, TW_MSG_EVAL_FAILED, err.msg, 0, 0);
         return;
     }
     st->evals[st->n_eval++] = e;
@@ -294,7 +296,7 @@ static void maybe_snapshot(TrainWorker *w, float loss)
     size_t n = w->m.n_params;
     float *buf = w->n_spare ? w->spare[--w->n_spare] : malloc(n * sizeof(float));
     if (!buf) {
-        message(w, 1, "out of memory for a snapshot at step %lld", step);
+        message(w, TW_MSG_SNAP_NO_MEMORY, NULL, step, 0);
         return;
     }
     memcpy(buf, w->m.block, n * sizeof(float));
@@ -355,7 +357,7 @@ static void spec_data(const TwSpec *s, DataArgs *da)
     da->max_len = s->max_len > 2 ? s->max_len - 1 : 0;
 }
 
-static int load_data(TrainWorker *w, TwSpec *s, TfErr *err)
+static int load_data(TrainWorker *w, TwSpec *s, TwMsg *why, TfErr *err)
 {
     if (s->data) { /* taken over */
         w->d = *s->data;
@@ -364,8 +366,10 @@ static int load_data(TrainWorker *w, TwSpec *s, TfErr *err)
         w->have_d = 1;
         return 0;
     }
-    if (!s->task[0] && !s->path[0])
-        return tf_fail(err, "type the path of a TSV file (one \"source<TAB>target\" pair a line)");
+    if (!s->task[0] && !s->path[0]) {
+        *why = TW_MSG_NO_PATH;
+        return tf_fail(err, "no TSV file");
+    }
     DataArgs da;
     spec_data(s, &da);
     int n_bad = 0;
@@ -373,8 +377,7 @@ static int load_data(TrainWorker *w, TwSpec *s, TfErr *err)
         return -1;
     w->have_d = 1;
     if (n_bad > 0)
-        message(w, 0, "%s: skipped %d line%s that could not be used (no tab, an empty side, "
-                "longer than %d tokens, ...)", s->path, n_bad, n_bad == 1 ? "" : "s", da.max_len);
+        message(w, TW_MSG_SKIPPED_LINES, s->path, n_bad, da.max_len);
     return 0;
 }
 
@@ -435,13 +438,17 @@ static void choose_probe(TrainWorker *w)
     vocab_decode(&d->tgt, d->ids + p->tgt_off, p->tgt_len, st->probe_ref, sizeof st->probe_ref);
 }
 
-/* Data set, size check, model, trainer. */
-static int run_build(TrainWorker *w, TwSpec *s, TfErr *err)
+/* Data set, size check, model, trainer; *why says what failed (the text
+ * argument is then err's message). */
+static int run_build(TrainWorker *w, TwSpec *s, TwMsg *why, TfErr *err)
 {
-    if (load_data(w, s, err))
+    *why = TW_MSG_SETUP_FAILED;
+    if (load_data(w, s, why, err))
         return -1;
-    if (w->d.n_train < 1)
-        return tf_fail(err, "%s: no training pairs", w->d.name);
+    if (w->d.n_train < 1) {
+        *why = TW_MSG_NO_PAIRS;
+        return tf_fail(err, "%s", w->d.name);
+    }
     TfConfig c = spec_config(s, &w->d);
     int cap_T = w->d.max_src > w->d.max_tgt + 1 ? w->d.max_src : w->d.max_tgt + 1;
     if (tw_check_size(&c, s->o.batch, cap_T, err))
@@ -490,14 +497,19 @@ static void status_reset(TrainWorker *w)
 {
     TwStatus *st = &w->mine;
     uint64_t msg_seq = st->msg_seq, gen = st->gen;
-    char msg[TW_MSG_MAX];
+    TwMsg msg = st->msg;
+    char text[TW_MSG_MAX];
+    long long n0 = st->msg_n[0], n1 = st->msg_n[1];
     int msg_error = st->msg_error;
-    memcpy(msg, st->msg, sizeof msg);
+    memcpy(text, st->msg_text, sizeof text);
     memset(st, 0, sizeof *st);
     st->gen = gen + 1;
-    st->msg_seq = msg_seq;
+    st->msg = msg;
+    memcpy(st->msg_text, text, sizeof text);
+    st->msg_n[0] = n0;
+    st->msg_n[1] = n1;
     st->msg_error = msg_error;
-    memcpy(st->msg, msg, sizeof msg);
+    st->msg_seq = msg_seq;
     st->log_stride = 1;
     st->snap_every = TW_SNAP_FIRST;
     w->eval_every = TW_EVAL_FIRST;
@@ -508,6 +520,7 @@ static void status_reset(TrainWorker *w)
 static void do_setup(TrainWorker *w, TwSpec *s)
 {
     TfErr err;
+    TwMsg why;
     run_free(w);
     w->spec = *s;
     w->spec.data = NULL;
@@ -518,12 +531,12 @@ static void do_setup(TrainWorker *w, TwSpec *s)
     w->steps_left = 0;
     publish_locked(w);
     pthread_mutex_unlock(&w->mu);
-    int rc = run_build(w, s, &err);
+    int rc = run_build(w, s, &why, &err);
     if (rc == 0)
         rc = run_share(w, &err);
     if (rc) {
         run_free(w);
-        message(w, 1, "%s", err.msg);
+        message(w, why, err.msg, 0, 0);
     } else {
         TwStatus *st = &w->mine;
         snprintf(st->data_name, sizeof st->data_name, "%s", w->d.name);
@@ -551,12 +564,11 @@ static void do_save(TrainWorker *w, const char *path)
 {
     TfErr err;
     if (!w->have_t)
-        message(w, 1, "nothing to save yet: start training first");
+        message(w, TW_MSG_NOTHING_TO_SAVE, NULL, 0, 0);
     else if (trainer_save(&w->t, path, 1, &err))
-        message(w, 1, "could not save the model (training goes on): %s", err.msg);
+        message(w, TW_MSG_SAVE_FAILED, err.msg, 0, 0);
     else
-        message(w, 0, "saved %s (step %lld, with the optimizer state: "
-                "stepformer train --resume continues it)", path, w->t.step);
+        message(w, TW_MSG_SAVED, path, w->t.step, 0);
     publish(w, 1);
 }
 
@@ -572,7 +584,7 @@ static void train_one(TrainWorker *w, int last)
         w->play = 0;
         w->steps_left = 0;
         pthread_mutex_unlock(&w->mu);
-        message(w, 1, "training stopped: %s", err.msg);
+        message(w, TW_MSG_STOPPED, err.msg, 0, 0);
         publish(w, 1);
         return;
     }

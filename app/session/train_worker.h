@@ -55,7 +55,7 @@
                               the window's: a frame drawn while training
                               gets a core at once */
 #define TW_QUEUE 16        /* queued commands */
-#define TW_MSG_MAX (TF_ERR_MAX + 160)
+#define TW_MSG_MAX (TW_PATH_MAX > TF_ERR_MAX ? TW_PATH_MAX : TF_ERR_MAX) /* a path or a reason */
 
 /* What to train: a built-in task or a TSV file, an architecture and the
  * optimizer's options. */
@@ -78,8 +78,29 @@ typedef enum TwState {
     TW_EMPTY,    /* no run yet (or its setup failed) */
     TW_BUILDING, /* making the data set and the model */
     TW_PAUSED,   /* a run exists, not training */
-    TW_RUNNING   /* training */
+    TW_RUNNING,  /* training */
+    TW_STOPPED   /* a run exists, but a step failed (a NaN): its last good
+                    parameters can be shown and saved, only a new run trains */
 } TwState;
+
+/* What the worker has to say, as an id and its arguments (msg_text, msg_n),
+ * never as English: the window words it in the learner's language where
+ * it shows it. The text arguments are file paths and the engine's reasons. */
+typedef enum TwMsg {
+    TW_MSG_NONE,
+    TW_MSG_SETUP_FAILED,   /* no run: text the reason */
+    TW_MSG_NO_PATH,        /* no run: the TSV task has no file path */
+    TW_MSG_NO_PAIRS,       /* no run: data set `text` has no training pairs */
+    TW_MSG_SKIPPED_LINES,  /* file `text`: n[0] lines skipped (no tab, an empty
+                              side, longer than n[1] tokens, ...) */
+    TW_MSG_STOPPED,        /* training stopped: text the reason (TW_STOPPED) */
+    TW_MSG_EVAL_FAILED,    /* a held-out check failed: text the reason */
+    TW_MSG_SNAP_NO_MEMORY, /* no memory for the snapshot of step n[0] */
+    TW_MSG_NOTHING_TO_SAVE,
+    TW_MSG_SAVE_FAILED,    /* the save failed (training goes on): text the reason */
+    TW_MSG_SAVED,          /* saved file `text`, step n[0] */
+    TW_MSG_COUNT
+} TwMsg;
 
 /* One point of the training curves: the mean over `n` steps ending at
  * `step` (n grows as the curve is thinned). */
@@ -121,10 +142,12 @@ typedef struct TwStatus {
     /* wall time and tokens spent training (steps, evaluation, snapshots) */
     double train_seconds;
     long long train_tokens;
-    /* messages: errors (setup, NaN, evaluation) and saves */
-    char msg[TW_MSG_MAX];
-    int msg_error;
-    uint64_t msg_seq;      /* bumps with every new message */
+    /* the last message: errors (setup, NaN, evaluation) and saves */
+    TwMsg msg;
+    char msg_text[TW_MSG_MAX]; /* its text argument */
+    long long msg_n[2];        /* its numbers */
+    int msg_error;             /* an error, not news */
+    uint64_t msg_seq;          /* bumps with every new message */
     /* curves */
     int n_log;
     long long log_stride;  /* steps per point */
@@ -154,6 +177,19 @@ void tw_free(TrainWorker *w);
 int tw_setup(TrainWorker *w, const TwSpec *s, TfErr *err);
 int tw_steps(TrainWorker *w, long long n, TfErr *err);
 int tw_save(TrainWorker *w, const char *path, TfErr *err);
+
+/* The worker's files (train_save.c). tw_save under a name of its own in
+ * dir ("" the working directory): stepformer-NAME-YYYYMMDD-HHMMSS
+ * .safetensors (NAME the data set's), with -2, -3, ... when a file, or an
+ * earlier save still being written (*last: the caller's last name), has
+ * it. A TSV file the worker can read without waiting: a FIFO, a device or
+ * a folder is refused here, before a run is replaced. Both 0 or -1. */
+typedef struct TwSaveName {
+    char stem[900]; /* the last save's name without its suffix */
+    int seq;        /* how many had it (two saves in a second differ) */
+} TwSaveName;
+int tw_save_new(TrainWorker *w, TwSaveName *last, const char *dir, const char *name, TfErr *err);
+int tw_data_file_check(const char *path, TfErr *err);
 /* Play (1) or pause (0). Pausing also cancels the rest of a Step. */
 void tw_play(TrainWorker *w, int on);
 

@@ -343,6 +343,40 @@ static void test_no_lost_save(void **state)
     expect_true(saved_step(c) >= 7, "%s was written while playing (step %lld)", c, saved_step(c));
 }
 
+/* Saves named by the worker: three within a second are three files
+ * (stepformer-NAME-time, then -2, -3), each announced with its path and
+ * step. */
+static void test_named_saves_differ(void **state)
+{
+    (void)state;
+    TfErr err;
+    char dir[160];
+    snprintf(dir, sizeof dir, "%s/named", g_dir);
+    mkdir(dir, 0755);
+    TrainWorker *w = tw_new(&err);
+    TwSpec s = tiny_spec(4);
+    TwStatus *st = run_spec(w, &s, 3);
+    uint64_t seen = st->msg_seq;
+    TwSaveName last = {"", 0};
+    for (int i = 0; i < 3; i++)
+        expect_true(tw_save_new(w, &last, dir, "tiny", &err) == 0, "save %d queued: %s", i, err.msg);
+    tw_wait_idle(w);
+    st = status_now(w);
+    expect_true(st->msg_seq == seen + 3 && st->msg == TW_MSG_SAVED && !st->msg_error && st->msg_n[0] == 3 &&
+                    strstr(st->msg_text, "/named/stepformer-tiny-"),
+                "the third save announced: message %d, step %lld, '%s'", st->msg, st->msg_n[0], st->msg_text);
+    tw_free(w);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strncmp(e->d_name, "stepformer-tiny-", 16) == 0 && strstr(e->d_name, ".safetensors") &&
+             !strstr(e->d_name, ".tmp");
+    if (d)
+        closedir(d);
+    expect_true(n == 3, "three saves, three files (%d)", n);
+}
+
 /* A save to a bad path is a message; training goes on. */
 static void test_bad_save_path(void **state)
 {
@@ -356,8 +390,8 @@ static void test_bad_save_path(void **state)
     tw_steps(w, 5, &err);
     tw_wait_idle(w);
     TwStatus *st = status_now(w);
-    expect_true(st->msg_error && strstr(st->msg, "could not save") && strstr(st->msg, "nonexistent-dir"),
-                "an error naming the path, got '%s'", st->msg);
+    expect_true(st->msg_error && st->msg == TW_MSG_SAVE_FAILED && strstr(st->msg_text, "nonexistent-dir"),
+                "a failed save naming the path, got message %d '%s'", st->msg, st->msg_text);
     expect_true(st->step == 10, "training went on: step %lld, expected 10", st->step);
     tw_free(w);
 }
@@ -377,10 +411,11 @@ static void test_nan(void **state)
         sleep_ms(5);
     tw_wait_idle(w);
     TwStatus *st = status_now(w);
-    expect_true(st->msg_error && (strstr(st->msg, "NaN") || strstr(st->msg, "infinite") ||
-                                  strstr(st->msg, "not finite")),
-                "a NaN message, got '%s'", st->msg);
-    expect_true(st->state == TW_PAUSED, "stopped: state %d", st->state);
+    expect_true(st->msg_error && st->msg == TW_MSG_STOPPED &&
+                    (strstr(st->msg_text, "NaN") || strstr(st->msg_text, "infinite") ||
+                     strstr(st->msg_text, "not finite")),
+                "a NaN message, got message %d '%s'", st->msg, st->msg_text);
+    expect_true(st->state == TW_STOPPED, "stopped: state %d", st->state);
     size_t n = st->n_params;
     float *p = malloc(n * sizeof(float));
     long long at;
@@ -410,16 +445,16 @@ static void test_bad_setups(void **state)
     s.d_ff = 32768;
     s.n_layers = 64;
     TwStatus *st = run_spec(w, &s, 0);
-    expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg, "memory") &&
-                    strstr(st->msg, "8192"),
-                "too big: no run and a message about memory, got state %d '%s'", st->state, st->msg);
+    expect_true(st->state == TW_EMPTY && st->msg == TW_MSG_SETUP_FAILED && st->msg_error &&
+                    strstr(st->msg_text, "memory") && strstr(st->msg_text, "8192"),
+                "too big: no run and a message about memory, got state %d '%s'", st->state, st->msg_text);
     s.d_model = 30;
     s.n_heads = 4;
     s.d_ff = 64;
     s.n_layers = 1;
     st = run_spec(w, &s, 0);
-    expect_true(st->state == TW_EMPTY && strstr(st->msg, "30") && strstr(st->msg, "heads"),
-                "heads must divide d_model: got '%s'", st->msg);
+    expect_true(st->state == TW_EMPTY && strstr(st->msg_text, "30") && strstr(st->msg_text, "heads"),
+                "heads must divide d_model: got '%s'", st->msg_text);
     char path[128];
     snprintf(path, sizeof path, "%s/empty.tsv", g_dir);
     FILE *f = fopen(path, "w");
@@ -429,8 +464,8 @@ static void test_bad_setups(void **state)
     s.task[0] = 0;
     snprintf(s.path, sizeof s.path, "%s", path);
     st = run_spec(w, &s, 0);
-    expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg, "empty.tsv"),
-                "no usable pairs: a message naming the file, got '%s'", st->msg);
+    expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg_text, "empty.tsv"),
+                "no usable pairs: a message naming the file, got '%s'", st->msg_text);
     expect_trains(w, 8, 3, "after bad setups"); /* and it still works */
     tw_free(w);
 }
@@ -453,6 +488,9 @@ static void test_file_field_not_regular(void **state)
     for (int i = 0; i < (17 << 20) / 4; i++)
         fputs("abc ", f);
     fclose(f);
+    expect_true(tw_data_file_check(fifo, &err) != 0 && strstr(err.msg, "FIFO"),
+                "checked before a run is replaced: %s", err.msg);
+    expect_true(tw_data_file_check(nonl, &err) == 0, "a regular file passes the check");
     static const struct {
         const char *path, *want;
     } cases[] = {{NULL, "FIFO"}, {"/dev/zero", "device"}, {"", "line longer than 16 MiB"}};
@@ -462,9 +500,9 @@ static void test_file_field_not_regular(void **state)
         s.task[0] = 0;
         snprintf(s.path, sizeof s.path, "%s", p);
         TwStatus *st = run_spec(w, &s, 0);
-        expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg, p) &&
-                        strstr(st->msg, cases[i].want),
-                    "%s: a message naming it and \"%s\", got '%s'", p, cases[i].want, st->msg);
+        expect_true(st->state == TW_EMPTY && st->msg_error && strstr(st->msg_text, p) &&
+                        strstr(st->msg_text, cases[i].want),
+                    "%s: a message naming it and \"%s\", got '%s'", p, cases[i].want, st->msg_text);
     }
     tw_free(w);
     unlink(fifo);
@@ -501,6 +539,7 @@ int main(void)
            cmocka_unit_test(test_step_command),
            cmocka_unit_test(test_worker_runs_nicer),
            cmocka_unit_test(test_no_lost_save),
+           cmocka_unit_test(test_named_saves_differ),
            cmocka_unit_test(test_bad_save_path),
            cmocka_unit_test(test_nan),
            cmocka_unit_test(test_bad_setups),

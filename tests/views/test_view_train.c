@@ -313,7 +313,7 @@ static void test_nan(void **state)
     expect_true(strstr(u->msg, "NaN") || strstr(u->msg, "not finite") || strstr(u->msg, "infinite"),
                 "a message about the NaN, got '%s'", u->msg);
     printf("  message: %s\n", u->msg);
-    expect_true(u->st.state == TW_PAUSED && u->shown_step == u->st.step, "stopped at step %lld (shown %lld)",
+    expect_true(u->st.state == TW_STOPPED && u->shown_step == u->st.step, "stopped at step %lld (shown %lld)",
                 u->st.step, u->shown_step);
     int finite = 1;
     for (size_t i = 0; i < u->pm.n_params; i++)
@@ -360,8 +360,8 @@ static void test_save_snapshots_open(void **state)
     ev_key(&a, 'w', 0);
     u = settle(&a);
     char path[512];
-    expect_true(find_checkpoint(path, sizeof path), "W wrote a checkpoint into %s (message '%s')", g_dir,
-                u->st.msg);
+    expect_true(find_checkpoint(path, sizeof path), "W wrote a checkpoint into %s (message %d '%s')", g_dir,
+                u->st.msg, u->st.msg_text);
     TfModel m;
     TfErr err;
     expect_true(ckpt_load(&m, path, &err) == 0, "it loads: %s", err.msg);

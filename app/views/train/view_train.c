@@ -27,10 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "clock.h"
-#include "file.h"
 #include "view_train.h"
 
 /* ---- flow layout and hover (shared with the other files) ---- */
@@ -60,13 +58,9 @@ void tv_setup_run(ViewCtx *v, TrainUi *u)
         return;
     TwSpec s;
     tv_spec(u, &s);
-    if (s.path[0]) { /* a FIFO or a folder is refused here: the worker never waits on it */
-        FILE *f = tf_fopen_regular(s.path, NULL, &err);
-        if (!f) {
-            view_notice(v, 1, "%s", err.msg);
-            return;
-        }
-        fclose(f);
+    if (s.path[0] && tw_data_file_check(s.path, &err)) { /* the current run stays */
+        view_notice(v, 1, "%s", err.msg);
+        return;
     }
     if (tw_setup(u->w, &s, &err)) {
         view_notice(v, 1, "%s", err.msg);
@@ -107,9 +101,11 @@ static void pull(ViewCtx *v, TrainUi *u, int wait)
     int fresh = tw_status(u->w, st, wait);
     if (fresh) {
         if (st->msg_seq != u->msg_seen) {
+            char buf[sizeof u->msg];
             u->msg_seen = st->msg_seq;
-            view_notice(v, st->msg_error, "%s", st->msg);
-            snprintf(u->msg, sizeof u->msg, "%s", st->msg_error ? st->msg : "");
+            tv_msg_text(st, buf, sizeof buf);
+            view_notice(v, st->msg_error, "%s", buf);
+            snprintf(u->msg, sizeof u->msg, "%s", st->msg_error ? buf : "");
         }
         if (st->state != before)
             u->wake_until = sc->now + 0.5;
@@ -215,7 +211,7 @@ void tv_play(ViewCtx *v, TrainUi *u)
     u->apply_at = 0;
     if (u->st.step == 0 && (tv_settings_differ(u) || u->st.state == TW_EMPTY))
         tv_setup_run(v, u);
-    if (u->msg[0] && u->st.state == TW_PAUSED && strstr(u->msg, "training stopped")) {
+    if (u->msg[0] && u->st.state == TW_STOPPED) {
         view_notice(v, 1, "%s", _("training stopped after an error: change the settings and press Reset (R)"));
         return;
     }
@@ -259,27 +255,7 @@ void tv_save(ViewCtx *v, TrainUi *u)
         view_notice(v, 1, "%s", _("nothing to save yet: start training first"));
         return;
     }
-    char path[1024];
-    time_t t = time(NULL);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    char stem[900];
-    snprintf(stem, sizeof stem, "%s%sstepformer-%s-%04d%02d%02d-%02d%02d%02d", u->save_dir,
-             u->save_dir[0] ? "/" : "", u->st.data_name, tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-    /* a name no file and no earlier save (maybe still being written) has */
-    int k = strcmp(stem, u->last_stem) == 0 ? u->last_seq + 1 : 1;
-    for (;; k++) {
-        if (k == 1)
-            snprintf(path, sizeof path, "%s.safetensors", stem);
-        else
-            snprintf(path, sizeof path, "%s-%d.safetensors", stem, k);
-        if (k >= 1000 || access(path, F_OK) != 0)
-            break;
-    }
-    snprintf(u->last_stem, sizeof u->last_stem, "%s", stem);
-    u->last_seq = k;
-    if (tw_save(u->w, path, &err))
+    if (tw_save_new(u->w, &u->saved, u->save_dir, u->st.data_name, &err))
         view_notice(v, 1, "%s", err.msg);
     u->wake_until = sc->now + 2.0; /* until the worker says how it went */
 }
@@ -546,7 +522,7 @@ int view_train_setup(ViewCtx *v, const char *task, long long steps)
     tw_wait_idle(u->w);
     pull(v, u, 1);
     tv_hh_fill(u, TV_HH_CAP); /* tools and tests see the whole curve at once */
-    return u->st.state == TW_PAUSED ? 0 : -1;
+    return u->st.state == TW_PAUSED || u->st.state == TW_STOPPED ? 0 : -1;
 }
 
 int view_train_start(ViewCtx *v, TwSpec *s)

@@ -81,13 +81,12 @@ typedef struct TrainUi {
     int have_applied;
     double apply_at;      /* apply the changed settings then (0: none) */
     char save_dir[512];   /* where Save writes ("" = working directory) */
-    char last_stem[900];  /* the last save's name without its suffix, and how */
-    int last_seq;         /* many had it (two saves in a second differ) */
+    TwSaveName saved;     /* the name of the last save */
 
     /* ---- what the worker published (copied) ---- */
     TwStatus st;
     uint64_t msg_seen;    /* last message turned into a notice */
-    char msg[TW_MSG_MAX]; /* the last error, kept on screen until cleared */
+    char msg[TW_MSG_MAX + 400]; /* the last error, worded, kept on screen until cleared */
     double wake_until;    /* keep drawing until then (a state change) */
 
     /* ---- the parameters shown: the live ones or a snapshot ---- */
@@ -189,6 +188,8 @@ int tv_summary_draw(ViewCtx *v, TrainUi *u, int x, int y, int w);
 void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc);
 /* A flow button that remembers where it was drawn (u->hit). */
 int tv_control(UiFlow *f, const char *label, int active, Rect *where);
+/* The worker's last message, in the window's language. */
+void tv_msg_text(const TwStatus *st, char *buf, size_t cap);
 
 /* For `shot`, tests and benchmarks: set up `task` (a built-in name, or a
  * TSV path), train `steps` steps synchronously and bring the view up to

@@ -14,8 +14,36 @@ static const char *state_text(ViewCtx *v, const TrainUi *u)
     switch (u->st.state) {
     case TW_BUILDING: return _("making the model…");
     case TW_RUNNING: return _("training");
-    case TW_PAUSED: return u->st.step ? _("paused") : _("ready: random weights");
+    case TW_PAUSED: case TW_STOPPED: return u->st.step ? _("paused") : _("ready: random weights");
     default: return u->err[0] ? u->err : _("no model");
+    }
+}
+
+void tv_msg_text(const TwStatus *st, char *buf, size_t cap)
+{
+    const char *t = st->msg_text;
+    long long n0 = st->msg_n[0], n1 = st->msg_n[1];
+    switch (st->msg) {
+    case TW_MSG_NO_PATH: snprintf(buf, cap, "%s", _("type the path of a TSV file first (F)")); break;
+    case TW_MSG_NO_PAIRS: snprintf(buf, cap, _("%s: no training pairs"), t); break;
+    case TW_MSG_SKIPPED_LINES:
+        snprintf(buf, cap,
+                 n0 == 1 ? _("%s: skipped %lld line that could not be used (no tab, an empty side, longer than "
+                             "%lld tokens, ...)")
+                         : _("%s: skipped %lld lines that could not be used (no tab, an empty side, longer than "
+                             "%lld tokens, ...)"),
+                 t, n0, n1);
+        break;
+    case TW_MSG_STOPPED: snprintf(buf, cap, _("training stopped: %s"), t); break;
+    case TW_MSG_EVAL_FAILED: snprintf(buf, cap, _("held-out check failed: %s"), t); break;
+    case TW_MSG_SNAP_NO_MEMORY: snprintf(buf, cap, _("out of memory for a snapshot at step %lld"), n0); break;
+    case TW_MSG_NOTHING_TO_SAVE: snprintf(buf, cap, "%s", _("nothing to save yet: start training first")); break;
+    case TW_MSG_SAVE_FAILED: snprintf(buf, cap, _("could not save the model (training goes on): %s"), t); break;
+    case TW_MSG_SAVED:
+        snprintf(buf, cap, _("saved %s (step %lld, with the optimizer state: stepformer train --resume continues it)"),
+                 t, n0);
+        break;
+    default: snprintf(buf, cap, "%s", t); break; /* the engine's reason */
     }
 }
 
@@ -85,8 +113,8 @@ int tv_summary_draw(ViewCtx *v, TrainUi *u, int x, int y, int w)
         y += fh + 2;
     }
     if (u->msg[0]) {
-        char full[TW_MSG_MAX + 256];
-        int stopped = strstr(u->msg, "training stopped") != NULL;
+        char full[sizeof u->msg + 256];
+        int stopped = st->msg == TW_MSG_STOPPED;
         if (stopped)
             snprintf(full, sizeof full, _("%s — a learning rate far too high does this: lower lr × (X, then , or .) "
                                           "and press Reset (R)."), u->msg);
