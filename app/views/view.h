@@ -112,6 +112,7 @@ typedef struct Scene {
     const char *view_text;      /* the view's field when focus is FOCUS_VIEW */
     const char *tab_keys;       /* the keys of the view's tab and what they do
                                    (the window's command table), translated */
+    const struct TrainShow *train; /* the train view's run and probe (view_train.h) */
     Ren *r;
     Gfx *g;
     const Theme *th;

@@ -97,6 +97,7 @@ typedef struct App {
      * freed through VIEWS[v]->free by app_free) */
     void *vstate[VIEW_COUNT];
     struct LessonUi *les;       /* lessons (lesson_ui.c) */
+    struct TrainHost *train;    /* the train view's worker and probe (train_host.c) */
     struct ModelUi *mui;        /* language chooser (model_ui.c) */
     int no_save;                /* headless: do not write progress files */
     char lessons_dir[512];      /* "" = the bundled lessons/ */
@@ -226,8 +227,8 @@ int app_view_act(App *a, ViewAct act, int arg);
 void app_view_begin(App *a, ViewId id, ViewCall *c);
 void app_view_end(App *a, ViewCall *c);
 /* The decode and train views set up from outside a frame (view_decode.h,
- * view_train.h say what each does); their state is a->vstate[VIEW_DECODE]
- * (a DecodeUi) and a->vstate[VIEW_TRAIN] (a TrainUi). */
+ * train_host.h say what each does); their state is a->vstate[VIEW_DECODE]
+ * (a DecodeUi), a->vstate[VIEW_TRAIN] (a TrainUi) and a->train. */
 struct TwSpec;
 int app_decode_setup(App *a, const char *pane, int k, float alpha);
 int app_train_setup(App *a, const char *task, long long steps);

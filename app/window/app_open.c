@@ -2,12 +2,13 @@
  * bench, the tests): app.c's state on a Session first, then what the
  * window's parts add on top of it (the experiment flags through on_open,
  * the lesson asked for); freeing goes the other way, the parts' state
- * (lesson, model chooser) before the App's own and the drawing resources
- * last. It sits above every part it opens, which host.c, hosting the
+ * (the train view's worker and probe, lesson, model chooser) before the
+ * App's own and the drawing resources last. It sits above every part it opens, which host.c, hosting the
  * views that the lesson drives, cannot. */
 #include "app.h"
 #include "lesson_ui.h"
 #include "model_ui.h"
+#include "train_host.h"
 
 int app_init(App *a, const AppOpts *o, TfErr *err)
 {
@@ -27,6 +28,7 @@ int app_init(App *a, const AppOpts *o, TfErr *err)
 
 void app_free(App *a)
 {
+    app_train_free(a); /* queued saves are written first */
     lesson_ui_free(a);
     model_ui_free(a);
     app_free_state(a);

@@ -9,8 +9,8 @@
 #include "app.h"
 #include "cmd_table.h"
 #include "panels.h"
+#include "train_host.h"
 #include "view_decode.h"
-#include "view_train.h"
 
 /* The App's drawing resources, made for renderer r on first use. */
 Gfx *app_gfx(App *a, Ren *r)
@@ -79,6 +79,7 @@ void app_scene(const App *a, Scene *sc)
     sc->focus = a->focus;
     sc->cursor = a->cursor;
     sc->view_text = a->view_text;
+    sc->train = a->train ? &a->train->show : NULL;
     sc->g = a->gfx;
     sc->r = a->gfx ? a->gfx->r : NULL;
     sc->th = theme_get(a->theme);
@@ -101,6 +102,7 @@ void app_view_end(App *a, ViewCall *c)
 /* A view's wishes, in the order its actions meant them. */
 void app_apply(App *a, ViewOut *o)
 {
+    app_train_apply(a); /* the train view's wishes are in its state */
     /* what changes the picture is drawn again at once (the view drew
      * this frame before its wishes were applied) */
     if (o->sel_set || o->batch_set || o->cmap_prob_set || o->use_model || o->go_set ||
@@ -176,6 +178,8 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
         return;
     Scene sc;
     ViewOut out;
+    if (id == VIEW_TRAIN)
+        app_train_update(a);
     app_scene(a, &sc);
     sc.tab_keys = cmd_tab_keys(id);
     memset(&out, 0, sizeof out);
@@ -192,7 +196,8 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
     app_apply(a, &out);
 }
 
-/* ---- setting up the decode and train views (shot, tests, benchmarks) ---- */
+/* ---- setting up the decode view (shot, tests, benchmarks; the train
+ * view's are in train_host.c) ---- */
 
 int app_decode_setup(App *a, const char *pane, int k, float alpha)
 {
@@ -201,30 +206,4 @@ int app_decode_setup(App *a, const char *pane, int k, float alpha)
     int rc = view_decode_setup(&c.v, pane, k, alpha);
     app_view_end(a, &c);
     return rc;
-}
-
-int app_train_setup(App *a, const char *task, long long steps)
-{
-    ViewCall c;
-    app_view_begin(a, VIEW_TRAIN, &c);
-    int rc = view_train_setup(&c.v, task, steps);
-    app_view_end(a, &c);
-    return rc;
-}
-
-int app_train_start(App *a, TwSpec *s)
-{
-    ViewCall c;
-    app_view_begin(a, VIEW_TRAIN, &c);
-    int rc = view_train_start(&c.v, s);
-    app_view_end(a, &c);
-    return rc;
-}
-
-void app_train_play(App *a, int on)
-{
-    ViewCall c;
-    app_view_begin(a, VIEW_TRAIN, &c);
-    view_train_play(&c.v, on);
-    app_view_end(a, &c);
 }

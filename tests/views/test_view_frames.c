@@ -10,7 +10,7 @@
 
 #include "app.h"
 #include "test_app_util.h"
-#include "view_train.h"
+#include "train_host.h"
 #include "test_util.h"
 
 static char MODEL[160];
@@ -135,20 +135,20 @@ static void test_training_frame_does_one_costly_thing(void **state)
     AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
     tu_open(&a, &o, 100);
     expect_true(app_train_setup(&a, "reverse", 10) == 0, "a run: %s", a.notice);
-    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TrainHost *u = a.train;
     app_train_play(&a, 1);
     int both = 0, curves = 0, probes = 0, asked = 0;
     for (int i = 0; i < 3000 && (curves < 8 || probes < 4); i++) {
         uint64_t seq = u->st.seq;
-        long long shown = u->shown_step;
+        long long shown = u->probe.step;
         struct timespec ts = {0, 3000000};
         nanosleep(&ts, NULL);
         tu_frame(&a);
-        int c = u->st.seq != seq && u->st.state == TW_RUNNING, p = u->shown_step != shown;
+        int c = u->st.seq != seq && u->st.state == TW_RUNNING, p = u->probe.step != shown;
         curves += c;
         probes += p;
         both += c && p;
-        asked += c && u->probe_due && a.wake_at > 0 && a.wake_at <= a.now;
+        asked += c && u->probe.due && a.wake_at > 0 && a.wake_at <= a.now;
     }
     app_train_play(&a, 0);
     printf("  %d frames with new curves, %d with the probe run, %d both; the next frame asked for %d times\n",
@@ -187,7 +187,7 @@ static void test_one_layer_per_view(void **state)
     expect_true(app_train_setup(&a, "reverse", 20) == 0, "trained: %s", a.notice);
     for (int i = 0; i < 8; i++) {
         TfErr err;
-        TrainUi *u = a.vstate[VIEW_TRAIN];
+        TrainHost *u = a.train;
         expect_true(tw_steps(u->w, 10, &err) == 0, "steps: %s", err.msg);
         tw_wait_idle(u->w);
         frame_at(&a, VIEW_TRAIN, 10, 10, &h); /* new curves, a new probe */

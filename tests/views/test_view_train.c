@@ -21,7 +21,7 @@
 #include "checkpoint.h"
 #include "test_app_util.h"
 #include "test_util.h"
-#include "view_train.h"
+#include "train_host.h"
 
 static char MODEL[160];
 static char g_dir[64];
@@ -70,17 +70,17 @@ static void click(App *a, Rect r, const char *what)
 
 /* Frames until the settings settled, the worker finished what it was
  * asked, and the view copied it. */
-static TrainUi *settle(App *a)
+static TrainHost *settle(App *a)
 {
     tu_frame(a);
     tu_frame(a);
-    TrainUi *u = a->vstate[VIEW_TRAIN];
-    expect_true(u != NULL, "the view made its state");
-    if (u->w)
-        tw_wait_idle(u->w);
+    TrainHost *h = a->train;
+    expect_true(h != NULL && a->vstate[VIEW_TRAIN] != NULL, "the window made the view's host and state");
+    if (h->w)
+        tw_wait_idle(h->w);
     tu_frame(a);
     tu_frame(a);
-    return u;
+    return h;
 }
 
 /* Frames until the worker reached a step, a minute at most: it trains
@@ -88,7 +88,7 @@ static TrainUi *settle(App *a)
  * other programs it may take a while. */
 static void wait_step(App *a, long long at_least)
 {
-    for (int i = 0; i < 6000 && ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step < at_least; i++) {
+    for (int i = 0; i < 6000 && a->train->st.step < at_least; i++) {
         sleep_ms(10);
         tu_frame(a);
     }
@@ -101,18 +101,19 @@ static void test_first_frame(void **state)
     (void)state;
     static App a;
     open_app(&a);
-    TrainUi *u = settle(&a);
-    expect_true(u->st.state == TW_PAUSED && u->st.step == 0, "paused at step 0: state %d step %lld",
-                u->st.state, u->st.step);
-    expect_true(strcmp(u->st.data_name, "en2zh") == 0 && u->st.cfg.d_model == 64 && u->st.cfg.n_heads == 4,
-                "en2zh on the classroom size: %s %d/%d", u->st.data_name, u->st.cfg.d_model, u->st.cfg.n_heads);
-    expect_true(u->have_pm && u->shown_step == 0 && u->gen_n > 0, "the probe ran at step 0 (%d tokens out)",
-                u->gen_n);
-    expect_true(strcmp(u->st.probe_src, "i read books at home today") == 0 &&
-                    strcmp(u->st.probe_ref, "我 今天 在 家 读 书") == 0,
-                "the probe and its truth: '%s' → '%s'", u->st.probe_src, u->st.probe_ref);
-    expect_true(u->st.n_eval == 1 && u->st.evals[0].loss > 3, "held-out loss at step 0: %d evals, %.3f",
-                u->st.n_eval, u->st.n_eval ? (double)u->st.evals[0].loss : 0.0);
+    TrainHost *h = settle(&a);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
+    expect_true(h->st.state == TW_PAUSED && h->st.step == 0, "paused at step 0: state %d step %lld",
+                h->st.state, h->st.step);
+    expect_true(strcmp(h->st.data_name, "en2zh") == 0 && h->st.cfg.d_model == 64 && h->st.cfg.n_heads == 4,
+                "en2zh on the classroom size: %s %d/%d", h->st.data_name, h->st.cfg.d_model, h->st.cfg.n_heads);
+    expect_true(h->probe.have_m && h->probe.step == 0 && h->probe.out_n > 0, "the probe ran at step 0 (%d tokens out)",
+                h->probe.out_n);
+    expect_true(strcmp(h->st.probe_src, "i read books at home today") == 0 &&
+                    strcmp(h->st.probe_ref, "我 今天 在 家 读 书") == 0,
+                "the probe and its truth: '%s' → '%s'", h->st.probe_src, h->st.probe_ref);
+    expect_true(h->st.n_eval == 1 && h->st.evals[0].loss > 3, "held-out loss at step 0: %d evals, %.3f",
+                h->st.n_eval, h->st.n_eval ? (double)h->st.evals[0].loss : 0.0);
     expect_true(u->layer == 1 && u->head == 0 && u->attn == TV_CROSS,
                 "cross-attention of the last layer, head 1: attn %d layer %d head %d", u->attn, u->layer, u->head);
     app_free(&a);
@@ -126,34 +127,35 @@ static void test_buttons_and_keys(void **state)
     (void)state;
     static App a;
     open_app(&a);
-    TrainUi *u = settle(&a);
+    TrainHost *h = settle(&a);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
     click(&a, u->hit.step, "Step");
-    u = settle(&a);
-    expect_true(u->st.step == 1 && u->shown_step == 1, "the Step button: step %lld, shown %lld", u->st.step,
-                u->shown_step);
+    h = settle(&a);
+    expect_true(h->st.step == 1 && h->probe.step == 1, "the Step button: step %lld, shown %lld", h->st.step,
+                h->probe.step);
     ev_key(&a, 's', 0);
-    u = settle(&a);
-    expect_true(u->st.step == 2, "S: step 2, got %lld", u->st.step);
+    h = settle(&a);
+    expect_true(h->st.step == 2, "S: step 2, got %lld", h->st.step);
     click(&a, u->hit.start, "Start");
     tu_frame(&a);
-    expect_true(u->st.state == TW_RUNNING, "Start: training, state %d", u->st.state);
+    expect_true(h->st.state == TW_RUNNING, "Start: training, state %d", h->st.state);
     expect_true(a.wake_at > 0, "while training the view asks for frames (wake_at %.2f)", a.wake_at);
     wait_step(&a, 12);
-    expect_true(u->st.step >= 12, "it trains: step %lld", u->st.step);
+    expect_true(h->st.step >= 12, "it trains: step %lld", h->st.step);
     click(&a, u->hit.start, "Pause");
-    u = settle(&a);
-    expect_true(u->st.state == TW_PAUSED, "Pause: state %d", u->st.state);
-    long long at = u->st.step;
+    h = settle(&a);
+    expect_true(h->st.state == TW_PAUSED, "Pause: state %d", h->st.state);
+    long long at = h->st.step;
     sleep_ms(60);
-    u = settle(&a);
-    expect_true(u->st.step == at && u->shown_step == at, "paused stays at %lld, got %lld (shown %lld)", at,
-                u->st.step, u->shown_step);
+    h = settle(&a);
+    expect_true(h->st.step == at && h->probe.step == at, "paused stays at %lld, got %lld (shown %lld)", at,
+                h->st.step, h->probe.step);
     ev_key(&a, 'p', 0);
     tu_frame(&a);
-    expect_true(u->st.state == TW_RUNNING, "P plays, state %d", u->st.state);
+    expect_true(h->st.state == TW_RUNNING, "P plays, state %d", h->st.state);
     ev_key(&a, 'p', 0);
-    u = settle(&a);
-    expect_true(u->st.state == TW_PAUSED, "P again pauses, state %d", u->st.state);
+    h = settle(&a);
+    expect_true(h->st.state == TW_PAUSED, "P again pauses, state %d", h->st.state);
     /* what the probe shows */
     ev_key(&a, '[', 0);
     expect_true(u->layer == 0, "[ : layer 1, got %d", u->layer + 1);
@@ -177,16 +179,16 @@ static void test_buttons_and_keys(void **state)
     expect_true(a.ses.at == stage_at, "→ scrubs snapshots here, the stage stays (%d, %d)", a.ses.at, stage_at);
     /* a task change waits for Reset once the run has trained */
     ev_key(&a, 'd', MOD_SHIFT);
-    u = settle(&a);
-    expect_true(u->task == 2 && strcmp(u->st.data_name, "en2zh") == 0,
-                "Shift+D: sort chosen, the trained run kept (task %d, run %s)", u->task, u->st.data_name);
+    h = settle(&a);
+    expect_true(u->task == 2 && strcmp(h->st.data_name, "en2zh") == 0,
+                "Shift+D: sort chosen, the trained run kept (task %d, run %s)", u->task, h->st.data_name);
     ev_key(&a, 'r', 0);
-    u = settle(&a);
-    expect_true(strcmp(u->st.data_name, "sort") == 0 && u->st.step == 0 && u->st.gen == 2,
-                "R: a new run on sort at step 0 (run %llu %s, step %lld)", (unsigned long long)u->st.gen,
-                u->st.data_name, u->st.step);
-    expect_true(strcmp(u->st.probe_src, "attention") == 0 && strcmp(u->st.probe_ref, "aeinnottt") == 0,
-                "the string tasks' probe: '%s' → '%s'", u->st.probe_src, u->st.probe_ref);
+    h = settle(&a);
+    expect_true(strcmp(h->st.data_name, "sort") == 0 && h->st.step == 0 && h->st.gen == 2,
+                "R: a new run on sort at step 0 (run %llu %s, step %lld)", (unsigned long long)h->st.gen,
+                h->st.data_name, h->st.step);
+    expect_true(strcmp(h->st.probe_src, "attention") == 0 && strcmp(h->st.probe_ref, "aeinnottt") == 0,
+                "the string tasks' probe: '%s' → '%s'", h->st.probe_src, h->st.probe_ref);
     app_free(&a);
 }
 
@@ -196,15 +198,16 @@ static void test_copy_loss_falls(void **state)
     (void)state;
     static App a;
     open_app(&a);
-    TrainUi *u = settle(&a);
+    TrainHost *h = settle(&a);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
     click(&a, u->hit.task[0], "copy");
-    u = settle(&a);
-    expect_true(strcmp(u->st.data_name, "copy") == 0, "the copy chip: %s", u->st.data_name);
+    h = settle(&a);
+    expect_true(strcmp(h->st.data_name, "copy") == 0, "the copy chip: %s", h->st.data_name);
     ev_key(&a, 'p', 0);
     wait_step(&a, 150);
     ev_key(&a, 'p', 0);
-    u = settle(&a);
-    const TwStatus *st = &u->st;
+    h = settle(&a);
+    const TwStatus *st = &h->st;
     expect_true(st->step >= 150 && st->n_eval >= 4, "150 steps, 4 held-out checks: %lld, %d", st->step,
                 st->n_eval);
     float first = st->evals[0].loss, last = st->evals[st->n_eval - 1].loss;
@@ -232,7 +235,8 @@ static void test_bad_tsv(void **state)
     fputs("# a comment\n\nno tab here\nan empty side\t\n", f);
     fclose(f);
     open_app(&a);
-    TrainUi *u = settle(&a);
+    TrainHost *h = settle(&a);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
     /* F focuses the field; the "f" typed with it does not land there */
     ev_key(&a, 'f', 0);
     ev_text(&a, "f");
@@ -249,16 +253,16 @@ static void test_bad_tsv(void **state)
     ev_key(&a, KEY_RETURN, 0);
     expect_true(strcmp(u->path, path) == 0 && strcmp(a.ses.src_line, "t5 t6 t7") == 0,
                 "typed into the path ('%s'), not the source line ('%s')", u->path, a.ses.src_line);
-    u = settle(&a);
-    expect_true(u->st.state == TW_EMPTY && u->msg[0] && strstr(u->msg, "nothing.tsv"),
-                "no run and a message naming the file: state %d, '%s'", u->st.state, u->msg);
+    h = settle(&a);
+    expect_true(h->st.state == TW_EMPTY && h->show.msg[0] && strstr(h->show.msg, "nothing.tsv"),
+                "no run and a message naming the file: state %d, '%s'", h->st.state, h->show.msg);
     expect_true(a.notice_error && strstr(a.notice, "nothing.tsv"), "a notice too: '%s'", a.notice);
-    printf("  message: %s\n", u->msg);
+    printf("  message: %s\n", h->show.msg);
     tu_frame(&a); /* still draws */
     click(&a, u->hit.task[1], "reverse");
-    u = settle(&a);
-    expect_true(u->st.state == TW_PAUSED && u->have_pm && strcmp(u->st.data_name, "reverse") == 0 && !u->msg[0],
-                "reverse works afterwards: state %d, %s, message '%s'", u->st.state, u->st.data_name, u->msg);
+    h = settle(&a);
+    expect_true(h->st.state == TW_PAUSED && h->probe.have_m && strcmp(h->st.data_name, "reverse") == 0 && !h->show.msg[0],
+                "reverse works afterwards: state %d, %s, message '%s'", h->st.state, h->st.data_name, h->show.msg);
     app_free(&a);
 }
 
@@ -269,7 +273,8 @@ static void test_absurd_size(void **state)
     (void)state;
     static App a;
     open_app(&a);
-    TrainUi *u = settle(&a);
+    TrainHost *h = settle(&a);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
     expect_true(u->field == TVF_DMODEL, "X starts on d_model, got %d", u->field);
     for (int i = 0; i < 12; i++)
         ev_key(&a, '.', 0);
@@ -277,16 +282,16 @@ static void test_absurd_size(void **state)
     ev_key(&a, 'x', 0);
     for (int i = 0; i < 12; i++)
         ev_key(&a, '.', 0); /* 64 layers */
-    u = settle(&a);
-    expect_true(u->st.state == TW_EMPTY && strstr(u->msg, "memory") && strstr(u->msg, "8192"),
-                "too big: no run, a message about memory: state %d, '%s'", u->st.state, u->msg);
-    printf("  message: %s\n", u->msg);
+    h = settle(&a);
+    expect_true(h->st.state == TW_EMPTY && strstr(h->show.msg, "memory") && strstr(h->show.msg, "8192"),
+                "too big: no run, a message about memory: state %d, '%s'", h->st.state, h->show.msg);
+    printf("  message: %s\n", h->show.msg);
     tu_frame(&a);
     ev_key(&a, 'm', 0);
-    u = settle(&a);
-    expect_true(u->st.state == TW_PAUSED && u->st.cfg.d_model == 64 && u->st.cfg.n_enc == 2,
-                "M: the classroom size trains again (state %d, d_model %d, %d layers)", u->st.state,
-                u->st.cfg.d_model, u->st.cfg.n_enc);
+    h = settle(&a);
+    expect_true(h->st.state == TW_PAUSED && h->st.cfg.d_model == 64 && h->st.cfg.n_enc == 2,
+                "M: the classroom size trains again (state %d, d_model %d, %d layers)", h->st.state,
+                h->st.cfg.d_model, h->st.cfg.n_enc);
     app_free(&a);
 }
 
@@ -297,37 +302,38 @@ static void test_nan(void **state)
     (void)state;
     static App a;
     open_app(&a);
-    TrainUi *u = settle(&a);
+    TrainHost *h = settle(&a);
     for (int i = 0; i < TVF_LR; i++)
         ev_key(&a, 'x', 0);
     for (int i = 0; i < 8; i++)
         ev_key(&a, '.', 0);
-    u = settle(&a);
-    expect_true(u->st.o.lr_scale > 1e19f, "lr × 10^20 applied at step 0: %g", (double)u->st.o.lr_scale);
+    h = settle(&a);
+    expect_true(h->st.o.lr_scale > 1e19f, "lr × 10^20 applied at step 0: %g", (double)h->st.o.lr_scale);
     ev_key(&a, 'p', 0);
-    for (int i = 0; i < 300 && !u->msg[0]; i++) {
+    for (int i = 0; i < 300 && !h->show.msg[0]; i++) {
         sleep_ms(5);
         tu_frame(&a);
     }
-    u = settle(&a);
-    expect_true(strstr(u->msg, "NaN") || strstr(u->msg, "not finite") || strstr(u->msg, "infinite"),
-                "a message about the NaN, got '%s'", u->msg);
-    printf("  message: %s\n", u->msg);
-    expect_true(u->st.state == TW_STOPPED && u->shown_step == u->st.step, "stopped at step %lld (shown %lld)",
-                u->st.step, u->shown_step);
+    h = settle(&a);
+    expect_true(strstr(h->show.msg, "NaN") || strstr(h->show.msg, "not finite") || strstr(h->show.msg, "infinite"),
+                "a message about the NaN, got '%s'", h->show.msg);
+    printf("  message: %s\n", h->show.msg);
+    expect_true(h->st.state == TW_STOPPED && h->show.stopped && h->probe.step == h->st.step,
+                "stopped at step %lld (shown %lld)",
+                h->st.step, h->probe.step);
     int finite = 1;
-    for (size_t i = 0; i < u->pm.n_params; i++)
-        finite &= isfinite(u->pm.block[i]);
+    for (size_t i = 0; i < h->probe.m.n_params; i++)
+        finite &= isfinite(h->probe.m.block[i]);
     expect_true(finite, "the shown parameters are the last good ones (finite)");
     for (int i = 0; i < 4; i++)
         ev_key(&a, ',', 0); /* back to lr × 1 */
     ev_key(&a, 'r', 0);
-    u = settle(&a);
+    h = settle(&a);
     ev_key(&a, 's', 0);
     ev_key(&a, 's', 0);
-    u = settle(&a);
-    expect_true(u->st.step == 2 && !u->msg[0] && u->st.o.lr_scale == 1.0f,
-                "after Reset with lr × 1 it trains: step %lld, message '%s'", u->st.step, u->msg);
+    h = settle(&a);
+    expect_true(h->st.step == 2 && !h->show.msg[0] && h->st.o.lr_scale == 1.0f,
+                "after Reset with lr × 1 it trains: step %lld, message '%s'", h->st.step, h->show.msg);
     app_free(&a);
 }
 
@@ -352,16 +358,17 @@ static void test_save_snapshots_open(void **state)
     (void)state;
     static App a;
     open_app(&a);
-    TrainUi *u = settle(&a);
-    snprintf(u->save_dir, sizeof u->save_dir, "%s", g_dir);
+    TrainHost *h = settle(&a);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
+    snprintf(h->save_dir, sizeof h->save_dir, "%s", g_dir);
     ev_key(&a, 's', 0);
-    expect_true(tw_steps(u->w, 24, NULL) == 0, "24 more steps queued");
-    u = settle(&a);
+    expect_true(tw_steps(h->w, 24, NULL) == 0, "24 more steps queued");
+    h = settle(&a);
     ev_key(&a, 'w', 0);
-    u = settle(&a);
+    h = settle(&a);
     char path[512];
     expect_true(find_checkpoint(path, sizeof path), "W wrote a checkpoint into %s (message %d '%s')", g_dir,
-                u->st.msg, u->st.msg_text);
+                h->st.msg, h->st.msg_text);
     TfModel m;
     TfErr err;
     expect_true(ckpt_load(&m, path, &err) == 0, "it loads: %s", err.msg);
@@ -370,47 +377,47 @@ static void test_save_snapshots_open(void **state)
                 "it is step 25 of en2zh: train_step %s, data_task %s", ts ? ts : "-", task ? task : "-");
     model_free(&m);
     /* a directory that does not exist: a message, and training goes on */
-    snprintf(u->save_dir, sizeof u->save_dir, "%s/no/such/dir", g_dir);
+    snprintf(h->save_dir, sizeof h->save_dir, "%s/no/such/dir", g_dir);
     ev_key(&a, 'w', 0);
     ev_key(&a, 's', 0);
-    u = settle(&a);
-    expect_true(a.notice_error && strstr(a.notice, "could not save") && u->st.step == 26,
-                "a bad path is a message ('%s'), training goes on (step %lld)", a.notice, u->st.step);
+    h = settle(&a);
+    expect_true(a.notice_error && strstr(a.notice, "could not save") && h->st.step == 26,
+                "a bad path is a message ('%s'), training goes on (step %lld)", a.notice, h->st.step);
     /* snapshots at 0, 10, 20; the live step is 26 */
-    expect_true(u->st.n_snap == 3 && u->st.snaps[2].step == 20, "snapshots 0, 10, 20: %d, last %lld",
-                u->st.n_snap, u->st.n_snap ? u->st.snaps[u->st.n_snap - 1].step : -1);
+    expect_true(h->st.n_snap == 3 && h->st.snaps[2].step == 20, "snapshots 0, 10, 20: %d, last %lld",
+                h->st.n_snap, h->st.n_snap ? h->st.snaps[h->st.n_snap - 1].step : -1);
     ev_key(&a, KEY_LEFT, 0);
     tu_frame(&a);
-    expect_true(u->want_snap == 20 && u->shown_step == 20, "←: snapshot 20 shown, got %lld / %lld",
-                u->want_snap, u->shown_step);
-    float *p = malloc(u->pm.n_params * sizeof(float));
+    expect_true(h->want_snap == 20 && h->probe.step == 20, "←: snapshot 20 shown, got %lld / %lld",
+                h->want_snap, h->probe.step);
+    float *p = malloc(h->probe.m.n_params * sizeof(float));
     long long got;
     float loss;
-    expect_true(tw_params(u->w, u->pm_gen, 20, p, u->pm.n_params, &got, &loss) == 0 &&
-                    memcmp(p, u->pm.block, u->pm.n_params * sizeof(float)) == 0,
+    expect_true(tw_params(h->w, h->probe.gen, 20, p, h->probe.m.n_params, &got, &loss) == 0 &&
+                    memcmp(p, h->probe.m.block, h->probe.m.n_params * sizeof(float)) == 0,
                 "the probe runs on the snapshot's parameters");
     free(p);
     ev_key(&a, KEY_HOME, 0);
     tu_frame(&a);
-    expect_true(u->shown_step == 0, "Home: step 0, got %lld", u->shown_step);
+    expect_true(h->probe.step == 0, "Home: step 0, got %lld", h->probe.step);
     ev_key(&a, KEY_RIGHT, 0);
     tu_frame(&a);
-    expect_true(u->shown_step == 10, "→: step 10, got %lld", u->shown_step);
+    expect_true(h->probe.step == 10, "→: step 10, got %lld", h->probe.step);
     ev_key(&a, KEY_END, 0);
     tu_frame(&a);
-    expect_true(u->want_snap < 0 && u->shown_step == 26, "End: live step 26, got %lld", u->shown_step);
+    expect_true(h->want_snap < 0 && h->probe.step == 26, "End: live step 26, got %lld", h->probe.step);
     /* a click on the timeline's left end picks step 0 */
     Rect t = u->hit.track;
     click(&a, (Rect){t.x - 2, t.y - 2, 4, 4}, "timeline");
     tu_frame(&a);
-    expect_true(u->shown_step == 0, "a click at the timeline's start: step 0, got %lld", u->shown_step);
+    expect_true(h->probe.step == 0, "a click at the timeline's start: step 0, got %lld", h->probe.step);
     ev_key(&a, KEY_RIGHT, 0);
     ev_key(&a, KEY_RIGHT, 0);
     tu_frame(&a);
     /* open the shown model (step 20) in the Decode view */
-    size_t n = u->pm.n_params;
+    size_t n = h->probe.m.n_params;
     float *want = malloc(n * sizeof(float));
-    memcpy(want, u->pm.block, n * sizeof(float));
+    memcpy(want, h->probe.m.block, n * sizeof(float));
     click(&a, u->hit.open, "Open in Decode");
     tu_frame(&a);
     expect_true(app_current_view(&a) == VIEW_DECODE && strstr(a.ses.model_label, "en2zh") &&
@@ -436,16 +443,16 @@ static void test_quick_saves_differ(void **state)
     (void)state;
     static App a;
     open_app(&a);
-    TrainUi *u = settle(&a);
+    TrainHost *h = settle(&a);
     char dir[300];
     snprintf(dir, sizeof dir, "%s/quick", g_dir);
     mkdir(dir, 0755);
-    snprintf(u->save_dir, sizeof u->save_dir, "%s", dir);
+    snprintf(h->save_dir, sizeof h->save_dir, "%s", dir);
     ev_key(&a, 's', 0);
-    u = settle(&a);
+    h = settle(&a);
     for (int i = 0; i < 3; i++)
         ev_key(&a, 'w', 0);
-    u = settle(&a);
+    h = settle(&a);
     DIR *d = opendir(dir);
     struct dirent *e;
     int n = 0;
@@ -468,12 +475,13 @@ static void test_fifo_data_file(void **state)
     expect_true(mkfifo(fifo, 0644) == 0, "mkfifo");
     alarm(30);
     open_app(&a);
-    TrainUi *u = settle(&a);
+    settle(&a);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
     tu_frame(&a);
     click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
     ev_text(&a, fifo);
     ev_key(&a, KEY_RETURN, 0);
-    u = settle(&a);
+    settle(&a);
     expect_true(a.notice_error && strstr(a.notice, "FIFO") != NULL, "refused: '%s'", a.notice);
     click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
     ev_key(&a, 'q', MOD_CTRL);
@@ -488,9 +496,10 @@ static void test_draws_everywhere(void **state)
     (void)state;
     static App a;
     open_app(&a);
-    TrainUi *u = settle(&a);
-    expect_true(tw_steps(u->w, 60, NULL) == 0, "steps queued");
-    u = settle(&a);
+    TrainHost *h = settle(&a);
+    TrainUi *u = a.vstate[VIEW_TRAIN];
+    expect_true(tw_steps(h->w, 60, NULL) == 0, "steps queued");
+    h = settle(&a);
     static const int SIZES[][2] = {{1280, 800}, {1920, 1080}, {800, 600}};
     for (int s = 0; s < 3; s++) {
         ren_resize_headless(tu_ren, SIZES[s][0], SIZES[s][1]);

@@ -1,18 +1,17 @@
 /* test_view_train_heads.c - the train view plots the entropy of every
- * probe head over training: after a run with kept snapshots the
- * history holds a point per snapshot, sorted by step; each point is the
- * entropy tf_head_metrics gives for that head of the probe's pass at that
- * step (checked at the live step), the curves are drawn, H switches the
- * plot to tokens/s and back, and a new run starts an empty history. */
+ * probe head over training (the history itself is tested in
+ * tests/session/test_train_probe.c): after a run the view is shown the
+ * whole history, H switches the plot to tokens/s and back, a new run
+ * starts an empty history; snapshots kept while no frame was drawn are run
+ * one a frame, and the plots follow a frame late. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
-#include "headstats.h"
 #include "test_app_util.h"
 #include "test_util.h"
-#include "view_train.h"
+#include "train_host.h"
 
 static char MODEL[160];
 
@@ -31,38 +30,29 @@ static void test_entropy_history(void **state)
     expect_true(app_train_setup(&a, "reverse", 120) == 0, "trained: %s", a.notice);
     tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
     TrainUi *u = a.vstate[VIEW_TRAIN];
-    TvHeadHist *h = &u->hh;
-    expect_true(h->gen == u->pm_gen && h->n >= 3 && h->n >= u->st.n_snap, "%d points for %d snapshots", h->n,
-                u->st.n_snap);
-    for (int i = 1; i < h->n; i++)
-        expect_true(h->step[i] > h->step[i - 1], "sorted by step (%lld, %lld)", h->step[i - 1], h->step[i]);
-    expect_true(h->step[h->n - 1] == u->shown_step, "the last point is the step shown (%lld)", u->shown_step);
-    /* the live point is the probe pass's entropy of each head */
-    int NH = u->pm.cfg.n_heads, n = tv_hh_heads(u, TV_CROSS);
-    expect_true(n == u->pm.cfg.n_dec * NH, "every cross head followed (%d)", n);
-    for (int k = 0; k < n; k++) {
-        TfHeadMetrics m;
-        TfErr err;
-        expect_true(tf_head_metrics(&u->ptr, TF_ATTN_CROSS, k / NH, k % NH, 0, &m, &err) == 0, "%s", err.msg);
-        expect_true(fabsf(h->H[h->n - 1][TV_CROSS][k] - (float)m.entropy) < 1e-6f, "head %d: %g, metrics %g", k,
-                    h->H[h->n - 1][TV_CROSS][k], m.entropy);
-        expect_true(h->H[0][TV_CROSS][k] <= h->H_max + 1e-4f && h->H[0][TV_CROSS][k] >= 0, "in [0, ln n]");
-    }
+    TrainHost *th = a.train;
+    const TpHeadHist *h = &th->probe.hh;
+    const TrainShow *t = &th->show;
+    expect_true(h->gen == th->probe.gen && h->n >= 3 && h->n >= th->st.n_snap, "%d points for %d snapshots", h->n,
+                th->st.n_snap);
+    expect_true(t->hh_n == h->n && t->hh_step == h->step && t->hh_H == &h->H[0][0][0] && t->hh_ver == h->ver &&
+                    t->hh_heads[TV_CROSS] == th->probe.m.cfg.n_dec * th->probe.m.cfg.n_heads,
+                "the view is shown the whole history (%d points, %d cross heads)", t->hh_n, t->hh_heads[TV_CROSS]);
     /* H: tokens/s instead, then the entropy again; the picture follows */
     Rect plots = {0, 200, AREA.w / 2, 300};
     uint64_t with = region_sum(plots);
     ev_key(&a, 'h', 0);
-    expect_true(!h->show, "H: tokens/s");
+    expect_true(!u->show_hh, "H: tokens/s");
     tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
     uint64_t without = region_sum(plots);
     ev_key(&a, 'h', 0);
     tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
-    expect_true(h->show && with != without && region_sum(plots) == with, "the plot switches and back");
+    expect_true(u->show_hh && with != without && region_sum(plots) == with, "the plot switches and back");
     /* a new run: a new history */
     int before = h->n;
     expect_true(app_train_setup(&a, "copy", 20) == 0, "a second run");
     tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
-    expect_true(h->gen == u->pm_gen && h->n >= 1 && h->step[h->n - 1] == 20 && (h->n < before || h->step[0] == 0),
+    expect_true(h->gen == th->probe.gen && h->n >= 1 && h->step[h->n - 1] == 20 && (h->n < before || h->step[0] == 0),
                 "a fresh history for the new run (%d points)", h->n);
     app_free(&a);
 }
@@ -70,7 +60,13 @@ static void test_entropy_history(void **state)
 /* The train view on a reverse run trained 150 steps while no frame was
  * drawn (its snapshots wait for the head-entropy curve); the view set up
  * by one frame first (a whole frame, or the view alone). */
-static TrainUi *trained_unseen(App *a, int whole_frame)
+/* Snapshots still wait for the head-entropy history. */
+static int pending(const TrainHost *u)
+{
+    return tp_hh_pending(&u->probe, &u->st);
+}
+
+static TrainHost *trained_unseen(App *a, int whole_frame)
 {
     TfErr err;
     AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
@@ -80,7 +76,7 @@ static TrainUi *trained_unseen(App *a, int whole_frame)
         tu_frame(a);
     else
         tu_view_frame(a, tu_ren, VIEW_TRAIN, AREA);
-    TrainUi *u = a->vstate[VIEW_TRAIN];
+    TrainHost *u = a->train;
     expect_true(tw_steps(u->w, 150, &err) == 0, "150 steps queued: %s", err.msg);
     tw_wait_idle(u->w);
     return u;
@@ -94,8 +90,8 @@ static void test_history_fills_a_snapshot_a_frame(void **state)
 {
     (void)state;
     static App a;
-    TrainUi *u = trained_unseen(&a, 1);
-    TvHeadHist *h = &u->hh;
+    TrainHost *u = trained_unseen(&a, 1);
+    const TpHeadHist *h = &u->probe.hh;
     int before = h->n;
     tu_frame(&a);
     int first = h->n - before;
@@ -103,16 +99,16 @@ static void test_history_fills_a_snapshot_a_frame(void **state)
                 u->st.n_snap);
     expect_true(first >= 1 && first <= 2, "the first frame runs the live probe and one snapshot at most: %d points",
                 first);
-    expect_true(tv_hh_pending(u) && a.wake_at > 0 && a.wake_at <= a.now, "with snapshots waiting, the next frame "
+    expect_true(pending(u) && a.wake_at > 0 && a.wake_at <= a.now, "with snapshots waiting, the next frame "
                 "is asked for at once (wake at %.3f, now %.3f)", a.wake_at, a.now);
     int frames = 1;
-    while (tv_hh_pending(u) && frames < 3 * TW_SNAP_CAP) {
+    while (pending(u) && frames < 3 * TW_SNAP_CAP) {
         int n = h->n;
         tu_frame(&a);
         frames++;
         expect_true(h->n - n <= 1, "one snapshot a frame: %d points in frame %d", h->n - n, frames);
     }
-    expect_true(!tv_hh_pending(u) && h->n >= u->st.n_snap, "whole after %d frames: %d points for %d snapshots",
+    expect_true(!pending(u) && h->n >= u->st.n_snap, "whole after %d frames: %d points for %d snapshots",
                 frames, h->n, u->st.n_snap);
     for (int i = 1; i < h->n; i++)
         expect_true(h->step[i] > h->step[i - 1], "sorted, each once (%lld, %lld)", h->step[i - 1], h->step[i]);
@@ -127,12 +123,12 @@ static void test_plots_follow_a_frame_late(void **state)
 {
     (void)state;
     static App a;
-    TrainUi *u = trained_unseen(&a, 0);
-    TvHeadHist *h = &u->hh;
+    TrainHost *u = trained_unseen(&a, 0);
+    const TpHeadHist *h = &u->probe.hh;
     tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA); /* new curves and the live probe */
     expect_true(u->hh_shown == h->ver, "a frame with new curves draws the plots whole");
     int late = 0, frames = 0;
-    while (tv_hh_pending(u) && frames++ < 3 * TW_SNAP_CAP) {
+    while (pending(u) && frames++ < 3 * TW_SNAP_CAP) {
         unsigned ver = h->ver;
         int was_late = u->hh_late;
         tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
@@ -146,7 +142,7 @@ static void test_plots_follow_a_frame_late(void **state)
         late++;
         expect_true(u->hh_shown != h->ver && a.wake_at <= a.now, "a snapshot's frame leaves the plots to the "
                     "next one, asked for at once (frame %d)", frames);
-        if (!tv_hh_pending(u)) { /* the last one: the next frame only redraws */
+        if (!pending(u)) { /* the last one: the next frame only redraws */
             tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
             expect_true(u->hh_shown == h->ver && ren_draw_calls(tu_ren) > calls,
                         "the next frame redraws the plots (%d calls, %d)", ren_draw_calls(tu_ren), calls);

@@ -14,7 +14,7 @@
 #include "checkpoint.h"
 #include "cli.h"
 #include "app.h"
-#include "view_train.h"
+#include "train_host.h"
 
 /* One frame, with the mouse moving over the view as a learner's would. */
 static void frame_body(void *p)
@@ -70,12 +70,12 @@ static int train_start(App *a, Ren *r)
     if (app_train_setup(a, "en2zh", 0))
         return 0;
     app_train_play(a, 1);
-    for (int i = 0; i < 500 && ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step < 20; i++) {
+    for (int i = 0; i < 500 && a->train->st.step < 20; i++) {
         sleep_s(0.02);
         a->now += 0.02;
         app_frame(a, r);
     }
-    return ((TrainUi *)a->vstate[VIEW_TRAIN])->st.step >= 20;
+    return a->train->st.step >= 20;
 }
 
 Ren *bench_app(App *a, int w, int h, const char *stage)
@@ -255,7 +255,7 @@ static TaRun ta_in_app(double secs)
     s.data = d;
     s.o.batch = TA_B;
     if (app_train_start(&a, &s) == 0) {
-        TrainUi *u = (TrainUi *)a.vstate[VIEW_TRAIN];
+        TrainHost *u = a.train;
         for (int i = 0; i < 200 && u->st.step < 20; i++) { /* until it trains */
             a.now = tf_seconds();
             app_frame(&a, r);

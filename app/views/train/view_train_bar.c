@@ -9,41 +9,13 @@
 
 #include "view_train.h"
 
-static const char *state_text(ViewCtx *v, const TrainUi *u)
+static const char *state_text(const TrainShow *t)
 {
-    switch (u->st.state) {
-    case TW_BUILDING: return _("making the model…");
-    case TW_RUNNING: return _("training");
-    case TW_PAUSED: case TW_STOPPED: return u->st.step ? _("paused") : _("ready: random weights");
-    default: return u->err[0] ? u->err : _("no model");
-    }
-}
-
-void tv_msg_text(const TwStatus *st, char *buf, size_t cap)
-{
-    const char *t = st->msg_text;
-    long long n0 = st->msg_n[0], n1 = st->msg_n[1];
-    switch (st->msg) {
-    case TW_MSG_NO_PATH: snprintf(buf, cap, "%s", _("type the path of a TSV file first (F)")); break;
-    case TW_MSG_NO_PAIRS: snprintf(buf, cap, _("%s: no training pairs"), t); break;
-    case TW_MSG_SKIPPED_LINES:
-        snprintf(buf, cap,
-                 n0 == 1 ? _("%s: skipped %lld line that could not be used (no tab, an empty side, longer than "
-                             "%lld tokens, ...)")
-                         : _("%s: skipped %lld lines that could not be used (no tab, an empty side, longer than "
-                             "%lld tokens, ...)"),
-                 t, n0, n1);
-        break;
-    case TW_MSG_STOPPED: snprintf(buf, cap, _("training stopped: %s"), t); break;
-    case TW_MSG_EVAL_FAILED: snprintf(buf, cap, _("held-out check failed: %s"), t); break;
-    case TW_MSG_SNAP_NO_MEMORY: snprintf(buf, cap, _("out of memory for a snapshot at step %lld"), n0); break;
-    case TW_MSG_NOTHING_TO_SAVE: snprintf(buf, cap, "%s", _("nothing to save yet: start training first")); break;
-    case TW_MSG_SAVE_FAILED: snprintf(buf, cap, _("could not save the model (training goes on): %s"), t); break;
-    case TW_MSG_SAVED:
-        snprintf(buf, cap, _("saved %s (step %lld, with the optimizer state: stepformer train --resume continues it)"),
-                 t, n0);
-        break;
-    default: snprintf(buf, cap, "%s", t); break; /* the engine's reason */
+    switch (t->state) {
+    case TV_BUILDING: return _("making the model…");
+    case TV_RUNNING: return _("training");
+    case TV_PAUSED: case TV_STOPPED: return t->step ? _("paused") : _("ready: random weights");
+    default: return t->err && t->err[0] ? t->err : _("no model");
     }
 }
 
@@ -55,21 +27,22 @@ int tv_control(UiFlow *f, const char *label, int active, Rect *where)
     return ui_button(f->v, *where, label, active);
 }
 
-void tv_controls_draw(UiFlow *f, ViewCtx *v, TrainUi *u)
+void tv_controls_draw(UiFlow *f, TrainUi *u)
 {
     const Theme *th = f->v->th;
-    int running = u->st.state == TW_RUNNING;
+    const TrainShow *t = f->v->s->train;
+    int running = t->state == TV_RUNNING;
     char buf[200];
     if (tv_control(f, running ? _("❚❚ Pause  P") : _("▶ Start  P"), running, &u->hit.start))
-        tv_play(v, u);
+        tv_wish(u, &u->wish.play);
     if (tv_control(f, _("Step  S"), 0, &u->hit.step))
-        tv_step(v, u);
+        tv_wish(u, &u->wish.step);
     if (tv_control(f, _("Reset  R"), 0, &u->hit.reset))
-        tv_reset(v, u);
+        tv_wish(u, &u->wish.reset);
     if (tv_control(f, _("Save  W"), 0, &u->hit.save))
-        tv_save(v, u);
+        tv_wish(u, &u->wish.save);
     if (tv_control(f, _("Open in Decode  O"), 0, &u->hit.open))
-        tv_open(v, u);
+        tv_wish(u, &u->wish.open);
     if (u->compact) {
         if (ui_flow_button(f, _("Settings…"), u->show_settings))
             u->show_settings = !u->show_settings;
@@ -78,48 +51,46 @@ void tv_controls_draw(UiFlow *f, ViewCtx *v, TrainUi *u)
         if (ui_flow_button(f, _("Attention  V"), u->pane == 1))
             u->pane = 1;
     }
-    const TrainStats *s = &u->st.last;
-    if (u->st.step > 0)
-        snprintf(buf, sizeof buf, _("%s · step %lld · epoch %lld · %.0f tokens/s"), state_text(v, u), u->st.step,
-                 s->epoch + 1, s->tokens_per_s);
+    if (t->step > 0)
+        snprintf(buf, sizeof buf, _("%s · step %lld · epoch %lld · %.0f tokens/s"), state_text(t), t->step,
+                 t->epoch + 1, (double)t->tok_s);
     else
-        snprintf(buf, sizeof buf, "%s", state_text(v, u));
+        snprintf(buf, sizeof buf, "%s", state_text(t));
     ui_flow_text(f, buf, running ? th->good : th->dim);
 }
 
 /* What is being trained, and how the settings differ from it. */
-int tv_summary_draw(ViewCtx *v, TrainUi *u, int x, int y, int w)
+int tv_summary_draw(ViewCtx *v, const TrainUi *u, int x, int y, int w)
 {
     const Theme *th = v->th;
     RenFont *sf = v->g->small;
     int fh = ren_font_height(sf), y0 = y;
-    const TwStatus *st = &u->st;
+    const TrainShow *st = v->s->train;
     char buf[512];
-    if (st->n_params > 0 && st->state != TW_BUILDING && !u->compact) {
+    if (st->n_params > 0 && st->state != TV_BUILDING && !u->compact) {
         const TfConfig *c = &st->cfg;
         snprintf(buf, sizeof buf,
                  _("%s · %d pairs to learn from, %d held out · %zu parameters: %d/%d/%d, %d+%d layers · "
                    "batch %d · warm-up %d"),
                  st->data_name, st->n_train, st->n_heldout, st->n_params, c->d_model, c->n_heads, c->d_ff,
-                 c->n_enc, c->n_dec, st->o.batch, st->o.warmup);
+                 c->n_enc, c->n_dec, st->batch, st->warmup);
         ren_clip_push(v->r, (Rect){x, y, w, 2 * fh});
         int h = ui_paragraph(v->r, sf, buf, x, y, w, th->dim);
         ren_clip_pop(v->r);
         y += (h < 2 * fh ? h : 2 * fh) + 2;
     }
-    if (tv_settings_differ(u) && st->step > 0 && st->state != TW_BUILDING) {
+    if (st->differ && st->step > 0 && st->state != TV_BUILDING) {
         ui_text_fit(v->r, sf, _("The settings changed: press Reset (R) to train a new model with them."),
                     x, y, w, th->accent);
         y += fh + 2;
     }
-    if (u->msg[0]) {
-        char full[sizeof u->msg + 256];
-        int stopped = st->msg == TW_MSG_STOPPED;
-        if (stopped)
+    if (st->msg[0]) {
+        char full[TV_MSG_MAX + 256];
+        if (st->stopped)
             snprintf(full, sizeof full, _("%s — a learning rate far too high does this: lower lr × (X, then , or .) "
-                                          "and press Reset (R)."), u->msg);
+                                          "and press Reset (R)."), st->msg);
         else
-            snprintf(full, sizeof full, "%s", u->msg);
+            snprintf(full, sizeof full, "%s", st->msg);
         ren_clip_push(v->r, (Rect){x, y, w, 3 * fh});
         int h = ui_paragraph(v->r, sf, full, x, y, w, th->warn);
         ren_clip_pop(v->r);
@@ -133,40 +104,41 @@ static float step_x(Rect track, long long step, long long last)
     return track.x + (last > 0 ? (float)step / (float)last : 0.0f) * track.w;
 }
 
-static void timeline_pick(TrainUi *u, Rect track, int mx)
+static void timeline_pick(TrainUi *u, const TrainShow *st, Rect track, int mx)
 {
-    const TwStatus *st = &u->st;
     long long last = st->step;
     float best = 1e9f;
     long long pick = -1;
     for (int i = 0; i < st->n_snap; i++) {
-        float d = fabsf(step_x(track, st->snaps[i].step, last) - (float)mx);
+        float d = fabsf(step_x(track, st->snaps[i], last) - (float)mx);
         if (d < best) {
             best = d;
-            pick = st->snaps[i].step;
+            pick = st->snaps[i];
         }
     }
     /* the right end is "live" */
     if (fabsf(step_x(track, last, last) - (float)mx) <= best || pick == last)
         pick = -1;
-    u->want_snap = pick;
+    u->wish.pick_step = pick;
+    tv_wish(u, &u->wish.pick);
 }
 
 void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc)
 {
     const Theme *th = v->th;
     RenFont *sf = v->g->small;
-    const TwStatus *st = &u->st;
+    const TrainShow *st = v->s->train;
+    long long want = st->want_snap;
     int fh = ren_font_height(sf), ty = rc.y + (rc.h - fh) / 2;
     char right[160];
     int n = st->n_snap, idx = -1;
     for (int i = 0; i < n; i++)
-        if (st->snaps[i].step == u->want_snap)
+        if (st->snaps[i] == want)
             idx = i;
-    if (u->want_snap < 0)
+    if (want < 0)
         snprintf(right, sizeof right, _("live · step %lld"), st->step);
     else
-        snprintf(right, sizeof right, _("snapshot %d / %d · step %lld"), idx + 1, n, u->want_snap);
+        snprintf(right, sizeof right, _("snapshot %d / %d · step %lld"), idx + 1, n, want);
     int lw = ren_text_width(sf, _("snapshots")) + ui_px(v->g, 10);
     int rw = ren_text_width(sf, right) + ui_px(v->g, 12);
     char widest[120];
@@ -174,7 +146,7 @@ void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc)
     if (rw < ren_text_width(sf, widest) + ui_px(v->g, 12))
         rw = ren_text_width(sf, widest) + ui_px(v->g, 12);
     ren_text(v->r, sf, _("snapshots"), rc.x, ty, th->dim);
-    ren_text(v->r, sf, right, rc.x + rc.w - rw + ui_px(v->g, 12), ty, u->want_snap < 0 ? th->good : th->select);
+    ren_text(v->r, sf, right, rc.x + rc.w - rw + ui_px(v->g, 12), ty, want < 0 ? th->good : th->select);
     int pad = ui_px(v->g, 8);
     Rect track = {rc.x + lw + pad, rc.y + rc.h / 2 - 2, rc.w - lw - rw - 2 * pad, 4};
     if (track.w < 20 || n < 1)
@@ -186,19 +158,19 @@ void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc)
     if (!v->in->down)
         u->drag = 0;
     if (u->drag)
-        timeline_pick(u, track, v->in->mx);
+        timeline_pick(u, st, track, v->in->mx);
     ren_rect(v->r, track, th->border);
     long long last = st->step;
     int tick_h = ui_px(v->g, 6);
     for (int i = 0; i < n; i++) {
-        int x = (int)lroundf(step_x(track, st->snaps[i].step, last));
+        int x = (int)lroundf(step_x(track, st->snaps[i], last));
         ren_rect(v->r, (Rect){x, track.y - tick_h, 1, 2 * tick_h + track.h}, th->dim);
     }
-    long long shown = u->want_snap >= 0 ? u->want_snap : last;
+    long long shown = want >= 0 ? want : last;
     int kx = (int)lroundf(step_x(track, shown, last)), kr = ui_px(v->g, 7);
-    ren_rect(v->r, (Rect){track.x, track.y, kx - track.x, track.h}, u->want_snap < 0 ? th->good : th->select);
+    ren_rect(v->r, (Rect){track.x, track.y, kx - track.x, track.h}, want < 0 ? th->good : th->select);
     Rect knob = {kx - kr, track.y + track.h / 2 - kr, 2 * kr, 2 * kr};
-    ren_rect(v->r, knob, u->want_snap < 0 ? th->good : th->select);
+    ren_rect(v->r, knob, want < 0 ? th->good : th->select);
     ren_rect_line(v->r, knob, 1, th->bg);
     if (ui_over(v->in, hit) && !u->drag)
         ui_hover_own(v, (float)shown, "%s", _("the step shown (click or drag: the model at a kept snapshot; ←/→, End for live)"));

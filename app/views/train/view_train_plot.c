@@ -1,7 +1,7 @@
 /* view_train_plot.c - the curves of the train view.
  *
- * Four small plots over the optimizer steps, all read from the worker's
- * publication (never from the trainer):
+ * Four small plots over the optimizer steps, all read from Scene.train (the
+ * worker's publication, never the trainer):
  *
  *   loss            the label-smoothed cross-entropy of each training batch
  *                   (averaged over a few steps once the run is long) and of
@@ -15,7 +15,7 @@
  *                   for `warmup` steps, then decay as 1/√step; the part
  *                   already trained is bold, the current step marked;
  *   head entropy    the entropy of every probe head over the steps
- *                   (view_train_heads.c): heads "snap" into a pattern;
+ *                   (train_probe.c): heads "snap" into a pattern;
  *                   H switches this plot to tokens/s, target tokens per
  *                   second of training, and back.
  *
@@ -188,12 +188,11 @@ static void curve(ViewCtx *v, TrainUi *u, const Axis *A, int n, float width, Col
  * raw (smooth 0) or as an exponential moving average over about a
  * thirtieth of the curve, which shows the trend through the batch-to-batch
  * noise (drawn bold over the faint raw curve). */
-static int log_points(TrainUi *u, int which, int smooth)
+static int log_points(const TrainShow *st, TrainUi *u, int which, int smooth)
 {
-    const TwStatus *st = &u->st;
     double k = st->n_log / 30.0, alpha = smooth ? 2.0 / ((k < 1 ? 1 : k) + 1) : 1.0, m = 0;
     for (int i = 0; i < st->n_log; i++) {
-        const TwPoint *p = &st->log[i];
+        const TvPoint *p = &st->log[i];
         double x = which == 0 ? p->loss : which == 1 ? p->acc : p->tok_s;
         m = i == 0 ? x : m + alpha * (x - m);
         u->xy[2 * i] = (float)p->step;
@@ -203,28 +202,28 @@ static int log_points(TrainUi *u, int which, int smooth)
 }
 
 /* The last value of the smoothed curve (the legend's number). */
-static double smoothed_last(TrainUi *u, int which)
+static double smoothed_last(const TrainShow *st, TrainUi *u, int which)
 {
-    int n = log_points(u, which, 1);
+    int n = log_points(st, u, which, 1);
     return n ? u->xy[2 * n - 1] : 0;
 }
 
 /* A training curve: faint raw, bold smoothed. */
 static void train_curve(ViewCtx *v, TrainUi *u, const Axis *A, int which, Color c)
 {
+    const TrainShow *st = v->s->train;
     Color faint = c;
     faint.a = 80;
-    curve(v, u, A, log_points(u, which, 0), 1.0f * v->g->scale, faint, 0);
-    curve(v, u, A, log_points(u, which, 1), 2.0f * v->g->scale, c, 0);
+    curve(v, u, A, log_points(st, u, which, 0), 1.0f * v->g->scale, faint, 0);
+    curve(v, u, A, log_points(st, u, which, 1), 2.0f * v->g->scale, c, 0);
 }
 
 /* The held-out field `which` (0 loss, 1 token accuracy, 2 exact match). */
-static int eval_points(TrainUi *u, int which)
+static int eval_points(const TrainShow *st, TrainUi *u, int which)
 {
-    const TwStatus *st = &u->st;
     int n = 0;
     for (int i = 0; i < st->n_eval; i++) {
-        const TwEval *e = &st->evals[i];
+        const TvEval *e = &st->evals[i];
         if (which == 2 && e->exact < 0) /* a check that did not decode */
             continue;
         u->xy[2 * n] = (float)e->step;
@@ -235,7 +234,7 @@ static int eval_points(TrainUi *u, int which)
 }
 
 /* The last exact-match figure, or -1. */
-static float last_exact(const TwStatus *st)
+static float last_exact(const TrainShow *st)
 {
     for (int i = st->n_eval - 1; i >= 0; i--)
         if (st->evals[i].exact >= 0)
@@ -244,19 +243,18 @@ static float last_exact(const TwStatus *st)
 }
 
 /* The shown snapshot's step, and a readout where the mouse is. */
-static void marks(ViewCtx *v, TrainUi *u, const Axis *A, const char *what, int which_log,
-                  int which_eval)
+static void marks(ViewCtx *v, const Axis *A, const char *what, int which_log, int which_eval)
 {
     const Theme *th = v->th;
-    if (u->want_snap >= 0 && u->shown_step >= A->x0 && u->shown_step <= A->x1) {
-        int x = (int)ax_x(A, (double)u->shown_step);
+    const TrainShow *st = v->s->train;
+    if (st->want_snap >= 0 && st->shown_step >= A->x0 && st->shown_step <= A->x1) {
+        int x = (int)ax_x(A, (double)st->shown_step);
         ren_rect(v->r, (Rect){x, A->r.y, ui_px(v->g, 2), A->r.h}, th->select);
     }
     if (!ui_over(v->in, A->r))
         return;
     double step = A->x0 + (double)(v->in->mx - A->r.x) / A->r.w * (A->x1 - A->x0);
     ren_rect(v->r, (Rect){v->in->mx, A->r.y, 1, A->r.h}, th->dim);
-    const TwStatus *st = &u->st;
     int best = -1;
     for (int i = 0; i < st->n_log; i++)
         if (best < 0 || fabs((double)st->log[i].step - step) < fabs((double)st->log[best].step - step))
@@ -267,8 +265,8 @@ static void marks(ViewCtx *v, TrainUi *u, const Axis *A, const char *what, int w
             be = i;
     if (best < 0 && be < 0)
         return;
-    const TwPoint *p = best >= 0 ? &st->log[best] : NULL;
-    const TwEval *e = be >= 0 ? &st->evals[be] : NULL;
+    const TvPoint *p = best >= 0 ? &st->log[best] : NULL;
+    const TvEval *e = be >= 0 ? &st->evals[be] : NULL;
     float lv = !p ? 0 : which_log == 0 ? p->loss : which_log == 1 ? p->acc : p->tok_s;
     float ev = !e ? 0 : which_eval == 0 ? e->loss : e->acc;
     /* the status line shows "where = value": the training value, or the
@@ -284,7 +282,7 @@ static void marks(ViewCtx *v, TrainUi *u, const Axis *A, const char *what, int w
 static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass)
 {
     const Theme *th = v->th;
-    const TwStatus *st = &u->st;
+    const TrainShow *st = v->s->train;
     double top = 0;
     for (int i = 0; i < st->n_log; i++)
         top = fmax(top, st->log[i].loss);
@@ -293,30 +291,30 @@ static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pas
     Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
     Legend lg[2] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2}};
     if (pass) {
-        marks(v, u, &A, _("loss"), 0, 0);
+        marks(v, &A, _("loss"), 0, 0);
         return;
     }
-    snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.3f" : "–", smoothed_last(u, 0));
+    snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.3f" : "–", smoothed_last(st, u, 0));
     snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.3f" : "–",
              st->n_eval ? (double)st->evals[st->n_eval - 1].loss : 0.0);
     draw_title(v, rc, _("loss"), lg, 2);
     draw_axes(v, &A, xl, 0);
     train_curve(v, u, &A, 0, th->accent);
-    curve(v, u, &A, eval_points(u, 0), 1.5f * v->g->scale, th->accent2, 1);
+    curve(v, u, &A, eval_points(st, u, 0), 1.5f * v->g->scale, th->accent2, 1);
 }
 
 static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass)
 {
     const Theme *th = v->th;
-    const TwStatus *st = &u->st;
+    const TrainShow *st = v->s->train;
     Axis A = plot_area(v, rc, xl, X, 1);
     Legend lg[3] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2},
                     {_("exact"), "", th->good}};
     if (pass) {
-        marks(v, u, &A, _("accuracy"), 1, 1);
+        marks(v, &A, _("accuracy"), 1, 1);
         return;
     }
-    snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.0f%%" : "–", 100.0 * smoothed_last(u, 1));
+    snprintf(lg[0].value, sizeof lg[0].value, st->n_log ? "%.0f%%" : "–", 100.0 * smoothed_last(st, u, 1));
     snprintf(lg[1].value, sizeof lg[1].value, st->n_eval ? "%.0f%%" : "–",
              st->n_eval ? 100.0 * st->evals[st->n_eval - 1].acc : 0.0);
     float ex = last_exact(st);
@@ -325,25 +323,25 @@ static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass
     draw_axes(v, &A, xl, 1);
     float w = 1.5f * v->g->scale;
     train_curve(v, u, &A, 1, th->accent);
-    curve(v, u, &A, eval_points(u, 1), w, th->accent2, 1);
-    curve(v, u, &A, eval_points(u, 2), w, th->good, 1);
+    curve(v, u, &A, eval_points(st, u, 1), w, th->accent2, 1);
+    curve(v, u, &A, eval_points(st, u, 2), w, th->good, 1);
 }
 
 static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass)
 {
     const Theme *th = v->th;
-    const TwStatus *st = &u->st;
+    const TrainShow *st = v->s->train;
     double top = 0;
     for (int i = 0; i < st->n_log; i++)
         top = fmax(top, st->log[i].tok_s);
     Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
     Legend lg[1] = {{_("now"), "", th->accent}};
     if (pass) {
-        marks(v, u, &A, _("tokens/s"), 2, -1);
+        marks(v, &A, _("tokens/s"), 2, -1);
         return;
     }
     if (st->n_log)
-        fmt_num(lg[0].value, sizeof lg[0].value, smoothed_last(u, 2));
+        fmt_num(lg[0].value, sizeof lg[0].value, smoothed_last(st, u, 2));
     else
         snprintf(lg[0].value, sizeof lg[0].value, "–");
     draw_title(v, rc, _("tokens/s"), lg, 1);
@@ -352,14 +350,14 @@ static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass
 }
 
 /* The entropy of every probe head of the attention the probe shows, over
- * the steps (TvHeadHist): one line per head, the dashed top the entropy of
+ * the steps (Scene.train's hh_*): one line per head, the dashed top the entropy of
  * a uniform row; a head that learns a pattern drops, often suddenly. */
 static void plot_heads(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass)
 {
     const Theme *th = v->th;
-    const TvHeadHist *h = &u->hh;
-    int n_heads = u->have_pm ? tv_hh_heads(u, u->attn) : 0;
-    double top = nice_ceil(h->H_max > 0 ? h->H_max * 1.05 : 1.0);
+    const TrainShow *h = v->s->train;
+    int n_heads = h->have_probe ? h->hh_heads[u->attn] : 0;
+    double top = nice_ceil(h->hh_max > 0 ? h->hh_max * 1.05 : 1.0);
     Axis A = plot_area(v, rc, xl, X, top);
     if (pass)
         return; /* nothing moves with the mouse here */
@@ -367,28 +365,30 @@ static void plot_heads(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pa
                                                     N_("head entropy · encoder (nats)"),
                                                     N_("head entropy · decoder (nats)")};
     Legend lg[1] = {{_("uniform ln n"), "", th->dim}};
-    snprintf(lg[0].value, sizeof lg[0].value, "%.2f", h->H_max);
+    snprintf(lg[0].value, sizeof lg[0].value, "%.2f", h->hh_max);
     draw_title(v, rc, _(KIND[u->attn]), lg, 1);
     draw_axes(v, &A, xl, 0);
-    if (h->H_max > 0) { /* a uniform row's entropy, dashed */
-        float y = ax_y(&A, h->H_max);
+    if (h->hh_max > 0) { /* a uniform row's entropy, dashed */
+        float y = ax_y(&A, h->hh_max);
         for (int x = A.r.x; x < A.r.x + A.r.w; x += ui_px(v->g, 8))
             ren_rect(v->r, (Rect){x, (int)y, ui_px(v->g, 4), 1}, th->dim);
     }
-    if (h->gen != u->pm_gen || h->n < 1 || n_heads < 1) {
+    if (h->hh_gen != h->probe_gen || h->hh_n < 1 || n_heads < 1) {
         ui_text_fit(v->r, v->g->small, _("the heads' entropy appears as the run trains"), A.r.x + 4,
                     A.r.y + 4, A.r.w - 8, th->dim);
         return;
     }
-    int NH = u->pm.cfg.n_heads;
+    int NH = h->cfg.n_heads;
     for (int k = 0; k < n_heads; k++) {
         int n = 0;
-        for (int i = 0; i < h->n; i++)
-            if (isfinite(h->H[i][u->attn][k])) {
-                u->xy[2 * n] = (float)h->step[i];
-                u->xy[2 * n + 1] = h->H[i][u->attn][k];
+        for (int i = 0; i < h->hh_n; i++) {
+            float H = h->hh_H[((size_t)i * TV_ATTN_COUNT + u->attn) * TV_HH_HEADS + k];
+            if (isfinite(H)) {
+                u->xy[2 * n] = (float)h->hh_step[i];
+                u->xy[2 * n + 1] = H;
                 n++;
             }
+        }
         /* each head its own hue; the chosen layer and head in bold */
         float t = NH > 1 ? (float)(k % NH) / (float)(NH - 1) : 0.5f;
         Color c = cmap_color(CMAP_VIRIDIS, 0.15f + 0.8f * t);
@@ -402,32 +402,53 @@ static void plot_heads(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pa
 /* The fourth plot: the heads' entropy (H switches), or tokens/s. */
 static void plot_fourth(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass)
 {
-    if (u->hh.show)
+    if (u->show_hh)
         plot_heads(v, u, rc, X, xl, pass);
     else
         plot_tok(v, u, rc, X, xl, pass);
 }
 
-/* The schedule over its own axis: long enough to show the warm-up peak and
- * the decay after it, or the whole run when that is longer. */
-static void lr_marks(ViewCtx *v, TrainUi *u, const Axis *A, int C, int W, double scale);
+/* The schedule over its own axis (Scene.train's lr_x1: long enough to show
+ * the warm-up peak and the decay after it, or the whole run when that is
+ * longer), from its points lr[i] at steps 1 + (lr_x1 - 1) i / TV_LR_N. */
+static double lr_step(const TrainShow *st, int i)
+{
+    return 1 + (st->lr_x1 - 1) * i / TV_LR_N;
+}
+
+/* The schedule's marks: the step of the snapshot shown, the point under
+ * the mouse. */
+static void lr_marks(ViewCtx *v, const Axis *A)
+{
+    const Theme *th = v->th;
+    const TrainShow *st = v->s->train;
+    if (st->want_snap >= 0) {
+        int x = (int)ax_x(A, (double)st->shown_step);
+        ren_rect(v->r, (Rect){x, A->r.y, ui_px(v->g, 2), A->r.h}, th->select);
+    }
+    if (!ui_over(v->in, A->r))
+        return;
+    double s = A->x0 + (double)(v->in->mx - A->r.x) / A->r.w * (A->x1 - A->x0);
+    int i = (int)lround((s - 1) / (st->lr_x1 > 1 ? st->lr_x1 - 1 : 1) * TV_LR_N);
+    i = i < 0 ? 0 : i > TV_LR_N ? TV_LR_N : i;
+    ren_rect(v->r, (Rect){v->in->mx, A->r.y, 1, A->r.h}, th->dim);
+    ui_hover_own(v, st->lr[i], _("learning rate · step %lld"), (long long)lr_step(st, i));
+}
 
 static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl, int pass)
 {
     const Theme *th = v->th;
-    const TwStatus *st = &u->st;
-    int C = st->cfg.d_model > 0 ? st->cfg.d_model : 1, W = st->o.warmup > 0 ? st->o.warmup : 1;
-    double scale = st->o.lr_scale;
+    const TrainShow *st = v->s->train;
+    int W = st->warmup > 0 ? st->warmup : 1;
     long long now = st->step;
-    double peak = lr_schedule(C, W, scale, W);
-    Axis A = plot_area(v, rc, xl, fmax(3.0 * W, 1.15 * (double)now), nice_ceil(peak * 1.1));
+    Axis A = plot_area(v, rc, xl, st->lr_x1, nice_ceil(st->lr_peak * 1.1));
     Legend lg[2] = {{_("now"), "", th->accent2}, {_("peak"), "", th->dim}};
     if (pass) {
-        lr_marks(v, u, &A, C, W, scale);
+        lr_marks(v, &A);
         return;
     }
-    fmt_num(lg[0].value, sizeof lg[0].value, now > 0 ? lr_schedule(C, W, scale, now) : 0);
-    fmt_num(lg[1].value, sizeof lg[1].value, peak);
+    fmt_num(lg[0].value, sizeof lg[0].value, now > 0 ? st->lr_now : 0);
+    fmt_num(lg[1].value, sizeof lg[1].value, st->lr_peak);
     draw_title(v, rc, _("learning rate"), lg, 2);
     draw_axes(v, &A, xl, 0);
     /* the warm-up's end, dashed */
@@ -438,17 +459,15 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl, int pass)
     snprintf(buf, sizeof buf, _("warm-up %d"), W);
     ren_text(v->r, v->g->small, buf, wx + ui_px(v->g, 4), A.r.y + 2, th->dim);
     /* the schedule: the part trained bold, the rest thin */
-    enum { N = 160 };
-    int n_done = 0, n = 0;
-    for (int i = 0; i <= N; i++) {
-        double s = 1 + (A.x1 - 1) * i / N;
+    int n_done = 0, n = TV_LR_N + 1;
+    for (int i = 0; i < n; i++) {
+        double s = lr_step(st, i);
         if (s <= (double)now)
             n_done = i + 1;
         u->xy[2 * i] = (float)s;
-        u->xy[2 * i + 1] = (float)lr_schedule(C, W, scale, (long long)s);
-        n = i + 1;
+        u->xy[2 * i + 1] = st->lr[i];
     }
-    float past[2 * (N + 1)];
+    float past[2 * (TV_LR_N + 1)];
     memcpy(past, u->xy, sizeof past);
     Color faint = th->dim;
     faint.a = 150;
@@ -456,29 +475,13 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl, int pass)
     if (n_done >= 2) {
         memcpy(u->xy, past, (size_t)n_done * 2 * sizeof(float));
         u->xy[2 * (n_done - 1)] = (float)now;
-        u->xy[2 * (n_done - 1) + 1] = (float)lr_schedule(C, W, scale, now);
+        u->xy[2 * (n_done - 1) + 1] = (float)st->lr_now;
         curve(v, u, &A, n_done, 2.5f * v->g->scale, th->accent2, 0);
     }
     if (now > 0) {
         int d = ui_px(v->g, 8);
-        int x = (int)ax_x(&A, (double)now), y = (int)ax_y(&A, lr_schedule(C, W, scale, now));
+        int x = (int)ax_x(&A, (double)now), y = (int)ax_y(&A, st->lr_now);
         ren_rect(v->r, (Rect){x - d / 2, y - d / 2, d, d}, th->accent2);
-    }
-}
-
-/* The schedule's marks: the step of the snapshot shown, the mouse's step. */
-static void lr_marks(ViewCtx *v, TrainUi *u, const Axis *A, int C, int W, double scale)
-{
-    const Theme *th = v->th;
-    if (u->want_snap >= 0) {
-        int x = (int)ax_x(A, (double)u->shown_step);
-        ren_rect(v->r, (Rect){x, A->r.y, ui_px(v->g, 2), A->r.h}, th->select);
-    }
-    if (ui_over(v->in, A->r)) {
-        double s = A->x0 + (double)(v->in->mx - A->r.x) / A->r.w * (A->x1 - A->x0);
-        long long k = s < 1 ? 1 : (long long)s;
-        ren_rect(v->r, (Rect){v->in->mx, A->r.y, 1, A->r.h}, th->dim);
-        ui_hover_own(v, (float)lr_schedule(C, W, scale, k), _("learning rate · step %lld"), k);
     }
 }
 
@@ -488,7 +491,8 @@ static void lr_marks(ViewCtx *v, TrainUi *u, const Axis *A, int C, int W, double
 static void plots_pass(ViewCtx *v, TrainUi *u, Rect rc, int pass)
 {
     int gap = ui_px(v->g, 12), fh = ren_font_height(v->g->small);
-    double X = (double)(u->st.step > 20 ? u->st.step : 20) * 1.04;
+    long long step = v->s->train->step;
+    double X = (double)(step > 20 ? step : 20) * 1.04;
     int min_h = 2 * fh + ui_px(v->g, 44), min_w = ui_px(v->g, 300);
     /* one column of four when tall, two by two, or one row of four */
     if (rc.h >= 4 * min_h + 3 * gap && rc.w < 2 * min_w + gap) {
@@ -518,8 +522,9 @@ static void plots_pass(ViewCtx *v, TrainUi *u, Rect rc, int pass)
  * history, which heads are bold, the layout, theme, text size, language. */
 static uint64_t plots_key(const ViewCtx *v, const TrainUi *u, Rect rc)
 {
-    uint64_t w[] = {u->st.gen, u->st.seq, (uint64_t)u->hh.gen, (uint64_t)u->hh_shown, (uint64_t)u->hh.show,
-                    (uint64_t)u->have_pm, (uint64_t)u->pm_gen, (uint64_t)u->pm.cfg.n_heads, (uint64_t)u->attn,
+    const TrainShow *t = v->s->train;
+    uint64_t w[] = {t->gen, t->seq, t->hh_gen, (uint64_t)t->hh_ver, (uint64_t)u->show_hh,
+                    (uint64_t)t->have_probe, t->probe_gen, (uint64_t)t->cfg.n_heads, (uint64_t)u->attn,
                     (uint64_t)u->layer, (uint64_t)u->head};
     return ui_layer_key(v, 0x7C, rc, w, (int)(sizeof w / sizeof w[0]));
 }

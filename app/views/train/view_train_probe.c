@@ -4,7 +4,8 @@
  * books at home today" for en2zh, "attention" for the string tasks, the
  * first held-out pair of a TSV file) is run through the model of the step
  * shown: live while training, or a kept snapshot on the timeline. Two
- * passes, on the view's own copy of the parameters:
+ * passes, on the probe's own copy of the parameters (train_probe.c, the
+ * window shows them here through Scene.train):
  *
  *   greedy       what the model says on its own, token by token, compared
  *                with the true translation (right tokens green, wrong red);
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "clock.h"
 #include "view_train.h"
 
 #define PROBE_KEY_TAG 0xA7ull /* heat-cache keys of this view (top byte) */
@@ -32,164 +32,14 @@ static const char *const ATTN_NAME[TV_ATTN_COUNT] = {N_("Cross-attention"), N_("
                                                      N_("Decoder self-attention")};
 static const char *const ATTN_SHORT[TV_ATTN_COUNT] = {N_("cross"), N_("encoder"), N_("decoder")};
 
-/* ---- the model and the passes ---- */
-
-void tv_probe_greedy_cancel(TrainUi *u);
-
-void tv_probe_free(TrainUi *u)
+int tv_attn_layers(const TrainShow *t, TvAttn a)
 {
-    tv_probe_greedy_cancel(u);
-    if (u->have_pm)
-        model_free(&u->pm);
-    if (u->have_ptr)
-        trace_free(&u->ptr);
-    if (u->have_gtr)
-        trace_free(&u->gtr);
-    u->have_pm = u->have_ptr = u->have_gtr = 0;
+    return a == TV_ENC ? t->cfg.n_enc : t->cfg.n_dec;
 }
 
-static int attn_layers(const TrainUi *u)
+static int attn_layers(const ViewCtx *v, const TrainUi *u)
 {
-    return u->attn == TV_ENC ? u->pm.cfg.n_enc : u->pm.cfg.n_dec;
-}
-
-/* Ids of the probe and its reference in the run's vocabularies. */
-static int probe_encode(TrainUi *u, TfErr *err)
-{
-    int T = u->pm.cfg.max_len < TV_CAP_T ? u->pm.cfg.max_len : TV_CAP_T, unk = 0;
-    int n = vocab_encode(&u->pm.src_vocab, u->st.probe_src, u->psrc, NULL, T, &unk, err);
-    if (n < 0)
-        return -1;
-    u->pS = n < T ? n : T;
-    if (u->pS < 1)
-        return tf_fail(err, "%s", _("the probe sentence is empty"));
-    n = vocab_encode(&u->pm.tgt_vocab, u->st.probe_ref, u->pref, NULL, T - 1, NULL, err);
-    if (n < 0)
-        return -1;
-    u->pref_n = n < T - 1 ? n : T - 1;
-    return 0;
-}
-
-void tv_probe_new_run(TrainUi *u)
-{
-    TfErr err;
-    tv_probe_free(u);
-    u->pm_gen = u->st.gen; /* tried once per run, even when it fails */
-    u->shown_step = -1;
-    u->want_snap = -1;
-    u->gen_n = 0;
-    u->gen_step = -1;
-    u->greedy_cost = 0;
-    u->probe_err[0] = 0;
-    if (tw_model_like(u->w, u->st.gen, &u->pm, &err)) {
-        snprintf(u->probe_err, sizeof u->probe_err, "%s", err.msg);
-        return;
-    }
-    u->have_pm = 1;
-    const TfConfig *c = &u->pm.cfg;
-    int T = c->max_len < 8 ? c->max_len : 8; /* small: the traces grow with the probe */
-    if (trace_build(&u->ptr, c, 1, T, TRACE_RECORD, &err) == 0)
-        u->have_ptr = 1;
-    if (u->have_ptr && trace_build(&u->gtr, c, 1, T, 0, &err) == 0)
-        u->have_gtr = 1;
-    if (!u->have_gtr || probe_encode(u, &err)) {
-        snprintf(u->probe_err, sizeof u->probe_err, "%s", err.msg);
-        tv_probe_free(u);
-        return;
-    }
-    int L = attn_layers(u);
-    if (u->layer < 0 || u->layer >= L)
-        u->layer = L - 1; /* the last layer: its heads align best */
-    if (u->head >= c->n_heads)
-        u->head = 0;
-}
-
-/* ---- what the model says on its own, a step at a time ----
- *
- * Greedy decoding, a little past the reference's length (enough to see
- * whether it stops in time). A base-size model takes tens of milliseconds a
- * step and a big one more (10 tokens: about 0.4 s and 0.7 s here), so the
- * probe decodes between frames like the session's targets: each call runs
- * steps while their weight reads stay within SES_DEC_FRAME_BYTES, at least
- * one (a classroom model still decodes in one call). New parameters in pm
- * cancel a decoding in flight (tv_probe_greedy_cancel). */
-
-void tv_probe_greedy_cancel(TrainUi *u)
-{
-    if (u->pdec_on)
-        tf_dec_free(&u->pdec);
-    u->pdec_on = 0;
-}
-
-static void probe_fail(TrainUi *u, const TfErr *err)
-{
-    tv_probe_greedy_cancel(u);
-    snprintf(u->probe_err, sizeof u->probe_err, "%s", err->msg);
-}
-
-int tv_probe_greedy_steps(TrainUi *u, int all)
-{
-    TfErr err;
-    double t0 = tf_seconds();
-    if (u->pdec_on && !u->pdec.done) {
-        int t = u->pdec.t;
-        if (tf_dec_run(&u->pdec, all ? 0 : SES_DEC_FRAME_BYTES, &err) < 0)
-            probe_fail(u, &err);
-        else
-            u->pdec_steps += (unsigned)(u->pdec.t - t);
-    }
-    if (u->pdec_on && u->pdec.done) { /* no final pass (no_trace): only the hand-over */
-        DecodeResult r;
-        u->pdec_on = 0;
-        if (tf_dec_finish(&u->pdec, &r, NULL, &err) == 0) {
-            u->gen_n = r.n < TV_CAP_T ? r.n : TV_CAP_T;
-            memcpy(u->gen_ids, r.ids, (size_t)u->gen_n * sizeof(int));
-            u->gen_step = u->pdec_for;
-            decode_result_free(&r);
-        } else {
-            snprintf(u->probe_err, sizeof u->probe_err, "%s", err.msg);
-        }
-    }
-    u->greedy_cost += tf_seconds() - t0;
-    return u->pdec_on;
-}
-
-void tv_probe_greedy(TrainUi *u)
-{
-    TfErr err;
-    tv_probe_greedy_cancel(u);
-    u->greedy_cost = 0;
-    double t0 = tf_seconds();
-    DecodeOpts o;
-    decode_opts_default(&o);
-    o.max_out = decode_max_out(&u->pm, &u->gtr, u->pS);
-    if (o.max_out > u->pref_n + 3)
-        o.max_out = u->pref_n + 3;
-    o.no_trace = 1; /* only the tokens are shown */
-    if (tf_dec_start(&u->pdec, &u->pm, &u->gtr, u->psrc, u->pS, &o, 0, &err)) {
-        snprintf(u->probe_err, sizeof u->probe_err, "%s", err.msg);
-        return;
-    }
-    u->pdec_on = 1;
-    u->pdec_for = u->shown_step;
-    u->pdec_steps++; /* the encoder counts as a step */
-    u->greedy_cost = tf_seconds() - t0;
-}
-
-void tv_probe_run(TrainUi *u, int with_greedy)
-{
-    TfErr err;
-    if (!u->have_pm || u->pS < 1)
-        return;
-    u->probe_err[0] = 0;
-    if (with_greedy) {
-        tv_probe_greedy(u);
-        tv_probe_greedy_steps(u, 0);
-    }
-    /* teacher forced: <bos> + the reference, the pass training makes */
-    if (tf_teacher_forced(&u->pm, &u->ptr, u->psrc, u->pS, u->pref, u->pref_n, NULL, NULL, NULL, &err))
-        snprintf(u->probe_err, sizeof u->probe_err, "%s", err.msg);
-    u->probe_ver++;
+    return tv_attn_layers(v->s->train, u->attn);
 }
 
 /* ---- drawing ---- */
@@ -205,8 +55,9 @@ static int labelled(ViewCtx *v, const char *label, int lw, int x, int y, int w)
 }
 
 /* The sentence, its truth, and what the model says now, one a line. */
-static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
+static int draw_sentences(ViewCtx *v, Rect rc)
 {
+    const TrainShow *t = v->s->train;
     const Theme *th = v->th;
     RenFont *f = v->g->ui, *sf = v->g->small;
     int fh = ren_font_height(f), y = rc.y, right = rc.x + rc.w, line = fh + ui_px(v->g, 2);
@@ -218,28 +69,28 @@ static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
     }
     lw += ui_px(v->g, 10);
     int x = labelled(v, lab[0], lw, rc.x, y, rc.w);
-    ui_text_fit(v->r, f, u->st.probe_src, x, y, right - x, th->text);
+    ui_text_fit(v->r, f, t->probe_src, x, y, right - x, th->text);
     y += line;
     x = labelled(v, lab[1], lw, rc.x, y, rc.w);
-    ui_text_fit(v->r, f, u->st.probe_ref, x, y, right - x, th->text);
+    ui_text_fit(v->r, f, t->probe_ref, x, y, right - x, th->text);
     y += line;
     x = labelled(v, lab[2], lw, rc.x, y, rc.w);
-    int stale = u->gen_step != u->shown_step; /* a big model decodes when paused */
-    if (u->pdec_on) { /* a step a frame: the progress */
+    int stale = t->out_step != t->shown_step; /* a big model decodes when paused */
+    if (t->decoding) { /* a step a frame: the progress */
         char at[160];
-        snprintf(at, sizeof at, _("Decoding step by step: %d of at most %d tokens"), u->pdec.t, u->pdec.max_out);
+        snprintf(at, sizeof at, _("Decoding step by step: %d of at most %d tokens"), t->dec_t, t->dec_max);
         x += ren_text(v->r, sf, at, x, y + (fh - ren_font_height(sf)) / 2, th->dim) + ren_text_width(sf, "  ");
     }
-    if (stale && u->gen_n > 0) {
+    if (stale && t->out_n > 0) {
         char at[64];
-        snprintf(at, sizeof at, _("(step %lld) "), u->gen_step);
+        snprintf(at, sizeof at, _("(step %lld) "), t->out_step);
         x += ren_text(v->r, sf, at, x, y + (fh - ren_font_height(sf)) / 2, th->dim);
     }
     int space = ren_text_width(f, " ");
-    for (int i = 0; i < u->gen_n && x < right; i++) {
-        int id = u->gen_ids[i];
-        const char *tok = vocab_token(&u->pm.tgt_vocab, id);
-        int want = i < u->pref_n ? u->pref[i] : i == u->pref_n ? TOK_EOS : -1;
+    for (int i = 0; i < t->out_n && x < right; i++) {
+        int id = t->out[i];
+        const char *tok = vocab_token(&t->model->tgt_vocab, id);
+        int want = i < t->ref_n ? t->ref[i] : i == t->ref_n ? TOK_EOS : -1;
         Color c = id == want ? th->good : th->bad;
         if (id == TOK_EOS && want == TOK_EOS)
             c = th->dim;
@@ -250,10 +101,10 @@ static int draw_sentences(ViewCtx *v, TrainUi *u, Rect rc)
         }
         x += ren_text(v->r, f, tok, x, y, c) + space;
     }
-    if (u->gen_n == 0)
+    if (t->out_n == 0)
         ren_text(v->r, f, "…", x, y, th->dim);
     if (ui_over(v->in, (Rect){rc.x, y, rc.w, fh}))
-        ui_hover_own(v, (float)u->gen_step, "%s",
+        ui_hover_own(v, (float)t->out_step, "%s",
                  _("greedy decoding, token by token, green where it matches the truth; at step"));
     return y + fh + ui_px(v->g, 6) - rc.y;
 }
@@ -266,12 +117,12 @@ static int draw_chips(ViewCtx *v, TrainUi *u, Rect rc)
     for (int k = 0; k < TV_ATTN_COUNT; k++)
         if (ui_flow_button(&f, _(ATTN_SHORT[k]), u->attn == (TvAttn)k)) {
             u->attn = (TvAttn)k;
-            if (u->layer >= attn_layers(u))
-                u->layer = attn_layers(u) - 1;
+            if (u->layer >= attn_layers(v, u))
+                u->layer = attn_layers(v, u) - 1;
         }
     f.x += ui_px(v->g, 8);
     ui_flow_text(&f, _("layer"), v->th->dim);
-    for (int l = 0; l < attn_layers(u) && l < 12; l++) {
+    for (int l = 0; l < attn_layers(v, u) && l < 12; l++) {
         snprintf(buf, sizeof buf, "%d", l + 1);
         if (ui_flow_button(&f, buf, u->layer == l && u->head >= 0)) {
             u->layer = l;
@@ -281,7 +132,7 @@ static int draw_chips(ViewCtx *v, TrainUi *u, Rect rc)
     }
     f.x += ui_px(v->g, 8);
     ui_flow_text(&f, _("head"), v->th->dim);
-    for (int h = 0; h < u->pm.cfg.n_heads && h < 16; h++) {
+    for (int h = 0; h < v->s->train->cfg.n_heads && h < 16; h++) {
         snprintf(buf, sizeof buf, "%d", h + 1);
         if (ui_flow_button(&f, buf, u->head == h))
             u->head = h;
@@ -295,16 +146,17 @@ static RenImage *attn_image(ViewCtx *v, TrainUi *u, const TfView *tv, int layer,
 {
     uint64_t key = (PROBE_KEY_TAG << 56) |
                    heat_key(ATTN_STAGE[u->attn], layer, head, 0, v->s->cmap_prob, 0x7A17);
-    return heat_image(v->g, u->probe_ver, key, tv, 0.0f, 1.0f, v->s->cmap_prob,
+    return heat_image(v->g, v->s->train->probe_ver, key, tv, 0.0f, 1.0f, v->s->cmap_prob,
                       cmap_pack(v->th->masked));
 }
 
-static void set_cell_hover(ViewCtx *v, TrainUi *u, const TfView *tv, int r, int c)
+static void set_cell_hover(ViewCtx *v, const TfView *tv, int r, int c)
 {
+    const TrainShow *t = v->s->train;
     char rl[128], cl[128];
-    view_tok_label(&u->ptr, &u->pm, tv, 0, r, rl, sizeof rl);
-    view_tok_label(&u->ptr, &u->pm, tv, 1, c, cl, sizeof cl);
-    ui_hover_own(v, tf_view_at(tv, r, c), _("step %lld · layer %d head %d · '%s' → '%s'"), u->shown_step,
+    view_tok_label(t->trace, t->model, tv, 0, r, rl, sizeof rl);
+    view_tok_label(t->trace, t->model, tv, 1, c, cl, sizeof cl);
+    ui_hover_own(v, tf_view_at(tv, r, c), _("step %lld · layer %d head %d · '%s' → '%s'"), t->shown_step,
              tv->layer + 1, tv->head + 1, rl, cl);
 }
 
@@ -317,14 +169,15 @@ static Color ink_on(const ViewCtx *v, float t)
 /* Token labels of one axis. Keys go above the columns on two staggered
  * lines, so neighbours that would touch take turns; queries go left of
  * the rows, and one that would touch the one above is left out. */
-static void draw_labels(ViewCtx *v, TrainUi *u, const TfView *tv, Rect grid, float c, int axis)
+static void draw_labels(ViewCtx *v, const TfView *tv, Rect grid, float c, int axis)
 {
+    const TrainShow *t = v->s->train;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), n = axis ? tv->cols : tv->rows, sp = ui_px(v->g, 3);
     int last[2] = {-(1 << 30), -(1 << 30)};
     char buf[128];
     for (int i = 0; i < n; i++) {
-        view_tok_label(&u->ptr, &u->pm, tv, axis, i, buf, sizeof buf);
+        view_tok_label(t->trace, t->model, tv, axis, i, buf, sizeof buf);
         int w = ren_text_width(f, buf);
         if (axis) {
             int x = grid.x + (int)lroundf((i + 0.5f) * c) - w / 2;
@@ -351,9 +204,10 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc, int pass)
     const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *sf = v->g->small;
+    const TrainShow *t = v->s->train;
     TfView tv;
     TfErr err;
-    if (tf_view(&u->ptr, ATTN_STAGE[u->attn], u->layer, u->head, 0, &tv, &err))
+    if (tf_view(t->trace, ATTN_STAGE[u->attn], u->layer, u->head, 0, &tv, &err))
         return pass ? ui_paragraph_height(sf, err.msg, rc.w) : ui_paragraph(v->r, sf, err.msg, rc.x, rc.y, rc.w, th->warn);
     int fh = ren_font_height(sf);
     if (!pass) {
@@ -365,7 +219,7 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc, int pass)
     int lab_w = 0;
     char buf[128];
     for (int i = 0; i < tv.rows; i++) {
-        int w = ren_text_width(sf, view_tok_label(&u->ptr, &u->pm, &tv, 0, i, buf, sizeof buf));
+        int w = ren_text_width(sf, view_tok_label(t->trace, t->model, &tv, 0, i, buf, sizeof buf));
         lab_w = w > lab_w ? w : lab_w;
     }
     lab_w += ui_px(v->g, 10);
@@ -381,7 +235,7 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc, int pass)
         if (ui_over(v->in, grid)) {
             int k = (int)((v->in->mx - grid.x) / c), r = (int)((v->in->my - grid.y) / c);
             if (r >= 0 && r < tv.rows && k >= 0 && k < tv.cols) {
-                set_cell_hover(v, u, &tv, r, k);
+                set_cell_hover(v, &tv, r, k);
                 ren_rect_line(v->r, (Rect){grid.x + (int)lroundf(k * c) - 1, grid.y + (int)lroundf(r * c) - 1,
                                            (int)c + 2, (int)c + 2}, 2, th->select);
             }
@@ -392,8 +246,8 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc, int pass)
     if (img)
         ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, grid);
     ren_rect_line(v->r, (Rect){grid.x - 1, grid.y - 1, grid.w + 2, grid.h + 2}, 1, th->border);
-    draw_labels(v, u, &tv, grid, c, 0);
-    draw_labels(v, u, &tv, grid, c, 1);
+    draw_labels(v, &tv, grid, c, 0);
+    draw_labels(v, &tv, grid, c, 1);
     if (c >= ren_text_width(sf, "0.00") + ui_px(v->g, 3) && c >= fh + 2)
         for (int r = 0; r < tv.rows; r++)
             for (int k = 0; k < tv.cols; k++) {
@@ -416,10 +270,11 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc, int pass)
 {
     const Theme *th = v->th;
     RenFont *sf = v->g->small;
-    int fh = ren_font_height(sf), NL = attn_layers(u), NH = u->pm.cfg.n_heads;
+    const TrainShow *t = v->s->train;
+    int fh = ren_font_height(sf), NL = attn_layers(v, u), NH = t->cfg.n_heads;
     TfView tv;
     TfErr err;
-    if (tf_view(&u->ptr, ATTN_STAGE[u->attn], 0, 0, 0, &tv, &err))
+    if (tf_view(t->trace, ATTN_STAGE[u->attn], 0, 0, 0, &tv, &err))
         return;
     char buf[160];
     snprintf(buf, sizeof buf, _("%s · %d layers × %d heads · click one to see it big"), _(ATTN_NAME[u->attn]),
@@ -452,24 +307,24 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc, int pass)
         if (!pass)
             ren_text(v->r, sf, buf, rc.x, y + (thh - fh) / 2, l == u->layer ? th->accent : th->dim);
         for (int h = 0; h < NH; h++) {
-            if (tf_view(&u->ptr, ATTN_STAGE[u->attn], l, h, 0, &tv, &err))
+            if (tf_view(t->trace, ATTN_STAGE[u->attn], l, h, 0, &tv, &err))
                 continue;
-            Rect t = {rc.x + cap_w + h * (tw + gap), y, tw, thh};
-            Rect edge = {t.x - 1, t.y - 1, t.w + 2, t.h + 2};
+            Rect tile = {rc.x + cap_w + h * (tw + gap), y, tw, thh};
+            Rect edge = {tile.x - 1, tile.y - 1, tile.w + 2, tile.h + 2};
             if (!pass) {
                 RenImage *img = attn_image(v, u, &tv, l, h);
                 if (img)
-                    ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, t);
+                    ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, tile);
                 ren_rect_line(v->r, edge, 1, th->border);
                 continue;
             }
-            if (!ui_over(v->in, t))
+            if (!ui_over(v->in, tile))
                 continue;
             ren_rect_line(v->r, edge, 1, th->select); /* opaque: over the border */
-            int k = (int)((v->in->mx - t.x) / c), r = (int)((v->in->my - t.y) / c);
+            int k = (int)((v->in->mx - tile.x) / c), r = (int)((v->in->my - tile.y) / c);
             if (r >= 0 && r < tv.rows && k >= 0 && k < tv.cols)
-                set_cell_hover(v, u, &tv, r, k);
-            if (ui_clicked(v->in, t)) {
+                set_cell_hover(v, &tv, r, k);
+            if (ui_clicked(v->in, tile)) {
                 u->layer = l;
                 u->head = h;
             }
@@ -479,14 +334,15 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc, int pass)
 
 static void heads_pass(ViewCtx *v, TrainUi *u, Rect body, int pass)
 {
-    if (u->shown_step >= 0 && body.h > 30 && u->head < 0) {
+    long long shown = v->s->train->shown_step;
+    if (shown >= 0 && body.h > 30 && u->head < 0) {
         draw_all(v, u, body, pass);
-    } else if (u->shown_step >= 0 && body.h > 30) {
+    } else if (shown >= 0 && body.h > 30) {
         /* the head big, and every head below it when there is room */
         int used = draw_one(v, u, body, pass) + ui_px(v->g, 16);
         int fh = ren_font_height(v->g->small);
         Rect rest = {body.x, body.y + used, body.w, body.h - used};
-        if (rest.h >= 3 * fh + attn_layers(u) * ui_px(v->g, 28))
+        if (rest.h >= 3 * fh + attn_layers(v, u) * ui_px(v->g, 28))
             draw_all(v, u, rest, pass);
     }
 }
@@ -494,7 +350,8 @@ static void heads_pass(ViewCtx *v, TrainUi *u, Rect body, int pass)
 /* What the heatmaps' layer shows (with the probe's version). */
 static uint64_t heads_key(const ViewCtx *v, const TrainUi *u, Rect body)
 {
-    uint64_t w[] = {u->pm_gen, (uint64_t)u->shown_step, (uint64_t)u->attn, (uint64_t)u->layer,
+    const TrainShow *t = v->s->train;
+    uint64_t w[] = {t->probe_gen, (uint64_t)t->shown_step, (uint64_t)u->attn, (uint64_t)u->layer,
                     (uint64_t)u->head, (uint64_t)v->s->cmap_prob};
     return ui_layer_key(v, PROBE_KEY_TAG, body, w, (int)(sizeof w / sizeof w[0]));
 }
@@ -502,24 +359,26 @@ static uint64_t heads_key(const ViewCtx *v, const TrainUi *u, Rect body)
 void tv_probe_draw(ViewCtx *v, TrainUi *u, Rect rc)
 {
     const Theme *th = v->th;
-    if (!u->have_pm || rc.h < 40) {
-        if (u->probe_err[0])
-            ui_paragraph(v->r, v->g->small, u->probe_err, rc.x, rc.y, rc.w, th->warn);
+    const TrainShow *t = v->s->train;
+    const char *err = t->probe_err ? t->probe_err : "";
+    if (!t->have_probe || rc.h < 40) {
+        if (err[0])
+            ui_paragraph(v->r, v->g->small, err, rc.x, rc.y, rc.w, th->warn);
         return;
     }
     ren_clip_push(v->r, rc);
     int y = rc.y;
-    y += draw_sentences(v, u, (Rect){rc.x, y, rc.w, rc.h});
+    y += draw_sentences(v, (Rect){rc.x, y, rc.w, rc.h});
     y += draw_chips(v, u, (Rect){rc.x, y, rc.w, rc.h});
     Rect body = {rc.x, y, rc.w, rc.y + rc.h - y};
-    if (u->probe_err[0]) {
-        ui_paragraph(v->r, v->g->small, u->probe_err, body.x, body.y, body.w, th->warn);
+    if (err[0]) {
+        ui_paragraph(v->r, v->g->small, err, body.x, body.y, body.w, th->warn);
     } else if (body.h > 0) {
         /* the heatmaps change with the probe (a few times a second while
          * training) or the head chosen: drawn once into a layer, the
          * marks of the mouse over them each frame */
         GfxLayer L;
-        if (gfx_layer_begin(v->g, &L, u->probe_ver, heads_key(v, u, body), body, th->bg))
+        if (gfx_layer_begin(v->g, &L, t->probe_ver, heads_key(v, u, body), body, th->bg))
             heads_pass(v, u, body, 0);
         gfx_layer_end(v->g, &L);
         heads_pass(v, u, body, 1);

@@ -1,12 +1,11 @@
 /* view_train_settings.c - what the next run of the train view will be:
  * the task (copy, reverse, sort, en2zh or a TSV file, split into words or
  * characters) and the size (a preset, or d_model, heads, layers and d_ff
- * one by one, with the warm-up and the learning-rate scale), as a spec for
- * the worker, and their controls (chips, steppers, the file path field).
- *
- * A run that has not trained yet follows the settings as soon as they
- * settle (a burst of clicks through d_model makes one model, not five);
- * once it has trained, the settings wait for Reset. */
+ * one by one, with the warm-up and the learning-rate scale), as the choice
+ * the window makes a run of, and their controls (chips, steppers, the file
+ * path field). Every change is a wish that the settings changed: a run that
+ * has not trained yet follows them once they settle, a trained one waits
+ * for Reset (the window decides, train_host.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,69 +105,32 @@ int tv_preset_of(const TrainUi *u)
     return -1;
 }
 
-void tv_spec(const TrainUi *u, TwSpec *s)
+void tv_choice(const TrainUi *u, TrainChoice *c)
 {
-    tw_spec_default(s);
+    memset(c, 0, sizeof *c);
     if (u->task == TV_TASK_FILE) {
-        s->task[0] = 0;
-        snprintf(s->path, sizeof s->path, "%s", u->path);
-        s->tokens_char = u->tokens_char;
+        c->path = u->path;
+        c->tokens_char = u->tokens_char;
     } else {
-        snprintf(s->task, sizeof s->task, "%s", TASKS[u->task]);
+        snprintf(c->task, sizeof c->task, "%s", TASKS[u->task]);
     }
-    s->d_model = field_int(u, TVF_DMODEL);
-    s->n_heads = field_int(u, TVF_HEADS);
-    s->n_layers = field_int(u, TVF_LAYERS);
-    s->d_ff = field_int(u, TVF_DFF);
-    s->o.warmup = field_int(u, TVF_WARMUP);
-    s->o.lr_scale = field_lr(u);
+    c->d_model = field_int(u, TVF_DMODEL);
+    c->n_heads = field_int(u, TVF_HEADS);
+    c->n_layers = field_int(u, TVF_LAYERS);
+    c->d_ff = field_int(u, TVF_DFF);
+    c->warmup = field_int(u, TVF_WARMUP);
+    c->lr_scale = field_lr(u);
 }
 
-/* Do the settings differ from those of the current run? */
-int tv_settings_differ(const TrainUi *u)
+int tv_typing(const Scene *sc, const TrainUi *u)
 {
-    if (!u->have_applied)
-        return 1;
-    TwSpec s;
-    tv_spec(u, &s);
-    const TwSpec *r = &u->applied;
-    return strcmp(s.task, r->task) || strcmp(s.path, r->path) || s.tokens_char != r->tokens_char ||
-           s.d_model != r->d_model || s.n_heads != r->n_heads || s.n_layers != r->n_layers ||
-           s.d_ff != r->d_ff || s.o.warmup != r->o.warmup || s.o.lr_scale != r->o.lr_scale;
+    return sc->focus == FOCUS_VIEW && sc->view_text == u->path;
 }
 
-/* After a setting changed: a run that has not trained yet follows it at
- * once (so the probe and the numbers show the new model); a trained run is
- * kept until Reset. A file path is tried when it has been typed. */
-void tv_settings_changed(ViewCtx *v, TrainUi *u)
-{
-    const Scene *sc = v->s;
-    u->apply_at = sc->now + TV_SETTLE; /* a burst of clicks makes one model */
-    u->wake_until = u->apply_at + 0.1;
-}
-
-/* Apply the settings once they have settled (view_train calls this). */
-void tv_settings_settled(ViewCtx *v, TrainUi *u)
-{
-    const Scene *sc = v->s;
-    if (u->apply_at <= 0 || sc->now < u->apply_at)
-        return;
-    int typing = sc->focus == FOCUS_VIEW && sc->view_text == u->path;
-    if (typing)
-        return;
-    u->apply_at = 0;
-    if (u->st.step > 0 || u->st.state == TW_RUNNING)
-        return;
-    if (u->task == TV_TASK_FILE && !u->path[0])
-        return;
-    if (tv_settings_differ(u))
-        tv_setup_run(v, u);
-}
-
-void tv_set_task(ViewCtx *v, TrainUi *u, int task)
+void tv_set_task(TrainUi *u, int task)
 {
     u->task = ((task % TV_N_TASKS) + TV_N_TASKS) % TV_N_TASKS;
-    tv_settings_changed(v, u);
+    tv_wish(u, &u->wish.settings);
 }
 
 /* Ask the window for the keyboard in the path field (cursor at its end). */
@@ -187,25 +149,25 @@ void tv_focus_path(ViewCtx *v, TrainUi *u)
     u->path_clicked = 1; /* this frame's click is not "outside" */
 }
 
-void tv_set_field(ViewCtx *v, TrainUi *u, TvField f, int index)
+void tv_set_field(TrainUi *u, TvField f, int index)
 {
     int n = FIELDS[f].n;
     u->val[f] = index < 0 ? 0 : index >= n ? n - 1 : index;
-    tv_settings_changed(v, u);
+    tv_wish(u, &u->wish.settings);
 }
 
-void tv_set_preset(ViewCtx *v, TrainUi *u, int p)
+void tv_set_preset(TrainUi *u, int p)
 {
     p = ((p % N_PRESETS) + N_PRESETS) % N_PRESETS;
     u->val[TVF_DMODEL] = index_of(CH_DMODEL, COUNT(CH_DMODEL), PRESETS[p][0]);
     u->val[TVF_HEADS] = index_of(CH_HEADS, COUNT(CH_HEADS), PRESETS[p][1]);
     u->val[TVF_DFF] = index_of(CH_DFF, COUNT(CH_DFF), PRESETS[p][2]);
     u->val[TVF_LAYERS] = index_of(CH_LAYERS, COUNT(CH_LAYERS), PRESETS[p][3]);
-    tv_settings_changed(v, u);
+    tv_wish(u, &u->wish.settings);
 }
 
 /* One setting: "d_model ◀ 64 ▶"; the selected one (X) is outlined. */
-static void draw_stepper(UiFlow *f, ViewCtx *v, TrainUi *u, TvField k)
+static void draw_stepper(UiFlow *f, TrainUi *u, TvField k)
 {
     const Theme *th = f->v->th;
     RenFont *sf = f->v->g->small;
@@ -222,26 +184,26 @@ static void draw_stepper(UiFlow *f, ViewCtx *v, TrainUi *u, TvField k)
              u->field == (int)k ? th->select : th->dim);
     if (ui_button(f->v, (Rect){r.x + lw, r.y, bw, r.h}, "◀", 0)) {
         u->field = k;
-        tv_set_field(v, u, k, u->val[k] - 1);
+        tv_set_field(u, k, u->val[k] - 1);
     }
     ui_text_center(f->v->r, sf, val, (Rect){r.x + lw + bw, r.y, vw, r.h}, th->text);
     if (ui_button(f->v, (Rect){r.x + lw + bw + vw, r.y, bw, r.h}, "▶", 0)) {
         u->field = k;
-        tv_set_field(v, u, k, u->val[k] + 1);
+        tv_set_field(u, k, u->val[k] + 1);
     }
 }
 
 /* The file path: a text field of the view (Scene.view_text while typed). */
-static Rect draw_path_field(UiFlow *f, ViewCtx *v, TrainUi *u)
+static Rect draw_path_field(UiFlow *f, TrainUi *u)
 {
-    const Scene *sc = v->s;
+    const Scene *sc = f->v->s;
     const Theme *th = f->v->th;
     RenFont *sf = f->v->g->small;
     int w = f->rc.x + f->rc.w - f->x;
     if (w < ui_px(f->v->g, 240))
         w = f->rc.w;
     Rect box = ui_flow_next(f, w);
-    int focused = sc->focus == FOCUS_VIEW && sc->view_text == u->path;
+    int focused = tv_typing(sc, u);
     ren_rect(f->v->r, box, th->bg);
     ren_rect_line(f->v->r, box, focused ? 2 : 1, focused ? th->accent : th->border);
     if (ui_clicked(f->v->in, box)) {
@@ -265,8 +227,9 @@ static Rect draw_path_field(UiFlow *f, ViewCtx *v, TrainUi *u)
 
 /* Task and size; the size fields and the file path when asked for. Returns
  * the path field's rectangle (w 0 when not drawn). */
-Rect tv_settings_draw(UiFlow *f, ViewCtx *v, TrainUi *u)
+Rect tv_settings_draw(UiFlow *f, TrainUi *u)
 {
+    ViewCtx *v = f->v;
     const Theme *th = f->v->th;
     Rect path = {0, 0, 0, 0};
     ui_flow_text(f, _("task"), th->dim);
@@ -275,33 +238,33 @@ Rect tv_settings_draw(UiFlow *f, ViewCtx *v, TrainUi *u)
             if (t == TV_TASK_FILE)
                 tv_focus_path(v, u);
             else
-                tv_set_task(v, u, t);
+                tv_set_task(u, t);
         }
     f->x += ui_px(f->v->g, 10);
     ui_flow_text(f, _("size"), th->dim);
     int p = tv_preset_of(u);
     for (int k = 0; k < N_PRESETS; k++)
         if (ui_flow_button(f, _(PRESET_NAMES[k]), p == k))
-            tv_set_preset(v, u, k);
+            tv_set_preset(u, k);
     if (ui_flow_button(f, _("custom…"), p < 0 || u->custom))
         u->custom = !u->custom;
     if (u->custom) {
         ui_flow_break(f);
         for (int k = 0; k < TVF_COUNT; k++)
-            draw_stepper(f, f->v, u, (TvField)k);
+            draw_stepper(f, u, (TvField)k);
     }
     if (u->task == TV_TASK_FILE) {
         ui_flow_break(f);
         ui_flow_text(f, _("file"), th->dim);
         if (ui_flow_button(f, _("words"), !u->tokens_char)) {
             u->tokens_char = 0;
-            tv_settings_changed(v, u);
+            tv_wish(u, &u->wish.settings);
         }
         if (ui_flow_button(f, _("characters"), u->tokens_char)) {
             u->tokens_char = 1;
-            tv_settings_changed(v, u);
+            tv_wish(u, &u->wish.settings);
         }
-        path = draw_path_field(f, v, u);
+        path = draw_path_field(f, u);
     }
     u->hit.path = path;
     return path;

@@ -1,0 +1,55 @@
+/* train_host.h - the window's side of the train view: it owns the
+ * training worker (train_worker.h) and the probe (train_probe.h), fills
+ * the TrainShow the view draws (Scene.train) before each of its frames,
+ * and applies the TrainWish the view leaves after it drew or took a key:
+ * play, step, reset, save, open in Decode, which snapshot, the settings.
+ *
+ * The view's settings become a run here: a run that has not trained yet
+ * follows them once they settle (TH_SETTLE: a burst of clicks through
+ * d_model makes one model, not five); a trained one waits for Reset. The
+ * worker's messages are worded here, in the window's language. */
+#ifndef APP_TRAIN_HOST_H
+#define APP_TRAIN_HOST_H
+
+#include "app.h"
+#include "train_probe.h"
+#include "train_worker.h"
+#include "view_train.h"
+
+#define TH_WAKE 0.25   /* seconds between frames while training: the curves
+                          move 4 times a second, and drawing takes little
+                          from the trainer's two threads */
+#define TH_SETTLE 0.4  /* a changed setting applies after this pause */
+
+typedef struct TrainHost {
+    TrainWorker *w;       /* made on first use */
+    char err[TF_ERR_MAX]; /* the worker could not start */
+    TwStatus st;          /* what the worker published (copied) */
+    uint64_t msg_seen;    /* the last message turned into a notice */
+    int msg_kept;         /* it is an error kept on screen until a new run */
+    TwSpec applied;       /* the settings of the current run */
+    int have_applied;
+    double apply_at;      /* apply the changed settings then (0: none) */
+    double wake_until;    /* keep drawing until then (a state change) */
+    long long want_snap;  /* -1 live, else the step of a kept snapshot */
+    char save_dir[512];   /* where Save writes ("" = working directory) */
+    TwSaveName saved;     /* the name of the last save */
+    TrainProbe probe;
+    int ran_pass;         /* this frame ran the probe or a snapshot pass */
+    unsigned hh_shown;    /* the head-entropy history the plots show: a
+                             frame that ran a pass leaves the plots to the
+                             next one (one costly thing a frame) */
+    int hh_late;          /* this frame left them */
+    TrainShow show;       /* what the view sees */
+} TrainHost;
+
+/* The host, made on first use (NULL when memory runs out), and freed. */
+TrainHost *app_train(App *a);
+void app_train_free(App *a);
+/* Before the train view draws: what the worker published, the probe on
+ * the parameters shown, the settings applied once settled, the show. */
+void app_train_update(App *a);
+/* After the train view drew or took a key: its wishes. */
+void app_train_apply(App *a);
+
+#endif
