@@ -4,7 +4,8 @@
  * Start/Pause buttons and the S, P, [ ], 1-9, 0, Tab, D, R keys do what
  * they say; a short run on `copy` lowers the loss; a TSV file with no
  * usable pairs, an absurd size and a NaN each end in a message on screen
- * while the app keeps working; Save writes a checkpoint (a bad directory
+ * while the app keeps working (the worker's, worded in the window's
+ * language: Z rewords it); Save writes a checkpoint (a bad directory
  * is a message and training goes on); the timeline shows kept snapshots;
  * Open puts the shown parameters into the window's Decode view; every
  * theme, size, language and presenter scale draws; and
@@ -319,8 +320,16 @@ static void test_nan(void **state)
                 "a message about the NaN, got '%s'", h->show.msg);
     printf("  message: %s\n", h->show.msg);
     expect_true(h->st.state == TW_STOPPED && h->show.stopped && h->probe.step == h->st.step,
-                "stopped at step %lld (shown %lld)",
-                h->st.step, h->probe.step);
+                "stopped at step %lld (shown %lld)", h->st.step, h->probe.step);
+    /* the worker's message is worded in the window's language, each frame */
+    expect_true(strncmp(h->show.msg, "training stopped: ", 18) == 0, "in English: '%s'", h->show.msg);
+    a.lang = 1;
+    tu_frame(&a);
+    expect_true(strncmp(h->show.msg, "训练已停止：", strlen("训练已停止：")) == 0 && strstr(h->show.msg, "NaN"),
+                "in Chinese after Z, the engine's reason kept: '%s'", h->show.msg);
+    ev_key(&a, 'p', 0);
+    expect_true(a.notice_error && strstr(a.notice, "重置"), "P on a stopped run says to reset: '%s'", a.notice);
+    a.lang = 0;
     int finite = 1;
     for (size_t i = 0; i < h->probe.m.n_params; i++)
         finite &= isfinite(h->probe.m.block[i]);
