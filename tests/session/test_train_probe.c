@@ -93,25 +93,21 @@ static void test_classroom_probe_one_call(void **state)
     tp_free(&p);
 }
 
-/* A run of `task` on a small model, trained `steps` steps, published. */
-static TrainWorker *trained(const char *task, long long steps, TwStatus *st)
+/* A new run of `task` on w (32/2/64, `layers` + `layers`), trained
+ * `steps` steps, its publication in *st. */
+static void train_run(TrainWorker *w, const char *task, int layers, long long steps, TwStatus *st)
 {
     TfErr err;
-    TrainWorker *w = tw_new(&err);
-    expect_true(w != NULL, "the worker starts: %s", err.msg);
     TwSpec s;
     tw_spec_default(&s);
     snprintf(s.task, sizeof s.task, "%s", task);
     s.d_model = 32;
     s.n_heads = 2;
     s.d_ff = 64;
-    s.n_layers = 2;
-    expect_true(tw_setup(w, &s, &err) == 0 && (steps == 0 || tw_steps(w, steps, &err) == 0), "queued: %s",
-                err.msg);
+    s.n_layers = layers;
+    expect_true(tw_setup(w, &s, &err) == 0 && tw_steps(w, steps, &err) == 0, "%s queued: %s", task, err.msg);
     tw_wait_idle(w);
-    memset(st, 0, sizeof *st);
     tw_status(w, st, 1);
-    return w;
 }
 
 static void test_follows_a_run(void **state)
@@ -119,7 +115,10 @@ static void test_follows_a_run(void **state)
     (void)state;
     static TrainProbe p;
     static TwStatus st;
-    TrainWorker *w = trained("reverse", 120, &st);
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    expect_true(w != NULL, "the worker starts: %s", err.msg);
+    train_run(w, "reverse", 2, 120, &st);
     tp_init(&p);
     long long want = -1;
     tp_follow(&p, w, &st, &want, 0, 1);
@@ -138,7 +137,6 @@ static void test_follows_a_run(void **state)
     expect_true(n == p.m.cfg.n_dec * NH, "every cross head followed (%d)", n);
     for (int k = 0; k < n; k++) {
         TfHeadMetrics m;
-        TfErr err;
         expect_true(tf_head_metrics(&p.tr, TF_ATTN_CROSS, k / NH, k % NH, 0, &m, &err) == 0, "%s", err.msg);
         expect_true(fabsf(h->H[h->n - 1][TP_CROSS][k] - (float)m.entropy) < 1e-6f, "head %d: %g, metrics %g", k,
                     h->H[h->n - 1][TP_CROSS][k], m.entropy);
@@ -151,7 +149,6 @@ static void test_follows_a_run(void **state)
                 st.snaps[1].step + 1, p.step);
     /* Open in Decode: the shown model, whole */
     TfModel m;
-    TfErr err;
     expect_true(tp_copy_model(&p, &m, &err) == 0, "copied: %s", err.msg);
     expect_true(m.n_params == p.m.n_params && memcmp(m.block, p.m.block, m.n_params * sizeof(float)) == 0 &&
                     m.tgt_vocab.n == p.m.tgt_vocab.n,
@@ -159,17 +156,7 @@ static void test_follows_a_run(void **state)
     model_free(&m);
     /* a new run: a new model, live, an empty history */
     int before = h->n;
-    TfErr e2;
-    TwSpec s;
-    tw_spec_default(&s);
-    snprintf(s.task, sizeof s.task, "copy");
-    s.d_model = 32;
-    s.n_heads = 2;
-    s.d_ff = 64;
-    s.n_layers = 1;
-    expect_true(tw_setup(w, &s, &e2) == 0 && tw_steps(w, 20, &e2) == 0, "a second run: %s", e2.msg);
-    tw_wait_idle(w);
-    tw_status(w, &st, 1);
+    train_run(w, "copy", 1, 20, &st);
     tp_follow(&p, w, &st, &want, 0, 1);
     expect_true(want == -1 && p.gen == st.gen && p.step == 20 && p.m.cfg.n_dec == 1, "live on the new run (step %lld)",
                 p.step);
