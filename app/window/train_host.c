@@ -279,31 +279,17 @@ static void show_schedule(TrainShow *t, const TwStatus *st)
 static void show_probe(TrainShow *t, const TrainHost *h)
 {
     const TrainProbe *p = &h->probe;
-    t->want_snap = h->want_snap;
-    t->have_probe = p->have_m;
-    t->model = &p->m;
-    t->trace = &p->tr;
-    t->shown_step = p->step;
-    t->probe_gen = p->gen;
-    t->probe_ver = p->ver;
-    t->ref = p->ref;
-    t->ref_n = p->ref_n;
-    t->out = p->out;
-    t->out_n = p->out_n;
-    t->out_step = p->out_step;
-    t->decoding = p->dec_on;
-    t->dec_t = p->dec_on ? p->dec.t : 0;
-    t->dec_max = p->dec_on ? p->dec.max_out : 0;
-    t->probe_err = p->err;
     const TpHeadHist *hh = &p->hh;
-    t->hh_n = hh->n;
-    t->hh_step = hh->step;
-    t->hh_H = &hh->H[0][0][0];
-    t->hh_max = hh->H_max;
-    t->hh_gen = hh->gen;
-    t->hh_ver = h->hh_shown;
+    t->want_snap = h->want_snap;
+    t->probe = (TvProbe){.have = p->have_m, .model = &p->m, .trace = &p->tr, .step = p->step,
+                         .gen = p->gen, .ver = p->ver, .ref = p->ref, .ref_n = p->ref_n,
+                         .out = p->out, .out_n = p->out_n, .out_step = p->out_step,
+                         .decoding = p->dec_on, .dec_t = p->dec_on ? p->dec.t : 0,
+                         .dec_max = p->dec_on ? p->dec.max_out : 0, .err = p->err};
+    t->hh = (TvHeads){.n = hh->n, .step = hh->step, .H = &hh->H[0][0][0], .max = hh->H_max,
+                      .gen = hh->gen, .ver = h->hh_shown};
     for (int k = 0; k < TV_ATTN_COUNT; k++)
-        t->hh_heads[k] = p->have_m ? tp_hh_heads(p, (TpAttn)k) : 0;
+        t->hh.heads[k] = p->have_m ? tp_hh_heads(p, (TpAttn)k) : 0;
 }
 
 /* Frames while training (the worker publishes every TH_WAKE s), and at

@@ -35,9 +35,9 @@ static void test_entropy_history(void **state)
     const TrainShow *t = &th->show;
     expect_true(h->gen == th->probe.gen && h->n >= 3 && h->n >= th->st.n_snap, "%d points for %d snapshots", h->n,
                 th->st.n_snap);
-    expect_true(t->hh_n == h->n && t->hh_step == h->step && t->hh_H == &h->H[0][0][0] && t->hh_ver == h->ver &&
-                    t->hh_heads[TV_CROSS] == th->probe.m.cfg.n_dec * th->probe.m.cfg.n_heads,
-                "the view is shown the whole history (%d points, %d cross heads)", t->hh_n, t->hh_heads[TV_CROSS]);
+    expect_true(t->hh.n == h->n && t->hh.step == h->step && t->hh.H == &h->H[0][0][0] && t->hh.ver == h->ver &&
+                    t->hh.heads[TV_CROSS] == th->probe.m.cfg.n_dec * th->probe.m.cfg.n_heads,
+                "the view is shown the whole history (%d points, %d cross heads)", t->hh.n, t->hh.heads[TV_CROSS]);
     /* H: tokens/s instead, then the entropy again; the picture follows */
     Rect plots = {0, 200, AREA.w / 2, 300};
     uint64_t with = region_sum(plots);

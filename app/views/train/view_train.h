@@ -64,6 +64,34 @@ typedef struct TvEval {
     float loss, acc, exact;
 } TvEval;
 
+/* The probe: the model of the step shown and its passes. */
+typedef struct TvProbe {
+    int have;                 /* made for this run (else err says why) */
+    const TfModel *model;
+    const TfTrace *trace;     /* teacher-forced, recorded */
+    long long step;           /* of the parameters shown (-1: none yet) */
+    uint64_t gen, ver;        /* the run it was made for; bumps per pass */
+    const int *ref;           /* the truth's ids */
+    int ref_n;
+    const int *out;           /* the greedy output's ids */
+    int out_n;
+    long long out_step;       /* ... at this step */
+    int decoding, dec_t, dec_max; /* the greedy output in flight: steps done, most */
+    const char *err;
+} TvProbe;
+
+/* Head entropy over training: H[(i * TV_ATTN_COUNT + attn) * TV_HH_HEADS +
+ * layer * n_heads + head] at step[i], i < n. */
+typedef struct TvHeads {
+    int n;
+    const long long *step;
+    const float *H;
+    float max;                /* a uniform row's entropy */
+    uint64_t gen;             /* the run it belongs to */
+    unsigned ver;             /* the version the plots show */
+    int heads[TV_ATTN_COUNT]; /* heads followed per attention */
+} TvHeads;
+
 /* The next run as the learner chose it (the window makes it a spec). */
 typedef struct TrainChoice {
     char task[32];            /* "copy", "reverse", "sort", "en2zh"; "" = path */
@@ -106,29 +134,8 @@ typedef struct TrainShow {
     long long snaps[TV_SNAP_CAP];
     long long want_snap;      /* -1 live */
 
-    /* the probe: the model of the step shown and its passes */
-    int have_probe;           /* made for this run (else probe_err says why) */
-    const TfModel *model;
-    const TfTrace *trace;     /* teacher-forced, recorded */
-    long long shown_step;     /* -1 none yet */
-    uint64_t probe_gen, probe_ver; /* the run it was made for; bumps per pass */
-    const int *ref;           /* the truth's ids */
-    int ref_n;
-    const int *out;           /* the greedy output's ids */
-    int out_n;
-    long long out_step;       /* ... at this step */
-    int decoding, dec_t, dec_max; /* the greedy output in flight: steps done, most */
-    const char *probe_err;
-
-    /* head entropy over training: H[i * TV_ATTN_COUNT * TV_HH_HEADS +
-     * attn * TV_HH_HEADS + layer * n_heads + head] at step[i] */
-    int hh_n;
-    const long long *hh_step;
-    const float *hh_H;
-    float hh_max;             /* a uniform row's entropy */
-    uint64_t hh_gen;          /* the run it belongs to */
-    unsigned hh_ver;          /* the version the plots show */
-    int hh_heads[TV_ATTN_COUNT]; /* heads followed per attention */
+    TvProbe probe;            /* the probe sentence through the model shown */
+    TvHeads hh;               /* its heads' entropy over the run */
 } TrainShow;
 
 /* What the view asks for; the window applies it when the view is done. */

@@ -43,9 +43,9 @@ TrainUi *tv_state(void *st)
 /* A new run: its last layer (its heads align best), a head it has. */
 static void follow_run(TrainUi *u, const TrainShow *t)
 {
-    if (!t || !t->have_probe || u->gen == t->probe_gen)
+    if (!t || !t->probe.have || u->gen == t->probe.gen)
         return;
-    u->gen = t->probe_gen;
+    u->gen = t->probe.gen;
     int L = tv_attn_layers(t, u->attn);
     if (u->layer < 0 || u->layer >= L)
         u->layer = L - 1;
@@ -55,7 +55,7 @@ static void follow_run(TrainUi *u, const TrainShow *t)
 
 static void set_layer(TrainUi *u, const TrainShow *t, int layer)
 {
-    int L = t && t->have_probe ? tv_attn_layers(t, u->attn) : 0;
+    int L = t && t->probe.have ? tv_attn_layers(t, u->attn) : 0;
     if (L < 1)
         return;
     u->layer = layer < 0 ? 0 : layer >= L ? L - 1 : layer;
@@ -87,7 +87,7 @@ static int view_train_act(ViewCtx *v, ViewAct act, int arg)
     case VA_LAST: tv_wish(u, &u->wish.live); return 1;
     case VA_LAYER: set_layer(u, t, u->layer + arg); return 1;
     case VA_HEAD:
-        if (arg < 0 || (t && t->have_probe && arg < t->cfg.n_heads))
+        if (arg < 0 || (t && t->probe.have && arg < t->cfg.n_heads))
             u->head = arg;
         return 1;
     case VA_PANE:
@@ -120,7 +120,7 @@ static int view_train_act(ViewCtx *v, ViewAct act, int arg)
 /* Is there a model of this run to show? */
 static int model_shown(const TrainShow *t)
 {
-    return t->have_probe && t->probe_gen == t->gen && t->state != TV_BUILDING;
+    return t->probe.have && t->probe.gen == t->gen && t->state != TV_BUILDING;
 }
 
 /* Before the first model exists, or when it could not be made. */

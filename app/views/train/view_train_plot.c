@@ -247,8 +247,8 @@ static void marks(ViewCtx *v, const Axis *A, const char *what, int which_log, in
 {
     const Theme *th = v->th;
     const TrainShow *st = v->s->train;
-    if (st->want_snap >= 0 && st->shown_step >= A->x0 && st->shown_step <= A->x1) {
-        int x = (int)ax_x(A, (double)st->shown_step);
+    if (st->want_snap >= 0 && st->probe.step >= A->x0 && st->probe.step <= A->x1) {
+        int x = (int)ax_x(A, (double)st->probe.step);
         ren_rect(v->r, (Rect){x, A->r.y, ui_px(v->g, 2), A->r.h}, th->select);
     }
     if (!ui_over(v->in, A->r))
@@ -350,14 +350,15 @@ static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass
 }
 
 /* The entropy of every probe head of the attention the probe shows, over
- * the steps (Scene.train's hh_*): one line per head, the dashed top the entropy of
- * a uniform row; a head that learns a pattern drops, often suddenly. */
+ * the steps (Scene.train's hh): one line per head, the dashed top the
+ * entropy of a uniform row; a head that learns a pattern drops, often
+ * suddenly. */
 static void plot_heads(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass)
 {
     const Theme *th = v->th;
     const TrainShow *h = v->s->train;
-    int n_heads = h->have_probe ? h->hh_heads[u->attn] : 0;
-    double top = nice_ceil(h->hh_max > 0 ? h->hh_max * 1.05 : 1.0);
+    int n_heads = h->probe.have ? h->hh.heads[u->attn] : 0;
+    double top = nice_ceil(h->hh.max > 0 ? h->hh.max * 1.05 : 1.0);
     Axis A = plot_area(v, rc, xl, X, top);
     if (pass)
         return; /* nothing moves with the mouse here */
@@ -365,15 +366,15 @@ static void plot_heads(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pa
                                                     N_("head entropy · encoder (nats)"),
                                                     N_("head entropy · decoder (nats)")};
     Legend lg[1] = {{_("uniform ln n"), "", th->dim}};
-    snprintf(lg[0].value, sizeof lg[0].value, "%.2f", h->hh_max);
+    snprintf(lg[0].value, sizeof lg[0].value, "%.2f", h->hh.max);
     draw_title(v, rc, _(KIND[u->attn]), lg, 1);
     draw_axes(v, &A, xl, 0);
-    if (h->hh_max > 0) { /* a uniform row's entropy, dashed */
-        float y = ax_y(&A, h->hh_max);
+    if (h->hh.max > 0) { /* a uniform row's entropy, dashed */
+        float y = ax_y(&A, h->hh.max);
         for (int x = A.r.x; x < A.r.x + A.r.w; x += ui_px(v->g, 8))
             ren_rect(v->r, (Rect){x, (int)y, ui_px(v->g, 4), 1}, th->dim);
     }
-    if (h->hh_gen != h->probe_gen || h->hh_n < 1 || n_heads < 1) {
+    if (h->hh.gen != h->probe.gen || h->hh.n < 1 || n_heads < 1) {
         ui_text_fit(v->r, v->g->small, _("the heads' entropy appears as the run trains"), A.r.x + 4,
                     A.r.y + 4, A.r.w - 8, th->dim);
         return;
@@ -381,10 +382,10 @@ static void plot_heads(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pa
     int NH = h->cfg.n_heads;
     for (int k = 0; k < n_heads; k++) {
         int n = 0;
-        for (int i = 0; i < h->hh_n; i++) {
-            float H = h->hh_H[((size_t)i * TV_ATTN_COUNT + u->attn) * TV_HH_HEADS + k];
+        for (int i = 0; i < h->hh.n; i++) {
+            float H = h->hh.H[((size_t)i * TV_ATTN_COUNT + u->attn) * TV_HH_HEADS + k];
             if (isfinite(H)) {
-                u->xy[2 * n] = (float)h->hh_step[i];
+                u->xy[2 * n] = (float)h->hh.step[i];
                 u->xy[2 * n + 1] = H;
                 n++;
             }
@@ -423,7 +424,7 @@ static void lr_marks(ViewCtx *v, const Axis *A)
     const Theme *th = v->th;
     const TrainShow *st = v->s->train;
     if (st->want_snap >= 0) {
-        int x = (int)ax_x(A, (double)st->shown_step);
+        int x = (int)ax_x(A, (double)st->probe.step);
         ren_rect(v->r, (Rect){x, A->r.y, ui_px(v->g, 2), A->r.h}, th->select);
     }
     if (!ui_over(v->in, A->r))
@@ -523,8 +524,8 @@ static void plots_pass(ViewCtx *v, TrainUi *u, Rect rc, int pass)
 static uint64_t plots_key(const ViewCtx *v, const TrainUi *u, Rect rc)
 {
     const TrainShow *t = v->s->train;
-    uint64_t w[] = {t->gen, t->seq, t->hh_gen, (uint64_t)t->hh_ver, (uint64_t)u->show_hh,
-                    (uint64_t)t->have_probe, t->probe_gen, (uint64_t)t->cfg.n_heads, (uint64_t)u->attn,
+    uint64_t w[] = {t->gen, t->seq, t->hh.gen, (uint64_t)t->hh.ver, (uint64_t)u->show_hh,
+                    (uint64_t)t->probe.have, t->probe.gen, (uint64_t)t->cfg.n_heads, (uint64_t)u->attn,
                     (uint64_t)u->layer, (uint64_t)u->head};
     return ui_layer_key(v, 0x7C, rc, w, (int)(sizeof w / sizeof w[0]));
 }

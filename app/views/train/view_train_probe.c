@@ -17,7 +17,7 @@
  * every row is nearly uniform (1/n everywhere); as the model learns, the
  * heads of cross-attention pick out the source word each output word comes
  * from, and for `reverse` an anti-diagonal appears. Textures are coloured
- * again only when the probe is recomputed (probe_ver). */
+ * again only when the probe is recomputed (probe.ver). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,22 +75,22 @@ static int draw_sentences(ViewCtx *v, Rect rc)
     ui_text_fit(v->r, f, t->probe_ref, x, y, right - x, th->text);
     y += line;
     x = labelled(v, lab[2], lw, rc.x, y, rc.w);
-    int stale = t->out_step != t->shown_step; /* a big model decodes when paused */
-    if (t->decoding) { /* a step a frame: the progress */
+    int stale = t->probe.out_step != t->probe.step; /* a big model decodes when paused */
+    if (t->probe.decoding) { /* a step a frame: the progress */
         char at[160];
-        snprintf(at, sizeof at, _("Decoding step by step: %d of at most %d tokens"), t->dec_t, t->dec_max);
+        snprintf(at, sizeof at, _("Decoding step by step: %d of at most %d tokens"), t->probe.dec_t, t->probe.dec_max);
         x += ren_text(v->r, sf, at, x, y + (fh - ren_font_height(sf)) / 2, th->dim) + ren_text_width(sf, "  ");
     }
-    if (stale && t->out_n > 0) {
+    if (stale && t->probe.out_n > 0) {
         char at[64];
-        snprintf(at, sizeof at, _("(step %lld) "), t->out_step);
+        snprintf(at, sizeof at, _("(step %lld) "), t->probe.out_step);
         x += ren_text(v->r, sf, at, x, y + (fh - ren_font_height(sf)) / 2, th->dim);
     }
     int space = ren_text_width(f, " ");
-    for (int i = 0; i < t->out_n && x < right; i++) {
-        int id = t->out[i];
-        const char *tok = vocab_token(&t->model->tgt_vocab, id);
-        int want = i < t->ref_n ? t->ref[i] : i == t->ref_n ? TOK_EOS : -1;
+    for (int i = 0; i < t->probe.out_n && x < right; i++) {
+        int id = t->probe.out[i];
+        const char *tok = vocab_token(&t->probe.model->tgt_vocab, id);
+        int want = i < t->probe.ref_n ? t->probe.ref[i] : i == t->probe.ref_n ? TOK_EOS : -1;
         Color c = id == want ? th->good : th->bad;
         if (id == TOK_EOS && want == TOK_EOS)
             c = th->dim;
@@ -101,10 +101,10 @@ static int draw_sentences(ViewCtx *v, Rect rc)
         }
         x += ren_text(v->r, f, tok, x, y, c) + space;
     }
-    if (t->out_n == 0)
+    if (t->probe.out_n == 0)
         ren_text(v->r, f, "…", x, y, th->dim);
     if (ui_over(v->in, (Rect){rc.x, y, rc.w, fh}))
-        ui_hover_own(v, (float)t->out_step, "%s",
+        ui_hover_own(v, (float)t->probe.out_step, "%s",
                  _("greedy decoding, token by token, green where it matches the truth; at step"));
     return y + fh + ui_px(v->g, 6) - rc.y;
 }
@@ -146,7 +146,7 @@ static RenImage *attn_image(ViewCtx *v, TrainUi *u, const TfView *tv, int layer,
 {
     uint64_t key = (PROBE_KEY_TAG << 56) |
                    heat_key(ATTN_STAGE[u->attn], layer, head, 0, v->s->cmap_prob, 0x7A17);
-    return heat_image(v->g, v->s->train->probe_ver, key, tv, 0.0f, 1.0f, v->s->cmap_prob,
+    return heat_image(v->g, v->s->train->probe.ver, key, tv, 0.0f, 1.0f, v->s->cmap_prob,
                       cmap_pack(v->th->masked));
 }
 
@@ -154,9 +154,9 @@ static void set_cell_hover(ViewCtx *v, const TfView *tv, int r, int c)
 {
     const TrainShow *t = v->s->train;
     char rl[128], cl[128];
-    view_tok_label(t->trace, t->model, tv, 0, r, rl, sizeof rl);
-    view_tok_label(t->trace, t->model, tv, 1, c, cl, sizeof cl);
-    ui_hover_own(v, tf_view_at(tv, r, c), _("step %lld · layer %d head %d · '%s' → '%s'"), t->shown_step,
+    view_tok_label(t->probe.trace, t->probe.model, tv, 0, r, rl, sizeof rl);
+    view_tok_label(t->probe.trace, t->probe.model, tv, 1, c, cl, sizeof cl);
+    ui_hover_own(v, tf_view_at(tv, r, c), _("step %lld · layer %d head %d · '%s' → '%s'"), t->probe.step,
              tv->layer + 1, tv->head + 1, rl, cl);
 }
 
@@ -177,7 +177,7 @@ static void draw_labels(ViewCtx *v, const TfView *tv, Rect grid, float c, int ax
     int last[2] = {-(1 << 30), -(1 << 30)};
     char buf[128];
     for (int i = 0; i < n; i++) {
-        view_tok_label(t->trace, t->model, tv, axis, i, buf, sizeof buf);
+        view_tok_label(t->probe.trace, t->probe.model, tv, axis, i, buf, sizeof buf);
         int w = ren_text_width(f, buf);
         if (axis) {
             int x = grid.x + (int)lroundf((i + 0.5f) * c) - w / 2;
@@ -207,7 +207,7 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc, int pass)
     const TrainShow *t = v->s->train;
     TfView tv;
     TfErr err;
-    if (tf_view(t->trace, ATTN_STAGE[u->attn], u->layer, u->head, 0, &tv, &err))
+    if (tf_view(t->probe.trace, ATTN_STAGE[u->attn], u->layer, u->head, 0, &tv, &err))
         return pass ? ui_paragraph_height(sf, err.msg, rc.w) : ui_paragraph(v->r, sf, err.msg, rc.x, rc.y, rc.w, th->warn);
     int fh = ren_font_height(sf);
     if (!pass) {
@@ -219,7 +219,7 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc, int pass)
     int lab_w = 0;
     char buf[128];
     for (int i = 0; i < tv.rows; i++) {
-        int w = ren_text_width(sf, view_tok_label(t->trace, t->model, &tv, 0, i, buf, sizeof buf));
+        int w = ren_text_width(sf, view_tok_label(t->probe.trace, t->probe.model, &tv, 0, i, buf, sizeof buf));
         lab_w = w > lab_w ? w : lab_w;
     }
     lab_w += ui_px(v->g, 10);
@@ -274,7 +274,7 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc, int pass)
     int fh = ren_font_height(sf), NL = attn_layers(v, u), NH = t->cfg.n_heads;
     TfView tv;
     TfErr err;
-    if (tf_view(t->trace, ATTN_STAGE[u->attn], 0, 0, 0, &tv, &err))
+    if (tf_view(t->probe.trace, ATTN_STAGE[u->attn], 0, 0, 0, &tv, &err))
         return;
     char buf[160];
     snprintf(buf, sizeof buf, _("%s · %d layers × %d heads · click one to see it big"), _(ATTN_NAME[u->attn]),
@@ -307,7 +307,7 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc, int pass)
         if (!pass)
             ren_text(v->r, sf, buf, rc.x, y + (thh - fh) / 2, l == u->layer ? th->accent : th->dim);
         for (int h = 0; h < NH; h++) {
-            if (tf_view(t->trace, ATTN_STAGE[u->attn], l, h, 0, &tv, &err))
+            if (tf_view(t->probe.trace, ATTN_STAGE[u->attn], l, h, 0, &tv, &err))
                 continue;
             Rect tile = {rc.x + cap_w + h * (tw + gap), y, tw, thh};
             Rect edge = {tile.x - 1, tile.y - 1, tile.w + 2, tile.h + 2};
@@ -334,7 +334,7 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc, int pass)
 
 static void heads_pass(ViewCtx *v, TrainUi *u, Rect body, int pass)
 {
-    long long shown = v->s->train->shown_step;
+    long long shown = v->s->train->probe.step;
     if (shown >= 0 && body.h > 30 && u->head < 0) {
         draw_all(v, u, body, pass);
     } else if (shown >= 0 && body.h > 30) {
@@ -351,7 +351,7 @@ static void heads_pass(ViewCtx *v, TrainUi *u, Rect body, int pass)
 static uint64_t heads_key(const ViewCtx *v, const TrainUi *u, Rect body)
 {
     const TrainShow *t = v->s->train;
-    uint64_t w[] = {t->probe_gen, (uint64_t)t->shown_step, (uint64_t)u->attn, (uint64_t)u->layer,
+    uint64_t w[] = {t->probe.gen, (uint64_t)t->probe.step, (uint64_t)u->attn, (uint64_t)u->layer,
                     (uint64_t)u->head, (uint64_t)v->s->cmap_prob};
     return ui_layer_key(v, PROBE_KEY_TAG, body, w, (int)(sizeof w / sizeof w[0]));
 }
@@ -360,8 +360,8 @@ void tv_probe_draw(ViewCtx *v, TrainUi *u, Rect rc)
 {
     const Theme *th = v->th;
     const TrainShow *t = v->s->train;
-    const char *err = t->probe_err ? t->probe_err : "";
-    if (!t->have_probe || rc.h < 40) {
+    const char *err = t->probe.err ? t->probe.err : "";
+    if (!t->probe.have || rc.h < 40) {
         if (err[0])
             ui_paragraph(v->r, v->g->small, err, rc.x, rc.y, rc.w, th->warn);
         return;
@@ -378,7 +378,7 @@ void tv_probe_draw(ViewCtx *v, TrainUi *u, Rect rc)
          * training) or the head chosen: drawn once into a layer, the
          * marks of the mouse over them each frame */
         GfxLayer L;
-        if (gfx_layer_begin(v->g, &L, t->probe_ver, heads_key(v, u, body), body, th->bg))
+        if (gfx_layer_begin(v->g, &L, t->probe.ver, heads_key(v, u, body), body, th->bg))
             heads_pass(v, u, body, 0);
         gfx_layer_end(v->g, &L);
         heads_pass(v, u, body, 1);
