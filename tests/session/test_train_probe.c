@@ -10,6 +10,8 @@
  *     snapshot sorted by step, each the entropy tf_head_metrics gives for
  *     that head of the probe's pass (checked at the live step); a new run
  *     starts an empty history;
+ *   - snapshots kept while nothing followed the run wait: one is run a
+ *     call at most, none in a call that draws new curves;
  *   - "Open in Decode" copies the shown model whole. */
 #include <math.h>
 #include <stdlib.h>
@@ -167,6 +169,44 @@ static void test_follows_a_run(void **state)
     tp_free(&p);
 }
 
+/* Snapshots kept while nothing followed the run (it trained, then paused):
+ * each tp_follow runs one of them at most, none in a call that draws new
+ * curves, until none waits. */
+static void test_one_snapshot_a_call(void **state)
+{
+    (void)state;
+    static TrainProbe p;
+    static TwStatus st;
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    expect_true(w != NULL, "the worker starts: %s", err.msg);
+    train_run(w, "reverse", 1, 0, &st);
+    tp_init(&p);
+    long long want = -1;
+    tp_follow(&p, w, &st, &want, 0, 1); /* the run at step 0 */
+    expect_true(tw_steps(w, 150, &err) == 0, "150 steps queued: %s", err.msg);
+    tw_wait_idle(w);
+    tw_status(w, &st, 1);
+    int n0 = p.hh.n;
+    tp_follow(&p, w, &st, &want, 0, 0); /* the live step, no snapshot yet */
+    expect_true(p.step == 150 && p.hh.n == n0 + 1, "the live probe noted (%d points, were %d)", p.hh.n, n0);
+    int n = p.hh.n;
+    tp_follow(&p, w, &st, &want, 1, 0);
+    expect_true(p.hh.n == n && tp_hh_pending(&p, &st), "a call with new curves runs no snapshot (%d points)",
+                p.hh.n);
+    int calls = 0;
+    while (tp_hh_pending(&p, &st) && calls < 3 * TW_SNAP_CAP) {
+        int before = p.hh.n;
+        tp_follow(&p, w, &st, &want, 0, 0);
+        calls++;
+        expect_true(p.hh.n - before <= 1, "call %d ran %d snapshots (one at most)", calls, p.hh.n - before);
+    }
+    expect_true(!tp_hh_pending(&p, &st) && p.hh.n >= st.n_snap && calls >= st.n_snap - 2,
+                "whole after %d calls: %d points for %d snapshots", calls, p.hh.n, st.n_snap);
+    tw_free(w);
+    tp_free(&p);
+}
+
 /* Nothing shown yet: nothing to open. */
 static void test_nothing_to_open(void **state)
 {
@@ -183,5 +223,5 @@ int main(void)
 {
     TU_RUN(NULL, NULL, cmocka_unit_test(test_base_probe_a_step_a_call),
            cmocka_unit_test(test_classroom_probe_one_call), cmocka_unit_test(test_follows_a_run),
-           cmocka_unit_test(test_nothing_to_open));
+           cmocka_unit_test(test_one_snapshot_a_call), cmocka_unit_test(test_nothing_to_open));
 }
