@@ -112,18 +112,28 @@ static void train_run(TrainWorker *w, const char *task, int layers, long long st
     tw_status(w, st, 1);
 }
 
+/* A worker on a reverse run trained `steps` steps, and p following it
+ * live, whole (wait). */
+static TrainWorker *followed(TrainProbe *p, TwStatus *st, long long *want, int layers, long long steps)
+{
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    expect_true(w != NULL, "the worker starts: %s", err.msg);
+    train_run(w, "reverse", layers, steps, st);
+    tp_init(p);
+    *want = -1;
+    tp_follow(p, w, st, want, 0, 1);
+    return w;
+}
+
 static void test_follows_a_run(void **state)
 {
     (void)state;
     static TrainProbe p;
     static TwStatus st;
     TfErr err;
-    TrainWorker *w = tw_new(&err);
-    expect_true(w != NULL, "the worker starts: %s", err.msg);
-    train_run(w, "reverse", 2, 120, &st);
-    tp_init(&p);
-    long long want = -1;
-    tp_follow(&p, w, &st, &want, 0, 1);
+    long long want;
+    TrainWorker *w = followed(&p, &st, &want, 2, 120);
     expect_true(p.have_m && p.gen == st.gen && p.step == 120 && p.out_step == 120 && p.out_n > 0 && !p.err[0],
                 "the live step shown, its greedy output whole (%d tokens at step %lld): %s", p.out_n, p.out_step,
                 p.err);
@@ -178,12 +188,8 @@ static void test_one_snapshot_a_call(void **state)
     static TrainProbe p;
     static TwStatus st;
     TfErr err;
-    TrainWorker *w = tw_new(&err);
-    expect_true(w != NULL, "the worker starts: %s", err.msg);
-    train_run(w, "reverse", 1, 0, &st);
-    tp_init(&p);
-    long long want = -1;
-    tp_follow(&p, w, &st, &want, 0, 1); /* the run at step 0 */
+    long long want;
+    TrainWorker *w = followed(&p, &st, &want, 1, 0); /* the run at step 0 */
     expect_true(tw_steps(w, 150, &err) == 0, "150 steps queued: %s", err.msg);
     tw_wait_idle(w);
     tw_status(w, &st, 1);
