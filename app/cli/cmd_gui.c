@@ -121,7 +121,8 @@ int gui_run(const AppOpts *o)
         app_notice(&a, 0, "%s", warn);
         cli_warn("gui", "%s", warn);
     }
-    a.paste = plat_clipboard_text;
+    a.ui.paste = plat_clipboard_text;
+    a.ui.copy = plat_clipboard_set;
     a.ses.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
     plat_window_setup(r);
     static Stall st;

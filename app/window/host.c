@@ -76,9 +76,6 @@ void app_scene(const App *a, Scene *sc)
     sc->lang = a->lang;
     ui_set_lang(a->lang);
     sc->now = a->now;
-    sc->focus = a->focus;
-    sc->cursor = a->cursor;
-    sc->view_text = a->view_text;
     sc->g = a->gfx;
     sc->r = a->gfx ? a->gfx->r : NULL;
     sc->th = theme_get(a->theme);
@@ -89,8 +86,9 @@ void app_view_begin(App *a, ViewId id, ViewCall *c)
     app_update(a);
     app_scene(a, &c->sc);
     memset(&c->out, 0, sizeof c->out);
-    c->v = (ViewCtx){&c->sc, &c->out, a->vstate[id], a->pz, &a->drag, c->sc.r, c->sc.g, c->sc.th,
-                     {0, 0, a->win_w, a->win_h}, &a->in, 1.0f};
+    ui_bind(&a->ui, c->sc.r, c->sc.g, c->sc.th, a->now);
+    c->v = (ViewCtx){&c->sc, &c->out, a->vstate[id], a->pz, &a->ui, c->sc.r, c->sc.g, c->sc.th,
+                     {0, 0, a->win_w, a->win_h}, &a->ui.in, 1.0f};
 }
 
 void app_view_end(App *a, ViewCall *c)
@@ -104,7 +102,7 @@ void app_apply(App *a, ViewOut *o)
     /* what changes the picture is drawn again at once (the view drew
      * this frame before its wishes were applied) */
     if (o->sel_set || o->batch_set || o->cmap_prob_set || o->use_model || o->go_set ||
-        o->head_set || o->focus_set || o->view_set || o->exp_head_set ||
+        o->head_set || o->view_set || o->exp_head_set ||
         o->exp_hide_set || o->set_exp)
         a->redraw_soon = 1;
     if (o->hover.valid)
@@ -126,9 +124,9 @@ void app_apply(App *a, ViewOut *o)
             return; /* the error is the notice; the rest depended on it */
     }
     if (o->set_src)
-        app_set_text(a, FOCUS_SRC, o->set_src);
+        app_set_text(a, APP_LINE_SRC, o->set_src);
     if (o->set_tgt)
-        app_set_text(a, FOCUS_TGT, o->set_tgt);
+        app_set_text(a, APP_LINE_TGT, o->set_tgt);
     if (o->recompute)
         app_update(a);
     if (o->go_set)
@@ -144,12 +142,6 @@ void app_apply(App *a, ViewOut *o)
         app_exp_toggle_hide(a, o->exp_hide);
     if (o->set_exp)
         app_put_exp(a, o->set_exp);
-    if (o->focus_set) {
-        a->focus = o->focus;
-        a->view_text = o->focus == FOCUS_VIEW ? o->focus_text : NULL;
-        if (a->view_text)
-            a->cursor = (int)strlen(a->view_text);
-    }
     if (o->view_set) {
         a->view = o->view;
         a->anim_start = a->now;
@@ -184,7 +176,7 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
     v.out = &out;
     v.st = a->vstate[id];
     v.pz = a->pz;
-    v.drag = &a->drag;
+    v.ui = &a->ui;
     a->drawn_version = sc.version;
     const char *tag = ren_text_tag("view"); /* for the drawn-string test */
     VIEWS[id]->draw(&v);

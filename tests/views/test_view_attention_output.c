@@ -74,12 +74,12 @@ static void end_frame(void)
 /* What the view says is under (x, y). */
 static Hover probe(App *a, ViewFn fn, Rect area, int x, int y)
 {
-    a->in.mx = x;
-    a->in.my = y;
+    a->ui.in.mx = x;
+    a->ui.in.my = y;
     view_frame(a, fn, area);
     end_frame();
     Hover h = a->hover;
-    a->in.mx = a->in.my = -1;
+    a->ui.in.mx = a->ui.in.my = -1;
     return h;
 }
 
@@ -461,7 +461,7 @@ static void test_lines_thickness(void **state)
     char line[32];
     for (int k = 5; k < 35 && ratio < 2.0f; k++) {
         snprintf(line, sizeof line, "t%d t%d", k, k + 1);
-        app_set_text(&a, FOCUS_SRC, line);
+        app_set_text(&a, APP_LINE_SRC, line);
         app_update(&a);
         ratio = best_pair(&a, ST_ENC_SELF_WEIGHTS, &layer, &head);
     }
@@ -638,9 +638,9 @@ static void test_degenerate_inputs_stay_inside(void **state)
                     app_set_head(&a, k == 0 || (k == 1 && th == 1) ? -1 : 1);
                     /* the mouse somewhere inside, pressing, so hover and
                      * click paths run too */
-                    a.in.mx = areas[ar].x + areas[ar].w / 2;
-                    a.in.my = areas[ar].y + areas[ar].h / 2;
-                    a.in.pressed = (int)(ar == 0);
+                    a.ui.in.mx = areas[ar].x + areas[ar].w / 2;
+                    a.ui.in.my = areas[ar].y + areas[ar].h / 2;
+                    a.ui.in.pressed = (int)(ar == 0);
                     view_frame(&a, fns[k], areas[ar]);
                     int n = ink_outside(areas[ar], cmap_pack(theme_get(a.theme)->bg));
                     end_frame();

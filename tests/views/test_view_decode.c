@@ -285,10 +285,10 @@ static void test_step_and_play_keys(void **state)
     ev_key(&a, ']', 0);
     expect_true(d->layer == l, "] comes back to layer %d, got %d", l, d->layer);
     /* typing in the target line is not a shortcut */
-    a.focus = FOCUS_TGT;
+    app_focus_line(&a, APP_LINE_TGT);
     ev_key(&a, 's', 0);
     expect_true(d->shown == 0, "S while typing is text, shown stays %d", d->shown);
-    a.focus = FOCUS_NONE;
+    app_focus_line(&a, -1);
     app_free(&a);
 }
 
@@ -326,7 +326,7 @@ static void test_degenerate_inputs(void **state)
     expect_true(d->ref == 0 && d->diverge == -1, "no target typed: the greedy output stands in");
     draw_everything(&a);
     /* an empty target line, then a target that is only spaces */
-    app_set_text(&a, FOCUS_TGT, "   ");
+    app_set_text(&a, APP_LINE_TGT, "   ");
     tu_frame(&a);
     expect_true(d->tf_n == 1 && d->tf_truth[0] == TOK_EOS, "an empty reference: one position, true next <eos> (%d, %d)",
                 d->tf_n, d->tf_truth[0]);
@@ -360,7 +360,7 @@ static void test_degenerate_inputs(void **state)
         } else if (r < 8) {
             ev_key(&a, keys[rand() % (int)(sizeof keys / sizeof keys[0])], 0);
         }
-        a.focus = FOCUS_NONE;
+        app_focus_line(&a, -1);
         a.show_help = 0;
         a.want_quit = 0;
         a.view = VIEW_DECODE;

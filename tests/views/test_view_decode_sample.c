@@ -213,8 +213,8 @@ static void test_force_a_token(void **state)
     int fx = -1, fy = -1;
     for (int y = 100; y < AREA.h && fx < 0; y += 5)
         for (int x = 300; x < AREA.w && fx < 0; x += 40) {
-            a.in.mx = x;
-            a.in.my = y;
+            a.ui.in.mx = x;
+            a.ui.in.my = y;
             tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
             if (a.hover.valid && strncmp(a.hover.where, "step 1: p('", 11) == 0)
                 fx = x, fy = y;

@@ -111,7 +111,7 @@ static void open_app(App *a, const char *model, const char *src, const char *tgt
  * (pressed when `press`); the frame stays open for reading. */
 static void draw_view(App *a, ViewId view, Rect area, int mx, int my, int press)
 {
-    a->in = (UiInput){.mx = mx, .my = my, .pressed = press, .down = press};
+    a->ui.in = (UiInput){.mx = mx, .my = my, .pressed = press, .down = press};
     tu_view_frame(a, tu_ren, view, area);
 }
 

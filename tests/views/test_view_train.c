@@ -237,13 +237,13 @@ static void test_bad_tsv(void **state)
     ev_key(&a, 'f', 0);
     ev_text(&a, "f");
     tu_frame(&a);
-    expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path && u->path[0] == 0,
+    expect_true(ui_editing(&a.ui, u->path) && u->path[0] == 0,
                 "F: the path field has the focus and is empty ('%s')", u->path);
     ev_key(&a, KEY_ESCAPE, 0);
-    expect_true(a.focus == FOCUS_NONE && !a.want_quit, "Esc leaves the field (and does not quit)");
+    expect_true(!a.ui.focus && !a.want_quit, "Esc leaves the field (and does not quit)");
     tu_frame(&a);
     click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
-    expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path, "the file chip focuses the path field");
+    expect_true(ui_editing(&a.ui, u->path), "the file chip focuses the path field");
     ev_text(&a, g_dir);
     ev_text(&a, "/nothing.tsv");
     ev_key(&a, KEY_RETURN, 0);

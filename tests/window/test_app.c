@@ -126,7 +126,7 @@ static void test_typing(void **state)
     open_app(&a, "t5");
     tu_frame(&a);
     ev_key(&a, KEY_RETURN, 0);
-    expect_true(a.focus == FOCUS_SRC, "Enter focuses the source line");
+    expect_true(app_focused_line(&a) == APP_LINE_SRC, "Enter focuses the source line");
     ev_text(&a, " t6");
     ev_text(&a, " 我爱");
     tu_frame(&a);
@@ -150,12 +150,12 @@ static void test_typing(void **state)
     ev_key(&a, KEY_RIGHT, 0);
     expect_true(a.ses.at == at, "Right moves the cursor, not the stage, while typing");
     ev_key(&a, KEY_ESCAPE, 0);
-    expect_true(a.focus == FOCUS_NONE && !a.want_quit, "Esc leaves the field");
+    expect_true(!a.ui.focus && !a.want_quit, "Esc leaves the field");
     ev_key(&a, KEY_RIGHT, 0);
     expect_true(a.ses.at == at + 1, "then Right steps");
     /* a target typed by hand is used (teacher forcing) */
-    a.focus = FOCUS_TGT;
-    a.cursor = 0;
+    app_focus_line(&a, APP_LINE_TGT);
+    ui_edit_cursor(&a.ui, a.ses.tgt, 0);
     ev_text(&a, "t7 t8 t9");
     tu_frame(&a);
     expect_true(!a.ses.tgt_auto && a.ses.tgt_n[0] == 4 && a.ses.trace.T == 4, "decoder input <bos> + 3 typed tokens, T = %d", a.ses.trace.T);
@@ -167,8 +167,7 @@ static void test_bad_input(void **state)
     (void)state;
     static App a;
     open_app(&a, "t5 t6");
-    a.focus = FOCUS_SRC;
-    a.cursor = (int)strlen(a.ses.src_line);
+    app_focus_line(&a, APP_LINE_SRC);
     /* 10 KB pasted: arrives as many small text events */
     for (int i = 0; i < 10240 / 30; i++)
         ev_text(&a, " t11 t12 t13 t14 t15 t16 t17 ");
@@ -290,8 +289,7 @@ static void test_lazy_pass(void **state)
     a.ses.lazy = 1;
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
     tu_frame(&a);
-    a.focus = FOCUS_SRC;
-    a.cursor = (int)strlen(a.ses.src_line);
+    app_focus_line(&a, APP_LINE_SRC);
     ev_text(&a, " t8 t9");
     tu_frame(&a);
     expect_true(a.ses.units_done == 2, "an encoder layer-1 stage needs 2 units (embeddings, layer 1), ran %d", a.ses.units_done);

@@ -33,7 +33,7 @@ static void test_lines_through_sentencepiece(void **state)
         expect_true(a.ses.src_ids[0][i] == want[i], "id %d: %d, python %d", i, a.ses.src_ids[0][i], want[i]);
     expect_true(!strcmp(a.ses.translation, "vvvvvvvvvv"), "the port's greedy text, not '%s'", a.ses.translation);
     expect_true(a.ses.tgt_ids[0][0] == 137, "the decoder starts with decoder_start_token_id (<pad> 137)");
-    app_set_text(&a, FOCUS_TGT, "le chat");
+    app_set_text(&a, APP_LINE_TGT, "le chat");
     tu_frame(&a);
     expect_true(a.ses.tgt_n[0] >= 3 && a.ses.tgt_ids[0][0] == 137 && a.ses.tgt_ids[0][a.ses.tgt_n[0] - 1] != 0,
                 "target: start + target.spm pieces, no </s> (%d ids)", a.ses.tgt_n[0]);

@@ -102,7 +102,7 @@ static void test_traces_follow_the_input(void **state)
     for (int i = 0; i < 40; i++)
         strcat(line, i % 2 ? "t6 " : "t5 ");
     strcat(line, "| t7 t8");
-    app_set_text(&a, FOCUS_SRC, line);
+    app_set_text(&a, APP_LINE_SRC, line);
     app_compute_all(&a);
     tu_frame(&a);
     expect_true(!a.ses.input_error[0], "runs: %s", a.ses.input_error);
@@ -121,7 +121,7 @@ static void test_ctrl_q_in_a_field(void **state)
     AppOpts o = tu_opts(MODEL, "t5 t6", NULL, NULL);
     tu_open(&a, &o, 100);
     ev_key(&a, KEY_RETURN, 0);
-    expect_true(a.focus == FOCUS_SRC, "Enter focuses the source line");
+    expect_true(app_focused_line(&a) == APP_LINE_SRC, "Enter focuses the source line");
     ev_key(&a, 'q', MOD_CTRL);
     expect_true(a.want_quit, "Ctrl+Q quits from the field");
     app_free(&a);
@@ -166,12 +166,12 @@ static void test_paste(void **state)
     static App a;
     AppOpts o = tu_opts(MODEL, "t5", NULL, NULL);
     tu_open(&a, &o, 100);
-    a.paste = fake_clipboard;
+    a.ui.paste = fake_clipboard;
     ev_key(&a, KEY_RETURN, 0);
     g_clip = " t6\nt7\xff\x01 中";
     ev_key(&a, 'v', MOD_CTRL);
     expect_true(strcmp(a.ses.src_line, "t5 t6 t7 中") == 0, "pasted: '%s'", a.ses.src_line);
-    expect_true(a.cursor == (int)strlen(a.ses.src_line), "the cursor after the paste");
+    expect_true(a.ui.edit.cursor == (int)strlen(a.ses.src_line), "the cursor after the paste");
     expect_true(a.ses.dirty, "a paste re-runs the model");
     static char big[5000];
     for (int i = 0; i < 4998; i += 3)

@@ -125,8 +125,8 @@ static void test_effects(void **state)
     ev_key(&a, 't', MOD_ALT);
     ev_key(&a, 'q', MOD_ALT);
     expect_true(!a.want_quit, "Alt+Q is not Ctrl+Q");
-    a.focus = FOCUS_SRC;
-    a.cursor = 0;
+    app_focus_line(&a, APP_LINE_SRC);
+    ui_edit_cursor(&a.ui, a.ses.src_line, 0);
     ev_key(&a, 'q', MOD_CTRL);
     expect_true(a.want_quit, "Ctrl+Q quits from a text field");
     app_free(&a);

@@ -313,8 +313,7 @@ void tv_open(ViewCtx *v, TrainUi *u)
     o->set_src = u->st.probe_src;
     o->set_tgt = u->st.probe_ref;
     o->recompute = 1;
-    o->focus_set = 1;
-    o->focus = FOCUS_NONE;
+    ui_focus_clear(v->ui); /* the path field, if it had the keyboard */
     view_show(v, VIEW_DECODE);
     view_notice(v, 0, _("the Decode view shows the model of step %lld"), u->shown_step);
 }
@@ -446,15 +445,11 @@ static void draw_body(ViewCtx *v, TrainUi *u, Rect body)
 /* A click outside the path field leaves it; leaving it tries the file. */
 static void path_focus(ViewCtx *v, TrainUi *u, Rect field)
 {
-    const Scene *sc = v->s;
-    const ViewOut *o = v->out; /* a focus asked for this frame counts */
-    int has = o->focus_set ? o->focus == FOCUS_VIEW && o->focus_text == u->path
-                           : sc->focus == FOCUS_VIEW && sc->view_text == u->path;
+    int has = ui_editing(v->ui, u->path);
     int clicked = u->path_clicked;
     u->path_clicked = 0;
     if (has && v->in->pressed && !clicked && (field.w == 0 || !ui_over(v->in, field))) {
-        v->out->focus_set = 1;
-        v->out->focus = FOCUS_NONE;
+        ui_focus_clear(v->ui);
         has = 0;
     }
     if (u->path_focus_prev && !has && u->task == TV_TASK_FILE)
@@ -483,7 +478,7 @@ static void view_train(ViewCtx *v)
     memset(&u->hit, 0, sizeof u->hit);
     int pad = ui_px(v->g, 4), gap = ui_px(v->g, 8);
     u->compact = area.h < ui_px(v->g, 560) || area.w < ui_px(v->g, 560);
-    UiFlow f = ui_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
+    UiFlow f = ui_flow(v->ui, (Rect){area.x, area.y + pad, area.w, area.h});
     tv_controls_draw(&f, v, u);
     ui_flow_break(&f);
     Rect field = {0, 0, 0, 0};
