@@ -271,8 +271,8 @@ static inline void tu_view_frame(App *a, Ren *r, ViewId id, Rect area)
     app_update(a);
     Gfx *g = app_gfx(a, r);
     if (g)
-        gfx_fonts(g, a->text_scale * a->pixel_scale, NULL);
-    const Theme *th = theme_get(a->theme);
+        gfx_fonts(g, a->look.text_scale * a->look.pixel_scale, NULL);
+    const Theme *th = theme_get(a->look.theme);
     ren_begin(r, th->bg);
     a->hover.valid = 0;
     if (g) {

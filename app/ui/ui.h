@@ -63,6 +63,16 @@ typedef struct Gfx {
     char font_msg[256];
 } Gfx;
 
+/* The look of the window, one value per choice the learner makes (keys T,
+ * C, +/-, Z) and the screen's pixel density. */
+typedef struct UiLook {
+    int lang;                   /* 0 English, 1 Simplified Chinese */
+    ThemeId theme;
+    CmapId cmap_prob, cmap_signed; /* probabilities (0..1), signed values */
+    float text_scale;           /* presenter mode: +/- keys */
+    float pixel_scale;          /* HiDPI: drawable pixels per window unit */
+} UiLook;
+
 /* Fonts and caches; gfx_fonts re-opens fonts when the scale changed. */
 int gfx_init(Gfx *g, Ren *r, TfErr *err);
 int gfx_fonts(Gfx *g, float scale, TfErr *err);

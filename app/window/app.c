@@ -227,10 +227,10 @@ int app_use_model(App *a, TfModel *m, const char *label)
 int app_init_state(App *a, const AppOpts *o, TfErr *err)
 {
     memset(a, 0, sizeof *a);
-    a->text_scale = 1.0f;
-    a->pixel_scale = 1.0f;
-    a->cmap_prob = CMAP_VIRIDIS;
-    a->cmap_signed = CMAP_DIVERGING;
+    a->look.text_scale = 1.0f;
+    a->look.pixel_scale = 1.0f;
+    a->look.cmap_prob = CMAP_VIRIDIS;
+    a->look.cmap_signed = CMAP_DIVERGING;
     for (int v = 0; v < VIEW_COUNT; v++) {
         a->pz[v].zoom = 1.0f;
         if (VIEWS[v] && VIEWS[v]->state_size && !(a->vstate[v] = calloc(1, VIEWS[v]->state_size))) {
@@ -260,7 +260,7 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
     if (o && o->theme) {
         for (int t = 0; t < THEME_COUNT; t++)
             if (strcmp(theme_get(t)->name, o->theme) == 0)
-                a->theme = t;
+                a->look.theme = t;
     }
     if (o && o->stage) {
         int id = stage_find(o->stage);
@@ -276,7 +276,7 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
                 a->view = v;
         }
         s->batch = o->batch;
-        a->lang = o->lang;
+        a->look.lang = o->lang;
         a->no_save = o->no_save;
         if (o->lessons_dir)
             snprintf(a->lessons_dir, sizeof a->lessons_dir, "%s", o->lessons_dir);

@@ -40,28 +40,40 @@ typedef struct NavBlock {
 } NavBlock;
 #define BLOCKS_MAX 512
 
+/* The navigator's picture of the walk: the blocks of Figure 1 it groups
+ * the stages into (blocks_of), once per walk, and where they were drawn. */
+typedef struct AppNav {
+    int layer[2];               /* layer shown: encoder, decoder */
+    NavBlock blocks[BLOCKS_MAX];
+    int n_blocks;
+    unsigned walk;              /* the walk_id the blocks were grouped for */
+    HitRect hits[128];          /* blocks drawn last frame */
+    int n_hits;
+} AppNav;
+
+/* The window around the App: its size, and what the App wants of the
+ * window loop, which acts on it after the frame. */
+typedef struct AppWindow {
+    int w, h;                   /* drawable size */
+    int fullscreen;
+    int want_quit;
+    int want_fullscreen_toggle;
+    int want_save_png, want_save_csv;
+    int want_save_vector;       /* Ctrl+Shift+S: the view as PDF and SVG */
+} AppWindow;
+
 typedef struct App {
     /* the model, the input, the trace and where the learner is (no SDL) */
     Session ses;
     ViewId view;                /* VIEW_AUTO or a chosen view */
     Selection sel;
-    int nav_layer[2];           /* layer shown in the navigator: encoder, decoder */
 
-    /* how it looks */
-    int lang;                   /* 0 English, 1 Simplified Chinese */
-    ThemeId theme;
-    CmapId cmap_prob, cmap_signed;
-    float text_scale;           /* presenter mode: +/- keys */
-    float pixel_scale;          /* HiDPI */
+    UiLook look;                /* language, theme, colour maps, text and pixel scale */
+    AppWindow win;
     int show_help;
     int show_exp;               /* the Experiments panel (E) */
     int explain_tab;            /* the explanation panel's tab: 0 text, 1 code */
     int cmp;                    /* CMP_*: what the views show of an experiment (D) */
-    int fullscreen;
-    int want_quit;
-    int want_fullscreen_toggle; /* the window loop acts on it */
-    int want_save_png, want_save_csv;
-    int want_save_vector;       /* Ctrl+Shift+S: the view as PDF and SVG */
     int playing;                /* Space: step through stages on a timer */
     double play_next;
 
@@ -70,7 +82,6 @@ typedef struct App {
     UiCtx ui;
     Hover hover;
     PanZoom pz[VIEW_COUNT];
-    int win_w, win_h;           /* drawable size */
 
     /* transitions: the main view eases in after a stage change */
     double anim_start;
@@ -79,11 +90,7 @@ typedef struct App {
     int redraw_soon;            /* a view's wishes changed what is shown */
     uint64_t drawn_version;     /* trace version of the last Scene a view drew */
 
-    NavBlock blocks[BLOCKS_MAX]; /* the walk grouped into blocks (blocks_of) */
-    int n_blocks;
-    unsigned blocks_walk;       /* the walk_id they were grouped for */
-    HitRect nav_hits[128];      /* navigator blocks drawn last frame */
-    int n_nav_hits;
+    AppNav nav;
     HeatGeo heat;               /* the main heatmap drawn last frame */
 
     /* drawing resources bound to the renderer of the last frame */

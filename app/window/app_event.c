@@ -51,16 +51,16 @@ static void text_event(App *a, const InputEvent *e)
 /* +1 bigger text, -1 smaller, within presenter mode's range. */
 static void text_size(App *a, int dir)
 {
-    if (dir > 0 && a->text_scale < 3.0f)
-        a->text_scale *= 1.15f;
-    else if (dir < 0 && a->text_scale > 0.6f)
-        a->text_scale /= 1.15f;
+    if (dir > 0 && a->look.text_scale < 3.0f)
+        a->look.text_scale *= 1.15f;
+    else if (dir < 0 && a->look.text_scale > 0.6f)
+        a->look.text_scale /= 1.15f;
 }
 
 static void next_theme(App *a)
 {
-    a->theme = (ThemeId)((a->theme + 1) % THEME_COUNT);
-    app_notice(a, 0, _("theme: %s"), _(theme_get(a->theme)->name));
+    a->look.theme = (ThemeId)((a->look.theme + 1) % THEME_COUNT);
+    app_notice(a, 0, _("theme: %s"), _(theme_get(a->look.theme)->name));
 }
 
 /* The colour map of what is shown: sequential for 0.. data (weights,
@@ -69,7 +69,7 @@ static void next_cmap(App *a)
 {
     StageKind k = stage_info(app_pos(a).stage)->kind;
     int prob = k == SK_WEIGHTS || k == SK_PROBS || k == SK_HIDDEN;
-    CmapId *m = prob ? &a->cmap_prob : &a->cmap_signed;
+    CmapId *m = prob ? &a->look.cmap_prob : &a->look.cmap_signed;
     *m = (CmapId)((*m + 1) % CMAP_COUNT);
     app_notice(a, 0, _("colour map: %s"), cmap_name(*m));
 }
@@ -88,7 +88,7 @@ static void edit_source(App *a)
 
 static void switch_lang(App *a)
 {
-    lesson_ui_set_lang(a, !a->lang);
+    lesson_ui_set_lang(a, !a->look.lang);
     app_notice(a, 0, "%s", _("language: English")); /* in the new language */
 }
 
@@ -113,11 +113,11 @@ static int run_window(App *a, int act, int arg)
     case WA_PLAY: toggle_play(a); break;
     case WA_EDIT: edit_source(a); break;
     case WA_HELP: a->show_help = 1; break;
-    case WA_FULLSCREEN: a->want_fullscreen_toggle = 1; break;
-    case WA_SAVE_PNG: a->want_save_png = 1; break;
-    case WA_SAVE_VECTOR: a->want_save_vector = 1; break;
-    case WA_SAVE_CSV: a->want_save_csv = 1; break;
-    case WA_QUIT: a->want_quit = 1; break;
+    case WA_FULLSCREEN: a->win.want_fullscreen_toggle = 1; break;
+    case WA_SAVE_PNG: a->win.want_save_png = 1; break;
+    case WA_SAVE_VECTOR: a->win.want_save_vector = 1; break;
+    case WA_SAVE_CSV: a->win.want_save_csv = 1; break;
+    case WA_QUIT: a->win.want_quit = 1; break;
     case WA_LESSONS: case WA_LIST_CLOSE: lesson_ui_toggle_list(a); break;
     case WA_LANG: switch_lang(a); break;
     case WA_EXP_PANEL: app_exp_toggle_panel(a); break;
@@ -183,9 +183,9 @@ const Cmd *app_key(App *a, Key key, int mod, int text)
 
 void app_event(App *a, const InputEvent *e)
 {
-    float ps = a->pixel_scale > 0 ? a->pixel_scale : 1.0f;
+    float ps = a->look.pixel_scale > 0 ? a->look.pixel_scale : 1.0f;
     switch (e->type) {
-    case IN_QUIT: a->want_quit = 1; break;
+    case IN_QUIT: a->win.want_quit = 1; break;
     case IN_KEY:
         if (a->ui.focus) { /* Ctrl+Q and F11 work there too */
             if (!app_key(a, e->key, e->mod, 1))

@@ -72,7 +72,7 @@ static void draw_top(UiCtx *ui, App *a, Rect rc)
     int sy = rc.y + (rc.h - ren_font_height(ui->g->ui)) / 2;
     x += ren_text(ui->r, ui->g->ui, a->ses.model_label, x, sy, a->ses.untrained ? th->warn : th->dim) + 24;
     char t[256];
-    ui_stage_title(a->lang, a->ses.head, app_pos(a), t, sizeof t);
+    ui_stage_title(a->look.lang, a->ses.head, app_pos(a), t, sizeof t);
     /* right side: Lessons, the language, help */
     RenFont *sf = ui->g->small;
     int bh = ren_font_height(sf) + 10, by = rc.y + (rc.h - bh) / 2;
@@ -86,8 +86,8 @@ static void draw_top(UiCtx *ui, App *a, Rect rc)
         if (ui_button(ui, (Rect){rx, by, lw, bh}, les, lesson_ui_active(a) || lesson_ui_list_open(a)))
             lesson_ui_toggle_list(a);
         /* the language switch names both languages in their own script */
-        if (ui_button(ui, (Rect){rx + lw + 6, by, gw, bh}, a->lang ? "中文 | EN" : "EN | 中文", 0))
-            lesson_ui_set_lang(a, !a->lang);
+        if (ui_button(ui, (Rect){rx + lw + 6, by, gw, bh}, a->look.lang ? "中文 | EN" : "EN | 中文", 0))
+            lesson_ui_set_lang(a, !a->look.lang);
         ren_text(ui->r, sf, help, rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
     } else {
         rx = rc.x + rc.w - 8;
@@ -488,16 +488,16 @@ void app_draw(App *a, Ren *r)
         a->play_next = a->now + 1.6;
     }
     app_update(a);
-    ui_set_lang(a->lang);
+    ui_set_lang(a->look.lang);
     Gfx *g = app_gfx(a, r);
-    const Theme *th = theme_get(a->theme);
+    const Theme *th = theme_get(a->look.theme);
     int W, H;
     ren_output_size(r, &W, &H);
-    a->win_w = W;
-    a->win_h = H;
-    a->pixel_scale = ren_pixel_scale(r);
+    a->win.w = W;
+    a->win.h = H;
+    a->look.pixel_scale = ren_pixel_scale(r);
     if (g)
-        gfx_fonts(g, a->text_scale * a->pixel_scale, NULL);
+        gfx_fonts(g, a->look.text_scale * a->look.pixel_scale, NULL);
     ren_begin(r, th->bg);
     if (!g || !g->ui)
         return;

@@ -69,16 +69,16 @@ void app_scene(const App *a, Scene *sc)
     sc->n_src = s->n_src;
     sc->view = app_current_view(a);
     sc->sel = a->sel;
-    sc->theme = a->theme;
-    sc->text_scale = a->text_scale;
-    sc->cmap_prob = a->cmap_prob;
-    sc->cmap_signed = a->cmap_signed;
-    sc->lang = a->lang;
-    ui_set_lang(a->lang);
+    sc->theme = a->look.theme;
+    sc->text_scale = a->look.text_scale;
+    sc->cmap_prob = a->look.cmap_prob;
+    sc->cmap_signed = a->look.cmap_signed;
+    sc->lang = a->look.lang;
+    ui_set_lang(a->look.lang);
     sc->now = a->now;
     sc->g = a->gfx;
     sc->r = a->gfx ? a->gfx->r : NULL;
-    sc->th = theme_get(a->theme);
+    sc->th = theme_get(a->look.theme);
 }
 
 void app_view_begin(App *a, ViewId id, ViewCall *c)
@@ -88,7 +88,7 @@ void app_view_begin(App *a, ViewId id, ViewCall *c)
     memset(&c->out, 0, sizeof c->out);
     ui_bind(&a->ui, c->sc.r, c->sc.g, c->sc.th, a->now);
     c->v = (ViewCtx){&c->sc, &c->out, a->vstate[id], a->pz, &a->ui, c->sc.r, c->sc.g, c->sc.th,
-                     {0, 0, a->win_w, a->win_h}, &a->ui.in, 1.0f};
+                     {0, 0, a->win.w, a->win.h}, &a->ui.in, 1.0f};
 }
 
 void app_view_end(App *a, ViewCall *c)
@@ -116,7 +116,7 @@ void app_apply(App *a, ViewOut *o)
     if (o->batch_set)
         a->ses.batch = o->batch;
     if (o->cmap_prob_set)
-        a->cmap_prob = o->cmap_prob;
+        a->look.cmap_prob = o->cmap_prob;
     if (o->use_model) {
         TfModel m = *o->use_model;
         memset(o->use_model, 0, sizeof *o->use_model); /* moved to the App */

@@ -365,7 +365,7 @@ void lesson_list_draw(UiCtx *ui, App *a, int W, int H)
         /* the folder actually searched (the data path, or --lessons) */
         char msg[4200];
         const char *dir = lesson_ui_dir(a);
-        snprintf(msg, sizeof msg, lesson_ui_word(a, LW_NONE), dir ? dir : a->lang ? "lessons/zh" : "lessons/en");
+        snprintf(msg, sizeof msg, lesson_ui_word(a, LW_NONE), dir ? dir : a->look.lang ? "lessons/zh" : "lessons/en");
         ui_paragraph(ui->r, f, msg, box.x + 20, y, w - 40, th->warn);
     }
     int sel = lesson_ui_list_sel(a);

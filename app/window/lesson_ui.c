@@ -78,7 +78,7 @@ static const char *const WORDS[] = {
     [W_DONE] = N_("done"),
 };
 
-static const char *word(const App *a, int w) { return L(a->lang, WORDS[w]); }
+static const char *word(const App *a, int w) { return L(a->look.lang, WORDS[w]); }
 const char *lesson_ui_word(const App *a, int w) { return word(a, w); }
 
 /* ---- progress in $XDG_DATA_HOME/stepformer/progress.txt ---- */
@@ -201,20 +201,20 @@ static void collect_error(const char *msg, void *user)
 
 static int load_lang(App *a, LessonUi *u)
 {
-    if (u->lang_loaded == a->lang)
+    if (u->lang_loaded == a->look.lang)
         return 0;
     lessons_free(&u->set);
     char rel[64], dir[4096];
-    snprintf(rel, sizeof rel, "lessons/%s", LANG_DIR[a->lang == 1]);
+    snprintf(rel, sizeof rel, "lessons/%s", LANG_DIR[a->look.lang == 1]);
     if (a->lessons_dir[0])
-        snprintf(dir, sizeof dir, "%s/%s", a->lessons_dir, LANG_DIR[a->lang == 1]);
+        snprintf(dir, sizeof dir, "%s/%s", a->lessons_dir, LANG_DIR[a->look.lang == 1]);
     else
         paths_data(rel, dir, sizeof dir);
     u->load_errors[0] = 0;
     snprintf(u->dir, sizeof u->dir, "%s", dir);
     int bad = 0;
     lessons_load_dir(&u->set, dir, collect_error, u, &bad);
-    u->lang_loaded = a->lang;
+    u->lang_loaded = a->look.lang;
     if (bad == 1)
         app_notice(a, 1, _("1 lesson file could not be read: %s"), u->load_errors);
     else if (bad)
@@ -419,7 +419,7 @@ void lesson_ui_step(App *a, int delta)
 
 void lesson_ui_set_lang(App *a, int lang)
 {
-    if (lang == a->lang)
+    if (lang == a->look.lang)
         return;
     LessonUi *u = ui(a);
     char id[64] = "";
@@ -428,7 +428,7 @@ void lesson_ui_set_lang(App *a, int lang)
         snprintf(id, sizeof id, "%s", u->set.lessons[u->cur].id);
         step = u->step;
     }
-    a->lang = lang;
+    a->look.lang = lang;
     ui_set_lang(lang); /* the notices below speak the new language */
     if (!u)
         return;

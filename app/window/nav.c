@@ -70,8 +70,8 @@ static void block_row(UiCtx *ui, App *a, const NavBlock *b, Rect rc, int current
     int x = w > rc.w - 8 ? rc.x + 4 : rc.x + (rc.w - w) / 2;
     ui_text_fit(ui->r, f, lab, x, rc.y + (rc.h - fh) / 2, rc.w - 8, current ? th->bg : th->text);
     ren_clip_pop(ui->r);
-    if (a->n_nav_hits < (int)(sizeof a->nav_hits / sizeof a->nav_hits[0]))
-        a->nav_hits[a->n_nav_hits++] = (HitRect){rc, block_entry(a, b)};
+    if (a->nav.n_hits < (int)(sizeof a->nav.hits / sizeof a->nav.hits[0]))
+        a->nav.hits[a->nav.n_hits++] = (HitRect){rc, block_entry(a, b)};
     if (over && ui->in.pressed) {
         StagePos p = a->ses.walk[block_entry(a, b)];
         app_goto(a, p.stage, p.layer);
@@ -88,7 +88,7 @@ static ColumnGeo draw_column(UiCtx *ui, App *a, Rect col, int decoder, const Nav
 {
     const Theme *th = ui->th;
     const TfConfig *c = &a->ses.model.cfg;
-    int layer = a->nav_layer[decoder];
+    int layer = a->nav.layer[decoder];
     ColumnGeo g = {-1, -1, -1};
     int y = col.y + col.h - gap;
     int fh = ren_font_height(ui->g->small);
@@ -142,7 +142,7 @@ static ColumnGeo draw_column(UiCtx *ui, App *a, Rect col, int decoder, const Nav
         ren_rect_line(ui->r, t, 1, th->border);
         ui_text_center(ui->r, ui->g->small, lab, t, on ? th->bg : th->text);
         if (ui_clicked(&ui->in, t)) {
-            a->nav_layer[decoder] = l;
+            a->nav.layer[decoder] = l;
             StagePos p = app_pos(a);
             const StageInfo *si = stage_info(p.stage);
             if (((si->flags & SF_DECODER) != 0) == decoder && (si->flags & SF_LAYER))
@@ -162,7 +162,7 @@ static ColumnGeo draw_column(UiCtx *ui, App *a, Rect col, int decoder, const Nav
 /* Rows a column needs, to size the rows to the panel. */
 static int column_rows(const App *a, const NavBlock *bl, int nb, int decoder)
 {
-    int n = 0, layer = a->nav_layer[decoder];
+    int n = 0, layer = a->nav.layer[decoder];
     for (int k = 0; k < nb; k++) {
         int d = bl[k].decoder || a->ses.walk[bl[k].first].stage == ST_OUT_LOGITS;
         if (d == decoder && (bl[k].layer < 0 || bl[k].layer == layer))
@@ -178,13 +178,13 @@ void nav_draw(UiCtx *ui, App *a, Rect area)
     StagePos p = app_pos(a);
     const StageInfo *si = stage_info(p.stage);
     if (si->flags & SF_LAYER)
-        a->nav_layer[(si->flags & SF_DECODER) ? 1 : 0] = p.layer;
+        a->nav.layer[(si->flags & SF_DECODER) ? 1 : 0] = p.layer;
     int nb;
     const NavBlock *bl = blocks_of(a, &nb);
     int cur = blocks_current(bl, nb, a->ses.at);
     int fh = ren_font_height(ui->g->small);
     int head_h = fh + 12;
-    a->n_nav_hits = 0;
+    a->nav.n_hits = 0;
     int rows = column_rows(a, bl, nb, 1);
     int re = column_rows(a, bl, nb, 0);
     if (re > rows)

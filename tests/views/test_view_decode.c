@@ -300,12 +300,12 @@ static void draw_everything(App *a)
     DecodeUi *d = a->vstate[VIEW_DECODE];
     for (int t = 0; t < THEME_COUNT; t++)
         for (int p = 0; p < DEC_PANE_COUNT; p++) {
-            a->theme = (ThemeId)t;
+            a->look.theme = (ThemeId)t;
             d->pane = (DecPane)p;
             tu_frame(a);
-            a->text_scale = 1.6f;
+            a->look.text_scale = 1.6f;
             tu_frame(a);
-            a->text_scale = 1.0f;
+            a->look.text_scale = 1.0f;
         }
     ren_resize_headless(tu_ren, 800, 600);
     for (int p = 0; p < DEC_PANE_COUNT; p++) {
@@ -313,7 +313,7 @@ static void draw_everything(App *a)
         tu_frame(a);
     }
     ren_resize_headless(tu_ren, 1280, 800);
-    a->theme = THEME_DARK;
+    a->look.theme = THEME_DARK;
 }
 
 static void test_degenerate_inputs(void **state)
@@ -362,7 +362,7 @@ static void test_degenerate_inputs(void **state)
         }
         app_focus_line(&a, -1);
         a.show_help = 0;
-        a.want_quit = 0;
+        a.win.want_quit = 0;
         a.view = VIEW_DECODE;
         if (i % 3 == 0)
             tu_frame(&a);

@@ -91,7 +91,7 @@ static void test_alt_click_hides_a_source_token(void **state)
     HeatGeo h = a.heat;
     expect_true(h.valid && h.cols == 4, "the weights drawn (%d columns)", h.cols);
     int lx = h.grid.x + (int)(1.5f * h.cw), ly = h.grid.y - 8;
-    uint32_t zero = cmap_rgba(a.cmap_prob, 0.0f);
+    uint32_t zero = cmap_rgba(a.look.cmap_prob, 0.0f);
     for (int k = 0; k < 2; k++) {
         alt_click(&a, VIEW_MATRIX, area, lx, ly);
         expect_true(tf_exp_hidden(&a.ses.exp, 1) == (k == 0) && a.ses.exp.n_hide == (k == 0),

@@ -56,7 +56,7 @@ static void test_lines_through_sentencepiece(void **state)
     expect_true(model_ui_list(&a, &pop) && pop.w > 0 && pop.y + pop.h <= 720, "the list opens above the line");
     ren_save_png(tu_ren, "/tmp/stepformer_chooser.png", NULL);
     ev_key(&a, KEY_ESCAPE, 0); /* models.close: Esc closes the list and does not quit */
-    expect_true(!model_ui_list(&a, NULL) && !a.want_quit, "Esc closes the language list");
+    expect_true(!model_ui_list(&a, NULL) && !a.win.want_quit, "Esc closes the language list");
     ev_mouse(&a, IN_MOUSE_DOWN, 1225, 730, MB_LEFT);
     ev_mouse(&a, IN_MOUSE_UP, 1225, 730, MB_LEFT);
     tu_frame(&a);

@@ -123,7 +123,7 @@ static void test_ctrl_q_in_a_field(void **state)
     ev_key(&a, KEY_RETURN, 0);
     expect_true(app_focused_line(&a) == APP_LINE_SRC, "Enter focuses the source line");
     ev_key(&a, 'q', MOD_CTRL);
-    expect_true(a.want_quit, "Ctrl+Q quits from the field");
+    expect_true(a.win.want_quit, "Ctrl+Q quits from the field");
     app_free(&a);
 }
 
@@ -135,9 +135,9 @@ static void test_ctrl_shift_s_saves_vector(void **state)
     AppOpts o = tu_opts(MODEL, "t5 t6", NULL, NULL);
     tu_open(&a, &o, 100);
     ev_key(&a, 's', MOD_CTRL | MOD_SHIFT);
-    expect_true(a.want_save_vector && !a.want_save_png, "Ctrl+Shift+S asks for a vector save");
+    expect_true(a.win.want_save_vector && !a.win.want_save_png, "Ctrl+Shift+S asks for a vector save");
     ev_key(&a, 's', MOD_CTRL);
-    expect_true(a.want_save_png, "Ctrl+S asks for a PNG");
+    expect_true(a.win.want_save_png, "Ctrl+S asks for a PNG");
     char dir[64], cwd[512];
     expect_true(tu_scratch(dir, sizeof dir, "vector-save") == 0 && getcwd(cwd, sizeof cwd), "scratch");
     expect_true(chdir(dir) == 0, "cd");

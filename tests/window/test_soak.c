@@ -72,7 +72,7 @@ static void test_soak(void **state)
     int frames = 0;
     for (int i = 0; i < 4000; i++) {
         int kind = (int)rng_below(&r, 11);
-        int x = (int)rng_below(&r, (uint32_t)(a.win_w + 40)) - 20, y = (int)rng_below(&r, (uint32_t)(a.win_h + 40)) - 20;
+        int x = (int)rng_below(&r, (uint32_t)(a.win.w + 40)) - 20, y = (int)rng_below(&r, (uint32_t)(a.win.h + 40)) - 20;
         const char *what = "?";
         switch (kind) {
         case 0: case 1: case 2:
@@ -102,10 +102,10 @@ static void test_soak(void **state)
             what = "resize";
             break;
         }
-        a.want_quit = 0;
-        a.want_save_png = a.want_save_csv = 0;
-        if (a.text_scale > 2.0f)
-            a.text_scale = 1.0f;
+        a.win.want_quit = 0;
+        a.win.want_save_png = a.win.want_save_csv = 0;
+        if (a.look.text_scale > 2.0f)
+            a.look.text_scale = 1.0f;
         check(&a, i, what);
         if (i % 5 == 0) {
             frame(&a, i);
