@@ -228,7 +228,9 @@ enum { UI_SMALL = 1, UI_WARN = 2 }; /* text box: the small font; a warning borde
 /* The text field that has the keyboard: its buffer and the cursor. The
  * selection runs between anchor and cursor (none when they are equal). */
 typedef struct UiEdit {
-    char *buf;                  /* the field's text, or NULL: its owner edits a copy */
+    char *buf;                  /* the field's text: edited in place by the window's
+                                 * events, except where its owner edits a copy and
+                                 * hands it back (the input lines: app_event.c) */
     int cap;                    /* bytes of buf, the NUL included */
     int cursor, anchor;         /* byte offsets, always at character boundaries */
 } UiEdit;
@@ -272,7 +274,7 @@ void ui_end(UiCtx *ui);
  * there; returns 1 when the mouse is over rc. */
 int ui_control(UiCtx *ui, UiId id, Rect rc);
 /* Take or give up the keyboard: ui_focus_text puts the cursor at the end
- * of buf (cap bytes; NULL when the caller edits a copy); ui_focus_clear
+ * of buf (cap bytes); ui_focus_clear
  * leaves any field. ui_editing: buf's field has the keyboard. */
 void ui_focus_text(UiCtx *ui, UiId id, char *buf, int cap);
 void ui_focus_clear(UiCtx *ui);
