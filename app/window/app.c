@@ -173,7 +173,9 @@ void app_focus_line(App *a, int side)
 int app_focused_line(const App *a)
 {
     UiId f = a->ui.focus;
-    return !f ? -1 : f == app_line_id(a, APP_LINE_SRC) ? APP_LINE_SRC : f == app_line_id(a, APP_LINE_TGT) ? APP_LINE_TGT : -1;
+    if (f && f == app_line_id(a, APP_LINE_SRC))
+        return APP_LINE_SRC;
+    return f && f == app_line_id(a, APP_LINE_TGT) ? APP_LINE_TGT : -1;
 }
 
 /* What the current view needs computed. */
