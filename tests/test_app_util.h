@@ -271,16 +271,17 @@ static inline void tu_view_frame(App *a, Ren *r, ViewId id, Rect area)
     app_update(a);
     Gfx *g = app_gfx(a, r);
     if (g)
-        gfx_fonts(g, a->text_scale * a->pixel_scale, NULL);
-    const Theme *th = theme_get(a->theme);
+        gfx_fonts(g, a->look.text_scale * a->look.pixel_scale, NULL);
+    const Theme *th = theme_get(a->look.theme);
     ren_begin(r, th->bg);
     a->hover.valid = 0;
     if (g) {
-        ViewCtx v = {NULL, NULL, NULL, a->pz, &a->drag, r, g, th, area, &a->in, 1.0f};
+        ui_bind(&a->ui, r, g, th, a->now);
+        ViewCtx v = {NULL, NULL, NULL, a->pz, &a->ui, r, g, th, area, &a->ui.in, 1.0f};
         app_draw_view(a, &v, id);
     }
-    a->in.pressed = a->in.released = a->in.rpressed = 0;
-    a->in.wheel = 0;
+    a->ui.in.pressed = a->ui.in.released = a->ui.in.rpressed = 0;
+    a->ui.in.wheel = 0;
 }
 
 #endif

@@ -21,17 +21,17 @@ static void on_event(void *user, const InputEvent *in)
 static void draw(App *a, Ren *r)
 {
     app_draw(a, r);
-    if (a->want_save_png) {
-        a->want_save_png = 0;
+    if (a->win.want_save_png) {
+        a->win.want_save_png = 0;
         app_save_png(a, r);
     }
-    if (a->want_save_csv) {
-        a->want_save_csv = 0;
+    if (a->win.want_save_csv) {
+        a->win.want_save_csv = 0;
         app_save_csv(a);
     }
     ren_end(r);
-    if (a->want_save_vector) { /* drawn between two frames */
-        a->want_save_vector = 0;
+    if (a->win.want_save_vector) { /* drawn between two frames */
+        a->win.want_save_vector = 0;
         app_save_vector(a, r);
     }
 }
@@ -121,14 +121,15 @@ int gui_run(const AppOpts *o)
         app_notice(&a, 0, "%s", warn);
         cli_warn("gui", "%s", warn);
     }
-    a.paste = plat_clipboard_text;
+    a.ui.paste = plat_clipboard_text;
+    a.ui.copy = plat_clipboard_set;
     a.ses.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
     plat_window_setup(r);
     static Stall st;
     st.path = getenv("STEPFORMER_STALL_LOG");
     int redraw = 1;
     double last_draw = 0;
-    while (!a.want_quit) {
+    while (!a.win.want_quit) {
         a.now = tf_seconds();
         if (redraw) {
             draw(&a, r);
@@ -153,10 +154,10 @@ int gui_run(const AppOpts *o)
         }
         a.now = tf_seconds();
         redraw = 1; /* an event, or the wake-up we asked for */
-        if (a.want_fullscreen_toggle) {
-            a.want_fullscreen_toggle = 0;
-            a.fullscreen = !a.fullscreen;
-            plat_set_fullscreen(r, a.fullscreen);
+        if (a.win.want_fullscreen_toggle) {
+            a.win.want_fullscreen_toggle = 0;
+            a.win.fullscreen = !a.win.fullscreen;
+            plat_set_fullscreen(r, a.win.fullscreen);
         }
     }
     stall_write(&st);

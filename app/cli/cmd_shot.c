@@ -359,7 +359,7 @@ int cmd_shot(int argc, char **argv)
         ren_close(r);
         return 1;
     }
-    a.text_scale = s.scale;
+    a.look.text_scale = s.scale;
     a.show_help = s.keys;
     if (a.notice[0])
         cli_warn(C, "%s", a.notice);

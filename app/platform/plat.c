@@ -17,6 +17,11 @@ char *plat_clipboard_text(void)
     return copy;
 }
 
+void plat_clipboard_set(const char *text)
+{
+    SDL_SetClipboardText(text);
+}
+
 void plat_window_setup(Ren *r)
 {
     SDL_Window *w = ren_window_handle(r);

@@ -8,8 +8,10 @@
 #include "input.h"
 #include "ren.h"
 
-/* The clipboard's text (malloc'd, the caller frees it), or NULL. */
+/* The clipboard's text (malloc'd, the caller frees it), or NULL; and
+ * text put into it (Ctrl+C, Ctrl+X in a text field). */
 char *plat_clipboard_text(void);
+void plat_clipboard_set(const char *text);
 /* After opening: a minimum window size and text input on. */
 void plat_window_setup(Ren *r);
 /* Full-screen on or off (desktop resolution). */

@@ -122,7 +122,7 @@ void ui_stage_title(int lang, int head, StagePos p, char *buf, size_t cap)
     snprintf(buf, cap, "%s%s%s%s%s", si->name, layer[0] ? "  " : "", layer, heads[0] ? "  " : "", heads);
 }
 
-/* ---- flow layout: controls placed left to right, wrapping ---- */
+/* ---- sizes and wordings ---- */
 
 int ui_px(const Gfx *g, float base)
 {

@@ -1,8 +1,10 @@
-/* ui.h - the look and the plain widgets of the window: themes (theme.c),
- * the drawing resources of a renderer (fonts, colour tables, the texture
- * cache of heatmaps: gfx.c), the interface's words in two languages
- * (i18n.c), and text and input helpers (ui.c). Below the views: nothing
- * here knows a Scene or a view. */
+/* ui.h - the look and the widgets of the window: themes (theme.c), the
+ * drawing resources of a renderer (fonts, colour tables, the texture cache
+ * of heatmaps: gfx.c), the interface's words in two languages (i18n.c),
+ * text and input helpers (ui.c), and the widget context with ids, hot,
+ * active and focus (ui_ctx.c), its buttons, slider, drag and flow layout
+ * (ui_widgets.c) and its text box with the editing (ui_text.c). Below the
+ * views: nothing here knows a Scene or a view. */
 #ifndef APP_UI_H
 #define APP_UI_H
 
@@ -10,6 +12,7 @@
 #include <stdint.h>
 
 #include "colormap.h"
+#include "input.h"
 #include "ren.h"
 #include "stage.h"
 #include "walk.h"
@@ -59,6 +62,16 @@ typedef struct Gfx {
     int font_error;
     char font_msg[256];
 } Gfx;
+
+/* The look of the window, one value per choice the learner makes (keys T,
+ * C, +/-, Z) and the screen's pixel density. */
+typedef struct UiLook {
+    int lang;                   /* 0 English, 1 Simplified Chinese */
+    ThemeId theme;
+    CmapId cmap_prob, cmap_signed; /* probabilities (0..1), signed values */
+    float text_scale;           /* presenter mode: +/- keys */
+    float pixel_scale;          /* HiDPI: drawable pixels per window unit */
+} UiLook;
 
 /* Fonts and caches; gfx_fonts re-opens fonts when the scale changed. */
 int gfx_init(Gfx *g, Ren *r, TfErr *err);
@@ -166,5 +179,154 @@ void ui_stage_title(int lang, int head, StagePos p, char *buf, size_t cap);
 void ui_fmt(char *buf, size_t cap, float v);
 /* A length of base pixels at the fonts' scale. */
 int ui_px(const Gfx *g, float base);
+
+/* ---- the widget context: ids, hot / active / focus (ui_ctx.c) ----
+ *
+ * Immediate mode as in microui: every frame the window feeds the input
+ * (UiCtx.in), calls ui_begin, draws its widgets, and calls ui_end. A
+ * widget is a function that takes an id and a rectangle, updates from the
+ * input, draws, and returns UI_* flags. What must outlive a frame is kept
+ * here by id, not as a flag in each view:
+ *   hot     the widget under the mouse (found while the last frame was built);
+ *   active  the widget the left button went down on, until it comes up
+ *           (a button being pressed, a slider or a matrix being dragged);
+ *   focus   the text field that gets the keyboard.
+ * An id is a hash of a pointer or a string (ui_id_ptr, ui_id_str) within
+ * the scopes pushed around it (ui_push_id: the same widget code drawn
+ * twice, in two scopes, gives two ids).
+ *
+ * How a view takes a drag: give it an id (ui_id_ptr of the state it moves)
+ * and call ui_drag each frame with the rectangle it may start in:
+ *     int dx, dy;
+ *     if (ui_drag(v->ui, ui_id_ptr(v->ui, pz), rc, &dx, &dy))
+ *         pz->ox += dx, pz->oy += dy;
+ * It starts when the button goes down over rc, follows the mouse while the
+ * button is held (also outside rc) and ends when it comes up.
+ * How a view takes a text field: keep its text in the view's state and
+ * draw it with ui_textbox each frame:
+ *     int r = ui_textbox(v->ui, ui_id_ptr(v->ui, u->path), u->path,
+ *                        sizeof u->path, box, hint, UI_SMALL);
+ * A click on it takes the keyboard (the window sends typed text and keys
+ * to it through ui_edit_text and ui_edit_key), Enter, Esc, Tab or a click
+ * elsewhere leave it (r & UI_LEFT), and a field not drawn in a frame loses
+ * the keyboard at ui_end. ui_editing(ui, buf) asks whether it has it; to
+ * take it from a key, ui_focus_text. */
+typedef uint32_t UiId; /* 0: no widget */
+#define UI_ID_DEPTH 16
+
+/* Widget results and options (bits). */
+enum {
+    UI_CLICKED = 1,  /* a button was pressed this frame */
+    UI_CHANGED = 2,  /* a value or a text changed */
+    UI_SUBMIT = 4,   /* Enter in a text field */
+    UI_LEFT = 8,     /* a text field lost the keyboard */
+    UI_FULL = 16,    /* typed or pasted text did not all fit (the rest was dropped) */
+    UI_NEXT = 32,    /* Tab in a text field (the window decides where it goes) */
+};
+enum { UI_SMALL = 1, UI_WARN = 2 }; /* text box: the small font; a warning border */
+
+/* The text field that has the keyboard: its buffer and the cursor. The
+ * selection runs between anchor and cursor (none when they are equal). */
+typedef struct UiEdit {
+    char *buf;                  /* the field's text: edited in place by the window's
+                                 * events, except where its owner edits a copy and
+                                 * hands it back (the input lines: app_event.c) */
+    int cap;                    /* bytes of buf, the NUL included */
+    int cursor, anchor;         /* byte offsets, always at character boundaries */
+} UiEdit;
+
+typedef struct UiCtx {
+    UiInput in;                 /* mouse input since the last frame */
+    UiId hot, active, focus;
+    UiId hot_next;              /* the hot widget found in this frame */
+    int focus_seen;             /* the focused widget was drawn in this frame */
+    int focus_fresh;            /* the focus was given in this frame (the press that
+                                 * gave it is not a click elsewhere) */
+    int drag_x, drag_y;         /* the mouse when the active drag last moved */
+    UiEdit edit;
+    UiId ids[UI_ID_DEPTH];      /* the scopes pushed (ui_push_id) */
+    int depth;
+    /* the clipboard, set by the window loop (tests fake it): paste returns
+     * a malloc'd text the caller frees, or NULL; copy takes a text */
+    char *(*paste)(void);
+    void (*copy)(const char *text);
+    /* what widgets draw with, set by ui_begin (or ui_bind outside a frame) */
+    Ren *r;
+    Gfx *g;
+    const Theme *th;
+    double now;                 /* seconds: the text cursor blinks */
+} UiCtx;
+
+/* Ids: FNV-1a (hash.h) of n bytes of data, seeded by the innermost scope. */
+UiId ui_id(const UiCtx *ui, const void *data, size_t n);
+UiId ui_id_ptr(const UiCtx *ui, const void *p);
+UiId ui_id_str(const UiCtx *ui, const char *s);
+void ui_push_id(UiCtx *ui, const void *data, size_t n);
+void ui_pop_id(UiCtx *ui);
+/* A frame: ui_begin binds the drawing, ui_end moves hot to what this frame
+ * found, ends a drag whose button came up, drops the focus of a field not
+ * drawn, and clears the frame's clicks, wheel and motion. */
+void ui_bind(UiCtx *ui, Ren *r, Gfx *g, const Theme *th, double now);
+void ui_begin(UiCtx *ui, Ren *r, Gfx *g, const Theme *th, double now);
+void ui_end(UiCtx *ui);
+/* The shared part of every widget (microui's mu_update_control): id
+ * becomes hot when the mouse is over rc, active when the button goes down
+ * there; returns 1 when the mouse is over rc. */
+int ui_control(UiCtx *ui, UiId id, Rect rc);
+/* Take or give up the keyboard: ui_focus_text puts the cursor at the end
+ * of buf (cap bytes); ui_focus_clear
+ * leaves any field. ui_editing: buf's field has the keyboard. */
+void ui_focus_text(UiCtx *ui, UiId id, char *buf, int cap);
+void ui_focus_clear(UiCtx *ui);
+int ui_editing(const UiCtx *ui, const char *buf);
+
+/* ---- widgets (ui_widgets.c) ---- */
+/* A button with a label, drawn "on" (the accent) when on; UI_CLICKED on
+ * the frame the button goes down over it. */
+int ui_button(UiCtx *ui, Rect rc, const char *label, int on);
+/* A horizontal slider over [lo, hi]: a press or a drag on it sets *value;
+ * UI_CHANGED when it moved. A scale that is not linear slides over its
+ * position: t = pos(value); if (ui_slider(ui, id, rc, &t, 0, 1)) value = at(t). */
+int ui_slider(UiCtx *ui, UiId id, Rect rc, float *value, float lo, float hi);
+/* Dragging started over rc: 1 while id holds the button, with the motion
+ * since the last frame in *dx, *dy. */
+int ui_drag(UiCtx *ui, UiId id, Rect rc, int *dx, int *dy);
+
+/* Controls placed left to right in rc, wrapping to a new line; sizes
+ * follow the text size (ui_px scales a base size). */
+typedef struct UiFlow {
+    UiCtx *ui;
+    Rect rc;
+    int x, y, h, gap;
+} UiFlow;
+UiFlow ui_flow(UiCtx *ui, Rect rc);
+Rect ui_flow_next(UiFlow *f, int w);
+void ui_flow_break(UiFlow *f);
+int ui_flow_button(UiFlow *f, const char *label, int on);
+void ui_flow_text(UiFlow *f, const char *s, Color c);
+/* The widths those two give a label (to decide what fits on a line). */
+int ui_flow_button_w(const Gfx *g, const char *label);
+int ui_flow_text_w(const Gfx *g, const char *s);
+int ui_flow_height(const UiFlow *f); /* from rc.y to the last line's bottom */
+
+/* ---- the text box and its editing (ui_text.c) ---- */
+/* A one-line field of buf (cap bytes) in rc: the text scrolled so that the
+ * cursor shows, the selection, a blinking cursor while it has the
+ * keyboard, hint (dim) when empty. opt: UI_SMALL, UI_WARN. Returns
+ * UI_LEFT when a click elsewhere took the keyboard from it. */
+int ui_textbox(UiCtx *ui, UiId id, char *buf, int cap, Rect rc, const char *hint, int opt);
+/* Editing the focused field's text buf (cap bytes: the field's own, or a
+ * copy its owner hands back), UTF-8 aware (the cursor never splits a
+ * character). ui_edit_text inserts typed or pasted text over the
+ * selection, dropping invalid UTF-8 and control characters (new lines and
+ * tabs become spaces) and what does not fit (UI_FULL). ui_edit_key: Left,
+ * Right, Home, End (with Shift: select), Backspace, Delete, Ctrl+A (all),
+ * Ctrl+C / Ctrl+X / Ctrl+V (the clipboard hooks), Ctrl+U (clear); Enter
+ * and Esc leave the field (UI_SUBMIT | UI_LEFT for Enter), Tab returns
+ * UI_NEXT; 0 for a key it does not use. */
+int ui_edit_text(UiCtx *ui, char *buf, int cap, const char *text);
+int ui_edit_key(UiCtx *ui, char *buf, int cap, Key key, int mod);
+/* The cursor at byte at (clamped, at a character), no selection. */
+void ui_edit_cursor(UiCtx *ui, const char *buf, int at);
 
 #endif

@@ -8,11 +8,12 @@
  * the mouse from ctx->in, keeps what it remembers between frames in its own
  * state (ctx->st, owned by the window), and writes its wishes into a ViewOut
  * (hover, selection, go to a stage, set the head, use a model, a notice, a
- * wake-up time, a focused text field...), which the window applies when the
- * view is done. VIEWS[] is the table of views: name, label, draw, actions,
+ * wake-up time...), which the window applies when the view is done; its
+ * buttons, drags and text fields work on the widget context (ctx->ui).
+ * VIEWS[] is the table of views: name, label, draw, actions,
  * state and what the view needs computed. The widgets that work on a view's
  * context and its wishes are declared here too (view_widgets.c); the look
- * and the plain widgets are ui.h's. */
+ * and the widgets with ids are ui.h's. */
 #ifndef APP_VIEW_H
 #define APP_VIEW_H
 
@@ -40,11 +41,6 @@ typedef enum ViewId {
     VIEW_COUNT
 } ViewId;
 
-
-/* FOCUS_VIEW: a text field of the current view (the train view's file
- * path), a buffer of SES_TEXT_MAX bytes in the view's state (Scene.view_text);
- * the view itself leaves it when a click lands elsewhere. */
-typedef enum Focus { FOCUS_NONE, FOCUS_SRC, FOCUS_TGT, FOCUS_VIEW } Focus;
 
 /* A token the learner clicked, followed across views. */
 typedef struct Selection {
@@ -81,12 +77,6 @@ typedef struct PanZoom {
 } PanZoom;
 
 
-/* Dragging a big matrix (the window keeps it across frames). */
-typedef struct ViewDrag {
-    int dragging;
-    int x, y;
-} ViewDrag;
-
 /* The read-only snapshot a view draws from (built by the window). */
 typedef struct Scene {
     const TfModel *model;
@@ -107,9 +97,6 @@ typedef struct Scene {
     CmapId cmap_prob, cmap_signed;
     int lang;                   /* 0 English, 1 Simplified Chinese */
     double now;                 /* seconds */
-    Focus focus;                /* which text field has the keyboard */
-    int cursor;                 /* byte offset in it */
-    const char *view_text;      /* the view's field when focus is FOCUS_VIEW */
     const char *tab_keys;       /* the keys of the view's tab and what they do
                                    (the window's command table), translated */
     const struct TrainShow *train; /* the train view's run and probe (view_train.h) */
@@ -147,9 +134,6 @@ typedef struct ViewOut {
     int head;
     int view_set;               /* show view (VIEW_AUTO: the natural one) */
     ViewId view;
-    int focus_set;              /* focus: FOCUS_NONE, or FOCUS_VIEW on focus_text */
-    Focus focus;
-    char *focus_text;           /* a buffer of SES_TEXT_MAX bytes in the view's state */
     int notice_set;
     int notice_error;
     char notice[512];
@@ -160,12 +144,13 @@ typedef struct ViewCtx {
     ViewOut *out;
     void *st;             /* the view's own state (ViewDef.state_size bytes) */
     PanZoom *pz;          /* pan/zoom per view, indexed by ViewId */
-    ViewDrag *drag;
+    UiCtx *ui;            /* the widget context: hot, active (drags), focus (text
+                             fields), ui.h says how a view takes them */
     Ren *r;
     Gfx *g;
     const Theme *th;
     Rect area;
-    const UiInput *in;
+    const UiInput *in;    /* the mouse: &ui->in */
     float anim;           /* 0..1 easing after a stage change */
 } ViewCtx;
 
@@ -236,8 +221,6 @@ const char *view_tok_label(const TfTrace *tr, const TfModel *m, const TfView *tv
 const char *view_token(const Vocab *v, int id, char *buf, size_t cap);
 /* Report cell (r, c) of a view as what the mouse is over. */
 void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c);
-/* A button; returns 1 when clicked this frame. */
-int ui_button(ViewCtx *v, Rect rc, const char *label, int active);
 /* Stage `part` of the attention block the scene's stage belongs to, and
  * the layer it is shown for (0 for a stage without layers). */
 StageId ui_attn_stage(const Scene *sc, AttnPart part, int *layer);
@@ -251,22 +234,6 @@ uint64_t ui_layer_key(const ViewCtx *v, unsigned tag, Rect at, const uint64_t *w
 /* A colour bar with its numeric range. */
 void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const char *label);
 
-/* Controls placed left to right in rc, wrapping to a new line; sizes
- * follow the text size (ui_px scales a base size). */
-typedef struct UiFlow {
-    ViewCtx *v;
-    Rect rc;
-    int x, y, h, gap;
-} UiFlow;
-UiFlow ui_flow(ViewCtx *v, Rect rc);
-Rect ui_flow_next(UiFlow *f, int w);
-void ui_flow_break(UiFlow *f);
-int ui_flow_button(UiFlow *f, const char *label, int active);
-void ui_flow_text(UiFlow *f, const char *s, Color c);
-/* The widths those two give a label (to decide what fits on a line). */
-int ui_flow_button_w(const Gfx *g, const char *label);
-int ui_flow_text_w(const Gfx *g, const char *s);
-int ui_flow_height(const UiFlow *f); /* from rc.y to the last line's bottom */
 /* A value a view shows of its own (not a cell of the trace) under the
  * mouse: the status line shows it, with no "how it was computed" box. */
 void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)

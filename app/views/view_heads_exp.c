@@ -49,7 +49,7 @@ void heads_exp_layer(const Scene *sc, const HeadsExp *x, TfAttnKind kind, int l,
 
 void heads_exp_controls(ViewCtx *v, HeadsExp *x, Rect *body)
 {
-    UiFlow f = ui_flow(v, *body);
+    UiFlow f = ui_flow(v->ui, *body);
     if (ui_flow_button(&f, _("M  metrics"), x->overlay))
         x->overlay = !x->overlay;
     const char *buf = x->sort >= 0 && x->sort < HX_SORT_COUNT ? _(SORT_BUTTONS[x->sort]) : "O";

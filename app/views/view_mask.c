@@ -414,7 +414,7 @@ static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
         int bw = ren_text_width(f, buf) + (brief ? 2 * fh : 16);
         if (x + bw > x1)
             break;
-        if (ui_button(v, (Rect){x, y, bw, h}, buf, sc->batch == b))
+        if (ui_button(v->ui, (Rect){x, y, bw, h}, buf, sc->batch == b))
             view_set_batch(v, b);
         x += bw + 4;
     }

@@ -305,19 +305,13 @@ static void heat_pan_zoom(ViewCtx *v, const TfView *tv, const HeatLayout *hl, Pa
         if (in->wheel)
             pz_zoom_at(pz, powf(1.25f, (float)in->wheel), (float)(in->mx - hl->area.x),
                        (float)(in->my - hl->area.y));
-        if (in->pressed) {
-            v->drag->dragging = 1;
-            v->drag->x = in->mx;
-            v->drag->y = in->my;
-        }
         if (in->rpressed)
             *pz = (PanZoom){1, 0, 0};
     }
-    if (v->drag->dragging && in->down) {
-        pz->ox += (float)(in->mx - v->drag->x);
-        pz->oy += (float)(in->my - v->drag->y);
-        v->drag->x = in->mx;
-        v->drag->y = in->my;
+    int dx, dy; /* a drag that started in the cells pans them (its id: the pan it moves) */
+    if (ui_drag(v->ui, ui_id_ptr(v->ui, pz), hl->area, &dx, &dy)) {
+        pz->ox += (float)dx;
+        pz->oy += (float)dy;
     }
     pz_clamp(pz, hl->cw * tv->cols, hl->ch * tv->rows, (float)hl->area.w, (float)hl->area.h);
 }

@@ -358,7 +358,7 @@ static int matrix_tabs(ViewCtx *v, Rect rc, const NormParts *np, int *used)
         int w = ren_text_width(v->g->small, lab) + 16;
         if (x + w > rc.x + rc.w)
             break;
-        if (ui_button(v, (Rect){x, rc.y, w, h}, lab, i == show))
+        if (ui_button(v->ui, (Rect){x, rc.y, w, h}, lab, i == show))
             S->pick = show = i;
         x += w + 4;
     }

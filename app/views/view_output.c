@@ -164,32 +164,13 @@ static void find_update(ViewCtx *v)
  * width. */
 static int find_field(ViewCtx *v, int right, int y)
 {
-    const Scene *sc = v->s;
-    const Theme *th = v->th;
     TopK *T = TOP(v);
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), w = ui_px(v->g, 200);
     Rect box = {right - w, y, w, fh + 6};
-    int focused = sc->focus == FOCUS_VIEW && sc->view_text == T->find;
-    ren_rect(v->r, box, th->bg);
-    ren_rect_line(v->r, box, focused ? 2 : 1, focused ? th->accent : T->find[0] && T->find_id < 0 ? th->warn : th->border);
-    if (ui_clicked(v->in, box)) {
-        v->out->focus_set = 1;
-        v->out->focus = FOCUS_VIEW;
-        v->out->focus_text = T->find;
-    } else if (focused && v->in->pressed) { /* a click elsewhere leaves the field */
-        v->out->focus_set = 1;
-        v->out->focus = FOCUS_NONE;
-    }
-    ren_clip_push(v->r, box);
-    if (T->find[0]) {
-        ren_text(v->r, f, T->find, box.x + 4, box.y + 3, th->text);
-        if (focused && fmod(sc->now, 1.0) < 0.6)
-            ren_rect(v->r, (Rect){box.x + 4 + ren_text_width(f, T->find), box.y + 3, 2, fh}, th->accent);
-    } else {
-        ren_text(v->r, f, _("find a token…"), box.x + 4, box.y + 3, th->dim);
-    }
-    ren_clip_pop(v->r);
+    int warn = T->find[0] && T->find_id < 0; /* no such token */
+    ui_textbox(v->ui, ui_id_ptr(v->ui, T->find), T->find, (int)sizeof T->find, box, _("find a token…"),
+               UI_SMALL | (warn ? UI_WARN : 0));
     return w;
 }
 

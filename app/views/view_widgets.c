@@ -1,5 +1,5 @@
 /* view_widgets.c - the widgets that work on a view's context (view.h):
- * buttons, flow layout, the colour bar, hover reports, and the wishes a
+ * the colour bar, token labels, hover reports, and the wishes a
  * view writes into its ViewOut (notice, selection, head, stage, view). */
 #include <math.h>
 #include <stdarg.h>
@@ -54,17 +54,6 @@ void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c)
         snprintf(h->where, sizeof h->where, _("row %d '%s', col %d '%s'"), r, rl, c, cl);
 }
 
-int ui_button(ViewCtx *v, Rect rc, const char *label, int active)
-{
-    const Theme *th = v->th;
-    int over = ui_over(v->in, rc);
-    Color bg = active ? th->accent : over ? th->panel2 : th->panel;
-    ren_rect(v->r, rc, bg);
-    ren_rect_line(v->r, rc, 1, active ? th->accent : th->border);
-    ui_text_center(v->r, v->g->small, label, rc, active ? th->bg : th->text);
-    return ui_clicked(v->in, rc);
-}
-
 void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const char *label)
 {
     const Theme *th = v->th;
@@ -89,58 +78,6 @@ void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const cha
         ren_rect(v->r, (Rect){bar.x - 3, y0, bar.w + 6, 1}, th->text);
         ren_text(v->r, f, "0", bar.x + bar.w + 4, y0 - fh / 2, th->dim);
     }
-}
-
-UiFlow ui_flow(ViewCtx *v, Rect rc)
-{
-    int h = ren_font_height(v->g->small) + ui_px(v->g, 10);
-    return (UiFlow){v, rc, rc.x, rc.y, h, ui_px(v->g, 5)};
-}
-
-void ui_flow_break(UiFlow *f)
-{
-    if (f->x == f->rc.x)
-        return;
-    f->x = f->rc.x;
-    f->y += f->h + f->gap;
-}
-
-Rect ui_flow_next(UiFlow *f, int w)
-{
-    if (w > f->rc.w)
-        w = f->rc.w;
-    if (f->x + w > f->rc.x + f->rc.w && f->x > f->rc.x)
-        ui_flow_break(f);
-    Rect r = {f->x, f->y, w, f->h};
-    f->x += w + f->gap;
-    return r;
-}
-
-int ui_flow_button_w(const Gfx *g, const char *label)
-{
-    return ren_text_width(g->small, label) + ui_px(g, 16);
-}
-
-int ui_flow_text_w(const Gfx *g, const char *s)
-{
-    return ren_text_width(g->small, s) + ui_px(g, 4);
-}
-
-int ui_flow_button(UiFlow *f, const char *label, int active)
-{
-    return ui_button(f->v, ui_flow_next(f, ui_flow_button_w(f->v->g, label)), label, active);
-}
-
-void ui_flow_text(UiFlow *f, const char *s, Color c)
-{
-    RenFont *font = f->v->g->small;
-    Rect r = ui_flow_next(f, ui_flow_text_w(f->v->g, s));
-    ui_text_fit(f->v->r, font, s, r.x, r.y + (r.h - ren_font_height(font)) / 2, r.w, c);
-}
-
-int ui_flow_height(const UiFlow *f)
-{
-    return f->y + (f->x > f->rc.x ? f->h : -f->gap) - f->rc.y;
 }
 
 void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)

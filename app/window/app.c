@@ -145,9 +145,37 @@ ViewId app_current_view(const App *a)
 
 /* ---- input and recomputation ---- */
 
-void app_set_text(App *a, Focus which, const char *text)
+void app_set_text(App *a, int side, const char *text)
 {
-    session_set_text(&a->ses, which == FOCUS_TGT, text);
+    session_set_text(&a->ses, side == APP_LINE_TGT, text);
+}
+
+/* The lines' ids come from their names at the outermost scope, so the
+ * window's keys (Enter, Tab) and the frame that draws them agree. */
+UiId app_line_id(const App *a, int side)
+{
+    static const char *const NAME[2] = {"source line", "target line"};
+    UiCtx root = {0};
+    (void)a;
+    return ui_id_str(&root, NAME[side == APP_LINE_TGT]);
+}
+
+void app_focus_line(App *a, int side)
+{
+    if (side < 0) {
+        ui_focus_clear(&a->ui);
+        return;
+    }
+    char *text = side == APP_LINE_TGT ? a->ses.tgt : a->ses.src_line;
+    ui_focus_text(&a->ui, app_line_id(a, side), text, APP_TEXT_MAX);
+}
+
+int app_focused_line(const App *a)
+{
+    UiId f = a->ui.focus;
+    if (f && f == app_line_id(a, APP_LINE_SRC))
+        return APP_LINE_SRC;
+    return f && f == app_line_id(a, APP_LINE_TGT) ? APP_LINE_TGT : -1;
 }
 
 /* What the current view needs computed. */
@@ -201,10 +229,10 @@ int app_use_model(App *a, TfModel *m, const char *label)
 int app_init_state(App *a, const AppOpts *o, TfErr *err)
 {
     memset(a, 0, sizeof *a);
-    a->text_scale = 1.0f;
-    a->pixel_scale = 1.0f;
-    a->cmap_prob = CMAP_VIRIDIS;
-    a->cmap_signed = CMAP_DIVERGING;
+    a->look.text_scale = 1.0f;
+    a->look.pixel_scale = 1.0f;
+    a->look.cmap_prob = CMAP_VIRIDIS;
+    a->look.cmap_signed = CMAP_DIVERGING;
     for (int v = 0; v < VIEW_COUNT; v++) {
         a->pz[v].zoom = 1.0f;
         if (VIEWS[v] && VIEWS[v]->state_size && !(a->vstate[v] = calloc(1, VIEWS[v]->state_size))) {
@@ -234,7 +262,7 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
     if (o && o->theme) {
         for (int t = 0; t < THEME_COUNT; t++)
             if (strcmp(theme_get(t)->name, o->theme) == 0)
-                a->theme = t;
+                a->look.theme = t;
     }
     if (o && o->stage) {
         int id = stage_find(o->stage);
@@ -250,7 +278,7 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
                 a->view = v;
         }
         s->batch = o->batch;
-        a->lang = o->lang;
+        a->look.lang = o->lang;
         a->no_save = o->no_save;
         if (o->lessons_dir)
             snprintf(a->lessons_dir, sizeof a->lessons_dir, "%s", o->lessons_dir);
@@ -262,10 +290,8 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
 
 void app_free_state(App *a)
 {
-    if (a->focus == FOCUS_VIEW) { /* its text lives in a view's state */
-        a->focus = FOCUS_NONE;
-        a->view_text = NULL;
-    }
+    if (app_focused_line(a) < 0) /* a view's field: its text lives in the view's state */
+        ui_focus_clear(&a->ui);
     for (int v = 0; v < VIEW_COUNT; v++) {
         if (a->vstate[v] && VIEWS[v]->free)
             VIEWS[v]->free(a->vstate[v]);

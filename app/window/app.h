@@ -3,7 +3,8 @@
  * One App owns a Session (session.h: the model, the input, the trace of it
  * and where the learner is: stage, layer, head, sentence of the batch) and
  * adds what only the window has: the view, the selection, how things look
- * (theme, colour maps, text size), focus, hover, pan/zoom, notices, and
+ * (theme, colour maps, text size), the widget context (ui.h: mouse, hot,
+ * drag, focus and the text field's cursor), hover, pan/zoom, notices, and
  * each view's own state (a->vstate, made and freed through VIEWS[]).
  * Events change it through app_event() (app_event.c); app_frame()
  * (frame.c) draws it through the renderer layer and handles the mouse in
@@ -39,42 +40,48 @@ typedef struct NavBlock {
 } NavBlock;
 #define BLOCKS_MAX 512
 
+/* The navigator's picture of the walk: the blocks of Figure 1 it groups
+ * the stages into (blocks_of), once per walk, and where they were drawn. */
+typedef struct AppNav {
+    int layer[2];               /* layer shown: encoder, decoder */
+    NavBlock blocks[BLOCKS_MAX];
+    int n_blocks;
+    unsigned walk;              /* the walk_id the blocks were grouped for */
+    HitRect hits[128];          /* blocks drawn last frame */
+    int n_hits;
+} AppNav;
+
+/* The window around the App: its size, and what the App wants of the
+ * window loop, which acts on it after the frame. */
+typedef struct AppWindow {
+    int w, h;                   /* drawable size */
+    int fullscreen;
+    int want_quit;
+    int want_fullscreen_toggle;
+    int want_save_png, want_save_csv;
+    int want_save_vector;       /* Ctrl+Shift+S: the view as PDF and SVG */
+} AppWindow;
+
 typedef struct App {
     /* the model, the input, the trace and where the learner is (no SDL) */
     Session ses;
     ViewId view;                /* VIEW_AUTO or a chosen view */
     Selection sel;
-    int nav_layer[2];           /* layer shown in the navigator: encoder, decoder */
 
-    /* how it looks */
-    int lang;                   /* 0 English, 1 Simplified Chinese */
-    ThemeId theme;
-    CmapId cmap_prob, cmap_signed;
-    float text_scale;           /* presenter mode: +/- keys */
-    float pixel_scale;          /* HiDPI */
+    UiLook look;                /* language, theme, colour maps, text and pixel scale */
+    AppWindow win;
     int show_help;
     int show_exp;               /* the Experiments panel (E) */
     int explain_tab;            /* the explanation panel's tab: 0 text, 1 code */
     int cmp;                    /* CMP_*: what the views show of an experiment (D) */
-    int fullscreen;
-    int want_quit;
-    int want_fullscreen_toggle; /* the window loop acts on it */
-    int want_save_png, want_save_csv;
-    int want_save_vector;       /* Ctrl+Shift+S: the view as PDF and SVG */
     int playing;                /* Space: step through stages on a timer */
     double play_next;
 
-    /* interaction */
-    Focus focus;
-    int cursor;                 /* byte offset in the focused line */
-    char *view_text;            /* the view's field when focus is FOCUS_VIEW */
-    char *(*paste)(void);       /* Ctrl+V: the clipboard's text (malloc'd, the
-                                 * caller frees it) or NULL; set by the window loop */
-    UiInput in;
+    /* interaction: the widget context (mouse input, hot, active: a drag,
+     * focus: the text field with the keyboard, its cursor, the clipboard) */
+    UiCtx ui;
     Hover hover;
     PanZoom pz[VIEW_COUNT];
-    ViewDrag drag;
-    int win_w, win_h;           /* drawable size */
 
     /* transitions: the main view eases in after a stage change */
     double anim_start;
@@ -83,11 +90,7 @@ typedef struct App {
     int redraw_soon;            /* a view's wishes changed what is shown */
     uint64_t drawn_version;     /* trace version of the last Scene a view drew */
 
-    NavBlock blocks[BLOCKS_MAX]; /* the walk grouped into blocks (blocks_of) */
-    int n_blocks;
-    unsigned blocks_walk;       /* the walk_id they were grouped for */
-    HitRect nav_hits[128];      /* navigator blocks drawn last frame */
-    int n_nav_hits;
+    AppNav nav;
     HeatGeo heat;               /* the main heatmap drawn last frame */
 
     /* drawing resources bound to the renderer of the last frame */
@@ -120,12 +123,12 @@ void app_exp_compare(App *a);          /* D: experiment, normal, difference */
 /* The panel's toggles (S, P, M) and clear (X). */
 enum { EXP_NO_SCALE, EXP_NO_PE, EXP_NO_CAUSAL, EXP_CLEAR };
 void app_exp_change(App *a, int what);
-void app_exp_draw(ViewCtx *v);         /* the panel (experiment_ui.c) */
+void app_exp_draw(UiCtx *ui, App *a, Rect area); /* the panel (experiment_ui.c) */
 int app_exp_status(const App *a, char *buf, size_t cap);
 /* The explanation panel's tabs and its "code" tab (explain_code.c): 1 when
- * it drew the panel, 0 when explain_draw draws the explanation in v->area
- * (below the tabs); the PyTorch lines of a stage, or NULL. */
-int explain_code_draw(ViewCtx *v);
+ * it drew the panel, 0 when explain_draw draws the explanation in *area
+ * (below the tabs, which it sets); the PyTorch lines of a stage, or NULL. */
+int explain_code_draw(UiCtx *ui, App *a, Rect *area);
 const char *explain_code(StageId st, int pre);
 
 /* Options the program was started with. */
@@ -191,7 +194,14 @@ ViewId app_current_view(const App *a);    /* resolves VIEW_AUTO */
 ViewId app_auto_view(const App *a, StageId st);
 /* The views the current stage offers, as tabs (natural view first). */
 int app_view_choices(const App *a, ViewId *out);
-void app_set_text(App *a, Focus which, const char *text);
+/* The input lines (side APP_LINE_SRC or APP_LINE_TGT): set one's text (the Session
+ * recomputes); their widget ids; give one the keyboard, with the cursor
+ * at its end (-1: leave any text field); which one has it (-1 neither). */
+enum { APP_LINE_SRC = 0, APP_LINE_TGT = 1 };
+void app_set_text(App *a, int side, const char *text);
+UiId app_line_id(const App *a, int side);
+void app_focus_line(App *a, int side);
+int app_focused_line(const App *a);
 void app_notice(App *a, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

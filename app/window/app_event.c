@@ -1,147 +1,48 @@
 /* app_event.c - input events (input.h) into App state: keys (run as the
- * command table, cmd_table.c, binds them, or typed into the focused text
- * field), text input
- * (UTF-8, so input methods for Chinese work), mouse and window events.
+ * command table, cmd_table.c, binds them, or sent to the focused text
+ * field, which the widget context edits: ui_text.c), text input (UTF-8,
+ * so input methods for Chinese work), mouse and window events.
  * Mouse clicks on widgets are handled when the frame is built (immediate
  * mode); here they are only recorded. */
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "app.h"
 #include "cmd_table.h"
 #include "lesson_ui.h"
 #include "model_ui.h"
-#include "utf8.h"
 
-/* Byte length of the character at s[at] (1 for a byte that is not valid
- * UTF-8, so the cursor always moves). */
-static int char_len(const char *s, int at, int n)
+/* A key or typed text for the field that has the keyboard (ui_text.c
+ * edits it): one of the input lines, which are the Session's, edited in a
+ * copy that goes back through app_set_text; or a view's own field, edited
+ * in place. Tab moves between the two lines and leaves a view's field. */
+static void text_event(App *a, const InputEvent *e)
 {
-    uint32_t cp;
-    int k = utf8_next(s + at, (size_t)(n - at), &cp);
-    return k > 0 ? k : 1;
-}
-
-/* Byte offset of the next / previous character. */
-static int utf8_next_off(const char *s, int at)
-{
-    int n = (int)strlen(s);
-    return at >= n ? n : at + char_len(s, at, n);
-}
-
-static int utf8_prev(const char *s, int at)
-{
-    int n = (int)strlen(s), i = 0, prev = 0;
-    while (i < at && i < n) {
-        prev = i;
-        i += char_len(s, i, n);
+    UiCtx *ui = &a->ui;
+    int side = app_focused_line(a);
+    char line[APP_TEXT_MAX];
+    char *buf = ui->edit.buf;
+    int cap = ui->edit.cap;
+    if (side >= 0) {
+        snprintf(line, sizeof line, "%s", side == APP_LINE_TGT ? a->ses.tgt : a->ses.src_line);
+        buf = line;
+        cap = (int)sizeof line;
     }
-    return prev;
-}
-
-static char *focused_text(App *a)
-{
-    if (a->focus == FOCUS_VIEW)
-        return a->view_text;
-    return a->focus == FOCUS_TGT ? a->ses.tgt : a->focus == FOCUS_SRC ? a->ses.src_line : NULL;
-}
-
-/* Editing the input lines re-runs the model; a view's own field does not. */
-static void edited(App *a)
-{
-    if (a->focus == FOCUS_SRC || a->focus == FOCUS_TGT)
-        a->ses.dirty = 1;
-}
-
-/* Insert typed text at the cursor; invalid UTF-8 and control bytes are
- * dropped, and the line never overflows (the excess is cut with a notice). */
-static void insert_text(App *a, const char *t)
-{
-    char *s = focused_text(a);
-    if (!s)
+    if (!buf) { /* a field that is gone */
+        ui_focus_clear(ui);
         return;
-    char clean[APP_TEXT_MAX];
-    int n = 0;
-    size_t len = strlen(t);
-    for (size_t i = 0; i < len && n < APP_TEXT_MAX - 1;) {
-        uint32_t cp;
-        int k = utf8_next(t + i, len - i, &cp);
-        if (k < 0) {
-            i++;
-            continue;
-        }
-        if (cp >= 0x20 && cp != 0x7f && n + k < APP_TEXT_MAX) {
-            memcpy(clean + n, t + i, (size_t)k);
-            n += k;
-        }
-        i += (size_t)k;
     }
-    int cur = (int)strlen(s);
-    if (cur + n > APP_TEXT_MAX - 1) {
-        /* cut at a character boundary */
-        int room = APP_TEXT_MAX - 1 - cur, fit = 0;
-        while (fit < n && fit + char_len(clean, fit, n) <= room)
-            fit += char_len(clean, fit, n);
-        n = fit;
-        app_notice(a, 1, _("the line is full (%d bytes): the rest of the text was dropped"), APP_TEXT_MAX - 1);
-    }
-    if (n <= 0)
-        return;
-    if (a->cursor > cur)
-        a->cursor = cur;
-    memmove(s + a->cursor + n, s + a->cursor, (size_t)(cur - a->cursor + 1));
-    memcpy(s + a->cursor, clean, (size_t)n);
-    a->cursor += n;
-    edited(a);
-}
-
-static void delete_range(App *a, int from, int to)
-{
-    char *s = focused_text(a);
-    if (!s || from >= to)
-        return;
-    memmove(s + from, s + to, strlen(s + to) + 1);
-    a->cursor = from;
-    edited(a);
-}
-
-static void text_key(App *a, Key key, int mod)
-{
-    char *s = focused_text(a);
-    int ctrl = (mod & MOD_CTRL) != 0;
-    switch ((int)key) {
-    case KEY_BACKSPACE: delete_range(a, utf8_prev(s, a->cursor), a->cursor); break;
-    case KEY_DELETE: delete_range(a, a->cursor, utf8_next_off(s, a->cursor)); break;
-    case KEY_LEFT: a->cursor = utf8_prev(s, a->cursor); break;
-    case KEY_RIGHT: a->cursor = utf8_next_off(s, a->cursor); break;
-    case KEY_HOME: a->cursor = 0; break;
-    case KEY_END: a->cursor = (int)strlen(s); break;
-    case KEY_RETURN: case KEY_KP_ENTER: case KEY_ESCAPE: a->focus = FOCUS_NONE; break;
-    case KEY_TAB:
-        if (a->focus == FOCUS_VIEW) { /* a view's field: Tab leaves it */
-            a->focus = FOCUS_NONE;
-            break;
-        }
-        a->focus = a->focus == FOCUS_SRC ? FOCUS_TGT : FOCUS_SRC;
-        a->cursor = (int)strlen(focused_text(a));
-        break;
-    case 'u':
-        if (ctrl)
-            delete_range(a, 0, (int)strlen(s));
-        break;
-    case 'v':
-        if (ctrl && a->paste) { /* the same checks as typing (insert_text) */
-            char *t = a->paste();
-            if (t) {
-                for (char *c = t; *c; c++)
-                    if (*c == '\n' || *c == '\r' || *c == '\t')
-                        *c = ' '; /* a pasted paragraph becomes one line */
-                insert_text(a, t);
-                free(t);
-            }
-        }
-        break;
-    default: break;
+    int r = e->type == IN_TEXT ? ui_edit_text(ui, buf, cap, e->text)
+                               : ui_edit_key(ui, buf, cap, e->key, e->mod);
+    if (r & UI_FULL)
+        app_notice(a, 1, _("the line is full (%d bytes): the rest of the text was dropped"), cap - 1);
+    if (side >= 0 && (r & UI_CHANGED))
+        app_set_text(a, side, line);
+    if (r & UI_NEXT) {
+        if (side >= 0)
+            app_focus_line(a, !side);
+        else
+            ui_focus_clear(ui);
     }
 }
 
@@ -150,16 +51,16 @@ static void text_key(App *a, Key key, int mod)
 /* +1 bigger text, -1 smaller, within presenter mode's range. */
 static void text_size(App *a, int dir)
 {
-    if (dir > 0 && a->text_scale < 3.0f)
-        a->text_scale *= 1.15f;
-    else if (dir < 0 && a->text_scale > 0.6f)
-        a->text_scale /= 1.15f;
+    if (dir > 0 && a->look.text_scale < 3.0f)
+        a->look.text_scale *= 1.15f;
+    else if (dir < 0 && a->look.text_scale > 0.6f)
+        a->look.text_scale /= 1.15f;
 }
 
 static void next_theme(App *a)
 {
-    a->theme = (ThemeId)((a->theme + 1) % THEME_COUNT);
-    app_notice(a, 0, _("theme: %s"), _(theme_get(a->theme)->name));
+    a->look.theme = (ThemeId)((a->look.theme + 1) % THEME_COUNT);
+    app_notice(a, 0, _("theme: %s"), _(theme_get(a->look.theme)->name));
 }
 
 /* The colour map of what is shown: sequential for 0.. data (weights,
@@ -168,7 +69,7 @@ static void next_cmap(App *a)
 {
     StageKind k = stage_info(app_pos(a).stage)->kind;
     int prob = k == SK_WEIGHTS || k == SK_PROBS || k == SK_HIDDEN;
-    CmapId *m = prob ? &a->cmap_prob : &a->cmap_signed;
+    CmapId *m = prob ? &a->look.cmap_prob : &a->look.cmap_signed;
     *m = (CmapId)((*m + 1) % CMAP_COUNT);
     app_notice(a, 0, _("colour map: %s"), cmap_name(*m));
 }
@@ -182,13 +83,12 @@ static void toggle_play(App *a)
 
 static void edit_source(App *a)
 {
-    a->focus = FOCUS_SRC;
-    a->cursor = (int)strlen(a->ses.src_line);
+    app_focus_line(a, APP_LINE_SRC);
 }
 
 static void switch_lang(App *a)
 {
-    lesson_ui_set_lang(a, !a->lang);
+    lesson_ui_set_lang(a, !a->look.lang);
     app_notice(a, 0, "%s", _("language: English")); /* in the new language */
 }
 
@@ -213,11 +113,11 @@ static int run_window(App *a, int act, int arg)
     case WA_PLAY: toggle_play(a); break;
     case WA_EDIT: edit_source(a); break;
     case WA_HELP: a->show_help = 1; break;
-    case WA_FULLSCREEN: a->want_fullscreen_toggle = 1; break;
-    case WA_SAVE_PNG: a->want_save_png = 1; break;
-    case WA_SAVE_VECTOR: a->want_save_vector = 1; break;
-    case WA_SAVE_CSV: a->want_save_csv = 1; break;
-    case WA_QUIT: a->want_quit = 1; break;
+    case WA_FULLSCREEN: a->win.want_fullscreen_toggle = 1; break;
+    case WA_SAVE_PNG: a->win.want_save_png = 1; break;
+    case WA_SAVE_VECTOR: a->win.want_save_vector = 1; break;
+    case WA_SAVE_CSV: a->win.want_save_csv = 1; break;
+    case WA_QUIT: a->win.want_quit = 1; break;
     case WA_LESSONS: case WA_LIST_CLOSE: lesson_ui_toggle_list(a); break;
     case WA_LANG: switch_lang(a); break;
     case WA_EXP_PANEL: app_exp_toggle_panel(a); break;
@@ -283,56 +183,54 @@ const Cmd *app_key(App *a, Key key, int mod, int text)
 
 void app_event(App *a, const InputEvent *e)
 {
-    float ps = a->pixel_scale > 0 ? a->pixel_scale : 1.0f;
+    float ps = a->look.pixel_scale > 0 ? a->look.pixel_scale : 1.0f;
     switch (e->type) {
-    case IN_QUIT: a->want_quit = 1; break;
+    case IN_QUIT: a->win.want_quit = 1; break;
     case IN_KEY:
-        if (a->focus == FOCUS_VIEW && !a->view_text)
-            a->focus = FOCUS_NONE;
-        if (a->focus != FOCUS_NONE) { /* Ctrl+Q and F11 work there too */
+        if (a->ui.focus) { /* Ctrl+Q and F11 work there too */
             if (!app_key(a, e->key, e->mod, 1))
-                text_key(a, e->key, e->mod);
+                text_event(a, e);
             break;
         }
         app_key(a, e->key, e->mod, 0); /* the command table's */
         break;
     case IN_TEXT:
         /* outside a text field, keys are shortcuts (handled as IN_KEY) */
-        if (a->focus != FOCUS_NONE && focused_text(a))
-            insert_text(a, e->text);
+        if (a->ui.focus)
+            text_event(a, e);
         break;
     case IN_DROP: app_open_dropped(a, e->path); break;
     case IN_MOUSE_MOVE:
-        a->in.mx = (int)(e->x * ps);
-        a->in.my = (int)(e->y * ps);
-        a->in.moved = 1;
+        a->ui.in.mx = (int)(e->x * ps);
+        a->ui.in.my = (int)(e->y * ps);
+        a->ui.in.moved = 1;
         break;
     case IN_MOUSE_DOWN:
-        a->in.mx = (int)(e->x * ps);
-        a->in.my = (int)(e->y * ps);
+        a->ui.in.mx = (int)(e->x * ps);
+        a->ui.in.my = (int)(e->y * ps);
         if (a->show_help) {
             a->show_help = 0;
             break;
         }
-        a->in.mod = e->mod;
+        a->ui.in.mod = e->mod;
         if (e->button == MB_LEFT) {
-            a->in.down = 1;
-            a->in.pressed = 1;
+            a->ui.in.down = 1;
+            a->ui.in.pressed = 1;
         } else if (e->button == MB_RIGHT) {
-            a->in.rpressed = 1;
+            a->ui.in.rpressed = 1;
         }
         break;
     case IN_MOUSE_UP:
         if (e->button == MB_LEFT) {
-            a->in.down = 0;
-            a->in.released = 1;
+            a->ui.in.down = 0;
+            a->ui.in.released = 1;
         }
         break;
     case IN_WHEEL:
-        a->in.wheel += e->wheel;
+        a->ui.in.wheel += e->wheel;
         break;
     case IN_MOUSE_LEAVE:
-        a->in.mx = a->in.my = -1;
+        a->ui.in.mx = a->ui.in.my = -1;
         break;
     default: break;
     }

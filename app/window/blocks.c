@@ -99,12 +99,12 @@ int blocks_build(const App *a, NavBlock *out, int max)
 
 const NavBlock *blocks_of(App *a, int *n)
 {
-    if (a->blocks_walk != a->ses.walk_id) { /* the walk changed: group it again */
-        a->n_blocks = blocks_build(a, a->blocks, BLOCKS_MAX);
-        a->blocks_walk = a->ses.walk_id;
+    if (a->nav.walk != a->ses.walk_id) { /* the walk changed: group it again */
+        a->nav.n_blocks = blocks_build(a, a->nav.blocks, BLOCKS_MAX);
+        a->nav.walk = a->ses.walk_id;
     }
-    *n = a->n_blocks;
-    return a->blocks;
+    *n = a->nav.n_blocks;
+    return a->nav.blocks;
 }
 
 int blocks_current(const NavBlock *b, int n, int at)

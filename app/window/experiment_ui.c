@@ -74,12 +74,11 @@ void app_exp_change(App *a, int what)
 }
 
 /* The panel, over the top right of the main view. */
-void app_exp_draw(ViewCtx *v)
+void app_exp_draw(UiCtx *ui, App *a, Rect area)
 {
-    App *a = win_app(v);
-    RenFont *f = v->g->small;
+    RenFont *f = ui->g->small;
     int fh = ren_font_height(f), bh = fh + 8, w = 300, pad = 8;
-    Rect A = v->area;
+    Rect A = area;
     const char *hint = _("Alt+click a head in All heads to ablate it, a source token to hide it; "
                          "D: experiment, normal, difference");
     int hint_h = ren_text_wrap(f, hint, w - 2 * pad, NULL, 0) * fh + 4;
@@ -87,12 +86,12 @@ void app_exp_draw(ViewCtx *v)
     Rect box = {A.x + A.w - w - 8, A.y + 8, w, h};
     if (box.x < A.x)
         box.x = A.x;
-    ren_rect(v->r, box, v->th->panel);
-    ren_rect_line(v->r, box, 1, v->th->accent);
+    ren_rect(ui->r, box, ui->th->panel);
+    ren_rect_line(ui->r, box, 1, ui->th->accent);
     int x = box.x + pad, y = box.y + pad, bw = w - 2 * pad;
     char key[32], buf[160]; /* the buttons name their keys (cmd_table.c) */
     snprintf(buf, sizeof buf, "%s (%s)", _("Experiments"), cmd_key_of("exp.panel", key, sizeof key));
-    ren_text(v->r, v->g->ui, buf, x, y, v->th->text);
+    ren_text(ui->r, ui->g->ui, buf, x, y, ui->th->text);
     y += bh + 4;
     TfExperiment e = a->ses.exp;
     struct { const char *cmd, *label; int *flag; } t[3] = {
@@ -102,26 +101,26 @@ void app_exp_draw(ViewCtx *v)
     };
     for (int i = 0; i < 3; i++, y += bh + 4) {
         snprintf(buf, sizeof buf, "%s  %s", cmd_key_of(t[i].cmd, key, sizeof key), _(t[i].label));
-        if (ui_button(v, (Rect){x, y, bw, bh}, buf, *t[i].flag)) {
+        if (ui_button(ui, (Rect){x, y, bw, bh}, buf, *t[i].flag)) {
             *t[i].flag = !*t[i].flag;
             app_set_exp(a, &e);
         }
     }
     snprintf(buf, sizeof buf, "%s  %s", cmd_key_of("exp.clear", key, sizeof key), _("clear"));
-    if (ui_button(v, (Rect){x, y, bw / 2 - 4, bh}, buf, 0)) {
+    if (ui_button(ui, (Rect){x, y, bw / 2 - 4, bh}, buf, 0)) {
         memset(&e, 0, sizeof e);
         app_set_exp(a, &e);
     }
     snprintf(buf, sizeof buf, "%s  %s", cmd_key_of("exp.compare", key, sizeof key), app_cmp_name(a->cmp));
-    if (ui_button(v, (Rect){x + bw / 2, y, bw / 2, bh}, buf, a->cmp != CMP_EXP))
+    if (ui_button(ui, (Rect){x + bw / 2, y, bw / 2, bh}, buf, a->cmp != CMP_EXP))
         app_exp_compare(a); /* as the key: says why when there is nothing to compare */
     y += bh + 4;
     char d[256];
     tf_exp_describe(&a->ses.exp, d, sizeof d);
-    ui_text_fit(v->r, f, session_has_exp(&a->ses) ? d : _("no experiment: the normal pass"), x, y + 2,
-                bw, session_has_exp(&a->ses) ? v->th->warn : v->th->dim);
+    ui_text_fit(ui->r, f, session_has_exp(&a->ses) ? d : _("no experiment: the normal pass"), x, y + 2,
+                bw, session_has_exp(&a->ses) ? ui->th->warn : ui->th->dim);
     y += fh + 6;
-    ui_paragraph(v->r, f, hint, x, y, bw, v->th->dim);
+    ui_paragraph(ui->r, f, hint, x, y, bw, ui->th->dim);
 }
 
 /* The status line's words for an experiment: "mode · before → after". */

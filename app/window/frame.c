@@ -58,24 +58,23 @@ static Layout layout(const Gfx *g, int W, int H)
     return L;
 }
 
-static void draw_top(ViewCtx *v, Rect rc)
+static void draw_top(UiCtx *ui, App *a, Rect rc)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
+    const Theme *th = ui->th;
     if (rc.h <= 0)
         return;
-    ren_rect(v->r, rc, th->panel);
-    ren_rect(v->r, (Rect){rc.x, rc.y + rc.h - 1, rc.w, 1}, th->border);
-    int fh = ren_font_height(v->g->title);
+    ren_rect(ui->r, rc, th->panel);
+    ren_rect(ui->r, (Rect){rc.x, rc.y + rc.h - 1, rc.w, 1}, th->border);
+    int fh = ren_font_height(ui->g->title);
     int y = rc.y + (rc.h - fh) / 2;
     int x = rc.x + 12;
-    x += ren_text(v->r, v->g->title, "Stepformer", x, y, th->accent) + 16;
-    int sy = rc.y + (rc.h - ren_font_height(v->g->ui)) / 2;
-    x += ren_text(v->r, v->g->ui, a->ses.model_label, x, sy, a->ses.untrained ? th->warn : th->dim) + 24;
+    x += ren_text(ui->r, ui->g->title, "Stepformer", x, y, th->accent) + 16;
+    int sy = rc.y + (rc.h - ren_font_height(ui->g->ui)) / 2;
+    x += ren_text(ui->r, ui->g->ui, a->ses.model_label, x, sy, a->ses.untrained ? th->warn : th->dim) + 24;
     char t[256];
-    ui_stage_title(a->lang, a->ses.head, app_pos(a), t, sizeof t);
+    ui_stage_title(a->look.lang, a->ses.head, app_pos(a), t, sizeof t);
     /* right side: Lessons, the language, help */
-    RenFont *sf = v->g->small;
+    RenFont *sf = ui->g->small;
     int bh = ren_font_height(sf) + 10, by = rc.y + (rc.h - bh) / 2;
     char key[32], les[96], help[96]; /* with their keys (cmd_table.c) */
     snprintf(les, sizeof les, "%s (%s)", _("Lessons"), cmd_key_of("lessons", key, sizeof key));
@@ -84,16 +83,16 @@ static void draw_top(ViewCtx *v, Rect rc)
     int hw = ren_text_width(sf, help) + 16;
     int rx = rc.x + rc.w - hw - gw - lw - 16;
     if (rx > x + 40) {
-        if (ui_button(v, (Rect){rx, by, lw, bh}, les, lesson_ui_active(a) || lesson_ui_list_open(a)))
+        if (ui_button(ui, (Rect){rx, by, lw, bh}, les, lesson_ui_active(a) || lesson_ui_list_open(a)))
             lesson_ui_toggle_list(a);
         /* the language switch names both languages in their own script */
-        if (ui_button(v, (Rect){rx + lw + 6, by, gw, bh}, a->lang ? "中文 | EN" : "EN | 中文", 0))
-            lesson_ui_set_lang(a, !a->lang);
-        ren_text(v->r, sf, help, rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
+        if (ui_button(ui, (Rect){rx + lw + 6, by, gw, bh}, a->look.lang ? "中文 | EN" : "EN | 中文", 0))
+            lesson_ui_set_lang(a, !a->look.lang);
+        ren_text(ui->r, sf, help, rc.x + rc.w - hw + 4, rc.y + (rc.h - ren_font_height(sf)) / 2, th->dim);
     } else {
         rx = rc.x + rc.w - 8;
     }
-    ui_text_fit(v->r, v->g->ui, t, x, sy, rx - x - 12, th->text);
+    ui_text_fit(ui->r, ui->g->ui, t, x, sy, rx - x - 12, th->text);
 }
 
 static const char *view_label(const App *a, ViewId v, StageKind k)
@@ -103,9 +102,8 @@ static const char *view_label(const App *a, ViewId v, StageKind k)
     return explain_view_label(a, v, _(v > VIEW_AUTO && v < VIEW_COUNT ? VIEWS[v]->label : view_name(v)));
 }
 
-static void draw_tabs(ViewCtx *v, Rect rc)
+static void draw_tabs(UiCtx *ui, App *a, Rect rc)
 {
-    App *a = win_app(v);
     if (rc.h <= 0 || rc.w <= 0)
         return;
     ViewId ch[8];
@@ -116,12 +114,12 @@ static void draw_tabs(ViewCtx *v, Rect rc)
     int limit = rc.x + rc.w - (a->ses.n_src > 1 ? a->ses.n_src * (rc.h + 7) + 8 : 0);
     for (int i = 0; i < n; i++) {
         const char *lab = view_label(a, ch[i], kind);
-        int w = ren_text_width(v->g->small, lab) + 18;
+        int w = ren_text_width(ui->g->small, lab) + 18;
         if (x + w > limit)
             break;
         int active = cur == ch[i] || (cur == VIEW_HEADS && ch[i] == VIEW_HEADS);
         const char *tag = ren_text_tag("view"); /* the label is the view's (ViewDef) */
-        int hit = ui_button(v, (Rect){x, rc.y + 4, w, rc.h - 6}, lab, active);
+        int hit = ui_button(ui, (Rect){x, rc.y + 4, w, rc.h - 6}, lab, active);
         ren_text_tag(tag);
         if (hit) {
             if (ch[i] == VIEW_HEADS) {
@@ -138,76 +136,62 @@ static void draw_tabs(ViewCtx *v, Rect rc)
     }
     /* the sentence of the batch, right-aligned so it is never cut */
     if (a->ses.n_src > 1) {
-        int bw = rc.h + 4, lw = ren_text_width(v->g->small, _("sentence"));
+        int bw = rc.h + 4, lw = ren_text_width(ui->g->small, _("sentence"));
         int sx = rc.x + rc.w - a->ses.n_src * (bw + 3) - lw - 12;
         if (sx < x) { /* no room for the label: buttons only */
             sx = rc.x + rc.w - a->ses.n_src * (bw + 3) - 4;
             lw = -6;
         }
         if (lw > 0)
-            ren_text(v->r, v->g->small, _("sentence"), sx, rc.y + (rc.h - ren_font_height(v->g->small)) / 2, v->th->dim);
+            ren_text(ui->r, ui->g->small, _("sentence"), sx, rc.y + (rc.h - ren_font_height(ui->g->small)) / 2, ui->th->dim);
         sx += lw + 6;
         for (int b = 0; b < a->ses.n_src; b++) {
             char s[16];
             snprintf(s, sizeof s, "%d", b + 1);
-            if (ui_button(v, (Rect){sx, rc.y + 4, bw, rc.h - 6}, s, a->ses.batch == b))
+            if (ui_button(ui, (Rect){sx, rc.y + 4, bw, rc.h - 6}, s, a->ses.batch == b))
                 a->ses.batch = b;
             sx += bw + 3;
         }
     }
 }
 
-static void draw_input(ViewCtx *v, Rect rc, Focus which)
+/* An input line: its label, the text box (the widget context edits it:
+ * ui_text.c) and, beside the source, the >>lang<< tags of a many-language
+ * model. Drawn even when there is no room, so that its focus holds. */
+static void draw_input(UiCtx *ui, App *a, Rect rc, int side)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
-    if (rc.h <= 0)
+    const Theme *th = ui->th;
+    char *text = side == APP_LINE_SRC ? a->ses.src_line : a->ses.tgt;
+    if (rc.h <= 0) {
+        ui_textbox(ui, app_line_id(a, side), text, APP_TEXT_MAX, (Rect){0, 0, 0, 0}, NULL, 0);
         return;
-    RenFont *f = v->g->ui;
+    }
+    RenFont *f = ui->g->ui;
     int fh = ren_font_height(f);
-    ren_rect(v->r, rc, th->panel);
-    const char *label = which == FOCUS_SRC ? _("Source") : _("Target");
+    ren_rect(ui->r, rc, th->panel);
+    const char *label = side == APP_LINE_SRC ? _("Source") : _("Target");
     int sw = ren_text_width(f, _("Source")), tw = ren_text_width(f, _("Target"));
     int lw = (sw > tw ? sw : tw) + 24;
-    ren_text(v->r, f, label, rc.x + 12, rc.y + (rc.h - fh) / 2, th->dim);
-    int cw = which == FOCUS_SRC ? model_ui_chooser_width(v) : 0; /* >>lang<< tags */
+    ren_text(ui->r, f, label, rc.x + 12, rc.y + (rc.h - fh) / 2, th->dim);
+    int cw = side == APP_LINE_SRC ? model_ui_chooser_width(ui, a) : 0; /* >>lang<< tags */
     Rect box = {rc.x + lw, rc.y + 4, rc.w - lw - 12 - (cw ? cw + 8 : 0), rc.h - 8};
     if (cw)
-        model_ui_chooser_draw(v, (Rect){box.x + box.w + 8, box.y, cw, box.h});
-    int focused = a->focus == which;
-    ren_rect(v->r, box, th->bg);
-    ren_rect_line(v->r, box, focused ? 2 : 1, focused ? th->accent : th->border);
-    if (ui_clicked(v->in, box)) {
-        a->focus = which;
-        a->cursor = (int)strlen(which == FOCUS_SRC ? a->ses.src_line : a->ses.tgt);
-    }
-    const char *text = which == FOCUS_SRC ? a->ses.src_line : a->ses.tgt;
-    int tx = box.x + 8, ty = box.y + (box.h - fh) / 2;
-    ren_clip_push(v->r, box);
-    if (!text[0] && which == FOCUS_TGT) {
-        char hint[APP_TEXT_MAX + 96];
+        model_ui_chooser_draw(ui, a, (Rect){box.x + box.w + 8, box.y, cw, box.h});
+    char hint[APP_TEXT_MAX + 96];
+    if (side == APP_LINE_TGT)
         snprintf(hint, sizeof hint, _("empty: the decoder reads its own greedy translation  «%s»"),
                  a->ses.translation[0] ? a->ses.translation : "…");
-        ren_text(v->r, f, hint, tx, ty, th->dim);
-    } else if (!text[0]) {
-        ren_text(v->r, f, _("type a sentence (up to 4, separated by |)"), tx, ty, th->dim);
-    }
-    /* keep the cursor visible: scroll left when the text is long */
-    int cur_x = ren_text_width_n(f, text, focused ? a->cursor : (int)strlen(text));
-    int shift = cur_x > box.w - 24 ? cur_x - (box.w - 24) : 0;
-    ren_text(v->r, f, text, tx - shift, ty, th->text);
-    if (focused && fmod(a->now, 1.0) < 0.6)
-        ren_rect(v->r, (Rect){tx - shift + cur_x, ty, 2, fh}, th->accent);
-    ren_clip_pop(v->r);
+    else
+        snprintf(hint, sizeof hint, "%s", _("type a sentence (up to 4, separated by |)"));
+    ui_textbox(ui, app_line_id(a, side), text, APP_TEXT_MAX, box, hint, 0);
 }
 
-static void draw_status(ViewCtx *v, Rect rc)
+static void draw_status(UiCtx *ui, App *a, Rect rc)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
-    RenFont *f = v->g->small;
+    const Theme *th = ui->th;
+    RenFont *f = ui->g->small;
     int fh = ren_font_height(f), y = rc.y + (rc.h - fh) / 2;
-    ren_rect(v->r, rc, th->panel2);
+    ren_rect(ui->r, rc, th->panel2);
     char buf[700];
     StagePos p = app_pos(a);
     TfView tv;
@@ -216,14 +200,14 @@ static void draw_status(ViewCtx *v, Rect rc)
     int x = rc.x + 10;
     if (!a->ses.input_error[0] && tf_view(&a->ses.trace, p.stage, p.layer, head, a->ses.batch, &tv, &err) == 0) {
         snprintf(buf, sizeof buf, "%s  [%d × %d]", stage_info(p.stage)->name, tv.rows, tv.cols);
-        x += ren_text(v->r, f, buf, x, y, th->text) + 20;
+        x += ren_text(ui->r, f, buf, x, y, th->text) + 20;
     }
     if (a->notice[0] && a->now < a->notice_until) {
-        ui_text_fit(v->r, f, a->notice, x, y, rc.x + rc.w - x - 10, a->notice_error ? th->warn : th->good);
+        ui_text_fit(ui->r, f, a->notice, x, y, rc.x + rc.w - x - 10, a->notice_error ? th->warn : th->good);
         return;
     }
     if (!a->hover.valid && app_exp_status(a, buf, sizeof buf)) {
-        ui_text_fit(v->r, f, buf, x, y, rc.x + rc.w - x - 10, th->accent);
+        ui_text_fit(ui->r, f, buf, x, y, rc.x + rc.w - x - 10, th->accent);
         return;
     }
     if (a->hover.valid) {
@@ -235,13 +219,13 @@ static void draw_status(ViewCtx *v, Rect rc)
         else
             snprintf(val, sizeof val, "%.9g", a->hover.value);
         snprintf(buf, sizeof buf, "%s = %s", a->hover.where, val);
-        ui_text_fit(v->r, f, buf, x, y, rc.x + rc.w - x - 10, th->select);
+        ui_text_fit(ui->r, f, buf, x, y, rc.x + rc.w - x - 10, th->select);
     } else if (a->ses.n_unk) {
         snprintf(buf, sizeof buf, a->ses.n_unk == 1 ? _("1 unknown word shown as <unk>")
                                                     : _("%d unknown words shown as <unk>"), a->ses.n_unk);
-        ren_text(v->r, f, buf, x, y, th->warn);
+        ren_text(ui->r, f, buf, x, y, th->warn);
     } else { /* the keys of the tab shown (cmd_table.c) */
-        ui_text_fit(v->r, f, cmd_status_hint(app_current_view(a), buf, sizeof buf), x, y, rc.x + rc.w - x - 10,
+        ui_text_fit(ui->r, f, cmd_status_hint(app_current_view(a), buf, sizeof buf), x, y, rc.x + rc.w - x - 10,
                     th->dim);
     }
 }
@@ -364,10 +348,10 @@ static int measure(HelpFit *fit, const HelpList *h, RenFont *f, int gap, int col
  * window too small for that (presenter text on a small screen), the small
  * font with each text on one line, cut where it is too long; smaller still,
  * as many lines as fit and a last line that says so. */
-static HelpFit help_fit(ViewCtx *v, const HelpList *h, int W, int H)
+static HelpFit help_fit(UiCtx *ui, const HelpList *h, int W, int H)
 {
-    RenFont *fonts[3] = {v->g->ui, v->g->small, v->g->small};
-    int room = H - 20 - 2 * HELP_PAD - ren_font_height(v->g->title) - 8;
+    RenFont *fonts[3] = {ui->g->ui, ui->g->small, ui->g->small};
+    int room = H - 20 - 2 * HELP_PAD - ren_font_height(ui->g->title) - 8;
     HelpFit fit, best = {0};
     for (int fi = 0; fi < 3; fi++)
         for (int gap = 4; gap >= 1; gap -= 3)
@@ -382,27 +366,27 @@ static HelpFit help_fit(ViewCtx *v, const HelpList *h, int W, int H)
                     best = fit;
             }
     if (!best.f) { /* not even one readable column: one, cut */
-        measure(&best, h, v->g->small, 1, 1, W);
+        measure(&best, h, ui->g->small, 1, 1, W);
         best.cut = 1;
     }
     pack(&best, h, room - best.step); /* room for the note */
     return best;
 }
 
-static void draw_help(ViewCtx *v, const App *a, int W, int H)
+static void draw_help(UiCtx *ui, const App *a, int W, int H)
 {
     static HelpList h; /* the window's one overlay: too big for the stack */
-    const Theme *th = v->th;
+    const Theme *th = ui->th;
     help_list(&h, a, app_current_view(a));
-    HelpFit fit = help_fit(v, &h, W, H);
+    HelpFit fit = help_fit(ui, &h, W, H);
     const char *tag = ren_text_tag("help"); /* for the tests of what it shows */
     int col_w = fit.kw + HELP_PAD + fit.tw, more = fit.shown < h.n;
     int w = fit.cols * col_w + (fit.cols - 1) * HELP_GAP + 2 * HELP_PAD;
-    int h_box = fit.col_h + (more ? fit.step : 0) + ren_font_height(v->g->title) + 2 * HELP_PAD + 8;
-    Rect box = ui_overlay(v->r, v->th, W, H, w < W - 20 ? w : W - 20, h_box < H - 20 ? h_box : H - 20);
+    int h_box = fit.col_h + (more ? fit.step : 0) + ren_font_height(ui->g->title) + 2 * HELP_PAD + 8;
+    Rect box = ui_overlay(ui->r, ui->th, W, H, w < W - 20 ? w : W - 20, h_box < H - 20 ? h_box : H - 20);
     int y0 = box.y + HELP_PAD;
-    ren_text(v->r, v->g->title, _("Keys"), box.x + HELP_PAD, y0, th->accent);
-    y0 += ren_font_height(v->g->title) + 8;
+    ren_text(ui->r, ui->g->title, _("Keys"), box.x + HELP_PAD, y0, th->accent);
+    y0 += ren_font_height(ui->g->title) + 8;
     for (int c = 0; c < fit.cols; c++) {
         int x = box.x + HELP_PAD + c * (col_w + HELP_GAP), y = y0;
         for (int i = fit.starts[c]; i < fit.starts[c + 1]; i++) {
@@ -410,46 +394,53 @@ static void draw_help(ViewCtx *v, const App *a, int W, int H)
             if (!it->keys) {
                 if (y > y0)
                     y += fit.step / 2;
-                ren_text(v->r, fit.f, it->text, x, y, th->accent);
+                ren_text(ui->r, fit.f, it->text, x, y, th->accent);
                 y += fit.step;
                 continue;
             }
-            ren_text(v->r, fit.f, it->keys, x, y, th->select);
+            ren_text(ui->r, fit.f, it->keys, x, y, th->select);
             if (fit.cut)
-                ui_text_fit(v->r, fit.f, it->text, x + fit.kw + HELP_PAD, y, fit.tw, th->text);
+                ui_text_fit(ui->r, fit.f, it->text, x + fit.kw + HELP_PAD, y, fit.tw, th->text);
             else
-                ui_paragraph(v->r, fit.f, it->text, x + fit.kw + HELP_PAD, y, fit.tw, th->text);
+                ui_paragraph(ui->r, fit.f, it->text, x + fit.kw + HELP_PAD, y, fit.tw, th->text);
             y += item_lines(&fit, it) * fit.step;
         }
     }
     if (more)
-        ui_text_fit(v->r, fit.f, _("… and more keys than this window can show: stepformer keys lists them all"),
+        ui_text_fit(ui->r, fit.f, _("… and more keys than this window can show: stepformer keys lists them all"),
                     box.x + HELP_PAD, y0 + fit.col_h, box.w - 2 * HELP_PAD, th->warn);
     ren_text_tag(tag);
-    ren_clip_pop(v->r);
+    ren_clip_pop(ui->r);
 }
 
-static void draw_main(ViewCtx *v)
+/* How far the main view has eased in after a stage change: 0..1. */
+static float anim_of(const App *a)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
-    if (v->area.w < 20 || v->area.h < 20)
+    double dt = a->now - a->anim_start;
+    return dt >= 0.25 ? 1.0f : (float)(dt / 0.25);
+}
+
+static void draw_main(UiCtx *ui, App *a, Rect area)
+{
+    const Theme *th = ui->th;
+    if (area.w < 20 || area.h < 20)
         return;
     ViewId view = app_current_view(a);
     if (a->ses.input_error[0] && view != VIEW_TRAIN) {
-        ui_paragraph(v->r, v->g->title, a->ses.input_error, v->area.x + 20, v->area.y + 40,
-                     v->area.w - 40, th->warn);
+        ui_paragraph(ui->r, ui->g->title, a->ses.input_error, area.x + 20, area.y + 40,
+                     area.w - 40, th->warn);
         return;
     }
-    ren_clip_push(v->r, v->area);
-    app_draw_view(a, v, view);
-    ren_clip_pop(v->r);
+    ren_clip_push(ui->r, area);
+    ViewCtx v = {NULL, NULL, NULL, a->pz, ui, ui->r, ui->g, ui->th, area, &ui->in, anim_of(a)};
+    app_draw_view(a, &v, view);
+    ren_clip_pop(ui->r);
     /* ease in after a stage change: a veil that fades out */
-    float t = v->anim;
+    float t = v.anim;
     if (t < 1.0f) {
         Color veil = th->bg;
         veil.a = (uint8_t)lroundf(200 * (1.0f - glm_ease_cubic_inout(t)));
-        ren_rect(v->r, v->area, veil);
+        ren_rect(ui->r, area, veil);
     }
 }
 
@@ -466,7 +457,7 @@ int app_next_wake_ms(const App *a)
         return 1;
     if (a->now - a->anim_start < 0.3)
         wait = 0.016;
-    if (a->focus != FOCUS_NONE) /* the blinking cursor */
+    if (a->ui.focus) /* the blinking cursor */
         wait = wait < 0 || wait > 0.3 ? 0.3 : wait;
     if (a->notice[0] && a->now < a->notice_until) {
         double left = a->notice_until - a->now + 0.01;
@@ -497,75 +488,63 @@ void app_draw(App *a, Ren *r)
         a->play_next = a->now + 1.6;
     }
     app_update(a);
-    ui_set_lang(a->lang);
+    ui_set_lang(a->look.lang);
     Gfx *g = app_gfx(a, r);
-    const Theme *th = theme_get(a->theme);
+    const Theme *th = theme_get(a->look.theme);
     int W, H;
     ren_output_size(r, &W, &H);
-    a->win_w = W;
-    a->win_h = H;
-    a->pixel_scale = ren_pixel_scale(r);
+    a->win.w = W;
+    a->win.h = H;
+    a->look.pixel_scale = ren_pixel_scale(r);
     if (g)
-        gfx_fonts(g, a->text_scale * a->pixel_scale, NULL);
+        gfx_fonts(g, a->look.text_scale * a->look.pixel_scale, NULL);
     ren_begin(r, th->bg);
     if (!g || !g->ui)
         return;
     if (model_ui_click(a)) /* a tag picked in the open list: the click is used */
-        a->in.pressed = 0;
+        a->ui.in.pressed = 0;
     a->hover.valid = 0;
     a->heat.valid = 0;
     a->wake_at = 0;
     a->redraw_soon = 0;
-    WinCtx wc = {{NULL, NULL, NULL, a->pz, &a->drag, r, g, th, {0, 0, W, H}, &a->in, 1.0f}, a};
-    ViewCtx *v = &wc.v;
-    double dt = a->now - a->anim_start;
-    v->anim = dt >= 0.25 ? 1.0f : (float)(dt / 0.25);
+    UiCtx *ui = &a->ui;
+    UiId focus = ui->focus;
+    ui_begin(ui, r, g, th, a->now);
     Layout L = layout(g, W, H);
     ren_rect(r, L.nav, th->panel);
     ren_rect(r, L.panel, th->panel);
-    v->area = L.main;
-    draw_main(v);
-    lesson_ui_overlay(v); /* a lesson's @predict hides what is to be predicted */
-    if (a->show_exp) {
-        v->area = L.main;
-        app_exp_draw(v);
-    }
-    v->area = L.steps;
+    draw_main(ui, a, L.main);
+    lesson_ui_overlay(ui, a, L.main); /* a lesson's @predict hides what is to be predicted */
+    if (a->show_exp)
+        app_exp_draw(ui, a, L.main);
     ren_rect(r, L.steps, th->panel);
-    steps_draw(v);
-    v->area = L.tabs;
-    draw_tabs(v, L.tabs);
+    steps_draw(ui, a, L.steps);
+    draw_tabs(ui, a, L.tabs);
     if (L.nav.w > 0) {
-        v->area = L.nav;
         ren_clip_push(r, L.nav);
-        nav_draw(v);
+        nav_draw(ui, a, L.nav);
         ren_clip_pop(r);
     }
     if (L.panel.w > 0) {
-        v->area = L.panel;
         ren_clip_push(r, L.panel);
         if (lesson_ui_active(a))
-            lesson_panel_draw(v);
+            lesson_panel_draw(ui, a, L.panel);
         else
-            explain_draw(v);
+            explain_draw(ui, a, L.panel);
         ren_clip_pop(r);
     }
-    draw_top(v, L.top);
-    draw_input(v, L.src, FOCUS_SRC);
-    draw_input(v, L.tgt, FOCUS_TGT);
-    draw_status(v, L.status);
-    model_ui_overlay(v);
+    draw_top(ui, a, L.top);
+    draw_input(ui, a, L.src, APP_LINE_SRC);
+    draw_input(ui, a, L.tgt, APP_LINE_TGT);
+    draw_status(ui, a, L.status);
+    model_ui_overlay(ui, a);
     if (lesson_ui_list_open(a))
-        lesson_list_draw(v, W, H);
+        lesson_list_draw(ui, a, W, H);
     if (a->show_help)
-        draw_help(v, a, W, H);
-    /* a click outside the text fields leaves them (a view's own field is
-     * left by the view, which knows where it is) */
-    if (a->in.pressed && a->focus != FOCUS_VIEW && !ui_over(&a->in, L.src) && !ui_over(&a->in, L.tgt))
-        a->focus = FOCUS_NONE;
-    if (!a->in.down)
-        a->drag.dragging = 0;
-    a->in.pressed = a->in.released = a->in.rpressed = 0;
-    a->in.wheel = 0;
-    a->in.moved = 0;
+        draw_help(ui, a, W, H);
+    /* a click outside a text field left it (ui_textbox); one not drawn
+     * loses the keyboard here */
+    ui_end(ui);
+    if (ui->focus != focus)
+        a->redraw_soon = 1; /* the field drawn before the focus moved shows it next frame */
 }

@@ -69,20 +69,17 @@ void app_scene(const App *a, Scene *sc)
     sc->n_src = s->n_src;
     sc->view = app_current_view(a);
     sc->sel = a->sel;
-    sc->theme = a->theme;
-    sc->text_scale = a->text_scale;
-    sc->cmap_prob = a->cmap_prob;
-    sc->cmap_signed = a->cmap_signed;
-    sc->lang = a->lang;
-    ui_set_lang(a->lang);
+    sc->theme = a->look.theme;
+    sc->text_scale = a->look.text_scale;
+    sc->cmap_prob = a->look.cmap_prob;
+    sc->cmap_signed = a->look.cmap_signed;
+    sc->lang = a->look.lang;
+    ui_set_lang(a->look.lang);
     sc->now = a->now;
-    sc->focus = a->focus;
-    sc->cursor = a->cursor;
-    sc->view_text = a->view_text;
     sc->train = a->train ? &a->train->show : NULL;
     sc->g = a->gfx;
     sc->r = a->gfx ? a->gfx->r : NULL;
-    sc->th = theme_get(a->theme);
+    sc->th = theme_get(a->look.theme);
 }
 
 void app_view_begin(App *a, ViewId id, ViewCall *c)
@@ -90,8 +87,9 @@ void app_view_begin(App *a, ViewId id, ViewCall *c)
     app_update(a);
     app_scene(a, &c->sc);
     memset(&c->out, 0, sizeof c->out);
-    c->v = (ViewCtx){&c->sc, &c->out, a->vstate[id], a->pz, &a->drag, c->sc.r, c->sc.g, c->sc.th,
-                     {0, 0, a->win_w, a->win_h}, &a->in, 1.0f};
+    ui_bind(&a->ui, c->sc.r, c->sc.g, c->sc.th, a->now);
+    c->v = (ViewCtx){&c->sc, &c->out, a->vstate[id], a->pz, &a->ui, c->sc.r, c->sc.g, c->sc.th,
+                     {0, 0, a->win.w, a->win.h}, &a->ui.in, 1.0f};
 }
 
 void app_view_end(App *a, ViewCall *c)
@@ -106,7 +104,7 @@ void app_apply(App *a, ViewOut *o)
     /* what changes the picture is drawn again at once (the view drew
      * this frame before its wishes were applied) */
     if (o->sel_set || o->batch_set || o->cmap_prob_set || o->use_model || o->go_set ||
-        o->head_set || o->focus_set || o->view_set || o->exp_head_set ||
+        o->head_set || o->view_set || o->exp_head_set ||
         o->exp_hide_set || o->set_exp)
         a->redraw_soon = 1;
     if (o->hover.valid)
@@ -120,7 +118,7 @@ void app_apply(App *a, ViewOut *o)
     if (o->batch_set)
         a->ses.batch = o->batch;
     if (o->cmap_prob_set)
-        a->cmap_prob = o->cmap_prob;
+        a->look.cmap_prob = o->cmap_prob;
     if (o->use_model) {
         TfModel m = *o->use_model;
         memset(o->use_model, 0, sizeof *o->use_model); /* moved to the App */
@@ -128,9 +126,9 @@ void app_apply(App *a, ViewOut *o)
             return; /* the error is the notice; the rest depended on it */
     }
     if (o->set_src)
-        app_set_text(a, FOCUS_SRC, o->set_src);
+        app_set_text(a, APP_LINE_SRC, o->set_src);
     if (o->set_tgt)
-        app_set_text(a, FOCUS_TGT, o->set_tgt);
+        app_set_text(a, APP_LINE_TGT, o->set_tgt);
     if (o->recompute)
         app_update(a);
     if (o->go_set)
@@ -146,12 +144,6 @@ void app_apply(App *a, ViewOut *o)
         app_exp_toggle_hide(a, o->exp_hide);
     if (o->set_exp)
         app_put_exp(a, o->set_exp);
-    if (o->focus_set) {
-        a->focus = o->focus;
-        a->view_text = o->focus == FOCUS_VIEW ? o->focus_text : NULL;
-        if (a->view_text)
-            a->cursor = (int)strlen(a->view_text);
-    }
     if (o->view_set) {
         a->view = o->view;
         a->anim_start = a->now;
@@ -188,7 +180,7 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
     v.out = &out;
     v.st = a->vstate[id];
     v.pz = a->pz;
-    v.drag = &a->drag;
+    v.ui = &a->ui;
     a->drawn_version = sc.version;
     const char *tag = ren_text_tag("view"); /* for the drawn-string test */
     VIEWS[id]->draw(&v);

@@ -46,7 +46,7 @@ static int flatten(const char *src, size_t n, char *plain, unsigned char *bold, 
 }
 
 /* Draw one wrapped item; returns its height. */
-static int draw_item(ViewCtx *v, RenFont *f, const char *src, size_t n, int x, int y, int w,
+static int draw_item(UiCtx *ui, App *a, RenFont *f, const char *src, size_t n, int x, int y, int w,
                      Color normal, Color strong, int draw)
 {
     static char plain[RICH_MAX];
@@ -63,7 +63,7 @@ static int draw_item(ViewCtx *v, RenFont *f, const char *src, size_t n, int x, i
             int t = s;
             while (t < e && bold[t] == bold[s])
                 t++;
-            cx += ren_text_n(v->r, f, plain + s, t - s, cx, y + i * lh, bold[s] ? strong : normal);
+            cx += ren_text_n(ui->r, f, plain + s, t - s, cx, y + i * lh, bold[s] ? strong : normal);
             s = t;
         }
     }
@@ -71,7 +71,7 @@ static int draw_item(ViewCtx *v, RenFont *f, const char *src, size_t n, int x, i
 }
 
 /* Paragraphs (blank lines), bullets ("- "), bold; returns the height. */
-static int rich_text(ViewCtx *v, RenFont *f, const char *text, int x, int y, int w, Color normal,
+static int rich_text(UiCtx *ui, App *a, RenFont *f, const char *text, int x, int y, int w, Color normal,
                      Color strong, int draw)
 {
     int y0 = y, lh = ren_font_height(f);
@@ -98,43 +98,42 @@ static int rich_text(ViewCtx *v, RenFont *f, const char *text, int x, int y, int
         const char *body = bullet ? p + 2 : p;
         int indent = bullet ? ren_text_width(f, "•  ") : 0;
         if (bullet && draw)
-            ren_text(v->r, f, "•", x + 2, y, strong);
-        y += draw_item(v, f, body, (size_t)(end - body), x + indent, y, w - indent, normal, strong, draw);
+            ren_text(ui->r, f, "•", x + 2, y, strong);
+        y += draw_item(ui, a, f, body, (size_t)(end - body), x + indent, y, w - indent, normal, strong, draw);
         p = *end ? end + 1 : end;
     }
     return y - y0;
 }
 
-static int box_text(ViewCtx *v, const char *label, const char *text, int x, int y, int w, Color c, int draw)
+static int box_text(UiCtx *ui, App *a, const char *label, const char *text, int x, int y, int w, Color c, int draw)
 {
-    RenFont *f = v->g->ui;
-    int pad = 10, lh = ren_font_height(v->g->small);
-    int th = rich_text(v, f, text, x + pad, y + pad + lh + 4, w - 2 * pad, v->th->text, c, 0);
+    RenFont *f = ui->g->ui;
+    int pad = 10, lh = ren_font_height(ui->g->small);
+    int th = rich_text(ui, a, f, text, x + pad, y + pad + lh + 4, w - 2 * pad, ui->th->text, c, 0);
     int h = th + 2 * pad + lh + 4;
     if (draw) {
-        ren_rect(v->r, (Rect){x, y, w, h}, ui_mix(v->th->panel, c, 0.10f));
-        ren_rect(v->r, (Rect){x, y, 4, h}, c);
-        ren_text(v->r, v->g->small, label, x + pad, y + pad - 2, c);
-        rich_text(v, f, text, x + pad, y + pad + lh + 4, w - 2 * pad, v->th->text, c, 1);
+        ren_rect(ui->r, (Rect){x, y, w, h}, ui_mix(ui->th->panel, c, 0.10f));
+        ren_rect(ui->r, (Rect){x, y, 4, h}, c);
+        ren_text(ui->r, ui->g->small, label, x + pad, y + pad - 2, c);
+        rich_text(ui, a, f, text, x + pad, y + pad + lh + 4, w - 2 * pad, ui->th->text, c, 1);
     }
     return h;
 }
 
-static int quiz_block(ViewCtx *v, const LessonStep *s, int answered, int x, int y, int w, int draw)
+static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int x, int y, int w, int draw)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
-    RenFont *f = v->g->ui;
+    const Theme *th = ui->th;
+    RenFont *f = ui->g->ui;
     int y0 = y, pad = 8;
     if (draw)
-        ren_text(v->r, v->g->small, lesson_ui_word(a, LW_QUIZ), x, y, th->accent2);
-    y += ren_font_height(v->g->small) + 4;
-    y += rich_text(v, f, s->quiz.question, x, y, w, th->text, th->accent2, draw) + 8;
+        ren_text(ui->r, ui->g->small, lesson_ui_word(a, LW_QUIZ), x, y, th->accent2);
+    y += ren_font_height(ui->g->small) + 4;
+    y += rich_text(ui, a, f, s->quiz.question, x, y, w, th->text, th->accent2, draw) + 8;
     for (int c = 0; c < s->quiz.n_choices; c++) {
         char num[16];
         snprintf(num, sizeof num, "%d", c + 1);
         int nw = ren_text_width(f, "8  ");
-        int h = rich_text(v, f, s->quiz.choices[c], 0, 0, w - nw - 2 * pad, th->text, th->text, 0) + 2 * pad;
+        int h = rich_text(ui, a, f, s->quiz.choices[c], 0, 0, w - nw - 2 * pad, th->text, th->text, 0) + 2 * pad;
         Rect rc = {x, y, w, h};
         if (draw) {
             int right = c == s->quiz.answer, chosen = c == answered;
@@ -145,14 +144,14 @@ static int quiz_block(ViewCtx *v, const LessonStep *s, int answered, int x, int 
             } else if (chosen) {
                 bg = ui_mix(th->panel, th->bad, 0.25f);
                 edge = th->bad;
-            } else if (answered < 0 && ui_over(v->in, rc)) {
+            } else if (answered < 0 && ui_over(&ui->in, rc)) {
                 bg = ui_mix(th->panel2, th->accent, 0.2f);
             }
-            ren_rect(v->r, rc, bg);
-            ren_rect_line(v->r, rc, chosen || (answered >= 0 && right) ? 2 : 1, edge);
-            ren_text(v->r, f, num, x + pad, y + pad, th->dim);
-            rich_text(v, f, s->quiz.choices[c], x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
-            if (answered < 0 && ui_clicked(v->in, rc))
+            ren_rect(ui->r, rc, bg);
+            ren_rect_line(ui->r, rc, chosen || (answered >= 0 && right) ? 2 : 1, edge);
+            ren_text(ui->r, f, num, x + pad, y + pad, th->dim);
+            rich_text(ui, a, f, s->quiz.choices[c], x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
+            if (answered < 0 && ui_clicked(&ui->in, rc))
                 lesson_ui_answer(a, c);
         }
         y += h + 4;
@@ -165,26 +164,25 @@ static int quiz_block(ViewCtx *v, const LessonStep *s, int answered, int x, int 
         else
             snprintf(msg, sizeof msg, lesson_ui_word(a, LW_WRONG), s->quiz.answer + 1);
         if (draw)
-            ren_text(v->r, f, msg, x, y + 2, right ? th->good : th->bad);
+            ren_text(ui->r, f, msg, x, y + 2, right ? th->good : th->bad);
         y += ren_font_height(f) + 6;
         if (s->quiz.explain)
-            y += rich_text(v, f, s->quiz.explain, x, y, w, th->text, th->accent, draw) + 4;
+            y += rich_text(ui, a, f, s->quiz.explain, x, y, w, th->text, th->accent, draw) + 4;
     }
     return y - y0;
 }
 
 /* A @predict: what to do before the reveal; after it, right or not, the
  * values, and the @explain. */
-static int predict_block(ViewCtx *v, const LessonStep *s, int x, int y, int w, int draw)
+static int predict_block(UiCtx *ui, App *a, const LessonStep *s, int x, int y, int w, int draw)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
-    RenFont *f = v->g->ui;
+    const Theme *th = ui->th;
+    RenFont *f = ui->g->ui;
     LessonPredictState ps;
     int ok = lesson_ui_predict_state(a, &ps), y0 = y;
     if (draw)
-        ren_text(v->r, v->g->small, _("Predict"), x, y, th->accent2);
-    y += ren_font_height(v->g->small) + 4;
+        ren_text(ui->r, ui->g->small, _("Predict"), x, y, th->accent2);
+    y += ren_font_height(ui->g->small) + 4;
     char msg[700];
     const TfModel *m = &a->ses.model;
     const TfTrace *tr = &a->ses.trace;
@@ -219,56 +217,55 @@ static int predict_block(ViewCtx *v, const LessonStep *s, int x, int y, int w, i
                      vocab_token(&m->tgt_vocab, ps.picked));
     }
     Color c = ps.picked < 0 ? th->text : ps.picked == ps.answer ? th->good : th->bad;
-    y += rich_text(v, f, msg, x, y, w, c, th->accent2, draw) + 6;
+    y += rich_text(ui, a, f, msg, x, y, w, c, th->accent2, draw) + 6;
     if (ps.picked >= 0 && s->predict.explain)
-        y += rich_text(v, f, s->predict.explain, x, y, w, th->text, th->accent, draw) + 4;
+        y += rich_text(ui, a, f, s->predict.explain, x, y, w, th->text, th->accent, draw) + 4;
     return y - y0;
 }
 
 /* Height of a step's body as drawn (measured without drawing). */
-static int body_height(ViewCtx *v, const LessonStep *s, int answered, int w)
+static int body_height(UiCtx *ui, App *a, const LessonStep *s, int answered, int w)
 {
-    int h = ui_paragraph_height(v->g->ui, s->title, w) + 8;
-    h += rich_text(v, v->g->ui, s->text, 0, 0, w, v->th->text, v->th->select, 0) + 12;
+    int h = ui_paragraph_height(ui->g->ui, s->title, w) + 8;
+    h += rich_text(ui, a, ui->g->ui, s->text, 0, 0, w, ui->th->text, ui->th->select, 0) + 12;
     if (s->try_text)
-        h += box_text(v, "", s->try_text, 0, 0, w, v->th->accent, 0) + 12;
+        h += box_text(ui, a, "", s->try_text, 0, 0, w, ui->th->accent, 0) + 12;
     if (s->has_quiz)
-        h += quiz_block(v, s, answered, 0, 0, w, 0);
+        h += quiz_block(ui, a, s, answered, 0, 0, w, 0);
     if (s->predict.kind)
-        h += predict_block(v, s, 0, 0, w, 0);
+        h += predict_block(ui, a, s, 0, 0, w, 0);
     return h;
 }
 
-void lesson_panel_draw(ViewCtx *v)
+void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
-    Rect rc = v->area;
+    const Theme *th = ui->th;
+    Rect rc = area;
     int step, answered;
     const Lesson *l = lesson_ui_current(a, &step, &answered);
     if (!l)
         return;
     const LessonStep *s = &l->steps[step];
     int x = rc.x + 14, w = rc.w - 26, y = rc.y + 10;
-    int sh = ren_font_height(v->g->small);
+    int sh = ren_font_height(ui->g->small);
     /* header: lesson title and step dots */
     /* "Lessons" opens the list, "close" leaves the lesson */
     const char *les = lesson_ui_word(a, LW_LESSONS), *cl = lesson_ui_word(a, LW_CLOSE);
-    Rect lr = {x, y, ren_text_width(v->g->small, les), sh};
-    ren_text(v->r, v->g->small, les, x, y, ui_over(v->in, lr) ? th->accent : th->dim);
-    if (ui_clicked(v->in, lr))
+    Rect lr = {x, y, ren_text_width(ui->g->small, les), sh};
+    ren_text(ui->r, ui->g->small, les, x, y, ui_over(&ui->in, lr) ? th->accent : th->dim);
+    if (ui_clicked(&ui->in, lr))
         lesson_ui_toggle_list(a);
-    int cw = ren_text_width(v->g->small, cl);
+    int cw = ren_text_width(ui->g->small, cl);
     Rect cr = {x + w - cw, y, cw, sh};
-    ren_text(v->r, v->g->small, cl, cr.x, y, ui_over(v->in, cr) ? th->accent : th->dim);
-    if (ui_clicked(v->in, cr)) {
+    ren_text(ui->r, ui->g->small, cl, cr.x, y, ui_over(&ui->in, cr) ? th->accent : th->dim);
+    if (ui_clicked(&ui->in, cr)) {
         lesson_ui_close(a);
         return;
     }
     char buf[96];
     snprintf(buf, sizeof buf, lesson_ui_word(a, LW_STEP), step + 1, l->n_steps);
     /* centred, but only in the gap between "Lessons" and "close" */
-    int bw = ren_text_width(v->g->small, buf), gl = x + lr.w + 10, gr = cr.x - 10;
+    int bw = ren_text_width(ui->g->small, buf), gl = x + lr.w + 10, gr = cr.x - 10;
     int bx = x + (w - bw) / 2;
     if (bx < gl)
         bx = gl;
@@ -277,100 +274,99 @@ void lesson_panel_draw(ViewCtx *v)
     if (bx + bw > gr) /* no room for the sentence: the numbers alone */
         snprintf(buf, sizeof buf, "%d / %d", step + 1, l->n_steps);
     if (gr - gl > 20)
-        ui_text_fit(v->r, v->g->small, buf, bx, y, gr - bx, th->dim);
+        ui_text_fit(ui->r, ui->g->small, buf, bx, y, gr - bx, th->dim);
     y += sh + 4;
     const char *tag = ren_text_tag("lesson"); /* the lesson files' own text */
-    y += ui_paragraph(v->r, v->g->title, l->title, x, y, w, th->text) + 6;
+    y += ui_paragraph(ui->r, ui->g->title, l->title, x, y, w, th->text) + 6;
     ren_text_tag(tag);
     int dot = sh / 2 + 2;
     for (int i = 0; i < l->n_steps && (i + 1) * (dot + 4) < w; i++) {
         Rect d = {x + i * (dot + 4), y, dot, dot};
-        ren_rect(v->r, d, i == step ? th->accent : i < step ? th->dim : th->panel2);
-        if (ui_clicked(v->in, (Rect){d.x - 2, d.y - 4, d.w + 4, d.h + 8}))
+        ren_rect(ui->r, d, i == step ? th->accent : i < step ? th->dim : th->panel2);
+        if (ui_clicked(&ui->in, (Rect){d.x - 2, d.y - 4, d.w + 4, d.h + 8}))
             lesson_ui_step(a, i - step);
     }
     y += dot + 10;
     /* footer: Back / Next */
-    int fh = ren_font_height(v->g->ui) + 14;
+    int fh = ren_font_height(ui->g->ui) + 14;
     Rect back = {x, rc.y + rc.h - fh - 8, (w - 8) / 2, fh};
     Rect next = {x + (w + 8) / 2, back.y, (w - 8) / 2, fh};
-    if (step > 0 && ui_button(v, back, lesson_ui_word(a, LW_PREV), 0))
+    if (step > 0 && ui_button(ui, back, lesson_ui_word(a, LW_PREV), 0))
         lesson_ui_step(a, -1);
-    if (ui_button(v, next, lesson_ui_word(a, LW_NEXT), 1))
+    if (ui_button(ui, next, lesson_ui_word(a, LW_NEXT), 1))
         lesson_ui_step(a, 1);
     int keys_y = back.y - sh - 6;
     if (s->has_quiz && answered < 0)
         snprintf(buf, sizeof buf, _("1-%d: answer · PgDn: next step"), s->quiz.n_choices);
     else
         snprintf(buf, sizeof buf, "%s", lesson_ui_word(a, LW_KEYS));
-    ui_text_fit(v->r, v->g->small, buf, x, keys_y, w, th->dim);
+    ui_text_fit(ui->r, ui->g->small, buf, x, keys_y, w, th->dim);
     /* body, clipped above the footer, scrolled by the wheel */
     Rect body = {rc.x, y, rc.w, keys_y - 6 - y};
     if (body.h <= 0)
         return;
-    int content = body_height(v, s, answered, w);
+    int content = body_height(ui, a, s, answered, w);
     int to_end = 0, *scroll = lesson_ui_scroll(a, &to_end);
     int max_scroll = content > body.h ? content - body.h : 0;
     if (scroll) {
         if (to_end)
             *scroll = max_scroll;
-        if (v->in->wheel && ui_over(v->in, body))
-            *scroll -= v->in->wheel * 3 * ren_font_height(v->g->ui);
+        if (ui->in.wheel && ui_over(&ui->in, body))
+            *scroll -= ui->in.wheel * 3 * ren_font_height(ui->g->ui);
         if (*scroll > max_scroll)
             *scroll = max_scroll;
         if (*scroll < 0)
             *scroll = 0;
     }
     int off = scroll ? *scroll : 0;
-    ren_clip_push(v->r, body);
+    ren_clip_push(ui->r, body);
     y -= off;
     tag = ren_text_tag("lesson");
-    y += ui_paragraph(v->r, v->g->ui, s->title, x, y, w, th->accent) + 8;
-    y += rich_text(v, v->g->ui, s->text, x, y, w, th->text, th->select, 1) + 12;
+    y += ui_paragraph(ui->r, ui->g->ui, s->title, x, y, w, th->accent) + 8;
+    y += rich_text(ui, a, ui->g->ui, s->text, x, y, w, th->text, th->select, 1) + 12;
     if (s->try_text)
-        y += box_text(v, lesson_ui_word(a, LW_TRY), s->try_text, x, y, w, th->accent, 1) + 12;
+        y += box_text(ui, a, lesson_ui_word(a, LW_TRY), s->try_text, x, y, w, th->accent, 1) + 12;
     if (s->predict.kind) /* a step has a @quiz or a @predict */
-        y += predict_block(v, s, x, y, w, 1);
+        y += predict_block(ui, a, s, x, y, w, 1);
     if (s->has_quiz)
-        quiz_block(v, s, answered, x, y, w, 1);
+        quiz_block(ui, a, s, answered, x, y, w, 1);
     ren_text_tag(tag);
-    ren_clip_pop(v->r);
+    ren_clip_pop(ui->r);
     if (max_scroll > 0) { /* a scroll bar, and a hint that there is more */
         int bh = body.h * body.h / content;
         int by = body.y + (body.h - bh) * off / max_scroll;
-        ren_rect(v->r, (Rect){rc.x + rc.w - 6, body.y, 3, body.h}, th->panel2);
-        ren_rect(v->r, (Rect){rc.x + rc.w - 6, by, 3, bh}, th->accent);
+        ren_rect(ui->r, (Rect){rc.x + rc.w - 6, body.y, 3, body.h}, th->panel2);
+        ren_rect(ui->r, (Rect){rc.x + rc.w - 6, by, 3, bh}, th->accent);
         if (off < max_scroll)
-            ren_text(v->r, v->g->small, "▼", rc.x + rc.w - 22, body.y + body.h - sh, th->accent);
+            ren_text(ui->r, ui->g->small, "▼", rc.x + rc.w - 22, body.y + body.h - sh, th->accent);
     }
 }
 
-void lesson_list_draw(ViewCtx *v, int W, int H)
+void lesson_list_draw(UiCtx *ui, App *a, int W, int H)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
+    const Theme *th = ui->th;
     const LessonSet *set = lesson_ui_set(a);
-    RenFont *f = v->g->ui, *s = v->g->small;
+    RenFont *f = ui->g->ui, *s = ui->g->small;
     int lh = ren_font_height(f), sh = ren_font_height(s);
     int row = lh + sh + 14;
     int n = set ? set->n : 0;
-    int w = W * 2 / 3 > 900 ? 900 : W * 2 / 3, h = n * row + ren_font_height(v->g->title) + 60;
+    int w = W * 2 / 3 > 900 ? 900 : W * 2 / 3, h = n * row + ren_font_height(ui->g->title) + 60;
     if (w < 300)
         w = W - 20;
     if (h > H - 40)
         h = H - 40;
-    Rect box = ui_overlay(v->r, v->th, W, H, w, h);
+    Rect box = ui_overlay(ui->r, ui->th, W, H, w, h);
     int y = box.y + 14;
-    ren_text(v->r, v->g->title, lesson_ui_word(a, LW_LESSONS), box.x + 20, y, th->accent);
+    ren_text(ui->r, ui->g->title, lesson_ui_word(a, LW_LESSONS), box.x + 20, y, th->accent);
     const char *hint = _("Enter opens · Esc closes · Z 中文");
-    ren_text(v->r, s, hint, box.x + w - ren_text_width(s, hint) - 20, y + 6, th->dim);
-    y += ren_font_height(v->g->title) + 14;
+    ren_text(ui->r, s, hint, box.x + w - ren_text_width(s, hint) - 20, y + 6, th->dim);
+    y += ren_font_height(ui->g->title) + 14;
     if (!n) {
         /* the folder actually searched (the data path, or --lessons) */
         char msg[4200];
         const char *dir = lesson_ui_dir(a);
-        snprintf(msg, sizeof msg, lesson_ui_word(a, LW_NONE), dir ? dir : a->lang ? "lessons/zh" : "lessons/en");
-        ui_paragraph(v->r, f, msg, box.x + 20, y, w - 40, th->warn);
+        snprintf(msg, sizeof msg, lesson_ui_word(a, LW_NONE), dir ? dir : a->look.lang ? "lessons/zh" : "lessons/en");
+        ui_paragraph(ui->r, f, msg, box.x + 20, y, w - 40, th->warn);
     }
     int sel = lesson_ui_list_sel(a);
     for (int i = 0; i < n; i++, y += row) {
@@ -378,9 +374,9 @@ void lesson_list_draw(ViewCtx *v, int W, int H)
         Rect r = {box.x + 10, y, w - 20, row - 4};
         if (r.y + r.h > box.y + box.h)
             break;
-        int over = ui_over(v->in, r);
+        int over = ui_over(&ui->in, r);
         if (i == sel || over)
-            ren_rect(v->r, r, i == sel ? ui_mix(th->panel, th->accent, 0.2f) : th->panel2);
+            ren_rect(ui->r, r, i == sel ? ui_mix(th->panel, th->accent, 0.2f) : th->panel2);
         int reached;
         unsigned long long right;
         lesson_ui_progress(a, l->id, &reached, &right);
@@ -392,22 +388,22 @@ void lesson_list_draw(ViewCtx *v, int W, int H)
             snprintf(prog, sizeof prog, "%d / %d", reached, l->n_steps);
         else
             snprintf(prog, sizeof prog, "%d", l->n_steps);
-        ren_text(v->r, f, num, r.x + 8, r.y + 5, th->dim);
+        ren_text(ui->r, f, num, r.x + 8, r.y + 5, th->dim);
         int px = r.x + r.w - ren_text_width(s, prog) - 10;
-        ren_text(v->r, s, prog, px, r.y + 7, reached >= l->n_steps ? th->good : th->dim);
+        ren_text(ui->r, s, prog, px, r.y + 7, reached >= l->n_steps ? th->good : th->dim);
         int tx = r.x + 16 + ren_text_width(f, "00");
         const char *tag = ren_text_tag("lesson"); /* the lesson files' own text */
-        ui_text_fit(v->r, f, l->title, tx, r.y + 5, px - tx - 10, th->text);
+        ui_text_fit(ui->r, f, l->title, tx, r.y + 5, px - tx - 10, th->text);
         if (l->summary)
-            ui_text_fit(v->r, s, l->summary, tx, r.y + 7 + lh, r.x + r.w - tx - 10, th->dim);
+            ui_text_fit(ui->r, s, l->summary, tx, r.y + 7 + lh, r.x + r.w - tx - 10, th->dim);
         ren_text_tag(tag);
-        if (over && v->in->pressed) {
+        if (over && ui->in.pressed) {
             lesson_ui_list_select(a, i);
             int resume = reached > 0 && reached < l->n_steps ? reached - 1 : 0;
-            a->in.pressed = 0; /* v->in is a->in */
+            a->ui.in.pressed = 0; /* &ui->in is a->ui.in */
             lesson_ui_open(a, l->id, resume);
             break;
         }
     }
-    ren_clip_pop(v->r);
+    ren_clip_pop(ui->r);
 }

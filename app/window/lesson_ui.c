@@ -78,7 +78,7 @@ static const char *const WORDS[] = {
     [W_DONE] = N_("done"),
 };
 
-static const char *word(const App *a, int w) { return L(a->lang, WORDS[w]); }
+static const char *word(const App *a, int w) { return L(a->look.lang, WORDS[w]); }
 const char *lesson_ui_word(const App *a, int w) { return word(a, w); }
 
 /* ---- progress in $XDG_DATA_HOME/stepformer/progress.txt ---- */
@@ -201,20 +201,20 @@ static void collect_error(const char *msg, void *user)
 
 static int load_lang(App *a, LessonUi *u)
 {
-    if (u->lang_loaded == a->lang)
+    if (u->lang_loaded == a->look.lang)
         return 0;
     lessons_free(&u->set);
     char rel[64], dir[4096];
-    snprintf(rel, sizeof rel, "lessons/%s", LANG_DIR[a->lang == 1]);
+    snprintf(rel, sizeof rel, "lessons/%s", LANG_DIR[a->look.lang == 1]);
     if (a->lessons_dir[0])
-        snprintf(dir, sizeof dir, "%s/%s", a->lessons_dir, LANG_DIR[a->lang == 1]);
+        snprintf(dir, sizeof dir, "%s/%s", a->lessons_dir, LANG_DIR[a->look.lang == 1]);
     else
         paths_data(rel, dir, sizeof dir);
     u->load_errors[0] = 0;
     snprintf(u->dir, sizeof u->dir, "%s", dir);
     int bad = 0;
     lessons_load_dir(&u->set, dir, collect_error, u, &bad);
-    u->lang_loaded = a->lang;
+    u->lang_loaded = a->look.lang;
     if (bad == 1)
         app_notice(a, 1, _("1 lesson file could not be read: %s"), u->load_errors);
     else if (bad)
@@ -309,7 +309,7 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
     const char *tgt = v->tgt ? v->tgt : "";
     o.set_src = v->src && strcmp(v->src, a->ses.src_line) != 0 ? v->src : NULL;
     o.set_tgt = strcmp(tgt, a->ses.tgt) != 0 ? tgt : NULL;
-    o.focus_set = 1; /* FOCUS_NONE */
+    ui_focus_clear(&a->ui); /* the step's line replaces what was typed */
     app_apply(a, &o);
     session_update(&a->ses, SES_NEED_STAGE); /* the padded input, for the experiment's positions */
     TfExperiment e;
@@ -419,7 +419,7 @@ void lesson_ui_step(App *a, int delta)
 
 void lesson_ui_set_lang(App *a, int lang)
 {
-    if (lang == a->lang)
+    if (lang == a->look.lang)
         return;
     LessonUi *u = ui(a);
     char id[64] = "";
@@ -428,7 +428,7 @@ void lesson_ui_set_lang(App *a, int lang)
         snprintf(id, sizeof id, "%s", u->set.lessons[u->cur].id);
         step = u->step;
     }
-    a->lang = lang;
+    a->look.lang = lang;
     ui_set_lang(lang); /* the notices below speak the new language */
     if (!u)
         return;
@@ -601,39 +601,39 @@ static Rect heat_row(const HeatGeo *h, int row, int col)
     return r;
 }
 
-static void overlay_row(ViewCtx *v, App *a, const LessonPredictState *ps)
+static void overlay_row(UiCtx *ui, App *a, Rect area, const LessonPredictState *ps)
 {
-    const Theme *th = v->th;
+    const Theme *th = ui->th;
     const HeatGeo *h = &a->heat;
     if (!h->valid || (int)h->stage != ps->stage || ps->row >= h->rows) {
         if (ps->picked < 0) { /* another view would give it away */
-            ren_rect(v->r, v->area, th->bg);
+            ren_rect(ui->r, area, th->bg);
             a->hover.valid = 0;
-            ui_paragraph(v->r, v->g->ui, _("Back to the heatmap to make your prediction (the lesson's view)."),
-                         v->area.x + 20, v->area.y + 40, v->area.w - 40, th->warn);
+            ui_paragraph(ui->r, ui->g->ui, _("Back to the heatmap to make your prediction (the lesson's view)."),
+                         area.x + 20, area.y + 40, area.w - 40, th->warn);
         }
         return;
     }
     Rect row = heat_row(h, ps->row, -1);
     if (ps->picked >= 0) { /* revealed: the learner's pick and the answer */
-        ren_rect_line(v->r, heat_row(h, ps->row, ps->picked), 3, ps->picked == ps->answer ? th->good : th->bad);
+        ren_rect_line(ui->r, heat_row(h, ps->row, ps->picked), 3, ps->picked == ps->answer ? th->good : th->bad);
         if (ps->picked != ps->answer)
-            ren_rect_line(v->r, heat_row(h, ps->row, ps->answer), 3, th->good);
+            ren_rect_line(ui->r, heat_row(h, ps->row, ps->answer), 3, th->good);
         return;
     }
-    ren_rect(v->r, row, th->panel2);
+    ren_rect(ui->r, row, th->panel2);
     for (int c = 0; c < h->cols; c++) {
         Rect cell = heat_row(h, ps->row, c);
-        int over = ui_over(v->in, cell);
+        int over = ui_over(&ui->in, cell);
         if (over)
-            ren_rect(v->r, cell, ui_mix(th->panel2, th->accent, 0.35f));
-        if (cell.w >= ren_text_width(v->g->ui, "?") + 4 && cell.h >= ren_font_height(v->g->ui))
-            ren_text(v->r, v->g->ui, "?", cell.x + (cell.w - ren_text_width(v->g->ui, "?")) / 2,
-                     cell.y + (cell.h - ren_font_height(v->g->ui)) / 2, th->dim);
-        if (ui_clicked(v->in, cell) && ui_over(v->in, v->area))
+            ren_rect(ui->r, cell, ui_mix(th->panel2, th->accent, 0.35f));
+        if (cell.w >= ren_text_width(ui->g->ui, "?") + 4 && cell.h >= ren_font_height(ui->g->ui))
+            ren_text(ui->r, ui->g->ui, "?", cell.x + (cell.w - ren_text_width(ui->g->ui, "?")) / 2,
+                     cell.y + (cell.h - ren_font_height(ui->g->ui)) / 2, th->dim);
+        if (ui_clicked(&ui->in, cell) && ui_over(&ui->in, area))
             lesson_ui_predict(a, c);
     }
-    ren_rect_line(v->r, row, 2, th->accent);
+    ren_rect_line(ui->r, row, 2, th->accent);
     if (a->hover.valid && a->hover.row == ps->row) /* the status line would tell */
         a->hover.valid = 0;
 }
@@ -648,53 +648,52 @@ static void prefix_text(const App *a, int row, char *buf, size_t cap)
                  vocab_token(&a->ses.model.tgt_vocab, tr->tgt_ids[(size_t)a->ses.batch * tr->T + i]));
 }
 
-static void overlay_next(ViewCtx *v, App *a, LessonUi *u, const LessonPredictState *ps)
+static void overlay_next(UiCtx *ui, App *a, Rect area, LessonUi *u, const LessonPredictState *ps)
 {
     if (ps->picked >= 0)
         return;
-    const Theme *th = v->th;
-    Rect A = v->area;
+    const Theme *th = ui->th;
+    Rect A = area;
     find_candidates(a, u, ps->row);
-    ren_rect(v->r, A, th->bg);
+    ren_rect(ui->r, A, th->bg);
     a->hover.valid = 0; /* the status line would tell what is covered */
     int x = A.x + 20, y = A.y + 30, w = A.w - 40;
-    ren_text(v->r, v->g->title, _("Predict"), x, y, th->accent2);
-    y += ren_font_height(v->g->title) + 10;
+    ren_text(ui->r, ui->g->title, _("Predict"), x, y, th->accent2);
+    y += ren_font_height(ui->g->title) + 10;
     char pre[512], buf[700];
     prefix_text(a, ps->row, pre, sizeof pre);
     snprintf(buf, sizeof buf, _("Which token will the model write after «%s»? Its probabilities are hidden until "
                                 "you pick one."), pre);
-    y += ui_paragraph(v->r, v->g->ui, buf, x, y, w, th->text) + 16;
-    int bh = ren_font_height(v->g->ui) + 16, bx = x;
+    y += ui_paragraph(ui->r, ui->g->ui, buf, x, y, w, th->text) + 16;
+    int bh = ren_font_height(ui->g->ui) + 16, bx = x;
     for (int i = 0; i < u->n_cand; i++) {
         const char *t = vocab_token(&a->ses.model.tgt_vocab, u->cand[i]);
-        int bw = ren_text_width(v->g->ui, t) + 36;
+        int bw = ren_text_width(ui->g->ui, t) + 36;
         if (bx + bw > x + w && bx > x) {
             bx = x;
             y += bh + 8;
         }
         u->cand_rect[i] = (Rect){bx, y, bw, bh};
-        if (ui_button(v, u->cand_rect[i], t, 0))
+        if (ui_button(ui, u->cand_rect[i], t, 0))
             lesson_ui_predict(a, u->cand[i]);
         bx += bw + 10;
     }
 }
 
-void lesson_ui_overlay(ViewCtx *v)
+void lesson_ui_overlay(UiCtx *ui, App *a, Rect area)
 {
-    App *a = win_app(v);
     LessonUi *u = a->les;
     if (u)
         u->n_cand = 0;
     LessonPredictState ps;
     if (!u || !lesson_ui_predict_state(a, &ps))
         return;
-    ren_clip_push(v->r, v->area);
+    ren_clip_push(ui->r, area);
     if (ps.kind == LESSON_PREDICT_ROW)
-        overlay_row(v, a, &ps);
+        overlay_row(ui, a, area, &ps);
     else
-        overlay_next(v, a, u, &ps);
-    ren_clip_pop(v->r);
+        overlay_next(ui, a, area, u, &ps);
+    ren_clip_pop(ui->r);
 }
 
 void lesson_ui_free(App *a)

@@ -9,8 +9,6 @@
 #include "lesson.h"
 #include "panels.h"
 
-struct ViewCtx;
-
 /* Open lesson `id` at step (0-based) in the App's language. Returns 0, or
  * -1 with a notice shown. */
 int lesson_ui_open(App *a, const char *id, int step);
@@ -30,8 +28,8 @@ int lesson_ui_quiz_key(App *a, int choice);
 void lesson_ui_free(App *a);
 
 /* Drawing: the panel (right side) and the list (an overlay). */
-void lesson_panel_draw(struct ViewCtx *v);
-void lesson_list_draw(struct ViewCtx *v, int W, int H);
+void lesson_panel_draw(UiCtx *ui, struct App *a, Rect area);
+void lesson_list_draw(UiCtx *ui, struct App *a, int W, int H);
 
 /* For drawing: the lessons of the current language, the list selection,
  * a lesson's progress (highest step reached, 1-based; quizzes right as
@@ -68,7 +66,7 @@ int lesson_ui_predict(App *a, int choice);
 int lesson_ui_predict_candidates(App *a, int *ids, Rect *rects);
 /* Hide what the step asks to predict, over the main view (frame.c calls
  * it after drawing the view). */
-void lesson_ui_overlay(struct ViewCtx *v);
+void lesson_ui_overlay(UiCtx *ui, struct App *a, Rect area);
 
 /* For tests: the lesson and step shown, the quiz answer given (-1 none). */
 const Lesson *lesson_ui_current(const App *a, int *step, int *answered);

@@ -69,16 +69,16 @@ static size_t lead_tag(const char *s, char *tag, size_t cap)
     return n;
 }
 
-int model_ui_chooser_width(ViewCtx *v)
+int model_ui_chooser_width(UiCtx *ui, App *a)
 {
-    ModelUi *u = tags(win_app(v));
+    ModelUi *u = tags(a);
     if (!u || !u->n)
         return 0;
     char tag[128];
-    lead_tag(win_app(v)->ses.src_line, tag, sizeof tag);
-    int w = ren_text_width(v->g->small, tag[0] ? tag : _("target language")),
-        w2 = ren_text_width(v->g->small, vocab_token(&win_app(v)->ses.model.src_vocab, u->ids[0]));
-    return (w > w2 ? w : w2) + ui_px(v->g, 28);
+    lead_tag(a->ses.src_line, tag, sizeof tag);
+    int w = ren_text_width(ui->g->small, tag[0] ? tag : _("target language")),
+        w2 = ren_text_width(ui->g->small, vocab_token(&a->ses.model.src_vocab, u->ids[0]));
+    return (w > w2 ? w : w2) + ui_px(ui->g, 28);
 }
 
 void model_ui_choose(App *a, int id)
@@ -87,35 +87,34 @@ void model_ui_choose(App *a, int id)
     const char *s = a->ses.src_line;
     s += lead_tag(s, tag, sizeof tag);
     snprintf(text, sizeof text, "%s %s", vocab_token(&a->ses.model.src_vocab, id), s);
-    app_set_text(a, FOCUS_SRC, text);
-    if (a->focus == FOCUS_SRC)
-        a->cursor = (int)strlen(a->ses.src_line);
+    app_set_text(a, APP_LINE_SRC, text);
+    if (app_focused_line(a) == APP_LINE_SRC)
+        app_focus_line(a, APP_LINE_SRC); /* the cursor at the end */
     app_notice(a, 0, _("target language: %s (the tag starts the source sentence)"),
                vocab_token(&a->ses.model.src_vocab, id));
 }
 
-void model_ui_chooser_draw(ViewCtx *v, Rect rc)
+void model_ui_chooser_draw(UiCtx *ui, App *a, Rect rc)
 {
-    App *a = win_app(v);
     ModelUi *u = tags(a);
     if (!u || !u->n || rc.w <= 0)
         return;
     char tag[128], label[160];
     lead_tag(a->ses.src_line, tag, sizeof tag);
     snprintf(label, sizeof label, "%s ▾", tag[0] ? tag : _("target language"));
-    if (ui_button(v, rc, label, u->open))
+    if (ui_button(ui, rc, label, u->open))
         u->open = !u->open;
     if (!u->open)
         return;
     /* the list: a grid of tags above the source line, right-aligned */
-    RenFont *f = v->g->small;
+    RenFont *f = ui->g->small;
     int w = 0;
     for (int i = 0; i < u->n; i++) {
         int k = ren_text_width(f, vocab_token(&a->ses.model.src_vocab, u->ids[i]));
         w = k > w ? k : w;
     }
-    u->cell_w = w + ui_px(v->g, 16);
-    u->cell_h = ren_font_height(f) + ui_px(v->g, 8);
+    u->cell_w = w + ui_px(ui->g, 16);
+    u->cell_h = ren_font_height(f) + ui_px(ui->g, 8);
     int max_w = rc.x + rc.w - 20, max_h = rc.y - 60;
     u->cols = max_w / u->cell_w < 1 ? 1 : max_w / u->cell_w;
     if (u->cols > u->n)
@@ -128,15 +127,14 @@ void model_ui_chooser_draw(ViewCtx *v, Rect rc)
 }
 
 /* The list is drawn over everything else, last. */
-void model_ui_overlay(ViewCtx *v)
+void model_ui_overlay(UiCtx *ui, App *a)
 {
-    App *a = win_app(v);
     ModelUi *u = a->mui;
     if (!u || !u->open || !u->n)
         return;
-    const Theme *th = v->th;
-    ren_rect(v->r, u->pop, th->panel2);
-    ren_rect_line(v->r, u->pop, 1, th->border);
+    const Theme *th = ui->th;
+    ren_rect(ui->r, u->pop, th->panel2);
+    ren_rect_line(ui->r, u->pop, 1, th->border);
     char tag[128];
     lead_tag(a->ses.src_line, tag, sizeof tag);
     int rows = (u->pop.h - 8) / u->cell_h;
@@ -144,18 +142,18 @@ void model_ui_overlay(ViewCtx *v)
         Rect c = {u->pop.x + 4 + (i % u->cols) * u->cell_w, u->pop.y + 4 + (i / u->cols) * u->cell_h,
                   u->cell_w - 4, u->cell_h - 4};
         const char *t = vocab_token(&a->ses.model.src_vocab, u->ids[i]);
-        int on = !strcmp(t, tag), over = ui_over(v->in, c);
-        ren_rect(v->r, c, on ? th->accent : over ? th->panel : th->panel2);
-        ui_text_center(v->r, v->g->small, t, c, on ? th->bg : th->text);
+        int on = !strcmp(t, tag), over = ui_over(&ui->in, c);
+        ren_rect(ui->r, c, on ? th->accent : over ? th->panel : th->panel2);
+        ui_text_center(ui->r, ui->g->small, t, c, on ? th->bg : th->text);
     }
 }
 
 int model_ui_click(App *a)
 {
     ModelUi *u = a->mui;
-    if (!u || !u->open || !a->in.pressed)
+    if (!u || !u->open || !a->ui.in.pressed)
         return 0;
-    const UiInput *in = &a->in;
+    const UiInput *in = &a->ui.in;
     u->open = 0;
     if (!ui_over(in, u->pop)) /* a click elsewhere closes the list (and goes on) */
         return 0;

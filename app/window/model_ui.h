@@ -7,10 +7,10 @@
 
 /* Width the chooser takes at the right of the source line (0: the model
  * has no language tags), and the chooser drawn in rc. */
-int model_ui_chooser_width(ViewCtx *v);
-void model_ui_chooser_draw(ViewCtx *v, Rect rc);
+int model_ui_chooser_width(UiCtx *ui, App *a);
+void model_ui_chooser_draw(UiCtx *ui, App *a, Rect rc);
 /* The open list over everything (drawn last). */
-void model_ui_overlay(ViewCtx *v);
+void model_ui_overlay(UiCtx *ui, App *a);
 /* Before a frame's widgets: a click on the open list picks a tag and is
  * used up (1); any click closes it. model_ui_close closes it (Esc). */
 int model_ui_click(App *a);

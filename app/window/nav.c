@@ -51,29 +51,28 @@ static const char *short_label(RenFont *f, const NavBlock *b, int w)
     return lab;
 }
 
-static void block_row(ViewCtx *v, const NavBlock *b, Rect rc, int current)
+static void block_row(UiCtx *ui, App *a, const NavBlock *b, Rect rc, int current)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
-    int over = ui_over(v->in, rc);
+    const Theme *th = ui->th;
+    int over = ui_over(&ui->in, rc);
     int attn = b->label[0] == 'M' || b->cross;
     Color base = attn ? ui_mix(th->panel2, th->accent2, 0.18f)
                : strncmp(b->label, "Feed", 4) == 0 ? ui_mix(th->panel2, th->accent, 0.15f)
                                                    : th->panel2;
     Color bg = current ? th->accent : over ? ui_mix(base, th->text, 0.12f) : base;
-    ren_rect(v->r, rc, bg);
-    ren_rect_line(v->r, rc, current ? 2 : 1, current ? th->select : th->border);
-    RenFont *f = v->g->small;
+    ren_rect(ui->r, rc, bg);
+    ren_rect_line(ui->r, rc, current ? 2 : 1, current ? th->select : th->border);
+    RenFont *f = ui->g->small;
     int fh = ren_font_height(f);
-    ren_clip_push(v->r, rc);
+    ren_clip_push(ui->r, rc);
     const char *lab = short_label(f, b, rc.w - 8);
     int w = ren_text_width(f, lab);
     int x = w > rc.w - 8 ? rc.x + 4 : rc.x + (rc.w - w) / 2;
-    ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, rc.w - 8, current ? th->bg : th->text);
-    ren_clip_pop(v->r);
-    if (a->n_nav_hits < (int)(sizeof a->nav_hits / sizeof a->nav_hits[0]))
-        a->nav_hits[a->n_nav_hits++] = (HitRect){rc, block_entry(a, b)};
-    if (over && v->in->pressed) {
+    ui_text_fit(ui->r, f, lab, x, rc.y + (rc.h - fh) / 2, rc.w - 8, current ? th->bg : th->text);
+    ren_clip_pop(ui->r);
+    if (a->nav.n_hits < (int)(sizeof a->nav.hits / sizeof a->nav.hits[0]))
+        a->nav.hits[a->nav.n_hits++] = (HitRect){rc, block_entry(a, b)};
+    if (over && ui->in.pressed) {
         StagePos p = a->ses.walk[block_entry(a, b)];
         app_goto(a, p.stage, p.layer);
     }
@@ -84,16 +83,15 @@ typedef struct ColumnGeo {
     int cross_y;                 /* centre of the cross-attention row */
 } ColumnGeo;
 
-static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *bl, int nb,
+static ColumnGeo draw_column(UiCtx *ui, App *a, Rect col, int decoder, const NavBlock *bl, int nb,
                              int cur, int rh, int gap)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
+    const Theme *th = ui->th;
     const TfConfig *c = &a->ses.model.cfg;
-    int layer = a->nav_layer[decoder];
+    int layer = a->nav.layer[decoder];
     ColumnGeo g = {-1, -1, -1};
     int y = col.y + col.h - gap;
-    int fh = ren_font_height(v->g->small);
+    int fh = ren_font_height(ui->g->small);
     for (int k = 0; k < nb; k++) {
         const NavBlock *b = &bl[k];
         int stage_dec = b->decoder || (a->ses.walk[b->first].stage == ST_OUT_LOGITS);
@@ -117,7 +115,7 @@ static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *
             rc.x = tab_right;
         }
         int current = cur == k;
-        block_row(v, b, rc, current);
+        block_row(ui, a, b, rc, current);
         if (b->cross)
             g.cross_y = rc.y + rc.h / 2;
         y -= rh + gap;
@@ -128,11 +126,11 @@ static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *
         return g;
     /* the N x frame, with a tab per layer */
     Rect fr = {col.x + 4, g.frame_top, col.w - 4, g.frame_bottom - g.frame_top};
-    ren_rect_line(v->r, fr, 1, th->dim);
+    ren_rect_line(ui->r, fr, 1, th->dim);
     int nl = decoder ? c->n_dec : c->n_enc;
     char lab[32];
     snprintf(lab, sizeof lab, _("%d× layer"), nl);
-    ren_text(v->r, v->g->small, lab, fr.x + fr.w - ren_text_width(v->g->small, lab) - 4, fr.y - fh - 2, th->dim);
+    ren_text(ui->r, ui->g->small, lab, fr.x + fr.w - ren_text_width(ui->g->small, lab) - 4, fr.y - fh - 2, th->dim);
     int tab = fh + 4;
     for (int l = 0; l < nl; l++) {
         Rect t = {col.x - 6, fr.y + 4 + l * (tab + 2), tab, tab};
@@ -140,11 +138,11 @@ static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *
             break;
         snprintf(lab, sizeof lab, "%d", l + 1);
         int on = l == layer;
-        ren_rect(v->r, t, on ? th->accent : th->panel2);
-        ren_rect_line(v->r, t, 1, th->border);
-        ui_text_center(v->r, v->g->small, lab, t, on ? th->bg : th->text);
-        if (ui_clicked(v->in, t)) {
-            a->nav_layer[decoder] = l;
+        ren_rect(ui->r, t, on ? th->accent : th->panel2);
+        ren_rect_line(ui->r, t, 1, th->border);
+        ui_text_center(ui->r, ui->g->small, lab, t, on ? th->bg : th->text);
+        if (ui_clicked(&ui->in, t)) {
+            a->nav.layer[decoder] = l;
             StagePos p = app_pos(a);
             const StageInfo *si = stage_info(p.stage);
             if (((si->flags & SF_DECODER) != 0) == decoder && (si->flags & SF_LAYER))
@@ -164,7 +162,7 @@ static ColumnGeo draw_column(ViewCtx *v, Rect col, int decoder, const NavBlock *
 /* Rows a column needs, to size the rows to the panel. */
 static int column_rows(const App *a, const NavBlock *bl, int nb, int decoder)
 {
-    int n = 0, layer = a->nav_layer[decoder];
+    int n = 0, layer = a->nav.layer[decoder];
     for (int k = 0; k < nb; k++) {
         int d = bl[k].decoder || a->ses.walk[bl[k].first].stage == ST_OUT_LOGITS;
         if (d == decoder && (bl[k].layer < 0 || bl[k].layer == layer))
@@ -173,21 +171,20 @@ static int column_rows(const App *a, const NavBlock *bl, int nb, int decoder)
     return n;
 }
 
-void nav_draw(ViewCtx *v)
+void nav_draw(UiCtx *ui, App *a, Rect area)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
-    Rect rc = v->area;
+    const Theme *th = ui->th;
+    Rect rc = area;
     StagePos p = app_pos(a);
     const StageInfo *si = stage_info(p.stage);
     if (si->flags & SF_LAYER)
-        a->nav_layer[(si->flags & SF_DECODER) ? 1 : 0] = p.layer;
+        a->nav.layer[(si->flags & SF_DECODER) ? 1 : 0] = p.layer;
     int nb;
     const NavBlock *bl = blocks_of(a, &nb);
     int cur = blocks_current(bl, nb, a->ses.at);
-    int fh = ren_font_height(v->g->small);
+    int fh = ren_font_height(ui->g->small);
     int head_h = fh + 12;
-    a->n_nav_hits = 0;
+    a->nav.n_hits = 0;
     int rows = column_rows(a, bl, nb, 1);
     int re = column_rows(a, bl, nb, 0);
     if (re > rows)
@@ -212,10 +209,10 @@ void nav_draw(ViewCtx *v)
     int lab_y = enc.y + enc.h - used - 4;
     if (lab_y < rc.y + 4)
         lab_y = rc.y + 4;
-    ui_text_center(v->r, v->g->ui, _("Encoder"), (Rect){enc.x, lab_y, enc.w, fh + 8}, th->dim);
-    ui_text_center(v->r, v->g->ui, _("Decoder"), (Rect){dec.x, lab_y, dec.w, fh + 8}, th->dim);
-    ColumnGeo ge = draw_column(v, enc, 0, bl, nb, cur, rh, gap);
-    ColumnGeo gd = draw_column(v, dec, 1, bl, nb, cur, rh, gap);
+    ui_text_center(ui->r, ui->g->ui, _("Encoder"), (Rect){enc.x, lab_y, enc.w, fh + 8}, th->dim);
+    ui_text_center(ui->r, ui->g->ui, _("Decoder"), (Rect){dec.x, lab_y, dec.w, fh + 8}, th->dim);
+    ColumnGeo ge = draw_column(ui, a, enc, 0, bl, nb, cur, rh, gap);
+    ColumnGeo gd = draw_column(ui, a, dec, 1, bl, nb, cur, rh, gap);
     /* the encoder output feeds the decoder's cross-attention (K and V) */
     if (ge.frame_top >= 0 && gd.cross_y >= 0) {
         float x0 = (float)(enc.x + enc.w / 2 + 2), y0 = (float)ge.frame_top;
@@ -224,25 +221,24 @@ void nav_draw(ViewCtx *v)
             ytop = (float)gd.cross_y - 12;
         float xm = (float)(dec.x + 2);
         float pts[10] = {x0, y0, x0, ytop, xm, ytop, xm, (float)gd.cross_y, xm + 8, (float)gd.cross_y};
-        ren_polyline(v->r, pts, 5, 2.0f, th->accent2);
+        ren_polyline(ui->r, pts, 5, 2.0f, th->accent2);
         float ah[6] = {xm + 8, (float)gd.cross_y - 4, xm + 14, (float)gd.cross_y, xm + 8, (float)gd.cross_y + 4};
         Color c3[3] = {th->accent2, th->accent2, th->accent2};
-        ren_triangles(v->r, ah, c3, 3);
+        ren_triangles(ui->r, ah, c3, 3);
     }
 }
 
-void steps_draw(ViewCtx *v)
+void steps_draw(UiCtx *ui, App *a, Rect area)
 {
-    App *a = win_app(v);
-    const Theme *th = v->th;
-    Rect rc = v->area;
+    const Theme *th = ui->th;
+    Rect rc = area;
     if (rc.h <= 0 || rc.w <= 0)
         return;
     int nb;
     const NavBlock *bl = blocks_of(a, &nb);
     int cur = blocks_current(bl, nb, a->ses.at);
     const NavBlock *b = &bl[cur];
-    RenFont *f = v->g->small;
+    RenFont *f = ui->g->small;
     int fh = ren_font_height(f);
     char lab[160];
     int x = rc.x + 8;
@@ -257,7 +253,7 @@ void steps_draw(ViewCtx *v)
     if (room < ren_text_width(f, lab) && b->layer >= 0)
         snprintf(lab, sizeof lab, _("layer %d"), b->layer + 1);
     if (room > 30)
-        x += ui_text_fit(v->r, f, lab, x, rc.y + (rc.h - fh) / 2, room, th->dim) + 10;
+        x += ui_text_fit(ui->r, f, lab, x, rc.y + (rc.h - fh) / 2, room, th->dim) + 10;
     for (int k = 0; k < b->count; k++) {
         int i = b->first + k;
         const char *s = explain_step_label(a, a->ses.walk[i].stage, _(step_label(a->ses.walk[i].stage)));
@@ -266,14 +262,14 @@ void steps_draw(ViewCtx *v)
             break;
         Rect c = {x, rc.y + 3, w, rc.h - 6};
         int on = i == a->ses.at;
-        ren_rect(v->r, c, on ? th->accent : ui_over(v->in, c) ? th->panel2 : th->bg);
-        ren_rect_line(v->r, c, 1, on ? th->select : th->border);
-        ui_text_center(v->r, f, s, c, on ? th->bg : th->text);
-        if (ui_clicked(v->in, c))
+        ren_rect(ui->r, c, on ? th->accent : ui_over(&ui->in, c) ? th->panel2 : th->bg);
+        ren_rect_line(ui->r, c, 1, on ? th->select : th->border);
+        ui_text_center(ui->r, f, s, c, on ? th->bg : th->text);
+        if (ui_clicked(&ui->in, c))
             app_goto(a, a->ses.walk[i].stage, a->ses.walk[i].layer);
         x += w;
         if (k + 1 < b->count) {
-            ui_text_center(v->r, f, "›", (Rect){x, rc.y, 12, rc.h}, th->dim);
+            ui_text_center(ui->r, f, "›", (Rect){x, rc.y, 12, rc.h}, th->dim);
             x += 12;
         }
     }

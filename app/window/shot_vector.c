@@ -58,7 +58,7 @@ void shot_caption_text(const Session *ses, ViewId v, int zh, char *buf, size_t c
 
 static int caption_px(const App *a)
 {
-    float s = a->text_scale > 0 ? a->text_scale : 1.0f;
+    float s = a->look.text_scale > 0 ? a->look.text_scale : 1.0f;
     int px = (int)(CAPTION_PX * s + 0.5f);
     return px < 8 ? 8 : px;
 }
@@ -75,11 +75,11 @@ static int caption_draw(App *a, Ren *r, int h, TfErr *err)
     RenFont *f = ren_font_open(r, REN_SANS, caption_px(a), err);
     if (!f)
         return -1;
-    const Theme *th = theme_get(a->theme);
+    const Theme *th = theme_get(a->look.theme);
     int w;
     ren_output_size(r, &w, NULL);
     char text[SHOT_CAPTION_MAX];
-    shot_caption_text(&a->ses, app_current_view(a), a->lang == 1, text, sizeof text);
+    shot_caption_text(&a->ses, app_current_view(a), a->look.lang == 1, text, sizeof text);
     int band = caption_band(a);
     ren_rect(r, (Rect){0, h, w, band}, th->panel);
     ren_rect(r, (Rect){0, h, w, 1}, th->border);
@@ -130,7 +130,7 @@ static int png_captioned(App *a, Ren *r, const char *path, TfErr *err)
         goto done;
     }
     ren_image_update(im, px);
-    ren_begin(r, theme_get(a->theme)->bg);
+    ren_begin(r, theme_get(a->look.theme)->bg);
     ren_image_draw(r, im, (Rect){0, 0, 0, 0}, (Rect){0, 0, w, h});
     rc = caption_draw(a, r, h, err);
     if (rc == 0)

@@ -168,7 +168,7 @@ static void settle(App *a, TrainHost *h)
     TrainUi *u = view_ui(a);
     if (h->apply_at <= 0 || a->now < h->apply_at)
         return;
-    if (a->focus == FOCUS_VIEW && a->view_text == u->path)
+    if (ui_editing(&a->ui, u->path))
         return; /* still typing */
     h->apply_at = 0;
     if (h->st.step > 0 || h->st.state == TW_RUNNING)
@@ -409,11 +409,10 @@ static void do_open(App *a, TrainHost *h)
     snprintf(label, sizeof label, _("%s · step %lld"), h->st.data_name, step);
     if (app_use_model(a, &m, label)) /* m freed, the error a notice */
         return;
-    app_set_text(a, FOCUS_SRC, h->st.probe_src);
-    app_set_text(a, FOCUS_TGT, h->st.probe_ref);
+    app_set_text(a, APP_LINE_SRC, h->st.probe_src);
+    app_set_text(a, APP_LINE_TGT, h->st.probe_ref);
     app_update(a);
-    a->focus = FOCUS_NONE;
-    a->view_text = NULL;
+    ui_focus_clear(&a->ui); /* the path field, if it had the keyboard */
     a->view = VIEW_DECODE;
     a->anim_start = a->now;
     a->redraw_soon = 1;

@@ -59,8 +59,7 @@ static void test_never_blocks_longer_than_a_step(void **state)
     expect_true(app_use_model(&a, &m, "base") == 0, "the base model is used");
     a.ses.lazy = 1; /* as the window runs */
     unsigned max_steps = 0;
-    a.focus = FOCUS_SRC;
-    a.cursor = (int)strlen(a.ses.src_line);
+    app_focus_line(&a, APP_LINE_SRC);
     AT_MOST_ONE_STEP(&a, "typing", ev_text(&a, " t6 t7"));
     int frames = 0, idles = 0, progress_seen = 0;
     for (int k = 0; k < 4; k++) {
@@ -254,8 +253,7 @@ static void test_experiment_never_blocks(void **state)
     while (!a.ses.exp_dec_on && calls++ < 100)
         WITHIN_BUDGET(&a, "an idle call", app_idle_work(&a));
     expect_true(a.ses.exp_dec_on, "the translation under the experiment is in flight");
-    a.focus = FOCUS_SRC;
-    a.cursor = (int)strlen(a.ses.src_line);
+    app_focus_line(&a, APP_LINE_SRC);
     WITHIN_BUDGET(&a, "typing", ev_text(&a, " t8"));
     WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
     expect_true(!a.ses.exp_dec_on && session_exp_pending(&a.ses), "the edit cancelled it");

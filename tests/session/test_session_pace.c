@@ -106,8 +106,7 @@ static void test_paced_pass(void **state)
     run_paced(&a, &first);
 
     /* an edit: every call within the budget until the view is complete */
-    a.focus = FOCUS_SRC;
-    a.cursor = (int)strlen(a.ses.src_line);
+    app_focus_line(&a, APP_LINE_SRC);
     Seen sn = {0};
     ONE_BUDGET(&a, &sn, "typing", ev_text(&a, " t10"));
     run_paced(&a, &sn);

@@ -74,12 +74,12 @@ static void end_frame(void)
 /* What the view says is under (x, y). */
 static Hover probe(App *a, ViewFn fn, Rect area, int x, int y)
 {
-    a->in.mx = x;
-    a->in.my = y;
+    a->ui.in.mx = x;
+    a->ui.in.my = y;
     view_frame(a, fn, area);
     end_frame();
     Hover h = a->hover;
-    a->in.mx = a->in.my = -1;
+    a->ui.in.mx = a->ui.in.my = -1;
     return h;
 }
 
@@ -349,7 +349,7 @@ static void test_output_bars(void **state)
         right += 2;
     }
     view_frame(&a, VIEW_OUTPUT, AREA);
-    const Theme *th = theme_get(a.theme);
+    const Theme *th = theme_get(a.look.theme);
     int len[5];
     for (int r = 0; r < 5; r++)
         len[r] = longest_run((y0[r] + y1[r]) / 2, AREA.x, right, cmap_pack(r == 0 ? th->accent : th->dim));
@@ -382,7 +382,7 @@ static void test_output_truth_marked(void **state)
     for (int v = 1; v < V; v++)
         best = p[v] > p[best] ? v : best;
     int seen = 0, x = AREA.x + 40;
-    const Theme *th = theme_get(a.theme);
+    const Theme *th = theme_get(a.look.theme);
     for (int y = AREA.y; y < AREA.y + AREA.h && !seen; y += 2) {
         Hover h = probe(&a, VIEW_OUTPUT, AREA, x, y);
         if (!h.valid || h.row != 0 || h.col != truth)
@@ -461,7 +461,7 @@ static void test_lines_thickness(void **state)
     char line[32];
     for (int k = 5; k < 35 && ratio < 2.0f; k++) {
         snprintf(line, sizeof line, "t%d t%d", k, k + 1);
-        app_set_text(&a, FOCUS_SRC, line);
+        app_set_text(&a, APP_LINE_SRC, line);
         app_update(&a);
         ratio = best_pair(&a, ST_ENC_SELF_WEIGHTS, &layer, &head);
     }
@@ -474,7 +474,7 @@ static void test_lines_thickness(void **state)
     tf_view(&a.ses.trace, ST_ENC_SELF_WEIGHTS, layer, head, 0, &w, &err);
     float w00 = tf_view_at(&w, 0, 0), w11 = tf_view_at(&w, 1, 1);
     view_frame(&a, VIEW_LINES, AREA);
-    uint32_t bg = cmap_pack(theme_get(a.theme)->bg);
+    uint32_t bg = cmap_pack(theme_get(a.look.theme)->bg);
     int st[16], ln[16];
     /* the curves meet the middle of the area half-way: (0,0) on top,
      * the two crossing ones, (1,1) at the bottom */
@@ -498,7 +498,7 @@ static void test_lines_masked_pairs_draw_nothing(void **state)
     static App a;
     const char *src[] = {"t5 t6"};
     open_app(&a, src, 1, "t7"); /* decoder input <bos> t7: two tokens */
-    uint32_t bg = cmap_pack(theme_get(a.theme)->bg);
+    uint32_t bg = cmap_pack(theme_get(a.look.theme)->bg);
     int counts[2];
     for (int k = 0; k < 2; k++) {
         StageId st = k ? ST_DEC_SELF_WEIGHTS : ST_ENC_SELF_WEIGHTS;
@@ -631,18 +631,18 @@ static void test_degenerate_inputs_stay_inside(void **state)
                 for (size_t ar = 0; ar < sizeof areas / sizeof areas[0]; ar++) {
                     if (th > 0 && ar != 0 && ar != 4)
                         continue; /* tiny areas once, in the dark theme */
-                    a.theme = (ThemeId)th;
-                    a.text_scale = ar == 4 ? 1.6f : 1.0f;
+                    a.look.theme = (ThemeId)th;
+                    a.look.text_scale = ar == 4 ? 1.6f : 1.0f;
                     a.ses.batch = (int)(ar % (size_t)a.ses.n_src);
                     app_goto(&a, stages[k], 1);
                     app_set_head(&a, k == 0 || (k == 1 && th == 1) ? -1 : 1);
                     /* the mouse somewhere inside, pressing, so hover and
                      * click paths run too */
-                    a.in.mx = areas[ar].x + areas[ar].w / 2;
-                    a.in.my = areas[ar].y + areas[ar].h / 2;
-                    a.in.pressed = (int)(ar == 0);
+                    a.ui.in.mx = areas[ar].x + areas[ar].w / 2;
+                    a.ui.in.my = areas[ar].y + areas[ar].h / 2;
+                    a.ui.in.pressed = (int)(ar == 0);
                     view_frame(&a, fns[k], areas[ar]);
-                    int n = ink_outside(areas[ar], cmap_pack(theme_get(a.theme)->bg));
+                    int n = ink_outside(areas[ar], cmap_pack(theme_get(a.look.theme)->bg));
                     end_frame();
                     frames++;
                     if (n) {
@@ -675,11 +675,11 @@ static void test_whole_window_small(void **state)
             app_goto(&a, stages[k], 0);
             app_set_head(&a, k == 0 ? -1 : 0);
             a.view = views[k];
-            a.text_scale = s == 1 ? 1.6f : 1.0f;
+            a.look.text_scale = s == 1 ? 1.6f : 1.0f;
             a.ses.batch = k;
             a.now += 1;
             app_frame(&a, tu_ren);
-            expect_true(a.want_quit == 0, "the window keeps running, got want_quit %d", a.want_quit);
+            expect_true(a.win.want_quit == 0, "the window keeps running, got want_quit %d", a.win.want_quit);
         }
     }
     ren_resize_headless(tu_ren, W, H);

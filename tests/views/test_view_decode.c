@@ -285,10 +285,10 @@ static void test_step_and_play_keys(void **state)
     ev_key(&a, ']', 0);
     expect_true(d->layer == l, "] comes back to layer %d, got %d", l, d->layer);
     /* typing in the target line is not a shortcut */
-    a.focus = FOCUS_TGT;
+    app_focus_line(&a, APP_LINE_TGT);
     ev_key(&a, 's', 0);
     expect_true(d->shown == 0, "S while typing is text, shown stays %d", d->shown);
-    a.focus = FOCUS_NONE;
+    app_focus_line(&a, -1);
     app_free(&a);
 }
 
@@ -300,12 +300,12 @@ static void draw_everything(App *a)
     DecodeUi *d = a->vstate[VIEW_DECODE];
     for (int t = 0; t < THEME_COUNT; t++)
         for (int p = 0; p < DEC_PANE_COUNT; p++) {
-            a->theme = (ThemeId)t;
+            a->look.theme = (ThemeId)t;
             d->pane = (DecPane)p;
             tu_frame(a);
-            a->text_scale = 1.6f;
+            a->look.text_scale = 1.6f;
             tu_frame(a);
-            a->text_scale = 1.0f;
+            a->look.text_scale = 1.0f;
         }
     ren_resize_headless(tu_ren, 800, 600);
     for (int p = 0; p < DEC_PANE_COUNT; p++) {
@@ -313,7 +313,7 @@ static void draw_everything(App *a)
         tu_frame(a);
     }
     ren_resize_headless(tu_ren, 1280, 800);
-    a->theme = THEME_DARK;
+    a->look.theme = THEME_DARK;
 }
 
 static void test_degenerate_inputs(void **state)
@@ -326,7 +326,7 @@ static void test_degenerate_inputs(void **state)
     expect_true(d->ref == 0 && d->diverge == -1, "no target typed: the greedy output stands in");
     draw_everything(&a);
     /* an empty target line, then a target that is only spaces */
-    app_set_text(&a, FOCUS_TGT, "   ");
+    app_set_text(&a, APP_LINE_TGT, "   ");
     tu_frame(&a);
     expect_true(d->tf_n == 1 && d->tf_truth[0] == TOK_EOS, "an empty reference: one position, true next <eos> (%d, %d)",
                 d->tf_n, d->tf_truth[0]);
@@ -360,9 +360,9 @@ static void test_degenerate_inputs(void **state)
         } else if (r < 8) {
             ev_key(&a, keys[rand() % (int)(sizeof keys / sizeof keys[0])], 0);
         }
-        a.focus = FOCUS_NONE;
+        app_focus_line(&a, -1);
         a.show_help = 0;
-        a.want_quit = 0;
+        a.win.want_quit = 0;
         a.view = VIEW_DECODE;
         if (i % 3 == 0)
             tu_frame(&a);

@@ -68,7 +68,7 @@ static void check_bar(App *a, DecodeUi *d)
 {
     tu_view_frame(a, tu_ren, VIEW_DECODE, AREA);
     Rect b = d->smp.bar0;
-    const Theme *th = theme_get(a->theme);
+    const Theme *th = theme_get(a->look.theme);
     static uint32_t row[4096];
     ren_read_pixels(tu_ren, (Rect){b.x, b.y + b.h / 2, b.w, 1}, row);
     int fill = 0;
@@ -207,14 +207,14 @@ static void test_force_a_token(void **state)
     int greedy[DEC_CAP_T], gn = d->gen.n;
     memcpy(greedy, d->gen.ids, (size_t)gn * sizeof(int));
     expect_true(gn >= 1, "something generated");
-    const Theme *th = theme_get(a.theme);
+    const Theme *th = theme_get(a.look.theme);
     int warn0 = count_color(th->warn);
     /* a top-k row of step 1 that is not the greedy choice */
     int fx = -1, fy = -1;
     for (int y = 100; y < AREA.h && fx < 0; y += 5)
         for (int x = 300; x < AREA.w && fx < 0; x += 40) {
-            a.in.mx = x;
-            a.in.my = y;
+            a.ui.in.mx = x;
+            a.ui.in.my = y;
             tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
             if (a.hover.valid && strncmp(a.hover.where, "step 1: p('", 11) == 0)
                 fx = x, fy = y;

@@ -80,7 +80,7 @@ static int cuts(int lang, char *msg, size_t cap)
                 o.stage = CASES[k].stage;
                 o.lang = lang;
                 tu_open(&a, &o, 100);
-                a.text_scale = SCALES[z];
+                a.look.text_scale = SCALES[z];
                 if (CASES[k].pane)
                     app_decode_setup(&a, CASES[k].pane, 3, 0.6f);
                 Cut c = {0};
@@ -162,7 +162,7 @@ static void draw_small(App *a, Ren *r, int lang, const char *pane, Drawn *d)
     AppOpts o = tu_opts(NULL, "i love china", NULL, "decode");
     o.lang = lang;
     tu_open(a, &o, 100);
-    a->text_scale = 1.5f;
+    a->look.text_scale = 1.5f;
     app_decode_setup(a, pane, 4, 0.6f);
     app_frame(a, r);
     /* the session's pass and the beam search run over frames and idle calls */

@@ -37,8 +37,8 @@ static void on_text(void *user, const char *utf8, int len, Rect box, const char 
  * the hash of its pixels. */
 static int frame_at(App *a, ViewId id, int x, int y, uint64_t *hash)
 {
-    a->in.mx = x;
-    a->in.my = y;
+    a->ui.in.mx = x;
+    a->ui.in.my = y;
     a->now += 0.1;
     tu_view_frame(a, tu_ren, id, AREA);
     int calls = ren_draw_calls(tu_ren);

@@ -23,8 +23,8 @@ static int heads_along(App *a, int y, int *heads, int *xs, int max)
 {
     int n = 0, last = -1;
     for (int x = 0; x < AREA.w && n < max; x += 4) {
-        a->in.mx = x;
-        a->in.my = y;
+        a->ui.in.mx = x;
+        a->ui.in.my = y;
         tu_view_frame(a, tu_ren, VIEW_HEADS, AREA);
         if (a->hover.valid && a->hover.layer == 0 && a->hover.head != last) {
             heads[n] = last = a->hover.head;
@@ -49,7 +49,7 @@ static void test_overlay_and_sort(void **state)
     /* a row through the first thumbnails */
     int y = -1, heads[16], xs[16], n = 0;
     for (int yy = 100; yy < AREA.h && y < 0; yy += 6) {
-        a.in.mx = 0;
+        a.ui.in.mx = 0;
         n = heads_along(&a, yy, heads, xs, 16);
         if (n >= 2)
             y = yy;
@@ -57,18 +57,18 @@ static void test_overlay_and_sort(void **state)
     expect_true(y > 0 && n >= 2 && heads[0] == 0 && heads[1] == 1, "the first row: heads 1, 2 ... (%d)", n);
     /* the foot of head 1's thumbnail gets darker under the overlay */
     Rect foot = {xs[0] + 2, 0, 20, 0};
-    a.in.mx = a.in.my = -50;
+    a.ui.in.mx = a.ui.in.my = -50;
     int bottom = y;
     for (; bottom < AREA.h; bottom += 2) {
-        a.in.mx = xs[0] + 2;
-        a.in.my = bottom;
+        a.ui.in.mx = xs[0] + 2;
+        a.ui.in.my = bottom;
         tu_view_frame(&a, tu_ren, VIEW_HEADS, AREA);
         if (!a.hover.valid || a.hover.head != 0)
             break;
     }
     foot.y = bottom - 8;
     foot.h = 6;
-    a.in.mx = a.in.my = -50;
+    a.ui.in.mx = a.ui.in.my = -50;
     tu_view_frame(&a, tu_ren, VIEW_HEADS, AREA);
     ren_read_pixels(tu_ren, foot, FOOT[0]);
     ev_key(&a, 'm', 0);
@@ -102,8 +102,8 @@ static void test_overlay_and_sort(void **state)
         expect_true(hm[sh[i - 1]].entropy <= hm[sh[i]].entropy, "ascending entropy: head %d %g, head %d %g",
                     sh[i - 1] + 1, hm[sh[i - 1]].entropy, sh[i] + 1, hm[sh[i]].entropy);
     /* a click opens the head shown there */
-    a.in.mx = sx[m - 1];
-    a.in.my = y;
+    a.ui.in.mx = sx[m - 1];
+    a.ui.in.my = y;
     ev_mouse(&a, IN_MOUSE_DOWN, sx[m - 1], y, MB_LEFT);
     tu_view_frame(&a, tu_ren, VIEW_HEADS, AREA);
     ev_mouse(&a, IN_MOUSE_UP, sx[m - 1], y, MB_LEFT);

@@ -38,7 +38,7 @@ static void test_ffn_counts_silu_negatives(void **state)
     int F = a.ses.trace.cfg.d_ff, neg_all = 0;
     for (int tok = 0; tok < 3; tok++) {
         a.sel = (Selection){1, tok};
-        a.in = (UiInput){0};
+        a.ui.in = (UiInput){0};
         tu_view_frame(&a, tu_ren, VIEW_FFN, (Rect){300, 70, 680, 640});
         ren_end(tu_ren);
         const float *row = a.ses.trace.enc[0].ffn_hidden + (size_t)tok * F;
@@ -90,7 +90,7 @@ static void test_pe_halves(void **state)
     expect_true(fabsf(out[0] - got[(size_t)(pos + k) * C + i]) < 1e-5f &&
                     fabsf(out[1] - got[(size_t)(pos + k) * C + C / 2 + i]) < 1e-5f,
                 "R(kω)·PE(pos) = PE(pos+k) in the halves layout");
-    a.in = (UiInput){0};
+    a.ui.in = (UiInput){0};
     tu_view_frame(&a, tu_ren, VIEW_PE, (Rect){300, 70, 680, 640});
     ren_end(tu_ren);
     const char *t = "", *f = "", *x = "";
@@ -109,7 +109,7 @@ static void test_output_finds_a_token(void **state)
     a.view = VIEW_OUTPUT;
     char *find = view_output_find_text(a.vstate[VIEW_OUTPUT]);
     snprintf(find, SES_TEXT_MAX, "cat"); /* the piece is "▁cat" */
-    a.in = (UiInput){0};
+    a.ui.in = (UiInput){0};
     tu_view_frame(&a, tu_ren, VIEW_OUTPUT, (Rect){300, 70, 680, 640});
     ren_end(tu_ren);
     int rank;
@@ -136,7 +136,7 @@ static void test_decode_view_ids(void **state)
     static App a;
     open_at(&a, "src.tokens", 0);
     a.view = VIEW_DECODE;
-    a.in = (UiInput){0};
+    a.ui.in = (UiInput){0};
     tu_view_frame(&a, tu_ren, VIEW_DECODE, (Rect){300, 70, 680, 640});
     ren_end(tu_ren);
     const DecodeUi *d = a.vstate[VIEW_DECODE];

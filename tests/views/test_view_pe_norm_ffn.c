@@ -111,7 +111,7 @@ static void open_app(App *a, const char *model, const char *src, const char *tgt
  * (pressed when `press`); the frame stays open for reading. */
 static void draw_view(App *a, ViewId view, Rect area, int mx, int my, int press)
 {
-    a->in = (UiInput){.mx = mx, .my = my, .pressed = press, .down = press};
+    a->ui.in = (UiInput){.mx = mx, .my = my, .pressed = press, .down = press};
     tu_view_frame(a, tu_ren, view, area);
 }
 
@@ -269,7 +269,7 @@ static void test_pe_table_cells(void **state)
     pe_table(table, rows, C);
     for (int i = 0; i < n; i++) {
         float want_v = table[(size_t)p[i].row * C + p[i].col];
-        Color want = cmap_color(a.cmap_signed, (want_v + 1.0f) / 2.0f);
+        Color want = cmap_color(a.look.cmap_signed, (want_v + 1.0f) / 2.0f);
         uint32_t got = pixel(p[i].x, p[i].y);
         int d = chan_diff(got, want);
         if (d > 4 || p[i].value != want_v) {
@@ -430,7 +430,7 @@ static void test_ffn_zero_cells(void **state)
     for (int i = 0; i < n; i++) {
         float v = hid[(size_t)p[i].row * F + p[i].col];
         uint32_t got = pixel(p[i].x, p[i].y);
-        CmapId cm = a.cmap_signed == CMAP_DIVERGING ? a.cmap_prob : a.cmap_signed;
+        CmapId cm = a.look.cmap_signed == CMAP_DIVERGING ? a.look.cmap_prob : a.look.cmap_signed;
         Color want = v == 0 ? CMAP_NAN_COLOR : cmap_color(cm, v / mx);
         int d = chan_diff(got, want);
         zeros += v == 0;
@@ -522,20 +522,20 @@ static void draw_all_sizes(App *a, const char *stage, int layer, ViewId view)
                                  {0, 0, W, H},        {400, 300, 200, 150}};
     app_goto(a, stage_find(stage), layer);
     for (size_t i = 0; i < sizeof areas / sizeof areas[0]; i++) {
-        a->theme = (ThemeId)(i % THEME_COUNT);
-        a->text_scale = i % 2 ? 1.6f : 1.0f;
+        a->look.theme = (ThemeId)(i % THEME_COUNT);
+        a->look.text_scale = i % 2 ? 1.6f : 1.0f;
         draw_view(a, view, areas[i], areas[i].x + areas[i].w / 2, areas[i].y + areas[i].h / 2, 0);
-        const Theme *th = theme_get(a->theme);
+        const Theme *th = theme_get(a->look.theme);
         int out = ink_outside(areas[i], th->bg), in = ink_inside(areas[i], th->bg);
         ren_end(tu_ren);
         expect_true(out == 0, "%s in %dx%d at %d,%d (theme %s, text x%.1f): %d pixels drawn outside", stage,
-                    areas[i].w, areas[i].h, areas[i].x, areas[i].y, th->name, a->text_scale, out);
+                    areas[i].w, areas[i].h, areas[i].x, areas[i].y, th->name, a->look.text_scale, out);
         if (areas[i].w >= 300)
             expect_true(in > 1000, "%s in %dx%d (theme %s) draws something, %d pixels", stage, areas[i].w,
                         areas[i].h, th->name, in);
     }
-    a->theme = THEME_DARK;
-    a->text_scale = 1.0f;
+    a->look.theme = THEME_DARK;
+    a->look.text_scale = 1.0f;
 }
 
 static void draw_every_view(App *a)

@@ -242,13 +242,13 @@ static void test_bad_tsv(void **state)
     ev_key(&a, 'f', 0);
     ev_text(&a, "f");
     tu_frame(&a);
-    expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path && u->path[0] == 0,
+    expect_true(ui_editing(&a.ui, u->path) && u->path[0] == 0,
                 "F: the path field has the focus and is empty ('%s')", u->path);
     ev_key(&a, KEY_ESCAPE, 0);
-    expect_true(a.focus == FOCUS_NONE && !a.want_quit, "Esc leaves the field (and does not quit)");
+    expect_true(!a.ui.focus && !a.win.want_quit, "Esc leaves the field (and does not quit)");
     tu_frame(&a);
     click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
-    expect_true(a.focus == FOCUS_VIEW && a.view_text == u->path, "the file chip focuses the path field");
+    expect_true(ui_editing(&a.ui, u->path), "the file chip focuses the path field");
     ev_text(&a, g_dir);
     ev_text(&a, "/nothing.tsv");
     ev_key(&a, KEY_RETURN, 0);
@@ -323,13 +323,13 @@ static void test_nan(void **state)
                 "stopped at step %lld (shown %lld)", h->st.step, h->probe.step);
     /* the worker's message is worded in the window's language, each frame */
     expect_true(strncmp(h->show.msg, "training stopped: ", 18) == 0, "in English: '%s'", h->show.msg);
-    a.lang = 1;
+    a.look.lang = 1;
     tu_frame(&a);
     expect_true(strncmp(h->show.msg, "训练已停止：", strlen("训练已停止：")) == 0 && strstr(h->show.msg, "NaN"),
                 "in Chinese after Z, the engine's reason kept: '%s'", h->show.msg);
     ev_key(&a, 'p', 0);
     expect_true(a.notice_error && strstr(a.notice, "重置"), "P on a stopped run says to reset: '%s'", a.notice);
-    a.lang = 0;
+    a.look.lang = 0;
     int finite = 1;
     for (size_t i = 0; i < h->probe.m.n_params; i++)
         finite &= isfinite(h->probe.m.block[i]);
@@ -494,7 +494,7 @@ static void test_fifo_data_file(void **state)
     expect_true(a.notice_error && strstr(a.notice, "FIFO") != NULL, "refused: '%s'", a.notice);
     click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
     ev_key(&a, 'q', MOD_CTRL);
-    expect_true(a.want_quit, "Ctrl+Q quits");
+    expect_true(a.win.want_quit, "Ctrl+Q quits");
     app_free(&a);
     alarm(0);
     remove(fifo);
@@ -514,9 +514,9 @@ static void test_draws_everywhere(void **state)
         ren_resize_headless(tu_ren, SIZES[s][0], SIZES[s][1]);
         for (int t = 0; t < THEME_COUNT; t++)
             for (int k = 0; k < 6; k++) {
-                a.theme = (ThemeId)t;
-                a.text_scale = k % 2 ? 1.6f : 1.0f;
-                a.lang = k / 2 % 2;
+                a.look.theme = (ThemeId)t;
+                a.look.text_scale = k % 2 ? 1.6f : 1.0f;
+                a.look.lang = k / 2 % 2;
                 u->head = k < 3 ? 0 : -1;
                 u->attn = (TvAttn)(k % TV_ATTN_COUNT);
                 u->pane = k % 2;
@@ -528,24 +528,24 @@ static void test_draws_everywhere(void **state)
             }
     }
     ren_resize_headless(tu_ren, 1280, 800);
-    a.text_scale = 1.0f;
-    a.theme = THEME_DARK;
-    a.lang = 0;
+    a.look.text_scale = 1.0f;
+    a.look.theme = THEME_DARK;
+    a.look.lang = 0;
     tu_frame(&a);
     expect_true(!u->compact, "1280x800 at scale 1 shows curves and probe together");
-    a.text_scale = 1.6f;
+    a.look.text_scale = 1.6f;
     tu_frame(&a);
     expect_true(u->compact, "presenter scale on 1280x800: one pane at a time");
     u->pane = 0;
     ev_key(&a, 'v', 0);
     expect_true(u->pane == 1, "V switches to the attention pane");
-    a.text_scale = 1.0f;
+    a.look.text_scale = 1.0f;
     /* the view's words are in Chinese */
-    a.lang = 1;
-    expect_true(strcmp(L(a.lang, "▶ Start  P"), "▶ Start  P") != 0 && strcmp(L(a.lang, "learning rate"), "learning rate") != 0 &&
-                    strcmp(L(a.lang, "the Decode view shows the model of step %lld"), "the Decode view shows the model of step %lld") != 0,
-                "Chinese labels: '%s', '%s'", L(a.lang, "▶ Start  P"), L(a.lang, "learning rate"));
-    a.lang = 0;
+    a.look.lang = 1;
+    expect_true(strcmp(L(a.look.lang, "▶ Start  P"), "▶ Start  P") != 0 && strcmp(L(a.look.lang, "learning rate"), "learning rate") != 0 &&
+                    strcmp(L(a.look.lang, "the Decode view shows the model of step %lld"), "the Decode view shows the model of step %lld") != 0,
+                "Chinese labels: '%s', '%s'", L(a.look.lang, "▶ Start  P"), L(a.look.lang, "learning rate"));
+    a.look.lang = 0;
     app_free(&a);
 }
 

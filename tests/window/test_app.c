@@ -99,23 +99,23 @@ static void test_layer_head_tab_keys(void **state)
     app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
     ev_key(&a, KEY_TAB, 0);
     expect_true(app_pos(&a).stage == ST_ENC_SELF_WEIGHTS && app_pos(&a).layer == 1, "Tab from cross-attention to encoder");
-    ThemeId t0 = a.theme;
+    ThemeId t0 = a.look.theme;
     ev_key(&a, 't', 0);
-    expect_true(a.theme != t0, "T changes the theme");
-    float s0 = a.text_scale;
+    expect_true(a.look.theme != t0, "T changes the theme");
+    float s0 = a.look.text_scale;
     ev_key(&a, '=', 0);
-    expect_true(a.text_scale > s0, "+ enlarges text");
+    expect_true(a.look.text_scale > s0, "+ enlarges text");
     ev_key(&a, '-', 0);
     ev_key(&a, '-', 0);
-    expect_true(a.text_scale < s0, "- shrinks text");
+    expect_true(a.look.text_scale < s0, "- shrinks text");
     tu_frame(&a);
     ev_key(&a, '/', 0);
     expect_true(a.show_help, "? opens help");
     tu_frame(&a);
     ev_key(&a, KEY_ESCAPE, 0);
-    expect_true(!a.show_help && !a.want_quit, "Esc closes help first");
+    expect_true(!a.show_help && !a.win.want_quit, "Esc closes help first");
     ev_key(&a, KEY_ESCAPE, 0);
-    expect_true(a.want_quit, "Esc then quits");
+    expect_true(a.win.want_quit, "Esc then quits");
     app_free(&a);
 }
 
@@ -126,7 +126,7 @@ static void test_typing(void **state)
     open_app(&a, "t5");
     tu_frame(&a);
     ev_key(&a, KEY_RETURN, 0);
-    expect_true(a.focus == FOCUS_SRC, "Enter focuses the source line");
+    expect_true(app_focused_line(&a) == APP_LINE_SRC, "Enter focuses the source line");
     ev_text(&a, " t6");
     ev_text(&a, " 我爱");
     tu_frame(&a);
@@ -150,12 +150,12 @@ static void test_typing(void **state)
     ev_key(&a, KEY_RIGHT, 0);
     expect_true(a.ses.at == at, "Right moves the cursor, not the stage, while typing");
     ev_key(&a, KEY_ESCAPE, 0);
-    expect_true(a.focus == FOCUS_NONE && !a.want_quit, "Esc leaves the field");
+    expect_true(!a.ui.focus && !a.win.want_quit, "Esc leaves the field");
     ev_key(&a, KEY_RIGHT, 0);
     expect_true(a.ses.at == at + 1, "then Right steps");
     /* a target typed by hand is used (teacher forcing) */
-    a.focus = FOCUS_TGT;
-    a.cursor = 0;
+    app_focus_line(&a, APP_LINE_TGT);
+    ui_edit_cursor(&a.ui, a.ses.tgt, 0);
     ev_text(&a, "t7 t8 t9");
     tu_frame(&a);
     expect_true(!a.ses.tgt_auto && a.ses.tgt_n[0] == 4 && a.ses.trace.T == 4, "decoder input <bos> + 3 typed tokens, T = %d", a.ses.trace.T);
@@ -167,8 +167,7 @@ static void test_bad_input(void **state)
     (void)state;
     static App a;
     open_app(&a, "t5 t6");
-    a.focus = FOCUS_SRC;
-    a.cursor = (int)strlen(a.ses.src_line);
+    app_focus_line(&a, APP_LINE_SRC);
     /* 10 KB pasted: arrives as many small text events */
     for (int i = 0; i < 10240 / 30; i++)
         ev_text(&a, " t11 t12 t13 t14 t15 t16 t17 ");
@@ -214,11 +213,11 @@ static void test_clicks(void **state)
     static App a;
     open_app(&a, "t5 t6 t7");
     tu_frame(&a);
-    expect_true(a.n_nav_hits > 10, "the navigator drew its blocks: %d", a.n_nav_hits);
+    expect_true(a.nav.n_hits > 10, "the navigator drew its blocks: %d", a.nav.n_hits);
     /* click every navigator block: each jumps to its stage */
-    int n = a.n_nav_hits;
+    int n = a.nav.n_hits;
     HitRect hits[128];
-    memcpy(hits, a.nav_hits, sizeof hits);
+    memcpy(hits, a.nav.hits, sizeof hits);
     for (int i = 0; i < n; i++) {
         Rect r = hits[i].r;
         click(&a, r.x + r.w / 2, r.y + r.h / 2);
@@ -273,7 +272,7 @@ static void test_resize(void **state)
             tu_frame(&a);
             ev_key(&a, KEY_RIGHT, 0);
         }
-        expect_true(a.win_w == sizes[i][0] && a.win_h == sizes[i][1], "frame at %dx%d", sizes[i][0], sizes[i][1]);
+        expect_true(a.win.w == sizes[i][0] && a.win.h == sizes[i][1], "frame at %dx%d", sizes[i][0], sizes[i][1]);
     }
     ren_resize_headless(tu_ren, 1280, 800);
     app_free(&a);
@@ -290,8 +289,7 @@ static void test_lazy_pass(void **state)
     a.ses.lazy = 1;
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
     tu_frame(&a);
-    a.focus = FOCUS_SRC;
-    a.cursor = (int)strlen(a.ses.src_line);
+    app_focus_line(&a, APP_LINE_SRC);
     ev_text(&a, " t8 t9");
     tu_frame(&a);
     expect_true(a.ses.units_done == 2, "an encoder layer-1 stage needs 2 units (embeddings, layer 1), ran %d", a.ses.units_done);

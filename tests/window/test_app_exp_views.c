@@ -91,7 +91,7 @@ static void test_alt_click_hides_a_source_token(void **state)
     HeatGeo h = a.heat;
     expect_true(h.valid && h.cols == 4, "the weights drawn (%d columns)", h.cols);
     int lx = h.grid.x + (int)(1.5f * h.cw), ly = h.grid.y - 8;
-    uint32_t zero = cmap_rgba(a.cmap_prob, 0.0f);
+    uint32_t zero = cmap_rgba(a.look.cmap_prob, 0.0f);
     for (int k = 0; k < 2; k++) {
         alt_click(&a, VIEW_MATRIX, area, lx, ly);
         expect_true(tf_exp_hidden(&a.ses.exp, 1) == (k == 0) && a.ses.exp.n_hide == (k == 0),
@@ -185,7 +185,7 @@ static void test_difference_in_lines(void **state)
     tu_exp_no_scale(&a);
     app_compute_all(&a);
     Rect area = {0, 0, 900, 700};
-    a.in.mx = a.in.my = -100;
+    a.ui.in.mx = a.ui.in.my = -100;
     tu_view_frame(&a, tu_ren, VIEW_LINES, area);
     uint64_t plain = frame_sum(area);
     a.cmp = CMP_DIFF;
@@ -195,8 +195,8 @@ static void test_difference_in_lines(void **state)
     int found = 0;
     for (int y = 100; y < area.h && !found; y += 6)
         for (int x = 0; x < area.w && !found; x += 10) {
-            a.in.mx = x;
-            a.in.my = y;
+            a.ui.in.mx = x;
+            a.ui.in.my = y;
             tu_view_frame(&a, tu_ren, VIEW_LINES, area);
             found = a.hover.valid && strstr(a.hover.where, "experiment") && strstr(a.hover.where, "normal");
         }
@@ -221,8 +221,8 @@ static void test_output_before_and_after(void **state)
     int V = a.ses.model.cfg.tgt_vocab, n_base = 0, n_exp = 0;
     for (int y = 60; y < 400; y += 7) /* bars are taller and wider than the steps */
         for (int x = 0; x < 600; x += 20) {
-            a.in.mx = x;
-            a.in.my = y;
+            a.ui.in.mx = x;
+            a.ui.in.my = y;
             tu_view_frame(&a, tu_ren, VIEW_OUTPUT, area);
             if (!a.hover.valid || a.hover.stage != ST_OUT_PROBS)
                 continue;

@@ -61,7 +61,7 @@ static void test_session_keeps_the_normal_pass(void **state)
     app_compute_all(&a);
     expect_true(s->base_passes == 1, "the normal pass kept (%u passes)", s->base_passes);
     /* the input changes: it is */
-    app_set_text(&a, FOCUS_SRC, "t6 t7");
+    app_set_text(&a, APP_LINE_SRC, "t6 t7");
     app_compute_all(&a);
     expect_true(s->base_passes == 2, "a new input, a new normal pass (%u)", s->base_passes);
     /* none again: the shown pass is the plain one */
@@ -148,8 +148,8 @@ static void test_difference_cell_colour(void **state)
         }
     expect_true(checked >= 9, "%d cells checked", checked);
     /* hover shows both values */
-    a.in.mx = h->grid.x + (int)(1.5f * h->cw);
-    a.in.my = h->grid.y + (int)(0.5f * h->ch);
+    a.ui.in.mx = h->grid.x + (int)(1.5f * h->cw);
+    a.ui.in.my = h->grid.y + (int)(0.5f * h->ch);
     tu_view_frame(&a, tu_ren, VIEW_MATRIX, area);
     expect_true(a.hover.valid && strstr(a.hover.where, "experiment") && strstr(a.hover.where, "normal"),
                 "hover: %s", a.hover.where);
@@ -170,8 +170,8 @@ static void test_alt_click_ablates_a_head(void **state)
     int hx = -1, hy = -1;
     for (int y = 0; y < area.h && hx < 0; y += 12)
         for (int x = 0; x < area.w && hx < 0; x += 12) {
-            a.in.mx = x;
-            a.in.my = y;
+            a.ui.in.mx = x;
+            a.ui.in.my = y;
             tu_view_frame(&a, tu_ren, VIEW_HEADS, area);
             if (a.hover.valid && a.hover.layer == 1 && a.hover.head == 2)
                 hx = x, hy = y;

@@ -33,7 +33,7 @@ static void test_lines_through_sentencepiece(void **state)
         expect_true(a.ses.src_ids[0][i] == want[i], "id %d: %d, python %d", i, a.ses.src_ids[0][i], want[i]);
     expect_true(!strcmp(a.ses.translation, "vvvvvvvvvv"), "the port's greedy text, not '%s'", a.ses.translation);
     expect_true(a.ses.tgt_ids[0][0] == 137, "the decoder starts with decoder_start_token_id (<pad> 137)");
-    app_set_text(&a, FOCUS_TGT, "le chat");
+    app_set_text(&a, APP_LINE_TGT, "le chat");
     tu_frame(&a);
     expect_true(a.ses.tgt_n[0] >= 3 && a.ses.tgt_ids[0][0] == 137 && a.ses.tgt_ids[0][a.ses.tgt_n[0] - 1] != 0,
                 "target: start + target.spm pieces, no </s> (%d ids)", a.ses.tgt_n[0]);
@@ -56,7 +56,7 @@ static void test_lines_through_sentencepiece(void **state)
     expect_true(model_ui_list(&a, &pop) && pop.w > 0 && pop.y + pop.h <= 720, "the list opens above the line");
     ren_save_png(tu_ren, "/tmp/stepformer_chooser.png", NULL);
     ev_key(&a, KEY_ESCAPE, 0); /* models.close: Esc closes the list and does not quit */
-    expect_true(!model_ui_list(&a, NULL) && !a.want_quit, "Esc closes the language list");
+    expect_true(!model_ui_list(&a, NULL) && !a.win.want_quit, "Esc closes the language list");
     ev_mouse(&a, IN_MOUSE_DOWN, 1225, 730, MB_LEFT);
     ev_mouse(&a, IN_MOUSE_UP, 1225, 730, MB_LEFT);
     tu_frame(&a);

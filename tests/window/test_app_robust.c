@@ -102,7 +102,7 @@ static void test_traces_follow_the_input(void **state)
     for (int i = 0; i < 40; i++)
         strcat(line, i % 2 ? "t6 " : "t5 ");
     strcat(line, "| t7 t8");
-    app_set_text(&a, FOCUS_SRC, line);
+    app_set_text(&a, APP_LINE_SRC, line);
     app_compute_all(&a);
     tu_frame(&a);
     expect_true(!a.ses.input_error[0], "runs: %s", a.ses.input_error);
@@ -121,9 +121,9 @@ static void test_ctrl_q_in_a_field(void **state)
     AppOpts o = tu_opts(MODEL, "t5 t6", NULL, NULL);
     tu_open(&a, &o, 100);
     ev_key(&a, KEY_RETURN, 0);
-    expect_true(a.focus == FOCUS_SRC, "Enter focuses the source line");
+    expect_true(app_focused_line(&a) == APP_LINE_SRC, "Enter focuses the source line");
     ev_key(&a, 'q', MOD_CTRL);
-    expect_true(a.want_quit, "Ctrl+Q quits from the field");
+    expect_true(a.win.want_quit, "Ctrl+Q quits from the field");
     app_free(&a);
 }
 
@@ -135,9 +135,9 @@ static void test_ctrl_shift_s_saves_vector(void **state)
     AppOpts o = tu_opts(MODEL, "t5 t6", NULL, NULL);
     tu_open(&a, &o, 100);
     ev_key(&a, 's', MOD_CTRL | MOD_SHIFT);
-    expect_true(a.want_save_vector && !a.want_save_png, "Ctrl+Shift+S asks for a vector save");
+    expect_true(a.win.want_save_vector && !a.win.want_save_png, "Ctrl+Shift+S asks for a vector save");
     ev_key(&a, 's', MOD_CTRL);
-    expect_true(a.want_save_png, "Ctrl+S asks for a PNG");
+    expect_true(a.win.want_save_png, "Ctrl+S asks for a PNG");
     char dir[64], cwd[512];
     expect_true(tu_scratch(dir, sizeof dir, "vector-save") == 0 && getcwd(cwd, sizeof cwd), "scratch");
     expect_true(chdir(dir) == 0, "cd");
@@ -166,12 +166,12 @@ static void test_paste(void **state)
     static App a;
     AppOpts o = tu_opts(MODEL, "t5", NULL, NULL);
     tu_open(&a, &o, 100);
-    a.paste = fake_clipboard;
+    a.ui.paste = fake_clipboard;
     ev_key(&a, KEY_RETURN, 0);
     g_clip = " t6\nt7\xff\x01 中";
     ev_key(&a, 'v', MOD_CTRL);
     expect_true(strcmp(a.ses.src_line, "t5 t6 t7 中") == 0, "pasted: '%s'", a.ses.src_line);
-    expect_true(a.cursor == (int)strlen(a.ses.src_line), "the cursor after the paste");
+    expect_true(a.ui.edit.cursor == (int)strlen(a.ses.src_line), "the cursor after the paste");
     expect_true(a.ses.dirty, "a paste re-runs the model");
     static char big[5000];
     for (int i = 0; i < 4998; i += 3)

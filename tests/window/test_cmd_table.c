@@ -121,14 +121,14 @@ static void test_effects(void **state)
     ev_key(&a, KEY_KP_0 + 2, 0);
     expect_true(a.ses.head == 1, "the keypad's 2 shows head 2 (head %d)", a.ses.head);
     ev_key(&a, 's', MOD_CTRL | MOD_SHIFT);
-    expect_true(a.want_save_vector && !a.want_save_png, "Ctrl+Shift+S is not Ctrl+S");
+    expect_true(a.win.want_save_vector && !a.win.want_save_png, "Ctrl+Shift+S is not Ctrl+S");
     ev_key(&a, 't', MOD_ALT);
     ev_key(&a, 'q', MOD_ALT);
-    expect_true(!a.want_quit, "Alt+Q is not Ctrl+Q");
-    a.focus = FOCUS_SRC;
-    a.cursor = 0;
+    expect_true(!a.win.want_quit, "Alt+Q is not Ctrl+Q");
+    app_focus_line(&a, APP_LINE_SRC);
+    ui_edit_cursor(&a.ui, a.ses.src_line, 0);
     ev_key(&a, 'q', MOD_CTRL);
-    expect_true(a.want_quit, "Ctrl+Q quits from a text field");
+    expect_true(a.win.want_quit, "Ctrl+Q quits from a text field");
     app_free(&a);
 }
 
@@ -289,7 +289,7 @@ static void test_overlay_fits(void **state)
                 static App a;
                 open_app(&a);
                 lesson_ui_set_lang(&a, lang);
-                a.text_scale = SIZES[z].scale;
+                a.look.text_scale = SIZES[z].scale;
                 char missing[256];
                 int all = overlay_shows_all(&a, r, TABS[t], SIZES[z].w, SIZES[z].h, SIZES[z].all, missing,
                                             sizeof missing);

@@ -488,7 +488,7 @@ static void test_every_drawn_string_is_translated(void **state)
     static const char *const LANGS[] = {"en", "zh"};
     for (int l = 0; l < 2; l++) {
         lesson_ui_set_lang(&a, l);
-        a.lang = l;
+        a.look.lang = l;
         draw_every_screen(&a);
         int drawn = g_seen.text.n, vb = views;
         bad += check_lang(LANGS[l], &pending, &found, &views);

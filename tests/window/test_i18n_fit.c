@@ -61,7 +61,7 @@ static void open_app(App *a, int lang, float scale)
     AppOpts o = tu_opts(NULL, "i love china", NULL, NULL);
     tu_open(a, &o, 100);
     lesson_ui_set_lang(a, lang);
-    a->text_scale = scale;
+    a->look.text_scale = scale;
     app_goto(a, ST_ENC_SELF_WEIGHTS, 0);
     ui_set_lang(lang);
 }
@@ -117,10 +117,10 @@ static void lesson_header_and_nav_fit(App *a, int lang, float scale)
     for (int i = 0; i < g_n; i++) {
         if (strcmp(g_seen[i].text, "1") && strcmp(g_seen[i].text, "2"))
             continue;
-        if (g_seen[i].box.x > a->win_w / 3)
+        if (g_seen[i].box.x > a->win.w / 3)
             continue; /* not the navigator's */
         for (int k = 0; k < g_n; k++)
-            if (k != i && g_seen[k].box.x < a->win_w / 3 && strlen(g_seen[k].text) > 2)
+            if (k != i && g_seen[k].box.x < a->win.w / 3 && strlen(g_seen[k].text) > 2)
                 expect_true(!overlap(g_seen[i].box, g_seen[k].box), "lang %d x%.1f: layer tab %s overlaps \"%s\"",
                             lang, (double)scale, g_seen[i].text, g_seen[k].text);
     }

@@ -112,14 +112,14 @@ static void test_steps_set_the_view(void **state)
     /* the language switch keeps the lesson and the step */
     ev_key(&a, 'z', 0);
     const Lesson *l = lesson_ui_current(&a, &step, &answered);
-    expect_true(a.lang == 1 && l && step == 1 && strstr(l->path, "/zh/"), "Z: the same step in Chinese");
+    expect_true(a.look.lang == 1 && l && step == 1 && strstr(l->path, "/zh/"), "Z: the same step in Chinese");
     expect_true(strstr(l->steps[0].text, "第 i 行") != NULL, "the Chinese text is loaded");
     tu_frame(&a);
     /* Esc leaves the lesson first; only a second Esc quits */
     ev_key(&a, KEY_ESCAPE, 0);
-    expect_true(!lesson_ui_active(&a) && !a.want_quit, "Esc closes the lesson, the window stays");
+    expect_true(!lesson_ui_active(&a) && !a.win.want_quit, "Esc closes the lesson, the window stays");
     ev_key(&a, KEY_ESCAPE, 0);
-    expect_true(a.want_quit, "a second Esc quits");
+    expect_true(a.win.want_quit, "a second Esc quits");
     tu_frame(&a);
     app_free(&a);
 }

@@ -18,11 +18,10 @@ TU_FIXTURE(MODEL, "soak.safetensors", 1280, 800)
 
 static const char *focused_text(const App *a)
 {
-    switch (a->focus) {
-    case FOCUS_SRC: return a->ses.src_line;
-    case FOCUS_TGT: return a->ses.tgt;
-    case FOCUS_VIEW: return a->view_text;
-    default: return NULL;
+    switch (app_focused_line(a)) {
+    case APP_LINE_SRC: return a->ses.src_line;
+    case APP_LINE_TGT: return a->ses.tgt;
+    default: return a->ui.edit.buf; /* a view's field */
     }
 }
 
@@ -31,9 +30,11 @@ static void check(const App *a, int i, const char *after)
 {
     const Session *s = &a->ses;
     const char *t = focused_text(a);
-    if (a->focus != FOCUS_NONE)
-        expect_true(t && a->cursor >= 0 && a->cursor <= (int)strlen(t),
-                          "event %d (%s): cursor %d within the focused text", i, after, a->cursor);
+    const UiEdit *e = &a->ui.edit;
+    if (a->ui.focus)
+        expect_true(t && e->cursor >= 0 && e->cursor <= (int)strlen(t) && e->anchor >= 0 &&
+                        e->anchor <= (int)strlen(t),
+                    "event %d (%s): cursor %d, anchor %d within the focused text", i, after, e->cursor, e->anchor);
     expect_true(s->n_walk > 0 && s->at >= 0 && s->at < s->n_walk,
                       "event %d (%s): position %d within the walk of %d", i, after, s->at, s->n_walk);
     StagePos p = app_pos(a);
@@ -71,7 +72,7 @@ static void test_soak(void **state)
     int frames = 0;
     for (int i = 0; i < 4000; i++) {
         int kind = (int)rng_below(&r, 11);
-        int x = (int)rng_below(&r, (uint32_t)(a.win_w + 40)) - 20, y = (int)rng_below(&r, (uint32_t)(a.win_h + 40)) - 20;
+        int x = (int)rng_below(&r, (uint32_t)(a.win.w + 40)) - 20, y = (int)rng_below(&r, (uint32_t)(a.win.h + 40)) - 20;
         const char *what = "?";
         switch (kind) {
         case 0: case 1: case 2:
@@ -101,10 +102,10 @@ static void test_soak(void **state)
             what = "resize";
             break;
         }
-        a.want_quit = 0;
-        a.want_save_png = a.want_save_csv = 0;
-        if (a.text_scale > 2.0f)
-            a.text_scale = 1.0f;
+        a.win.want_quit = 0;
+        a.win.want_save_png = a.win.want_save_csv = 0;
+        if (a.look.text_scale > 2.0f)
+            a.look.text_scale = 1.0f;
         check(&a, i, what);
         if (i % 5 == 0) {
             frame(&a, i);

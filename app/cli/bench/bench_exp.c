@@ -29,8 +29,8 @@ static void toggle_body(void *p)
     e.no_pe = 1; /* never none: the normal pass stays beside it */
     app_set_exp(a, &e);
     a->now += 1.0;
-    a->in.mx = 700 + (t->tick * 37) % 300;
-    a->in.my = 300 + (t->tick++ * 23) % 300;
+    a->ui.in.mx = 700 + (t->tick * 37) % 300;
+    a->ui.in.my = 300 + (t->tick++ * 23) % 300;
     app_frame(a, t->r);
 }
 

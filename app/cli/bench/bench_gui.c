@@ -23,8 +23,8 @@ static void frame_body(void *p)
     App *a = f->a;
     f->tick++;
     a->now += 1.0;
-    a->in.mx = 700 + (f->tick * 37) % 600;
-    a->in.my = 300 + (f->tick * 23) % 400;
+    a->ui.in.mx = 700 + (f->tick * 37) % 600;
+    a->ui.in.my = 300 + (f->tick * 23) % 400;
     app_frame(a, f->r);
 }
 
@@ -268,8 +268,8 @@ static TaRun ta_in_app(double secs)
         double t0 = tf_seconds();
         while (tf_seconds() - t0 < secs) {
             a.now = tf_seconds();
-            a.in.mx = 900 + (nf * 37) % 600;
-            a.in.my = 300 + (nf * 23) % 500;
+            a.ui.in.mx = 900 + (nf * 37) % 600;
+            a.ui.in.my = 300 + (nf * 23) % 500;
             double f0 = tf_seconds();
             app_frame(&a, r);
             if (nf < MAXF)

@@ -571,14 +571,14 @@ static const char *without_key(const char *label, char *buf, size_t cap)
 /* The generation buttons' width on one line, with ◀ or without. */
 static int gen_bar_w(const UiFlow *f, const char *step, const char *play, const char *again, int back)
 {
-    Gfx *g = f->v->g;
+    Gfx *g = f->ui->g;
     int w = 2 * f->gap + ui_flow_button_w(g, step) + ui_flow_button_w(g, play) + ui_flow_button_w(g, again);
     return back ? w + f->gap + ui_flow_button_w(g, "◀") : w;
 }
 
-static void draw_bar_gen(UiFlow *f, DecodeUi *d)
+static void draw_bar_gen(ViewCtx *v, UiFlow *f, DecodeUi *d)
 {
-    const Theme *th = f->v->th;
+    const Theme *th = f->ui->th;
     /* with their keys when they share a line, else without; ◀ goes last
      * (a click on a row or ← does the same) */
     const char *step = _("Step ▶  S");
@@ -598,7 +598,7 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
     if (ui_flow_button(f, step, 0))
         dec_step(d);
     if (ui_flow_button(f, play, d->playing))
-        dec_play(f->v, d);
+        dec_play(v, d);
     if (ui_flow_button(f, again, 0))
         dec_restart(d);
     if (d->pending || d->tf_wait || d->tfo_on) /* still computing: the progress mark says how far */
@@ -615,7 +615,7 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
     else
         snprintf(buf, sizeof buf, _("%d tokens and no <eos>: stopped at the maximum length"), n);
     /* the count only when it fits on the line; the warning always */
-    int w = ren_text_width(f->v->g->small, buf) + ui_px(f->v->g, 4);
+    int w = ren_text_width(f->ui->g->small, buf) + ui_px(f->ui->g, 4);
     if (f->x + w <= f->rc.x + f->rc.w || (d->shown >= n && !ended))
         ui_flow_text(f, buf, d->shown < n || ended ? th->dim : th->warn);
 }
@@ -623,11 +623,11 @@ static void draw_bar_gen(UiFlow *f, DecodeUi *d)
 /* The beam's settings: a button per size and per α when the sizes fit on a
  * line; else, on one line, − K + and the α in use (a click takes the next
  * one, as A does), under the name "K" when "beam size" leaves no room. */
-static void draw_bar_beam(UiFlow *f, DecodeUi *d)
+static void draw_bar_beam(ViewCtx *v, UiFlow *f, DecodeUi *d)
 {
     char buf[32];
-    Gfx *g = f->v->g;
-    Color dim = f->v->th->dim;
+    Gfx *g = f->ui->g;
+    Color dim = f->ui->th->dim;
     const char *size = _("beam size"), *name = _("length penalty α");
     int all = ui_flow_text_w(g, size);
     for (int k = 1; k <= DEC_MAX_BEAM; k++) {
@@ -639,7 +639,7 @@ static void draw_bar_beam(UiFlow *f, DecodeUi *d)
         for (int k = 1; k <= DEC_MAX_BEAM; k++) {
             snprintf(buf, sizeof buf, "%d", k);
             if (ui_flow_button(f, buf, d->beam_k == k))
-                dec_set_beam(f->v, d, k, d->alpha_i);
+                dec_set_beam(v, d, k, d->alpha_i);
         }
         f->x += ui_px(g, 10);
         /* the values with their name on the rest of the line, else with α
@@ -660,7 +660,7 @@ static void draw_bar_beam(UiFlow *f, DecodeUi *d)
         for (int i = 0; i < DEC_N_ALPHA; i++) {
             snprintf(buf, sizeof buf, "%g", DEC_ALPHAS[i]);
             if (ui_flow_button(f, buf, d->alpha_i == i))
-                dec_set_beam(f->v, d, d->beam_k, i);
+                dec_set_beam(v, d, d->beam_k, i);
         }
         return;
     }
@@ -670,16 +670,16 @@ static void draw_bar_beam(UiFlow *f, DecodeUi *d)
     ui_flow_break(f);
     ui_flow_text(f, ui_flow_text_w(g, size) + rest <= f->rc.w ? size : "K", dim);
     if (ui_flow_button(f, "−", 0) && d->beam_k > 1)
-        dec_set_beam(f->v, d, d->beam_k - 1, d->alpha_i);
+        dec_set_beam(v, d, d->beam_k - 1, d->alpha_i);
     char k[8];
     snprintf(k, sizeof k, "%d", d->beam_k);
     ui_flow_button(f, k, 1);
     if (ui_flow_button(f, "+", 0) && d->beam_k < DEC_MAX_BEAM)
-        dec_set_beam(f->v, d, d->beam_k + 1, d->alpha_i);
+        dec_set_beam(v, d, d->beam_k + 1, d->alpha_i);
     f->x += ui_px(g, 10);
     ui_flow_text(f, "α", dim);
     if (ui_flow_button(f, buf, 1))
-        dec_set_beam(f->v, d, d->beam_k, d->alpha_i + 1);
+        dec_set_beam(v, d, d->beam_k, d->alpha_i + 1);
 }
 
 static const char *KEYS_GEN =
@@ -721,7 +721,7 @@ static void draw_tabs(ViewCtx *v, UiFlow *f, DecodeUi *d, int tall)
         ui_flow_break(f);
     }
     if (to >= 0)
-        set_pane(f->v, d, (DecPane)to);
+        set_pane(v, d, (DecPane)to);
 }
 
 /* The table with the step below it, or the table alone and a pointer to
@@ -781,15 +781,15 @@ static void view_decode(ViewCtx *v)
         v->out->wake_at = v->s->now;
     int pad = ui_px(v->g, 4);
     /* the pane tabs and the pane's controls, wrapping when narrow */
-    UiFlow f = ui_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
+    UiFlow f = ui_flow(v->ui, (Rect){area.x, area.y + pad, area.w, area.h});
     int rh = ren_font_height(v->g->ui) + ui_px(v->g, 6); /* a table row */
     draw_tabs(v, &f, d, area.h >= 14 * rh); /* short: every line of tabs is a row less */
     if (d->pane == DEC_PANE_BEAM)
-        draw_bar_beam(&f, d);
+        draw_bar_beam(v, &f, d);
     else if (d->pane == DEC_PANE_SAMPLE)
-        dec_sample_bar(&f, d);
+        dec_sample_bar(v, &f, d);
     else
-        draw_bar_gen(&f, d);
+        draw_bar_gen(v, &f, d);
     if (d->smp.sdec_on) /* Sample may have been pressed just now */
         v->out->wake_at = v->s->now;
     int top = area.y + pad + ui_flow_height(&f) + ui_px(v->g, 8);

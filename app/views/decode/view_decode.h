@@ -248,7 +248,7 @@ void dec_sample_stop(DecSample *m);
 float dec_temp_at(float u);
 float dec_temp_pos(float t);
 /* The sampling pane's controls and body, and its actions (1 when done). */
-void dec_sample_bar(UiFlow *f, DecodeUi *d);
+void dec_sample_bar(ViewCtx *v, UiFlow *f, DecodeUi *d);
 void dec_sample_pane(ViewCtx *v, DecodeUi *d, Rect rc);
 int dec_sample_act(ViewCtx *v, DecodeUi *d, ViewAct act, int arg);
 

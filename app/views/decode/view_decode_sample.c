@@ -410,9 +410,8 @@ static const float *next_logits(const Scene *sc, DecodeUi *d, int *at, int *wait
 
 /* The temperature slider: a track on a log scale from DEC_T_MIN to
  * DEC_T_MAX; press or drag to set it. */
-static void temp_slider(UiFlow *f, DecSample *m)
+static void temp_slider(ViewCtx *v, UiFlow *f, DecSample *m)
 {
-    ViewCtx *v = f->v;
     char buf[64];
     snprintf(buf, sizeof buf, _("temperature T = %.2f"), m->temp);
     ui_flow_text(f, buf, v->th->text);
@@ -433,12 +432,11 @@ static void temp_slider(UiFlow *f, DecSample *m)
     ren_rect(v->r, (Rect){kx - 5, rc.y + 2, 10, rc.h - 4}, m->dragging ? v->th->select : v->th->accent);
 }
 
-void dec_sample_bar(UiFlow *f, DecodeUi *d)
+void dec_sample_bar(ViewCtx *v, UiFlow *f, DecodeUi *d)
 {
     DecSample *m = &d->smp;
-    ViewCtx *v = f->v;
     char buf[64];
-    temp_slider(f, m);
+    temp_slider(v, f, m);
     ui_flow_text(f, _("top-k"), v->th->dim);
     for (int i = 0; i < N_TOPK; i++) {
         if (TOPK_CHOICES[i])

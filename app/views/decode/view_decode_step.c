@@ -267,7 +267,7 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     }
     title(v, d, rc, s);
     int y = rc.y + ren_font_height(g->ui) + ui_px(g, 4);
-    UiFlow f = ui_flow(v, (Rect){rc.x, y, rc.w, rc.h});
+    UiFlow f = ui_flow(v->ui, (Rect){rc.x, y, rc.w, rc.h});
     selectors(v, d, &f);
     y += ui_flow_height(&f) + ui_px(g, 8);
     /* attention strips left, top-k right */

@@ -461,7 +461,7 @@ static int panel_tabs(ViewCtx *v, Rect rc, int first)
         int w = ren_text_width(v->g->small, _(names[p])) + 18;
         if (x + w > rc.x + rc.w)
             break;
-        if (ui_button(v, (Rect){x, rc.y, w, h}, _(names[p]), PE_UI(v)->panel == p))
+        if (ui_button(v->ui, (Rect){x, rc.y, w, h}, _(names[p]), PE_UI(v)->panel == p))
             PE_UI(v)->panel = p;
         x += w + 4;
     }

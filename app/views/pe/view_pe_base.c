@@ -119,10 +119,10 @@ int pe_stepper(ViewCtx *v, int x, int y, int h, int max_w, const char *label,
     int fy = y + (h - ren_font_height(f)) / 2, d = 0;
     if (lw)
         ren_text(v->r, f, label, x, fy, v->th->dim);
-    if (ui_button(v, (Rect){x + lw, y, bw, h}, "−", 0))
+    if (ui_button(v->ui, (Rect){x + lw, y, bw, h}, "−", 0))
         d = -1;
     ui_text_center(v->r, f, value, (Rect){x + lw + bw, y, vw, h}, c);
-    if (ui_button(v, (Rect){x + lw + bw + vw, y, bw, h}, "+", 0))
+    if (ui_button(v->ui, (Rect){x + lw + bw + vw, y, bw, h}, "+", 0))
         d = 1;
     return d;
 }

@@ -29,7 +29,7 @@
 #include "view.h"
 
 #define TV_CAP_T 128         /* longest probe sentence */
-#define TV_PATH_MAX 1024     /* the TSV path field (a FOCUS_VIEW buffer) */
+#define TV_PATH_MAX 1024     /* the TSV path field (a ui_textbox buffer) */
 #define TV_N_TASKS 5         /* copy, reverse, sort, en2zh, a TSV file */
 #define TV_TASK_FILE 4
 #define TV_LOG_CAP 1024      /* points of the training curves */
@@ -196,7 +196,7 @@ TrainUi *tv_state(void *st);
 void tv_settings_init(TrainUi *u);
 void tv_settings_task(TrainUi *u, const char *task);
 void tv_choice(const TrainUi *u, TrainChoice *c);
-int tv_typing(const Scene *sc, const TrainUi *u);
+int tv_typing(ViewCtx *v, const TrainUi *u);
 /* Changes (each a wish that the settings changed). */
 void tv_set_task(TrainUi *u, int task);
 void tv_set_field(TrainUi *u, TvField f, int index);
@@ -212,11 +212,11 @@ static inline void tv_wish(TrainUi *u, int *what)
 }
 /* Task and size chips, the steppers and the path field, flowing in f;
  * returns the path field's rectangle (w 0 when not drawn). */
-Rect tv_settings_draw(UiFlow *f, TrainUi *u);
+Rect tv_settings_draw(ViewCtx *v, UiFlow *f, TrainUi *u);
 
 /* Around the body (view_train_bar.c): the control bar, the line saying
  * what is trained (returns its height), the snapshot timeline. */
-void tv_controls_draw(UiFlow *f, TrainUi *u);
+void tv_controls_draw(UiFlow *f, const TrainShow *t, TrainUi *u);
 int tv_summary_draw(ViewCtx *v, const TrainUi *u, int x, int y, int w);
 void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc);
 /* A flow button that remembers where it was drawn (u->hit). */

@@ -22,15 +22,14 @@ static const char *state_text(const TrainShow *t)
 /* A flow button that remembers where it was drawn. */
 int tv_control(UiFlow *f, const char *label, int active, Rect *where)
 {
-    int w = ren_text_width(f->v->g->small, label) + ui_px(f->v->g, 16);
+    int w = ren_text_width(f->ui->g->small, label) + ui_px(f->ui->g, 16);
     *where = ui_flow_next(f, w);
-    return ui_button(f->v, *where, label, active);
+    return ui_button(f->ui, *where, label, active);
 }
 
-void tv_controls_draw(UiFlow *f, TrainUi *u)
+void tv_controls_draw(UiFlow *f, const TrainShow *t, TrainUi *u)
 {
-    const Theme *th = f->v->th;
-    const TrainShow *t = f->v->s->train;
+    const Theme *th = f->ui->th;
     int running = t->state == TV_RUNNING;
     char buf[200];
     if (tv_control(f, running ? _("❚❚ Pause  P") : _("▶ Start  P"), running, &u->hit.start))

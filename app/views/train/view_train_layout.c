@@ -170,14 +170,11 @@ static void draw_body(ViewCtx *v, TrainUi *u, Rect body)
 /* A click outside the path field leaves it; leaving it tries the file. */
 static void path_focus(ViewCtx *v, TrainUi *u, Rect field)
 {
-    const Scene *sc = v->s;
-    const ViewOut *o = v->out; /* a focus asked for this frame counts */
-    int has = o->focus_set ? o->focus == FOCUS_VIEW && o->focus_text == u->path : tv_typing(sc, u);
+    int has = tv_typing(v, u);
     int clicked = u->path_clicked;
     u->path_clicked = 0;
     if (has && v->in->pressed && !clicked && (field.w == 0 || !ui_over(v->in, field))) {
-        v->out->focus_set = 1;
-        v->out->focus = FOCUS_NONE;
+        ui_focus_clear(v->ui);
         has = 0;
     }
     if (u->path_focus_prev && !has && u->task == TV_TASK_FILE)
@@ -219,12 +216,12 @@ static void view_train(ViewCtx *v)
     memset(&u->hit, 0, sizeof u->hit);
     int pad = ui_px(v->g, 4), gap = ui_px(v->g, 8);
     u->compact = area.h < ui_px(v->g, 560) || area.w < ui_px(v->g, 560);
-    UiFlow f = ui_flow(v, (Rect){area.x, area.y + pad, area.w, area.h});
-    tv_controls_draw(&f, u);
+    UiFlow f = ui_flow(v->ui, (Rect){area.x, area.y + pad, area.w, area.h});
+    tv_controls_draw(&f, t, u);
     ui_flow_break(&f);
     Rect field = {0, 0, 0, 0};
     if (!u->compact || u->show_settings)
-        field = tv_settings_draw(&f, u);
+        field = tv_settings_draw(v, &f, u);
     int top = area.y + pad + ui_flow_height(&f) + gap;
     top += tv_summary_draw(v, u, area.x, top, area.w);
     int bottom = draw_keys(v, u, area, pad);

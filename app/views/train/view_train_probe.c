@@ -113,7 +113,7 @@ static int draw_sentences(ViewCtx *v, Rect rc)
 static int draw_chips(ViewCtx *v, TrainUi *u, Rect rc)
 {
     char buf[32];
-    UiFlow f = ui_flow(v, rc);
+    UiFlow f = ui_flow(v->ui, rc);
     for (int k = 0; k < TV_ATTN_COUNT; k++)
         if (ui_flow_button(&f, _(ATTN_SHORT[k]), u->attn == (TvAttn)k)) {
             u->attn = (TvAttn)k;

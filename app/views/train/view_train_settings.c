@@ -122,9 +122,9 @@ void tv_choice(const TrainUi *u, TrainChoice *c)
     c->lr_scale = field_lr(u);
 }
 
-int tv_typing(const Scene *sc, const TrainUi *u)
+int tv_typing(ViewCtx *v, const TrainUi *u)
 {
-    return sc->focus == FOCUS_VIEW && sc->view_text == u->path;
+    return ui_editing(v->ui, u->path);
 }
 
 void tv_set_task(TrainUi *u, int task)
@@ -133,12 +133,10 @@ void tv_set_task(TrainUi *u, int task)
     tv_wish(u, &u->wish.settings);
 }
 
-/* Ask the window for the keyboard in the path field (cursor at its end). */
+/* The keyboard to the path field (cursor at its end). */
 static void tv_focus_field(ViewCtx *v, TrainUi *u)
 {
-    v->out->focus_set = 1;
-    v->out->focus = FOCUS_VIEW;
-    v->out->focus_text = u->path;
+    ui_focus_text(v->ui, ui_id_ptr(v->ui, u->path), u->path, (int)sizeof u->path);
 }
 
 /* Type in the file path field (the F key, or a click on "TSV file…"). */
@@ -169,68 +167,47 @@ void tv_set_preset(TrainUi *u, int p)
 /* One setting: "d_model ◀ 64 ▶"; the selected one (X) is outlined. */
 static void draw_stepper(UiFlow *f, TrainUi *u, TvField k)
 {
-    const Theme *th = f->v->th;
-    RenFont *sf = f->v->g->small;
+    const Theme *th = f->ui->th;
+    RenFont *sf = f->ui->g->small;
     char val[32];
     field_text(u, k, val, sizeof val);
-    int bw = ren_text_width(sf, "◀") + ui_px(f->v->g, 10);
+    int bw = ren_text_width(sf, "◀") + ui_px(f->ui->g, 10);
     const char *name = _(FIELDS[k].name);
-    int lw = ren_text_width(sf, name) + ui_px(f->v->g, 6);
-    int vw = ren_text_width(sf, "65536") + ui_px(f->v->g, 8);
+    int lw = ren_text_width(sf, name) + ui_px(f->ui->g, 6);
+    int vw = ren_text_width(sf, "65536") + ui_px(f->ui->g, 8);
     Rect r = ui_flow_next(f, lw + 2 * bw + vw);
     if (u->field == (int)k)
-        ren_rect_line(f->v->r, (Rect){r.x - 4, r.y - 2, r.w + 6, r.h + 4}, 1, th->select);
-    ren_text(f->v->r, sf, name, r.x, r.y + (r.h - ren_font_height(sf)) / 2,
+        ren_rect_line(f->ui->r, (Rect){r.x - 4, r.y - 2, r.w + 6, r.h + 4}, 1, th->select);
+    ren_text(f->ui->r, sf, name, r.x, r.y + (r.h - ren_font_height(sf)) / 2,
              u->field == (int)k ? th->select : th->dim);
-    if (ui_button(f->v, (Rect){r.x + lw, r.y, bw, r.h}, "◀", 0)) {
+    if (ui_button(f->ui, (Rect){r.x + lw, r.y, bw, r.h}, "◀", 0)) {
         u->field = k;
         tv_set_field(u, k, u->val[k] - 1);
     }
-    ui_text_center(f->v->r, sf, val, (Rect){r.x + lw + bw, r.y, vw, r.h}, th->text);
-    if (ui_button(f->v, (Rect){r.x + lw + bw + vw, r.y, bw, r.h}, "▶", 0)) {
+    ui_text_center(f->ui->r, sf, val, (Rect){r.x + lw + bw, r.y, vw, r.h}, th->text);
+    if (ui_button(f->ui, (Rect){r.x + lw + bw + vw, r.y, bw, r.h}, "▶", 0)) {
         u->field = k;
         tv_set_field(u, k, u->val[k] + 1);
     }
 }
 
-/* The file path: a text field of the view (Scene.view_text while typed). */
+/* The file path: a text field of the view (ui_textbox). */
 static Rect draw_path_field(UiFlow *f, TrainUi *u)
 {
-    const Scene *sc = f->v->s;
-    const Theme *th = f->v->th;
-    RenFont *sf = f->v->g->small;
     int w = f->rc.x + f->rc.w - f->x;
-    if (w < ui_px(f->v->g, 240))
+    if (w < ui_px(f->ui->g, 240))
         w = f->rc.w;
     Rect box = ui_flow_next(f, w);
-    int focused = tv_typing(sc, u);
-    ren_rect(f->v->r, box, th->bg);
-    ren_rect_line(f->v->r, box, focused ? 2 : 1, focused ? th->accent : th->border);
-    if (ui_clicked(f->v->in, box)) {
-        tv_focus_field(f->v, u);
-        focused = 1;
-    }
-    int fh = ren_font_height(sf), tx = box.x + ui_px(f->v->g, 6), ty = box.y + (box.h - fh) / 2;
-    ren_clip_push(f->v->r, box);
-    if (!u->path[0])
-        ren_text(f->v->r, sf, _("path of a TSV file: one “source<TAB>target” pair a line, then Enter"),
-                 tx, ty, th->dim);
-    int cur = sc->cursor > (int)strlen(u->path) ? (int)strlen(u->path) : sc->cursor;
-    int cur_x = ren_text_width_n(sf, u->path, focused ? cur : (int)strlen(u->path));
-    int shift = cur_x > box.w - 20 ? cur_x - (box.w - 20) : 0;
-    ren_text(f->v->r, sf, u->path, tx - shift, ty, th->text);
-    if (focused && fmod(sc->now, 1.0) < 0.6)
-        ren_rect(f->v->r, (Rect){tx - shift + cur_x, ty, 2, fh}, th->accent);
-    ren_clip_pop(f->v->r);
+    ui_textbox(f->ui, ui_id_ptr(f->ui, u->path), u->path, (int)sizeof u->path, box,
+               _("path of a TSV file: one “source<TAB>target” pair a line, then Enter"), UI_SMALL);
     return box;
 }
 
 /* Task and size; the size fields and the file path when asked for. Returns
  * the path field's rectangle (w 0 when not drawn). */
-Rect tv_settings_draw(UiFlow *f, TrainUi *u)
+Rect tv_settings_draw(ViewCtx *v, UiFlow *f, TrainUi *u)
 {
-    ViewCtx *v = f->v;
-    const Theme *th = f->v->th;
+    const Theme *th = f->ui->th;
     Rect path = {0, 0, 0, 0};
     ui_flow_text(f, _("task"), th->dim);
     for (int t = 0; t < TV_N_TASKS; t++)
@@ -240,7 +217,7 @@ Rect tv_settings_draw(UiFlow *f, TrainUi *u)
             else
                 tv_set_task(u, t);
         }
-    f->x += ui_px(f->v->g, 10);
+    f->x += ui_px(f->ui->g, 10);
     ui_flow_text(f, _("size"), th->dim);
     int p = tv_preset_of(u);
     for (int k = 0; k < N_PRESETS; k++)

@@ -207,13 +207,12 @@ static int how(const App *a, char *buf, size_t cap)
     }
 }
 
-void explain_draw(ViewCtx *v)
+void explain_draw(UiCtx *ui, App *a, Rect area)
 {
-    if (explain_code_draw(v)) /* the "code" tab (explain_code.c) */
+    if (explain_code_draw(ui, a, &area)) /* the "code" tab (explain_code.c) */
         return;
-    App *a = win_app(v);
-    const Theme *th = v->th;
-    Rect rc = v->area;
+    const Theme *th = ui->th;
+    Rect rc = area;
     StagePos p = app_pos(a);
     int pre = a->ses.model.cfg.norm == TF_NORM_PRE;
     Expl e = expl_of(p.stage, pre);
@@ -230,14 +229,14 @@ void explain_draw(ViewCtx *v)
     e.text = _(e.text);
     e.formula = _(e.formula); /* the formulas with words; the rest stay as they are */
     int x = rc.x + 14, w = rc.w - 24, y = rc.y + 12;
-    y += ui_paragraph(v->r, v->g->title, e.title, x, y, w, th->text) + 6;
+    y += ui_paragraph(ui->r, ui->g->title, e.title, x, y, w, th->text) + 6;
     if (!own_view) {
-        ren_text(v->r, v->g->small, stage_info(p.stage)->name, x, y, th->dim);
-        y += ren_font_height(v->g->small) + 10;
+        ren_text(ui->r, ui->g->small, stage_info(p.stage)->name, x, y, th->dim);
+        y += ren_font_height(ui->g->small) + 10;
     }
     if (e.formula[0]) {
-        int fh = ui_paragraph(v->r, v->g->ui, e.formula, x + 10, y + 6, w - 20, th->accent);
-        ren_rect_line(v->r, (Rect){x, y, w, fh + 12}, 1, th->border);
+        int fh = ui_paragraph(ui->r, ui->g->ui, e.formula, x + 10, y + 6, w - 20, th->accent);
+        ren_rect_line(ui->r, (Rect){x, y, w, fh + 12}, 1, th->border);
         y += fh + 22;
     }
     TfView tv;
@@ -246,16 +245,16 @@ void explain_draw(ViewCtx *v)
     if (!own_view && !a->ses.input_error[0] && tf_view(&a->ses.trace, p.stage, p.layer, head, a->ses.batch, &tv, &err) == 0) {
         char shape[96];
         snprintf(shape, sizeof shape, _("shape %d × %d"), tv.rows, tv.cols);
-        ren_text(v->r, v->g->ui, shape, x, y, th->dim);
-        y += ren_font_height(v->g->ui) + 8;
+        ren_text(ui->r, ui->g->ui, shape, x, y, th->dim);
+        y += ren_font_height(ui->g->ui) + 8;
     }
-    y += ui_paragraph(v->r, v->g->ui, e.text, x, y, w, th->text) + 14;
+    y += ui_paragraph(ui->r, ui->g->ui, e.text, x, y, w, th->text) + 14;
     if (a->hover.valid && !a->hover.own && a->hover.stage == p.stage) {
         char buf[1200];
         if (how(a, buf, sizeof buf) > 0) {
-            ren_text(v->r, v->g->ui, _("How this number was computed"), x, y, th->select);
-            y += ren_font_height(v->g->ui) + 4;
-            ui_paragraph(v->r, v->g->mono, buf, x, y, w, th->text);
+            ren_text(ui->r, ui->g->ui, _("How this number was computed"), x, y, th->select);
+            y += ren_font_height(ui->g->ui) + 4;
+            ui_paragraph(ui->r, ui->g->mono, buf, x, y, w, th->text);
         }
     }
 }

@@ -1,0 +1,295 @@
+/* test_ui_ctx.c - the widget context (ui.h) fed synthetic input on a
+ * headless renderer: ids, hot / active / focus, a button's click, a
+ * slider's and a drag's motion, and the text box's editing (insert,
+ * delete, select, copy, paste; UTF-8 never split), and focus leaving on a
+ * click elsewhere. */
+#include "test_util.h"
+#include "ui.h"
+#include "utf8.h"
+
+static Ren *g_ren;
+static Gfx g_gfx;
+
+static int setup(void **state)
+{
+    (void)state;
+    TfErr err;
+    g_ren = ren_open_headless(400, 200, &err);
+    if (!g_ren || gfx_init(&g_gfx, g_ren, &err) || gfx_fonts(&g_gfx, 1.0f, &err))
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    gfx_free(&g_gfx);
+    ren_close(g_ren);
+    return 0;
+}
+
+static void frame_begin(UiCtx *ui)
+{
+    ren_begin(g_ren, theme_get(THEME_DARK)->bg);
+    ui_begin(ui, g_ren, &g_gfx, theme_get(THEME_DARK), 0.0);
+}
+
+static void frame_end(UiCtx *ui)
+{
+    ui_end(ui);
+    ren_end(g_ren);
+}
+
+static void mouse(UiCtx *ui, int x, int y)
+{
+    ui->in.mx = x;
+    ui->in.my = y;
+    ui->in.moved = 1;
+}
+
+static void press(UiCtx *ui, int x, int y)
+{
+    mouse(ui, x, y);
+    ui->in.down = ui->in.pressed = 1;
+}
+
+static void release(UiCtx *ui)
+{
+    ui->in.down = 0;
+    ui->in.released = 1;
+}
+
+static const Rect BUTTON = {10, 10, 80, 24}, OTHER = {200, 10, 80, 24};
+
+static void test_ids(void **state)
+{
+    (void)state;
+    UiCtx ui = {0};
+    int a = 0, b = 0;
+    UiId pa = ui_id_ptr(&ui, &a), pb = ui_id_ptr(&ui, &b);
+    expect_true(pa && pb && pa != pb, "two pointers, two ids: %u %u", pa, pb);
+    expect_true(ui_id_ptr(&ui, &a) == pa, "the same pointer, the same id");
+    expect_true(ui_id_str(&ui, "ok") == ui_id_str(&ui, "ok") && ui_id_str(&ui, "ok") != ui_id_str(&ui, "no"),
+                "ids of strings");
+    ui_push_id(&ui, "left", 4);
+    UiId inner = ui_id_str(&ui, "ok");
+    ui_pop_id(&ui);
+    expect_true(inner != ui_id_str(&ui, "ok"), "a scope gives the same string another id");
+    ui_push_id(&ui, "left", 4);
+    expect_true(ui_id_str(&ui, "ok") == inner, "the same scope again, the same id");
+    ui_pop_id(&ui);
+    ui_pop_id(&ui); /* one pop too many does no harm */
+    expect_true(ui.depth == 0, "depth %d", ui.depth);
+}
+
+static void test_hot_active_click(void **state)
+{
+    (void)state;
+    UiCtx ui = {0};
+    mouse(&ui, 20, 20);
+    frame_begin(&ui);
+    int r = ui_button(&ui, BUTTON, "OK", 0);
+    frame_end(&ui);
+    expect_true(r == 0 && ui.hot != 0 && ui.active == 0, "hovered: hot %u, active %u, result %d", ui.hot, ui.active, r);
+    UiId hot = ui.hot;
+    press(&ui, 20, 20);
+    frame_begin(&ui);
+    r = ui_button(&ui, BUTTON, "OK", 0);
+    int other = ui_button(&ui, OTHER, "Other", 0);
+    frame_end(&ui);
+    expect_true(r == UI_CLICKED && !other, "a press on the button clicks it once: %d (the other %d)", r, other);
+    expect_true(ui.active == hot, "and makes it active (%u, hot %u)", ui.active, hot);
+    frame_begin(&ui); /* the button still held */
+    r = ui_button(&ui, BUTTON, "OK", 0);
+    frame_end(&ui);
+    expect_true(r == 0 && ui.active == hot, "held: no second click (%d), still active", r);
+    release(&ui);
+    mouse(&ui, 220, 20);
+    frame_begin(&ui);
+    r = ui_button(&ui, BUTTON, "OK", 0);
+    other = ui_button(&ui, OTHER, "Other", 0);
+    frame_end(&ui);
+    expect_true(r == 0 && ui.active == 0 && ui.hot != hot && ui.hot != 0, "released and moved: hot %u, active %u",
+                ui.hot, ui.active);
+    mouse(&ui, 150, 150);
+    frame_begin(&ui);
+    ui_button(&ui, BUTTON, "OK", 0);
+    frame_end(&ui);
+    expect_true(ui.hot == 0, "over nothing: hot %u", ui.hot);
+}
+
+/* One frame with just a slider of v over [0, 1] in rc. */
+static int slider_frame(UiCtx *ui, UiId id, Rect rc, float *v)
+{
+    frame_begin(ui);
+    int r = ui_slider(ui, id, rc, v, 0, 1);
+    frame_end(ui);
+    return r;
+}
+
+static void test_slider_and_drag(void **state)
+{
+    (void)state;
+    UiCtx ui = {0};
+    Rect rc = {100, 50, 201, 16};
+    float v = 0.5f;
+    UiId id = ui_id_ptr(&ui, &v);
+    press(&ui, 150, 55);
+    int r = slider_frame(&ui, id, rc, &v);
+    expect_true(r == UI_CHANGED && fabsf(v - 0.25f) < 1e-6f, "a press at a quarter sets 0.25: %g (%d)", v, r);
+    mouse(&ui, 400, 120); /* dragged past the end, outside the slider */
+    r = slider_frame(&ui, id, rc, &v);
+    expect_true(r == UI_CHANGED && v == 1.0f, "dragged beyond the end: %g", v);
+    release(&ui);
+    mouse(&ui, 100, 55);
+    r = slider_frame(&ui, id, rc, &v);
+    expect_true(r == 0 && v == 1.0f, "released: moving the mouse leaves it (%g)", v);
+    /* a drag started elsewhere does not move it */
+    press(&ui, 20, 150);
+    slider_frame(&ui, id, rc, &v);
+    mouse(&ui, 120, 55);
+    r = slider_frame(&ui, id, rc, &v);
+    expect_true(r == 0 && v == 1.0f, "a press outside, then over it: unchanged (%g)", v);
+    release(&ui);
+    /* ui_drag: the motion since the last frame while held */
+    int pan = 0, dx, dy, sx = 0, sy = 0;
+    UiId did = ui_id_ptr(&ui, &pan);
+    Rect area = {0, 0, 200, 200};
+    press(&ui, 50, 50);
+    frame_begin(&ui);
+    int d = ui_drag(&ui, did, area, &dx, &dy);
+    frame_end(&ui);
+    expect_true(d && dx == 0 && dy == 0, "the drag starts still: %d %d %d", d, dx, dy);
+    for (int i = 1; i <= 3; i++) {
+        mouse(&ui, 50 + 10 * i, 50 - 5 * i);
+        frame_begin(&ui);
+        d = ui_drag(&ui, did, area, &dx, &dy);
+        frame_end(&ui);
+        sx += dx;
+        sy += dy;
+    }
+    expect_true(d && sx == 30 && sy == -15, "dragged by (%d, %d), want (30, -15)", sx, sy);
+    release(&ui);
+    frame_begin(&ui);
+    d = ui_drag(&ui, did, area, &dx, &dy);
+    frame_end(&ui);
+    expect_true(!d && ui.active == 0, "released: the drag ends");
+}
+
+static char g_clip[256];
+static char *fake_paste(void)
+{
+    return g_clip[0] ? strdup(g_clip) : NULL;
+}
+static void fake_copy(const char *t)
+{
+    snprintf(g_clip, sizeof g_clip, "%s", t);
+}
+
+static const Rect BOX = {10, 60, 300, 28};
+
+static int draw_box(UiCtx *ui, char *buf, int cap, int with_other)
+{
+    frame_begin(ui);
+    int r = ui_textbox(ui, ui_id_ptr(ui, buf), buf, cap, BOX, "hint", 0);
+    if (with_other)
+        ui_button(ui, OTHER, "Other", 0);
+    frame_end(ui);
+    return r;
+}
+
+static void test_textbox_editing(void **state)
+{
+    (void)state;
+    UiCtx ui = {0};
+    ui.paste = fake_paste;
+    ui.copy = fake_copy;
+    char buf[16] = "ab";
+    press(&ui, 50, 70);
+    draw_box(&ui, buf, sizeof buf, 0);
+    release(&ui);
+    expect_true(ui.focus == ui_id_ptr(&ui, buf) && ui_editing(&ui, buf) && ui.edit.cursor == 2,
+                "a click takes the keyboard, the cursor at the end (%d)", ui.edit.cursor);
+    int r = ui_edit_text(&ui, buf, sizeof buf, "我c");
+    expect_true(r == UI_CHANGED && !strcmp(buf, "ab我c") && ui.edit.cursor == 6, "typed: '%s' cursor %d", buf, ui.edit.cursor);
+    ui_edit_key(&ui, buf, sizeof buf, KEY_LEFT, 0);
+    ui_edit_key(&ui, buf, sizeof buf, KEY_LEFT, 0);
+    expect_true(ui.edit.cursor == 2, "Left twice steps over c and the whole 我: %d", ui.edit.cursor);
+    r = ui_edit_key(&ui, buf, sizeof buf, KEY_DELETE, 0);
+    expect_true(r == UI_CHANGED && !strcmp(buf, "abc"), "Delete removes 我 whole: '%s'", buf);
+    ui_edit_key(&ui, buf, sizeof buf, KEY_END, 0);
+    ui_edit_key(&ui, buf, sizeof buf, KEY_BACKSPACE, 0);
+    expect_true(!strcmp(buf, "ab") && ui.edit.cursor == 2, "Backspace at the end: '%s'", buf);
+    /* select with Shift, copy, type over it, paste */
+    ui_edit_key(&ui, buf, sizeof buf, KEY_HOME, MOD_SHIFT);
+    expect_true(ui.edit.anchor == 2 && ui.edit.cursor == 0, "Shift+Home selects the line");
+    ui_edit_key(&ui, buf, sizeof buf, 'c', MOD_CTRL);
+    expect_true(!strcmp(g_clip, "ab"), "Ctrl+C copies the selection: '%s'", g_clip);
+    ui_edit_text(&ui, buf, sizeof buf, "中");
+    expect_true(!strcmp(buf, "中") && ui.edit.cursor == 3, "typing replaces the selection: '%s'", buf);
+    r = ui_edit_key(&ui, buf, sizeof buf, 'v', MOD_CTRL);
+    expect_true(r == UI_CHANGED && !strcmp(buf, "中ab"), "Ctrl+V pastes: '%s'", buf);
+    ui_edit_key(&ui, buf, sizeof buf, KEY_LEFT, MOD_SHIFT);
+    ui_edit_key(&ui, buf, sizeof buf, 'x', MOD_CTRL);
+    expect_true(!strcmp(buf, "中a") && !strcmp(g_clip, "b"), "Ctrl+X cuts: '%s', clipboard '%s'", buf, g_clip);
+    ui_edit_key(&ui, buf, sizeof buf, 'a', MOD_CTRL);
+    ui_edit_key(&ui, buf, sizeof buf, KEY_BACKSPACE, 0);
+    expect_true(!buf[0] && ui.edit.cursor == 0, "Ctrl+A then Backspace empties it: '%s'", buf);
+    /* bad bytes dropped, control characters dropped, new lines spaces */
+    ui_edit_text(&ui, buf, sizeof buf, "x\xff\x01\ny");
+    expect_true(!strcmp(buf, "x y"), "cleaned: '%s'", buf);
+    /* full: never half a character */
+    r = ui_edit_text(&ui, buf, sizeof buf, "中中中中中");
+    size_t n = strlen(buf);
+    expect_true((r & UI_FULL) && n <= sizeof buf - 1 && utf8_check(buf, n, NULL) == 0,
+                "cut at a character when full: '%s' (%zu bytes)", buf, n);
+    expect_true(!strcmp(buf, "x y中中中中"), "four of five fit in 15 bytes: '%s'", buf);
+    ui_edit_cursor(&ui, buf, 4); /* inside the first 中: moved back to its start */
+    expect_true(ui.edit.cursor == 3, "a cursor inside a character goes to its start: %d", ui.edit.cursor);
+    /* Enter leaves */
+    r = ui_edit_key(&ui, buf, sizeof buf, KEY_RETURN, 0);
+    expect_true((r & UI_SUBMIT) && (r & UI_LEFT) && ui.focus == 0, "Enter submits and leaves (%d)", r);
+    expect_true(ui_edit_key(&ui, buf, sizeof buf, KEY_TAB, 0) == UI_NEXT, "Tab asks where to go next");
+}
+
+static void test_focus_leaves(void **state)
+{
+    (void)state;
+    UiCtx ui = {0};
+    char buf[16] = "hello";
+    press(&ui, 50, 70);
+    draw_box(&ui, buf, sizeof buf, 1);
+    release(&ui);
+    draw_box(&ui, buf, sizeof buf, 1);
+    expect_true(ui_editing(&ui, buf), "focused after a click, and still a frame later");
+    press(&ui, 210, 20); /* on the other button */
+    int r = draw_box(&ui, buf, sizeof buf, 1);
+    release(&ui);
+    expect_true(r == UI_LEFT && ui.focus == 0 && !ui_editing(&ui, buf), "a click elsewhere leaves it (%d)", r);
+    /* a field that is not drawn loses the keyboard */
+    ui_focus_text(&ui, ui_id_ptr(&ui, buf), buf, sizeof buf);
+    expect_true(ui_editing(&ui, buf) && ui.edit.cursor == 5, "ui_focus_text: the cursor at the end");
+    frame_begin(&ui);
+    frame_end(&ui);
+    expect_true(ui.focus == 0, "a frame without the field: no focus (%u)", ui.focus);
+    /* a second press in the focused box puts the cursor there */
+    press(&ui, 50, 70);
+    draw_box(&ui, buf, sizeof buf, 0);
+    release(&ui);
+    press(&ui, BOX.x + 8 + 1, 70);
+    draw_box(&ui, buf, sizeof buf, 0);
+    release(&ui);
+    expect_true(ui_editing(&ui, buf) && ui.edit.cursor == 0, "a press at the start: cursor %d", ui.edit.cursor);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ids),
+        cmocka_unit_test(test_hot_active_click),
+        cmocka_unit_test(test_slider_and_drag),
+        cmocka_unit_test(test_textbox_editing),
+        cmocka_unit_test(test_focus_leaves),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
