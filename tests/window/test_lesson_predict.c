@@ -20,6 +20,7 @@
 #include "test_app_util.h"
 #include "test_util.h"
 #include "view.h"
+#include "decode_host.h"
 #include "view_decode.h"
 
 static char g_dir[64];
@@ -217,6 +218,7 @@ static void test_experiment_and_pane(void **state)
                 "step 3 sets no-scale, ablates enc:1:2 and shows the difference: %d %d cmp %d", a.ses.exp.no_scale,
                 a.ses.exp.n_ablate, a.cmp);
     DecodeUi *d = a.vstate[VIEW_DECODE];
+    DecodeLab *L = dhost_lab(&a);
     expect_true(app_current_view(&a) == VIEW_DECODE && d && d->pane == DEC_PANE_BEAM, "the decode view's beam pane");
     lesson_ui_step(&a, 1);
     tu_frame(&a);
