@@ -1,7 +1,8 @@
 /* test_view_decode.c - the decode view on small random models, headless:
- * what it shows is what the engine computes (teacher-forced predictions are
- * the argmax of one forward pass, generation is tf_greedy and the same as
- * `stepformer translate`, beam size 1 is greedy), the keys do what they
+ * what it shows is what the engine computes (generation is tf_greedy and
+ * the same as `stepformer translate`, beam size 1 is greedy; teacher
+ * forcing and the rest of the lab are tested without a window in
+ * tests/session/test_decode_lab.c), the keys do what they
  * say (S steps, P plays to the end, B cycles the beam size), and degenerate
  * inputs (a 1-token source, an output that never reaches <eos>, 30+ tokens,
  * presenter scale, every theme, random clicks) draw without a crash. */
@@ -54,51 +55,6 @@ static DecodeUi *shown_decode(App *a)
                 view_name(app_current_view(a)));
     expect_true(((DecodeUi *)a->vstate[VIEW_DECODE])->ready, "the view set its state up on the first frame");
     return a->vstate[VIEW_DECODE];
-}
-
-/* Each teacher-forced prediction equals the argmax of one forward pass over
- * <bos> + target, at that position; the loss is -log p(true next token). */
-static void test_teacher_forcing_is_one_forward_pass(void **state)
-{
-    (void)state;
-    static App a;
-    open_app(&a, MODEL, "t5 t6 t7 t8", "t9 t10 t11");
-    shown_decode(&a);
-    DecodeLab *L = dhost_lab(&a);
-    expect_true(L->err[0] == 0, "no error, got '%s'", L->err);
-    expect_true(L->ref == 1, "the typed target is the reference");
-    int tgt[] = {TOK_BOS, 9, 10, 11}, src[] = {5, 6, 7, 8}, S = 4, T = 4;
-    expect_true(L->tf_n == T, "positions = target + 1: expected %d, got %d", T, L->tf_n);
-    TfTrace tr;
-    TfErr err;
-    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 24, 0, &err) == 0, "trace: %s", err.msg);
-    TfBatch b = {1, S, T, src, tgt, &S, &T};
-    expect_true(tf_forward(&a.ses.model, &tr, &b, 0, &err) == 0, "forward: %s", err.msg);
-    int V = a.ses.model.cfg.tgt_vocab;
-    for (int i = 0; i < T; i++) {
-        const float *p = tr.probs + (size_t)i * V;
-        int best = 0;
-        for (int k = 1; k < V; k++)
-            if (p[k] > p[best])
-                best = k;
-        int truth = i + 1 < T ? tgt[i + 1] : TOK_EOS;
-        expect_true(L->tf_in[i] == tgt[i], "position %d reads %d, got %d", i, tgt[i], L->tf_in[i]);
-        expect_true(L->tf_pred[i] == best, "position %d predicts argmax %d, shown %d", i, best,
-                    L->tf_pred[i]);
-        expect_true(L->tf_truth[i] == truth, "position %d true next %d, got %d", i, truth, L->tf_truth[i]);
-        float want = -logf(p[truth]);
-        expect_true(fabsf(L->tf_loss[i] - want) <= 1e-4f * (1 + want), "position %d loss %.6f, got %.6f",
-                    i, want, L->tf_loss[i]);
-    }
-    /* the causal mask shown is the one applied: 0 up to the diagonal, -inf after */
-    for (int i = 0; i < T; i++)
-        for (int j = 0; j < T; j++) {
-            float m = L->tf_mask[i * T + j];
-            expect_true(j <= i ? m == 0 : isinf(m) && m < 0, "mask[%d][%d] %s, got %g", i, j,
-                        j <= i ? "0" : "-inf", m);
-        }
-    trace_free(&tr);
-    app_free(&a);
 }
 
 /* Run `stepformer translate` on the model and sentence; its output line. */
@@ -444,7 +400,6 @@ static void test_step_labels_do_not_overlap(void **state)
 int main(int argc, char **argv)
 {
     TU_RUN_CLI(g_cli, argc, argv, setup, teardown,
-               cmocka_unit_test(test_teacher_forcing_is_one_forward_pass),
                cmocka_unit_test(test_generation_is_greedy_and_translate),
                cmocka_unit_test(test_beam_keys_and_beam1_is_greedy),
                cmocka_unit_test(test_step_and_play_keys), cmocka_unit_test(test_degenerate_inputs),
