@@ -60,22 +60,13 @@ static int lab_cap(const DecodeLab *L)
     return L->cfg.max_len < DLAB_CAP_T ? L->cfg.max_len : DLAB_CAP_T;
 }
 
-/* Traces made for the model (rebuilt when its shape changes) small: they
- * grow with the sentence decoded (trace_reserve), never for max_len. */
+/* The lab's trace (1 sentence, recorded: teacher forcing and greedy) for
+ * the model, made again only when its shape changes. */
 static int ensure_traces(const TfModel *m, DecodeLab *L, TfErr *err)
 {
-    const TfConfig *c = &m->cfg;
-    if (L->have_traces && memcmp(&L->cfg, c, sizeof *c) == 0)
-        return 0;
-    if (L->have_traces) {
-        trace_free(&L->tr);
-        L->have_traces = 0;
-    }
-    int T = c->max_len < DLAB_TRACE_T0 ? c->max_len : DLAB_TRACE_T0;
-    if (trace_build(&L->tr, c, 1, T, TRACE_RECORD, err))
+    if (dlab_trace_for(&L->tr, &L->have_traces, &m->cfg, 1, TRACE_RECORD, err))
         return -1;
-    L->cfg = *c;
-    L->have_traces = 1;
+    L->cfg = m->cfg;
     return 0;
 }
 

@@ -125,22 +125,6 @@ static int beam_layout(DecodeLab *L)
 
 /* ---- the search, a few steps a call ---- */
 
-/* The beam's trace (DLAB_MAX_BEAM sentences, nothing recorded) is made the
- * first time the tree is wanted: a model too big for it still decodes. */
-static int ensure_beam_trace(DecodeLab *L, TfErr *err)
-{
-    if (L->have_btr && memcmp(&L->btr.cfg, &L->cfg, sizeof L->cfg) == 0)
-        return 0;
-    if (L->have_btr)
-        trace_free(&L->btr);
-    L->have_btr = 0;
-    int T = L->cfg.max_len < DLAB_TRACE_T0 ? L->cfg.max_len : DLAB_TRACE_T0;
-    if (trace_build(&L->btr, &L->cfg, 1, T, 0, err)) /* grows to the beam */
-        return -1;
-    L->have_btr = 1;
-    return 0;
-}
-
 void dlab_beam_stop(DecodeLab *L)
 {
     if (L->beam_on)
@@ -181,7 +165,10 @@ void dlab_beam_compute(const Session *s, DecodeLab *L, const DlabInput *in)
     beam_result_free(&L->beam);
     if (L->err[0] || L->S < 1)
         return;
-    if (ensure_beam_trace(L, &err)) {
+    /* the beam's trace (1 sentence, nothing recorded; it grows to the beam)
+     * is made the first time the tree is wanted: a model too big for it
+     * still decodes */
+    if (dlab_trace_for(&L->btr, &L->have_btr, &L->cfg, 1, 0, &err)) {
         snprintf(L->beam_err, sizeof L->beam_err, _("no room for beam search: %s"), err.msg);
         return;
     }

@@ -6,7 +6,27 @@
 #ifndef APP_DECODE_LAB_IMPL_H
 #define APP_DECODE_LAB_IMPL_H
 
+#include <string.h>
+
 #include "decode_lab.h"
+
+/* A trace of B sentences (flags as trace_build takes them) for the model of
+ * c, made small (it grows with the sentence, trace_reserve, never for
+ * max_len) and made again only when the model's shape changes; *have says
+ * whether tr holds one. 0, or -1 with err (then *have is 0). */
+static inline int dlab_trace_for(TfTrace *tr, int *have, const TfConfig *c, int B, int flags, TfErr *err)
+{
+    if (*have && memcmp(&tr->cfg, c, sizeof *c) == 0)
+        return 0;
+    if (*have)
+        trace_free(tr);
+    *have = 0;
+    int T = c->max_len < DLAB_TRACE_T0 ? c->max_len : DLAB_TRACE_T0;
+    if (trace_build(tr, c, B, T, flags, err))
+        return -1;
+    *have = 1;
+    return 0;
+}
 
 /* ---- decode_lab_beam.c ---- */
 /* The tree shown is not the one for in (another input, size or alpha). */

@@ -154,19 +154,16 @@ static int ensure_str(DecodeLab *L, TfErr *err)
     if (m->have_str && memcmp(&m->str.cfg, &L->cfg, sizeof L->cfg) == 0)
         return 0;
     dlab_sample_stop(m); /* it decodes in dtr */
-    if (m->have_str) {
-        trace_free(&m->str);
-        trace_free(&m->dtr);
-    }
-    m->have_str = 0;
-    int T = L->cfg.max_len < DLAB_TRACE_T0 ? L->cfg.max_len : DLAB_TRACE_T0;
-    if (trace_build(&m->str, &L->cfg, 1, T, 0, err))
-        return -1;
-    if (trace_build(&m->dtr, &L->cfg, 1, T, 0, err)) {
-        trace_free(&m->str);
+    int have_dtr = m->have_str;
+    if (dlab_trace_for(&m->str, &m->have_str, &L->cfg, 1, 0, err) ||
+        dlab_trace_for(&m->dtr, &have_dtr, &L->cfg, 1, 0, err)) {
+        if (m->have_str)
+            trace_free(&m->str);
+        if (have_dtr)
+            trace_free(&m->dtr);
+        m->have_str = 0;
         return -1;
     }
-    m->have_str = 1;
     return 0;
 }
 
