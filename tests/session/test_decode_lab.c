@@ -275,9 +275,24 @@ static void use_base(Session *s)
     session_compute_all(s);
 }
 
-/* The window's pace, on a base-size model: every call runs one decoding
- * step at most (the encoder counts as one), and the results are those
- * made all at once. */
+/* Calls at the window's pace until the lab has nothing left: each runs
+ * one decoding step at most (the encoder counts as one). Returns the calls. */
+static int run_paced(DecodeLab *L, const Session *s, const DlabInput *in, const char *what)
+{
+    int calls = 0;
+    do {
+        unsigned g0 = L->gen_steps;
+        dlab_update(L, s, in, SES_BUDGET);
+        expect_true(L->gen_steps - g0 <= 1, "%s, call %d: %u decoding steps", what, calls, L->gen_steps - g0);
+    } while (L->busy && ++calls < 400);
+    expect_true(!L->busy, "%s: done in %d calls", what, calls);
+    return calls;
+}
+
+/* The window's pace, on a base-size model: the generation under an
+ * experiment, its teacher forcing and the beam, then a forced token, a
+ * draw and the bars, each a budget a call, and the results are those made
+ * all at once. */
 static void test_pacing(void **state)
 {
     (void)state;
@@ -290,20 +305,34 @@ static void test_pacing(void **state)
     in.exp.no_scale = hin.exp.no_scale = 1; /* the lab's own generation and teacher forcing */
     in.want_beam = hin.want_beam = 1;
     s.lazy = 1;
-    int calls = 0, most = 0;
-    do {
-        unsigned g0 = L->gen_steps, p0 = L->tfo.pieces;
-        dlab_update(L, &s, &in, SES_BUDGET);
-        int ran = (int)(L->gen_steps - g0);
-        most = ran > most ? ran : most;
-        expect_true(ran <= 1, "call %d ran %d decoding steps and %u pieces", calls, ran, L->tfo.pieces - p0);
-    } while (L->busy && ++calls < 400);
-    expect_true(!L->busy && calls > 3, "done in %d calls, one step at most each (%d)", calls, most);
+    expect_true(run_paced(L, &s, &in, "generation and beam") > 3, "over several calls");
     dlab_update(H, &h, &hin, SES_ALL);
     expect_true(same_ids(L->gen.ids, L->gen.n, H->gen.ids, H->gen.n) && L->tf_n == H->tf_n &&
                     memcmp(L->tf_loss, H->tf_loss, (size_t)L->tf_n * sizeof(float)) == 0 &&
                     same_ids(L->beam.ids, L->beam.n, H->beam.ids, H->beam.n) && L->beam.score == H->beam.score,
                 "paced and at once agree bit for bit");
+    int tok = L->gen.steps[0].top_id[1];
+    dlab_force(L, 0, tok);
+    dlab_force(H, 0, tok);
+    in.want_beam = hin.want_beam = 0;
+    run_paced(L, &s, &in, "a forced token");
+    dlab_update(H, &h, &hin, SES_ALL);
+    expect_true(L->gen.ids[0] == tok && same_ids(L->gen.ids, L->gen.n, H->gen.ids, H->gen.n) &&
+                    memcmp(L->tf_loss, H->tf_loss, (size_t)L->tf_n * sizeof(float)) == 0,
+                "forced: paced and at once agree");
+    expect_true(dlab_draw(L, &s, &in) == 0 && L->smp.sdec_on, "a draw in flight");
+    run_paced(L, &s, &in, "a draw");
+    expect_true(dlab_draw(H, &h, &hin) == 0, "a draw at once");
+    expect_true(L->smp.n_samples == 1 &&
+                    same_ids(L->smp.sample_ids[0], L->smp.sample_n[0], H->smp.sample_ids[0], H->smp.sample_n[0]),
+                "drawn: paced and at once agree");
+    in.want_bars = hin.want_bars = 1;
+    in.sel = hin.sel = 1;
+    run_paced(L, &s, &in, "the bars");
+    dlab_update(H, &h, &hin, SES_ALL);
+    int V = s.model.cfg.tgt_vocab;
+    expect_true(L->smp.logits_at == 1 && memcmp(L->smp.logits, H->smp.logits, (size_t)V * sizeof(float)) == 0,
+                "the bars: paced and at once agree");
     close_lab(&s, L);
     close_lab(&h, H);
 }
