@@ -315,14 +315,14 @@ static void advance(const Session *s, DecodeLab *L, int may, int started)
             compute_rest(s, L);
     }
     if (L->gen_on && !started) { /* the lab's own generation, a budget a call */
-        int rc = dlab_gen_advance(s, L, may, &err);
+        int rc = dlab_gen_advance(L, may, &err);
         if (rc < 0)
             snprintf(L->err, sizeof L->err, "%s", err.msg);
         else if (rc > 0)
             compute_rest(s, L);
     }
     if (L->smp.sdec_on && !started)
-        dlab_draw_advance(s, L, may);
+        dlab_draw_advance(L, may);
 }
 
 void dlab_update(DecodeLab *L, const Session *s, const DlabInput *in, int may)

@@ -47,10 +47,10 @@ void dlab_beam_free(DecodeLab *L);
  * SES_DEC_FRAME_BYTES when may is SES_BUDGET): 1 when L->gen holds it
  * (steps kept), 0 more to come, -1 error; stop it. */
 int dlab_gen_start(const Session *s, DecodeLab *L, TfErr *err);
-int dlab_gen_advance(const Session *s, DecodeLab *L, int may, TfErr *err);
+int dlab_gen_advance(DecodeLab *L, int may, TfErr *err);
 void dlab_gen_stop(DecodeLab *L);
 /* This call's steps of the draw in flight. */
-void dlab_draw_advance(const Session *s, DecodeLab *L, int may);
+void dlab_draw_advance(DecodeLab *L, int may);
 void dlab_sample_stop(DlabSample *m);
 void dlab_sample_free(DlabSample *m);
 /* The bars: the logits after in->sel's prefix (a pass over it, a budget a

@@ -68,9 +68,8 @@ static int run_steps(DecodeLab *L, TfDecoder *dec, int may, TfErr *err)
     return 1;
 }
 
-int dlab_gen_advance(const Session *s, DecodeLab *L, int may, TfErr *err)
+int dlab_gen_advance(DecodeLab *L, int may, TfErr *err)
 {
-    (void)s;
     if (!L->gen_on)
         return 1;
     int rc = run_steps(L, &L->gdec, may, err); /* then teacher forcing */
@@ -207,13 +206,12 @@ int dlab_draw(DecodeLab *L, const Session *s, const DlabInput *in)
         L->busy = 1;
         return 0;
     }
-    dlab_draw_advance(s, L, SES_ALL); /* headless: all now */
+    dlab_draw_advance(L, SES_ALL); /* headless: all now */
     return m->err[0] ? -1 : 0;
 }
 
-void dlab_draw_advance(const Session *s, DecodeLab *L, int may)
+void dlab_draw_advance(DecodeLab *L, int may)
 {
-    (void)s;
     DlabSample *m = &L->smp;
     TfErr err;
     if (!m->sdec_on)
