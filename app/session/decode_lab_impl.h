@@ -2,31 +2,18 @@
  * decode_lab.c (the results, teacher forcing) calls down into
  * decode_lab_beam.c (the search and its tree) and decode_lab_sample.c
  * (generation a budget a call, forcing, the draws and the bars); neither
- * calls back. */
+ * calls back, and all three make their traces with decode_lab_trace.c. */
 #ifndef APP_DECODE_LAB_IMPL_H
 #define APP_DECODE_LAB_IMPL_H
 
-#include <string.h>
-
 #include "decode_lab.h"
 
+/* ---- decode_lab_trace.c ---- */
 /* A trace of B sentences (flags as trace_build takes them) for the model of
  * c, made small (it grows with the sentence, trace_reserve, never for
  * max_len) and made again only when the model's shape changes; *have says
  * whether tr holds one. 0, or -1 with err (then *have is 0). */
-static inline int dlab_trace_for(TfTrace *tr, int *have, const TfConfig *c, int B, int flags, TfErr *err)
-{
-    if (*have && memcmp(&tr->cfg, c, sizeof *c) == 0)
-        return 0;
-    if (*have)
-        trace_free(tr);
-    *have = 0;
-    int T = c->max_len < DLAB_TRACE_T0 ? c->max_len : DLAB_TRACE_T0;
-    if (trace_build(tr, c, B, T, flags, err))
-        return -1;
-    *have = 1;
-    return 0;
-}
+int dlab_trace_for(TfTrace *tr, int *have, const TfConfig *c, int B, int flags, TfErr *err);
 
 /* ---- decode_lab_beam.c ---- */
 /* The tree shown is not the one for in (another input, size or alpha). */
