@@ -103,6 +103,7 @@ typedef struct Scene {
     Ren *r;
     Gfx *g;
     const Theme *th;
+    const struct DecShow *dec;  /* the decode lab's results (view_decode.h), or NULL */
 } Scene;
 
 /* What a view wishes; the window applies it when the view is done. */

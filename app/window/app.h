@@ -102,6 +102,7 @@ typedef struct App {
     struct LessonUi *les;       /* lessons (lesson_ui.c) */
     struct TrainHost *train;    /* the train view's worker and probe (train_host.c) */
     struct ModelUi *mui;        /* language chooser (model_ui.c) */
+    struct DecHost *dec;        /* the decode tab's lab and what it shows (decode_host.c) */
     int no_save;                /* headless: do not write progress files */
     char lessons_dir[512];      /* "" = the bundled lessons/ */
 

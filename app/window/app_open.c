@@ -6,6 +6,7 @@
  * App's own and the drawing resources last. It sits above every part it opens, which host.c, hosting the
  * views that the lesson drives, cannot. */
 #include "app.h"
+#include "decode_host.h"
 #include "lesson_ui.h"
 #include "model_ui.h"
 #include "train_host.h"
@@ -31,6 +32,7 @@ void app_free(App *a)
     app_train_free(a); /* queued saves are written first */
     lesson_ui_free(a);
     model_ui_free(a);
+    dhost_free(a); /* the decode tab's lab */
     app_free_state(a);
     app_gfx_free(a);
 }

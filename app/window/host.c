@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "cmd_table.h"
+#include "decode_host.h"
 #include "panels.h"
 #include "train_host.h"
 #include "view_decode.h"
@@ -80,11 +81,30 @@ void app_scene(const App *a, Scene *sc)
     sc->g = a->gfx;
     sc->r = a->gfx ? a->gfx->r : NULL;
     sc->th = theme_get(a->look.theme);
+    sc->dec = dhost_show(a);
+}
+
+/* The decode lab brought up to date for the decode view with the Scene it
+ * sees, and the view's wishes applied to it afterwards (decode_host.c). */
+static void decode_before(App *a)
+{
+    Scene sc;
+    app_scene(a, &sc);
+    dhost_before(a, &sc);
+}
+
+static void decode_after(App *a)
+{
+    Scene sc;
+    app_scene(a, &sc);
+    dhost_after(a, &sc);
 }
 
 void app_view_begin(App *a, ViewId id, ViewCall *c)
 {
     app_update(a);
+    if (id == VIEW_DECODE)
+        decode_before(a); /* the decode lab up to date for the view */
     app_scene(a, &c->sc);
     memset(&c->out, 0, sizeof c->out);
     ui_bind(&a->ui, c->sc.r, c->sc.g, c->sc.th, a->now);
@@ -161,6 +181,8 @@ int app_view_act(App *a, ViewAct act, int arg)
     app_view_begin(a, id, &c);
     int used = VIEWS[id]->act(&c.v, act, arg);
     app_view_end(a, &c);
+    if (id == VIEW_DECODE)
+        decode_after(a); /* its wishes to the decode lab */
     return used;
 }
 
@@ -168,6 +190,8 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
 {
     if (VIEWS[id]->state_size && !a->vstate[id])
         return;
+    if (id == VIEW_DECODE)
+        decode_before(a); /* the decode lab within the frame's budget */
     Scene sc;
     ViewOut out;
     if (id == VIEW_TRAIN)
@@ -186,6 +210,8 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
     VIEWS[id]->draw(&v);
     ren_text_tag(tag);
     app_apply(a, &out);
+    if (id == VIEW_DECODE)
+        decode_after(a); /* its wishes to the decode lab */
 }
 
 /* ---- setting up the decode view (shot, tests, benchmarks; the train
@@ -197,5 +223,6 @@ int app_decode_setup(App *a, const char *pane, int k, float alpha)
     app_view_begin(a, VIEW_DECODE, &c);
     int rc = view_decode_setup(&c.v, pane, k, alpha);
     app_view_end(a, &c);
+    decode_after(a);
     return rc;
 }

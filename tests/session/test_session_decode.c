@@ -11,6 +11,7 @@
 #include "test_app_util.h"
 #include "test_util.h"
 #include "text.h"
+#include "decode_host.h"
 #include "view_decode.h"
 
 static char MODEL[256];
@@ -68,7 +69,8 @@ static void test_never_blocks_longer_than_a_step(void **state)
         AT_MOST_ONE_STEP(&a, "an idle call", app_idle_work(&a));
         idles++;
         DecodeUi *d = a.vstate[VIEW_DECODE];
-        progress_seen += d && d->pending;
+        DecodeLab *L = dhost_lab(&a);
+        progress_seen += d && L->pending;
     }
     expect_true(session_decoding(&a.ses, NULL, NULL), "still decoding after 8 steps of 16 at most");
     expect_true(progress_seen > 0, "the decode view showed the progress");
@@ -104,6 +106,7 @@ static void test_never_blocks_longer_than_a_step(void **state)
         ;
     tu_frame(&a);
     DecodeUi *d = a.vstate[VIEW_DECODE];
+    DecodeLab *L = dhost_lab(&a);
     TfTrace tr;
     TfErr err;
     expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 8, 0, &err) == 0, "trace");
@@ -111,28 +114,28 @@ static void test_never_blocks_longer_than_a_step(void **state)
     int max_out = decode_max_out(&a.ses.model, &tr, a.ses.src_n[0]);
     expect_true(tf_greedy(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0], max_out, 0, &g, &err) == 0,
                 "greedy: %s", err.msg);
-    expect_true(!d->pending && d->gen.n == g.n && memcmp(d->gen.ids, g.ids, (size_t)g.n * sizeof(int)) == 0 &&
-                    d->gen.steps != NULL,
+    expect_true(!L->pending && L->gen.n == g.n && memcmp(L->gen.ids, g.ids, (size_t)g.n * sizeof(int)) == 0 &&
+                    L->gen.steps != NULL,
                 "the view shows the session's decode (%d tokens) = tf_greedy (%d tokens), steps kept",
-                d->gen.n, g.n);
+                L->gen.n, g.n);
     decode_result_free(&g);
     trace_free(&tr);
     /* the beam tree: beam search runs a step a frame too, then shows the tree */
     ev_key(&a, KEY_ESCAPE, 0); /* leave the source line: keys are shortcuts */
-    int t0 = d->bdec.t;
+    int t0 = L->bdec.t;
     ev_key(&a, 'b', 0);
-    expect_true(d->pane == DEC_PANE_BEAM && d->bdec.t - t0 <= 1, "B shows the beam pane, %d steps at once",
-                d->bdec.t - t0);
+    expect_true(d->pane == DEC_PANE_BEAM && L->bdec.t - t0 <= 1, "B shows the beam pane, %d steps at once",
+                L->bdec.t - t0);
     int beam_frames = 0;
-    while (d->beam_on && beam_frames < 100) {
-        int t = d->bdec.t;
+    while (L->beam_on && beam_frames < 100) {
+        int t = L->bdec.t;
         tu_frame(&a);
         beam_frames++;
-        expect_true(!d->beam_on || d->bdec.t - t <= 1, "a frame ran %d beam steps", d->bdec.t - t);
+        expect_true(!L->beam_on || L->bdec.t - t <= 1, "a frame ran %d beam steps", L->bdec.t - t);
     }
-    expect_true(!d->beam_on && d->beam.n > 0 && d->beam_err[0] == 0, "the tree is there after %d frames: %s",
-                beam_frames, d->beam_err);
-    printf("  beam %d: %d frames, a step each\n", d->beam_for_k, beam_frames);
+    expect_true(!L->beam_on && L->beam.n > 0 && L->beam_err[0] == 0, "the tree is there after %d frames: %s",
+                beam_frames, L->beam_err);
+    printf("  beam %d: %d frames, a step each\n", L->beam_for_k, beam_frames);
     app_free(&a);
 }
 
@@ -269,11 +272,11 @@ static void test_experiment_never_blocks(void **state)
  * cancels it, and the end equals tf_generate with the same forced tokens. */
 #define VIEW_AT_MOST_ONE(a, d, what, call)                                                       \
     do {                                                                                         \
-        unsigned g0_ = (d)->gen_steps, s0_ = (a)->ses.dec_steps;                                 \
+        unsigned g0_ = (L)->gen_steps, s0_ = (a)->ses.dec_steps;                                 \
         call;                                                                                    \
-        expect_true((d)->gen_steps - g0_ <= 1 && (a)->ses.dec_steps - s0_ <= 1,                  \
+        expect_true((L)->gen_steps - g0_ <= 1 && (a)->ses.dec_steps - s0_ <= 1,                  \
                     "%s ran %u steps of the view's generation, %u of the session's (one at most)", \
-                    what, (d)->gen_steps - g0_, (a)->ses.dec_steps - s0_);                       \
+                    what, (L)->gen_steps - g0_, (a)->ses.dec_steps - s0_);                       \
     } while (0)
 
 static void test_view_generation_never_blocks(void **state)
@@ -282,58 +285,59 @@ static void test_view_generation_never_blocks(void **state)
     static App a;
     open_base(&a, "decode");
     DecodeUi *d = a.vstate[VIEW_DECODE];
-    expect_true(d && !d->pending && d->gen.n > 0 && !d->gen_on, "the session's decode is shown (%d tokens)",
-                d ? d->gen.n : -1);
+    DecodeLab *L = dhost_lab(&a);
+    expect_true(d && !L->pending && L->gen.n > 0 && !L->gen_on, "the session's decode is shown (%d tokens)",
+                d ? L->gen.n : -1);
     ev_key(&a, KEY_ESCAPE, 0);
     /* force step 0 to a token the model did not choose */
-    int tok = d->gen.ids[0] == 7 ? 8 : 7;
-    dec_force(d, 0, tok);
+    int tok = L->gen.ids[0] == 7 ? 8 : 7;
+    dlab_force(L, 0, tok);
     int frames = 0, progress = 0;
     VIEW_AT_MOST_ONE(&a, d, "the frame after forcing", tu_frame(&a));
-    expect_true(d->gen_on && d->pending, "the view generates step by step (step %d)", d->gdec.t);
+    expect_true(L->gen_on && L->pending, "the view generates step by step (step %d)", L->gdec.t);
     expect_true(app_next_wake_ms(&a) >= 0 && app_next_wake_ms(&a) <= 2, "the window asks for the next frame at once (in %d ms)",
                 app_next_wake_ms(&a));
     for (int k = 0; k < 3; k++) {
         VIEW_AT_MOST_ONE(&a, d, "a frame", tu_frame(&a));
-        progress += d->pending;
+        progress += L->pending;
         frames++;
     }
-    expect_true(progress == 3 && d->gen_on, "still generating after 4 frames, the progress shown");
+    expect_true(progress == 3 && L->gen_on, "still generating after 4 frames, the progress shown");
     /* a new forcing while it runs: cancelled, started again */
     int tok2 = tok == 7 ? 9 : 10;
-    dec_force(d, 0, tok2);
+    dlab_force(L, 0, tok2);
     VIEW_AT_MOST_ONE(&a, d, "the frame after forcing again", tu_frame(&a));
-    expect_true(d->gen_on && d->gdec.t == 0, "the new forcing starts from step 0 (step %d)", d->gdec.t);
-    while (d->gen_on && frames < 200) {
+    expect_true(L->gen_on && L->gdec.t == 0, "the new forcing starts from step 0 (step %d)", L->gdec.t);
+    while (L->gen_on && frames < 200) {
         VIEW_AT_MOST_ONE(&a, d, "a frame", tu_frame(&a));
         if (frames % 3 == 0)
             VIEW_AT_MOST_ONE(&a, d, "a key", ev_key(&a, KEY_LEFT, 0));
         frames++;
     }
-    expect_true(!d->gen_on && !d->pending && d->err[0] == 0, "done after %d frames: %s", frames, d->err);
+    expect_true(!L->gen_on && !L->pending && L->err[0] == 0, "done after %d frames: %s", frames, L->err);
     /* teacher forcing beside it is the view's own pass (forced tokens):
      * a budget of its pieces a frame, the progress shown meanwhile */
-    unsigned passes = d->tf_passes;
+    unsigned passes = L->tf_passes;
     int tf_frames = 0;
-    expect_true(d->tfo_on && d->tf_n == 0, "the view's teacher forcing runs after the generation");
-    while (d->tfo_on && tf_frames < 100) {
-        double b0 = d->tfo.bytes;
-        unsigned p0 = d->tfo.pieces;
+    expect_true(L->tfo_on && L->tf_n == 0, "the view's teacher forcing runs after the generation");
+    while (L->tfo_on && tf_frames < 100) {
+        double b0 = L->tfo.bytes;
+        unsigned p0 = L->tfo.pieces;
         VIEW_AT_MOST_ONE(&a, d, "a frame of teacher forcing", tu_frame(&a));
-        double spent = d->tfo.bytes - b0;
+        double spent = L->tfo.bytes - b0;
         const char *png = getenv("TF_PROGRESS_PNG"); /* to look at the progress mark */
         if (png && tf_frames == 2) {
             TfErr e;
             ren_save_png(tu_ren, png, &e);
         }
-        unsigned ran = d->tfo.pieces - p0;
+        unsigned ran = L->tfo.pieces - p0;
         expect_true(ran <= 1 || spent <= SES_DEC_FRAME_BYTES,
                     "a frame ran %u pieces of teacher forcing, %.1f MB (budget %.0f MB)", ran, spent / 1048576,
                     SES_DEC_FRAME_BYTES / 1048576);
         tf_frames++;
     }
-    expect_true(!d->tfo_on && d->tf_n > 0 && d->tf_passes == passes && tf_frames >= 4,
-                "teacher forcing done in %d frames (%u passes begun)", tf_frames, d->tf_passes);
+    expect_true(!L->tfo_on && L->tf_n > 0 && L->tf_passes == passes && tf_frames >= 4,
+                "teacher forcing done in %d frames (%u passes begun)", tf_frames, L->tf_passes);
     TfTrace tr;
     TfErr err;
     expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 8, 0, &err) == 0, "trace");
@@ -345,39 +349,39 @@ static void test_view_generation_never_blocks(void **state)
     expect_true(tf_generate(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0],
                             decode_max_out(&a.ses.model, &tr, a.ses.src_n[0]), 0, &g, &r, &err) == 0,
                 "generate: %s", err.msg);
-    expect_true(d->gen.n == r.n && memcmp(d->gen.ids, r.ids, (size_t)r.n * sizeof(int)) == 0 &&
-                    d->gen.steps && d->gen.steps[0].forced && d->tf_n > 0,
+    expect_true(L->gen.n == r.n && memcmp(L->gen.ids, r.ids, (size_t)r.n * sizeof(int)) == 0 &&
+                    L->gen.steps && L->gen.steps[0].forced && L->tf_n > 0,
                 "the view's generation (%d tokens) = tf_generate's (%d), steps kept, teacher forcing beside it",
-                d->gen.n, r.n);
+                L->gen.n, r.n);
     /* ... and its predictions and losses are tf_teacher_forced's on the generation */
     {
-        int n = d->gen.n, pred[32], truth[32];
+        int n = L->gen.n, pred[32], truth[32];
         float loss[32];
-        if (n > 0 && d->gen.ids[n - 1] == cfg_eos_id(&a.ses.model.cfg))
+        if (n > 0 && L->gen.ids[n - 1] == cfg_eos_id(&a.ses.model.cfg))
             n--;
         if (n > a.ses.model.cfg.max_len - 1) /* as the view cuts it */
             n = a.ses.model.cfg.max_len - 1;
-        expect_true(n < 31 && tf_teacher_forced(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0], d->gen.ids, n,
+        expect_true(n < 31 && tf_teacher_forced(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0], L->gen.ids, n,
                                                 pred, truth, loss, &err) == 0,
                     "teacher forced: %s", err.msg);
-        expect_true(d->tf_n == n + 1 && memcmp(pred, d->tf_pred, (size_t)(n + 1) * sizeof(int)) == 0 &&
-                        memcmp(loss, d->tf_loss, (size_t)(n + 1) * sizeof(float)) == 0,
+        expect_true(L->tf_n == n + 1 && memcmp(pred, L->tf_pred, (size_t)(n + 1) * sizeof(int)) == 0 &&
+                        memcmp(loss, L->tf_loss, (size_t)(n + 1) * sizeof(float)) == 0,
                     "the view's teacher forcing in pieces (%d positions) = tf_teacher_forced's, bit for bit",
-                    d->tf_n);
+                    L->tf_n);
     }
     decode_result_free(&r);
     trace_free(&tr);
     /* a draw of the sampling pane: the same, a step a frame, then tf_translate's draw for its seed */
     d->pane = DEC_PANE_SAMPLE;
     d->smp.temp = 1.5f;
-    uint64_t seed = d->smp.seed;
+    uint64_t seed = L->smp.seed;
     VIEW_AT_MOST_ONE(&a, d, "N (sample)", ev_key(&a, 'n', 0));
-    expect_true(d->smp.sdec_on, "the draw runs step by step");
+    expect_true(L->smp.sdec_on, "the draw runs step by step");
     tu_frame(&a);
     expect_true(app_next_wake_ms(&a) >= 0 && app_next_wake_ms(&a) <= 2, "the window asks for the draw's next frame at once (in %d ms)",
                 app_next_wake_ms(&a));
     int draw_frames = 0;
-    while (d->smp.sdec_on && draw_frames++ < 100) {
+    while (L->smp.sdec_on && draw_frames++ < 100) {
         VIEW_AT_MOST_ONE(&a, d, "a frame of the draw", tu_frame(&a));
         const char *png = getenv("SAMPLE_PROGRESS_PNG"); /* to look at the draw's progress */
         if (png && draw_frames == 3) {
@@ -385,8 +389,8 @@ static void test_view_generation_never_blocks(void **state)
             ren_save_png(tu_ren, png, &e);
         }
     }
-    expect_true(!d->smp.sdec_on && d->smp.n_samples == 1 && d->smp.sample_seed[0] == seed && draw_frames > 2,
-                "drawn in %d frames (seed %llu)", draw_frames, (unsigned long long)d->smp.sample_seed[0]);
+    expect_true(!L->smp.sdec_on && L->smp.n_samples == 1 && L->smp.sample_seed[0] == seed && draw_frames > 2,
+                "drawn in %d frames (seed %llu)", draw_frames, (unsigned long long)L->smp.sample_seed[0]);
     expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 8, 0, &err) == 0, "trace");
     decode_opts_default(&g);
     g.sample = 1;
@@ -394,13 +398,13 @@ static void test_view_generation_never_blocks(void **state)
     g.seed = seed;
     expect_true(tf_translate(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0], &g, &r, &err) == 0, "%s",
                 err.msg);
-    expect_true(r.n == d->smp.sample_n[0] && memcmp(r.ids, d->smp.sample_ids[0], (size_t)r.n * sizeof(int)) == 0,
-                "the draw (%d tokens) is tf_translate's for seed %llu (%d tokens)", d->smp.sample_n[0],
+    expect_true(r.n == L->smp.sample_n[0] && memcmp(r.ids, L->smp.sample_ids[0], (size_t)r.n * sizeof(int)) == 0,
+                "the draw (%d tokens) is tf_translate's for seed %llu (%d tokens)", L->smp.sample_n[0],
                 (unsigned long long)seed, r.n);
     /* the bars of another step: their pass over its prefix, a budget a frame */
     {
-        DecSample *m = &d->smp;
-        int s = d->gen.n > 2 ? 2 : 0;
+        DlabSample *m = &L->smp;
+        int s = L->gen.n > 2 ? 2 : 0;
         if (d->sel == s)
             s = 1;
         dec_select(d, s);
@@ -421,7 +425,7 @@ static void test_view_generation_never_blocks(void **state)
         float loss[32];
         TfTrace t2;
         expect_true(trace_build(&t2, &a.ses.model.cfg, 1, 8, 0, &err) == 0 &&
-                        tf_teacher_forced(&a.ses.model, &t2, a.ses.src_ids[0], a.ses.src_n[0], d->gen.ids, s, pred,
+                        tf_teacher_forced(&a.ses.model, &t2, a.ses.src_ids[0], a.ses.src_n[0], L->gen.ids, s, pred,
                                           truth, loss, &err) == 0,
                     "teacher forced: %s", err.msg);
         int V = a.ses.model.cfg.tgt_vocab;
@@ -433,21 +437,21 @@ static void test_view_generation_never_blocks(void **state)
     trace_free(&tr);
     d->pane = DEC_PANE_GEN;
     /* under an experiment: the same, a step a frame */
-    dec_unforce(d);
+    dlab_unforce(L);
     TfExperiment e = {0};
     e.no_pe = 1;
     VIEW_AT_MOST_ONE(&a, d, "setting the experiment", app_set_exp(&a, &e));
     int saw = 0;
     frames = 0;
-    while (frames++ < 400 && (d->gen_on || !saw || session_exp_pending(&a.ses) || a.ses.units_done < 16)) {
+    while (frames++ < 400 && (L->gen_on || !saw || session_exp_pending(&a.ses) || a.ses.units_done < 16)) {
         VIEW_AT_MOST_ONE(&a, d, "a frame", tu_frame(&a));
-        saw += d->gen_on;
+        saw += L->gen_on;
         int work; /* the window's idle call after each frame */
         VIEW_AT_MOST_ONE(&a, d, "an idle call", work = app_idle_work(&a));
-        if (!d->gen_on && saw && work != 1)
+        if (!L->gen_on && saw && work != 1)
             break;
     }
-    expect_true(saw > 1 && !d->gen_on && d->gen.n > 0, "under the experiment: %d frames generating", saw);
+    expect_true(saw > 1 && !L->gen_on && L->gen.n > 0, "under the experiment: %d frames generating", saw);
     app_free(&a);
 }
 

@@ -12,6 +12,7 @@
 
 #include "test_app_util.h"
 #include "test_util.h"
+#include "decode_host.h"
 #include "view_decode.h"
 
 static char MODEL[256];
@@ -53,22 +54,24 @@ typedef struct Seen {
 static void run_paced(App *a, Seen *sn)
 {
     DecodeUi *d = a->vstate[VIEW_DECODE];
+    DecodeLab *L = dhost_lab(a);
     int guard = 0;
     while (guard++ < 400) {
         ONE_BUDGET(a, sn, "a frame", tu_frame(a));
         d = a->vstate[VIEW_DECODE];
-        sn->tf_wait += d && d->tf_wait;
+        L = dhost_lab(a);
+        sn->tf_wait += d && L->tf_wait;
         const char *png = getenv("TF_WAIT_PNG"); /* to look at the mark */
-        if (png && d && d->tf_wait && sn->tf_wait == 2) {
+        if (png && d && L->tf_wait && sn->tf_wait == 2) {
             TfErr e;
             ren_save_png(tu_ren, png, &e);
         }
-        if (session_pass_ready(&a->ses, NULL, NULL) && d && !d->pending && !d->tf_wait)
+        if (session_pass_ready(&a->ses, NULL, NULL) && d && !L->pending && !L->tf_wait)
             break;
         ONE_BUDGET(a, sn, "an idle call", app_idle_work(a));
     }
-    expect_true(session_pass_ready(&a->ses, NULL, NULL) && d && !d->tf_wait && d->err[0] == 0,
-                "the pass and the view are complete after %d calls: %s", sn->calls, d ? d->err : "");
+    expect_true(session_pass_ready(&a->ses, NULL, NULL) && d && !L->tf_wait && L->err[0] == 0,
+                "the pass and the view are complete after %d calls: %s", sn->calls, d ? L->err : "");
 }
 
 /* Sentence i's greedy target in the session is what `translate` makes. */
@@ -130,16 +133,16 @@ static void test_paced_pass(void **state)
     check_close("probs in pieces vs a whole pass", a.ses.trace.probs, full.probs, (size_t)full.T * c->tgt_vocab, 0, 0);
 
     /* the decode view's teacher forcing (read from the pass) = tf_teacher_forced */
-    DecodeUi *d = a.vstate[VIEW_DECODE];
-    int n = d->tf_n - 1, pred[DEC_CAP_T], truth[DEC_CAP_T];
+    DecodeLab *L = dhost_lab(&a);
+    int n = L->tf_n - 1, pred[DEC_CAP_T], truth[DEC_CAP_T];
     float loss[DEC_CAP_T];
-    expect_true(n >= 0 && tf_teacher_forced(&a.ses.model, &full, d->src, d->S, d->tf_in + 1, n, pred, truth, loss,
+    expect_true(n >= 0 && tf_teacher_forced(&a.ses.model, &full, L->src, L->S, L->tf_in + 1, n, pred, truth, loss,
                                             &err) == 0,
                 "teacher forcing: %s", err.msg);
-    expect_true(memcmp(pred, d->tf_pred, (size_t)(n + 1) * sizeof *pred) == 0 &&
-                    memcmp(truth, d->tf_truth, (size_t)(n + 1) * sizeof *truth) == 0,
+    expect_true(memcmp(pred, L->tf_pred, (size_t)(n + 1) * sizeof *pred) == 0 &&
+                    memcmp(truth, L->tf_truth, (size_t)(n + 1) * sizeof *truth) == 0,
                 "the view's predictions are tf_teacher_forced's (%d positions)", n + 1);
-    check_close("the view's losses vs tf_teacher_forced", d->tf_loss, loss, (size_t)n + 1, 0, 0);
+    check_close("the view's losses vs tf_teacher_forced", L->tf_loss, loss, (size_t)n + 1, 0, 0);
     trace_free(&full);
 
     /* a batch of two: sentence 1's source is encoded for its decoding a

@@ -1,7 +1,8 @@
 /* test_view_decode.c - the decode view on small random models, headless:
- * what it shows is what the engine computes (teacher-forced predictions are
- * the argmax of one forward pass, generation is tf_greedy and the same as
- * `stepformer translate`, beam size 1 is greedy), the keys do what they
+ * what it shows is what the engine computes (generation is tf_greedy and
+ * the same as `stepformer translate`, beam size 1 is greedy; teacher
+ * forcing and the rest of the lab are tested without a window in
+ * tests/session/test_decode_lab.c), the keys do what they
  * say (S steps, P plays to the end, B cycles the beam size), and degenerate
  * inputs (a 1-token source, an output that never reaches <eos>, 30+ tokens,
  * presenter scale, every theme, random clicks) draw without a crash. */
@@ -13,6 +14,7 @@
 #include "checkpoint.h"
 #include "test_app_util.h"
 #include "test_util.h"
+#include "decode_host.h"
 #include "view_decode.h"
 
 static char MODEL[160];
@@ -55,50 +57,6 @@ static DecodeUi *shown_decode(App *a)
     return a->vstate[VIEW_DECODE];
 }
 
-/* Each teacher-forced prediction equals the argmax of one forward pass over
- * <bos> + target, at that position; the loss is -log p(true next token). */
-static void test_teacher_forcing_is_one_forward_pass(void **state)
-{
-    (void)state;
-    static App a;
-    open_app(&a, MODEL, "t5 t6 t7 t8", "t9 t10 t11");
-    DecodeUi *d = shown_decode(&a);
-    expect_true(d->err[0] == 0, "no error, got '%s'", d->err);
-    expect_true(d->ref == 1, "the typed target is the reference");
-    int tgt[] = {TOK_BOS, 9, 10, 11}, src[] = {5, 6, 7, 8}, S = 4, T = 4;
-    expect_true(d->tf_n == T, "positions = target + 1: expected %d, got %d", T, d->tf_n);
-    TfTrace tr;
-    TfErr err;
-    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 24, 0, &err) == 0, "trace: %s", err.msg);
-    TfBatch b = {1, S, T, src, tgt, &S, &T};
-    expect_true(tf_forward(&a.ses.model, &tr, &b, 0, &err) == 0, "forward: %s", err.msg);
-    int V = a.ses.model.cfg.tgt_vocab;
-    for (int i = 0; i < T; i++) {
-        const float *p = tr.probs + (size_t)i * V;
-        int best = 0;
-        for (int k = 1; k < V; k++)
-            if (p[k] > p[best])
-                best = k;
-        int truth = i + 1 < T ? tgt[i + 1] : TOK_EOS;
-        expect_true(d->tf_in[i] == tgt[i], "position %d reads %d, got %d", i, tgt[i], d->tf_in[i]);
-        expect_true(d->tf_pred[i] == best, "position %d predicts argmax %d, shown %d", i, best,
-                    d->tf_pred[i]);
-        expect_true(d->tf_truth[i] == truth, "position %d true next %d, got %d", i, truth, d->tf_truth[i]);
-        float want = -logf(p[truth]);
-        expect_true(fabsf(d->tf_loss[i] - want) <= 1e-4f * (1 + want), "position %d loss %.6f, got %.6f",
-                    i, want, d->tf_loss[i]);
-    }
-    /* the causal mask shown is the one applied: 0 up to the diagonal, -inf after */
-    for (int i = 0; i < T; i++)
-        for (int j = 0; j < T; j++) {
-            float m = d->tf_mask[i * T + j];
-            expect_true(j <= i ? m == 0 : isinf(m) && m < 0, "mask[%d][%d] %s, got %g", i, j,
-                        j <= i ? "0" : "-inf", m);
-        }
-    trace_free(&tr);
-    app_free(&a);
-}
-
 /* Run `stepformer translate` on the model and sentence; its output line. */
 static int translate_cli(const char *model, const char *src, char *out, size_t cap)
 {
@@ -122,29 +80,30 @@ static void check_generation(const char *model, const char *src_text)
     static App a;
     open_app(&a, model, src_text, NULL);
     DecodeUi *d = shown_decode(&a);
-    expect_true(d->err[0] == 0, "no error, got '%s'", d->err);
+    DecodeLab *L = dhost_lab(&a);
+    expect_true(L->err[0] == 0, "no error, got '%s'", L->err);
     TfTrace tr;
     TfErr err;
-    int L = a.ses.model.cfg.max_len;
-    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, L, 0, &err) == 0, "trace: %s", err.msg);
+    int T = a.ses.model.cfg.max_len;
+    expect_true(trace_build(&tr, &a.ses.model.cfg, 1, T, 0, &err) == 0, "trace: %s", err.msg);
     DecodeResult g;
     int max_out = decode_max_out(&a.ses.model, &tr, a.ses.src_n[0]);
     expect_true(tf_greedy(&a.ses.model, &tr, a.ses.src_ids[0], a.ses.src_n[0], max_out, 0, &g, &err) == 0,
                 "greedy: %s", err.msg);
-    expect_true(d->gen.n == g.n, "'%s': generation shows %d tokens, tf_greedy made %d", src_text,
-                d->gen.n, g.n);
-    for (int i = 0; i < g.n && i < d->gen.n; i++)
-        expect_true(d->gen.ids[i] == g.ids[i], "token %d: tf_greedy %d, shown %d", i, g.ids[i],
-                    d->gen.ids[i]);
+    expect_true(L->gen.n == g.n, "'%s': generation shows %d tokens, tf_greedy made %d", src_text,
+                L->gen.n, g.n);
+    for (int i = 0; i < g.n && i < L->gen.n; i++)
+        expect_true(L->gen.ids[i] == g.ids[i], "token %d: tf_greedy %d, shown %d", i, g.ids[i],
+                    L->gen.ids[i]);
     expect_true(d->shown == g.n && d->sel == g.n - 1,
                 "every step shown at first (%d of %d, inspecting %d)", d->shown, g.n, d->sel);
     /* the steps' rows are what greedy kept: the token and top-1 agree */
-    for (int i = 0; i < d->gen.n; i++)
-        expect_true(d->gen.steps[i].token == d->gen.ids[i] && d->gen.steps[i].top_id[0] == d->gen.ids[i],
-                    "step %d keeps its token %d (top-1 %d)", i, d->gen.steps[i].token,
-                    d->gen.steps[i].top_id[0]);
+    for (int i = 0; i < L->gen.n; i++)
+        expect_true(L->gen.steps[i].token == L->gen.ids[i] && L->gen.steps[i].top_id[0] == L->gen.ids[i],
+                    "step %d keeps its token %d (top-1 %d)", i, L->gen.steps[i].token,
+                    L->gen.steps[i].top_id[0]);
     char want[APP_TEXT_MAX], got[APP_TEXT_MAX];
-    vocab_decode(&a.ses.model.tgt_vocab, d->gen.ids, d->gen.n, want, sizeof want);
+    vocab_decode(&a.ses.model.tgt_vocab, L->gen.ids, L->gen.n, want, sizeof want);
     expect_true(translate_cli(model, src_text, got, sizeof got) == 0, "running %s translate", g_cli);
     expect_true(strcmp(want, got) == 0, "the view shows «%s», stepformer translate says «%s»", want, got);
     printf("  '%s' -> %d tokens%s\n", src_text, g.n,
@@ -174,14 +133,15 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     static App a;
     open_app(&a, MODEL, "t5 t6 t7 t8 t9", NULL);
     DecodeUi *d = shown_decode(&a);
+    DecodeLab *L = dhost_lab(&a);
     int k0 = d->beam_k;
     for (int i = 1; i <= DEC_MAX_BEAM; i++) {
         ev_key(&a, 'b', 0);
         int want = (k0 + i - 1) % DEC_MAX_BEAM + 1;
         expect_true(d->beam_k == want, "B press %d: beam size %d, got %d", i, want, d->beam_k);
         expect_true(d->pane == DEC_PANE_BEAM, "B shows the beam tree");
-        expect_true(d->beam_for_k == want && d->beam.n > 0, "the tree is searched with %d beams (for %d)",
-                    want, d->beam_for_k);
+        expect_true(L->beam_for_k == want && L->beam.n > 0, "the tree is searched with %d beams (for %d)",
+                    want, L->beam_for_k);
         tu_frame(&a);
     }
     ev_key(&a, 'b', MOD_SHIFT);
@@ -189,12 +149,12 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     while (d->beam_k != 1)
         ev_key(&a, 'b', 0);
     tu_frame(&a);
-    expect_true(d->beam.n == d->gen.n, "beam 1 makes %d tokens like greedy, got %d", d->gen.n, d->beam.n);
-    for (int i = 0; i < d->beam.n && i < d->gen.n; i++)
-        expect_true(d->beam.ids[i] == d->gen.ids[i], "beam 1 token %d: greedy %d, beam %d", i,
-                    d->gen.ids[i], d->beam.ids[i]);
-    expect_true(fabs(d->beam.logprob - d->gen.logprob) < 1e-4, "log P greedy %.6f, beam %.6f",
-                d->gen.logprob, d->beam.logprob);
+    expect_true(L->beam.n == L->gen.n, "beam 1 makes %d tokens like greedy, got %d", L->gen.n, L->beam.n);
+    for (int i = 0; i < L->beam.n && i < L->gen.n; i++)
+        expect_true(L->beam.ids[i] == L->gen.ids[i], "beam 1 token %d: greedy %d, beam %d", i,
+                    L->gen.ids[i], L->beam.ids[i]);
+    expect_true(fabs(L->beam.logprob - L->gen.logprob) < 1e-4, "log P greedy %.6f, beam %.6f",
+                L->gen.logprob, L->beam.logprob);
     /* A cycles the length penalty; the winner is the best finished score */
     int a0 = d->alpha_i;
     ev_key(&a, 'a', 0);
@@ -204,22 +164,22 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     ev_key(&a, 'b', 0); /* beam 4 */
     tu_frame(&a);
     double best = -INFINITY;
-    for (int i = 0; i < d->beam.n_nodes; i++)
-        if (d->beam.nodes[i].state == BEAM_FINISHED && d->beam.nodes[i].score > best)
-            best = d->beam.nodes[i].score;
-    const BeamNode *win = &d->beam.nodes[d->beam.best_node];
-    expect_true(win->state == BEAM_FINISHED ? d->beam.score == best : d->beam.score >= best,
+    for (int i = 0; i < L->beam.n_nodes; i++)
+        if (L->beam.nodes[i].state == BEAM_FINISHED && L->beam.nodes[i].score > best)
+            best = L->beam.nodes[i].score;
+    const BeamNode *win = &L->beam.nodes[L->beam.best_node];
+    expect_true(win->state == BEAM_FINISHED ? L->beam.score == best : L->beam.score >= best,
                 "the winner's score %.6f is the best finished one %.6f (or an unfinished one at max_out beats it)",
-                d->beam.score, best);
-    for (int k = d->beam.best_node; k >= 0; k = d->beam.nodes[k].parent)
-        expect_true(d->on_path[k], "node %d on the winner's path is marked", k);
-    expect_true(d->n_cols >= 2, "the tree has columns, got %d", d->n_cols);
+                L->beam.score, best);
+    for (int k = L->beam.best_node; k >= 0; k = L->beam.nodes[k].parent)
+        expect_true(L->on_path[k], "node %d on the winner's path is marked", k);
+    expect_true(L->n_cols >= 2, "the tree has columns, got %d", L->n_cols);
     ev_key(&a, KEY_TAB, 0);
     expect_true(d->pane == DEC_PANE_SAMPLE, "Tab goes on to sampling, got %d", d->pane);
     ev_key(&a, KEY_TAB, 0);
     expect_true(d->pane == DEC_PANE_GEN, "Tab goes on to the first pane, got %d", d->pane);
     expect_true(app_decode_setup(&a, "beam", 2, 1.0f) == 0 && d->pane == DEC_PANE_BEAM && d->beam_k == 2 &&
-                    DEC_ALPHAS[d->alpha_i] == 1.0f && d->beam_for_k == 2,
+                    DEC_ALPHAS[d->alpha_i] == 1.0f && L->beam_for_k == 2,
                 "setup shows beam 2, alpha 1 (pane %d, k %d, alpha %g)", d->pane, d->beam_k, DEC_ALPHAS[d->alpha_i]);
     expect_true(app_decode_setup(&a, "nope", 0, -1) == -1, "an unknown pane is refused");
     app_free(&a);
@@ -233,7 +193,8 @@ static void test_step_and_play_keys(void **state)
     static App a;
     open_app(&a, MODEL, "t5 t6 t7", "t8 t9");
     DecodeUi *d = shown_decode(&a);
-    int n = d->gen.n;
+    DecodeLab *L = dhost_lab(&a);
+    int n = L->gen.n;
     expect_true(n >= 2, "some tokens to step through, got %d", n);
     ev_key(&a, 's', 0);
     expect_true(d->shown == 0 && d->sel == -1, "S at the end restarts at <bos>: shown %d sel %d", d->shown, d->sel);
@@ -322,14 +283,15 @@ static void test_degenerate_inputs(void **state)
     static App a;
     open_app(&a, MODEL, "t5", NULL);
     DecodeUi *d = shown_decode(&a);
-    expect_true(d->S == 1 && d->gen.n >= 1, "a 1-token source decodes (S %d, %d tokens)", d->S, d->gen.n);
-    expect_true(d->ref == 0 && d->diverge == -1, "no target typed: the greedy output stands in");
+    DecodeLab *L = dhost_lab(&a);
+    expect_true(L->S == 1 && L->gen.n >= 1, "a 1-token source decodes (S %d, %d tokens)", L->S, L->gen.n);
+    expect_true(L->ref == 0 && L->diverge == -1, "no target typed: the greedy output stands in");
     draw_everything(&a);
     /* an empty target line, then a target that is only spaces */
     app_set_text(&a, APP_LINE_TGT, "   ");
     tu_frame(&a);
-    expect_true(d->tf_n == 1 && d->tf_truth[0] == TOK_EOS, "an empty reference: one position, true next <eos> (%d, %d)",
-                d->tf_n, d->tf_truth[0]);
+    expect_true(L->tf_n == 1 && L->tf_truth[0] == TOK_EOS, "an empty reference: one position, true next <eos> (%d, %d)",
+                L->tf_n, L->tf_truth[0]);
     draw_everything(&a);
     app_free(&a);
 
@@ -337,13 +299,14 @@ static void test_degenerate_inputs(void **state)
                            "t24 t25 t26 t27 t28 t29 t30 t31 t32 t33 t34 t35";
     open_app(&a, MODEL_LONG, long_src, "t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9");
     d = shown_decode(&a);
-    expect_true(d->S == 32, "a 32-token source, got %d", d->S);
-    printf("  32 tokens in: %d out, %s\n", d->gen.n,
-           d->gen.ids[d->gen.n - 1] == TOK_EOS ? "<eos> reached" : "no <eos> (maximum length)");
+    L = dhost_lab(&a);
+    expect_true(L->S == 32, "a 32-token source, got %d", L->S);
+    printf("  32 tokens in: %d out, %s\n", L->gen.n,
+           L->gen.ids[L->gen.n - 1] == TOK_EOS ? "<eos> reached" : "no <eos> (maximum length)");
     ev_key(&a, 'b', 0);
     while (d->beam_k != DEC_MAX_BEAM)
         ev_key(&a, 'b', 0);
-    printf("  beam 8: %d nodes in %d columns\n", d->beam.n_nodes, d->n_cols);
+    printf("  beam 8: %d nodes in %d columns\n", L->beam.n_nodes, L->n_cols);
     draw_everything(&a);
     /* random mouse and keys over the view */
     srand(3);
@@ -367,7 +330,7 @@ static void test_degenerate_inputs(void **state)
         if (i % 3 == 0)
             tu_frame(&a);
     }
-    expect_true(a.vstate[VIEW_DECODE] == d && d->shown <= d->gen.n && d->sel < d->shown, "state stays consistent (shown %d, sel %d)",
+    expect_true(a.vstate[VIEW_DECODE] == d && d->shown <= L->gen.n && d->sel < d->shown, "state stays consistent (shown %d, sel %d)",
                 d->shown, d->sel);
     app_free(&a);
     expect_true(a.vstate[VIEW_DECODE] == NULL, "app_free frees the view's state");
@@ -405,11 +368,12 @@ static void test_step_labels_do_not_overlap(void **state)
     tu_tmp(path, sizeof path, "decode-wide.safetensors");
     expect_true(tu_small_model(path, 20000, 96, 3) == 0, "model");
     open_app(&a, path, "t5 t6 t7 t8 t9 t10", NULL);
-    DecodeUi *d = shown_decode(&a);
+    shown_decode(&a);
+    DecodeLab *L = dhost_lab(&a);
     for (int i = 0; i < 100 && app_idle_work(&a) == 1; i++)
         tu_frame(&a);
     tu_frame(&a);
-    expect_true(d->gen.n > 30, "a long output (%d tokens)", d->gen.n);
+    expect_true(L->gen.n > 30, "a long output (%d tokens)", L->gen.n);
     memset(&b, 0, sizeof b);
     ren_text_hook(on_box, &b);
     tu_frame(&a);
@@ -436,7 +400,6 @@ static void test_step_labels_do_not_overlap(void **state)
 int main(int argc, char **argv)
 {
     TU_RUN_CLI(g_cli, argc, argv, setup, teardown,
-               cmocka_unit_test(test_teacher_forcing_is_one_forward_pass),
                cmocka_unit_test(test_generation_is_greedy_and_translate),
                cmocka_unit_test(test_beam_keys_and_beam1_is_greedy),
                cmocka_unit_test(test_step_and_play_keys), cmocka_unit_test(test_degenerate_inputs),

@@ -12,6 +12,7 @@
 #include "app.h"
 #include "test_app_util.h"
 #include "test_util.h"
+#include "decode_host.h"
 #include "view_decode.h"
 
 static char MODEL[160];
@@ -66,6 +67,7 @@ static void release_at(App *a, int x, int y)
 /* The first bar's fill in pixels against softmax(z/T) of its token. */
 static void check_bar(App *a, DecodeUi *d)
 {
+    const DecodeLab *L = dhost_lab(a);
     tu_view_frame(a, tu_ren, VIEW_DECODE, AREA);
     Rect b = d->smp.bar0;
     const Theme *th = theme_get(a->look.theme);
@@ -74,7 +76,7 @@ static void check_bar(App *a, DecodeUi *d)
     int fill = 0;
     for (int x = 0; x < b.w; x++)
         fill += near_color(row[x], th->accent, 6);
-    double p = softmax_t(d->smp.logits, d->smp.V, d->smp.temp, d->smp.bar0_id);
+    double p = softmax_t(L->smp.logits, L->smp.V, d->smp.temp, d->smp.bar0_id);
     expect_true(fabs(fill - p * b.w) <= 3.5, "T %.3f: bar of '%d' %d px, softmax(z/T) %.4f x %d = %.1f px",
                 d->smp.temp, d->smp.bar0_id, fill, p, b.w, p * b.w);
 }
@@ -84,6 +86,7 @@ static void test_temperature_slider(void **state)
     (void)state;
     static App a;
     DecodeUi *d = open_decode(&a, "sample");
+    DecodeLab *L = dhost_lab(&a);
     dec_select(d, 0);
     d->pane = DEC_PANE_SAMPLE;
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
@@ -91,12 +94,12 @@ static void test_temperature_slider(void **state)
     expect_true(s.w > 50, "the slider is drawn (%d px)", s.w);
     d->smp.temp = DEC_T_MAX; /* flat: every token among the bars' candidates */
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-    for (int i = 0; i < d->smp.n_bars; i++)
-        expect_true(d->smp.bar_id[i] != 0 && d->smp.bar_id[i] != 1, "bar %d shows token %d, which is never drawn", i,
-                    d->smp.bar_id[i]);
-    expect_true(d->smp.dist[0] == 0 && d->smp.dist[1] == 0 && d->smp.n_set == d->smp.V - 2,
-                "<pad> and <bos> are never drawn: p %g and %g, %d of %d tokens in the set", d->smp.dist[0],
-                d->smp.dist[1], d->smp.n_set, d->smp.V);
+    for (int i = 0; i < L->smp.n_bars; i++)
+        expect_true(L->smp.bar_id[i] != 0 && L->smp.bar_id[i] != 1, "bar %d shows token %d, which is never drawn", i,
+                    L->smp.bar_id[i]);
+    expect_true(L->smp.dist[0] == 0 && L->smp.dist[1] == 0 && L->smp.n_set == L->smp.V - 2,
+                "<pad> and <bos> are never drawn: p %g and %g, %d of %d tokens in the set", L->smp.dist[0],
+                L->smp.dist[1], L->smp.n_set, L->smp.V);
     float want[3] = {0.1f, sqrtf(0.1f * 5.0f), 5.0f};
     for (int k = 0; k < 3; k++) {
         int x = s.x + (k == 2 ? s.w : k * s.w / 2);
@@ -127,16 +130,16 @@ static void test_temperature_slider(void **state)
     check_bar(&a, d);
     /* the bars are computed when their inputs change, not every frame */
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-    unsigned made = d->smp.bars_made;
+    unsigned made = L->smp.bars_made;
     for (int i = 0; i < 3; i++)
         tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-    expect_true(d->smp.bars_made == made, "3 frames of the same bars computed them %u times (none wanted)",
-                d->smp.bars_made - made);
+    expect_true(L->smp.bars_made == made, "3 frames of the same bars computed them %u times (none wanted)",
+                L->smp.bars_made - made);
     ev_key(&a, 'k', 0); /* top-k */
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-    expect_true(d->smp.bars_made == made + 1 && d->smp.top_k == 1 && d->smp.n_bars == 1 && d->smp.bar_p[0] == 1.0f,
-                "top-k 1: computed %u times (once wanted), %d bars, the first p %g", d->smp.bars_made - made,
-                d->smp.n_bars, d->smp.bar_p[0]);
+    expect_true(L->smp.bars_made == made + 1 && d->smp.top_k == 1 && L->smp.n_bars == 1 && L->smp.bar_p[0] == 1.0f,
+                "top-k 1: computed %u times (once wanted), %d bars, the first p %g", L->smp.bars_made - made,
+                L->smp.n_bars, L->smp.bar_p[0]);
     app_free(&a);
 }
 
@@ -145,11 +148,12 @@ static void test_sample_button(void **state)
     (void)state;
     static App a;
     DecodeUi *d = open_decode(&a, "sample");
+    DecodeLab *L = dhost_lab(&a);
     d->smp.temp = 2.0f;
     ev_key(&a, 'n', 0);
     ev_key(&a, 'n', 0);
-    expect_true(d->smp.n_samples == 2 && d->smp.sample_seed[0] == 2 && d->smp.sample_seed[1] == 1,
-                "two draws, seeds 1 then 2 (%d)", d->smp.n_samples);
+    expect_true(L->smp.n_samples == 2 && L->smp.sample_seed[0] == 2 && L->smp.sample_seed[1] == 1,
+                "two draws, seeds 1 then 2 (%d)", L->smp.n_samples);
     /* what tf_translate draws for that seed */
     TfTrace tr;
     TfErr err;
@@ -160,10 +164,10 @@ static void test_sample_button(void **state)
         decode_opts_default(&o);
         o.sample = 1;
         o.sampling = (SampleOpts){2.0f, 0, 1.0f};
-        o.seed = d->smp.sample_seed[k];
+        o.seed = L->smp.sample_seed[k];
         DecodeResult r = {0};
-        expect_true(tf_translate(m, &tr, d->src, d->S, &o, &r, &err) == 0, "%s", err.msg);
-        expect_true(r.n == d->smp.sample_n[k] && memcmp(r.ids, d->smp.sample_ids[k], (size_t)r.n * sizeof(int)) == 0,
+        expect_true(tf_translate(m, &tr, L->src, L->S, &o, &r, &err) == 0, "%s", err.msg);
+        expect_true(r.n == L->smp.sample_n[k] && memcmp(r.ids, L->smp.sample_ids[k], (size_t)r.n * sizeof(int)) == 0,
                     "draw %d is tf_translate's for seed %llu", k, (unsigned long long)o.seed);
         decode_result_free(&r);
     }
@@ -172,16 +176,16 @@ static void test_sample_button(void **state)
     ev_key(&a, 'k', 0);
     expect_true(d->smp.top_k == 1, "K: top-k 1");
     ev_key(&a, 'n', 0);
-    expect_true(d->smp.sample_n[0] == d->gen.n && memcmp(d->smp.sample_ids[0], d->gen.ids, (size_t)d->gen.n * sizeof(int)) == 0,
+    expect_true(L->smp.sample_n[0] == L->gen.n && memcmp(L->smp.sample_ids[0], L->gen.ids, (size_t)L->gen.n * sizeof(int)) == 0,
                 "top-k 1 samples the greedy translation");
     /* the button draws too */
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-    int n0 = d->smp.n_samples, found = 0;
+    int n0 = L->smp.n_samples, found = 0;
     for (int y = 0; y < 200 && !found; y += 4)
         for (int x = 0; x < AREA.w && !found; x += 6) {
             press_at(&a, x, y);
             release_at(&a, x, y);
-            found = d->smp.n_samples > n0 || (d->smp.n_samples == DEC_N_SAMPLES && d->smp.sample_seed[0] > 4);
+            found = L->smp.n_samples > n0 || (L->smp.n_samples == DEC_N_SAMPLES && L->smp.sample_seed[0] > 4);
         }
     expect_true(found, "the Sample button draws a translation");
     app_free(&a);
@@ -202,10 +206,11 @@ static void test_force_a_token(void **state)
     (void)state;
     static App a;
     DecodeUi *d = open_decode(&a, "step");
+    DecodeLab *L = dhost_lab(&a);
     dec_select(d, 0);
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-    int greedy[DEC_CAP_T], gn = d->gen.n;
-    memcpy(greedy, d->gen.ids, (size_t)gn * sizeof(int));
+    int greedy[DEC_CAP_T], gn = L->gen.n;
+    memcpy(greedy, L->gen.ids, (size_t)gn * sizeof(int));
     expect_true(gn >= 1, "something generated");
     const Theme *th = theme_get(a.look.theme);
     int warn0 = count_color(th->warn);
@@ -223,8 +228,8 @@ static void test_force_a_token(void **state)
     press_at(&a, fx, fy);
     release_at(&a, fx, fy);
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-    expect_true(d->smp.force.n_force == 1 && d->gen.steps[0].forced && d->gen.ids[0] != greedy[0],
-                "step 1 forced to %d (greedy %d)", d->gen.ids[0], greedy[0]);
+    expect_true(L->smp.force.n_force == 1 && L->gen.steps[0].forced && L->gen.ids[0] != greedy[0],
+                "step 1 forced to %d (greedy %d)", L->gen.ids[0], greedy[0]);
     /* generation went on from there: what tf_generate makes with that force */
     TfTrace tr;
     TfErr err;
@@ -233,10 +238,10 @@ static void test_force_a_token(void **state)
     DecodeOpts o;
     decode_opts_default(&o);
     o.n_force = 1;
-    o.force[0] = (DecodeForce){0, d->gen.ids[0]};
+    o.force[0] = (DecodeForce){0, L->gen.ids[0]};
     DecodeResult r = {0};
-    expect_true(tf_generate(m, &tr, d->src, d->S, d->max_out, 0, &o, &r, &err) == 0, "%s", err.msg);
-    expect_true(r.n == d->gen.n && memcmp(r.ids, d->gen.ids, (size_t)r.n * sizeof(int)) == 0,
+    expect_true(tf_generate(m, &tr, L->src, L->S, L->max_out, 0, &o, &r, &err) == 0, "%s", err.msg);
+    expect_true(r.n == L->gen.n && memcmp(r.ids, L->gen.ids, (size_t)r.n * sizeof(int)) == 0,
                 "the rest is generated from the forced prefix");
     decode_result_free(&r);
     trace_free(&tr);
@@ -246,7 +251,7 @@ static void test_force_a_token(void **state)
     /* F: back to greedy */
     ev_key(&a, 'f', 0);
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-    expect_true(d->smp.force.n_force == 0 && d->gen.n == gn && memcmp(d->gen.ids, greedy, (size_t)gn * sizeof(int)) == 0,
+    expect_true(L->smp.force.n_force == 0 && L->gen.n == gn && memcmp(L->gen.ids, greedy, (size_t)gn * sizeof(int)) == 0,
                 "F takes the forced token back");
     app_free(&a);
 }
@@ -262,18 +267,19 @@ static void test_pane_opens_on_least_sure_step(void **state)
     (void)state;
     static App a;
     DecodeUi *d = open_decode(&a, "gen");
-    expect_true(d->gen.n >= 2 && d->gen.steps && d->sel == d->gen.n - 1, "generation ends on step %d of %d",
-                d->sel, d->gen.n);
+    DecodeLab *L = dhost_lab(&a);
+    expect_true(L->gen.n >= 2 && L->gen.steps && d->sel == L->gen.n - 1, "generation ends on step %d of %d",
+                d->sel, L->gen.n);
     int least = 0;
-    for (int i = 1; i < d->gen.n; i++)
-        if (d->gen.steps[i].prob < d->gen.steps[least].prob)
+    for (int i = 1; i < L->gen.n; i++)
+        if (L->gen.steps[i].prob < L->gen.steps[least].prob)
             least = i;
-    printf("  generation: %d steps, the least sure %d\n", d->gen.n, least);
+    printf("  generation: %d steps, the least sure %d\n", L->gen.n, least);
     expect_true(app_decode_setup(&a, "sample", 0, -1) == 0, "pane sample");
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-    expect_true(d->sel == least && d->smp.logits_at == least,
+    expect_true(d->sel == least && L->smp.logits_at == least,
                 "the Sampling pane inspects step %d (p %.3f, the least sure), shows its bars (at %d)", d->sel,
-                d->gen.steps[least].prob, d->smp.logits_at);
+                L->gen.steps[least].prob, L->smp.logits_at);
     int other = least == 0 ? 1 : 0;
     expect_true(app_decode_setup(&a, "gen", 0, -1) == 0, "back to gen");
     dec_select(d, other);
@@ -296,25 +302,26 @@ static void test_bars_follow_the_sentence(void **state)
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
     expect_true(app_decode_setup(&a, "sample", 0, -1) == 0, "pane sample");
     DecodeUi *d = a.vstate[VIEW_DECODE];
+    DecodeLab *L = dhost_lab(&a);
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-    int V = d->smp.V, s = d->sel;
-    expect_true(V > 0 && d->smp.logits_at == s && s >= 0, "the bars of sentence 1, step %d", s);
+    int V = L->smp.V, s = d->sel;
+    expect_true(V > 0 && L->smp.logits_at == s && s >= 0, "the bars of sentence 1, step %d", s);
     float *first = malloc((size_t)V * sizeof(float));
-    memcpy(first, d->smp.logits, (size_t)V * sizeof(float));
-    uint64_t version = d->version;
+    memcpy(first, L->smp.logits, (size_t)V * sizeof(float));
+    uint64_t version = L->version;
     a.ses.batch = 1;
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
     dec_select(d, s); /* the step whose bars sentence 1 left */
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-    expect_true(d->version == version && d->batch == 1 && d->S == 6, "sentence 2 shown, the version kept");
+    expect_true(L->version == version && L->batch == 1 && L->S == 6, "sentence 2 shown, the version kept");
     TfTrace tr;
     TfErr err;
     expect_true(trace_build(&tr, &a.ses.model.cfg, 1, 8, 0, &err) == 0 &&
-                    tf_teacher_forced(&a.ses.model, &tr, a.ses.src_ids[1], a.ses.src_n[1], d->gen.ids, s, NULL, NULL,
+                    tf_teacher_forced(&a.ses.model, &tr, a.ses.src_ids[1], a.ses.src_n[1], L->gen.ids, s, NULL, NULL,
                                       NULL, &err) == 0,
                 "teacher forced: %s", err.msg);
     const float *want = tr.logits + (size_t)s * V;
-    expect_true(d->smp.logits_at == s && memcmp(d->smp.logits, want, (size_t)V * sizeof(float)) == 0 &&
+    expect_true(L->smp.logits_at == s && memcmp(L->smp.logits, want, (size_t)V * sizeof(float)) == 0 &&
                     memcmp(first, want, (size_t)V * sizeof(float)) != 0,
                 "the bars are sentence 2's logits at step %d, not sentence 1's", s);
     trace_free(&tr);
@@ -326,7 +333,8 @@ static void test_decode_under_experiment(void **state)
 {
     (void)state;
     static App a;
-    DecodeUi *d = open_decode(&a, "gen");
+    open_decode(&a, "gen");
+    DecodeLab *L = dhost_lab(&a);
     TfExperiment e = {0};
     e.no_causal = 1;
     app_set_exp(&a, &e);
@@ -334,17 +342,17 @@ static void test_decode_under_experiment(void **state)
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
     static uint32_t px[2][1000 * 720];
     ren_read_pixels(tu_ren, AREA, px[0]);
-    int T = d->tf_n, inf = 0;
+    int T = L->tf_n, inf = 0;
     for (int i = 0; i < T * T; i++)
-        inf += isinf(d->tf_mask[i]) != 0;
-    expect_true(T > 1 && inf == 0 && d->tr.exp.no_causal, "experiment: no causal mask applied (%d -inf)", inf);
+        inf += isinf(L->tf_mask[i]) != 0;
+    expect_true(T > 1 && inf == 0 && L->tr.exp.no_causal, "experiment: no causal mask applied (%d -inf)", inf);
     a.cmp = CMP_NORMAL;
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
     ren_read_pixels(tu_ren, AREA, px[1]);
     inf = 0;
     for (int i = 0; i < T * T; i++)
-        inf += isinf(d->tf_mask[i]) != 0;
-    expect_true(inf == T * (T - 1) / 2 && !d->tr.exp.no_causal, "D, normal: the causal mask again (%d -inf)", inf);
+        inf += isinf(L->tf_mask[i]) != 0;
+    expect_true(inf == T * (T - 1) / 2 && !L->tr.exp.no_causal, "D, normal: the causal mask again (%d -inf)", inf);
     expect_true(memcmp(px[0], px[1], sizeof px[0]) != 0, "another picture");
     app_free(&a);
 }

@@ -16,6 +16,7 @@
 #include "paths.h"
 #include "test_app_util.h"
 #include "test_util.h"
+#include "decode_host.h"
 #include "view_decode.h"
 
 
@@ -166,11 +167,11 @@ static void draw_small(App *a, Ren *r, int lang, const char *pane, Drawn *d)
     app_decode_setup(a, pane, 4, 0.6f);
     app_frame(a, r);
     /* the session's pass and the beam search run over frames and idle calls */
-    const DecodeUi *u = a->vstate[VIEW_DECODE];
-    for (int i = 0; i < 200 && (app_idle_work(a) == 1 || (u && u->beam_on)); i++) {
+    const DecodeLab *L = dhost_lab(a);
+    for (int i = 0; i < 200 && (app_idle_work(a) == 1 || (L && L->beam_on)); i++) {
         a->now += 0.02;
         app_frame(a, r);
-        u = a->vstate[VIEW_DECODE];
+        L = dhost_lab(a);
     }
     memset(d, 0, sizeof *d);
     ren_text_hook(on_drawn, d);
@@ -193,12 +194,12 @@ static void test_small_presenter_readable(void **state)
         static App a;
         Drawn d;
         draw_small(&a, r, lang, "gen", &d);
-        const DecodeUi *u = a.vstate[VIEW_DECODE];
+        const DecodeLab *L = dhost_lab(&a);
         int rows = 0;
-        for (int i = 0; i < u->gen.n; i++)
-            rows += drawn_has(&d, vocab_token(&a.ses.model.tgt_vocab, u->gen.ids[i]));
-        expect_true(u->gen.n == 4 && rows == u->gen.n, "lang %d: the table shows all %d generated tokens, %d drawn",
-                    lang, u->gen.n, rows);
+        for (int i = 0; i < L->gen.n; i++)
+            rows += drawn_has(&d, vocab_token(&a.ses.model.tgt_vocab, L->gen.ids[i]));
+        expect_true(L->gen.n == 4 && rows == L->gen.n, "lang %d: the table shows all %d generated tokens, %d drawn",
+                    lang, L->gen.n, rows);
         app_free(&a);
         draw_small(&a, r, lang, "beam", &d);
         int nodes = 0;

@@ -14,6 +14,7 @@
 #include "ops.h"
 #include "test_app_util.h"
 #include "test_util.h"
+#include "decode_host.h"
 #include "view_decode.h"
 
 #define SPMDIR "tests/fixtures/marian/spm_model"
@@ -139,9 +140,9 @@ static void test_decode_view_ids(void **state)
     a.ui.in = (UiInput){0};
     tu_view_frame(&a, tu_ren, VIEW_DECODE, (Rect){300, 70, 680, 640});
     ren_end(tu_ren);
-    const DecodeUi *d = a.vstate[VIEW_DECODE];
-    expect_true(dec_gen_input(d, 0) == 137 && d->tf_in[0] == 137, "start: %d, %d", dec_gen_input(d, 0), d->tf_in[0]);
-    expect_true(d->gen.n > 0 && d->gen.ids[d->gen.n - 1] == 0 && d->eos_id == 0, "ends with </s> (id 0)");
+    DecodeLab *L = dhost_lab(&a);
+    expect_true(dlab_gen_input(L, 0) == 137 && L->tf_in[0] == 137, "start: %d, %d", dlab_gen_input(L, 0), L->tf_in[0]);
+    expect_true(L->gen.n > 0 && L->gen.ids[L->gen.n - 1] == 0 && L->eos_id == 0, "ends with </s> (id 0)");
     app_free(&a);
 }
 

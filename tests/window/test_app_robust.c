@@ -12,6 +12,7 @@
 #include "session.h"
 #include "test_app_util.h"
 #include "test_util.h"
+#include "decode_host.h"
 #include "view_decode.h"
 
 static char MODEL[160];
@@ -67,9 +68,10 @@ static void test_nonfinite_pass_is_told(void **state)
     expect_true(strstr(a.ses.input_error, "non-finite") != NULL, "input_error: %s", a.ses.input_error);
     expect_true(a.notice_error && strstr(a.notice, "non-finite") != NULL, "notice: %s", a.notice);
     /* the frame shows the error in place of the view: no rows of "<pad>" */
-    DecodeUi *d = a.vstate[VIEW_DECODE];
-    expect_true(d->gen.n == 0 && a.ses.greedy.n == 0 && !a.ses.translation[0],
-                "no decoded steps (%d, %d) and no translation '%s'", d->gen.n, a.ses.greedy.n,
+    const DecodeLab *L = dhost_lab(&a); /* none when the view was never drawn */
+    int gen_n = L ? L->gen.n : 0;
+    expect_true(gen_n == 0 && a.ses.greedy.n == 0 && !a.ses.translation[0],
+                "no decoded steps (%d, %d) and no translation '%s'", gen_n, a.ses.greedy.n,
                 a.ses.translation);
     /* a good model afterwards clears it */
     expect_true(app_load_model(&a, MODEL) == 0, "the good model loads");
@@ -92,10 +94,10 @@ static void test_traces_follow_the_input(void **state)
     tu_open(&a, &o, 100);
     app_compute_all(&a);
     tu_frame(&a);
-    DecodeUi *d = a.vstate[VIEW_DECODE];
+    const DecodeLab *L = dhost_lab(&a);
     expect_true(a.ses.trace.cap_T <= 64 && a.ses.trace.cap_B == 1,
                 "the window's trace is small: %d x %d", a.ses.trace.cap_B, a.ses.trace.cap_T);
-    expect_true(d->have_traces && d->tr.cap_T <= 64, "the decode view's trace: %d", d->tr.cap_T);
+    expect_true(L->have_traces && L->tr.cap_T <= 64, "the decode view's trace: %d", L->tr.cap_T);
     expect_true(a.ses.scratch.cap_T <= 64, "the greedy scratch: %d", a.ses.scratch.cap_T);
     /* 40 tokens in a batch of two: the trace grows to them */
     char line[600] = "";

@@ -20,6 +20,7 @@
 #include "test_app_util.h"
 #include "test_util.h"
 #include "view.h"
+#include "decode_host.h"
 #include "view_decode.h"
 
 static char g_dir[64];

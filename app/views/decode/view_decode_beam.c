@@ -16,120 +16,14 @@
  * (so edges do not cross), pruned candidates are small faded dots, kept
  * ones boxes with their cumulative log P, finished ones boxes with their
  * penalised score, and the winner's path from <bos> is highlighted. The
- * layout is computed once per search (dec_beam_layout); drawing only maps
- * it to the screen. */
+ * window's decode lab searches and lays the tree out once per search
+ * (decode_lab_beam.c); drawing only maps its layout to the screen. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
-#include "text.h"
 #include "view_decode.h"
-
-/* ---- layout, once per search ---- */
-
-typedef struct Order {
-    int parent_rank, index;
-} Order;
-
-static int cmp_order(const void *x, const void *y)
-{
-    const Order *a = x, *b = y;
-    if (a->parent_rank != b->parent_rank)
-        return a->parent_rank - b->parent_rank;
-    return a->index - b->index;
-}
-
-static int grow(DecodeUi *d, int n, int cols)
-{
-    if (n > d->cap_nodes) {
-        int *c = realloc(d->node_col, (size_t)n * sizeof *c);
-        if (c) d->node_col = c;
-        int *b = realloc(d->node_big, (size_t)n * sizeof *b);
-        if (b) d->node_big = b;
-        int *s = realloc(d->node_small, (size_t)n * sizeof *s);
-        if (s) d->node_small = s;
-        unsigned char *p = realloc(d->on_path, (size_t)n);
-        if (p) d->on_path = p;
-        if (!c || !b || !s || !p)
-            return -1;
-        d->cap_nodes = n;
-    }
-    if (cols > d->cap_cols) {
-        int *b = realloc(d->col_big, (size_t)cols * sizeof *b);
-        if (b) d->col_big = b;
-        int *s = realloc(d->col_small, (size_t)cols * sizeof *s);
-        if (s) d->col_small = s;
-        if (!b || !s)
-            return -1;
-        d->cap_cols = cols;
-    }
-    return 0;
-}
-
-void dec_beam_free(DecodeUi *d)
-{
-    free(d->node_col);
-    free(d->node_big);
-    free(d->node_small);
-    free(d->on_path);
-    free(d->col_big);
-    free(d->col_small);
-    d->node_col = d->node_big = d->node_small = d->col_big = d->col_small = NULL;
-    d->on_path = NULL;
-    d->cap_nodes = d->cap_cols = d->n_cols = 0;
-}
-
-int dec_beam_layout(DecodeUi *d)
-{
-    const BeamResult *b = &d->beam;
-    int n = b->n_nodes, cols = 1;
-    for (int i = 0; i < n; i++)
-        if (b->nodes[i].step + 2 > cols)
-            cols = b->nodes[i].step + 2;
-    d->n_cols = 0;
-    if (n < 1 || grow(d, n, cols))
-        return n < 1 ? 0 : -1;
-    Order *ord = malloc((size_t)n * sizeof *ord);
-    int *rank = malloc((size_t)n * sizeof *rank);
-    if (!ord || !rank) {
-        free(ord);
-        free(rank);
-        return -1;
-    }
-    memset(d->col_big, 0, (size_t)cols * sizeof(int));
-    memset(d->col_small, 0, (size_t)cols * sizeof(int));
-    memset(d->on_path, 0, (size_t)n);
-    /* the search adds a step's nodes together, best first: each column is
-     * a run of indices; order it by the parent's place, then by log P */
-    for (int i = 0; i < n;) {
-        int col = b->nodes[i].step + 1, k = i;
-        while (k < n && b->nodes[k].step + 1 == col)
-            k++;
-        for (int j = i; j < k; j++)
-            ord[j - i] = (Order){b->nodes[j].parent >= 0 ? rank[b->nodes[j].parent] : 0, j};
-        qsort(ord, (size_t)(k - i), sizeof *ord, cmp_order);
-        for (int j = 0; j < k - i; j++) {
-            int id = ord[j].index;
-            rank[id] = j;
-            d->node_col[id] = col;
-            d->node_big[id] = d->col_big[col];
-            d->node_small[id] = d->col_small[col];
-            if (b->nodes[id].state == BEAM_PRUNED)
-                d->col_small[col]++;
-            else
-                d->col_big[col]++;
-        }
-        i = k;
-    }
-    for (int k = b->best_node; k >= 0; k = b->nodes[k].parent)
-        d->on_path[k] = 1;
-    d->n_cols = cols;
-    free(ord);
-    free(rank);
-    return 0;
-}
 
 /* ---- drawing ---- */
 
@@ -143,11 +37,11 @@ typedef struct TreeGeo {
     int box_gap;        /* between kept boxes */
 } TreeGeo;
 
-static int col_need(const DecodeUi *d, int big_h, int small_h)
+static int col_need(const DecShow *ds, int big_h, int small_h)
 {
     int m = 0;
-    for (int c = 0; c < d->n_cols; c++) {
-        int h = d->col_big[c] * big_h + d->col_small[c] * small_h;
+    for (int c = 0; c < ds->n_cols; c++) {
+        int h = ds->col_big[c] * big_h + ds->col_small[c] * small_h;
         m = h > m ? h : m;
     }
     return m;
@@ -157,6 +51,7 @@ static int col_need(const DecodeUi *d, int big_h, int small_h)
  * dots squeezed, then one-line boxes, then everything scaled. */
 static void fit_heights(ViewCtx *v, const DecodeUi *d, TreeGeo *G)
 {
+    const DecShow *ds = v->s->dec;
     Gfx *g = v->g;
     int lh = ren_font_height(g->ui), sh = ren_font_height(g->small);
     int H = G->area.h, gap = ui_px(g, 6);
@@ -164,7 +59,7 @@ static void fit_heights(ViewCtx *v, const DecodeUi *d, TreeGeo *G)
     G->small_labels = 1;
     G->big_h = lh + sh + gap + ui_px(g, 4);
     G->small_h = sh + 2;
-    if (col_need(d, G->big_h, G->small_h) <= H)
+    if (col_need(v->s->dec, G->big_h, G->small_h) <= H)
         return;
     G->small_labels = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -172,30 +67,30 @@ static void fit_heights(ViewCtx *v, const DecodeUi *d, TreeGeo *G)
             G->big_h = lh + gap;
         G->two_lines = !pass;
         int room = H, squeeze = 1 << 20;
-        for (int c = 0; c < d->n_cols; c++) {
-            if (!d->col_small[c])
+        for (int c = 0; c < ds->n_cols; c++) {
+            if (!ds->col_small[c])
                 continue;
-            int s = (room - d->col_big[c] * G->big_h) / d->col_small[c];
+            int s = (room - ds->col_big[c] * G->big_h) / ds->col_small[c];
             squeeze = s < squeeze ? s : squeeze;
         }
         G->small_h = squeeze > ui_px(g, 7) ? ui_px(g, 7) : squeeze;
-        if (G->small_h >= 2 && col_need(d, G->big_h, G->small_h) <= H)
+        if (G->small_h >= 2 && col_need(v->s->dec, G->big_h, G->small_h) <= H)
             return;
     }
     /* still too tall: shrink both */
     G->small_h = 2;
     int big_max = 0;
-    for (int c = 0; c < d->n_cols; c++)
-        big_max = d->col_big[c] > big_max ? d->col_big[c] : big_max;
-    int room = H - 2 * (col_need(d, 0, 1));
+    for (int c = 0; c < ds->n_cols; c++)
+        big_max = ds->col_big[c] > big_max ? ds->col_big[c] : big_max;
+    int room = H - 2 * (col_need(v->s->dec, 0, 1));
     G->big_h = big_max ? room / big_max : G->big_h;
     if (G->big_h < 3)
         G->big_h = 3;
 }
 
-static void node_size(const TreeGeo *G, const BeamNode *nd, int *w, int *h)
+static void node_size(const TreeGeo *G, const DecNode *nd, int *w, int *h)
 {
-    if (nd->state == BEAM_PRUNED) {
+    if (nd->state == DEC_NODE_PRUNED) {
         *w = *h = G->small_h < 6 ? G->small_h : 6;
         if (*w < 2)
             *w = *h = 2;
@@ -206,22 +101,23 @@ static void node_size(const TreeGeo *G, const BeamNode *nd, int *w, int *h)
 }
 
 /* Centre of node i on screen (x may lie outside the area). */
-static void node_pos(const DecodeUi *d, const TreeGeo *G, int i, float *x, float *y)
+static void node_pos(const DecShow *ds, const TreeGeo *G, int i, float *x, float *y)
 {
-    int col = d->node_col[i];
-    int colh = d->col_big[col] * G->big_h + d->col_small[col] * G->small_h;
+    int col = ds->node_col[i];
+    int colh = ds->col_big[col] * G->big_h + ds->col_small[col] * G->small_h;
     int top = G->area.y + (G->area.h - colh) / 2;
-    int own = d->beam.nodes[i].state == BEAM_PRUNED ? G->small_h : G->big_h;
-    *y = top + d->node_big[i] * G->big_h + d->node_small[i] * G->small_h + own / 2.0f;
+    int own = ds->nodes[i].state == DEC_NODE_PRUNED ? G->small_h : G->big_h;
+    *y = top + ds->node_big[i] * G->big_h + ds->node_small[i] * G->small_h + own / 2.0f;
     *x = G->area.x + (col - G->x0 + 0.5f) * G->col_w;
 }
 
 /* The hypothesis ending at node i as text. */
-static void hypothesis(const Scene *sc, const BeamResult *b, int i, char *buf, size_t cap)
+static void hypothesis(const Scene *sc, int i, char *buf, size_t cap)
 {
+    const DecShow *ds = sc->dec;
     int ids[DEC_CAP_T + 2], n = 0;
-    for (int k = i; k >= 0 && b->nodes[k].parent >= 0 && n < DEC_CAP_T + 2; k = b->nodes[k].parent)
-        ids[n++] = b->nodes[k].token;
+    for (int k = i; k >= 0 && ds->nodes[k].parent >= 0 && n < DEC_CAP_T + 2; k = ds->nodes[k].parent)
+        ids[n++] = ds->nodes[k].token;
     size_t at = 0;
     buf[0] = 0;
     for (int j = n - 1; j >= 0 && at + 1 < cap; j--) {
@@ -240,45 +136,46 @@ static Color fade(Color c, int alpha)
 
 static void draw_edges(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int path_pass)
 {
+    const DecShow *ds = v->s->dec;
     const Theme *th = v->th;
-    const BeamResult *b = &d->beam;
     float sc = v->g->scale;
     int x_lo = G->area.x - G->col_w, x_hi = G->area.x + G->area.w + G->col_w;
-    for (int i = 0; i < b->n_nodes; i++) {
-        const BeamNode *nd = &b->nodes[i];
-        if (nd->parent < 0 || d->on_path[i] != path_pass)
+    for (int i = 0; i < ds->n_nodes; i++) {
+        const DecNode *nd = &ds->nodes[i];
+        if (nd->parent < 0 || ds->on_path[i] != path_pass)
             continue;
         float x, y, px, py;
-        node_pos(d, G, i, &x, &y);
-        node_pos(d, G, nd->parent, &px, &py);
+        node_pos(v->s->dec, G, i, &x, &y);
+        node_pos(v->s->dec, G, nd->parent, &px, &py);
         if (x < x_lo || px > x_hi)
             continue;
         int w, h, pw, ph;
         node_size(G, nd, &w, &h);
-        node_size(G, &b->nodes[nd->parent], &pw, &ph);
+        node_size(G, &ds->nodes[nd->parent], &pw, &ph);
         Color c = path_pass ? th->select
-                  : nd->state == BEAM_PRUNED ? fade(th->dim, 70) : fade(th->text, 150);
-        float width = path_pass ? 3.0f * sc : nd->state == BEAM_PRUNED ? 1.0f : 1.5f * sc;
+                  : nd->state == DEC_NODE_PRUNED ? fade(th->dim, 70) : fade(th->text, 150);
+        float width = path_pass ? 3.0f * sc : nd->state == DEC_NODE_PRUNED ? 1.0f : 1.5f * sc;
         ren_line(v->r, px + pw / 2.0f, py, x - w / 2.0f, y, width, c);
     }
 }
 
 static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
 {
+    const DecShow *ds = v->s->dec;
     const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
-    const BeamNode *nd = &d->beam.nodes[i];
+    const DecNode *nd = &ds->nodes[i];
     float cx, cy;
-    node_pos(d, G, i, &cx, &cy);
+    node_pos(v->s->dec, G, i, &cx, &cy);
     int w, h;
     node_size(G, nd, &w, &h);
     Rect r = {(int)lroundf(cx - w / 2.0f), (int)lroundf(cy - h / 2.0f), w, h};
     if (r.x + r.w < G->area.x || r.x > G->area.x + G->area.w)
         return;
-    int path = d->on_path[i], win = i == d->beam.best_node;
+    int path = ds->on_path[i], win = i == ds->best_node;
     char num[32];
-    if (nd->state == BEAM_PRUNED) {
+    if (nd->state == DEC_NODE_PRUNED) {
         ren_rect(v->r, r, fade(th->dim, 110));
         if (G->small_labels)
             ui_text_fit(v->r, g->small, dec_tok(sc, nd->token), r.x + r.w + 3,
@@ -286,8 +183,8 @@ static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
                         fade(th->dim, 150));
     } else {
         ren_rect(v->r, r, nd->parent < 0 ? th->panel : th->panel2);
-        Color bc = win ? th->select : nd->state == BEAM_FINISHED ? th->good : path ? th->select : th->border;
-        ren_rect_line(v->r, r, win || nd->state == BEAM_FINISHED ? 2 : path ? 2 : 1, bc);
+        Color bc = win ? th->select : nd->state == DEC_NODE_FINISHED ? th->good : path ? th->select : th->border;
+        ren_rect_line(v->r, r, win || nd->state == DEC_NODE_FINISHED ? 2 : path ? 2 : 1, bc);
         int lh = ren_font_height(g->ui), sh = ren_font_height(g->small);
         if (h < lh && h >= sh - 2) /* short boxes: the token in the small font */
             ui_text_center(v->r, g->small, dec_tok(sc, nd->token), r, path ? th->select : th->text);
@@ -296,16 +193,16 @@ static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
             Rect tr = {r.x, ty, r.w, lh};
             ui_text_center(v->r, g->ui, dec_tok(sc, nd->token), tr, path ? th->select : th->text);
             if (G->two_lines && nd->parent >= 0) {
-                snprintf(num, sizeof num, "%.2f", nd->state == BEAM_FINISHED ? nd->score : nd->logprob);
+                snprintf(num, sizeof num, "%.2f", nd->state == DEC_NODE_FINISHED ? nd->score : nd->logprob);
                 ui_text_center(v->r, g->small, num, (Rect){r.x, ty + lh, r.w, sh},
-                               nd->state == BEAM_FINISHED ? th->good : th->dim);
+                               nd->state == DEC_NODE_FINISHED ? th->good : th->dim);
             }
         }
     }
     Rect hit = {r.x - 2, r.y - 2, r.w + 4, r.h + 4};
     if (ui_over(v->in, hit) && nd->parent >= 0) {
         char hyp[900];
-        hypothesis(sc, &d->beam, i, hyp, sizeof hyp);
+        hypothesis(sc, i, hyp, sizeof hyp);
         static const char *state[] = {N_("pruned"), N_("kept"), N_("finished")};
         ui_hover_own(v, (float)nd->score, _("step %d, %s: «%s»  log P = %.3f, score log P / lp"), nd->step + 1,
                   _(state[nd->state]), hyp, nd->logprob);
@@ -315,20 +212,20 @@ static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
 
 static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
 {
+    const DecShow *ds = v->s->dec;
     const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
-    const BeamResult *b = &d->beam;
-    if (d->n_cols < 1 || rc.h < 30)
+    if (ds->n_cols < 1 || rc.h < 30)
         return;
     int sh = ren_font_height(g->small);
     TreeGeo G;
     memset(&G, 0, sizeof G);
     /* node boxes as wide as the widest kept token or number */
     int tw = ren_text_width(g->small, "-00.00");
-    for (int i = 0; i < b->n_nodes; i++)
-        if (b->nodes[i].state != BEAM_PRUNED) {
-            int w = ren_text_width(g->ui, dec_tok(sc, b->nodes[i].token));
+    for (int i = 0; i < ds->n_nodes; i++)
+        if (ds->nodes[i].state != DEC_NODE_PRUNED) {
+            int w = ren_text_width(g->ui, dec_tok(sc, ds->nodes[i].token));
             tw = w > tw ? w : tw;
         }
     G.node_w = tw + ui_px(g, 12);
@@ -338,9 +235,9 @@ static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
     G.ncols = G.area.w / min_col;
     if (G.ncols < 1)
         G.ncols = 1;
-    if (G.ncols >= d->n_cols) {
-        G.ncols = d->n_cols;
-        G.col_w = G.area.w / d->n_cols;
+    if (G.ncols >= ds->n_cols) {
+        G.ncols = ds->n_cols;
+        G.col_w = G.area.w / ds->n_cols;
         if (G.col_w > G.node_w + ui_px(g, 90))
             G.col_w = G.node_w + ui_px(g, 90);
     } else {
@@ -348,8 +245,8 @@ static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
     }
     if (ui_over(v->in, rc) && v->in->wheel)
         d->beam_x0 -= v->in->wheel;
-    if (d->beam_x0 > d->n_cols - G.ncols)
-        d->beam_x0 = d->n_cols - G.ncols;
+    if (d->beam_x0 > ds->n_cols - G.ncols)
+        d->beam_x0 = ds->n_cols - G.ncols;
     if (d->beam_x0 < 0)
         d->beam_x0 = 0;
     G.x0 = d->beam_x0;
@@ -360,7 +257,7 @@ static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
         G.box_gap = 1;
     /* step numbers over the columns */
     char buf[96];
-    for (int c = G.x0; c < G.x0 + G.ncols && c < d->n_cols; c++) {
+    for (int c = G.x0; c < G.x0 + G.ncols && c < ds->n_cols; c++) {
         if (c == 0)
             snprintf(buf, sizeof buf, "%s", _("start"));
         else
@@ -371,16 +268,16 @@ static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
     ren_clip_push(v->r, G.area);
     draw_edges(v, d, &G, 0);
     draw_edges(v, d, &G, 1);
-    for (int i = 0; i < b->n_nodes; i++)
-        if (b->nodes[i].state == BEAM_PRUNED)
+    for (int i = 0; i < ds->n_nodes; i++)
+        if (ds->nodes[i].state == DEC_NODE_PRUNED)
             draw_node(v, d, &G, i);
-    for (int i = 0; i < b->n_nodes; i++)
-        if (b->nodes[i].state != BEAM_PRUNED)
+    for (int i = 0; i < ds->n_nodes; i++)
+        if (ds->nodes[i].state != DEC_NODE_PRUNED)
             draw_node(v, d, &G, i);
     ren_clip_pop(v->r);
-    if (G.ncols < d->n_cols) {
+    if (G.ncols < ds->n_cols) {
         snprintf(buf, sizeof buf, _("steps %d–%d of %d: the wheel scrolls"), G.x0 == 0 ? 1 : G.x0,
-                 G.x0 + G.ncols - 1, d->n_cols - 1);
+                 G.x0 + G.ncols - 1, ds->n_cols - 1);
         ren_text(v->r, g->small, buf, rc.x, rc.y + rc.h - sh, th->dim);
     }
 }
@@ -404,10 +301,10 @@ static int para(ViewCtx *v, RenFont *f, const char *s, const char *brief, Rect r
 /* The policy in one sentence, and whether the winner finished. */
 static int beam_policy_line(ViewCtx *v, const DecodeUi *d, Rect rc, int y, int draw, int compact)
 {
-    const BeamResult *b = &d->beam;
-    if (d->beam_for_k < 2 || b->best_node < 0)
+    const DecShow *ds = v->s->dec;
+    if (ds->beam_k < 2 || ds->best_node < 0)
         return 0;
-    int unfinished = b->nodes[b->best_node].state != BEAM_FINISHED;
+    int unfinished = ds->nodes[ds->best_node].state != DEC_NODE_FINISHED;
     const char *line =
         unfinished ? _("Each step draws the 2K best expansions: those ending in <eos> join the K best "
                        "finished, the K best others stay alive, the rest are pruned. No finished "
@@ -422,57 +319,57 @@ static int beam_policy_line(ViewCtx *v, const DecodeUi *d, Rect rc, int y, int d
  * the height (draw 0: measure). */
 static int draw_summary(ViewCtx *v, const DecodeUi *d, Rect rc, int draw, int compact)
 {
+    const DecShow *ds = v->s->dec;
     const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
-    const BeamResult *b = &d->beam;
     int y = rc.y;
-    char text[SES_TEXT_MAX], line[SES_TEXT_MAX + 200], brief[SES_TEXT_MAX + 100];
-    tf_text_decode_to(sc->model, b->ids, b->n, text, sizeof text);
-    int ended = b->n > 0 && b->ids[b->n - 1] == cfg_eos_id(&sc->model->cfg);
-    snprintf(line, sizeof line, _("Winner (beam %d, α %g):  %s%s"), d->beam_for_k, d->beam_for_alpha,
+    char text[DEC_TEXT_MAX], line[DEC_TEXT_MAX + 200], brief[DEC_TEXT_MAX + 100];
+    snprintf(text, sizeof text, "%s", ds->beam_text);
+    int ended = ds->beam_n > 0 && ds->beam_ids[ds->beam_n - 1] == cfg_eos_id(&sc->model->cfg);
+    snprintf(line, sizeof line, _("Winner (beam %d, α %g):  %s%s"), ds->beam_k, ds->beam_alpha,
              text, ended ? "  <eos>" : "");
     snprintf(brief, sizeof brief, _("Winner:  %s"), text);
     y += para(v, g->ui, line, brief, rc, y, th->select, draw, 1) + 2;
     if (compact > 1)
         return y - rc.y + ren_font_height(g->small) / 2;
     /* the paper's length penalty, worked out */
-    double lp = beam_length_penalty(b->n, d->beam_for_alpha);
+    double lp = pow((5.0 + ds->beam_n) / 6.0, ds->beam_alpha); /* the search's lp(Y) */
     snprintf(line, sizeof line, "score = log P / ((5 + |Y|) / 6)^α = %.3f / ((5 + %d) / 6)^%g = %.3f / %.3f = %.3f",
-             b->logprob, b->n, d->beam_for_alpha, b->logprob, lp, b->score);
+             ds->beam_logprob, ds->beam_n, ds->beam_alpha, ds->beam_logprob, lp, ds->beam_score);
     y += para(v, compact ? g->small : g->mono, line, NULL, rc, y, th->text, draw, 0) + 2;
     y += beam_policy_line(v, d, rc, y, draw, compact);
     /* greedy beside it: beam size 1 must be exactly greedy */
-    int same = b->n == d->gen.n && memcmp(b->ids, d->gen.ids, (size_t)b->n * sizeof(int)) == 0;
-    if (d->beam_for_k == 1) {
+    int same = ds->beam_n == ds->gen_n && memcmp(ds->beam_ids, ds->gen_ids, (size_t)ds->beam_n * sizeof(int)) == 0;
+    if (ds->beam_k == 1) {
         snprintf(brief, sizeof brief, same ? _("Beam size 1 is greedy decoding: the same ✓ (log P %.3f).")
                                            : _("Beam size 1 is greedy decoding, yet DIFFERENT ✗ (log P %.3f)."),
-                 d->gen.logprob);
+                 ds->gen_logprob);
         snprintf(line, sizeof line,
                  same ? _("Beam size 1 keeps only the best token at each step: that is greedy decoding, and "
                           "the output is the same ✓ (log P %.3f).")
                       : _("Beam size 1 keeps only the best token at each step: that is greedy decoding, but "
                           "the output is DIFFERENT ✗ from greedy (log P %.3f)."),
-                 d->gen.logprob);
+                 ds->gen_logprob);
     } else if (same) {
         snprintf(line, sizeof line, _("Greedy decoding gives the same translation (log P %.3f)."),
-                 d->gen.logprob);
-        snprintf(brief, sizeof brief, _("Greedy decoding: the same (log P %.3f)."), d->gen.logprob);
+                 ds->gen_logprob);
+        snprintf(brief, sizeof brief, _("Greedy decoding: the same (log P %.3f)."), ds->gen_logprob);
     } else {
-        tf_text_decode_to(sc->model, d->gen.ids, d->gen.n, text, sizeof text);
+        snprintf(text, sizeof text, "%s", ds->gen_text);
         snprintf(line, sizeof line,
-                 b->logprob > d->gen.logprob + 1e-9
+                 ds->beam_logprob > ds->gen_logprob + 1e-9
                      ? _("Beam search found a more probable translation than greedy (greedy «%s», log P %.3f).")
                      : _("The length penalty prefers the beam's translation (greedy «%s», log P %.3f)."),
-                 text, d->gen.logprob);
-        snprintf(brief, sizeof brief, _("Greedy decoding: «%s» (log P %.3f)."), text, d->gen.logprob);
+                 text, ds->gen_logprob);
+        snprintf(brief, sizeof brief, _("Greedy decoding: «%s» (log P %.3f)."), text, ds->gen_logprob);
     }
-    y += para(v, g->small, line, brief, rc, y, same || d->beam_for_k > 1 ? th->dim : th->bad, draw, compact);
+    y += para(v, g->small, line, brief, rc, y, same || ds->beam_k > 1 ? th->dim : th->bad, draw, compact);
     if (!ended) {
         snprintf(line, sizeof line,
                  _("No hypothesis produced <eos> within %d tokens: the search stopped at the maximum "
-                   "length and ranked what it had."), d->max_out);
-        snprintf(brief, sizeof brief, _("No <eos> within %d tokens: stopped at the maximum length."), d->max_out);
+                   "length and ranked what it had."), ds->max_out);
+        snprintf(brief, sizeof brief, _("No <eos> within %d tokens: stopped at the maximum length."), ds->max_out);
         y += para(v, g->small, line, brief, rc, y, th->warn, draw, compact);
     }
     return y - rc.y + ren_font_height(g->small) / 2;
@@ -512,29 +409,30 @@ static int draw_legend(ViewCtx *v, Rect rc, int draw)
 /* The tree needs its kept nodes one line high at least. */
 static int tree_min_height(ViewCtx *v, const DecodeUi *d)
 {
+    const DecShow *ds = v->s->dec;
     int big = 0;
-    for (int c = 0; c < d->n_cols; c++)
-        big = d->col_big[c] > big ? d->col_big[c] : big;
+    for (int c = 0; c < ds->n_cols; c++)
+        big = ds->col_big[c] > big ? ds->col_big[c] : big;
     int sh = ren_font_height(v->g->small);
     return big * (ren_font_height(v->g->ui) + ui_px(v->g, 6)) + 2 * sh + ui_px(v->g, 16);
 }
 
 void dec_beam_draw(ViewCtx *v, DecodeUi *d, Rect rc)
 {
+    const DecShow *ds = v->s->dec;
     const Theme *th = v->th;
-    if (d->beam_on) {
+    const DecProgress *p = &ds->beam_prog;
+    if (p->on) {
         char line[256];
-        snprintf(line, sizeof line, _("Beam search step by step: step %d of at most %d"), d->bdec.t,
-                 d->bdec.max_out);
-        int n = d->bdec.n_alive > 0 ? d->bdec.t : 0; /* the best alive hypothesis so far */
-        dec_draw_progress_of(v, rc, line, d->bdec.t, d->bdec.max_out, d->bdec.seq + 1, n);
+        snprintf(line, sizeof line, _("Beam search step by step: step %d of at most %d"), p->done, p->total);
+        dec_draw_progress_of(v, rc, line, p->done, p->total, p->text); /* the best alive hypothesis so far */
         return;
     }
-    if (d->beam_err[0]) {
-        ui_paragraph(v->r, v->g->ui, d->beam_err, rc.x + 10, rc.y + 10, rc.w - 20, th->warn);
+    if (ds->beam_err[0]) {
+        ui_paragraph(v->r, v->g->ui, ds->beam_err, rc.x + 10, rc.y + 10, rc.w - 20, th->warn);
         return;
     }
-    if (!d->beam.nodes || d->n_cols < 1)
+    if (!ds->nodes || ds->n_cols < 1)
         return;
     /* the tree first: the summary shrinks, the legend goes, when it must;
      * in a small window the winner's line alone stays */
@@ -548,58 +446,4 @@ void dec_beam_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         y += draw_legend(v, (Rect){rc.x, y, rc.w, rc.h}, 1);
     y += ui_px(v->g, 6);
     draw_tree(v, d, (Rect){rc.x, y, rc.w, rc.y + rc.h - y});
-}
-
-/* ---- the search, a few steps a frame ----
- *
- * A base-size model takes tens of milliseconds a beam step: a frame runs
- * steps while their weight reads stay within SES_DEC_FRAME_BYTES (at least
- * one) and asks for the next frame, so the window never waits for the whole
- * search; the tree appears when it ends. */
-
-void dec_beam_stop(DecodeUi *d)
-{
-    if (d->beam_on)
-        tf_dec_free(&d->bdec);
-    d->beam_on = 0;
-}
-
-int dec_beam_start(const Scene *sc, DecodeUi *d, TfErr *err)
-{
-    dec_beam_stop(d);
-    DecodeOpts o;
-    decode_opts_default(&o);
-    o.beam = d->beam_k;
-    o.alpha = DEC_ALPHAS[d->alpha_i];
-    o.max_out = d->max_out;
-    if (tf_dec_start(&d->bdec, sc->model, &d->btr, d->src, d->S, &o, 0, err))
-        return -1;
-    d->beam_on = 1;
-    return 0;
-}
-
-void dec_beam_advance(ViewCtx *v, DecodeUi *d)
-{
-    if (!d->beam_on)
-        return;
-    TfErr err;
-    /* headless (shot): the whole search now */
-    int rc = tf_dec_run(&d->bdec, v->s->ses->lazy ? SES_DEC_FRAME_BYTES : 0, &err);
-    if (rc == 0) {
-        if (v->out)
-            v->out->wake_at = v->s->now; /* the next steps in the next frame */
-        return;
-    }
-    DecodeResult r = {0};
-    d->beam_on = 0;
-    if (rc < 0) {
-        tf_dec_free(&d->bdec);
-    } else if (!tf_dec_finish(&d->bdec, &r, &d->beam, &err)) {
-        decode_result_free(&r);
-        if (dec_beam_layout(d))
-            snprintf(d->beam_err, sizeof d->beam_err, "out of memory for the tree of %d hypotheses",
-                     d->beam.n_nodes);
-        return;
-    }
-    snprintf(d->beam_err, sizeof d->beam_err, "%s", err.msg);
 }

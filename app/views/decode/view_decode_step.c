@@ -17,7 +17,7 @@ typedef enum RowKind { ROW_SELF, ROW_CROSS } RowKind;
 
 /* The weights of one head, or the average over heads (head < 0), of the
  * step's self- (n = s+1) or cross-attention (n = S) row, into out. */
-static void attn_row(const Scene *sc, const DecodeStep *st, RowKind kind, int n, int layer,
+static void attn_row(const Scene *sc, const DecShowStep *st, RowKind kind, int n, int layer,
                      float *out)
 {
     int NH = sc->model->cfg.n_heads, head = sc->head;
@@ -37,9 +37,10 @@ static void attn_row(const Scene *sc, const DecodeStep *st, RowKind kind, int n,
 
 static const char *row_label(const Scene *sc, const DecodeUi *d, RowKind kind, int j)
 {
+    const DecShow *ds = sc->dec;
     static char buf[VOCAB_MAX_TOKEN_BYTES + 1];
-    return kind == ROW_SELF ? dec_tok(sc, dec_gen_input(d, j))
-                            : view_token(&sc->model->src_vocab, d->src[j], buf, sizeof buf);
+    return kind == ROW_SELF ? dec_tok(sc, dec_gen_input(ds, j))
+                            : view_token(&sc->model->src_vocab, ds->src[j], buf, sizeof buf);
 }
 
 /* A caption (the first of three wordings that fits), a row of n cells
@@ -48,11 +49,12 @@ static const char *row_label(const Scene *sc, const DecodeUi *d, RowKind kind, i
 static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, int ch,
                  const char *const caption[3])
 {
+    const DecShow *ds = v->s->dec;
     const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
-    const DecodeStep *st = &d->gen.steps[s];
-    int n = kind == ROW_SELF ? s + 1 : d->gen.S;
+    const DecShowStep *st = &ds->steps[s];
+    int n = kind == ROW_SELF ? s + 1 : ds->S;
     float w[DEC_CAP_T];
     attn_row(sc, st, kind, n, d->layer, w);
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
@@ -138,14 +140,30 @@ int dec_step_min_height(ViewCtx *v)
     return title + flow + 2 * (strip_overhead(g) + ui_px(g, 22));
 }
 
+/* A click on row rc, a top-k token id of step s, forces it (the window's
+ * lab generates again from there). */
+static void force_click(ViewCtx *v, DecodeUi *d, Rect rc, int s, int id)
+{
+    const DecShow *ds = v->s->dec;
+    if (ui_over(v->in, rc) && s >= 0 && s < ds->gen_n && id != ds->gen_ids[s])
+        ren_rect_line(v->r, rc, 1, v->th->warn); /* a click would force it */
+    if (ui_clicked(v->in, rc) && s >= 0 && s < ds->gen_n && id >= 0 && id != ds->gen_ids[s]) {
+        d->wish.force = 1;
+        d->wish.force_step = s;
+        d->wish.force_id = id;
+        view_notice(v, 0, _("step %d forced to '%s': generation goes on from there"), s + 1, dec_tok(v->s, id));
+    }
+}
+
 /* The top-k bars: the chosen token (greedy: the first) highlighted, the
  * reference's token at this position marked when there is one. */
-static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
+static void topk(ViewCtx *v, DecodeUi *d, Rect rc, int s)
 {
+    const DecShow *ds = v->s->dec;
     const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
-    const DecodeStep *st = &d->gen.steps[s];
+    const DecShowStep *st = &ds->steps[s];
     int sh = ren_font_height(g->small), lh = ren_font_height(g->ui);
     const char *head[3] = {st->forced ? _("forced here · click another token to force it")
                                       : _("top-k it was chosen from · click another token to force it"),
@@ -155,10 +173,10 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
     int rh = lh + ui_px(g, 3);
     int k = (rc.y + rc.h - y) / rh;
     int V = sc->model->cfg.tgt_vocab;
-    int maxk = V < DEC_TOPK ? V : DEC_TOPK;
+    int maxk = V < DEC_SHOW_TOPK ? V : DEC_SHOW_TOPK;
     if (k > maxk)
         k = maxk;
-    int ref = d->ref && s < d->tf_n ? d->tf_truth[s] : -1;
+    int ref = ds->ref && s < ds->tf_n ? ds->tf_truth[s] : -1;
     int lw = 0;
     for (int i = 0; i < k; i++) {
         int w = ren_text_width(g->ui, dec_tok(sc, st->top_id[i]));
@@ -194,7 +212,7 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
             ren_text(v->r, g->small, _(" reference"), bar.x + bar_w + vw, y + (rh - sh) / 2, th->good);
         if (ui_over(v->in, (Rect){rc.x, y, rc.w, rh}))
             ui_hover_own(v, p, chosen ? _("step %d, the greedy choice: p('%s')") : _("step %d: p('%s')"), s + 1, tok);
-        dec_force_click(v, (DecodeUi *)d, (Rect){rc.x, y, rc.w, rh}, s, id); /* click: force it */
+        force_click(v, d, (Rect){rc.x, y, rc.w, rh}, s, id); /* click: force it */
     }
     if (ref >= 0 && !ref_seen && y + sh <= rc.y + rc.h) {
         char buf[200];
@@ -206,6 +224,7 @@ static void topk(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 /* The step's title: what it made, then what it read. */
 static void title(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
 {
+    const DecShow *ds = v->s->dec;
     const Scene *sc = v->s;
     char read[400], buf[700], brief[200];
     int n = 0;
@@ -215,13 +234,13 @@ static void title(ViewCtx *v, const DecodeUi *d, Rect rc, int s)
             n += snprintf(read + n, sizeof read - n, " …");
             j = s - 2;
         }
-        n += snprintf(read + n, sizeof read - n, "%s%s", n ? " " : "", dec_tok(sc, dec_gen_input(d, j)));
+        n += snprintf(read + n, sizeof read - n, "%s%s", n ? " " : "", dec_tok(sc, dec_gen_input(ds, j)));
     }
-    const char *made = dec_tok(sc, d->gen.ids[s]);
-    float p = d->gen.steps[s].prob;
-    snprintf(buf, sizeof buf, _("Step %d of %d generates %s (p %.3f) after reading %s"), s + 1, d->gen.n, made,
+    const char *made = dec_tok(sc, ds->gen_ids[s]);
+    float p = ds->steps[s].prob;
+    snprintf(buf, sizeof buf, _("Step %d of %d generates %s (p %.3f) after reading %s"), s + 1, ds->gen_n, made,
              p, read);
-    snprintf(brief, sizeof brief, _("Step %d of %d generates %s (p %.3f)"), s + 1, d->gen.n, made, p);
+    snprintf(brief, sizeof brief, _("Step %d of %d generates %s (p %.3f)"), s + 1, ds->gen_n, made, p);
     char least[200];
     snprintf(least, sizeof least, _("Step %d → '%s'"), s + 1, made);
     const char *alts[3] = {buf, brief, least}; /* the prefix read only when it fits */
@@ -252,13 +271,14 @@ static void selectors(ViewCtx *v, DecodeUi *d, UiFlow *f)
 
 void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
 {
+    const DecShow *ds = v->s->dec;
     const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
     if (rc.w < 60 || rc.h < 40)
         return;
     int s = d->sel;
-    if (s < 0 || s >= d->shown || !d->gen.steps) {
+    if (s < 0 || s >= d->shown || !ds->steps) {
         ui_paragraph(v->r, g->ui,
                      _("Step 0: the decoder holds only <bos>. Press S (or Step) to generate the first "
                        "token, P to play to the end."),
@@ -319,6 +339,7 @@ void dec_step_draw(ViewCtx *v, DecodeUi *d, Rect rc)
 
 int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
 {
+    const DecShow *ds = v->s->dec;
     const Scene *sc = v->s;
     const Theme *th = v->th;
     Gfx *g = v->g;
@@ -329,11 +350,11 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     int y0 = rc.y + sh + ui_px(g, 4);
     int ch = lh + ui_px(g, 8), gap = ui_px(g, 5), padx = ui_px(g, 8);
     /* chip -1 is <bos>, 0..shown-1 the outputs, shown the next one ("…") */
-    int last = d->shown < d->gen.n ? d->shown : d->shown - 1;
+    int last = d->shown < ds->gen_n ? d->shown : d->shown - 1;
     int line_of[DEC_CAP_T + 2];
     int x = rc.x, line = 0;
     for (int i = -1; i <= last; i++) {
-        const char *t = i < 0 ? "<bos>" : i == d->shown ? "…" : dec_tok(sc, d->gen.ids[i]);
+        const char *t = i < 0 ? "<bos>" : i == d->shown ? "…" : dec_tok(sc, ds->gen_ids[i]);
         int w = ren_text_width(g->ui, t) + 2 * padx;
         if (x + w > rc.x + rc.w && x > rc.x) {
             x = rc.x;
@@ -348,7 +369,7 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     x = rc.x;
     int cur = -1;
     for (int i = -1; i <= last; i++) {
-        const char *t = i < 0 ? "<bos>" : i == d->shown ? "…" : dec_tok(sc, d->gen.ids[i]);
+        const char *t = i < 0 ? "<bos>" : i == d->shown ? "…" : dec_tok(sc, ds->gen_ids[i]);
         int w = ren_text_width(g->ui, t) + 2 * padx;
         if (line_of[i + 1] != cur) {
             x = rc.x;
@@ -362,14 +383,14 @@ int dec_chips_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         Rect r = {x, y0 + l * (ch + gap), w, ch};
         x += w + gap;
         int pending = i == d->shown, sel = i == d->sel && i >= 0;
-        int wrong = i >= 0 && !pending && d->ref && i < d->tf_n && d->gen.ids[i] != d->tf_truth[i];
+        int wrong = i >= 0 && !pending && ds->ref && i < ds->tf_n && ds->gen_ids[i] != ds->tf_truth[i];
         ren_rect(v->r, r, pending || i < 0 ? th->panel : th->panel2);
         ren_rect_line(v->r, r, sel ? 2 : 1, sel ? th->select : th->border);
-        if (i >= 0 && !pending && d->gen.steps[i].forced) /* forced by the learner */
+        if (i >= 0 && !pending && ds->steps[i].forced) /* forced by the learner */
             ren_rect_line(v->r, (Rect){r.x - 2, r.y - 2, r.w + 4, r.h + 4}, 2, th->warn);
         ui_text_center(v->r, g->ui, t, r, pending || i < 0 ? th->dim : wrong ? th->bad : th->text);
         if (i >= 0 && !pending && ui_over(v->in, r)) {
-            ui_hover_own(v, d->gen.steps[i].prob, _("step %d generated '%s' with p"), i + 1, t);
+            ui_hover_own(v, ds->steps[i].prob, _("step %d generated '%s' with p"), i + 1, t);
             if (v->in->pressed)
                 dec_select(d, i);
         }

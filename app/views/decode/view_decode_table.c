@@ -35,16 +35,17 @@ typedef struct TableGeo {
 
 static int widest_token(const Scene *sc, const DecodeUi *d, RenFont *f)
 {
+    const DecShow *sh = sc->dec;
     int w = ren_text_width(f, "<eos>");
-    for (int i = 0; i < d->tf_n; i++) {
-        const int ids[3] = {d->tf_in[i], d->tf_pred[i], d->tf_truth[i]};
+    for (int i = 0; i < sh->tf_n; i++) {
+        const int ids[3] = {sh->tf_in[i], sh->tf_pred[i], sh->tf_truth[i]};
         for (int k = 0; k < 3; k++) {
             int tw = ren_text_width(f, dec_tok(sc, ids[k]));
             w = tw > w ? tw : w;
         }
     }
-    for (int i = 0; i < d->gen.n; i++) {
-        int tw = ren_text_width(f, dec_tok(sc, d->gen.ids[i]));
+    for (int i = 0; i < sh->gen_n; i++) {
+        int tw = ren_text_width(f, dec_tok(sc, sh->gen_ids[i]));
         w = tw > w ? tw : w;
     }
     return w;
@@ -55,19 +56,20 @@ static int widest_token(const Scene *sc, const DecodeUi *d, RenFont *f)
 static int natural(ViewCtx *v, const DecodeUi *d, TableGeo *G, int pad, float mask_w, int maxtok,
                    RenFont *tf, int *w)
 {
+    const DecShow *sh = v->s->dec;
     Gfx *g = v->g;
     int mark = ren_text_width(g->small, " ✓") + ui_px(g, 2);
     int tight = G->cpad <= ui_px(g, 3);
     int tok = widest_token(v->s, d, tf) + 2 * G->cpad;
     tok = tok > maxtok ? maxtok : tok;
-    G->mask_cell = fminf((float)(G->rh - ui_px(g, 8)), mask_w / (float)d->tf_n);
+    G->mask_cell = fminf((float)(G->rh - ui_px(g, 8)), mask_w / (float)sh->tf_n);
     if (G->mask_cell < 1.0f)
         G->mask_cell = 1.0f;
     char last[16]; /* the tight table: as wide as its numbers, the name if it fits */
     snprintf(last, sizeof last, "%d", G->total > 10 ? G->total - 1 : 10);
     w[C_POS] = ren_text_width(g->small, tight ? last : _("pos")) + pad;
     w[C_READS] = tok;
-    w[C_MASK] = (int)ceilf(G->mask_cell * d->tf_n) + pad;
+    w[C_MASK] = (int)ceilf(G->mask_cell * sh->tf_n) + pad;
     w[C_PRED] = tok + mark;
     w[C_TRUTH] = tok;
     w[C_LOSS] = ren_text_width(g->small, "−log p") + pad;
@@ -187,15 +189,16 @@ static void num_cell(ViewCtx *v, int x, int w, int y, int h, float val, Color c)
  * (the future) in the masked colour. */
 static void mask_row(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, int y)
 {
+    const DecShow *sh = v->s->dec;
     const Theme *th = v->th;
-    int T = d->tf_n;
+    int T = sh->tf_n;
     float cw = G->mask_cell;
     if (!G->w[C_MASK]) /* left out of a narrow table */
         return;
     int x0 = G->x[C_MASK] + G->cpad;
     int ch = G->rh - ui_px(v->g, 8); /* thin cells stay row-high: a staircase */
     int top = y + (G->rh - ch) / 2;
-    const float *m = d->tf_mask + (size_t)i * T;
+    const float *m = sh->tf_mask + (size_t)i * T;
     for (int j = 0; j < T;) {
         int k = j;
         int future = isinf(m[j]) != 0;
@@ -232,11 +235,11 @@ static void blocks(ViewCtx *v, const TableGeo *G, int *lx, int *lw, int *rx, int
 }
 
 /* The subtitles, longest first, "" last (none rather than a cut one). */
-static void subtitles(const DecodeUi *d, const char *ls[3], const char *rs[4])
+static void subtitles(const DecShow *sh, const char *ls[3], const char *rs[4])
 {
-    ls[0] = d->ref ? _("reads the true target, every position in one pass")
+    ls[0] = sh->ref ? _("reads the true target, every position in one pass")
                    : _("reads the greedy output (no reference typed), in one pass");
-    ls[1] = d->ref ? _("reads the true target") : _("reads the greedy output");
+    ls[1] = sh->ref ? _("reads the true target") : _("reads the greedy output");
     ls[2] = "";
     rs[0] = _("reads its own outputs, step by step");
     rs[1] = _("step by step");
@@ -249,7 +252,7 @@ static int subtitles_fit(ViewCtx *v, const DecodeUi *d, const TableGeo *G)
 {
     const char *ls[3], *rs[4];
     int lx, lw, rx, rw, pad = ui_px(v->g, 6);
-    subtitles(d, ls, rs);
+    subtitles(v->s->dec, ls, rs);
     blocks(v, G, &lx, &lw, &rx, &rw);
     return ren_text_width(v->g->small, ls[1]) <= lw && ren_text_width(v->g->small, rs[2]) <= rw - pad;
 }
@@ -278,7 +281,7 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
      * when neither fits */
     if (G->subs) {
         const char *ls[3], *rs[4];
-        subtitles(d, ls, rs);
+        subtitles(v->s->dec, ls, rs);
         ui_text_alt(v->r, g->small, ls, 3, lx + pad, y, lw, th->dim);
         ui_text_alt(v->r, g->small, rs, 4, rx + pad, y, rw - pad, th->dim);
         y += sh + ui_px(g, 4);
@@ -307,6 +310,7 @@ static void header(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int y)
 
 static void tf_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, int y)
 {
+    const DecShow *sh = v->s->dec;
     const Scene *sc = v->s;
     const Theme *th = v->th;
     int h = G->rh;
@@ -314,35 +318,36 @@ static void tf_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
     snprintf(buf, sizeof buf, "%d", i);
     if (G->w[C_POS])
         ren_text(v->r, v->g->small, buf, G->x[C_POS] + ui_px(v->g, 6), text_mid(v->g->small, y, h), th->dim);
-    if (i >= d->tf_n)
+    if (i >= sh->tf_n)
         return;
-    int right = d->tf_pred[i] == d->tf_truth[i];
-    token_cell(v, G, G->x[C_READS], G->w[C_READS], y, h, dec_tok(sc, d->tf_in[i]), th->text, NULL, th->text);
+    int right = sh->tf_pred[i] == sh->tf_truth[i];
+    token_cell(v, G, G->x[C_READS], G->w[C_READS], y, h, dec_tok(sc, sh->tf_in[i]), th->text, NULL, th->text);
     mask_row(v, d, G, i, y);
-    token_cell(v, G, G->x[C_PRED], G->w[C_PRED], y, h, dec_tok(sc, d->tf_pred[i]),
+    token_cell(v, G, G->x[C_PRED], G->w[C_PRED], y, h, dec_tok(sc, sh->tf_pred[i]),
                right ? th->text : th->bad, right ? " ✓" : " ✗", right ? th->good : th->bad);
     if (G->w[C_TRUTH])
-        token_cell(v, G, G->x[C_TRUTH], G->w[C_TRUTH], y, h, dec_tok(sc, d->tf_truth[i]), th->dim, NULL, th->dim);
-    num_cell(v, G->x[C_LOSS], G->w[C_LOSS], y, h, d->tf_loss[i], right ? th->text : th->bad);
+        token_cell(v, G, G->x[C_TRUTH], G->w[C_TRUTH], y, h, dec_tok(sc, sh->tf_truth[i]), th->dim, NULL, th->dim);
+    num_cell(v, G->x[C_LOSS], G->w[C_LOSS], y, h, sh->tf_loss[i], right ? th->text : th->bad);
     Rect lossr = {G->x[C_PRED], y, G->x[C_LOSS] + G->w[C_LOSS] - G->x[C_PRED], h};
     if (ui_over(v->in, lossr))
-        ui_hover_own(v, d->tf_loss[i],
+        ui_hover_own(v, sh->tf_loss[i],
                   _("teacher forcing, position %d: predicts '%s' (p %.3f); true next '%s': −log p('%s')"),
-                  i, dec_tok(sc, d->tf_pred[i]), d->tf_pred_p[i], dec_tok(sc, d->tf_truth[i]),
-                  dec_tok(sc, d->tf_truth[i]));
+                  i, dec_tok(sc, sh->tf_pred[i]), sh->tf_pred_p[i], dec_tok(sc, sh->tf_truth[i]),
+                  dec_tok(sc, sh->tf_truth[i]));
 }
 
 static void gen_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, int y)
 {
+    const DecShow *sh = v->s->dec;
     const Scene *sc = v->s;
     const Theme *th = v->th;
     int h = G->rh;
-    if (i > d->gen.n) /* a teacher-forcing row past the generated output */
+    if (i > sh->gen_n) /* a teacher-forcing row past the generated output */
         return;
-    int in = dec_gen_input(d, i);
+    int in = dec_gen_input(sh, i);
     /* reading something the reference never had: off the true path */
-    int off = d->ref && i < d->tf_n && in != d->tf_in[i];
-    if (i == d->shown && i < d->gen.n) { /* the next step, not taken yet */
+    int off = sh->ref && i < sh->tf_n && in != sh->tf_in[i];
+    if (i == d->shown && i < sh->gen_n) { /* the next step, not taken yet */
         if (G->w[C_GREADS])
             token_cell(v, G, G->x[C_GREADS], G->w[C_GREADS], y, h, dec_tok(sc, in), th->dim, NULL, th->dim);
         token_cell(v, G, G->x[C_GEN], G->w[C_GEN], y, h, "…", th->dim, NULL, th->dim);
@@ -353,30 +358,31 @@ static void gen_cells(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, i
     if (G->w[C_GREADS])
         token_cell(v, G, G->x[C_GREADS], G->w[C_GREADS], y, h, dec_tok(sc, in), off ? th->warn : th->text,
                    NULL, th->text);
-    int tok = d->gen.ids[i];
+    int tok = sh->gen_ids[i];
     const char *mark = NULL;
     Color c = th->text, mc = th->text;
-    if (d->ref && i < d->tf_n) {
-        int right = tok == d->tf_truth[i];
+    if (sh->ref && i < sh->tf_n) {
+        int right = tok == sh->tf_truth[i];
         mark = right ? " ✓" : " ✗";
         c = right ? th->text : th->bad;
         mc = right ? th->good : th->bad;
     }
-    if (d->gen.steps[i].forced) { /* the learner put it there */
+    if (sh->steps[i].forced) { /* the learner put it there */
         mark = " ⚑";
         mc = th->warn;
     }
     token_cell(v, G, G->x[C_GEN], G->w[C_GEN], y, h, dec_tok(sc, tok), c, mark, mc);
     if (G->w[C_GP])
-        num_cell(v, G->x[C_GP], G->w[C_GP], y, h, d->gen.steps[i].prob, th->text);
+        num_cell(v, G->x[C_GP], G->w[C_GP], y, h, sh->steps[i].prob, th->text);
     Rect cell = {G->x[C_GAP] + G->w[C_GAP] / 2, y, G->x[C_GP] + G->w[C_GP] - G->x[C_GAP] - G->w[C_GAP] / 2, h};
     if (ui_over(v->in, cell))
-        ui_hover_own(v, d->gen.steps[i].prob, _("generation step %d: read '%s', generated '%s' with p"), i + 1,
+        ui_hover_own(v, sh->steps[i].prob, _("generation step %d: read '%s', generated '%s' with p"), i + 1,
                   dec_tok(sc, in), dec_tok(sc, tok));
 }
 
 static void row(ViewCtx *v, DecodeUi *d, const TableGeo *G, int i, int y)
 {
+    const DecShow *sh = v->s->dec;
     const Theme *th = v->th;
     int h = G->rh;
     int x0 = G->x[C_POS], x1 = G->x[C_GP] + G->w[C_GP];
@@ -392,7 +398,7 @@ static void row(ViewCtx *v, DecodeUi *d, const TableGeo *G, int i, int y)
         ren_rect_line(v->r, (Rect){gx, y, x1 - gx, h}, 2, th->select);
     }
     /* both sides predicted here and disagree: point at it */
-    if (i < d->tf_n && i < d->shown && d->tf_pred[i] != d->gen.ids[i]) {
+    if (i < sh->tf_n && i < d->shown && sh->tf_pred[i] != sh->gen_ids[i]) {
         Rect gap = {G->x[C_GAP], y, G->w[C_GAP] / 2 + ui_px(v->g, 4), h};
         ui_text_center(v->r, v->g->ui, "≠", gap, th->warn);
     }
@@ -404,15 +410,16 @@ static void row(ViewCtx *v, DecodeUi *d, const TableGeo *G, int i, int y)
 
 static void note_text(ViewCtx *v, const DecodeUi *d, int w, char *sum, char *story, size_t cap)
 {
+    const DecShow *sh = v->s->dec;
     const Scene *sc = v->s;
     int roomy = w >= ui_px(v->g, 560);
     story[0] = 0;
-    if (!d->ref && !roomy) {
+    if (!sh->ref && !roomy) {
         snprintf(sum, cap, "%s", _("No reference typed: teacher forcing reads the greedy output, so both "
                  "sides agree. Type the true translation in the Target line."));
         return;
     }
-    if (!d->ref) {
+    if (!sh->ref) {
         snprintf(sum, cap, "%s",
                  _("No reference: with the Target line empty, teacher forcing reads the model's own "
                  "greedy output, so both sides agree row by row (the causal mask makes one pass "
@@ -424,9 +431,9 @@ static void note_text(ViewCtx *v, const DecodeUi *d, int w, char *sum, char *sto
              roomy ? _("Teacher forcing: %d of %d positions right, mean loss %.3f (what training minimises; "
                        "generation has no loss: it never sees the reference).")
                    : _("Teacher forcing: %d of %d positions right, mean loss %.3f."),
-             d->tf_right, d->tf_n, d->tf_mean_loss);
+             sh->tf_right, sh->tf_n, sh->tf_mean_loss);
     /* only what the rows revealed so far show: stepping keeps its surprise */
-    int e = d->diverge, all = d->shown >= d->gen.n;
+    int e = sh->diverge, all = d->shown >= sh->gen_n;
     if (e < 0 || e >= d->shown) {
         if (e < 0 && all)
             snprintf(story, cap, "%s", _("Generation reproduces the reference: it never has to read a mistake."));
@@ -434,21 +441,21 @@ static void note_text(ViewCtx *v, const DecodeUi *d, int w, char *sum, char *sto
             snprintf(story, cap, "%s", _("So far generation follows the reference."));
         return;
     }
-    int same = d->tf_pred[e] == d->gen.ids[e];
+    int same = sh->tf_pred[e] == sh->gen_ids[e];
     const char *fmt = !roomy ? _("Position %d: generated '%s', the reference has '%s'. ")
                       : same ? _("Position %d: generation produced '%s' where the reference has '%s' "
                                  "(teacher forcing agrees there: same prefix). ")
                              : _("Position %d: generation produced '%s' where the reference has '%s'. ");
-    int n = snprintf(story, cap, fmt, e, dec_tok(sc, d->gen.ids[e]), dec_tok(sc, d->tf_truth[e]));
+    int n = snprintf(story, cap, fmt, e, dec_tok(sc, sh->gen_ids[e]), dec_tok(sc, sh->tf_truth[e]));
     if (n < 0 || (size_t)n >= cap)
         return;
-    int k = d->contrast;
+    int k = sh->contrast;
     if (k >= 0 && k < d->shown)
         snprintf(story + n, cap - (size_t)n,
                  roomy ? _("Position %d: teacher forcing predicts '%s' from the true prefix, but generation "
                            "produced '%s' after its own earlier mistake.")
                        : _("Position %d: the true prefix gives '%s', its own mistake gives '%s'."),
-                 k, dec_tok(sc, d->tf_pred[k]), dec_tok(sc, d->gen.ids[k]));
+                 k, dec_tok(sc, sh->tf_pred[k]), dec_tok(sc, sh->gen_ids[k]));
     else
         snprintf(story + n, cap - (size_t)n, "%s",
                  all ? _("From there on generation reads its own output, which training never showed it.")
@@ -479,10 +486,11 @@ static int note_height(RenFont *f, const char *sum, const char *story, int w)
 
 static void geometry(ViewCtx *v, const DecodeUi *d, Rect rc, TableGeo *G)
 {
+    const DecShow *sh = v->s->dec;
     Gfx *g = v->g;
     memset(G, 0, sizeof *G);
     G->rh = ren_font_height(g->ui) + ui_px(g, 6);
-    G->total = d->tf_n > d->gen.n ? d->tf_n : d->gen.n;
+    G->total = sh->tf_n > sh->gen_n ? sh->tf_n : sh->gen_n;
     columns(v, d, rc, G);
     G->subs = subtitles_fit(v, d, G);
     G->head_h = ren_font_height(g->ui) + (1 + G->subs) * ren_font_height(g->small) + ui_px(g, G->subs ? 10 : 6);
@@ -490,7 +498,8 @@ static void geometry(ViewCtx *v, const DecodeUi *d, Rect rc, TableGeo *G)
 
 int dec_table_height(ViewCtx *v, const DecodeUi *d, int w)
 {
-    if (d->tf_n < 1)
+    const DecShow *sh = v->s->dec;
+    if (sh->tf_n < 1)
         return 0;
     char sum[600], story[600];
     note_text(v, d, w, sum, story, sizeof sum);
@@ -501,9 +510,10 @@ int dec_table_height(ViewCtx *v, const DecodeUi *d, int w)
 
 void dec_table_draw(ViewCtx *v, DecodeUi *d, Rect rc)
 {
+    const DecShow *sh = v->s->dec;
     const Theme *th = v->th;
     Gfx *g = v->g;
-    if (rc.w < 60 || rc.h < 40 || d->tf_n < 1)
+    if (rc.w < 60 || rc.h < 40 || sh->tf_n < 1)
         return;
     /* the note first: the rows get the rest */
     char sum[600], story[600];
@@ -539,7 +549,7 @@ void dec_table_draw(ViewCtx *v, DecodeUi *d, Rect rc)
         d->scroll -= v->in->wheel;
     if (d->follow) {
         int want = d->sel >= 0 ? d->sel : 0;
-        if (d->shown < d->gen.n && d->shown > want)
+        if (d->shown < sh->gen_n && d->shown > want)
             want = d->shown; /* the pending row too */
         if (want < d->scroll)
             d->scroll = want;
@@ -569,7 +579,7 @@ void dec_table_draw(ViewCtx *v, DecodeUi *d, Rect rc)
     /* what went wrong first: it is the point of the view */
     if (story[0])
         lines -= note_lines(v, nf, story, rc.x, &ny, rc.w,
-                            d->diverge >= 0 && d->diverge < d->shown ? th->warn : th->good, lines);
+                            sh->diverge >= 0 && sh->diverge < d->shown ? th->warn : th->good, lines);
     if (sum[0])
         note_lines(v, nf, sum, rc.x, &ny, rc.w, th->dim, lines);
 }
