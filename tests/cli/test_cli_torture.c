@@ -181,12 +181,12 @@ static const Case CASES[] = {
     {"dump --head out of range", FAIL_ONE_LINE, 0,
      {"dump", "--model", "@M", "--src", "t4", "--stage", "enc.self.weights", "--layer", "0", "--head", "9"},
      {"head"}, NULL},
-    /* shot draws the error and exits 0 today (cmd_shot.c, to be made to refuse like dump) */
-    {"shot invalid UTF-8 source", FAIL_ONE_LINE, XFAIL,
+    /* shot refuses a bad input as dump does, in one line */
+    {"shot invalid UTF-8 source", FAIL_ONE_LINE, 0,
      {"shot", "--model", "@M", "--stage", "src.embed", "--src", "bad \xff", "--out", "@O/s.png"},
      {"UTF-8"}, NULL},
-    /* shot clamps where dump refuses (cmd_shot.c) */
-    {"shot --layer out of range", FAIL_ONE_LINE, XFAIL,
+    /* a layer the model does not have is refused, not clamped */
+    {"shot --layer out of range", FAIL_ONE_LINE, 0,
      {"shot", "--model", "@M", "--stage", "enc.self.weights", "--layer", "63", "--head", "127", "--out", "@O/s.png"},
      {"layer"}, NULL},
     /* typed control tokens are text: <unk> with the unknown-word notice */
