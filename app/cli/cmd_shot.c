@@ -251,7 +251,7 @@ static int render_all(App *a, Ren *r, const char *dir, const ShotArgs *s)
         const StageInfo *si = stage_info(p.stage);
         app_goto(a, p.stage, p.layer);
         a->view = VIEW_AUTO;
-        a->ses.head = 0;
+        session_set_head(&a->ses, 0);
         snprintf(path, sizeof path, "%s/%03d_%s_l%d.%s", dir, n++, si->name, p.layer, ext);
         rc = render_to(a, r, path, s);
         if (si->kind == SK_WEIGHTS && !rc) {
@@ -259,10 +259,10 @@ static int render_all(App *a, Ren *r, const char *dir, const ShotArgs *s)
             snprintf(path, sizeof path, "%s/%03d_%s_l%d_lines.%s", dir, n++, si->name, p.layer, ext);
             rc = render_to(a, r, path, s);
             a->view = VIEW_AUTO;
-            a->ses.head = -1;
+            session_set_head(&a->ses, -1);
             snprintf(path, sizeof path, "%s/%03d_%s_l%d_heads.%s", dir, n++, si->name, p.layer, ext);
             rc = rc ? rc : render_to(a, r, path, s);
-            a->ses.head = 0;
+            session_set_head(&a->ses, 0);
         }
     }
     a->view = VIEW_DECODE;

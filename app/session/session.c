@@ -128,6 +128,19 @@ int session_set_head(Session *s, int head)
     return 1;
 }
 
+int session_set_batch(Session *s, int b)
+{
+    if (b < 0 || b >= SES_MAX_SENT)
+        return 0;
+    s->batch = b;
+    return 1;
+}
+
+void session_set_lazy(Session *s, int on)
+{
+    s->lazy = on != 0;
+}
+
 
 void session_set_text(Session *s, int which, const char *text)
 {

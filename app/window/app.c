@@ -136,6 +136,20 @@ ViewId app_auto_view(const App *a, StageId st)
     }
 }
 
+void app_pick_tab(App *a, ViewId v)
+{
+    if (v == VIEW_HEADS) {
+        session_set_head(&a->ses, -1);
+        a->view = VIEW_AUTO;
+    } else {
+        if (a->ses.head < 0 && v != VIEW_DECODE && v != VIEW_TRAIN)
+            session_set_head(&a->ses, 0);
+        a->view = v == app_auto_view(a, app_pos(a).stage) ? VIEW_AUTO : v;
+    }
+    a->anim_start = a->now;
+    a->redraw_soon = 1;
+}
+
 ViewId app_current_view(const App *a)
 {
     if (a->view != VIEW_AUTO)

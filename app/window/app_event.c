@@ -4,6 +4,7 @@
  * (UTF-8, so input methods for Chinese work), mouse and window events.
  * Mouse clicks on widgets are handled when the frame is built (immediate
  * mode); here they are only recorded. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,27 +40,32 @@ static int utf8_prev(const char *s, int at)
     return prev;
 }
 
-static char *focused_text(App *a)
+static const char *focused_text(const App *a)
 {
     if (a->focus == FOCUS_VIEW)
         return a->view_text;
     return a->focus == FOCUS_TGT ? a->ses.tgt : a->focus == FOCUS_SRC ? a->ses.src_line : NULL;
 }
 
-/* Editing the input lines re-runs the model; a view's own field does not. */
-static void edited(App *a)
+/* The focused line becomes s: a view's own field is the view's buffer; an
+ * input line goes through the session, which re-runs the model. */
+static void edited(App *a, const char *s)
 {
-    if (a->focus == FOCUS_SRC || a->focus == FOCUS_TGT)
-        a->ses.dirty = 1;
+    if (a->focus == FOCUS_VIEW)
+        snprintf(a->view_text, APP_TEXT_MAX, "%s", s);
+    else if (a->focus == FOCUS_SRC || a->focus == FOCUS_TGT)
+        app_set_text(a, a->focus, s);
 }
 
 /* Insert typed text at the cursor; invalid UTF-8 and control bytes are
  * dropped, and the line never overflows (the excess is cut with a notice). */
 static void insert_text(App *a, const char *t)
 {
-    char *s = focused_text(a);
-    if (!s)
+    const char *now = focused_text(a);
+    if (!now)
         return;
+    char s[APP_TEXT_MAX];
+    snprintf(s, sizeof s, "%s", now);
     char clean[APP_TEXT_MAX];
     int n = 0;
     size_t len = strlen(t);
@@ -92,22 +98,24 @@ static void insert_text(App *a, const char *t)
     memmove(s + a->cursor + n, s + a->cursor, (size_t)(cur - a->cursor + 1));
     memcpy(s + a->cursor, clean, (size_t)n);
     a->cursor += n;
-    edited(a);
+    edited(a, s);
 }
 
 static void delete_range(App *a, int from, int to)
 {
-    char *s = focused_text(a);
-    if (!s || from >= to)
+    const char *now = focused_text(a);
+    if (!now || from >= to)
         return;
+    char s[APP_TEXT_MAX];
+    snprintf(s, sizeof s, "%s", now);
     memmove(s + from, s + to, strlen(s + to) + 1);
     a->cursor = from;
-    edited(a);
+    edited(a, s);
 }
 
 static void text_key(App *a, Key key, int mod)
 {
-    char *s = focused_text(a);
+    const char *s = focused_text(a);
     int ctrl = (mod & MOD_CTRL) != 0;
     switch ((int)key) {
     case KEY_BACKSPACE: delete_range(a, utf8_prev(s, a->cursor), a->cursor); break;

@@ -103,7 +103,14 @@ static const char *view_label(const App *a, ViewId v, StageKind k)
     return explain_view_label(a, v, _(v > VIEW_AUTO && v < VIEW_COUNT ? VIEWS[v]->label : view_name(v)));
 }
 
-static void draw_tabs(ViewCtx *v, Rect rc)
+/* What a click on the tabs asks for; drawing changes nothing, so it is
+ * applied after the frame (a tab: VIEW_COUNT none; a sentence: -1 none). */
+typedef struct TabWish {
+    ViewId tab;
+    int batch;
+} TabWish;
+
+static void draw_tabs(ViewCtx *v, Rect rc, TabWish *wish)
 {
     App *a = win_app(v);
     if (rc.h <= 0 || rc.w <= 0)
@@ -123,17 +130,8 @@ static void draw_tabs(ViewCtx *v, Rect rc)
         const char *tag = ren_text_tag("view"); /* the label is the view's (ViewDef) */
         int hit = ui_button(v, (Rect){x, rc.y + 4, w, rc.h - 6}, lab, active);
         ren_text_tag(tag);
-        if (hit) {
-            if (ch[i] == VIEW_HEADS) {
-                a->ses.head = -1;
-                a->view = VIEW_AUTO;
-            } else {
-                if (a->ses.head < 0 && ch[i] != VIEW_DECODE && ch[i] != VIEW_TRAIN)
-                    a->ses.head = 0;
-                a->view = ch[i] == app_auto_view(a, app_pos(a).stage) ? VIEW_AUTO : ch[i];
-            }
-            a->anim_start = a->now;
-        }
+        if (hit)
+            wish->tab = ch[i];
         x += w + 4;
     }
     /* the sentence of the batch, right-aligned so it is never cut */
@@ -151,7 +149,7 @@ static void draw_tabs(ViewCtx *v, Rect rc)
             char s[16];
             snprintf(s, sizeof s, "%d", b + 1);
             if (ui_button(v, (Rect){sx, rc.y + 4, bw, rc.h - 6}, s, a->ses.batch == b))
-                a->ses.batch = b;
+                wish->batch = b;
             sx += bw + 3;
         }
     }
@@ -534,7 +532,8 @@ void app_draw(App *a, Ren *r)
     ren_rect(r, L.steps, th->panel);
     steps_draw(v);
     v->area = L.tabs;
-    draw_tabs(v, L.tabs);
+    TabWish tabs = {VIEW_COUNT, -1};
+    draw_tabs(v, L.tabs, &tabs);
     if (L.nav.w > 0) {
         v->area = L.nav;
         ren_clip_push(r, L.nav);
@@ -568,4 +567,8 @@ void app_draw(App *a, Ren *r)
     a->in.pressed = a->in.released = a->in.rpressed = 0;
     a->in.wheel = 0;
     a->in.moved = 0;
+    if (tabs.tab != VIEW_COUNT)
+        app_pick_tab(a, tabs.tab);
+    if (tabs.batch >= 0 && session_set_batch(&a->ses, tabs.batch))
+        a->redraw_soon = 1;
 }

@@ -23,7 +23,7 @@ Gfx *app_gfx(App *a, Ren *r)
     if (!g)
         return NULL;
     if (gfx_init(g, r, &err)) {
-        snprintf(a->ses.input_error, sizeof a->ses.input_error, "%s", err.msg);
+        app_notice(a, 1, "%s", err.msg); /* not the input's fault: a notice, not an input error */
         free(g);
         return NULL;
     }
@@ -118,7 +118,7 @@ void app_apply(App *a, ViewOut *o)
     if (o->sel_set)
         a->sel = o->sel;
     if (o->batch_set)
-        a->ses.batch = o->batch;
+        session_set_batch(&a->ses, o->batch);
     if (o->cmap_prob_set)
         a->cmap_prob = o->cmap_prob;
     if (o->use_model) {

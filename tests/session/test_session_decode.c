@@ -32,7 +32,7 @@ static void open_base(App *a, const char *view)
     TfModel m;
     base_model(&m);
     expect_true(app_use_model(a, &m, "base") == 0, "the base model is used");
-    a->ses.lazy = 1;
+    session_set_lazy(&a->ses, 1);
     while (app_idle_work(a) == 1)
         ;
     tu_frame(a);
@@ -57,7 +57,7 @@ static void test_never_blocks_longer_than_a_step(void **state)
     TfModel m;
     base_model(&m);
     expect_true(app_use_model(&a, &m, "base") == 0, "the base model is used");
-    a.ses.lazy = 1; /* as the window runs */
+    session_set_lazy(&a.ses, 1); /* as the window runs */
     unsigned max_steps = 0;
     a.focus = FOCUS_SRC;
     a.cursor = (int)strlen(a.ses.src_line);

@@ -101,7 +101,7 @@ static void test_paced_pass(void **state)
     TfModel m; /* V 37000 and max_len 24: the output has up to 24 rows, more than one piece */
     tu_base_model(&m, 37000, 24, 7);
     expect_true(app_use_model(&a, &m, "base") == 0, "the base model is used");
-    a.ses.lazy = 1; /* as the window runs */
+    session_set_lazy(&a.ses, 1); /* as the window runs */
     Seen first = {0};
     run_paced(&a, &first);
 

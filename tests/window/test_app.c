@@ -227,7 +227,7 @@ static void test_clicks(void **state)
     }
     /* the heatmap: hover a cell, its value is the engine's */
     app_goto(&a, ST_ENC_SELF_SCORES, 1);
-    a.ses.head = 1;
+    session_set_head(&a.ses, 1);
     tu_frame(&a);
     expect_true(a.heat.valid && a.heat.rows == 3 && a.heat.cols == 3, "scores heatmap 3x3");
     HeatGeo h = a.heat;
@@ -287,7 +287,7 @@ static void test_lazy_pass(void **state)
     static App a, b;
     open_app(&a, "t5 t6 t7");
     open_app(&b, "t5 t6 t7 t8 t9");
-    a.ses.lazy = 1;
+    session_set_lazy(&a.ses, 1);
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
     tu_frame(&a);
     a.focus = FOCUS_SRC;

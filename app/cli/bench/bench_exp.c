@@ -40,7 +40,7 @@ static void bench_toggle(double secs)
     Ren *r = bench_app(&a, 1280, 800, "enc.self.weights");
     if (!r)
         return;
-    a.ses.lazy = 1; /* as the window runs it */
+    session_set_lazy(&a.ses, 1); /* as the window runs it */
     TfExperiment e = {0};
     e.no_pe = 1;
     app_set_exp(&a, &e);
