@@ -154,13 +154,15 @@ static int cap_T(const Session *s)
     return s->model.cfg.max_len < SES_CAP_T ? s->model.cfg.max_len : SES_CAP_T;
 }
 
-/* Tokenise one line into ids; 0 on success, -1 with input_error set. */
-static int encode_line(Session *s, int tgt, const char *text, int *ids,
+/* Tokenise one line into ids, and where each token is in the text (spans
+ * may be NULL; the views mark unknown words with them, so nothing splits
+ * the text again per frame); 0 on success, -1 with input_error set. */
+static int encode_line(Session *s, int tgt, const char *text, int *ids, TokSpan *spans,
                        int max, int *n, const char *what)
 {
     TfErr err;
     int unk = 0;
-    int k = tf_text_ids(&s->model, tgt, text, ids, NULL, max, &unk, &err);
+    int k = tf_text_ids(&s->model, tgt, text, ids, spans, max, &unk, &err);
     if (k < 0) {
         snprintf(s->input_error, sizeof s->input_error, "%s: %s", what, err.msg);
         return -1;
@@ -420,7 +422,7 @@ static void start_pass(Session *s)
     s->version++;
     split_sources(s);
     for (int i = 0; i < s->n_src; i++) {
-        if (encode_line(s, 0, s->src[i], s->src_ids[i], T, &s->src_n[i], "source"))
+        if (encode_line(s, 0, s->src[i], s->src_ids[i], s->src_spans[i], T, &s->src_n[i], "source"))
             return;
         if (s->src_n[i] == 0) {
             if (s->n_src > 1) { /* drop a blank first sentence of a batch */
@@ -478,7 +480,7 @@ static int make_targets(Session *s, int may, double *spent)
         if (!one && strspn(piece, " \t") == len)
             continue;
         int n, ids[SES_CAP_T];
-        if (encode_line(s, 1, piece, ids, T - 1, &n, "target"))
+        if (encode_line(s, 1, piece, ids, NULL, T - 1, &n, "target"))
             return -1;
         if (n == 0 && !one)
             continue;

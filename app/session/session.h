@@ -75,6 +75,7 @@ typedef struct Session {
     int tgt_auto;               /* sentence 0's decoder input came from greedy decoding (the
                                    target line, split at '|', types one per sentence) */
     int src_ids[SES_MAX_SENT][SES_CAP_T], src_n[SES_MAX_SENT];
+    TokSpan src_spans[SES_MAX_SENT][SES_CAP_T]; /* each source id's bytes in src[i] */
     int tgt_ids[SES_MAX_SENT][SES_CAP_T], tgt_n[SES_MAX_SENT];
     int n_unk;                  /* unknown words in the current input */
     int truncated;              /* a sentence was cut to the limit */

@@ -2,8 +2,10 @@
  *
  * Each frame the window builds a Scene: a read-only snapshot of what to show
  * (the model, the trace and its version, the stage position, head, sentence
- * of the batch, selection, look, language, the fonts and the renderer, and
- * read-only pointers into the Session for the decode and train views). A
+ * of the batch, selection, look, language, the fonts and the renderer; the
+ * input as the session read it: each sentence's text, ids and token spans,
+ * the targets, the greedy translation, unknown words, the input error and
+ * the experiment). A
  * view draws into ctx->area through the renderer layer (never SDL), reads
  * the mouse from ctx->in, keeps what it remembers between frames in its own
  * state (ctx->st, owned by the window), and writes its wishes into a ViewOut
@@ -19,9 +21,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "experiment.h"
 #include "input.h"
-#include "session.h"
+#include "model.h"
 #include "ui.h"
+#include "walk.h"
+
+/* What a view may be shown of the input (the window checks that they are
+ * the session's SES_MAX_SENT, SES_TEXT_MAX and SES_CAP_T). */
+#define VIEW_MAX_SENT 4    /* sentences in the padded batch */
+#define VIEW_TEXT_MAX 1024 /* bytes of one input line or text field */
+#define VIEW_CAP_T 128     /* longest sequence shown */
+
+/* How much of the pass a view needs before it draws: the current stage,
+ * the current stage in every layer of its stack, or everything (the output
+ * view); or everything paced, a piece per frame or idle call, while the
+ * view shows how far it has got (decode) or does not read it (train). The
+ * window maps it to the session's SesNeed. */
+typedef enum ViewNeed { VIEW_NEED_STAGE, VIEW_NEED_STACK, VIEW_NEED_ALL, VIEW_NEED_PACED } ViewNeed;
 
 typedef enum ViewId {
     VIEW_AUTO = 0, /* the natural view of the current stage */
@@ -42,7 +59,7 @@ typedef enum ViewId {
 
 
 /* FOCUS_VIEW: a text field of the current view (the train view's file
- * path), a buffer of SES_TEXT_MAX bytes in the view's state (Scene.view_text);
+ * path), a buffer of VIEW_TEXT_MAX bytes in the view's state (Scene.view_text);
  * the view itself leaves it when a click lands elsewhere. */
 typedef enum Focus { FOCUS_NONE, FOCUS_SRC, FOCUS_TGT, FOCUS_VIEW } Focus;
 
@@ -87,19 +104,43 @@ typedef struct ViewDrag {
     int x, y;
 } ViewDrag;
 
+/* One sentence of the batch as the session read it. */
+typedef struct SceneSent {
+    const char *text;           /* as typed (the source line split at '|') */
+    const int *ids;             /* its source ids, n of them */
+    int n;
+    const TokSpan *spans;       /* where each id's token is in text (n; all {0, 0}
+                                   for MarianMT, whose pieces are not spans of it) */
+    const int *tgt_ids;         /* the decoder's input: <bos> + target, tgt_n ids */
+    int tgt_n;
+} SceneSent;
+
 /* The read-only snapshot a view draws from (built by the window). */
 typedef struct Scene {
     const TfModel *model;
     const TfTrace *trace;
     uint64_t version;           /* of the trace: bumps whenever it changes */
-    const Session *ses;         /* the input lines, ids, greedy translation */
-    const TfTrace *base;        /* with an experiment on: the normal pass, else NULL
-                                   (the experiment's own pass is ses->trace) */
+    const TfTrace *exp_trace;   /* the pass under the experiment (trace, unless trace
+                                   is base in compare mode) */
+    const TfTrace *base;        /* with an experiment on: the normal pass, else NULL */
+    const TfExperiment *exp;    /* the experiment (none: all zero) */
     int cmp;                    /* 0 the experiment, 1 the normal pass (trace is
                                    base), 2 the difference trace - base */
     StagePos pos;               /* stage and layer */
     int head;                   /* -1 all heads */
     int batch, n_src;           /* sentence shown, sentences in the batch */
+    SceneSent sent[VIEW_MAX_SENT]; /* the n_src sentences */
+    int tgt_auto;               /* sentence 0's target is the greedy translation, not typed */
+    const char *translation;    /* sentence 0's greedy translation ("" not yet) */
+    const int *greedy_ids;      /* ... as ids, greedy_n of them (up to <eos>) */
+    int greedy_n;
+    int n_unk;                  /* unknown words in the input */
+    const char *input_error;    /* why the input could not run, or "" */
+    int paced;                  /* the window: the pass runs in pieces between frames
+                                   (headless: all at once) */
+    /* the decode and train views only, until they read their labs'
+     * snapshots: the Session itself (no other view may use it) */
+    const struct Session *ses;
     ViewId view;                /* the view drawn (resolved, never VIEW_AUTO) */
     Selection sel;
     ThemeId theme;
@@ -149,7 +190,7 @@ typedef struct ViewOut {
     ViewId view;
     int focus_set;              /* focus: FOCUS_NONE, or FOCUS_VIEW on focus_text */
     Focus focus;
-    char *focus_text;           /* a buffer of SES_TEXT_MAX bytes in the view's state */
+    char *focus_text;           /* a buffer of VIEW_TEXT_MAX bytes in the view's state */
     int notice_set;
     int notice_error;
     char notice[512];
@@ -211,7 +252,7 @@ typedef struct ViewDef {
     int (*act)(ViewCtx *v, ViewAct act, int arg); /* a tab's command: 1 when done; may be NULL */
     size_t state_size;    /* bytes of the view's state, 0 none */
     void (*free)(void *st); /* release what the state holds; may be NULL */
-    SesNeed need;         /* what of the pass the view shows */
+    ViewNeed need;        /* what of the pass the view shows */
 } ViewDef;
 extern const ViewDef *const VIEWS[VIEW_COUNT]; /* VIEW_AUTO: NULL */
 

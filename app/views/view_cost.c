@@ -402,4 +402,4 @@ int view_cost_result(const void *st, int k, double *attn_s, double *ffn_s, doubl
     return u->done;
 }
 
-const ViewDef VIEW_COST_DEF = {"cost", N_("Cost"), cost_draw, NULL, sizeof(CostUi), cost_free, SES_NEED_STAGE};
+const ViewDef VIEW_COST_DEF = {"cost", N_("Cost"), cost_draw, NULL, sizeof(CostUi), cost_free, VIEW_NEED_STAGE};

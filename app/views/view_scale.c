@@ -77,7 +77,7 @@ static int model_dots(const Scene *sc, ScaleUi *u, int *layer, int *head)
     if (k != SK_SCORES && k != SK_WEIGHTS)
         return -1;
     StageId blk = stage_attn_block(sc->pos.stage);
-    const TfTrace *tr = &sc->ses->trace;
+    const TfTrace *tr = sc->exp_trace;
     TfView tv;
     TfErr err;
     *layer = sc->pos.layer;
@@ -92,7 +92,7 @@ static int model_dots(const Scene *sc, ScaleUi *u, int *layer, int *head)
         u->model_cap = tv.rows * tv.cols;
     }
     int rows = tv.row_kind == LBL_SRC ? tr->src_len[tv.b] : tv.row_kind == LBL_TGT ? tr->tgt_len[tv.b] : tv.rows;
-    float undo = sc->ses->exp.no_scale ? 1.0f : sqrtf((float)cfg_dk(&sc->model->cfg));
+    float undo = sc->exp->no_scale ? 1.0f : sqrtf((float)cfg_dk(&sc->model->cfg));
     int n = 0;
     for (int r = 0; r < rows && r < tv.rows; r++)
         for (int c = 0; c < tv.cols; c++) {
@@ -225,4 +225,4 @@ int view_scale_drawn(const void *st, int h, int *n, int *bar_sum, double *std)
 }
 
 const ViewDef VIEW_SCALE_DEF = {"scale", N_("Why √d_k"), scale_draw, NULL, sizeof(ScaleUi), scale_free,
-                                SES_NEED_STAGE};
+                                VIEW_NEED_STAGE};

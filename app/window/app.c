@@ -164,10 +164,16 @@ void app_set_text(App *a, Focus which, const char *text)
     session_set_text(&a->ses, which == FOCUS_TGT, text);
 }
 
-/* What the current view needs computed. */
+/* What the current view needs computed, in the session's words. */
 static SesNeed view_need(const App *a)
 {
-    return VIEWS[app_current_view(a)]->need;
+    static const SesNeed need[] = {
+        [VIEW_NEED_STAGE] = SES_NEED_STAGE,
+        [VIEW_NEED_STACK] = SES_NEED_STACK,
+        [VIEW_NEED_ALL] = SES_NEED_ALL,
+        [VIEW_NEED_PACED] = SES_NEED_PACED,
+    };
+    return need[VIEWS[app_current_view(a)]->need];
 }
 
 void app_update(App *a)

@@ -50,23 +50,46 @@ const TfTrace *app_shown_trace(const App *a)
     return base_shown(a) && a->cmp == CMP_NORMAL ? &a->ses.base : &a->ses.trace;
 }
 
+_Static_assert(VIEW_MAX_SENT == SES_MAX_SENT && VIEW_TEXT_MAX == SES_TEXT_MAX &&
+                   VIEW_CAP_T == SES_CAP_T,
+               "the views' capacities are the session's");
+
+/* The input as the session read it: each sentence, the greedy translation,
+ * what went wrong. */
+static void scene_input(const Session *s, Scene *sc)
+{
+    sc->n_src = s->n_src;
+    for (int i = 0; i < s->n_src && i < VIEW_MAX_SENT; i++)
+        sc->sent[i] = (SceneSent){s->src[i], s->src_ids[i], s->src_n[i], s->src_spans[i],
+                                  s->tgt_ids[i], s->tgt_n[i]};
+    sc->tgt_auto = s->tgt_auto;
+    sc->translation = s->translation;
+    sc->greedy_ids = s->greedy.ids;
+    sc->greedy_n = s->greedy.n;
+    sc->n_unk = s->n_unk;
+    sc->input_error = s->input_error;
+    sc->paced = s->lazy;
+}
+
 void app_scene(const App *a, Scene *sc)
 {
     const Session *s = &a->ses;
     memset(sc, 0, sizeof *sc);
     sc->model = &s->model;
     sc->trace = app_shown_trace(a);
+    sc->exp_trace = &s->trace;
+    sc->exp = &s->exp;
     sc->version = s->version;
     if (base_shown(a)) {
         sc->base = &s->base; /* the normal pass beside the experiment (before and after) */
         sc->cmp = a->cmp;
         sc->version = s->version | (uint64_t)a->cmp << 62; /* cached pictures per mode */
     }
-    sc->ses = s;
+    sc->ses = s; /* the decode and train views' only */
     sc->pos = app_pos(a);
     sc->head = s->head;
     sc->batch = s->batch;
-    sc->n_src = s->n_src;
+    scene_input(s, sc);
     sc->view = app_current_view(a);
     sc->sel = a->sel;
     sc->theme = a->theme;

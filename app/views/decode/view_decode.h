@@ -17,6 +17,7 @@
 #ifndef APP_VIEW_DECODE_H
 #define APP_VIEW_DECODE_H
 
+#include "session.h" /* the Scene's ses, until the lab's snapshot replaces it */
 #include "view.h"
 
 #define DEC_CAP_T SES_CAP_T /* longest decoder input the view handles */

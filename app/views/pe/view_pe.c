@@ -408,7 +408,7 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
  * the cosine up, so position 0 (sin 0, cos 0) sits at the top. */
 static const float *pe_rows(PeUi *u, const TfModel *m, const TfConfig *c, int *rows)
 {
-    int n = c->max_len < SES_CAP_T ? c->max_len : SES_CAP_T;
+    int n = c->max_len < VIEW_CAP_T ? c->max_len : VIEW_CAP_T;
     if (!u->table || u->t_rows != n || u->t_C != c->d_model || u->t_key != view_pe_key(m)) {
         free(u->table);
         u->table = malloc((size_t)n * (size_t)c->d_model * sizeof(float));
@@ -532,4 +532,4 @@ void view_pe_choices(const void *st, int *dims, int *pair, int *pos, int *k)
     *k = pe_ui->k;
 }
 
-const ViewDef VIEW_PE_DEF = {"pe", N_("Waves"), view_pe, NULL, sizeof(PeUi), pe_free, SES_NEED_STAGE};
+const ViewDef VIEW_PE_DEF = {"pe", N_("Waves"), view_pe, NULL, sizeof(PeUi), pe_free, VIEW_NEED_STAGE};
