@@ -12,6 +12,7 @@
 #include "finite.h"
 #include "hash.h"
 #include "model_open.h"
+#include "ops.h"
 #include "text.h"
 
 const char *(*session_tr)(const char *msgid);
@@ -674,21 +675,45 @@ int session_idle_work(Session *s)
 
 /* ---- models ---- */
 
+/* The positional table the PE view draws, for the positions the window
+ * shows: the one stored in the model's files, else its layout's. */
+static float *pe_table_of(const TfModel *m, TfErr *err)
+{
+    int rows = m->cfg.max_len < SES_CAP_T ? m->cfg.max_len : SES_CAP_T, C = m->cfg.d_model;
+    float *pe = malloc((size_t)rows * (size_t)C * sizeof *pe);
+    if (!pe) {
+        tf_fail(err, "out of memory for the positional table");
+        return NULL;
+    }
+    if (m->pe_src)
+        memcpy(pe, m->pe_src, (size_t)rows * (size_t)C * sizeof *pe);
+    else
+        pe_table_layout(pe, rows, C, m->cfg.pe_layout == TF_PE_HALVES);
+    return pe;
+}
+
 static int adopt(Session *s, TfModel *m, const char *path, int untrained, TfErr *err)
 {
     TfTrace tr, sc;
     /* small: the traces grow with the input (trace_reserve), never for max_len */
     int T = m->cfg.max_len < SES_TRACE_T0 ? m->cfg.max_len : SES_TRACE_T0;
-    if (trace_build(&tr, &m->cfg, 1, T, TRACE_RECORD, err))
+    float *pe = pe_table_of(m, err);
+    if (!pe)
         return -1;
+    if (trace_build(&tr, &m->cfg, 1, T, TRACE_RECORD, err)) {
+        free(pe);
+        return -1;
+    }
     TfTrace bt;
     if (trace_build(&sc, &m->cfg, 1, T, TRACE_RECORD, err)) {
         trace_free(&tr);
+        free(pe);
         return -1;
     }
     if (trace_build(&bt, &m->cfg, 1, T, TRACE_RECORD, err)) {
         trace_free(&tr);
         trace_free(&sc);
+        free(pe);
         return -1;
     }
     decode_cancel(s); /* it reads the old model and traces */
@@ -704,6 +729,8 @@ static int adopt(Session *s, TfModel *m, const char *path, int untrained, TfErr 
     s->model = *m;
     s->trace = tr;
     s->scratch = sc;
+    free(s->pe);
+    s->pe = pe;
     s->have_model = 1;
     s->untrained = untrained;
     snprintf(s->model_path, sizeof s->model_path, "%s", path);
@@ -818,5 +845,6 @@ void session_free(Session *s)
     trace_free(&s->trace);
     trace_free(&s->scratch);
     decode_result_free(&s->greedy);
+    free(s->pe);
     model_free(&s->model);
 }

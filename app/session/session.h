@@ -54,6 +54,8 @@ typedef struct Session {
     char model_label[128];
     TfTrace trace;              /* recorded; starts small, grows with the input */
     TfTrace scratch;            /* for greedy decoding, not shown */
+    float *pe;                  /* (cap_T, d_model) the model's own positional table:
+                                   the paper's sin/cos, MarianMT's halves or a stored one */
     uint64_t version;           /* bumps whenever the trace changes */
     int dirty;                  /* input changed: recompute before drawing */
     int lazy;                   /* compute only what is shown, the rest when idle */

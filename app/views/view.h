@@ -138,6 +138,10 @@ typedef struct Scene {
     const char *input_error;    /* why the input could not run, or "" */
     int paced;                  /* the window: the pass runs in pieces between frames
                                    (headless: all at once) */
+    float ln_eps;               /* the ε LayerNorm adds to the variance (the engine's) */
+    const float *pe;            /* (pe_rows, d_model) the model's own positional table
+                                   (the trace's grows with the input and may be shorter) */
+    int pe_rows;                /* min(max_len, VIEW_CAP_T) */
     /* the decode and train views only, until they read their labs'
      * snapshots: the Session itself (no other view may use it) */
     const struct Session *ses;
@@ -336,10 +340,6 @@ double pe_omega(int pair, int C);
  * MarianMT table in halves: pair, ⌈C/2⌉ + pair). */
 int pe_rotate_cols(const float *pe, int rows, int C, int sc, int cc, int pair, int pos, int k,
                    float R[2][2], float out[2]);
-/* The model's own positional table for rows positions (view_model.c), and
- * a key that changes with it. */
-void view_pe_fill(const TfModel *m, float *pe, int rows);
-uintptr_t view_pe_key(const TfModel *m);
 void view_pe_choices(const void *pe_state, int *dims, int *pair, int *pos, int *k);
 /* the four matrices of an Add & Norm step, which is the LN input and output */
 int norm_step_views(const TfTrace *tr, StageId st, int layer, int b, TfView *views,

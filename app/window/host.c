@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "cmd_table.h"
+#include "ops.h"
 #include "panels.h"
 #include "train_host.h"
 #include "view_decode.h"
@@ -69,6 +70,9 @@ static void scene_input(const Session *s, Scene *sc)
     sc->n_unk = s->n_unk;
     sc->input_error = s->input_error;
     sc->paced = s->lazy;
+    sc->ln_eps = TF_LN_EPS;
+    sc->pe = s->pe;
+    sc->pe_rows = s->model.cfg.max_len < SES_CAP_T ? s->model.cfg.max_len : SES_CAP_T;
 }
 
 void app_scene(const App *a, Scene *sc)
