@@ -75,7 +75,7 @@ static CliExp gui_exp;
 static int gui_open_exp(App *a, void *ctx, TfErr *err)
 {
     TfExperiment e;
-    if (cli_exp_make(ctx, &a->ses.model.cfg, a->ses.pad_S, &e, err))
+    if (cli_exp_make(ctx, &a->ses.model.cfg, a->ses.pad.S, &e, err))
         return -1;
     app_set_exp(a, &e);
     return 0;
@@ -298,7 +298,7 @@ static int shot_check(App *a, const AppOpts *o, const ShotArgs *s)
     if (ses->input_error[0])
         return cli_fail(C, "%s", ses->input_error);
     TfErr err;
-    if (tf_exp_check_source(&e, ses->pad_S, &err))
+    if (tf_exp_check_source(&e, ses->pad.S, &err))
         return cli_fail(C, "%s", err.msg);
     int sid = o->stage ? stage_find(o->stage) : -1;
     if (sid >= 0) { /* the layer first (the head is checked below) */

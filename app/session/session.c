@@ -201,11 +201,11 @@ static void fill_pad(int *a, size_t n, int pad)
 
 static void decode_cancel(Session *s)
 {
-    if (s->dec_on)
-        tf_dec_free(&s->dec);
-    s->dec_on = 0;
-    s->dec_sent = 0;
-    s->dec_enc = 0;
+    if (s->gdec.on)
+        tf_dec_free(&s->gdec.dec);
+    s->gdec.on = 0;
+    s->gdec.sent = 0;
+    s->gdec.enc = 0;
 }
 
 /* A piece ran: what it cost, for the budget and the tests. */
@@ -228,7 +228,7 @@ uint64_t ses_target_key(const Session *s, int i)
 /* Sentence i's target was decoded before for the same sentence: 1, else 0. */
 static int target_kept(const Session *s, int i)
 {
-    return s->gkey[i] == ses_target_key(s, i) && (i != 0 || s->greedy.steps);
+    return s->targets.key[i] == ses_target_key(s, i) && (i != 0 || s->greedy.steps);
 }
 
 /* Sentence i's target from the last decode of the same sentence: 1 taken,
@@ -237,11 +237,11 @@ static int reuse_target(Session *s, int i)
 {
     if (!target_kept(s, i))
         return 0;
-    memcpy(s->tgt_ids[i], s->gtgt_ids[i], (size_t)s->gtgt_n[i] * sizeof(int));
-    s->tgt_n[i] = s->gtgt_n[i];
+    memcpy(s->tgt_ids[i], s->targets.ids[i], (size_t)s->targets.n[i] * sizeof(int));
+    s->tgt_n[i] = s->targets.n[i];
     if (i == 0) { /* the normal translation, whatever the experiment did to it */
-        snprintf(s->translation, sizeof s->translation, "%s", s->gtext);
-        snprintf(s->base_translation, sizeof s->base_translation, "%s", s->gtext);
+        snprintf(s->translation, sizeof s->translation, "%s", s->targets.text);
+        snprintf(s->ext.base_translation, sizeof s->ext.base_translation, "%s", s->targets.text);
     }
     return 1;
 }
@@ -253,13 +253,13 @@ static void take_target(Session *s, int i, DecodeResult *r)
     s->tgt_n[i] = 1;
     for (int k = 0; k < r->n && r->ids[k] != cfg_eos_id(&s->model.cfg) && s->tgt_n[i] < cap_T(s); k++)
         s->tgt_ids[i][s->tgt_n[i]++] = r->ids[k];
-    memcpy(s->gtgt_ids[i], s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
-    s->gtgt_n[i] = s->tgt_n[i];
-    s->gkey[i] = ses_target_key(s, i);
+    memcpy(s->targets.ids[i], s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
+    s->targets.n[i] = s->tgt_n[i];
+    s->targets.key[i] = ses_target_key(s, i);
     if (i == 0) {
         tf_text_decode_to(&s->model, r->ids, r->n, s->translation, sizeof s->translation);
-        snprintf(s->base_translation, sizeof s->base_translation, "%s", s->translation);
-        snprintf(s->gtext, sizeof s->gtext, "%s", s->translation);
+        snprintf(s->ext.base_translation, sizeof s->ext.base_translation, "%s", s->translation);
+        snprintf(s->targets.text, sizeof s->targets.text, "%s", s->translation);
         decode_result_free(&s->greedy);
         s->greedy = *r;
     } else {
@@ -267,66 +267,66 @@ static void take_target(Session *s, int i, DecodeResult *r)
     }
 }
 
-/* What the next piece of decoding sentence s->dec_sent costs (taking a
+/* What the next piece of decoding sentence s->gdec.sent costs (taking a
  * kept target and handing a decoding over cost nothing). */
 static double target_cost(const Session *s)
 {
-    int i = s->dec_sent;
-    if (s->dec_on)
-        return s->dec.done ? 0 : kv_step_bytes(&s->model.cfg);
-    if (s->dec_enc == 0 && target_kept(s, i))
+    int i = s->gdec.sent;
+    if (s->gdec.on)
+        return s->gdec.dec.done ? 0 : kv_step_bytes(&s->model.cfg);
+    if (s->gdec.enc == 0 && target_kept(s, i))
         return 0;
-    return ses_dec_begin_cost(s, i, &(TfExperiment){0}, s->dec_enc);
+    return ses_dec_begin_cost(s, i, &(TfExperiment){0}, s->gdec.enc);
 }
 
-/* A piece of decoding sentence s->dec_sent (sentence 0 keeps its steps for
+/* A piece of decoding sentence s->gdec.sent (sentence 0 keeps its steps for
  * the decode view): starting it (ses_dec_begin), its decoder steps within
  * budget bytes of weight reads (0: all) through tf_dec_run, or handing it
  * over; what it cost goes to *spent. 0, or -1 on error; the sentence is done
- * when s->dec_sent moved on. */
+ * when s->gdec.sent moved on. */
 static int target_step(Session *s, double budget, double *spent)
 {
     TfErr err;
-    int i = s->dec_sent;
+    int i = s->gdec.sent;
     double cost = target_cost(s);
-    if (!s->dec_on && s->dec_enc == 0 && reuse_target(s, i)) {
-        s->dec_sent++;
+    if (!s->gdec.on && s->gdec.enc == 0 && reuse_target(s, i)) {
+        s->gdec.sent++;
         return 0;
     }
-    if (!s->dec_on) {
+    if (!s->gdec.on) {
         memset(&s->scratch.exp, 0, sizeof s->scratch.exp); /* decoder input: the normal one */
         DecodeOpts o;
         decode_opts_default(&o);
         o.no_trace = 1; /* the pass itself is what is shown */
-        int rc = ses_dec_begin(s, &s->dec, i, &o, i == 0, &s->dec_enc, &err);
+        int rc = ses_dec_begin(s, &s->gdec.dec, i, &o, i == 0, &s->gdec.enc, &err);
         if (rc < 0)
             goto fail;
-        s->dec_on = rc;
-        s->dec_steps += (unsigned)rc;
+        s->gdec.on = rc;
+        s->gdec.steps += (unsigned)rc;
         spend(s, spent, cost, 1);
         return 0;
     }
-    if (!s->dec.done) {
-        int t = s->dec.t;
-        if (tf_dec_run(&s->dec, budget, &err) < 0) {
-            tf_dec_free(&s->dec);
+    if (!s->gdec.dec.done) {
+        int t = s->gdec.dec.t;
+        if (tf_dec_run(&s->gdec.dec, budget, &err) < 0) {
+            tf_dec_free(&s->gdec.dec);
             goto fail;
         }
-        s->dec_steps += (unsigned)(s->dec.t - t);
-        spend(s, spent, (s->dec.t - t) * cost, (unsigned)(s->dec.t - t));
+        s->gdec.steps += (unsigned)(s->gdec.dec.t - t);
+        spend(s, spent, (s->gdec.dec.t - t) * cost, (unsigned)(s->gdec.dec.t - t));
         return 0;
     }
     DecodeResult r;
-    s->dec_on = 0;
-    if (tf_dec_finish(&s->dec, &r, NULL, &err))
+    s->gdec.on = 0;
+    if (tf_dec_finish(&s->gdec.dec, &r, NULL, &err))
         goto fail;
     take_target(s, i, &r);
-    s->dec_sent++;
+    s->gdec.sent++;
     return 0;
 fail:
-    s->dec_on = 0;
-    s->dec_enc = 0;
-    s->gkey[i] = 0;
+    s->gdec.on = 0;
+    s->gdec.enc = 0;
+    s->targets.key[i] = 0;
     snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
     return -1;
 }
@@ -413,8 +413,8 @@ static void start_pass(Session *s)
     s->truncated = 0;
     decode_cancel(s);           /* an edit cancels a decoding in flight */
     ses_exp_cancel(s);          /* ... and the experiment's pieces */
-    s->exp_pending = session_has_exp(s);
-    s->base_translation[0] = 0;
+    s->ext.pending = session_has_exp(s);
+    s->ext.base_translation[0] = 0;
     s->units_done = u_total(s); /* nothing to run unless the input is good */
     s->out_rows = 0;
     s->trace.T = 0;             /* no decoder stage is valid until computed */
@@ -440,10 +440,10 @@ static void start_pass(Session *s)
     for (int i = 0; i < B; i++)
         if (s->src_n[i] > S)
             S = s->src_n[i];
-    fill_pad(s->src_pad, sizeof s->src_pad / sizeof *s->src_pad, cfg_pad_id(&s->model.cfg));
+    fill_pad(s->pad.src, sizeof s->pad.src / sizeof *s->pad.src, cfg_pad_id(&s->model.cfg));
     for (int i = 0; i < B; i++)
-        memcpy(s->src_pad + i * S, s->src_ids[i], (size_t)s->src_n[i] * sizeof(int));
-    s->pad_S = S;
+        memcpy(s->pad.src + i * S, s->src_ids[i], (size_t)s->src_n[i] * sizeof(int));
+    s->pad.S = S;
     if (s->batch >= B)
         s->batch = B - 1;
     s->units_done = 0;
@@ -457,13 +457,13 @@ static void start_pass(Session *s)
 static int make_targets(Session *s, int may, double *spent)
 {
     int T = cap_T(s);
-    while (s->dec_sent < s->n_src) {
+    while (s->gdec.sent < s->n_src) {
         if (!ses_fits(may, *spent, target_cost(s)))
             return 1;
         if (target_step(s, ses_budget_left(may, *spent), spent) < 0)
             return -1;
     }
-    s->dec_sent = 0;
+    s->gdec.sent = 0;
     s->tgt_auto = 1;
     /* the typed target: one sentence per source sentence, split at '|' like
      * the source line; a blank piece keeps that sentence's greedy output */
@@ -495,10 +495,10 @@ static int make_targets(Session *s, int may, double *spent)
     for (int i = 0; i < s->n_src; i++)
         if (s->tgt_n[i] > TT)
             TT = s->tgt_n[i];
-    fill_pad(s->tgt_pad, sizeof s->tgt_pad / sizeof *s->tgt_pad, cfg_pad_id(&s->model.cfg));
+    fill_pad(s->pad.tgt, sizeof s->pad.tgt / sizeof *s->pad.tgt, cfg_pad_id(&s->model.cfg));
     for (int i = 0; i < s->n_src; i++)
-        memcpy(s->tgt_pad + i * TT, s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
-    s->pad_T = TT;
+        memcpy(s->pad.tgt + i * TT, s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
+    s->pad.T = TT;
     return 0;
 }
 
@@ -506,7 +506,7 @@ static int make_targets(Session *s, int may, double *spent)
  * unit's, whose numbers skip the targets. */
 static double unit_cost(const Session *s, int u)
 {
-    return ses_unit_cost(&s->model.cfg, u < u_targets(s) ? u : u - 1, s->n_src, s->pad_S, s->pad_T);
+    return ses_unit_cost(&s->model.cfg, u < u_targets(s) ? u : u - 1, s->n_src, s->pad.S, s->pad.T);
 }
 
 /* The output projection, some rows a piece (a sentence at once unless
@@ -541,11 +541,11 @@ static int run_unit(Session *s, int u, int may, double *spent)
         return 1;
     spend(s, spent, cost, cost > 0);
     if (u == U_ENC_EMBED)
-        rc = tf_encode_begin(m, &s->trace, s->n_src, s->pad_S, s->src_pad, s->src_n, 0, &err);
+        rc = tf_encode_begin(m, &s->trace, s->n_src, s->pad.S, s->pad.src, s->src_n, 0, &err);
     else if (u <= n_enc)
         tf_encode_layer(m, &s->trace, u - 1, 0);
     else if (u == u_dec_embed(s))
-        rc = tf_decode_begin(m, &s->trace, s->pad_T, s->tgt_pad, s->tgt_n, 0, &err);
+        rc = tf_decode_begin(m, &s->trace, s->pad.T, s->pad.tgt, s->tgt_n, 0, &err);
     else
         tf_decode_layer(m, &s->trace, u - u_dec_embed(s) - 1, 0);
     if (rc)
@@ -568,8 +568,8 @@ void session_set_exp(Session *s, const TfExperiment *e)
 
 int session_base_ready(const Session *s)
 {
-    return s->have_base && !s->dirty && !s->input_error[0] && s->units_done >= u_total(s) &&
-           s->base_key == ses_input_key(s);
+    return s->ext.have_base && !s->dirty && !s->input_error[0] && s->units_done >= u_total(s) &&
+           s->ext.base_key == ses_input_key(s);
 }
 
 /* After the last unit: a pass whose numbers overflowed says where; with an
@@ -581,7 +581,7 @@ static void check_pass(Session *s)
         s->nonfinite = 1;
         s->translation[0] = 0; /* a "translation" of NaN is not one */
         decode_result_free(&s->greedy);
-        s->gkey[0] = 0;
+        s->targets.key[0] = 0;
         snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
         session_msg(s, 1, "%s", err.msg);
         return;
@@ -612,7 +612,7 @@ static void compute_until(Session *s, int need, int free_to, int may)
                 return; /* the experiment's pieces from the next call on */
         }
     }
-    if (!s->input_error[0] && s->units_done >= u_total(s) && s->exp_phase)
+    if (!s->input_error[0] && s->units_done >= u_total(s) && s->ext.phase)
         ses_exp_extras(s, may);
 }
 
@@ -640,9 +640,9 @@ int session_decoding(const Session *s, int *done, int *max_out)
 {
     int on = s->units_done <= u_targets(s) && !s->input_error[0] && !s->dirty;
     if (done)
-        *done = on && s->dec_on ? s->dec.t : 0;
+        *done = on && s->gdec.on ? s->gdec.dec.t : 0;
     if (max_out)
-        *max_out = on && s->dec_on ? s->dec.max_out : 0;
+        *max_out = on && s->gdec.on ? s->gdec.dec.max_out : 0;
     return on;
 }
 
@@ -666,10 +666,10 @@ void session_compute_all(Session *s)
 
 int session_idle_work(Session *s)
 {
-    if (s->input_error[0] || (s->units_done >= u_total(s) && !s->exp_phase))
+    if (s->input_error[0] || (s->units_done >= u_total(s) && !s->ext.phase))
         return 0;
     compute_until(s, u_total(s) - 1, -1, SES_BUDGET);
-    return (s->units_done < u_total(s) || s->exp_phase) && !s->input_error[0] ? 1 : 2;
+    return (s->units_done < u_total(s) || s->ext.phase) && !s->input_error[0] ? 1 : 2;
 }
 
 
@@ -720,9 +720,9 @@ static int adopt(Session *s, TfModel *m, const char *path, int untrained, TfErr 
     ses_exp_cancel(s);
     trace_free(&s->trace);
     trace_free(&s->scratch);
-    trace_free(&s->base);
-    s->base = bt;
-    s->have_base = 0;
+    trace_free(&s->ext.base);
+    s->ext.base = bt;
+    s->ext.have_base = 0;
     memset(&s->exp, 0, sizeof s->exp); /* its heads may not exist in the new model */
     model_free(&s->model);
     decode_result_free(&s->greedy);
@@ -841,7 +841,7 @@ void session_free(Session *s)
 {
     decode_cancel(s);
     ses_exp_cancel(s);
-    trace_free(&s->base);
+    trace_free(&s->ext.base);
     trace_free(&s->trace);
     trace_free(&s->scratch);
     decode_result_free(&s->greedy);

@@ -45,6 +45,69 @@ typedef struct SesPass {
     double bytes;       /* bytes): tests count them per call */
 } SesPass;
 
+/* The padded batch the input lines make: each sentence's ids in a row of
+ * S source (T target) positions, the rest <pad> (session.c). */
+typedef struct SesPad {
+    int src[SES_MAX_SENT * SES_CAP_T], S;
+    int tgt[SES_MAX_SENT * SES_CAP_T], T;
+} SesPad;
+
+/* Each sentence's greedy target as last decoded, and the key of what it was
+ * decoded from (ses_target_key: the model and the sentence's source ids;
+ * typed targets and the experiment play no part: the targets are decoded
+ * by the normal model), so toggling an experiment or editing another
+ * sentence or the target line decodes nothing again (session_keep.c). */
+typedef struct SesTargets {
+    uint64_t key[SES_MAX_SENT];   /* 0 none */
+    int ids[SES_MAX_SENT][SES_CAP_T], n[SES_MAX_SENT];
+    char text[SES_TEXT_MAX];      /* sentence 0's greedy translation */
+} SesTargets;
+
+/* The last SES_KEEP_EXP translations of sentence 0 under an experiment, for
+ * (its target key, the experiment): turning one on again decodes nothing
+ * (session_keep.c). */
+typedef struct SesExpKept {
+    uint64_t key[SES_KEEP_EXP];
+    TfExperiment exp[SES_KEEP_EXP];
+    char text[SES_KEEP_EXP][SES_TEXT_MAX];
+    int next;                     /* the slot the next one takes */
+} SesExpKept;
+
+/* With an experiment on (session_exp.c): the trace is the pass with the
+ * experiment applied; base the normal pass on the same input (the same
+ * decoder input), kept while only the experiment changes. Both are made
+ * in pieces after the shown pass, like the greedy targets: the normal pass
+ * a unit at a time (encoder layers, decoder layers), then the greedy
+ * translation under the experiment a step at a time, each frame or idle
+ * call within SES_DEC_FRAME_BYTES (at least one piece); an edit or a new
+ * experiment cancels them. */
+typedef struct SesExtras {
+    TfTrace base;
+    int have_base;                /* base holds the normal pass of the input */
+    uint64_t base_key;            /* of the input base was computed for */
+    char base_translation[SES_TEXT_MAX]; /* greedy without the experiment */
+    unsigned base_passes;         /* normal passes computed (tests) */
+    int phase;                    /* 0 done (or none), 1 the normal pass, 2 the translation */
+    SesPass pass;                 /* the normal pass in pieces (unit 0: not begun) */
+    int enc;                      /* encoder pieces of the translation's source run */
+    TfDecoder dec;                /* the translation under the experiment (dec_on) */
+    int dec_on;
+    int pending;                  /* translation is not yet the one under the experiment */
+    unsigned pieces;              /* pieces run, and their weight reads, in all (tests */
+    double bytes;                 /* count them per frame) */
+    SesExpKept kept;
+} SesExtras;
+
+/* The greedy decoding of a target in flight (session.c), a step at a time
+ * between frames. */
+typedef struct SesDecoding {
+    TfDecoder dec;
+    int on, sent;                 /* running, for sentence `sent` of the batch */
+    int enc;                      /* its source's encoder pieces run in scratch before
+                                     it starts (when the pass's cannot be taken) */
+    unsigned steps;               /* decoding steps run (tests count them) */
+} SesDecoding;
+
 typedef struct Session {
     /* the model and what it computed */
     TfModel model;
@@ -64,8 +127,7 @@ typedef struct Session {
                                    over all sentences */
     unsigned pieces;            /* pieces of the pass run, and what they cost in all */
     double work;                /* (tests count them per call) */
-    int src_pad[SES_MAX_SENT * SES_CAP_T], pad_S; /* the padded batch */
-    int tgt_pad[SES_MAX_SENT * SES_CAP_T], pad_T;
+    SesPad pad;                 /* the padded batch */
 
     /* the input: a source line holding up to four sentences separated by
      * '|' (a padded batch) and a target for sentence 0 (empty: the greedy
@@ -85,48 +147,11 @@ typedef struct Session {
     int nonfinite;              /* the pass overflowed (NaN or infinity): input_error says where */
     char translation[SES_TEXT_MAX];
     DecodeResult greedy;        /* the greedy decode of sentence 0, steps kept */
-    TfDecoder dec;              /* the greedy decoding in flight (dec_on) */
-    int dec_on, dec_sent;       /* ... of sentence dec_sent of the batch */
-    int dec_enc;                /* its source's encoder pieces run in scratch before
-                                   it starts (when the pass's cannot be taken) */
-    unsigned dec_steps;         /* decoding steps run (tests count them) */
-    /* each sentence's greedy target as last decoded, and what it was decoded
-     * from (the model and the sentence's source ids; typed targets and the
-     * experiment play no part: the targets are decoded by the normal model),
-     * so toggling an experiment or editing another sentence or the target
-     * line decodes nothing again; 0 none */
-    uint64_t gkey[SES_MAX_SENT];
-    int gtgt_ids[SES_MAX_SENT][SES_CAP_T], gtgt_n[SES_MAX_SENT];
-    char gtext[SES_TEXT_MAX];   /* sentence 0's greedy translation (gkey[0]) */
-    /* ... and the last SES_KEEP_EXP under an experiment, for (sentence 0's
-     * gkey, the experiment): turning one on again decodes nothing */
-    uint64_t xkey[SES_KEEP_EXP];
-    TfExperiment xexp[SES_KEEP_EXP];
-    char xtext[SES_KEEP_EXP][SES_TEXT_MAX];
-    int xnext;                  /* the slot the next one takes */
+    SesDecoding gdec;           /* the greedy decoding in flight */
+    SesTargets targets;         /* each sentence's greedy target as last decoded */
 
-    /* an experiment (issue 12): trace is the pass with exp applied; base
-     * the normal pass on the same input (the same decoder input), kept
-     * while only the experiment changes. Both only when exp is not none. */
-    TfExperiment exp;
-    TfTrace base;
-    int have_base;              /* base holds the normal pass of the input */
-    uint64_t base_key;          /* of the input base was computed for */
-    char base_translation[SES_TEXT_MAX]; /* greedy without the experiment */
-    unsigned base_passes;       /* normal passes computed (tests) */
-    /* ... made in pieces after the shown pass, like the greedy targets: the
-     * normal pass a unit at a time (encoder layers, decoder layers), then
-     * the greedy translation under the experiment a step at a time, each
-     * frame or idle call within SES_DEC_FRAME_BYTES (at least one piece);
-     * an edit or a new experiment cancels them */
-    int exp_phase;              /* 0 done (or none), 1 the normal pass, 2 the translation */
-    SesPass exp_pass;           /* the normal pass in pieces (unit 0: not begun) */
-    int exp_enc;                /* encoder pieces of the translation's source run */
-    TfDecoder exp_dec;          /* the translation under the experiment (exp_dec_on) */
-    int exp_dec_on;
-    int exp_pending;            /* translation is not yet the one under the experiment */
-    unsigned exp_pieces;        /* pieces run, and their weight reads, in all (tests */
-    double exp_bytes;           /* count them per frame) */
+    TfExperiment exp;           /* the experiment (none: all zero) */
+    SesExtras ext;              /* ... and what is made beside it */
 
     /* where the learner is */
     StagePos walk[SES_MAX_STEPS];

@@ -48,7 +48,7 @@ static int base_shown(const App *a)
 
 const TfTrace *app_shown_trace(const App *a)
 {
-    return base_shown(a) && a->cmp == CMP_NORMAL ? &a->ses.base : &a->ses.trace;
+    return base_shown(a) && a->cmp == CMP_NORMAL ? &a->ses.ext.base : &a->ses.trace;
 }
 
 _Static_assert(VIEW_MAX_SENT == SES_MAX_SENT && VIEW_TEXT_MAX == SES_TEXT_MAX &&
@@ -85,7 +85,7 @@ void app_scene(const App *a, Scene *sc)
     sc->exp = &s->exp;
     sc->version = s->version;
     if (base_shown(a)) {
-        sc->base = &s->base; /* the normal pass beside the experiment (before and after) */
+        sc->base = &s->ext.base; /* the normal pass beside the experiment (before and after) */
         sc->cmp = a->cmp;
         sc->version = s->version | (uint64_t)a->cmp << 62; /* cached pictures per mode */
     }

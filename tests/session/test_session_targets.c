@@ -34,7 +34,7 @@ static void test_one_target_per_sentence(void **state)
     expect_true(s.tgt_ids[0][1] == id_of(&s, "t10") && s.tgt_ids[0][2] == id_of(&s, "t11") &&
                     s.tgt_ids[1][1] == id_of(&s, "t12"),
                 "the typed ids");
-    expect_true(s.pad_T == 3 && s.tgt_pad[3 + 2] == cfg_pad_id(&s.model.cfg), "sentence 2 padded to 3");
+    expect_true(s.pad.T == 3 && s.pad.tgt[3 + 2] == cfg_pad_id(&s.model.cfg), "sentence 2 padded to 3");
     expect_true(s.trace.tgt_len[1] == 2, "the decoder sees sentence 2's length: %d", s.trace.tgt_len[1]);
 
     /* a blank first piece: sentence 1 keeps its greedy target */

@@ -88,6 +88,6 @@ void dec_draw_progress(ViewCtx *v, const DecodeUi *d, Rect body)
         dec_progress_line(line, sizeof line, done, max_out);
     else
         snprintf(line, sizeof line, "%s", _("Decoding: encoding the source"));
-    int on = s->dec_on && s->dec.res.n > 0;
-    dec_draw_progress_of(v, body, line, done, max_out, on ? s->dec.res.ids : NULL, on ? s->dec.res.n : 0);
+    int on = s->gdec.on && s->gdec.dec.res.n > 0;
+    dec_draw_progress_of(v, body, line, done, max_out, on ? s->gdec.dec.res.ids : NULL, on ? s->gdec.dec.res.n : 0);
 }

@@ -220,7 +220,7 @@ int dec_exp_line(ViewCtx *v, DecodeUi *d, int x, int y, int w)
         snprintf(buf, sizeof buf, _("the normal pass (D) · the experiment (%s) translates it as %s"), desc, after);
     else
         snprintf(buf, sizeof buf, _("decoding under the experiment (%s) · greedy before → after: %s → %s"), desc,
-                 sc->ses->base_translation, after);
+                 sc->ses->ext.base_translation, after);
     RenFont *f = v->g->small;
     ui_text_fit(v->r, f, buf, x, y, w, v->th->warn);
     return ren_font_height(f) + ui_px(v->g, 6);
