@@ -2,7 +2,7 @@
  * input lines into a padded batch, the recompute units, the greedy
  * translation, and loading or adopting a model (the experiment's pieces
  * are session_exp.c's). No SDL, nothing of the window. */
-#include "session.h"
+#include "session_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "finite.h"
-#include "hash.h"
 #include "model_open.h"
 #include "ops.h"
 #include "text.h"
@@ -216,19 +215,10 @@ static void spend(Session *s, double *spent, double cost, unsigned n)
     s->pieces += n;
 }
 
-uint64_t ses_target_key(const Session *s, int i)
-{
-    int head[2] = {(int)s->walk_id, cap_T(s)};
-    uint64_t h = tf_fnv_ints(TF_FNV_SEED, head, 2);
-    h = tf_fnv_ints(h, s->src_ids[i], (size_t)s->src_n[i]);
-    h = tf_fnv_word(h, (uint64_t)s->src_n[i] << 40);
-    return h ? h : 1;
-}
-
 /* Sentence i's target was decoded before for the same sentence: 1, else 0. */
 static int target_kept(const Session *s, int i)
 {
-    return s->targets.key[i] == ses_target_key(s, i) && (i != 0 || s->greedy.steps);
+    return ses_targets_has(&s->targets, i, ses_target_key(s, i)) && (i != 0 || s->greedy.steps);
 }
 
 /* Sentence i's target from the last decode of the same sentence: 1 taken,
@@ -253,9 +243,7 @@ static void take_target(Session *s, int i, DecodeResult *r)
     s->tgt_n[i] = 1;
     for (int k = 0; k < r->n && r->ids[k] != cfg_eos_id(&s->model.cfg) && s->tgt_n[i] < cap_T(s); k++)
         s->tgt_ids[i][s->tgt_n[i]++] = r->ids[k];
-    memcpy(s->targets.ids[i], s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
-    s->targets.n[i] = s->tgt_n[i];
-    s->targets.key[i] = ses_target_key(s, i);
+    ses_targets_keep(&s->targets, i, ses_target_key(s, i), s->tgt_ids[i], s->tgt_n[i]);
     if (i == 0) {
         tf_text_decode_to(&s->model, r->ids, r->n, s->translation, sizeof s->translation);
         snprintf(s->ext.base_translation, sizeof s->ext.base_translation, "%s", s->translation);
@@ -326,7 +314,7 @@ static int target_step(Session *s, double budget, double *spent)
 fail:
     s->gdec.on = 0;
     s->gdec.enc = 0;
-    s->targets.key[i] = 0;
+    ses_targets_forget(&s->targets, i);
     snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
     return -1;
 }
@@ -553,10 +541,6 @@ static int run_unit(Session *s, int u, int may, double *spent)
     return rc;
 }
 
-int session_has_exp(const Session *s)
-{
-    return !tf_exp_is_none(&s->exp);
-}
 
 void session_set_exp(Session *s, const TfExperiment *e)
 {
@@ -581,7 +565,7 @@ static void check_pass(Session *s)
         s->nonfinite = 1;
         s->translation[0] = 0; /* a "translation" of NaN is not one */
         decode_result_free(&s->greedy);
-        s->targets.key[0] = 0;
+        ses_targets_forget(&s->targets, 0);
         snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
         session_msg(s, 1, "%s", err.msg);
         return;

@@ -238,13 +238,9 @@ void session_msg(Session *s, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 
-/* ---- for session.c, session_exp.c and session_pace.c only ----
- * session.c runs the pass in units and decodes the greedy targets;
- * session_exp.c, with an experiment on, makes the normal pass and the
- * translation under the experiment in pieces after it; session_pace.c says
- * what the pieces cost and starts a decoding a piece at a time. (Here, not
- * in a header of their own: the three are one module, and such a header
- * would include this one while session.c includes it.) */
+/* ---- the paced pass (session_pace.c): what its pieces cost and a whole
+ * pass a piece at a time, shared with the decode view; what only the
+ * session's files share is session_int.h's ---- */
 
 /* How much decoding a call may do: one budget of steps (a frame or an idle
  * call of the window), or all (headless). */
@@ -290,31 +286,5 @@ double ses_pass_piece_cost(const TfModel *m, const TfTrace *tr, const SesPass *p
  * weight reads, 0 for an embedding lookup. */
 double ses_unit_cost(const TfConfig *c, int u, int B, int S, int T);
 int ses_pass_piece(const TfModel *m, TfTrace *tr, SesPass *p, TfErr *err);
-
-/* Starting a decoding d of sentence i in s->scratch (its experiment set by
- * the caller) a piece at a time: the sentence's encoder a layer a piece
- * (*enc counts them, 0 before the first), unless the shown pass encoded
- * exactly it alone under the same experiment, then the start itself (the
- * cache's cross-attention K/V). ses_dec_begin returns 1 when d is started,
- * 0 when more pieces remain, -1 with err; ses_dec_begin_cost what its next
- * piece costs under experiment exp. */
-int ses_dec_begin(Session *s, TfDecoder *d, int i, const DecodeOpts *o, int keep, int *enc, TfErr *err);
-double ses_dec_begin_cost(const Session *s, int i, const TfExperiment *exp, int enc);
-
-/* What sentence i's greedy target depends on: the model (a new one
- * rebuilds the walk) and the sentence's source ids; never 0. */
-uint64_t ses_target_key(const Session *s, int i);
-
-/* What the normal pass depends on: the model and the padded batch. */
-uint64_t ses_input_key(const Session *s);
-
-/* After the shown pass under an experiment: the pieces begin (the kept
- * normal pass and a kept translation are reused). */
-void ses_exp_begin(Session *s);
-/* Run pieces (all of them, or one budget): 0 when done, 1 when more
- * remain, -1 on error (input_error set). */
-int ses_exp_extras(Session *s, int may);
-/* Drop the pieces in flight. */
-void ses_exp_cancel(Session *s);
 
 #endif

@@ -1,22 +1,16 @@
-/* session_exp.c - with an experiment on (issue 12): the Session's normal
- * pass on the same input and the greedy translation under the experiment,
- * made in pieces after the shown pass (session.h). */
+/* session_exp.c - with an experiment on: the Session's normal pass on the
+ * same input and the greedy translation under the experiment, made in
+ * pieces after the shown pass (SesExtras in session.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "hash.h"
 #include "session.h"
+#include "session_int.h"
 #include "text.h"
 
-uint64_t ses_input_key(const Session *s)
+int session_has_exp(const Session *s)
 {
-    uint64_t h = TF_FNV_SEED ^ s->walk_id;
-    const int *parts[4] = {s->pad.src, s->pad.tgt, s->src_n, s->tgt_n};
-    size_t lens[4] = {(size_t)s->n_src * s->pad.S, (size_t)s->n_src * s->pad.T, (size_t)s->n_src,
-                      (size_t)s->n_src};
-    for (int k = 0; k < 4; k++)
-        h = tf_fnv_ints(h, parts[k], lens[k]);
-    return tf_fnv_word(h, (uint64_t)s->pad.S << 32 ^ (uint64_t)s->pad.T);
+    return !tf_exp_is_none(&s->exp);
 }
 
 void ses_exp_cancel(Session *s)
@@ -59,14 +53,12 @@ static double exp_piece_bytes(const Session *s)
  * sentence and model: take it (1), else 0. */
 static int exp_translation_kept(Session *s)
 {
-    uint64_t key = ses_target_key(s, 0);
-    for (int k = 0; k < SES_KEEP_EXP; k++)
-        if (s->ext.kept.key[k] == key && tf_exp_equal(&s->ext.kept.exp[k], &s->exp)) {
-            snprintf(s->translation, sizeof s->translation, "%s", s->ext.kept.text[k]);
-            s->ext.pending = 0;
-            return 1;
-        }
-    return 0;
+    const char *t = ses_kept_find(&s->ext.kept, ses_target_key(s, 0), &s->exp);
+    if (!t)
+        return 0;
+    snprintf(s->translation, sizeof s->translation, "%s", t);
+    s->ext.pending = 0;
+    return 1;
 }
 
 /* One piece of the normal pass into s->ext.base (SesPass); 0, or -1 with err. */
@@ -120,11 +112,7 @@ static int exp_translate_step(Session *s, double budget, TfErr *err)
     tf_text_decode_to(&s->model, r.ids, r.n, s->translation, sizeof s->translation);
     decode_result_free(&r);
     s->ext.pending = 0;
-    int k = s->ext.kept.next; /* the oldest goes */
-    s->ext.kept.next = (k + 1) % SES_KEEP_EXP;
-    s->ext.kept.key[k] = ses_target_key(s, 0);
-    s->ext.kept.exp[k] = s->exp;
-    snprintf(s->ext.kept.text[k], sizeof s->ext.kept.text[k], "%s", s->translation);
+    ses_kept_put(&s->ext.kept, ses_target_key(s, 0), &s->exp, s->translation);
     return 1;
 }
 
