@@ -12,6 +12,7 @@
 #include "finite.h"
 #include "model_open.h"
 #include "ops.h"
+#include "ses_measure.h"
 #include "text.h"
 
 const char *(*session_tr)(const char *msgid);
@@ -830,5 +831,6 @@ void session_free(Session *s)
     trace_free(&s->scratch);
     decode_result_free(&s->greedy);
     free(s->pe);
+    ses_measure_free(s->measure);
     model_free(&s->model);
 }

@@ -119,6 +119,8 @@ typedef struct Session {
     TfTrace scratch;            /* for greedy decoding, not shown */
     float *pe;                  /* (cap_T, d_model) the model's own positional table:
                                    the paper's sin/cos, MarianMT's halves or a stored one */
+    struct SesMeasure *measure; /* what the cost and scale views show (ses_measure.h);
+                                   NULL until first asked */
     uint64_t version;           /* bumps whenever the trace changes */
     int dirty;                  /* input changed: recompute before drawing */
     int lazy;                   /* compute only what is shown, the rest when idle */

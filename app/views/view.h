@@ -104,6 +104,42 @@ typedef struct ViewDrag {
     int x, y;
 } ViewDrag;
 
+/* What a view wants measured beyond the pass before it draws (ViewDef.wants;
+ * the window measures it and hands it over in the Scene). */
+enum {
+    VIEW_WANT_HEADS = 1, /* what every head of the pass does (Scene.heads) */
+    VIEW_WANT_COST = 2,  /* a layer's cost against n on this machine (Scene.cost) */
+    VIEW_WANT_DOTS = 4,  /* q·k of random vectors (Scene.dots) */
+};
+
+/* What one head does, in numbers (headstats.h's metrics, measured by the
+ * window over the shown pass, real rows and keys only). */
+typedef struct SceneHead {
+    int rows;                   /* query rows measured (0: none) */
+    double entropy;             /* mean over rows of -sum_j w ln w, nats */
+    double max_weight;          /* mean over rows of max_j w */
+    int offset;                 /* most common argmax_j - i */
+    double offset_share;        /* share of rows whose argmax is at that offset */
+    double first_share;         /* mean weight on key 0 */
+    const char *label;          /* where one number is clear ("sink", "previous
+                                   token", ...: English, for _()), else "" */
+} SceneHead;
+
+#define VIEW_MAX_HEADS_SHOWN 1024 /* layers x heads of one attention measured */
+
+/* One layer's cost against n: the figures of the lengths measured so far
+ * (at most VIEW_COST_MAX lengths). */
+#define VIEW_COST_MAX 8
+typedef struct SceneCost {
+    int C, NH, F;               /* the shape measured (d_model, h, d_ff) */
+    int n;                      /* lengths in all (ns[0..n)) */
+    int done;                   /* ... measured so far */
+    int failed;                 /* no memory to measure */
+    const int *ns;
+    const double *attn_s, *ffn_s; /* seconds per layer */
+    const double *attn_b, *ffn_b; /* bytes the trace records */
+} SceneCost;
+
 /* One sentence of the batch as the session read it. */
 typedef struct SceneSent {
     const char *text;           /* as typed (the source line split at '|') */
@@ -142,6 +178,12 @@ typedef struct Scene {
     const float *pe;            /* (pe_rows, d_model) the model's own positional table
                                    (the trace's grows with the input and may be shorter) */
     int pe_rows;                /* min(max_len, VIEW_CAP_T) */
+    /* what the view wanted measured (ViewDef.wants), else NULL / zero */
+    const SceneHead *heads[3];  /* per attention kind (TfAttnKind): [layer * n_heads + head]
+                                   of sentence batch of trace */
+    SceneCost cost;
+    const float *dots[2];       /* q·k of dots_n random pairs at d_k dots_dk[i] */
+    int dots_dk[2], dots_n;
     /* the decode and train views only, until they read their labs'
      * snapshots: the Session itself (no other view may use it) */
     const struct Session *ses;
@@ -257,6 +299,7 @@ typedef struct ViewDef {
     size_t state_size;    /* bytes of the view's state, 0 none */
     void (*free)(void *st); /* release what the state holds; may be NULL */
     ViewNeed need;        /* what of the pass the view shows */
+    unsigned wants;       /* VIEW_WANT_*: what it shows measured beyond the pass */
 } ViewDef;
 extern const ViewDef *const VIEWS[VIEW_COUNT]; /* VIEW_AUTO: NULL */
 
@@ -324,12 +367,6 @@ void view_matrix(ViewCtx *v);
 extern const ViewDef VIEW_MATRIX_DEF, VIEW_HEADS_DEF, VIEW_LINES_DEF, VIEW_MASK_DEF, VIEW_PE_DEF,
     VIEW_NORM_DEF, VIEW_FFN_DEF, VIEW_OUTPUT_DEF, VIEW_DECODE_DEF, VIEW_TRAIN_DEF, VIEW_COST_DEF,
     VIEW_SCALE_DEF;
-/* the cost view (view_cost.c): bytes the trace records for one layer's
- * self-attention and FFN at n tokens; the lengths measured so far and the
- * figures of the k-th (n = 8 << k) */
-void cost_bytes(int n, int C, int NH, int F, double *attn, double *ffn);
-int view_cost_result(const void *cost_state, int k, double *attn_s, double *ffn_s, double *attn_b,
-                     double *ffn_b);
 
 /* Pure helpers of the views, used by them and tested directly. */
 /* R(k·ω_pair) and R·PE(pos) for one sin/cos pair of the table (view_pe_base.c) */

@@ -452,4 +452,4 @@ static void ffn_free(void *st)
     free(k->sorted);
 }
 
-const ViewDef VIEW_FFN_DEF = {"ffn", N_("ReLU"), view_ffn, NULL, sizeof(FfnState), ffn_free, VIEW_NEED_STAGE};
+const ViewDef VIEW_FFN_DEF = {"ffn", N_("ReLU"), view_ffn, NULL, sizeof(FfnState), ffn_free, VIEW_NEED_STAGE, 0};

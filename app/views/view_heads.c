@@ -436,7 +436,7 @@ static void draw_thumbs(ViewCtx *v, const HeadsGrid *G, int cur_layer)
 {
     HeadsExp *x = &((HeadsState *)v->st)->x;
     int kind = attn_kind(G->st);
-    TfHeadMetrics m[HX_MAX_HEADS];
+    SceneHead m[HX_MAX_HEADS];
     int order[HX_MAX_HEADS];
     for (int l = 0; l < G->L; l++) {
         for (int h = 0; h < G->NH && h < HX_MAX_HEADS; h++)
@@ -513,4 +513,4 @@ static void view_heads(ViewCtx *v)
 }
 
 const ViewDef VIEW_HEADS_DEF = {"heads", N_("All heads"), view_heads, heads_act, sizeof(HeadsState), NULL,
-                                VIEW_NEED_STACK};
+                                VIEW_NEED_STACK, VIEW_WANT_HEADS};

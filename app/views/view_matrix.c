@@ -685,4 +685,4 @@ float *view_diff(const Scene *sc, const TfView *tv, int head)
     return d;
 }
 
-const ViewDef VIEW_MATRIX_DEF = {"matrix", N_("Heatmap"), view_matrix, NULL, 0, NULL, VIEW_NEED_STAGE};
+const ViewDef VIEW_MATRIX_DEF = {"matrix", N_("Heatmap"), view_matrix, NULL, 0, NULL, VIEW_NEED_STAGE, 0};

@@ -753,4 +753,4 @@ static void view_norm(ViewCtx *v)
 }
 
 const ViewDef VIEW_NORM_DEF = {"norm", N_("Add & Norm"), view_norm, NULL, sizeof(NormState), NULL,
-                               VIEW_NEED_STAGE};
+                               VIEW_NEED_STAGE, 0};

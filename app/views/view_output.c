@@ -509,4 +509,4 @@ static void view_output(ViewCtx *v)
     ui_draw_inside(v, output_draw);
 }
 
-const ViewDef VIEW_OUTPUT_DEF = {"output", N_("Top-k"), view_output, NULL, sizeof(TopK), NULL, VIEW_NEED_ALL};
+const ViewDef VIEW_OUTPUT_DEF = {"output", N_("Top-k"), view_output, NULL, sizeof(TopK), NULL, VIEW_NEED_ALL, 0};

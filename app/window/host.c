@@ -8,7 +8,9 @@
 
 #include "app.h"
 #include "cmd_table.h"
+#include "headstats.h"
 #include "ops.h"
+#include "ses_measure.h"
 #include "panels.h"
 #include "train_host.h"
 #include "view_decode.h"
@@ -52,7 +54,7 @@ const TfTrace *app_shown_trace(const App *a)
 }
 
 _Static_assert(VIEW_MAX_SENT == SES_MAX_SENT && VIEW_TEXT_MAX == SES_TEXT_MAX &&
-                   VIEW_CAP_T == SES_CAP_T,
+                   VIEW_CAP_T == SES_CAP_T && SES_COST_N <= VIEW_COST_MAX,
                "the views' capacities are the session's");
 
 /* The input as the session read it: each sentence, the greedy translation,
@@ -110,6 +112,47 @@ void app_scene(const App *a, Scene *sc)
     sc->g = a->gfx;
     sc->r = a->gfx ? a->gfx->r : NULL;
     sc->th = theme_get(a->theme);
+}
+
+/* The metrics of every head of the shown pass in every layer of the
+ * attention the stage belongs to, for the sentence shown (the session
+ * keeps them per pass), as the view reads them: into heads (cap of them),
+ * sc->heads[kind]. */
+static void measure_heads(App *a, Scene *sc, SceneHead *heads, int cap)
+{
+    StageId q = stage_attn_block(sc->pos.stage);
+    TfAttnKind k = q == ST_ENC_SELF_Q ? TF_ATTN_ENC : q == ST_DEC_SELF_Q ? TF_ATTN_DEC : TF_ATTN_CROSS;
+    const TfConfig *c = &sc->trace->cfg;
+    int n = (k == TF_ATTN_ENC ? c->n_enc : c->n_dec) * c->n_heads;
+    const TfHeadMetrics *m = session_head_metrics(&a->ses, sc->trace, k, sc->batch);
+    if (!m || n > cap)
+        return;
+    for (int i = 0; i < n; i++)
+        heads[i] = (SceneHead){m[i].rows, m[i].entropy, m[i].max_weight, m[i].offset, m[i].offset_share,
+                               m[i].first_share, tf_head_label(&m[i], k)};
+    sc->heads[k] = heads;
+}
+
+/* What view id wants measured beyond the pass (ViewDef.wants), into sc
+ * (the heads into heads, room for cap). */
+static void scene_measure(App *a, ViewId id, Scene *sc, SceneHead *heads, int cap)
+{
+    unsigned wants = VIEWS[id]->wants;
+    if (wants & VIEW_WANT_COST) {
+        const SesCost *c = session_cost(&a->ses); /* the next lengths, within a frame's budget */
+        sc->cost = c ? (SceneCost){c->C, c->NH, c->F, SES_COST_N, c->done, c->failed, SES_COST_NS,
+                                   c->attn_s, c->ffn_s, c->attn_b, c->ffn_b}
+                     : (SceneCost){.failed = 1};
+    }
+    if (wants & VIEW_WANT_DOTS) {
+        for (int i = 0; i < 2; i++) {
+            sc->dots[i] = session_dots(&a->ses, i);
+            sc->dots_dk[i] = ses_dots_dk(i);
+        }
+        sc->dots_n = sc->dots[0] && sc->dots[1] ? SES_DOTS_N : 0;
+    }
+    if ((wants & VIEW_WANT_HEADS) && !sc->input_error[0])
+        measure_heads(a, sc, heads, cap);
 }
 
 void app_view_begin(App *a, ViewId id, ViewCall *c)
@@ -209,6 +252,8 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
         app_train_update(a);
     app_scene(a, &sc);
     sc.tab_keys = cmd_tab_keys(id);
+    SceneHead heads[VIEW_MAX_HEADS_SHOWN];
+    scene_measure(a, id, &sc, heads, VIEW_MAX_HEADS_SHOWN);
     memset(&out, 0, sizeof out);
     ViewCtx v = *ctx;
     v.s = &sc;

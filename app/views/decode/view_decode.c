@@ -831,4 +831,4 @@ static void view_decode(ViewCtx *v)
 }
 
 const ViewDef VIEW_DECODE_DEF = {"decode", N_("Decode"), view_decode, view_decode_act, sizeof(DecodeUi),
-                                 view_decode_free, VIEW_NEED_PACED};
+                                 view_decode_free, VIEW_NEED_PACED, 0};

@@ -506,4 +506,4 @@ void view_pe_choices(const void *st, int *dims, int *pair, int *pos, int *k)
     *k = pe_ui->k;
 }
 
-const ViewDef VIEW_PE_DEF = {"pe", N_("Waves"), view_pe, NULL, sizeof(PeUi), NULL, VIEW_NEED_STAGE};
+const ViewDef VIEW_PE_DEF = {"pe", N_("Waves"), view_pe, NULL, sizeof(PeUi), NULL, VIEW_NEED_STAGE, 0};
