@@ -232,17 +232,6 @@ void ses_measure_free(SesMeasure *m)
     free(m);
 }
 
-/* What a table of head metrics depends on: the pass (which trace, its
- * version and how far it has got), the attention and the sentence. */
-static uint64_t heads_key(const Session *s, const TfTrace *tr, TfAttnKind k, int b)
-{
-    uint64_t part[6] = {(uintptr_t)tr, s->version, (uint64_t)s->units_done, (uint64_t)s->out_rows,
-                        (uint64_t)k, (uint64_t)b};
-    uint64_t h = 1469598103934665603ull;
-    for (int i = 0; i < 6; i++)
-        h = (h ^ part[i]) * 1099511628211ull;
-    return h ? h : 1;
-}
 
 const TfHeadMetrics *session_head_metrics(Session *s, const TfTrace *tr, TfAttnKind k, int b)
 {
@@ -251,8 +240,11 @@ const TfHeadMetrics *session_head_metrics(Session *s, const TfTrace *tr, TfAttnK
         return NULL;
     const TfConfig *c = &tr->cfg;
     int n = (k == TF_ATTN_ENC ? c->n_enc : c->n_dec) * c->n_heads;
-    uint64_t key = heads_key(s, tr, k, b);
-    if (m->heads && m->heads_key == key)
+    /* what the table depends on: the pass (which trace, its version and how
+     * far it has got), the attention and the sentence */
+    uint64_t of[6] = {(uintptr_t)tr, s->version, (uint64_t)s->units_done, (uint64_t)s->out_rows,
+                      (uint64_t)k, (uint64_t)b};
+    if (m->heads && !memcmp(m->heads_of, of, sizeof of))
         return m->heads;
     if (n > m->heads_cap) {
         TfHeadMetrics *p = realloc(m->heads, (size_t)n * sizeof *p);
@@ -266,6 +258,6 @@ const TfHeadMetrics *session_head_metrics(Session *s, const TfTrace *tr, TfAttnK
         if (tf_head_metrics(tr, k, i / c->n_heads, i % c->n_heads, b, &m->heads[i], &err))
             memset(&m->heads[i], 0, sizeof m->heads[i]);
     }
-    m->heads_key = key;
+    memcpy(m->heads_of, of, sizeof of);
     return m->heads;
 }

@@ -49,7 +49,7 @@ int ses_dots_dk(int i);
 typedef struct SesMeasure {
     TfHeadMetrics *heads;         /* the last table of every head of one attention */
     int heads_cap;                /* ... room for so many */
-    uint64_t heads_key;           /* ... of what (session_head_metrics) */
+    uint64_t heads_of[6];         /* ... of what (session_head_metrics) */
     SesCost cost;
     int have_dots;
     float dots[SES_DOTS_DK][SES_DOTS_N]; /* ses_random_dots at ses_dots_dk(i), seed 17 + i */
