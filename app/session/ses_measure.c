@@ -23,7 +23,6 @@
 #include "parallel.h"
 #include "rng.h"
 #include "ses_measure.h"
-#include "session.h"
 
 const int SES_COST_NS[SES_COST_N] = {8, 16, 32, 64, 128, 256};
 #define COST_TRIALS 5
@@ -194,25 +193,25 @@ void ses_random_dots(int dk, int n, uint64_t seed, float *out)
 
 #define DOTS_SEED 17
 
-static SesMeasure *measure_of(Session *s)
+static SesMeasure *measure_of(SesMeasure **m)
 {
-    if (!s->measure)
-        s->measure = calloc(1, sizeof *s->measure);
-    return s->measure;
+    if (!*m)
+        *m = calloc(1, sizeof **m);
+    return *m;
 }
 
-const SesCost *session_cost(Session *s)
+const SesCost *ses_measure_cost(SesMeasure **mp, const TfConfig *cfg)
 {
-    SesMeasure *m = measure_of(s);
+    SesMeasure *m = measure_of(mp);
     if (!m)
         return NULL;
-    ses_cost_measure(&m->cost, &s->model.cfg);
+    ses_cost_measure(&m->cost, cfg);
     return &m->cost;
 }
 
-const float *session_dots(Session *s, int i)
+const float *ses_measure_dots(SesMeasure **mp, int i)
 {
-    SesMeasure *m = measure_of(s);
+    SesMeasure *m = measure_of(mp);
     if (!m || i < 0 || i >= SES_DOTS_DK)
         return NULL;
     if (!m->have_dots) {
@@ -233,17 +232,16 @@ void ses_measure_free(SesMeasure *m)
 }
 
 
-const TfHeadMetrics *session_head_metrics(Session *s, const TfTrace *tr, TfAttnKind k, int b)
+const TfHeadMetrics *ses_measure_heads(SesMeasure **mp, const TfTrace *tr, uint64_t stamp, TfAttnKind k, int b)
 {
-    SesMeasure *m = measure_of(s);
+    SesMeasure *m = measure_of(mp);
     if (!m)
         return NULL;
     const TfConfig *c = &tr->cfg;
     int n = (k == TF_ATTN_ENC ? c->n_enc : c->n_dec) * c->n_heads;
-    /* what the table depends on: the pass (which trace, its version and how
-     * far it has got), the attention and the sentence */
-    uint64_t of[6] = {(uintptr_t)tr, s->version, (uint64_t)s->units_done, (uint64_t)s->out_rows,
-                      (uint64_t)k, (uint64_t)b};
+    /* what the table depends on: the pass (which trace, and its stamp), the
+     * attention and the sentence */
+    uint64_t of[4] = {(uintptr_t)tr, stamp, (uint64_t)k, (uint64_t)b};
     if (m->heads && !memcmp(m->heads_of, of, sizeof of))
         return m->heads;
     if (n > m->heads_cap) {

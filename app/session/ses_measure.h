@@ -44,27 +44,27 @@ void ses_cost_bytes(int n, int C, int NH, int F, double *attn, double *ffn);
 void ses_random_dots(int dk, int n, uint64_t seed, float *out);
 int ses_dots_dk(int i);
 
-/* A Session's measurements, made on first use (session_cost, session_dots)
- * and kept for the Session's life. */
+/* A Session's measurements (Session.measure), made on first use and kept
+ * for the Session's life: the functions below take the pointer to it (NULL
+ * at first) and make it. */
 typedef struct SesMeasure {
     TfHeadMetrics *heads;         /* the last table of every head of one attention */
     int heads_cap;                /* ... room for so many */
-    uint64_t heads_of[6];         /* ... of what (session_head_metrics) */
+    uint64_t heads_of[4];         /* ... of what (ses_head_metrics) */
     SesCost cost;
     int have_dots;
     float dots[SES_DOTS_DK][SES_DOTS_N]; /* ses_random_dots at ses_dots_dk(i), seed 17 + i */
 } SesMeasure;
-struct Session;
-/* The cost of a layer of the Session's model, with the next lengths
- * measured (ses_cost_measure); NULL when out of memory. */
-const SesCost *session_cost(struct Session *s);
+/* The cost of a layer of shape cfg, with the next lengths measured
+ * (ses_cost_measure); NULL when out of memory. */
+const SesCost *ses_measure_cost(SesMeasure **m, const TfConfig *cfg);
 /* The random q·k at ses_dots_dk(i), SES_DOTS_N of them; NULL when out of memory. */
-const float *session_dots(struct Session *s, int i);
+const float *ses_measure_dots(SesMeasure **m, int i);
+/* The metrics of every head of attention k in trace tr, sentence b:
+ * [layer * n_heads + head], kept while the pass stays the same (stamp
+ * changes with it: a frame of the same picture computes nothing); NULL
+ * when out of memory. */
+const TfHeadMetrics *ses_measure_heads(SesMeasure **m, const TfTrace *tr, uint64_t stamp, TfAttnKind k, int b);
 void ses_measure_free(SesMeasure *m);
-/* The metrics of every head of attention k in trace tr (the Session's
- * trace or its normal pass), sentence b: [layer * n_heads + head], kept
- * while that pass stays the same (a frame of the same picture computes
- * nothing); NULL when out of memory. */
-const TfHeadMetrics *session_head_metrics(struct Session *s, const TfTrace *tr, TfAttnKind k, int b);
 
 #endif

@@ -2,6 +2,7 @@
  * input lines into a padded batch, the recompute units, the greedy
  * translation, and loading or adopting a model (the experiment's pieces
  * are session_exp.c's). No SDL, nothing of the window. */
+#include "session.h"
 #include "session_int.h"
 
 #include <stdarg.h>
@@ -599,6 +600,23 @@ static void compute_until(Session *s, int need, int free_to, int may)
     }
     if (!s->input_error[0] && s->units_done >= u_total(s) && s->ext.phase)
         ses_exp_extras(s, may);
+}
+
+const SesCost *session_cost(Session *s)
+{
+    return ses_measure_cost(&s->measure, &s->model.cfg);
+}
+
+const float *session_dots(Session *s, int i)
+{
+    return ses_measure_dots(&s->measure, i);
+}
+
+const TfHeadMetrics *session_head_metrics(Session *s, const TfTrace *tr, TfAttnKind k, int b)
+{
+    /* the pass changes with a new one (version) or more of it computed */
+    uint64_t stamp = s->version << 24 ^ (uint64_t)s->units_done << 16 ^ (uint64_t)s->out_rows;
+    return ses_measure_heads(&s->measure, tr, stamp, k, b);
 }
 
 int session_pass_ready(const Session *s, int *done, int *total)

@@ -204,6 +204,18 @@ int session_teacher_forcing(const Session *s, const int *src, int S, const int *
 void session_compute_all(Session *s);
 int session_idle_work(Session *s);
 
+/* What the cost, scale and all-heads views show beyond the trace
+ * (ses_measure.h), measured on first use and kept: the cost of a layer of
+ * the model with the next lengths timed (within a frame's budget); the
+ * random q·k at ses_dots_dk(i); every head's metrics of attention k in tr
+ * (the trace or the normal pass beside an experiment), sentence b, kept
+ * while the pass stays the same. NULL when out of memory. */
+struct SesCost;
+struct TfHeadMetrics;
+const struct SesCost *session_cost(Session *s);
+const float *session_dots(Session *s, int i);
+const struct TfHeadMetrics *session_head_metrics(Session *s, const TfTrace *tr, TfAttnKind k, int b);
+
 /* Navigation; each returns 1 when the position changed. */
 StagePos session_pos(const Session *s);
 int session_goto(Session *s, StageId st, int layer);

@@ -4,11 +4,19 @@
  * pass and the translation under the experiment in pieces after it;
  * session_keep.c keeps what was computed under a key so that nothing is
  * computed twice; session_pace.c says what the pieces cost and starts a
- * decoding a piece at a time. */
+ * decoding a piece at a time. Each of them includes session.h first; this
+ * header names the Session's types without including it. */
 #ifndef APP_SESSION_INT_H
 #define APP_SESSION_INT_H
 
-#include "session.h"
+#include <stdint.h>
+
+#include "decode.h"
+#include "experiment.h"
+
+typedef struct Session Session;
+typedef struct SesTargets SesTargets;
+typedef struct SesExpKept SesExpKept;
 
 /* Starting a decoding d of sentence i in s->scratch (its experiment set by
  * the caller) a piece at a time: the sentence's encoder a layer a piece

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "session.h"
 #include "session_int.h"
 
 uint64_t ses_target_key(const Session *s, int i)

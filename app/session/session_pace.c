@@ -4,6 +4,7 @@
  * is the same computation. */
 #include <string.h>
 
+#include "session.h"
 #include "session_int.h"
 
 /* ---- what the pieces cost ----
