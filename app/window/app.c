@@ -244,13 +244,15 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
     pull_msg(a);
     Session *s = &a->ses;
     if (o && o->n_src > 0) {
+        char line[APP_TEXT_MAX];
         int n = o->n_src > APP_MAX_SENT ? APP_MAX_SENT : o->n_src, at = 0;
+        line[0] = 0;
         for (int i = 0; i < n && at < APP_TEXT_MAX - 1; i++)
-            at += snprintf(s->src_line + at, (size_t)(APP_TEXT_MAX - at), "%s%s",
-                           i ? " | " : "", o->src[i]);
+            at += snprintf(line + at, (size_t)(APP_TEXT_MAX - at), "%s%s", i ? " | " : "", o->src[i]);
+        session_set_text(s, 0, line);
     }
     if (o && o->tgt)
-        snprintf(s->tgt, APP_TEXT_MAX, "%s", o->tgt);
+        session_set_text(s, 1, o->tgt);
     if (o && o->theme) {
         for (int t = 0; t < THEME_COUNT; t++)
             if (strcmp(theme_get(t)->name, o->theme) == 0)
@@ -262,21 +264,20 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
             app_goto(a, id, o->layer);
     }
     if (o) {
-        if (o->head >= -1 && o->head < s->model.cfg.n_heads)
-            s->head = o->head;
+        if (o->head >= -1)
+            session_set_head(s, o->head);
         if (o->view) {
             int v = view_find(o->view);
             if (v >= 0)
                 a->view = v;
         }
-        s->batch = o->batch;
+        session_set_batch(s, o->batch);
         a->lang = o->lang;
         a->no_save = o->no_save;
         if (o->lessons_dir)
             snprintf(a->lessons_dir, sizeof a->lessons_dir, "%s", o->lessons_dir);
     }
-    s->dirty = 1;
-    app_update(a);
+    app_update(a); /* the first pass (the model just opened: the session has it to run) */
     return 0;
 }
 
