@@ -123,7 +123,7 @@ int gui_run(const AppOpts *o)
     }
     a.ui.paste = plat_clipboard_text;
     a.ui.copy = plat_clipboard_set;
-    a.ses.lazy = 1; /* an edit redraws at once; the rest of the pass runs when idle */
+    session_set_lazy(&a.ses, 1); /* an edit redraws at once; the rest of the pass runs when idle */
     plat_window_setup(r);
     static Stall st;
     st.path = getenv("STEPFORMER_STALL_LOG");

@@ -75,7 +75,7 @@ static CliExp gui_exp;
 static int gui_open_exp(App *a, void *ctx, TfErr *err)
 {
     TfExperiment e;
-    if (cli_exp_make(ctx, &a->ses.model.cfg, a->ses.pad_S, &e, err))
+    if (cli_exp_make(ctx, &a->ses.model.cfg, a->ses.pad.S, &e, err))
         return -1;
     app_set_exp(a, &e);
     return 0;
@@ -251,7 +251,7 @@ static int render_all(App *a, Ren *r, const char *dir, const ShotArgs *s)
         const StageInfo *si = stage_info(p.stage);
         app_goto(a, p.stage, p.layer);
         a->view = VIEW_AUTO;
-        a->ses.head = 0;
+        session_set_head(&a->ses, 0);
         snprintf(path, sizeof path, "%s/%03d_%s_l%d.%s", dir, n++, si->name, p.layer, ext);
         rc = render_to(a, r, path, s);
         if (si->kind == SK_WEIGHTS && !rc) {
@@ -259,10 +259,10 @@ static int render_all(App *a, Ren *r, const char *dir, const ShotArgs *s)
             snprintf(path, sizeof path, "%s/%03d_%s_l%d_lines.%s", dir, n++, si->name, p.layer, ext);
             rc = render_to(a, r, path, s);
             a->view = VIEW_AUTO;
-            a->ses.head = -1;
+            session_set_head(&a->ses, -1);
             snprintf(path, sizeof path, "%s/%03d_%s_l%d_heads.%s", dir, n++, si->name, p.layer, ext);
             rc = rc ? rc : render_to(a, r, path, s);
-            a->ses.head = 0;
+            session_set_head(&a->ses, 0);
         }
     }
     a->view = VIEW_DECODE;
@@ -298,7 +298,7 @@ static int shot_check(App *a, const AppOpts *o, const ShotArgs *s)
     if (ses->input_error[0])
         return cli_fail(C, "%s", ses->input_error);
     TfErr err;
-    if (tf_exp_check_source(&e, ses->pad_S, &err))
+    if (tf_exp_check_source(&e, ses->pad.S, &err))
         return cli_fail(C, "%s", err.msg);
     int sid = o->stage ? stage_find(o->stage) : -1;
     if (sid >= 0) { /* the layer first (the head is checked below) */

@@ -143,7 +143,7 @@ static int check_step_run(const Lesson *l, int i, Session *ses, CheckFn report, 
         return say(report, user, "%s:%d: the step's sentence does not run: %s", l->path, s->line, ses->input_error);
     int bad = 0;
     TfErr err;
-    if (hides && tf_exp_check_source(&v->exp, ses->pad_S, &err))
+    if (hides && tf_exp_check_source(&v->exp, ses->pad.S, &err))
         bad += say(report, user, "%s:%d: @experiment %s", l->path, v->exp_line, err.msg + 2 * (err.msg[0] == '-'));
     if (!p->kind)
         return bad;

@@ -3,6 +3,7 @@
  * translation, and loading or adopting a model (the experiment's pieces
  * are session_exp.c's). No SDL, nothing of the window. */
 #include "session.h"
+#include "session_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,8 +11,9 @@
 #include <string.h>
 
 #include "finite.h"
-#include "hash.h"
 #include "model_open.h"
+#include "ops.h"
+#include "ses_measure.h"
 #include "text.h"
 
 const char *(*session_tr)(const char *msgid);
@@ -128,6 +130,19 @@ int session_set_head(Session *s, int head)
     return 1;
 }
 
+int session_set_batch(Session *s, int b)
+{
+    if (b < 0 || b >= SES_MAX_SENT)
+        return 0;
+    s->batch = b;
+    return 1;
+}
+
+void session_set_lazy(Session *s, int on)
+{
+    s->lazy = on != 0;
+}
+
 
 void session_set_text(Session *s, int which, const char *text)
 {
@@ -141,13 +156,15 @@ static int cap_T(const Session *s)
     return s->model.cfg.max_len < SES_CAP_T ? s->model.cfg.max_len : SES_CAP_T;
 }
 
-/* Tokenise one line into ids; 0 on success, -1 with input_error set. */
-static int encode_line(Session *s, int tgt, const char *text, int *ids,
+/* Tokenise one line into ids, and where each token is in the text (spans
+ * may be NULL; the views mark unknown words with them, so nothing splits
+ * the text again per frame); 0 on success, -1 with input_error set. */
+static int encode_line(Session *s, int tgt, const char *text, int *ids, TokSpan *spans,
                        int max, int *n, const char *what)
 {
     TfErr err;
     int unk = 0;
-    int k = tf_text_ids(&s->model, tgt, text, ids, NULL, max, &unk, &err);
+    int k = tf_text_ids(&s->model, tgt, text, ids, spans, max, &unk, &err);
     if (k < 0) {
         snprintf(s->input_error, sizeof s->input_error, "%s: %s", what, err.msg);
         return -1;
@@ -185,11 +202,11 @@ static void fill_pad(int *a, size_t n, int pad)
 
 static void decode_cancel(Session *s)
 {
-    if (s->dec_on)
-        tf_dec_free(&s->dec);
-    s->dec_on = 0;
-    s->dec_sent = 0;
-    s->dec_enc = 0;
+    if (s->gdec.on)
+        tf_dec_free(&s->gdec.dec);
+    s->gdec.on = 0;
+    s->gdec.sent = 0;
+    s->gdec.enc = 0;
 }
 
 /* A piece ran: what it cost, for the budget and the tests. */
@@ -200,19 +217,10 @@ static void spend(Session *s, double *spent, double cost, unsigned n)
     s->pieces += n;
 }
 
-uint64_t ses_target_key(const Session *s, int i)
-{
-    int head[2] = {(int)s->walk_id, cap_T(s)};
-    uint64_t h = tf_fnv_ints(TF_FNV_SEED, head, 2);
-    h = tf_fnv_ints(h, s->src_ids[i], (size_t)s->src_n[i]);
-    h = tf_fnv_word(h, (uint64_t)s->src_n[i] << 40);
-    return h ? h : 1;
-}
-
 /* Sentence i's target was decoded before for the same sentence: 1, else 0. */
 static int target_kept(const Session *s, int i)
 {
-    return s->gkey[i] == ses_target_key(s, i) && (i != 0 || s->greedy.steps);
+    return ses_targets_has(&s->targets, i, ses_target_key(s, i)) && (i != 0 || s->greedy.steps);
 }
 
 /* Sentence i's target from the last decode of the same sentence: 1 taken,
@@ -221,11 +229,11 @@ static int reuse_target(Session *s, int i)
 {
     if (!target_kept(s, i))
         return 0;
-    memcpy(s->tgt_ids[i], s->gtgt_ids[i], (size_t)s->gtgt_n[i] * sizeof(int));
-    s->tgt_n[i] = s->gtgt_n[i];
+    memcpy(s->tgt_ids[i], s->targets.ids[i], (size_t)s->targets.n[i] * sizeof(int));
+    s->tgt_n[i] = s->targets.n[i];
     if (i == 0) { /* the normal translation, whatever the experiment did to it */
-        snprintf(s->translation, sizeof s->translation, "%s", s->gtext);
-        snprintf(s->base_translation, sizeof s->base_translation, "%s", s->gtext);
+        snprintf(s->translation, sizeof s->translation, "%s", s->targets.text);
+        snprintf(s->ext.base_translation, sizeof s->ext.base_translation, "%s", s->targets.text);
     }
     return 1;
 }
@@ -237,13 +245,11 @@ static void take_target(Session *s, int i, DecodeResult *r)
     s->tgt_n[i] = 1;
     for (int k = 0; k < r->n && r->ids[k] != cfg_eos_id(&s->model.cfg) && s->tgt_n[i] < cap_T(s); k++)
         s->tgt_ids[i][s->tgt_n[i]++] = r->ids[k];
-    memcpy(s->gtgt_ids[i], s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
-    s->gtgt_n[i] = s->tgt_n[i];
-    s->gkey[i] = ses_target_key(s, i);
+    ses_targets_keep(&s->targets, i, ses_target_key(s, i), s->tgt_ids[i], s->tgt_n[i]);
     if (i == 0) {
         tf_text_decode_to(&s->model, r->ids, r->n, s->translation, sizeof s->translation);
-        snprintf(s->base_translation, sizeof s->base_translation, "%s", s->translation);
-        snprintf(s->gtext, sizeof s->gtext, "%s", s->translation);
+        snprintf(s->ext.base_translation, sizeof s->ext.base_translation, "%s", s->translation);
+        snprintf(s->targets.text, sizeof s->targets.text, "%s", s->translation);
         decode_result_free(&s->greedy);
         s->greedy = *r;
     } else {
@@ -251,66 +257,66 @@ static void take_target(Session *s, int i, DecodeResult *r)
     }
 }
 
-/* What the next piece of decoding sentence s->dec_sent costs (taking a
+/* What the next piece of decoding sentence s->gdec.sent costs (taking a
  * kept target and handing a decoding over cost nothing). */
 static double target_cost(const Session *s)
 {
-    int i = s->dec_sent;
-    if (s->dec_on)
-        return s->dec.done ? 0 : kv_step_bytes(&s->model.cfg);
-    if (s->dec_enc == 0 && target_kept(s, i))
+    int i = s->gdec.sent;
+    if (s->gdec.on)
+        return s->gdec.dec.done ? 0 : kv_step_bytes(&s->model.cfg);
+    if (s->gdec.enc == 0 && target_kept(s, i))
         return 0;
-    return ses_dec_begin_cost(s, i, &(TfExperiment){0}, s->dec_enc);
+    return ses_dec_begin_cost(s, i, &(TfExperiment){0}, s->gdec.enc);
 }
 
-/* A piece of decoding sentence s->dec_sent (sentence 0 keeps its steps for
+/* A piece of decoding sentence s->gdec.sent (sentence 0 keeps its steps for
  * the decode view): starting it (ses_dec_begin), its decoder steps within
  * budget bytes of weight reads (0: all) through tf_dec_run, or handing it
  * over; what it cost goes to *spent. 0, or -1 on error; the sentence is done
- * when s->dec_sent moved on. */
+ * when s->gdec.sent moved on. */
 static int target_step(Session *s, double budget, double *spent)
 {
     TfErr err;
-    int i = s->dec_sent;
+    int i = s->gdec.sent;
     double cost = target_cost(s);
-    if (!s->dec_on && s->dec_enc == 0 && reuse_target(s, i)) {
-        s->dec_sent++;
+    if (!s->gdec.on && s->gdec.enc == 0 && reuse_target(s, i)) {
+        s->gdec.sent++;
         return 0;
     }
-    if (!s->dec_on) {
+    if (!s->gdec.on) {
         memset(&s->scratch.exp, 0, sizeof s->scratch.exp); /* decoder input: the normal one */
         DecodeOpts o;
         decode_opts_default(&o);
         o.no_trace = 1; /* the pass itself is what is shown */
-        int rc = ses_dec_begin(s, &s->dec, i, &o, i == 0, &s->dec_enc, &err);
+        int rc = ses_dec_begin(s, &s->gdec.dec, i, &o, i == 0, &s->gdec.enc, &err);
         if (rc < 0)
             goto fail;
-        s->dec_on = rc;
-        s->dec_steps += (unsigned)rc;
+        s->gdec.on = rc;
+        s->gdec.steps += (unsigned)rc;
         spend(s, spent, cost, 1);
         return 0;
     }
-    if (!s->dec.done) {
-        int t = s->dec.t;
-        if (tf_dec_run(&s->dec, budget, &err) < 0) {
-            tf_dec_free(&s->dec);
+    if (!s->gdec.dec.done) {
+        int t = s->gdec.dec.t;
+        if (tf_dec_run(&s->gdec.dec, budget, &err) < 0) {
+            tf_dec_free(&s->gdec.dec);
             goto fail;
         }
-        s->dec_steps += (unsigned)(s->dec.t - t);
-        spend(s, spent, (s->dec.t - t) * cost, (unsigned)(s->dec.t - t));
+        s->gdec.steps += (unsigned)(s->gdec.dec.t - t);
+        spend(s, spent, (s->gdec.dec.t - t) * cost, (unsigned)(s->gdec.dec.t - t));
         return 0;
     }
     DecodeResult r;
-    s->dec_on = 0;
-    if (tf_dec_finish(&s->dec, &r, NULL, &err))
+    s->gdec.on = 0;
+    if (tf_dec_finish(&s->gdec.dec, &r, NULL, &err))
         goto fail;
     take_target(s, i, &r);
-    s->dec_sent++;
+    s->gdec.sent++;
     return 0;
 fail:
-    s->dec_on = 0;
-    s->dec_enc = 0;
-    s->gkey[i] = 0;
+    s->gdec.on = 0;
+    s->gdec.enc = 0;
+    ses_targets_forget(&s->targets, i);
     snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
     return -1;
 }
@@ -397,8 +403,8 @@ static void start_pass(Session *s)
     s->truncated = 0;
     decode_cancel(s);           /* an edit cancels a decoding in flight */
     ses_exp_cancel(s);          /* ... and the experiment's pieces */
-    s->exp_pending = session_has_exp(s);
-    s->base_translation[0] = 0;
+    s->ext.pending = session_has_exp(s);
+    s->ext.base_translation[0] = 0;
     s->units_done = u_total(s); /* nothing to run unless the input is good */
     s->out_rows = 0;
     s->trace.T = 0;             /* no decoder stage is valid until computed */
@@ -407,7 +413,7 @@ static void start_pass(Session *s)
     s->version++;
     split_sources(s);
     for (int i = 0; i < s->n_src; i++) {
-        if (encode_line(s, 0, s->src[i], s->src_ids[i], T, &s->src_n[i], "source"))
+        if (encode_line(s, 0, s->src[i], s->src_ids[i], s->src_spans[i], T, &s->src_n[i], "source"))
             return;
         if (s->src_n[i] == 0) {
             if (s->n_src > 1) { /* drop a blank first sentence of a batch */
@@ -424,10 +430,10 @@ static void start_pass(Session *s)
     for (int i = 0; i < B; i++)
         if (s->src_n[i] > S)
             S = s->src_n[i];
-    fill_pad(s->src_pad, sizeof s->src_pad / sizeof *s->src_pad, cfg_pad_id(&s->model.cfg));
+    fill_pad(s->pad.src, sizeof s->pad.src / sizeof *s->pad.src, cfg_pad_id(&s->model.cfg));
     for (int i = 0; i < B; i++)
-        memcpy(s->src_pad + i * S, s->src_ids[i], (size_t)s->src_n[i] * sizeof(int));
-    s->pad_S = S;
+        memcpy(s->pad.src + i * S, s->src_ids[i], (size_t)s->src_n[i] * sizeof(int));
+    s->pad.S = S;
     if (s->batch >= B)
         s->batch = B - 1;
     s->units_done = 0;
@@ -441,13 +447,13 @@ static void start_pass(Session *s)
 static int make_targets(Session *s, int may, double *spent)
 {
     int T = cap_T(s);
-    while (s->dec_sent < s->n_src) {
+    while (s->gdec.sent < s->n_src) {
         if (!ses_fits(may, *spent, target_cost(s)))
             return 1;
         if (target_step(s, ses_budget_left(may, *spent), spent) < 0)
             return -1;
     }
-    s->dec_sent = 0;
+    s->gdec.sent = 0;
     s->tgt_auto = 1;
     /* the typed target: one sentence per source sentence, split at '|' like
      * the source line; a blank piece keeps that sentence's greedy output */
@@ -465,7 +471,7 @@ static int make_targets(Session *s, int may, double *spent)
         if (!one && strspn(piece, " \t") == len)
             continue;
         int n, ids[SES_CAP_T];
-        if (encode_line(s, 1, piece, ids, T - 1, &n, "target"))
+        if (encode_line(s, 1, piece, ids, NULL, T - 1, &n, "target"))
             return -1;
         if (n == 0 && !one)
             continue;
@@ -479,10 +485,10 @@ static int make_targets(Session *s, int may, double *spent)
     for (int i = 0; i < s->n_src; i++)
         if (s->tgt_n[i] > TT)
             TT = s->tgt_n[i];
-    fill_pad(s->tgt_pad, sizeof s->tgt_pad / sizeof *s->tgt_pad, cfg_pad_id(&s->model.cfg));
+    fill_pad(s->pad.tgt, sizeof s->pad.tgt / sizeof *s->pad.tgt, cfg_pad_id(&s->model.cfg));
     for (int i = 0; i < s->n_src; i++)
-        memcpy(s->tgt_pad + i * TT, s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
-    s->pad_T = TT;
+        memcpy(s->pad.tgt + i * TT, s->tgt_ids[i], (size_t)s->tgt_n[i] * sizeof(int));
+    s->pad.T = TT;
     return 0;
 }
 
@@ -490,7 +496,7 @@ static int make_targets(Session *s, int may, double *spent)
  * unit's, whose numbers skip the targets. */
 static double unit_cost(const Session *s, int u)
 {
-    return ses_unit_cost(&s->model.cfg, u < u_targets(s) ? u : u - 1, s->n_src, s->pad_S, s->pad_T);
+    return ses_unit_cost(&s->model.cfg, u < u_targets(s) ? u : u - 1, s->n_src, s->pad.S, s->pad.T);
 }
 
 /* The output projection, some rows a piece (a sentence at once unless
@@ -525,11 +531,11 @@ static int run_unit(Session *s, int u, int may, double *spent)
         return 1;
     spend(s, spent, cost, cost > 0);
     if (u == U_ENC_EMBED)
-        rc = tf_encode_begin(m, &s->trace, s->n_src, s->pad_S, s->src_pad, s->src_n, 0, &err);
+        rc = tf_encode_begin(m, &s->trace, s->n_src, s->pad.S, s->pad.src, s->src_n, 0, &err);
     else if (u <= n_enc)
         tf_encode_layer(m, &s->trace, u - 1, 0);
     else if (u == u_dec_embed(s))
-        rc = tf_decode_begin(m, &s->trace, s->pad_T, s->tgt_pad, s->tgt_n, 0, &err);
+        rc = tf_decode_begin(m, &s->trace, s->pad.T, s->pad.tgt, s->tgt_n, 0, &err);
     else
         tf_decode_layer(m, &s->trace, u - u_dec_embed(s) - 1, 0);
     if (rc)
@@ -537,10 +543,6 @@ static int run_unit(Session *s, int u, int may, double *spent)
     return rc;
 }
 
-int session_has_exp(const Session *s)
-{
-    return !tf_exp_is_none(&s->exp);
-}
 
 void session_set_exp(Session *s, const TfExperiment *e)
 {
@@ -552,8 +554,8 @@ void session_set_exp(Session *s, const TfExperiment *e)
 
 int session_base_ready(const Session *s)
 {
-    return s->have_base && !s->dirty && !s->input_error[0] && s->units_done >= u_total(s) &&
-           s->base_key == ses_input_key(s);
+    return s->ext.have_base && !s->dirty && !s->input_error[0] && s->units_done >= u_total(s) &&
+           s->ext.base_key == ses_input_key(s);
 }
 
 /* After the last unit: a pass whose numbers overflowed says where; with an
@@ -565,7 +567,7 @@ static void check_pass(Session *s)
         s->nonfinite = 1;
         s->translation[0] = 0; /* a "translation" of NaN is not one */
         decode_result_free(&s->greedy);
-        s->gkey[0] = 0;
+        ses_targets_forget(&s->targets, 0);
         snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
         session_msg(s, 1, "%s", err.msg);
         return;
@@ -596,8 +598,25 @@ static void compute_until(Session *s, int need, int free_to, int may)
                 return; /* the experiment's pieces from the next call on */
         }
     }
-    if (!s->input_error[0] && s->units_done >= u_total(s) && s->exp_phase)
+    if (!s->input_error[0] && s->units_done >= u_total(s) && s->ext.phase)
         ses_exp_extras(s, may);
+}
+
+const SesCost *session_cost(Session *s)
+{
+    return ses_measure_cost(&s->measure, &s->model.cfg);
+}
+
+const float *session_dots(Session *s, int i)
+{
+    return ses_measure_dots(&s->measure, i);
+}
+
+const TfHeadMetrics *session_head_metrics(Session *s, const TfTrace *tr, TfAttnKind k, int b)
+{
+    /* the pass changes with a new one (version) or more of it computed */
+    uint64_t stamp = s->version << 24 ^ (uint64_t)s->units_done << 16 ^ (uint64_t)s->out_rows;
+    return ses_measure_heads(&s->measure, tr, stamp, k, b);
 }
 
 int session_pass_ready(const Session *s, int *done, int *total)
@@ -624,9 +643,9 @@ int session_decoding(const Session *s, int *done, int *max_out)
 {
     int on = s->units_done <= u_targets(s) && !s->input_error[0] && !s->dirty;
     if (done)
-        *done = on && s->dec_on ? s->dec.t : 0;
+        *done = on && s->gdec.on ? s->gdec.dec.t : 0;
     if (max_out)
-        *max_out = on && s->dec_on ? s->dec.max_out : 0;
+        *max_out = on && s->gdec.on ? s->gdec.dec.max_out : 0;
     return on;
 }
 
@@ -650,45 +669,71 @@ void session_compute_all(Session *s)
 
 int session_idle_work(Session *s)
 {
-    if (s->input_error[0] || (s->units_done >= u_total(s) && !s->exp_phase))
+    if (s->input_error[0] || (s->units_done >= u_total(s) && !s->ext.phase))
         return 0;
     compute_until(s, u_total(s) - 1, -1, SES_BUDGET);
-    return (s->units_done < u_total(s) || s->exp_phase) && !s->input_error[0] ? 1 : 2;
+    return (s->units_done < u_total(s) || s->ext.phase) && !s->input_error[0] ? 1 : 2;
 }
 
 
 /* ---- models ---- */
+
+/* The positional table the PE view draws, for the positions the window
+ * shows: the one stored in the model's files, else its layout's. */
+static float *pe_table_of(const TfModel *m, TfErr *err)
+{
+    int rows = m->cfg.max_len < SES_CAP_T ? m->cfg.max_len : SES_CAP_T, C = m->cfg.d_model;
+    float *pe = malloc((size_t)rows * (size_t)C * sizeof *pe);
+    if (!pe) {
+        tf_fail(err, "out of memory for the positional table");
+        return NULL;
+    }
+    if (m->pe_src)
+        memcpy(pe, m->pe_src, (size_t)rows * (size_t)C * sizeof *pe);
+    else
+        pe_table_layout(pe, rows, C, m->cfg.pe_layout == TF_PE_HALVES);
+    return pe;
+}
 
 static int adopt(Session *s, TfModel *m, const char *path, int untrained, TfErr *err)
 {
     TfTrace tr, sc;
     /* small: the traces grow with the input (trace_reserve), never for max_len */
     int T = m->cfg.max_len < SES_TRACE_T0 ? m->cfg.max_len : SES_TRACE_T0;
-    if (trace_build(&tr, &m->cfg, 1, T, TRACE_RECORD, err))
+    float *pe = pe_table_of(m, err);
+    if (!pe)
         return -1;
+    if (trace_build(&tr, &m->cfg, 1, T, TRACE_RECORD, err)) {
+        free(pe);
+        return -1;
+    }
     TfTrace bt;
     if (trace_build(&sc, &m->cfg, 1, T, TRACE_RECORD, err)) {
         trace_free(&tr);
+        free(pe);
         return -1;
     }
     if (trace_build(&bt, &m->cfg, 1, T, TRACE_RECORD, err)) {
         trace_free(&tr);
         trace_free(&sc);
+        free(pe);
         return -1;
     }
     decode_cancel(s); /* it reads the old model and traces */
     ses_exp_cancel(s);
     trace_free(&s->trace);
     trace_free(&s->scratch);
-    trace_free(&s->base);
-    s->base = bt;
-    s->have_base = 0;
+    trace_free(&s->ext.base);
+    s->ext.base = bt;
+    s->ext.have_base = 0;
     memset(&s->exp, 0, sizeof s->exp); /* its heads may not exist in the new model */
     model_free(&s->model);
     decode_result_free(&s->greedy);
     s->model = *m;
     s->trace = tr;
     s->scratch = sc;
+    free(s->pe);
+    s->pe = pe;
     s->have_model = 1;
     s->untrained = untrained;
     snprintf(s->model_path, sizeof s->model_path, "%s", path);
@@ -799,9 +844,11 @@ void session_free(Session *s)
 {
     decode_cancel(s);
     ses_exp_cancel(s);
-    trace_free(&s->base);
+    trace_free(&s->ext.base);
     trace_free(&s->trace);
     trace_free(&s->scratch);
     decode_result_free(&s->greedy);
+    free(s->pe);
+    ses_measure_free(s->measure);
     model_free(&s->model);
 }

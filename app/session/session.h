@@ -37,6 +37,69 @@
  * it (the train view). */
 typedef enum SesNeed { SES_NEED_STAGE, SES_NEED_STACK, SES_NEED_ALL, SES_NEED_PACED } SesNeed;
 
+/* The padded batch the input lines make: each sentence's ids in a row of
+ * S source (T target) positions, the rest <pad> (session.c). */
+typedef struct SesPad {
+    int src[SES_MAX_SENT * SES_CAP_T], S;
+    int tgt[SES_MAX_SENT * SES_CAP_T], T;
+} SesPad;
+
+/* Each sentence's greedy target as last decoded, and the key of what it was
+ * decoded from (ses_target_key: the model and the sentence's source ids;
+ * typed targets and the experiment play no part: the targets are decoded
+ * by the normal model), so toggling an experiment or editing another
+ * sentence or the target line decodes nothing again (session_keep.c). */
+typedef struct SesTargets {
+    uint64_t key[SES_MAX_SENT];   /* 0 none */
+    int ids[SES_MAX_SENT][SES_CAP_T], n[SES_MAX_SENT];
+    char text[SES_TEXT_MAX];      /* sentence 0's greedy translation */
+} SesTargets;
+
+/* The last SES_KEEP_EXP translations of sentence 0 under an experiment, for
+ * (its target key, the experiment): turning one on again decodes nothing
+ * (session_keep.c). */
+typedef struct SesExpKept {
+    uint64_t key[SES_KEEP_EXP];
+    TfExperiment exp[SES_KEEP_EXP];
+    char text[SES_KEEP_EXP][SES_TEXT_MAX];
+    int next;                     /* the slot the next one takes */
+} SesExpKept;
+
+/* With an experiment on (session_exp.c): the trace is the pass with the
+ * experiment applied; base the normal pass on the same input (the same
+ * decoder input), kept while only the experiment changes. Both are made
+ * in pieces after the shown pass, like the greedy targets: the normal pass
+ * a unit at a time (encoder layers, decoder layers), then the greedy
+ * translation under the experiment a step at a time, each frame or idle
+ * call within SES_DEC_FRAME_BYTES (at least one piece); an edit or a new
+ * experiment cancels them. */
+typedef struct SesExtras {
+    TfTrace base;
+    int have_base;                /* base holds the normal pass of the input */
+    uint64_t base_key;            /* of the input base was computed for */
+    char base_translation[SES_TEXT_MAX]; /* greedy without the experiment */
+    unsigned base_passes;         /* normal passes computed (tests) */
+    int phase;                    /* 0 done (or none), 1 the normal pass, 2 the translation */
+    SesPass pass;                 /* the normal pass in pieces (unit 0: not begun) */
+    int enc;                      /* encoder pieces of the translation's source run */
+    TfDecoder dec;                /* the translation under the experiment (dec_on) */
+    int dec_on;
+    int pending;                  /* translation is not yet the one under the experiment */
+    unsigned pieces;              /* pieces run, and their weight reads, in all (tests */
+    double bytes;                 /* count them per frame) */
+    SesExpKept kept;
+} SesExtras;
+
+/* The greedy decoding of a target in flight (session.c), a step at a time
+ * between frames. */
+typedef struct SesDecoding {
+    TfDecoder dec;
+    int on, sent;                 /* running, for sentence `sent` of the batch */
+    int enc;                      /* its source's encoder pieces run in scratch before
+                                     it starts (when the pass's cannot be taken) */
+    unsigned steps;               /* decoding steps run (tests count them) */
+} SesDecoding;
+
 typedef struct Session {
     /* the model and what it computed */
     TfModel model;
@@ -46,6 +109,10 @@ typedef struct Session {
     char model_label[128];
     TfTrace trace;              /* recorded; starts small, grows with the input */
     TfTrace scratch;            /* for greedy decoding, not shown */
+    float *pe;                  /* (cap_T, d_model) the model's own positional table:
+                                   the paper's sin/cos, MarianMT's halves or a stored one */
+    struct SesMeasure *measure; /* what the cost and scale views show (ses_measure.h);
+                                   NULL until first asked */
     uint64_t version;           /* bumps whenever the trace changes */
     int dirty;                  /* input changed: recompute before drawing */
     int lazy;                   /* compute only what is shown, the rest when idle */
@@ -54,8 +121,7 @@ typedef struct Session {
                                    over all sentences */
     unsigned pieces;            /* pieces of the pass run, and what they cost in all */
     double work;                /* (tests count them per call) */
-    int src_pad[SES_MAX_SENT * SES_CAP_T], pad_S; /* the padded batch */
-    int tgt_pad[SES_MAX_SENT * SES_CAP_T], pad_T;
+    SesPad pad;                 /* the padded batch */
 
     /* the input: a source line holding up to four sentences separated by
      * '|' (a padded batch) and a target for sentence 0 (empty: the greedy
@@ -67,6 +133,7 @@ typedef struct Session {
     int tgt_auto;               /* sentence 0's decoder input came from greedy decoding (the
                                    target line, split at '|', types one per sentence) */
     int src_ids[SES_MAX_SENT][SES_CAP_T], src_n[SES_MAX_SENT];
+    TokSpan src_spans[SES_MAX_SENT][SES_CAP_T]; /* each source id's bytes in src[i] */
     int tgt_ids[SES_MAX_SENT][SES_CAP_T], tgt_n[SES_MAX_SENT];
     int n_unk;                  /* unknown words in the current input */
     int truncated;              /* a sentence was cut to the limit */
@@ -74,48 +141,11 @@ typedef struct Session {
     int nonfinite;              /* the pass overflowed (NaN or infinity): input_error says where */
     char translation[SES_TEXT_MAX];
     DecodeResult greedy;        /* the greedy decode of sentence 0, steps kept */
-    TfDecoder dec;              /* the greedy decoding in flight (dec_on) */
-    int dec_on, dec_sent;       /* ... of sentence dec_sent of the batch */
-    int dec_enc;                /* its source's encoder pieces run in scratch before
-                                   it starts (when the pass's cannot be taken) */
-    unsigned dec_steps;         /* decoding steps run (tests count them) */
-    /* each sentence's greedy target as last decoded, and what it was decoded
-     * from (the model and the sentence's source ids; typed targets and the
-     * experiment play no part: the targets are decoded by the normal model),
-     * so toggling an experiment or editing another sentence or the target
-     * line decodes nothing again; 0 none */
-    uint64_t gkey[SES_MAX_SENT];
-    int gtgt_ids[SES_MAX_SENT][SES_CAP_T], gtgt_n[SES_MAX_SENT];
-    char gtext[SES_TEXT_MAX];   /* sentence 0's greedy translation (gkey[0]) */
-    /* ... and the last SES_KEEP_EXP under an experiment, for (sentence 0's
-     * gkey, the experiment): turning one on again decodes nothing */
-    uint64_t xkey[SES_KEEP_EXP];
-    TfExperiment xexp[SES_KEEP_EXP];
-    char xtext[SES_KEEP_EXP][SES_TEXT_MAX];
-    int xnext;                  /* the slot the next one takes */
+    SesDecoding gdec;           /* the greedy decoding in flight */
+    SesTargets targets;         /* each sentence's greedy target as last decoded */
 
-    /* an experiment (issue 12): trace is the pass with exp applied; base
-     * the normal pass on the same input (the same decoder input), kept
-     * while only the experiment changes. Both only when exp is not none. */
-    TfExperiment exp;
-    TfTrace base;
-    int have_base;              /* base holds the normal pass of the input */
-    uint64_t base_key;          /* of the input base was computed for */
-    char base_translation[SES_TEXT_MAX]; /* greedy without the experiment */
-    unsigned base_passes;       /* normal passes computed (tests) */
-    /* ... made in pieces after the shown pass, like the greedy targets: the
-     * normal pass a unit at a time (encoder layers, decoder layers), then
-     * the greedy translation under the experiment a step at a time, each
-     * frame or idle call within SES_DEC_FRAME_BYTES (at least one piece);
-     * an edit or a new experiment cancels them */
-    int exp_phase;              /* 0 done (or none), 1 the normal pass, 2 the translation */
-    SesPass exp_pass;           /* the normal pass in pieces (unit 0: not begun) */
-    int exp_enc;                /* encoder pieces of the translation's source run */
-    TfDecoder exp_dec;          /* the translation under the experiment (exp_dec_on) */
-    int exp_dec_on;
-    int exp_pending;            /* translation is not yet the one under the experiment */
-    unsigned exp_pieces;        /* pieces run, and their weight reads, in all (tests */
-    double exp_bytes;           /* count them per frame) */
+    TfExperiment exp;           /* the experiment (none: all zero) */
+    SesExtras ext;              /* ... and what is made beside it */
 
     /* where the learner is */
     StagePos walk[SES_MAX_STEPS];
@@ -166,6 +196,18 @@ int session_teacher_forcing(const Session *s, const int *src, int S, const int *
 void session_compute_all(Session *s);
 int session_idle_work(Session *s);
 
+/* What the cost, scale and all-heads views show beyond the trace
+ * (ses_measure.h), measured on first use and kept: the cost of a layer of
+ * the model with the next lengths timed (within a frame's budget); the
+ * random q·k at ses_dots_dk(i); every head's metrics of attention k in tr
+ * (the trace or the normal pass beside an experiment), sentence b, kept
+ * while the pass stays the same. NULL when out of memory. */
+struct SesCost;
+struct TfHeadMetrics;
+const struct SesCost *session_cost(Session *s);
+const float *session_dots(Session *s, int i);
+const struct TfHeadMetrics *session_head_metrics(Session *s, const TfTrace *tr, TfAttnKind k, int b);
+
 /* Navigation; each returns 1 when the position changed. */
 StagePos session_pos(const Session *s);
 int session_goto(Session *s, StageId st, int layer);
@@ -175,6 +217,12 @@ int session_toggle_side(Session *s);             /* Tab */
 /* 0..n_heads-1, or -1 for all heads; returns 0 (and keeps the head) when
  * the model has no such head. */
 int session_set_head(Session *s, int head);
+/* Show sentence b of the batch (0..SES_MAX_SENT-1; the pass keeps it
+ * inside the batch it makes); 0 when b is out of range. */
+int session_set_batch(Session *s, int b);
+/* Compute only what is shown and the rest when idle (on: the window), or
+ * everything at once (off, the default: headless use, the CLI). */
+void session_set_lazy(Session *s, int on);
 
 /* Set the experiment (none: the zero value). The pass is redone with it;
  * the normal pass is redone only when the input changed. */
@@ -196,39 +244,7 @@ void session_msg(Session *s, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 
-/* ---- for session.c, session_exp.c and session_pace.c only ----
- * session.c runs the pass in units and decodes the greedy targets;
- * session_exp.c, with an experiment on, makes the normal pass and the
- * translation under the experiment in pieces after it; session_pace.c says
- * what the pieces cost and starts a decoding a piece at a time. (Here, not
- * in a header of their own: the three are one module, and such a header
- * would include this one while session.c includes it.) The paced pass
- * they share with the labs is public: ses_pass.h. */
-
-/* Starting a decoding d of sentence i in s->scratch (its experiment set by
- * the caller) a piece at a time: the sentence's encoder a layer a piece
- * (*enc counts them, 0 before the first), unless the shown pass encoded
- * exactly it alone under the same experiment, then the start itself (the
- * cache's cross-attention K/V). ses_dec_begin returns 1 when d is started,
- * 0 when more pieces remain, -1 with err; ses_dec_begin_cost what its next
- * piece costs under experiment exp. */
-int ses_dec_begin(Session *s, TfDecoder *d, int i, const DecodeOpts *o, int keep, int *enc, TfErr *err);
-double ses_dec_begin_cost(const Session *s, int i, const TfExperiment *exp, int enc);
-
-/* What sentence i's greedy target depends on: the model (a new one
- * rebuilds the walk) and the sentence's source ids; never 0. */
-uint64_t ses_target_key(const Session *s, int i);
-
-/* What the normal pass depends on: the model and the padded batch. */
-uint64_t ses_input_key(const Session *s);
-
-/* After the shown pass under an experiment: the pieces begin (the kept
- * normal pass and a kept translation are reused). */
-void ses_exp_begin(Session *s);
-/* Run pieces (all of them, or one budget): 0 when done, 1 when more
- * remain, -1 on error (input_error set). */
-int ses_exp_extras(Session *s, int may);
-/* Drop the pieces in flight. */
-void ses_exp_cancel(Session *s);
+/* The paced pass the labs share is ses_pass.h; what only the session's
+ * files share is session_int.h. */
 
 #endif

@@ -1,31 +1,25 @@
-/* session_exp.c - with an experiment on (issue 12): the Session's normal
- * pass on the same input and the greedy translation under the experiment,
- * made in pieces after the shown pass (session.h). */
+/* session_exp.c - with an experiment on: the Session's normal pass on the
+ * same input and the greedy translation under the experiment, made in
+ * pieces after the shown pass (SesExtras in session.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "hash.h"
 #include "session.h"
+#include "session_int.h"
 #include "text.h"
 
-uint64_t ses_input_key(const Session *s)
+int session_has_exp(const Session *s)
 {
-    uint64_t h = TF_FNV_SEED ^ s->walk_id;
-    const int *parts[4] = {s->src_pad, s->tgt_pad, s->src_n, s->tgt_n};
-    size_t lens[4] = {(size_t)s->n_src * s->pad_S, (size_t)s->n_src * s->pad_T, (size_t)s->n_src,
-                      (size_t)s->n_src};
-    for (int k = 0; k < 4; k++)
-        h = tf_fnv_ints(h, parts[k], lens[k]);
-    return tf_fnv_word(h, (uint64_t)s->pad_S << 32 ^ (uint64_t)s->pad_T);
+    return !tf_exp_is_none(&s->exp);
 }
 
 void ses_exp_cancel(Session *s)
 {
-    if (s->exp_dec_on)
-        tf_dec_free(&s->exp_dec);
-    s->exp_dec_on = 0;
-    s->exp_phase = 0;
-    s->exp_enc = 0;
+    if (s->ext.dec_on)
+        tf_dec_free(&s->ext.dec);
+    s->ext.dec_on = 0;
+    s->ext.phase = 0;
+    s->ext.enc = 0;
 }
 
 /* ---- with an experiment: the normal pass and the translation, in pieces ----
@@ -41,51 +35,49 @@ void ses_exp_cancel(Session *s)
 
 int session_exp_pending(const Session *s)
 {
-    return session_has_exp(s) && s->exp_pending && !s->input_error[0];
+    return session_has_exp(s) && s->ext.pending && !s->input_error[0];
 }
 
 /* What the next piece costs (what the budget counts). */
 static double exp_piece_bytes(const Session *s)
 {
     const TfConfig *c = &s->model.cfg;
-    if (s->exp_phase == 2 && !s->exp_dec_on)
-        return ses_dec_begin_cost(s, 0, &s->exp, s->exp_enc);
-    if (s->exp_phase == 2)
-        return s->exp_dec.done ? 0 : kv_step_bytes(c);
-    return ses_pass_piece_cost(&s->model, &s->base, &s->exp_pass);
+    if (s->ext.phase == 2 && !s->ext.dec_on)
+        return ses_dec_begin_cost(s, 0, &s->exp, s->ext.enc);
+    if (s->ext.phase == 2)
+        return s->ext.dec.done ? 0 : kv_step_bytes(c);
+    return ses_pass_piece_cost(&s->model, &s->ext.base, &s->ext.pass);
 }
 
 /* The translation under this experiment was made before for the same
  * sentence and model: take it (1), else 0. */
 static int exp_translation_kept(Session *s)
 {
-    uint64_t key = ses_target_key(s, 0);
-    for (int k = 0; k < SES_KEEP_EXP; k++)
-        if (s->xkey[k] == key && tf_exp_equal(&s->xexp[k], &s->exp)) {
-            snprintf(s->translation, sizeof s->translation, "%s", s->xtext[k]);
-            s->exp_pending = 0;
-            return 1;
-        }
-    return 0;
+    const char *t = ses_kept_find(&s->ext.kept, ses_target_key(s, 0), &s->exp);
+    if (!t)
+        return 0;
+    snprintf(s->translation, sizeof s->translation, "%s", t);
+    s->ext.pending = 0;
+    return 1;
 }
 
-/* One piece of the normal pass into s->base (SesPass); 0, or -1 with err. */
+/* One piece of the normal pass into s->ext.base (SesPass); 0, or -1 with err. */
 static int base_unit(Session *s, TfErr *err)
 {
     const TfModel *m = &s->model;
-    if (s->exp_pass.unit == 0) {
-        s->have_base = 0;
-        memset(&s->base.exp, 0, sizeof s->base.exp);
-        TfBatch in = {s->n_src, s->pad_S, s->pad_T, s->src_pad, s->tgt_pad, s->src_n, s->tgt_n};
-        ses_pass_start(&s->exp_pass, &in);
+    if (s->ext.pass.unit == 0) {
+        s->ext.have_base = 0;
+        memset(&s->ext.base.exp, 0, sizeof s->ext.base.exp);
+        TfBatch in = {s->n_src, s->pad.S, s->pad.T, s->pad.src, s->pad.tgt, s->src_n, s->tgt_n};
+        ses_pass_start(&s->ext.pass, &in);
     }
-    if (ses_pass_piece(m, &s->base, &s->exp_pass, err))
+    if (ses_pass_piece(m, &s->ext.base, &s->ext.pass, err))
         return -1;
-    if (ses_pass_done(m, &s->exp_pass)) {
-        s->have_base = 1;
-        s->base_key = ses_input_key(s);
-        s->base_passes++;
-        s->exp_phase = exp_translation_kept(s) ? 0 : 2;
+    if (ses_pass_done(m, &s->ext.pass)) {
+        s->ext.have_base = 1;
+        s->ext.base_key = ses_input_key(s);
+        s->ext.base_passes++;
+        s->ext.phase = exp_translation_kept(s) ? 0 : 2;
     }
     return 0;
 }
@@ -95,36 +87,32 @@ static int base_unit(Session *s, TfErr *err)
  * over. The pieces run, or -1 with err. */
 static int exp_translate_step(Session *s, double budget, TfErr *err)
 {
-    if (!s->exp_dec_on) {
+    if (!s->ext.dec_on) {
         DecodeOpts o;
         decode_opts_default(&o);
         o.no_trace = 1; /* only the tokens are wanted */
         s->scratch.exp = s->exp;
-        int rc = ses_dec_begin(s, &s->exp_dec, 0, &o, 0, &s->exp_enc, err);
+        int rc = ses_dec_begin(s, &s->ext.dec, 0, &o, 0, &s->ext.enc, err);
         if (rc < 0)
             return -1;
-        s->exp_dec_on = rc;
+        s->ext.dec_on = rc;
         return 1;
     }
-    if (!s->exp_dec.done) {
-        int t = s->exp_dec.t;
-        return tf_dec_run(&s->exp_dec, budget, err) < 0 ? -1 : s->exp_dec.t - t;
+    if (!s->ext.dec.done) {
+        int t = s->ext.dec.t;
+        return tf_dec_run(&s->ext.dec, budget, err) < 0 ? -1 : s->ext.dec.t - t;
     }
     DecodeResult r;
-    s->exp_dec_on = 0;
-    s->exp_phase = 0;
-    int rc = tf_dec_finish(&s->exp_dec, &r, NULL, err);
+    s->ext.dec_on = 0;
+    s->ext.phase = 0;
+    int rc = tf_dec_finish(&s->ext.dec, &r, NULL, err);
     memset(&s->scratch.exp, 0, sizeof s->scratch.exp);
     if (rc)
         return -1;
     tf_text_decode_to(&s->model, r.ids, r.n, s->translation, sizeof s->translation);
     decode_result_free(&r);
-    s->exp_pending = 0;
-    int k = s->xnext; /* the oldest goes */
-    s->xnext = (k + 1) % SES_KEEP_EXP;
-    s->xkey[k] = ses_target_key(s, 0);
-    s->xexp[k] = s->exp;
-    snprintf(s->xtext[k], sizeof s->xtext[k], "%s", s->translation);
+    s->ext.pending = 0;
+    ses_kept_put(&s->ext.kept, ses_target_key(s, 0), &s->exp, s->translation);
     return 1;
 }
 
@@ -132,12 +120,12 @@ int ses_exp_extras(Session *s, int may)
 {
     TfErr err;
     double spent = 0;
-    while (s->exp_phase) {
+    while (s->ext.phase) {
         double cost = exp_piece_bytes(s);
         if (!ses_fits(may, spent, cost))
             break;
         int n = 1, rc;
-        if (s->exp_phase == 1) {
+        if (s->ext.phase == 1) {
             rc = base_unit(s, &err);
         } else { /* decoder steps: as many as the rest of the budget holds */
             n = exp_translate_step(s, ses_budget_left(may, spent), &err);
@@ -145,22 +133,22 @@ int ses_exp_extras(Session *s, int may)
             n = n < 0 ? 0 : n;
         }
         spent += n * cost;
-        s->exp_pieces += (unsigned)n;
-        s->exp_bytes += n * cost;
+        s->ext.pieces += (unsigned)n;
+        s->ext.bytes += n * cost;
         if (rc) {
             ses_exp_cancel(s);
             snprintf(s->input_error, sizeof s->input_error, "%s", err.msg);
             return -1;
         }
     }
-    return s->exp_phase != 0;
+    return s->ext.phase != 0;
 }
 
 void ses_exp_begin(Session *s)
 {
-    s->exp_pending = 1;
-    s->exp_pass.unit = 0;
-    s->exp_phase = s->have_base && s->base_key == ses_input_key(s) ? 2 : 1;
-    if (s->exp_phase == 2 && exp_translation_kept(s))
-        s->exp_phase = 0;
+    s->ext.pending = 1;
+    s->ext.pass.unit = 0;
+    s->ext.phase = s->ext.have_base && s->ext.base_key == ses_input_key(s) ? 2 : 1;
+    if (s->ext.phase == 2 && exp_translation_kept(s))
+        s->ext.phase = 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "session.h"
+#include "session_int.h"
 
 /* ---- what the pieces cost ----
  *

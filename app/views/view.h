@@ -2,8 +2,10 @@
  *
  * Each frame the window builds a Scene: a read-only snapshot of what to show
  * (the model, the trace and its version, the stage position, head, sentence
- * of the batch, selection, look, language, the fonts and the renderer, and
- * read-only pointers into the Session for the decode and train views). A
+ * of the batch, selection, look, language, the fonts and the renderer; the
+ * input as the session read it: each sentence's text, ids and token spans,
+ * the targets, the greedy translation, unknown words, the input error and
+ * the experiment). A
  * view draws into ctx->area through the renderer layer (never SDL), reads
  * the mouse from ctx->in, keeps what it remembers between frames in its own
  * state (ctx->st, owned by the window), and writes its wishes into a ViewOut
@@ -20,9 +22,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "experiment.h"
 #include "input.h"
-#include "session.h"
+#include "model.h"
 #include "ui.h"
+#include "walk.h"
+
+/* What a view may be shown of the input (the window checks that they are
+ * the session's SES_MAX_SENT, SES_TEXT_MAX and SES_CAP_T). */
+#define VIEW_MAX_SENT 4    /* sentences in the padded batch */
+#define VIEW_TEXT_MAX 1024 /* bytes of one input line or text field */
+#define VIEW_CAP_T 128     /* longest sequence shown */
+
+/* How much of the pass a view needs before it draws: the current stage,
+ * the current stage in every layer of its stack, or everything (the output
+ * view); or everything paced, a piece per frame or idle call, while the
+ * view shows how far it has got (decode) or does not read it (train). The
+ * window maps it to the session's SesNeed. */
+typedef enum ViewNeed { VIEW_NEED_STAGE, VIEW_NEED_STACK, VIEW_NEED_ALL, VIEW_NEED_PACED } ViewNeed;
 
 typedef enum ViewId {
     VIEW_AUTO = 0, /* the natural view of the current stage */
@@ -77,19 +94,86 @@ typedef struct PanZoom {
 } PanZoom;
 
 
+/* What a view wants measured beyond the pass before it draws (ViewDef.wants;
+ * the window measures it and hands it over in the Scene). */
+enum {
+    VIEW_WANT_HEADS = 1, /* what every head of the pass does (Scene.heads) */
+    VIEW_WANT_COST = 2,  /* a layer's cost against n on this machine (Scene.cost) */
+    VIEW_WANT_DOTS = 4,  /* q·k of random vectors (Scene.dots) */
+};
+
+/* What one head does, in numbers (headstats.h's metrics, measured by the
+ * window over the shown pass, real rows and keys only). */
+typedef struct SceneHead {
+    int rows;                   /* query rows measured (0: none) */
+    double entropy;             /* mean over rows of -sum_j w ln w, nats */
+    double max_weight;          /* mean over rows of max_j w */
+    int offset;                 /* most common argmax_j - i */
+    double offset_share;        /* share of rows whose argmax is at that offset */
+    double first_share;         /* mean weight on key 0 */
+    const char *label;          /* where one number is clear ("sink", "previous
+                                   token", ...: English, for _()), else "" */
+} SceneHead;
+
+#define VIEW_MAX_HEADS_SHOWN 1024 /* layers x heads of one attention measured */
+
+/* One layer's cost against n: the figures of the lengths measured so far
+ * (at most VIEW_COST_MAX lengths). */
+#define VIEW_COST_MAX 8
+typedef struct SceneCost {
+    int C, NH, F;               /* the shape measured (d_model, h, d_ff) */
+    int n;                      /* lengths in all (ns[0..n)) */
+    int done;                   /* ... measured so far */
+    int failed;                 /* no memory to measure */
+    const int *ns;
+    const double *attn_s, *ffn_s; /* seconds per layer */
+    const double *attn_b, *ffn_b; /* bytes the trace records */
+} SceneCost;
+
+/* One sentence of the batch as the session read it. */
+typedef struct SceneSent {
+    const char *text;           /* as typed (the source line split at '|') */
+    const int *ids;             /* its source ids, n of them */
+    int n;
+    const TokSpan *spans;       /* where each id's token is in text (n; all {0, 0}
+                                   for MarianMT, whose pieces are not spans of it) */
+    const int *tgt_ids;         /* the decoder's input: <bos> + target, tgt_n ids */
+    int tgt_n;
+} SceneSent;
+
 /* The read-only snapshot a view draws from (built by the window). */
 typedef struct Scene {
     const TfModel *model;
     const TfTrace *trace;
     uint64_t version;           /* of the trace: bumps whenever it changes */
-    const Session *ses;         /* the input lines, ids, greedy translation */
-    const TfTrace *base;        /* with an experiment on: the normal pass, else NULL
-                                   (the experiment's own pass is ses->trace) */
+    const TfTrace *exp_trace;   /* the pass under the experiment (trace, unless trace
+                                   is base in compare mode) */
+    const TfTrace *base;        /* with an experiment on: the normal pass, else NULL */
+    const TfExperiment *exp;    /* the experiment (none: all zero) */
     int cmp;                    /* 0 the experiment, 1 the normal pass (trace is
                                    base), 2 the difference trace - base */
     StagePos pos;               /* stage and layer */
     int head;                   /* -1 all heads */
     int batch, n_src;           /* sentence shown, sentences in the batch */
+    SceneSent sent[VIEW_MAX_SENT]; /* the n_src sentences */
+    int tgt_auto;               /* sentence 0's target is the greedy translation, not typed */
+    const char *translation;    /* sentence 0's greedy translation ("" not yet) */
+    const int *greedy_ids;      /* ... as ids, greedy_n of them (up to <eos>) */
+    int greedy_n;
+    int n_unk;                  /* unknown words in the input */
+    const char *input_error;    /* why the input could not run, or "" */
+    int paced;                  /* the window: the pass runs in pieces between frames
+                                   (headless: all at once) */
+    float ln_eps;               /* the ε LayerNorm adds to the variance (the engine's) */
+    const float *pe;            /* (pe_rows, d_model) the model's own positional table
+                                   (the trace's grows with the input and may be shorter) */
+    int pe_rows;                /* min(max_len, VIEW_CAP_T) */
+    /* what the view wanted measured (ViewDef.wants), else NULL / zero */
+    const SceneHead *heads[3];  /* per attention kind (TfAttnKind): [layer * n_heads + head]
+                                   of sentence batch of trace */
+    SceneCost cost;
+    const float *dots[2];       /* q·k of dots_n random pairs at d_k dots_dk[i] */
+    int dots_dk[2], dots_n;
     ViewId view;                /* the view drawn (resolved, never VIEW_AUTO) */
     Selection sel;
     ThemeId theme;
@@ -197,7 +281,8 @@ typedef struct ViewDef {
     int (*act)(ViewCtx *v, ViewAct act, int arg); /* a tab's command: 1 when done; may be NULL */
     size_t state_size;    /* bytes of the view's state, 0 none */
     void (*free)(void *st); /* release what the state holds; may be NULL */
-    SesNeed need;         /* what of the pass the view shows */
+    ViewNeed need;        /* what of the pass the view shows */
+    unsigned wants;       /* VIEW_WANT_*: what it shows measured beyond the pass */
 } ViewDef;
 extern const ViewDef *const VIEWS[VIEW_COUNT]; /* VIEW_AUTO: NULL */
 
@@ -247,12 +332,6 @@ void view_matrix(ViewCtx *v);
 extern const ViewDef VIEW_MATRIX_DEF, VIEW_HEADS_DEF, VIEW_LINES_DEF, VIEW_MASK_DEF, VIEW_PE_DEF,
     VIEW_NORM_DEF, VIEW_FFN_DEF, VIEW_OUTPUT_DEF, VIEW_DECODE_DEF, VIEW_TRAIN_DEF, VIEW_COST_DEF,
     VIEW_SCALE_DEF;
-/* the cost view (view_cost.c): bytes the trace records for one layer's
- * self-attention and FFN at n tokens; the lengths measured so far and the
- * figures of the k-th (n = 8 << k) */
-void cost_bytes(int n, int C, int NH, int F, double *attn, double *ffn);
-int view_cost_result(const void *cost_state, int k, double *attn_s, double *ffn_s, double *attn_b,
-                     double *ffn_b);
 
 /* Pure helpers of the views, used by them and tested directly. */
 /* R(k·ω_pair) and R·PE(pos) for one sin/cos pair of the table (view_pe_base.c) */
@@ -263,10 +342,6 @@ double pe_omega(int pair, int C);
  * MarianMT table in halves: pair, ⌈C/2⌉ + pair). */
 int pe_rotate_cols(const float *pe, int rows, int C, int sc, int cc, int pair, int pos, int k,
                    float R[2][2], float out[2]);
-/* The model's own positional table for rows positions (view_model.c), and
- * a key that changes with it. */
-void view_pe_fill(const TfModel *m, float *pe, int rows);
-uintptr_t view_pe_key(const TfModel *m);
 void view_pe_choices(const void *pe_state, int *dims, int *pair, int *pos, int *k);
 /* the four matrices of an Add & Norm step, which is the LN input and output */
 int norm_step_views(const TfTrace *tr, StageId st, int layer, int b, TfView *views,

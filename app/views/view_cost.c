@@ -1,174 +1,18 @@
 /* view_cost.c - what attention costs, measured on this machine: one layer of
- * the loaded model's size (d_model, h, d_ff) run by the engine's own ops at
- * n = 8, 16, ..., 256 tokens, self-attention (Q/K/V projections, QKᵀ,
- * softmax, A·V, W_O) beside the feed-forward network, as time per layer
- * and as the bytes the trace records for it, both on log-log axes; below,
- * Table 1 of the paper (complexity per layer, sequential operations,
- * maximum path length).
+ * the loaded model's size (d_model, h, d_ff) at n = 8, 16, ..., 256 tokens,
+ * self-attention (Q/K/V projections, QKᵀ, softmax, A·V, W_O) beside the
+ * feed-forward network, as time per layer and as the bytes the trace
+ * records for it, both on log-log axes; below, Table 1 of the paper
+ * (complexity per layer, sequential operations, maximum path length).
  *
- * Measuring never freezes the window: each frame measures the next n until
- * a small time budget is spent (at least one n), then asks for another
- * frame; the results are kept in the view's state for the model's shape.
- * The memory figures are counted from the trace's layout (AttnAct: packed
- * Q|K|V, scores, mask, weights, heads, out; FFN: hidden, out), so they are
- * exact and the same on every machine; the times are this machine's. */
+ * The window measures (ses_measure.c: the next n each frame within a small
+ * time budget) and hands the figures over in Scene.cost; the view draws
+ * them and asks for another frame while lengths remain. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "ops.h"
-#include "parallel.h"
 #include "view.h"
-
-#define COST_N 6
-static const int COST_NS[COST_N] = {8, 16, 32, 64, 128, 256};
-#define COST_TRIALS 5
-#define COST_BUDGET 0.040 /* seconds of measuring per frame */
-
-typedef struct CostUi {
-    int C, NH, F;            /* the shape measured for */
-    int done;                /* values of n measured */
-    double attn_s[COST_N], ffn_s[COST_N]; /* seconds per layer, fastest of 5 */
-    double attn_b[COST_N], ffn_b[COST_N]; /* bytes the trace records */
-    float *mem;              /* weights and activations for n = 256 */
-    int failed;              /* no memory for the buffers */
-} CostUi;
-
-/* Bytes the trace records for one layer's self-attention and FFN at n
- * tokens, batch 1 (trace.h: AttnAct, EncLayerAct). */
-void cost_bytes(int n, int C, int NH, int F, double *attn, double *ffn)
-{
-    double nn = (double)n * n;
-    *attn = 4.0 * (3.0 * n * C + NH * nn + nn + NH * nn + (double)n * C + (double)n * C);
-    *ffn = 4.0 * ((double)n * F + (double)n * C);
-}
-
-/* The buffers of one layer for the largest n, laid out in one block. */
-typedef struct CostBufs {
-    float *x, *wqkv, *bqkv, *qkv, *scores, *mask, *weights, *heads, *wo, *bo, *out;
-    float *w1, *b1, *hidden, *w2, *b2, *out2;
-} CostBufs;
-
-static size_t bufs_layout(CostBufs *b, float *base, int C, int NH, int F)
-{
-    size_t N = (size_t)COST_NS[COST_N - 1], at = 0;
-    float *p = base;
-#define TAKE(f, cnt) do { b->f = p ? p + at : NULL; at += (cnt); } while (0)
-    TAKE(x, N * C);
-    TAKE(wqkv, (size_t)3 * C * C);
-    TAKE(bqkv, (size_t)3 * C);
-    TAKE(qkv, N * 3 * C);
-    TAKE(scores, (size_t)NH * N * N);
-    TAKE(mask, N * N);
-    TAKE(weights, (size_t)NH * N * N);
-    TAKE(heads, N * C);
-    TAKE(wo, (size_t)C * C);
-    TAKE(bo, (size_t)C);
-    TAKE(out, N * C);
-    TAKE(w1, (size_t)F * C);
-    TAKE(b1, (size_t)F);
-    TAKE(hidden, N * F);
-    TAKE(w2, (size_t)C * F);
-    TAKE(b2, (size_t)C);
-    TAKE(out2, N * C);
-#undef TAKE
-    return at;
-}
-
-static void run_attn(const CostBufs *b, int n, int C, int NH)
-{
-    linear_forward(b->qkv, b->x, b->wqkv, b->bqkv, n, C, 3 * C);
-    AttnDims d = {1, n, n, C, NH, 3 * C, 3 * C, 0, &n, 0, NULL};
-    attention_forward(b->heads, b->scores, b->mask, b->weights, b->qkv, b->qkv + C, b->qkv + 2 * C, &d);
-    linear_forward(b->out, b->heads, b->wo, b->bo, n, C, C);
-}
-
-static void run_ffn(const CostBufs *b, int n, int C, int F)
-{
-    linear_forward(b->hidden, b->x, b->w1, b->b1, n, C, F);
-    relu_forward(b->hidden, b->hidden, (size_t)n * F);
-    linear_forward(b->out2, b->hidden, b->w2, b->b2, n, F, C);
-}
-
-static double est_flops(int n, int C, int F);
-
-/* Seconds per call: repeated until 0.3 ms have passed, the fastest of
- * COST_TRIALS such means (the least disturbed by other programs). */
-static double time_one(const CostBufs *b, int which, int n, int C, int NH, int F)
-{
-    /* on one core: the products are not split with the helper thread (whose
-     * wake-up on a busy machine would show as a jump, not as a cost of n) */
-    int own = par_claim();
-    /* a big layer at a long n is timed once (no warm-up): five of them
-     * would hold one frame for most of a second */
-    int trials = est_flops(n, C, F) > 1e8 ? 1 : COST_TRIALS;
-    double t[COST_TRIALS];
-    if (trials > 1)
-        which ? run_ffn(b, n, C, F) : run_attn(b, n, C, NH); /* warm the caches */
-    for (int k = 0; k < trials; k++) {
-        int reps = 0;
-        double t0 = tf_seconds(), el;
-        do {
-            which ? run_ffn(b, n, C, F) : run_attn(b, n, C, NH);
-            reps++;
-            el = tf_seconds() - t0;
-        } while (el < 3e-4 && reps < 4096);
-        t[k] = el / reps;
-    }
-    if (own)
-        par_release();
-    double best = t[0];
-    for (int k = 1; k < trials; k++)
-        best = t[k] < best ? t[k] : best;
-    return best;
-}
-
-/* Multiply-adds of one call of each, to guess its time before measuring. */
-static double est_flops(int n, int C, int F)
-{
-    return 2.0 * n * C * 3 * C + 4.0 * n * n * C + 2.0 * n * C * C + 4.0 * n * C * F;
-}
-
-/* Measure the next values of n within the frame's budget. On opening, the
- * lengths a small model runs in a few milliseconds are all measured at once
- * (the picture is complete in the first frame, and in `shot`); the rest one
- * a frame. */
-static void cost_measure(CostUi *u, const TfConfig *cfg)
-{
-    if (u->C != cfg->d_model || u->NH != cfg->n_heads || u->F != cfg->d_ff) {
-        free(u->mem);
-        memset(u, 0, sizeof *u);
-        u->C = cfg->d_model;
-        u->NH = cfg->n_heads;
-        u->F = cfg->d_ff;
-    }
-    if (u->done >= COST_N || u->failed)
-        return;
-    CostBufs b;
-    if (!u->mem) {
-        size_t n = bufs_layout(&b, NULL, u->C, u->NH, u->F);
-        u->mem = malloc(n * sizeof(float));
-        if (!u->mem) {
-            u->failed = 1;
-            return;
-        }
-        for (size_t i = 0; i < n; i++) /* small values, no denormals */
-            u->mem[i] = 0.02f * sinf(0.37f * (float)(i % 1000));
-    }
-    bufs_layout(&b, u->mem, u->C, u->NH, u->F);
-    double t0 = tf_seconds();
-    int first = u->done == 0;
-    do {
-        int k = u->done, n = COST_NS[k];
-        u->attn_s[k] = time_one(&b, 0, n, u->C, u->NH, u->F);
-        u->ffn_s[k] = time_one(&b, 1, n, u->C, u->NH, u->F);
-        cost_bytes(n, u->C, u->NH, u->F, &u->attn_b[k], &u->ffn_b[k]);
-        u->done++;
-    } while (u->done < COST_N &&
-             (tf_seconds() - t0 < COST_BUDGET || (first && est_flops(COST_NS[u->done], u->C, u->F) < 5e7)));
-}
 
 /* ---- drawing ---- */
 
@@ -206,7 +50,7 @@ static void decade_label(int e, int time, char *buf, size_t cap)
     snprintf(buf, cap, "%g %s", v, time ? T[step] : B[step]);
 }
 
-static double xpos(Rect p, int k) { return p.x + (double)p.w * k / (COST_N - 1); }
+static double xpos(Rect p, int n, int k) { return p.x + (double)p.w * k / (n - 1); }
 static double ypos(Rect p, Axis ax, double v)
 {
     double t = (log10(v) - ax.lo) / (ax.hi - ax.lo);
@@ -214,8 +58,10 @@ static double ypos(Rect p, Axis ax, double v)
 }
 
 /* One log-log plot: attention and FFN against n. */
-static void plot(ViewCtx *v, Rect rc, const char *title, const double *attn, const double *ffn, int n, int time)
+static void plot(ViewCtx *v, Rect rc, const char *title, const double *attn, const double *ffn, int time)
 {
+    const SceneCost *c = &v->s->cost;
+    int n = c->done;
     const Theme *th = v->th;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
@@ -234,12 +80,12 @@ static void plot(ViewCtx *v, Rect rc, const char *title, const double *attn, con
         decade_label(e, time, buf, sizeof buf);
         ren_text(v->r, f, buf, p.x - ren_text_width(f, buf) - 4, y - fh / 2, th->dim);
     }
-    int every = (int)xpos(p, 1) - (int)xpos(p, 0) < ren_text_width(f, "2560") ? 2 : 1;
-    for (int k = 0; k < COST_N; k++) {
-        int x = (int)xpos(p, k);
+    int every = (int)xpos(p, c->n, 1) - (int)xpos(p, c->n, 0) < ren_text_width(f, "2560") ? 2 : 1;
+    for (int k = 0; k < c->n; k++) {
+        int x = (int)xpos(p, c->n, k);
         ren_rect(v->r, (Rect){x, p.y + p.h, 1, 4}, th->border);
-        snprintf(buf, sizeof buf, "%d", COST_NS[k]);
-        if ((COST_N - 1 - k) % every == 0)
+        snprintf(buf, sizeof buf, "%d", c->ns[k]);
+        if ((c->n - 1 - k) % every == 0)
             ren_text(v->r, f, buf, x - ren_text_width(f, buf) / 2, p.y + p.h + 4, th->dim);
     }
     const char *xl = _("n, tokens (log scale)");
@@ -248,24 +94,24 @@ static void plot(ViewCtx *v, Rect rc, const char *title, const double *attn, con
     const double *ser[2] = {attn, ffn};
     Color col[2] = {th->accent2, th->accent};
     for (int s = 0; s < 2; s++) {
-        float xy[2 * COST_N];
-        for (int k = 0; k < n; k++) {
-            xy[2 * k] = (float)xpos(p, k);
+        float xy[2 * VIEW_COST_MAX];
+        for (int k = 0; k < n && k < VIEW_COST_MAX; k++) {
+            xy[2 * k] = (float)xpos(p, c->n, k);
             xy[2 * k + 1] = (float)ypos(p, ax, ser[s][k]);
             ren_rect(v->r, (Rect){(int)xy[2 * k] - 3, (int)xy[2 * k + 1] - 3, 7, 7}, col[s]);
             Rect hit = {(int)xy[2 * k] - 6, (int)xy[2 * k + 1] - 6, 13, 13};
             if (ui_over(v->in, hit)) {
                 if (time)
                     ui_hover_own(v, (float)(ser[s][k] * 1e3), s ? _("FFN, n = %d: ms per layer")
-                                                                : _("self-attention, n = %d: ms per layer"), COST_NS[k]);
+                                                                : _("self-attention, n = %d: ms per layer"), c->ns[k]);
                 else
                     ui_hover_own(v, (float)(ser[s][k] / 1000.0), s ? _("FFN, n = %d: kB the trace records")
                                                                    : _("self-attention, n = %d: kB the trace records"),
-                                 COST_NS[k]);
+                                 c->ns[k]);
             }
         }
         if (n > 1)
-            ren_polyline(v->r, xy, n, 2.0f, col[s]);
+            ren_polyline(v->r, xy, n < VIEW_COST_MAX ? n : VIEW_COST_MAX, 2.0f, col[s]);
     }
 }
 
@@ -323,10 +169,9 @@ static void cost_draw(ViewCtx *v)
 {
     const Scene *sc = v->s;
     const Theme *th = v->th;
-    CostUi *u = v->st;
+    const SceneCost *u = &sc->cost;
     Rect A = v->area;
-    cost_measure(u, &sc->model->cfg);
-    if (u->done < COST_N && !u->failed) /* the next n in the next frame */
+    if (u->done < u->n && !u->failed) /* the next n in the next frame */
         v->out->wake_at = sc->now + 0.01;
     RenFont *f = v->g->small, *ui = v->g->ui;
     int fh = ren_font_height(f), pad = 10;
@@ -356,8 +201,8 @@ static void cost_draw(ViewCtx *v)
     int with_note = 1, table_h = table_draw(v, (Rect){A.x + pad, 0, W, 0}, 0, 1);
     if (u->failed)
         snprintf(said, sizeof said, "%s", _("not enough memory to measure this model"));
-    else if (u->done < COST_N)
-        snprintf(said, sizeof said, _("measuring… %d of %d lengths"), u->done, COST_N);
+    else if (u->done < u->n || u->n < 6)
+        snprintf(said, sizeof said, _("measuring… %d of %d lengths"), u->done, u->n);
     else
         snprintf(said, sizeof said,
                  _("From n = 128 to 256: self-attention ×%.1f in time and ×%.1f in memory, the FFN ×%.1f and ×%.1f "
@@ -374,32 +219,12 @@ static void cost_draw(ViewCtx *v)
     if (plots_h < 80)
         plots_h = 80;
     int half = (A.w - 3 * pad) / 2;
-    plot(v, (Rect){A.x + pad, y, half, plots_h}, _("Time per layer (log scale)"), u->attn_s, u->ffn_s, u->done, 1);
+    plot(v, (Rect){A.x + pad, y, half, plots_h}, _("Time per layer (log scale)"), u->attn_s, u->ffn_s, 1);
     plot(v, (Rect){A.x + 2 * pad + half, y, half, plots_h}, _("Memory the trace records (log scale)"), u->attn_b,
-         u->ffn_b, u->done, 0);
+         u->ffn_b, 0);
     y += plots_h + 6;
-    y += ui_paragraph(v->r, f, said, A.x + pad, y, W, u->done < COST_N ? th->warn : th->select) + 8;
+    y += ui_paragraph(v->r, f, said, A.x + pad, y, W, u->done < u->n ? th->warn : th->select) + 8;
     table_draw(v, (Rect){A.x + pad, y, W, 0}, 1, with_note);
 }
 
-static void cost_free(void *st)
-{
-    CostUi *u = st;
-    free(u->mem);
-    u->mem = NULL;
-}
-
-/* For tests: how many lengths are measured and the figures of the k-th. */
-int view_cost_result(const void *st, int k, double *attn_s, double *ffn_s, double *attn_b, double *ffn_b)
-{
-    const CostUi *u = st;
-    if (k >= 0 && k < u->done) {
-        *attn_s = u->attn_s[k];
-        *ffn_s = u->ffn_s[k];
-        *attn_b = u->attn_b[k];
-        *ffn_b = u->ffn_b[k];
-    }
-    return u->done;
-}
-
-const ViewDef VIEW_COST_DEF = {"cost", N_("Cost"), cost_draw, NULL, sizeof(CostUi), cost_free, SES_NEED_STAGE};
+const ViewDef VIEW_COST_DEF = {"cost", N_("Cost"), cost_draw, NULL, 0, NULL, VIEW_NEED_STAGE, VIEW_WANT_COST};

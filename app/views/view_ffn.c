@@ -37,7 +37,7 @@ typedef struct FfnCache {
     size_t cap;           /* floats allocated in each */
     uint64_t key[6];      /* the trace's version, stage, layer, sentence, rows, F */
     int rows, F;
-    int zeros[SES_CAP_T]; /* exact zeros per row */
+    int zeros[VIEW_CAP_T]; /* exact zeros per row */
     long total_zeros;
     float max;            /* largest activation */
 } FfnCache;
@@ -98,7 +98,7 @@ static int cache_update(ViewCtx *v, const TfView *tv)
 {
     const Scene *sc = v->s;
     FfnCache *k = &((FfnState *)v->st)->cache;
-    int rows = tv->rows < SES_CAP_T ? tv->rows : SES_CAP_T, F = tv->cols;
+    int rows = tv->rows < VIEW_CAP_T ? tv->rows : VIEW_CAP_T, F = tv->cols;
     uint64_t key[6] = {sc->version, (uint64_t)tv->stage, (uint64_t)tv->layer, (uint64_t)tv->b, (uint64_t)rows,
                        (uint64_t)F};
     if (k->marked && memcmp(k->key, key, sizeof key) == 0)
@@ -452,4 +452,4 @@ static void ffn_free(void *st)
     free(k->sorted);
 }
 
-const ViewDef VIEW_FFN_DEF = {"ffn", N_("ReLU"), view_ffn, NULL, sizeof(FfnState), ffn_free, SES_NEED_STAGE};
+const ViewDef VIEW_FFN_DEF = {"ffn", N_("ReLU"), view_ffn, NULL, sizeof(FfnState), ffn_free, VIEW_NEED_STAGE, 0};

@@ -88,7 +88,7 @@ static int bars(ViewCtx *v, const TfView *tv, Rect rc, int focus)
     const Scene *sc = v->s;
     const Theme *th = v->th;
     RenFont *f = v->g->small;
-    int fh = ren_font_height(f), rows = tv->rows < SES_CAP_T ? tv->rows : SES_CAP_T;
+    int fh = ren_font_height(f), rows = tv->rows < VIEW_CAP_T ? tv->rows : VIEW_CAP_T;
     ui_text_fit(v->r, f, _("units below 0, per token (and the smallest value)"), rc.x, rc.y, rc.w, th->text);
     int y0 = rc.y + fh + 4, avail = rc.y + rc.h - y0;
     if (avail < 4 || rows < 1)

@@ -264,7 +264,7 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int slot, i
         ren_rect_line(v->r, (Rect){t.x - 3, t.y - 3, t.w + 6, t.h + 6}, 2, v->th->select);
     ren_rect_line(v->r, (Rect){t.x - 1, t.y - 1, t.w + 2, t.h + 2}, 1,
                   over ? v->th->select : v->th->border);
-    if (attn_kind(G->st) >= 0 && tf_exp_ablated(&sc->ses->exp, (TfAttnKind)attn_kind(G->st), l, h)) {
+    if (attn_kind(G->st) >= 0 && tf_exp_ablated(sc->exp, (TfAttnKind)attn_kind(G->st), l, h)) {
         /* ablated: crossed out, hovered or not */
         ren_rect_line(v->r, (Rect){t.x - 2, t.y - 2, t.w + 4, t.h + 4}, 2, v->th->warn);
         ren_line(v->r, (float)t.x, (float)t.y, (float)(t.x + t.w), (float)(t.y + t.h), 2, v->th->warn);
@@ -436,7 +436,7 @@ static void draw_thumbs(ViewCtx *v, const HeadsGrid *G, int cur_layer)
 {
     HeadsExp *x = &((HeadsState *)v->st)->x;
     int kind = attn_kind(G->st);
-    TfHeadMetrics m[HX_MAX_HEADS];
+    SceneHead m[HX_MAX_HEADS];
     int order[HX_MAX_HEADS];
     for (int l = 0; l < G->L; l++) {
         for (int h = 0; h < G->NH && h < HX_MAX_HEADS; h++)
@@ -513,4 +513,4 @@ static void view_heads(ViewCtx *v)
 }
 
 const ViewDef VIEW_HEADS_DEF = {"heads", N_("All heads"), view_heads, heads_act, sizeof(HeadsState), NULL,
-                                SES_NEED_STACK};
+                                VIEW_NEED_STACK, VIEW_WANT_HEADS};

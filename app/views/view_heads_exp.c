@@ -14,7 +14,7 @@ static const char *SORT_BUTTONS[HX_SORT_COUNT] = {
 
 /* The sort key of a head: smaller first (entropy: the most focused head
  * first; the others: the largest share first). */
-static double sort_key(const TfHeadMetrics *m, int sort)
+static double sort_key(const SceneHead *m, int sort)
 {
     switch (sort) {
     case HX_SORT_ENTROPY: return m->entropy;
@@ -26,13 +26,12 @@ static double sort_key(const TfHeadMetrics *m, int sort)
 }
 
 void heads_exp_layer(const Scene *sc, const HeadsExp *x, TfAttnKind kind, int l, int NH,
-                     TfHeadMetrics *m, int *order)
+                     SceneHead *m, int *order)
 {
-    TfErr err;
+    const SceneHead *all = sc->heads[kind] ? sc->heads[kind] + (size_t)l * NH : NULL;
     for (int h = 0; h < NH && h < HX_MAX_HEADS; h++) {
         order[h] = h;
-        if (tf_head_metrics(sc->trace, kind, l, h, sc->batch, &m[h], &err))
-            memset(&m[h], 0, sizeof m[h]);
+        m[h] = all ? all[h] : (SceneHead){.label = ""};
     }
     if (x->sort == HX_SORT_NONE)
         return;
@@ -61,7 +60,7 @@ void heads_exp_controls(ViewCtx *v, HeadsExp *x, Rect *body)
 }
 
 /* The number the sort uses, or the entropy when the grid is not sorted. */
-static void metric_text(const TfHeadMetrics *m, int sort, char *buf, size_t cap)
+static void metric_text(const SceneHead *m, int sort, char *buf, size_t cap)
 {
     switch (sort) {
     case HX_SORT_MAX: snprintf(buf, cap, _("max %.2f"), m->max_weight); break;
@@ -71,12 +70,12 @@ static void metric_text(const TfHeadMetrics *m, int sort, char *buf, size_t cap)
     }
 }
 
-void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const TfHeadMetrics *m, TfAttnKind kind,
+void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const SceneHead *m, TfAttnKind kind,
                        int h)
 {
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
-    const char *label = tf_head_label(m, kind);
+    const char *label = m->label ? m->label : "";
     char num[64];
     metric_text(m, x->sort, num, sizeof num);
     Hover *hv = &v->out->hover;

@@ -1,11 +1,10 @@
-/* view_heads_exp.h - what each head does, on the all-heads grid (issue
- * 12): an overlay (M) of its metrics (headstats.h) with a plain-language
- * label where one number is clear, and the heads of each layer sorted by
- * a metric. view_heads.c draws the grid and calls these. */
+/* view_heads_exp.h - what each head does, on the all-heads grid: an
+ * overlay (M) of its metrics (measured by the window: Scene.heads) with a
+ * plain-language label where one number is clear, and the heads of each
+ * layer sorted by a metric. view_heads.c draws the grid and calls these. */
 #ifndef APP_VIEW_HEADS_EXP_H
 #define APP_VIEW_HEADS_EXP_H
 
-#include "headstats.h"
 #include "view.h"
 
 #define HX_MAX_HEADS 64
@@ -20,11 +19,11 @@ typedef struct HeadsExp {
 /* The metrics of every head of layer l (NH of them) and their order on
  * screen (order[slot] = head): by the sort metric, or as they are. */
 void heads_exp_layer(const Scene *sc, const HeadsExp *x, TfAttnKind kind, int l, int NH,
-                     TfHeadMetrics *m, int *order);
+                     SceneHead *m, int *order);
 /* The controls (M metrics, sort by ...) at the top of body, which shrinks. */
 void heads_exp_controls(ViewCtx *v, HeadsExp *x, Rect *body);
 /* The overlay on thumbnail t of head h. */
-void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const TfHeadMetrics *m, TfAttnKind kind,
+void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const SceneHead *m, TfAttnKind kind,
                        int h);
 /* VA_METRICS toggles the overlay, VA_SORT cycles the sort (M and O);
  * 1 when the action is one of them. */

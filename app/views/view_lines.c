@@ -660,4 +660,4 @@ static void lines_free(void *st)
 }
 
 const ViewDef VIEW_LINES_DEF = {"lines", N_("Lines"), view_lines, NULL, sizeof(LinesState), lines_free,
-                                SES_NEED_STAGE};
+                                VIEW_NEED_STAGE, 0};

@@ -539,4 +539,4 @@ static void view_mask(ViewCtx *v)
     ui_draw_inside(v, mask_draw);
 }
 
-const ViewDef VIEW_MASK_DEF = {"mask", N_("Mask"), view_mask, NULL, 0, NULL, SES_NEED_STAGE};
+const ViewDef VIEW_MASK_DEF = {"mask", N_("Mask"), view_mask, NULL, 0, NULL, VIEW_NEED_STAGE, 0};

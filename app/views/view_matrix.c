@@ -216,7 +216,7 @@ static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect 
         }
         if (sel)
             ren_rect_line(v->r, hit, 1, th->select);
-        if (kind == LBL_SRC && sc->ses && tf_exp_hidden(&sc->ses->exp, i)) /* hidden (Alt+click) */
+        if (kind == LBL_SRC && sc->exp && tf_exp_hidden(sc->exp, i)) /* hidden (Alt+click) */
             ren_line(v->r, (float)hit.x + 2, hit.y + hit.h * 0.5f, (float)(hit.x + hit.w - 2),
                      hit.y + hit.h * 0.5f, 2, th->warn);
         if (ui_clicked(v->in, hit) && ui_over(v->in, band))
@@ -535,12 +535,12 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
     int n_real = src ? tr->src_len[tv->b] : tr->tgt_len[tv->b];
     /* the decoder input and, under each position, the token it must
      * predict there: the next one, <eos> at the end */
-    int next[SES_CAP_T], widths[SES_CAP_T];
+    int next[VIEW_CAP_T], widths[VIEW_CAP_T];
     int n_next = 0;
     if (!src) {
-        n_next = n_real < SES_CAP_T ? n_real : SES_CAP_T;
+        n_next = n_real < VIEW_CAP_T ? n_real : VIEW_CAP_T;
         RenFont *tf = v->g->title;
-        for (int i = 0; i < tv->rows && i < SES_CAP_T; i++) {
+        for (int i = 0; i < tv->rows && i < VIEW_CAP_T; i++) {
             next[i] = i + 1 < n_real ? tv->ids[i + 1] : cfg_eos_id(&sc->model->cfg);
             char t1[VOCAB_MAX_TOKEN_BYTES + 1], t2[VOCAB_MAX_TOKEN_BYTES + 1];
             int a1 = ren_text_width(tf, view_token(voc, tv->ids[i], t1, sizeof t1)),
@@ -550,30 +550,27 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
         ren_text(v->r, ui, _("the decoder reads"), x, y, th->dim);
         y += lh;
     }
-    TokSpan spans[SES_CAP_T];
-    int n_spans = 0;
-    const char *text = src && tv->b < sc->n_src ? sc->ses->src[tv->b] : NULL;
-    if (text)
-        n_spans = tok_split(voc->mode, text, strlen(text), spans, SES_CAP_T, NULL);
+    const SceneSent *typed = src && tv->b < sc->n_src ? &sc->sent[tv->b] : NULL;
     y = token_chips(v, voc, tv->ids, tv->rows, tv->row_kind, n_real, x, y, w, 1, tv->stage,
-                    src ? NULL : widths, text, spans, n_spans < SES_CAP_T ? n_spans : SES_CAP_T);
+                    src ? NULL : widths, typed ? typed->text : NULL, typed ? typed->spans : NULL,
+                    typed ? typed->n : 0);
     if (n_next > 0) {
         ren_text(v->r, ui, _("and at each position must predict the next token"), x, y, th->dim);
         y += lh;
         y = token_chips(v, voc, next, n_next, LBL_NONE, n_next, x, y, w, 0, -1, widths, NULL, NULL, 0);
     }
-    if (src && sc->ses->translation[0] && tv->b == 0) {
+    if (src && sc->translation[0] && tv->b == 0) {
         y += 6;
         ren_text(v->r, ui, _("the model translates it (greedy) as"), x, y, th->dim);
         y += lh;
         int n = 0;
-        int out[SES_CAP_T];
-        for (int i = 0; i < sc->ses->greedy.n && n < SES_CAP_T && sc->ses->greedy.ids[i] != cfg_eos_id(&sc->model->cfg); i++)
-            out[n++] = sc->ses->greedy.ids[i];
+        int out[VIEW_CAP_T];
+        for (int i = 0; i < sc->greedy_n && n < VIEW_CAP_T && sc->greedy_ids[i] != cfg_eos_id(&sc->model->cfg); i++)
+            out[n++] = sc->greedy_ids[i];
         y = token_chips(v, &sc->model->tgt_vocab, out, n, LBL_NONE, n, x, y, w, 0, -1, NULL, NULL, NULL, 0);
     }
     y += 8;
-    if (sc->ses->n_unk && src) {
+    if (sc->n_unk && src) {
         y += ui_paragraph(v->r, ui, _("Words outside the model's vocabulary become <unk> (in red): the model sees only that id and cannot tell them apart."),
                           x, y, w, th->warn) + 8;
     }
@@ -682,4 +679,4 @@ float *view_diff(const Scene *sc, const TfView *tv, int head)
     return d;
 }
 
-const ViewDef VIEW_MATRIX_DEF = {"matrix", N_("Heatmap"), view_matrix, NULL, 0, NULL, SES_NEED_STAGE};
+const ViewDef VIEW_MATRIX_DEF = {"matrix", N_("Heatmap"), view_matrix, NULL, 0, NULL, VIEW_NEED_STAGE, 0};

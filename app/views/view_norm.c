@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ops.h"
 #include "view.h"
 
 #define NORM_MAX_BINS 96
@@ -642,7 +641,7 @@ static int footer_text(const Scene *sc, const NormParts *np, int r, char *buf, s
                     _("'%s' (row %d): the engine's LayerNorm stored mean μ = %s and rstd = 1/√(σ² + ε) = %s, "
                       "so σ ≈ %s. Normalised, (v − μ)·rstd has mean %s and standard deviation %s "
                       "(just under 1 because of ε = %g); after γ and β: mean %s, σ %s."),
-                    tok, r, m, rs, sd, hm, hs, (double)TF_LN_EPS, gm, gs);
+                    tok, r, m, rs, sd, hm, hs, (double)sc->ln_eps, gm, gs);
 }
 
 /* The footer wrapped into lines, kept while its text, width and font stay
@@ -754,4 +753,4 @@ static void view_norm(ViewCtx *v)
 }
 
 const ViewDef VIEW_NORM_DEF = {"norm", N_("Add & Norm"), view_norm, NULL, sizeof(NormState), NULL,
-                               SES_NEED_STAGE};
+                               VIEW_NEED_STAGE, 0};

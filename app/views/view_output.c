@@ -24,18 +24,18 @@
 typedef struct TopK {
     uint64_t version, print; /* the trace's version and fingerprint */
     int b, n, V;
-    int id[SES_CAP_T][OUT_KMAX];
-    float p[SES_CAP_T][OUT_KMAX];
-    int truth[SES_CAP_T];        /* true next token, or -1 (no typed target) */
-    int truth_rank[SES_CAP_T];   /* 1-based rank of the true token */
-    float truth_p[SES_CAP_T];
+    int id[VIEW_CAP_T][OUT_KMAX];
+    float p[VIEW_CAP_T][OUT_KMAX];
+    int truth[VIEW_CAP_T];        /* true next token, or -1 (no typed target) */
+    int truth_rank[VIEW_CAP_T];   /* 1-based rank of the true token */
+    float truth_p[VIEW_CAP_T];
     /* search by token (a field of the view): the text, the token found
      * and its probability and rank at each position */
-    char find[SES_TEXT_MAX];
+    char find[VIEW_TEXT_MAX];
     int find_id, find_for;           /* id (-1 none) and the id the ranks are for */
     uint64_t find_version, find_print;
-    int find_rank[SES_CAP_T];
-    float find_p[SES_CAP_T];
+    int find_rank[VIEW_CAP_T];
+    float find_p[VIEW_CAP_T];
 } TopK;
 
 /* The view's state (owned by the window) is its TopK. */
@@ -80,7 +80,7 @@ static void top_k(const float *p, int V, int k, int *id, float *val)
 static uint64_t fingerprint(const Scene *sc, int b)
 {
     const TfTrace *tr = sc->trace;
-    int head[4] = {tr->T, tr->tgt_len[b], sc->model->cfg.tgt_vocab, sc->ses->tgt_auto};
+    int head[4] = {tr->T, tr->tgt_len[b], sc->model->cfg.tgt_vocab, sc->tgt_auto};
     uint64_t k = tf_fnv_ints(TF_FNV_SEED, head, 4);
     const float *p = prob_row(sc, b, 0);
     for (int i = 0; i < 16 && i < sc->model->cfg.tgt_vocab; i++) {
@@ -103,8 +103,8 @@ static void topk_update(ViewCtx *v, int b)
     T->print = print;
     T->b = b;
     T->V = sc->model->cfg.tgt_vocab;
-    T->n = tr->tgt_len[b] < SES_CAP_T ? tr->tgt_len[b] : SES_CAP_T;
-    int typed = b == 0 && !sc->ses->tgt_auto;
+    T->n = tr->tgt_len[b] < VIEW_CAP_T ? tr->tgt_len[b] : VIEW_CAP_T;
+    int typed = b == 0 && !sc->tgt_auto;
     for (int t = 0; t < T->n; t++) {
         const float *p = prob_row(sc, b, t);
         top_k(p, T->V, OUT_KMAX, T->id[t], T->p[t]);
@@ -320,7 +320,7 @@ static void cmp_bar(ViewCtx *v, Rect row, int id, float p, int first, int b, int
 static int draw_card_compare(ViewCtx *v, const OutGeo *G, Rect card, int y, int t)
 {
     const Scene *sc = v->s;
-    const TfTrace *ex = &sc->ses->trace, *no = sc->base;
+    const TfTrace *ex = sc->exp_trace, *no = sc->base;
     int b = TOP(v)->b, V = sc->model->cfg.tgt_vocab;
     if (!no || no->T != ex->T || no->B != ex->B || !no->probs || !ex->probs)
         return 0;
@@ -490,4 +490,4 @@ static void view_output(ViewCtx *v)
     ui_draw_inside(v, output_draw);
 }
 
-const ViewDef VIEW_OUTPUT_DEF = {"output", N_("Top-k"), view_output, NULL, sizeof(TopK), NULL, SES_NEED_ALL};
+const ViewDef VIEW_OUTPUT_DEF = {"output", N_("Top-k"), view_output, NULL, sizeof(TopK), NULL, VIEW_NEED_ALL, 0};

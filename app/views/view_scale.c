@@ -8,44 +8,25 @@
  * query rows and keys the mask lets through, before the scaling; with the
  * no-scale experiment the scores already are QKᵀ), then q·k of random
  * unit-variance vectors at d_k = 8 and at d_k = 64 (a fixed seed, drawn
- * once). Left q·k on one axis for all three rows, right q·k/√d_k on
+ * once by the session: Scene.dots). Left q·k on one axis for all three rows, right q·k/√d_k on
  * another; under each its measured standard deviation. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
 #include "view.h"
 #include "view_scale.h"
 
-#define SCALE_SEED 17
 #define N_HIST 6
-static const int RANDOM_DK[2] = {8, 64};
 static const float RANGE[2] = {24.0f, 4.0f}; /* the axes: ±24 for q·k, ±4 scaled */
 
 typedef struct ScaleUi {
-    int have_random;
-    float random[2][SCALE_RANDOM_N];
     float *model;               /* this head's entries, unscaled */
     int model_cap;
     int drawn[N_HIST], drawn_n[N_HIST], drawn_sum[N_HIST];
     double drawn_std[N_HIST];
 } ScaleUi;
-
-void scale_random_dots(int dk, int n, uint64_t seed, float *out)
-{
-    Rng r;
-    rng_seed(&r, seed);
-    for (int i = 0; i < n; i++) {
-        double s = 0;
-        for (int k = 0; k < dk; k++) {
-            float q = rng_normal(&r), kk = rng_normal(&r);
-            s += (double)q * kk;
-        }
-        out[i] = (float)s;
-    }
-}
 
 double scale_std(const float *x, int n)
 {
@@ -77,7 +58,7 @@ static int model_dots(const Scene *sc, ScaleUi *u, int *layer, int *head)
     if (k != SK_SCORES && k != SK_WEIGHTS)
         return -1;
     StageId blk = stage_attn_block(sc->pos.stage);
-    const TfTrace *tr = &sc->ses->trace;
+    const TfTrace *tr = sc->exp_trace;
     TfView tv;
     TfErr err;
     *layer = sc->pos.layer;
@@ -92,7 +73,7 @@ static int model_dots(const Scene *sc, ScaleUi *u, int *layer, int *head)
         u->model_cap = tv.rows * tv.cols;
     }
     int rows = tv.row_kind == LBL_SRC ? tr->src_len[tv.b] : tv.row_kind == LBL_TGT ? tr->tgt_len[tv.b] : tv.rows;
-    float undo = sc->ses->exp.no_scale ? 1.0f : sqrtf((float)cfg_dk(&sc->model->cfg));
+    float undo = sc->exp->no_scale ? 1.0f : sqrtf((float)cfg_dk(&sc->model->cfg));
     int n = 0;
     for (int r = 0; r < rows && r < tv.rows; r++)
         for (int c = 0; c < tv.cols; c++) {
@@ -147,11 +128,6 @@ static void scale_draw(ViewCtx *v)
     ScaleUi *u = v->st;
     Rect A = v->area;
     int pad = 10, W = A.w - 2 * pad, x = A.x + pad, y = A.y + 6;
-    if (!u->have_random) {
-        for (int i = 0; i < 2; i++)
-            scale_random_dots(RANDOM_DK[i], SCALE_RANDOM_N, SCALE_SEED + (uint64_t)i, u->random[i]);
-        u->have_random = 1;
-    }
     RenFont *f = v->g->small, *ui = v->g->ui;
     int fh = ren_font_height(f), dk = cfg_dk(&sc->model->cfg), layer = 0, head = 0;
     y += ui_paragraph(v->r, ui, _("Why the scores are divided by √d_k: the spread of q·k"), x, y, W, th->text) + 2;
@@ -166,7 +142,7 @@ static void scale_draw(ViewCtx *v)
     int note_h = ui_paragraph_height(f, note, W), half = (W - pad) / 2, title_h = 0;
     char title[3][256], cap[2][160];
     for (int r = 0; r < 3; r++) { /* the row titles first: they wrap when narrow */
-        int d = r ? RANDOM_DK[r - 1] : dk;
+        int d = r ? sc->dots_dk[r - 1] : dk;
         if (r == 0 && n_model < 0)
             snprintf(title[r], sizeof title[r], "%s", _("This head: go to an attention stage (its scores or weights)"));
         else if (r == 0)
@@ -176,15 +152,15 @@ static void scale_draw(ViewCtx *v)
         else
             snprintf(title[r], sizeof title[r],
                      _("Random q, k with unit-variance components, d_k = %d (√d_k = %.2f): %d pairs"), d,
-                     sqrt((double)d), SCALE_RANDOM_N);
+                     sqrt((double)d), sc->dots_n);
         title_h += ui_paragraph_height(f, title[r], W) + 2;
     }
     int row_h = (A.y + A.h - y - note_h - title_h - 6) / 3 - 4;
     if (row_h < 3 * fh)
         row_h = 3 * fh;
     for (int r = 0; r < 3; r++) {
-        const float *vals = r ? u->random[r - 1] : u->model;
-        int n = r ? SCALE_RANDOM_N : n_model > 0 ? n_model : 0, d = r ? RANDOM_DK[r - 1] : dk;
+        const float *vals = r ? sc->dots[r - 1] : u->model;
+        int n = r ? sc->dots_n : n_model > 0 ? n_model : 0, d = r ? sc->dots_dk[r - 1] : dk;
         y += ui_paragraph(v->r, f, title[r], x, y, W, r ? th->dim : th->accent) + 2;
         float *scaled = malloc(sizeof *scaled * (size_t)(n > 0 ? n : 1));
         float s = sqrtf((float)d);
@@ -225,4 +201,4 @@ int view_scale_drawn(const void *st, int h, int *n, int *bar_sum, double *std)
 }
 
 const ViewDef VIEW_SCALE_DEF = {"scale", N_("Why √d_k"), scale_draw, NULL, sizeof(ScaleUi), scale_free,
-                                SES_NEED_STAGE};
+                                VIEW_NEED_STAGE, VIEW_WANT_DOTS};

@@ -4,12 +4,8 @@
 #define APP_VIEW_SCALE_H
 #include <stdint.h>
 
-#define SCALE_RANDOM_N 4000 /* random pairs per d_k */
 #define SCALE_BINS 32
 
-/* q·k of n pairs of random vectors of dk components, each drawn from the
- * standard normal (mean 0, variance 1) with rng seed `seed`. */
-void scale_random_dots(int dk, int n, uint64_t seed, float *out);
 /* The standard deviation of x[0..n) about its mean (0 for n < 2). */
 double scale_std(const float *x, int n);
 /* Counts of x[0..n) in `bins` equal bins over [lo, hi); values outside go

@@ -23,7 +23,7 @@ int ui_label_width(const Scene *sc, const TfView *tv, int axis, RenFont *f)
 {
     char buf[300];
     int n = axis ? tv->cols : tv->rows, w = 0;
-    for (int i = 0; i < n && i < SES_CAP_T; i++) {
+    for (int i = 0; i < n && i < VIEW_CAP_T; i++) {
         int k = ren_text_width(f, view_tok_label(sc->trace, sc->model, tv, axis, i, buf, sizeof buf));
         if (k > w)
             w = k;

@@ -136,6 +136,20 @@ ViewId app_auto_view(const App *a, StageId st)
     }
 }
 
+void app_pick_tab(App *a, ViewId v)
+{
+    if (v == VIEW_HEADS) {
+        session_set_head(&a->ses, -1);
+        a->view = VIEW_AUTO;
+    } else {
+        if (a->ses.head < 0 && v != VIEW_DECODE && v != VIEW_TRAIN)
+            session_set_head(&a->ses, 0);
+        a->view = v == app_auto_view(a, app_pos(a).stage) ? VIEW_AUTO : v;
+    }
+    a->anim_start = a->now;
+    a->redraw_soon = 1;
+}
+
 ViewId app_current_view(const App *a)
 {
     if (a->view != VIEW_AUTO)
@@ -178,10 +192,16 @@ int app_focused_line(const App *a)
     return f && f == app_line_id(a, APP_LINE_TGT) ? APP_LINE_TGT : -1;
 }
 
-/* What the current view needs computed. */
+/* What the current view needs computed, in the session's words. */
 static SesNeed view_need(const App *a)
 {
-    return VIEWS[app_current_view(a)]->need;
+    static const SesNeed need[] = {
+        [VIEW_NEED_STAGE] = SES_NEED_STAGE,
+        [VIEW_NEED_STACK] = SES_NEED_STACK,
+        [VIEW_NEED_ALL] = SES_NEED_ALL,
+        [VIEW_NEED_PACED] = SES_NEED_PACED,
+    };
+    return need[VIEWS[app_current_view(a)]->need];
 }
 
 void app_update(App *a)
@@ -252,13 +272,15 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
     pull_msg(a);
     Session *s = &a->ses;
     if (o && o->n_src > 0) {
+        char line[APP_TEXT_MAX];
         int n = o->n_src > APP_MAX_SENT ? APP_MAX_SENT : o->n_src, at = 0;
+        line[0] = 0;
         for (int i = 0; i < n && at < APP_TEXT_MAX - 1; i++)
-            at += snprintf(s->src_line + at, (size_t)(APP_TEXT_MAX - at), "%s%s",
-                           i ? " | " : "", o->src[i]);
+            at += snprintf(line + at, (size_t)(APP_TEXT_MAX - at), "%s%s", i ? " | " : "", o->src[i]);
+        session_set_text(s, 0, line);
     }
     if (o && o->tgt)
-        snprintf(s->tgt, APP_TEXT_MAX, "%s", o->tgt);
+        session_set_text(s, 1, o->tgt);
     if (o && o->theme) {
         for (int t = 0; t < THEME_COUNT; t++)
             if (strcmp(theme_get(t)->name, o->theme) == 0)
@@ -270,21 +292,20 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err)
             app_goto(a, id, o->layer);
     }
     if (o) {
-        if (o->head >= -1 && o->head < s->model.cfg.n_heads)
-            s->head = o->head;
+        if (o->head >= -1)
+            session_set_head(s, o->head);
         if (o->view) {
             int v = view_find(o->view);
             if (v >= 0)
                 a->view = v;
         }
-        s->batch = o->batch;
+        session_set_batch(s, o->batch);
         a->look.lang = o->lang;
         a->no_save = o->no_save;
         if (o->lessons_dir)
             snprintf(a->lessons_dir, sizeof a->lessons_dir, "%s", o->lessons_dir);
     }
-    s->dirty = 1;
-    app_update(a);
+    app_update(a); /* the first pass (the model just opened: the session has it to run) */
     return 0;
 }
 

@@ -192,6 +192,10 @@ void app_change_layer(App *a, int delta); /* [ and ] */
 void app_toggle_side(App *a);             /* Tab */
 void app_set_head(App *a, int head);      /* 1-9 -> 0..8, 0 -> all (-1) */
 ViewId app_current_view(const App *a);    /* resolves VIEW_AUTO */
+/* A click on view v's tab (applied after the frame): the all-heads tab
+ * shows every head, another a single head; v becomes the view (VIEW_AUTO
+ * when it is the stage's natural one). */
+void app_pick_tab(App *a, ViewId v);
 ViewId app_auto_view(const App *a, StageId st);
 /* The views the current stage offers, as tabs (natural view first). */
 int app_view_choices(const App *a, ViewId *out);

@@ -245,7 +245,7 @@ static void fill(App *a, const Scene *sc)
     if (sc->base) { /* the experiment the view decodes under, before and after */
         sh->exp = &s->exp;
         sh->translation = s->translation;
-        sh->base_translation = s->base_translation;
+        sh->base_translation = s->ext.base_translation;
         sh->exp_pending = session_exp_pending(s);
     }
 }

@@ -1,5 +1,5 @@
 /* decode_host.h - the window's side of the decode tab (decode_host.c): it
- * owns the decode lab (app/session/decode_lab.h), runs it with what the
+ * owns the decode lab (app/session/labs/decode_lab.h), runs it with what the
  * decode view shows and wishes, and fills the DecShow the Scene carries to
  * the view. */
 #ifndef APP_DECODE_HOST_H

@@ -34,7 +34,7 @@ void app_set_exp(App *a, const TfExperiment *e)
 /* Alt+click on a source token: hide it as a key (or show it again). */
 void app_exp_toggle_hide(App *a, int pos)
 {
-    if (pos < 0 || pos >= a->ses.pad_S) {
+    if (pos < 0 || pos >= a->ses.pad.S) {
         app_notice(a, 1, _("source position %d is not in the sentence"), pos);
         return;
     }
@@ -129,7 +129,7 @@ int app_exp_status(const App *a, char *buf, size_t cap)
     if (!session_has_exp(&a->ses))
         return 0;
     /* "…" for a translation still being made (a step a frame) */
-    const char *before = a->ses.base_translation[0] ? a->ses.base_translation : "…";
+    const char *before = a->ses.ext.base_translation[0] ? a->ses.ext.base_translation : "…";
     const char *after = session_exp_pending(&a->ses) ? "…" : a->ses.translation;
     snprintf(buf, cap, "[%s] %s → %s", app_cmp_name(a->cmp), before, after);
     return 1;

@@ -102,7 +102,14 @@ static const char *view_label(const App *a, ViewId v, StageKind k)
     return explain_view_label(a, v, _(v > VIEW_AUTO && v < VIEW_COUNT ? VIEWS[v]->label : view_name(v)));
 }
 
-static void draw_tabs(UiCtx *ui, App *a, Rect rc)
+/* What a click on the tabs asks for; drawing changes nothing, so it is
+ * applied after the frame (a tab: VIEW_COUNT none; a sentence: -1 none). */
+typedef struct TabWish {
+    ViewId tab;
+    int batch;
+} TabWish;
+
+static void draw_tabs(UiCtx *ui, App *a, Rect rc, TabWish *wish)
 {
     if (rc.h <= 0 || rc.w <= 0)
         return;
@@ -121,17 +128,8 @@ static void draw_tabs(UiCtx *ui, App *a, Rect rc)
         const char *tag = ren_text_tag("view"); /* the label is the view's (ViewDef) */
         int hit = ui_button(ui, (Rect){x, rc.y + 4, w, rc.h - 6}, lab, active);
         ren_text_tag(tag);
-        if (hit) {
-            if (ch[i] == VIEW_HEADS) {
-                a->ses.head = -1;
-                a->view = VIEW_AUTO;
-            } else {
-                if (a->ses.head < 0 && ch[i] != VIEW_DECODE && ch[i] != VIEW_TRAIN)
-                    a->ses.head = 0;
-                a->view = ch[i] == app_auto_view(a, app_pos(a).stage) ? VIEW_AUTO : ch[i];
-            }
-            a->anim_start = a->now;
-        }
+        if (hit)
+            wish->tab = ch[i];
         x += w + 4;
     }
     /* the sentence of the batch, right-aligned so it is never cut */
@@ -149,7 +147,7 @@ static void draw_tabs(UiCtx *ui, App *a, Rect rc)
             char s[16];
             snprintf(s, sizeof s, "%d", b + 1);
             if (ui_button(ui, (Rect){sx, rc.y + 4, bw, rc.h - 6}, s, a->ses.batch == b))
-                a->ses.batch = b;
+                wish->batch = b;
             sx += bw + 3;
         }
     }
@@ -519,7 +517,8 @@ void app_draw(App *a, Ren *r)
         app_exp_draw(ui, a, L.main);
     ren_rect(r, L.steps, th->panel);
     steps_draw(ui, a, L.steps);
-    draw_tabs(ui, a, L.tabs);
+    TabWish tabs = {VIEW_COUNT, -1};
+    draw_tabs(ui, a, L.tabs, &tabs);
     if (L.nav.w > 0) {
         ren_clip_push(r, L.nav);
         nav_draw(ui, a, L.nav);
@@ -547,4 +546,8 @@ void app_draw(App *a, Ren *r)
     ui_end(ui);
     if (ui->focus != focus)
         a->redraw_soon = 1; /* the field drawn before the focus moved shows it next frame */
+    if (tabs.tab != VIEW_COUNT)
+        app_pick_tab(a, tabs.tab);
+    if (tabs.batch >= 0 && session_set_batch(&a->ses, tabs.batch))
+        a->redraw_soon = 1;
 }

@@ -9,6 +9,9 @@
 #include "app.h"
 #include "cmd_table.h"
 #include "decode_host.h"
+#include "headstats.h"
+#include "ops.h"
+#include "ses_measure.h"
 #include "panels.h"
 #include "train_host.h"
 #include "view_decode.h"
@@ -24,7 +27,7 @@ Gfx *app_gfx(App *a, Ren *r)
     if (!g)
         return NULL;
     if (gfx_init(g, r, &err)) {
-        snprintf(a->ses.input_error, sizeof a->ses.input_error, "%s", err.msg);
+        app_notice(a, 1, "%s", err.msg); /* not the input's fault: a notice, not an input error */
         free(g);
         return NULL;
     }
@@ -48,7 +51,31 @@ static int base_shown(const App *a)
 
 const TfTrace *app_shown_trace(const App *a)
 {
-    return base_shown(a) && a->cmp == CMP_NORMAL ? &a->ses.base : &a->ses.trace;
+    return base_shown(a) && a->cmp == CMP_NORMAL ? &a->ses.ext.base : &a->ses.trace;
+}
+
+_Static_assert(VIEW_MAX_SENT == SES_MAX_SENT && VIEW_TEXT_MAX == SES_TEXT_MAX &&
+                   VIEW_CAP_T == SES_CAP_T && SES_COST_N <= VIEW_COST_MAX,
+               "the views' capacities are the session's");
+
+/* The input as the session read it: each sentence, the greedy translation,
+ * what went wrong. */
+static void scene_input(const Session *s, Scene *sc)
+{
+    sc->n_src = s->n_src;
+    for (int i = 0; i < s->n_src && i < VIEW_MAX_SENT; i++)
+        sc->sent[i] = (SceneSent){s->src[i], s->src_ids[i], s->src_n[i], s->src_spans[i],
+                                  s->tgt_ids[i], s->tgt_n[i]};
+    sc->tgt_auto = s->tgt_auto;
+    sc->translation = s->translation;
+    sc->greedy_ids = s->greedy.ids;
+    sc->greedy_n = s->greedy.n;
+    sc->n_unk = s->n_unk;
+    sc->input_error = s->input_error;
+    sc->paced = s->lazy;
+    sc->ln_eps = TF_LN_EPS;
+    sc->pe = s->pe;
+    sc->pe_rows = s->model.cfg.max_len < SES_CAP_T ? s->model.cfg.max_len : SES_CAP_T;
 }
 
 void app_scene(const App *a, Scene *sc)
@@ -57,17 +84,18 @@ void app_scene(const App *a, Scene *sc)
     memset(sc, 0, sizeof *sc);
     sc->model = &s->model;
     sc->trace = app_shown_trace(a);
+    sc->exp_trace = &s->trace;
+    sc->exp = &s->exp;
     sc->version = s->version;
     if (base_shown(a)) {
-        sc->base = &s->base; /* the normal pass beside the experiment (before and after) */
+        sc->base = &s->ext.base; /* the normal pass beside the experiment (before and after) */
         sc->cmp = a->cmp;
         sc->version = s->version | (uint64_t)a->cmp << 62; /* cached pictures per mode */
     }
-    sc->ses = s;
     sc->pos = app_pos(a);
     sc->head = s->head;
     sc->batch = s->batch;
-    sc->n_src = s->n_src;
+    scene_input(s, sc);
     sc->view = app_current_view(a);
     sc->sel = a->sel;
     sc->theme = a->look.theme;
@@ -98,6 +126,47 @@ static void decode_after(App *a)
     Scene sc;
     app_scene(a, &sc);
     dhost_after(a, &sc);
+}
+
+/* The metrics of every head of the shown pass in every layer of the
+ * attention the stage belongs to, for the sentence shown (the session
+ * keeps them per pass), as the view reads them: into heads (cap of them),
+ * sc->heads[kind]. */
+static void measure_heads(App *a, Scene *sc, SceneHead *heads, int cap)
+{
+    StageId q = stage_attn_block(sc->pos.stage);
+    TfAttnKind k = q == ST_ENC_SELF_Q ? TF_ATTN_ENC : q == ST_DEC_SELF_Q ? TF_ATTN_DEC : TF_ATTN_CROSS;
+    const TfConfig *c = &sc->trace->cfg;
+    int n = (k == TF_ATTN_ENC ? c->n_enc : c->n_dec) * c->n_heads;
+    const TfHeadMetrics *m = session_head_metrics(&a->ses, sc->trace, k, sc->batch);
+    if (!m || n > cap)
+        return;
+    for (int i = 0; i < n; i++)
+        heads[i] = (SceneHead){m[i].rows, m[i].entropy, m[i].max_weight, m[i].offset, m[i].offset_share,
+                               m[i].first_share, tf_head_label(&m[i], k)};
+    sc->heads[k] = heads;
+}
+
+/* What view id wants measured beyond the pass (ViewDef.wants), into sc
+ * (the heads into heads, room for cap). */
+static void scene_measure(App *a, ViewId id, Scene *sc, SceneHead *heads, int cap)
+{
+    unsigned wants = VIEWS[id]->wants;
+    if (wants & VIEW_WANT_COST) {
+        const SesCost *c = session_cost(&a->ses); /* the next lengths, within a frame's budget */
+        sc->cost = c ? (SceneCost){c->C, c->NH, c->F, SES_COST_N, c->done, c->failed, SES_COST_NS,
+                                   c->attn_s, c->ffn_s, c->attn_b, c->ffn_b}
+                     : (SceneCost){.failed = 1};
+    }
+    if (wants & VIEW_WANT_DOTS) {
+        for (int i = 0; i < 2; i++) {
+            sc->dots[i] = session_dots(&a->ses, i);
+            sc->dots_dk[i] = ses_dots_dk(i);
+        }
+        sc->dots_n = sc->dots[0] && sc->dots[1] ? SES_DOTS_N : 0;
+    }
+    if ((wants & VIEW_WANT_HEADS) && !sc->input_error[0])
+        measure_heads(a, sc, heads, cap);
 }
 
 void app_view_begin(App *a, ViewId id, ViewCall *c)
@@ -136,7 +205,7 @@ void app_apply(App *a, ViewOut *o)
     if (o->sel_set)
         a->sel = o->sel;
     if (o->batch_set)
-        a->ses.batch = o->batch;
+        session_set_batch(&a->ses, o->batch);
     if (o->cmap_prob_set)
         a->look.cmap_prob = o->cmap_prob;
     if (o->use_model) {
@@ -198,6 +267,8 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
         app_train_update(a);
     app_scene(a, &sc);
     sc.tab_keys = cmd_tab_keys(id);
+    SceneHead heads[VIEW_MAX_HEADS_SHOWN];
+    scene_measure(a, id, &sc, heads, VIEW_MAX_HEADS_SHOWN);
     memset(&out, 0, sizeof out);
     ViewCtx v = *ctx;
     v.s = &sc;

@@ -266,7 +266,7 @@ static void lesson_exp(const App *a, const Lesson *l, const LessonView *v, TfExp
             ok &= e->ablate[k].head < cfg->n_heads &&
                   e->ablate[k].layer < (e->ablate[k].kind == TF_ATTN_ENC ? cfg->n_enc : cfg->n_dec);
         TfErr err;
-        ok &= tf_exp_check_source(e, a->ses.pad_S, &err) == 0;
+        ok &= tf_exp_check_source(e, a->ses.pad.S, &err) == 0;
         if (!ok) {
             o->notice_set = o->notice_error = 1;
             snprintf(o->notice, sizeof o->notice, _("%s:%d: the @experiment does not fit this model or sentence"),

@@ -205,7 +205,7 @@ static int page_walk(App *a, int i)
     StagePos p = a->ses.walk[i];
     app_goto(a, p.stage, p.layer);
     a->view = VIEW_AUTO;
-    a->ses.head = 0;
+    session_set_head(&a->ses, 0);
     return 1;
 }
 

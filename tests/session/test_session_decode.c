@@ -33,7 +33,7 @@ static void open_base(App *a, const char *view)
     TfModel m;
     base_model(&m);
     expect_true(app_use_model(a, &m, "base") == 0, "the base model is used");
-    a->ses.lazy = 1;
+    session_set_lazy(&a->ses, 1);
     while (app_idle_work(a) == 1)
         ;
     tu_frame(a);
@@ -42,9 +42,9 @@ static void open_base(App *a, const char *view)
 /* Steps run by fn on a: at most one. */
 #define AT_MOST_ONE_STEP(a, what, call)                                                      \
     do {                                                                                     \
-        unsigned before_ = (a)->ses.dec_steps;                                               \
+        unsigned before_ = (a)->ses.gdec.steps;                                               \
         call;                                                                                \
-        unsigned ran_ = (a)->ses.dec_steps - before_;                                        \
+        unsigned ran_ = (a)->ses.gdec.steps - before_;                                        \
         expect_true(ran_ <= 1, "%s ran %u decoding steps (one at most)", what, ran_);       \
         max_steps = ran_ > max_steps ? ran_ : max_steps;                                     \
     } while (0)
@@ -58,7 +58,7 @@ static void test_never_blocks_longer_than_a_step(void **state)
     TfModel m;
     base_model(&m);
     expect_true(app_use_model(&a, &m, "base") == 0, "the base model is used");
-    a.ses.lazy = 1; /* as the window runs */
+    session_set_lazy(&a.ses, 1); /* as the window runs */
     unsigned max_steps = 0;
     app_focus_line(&a, APP_LINE_SRC);
     AT_MOST_ONE_STEP(&a, "typing", ev_text(&a, " t6 t7"));
@@ -80,16 +80,16 @@ static void test_never_blocks_longer_than_a_step(void **state)
         ren_save_png(tu_ren, png, &e);
     }
     /* an edit cancels the decoding in flight and starts the new sentence */
-    unsigned before = a.ses.dec_steps;
+    unsigned before = a.ses.gdec.steps;
     AT_MOST_ONE_STEP(&a, "typing during a decode", ev_text(&a, " t8"));
     AT_MOST_ONE_STEP(&a, "the frame after it", tu_frame(&a));
-    expect_true(a.ses.src_n[0] == 4 && (!a.ses.dec_on || a.ses.dec.t == 0),
-                "the decoding in flight is cancelled: the new sentence of 4 tokens (step %d)", a.ses.dec.t);
+    expect_true(a.ses.src_n[0] == 4 && (!a.ses.gdec.on || a.ses.gdec.dec.t == 0),
+                "the decoding in flight is cancelled: the new sentence of 4 tokens (step %d)", a.ses.gdec.dec.t);
     int guard = 0;
-    while (!a.ses.dec_on && guard++ < 20) /* its encoder first, a budget a call */
+    while (!a.ses.gdec.on && guard++ < 20) /* its encoder first, a budget a call */
         AT_MOST_ONE_STEP(&a, "an idle call", app_idle_work(&a));
-    expect_true(a.ses.dec_on && a.ses.dec.t == 0, "the new sentence is decoded from its first step (step %d)",
-                a.ses.dec.t);
+    expect_true(a.ses.gdec.on && a.ses.gdec.dec.t == 0, "the new sentence is decoded from its first step (step %d)",
+                a.ses.gdec.dec.t);
     guard = 0;
     while (session_decoding(&a.ses, NULL, NULL) && guard++ < 200) {
         AT_MOST_ONE_STEP(&a, "an idle call", app_idle_work(&a));
@@ -101,7 +101,7 @@ static void test_never_blocks_longer_than_a_step(void **state)
     }
     expect_true(!session_decoding(&a.ses, NULL, NULL), "the decoding ends");
     printf("  %u steps after the edit in %d frames and %d idle calls, at most %u at a time\n",
-           a.ses.dec_steps - before, frames, idles, max_steps);
+           a.ses.gdec.steps - before, frames, idles, max_steps);
     while (app_idle_work(&a) == 1)
         ;
     tu_frame(&a);
@@ -144,16 +144,16 @@ static void test_never_blocks_longer_than_a_step(void **state)
  * within the budget; no decoding step of the targets either. */
 #define WITHIN_BUDGET(a, what, call)                                                                     \
     do {                                                                                                 \
-        unsigned p0_ = (a)->ses.exp_pieces, d0_ = (a)->ses.dec_steps;                                    \
-        double b0_ = (a)->ses.exp_bytes;                                                                 \
+        unsigned p0_ = (a)->ses.ext.pieces, d0_ = (a)->ses.gdec.steps;                                    \
+        double b0_ = (a)->ses.ext.bytes;                                                                 \
         call;                                                                                            \
-        unsigned np_ = (a)->ses.exp_pieces - p0_;                                                        \
-        double mb_ = ((a)->ses.exp_bytes - b0_) / (1024.0 * 1024.0);                                     \
+        unsigned np_ = (a)->ses.ext.pieces - p0_;                                                        \
+        double mb_ = ((a)->ses.ext.bytes - b0_) / (1024.0 * 1024.0);                                     \
         expect_true(np_ <= 1 || mb_ <= SES_DEC_FRAME_BYTES / (1024.0 * 1024.0),                          \
                     "%s ran %u pieces of the experiment reading %.1f MB (one, or within %.0f MB)", what, \
                     np_, mb_, SES_DEC_FRAME_BYTES / (1024.0 * 1024.0));                                  \
-        expect_true((a)->ses.dec_steps - d0_ <= 1, "%s ran %u decoding steps", what,                    \
-                    (a)->ses.dec_steps - d0_);                                                           \
+        expect_true((a)->ses.gdec.steps - d0_ <= 1, "%s ran %u decoding steps", what,                    \
+                    (a)->ses.gdec.steps - d0_);                                                           \
         max_pieces = np_ > max_pieces ? np_ : max_pieces;                                                \
     } while (0)
 
@@ -181,12 +181,12 @@ static void test_experiment_never_blocks(void **state)
     open_base(&a, "matrix");
     char normal[SES_TEXT_MAX], buf[2 * SES_TEXT_MAX + 64];
     snprintf(normal, sizeof normal, "%s", a.ses.translation);
-    expect_true(a.ses.base_passes == 0 && !a.ses.exp_phase, "no experiment: no pieces");
+    expect_true(a.ses.ext.base_passes == 0 && !a.ses.ext.phase, "no experiment: no pieces");
 
     /* an experiment: the pass under it, then the pieces, a budget a call */
     TfExperiment e = {0};
     e.no_pe = 1;
-    unsigned max_pieces = 0, p0 = a.ses.exp_pieces;
+    unsigned max_pieces = 0, p0 = a.ses.ext.pieces;
     WITHIN_BUDGET(&a, "setting the experiment", app_set_exp(&a, &e));
     int saw_pending = 0, calls = 0;
     while (!saw_pending && calls++ < 100) {
@@ -194,7 +194,7 @@ static void test_experiment_never_blocks(void **state)
             WITHIN_BUDGET(&a, "a frame", tu_frame(&a));
         else
             WITHIN_BUDGET(&a, "an idle call", app_idle_work(&a));
-        saw_pending = session_exp_pending(&a.ses) && a.ses.exp_phase == 1;
+        saw_pending = session_exp_pending(&a.ses) && a.ses.ext.phase == 1;
     }
     expect_true(saw_pending, "the normal pass is being made in pieces");
     expect_true(app_exp_status(&a, buf, sizeof buf) && strstr(buf, "→ …") != NULL,
@@ -202,10 +202,10 @@ static void test_experiment_never_blocks(void **state)
     unsigned mp = 0;
     calls = run_experiment(&a, &mp);
     max_pieces = mp > max_pieces ? mp : max_pieces;
-    unsigned pieces = a.ses.exp_pieces - p0;
+    unsigned pieces = a.ses.ext.pieces - p0;
     int n_base = a.ses.model.cfg.n_enc + a.ses.model.cfg.n_dec + 3;
-    expect_true(!session_exp_pending(&a.ses) && a.ses.base_passes == 1 && a.ses.have_base,
-                "the normal pass made once, the translation ready (%u passes)", a.ses.base_passes);
+    expect_true(!session_exp_pending(&a.ses) && a.ses.ext.base_passes == 1 && a.ses.ext.have_base,
+                "the normal pass made once, the translation ready (%u passes)", a.ses.ext.base_passes);
     expect_true(pieces > (unsigned)n_base, "%u pieces: %d units of the normal pass and the decoding steps",
                 pieces, n_base);
     printf("  the experiment: %u pieces in %d calls, at most %u a call\n", pieces, calls, max_pieces);
@@ -237,32 +237,32 @@ static void test_experiment_never_blocks(void **state)
     WITHIN_BUDGET(&a, "another experiment", app_set_exp(&a, &e));
     WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
     run_experiment(&a, &mp);
-    expect_true(a.ses.base_passes == 1 && !session_exp_pending(&a.ses),
-                "still one normal pass (%u), the translation under the new experiment made", a.ses.base_passes);
+    expect_true(a.ses.ext.base_passes == 1 && !session_exp_pending(&a.ses),
+                "still one normal pass (%u), the translation under the new experiment made", a.ses.ext.base_passes);
 
     /* the first experiment again: its translation was kept, nothing to decode */
-    unsigned p1 = a.ses.exp_pieces;
+    unsigned p1 = a.ses.ext.pieces;
     WITHIN_BUDGET(&a, "the first experiment again", app_set_exp(&a, &(TfExperiment){.no_pe = 1}));
     WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
     run_experiment(&a, &mp);
-    expect_true(!session_exp_pending(&a.ses) && a.ses.exp_pieces == p1 && strcmp(a.ses.translation, after) == 0,
-                "the first experiment again: %u pieces, «%s» (want «%s»)", a.ses.exp_pieces - p1, a.ses.translation,
+    expect_true(!session_exp_pending(&a.ses) && a.ses.ext.pieces == p1 && strcmp(a.ses.translation, after) == 0,
+                "the first experiment again: %u pieces, «%s» (want «%s»)", a.ses.ext.pieces - p1, a.ses.translation,
                 after);
 
     /* an edit while the pieces run cancels them and starts over */
     WITHIN_BUDGET(&a, "a new experiment", app_set_exp(&a, &(TfExperiment){.no_scale = 1}));
     WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
     calls = 0;
-    while (!a.ses.exp_dec_on && calls++ < 100)
+    while (!a.ses.ext.dec_on && calls++ < 100)
         WITHIN_BUDGET(&a, "an idle call", app_idle_work(&a));
-    expect_true(a.ses.exp_dec_on, "the translation under the experiment is in flight");
+    expect_true(a.ses.ext.dec_on, "the translation under the experiment is in flight");
     app_focus_line(&a, APP_LINE_SRC);
     WITHIN_BUDGET(&a, "typing", ev_text(&a, " t8"));
     WITHIN_BUDGET(&a, "the frame after it", tu_frame(&a));
-    expect_true(!a.ses.exp_dec_on && session_exp_pending(&a.ses), "the edit cancelled it");
+    expect_true(!a.ses.ext.dec_on && session_exp_pending(&a.ses), "the edit cancelled it");
     run_experiment(&a, &mp);
-    expect_true(a.ses.base_passes == 2 && !session_exp_pending(&a.ses) && a.ses.src_n[0] == 4,
-                "the new input: a new normal pass (%u), its translation", a.ses.base_passes);
+    expect_true(a.ses.ext.base_passes == 2 && !session_exp_pending(&a.ses) && a.ses.src_n[0] == 4,
+                "the new input: a new normal pass (%u), its translation", a.ses.ext.base_passes);
     app_free(&a);
 }
 
@@ -272,11 +272,11 @@ static void test_experiment_never_blocks(void **state)
  * cancels it, and the end equals tf_generate with the same forced tokens. */
 #define VIEW_AT_MOST_ONE(a, d, what, call)                                                       \
     do {                                                                                         \
-        unsigned g0_ = (L)->gen_steps, s0_ = (a)->ses.dec_steps;                                 \
+        unsigned g0_ = (L)->gen_steps, s0_ = (a)->ses.gdec.steps;                                 \
         call;                                                                                    \
-        expect_true((L)->gen_steps - g0_ <= 1 && (a)->ses.dec_steps - s0_ <= 1,                  \
+        expect_true((L)->gen_steps - g0_ <= 1 && (a)->ses.gdec.steps - s0_ <= 1,                  \
                     "%s ran %u steps of the view's generation, %u of the session's (one at most)", \
-                    what, (L)->gen_steps - g0_, (a)->ses.dec_steps - s0_);                       \
+                    what, (L)->gen_steps - g0_, (a)->ses.gdec.steps - s0_);                       \
     } while (0)
 
 static void test_view_generation_never_blocks(void **state)

@@ -37,7 +37,7 @@ static void test_normal_pass_once_per_input(void **state)
     session_set_text(&plain, 0, "t5 t6 t7 t8");
     session_compute_all(&s);
     session_compute_all(&plain);
-    expect_true(s.base_passes == 0 && !session_has_exp(&s), "no experiment: no second pass");
+    expect_true(s.ext.base_passes == 0 && !session_has_exp(&s), "no experiment: no second pass");
     TfExperiment e = {0};
     TfExperiment steps[6];
     memset(steps, 0, sizeof steps);
@@ -54,23 +54,23 @@ static void test_normal_pass_once_per_input(void **state)
     for (int k = 0; k < 6; k++) {
         session_set_exp(&s, &steps[k]);
         session_compute_all(&s);
-        expect_true(s.have_base && s.base_passes == 1, "after toggle %d: %u normal passes", k + 1, s.base_passes);
+        expect_true(s.ext.have_base && s.ext.base_passes == 1, "after toggle %d: %u normal passes", k + 1, s.ext.base_passes);
         expect_true(tf_exp_equal(&s.trace.exp, &steps[k]), "the shown pass applies experiment %d", k + 1);
-        expect_true(same_view(&s.base, &plain.trace, ST_OUT_LOGITS, 0, -1) &&
-                        same_view(&s.base, &plain.trace, ST_DEC_CROSS_WEIGHTS, 1, 2),
+        expect_true(same_view(&s.ext.base, &plain.trace, ST_OUT_LOGITS, 0, -1) &&
+                        same_view(&s.ext.base, &plain.trace, ST_DEC_CROSS_WEIGHTS, 1, 2),
                     "the normal pass is the plain pass, bit for bit");
     }
     expect_true(!same_view(&s.trace, &plain.trace, ST_OUT_LOGITS, 0, -1), "the experiment changes the logits");
     session_set_text(&s, 0, "t9 t10");
     session_compute_all(&s);
-    expect_true(s.base_passes == 2, "a new input: a new normal pass (%u)", s.base_passes);
+    expect_true(s.ext.base_passes == 2, "a new input: a new normal pass (%u)", s.ext.base_passes);
     session_set_exp(&s, &e);
     session_compute_all(&s);
-    unsigned n = s.base_passes;
+    unsigned n = s.ext.base_passes;
     session_set_exp(&s, &steps[0]);
     session_compute_all(&s);
-    expect_true(s.base_passes == n, "back to an experiment on the same input: the kept pass (%u, %u)", n,
-                s.base_passes);
+    expect_true(s.ext.base_passes == n, "back to an experiment on the same input: the kept pass (%u, %u)", n,
+                s.ext.base_passes);
     session_free(&s);
     session_free(&plain);
 }
@@ -95,7 +95,7 @@ static void test_base_follows_the_input(void **state)
     session_update(&s, SES_NEED_STAGE);
     expect_true(!session_base_ready(&s), "the new pass is only partly made: still not offered");
     session_compute_all(&s);
-    expect_true(session_base_ready(&s) && s.base.S == s.trace.S, "made again for the new input");
+    expect_true(session_base_ready(&s) && s.ext.base.S == s.trace.S, "made again for the new input");
     session_free(&s);
 }
 
@@ -114,27 +114,27 @@ static void test_targets_kept_across_experiments(void **state)
     snprintf(normal, sizeof normal, "%s", s.translation);
     int tn = s.tgt_n[1], t1[SES_CAP_T];
     memcpy(t1, s.tgt_ids[1], sizeof t1);
-    unsigned steps = s.dec_steps;
+    unsigned steps = s.gdec.steps;
     expect_true(steps > 0 && normal[0], "decoded: %u steps, «%s»", steps, normal);
     TfExperiment e = {0};
     e.no_pe = 1;
     session_set_exp(&s, &e);
     session_compute_all(&s);
-    expect_true(s.dec_steps == steps, "the experiment on: %u targets' steps run again", s.dec_steps - steps);
-    expect_true(strcmp(s.base_translation, normal) == 0, "before: «%s» (want «%s»)", s.base_translation, normal);
+    expect_true(s.gdec.steps == steps, "the experiment on: %u targets' steps run again", s.gdec.steps - steps);
+    expect_true(strcmp(s.ext.base_translation, normal) == 0, "before: «%s» (want «%s»)", s.ext.base_translation, normal);
     char under[SES_TEXT_MAX];
     snprintf(under, sizeof under, "%s", s.translation);
     session_set_exp(&s, &(TfExperiment){0});
     session_update(&s, SES_NEED_STAGE);
-    expect_true(s.dec_steps == steps && strcmp(s.translation, normal) == 0,
-                "off again: %u steps run, the translation «%s» (want «%s»)", s.dec_steps - steps, s.translation,
+    expect_true(s.gdec.steps == steps && strcmp(s.translation, normal) == 0,
+                "off again: %u steps run, the translation «%s» (want «%s»)", s.gdec.steps - steps, s.translation,
                 normal);
     /* the same experiment on again: its translation is kept too */
-    unsigned pieces = s.exp_pieces;
+    unsigned pieces = s.ext.pieces;
     session_set_exp(&s, &e);
     session_compute_all(&s);
-    expect_true(s.exp_pieces == pieces && !session_exp_pending(&s) && strcmp(s.translation, under) == 0,
-                "on again: %u pieces run, «%s» (want «%s»)", s.exp_pieces - pieces, s.translation, under);
+    expect_true(s.ext.pieces == pieces && !session_exp_pending(&s) && strcmp(s.translation, under) == 0,
+                "on again: %u pieces run, «%s» (want «%s»)", s.ext.pieces - pieces, s.translation, under);
     session_set_exp(&s, &(TfExperiment){0});
     session_compute_all(&s);
     expect_true(s.tgt_n[1] == tn && memcmp(s.tgt_ids[1], t1, (size_t)tn * sizeof(int)) == 0,
@@ -142,12 +142,12 @@ static void test_targets_kept_across_experiments(void **state)
     /* the typed target changes nothing of the greedy targets */
     session_set_text(&s, 1, "t7 t8");
     session_compute_all(&s);
-    expect_true(s.dec_steps == steps && !s.tgt_auto, "a typed target: %u steps", s.dec_steps - steps);
+    expect_true(s.gdec.steps == steps && !s.tgt_auto, "a typed target: %u steps", s.gdec.steps - steps);
     /* a new first sentence: only it is decoded */
     session_set_text(&s, 1, "");
     session_set_text(&s, 0, "t6 t5 | t9 t10");
     session_compute_all(&s);
-    unsigned more = s.dec_steps - steps;
+    unsigned more = s.gdec.steps - steps;
     expect_true(more > 0 && s.tgt_n[1] == tn && memcmp(s.tgt_ids[1], t1, (size_t)tn * sizeof(int)) == 0,
                 "a new first sentence: %u steps, the second's target kept", more);
     /* the same as decoding it afresh */

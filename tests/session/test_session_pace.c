@@ -46,7 +46,7 @@ typedef struct Seen {
         (sn)->calls++;                                                                                  \
         (sn)->max_mb = mb_ > (sn)->max_mb ? mb_ : (sn)->max_mb;                                         \
         (sn)->out_pieces += (a)->ses.out_rows > rows0_;                                                 \
-        (sn)->dec_enc += (a)->ses.dec_enc > 0;                                                          \
+        (sn)->dec_enc += (a)->ses.gdec.enc > 0;                                                          \
     } while (0)
 
 /* Frames and idle calls, as the window runs them, until the pass and the
@@ -104,7 +104,7 @@ static void test_paced_pass(void **state)
     TfModel m; /* V 37000 and max_len 24: the output has up to 24 rows, more than one piece */
     tu_base_model(&m, 37000, 24, 7);
     expect_true(app_use_model(&a, &m, "base") == 0, "the base model is used");
-    a.ses.lazy = 1; /* as the window runs */
+    session_set_lazy(&a.ses, 1); /* as the window runs */
     Seen first = {0};
     run_paced(&a, &first);
 
@@ -127,7 +127,7 @@ static void test_paced_pass(void **state)
     TfTrace full;
     TfErr err;
     expect_true(trace_build(&full, c, 1, 8, TRACE_RECORD, &err) == 0, "trace");
-    TfBatch b = {1, a.ses.pad_S, a.ses.pad_T, a.ses.src_pad, a.ses.tgt_pad, a.ses.src_n, a.ses.tgt_n};
+    TfBatch b = {1, a.ses.pad.S, a.ses.pad.T, a.ses.pad.src, a.ses.pad.tgt, a.ses.src_n, a.ses.tgt_n};
     expect_true(tf_forward(&a.ses.model, &full, &b, 0, &err) == 0, "%s", err.msg);
     expect_true(full.T == a.ses.trace.T, "same length %d = %d", full.T, a.ses.trace.T);
     check_close("probs in pieces vs a whole pass", a.ses.trace.probs, full.probs, (size_t)full.T * c->tgt_vocab, 0, 0);

@@ -1,4 +1,4 @@
-/* test_train_probe.c - the train tab's probe (app/session/train_probe.c),
+/* test_train_probe.c - the train tab's probe (app/session/labs/train_probe.c),
  * without a window:
  *
  *   - it decodes a step at a time: with a model of preset base a call runs

@@ -239,7 +239,7 @@ static void test_mask_padding_batch(void **state)
     const char *src[] = {"t5 t6 t7 t8 t9 t10", "t5 t6"};
     open_app(&a, src, 2, NULL);
     app_goto(&a, ST_ENC_SELF_MASK, 0);
-    a.ses.batch = 1;
+    session_set_batch(&a.ses, 1);
     TfView mv;
     TfErr err;
     expect_true(tf_view(&a.ses.trace, ST_ENC_SELF_MASK, 0, -1, 1, &mv, &err) == 0, "mask view: %s", err.msg);
@@ -633,7 +633,7 @@ static void test_degenerate_inputs_stay_inside(void **state)
                         continue; /* tiny areas once, in the dark theme */
                     a.look.theme = (ThemeId)th;
                     a.look.text_scale = ar == 4 ? 1.6f : 1.0f;
-                    a.ses.batch = (int)(ar % (size_t)a.ses.n_src);
+                    session_set_batch(&a.ses, (int)(ar % (size_t)a.ses.n_src));
                     app_goto(&a, stages[k], 1);
                     app_set_head(&a, k == 0 || (k == 1 && th == 1) ? -1 : 1);
                     /* the mouse somewhere inside, pressing, so hover and
@@ -676,7 +676,7 @@ static void test_whole_window_small(void **state)
             app_set_head(&a, k == 0 ? -1 : 0);
             a.view = views[k];
             a.look.text_scale = s == 1 ? 1.6f : 1.0f;
-            a.ses.batch = k;
+            session_set_batch(&a.ses, k);
             a.now += 1;
             app_frame(&a, tu_ren);
             expect_true(a.win.want_quit == 0, "the window keeps running, got want_quit %d", a.win.want_quit);

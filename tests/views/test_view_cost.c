@@ -1,7 +1,7 @@
 /* test_view_cost.c - the cost view (app/views/view_cost.c):
  *   - the memory it plots is what the trace records (trace.c's plan): per encoder layer,
  *     trace_floats grows by the self-attention's and the FFN's floats of
- *     cost_bytes plus the two Add & Norm steps, at every n measured;
+ *     ses_cost_bytes (ses_measure.c) plus the two Add & Norm steps, at every n measured;
  *   - self-attention's memory grows like n² (×4 per doubling at large n),
  *     the FFN's like n (×2);
  *   - drawn headless, every length is measured within a few frames (a frame
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "ses_measure.h"
 #include "test_app_util.h"
 #include "test_util.h"
 #include "trace.h"
@@ -30,7 +31,7 @@ static void test_memory_is_the_traces(void **state)
         two.n_enc = 2;
         double per_layer = (double)(trace_floats(&two, 1, n, TRACE_RECORD) - trace_floats(&c, 1, n, TRACE_RECORD));
         double attn, ffn;
-        cost_bytes(n, c.d_model, c.n_heads, c.d_ff, &attn, &ffn);
+        ses_cost_bytes(n, c.d_model, c.n_heads, c.d_ff, &attn, &ffn);
         /* the two Add & Norm steps: sum, norm, and mean, rstd (n floats
          * each, which the trace rounds up to 16-float slices) */
         double pad16 = ceil(n / 16.0) * 16.0;
@@ -40,8 +41,8 @@ static void test_memory_is_the_traces(void **state)
                     (attn + ffn) / 4 + norms);
     }
     double a128, f128, a256, f256;
-    cost_bytes(128, 64, 8, 256, &a128, &f128); /* the shipped models' shape */
-    cost_bytes(256, 64, 8, 256, &a256, &f256);
+    ses_cost_bytes(128, 64, 8, 256, &a128, &f128); /* the shipped models' shape */
+    ses_cost_bytes(256, 64, 8, 256, &a256, &f256);
     expect_true(a256 / a128 > 3.5 && a256 / a128 <= 4.0 && fabs(f256 / f128 - 2.0) < 1e-9,
                 "doubling n: attention ×%.2f (n² dominates), FFN ×%.2f", a256 / a128, f256 / f128);
 }
@@ -59,14 +60,13 @@ static void test_measured_in_frames(void **state)
         in_tabs |= ch[i] == VIEW_COST;
     expect_true(in_tabs, "the cost view is among the tabs");
     int frames = 0, done = 0;
-    double as, fs, ab, fb;
-    while (frames < 12 && (done = view_cost_result(a.vstate[VIEW_COST], 0, &as, &fs, &ab, &fb)) < 6) {
+    while (frames < 12 && (done = a.ses.measure ? a.ses.measure->cost.done : 0) < 6) {
         tu_frame(&a);
         frames++;
     }
     expect_true(done == 6, "all 6 lengths measured within %d frames, got %d", frames, done);
     for (int k = 0; k < 6; k++) {
-        view_cost_result(a.vstate[VIEW_COST], k, &as, &fs, &ab, &fb);
+        double as = a.ses.measure->cost.attn_s[k], fs = a.ses.measure->cost.ffn_s[k];
         expect_true(as > 0 && fs > 0 && isfinite(as) && isfinite(fs) && as < 10 && fs < 10,
                     "n = %d: times %.3g s and %.3g s are measured", 8 << k, as, fs);
     }

@@ -309,7 +309,7 @@ static void test_bars_follow_the_sentence(void **state)
     float *first = malloc((size_t)V * sizeof(float));
     memcpy(first, L->smp.logits, (size_t)V * sizeof(float));
     uint64_t version = L->version;
-    a.ses.batch = 1;
+    session_set_batch(&a.ses, 1);
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
     dec_select(d, s); /* the step whose bars sentence 1 left */
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);

@@ -78,7 +78,7 @@ static void test_pe_halves(void **state)
     expect_true(a.ses.model.cfg.pe_layout == TF_PE_HALVES, "halves");
     float *want = malloc((size_t)rows * C * sizeof *want), *got = malloc((size_t)rows * C * sizeof *got);
     pe_table_halves(want, rows, C);
-    view_pe_fill(&a.ses.model, got, rows);
+    memcpy(got, a.ses.pe, (size_t)rows * C * sizeof *got); /* what the PE view draws */
     double worst = 0;
     for (int i = 0; i < rows * C; i++)
         worst = fmax(worst, fabs(got[i] - want[i]));

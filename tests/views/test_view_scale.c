@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "ses_measure.h"
 #include "test_app_util.h"
 #include "test_util.h"
 #include "view.h"
@@ -29,24 +30,24 @@ TU_FIXTURE(g_model, "view-scale", 1280, 800)
 static void test_random_std(void **state)
 {
     (void)state;
-    static float x[SCALE_RANDOM_N];
+    static float x[SES_DOTS_N];
     static const int DK[4] = {8, 16, 64, 512};
     for (int i = 0; i < 4; i++) {
-        scale_random_dots(DK[i], SCALE_RANDOM_N, 17 + (uint64_t)i, x);
-        double sd = scale_std(x, SCALE_RANDOM_N), want = sqrt((double)DK[i]), mean = 0;
-        for (int k = 0; k < SCALE_RANDOM_N; k++)
+        ses_random_dots(DK[i], SES_DOTS_N, 17 + (uint64_t)i, x);
+        double sd = scale_std(x, SES_DOTS_N), want = sqrt((double)DK[i]), mean = 0;
+        for (int k = 0; k < SES_DOTS_N; k++)
             mean += x[k];
-        mean /= SCALE_RANDOM_N;
+        mean /= SES_DOTS_N;
         expect_true(fabs(sd / want - 1) < 0.04, "d_k = %d: std %.3f, √d_k = %.3f", DK[i], sd, want);
-        expect_true(fabs(mean) < 3 * want / sqrt((double)SCALE_RANDOM_N), "d_k = %d: mean %.3f near 0", DK[i], mean);
-        for (int k = 0; k < SCALE_RANDOM_N; k++)
+        expect_true(fabs(mean) < 3 * want / sqrt((double)SES_DOTS_N), "d_k = %d: mean %.3f near 0", DK[i], mean);
+        for (int k = 0; k < SES_DOTS_N; k++)
             x[k] /= (float)want;
-        expect_true(fabs(scale_std(x, SCALE_RANDOM_N) - 1) < 0.04, "d_k = %d: divided by √d_k, std %.3f", DK[i],
-                    scale_std(x, SCALE_RANDOM_N));
+        expect_true(fabs(scale_std(x, SES_DOTS_N) - 1) < 0.04, "d_k = %d: divided by √d_k, std %.3f", DK[i],
+                    scale_std(x, SES_DOTS_N));
     }
     float a[8], b[8];
-    scale_random_dots(8, 8, 5, a);
-    scale_random_dots(8, 8, 5, b);
+    ses_random_dots(8, 8, 5, a);
+    ses_random_dots(8, 8, 5, b);
     expect_true(memcmp(a, b, sizeof a) == 0, "the same seed draws the same pairs");
 }
 
@@ -93,7 +94,7 @@ static void test_drawn(void **state)
     for (int h = 0; h < 6; h++)
         expect_true(n[h] > 0 && sum[h] == n[h], "histogram %d: its bars add up to %d, the values counted %d", h,
                     sum[h], n[h]);
-    expect_true(n[0] == 16 && n[2] == SCALE_RANDOM_N && n[4] == SCALE_RANDOM_N,
+    expect_true(n[0] == 16 && n[2] == SES_DOTS_N && n[4] == SES_DOTS_N,
                 "this head's 4 × 4 entries, 4000 random pairs each: %d %d %d", n[0], n[2], n[4]);
     expect_true(fabs(sd[2] / sqrt(8.0) - 1) < 0.04 && fabs(sd[4] / 8.0 - 1) < 0.04 && fabs(sd[3] - 1) < 0.04 &&
                     fabs(sd[5] - 1) < 0.04,

@@ -1,7 +1,9 @@
 /* test_app.c - the window's state driven by synthetic input events, drawn on a
  * headless renderer: stepping through every stage, layer and head keys,
  * typing (Chinese included) and deleting, clicks on the navigator and on
- * tokens, resizing, bad input, the lazy pass (random events: test_soak.c). */
+ * tokens and on the tabs (applied after the frame that drew them: drawing
+ * changes nothing), resizing, bad input, the lazy pass (random events:
+ * test_soak.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,7 +228,7 @@ static void test_clicks(void **state)
     }
     /* the heatmap: hover a cell, its value is the engine's */
     app_goto(&a, ST_ENC_SELF_SCORES, 1);
-    a.ses.head = 1;
+    session_set_head(&a.ses, 1);
     tu_frame(&a);
     expect_true(a.heat.valid && a.heat.rows == 3 && a.heat.cols == 3, "scores heatmap 3x3");
     HeatGeo h = a.heat;
@@ -260,6 +262,52 @@ static void test_clicks(void **state)
     app_free(&a);
 }
 
+/* Where the tab labelled `want` was drawn, and the head the session had
+ * while the frame drew its status line (after the tabs). */
+typedef struct TabSpy {
+    const char *want;
+    Rect box;
+    int found;
+    const App *a;
+    int head_in_frame;
+} TabSpy;
+
+static void spy(void *user, const char *utf8, int len, Rect box, const char *tag)
+{
+    TabSpy *s = user;
+    (void)tag;
+    if ((int)strlen(s->want) == len && !memcmp(utf8, s->want, (size_t)len)) {
+        s->box = box;
+        s->found = 1;
+    }
+    s->head_in_frame = s->a->ses.head; /* the last string drawn: the frame's end */
+}
+
+static void test_tab_click(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, "t5 t6 t7");
+    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    TabSpy s = {"All heads", {0, 0, 0, 0}, 0, &a, 0};
+    ren_text_hook(spy, &s);
+    tu_frame(&a);
+    expect_true(s.found && a.ses.head == 0 && app_current_view(&a) == VIEW_MATRIX,
+                "the weights of head 1, with an all-heads tab (found %d, head %d)", s.found, a.ses.head);
+    int x = s.box.x + s.box.w / 2, y = s.box.y + s.box.h / 2;
+    ev_mouse(&a, IN_MOUSE_MOVE, x, y, 0);
+    ev_mouse(&a, IN_MOUSE_DOWN, x, y, MB_LEFT);
+    ev_mouse(&a, IN_MOUSE_UP, x, y, MB_LEFT);
+    tu_frame(&a);
+    ren_text_hook(NULL, NULL);
+    expect_true(s.head_in_frame == 0, "the frame that saw the click drew head 1 to its end, got head %d",
+                s.head_in_frame);
+    expect_true(a.ses.head == -1 && a.view == VIEW_AUTO && app_current_view(&a) == VIEW_HEADS,
+                "after it: every head (head %d), the all-heads view (%s)", a.ses.head,
+                view_name(app_current_view(&a)));
+    app_free(&a);
+}
+
 static void test_resize(void **state)
 {
     (void)state;
@@ -286,7 +334,7 @@ static void test_lazy_pass(void **state)
     static App a, b;
     open_app(&a, "t5 t6 t7");
     open_app(&b, "t5 t6 t7 t8 t9");
-    a.ses.lazy = 1;
+    session_set_lazy(&a.ses, 1);
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
     tu_frame(&a);
     app_focus_line(&a, APP_LINE_SRC);
@@ -324,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_typing),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_clicks),
+        cmocka_unit_test(test_tab_click),
         cmocka_unit_test(test_resize),
         cmocka_unit_test(test_lazy_pass),
     };

@@ -61,7 +61,7 @@ static void test_window_command_line(void **state)
                     !a.ses.exp.no_pe,
                 "the flags are the window's experiment");
     app_compute_all(&a);
-    expect_true(a.ses.have_base && strcmp(a.ses.trace.exp.no_scale ? "y" : "n", "y") == 0,
+    expect_true(a.ses.ext.have_base && strcmp(a.ses.trace.exp.no_scale ? "y" : "n", "y") == 0,
                 "the shown pass applies it, the normal pass is beside it");
     app_free(&a);
     char *bad[] = {"stepformer", "--model", MODEL, "--ablate", "enc:9:0", NULL};
@@ -131,7 +131,7 @@ static void check_diff_cells(App *a, int layer)
     TfView ev, bv;
     TfErr err;
     expect_true(tf_view(&a->ses.trace, h->stage, layer, -1, 0, &ev, &err) == 0, "%s", err.msg);
-    tf_view(&a->ses.base, h->stage, layer, -1, 0, &bv, &err);
+    tf_view(&a->ses.ext.base, h->stage, layer, -1, 0, &bv, &err);
     int checked = 0;
     for (int r = 0; r < ev.rows && r < h->rows; r++)
         for (int c = 0; c < ev.cols && c < 6; c++) {
@@ -227,7 +227,7 @@ static void test_output_before_and_after(void **state)
             if (!a.hover.valid || a.hover.stage != ST_OUT_PROBS)
                 continue;
             size_t at = ((size_t)a.hover.b * a.ses.trace.T + a.hover.row) * V + a.hover.col;
-            float pb = a.ses.base.probs[at], pe = a.ses.trace.probs[at];
+            float pb = a.ses.ext.base.probs[at], pe = a.ses.trace.probs[at];
             if (pb == pe)
                 continue;
             n_base += a.hover.value == pb;

@@ -45,9 +45,9 @@ static void test_session_keeps_the_normal_pass(void **state)
     e.no_scale = 1;
     app_set_exp(&a, &e);
     app_compute_all(&a);
-    expect_true(s->have_base && s->base_passes == 1, "one normal pass (%u)", s->base_passes);
+    expect_true(s->ext.have_base && s->ext.base_passes == 1, "one normal pass (%u)", s->ext.base_passes);
     tf_view(&s->trace, ST_ENC_SELF_WEIGHTS, 0, 0, 0, &ex, &err);
-    tf_view(&s->base, ST_ENC_SELF_WEIGHTS, 0, 0, 0, &base, &err);
+    tf_view(&s->ext.base, ST_ENC_SELF_WEIGHTS, 0, 0, 0, &base, &err);
     static float eb[4096], bb[4096];
     for (int r = 0; r < ex.rows; r++) {
         memcpy(eb + r * ex.cols, ex.data + (size_t)r * ex.stride, ex.cols * sizeof(float));
@@ -59,11 +59,11 @@ static void test_session_keeps_the_normal_pass(void **state)
     e.no_pe = 1;
     app_set_exp(&a, &e);
     app_compute_all(&a);
-    expect_true(s->base_passes == 1, "the normal pass kept (%u passes)", s->base_passes);
+    expect_true(s->ext.base_passes == 1, "the normal pass kept (%u passes)", s->ext.base_passes);
     /* the input changes: it is */
     app_set_text(&a, APP_LINE_SRC, "t6 t7");
     app_compute_all(&a);
-    expect_true(s->base_passes == 2, "a new input, a new normal pass (%u)", s->base_passes);
+    expect_true(s->ext.base_passes == 2, "a new input, a new normal pass (%u)", s->ext.base_passes);
     /* none again: the shown pass is the plain one */
     memset(&e, 0, sizeof e);
     app_set_exp(&a, &e);
@@ -96,10 +96,10 @@ static void test_keys_and_modes(void **state)
     expect_true(sc.trace == &a.ses.trace && sc.cmp == CMP_EXP, "experiment mode shows the experiment");
     ev_key(&a, 'd', 0);
     app_scene(&a, &sc);
-    expect_true(a.cmp == CMP_NORMAL && sc.trace == &a.ses.base, "D: the normal pass");
+    expect_true(a.cmp == CMP_NORMAL && sc.trace == &a.ses.ext.base, "D: the normal pass");
     ev_key(&a, 'd', 0);
     app_scene(&a, &sc);
-    expect_true(a.cmp == CMP_DIFF && sc.base == &a.ses.base && sc.trace == &a.ses.trace, "D: difference");
+    expect_true(a.cmp == CMP_DIFF && sc.base == &a.ses.ext.base && sc.trace == &a.ses.trace, "D: difference");
     ev_key(&a, 'd', 0);
     expect_true(a.cmp == CMP_EXP, "D: back to the experiment");
     char buf[2200];
@@ -129,7 +129,7 @@ static void test_difference_cell_colour(void **state)
     TfView ev, bv;
     TfErr err;
     tf_view(&a.ses.trace, ST_ENC_SELF_WEIGHTS, 0, 0, 0, &ev, &err);
-    tf_view(&a.ses.base, ST_ENC_SELF_WEIGHTS, 0, 0, 0, &bv, &err);
+    tf_view(&a.ses.ext.base, ST_ENC_SELF_WEIGHTS, 0, 0, 0, &bv, &err);
     int checked = 0;
     for (int r = 0; r < ev.rows; r++)
         for (int c = 0; c < ev.cols; c++) {

@@ -367,11 +367,11 @@ static void draw_every_screen(App *a)
                 continue;
             a->view = ch[k];
             if (ch[k] == VIEW_HEADS)
-                a->ses.head = -1;
+                session_set_head(&a->ses, -1);
             snprintf(scene, sizeof scene, "%s layer %d, %s view", stage_info(p.stage)->name,
                      p.layer + 1, view_name(ch[k]));
             frame(a, scene);
-            a->ses.head = 0;
+            session_set_head(&a->ses, 0);
         }
     }
     static const char *const PANES[] = {"gen", "step", "beam"};

@@ -61,7 +61,7 @@ static void test_soak(void **state)
     static App a;
     AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, NULL);
     tu_open(&a, &o, 100);
-    a.ses.lazy = 1; /* as the window runs: partial passes finished when idle */
+    session_set_lazy(&a.ses, 1); /* as the window runs: partial passes finished when idle */
     frame(&a, -1);
     Rng r;
     rng_seed(&r, 2026);

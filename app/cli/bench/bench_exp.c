@@ -40,17 +40,17 @@ static void bench_toggle(double secs)
     Ren *r = bench_app(&a, 1280, 800, "enc.self.weights");
     if (!r)
         return;
-    a.ses.lazy = 1; /* as the window runs it */
+    session_set_lazy(&a.ses, 1); /* as the window runs it */
     TfExperiment e = {0};
     e.no_pe = 1;
     app_set_exp(&a, &e);
     app_compute_all(&a);
-    unsigned passes = a.ses.base_passes;
+    unsigned passes = a.ses.ext.base_passes;
     BenchApp t = {&a, r, 0};
     BenchStats s = bench_run(toggle_body, &t, 30, secs);
     app_compute_all(&a);
-    if (a.ses.base_passes != passes)
-        fprintf(stderr, "bench: the normal pass was recomputed %u times by toggles\n", a.ses.base_passes - passes);
+    if (a.ses.ext.base_passes != passes)
+        fprintf(stderr, "bench: the normal pass was recomputed %u times by toggles\n", a.ses.ext.base_passes - passes);
     bench_print("experiment_toggle_en2zh", &s, 0, 0, 0, "goal_ms", 16);
     app_free(&a);
     ren_close(r);

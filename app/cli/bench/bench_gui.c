@@ -110,7 +110,7 @@ static void bench_frames(double secs, const char *only)
         if (!want(only, c->name))
             continue;
         app_goto(&a, stage_find(c->stage), c->layer);
-        a.ses.head = c->head;
+        session_set_head(&a.ses, c->head);
         a.view = c->view;
         BenchApp f = {&a, r, 0};
         int training = c->view == VIEW_TRAIN && train_start(&a, r);
@@ -129,10 +129,12 @@ static void edit_body(void *p)
     BenchApp *e = p;
     App *a = e->a;
     e->tick++;
-    char *last = strrchr(a->ses.src_line, ' ');
+    char line[APP_TEXT_MAX];
+    snprintf(line, sizeof line, "%s", a->ses.src_line);
+    char *last = strrchr(line, ' ');
     if (last)
         snprintf(last + 1, 16, "t%d", 4 + e->tick % 900);
-    a->ses.dirty = 1;
+    app_set_text(a, APP_LINE_SRC, line);
     a->now += 1.0;
     app_frame(a, e->r);
 }
@@ -163,7 +165,7 @@ static void bench_edit(double secs)
     o.tgt = tgt;
     o.stage = "enc.self.weights";
     if (app_init(&a, &o, &err) == 0) {
-        a.ses.lazy = 1; /* as the window runs it */
+        session_set_lazy(&a.ses, 1); /* as the window runs it */
         BenchApp e = {&a, r, 0};
         BenchStats s = bench_run(edit_body, &e, 10, secs);
         bench_print("edit_redraw_base_s32", &s, 0, 0, 0, NULL, 0);

@@ -340,4 +340,4 @@ static void view_decode(ViewCtx *v)
 }
 
 const ViewDef VIEW_DECODE_DEF = {"decode", N_("Decode"), view_decode, view_decode_act, sizeof(DecodeUi),
-                                 NULL, SES_NEED_PACED};
+                                 NULL, VIEW_NEED_PACED, 0};

@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
 #include "view.h"
 #include "view_pe_base.h"
 #include "view_pe_rot.h"
@@ -404,39 +403,14 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
 
 /* ---- the rotation ---- */
 
-/* Where a (sin, cos) point of the circle is drawn: the sine to the right,
- * the cosine up, so position 0 (sin 0, cos 0) sits at the top. */
-static const float *pe_rows(PeUi *u, const TfModel *m, const TfConfig *c, int *rows)
-{
-    int n = c->max_len < SES_CAP_T ? c->max_len : SES_CAP_T;
-    if (!u->table || u->t_rows != n || u->t_C != c->d_model || u->t_key != view_pe_key(m)) {
-        free(u->table);
-        u->table = malloc((size_t)n * (size_t)c->d_model * sizeof(float));
-        if (!u->table)
-            return NULL;
-        view_pe_fill(m, u->table, n); /* the model's own: halves, stored or the paper's */
-        u->t_key = view_pe_key(m);
-        u->t_rows = n;
-        u->t_C = c->d_model;
-    }
-    *rows = n;
-    return u->table;
-}
-
-static void pe_free(void *st)
-{
-    PeUi *u = st;
-    free(u->table);
-    u->table = NULL;
-}
-
 static int gather(const Scene *sc, PeUi *u, PeData *d)
 {
     const TfTrace *tr = sc->trace;
     memset(d, 0, sizeof *d);
     if (!tr->pe || tr->cap_T < 1 || tr->B < 1)
         return -1;
-    d->pe = pe_rows(u, sc->model, &tr->cfg, &d->rows);
+    d->pe = sc->pe; /* the model's own: halves, stored or the paper's */
+    d->rows = sc->pe_rows;
     d->halves = tr->cfg.pe_layout == TF_PE_HALVES;
     if (!d->pe)
         return -1;
@@ -532,4 +506,4 @@ void view_pe_choices(const void *st, int *dims, int *pair, int *pos, int *k)
     *k = pe_ui->k;
 }
 
-const ViewDef VIEW_PE_DEF = {"pe", N_("Waves"), view_pe, NULL, sizeof(PeUi), pe_free, SES_NEED_STAGE};
+const ViewDef VIEW_PE_DEF = {"pe", N_("Waves"), view_pe, NULL, sizeof(PeUi), NULL, VIEW_NEED_STAGE, 0};

@@ -20,9 +20,6 @@ typedef struct PeUi {
     int pair, pos, k;      /* the rotation demo: R(k·ω_pair) · PE(pos) */
     int panel;             /* narrow layouts show one panel at a time */
     int sel_seen;          /* last followed token selection (+1, 0 none) */
-    float *table;          /* the engine's table for t_rows positions: the trace */
-    int t_rows, t_C;       /* holds only as many rows as the input needs */
-    uintptr_t t_key;       /* which model's table (view_pe_key) */
 } PeUi; /* the view's state (owned by the window) */
 #define PE_UI(v) ((PeUi *)(v)->st)
 

@@ -259,5 +259,5 @@ void pe_draw_rotation(ViewCtx *v, Rect rc, const PeData *d)
 
 /* ---- layout ---- */
 
-/* The table for min(max_len, SES_CAP_T) positions, made with the engine's
+/* The table for min(max_len, VIEW_CAP_T) positions, made with the engine's
  * pe_table (the trace's own table grows with the input and may be shorter). */

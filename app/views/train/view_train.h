@@ -3,7 +3,7 @@
  * in the window; the learning itself is elsewhere:
  *
  *   app/session/train_worker.c  the run, on a thread of its own
- *   app/session/train_probe.c   the probe sentence through the model shown
+ *   app/session/labs/train_probe.c the probe sentence through the model shown
  *   app/window/train_host.c     owns both; every frame it fills a
  *                               TrainShow (Scene.train) and applies the
  *                               view's TrainWish after it drew

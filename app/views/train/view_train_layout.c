@@ -242,4 +242,4 @@ static void view_train(ViewCtx *v)
  * the session's pass, so a frame does not wait for it (the idle calls
  * finish it for the other views). */
 const ViewDef VIEW_TRAIN_DEF = {"train", N_("Train"), view_train, view_train_act, sizeof(TrainUi), NULL,
-                                SES_NEED_PACED};
+                                VIEW_NEED_PACED, 0};

@@ -372,9 +372,9 @@ DlabProgress dlab_progress(const DecodeLab *L, const Session *s)
         return p;
     p.on = 1;
     session_decoding(s, &p.done, &p.total);
-    if (s->dec_on && s->dec.res.n > 0) {
-        p.ids = s->dec.res.ids;
-        p.n = s->dec.res.n;
+    if (s->gdec.on && s->gdec.dec.res.n > 0) {
+        p.ids = s->gdec.dec.res.ids;
+        p.n = s->gdec.dec.res.n;
     }
     return p;
 }
