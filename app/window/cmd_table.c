@@ -283,6 +283,14 @@ static void put(char *buf, size_t cap, const char *s)
         snprintf(buf + n, cap - n, "%s", s);
 }
 
+/* The bracket keys "[" and "]" are joined by a space: "[/]" would read as
+ * a third key between them. */
+static int lone_marks(const char *keys, const char *l)
+{
+    size_t n = strlen(keys);
+    return n >= 1 && keys[n - 1] == '[' && (n == 1 || keys[n - 2] == ' ') && strcmp(l, "]") == 0;
+}
+
 /* The rows of a scope, as lines: rows next to each other that share
  * their words (help, or hint) share a line, their keys joined. Calls
  * line(key labels, the row's words, ctx) per line; returns the lines. */
@@ -301,8 +309,9 @@ static int each_line(CmdScope scope, ViewId tab, int hint, int status_only, int 
         if ((scope == CS_GLOBAL || scope == CS_EXP) && tab != VIEW_AUTO && !cmd_in_tab(c, tab))
             continue; /* the tab does something else with the key */
         if (words && strcmp(words, w) == 0) {
-            put(keys, sizeof keys, join);
-            put(keys, sizeof keys, label(c, one, sizeof one, ascii));
+            const char *l = label(c, one, sizeof one, ascii);
+            put(keys, sizeof keys, strcmp(join, "/") == 0 && lone_marks(keys, l) ? " " : join); /* "[ ]", not "[/]" */
+            put(keys, sizeof keys, l);
             continue;
         }
         if (words)
