@@ -238,6 +238,14 @@ static inline void tu_open(App *a, const AppOpts *o, double now)
     a->now = now;
 }
 
+/* The app on model with one source sentence src (the rest as tu_opts
+ * leaves it), opened with the clock at now. */
+static inline void tu_open_src(App *a, const char *model, const char *src, double now)
+{
+    AppOpts o = tu_opts(model, src, NULL, NULL);
+    tu_open(a, &o, now);
+}
+
 /* The app the experiment tests start from: "t5 t6 t7 t8" on model, the
  * first head, view (NULL: the natural one), both passes computed. */
 static inline void tu_open_exp(App *a, const char *model, const char *view)
