@@ -246,6 +246,15 @@ static inline void tu_open_src(App *a, const char *model, const char *src, doubl
     tu_open(a, &o, now);
 }
 
+/* The app on model in the train view with "t5 t6 t7" and a "reverse" run
+ * of steps steps set up (which must work). */
+static inline void tu_open_train(App *a, const char *model, long long steps)
+{
+    AppOpts o = tu_opts(model, "t5 t6 t7", NULL, "train");
+    tu_open(a, &o, 100);
+    expect_true(app_train_setup(a, "reverse", steps) == 0, "a reverse run of %lld steps: %s", steps, a->notice);
+}
+
 /* The app the experiment tests start from: "t5 t6 t7 t8" on model, the
  * first head, view (NULL: the natural one), both passes computed. */
 static inline void tu_open_exp(App *a, const char *model, const char *view)

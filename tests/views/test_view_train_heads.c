@@ -25,9 +25,7 @@ static void test_entropy_history(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
-    tu_open(&a, &o, 100);
-    expect_true(app_train_setup(&a, "reverse", 120) == 0, "trained: %s", a.notice);
+    tu_open_train(&a, MODEL, 120);
     tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
     TrainUi *u = a.vstate[VIEW_TRAIN];
     TrainHost *th = a.train;
@@ -69,9 +67,7 @@ static int pending(const TrainHost *u)
 static TrainHost *trained_unseen(App *a, int whole_frame)
 {
     TfErr err;
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
-    tu_open(a, &o, 100);
-    expect_true(app_train_setup(a, "reverse", 0) == 0, "a run at step 0: %s", a->notice);
+    tu_open_train(a, MODEL, 0);
     if (whole_frame)
         tu_frame(a);
     else
