@@ -233,14 +233,12 @@ static void test_no_cjk_font_draws_latin(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_format_by_extension),
-        cmocka_unit_test(test_pdf_page_per_frame),
-        cmocka_unit_test(test_svg_cells_are_rectangles),
-        cmocka_unit_test(test_pdf_embeds_fonts),
-        cmocka_unit_test(test_unwritable_path),
-        cmocka_unit_test(test_no_fonts_is_an_error),
-        cmocka_unit_test(test_no_cjk_font_draws_latin),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_format_by_extension),
+           cmocka_unit_test(test_pdf_page_per_frame),
+           cmocka_unit_test(test_svg_cells_are_rectangles),
+           cmocka_unit_test(test_pdf_embeds_fonts),
+           cmocka_unit_test(test_unwritable_path),
+           cmocka_unit_test(test_no_fonts_is_an_error),
+           cmocka_unit_test(test_no_cjk_font_draws_latin));
 }

@@ -196,11 +196,9 @@ static void test_one_layer_per_view(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mask_redraws_from_its_layer),
-        cmocka_unit_test(test_train_redraws_from_its_layers),
-        cmocka_unit_test(test_one_layer_per_view),
-        cmocka_unit_test(test_training_frame_does_one_costly_thing),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_mask_redraws_from_its_layer),
+           cmocka_unit_test(test_train_redraws_from_its_layers),
+           cmocka_unit_test(test_one_layer_per_view),
+           cmocka_unit_test(test_training_frame_does_one_costly_thing));
 }

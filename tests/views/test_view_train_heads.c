@@ -152,10 +152,8 @@ static void test_plots_follow_a_frame_late(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_entropy_history),
-        cmocka_unit_test(test_history_fills_a_snapshot_a_frame),
-        cmocka_unit_test(test_plots_follow_a_frame_late),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_entropy_history),
+           cmocka_unit_test(test_history_fills_a_snapshot_a_frame),
+           cmocka_unit_test(test_plots_follow_a_frame_late));
 }

@@ -100,9 +100,7 @@ static void test_hidden_field(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lines),
-        cmocka_unit_test(test_hidden_field),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_lines),
+           cmocka_unit_test(test_hidden_field));
 }

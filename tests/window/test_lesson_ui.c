@@ -282,13 +282,11 @@ static void test_progress_fifo(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_steps_set_the_view),
-        cmocka_unit_test(test_quiz_click_and_progress),
-        cmocka_unit_test(test_broken_file_reported),
-        cmocka_unit_test(test_no_lesson_says_why),
-        cmocka_unit_test(test_progress_unsaved_told),
-        cmocka_unit_test(test_progress_fifo),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_steps_set_the_view),
+           cmocka_unit_test(test_quiz_click_and_progress),
+           cmocka_unit_test(test_broken_file_reported),
+           cmocka_unit_test(test_no_lesson_says_why),
+           cmocka_unit_test(test_progress_unsaved_told),
+           cmocka_unit_test(test_progress_fifo));
 }
