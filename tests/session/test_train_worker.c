@@ -457,9 +457,7 @@ static void test_bad_setups(void **state)
                 "heads must divide d_model: got '%s'", st->msg_text);
     char path[128];
     snprintf(path, sizeof path, "%s/empty.tsv", g_dir);
-    FILE *f = fopen(path, "w");
-    fputs("# only comments\n\nno tab on this line\n", f);
-    fclose(f);
+    tu_write_text(g_dir, "empty.tsv", "# only comments\n\nno tab on this line\n");
     tw_spec_default(&s);
     s.task[0] = 0;
     snprintf(s.path, sizeof s.path, "%s", path);

@@ -232,9 +232,7 @@ static void test_bad_tsv(void **state)
     static App a;
     char path[256];
     snprintf(path, sizeof path, "%s/nothing.tsv", g_dir);
-    FILE *f = fopen(path, "w");
-    fputs("# a comment\n\nno tab here\nan empty side\t\n", f);
-    fclose(f);
+    tu_write_text(g_dir, "nothing.tsv", "# a comment\n\nno tab here\nan empty side\t\n");
     open_app(&a);
     TrainHost *h = settle(&a);
     TrainUi *u = a.vstate[VIEW_TRAIN];
