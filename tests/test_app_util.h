@@ -196,6 +196,16 @@ static inline int tu_lesson_home_close(const char *dir)
     return tu_scratch_remove(dir);
 }
 
+/* g_dir, a lesson home (tu_lesson_home) named NAME made before the group's
+ * tests and removed after, g_model its model; WRITE() (defined after this)
+ * then writes the lessons into it. The group's setup and teardown. */
+#define TU_LESSON_HOME_GROUP(NAME, WRITE)                                                       \
+    static void WRITE(void);                                                                   \
+    static char g_dir[64];                                                                     \
+    static char g_model[160];                                                                  \
+    TU_GROUP(tu_lesson_home(g_dir, sizeof g_dir, NAME, g_model, sizeof g_model) ? -1 : (WRITE(), 0), \
+             tu_lesson_home_close(g_dir))
+
 /* A hash of the pixels of rc on tu_ren (at most 1000 x 800): equal pictures,
  * equal hashes. Unsigned, so it wraps without undefined behaviour. */
 static inline uint64_t tu_pixel_hash(Rect rc)
@@ -236,6 +246,36 @@ static inline void tu_open(App *a, const AppOpts *o, double now)
     TfErr err;
     expect_true(app_init(a, o, &err) == 0, "the app opens: %s", err.msg);
     a->now = now;
+}
+
+/* The app on the model of the lesson home dir with its lessons, saving
+ * progress, head as given (-2: the model's default), the clock at 10. */
+static inline void tu_open_lessons(App *a, const char *dir, const char *model, int head)
+{
+    char lessons[256];
+    snprintf(lessons, sizeof lessons, "%s/lessons", dir);
+    AppOpts o = tu_opts(model, NULL, NULL, NULL);
+    o.lessons_dir = lessons;
+    o.head = head;
+    o.no_save = 0;
+    tu_open(a, &o, 10);
+}
+
+/* The app on model with one source sentence src (the rest as tu_opts
+ * leaves it), opened with the clock at now. */
+static inline void tu_open_src(App *a, const char *model, const char *src, double now)
+{
+    AppOpts o = tu_opts(model, src, NULL, NULL);
+    tu_open(a, &o, now);
+}
+
+/* The app on model in the train view with "t5 t6 t7" and a "reverse" run
+ * of steps steps set up (which must work). */
+static inline void tu_open_train(App *a, const char *model, long long steps)
+{
+    AppOpts o = tu_opts(model, "t5 t6 t7", NULL, "train");
+    tu_open(a, &o, 100);
+    expect_true(app_train_setup(a, "reverse", steps) == 0, "a reverse run of %lld steps: %s", steps, a->notice);
 }
 
 /* The app the experiment tests start from: "t5 t6 t7 t8" on model, the

@@ -123,6 +123,17 @@ static unsigned long long le(const unsigned char *p, int n)
     return v;
 }
 
+/* The opcode's w-byte little-endian argument into *v, stepped over; -1
+ * when the pickle ends first. */
+static int arg(Pk *k, int w, unsigned long long *v)
+{
+    if (need(k, (size_t)w))
+        return -1;
+    *v = le(k->p, w);
+    k->p += w;
+    return 0;
+}
+
 static Val *str_val(Pk *k, const unsigned char *s, size_t n)
 {
     Val *v = new_val(k, V_STR);
@@ -301,18 +312,13 @@ static int step(Pk *k, int *stop)
     int op = *k->p++;
     const unsigned char *p = k->p;
     size_t n;
+    unsigned long long av;
     Val *v;
     switch (op) {
     case 0x80: /* PROTO */
-        if (need(k, 1))
-            return -1;
-        k->p++;
-        return 0;
+        return arg(k, 1, &av);
     case 0x95: /* FRAME */
-        if (need(k, 8))
-            return -1;
-        k->p += 8;
-        return 0;
+        return arg(k, 8, &av);
     case 'c': { /* GLOBAL module\nname\n */
         const unsigned char *a = memchr(p, '\n', (size_t)(k->end - p));
         const unsigned char *b = a ? memchr(a + 1, '\n', (size_t)(k->end - a - 1)) : NULL;
@@ -334,30 +340,16 @@ static int step(Pk *k, int *stop)
     }
     case '(':
         return push(k, new_val(k, V_MARK));
-    case 'q':
-        if (need(k, 1))
-            return -1;
-        k->p++;
-        return memo_put(k, p[0]);
-    case 'r':
-        if (need(k, 4))
-            return -1;
-        k->p += 4;
-        return memo_put(k, (size_t)le(p, 4));
+    case 'q': /* BINPUT */
+    case 'r': /* LONG_BINPUT */
+        return arg(k, op == 'q' ? 1 : 4, &av) ? -1 : memo_put(k, (size_t)av);
     case 0x94: /* MEMOIZE */
         for (n = 0; n < k->cap_memo && k->memo[n]; n++)
             ;
         return memo_put(k, n);
-    case 'h':
-        if (need(k, 1))
-            return -1;
-        k->p++;
-        return memo_get(k, p[0]);
-    case 'j':
-        if (need(k, 4))
-            return -1;
-        k->p += 4;
-        return memo_get(k, (size_t)le(p, 4));
+    case 'h': /* BINGET */
+    case 'j': /* LONG_BINGET */
+        return arg(k, op == 'h' ? 1 : 4, &av) ? -1 : memo_get(k, (size_t)av);
     case ')':
         return push(k, new_val(k, V_TUPLE));
     case '}':

@@ -18,8 +18,14 @@ TU_FIXTURE(MODEL, "shot-vector.safetensors", 1280, 800)
 
 static void open_app(App *a)
 {
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, NULL);
-    tu_open(a, &o, 100);
+    tu_open_src(a, MODEL, "t5 t6 t7", 100);
+}
+
+/* path (400 bytes) = the scratch folder's name. */
+static char *out_path(char *path, const char *name)
+{
+    snprintf(path, 400, "%s/%s", DIR_, name);
+    return path;
 }
 
 /* What Ctrl+Shift+S in the window will call: an SVG and a PDF of the current view, in the
@@ -36,7 +42,7 @@ static void test_window_save_keeps_clock(void **state)
     static const char *magic[] = {"<?xml", "%PDF"};
     for (int i = 0; i < 2; i++) {
         char path[400];
-        snprintf(path, sizeof path, "%s/%s", DIR_, names[i]);
+        out_path(path, names[i]);
         TfErr err = {{0}};
         expect_true(shot_save_vector(&a, tu_ren, path, 0, &err) == 0, "save %s: %s", path, err.msg);
         expect_true(a.now == 100.0 && a.anim_start == 99.95,
@@ -51,7 +57,7 @@ static void test_window_save_keeps_clock(void **state)
     app_frame(&a, tu_ren); /* the window goes on */
     TfErr err = {{0}};
     char png[400];
-    snprintf(png, sizeof png, "%s/window.png", DIR_);
+    out_path(png, "window.png");
     expect_true(shot_save_vector(&a, tu_ren, png, 0, &err) < 0 && strstr(err.msg, ".svg"),
                 "a .png is not a vector figure: %s", err.msg);
     app_free(&a);
@@ -100,7 +106,7 @@ static void test_captioned_png(void **state)
     static App a;
     open_app(&a);
     char path[400];
-    snprintf(path, sizeof path, "%s/cap.png", DIR_);
+    out_path(path, "cap.png");
     TfErr err = {{0}};
     expect_true(shot_save(&a, tu_ren, path, 1, &err) == 0, "save: %s", err.msg);
     SDL_Surface *s = IMG_Load(path);
@@ -119,7 +125,7 @@ static void test_walk_one_page_per_stage(void **state)
     static App a;
     open_app(&a);
     char path[400];
-    snprintf(path, sizeof path, "%s/walk.pdf", DIR_);
+    out_path(path, "walk.pdf");
     TfErr err = {{0}};
     int pages = 0;
     expect_true(shot_walk_pdf(&a, tu_ren, path, 1, &pages, &err) == 0, "walk: %s", err.msg);
@@ -129,7 +135,7 @@ static void test_walk_one_page_per_stage(void **state)
     int objs = tu_count(pdf, len, "/Type /Page\n") + tu_count(pdf, len, "/Type /Page ");
     expect_true(objs == a.ses.n_walk, "%d page objects in the file", objs);
     free(pdf);
-    snprintf(path, sizeof path, "%s/walk.svg", DIR_);
+    out_path(path, "walk.svg");
     expect_true(shot_walk_pdf(&a, tu_ren, path, 0, &pages, &err) < 0, "a walk is not an SVG");
     struct stat st;
     expect_true(stat(path, &st) != 0, "nothing written for the refused SVG");

@@ -27,15 +27,29 @@ static void test_format_by_extension(void **state)
     expect_true(ren_vector_format(NULL) == REN_VEC_NONE, "NULL path");
 }
 
+/* A document begun at dir/name in a scratch folder dir (both must work);
+ * path gets its path (dir holds 256 bytes, path 300). */
+static void vec_begin(Fixture *fx, char *dir, char *path, const char *name, RenVecFormat fmt, int extra_h)
+{
+    tu_scratch_file(dir, 256, "vec", path, 300, name);
+    TfErr err = {{0}};
+    expect_true(ren_vector_begin(fx->r, path, fmt, extra_h, &err) == 0, "begin %s: %s", path, err.msg);
+}
+
+/* The document ended (which must work). */
+static void vec_end(Fixture *fx)
+{
+    TfErr err = {{0}};
+    expect_true(ren_vector_end(fx->r, &err) == 0, "end: %s", err.msg);
+}
+
 /* Three frames into one PDF: three pages, and the raster frame works again
  * afterwards. */
 static void test_pdf_page_per_frame(void **state)
 {
     Fixture *fx = *state;
     char dir[256], path[300];
-    tu_scratch_file(dir, sizeof dir, "vec", path, sizeof path, "three.pdf");
-    TfErr err = {{0}};
-    expect_true(ren_vector_begin(fx->r, path, REN_VEC_PDF, 0, &err) == 0, "begin: %s", err.msg);
+    vec_begin(fx, dir, path, "three.pdf", REN_VEC_PDF, 0);
     expect_true(ren_is_vector(fx->r), "vector mode on");
     for (int i = 0; i < 3; i++) {
         ren_begin(fx->r, WHITE);
@@ -44,7 +58,7 @@ static void test_pdf_page_per_frame(void **state)
         ren_end(fx->r);
     }
     expect_true(ren_vector_pages(fx->r) == 3, "3 pages begun, got %d", ren_vector_pages(fx->r));
-    expect_true(ren_vector_end(fx->r, &err) == 0, "end: %s", err.msg);
+    vec_end(fx);
     expect_true(!ren_is_vector(fx->r), "vector mode off");
     size_t len = 0;
     char *pdf = tu_slurp(path, &len);
@@ -63,12 +77,11 @@ static void test_pdf_page_per_frame(void **state)
 /* One frame holding im drawn into dst, as SVG at path; its text. */
 static char *image_svg(Fixture *fx, const char *path, RenImage *im, Rect dst, size_t *len)
 {
-    TfErr err = {{0}};
-    expect_true(ren_vector_begin(fx->r, path, REN_VEC_SVG, 0, &err) == 0, "begin: %s", err.msg);
+    expect_true(ren_vector_begin(fx->r, path, REN_VEC_SVG, 0, &(TfErr){{0}}) == 0, "begin %s", path);
     ren_begin(fx->r, WHITE);
     ren_image_draw(fx->r, im, (Rect){0, 0, 0, 0}, dst);
     ren_end(fx->r);
-    expect_true(ren_vector_end(fx->r, &err) == 0, "end: %s", err.msg);
+    vec_end(fx);
     return tu_slurp(path, len);
 }
 
@@ -104,14 +117,12 @@ static void test_pdf_embeds_fonts(void **state)
 {
     Fixture *fx = *state;
     char dir[256], path[300];
-    tu_scratch_file(dir, sizeof dir, "vec", path, sizeof path, "text.pdf");
-    TfErr err = {{0}};
-    expect_true(ren_vector_begin(fx->r, path, REN_VEC_PDF, 40, &err) == 0, "begin: %s", err.msg);
+    vec_begin(fx, dir, path, "text.pdf", REN_VEC_PDF, 40);
     ren_begin(fx->r, WHITE);
     ren_text(fx->r, fx->sans, "attention 注意力", 10, 10, BLACK);
     ren_text(fx->r, fx->mono, "QK^T", 10, H + 10, BLACK); /* in the band below */
     ren_end(fx->r);
-    expect_true(ren_vector_end(fx->r, &err) == 0, "end: %s", err.msg);
+    vec_end(fx);
     size_t len = 0;
     char *pdf = tu_slurp(path, &len);
     expect_true(pdf != NULL, "read %s", path);
@@ -135,8 +146,7 @@ static void test_unwritable_path(void **state)
     expect_true(strstr(err.msg, path) != NULL, "message names the path: %s", err.msg);
     expect_true(!ren_is_vector(fx->r), "still raster");
     char dir[256], p2[300];
-    tu_scratch_file(dir, sizeof dir, "vec", p2, sizeof p2, "aborted.svg");
-    expect_true(ren_vector_begin(fx->r, p2, REN_VEC_SVG, 0, &err) == 0, "begin: %s", err.msg);
+    vec_begin(fx, dir, p2, "aborted.svg", REN_VEC_SVG, 0);
     ren_begin(fx->r, WHITE);
     ren_vector_abort(fx->r);
     struct stat st;
@@ -169,6 +179,18 @@ static void fonts_use(const char *conf, char *saved, size_t cap)
         unsetenv("FONTCONFIG_FILE");
 }
 
+/* A headless w x h renderer (which must open) under a fontconfig file conf
+ * holding dirs; saved (512 bytes) keeps the old setting for fonts_use. */
+static Ren *open_with_conf(const char *conf, const char *dirs, char *saved, int w, int h)
+{
+    write_conf(conf, dirs);
+    fonts_use(conf, saved, 512);
+    TfErr err = {{0}};
+    Ren *r = ren_open_headless(w, h, &err);
+    expect_true(r != NULL, "headless: %s", err.msg);
+    return r;
+}
+
 /* With no fonts at all the check fails with the message naming the Debian
  * package; before the fix a headless frame drew nothing and said nothing. */
 static void test_no_fonts_is_an_error(void **state)
@@ -176,13 +198,10 @@ static void test_no_fonts_is_an_error(void **state)
     (void)state;
     char dir[256], conf[300];
     tu_scratch_file(dir, sizeof dir, "fonts", conf, sizeof conf, "empty.conf");
-    write_conf(conf, "");
     char saved[512];
-    fonts_use(conf, saved, sizeof saved);
+    Ren *r = open_with_conf(conf, "", saved, 64, 64);
     TfErr err = {{0}};
     char warn[600];
-    Ren *r = ren_open_headless(64, 64, &err);
-    expect_true(r != NULL, "headless: %s", err.msg);
     expect_true(ren_fonts_check(r, warn, sizeof warn, &err) < 0, "no fonts is an error");
     expect_true(strstr(err.msg, "fonts-dejavu-core") != NULL, "names the package: %s", err.msg);
     expect_true(ren_font_open(r, REN_SANS, 16, &err) == NULL, "no sans font opens");
@@ -205,13 +224,10 @@ static void test_no_cjk_font_draws_latin(void **state)
     char dir[256], conf[300], body[700];
     tu_scratch_file(dir, sizeof dir, "fonts", conf, sizeof conf, "latin.conf");
     snprintf(body, sizeof body, "<dir>%s</dir><cachedir>%s/cache</cachedir>", dejavu, dir);
-    write_conf(conf, body);
     char saved[512];
-    fonts_use(conf, saved, sizeof saved);
+    Ren *r = open_with_conf(conf, body, saved, 200, 40);
     TfErr err = {{0}};
     char warn[600];
-    Ren *r = ren_open_headless(200, 40, &err);
-    expect_true(r != NULL, "headless: %s", err.msg);
     expect_true(ren_fonts_check(r, warn, sizeof warn, &err) == 0, "Latin fonts suffice: %s", err.msg);
     expect_true(strstr(warn, "fonts-wqy-microhei") != NULL, "warning names the package: '%s'", warn);
     expect_true(ren_fonts_check(r, warn, sizeof warn, &err) == 0 && warn[0] == 0,
@@ -233,14 +249,12 @@ static void test_no_cjk_font_draws_latin(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_format_by_extension),
-        cmocka_unit_test(test_pdf_page_per_frame),
-        cmocka_unit_test(test_svg_cells_are_rectangles),
-        cmocka_unit_test(test_pdf_embeds_fonts),
-        cmocka_unit_test(test_unwritable_path),
-        cmocka_unit_test(test_no_fonts_is_an_error),
-        cmocka_unit_test(test_no_cjk_font_draws_latin),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_format_by_extension),
+           cmocka_unit_test(test_pdf_page_per_frame),
+           cmocka_unit_test(test_svg_cells_are_rectangles),
+           cmocka_unit_test(test_pdf_embeds_fonts),
+           cmocka_unit_test(test_unwritable_path),
+           cmocka_unit_test(test_no_fonts_is_an_error),
+           cmocka_unit_test(test_no_cjk_font_draws_latin));
 }

@@ -339,10 +339,8 @@ static void test_pacing(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_teacher_forcing), cmocka_unit_test(test_generation),
-        cmocka_unit_test(test_beam),            cmocka_unit_test(test_sampling),
-        cmocka_unit_test(test_forcing),         cmocka_unit_test(test_pacing),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_teacher_forcing), cmocka_unit_test(test_generation),
+           cmocka_unit_test(test_beam),            cmocka_unit_test(test_sampling),
+           cmocka_unit_test(test_forcing),         cmocka_unit_test(test_pacing));
 }

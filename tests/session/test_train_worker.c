@@ -125,16 +125,25 @@ static void expect_trains(TrainWorker *w, uint64_t seed, long long n, const char
     expect_true(step == n, "%s it trains: step %lld, got %lld", when, n, step);
 }
 
+/* A worker with tiny_spec(seed) set up (both must work); *s is the spec. */
+static TrainWorker *tiny_worker(TwSpec *s, uint64_t seed)
+{
+    TfErr err;
+    TrainWorker *w = tw_new(&err);
+    expect_true(w != NULL, "the worker starts: %s", err.msg);
+    *s = tiny_spec(seed);
+    expect_true(tw_setup(w, s, &err) == 0, "setup queued: %s", err.msg);
+    return w;
+}
+
 /* Published (step, loss, parameters) taken while the worker trains, then
  * after pausing, resuming and pausing again, all match a plain trainer. */
 static void test_publications_are_consistent(void **state)
 {
     (void)state;
     TfErr err;
-    TrainWorker *w = tw_new(&err);
-    expect_true(w != NULL, "the worker starts: %s", err.msg);
-    TwSpec s = tiny_spec(3);
-    expect_true(tw_setup(w, &s, &err) == 0, "setup queued: %s", err.msg);
+    TwSpec s;
+    TrainWorker *w = tiny_worker(&s, 3);
     tw_wait_idle(w);
     TwStatus *st = status_now(w);
     expect_true(st->state == TW_PAUSED && st->step == 0 && st->gen == 1,
@@ -229,9 +238,8 @@ static void test_step_command(void **state)
 {
     (void)state;
     TfErr err;
-    TrainWorker *w = tw_new(&err);
-    TwSpec s = tiny_spec(4);
-    tw_setup(w, &s, &err);
+    TwSpec s;
+    TrainWorker *w = tiny_worker(&s, 4);
     expect_true(tw_steps(w, 1, &err) == 0 && tw_steps(w, 24, &err) == 0, "steps queued");
     tw_wait_idle(w);
     TwStatus *st = status_now(w);
@@ -326,9 +334,8 @@ static void test_no_lost_save(void **state)
     snprintf(a, sizeof a, "%s/a.safetensors", g_dir);
     snprintf(b, sizeof b, "%s/b.safetensors", g_dir);
     snprintf(c, sizeof c, "%s/c.safetensors", g_dir);
-    TrainWorker *w = tw_new(&err);
-    TwSpec s = tiny_spec(5);
-    tw_setup(w, &s, &err);
+    TwSpec s;
+    TrainWorker *w = tiny_worker(&s, 5);
     tw_steps(w, 30, &err);
     tw_save(w, a, &err);       /* then straight into a reset ... */
     TwSpec s2 = tiny_spec(5);
@@ -382,9 +389,8 @@ static void test_bad_save_path(void **state)
 {
     (void)state;
     TfErr err;
-    TrainWorker *w = tw_new(&err);
-    TwSpec s = tiny_spec(6);
-    tw_setup(w, &s, &err);
+    TwSpec s;
+    TrainWorker *w = tiny_worker(&s, 6);
     tw_steps(w, 5, &err);
     tw_save(w, "/nonexistent-dir/x.safetensors", &err);
     tw_steps(w, 5, &err);
@@ -457,9 +463,7 @@ static void test_bad_setups(void **state)
                 "heads must divide d_model: got '%s'", st->msg_text);
     char path[128];
     snprintf(path, sizeof path, "%s/empty.tsv", g_dir);
-    FILE *f = fopen(path, "w");
-    fputs("# only comments\n\nno tab on this line\n", f);
-    fclose(f);
+    tu_write_text(g_dir, "empty.tsv", "# only comments\n\nno tab on this line\n");
     tw_spec_default(&s);
     s.task[0] = 0;
     snprintf(s.path, sizeof s.path, "%s", path);

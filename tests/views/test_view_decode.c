@@ -41,19 +41,18 @@ static int teardown(void **state)
     return 0;
 }
 
-static void open_app(App *a, const char *model, const char *src, const char *tgt)
+/* The app on model in the decode view with src (and tgt, NULL: none),
+ * one frame drawn; *L is its lab. */
+static DecodeUi *open_decode(App *a, const char *model, const char *src, const char *tgt, DecodeLab **L)
 {
     AppOpts o = tu_opts(model, src, tgt, "decode");
     o.no_save = 0;
     tu_open(a, &o, 100);
-}
-
-static DecodeUi *shown_decode(App *a)
-{
     tu_frame(a);
     expect_true(app_current_view(a) == VIEW_DECODE, "the decode view is shown, got %s",
                 view_name(app_current_view(a)));
     expect_true(((DecodeUi *)a->vstate[VIEW_DECODE])->ready, "the view set its state up on the first frame");
+    *L = dhost_lab(a);
     return a->vstate[VIEW_DECODE];
 }
 
@@ -78,9 +77,8 @@ static int translate_cli(const char *model, const char *src, char *out, size_t c
 static void check_generation(const char *model, const char *src_text)
 {
     static App a;
-    open_app(&a, model, src_text, NULL);
-    DecodeUi *d = shown_decode(&a);
-    DecodeLab *L = dhost_lab(&a);
+    DecodeLab *L;
+    DecodeUi *d = open_decode(&a, model, src_text, NULL, &L);
     expect_true(L->err[0] == 0, "no error, got '%s'", L->err);
     TfTrace tr;
     TfErr err;
@@ -131,9 +129,8 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, MODEL, "t5 t6 t7 t8 t9", NULL);
-    DecodeUi *d = shown_decode(&a);
-    DecodeLab *L = dhost_lab(&a);
+    DecodeLab *L;
+    DecodeUi *d = open_decode(&a, MODEL, "t5 t6 t7 t8 t9", NULL, &L);
     int k0 = d->beam_k;
     for (int i = 1; i <= DEC_MAX_BEAM; i++) {
         ev_key(&a, 'b', 0);
@@ -191,9 +188,8 @@ static void test_step_and_play_keys(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, MODEL, "t5 t6 t7", "t8 t9");
-    DecodeUi *d = shown_decode(&a);
-    DecodeLab *L = dhost_lab(&a);
+    DecodeLab *L;
+    DecodeUi *d = open_decode(&a, MODEL, "t5 t6 t7", "t8 t9", &L);
     int n = L->gen.n;
     expect_true(n >= 2, "some tokens to step through, got %d", n);
     ev_key(&a, 's', 0);
@@ -281,9 +277,8 @@ static void test_degenerate_inputs(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a, MODEL, "t5", NULL);
-    DecodeUi *d = shown_decode(&a);
-    DecodeLab *L = dhost_lab(&a);
+    DecodeLab *L;
+    DecodeUi *d = open_decode(&a, MODEL, "t5", NULL, &L);
     expect_true(L->S == 1 && L->gen.n >= 1, "a 1-token source decodes (S %d, %d tokens)", L->S, L->gen.n);
     expect_true(L->ref == 0 && L->diverge == -1, "no target typed: the greedy output stands in");
     draw_everything(&a);
@@ -297,9 +292,7 @@ static void test_degenerate_inputs(void **state)
 
     const char *long_src = "t4 t5 t6 t7 t8 t9 t10 t11 t12 t13 t14 t15 t16 t17 t18 t19 t20 t21 t22 t23 "
                            "t24 t25 t26 t27 t28 t29 t30 t31 t32 t33 t34 t35";
-    open_app(&a, MODEL_LONG, long_src, "t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9");
-    d = shown_decode(&a);
-    L = dhost_lab(&a);
+    d = open_decode(&a, MODEL_LONG, long_src, "t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9 t8 t7 t6 t5 t4 t9", &L);
     expect_true(L->S == 32, "a 32-token source, got %d", L->S);
     printf("  32 tokens in: %d out, %s\n", L->gen.n,
            L->gen.ids[L->gen.n - 1] == TOK_EOS ? "<eos> reached" : "no <eos> (maximum length)");
@@ -367,9 +360,8 @@ static void test_step_labels_do_not_overlap(void **state)
     char path[160];
     tu_tmp(path, sizeof path, "decode-wide.safetensors");
     expect_true(tu_small_model(path, 20000, 96, 3) == 0, "model");
-    open_app(&a, path, "t5 t6 t7 t8 t9 t10", NULL);
-    shown_decode(&a);
-    DecodeLab *L = dhost_lab(&a);
+    DecodeLab *L;
+    open_decode(&a, path, "t5 t6 t7 t8 t9 t10", NULL, &L);
     for (int i = 0; i < 100 && app_idle_work(&a) == 1; i++)
         tu_frame(&a);
     tu_frame(&a);

@@ -110,9 +110,7 @@ static void test_train_redraws_from_its_layers(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
-    tu_open(&a, &o, 100);
-    expect_true(app_train_setup(&a, "reverse", 60) == 0, "trained: %s", a.notice);
+    tu_open_train(&a, MODEL, 60);
     uint64_t h1;
     int cached, direct, fresh = frame_at(&a, VIEW_TRAIN, 200, 300, &h1);
     int differ = differ_over_grid(&a, VIEW_TRAIN, &cached, &direct);
@@ -132,9 +130,7 @@ static void test_training_frame_does_one_costly_thing(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
-    tu_open(&a, &o, 100);
-    expect_true(app_train_setup(&a, "reverse", 10) == 0, "a run: %s", a.notice);
+    tu_open_train(&a, MODEL, 10);
     TrainHost *u = a.train;
     app_train_play(&a, 1);
     int both = 0, curves = 0, probes = 0, asked = 0;
@@ -200,11 +196,9 @@ static void test_one_layer_per_view(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mask_redraws_from_its_layer),
-        cmocka_unit_test(test_train_redraws_from_its_layers),
-        cmocka_unit_test(test_one_layer_per_view),
-        cmocka_unit_test(test_training_frame_does_one_costly_thing),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_mask_redraws_from_its_layer),
+           cmocka_unit_test(test_train_redraws_from_its_layers),
+           cmocka_unit_test(test_one_layer_per_view),
+           cmocka_unit_test(test_training_frame_does_one_costly_thing));
 }

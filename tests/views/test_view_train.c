@@ -84,6 +84,16 @@ static TrainHost *settle(App *a)
     return h;
 }
 
+/* The train view opened and settled; *u (unless NULL) its state. */
+static TrainHost *open_train(App *a, TrainUi **u)
+{
+    open_app(a);
+    TrainHost *h = settle(a);
+    if (u)
+        *u = a->vstate[VIEW_TRAIN];
+    return h;
+}
+
 /* Frames until the worker reached a step, a minute at most: it trains
  * nicer than the window's thread (TW_NICE), so on a machine busy with
  * other programs it may take a while. */
@@ -101,9 +111,8 @@ static void test_first_frame(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a);
-    TrainHost *h = settle(&a);
-    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TrainUi *u;
+    TrainHost *h = open_train(&a, &u);
     expect_true(h->st.state == TW_PAUSED && h->st.step == 0, "paused at step 0: state %d step %lld",
                 h->st.state, h->st.step);
     expect_true(strcmp(h->st.data_name, "en2zh") == 0 && h->st.cfg.d_model == 64 && h->st.cfg.n_heads == 4,
@@ -127,9 +136,8 @@ static void test_buttons_and_keys(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a);
-    TrainHost *h = settle(&a);
-    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TrainUi *u;
+    TrainHost *h = open_train(&a, &u);
     click(&a, u->hit.step, "Step");
     h = settle(&a);
     expect_true(h->st.step == 1 && h->probe.step == 1, "the Step button: step %lld, shown %lld", h->st.step,
@@ -198,9 +206,8 @@ static void test_copy_loss_falls(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a);
-    TrainHost *h = settle(&a);
-    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TrainUi *u;
+    TrainHost *h = open_train(&a, &u);
     click(&a, u->hit.task[0], "copy");
     h = settle(&a);
     expect_true(strcmp(h->st.data_name, "copy") == 0, "the copy chip: %s", h->st.data_name);
@@ -232,12 +239,9 @@ static void test_bad_tsv(void **state)
     static App a;
     char path[256];
     snprintf(path, sizeof path, "%s/nothing.tsv", g_dir);
-    FILE *f = fopen(path, "w");
-    fputs("# a comment\n\nno tab here\nan empty side\t\n", f);
-    fclose(f);
-    open_app(&a);
-    TrainHost *h = settle(&a);
-    TrainUi *u = a.vstate[VIEW_TRAIN];
+    tu_write_text(g_dir, "nothing.tsv", "# a comment\n\nno tab here\nan empty side\t\n");
+    TrainUi *u;
+    TrainHost *h = open_train(&a, &u);
     /* F focuses the field; the "f" typed with it does not land there */
     ev_key(&a, 'f', 0);
     ev_text(&a, "f");
@@ -273,9 +277,8 @@ static void test_absurd_size(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a);
-    TrainHost *h = settle(&a);
-    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TrainUi *u;
+    TrainHost *h = open_train(&a, &u);
     expect_true(u->field == TVF_DMODEL, "X starts on d_model, got %d", u->field);
     for (int i = 0; i < 12; i++)
         ev_key(&a, '.', 0);
@@ -302,8 +305,7 @@ static void test_nan(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a);
-    TrainHost *h = settle(&a);
+    TrainHost *h = open_train(&a, NULL);
     for (int i = 0; i < TVF_LR; i++)
         ev_key(&a, 'x', 0);
     for (int i = 0; i < 8; i++)
@@ -366,9 +368,8 @@ static void test_save_snapshots_open(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a);
-    TrainHost *h = settle(&a);
-    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TrainUi *u;
+    TrainHost *h = open_train(&a, &u);
     snprintf(h->save_dir, sizeof h->save_dir, "%s", g_dir);
     ev_key(&a, 's', 0);
     expect_true(tw_steps(h->w, 24, NULL) == 0, "24 more steps queued");
@@ -451,8 +452,7 @@ static void test_quick_saves_differ(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a);
-    TrainHost *h = settle(&a);
+    TrainHost *h = open_train(&a, NULL);
     char dir[300];
     snprintf(dir, sizeof dir, "%s/quick", g_dir);
     mkdir(dir, 0755);
@@ -483,9 +483,8 @@ static void test_fifo_data_file(void **state)
     snprintf(fifo, sizeof fifo, "%s/data.fifo", g_dir);
     expect_true(mkfifo(fifo, 0644) == 0, "mkfifo");
     alarm(30);
-    open_app(&a);
-    settle(&a);
-    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TrainUi *u;
+    open_train(&a, &u);
     tu_frame(&a);
     click(&a, u->hit.task[TV_TASK_FILE], "TSV file");
     ev_text(&a, fifo);
@@ -504,9 +503,8 @@ static void test_draws_everywhere(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a);
-    TrainHost *h = settle(&a);
-    TrainUi *u = a.vstate[VIEW_TRAIN];
+    TrainUi *u;
+    TrainHost *h = open_train(&a, &u);
     expect_true(tw_steps(h->w, 60, NULL) == 0, "steps queued");
     h = settle(&a);
     static const int SIZES[][2] = {{1280, 800}, {1920, 1080}, {800, 600}};

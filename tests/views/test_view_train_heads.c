@@ -25,9 +25,7 @@ static void test_entropy_history(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
-    tu_open(&a, &o, 100);
-    expect_true(app_train_setup(&a, "reverse", 120) == 0, "trained: %s", a.notice);
+    tu_open_train(&a, MODEL, 120);
     tu_view_frame(&a, tu_ren, VIEW_TRAIN, AREA);
     TrainUi *u = a.vstate[VIEW_TRAIN];
     TrainHost *th = a.train;
@@ -69,9 +67,7 @@ static int pending(const TrainHost *u)
 static TrainHost *trained_unseen(App *a, int whole_frame)
 {
     TfErr err;
-    AppOpts o = tu_opts(MODEL, "t5 t6 t7", NULL, "train");
-    tu_open(a, &o, 100);
-    expect_true(app_train_setup(a, "reverse", 0) == 0, "a run at step 0: %s", a->notice);
+    tu_open_train(a, MODEL, 0);
     if (whole_frame)
         tu_frame(a);
     else
@@ -156,10 +152,8 @@ static void test_plots_follow_a_frame_late(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_entropy_history),
-        cmocka_unit_test(test_history_fills_a_snapshot_a_frame),
-        cmocka_unit_test(test_plots_follow_a_frame_late),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_entropy_history),
+           cmocka_unit_test(test_history_fills_a_snapshot_a_frame),
+           cmocka_unit_test(test_plots_follow_a_frame_late));
 }

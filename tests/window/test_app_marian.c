@@ -24,8 +24,7 @@ static void test_lines_through_sentencepiece(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(SPMDIR, "the cat sees a bird.", NULL, NULL);
-    tu_open(&a, &o, 0);
+    tu_open_src(&a, SPMDIR, "the cat sees a bird.", 0);
     tu_frame(&a);
     static const int want[] = {10, 24, 1, 12, 35, 4, 0}; /* translate.ref, python sentencepiece */
     expect_true(a.ses.src_n[0] == 7, "%d source ids", a.ses.src_n[0]);
@@ -102,8 +101,7 @@ static void test_drop_opens(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5 t6", NULL, NULL);
-    tu_open(&a, &o, 0);
+    tu_open_src(&a, MODEL, "t5 t6", 0);
     tu_frame(&a);
     expect_true(a.ses.model.cfg.kind != TF_KIND_MARIAN, "ours first");
     drop(&a, "/nonexistent/folder");

@@ -120,8 +120,7 @@ static void test_ctrl_q_in_a_field(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5 t6", NULL, NULL);
-    tu_open(&a, &o, 100);
+    tu_open_src(&a, MODEL, "t5 t6", 100);
     ev_key(&a, KEY_RETURN, 0);
     expect_true(app_focused_line(&a) == APP_LINE_SRC, "Enter focuses the source line");
     ev_key(&a, 'q', MOD_CTRL);
@@ -134,8 +133,7 @@ static void test_ctrl_shift_s_saves_vector(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5 t6", NULL, NULL);
-    tu_open(&a, &o, 100);
+    tu_open_src(&a, MODEL, "t5 t6", 100);
     ev_key(&a, 's', MOD_CTRL | MOD_SHIFT);
     expect_true(a.win.want_save_vector && !a.win.want_save_png, "Ctrl+Shift+S asks for a vector save");
     ev_key(&a, 's', MOD_CTRL);
@@ -166,8 +164,7 @@ static void test_paste(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5", NULL, NULL);
-    tu_open(&a, &o, 100);
+    tu_open_src(&a, MODEL, "t5", 100);
     a.ui.paste = fake_clipboard;
     ev_key(&a, KEY_RETURN, 0);
     g_clip = " t6\nt7\xff\x01 中";

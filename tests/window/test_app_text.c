@@ -40,8 +40,7 @@ static void test_lines(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "t5 t6", NULL, NULL);
-    tu_open(&a, &o, 100);
+    tu_open_src(&a, MODEL, "t5 t6", 100);
     a.ui.paste = fake_paste;
     a.ui.copy = fake_copy;
     tu_frame(&a);
@@ -101,9 +100,7 @@ static void test_hidden_field(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lines),
-        cmocka_unit_test(test_hidden_field),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_lines),
+           cmocka_unit_test(test_hidden_field));
 }

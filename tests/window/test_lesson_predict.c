@@ -23,8 +23,6 @@
 #include "decode_host.h"
 #include "view_decode.h"
 
-static char g_dir[64];
-static char g_model[160];
 
 static const char *LESSON =
     "@title Predict\n"
@@ -56,30 +54,17 @@ static const char *LESSON =
     "@experiment ablate enc:1:9\n"
     "This model has 4 heads.\n";
 
-static int setup(void **state)
+TU_LESSON_HOME_GROUP("predict", write_lessons)
+
+static void write_lessons(void)
 {
-    (void)state;
-    if (tu_lesson_home(g_dir, sizeof g_dir, "predict", g_model, sizeof g_model))
-        return -1;
     tu_write_text(g_dir, "lessons/en/01-predict.txt", LESSON);
     tu_write_text(g_dir, "lessons/zh/01-predict.txt", LESSON);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_lesson_home_close(g_dir);
 }
 
 static void open_at(App *a, int step)
 {
-    char dir[256];
-    snprintf(dir, sizeof dir, "%s/lessons", g_dir);
-    AppOpts o = tu_opts(g_model, NULL, NULL, NULL);
-    o.lessons_dir = dir;
-    o.no_save = 0;
-    tu_open(a, &o, 10);
+    tu_open_lessons(a, g_dir, g_model, -2);
     expect_true(lesson_ui_open(a, "predict", step) == 0, "the lesson opens: %s", a->notice);
     tu_frame(a);
 }

@@ -14,9 +14,6 @@
 #include "test_util.h"
 #include "view.h"
 
-static char g_dir[64];
-static char g_model[128];
-
 static const char *LESSON_EN =
     "@title Attention demo\n"
     "@summary A lesson for the tests.\n"
@@ -42,11 +39,10 @@ static const char *LESSON_EN =
     "- one\n"
     "- two\n";
 
-static int setup(void **state)
+TU_LESSON_HOME_GROUP("lesson-ui", write_lessons)
+
+static void write_lessons(void)
 {
-    (void)state;
-    if (tu_lesson_home(g_dir, sizeof g_dir, "lesson-ui", g_model, sizeof g_model))
-        return -1;
     tu_write_text(g_dir, "lessons/en/01-demo.txt", LESSON_EN);
     tu_write_text(g_dir, "lessons/en/02-broken.txt", "@title Broken\n@step One\n@stage enc.self.weights\n@nonsense 1\ntext\n");
     /* the Chinese lesson: same directives, other words */
@@ -55,24 +51,11 @@ static int setup(void **state)
     memcpy(at, "第 i 行说明", strlen("第 i 行说明"));
     tu_write_text(g_dir, "lessons/zh/01-demo.txt", zh);
     free(zh);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_lesson_home_close(g_dir);
 }
 
 static void open_app(App *a)
 {
-    char dir[256];
-    snprintf(dir, sizeof dir, "%s/lessons", g_dir);
-    AppOpts o = tu_opts(g_model, NULL, NULL, NULL);
-    o.lessons_dir = dir;
-    o.head = 0;
-    o.no_save = 0;
-    tu_open(a, &o, 10);
+    tu_open_lessons(a, g_dir, g_model, 0);
 }
 
 static void test_steps_set_the_view(void **state)
@@ -282,13 +265,11 @@ static void test_progress_fifo(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_steps_set_the_view),
-        cmocka_unit_test(test_quiz_click_and_progress),
-        cmocka_unit_test(test_broken_file_reported),
-        cmocka_unit_test(test_no_lesson_says_why),
-        cmocka_unit_test(test_progress_unsaved_told),
-        cmocka_unit_test(test_progress_fifo),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown,
+           cmocka_unit_test(test_steps_set_the_view),
+           cmocka_unit_test(test_quiz_click_and_progress),
+           cmocka_unit_test(test_broken_file_reported),
+           cmocka_unit_test(test_no_lesson_says_why),
+           cmocka_unit_test(test_progress_unsaved_told),
+           cmocka_unit_test(test_progress_fifo));
 }

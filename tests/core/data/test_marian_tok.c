@@ -32,76 +32,107 @@ static FILE *open_ref(MarianTok *t, Vocab *v, const char *name)
     return f;
 }
 
+/* A reference line split at its tab (which must be there): the right side. */
+static char *split_ref(char *line)
+{
+    char *tab = strchr(line, '\t');
+    expect_true(tab != NULL, "a tab in '%s'", line);
+    *tab = 0;
+    return tab + 1;
+}
+
+/* The ids written in text, split at spaces (at most cap); how many. */
+static int parse_ids(char *text, int *ids, int cap)
+{
+    int n = 0;
+    for (char *w = strtok(text, " \n"); w && n < cap; w = strtok(NULL, " \n"))
+        ids[n++] = atoi(w);
+    return n;
+}
+
+/* One line of a reference file: left and right of its tab, its number. */
+typedef void (*RefLine)(MarianTok *t, Vocab *v, char *left, char *right, int line_no, void *user);
+
+/* fn on each line of the reference file name, with the tokenizer set up;
+ * how many lines there were. */
+static int each_ref_line(const char *name, RefLine fn, void *user)
+{
+    MarianTok t;
+    Vocab v;
+    FILE *f = open_ref(&t, &v, name);
+    char line[2048];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        char *right = split_ref(line);
+        fn(&t, &v, line, right, ++n, user);
+    }
+    if (f)
+        fclose(f);
+    marian_tok_free(&t);
+    vocab_free(&v);
+    return n;
+}
+
+typedef struct EncodeSeen {
+    int n_tags, n_unk;
+} EncodeSeen;
+
+/* "text<TAB>ids": the text encodes to the ids ("\t" in it stands for a tab). */
+static void check_encode(MarianTok *t, Vocab *v, char *line, char *right, int line_no, void *user)
+{
+    (void)line_no;
+    EncodeSeen *seen = user;
+    char text[1024];
+    size_t o = 0;
+    for (char *p = line; *p && o + 1 < sizeof text; p++) {
+        if (p[0] == '\\' && p[1] == 't') {
+            text[o++] = '\t';
+            p++;
+        } else {
+            text[o++] = *p;
+        }
+    }
+    text[o] = 0;
+    int want[256], got[256], n_unk;
+    int W = parse_ids(right, want, 256);
+    TfErr err;
+    int n = marian_encode(t, v, text, got, 256, &n_unk, &err);
+    expect_true(n == W, "'%s': %d ids, python %d", text, n, W);
+    for (int i = 0; i < W; i++)
+        expect_true(got[i] == want[i], "'%s': id %d is %d, python %d", text, i, got[i], want[i]);
+    seen->n_tags += W > 0 && (want[0] == 2 || want[0] == 3);
+    seen->n_unk += n_unk;
+}
+
 static void test_encode_matches_python(void **state)
 {
     (void)state;
-    MarianTok t;
-    Vocab v;
-    FILE *f = open_ref(&t, &v, "encode.ref");
-    char line[2048];
-    int n_lines = 0, n_tags = 0, n_unk_total = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *tab = strchr(line, '\t');
-        expect_true(tab != NULL, "a tab");
-        *tab = 0;
-        char text[1024];
-        size_t o = 0;
-        for (char *p = line; *p && o + 1 < sizeof text; p++) { /* "\t" stands for a tab */
-            if (p[0] == '\\' && p[1] == 't') {
-                text[o++] = '\t';
-                p++;
-            } else {
-                text[o++] = *p;
-            }
-        }
-        text[o] = 0;
-        int want[256], W = 0, got[256], n_unk;
-        for (char *w = strtok(tab + 1, " \n"); w; w = strtok(NULL, " \n"))
-            want[W++] = atoi(w);
-        TfErr err;
-        int n = marian_encode(&t, &v, text, got, 256, &n_unk, &err);
-        expect_true(n == W, "'%s': %d ids, python %d", text, n, W);
-        for (int i = 0; i < W; i++)
-            expect_true(got[i] == want[i], "'%s': id %d is %d, python %d", text, i, got[i], want[i]);
-        n_tags += W > 0 && (want[0] == 2 || want[0] == 3);
-        n_unk_total += n_unk;
-        n_lines++;
-    }
-    fclose(f);
+    EncodeSeen seen = {0};
+    int n_lines = each_ref_line("encode.ref", check_encode, &seen);
     printf("  %d sentences tokenized as python sentencepiece + MarianTokenizer's rules do "
-           "(%d with a >>lang<< tag, %d <unk>s)\n", n_lines, n_tags, n_unk_total);
-    expect_true(n_lines == 100 && n_tags >= 3, "100 sentences, tags among them");
-    marian_tok_free(&t);
-    vocab_free(&v);
+           "(%d with a >>lang<< tag, %d <unk>s)\n", n_lines, seen.n_tags, seen.n_unk);
+    expect_true(n_lines == 100 && seen.n_tags >= 3, "100 sentences, tags among them");
+}
+
+/* "ids<TAB>text": the ids decode to the text. */
+static void check_decode(MarianTok *t, Vocab *v, char *line, char *want, int line_no, void *user)
+{
+    (void)user;
+    want[strcspn(want, "\n")] = 0;
+    int ids[64], n = parse_ids(line, ids, 64);
+    char *out;
+    TfErr err;
+    expect_true(marian_decode(t, v, ids, n, &out, &err) >= 0, "decodes: %s", err.msg);
+    expect_true(strcmp(out, want) == 0, "line %d: '%s', python '%s'", line_no, out, want);
+    free(out);
 }
 
 static void test_decode_matches_python(void **state)
 {
     (void)state;
-    MarianTok t;
-    Vocab v;
-    FILE *f = open_ref(&t, &v, "decode.ref");
-    char line[2048];
-    int n_lines = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *tab = strchr(line, '\t');
-        *tab = 0;
-        char *want = tab + 1;
-        want[strcspn(want, "\n")] = 0;
-        int ids[64], n = 0;
-        for (char *w = strtok(line, " "); w; w = strtok(NULL, " "))
-            ids[n++] = atoi(w);
-        char *out;
-        TfErr err;
-        expect_true(marian_decode(&t, &v, ids, n, &out, &err) >= 0, "decodes: %s", err.msg);
-        expect_true(strcmp(out, want) == 0, "line %d: '%s', python '%s'", n_lines + 1, out, want);
-        free(out);
-        n_lines++;
-    }
-    fclose(f);
+    int n_lines = each_ref_line("decode.ref", check_decode, NULL);
     printf("  %d id sequences decoded as python sentencepiece does\n", n_lines);
-    marian_tok_free(&t);
-    vocab_free(&v);
+    expect_true(n_lines > 0, "decode.ref has lines");
 }
 
 static void test_bad_spm(void **state)

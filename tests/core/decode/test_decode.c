@@ -29,6 +29,13 @@ static void tiny_setup(TfModel *m, TfTrace *tr, int V, uint64_t seed, float shar
     expect_true(trace_build(tr, &m->cfg, cap_B, 24, flags, &err) == 0, "trace: %s", err.msg);
 }
 
+/* tiny_setup for one recorded sentence, <eos> made unlikely: long outputs. */
+static void long_setup(TfModel *m, TfTrace *tr, uint64_t seed)
+{
+    tiny_setup(m, tr, 12, seed, 3.0f, 1, TRACE_RECORD);
+    m->p.gen_b[TOK_EOS] = -5.0f;
+}
+
 static void test_beam1_equals_greedy(void **state)
 {
     (void)state;
@@ -170,9 +177,8 @@ static void test_teacher_forcing(void **state)
     (void)state;
     TfErr err;
     TfModel m;
-    tiny_model(&m, 12, 8, 2.0f);
     TfTrace tr, one;
-    expect_true(trace_build(&tr, &m.cfg, 1, 24, TRACE_RECORD, &err) == 0, "trace");
+    tiny_setup(&m, &tr, 12, 8, 2.0f, 1, TRACE_RECORD);
     expect_true(trace_build(&one, &m.cfg, 1, 24, TRACE_RECORD, &err) == 0, "trace");
     int src[3] = {4, 5, 6}, tgt[4] = {7, 8, 9, 10}, pred[5], truth[5];
     float loss[5];
@@ -221,8 +227,7 @@ static void test_greedy_steps(void **state)
     TfErr err;
     TfModel m;
     TfTrace tr;
-    tiny_setup(&m, &tr, 12, 2, 3.0f, 1, TRACE_RECORD);
-    m.p.gen_b[TOK_EOS] = -5; /* long outputs */
+    long_setup(&m, &tr, 2);
     int src[5] = {4, 5, 6, 7, 8};
     DecodeResult g;
     expect_true(tf_greedy(&m, &tr, src, 5, 8, 1, &g, &err) == 0, "greedy");
@@ -316,8 +321,7 @@ static void test_force(void **state)
     TfErr err;
     TfModel m;
     TfTrace tr;
-    tiny_setup(&m, &tr, 12, 5, 3.0f, 1, TRACE_RECORD);
-    m.p.gen_b[TOK_EOS] = -5.0f; /* long outputs */
+    long_setup(&m, &tr, 5);
     int src[3] = {4, 6, 8}, S = 3;
     DecodeOpts o;
     decode_opts_default(&o);

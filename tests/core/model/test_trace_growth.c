@@ -24,6 +24,26 @@ static void fill(int *ids, int n, int V, int seed)
         ids[i] = 4 + (i * 7 + seed) % (V - 4);
 }
 
+/* A recording trace for one sentence, built for cap_T (which must work). */
+static void build(TfTrace *tr, const TfModel *m, int cap_T)
+{
+    TfErr err;
+    expect_true(trace_build(tr, &m->cfg, 1, cap_T, TRACE_RECORD, &err) == 0, "build for %d: %s", cap_T, err.msg);
+}
+
+/* wide_model(max_len) and a trace of it built for 8 tokens. */
+static void wide_setup(TfModel *m, TfTrace *tr, int max_len)
+{
+    wide_model(m, max_len);
+    build(tr, m, 8);
+}
+
+static void wide_free(TfModel *m, TfTrace *tr)
+{
+    trace_free(tr);
+    model_free(m);
+}
+
 /* A forward pass of S / T tokens in a trace built for cap_T. */
 static void run(const TfModel *m, TfTrace *tr, int cap_T, int S, int T)
 {
@@ -32,7 +52,7 @@ static void run(const TfModel *m, TfTrace *tr, int cap_T, int S, int T)
     fill(src, S, m->cfg.src_vocab, 1);
     fill(tgt, T, m->cfg.tgt_vocab, 2);
     tgt[0] = TOK_BOS;
-    expect_true(trace_build(tr, &m->cfg, 1, cap_T, TRACE_RECORD, &err) == 0, "build: %s", err.msg);
+    build(tr, m, cap_T);
     TfBatch b = {1, S, T, src, tgt, &S, &T};
     expect_true(tf_forward(m, tr, &b, 0, &err) == 0, "forward: %s", err.msg);
 }
@@ -68,12 +88,11 @@ static void test_reserve_keeps_contents(void **state)
 {
     (void)state;
     TfModel m;
-    wide_model(&m, 512);
+    TfTrace tr;
+    wide_setup(&m, &tr, 512);
     TfErr err;
     int S = 6, src[6];
     fill(src, S, 16, 3);
-    TfTrace tr;
-    expect_true(trace_build(&tr, &m.cfg, 1, 8, TRACE_RECORD, &err) == 0, "build: %s", err.msg);
     expect_true(tf_encode(&m, &tr, 1, S, src, &S, 0, &err) == 0, "encode: %s", err.msg);
     size_t n = (size_t)S * m.cfg.d_model;
     float *before = malloc(n * sizeof *before);
@@ -84,8 +103,7 @@ static void test_reserve_keeps_contents(void **state)
     expect_true(memcmp(before, tr.memory, n * sizeof *before) == 0, "memory kept");
     expect_true(memcmp(src, tr.src_ids, (size_t)S * sizeof(int)) == 0, "source ids kept");
     free(before);
-    trace_free(&tr);
-    model_free(&m);
+    wide_free(&m, &tr);
 }
 
 /* Decoding a two-word sentence with a max_len 4096 model keeps the trace
@@ -94,11 +112,10 @@ static void test_decoding_keeps_memory_small(void **state)
 {
     (void)state;
     TfModel m;
-    wide_model(&m, 4096);
+    TfTrace tr;
+    wide_setup(&m, &tr, 4096);
     TfErr err;
     int src[2] = {4, 5}, S = 2;
-    TfTrace tr;
-    expect_true(trace_build(&tr, &m.cfg, 1, 8, TRACE_RECORD, &err) == 0, "build: %s", err.msg);
     DecodeResult r;
     int max_out = decode_max_out(&m, &tr, S);
     expect_true(max_out == 52, "max_out %d (S + 50)", max_out);
@@ -113,8 +130,7 @@ static void test_decoding_keeps_memory_small(void **state)
     expect_true(tr.cap_T <= 64, "beam trace %d x %d (the 4 rows live in the key/value cache)", tr.cap_B,
                 tr.cap_T);
     beam_result_free(&br);
-    trace_free(&tr);
-    model_free(&m);
+    wide_free(&m, &tr);
 }
 
 static void test_too_big_is_refused_with_figures(void **state)
@@ -129,7 +145,7 @@ static void test_too_big_is_refused_with_figures(void **state)
     expect_true(rc < 0 && strstr(err.msg, "needs") && strstr(err.msg, "MiB are available"),
                 "rc %d: \"%s\"", rc, err.msg);
     /* a small trace still works, and growing past the limit is refused */
-    expect_true(trace_build(&tr, &m.cfg, 1, 8, TRACE_RECORD, &err) == 0, "small: %s", err.msg);
+    build(&tr, &m, 8);
     rc = trace_reserve(&tr, 4, 4096, &err);
     expect_true(rc < 0 && strstr(err.msg, "needs"), "grow: rc %d \"%s\"", rc, err.msg);
     expect_true(tr.cap_T == 8 && tr.block != NULL, "the old trace is kept (cap_T %d)", tr.cap_T);

@@ -29,9 +29,7 @@ static void test_measures_a_sleep(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_monotonic),
-        cmocka_unit_test(test_measures_a_sleep),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_monotonic),
+           cmocka_unit_test(test_measures_a_sleep));
 }

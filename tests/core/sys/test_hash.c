@@ -52,10 +52,8 @@ static void test_fold_spreads_low_bits(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_published_values),
-        cmocka_unit_test(test_goes_on_and_words),
-        cmocka_unit_test(test_fold_spreads_low_bits),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_published_values),
+           cmocka_unit_test(test_goes_on_and_words),
+           cmocka_unit_test(test_fold_spreads_low_bits));
 }

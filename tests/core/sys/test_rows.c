@@ -99,9 +99,7 @@ static void test_row_bits_independent_of_R(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kernels_vs_double),
-        cmocka_unit_test(test_row_bits_independent_of_R),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL,
+           cmocka_unit_test(test_kernels_vs_double),
+           cmocka_unit_test(test_row_bits_independent_of_R));
 }
