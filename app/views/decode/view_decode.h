@@ -145,7 +145,6 @@ typedef struct DecSample {
     float temp;           /* DEC_T_MIN..DEC_T_MAX */
     int top_k;            /* 0 every token */
     float top_p;          /* 1 no limit */
-    int dragging;         /* the temperature slider */
     Rect slider;          /* its track as last drawn (tests) */
     Rect bar0;            /* the first bar's track, full width (tests) */
     int bar0_id;          /* and its token */

@@ -39,14 +39,13 @@ static void temp_slider(ViewCtx *v, UiFlow *f, DecSample *m)
     /* T = 1, the model's own distribution, marked on the track */
     int x1 = track.x + (int)lroundf(dec_temp_pos(1.0f) * track.w);
     ren_rect(v->r, (Rect){x1, rc.y + 2, 1, rc.h - 4}, v->th->dim);
-    if (v->in->pressed && ui_over(v->in, rc))
-        m->dragging = 1;
-    if (!v->in->down)
-        m->dragging = 0;
-    if (m->dragging)
+    UiId id = ui_id_ptr(v->ui, &m->temp); /* pressed on the slider: held until released */
+    ui_control(v->ui, id, rc);
+    int held = v->ui->active == id && v->in->down;
+    if (held)
         m->temp = dec_temp_at((float)(v->in->mx - track.x) / (float)(track.w > 1 ? track.w : 1));
     int kx = track.x + (int)lroundf(dec_temp_pos(m->temp) * track.w);
-    ren_rect(v->r, (Rect){kx - 5, rc.y + 2, 10, rc.h - 4}, m->dragging ? v->th->select : v->th->accent);
+    ren_rect(v->r, (Rect){kx - 5, rc.y + 2, 10, rc.h - 4}, held ? v->th->select : v->th->accent);
 }
 
 void dec_sample_bar(ViewCtx *v, UiFlow *f, DecodeUi *d)

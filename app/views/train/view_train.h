@@ -174,7 +174,6 @@ typedef struct TrainUi {
     TvAttn attn;
     int layer, head;         /* head -1: every layer and head */
     uint64_t gen;            /* the run layer and head were chosen for */
-    int drag;                /* the timeline knob is being dragged */
     int path_focus_prev;     /* the path field had the focus last frame */
     int path_clicked;        /* focused by this frame's click */
     int focus_path_next;     /* F was pressed: focus the path next frame */

@@ -152,11 +152,10 @@ void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc)
         return;
     Rect hit = {track.x - pad, rc.y, track.w + 2 * pad, rc.h};
     u->hit.track = track;
-    if (ui_clicked(v->in, hit))
-        u->drag = 1;
-    if (!v->in->down)
-        u->drag = 0;
-    if (u->drag)
+    UiId id = ui_id_ptr(v->ui, &u->hit.track); /* pressed on the timeline: held until released */
+    ui_control(v->ui, id, hit);
+    int held = v->ui->active == id && v->in->down;
+    if (held)
         timeline_pick(u, st, track, v->in->mx);
     ren_rect(v->r, track, th->border);
     long long last = st->step;
@@ -171,6 +170,6 @@ void tv_timeline_draw(ViewCtx *v, TrainUi *u, Rect rc)
     Rect knob = {kx - kr, track.y + track.h / 2 - kr, 2 * kr, 2 * kr};
     ren_rect(v->r, knob, want < 0 ? th->good : th->select);
     ren_rect_line(v->r, knob, 1, th->bg);
-    if (ui_over(v->in, hit) && !u->drag)
+    if (ui_over(v->in, hit) && !held)
         ui_hover_own(v, (float)shown, "%s", _("the step shown (click or drag: the model at a kept snapshot; ←/→, End for live)"));
 }
