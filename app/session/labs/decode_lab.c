@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode_lab.h"
 #include "decode_lab_impl.h"
 
 DecodeLab *dlab_new(void)

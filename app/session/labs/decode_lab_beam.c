@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode_lab.h"
 #include "decode_lab_impl.h"
 
 /* words for the learner in the window's language (session_tr, session.h) */

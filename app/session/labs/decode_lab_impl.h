@@ -6,7 +6,7 @@
 #ifndef APP_DECODE_LAB_IMPL_H
 #define APP_DECODE_LAB_IMPL_H
 
-#include "decode_lab.h"
+#include "decode_lab_state.h"
 
 /* ---- decode_lab_trace.c ---- */
 /* A trace of B sentences (flags as trace_build takes them) for the model of

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode_lab.h"
 #include "decode_lab_impl.h"
 
 /* ---- generation, with forced tokens ---- */
