@@ -14,6 +14,20 @@
 #include "test_util.h"
 #include "utf8.h"
 
+/* s opened on the model file at path; with src (and tgt, NULL none) set
+ * and every stage computed. A failure to open is a failed check. */
+static inline void tu_session(Session *s, const char *path, const char *src, const char *tgt)
+{
+    TfErr err;
+    expect_true(session_init(s, path, 0, &err) == 0, "session on %s: %s", path, err.msg);
+    if (!src)
+        return;
+    session_set_text(s, 0, src);
+    if (tgt)
+        session_set_text(s, 1, tgt);
+    session_compute_all(s);
+}
+
 /* A random classroom-shaped model (d_model 32, 4 heads, d_ff 64, 2 + 2
  * layers) with vocabularies of t4 t5 ... up to `vocab`, saved at path. */
 static inline int tu_small_model(const char *path, int vocab, int max_len, uint64_t seed)

@@ -138,6 +138,14 @@ int cli_parse(int argc, char **argv, const CliOpt *opts, int n, CliMore more, vo
     return bad;
 }
 
+int cli_lang(const char *cmd, const char *v, int *zh)
+{
+    if (strcmp(v, "en") && strcmp(v, "zh"))
+        return cli_fail(cmd, "--lang must be en or zh, not '%s'", v);
+    *zh = strcmp(v, "zh") == 0;
+    return 0;
+}
+
 int cli_int(const char *s, long lo, long hi, int *out)
 {
     char *end;

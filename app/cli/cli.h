@@ -21,6 +21,9 @@ void cli_warn(const char *cmd, const char *fmt, ...)
 int cli_opt(char **argv, int argc, int *i, const char *name, const char **val,
             const char *cmd, int *bad);
 int cli_flag(const char *arg, const char *name);
+/* --lang: "en" or "zh" (*zh gets 1 for zh); anything else is refused with
+ * the one-line error. Returns 0, or 1 after the error. */
+int cli_lang(const char *cmd, const char *v, int *zh);
 
 /* A table of options instead of a chain of ifs. out points at an int (FLAG:
  * set to 1; INT), a const char * (STR) or a float (FLOAT). A value outside

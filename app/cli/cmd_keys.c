@@ -22,15 +22,13 @@ static const char *HELP =
 int cmd_keys(int argc, char **argv)
 {
     const char *C = "keys", *lang = "en";
-    int man = 0;
+    int man = 0, zh;
     const CliOpt opts[] = {CLI_FLAG_OPT("man", &man), CLI_STR_OPT("lang", &lang)};
     int rc = cli_parse(argc, argv, opts, CLI_N(opts), NULL, NULL, C, HELP);
-    if (rc)
+    if (rc || cli_lang(C, lang, &zh))
         return rc < 0 ? 0 : 1;
-    if (strcmp(lang, "en") && strcmp(lang, "zh"))
-        return cli_fail(C, "--lang must be en or zh, not '%s'", lang);
     char buf[4096];
-    int zh = !man && strcmp(lang, "zh") == 0;
+    zh = zh && !man;
     if (zh && !ui_i18n_init(paths_locale(buf, sizeof buf)))
         return cli_fail(C, "no Chinese catalog was found beside the program");
     ui_set_lang(zh);

@@ -27,11 +27,10 @@ int cmd_lessons(int argc, char **argv)
     const char *C = "lessons", *lang = "en", *dir = NULL;
     int check = 0;
     const CliOpt opts[] = {CLI_FLAG_OPT("check", &check), CLI_STR_OPT("lang", &lang), CLI_STR_OPT("dir", &dir)};
-    int rc = cli_parse(argc, argv, opts, CLI_N(opts), NULL, NULL, C, HELP);
-    if (rc)
+    int rc = cli_parse(argc, argv, opts, CLI_N(opts), NULL, NULL, C, HELP), zh;
+    if (rc || cli_lang(C, lang, &zh))
         return rc < 0 ? 0 : 1;
-    if (strcmp(lang, "en") && strcmp(lang, "zh"))
-        return cli_fail(C, "--lang must be en or zh, not '%s'", lang);
+    (void)zh; /* the folder is named by --lang itself */
     char root[4096];
     if (!dir)
         dir = cli_data_path("lessons", root, sizeof root);

@@ -126,9 +126,8 @@ int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
             if (v && cli_int(v, -1, TF_MAX_HEADS - 1, &o->head))
                 return cli_fail(cmd, "--head must be a head index from 0 (or -1 for all), not '%s'", v);
         } else if (cli_opt(argv, argc, &i, "lang", &v, cmd, &bad)) {
-            if (v && strcmp(v, "en") && strcmp(v, "zh"))
-                return cli_fail(cmd, "--lang must be en or zh, not '%s'", v);
-            o->lang = v && strcmp(v, "zh") == 0;
+            if (v && cli_lang(cmd, v, &o->lang))
+                return 1;
         } else if (cli_opt(argv, argc, &i, "lesson", &v, cmd, &bad)) {
             o->lesson = v;
         } else if (cli_opt(argv, argc, &i, "lessons", &v, cmd, &bad)) {

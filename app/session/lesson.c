@@ -9,6 +9,7 @@
 
 #include "file.h"
 #include "hash.h"
+#include "num.h"
 #include "stage.h"
 #include "trace.h"
 #include "vocab.h"
@@ -75,16 +76,7 @@ static int append(char **text, Buf *b, const char *s, size_t n, int new_para)
 /* A number from 0 (layers, heads and positions as on the command line). */
 static int parse_index(const char *v, size_t n, int *out)
 {
-    if (n == 0 || n > 4)
-        return -1;
-    int x = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] < '0' || v[i] > '9')
-            return -1;
-        x = x * 10 + (v[i] - '0');
-    }
-    *out = x;
-    return 0;
+    return n > 4 ? -1 : tf_parse_int(v, n, 0, 9999, out);
 }
 
 /* A number from 1 (layers, heads, sentences as the window counts them),

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "topk.h"
 #include "view.h"
 
 #define OUT_KMAX 10
@@ -53,28 +54,6 @@ static const float *prob_row(const Scene *sc, int b, int t)
     return tr->probs + ((size_t)b * tr->T + t) * sc->model->cfg.tgt_vocab;
 }
 
-/* The k largest of p[0..V) by insertion into a short sorted list. */
-static void top_k(const float *p, int V, int k, int *id, float *val)
-{
-    int n = 0;
-    for (int v = 0; v < V; v++) {
-        if (n == k && !(p[v] > val[k - 1]))
-            continue;
-        int at = n < k ? n++ : k - 1;
-        while (at > 0 && p[v] > val[at - 1]) {
-            val[at] = val[at - 1];
-            id[at] = id[at - 1];
-            at--;
-        }
-        val[at] = p[v];
-        id[at] = v;
-    }
-    for (; n < k; n++) {
-        id[n] = -1;
-        val[n] = 0;
-    }
-}
-
 /* A few numbers of the trace folded together (FNV-1a): versions count per
  * session, so the version alone does not tell two sessions apart. */
 static uint64_t fingerprint(const Scene *sc, int b)
@@ -107,7 +86,7 @@ static void topk_update(ViewCtx *v, int b)
     int typed = b == 0 && !sc->tgt_auto;
     for (int t = 0; t < T->n; t++) {
         const float *p = prob_row(sc, b, t);
-        top_k(p, T->V, OUT_KMAX, T->id[t], T->p[t]);
+        tf_top_k(p, T->V, OUT_KMAX, T->id[t], T->p[t]);
         /* teacher forcing: after input token t comes target token t + 1,
          * and after the last one, <eos> */
         T->truth[t] = !typed ? -1 : t + 1 < T->n ? tr->tgt_ids[(size_t)b * tr->T + t + 1] : cfg_eos_id(&sc->model->cfg);
@@ -333,7 +312,7 @@ static int draw_card_compare(ViewCtx *v, const OutGeo *G, Rect card, int y, int 
         ui_text_fit(v->r, f, title[c], x, y, half, c ? v->th->warn : v->th->dim);
         int id[OUT_KMAX];
         float p[OUT_KMAX];
-        top_k(tr[c]->probs + ((size_t)b * tr[c]->T + t) * V, V, G->k, id, p);
+        tf_top_k(tr[c]->probs + ((size_t)b * tr[c]->T + t) * V, V, G->k, id, p);
         int yy = y + fh + 2;
         for (int r = 0; r < G->k && id[r] >= 0; r++, yy += G->bar_h)
             cmp_bar(v, (Rect){x, yy, half, G->bar_h}, id[r], p[r], r == 0, b, t);

@@ -225,6 +225,5 @@ void decode_sample_banned(const TfConfig *c, unsigned char *banned);
  * points of decode.c included. */
 int decode_check_src(const TfModel *m, const int *src, int S, int max_out, TfErr *err);
 int decode_argmax(const float *p, int n);
-int decode_top_k(const float *p, int n, int k, int *ids, float *vals);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ops.h"
+#include "topk.h"
 
 /* ---- results, and the rules every decoding follows ---- */
 
@@ -91,27 +92,6 @@ int decode_argmax(const float *p, int n)
         if (p[i] > p[best])
             best = i;
     return best;
-}
-
-/* The k largest of p[0..n), best first (ties: lower index first). */
-int decode_top_k(const float *p, int n, int k, int *ids, float *vals)
-{
-    if (k > n)
-        k = n;
-    int have = 0;
-    for (int i = 0; i < n; i++) {
-        if (have == k && !(p[i] > vals[k - 1]))
-            continue;
-        int at = have < k ? have++ : k - 1;
-        while (at > 0 && p[i] > vals[at - 1]) {
-            vals[at] = vals[at - 1];
-            ids[at] = ids[at - 1];
-            at--;
-        }
-        vals[at] = p[i];
-        ids[at] = i;
-    }
-    return have;
 }
 
 /* The source fits the model and its vocabulary, and 1..max_out outputs fit
@@ -391,7 +371,7 @@ static int greedy_step(TfDecoder *d, TfErr *err)
         st->token = tok;
         st->forced = forced >= 0;
         st->prob = p[tok];
-        decode_top_k(p, V, DEC_TOPK, st->top_id, st->top_p);
+        tf_top_k(p, V, DEC_TOPK, st->top_id, st->top_p);
     }
     d->seq[t + 1] = tok;
     d->t = t + 1;

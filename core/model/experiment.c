@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "num.h"
+
 static const char *const KIND_NAME[3] = {"enc", "dec", "cross"};
 
 int tf_exp_is_none(const TfExperiment *e)
@@ -48,23 +50,6 @@ int tf_exp_hidden(const TfExperiment *e, int pos)
     return 0;
 }
 
-/* A whole decimal number in [lo, hi] that fits an int. */
-static int parse_int(const char *s, size_t n, long lo, long hi, int *out)
-{
-    if (n == 0 || n > 9)
-        return -1;
-    long v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    if (v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
-
 int tf_exp_add_head(TfExperiment *e, const char *spec, const TfConfig *cfg, TfErr *err)
 {
     const char *c1 = strchr(spec, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -75,9 +60,9 @@ int tf_exp_add_head(TfExperiment *e, const char *spec, const TfConfig *cfg, TfEr
     if (kind < 0 || !c2)
         return tf_fail(err, "--ablate %s: expected enc:LAYER:HEAD, dec:LAYER:HEAD or cross:LAYER:HEAD", spec);
     int layers = kind == TF_ATTN_ENC ? cfg->n_enc : cfg->n_dec;
-    if (parse_int(c1 + 1, (size_t)(c2 - c1 - 1), 0, layers - 1, &layer))
+    if (tf_parse_int(c1 + 1, (size_t)(c2 - c1 - 1), 0, layers - 1, &layer))
         return tf_fail(err, "--ablate %s: the layer must be 0..%d (from 0)", spec, layers - 1);
-    if (parse_int(c2 + 1, strlen(c2 + 1), 0, cfg->n_heads - 1, &head))
+    if (tf_parse_int(c2 + 1, strlen(c2 + 1), 0, cfg->n_heads - 1, &head))
         return tf_fail(err, "--ablate %s: the head must be 0..%d (from 0)", spec, cfg->n_heads - 1);
     if (tf_exp_ablated(e, (TfAttnKind)kind, layer, head))
         return 0;
@@ -90,7 +75,7 @@ int tf_exp_add_head(TfExperiment *e, const char *spec, const TfConfig *cfg, TfEr
 int tf_exp_add_hide(TfExperiment *e, const char *spec, const TfConfig *cfg, TfErr *err)
 {
     int pos;
-    if (parse_int(spec, strlen(spec), 0, cfg->max_len - 1, &pos))
+    if (tf_parse_int(spec, strlen(spec), 0, cfg->max_len - 1, &pos))
         return tf_fail(err, "--hide-src %s: a source position 0..%d (from 0)", spec, cfg->max_len - 1);
     if (tf_exp_hidden(e, pos))
         return 0;

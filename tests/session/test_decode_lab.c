@@ -35,12 +35,7 @@ static int teardown(void **state)
 /* A Session on src (and tgt, NULL none), computed; a lab beside it. */
 static DecodeLab *open_lab(Session *s, const char *src, const char *tgt)
 {
-    TfErr err;
-    expect_true(session_init(s, MODEL, 0, &err) == 0, "session: %s", err.msg);
-    session_set_text(s, 0, src);
-    if (tgt)
-        session_set_text(s, 1, tgt);
-    session_compute_all(s);
+    tu_session(s, MODEL, src, tgt);
     DecodeLab *L = dlab_new();
     expect_true(L != NULL, "a lab");
     return L;

@@ -31,12 +31,8 @@ static void test_normal_pass_once_per_input(void **state)
 {
     (void)state;
     static Session s, plain;
-    TfErr err;
-    expect_true(session_init(&s, MODEL, 0, &err) == 0 && session_init(&plain, MODEL, 0, &err) == 0, "%s", err.msg);
-    session_set_text(&s, 0, "t5 t6 t7 t8");
-    session_set_text(&plain, 0, "t5 t6 t7 t8");
-    session_compute_all(&s);
-    session_compute_all(&plain);
+    tu_session(&s, MODEL, "t5 t6 t7 t8", NULL);
+    tu_session(&plain, MODEL, "t5 t6 t7 t8", NULL);
     expect_true(s.ext.base_passes == 0 && !session_has_exp(&s), "no experiment: no second pass");
     TfExperiment e = {0};
     TfExperiment steps[6];
@@ -81,8 +77,7 @@ static void test_base_follows_the_input(void **state)
 {
     (void)state;
     static Session s;
-    TfErr err;
-    expect_true(session_init(&s, MODEL, 0, &err) == 0, "%s", err.msg);
+    tu_session(&s, MODEL, NULL, NULL);
     TfExperiment e = {0};
     e.no_scale = 1;
     session_set_exp(&s, &e);
@@ -106,10 +101,7 @@ static void test_targets_kept_across_experiments(void **state)
 {
     (void)state;
     static Session s;
-    TfErr err;
-    expect_true(session_init(&s, MODEL, 0, &err) == 0, "%s", err.msg);
-    session_set_text(&s, 0, "t5 t6 t7 t8 | t9 t10");
-    session_compute_all(&s);
+    tu_session(&s, MODEL, "t5 t6 t7 t8 | t9 t10", NULL);
     char normal[SES_TEXT_MAX];
     snprintf(normal, sizeof normal, "%s", s.translation);
     int tn = s.tgt_n[1], t1[SES_CAP_T];
@@ -152,9 +144,7 @@ static void test_targets_kept_across_experiments(void **state)
                 "a new first sentence: %u steps, the second's target kept", more);
     /* the same as decoding it afresh */
     static Session f;
-    expect_true(session_init(&f, MODEL, 0, &err) == 0, "%s", err.msg);
-    session_set_text(&f, 0, "t6 t5 | t9 t10");
-    session_compute_all(&f);
+    tu_session(&f, MODEL, "t6 t5 | t9 t10", NULL);
     expect_true(strcmp(f.translation, s.translation) == 0 && f.tgt_n[0] == s.tgt_n[0] &&
                     memcmp(f.tgt_ids[0], s.tgt_ids[0], (size_t)f.tgt_n[0] * sizeof(int)) == 0,
                 "fresh «%s», kept «%s»", f.translation, s.translation);

@@ -32,11 +32,8 @@ static void test_one_target_per_sentence(void **state)
 {
     (void)state;
     static Session s, g;
-    TfErr err;
-    expect_true(session_init(&s, MODEL, 0, &err) == 0 && session_init(&g, MODEL, 0, &err) == 0, "%s", err.msg);
-    session_set_text(&s, 0, "t5 t6 | t7 t8 t9");
-    session_set_text(&s, 1, "t10 t11 | t12");
-    session_compute_all(&s);
+    tu_session(&g, MODEL, NULL, NULL);
+    tu_session(&s, MODEL, "t5 t6 | t7 t8 t9", "t10 t11 | t12");
     expect_true(!s.input_error[0], "%s", s.input_error);
     expect_true(s.n_src == 2 && !s.tgt_auto, "two sentences, the first typed");
     expect_true(s.tgt_n[0] == 3 && s.tgt_n[1] == 2, "tgt_n %d %d, want 3 2", s.tgt_n[0], s.tgt_n[1]);
@@ -68,10 +65,7 @@ static void test_target_keys(void **state)
 {
     (void)state;
     static Session s;
-    TfErr err;
-    expect_true(session_init(&s, MODEL, 0, &err) == 0, "%s", err.msg);
-    session_set_text(&s, 0, "t5 t6 | t7 t8 t9 | t5 t6");
-    session_compute_all(&s);
+    tu_session(&s, MODEL, "t5 t6 | t7 t8 t9 | t5 t6", NULL);
     expect_true(!s.input_error[0] && s.n_src == 3, "three sentences: %s", s.input_error);
     uint64_t k0 = ses_target_key(&s, 0), k1 = ses_target_key(&s, 1), k2 = ses_target_key(&s, 2);
     expect_true(k0 && k1 && k0 != k1 && k0 == k2, "same ids, same key; other ids, another (%llx %llx %llx)",

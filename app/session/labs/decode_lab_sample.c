@@ -21,6 +21,7 @@
 
 #include "decode_lab.h"
 #include "decode_lab_impl.h"
+#include "topk.h"
 
 /* ---- generation, with forced tokens ---- */
 
@@ -353,7 +354,7 @@ static void bars_for(DlabSample *m, const float *z, SampleOpts o)
     m->n_set = sample_dist(z, V, &o, m->banned, m->dist, m->work);
     sample_dist(z, V, &one, m->banned, m->own, m->work);
     float p[DLAB_SHOW_K];
-    int n = decode_top_k(m->dist, V, DLAB_SHOW_K, m->bar_id, p);
+    int n = tf_top_k(m->dist, V, DLAB_SHOW_K, m->bar_id, p);
     while (n > 0 && !(p[n - 1] > 0)) /* only tokens in the set */
         n--;
     m->n_bars = n;
