@@ -52,7 +52,7 @@ LIBS_TEST = $(LIBS_APP) $(shell pkg-config --libs $(PKGS_TEST))
 # drives it without SDL, app/platform/ is the only code that includes SDL,
 # app/ui, app/views, app/window and app/cli sit on top. Every folder is on
 # the include path of the layers allowed to use it.
-CORE_DIRS    := core/model core/train core/decode core/data core/io core/sys
+CORE_DIRS    := core/model core/train core/decode core/data core/io core/sys core/interp
 SESSION_DIRS := app/session app/session/labs
 APP_DIRS     := app/platform app/ui app/views app/views/decode app/views/train app/views/pe app/window app/window/explain app/cli app/cli/bench
 CORE_INC     := $(addprefix -I,$(CORE_DIRS))

@@ -9,6 +9,7 @@
 #include "cli_exp.h"
 #include "commands.h"
 #include "decode.h"
+#include "derived.h"
 #include "export.h"
 #include "finite.h"
 #include "stage.h"
@@ -46,6 +47,12 @@ static void print_stages(void)
         printf("  %-20s%s%s\n", si->name, (si->flags & SF_LAYER) ? " --layer" : "",
                (si->flags & SF_HEAD) ? " --head" : (si->flags & SF_HEAD_OPT) ? " [--head]" : "");
     }
+    printf("Computed from the pass on request (the heads lab):\n"
+           "  %-20s --layer   softmax(W_gen n(y_L) + b): the output if the decoder stopped\n"
+           "                               after layer L (n: the final norm of a pre-LN model)\n"
+           "  %-20s --layer   R_L = A^_L R_(L-1), A^ = (mean of the heads' weights + I) / 2\n"
+           "  %-20s --layer   (mean of layer L's cross weights) . R of the last encoder layer\n",
+           tf_derived_name(DS_DEC_LENS), tf_derived_name(DS_ENC_ROLLOUT), tf_derived_name(DS_CROSS_ROLLOUT));
 }
 
 /* --src / --tgt TEXT or ids into seq; tgt TEXT gets <bos> in front */
@@ -211,7 +218,8 @@ int cmd_dump(int argc, char **argv)
         return 1;
     if (!stage)
         return cli_fail(C, "--stage NAME is required (see --help for the list)");
-    int sid = stage_find(stage);
+    int did = tf_derived_find(stage);
+    int sid = did >= 0 ? (did == DS_ENC_ROLLOUT ? ST_ENC_SELF_WEIGHTS : ST_OUT_PROBS) : stage_find(stage);
     if (sid < 0)
         return cli_fail(C, "unknown stage '%s' (see --help for the list)", stage);
     if (ns == 0)
@@ -221,7 +229,7 @@ int cmd_dump(int argc, char **argv)
     if (bidx >= ns)
         return cli_fail(C, "--batch-index %d but the batch has %d sentence%s", bidx, ns, ns == 1 ? "" : "s");
     if (head == -2)
-        head = (stage_info(sid)->flags & SF_HEAD) ? 0 : -1;
+        head = did < 0 && (stage_info(sid)->flags & SF_HEAD) ? 0 : -1;
     char path[4096];
     if (!model)
         model = cli_data_path("assets/models/en2zh.safetensors", path, sizeof path);
@@ -257,15 +265,18 @@ int cmd_dump(int argc, char **argv)
     TfErr err;
     TfBatch batch = {ns, S, T, sb, tb, sl, tl};
     TfView view;
+    float *derived = NULL;
     int built = trace_build(&tr, &m.cfg, ns, S > T ? S : T, TRACE_RECORD, &err) == 0;
     if (built)
         tr.exp = e;
     if (!built || tf_forward(&m, &tr, &batch, 0, &err) || tf_check_finite(&tr, &err) ||
-        tf_view(&tr, sid, layer, head, bidx, &view, &err)) {
+        (did >= 0 ? tf_derived_view(&m, &tr, (DerivedId)did, layer, bidx, &derived, &view, &err)
+                  : tf_view(&tr, sid, layer, head, bidx, &view, &err))) {
         cli_fail(C, "%s", err.msg);
     } else {
         rc = print_view(&tr, &m, &view, json, C);
     }
+    free(derived);
     trace_free(&tr);
     free(sb);
     free(tb);

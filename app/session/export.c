@@ -50,7 +50,7 @@ void export_json(FILE *f, const TfTrace *tr, const TfModel *m, const TfView *v)
 {
     char buf[300];
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "stage", stage_info(v->stage)->name);
+    cJSON_AddStringToObject(o, "stage", v->name ? v->name : stage_info(v->stage)->name);
     cJSON_AddNumberToObject(o, "layer", v->layer);
     cJSON_AddNumberToObject(o, "head", v->head);
     cJSON_AddNumberToObject(o, "batch_index", v->b);

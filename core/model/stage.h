@@ -99,6 +99,8 @@ typedef enum LabelKind {
 
 typedef struct TfView {
     StageId stage;
+    const char *name;     /* a derived stage's name (dec.lens, enc.rollout, ...);
+                             NULL: stage_info(stage)->name */
     int layer, head, b;
     int rows, cols, stride;
     const float *data;    /* NULL for token stages */
