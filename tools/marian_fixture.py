@@ -14,9 +14,14 @@ lowest index.
 
 Writes, for each variant, DIR/{config.json, generation_config.json,
 vocab.json, model.safetensors} and DIR/forward.ref (tests/.../torch_ref.h
-format: batch, logits, every head's weights) and DIR/greedy.ref.
+format: a padded batch padded with pad_token_id, logits, every head's
+weights, padded query rows included) and DIR/greedy.ref.
 
-    /usr/bin/python3 tools/marian_fixture.py tests/fixtures/marian
+    /usr/bin/python3 tools/marian_fixture.py /tmp/marian-try   # a scratch folder
+    /usr/bin/python3 tools/marian_fixture.py --fixtures        # rewrite tests/fixtures/marian
+
+With no folder it writes into a new temporary folder and prints its name:
+the tracked fixtures are rewritten only with --fixtures.
 """
 import collections
 import json
@@ -273,8 +278,7 @@ def make(out, name, act, dtype, hub, seed, torch_bin=False, pe_noise=0.0):
     return port
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/marian"
+def main(out):
     torch.set_grad_enabled(False)
     make(out, "swish_f32", "swish", "F32", False, 11)
     make(out, "relu_f16_hub", "relu", "F16", True, 12)
@@ -403,15 +407,33 @@ def make_spm_model(out):
             f.write("%s\t%s\t%s\t%s\n" % (t, " ".join(map(str, ids)), " ".join(map(str, out_ids)), text))
 
 
+FIXTURES = "tests/fixtures/marian"
+
+
+def out_folder(argv):
+    """The output folder: --fixtures for the tracked fixtures, a folder
+    given as the first non-option argument, or a new temporary folder."""
+    import tempfile
+    if "--fixtures" in argv:
+        return FIXTURES
+    given = [a for a in argv[1:] if not a.startswith("--")]
+    if given:
+        return given[0]
+    d = tempfile.mkdtemp(prefix="marian_fixture-")
+    print("writing into %s (give --fixtures to rewrite %s)" % (d, FIXTURES))
+    return d
+
+
 if __name__ == "__main__":
+    out = out_folder(sys.argv)
     if "--pe-only" in sys.argv:
         torch.set_grad_enabled(False)
-        make("tests/fixtures/marian", "pe_stored_other", "swish", "F32", True, 16, pe_noise=0.05)
+        make(out, "pe_stored_other", "swish", "F32", True, 16, pe_noise=0.05)
         sys.exit(0)
     if "--spm-model-only" in sys.argv:
-        make_spm_model("tests/fixtures/marian")
+        make_spm_model(out)
         sys.exit(0)
     if "--tokenizer-only" not in sys.argv:
-        main()
-    make_tokenizer(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/marian")
-    make_spm_model(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/marian")
+        main(out)
+    make_tokenizer(out)
+    make_spm_model(out)

@@ -253,8 +253,21 @@ int cmd_dump(int argc, char **argv)
         goto out;
     for (int i = 0; i < ns; i++)
         if (tgt[i].n > T) T = tgt[i].n;
-    int *sb = calloc((size_t)ns * S, sizeof *sb), *tb = calloc((size_t)ns * T, sizeof *tb);
+    int *sb = malloc((size_t)ns * S * sizeof *sb), *tb = malloc((size_t)ns * T * sizeof *tb);
     int sl[MAX_SENT], tl[MAX_SENT];
+    if (!sb || !tb) {
+        free(sb);
+        free(tb);
+        cli_fail(C, "out of memory for a batch of %d sentences", ns);
+        goto out;
+    }
+    /* padded with the model's pad id (Marian: pad_token_id, not 0 = </s>):
+     * the padded rows' queries then are the ones the model's own code makes;
+     * the mask itself comes from the lengths */
+    for (size_t j = 0; j < (size_t)ns * S; j++)
+        sb[j] = cfg_pad_id(&m.cfg);
+    for (size_t j = 0; j < (size_t)ns * T; j++)
+        tb[j] = cfg_pad_id(&m.cfg);
     for (int i = 0; i < ns; i++) {
         memcpy(sb + (size_t)i * S, src[i].ids, (size_t)src[i].n * sizeof *sb);
         memcpy(tb + (size_t)i * T, tgt[i].ids, (size_t)tgt[i].n * sizeof *tb);

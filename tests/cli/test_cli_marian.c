@@ -146,9 +146,169 @@ static void test_eval(void **state)
     expect_true(rc != 0 && strstr(out, "--data FILE.tsv") && tu_count(out, strlen(out), "\n") == 1, "%s", out);
 }
 
+/* A padded batch as the port (MarianMTModel's semantics) pads it: with the
+ * model's pad_token_id (47 here, not 0 = </s>), keys masked by length. Each
+ * shorter sentence of forward.ref's batch is given to `dump` with the others
+ * and every row of every head (padded query rows too: their queries come
+ * from the pad embedding) must be the port's, as must the logits. */
+typedef struct FwdRef {
+    int B, S, T, src[64], src_len[8], tgt[64], tgt_len[8], V;
+    float *logits, *w[3][2]; /* enc.self, dec.self, dec.cross; (B, NH, Tq, Tk) per layer */
+} FwdRef;
+
+static const char *const WNAME[3] = {"enc.self.weights", "dec.self.weights", "dec.cross.weights"};
+
+static int ref_ints(FILE *f, const char *key, int *out, int n)
+{
+    char w[64];
+    if (fscanf(f, "%63s", w) != 1 || strcmp(w, key))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (fscanf(f, "%d", &out[i]) != 1)
+            return -1;
+    return 0;
+}
+
+static float *ref_floats(FILE *f, size_t n)
+{
+    float *x = malloc(n * sizeof *x);
+    for (size_t i = 0; x && i < n; i++)
+        if (fscanf(f, "%f", &x[i]) != 1) {
+            free(x);
+            return NULL;
+        }
+    return x;
+}
+
+static void fwd_ref_read(FwdRef *r, const char *dir)
+{
+    char path[512], w[64];
+    snprintf(path, sizeof path, "%s/forward.ref", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    memset(r, 0, sizeof *r);
+    r->V = 48, r->B = -1;
+    assert_true(fscanf(f, "batch %d %d %d", &r->B, &r->S, &r->T) == 3 && r->B * r->S <= 64 && r->B * r->T <= 64);
+    assert_true(!ref_ints(f, "src", r->src, r->B * r->S) && !ref_ints(f, "src_len", r->src_len, r->B) &&
+                !ref_ints(f, "tgt", r->tgt, r->B * r->T) && !ref_ints(f, "tgt_len", r->tgt_len, r->B));
+    assert_true(fscanf(f, "%63s", w) == 1 && !strcmp(w, "logits"));
+    assert_non_null(r->logits = ref_floats(f, (size_t)r->B * r->T * r->V));
+    const int NH = 4;
+    for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 2; l++) {
+            int q = k == 0 ? r->S : r->T, kk = k == 2 ? r->S : q, layer = -1;
+            assert_true(fscanf(f, "%63s %d", w, &layer) == 2 && !strcmp(w, WNAME[k]) && layer == l);
+            assert_non_null(r->w[k][l] = ref_floats(f, (size_t)r->B * NH * q * kk));
+        }
+    fclose(f);
+}
+
+static void fwd_ref_free(FwdRef *r)
+{
+    free(r->logits);
+    for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 2; l++)
+            free(r->w[k][l]);
+}
+
+/* "--src-ids a,b --tgt-ids c,d" for each sentence: its real tokens only */
+static void batch_args(const FwdRef *r, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    for (int b = 0; b < r->B; b++) {
+        const char *opt[2] = {" --src-ids ", " --tgt-ids "};
+        const int *ids[2] = {r->src + b * r->S, r->tgt + b * r->T}, n[2] = {r->src_len[b], r->tgt_len[b]};
+        for (int s = 0; s < 2; s++) {
+            snprintf(buf + strlen(buf), cap - strlen(buf), "%s", opt[s]);
+            for (int i = 0; i < n[s]; i++)
+                snprintf(buf + strlen(buf), cap - strlen(buf), "%s%d", i ? "," : "", ids[s][i]);
+        }
+    }
+}
+
+/* dump's JSON "data" as floats into x (at most n); how many were read */
+static int json_data(const char *json, float *x, int n)
+{
+    const char *p = strstr(json, "\"data\":");
+    int k = 0;
+    if (!p)
+        return -1;
+    for (p += 7; *p && k < n;) {
+        if (*p == '[' || *p == ']' || *p == ',' || *p == ' ') {
+            p++;
+            continue;
+        }
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p)
+            break;
+        x[k++] = (float)v;
+        p = end;
+    }
+    return k;
+}
+
+static void test_padded_batch_matches_port(void **state)
+{
+    (void)state;
+    static const char *const DIRS[] = {"tests/fixtures/marian/swish_f32", "tests/fixtures/marian/relu_f16_hub"};
+    static char json[1 << 16];
+    char args[1024];
+    float got[64 * 48];
+    for (size_t d = 0; d < sizeof DIRS / sizeof *DIRS; d++) {
+        FwdRef r;
+        fwd_ref_read(&r, DIRS[d]);
+        batch_args(&r, args, sizeof args);
+        double worst = 0;
+        int checked = 0;
+        for (int b = 0; b < r.B; b++) {
+            if (r.src_len[b] == r.S && r.tgt_len[b] == r.T)
+                continue; /* nothing padded in this sentence */
+            int rc = run(json, sizeof json, "'%s' dump --model %s%s --batch-index %d --stage src.tokens --format json",
+                         g_cli, DIRS[d], args, b);
+            int n = json_data(json, got, 64);
+            for (int i = r.src_len[b]; i < r.S; i++)
+                expect_true(rc == 0 && n == r.S && got[i] == r.src[b * r.S + i],
+                            "%s sentence %d position %d padded with %d (pad_token_id): %s", DIRS[d], b, i,
+                            r.src[b * r.S + i], json);
+            for (int k = 0; k < 3; k++)
+                for (int l = 0; l < 2; l++)
+                    for (int h = 0; h < 4; h += 3) { /* the first and the last head */
+                        int q = k == 0 ? r.S : r.T, kk = k == 2 ? r.S : q;
+                        rc = run(json, sizeof json,
+                                 "'%s' dump --model %s%s --batch-index %d --stage %s --layer %d --head %d --format json",
+                                 g_cli, DIRS[d], args, b, WNAME[k], l, h);
+                        n = json_data(json, got, 64 * 48);
+                        expect_true(rc == 0 && n == q * kk, "%s: %s: %d values, want %d", DIRS[d], WNAME[k], n, q * kk);
+                        const float *want_w = r.w[k][l] + ((size_t)b * 4 + h) * q * kk;
+                        for (int i = 0; rc == 0 && i < n && i < q * kk; i++) {
+                            double e = fabs(got[i] - want_w[i]);
+                            worst = e > worst ? e : worst;
+                            expect_true(e < 1e-4, "%s sentence %d %s layer %d head %d [%d][%d]: %g, the port %g",
+                                        DIRS[d], b, WNAME[k], l, h, i / kk, i % kk, got[i], want_w[i]);
+                            checked++;
+                        }
+                    }
+            rc = run(json, sizeof json, "'%s' dump --model %s%s --batch-index %d --stage out.logits --format json",
+                     g_cli, DIRS[d], args, b);
+            n = json_data(json, got, 64 * 48);
+            expect_true(rc == 0 && n == r.T * r.V, "%s: logits: %d values", DIRS[d], n);
+            for (int i = 0; rc == 0 && i < n && i < r.T * r.V; i++) {
+                float want_z = r.logits[(size_t)b * r.T * r.V + i];
+                expect_true(fabs(got[i] - want_z) <= 1e-3 * (1 + fabs(want_z)), "%s sentence %d logit [%d][%d]: %g, the port %g",
+                            DIRS[d], b, i / r.V, i % r.V, got[i], want_z);
+            }
+        }
+        printf("  %s: %d attention weights of the padded sentences (padded rows too) within %.2g of the port\n",
+               DIRS[d], checked, worst);
+        fwd_ref_free(&r);
+    }
+}
+
 int main(int argc, char **argv)
 {
     TU_RUN_CLI(g_cli, argc, argv, setup, teardown, cmocka_unit_test(test_translate_matches_port),
+               cmocka_unit_test(test_padded_batch_matches_port),
                cmocka_unit_test(test_target_lang), cmocka_unit_test(test_bad_sentences_and_heads), cmocka_unit_test(test_convert_tables),
                cmocka_unit_test(test_eval));
 }
