@@ -57,7 +57,8 @@ static const char *HELP =
     "--weights-only leaves the optimizer state out of the final file (a third\n"
     "of the size; it can no longer be resumed). Ctrl+C or SIGTERM, even\n"
     "during the final evaluation, stops promptly and saves (a third ends at once). A NaN\n"
-    "or infinite loss stops training and keeps the last good parameters.\n";
+    "or infinite loss stops training and keeps the last good parameters; an\n"
+    "evaluation that fails (short of memory) saves the run first, then says why.\n";
 
 enum {
     SET_BATCH = 1, SET_WARMUP = 2, SET_SEED = 4, SET_LR = 8, SET_DROPOUT = 16,
@@ -350,8 +351,9 @@ static void eval_show(int done, int total, void *user)
     fflush(stderr);
 }
 
-/* 0 when done, 1 after an error (printed), 2 when a signal stopped it. */
-static int eval_held_out(Trainer *t, int max_pairs, int show, EvalStats *s)
+/* 0 when done, 1 after an error (its message in *err, not printed: the
+ * caller saves the run first), 2 when a signal stopped it. */
+static int eval_held_out(Trainer *t, int max_pairs, int show, EvalStats *s, TfErr *err)
 {
     EvalOpts o;
     eval_opts_default(&o);
@@ -363,12 +365,8 @@ static int eval_held_out(Trainer *t, int max_pairs, int show, EvalStats *s)
         o.progress = eval_show;
         o.user = &es;
     }
-    TfErr err;
-    if (trainer_eval(t, &o, s, &err)) {
-        if (g_stop)
-            return 2;
-        return cli_fail("train", "evaluation: %s", err.msg);
-    }
+    if (trainer_eval(t, &o, s, err))
+        return g_stop ? 2 : 1;
     return 0;
 }
 
@@ -479,11 +477,19 @@ static int train_loop(Run *r, int argc, char **argv)
         int last = s.step == a->steps;
         if (r->has_heldout && a->eval_every > 0 && s.step % a->eval_every == 0 && !last) {
             EvalStats e;
-            int er = eval_held_out(&r->t, a->eval_pairs, 0, &e);
+            TfErr eerr;
+            int er = eval_held_out(&r->t, a->eval_pairs, 0, &e, &eerr);
             if (er == 2)
                 break; /* a signal: finish() saves */
-            if (er)
+            if (er) { /* the training so far is kept first, then the reason */
+                progress_end(&p);
+                record_facts(&r->m, argc, argv, tf_seconds() - r->t0, NULL, 0);
+                int saved = save(r, 1, "saving after the failed evaluation") == 0;
+                cli_fail("train", "evaluation at step %lld: %s%s%s%s", s.step, eerr.msg,
+                         saved ? "; the run is saved in " : "", saved ? a->out : "",
+                         saved ? " (continue with --resume)" : "");
                 return 1;
+            }
             p.exact = e.exact;
             p.tok_acc = e.token_acc;
         }
@@ -514,9 +520,17 @@ static int finish(Run *r, int argc, char **argv)
         return 0;
     }
     EvalStats e;
-    int er = r->has_heldout ? eval_held_out(&r->t, a->final_pairs, 1, &e) : 0;
-    if (er == 1)
-        return 1;
+    TfErr eerr;
+    int er = r->has_heldout ? eval_held_out(&r->t, a->final_pairs, 1, &e, &eerr) : 0;
+    if (er == 1) { /* save first, always; then report */
+        record_facts(&r->m, argc, argv, seconds, NULL, 0);
+        if (save(r, !a->weights_only, "saving"))
+            return 1;
+        printf("trained %lld steps: %s (no held-out figures)\n", r->t.step, a->out);
+        fflush(stdout);
+        return cli_fail("train", "the final evaluation failed, the model is saved in %s: %s", a->out,
+                        eerr.msg);
+    }
     if (er == 2) { /* stopped during the final evaluation: the training is kept */
         if (isatty(2))
             fputc('\n', stderr);

@@ -65,6 +65,7 @@ int tf_mem_check(size_t bytes, const char *what, TfErr *err)
     if (avail == (size_t)-1 || bytes <= avail - avail / 10)
         return 0;
     double mib = 1024.0 * 1024.0;
-    return tf_fail(err, "%s needs %.0f MiB; %.0f MiB are available", what,
-                   (double)bytes / mib, (double)avail / mib);
+    return tf_fail(err, "%s needs %.0f MiB; %.0f MiB are available, of which %.0f may be used "
+                   "(a tenth is kept for the rest of the program)", what, (double)bytes / mib,
+                   (double)avail / mib, (double)(avail - avail / 10) / mib);
 }

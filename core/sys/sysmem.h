@@ -15,7 +15,8 @@
 size_t tf_mem_available(void);
 
 /* 0 if `bytes` fit in what is available (with a margin for the rest of
- * the program), else -1 with "WHAT needs X MiB; Y MiB are available". */
+ * the program: a tenth), else -1 with "WHAT needs X MiB; Y MiB are
+ * available, of which Z may be used (a tenth is kept ...)". */
 int tf_mem_check(size_t bytes, const char *what, TfErr *err);
 
 #endif

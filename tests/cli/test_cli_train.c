@@ -145,11 +145,48 @@ static void test_signal_during_final_eval_saves(void **state)
     expect_loadable(out, "the trained step is saved");
 }
 
+/* An evaluation that runs out of memory (STEPFORMER_MEM_LIMIT: room for a
+ * batch of 1, not for the evaluation's 32) never discards the run: the
+ * final one saves first and then reports; a periodic one saves the run so
+ * far with its optimizer state (resumable) and then reports. The memory
+ * message says a tenth is held back. */
+static void test_failed_evaluation_keeps_the_run(void **state)
+{
+    (void)state;
+    static Files F;
+    char *out = F.out, *errf = F.errf, *text = F.text;
+    fclose(files(&F, "evalmem"));
+    setenv("STEPFORMER_MEM_LIMIT", "3000000", 1);
+    const char *fin[] = {"train", "--task", "copy", "--steps", "1", "--eval-every", "0", "--batch", "1",
+                         "--out", out, NULL};
+    int rc = run(errf, NULL, fin);
+    count_lines(errf, text, sizeof F.text);
+    printf("  %s", strstr(text, "stepformer") ? strstr(text, "stepformer") : text);
+    expect_true(rc != 0 && strstr(text, "final evaluation failed") && strstr(text, "saved") &&
+                    strstr(text, "a tenth is kept"), "rc %d:\n%s", rc, text);
+    expect_loadable(out, "the final evaluation failed, the trained model is saved");
+    unlink(out);
+    const char *mid[] = {"train", "--task", "copy", "--steps", "3", "--eval-every", "1", "--batch", "1",
+                         "--out", out, NULL};
+    rc = run(errf, NULL, mid);
+    count_lines(errf, text, sizeof F.text);
+    expect_true(rc != 0 && strstr(text, "evaluation at step 1") && strstr(text, "--resume"), "rc %d:\n%s",
+                rc, text);
+    unsetenv("STEPFORMER_MEM_LIMIT");
+    TfModel m;
+    CkptOptim opt = {0};
+    TfErr err;
+    expect_true(ckpt_load_full(&m, &opt, out, &err) == 0 && opt.m, "resumable: %s", err.msg);
+    model_free(&m);
+    ckpt_optim_free(&opt);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
     tu_program_path(g_prog, sizeof g_prog, argv[0]);
     TU_RUN(setup, teardown, cmocka_unit_test(test_out_checked_before_training),
            cmocka_unit_test(test_one_pair_trains_and_saves),
-           cmocka_unit_test(test_signal_during_final_eval_saves));
+           cmocka_unit_test(test_signal_during_final_eval_saves),
+           cmocka_unit_test(test_failed_evaluation_keeps_the_run));
 }
