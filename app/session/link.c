@@ -1,0 +1,291 @@
+/* link.c - view links: a fragment of fields to a SceneLink and back (link.h). */
+#include "link.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stage.h"
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* percent-decode p[0..n) into out[cap]: 0, or -1 with a message */
+static int decode(const char *key, const char *p, size_t n, char *out, size_t cap, TfErr *err)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int c = (unsigned char)p[i];
+        if (c == '+') {
+            c = ' ';
+        } else if (c == '%') {
+            if (i + 2 >= n || hexval(p[i + 1]) < 0 || hexval(p[i + 2]) < 0)
+                return tf_fail(err, "link: %s: '%%' must be followed by two hex digits", key);
+            c = hexval(p[i + 1]) * 16 + hexval(p[i + 2]);
+            i += 2;
+        }
+        if (c == 0 || (c < 0x20 && c != '\t'))
+            return tf_fail(err, "link: %s: control characters are not allowed", key);
+        if (o + 1 >= cap)
+            return tf_fail(err, "link: %s is longer than %zu bytes", key, cap - 1);
+        out[o++] = (char)c;
+    }
+    out[o] = 0;
+    return 0;
+}
+
+/* a decimal integer in [lo, hi], the whole of s */
+static int int_in(const char *s, int lo, int hi, int *v)
+{
+    char *end;
+    if (!*s || strlen(s) > 6)
+        return -1;
+    long x = strtol(s, &end, 10);
+    if (*end || x < lo || x > hi)
+        return -1;
+    *v = (int)x;
+    return 0;
+}
+
+/* "enc:L:H" with a known part and two numbers (ranges: link_experiment) */
+static int head_spec(const char *s)
+{
+    int L, H;
+    char part[8], tail;
+    if (sscanf(s, "%7[a-z]:%d:%d%c", part, &L, &H, &tail) != 3)
+        return -1;
+    if (strcmp(part, "enc") && strcmp(part, "dec") && strcmp(part, "cross"))
+        return -1;
+    return L >= 0 && H >= 0 ? 0 : -1;
+}
+
+static int parse_exp(SceneLink *l, const char *v, TfErr *err)
+{
+    const char *p = v;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char item[LINK_SPEC_MAX + 7]; /* "ablate:" + a spec that fits */
+        int pos;
+        if (n >= sizeof item)
+            return tf_fail(err, "link: exp: '%.40s' is too long", p);
+        memcpy(item, p, n);
+        item[n] = 0;
+        if (!strcmp(item, "no-scale")) {
+            l->no_scale = 1;
+        } else if (!strcmp(item, "no-pe")) {
+            l->no_pe = 1;
+        } else if (!strcmp(item, "no-causal")) {
+            l->no_causal = 1;
+        } else if (!strncmp(item, "ablate:", 7) && !head_spec(item + 7)) {
+            if (l->n_ablate >= TF_EXP_MAX_ABLATE)
+                return tf_fail(err, "link: exp: at most %d ablated heads", TF_EXP_MAX_ABLATE);
+            memcpy(l->ablate[l->n_ablate++], item + 7, strlen(item + 7) + 1);
+        } else if (!strncmp(item, "hide:", 5) && !int_in(item + 5, 0, TF_MAX_LEN - 1, &pos)) {
+            if (l->n_hide >= TF_EXP_MAX_HIDE)
+                return tf_fail(err, "link: exp: at most %d hidden positions", TF_EXP_MAX_HIDE);
+            l->hide[l->n_hide++] = pos;
+        } else if (n) {
+            return tf_fail(err, "link: exp: unknown experiment '%s' (no-scale, no-pe, no-causal, "
+                                "ablate:enc|dec|cross:L:H, hide:I)", item);
+        }
+        p += n + (comma != NULL);
+    }
+    return 0;
+}
+
+static int field(SceneLink *l, const char *key, const char *v, TfErr *err)
+{
+    if (!strcmp(key, "src")) {
+        snprintf(l->src, sizeof l->src, "%s", v);
+        l->has |= LINK_SRC;
+    } else if (!strcmp(key, "tgt")) {
+        snprintf(l->tgt, sizeof l->tgt, "%s", v);
+        l->has |= LINK_TGT;
+    } else if (!strcmp(key, "stage")) {
+        if (stage_find(v) < 0 || strlen(v) >= LINK_NAME_MAX)
+            return tf_fail(err, "link: unknown stage '%.60s'", v);
+        snprintf(l->stage, sizeof l->stage, "%s", v);
+        l->has |= LINK_STAGE;
+    } else if (!strcmp(key, "layer")) {
+        if (int_in(v, 0, TF_MAX_LAYERS - 1, &l->layer))
+            return tf_fail(err, "link: layer must be a layer index from 0, not '%.40s'", v);
+        l->has |= LINK_LAYER;
+    } else if (!strcmp(key, "head")) {
+        if (int_in(v, -1, TF_MAX_HEADS - 1, &l->head))
+            return tf_fail(err, "link: head must be a head index from 0 (or -1 for all), not '%.40s'", v);
+        l->has |= LINK_HEAD;
+    } else if (!strcmp(key, "lang")) {
+        if (strcmp(v, "en") && strcmp(v, "zh"))
+            return tf_fail(err, "link: lang must be en or zh, not '%.40s'", v);
+        l->lang = !strcmp(v, "zh");
+        l->has |= LINK_LANG;
+    } else if (!strcmp(key, "lesson")) {
+        if (!*v || strlen(v) >= LINK_NAME_MAX || strpbrk(v, "/\\"))
+            return tf_fail(err, "link: lesson must be a lesson id, not '%.40s'", v);
+        snprintf(l->lesson, sizeof l->lesson, "%s", v);
+        l->has |= LINK_LESSON;
+    } else if (!strcmp(key, "step")) {
+        if (int_in(v, 1, 9999, &l->step))
+            return tf_fail(err, "link: step must be a step number from 1, not '%.40s'", v);
+        l->has |= LINK_STEP;
+    } else if (!strcmp(key, "view")) {
+        if (!*v || strlen(v) >= LINK_NAME_MAX)
+            return tf_fail(err, "link: view must be a view name, not '%.40s'", v);
+        snprintf(l->view, sizeof l->view, "%s", v);
+        l->has |= LINK_VIEW;
+    } else if (!strcmp(key, "exp")) {
+        l->no_scale = l->no_pe = l->no_causal = l->n_ablate = l->n_hide = 0;
+        if (parse_exp(l, v, err))
+            return -1;
+        l->has |= LINK_EXP;
+    } else {
+        return tf_fail(err, "link: unknown field '%.40s' (src, tgt, stage, layer, head, lang, lesson, "
+                            "step, view, exp)", key);
+    }
+    return 0;
+}
+
+int link_parse(const char *frag, SceneLink *l, TfErr *err)
+{
+    memset(l, 0, sizeof *l);
+    if (!frag)
+        return 0;
+    const char *p = frag[0] == '#' ? frag + 1 : frag;
+    char val[LINK_TEXT_MAX];
+    while (*p) {
+        const char *amp = strchr(p, '&');
+        size_t n = amp ? (size_t)(amp - p) : strlen(p);
+        const char *eq = memchr(p, '=', n);
+        char key[LINK_NAME_MAX];
+        size_t kn = eq ? (size_t)(eq - p) : n;
+        if (n && kn == 0) {
+            memset(l, 0, sizeof *l);
+            return tf_fail(err, "link: a field without a name ('%.40s')", p);
+        }
+        if (n && (decode("field name", p, kn, key, sizeof key, err) ||
+                  (!eq && tf_fail(err, "link: %s has no value (write %s=...)", key, key)) ||
+                  decode(key, eq + 1, n - kn - 1, val, sizeof val, err) || field(l, key, val, err))) {
+            memset(l, 0, sizeof *l);
+            return -1;
+        }
+        p += n + (amp != NULL);
+    }
+    return 0;
+}
+
+int link_experiment(const SceneLink *l, const TfConfig *cfg, int S, TfExperiment *e, TfErr *err)
+{
+    memset(e, 0, sizeof *e);
+    e->no_scale = l->no_scale;
+    e->no_pe = l->no_pe;
+    e->no_causal = l->no_causal;
+    for (int k = 0; k < l->n_ablate; k++)
+        if (tf_exp_add_head(e, l->ablate[k], cfg, err))
+            return -1;
+    for (int k = 0; k < l->n_hide; k++) {
+        char spec[16];
+        snprintf(spec, sizeof spec, "%d", l->hide[k]);
+        if (tf_exp_add_hide(e, spec, cfg, err))
+            return -1;
+    }
+    return S > 0 ? tf_exp_check_source(e, S, err) : 0;
+}
+
+/* ---- writing ---- */
+
+typedef struct Out {
+    char *buf;
+    size_t cap, n;
+    int over;
+} Out;
+
+static void put(Out *o, const char *s, size_t n)
+{
+    if (o->n + n + 1 > o->cap) {
+        o->over = 1;
+        return;
+    }
+    memcpy(o->buf + o->n, s, n);
+    o->n += n;
+    o->buf[o->n] = 0;
+}
+
+/* key=value with everything but unreserved characters %-escaped */
+static void put_field(Out *o, const char *key, const char *v)
+{
+    if (o->n)
+        put(o, "&", 1);
+    put(o, key, strlen(key));
+    put(o, "=", 1);
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        int c = *p;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~:,|", c)) {
+            char ch = (char)c;
+            put(o, &ch, 1);
+        } else {
+            char esc[4];
+            snprintf(esc, sizeof esc, "%%%02X", c);
+            put(o, esc, 3);
+        }
+    }
+}
+
+static void put_int(Out *o, const char *key, int v)
+{
+    char s[16];
+    snprintf(s, sizeof s, "%d", v);
+    put_field(o, key, s);
+}
+
+int link_format(const SceneLink *l, char *buf, size_t cap)
+{
+    Out o = {buf, cap, 0, cap == 0};
+    if (cap)
+        buf[0] = 0;
+    if (l->has & LINK_SRC)
+        put_field(&o, "src", l->src);
+    if (l->has & LINK_TGT)
+        put_field(&o, "tgt", l->tgt);
+    if (l->has & LINK_STAGE)
+        put_field(&o, "stage", l->stage);
+    if (l->has & LINK_LAYER)
+        put_int(&o, "layer", l->layer);
+    if (l->has & LINK_HEAD)
+        put_int(&o, "head", l->head);
+    if (l->has & LINK_LANG)
+        put_field(&o, "lang", l->lang ? "zh" : "en");
+    if (l->has & LINK_LESSON)
+        put_field(&o, "lesson", l->lesson);
+    if (l->has & LINK_STEP)
+        put_int(&o, "step", l->step);
+    if (l->has & LINK_VIEW)
+        put_field(&o, "view", l->view);
+    if (l->has & LINK_EXP) {
+        char e[TF_EXP_MAX_ABLATE * (LINK_SPEC_MAX + 8) + TF_EXP_MAX_HIDE * 12 + 40];
+        size_t n = 0;
+        e[0] = 0;
+#define ADD(...) n += (size_t)snprintf(e + n, sizeof e - n, "%s" __VA_ARGS__)
+        if (l->no_scale)
+            ADD("no-scale", n ? "," : "");
+        if (l->no_pe)
+            ADD("no-pe", n ? "," : "");
+        if (l->no_causal)
+            ADD("no-causal", n ? "," : "");
+        for (int k = 0; k < l->n_ablate; k++)
+            ADD("ablate:%s", n ? "," : "", l->ablate[k]);
+        for (int k = 0; k < l->n_hide; k++)
+            ADD("hide:%d", n ? "," : "", l->hide[k]);
+#undef ADD
+        put_field(&o, "exp", e);
+    }
+    return o.over ? -1 : (int)o.n;
+}

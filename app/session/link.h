@@ -1,0 +1,72 @@
+/* link.h - the view links that classrooms share: the part of a page address
+ * after '#' (or a scene code) that names one state of the window,
+ *
+ *   src=i%20love%20china&tgt=...&stage=enc.self.weights&layer=0&head=2
+ *   &lang=zh&lesson=attention&step=3&view=heads&exp=no-scale,ablate:cross:1:3
+ *
+ * with the command line's meanings: layers, heads and source positions from
+ * 0 (head -1: all heads), lesson steps from 1 as `--step`, `src` may hold up
+ * to four sentences separated by '|'. exp lists experiments separated by
+ * commas: no-scale, no-pe, no-causal, ablate:enc|dec|cross:L:H, hide:I.
+ * Values are percent-encoded ('+' reads as a space). The browser build reads
+ * its address with it; `stepformer --scene` can read the same text. Plain C,
+ * no allocation: the fields live in the struct. */
+#ifndef APP_LINK_H
+#define APP_LINK_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "err.h"
+#include "experiment.h"
+
+#define LINK_TEXT_MAX 1024
+#define LINK_NAME_MAX 64
+#define LINK_SPEC_MAX 32
+
+/* which fields a link set (SceneLink.has) */
+enum {
+    LINK_SRC = 1 << 0,
+    LINK_TGT = 1 << 1,
+    LINK_STAGE = 1 << 2,
+    LINK_LAYER = 1 << 3,
+    LINK_HEAD = 1 << 4,
+    LINK_LANG = 1 << 5,
+    LINK_LESSON = 1 << 6,
+    LINK_STEP = 1 << 7,
+    LINK_VIEW = 1 << 8,
+    LINK_EXP = 1 << 9,
+};
+
+typedef struct SceneLink {
+    unsigned has;                /* LINK_* bits */
+    char src[LINK_TEXT_MAX];     /* decoded UTF-8; sentences separated by '|' */
+    char tgt[LINK_TEXT_MAX];
+    char stage[LINK_NAME_MAX];   /* a known stage name */
+    int layer;                   /* from 0 */
+    int head;                    /* from 0; -1 all heads */
+    int lang;                    /* 0 en, 1 zh */
+    char lesson[LINK_NAME_MAX];  /* a lesson id */
+    int step;                    /* from 1 */
+    char view[LINK_NAME_MAX];    /* a view name (checked by the window) */
+    int no_scale, no_pe, no_causal;
+    int n_ablate, n_hide;
+    char ablate[TF_EXP_MAX_ABLATE][LINK_SPEC_MAX]; /* "cross:1:3" as --ablate takes it */
+    int hide[TF_EXP_MAX_HIDE];   /* source positions, as --hide-src */
+} SceneLink;
+
+/* Read a fragment ("#" in front is skipped; empty is a link that sets
+ * nothing) into l. Bad input (an unknown field or stage, a number out of
+ * range, a broken %-escape, a value too long): -1 with one line in err that
+ * names the field; l is then zeroed. */
+int link_parse(const char *frag, SceneLink *l, TfErr *err);
+
+/* The link's experiments as a TfExperiment for cfg (heads checked against the
+ * model; S > 0 checks hidden positions against a source of S tokens). */
+int link_experiment(const SceneLink *l, const TfConfig *cfg, int S, TfExperiment *e, TfErr *err);
+
+/* The fields l sets, written as a fragment (no '#') that link_parse reads
+ * back to the same link. Returns its length, or -1 when cap is too small. */
+int link_format(const SceneLink *l, char *buf, size_t cap);
+
+#endif
