@@ -1,8 +1,9 @@
 /* test_catalog.c - the gettext catalog: po/zh_CN.po complete (no fuzzy or
  * untranslated entry) and po/stepformer.pot in step with the sources
  * (po/po.sh check); the compiled catalog found beside the program and
- * answering through libintl; English needing no catalog; Z switching live;
- * libc's own messages staying English. */
+ * answering through our own .mo reader (i18n.c); English needing no
+ * catalog; Z switching live; libc's own messages staying English; a broken
+ * catalog (cut short, wrong magic, offsets outside the file) read as none. */
 #include "paths.h"
 #include "test_util.h"
 #include "ui.h"
@@ -74,6 +75,64 @@ static void test_no_catalog_is_english(void **state)
     bind();
 }
 
+/* dir/zh_CN/LC_MESSAGES/stepformer.mo holding bytes[0..n) */
+static void write_mo(const char *dir, const unsigned char *bytes, size_t n)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "mkdir -p %s/zh_CN/LC_MESSAGES", dir);
+    expect_true(system(path) == 0, "%s", path);
+    snprintf(path, sizeof path, "%s/zh_CN/LC_MESSAGES/stepformer.mo", dir);
+    FILE *f = fopen(path, "wb");
+    expect_true(f && fwrite(bytes, 1, n, f) == n && fclose(f) == 0, "cannot write %s", path);
+}
+
+static void test_broken_catalog_is_english(void **state)
+{
+    (void)state;
+    char good[4096], path[4200];
+    expect_true(paths_locale(good, sizeof good) != NULL, "no compiled catalog");
+    snprintf(path, sizeof path, "%s/zh_CN/LC_MESSAGES/stepformer.mo", good);
+    FILE *f = fopen(path, "rb");
+    static unsigned char mo[1 << 20];
+    size_t n = f ? fread(mo, 1, sizeof mo, f) : 0;
+    if (f)
+        fclose(f);
+    expect_true(n > 28 && n < sizeof mo, "read %zu bytes of %s", n, path);
+    char dir[] = "/tmp/test_catalog_XXXXXX";
+    expect_true(mkdtemp(dir) != NULL, "mkdtemp");
+    /* the whole file answers from another folder */
+    write_mo(dir, mo, n);
+    expect_true(ui_i18n_init(dir) == 1 && strcmp(L(1, "Encoder"), "编码器") == 0, "a copy of the catalog");
+    static unsigned char bad[1 << 20];
+    const struct {
+        const char *what;
+        size_t at, len; /* bytes [at, at+len) set to 0xff; len 0: the file cut at `at` */
+    } cases[] = {
+        {"cut inside the header", 20, 0},
+        {"cut inside the tables", 40, 0},
+        {"cut before the strings end", n - 3, 0},
+        {"a wrong magic", 0, 2},
+        {"a huge count", 8, 4},
+        {"a table outside the file", 12, 4},
+        {"a string's offset outside the file", 28 + 4, 4},
+        {"a string's length past the end", 28, 4},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        memcpy(bad, mo, n);
+        size_t len = n;
+        if (cases[k].len)
+            memset(bad + cases[k].at, 0xff, cases[k].len);
+        else
+            len = cases[k].at;
+        write_mo(dir, bad, len);
+        expect_true(ui_i18n_init(dir) == 0 && ui_i18n_dir() == NULL, "%s: the catalog was taken", cases[k].what);
+        assert_string_equal(L(1, "Encoder"), "Encoder");
+    }
+    snprintf(path, sizeof path, "rm -rf %s", dir);
+    expect_true(system(path) == 0, "%s", path);
+    bind();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -81,6 +140,7 @@ int main(void)
         cmocka_unit_test(test_translates_and_switches_live),
         cmocka_unit_test(test_libc_stays_english),
         cmocka_unit_test(test_no_catalog_is_english),
+        cmocka_unit_test(test_broken_catalog_is_english),
     };
     return cmocka_run_group_tests_name("catalog", tests, NULL, NULL);
 }
