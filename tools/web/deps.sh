@@ -1,0 +1,130 @@
+#!/bin/sh
+# tools/web/deps.sh - the libraries the browser build links, built once from
+# Debian's own source packages with Debian's emscripten (its ports cannot be
+# downloaded here, and should not be).
+#
+#   tools/web/deps.sh            install emscripten (as root), fetch and build
+#                                whatever is missing from the cache, print its path
+#   tools/web/deps.sh path       print the cache folder only
+#
+# The cache is $STEPFORMER_WEB_CACHE, else /var/cache/stepformer-web when that
+# can be written (it outlives the clone, so CI builds the libraries once), else
+# build/web-deps. A library is rebuilt when its stamp file is missing.
+# `apt-get source` reads a sources list of the cache's own (deb-src lines for
+# the archive the system uses), never the system's lists.
+set -eu
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+cache_dir() {
+    if [ -n "${STEPFORMER_WEB_CACHE:-}" ]; then echo "$STEPFORMER_WEB_CACHE"; return; fi
+    if mkdir -p /var/cache/stepformer-web 2>/dev/null && [ -w /var/cache/stepformer-web ]; then
+        echo /var/cache/stepformer-web; return
+    fi
+    echo "$here/build/web-deps"
+}
+CACHE=$(cache_dir)
+[ "${1:-}" = path ] && { echo "$CACHE"; exit 0; }
+
+# emcc's optimizer (acorn) and the font subsetter (pyftsubset) come from Debian
+HOST_PKGS="emscripten node-acorn python3-fonttools cmake make dpkg-dev"
+missing=""
+for p in $HOST_PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "web deps: missing Debian packages:$missing (run: sudo apt-get install$missing)" >&2
+        exit 1
+    fi
+    echo "web deps: installing$missing"
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends $missing >/dev/null
+fi
+export NODE_PATH=/usr/share/nodejs
+# Debian's emscripten ships its system libraries prebuilt in a frozen cache
+# (/usr/share/emscripten/cache): leave EM_CACHE alone so that one is used.
+PREFIX="$CACHE/prefix"
+SRC="$CACHE/src"
+mkdir -p "$PREFIX" "$SRC"
+
+# --- the cache's own apt configuration: deb-src for the system's archive ---
+APT="$CACHE/apt"
+apt_cmd() {
+    apt-get -q -o Dir::Etc::SourceList="$APT/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+        -o Dir::State::Lists="$APT/lists" -o Dir::Cache="$APT/cache" -o APT::Sandbox::User=root "$@"
+}
+apt_ready() {
+    [ -f "$APT/updated" ] && return 0
+    mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial"
+    uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+    suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${uri:-http://deb.debian.org/debian} $suite main" \
+        >"$APT/sources.list"
+    apt_cmd update >/dev/null
+    touch "$APT/updated"
+}
+# fetch NAME: unpack Debian's source package NAME once; prints its folder
+fetch() {
+    d=$(ls -d "$SRC/$1"-[0-9]*/ 2>/dev/null | head -1 || true)
+    if [ -z "$d" ]; then
+        apt_ready
+        (cd "$SRC" && apt_cmd source --only-source "$1" >"$SRC/$1.log" 2>&1) ||
+            { echo "web deps: apt-get source $1 failed (see $SRC/$1.log)" >&2; exit 1; }
+        d=$(ls -d "$SRC/$1"-[0-9]*/ | head -1)
+    fi
+    echo "${d%/}"
+}
+stamp() { [ -f "$PREFIX/.built-$1" ]; }
+done_() { touch "$PREFIX/.built-$1"; echo "web deps: $1 built"; }
+J=${JOBS:-2}
+CM="emcmake cmake -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$PREFIX -DCMAKE_PREFIX_PATH=$PREFIX -DBUILD_SHARED_LIBS=OFF"
+cmake_build() { # NAME SRCDIR cmake-args...
+    n=$1; s=$2; shift 2
+    b="$CACHE/obj/$n"; rm -rf "$b"; mkdir -p "$b"
+    (cd "$b" && $CM "$@" "$s" && emmake make -j"$J" && emmake make install) >"$CACHE/obj/$n.log" 2>&1 ||
+        { echo "web deps: $n failed (see $CACHE/obj/$n.log)" >&2; exit 1; }
+}
+
+if ! stamp sdl2; then
+    s=$(fetch libsdl2)
+    cmake_build sdl2 "$s" -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_TEST=OFF
+    done_ sdl2
+fi
+if ! stamp freetype; then
+    s=$(fetch freetype)
+    cmake_build freetype "$s" -DFT_DISABLE_ZLIB=ON -DFT_DISABLE_BZIP2=ON -DFT_DISABLE_PNG=ON \
+        -DFT_DISABLE_HARFBUZZ=ON -DFT_DISABLE_BROTLI=ON
+    done_ freetype
+fi
+if ! stamp sdl2_ttf; then
+    s=$(fetch libsdl2-ttf)
+    cmake_build sdl2_ttf "$s" -DSDL2TTF_VENDORED=OFF -DSDL2TTF_HARFBUZZ=OFF -DSDL2TTF_SAMPLES=OFF \
+        -DSDL2TTF_INSTALL=ON -DSDL2_DIR="$PREFIX/lib/cmake/SDL2"
+    done_ sdl2_ttf
+fi
+if ! stamp sdl2_image; then
+    s=$(fetch libsdl2-image)
+    cmake_build sdl2_image "$s" -DSDL2IMAGE_VENDORED=OFF -DSDL2IMAGE_SAMPLES=OFF -DSDL2IMAGE_BACKEND_STB=ON \
+        -DSDL2IMAGE_AVIF=OFF -DSDL2IMAGE_JPG=OFF -DSDL2IMAGE_JXL=OFF -DSDL2IMAGE_TIF=OFF -DSDL2IMAGE_WEBP=OFF \
+        -DSDL2IMAGE_DEPS_SHARED=OFF -DSDL2_DIR="$PREFIX/lib/cmake/SDL2"
+    done_ sdl2_image
+fi
+if ! stamp cjson; then
+    s=$(fetch cjson)
+    cmake_build cjson "$s" -DENABLE_CJSON_TEST=OFF -DBUILD_SHARED_AND_STATIC_LIBS=OFF -DENABLE_CUSTOM_COMPILER_FLAGS=OFF
+    done_ cjson
+fi
+if ! stamp unibreak; then
+    s=$(fetch libunibreak)
+    b="$CACHE/obj/unibreak"; rm -rf "$b"; cp -r "$s" "$b"
+    (cd "$b" && { [ -x configure ] || autoreconf -fi; } &&
+        emconfigure ./configure --host=wasm32-unknown-emscripten --prefix="$PREFIX" --disable-shared --enable-static &&
+        emmake make -j"$J" && emmake make install) >"$CACHE/obj/unibreak.log" 2>&1 ||
+        { echo "web deps: libunibreak failed (see $CACHE/obj/unibreak.log)" >&2; exit 1; }
+    done_ unibreak
+fi
+if ! stamp cglm; then
+    s=$(fetch cglm)   # header-only use: copy the headers
+    mkdir -p "$PREFIX/include"; cp -r "$s/include/cglm" "$PREFIX/include/"
+    done_ cglm
+fi
+echo "$CACHE"
