@@ -38,8 +38,8 @@ static void test_install_layout(void **state)
         "share/man/man1/stepformer.1",
         "share/bash-completion/completions/stepformer",
         "share/stepformer/assets/models/en2zh.safetensors",
-        "share/stepformer/lessons/en/04-attention.txt",
-        "share/stepformer/lessons/zh/04-attention.txt",
+        "share/stepformer/lessons/en/05-attention.txt",
+        "share/stepformer/lessons/zh/05-attention.txt",
         "share/locale",
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
