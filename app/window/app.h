@@ -92,6 +92,8 @@ typedef struct App {
 
     AppNav nav;
     HeatGeo heat;               /* the main heatmap drawn last frame */
+    Rect view_rect;             /* the main view's area last frame (with the experiment banner) */
+    Rect exp_rect;              /* the Experiments panel last frame (w 0: closed) */
 
     /* drawing resources bound to the renderer of the last frame */
     struct Gfx *gfx;
@@ -117,6 +119,10 @@ typedef struct App {
 enum { CMP_EXP = 0, CMP_NORMAL, CMP_DIFF, CMP_COUNT };
 const char *app_cmp_name(int cmp);
 void app_set_exp(App *a, const TfExperiment *e); /* with a notice naming it */
+/* The experiment in the window's words and numbering (layers, heads and
+ * source positions from 1), in language lang (0 en, 1 zh):
+ * "no 1/√d_k · ablate cross L2 H1 · hide source token 3 «books»"; "none". */
+void app_exp_words(const Session *s, int lang, char *buf, size_t cap);
 void app_put_exp(App *a, const TfExperiment *e); /* the same, quietly */
 void app_exp_toggle_hide(App *a, int pos); /* Alt+click on a source token */
 void app_exp_toggle_panel(App *a);     /* E */
@@ -124,7 +130,10 @@ void app_exp_compare(App *a);          /* D: experiment, normal, difference */
 /* The panel's toggles (S, P, M) and clear (X). */
 enum { EXP_NO_SCALE, EXP_NO_PE, EXP_NO_CAUSAL, EXP_CLEAR };
 void app_exp_change(App *a, int what);
-void app_exp_draw(UiCtx *ui, App *a, Rect area); /* the panel (experiment_ui.c) */
+/* The panel (experiment_ui.c), filling area (docked by the frame: in the
+ * right panel or beside the view); how tall it is at width w. */
+void app_exp_draw(UiCtx *ui, App *a, Rect area);
+int app_exp_height(UiCtx *ui, int w);
 int app_exp_status(const App *a, char *buf, size_t cap);
 /* The explanation panel's tabs and its "code" tab (explain_code.c): 1 when
  * it drew the panel, 0 when explain_draw draws the explanation in *area

@@ -2,6 +2,7 @@
  * intervention of the Session's experiment, and D cycling what every view
  * shows while one is on: the experiment, the normal pass, or (in the
  * heatmap) their difference on a diverging scale centred at 0. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,11 +24,66 @@ void app_put_exp(App *a, const TfExperiment *e)
         a->cmp = CMP_EXP;
 }
 
+/* One part of the experiment, translated, after a " · " when buf holds some. */
+static void add_part(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add_part(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+{
+    if (*n + 1 >= cap)
+        return;
+    if (*n) {
+        int k = snprintf(buf + *n, cap - *n, " · ");
+        *n = k > 0 && (size_t)k < cap - *n ? *n + (size_t)k : cap - 1;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    *n = k > 0 && (size_t)k < cap - *n ? *n + (size_t)k : cap - 1;
+}
+
+static const char *const KIND_WORD[3] = {N_("enc"), N_("dec"), N_("cross")};
+
+void app_exp_words(const Session *s, int lang, char *buf, size_t cap)
+{
+    const TfExperiment *e = &s->exp;
+    size_t n = 0;
+    if (cap == 0)
+        return;
+    buf[0] = 0;
+    if (tf_exp_is_none(e)) {
+        snprintf(buf, cap, "%s", L(lang, N_("none")));
+        return;
+    }
+    if (e->no_scale)
+        add_part(buf, cap, &n, "%s", L(lang, N_("no 1/√d_k")));
+    if (e->no_pe)
+        add_part(buf, cap, &n, "%s", L(lang, N_("no positional encoding")));
+    if (e->no_causal)
+        add_part(buf, cap, &n, "%s", L(lang, N_("no causal mask")));
+    for (int i = 0; i < e->n_ablate; i++) {
+        const TfHeadRef *h = &e->ablate[i];
+        const char *kind = h->kind >= 0 && h->kind < 3 ? L(lang, KIND_WORD[h->kind]) : "?";
+        add_part(buf, cap, &n, L(lang, N_("ablate %s L%d H%d")), kind, h->layer + 1, h->head + 1);
+    }
+    int b = s->batch >= 0 && s->batch < s->n_src ? s->batch : 0;
+    for (int i = 0; i < e->n_hide; i++) {
+        int pos = e->hide_src[i];
+        if (pos >= 0 && pos < s->src_n[b] && s->have_model) {
+            char tok[128];
+            ui_token(vocab_token(&s->model.src_vocab, s->src_ids[b][pos]), tok, sizeof tok);
+            add_part(buf, cap, &n, L(lang, N_("hide source token %d «%s»")), pos + 1, tok);
+        } else {
+            add_part(buf, cap, &n, L(lang, N_("hide source token %d")), pos + 1);
+        }
+    }
+}
+
 void app_set_exp(App *a, const TfExperiment *e)
 {
     app_put_exp(a, e);
-    char d[256];
-    tf_exp_describe(e, d, sizeof d);
+    char d[512];
+    app_exp_words(&a->ses, a->look.lang, d, sizeof d);
     app_notice(a, 0, _("experiment: %s"), d);
 }
 
@@ -73,19 +129,30 @@ void app_exp_change(App *a, int what)
     app_set_exp(a, &e);
 }
 
-/* The panel, over the top right of the main view. */
+static const char *panel_hint(void)
+{
+    return _("Alt+click a head in All heads to ablate it, a source token to hide it; "
+             "D: experiment, normal, difference");
+}
+
+int app_exp_height(UiCtx *ui, int w)
+{
+    RenFont *f = ui->g->small;
+    int fh = ren_font_height(f), bh = fh + 8, pad = 8;
+    int hint_h = ren_text_wrap(f, panel_hint(), w - 2 * pad, NULL, 0) * fh + 4;
+    return pad * 2 + 5 * (bh + 4) + fh + 6 + hint_h;
+}
+
+/* The panel, filling area (the frame docks it). */
 void app_exp_draw(UiCtx *ui, App *a, Rect area)
 {
     RenFont *f = ui->g->small;
-    int fh = ren_font_height(f), bh = fh + 8, w = 300, pad = 8;
-    Rect A = area;
-    const char *hint = _("Alt+click a head in All heads to ablate it, a source token to hide it; "
-                         "D: experiment, normal, difference");
-    int hint_h = ren_text_wrap(f, hint, w - 2 * pad, NULL, 0) * fh + 4;
-    int h = pad * 2 + 5 * (bh + 4) + fh + 6 + hint_h;
-    Rect box = {A.x + A.w - w - 8, A.y + 8, w, h};
-    if (box.x < A.x)
-        box.x = A.x;
+    int fh = ren_font_height(f), bh = fh + 8, w = area.w, pad = 8;
+    if (area.w < 40 || area.h < bh)
+        return;
+    const char *hint = panel_hint();
+    Rect box = area;
+    ren_clip_push(ui->r, box);
     ren_rect(ui->r, box, ui->th->panel);
     ren_rect_line(ui->r, box, 1, ui->th->accent);
     int x = box.x + pad, y = box.y + pad, bw = w - 2 * pad;
@@ -115,12 +182,13 @@ void app_exp_draw(UiCtx *ui, App *a, Rect area)
     if (ui_button(ui, (Rect){x + bw / 2, y, bw / 2, bh}, buf, a->cmp != CMP_EXP))
         app_exp_compare(a); /* as the key: says why when there is nothing to compare */
     y += bh + 4;
-    char d[256];
-    tf_exp_describe(&a->ses.exp, d, sizeof d);
+    char d[512];
+    app_exp_words(&a->ses, a->look.lang, d, sizeof d);
     ui_text_fit(ui->r, f, session_has_exp(&a->ses) ? d : _("no experiment: the normal pass"), x, y + 2,
                 bw, session_has_exp(&a->ses) ? ui->th->warn : ui->th->dim);
     y += fh + 6;
     ui_paragraph(ui->r, f, hint, x, y, bw, ui->th->dim);
+    ren_clip_pop(ui->r);
 }
 
 /* The status line's words for an experiment: "mode · before → after". */

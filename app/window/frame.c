@@ -418,11 +418,55 @@ static float anim_of(const App *a)
     return dt >= 0.25 ? 1.0f : (float)(dt / 0.25);
 }
 
+/* What D shows while an experiment is on, for the banner. */
+static const char *const CMP_SHOWN[CMP_COUNT] = {
+    N_("showing the experiment's pass"), N_("showing the normal pass (D: difference)"),
+    N_("showing the difference experiment − normal"),
+};
+
+/* The band over the view while an experiment is on: which one (in the
+ * window's numbering) and what D shows; its height (0 with none). */
+static int banner_height(const UiCtx *ui, const App *a)
+{
+    return session_has_exp(&a->ses) ? ren_font_height(ui->g->small) + 10 : 0;
+}
+
+static void draw_banner(UiCtx *ui, App *a, Rect rc)
+{
+    const Theme *th = ui->th;
+    RenFont *f = ui->g->small;
+    char words[512], text[800];
+    app_exp_words(&a->ses, a->look.lang, words, sizeof words);
+    snprintf(text, sizeof text, _("EXPERIMENT: %s"), words);
+    const char *shown = _(CMP_SHOWN[a->cmp >= 0 && a->cmp < CMP_COUNT ? a->cmp : 0]);
+    Color band = th->warn;
+    band.a = 48;
+    ren_rect(ui->r, rc, th->bg);
+    ren_rect(ui->r, rc, band);
+    ren_rect_line(ui->r, rc, 1, th->warn);
+    int y = rc.y + (rc.h - ren_font_height(f)) / 2;
+    int sw = ren_text_width(f, shown), room = rc.w - 16;
+    const char *tag = ren_text_tag("banner"); /* for the tests of what it says */
+    if (sw + 40 < room / 2) {
+        ren_text(ui->r, f, shown, rc.x + rc.w - 8 - sw, y, th->text);
+        room -= sw + 16;
+    }
+    ui_text_fit(ui->r, f, text, rc.x + 8, y, room, th->warn);
+    ren_text_tag(tag);
+}
+
 static void draw_main(UiCtx *ui, App *a, Rect area)
 {
     const Theme *th = ui->th;
+    a->view_rect = area;
     if (area.w < 20 || area.h < 20)
         return;
+    int bh = banner_height(ui, a);
+    if (bh && area.h > 3 * bh) { /* on every view, the decode and train tabs too */
+        draw_banner(ui, a, (Rect){area.x, area.y, area.w, bh});
+        area.y += bh + 4;
+        area.h -= bh + 4;
+    }
     ViewId view = app_current_view(a);
     if (a->ses.input_error[0] && view != VIEW_TRAIN) {
         ui_paragraph(ui->r, ui->g->title, a->ses.input_error, area.x + 20, area.y + 40,
@@ -507,14 +551,35 @@ void app_draw(App *a, Ren *r)
     a->redraw_soon = 0;
     UiCtx *ui = &a->ui;
     UiId focus = ui->focus;
+    /* a click or the wheel changes state while the frame is built, after
+     * some of it was drawn: the next frame shows it (no wait for a move) */
+    int had_input = ui->in.pressed || ui->in.released || ui->in.rpressed || ui->in.wheel;
     ui_begin(ui, r, g, th, a->now);
     Layout L = layout(g, W, H);
     ren_rect(r, L.nav, th->panel);
     ren_rect(r, L.panel, th->panel);
+    /* the Experiments panel docks at the top of the right panel, or beside
+     * the view when there is none: never over the cells it changes */
+    a->exp_rect = (Rect){0, 0, 0, 0};
+    if (a->show_exp) {
+        Rect *host = L.panel.w > 0 ? &L.panel : &L.main;
+        int w = L.panel.w > 0 ? L.panel.w : (L.main.w / 2 < 300 ? L.main.w / 2 : 300);
+        int h = app_exp_height(ui, w);
+        if (h > host->h)
+            h = host->h;
+        if (L.panel.w > 0) {
+            a->exp_rect = (Rect){host->x, host->y, w, h};
+            host->y += h;
+            host->h -= h;
+        } else {
+            a->exp_rect = (Rect){host->x + host->w - w, host->y, w, h};
+            host->w -= w + 8;
+        }
+    }
     draw_main(ui, a, L.main);
-    lesson_ui_overlay(ui, a, L.main); /* a lesson's @predict hides what is to be predicted */
+    lesson_ui_overlay(ui, a, a->view_rect); /* a lesson's @predict hides what is to be predicted */
     if (a->show_exp)
-        app_exp_draw(ui, a, L.main);
+        app_exp_draw(ui, a, a->exp_rect);
     ren_rect(r, L.steps, th->panel);
     steps_draw(ui, a, L.steps);
     TabWish tabs = {VIEW_COUNT, -1};
@@ -544,6 +609,8 @@ void app_draw(App *a, Ren *r)
     /* a click outside a text field left it (ui_textbox); one not drawn
      * loses the keyboard here */
     ui_end(ui);
+    if (had_input)
+        a->redraw_soon = 1;
     if (ui->focus != focus)
         a->redraw_soon = 1; /* the field drawn before the focus moved shows it next frame */
     if (tabs.tab != VIEW_COUNT)

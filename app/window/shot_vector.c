@@ -40,19 +40,24 @@ void shot_caption_text(const Session *ses, ViewId v, int zh, char *buf, size_t c
     if (n < 0 || (size_t)n >= cap)
         return;
     if (v == VIEW_DECODE || v == VIEW_TRAIN) {
-        snprintf(buf + n, cap - (size_t)n, W[0], view_name(v));
-        return;
+        n += snprintf(buf + n, cap - (size_t)n, W[0], view_name(v));
+    } else {
+        n += snprintf(buf + n, cap - (size_t)n, W[1], si->name);
+        if ((size_t)n < cap && (si->flags & SF_LAYER)) {
+            int layers = (si->flags & SF_DECODER) ? c->n_dec : c->n_enc;
+            n += snprintf(buf + n, cap - (size_t)n, W[2], p.layer + 1, layers);
+        }
+        if ((size_t)n < cap && (si->flags & (SF_HEAD | SF_HEAD_OPT))) {
+            if (ses->head < 0 || v == VIEW_HEADS)
+                n += snprintf(buf + n, cap - (size_t)n, W[3], c->n_heads);
+            else
+                n += snprintf(buf + n, cap - (size_t)n, W[4], ses->head + 1, c->n_heads);
+        }
     }
-    n += snprintf(buf + n, cap - (size_t)n, W[1], si->name);
-    if ((size_t)n < cap && (si->flags & SF_LAYER)) {
-        int layers = (si->flags & SF_DECODER) ? c->n_dec : c->n_enc;
-        n += snprintf(buf + n, cap - (size_t)n, W[2], p.layer + 1, layers);
-    }
-    if ((size_t)n < cap && (si->flags & (SF_HEAD | SF_HEAD_OPT))) {
-        if (ses->head < 0 || v == VIEW_HEADS)
-            snprintf(buf + n, cap - (size_t)n, W[3], c->n_heads);
-        else
-            snprintf(buf + n, cap - (size_t)n, W[4], ses->head + 1, c->n_heads);
+    if (n >= 0 && (size_t)n < cap && session_has_exp(ses)) { /* what was switched off */
+        char words[512];
+        app_exp_words(ses, zh ? 1 : 0, words, sizeof words);
+        snprintf(buf + n, cap - (size_t)n, L(zh ? 1 : 0, N_("  |  EXPERIMENT: %s")), words);
     }
 }
 

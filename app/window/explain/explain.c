@@ -94,7 +94,7 @@ static const AttnAct *attn_of(const TfTrace *tr, StageId st, int layer, int *Tq,
 
 static int how_attention(const App *a, const Hover *h, char *buf, size_t cap)
 {
-    const TfTrace *tr = &a->ses.trace;
+    const TfTrace *tr = app_shown_trace(a); /* the normal pass beside an experiment in D's normal mode */
     const TfConfig *c = &a->ses.model.cfg;
     int Tq, Tk, NH = c->n_heads, dk = c->d_model / NH, C = c->d_model;
     const AttnAct *at = attn_of(tr, h->stage, h->layer, &Tq, &Tk);
@@ -121,8 +121,11 @@ static int how_attention(const App *a, const Hover *h, char *buf, size_t cap)
     char qs[160], ks[160];
     vec_text(qs, sizeof qs, q, dk, 1);
     vec_text(ks, sizeof ks, k, dk, 1);
-    int n = snprintf(buf, cap, _("q_%d = %s\nk_%d = %s\nq·k = %.5f\n÷ √d_k = √%d = %.4f → score %.5f\n"),
-                     i, qs, j, ks, dot, dk, sqrt((double)dk), score);
+    int n = tr->exp.no_scale
+                ? snprintf(buf, cap, _("q_%d = %s\nk_%d = %s\nq·k = %.5f\nnot divided by √d_k (experiment) → score %.5f\n"),
+                           i, qs, j, ks, dot, score)
+                : snprintf(buf, cap, _("q_%d = %s\nk_%d = %s\nq·k = %.5f\n÷ √d_k = √%d = %.4f → score %.5f\n"),
+                           i, qs, j, ks, dot, dk, sqrt((double)dk), score);
     if (isinf(mask))
         n += snprintf(buf + n, cap - (size_t)n, "%s", _("mask = −∞ → weight exactly 0\n"));
     else
@@ -207,6 +210,30 @@ static int how(const App *a, char *buf, size_t cap)
     }
 }
 
+/* The stage's formula as the experiment on changes it (English, for _()),
+ * or NULL where the experiment leaves it as the paper writes it. */
+static const char *exp_formula(const TfExperiment *e, StageId st)
+{
+    int scores = st == ST_ENC_SELF_SCORES || st == ST_DEC_SELF_SCORES || st == ST_DEC_CROSS_SCORES;
+    int weights = st == ST_ENC_SELF_WEIGHTS || st == ST_DEC_SELF_WEIGHTS || st == ST_DEC_CROSS_WEIGHTS;
+    int heads = st == ST_ENC_SELF_HEADS || st == ST_DEC_SELF_HEADS || st == ST_DEC_CROSS_HEADS ||
+                st == ST_ENC_SELF_CONCAT || st == ST_DEC_SELF_CONCAT || st == ST_DEC_CROSS_CONCAT;
+    int src_keys = st == ST_ENC_SELF_MASK || st == ST_DEC_CROSS_MASK;
+    if (e->no_scale && scores)
+        return N_("S = Q_h·K_hᵀ   (experiment: not divided by √d_k)");
+    if (e->no_scale && weights)
+        return N_("A = softmax(QKᵀ + M)   (experiment: no 1/√d_k)");
+    if (e->n_hide && src_keys)
+        return N_("M[i,j] = −∞ if key j is <pad> or a hidden source token (experiment)");
+    if (e->no_causal && st == ST_DEC_SELF_MASK)
+        return N_("M[i,j] = −∞ if key j is <pad>   (experiment: no causal mask)");
+    if (e->n_ablate && heads)
+        return N_("head_h = A_h·V_h, and 0 for an ablated head (experiment)");
+    if (e->no_pe && (st == ST_ENC_INPUT || st == ST_DEC_INPUT))
+        return N_("x = E[token]·√d   (experiment: no positional encoding)");
+    return NULL;
+}
+
 void explain_draw(UiCtx *ui, App *a, Rect area)
 {
     if (explain_code_draw(ui, a, &area)) /* the "code" tab (explain_code.c) */
@@ -227,6 +254,9 @@ void explain_draw(UiCtx *ui, App *a, Rect area)
     }
     e.title = _(e.title);
     e.text = _(e.text);
+    const char *xf = own_view ? NULL : exp_formula(&a->ses.exp, p.stage);
+    if (xf && a->cmp != CMP_NORMAL) /* the pass shown is the experiment's */
+        e.formula = xf;
     e.formula = _(e.formula); /* the formulas with words; the rest stay as they are */
     int x = rc.x + 14, w = rc.w - 24, y = rc.y + 12;
     y += ui_paragraph(ui->r, ui->g->title, e.title, x, y, w, th->text) + 6;
