@@ -72,7 +72,7 @@ CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CORE_CXX_SRC:%.cc=$(BUILD)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRC))))
 
-.PHONY: all run test test-run test-tsan bench fuzz models deps deps-check clean install check-core deb po FORCE
+.PHONY: all run test test-build test-run test-tsan bench fuzz models deps deps-check clean install check-core deb po FORCE
 
 # The window's words (po/, README "Translating"): po/LANG.po compiled into
 # $(BUILD)/locale/LANG/LC_MESSAGES/stepformer.mo, found at run time beside
@@ -130,14 +130,20 @@ $(foreach t,$(TEST_SRC),$(eval $(call test_rule,$(t))))
 deps-check:
 	@tools/deps.sh ensure
 
+# make run and make test build with every core (JOBS=N to choose).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 test: deps-check
+	@$(MAKE) --no-print-directory -j$(JOBS) test-build
 	@$(MAKE) --no-print-directory test-run
+
+test-build: $(BUILD)/stepformer $(MO_FILES) $(TEST_BIN)
 
 test-run: check-core $(BUILD)/stepformer $(MO_FILES) $(TEST_BIN)
 	@tools/run-tests.sh $(BUILD) $(TEST_BIN)
 
 run: deps-check
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	$(BUILD)/stepformer
 
 # The window's training thread, the trainer's helper thread and a reader of

@@ -193,6 +193,44 @@ static void test_next_token(void **state)
     app_free(&a);
 }
 
+/* The window loop draws a frame after each event and then sleeps until
+ * app_next_wake_ms says: the frame that handles the click (drawn before the
+ * click's effect, in immediate mode) must ask for the next at once, which
+ * shows the revealed row with the mouse still (S3). */
+static void test_click_reveals_without_a_move(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, 0);
+    LessonPredictState ps;
+    lesson_ui_predict_state(&a, &ps);
+    uint32_t before[3], after[3];
+    row_pixels(&a, 1, before, 3);
+    int x, y;
+    cell_point(&a, 1, ps.answer, &x, &y, 0);
+    ev_mouse(&a, IN_MOUSE_MOVE, x, y, 0);
+    tu_frame(&a);
+    ev_mouse(&a, IN_MOUSE_DOWN, x, y, 1);
+    tu_frame(&a); /* the press picks the cell while the frame is built */
+    lesson_ui_predict_state(&a, &ps);
+    expect_true(ps.picked == ps.answer, "picked by the press");
+    int wait = app_next_wake_ms(&a);
+    expect_true(wait >= 0 && wait <= 16, "the next frame comes at once, not on the next event: %d ms", wait);
+    ev_mouse(&a, IN_MOUSE_UP, x, y, 1);
+    tu_frame(&a);
+    wait = app_next_wake_ms(&a);
+    expect_true(wait >= 0 && wait <= 16, "after the release too: %d ms", wait);
+    row_pixels(&a, 1, after, 3); /* that frame, the mouse not moved */
+    expect_true(after[0] != before[0] || after[1] != before[1] || after[2] != before[2],
+                "the row is revealed: %08x %08x %08x", after[0], after[1], after[2]);
+    tu_frame(&a);
+    a.notice[0] = 0;
+    tu_frame(&a);
+    expect_true(app_next_wake_ms(&a) < 0 || app_next_wake_ms(&a) > 16, "idle again once nothing changes: %d ms",
+                app_next_wake_ms(&a));
+    app_free(&a);
+}
+
 static void test_experiment_and_pane(void **state)
 {
     (void)state;
@@ -231,5 +269,5 @@ static void test_experiment_and_pane(void **state)
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_row_wrong_then_right), cmocka_unit_test(test_next_token),
-           cmocka_unit_test(test_experiment_and_pane));
+           cmocka_unit_test(test_click_reveals_without_a_move), cmocka_unit_test(test_experiment_and_pane));
 }
