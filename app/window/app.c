@@ -97,6 +97,14 @@ void app_goto(App *a, StageId st, int layer)
         moved(a);
 }
 
+void app_show_stage(App *a, StageId st, int layer)
+{
+    app_goto(a, st, layer);
+    if (a->view != VIEW_AUTO)
+        a->anim_start = a->now;
+    a->view = VIEW_AUTO;
+}
+
 void app_step(App *a, int delta)
 {
     if (session_step(&a->ses, delta))

@@ -62,6 +62,20 @@ typedef struct AppWindow {
     int want_save_vector;       /* Ctrl+Shift+S: the view as PDF and SVG */
 } AppWindow;
 
+/* Letters typed outside a text field (app_event.c): the first key of a
+ * burst and what the window was before its shortcut ran. */
+typedef struct AppTyping {
+    int armed;                  /* a burst of keys began with a letter; the last at `at` */
+    double at;
+    char text[64];              /* the letters typed so far */
+    int n;
+    int swallow;                /* the next IN_TEXT is in the Source line already */
+    UiLook look;
+    TfExperiment exp;
+    int cmp, show_exp, show_help, playing, walk_at, head, list_open;
+    ViewId view;
+} AppTyping;
+
 typedef struct App {
     /* the model, the input, the trace and where the learner is (no SDL) */
     Session ses;
@@ -80,6 +94,7 @@ typedef struct App {
     /* interaction: the widget context (mouse input, hot, active: a drag,
      * focus: the text field with the keyboard, its cursor, the clipboard) */
     UiCtx ui;
+    AppTyping typing;
     Hover hover;
     PanZoom pz[VIEW_COUNT];
 
@@ -196,6 +211,9 @@ int view_find(const char *name); /* -1 if unknown */
 /* Navigation. */
 StagePos app_pos(const App *a);
 void app_goto(App *a, StageId st, int layer);
+/* The same and that stage's main view (a click in the navigator: it leaves
+ * the Train, Decode or any other tab for the stage's natural view). */
+void app_show_stage(App *a, StageId st, int layer);
 void app_step(App *a, int delta);         /* Left/Right */
 void app_change_layer(App *a, int delta); /* [ and ] */
 void app_toggle_side(App *a);             /* Tab */

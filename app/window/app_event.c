@@ -60,7 +60,7 @@ static void text_size(App *a, int dir)
 static void next_theme(App *a)
 {
     a->look.theme = (ThemeId)((a->look.theme + 1) % THEME_COUNT);
-    app_notice(a, 0, _("theme: %s"), _(theme_get(a->look.theme)->name));
+    app_notice(a, 0, _("theme: %s (T: the next; Backspace resets the view)"), _(theme_get(a->look.theme)->name));
 }
 
 /* The colour map of what is shown: sequential for 0.. data (weights,
@@ -71,7 +71,7 @@ static void next_cmap(App *a)
     int prob = k == SK_WEIGHTS || k == SK_PROBS || k == SK_HIDDEN;
     CmapId *m = prob ? &a->look.cmap_prob : &a->look.cmap_signed;
     *m = (CmapId)((*m + 1) % CMAP_COUNT);
-    app_notice(a, 0, _("colour map: %s"), cmap_name(*m));
+    app_notice(a, 0, _("colour map: %s (C: the next; Backspace resets the view)"), cmap_name(*m));
 }
 
 static void toggle_play(App *a)
@@ -90,6 +90,25 @@ static void switch_lang(App *a)
 {
     lesson_ui_set_lang(a, !a->look.lang);
     app_notice(a, 0, "%s", _("language: English")); /* in the new language */
+}
+
+/* Backspace outside a text field: the view as the window opens it, apart
+ * from the model, the input, the language and the text size. */
+static void reset_view(App *a)
+{
+    app_put_exp(a, &(TfExperiment){0});
+    a->cmp = CMP_EXP;
+    a->show_exp = 0;
+    a->playing = 0;
+    a->view = VIEW_AUTO;
+    a->look.theme = (ThemeId)0;
+    a->look.cmap_prob = CMAP_VIRIDIS;
+    a->look.cmap_signed = CMAP_DIVERGING;
+    for (int v = 0; v < VIEW_COUNT; v++)
+        a->pz[v] = (PanZoom){1.0f, 0, 0};
+    app_step(a, -a->ses.n_walk);
+    session_set_head(&a->ses, 0);
+    app_notice(a, 0, "%s", _("view reset: no experiment, the first stage, head 1, the dark theme"));
 }
 
 /* Do what a window row says; 0 when it passes the key on (a quiz's
@@ -120,7 +139,12 @@ static int run_window(App *a, int act, int arg)
     case WA_QUIT: a->win.want_quit = 1; break;
     case WA_LESSONS: case WA_LIST_CLOSE: lesson_ui_toggle_list(a); break;
     case WA_LANG: switch_lang(a); break;
-    case WA_EXP_PANEL: app_exp_toggle_panel(a); break;
+    case WA_RESET: reset_view(a); break;
+    case WA_EXP_PANEL:
+        app_exp_toggle_panel(a);
+        app_notice(a, 0, "%s", a->show_exp ? _("the Experiments panel is open (E closes it; Backspace resets the view)")
+                                           : _("the Experiments panel is closed"));
+        break;
     case WA_EXP_COMPARE: app_exp_compare(a); break;
     case WA_EXP_NO_SCALE: app_exp_change(a, EXP_NO_SCALE); break;
     case WA_EXP_NO_PE: app_exp_change(a, EXP_NO_PE); break;
@@ -181,21 +205,147 @@ const Cmd *app_key(App *a, Key key, int mod, int text)
     return NULL;
 }
 
+/* ---- letters typed outside a text field ----
+ *
+ * A letter outside a field is a shortcut, and it begins a burst: the keys
+ * that follow within TYPING_GAP seconds of each other. While every key of
+ * the burst is a shortcut, they stay shortcuts (E then S: the panel, then
+ * no scaling). A key of the burst that is no shortcut shows it was typing
+ * ("the cat": T changed the theme, H is nothing): what the burst changed
+ * is put back (the look, the language, the experiment, the panels, the
+ * view, the stage and head), the Source line takes the keyboard and gets
+ * the burst's letters, and the keys after go to it. */
+#define TYPING_GAP 0.4
+
+static int printable(Key k, int mod)
+{
+    return !(mod & (MOD_CTRL | MOD_ALT)) && k >= 32 && k < 127;
+}
+
+static int letter(Key k)
+{
+    return k >= 'a' && k <= 'z';
+}
+
+static char key_char(Key k, int mod)
+{
+    return letter(k) && (mod & MOD_SHIFT) ? (char)(k - 'a' + 'A') : (char)k;
+}
+
+static void typing_add(AppTyping *t, Key key, int mod)
+{
+    if ((size_t)t->n + 1 < sizeof t->text) {
+        t->text[t->n++] = key_char(key, mod);
+        t->text[t->n] = 0;
+    } else {
+        t->armed = 0; /* that long is not a word typed by mistake */
+    }
+}
+
+/* The first key of a burst: what the window is before it runs. */
+static void typing_begin(App *a, Key key, int mod)
+{
+    AppTyping *t = &a->typing;
+    t->n = 0;
+    t->armed = 1;
+    typing_add(t, key, mod);
+    t->look = a->look;
+    t->exp = a->ses.exp;
+    t->cmp = a->cmp;
+    t->show_exp = a->show_exp;
+    t->show_help = a->show_help;
+    t->playing = a->playing;
+    t->view = a->view;
+    t->walk_at = a->ses.at;
+    t->head = a->ses.head;
+    t->list_open = lesson_ui_list_open(a);
+}
+
+/* Undo what the burst's shortcuts did and type its letters instead. */
+static void typing_take(App *a, Key key, int mod)
+{
+    AppTyping *t = &a->typing;
+    t->armed = 0;
+    if (lesson_ui_list_open(a) != t->list_open)
+        lesson_ui_toggle_list(a);
+    if (a->look.lang != t->look.lang)
+        lesson_ui_set_lang(a, t->look.lang);
+    a->look = t->look;
+    if (!tf_exp_equal(&a->ses.exp, &t->exp))
+        app_put_exp(a, &t->exp);
+    a->cmp = t->cmp;
+    a->show_exp = t->show_exp;
+    a->show_help = t->show_help;
+    a->playing = t->playing;
+    if (a->ses.at != t->walk_at && t->walk_at < a->ses.n_walk)
+        app_goto(a, a->ses.walk[t->walk_at].stage, a->ses.walk[t->walk_at].layer);
+    a->view = t->view;
+    session_set_head(&a->ses, t->head);
+    typing_add(t, key, mod);
+    app_focus_line(a, APP_LINE_SRC);
+    char line[APP_TEXT_MAX];
+    size_t n = (size_t)snprintf(line, sizeof line, "%s", a->ses.src_line);
+    if (n > 0 && n + 1 < sizeof line && line[n - 1] != ' ' && line[n - 1] != '|' && t->text[0] != ' ') {
+        line[n] = ' '; /* words typed after the sentence, as words */
+        line[n + 1] = 0;
+        ui_edit_cursor(&a->ui, line, (int)n + 1);
+    }
+    int r = ui_edit_text(&a->ui, line, (int)sizeof line, t->text);
+    if (r & UI_CHANGED)
+        app_set_text(a, APP_LINE_SRC, line);
+    t->swallow = 1; /* the IN_TEXT of this key is in already */
+    app_notice(a, 0, "%s", _("typing: the letters go to the Source line (Enter or Esc: done)"));
+}
+
+/* A key with no text field focused: a shortcut, or typing. */
+static void key_outside(App *a, Key key, int mod)
+{
+    AppTyping *t = &a->typing;
+    if (!printable(key, mod)) {
+        t->armed = 0;
+        app_key(a, key, mod, 0);
+        return;
+    }
+    if (!(t->armed && a->now - t->at <= TYPING_GAP)) { /* a burst begins */
+        t->armed = 0;
+        if (letter(key))
+            typing_begin(a, key, mod);
+        t->at = a->now;
+        app_key(a, key, mod, 0);
+        return;
+    }
+    t->at = a->now;
+    if (app_key(a, key, mod, 0)) { /* a shortcut too: the burst goes on */
+        if (a->ui.focus) /* ... unless it gave a field the keyboard */
+            t->armed = 0;
+        else
+            typing_add(t, key, mod);
+        return;
+    }
+    typing_take(a, key, mod);
+}
+
 void app_event(App *a, const InputEvent *e)
 {
     float ps = a->look.pixel_scale > 0 ? a->look.pixel_scale : 1.0f;
     switch (e->type) {
     case IN_QUIT: a->win.want_quit = 1; break;
     case IN_KEY:
+        a->typing.swallow = 0; /* a key's IN_TEXT comes before the next key */
         if (a->ui.focus) { /* Ctrl+Q and F11 work there too */
             if (!app_key(a, e->key, e->mod, 1))
                 text_event(a, e);
             break;
         }
-        app_key(a, e->key, e->mod, 0); /* the command table's */
+        key_outside(a, e->key, e->mod); /* the command table's, or typing */
         break;
     case IN_TEXT:
-        /* outside a text field, keys are shortcuts (handled as IN_KEY) */
+        /* outside a text field, keys are shortcuts (handled as IN_KEY);
+         * the text of the key that began typing is in the field already */
+        if (a->typing.swallow) {
+            a->typing.swallow = 0;
+            break;
+        }
         if (a->ui.focus)
             text_event(a, e);
         break;

@@ -181,7 +181,26 @@ static void draw_input(UiCtx *ui, App *a, Rect rc, int side)
                  a->ses.translation[0] ? a->ses.translation : "…");
     else
         snprintf(hint, sizeof hint, "%s", _("type a sentence (up to 4, separated by |)"));
+    /* a visible clear button (Ctrl+U does the same) */
+    Rect clear = {0, 0, 0, 0};
+    if (text[0] && box.w > 6 * box.h) {
+        clear = (Rect){box.x + box.w - box.h, box.y, box.h, box.h};
+        box.w -= box.h + 4;
+    }
     ui_textbox(ui, app_line_id(a, side), text, APP_TEXT_MAX, box, hint, 0);
+    if (clear.w) {
+        const char *tag = ren_text_tag("clear"); /* for the tests */
+        int hit = ui_button(ui, clear, "×", 0);
+        ren_text_tag(tag);
+        if (hit) {
+            app_set_text(a, side, "");
+            app_focus_line(a, side);
+        }
+    }
+    /* a click beside the field (on its label, around it) gives it the keyboard */
+    Rect band = {rc.x, rc.y, box.x + box.w - rc.x + 4, rc.h};
+    if (ui_clicked(&ui->in, band) && !ui_over(&ui->in, box))
+        app_focus_line(a, side);
 }
 
 static void draw_status(UiCtx *ui, App *a, Rect rc)

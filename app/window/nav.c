@@ -72,9 +72,9 @@ static void block_row(UiCtx *ui, App *a, const NavBlock *b, Rect rc, int current
     ren_clip_pop(ui->r);
     if (a->nav.n_hits < (int)(sizeof a->nav.hits / sizeof a->nav.hits[0]))
         a->nav.hits[a->nav.n_hits++] = (HitRect){rc, block_entry(a, b)};
-    if (over && ui->in.pressed) {
+    if (over && ui->in.pressed) { /* that stage's main view, leaving Train or Decode */
         StagePos p = a->ses.walk[block_entry(a, b)];
-        app_goto(a, p.stage, p.layer);
+        app_show_stage(a, p.stage, p.layer);
     }
 }
 
@@ -266,7 +266,7 @@ void steps_draw(UiCtx *ui, App *a, Rect area)
         ren_rect_line(ui->r, c, 1, on ? th->select : th->border);
         ui_text_center(ui->r, f, s, c, on ? th->bg : th->text);
         if (ui_clicked(&ui->in, c))
-            app_goto(a, a->ses.walk[i].stage, a->ses.walk[i].layer);
+            app_show_stage(a, a->ses.walk[i].stage, a->ses.walk[i].layer);
         x += w;
         if (k + 1 < b->count) {
             ui_text_center(ui->r, f, "›", (Rect){x, rc.y, 12, rc.h}, th->dim);

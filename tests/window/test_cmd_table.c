@@ -99,31 +99,39 @@ static void test_every_row_is_reachable(void **state)
     expect_true(tried > 2 * 60, "most rows were fed their key (%d)", tried);
 }
 
+/* A key a second after the last: each is a shortcut of its own (letters
+ * close together that are no shortcut are typing: test_window_input.c). */
+static void key_later(App *a, Key k, int mod)
+{
+    a->now += 1.0;
+    ev_key(a, k, mod);
+}
+
 static void test_effects(void **state)
 {
     (void)state;
     static App a;
     open_app(&a);
     StagePos p0 = app_pos(&a);
-    ev_key(&a, KEY_RIGHT, 0);
+    key_later(&a, KEY_RIGHT, 0);
     expect_true(app_pos(&a).stage != p0.stage, "→ steps");
-    ev_key(&a, 'e', 0);
+    key_later(&a, 'e', 0);
     expect_true(a.show_exp, "E opens the Experiments panel");
-    ev_key(&a, 's', 0);
+    key_later(&a, 's', 0);
     expect_true(a.ses.exp.no_scale, "S in the panel: no scaling");
-    ev_key(&a, 'x', 0);
+    key_later(&a, 'x', 0);
     expect_true(!a.ses.exp.no_scale, "X clears");
-    ev_key(&a, 'e', 0);
-    ev_key(&a, 's', 0);
+    key_later(&a, 'e', 0);
+    key_later(&a, 's', 0);
     expect_true(!a.ses.exp.no_scale && !a.show_exp, "S with the panel closed does nothing to the experiment");
-    ev_key(&a, 'd', 0);
+    key_later(&a, 'd', 0);
     expect_true(strstr(a.notice, "E") != NULL, "D with no experiment says why: %s", a.notice);
-    ev_key(&a, KEY_KP_0 + 2, 0);
+    key_later(&a, KEY_KP_0 + 2, 0);
     expect_true(a.ses.head == 1, "the keypad's 2 shows head 2 (head %d)", a.ses.head);
-    ev_key(&a, 's', MOD_CTRL | MOD_SHIFT);
+    key_later(&a, 's', MOD_CTRL | MOD_SHIFT);
     expect_true(a.win.want_save_vector && !a.win.want_save_png, "Ctrl+Shift+S is not Ctrl+S");
-    ev_key(&a, 't', MOD_ALT);
-    ev_key(&a, 'q', MOD_ALT);
+    key_later(&a, 't', MOD_ALT);
+    key_later(&a, 'q', MOD_ALT);
     expect_true(!a.win.want_quit, "Alt+Q is not Ctrl+Q");
     app_focus_line(&a, APP_LINE_SRC);
     ui_edit_cursor(&a.ui, a.ses.src_line, 0);

@@ -190,7 +190,7 @@ static int in_catalog(const char *piece)
 static const char *const NAMES[] = {
     "softmax", "Softmax", "ReLU", "logits", "logit", "dropout", "Adam", "Transformer",
     "Stepformer", "Top", "PE", "LN", "FFN", "BLEU", "BPE", "OPUS", "MT",
-    "Tab", "Esc", "Enter", "Space", "End", "Home", "PgDn", "PgUp", "Ctrl", "Shift", "Alt",
+    "Tab", "Esc", "Enter", "Space", "Backspace", "End", "Home", "PgDn", "PgUp", "Ctrl", "Shift", "Alt",
     "English", "EN", "PNG", "PDF", "SVG", "CSV", "TSV", "JSON", "UTF", "RNN", "RNNs", "GPU",
     "viridis", "cividis", "lr", "id", "pos", "ms", "kB", "MB", "GB", "ln",
 };
