@@ -9,10 +9,13 @@
  *     fwrite(..., w.f);                 // or write(w.fd, ...)
  *     return tf_atomic_commit(&w, err); // or tf_atomic_discard(&w)
  *
- * The temporary file is "NAME.tmp-XXXXXX" in the target's folder. Opening
- * first removes stale temporaries of the same target left by a process that
- * was killed while saving (they are recognised by that exact pattern), so
- * that every later save cleans up after an earlier crash. */
+ * The temporary file is an unnamed file (O_TMPFILE) in the target's folder,
+ * so a process killed while writing leaves nothing; commit names it
+ * "NAME.tmp-XXXXXX" (linkat) and renames that over the target. Where the
+ * file system has no O_TMPFILE it is a named "NAME.tmp-XXXXXX" from the
+ * start. Opening first removes stale temporaries of the same target left by
+ * a process that was killed while saving (they are recognised by that exact
+ * pattern), so that every later save cleans up after an earlier crash. */
 #ifndef TF_ATOMIC_H
 #define TF_ATOMIC_H
 
@@ -28,7 +31,8 @@ typedef struct TfAtomic {
     int fd;                         /* its descriptor (fileno(f)) */
     mode_t mode;                    /* permissions the target gets (less umask) */
     char path[TF_ATOMIC_PATH];      /* the target */
-    char tmp[TF_ATOMIC_PATH + 16];  /* the temporary file */
+    char tmp[TF_ATOMIC_PATH + 16];  /* the temporary file's name (once it has one) */
+    int unnamed;                    /* 1: an O_TMPFILE, named only by commit */
 } TfAtomic;
 
 /* Create the temporary file beside path. mode is what the finished file
@@ -43,5 +47,10 @@ void tf_atomic_discard(TfAtomic *w);
 /* Check that path could be written (folder exists and is writable) by
  * creating and removing a temporary file; used before long work. */
 int tf_atomic_probe(const char *path, TfErr *err);
+/* Check that path's folder has room for a file of `bytes` (statvfs: the
+ * blocks an unprivileged user may take; the old file stays until the new
+ * one is complete, so it is not counted). 0 when it fits or cannot be
+ * known, else -1 with the two figures. */
+int tf_atomic_room(const char *path, unsigned long long bytes, TfErr *err);
 
 #endif

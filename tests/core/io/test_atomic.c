@@ -1,11 +1,14 @@
 /* test_atomic.c - the one atomic writer (core/io/atomic.c): commit replaces
  * the target in one step, abort leaves it untouched and removes the
- * temporary file, a stale NAME.tmp-XXXXXX left by a killed save is removed
- * by the next open, and a missing or read-only folder gives a one-line
+ * temporary file, a save killed half-way leaves no temporary file (it has
+ * no name until complete), a stale NAME.tmp-XXXXXX left by an older kind of
+ * save is removed by the next open, room is checked against free space, and a missing or read-only folder gives a one-line
  * error that names the path. */
 #include "test_util.h"
 
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "atomic.h"
@@ -53,7 +56,8 @@ static void test_commit_replaces(void **state)
     fputs("new contents\n", w.f);
     fflush(w.f);
     expect_true(strcmp(slurp(path), "old\n") == 0, "before commit the target is the old file: '%s'", slurp(path));
-    expect_true(count_temps() == 1, "one temporary file while writing, got %d", count_temps());
+    expect_true(count_temps() == (w.unnamed ? 0 : 1), "%s temporary file while writing, got %d",
+                w.unnamed ? "no named" : "one", count_temps());
     expect_true(tf_atomic_commit(&w, &err) == 0, "commit: %s", err.msg);
     expect_true(strcmp(slurp(path), "new contents\n") == 0, "after commit the new file: '%s'", slurp(path));
     expect_true(count_temps() == 0, "no temporary file left, got %d", count_temps());
@@ -115,6 +119,48 @@ static void expect_error_names(const char *path, const TfErr *err)
                 err->msg);
 }
 
+/* A save killed (SIGKILL) half-way leaves no temporary file at all: the
+ * file being written has no name until it is complete. */
+static void test_killed_save_leaves_nothing(void **state)
+{
+    (void)state;
+    char path[300];
+    path_in(path, sizeof path, "killed.bin");
+    put_file(path, "the old file\n");
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        TfAtomic w;
+        TfErr err;
+        static char block[1 << 20];
+        if (tf_atomic_open(&w, path, 0644, &err) == 0)
+            fwrite(block, 1, sizeof block, w.f);
+        fflush(w.f);
+        raise(SIGKILL);
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    expect_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the writer was killed");
+    expect_true(count_temps() == 0, "a killed save leaves no temporary file, %d left", count_temps());
+    expect_true(strcmp(slurp(path), "the old file\n") == 0, "the target untouched: '%s'", slurp(path));
+}
+
+/* Room for the file is checked against the folder's free space. */
+static void test_room(void **state)
+{
+    (void)state;
+    char path[300];
+    path_in(path, sizeof path, "room.bin");
+    TfErr err;
+    expect_true(tf_atomic_room(path, 4096, &err) == 0, "4 KiB fit: %s", err.msg);
+    expect_true(tf_atomic_room(path, 1ULL << 60, &err) != 0, "an exabyte does not fit");
+    printf("  %s\n", err.msg);
+    expect_error_names(path, &err);
+    expect_true(strstr(err.msg, "MiB free") != NULL, "the figures: '%s'", err.msg);
+}
+
 static void test_missing_folder(void **state)
 {
     (void)state;
@@ -155,6 +201,8 @@ int main(void)
            cmocka_unit_test(test_commit_replaces),
            cmocka_unit_test(test_abort_leaves_target),
            cmocka_unit_test(test_stale_temp_removed),
+           cmocka_unit_test(test_killed_save_leaves_nothing),
+           cmocka_unit_test(test_room),
            cmocka_unit_test(test_missing_folder),
            cmocka_unit_test(test_read_only_folder));
 }
