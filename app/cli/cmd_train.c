@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "checkpoint.h"
@@ -443,15 +444,52 @@ typedef struct Run {
     Dataset d;
     Trainer t;
     int has_trainer, has_heldout;
+    long long saved_step; /* the step --out holds (0: none saved by this run) */
     double t0;
 } Run;
 
+/* Where a run goes when --out cannot take it: $TMPDIR (or /tmp), named
+ * after --out. "" when that is --out's own folder. */
+static void rescue_path(const char *out, char *buf, size_t cap)
+{
+    const char *tmp = getenv("TMPDIR"), *slash = strrchr(out, '/');
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    snprintf(buf, cap, "%s/stepformer-rescue-%s", tmp, slash ? slash + 1 : out);
+    struct stat a, b;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
+    if (stat(tmp, &a) != 0 || (stat(slash == out ? "/" : dir, &b) == 0 && a.st_dev == b.st_dev &&
+                               a.st_ino == b.st_ino))
+        buf[0] = 0;
+}
+
+/* Save to --out. When that fails (a full disk), the run is not lost: with
+ * rescue it is saved, optimizer state and all, in the temporary folder
+ * instead; else --out's last checkpoint is named. Then the reason. */
+static int save_to(Run *r, int with_opt, int rescue, const char *why)
+{
+    TfErr err, err2;
+    const char *out = r->a->out;
+    if (trainer_save(&r->t, out, with_opt, &err) == 0) {
+        r->saved_step = r->t.step;
+        return 0;
+    }
+    char alt[4200] = "";
+    if (rescue)
+        rescue_path(out, alt, sizeof alt);
+    if (alt[0] && trainer_save(&r->t, alt, 1, &err2) == 0)
+        return cli_fail("train", "%s: %s; the run (step %lld) is saved in %s instead: make room, then "
+                        "continue with --resume %s --out %s", why, err.msg, r->t.step, alt, alt, out);
+    if (r->saved_step > 0)
+        return cli_fail("train", "%s: %s; %s still holds step %lld (continue with --resume %s)", why, err.msg,
+                        out, r->saved_step, out);
+    return cli_fail("train", "%s: %s", why, err.msg);
+}
+
 static int save(Run *r, int with_opt, const char *why)
 {
-    TfErr err;
-    if (trainer_save(&r->t, r->a->out, with_opt, &err))
-        return cli_fail("train", "%s: %s", why, err.msg);
-    return 0;
+    return save_to(r, with_opt, 1, why);
 }
 
 static int train_loop(Run *r, int argc, char **argv)
@@ -498,9 +536,10 @@ static int train_loop(Run *r, int argc, char **argv)
             progress_line(&p, &s, a->steps, last || (a->eval_every > 0 && s.step % a->eval_every == 0));
         if (a->save_every > 0 && s.step % a->save_every == 0 && !last) {
             record_facts(&r->m, argc, argv, tf_seconds() - r->t0, NULL, 0);
-            if (save(r, 1, "checkpoint"))
-                return 1;
-            r->t0 = tf_seconds(); /* the time so far is in the file now */
+            /* a checkpoint that fails (a full disk) is said, and training
+             * goes on: the run is still here, the final save tries again */
+            if (save_to(r, 1, 0, "checkpoint") == 0)
+                r->t0 = tf_seconds(); /* the time so far is in the file now */
         }
     }
     progress_end(&p);
@@ -597,8 +636,17 @@ static int setup(Run *r)
         cli_fail(C, "%s", err.msg);
         goto done;
     }
+    if (a->resume && strcmp(a->resume, a->out) == 0)
+        r->saved_step = r->t.step;
     if (cli_data_to_meta(&a->data, &r->d, &r->m, C))
         goto done;
+    /* room for a checkpoint (parameters and Adam's two moments, and the
+     * header's vocabularies) while the old file still exists */
+    unsigned long long bytes = 3ULL * r->m.n_params * sizeof(float) + (1ULL << 20);
+    if (tf_atomic_room(a->out, bytes, &err)) {
+        cli_fail(C, "--out %s", err.msg);
+        goto done;
+    }
     fprintf(stderr, "%s %s: %zu parameters (%d/%d/%d, %d+%d layers, %s-LN), %d training "
             "and %d held-out pairs, from step %lld to %lld\n",
             a->resume ? "resuming" : "training", a->data.task ? a->data.task : a->data.file,

@@ -181,6 +181,56 @@ static void test_failed_evaluation_keeps_the_run(void **state)
     ckpt_optim_free(&opt);
 }
 
+/* --out's folder disappears during training (as when its disk fails): the
+ * final save cannot go there, so the run is saved, resumable, in $TMPDIR
+ * and the message says how to continue. */
+static void test_failed_save_is_rescued(void **state)
+{
+    (void)state;
+    static Files F;
+    char dir[160], out[200], tmpdir[160], rescue[240], *text = F.text;
+    fclose(files(&F, "rescue"));
+    path_in(dir, sizeof dir, "vanishing");
+    path_in(tmpdir, sizeof tmpdir, "tmpdir");
+    assert_true(mkdir(dir, 0700) == 0 && mkdir(tmpdir, 0700) == 0);
+    snprintf(out, sizeof out, "%s/run.st", dir);
+    snprintf(rescue, sizeof rescue, "%s/stepformer-rescue-run.st", tmpdir);
+    setenv("TMPDIR", tmpdir, 1);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(F.errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fd, 2);
+        int nul = open("/dev/null", O_WRONLY);
+        dup2(nul, 1);
+        alarm(120);
+        execl(g_prog, g_prog, "train", "--task", "copy", "--steps", "300", "--batch", "2", "--log-every", "100",
+              "--eval-every", "0", "--eval-pairs", "8", "--d-model", "16", "--heads", "2", "--layers", "1",
+              "--d-ff", "16", "--out", out, (char *)NULL);
+        _exit(127);
+    }
+    int removed = 0, status = 0;
+    while (waitpid(pid, &status, WNOHANG) != pid) {
+        usleep(5000);
+        if (!removed && tu_read_lines(F.errf, text, sizeof F.text) > 0 && strstr(text, "step 1/"))
+            removed = rmdir(dir) == 0;
+    }
+    unsetenv("TMPDIR");
+    count_lines(F.errf, text, sizeof F.text);
+    expect_true(removed, "the folder was removed while training:\n%s", text);
+    expect_true(WIFEXITED(status) && WEXITSTATUS(status) != 0 && strstr(text, "saved in") &&
+                    strstr(text, "--resume"), "the failed save is said with where the run went:\n%s", text);
+    TfModel m;
+    CkptOptim opt = {0};
+    TfErr err;
+    expect_true(ckpt_load_full(&m, &opt, rescue, &err) == 0 && opt.m && opt.step == 300,
+                "the run is in %s, resumable: %s", rescue, err.msg);
+    model_free(&m);
+    ckpt_optim_free(&opt);
+    unlink(rescue);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -188,5 +238,6 @@ int main(int argc, char **argv)
     TU_RUN(setup, teardown, cmocka_unit_test(test_out_checked_before_training),
            cmocka_unit_test(test_one_pair_trains_and_saves),
            cmocka_unit_test(test_signal_during_final_eval_saves),
-           cmocka_unit_test(test_failed_evaluation_keeps_the_run));
+           cmocka_unit_test(test_failed_evaluation_keeps_the_run),
+           cmocka_unit_test(test_failed_save_is_rescued));
 }
