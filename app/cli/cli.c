@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "marian_tok.h"
 #include "model_open.h"
 #include "paths.h"
 #include "text.h"
@@ -218,8 +219,10 @@ int cli_encode(const TfModel *m, int tgt, const char *text, int *ids, int max, c
         return -1;
     }
     if (n > max) {
-        cli_fail(cmd, "%s sentence has %d tokens; this model takes at most %d%s", side, n, max,
-                 marian ? " (max_position_embeddings)" : "");
+        /* a Marian text of more words than that is not split: n is a bound */
+        int bound = marian && marian_min_pieces(text) + !tgt > lim;
+        cli_fail(cmd, "%s sentence has %s%d tokens; this model takes at most %d%s", side, bound ? "at least " : "",
+                 n, max, marian ? " (max_position_embeddings)" : "");
         return -1;
     }
     if (marian && n_unk)

@@ -33,7 +33,8 @@ static const char *HELP =
     "--data FILE.tsv (\"source<TAB>reference\"), both sides tokenized by its\n"
     "sentencepiece models: exact match of the output text, token accuracy\n"
     "(teacher forced over the reference's pieces, </s> included) and BLEU over\n"
-    "target.spm pieces.\n";
+    "target.spm pieces. --data - reads the lines from standard input; a FIFO\n"
+    "or a device as --data FILE is refused.\n";
 
 /* ---- a MarianMT folder: its own tokenizer over a TSV file ---- */
 
@@ -151,9 +152,13 @@ static int eval_marian(const TfModel *m, const char *model, const DataArgs *da, 
 {
     if (!da->file)
         return cli_fail(C, "a MarianMT model is evaluated on --data FILE.tsv (\"source<TAB>reference\" lines)");
-    FILE *f = fopen(da->file, "r");
+    /* a regular file (a FIFO or a device is refused, as by the other
+     * loaders), or "-": standard input as a stream of bounded lines */
+    TfErr ferr;
+    int is_stdin = strcmp(da->file, "-") == 0;
+    FILE *f = is_stdin ? stdin : tf_fopen_regular(da->file, NULL, &ferr);
     if (!f)
-        return cli_fail(C, "%s: cannot open it", da->file);
+        return cli_fail(C, "%s", ferr.msg);
     DecodeOpts o;
     decode_opts_default(&o);
     o.beam = eo->beam;
@@ -166,10 +171,18 @@ static int eval_marian(const TfModel *m, const char *model, const DataArgs *da, 
     char *line = NULL;
     size_t cap = 0;
     ssize_t got;
-    while (!rc && (!eo->max_pairs || e.n < eo->max_pairs) && (got = tf_read_line(f, &line, &cap, TF_LINE_MAX)) != -1)
-        if (got == -2 ? (e.bad++, 0) : mar_line(m, &tr, &o, line, &e, &err))
+    long no = 0;
+    while (!rc && (!eo->max_pairs || e.n < eo->max_pairs) && (got = tf_read_line(f, &line, &cap, TF_LINE_MAX)) != -1) {
+        no++;
+        if (got < 0 && got != TF_LINE_LONG) { /* NUL, endless, memory: at once */
+            char why[96];
+            rc = cli_fail(C, "%s:%ld: %s", is_stdin ? "<stdin>" : da->file, no, tf_line_error(got, TF_LINE_MAX, why, sizeof why));
+        } else if (got == TF_LINE_LONG ? (e.bad++, 0) : mar_line(m, &tr, &o, line, &e, &err)) {
             rc = cli_fail(C, "%s", err.msg);
-    fclose(f);
+        }
+    }
+    if (!is_stdin)
+        fclose(f);
     free(line);
     if (built)
         trace_free(&tr);

@@ -27,7 +27,8 @@ static const char *HELP =
     "reported on stderr and become <unk>. --src-ids gives a source as ids\n"
     "(<pad>=0 <bos>=1 <eos>=2 <unk>=3 can be given only this way). A bad line\n"
     "prints an empty output line, a message on stderr, and makes the exit\n"
-    "status 1.\n"
+    "status 1; a NUL byte (binary input), or a line over 16 MiB on a pipe or\n"
+    "device, stops reading at once.\n"
     "\n"
     "A MarianMT / OPUS-MT folder (--model DIR) splits text with its\n"
     "source.spm and writes the output with target.spm. --target-lang LANG\n"
@@ -160,28 +161,28 @@ static int translate_idlist(Ctx *x, const char *list, const char *C)
     return translate_ids(x, ids, S, C);
 }
 
-/* Each line of standard input (tf_read_line: at most 16 MiB a line). */
+/* Each line of standard input (tf_read_line: at most 16 MiB a line). An
+ * over-long line of a file is skipped (an empty output line); a NUL byte,
+ * or an over-long line on a pipe or device (/dev/zero, a FIFO that never
+ * sends a newline), stops reading at once. */
 static int translate_stdin(Ctx *x, const char *C)
 {
-    char *line = NULL, where[64];
+    char *line = NULL, where[64], why[96];
     size_t cap = 0;
     ssize_t n;
     int rc = 0;
-    for (long no = 1; (n = tf_read_line(stdin, &line, &cap, TF_LINE_MAX)) != -1; no++) {
+    for (long no = 1; (n = tf_read_line(stdin, &line, &cap, TF_LINE_MAX)) != TF_LINE_EOF; no++) {
         snprintf(where, sizeof where, "%s: <stdin>:%ld", C, no);
-        if (n == -2) {
+        if (n < 0) {
             putchar('\n');
-            fprintf(stderr, "stepformer %s: line longer than 16 MiB\n", where);
+            fprintf(stderr, "stepformer %s: %s\n", where, tf_line_error(n, TF_LINE_MAX, why, sizeof why));
             rc = 1;
-            continue;
+            if (n == TF_LINE_LONG)
+                continue;
+            break;
         }
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             line[--n] = 0;
-        if (memchr(line, 0, (size_t)n)) {
-            putchar('\n');
-            rc |= cli_fail(where, "input line contains a NUL byte");
-            continue;
-        }
         rc |= translate_one(x, line, where);
         fflush(stdout);
     }

@@ -63,6 +63,35 @@ static int put(int *ids, int max, int n, int id)
     return n + 1;
 }
 
+static int is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* The offset just after text's k-th word (its length if it has fewer). */
+static size_t word_end(const char *text, int k)
+{
+    size_t i = 0;
+    for (int w = 0; text[i] && w < k; w++) {
+        while (text[i] && is_space((unsigned char)text[i]))
+            i++;
+        while (text[i] && !is_space((unsigned char)text[i]))
+            i++;
+    }
+    return i;
+}
+
+int marian_min_pieces(const char *text)
+{
+    int n = 0, in_word = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        int space = is_space(*p);
+        n += !space && !in_word;
+        in_word = !space;
+    }
+    return n;
+}
+
 /* The rules with the side's model; </s> appended when eos. */
 static int encode_with(const SpmModel *sp, const MarianIds *sp_ids, const Vocab *v, const char *text,
                        int *ids, int max, int eos, int *n_unk, TfErr *err)
@@ -87,6 +116,12 @@ static int encode_with(const SpmModel *sp, const MarianIds *sp_ids, const Vocab 
         rest[o++] = text[i++];
     }
     rest[o] = 0;
+    /* measured before sentencepiece splits it: a text of more words than
+     * the model takes is too long whatever its pieces (each word is one at
+     * least), and splitting 600,000 words would cost hundreds of MB */
+    int words = marian_min_pieces(rest), cut = n + words + eos > max;
+    if (cut) /* only the first max words: enough for the ids that are kept */
+        rest[word_end(rest, max)] = 0;
     char **pieces;
     int np = spm_encode(sp, rest, &pieces, err);
     free(rest);
@@ -104,7 +139,7 @@ static int encode_with(const SpmModel *sp, const MarianIds *sp_ids, const Vocab 
         n = put(ids, max, n, sp_ids->eos);
     if (n_unk)
         *n_unk = unk;
-    return n;
+    return cut && n < words + eos ? words + eos : n; /* cut: a lower bound */
 }
 
 int marian_encode(const MarianTok *t, const Vocab *v, const char *text, int *ids, int max, int *n_unk,

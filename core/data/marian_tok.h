@@ -29,9 +29,16 @@ int marian_tok_open(MarianTok *t, const char *dir, MarianIds ids, TfErr *err);
 void marian_tok_free(MarianTok *t);
 
 /* Ids of text: writes up to max, returns how many the text has (</s>
- * included; > max means cut) or -1. *n_unk (if not NULL) counts <unk>s. */
+ * included; > max means cut) or -1. *n_unk (if not NULL) counts <unk>s.
+ * A text of more words than max is measured before it is split: only its
+ * first max words go through sentencepiece (the ids kept are the same)
+ * and the count is then a lower bound (its words + </s>). */
 int marian_encode(const MarianTok *t, const Vocab *v, const char *text, int *ids,
                   int max, int *n_unk, TfErr *err);
+
+/* Whitespace-separated words of text: the fewest pieces sentencepiece can
+ * make of it (it never joins two words into one piece). */
+int marian_min_pieces(const char *text);
 
 /* The target side for the decoder's input: target.spm's pieces, no </s>
  * (the decoder reads start + pieces; </s> is what it should predict last). */

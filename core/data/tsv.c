@@ -247,13 +247,9 @@ static int tsv_read(TsvState *st, FILE *f, TfErr *err)
     errno = 0;
     while (rc == 0 && (got = tf_read_line(f, &line, &cap, TF_LINE_MAX)) != -1) {
         st->line++;
-        if (got == -2) {
-            rc = tf_fail(err, "%s:%d: line longer than %zu MiB", st->path, st->line,
-                         TF_LINE_MAX >> 20);
-            break;
-        }
-        if (got == -3) {
-            rc = tf_fail(err, "%s:%d: out of memory reading the line", st->path, st->line);
+        if (got < 0) { /* too long, NUL (binary), out of memory: at once */
+            char why[96];
+            rc = tf_fail(err, "%s:%d: %s", st->path, st->line, tf_line_error(got, TF_LINE_MAX, why, sizeof why));
             break;
         }
         size_t len = (size_t)got, skip = 0;
@@ -343,7 +339,11 @@ int tsv_load(Dataset *d, const char *path, TokMode src_mode, TokMode tgt_mode,
     memset(d, 0, sizeof *d);
     if (n_bad)
         *n_bad = 0;
-    /* only a regular file: a FIFO would hang, a device never end */
+    /* "-": standard input, a stream of bounded lines (a NUL byte or an
+     * endless line stops it at once); else only a regular file: a FIFO
+     * would hang, a device never end */
+    if (strcmp(path, "-") == 0)
+        return tsv_load_stream(d, stdin, "<stdin>", src_mode, tgt_mode, max_len, seed, n_bad, err);
     FILE *f = tf_fopen_regular(path, NULL, err);
     if (!f)
         return -1;

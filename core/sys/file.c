@@ -90,6 +90,12 @@ int tf_path_is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static int is_regular(FILE *f)
+{
+    struct stat st;
+    return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 ssize_t tf_read_line(FILE *f, char **buf, size_t *cap, size_t limit)
 {
     size_t n = 0;
@@ -99,10 +105,17 @@ ssize_t tf_read_line(FILE *f, char **buf, size_t *cap, size_t limit)
         any = 1;
         if (c == '\n')
             break;
-        if (n == limit) {
-            skip_rest(f);
+        if (c == 0) {
             funlockfile(f);
-            return -2;
+            return TF_LINE_NUL;
+        }
+        if (n == limit) {
+            /* a regular file ends; a stream may never send its newline */
+            int regular = is_regular(f);
+            if (regular)
+                skip_rest(f);
+            funlockfile(f);
+            return regular ? TF_LINE_LONG : TF_LINE_ENDLESS;
         }
         if (n + 1 >= *cap) {
             size_t want = *cap ? *cap * 2 : 256;
@@ -111,7 +124,7 @@ ssize_t tf_read_line(FILE *f, char **buf, size_t *cap, size_t limit)
             char *b = realloc(*buf, want);
             if (!b) {
                 funlockfile(f);
-                return -3;
+                return TF_LINE_NOMEM;
             }
             *buf = b;
             *cap = want;
@@ -120,16 +133,37 @@ ssize_t tf_read_line(FILE *f, char **buf, size_t *cap, size_t limit)
     }
     funlockfile(f);
     if (!any)
-        return -1;
+        return TF_LINE_EOF;
     if (n > 0 && (*buf)[n - 1] == '\r')
         n--;
     if (*cap == 0) {
         char *b = realloc(*buf, 1);
         if (!b)
-            return -3;
+            return TF_LINE_NOMEM;
         *buf = b;
         *cap = 1;
     }
     (*buf)[n] = 0;
     return (ssize_t)n;
+}
+
+const char *tf_line_error(ssize_t code, size_t limit, char *buf, size_t cap)
+{
+    switch (code) {
+    case TF_LINE_LONG:
+        snprintf(buf, cap, "line longer than %zu MiB", limit >> 20);
+        break;
+    case TF_LINE_ENDLESS:
+        snprintf(buf, cap, "line longer than %zu MiB on a stream: reading stops", limit >> 20);
+        break;
+    case TF_LINE_NUL:
+        snprintf(buf, cap, "a NUL byte: this is binary data, not text");
+        break;
+    case TF_LINE_NOMEM:
+        snprintf(buf, cap, "out of memory reading the line");
+        break;
+    default:
+        snprintf(buf, cap, "cannot read the line");
+    }
+    return buf;
 }

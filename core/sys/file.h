@@ -21,12 +21,26 @@ FILE *tf_fopen_regular(const char *path, off_t *size, TfErr *err);
 /* 1 when path names a directory. */
 int tf_path_is_dir(const char *path);
 
+/* What tf_read_line returns besides a length. After TF_LINE_NOMEM,
+ * TF_LINE_NUL and TF_LINE_ENDLESS reading must stop: an endless stream
+ * (/dev/zero, /dev/urandom, a FIFO that never sends a newline) ends there
+ * at once instead of being read forever. */
+enum {
+    TF_LINE_EOF = -1,     /* the end of the input */
+    TF_LINE_LONG = -2,    /* longer than limit, in a regular file: skipped up to
+                           * the next newline, reading can go on */
+    TF_LINE_NOMEM = -3,   /* out of memory */
+    TF_LINE_NUL = -4,     /* a NUL byte: binary data, not text */
+    TF_LINE_ENDLESS = -5, /* longer than limit on a stream (pipe, device): not skipped */
+};
+
 /* Read one line (without its '\n' or "\r\n") into *buf (grown as needed,
  * *cap its size, freed by the caller), reading at most limit bytes of it:
- * returns the line's length, -1 at the end of the file, or -2 when the line
- * is longer than limit (the rest of it is skipped, up to the next newline,
- * so reading can go on), or -3 when memory runs out. The buffer never
- * grows past limit + 1 bytes. */
+ * returns the line's length or one of the TF_LINE_ codes above. The buffer
+ * never grows past limit + 1 bytes. */
 ssize_t tf_read_line(FILE *f, char **buf, size_t *cap, size_t limit);
+
+/* A one-line reason for a TF_LINE_ code ("line longer than 16 MiB", ...). */
+const char *tf_line_error(ssize_t code, size_t limit, char *buf, size_t cap);
 
 #endif

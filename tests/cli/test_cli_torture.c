@@ -10,7 +10,11 @@
  * case), the texts stderr must hold, and how the input is made. A case that
  * depends on a command this change does not fix is kept with XFAIL and a
  * comment: it is run and reported ("XFAIL" / "XPASS: drop the mark"), and
- * does not fail the test. */
+ * does not fail the test. A case may give standard input (an endless
+ * stream: /dev/zero, /dev/urandom, a FIFO fed forever) and a ceiling on the
+ * child's peak resident memory (getrusage); FAIL_IN_TIME only asks for a
+ * non-zero exit before the time limit (random bytes give any number of
+ * messages). "@S" is a small MarianMT folder with its sentencepiece models. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -35,7 +39,7 @@ TU_SCRATCH_GROUP("torture")
 
 static char g_prog[512];
 
-enum { FAIL_ONE_LINE, SUCCEED };
+enum { FAIL_ONE_LINE, SUCCEED, FAIL_IN_TIME };
 enum { XFAIL = 1 };
 
 typedef struct Case {
@@ -44,6 +48,8 @@ typedef struct Case {
     const char *args[24];  /* NULL-terminated */
     const char *want[3];   /* texts stderr must hold (NULL-terminated) */
     void (*make)(const char *dir);
+    const char *in;        /* standard input ("@D/x" or a device), else /dev/null */
+    int max_rss_mb;        /* when > 0: the most memory the child may touch */
 } Case;
 
 /* ---- inputs ---- */
@@ -133,66 +139,127 @@ static void make_wide(const char *dir)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A FIFO that a child feeds with 'a' and never a newline, until its
+ * reader goes (SIGPIPE ends the child). */
+static void make_endless_fifo(const char *dir)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/endless.fifo", dir);
+    unlink(p);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(TIME_LIMIT + 5);
+        int fd = open(p, O_WRONLY);
+        static char block[1 << 16];
+        memset(block, 'a', sizeof block);
+        while (fd >= 0 && write(fd, block, sizeof block) > 0)
+            ;
+        _exit(0);
+    }
+}
+
+/* One TSV line of 600,000 words and its reference. */
+static void make_many_words(const char *dir)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/words.tsv", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 300000; i++)
+        fputs("the cat ", f);
+    fputs("\tle chat\n", f);
+    fclose(f);
+}
+
 /* ---- the cases ---- */
 
 static const Case CASES[] = {
     {"truncated checkpoint", FAIL_ONE_LINE, 0, {"info", "--model", "@D/trunc.st"},
-     {"@D/trunc.st", "does not fit"}, make_truncated},
+     {"@D/trunc.st", "does not fit"}, make_truncated, NULL, 0},
     {"garbage checkpoint", FAIL_ONE_LINE, 0, {"translate", "--model", "@D/garbage.st", "t4"},
-     {"@D/garbage.st"}, make_garbage},
+     {"@D/garbage.st"}, make_garbage, NULL, 0},
     {"huge header", FAIL_ONE_LINE, 0, {"dump", "--model", "@D/huge.st", "--src", "t4", "--stage", "src.embed"},
-     {"@D/huge.st", "header"}, make_huge_header},
-    {"FIFO model", FAIL_ONE_LINE, 0, {"info", "--model", "@D/pipe.st"}, {"@D/pipe.st", "FIFO"}, make_fifo},
+     {"@D/huge.st", "header"}, make_huge_header, NULL, 0},
+    {"FIFO model", FAIL_ONE_LINE, 0, {"info", "--model", "@D/pipe.st"}, {"@D/pipe.st", "FIFO"}, make_fifo, NULL, 0},
     {"FIFO as --data", FAIL_ONE_LINE, 0, {"train", "--data", "@D/pipe.st", "--out", "@O/m.st"},
-     {"@D/pipe.st", "FIFO"}, make_fifo},
+     {"@D/pipe.st", "FIFO"}, make_fifo, NULL, 0},
     {"/dev/zero as --data", FAIL_ONE_LINE, 0, {"train", "--data", "/dev/zero", "--out", "@O/m.st"},
-     {"/dev/zero", "device"}, NULL},
+     {"/dev/zero", "device"}, NULL, NULL, 0},
     {"/dev/zero as eval --data", FAIL_ONE_LINE, 0, {"eval", "--model", "@M", "--data", "/dev/zero"},
-     {"/dev/zero", "device"}, NULL},
+     {"/dev/zero", "device"}, NULL, NULL, 0},
     {"one 20 MB line", FAIL_ONE_LINE, 0, {"train", "--data", "@D/long.tsv", "--out", "@O/m.st"},
-     {"@D/long.tsv:1:", "line longer than 16 MiB"}, make_long_line},
+     {"@D/long.tsv:1:", "line longer than 16 MiB"}, make_long_line, NULL, 0},
     {"one 20 MB line, eval", FAIL_ONE_LINE, 0, {"eval", "--model", "@M", "--data", "@D/long.tsv"},
-     {"@D/long.tsv:1:", "line longer than 16 MiB"}, make_long_line},
-    /* larger than the address-space limit: only the 16 MiB line limit lets it through */
+     {"@D/long.tsv:1:", "line longer than 16 MiB"}, make_long_line, NULL, 0},
+    /* larger than the address-space limit, zeros: the first NUL byte ends it */
     {"3 GiB without a newline", FAIL_ONE_LINE, 0, {"train", "--data", "@D/nonl.tsv", "--out", "@O/m.st"},
-     {"@D/nonl.tsv:1:", "line longer than 16 MiB"}, make_no_newline},
+     {"@D/nonl.tsv:1:", "NUL byte"}, make_no_newline, NULL, 0},
     {"one 20 MB line, shot --task", FAIL_ONE_LINE, 0,
      {"shot", "--view", "train", "--task", "@D/long.tsv", "--out", "@O/s.png"},
-     {"@D/long.tsv:1:", "line longer than 16 MiB"}, make_long_line},
+     {"@D/long.tsv:1:", "line longer than 16 MiB"}, make_long_line, NULL, 0},
     {"FIFO as shot --task", FAIL_ONE_LINE, 0, {"shot", "--view", "train", "--task", "@D/pipe.st", "--out", "@O/s.png"},
-     {"@D/pipe.st", "FIFO"}, make_fifo},
+     {"@D/pipe.st", "FIFO"}, make_fifo, NULL, 0},
     {"unwritable --out", FAIL_ONE_LINE, 0, {"train", "--task", "copy", "--steps", "100000", "--out", "/proc/m.st"},
-     {"/proc"}, NULL},
+     {"/proc"}, NULL, NULL, 0},
     {"--out in a file", FAIL_ONE_LINE, 0, {"train", "--task", "copy", "--steps", "100000", "--out", "@M/m.st"},
-     {"@M"}, NULL},
+     {"@M"}, NULL, NULL, 0},
     /* as root a chmod'ed folder stays writable: the case is meaningful for users only */
     {"read-only folder", FAIL_ONE_LINE, 0, {"train", "--task", "copy", "--steps", "100000", "--out", "@D/ro/m.st"},
-     {"@D/ro"}, make_readonly},
+     {"@D/ro"}, make_readonly, NULL, 0},
     {"missing folder", FAIL_ONE_LINE, 0, {"train", "--task", "copy", "--steps", "100000", "--out", "@D/missing/m.st"},
-     {"@D/missing"}, NULL},
+     {"@D/missing"}, NULL, NULL, 0},
     {"header-only TSV for eval", FAIL_ONE_LINE, 0, {"eval", "--model", "@M", "--data", "@D/header.tsv"},
-     {"@D/header.tsv", "none held out"}, make_header_only},
-    {"invalid UTF-8 source", FAIL_ONE_LINE, 0, {"translate", "--model", "@M", "bad \xff"}, {"UTF-8"}, NULL},
+     {"@D/header.tsv", "none held out"}, make_header_only, NULL, 0},
+    {"invalid UTF-8 source", FAIL_ONE_LINE, 0, {"translate", "--model", "@M", "bad \xff"}, {"UTF-8"}, NULL, NULL, 0},
     {"unknown stage", FAIL_ONE_LINE, 0, {"dump", "--model", "@M", "--src", "t4", "--stage", "nosuch"},
-     {"nosuch"}, NULL},
+     {"nosuch"}, NULL, NULL, 0},
     {"dump --layer out of range", FAIL_ONE_LINE, 0,
      {"dump", "--model", "@M", "--src", "t4", "--stage", "enc.self.weights", "--layer", "5", "--head", "0"},
-     {"layer 5"}, NULL},
+     {"layer 5"}, NULL, NULL, 0},
     {"dump --head out of range", FAIL_ONE_LINE, 0,
      {"dump", "--model", "@M", "--src", "t4", "--stage", "enc.self.weights", "--layer", "0", "--head", "9"},
-     {"head"}, NULL},
+     {"head"}, NULL, NULL, 0},
     /* shot refuses a bad input as dump does, in one line */
     {"shot invalid UTF-8 source", FAIL_ONE_LINE, 0,
      {"shot", "--model", "@M", "--stage", "src.embed", "--src", "bad \xff", "--out", "@O/s.png"},
-     {"UTF-8"}, NULL},
+     {"UTF-8"}, NULL, NULL, 0},
     /* a layer the model does not have is refused, not clamped */
     {"shot --layer out of range", FAIL_ONE_LINE, 0,
      {"shot", "--model", "@M", "--stage", "enc.self.weights", "--layer", "63", "--head", "127", "--out", "@O/s.png"},
-     {"layer"}, NULL},
+     {"layer"}, NULL, NULL, 0},
+    /* endless input: a NUL byte, a line that never ends on a stream, a
+     * device or FIFO as a Marian eval's --data: an error at once */
+    {"translate < /dev/zero", FAIL_ONE_LINE, 0, {"translate", "--model", "@M"}, {"<stdin>:1:", "NUL byte"}, NULL,
+     "/dev/zero", 0},
+    {"translate < /dev/urandom", FAIL_IN_TIME, 0, {"translate", "--model", "@M"}, {NULL}, NULL, "/dev/urandom", 0},
+    {"Marian translate < /dev/zero", FAIL_ONE_LINE, 0, {"translate", "--model", "@S"}, {"NUL byte"}, NULL,
+     "/dev/zero", 0},
+    {"translate < endless FIFO", FAIL_ONE_LINE, 0, {"translate", "--model", "@M"},
+     {"<stdin>:1:", "longer than 16 MiB on a stream"}, make_endless_fifo, "@D/endless.fifo", 200},
+    {"Marian eval --data /dev/zero", FAIL_ONE_LINE, 0, {"eval", "--model", "@S", "--data", "/dev/zero"},
+     {"/dev/zero", "device"}, NULL, NULL, 0},
+    {"Marian eval --data /dev/urandom", FAIL_ONE_LINE, 0, {"eval", "--model", "@S", "--data", "/dev/urandom"},
+     {"/dev/urandom", "device"}, NULL, NULL, 0},
+    {"Marian eval --data FIFO", FAIL_ONE_LINE, 0, {"eval", "--model", "@S", "--data", "@D/pipe.st"},
+     {"@D/pipe.st", "FIFO"}, make_fifo, NULL, 0},
+    {"Marian eval --data - < /dev/zero", FAIL_ONE_LINE, 0, {"eval", "--model", "@S", "--data", "-"},
+     {"<stdin>:1:", "NUL byte"}, NULL, "/dev/zero", 0},
+    {"eval --data - < /dev/urandom", FAIL_IN_TIME, 0, {"eval", "--model", "@M", "--data", "-"}, {NULL}, NULL,
+     "/dev/urandom", 0},
+    {"train --data - < /dev/zero", FAIL_ONE_LINE, 0, {"train", "--data", "-", "--out", "@O/m.st"},
+     {"<stdin>:1:", "NUL byte"}, NULL, "/dev/zero", 0},
+    {"train --data - < endless FIFO", FAIL_ONE_LINE, 0, {"train", "--data", "-", "--out", "@O/m.st"},
+     {"<stdin>:1:", "longer than 16 MiB on a stream"}, make_endless_fifo, "@D/endless.fifo", 200},
+    /* a line of 600,000 words is measured before sentencepiece splits it */
+    {"Marian eval, one 600,000-word line", FAIL_IN_TIME, 0, {"eval", "--model", "@S", "--data", "@D/words.tsv"},
+     {"no \"source<TAB>reference\" line"}, make_many_words, NULL, 100},
     /* typed control tokens are text: <unk> with the unknown-word notice */
-    {"typed control tokens", SUCCEED, 0, {"translate", "--model", "@M", "<pad> <bos> <eos>"}, {"<unk>"}, NULL},
+    {"typed control tokens", SUCCEED, 0, {"translate", "--model", "@M", "<pad> <bos> <eos>"}, {"<unk>"}, NULL, NULL, 0},
     /* a tiny wide model: memory follows the input, not max_len 4096 x 32 heads */
-    {"tiny wide model", SUCCEED, 0, {"translate", "--model", "@D/wide.st", "t4 t5"}, {NULL}, make_wide},
+    {"tiny wide model", SUCCEED, 0, {"translate", "--model", "@D/wide.st", "t4 t5"}, {NULL}, make_wide, NULL, 0},
 };
 #define N_CASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -203,9 +270,11 @@ static void expand(char *out, size_t cap, const char *s, const char *dir, const 
     for (; *s && o + 1 < cap; s++) {
         const char *rep = NULL;
         char mp[256];
-        if (s[0] == '@' && (s[1] == 'D' || s[1] == 'M' || s[1] == 'O')) {
+        if (s[0] == '@' && (s[1] == 'D' || s[1] == 'M' || s[1] == 'O' || s[1] == 'S')) {
             if (s[1] == 'M')
                 snprintf(mp, sizeof mp, "%s/good.st", dir);
+            if (s[1] == 'S')
+                snprintf(mp, sizeof mp, "tests/fixtures/marian/spm_model");
             rep = s[1] == 'D' ? dir : s[1] == 'O' ? odir : mp;
             s++;
         }
@@ -250,6 +319,9 @@ static int run_case(int k, const Case *c)
         argv[n++] = argbuf[i];
     }
     argv[n] = NULL;
+    char in[256] = "/dev/null";
+    if (c->in)
+        expand(in, sizeof in, c->in, g_dir, odir);
     fflush(stdout);
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -259,8 +331,8 @@ static int run_case(int k, const Case *c)
             setrlimit(RLIMIT_AS, &rl);
         alarm(TIME_LIMIT); /* SIGALRM ends a hung child */
         int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int nul = open("/dev/null", O_RDWR);
-        dup2(nul, 0);
+        int nul = open("/dev/null", O_RDWR), input = open(in, O_RDONLY);
+        dup2(input, 0);
         dup2(nul, 1);
         dup2(fd, 2);
         setenv("OPENBLAS_NUM_THREADS", "1", 1);
@@ -268,7 +340,9 @@ static int run_case(int k, const Case *c)
         _exit(127);
     }
     int status = 0;
-    waitpid(pid, &status, 0);
+    struct rusage ru = {0};
+    wait4(pid, &status, 0, &ru);
+    long rss_mb = ru.ru_maxrss / 1024; /* KiB on Linux */
     char text[8192] = {0};
     int lines = tu_read_lines(errf, text, sizeof text);
     char why[768] = "";
@@ -277,8 +351,10 @@ static int run_case(int k, const Case *c)
                  WTERMSIG(status) == SIGALRM ? " (time-out)" : "");
     else if (c->expect == SUCCEED && WEXITSTATUS(status) != 0)
         snprintf(why, sizeof why, "exit %d, want 0", WEXITSTATUS(status));
-    else if (c->expect == FAIL_ONE_LINE && WEXITSTATUS(status) == 0)
+    else if (c->expect != SUCCEED && WEXITSTATUS(status) == 0)
         snprintf(why, sizeof why, "exit 0, want an error");
+    else if (c->max_rss_mb > 0 && rss_mb > c->max_rss_mb)
+        snprintf(why, sizeof why, "took %ld MB, want at most %d", rss_mb, c->max_rss_mb);
     else if (c->expect == FAIL_ONE_LINE && lines != 1)
         snprintf(why, sizeof why, "%d lines on stderr, want 1", lines);
     for (int i = 0; !why[0] && i < 3 && c->want[i]; i++) {

@@ -830,12 +830,13 @@ static void test_tsv_unbounded_inputs(void **state)
     /* one 20 MB line of words */
     tu_write_long_line(big, (size_t)20 << 20);
     expect_load_error_rlimit(big, ":1: line longer than 16 MiB", 0);
-    /* 200 MB without a newline, with 64 MiB of memory to spare: the limit,
-     * not the file, decides the memory; never "no usable sentence pairs" */
+    /* 200 MB of zeros without a newline, with 64 MiB of memory to spare:
+     * the first NUL byte ends it (binary data), never "no usable sentence
+     * pairs" and never memory that follows the file */
     int fd = open(nonl, O_WRONLY | O_CREAT, 0600);
     assert_true(fd >= 0 && ftruncate(fd, (off_t)200 << 20) == 0);
     close(fd);
-    expect_load_error_rlimit(nonl, ":1: line longer than 16 MiB", (size_t)64 << 20);
+    expect_load_error_rlimit(nonl, ":1: a NUL byte", (size_t)64 << 20);
     tu_scratch_remove(dir);
 }
 

@@ -75,9 +75,40 @@ static void test_lines_with_a_limit(void **state)
     fclose(f);
 }
 
+/* A NUL byte ends reading at once (TF_LINE_NUL), wherever it is; a line
+ * longer than the limit on a pipe is not skipped (it may never end):
+ * TF_LINE_ENDLESS after limit bytes, not a read to the end of the stream. */
+static void test_endless_streams(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t cap = 0;
+    FILE *z = fopen("/dev/zero", "rb");
+    assert_non_null(z);
+    expect_true(tf_read_line(z, &buf, &cap, TF_LINE_MAX) == TF_LINE_NUL, "/dev/zero: a NUL byte");
+    expect_true(cap == 0, "nothing kept for it (cap %zu)", cap);
+    fclose(z);
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    char block[4096];
+    memset(block, 'a', sizeof block);
+    assert_true(write(fd[1], "ok\n", 3) == 3 && write(fd[1], block, sizeof block) == (ssize_t)sizeof block);
+    FILE *p = fdopen(fd[0], "rb");
+    assert_non_null(p);
+    expect_true(tf_read_line(p, &buf, &cap, 100) == 2 && strcmp(buf, "ok") == 0, "a line first");
+    ssize_t n = tf_read_line(p, &buf, &cap, 100); /* the writer is still open: a skip would block */
+    expect_true(n == TF_LINE_ENDLESS, "an over-long line on a pipe: %zd", n);
+    char why[96];
+    expect_true(strstr(tf_line_error(n, TF_LINE_MAX, why, sizeof why), "on a stream") != NULL, "%s", why);
+    fclose(p);
+    close(fd[1]);
+    free(buf);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown,
            cmocka_unit_test(test_only_regular_files),
-           cmocka_unit_test(test_lines_with_a_limit));
+           cmocka_unit_test(test_lines_with_a_limit),
+           cmocka_unit_test(test_endless_streams));
 }
