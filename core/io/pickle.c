@@ -1,6 +1,13 @@
 /* pickle.c - a torch.save(state_dict) reader that executes nothing (see
  * pickle.h). Every value lives in one arena freed at the end; the memo and
- * the stack hold pointers into it. */
+ * the stack hold pointers into it.
+ *
+ * Memory follows the input: a state dict's stack is a few thousand values
+ * deep at most (SETITEMS batches of 1000 pairs) with a handful of MARKs, so
+ * the stack, the MARKs on it and the memo are capped, and every byte the
+ * reader takes is counted against a budget of a few MB plus a small
+ * multiple of the pickle's length. A stack bomb ("]]]]...", "((((...") or a
+ * pickle that builds values without end fails in milliseconds. */
 #include "pickle.h"
 
 #include <math.h>
@@ -16,11 +23,11 @@ enum { G_ODICT, G_REBUILD, G_STORAGE_F32, G_STORAGE_F16, G_STORAGE_BF16 };
 
 typedef struct Val {
     int kind;
+    int n, cap;
     long long i; /* int, bool, global id, storage numel */
     char *s;     /* string, storage key */
     struct Val **it;
-    int n, cap;
-    PkTensor t;
+    PkTensor *t; /* a tensor's, owned */
 } Val;
 
 typedef struct Pk {
@@ -33,12 +40,34 @@ typedef struct Pk {
     size_t sp, cap_st;
     Val **memo;
     size_t cap_memo;
+    size_t marks;        /* MARKs on the stack */
+    size_t bytes, budget; /* taken so far; the most that may be */
+    int over;             /* the budget was exceeded (the error is set) */
 } Pk;
 
 #define PK_MAX_ITEMS (1 << 24)
+#define PK_MAX_STACK ((size_t)1 << 16) /* values on the stack */
+#define PK_MAX_MARKS 64                /* MARKs on the stack at once */
+#define PK_BUDGET_BASE ((size_t)24 << 20) /* a 10 KB state dict pickle takes 160 KB */
+#define PK_BUDGET_PER_BYTE 4
+
+/* Count n more bytes against the budget: 0, or -1 with the error set. */
+static int take(Pk *k, size_t n)
+{
+    if (n > k->budget - k->bytes) {
+        tf_fail(k->err, "%s: the pickle needs more than %zu MiB, far more than a state dict of its size; refused",
+                k->name, k->budget >> 20);
+        k->over = 1;
+        return -1;
+    }
+    k->bytes += n;
+    return 0;
+}
 
 static Val *new_val(Pk *k, int kind)
 {
+    if (take(k, sizeof(Val) + 16 + sizeof(Val *)))
+        return NULL;
     if (k->n_all == k->cap_all) {
         size_t c = k->cap_all ? k->cap_all * 2 : 256;
         Val **a = realloc(k->all, c * sizeof *a);
@@ -55,11 +84,11 @@ static Val *new_val(Pk *k, int kind)
     return v;
 }
 
-static int add_item(Val *c, Val *x)
+static int add_item(Pk *k, Val *c, Val *x)
 {
     if (c->n == c->cap) {
         int cap = c->cap ? c->cap * 2 : 4;
-        if (cap > PK_MAX_ITEMS)
+        if (cap > PK_MAX_ITEMS || take(k, (size_t)(cap - c->cap) * sizeof(Val *)))
             return -1;
         Val **it = realloc(c->it, (size_t)cap * sizeof *it);
         if (!it)
@@ -74,11 +103,17 @@ static int add_item(Val *c, Val *x)
 static int push(Pk *k, Val *v)
 {
     if (!v)
-        return tf_fail(k->err, "%s: out of memory", k->name);
+        return k->over ? -1 : tf_fail(k->err, "%s: out of memory", k->name);
+    if (k->sp >= PK_MAX_STACK)
+        return tf_fail(k->err, "%s: the pickle's stack grows past %zu values; a state dict's never does; refused",
+                       k->name, PK_MAX_STACK);
+    if (v->kind == V_MARK && k->marks >= PK_MAX_MARKS)
+        return tf_fail(k->err, "%s: the pickle nests more than %d MARKs; a state dict's never does; refused",
+                       k->name, PK_MAX_MARKS);
     if (k->sp == k->cap_st) {
         size_t c = k->cap_st ? k->cap_st * 2 : 64;
-        if (c > PK_MAX_ITEMS)
-            return tf_fail(k->err, "%s: the pickle's stack is too deep", k->name);
+        if (take(k, (c - k->cap_st) * sizeof(Val *)))
+            return -1;
         Val **s = realloc(k->st, c * sizeof *s);
         if (!s)
             return tf_fail(k->err, "%s: out of memory", k->name);
@@ -86,7 +121,16 @@ static int push(Pk *k, Val *v)
         k->cap_st = c;
     }
     k->st[k->sp++] = v;
+    k->marks += v->kind == V_MARK;
     return 0;
+}
+
+/* Lower the stack to sp, counting the MARKs that leave it. */
+static void drop_to(Pk *k, size_t sp)
+{
+    for (size_t i = sp; i < k->sp; i++)
+        k->marks -= k->st[i]->kind == V_MARK;
+    k->sp = sp;
 }
 
 static Val *pop(Pk *k)
@@ -137,7 +181,7 @@ static int arg(Pk *k, int w, unsigned long long *v)
 static Val *str_val(Pk *k, const unsigned char *s, size_t n)
 {
     Val *v = new_val(k, V_STR);
-    if (!v || !(v->s = malloc(n + 1)))
+    if (!v || take(k, n + 17) || !(v->s = malloc(n + 1)))
         return NULL;
     memcpy(v->s, s, n);
     v->s[n] = 0;
@@ -169,15 +213,19 @@ static int memo_put(Pk *k, size_t idx)
 {
     if (k->sp == 0)
         return tf_fail(k->err, "%s: the pickle memoizes an empty stack", k->name);
-    if (idx >= PK_MAX_ITEMS)
+    /* a pickle numbers its memo from 0 as it goes: an index beyond the
+     * values made so far only asks for memory */
+    if (idx >= PK_MAX_ITEMS || idx > k->n_all + 64)
         return tf_fail(k->err, "%s: memo index %zu is too large", k->name, idx);
     if (idx >= k->cap_memo) {
         size_t c = k->cap_memo ? k->cap_memo : 64;
         while (c <= idx)
             c *= 2;
+        if (take(k, (c - k->cap_memo) * sizeof(Val *)))
+            return -1;
         Val **m = realloc(k->memo, c * sizeof *m);
         if (!m)
-            return tf_fail(k->err, "%s: out of memory", k->name);
+            return k->over ? -1 : tf_fail(k->err, "%s: out of memory", k->name);
         memset(m + k->cap_memo, 0, (c - k->cap_memo) * sizeof *m);
         k->memo = m;
         k->cap_memo = c;
@@ -201,11 +249,11 @@ static int collect(Pk *k, int kind)
         return -1;
     Val *c = new_val(k, kind);
     if (!c)
-        return tf_fail(k->err, "%s: out of memory", k->name);
+        return k->over ? -1 : tf_fail(k->err, "%s: out of memory", k->name);
     for (size_t i = (size_t)m; i < k->sp; i++)
-        if (add_item(c, k->st[i]))
-            return tf_fail(k->err, "%s: out of memory", k->name);
-    k->sp = (size_t)m - 1;
+        if (add_item(k, c, k->st[i]))
+            return k->over ? -1 : tf_fail(k->err, "%s: out of memory", k->name);
+    drop_to(k, (size_t)m - 1);
     return push(k, c);
 }
 
@@ -221,32 +269,35 @@ static Val *rebuild(Pk *k, const Val *a)
         return NULL;
     }
     Val *v = new_val(k, V_TENSOR);
-    if (!v)
+    if (!v || take(k, sizeof(PkTensor) + 16) || !(v->t = calloc(1, sizeof *v->t))) {
+        if (!k->over)
+            tf_fail(k->err, "%s: out of memory", k->name);
         return NULL;
+    }
     const Val *s = a->it[0];
-    v->t.storage = s->s;
-    v->t.dtype = (int)(s->i >> 40);
-    v->t.storage_numel = s->i & ((1ll << 40) - 1);
-    v->t.offset = a->it[1]->i;
-    v->t.nd = a->it[2]->n;
+    v->t->storage = s->s;
+    v->t->dtype = (int)(s->i >> 40);
+    v->t->storage_numel = s->i & ((1ll << 40) - 1);
+    v->t->offset = a->it[1]->i;
+    v->t->nd = a->it[2]->n;
     long long expect = 1;
-    v->t.contiguous = 1;
-    for (int d = v->t.nd - 1; d >= 0; d--) {
+    v->t->contiguous = 1;
+    for (int d = v->t->nd - 1; d >= 0; d--) {
         const Val *sz = a->it[2]->it[d], *sd = a->it[3]->it[d];
         if (!is_int(sz) || !is_int(sd) || sz->i < 0 || sz->i > (1ll << 40)) {
             tf_fail(k->err, "%s: a tensor's size or stride is not an integer", k->name);
             return NULL;
         }
-        v->t.shape[d] = sz->i;
+        v->t->shape[d] = sz->i;
         if (sz->i != 1 && sd->i != expect)
-            v->t.contiguous = 0;
+            v->t->contiguous = 0;
         expect *= sz->i;
         if (expect > (1ll << 40)) {
             tf_fail(k->err, "%s: a tensor is too large", k->name);
             return NULL;
         }
     }
-    if (v->t.offset < 0 || v->t.offset + expect > v->t.storage_numel) {
+    if (v->t->offset < 0 || v->t->offset + expect > v->t->storage_numel) {
         tf_fail(k->err, "%s: a tensor reaches outside its storage", k->name);
         return NULL;
     }
@@ -285,7 +336,7 @@ static int persid(Pk *k)
         return tf_fail(k->err, "%s: a persistent id that is not a float storage", k->name);
     Val *s = new_val(k, V_STORAGE);
     if (!s)
-        return tf_fail(k->err, "%s: out of memory", k->name);
+        return k->over ? -1 : tf_fail(k->err, "%s: out of memory", k->name);
     s->s = pid->it[2]->s;
     s->i = ((long long)(pid->it[1]->i - G_STORAGE_F32) << 40) | pid->it[4]->i;
     return push(k, s);
@@ -299,9 +350,9 @@ static int setitems(Pk *k, long m)
     if (d->kind == V_DICT && (k->sp - (size_t)m) % 2)
         return tf_fail(k->err, "%s: SETITEMS with an odd number of items", k->name);
     for (size_t i = (size_t)m; i < k->sp; i++)
-        if (add_item(d, k->st[i]))
-            return tf_fail(k->err, "%s: out of memory", k->name);
-    k->sp = (size_t)m;
+        if (add_item(k, d, k->st[i]))
+            return k->over ? -1 : tf_fail(k->err, "%s: out of memory", k->name);
+    drop_to(k, (size_t)m);
     return 0;
 }
 
@@ -364,12 +415,14 @@ static int step(Pk *k, int *stop)
             return tf_fail(k->err, "%s: TUPLE%d on a short stack", k->name, m);
         v = new_val(k, V_TUPLE);
         if (!v)
-            return tf_fail(k->err, "%s: out of memory", k->name);
+            return k->over ? -1 : tf_fail(k->err, "%s: out of memory", k->name);
         for (int i = m; i > 0; i--) {
-            if (k->st[k->sp - (size_t)i]->kind == V_MARK || add_item(v, k->st[k->sp - (size_t)i]))
+            if (k->st[k->sp - (size_t)i]->kind == V_MARK)
                 return tf_fail(k->err, "%s: a malformed TUPLE%d", k->name, m);
+            if (add_item(k, v, k->st[k->sp - (size_t)i]))
+                return k->over ? -1 : tf_fail(k->err, "%s: out of memory", k->name);
         }
-        k->sp -= (size_t)m;
+        drop_to(k, k->sp - (size_t)m);
         return push(k, v);
     }
     case 'X': case 0x8c: case 0x8d: { /* BINUNICODE, SHORT_BINUNICODE, BINUNICODE8 */
@@ -435,6 +488,7 @@ static int step(Pk *k, int *stop)
         /* drop the MARK: move the items down one */
         memmove(k->st + m - 1, k->st + m, (k->sp - (size_t)m) * sizeof *k->st);
         k->sp--;
+        k->marks--;
         return setitems(k, m - 1);
     }
     case 'b': { /* BUILD: the state (e.g. _metadata) is not needed */
@@ -466,9 +520,9 @@ static int build_table(Pk *k, const Val *d, PkTable *out)
         if (key->kind != V_STR || val->kind != V_TENSOR)
             return tf_fail(k->err, "%s: state dict entry %d is not a name and a tensor", k->name, i / 2);
         PkTensor *t = &out->t[out->n++];
-        *t = val->t;
+        *t = *val->t;
         t->name = strdup(key->s);
-        t->storage = strdup(val->t.storage);
+        t->storage = strdup(val->t->storage);
         if (!t->name || !t->storage)
             return tf_fail(k->err, "%s: out of memory", k->name);
     }
@@ -478,7 +532,8 @@ static int build_table(Pk *k, const Val *d, PkTable *out)
 int pk_parse(const unsigned char *buf, size_t len, const char *name, PkTable *out, TfErr *err)
 {
     memset(out, 0, sizeof *out);
-    Pk k = {buf, buf + len, name, err, NULL, 0, 0, NULL, 0, 0, NULL, 0};
+    Pk k = {buf, buf + len, name, err, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, 0, 0, 0};
+    k.budget = PK_BUDGET_BASE + (len < ((size_t)1 << 40) ? len * PK_BUDGET_PER_BYTE : (size_t)1 << 45);
     int stop = 0, rc = 0;
     while (!stop && rc == 0)
         rc = step(&k, &stop);
@@ -490,6 +545,7 @@ int pk_parse(const unsigned char *buf, size_t len, const char *name, PkTable *ou
         if (k.all[i]->kind == V_STR)
             free(k.all[i]->s);
         free(k.all[i]->it);
+        free(k.all[i]->t);
         free(k.all[i]);
     }
     free(k.all);
@@ -520,7 +576,10 @@ const PkTensor *pk_find(const PkTable *t, const char *name)
 
 /* ---- the zip ---- */
 
-#define PKL_MAX ((zip_uint64_t)256 << 20)
+/* a state dict's pickle is tens of KB (names and shapes; the data are
+ * other entries): 16 MiB is far beyond any, and it is refused before it
+ * is inflated */
+#define PKL_MAX ((zip_uint64_t)16 << 20)
 
 int pt_open(PtFile *f, const char *path, TfErr *err)
 {
@@ -550,8 +609,11 @@ int pt_open(PtFile *f, const char *path, TfErr *err)
     if (idx < 0)
         return tf_fail(err, "%s: no data.pkl in the archive", path);
     zip_stat_t st;
-    if (zip_stat_index(z, (zip_uint64_t)idx, 0, &st) || !(st.valid & ZIP_STAT_SIZE) || st.size > PKL_MAX)
-        return tf_fail(err, "%s: data.pkl is unreadable or too large", path);
+    if (zip_stat_index(z, (zip_uint64_t)idx, 0, &st) || !(st.valid & ZIP_STAT_SIZE))
+        return tf_fail(err, "%s: data.pkl is unreadable", path);
+    if (st.size > PKL_MAX)
+        return tf_fail(err, "%s: data.pkl is %.0f MiB, too large for a state dict's pickle (at most %d MiB)", path,
+                       (double)st.size / (1 << 20), (int)(PKL_MAX >> 20));
     unsigned char *buf = malloc(st.size ? st.size : 1);
     zip_file_t *zf = buf ? zip_fopen_index(z, (zip_uint64_t)idx, 0) : NULL;
     int rc = -1;

@@ -1,6 +1,8 @@
 /* fuzz_pickle.c - libFuzzer target for the torch.save pickle reader: any
  * byte string must give a table or fail with a message, never crash, leak
- * or run anything. Seeds: tests/fuzz/corpus_pickle/ (a real data.pkl). */
+ * or run anything, and fail fast and small on stack, MARK and memo bombs.
+ * Seeds: tests/fuzz/corpus_pickle/ (a real data.pkl, and the stack-depth
+ * cases: deep lists, Nones and MARKs, flat appends, a far memo index). */
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,10 +1,15 @@
 /* test_pickle.c - the torch.save reader: a real pytorch_model.bin (made by
  * torch.save in tools/marian_fixture.py) is read, and pickles that would
  * run code or use opcodes a state dict does not need are refused with one
- * line naming the reason. */
+ * line naming the reason; stack, MARK and memo bombs and a huge data.pkl
+ * fail at once in a few MB. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zip.h>
 
 #include "pickle.h"
 #include "test_util.h"
@@ -71,8 +76,114 @@ static void test_bad_zip(void **state)
     pt_close(&f);
 }
 
+/* Peak resident memory of this process, in MiB. */
+static long peak_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024;
+}
+
+/* Parse n bytes (made by fill) in a child: refused naming want, and the
+ * child's peak memory grows by at most 48 MiB beyond the input. */
+static void bomb(const char *what, size_t n, void (*fill)(unsigned char *, size_t), const char *want)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        unsigned char *b = malloc(n);
+        if (!b)
+            _exit(3);
+        fill(b, n);
+        long before = peak_mib();
+        PkTable t;
+        TfErr err = {{0}};
+        int rc = pk_parse(b, n, "bomb.pkl", &t, &err);
+        long grew = peak_mib() - before;
+        printf("  %s (%zu bytes): %s (+%ld MiB)\n", what, n, err.msg, grew);
+        fflush(stdout);
+        _exit(rc != 0 && strstr(err.msg, want) && grew <= 48 ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    expect_true(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: refused naming '%s' within 48 MiB (status %d)", what,
+                want, st);
+}
+
+static void fill_lists(unsigned char *b, size_t n)
+{
+    memcpy(b, "\x80\x02", 2);
+    memset(b + 2, ']', n - 2);
+}
+
+static void fill_marks(unsigned char *b, size_t n)
+{
+    memcpy(b, "\x80\x02", 2);
+    memset(b + 2, '(', n - 2);
+}
+
+static void fill_appends(unsigned char *b, size_t n) /* ] then "]a" forever: a flat stack, values without end */
+{
+    memcpy(b, "\x80\x02]", 3);
+    for (size_t i = 3; i + 1 < n; i += 2)
+        b[i] = ']', b[i + 1] = 'a';
+    b[n - 1] = '.';
+}
+
+static void fill_nones(unsigned char *b, size_t n)
+{
+    memcpy(b, "\x80\x02", 2);
+    memset(b + 2, 'N', n - 2);
+}
+
+static void fill_memo(unsigned char *b, size_t n) /* ] and LONG_BINPUT 16,000,000 */
+{
+    memset(b, '.', n);
+    memcpy(b, "\x80\x02]r\x00\x24\xf4\x00", 8);
+}
+
+static void test_bombs(void **state)
+{
+    (void)state;
+    bomb("5 MB of ]", 5u << 20, fill_lists, "stack grows past");
+    bomb("5 MB of (", 5u << 20, fill_marks, "MARKs");
+    bomb("5 MB of N", 5u << 20, fill_nones, "stack grows past");
+    bomb("5 MB of ]a", 5u << 20, fill_appends, "more than");
+    bomb("memo index 16 million", 64, fill_memo, "memo index");
+}
+
+/* A pytorch_model.bin whose data.pkl inflates to 20 MB (from a few KB) is
+ * refused before it is inflated. */
+static void test_huge_data_pkl(void **state)
+{
+    (void)state;
+    char dir[64], path[128];
+    assert_int_equal(tu_scratch(dir, sizeof dir, "pklzip"), 0);
+    snprintf(path, sizeof path, "%s/pytorch_model.bin", dir);
+    size_t n = (size_t)20 << 20;
+    unsigned char *b = malloc(n);
+    assert_non_null(b);
+    fill_nones(b, n);
+    int ze = 0;
+    zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &ze);
+    assert_non_null(z);
+    zip_source_t *src = zip_source_buffer(z, b, n, 0);
+    assert_true(src && zip_file_add(z, "archive/data.pkl", src, ZIP_FL_OVERWRITE) >= 0);
+    assert_int_equal(zip_close(z), 0);
+    free(b);
+    PtFile f;
+    TfErr err = {{0}};
+    long before = peak_mib();
+    expect_true(pt_open(&f, path, &err) != 0 && strstr(err.msg, "too large"), "refused: %s", err.msg);
+    printf("  %s (+%ld MiB)\n", err.msg, peak_mib() - before);
+    expect_true(peak_mib() - before < 16, "not inflated");
+    pt_close(&f);
+    tu_scratch_remove(dir);
+}
+
 int main(void)
 {
     TU_RUN(NULL, NULL, cmocka_unit_test(test_torch_save_file), cmocka_unit_test(test_refused),
-           cmocka_unit_test(test_bad_zip));
+           cmocka_unit_test(test_bad_zip), cmocka_unit_test(test_bombs), cmocka_unit_test(test_huge_data_pkl));
 }
