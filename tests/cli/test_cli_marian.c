@@ -123,6 +123,31 @@ static void test_convert_tables(void **state)
     expect_true(access(path, F_OK) != 0, "nothing written");
 }
 
+/* convert onto its own input: --out naming a file of the folder (or any
+ * path inside it, through .. or a symlink) is refused and every file of
+ * the folder is unchanged. */
+static void test_convert_onto_input(void **state)
+{
+    (void)state;
+    char dir[256], out[8192], link[256];
+    path_in(dir, sizeof dir, "conv");
+    path_in(link, sizeof link, "conv-link");
+    assert_int_equal(tu_sh("cp -r tests/fixtures/marian/swish_f32 '%s' && ln -sfn '%s' '%s'", dir, dir, link), 0);
+    const char *outs[] = {"vocab.json", "config.json", "model.safetensors", "generation_config.json", "new.st",
+                          "../conv/x.st"};
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
+        int rc = run(out, sizeof out, "'%s' convert '%s' --out '%s/%s'", g_cli, dir, dir, outs[i]);
+        expect_true(rc != 0 && strstr(out, "inside the folder") && tu_count(out, strlen(out), "\n") == 1,
+                    "--out %s refused in one line: %s", outs[i], out);
+    }
+    int rc = run(out, sizeof out, "'%s' convert '%s' --out '%s/x.st'", g_cli, link, dir);
+    expect_true(rc != 0 && strstr(out, "inside the folder"), "through a symlink: %s", out);
+    rc = tu_sh("cd '%s' && for f in *; do cmp -s \"$f\" \"$OLDPWD/tests/fixtures/marian/swish_f32/$f\" || exit 1; done "
+               "&& test $(ls | wc -l) = $(ls $OLDPWD/tests/fixtures/marian/swish_f32 | wc -l)", dir);
+    expect_true(rc == 0, "the folder is unchanged");
+    tu_sh("rm -rf '%s' '%s'", dir, link);
+}
+
 /* eval reads a TSV through the folder's tokenizer: the port's own greedy
  * texts as references are matched exactly; --task is refused. */
 static void test_eval(void **state)
@@ -310,5 +335,6 @@ int main(int argc, char **argv)
     TU_RUN_CLI(g_cli, argc, argv, setup, teardown, cmocka_unit_test(test_translate_matches_port),
                cmocka_unit_test(test_padded_batch_matches_port),
                cmocka_unit_test(test_target_lang), cmocka_unit_test(test_bad_sentences_and_heads), cmocka_unit_test(test_convert_tables),
+               cmocka_unit_test(test_convert_onto_input),
                cmocka_unit_test(test_eval));
 }
