@@ -2,6 +2,8 @@
 #include "marian.h"
 
 #include <cJSON.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +27,22 @@ static int exists(const char *dir, const char *name)
     return stat(p, &st) == 0;
 }
 
-/* Read dir/name as JSON. Missing: NULL with *missing = 1 (and err set). */
+/* Read dir/name as JSON. Missing: NULL with *missing = 1 (and err set);
+ * a name that is there but cannot be followed (a symlink loop, no
+ * permission) is that error, not "missing". */
 static cJSON *read_json(const char *dir, const char *name, int *missing, TfErr *err)
 {
     char p[4096];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    *missing = !exists(dir, name);
+    struct stat sb;
+    int e = stat(p, &sb) == 0 ? 0 : errno;
+    *missing = e == ENOENT || e == ENOTDIR;
     if (*missing) {
         tf_fail(err, "%s: %s is missing", dir, name);
+        return NULL;
+    }
+    if (e) {
+        tf_fail(err, "%s: %s", p, strerror(e));
         return NULL;
     }
     off_t size = 0;
@@ -59,16 +69,23 @@ static cJSON *read_json(const char *dir, const char *name, int *missing, TfErr *
     return j;
 }
 
-/* An integer field: *v keeps its value when the key is absent or null. */
-static int get_int(const cJSON *o, const char *key, int *v, const char *file, TfErr *err)
+/* An integer field: *v keeps its value when the key is absent or null;
+ * *from (when not NULL) becomes file when the key sets it. Ranges are
+ * checked later, with the key's own range (check_marian). */
+static int get_int(const cJSON *o, const char *key, int *v, const char **from, const char *file, TfErr *err)
 {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!x || cJSON_IsNull(x))
         return 0;
-    if (!cJSON_IsNumber(x) || x->valuedouble != floor(x->valuedouble) ||
-        fabs(x->valuedouble) > 1e9)
-        return tf_fail(err, "%s: %s is not an integer", file, key);
+    if (!cJSON_IsNumber(x))
+        return tf_fail(err, "%s: %s is not a number", file, key);
+    if (x->valuedouble != floor(x->valuedouble))
+        return tf_fail(err, "%s: %s = %g is not an integer", file, key, x->valuedouble);
+    if (x->valuedouble > INT_MAX || x->valuedouble < INT_MIN)
+        return tf_fail(err, "%s: %s = %.0f is far too large", file, key, x->valuedouble);
     *v = (int)x->valuedouble;
+    if (from)
+        *from = file;
     return 0;
 }
 
@@ -76,6 +93,8 @@ typedef struct MarianCfg {
     int d_model, enc_layers, dec_layers, enc_heads, dec_heads, enc_ffn, dec_ffn;
     int vocab, dec_vocab, max_pos, pad, eos, unk, start, max_length, share, scale;
     TfAct act;
+    const char *cfg_file;                                 /* config.json's path */
+    const char *pad_from, *eos_from, *start_from, *len_from; /* the file that set each */
 } MarianCfg;
 
 static int parse_act(const char *s, TfAct *a)
@@ -106,25 +125,28 @@ static int parse_config(const cJSON *j, MarianCfg *c, const char *file, TfErr *e
                      .dec_vocab = -1, .max_pos = 1024, .pad = 58100, .eos = 0, .unk = 1,
                      .start = 58100, .max_length = -1, .share = 1, .scale = 0,
                      .act = TF_ACT_SILU};
+    c->cfg_file = c->pad_from = c->eos_from = c->start_from = file;
+    c->len_from = NULL; /* max_length: not given */
     struct {
         const char *key;
         int *v;
-    } ints[] = {{"d_model", &c->d_model},
-                {"encoder_layers", &c->enc_layers},
-                {"decoder_layers", &c->dec_layers},
-                {"encoder_attention_heads", &c->enc_heads},
-                {"decoder_attention_heads", &c->dec_heads},
-                {"encoder_ffn_dim", &c->enc_ffn},
-                {"decoder_ffn_dim", &c->dec_ffn},
-                {"vocab_size", &c->vocab},
-                {"decoder_vocab_size", &c->dec_vocab},
-                {"max_position_embeddings", &c->max_pos},
-                {"pad_token_id", &c->pad},
-                {"eos_token_id", &c->eos},
-                {"decoder_start_token_id", &c->start},
-                {"max_length", &c->max_length}};
+        const char **from;
+    } ints[] = {{"d_model", &c->d_model, NULL},
+                {"encoder_layers", &c->enc_layers, NULL},
+                {"decoder_layers", &c->dec_layers, NULL},
+                {"encoder_attention_heads", &c->enc_heads, NULL},
+                {"decoder_attention_heads", &c->dec_heads, NULL},
+                {"encoder_ffn_dim", &c->enc_ffn, NULL},
+                {"decoder_ffn_dim", &c->dec_ffn, NULL},
+                {"vocab_size", &c->vocab, NULL},
+                {"decoder_vocab_size", &c->dec_vocab, NULL},
+                {"max_position_embeddings", &c->max_pos, NULL},
+                {"pad_token_id", &c->pad, NULL},
+                {"eos_token_id", &c->eos, NULL},
+                {"decoder_start_token_id", &c->start, NULL},
+                {"max_length", &c->max_length, &c->len_from}};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (get_int(j, ints[i].key, ints[i].v, file, err))
+        if (get_int(j, ints[i].key, ints[i].v, ints[i].from, file, err))
             return -1;
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "activation_function");
     if (a) {
@@ -148,16 +170,59 @@ static int apply_generation(const cJSON *j, MarianCfg *c, const char *file, TfEr
 {
     if (!cJSON_IsObject(j))
         return tf_fail(err, "%s: not a JSON object", file);
-    return get_int(j, "pad_token_id", &c->pad, file, err) ||
-                   get_int(j, "eos_token_id", &c->eos, file, err) ||
-                   get_int(j, "decoder_start_token_id", &c->start, file, err) ||
-                   get_int(j, "max_length", &c->max_length, file, err)
+    return get_int(j, "pad_token_id", &c->pad, &c->pad_from, file, err) ||
+                   get_int(j, "eos_token_id", &c->eos, &c->eos_from, file, err) ||
+                   get_int(j, "decoder_start_token_id", &c->start, &c->start_from, file, err) ||
+                   get_int(j, "max_length", &c->max_length, &c->len_from, file, err)
                ? -1
                : 0;
 }
 
+/* The config in the user's words: each value against its range, named by
+ * the key and the file that holds it (config.json or
+ * generation_config.json), before the engine's own checks. */
+static int check_marian(const MarianCfg *mc, TfErr *err)
+{
+    const char *f = mc->cfg_file;
+    struct {
+        const char *key;
+        int v, lo, hi;
+    } r[] = {{"d_model", mc->d_model, 1, TF_MAX_DMODEL},
+             {"encoder_layers", mc->enc_layers, 1, TF_MAX_LAYERS},
+             {"decoder_layers", mc->dec_layers, 1, TF_MAX_LAYERS},
+             {"encoder_attention_heads", mc->enc_heads, 1, TF_MAX_HEADS},
+             {"decoder_attention_heads", mc->dec_heads, 1, TF_MAX_HEADS},
+             {"encoder_ffn_dim", mc->enc_ffn, 1, TF_MAX_DFF},
+             {"decoder_ffn_dim", mc->dec_ffn, 1, TF_MAX_DFF},
+             {"vocab_size", mc->vocab, 5, TF_MAX_VOCAB},
+             {"max_position_embeddings", mc->max_pos, 2, TF_MAX_LEN}};
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+        if (r[i].v < r[i].lo || r[i].v > r[i].hi)
+            return tf_fail(err, "%s: %s = %d is out of range [%d, %d]", f, r[i].key, r[i].v, r[i].lo, r[i].hi);
+    if (mc->d_model % mc->enc_heads)
+        return tf_fail(err, "%s: d_model %d is not divisible by encoder_attention_heads %d", f, mc->d_model,
+                       mc->enc_heads);
+    struct {
+        const char *key, *from;
+        int v;
+    } id[] = {{"pad_token_id", mc->pad_from, mc->pad},
+              {"eos_token_id", mc->eos_from, mc->eos},
+              {"decoder_start_token_id", mc->start_from, mc->start}};
+    for (size_t i = 0; i < sizeof id / sizeof id[0]; i++)
+        if (id[i].v < 0 || id[i].v >= mc->vocab)
+            return tf_fail(err, "%s: %s = %d is outside the vocabulary of %d (vocab_size in config.json)",
+                           id[i].from, id[i].key, id[i].v, mc->vocab);
+    /* the decoder starts with one token and must be able to end with </s> */
+    if (mc->len_from && mc->max_length < 2)
+        return tf_fail(err, "%s: max_length = %d: at least 2 (the start token and </s>)", mc->len_from,
+                       mc->max_length);
+    return 0;
+}
+
 static int to_tf_config(const MarianCfg *mc, TfConfig *c, const char *file, TfErr *err)
 {
+    if (check_marian(mc, err))
+        return -1;
     if (mc->dec_vocab >= 0 && mc->dec_vocab != mc->vocab)
         return tf_fail(err, "%s: decoder_vocab_size %d differs from vocab_size %d (only one shared "
                        "vocabulary is supported)", file, mc->dec_vocab, mc->vocab);
@@ -372,10 +437,26 @@ static int st_read(St *st, const char *name, int rows, int cols, float *out, TfE
     return 0;
 }
 
+/* st_read, and the values it read are finite: a NaN or an infinity in the
+ * weights is refused at load (as in our own files), not blamed later on
+ * "weights too large" or written by convert into a file that is refused. */
+static int st_read_finite(St *st, const char *name, int rows, int cols, float *out, TfErr *err)
+{
+    int rc = st_read(st, name, rows, cols, out, err);
+    if (rc != 0)
+        return rc;
+    size_t n = (size_t)rows * (cols ? (size_t)cols : 1);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(out[i]))
+            return tf_fail(err, "%s: tensor %s holds %s at element %zu", st->path, name,
+                           isnan(out[i]) ? "NaN" : "an infinity", i);
+    return 0;
+}
+
 /* A tensor that must be there. */
 static int st_need(St *st, const char *name, int rows, int cols, float *out, TfErr *err)
 {
-    int rc = st_read(st, name, rows, cols, out, err);
+    int rc = st_read_finite(st, name, rows, cols, out, err);
     if (rc == 1)
         return tf_fail(err, "%s: tensor %s is missing", st->path, name);
     return rc;
@@ -454,7 +535,7 @@ static int load_pe(St *st, const char *name, float **pe, int L, int C, TfErr *er
     *pe = malloc((size_t)L * C * sizeof(float));
     if (!*pe)
         return tf_fail(err, "out of memory for the positional table");
-    int rc = st_read(st, name, L, C, *pe, err);
+    int rc = st_read_finite(st, name, L, C, *pe, err);
     if (rc != 0) {
         free(*pe);
         *pe = NULL;
@@ -496,12 +577,12 @@ static int load_weights(TfModel *m, St *st, TfErr *err)
                                    "model.decoder.embed_tokens.weight", "lm_head.weight"};
     int rc = 1;
     for (int i = 0; i < 4 && rc == 1; i++)
-        rc = st_read(st, shared[i], V, C, m->p.tgt_embed, err);
+        rc = st_read_finite(st, shared[i], V, C, m->p.tgt_embed, err);
     if (rc == 1)
         return tf_fail(err, "%s: the shared embedding is missing (model.shared.weight)", st->path);
     if (rc < 0)
         return -1;
-    rc = st_read(st, "final_logits_bias", V, 0, m->p.gen_b, err);
+    rc = st_read_finite(st, "final_logits_bias", V, 0, m->p.gen_b, err);
     if (rc < 0)
         return -1;
     if (rc == 1)
@@ -520,6 +601,35 @@ static int load_weights(TfModel *m, St *st, TfErr *err)
     return pe_check(m, err);
 }
 
+/* vocab.json holds what MarianTokenizer needs: </s> at eos_token_id,
+ * <pad> at pad_token_id, <unk> (its id becomes the model's unk), and at
+ * least one piece besides them (an empty {} would translate into
+ * <unused N>). */
+static int check_vocab(const Vocab *v, TfConfig *c, const char *file, const MarianCfg *mc, TfErr *err)
+{
+    static const char *const NAME[3] = {"</s>", "<pad>", "<unk>"};
+    const char *key[2] = {"eos_token_id", "pad_token_id"}, *from[2] = {mc->eos_from, mc->pad_from};
+    int want[2] = {c->ids.eos, c->ids.pad}, id[3];
+    for (int i = 0; i < 3; i++) {
+        id[i] = vocab_find(v, NAME[i], (int)strlen(NAME[i]));
+        if (id[i] < 0)
+            return tf_fail(err, "%s: there is no %s (a MarianMT vocabulary has </s>, <unk> and <pad>)", file,
+                           NAME[i]);
+        if (i < 2 && id[i] != want[i]) {
+            const char *base = strrchr(from[i], '/');
+            return tf_fail(err, "%s: %s is id %d but %s says %s = %d", file, NAME[i], id[i],
+                           base ? base + 1 : from[i], key[i], want[i]);
+        }
+    }
+    c->ids.unk = id[2];
+    int pieces = 0;
+    for (int i = 0; i < v->n && !pieces; i++)
+        pieces = i != id[0] && i != id[1] && i != id[2] && strncmp(v->tok[i], "<unused ", 8) != 0;
+    if (!pieces)
+        return tf_fail(err, "%s: no pieces besides </s>, <unk> and <pad>", file);
+    return 0;
+}
+
 static void tok_free(void *t)
 {
     marian_tok_free(t);
@@ -530,28 +640,29 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
 {
     char file[4096];
     int missing;
-    snprintf(file, sizeof file, "%s/config.json", dir);
+    char cfg_file[4096]; /* mc points at it */
+    snprintf(cfg_file, sizeof cfg_file, "%s/config.json", dir);
     cJSON *j = read_json(dir, "config.json", &missing, err);
     if (!j)
         return -1;
     MarianCfg mc;
-    int rc = parse_config(j, &mc, file, err);
+    int rc = parse_config(j, &mc, cfg_file, err);
     cJSON_Delete(j);
     if (rc)
         return -1;
-    snprintf(file, sizeof file, "%s/generation_config.json", dir);
+    char gen_file[4096]; /* mc points at it for the ids it sets */
+    snprintf(gen_file, sizeof gen_file, "%s/generation_config.json", dir);
     j = read_json(dir, "generation_config.json", &missing, err);
     if (!j && !missing)
         return -1;
     if (j) {
-        rc = apply_generation(j, &mc, file, err);
+        rc = apply_generation(j, &mc, gen_file, err);
         cJSON_Delete(j);
         if (rc)
             return -1;
     }
     TfConfig cfg;
-    snprintf(file, sizeof file, "%s/config.json", dir);
-    if (to_tf_config(&mc, &cfg, file, err))
+    if (to_tf_config(&mc, &cfg, cfg_file, err))
         return -1;
     if (mc.max_length > 0) {
         char v[32];
@@ -563,9 +674,21 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
         wname = "pytorch_model.bin";
     if (!exists(dir, wname))
         return tf_fail(err, "%s: model.safetensors (or pytorch_model.bin) is missing", dir);
-    snprintf(file, sizeof file, "%s/%s", dir, wname);
-    if (tf_mem_check(params_size(&cfg) * sizeof(float), file, err))
+    /* the small files first: a bad vocab.json is found before gigabytes
+     * of weights are read */
+    Vocab voc;
+    snprintf(file, sizeof file, "%s/vocab.json", dir);
+    if (marian_vocab_read(dir, &voc, cfg.tgt_vocab, err))
         return -1;
+    if (check_vocab(&voc, &cfg, file, &mc, err)) {
+        vocab_free(&voc);
+        return -1;
+    }
+    snprintf(file, sizeof file, "%s/%s", dir, wname);
+    if (tf_mem_check(params_size(&cfg) * sizeof(float), file, err)) {
+        vocab_free(&voc);
+        return -1;
+    }
     TfMeta *meta = m->meta;
     int n_meta = m->n_meta;
     m->meta = NULL;
@@ -573,8 +696,10 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
     rc = model_build(m, &cfg, err);
     m->meta = meta;
     m->n_meta = n_meta;
-    if (rc)
+    if (rc) {
+        vocab_free(&voc);
         return -1;
+    }
     St st;
     PtFile pt;
     if (!strcmp(wname, "pytorch_model.bin")) {
@@ -587,12 +712,14 @@ static int load_dir(TfModel *m, const char *dir, TfErr *err)
         rc = st_open(&st, file, err) || load_weights(m, &st, err);
         st_close(&st);
     }
-    if (rc)
+    if (rc) {
+        vocab_free(&voc);
         return -1;
+    }
     vocab_free(&m->src_vocab);
     vocab_free(&m->tgt_vocab);
-    if (marian_vocab_read(dir, &m->src_vocab, cfg.tgt_vocab, err) ||
-        vocab_copy(&m->tgt_vocab, &m->src_vocab, err))
+    m->src_vocab = voc;
+    if (vocab_copy(&m->tgt_vocab, &m->src_vocab, err))
         return -1;
     if (exists(dir, "source.spm") || exists(dir, "target.spm")) {
         MarianTok *t = malloc(sizeof *t);

@@ -221,6 +221,89 @@ static void test_bad_dirs(void **state)
     }
 }
 
+/* config.json and generation_config.json in the user's words: the file
+ * and the key the user wrote, the key's own range; vocab.json must have
+ * its specials and pieces, and is checked before the weights are read;
+ * non-finite weights are refused at load. */
+/* The fixture's config.json with key set to value (text; "" keeps all). */
+static const char *cfg_with(const char *key, const char *value)
+{
+    static char buf[2048];
+    static const char *const KV[][2] = {
+        {"model_type", "\"marian\""}, {"d_model", "32"}, {"encoder_layers", "2"}, {"decoder_layers", "2"},
+        {"encoder_attention_heads", "4"}, {"decoder_attention_heads", "4"}, {"encoder_ffn_dim", "32"},
+        {"decoder_ffn_dim", "32"}, {"vocab_size", "48"}, {"max_position_embeddings", "64"},
+        {"activation_function", "\"swish\""}, {"scale_embedding", "true"}, {"pad_token_id", "47"},
+        {"eos_token_id", "0"}, {"decoder_start_token_id", "47"}};
+    size_t o = (size_t)snprintf(buf, sizeof buf, "{");
+    for (size_t i = 0; i < sizeof KV / sizeof KV[0]; i++)
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s\"%s\": %s", i ? ", " : "", KV[i][0],
+                              strcmp(KV[i][0], key) ? KV[i][1] : value);
+    snprintf(buf + o, sizeof buf - o, "}");
+    return buf;
+}
+
+static void test_user_words(void **state)
+{
+    (void)state;
+    struct {
+        const char *name, *file, *key, *value, *want[2];
+    } cases[] = {
+        {"int_max", "config.json", "d_model", "2147483647", {"config.json: d_model = 2147483647 is out of range [1, 8192]"}},
+        {"max_pos", "config.json", "max_position_embeddings", "99999",
+         {"config.json: max_position_embeddings = 99999 is out of range"}},
+        {"dec_layers", "config.json", "decoder_layers", "0", {"config.json: decoder_layers = 0"}},
+        {"vocab_size", "config.json", "vocab_size", "2", {"config.json: vocab_size = 2"}},
+        {"heads0", "config.json", "encoder_attention_heads", "0", {"encoder_attention_heads = 0 is out of range"}},
+        {"frac", "config.json", "d_model", "31.5", {"d_model = 31.5 is not an integer"}},
+        {"gen_id", "generation_config.json", NULL, "{\"pad_token_id\": 999}",
+         {"generation_config.json: pad_token_id = 999 is outside the vocabulary of 48"}},
+        {"gen_len0", "generation_config.json", NULL, "{\"max_length\": 0}",
+         {"generation_config.json: max_length = 0", "at least 2"}},
+        {"gen_len-5", "generation_config.json", NULL, "{\"max_length\": -5}", {"max_length = -5"}},
+        {"vocab_empty", "vocab.json", NULL, "{}", {"vocab.json: there is no </s>"}},
+        {"vocab_specials", "vocab.json", NULL, "{\"</s>\": 0, \"<unk>\": 1, \"<pad>\": 47}", {"no pieces besides"}},
+        {"vocab_pad", "vocab.json", NULL, "{\"</s>\": 0, \"<unk>\": 1, \"<pad>\": 46, \"x\": 2}",
+         {"<pad> is id 46", "pad_token_id = 47"}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[256];
+        broken_copy(dir, sizeof dir, cases[i].name, cases[i].file,
+                    cases[i].key ? cfg_with(cases[i].key, cases[i].value) : cases[i].value);
+        for (int k = 0; k < 2 && cases[i].want[k]; k++)
+            expect_refused(dir, cases[i].name, cases[i].want[k]);
+    }
+    /* a symlink loop is that, not "missing" */
+    char dir[256], p[320];
+    broken_copy(dir, sizeof dir, "loop", "config.json", NULL);
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    expect_true(symlink("config.json", p) == 0, "make the loop");
+    expect_refused(dir, "loop", "symbolic links");
+    /* the small files first: a bad vocab.json is named even when the
+     * weights are broken too */
+    broken_copy(dir, sizeof dir, "vocab_first", "model.safetensors", "\x08");
+    snprintf(p, sizeof p, "%s/vocab.json", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("{}", f);
+    fclose(f);
+    expect_refused(dir, "vocab_first", "vocab.json");
+    /* a NaN in the weights (the first float of the data: final_logits_bias) */
+    broken_copy(dir, sizeof dir, "nan", "README", "x");
+    snprintf(p, sizeof p, "%s/model.safetensors", dir);
+    f = fopen(p, "r+b");
+    assert_non_null(f);
+    unsigned char len8[8];
+    assert_true(fread(len8, 1, 8, f) == 8);
+    unsigned long long hl = 0;
+    for (int i = 7; i >= 0; i--)
+        hl = hl << 8 | len8[i];
+    const unsigned char nan_le[4] = {0x00, 0x00, 0xc0, 0x7f};
+    assert_true(fseek(f, (long)(8 + hl), SEEK_SET) == 0 && fwrite(nan_le, 1, 4, f) == 4);
+    fclose(f);
+    expect_refused(dir, "nan", "final_logits_bias holds NaN");
+}
+
 /* The fixture's model.safetensors in a copy named name, its header JSON
  * rebuilt as pre + the JSON + post (the data after it unchanged). */
 static void header_copy(char *dir, size_t cap, const char *name, const char *pre, const char *post)
@@ -384,7 +467,7 @@ int main(void)
            cmocka_unit_test(test_forward_matches_port),
            cmocka_unit_test(test_greedy_matches_port),
            cmocka_unit_test(test_converted_matches_port),
-           cmocka_unit_test(test_bad_dirs),
+           cmocka_unit_test(test_bad_dirs), cmocka_unit_test(test_user_words),
            cmocka_unit_test(test_weights_header),
            cmocka_unit_test(test_folder_tokenizer),
            cmocka_unit_test(test_spm_pair_and_memory),
