@@ -58,7 +58,7 @@ void op_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A,
     }
     int along_n = N >= M;
     int side = along_n ? N : M;
-    if ((double)M * N * K < GEMM_SPLIT_MIN || side < 32) {
+    if ((double)M * N * K < GEMM_SPLIT_MIN || side < 32 || par_is_solo()) {
         cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
                     tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb,
                     beta, C, ldc);

@@ -123,8 +123,27 @@ void par_release(void)
     atomic_store(&P.owned, 0);
 }
 
+static _Thread_local int t_solo; /* par_solo */
+
+int par_solo(int on)
+{
+    int was = t_solo;
+    t_solo = on;
+    return was;
+}
+
+int par_is_solo(void)
+{
+    return t_solo;
+}
+
 int par_two(void (*fn)(void *ctx, int part), void *ctx)
 {
+    if (t_solo) {
+        fn(ctx, 0);
+        fn(ctx, 1);
+        return 0;
+    }
     int claimed = par_claim();
     if (!claimed || !P.ok) { /* busy, or no thread: both parts here */
         if (claimed)

@@ -26,6 +26,17 @@ int par_two(void (*fn)(void *ctx, int part), void *ctx);
 int par_claim(void);
 void par_release(void);
 
+/* This thread runs its products alone (1) or may share them with the
+ * helper (0, the default); returns the previous setting. A thread that is
+ * one of two already running side by side (the trainer's shards) sets it:
+ * a product it makes is then one call, not two halves one after the other
+ * (the helper being held, par_two would run both halves here: twice the
+ * calls for the same work, 256-row products of the classroom model cut in
+ * two). Its results then depend on the shapes alone, as ever: par_two
+ * and op_gemm never split on this thread. */
+int par_solo(int on);
+int par_is_solo(void);
+
 /* Make OpenBLAS single-threaded (done once, at the first product), on the
  * kernels the CPU supports (see parallel.c). */
 void par_init(void);

@@ -213,6 +213,7 @@ static void *worker_main(void *arg)
 {
     Trainer *t = arg;
     unsigned long long seen = 0;
+    par_solo(1); /* one of two threads of products (see run_parts) */
     pthread_mutex_lock(&t->mu);
     for (;;) {
         if (!t->quit && t->job_gen == seen) {
@@ -236,12 +237,16 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Run job(t, 0) and job(t, 1): on two threads, or one after the other. */
+/* Run job(t, 0) and job(t, 1): on two threads, or one after the other.
+ * Either way every product of a job is one call on its own thread
+ * (par_solo), so the bits are the same with one thread or two. */
 static void run_parts(Trainer *t, TrainJob job)
 {
+    int was = par_solo(1);
     if (!t->has_thread) {
         job(t, 0);
         job(t, 1);
+        par_solo(was);
         return;
     }
     /* two threads of products already: hold the product helper so that
@@ -260,6 +265,7 @@ static void run_parts(Trainer *t, TrainJob job)
         pthread_cond_wait(&t->cv, &t->mu);
     pthread_mutex_unlock(&t->mu);
     par_release();
+    par_solo(was);
 }
 
 /* ---------------------------------------------------------------------- */

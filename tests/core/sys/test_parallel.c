@@ -8,7 +8,10 @@
  * in another order at panel edges, i.e. a few units in the last place at
  * these magnitudes), for odd sizes, every transpose and beta; and where to
  * split depends only on the shape, so the helper thread and the caller
- * alone give the same bits. */
+ * alone give the same bits. A thread that runs alone (par_solo, as each of
+ * the trainer's two shard threads does) never splits: par_two runs both
+ * parts on it even with the helper free, and op_gemm is one cblas_sgemm
+ * call with exactly its bits. */
 #include "test_util.h"
 
 #include <cblas.h>
@@ -85,6 +88,21 @@ static void test_par_two_runs_both_parts(void **state)
     par_release();
 }
 
+/* par_solo: with the helper free and waiting (part 0 waits up to a
+ * second for part 1 to start elsewhere), both parts still run here. */
+static void test_solo_thread_never_splits(void **state)
+{
+    (void)state;
+    expect_true(par_is_solo() == 0, "threads share their products by default");
+    expect_true(par_solo(1) == 0, "par_solo returns the previous setting");
+    Parts p = {{0, 0}, {0, 0}};
+    atomic_store(&g_part1_started, 0);
+    int split = par_two(record_wait, &p);
+    expect_true(split == 0 && p.calls[0] == 1 && p.calls[1] == 1, "solo: not split (%d), each part once", split);
+    expect_true(pthread_equal(p.who[1], pthread_self()), "solo: part 1 on the caller");
+    expect_true(par_solo(0) == 1 && !par_is_solo(), "back to sharing");
+}
+
 typedef struct Case {
     int ta, tb, M, N, K;
     float beta;
@@ -125,12 +143,20 @@ static void check_case(const Case *c, Rng *r)
     expect_true(par_claim() == 1, "claim the helper");
     op_gemm(c->ta, c->tb, M, N, K, 1.0f, A, lda, B, ldb, c->beta, alone, N);
     par_release();
+    float *solo = malloc((size_t)M * N * sizeof(float));
+    memcpy(solo, C0, (size_t)M * N * sizeof(float));
+    par_solo(1);
+    op_gemm(c->ta, c->tb, M, N, K, 1.0f, A, lda, B, ldb, c->beta, solo, N);
+    par_solo(0);
     char what[96];
     snprintf(what, sizeof what, "ta %d tb %d %dx%dx%d beta %g: split vs one call", c->ta, c->tb, M, N, K,
              (double)c->beta);
     check_close(what, split, one, (size_t)M * N, 1e-5f, 1e-5f);
     expect_true(memcmp(split, alone, (size_t)M * N * sizeof(float)) == 0,
                 "%s: the helper thread and the caller alone give the same bits", what);
+    expect_true(memcmp(solo, one, (size_t)M * N * sizeof(float)) == 0,
+                "%s: a solo thread's product is the one call, bit for bit", what);
+    free(solo);
     free(A);
     free(B);
     free(C0);
@@ -188,6 +214,7 @@ int main(void)
     TU_RUN(NULL, NULL,
            cmocka_unit_test(test_par_two_runs_both_parts),
            cmocka_unit_test(test_par_two_takes_back_a_late_part),
+           cmocka_unit_test(test_solo_thread_never_splits),
            cmocka_unit_test(test_split_equals_unsplit),
            cmocka_unit_test(test_split_is_deterministic), cmocka_unit_test(test_blas_kernels_fit_the_cpu));
 }
