@@ -181,7 +181,7 @@ typedef struct TfDecoder {
     int n_alive;
     double *fin_score; /* (K) the finished set, best first */
     int *fin_node, n_fin;
-    double *lsm;       /* (V) log-softmax of one row */
+    double *ls;        /* (beam) each row's log-softmax normaliser (logsumexp_rows) */
     void *cand;        /* (2K) the step's best expansions */
     float *probs;      /* (V) greedy: the step's distribution */
     DecodeResult res;  /* greedy: ids, log P and the kept steps */

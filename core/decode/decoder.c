@@ -162,7 +162,7 @@ void tf_dec_free(TfDecoder *d)
     free(d->alive_lp);
     free(d->fin_score);
     free(d->fin_node);
-    free(d->lsm);
+    free(d->ls);
     free(d->cand);
     free(d->probs);
     free(d->scratch);
@@ -241,13 +241,13 @@ int tf_dec_start_from(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *sr
     d->alive_lp = malloc((size_t)2 * K * sizeof *d->alive_lp);
     d->fin_score = malloc((size_t)(K + 1) * sizeof *d->fin_score);
     d->fin_node = malloc((size_t)(K + 1) * sizeof *d->fin_node);
-    d->lsm = malloc((size_t)V * sizeof *d->lsm);
+    d->ls = malloc((size_t)K * sizeof *d->ls);
     d->cand = malloc((size_t)2 * K * sizeof(Cand));
     d->probs = malloc((size_t)V * sizeof *d->probs);
     d->res.ids = malloc((size_t)d->max_out * sizeof *d->res.ids);
     d->res.S = S;
     int fail = !d->seq || !d->seq2 || !d->rowtok || !d->parent || !d->alive_node || !d->alive_lp ||
-               !d->fin_score || !d->fin_node || !d->lsm || !d->cand || !d->probs || !d->res.ids;
+               !d->fin_score || !d->fin_node || !d->ls || !d->cand || !d->probs || !d->res.ids;
     if (o->sample) {
         d->scratch = malloc((size_t)V * sizeof *d->scratch);
         d->swork = malloc((size_t)V * sizeof *d->swork);
@@ -387,20 +387,6 @@ static int greedy_step(TfDecoder *d, TfErr *err)
     return end;
 }
 
-/* log-softmax of z (V) in double */
-static void log_softmax(double *out, const float *z, int V)
-{
-    double mx = -INFINITY, s = 0;
-    for (int i = 0; i < V; i++)
-        if (z[i] > mx)
-            mx = z[i];
-    for (int i = 0; i < V; i++)
-        s += exp((double)z[i] - mx);
-    double ls = mx + log(s);
-    for (int i = 0; i < V; i++)
-        out[i] = (double)z[i] - ls;
-}
-
 /* Insert into the n best candidates (cap of them, best first; equal values
  * keep the earlier first, as a stable top-k over beam * V + token). */
 static void cand_insert(Cand *c, int *n, int cap, Cand x)
@@ -447,21 +433,35 @@ static int beam_step(TfDecoder *d, TfErr *err)
         return -1;
     Cand *cand = d->cand;
     int nc = 0;
+    /* log p_r(i) = z_r[i] - ls_r. A row's candidates rank as its logits do,
+     * so only its 2K best allowed tokens (tf_top_k) can be among the 2K best overall:
+     * those (ties to the lower id), offered in the order of their ids as a
+     * scan of every token would offer them, give the same candidates. */
+    int last = marian && t == d->max_out - 1; /* Marian: </s> alone, at the last step */
+    int ban_eos = d->o.ignore_eos && !last, ban_pad = marian, want = 2 * K;
+    logsumexp_rows(d->ls, z, d->n_alive, V);
     for (int r = 0; r < d->n_alive; r++) {
-        log_softmax(d->lsm, z + (size_t)r * V, V);
-        if (d->o.ignore_eos && !(marian && t == d->max_out - 1)) /* the rule below wins */
-            d->lsm[eos] = -INFINITY;
-        if (marian) { /* pad never generated; </s> at the last step */
-            d->lsm[pad] = -INFINITY;
-            if (t == d->max_out - 1)
-                for (int i = 0; i < V; i++)
-                    if (i != eos)
-                        d->lsm[i] = -INFINITY;
+        const float *zr = z + (size_t)r * V;
+        int ids[2 * TF_MAX_BEAM + 2], n = 0;
+        float vals[2 * TF_MAX_BEAM + 2];
+        if (last) {
+            ids[n++] = eos;
+        } else {
+            int got = tf_top_k(zr, V, want + ban_eos + ban_pad, ids, vals);
+            for (int q = 0; q < got; q++) /* the banned ones out, the best 2K kept */
+                if (!(ban_eos && ids[q] == eos) && !(ban_pad && ids[q] == pad) && n < want)
+                    ids[n++] = ids[q];
+            for (int a = 1; a < n; a++) /* by id, as a scan finds them */
+                for (int b = a; b > 0 && ids[b] < ids[b - 1]; b--) {
+                    int tmp = ids[b];
+                    ids[b] = ids[b - 1];
+                    ids[b - 1] = tmp;
+                }
         }
-        for (int i = 0; i < V; i++) {
-            double lp = d->alive_lp[r] + d->lsm[i];
+        for (int q = 0; q < n; q++) {
+            double lp = d->alive_lp[r] + ((double)zr[ids[q]] - d->ls[r]);
             if (lp > -INFINITY)
-                cand_insert(cand, &nc, 2 * K, (Cand){lp, r, i});
+                cand_insert(cand, &nc, 2 * K, (Cand){lp, r, ids[q]});
         }
     }
     double lp_len = beam_length_penalty(t + 1, d->o.alpha);

@@ -261,6 +261,13 @@ void kv_reorder(TfKvCache *kv, const int *parent, int R)
 {
     if (kv->cap_R == 1) /* one row: its parent is itself, and there is no second copy */
         return;
+    int same = 1; /* each row its own parent: the rows stay where they are */
+    for (int r = 0; r < R && same; r++)
+        same = parent[r] == r;
+    if (same) {
+        kv->R = R;
+        return;
+    }
     size_t C = (size_t)kv->C, per = (size_t)kv->cap_T * C, used = (size_t)kv->T * C;
     for (int l = 0; l < kv->L; l++) {
         size_t lay = (size_t)l * kv->cap_R * per;

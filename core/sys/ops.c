@@ -472,6 +472,86 @@ static void softmax_rows_serial(float *y, const float *x, const float *add, int 
     softmax_rows_body(y, x, add, rows, n, add_stride);
 }
 
+/* ---- log-sum-exp of rows (beam search's log-softmax) ---- */
+
+/* One row: its maximum plus the log of the sum of e^(x - max), the terms by
+ * exp_poly in blocks of 256 floats, each block summed by sum8 and the
+ * blocks added in double. */
+static inline __attribute__((always_inline)) double logsumexp_body(const float *x, int n)
+{
+    float mx = max8(x, n), e[256];
+    if (mx == -INFINITY || mx == INFINITY)
+        return mx; /* nothing finite (every term -inf), or an overflowed logit */
+    double s = 0;
+    for (int j0 = 0; j0 < n; j0 += 256) {
+        int m = n - j0 < 256 ? n - j0 : 256;
+        for (int j = 0; j < m; j++)
+            e[j] = exp_poly(x[j0 + j] - mx);
+        s += sum8(e, m);
+    }
+    return (double)mx + log(s);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+static __attribute__((target("avx512f"))) double logsumexp_512(const float *x, int n)
+{
+    return logsumexp_body(x, n);
+}
+
+static __attribute__((target("avx2"))) double logsumexp_256(const float *x, int n)
+{
+    return logsumexp_body(x, n);
+}
+#endif
+
+static double logsumexp_one(const float *x, int n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    int level = cpu_vec_level();
+    if (level == CPU_VEC_AVX512)
+        return logsumexp_512(x, n);
+    if (level == CPU_VEC_AVX2)
+        return logsumexp_256(x, n);
+#endif
+    return logsumexp_body(x, n);
+}
+
+typedef struct LseJob {
+    double *ls;
+    const float *x;
+    int rows, n;
+} LseJob;
+
+static void lse_part(void *p, int part)
+{
+    const LseJob *j = p;
+    for (int r = part ? j->rows / 2 : 0; r < (part ? j->rows : j->rows / 2); r++)
+        j->ls[r] = logsumexp_one(j->x + (size_t)r * j->n, j->n);
+}
+
+void logsumexp_rows(double *ls, const float *x, int rows, int n)
+{
+    LseJob j = {ls, x, rows, n};
+    if (rows >= 2 && (size_t)rows * n >= (1u << 16)) /* rows are independent */
+        par_two(lse_part, &j);
+    else
+        for (int r = 0; r < rows; r++)
+            ls[r] = logsumexp_one(x + (size_t)r * n, n);
+}
+
+double logsumexp_naive(const float *x, int n)
+{
+    double mx = -INFINITY, s = 0;
+    for (int i = 0; i < n; i++)
+        if (x[i] > mx)
+            mx = x[i];
+    if (mx == -INFINITY || mx == INFINITY)
+        return mx;
+    for (int i = 0; i < n; i++)
+        s += exp((double)x[i] - mx);
+    return mx + log(s);
+}
+
 void softmax_backward_rows(float *dx, const float *dy, const float *y,
                            int rows, int n)
 {

@@ -89,6 +89,14 @@ void softmax_rows(float *x, const float *add, int rows, int n, int add_stride);
 /* y = the row softmax of x (no mask), the same bits as copying x to y and
  * calling softmax_rows there, without the copy; y may equal x. */
 void softmax_rows_to(float *y, const float *x, int rows, int n);
+/* ls[r] = log(sum_j e^x[r][j]) for rows of n: the normaliser of a
+ * log-softmax, log p_j = x_j - ls. The terms are exp_poly's (2 ulp) summed
+ * in floats within blocks and in double across them, so it agrees with
+ * logsumexp_naive (libm's exp, all in double) to about 1e-6; rows are
+ * shared with the product helper. -inf when every x is -inf, +inf when one
+ * is +inf. */
+void logsumexp_rows(double *ls, const float *x, int rows, int n);
+double logsumexp_naive(const float *x, int n);
 /* dx += y * (dy - sum(y * dy)) per row */
 void softmax_backward_rows(float *dx, const float *dy, const float *y,
                            int rows, int n);

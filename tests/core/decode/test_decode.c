@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "ops.h"
 #include "test_util.h"
 
 /* A small random model; sharpen multiplies the generator so that its
@@ -139,6 +140,96 @@ static void test_beam_finds_best_penalised(void **state)
         trace_free(&tr);
         model_free(&m);
     }
+}
+
+/* The candidates of every beam step are the 2K best continuations over
+ * every alive hypothesis and every token, as a plain scan of the whole
+ * log-softmax finds them (logsumexp_naive over logits of a full pass of the
+ * prefix): the decoder looks only at each row's 2K best logits and a
+ * vectorised normaliser. Node by node in the tree: the same parent and
+ * token in the same order, log-probabilities within 1e-5; with <eos>
+ * allowed and banned (ignore_eos), V = 40 so that 2K = 8 is a real cut. */
+typedef struct RefCand {
+    double lp;
+    int parent, token;
+} RefCand;
+
+static void check_beam_steps(TfModel *m, TfTrace *tr, const int *src, int S, int K, int ignore_eos)
+{
+    TfErr err;
+    int V = m->cfg.tgt_vocab;
+    DecodeOpts o;
+    decode_opts_default(&o);
+    o.beam = K;
+    o.max_out = 8;
+    o.ignore_eos = ignore_eos;
+    TfDecoder d;
+    DecodeResult res;
+    BeamResult tree = {0};
+    expect_true(tf_dec_start(&d, m, tr, src, S, &o, 0, &err) == 0, "start: %s", err.msg);
+    expect_true(tf_dec_finish(&d, &res, &tree, &err) == 0, "finish: %s", err.msg);
+    expect_true(tf_encode(m, tr, 1, S, src, &S, 0, &err) == 0, "encode: %s", err.msg);
+    int alive[TF_MAX_BEAM] = {0}, n_alive = 1, checked = 0; /* the root: node 0 */
+    for (int t = 0; t < o.max_out; t++) {
+        RefCand c[TF_MAX_BEAM * 64];
+        int nc = 0;
+        for (int a = 0; a < n_alive; a++) {
+            int seq[16], T = t + 1;
+            for (int q = alive[a], i = t; q >= 0; q = tree.nodes[q].parent, i--)
+                seq[i] = tree.nodes[q].token; /* the root's token is the start */
+            expect_true(tf_decode(m, tr, T, seq, &T, 0, 0, &err) == 0, "decode: %s", err.msg);
+            const float *z = tr->logits + (size_t)t * V;
+            double ls = logsumexp_naive(z, V);
+            for (int i = 0; i < V; i++)
+                if (!(ignore_eos && i == TOK_EOS))
+                    c[nc++] = (RefCand){tree.nodes[alive[a]].logprob + (double)z[i] - ls, alive[a], i};
+        }
+        for (int i = 1; i < nc; i++) /* stable: earlier hypothesis, lower token first among equals */
+            for (int j = i; j > 0 && c[j].lp > c[j - 1].lp; j--) {
+                RefCand x = c[j];
+                c[j] = c[j - 1];
+                c[j - 1] = x;
+            }
+        int at = 0, next = 0;
+        for (int q = 0; q < tree.n_nodes; q++) {
+            const BeamNode *nd = &tree.nodes[q];
+            if (nd->step != t)
+                continue;
+            expect_true(at < 2 * K && nd->parent == c[at].parent && nd->token == c[at].token &&
+                            fabs(nd->logprob - c[at].lp) < 1e-5,
+                        "step %d candidate %d: node (%d, token %d, %.6f), scan (%d, token %d, %.6f)", t, at,
+                        nd->parent, nd->token, nd->logprob, c[at].parent, c[at].token, c[at].lp);
+            if (nd->state == BEAM_KEPT && nd->token != TOK_EOS)
+                alive[next++] = q;
+            at++;
+            checked++;
+        }
+        if (at == 0)
+            break;
+        expect_true(at == (nc < 2 * K ? nc : 2 * K), "step %d: %d candidates of %d", t, at, nc);
+        n_alive = next;
+        if (n_alive == 0)
+            break;
+    }
+    printf("  beam %d%s: %d candidates checked against the full scan\n", K, ignore_eos ? ", <eos> banned" : "",
+           checked);
+    expect_true(checked > 2 * K, "several steps checked");
+    decode_result_free(&res);
+    beam_result_free(&tree);
+}
+
+static void test_beam_candidates_match_full_scan(void **state)
+{
+    (void)state;
+    TfModel m;
+    TfTrace tr;
+    tiny_setup(&m, &tr, 40, 11, 3.0f, 4, 0);
+    int src[5] = {4, 5, 6, 7, 8};
+    check_beam_steps(&m, &tr, src, 5, 4, 0);
+    check_beam_steps(&m, &tr, src, 5, 4, 1);
+    check_beam_steps(&m, &tr, src, 5, 2, 1);
+    trace_free(&tr);
+    model_free(&m);
 }
 
 static void test_beam_tree_and_errors(void **state)
@@ -364,6 +455,7 @@ int main(void)
            cmocka_unit_test(test_beam1_equals_greedy),
            cmocka_unit_test(test_beam_finds_best_penalised),
            cmocka_unit_test(test_beam_tree_and_errors),
+           cmocka_unit_test(test_beam_candidates_match_full_scan),
            cmocka_unit_test(test_teacher_forcing),
            cmocka_unit_test(test_greedy_steps),
            cmocka_unit_test(test_sampling),
