@@ -255,7 +255,17 @@ typedef struct UiCtx {
     Gfx *g;
     const Theme *th;
     double now;                 /* seconds: the text cursor blinks */
+    /* the blink (ui_caret_on): it starts again at blink_from when the
+     * keyboard moves to another field (blink_focus) or the text is edited
+     * (blink_restart, taken by the next ui_begin), and the cursor stays on
+     * after UI_BLINK_FOR seconds without either, so that an idle window
+     * with a field that has the keyboard sleeps */
+    double blink_from;
+    UiId blink_focus;
+    int blink_restart;
 } UiCtx;
+
+#define UI_BLINK_FOR 10.0 /* seconds of blinking after the last edit (GTK's default too) */
 
 /* Ids: FNV-1a (hash.h) of n bytes of data, seeded by the innermost scope. */
 UiId ui_id(const UiCtx *ui, const void *data, size_t n);
@@ -315,6 +325,13 @@ int ui_flow_height(const UiFlow *f); /* from rc.y to the last line's bottom */
  * keyboard, hint (dim) when empty. opt: UI_SMALL, UI_WARN. Returns
  * UI_LEFT when a click elsewhere took the keyboard from it. */
 int ui_textbox(UiCtx *ui, UiId id, char *buf, int cap, Rect rc, const char *hint, int opt);
+/* The text cursor: 1 while it shows (0.6 s on, 0.4 s off from the last
+ * edit or focus change, then on for good after UI_BLINK_FOR s); and the
+ * seconds from ui->now until it changes, -1 when it will not (no field
+ * has the keyboard, or it stopped blinking): the window sleeps that long,
+ * not a fixed tick. */
+int ui_caret_on(const UiCtx *ui);
+double ui_caret_wait(const UiCtx *ui);
 /* Editing the focused field's text buf (cap bytes: the field's own, or a
  * copy its owner hands back), UTF-8 aware (the cursor never splits a
  * character). ui_edit_text inserts typed or pasted text over the

@@ -52,6 +52,11 @@ void ui_bind(UiCtx *ui, Ren *r, Gfx *g, const Theme *th, double now)
 void ui_begin(UiCtx *ui, Ren *r, Gfx *g, const Theme *th, double now)
 {
     ui_bind(ui, r, g, th, now);
+    if (ui->blink_restart || ui->focus != ui->blink_focus) { /* the caret shows at once */
+        ui->blink_from = now;
+        ui->blink_focus = ui->focus;
+        ui->blink_restart = 0;
+    }
     if (!ui->in.down) /* the button came up between frames: no drag, no press held */
         ui->active = 0;
     ui->hot_next = 0;
@@ -92,6 +97,7 @@ void ui_focus_text(UiCtx *ui, UiId id, char *buf, int cap)
     ui->focus = id;
     ui->focus_seen = 1; /* taken in this frame: drawn in it or the next */
     ui->focus_fresh = 1;
+    ui->blink_restart = 1;
     ui->edit.buf = buf;
     ui->edit.cap = cap;
     ui->edit.cursor = ui->edit.anchor = buf ? (int)strlen(buf) : 0;

@@ -111,6 +111,7 @@ int ui_edit_text(UiCtx *ui, char *buf, int cap, const char *text)
 {
     if (!buf || cap <= 1 || !text)
         return 0;
+    ui->blink_restart = 1;
     UiEdit *e = &ui->edit;
     clamp(e, buf);
     int res = delete_selection(e, buf);
@@ -189,6 +190,7 @@ int ui_edit_key(UiCtx *ui, char *buf, int cap, Key key, int mod)
 {
     if (!buf)
         return 0;
+    ui->blink_restart = 1;
     UiEdit *e = &ui->edit;
     clamp(e, buf);
     int shift = (mod & MOD_SHIFT) != 0, from, to;
@@ -241,6 +243,7 @@ static int textbox_mouse(UiCtx *ui, UiId id, char *buf, int cap, int over, RenFo
             ui_focus_text(ui, id, buf, cap);
         else
             ui_edit_cursor(ui, buf, offset_at(f, buf, ui->in.mx - x0));
+        ui->blink_restart = 1;
     } else if (ui->focus == id && ui->active == id && ui->in.down && ui->in.moved) {
         ui->edit.cursor = boundary(buf, offset_at(f, buf, ui->in.mx - x0));
     }
@@ -255,6 +258,23 @@ static int text_shift(UiCtx *ui, UiId id, const char *buf, RenFont *f, int room)
         clamp(&ui->edit, buf);
     int cur_x = ren_text_width_n(f, buf, ui->focus == id ? ui->edit.cursor : (int)strlen(buf));
     return cur_x > room ? cur_x - room : 0;
+}
+
+#define BLINK_ON 0.6 /* seconds on, of each second */
+
+int ui_caret_on(const UiCtx *ui)
+{
+    double dt = ui->now - ui->blink_from;
+    return ui->blink_restart || dt >= UI_BLINK_FOR || dt < 0 || fmod(dt, 1.0) < BLINK_ON;
+}
+
+double ui_caret_wait(const UiCtx *ui)
+{
+    double dt = ui->now - ui->blink_from;
+    if (!ui->focus || ui->blink_restart || dt >= UI_BLINK_FOR || dt < 0)
+        return ui->focus && ui->blink_restart ? 0 : -1; /* a restart: the next frame takes it */
+    double ph = fmod(dt, 1.0), left = ph < BLINK_ON ? BLINK_ON - ph : 1.0 - ph;
+    return left < UI_BLINK_FOR - dt ? left : UI_BLINK_FOR - dt;
 }
 
 int ui_textbox(UiCtx *ui, UiId id, char *buf, int cap, Rect rc, const char *hint, int opt)
@@ -285,7 +305,7 @@ int ui_textbox(UiCtx *ui, UiId id, char *buf, int cap, Rect rc, const char *hint
         ren_rect(ui->r, (Rect){tx - shift + x0, ty, x1 - x0, fh}, sel);
     }
     ren_text(ui->r, f, buf, tx - shift, ty, th->text);
-    if (focused && fmod(ui->now, 1.0) < 0.6)
+    if (focused && ui_caret_on(ui))
         ren_rect(ui->r, (Rect){tx - shift + cur_x, ty, 2, fh}, th->accent);
     ren_clip_pop(ui->r);
     return res;

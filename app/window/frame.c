@@ -518,8 +518,9 @@ int app_next_wake_ms(const App *a)
         return 1;
     if (a->now - a->anim_start < 0.3)
         wait = 0.016;
-    if (a->ui.focus) /* the blinking cursor */
-        wait = wait < 0 || wait > 0.3 ? 0.3 : wait;
+    double caret = ui_caret_wait(&a->ui); /* the blinking cursor's next change, if any */
+    if (caret >= 0)
+        wait = wait < 0 || wait > caret + 0.002 ? caret + 0.002 : wait;
     if (a->notice[0] && a->now < a->notice_until) {
         double left = a->notice_until - a->now + 0.01;
         wait = wait < 0 || wait > left ? left : wait;

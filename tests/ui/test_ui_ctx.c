@@ -252,6 +252,58 @@ static void test_textbox_editing(void **state)
     expect_true(ui_edit_key(&ui, buf, sizeof buf, KEY_TAB, 0) == UI_NEXT, "Tab asks where to go next");
 }
 
+/* A frame at time t with the field drawn. */
+static void draw_box_at(UiCtx *ui, char *buf, int cap, double t)
+{
+    ren_begin(g_ren, theme_get(THEME_DARK)->bg);
+    ui_begin(ui, g_ren, &g_gfx, theme_get(THEME_DARK), t);
+    ui_textbox(ui, ui_id_ptr(ui, buf), buf, cap, BOX, "hint", 0);
+    ui_end(ui);
+    ren_end(g_ren);
+}
+
+/* The text cursor blinks 0.6 s on and 0.4 s off from the last edit or
+ * focus change, and after UI_BLINK_FOR seconds stays on: ui_caret_wait
+ * says when it next changes (the window sleeps until then, not a fixed
+ * 0.3 s), and -1 once it rests, so a window left with a focused field
+ * sleeps for good; an edit starts the blinking again, the cursor on. */
+static void test_caret_blinks_then_rests(void **state)
+{
+    (void)state;
+    UiCtx ui = {0};
+    char buf[16] = "ab";
+    draw_box_at(&ui, buf, sizeof buf, 100.0);
+    expect_true(ui_caret_wait(&ui) < 0, "no field has the keyboard: nothing to wake for");
+    ui_focus_text(&ui, ui_id_ptr(&ui, buf), buf, sizeof buf);
+    draw_box_at(&ui, buf, sizeof buf, 100.0);
+    expect_true(ui_caret_on(&ui) && fabs(ui_caret_wait(&ui) - 0.6) < 1e-9, "focused: on, off in 0.6 s (%g)",
+                ui_caret_wait(&ui));
+    draw_box_at(&ui, buf, sizeof buf, 100.7);
+    expect_true(!ui_caret_on(&ui) && fabs(ui_caret_wait(&ui) - 0.3) < 1e-9, "at 0.7 s: off, on in 0.3 s (%g)",
+                ui_caret_wait(&ui));
+    ui_edit_text(&ui, buf, sizeof buf, "c");
+    expect_true(ui_caret_on(&ui) && ui_caret_wait(&ui) == 0, "typed: on at once, a frame to take the restart");
+    draw_box_at(&ui, buf, sizeof buf, 100.8);
+    expect_true(ui_caret_on(&ui) && fabs(ui_caret_wait(&ui) - 0.6) < 1e-9, "typed at 0.8 s: blinking from there (%g)",
+                ui_caret_wait(&ui));
+    /* left alone: the frames the blink asks for, then none */
+    double t = 100.8;
+    int frames = 0, on = 0;
+    for (double w; (w = ui_caret_wait(&ui)) >= 0 && frames < 1000; frames++) {
+        t += w + 0.002;
+        draw_box_at(&ui, buf, sizeof buf, t);
+        on += ui_caret_on(&ui);
+    }
+    expect_true(frames == 2 * (int)UI_BLINK_FOR && ui_caret_on(&ui) && ui_editing(&ui, buf),
+                "%d frames in %.1f s, then the cursor rests on (the field keeps the keyboard)", frames, t - 100.8);
+    expect_true(on == (int)UI_BLINK_FOR, "on in %d of them: every other one", on);
+    draw_box_at(&ui, buf, sizeof buf, t + 3600);
+    expect_true(ui_caret_on(&ui) && ui_caret_wait(&ui) < 0, "an hour later: on, nothing to wake for");
+    ui_edit_key(&ui, buf, sizeof buf, KEY_LEFT, 0);
+    draw_box_at(&ui, buf, sizeof buf, t + 3601);
+    expect_true(ui_caret_on(&ui) && ui_caret_wait(&ui) > 0, "a key: it blinks again");
+}
+
 static void test_focus_leaves(void **state)
 {
     (void)state;
@@ -290,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_slider_and_drag),
         cmocka_unit_test(test_textbox_editing),
         cmocka_unit_test(test_focus_leaves),
+        cmocka_unit_test(test_caret_blinks_then_rests),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

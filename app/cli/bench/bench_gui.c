@@ -5,6 +5,7 @@
  * worker's tokens/s while the train view is drawn at the pace the window
  * loop draws it (train_in_app_classroom), beside a plain trainer on the
  * same data in the same run. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,12 +100,17 @@ Ren *bench_app(App *a, int w, int h, const char *stage)
     return r;
 }
 
+/* frame_train_over_matrix: the train view's p95 (while it trains) over the
+ * matrix view's, both measured in this run; and the same of the frames'
+ * CPU time (a loaded machine inflates the wall clock of both alike only
+ * on average). The goal is 1.5 at most. */
 static void bench_frames(double secs, const char *only)
 {
     static App a;
     Ren *r = bench_app(&a, 1920, 1080, NULL);
     if (!r)
         return;
+    BenchStats matrix = {0}, train = {0};
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         const ViewCase *c = &CASES[i];
         if (!want(only, c->name))
@@ -118,7 +124,54 @@ static void bench_frames(double secs, const char *only)
         if (training)
             app_train_play(&a, 0);
         bench_print(c->name, &s, 0, 0, 0, training ? "training" : NULL, 1);
+        if (c->view == VIEW_TRAIN)
+            train = s;
+        else if (i == 0)
+            matrix = s;
     }
+    if (matrix.p95_ms > 0 && train.p95_ms > 0)
+        printf("{\"name\": \"frame_train_over_matrix\", \"p95_ratio\": %.3f, \"median_ratio\": %.3f, "
+               "\"cpu_p95_ratio\": %.3f, \"train_p95_ms\": %.3f, \"matrix_p95_ms\": %.3f}\n",
+               train.p95_ms / matrix.p95_ms, train.median_ms / matrix.median_ms,
+               matrix.cpu_p95_ms > 0 ? train.cpu_p95_ms / matrix.cpu_p95_ms : 0, train.p95_ms, matrix.p95_ms);
+    app_free(&a);
+    ren_close(r);
+}
+
+/* ---- a focused field in an idle window ---- */
+
+/* idle_focused_line: the window at 1280 x 800 with the keyboard in the
+ * Source line and nothing happening, over a minute of the window's clock
+ * (advanced to each wake-up it asks for, app_next_wake_ms; the frames
+ * themselves are drawn and timed for real). frames_per_min counts the
+ * frames the caret asked for; idle_cpu_share is their CPU time over the
+ * minute; idle_cpu_share_at_0.3s_tick the share the same frames would
+ * cost at the fixed 0.3 s wake-up of before (200 a minute). */
+static void bench_idle_focus(void)
+{
+    static App a;
+    Ren *r = bench_app(&a, 1280, 800, NULL);
+    if (!r)
+        return;
+    a.now = 1000;
+    app_frame(&a, r);
+    app_focus_line(&a, APP_LINE_SRC);
+    int frames = 0;
+    double cpu = 0, t_end = a.now + 60;
+    while (a.now < t_end && frames < 100000) {
+        double c0 = tf_thread_seconds();
+        app_frame(&a, r);
+        cpu += tf_thread_seconds() - c0;
+        frames++;
+        int ms = app_next_wake_ms(&a);
+        if (ms < 0)
+            break; /* asleep until an event */
+        a.now += ms * 1e-3;
+    }
+    double per = frames ? cpu / frames : 0;
+    printf("{\"name\": \"idle_focused_line\", \"frames_per_min\": %d, \"frame_cpu_ms\": %.3f, "
+           "\"idle_cpu_share\": %.5f, \"idle_cpu_share_at_0.3s_tick\": %.5f, \"asleep\": %d}\n",
+           frames, per * 1e3, cpu / 60, per * 200 / 60, app_next_wake_ms(&a) < 0 && app_focused_line(&a) == APP_LINE_SRC);
     app_free(&a);
     ren_close(r);
 }
@@ -173,6 +226,163 @@ static void bench_edit(double secs)
     }
     ren_close(r);
     remove("/tmp/stepformer-bench-base.safetensors");
+}
+
+/* ---- typing under load (issue 28, item 22) ---- */
+
+/* Busy threads: the competing load of a shared machine. */
+typedef struct Burn {
+    volatile int stop;
+    volatile double sink;
+} Burn;
+
+static void *burn_main(void *p)
+{
+    Burn *b = p;
+    double x = 1.0;
+    while (!b->stop)
+        for (int i = 0; i < 100000; i++)
+            x = x * 1.0000001 + 1e-9;
+    b->sink = x;
+    return NULL;
+}
+
+typedef struct StallRun {
+    double gap_p95, gap_max;     /* ms between two looks at the queue */
+    double frame_p95, frame_max; /* ms of the frames drawn */
+    int looks, keys;
+} StallRun;
+
+/* cmd_gui.c's loop over the window's App, with a key typed into the Source
+ * line every 80 ms for secs seconds of wall time, instead of events: draw
+ * when something changed, then the rest of the pass one piece at a time
+ * (app_idle_work) between looks at the "queue" (here: is the next key
+ * due?). The gap between two looks is the longest a key could wait, as
+ * STEPFORMER_STALL_LOG measures it in the real window. */
+static StallRun stall_loop(App *a, Ren *r, double secs)
+{
+    enum { MAXS = 20000 };
+    static double gaps[MAXS], frames[MAXS];
+    int ng = 0, nf = 0, keys = 0, redraw = 1;
+    double t0 = tf_seconds(), next_key = t0, last_look = t0, last_draw = 0;
+    while (tf_seconds() - t0 < secs) {
+        a->now = tf_seconds();
+        if (redraw) {
+            double f0 = tf_seconds();
+            app_frame(a, r);
+            if (nf < MAXS)
+                frames[nf++] = (tf_seconds() - f0) * 1e3;
+            redraw = 0;
+            last_draw = a->now;
+        }
+        int work = app_idle_work(a);
+        double now = tf_seconds();
+        if (ng < MAXS)
+            gaps[ng++] = (now - last_look) * 1e3;
+        last_look = now;
+        if (now >= next_key) { /* an event: the next word typed */
+            char line[APP_TEXT_MAX];
+            snprintf(line, sizeof line, "%s", a->ses.src_line);
+            char *last = strrchr(line, ' ');
+            if (last)
+                snprintf(last + 1, 16, "t%d", 10 + keys % 900);
+            app_set_text(a, APP_LINE_SRC, line);
+            keys++;
+            next_key += 0.08;
+            redraw = 1;
+            continue;
+        }
+        if (work == 1) {
+            redraw = session_decoding(&a->ses, NULL, NULL) || a->now - last_draw >= 0.05;
+            continue;
+        }
+        if (work == 2) {
+            redraw = 1;
+            continue;
+        }
+        sleep_s(next_key - now); /* idle until the key */
+        last_look = tf_seconds(); /* asleep in the queue: no stall */
+    }
+    StallRun s = {0};
+    BenchStats g = bench_stats_of(gaps, ng), f = bench_stats_of(frames, nf);
+    for (int i = 0; i < ng; i++)
+        s.gap_max = gaps[i] > s.gap_max ? gaps[i] : s.gap_max;
+    for (int i = 0; i < nf; i++)
+        s.frame_max = frames[i] > s.frame_max ? frames[i] : s.frame_max;
+    s.gap_p95 = g.p95_ms;
+    s.frame_p95 = f.p95_ms;
+    s.looks = ng;
+    s.keys = keys;
+    return s;
+}
+
+static void print_stall(const char *name, const StallRun *s, int load)
+{
+    printf("{\"name\": \"%s\", \"load_threads\": %d, \"keys\": %d, \"looks\": %d, \"gap_p95_ms\": %.2f, "
+           "\"gap_max_ms\": %.2f, \"frame_p95_ms\": %.2f, \"frame_max_ms\": %.2f}\n",
+           name, load, s->keys, s->looks, s->gap_p95, s->gap_max, s->frame_p95, s->frame_max);
+}
+
+/* edit_stall_base_s32: the base-size model of edit_redraw_base_s32 (32 + 32
+ * tokens, vocabulary 1000) at 1920 x 1080 on the encoder's first
+ * attention, typed into as above, alone and then with two busy threads
+ * competing for the two cores (the other programs of a shared machine), in
+ * one run; _translate the same with no target typed, so that every edit
+ * also decodes the translation greedily in pieces. */
+static void stall_case(const char *path, int with_target, double run)
+{
+    TfErr err;
+    Ren *r = ren_open_headless(1920, 1080, &err);
+    if (!r)
+        return;
+    static App a;
+    AppOpts o = {0};
+    char src[512] = "", tgt[512] = "";
+    for (int i = 0; i < 32; i++) {
+        snprintf(src + strlen(src), sizeof src - strlen(src), "%st%d", i ? " " : "", 10 + i);
+        snprintf(tgt + strlen(tgt), sizeof tgt - strlen(tgt), "%st%d", i ? " " : "", 50 + i);
+    }
+    o.model_path = path;
+    o.src[0] = src;
+    o.n_src = 1;
+    o.tgt = with_target ? tgt : NULL;
+    o.stage = "enc.self.weights";
+    if (app_init(&a, &o, &err) == 0) {
+        session_set_lazy(&a.ses, 1); /* as the window runs it */
+        const char *name = with_target ? "edit_stall_base_s32" : "edit_stall_base_s32_translate";
+        char loaded_name[64];
+        snprintf(loaded_name, sizeof loaded_name, "%s_loaded", name);
+        StallRun quiet = stall_loop(&a, r, run);
+        print_stall(name, &quiet, 0);
+        Burn b = {0, 0};
+        pthread_t th[2];
+        int started = 0;
+        for (int i = 0; i < 2; i++)
+            started += pthread_create(&th[i], NULL, burn_main, &b) == 0;
+        StallRun loaded = stall_loop(&a, r, run);
+        b.stop = 1;
+        for (int i = 0; i < started; i++)
+            pthread_join(th[i], NULL);
+        print_stall(loaded_name, &loaded, started);
+        app_free(&a);
+    }
+    ren_close(r);
+}
+
+static void bench_stall(double secs)
+{
+    TfErr err;
+    TfModel m;
+    const char *path = "/tmp/stepformer-bench-stall.safetensors";
+    if (bench_base_model(&m, 1000, 64, 3, &err) || ckpt_save(&m, path, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return;
+    }
+    model_free(&m);
+    double run = secs < 1 ? 2 : 4;
+    stall_case(path, 1, run);
+    stall_case(path, 0, run);
+    remove(path);
 }
 
 /* ---- training in the window ---- */
@@ -317,6 +527,10 @@ void bench_gui(double secs, const char *only, double train_ref_tok_s)
     bench_frames(secs, only);
     if (want(only, "edit_redraw_base_s32"))
         bench_edit(secs);
+    if (want(only, "idle_focused_line"))
+        bench_idle_focus();
+    if (want(only, "edit_stall_base_s32"))
+        bench_stall(secs);
     if (want(only, "train_in_app_classroom"))
         bench_train_in_app(secs, train_ref_tok_s);
 }
