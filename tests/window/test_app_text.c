@@ -98,9 +98,35 @@ static void test_hidden_field(void **state)
     app_free(&a);
 }
 
+/* A window left with the keyboard in the Source line: the caret asks for
+ * a frame at each blink for a while, then the window sleeps until an
+ * event (app_next_wake_ms < 0; it used to wake every 0.3 s for ever). */
+static void test_idle_focus_sleeps(void **state)
+{
+    (void)state;
+    static App a;
+    tu_open_src(&a, MODEL, "t5 t6", 100);
+    tu_frame(&a);
+    app_focus_line(&a, APP_LINE_SRC);
+    int frames = 0, ms;
+    double t0 = a.now;
+    while ((ms = app_next_wake_ms(&a)) >= 0 && frames < 1000) {
+        a.now += ms * 1e-3;
+        app_frame(&a, tu_ren);
+        frames++;
+    }
+    expect_true(ms < 0 && frames <= 25 && app_focused_line(&a) == APP_LINE_SRC,
+                "%d frames in %.1f s, then asleep (wake %d) with the line still focused", frames, a.now - t0, ms);
+    ev_text(&a, "x");
+    tu_frame(&a);
+    expect_true(app_next_wake_ms(&a) >= 0, "typing: the caret blinks again");
+    app_free(&a);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown,
            cmocka_unit_test(test_lines),
-           cmocka_unit_test(test_hidden_field));
+           cmocka_unit_test(test_hidden_field),
+           cmocka_unit_test(test_idle_focus_sleeps));
 }
