@@ -83,7 +83,17 @@ static int check_pane_predict(const Lesson *l, int i, const TfConfig *cfg, Check
         else if (v->head == -1)
             bad += say(report, user, "%s:%d: @predict row hides a row of one head's heatmap: set @head N, "
                        "not all", l->path, p->line);
-    } else if (p->kind == LESSON_PREDICT_NEXT) {
+    } else if (p->kind == LESSON_PREDICT_NUMBER) {
+        if (st < 0)
+            bad += say(report, user, "%s:%d: @predict number reads a number of the stage shown: give @stage",
+                       l->path, p->line);
+    }
+    if ((p->kind == LESSON_PREDICT_NEXT || p->kind == LESSON_PREDICT_OUTPUT || p->kind == LESSON_PREDICT_BREAKS) &&
+        v->tgt && v->tgt[0])
+        bad += say(report, user, "%s:%d: @predict %s with a @tgt: the Target line would print the answer "
+                   "(@tgt - before it)", l->path, p->line, p->kind == LESSON_PREDICT_NEXT ? "next"
+                   : p->kind == LESSON_PREDICT_OUTPUT ? "output" : "breaks");
+    if (p->kind == LESSON_PREDICT_NEXT) {
         int output = strcmp(v->view, "output") == 0 ||
                      (st == ST_OUT_PROBS && (!v->view[0] || strcmp(v->view, "auto") == 0));
         int gen = decode && (!v->pane[0] || strcmp(v->pane, "gen") == 0);
@@ -123,6 +133,94 @@ int lesson_check_view(const Lesson *l, const TfConfig *cfg, CheckFn report, void
     return bad;
 }
 
+/* The greedy translation of sentence 1 under experiment e (none: NULL). */
+static void translate_under(Session *ses, const TfExperiment *e, char *out, size_t cap)
+{
+    TfExperiment none;
+    memset(&none, 0, sizeof none);
+    session_set_exp(ses, e ? e : &none);
+    session_compute_all(ses);
+    for (int k = 0; k < 100000 && session_idle_work(ses) == 1; k++)
+        ;
+    snprintf(out, cap, "%s", ses->translation);
+}
+
+/* A @predict with choices: the model, run as the window runs the step,
+ * gives the @answer and none of the @choice lines. */
+static int check_choices(const Lesson *l, int i, Session *ses, CheckFn report, void *user)
+{
+    const LessonStep *s = &l->steps[i];
+    const LessonView *v = &s->view;
+    const LessonPredict *p = &s->predict;
+    const LessonQuiz *q = &s->quiz;
+    int bad = 0;
+    TfExperiment step_exp;
+    memset(&step_exp, 0, sizeof step_exp);
+    if (v->has_exp)
+        step_exp = v->exp;
+    if (p->kind == LESSON_PREDICT_NUMBER) {
+        int st = v->stage[0] ? stage_find(v->stage) : -1;
+        if (st < 0)
+            return 0; /* said by lesson_check_view */
+        session_set_exp(ses, &step_exp);
+        session_compute_all(ses);
+        double x;
+        int b = v->batch >= 0 ? v->batch : 0;
+        int head = v->head >= 0 ? v->head : 0, layer = v->layer >= 0 ? v->layer : 0;
+        if (lesson_predict_number(p, &ses->trace, &ses->model.src_vocab, &ses->model.tgt_vocab, st, layer, head, b,
+                                  &x))
+            return say(report, user, "%s:%d: @predict number: the %s of stage %s has no such row or column (%s%s%s)",
+                       l->path, p->line, "matrix", v->stage, p->query, p->col ? " " : "", p->col ? p->col : "");
+        for (int c = 0; c < q->n_choices; c++) {
+            double w;
+            int d;
+            lesson_choice_number(q->choices[c], &w, &d);
+            int m = lesson_number_matches(x, w, d);
+            if (c == q->answer && !m)
+                bad += say(report, user, "%s:%d: @predict number: the @answer says %s, but the model gives %.6g",
+                           l->path, p->line, q->choices[c], x);
+            else if (c != q->answer && m)
+                bad += say(report, user, "%s:%d: @predict number: the @choice %s is right too (the model gives %.6g)",
+                           l->path, p->line, q->choices[c], x);
+        }
+        return bad;
+    }
+    char base[SES_TEXT_MAX], got[SES_TEXT_MAX];
+    if (p->kind == LESSON_PREDICT_OUTPUT) {
+        translate_under(ses, &step_exp, got, sizeof got);
+        for (int c = 0; c < q->n_choices; c++) {
+            int m = strcmp(q->choices[c], got) == 0;
+            if (c == q->answer && !m)
+                bad += say(report, user, "%s:%d: @predict output: the @answer is '%s', but the model writes '%s'",
+                           l->path, p->line, q->choices[c], got);
+            else if (c != q->answer && m)
+                bad += say(report, user, "%s:%d: @predict output: the @choice '%s' is what the model writes",
+                           l->path, p->line, q->choices[c]);
+        }
+        return bad;
+    }
+    /* breaks: each choice's change against the translation without one */
+    translate_under(ses, NULL, base, sizeof base);
+    for (int c = 0; c < q->n_choices; c++) {
+        TfErr err;
+        if (tf_exp_check_source(&p->exps[c], ses->pad.S, &err)) {
+            bad += say(report, user, "%s:%d: @predict breaks choice %d: %s", l->path, p->line, c + 1,
+                       err.msg + 2 * (err.msg[0] == '-'));
+            continue;
+        }
+        translate_under(ses, &p->exps[c], got, sizeof got);
+        int changed = strcmp(got, base) != 0;
+        if (c == q->answer && !changed)
+            bad += say(report, user, "%s:%d: @predict breaks: the @answer '%s' leaves the translation '%s' as it is",
+                       l->path, p->line, q->choices[c], base);
+        else if (c != q->answer && changed)
+            bad += say(report, user, "%s:%d: @predict breaks: the @choice '%s' changes it too ('%s' → '%s')",
+                       l->path, p->line, q->choices[c], base, got);
+    }
+    translate_under(ses, NULL, base, sizeof base);
+    return bad;
+}
+
 /* One step's sentence run through the model as the window runs it: the
  * @predict query is a token of it, the hidden positions inside it. */
 static int check_step_run(const Lesson *l, int i, Session *ses, CheckFn report, void *user)
@@ -136,6 +234,9 @@ static int check_step_run(const Lesson *l, int i, Session *ses, CheckFn report, 
     if (!v->src)
         return p->kind ? say(report, user, "%s:%d: @predict needs the sentence it is about: give @src", l->path,
                              p->line) : 0;
+    TfExperiment none;
+    memset(&none, 0, sizeof none);
+    session_set_exp(ses, &none);
     session_set_text(ses, 0, v->src ? v->src : "");
     session_set_text(ses, 1, v->tgt ? v->tgt : "");
     session_compute_all(ses);
@@ -147,6 +248,8 @@ static int check_step_run(const Lesson *l, int i, Session *ses, CheckFn report, 
         bad += say(report, user, "%s:%d: @experiment %s", l->path, v->exp_line, err.msg + 2 * (err.msg[0] == '-'));
     if (!p->kind)
         return bad;
+    if (lesson_predict_has_choices(p->kind))
+        return bad + check_choices(l, i, ses, report, user);
     int b = v->batch >= 0 ? v->batch : 0, decoder = 1, st = v->stage[0] ? stage_find(v->stage) : -1;
     if (p->kind == LESSON_PREDICT_ROW && !lesson_predict_stage_ok(st, &decoder))
         return bad; /* said by lesson_check_view */
@@ -177,6 +280,9 @@ int lesson_check_pair(const Lesson *en, const Lesson *o, CheckFn report, void *u
         return say(report, user, "%s: %d steps, but %s has %d", o->path, o->n_steps, en->path, en->n_steps);
     if (strcmp(en->model, o->model) != 0)
         bad += say(report, user, "%s: @model %s, but %s uses %s", o->path, o->model, en->path, en->model);
+    if (en->n_recap != o->n_recap || en->n_exercise != o->n_exercise)
+        bad += say(report, user, "%s: %d @recap and %d @exercise lines, but %s has %d and %d", o->path, o->n_recap,
+                   o->n_exercise, en->path, en->n_recap, en->n_exercise);
     for (int i = 0; i < en->n_steps; i++) {
         const LessonStep *a = &en->steps[i], *b = &o->steps[i];
         if (!same(a->directives, b->directives))
@@ -186,6 +292,15 @@ int lesson_check_pair(const Lesson *en, const Lesson *o, CheckFn report, void *u
                                                            a->quiz.answer != b->quiz.answer)))
             bad += say(report, user, "%s:%d: step %d's quiz differs from %s:%d (choices or answer)", o->path,
                        b->line, i + 1, en->path, a->line);
+        if (lesson_predict_has_choices(a->predict.kind) && a->predict.kind == b->predict.kind &&
+            (a->quiz.n_choices != b->quiz.n_choices || a->quiz.answer != b->quiz.answer))
+            bad += say(report, user, "%s:%d: step %d's @predict choices differ from %s:%d (choices or answer)",
+                       o->path, b->line, i + 1, en->path, a->line);
+        for (int c = 0; a->predict.kind == LESSON_PREDICT_BREAKS && b->predict.kind == a->predict.kind &&
+                        c < a->quiz.n_choices && c < b->quiz.n_choices; c++)
+            if (!tf_exp_equal(&a->predict.exps[c], &b->predict.exps[c]))
+                bad += say(report, user, "%s:%d: step %d's @predict breaks choice %d is another change than in %s",
+                           o->path, b->line, i + 1, c + 1, en->path);
         if (a->predict.kind != b->predict.kind || !a->predict.explain != !b->predict.explain)
             bad += say(report, user, "%s:%d: step %d's @predict or its @explain differs from %s:%d", o->path,
                        b->line, i + 1, en->path, a->line);
@@ -229,7 +344,12 @@ int lesson_check_glyphs(const Lesson *l, RenFont *font, CheckFn report, void *us
         bad += check_text("the explanation", s->quiz.explain, font, l, s->line, report, user);
         for (int c = 0; c < s->quiz.n_choices; c++)
             bad += check_text("a choice", s->quiz.choices[c], font, l, s->line, report, user);
+        bad += check_text("the @predict's explanation", s->predict.explain, font, l, s->line, report, user);
     }
+    for (int k = 0; k < l->n_recap; k++)
+        bad += check_text("a @recap", l->recap[k], font, l, 1, report, user);
+    for (int k = 0; k < l->n_exercise; k++)
+        bad += check_text("an @exercise", l->exercise[k], font, l, 1, report, user);
     return bad;
 }
 
@@ -252,21 +372,52 @@ static const char *model_path(const char *name, char *path, size_t cap)
     return cli_data_path(rel, path, cap);
 }
 
-int lesson_check_run(const Lesson *l, const char *model_file, CheckFn report, void *user)
+static int needs_run(const Lesson *l)
 {
     int need = 0;
     for (int i = 0; i < l->n_steps; i++)
         need |= l->steps[i].predict.kind || (l->steps[i].view.has_exp && l->steps[i].view.exp.n_hide);
-    if (!need)
+    return need;
+}
+
+/* The session of the last model run, kept for the next lesson on it (a
+ * folder of many lessons opens its model once). */
+typedef struct RunCache {
+    Session ses;
+    char path[4096];
+    int open;
+} RunCache;
+
+static void cache_close(RunCache *c)
+{
+    if (c->open)
+        session_free(&c->ses);
+    c->open = 0;
+}
+
+static int run_cached(RunCache *c, const Lesson *l, const char *model_file, CheckFn report, void *user)
+{
+    if (!needs_run(l))
         return 0;
-    static Session ses;
-    TfErr err;
-    if (session_init(&ses, model_file, 0, &err))
-        return say(report, user, "%s: its model %s does not load: %s", l->path, model_file, err.msg);
+    if (!c->open || strcmp(c->path, model_file) != 0) {
+        cache_close(c);
+        TfErr err;
+        if (session_init(&c->ses, model_file, 0, &err))
+            return say(report, user, "%s: its model %s does not load: %s", l->path, model_file, err.msg);
+        snprintf(c->path, sizeof c->path, "%s", model_file);
+        c->open = 1;
+    }
     int bad = 0;
     for (int i = 0; i < l->n_steps; i++)
-        bad += check_step_run(l, i, &ses, report, user);
-    session_free(&ses);
+        bad += check_step_run(l, i, &c->ses, report, user);
+    return bad;
+}
+
+int lesson_check_run(const Lesson *l, const char *model_file, CheckFn report, void *user)
+{
+    static RunCache c;
+    int bad = run_cached(&c, l, model_file, report, user);
+    cache_close(&c);
     return bad;
 }
 
@@ -282,6 +433,13 @@ static int model_config(const char *root, const char *name, TfConfig *cfg)
     *cfg = m.cfg;
     model_free(&m);
     return 0;
+}
+
+int lesson_check_one(const Lesson *l, const char *model_file, const TfConfig *cfg, RenFont *font, CheckFn report,
+                     void *user)
+{
+    return lesson_check_view(l, cfg, report, user) + lesson_check_run(l, model_file, report, user) +
+           lesson_check_glyphs(l, font, report, user);
 }
 
 int lessons_check_all(const char *root, CheckFn report, void *user, int *n_lessons)
@@ -300,17 +458,24 @@ int lessons_check_all(const char *root, CheckFn report, void *user, int *n_lesso
     RenFont *font = r ? ren_font_open(r, REN_SANS, 16, &err) : NULL;
     if (!font)
         c.bad += say(report, user, "cannot open the fonts to check glyphs: %s", err.msg);
+    static RunCache run; /* one model open at a time, for all its lessons */
+    char cfg_name[64] = "";
+    TfConfig cfg;
+    int cfg_ok = 0;
     for (int k = 0; k < N_LANGS; k++) {
         for (int i = 0; i < sets[k].n; i++) {
             const Lesson *l = &sets[k].lessons[i];
-            TfConfig cfg;
-            if (model_config(root, l->model, &cfg))
+            if (strcmp(cfg_name, l->model) != 0) { /* read once per model in a row */
+                snprintf(cfg_name, sizeof cfg_name, "%s", l->model);
+                cfg_ok = model_config(root, l->model, &cfg) == 0;
+            }
+            if (!cfg_ok)
                 c.bad += say(report, user, "%s: its model '%s' (assets/models/%s.safetensors) does not load",
                              l->path, l->model, l->model);
             else {
                 char path[4096];
                 c.bad += lesson_check_view(l, &cfg, report, user);
-                c.bad += lesson_check_run(l, model_path(l->model, path, sizeof path), report, user);
+                c.bad += run_cached(&run, l, model_path(l->model, path, sizeof path), report, user);
             }
             c.bad += lesson_check_glyphs(l, font, report, user);
             if (k == 0)
@@ -326,6 +491,7 @@ int lessons_check_all(const char *root, CheckFn report, void *user, int *n_lesso
         for (int i = 0; i < sets[0].n; i++)
             if (lessons_find(&sets[k], sets[0].lessons[i].id) < 0)
                 c.bad += say(report, user, "%s: no %s version of this lesson", sets[0].lessons[i].path, LANGS[k]);
+    cache_close(&run);
     if (r)
         ren_close(r);
     for (int k = 0; k < N_LANGS; k++)

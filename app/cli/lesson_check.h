@@ -21,6 +21,10 @@ int lesson_check_pair(const Lesson *en, const Lesson *other, CheckFn report, voi
 /* Every character of the lesson has a glyph in font (NULL skips). */
 int lesson_check_glyphs(const Lesson *l, RenFont *font, CheckFn report, void *user);
 
+/* All of the above for one lesson (shot --lesson warns with it). */
+int lesson_check_one(const Lesson *l, const char *model_file, const TfConfig *cfg, RenFont *font, CheckFn report,
+                     void *user);
+
 /* Check the whole lessons/ tree: lang dirs under root, models found with
  * model_path(name) -> path. Returns the number of problems. */
 int lessons_check_all(const char *root, CheckFn report, void *user, int *n_lessons);

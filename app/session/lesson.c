@@ -3,9 +3,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "file.h"
 #include "hash.h"
@@ -176,9 +178,8 @@ static int fail_word(Parser *p, const char *fmt, const char *w, size_t k)
 
 /* @experiment FLAGS: the command line's experiment flags without the dashes;
  * they replace the flags in force. */
-static int experiment_directive(Parser *p, const char *v, size_t n)
+static int parse_exp(Parser *p, const char *v, size_t n, TfExperiment *out, int *cmp_out, int *none_out)
 {
-    LessonView *c = &p->cur;
     TfExperiment e;
     memset(&e, 0, sizeof e);
     int cmp = LESSON_CMP_EXP, none = 0, words = 0, cmp_set = 0;
@@ -231,6 +232,19 @@ static int experiment_directive(Parser *p, const char *v, size_t n)
         return fail(p, "%s", "@experiment none clears the experiment: give it alone");
     if (!none && tf_exp_is_none(&e))
         return fail(p, "%s", "@experiment compare/normal needs an experiment flag to compare with");
+    *out = e;
+    *cmp_out = cmp;
+    *none_out = none;
+    return 0;
+}
+
+static int experiment_directive(Parser *p, const char *v, size_t n)
+{
+    LessonView *c = &p->cur;
+    TfExperiment e;
+    int cmp, none;
+    if (parse_exp(p, v, n, &e, &cmp, &none))
+        return -1;
     c->has_exp = 1;
     c->exp = e;
     c->cmp = cmp;
@@ -250,7 +264,44 @@ static int pane_directive(Parser *p, const char *v, size_t n)
     return fail(p, "%s", "@pane needs gen, step, beam or sample");
 }
 
-/* @predict row QUERY | @predict next [QUERY]: one step only. */
+int lesson_predict_has_choices(int kind)
+{
+    return kind == LESSON_PREDICT_NUMBER || kind == LESSON_PREDICT_OUTPUT || kind == LESSON_PREDICT_BREAKS;
+}
+
+/* A query: a token as written, or #N (from 1). */
+static int check_query(Parser *p, const char *q, size_t qn)
+{
+    int pos;
+    if (qn && q[0] == '#' && (parse_index(q + 1, qn - 1, &pos) || pos < 1))
+        return fail(p, "%s", "@predict: #N counts positions from 1");
+    return 0;
+}
+
+/* @predict number WHAT: cell R C | mean R | std R | zeros R | max R. */
+static int predict_number(Parser *p, LessonPredict *pr, const char *v, size_t n)
+{
+    static const char *WHAT[5] = {"cell", "mean", "std", "zeros", "max"};
+    size_t i = 0, rn, cn;
+    const char *w, *r, *c;
+    size_t k = next_word(v, n, &i, &w);
+    pr->what = -1;
+    for (int m = 0; m < 5; m++)
+        if (word_is(w, k, WHAT[m]))
+            pr->what = m;
+    rn = next_word(v, n, &i, &r);
+    cn = next_word(v, n, &i, &c);
+    const char *usage = "@predict number needs cell ROW COL, mean ROW, std ROW, zeros ROW or max ROW "
+                        "(a token of the sentence or #N from 1)";
+    if (pr->what < 0 || rn == 0 || (pr->what == LESSON_NUM_CELL) != (cn > 0) || i < n)
+        return fail(p, "%s", usage);
+    if (check_query(p, r, rn) || check_query(p, c, cn) || set_str(p, &pr->query, r, rn))
+        return -1;
+    return cn ? set_str(p, &pr->col, c, cn) : 0;
+}
+
+/* @predict KIND ...: one step only. The kinds with choices read the
+ * @choice / @answer lines that follow into the step's quiz. */
 static int predict_directive(Parser *p, const char *v, size_t n)
 {
     LessonPredict *pr = &p->step->predict;
@@ -265,22 +316,35 @@ static int predict_directive(Parser *p, const char *v, size_t n)
         i++;
     q = v + i;
     size_t qn = n - i;
+    pr->line = p->line;
+    p->in_quiz = 0;
     if (word_is(w, k, "row")) {
         if (qn == 0)
             return fail(p, "%s", "@predict row needs the query: a token of the sentence, or #N (from 1)");
         pr->kind = LESSON_PREDICT_ROW;
     } else if (word_is(w, k, "next")) {
         pr->kind = LESSON_PREDICT_NEXT;
+    } else if (word_is(w, k, "number")) {
+        pr->kind = LESSON_PREDICT_NUMBER;
+        p->in_quiz = 1;
+        p->step->quiz.answer = -1;
+        return predict_number(p, pr, q, qn);
+    } else if (word_is(w, k, "output") || word_is(w, k, "breaks")) {
+        if (qn)
+            return fail(p, "%s", "@predict output / breaks take no argument: the choices follow as @choice and "
+                                 "@answer lines");
+        pr->kind = w[0] == 'o' ? LESSON_PREDICT_OUTPUT : LESSON_PREDICT_BREAKS;
+        p->in_quiz = 1;
+        p->step->quiz.answer = -1;
+        if (pr->kind == LESSON_PREDICT_BREAKS &&
+            !(pr->exps = calloc(LESSON_MAX_CHOICES, sizeof *pr->exps)))
+            return fail(p, "%s", "out of memory");
+        return 0;
     } else {
-        return fail(p, "%s", "@predict needs row QUERY or next");
+        return fail(p, "%s", "@predict needs row QUERY, next [QUERY], number WHAT, output or breaks");
     }
-    if (qn && q[0] == '#') {
-        int pos;
-        if (parse_index(q + 1, qn - 1, &pos) || pos < 1)
-            return fail(p, "%s", "@predict: #N counts positions from 1");
-    }
-    pr->line = p->line;
-    p->in_quiz = 0;
+    if (check_query(p, q, qn))
+        return -1;
     return qn ? set_str(p, &pr->query, q, qn) : 0;
 }
 
@@ -339,6 +403,22 @@ static int view_directive(Parser *p, const char *key, const char *v, size_t n)
     } else if (strcmp(key, "experiment") == 0) {
         if (experiment_directive(p, v, n))
             return -1;
+    } else if (strcmp(key, "colormap") == 0) {
+        if (!word_is(v, n, "viridis") && !word_is(v, n, "cividis") && !word_is(v, n, "blue-orange"))
+            return fail(p, "%s", "@colormap needs viridis, cividis or blue-orange");
+        memcpy(c->cmap, v, n);
+        c->cmap[n] = 0;
+    } else if (strcmp(key, "beam") == 0) {
+        int k;
+        if (parse_index(v, n, &k) || k < 1 || k > 8)
+            return fail(p, "%s", "@beam needs a beam width from 1 to 8");
+        c->beam = k;
+    } else if (strcmp(key, "alpha") == 0) {
+        double a;
+        int dec;
+        if (lesson_choice_number(v, &a, &dec) || a < 0 || a > 2 || strspn(v, "0123456789.") != n)
+            return fail(p, "%s", "@alpha needs a length penalty from 0 to 2, e.g. 0.6");
+        c->alpha = (float)a;
     } else if (strcmp(key, "predict") == 0) {
         if (predict_directive(p, v, n))
             return -1;
@@ -376,6 +456,23 @@ static int quiz_directive(Parser *p, const char *key, const char *v, size_t n)
             return fail(p, "%s", "a quiz has exactly one @answer; this is the second");
         if (answer)
             q->answer = q->n_choices;
+        if (p->step->predict.kind == LESSON_PREDICT_BREAKS) {
+            const char *bar = memchr(v, '|', n);
+            size_t fn = bar ? (size_t)(bar - v) : n;
+            while (fn && (v[fn - 1] == ' ' || v[fn - 1] == '\t'))
+                fn--;
+            int cmp, none;
+            TfExperiment *e = &p->step->predict.exps[q->n_choices];
+            if (parse_exp(p, v, fn, e, &cmp, &none))
+                return -1;
+            if (none)
+                return fail(p, "%s", "a @predict breaks choice is a change: experiment flags, not none");
+        } else if (p->step->predict.kind == LESSON_PREDICT_NUMBER) {
+            double x;
+            int dec;
+            if (lesson_choice_number(v, &x, &dec))
+                return fail(p, "%s", "a @predict number choice starts with its number (0.25, −1, 6 cells)");
+        }
         return set_str(p, &q->choices[q->n_choices++], v, n);
     }
     if (strcmp(key, "explain") == 0 && p->step->predict.kind) {
@@ -398,14 +495,17 @@ static int quiz_directive(Parser *p, const char *key, const char *v, size_t n)
 /* A quiz is complete when it has choices and one answer. */
 static int close_quiz(Parser *p)
 {
-    if (!p->step || !p->step->has_quiz)
+    if (!p->step || (!p->step->has_quiz && !lesson_predict_has_choices(p->step->predict.kind)))
         return 0;
+    if (!p->step->has_quiz)
+        p->step->quiz.line = p->step->predict.line;
     LessonQuiz *q = &p->step->quiz;
     int line = p->line;
     p->line = q->line;
     int rc = 0;
     if (q->n_choices < 2)
-        rc = fail(p, "%s", "unterminated quiz: it needs @choice lines and one @answer");
+        rc = fail(p, "%s", p->step->has_quiz ? "unterminated quiz: it needs @choice lines and one @answer"
+                                             : "this @predict needs @choice lines and one @answer");
     else if (q->answer < 0)
         rc = fail(p, "%s", "quiz has no @answer (exactly one choice must be right)");
     p->line = line;
@@ -464,15 +564,34 @@ static int directive(Parser *p, const char *line, size_t n)
         l->model[vn] = 0;
         return 0;
     }
+    if (strcmp(key, "recap") == 0 || strcmp(key, "exercise") == 0) {
+        int ex = key[0] == 'e';
+        int *cnt = ex ? &l->n_exercise : &l->n_recap;
+        if (vn == 0)
+            return fail(p, "@%s needs text", key);
+        if (*cnt >= LESSON_MAX_RECAP)
+            return fail(p, ex ? "at most %s @exercise lines" : "at most %s @recap lines", "8");
+        char **dst = ex ? &l->exercise[*cnt] : &l->recap[*cnt];
+        (*cnt)++;
+        return set_str(p, dst, v, vn);
+    }
     if (strcmp(key, "step") == 0) {
         if (close_step(p))
             return -1;
         if (!l->title)
             return fail(p, "%s", "the lesson needs a @title before its first @step");
         if (l->n_steps >= LESSON_MAX_STEPS)
-            return fail(p, "%s", "too many steps");
+            return fail(p, "too many steps (at most %s)", "64");
         if (vn == 0)
             return fail(p, "%s", "@step needs a title");
+        if (l->n_steps == l->cap_steps) { /* grown, so a short lesson stays small */
+            int cap = l->cap_steps ? 2 * l->cap_steps : 4;
+            LessonStep *grown = realloc(l->steps, (size_t)cap * sizeof *grown);
+            if (!grown)
+                return fail(p, "%s", "out of memory");
+            l->steps = grown;
+            l->cap_steps = cap;
+        }
         p->step = &l->steps[l->n_steps++];
         memset(p->step, 0, sizeof *p->step);
         p->step->line = p->line;
@@ -506,7 +625,7 @@ static int text_line(Parser *p, const char *s, size_t n)
     if (!p->step)
         return fail(p, "%s", "text before the first @step");
     if (p->in_quiz)
-        return fail(p, "%s", "text inside a quiz (put it before @quiz)");
+        return fail(p, "%s", p->step->has_quiz ? "text inside a quiz (put it before @quiz)" : "text after the choices (put it before @predict)");
     /* lines are kept as written; a blank line before starts a paragraph
      * (stored as an empty line) */
     if (append(&p->step->text, &p->text, s, n, p->blank && p->step->text))
@@ -547,6 +666,7 @@ int lesson_parse(Lesson *l, const char *text, size_t len, const char *path,
         return tf_fail(err, "%s: larger than %d bytes", path, LESSON_MAX_BYTES);
     Parser p = {.l = l, .path = path, .blank = 1, .err = err};
     p.cur.layer = p.cur.head = p.cur.batch = -2;
+    p.cur.alpha = -1.0f;
     /* a UTF-8 byte order mark, as some editors write, is not text */
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
         text += 3;
@@ -602,12 +722,17 @@ int lesson_load(Lesson *l, const char *path, TfErr *err)
     FILE *f = tf_fopen_regular(path, NULL, err);
     if (!f)
         return -1;
-    char *buf = malloc(LESSON_MAX_BYTES + 1);
+    /* as much as the file holds (one more than the limit, to tell) */
+    struct stat st;
+    size_t want = fstat(fileno(f), &st) == 0 && st.st_size >= 0 && st.st_size < LESSON_MAX_BYTES
+                      ? (size_t)st.st_size + 1
+                      : (size_t)LESSON_MAX_BYTES + 1;
+    char *buf = malloc(want + 1);
     if (!buf) {
         fclose(f);
         return tf_fail(err, "%s: out of memory", path);
     }
-    size_t n = fread(buf, 1, LESSON_MAX_BYTES + 1, f);
+    size_t n = fread(buf, 1, want, f);
     int rerr = ferror(f);
     fclose(f);
     int rc;
@@ -628,6 +753,8 @@ static void free_step(LessonStep *s)
     free(s->quiz.question);
     free(s->quiz.explain);
     free(s->predict.query);
+    free(s->predict.col);
+    free(s->predict.exps);
     free(s->predict.explain);
     for (int i = 0; i < s->quiz.n_choices; i++)
         free(s->quiz.choices[i]);
@@ -640,11 +767,13 @@ void lesson_free(Lesson *l)
 {
     if (!l)
         return;
-    for (int i = 0; i < l->n_steps; i++)
+    for (int i = 0; i < l->n_steps; i++) /* the one being parsed included */
         free_step(&l->steps[i]);
-    /* a step being parsed when an error stopped parsing */
-    if (l->n_steps < LESSON_MAX_STEPS)
-        free_step(&l->steps[l->n_steps]);
+    free(l->steps);
+    for (int i = 0; i < l->n_recap; i++)
+        free(l->recap[i]);
+    for (int i = 0; i < l->n_exercise; i++)
+        free(l->exercise[i]);
     free(l->title);
     free(l->summary);
     memset(l, 0, sizeof *l);
@@ -671,7 +800,7 @@ int lessons_load_dir(LessonSet *set, const char *dir, LessonErrFn on_error,
         return -1;
     }
     char **names = NULL;
-    int nn = 0, cap = 0;
+    int nn = 0, cap = 0, nn_more = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
@@ -690,6 +819,22 @@ int lessons_load_dir(LessonSet *set, const char *dir, LessonErrFn on_error,
     closedir(d);
     if (nn)
         qsort(names, (size_t)nn, sizeof *names, cmp_name);
+    if (nn > LESSON_MAX_FILES) { /* the first by name are read */
+        nn_more = nn - LESSON_MAX_FILES;
+        for (int i = LESSON_MAX_FILES; i < nn; i++)
+            free(names[i]);
+        nn = LESSON_MAX_FILES;
+    }
+    if (nn_more) {
+        if (n_bad)
+            (*n_bad)++;
+        if (on_error) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "%s: more than %d lesson files; %d were not read", dir, LESSON_MAX_FILES,
+                     nn_more);
+            on_error(msg, user);
+        }
+    }
     set->lessons = calloc((size_t)(nn ? nn : 1), sizeof *set->lessons);
     for (int i = 0; i < nn; i++) {
         char path[1024];
@@ -845,4 +990,258 @@ int lesson_predict_candidates(const TfTrace *tr, int b, int row, unsigned seed, 
             ids[j - 1] = t;
         }
     return k;
+}
+
+/* ---- @predict number ---- */
+
+/* The row or column a query names among n tokens ids (or #N). */
+static int find_token(const char *q, const int *ids, int n, const Vocab *voc)
+{
+    if (!q || !q[0])
+        return -1;
+    if (q[0] == '#') {
+        int pos = atoi(q + 1);
+        return pos >= 1 && pos <= n ? pos - 1 : -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (strcmp(vocab_token(voc, ids[i]), q) == 0)
+            return i;
+    return -1;
+}
+
+int lesson_predict_cell(const LessonPredict *p, const TfTrace *tr, const Vocab *src, const Vocab *tgt, int stage,
+                        int b, int rows, int cols, int *row, int *col)
+{
+    if (stage < 0 || stage >= ST_COUNT || b < 0 || b >= tr->B)
+        return -1;
+    int dec = (stage_info((StageId)stage)->flags & SF_DECODER) != 0;
+    const int *sids = tr->src_ids + (size_t)b * tr->S, *tids = tr->tgt_ids + (size_t)b * tr->T;
+    *row = dec ? find_token(p->query, tids, tr->tgt_len[b], tgt) : find_token(p->query, sids, tr->src_len[b], src);
+    *col = -1;
+    if (*row < 0 || *row >= rows)
+        return -1;
+    if (p->what != LESSON_NUM_CELL)
+        return 0;
+    /* key columns are tokens of the attention's keys; other columns by #N */
+    int cross = stage >= ST_DEC_CROSS_Q && dec;
+    StageKind kind = stage_info((StageId)stage)->kind;
+    if (p->col && p->col[0] == '#')
+        *col = find_token(p->col, sids, cols, src);
+    else if (kind == SK_SCORES || kind == SK_WEIGHTS || kind == SK_MASK)
+        *col = dec && !cross ? find_token(p->col, tids, tr->tgt_len[b], tgt)
+                             : find_token(p->col, sids, tr->src_len[b], src);
+    return *col >= 0 && *col < cols ? 0 : -1;
+}
+
+int lesson_predict_number(const LessonPredict *p, const TfTrace *tr, const Vocab *src, const Vocab *tgt,
+                          int stage, int layer, int head, int b, double *out)
+{
+    TfErr err;
+    TfView v;
+    int row, col;
+    if (stage < 0 || stage >= ST_COUNT || b < 0 || b >= tr->B ||
+        tf_view(tr, (StageId)stage, layer, head < 0 ? 0 : head, b, &v, &err) ||
+        lesson_predict_cell(p, tr, src, tgt, stage, b, v.rows, v.cols, &row, &col))
+        return -1;
+    if (p->what == LESSON_NUM_CELL) {
+        *out = tf_view_at(&v, row, col);
+        return 0;
+    }
+    double sum = 0, sq = 0, mx = 0;
+    int zeros = 0;
+    for (int c = 0; c < v.cols; c++) {
+        double x = tf_view_at(&v, row, c);
+        sum += x;
+        zeros += x == 0;
+        if (c == 0 || x > mx)
+            mx = x;
+    }
+    double mean = sum / v.cols;
+    for (int c = 0; c < v.cols; c++) {
+        double d = tf_view_at(&v, row, c) - mean;
+        sq += d * d;
+    }
+    *out = p->what == LESSON_NUM_MEAN ? mean : p->what == LESSON_NUM_STD ? sqrt(sq / v.cols)
+           : p->what == LESSON_NUM_ZEROS ? zeros : mx;
+    return 0;
+}
+
+int lesson_choice_number(const char *text, double *out, int *decimals)
+{
+    const char *s = text;
+    int neg = 0;
+    for (;;) { /* "≈ ", "about"-free prefixes: spaces, ≈, ~ */
+        if (*s == ' ' || *s == '~')
+            s++;
+        else if (strncmp(s, "≈", strlen("≈")) == 0)
+            s += strlen("≈");
+        else
+            break;
+    }
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    } else if (strncmp(s, "−", strlen("−")) == 0) {
+        neg = 1;
+        s += strlen("−");
+    }
+    if (*s < '0' || *s > '9')
+        return -1;
+    double x = 0;
+    while (*s >= '0' && *s <= '9')
+        x = x * 10 + (*s++ - '0');
+    int d = 0;
+    if (*s == '.' && s[1] >= '0' && s[1] <= '9') {
+        double f = 0.1;
+        for (s++; *s >= '0' && *s <= '9'; s++, d++, f /= 10)
+            x += (*s - '0') * f;
+    }
+    *out = neg ? -x : x;
+    if (decimals)
+        *decimals = d;
+    return 0;
+}
+
+int lesson_number_matches(double value, double written, int decimals)
+{
+    double half = 0.5;
+    for (int i = 0; i < decimals; i++)
+        half /= 10;
+    return fabs(value - written) <= half * (1 + 1e-9);
+}
+
+const char *lesson_choice_label(const char *text)
+{
+    const char *bar = strchr(text, '|');
+    if (!bar)
+        return text;
+    bar++;
+    while (*bar == ' ')
+        bar++;
+    return *bar ? bar : text;
+}
+
+/* ---- quizzes shuffled per learner ---- */
+
+static unsigned mix(unsigned x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    return x ^ (x >> 16);
+}
+
+void lesson_quiz_order(const Lesson *l, int step, unsigned seed, int *order)
+{
+    const LessonStep *s = &l->steps[step];
+    int n = s->quiz.n_choices;
+    for (int k = 0; k < n; k++)
+        order[k] = k;
+    if (n < 2 || s->quiz.answer < 0)
+        return;
+    /* the how-manieth quiz of the lesson this is: answers go round in turn */
+    int nth = 0;
+    for (int i = 0; i < step; i++)
+        nth += l->steps[i].quiz.n_choices > 1;
+    int at = (int)((mix(seed) + (unsigned)nth) % (unsigned)n);
+    int wrong[LESSON_MAX_CHOICES], nw = 0;
+    for (int k = 0; k < n; k++)
+        if (k != s->quiz.answer)
+            wrong[nw++] = k;
+    unsigned r = mix(seed ^ (0x9e3779b9u * (unsigned)(step + 1)));
+    for (int k = nw - 1; k > 0; k--) { /* Fisher-Yates on the wrong ones */
+        r = mix(r + (unsigned)k);
+        int j = (int)(r % (unsigned)(k + 1)), t = wrong[k];
+        wrong[k] = wrong[j];
+        wrong[j] = t;
+    }
+    for (int k = 0, w = 0; k < n; k++)
+        order[k] = k == at ? s->quiz.answer : wrong[w++];
+}
+
+/* ---- brace markup as drawn ---- */
+
+/* The Unicode sub- or superscript of one character, or NULL. */
+static const char *script_of(const char *s, size_t *len, int sup)
+{
+    static const char *DIG_SUB[10] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
+    static const char *DIG_SUP[10] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+    static const char *SUB_AZ = "aehijklmnoprstuvx";
+    static const char *SUB_U[] = {"ₐ", "ₑ", "ₕ", "ᵢ", "ⱼ", "ₖ", "ₗ", "ₘ", "ₙ", "ₒ", "ₚ", "ᵣ", "ₛ", "ₜ", "ᵤ", "ᵥ", "ₓ"};
+    static const char *SUP_AZ = "iknT";
+    static const char *SUP_U[] = {"ⁱ", "ᵏ", "ⁿ", "ᵀ"};
+    *len = 1;
+    if (*s >= '0' && *s <= '9')
+        return sup ? DIG_SUP[*s - '0'] : DIG_SUB[*s - '0'];
+    if (*s == '+')
+        return sup ? "⁺" : "₊";
+    if (*s == '-')
+        return sup ? "⁻" : "₋";
+    if (*s == '=')
+        return sup ? "⁼" : "₌";
+    if (*s == '(')
+        return sup ? "⁽" : "₍";
+    if (*s == ')')
+        return sup ? "⁾" : "₎";
+    if (strncmp(s, "−", strlen("−")) == 0) {
+        *len = strlen("−");
+        return sup ? "⁻" : "₋";
+    }
+    const char *set = sup ? SUP_AZ : SUB_AZ;
+    const char *hit = *s ? strchr(set, *s) : NULL;
+    if (hit)
+        return sup ? SUP_U[hit - set] : SUB_U[hit - set];
+    return NULL;
+}
+
+size_t lesson_text_plain(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t k = 0;
+    if (cap == 0)
+        return 0;
+#define PUT(str, len)                                                                                              \
+    do {                                                                                                           \
+        size_t l_ = (len);                                                                                         \
+        if (k + l_ >= cap)                                                                                         \
+            goto done;                                                                                             \
+        memcpy(out + k, (str), l_);                                                                                \
+        k += l_;                                                                                                   \
+    } while (0)
+    for (size_t i = 0; i < n;) {
+        const char *close;
+        if ((s[i] == '_' || s[i] == '^') && i + 1 < n && s[i + 1] == '{' &&
+            (close = memchr(s + i + 2, '}', n - i - 2)) != NULL) {
+            int sup = s[i] == '^';
+            const char *a = s + i + 2;
+            size_t an = (size_t)(close - a), ok = an > 0;
+            for (size_t j = 0; ok && j < an;) {
+                size_t cl;
+                if (!script_of(a + j, &cl, sup))
+                    ok = 0;
+                j += cl;
+            }
+            if (ok) {
+                for (size_t j = 0; j < an;) {
+                    size_t cl;
+                    const char *u = script_of(a + j, &cl, sup);
+                    PUT(u, strlen(u));
+                    j += cl;
+                }
+            } else { /* no script for some character: x_(...) */
+                PUT(s + i, 1);
+                PUT("(", 1);
+                PUT(a, an);
+                PUT(")", 1);
+            }
+            i = (size_t)(close - s) + 1;
+            continue;
+        }
+        PUT(s + i, 1);
+        i++;
+    }
+done:
+    out[k] = 0;
+    return k;
+#undef PUT
 }

@@ -12,6 +12,10 @@
 #define LESSON_MAX_CHOICES 8
 #define LESSON_MAX_STEPS 64
 #define LESSON_MAX_BYTES (1 << 20)
+#define LESSON_MAX_RECAP 8    /* @recap and @exercise lines of a lesson, each */
+#define LESSON_MAX_FILES 1000 /* lesson files read from one folder; more are
+                                 refused with one message */
+#define LESSON_MAX_WORD 64    /* an unbroken run of more bytes is broken when drawn */
 
 typedef struct LessonQuiz {
     char *question;
@@ -42,25 +46,52 @@ typedef struct LessonView {
                          (from 0); lessons --check checks the ranges */
     int cmp;         /* LESSON_CMP_*: compare, normal, or the experiment */
     int exp_line;    /* line of the @experiment in force, 0 none */
+    char cmap[16];   /* @colormap: viridis, cividis, blue-orange; empty unset */
+    int beam;        /* @beam K (1..8), 0 unset */
+    float alpha;     /* @alpha A (0..2), < 0 unset */
 } LessonView;
 
 /* Predict-then-reveal (one step, not carried over): the values are hidden
- * until the learner clicks what they expect. */
-enum { LESSON_PREDICT_NONE = 0, LESSON_PREDICT_ROW, LESSON_PREDICT_NEXT };
+ * until the learner picks what they expect.
+ *   row QUERY      click the key the hidden row of QUERY weighs most
+ *   next [QUERY]   pick the token the model writes after decoder input QUERY
+ *   number WHAT    pick a number of the stage shown (cell R C, mean R,
+ *                  std R, zeros R, max R)
+ *   output         pick the greedy translation under the step's experiment
+ *   breaks         pick the change (an experiment) that alters the translation
+ * The last three take @choice / @answer lines like a quiz; lessons --check
+ * runs the model and verifies the @answer. */
+enum {
+    LESSON_PREDICT_NONE = 0,
+    LESSON_PREDICT_ROW,
+    LESSON_PREDICT_NEXT,
+    LESSON_PREDICT_NUMBER,
+    LESSON_PREDICT_OUTPUT,
+    LESSON_PREDICT_BREAKS
+};
+/* @predict number WHAT: which number of the matrix shown. */
+enum { LESSON_NUM_CELL = 0, LESSON_NUM_MEAN, LESSON_NUM_STD, LESSON_NUM_ZEROS, LESSON_NUM_MAX };
 typedef struct LessonPredict {
     int kind;        /* LESSON_PREDICT_* */
     char *query;     /* row: the query's token text or "#N" (N from 1);
                         next: the same for the decoder input row whose next
-                        token is predicted, NULL for the first (<bos>) */
+                        token is predicted, NULL for the first (<bos>);
+                        number: the row */
+    int what;        /* number: LESSON_NUM_* */
+    char *col;       /* number cell: the column, a key token or "#N" */
+    TfExperiment *exps; /* breaks: each choice's experiment (n_choices) */
     char *explain;   /* shown after the reveal; may be NULL */
     int line;
 } LessonPredict;
+
+/* Does the kind take @choice / @answer lines (held in the step's quiz)? */
+int lesson_predict_has_choices(int kind);
 
 typedef struct LessonStep {
     char *title;
     char *text;          /* paragraphs, markup kept */
     char *try_text;      /* NULL when none */
-    LessonQuiz quiz;
+    LessonQuiz quiz;     /* a @quiz, or the choices of a @predict that has them */
     int has_quiz;
     LessonPredict predict;
     LessonView view;
@@ -74,8 +105,12 @@ typedef struct Lesson {
     int order;           /* 3 */
     char *title, *summary;
     char model[64];      /* en2zh by default */
-    LessonStep steps[LESSON_MAX_STEPS];
-    int n_steps;
+    LessonStep *steps;   /* n_steps of them, grown as parsed: memory follows the text */
+    int n_steps, cap_steps;
+    char *recap[LESSON_MAX_RECAP];    /* @recap: "you can now ..." lines for the end screen */
+    int n_recap;
+    char *exercise[LESSON_MAX_RECAP]; /* @exercise: questions to work on after the lesson */
+    int n_exercise;
     char path[512];
 } Lesson;
 
@@ -87,7 +122,8 @@ void lesson_free(Lesson *l);
 
 /* All lessons of one language directory, sorted by file name. Files that
  * fail to parse are skipped; each error goes to on_error (may be NULL) and
- * is counted in *n_bad. */
+ * is counted in *n_bad. At most LESSON_MAX_FILES files are read; beyond
+ * that one message says so (and counts one). */
 typedef struct LessonSet {
     Lesson *lessons;
     int n;
@@ -124,5 +160,37 @@ int lesson_predict_candidates(const struct TfTrace *tr, int b, int row, unsigned
 /* The seed of a step's order: lesson id and step (0-based), so the same
  * lesson shows the same order in every language. */
 unsigned lesson_predict_seed(const char *id, int step);
+
+/* @predict number: the value of what p names in the stage shown (layer,
+ * head from 0, sentence b) of tr; src and tgt are the vocabularies the rows
+ * and key columns are looked up in. Returns 0 with *out, or -1 when the
+ * stage, row or column is not there. */
+int lesson_predict_number(const LessonPredict *p, const struct TfTrace *tr, const struct Vocab *src,
+                          const struct Vocab *tgt, int stage, int layer, int head, int b, double *out);
+/* The row and column (from 0) of the cell of a @predict number in a
+ * rows x cols matrix of the stage (col -1 when it names a row only);
+ * -1 when there is none. */
+int lesson_predict_cell(const LessonPredict *p, const struct TfTrace *tr, const struct Vocab *src,
+                        const struct Vocab *tgt, int stage, int b, int rows, int cols, int *row, int *col);
+/* The number a choice's text starts with ("0.25", "−1", "≈ 3", "6 cells"),
+ * and how many decimals it was written with. Returns 0, or -1 when the
+ * text does not start with a number. */
+int lesson_choice_number(const char *text, double *out, int *decimals);
+/* Does value round to the number written (to its decimals)? */
+int lesson_number_matches(double value, double written, int decimals);
+/* A choice of @predict breaks: the label shown (after "FLAGS | "). */
+const char *lesson_choice_label(const char *text);
+
+/* Quizzes in a shuffled order per learner: order[k] is the choice shown at
+ * position k of the step's quiz (or @predict choices). The right answers
+ * of a lesson's quizzes go round the positions in turn, from a place set
+ * by seed, so they are balanced; the wrong ones are shuffled by seed. */
+void lesson_quiz_order(const Lesson *l, int step, unsigned seed, int *order);
+
+/* Text as drawn: brace markup h_{t−1}, x^{2} becomes Unicode sub- and
+ * superscripts where they all exist (hₜ₋₁, x²), else the braces become
+ * parentheses (h_(...)). Writes at most cap bytes (NUL included); returns
+ * the length written. */
+size_t lesson_text_plain(const char *s, size_t n, char *out, size_t cap);
 
 #endif

@@ -112,8 +112,8 @@ static const BadLine BAD[] = {
     {"@experiment none no-pe\n", 4, "give it alone"},
     {"@experiment compare\n", 4, "needs an experiment flag"},
     {"@experiment no-pe compare normal\n", 4, "give one"},
-    {"@predict\n", 4, "@predict needs row QUERY or next"},
-    {"@predict column love\n", 4, "@predict needs row QUERY or next"},
+    {"@predict\n", 4, "@predict needs row QUERY, next [QUERY], number WHAT, output or breaks"},
+    {"@predict column love\n", 4, "@predict needs row QUERY, next [QUERY], number WHAT, output or breaks"},
     {"@predict row\n", 4, "@predict row needs the query"},
     {"@predict row #0\n", 4, "#N counts positions from 1"},
     {"@predict row #x\n", 4, "#N counts positions from 1"},
@@ -227,7 +227,7 @@ static void test_predict_answer(void **state)
     expect_true(S == 3 && T == 4, "the sentence has 3 and 1+3 tokens, got %d %d", S, T);
     TfBatch b = {1, S, T, src, tgt, &S, &T};
     expect_true(tf_forward(&m, &tr, &b, 0, &err) == 0, "the pass runs: %s", err.msg);
-    LessonPredict p = {LESSON_PREDICT_ROW, "love", NULL, 1};
+    LessonPredict p = {.kind = LESSON_PREDICT_ROW, .query = "love", .line = 1};
     int row = lesson_predict_row(&p, &tr, &m.src_vocab, 0, 0);
     expect_true(row == 1, "'love' is source row 2, got %d", row + 1);
     TfView w;
@@ -239,7 +239,7 @@ static void test_predict_answer(void **state)
     expect_true(lesson_predict_answer(&tr, LESSON_PREDICT_ROW, ST_ENC_SELF_WEIGHTS, 1, 2, 0, row) == best &&
                     lesson_predict_answer(&tr, LESSON_PREDICT_ROW, ST_ENC_SELF_SCORES, 1, 2, 0, row) == best,
                 "the answer is the weights' argmax %d for weights and scores", best);
-    LessonPredict q = {LESSON_PREDICT_NEXT, "我", NULL, 1};
+    LessonPredict q = {.kind = LESSON_PREDICT_NEXT, .query = "我", .line = 1};
     row = lesson_predict_row(&q, &tr, &m.tgt_vocab, 1, 0);
     int next = lesson_predict_answer(&tr, LESSON_PREDICT_NEXT, -1, 0, 0, 0, row);
     expect_true(row == 1 && next >= 0 && strcmp(vocab_token(&m.tgt_vocab, next), "爱") == 0,
