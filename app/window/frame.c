@@ -178,7 +178,9 @@ static void draw_input(UiCtx *ui, App *a, Rect rc, int side)
     char hint[APP_TEXT_MAX + 96];
     if (side == APP_LINE_TGT)
         snprintf(hint, sizeof hint, _("empty: the decoder reads its own greedy translation  «%s»"),
-                 a->ses.translation[0] ? a->ses.translation : "…");
+                 lesson_ui_hides_output(a) ? _("hidden until you predict")
+                 : a->ses.translation[0]   ? a->ses.translation
+                                           : "…");
     else
         snprintf(hint, sizeof hint, "%s", _("type a sentence (up to 4, separated by |)"));
     /* a visible clear button (Ctrl+U does the same) */
@@ -223,7 +225,7 @@ static void draw_status(UiCtx *ui, App *a, Rect rc)
         ui_text_fit(ui->r, f, a->notice, x, y, rc.x + rc.w - x - 10, a->notice_error ? th->warn : th->good);
         return;
     }
-    if (!a->hover.valid && app_exp_status(a, buf, sizeof buf)) {
+    if (!a->hover.valid && !lesson_ui_hides_output(a) && app_exp_status(a, buf, sizeof buf)) {
         ui_text_fit(ui->r, f, buf, x, y, rc.x + rc.w - x - 10, th->accent);
         return;
     }

@@ -19,11 +19,24 @@ static int is_cjk_byte_start(const char *s)
 }
 
 /* Build one item's plain text (no ** markers) and a bold flag per byte;
- * source lines are joined with a space, or directly between CJK text. */
-static int flatten(const char *src, size_t n, char *plain, unsigned char *bold, int cap)
+ * source lines are joined with a space, or directly between CJK text. An
+ * unbroken run of more than LESSON_MAX_WORD bytes of Latin text is broken
+ * with a space, so that it wraps (and costs a line, not a frame). */
+static int flatten(const char *src0, size_t n0, char *plain, unsigned char *bold, int cap)
 {
-    int k = 0, on = 0;
+    static char conv[RICH_MAX];
+    size_t n = lesson_text_plain(src0, n0, conv, sizeof conv); /* h_{t−1} → hₜ₋₁ */
+    const char *src = conv;
+    int k = 0, on = 0, run = 0;
     for (size_t i = 0; i < n && k < cap - 1; i++) {
+        unsigned char c = (unsigned char)src[i];
+        if (c == ' ' || c == '\n' || is_cjk_byte_start(src + i))
+            run = 0;
+        else if ((c & 0xC0) != 0x80 && ++run > LESSON_MAX_WORD && k < cap - 2) { /* at a character's start */
+            plain[k] = ' ';
+            bold[k++] = (unsigned char)on;
+            run = 1;
+        }
         if (src[i] == '*' && i + 1 < n && src[i + 1] == '*') {
             on = !on;
             i++;
@@ -124,50 +137,146 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
 {
     const Theme *th = ui->th;
     RenFont *f = ui->g->ui;
-    int y0 = y, pad = 8;
+    int y0 = y, pad = 8, shown = 0;
+    int order[LESSON_MAX_CHOICES];
+    lesson_ui_quiz_order(a, order);
+    unsigned wrong = lesson_ui_quiz_wrong(a, &shown);
     if (draw)
         ren_text(ui->r, ui->g->small, lesson_ui_word(a, LW_QUIZ), x, y, th->accent2);
     y += ren_font_height(ui->g->small) + 4;
     y += rich_text(ui, a, f, s->quiz.question, x, y, w, th->text, th->accent2, draw) + 8;
-    for (int c = 0; c < s->quiz.n_choices; c++) {
+    for (int k = 0; k < s->quiz.n_choices; k++) {
+        int c = order[k];
         char num[16];
-        snprintf(num, sizeof num, "%d", c + 1);
+        snprintf(num, sizeof num, "%d", k + 1);
         int nw = ren_text_width(f, "8  ");
         int h = rich_text(ui, a, f, s->quiz.choices[c], 0, 0, w - nw - 2 * pad, th->text, th->text, 0) + 2 * pad;
         Rect rc = {x, y, w, h};
         if (draw) {
-            int right = c == s->quiz.answer, chosen = c == answered;
+            int right = c == s->quiz.answer, tried = wrong >> c & 1u;
             Color bg = th->panel2, edge = th->border;
             if (answered >= 0 && right) {
                 bg = ui_mix(th->panel, th->good, 0.25f);
                 edge = th->good;
-            } else if (chosen) {
+            } else if (tried) {
                 bg = ui_mix(th->panel, th->bad, 0.25f);
                 edge = th->bad;
             } else if (answered < 0 && ui_over(&ui->in, rc)) {
                 bg = ui_mix(th->panel2, th->accent, 0.2f);
             }
             ren_rect(ui->r, rc, bg);
-            ren_rect_line(ui->r, rc, chosen || (answered >= 0 && right) ? 2 : 1, edge);
+            ren_rect_line(ui->r, rc, tried || (answered >= 0 && right) ? 2 : 1, edge);
             ren_text(ui->r, f, num, x + pad, y + pad, th->dim);
             rich_text(ui, a, f, s->quiz.choices[c], x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
-            if (answered < 0 && ui_clicked(&ui->in, rc))
+            if (answered < 0 && !tried && ui_clicked(&ui->in, rc))
                 lesson_ui_answer(a, c);
         }
         y += h + 4;
     }
-    if (answered >= 0) {
-        char msg[128];
-        int right = answered == s->quiz.answer;
-        if (right)
-            snprintf(msg, sizeof msg, "%s", lesson_ui_word(a, LW_RIGHT));
-        else
-            snprintf(msg, sizeof msg, lesson_ui_word(a, LW_WRONG), s->quiz.answer + 1);
+    int pos = 0; /* where the answer is shown */
+    for (int k = 0; k < s->quiz.n_choices; k++)
+        if (order[k] == s->quiz.answer)
+            pos = k;
+    char msg[160];
+    Color mc = th->good;
+    if (answered >= 0 && !wrong && !shown)
+        snprintf(msg, sizeof msg, "%s", lesson_ui_word(a, LW_RIGHT));
+    else if (answered >= 0 && !shown)
+        snprintf(msg, sizeof msg, "%s", _("Right, at another try."));
+    else if (answered >= 0) {
+        snprintf(msg, sizeof msg, lesson_ui_word(a, LW_WRONG), pos + 1);
+        mc = th->bad;
+    } else if (wrong) {
+        snprintf(msg, sizeof msg, "%s", _("Not quite: try another choice."));
+        mc = th->bad;
+    } else
+        msg[0] = 0;
+    if (msg[0]) {
         if (draw)
-            ren_text(ui->r, f, msg, x, y + 2, right ? th->good : th->bad);
+            ren_text(ui->r, f, msg, x, y + 2, mc);
         y += ren_font_height(f) + 6;
-        if (s->quiz.explain)
-            y += rich_text(ui, a, f, s->quiz.explain, x, y, w, th->text, th->accent, draw) + 4;
+    }
+    if (answered < 0 && wrong) { /* giving up shows the answer */
+        const char *give = _("show the answer");
+        Rect gr = {x, y, ren_text_width(ui->g->small, give), ren_font_height(ui->g->small)};
+        if (draw) {
+            ren_text(ui->r, ui->g->small, give, gr.x, gr.y, ui_over(&ui->in, gr) ? th->accent : th->dim);
+            if (ui_clicked(&ui->in, gr))
+                lesson_ui_show_answer(a);
+        }
+        y += gr.h + 6;
+    }
+    if (answered >= 0 && s->quiz.explain)
+        y += rich_text(ui, a, f, s->quiz.explain, x, y, w, th->text, th->accent, draw) + 4;
+    return y - y0;
+}
+
+/* A @predict with choices: the choices, shuffled as quizzes are, and after
+ * the pick the verdict with what the model computed. */
+static int predict_choices(UiCtx *ui, App *a, const LessonStep *s, const LessonPredictState *ps, int x, int y, int w,
+                           int draw)
+{
+    const Theme *th = ui->th;
+    RenFont *f = ui->g->ui;
+    int y0 = y, pad = 8;
+    const LessonPredict *p = &s->predict;
+    if (draw)
+        ren_text(ui->r, ui->g->small, _("Predict"), x, y, th->accent2);
+    y += ren_font_height(ui->g->small) + 4;
+    const char *ask = p->kind == LESSON_PREDICT_NUMBER ? _("Pick the number you expect; it is hidden on screen until you do.")
+                      : p->kind == LESSON_PREDICT_OUTPUT ? _("Pick the translation you expect the model to write; the "
+                                                             "view and the Target line hide it until you do.")
+                                                         : _("Pick the change you expect to alter the translation.");
+    if (ps->picked < 0)
+        y += rich_text(ui, a, f, ask, x, y, w, th->text, th->accent2, draw) + 8;
+    int order[LESSON_MAX_CHOICES];
+    lesson_ui_quiz_order(a, order);
+    for (int k = 0; k < s->quiz.n_choices; k++) {
+        int c = order[k];
+        const char *t = p->kind == LESSON_PREDICT_BREAKS ? lesson_choice_label(s->quiz.choices[c]) : s->quiz.choices[c];
+        char num[16];
+        snprintf(num, sizeof num, "%d", k + 1);
+        int nw = ren_text_width(f, "8  ");
+        int h = rich_text(ui, a, f, t, 0, 0, w - nw - 2 * pad, th->text, th->text, 0) + 2 * pad;
+        Rect rc = {x, y, w, h};
+        if (draw) {
+            int right = c == ps->answer, chosen = c == ps->picked;
+            Color bg = th->panel2, edge = th->border;
+            if (ps->picked >= 0 && right) {
+                bg = ui_mix(th->panel, th->good, 0.25f);
+                edge = th->good;
+            } else if (chosen) {
+                bg = ui_mix(th->panel, th->bad, 0.25f);
+                edge = th->bad;
+            } else if (ps->picked < 0 && ui_over(&ui->in, rc)) {
+                bg = ui_mix(th->panel2, th->accent, 0.2f);
+            }
+            ren_rect(ui->r, rc, bg);
+            ren_rect_line(ui->r, rc, chosen || (ps->picked >= 0 && right) ? 2 : 1, edge);
+            ren_text(ui->r, f, num, x + pad, y + pad, th->dim);
+            rich_text(ui, a, f, t, x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
+            if (ps->picked < 0 && ui_clicked(&ui->in, rc))
+                lesson_ui_predict(a, c);
+        }
+        y += h + 4;
+    }
+    if (ps->picked >= 0) {
+        char msg[SES_TEXT_MAX + 200];
+        int right = ps->picked == ps->answer;
+        double v;
+        if (p->kind == LESSON_PREDICT_NUMBER &&
+            lesson_predict_number(p, app_shown_trace(a), &a->ses.model.src_vocab, &a->ses.model.tgt_vocab,
+                                  app_pos(a).stage, app_pos(a).layer, a->ses.head, a->ses.batch, &v) == 0)
+            snprintf(msg, sizeof msg, right ? _("Right! The model computed %.4g.") : _("Not quite: the model computed %.4g."),
+                     v);
+        else if (p->kind == LESSON_PREDICT_OUTPUT)
+            snprintf(msg, sizeof msg, right ? _("Right! The model writes «%s».") : _("Not quite: the model writes «%s»."),
+                     a->ses.translation);
+        else
+            snprintf(msg, sizeof msg, "%s", right ? lesson_ui_word(a, LW_RIGHT) : _("Not quite."));
+        y += rich_text(ui, a, f, msg, x, y, w, right ? th->good : th->bad, th->accent2, draw) + 6;
+        if (p->explain)
+            y += rich_text(ui, a, f, p->explain, x, y, w, th->text, th->accent, draw) + 4;
     }
     return y - y0;
 }
@@ -216,6 +325,8 @@ static int predict_block(UiCtx *ui, App *a, const LessonStep *s, int x, int y, i
             snprintf(msg, sizeof msg, _("Not quite: after «%s» the model writes «%s», not «%s»."), q, want,
                      vocab_token(&m->tgt_vocab, ps.picked));
     }
+    if (ok && lesson_predict_has_choices(ps.kind))
+        return predict_choices(ui, a, s, &ps, x, y0, w, draw);
     Color c = ps.picked < 0 ? th->text : ps.picked == ps.answer ? th->good : th->bad;
     y += rich_text(ui, a, f, msg, x, y, w, c, th->accent2, draw) + 6;
     if (ps.picked >= 0 && s->predict.explain)
@@ -223,10 +334,42 @@ static int predict_block(UiCtx *ui, App *a, const LessonStep *s, int x, int y, i
     return y - y0;
 }
 
+/* The PyTorch lines of the stage shown (the window's Code tab), below the
+ * step's text when the learner asks for them. */
+static int code_box(UiCtx *ui, App *a, int x, int y, int w, int draw)
+{
+    StagePos p = app_pos(a);
+    const char *code = explain_code(p.stage, a->ses.model.cfg.norm == TF_NORM_PRE);
+    if (!code)
+        code = _("This view has no code of its own: step to a stage to see its lines.");
+    RenFont *f = ui->g->small;
+    int pad = 8, lh = ren_font_height(f), nl = 1;
+    for (const char *c = code; *c; c++)
+        nl += *c == '\n';
+    int h = nl * lh + 2 * pad + lh + 4;
+    if (draw) {
+        ren_rect(ui->r, (Rect){x, y, w, h}, ui->th->panel2);
+        ren_text(ui->r, f, _("Code (PyTorch)"), x + pad, y + pad - 2, ui->th->accent);
+        const char *c = code;
+        for (int i = 0; *c; i++) {
+            const char *e = strchr(c, '\n');
+            int len = e ? (int)(e - c) : (int)strlen(c);
+            char line[256];
+            snprintf(line, sizeof line, "%.*s", len < 255 ? len : 255, c);
+            ui_text_fit(ui->r, f, line, x + pad, y + pad + lh + 4 + i * lh, w - 2 * pad, ui->th->text);
+            c += len + (e != NULL);
+        }
+    }
+    return h;
+}
+
 /* Height of a step's body as drawn (measured without drawing). */
 static int body_height(UiCtx *ui, App *a, const LessonStep *s, int answered, int w)
 {
-    int h = ui_paragraph_height(ui->g->ui, s->title, w) + 8;
+    int h = 0;
+    int *code = lesson_ui_code(a);
+    if (code && *code)
+        h += code_box(ui, a, 0, 0, w, 0) + 12;
     h += rich_text(ui, a, ui->g->ui, s->text, 0, 0, w, ui->th->text, ui->th->select, 0) + 12;
     if (s->try_text)
         h += box_text(ui, a, "", s->try_text, 0, 0, w, ui->th->accent, 0) + 12;
@@ -235,6 +378,42 @@ static int body_height(UiCtx *ui, App *a, const LessonStep *s, int answered, int
     if (s->predict.kind)
         h += predict_block(ui, a, s, 0, 0, w, 0);
     return h;
+}
+
+/* The lesson-end screen: the checks right, what the learner can now do,
+ * the exercises, and Next to the next lesson. */
+static void summary_draw(UiCtx *ui, App *a, const Lesson *l, int right, int total, int x, int y, int w)
+{
+    const Theme *th = ui->th;
+    RenFont *f = ui->g->ui;
+    char buf[160];
+    y += ui_paragraph(ui->r, ui->g->title, _("Lesson done"), x, y, w, th->good) + 6;
+    if (total)
+        snprintf(buf, sizeof buf, _("%d of %d checks right at the first try"), right, total);
+    else
+        snprintf(buf, sizeof buf, "%s", _("This lesson has no checks."));
+    y += ui_paragraph(ui->r, f, buf, x, y, w, th->text) + 12;
+    const char *tag = ren_text_tag("lesson");
+    if (l->n_recap) {
+        y += ui_paragraph(ui->r, ui->g->small, _("You can now"), x, y, w, th->accent2) + 4;
+        for (int i = 0; i < l->n_recap; i++) {
+            ren_text(ui->r, f, "•", x + 2, y, th->accent);
+            y += rich_text(ui, a, f, l->recap[i], x + ren_text_width(f, "•  "), y, w - ren_text_width(f, "•  "),
+                           th->text, th->select, 1) + 4;
+        }
+        y += 8;
+    }
+    if (l->n_exercise) {
+        y += ui_paragraph(ui->r, ui->g->small, _("Exercises"), x, y, w, th->accent2) + 4;
+        for (int i = 0; i < l->n_exercise; i++) {
+            char num[16];
+            snprintf(num, sizeof num, "%d.", i + 1);
+            ren_text(ui->r, f, num, x, y, th->dim);
+            y += rich_text(ui, a, f, l->exercise[i], x + ren_text_width(f, "8.  "), y, w - ren_text_width(f, "8.  "),
+                           th->text, th->select, 1) + 4;
+        }
+    }
+    ren_text_tag(tag);
 }
 
 void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
@@ -287,16 +466,30 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
             lesson_ui_step(a, i - step);
     }
     y += dot + 10;
+    int right = 0, total = 0, summary = lesson_ui_summary(a, &right, &total);
+    if (!summary) { /* the step's title stays while its body scrolls; the code link beside it */
+        const char *cl_code = _("code ›");
+        int *code = lesson_ui_code(a), ccw = ren_text_width(ui->g->small, cl_code);
+        Rect cr2 = {x + w - ccw, y + 2, ccw, sh};
+        if (code) {
+            ren_text(ui->r, ui->g->small, cl_code, cr2.x, cr2.y, *code || ui_over(&ui->in, cr2) ? th->accent : th->dim);
+            if (ui_clicked(&ui->in, cr2))
+                *code = !*code;
+        }
+        tag = ren_text_tag("lesson");
+        y += ui_paragraph(ui->r, ui->g->ui, s->title, x, y, w - ccw - 10, th->accent) + 8;
+        ren_text_tag(tag);
+    }
     /* footer: Back / Next */
     int fh = ren_font_height(ui->g->ui) + 14;
     Rect back = {x, rc.y + rc.h - fh - 8, (w - 8) / 2, fh};
     Rect next = {x + (w + 8) / 2, back.y, (w - 8) / 2, fh};
-    if (step > 0 && ui_button(ui, back, lesson_ui_word(a, LW_PREV), 0))
+    if ((step > 0 || summary) && ui_button(ui, back, lesson_ui_word(a, LW_PREV), 0))
         lesson_ui_step(a, -1);
     if (ui_button(ui, next, lesson_ui_word(a, LW_NEXT), 1))
         lesson_ui_step(a, 1);
     int keys_y = back.y - sh - 6;
-    if (s->has_quiz && answered < 0)
+    if (!summary && (s->has_quiz || lesson_predict_has_choices(s->predict.kind)) && answered < 0)
         snprintf(buf, sizeof buf, _("1-%d: answer · PgDn: next step"), s->quiz.n_choices);
     else
         snprintf(buf, sizeof buf, "%s", lesson_ui_word(a, LW_KEYS));
@@ -305,6 +498,12 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     Rect body = {rc.x, y, rc.w, keys_y - 6 - y};
     if (body.h <= 0)
         return;
+    if (summary) {
+        ren_clip_push(ui->r, body);
+        summary_draw(ui, a, l, right, total, x, y, w);
+        ren_clip_pop(ui->r);
+        return;
+    }
     int content = body_height(ui, a, s, answered, w);
     int to_end = 0, *scroll = lesson_ui_scroll(a, &to_end);
     int max_scroll = content > body.h ? content - body.h : 0;
@@ -322,14 +521,16 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     ren_clip_push(ui->r, body);
     y -= off;
     tag = ren_text_tag("lesson");
-    y += ui_paragraph(ui->r, ui->g->ui, s->title, x, y, w, th->accent) + 8;
     y += rich_text(ui, a, ui->g->ui, s->text, x, y, w, th->text, th->select, 1) + 12;
     if (s->try_text)
         y += box_text(ui, a, lesson_ui_word(a, LW_TRY), s->try_text, x, y, w, th->accent, 1) + 12;
     if (s->predict.kind) /* a step has a @quiz or a @predict */
         y += predict_block(ui, a, s, x, y, w, 1);
     if (s->has_quiz)
-        quiz_block(ui, a, s, answered, x, y, w, 1);
+        y += quiz_block(ui, a, s, answered, x, y, w, 1);
+    int *code = lesson_ui_code(a);
+    if (code && *code)
+        code_box(ui, a, x, y, w, 1);
     ren_text_tag(tag);
     ren_clip_pop(ui->r);
     if (max_scroll > 0) { /* a scroll bar, and a hint that there is more */

@@ -35,6 +35,10 @@ typedef struct LessonUi {
     int predicted[LESSON_MAX_STEPS]; /* @predict: the key column or token the
                                         learner picked, -1 none yet */
     int pred_answer[LESSON_MAX_STEPS]; /* the right one, when picked */
+    unsigned wrong[LESSON_MAX_STEPS]; /* quiz: the wrong choices tried (bits) */
+    int shown[LESSON_MAX_STEPS]; /* quiz: the answer was shown, not found */
+    int summary;              /* the lesson-end screen is shown (after the last step) */
+    int show_code;            /* the step's stage in code, below its text */
     int exp_set;              /* the lesson set an experiment (left on close) */
     int n_cand;               /* @predict next: the tokens offered */
     int cand[LESSON_PREDICT_CAND];
@@ -176,6 +180,41 @@ static void progress_save(App *a, LessonUi *u)
         fprintf(w.f, "%s %d %llu\n", u->prog[i].id, u->prog[i].reached, u->prog[i].right);
     if (tf_atomic_commit(&w, &err))
         save_failed(a, u, err.msg);
+}
+
+/* A lesson opened afresh: nothing answered yet. */
+static void reset_answers(LessonUi *u)
+{
+    memset(u->answered, 0xff, sizeof u->answered);
+    memset(u->predicted, 0xff, sizeof u->predicted);
+    memset(u->wrong, 0, sizeof u->wrong);
+    memset(u->shown, 0, sizeof u->shown);
+    u->summary = 0;
+}
+
+/* The learner's seed for the order of quiz choices: the account (each
+ * student of a lab has one), so the order stays the same between runs;
+ * STEPFORMER_QUIZ_SEED sets it (tests, handouts). */
+static unsigned learner_seed(void)
+{
+    const char *e = getenv("STEPFORMER_QUIZ_SEED");
+    if (e && e[0])
+        return (unsigned)strtoul(e, NULL, 10);
+    char key[128];
+    const char *home = getenv("HOME");
+    snprintf(key, sizeof key, "%u:%s", (unsigned)getuid(), home ? home : "");
+    return lesson_predict_seed(key, 0);
+}
+
+void lesson_ui_quiz_order(const App *a, int *order)
+{
+    const LessonUi *u = a->les;
+    for (int k = 0; k < LESSON_MAX_CHOICES; k++)
+        order[k] = k;
+    if (!u || u->cur < 0)
+        return;
+    const Lesson *l = &u->set.lessons[u->cur];
+    lesson_quiz_order(l, u->step, learner_seed() ^ lesson_predict_seed(l->id, 0), order);
 }
 
 /* ---- loading and applying ---- */
@@ -338,8 +377,20 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
     o.sel_set = 1;
     o.sel = highlight(a, v->highlight);
     app_apply(a, &o);
-    if (vw == VIEW_DECODE && v->pane[0])
-        app_decode_setup(a, v->pane, 0, -1.0f);
+    /* the settings the step's text assumes: the paper's beam 4 and α 0.6
+     * unless it says otherwise, the default colour maps unless @colormap */
+    if (vw == VIEW_DECODE)
+        app_decode_setup(a, v->pane[0] ? v->pane : "gen", v->beam ? v->beam : 4, v->alpha >= 0 ? v->alpha : 0.6f);
+    a->look.cmap_prob = CMAP_VIRIDIS;
+    a->look.cmap_signed = CMAP_DIVERGING;
+    if (v->cmap[0]) {
+        CmapId m = strcmp(v->cmap, "cividis") == 0 ? CMAP_CIVIDIS
+                   : strcmp(v->cmap, "viridis") == 0 ? CMAP_VIRIDIS
+                                                     : CMAP_DIVERGING;
+        StageKind k = st >= 0 ? stage_info((StageId)st)->kind : SK_SCORES;
+        int prob = k == SK_WEIGHTS || k == SK_PROBS || k == SK_HIDDEN;
+        *(prob ? &a->look.cmap_prob : &a->look.cmap_signed) = m;
+    }
 }
 
 static void show_step(App *a, LessonUi *u, int step)
@@ -351,6 +402,7 @@ static void show_step(App *a, LessonUi *u, int step)
         step = l->n_steps - 1;
     u->step = step;
     u->scroll = 0;
+    u->summary = 0;
     apply_view(a, l, &l->steps[step].view);
     Progress *p = progress_of(u, l->id);
     if (p && step + 1 > p->reached) {
@@ -378,8 +430,7 @@ int lesson_ui_open(App *a, const char *id, int step)
         return -1;
     }
     if (u->cur != i) {
-        memset(u->answered, 0xff, sizeof u->answered);
-        memset(u->predicted, 0xff, sizeof u->predicted);
+        reset_answers(u);
         if (u->cur >= 0)
             clear_exp(a, u);
     }
@@ -407,10 +458,18 @@ void lesson_ui_step(App *a, int delta)
         return;
     const Lesson *l = &u->set.lessons[u->cur];
     int s = u->step + delta;
-    if (s >= l->n_steps && u->cur + 1 < u->set.n) { /* on to the next lesson */
-        u->cur++;
-        memset(u->answered, 0xff, sizeof u->answered);
-        memset(u->predicted, 0xff, sizeof u->predicted);
+    if (u->summary && delta < 0) { /* back from the end screen to the last step */
+        u->summary = 0;
+        s = l->n_steps - 1;
+    } else if (!u->summary && s >= l->n_steps && delta > 0) { /* the lesson-end screen first */
+        u->summary = 1;
+        u->scroll = 0;
+        return;
+    } else if (u->summary && delta > 0) {
+        if (u->cur + 1 >= u->set.n)
+            return;
+        u->cur++; /* on to the next lesson */
+        reset_answers(u);
         clear_exp(a, u);
         s = 0;
     }
@@ -432,14 +491,20 @@ void lesson_ui_set_lang(App *a, int lang)
     ui_set_lang(lang); /* the notices below speak the new language */
     if (!u)
         return;
-    int saved[LESSON_MAX_STEPS], picked[LESSON_MAX_STEPS];
+    int saved[LESSON_MAX_STEPS], picked[LESSON_MAX_STEPS], shown[LESSON_MAX_STEPS], summary = u->summary;
+    unsigned wrong[LESSON_MAX_STEPS];
     memcpy(saved, u->answered, sizeof saved);
     memcpy(picked, u->predicted, sizeof picked);
+    memcpy(wrong, u->wrong, sizeof wrong);
+    memcpy(shown, u->shown, sizeof shown);
     u->cur = -1;
     load_lang(a, u);
     if (open && lesson_ui_open(a, id, step) == 0) {
         memcpy(u->answered, saved, sizeof saved);
         memcpy(u->predicted, picked, sizeof picked);
+        memcpy(u->wrong, wrong, sizeof wrong);
+        memcpy(u->shown, shown, sizeof shown);
+        u->summary = summary;
     }
 }
 
@@ -462,16 +527,72 @@ int lesson_ui_answer(App *a, int choice)
         return -1;
     const Lesson *l = &u->set.lessons[u->cur];
     const LessonStep *s = &l->steps[u->step];
-    if (!s->has_quiz || choice < 0 || choice >= s->quiz.n_choices || u->answered[u->step] >= 0)
+    if (!s->has_quiz || choice < 0 || choice >= s->quiz.n_choices || u->answered[u->step] >= 0 ||
+        (u->wrong[u->step] >> choice & 1u))
         return -1;
+    if (choice != s->quiz.answer) { /* another try, the answer not given away */
+        u->wrong[u->step] |= 1u << choice;
+        if (__builtin_popcount(u->wrong[u->step]) >= s->quiz.n_choices - 1) { /* only the answer is left */
+            u->answered[u->step] = s->quiz.answer;
+            u->shown[u->step] = 1;
+            u->scroll_to_end = 1;
+        }
+        return 0;
+    }
     u->answered[u->step] = choice;
     u->scroll_to_end = 1;
     Progress *p = progress_of(u, l->id);
-    if (p && choice == s->quiz.answer) {
+    if (p && !u->wrong[u->step]) { /* right at the first try */
         p->right |= 1ull << u->step; /* step < LESSON_MAX_STEPS = 64 */
         progress_save(a, u);
     }
-    return choice == s->quiz.answer;
+    return 1;
+}
+
+void lesson_ui_show_answer(App *a)
+{
+    LessonUi *u = a->les;
+    if (!u || u->cur < 0)
+        return;
+    const LessonStep *s = &u->set.lessons[u->cur].steps[u->step];
+    if (!s->has_quiz || u->answered[u->step] >= 0)
+        return;
+    u->answered[u->step] = s->quiz.answer;
+    u->shown[u->step] = 1;
+    u->scroll_to_end = 1;
+}
+
+unsigned lesson_ui_quiz_wrong(const App *a, int *shown)
+{
+    const LessonUi *u = a->les;
+    if (shown)
+        *shown = u && u->cur >= 0 ? u->shown[u->step] : 0;
+    return u && u->cur >= 0 ? u->wrong[u->step] : 0;
+}
+
+int lesson_ui_summary(const App *a, int *right, int *total)
+{
+    const LessonUi *u = a->les;
+    if (!u || u->cur < 0 || !u->summary)
+        return 0;
+    const Lesson *l = &u->set.lessons[u->cur];
+    *right = *total = 0;
+    for (int i = 0; i < l->n_steps; i++) {
+        const LessonStep *s = &l->steps[i];
+        if (s->has_quiz) {
+            (*total)++;
+            *right += u->answered[i] == s->quiz.answer && !u->wrong[i] && !u->shown[i];
+        } else if (s->predict.kind) {
+            (*total)++;
+            *right += u->predicted[i] >= 0 && u->predicted[i] == u->pred_answer[i];
+        }
+    }
+    return 1;
+}
+
+int *lesson_ui_code(App *a)
+{
+    return a->les ? &a->les->show_code : NULL;
 }
 
 void lesson_ui_list_move(App *a, int delta)
@@ -501,9 +622,16 @@ int lesson_ui_quiz_key(App *a, int choice)
     if (!u || u->cur < 0)
         return 0;
     const LessonStep *s = &u->set.lessons[u->cur].steps[u->step];
-    if (!s->has_quiz || u->answered[u->step] >= 0 || choice < 0 || choice >= s->quiz.n_choices)
+    int choices = lesson_predict_has_choices(s->predict.kind);
+    if ((!s->has_quiz && !choices) || choice < 0 || choice >= s->quiz.n_choices)
         return 0;
-    lesson_ui_answer(a, choice);
+    int order[LESSON_MAX_CHOICES];
+    lesson_ui_quiz_order(a, order);
+    if (choices) /* a prediction with choices, by the same keys */
+        return lesson_ui_predict(a, order[choice]) >= 0;
+    if (u->answered[u->step] >= 0)
+        return 0;
+    lesson_ui_answer(a, order[choice]);
     return 1;
 }
 
@@ -535,6 +663,12 @@ int lesson_ui_predict_state(App *a, LessonPredictState *ps)
         return 0;
     ps->kind = p->kind;
     ps->picked = u->predicted[u->step];
+    if (lesson_predict_has_choices(p->kind)) { /* the author's answer, verified by lessons --check */
+        ps->answer = s->quiz.answer;
+        ps->stage = app_pos(a).stage;
+        ps->row = 0;
+        return ps->answer >= 0;
+    }
     int decoder = 1, b = a->ses.batch;
     StagePos pos = app_pos(a);
     if (p->kind == LESSON_PREDICT_ROW) {
@@ -680,6 +814,50 @@ static void overlay_next(UiCtx *ui, App *a, Rect area, LessonUi *u, const Lesson
     }
 }
 
+/* Before the pick the view would give the answer away: covered, with
+ * what to do; a @predict number of one heatmap cell hides that cell only. */
+static void overlay_choices(UiCtx *ui, App *a, Rect area, const LessonPredictState *ps)
+{
+    if (ps->picked >= 0)
+        return;
+    const Theme *th = ui->th;
+    const LessonStep *s = &a->les->set.lessons[a->les->cur].steps[a->les->step];
+    const LessonPredict *p = &s->predict;
+    const HeatGeo *h = &a->heat;
+    if (p->kind == LESSON_PREDICT_NUMBER && p->what == LESSON_NUM_CELL && h->valid && (int)h->stage == ps->stage) {
+        int r, c;
+        if (lesson_predict_cell(p, app_shown_trace(a), &a->ses.model.src_vocab, &a->ses.model.tgt_vocab, ps->stage,
+                                a->ses.batch, h->rows, h->cols, &r, &c) == 0) {
+            Rect cell = heat_row(h, r, c);
+            ren_rect(ui->r, cell, th->panel2);
+            ren_rect_line(ui->r, cell, 2, th->accent);
+            if (cell.w >= ren_text_width(ui->g->ui, "?") + 4 && cell.h >= ren_font_height(ui->g->ui))
+                ren_text(ui->r, ui->g->ui, "?", cell.x + (cell.w - ren_text_width(ui->g->ui, "?")) / 2,
+                         cell.y + (cell.h - ren_font_height(ui->g->ui)) / 2, th->dim);
+            if (a->hover.valid && a->hover.row == r && a->hover.col == c) /* the status line would tell */
+                a->hover.valid = 0;
+            return;
+        }
+    }
+    ren_rect(ui->r, area, th->bg);
+    a->hover.valid = 0; /* the status line would tell what is covered */
+    int x = area.x + 20, y = area.y + 30, w = area.w - 40;
+    ren_text(ui->r, ui->g->title, _("Predict"), x, y, th->accent2);
+    y += ren_font_height(ui->g->title) + 10;
+    ui_paragraph(ui->r, ui->g->ui, _("The view is hidden until you pick your prediction in the lesson panel."), x, y,
+                 w, th->text);
+}
+
+int lesson_ui_hides_output(const App *a)
+{
+    const LessonUi *u = a->les;
+    if (!u || u->cur < 0 || u->summary)
+        return 0;
+    const LessonPredict *p = &u->set.lessons[u->cur].steps[u->step].predict;
+    return (p->kind == LESSON_PREDICT_NEXT || p->kind == LESSON_PREDICT_OUTPUT || p->kind == LESSON_PREDICT_BREAKS) &&
+           u->predicted[u->step] < 0;
+}
+
 void lesson_ui_overlay(UiCtx *ui, App *a, Rect area)
 {
     LessonUi *u = a->les;
@@ -691,8 +869,10 @@ void lesson_ui_overlay(UiCtx *ui, App *a, Rect area)
     ren_clip_push(ui->r, area);
     if (ps.kind == LESSON_PREDICT_ROW)
         overlay_row(ui, a, area, &ps);
-    else
+    else if (ps.kind == LESSON_PREDICT_NEXT)
         overlay_next(ui, a, area, u, &ps);
+    else
+        overlay_choices(ui, a, area, &ps);
     ren_clip_pop(ui->r);
 }
 

@@ -22,8 +22,8 @@ int lesson_ui_list_open(const App *a);
 /* The list's selection moves by delta; Enter opens the lesson selected. */
 void lesson_ui_list_move(App *a, int delta);
 void lesson_ui_list_enter(App *a);
-/* A quiz answer by its number key (choice from 0): 1 when the step shown
- * has a quiz not answered yet with that choice. */
+/* A quiz answer (or a prediction's choice) by its number key: the choice
+ * shown at position `choice` (from 0); 1 when the step took it. */
 int lesson_ui_quiz_key(App *a, int choice);
 void lesson_ui_free(App *a);
 
@@ -58,8 +58,9 @@ typedef struct LessonPredictState {
     int picked;   /* the learner's pick, -1 not yet */
 } LessonPredictState;
 int lesson_ui_predict_state(App *a, LessonPredictState *ps);
-/* Pick (a key column or a token id): reveals and scores once; returns 1
- * right, 0 wrong, -1 when there is nothing to pick. */
+/* Pick (a key column, a token id, or a choice of a @predict with choices):
+ * reveals and scores once; returns 1 right, 0 wrong, -1 when there is
+ * nothing to pick. */
 int lesson_ui_predict(App *a, int choice);
 /* The tokens offered for @predict next in the last frame and their
  * buttons; returns their number. */
@@ -68,8 +69,26 @@ int lesson_ui_predict_candidates(App *a, int *ids, Rect *rects);
  * it after drawing the view). */
 void lesson_ui_overlay(UiCtx *ui, struct App *a, Rect area);
 
+/* Quizzes: the order the current step's choices are shown in (order[k]
+ * is the choice at position k: shuffled per learner, answers balanced);
+ * the wrong choices tried so far (bits) and whether the answer was shown
+ * rather than found; show it (the learner gives up). */
+void lesson_ui_quiz_order(const App *a, int *order);
+unsigned lesson_ui_quiz_wrong(const App *a, int *shown);
+void lesson_ui_show_answer(App *a);
+/* The lesson-end screen is up: 1, with the checks of the lesson right at
+ * the first try and their number. */
+int lesson_ui_summary(const App *a, int *right, int *total);
+/* The "see the code" switch of the panel (NULL without a lesson). */
+int *lesson_ui_code(App *a);
+/* A prediction is open whose answer the Target line or the status line
+ * would print (the greedy translation): they hide it while this is 1. */
+int lesson_ui_hides_output(const App *a);
+
 /* For tests: the lesson and step shown, the quiz answer given (-1 none). */
 const Lesson *lesson_ui_current(const App *a, int *step, int *answered);
+/* Answer the quiz with a choice (as written, from 0): 1 right, 0 wrong (the
+ * learner may try another: the answer is not shown), -1 not taken. */
 int lesson_ui_answer(App *a, int choice);
 
 #endif

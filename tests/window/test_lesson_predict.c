@@ -52,7 +52,16 @@ static const char *LESSON =
     "Back to normal.\n"
     "@step Too many heads\n"
     "@experiment ablate enc:1:9\n"
-    "This model has 4 heads.\n";
+    "This model has 4 heads.\n"
+    "@step Choices\n"
+    "@experiment none\n"
+    "@view matrix\n"
+    "@stage enc.self.weights\n"
+    "Which translation?\n"
+    "@predict output\n"
+    "@choice t10 t11\n"
+    "@answer t8 t9\n"
+    "@choice t9\n";
 
 TU_LESSON_HOME_GROUP("predict", write_lessons)
 
@@ -186,9 +195,11 @@ static void test_next_token(void **state)
         tu_frame(&a);
         expect_true(!a.hover.valid, "no value in the status line at (500, %d): '%s'", y, a.hover.where);
     }
+    expect_true(lesson_ui_hides_output(&a), "the Target line and the status line hide the translation");
     click(&a, rc[at].x + rc[at].w / 2, rc[at].y + rc[at].h / 2);
     lesson_ui_predict_state(&a, &ps);
     expect_true(ps.picked == ps.answer, "the click picks it: %d vs %d", ps.picked, ps.answer);
+    expect_true(!lesson_ui_hides_output(&a), "revealed: they show it again");
     expect_true(lesson_ui_predict_candidates(&a, NULL, NULL) == 0, "revealed: the tokens are no longer offered");
     app_free(&a);
 }
@@ -231,6 +242,37 @@ static void test_click_reveals_without_a_move(void **state)
     app_free(&a);
 }
 
+/* A @predict with choices: the view is covered until the learner picks by
+ * a number key (the position shown), scored once against the @answer. */
+static void test_choices(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, 5);
+    LessonPredictState ps;
+    expect_true(lesson_ui_predict_state(&a, &ps) && ps.kind == LESSON_PREDICT_OUTPUT && ps.answer == 1 &&
+                    ps.picked < 0,
+                "step 6 predicts the output, answer choice 2, got kind %d answer %d", ps.kind, ps.answer);
+    expect_true(lesson_ui_hides_output(&a), "the translation is hidden");
+    for (int y = 200; y < 700; y += 100) {
+        ev_mouse(&a, IN_MOUSE_MOVE, 500, y, 0);
+        tu_frame(&a);
+        expect_true(!a.hover.valid, "the covered view tells nothing at (500, %d)", y);
+    }
+    int order[LESSON_MAX_CHOICES], pos = 0;
+    lesson_ui_quiz_order(&a, order);
+    while (order[pos] != 1)
+        pos++;
+    ev_key(&a, '1' + pos, 0);
+    tu_frame(&a);
+    lesson_ui_predict_state(&a, &ps);
+    expect_true(ps.picked == 1 && !lesson_ui_hides_output(&a), "key %d picks the answer and reveals", pos + 1);
+    ev_key(&a, '1' + (pos + 1) % 3, 0);
+    lesson_ui_predict_state(&a, &ps);
+    expect_true(ps.picked == 1, "a second pick changes nothing");
+    app_free(&a);
+}
+
 static void test_experiment_and_pane(void **state)
 {
     (void)state;
@@ -269,5 +311,6 @@ static void test_experiment_and_pane(void **state)
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_row_wrong_then_right), cmocka_unit_test(test_next_token),
-           cmocka_unit_test(test_click_reveals_without_a_move), cmocka_unit_test(test_experiment_and_pane));
+           cmocka_unit_test(test_click_reveals_without_a_move), cmocka_unit_test(test_choices),
+           cmocka_unit_test(test_experiment_and_pane));
 }

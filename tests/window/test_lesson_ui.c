@@ -79,10 +79,17 @@ static void test_steps_set_the_view(void **state)
     int step, answered;
     lesson_ui_current(&a, &step, &answered);
     expect_true(step == 1 && answered == -1, "on step 2, unanswered");
-    /* number keys answer the quiz instead of picking a head */
-    ev_key(&a, '1', 0);
+    /* number keys answer the quiz instead of picking a head: by the
+     * position shown (the choices are shuffled); a wrong one is marked and
+     * the learner may try again */
+    int order[LESSON_MAX_CHOICES], wpos = 0;
+    lesson_ui_quiz_order(&a, order);
+    while (order[wpos] == 1) /* "Four", the answer, is choice 2 as written */
+        wpos++;
+    ev_key(&a, '1' + wpos, 0);
     lesson_ui_current(&a, &step, &answered);
-    expect_true(answered == 0 && a.ses.head == -1, "1 answers choice 1 (wrong), head unchanged");
+    expect_true(answered == -1 && lesson_ui_quiz_wrong(&a, NULL) == 1u << order[wpos] && a.ses.head == -1,
+                "key %d picks choice %d (wrong): marked, not answered, head unchanged", wpos + 1, order[wpos] + 1);
     tu_frame(&a);
     ev_key(&a, KEY_PAGEDOWN, 0);
     tu_frame(&a);
@@ -91,7 +98,8 @@ static void test_steps_set_the_view(void **state)
     expect_true(app_current_view(&a) == VIEW_MASK, "in the mask view");
     ev_key(&a, KEY_PAGEUP, 0);
     lesson_ui_current(&a, &step, &answered);
-    expect_true(step == 1 && answered == 0, "PgUp back to step 2, the answer kept");
+    expect_true(step == 1 && answered == -1 && lesson_ui_quiz_wrong(&a, NULL) == 1u << order[wpos],
+                "PgUp back to step 2, the wrong try kept");
     /* the language switch keeps the lesson and the step */
     ev_key(&a, 'z', 0);
     const Lesson *l = lesson_ui_current(&a, &step, &answered);
@@ -147,6 +155,50 @@ static void test_quiz_click_and_progress(void **state)
     expect_true(lesson_ui_current(&b, &step, NULL) != NULL, "Enter opens the lesson");
     expect_true(!lesson_ui_list_open(&b), "and closes the list");
     app_free(&b);
+}
+
+/* A wrong answer does not give the right one away: another try is right
+ * but does not count as right at the first try; "show the answer" gives
+ * it; the order of the choices is a shuffle with the answer placed by the
+ * learner's seed. After the last step comes the lesson-end screen. */
+static void test_retry_and_summary(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a);
+    lesson_ui_open(&a, "demo", 1);
+    tu_frame(&a);
+    expect_true(lesson_ui_answer(&a, 0) == 0 && lesson_ui_answer(&a, 0) == -1, "a wrong choice once, not twice");
+    int step, answered, shown = 0;
+    lesson_ui_current(&a, &step, &answered);
+    expect_true(answered == -1, "the answer is not shown after a wrong try");
+    tu_frame(&a);
+    expect_true(lesson_ui_answer(&a, 1) == 1, "the second try is right");
+    lesson_ui_quiz_wrong(&a, &shown);
+    lesson_ui_current(&a, &step, &answered);
+    expect_true(answered == 1 && !shown, "answered, found (not shown)");
+    tu_frame(&a);
+    int right = -1, total = -1;
+    expect_true(!lesson_ui_summary(&a, &right, &total), "no summary inside the lesson");
+    lesson_ui_step(&a, 1);
+    lesson_ui_step(&a, 1); /* past the last step */
+    tu_frame(&a);
+    const Lesson *l = lesson_ui_current(&a, &step, NULL);
+    expect_true(l && strcmp(l->id, "demo") == 0 && lesson_ui_summary(&a, &right, &total) && right == 0 && total == 1,
+                "the lesson-end screen: 0 of 1 right at the first try, got %d of %d", right, total);
+    lesson_ui_step(&a, -1);
+    expect_true(!lesson_ui_summary(&a, &right, &total) && lesson_ui_current(&a, &step, NULL) && step == 2,
+                "Back from it: the last step again");
+    /* another lesson visit: give up, the answer is shown */
+    lesson_ui_close(&a);
+    lesson_ui_open(&a, "demo", 1);
+    lesson_ui_answer(&a, 2);
+    lesson_ui_show_answer(&a);
+    lesson_ui_quiz_wrong(&a, &shown);
+    lesson_ui_current(&a, &step, &answered);
+    expect_true(answered == 1 && shown, "show the answer: answered with the right one, marked shown");
+    tu_frame(&a);
+    app_free(&a);
 }
 
 static void test_broken_file_reported(void **state)
@@ -267,7 +319,7 @@ int main(void)
 {
     TU_RUN(setup, teardown,
            cmocka_unit_test(test_steps_set_the_view),
-           cmocka_unit_test(test_quiz_click_and_progress),
+           cmocka_unit_test(test_quiz_click_and_progress), cmocka_unit_test(test_retry_and_summary),
            cmocka_unit_test(test_broken_file_reported),
            cmocka_unit_test(test_no_lesson_says_why),
            cmocka_unit_test(test_progress_unsaved_told),
