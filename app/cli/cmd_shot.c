@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cli_exp.h"
 #include "gui.h"
+#include "lesson_check.h"
 #include "lesson_ui.h"
 #include "shot_vector.h"
 #include "view_decode.h"
@@ -225,6 +226,25 @@ static int render_to(App *a, Ren *r, const char *path, const ShotArgs *s)
     return 0;
 }
 
+static void warn_one(const char *msg, void *user)
+{
+    cli_warn((const char *)user, "%s", msg);
+}
+
+/* shot --lesson renders what it is given, but says every problem the
+ * checker finds in the lesson, so a step that would not pass is not taken
+ * for one that does. */
+static void warn_lesson(App *a, Ren *r, const char *C)
+{
+    const Lesson *l = lesson_ui_current(a, NULL, NULL);
+    TfErr err;
+    RenFont *font = ren_font_open(r, REN_SANS, 16, &err);
+    if (l)
+        lesson_check_one(l, a->ses.model_path, &a->ses.model.cfg, font, warn_one, (void *)C);
+    if (font)
+        ren_font_close(font);
+}
+
 /* A handout: --walk, or --lesson into a .pdf. */
 static int render_pages(App *a, Ren *r, const ShotArgs *s)
 {
@@ -358,6 +378,8 @@ int cmd_shot(int argc, char **argv)
         ren_close(r);
         return 1;
     }
+    if (o.lesson) /* what lessons --check would say of this lesson, as warnings */
+        warn_lesson(&a, r, C);
     a.look.text_scale = s.scale;
     a.show_help = s.keys;
     if (a.notice[0])

@@ -241,9 +241,37 @@ static void test_no_fonts_fails_clearly(void **state)
     }
 }
 
+/* shot --lesson renders a step the checker would reject, but warns with
+ * every problem lessons --check finds in it, one line each (issue 28.12). */
+static void test_lesson_warns_like_check(void **state)
+{
+    (void)state;
+    char dir[400], path[500];
+    snprintf(dir, sizeof dir, "%s/lw", g_dir);
+    expect_true(tu_sh("mkdir -p %s/en %s/zh", dir, dir) == 0, "a lesson folder");
+    static const char *BADL = "@title Bad\n@step S\n@stage enc.self.weights\n@layer 9\n@head 99\n@src i love china\n"
+                              "Text.\n@step T\n@stage no.such.stage\n@predict row love\nMore.\n";
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s/01-bad.txt", dir, k ? "zh" : "en");
+        FILE *f = fopen(path, "w");
+        fputs(BADL, f);
+        fclose(f);
+    }
+    int rc = tu_sh("'%s' shot --lessons %s --lesson bad --out %s/lw.png 2>%s/lw.err", PROG, dir, g_dir, g_dir);
+    snprintf(path, sizeof path, "%s/lw.err", g_dir);
+    char *e = slurp(path);
+    expect_true(rc == 0 && e &&
+                    strstr(e, "01-bad.txt:2: layer 9, but enc.self.weights has 2") &&
+                    strstr(e, "01-bad.txt:2: head 99, but the model has 8 heads") &&
+                    strstr(e, "01-bad.txt:8: unknown stage 'no.such.stage'") && strstr(e, "@predict row needs"),
+                "the picture, and a warning for each problem: rc %d\n%s", rc, e ? e : "(nothing)");
+    free(e);
+}
+
 int main(int argc, char **argv)
 {
     TU_RUN_CLI(PROG, argc, argv, setup, teardown, cmocka_unit_test(test_svg_renders_close_to_png),
                cmocka_unit_test(test_walk_pdf_pages_and_text), cmocka_unit_test(test_decode_pdf_caption),
-               cmocka_unit_test(test_all_format), cmocka_unit_test(test_no_fonts_fails_clearly));
+               cmocka_unit_test(test_all_format), cmocka_unit_test(test_no_fonts_fails_clearly),
+               cmocka_unit_test(test_lesson_warns_like_check));
 }
