@@ -35,7 +35,8 @@ static const char *SHOT_HELP =
     "--walk --out FILE.pdf puts every stage of the walk on its own page, and\n"
     "--lesson ID --out FILE.pdf every step of a lesson (a handout). Layers and heads count\n"
     "from 0 here (the window shows them from 1); --head -1 shows all heads.\n"
-    "--lesson renders step N (from 1) of a lesson with its panel, in --lang.\n"
+    "--lesson renders step N (from 1) of a lesson with its panel, in --lang;\n"
+    "--step N+1 after its last step renders the lesson-end screen.\n"
     "--task trains a new model on a built-in task (copy, reverse, sort, en2zh)\n"
     "or a TSV file for --train-steps steps (the train view's defaults: the\n"
     "classroom size, warm-up 800; deterministic) and renders the train view.\n"
@@ -378,8 +379,12 @@ int cmd_shot(int argc, char **argv)
         ren_close(r);
         return 1;
     }
-    if (o.lesson) /* what lessons --check would say of this lesson, as warnings */
+    if (o.lesson) { /* what lessons --check would say of this lesson, as warnings */
         warn_lesson(&a, r, C);
+        const Lesson *l = lesson_ui_current(&a, NULL, NULL);
+        if (l && o.lesson_step == l->n_steps) /* the step after the last: the lesson-end screen */
+            lesson_ui_step(&a, 1);
+    }
     a.look.text_scale = s.scale;
     a.show_help = s.keys;
     if (a.notice[0])

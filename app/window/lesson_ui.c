@@ -654,7 +654,7 @@ int lesson_ui_predict_state(App *a, LessonPredictState *ps)
     memset(ps, 0, sizeof *ps);
     ps->row = ps->answer = ps->picked = -1;
     LessonUi *u = a->les;
-    if (!u || u->cur < 0 || a->ses.input_error[0])
+    if (!u || u->cur < 0 || u->summary || a->ses.input_error[0]) /* the end screen hides nothing */
         return 0;
     const Lesson *l = &u->set.lessons[u->cur];
     const LessonStep *s = &l->steps[u->step];

@@ -271,6 +271,16 @@ static void test_choices(void **state)
     lesson_ui_predict_state(&a, &ps);
     expect_true(ps.picked == 1, "a second pick changes nothing");
     app_free(&a);
+    /* past the last step, unpicked: the lesson-end screen covers and hides nothing */
+    static App b;
+    open_at(&b, 5);
+    lesson_ui_step(&b, 1);
+    int right, total;
+    expect_true(lesson_ui_summary(&b, &right, &total) && total == 3 && !lesson_ui_predict_state(&b, &ps) &&
+                    !lesson_ui_hides_output(&b),
+                "the end screen (3 checks) hides nothing: summary %d, total %d", lesson_ui_summary(&b, &right, &total),
+                total);
+    app_free(&b);
 }
 
 static void test_experiment_and_pane(void **state)
