@@ -55,6 +55,7 @@ typedef enum ViewId {
     VIEW_TRAIN,    /* live training */
     VIEW_COST,     /* what a layer costs against n, measured (view_cost.c) */
     VIEW_SCALE,    /* q·k histograms: why the scores are divided by √d_k */
+    VIEW_HISTORY,  /* the RNN bottleneck and additive attention (lessons only) */
     VIEW_COUNT
 } ViewId;
 
@@ -331,7 +332,7 @@ void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)
 void view_matrix(ViewCtx *v);
 extern const ViewDef VIEW_MATRIX_DEF, VIEW_HEADS_DEF, VIEW_LINES_DEF, VIEW_MASK_DEF, VIEW_PE_DEF,
     VIEW_NORM_DEF, VIEW_FFN_DEF, VIEW_OUTPUT_DEF, VIEW_DECODE_DEF, VIEW_TRAIN_DEF, VIEW_COST_DEF,
-    VIEW_SCALE_DEF;
+    VIEW_SCALE_DEF, VIEW_HISTORY_DEF;
 
 /* Pure helpers of the views, used by them and tested directly. */
 /* R(k·ω_pair) and R·PE(pos) for one sin/cos pair of the table (view_pe_base.c) */
