@@ -828,13 +828,18 @@ static void overlay_choices(UiCtx *ui, App *a, Rect area, const LessonPredictSta
         int r, c;
         if (lesson_predict_cell(p, app_shown_trace(a), &a->ses.model.src_vocab, &a->ses.model.tgt_vocab, ps->stage,
                                 a->ses.batch, h->rows, h->cols, &r, &c) == 0) {
-            Rect cell = heat_row(h, r, c);
-            ren_rect(ui->r, cell, th->panel2);
-            ren_rect_line(ui->r, cell, 2, th->accent);
-            if (cell.w >= ren_text_width(ui->g->ui, "?") + 4 && cell.h >= ren_font_height(ui->g->ui))
-                ren_text(ui->r, ui->g->ui, "?", cell.x + (cell.w - ren_text_width(ui->g->ui, "?")) / 2,
-                         cell.y + (cell.h - ren_font_height(ui->g->ui)) / 2, th->dim);
-            if (a->hover.valid && a->hover.row == r && a->hover.col == c) /* the status line would tell */
+            /* a row of weights sums to 1: its other cells would give the
+             * hidden one away, so the whole row is covered */
+            int row = stage_info((StageId)ps->stage)->kind == SK_WEIGHTS;
+            for (int k = row ? 0 : c; k < (row ? h->cols : c + 1); k++) {
+                Rect cell = heat_row(h, r, k);
+                ren_rect(ui->r, cell, th->panel2);
+                if (cell.w >= ren_text_width(ui->g->ui, "?") + 4 && cell.h >= ren_font_height(ui->g->ui))
+                    ren_text(ui->r, ui->g->ui, "?", cell.x + (cell.w - ren_text_width(ui->g->ui, "?")) / 2,
+                             cell.y + (cell.h - ren_font_height(ui->g->ui)) / 2, th->dim);
+            }
+            ren_rect_line(ui->r, heat_row(h, r, c), 2, th->accent);
+            if (a->hover.valid && a->hover.row == r && (row || a->hover.col == c)) /* the status line would tell */
                 a->hover.valid = 0;
             return;
         }

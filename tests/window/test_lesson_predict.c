@@ -61,7 +61,16 @@ static const char *LESSON =
     "@predict output\n"
     "@choice t10 t11\n"
     "@answer t8 t9\n"
-    "@choice t9\n";
+    "@choice t9\n"
+    "@step Cell\n"
+    "@stage enc.self.weights\n"
+    "@layer 2\n"
+    "@head 3\n"
+    "How much?\n"
+    "@predict number cell t6 t7\n"
+    "@choice 0.1\n"
+    "@answer 0.9\n"
+    "@choice 0.5\n";
 
 TU_LESSON_HOME_GROUP("predict", write_lessons)
 
@@ -271,16 +280,33 @@ static void test_choices(void **state)
     lesson_ui_predict_state(&a, &ps);
     expect_true(ps.picked == 1, "a second pick changes nothing");
     app_free(&a);
-    /* past the last step, unpicked: the lesson-end screen covers and hides nothing */
-    static App b;
-    open_at(&b, 5);
-    lesson_ui_step(&b, 1);
+}
+
+/* @predict number cell on a weights heatmap: the whole row is covered (its
+ * other cells would give the sum away) until the pick; past the last step
+ * the lesson-end screen covers and hides nothing. */
+static void test_number_cell(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, 6);
+    LessonPredictState ps;
+    expect_true(lesson_ui_predict_state(&a, &ps) && ps.kind == LESSON_PREDICT_NUMBER && ps.picked < 0,
+                "step 7 predicts a number");
+    uint32_t before[3], after[3];
+    row_pixels(&a, 1, before, 3);
+    expect_true(before[0] == before[1] && before[1] == before[2], "the row of t6 is covered: %08x %08x %08x", before[0],
+                before[1], before[2]);
+    expect_true(!lesson_ui_hides_output(&a), "a number hides no translation");
+    lesson_ui_predict(&a, 1);
+    tu_frame(&a);
+    row_pixels(&a, 1, after, 3);
+    expect_true(after[0] != before[0] || after[1] != before[1] || after[2] != before[2], "revealed after the pick");
+    lesson_ui_step(&a, 1);
     int right, total;
-    expect_true(lesson_ui_summary(&b, &right, &total) && total == 3 && !lesson_ui_predict_state(&b, &ps) &&
-                    !lesson_ui_hides_output(&b),
-                "the end screen (3 checks) hides nothing: summary %d, total %d", lesson_ui_summary(&b, &right, &total),
-                total);
-    app_free(&b);
+    expect_true(lesson_ui_summary(&a, &right, &total) && total == 4 && right == 1 && !lesson_ui_predict_state(&a, &ps),
+                "the end screen: 1 of 4 right (only this one was answered), got %d of %d", right, total);
+    app_free(&a);
 }
 
 static void test_experiment_and_pane(void **state)
@@ -321,6 +347,6 @@ static void test_experiment_and_pane(void **state)
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_row_wrong_then_right), cmocka_unit_test(test_next_token),
-           cmocka_unit_test(test_click_reveals_without_a_move), cmocka_unit_test(test_choices),
+           cmocka_unit_test(test_click_reveals_without_a_move), cmocka_unit_test(test_choices), cmocka_unit_test(test_number_cell),
            cmocka_unit_test(test_experiment_and_pane));
 }
