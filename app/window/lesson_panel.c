@@ -489,7 +489,15 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     if (ui_button(ui, next, lesson_ui_word(a, LW_NEXT), 1))
         lesson_ui_step(a, 1);
     int keys_y = back.y - sh - 6;
-    if (!summary && (s->has_quiz || lesson_predict_has_choices(s->predict.kind)) && answered < 0)
+    LessonPredictState pst;
+    int picked = lesson_ui_predict_state(a, &pst) && pst.picked >= 0;
+    int open_choices = !summary && ((s->has_quiz && answered < 0) ||
+                                    (lesson_predict_has_choices(s->predict.kind) && !picked));
+    /* in a small window the choices may be below the fold: say so */
+    int below = open_choices && body_height(ui, a, s, answered, w) > keys_y - 6 - y;
+    if (open_choices && below)
+        snprintf(buf, sizeof buf, _("▼ choices below · 1-%d: answer"), s->quiz.n_choices);
+    else if (open_choices)
         snprintf(buf, sizeof buf, _("1-%d: answer · PgDn: next step"), s->quiz.n_choices);
     else
         snprintf(buf, sizeof buf, "%s", lesson_ui_word(a, LW_KEYS));
