@@ -1,11 +1,15 @@
 /* main.c - the stepformer program: the GUI by default, or a subcommand. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "cli_exp.h"
 #include "gui.h"
+#include "parallel.h"
 
 typedef struct Command {
     const char *name;
@@ -46,6 +50,29 @@ static void usage(FILE *f)
     fputs("\nEvery command takes --help.\n", f);
 }
 
+/* OpenBLAS retries its work buffer forever when the address space is too
+ * short for it (ulimit -v): say so in one line before any product. A
+ * command's --help needs none. Under a limit the program first runs itself
+ * again with OPENBLAS_NUM_THREADS=1, so that OpenBLAS starts no thread of
+ * its own when it loads (that thread would take a third buffer, at a
+ * moment of its own, and could hang even the exit). */
+static int blas_room(int argc, char **argv)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && !getenv("OPENBLAS_NUM_THREADS")) {
+        setenv("OPENBLAS_NUM_THREADS", "1", 1);
+        execv("/proc/self/exe", argv); /* if it fails, go on as we are */
+    }
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 0;
+    TfErr err;
+    if (par_blas_room(&err) == 0)
+        return 0;
+    fprintf(stderr, "stepformer: %s\n", err.msg);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     cli_log_to_stderr();
@@ -54,6 +81,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (blas_room(argc, argv))
+        return 1;
     for (int i = 0; argc >= 2 && i < N_COMMANDS; i++)
         if (strcmp(argv[1], COMMANDS[i].name) == 0)
             return COMMANDS[i].run(argc - 1, argv + 1);

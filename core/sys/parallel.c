@@ -1,6 +1,7 @@
 /* parallel.c - one helper thread for matrix products (see parallel.h). */
 #include "parallel.h"
 #include "clock.h"
+#include "sysmem.h"
 
 #include <cblas.h>
 #include <pthread.h>
@@ -89,6 +90,30 @@ static void pick_kernels(void)
 #endif
 }
 
+/* OpenBLAS (x86_64) takes a work buffer of 128 MiB + a page for each
+ * thread that makes a product, the first time, and when the allocation
+ * fails it retries forever. Two threads make products here: the caller
+ * and the helper (a thread OpenBLAS would start for itself when it loads
+ * takes one more: the program runs it with OPENBLAS_NUM_THREADS=1 under a
+ * limit, see app/cli/main.c). Room for both, and a margin, is tried here
+ * with the same allocation before the first product; then the caller's
+ * buffer is taken at once (start). */
+#define PAR_BLAS_BUFFER (((size_t)128 << 20) + 4096)
+#define PAR_BLAS_NEED (2 * PAR_BLAS_BUFFER + ((size_t)32 << 20))
+
+int par_blas_room(TfErr *err)
+{
+    if (tf_addr_space_left() == (size_t)-1)
+        return 0; /* no limit */
+    void *p = malloc(PAR_BLAS_NEED); /* mmap'ed: address space only, nothing touched */
+    free(p);
+    if (!p)
+        return tf_fail(err, "the address-space limit (ulimit -v) leaves %zu MiB; OpenBLAS's work buffers need "
+                       "%zu MiB: raise the limit", tf_addr_space_left() >> 20, PAR_BLAS_NEED >> 20);
+    par_init();
+    return 0;
+}
+
 const char *par_blas_kernels(void)
 {
     par_init();
@@ -99,6 +124,10 @@ static void start(void)
 {
     pick_kernels();
     openblas_set_num_threads(1);
+    /* a small product of the kind attention makes (B transposed): OpenBLAS
+     * takes the caller's work buffer now, before the model takes the room */
+    float a[64] = {0}, b[64] = {0}, c[64];
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 8, 8, 8, 1.0f, a, 8, b, 8, 0.0f, c, 8);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

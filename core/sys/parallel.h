@@ -15,6 +15,8 @@
 #ifndef TF_PARALLEL_H
 #define TF_PARALLEL_H
 
+#include "err.h"
+
 /* Run fn(ctx, part) for part 0 and 1, part 1 on the helper thread when it is
  * free; returns 1 when split, 0 when both parts ran here (helper busy,
  * claimed or unavailable, or it had not started part 1 by the time part 0
@@ -40,6 +42,12 @@ int par_is_solo(void);
 /* Make OpenBLAS single-threaded (done once, at the first product), on the
  * kernels the CPU supports (see parallel.c). */
 void par_init(void);
+
+/* Under an address-space limit (RLIMIT_AS, ulimit -v) OpenBLAS would
+ * retry its 128 MiB work buffers forever: call this before the first
+ * product. 0 when there is room for them (and par_init has run, so the
+ * caller's buffer is taken at once), else -1 with the figures. */
+int par_blas_room(TfErr *err);
 
 /* The OpenBLAS kernel set in use (after par_init), e.g. "SkylakeX". */
 const char *par_blas_kernels(void);

@@ -28,7 +28,7 @@ static size_t meminfo_available(void)
 }
 
 /* Address space the rlimit still allows, or SIZE_MAX without a limit. */
-static size_t rlimit_left(void)
+size_t tf_addr_space_left(void)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
@@ -46,7 +46,7 @@ static size_t rlimit_left(void)
 
 size_t tf_mem_available(void)
 {
-    size_t a = meminfo_available(), r = rlimit_left();
+    size_t a = meminfo_available(), r = tf_addr_space_left();
     size_t n = a < r ? a : r;
     const char *cap = getenv("STEPFORMER_MEM_LIMIT");
     if (cap && *cap) {

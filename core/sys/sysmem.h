@@ -14,6 +14,10 @@
  * STEPFORMER_MEM_LIMIT (bytes, for tests) caps it further. */
 size_t tf_mem_available(void);
 
+/* Address space the RLIMIT_AS limit (ulimit -v) still leaves, or SIZE_MAX
+ * without a limit. */
+size_t tf_addr_space_left(void);
+
 /* 0 if `bytes` fit in what is available (with a margin for the rest of
  * the program: a tenth), else -1 with "WHAT needs X MiB; Y MiB are
  * available, of which Z may be used (a tenth is kept ...)". */

@@ -397,9 +397,45 @@ static void test_bad_inputs(void **state)
     expect_true(failed == 0, "%d of %d cases misbehaved (see above)", failed, N_CASES);
 }
 
+/* Under a 250 MB address-space limit (ulimit -v 250000) OpenBLAS would
+ * retry its work buffer forever: translate fails in one line instead,
+ * in time (OPENBLAS_NUM_THREADS unset, as a user's shell has it). */
+static void test_address_space_limit(void **state)
+{
+    (void)state;
+    char errf[256], text[4096] = {0};
+    snprintf(errf, sizeof errf, "%s/as.txt", g_dir);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct rlimit rl = {(rlim_t)250000 << 10, (rlim_t)250000 << 10};
+        if (USE_AS_LIMIT)
+            setrlimit(RLIMIT_AS, &rl);
+        alarm(TIME_LIMIT);
+        int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600), nul = open("/dev/null", O_RDWR);
+        dup2(nul, 0);
+        dup2(nul, 1);
+        dup2(fd, 2);
+        unsetenv("OPENBLAS_NUM_THREADS");
+        execl(g_prog, g_prog, "translate", "i love china", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    int lines = tu_read_lines(errf, text, sizeof text);
+    if (!USE_AS_LIMIT) {
+        printf("  skipped: no address-space limit under the sanitizers\n");
+        return;
+    }
+    printf("  %s", text);
+    expect_true(WIFEXITED(status) && WEXITSTATUS(status) == 1 && lines == 1 && strstr(text, "ulimit -v"),
+                "one line naming the limit, in time; status %d, %d lines:\n%s", status, lines, text);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
     tu_program_path(g_prog, sizeof g_prog, argv[0]);
-    TU_RUN(setup, teardown, cmocka_unit_test(test_bad_inputs));
+    TU_RUN(setup, teardown, cmocka_unit_test(test_bad_inputs), cmocka_unit_test(test_address_space_limit));
 }
