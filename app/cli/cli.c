@@ -147,10 +147,24 @@ int cli_lang(const char *cmd, const char *v, int *zh)
     return 0;
 }
 
+/* Only [-]digits: strtol would also take "+5", " 5" and (as 0) "0x5". */
+static int plain_int(const char *s, size_t n)
+{
+    size_t i = n > 0 && s[0] == '-';
+    if (i == n)
+        return 0;
+    for (; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
 int cli_int(const char *s, long lo, long hi, int *out)
 {
     char *end;
     errno = 0;
+    if (!plain_int(s, strlen(s)))
+        return -1;
     long v = strtol(s, &end, 10);
     if (end == s || *end || errno || v < lo || v > hi)
         return -1;
@@ -176,14 +190,17 @@ int cli_ids(const char *s, int *ids, int max)
     while (*p) {
         char *end;
         errno = 0;
+        size_t len = strcspn(p, ",");
+        if (!plain_int(p, len) || *p == '-')
+            return -1; /* digits only: no sign, space, 0x or empty field */
         long v = strtol(p, &end, 10);
         if (end == p || errno || v < 0 || v > INT_MAX || n >= max)
             return -1;
         ids[n++] = (int)v;
-        if (*end == ',')
+        if (*end == ',' && end[1])
             end++;
         else if (*end)
-            return -1;
+            return -1; /* a trailing comma too */
         p = end;
     }
     return n;

@@ -77,6 +77,15 @@ static int translate_ids(Ctx *x, const int *ids, int S, const char *C)
             putchar('\n');
         return cli_fail(C, "%s", err.msg);
     }
+    /* a forced step the output cannot reach is said, not ignored */
+    int max_out = decode_max_out(&x->m, &x->tr, S);
+    for (int f = 0; f < o.n_force; f++)
+        if (o.force[f].step >= max_out) {
+            for (int k = 0; k < n; k++)
+                putchar('\n');
+            return cli_fail(C, "--force %d:%d: this sentence's output has at most %d steps (0..%d)", o.force[f].step,
+                            o.force[f].token, max_out, max_out - 1);
+        }
     for (int k = 0; k < n; k++) {
         DecodeResult g;
         o.seed = x->o.seed + (uint64_t)k;
@@ -86,6 +95,10 @@ static int translate_ids(Ctx *x, const int *ids, int S, const char *C)
                 putchar('\n');
             return cli_fail(C, "%s", err.msg);
         }
+        for (int f = 0; f < o.n_force; f++)
+            if (o.force[f].step >= g.n)
+                cli_warn(C, "--force %d:%d: the output ended at step %d, before it", o.force[f].step,
+                         o.force[f].token, g.n - 1);
         print_ids(x, g.ids, g.n);
         decode_result_free(&g);
     }

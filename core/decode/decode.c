@@ -3,6 +3,7 @@
  * between them (decode.h); all but teacher forcing run the step-by-step
  * decoder of decoder.c to the end. */
 #include "decode.h"
+#include "num.h"
 
 #include <errno.h>
 #include <math.h>
@@ -104,25 +105,24 @@ void decode_opts_default(DecodeOpts *o)
 
 int decode_add_force(DecodeOpts *o, const char *spec, int V, TfErr *err)
 {
-    char *end;
-    errno = 0;
-    long step = strtol(spec, &end, 10);
-    if (end == spec || *end != ':' || errno || step < 0 || step >= TF_MAX_LEN)
+    /* digits only: no sign, space or 0x, as --src-ids */
+    const char *colon = strchr(spec, ':');
+    int step, tok;
+    if (!colon || tf_parse_int(spec, (size_t)(colon - spec), 0, TF_MAX_LEN - 1, &step))
         return tf_fail(err, "--force %s: expected STEP:TOKEN, the step 0..%d (from 0)", spec,
                        TF_MAX_LEN - 1);
-    const char *t = end + 1;
-    long tok = strtol(t, &end, 10);
-    if (end == t || *end || errno || tok < 0 || tok >= V)
+    if (tf_parse_int(colon + 1, strlen(colon + 1), 0, V - 1, &tok))
         return tf_fail(err, "--force %s: the token must be an id 0..%d of the target vocabulary",
                        spec, V - 1);
     for (int k = 0; k < o->n_force; k++)
-        if (o->force[k].step == step) {
-            o->force[k].token = (int)tok;
-            return 0;
-        }
+        if (o->force[k].step == step && o->force[k].token != tok)
+            return tf_fail(err, "--force %s: step %d is forced twice, also to %d", spec, step,
+                           o->force[k].token);
+        else if (o->force[k].step == step)
+            return 0; /* the same again */
     if (o->n_force >= DEC_MAX_FORCE)
         return tf_fail(err, "--force %s: at most %d forced tokens", spec, DEC_MAX_FORCE);
-    o->force[o->n_force++] = (DecodeForce){(int)step, (int)tok};
+    o->force[o->n_force++] = (DecodeForce){step, tok};
     return 0;
 }
 

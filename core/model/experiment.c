@@ -57,8 +57,9 @@ int tf_exp_add_head(TfExperiment *e, const char *spec, const TfConfig *cfg, TfEr
     for (int k = 0; c1 && k < 3; k++)
         if ((size_t)(c1 - spec) == strlen(KIND_NAME[k]) && strncmp(spec, KIND_NAME[k], (size_t)(c1 - spec)) == 0)
             kind = k;
-    if (kind < 0 || !c2)
-        return tf_fail(err, "--ablate %s: expected enc:LAYER:HEAD, dec:LAYER:HEAD or cross:LAYER:HEAD", spec);
+    if (kind < 0 || !c2 || strchr(c2 + 1, ':'))
+        return tf_fail(err, "--ablate %s: expected enc:LAYER:HEAD, dec:LAYER:HEAD or cross:LAYER:HEAD (three fields)",
+                       spec);
     int layers = kind == TF_ATTN_ENC ? cfg->n_enc : cfg->n_dec;
     if (tf_parse_int(c1 + 1, (size_t)(c2 - c1 - 1), 0, layers - 1, &layer))
         return tf_fail(err, "--ablate %s: the layer must be 0..%d (from 0)", spec, layers - 1);

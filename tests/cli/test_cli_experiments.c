@@ -242,6 +242,40 @@ static void test_translate_sampling_and_force(void **state)
     expect_true(rc == 1 && strstr(g_err, "outside the source vocabulary"), "id out of range: %s", g_err);
 }
 
+/* Numbers on the command line are digits only: a trailing or leading
+ * comma, a sign, 0x are refused like ","; --ablate with a fourth field
+ * blames the form, not the head; --force beyond the output is an error,
+ * a step the output ends before is a warning, two tokens for one step an
+ * error. */
+static void test_strict_numbers(void **state)
+{
+    (void)state;
+    struct {
+        const char *args, *want;
+        int rc;
+    } cases[] = {
+        {"--src-ids 1,2,", "--src-ids must be", 1},
+        {"--src-ids ,5", "--src-ids must be", 1},
+        {"--src-ids +5", "--src-ids must be", 1},
+        {"--src-ids ' 5'", "--src-ids must be", 1},
+        {"--src-ids 0x5", "--src-ids must be", 1},
+        {"--src-ids -1", "--src-ids must be", 1},
+        {"--beam +2 x", "--beam must be an integer", 1},
+        {"--ablate enc:0:0:0 x", "(three fields)", 1},
+        {"--force 63:5 'i love china'", "at most 53 steps", 1},
+        {"--force +1:5 'i love china'", "STEP:TOKEN", 1},
+        {"--force 1:0x5 'i love china'", "the token must be an id", 1},
+        {"--force 0:5 --force 0:6 'i love china'", "step 0 is forced twice, also to 5", 1},
+        {"--force 10:5 'i love china'", "the output ended at step", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate %s", cases[i].args);
+        expect_true(rc == cases[i].rc && strstr(g_err, cases[i].want) && count_lines(g_err) == 1,
+                    "translate %s: rc %d, want %d and '%s' in one line: %s", cases[i].args, rc, cases[i].rc,
+                    cases[i].want, g_err);
+    }
+}
+
 /* A line over 16 MiB on stdin: a message naming <stdin>:LINE, the next
  * line still translated. */
 static void test_translate_long_stdin_line(void **state)
@@ -421,7 +455,7 @@ int main(int argc, char **argv)
     tu_program_path(g_prog, sizeof g_prog, argc > 0 ? argv[0] : NULL);
     TU_RUN(setup, teardown, cmocka_unit_test(test_heads_agree_with_dump),
            cmocka_unit_test(test_flags_change_dump_and_refuse),
-           cmocka_unit_test(test_translate_sampling_and_force),
+           cmocka_unit_test(test_translate_sampling_and_force), cmocka_unit_test(test_strict_numbers),
            cmocka_unit_test(test_translate_long_stdin_line), cmocka_unit_test(test_non_finite_fails),
            cmocka_unit_test(test_shot), cmocka_unit_test(test_tokens_escaped),
            cmocka_unit_test(test_sample_frequencies));
