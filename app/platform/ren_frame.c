@@ -58,18 +58,52 @@ static int video_visible(void)
     return want && strstr(want, drv) != NULL;
 }
 
+/* The display to open, named for messages: "DISPLAY=:0", or NULL when
+ * neither DISPLAY nor WAYLAND_DISPLAY is set. When only one of them is set
+ * (and SDL_VIDEODRIVER is not), SDL is told to use that one: it tries no
+ * other, so a display that does not answer is named, and no library prints
+ * lines of its own (Wayland's "XDG_RUNTIME_DIR is invalid") first. */
+static const char *pick_display(char *buf, size_t cap)
+{
+    const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+    int has_x = x && x[0], has_wl = wl && wl[0];
+    int chosen = getenv("SDL_VIDEODRIVER") && getenv("SDL_VIDEODRIVER")[0];
+    if (!has_x && !has_wl) {
+        if (!chosen)
+            return NULL;
+        snprintf(buf, cap, "SDL_VIDEODRIVER=%s", getenv("SDL_VIDEODRIVER"));
+        return buf;
+    }
+    if (!chosen && has_x != has_wl)
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, has_x ? "x11" : "wayland");
+    snprintf(buf, cap, "%s=%s", has_wl ? "WAYLAND_DISPLAY" : "DISPLAY", has_wl ? wl : x);
+    return buf;
+}
+
 Ren *ren_open_window(const char *title, int w, int h, TfErr *err)
 {
+    char dpy[256];
+    const char *where = pick_display(dpy, sizeof dpy);
+    if (!where) {
+        tf_fail(err, "cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are unset); "
+                     "`stepformer shot` draws PNGs without one");
+        return NULL;
+    }
+    const char *wl = getenv("WAYLAND_DISPLAY"), *rt = getenv("XDG_RUNTIME_DIR");
+    if (!strncmp(where, "WAYLAND", 7) && wl[0] != '/' && (!rt || !rt[0])) {
+        tf_fail(err, "cannot open a window on %s: XDG_RUNTIME_DIR, where its socket is, is unset; "
+                     "`stepformer shot` draws PNGs without a display", where);
+        return NULL;
+    }
     if (SDL_InitSubSystem(SDL_INIT_VIDEO) < 0) {
-        tf_fail(err, "cannot open a window: %s (no display? `stepformer shot` "
-                     "draws PNGs without one)", SDL_GetError());
+        tf_fail(err, "cannot open a window on %s: %s (is a display server running there?); `stepformer shot` "
+                     "draws PNGs without one", where, SDL_GetError());
         return NULL;
     }
     if (!video_visible()) {
         SDL_QuitSubSystem(SDL_INIT_VIDEO);
-        tf_fail(err, "cannot open a window: no display (DISPLAY and "
-                     "WAYLAND_DISPLAY are unset); `stepformer shot` draws PNGs "
-                     "without one");
+        tf_fail(err, "cannot open a window on %s: no display answers there; `stepformer shot` draws "
+                     "PNGs without one", where);
         return NULL;
     }
     Ren *r = ren_alloc(err);

@@ -205,11 +205,35 @@ static void test_no_display_error_once(void **state)
     expect_true(strstr(first + 1, "cannot open a window") == NULL, "said once: %s", out);
 }
 
+/* No display at all: one line, before any library speaks (Wayland's
+ * "XDG_RUNTIME_DIR is invalid"), even with a bad --model too; a DISPLAY
+ * with no server behind it is named. */
+static void test_no_display_one_line(void **state)
+{
+    (void)state;
+    const char *envs[] = {"env -u DISPLAY -u WAYLAND_DISPLAY -u XDG_RUNTIME_DIR -u SDL_VIDEODRIVER",
+                          "env -u WAYLAND_DISPLAY -u XDG_RUNTIME_DIR -u SDL_VIDEODRIVER DISPLAY=:7391"};
+    const char *want[] = {"DISPLAY and WAYLAND_DISPLAY are unset", "on DISPLAY=:7391"};
+    for (int i = 0; i < 2; i++) {
+        char cmd[4400], out[2048] = "";
+        snprintf(cmd, sizeof cmd, "%s '%s' --model /nonexistent/m.st 2>&1 >/dev/null", envs[i], g_cli);
+        FILE *p = popen(cmd, "r");
+        expect_true(p != NULL, "run %s", cmd);
+        size_t k = fread(out, 1, sizeof out - 1, p);
+        out[k] = 0;
+        int rc = pclose(p), lines = 0;
+        for (const char *c = out; *c; c++)
+            lines += *c == '\n';
+        printf("  %s", out);
+        expect_true(rc != 0 && lines == 1 && strstr(out, want[i]), "one line with '%s': %s", want[i], out);
+    }
+}
+
 int main(int argc, char **argv)
 {
     TU_RUN_CLI(g_cli, argc, argv, setup, teardown, cmocka_unit_test(test_trace_alloc_error_is_set),
                cmocka_unit_test(test_nonfinite_pass_is_told),
                cmocka_unit_test(test_traces_follow_the_input), cmocka_unit_test(test_ctrl_q_in_a_field),
                cmocka_unit_test(test_ctrl_shift_s_saves_vector), cmocka_unit_test(test_paste),
-               cmocka_unit_test(test_no_display_error_once));
+               cmocka_unit_test(test_no_display_error_once), cmocka_unit_test(test_no_display_one_line));
 }
