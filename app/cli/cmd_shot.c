@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <errno.h>
 #include <sys/stat.h>
 
@@ -15,6 +16,7 @@
 #include "shot_vector.h"
 #include "view_decode.h"
 #include "app.h"
+#include "ui.h"
 
 static const char *SHOT_HELP =
     "usage: stepformer shot (--stage NAME [--layer L] [--head H] | --view NAME |\n"
@@ -263,7 +265,7 @@ static int render_all(App *a, Ren *r, const char *dir, const ShotArgs *s)
 {
     const char *ext = s->format ? s->format : "png";
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-        return cli_fail("shot", "cannot create the directory %s", dir);
+        return cli_fail("shot", "cannot create the directory %s: %s", dir, strerror(errno));
     char path[4096];
     int n = 0, rc = 0;
     for (int i = 0; i < a->ses.n_walk && !rc; i++) {
@@ -334,6 +336,12 @@ static int shot_check(App *a, const AppOpts *o, const ShotArgs *s)
     return 0;
 }
 
+static int has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), e = strlen(ext);
+    return n > e && strcasecmp(path + n - e, ext) == 0;
+}
+
 int cmd_shot(int argc, char **argv)
 {
     const char *C = "shot";
@@ -354,6 +362,10 @@ int cmd_shot(int argc, char **argv)
         o.view = "train";
     if (!s.all && !s.walk && !o.stage && !o.view && !o.lesson)
         return cli_fail(C, "give --stage NAME, --view NAME, --lesson ID, --walk or --all");
+    /* one picture: its name says its format (a PNG named x.txt would be
+     * a surprise); --all writes a folder of them */
+    if (!s.all && ren_vector_format(s.out) == REN_VEC_NONE && !has_ext(s.out, ".png"))
+        return cli_fail(C, "--out %s: the file name must end in .png, .svg or .pdf", s.out);
     int pages = s.walk || (o.lesson && ren_vector_format(s.out) == REN_VEC_PDF && !s.one_step);
     if (s.walk && ren_vector_format(s.out) != REN_VEC_PDF)
         return cli_fail(C, "--walk writes one PDF: give --out FILE.pdf");
@@ -390,6 +402,9 @@ int cmd_shot(int argc, char **argv)
     if (a.notice[0])
         cli_warn(C, "%s", a.notice);
     a.notice[0] = 0;
+    if (o.lang == 1 && !ui_i18n_dir()) /* as for a missing Chinese font */
+        cli_warn(C, "--lang zh: no Chinese catalog (stepformer.mo) was found beside the program; the words "
+                    "are drawn in English");
     if (o.head != -2)
         app_set_head(&a, o.head);
     if (s.pane || s.beam) {

@@ -362,6 +362,43 @@ static void test_shot(void **state)
     expect_true(rc == 1 && strstr(g_err, "--compare needs an experiment"), "compare alone: %s", g_err);
 }
 
+/* shot --out: a name that says no picture format is refused (no PNG named
+ * x.txt); a folder --all cannot create is named with the reason; --lang zh
+ * without the Chinese catalog warns (a copy of the program beside no
+ * locale/ folder, its data elsewhere). */
+static void test_shot_names_and_catalog(void **state)
+{
+    (void)state;
+    char txt[256], cmd[16384], cwd[1024], bin[256], share[256], png[256];
+    path_in(txt, sizeof txt, "x.txt");
+    int rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "shot --stage src.embed --out '%s'", txt);
+    expect_true(rc == 1 && strstr(g_err, "must end in .png, .svg or .pdf") && access(txt, F_OK) != 0,
+                "x.txt refused, nothing written: %s", g_err);
+    rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "shot --all --out /proc/stepformer-all");
+    expect_true(rc == 1 && strstr(g_err, "cannot create the directory /proc/stepformer-all: "), "with the reason: %s",
+                g_err);
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    path_in(bin, sizeof bin, "relocated/bin");
+    path_in(share, sizeof share, "relocated/share");
+    path_in(png, sizeof png, "zh.png");
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s' '%s' && cp '%s' '%s/' && ln -sfn '%s/assets' '%s/assets' && ln -sfn '%s/lessons' '%s/lessons' "
+             "&& ln -sfn '%s/data' '%s/data'",
+             bin, share, g_prog, bin, cwd, share, cwd, share, cwd, share);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, /* from elsewhere than the tree, whose build/locale would be found */
+             "cd '%s' && STEPFORMER_DATADIR='%s' '%s/stepformer' shot --stage src.embed --lang zh --out '%s' 2>&1",
+             g_dir, share, bin, png);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t k = fread(g_err, 1, sizeof g_err - 1, p);
+    g_err[k] = 0;
+    rc = pclose(p);
+    printf("  %s", g_err);
+    expect_true(rc == 0 && strstr(g_err, "no Chinese catalog") && access(png, F_OK) == 0,
+                "drawn in English with a warning: %d %s", rc, g_err);
+}
+
 /* Tokens from a model file are printed with their control characters
  * escaped by translate and dump: an escape code cannot drive the terminal. */
 static void test_tokens_escaped(void **state)
@@ -456,6 +493,7 @@ int main(int argc, char **argv)
     TU_RUN(setup, teardown, cmocka_unit_test(test_heads_agree_with_dump),
            cmocka_unit_test(test_flags_change_dump_and_refuse),
            cmocka_unit_test(test_translate_sampling_and_force), cmocka_unit_test(test_strict_numbers),
+           cmocka_unit_test(test_shot_names_and_catalog),
            cmocka_unit_test(test_translate_long_stdin_line), cmocka_unit_test(test_non_finite_fails),
            cmocka_unit_test(test_shot), cmocka_unit_test(test_tokens_escaped),
            cmocka_unit_test(test_sample_frequencies));
