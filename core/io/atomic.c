@@ -86,7 +86,8 @@ int tf_atomic_open(TfAtomic *w, const char *path, mode_t mode, TfErr *err)
 #ifdef O_TMPFILE
     /* an unnamed file in the folder: a process killed while writing leaves
      * nothing behind; it gets a name only when complete (commit) */
-    w->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (access("/proc/self/fd", X_OK) == 0) /* how commit names it, unprivileged */
+        w->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     w->unnamed = w->fd >= 0;
 #endif
     if (w->fd < 0) { /* a file system without O_TMPFILE: a named temporary */
