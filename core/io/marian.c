@@ -19,12 +19,14 @@
 
 #define JSON_MAX ((off_t)64 << 20)
 
+/* The name is there (lstat: a symlink that loops or dangles is there too,
+ * and opening it then says what is wrong with it, not "missing"). */
 static int exists(const char *dir, const char *name)
 {
     char p[4096];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     struct stat st;
-    return stat(p, &st) == 0;
+    return lstat(p, &st) == 0;
 }
 
 /* Read dir/name as JSON. Missing: NULL with *missing = 1 (and err set);

@@ -279,6 +279,10 @@ static void test_user_words(void **state)
     snprintf(p, sizeof p, "%s/config.json", dir);
     expect_true(symlink("config.json", p) == 0, "make the loop");
     expect_refused(dir, "loop", "symbolic links");
+    broken_copy(dir, sizeof dir, "weights_loop", "model.safetensors", NULL);
+    snprintf(p, sizeof p, "%s/model.safetensors", dir);
+    expect_true(symlink("model.safetensors", p) == 0, "make the loop");
+    expect_refused(dir, "weights_loop", "symbolic links");
     /* the small files first: a bad vocab.json is named even when the
      * weights are broken too */
     broken_copy(dir, sizeof dir, "vocab_first", "model.safetensors", "\x08");
