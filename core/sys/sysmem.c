@@ -65,7 +65,9 @@ int tf_mem_check(size_t bytes, const char *what, TfErr *err)
     if (avail == (size_t)-1 || bytes <= avail - avail / 10)
         return 0;
     double mib = 1024.0 * 1024.0;
-    return tf_fail(err, "%s needs %.0f MiB; %.0f MiB are available, of which %.0f may be used "
+    /* one decimal: rounded to whole MiB, "needs 54; 60 available, 54 may
+     * be used" would read as a contradiction */
+    return tf_fail(err, "%s needs %.1f MiB; %.1f MiB are available, of which %.1f may be used "
                    "(a tenth is kept for the rest of the program)", what, (double)bytes / mib,
                    (double)avail / mib, (double)(avail - avail / 10) / mib);
 }
