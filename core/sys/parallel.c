@@ -90,16 +90,20 @@ static void pick_kernels(void)
 #endif
 }
 
-/* OpenBLAS (x86_64) takes a work buffer of 128 MiB + a page for each
- * thread that makes a product, the first time, and when the allocation
- * fails it retries forever. Two threads make products here: the caller
- * and the helper (a thread OpenBLAS would start for itself when it loads
- * takes one more: the program runs it with OPENBLAS_NUM_THREADS=1 under a
- * limit, see app/cli/main.c). Room for both, and a margin, is tried here
- * with the same allocation before the first product; then the caller's
- * buffer is taken at once (start). */
+/* OpenBLAS (x86_64) takes a work buffer of 128 MiB + a page from its pool
+ * for each product that runs while others hold theirs, and when the pool
+ * must grow and the allocation fails it retries forever. Two threads make
+ * products here, the caller and the helper (a thread OpenBLAS would start
+ * for itself takes one more: the program runs it with
+ * OPENBLAS_NUM_THREADS=1 under a limit, see app/cli/main.c). So under a
+ * limit, room for two buffers and a margin is tried with one allocation,
+ * and then the pool is filled with its two buffers at once, before the
+ * model and the traces take the room: later products find them there. */
 #define PAR_BLAS_BUFFER (((size_t)128 << 20) + 4096)
 #define PAR_BLAS_NEED (2 * PAR_BLAS_BUFFER + ((size_t)32 << 20))
+
+extern void *blas_memory_alloc(int procpos) __attribute__((weak));
+extern void blas_memory_free(void *buffer) __attribute__((weak));
 
 int par_blas_room(TfErr *err)
 {
@@ -110,6 +114,11 @@ int par_blas_room(TfErr *err)
     if (!p)
         return tf_fail(err, "the address-space limit (ulimit -v) leaves %zu MiB; OpenBLAS's work buffers need "
                        "%zu MiB: raise the limit", tf_addr_space_left() >> 20, PAR_BLAS_NEED >> 20);
+    if (blas_memory_alloc && blas_memory_free) { /* two held at once: two in the pool */
+        void *a = blas_memory_alloc(0), *b = blas_memory_alloc(0);
+        blas_memory_free(b);
+        blas_memory_free(a);
+    }
     par_init();
     return 0;
 }
@@ -124,10 +133,6 @@ static void start(void)
 {
     pick_kernels();
     openblas_set_num_threads(1);
-    /* a small product of the kind attention makes (B transposed): OpenBLAS
-     * takes the caller's work buffer now, before the model takes the room */
-    float a[64] = {0}, b[64] = {0}, c[64];
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 8, 8, 8, 1.0f, a, 8, b, 8, 0.0f, c, 8);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

@@ -45,8 +45,8 @@ void par_init(void);
 
 /* Under an address-space limit (RLIMIT_AS, ulimit -v) OpenBLAS would
  * retry its 128 MiB work buffers forever: call this before the first
- * product. 0 when there is room for them (and par_init has run, so the
- * caller's buffer is taken at once), else -1 with the figures. */
+ * product. 0 when there is room for them (they are taken at once, and
+ * par_init has run), else -1 with the figures. */
 int par_blas_room(TfErr *err);
 
 /* The OpenBLAS kernel set in use (after par_init), e.g. "SkylakeX". */
