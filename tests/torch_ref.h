@@ -5,7 +5,7 @@
  * (absolute 1e-4) on real query rows.
  *
  * A fixture may start with "experiment FLAG..." (no-scale, no-pe,
- * no-causal, ablate=K:L:H, hide-src=I): the engine's pass then gets the same
+ * no-causal, ablate=K:L:H, hide-src=I, no-residual, no-ffn=K:L): the engine's pass then gets the same
  * TfExperiment. A query row whose every key is hidden is NaN in PyTorch
  * (softmax over -inf only); the engine's weights there must be exactly 0
  * (and the sentence's logits finite), which is how implementations avoid
@@ -67,6 +67,10 @@ static void tr_read_experiment(FILE *f, TorchRef *r, const TfConfig *c)
             r->exp.no_pe = 1;
         else if (strcmp(w, "no-causal") == 0)
             r->exp.no_causal = 1;
+        else if (strcmp(w, "no-residual") == 0)
+            r->exp.no_residual = 1;
+        else if (strncmp(w, "no-ffn=", 7) == 0)
+            expect_true(tf_exp_add_ffn(&r->exp, w + 7, c, &err) == 0, "%s", err.msg);
         else if (strncmp(w, "ablate=", 7) == 0)
             expect_true(tf_exp_add_head(&r->exp, w + 7, c, &err) == 0, "%s", err.msg);
         else if (strncmp(w, "hide-src=", 9) == 0)

@@ -26,6 +26,12 @@ the same pass is changed the same way, and the fixture starts with a line
                       zeroing its output before W_O
     --hide-src I      source position I is masked as a key in encoder
                       self-attention and cross-attention, like padding
+    --no-residual     every sub-layer without its residual connection:
+                      post-LN LN(Sublayer(x)), pre-LN Sublayer(LN(x)); the
+                      layers are then run from their own _sa_block,
+                      _mha_block and _ff_block with the sum left out
+    --no-ffn K:L      the feed-forward network of layer L of K (enc, dec)
+                      adds nothing: its linear2 weight and bias are zeroed
 
 The tests do not need Python: the fixtures are committed. Regenerate with
     build/stepformer init ... && tools/torch_reference.py MODEL OUT [FLAGS]
@@ -66,18 +72,24 @@ def pe_table(max_len, d):
 
 
 def parse_flags(args):
-    exp = {"no_scale": False, "no_pe": False, "no_causal": False, "ablate": [], "hide": []}
+    exp = {"no_scale": False, "no_pe": False, "no_causal": False, "no_residual": False,
+           "ablate": [], "hide": [], "no_ffn": []}
     words = []
     i = 0
     while i < len(args):
         a = args[i]
-        if a in ("--no-scale", "--no-pe", "--no-causal"):
+        if a in ("--no-scale", "--no-pe", "--no-causal", "--no-residual"):
             exp[a[2:].replace("-", "_")] = True
             words.append(a[2:])
         elif a == "--ablate":
             k, l, h = args[i + 1].split(":")
             exp["ablate"].append((k, int(l), int(h)))
             words.append("ablate=" + args[i + 1])
+            i += 1
+        elif a == "--no-ffn":
+            k, l = args[i + 1].split(":")
+            exp["no_ffn"].append((k, int(l)))
+            words.append("no-ffn=" + args[i + 1])
             i += 1
         elif a == "--hide-src":
             exp["hide"].append(int(args[i + 1]))
@@ -128,6 +140,10 @@ def main(model_path, out_path, flags=(), seed=0):
             l.load_state_dict(layer_state(f"{prefix}.layers.{i}."))
             for attr, kind in attention:
                 apply_to_attention(getattr(l, attr), kind, i, exp)
+            if (prefix[:3], i) in exp["no_ffn"]:
+                with torch.no_grad():
+                    l.linear2.weight.zero_()
+                    l.linear2.bias.zero_()
             l.eval(); out.append(l)
         return out
 
@@ -159,6 +175,37 @@ def main(model_path, out_path, flags=(), seed=0):
     if exp["no_pe"]:
         pe = torch.zeros_like(pe)
 
+    def add(x, out):
+        return out if exp["no_residual"] else x + out
+
+    def enc_layer(l, x):
+        """l(x) as PyTorch computes it, or without the residual sums."""
+        if not exp["no_residual"]:
+            return l(x, src_key_padding_mask=src_kpm)
+        if pre:
+            x = add(x, l._sa_block(l.norm1(x), None, src_kpm))
+            return add(x, l._ff_block(l.norm2(x)))
+        x = l.norm1(add(x, l._sa_block(x, None, src_kpm)))
+        return l.norm2(add(x, l._ff_block(x)))
+
+    def dec_after_self(l, y):
+        """The state after the first block: the query of cross-attention
+        (pre-LN: before its norm2)."""
+        if pre:
+            return add(y, l._sa_block(l.norm1(y), causal, tgt_kpm))
+        return l.norm1(add(y, l._sa_block(y, causal, tgt_kpm)))
+
+    def dec_layer(l, y, mem):
+        if not exp["no_residual"]:
+            return l(y, mem, tgt_mask=causal, tgt_key_padding_mask=tgt_kpm,
+                     memory_key_padding_mask=src_kpm)
+        y = dec_after_self(l, y)
+        if pre:
+            y = add(y, l._mha_block(l.norm2(y), mem, None, src_kpm))
+            return add(y, l._ff_block(l.norm3(y)))
+        y = l.norm2(add(y, l._mha_block(y, mem, None, src_kpm)))
+        return l.norm3(add(y, l._ff_block(y)))
+
     weights = []
     # grad mode with parameters requiring grad keeps PyTorch off its fused
     # fast path, so padded positions are computed like every other.
@@ -169,7 +216,7 @@ def main(model_path, out_path, flags=(), seed=0):
             _, w = l.self_attn(a_in, a_in, a_in, key_padding_mask=src_kpm,
                                need_weights=True, average_attn_weights=False)
             weights.append(("enc.self.weights", i, w))
-            x = l(x, src_key_padding_mask=src_kpm)
+            x = enc_layer(l, x)
         mem = enc_norm(x) if pre else x
         y = tgt_embed[tgt_t] * math.sqrt(d) + pe[:T]
         for i, l in enumerate(dec):
@@ -179,16 +226,12 @@ def main(model_path, out_path, flags=(), seed=0):
                                average_attn_weights=False)
             weights.append(("dec.self.weights", i, w))
             # the query of cross-attention is the state after the first block
-            if pre:
-                y1 = y + l._sa_block(l.norm1(y), causal, tgt_kpm)
-                c_in = l.norm2(y1)
-            else:
-                c_in = l.norm1(y + l._sa_block(y, causal, tgt_kpm))
+            y1 = dec_after_self(l, y)
+            c_in = l.norm2(y1) if pre else y1
             _, w = l.multihead_attn(c_in, mem, mem, key_padding_mask=src_kpm,
                                     need_weights=True, average_attn_weights=False)
             weights.append(("dec.cross.weights", i, w))
-            y = l(y, mem, tgt_mask=causal, tgt_key_padding_mask=tgt_kpm,
-                  memory_key_padding_mask=src_kpm)
+            y = dec_layer(l, y, mem)
         if pre:
             y = dec_norm(y)
         logits = y @ gen_w.T + gen_b

@@ -21,7 +21,15 @@ int cli_exp_more(char **argv, int argc, int *i, void *ctx, const char *cmd, int 
         x->no_pe = 1;
     else if (cli_flag(argv[*i], "no-causal"))
         x->no_causal = 1;
-    else if (cli_opt(argv, argc, i, "ablate", &v, cmd, bad)) {
+    else if (cli_flag(argv[*i], "no-residual"))
+        x->no_residual = 1;
+    else if (cli_opt(argv, argc, i, "no-ffn", &v, cmd, bad)) {
+        if (v && x->n_ffn >= TF_EXP_MAX_FFN)
+            *bad = cli_fail(cmd, "--no-ffn %s: at most %d feed-forward networks can be switched off", v,
+                            TF_EXP_MAX_FFN);
+        else if (v)
+            x->ffn[x->n_ffn++] = v;
+    } else if (cli_opt(argv, argc, i, "ablate", &v, cmd, bad)) {
         if (v && x->n_ablate >= TF_EXP_MAX_ABLATE)
             *bad = cli_fail(cmd, "--ablate %s: at most %d heads can be ablated", v, TF_EXP_MAX_ABLATE);
         else if (v)
@@ -42,6 +50,10 @@ int cli_exp_make(const CliExp *x, const TfConfig *cfg, int S, TfExperiment *e, T
     e->no_scale = x->no_scale;
     e->no_pe = x->no_pe;
     e->no_causal = x->no_causal;
+    e->no_residual = x->no_residual;
+    for (int k = 0; k < x->n_ffn; k++)
+        if (tf_exp_add_ffn(e, x->ffn[k], cfg, err))
+            return -1;
     for (int k = 0; k < x->n_ablate; k++)
         if (tf_exp_add_head(e, x->ablate[k], cfg, err))
             return -1;
@@ -63,7 +75,8 @@ int cli_exp_build(const CliExp *x, const TfConfig *cfg, int S, TfExperiment *e, 
 
 int cli_exp_any(const CliExp *x)
 {
-    return x->no_scale || x->no_pe || x->no_causal || x->n_ablate || x->n_hide;
+    return x->no_scale || x->no_pe || x->no_causal || x->no_residual || x->n_ablate || x->n_hide ||
+           x->n_ffn;
 }
 
 /* ---- stepformer heads ---- */

@@ -1,6 +1,7 @@
 /* cli_exp.h - the experiment flags that dump, translate, shot, heads and
- * the window share: --no-scale, --no-pe, --no-causal, --ablate
- * enc|dec|cross:L:H and --hide-src I (both repeatable; from 0). They are
+ * the window share: --no-scale, --no-pe, --no-causal, --no-residual,
+ * --ablate enc|dec|cross:L:H, --hide-src I and --no-ffn enc|dec:L (the
+ * last three repeatable; from 0). They are
  * collected while the command line is read and checked against the model
  * once it is loaded. The `heads` command (cmd_heads, commands.h) lives in cli_exp.c too. */
 #ifndef APP_CLI_EXP_H
@@ -10,20 +11,25 @@
 #include "model.h"
 
 typedef struct CliExp {
-    int no_scale, no_pe, no_causal;
-    int n_ablate, n_hide;
+    int no_scale, no_pe, no_causal, no_residual;
+    int n_ablate, n_hide, n_ffn;
     const char *ablate[TF_EXP_MAX_ABLATE];
     const char *hide[TF_EXP_MAX_HIDE];
+    const char *ffn[TF_EXP_MAX_FFN];
 } CliExp;
 
-#define CLI_EXP_USAGE "[--no-scale] [--no-pe] [--no-causal] [--ablate enc|dec|cross:L:H]... [--hide-src I]..."
+#define CLI_EXP_USAGE                                                                       \
+    "[--no-scale] [--no-pe] [--no-causal] [--no-residual] [--ablate P:L:H]... [--hide-src I]... " \
+    "[--no-ffn P:L]..."
 #define CLI_EXP_HELP                                                                   \
     "Experiments (flags combine; layers, heads and positions from 0):\n"               \
     "  --no-scale         scores = Q K^T, without the 1/sqrt(d_k)\n"                   \
     "  --no-pe            no positional encoding\n"                                    \
     "  --no-causal        decoder self-attention may look ahead\n"                     \
     "  --ablate P:L:H     zero head H of layer L (P = enc, dec or cross); repeatable\n" \
-    "  --hide-src I       mask source position I as a key; repeatable\n"
+    "  --hide-src I       mask source position I as a key; repeatable\n"             \
+    "  --no-residual      every sub-layer without its residual: LN(Sublayer(x))\n"   \
+    "  --no-ffn P:L       zero the feed-forward output of layer L (P = enc or dec)\n"
 
 /* Is argv[*i] an experiment flag? 1 when it is (taken, or a message printed
  * and *bad set), 0 when not. Has the CliMore shape (ctx is a CliExp). */

@@ -151,12 +151,16 @@ static const float *sub_in(TfKvCache *kv, const float *x, const float *w, const 
     return kv->nrm;
 }
 
-/* x = x + out, then LN post-LN (in place: the step keeps one residual row). */
+/* x = x + out (out alone under no-residual), then LN post-LN (in place:
+ * the step keeps one residual row). */
 static void sub_out(TfKvCache *kv, float *x, const float *out, const float *w, const float *b,
                     int post, int R)
 {
     size_t n = (size_t)R * kv->C;
-    add_forward(kv->sum, x, out, n);
+    if (kv->exp.no_residual)
+        memcpy(kv->sum, out, n * sizeof(float));
+    else
+        add_forward(kv->sum, x, out, n);
     if (post)
         layernorm_forward(x, kv->mean, kv->rstd, kv->sum, w, b, R, kv->C);
     else
@@ -244,6 +248,8 @@ int kv_step(TfKvCache *kv, const TfModel *m, const int *tok, int R, float *self_
         /* 3. feed-forward */
         in = sub_in(kv, kv->x, W.ln_w[2], W.ln_b[2], post, R);
         ffn_step(kv, c, in, &W, R);
+        if (tf_exp_ffn_off(&kv->exp, TF_ATTN_DEC, l))
+            memset(kv->out, 0, (size_t)R * C * sizeof(float));
         sub_out(kv, kv->x, kv->out, W.ln_w[2], W.ln_b[2], post, R);
     }
     const float *y = kv->x;

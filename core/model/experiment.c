@@ -11,7 +11,8 @@ static const char *const KIND_NAME[3] = {"enc", "dec", "cross"};
 
 int tf_exp_is_none(const TfExperiment *e)
 {
-    return !e || (!e->no_scale && !e->no_pe && !e->no_causal && e->n_ablate == 0 && e->n_hide == 0);
+    return !e || (!e->no_scale && !e->no_pe && !e->no_causal && e->n_ablate == 0 && e->n_hide == 0 &&
+                  !e->no_residual && e->n_no_ffn == 0);
 }
 
 int tf_exp_equal(const TfExperiment *a, const TfExperiment *b)
@@ -19,8 +20,12 @@ int tf_exp_equal(const TfExperiment *a, const TfExperiment *b)
     if (tf_exp_is_none(a) || tf_exp_is_none(b))
         return tf_exp_is_none(a) && tf_exp_is_none(b);
     if (a->no_scale != b->no_scale || a->no_pe != b->no_pe || a->no_causal != b->no_causal ||
-        a->n_ablate != b->n_ablate || a->n_hide != b->n_hide)
+        a->n_ablate != b->n_ablate || a->n_hide != b->n_hide || a->no_residual != b->no_residual ||
+        a->n_no_ffn != b->n_no_ffn)
         return 0;
+    for (int i = 0; i < a->n_no_ffn; i++)
+        if (!tf_exp_ffn_off(b, (TfAttnKind)a->no_ffn[i].kind, a->no_ffn[i].layer))
+            return 0;
     for (int i = 0; i < a->n_ablate; i++)
         if (!tf_exp_ablated(b, (TfAttnKind)a->ablate[i].kind, a->ablate[i].layer, a->ablate[i].head))
             return 0;
@@ -46,6 +51,16 @@ int tf_exp_hidden(const TfExperiment *e, int pos)
         return 0;
     for (int i = 0; i < e->n_hide; i++)
         if (e->hide_src[i] == pos)
+            return 1;
+    return 0;
+}
+
+int tf_exp_ffn_off(const TfExperiment *e, TfAttnKind kind, int layer)
+{
+    if (!e)
+        return 0;
+    for (int i = 0; i < e->n_no_ffn; i++)
+        if (e->no_ffn[i].kind == (int)kind && e->no_ffn[i].layer == layer)
             return 1;
     return 0;
 }
@@ -112,6 +127,40 @@ int tf_exp_toggle_hide(TfExperiment *e, int pos)
     return 1;
 }
 
+int tf_exp_add_ffn(TfExperiment *e, const char *spec, const TfConfig *cfg, TfErr *err)
+{
+    const char *c1 = strchr(spec, ':');
+    int kind = -1, layer;
+    for (int k = 0; c1 && k < 2; k++)
+        if ((size_t)(c1 - spec) == strlen(KIND_NAME[k]) && strncmp(spec, KIND_NAME[k], (size_t)(c1 - spec)) == 0)
+            kind = k;
+    if (kind < 0)
+        return tf_fail(err, "--no-ffn %s: expected enc:LAYER or dec:LAYER", spec);
+    int layers = kind == TF_ATTN_ENC ? cfg->n_enc : cfg->n_dec;
+    if (tf_parse_int(c1 + 1, strlen(c1 + 1), 0, layers - 1, &layer))
+        return tf_fail(err, "--no-ffn %s: the layer must be 0..%d (from 0)", spec, layers - 1);
+    if (tf_exp_ffn_off(e, (TfAttnKind)kind, layer))
+        return 0;
+    if (e->n_no_ffn >= TF_EXP_MAX_FFN)
+        return tf_fail(err, "--no-ffn %s: at most %d feed-forward networks can be switched off", spec,
+                       TF_EXP_MAX_FFN);
+    e->no_ffn[e->n_no_ffn++] = (TfLayerRef){kind, layer};
+    return 0;
+}
+
+int tf_exp_toggle_ffn(TfExperiment *e, TfAttnKind kind, int layer)
+{
+    for (int i = 0; i < e->n_no_ffn; i++)
+        if (e->no_ffn[i].kind == (int)kind && e->no_ffn[i].layer == layer) {
+            e->no_ffn[i] = e->no_ffn[--e->n_no_ffn];
+            return 0;
+        }
+    if (e->n_no_ffn >= TF_EXP_MAX_FFN)
+        return -1;
+    e->no_ffn[e->n_no_ffn++] = (TfLayerRef){(int)kind, layer};
+    return 1;
+}
+
 int tf_exp_check_source(const TfExperiment *e, int S, TfErr *err)
 {
     for (int i = 0; e && i < e->n_hide; i++)
@@ -150,5 +199,9 @@ void tf_exp_describe(const TfExperiment *e, char *buf, size_t cap)
         ADD("ablate %s:%d:%d", KIND_NAME[e->ablate[i].kind], e->ablate[i].layer, e->ablate[i].head);
     for (int i = 0; i < e->n_hide && n + 1 < cap; i++)
         ADD("hide-src %d", e->hide_src[i]);
+    if (e->no_residual)
+        ADD("no-residual");
+    for (int i = 0; i < e->n_no_ffn && n + 1 < cap; i++)
+        ADD("no-ffn %s:%d", KIND_NAME[e->no_ffn[i].kind], e->no_ffn[i].layer);
 #undef ADD
 }

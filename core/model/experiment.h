@@ -11,6 +11,13 @@
  *              of concat are 0; W_O and its bias still apply)
  *   hide_src   source positions masked as keys (-inf, like padding) in
  *              encoder self-attention and in every cross-attention
+ *   no_residual  every sub-layer without its residual connection: post-LN
+ *              LN(Sublayer(x)) instead of LN(x + Sublayer(x)), pre-LN
+ *              Sublayer(LN(x)) instead of x + Sublayer(LN(x)); the add
+ *              stages then hold the sub-layer's output alone
+ *   no_ffn     feed-forward networks (enc:L, dec:L) whose output is zeroed,
+ *              bias included: the sub-layer adds nothing to the residual
+ *              (its hidden layer is still computed and shown)
  *
  * Every stage of the trace shows the experiment: `mask` is the mask that
  * was applied, `scores` what was fed to the softmax. Training ignores it. */
@@ -24,6 +31,7 @@
 
 #define TF_EXP_MAX_ABLATE 64
 #define TF_EXP_MAX_HIDE 64
+#define TF_EXP_MAX_FFN 64
 
 /* Which attention of the model: encoder self, decoder self, cross. */
 typedef enum TfAttnKind { TF_ATTN_ENC = 0, TF_ATTN_DEC = 1, TF_ATTN_CROSS = 2 } TfAttnKind;
@@ -34,12 +42,20 @@ typedef struct TfHeadRef {
     int head;  /* from 0 */
 } TfHeadRef;
 
+/* A feed-forward network: kind TF_ATTN_ENC or TF_ATTN_DEC, layer from 0. */
+typedef struct TfLayerRef {
+    int kind, layer;
+} TfLayerRef;
+
 typedef struct TfExperiment {
     int no_scale, no_pe, no_causal;
     int n_ablate;
     TfHeadRef ablate[TF_EXP_MAX_ABLATE];
     int n_hide;
     int hide_src[TF_EXP_MAX_HIDE]; /* source positions, from 0 */
+    int no_residual;
+    int n_no_ffn;
+    TfLayerRef no_ffn[TF_EXP_MAX_FFN];
 } TfExperiment;
 
 /* Is it the normal pass? */
@@ -47,6 +63,8 @@ int tf_exp_is_none(const TfExperiment *e);
 int tf_exp_equal(const TfExperiment *a, const TfExperiment *b);
 int tf_exp_ablated(const TfExperiment *e, TfAttnKind kind, int layer, int head);
 int tf_exp_hidden(const TfExperiment *e, int pos);
+/* Is the FFN of layer `layer` of kind (TF_ATTN_ENC or TF_ATTN_DEC) off? */
+int tf_exp_ffn_off(const TfExperiment *e, TfAttnKind kind, int layer);
 
 /* Add a head ("enc:L:H", "dec:L:H", "cross:L:H") or a hidden position
  * ("I"), checked against cfg (and, for positions, against max_len): a
@@ -56,11 +74,16 @@ int tf_exp_add_head(TfExperiment *e, const char *spec, const TfConfig *cfg, TfEr
 int tf_exp_add_hide(TfExperiment *e, const char *spec, const TfConfig *cfg, TfErr *err);
 int tf_exp_toggle_head(TfExperiment *e, TfAttnKind kind, int layer, int head);
 int tf_exp_toggle_hide(TfExperiment *e, int pos);
+/* A feed-forward network off ("enc:L", "dec:L"), checked against cfg, and
+ * its toggle (1 on, 0 off, -1 no room). */
+int tf_exp_add_ffn(TfExperiment *e, const char *spec, const TfConfig *cfg, TfErr *err);
+int tf_exp_toggle_ffn(TfExperiment *e, TfAttnKind kind, int layer);
 
 /* Hidden positions must lie inside the source: S is its length. */
 int tf_exp_check_source(const TfExperiment *e, int S, TfErr *err);
 
-/* "no-scale, no-pe, ablate enc:0:1, hide-src 2" or "none". */
+/* "no-scale, no-pe, ablate enc:0:1, hide-src 2, no-residual, no-ffn dec:1"
+ * or "none". */
 void tf_exp_describe(const TfExperiment *e, char *buf, size_t cap);
 
 #endif

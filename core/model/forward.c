@@ -76,11 +76,18 @@ static const float *dropout_mask(TfTrace *tr, float *mask, size_t n, int train)
     return mask;
 }
 
-/* sum = x + dropout(y) */
+/* sum = x + dropout(y); dropout(y) alone when x is NULL (the no-residual
+ * experiment) */
 static void residual(float *sum, const float *x, const float *y,
                      const float *mask, size_t n)
 {
-    if (mask)
+    if (!x) {
+        if (mask)
+            for (size_t i = 0; i < n; i++)
+                sum[i] = y[i] * mask[i];
+        else
+            memcpy(sum, y, n * sizeof *sum);
+    } else if (mask)
         for (size_t i = 0; i < n; i++)
             sum[i] = x[i] + y[i] * mask[i];
     else
@@ -124,6 +131,13 @@ static void self_attention(TfTrace *tr, AttnAct *a, const float *x,
     linear_forward(a->out, a->heads, w_o, b_o, N, C, C);
 }
 
+/* The no-ffn experiment: the network's output, bias included, is 0. */
+static void ffn_ablate(const TfTrace *tr, float *out, TfAttnKind kind, int layer, int N)
+{
+    if (tf_exp_ffn_off(&tr->exp, kind, layer))
+        memset(out, 0, (size_t)N * tr->cfg.d_model * sizeof *out);
+}
+
 static void ffn(const TfConfig *c, float *hidden, float *out, const float *x,
                 const float *w1, const float *b1, const float *w2,
                 const float *b2, int N)
@@ -152,12 +166,13 @@ static const float *sub_in(NormAct *n, const float *x, const float *w, const flo
     return n->norm;
 }
 
-/* A sub-layer's output from its body's out: n->sum = x + dropout(out), and
- * post-LN LN(n->sum) (into n); returns the one the next sub-layer reads. */
-static const float *sub_out(NormAct *n, const float *x, const float *out, const float *mask,
-                            const float *w, const float *b, int post, int N, int C)
+/* A sub-layer's output from its body's out: n->sum = x + dropout(out)
+ * (without x under the no-residual experiment), and post-LN LN(n->sum)
+ * (into n); returns the one the next sub-layer reads. */
+static const float *sub_out(const TfTrace *tr, NormAct *n, const float *x, const float *out,
+                            const float *mask, const float *w, const float *b, int post, int N, int C)
 {
-    residual(n->sum, x, out, mask, (size_t)N * C);
+    residual(n->sum, tr->exp.no_residual ? NULL : x, out, mask, (size_t)N * C);
     if (!post)
         return n->sum;
     layernorm(n, n->sum, w, b, N, C);
@@ -183,10 +198,11 @@ static void encoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
      * pre-LN:  x1 = x + SelfAttn(LN(x));  x2 = x1 + FFN(LN(x1)) */
     const float *in = sub_in(&e->n1, x, ln1w, ln1b, post, N, C);
     self_attention(tr, &e->sa, in, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, TF_ATTN_ENC, l);
-    const float *x1 = sub_out(&e->n1, x, e->sa.out, d1, ln1w, ln1b, post, N, C);
+    const float *x1 = sub_out(tr, &e->n1, x, e->sa.out, d1, ln1w, ln1b, post, N, C);
     in = sub_in(&e->n2, x1, ln2w, ln2b, post, N, C);
     ffn(c, e->ffn_hidden, e->ffn_out, in, f1w, f1b, f2w, f2b, N);
-    sub_out(&e->n2, x1, e->ffn_out, d2, ln2w, ln2b, post, N, C);
+    ffn_ablate(tr, e->ffn_out, TF_ATTN_ENC, l, N);
+    sub_out(tr, &e->n2, x1, e->ffn_out, d2, ln2w, ln2b, post, N, C);
 }
 
 /* The output of encoder layer l (the next layer's input). */
@@ -304,7 +320,7 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     /* 1. masked self-attention over the decoder input */
     const float *in = sub_in(&d->n1, x, ln1w, ln1b, post, N, C);
     self_attention(tr, &d->sa, in, sqkv_w, sqkv_b, so_w, so_b, T, tr->tgt_len, TF_ATTN_DEC, l);
-    const float *x1 = sub_out(&d->n1, x, d->sa.out, d1, ln1w, ln1b, post, N, C);
+    const float *x1 = sub_out(tr, &d->n1, x, d->sa.out, d1, ln1w, ln1b, post, N, C);
 
     /* 2. cross-attention: queries from the decoder, keys and values from
      *    the encoder output (memory) */
@@ -319,12 +335,13 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &ad);
     ablate_heads(a->heads, &tr->exp, TF_ATTN_CROSS, l, N, C, tr->cfg.n_heads);
     linear_forward(a->out, a->heads, co_w, co_b, N, C, C);
-    const float *x2 = sub_out(&d->n2, x1, a->out, d2, ln2w, ln2b, post, N, C);
+    const float *x2 = sub_out(tr, &d->n2, x1, a->out, d2, ln2w, ln2b, post, N, C);
 
     /* 3. position-wise feed-forward */
     in = sub_in(&d->n3, x2, ln3w, ln3b, post, N, C);
     ffn(c, d->ffn_hidden, d->ffn_out, in, f1w, f1b, f2w, f2b, N);
-    sub_out(&d->n3, x2, d->ffn_out, d3, ln3w, ln3b, post, N, C);
+    ffn_ablate(tr, d->ffn_out, TF_ATTN_DEC, l, N);
+    sub_out(tr, &d->n3, x2, d->ffn_out, d3, ln3w, ln3b, post, N, C);
 }
 
 int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,

@@ -144,7 +144,8 @@ static void test_flags_change_dump_and_refuse(void **state)
     expect_true(rc == 0, "dump: %s", g_err);
     static const char *const FLAGS[] = {"--no-scale", "--no-pe", "--no-causal", "--ablate enc:1:3",
                                         "--ablate dec:0:0 --ablate cross:1:7", "--hide-src 0",
-                                        "--no-scale --no-pe --hide-src 2"};
+                                        "--no-scale --no-pe --hide-src 2", "--no-residual", "--no-ffn enc:0",
+                                        "--no-ffn dec:1", "--no-ffn dec:0 --no-residual"};
     for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0]; k++) {
         rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "%s --stage out.logits %s", base, FLAGS[k]);
         expect_true(rc == 0 && strcmp(g_out, plain) != 0, "%s changes the logits (rc %d %s)", FLAGS[k],
@@ -156,6 +157,8 @@ static void test_flags_change_dump_and_refuse(void **state)
         {"--ablate enc:2:0", "the layer must be 0..1"}, {"--ablate cross:0:8", "the head must be 0..7"},
         {"--ablate x:0:0", "expected enc:LAYER:HEAD"}, {"--hide-src 3", "the source has 3 tokens"},
         {"--hide-src -1", "--hide-src -1"},           {"--ablate", "--ablate"},
+        {"--no-ffn dec:2", "the layer must be 0..1"}, {"--no-ffn cross:0", "expected enc:LAYER or dec:LAYER"},
+        {"--no-ffn", "--no-ffn"},
     };
     for (size_t k = 0; k < sizeof BAD / sizeof BAD[0]; k++)
         for (int cmd = 0; cmd < 3; cmd++) {

@@ -43,6 +43,12 @@ static void set_exp(TfExperiment *e, int which)
     }
     if (which == 4 || which == 5)
         e->hide_src[e->n_hide++] = 1;
+    if (which == 6)
+        e->no_residual = 1;
+    if (which == 7) {
+        e->no_ffn[e->n_no_ffn++] = (TfLayerRef){TF_ATTN_ENC, 0};
+        e->no_ffn[e->n_no_ffn++] = (TfLayerRef){TF_ATTN_DEC, 1};
+    }
 }
 
 /* Step logits from the cache equal the full pass's at every position. */
@@ -78,7 +84,7 @@ static void test_step_equals_full_pass(void **state)
     for (int kind = 0; kind < 4; kind++) {
         TfModel m;
         kind_model(&m, kind, 13, 11 + kind);
-        for (int x = 0; x < 6; x++) {
+        for (int x = 0; x < 8; x++) {
             TfExperiment e;
             set_exp(&e, x);
             char what[96];
@@ -130,10 +136,10 @@ static void test_cached_equals_recompute(void **state)
         for (uint64_t seed = 1; seed <= 3; seed++) {
             TfModel m;
             kind_model(&m, kind, 14, seed * 7 + kind);
-            for (int x = 0; x < 7; x++) {
+            for (int x = 0; x < 9; x++) {
                 TfExperiment e;
-                set_exp(&e, x < 6 ? x : 0);
-                e.no_causal = x == 6; /* falls back to the recompute: the same */
+                set_exp(&e, x < 8 ? x : 0);
+                e.no_causal = x == 8; /* falls back to the recompute: the same */
                 DecodeOpts o;
                 decode_opts_default(&o);
                 o.max_out = 20;

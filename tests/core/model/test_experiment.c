@@ -24,8 +24,12 @@ static void test_against_pytorch(void **state)
         {"post.safetensors", "exp_post_ablate.ref"},
         {"post.safetensors", "exp_post_hide.ref"},
         {"post.safetensors", "exp_post_all.ref"},
+        {"post.safetensors", "exp_post_no_residual.ref"},
+        {"post.safetensors", "exp_post_no_ffn.ref"},
         {"pre_tied.safetensors", "exp_pre_all.ref"},
         {"pre_tied.safetensors", "exp_pre_hide.ref"},
+        {"pre_tied.safetensors", "exp_pre_no_residual.ref"},
+        {"pre_tied.safetensors", "exp_pre_no_ffn.ref"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char m[256], r[256];
@@ -111,8 +115,66 @@ static void test_stages_show_the_experiment(void **state)
     free_pair(&p);
 }
 
+/* No residual: every add stage is its sub-layer's output alone; an FFN
+ * switched off gives 0 (bias included) and its add stage is the sub-layer's
+ * input, while the hidden layer is still computed; the other FFNs are
+ * untouched. */
+static void test_stages_show_residual_and_ffn(void **state)
+{
+    (void)state;
+    TfExperiment e;
+    memset(&e, 0, sizeof e);
+    e.no_residual = 1;
+    TfErr err;
+    Pair p;
+    run_pair(&p, &e);
+    TfView add, out;
+    static const StageId ADD[] = {ST_ENC_ADD1, ST_ENC_ADD2, ST_DEC_ADD1, ST_DEC_ADD2, ST_DEC_ADD3};
+    static const StageId OUT[] = {ST_ENC_SELF_OUT, ST_ENC_FFN_OUT, ST_DEC_SELF_OUT, ST_DEC_CROSS_OUT, ST_DEC_FFN_OUT};
+    for (int k = 0; k < 5; k++) {
+        expect_true(tf_view(&p.exp, ADD[k], 1, -1, 0, &add, &err) == 0 &&
+                        tf_view(&p.exp, OUT[k], 1, -1, 0, &out, &err) == 0, "views: %s", err.msg);
+        float worst = 0;
+        for (int i = 0; i < add.rows; i++)
+            for (int j = 0; j < add.cols; j++)
+                worst = fmaxf(worst, fabsf(tf_view_at(&add, i, j) - tf_view_at(&out, i, j)));
+        expect_true(worst == 0, "no-residual: %s = %s (worst %g)", stage_info(ADD[k])->name,
+                    stage_info(OUT[k])->name, worst);
+        expect_true(tf_view(&p.normal, ADD[k], 1, -1, 0, &add, &err) == 0 &&
+                        tf_view_at(&add, 0, 0) != tf_view_at(&out, 0, 0), "normal: %s adds the input",
+                    stage_info(ADD[k])->name);
+    }
+    free_pair(&p);
+
+    memset(&e, 0, sizeof e);
+    e.no_ffn[e.n_no_ffn++] = (TfLayerRef){TF_ATTN_DEC, 1};
+    e.no_ffn[e.n_no_ffn++] = (TfLayerRef){TF_ATTN_ENC, 0};
+    run_pair(&p, &e);
+    TfView hid, nrm;
+    expect_true(tf_view(&p.exp, ST_ENC_FFN_OUT, 0, -1, 0, &out, &err) == 0 &&
+                    tf_view(&p.exp, ST_ENC_ADD2, 0, -1, 0, &add, &err) == 0 &&
+                    tf_view(&p.exp, ST_ENC_NORM1, 0, -1, 0, &nrm, &err) == 0 &&
+                    tf_view(&p.exp, ST_ENC_FFN_HIDDEN, 0, -1, 0, &hid, &err) == 0, "views: %s", err.msg);
+    int zero = 1, same = 1, hidden = 0;
+    for (int i = 0; i < out.rows; i++)
+        for (int j = 0; j < out.cols; j++) {
+            zero &= tf_view_at(&out, i, j) == 0;
+            same &= tf_view_at(&add, i, j) == tf_view_at(&nrm, i, j);
+        }
+    for (int i = 0; i < hid.rows; i++)
+        for (int j = 0; j < hid.cols; j++)
+            hidden += tf_view_at(&hid, i, j) != 0;
+    expect_true(zero && same && hidden > 0, "enc FFN 0 off: out all 0 (%d), add2 = norm1 (%d), hidden "
+                "still computed (%d nonzero)", zero, same, hidden);
+    expect_true(tf_view(&p.exp, ST_ENC_FFN_OUT, 1, -1, 0, &out, &err) == 0 && tf_view_at(&out, 0, 0) != 0,
+                "enc FFN 1 is on");
+    expect_true(tf_view(&p.exp, ST_DEC_FFN_OUT, 1, -1, 0, &out, &err) == 0 && tf_view_at(&out, 0, 0) == 0,
+                "dec FFN 1 off");
+    free_pair(&p);
+}
+
 typedef struct SpecCase {
-    int head; /* 1: --ablate, 0: --hide-src */
+    int head; /* 1: --ablate, 0: --hide-src, 2: --no-ffn */
     const char *spec;
     int ok;
     const char *msg;
@@ -129,21 +191,38 @@ static void test_command_line_specs(void **state)
         {1, "self:0:0", 0, "expected enc:LAYER:HEAD"}, {1, "enc:0", 0, "expected"},
         {1, "enc:-1:0", 0, "layer"},   {1, "enc:0:1x", 0, "head"},   {0, "0", 1, NULL},
         {0, "31", 1, NULL},            {0, "32", 0, "0..31"},        {0, "x", 0, "0..31"},
-        {0, "", 0, "0..31"},
+        {0, "", 0, "0..31"},           {2, "enc:1", 1, NULL},        {2, "dec:2", 1, NULL},
+        {2, "dec:3", 0, "layer must be 0..2"}, {2, "cross:0", 0, "expected enc:LAYER or dec:LAYER"},
+        {2, "enc", 0, "expected"},     {2, "enc:x", 0, "0..1"},
     };
     TfExperiment e;
     memset(&e, 0, sizeof e);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const SpecCase *k = &cases[i];
-        int rc = k->head ? tf_exp_add_head(&e, k->spec, &c, &err) : tf_exp_add_hide(&e, k->spec, &c, &err);
+        int rc = k->head == 1   ? tf_exp_add_head(&e, k->spec, &c, &err)
+                 : k->head == 2 ? tf_exp_add_ffn(&e, k->spec, &c, &err)
+                                : tf_exp_add_hide(&e, k->spec, &c, &err);
         expect_true((rc == 0) == k->ok && (k->ok || strstr(err.msg, k->msg)), "'%s': rc %d \"%s\"", k->spec,
                     rc, rc ? err.msg : "");
     }
-    expect_true(e.n_ablate == 3 && e.n_hide == 2, "%d heads, %d positions", e.n_ablate, e.n_hide);
+    expect_true(e.n_ablate == 3 && e.n_hide == 2 && e.n_no_ffn == 2, "%d heads, %d positions, %d FFNs",
+                e.n_ablate, e.n_hide, e.n_no_ffn);
+    e.no_residual = 1;
     char d[256];
     tf_exp_describe(&e, d, sizeof d);
-    expect_true(strcmp(d, "ablate enc:1:3, ablate dec:2:0, ablate cross:0:0, hide-src 0, hide-src 31") == 0,
+    expect_true(strcmp(d, "ablate enc:1:3, ablate dec:2:0, ablate cross:0:0, hide-src 0, hide-src 31, "
+                          "no-residual, no-ffn enc:1, no-ffn dec:2") == 0,
                 "described as '%s'", d);
+    TfExperiment f = e;
+    expect_true(tf_exp_equal(&e, &f) && tf_exp_toggle_ffn(&f, TF_ATTN_ENC, 1) == 0 && !tf_exp_equal(&e, &f) &&
+                    !tf_exp_ffn_off(&f, TF_ATTN_ENC, 1) && tf_exp_ffn_off(&f, TF_ATTN_DEC, 2),
+                "toggling an FFN back on changes the experiment");
+    f = e;
+    f.no_residual = 0;
+    expect_true(!tf_exp_equal(&e, &f), "no-residual counts in equality");
+    memset(&f, 0, sizeof f);
+    f.no_residual = 1;
+    expect_true(!tf_exp_is_none(&f), "no-residual alone is an experiment");
     expect_true(tf_exp_check_source(&e, 10, &err) < 0 && strstr(err.msg, "10 tokens"), "31 >= 10: %s", err.msg);
     expect_true(tf_exp_toggle_head(&e, TF_ATTN_DEC, 2, 0) == 0 && e.n_ablate == 2, "toggle off");
     expect_true(tf_exp_toggle_hide(&e, 5) == 1 && tf_exp_hidden(&e, 5), "toggle on");
@@ -152,5 +231,6 @@ static void test_command_line_specs(void **state)
 int main(void)
 {
     TU_RUN(NULL, NULL, cmocka_unit_test(test_against_pytorch), cmocka_unit_test(test_none_is_bit_identical),
-           cmocka_unit_test(test_stages_show_the_experiment), cmocka_unit_test(test_command_line_specs));
+           cmocka_unit_test(test_stages_show_the_experiment), cmocka_unit_test(test_stages_show_residual_and_ffn),
+           cmocka_unit_test(test_command_line_specs));
 }
