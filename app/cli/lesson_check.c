@@ -32,7 +32,8 @@ static int in_step(const Lesson *l, int i, int line)
     return line > l->steps[i].line && (i + 1 == l->n_steps || line < l->steps[i + 1].line);
 }
 
-/* The ablated heads of an @experiment against the model (once, on the step
+/* The ablated heads and feed-forward networks of an @experiment against the
+ * model (once, on the step
  * that gives it). */
 static int check_exp(const Lesson *l, int i, const TfConfig *cfg, CheckFn report, void *user)
 {
@@ -50,6 +51,13 @@ static int check_exp(const Lesson *l, int i, const TfConfig *cfg, CheckFn report
         else if (h->head >= cfg->n_heads)
             bad += say(report, user, "%s:%d: @experiment ablate %s:%d:%d: the %s model has heads 0..%d (from 0)",
                        l->path, v->exp_line, KIND[h->kind], h->layer, h->head, l->model, cfg->n_heads - 1);
+    }
+    for (int k = 0; k < v->exp.n_no_ffn; k++) {
+        const TfLayerRef *f = &v->exp.no_ffn[k];
+        int layers = f->kind == TF_ATTN_ENC ? cfg->n_enc : cfg->n_dec;
+        if (f->layer >= layers)
+            bad += say(report, user, "%s:%d: @experiment no-ffn %s:%d: the %s model has layers 0..%d (from 0)",
+                       l->path, v->exp_line, KIND[f->kind], f->layer, l->model, layers - 1);
     }
     for (int k = 0; k < v->exp.n_hide; k++)
         if (v->exp.hide_src[k] >= cfg->max_len)

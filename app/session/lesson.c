@@ -152,6 +152,19 @@ static int parse_head_ref(const char *v, size_t n, TfHeadRef *h)
     return 0;
 }
 
+/* "enc:L" or "dec:L": a feed-forward network. */
+static int parse_layer_ref(const char *v, size_t n, TfLayerRef *f)
+{
+    const char *c1 = memchr(v, ':', n);
+    if (!c1)
+        return -1;
+    size_t k = (size_t)(c1 - v);
+    f->kind = k == 3 && memcmp(v, "enc", 3) == 0 ? TF_ATTN_ENC : k == 3 && memcmp(v, "dec", 3) == 0 ? TF_ATTN_DEC : -1;
+    if (f->kind < 0 || parse_index(c1 + 1, (size_t)(v + n - c1 - 1), &f->layer))
+        return -1;
+    return 0;
+}
+
 /* The next space-separated word of v[*i..n): its start and length. */
 static size_t next_word(const char *v, size_t n, size_t *i, const char **w)
 {
@@ -187,8 +200,8 @@ static int parse_exp(Parser *p, const char *v, size_t n, TfExperiment *out, int 
     const char *w;
     size_t k;
     if (n == 0)
-        return fail(p, "%s", "@experiment needs flags: no-scale no-pe no-causal ablate P:L:H hide-src I "
-                             "compare normal, or none");
+        return fail(p, "%s", "@experiment needs flags: no-scale no-pe no-causal no-residual ablate P:L:H "
+                             "hide-src I no-ffn P:L compare normal, or none");
     while ((k = next_word(v, n, &i, &w)) > 0) {
         words++;
         if (word_is(w, k, "none"))
@@ -199,6 +212,19 @@ static int parse_exp(Parser *p, const char *v, size_t n, TfExperiment *out, int 
             e.no_pe = 1;
         else if (word_is(w, k, "no-causal"))
             e.no_causal = 1;
+        else if (word_is(w, k, "no-residual"))
+            e.no_residual = 1;
+        else if (word_is(w, k, "no-ffn")) {
+            TfLayerRef f;
+            const char *a;
+            size_t ak = next_word(v, n, &i, &a);
+            if (ak == 0 || parse_layer_ref(a, ak, &f))
+                return fail(p, "%s", "@experiment no-ffn needs enc:L or dec:L (L from 0)");
+            if (e.n_no_ffn >= TF_EXP_MAX_FFN)
+                return fail(p, "@experiment: at most %s feed-forward networks can be off", "64");
+            if (!tf_exp_ffn_off(&e, (TfAttnKind)f.kind, f.layer))
+                e.no_ffn[e.n_no_ffn++] = f;
+        }
         else if (word_is(w, k, "compare") || word_is(w, k, "normal")) {
             int want = w[0] == 'c' ? LESSON_CMP_DIFF : LESSON_CMP_NORMAL;
             if (cmp_set && cmp != want)
@@ -224,8 +250,8 @@ static int parse_exp(Parser *p, const char *v, size_t n, TfExperiment *out, int 
                 return fail(p, "@experiment: at most %s positions can be hidden", "64");
             e.hide_src[e.n_hide++] = pos;
         } else {
-            return fail_word(p, "unknown @experiment flag '%s' (no-scale no-pe no-causal ablate hide-src "
-                                "compare normal none)", w, k);
+            return fail_word(p, "unknown @experiment flag '%s' (no-scale no-pe no-causal no-residual ablate "
+                                "hide-src no-ffn compare normal none)", w, k);
         }
     }
     if (none && words > 1)

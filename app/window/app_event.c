@@ -149,6 +149,8 @@ static int run_window(App *a, int act, int arg)
     case WA_EXP_NO_SCALE: app_exp_change(a, EXP_NO_SCALE); break;
     case WA_EXP_NO_PE: app_exp_change(a, EXP_NO_PE); break;
     case WA_EXP_NO_CAUSAL: app_exp_change(a, EXP_NO_CAUSAL); break;
+    case WA_EXP_NO_RESIDUAL: app_exp_change(a, EXP_NO_RESIDUAL); break;
+    case WA_EXP_NO_FFN: app_exp_change(a, EXP_NO_FFN); break;
     case WA_EXP_CLEAR: app_exp_change(a, EXP_CLEAR); break;
     case WA_LESSON_STEP: lesson_ui_step(a, arg); break;
     case WA_LESSON_CLOSE: lesson_ui_close(a); break;

@@ -77,6 +77,13 @@ void app_exp_words(const Session *s, int lang, char *buf, size_t cap)
             add_part(buf, cap, &n, L(lang, N_("hide source token %d")), pos + 1);
         }
     }
+    if (e->no_residual)
+        add_part(buf, cap, &n, "%s", L(lang, N_("no residual connections")));
+    for (int i = 0; i < e->n_no_ffn; i++) {
+        const TfLayerRef *r = &e->no_ffn[i];
+        add_part(buf, cap, &n, L(lang, N_("no FFN %s L%d")), r->kind == TF_ATTN_DEC ? L(lang, KIND_WORD[1]) : L(lang, KIND_WORD[0]),
+                 r->layer + 1);
+    }
 }
 
 void app_set_exp(App *a, const TfExperiment *e)
@@ -117,13 +124,33 @@ void app_exp_compare(App *a)
     app_notice(a, 0, _("showing: %s"), app_cmp_name(a->cmp));
 }
 
+/* The feed-forward network of the layer shown: the encoder's or the
+ * decoder's (by the stage's side), of its layer (layer 1 off the layers). */
+static void ffn_here(const App *a, TfAttnKind *kind, int *layer)
+{
+    StagePos p = session_pos(&a->ses);
+    const StageInfo *si = stage_info(p.stage);
+    *kind = si && (si->flags & SF_DECODER) ? TF_ATTN_DEC : TF_ATTN_ENC;
+    *layer = si && (si->flags & SF_LAYER) ? p.layer : 0;
+}
+
 void app_exp_change(App *a, int what)
 {
     TfExperiment e = a->ses.exp;
+    TfAttnKind kind;
+    int layer;
     switch (what) {
     case EXP_NO_SCALE: e.no_scale = !e.no_scale; break;
     case EXP_NO_PE: e.no_pe = !e.no_pe; break;
     case EXP_NO_CAUSAL: e.no_causal = !e.no_causal; break;
+    case EXP_NO_RESIDUAL: e.no_residual = !e.no_residual; break;
+    case EXP_NO_FFN:
+        ffn_here(a, &kind, &layer);
+        if (tf_exp_toggle_ffn(&e, kind, layer) < 0) {
+            app_notice(a, 1, _("at most %d feed-forward networks can be off"), TF_EXP_MAX_FFN);
+            return;
+        }
+        break;
     default: memset(&e, 0, sizeof e); break;
     }
     app_set_exp(a, &e);
@@ -140,7 +167,7 @@ int app_exp_height(UiCtx *ui, int w)
     RenFont *f = ui->g->small;
     int fh = ren_font_height(f), bh = fh + 8, pad = 8;
     int hint_h = ren_text_wrap(f, panel_hint(), w - 2 * pad, NULL, 0) * fh + 4;
-    return pad * 2 + 5 * (bh + 4) + fh + 6 + hint_h;
+    return pad * 2 + 7 * (bh + 4) + fh + 6 + hint_h; /* title, 5 toggles, clear and D */
 }
 
 /* The panel, filling area (the frame docks it). */
@@ -161,18 +188,30 @@ void app_exp_draw(UiCtx *ui, App *a, Rect area)
     ren_text(ui->r, ui->g->ui, buf, x, y, ui->th->text);
     y += bh + 4;
     TfExperiment e = a->ses.exp;
-    struct { const char *cmd, *label; int *flag; } t[3] = {
+    struct { const char *cmd, *label; int *flag; } t[4] = {
         {"exp.no_scale", N_("no 1/√d_k scaling"), &e.no_scale},
         {"exp.no_pe", N_("no positional encoding"), &e.no_pe},
         {"exp.no_causal", N_("no causal mask"), &e.no_causal},
+        {"exp.no_residual", N_("no residual connections"), &e.no_residual},
     };
-    for (int i = 0; i < 3; i++, y += bh + 4) {
+    for (int i = 0; i < 4; i++, y += bh + 4) {
         snprintf(buf, sizeof buf, "%s  %s", cmd_key_of(t[i].cmd, key, sizeof key), _(t[i].label));
         if (ui_button(ui, (Rect){x, y, bw, bh}, buf, *t[i].flag)) {
             *t[i].flag = !*t[i].flag;
             app_set_exp(a, &e);
         }
     }
+    /* the FFN of the layer shown, encoder's or decoder's */
+    TfAttnKind fk;
+    int fl;
+    ffn_here(a, &fk, &fl);
+    char what[96];
+    snprintf(what, sizeof what, fk == TF_ATTN_DEC ? _("no FFN in decoder layer %d") : _("no FFN in encoder layer %d"),
+             fl + 1);
+    snprintf(buf, sizeof buf, "%s  %s", cmd_key_of("exp.no_ffn", key, sizeof key), what);
+    if (ui_button(ui, (Rect){x, y, bw, bh}, buf, tf_exp_ffn_off(&e, fk, fl)))
+        app_exp_change(a, EXP_NO_FFN);
+    y += bh + 4;
     snprintf(buf, sizeof buf, "%s  %s", cmd_key_of("exp.clear", key, sizeof key), _("clear"));
     if (ui_button(ui, (Rect){x, y, bw / 2 - 4, bh}, buf, 0)) {
         memset(&e, 0, sizeof e);

@@ -304,6 +304,8 @@ static void lesson_exp(const App *a, const Lesson *l, const LessonView *v, TfExp
         for (int k = 0; k < e->n_ablate; k++)
             ok &= e->ablate[k].head < cfg->n_heads &&
                   e->ablate[k].layer < (e->ablate[k].kind == TF_ATTN_ENC ? cfg->n_enc : cfg->n_dec);
+        for (int k = 0; k < e->n_no_ffn; k++)
+            ok &= e->no_ffn[k].layer < (e->no_ffn[k].kind == TF_ATTN_ENC ? cfg->n_enc : cfg->n_dec);
         TfErr err;
         ok &= tf_exp_check_source(e, a->ses.pad.S, &err) == 0;
         if (!ok) {

@@ -112,6 +112,10 @@ static const BadLine BAD[] = {
     {"@experiment none no-pe\n", 4, "give it alone"},
     {"@experiment compare\n", 4, "needs an experiment flag"},
     {"@experiment no-pe compare normal\n", 4, "give one"},
+    {"@experiment no-ffn\n", 4, "no-ffn needs enc:L or dec:L"},
+    {"@experiment no-ffn cross:0\n", 4, "no-ffn needs enc:L or dec:L"},
+    {"@experiment no-ffn dec:1:0\n", 4, "no-ffn needs enc:L or dec:L"},
+    {"@experiment no-residuals\n", 4, "unknown @experiment flag 'no-residuals'"},
     {"@predict\n", 4, "@predict needs row QUERY, next [QUERY], number WHAT, output or breaks"},
     {"@predict column love\n", 4, "@predict needs row QUERY, next [QUERY], number WHAT, output or breaks"},
     {"@predict row\n", 4, "@predict row needs the query"},
@@ -182,7 +186,24 @@ static const CheckCase CHECKS[] = {
     {"@step S\n@view decode\n@src i love china\n@experiment hide-src 3\nx\n",
      "@experiment hide-src 3: the source has 3 tokens (positions 0..2)", 5},
     {"@step S\n@view nonsense\nx\n", "unknown view 'nonsense'", 2},
+    {"@step S\n@view decode\n@experiment no-residual no-ffn enc:1 no-ffn dec:0\nx\n", NULL, 0},
+    {"@step S\n@view decode\n@experiment no-ffn dec:2\nx\n", "no-ffn dec:2: the en2zh model has layers 0..1", 4},
 };
+
+/* no-residual and no-ffn P:L (repeatable; twice the same is once). */
+static void test_parse_residual_ffn(void **state)
+{
+    (void)state;
+    static const char *TEXT = "@title T\n@step S\n@experiment no-ffn dec:1 no-residual no-ffn enc:0 no-ffn dec:1\nx\n";
+    Lesson l;
+    TfErr err = {{0}};
+    expect_true(lesson_parse(&l, TEXT, strlen(TEXT), "x/05-new.txt", &err) == 0, "parses: %s", err.msg);
+    const TfExperiment *e = &l.steps[0].view.exp;
+    expect_true(e->no_residual && e->n_no_ffn == 2 && tf_exp_ffn_off(e, TF_ATTN_DEC, 1) &&
+                    tf_exp_ffn_off(e, TF_ATTN_ENC, 0) && !tf_exp_ffn_off(e, TF_ATTN_ENC, 1),
+                "no-residual, FFNs dec:1 and enc:0 off; got %d, %d FFNs", e->no_residual, e->n_no_ffn);
+    lesson_free(&l);
+}
 
 static void test_check(void **state)
 {
@@ -388,6 +409,6 @@ int main(void)
 {
     TU_RUN(NULL, NULL, cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_bad),
            cmocka_unit_test(test_check), cmocka_unit_test(test_predict_answer), cmocka_unit_test(test_predict_specials),
-           cmocka_unit_test(test_predict_order),
+           cmocka_unit_test(test_predict_order), cmocka_unit_test(test_parse_residual_ffn),
            cmocka_unit_test(test_check_all));
 }
