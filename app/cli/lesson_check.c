@@ -237,11 +237,20 @@ static int check_step_run(const Lesson *l, int i, Session *ses, CheckFn report, 
     const LessonView *v = &s->view;
     const LessonPredict *p = &s->predict;
     int hides = v->has_exp && v->exp.n_hide && in_step(l, i, v->exp_line);
+    int forced = 0;
+    if (s->force_step) {
+        if (strcmp(v->view, "decode") != 0 || (v->pane[0] && strcmp(v->pane, "gen") != 0))
+            forced += say(report, user, "%s:%d: @force needs the decode view's generation pane (@view decode, @pane gen)",
+                          l->path, s->force_line);
+        if (vocab_find(&ses->model.tgt_vocab, s->force_token, (int)strlen(s->force_token)) < 0)
+            forced += say(report, user, "%s:%d: @force %s: not a token of the %s model's target vocabulary",
+                          l->path, s->force_line, s->force_token, l->model);
+    }
     if (!p->kind && !hides)
-        return 0;
+        return forced;
     if (!v->src)
-        return p->kind ? say(report, user, "%s:%d: @predict needs the sentence it is about: give @src", l->path,
-                             p->line) : 0;
+        return forced + (p->kind ? say(report, user, "%s:%d: @predict needs the sentence it is about: give @src",
+                                       l->path, p->line) : 0);
     TfExperiment none;
     memset(&none, 0, sizeof none);
     session_set_exp(ses, &none);
@@ -250,7 +259,7 @@ static int check_step_run(const Lesson *l, int i, Session *ses, CheckFn report, 
     session_compute_all(ses);
     if (ses->input_error[0])
         return say(report, user, "%s:%d: the step's sentence does not run: %s", l->path, s->line, ses->input_error);
-    int bad = 0;
+    int bad = forced;
     TfErr err;
     if (hides && tf_exp_check_source(&v->exp, ses->pad.S, &err))
         bad += say(report, user, "%s:%d: @experiment %s", l->path, v->exp_line, err.msg + 2 * (err.msg[0] == '-'));
@@ -384,7 +393,8 @@ static int needs_run(const Lesson *l)
 {
     int need = 0;
     for (int i = 0; i < l->n_steps; i++)
-        need |= l->steps[i].predict.kind || (l->steps[i].view.has_exp && l->steps[i].view.exp.n_hide);
+        need |= l->steps[i].predict.kind || l->steps[i].force_step ||
+                (l->steps[i].view.has_exp && l->steps[i].view.exp.n_hide);
     return need;
 }
 

@@ -374,6 +374,26 @@ static int predict_directive(Parser *p, const char *v, size_t n)
     return qn ? set_str(p, &pr->query, q, qn) : 0;
 }
 
+/* @force N TOKEN: one step only; N from 1, TOKEN a target token (checked
+ * against the model by lessons --check). */
+static int force_directive(Parser *p, const char *v, size_t n)
+{
+    LessonStep *s = p->step;
+    if (s->force_step)
+        return fail(p, "%s", "a step has at most one @force");
+    size_t i = 0;
+    const char *w;
+    size_t k = next_word(v, n, &i, &w);
+    while (i < n && (v[i] == ' ' || v[i] == '\t'))
+        i++;
+    int step;
+    if (k == 0 || parse_index(w, k, &step) || step < 1 || i >= n)
+        return fail(p, "%s", "@force needs a generation step from 1 and a target token: @force 1 你");
+    s->force_step = step;
+    s->force_line = p->line;
+    return set_str(p, &s->force_token, v + i, n - i);
+}
+
 /* A name of at most cap - 1 bytes into dst, or msg. */
 static int name_value(Parser *p, char *dst, size_t cap, const char *v, size_t n, const char *msg)
 {
@@ -447,6 +467,9 @@ static int view_directive(Parser *p, const char *key, const char *v, size_t n)
         c->alpha = (float)a;
     } else if (strcmp(key, "predict") == 0) {
         if (predict_directive(p, v, n))
+            return -1;
+    } else if (strcmp(key, "force") == 0) {
+        if (force_directive(p, v, n))
             return -1;
     } else {
         return 1; /* not a view directive */
@@ -782,6 +805,7 @@ static void free_step(LessonStep *s)
     free(s->predict.col);
     free(s->predict.exps);
     free(s->predict.explain);
+    free(s->force_token);
     for (int i = 0; i < s->quiz.n_choices; i++)
         free(s->quiz.choices[i]);
     free(s->view.src);

@@ -95,6 +95,11 @@ typedef struct LessonStep {
     int has_quiz;
     LessonPredict predict;
     LessonView view;
+    int force_step;      /* @force N TOKEN (this step only): the decode view's
+                            generation is made to write TOKEN at step N (from
+                            1), teacher forcing still reads the target; 0 none */
+    char *force_token;
+    int force_line;
     char *directives;    /* this step's own view directives, canonical, to
                             compare the languages */
     int line;

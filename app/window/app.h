@@ -120,6 +120,10 @@ typedef struct App {
     struct TrainHost *train;    /* the train view's worker and probe (train_host.c) */
     struct ModelUi *mui;        /* language chooser (model_ui.c) */
     struct DecHost *dec;        /* the decode tab's lab and what it shows (decode_host.c) */
+    int dec_force;              /* a lesson's @force for the decode lab: 1 force dec_force_id
+                                   at step dec_force_step (from 0), -1 take forced tokens
+                                   back, 0 nothing pending (applied on the next frame) */
+    int dec_force_step, dec_force_id;
     int no_save;                /* headless: do not write progress files */
     char lessons_dir[512];      /* "" = the bundled lessons/ */
 

@@ -162,6 +162,9 @@ static void fill_tf(DecShow *sh, const DecodeLab *L)
     sh->tf_pred_p = L->tf_pred_p;
     sh->tf_mask = L->tf_mask;
     sh->tf_mean_loss = L->tf_mean_loss;
+    sh->tf_smooth_loss = L->tf_smooth_loss;
+    sh->tf_smooth_floor = L->tf_smooth_floor;
+    sh->tf_eps = L->tf_eps;
 }
 
 static void fill_beam(DecHost *h, const DecodeLab *L, const TfModel *m)
@@ -261,6 +264,16 @@ int dhost_before(App *a, const Scene *sc)
         a->dec = h;
     }
     DlabInput in = input_of(a, sc);
+    if (a->dec_force) { /* a lesson step's @force, for the input it shows */
+        DecodeLab *L = a->dec->lab;
+        dlab_unforce(L);
+        if (a->dec_force > 0) {
+            dlab_force(L, a->dec_force_step, a->dec_force_id);
+            L->smp.force_version = in.version;
+            L->smp.force_batch = in.batch;
+        }
+        a->dec_force = 0;
+    }
     dlab_update(a->dec->lab, &a->ses, &in, may_of(a));
     fill(a, sc);
     return 0;

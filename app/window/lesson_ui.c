@@ -40,6 +40,7 @@ typedef struct LessonUi {
     int summary;              /* the lesson-end screen is shown (after the last step) */
     int show_code;            /* the step's stage in code, below its text */
     int exp_set;              /* the lesson set an experiment (left on close) */
+    int forced;               /* a step's @force is in the decode lab */
     int n_cand;               /* @predict next: the tokens offered */
     int cand[LESSON_PREDICT_CAND];
     Rect cand_rect[LESSON_PREDICT_CAND];
@@ -406,6 +407,19 @@ static void show_step(App *a, LessonUi *u, int step)
     u->scroll = 0;
     u->summary = 0;
     apply_view(a, l, &l->steps[step].view);
+    /* @force: the decode lab writes the token at that step (the next frame,
+     * on the step's input); a step without one takes it back */
+    const LessonStep *ls = &l->steps[step];
+    int id = ls->force_step ? vocab_find(&a->ses.model.tgt_vocab, ls->force_token, (int)strlen(ls->force_token)) : -1;
+    if (id >= 0) {
+        a->dec_force = 1;
+        a->dec_force_step = ls->force_step - 1;
+        a->dec_force_id = id;
+        u->forced = 1;
+    } else if (u->forced) {
+        a->dec_force = -1;
+        u->forced = 0;
+    }
     Progress *p = progress_of(u, l->id);
     if (p && step + 1 > p->reached) {
         p->reached = step + 1;
@@ -447,6 +461,9 @@ void lesson_ui_close(App *a)
     if (a->les) {
         a->les->cur = -1;
         clear_exp(a, a->les);
+        if (a->les->forced) /* the lesson's forced token goes with it */
+            a->dec_force = -1;
+        a->les->forced = 0;
     }
 }
 

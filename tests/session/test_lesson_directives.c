@@ -116,6 +116,10 @@ static const BadLine BAD[] = {
     {"@experiment no-ffn cross:0\n", 4, "no-ffn needs enc:L or dec:L"},
     {"@experiment no-ffn dec:1:0\n", 4, "no-ffn needs enc:L or dec:L"},
     {"@experiment no-residuals\n", 4, "unknown @experiment flag 'no-residuals'"},
+    {"@force\n", 4, "@force needs a generation step from 1 and a target token"},
+    {"@force 0 你\n", 4, "@force needs a generation step from 1"},
+    {"@force 1\n", 4, "@force needs a generation step from 1 and a target token"},
+    {"@force 1 你\n@force 2 我\n", 5, "at most one @force"},
     {"@predict\n", 4, "@predict needs row QUERY, next [QUERY], number WHAT, output or breaks"},
     {"@predict column love\n", 4, "@predict needs row QUERY, next [QUERY], number WHAT, output or breaks"},
     {"@predict row\n", 4, "@predict row needs the query"},
@@ -188,6 +192,9 @@ static const CheckCase CHECKS[] = {
     {"@step S\n@view nonsense\nx\n", "unknown view 'nonsense'", 2},
     {"@step S\n@view decode\n@experiment no-residual no-ffn enc:1 no-ffn dec:0\nx\n", NULL, 0},
     {"@step S\n@view decode\n@experiment no-ffn dec:2\nx\n", "no-ffn dec:2: the en2zh model has layers 0..1", 4},
+    {"@step S\n@view decode\n@pane gen\n@src i love china\n@tgt 我 爱 中国\n@force 1 你\nx\n", NULL, 0},
+    {"@step S\n@view decode\n@src i love china\n@force 2 猫猫\nx\n", "@force 猫猫: not a token of the en2zh model's target vocabulary", 5},
+    {"@step S\n@view output\n@src i love china\n@force 1 你\nx\n", "@force needs the decode view's generation pane", 5},
 };
 
 /* no-residual and no-ffn P:L (repeatable; twice the same is once). */
@@ -199,6 +206,7 @@ static void test_parse_residual_ffn(void **state)
     TfErr err = {{0}};
     expect_true(lesson_parse(&l, TEXT, strlen(TEXT), "x/05-new.txt", &err) == 0, "parses: %s", err.msg);
     const TfExperiment *e = &l.steps[0].view.exp;
+    expect_true(!l.steps[0].force_step, "no @force");
     expect_true(e->no_residual && e->n_no_ffn == 2 && tf_exp_ffn_off(e, TF_ATTN_DEC, 1) &&
                     tf_exp_ffn_off(e, TF_ATTN_ENC, 0) && !tf_exp_ffn_off(e, TF_ATTN_ENC, 1),
                 "no-residual, FFNs dec:1 and enc:0 off; got %d, %d FFNs", e->no_residual, e->n_no_ffn);

@@ -11,6 +11,7 @@
  * model takes tens of milliseconds a step, so in the window both run a
  * budget of weight reads a call (SES_DEC_FRAME_BYTES, at least one piece)
  * and the tab shows how far they have got; headless they run at once. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,20 @@ static int tf_advance(const TfModel *m, DecodeLab *L, int may, TfErr *err)
  * mask the pass applied, copied out of the trace: the session's when its
  * pass is this one (L->tf_wait while the window still computes it between
  * frames), else the lab's own (L->tfo_on while it runs). */
+
+/* -sum_k q(k) log p(k) for one row: q puts 1 - eps on y and eps / (V - 2)
+ * on every token but y and pad (the training loss, core/train/loss.c). */
+static double smoothed_ce(const float *p, int V, int y, int pad, float eps)
+{
+    double off = V > 2 ? (double)eps / (V - 2) : 0, h = 0;
+    for (int k = 0; k < V; k++) {
+        double q = k == y ? 1.0 - eps : k == pad ? 0.0 : off;
+        if (q > 0)
+            h -= q * log(p[k] > 1e-30f ? (double)p[k] : 1e-30);
+    }
+    return h;
+}
+
 static int teacher_force(const Session *s, DecodeLab *L, const int *target, int n, TfErr *err)
 {
     const TfModel *m = &s->model;
@@ -202,14 +217,20 @@ static int teacher_force(const Session *s, DecodeLab *L, const int *target, int 
     memcpy(L->tf_in + 1, target, (size_t)n * sizeof(int));
     /* B = 1: the mask is (T, T), the same in every layer */
     memcpy(L->tf_mask, tr->dec[0].sa.mask, (size_t)T * T * sizeof(float));
-    double sum = 0;
+    double sum = 0, smooth = 0;
     L->tf_right = 0;
     for (int i = 0; i < T; i++) {
         L->tf_pred_p[i] = tr->probs[(size_t)i * V + L->tf_pred[i]];
         sum += L->tf_loss[i];
+        smooth += smoothed_ce(tr->probs + (size_t)i * V, V, L->tf_truth[i], cfg_pad_id(&m->cfg),
+                              m->cfg.label_smoothing);
         L->tf_right += L->tf_pred[i] == L->tf_truth[i];
     }
     L->tf_mean_loss = (float)(sum / T);
+    L->tf_smooth_loss = (float)(smooth / T);
+    L->tf_eps = m->cfg.label_smoothing;
+    double eps = L->tf_eps, off = V > 2 ? eps / (V - 2) : 0;
+    L->tf_smooth_floor = eps > 0 && eps < 1 && off > 0 ? (float)(-(1 - eps) * log(1 - eps) - eps * log(off)) : 0;
     return 0;
 }
 

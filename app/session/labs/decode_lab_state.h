@@ -104,7 +104,12 @@ typedef struct DecodeLab {
     float tf_pred_p[DLAB_CAP_T]; /* p of the predicted token */
     float tf_mask[DLAB_CAP_T * DLAB_CAP_T]; /* (tf_n, tf_n) the mask applied
                                                in decoder self-attention */
-    float tf_mean_loss;
+    float tf_mean_loss;   /* the mean of tf_loss: -log p(y), the NLL of the truth */
+    float tf_smooth_loss; /* the mean label-smoothed cross-entropy H(q, p), what
+                             training minimises (q: 1 - eps on the truth, eps
+                             shared by the tokens other than it and <pad>) */
+    float tf_smooth_floor; /* H(q), its minimum (at p = q); eps = 0: both 0 */
+    float tf_eps;         /* the model's label smoothing */
     int tf_right;         /* positions whose prediction is the truth */
 
     /* greedy generation, every step's attention rows and top-k kept */

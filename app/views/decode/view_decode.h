@@ -84,7 +84,8 @@ typedef struct DecShow {
     const int *tf_in, *tf_pred, *tf_truth;
     const float *tf_loss, *tf_pred_p;
     const float *tf_mask; /* (tf_n, tf_n) */
-    float tf_mean_loss;
+    float tf_mean_loss;   /* mean -log p(true next token) */
+    float tf_smooth_loss, tf_smooth_floor, tf_eps; /* mean H(q, p), H(q), label smoothing */
     /* greedy generation */
     int gen_n;
     const int *gen_ids;

@@ -427,11 +427,20 @@ static void note_text(ViewCtx *v, const DecodeUi *d, int w, char *sum, char *sto
                  "training and inference part ways."));
         return;
     }
-    snprintf(sum, cap,
-             roomy ? _("Teacher forcing: %d of %d positions right, mean loss %.3f (what training minimises; "
-                       "generation has no loss: it never sees the reference).")
-                   : _("Teacher forcing: %d of %d positions right, mean loss %.3f."),
-             sh->tf_right, sh->tf_n, sh->tf_mean_loss);
+    if (sh->tf_eps > 0)
+        snprintf(sum, cap,
+                 roomy ? _("Teacher forcing: %d of %d positions right, mean −log p(true) %.3f. Training minimises "
+                           "the label-smoothed cross-entropy H(q, p) = %.3f, never below H(q) = %.3f; generation "
+                           "has no loss: it never sees the reference.")
+                       : _("Teacher forcing: %d of %d right, −log p %.3f, H(q, p) %.3f ≥ %.3f."),
+                 sh->tf_right, sh->tf_n, sh->tf_mean_loss, sh->tf_smooth_loss, sh->tf_smooth_floor);
+    else
+        snprintf(sum, cap,
+                 roomy ? _("Teacher forcing: %d of %d positions right, mean −log p(true) %.3f (without label "
+                           "smoothing, what training minimises; generation has no loss: it never sees the "
+                           "reference).")
+                       : _("Teacher forcing: %d of %d right, −log p %.3f."),
+                 sh->tf_right, sh->tf_n, sh->tf_mean_loss);
     /* only what the rows revealed so far show: stepping keeps its surprise */
     int e = sh->diverge, all = d->shown >= sh->gen_n;
     if (e < 0 || e >= d->shown) {
