@@ -368,14 +368,17 @@ static void draw_header(ViewCtx *v, Rect body, int b, int scrolls)
     const Scene *sc = v->s;
     const TfTrace *tr = sc->trace;
     RenFont *ui = v->g->ui, *f = v->g->small;
-    char t[200], s[500], pad[64] = "", more[64] = "";
+    char t[200], s[600], pad[160] = "", more[64] = "";
     if (sc->n_src > 1)
         snprintf(t, sizeof t, _("Next-token probabilities · sentence %d of %d · %d tokens"), b + 1, sc->n_src, TOP(v)->V);
     else
         snprintf(t, sizeof t, _("Next-token probabilities over the %d target tokens"), TOP(v)->V);
     int npad = tr->T - TOP(v)->n;
     if (npad > 0)
-        snprintf(pad, sizeof pad, npad > 1 ? _(" · %d padded positions not shown") : _(" · %d padded position not shown"),
+        /* the loss mask: these rows have no true next token */
+        snprintf(pad, sizeof pad,
+                 npad > 1 ? _(" · %d padded positions not shown: no true next token, loss weight 0")
+                          : _(" · %d padded position not shown: no true next token, loss weight 0"),
                  npad);
     if (scrolls)
         snprintf(more, sizeof more, _(" · %d positions: the wheel scrolls"), TOP(v)->n);

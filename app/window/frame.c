@@ -176,7 +176,12 @@ static void draw_input(UiCtx *ui, App *a, Rect rc, int side)
     if (cw)
         model_ui_chooser_draw(ui, a, (Rect){box.x + box.w + 8, box.y, cw, box.h});
     char hint[APP_TEXT_MAX + 96];
-    if (side == APP_LINE_TGT)
+    const char *base = a->ses.ext.base_translation;
+    if (side == APP_LINE_TGT && session_has_exp(&a->ses) && base[0])
+        /* the decoder input under an experiment is the normal pass's greedy
+         * output (session.c, target_step), not the experiment's */
+        snprintf(hint, sizeof hint, _("empty: the decoder reads the normal pass's greedy translation  «%s»"), base);
+    else if (side == APP_LINE_TGT)
         snprintf(hint, sizeof hint, _("empty: the decoder reads its own greedy translation  «%s»"),
                  lesson_ui_hides_output(a) ? _("hidden until you predict")
                  : a->ses.translation[0]   ? a->ses.translation
