@@ -146,7 +146,7 @@ void app_put_exp(App *a, const TfExperiment *e); /* the same, quietly */
 void app_exp_toggle_hide(App *a, int pos); /* Alt+click on a source token */
 void app_exp_toggle_panel(App *a);     /* E */
 void app_exp_compare(App *a);          /* D: experiment, normal, difference */
-/* The panel's toggles (S, P, M, R; F: the FFN of the layer shown) and clear (X). */
+/* The panel's toggles (S, P, M, I: the residual; G: the FFN of the layer shown) and clear (X). */
 enum { EXP_NO_SCALE, EXP_NO_PE, EXP_NO_CAUSAL, EXP_NO_RESIDUAL, EXP_NO_FFN, EXP_CLEAR };
 void app_exp_change(App *a, int what);
 /* The panel (experiment_ui.c), filling area (docked by the frame: in the

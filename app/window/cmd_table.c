@@ -100,8 +100,9 @@ static const Cmd TABLE[] = {
     P(CS_EXP, "exp.no_scale", 's', 0, WA_EXP_NO_SCALE, 0, N_("switch the 1/√d_k scaling off / on"), 0),
     P(CS_EXP, "exp.no_pe", 'p', 0, WA_EXP_NO_PE, 0, N_("switch the positional encoding off / on"), 0),
     P(CS_EXP, "exp.no_causal", 'm', 0, WA_EXP_NO_CAUSAL, 0, N_("switch the causal mask off / on"), 0),
-    P(CS_EXP, "exp.no_residual", 'r', 0, WA_EXP_NO_RESIDUAL, 0, N_("switch the residual connections off / on"), 0),
-    P(CS_EXP, "exp.no_ffn", 'f', 0, WA_EXP_NO_FFN, 0, N_("switch the feed-forward network of the layer shown off / on"), 0),
+    /* quiet: the ? overlay is full at 800 x 600; the panel's buttons name these keys */
+    P(CS_EXP, "exp.no_residual", 'i', 0, WA_EXP_NO_RESIDUAL, 0, N_("switch the residual connections off / on"), QU),
+    P(CS_EXP, "exp.no_ffn", 'g', 0, WA_EXP_NO_FFN, 0, N_("switch the feed-forward network of the layer shown off / on"), QU),
     P(CS_EXP, "exp.clear", 'x', 0, WA_EXP_CLEAR, 0, N_("clear the experiment"), 0),
 
     /* everywhere */

@@ -106,20 +106,20 @@ static void test_keys_and_modes(void **state)
     expect_true(app_exp_status(&a, buf, sizeof buf) && strstr(buf, "→"), "status: %s", buf);
     ev_key(&a, 'x', 0);
     expect_true(!session_has_exp(&a.ses), "X clears");
-    /* R: no residual; F: the FFN of the layer shown (decoder layer 2 here) */
-    ev_key(&a, 'r', 0);
-    expect_true(a.ses.exp.no_residual, "R: no residual connections");
+    /* I: no residual (the identity path); G: the FFN of the layer shown (decoder layer 2 here) */
+    ev_key(&a, 'i', 0);
+    expect_true(a.ses.exp.no_residual, "I: no residual connections");
     session_goto(&a.ses, ST_DEC_FFN_HIDDEN, 1);
     expect_true(session_pos(&a.ses).stage == ST_DEC_FFN_HIDDEN && session_pos(&a.ses).layer == 1, "at decoder layer 2's FFN");
-    ev_key(&a, 'f', 0);
-    expect_true(a.ses.exp.n_no_ffn == 1 && tf_exp_ffn_off(&a.ses.exp, TF_ATTN_DEC, 1), "F: decoder FFN 2 off");
+    ev_key(&a, 'g', 0);
+    expect_true(a.ses.exp.n_no_ffn == 1 && tf_exp_ffn_off(&a.ses.exp, TF_ATTN_DEC, 1), "G: decoder FFN 2 off");
     session_goto(&a.ses, ST_ENC_ADD1, 0);
-    ev_key(&a, 'f', 0);
-    expect_true(a.ses.exp.n_no_ffn == 2 && tf_exp_ffn_off(&a.ses.exp, TF_ATTN_ENC, 0), "F: encoder FFN 1 off");
-    ev_key(&a, 'f', 0);
-    expect_true(a.ses.exp.n_no_ffn == 1 && !tf_exp_ffn_off(&a.ses.exp, TF_ATTN_ENC, 0), "F again: back on");
-    ev_key(&a, 'r', 0);
-    expect_true(!a.ses.exp.no_residual && session_has_exp(&a.ses), "R again: the residual back, the FFN still off");
+    ev_key(&a, 'g', 0);
+    expect_true(a.ses.exp.n_no_ffn == 2 && tf_exp_ffn_off(&a.ses.exp, TF_ATTN_ENC, 0), "G: encoder FFN 1 off");
+    ev_key(&a, 'g', 0);
+    expect_true(a.ses.exp.n_no_ffn == 1 && !tf_exp_ffn_off(&a.ses.exp, TF_ATTN_ENC, 0), "G again: back on");
+    ev_key(&a, 'i', 0);
+    expect_true(!a.ses.exp.no_residual && session_has_exp(&a.ses), "I again: the residual back, the FFN still off");
     ev_key(&a, 'x', 0);
     ev_key(&a, 'e', 0);
     expect_true(!a.show_exp, "E closes the panel");
