@@ -167,6 +167,9 @@ static void test_eval(void **state)
     fclose(tsv);
     int rc = run(out, sizeof out, "'%s' eval --model " SPMDIR " --data '%s'", g_cli, path);
     expect_true(rc == 0 && strstr(out, "8 pairs") && strstr(out, "exact match     100.00%"), "%s", out);
+    /* the same lines as a stream: --data - */
+    rc = run(out, sizeof out, "cat '%s' | '%s' eval --model " SPMDIR " --data -", path, g_cli);
+    expect_true(rc == 0 && strstr(out, "8 pairs") && strstr(out, "exact match     100.00%"), "--data -: %s", out);
     rc = run(out, sizeof out, "'%s' eval --model " SPMDIR " --task en2zh", g_cli);
     expect_true(rc != 0 && strstr(out, "--data FILE.tsv") && tu_count(out, strlen(out), "\n") == 1, "%s", out);
 }

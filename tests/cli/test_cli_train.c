@@ -231,6 +231,26 @@ static void test_failed_save_is_rescued(void **state)
     unlink(rescue);
 }
 
+/* --data -: pairs from a pipe, as from zcat, train and save. */
+static void test_data_from_a_pipe(void **state)
+{
+    (void)state;
+    static Files F;
+    FILE *f = files(&F, "piped");
+    for (int i = 0; i < 40; i++)
+        fprintf(f, "a%d b%d\tc%d d%d\n", i % 7, i % 5, i % 3, i);
+    fclose(f);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cat '%s' | '%s' train --data - --steps 2 --d-model 16 --heads 2 --layers 1 --d-ff 16 --out '%s' "
+             ">/dev/null 2>'%s'",
+             F.data, g_prog, F.out, F.errf);
+    int rc = system(cmd);
+    count_lines(F.errf, F.text, sizeof F.text);
+    expect_true(rc == 0, "trained from a pipe:\n%s", F.text);
+    expect_loadable(F.out, "saved");
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -239,5 +259,6 @@ int main(int argc, char **argv)
            cmocka_unit_test(test_one_pair_trains_and_saves),
            cmocka_unit_test(test_signal_during_final_eval_saves),
            cmocka_unit_test(test_failed_evaluation_keeps_the_run),
-           cmocka_unit_test(test_failed_save_is_rescued));
+           cmocka_unit_test(test_failed_save_is_rescued),
+           cmocka_unit_test(test_data_from_a_pipe));
 }
