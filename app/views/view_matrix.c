@@ -421,6 +421,33 @@ static void draw_zoom_note(ViewCtx *v, const HeatLayout *hl, float zoom)
 /* One heatmap in rc: layout, input, then cells, marks, veils, selection
  * and hover under the clip, and the frame, labels, colour bar and zoom
  * note around it. */
+/* Q, K, V of all heads and the heads' concatenation hold the heads side
+ * by side, d_k columns each: a line between the blocks, and each block's
+ * head number over it, so "head 2 uses the next d_k columns" can be seen. */
+static void draw_head_blocks(ViewCtx *v, const TfView *tv, const HeatLayout *hl)
+{
+    const Scene *sc = v->s;
+    const StageInfo *si = stage_info(tv->stage);
+    int H = sc->model->cfg.n_heads, C = sc->model->cfg.d_model;
+    if (sc->head >= 0 || H < 2 || tv->cols != C || C % H || (si->kind != SK_QKV && si->kind != SK_HEADS))
+        return;
+    int dk = C / H;
+    RenFont *f = v->g->small;
+    for (int h = 0; h < H; h++) {
+        float x = hl->grid.x + h * dk * hl->zcw;
+        if (h > 0)
+            ren_rect(v->r, (Rect){(int)x - 1, hl->grid.y, 2, (int)(tv->rows * hl->zch)}, v->th->bg);
+        char lab[16];
+        snprintf(lab, sizeof lab, _("head %d"), h + 1);
+        int lw = ren_text_width(f, lab);
+        if (lw + 8 < dk * hl->zcw && hl->zch >= ren_font_height(f) + 4) {
+            int lx = (int)(x + (dk * hl->zcw - lw) / 2);
+            ren_rect(v->r, (Rect){lx - 3, hl->grid.y + 2, lw + 6, ren_font_height(f)}, v->th->panel);
+            ren_text(v->r, f, lab, lx, hl->grid.y + 2, v->th->text);
+        }
+    }
+}
+
 static void heat_draw_one(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
 {
     const Scene *sc = v->s;
@@ -445,6 +472,7 @@ static void heat_draw_one(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts 
     draw_cells(v, tv, hl.grid, hl.zcw, hl.zch, lo, hi, cmap, key);
     draw_cell_marks(v, tv, hl.area, hl.grid, hl.zcw, hl.zch, lo, hi, cmap, o);
     draw_padding_veils(v, tv, &hl);
+    draw_head_blocks(v, tv, &hl);
     draw_selection(v, tv, &hl);
     draw_hover(v, tv, &hl);
     ren_clip_pop(v->r);

@@ -1,4 +1,6 @@
-/* test_view_history.c - the history view (app/views/view_history.c), the
+/* test_view_history.c - pictures the lessons lean on: the history view
+ * (app/views/view_history.c) and the head blocks of the matrix view.
+ * The history view (app/views/view_history.c) is the
  * two pictures of the lesson "Before the Transformer", drawn on the en2zh
  * model for "i read books at home today" → 我 今天 在 家 读 书:
  *   - the RNN picture has a state h1 … h6 per source token, the one vector
@@ -8,7 +10,9 @@
  *     after <bos>, 我, which reads "today" (α = 1.00, the others 0.00),
  *     or for the target token selected: 读 reads "books";
  *   - `view_find` names it; it is not among any stage's tabs (lessons
- *     open it). */
+ *     open it).
+ * The matrix view of Q (and the heads' concatenation) with all heads names
+ * each block of d_k columns "head 1" … "head 8"; one head's Q has none. */
 #include <string.h>
 
 #include "app.h"
@@ -38,7 +42,7 @@ static void record(void *user, const char *utf8, int len, Rect box, const char *
 
 static void draw(App *a)
 {
-    g_drawn[0] = 0;
+    strcpy(g_drawn, "\n");
     ren_text_hook(record, NULL);
     tu_view_frame(a, tu_ren, VIEW_HISTORY, (Rect){0, 0, 700, 640});
     ren_end(tu_ren);
@@ -80,7 +84,33 @@ static void test_pictures(void **state)
     app_free(&a);
 }
 
+static void test_head_blocks(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, "i read books at home today", NULL, "matrix");
+    o.stage = "enc.self.q";
+    o.layer = 0;
+    o.head = -1;
+    tu_open(&a, &o, 1);
+    strcpy(g_drawn, "\n");
+    ren_text_hook(record, NULL);
+    tu_view_frame(&a, tu_ren, VIEW_MATRIX, (Rect){0, 0, 900, 640});
+    ren_end(tu_ren);
+    ren_text_hook(NULL, NULL);
+    expect_true(strstr(g_drawn, "\nhead 1\n") && strstr(g_drawn, "\nhead 8\n") && !strstr(g_drawn, "\nhead 9\n"),
+                "all heads: eight blocks named, got:\n%s", g_drawn);
+    app_set_head(&a, 2);
+    strcpy(g_drawn, "\n");
+    ren_text_hook(record, NULL);
+    tu_view_frame(&a, tu_ren, VIEW_MATRIX, (Rect){0, 0, 900, 640});
+    ren_end(tu_ren);
+    ren_text_hook(NULL, NULL);
+    expect_true(!strstr(g_drawn, "\nhead 1\n"), "one head: no blocks");
+    app_free(&a);
+}
+
 int main(void)
 {
-    TU_RUN(setup, teardown, cmocka_unit_test(test_pictures));
+    TU_RUN(setup, teardown, cmocka_unit_test(test_pictures), cmocka_unit_test(test_head_blocks));
 }
