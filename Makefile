@@ -178,7 +178,7 @@ deps:
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 # (app/session/ needs no SDL, so its fuzzers build like the engine's)
-FUZZ_DEPS := $(CORE_SRC) app/session/lesson.c
+FUZZ_DEPS := $(CORE_SRC) app/session/lesson.c app/session/lesson_predict.c
 FUZZ_CXX_OBJ := $(CORE_CXX_SRC:core/%.cc=build/fuzz/cxx/%.o)
 build/fuzz/cxx/%.o: core/%.cc
 	@mkdir -p $(dir $@)
