@@ -636,49 +636,87 @@ static void lower_priority(void)
 #endif
 }
 
+/* One turn of the worker, with mu held (and held again on return): the
+ * next queued command, or one training step. 0 when there was nothing to do. */
+static int turn_locked(TrainWorker *w)
+{
+    /* a Step command finishes before the commands queued after it */
+    if (w->q_n > 0 && (w->steps_left == 0 || !w->can_train)) {
+        /* copied out: the slot may be reused as soon as it is free */
+        Cmd *c = &w->cur;
+        *c = w->q[w->q_head];
+        w->q_head = (w->q_head + 1) % TW_QUEUE;
+        w->q_n--;
+        w->busy = 1;
+        pthread_mutex_unlock(&w->mu);
+        run_cmd(w, c);
+        pthread_mutex_lock(&w->mu);
+        return 1;
+    }
+    if (w->can_train && (w->play || w->steps_left > 0)) {
+        int last = 0;
+        if (!w->play)
+            last = --w->steps_left == 0;
+        w->busy = 1;
+        pthread_mutex_unlock(&w->mu);
+        train_one(w, last);
+        pthread_mutex_lock(&w->mu);
+        return 1;
+    }
+    return 0;
+}
+
+/* Nothing left to do (mu held): say so. */
+static void go_idle_locked(TrainWorker *w)
+{
+    if (w->unpublished || w->pub.state != state_locked(w)) /* just paused */
+        publish_locked(w);
+    w->busy = 0;
+    pthread_cond_broadcast(&w->idle);
+}
+
 static void *tw_main(void *arg)
 {
     TrainWorker *w = arg;
     lower_priority();
     pthread_mutex_lock(&w->mu);
     for (;;) {
-        /* a Step command finishes before the commands queued after it */
-        if (w->q_n > 0 && (w->steps_left == 0 || !w->can_train)) {
-            /* copied out: the slot may be reused as soon as it is free */
-            Cmd *c = &w->cur;
-            *c = w->q[w->q_head];
-            w->q_head = (w->q_head + 1) % TW_QUEUE;
-            w->q_n--;
-            w->busy = 1;
-            pthread_mutex_unlock(&w->mu);
-            run_cmd(w, c);
-            pthread_mutex_lock(&w->mu);
+        if (turn_locked(w))
             continue;
-        }
-        if (w->can_train && (w->play || w->steps_left > 0)) {
-            int last = 0;
-            if (!w->play)
-                last = --w->steps_left == 0;
-            w->busy = 1;
-            pthread_mutex_unlock(&w->mu);
-            train_one(w, last);
-            pthread_mutex_lock(&w->mu);
-            continue;
-        }
         /* stop only when every command asked for before is done: a save
          * queued just before closing the window is written */
         if (w->quit)
             break;
-        if (w->unpublished || w->pub.state != state_locked(w)) /* just paused */
-            publish_locked(w);
-        w->busy = 0;
-        pthread_cond_broadcast(&w->idle);
+        go_idle_locked(w);
         pthread_cond_wait(&w->wake, &w->mu);
     }
     w->busy = 0;
     pthread_cond_broadcast(&w->idle);
     pthread_mutex_unlock(&w->mu);
     return NULL;
+}
+
+static int g_cooperative; /* tw_set_cooperative */
+
+void tw_set_cooperative(int on)
+{
+    g_cooperative = on != 0;
+}
+
+int tw_pump(TrainWorker *w, double seconds)
+{
+    if (!w || w->has_thread)
+        return 0;
+    double t0 = tf_seconds();
+    int more = 1;
+    pthread_mutex_lock(&w->mu);
+    do
+        more = turn_locked(w);
+    while (more && tf_seconds() - t0 < seconds);
+    if (!more)
+        go_idle_locked(w);
+    pthread_mutex_unlock(&w->mu);
+    return more;
 }
 
 TrainWorker *tw_new(TfErr *err)
@@ -700,6 +738,8 @@ TrainWorker *tw_new(TfErr *err)
     w->blas_before = openblas_get_num_threads();
     openblas_set_num_threads(1);
     par_init(); /* the product helper is started here, at the window's priority */
+    if (g_cooperative) /* no thread: tw_pump runs the work */
+        return w;
     if (pthread_create(&w->thread, NULL, tw_main, w) != 0) {
         tf_fail(err, "cannot start the training thread");
         tw_free(w);
@@ -868,6 +908,14 @@ int tw_model_like(TrainWorker *w, uint64_t gen, TfModel *m, TfErr *err)
 
 void tw_wait_idle(TrainWorker *w)
 {
+    if (!w->has_thread) { /* cooperative: do the work here */
+        pthread_mutex_lock(&w->mu);
+        int left = !w->play;
+        pthread_mutex_unlock(&w->mu);
+        while (left && tw_pump(w, 1.0))
+            ;
+        return;
+    }
     pthread_mutex_lock(&w->mu);
     while (!w->play && (w->q_n > 0 || w->busy || (w->can_train && w->steps_left > 0)))
         pthread_cond_wait(&w->idle, &w->mu);

@@ -164,6 +164,15 @@ typedef struct TrainWorker TrainWorker;
 /* Start the worker thread (it waits for commands). NULL with err when it
  * cannot be made. */
 TrainWorker *tw_new(TfErr *err);
+/* Where there are no threads (the browser build), call tw_set_cooperative(1)
+ * before tw_new: the worker then starts no thread, and tw_pump(w, seconds)
+ * runs its queued commands and training steps on the caller's thread, for
+ * about that long (it finishes the step it is in), publishing as the thread
+ * would. The window calls it once a frame; it returns 1 while work remains,
+ * and is a no-op (0) for a worker with a thread. The results are the same
+ * bits either way: a step depends on the step count alone. */
+void tw_set_cooperative(int on);
+int tw_pump(TrainWorker *w, double seconds);
 /* Stop: playing stops, the commands already queued are finished in order
  * (so a save asked for just before is written, of the state it asked
  * for), the thread joins, everything is freed. NULL is fine. */

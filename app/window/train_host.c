@@ -313,6 +313,10 @@ void app_train_update(App *a)
     TrainHost *h = app_train(a);
     if (!h || !view_ui(a))
         return;
+    /* without threads (the browser) the trainer runs here, a slice of each
+     * frame, and asks for the next frame at once while it has work */
+    if (h->w && tw_pump(h->w, TH_PUMP_S))
+        a->wake_at = a->now;
     pull(a, h, 0);
     if (!h->w && !h->err[0])
         setup_run(a, h); /* show the model it would train, at step 0 */

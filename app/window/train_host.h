@@ -16,6 +16,7 @@
 #include "train_worker.h"
 #include "view_train.h"
 
+#define TH_PUMP_S 0.012 /* seconds of training a frame where there are no threads */
 #define TH_WAKE 0.25   /* seconds between frames while training: the curves
                           move 4 times a second, and drawing takes little
                           from the trainer's two threads */

@@ -536,6 +536,46 @@ static void test_snapshots_thin(void **state)
     tw_free(w);
 }
 
+/* Without threads (the browser): a cooperative worker runs nothing until
+ * pumped, then trains in slices of about the time given, and ends at the
+ * synchronous trainer's parameters, as the threaded worker does. */
+static void test_cooperative_pumped(void **state)
+{
+    (void)state;
+    TfErr err;
+    tw_set_cooperative(1);
+    TwSpec s;
+    TrainWorker *w = tiny_worker(&s, 3);
+    tw_set_cooperative(0);
+    expect_true(tw_steps(w, 30, &err) == 0, "steps queued: %s", err.msg);
+    TwStatus *st = status_now(w);
+    expect_true(st->state != TW_PAUSED || st->n_params == 0, "nothing ran before a pump: state %d, %zu params",
+                st->state, st->n_params);
+    int pumps = 0;
+    while (tw_pump(w, 0.0) && pumps < 1000) /* a zero budget: one command or step a pump */
+        pumps++;
+    st = status_now(w);
+    expect_true(st->step == 30 && st->state == TW_PAUSED, "after %d pumps: step %lld, state %d", pumps, st->step,
+                st->state);
+    expect_true(pumps >= 30, "one step a pump with no time to spare: %d pumps for setup + 30 steps", pumps);
+    expect_true(tw_pump(w, 0.01) == 0, "idle: nothing left to pump");
+    Ref r;
+    ref_init(&r, st, 3);
+    ref_to(&r, 30);
+    float *p = malloc(st->n_params * sizeof(float));
+    long long at;
+    float loss;
+    expect_true(p && tw_params(w, st->gen, -1, p, st->n_params, &at, &loss) == 0 && at == 30, "params at 30");
+    same_params("pumped to step 30", p, &r);
+    /* tw_wait_idle does the work itself */
+    expect_true(tw_steps(w, 5, &err) == 0, "5 more: %s", err.msg);
+    tw_wait_idle(w);
+    expect_true(status_now(w)->step == 35, "tw_wait_idle pumped to 35: step %lld", status_now(w)->step);
+    free(p);
+    ref_free(&r);
+    tw_free(w);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown,
@@ -548,5 +588,6 @@ int main(void)
            cmocka_unit_test(test_nan),
            cmocka_unit_test(test_bad_setups),
            cmocka_unit_test(test_file_field_not_regular),
-           cmocka_unit_test(test_snapshots_thin));
+           cmocka_unit_test(test_snapshots_thin),
+           cmocka_unit_test(test_cooperative_pumped));
 }
