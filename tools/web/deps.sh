@@ -76,7 +76,7 @@ fetch() {
 stamp() { [ -f "$PREFIX/.built-$1" ]; }
 done_() { touch "$PREFIX/.built-$1"; echo "web deps: $1 built"; }
 J=${JOBS:-2}
-CM="emcmake cmake -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$PREFIX -DCMAKE_PREFIX_PATH=$PREFIX -DBUILD_SHARED_LIBS=OFF"
+CM="emcmake cmake -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$PREFIX -DCMAKE_PREFIX_PATH=$PREFIX -DCMAKE_FIND_ROOT_PATH=$PREFIX -DBUILD_SHARED_LIBS=OFF"
 cmake_build() { # NAME SRCDIR cmake-args...
     n=$1; s=$2; shift 2
     b="$CACHE/obj/$n"; rm -rf "$b"; mkdir -p "$b"
@@ -98,7 +98,9 @@ fi
 if ! stamp sdl2_ttf; then
     s=$(fetch libsdl2-ttf)
     cmake_build sdl2_ttf "$s" -DSDL2TTF_VENDORED=OFF -DSDL2TTF_HARFBUZZ=OFF -DSDL2TTF_SAMPLES=OFF \
-        -DSDL2TTF_INSTALL=ON -DSDL2_DIR="$PREFIX/lib/cmake/SDL2"
+        -DSDL2TTF_INSTALL=ON -DSDL2_DIR="$PREFIX/lib/cmake/SDL2" \
+        -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2" \
+        -DFREETYPE_INCLUDE_DIR_ft2build="$PREFIX/include/freetype2" -DFREETYPE_INCLUDE_DIR_freetype2="$PREFIX/include/freetype2"
     done_ sdl2_ttf
 fi
 if ! stamp sdl2_image; then
@@ -113,18 +115,16 @@ if ! stamp cjson; then
     cmake_build cjson "$s" -DENABLE_CJSON_TEST=OFF -DBUILD_SHARED_AND_STATIC_LIBS=OFF -DENABLE_CUSTOM_COMPILER_FLAGS=OFF
     done_ cjson
 fi
-if ! stamp unibreak; then
-    s=$(fetch libunibreak)
-    b="$CACHE/obj/unibreak"; rm -rf "$b"; cp -r "$s" "$b"
-    (cd "$b" && { [ -x configure ] || autoreconf -fi; } &&
-        emconfigure ./configure --host=wasm32-unknown-emscripten --prefix="$PREFIX" --disable-shared --enable-static &&
-        emmake make -j"$J" && emmake make install) >"$CACHE/obj/unibreak.log" 2>&1 ||
-        { echo "web deps: libunibreak failed (see $CACHE/obj/unibreak.log)" >&2; exit 1; }
-    done_ unibreak
-fi
+# libunibreak: its Debian source (1.1-2.1) is missing from the archive here
+# (404), so the browser build breaks lines with a small UAX #14 subset of its
+# own (app/platform/web/linebreak_web.c).
 if ! stamp cglm; then
-    s=$(fetch cglm)   # header-only use: copy the headers
-    mkdir -p "$PREFIX/include"; cp -r "$s/include/cglm" "$PREFIX/include/"
+    # header-only and the same on every architecture: its source package's
+    # headers, or (when the archive here lacks the source) the installed
+    # libcglm-dev's, which are the same files
+    if s=$(fetch cglm 2>/dev/null); then inc="$s/include/cglm"; else inc=/usr/include/cglm; fi
+    [ -f "$inc/cglm.h" ] || { echo "web deps: no cglm headers (apt-get install libcglm-dev)" >&2; exit 1; }
+    mkdir -p "$PREFIX/include"; rm -rf "$PREFIX/include/cglm"; cp -r "$inc" "$PREFIX/include/cglm"
     done_ cglm
 fi
 echo "$CACHE"
