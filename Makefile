@@ -13,6 +13,8 @@
 #   make install    the program, its data, menu entry, icons, manual page,
 #                   AppStream metadata and bash completion (PREFIX, DESTDIR)
 #   make deb        build/stepformer_VERSION_ARCH.deb (dpkg-buildpackage)
+#   make web        build/web/: the window as a static page (emscripten)
+#   make web-test   that page in a headless Chromium against the native build
 
 VERSION  := 0.9.0
 PREFIX   ?= /usr/local
@@ -72,7 +74,7 @@ CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(CORE_CXX_SRC:%.cc=$(BUILD)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRC))))
 
-.PHONY: all run test test-build test-run test-tsan bench fuzz models deps deps-check clean install check-core deb po FORCE
+.PHONY: all run test test-build test-run test-tsan bench fuzz models deps deps-check clean install check-core deb po web web-test FORCE
 
 # The window's words (po/, README "Translating"): po/LANG.po compiled into
 # $(BUILD)/locale/LANG/LC_MESSAGES/stepformer.mo, found at run time beside
@@ -125,6 +127,16 @@ $(BUILD)/tests/$(basename $(notdir $(1))): $(1) $(BUILD)/libapp.a $(BUILD)/libco
 	    $(BUILD)/libapp.a $(BUILD)/libcore.a -o $$@ $$(LIBS_TEST)
 endef
 $(foreach t,$(TEST_SRC),$(eval $(call test_rule,$(t))))
+
+# The browser build (README "In the browser"): build/web/ from the same C with
+# Debian's emscripten (tools/web/web.mk; the libraries come from
+# tools/web/deps.sh, built once into a cache), and its test in a headless
+# Chromium against the native program (tools/web/test.sh).
+web:
+	@$(MAKE) --no-print-directory -f tools/web/web.mk web
+
+web-test: web $(BUILD)/stepformer
+	tools/web/test.sh
 
 # make test / make run first make sure the Debian packages are there.
 deps-check:

@@ -1,0 +1,306 @@
+/* web_main.c - the browser build's program (make web; README "In the
+ * browser"): the same App as the desktop window, opened on the state the
+ * page's address names (link.h), driven by the browser's frames through
+ * plat_web.h, and the functions behind window.stepformer (tools/web/api.js
+ * calls the sf_* functions below; the link exports them by name). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "clock.h"
+#include "export.h"
+#include "lesson_ui.h"
+#include "link.h"
+#include "plat.h"
+#include "plat_web.h"
+#include "ren.h"
+#include "stage.h"
+#include "ui.h"
+#include "view.h"
+
+#define WEB_DATA "/share/stepformer" /* the page's .data: models, lessons, catalog */
+#define WEB_PERSIST "/persist"       /* IndexedDB: lesson progress */
+#define WEB_OUT "/out"               /* saved files, handed over as downloads */
+
+static App g_app;
+static Ren *g_ren;
+static SceneLink g_link;
+static int g_redraw = 1, g_ready, g_input;
+static double g_last_draw;
+static char *g_json; /* the last sf_dump answer */
+
+static int link_open_exp(App *a, void *ctx, TfErr *err)
+{
+    TfExperiment e;
+    if (link_experiment(ctx, &a->ses.model.cfg, a->ses.pad.S, &e, err))
+        return -1;
+    app_set_exp(a, &e);
+    return 0;
+}
+
+/* the link's fields as the window's options (what the command line would give) */
+static void link_opts(const SceneLink *l, AppOpts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->head = -2;
+    if (l->has & LINK_SRC)
+        o->src[o->n_src++] = l->src;
+    if (l->has & LINK_TGT)
+        o->tgt = l->tgt;
+    if (l->has & LINK_STAGE)
+        o->stage = l->stage;
+    o->layer = l->layer;
+    if (l->has & LINK_HEAD)
+        o->head = l->head;
+    if ((l->has & LINK_VIEW) && view_find(l->view) >= 0)
+        o->view = l->view;
+    o->lang = (l->has & LINK_LANG) ? l->lang : 0;
+    if (l->has & LINK_LESSON) {
+        o->lesson = l->lesson;
+        o->lesson_step = (l->has & LINK_STEP) ? l->step - 1 : 0;
+    }
+    if (l->has & LINK_EXP) {
+        o->on_open = link_open_exp;
+        o->on_open_ctx = (void *)l;
+    }
+}
+
+static void on_event(void *user, const InputEvent *in)
+{
+    App *a = user;
+    a->now = tf_seconds();
+    app_event(a, in);
+    g_input = 1;
+}
+
+static void draw(App *a)
+{
+    app_draw(a, g_ren);
+    if (a->win.want_save_png) {
+        a->win.want_save_png = 0;
+        app_save_png(a, g_ren);
+    }
+    if (a->win.want_save_csv) {
+        a->win.want_save_csv = 0;
+        app_save_csv(a);
+    }
+    ren_end(g_ren);
+    if (a->win.want_save_vector) { /* refused with a line: no cairo here */
+        a->win.want_save_vector = 0;
+        app_save_vector(a, g_ren);
+        g_redraw = 1;
+    }
+    plat_web_download_dir(WEB_OUT);
+    g_last_draw = a->now;
+    if (!g_ready) {
+        g_ready = 1;
+        plat_web_ready();
+    }
+}
+
+/* One browser frame: the events that came, one more unit of the pass when
+ * one is left, a drawing when something changed. Returns the wait. */
+static int frame(void *user)
+{
+    App *a = user;
+    a->now = tf_seconds();
+    g_input = 0;
+    if (plat_events(0, on_event, a))
+        g_redraw = 1;
+    a->win.want_quit = 0; /* Esc: a page is closed by its tab, not by a key */
+    if (a->win.want_fullscreen_toggle) {
+        a->win.want_fullscreen_toggle = 0;
+        a->win.fullscreen = !a->win.fullscreen;
+        plat_set_fullscreen(g_ren, a->win.fullscreen);
+    }
+    int work = app_idle_work(a);
+    if (work == 1 && (session_decoding(&a->ses, NULL, NULL) || a->now - g_last_draw >= 0.05))
+        g_redraw = 1;
+    else if (work == 2)
+        g_redraw = 1;
+    if (g_redraw) {
+        g_redraw = 0;
+        draw(a);
+    }
+    if (g_input)
+        plat_web_persist_soon();
+    if (work == 1)
+        return 0;
+    int wait = app_next_wake_ms(a);
+    if (work == 2) /* the last unit just ran: draw it next frame */
+        return 0;
+    return wait;
+}
+
+int main(void)
+{
+    setenv("STEPFORMER_DATADIR", WEB_DATA, 1);
+    setenv("XDG_DATA_HOME", WEB_PERSIST, 1);
+    mkdir(WEB_OUT, 0755);
+    if (chdir(WEB_OUT) != 0)
+        fprintf(stderr, "stepformer: cannot enter %s\n", WEB_OUT);
+    char frag[4 * LINK_TEXT_MAX];
+    TfErr err = {{0}}, lerr = {{0}};
+    plat_web_fragment(frag, sizeof frag);
+    int bad_link = link_parse(frag, &g_link, &lerr) < 0;
+    int w, h;
+    double dpr;
+    plat_web_viewport(&w, &h, &dpr);
+    g_ren = ren_open_window("Stepformer", w > 0 ? w : 1280, h > 0 ? h : 800, &err);
+    if (!g_ren) {
+        fprintf(stderr, "stepformer: %s\n", err.msg);
+        return 1;
+    }
+    char warn[TF_ERR_MAX + 64];
+    if (ren_fonts_check(g_ren, warn, sizeof warn, &err)) {
+        fprintf(stderr, "stepformer: %s\n", err.msg);
+        return 1;
+    }
+    AppOpts o;
+    link_opts(&g_link, &o);
+    if (app_init(&g_app, &o, &err)) {
+        /* the link named something the model does not have: open without it */
+        fprintf(stderr, "stepformer: %s\n", err.msg);
+        snprintf(lerr.msg, sizeof lerr.msg, "%s", err.msg);
+        bad_link = 1;
+        memset(&g_link, 0, sizeof g_link);
+        link_opts(&g_link, &o);
+        if (app_init(&g_app, &o, &err)) {
+            fprintf(stderr, "stepformer: %s\n", err.msg);
+            return 1;
+        }
+    }
+    if (bad_link)
+        app_notice(&g_app, 1, "%s", lerr.msg);
+    else if (warn[0])
+        app_notice(&g_app, 0, "%s", warn);
+    session_set_lazy(&g_app.ses, 1);
+    plat_window_setup(g_ren);
+    plat_web_run(frame, &g_app);
+    return 0;
+}
+
+/* ---- window.stepformer (tools/web/api.js) ---- */
+
+static void changed(void)
+{
+    g_redraw = 1;
+    plat_web_wake();
+}
+
+void sf_set_source(const char *text)
+{
+    app_set_text(&g_app, APP_LINE_SRC, text ? text : "");
+    changed();
+}
+
+void sf_set_target(const char *text)
+{
+    app_set_text(&g_app, APP_LINE_TGT, text ? text : "");
+    changed();
+}
+
+/* 0, or -1 when the stage is unknown */
+int sf_set_stage(const char *name, int layer, int head)
+{
+    int id = name ? stage_find(name) : -1;
+    if (id < 0)
+        return -1;
+    app_goto(&g_app, id, layer < 0 ? 0 : layer);
+    if (head >= -1)
+        session_set_head(&g_app.ses, head);
+    changed();
+    return 0;
+}
+
+int sf_set_lang(const char *lang)
+{
+    if (!lang || (strcmp(lang, "en") && strcmp(lang, "zh")))
+        return -1;
+    lesson_ui_set_lang(&g_app, strcmp(lang, "zh") == 0);
+    changed();
+    return 0;
+}
+
+/* step from 1, as in the links; 0 when the lesson opened */
+int sf_open_lesson(const char *id, int step)
+{
+    int rc = id ? lesson_ui_open(&g_app, id, step > 0 ? step - 1 : 0) : -1;
+    changed();
+    return rc;
+}
+
+/* a model the page wrote into its file system (a picked or dropped file) */
+int sf_open_model(const char *path)
+{
+    int rc = app_load_model(&g_app, path);
+    changed();
+    return rc;
+}
+
+/* The stage as `stepformer dump --format json` prints it (head -2: that
+ * command's default), or {"error": "..."}; the text lives until the next call. */
+const char *sf_dump(const char *name, int layer, int head)
+{
+    free(g_json);
+    g_json = NULL;
+    App *a = &g_app;
+    int id = name ? stage_find(name) : -1;
+    TfErr err = {{0}};
+    TfView v;
+    if (id < 0) {
+        snprintf(err.msg, sizeof err.msg, "unknown stage '%.60s'", name ? name : "");
+    } else {
+        if (head == -2)
+            head = (stage_info(id)->flags & SF_HEAD) ? 0 : -1;
+        app_compute_all(a);
+        if (a->ses.input_error[0])
+            snprintf(err.msg, sizeof err.msg, "%s", a->ses.input_error);
+        else if (tf_view(&a->ses.trace, id, layer, head, a->ses.batch, &v, &err) == 0) {
+            size_t len = 0;
+            FILE *f = open_memstream(&g_json, &len);
+            if (f) {
+                export_json(f, &a->ses.trace, &a->ses.model, &v);
+                fclose(f);
+            }
+            if (g_json)
+                return g_json;
+            snprintf(err.msg, sizeof err.msg, "out of memory");
+        }
+    }
+    size_t n = strlen(err.msg) * 2 + 16;
+    g_json = malloc(n);
+    if (!g_json)
+        return "{\"error\": \"out of memory\"}";
+    char *p = g_json + snprintf(g_json, n, "{\"error\": \"");
+    for (const char *s = err.msg; *s; s++)
+        if (*s != '"' && *s != '\\')
+            *p++ = *s;
+    strcpy(p, "\"}");
+    return g_json;
+}
+
+/* the current state as a link (for a "share this view" button) */
+const char *sf_link(void)
+{
+    static char buf[4 * LINK_TEXT_MAX];
+    SceneLink l;
+    memset(&l, 0, sizeof l);
+    StagePos p = app_pos(&g_app);
+    snprintf(l.src, sizeof l.src, "%s", g_app.ses.src_line);
+    snprintf(l.stage, sizeof l.stage, "%s", stage_info(p.stage)->name);
+    l.layer = p.layer;
+    l.head = g_app.ses.head;
+    l.lang = g_app.look.lang;
+    l.has = LINK_SRC | LINK_STAGE | LINK_LAYER | LINK_HEAD | LINK_LANG;
+    if (!g_app.ses.tgt_auto && g_app.ses.tgt[0]) {
+        snprintf(l.tgt, sizeof l.tgt, "%s", g_app.ses.tgt);
+        l.has |= LINK_TGT;
+    }
+    if (link_format(&l, buf, sizeof buf) < 0)
+        buf[0] = 0;
+    return buf;
+}

@@ -1,0 +1,94 @@
+/* api.js - the browser build's page side (emcc --pre-js): window.stepformer,
+ * the JS API for course pages (README "In the browser"), lesson progress kept
+ * in IndexedDB, and opening one's own .safetensors from a file picker
+ * (Ctrl+O, or stepformer.pickFile()) or by dropping it on the page. */
+(function () {
+  var sf = window.stepformer = window.stepformer || {};
+  sf.ready = false;
+  function c(name, ret, types, args) {
+    if (!sf.ready) throw new Error('stepformer: not ready yet (wait for stepformer.ready)');
+    return Module.ccall(name, ret, types, args);
+  }
+  function head(h) { return h === undefined || h === null ? -2 : h | 0; }
+  sf.setSource = function (text) { c('sf_set_source', null, ['string'], [String(text)]); };
+  sf.setTarget = function (text) { c('sf_set_target', null, ['string'], [String(text)]); };
+  sf.setStage = function (name, layer, h) {
+    return c('sf_set_stage', 'number', ['string', 'number', 'number'], [String(name), layer | 0, head(h)]) === 0;
+  };
+  sf.setLang = function (lang) { return c('sf_set_lang', 'number', ['string'], [String(lang)]) === 0; };
+  sf.openLesson = function (id, step) {
+    return c('sf_open_lesson', 'number', ['string', 'number'], [String(id), step === undefined ? 1 : step | 0]) === 0;
+  };
+  /* the same object `stepformer dump --format json` prints */
+  sf.dump = function (stage, layer, h) {
+    var o = JSON.parse(c('sf_dump', 'string', ['string', 'number', 'number'], [String(stage), layer | 0, head(h)]));
+    if (o.error) throw new Error('stepformer: ' + o.error);
+    return o;
+  };
+  sf.link = function () { return c('sf_link', 'string', [], []); };
+  /* a File (from a picker or a drop) opened as the model */
+  sf.openFile = function (file) {
+    return file.arrayBuffer().then(function (buf) {
+      var name = '/uploads/' + file.name.replace(/[^A-Za-z0-9._-]/g, '_');
+      try { FS.mkdir('/uploads'); } catch (e) { /* there already */ }
+      FS.writeFile(name, new Uint8Array(buf));
+      return c('sf_open_model', 'number', ['string'], [name]) === 0;
+    });
+  };
+  sf.pickFile = function () { document.getElementById('pick').click(); };
+
+  function hook() {
+    var pick = document.getElementById('pick');
+    if (pick) pick.addEventListener('change', function () { if (pick.files[0]) sf.openFile(pick.files[0]); pick.value = ''; });
+    window.addEventListener('dragover', function (e) { e.preventDefault(); });
+    window.addEventListener('drop', function (e) {
+      e.preventDefault();
+      var f = e.dataTransfer && e.dataTransfer.files[0];
+      if (f) sf.openFile(f);
+    });
+    window.addEventListener('keydown', function (e) {
+      if ((e.ctrlKey || e.metaKey) && !e.shiftKey && (e.key === 'o' || e.key === 'O')) { e.preventDefault(); sf.pickFile(); }
+    }, true);
+    var prev = sf.onready;
+    sf.onready = function () {
+      var s = document.getElementById('status');
+      if (s) s.remove();
+      if (prev) prev();
+    };
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', hook); else hook();
+
+  /* a file the window saved (PNG, CSV): handed to the user as a download */
+  Module['stepformerDownload'] = function (path, name) {
+    var data = FS.readFile(path);
+    var type = /\.png$/i.test(name) ? 'image/png' : /\.csv$/i.test(name) ? 'text/csv' : 'application/octet-stream';
+    var url = URL.createObjectURL(new Blob([data], { type: type }));
+    var a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 10000);
+    sf.lastDownload = name;
+  };
+
+  /* lesson progress: /persist is IndexedDB, read before main, written back
+   * soon after input changed something (and when the page is hidden) */
+  var timer = null;
+  function persist() {
+    timer = null;
+    FS.syncfs(false, function (err) { if (err) console.warn('stepformer: progress not kept: ' + err); });
+  }
+  Module['stepformerPersist'] = function () { if (!timer) timer = setTimeout(persist, 1000); };
+  document.addEventListener('visibilitychange', function () { if (document.hidden) persist(); });
+  Module['preRun'] = (Module['preRun'] || []).concat([function () {
+    FS.mkdir('/persist');
+    FS.mount(IDBFS, {}, '/persist');
+    addRunDependency('stepformer-idbfs');
+    FS.syncfs(true, function (err) {
+      if (err) console.warn('stepformer: no saved progress: ' + err);
+      removeRunDependency('stepformer-idbfs');
+    });
+  }]);
+})();
