@@ -1,0 +1,217 @@
+/* test.js - the browser build in a real headless Chromium (tools/web/test.sh
+ * serves build/web and runs this): argv URL NATIVE_BINARY OUT_DIR.
+ *
+ *   a link opens enc.self.weights of a sentence; window.stepformer.ready comes
+ *     within 8 s with no page error
+ *   dump() of several stages equals `stepformer dump --format json` within 1e-5
+ *   the first frame is close to the native `stepformer shot` of that view
+ *   arrow keys and [ ] change the canvas and the stage; Z switches to Chinese
+ *   a lesson step opens; setSource/setStage/setLang from JS
+ *   the page follows a resize; the idle page runs no code; build/web <= 30 MiB
+ * Each check prints one line; any failure exits 1. Screenshots: OUT_DIR/*.png. */
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { execFileSync } = require('child_process');
+const chromium = require('@sparticuz/chromium');
+const puppeteer = require('puppeteer-core');
+
+const [url, nativeBin, outDir] = process.argv.slice(2);
+const SRC = 'i read books at home today';
+let failed = 0;
+function check(ok, what, detail) {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? ': ' + detail : ''}`);
+  if (!ok) failed++;
+}
+
+function nativeDump(stage, layer, head, src) {
+  const args = ['dump', '--src', src || SRC, '--stage', stage, '--layer', String(layer), '--format', 'json'];
+  if (head !== undefined) args.push('--head', String(head));
+  return JSON.parse(execFileSync(nativeBin, args, { encoding: 'utf8' }));
+}
+
+/* the worst |a-b| / (1e-5 + 1e-5 |b|) over the data, or a reason they differ */
+function compareDump(got, want) {
+  for (const k of ['stage', 'layer', 'head', 'rows', 'cols'])
+    if (got[k] !== want[k]) return { bad: `${k} ${JSON.stringify(got[k])} != ${JSON.stringify(want[k])}` };
+  if (JSON.stringify(got.row_labels) !== JSON.stringify(want.row_labels)) return { bad: 'row labels differ' };
+  if (JSON.stringify(got.col_labels) !== JSON.stringify(want.col_labels)) return { bad: 'column labels differ' };
+  let worst = 0, at = '';
+  for (let r = 0; r < want.rows; r++)
+    for (let c = 0; c < want.cols; c++) {
+      const a = got.data[r][c], b = want.data[r][c];
+      if (typeof a === 'string' || typeof b === 'string') {
+        if (a !== b) return { bad: `[${r}][${c}] ${a} != ${b}` };
+        continue;
+      }
+      const e = Math.abs(a - b) / (1e-5 + 1e-5 * Math.abs(b));
+      if (e > worst) { worst = e; at = `[${r}][${c}] ${a} vs ${b}`; }
+    }
+  return { worst, at };
+}
+
+async function frames(page, n) {
+  await page.evaluate((n) => new Promise((res) => {
+    let k = 0;
+    (function f() { if (++k >= n) res(); else requestAnimationFrame(f); })();
+  }), n);
+}
+
+/* share of pixels whose channels differ by more than tol, computed in a page */
+async function pixelDiff(browser, pngA, pngB, tol) {
+  const p = await browser.newPage();
+  const r = await p.evaluate(async (a, b, tol) => {
+    async function load(b64) {
+      const img = new Image();
+      img.src = 'data:image/png;base64,' + b64;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width; c.height = img.height;
+      const g = c.getContext('2d');
+      g.drawImage(img, 0, 0);
+      return { w: img.width, h: img.height, d: g.getImageData(0, 0, img.width, img.height).data };
+    }
+    const A = await load(a), B = await load(b);
+    if (A.w !== B.w || A.h !== B.h) return { size: `${A.w}x${A.h} vs ${B.w}x${B.h}` };
+    let diff = 0, sum = 0;
+    for (let i = 0; i < A.d.length; i += 4) {
+      const d = Math.max(Math.abs(A.d[i] - B.d[i]), Math.abs(A.d[i + 1] - B.d[i + 1]), Math.abs(A.d[i + 2] - B.d[i + 2]));
+      sum += d;
+      if (d > tol) diff++;
+    }
+    const n = A.d.length / 4;
+    return { share: diff / n, mean: sum / n };
+  }, pngA.toString('base64'), pngB.toString('base64'), tol);
+  await p.close();
+  return r;
+}
+
+async function shot(page, name) {
+  const buf = await page.screenshot({ type: 'png' });
+  fs.writeFileSync(path.join(outDir, name), buf);
+  return buf;
+}
+
+async function linkState(page) {
+  return Object.fromEntries(new URLSearchParams(await page.evaluate(() => window.stepformer.link())));
+}
+
+function dirBytes(d) {
+  return fs.readdirSync(d).reduce((s, f) => s + fs.statSync(path.join(d, f)).size, 0);
+}
+
+(async () => {
+  const browser = await puppeteer.launch({
+    args: chromium.args.concat(['--lang=en-US']),
+    executablePath: await chromium.executablePath(),
+    headless: true,
+    defaultViewport: { width: 1280, height: 800, deviceScaleFactor: 1 },
+  });
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+
+  const link = `${url}#src=${encodeURIComponent(SRC)}&stage=enc.self.weights`;
+  const t0 = Date.now();
+  await page.goto(link);
+  let readyMs = -1;
+  try {
+    await page.waitForFunction(() => window.stepformer && window.stepformer.ready === true, { timeout: 8000, polling: 50 });
+    readyMs = Date.now() - t0;
+  } catch (e) { /* reported below */ }
+  check(readyMs >= 0 && readyMs < 8000, 'ready within 8 s', readyMs >= 0 ? `${readyMs} ms` : 'never');
+  if (readyMs < 0) { await browser.close(); process.exit(1); }
+  await frames(page, 3);
+  const first = await shot(page, 'web-enc-self-weights.png');
+
+  /* the same view drawn natively */
+  const nativePng = path.join(outDir, 'native-enc-self-weights.png');
+  execFileSync(nativeBin, ['shot', '--src', SRC, '--stage', 'enc.self.weights', '--out', nativePng]);
+  const d = await pixelDiff(browser, first, fs.readFileSync(nativePng), 48);
+  check(d.share !== undefined && d.share < 0.05, 'first frame close to the native shot',
+        d.size ? d.size : `${(100 * d.share).toFixed(2)}% of pixels differ by > 48, mean ${d.mean.toFixed(2)}`);
+
+  /* dump equals the native dump */
+  const stages = [['enc.self.weights', 0, 0], ['enc.self.weights', 1, 3], ['enc.norm2', 1], ['dec.cross.weights', 1, 2],
+                  ['dec.self.mask', 0, 0], ['out.probs', 0], ['src.embed', 0], ['enc.self.q', 0]];
+  for (const [st, l, h] of stages) {
+    const got = await page.evaluate((st, l, h) => window.stepformer.dump(st, l, h), st, l, h);
+    const want = nativeDump(st, l, h);
+    const r = compareDump(got, want);
+    check(!r.bad && r.worst <= 1, `dump ${st} layer ${l}${h !== undefined ? ' head ' + h : ''} = native (${want.rows}x${want.cols})`,
+          r.bad || `worst ${r.worst.toFixed(3)} of 1e-5 at ${r.at}`);
+  }
+
+  /* keys */
+  await page.keyboard.press('ArrowRight');
+  await frames(page, 4);
+  const right = await shot(page, 'web-after-right.png');
+  let st = await linkState(page);
+  check(!right.equals(first) && st.stage !== 'enc.self.weights', 'Right changes the canvas and the stage', `now ${st.stage}`);
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press(']');
+  await frames(page, 4);
+  st = await linkState(page);
+  check(st.stage === 'enc.self.weights' && st.layer === '1', 'Left then ] : enc.self.weights of layer 2', `${st.stage} layer ${st.layer}`);
+  const layer2 = await shot(page, 'web-layer2.png');
+  check(!layer2.equals(right), 'the canvas changed again');
+
+  /* Chinese */
+  await page.keyboard.press('z');
+  await frames(page, 4);
+  const zh = await shot(page, 'web-zh.png');
+  st = await linkState(page);
+  check(st.lang === 'zh' && !zh.equals(layer2), 'Z switches to Chinese', `lang ${st.lang}`);
+
+  /* a lesson step */
+  const opened = await page.evaluate(() => window.stepformer.openLesson('attention', 3));
+  await frames(page, 4);
+  const lesson = await shot(page, 'web-lesson-attention-3-zh.png');
+  check(opened && !lesson.equals(zh), 'openLesson("attention", 3) opens a step', String(opened));
+  await page.evaluate(() => window.stepformer.setLang('en'));
+  await frames(page, 4);
+  await shot(page, 'web-lesson-attention-3-en.png');
+
+  /* the JS API */
+  await page.evaluate(() => { window.stepformer.setSource('i love china'); window.stepformer.setStage('dec.cross.weights', 1, 3); });
+  await frames(page, 4);
+  st = await linkState(page);
+  const cross = await page.evaluate(() => window.stepformer.dump('dec.cross.weights', 1, 3));
+  const rc = compareDump(cross, nativeDump('dec.cross.weights', 1, 3, 'i love china'));
+  check(st.src === 'i love china' && st.stage === 'dec.cross.weights' && st.layer === '1' && st.head === '3' &&
+        !rc.bad && rc.worst <= 1, 'setSource + setStage, then dump = native',
+        `src "${st.src}" ${st.stage} l${st.layer} h${st.head}, ${cross.rows}x${cross.cols}, ${rc.bad || 'worst ' + rc.worst.toFixed(3)}`);
+  await shot(page, 'web-api-cross.png');
+
+  /* the page follows the viewport */
+  await page.setViewport({ width: 800, height: 600, deviceScaleFactor: 1 });
+  await frames(page, 6);
+  const cw = await page.evaluate(() => [document.getElementById('canvas').width, document.getElementById('canvas').height]);
+  await shot(page, 'web-800x600.png');
+  check(cw[0] === 800 && cw[1] === 600, 'the canvas follows a resize to 800x600', `${cw[0]}x${cw[1]}`);
+  await page.setViewport({ width: 1280, height: 800, deviceScaleFactor: 2 });
+  await frames(page, 6);
+  const c2 = await page.evaluate(() => [document.getElementById('canvas').width, document.getElementById('canvas').height]);
+  check(c2[0] === 2560 && c2[1] === 1600, 'and the device pixel ratio (2)', `${c2[0]}x${c2[1]}`);
+  await shot(page, 'web-dpr2.png');
+  await page.setViewport({ width: 1280, height: 800, deviceScaleFactor: 1 });
+  await frames(page, 6);
+
+  /* idle: no code runs (scripts' time over two seconds) */
+  await new Promise((r) => setTimeout(r, 1500));
+  const cdp = await page.target().createCDPSession();
+  await cdp.send('Performance.enable');
+  const m0 = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((x) => [x.name, x.value]));
+  await new Promise((r) => setTimeout(r, 2000));
+  const m1 = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((x) => [x.name, x.value]));
+  const busy = (m1.ScriptDuration - m0.ScriptDuration) / 2;
+  check(busy < 0.01, 'the idle page runs no code', `scripts ${(100 * busy).toFixed(2)}% of the time`);
+
+  const bytes = dirBytes('build/web');
+  check(bytes <= 30 * 1024 * 1024, 'build/web is at most 30 MiB', `${(bytes / 1048576).toFixed(1)} MiB`);
+  check(errors.length === 0, 'no page errors', errors.slice(0, 3).join(' | '));
+  await browser.close();
+  console.log(failed ? `web-test: ${failed} check(s) failed` : 'web-test: all checks passed');
+  process.exit(failed ? 1 : 0);
+})().catch((e) => { console.error('web-test:', e); process.exit(1); });
