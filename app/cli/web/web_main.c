@@ -18,6 +18,7 @@
 #include "plat_web.h"
 #include "ren.h"
 #include "stage.h"
+#include "train_worker.h"
 #include "ui.h"
 #include "view.h"
 
@@ -139,6 +140,7 @@ int main(void)
 {
     setenv("STEPFORMER_DATADIR", WEB_DATA, 1);
     setenv("XDG_DATA_HOME", WEB_PERSIST, 1);
+    tw_set_cooperative(1); /* no threads: the Train tab trains inside the frames */
     mkdir(WEB_OUT, 0755);
     if (chdir(WEB_OUT) != 0)
         fprintf(stderr, "stepformer: cannot enter %s\n", WEB_OUT);
