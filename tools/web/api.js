@@ -26,13 +26,19 @@
     return o;
   };
   sf.link = function () { return c('sf_link', 'string', [], []); };
+  /* a link's fields applied to the open page (as when the address changes) */
+  sf.applyLink = function (frag) {
+    return c('sf_apply_link', 'number', ['string'], [String(frag).replace(/^#/, '')]) === 0;
+  };
   /* a File (from a picker or a drop) opened as the model */
   sf.openFile = function (file) {
     return file.arrayBuffer().then(function (buf) {
       var name = '/uploads/' + file.name.replace(/[^A-Za-z0-9._-]/g, '_');
       try { FS.mkdir('/uploads'); } catch (e) { /* there already */ }
       FS.writeFile(name, new Uint8Array(buf));
-      return c('sf_open_model', 'number', ['string'], [name]) === 0;
+      var ok = c('sf_open_model', 'number', ['string'], [name]) === 0;
+      sf.lastOpen = { name: file.name, ok: ok };
+      return ok;
     });
   };
   sf.pickFile = function () { document.getElementById('pick').click(); };
@@ -40,6 +46,7 @@
   function hook() {
     var pick = document.getElementById('pick');
     if (pick) pick.addEventListener('change', function () { if (pick.files[0]) sf.openFile(pick.files[0]); pick.value = ''; });
+    window.addEventListener('hashchange', function () { if (sf.ready) sf.applyLink(window.location.hash); });
     window.addEventListener('dragover', function (e) { e.preventDefault(); });
     window.addEventListener('drop', function (e) {
       e.preventDefault();

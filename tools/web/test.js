@@ -208,6 +208,49 @@ function dirBytes(d) {
   const busy = (m1.ScriptDuration - m0.ScriptDuration) / 2;
   check(busy < 0.01, 'the idle page runs no code', `scripts ${(100 * busy).toFixed(2)}% of the time`);
 
+  /* Ctrl+S: the PNG comes as a download */
+  await page.evaluate(() => { window.stepformer.lastDownload = null; });
+  await page.keyboard.down('Control');
+  await page.keyboard.press('s');
+  await page.keyboard.up('Control');
+  await frames(page, 4);
+  const dl = await page.evaluate(() => window.stepformer.lastDownload);
+  check(/^stepformer-.*\.png$/.test(dl || ''), 'Ctrl+S hands the PNG over as a download', String(dl));
+
+  /* one's own model from the file picker */
+  const pick = await page.$('#pick');
+  await pick.uploadFile(path.resolve('assets/models/reverse.safetensors'));
+  await page.waitForFunction(() => window.stepformer.lastOpen, { timeout: 5000 }).catch(() => {});
+  const opened2 = await page.evaluate(() => window.stepformer.lastOpen);
+  await frames(page, 4);
+  await shot(page, 'web-picked-reverse.png');
+  check(opened2 && opened2.ok, 'a picked .safetensors opens', JSON.stringify(opened2));
+
+  /* the issue's link, experiments and all, in a fresh page: the dump is the
+   * native dump with the same flags */
+  const p2 = await browser.newPage();
+  p2.on('pageerror', (e) => errors.push(String(e)));
+  await p2.goto(`${url}#src=i%20love%20china&stage=enc.self.weights&layer=0&head=2&lang=zh&lesson=attention&step=3&exp=no-scale,ablate:cross:1:3`);
+  await p2.waitForFunction(() => window.stepformer && window.stepformer.ready === true, { timeout: 8000, polling: 50 });
+  await frames(p2, 4);
+  await shot(p2, 'web-issue-link.png');
+  const s2 = Object.fromEntries(new URLSearchParams(await p2.evaluate(() => window.stepformer.link())));
+  for (const [st, l, h] of [['enc.self.weights', 0, 2], ['dec.cross.heads', 1, undefined], ['out.probs', 0, undefined]]) {
+    const got = await p2.evaluate((st, l, h) => window.stepformer.dump(st, l, h), st, l, h);
+    const args = ['dump', '--src', 'i love china', '--stage', st, '--layer', String(l), '--format', 'json', '--no-scale', '--ablate', 'cross:1:3'];
+    if (h !== undefined) args.push('--head', String(h));
+    const r = compareDump(got, JSON.parse(execFileSync(nativeBin, args, { encoding: 'utf8' })));
+    check(!r.bad && r.worst <= 1, `the issue's link: dump ${st} = native --no-scale --ablate cross:1:3`, r.bad || `worst ${r.worst.toFixed(3)}`);
+  }
+  check(s2.lang === 'zh' && s2.head === '2', "the issue's link opens in Chinese on head 3", `lang ${s2.lang} head ${s2.head}`);
+  /* a new fragment on the open page */
+  await p2.evaluate(() => { window.location.hash = '#stage=dec.self.mask&layer=1&lang=en'; });
+  await frames(p2, 6);
+  const s3 = Object.fromEntries(new URLSearchParams(await p2.evaluate(() => window.stepformer.link())));
+  check(s3.stage === 'dec.self.mask' && s3.layer === '1' && s3.lang === 'en', 'a changed fragment is applied', `${s3.stage} l${s3.layer} ${s3.lang}`);
+  await shot(p2, 'web-hashchange.png');
+  await p2.close();
+
   const bytes = dirBytes('build/web');
   check(bytes <= 30 * 1024 * 1024, 'build/web is at most 30 MiB', `${(bytes / 1048576).toFixed(1)} MiB`);
   check(errors.length === 0, 'no page errors', errors.slice(0, 3).join(' | '));

@@ -33,6 +33,8 @@ static int g_redraw = 1, g_ready, g_input;
 static double g_last_draw;
 static char *g_json; /* the last sf_dump answer */
 
+static void apply_fields(App *a, const SceneLink *l, int with_lesson);
+
 static int link_open_exp(App *a, void *ctx, TfErr *err)
 {
     TfExperiment e;
@@ -138,6 +140,10 @@ static int frame(void *user)
 
 int main(void)
 {
+    /* emscripten's libc starts with umask 0777, so every file the window
+     * writes (saved PNGs, lesson progress) would have no permission bits
+     * and could not be read back */
+    umask(022);
     setenv("STEPFORMER_DATADIR", WEB_DATA, 1);
     setenv("XDG_DATA_HOME", WEB_PERSIST, 1);
     tw_set_cooperative(1); /* no threads: the Train tab trains inside the frames */
@@ -175,6 +181,10 @@ int main(void)
             return 1;
         }
     }
+    /* a lesson's step sets its own sentence and view: the link's own
+     * fields, when it names them too, win (the link opens exactly its state) */
+    if (!bad_link && (g_link.has & LINK_LESSON) && (g_link.has & ~(LINK_LESSON | LINK_STEP | LINK_LANG | LINK_EXP)))
+        apply_fields(&g_app, &g_link, 0);
     if (bad_link)
         app_notice(&g_app, 1, "%s", lerr.msg);
     else if (warn[0])
@@ -283,6 +293,54 @@ const char *sf_dump(const char *name, int layer, int head)
             *p++ = *s;
     strcpy(p, "\"}");
     return g_json;
+}
+
+/* The fields l names, applied to the open window (the lesson too when
+ * with_lesson): what a changed address asks for. */
+static void apply_fields(App *a, const SceneLink *l, int with_lesson)
+{
+    TfErr err = {{0}};
+    if (l->has & LINK_SRC)
+        app_set_text(a, APP_LINE_SRC, l->src);
+    if (l->has & LINK_TGT)
+        app_set_text(a, APP_LINE_TGT, l->tgt);
+    if (l->has & LINK_LANG)
+        lesson_ui_set_lang(a, l->lang);
+    if (with_lesson && (l->has & LINK_LESSON))
+        lesson_ui_open(a, l->lesson, (l->has & LINK_STEP) ? l->step - 1 : 0);
+    if (l->has & LINK_EXP) {
+        TfExperiment e;
+        app_update(a);
+        if (link_experiment(l, &a->ses.model.cfg, a->ses.pad.S, &e, &err))
+            app_notice(a, 1, "%s", err.msg);
+        else
+            app_set_exp(a, &e);
+    }
+    if (l->has & (LINK_STAGE | LINK_LAYER)) {
+        StagePos p = app_pos(a);
+        app_goto(a, (l->has & LINK_STAGE) ? stage_find(l->stage) : p.stage,
+                 (l->has & LINK_LAYER) ? l->layer : p.layer);
+    }
+    if (l->has & LINK_HEAD)
+        session_set_head(&a->ses, l->head);
+    if ((l->has & LINK_VIEW) && view_find(l->view) >= 0)
+        a->view = (ViewId)view_find(l->view);
+}
+
+/* A link given while the page is open (the address's fragment changed):
+ * what it names is applied; 0, or -1 with the reason in the notice line. */
+int sf_apply_link(const char *frag)
+{
+    static SceneLink l;
+    TfErr err = {{0}};
+    if (link_parse(frag, &l, &err)) {
+        app_notice(&g_app, 1, "%s", err.msg);
+        changed();
+        return -1;
+    }
+    apply_fields(&g_app, &l, 1);
+    changed();
+    return 0;
 }
 
 /* the current state as a link (for a "share this view" button) */
