@@ -41,6 +41,7 @@ typedef struct Cmd {
 struct TrainWorker {
     pthread_t thread;
     int has_thread;
+    int coop;             /* no thread: tw_pump runs the work (set before any runs) */
     pthread_mutex_t mu;
     pthread_cond_t wake;  /* a command, play, quit */
     pthread_cond_t idle;  /* the worker went idle */
@@ -203,6 +204,8 @@ static int eval_heldout(TrainWorker *w, TwEval *ev, int with_exact, TfErr *err)
     o.label_smoothing = w->t.o.label_smoothing;
     o.decode_pairs = with_exact ? TW_EXACT_PAIRS : -1;
     o.stop_at_ref = 1;
+    if (w->coop) /* cooperative: no thread to split over */
+        o.threads = 1;
     EvalStats s;
     if (trainer_eval(&w->t, &o, &s, err))
         return -1;
@@ -456,7 +459,10 @@ static int run_build(TrainWorker *w, TwSpec *s, TwMsg *why, TfErr *err)
     if (trainer_model_new(&w->m, &c, &w->d, s->o.seed, err))
         return -1;
     w->have_m = 1;
-    if (trainer_init(&w->t, &w->m, &w->d, &s->o, err))
+    TrainOpts to = s->o;
+    if (w->coop) /* cooperative: the trainer's helper thread cannot start either */
+        to.threads = 1;
+    if (trainer_init(&w->t, &w->m, &w->d, &to, err))
         return -1;
     w->have_t = 1;
     if (!w->given_data && (s->task[0] || s->path[0])) { /* `stepformer eval` finds the data again */
@@ -705,7 +711,7 @@ void tw_set_cooperative(int on)
 
 int tw_pump(TrainWorker *w, double seconds)
 {
-    if (!w || w->has_thread)
+    if (!w || !w->coop)
         return 0;
     double t0 = tf_seconds();
     int more = 1;
@@ -738,8 +744,10 @@ TrainWorker *tw_new(TfErr *err)
     w->blas_before = openblas_get_num_threads();
     openblas_set_num_threads(1);
     par_init(); /* the product helper is started here, at the window's priority */
-    if (g_cooperative) /* no thread: tw_pump runs the work */
+    if (g_cooperative) { /* no thread: tw_pump runs the work */
+        w->coop = 1;
         return w;
+    }
     if (pthread_create(&w->thread, NULL, tw_main, w) != 0) {
         tf_fail(err, "cannot start the training thread");
         tw_free(w);
@@ -908,7 +916,7 @@ int tw_model_like(TrainWorker *w, uint64_t gen, TfModel *m, TfErr *err)
 
 void tw_wait_idle(TrainWorker *w)
 {
-    if (!w->has_thread) { /* cooperative: do the work here */
+    if (w->coop) { /* cooperative: do the work here */
         pthread_mutex_lock(&w->mu);
         int left = !w->play;
         pthread_mutex_unlock(&w->mu);

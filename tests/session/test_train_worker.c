@@ -558,6 +558,7 @@ static void test_cooperative_pumped(void **state)
     expect_true(st->step == 30 && st->state == TW_PAUSED, "after %d pumps: step %lld, state %d", pumps, st->step,
                 st->state);
     expect_true(pumps >= 30, "one step a pump with no time to spare: %d pumps for setup + 30 steps", pumps);
+    expect_true(st->o.threads == 1, "no thread of its own for the trainer either: threads %d", st->o.threads);
     expect_true(tw_pump(w, 0.01) == 0, "idle: nothing left to pump");
     Ref r;
     ref_init(&r, st, 3);

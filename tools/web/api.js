@@ -25,6 +25,8 @@
     if (o.error) throw new Error('stepformer: ' + o.error);
     return o;
   };
+  /* the notice line and the Train tab's step: {notice, notice_error, train_step, train_state} */
+  sf.state = function () { return JSON.parse(c('sf_state', 'string', [], [])); };
   sf.link = function () { return c('sf_link', 'string', [], []); };
   /* a link's fields applied to the open page (as when the address changes) */
   sf.applyLink = function (frag) {
@@ -41,6 +43,8 @@
       return ok;
     });
   };
+  /* the median milliseconds of a frame of the current view, over n drawn back to back */
+  sf.benchFrames = function (n) { return c('sf_bench_frames', 'number', ['number'], [n || 60]); };
   sf.pickFile = function () { document.getElementById('pick').click(); };
 
   function hook() {

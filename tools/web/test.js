@@ -198,6 +198,21 @@ function dirBytes(d) {
   await page.setViewport({ width: 1280, height: 800, deviceScaleFactor: 1 });
   await frames(page, 6);
 
+  /* the matrix view's frame time against the native one (`stepformer bench`
+   * draws 1920x1080 headless): reported, not checked (the machine is shared) */
+  await page.setViewport({ width: 1920, height: 1080, deviceScaleFactor: 1 });
+  await page.evaluate(() => window.stepformer.setStage('enc.self.weights', 0, 0));
+  await frames(page, 6);
+  const webMs = await page.evaluate(() => window.stepformer.benchFrames(60));
+  let nativeMs = NaN;
+  try {
+    const out = execFileSync(nativeBin, ['bench', '--quick', '--only', 'frame_matrix'], { encoding: 'utf8' });
+    nativeMs = JSON.parse(out.trim().split('\n').filter((l) => l.includes('"frame_matrix"'))[0]).median_ms;
+  } catch (e) { /* reported as NaN */ }
+  console.log(`info matrix frame at 1920x1080: browser ${webMs.toFixed(2)} ms, native ${nativeMs.toFixed(2)} ms (ratio ${(webMs / nativeMs).toFixed(2)})`);
+  await page.setViewport({ width: 1280, height: 800, deviceScaleFactor: 1 });
+  await frames(page, 6);
+
   /* idle: no code runs (scripts' time over two seconds) */
   await new Promise((r) => setTimeout(r, 1500));
   const cdp = await page.target().createCDPSession();
@@ -250,6 +265,31 @@ function dirBytes(d) {
   check(s3.stage === 'dec.self.mask' && s3.layer === '1' && s3.lang === 'en', 'a changed fragment is applied', `${s3.stage} l${s3.layer} ${s3.lang}`);
   await shot(p2, 'web-hashchange.png');
   await p2.close();
+
+  /* the Train tab trains inside the frames (no threads): P starts it, the
+   * curves move while the page stays responsive, P pauses */
+  const p3 = await browser.newPage();
+  p3.on('pageerror', (e) => errors.push(String(e)));
+  await p3.goto(`${url}#view=train`);
+  await p3.waitForFunction(() => window.stepformer && window.stepformer.ready === true, { timeout: 8000, polling: 50 });
+  await frames(p3, 10);
+  const t0shot = await shot(p3, 'web-train-before.png');
+  await p3.keyboard.press('p');
+  await new Promise((r) => setTimeout(r, 4000));
+  const tStart = Date.now();
+  await p3.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  const frameWait = Date.now() - tStart;
+  const t1shot = await shot(p3, 'web-train-running.png');
+  const run1 = await p3.evaluate(() => window.stepformer.state());
+  await new Promise((r) => setTimeout(r, 1000));
+  const run2 = await p3.evaluate(() => window.stepformer.state());
+  await p3.keyboard.press('p');
+  await frames(p3, 10);
+  await shot(p3, 'web-train-paused.png');
+  check(!t1shot.equals(t0shot) && run1.train_step > 0 && run2.train_step > run1.train_step && !run1.notice_error && frameWait < 500,
+        'the Train tab trains in the frames and the page stays responsive',
+        `step ${run1.train_step} then ${run2.train_step} a second later; a frame came ${frameWait} ms after asking; notice "${run1.notice}"`);
+  await p3.close();
 
   const bytes = dirBytes('build/web');
   check(bytes <= 30 * 1024 * 1024, 'build/web is at most 30 MiB', `${(bytes / 1048576).toFixed(1)} MiB`);

@@ -18,6 +18,7 @@
 #include "plat_web.h"
 #include "ren.h"
 #include "stage.h"
+#include "train_host.h"
 #include "train_worker.h"
 #include "ui.h"
 #include "view.h"
@@ -31,6 +32,7 @@ static Ren *g_ren;
 static SceneLink g_link;
 static int g_redraw = 1, g_ready, g_input;
 static double g_last_draw;
+static double g_wake_due; /* when the window wants its next frame drawn, or 0 */
 static char *g_json; /* the last sf_dump answer */
 
 static void apply_fields(App *a, const SceneLink *l, int with_lesson);
@@ -113,6 +115,10 @@ static int frame(void *user)
     g_input = 0;
     if (plat_events(0, on_event, a))
         g_redraw = 1;
+    if (g_wake_due && a->now >= g_wake_due) { /* the wake-up the window asked for */
+        g_wake_due = 0;
+        g_redraw = 1;
+    }
     a->win.want_quit = 0; /* Esc: a page is closed by its tab, not by a key */
     if (a->win.want_fullscreen_toggle) {
         a->win.want_fullscreen_toggle = 0;
@@ -130,11 +136,14 @@ static int frame(void *user)
     }
     if (g_input)
         plat_web_persist_soon();
-    if (work == 1)
+    if (work == 1 || work == 2) /* more of the pass, or its last unit to show */
         return 0;
     int wait = app_next_wake_ms(a);
-    if (work == 2) /* the last unit just ran: draw it next frame */
-        return 0;
+    if (wait >= 0) { /* a redraw is wanted then (animation, cursor, training, a notice) */
+        double due = a->now + wait / 1e3;
+        if (!g_wake_due || due < g_wake_due)
+            g_wake_due = due;
+    }
     return wait;
 }
 
@@ -362,5 +371,52 @@ const char *sf_link(void)
     }
     if (link_format(&l, buf, sizeof buf) < 0)
         buf[0] = 0;
+    return buf;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* n frames of the current view drawn back to back, the mouse moving over
+ * it as in `stepformer bench`'s frame_* entries: the median milliseconds
+ * of one (for make web-test's comparison with the native frame time). */
+double sf_bench_frames(int n)
+{
+    static double ms[256];
+    App *a = &g_app;
+    n = n < 1 ? 1 : n > 256 ? 256 : n;
+    double now = a->now;
+    for (int i = 0; i < n; i++) {
+        a->now += 1.0; /* past any easing, as the bench does */
+        a->ui.in.mx = 700 + (i * 37) % 600;
+        a->ui.in.my = 300 + (i * 23) % 400;
+        double t0 = tf_seconds();
+        app_frame(a, g_ren);
+        ms[i] = (tf_seconds() - t0) * 1e3;
+    }
+    a->now = now;
+    qsort(ms, (size_t)n, sizeof *ms, cmp_double);
+    changed();
+    return ms[n / 2];
+}
+
+/* What the window shows now, for a course page or a test: the notice line
+ * and the Train tab's step and state (TwState), as a JSON object. */
+const char *sf_state(void)
+{
+    static char buf[1024];
+    App *a = &g_app;
+    TrainHost *h = app_train(a);
+    char notice[600];
+    size_t n = 0;
+    for (const char *p = a->now < a->notice_until ? a->notice : ""; *p && n + 1 < sizeof notice; p++)
+        if (*p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+            notice[n++] = *p;
+    notice[n] = 0;
+    snprintf(buf, sizeof buf, "{\"notice\": \"%s\", \"notice_error\": %d, \"train_step\": %lld, \"train_state\": %d}",
+             notice, a->notice_error, h && h->w ? h->st.step : 0LL, h && h->w ? (int)h->st.state : -1);
     return buf;
 }
