@@ -231,6 +231,12 @@ function dirBytes(d) {
   await frames(page, 4);
   const dl = await page.evaluate(() => window.stepformer.lastDownload);
   check(/^stepformer-.*\.png$/.test(dl || ''), 'Ctrl+S hands the PNG over as a download', String(dl));
+  await page.keyboard.down('Control');
+  await page.keyboard.press('e');
+  await page.keyboard.up('Control');
+  await frames(page, 4);
+  const dlc = await page.evaluate(() => window.stepformer.lastDownload);
+  check(/^stepformer-.*\.csv$/.test(dlc || ''), 'Ctrl+E hands the matrix over as a CSV download', String(dlc));
 
   /* one's own model from the file picker */
   const pick = await page.$('#pick');
