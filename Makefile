@@ -133,6 +133,7 @@ $(foreach t,$(TEST_SRC),$(eval $(call test_rule,$(t))))
 # tools/web/deps.sh, built once into a cache), and its test in a headless
 # Chromium against the native program (tools/web/test.sh).
 web:
+	@tools/web/deps.sh >/dev/null
 	@$(MAKE) --no-print-directory -f tools/web/web.mk web DIRS="$(CORE_DIRS) $(SESSION_DIRS) $(APP_DIRS)"
 
 web-test: web $(BUILD)/stepformer

@@ -47,8 +47,10 @@ LDFLAGS_WEB := -O2 -msimd128 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=128MB -sTO
 .PHONY: web deps stage
 web: $(OUT)/index.html
 
+# the libraries (make web runs tools/web/deps.sh first; this is for a direct
+# make -f tools/web/web.mk)
 $(WP)/.built-cglm:
-	tools/web/deps.sh
+	tools/web/deps.sh >/dev/null
 
 $(OBJ)/%.o: %.c | $(WP)/.built-cglm
 	@mkdir -p $(dir $@)
