@@ -297,6 +297,19 @@ function dirBytes(d) {
         `step ${run1.train_step} then ${run2.train_step} a second later; a frame came ${frameWait} ms after asking; notice "${run1.notice}"`);
   await p3.close();
 
+  /* lesson progress survives a reload (IndexedDB) */
+  const p4 = await browser.newPage();
+  p4.on('pageerror', (e) => errors.push(String(e)));
+  await p4.goto(`${url}#lesson=masks&step=4`);
+  await p4.waitForFunction(() => window.stepformer && window.stepformer.ready === true, { timeout: 8000, polling: 50 });
+  await p4.evaluate(() => window.stepformer.openLesson('masks', 5));
+  await new Promise((r) => setTimeout(r, 2500));
+  await p4.reload();
+  await p4.waitForFunction(() => window.stepformer && window.stepformer.ready === true, { timeout: 8000, polling: 50 });
+  const prog = await p4.evaluate(() => { try { return FS.readFile('/persist/stepformer/progress.txt', { encoding: 'utf8' }); } catch (e) { return 'none'; } });
+  check(/masks/.test(prog), 'lesson progress is kept across a reload', JSON.stringify(prog.slice(0, 80)));
+  await p4.close();
+
   const bytes = dirBytes('build/web');
   check(bytes <= 30 * 1024 * 1024, 'build/web is at most 30 MiB', `${(bytes / 1048576).toFixed(1)} MiB`);
   check(errors.length === 0, 'no page errors', errors.slice(0, 3).join(' | '));

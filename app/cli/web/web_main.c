@@ -209,6 +209,7 @@ int main(void)
 static void changed(void)
 {
     g_redraw = 1;
+    plat_web_persist_soon(); /* a lesson step reached from JS is progress too */
     plat_web_wake();
 }
 
