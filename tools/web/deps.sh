@@ -95,9 +95,20 @@ if ! stamp freetype; then
         -DFT_DISABLE_HARFBUZZ=ON -DFT_DISABLE_BROTLI=ON
     done_ freetype
 fi
+# harfbuzz: SDL2_ttf shapes with it on the desktop (Debian's build), so the
+# page's text gets the same kerning and widths as the native window
+if ! stamp harfbuzz; then
+    s=$(fetch harfbuzz)
+    cmake_build harfbuzz "$s" -DHB_HAVE_FREETYPE=ON -DHB_BUILD_SUBSET=OFF -DHB_BUILD_UTILS=OFF \
+        -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2" \
+        -DFREETYPE_INCLUDE_DIR_ft2build="$PREFIX/include/freetype2" -DFREETYPE_INCLUDE_DIR_freetype2="$PREFIX/include/freetype2"
+    rm -f "$PREFIX/.built-sdl2_ttf" # built against it from now on
+    done_ harfbuzz
+fi
 if ! stamp sdl2_ttf; then
     s=$(fetch libsdl2-ttf)
-    cmake_build sdl2_ttf "$s" -DSDL2TTF_VENDORED=OFF -DSDL2TTF_HARFBUZZ=OFF -DSDL2TTF_SAMPLES=OFF \
+    cmake_build sdl2_ttf "$s" -DSDL2TTF_VENDORED=OFF -DSDL2TTF_HARFBUZZ=ON -DSDL2TTF_SAMPLES=OFF \
+        -Dharfbuzz_LIBRARY="$PREFIX/lib/libharfbuzz.a" -Dharfbuzz_INCLUDE_PATH="$PREFIX/include/harfbuzz" \
         -DSDL2TTF_INSTALL=ON -DSDL2_DIR="$PREFIX/lib/cmake/SDL2" \
         -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2" \
         -DFREETYPE_INCLUDE_DIR_ft2build="$PREFIX/include/freetype2" -DFREETYPE_INCLUDE_DIR_freetype2="$PREFIX/include/freetype2"

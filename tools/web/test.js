@@ -129,7 +129,7 @@ function dirBytes(d) {
   const nativePng = path.join(outDir, 'native-enc-self-weights.png');
   execFileSync(nativeBin, ['shot', '--src', SRC, '--stage', 'enc.self.weights', '--out', nativePng]);
   const d = await pixelDiff(browser, first, fs.readFileSync(nativePng), 48);
-  check(d.share !== undefined && d.share < 0.05, 'first frame close to the native shot',
+  check(d.share !== undefined && d.share < 0.01, 'first frame close to the native shot',
         d.size ? d.size : `${(100 * d.share).toFixed(2)}% of pixels differ by > 48, mean ${d.mean.toFixed(2)}`);
 
   /* dump equals the native dump */
