@@ -1,7 +1,9 @@
 #!/bin/sh
 # tools/web/deps.sh - the libraries the browser build links, built once from
 # Debian's own source packages with Debian's emscripten (its ports cannot be
-# downloaded here, and should not be).
+# downloaded here, and should not be): SDL2, freetype, harfbuzz, SDL2_ttf,
+# SDL2_image, cJSON, and cglm's headers. About ten minutes the first time on
+# two busy cores; then a few stamp checks.
 #
 #   tools/web/deps.sh            install emscripten (as root), fetch and build
 #                                whatever is missing from the cache, print its path
@@ -25,7 +27,8 @@ cache_dir() {
 CACHE=$(cache_dir)
 [ "${1:-}" = path ] && { echo "$CACHE"; exit 0; }
 
-# emcc's optimizer (acorn) and the font subsetter (pyftsubset) come from Debian
+# emcc's optimizer (acorn) and the font subsetter (fontTools) come from Debian;
+# msgfmt (gettext) and node/npm come with the project's own packages
 HOST_PKGS="emscripten node-acorn python3-fonttools cmake make dpkg-dev"
 missing=""
 for p in $HOST_PKGS; do
