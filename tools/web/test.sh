@@ -9,6 +9,13 @@ set -eu
 [ -f build/web/index.html ] || { echo "web-test: no build/web (run make web)" >&2; exit 1; }
 [ -x build/stepformer ] || { echo "web-test: no build/stepformer (run make)" >&2; exit 1; }
 N=build/web-node
+if ! command -v npm >/dev/null 2>&1; then # Debian's nodejs comes without it
+    if [ "$(id -u)" = 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends npm >/dev/null
+    else
+        echo "web-test: npm is missing (sudo apt-get install npm)" >&2; exit 1
+    fi
+fi
 if [ ! -d "$N/node_modules/puppeteer-core" ] || [ ! -d "$N/node_modules/@sparticuz/chromium" ]; then
     mkdir -p "$N"
     [ -f "$N/package.json" ] || echo '{"name": "stepformer-web-test", "private": true}' >"$N/package.json"
