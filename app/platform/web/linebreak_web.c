@@ -1,12 +1,16 @@
 /* linebreak_web.c - line break opportunities for the browser build, where
  * libunibreak is not built (tools/web/include/linebreak.h): a small subset
  * of UAX #14 that covers what the window wraps, English and Chinese prose
- * with formulas. A line may end after a space run, and between two CJK
+ * with formulas. A line may end after a space run unless closing
+ * punctuation or a slash follows or an opening bracket precedes (LB13,
+ * LB14: "x / y", "[ and ]" stay whole), never next to a quotation mark (LB19),
+ * after a hyphen between letters ("self-|attention"), and between two CJK
  * characters unless the second is closing punctuation (，。、）」 ...) or
  * the first is opening punctuation (（「 ...); a newline must break; the last
  * code point must break; bytes inside a code point are marked as such.
  * Everything else (letters, digits, √ × · ∞ ≤ in formulas) stays glued, as
- * libunibreak keeps it without a language. */
+ * libunibreak keeps it without a language. tests/platform/test_linebreak_web.c
+ * holds it against libunibreak on every lesson. */
 #include <linebreak.h>
 
 #include <stdint.h>
@@ -47,6 +51,23 @@ static int is_closing(uint32_t c)
            c == '?';
 }
 
+/* LB13: never a break before these, even after spaces */
+static int no_break_before(uint32_t c)
+{
+    return is_closing(c) || c == '/';
+}
+
+/* LB19: quotation marks (ambiguous without a language) glue to both sides */
+static int is_quote(uint32_t c)
+{
+    return c == '"' || c == '\'' || c == 0x201C || c == 0x201D || c == 0x2018 || c == 0x2019;
+}
+
+static int is_letter(uint32_t c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 static int is_opening(uint32_t c)
 {
     return c == 0xFF08 || c == 0x300C || c == 0x300E || c == 0x3010 || c == 0x300A || c == 0x3008 ||
@@ -58,20 +79,35 @@ void set_linebreaks_utf8(const utf8_t *s, size_t n, const char *lang, char *brk)
     (void)lang;
     memset(brk, LINEBREAK_INSIDEACHAR, n);
     size_t i = 0;
+    uint32_t prev = 0, solid = 0; /* the code point before; the last non-space one */
     while (i < n) {
         int k, k2 = 0;
         uint32_t c = cp_at(s, n, i, &k);
         size_t last = i + (size_t)k - 1, j = i + (size_t)k;
         uint32_t next = j < n ? cp_at(s, n, j, &k2) : 0;
         char b = LINEBREAK_NOBREAK;
+        if (c != ' ')
+            solid = c;
         if (j >= n || c == '\n')
             b = LINEBREAK_MUSTBREAK;
-        else if (c == ' ' && next != ' ' && next != '\n')
+        else if (is_quote(c) || is_quote(next))
+            b = LINEBREAK_NOBREAK;
+        else if (c == ' ' && next != ' ' && next != '\n') {
+            /* the first non-space after the run decides */
+            size_t q = j;
+            uint32_t after = next;
+            int kq;
+            while (q < n && (after = cp_at(s, n, q, &kq)) == ' ')
+                q += (size_t)kq;
+            /* LB14: nor after an opening bracket and spaces */
+            b = no_break_before(after) || is_opening(solid) ? LINEBREAK_NOBREAK : LINEBREAK_ALLOWBREAK;
+        } else if (c == '-' && is_letter(prev) && is_letter(next))
             b = LINEBREAK_ALLOWBREAK;
         else if ((is_cjk(c) || is_cjk(next)) && next != ' ' && !is_closing(next) && !is_opening(c) &&
                  !(c < 0x80 && c != ' ' && !is_cjk(next)))
             b = LINEBREAK_ALLOWBREAK;
         brk[last] = b;
+        prev = c;
         i = j;
     }
 }
