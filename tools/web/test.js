@@ -246,6 +246,30 @@ function dirBytes(d) {
   await frames(page, 4);
   await shot(page, 'web-picked-reverse.png');
   check(opened2 && opened2.ok, 'a picked .safetensors opens', JSON.stringify(opened2));
+  /* ... or one dropped on the page */
+  await page.evaluate(() => {
+    window.stepformer.lastOpen = null;
+    const bytes = FS.readFile('/share/stepformer/assets/models/en2zh.safetensors');
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'dropped-en2zh.safetensors'));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.waitForFunction(() => window.stepformer.lastOpen, { timeout: 5000 }).catch(() => {});
+  const dropped = await page.evaluate(() => window.stepformer.lastOpen);
+  check(dropped && dropped.ok && dropped.name === 'dropped-en2zh.safetensors', 'a dropped .safetensors opens', JSON.stringify(dropped));
+  /* a file that is no model: refused with one line, the model kept */
+  await page.evaluate(() => {
+    window.stepformer.lastOpen = null;
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9])], 'junk.safetensors'));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.waitForFunction(() => window.stepformer.lastOpen, { timeout: 5000 }).catch(() => {});
+  await frames(page, 3);
+  const junk = await page.evaluate(() => [window.stepformer.lastOpen, window.stepformer.state()]);
+  await shot(page, 'web-dropped-junk.png');
+  check(junk[0] && !junk[0].ok && junk[1].notice_error && junk[1].notice.includes('junk.safetensors'),
+        'a dropped file that is no model is refused with one line', junk[1].notice);
 
   /* the issue's link, experiments and all, in a fresh page: the dump is the
    * native dump with the same flags */
