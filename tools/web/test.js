@@ -270,6 +270,16 @@ function dirBytes(d) {
   await shot(page, 'web-dropped-junk.png');
   check(junk[0] && !junk[0].ok && junk[1].notice_error && junk[1].notice.includes('junk.safetensors'),
         'a dropped file that is no model is refused with one line', junk[1].notice);
+  /* a pytorch_model.bin: left out of the browser build, and it says so */
+  await page.evaluate(() => {
+    window.stepformer.lastOpen = null;
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array([80, 75, 3, 4])], 'pytorch_model.bin'));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.waitForFunction(() => window.stepformer.lastOpen, { timeout: 5000 }).catch(() => {});
+  const bin = await page.evaluate(() => window.stepformer.state());
+  check(bin.notice_error && bin.notice.includes('libzip'), 'a pytorch_model.bin says why it is not opened here', bin.notice);
 
   /* the issue's link, experiments and all, in a fresh page: the dump is the
    * native dump with the same flags */

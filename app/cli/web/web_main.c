@@ -258,6 +258,14 @@ int sf_open_lesson(const char *id, int step)
 /* a model the page wrote into its file system (a picked or dropped file) */
 int sf_open_model(const char *path)
 {
+    size_t n = path ? strlen(path) : 0;
+    if (n > 4 && strcmp(path + n - 4, ".bin") == 0) { /* pickle.c would only say "not a zip" here */
+        app_notice(&g_app, 1, "%s: pytorch_model.bin files need libzip, which the browser build leaves out; "
+                              "open it in the desktop program",
+                   path);
+        changed();
+        return -1;
+    }
     int rc = app_load_model(&g_app, path);
     changed();
     return rc;
