@@ -147,11 +147,29 @@ float cmap_luminance(Color c)
     return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
 }
 
-/* 140, a little above the middle: the maps' mid tones (viridis' teal, the
- * diverging map's light arms) take black, which reads better there. */
+/* Whichever of black and white has the higher contrast ratio: at least
+ * 4.58:1 on any colour, so every cell's number passes WCAG AA. */
 Color cmap_ink_on(Color bg)
 {
-    return cmap_luminance(bg) > 140 ? (Color){0, 0, 0, 255} : (Color){255, 255, 255, 255};
+    Color black = {0, 0, 0, 255}, white = {255, 255, 255, 255};
+    return cmap_contrast(black, bg) >= cmap_contrast(white, bg) ? black : white;
+}
+
+static double linear_luminance(Color c)
+{
+    const uint8_t ch[3] = {c.r, c.g, c.b};
+    double lin[3];
+    for (int i = 0; i < 3; i++) {
+        double v = ch[i] / 255.0;
+        lin[i] = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+    }
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+}
+
+float cmap_contrast(Color a, Color b)
+{
+    double la = linear_luminance(a), lb = linear_luminance(b);
+    return (float)((fmax(la, lb) + 0.05) / (fmin(la, lb) + 0.05));
 }
 
 Color cmap_ink_on_rgba(uint32_t bg)

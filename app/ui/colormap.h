@@ -50,6 +50,9 @@ const char *cmap_name(CmapId id); /* "viridis", "cividis", "blue-orange" */
 float cmap_luminance(Color c);
 /* Black or white text, whichever reads on a cell of colour bg. */
 Color cmap_ink_on(Color bg);
+/* WCAG 2 contrast ratio of two colours, 1 to 21 (text wants 4.5 at least):
+ * (L1 + 0.05) / (L2 + 0.05) of the relative luminances of linear sRGB. */
+float cmap_contrast(Color a, Color b);
 /* The same for a packed 0xRRGGBBAA colour (a lookup table's entry). */
 Color cmap_ink_on_rgba(uint32_t bg);
 
