@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_exp.h"
+#include "describe.h"
 #include "gui.h"
 #include "lesson_check.h"
 #include "lesson_ui.h"
@@ -423,4 +424,61 @@ int cmd_shot(int argc, char **argv)
     app_free(&a);
     ren_close(r);
     return rc;
+}
+
+static const char *DESCRIBE_HELP =
+    "usage: stepformer describe (--stage NAME [--layer L] [--head H] | --view NAME)\n"
+    "                           [--model FILE] [--src TEXT]... [--tgt TEXT] [--batch B]\n"
+    "                           [--lang en|zh] " CLI_EXP_USAGE "\n"
+    "\n"
+    "Print what a screen reader would say about a view: the stage, layer and\n"
+    "head (counted from 1, as the window shows them), the model, the sentence\n"
+    "and what the decoder reads, the experiment, the matrix's shape and what\n"
+    "its rows and columns are, each row's three largest values with their\n"
+    "tokens (3 decimals; by size for vectors, with the row's mean), and the\n"
+    "masked cells. It takes the flags of `stepformer shot` (--layer and --head\n"
+    "from 0, as there). Ctrl+D in the window copies the same text.\n"
+    "\n" CLI_EXP_HELP;
+
+int cmd_describe(int argc, char **argv)
+{
+    const char *C = "describe";
+    for (int i = 1; i < argc; i++)
+        if (cli_flag(argv[i], "help")) {
+            fputs(DESCRIBE_HELP, stdout);
+            return 0;
+        }
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return cli_fail(C, "out of memory");
+    ShotArgs s = {0};
+    int nrest, rc = split_args(argc, argv, &s, rest, &nrest);
+    AppOpts o;
+    if (rc == 0)
+        rc = gui_parse_args(nrest, rest, &o, C);
+    free(rest);
+    if (rc)
+        return rc == 2 ? 0 : rc;
+    if (s.out || s.all || s.walk || s.task || s.pane)
+        return cli_fail(C, "--out, --all, --walk, --task and --decode-pane are shot's: describe prints a stage");
+    if (!o.stage && !o.view)
+        return cli_fail(C, "give --stage NAME or --view NAME");
+    static App a;
+    TfErr err;
+    o.no_save = 1;
+    if (app_init(&a, &o, &err))
+        return cli_fail(C, "%s", err.msg);
+    if (shot_check(&a, &o, &s)) {
+        app_free(&a);
+        return 1;
+    }
+    if (o.head != -2)
+        app_set_head(&a, o.head);
+    static char text[1 << 16];
+    ui_set_lang(a.look.lang); /* the catalog's language, as a frame would set it */
+    rc = app_describe(&a, text, sizeof text) < 0;
+    if (!rc)
+        fputs(text, stdout);
+    app_free(&a);
+    return rc ? cli_fail(C, "the view could not be described") : 0;
 }

@@ -27,6 +27,7 @@ static const Command COMMANDS[] = {
     {"lessons", cmd_lessons, "list the lessons, or check them (--check)"},
     {"keys", cmd_keys, "the window's keys and what each does"},
     {"shot", cmd_shot, "render a stage or view into a PNG, SVG or PDF, no display needed"},
+    {"describe", cmd_describe, "a view in words, as a screen reader would say it"},
     {"train", cmd_train, "train a model on a task or your sentence pairs"},
     {"eval", cmd_eval, "held-out exact match, token accuracy and BLEU"},
     {"bench", cmd_bench, "performance figures as JSON lines"},

@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "cmd_table.h"
+#include "describe.h"
 #include "lesson_ui.h"
 #include "model_ui.h"
 
@@ -86,6 +87,19 @@ static void edit_source(App *a)
     app_focus_line(a, APP_LINE_SRC);
 }
 
+/* Ctrl+D: the view in words, to the clipboard and read aloud. */
+static void describe_view(App *a)
+{
+    static char text[1 << 16];
+    if (app_describe(a, text, sizeof text) < 0)
+        return;
+    if (a->ui.copy)
+        a->ui.copy(text);
+    int spoken = app_speak(text) == 0;
+    app_notice(a, 0, spoken ? _("the view in words: copied, and being read aloud")
+                            : _("the view in words: copied (install speech-dispatcher to hear it)"));
+}
+
 static void switch_lang(App *a)
 {
     lesson_ui_set_lang(a, !a->look.lang);
@@ -158,6 +172,7 @@ static int run_window(App *a, int act, int arg)
     case WA_LIST_MOVE: lesson_ui_list_move(a, arg); break;
     case WA_LIST_ENTER: lesson_ui_list_enter(a); break;
     case WA_MODELS_CLOSE: model_ui_close(a); break;
+    case WA_DESCRIBE: describe_view(a); break;
     default: return 0;
     }
     return 1;

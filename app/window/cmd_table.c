@@ -138,6 +138,7 @@ static const Cmd TABLE[] = {
     G("save.vector", 's', MOD_CTRL | MOD_SHIFT, WA_SAVE_VECTOR, 0, N_("save the view as PDF and SVG"), NULL, 0),
     G("save.png", 's', MOD_CTRL, WA_SAVE_PNG, 0, N_("save the window as PNG"), NULL, 0),
     G("save.csv", 'e', MOD_CTRL, WA_SAVE_CSV, 0, N_("save the current matrix as CSV"), NULL, 0),
+    G("describe", 'd', MOD_CTRL, WA_DESCRIBE, 0, N_("copy the view in words (for a screen reader); spoken where spd-say is installed"), NULL, 0),
     G("fullscreen", KEY_F11, 0, WA_FULLSCREEN, 0, N_("full screen"), NULL, TX),
     G("help", '?', 0, WA_HELP, 0, N_("this help"), N_("help"), ST),
     G("help.slash", '/', 0, WA_HELP, 0, N_("this help"), NULL, QU),
