@@ -36,7 +36,7 @@ ICON_SIZES := 48 128 256
 ICON_PNGS  := $(foreach s,$(ICON_SIZES),$(BUILD)/share/icons/$(s)x$(s)/stepformer.png)
 
 PKGS_CORE := openblas libcjson libzip sentencepiece
-PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig cairo libunibreak
+PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig cairo libunibreak nettle libqrencode
 PKGS_TEST := cmocka
 
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
@@ -56,7 +56,7 @@ LIBS_TEST = $(LIBS_APP) $(shell pkg-config --libs $(PKGS_TEST))
 # the include path of the layers allowed to use it.
 CORE_DIRS    := core/model core/train core/decode core/data core/io core/sys core/interp
 SESSION_DIRS := app/session app/session/labs
-APP_DIRS     := app/platform app/ui app/views app/views/decode app/views/train app/views/pe app/window app/window/explain app/cli app/cli/bench
+APP_DIRS     := app/platform app/ui app/views app/views/decode app/views/train app/views/pe app/window app/window/explain app/window/share app/cli app/cli/bench
 CORE_INC     := $(addprefix -I,$(CORE_DIRS))
 SESSION_INC  := $(addprefix -I,$(SESSION_DIRS)) $(CORE_INC)
 APP_INC      := $(addprefix -I,$(APP_DIRS)) $(SESSION_INC)

@@ -10,7 +10,7 @@ set -e
 # appstreamcli, man, bash-completion, dpkg-buildpackage, lintian)
 PKGS="build-essential pkg-config clang libclang-rt-14-dev libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev
 libcglm-dev libopenblas-dev libcjson-dev libcmocka-dev libfontconfig-dev libcairo2-dev libzip-dev libsentencepiece-dev
-gettext libunibreak-dev
+gettext libunibreak-dev nettle-dev libqrencode-dev
 fonts-dejavu-core fonts-wqy-microhei
 libxml2-utils
 librsvg2-bin poppler-utils desktop-file-utils appstream man-db bash-completion

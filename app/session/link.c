@@ -55,6 +55,19 @@ static int int_in(const char *s, int lo, int hi, int *v)
     return 0;
 }
 
+/* a number in [lo, hi], the whole of s */
+static int num_in(const char *s, double lo, double hi, float *v)
+{
+    char *end;
+    if (!*s || strlen(s) > 12)
+        return -1;
+    double x = strtod(s, &end);
+    if (*end || !(x >= lo && x <= hi))
+        return -1;
+    *v = (float)x;
+    return 0;
+}
+
 /* "enc:L:H" with a known part and two numbers (ranges: link_experiment) */
 static int head_spec(const char *s)
 {
@@ -147,9 +160,47 @@ static int field(SceneLink *l, const char *key, const char *v, TfErr *err)
         if (parse_exp(l, v, err))
             return -1;
         l->has |= LINK_EXP;
+    } else if (!strcmp(key, "model")) {
+        if (!*v || strlen(v) >= sizeof l->model || strpbrk(v, "/\\"))
+            return tf_fail(err, "link: model must be a bundled model's name or NAME~SHA, not '%.40s'", v);
+        snprintf(l->model, sizeof l->model, "%s", v);
+        l->has |= LINK_MODEL;
+    } else if (!strcmp(key, "batch")) {
+        if (int_in(v, 0, 3, &l->batch))
+            return tf_fail(err, "link: batch must be a sentence index 0..3, not '%.40s'", v);
+        l->has |= LINK_BATCH;
+    } else if (!strcmp(key, "pane")) {
+        if (strcmp(v, "gen") && strcmp(v, "step") && strcmp(v, "beam") && strcmp(v, "sample"))
+            return tf_fail(err, "link: pane must be gen, step, beam or sample, not '%.40s'", v);
+        memcpy(l->pane, v, strlen(v) + 1); /* one of the four names above */
+        l->has |= LINK_PANE;
+    } else if (!strcmp(key, "beam")) {
+        if (int_in(v, 1, 8, &l->beam))
+            return tf_fail(err, "link: beam must be 1..8, not '%.40s'", v);
+        l->has |= LINK_BEAM;
+    } else if (!strcmp(key, "alpha")) {
+        if (num_in(v, 0, 10, &l->alpha))
+            return tf_fail(err, "link: alpha must be a number in 0..10, not '%.40s'", v);
+        l->has |= LINK_ALPHA;
+    } else if (!strcmp(key, "temp")) {
+        if (num_in(v, 0.05, 5, &l->temp))
+            return tf_fail(err, "link: temp must be a number in 0.05..5, not '%.40s'", v);
+        l->has |= LINK_TEMP;
+    } else if (!strcmp(key, "topk")) {
+        if (int_in(v, 0, 100000, &l->top_k))
+            return tf_fail(err, "link: topk must be 0 (off) or a count, not '%.40s'", v);
+        l->has |= LINK_TOPK;
+    } else if (!strcmp(key, "topp")) {
+        if (num_in(v, 0.001, 1, &l->top_p))
+            return tf_fail(err, "link: topp must be a number in (0, 1], not '%.40s'", v);
+        l->has |= LINK_TOPP;
+    } else if (!strcmp(key, "seed")) {
+        if (int_in(v, 0, 999999, &l->seed))
+            return tf_fail(err, "link: seed must be a whole number 0..999999, not '%.40s'", v);
+        l->has |= LINK_SEED;
     } else {
         return tf_fail(err, "link: unknown field '%.40s' (src, tgt, stage, layer, head, lang, lesson, "
-                            "step, view, exp)", key);
+                            "step, view, exp, model, batch, pane, beam, alpha, temp, topk, topp, seed)", key);
     }
     return 0;
 }
@@ -246,11 +297,25 @@ static void put_int(Out *o, const char *key, int v)
     put_field(o, key, s);
 }
 
+/* the shortest text that reads back as the same float */
+static void put_num(Out *o, const char *key, float v)
+{
+    char s[32];
+    for (int p = 1; p <= 9; p++) {
+        snprintf(s, sizeof s, "%.*g", p, (double)v);
+        if (strtof(s, NULL) == v)
+            break;
+    }
+    put_field(o, key, s);
+}
+
 int link_format(const SceneLink *l, char *buf, size_t cap)
 {
     Out o = {buf, cap, 0, cap == 0};
     if (cap)
         buf[0] = 0;
+    if (l->has & LINK_MODEL)
+        put_field(&o, "model", l->model);
     if (l->has & LINK_SRC)
         put_field(&o, "src", l->src);
     if (l->has & LINK_TGT)
@@ -269,6 +334,8 @@ int link_format(const SceneLink *l, char *buf, size_t cap)
         put_int(&o, "step", l->step);
     if (l->has & LINK_VIEW)
         put_field(&o, "view", l->view);
+    if (l->has & LINK_BATCH)
+        put_int(&o, "batch", l->batch);
     if (l->has & LINK_EXP) {
         char e[TF_EXP_MAX_ABLATE * (LINK_SPEC_MAX + 8) + TF_EXP_MAX_HIDE * 12 + 40];
         size_t n = 0;
@@ -287,5 +354,19 @@ int link_format(const SceneLink *l, char *buf, size_t cap)
 #undef ADD
         put_field(&o, "exp", e);
     }
+    if (l->has & LINK_PANE)
+        put_field(&o, "pane", l->pane);
+    if (l->has & LINK_BEAM)
+        put_int(&o, "beam", l->beam);
+    if (l->has & LINK_ALPHA)
+        put_num(&o, "alpha", l->alpha);
+    if (l->has & LINK_TEMP)
+        put_num(&o, "temp", l->temp);
+    if (l->has & LINK_TOPK)
+        put_int(&o, "topk", l->top_k);
+    if (l->has & LINK_TOPP)
+        put_num(&o, "topp", l->top_p);
+    if (l->has & LINK_SEED)
+        put_int(&o, "seed", l->seed);
     return o.over ? -1 : (int)o.n;
 }

@@ -8,6 +8,11 @@
  * 0 (head -1: all heads), lesson steps from 1 as `--step`, `src` may hold up
  * to four sentences separated by '|'. exp lists experiments separated by
  * commas: no-scale, no-pe, no-causal, ablate:enc|dec|cross:L:H, hide:I.
+ * Scene codes (scene_code.h) add the rest of what a teacher shows:
+ *   model=en2zh (a bundled model) or model=NAME~SHA12 (a file, by the first
+ *   12 hex digits of its SHA-256), batch=B (the sentence shown, from 0),
+ *   pane=gen|step|beam|sample, beam=K, alpha=A, temp=T, topk=K, topp=P,
+ *   seed=S (the Decode tab).
  * Values are percent-encoded ('+' reads as a space). The browser build reads
  * its address with it; `stepformer --scene` can read the same text. Plain C,
  * no allocation: the fields live in the struct. */
@@ -36,6 +41,15 @@ enum {
     LINK_STEP = 1 << 7,
     LINK_VIEW = 1 << 8,
     LINK_EXP = 1 << 9,
+    LINK_MODEL = 1 << 10,
+    LINK_BATCH = 1 << 11,
+    LINK_PANE = 1 << 12,
+    LINK_BEAM = 1 << 13,
+    LINK_ALPHA = 1 << 14,
+    LINK_TEMP = 1 << 15,
+    LINK_TOPK = 1 << 16,
+    LINK_TOPP = 1 << 17,
+    LINK_SEED = 1 << 18,
 };
 
 typedef struct SceneLink {
@@ -53,6 +67,14 @@ typedef struct SceneLink {
     int n_ablate, n_hide;
     char ablate[TF_EXP_MAX_ABLATE][LINK_SPEC_MAX]; /* "cross:1:3" as --ablate takes it */
     int hide[TF_EXP_MAX_HIDE];   /* source positions, as --hide-src */
+    char model[LINK_NAME_MAX + 16]; /* "en2zh", or "NAME~SHA12" for a file */
+    int batch;                   /* the sentence shown, from 0 */
+    char pane[8];                /* the Decode tab's pane: gen, step, beam, sample */
+    int beam;                    /* beam size 1..8 */
+    float alpha;                 /* length penalty 0..10 */
+    float temp, top_p;           /* sampling: temperature (0.05..5), nucleus (0..1] */
+    int top_k;                   /* sampling: 0 (off) or the k kept */
+    int seed;                    /* sampling seed, 0.. */
 } SceneLink;
 
 /* Read a fragment ("#" in front is skipped; empty is a link that sets

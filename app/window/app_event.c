@@ -5,11 +5,13 @@
  * Mouse clicks on widgets are handled when the frame is built (immediate
  * mode); here they are only recorded. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
 #include "cmd_table.h"
 #include "describe.h"
+#include "scene.h"
 #include "lesson_ui.h"
 #include "model_ui.h"
 
@@ -37,6 +39,11 @@ static void text_event(App *a, const InputEvent *e)
                                : ui_edit_key(ui, buf, cap, e->key, e->mod);
     if (r & UI_FULL)
         app_notice(a, 1, _("the line is full (%d bytes): the rest of the text was dropped"), cap - 1);
+    if (side == APP_LINE_SRC && (r & UI_CHANGED) && scene_code_like(line) && strlen(line) > 12) {
+        ui_focus_clear(ui); /* a scene code pasted into the Source line opens the scene */
+        app_scene_open_code(a, line);
+        return;
+    }
     if (side >= 0 && (r & UI_CHANGED))
         app_set_text(a, side, line);
     if (r & UI_NEXT) {
@@ -98,6 +105,17 @@ static void describe_view(App *a)
     int spoken = app_speak(text) == 0;
     app_notice(a, 0, spoken ? _("the view in words: copied, and being read aloud")
                             : _("the view in words: copied (install speech-dispatcher to hear it)"));
+}
+
+/* Ctrl+Shift+V: the clipboard's scene code opened. */
+static void scene_paste(App *a)
+{
+    char *t = a->ui.paste ? a->ui.paste() : NULL;
+    if (t && scene_code_like(t))
+        app_scene_open_code(a, t);
+    else
+        app_notice(a, 1, "%s", _("the clipboard holds no scene code (they start with SF1-)"));
+    free(t);
 }
 
 static void switch_lang(App *a)
@@ -173,6 +191,9 @@ static int run_window(App *a, int act, int arg)
     case WA_LIST_ENTER: lesson_ui_list_enter(a); break;
     case WA_MODELS_CLOSE: model_ui_close(a); break;
     case WA_DESCRIBE: describe_view(a); break;
+    case WA_SCENE_COPY: app_scene_copy(a); break;
+    case WA_SCENE_PASTE: scene_paste(a); break;
+    case WA_SCENE_QR: app_scene_qr_toggle(a); break;
     default: return 0;
     }
     return 1;
@@ -206,6 +227,11 @@ const Cmd *app_key(App *a, Key key, int mod, int text)
         return c && (c->flags & CMD_TEXT) && run_row(a, c, key) ? c : NULL;
     }
     int first = CS_MODELS;
+    if (app_scene_qr_open(a) && key != KEY_F11) { /* a key closes the QR code */
+        app_scene_qr_toggle(a);
+        if (key == KEY_ESCAPE || key == (Key)'q')
+            return cmd_find("scene.qr");
+    }
     if (a->show_help && key != KEY_F11) { /* a key closes the help */
         a->show_help = 0;
         const Cmd *c = cmd_lookup(CS_GLOBAL, VIEW_AUTO, key, mod);

@@ -13,6 +13,7 @@
 #include "lesson_ui.h"
 #include "model_ui.h"
 #include "panels.h"
+#include "scene.h"
 
 typedef struct Layout {
     Rect top, nav, steps, tabs, main, panel, src, tgt, status;
@@ -633,6 +634,7 @@ void app_draw(App *a, Ren *r)
         lesson_list_draw(ui, a, W, H);
     if (a->show_help)
         draw_help(ui, a, W, H);
+    app_scene_qr_draw(ui, a, W, H);
     /* a click outside a text field left it (ui_textbox); one not drawn
      * loses the keyboard here */
     ui_end(ui);
