@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "clock.h"
 #include "gui.h"
+#include "cli_scene.h"
+#include "scene.h"
 #include "plat.h"
 #include "view.h"
 
@@ -121,6 +123,8 @@ int gui_run(const AppOpts *o)
         app_notice(&a, 0, "%s", warn);
         cli_warn("gui", "%s", warn);
     }
+    if (cli_scene_last()) /* --scene: its Decode-tab part (the flags opened the rest) */
+        app_scene_open_decode(&a, cli_scene_last());
     a.ui.paste = plat_clipboard_text;
     a.ui.copy = plat_clipboard_set;
     session_set_lazy(&a.ses, 1); /* an edit redraws at once; the rest of the pass runs when idle */

@@ -10,6 +10,8 @@
 
 #include "cli.h"
 #include "cli_exp.h"
+#include "cli_scene.h"
+#include "scene.h"
 #include "describe.h"
 #include "gui.h"
 #include "lesson_check.h"
@@ -343,18 +345,57 @@ static int has_ext(const char *path, const char *ext)
     return n > e && strcasecmp(path + n - e, ext) == 0;
 }
 
-int cmd_shot(int argc, char **argv)
+
+/* The App as shot draws it (and describe and scene read it): opened on the
+ * options, checked, with the head, the decode pane and the text size the
+ * flags ask for. 0, or 1 after a message (nothing to free). */
+static int shot_open(App *a, AppOpts *o, const ShotArgs *s, const char *C)
 {
-    const char *C = "shot";
+    TfErr err;
+    o->no_save = 1;
+    if (app_init(a, o, &err))
+        return cli_fail(C, "%s", err.msg);
+    if (shot_check(a, o, s)) {
+        app_free(a);
+        return 1;
+    }
+    a->look.text_scale = s->scale;
+    a->show_help = s->keys;
+    if (a->notice[0])
+        cli_warn(C, "%s", a->notice);
+    a->notice[0] = 0;
+    if (o->head != -2)
+        app_set_head(a, o->head);
+    if (s->pane || s->beam) {
+        a->view = VIEW_DECODE;
+        app_decode_setup(a, s->pane ? s->pane : (s->beam ? "beam" : "gen"), s->beam, s->alpha);
+    }
+    return 0;
+}
+
+/* The flags of a shot-like command (--scene expanded): 0, 1 after a
+ * message, 2 after --help. */
+static int shot_parse(int argc, char **argv, ShotArgs *s, AppOpts *o, const char *C)
+{
+    if (cli_scene_expand(&argc, &argv, 1, C))
+        return 1;
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest)
         return cli_fail(C, "out of memory");
-    ShotArgs s = {0};
-    int nrest, rc = split_args(argc, argv, &s, rest, &nrest);
-    AppOpts o;
+    memset(s, 0, sizeof *s);
+    int nrest, rc = split_args(argc, argv, s, rest, &nrest);
     if (rc == 0)
-        rc = gui_parse_args(nrest, rest, &o, C);
+        rc = gui_parse_args(nrest, rest, o, C);
     free(rest);
+    return rc;
+}
+
+int cmd_shot(int argc, char **argv)
+{
+    const char *C = "shot";
+    ShotArgs s;
+    AppOpts o;
+    int rc = shot_parse(argc, argv, &s, &o, C);
     if (rc)
         return rc == 2 ? 0 : rc;
     if (!s.out)
@@ -382,13 +423,7 @@ int cmd_shot(int argc, char **argv)
     if (warn[0])
         cli_warn(C, "%s", warn);
     static App a;
-    o.no_save = 1;
-    if (app_init(&a, &o, &err)) {
-        ren_close(r);
-        return cli_fail(C, "%s", err.msg);
-    }
-    if (shot_check(&a, &o, &s)) {
-        app_free(&a);
+    if (shot_open(&a, &o, &s, C)) {
         ren_close(r);
         return 1;
     }
@@ -398,20 +433,9 @@ int cmd_shot(int argc, char **argv)
         if (l && o.lesson_step == l->n_steps) /* the step after the last: the lesson-end screen */
             lesson_ui_step(&a, 1);
     }
-    a.look.text_scale = s.scale;
-    a.show_help = s.keys;
-    if (a.notice[0])
-        cli_warn(C, "%s", a.notice);
-    a.notice[0] = 0;
     if (o.lang == 1 && !ui_i18n_dir()) /* as for a missing Chinese font */
         cli_warn(C, "--lang zh: no Chinese catalog (stepformer.mo) was found beside the program; the words "
                     "are drawn in English");
-    if (o.head != -2)
-        app_set_head(&a, o.head);
-    if (s.pane || s.beam) {
-        a.view = VIEW_DECODE;
-        app_decode_setup(&a, s.pane ? s.pane : (s.beam ? "beam" : "gen"), s.beam, s.alpha);
-    }
     if (a.view == VIEW_TRAIN && app_train_setup(&a, s.task ? s.task : "en2zh", s.train_steps)) {
         rc = cli_fail(C, "%s", a.notice[0] ? a.notice : "training failed");
         app_free(&a);
@@ -448,32 +472,18 @@ int cmd_describe(int argc, char **argv)
             fputs(DESCRIBE_HELP, stdout);
             return 0;
         }
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return cli_fail(C, "out of memory");
-    ShotArgs s = {0};
-    int nrest, rc = split_args(argc, argv, &s, rest, &nrest);
+    ShotArgs s;
     AppOpts o;
-    if (rc == 0)
-        rc = gui_parse_args(nrest, rest, &o, C);
-    free(rest);
+    int rc = shot_parse(argc, argv, &s, &o, C);
     if (rc)
         return rc == 2 ? 0 : rc;
-    if (s.out || s.all || s.walk || s.task || s.pane)
-        return cli_fail(C, "--out, --all, --walk, --task and --decode-pane are shot's: describe prints a stage");
-    if (!o.stage && !o.view)
-        return cli_fail(C, "give --stage NAME or --view NAME");
+    if (s.out || s.all || s.walk || s.task)
+        return cli_fail(C, "--out, --all, --walk and --task are shot's: describe prints a stage");
+    if (!o.stage && !o.view && !o.lesson)
+        return cli_fail(C, "give --stage NAME, --view NAME or --scene CODE");
     static App a;
-    TfErr err;
-    o.no_save = 1;
-    if (app_init(&a, &o, &err))
-        return cli_fail(C, "%s", err.msg);
-    if (shot_check(&a, &o, &s)) {
-        app_free(&a);
+    if (shot_open(&a, &o, &s, C))
         return 1;
-    }
-    if (o.head != -2)
-        app_set_head(&a, o.head);
     static char text[1 << 16];
     ui_set_lang(a.look.lang); /* the catalog's language, as a frame would set it */
     rc = app_describe(&a, text, sizeof text) < 0;
@@ -481,4 +491,62 @@ int cmd_describe(int argc, char **argv)
         fputs(text, stdout);
     app_free(&a);
     return rc ? cli_fail(C, "the view could not be described") : 0;
+}
+
+static const char *SCENE_HELP =
+    "usage: stepformer scene [the flags of shot: --model --src --tgt --stage --layer --head --view\n"
+    "                        --lang --lesson --step --batch --decode-pane --beam --alpha, experiments]\n"
+    "                        [--base URL]\n"
+    "\n"
+    "Print the scene code of a view (one line, SF1-...) and the browser link that\n"
+    "opens the same view (--base: the page's address, default index.html or\n"
+    "$STEPFORMER_WEB_URL). `stepformer --scene CODE`, `shot --scene CODE` and\n"
+    "`describe --scene CODE` open it; so does a code pasted into the window's\n"
+    "Source line or given with Ctrl+Shift+V. A model of this installation is\n"
+    "named (en2zh); any other file by its name and SHA-256, and opening the\n"
+    "code needs that file in the current folder.\n";
+
+int cmd_scene(int argc, char **argv)
+{
+    const char *C = "scene", *base = NULL;
+    char **args = calloc((size_t)argc + 1, sizeof *args);
+    if (!args)
+        return cli_fail(C, "out of memory");
+    int n = 0, bad = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        if (i > 0 && cli_flag(argv[i], "help")) {
+            fputs(SCENE_HELP, stdout);
+            free(args);
+            return 0;
+        }
+        if (i > 0 && cli_opt(argv, argc, &i, "base", &v, C, &bad)) {
+            base = v;
+            continue;
+        }
+        args[n++] = argv[i];
+    }
+    ShotArgs s;
+    AppOpts o;
+    int rc = bad ? 1 : shot_parse(n, args, &s, &o, C);
+    free(args);
+    if (rc)
+        return rc == 2 ? 0 : rc;
+    if (s.out || s.all || s.walk || s.task)
+        return cli_fail(C, "--out, --all, --walk and --task are shot's: a scene is one view");
+    static App a;
+    if (shot_open(&a, &o, &s, C))
+        return 1;
+    SceneLink l;
+    TfErr err;
+    char code[SCENE_CODE_MAX], link[SCENE_CODE_MAX + 512];
+    if (app_scene_capture(&a, &l, &err))
+        rc = cli_fail(C, "%s", err.msg);
+    else if (scene_code_write(&l, code, sizeof code) < 0 ||
+             scene_link_write(&l, base ? base : app_scene_base(), link, sizeof link) < 0)
+        rc = cli_fail(C, "the scene is too long for a code");
+    else
+        printf("%s\n%s\n", code, link);
+    app_free(&a);
+    return rc;
 }

@@ -10,6 +10,7 @@
 #include "cli_exp.h"
 #include "gui.h"
 #include "parallel.h"
+#include "cli_scene.h"
 
 typedef struct Command {
     const char *name;
@@ -28,6 +29,7 @@ static const Command COMMANDS[] = {
     {"keys", cmd_keys, "the window's keys and what each does"},
     {"shot", cmd_shot, "render a stage or view into a PNG, SVG or PDF, no display needed"},
     {"describe", cmd_describe, "a view in words, as a screen reader would say it"},
+    {"scene", cmd_scene, "the scene code and browser link of a view, for a class to open"},
     {"train", cmd_train, "train a model on a task or your sentence pairs"},
     {"eval", cmd_eval, "held-out exact match, token accuracy and BLEU"},
     {"bench", cmd_bench, "performance figures as JSON lines"},
@@ -89,6 +91,8 @@ int main(int argc, char **argv)
             return COMMANDS[i].run(argc - 1, argv + 1);
     if (argc < 2 || argv[1][0] == '-') { /* no command: the window */
         AppOpts o;
+        if (cli_scene_expand(&argc, &argv, 0, "gui"))
+            return 1;
         int rc = gui_parse_args(argc, argv, &o, "gui");
         if (rc)
             return rc;

@@ -118,6 +118,8 @@ int scene_code_read(const char *code, SceneLink *l, TfErr *err)
                             "Stepformer made it?)", v, SCENE_VERSION);
     const char *body = end + 1;
     size_t bn = n - (size_t)(body - s);
+    if (bn == 0)
+        return tf_fail(err, "scene: '%.24s' is not a scene code: nothing follows SF%d-", s, SCENE_VERSION);
     unsigned char frag[SCENE_CODE_MAX];
     if (bn * 3 / 4 + 4 > sizeof frag)
         return tf_fail(err, "scene: the code is too long (%zu characters)", n);

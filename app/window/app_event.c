@@ -39,8 +39,12 @@ static void text_event(App *a, const InputEvent *e)
                                : ui_edit_key(ui, buf, cap, e->key, e->mod);
     if (r & UI_FULL)
         app_notice(a, 1, _("the line is full (%d bytes): the rest of the text was dropped"), cap - 1);
-    if (side == APP_LINE_SRC && (r & UI_CHANGED) && scene_code_like(line) && strlen(line) > 12) {
-        ui_focus_clear(ui); /* a scene code pasted into the Source line opens the scene */
+    /* a scene code pasted into the Source line (or typed, then Enter)
+     * opens the scene */
+    int pasted = e->type == IN_KEY && e->key == (Key)'v' && (e->mod & MOD_CTRL) && (r & UI_CHANGED);
+    int entered = e->type == IN_KEY && e->key == KEY_RETURN;
+    if (side == APP_LINE_SRC && (pasted || entered) && scene_code_like(line)) {
+        ui_focus_clear(ui);
         app_scene_open_code(a, line);
         return;
     }

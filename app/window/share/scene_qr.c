@@ -102,7 +102,9 @@ void app_scene_qr_draw(UiCtx *ui, App *a, int W, int H)
     int ty = y0 + side + 8;
     ui_text_fit(ui->r, ui->g->ui, Q.link, box.x + 20, ty, box.w - 40, th->text);
     ui_text_fit(ui->r, ui->g->ui, Q.code, box.x + 20, ty + fh + 2, box.w - 40, th->dim);
-    ui_text_fit(ui->r, ui->g->ui, _("Q or Esc closes · Ctrl+Shift+C copies the code and the link"), box.x + 20,
-                ty + 2 * fh + 4, box.w - 40, th->dim);
+    const char *hint = strstr(app_scene_base(), "://")
+                           ? _("Q or Esc closes · Ctrl+Shift+C copies the code and the link")
+                           : _("Phones need the page's full address: start with STEPFORMER_WEB_URL=https://…/index.html");
+    ui_text_fit(ui->r, ui->g->ui, hint, box.x + 20, ty + 2 * fh + 4, box.w - 40, strstr(hint, "://") ? th->warn : th->dim);
     ren_clip_pop(ui->r);
 }
