@@ -12,6 +12,7 @@ int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd);
 int cmd_shot(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_scene(int argc, char **argv);
+int cmd_worksheet(int argc, char **argv);
 int cmd_lessons(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
 

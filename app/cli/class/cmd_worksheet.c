@@ -1,0 +1,47 @@
+/* cmd_worksheet.c - `stepformer worksheet`: a lesson as printed worksheets,
+ * one variant per student, and the answer key (worksheet.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "worksheet.h"
+
+static const char *HELP =
+    "usage: stepformer worksheet --lesson ID --students N [--seed S] [--lang en|zh]\n"
+    "                            [--model FILE] [--lessons DIR] --out FILE.pdf\n"
+    "\n"
+    "Print a lesson as worksheets: for each student the lesson's quizzes and\n"
+    "predictions as questions on a sentence of their own (drawn from the en2zh\n"
+    "task's held-out sentences by --seed and the student's number, no two\n"
+    "alike), with the pictures the engine draws for that sentence, and room to\n"
+    "answer; then an answer key with every student's answers, the numbers\n"
+    "behind each prediction computed by the model. No window, no key hints.\n";
+
+int cmd_worksheet(int argc, char **argv)
+{
+    const char *C = "worksheet", *lang = "en";
+    WorksheetOpts o = {0};
+    int seed = 1;
+    const CliOpt opts[] = {
+        CLI_STR_OPT("lesson", &o.lesson),
+        CLI_INT_OPT("students", &o.students, 1, WORKSHEET_MAX_STUDENTS),
+        CLI_INT_OPT("seed", &seed, 0, 1000000000),
+        CLI_STR_OPT("lang", &lang),
+        CLI_STR_OPT("model", &o.model_path),
+        CLI_STR_OPT("lessons", &o.lessons_dir),
+        CLI_STR_OPT("out", &o.out),
+    };
+    int rc = cli_parse(argc, argv, opts, CLI_N(opts), NULL, NULL, C, HELP);
+    if (rc || cli_lang(C, lang, &o.lang))
+        return rc < 0 ? 0 : 1;
+    if (!o.lesson || !o.students || !o.out)
+        return cli_fail(C, "give --lesson ID, --students N and --out FILE.pdf");
+    o.seed = (uint64_t)seed;
+    TfErr err;
+    int pages = 0;
+    if (worksheet_pdf(&o, &pages, &err))
+        return cli_fail(C, "%s", err.msg);
+    printf("wrote %d pages for %d students into %s\n", pages, o.students, o.out);
+    return 0;
+}
