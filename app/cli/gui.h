@@ -13,6 +13,7 @@ int cmd_shot(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_scene(int argc, char **argv);
 int cmd_worksheet(int argc, char **argv);
+int cmd_results(int argc, char **argv);
 int cmd_lessons(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
 

@@ -30,6 +30,7 @@ static const Command COMMANDS[] = {
     {"shot", cmd_shot, "render a stage or view into a PNG, SVG or PDF, no display needed"},
     {"describe", cmd_describe, "a view in words, as a screen reader would say it"},
     {"scene", cmd_scene, "the scene code and browser link of a view, for a class to open"},
+    {"results", cmd_results, "pre/post-test answers: export them, or sum up a class's files"},
     {"worksheet", cmd_worksheet, "a lesson as printed worksheets, a variant per student, with an answer key"},
     {"train", cmd_train, "train a model on a task or your sentence pairs"},
     {"eval", cmd_eval, "held-out exact match, token accuracy and BLEU"},

@@ -620,6 +620,25 @@ static int directive(Parser *p, const char *line, size_t n)
         (*cnt)++;
         return set_str(p, dst, v, vn);
     }
+    if (strcmp(key, "test") == 0) { /* a pre-test or post-test: answers recorded, no reveal */
+        if (p->step)
+            return fail(p, "%s", "@test belongs before the first @step");
+        if (!(vn == 3 && !memcmp(v, "pre", 3)) && !(vn == 4 && !memcmp(v, "post", 4)) &&
+            !(vn == 4 && !memcmp(v, "test", 4)))
+            return fail(p, "%s", "@test needs pre, post or test");
+        memcpy(l->test, v, vn);
+        l->test[vn] = 0;
+        return 0;
+    }
+    if (strcmp(key, "qid") == 0) { /* a test question's id, the same in the pre- and post-test */
+        if (!p->step)
+            return fail(p, "%s", "@qid belongs to a step");
+        if (vn == 0 || vn >= sizeof p->step->qid || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-") < vn)
+            return fail(p, "%s", "@qid needs an id of a-z, 0-9 and - (at most 31)");
+        memcpy(p->step->qid, v, vn);
+        p->step->qid[vn] = 0;
+        return 0;
+    }
     if (strcmp(key, "step") == 0) {
         if (close_step(p))
             return -1;

@@ -102,6 +102,7 @@ typedef struct LessonStep {
     int force_line;
     char *directives;    /* this step's own view directives, canonical, to
                             compare the languages */
+    char qid[32];        /* @qid: a test question's id ("" none) */
     int line;
 } LessonStep;
 
@@ -116,6 +117,7 @@ typedef struct Lesson {
     int n_recap;
     char *exercise[LESSON_MAX_RECAP]; /* @exercise: questions to work on after the lesson */
     int n_exercise;
+    char test[8];        /* @test: "pre", "post" or "test" ("" a lesson) */
     char path[512];
 } Lesson;
 

@@ -141,8 +141,11 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
     int order[LESSON_MAX_CHOICES];
     lesson_ui_quiz_order(a, order);
     unsigned wrong = lesson_ui_quiz_wrong(a, &shown);
+    const Lesson *cur = lesson_ui_current(a, NULL, NULL);
+    int test = cur && cur->test[0]; /* a test: answered once, nothing revealed */
     if (draw)
-        ren_text(ui->r, ui->g->small, lesson_ui_word(a, LW_QUIZ), x, y, th->accent2);
+        ren_text(ui->r, ui->g->small, test ? _("Test question: your first answer counts") : lesson_ui_word(a, LW_QUIZ),
+                 x, y, th->accent2);
     y += ren_font_height(ui->g->small) + 4;
     y += rich_text(ui, a, f, s->quiz.question, x, y, w, th->text, th->accent2, draw) + 8;
     for (int k = 0; k < s->quiz.n_choices; k++) {
@@ -153,9 +156,14 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
         int h = rich_text(ui, a, f, s->quiz.choices[c], 0, 0, w - nw - 2 * pad, th->text, th->text, 0) + 2 * pad;
         Rect rc = {x, y, w, h};
         if (draw) {
-            int right = c == s->quiz.answer, tried = wrong >> c & 1u;
+            int right = c == s->quiz.answer, tried = wrong >> c & 1u, chosen = c == answered;
             Color bg = th->panel2, edge = th->border;
-            if (answered >= 0 && right) {
+            if (test && chosen) {
+                bg = ui_mix(th->panel, th->accent, 0.25f);
+                edge = th->accent;
+            } else if (test) {
+                /* nothing revealed */
+            } else if (answered >= 0 && right) {
                 bg = ui_mix(th->panel, th->good, 0.25f);
                 edge = th->good;
             } else if (tried) {
@@ -165,13 +173,19 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
                 bg = ui_mix(th->panel2, th->accent, 0.2f);
             }
             ren_rect(ui->r, rc, bg);
-            ren_rect_line(ui->r, rc, tried || (answered >= 0 && right) ? 2 : 1, edge);
+            ren_rect_line(ui->r, rc, test ? (chosen ? 2 : 1) : tried || (answered >= 0 && right) ? 2 : 1, edge);
             ren_text(ui->r, f, num, x + pad, y + pad, th->dim);
             rich_text(ui, a, f, s->quiz.choices[c], x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
             if (answered < 0 && !tried && ui_clicked(&ui->in, rc))
                 lesson_ui_answer(a, c);
         }
         y += h + 4;
+    }
+    if (answered >= 0 && test) {
+        if (draw)
+            ren_text(ui->r, f, _("Answer recorded. Go on with PgDn / Next."), x, y + 2, th->accent);
+        y += ren_font_height(f) + 6;
+        return y - y0;
     }
     int pos = 0; /* where the answer is shown */
     for (int k = 0; k < s->quiz.n_choices; k++)

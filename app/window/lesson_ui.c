@@ -1,5 +1,6 @@
 /* lesson_ui.c - lessons in the window (see lesson_ui.h). */
 #include "lesson_ui.h"
+#include "results.h"
 
 #include <errno.h>
 #include <math.h>
@@ -50,6 +51,7 @@ typedef struct LessonUi {
     int save_warned;          /* the learner was told progress cannot be kept */
     char load_errors[512];
     char dir[4096];             /* the folder the lessons were read from */
+    double shown_at;            /* when the step shown was opened (a test's time per question) */
 } LessonUi;
 
 static const char *LANG_DIR[2] = {"en", "zh"};
@@ -404,6 +406,7 @@ static void show_step(App *a, LessonUi *u, int step)
     if (step >= l->n_steps)
         step = l->n_steps - 1;
     u->step = step;
+    u->shown_at = a->now;
     u->scroll = 0;
     u->summary = 0;
     apply_view(a, l, &l->steps[step].view);
@@ -549,6 +552,21 @@ int lesson_ui_answer(App *a, int choice)
     if (!s->has_quiz || choice < 0 || choice >= s->quiz.n_choices || u->answered[u->step] >= 0 ||
         (u->wrong[u->step] >> choice & 1u))
         return -1;
+    if (l->test[0]) { /* a pre/post-test: the first answer counts, kept for the teacher, nothing revealed */
+        u->answered[u->step] = choice;
+        char qid[96];
+        snprintf(qid, sizeof qid, "%s", s->qid);
+        if (!qid[0])
+            snprintf(qid, sizeof qid, "%s-%d", l->id, u->step + 1);
+        TfErr err;
+        if (a->no_save)
+            ;
+        else if (results_record(l->test, l->id, qid, choice, choice == s->quiz.answer, a->now - u->shown_at, &err))
+            app_notice(a, 1, _("the answer could not be recorded: %s"), err.msg);
+        else
+            app_notice(a, 0, "%s", _("answer recorded"));
+        return choice == s->quiz.answer;
+    }
     if (choice != s->quiz.answer) { /* another try, the answer not given away */
         u->wrong[u->step] |= 1u << choice;
         if (__builtin_popcount(u->wrong[u->step]) >= s->quiz.n_choices - 1) { /* only the answer is left */

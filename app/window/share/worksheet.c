@@ -39,7 +39,7 @@ typedef struct Sheet {
     const WorksheetOpts *o;
     Question q[MAX_Q];
     int n_q;
-    char src[256], translation[256];
+    char src[1024], translation[1024];
 } Sheet;
 
 /* Lesson markup out of a text for paper: **bold**, `code` and the braces of
