@@ -60,6 +60,13 @@ typedef enum ViewId {
 } ViewId;
 
 
+/* The keyboard's cell in a matrix view: Ctrl+arrows move it, and the view
+ * reads it out as it reads the cell under the mouse (the mouse over the
+ * grid wins). Row and column from 0; clamped to the matrix shown. */
+typedef struct CellCursor {
+    int on, row, col;
+} CellCursor;
+
 /* A token the learner clicked, followed across views. */
 typedef struct Selection {
     int side; /* 0 none, 1 source, 2 target */
@@ -177,6 +184,7 @@ typedef struct Scene {
     int dots_dk[2], dots_n;
     ViewId view;                /* the view drawn (resolved, never VIEW_AUTO) */
     Selection sel;
+    CellCursor cursor;          /* the keyboard's cell (Ctrl+arrows) */
     ThemeId theme;
     float text_scale;
     CmapId cmap_prob, cmap_signed;

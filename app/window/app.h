@@ -81,6 +81,7 @@ typedef struct App {
     Session ses;
     ViewId view;                /* VIEW_AUTO or a chosen view */
     Selection sel;
+    CellCursor cursor;          /* Ctrl+arrows: the matrix views' keyboard cell */
 
     UiLook look;                /* language, theme, colour maps, text and pixel scale */
     AppWindow win;

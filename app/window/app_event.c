@@ -98,6 +98,25 @@ static void edit_source(App *a)
     app_focus_line(a, APP_LINE_SRC);
 }
 
+/* Ctrl+arrows: the keyboard's cell moves (and appears on the first press,
+ * at the top left); the view clamps it to the matrix it shows. */
+static void move_cursor(App *a, int dx, int dy)
+{
+    CellCursor *k = &a->cursor;
+    StagePos p = app_pos(a);
+    TfView v;
+    TfErr err;
+    int rows = TF_MAX_LEN, cols = TF_MAX_LEN;
+    if (tf_view(&a->ses.trace, p.stage, p.layer, a->ses.head < 0 ? 0 : a->ses.head, a->ses.batch, &v, &err) == 0)
+        rows = v.rows, cols = v.cols;
+    if (k->on) {
+        k->col = k->col + dx < 0 ? 0 : k->col + dx >= cols ? cols - 1 : k->col + dx;
+        k->row = k->row + dy < 0 ? 0 : k->row + dy >= rows ? rows - 1 : k->row + dy;
+    }
+    k->on = 1;
+    a->redraw_soon = 1;
+}
+
 /* Ctrl+D: the view in words, to the clipboard and read aloud. */
 static void describe_view(App *a)
 {
@@ -195,6 +214,7 @@ static int run_window(App *a, int act, int arg)
     case WA_LIST_ENTER: lesson_ui_list_enter(a); break;
     case WA_MODELS_CLOSE: model_ui_close(a); break;
     case WA_DESCRIBE: describe_view(a); break;
+    case WA_CURSOR_X: case WA_CURSOR_Y: move_cursor(a, act == WA_CURSOR_X ? arg : 0, act == WA_CURSOR_Y ? arg : 0); break;
     case WA_SCENE_COPY: app_scene_copy(a); break;
     case WA_SCENE_PASTE: scene_paste(a); break;
     case WA_SCENE_QR: app_scene_qr_toggle(a); break;

@@ -98,6 +98,7 @@ void app_scene(const App *a, Scene *sc)
     scene_input(s, sc);
     sc->view = app_current_view(a);
     sc->sel = a->sel;
+    sc->cursor = a->cursor;
     sc->theme = a->look.theme;
     sc->text_scale = a->look.text_scale;
     sc->cmap_prob = a->look.cmap_prob;
