@@ -663,8 +663,11 @@ void view_diff_hover(ViewCtx *v, const TfView *tv)
         bv.cols != ev.cols)
         return;
     size_t n = strlen(h->where);
-    snprintf(h->where + n, sizeof h->where - n, _(" · experiment %.6g, normal %.6g, difference"),
-             tf_view_at(&ev, h->row, h->col), tf_view_at(&bv, h->row, h->col));
+    float e = tf_view_at(&ev, h->row, h->col), b = tf_view_at(&bv, h->row, h->col);
+    /* the sign as a glyph as well as a colour (for those who cannot tell
+     * the diverging map's two arms apart) */
+    const char *sign = e == b ? "=" : e > b ? "▲" : "▼";
+    snprintf(h->where + n, sizeof h->where - n, _(" · experiment %.6g, normal %.6g, %s difference"), e, b, sign);
 }
 
 /* In difference mode (D) a matrix of the trace is drawn as experiment −
@@ -688,9 +691,10 @@ void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o)
     od.diverging = 1;
     od.zeros_marked = 0;
     od.lo = od.hi = 0;
-    char cap[200];
-    snprintf(cap, sizeof cap, o->caption ? _("%s: experiment − normal") : "%s",
+    char cap[300], base[200];
+    snprintf(base, sizeof base, o->caption ? _("%s: experiment − normal") : "%s",
              o->caption ? o->caption : _("experiment − normal"));
+    snprintf(cap, sizeof cap, "%s  %s", base, _("(▲ higher, ▼ lower in the experiment)"));
     od.caption = cap;
     heat_draw_one(v, &d, rc, &od);
     view_diff_hover(v, tv);
