@@ -42,33 +42,36 @@ static int student_sentence(int k, char *out, size_t cap)
 static void test_three_students(void **state)
 {
     (void)state;
-    char out[4096];
-    expect_true(run("build/stepformer worksheet --lesson attention --students 3 --seed 7 --out " PDF " 2>&1", out,
-                    sizeof out) == 0,
-                "worksheet: %s", out);
+    /* a lesson with a row prediction and a quiz */
+    static LessonSet set;
+    int bad = 0;
+    expect_true(lessons_load_dir(&set, "lessons/en", NULL, NULL, &bad) >= 0, "lessons");
+    const Lesson *l = NULL;
+    const LessonStep *ps = NULL;
+    int quizzes = 0;
+    for (int k = 0; k < set.n && !ps; k++) {
+        quizzes = 0;
+        const LessonStep *row = NULL;
+        for (int i = 0; i < set.lessons[k].n_steps; i++) {
+            quizzes += set.lessons[k].steps[i].has_quiz;
+            if (set.lessons[k].steps[i].predict.kind == LESSON_PREDICT_ROW && !row)
+                row = &set.lessons[k].steps[i];
+        }
+        if (row && quizzes && !set.lessons[k].test[0])
+            l = &set.lessons[k], ps = row;
+    }
+    expect_true(ps != NULL, "a lesson with a row prediction and a quiz");
+    char out[4096], cmd[512];
+    snprintf(cmd, sizeof cmd, "build/stepformer worksheet --lesson %s --students 3 --seed 7 --out " PDF " 2>&1", l->id);
+    expect_true(run(cmd, out, sizeof out) == 0, "worksheet: %s", out);
     expect_true(run("pdftotext -layout " PDF " - 2>&1", text, sizeof text) == 0, "pdftotext");
     expect_true(strstr(text, "Answer key") != NULL, "an answer key");
-    expect_true(!strstr(text, "press") && !strstr(text, "PgDn") && !strstr(text, "Ctrl+"), "no key hints on paper");
+    expect_true(!strstr(text, "PgDn") && !strstr(text, "Ctrl+"), "no key hints on paper");
     char s[3][256];
     for (int k = 0; k < 3; k++)
         expect_true(student_sentence(k + 1, s[k], sizeof s[k]) == 0, "student %d's sentence in the key", k + 1);
     expect_true(strcmp(s[0], s[1]) && strcmp(s[1], s[2]) && strcmp(s[0], s[2]), "three different sentences: %s / %s / %s",
                 s[0], s[1], s[2]);
-    /* the lesson's prediction: its stage, layer and head */
-    static LessonSet set;
-    int bad = 0;
-    expect_true(lessons_load_dir(&set, "lessons/en", NULL, NULL, &bad) >= 0, "lessons");
-    const Lesson *l = &set.lessons[lessons_find(&set, "attention")];
-    const LessonStep *ps = NULL;
-    int quizzes = 0;
-    for (int i = 0; i < l->n_steps; i++) {
-        quizzes += l->steps[i].has_quiz;
-        if (l->steps[i].predict.kind == LESSON_PREDICT_ROW && !ps)
-            ps = &l->steps[i];
-    }
-    expect_true(ps != NULL, "the attention lesson has a row prediction");
-    char q[512];
-    snprintf(q, sizeof q, "%.60s", l->steps[0].has_quiz ? l->steps[0].quiz.question : l->steps[1].quiz.question);
     /* every student's key line for it: the largest weight of that row */
     for (int k = 0; k < 3; k++) {
         static Session ses;
