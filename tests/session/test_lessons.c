@@ -67,7 +67,12 @@ static void check_complete(const Lesson *l, int index, int lang, void *ctx)
     int *long_enough = ctx;
     expect_true(l->title && l->title[0], "%s has a title", l->path);
     expect_true(l->summary && l->summary[0], "%s has a summary for the lesson list", l->path);
-    expect_true(l->order == index + 1, "%s is lesson %d in order, got number %d", l->path, index + 1, l->order);
+    /* a pre-test numbered 00 may come first; the lessons count from 1 after it */
+    static int pretest;
+    if (index == 0)
+        pretest = l->order == 0 && l->test[0];
+    int want = index + 1 - pretest;
+    expect_true(l->order == want, "%s is lesson %d in order, got number %d", l->path, want, l->order);
     if (l->n_steps >= MIN_STEPS)
         long_enough[lang]++;
     else
