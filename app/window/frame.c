@@ -181,7 +181,8 @@ static void draw_input(UiCtx *ui, App *a, Rect rc, int side)
     if (side == APP_LINE_TGT && session_has_exp(&a->ses) && base[0])
         /* the decoder input under an experiment is the normal pass's greedy
          * output (session.c, target_step), not the experiment's */
-        snprintf(hint, sizeof hint, _("empty: the decoder reads the normal pass's greedy translation  «%s»"), base);
+        snprintf(hint, sizeof hint, _("empty: the decoder reads the normal pass's greedy translation  «%s»"),
+                 lesson_ui_hides_output(a) ? _("hidden until you predict") : base);
     else if (side == APP_LINE_TGT)
         snprintf(hint, sizeof hint, _("empty: the decoder reads its own greedy translation  «%s»"),
                  lesson_ui_hides_output(a) ? _("hidden until you predict")
