@@ -57,9 +57,13 @@ typedef struct BenchExtra {
 void bench_print_extras(const char *name, const BenchStats *s, double flops,
                         double peak_gflops, double tokens, const BenchExtra *extra, int n);
 
-/* frame_<view>, edit_redraw_base_s32 and training in the window
- * (bench_gui.c); train_ref_tok_s is train_classroom_b32_s16's tokens/s
- * when it was measured in this run (else 0). */
+/* frame_<view> (and frame_train_over_matrix, their p95 ratio),
+ * edit_redraw_base_s32, idle_focused_line (a focused field in an idle
+ * window), edit_stall_base_s32[_translate][_loaded] (typing into a
+ * base-size model in the window's loop, alone and against two busy
+ * threads) and training in the window (bench_gui.c); train_ref_tok_s is
+ * train_classroom_b32_s16's tokens/s when it was measured in this run
+ * (else 0). */
 void bench_gui(double secs, const char *only, double train_ref_tok_s);
 
 /* The window on the bundled model with "i read books at home today" at

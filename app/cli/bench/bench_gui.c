@@ -1,6 +1,8 @@
 /* bench_gui.c - frame times of every view at 1920x1080 through the software
  * renderer (what `stepformer shot` uses; a GPU window is faster), the time
- * from an edited source sentence to the redrawn view, and training in the
+ * from an edited source sentence to the redrawn view, what an idle window
+ * with a focused field costs, how long typing into a base-size model holds
+ * the window's loop (alone and under load), and training in the
  * window: frame times while the worker trains (frame_train), and the
  * worker's tokens/s while the train view is drawn at the pace the window
  * loop draws it (train_in_app_classroom), beside a plain trainer on the
