@@ -254,6 +254,17 @@ static inline int tu_count_names(const char *dir, const char *needle)
     return n;
 }
 
+/* Run the shell command cmd, keep up to cap - 1 bytes of what it prints
+ * in out (NUL-terminated) and return pclose's status. */
+static inline int tu_run_cmd(const char *cmd, char *out, size_t cap)
+{
+    FILE *p = popen(cmd, "r");
+    expect_true(p != NULL, "popen %s", cmd);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    return pclose(p);
+}
+
 /* build/tests/test_x -> build/stepformer: the program beside the tests */
 static inline void tu_program_path(char *buf, size_t cap, const char *argv0)
 {

@@ -19,6 +19,7 @@
 #include "model_open.h"
 #include "session.h"
 #include "stage.h"
+#include "test_lesson_util.h"
 #include "test_util.h"
 #include "vocab.h"
 
@@ -51,9 +52,7 @@ static void test_parse_good(void **state)
 {
     (void)state;
     Lesson l;
-    TfErr err = {{0}};
-    int rc = lesson_parse(&l, GOOD, strlen(GOOD), "x/05-new.txt", &err);
-    expect_true(rc == 0, "the example parses: %s", err.msg);
+    tu_lesson_parse(&l, GOOD, "x/05-new.txt");
     const LessonStep *s = l.steps;
     expect_true(s[0].predict.kind == LESSON_PREDICT_ROW && strcmp(s[0].predict.query, "love") == 0 &&
                     s[0].predict.line == 6 && s[0].predict.explain &&
@@ -91,73 +90,49 @@ static void test_parse_good(void **state)
     lesson_free(&l);
 }
 
-typedef struct BadLine {
-    const char *lines; /* after "@title T\n@step S\ntext\n" (lines 1-3) */
-    int line;
-    const char *phrase;
-} BadLine;
-
-static const BadLine BAD[] = {
-    {"@pane tree\n", 4, "@pane needs gen, step, beam or sample"},
-    {"@pane\n", 4, "@pane needs"},
-    {"@experiment\n", 4, "@experiment needs flags"},
-    {"@experiment no-scale no-dropout\n", 4, "unknown @experiment flag 'no-dropout'"},
-    {"@experiment --no-scale\n", 4, "unknown @experiment flag '--no-scale'"},
-    {"@experiment ablate\n", 4, "ablate needs enc:L:H"},
-    {"@experiment ablate enc:1\n", 4, "ablate needs enc:L:H"},
-    {"@experiment ablate self:0:1\n", 4, "ablate needs enc:L:H"},
-    {"@experiment ablate enc:x:1\n", 4, "ablate needs enc:L:H"},
-    {"@experiment hide-src\n", 4, "hide-src needs a source position"},
-    {"@experiment hide-src -1\n", 4, "hide-src needs a source position"},
-    {"@experiment none no-pe\n", 4, "give it alone"},
-    {"@experiment compare\n", 4, "needs an experiment flag"},
-    {"@experiment no-pe compare normal\n", 4, "give one"},
-    {"@experiment no-ffn\n", 4, "no-ffn needs enc:L or dec:L"},
-    {"@experiment no-ffn cross:0\n", 4, "no-ffn needs enc:L or dec:L"},
-    {"@experiment no-ffn dec:1:0\n", 4, "no-ffn needs enc:L or dec:L"},
-    {"@experiment no-residuals\n", 4, "unknown @experiment flag 'no-residuals'"},
-    {"@force\n", 4, "@force needs a generation step from 1 and a target token"},
-    {"@force 0 你\n", 4, "@force needs a generation step from 1"},
-    {"@force 1\n", 4, "@force needs a generation step from 1 and a target token"},
-    {"@force 1 你\n@force 2 我\n", 5, "at most one @force"},
-    {"@predict\n", 4, "@predict needs row QUERY, next [QUERY], number WHAT, output or breaks"},
-    {"@predict column love\n", 4, "@predict needs row QUERY, next [QUERY], number WHAT, output or breaks"},
-    {"@predict row\n", 4, "@predict row needs the query"},
-    {"@predict row #0\n", 4, "#N counts positions from 1"},
-    {"@predict row #x\n", 4, "#N counts positions from 1"},
-    {"@predict row a\n@predict next\n", 5, "at most one @predict"},
-    {"@quiz Q?\n@choice a\n@answer b\n@predict next\n", 7, "not both"},
-    {"@predict next\n@quiz Q?\n", 5, "not both"},
-    {"@predict next\n@explain a\n@explain b\n", 6, "one @explain; this is the second"},
-    {"@explain alone\n", 4, "@explain outside a quiz or a @predict"},
+static const TuLessonBad BAD[] = {
+    {"@pane tree\n", "@pane needs gen, step, beam or sample", 4},
+    {"@pane\n", "@pane needs", 4},
+    {"@experiment\n", "@experiment needs flags", 4},
+    {"@experiment no-scale no-dropout\n", "unknown @experiment flag 'no-dropout'", 4},
+    {"@experiment --no-scale\n", "unknown @experiment flag '--no-scale'", 4},
+    {"@experiment ablate\n", "ablate needs enc:L:H", 4},
+    {"@experiment ablate enc:1\n", "ablate needs enc:L:H", 4},
+    {"@experiment ablate self:0:1\n", "ablate needs enc:L:H", 4},
+    {"@experiment ablate enc:x:1\n", "ablate needs enc:L:H", 4},
+    {"@experiment hide-src\n", "hide-src needs a source position", 4},
+    {"@experiment hide-src -1\n", "hide-src needs a source position", 4},
+    {"@experiment none no-pe\n", "give it alone", 4},
+    {"@experiment compare\n", "needs an experiment flag", 4},
+    {"@experiment no-pe compare normal\n", "give one", 4},
+    {"@experiment no-ffn\n", "no-ffn needs enc:L or dec:L", 4},
+    {"@experiment no-ffn cross:0\n", "no-ffn needs enc:L or dec:L", 4},
+    {"@experiment no-ffn dec:1:0\n", "no-ffn needs enc:L or dec:L", 4},
+    {"@experiment no-residuals\n", "unknown @experiment flag 'no-residuals'", 4},
+    {"@force\n", "@force needs a generation step from 1 and a target token", 4},
+    {"@force 0 你\n", "@force needs a generation step from 1", 4},
+    {"@force 1\n", "@force needs a generation step from 1 and a target token", 4},
+    {"@force 1 你\n@force 2 我\n", "at most one @force", 5},
+    {"@predict\n", "@predict needs row QUERY, next [QUERY], number WHAT, output or breaks", 4},
+    {"@predict column love\n", "@predict needs row QUERY, next [QUERY], number WHAT, output or breaks", 4},
+    {"@predict row\n", "@predict row needs the query", 4},
+    {"@predict row #0\n", "#N counts positions from 1", 4},
+    {"@predict row #x\n", "#N counts positions from 1", 4},
+    {"@predict row a\n@predict next\n", "at most one @predict", 5},
+    {"@quiz Q?\n@choice a\n@answer b\n@predict next\n", "not both", 7},
+    {"@predict next\n@quiz Q?\n", "not both", 5},
+    {"@predict next\n@explain a\n@explain b\n", "one @explain; this is the second", 6},
+    {"@explain alone\n", "@explain outside a quiz or a @predict", 4},
 };
 
 static void test_parse_bad(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
-        char text[512];
-        snprintf(text, sizeof text, "@title T\n@step S\ntext\n%s", BAD[i].lines);
-        Lesson l;
-        TfErr err = {{0}};
-        int rc = lesson_parse(&l, text, strlen(text), "bad/09-new.txt", &err);
-        char want[64];
-        snprintf(want, sizeof want, "bad/09-new.txt:%d: ", BAD[i].line);
-        expect_true(rc != 0, "'%s' is refused, but it parsed", BAD[i].lines);
-        expect_true(strncmp(err.msg, want, strlen(want)) == 0 && strstr(err.msg, BAD[i].phrase) &&
-                        !strchr(err.msg, '\n'),
-                    "'%s': one line starting '%s' saying '%s', got '%s'", BAD[i].lines, want, BAD[i].phrase, err.msg);
-    }
+    tu_lesson_bad_table(BAD, sizeof BAD / sizeof *BAD, "bad/09-new.txt");
 }
 
 /* The checker on lessons that parse: each case's problems, by line. */
-typedef struct CheckCase {
-    const char *steps; /* after "@title T\n" */
-    const char *want;  /* a phrase of the report, or NULL: no problem */
-    int line;
-} CheckCase;
-
-static const CheckCase CHECKS[] = {
+static const TuLessonCheck CHECKS[] = {
     {"@step S\n@stage enc.self.weights\n@head 1\n@src i love china\n@predict row love\nx\n", NULL, 0},
     {"@step S\n@stage enc.self.scores\n@head 1\n@src i love china\n@predict row #3\nx\n", NULL, 0},
     {"@step S\n@stage dec.cross.weights\n@head 1\n@src i love china\n@tgt 我 爱 中国\n@predict row 爱\nx\n", NULL, 0},
@@ -203,8 +178,7 @@ static void test_parse_residual_ffn(void **state)
     (void)state;
     static const char *TEXT = "@title T\n@step S\n@experiment no-ffn dec:1 no-residual no-ffn enc:0 no-ffn dec:1\nx\n";
     Lesson l;
-    TfErr err = {{0}};
-    expect_true(lesson_parse(&l, TEXT, strlen(TEXT), "x/05-new.txt", &err) == 0, "parses: %s", err.msg);
+    tu_lesson_parse(&l, TEXT, "x/05-new.txt");
     const TfExperiment *e = &l.steps[0].view.exp;
     expect_true(!l.steps[0].force_step, "no @force");
     expect_true(e->no_residual && e->n_no_ffn == 2 && tf_exp_ffn_off(e, TF_ATTN_DEC, 1) &&
@@ -216,28 +190,7 @@ static void test_parse_residual_ffn(void **state)
 static void test_check(void **state)
 {
     (void)state;
-    TfModel m;
-    TfErr err;
-    expect_true(ckpt_load(&m, MODEL, &err) == 0, "%s loads (run from the repository root): %s", MODEL, err.msg);
-    for (size_t i = 0; i < sizeof CHECKS / sizeof *CHECKS; i++) {
-        char text[1024];
-        snprintf(text, sizeof text, "@title T\n%s", CHECKS[i].steps);
-        Lesson l;
-        int rc = lesson_parse(&l, text, strlen(text), "chk/01-c.txt", &err);
-        expect_true(rc == 0, "case %zu parses: %s", i, err.msg);
-        TuMsgs msgs = {0};
-        int bad = lesson_check_view(&l, &m.cfg, tu_collect, &msgs) + lesson_check_run(&l, MODEL, tu_collect, &msgs);
-        if (!CHECKS[i].want) {
-            expect_true(bad == 0, "case %zu has no problem, got:\n%s", i, msgs.text);
-        } else {
-            char where[64];
-            snprintf(where, sizeof where, "chk/01-c.txt:%d: ", CHECKS[i].line);
-            expect_true(bad == 1 && strncmp(msgs.text, where, strlen(where)) == 0 && strstr(msgs.text, CHECKS[i].want),
-                        "case %zu: one problem '%s%s...', got %d:\n%s", i, where, CHECKS[i].want, bad, msgs.text);
-        }
-        lesson_free(&l);
-    }
-    model_free(&m);
+    tu_lesson_check_table(CHECKS, sizeof CHECKS / sizeof *CHECKS, MODEL, "chk/01-c.txt");
 }
 
 /* The answer of a @predict is the argmax of the weights row (also when the

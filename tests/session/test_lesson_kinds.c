@@ -12,6 +12,7 @@
 #include "lesson.h"
 #include "lesson_check.h"
 #include "model_open.h"
+#include "test_lesson_util.h"
 #include "test_util.h"
 
 #define MODEL "assets/models/en2zh.safetensors"
@@ -54,9 +55,7 @@ static void test_parse(void **state)
 {
     (void)state;
     Lesson l;
-    TfErr err = {{0}};
-    int rc = lesson_parse(&l, GOOD, strlen(GOOD), "x/03-kinds.txt", &err);
-    expect_true(rc == 0, "the example parses: %s", err.msg);
+    tu_lesson_parse(&l, GOOD, "x/03-kinds.txt");
     const LessonStep *s = l.steps;
     expect_true(l.n_steps == 3 && l.n_recap == 1 && l.n_exercise == 1 && strcmp(l.recap[0], "read one weight") == 0 &&
                     strcmp(l.exercise[0], "Explain in your own words why.") == 0,
@@ -79,13 +78,7 @@ static void test_parse(void **state)
     lesson_free(&l);
 }
 
-typedef struct Bad {
-    const char *lines; /* after "@title T\n@step S\ntext\n" (line 4 on) */
-    const char *phrase;
-    int line;
-} Bad;
-
-static const Bad BAD[] = {
+static const TuLessonBad BAD[] = {
     {"@predict number\n", "@predict number needs cell ROW COL", 4},
     {"@predict number cell #1\n", "@predict number needs cell ROW COL", 4},
     {"@predict number mean #1 #2\n", "@predict number needs cell ROW COL", 4},
@@ -110,31 +103,13 @@ static const Bad BAD[] = {
 static void test_parse_bad(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
-        char text[700];
-        snprintf(text, sizeof text, "@title T\n@step S\ntext\n%s", BAD[i].lines);
-        Lesson l;
-        TfErr err = {{0}};
-        int rc = lesson_parse(&l, text, strlen(text), "bad/09-k.txt", &err);
-        char want[64];
-        snprintf(want, sizeof want, "bad/09-k.txt:%d: ", BAD[i].line);
-        expect_true(rc != 0, "'%s' is refused, but it parsed", BAD[i].lines);
-        expect_true(strncmp(err.msg, want, strlen(want)) == 0 && strstr(err.msg, BAD[i].phrase) &&
-                        !strchr(err.msg, '\n'),
-                    "'%s': one line starting '%s' saying '%s', got '%s'", BAD[i].lines, want, BAD[i].phrase, err.msg);
-    }
+    tu_lesson_bad_table(BAD, sizeof BAD / sizeof *BAD, "bad/09-k.txt");
 }
 
 /* The checker runs the model: a right @answer passes, a wrong one (or a
  * @choice that is right too) is reported at the @predict's line. */
-typedef struct CheckCase {
-    const char *steps; /* after "@title T\n" (line 2 on) */
-    const char *want;  /* a phrase, or NULL: no problem */
-    int line;
-} CheckCase;
-
 #define CELL "@step S\n@stage dec.self.weights\n@layer 1\n@head 1\n@src i love china\n@tgt 我 爱 中国\nx\n"
-static const CheckCase CHECKS[] = {
+static const TuLessonCheck CHECKS[] = {
     {CELL "@predict number cell <bos> <bos>\n@answer 1\n@choice 0.5\n", NULL, 0},
     {CELL "@predict number cell <bos> <bos>\n@answer 0.5\n@choice 0\n", "the @answer says 0.5, but the model gives 1",
      9},
@@ -161,28 +136,7 @@ static const CheckCase CHECKS[] = {
 static void test_check(void **state)
 {
     (void)state;
-    TfModel m;
-    TfErr err;
-    expect_true(tf_model_open(MODEL, &m, &err) == 0, "%s opens (run from the repository root): %s", MODEL, err.msg);
-    for (size_t i = 0; i < sizeof CHECKS / sizeof *CHECKS; i++) {
-        char text[1024];
-        snprintf(text, sizeof text, "@title T\n%s", CHECKS[i].steps);
-        Lesson l;
-        int rc = lesson_parse(&l, text, strlen(text), "chk/01-k.txt", &err);
-        expect_true(rc == 0, "case %zu parses: %s", i, err.msg);
-        TuMsgs msgs = {0};
-        int bad = lesson_check_view(&l, &m.cfg, tu_collect, &msgs) + lesson_check_run(&l, MODEL, tu_collect, &msgs);
-        if (!CHECKS[i].want) {
-            expect_true(bad == 0, "case %zu has no problem, got:\n%s", i, msgs.text);
-        } else {
-            char where[64];
-            snprintf(where, sizeof where, "chk/01-k.txt:%d: ", CHECKS[i].line);
-            expect_true(bad == 1 && strncmp(msgs.text, where, strlen(where)) == 0 && strstr(msgs.text, CHECKS[i].want),
-                        "case %zu: one problem '%s%s...', got %d:\n%s", i, where, CHECKS[i].want, bad, msgs.text);
-        }
-        lesson_free(&l);
-    }
-    model_free(&m);
+    tu_lesson_check_table(CHECKS, sizeof CHECKS / sizeof *CHECKS, MODEL, "chk/01-k.txt");
 }
 
 /* The numbers of choices: what the checker compares with the model. */

@@ -25,6 +25,7 @@
 #include "lesson_check.h"
 #include "ren.h"
 #include "stage.h"
+#include "test_lesson_util.h"
 #include "test_util.h"
 #include "vocab.h"
 
@@ -367,15 +368,7 @@ static const char *GOOD =
 /* Parse text as path; expect failure with "path:line:" and a phrase. */
 static void expect_error(const char *text, size_t len, int line, const char *phrase)
 {
-    Lesson l;
-    TfErr err = {{0}};
-    const char *path = "bad/07-broken.txt";
-    int rc = lesson_parse(&l, text, len, path, &err);
-    expect_true(rc != 0, "a parse error (%s) at line %d, but the file parsed", phrase, line);
-    char want[64];
-    snprintf(want, sizeof want, "%s:%d: ", path, line);
-    expect_true(strncmp(err.msg, want, strlen(want)) == 0, "the message starts with '%s', got '%s'", want, err.msg);
-    expect_true(strstr(err.msg, phrase) != NULL, "the message says '%s', got '%s'", phrase, err.msg);
+    tu_lesson_refused(text, len, "bad/07-broken.txt", line, phrase);
 }
 
 /* The example above: ids, order, steps, text, quiz and directives that carry
@@ -384,9 +377,7 @@ static void test_parse_example(void **state)
 {
     (void)state;
     Lesson l;
-    TfErr err = {{0}};
-    int rc = lesson_parse(&l, GOOD, strlen(GOOD), "dir/03-demo.txt", &err);
-    expect_true(rc == 0, "the example parses: %s", err.msg);
+    tu_lesson_parse(&l, GOOD, "dir/03-demo.txt");
     expect_true(strcmp(l.id, "demo") == 0 && l.order == 3, "id 'demo' order 3, got '%s' %d", l.id, l.order);
     expect_true(l.n_steps == 2, "2 steps, got %d", l.n_steps);
     const LessonStep *s = &l.steps[0];

@@ -172,23 +172,18 @@ static void test_ctrl_d_copies(void **state)
 static void test_command(void **state)
 {
     (void)state;
-    FILE *p = popen("build/stepformer describe --stage enc.self.weights --layer 0 --head 2 "
-                    "--src 'i read books at home today' 2>&1",
-                    "r");
-    expect_true(p != NULL, "popen");
     static char out[1 << 16];
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = 0;
-    expect_true(pclose(p) == 0, "describe exits 0:\n%s", out);
+    int rc = tu_run_cmd("build/stepformer describe --stage enc.self.weights --layer 0 --head 2 "
+                        "--src 'i read books at home today' 2>&1",
+                        out, sizeof out);
+    expect_true(rc == 0, "describe exits 0:\n%s", out);
     static App a;
     open_at(&a, "i read books at home today", ST_ENC_SELF_WEIGHTS, 0, 2);
     const char *rows = strstr(text, "A 6 × 6");
     expect_true(rows && strstr(out, rows) != NULL, "the command prints the window's text:\n%s\n---\n%s", out, text);
     app_free(&a);
-    p = popen("build/stepformer describe --stage enc.self.weights --layer 9 2>&1", "r");
-    n = fread(out, 1, sizeof out - 1, p);
-    out[n] = 0;
-    expect_true(pclose(p) != 0 && strchr(out, '\n') == out + n - 1, "a bad layer: one line, exit 1: %s", out);
+    rc = tu_run_cmd("build/stepformer describe --stage enc.self.weights --layer 9 2>&1", out, sizeof out);
+    expect_true(rc != 0 && strchr(out, '\n') == out + strlen(out) - 1, "a bad layer: one line, exit 1: %s", out);
 }
 
 int main(void)

@@ -31,15 +31,6 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static int run(const char *cmd, char *out, size_t cap)
-{
-    FILE *p = popen(cmd, "r");
-    expect_true(p != NULL, "popen %s", cmd);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    return pclose(p);
-}
-
 static void test_pretest_in_the_window(void **state)
 {
     (void)state;
@@ -100,7 +91,7 @@ static void test_export_and_summary(void **state)
     char cmd[2048], out[8192], csv[512], post[512];
     snprintf(csv, sizeof csv, "/tmp/stepformer-results-%d/class-pre.csv", (int)getpid());
     snprintf(cmd, sizeof cmd, "build/stepformer results --export %s 2>&1", csv);
-    expect_true(run(cmd, out, sizeof out) == 0 && strstr(out, "wrote 6 answers"), "export: %s", out);
+    expect_true(tu_run_cmd(cmd, out, sizeof out) == 0 && strstr(out, "wrote 6 answers"), "export: %s", out);
     /* a post-test file of two learners, by hand */
     snprintf(post, sizeof post, "/tmp/stepformer-results-%d/class-post.csv", (int)getpid());
     FILE *f = fopen(post, "w");
@@ -109,7 +100,7 @@ static void test_export_and_summary(void **state)
                "bbbbbbbbbbbbbbbb,post,posttest,masks-1,0,0,12.0,2026-12-02T10:00:00Z\n");
     fclose(f);
     snprintf(cmd, sizeof cmd, "build/stepformer results --summary %s %s 2>&1", csv, post);
-    expect_true(run(cmd, out, sizeof out) == 0, "summary: %s", out);
+    expect_true(tu_run_cmd(cmd, out, sizeof out) == 0, "summary: %s", out);
     /* pre: masks-1 answered 1 (= 15, right) by the one learner: 100%; post 50% */
     const char *m = strstr(out, "masks-1");
     expect_true(m && strstr(m, "100% of 1") && strstr(m, "50% of 2") && strstr(m, "-50 points"), "masks-1:\n%s", out);
@@ -119,7 +110,7 @@ static void test_export_and_summary(void **state)
     fprintf(f, "learner,test\nthis is not, a results line\n");
     fclose(f);
     snprintf(cmd, sizeof cmd, "build/stepformer results --summary %s 2>&1", post);
-    expect_true(run(cmd, out, sizeof out) != 0 && strstr(out, ":2: not a results line") &&
+    expect_true(tu_run_cmd(cmd, out, sizeof out) != 0 && strstr(out, ":2: not a results line") &&
                     strchr(out, '\n') == out + strlen(out) - 1,
                 "one line naming file and line: %s", out);
 }

@@ -14,20 +14,11 @@
 
 #define MODEL "assets/models/en2zh.safetensors"
 
-static int run(const char *cmd, char *out, size_t cap)
-{
-    FILE *p = popen(cmd, "r");
-    expect_true(p != NULL, "popen %s", cmd);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    return pclose(p);
-}
-
 static int same_file(const char *a, const char *b)
 {
     char cmd[512], out[64];
     snprintf(cmd, sizeof cmd, "cmp -s %s %s && echo same", a, b);
-    run(cmd, out, sizeof out);
+    tu_run_cmd(cmd, out, sizeof out);
     return strncmp(out, "same", 4) == 0;
 }
 
@@ -76,13 +67,13 @@ static void check_same_picture(const char *flags)
 {
     char cmd[2 * SCENE_CODE_MAX], out[8192], code[SCENE_CODE_MAX];
     snprintf(cmd, sizeof cmd, "build/stepformer scene %s 2>&1", flags);
-    expect_true(run(cmd, out, sizeof out) == 0, "scene %s:\n%s", flags, out);
+    expect_true(tu_run_cmd(cmd, out, sizeof out) == 0, "scene %s:\n%s", flags, out);
     snprintf(code, sizeof code, "%.*s", (int)strcspn(out, "\n"), out);
     expect_true(scene_code_like(code), "a code: %s", code);
     snprintf(cmd, sizeof cmd, "build/stepformer shot %s --out build/scene-a.png 2>&1", flags);
-    expect_true(run(cmd, out, sizeof out) == 0, "shot %s:\n%s", flags, out);
+    expect_true(tu_run_cmd(cmd, out, sizeof out) == 0, "shot %s:\n%s", flags, out);
     snprintf(cmd, sizeof cmd, "build/stepformer shot --scene %s --out build/scene-b.png 2>&1", code);
-    expect_true(run(cmd, out, sizeof out) == 0, "shot --scene:\n%s", out);
+    expect_true(tu_run_cmd(cmd, out, sizeof out) == 0, "shot --scene:\n%s", out);
     expect_true(same_file("build/scene-a.png", "build/scene-b.png"), "the same picture for %s", flags);
     remove("build/scene-a.png");
     remove("build/scene-b.png");
@@ -115,14 +106,14 @@ static void test_model_by_hash(void **state)
     expect_true(scene_model_name(MODEL, name, sizeof name, &err) == 0 && strcmp(name, "en2zh") == 0,
                 "the bundled model by name: %s", name);
     snprintf(cmd, sizeof cmd, "build/stepformer scene --model %s --stage enc.self.weights --src t5 2>&1", path);
-    expect_true(run(cmd, out, sizeof out) == 0, "%s", out);
+    expect_true(tu_run_cmd(cmd, out, sizeof out) == 0, "%s", out);
     char code[SCENE_CODE_MAX];
     snprintf(code, sizeof code, "%.*s", (int)strcspn(out, "\n"), out);
     expect_true(scene_code_read(code, &l, &err) == 0 && strstr(l.model, "scene-own.safetensors~"),
                 "the code names the file: %s", l.model);
     /* this folder (the tree) has no such file: the error names it */
     snprintf(cmd, sizeof cmd, "build/stepformer shot --scene %s --out build/x.png 2>&1", code);
-    expect_true(run(cmd, out, sizeof out) != 0 && strstr(out, "scene-own.safetensors") &&
+    expect_true(tu_run_cmd(cmd, out, sizeof out) != 0 && strstr(out, "scene-own.safetensors") &&
                     strstr(out, "not in the current folder"),
                 "a missing file is named: %s", out);
     remove(path);

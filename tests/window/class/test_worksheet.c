@@ -14,15 +14,6 @@
 
 static char text[1 << 18];
 
-static int run(const char *cmd, char *out, size_t cap)
-{
-    FILE *p = popen(cmd, "r");
-    expect_true(p != NULL, "popen %s", cmd);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    return pclose(p);
-}
-
 /* The sentence of student k from the key: "Student k: “S” → ...". */
 static int student_sentence(int k, char *out, size_t cap)
 {
@@ -63,8 +54,8 @@ static void test_three_students(void **state)
     expect_true(ps != NULL, "a lesson with a row prediction and a quiz");
     char out[4096], cmd[512];
     snprintf(cmd, sizeof cmd, "build/stepformer worksheet --lesson %s --students 3 --seed 7 --out " PDF " 2>&1", l->id);
-    expect_true(run(cmd, out, sizeof out) == 0, "worksheet: %s", out);
-    expect_true(run("pdftotext -layout " PDF " - 2>&1", text, sizeof text) == 0, "pdftotext");
+    expect_true(tu_run_cmd(cmd, out, sizeof out) == 0, "worksheet: %s", out);
+    expect_true(tu_run_cmd("pdftotext -layout " PDF " - 2>&1", text, sizeof text) == 0, "pdftotext");
     expect_true(strstr(text, "Answer key") != NULL, "an answer key");
     expect_true(!strstr(text, "PgDn") && !strstr(text, "Ctrl+"), "no key hints on paper");
     char s[3][256];
@@ -124,7 +115,7 @@ static void test_bad_options(void **state)
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         char cmd[512], out[4096];
         snprintf(cmd, sizeof cmd, "build/stepformer worksheet %s 2>&1", BAD[i].in);
-        int rc = run(cmd, out, sizeof out);
+        int rc = tu_run_cmd(cmd, out, sizeof out);
         expect_true(rc != 0 && strstr(out, BAD[i].want) && strchr(out, '\n') == out + strlen(out) - 1,
                     "%s: one line with '%s': %s", BAD[i].in, BAD[i].want, out);
     }
