@@ -30,15 +30,11 @@ int lesson_predict_stage_ok(int stage, int *decoder)
     return 1;
 }
 
-int lesson_predict_row(const LessonPredict *p, const TfTrace *tr, const Vocab *voc, int decoder, int b)
+/* The row or column a query names among n tokens ids (or #N). */
+static int find_token(const char *q, const int *ids, int n, const Vocab *voc)
 {
-    if (b < 0 || b >= tr->B)
-        return -1;
-    int n = decoder ? tr->tgt_len[b] : tr->src_len[b];
-    const int *ids = decoder ? tr->tgt_ids + (size_t)b * tr->T : tr->src_ids + (size_t)b * tr->S;
-    const char *q = p->query;
     if (!q || !q[0])
-        return n > 0 ? 0 : -1;
+        return -1;
     if (q[0] == '#') {
         int pos = atoi(q + 1);
         return pos >= 1 && pos <= n ? pos - 1 : -1;
@@ -47,6 +43,17 @@ int lesson_predict_row(const LessonPredict *p, const TfTrace *tr, const Vocab *v
         if (strcmp(vocab_token(voc, ids[i]), q) == 0)
             return i;
     return -1;
+}
+
+int lesson_predict_row(const LessonPredict *p, const TfTrace *tr, const Vocab *voc, int decoder, int b)
+{
+    if (b < 0 || b >= tr->B)
+        return -1;
+    int n = decoder ? tr->tgt_len[b] : tr->src_len[b];
+    const int *ids = decoder ? tr->tgt_ids + (size_t)b * tr->T : tr->src_ids + (size_t)b * tr->S;
+    if (!p->query || !p->query[0])
+        return n > 0 ? 0 : -1;
+    return find_token(p->query, ids, n, voc);
 }
 
 int lesson_predict_answer(const TfTrace *tr, int kind, int stage, int layer, int head, int b, int row)
@@ -132,21 +139,6 @@ int lesson_predict_candidates(const TfTrace *tr, int b, int row, unsigned seed, 
 }
 
 /* ---- @predict number ---- */
-
-/* The row or column a query names among n tokens ids (or #N). */
-static int find_token(const char *q, const int *ids, int n, const Vocab *voc)
-{
-    if (!q || !q[0])
-        return -1;
-    if (q[0] == '#') {
-        int pos = atoi(q + 1);
-        return pos >= 1 && pos <= n ? pos - 1 : -1;
-    }
-    for (int i = 0; i < n; i++)
-        if (strcmp(vocab_token(voc, ids[i]), q) == 0)
-            return i;
-    return -1;
-}
 
 int lesson_predict_cell(const LessonPredict *p, const TfTrace *tr, const Vocab *src, const Vocab *tgt, int stage,
                         int b, int rows, int cols, int *row, int *col)
