@@ -210,6 +210,17 @@ static inline int tu_lesson_home_close(const char *dir)
     return tu_scratch_remove(dir);
 }
 
+/* The same lesson text in both languages: dir/lessons/en/file and
+ * dir/lessons/zh/file. */
+static inline void tu_write_lesson(const char *dir, const char *file, const char *text)
+{
+    char name[128];
+    snprintf(name, sizeof name, "lessons/en/%s", file);
+    tu_write_text(dir, name, text);
+    snprintf(name, sizeof name, "lessons/zh/%s", file);
+    tu_write_text(dir, name, text);
+}
+
 /* g_dir, a lesson home (tu_lesson_home) named NAME made before the group's
  * tests and removed after, g_model its model; WRITE() (defined after this)
  * then writes the lessons into it. The group's setup and teardown. */

@@ -29,8 +29,7 @@ TU_LESSON_HOME_GROUP("lesson-force", write_lessons)
 
 static void write_lessons(void)
 {
-    tu_write_text(g_dir, "lessons/en/01-force.txt", LESSON);
-    tu_write_text(g_dir, "lessons/zh/01-force.txt", LESSON);
+    tu_write_lesson(g_dir, "01-force.txt", LESSON);
 }
 
 /* Frames until the decode lab has its results. */

@@ -76,8 +76,7 @@ TU_LESSON_HOME_GROUP("predict", write_lessons)
 
 static void write_lessons(void)
 {
-    tu_write_text(g_dir, "lessons/en/01-predict.txt", LESSON);
-    tu_write_text(g_dir, "lessons/zh/01-predict.txt", LESSON);
+    tu_write_lesson(g_dir, "01-predict.txt", LESSON);
 }
 
 static void open_at(App *a, int step)
