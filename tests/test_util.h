@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "config.h"
@@ -263,6 +264,20 @@ static inline int tu_run_cmd(const char *cmd, char *out, size_t cap)
     size_t n = fread(out, 1, cap - 1, p);
     out[n] = 0;
     return pclose(p);
+}
+
+/* In a child process: become prog run with args (NULL-terminated, at most
+ * 30 of them) as its arguments; exit 127 when it cannot. */
+static inline void tu_exec(const char *prog, const char *const *args)
+{
+    char *argv[32];
+    int n = 0;
+    argv[n++] = (char *)prog;
+    for (; args[n - 1] && n < 31; n++)
+        argv[n] = (char *)args[n - 1];
+    argv[n] = NULL;
+    execv(prog, argv);
+    _exit(127);
 }
 
 /* build/tests/test_x -> build/stepformer: the program beside the tests */

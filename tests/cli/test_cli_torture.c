@@ -453,14 +453,7 @@ static int run_limited(rlim_t limit_kib, const char *const *args, char *text, si
         dup2(nul, 1);
         dup2(fd, 2);
         unsetenv("OPENBLAS_NUM_THREADS");
-        char *argv[16];
-        int n = 0;
-        argv[n++] = g_prog;
-        for (; args[n - 1] && n < 15; n++)
-            argv[n] = (char *)args[n - 1];
-        argv[n] = NULL;
-        execv(g_prog, argv);
-        _exit(127);
+        tu_exec(g_prog, args);
     }
     int status = 0;
     waitpid(pid, &status, 0);

@@ -29,14 +29,7 @@ static int run(const char *errf, const char *when, const char *const *args)
         int nul = open("/dev/null", O_WRONLY);
         dup2(nul, 1);
         alarm(120);
-        char *argv[32];
-        int n = 0;
-        argv[n++] = g_prog;
-        for (; args[n - 1] && n < 31; n++)
-            argv[n] = (char *)args[n - 1];
-        argv[n] = NULL;
-        execv(g_prog, argv);
-        _exit(127);
+        tu_exec(g_prog, args);
     }
     int status = 0, sent = 0;
     for (;;) {
