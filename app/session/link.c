@@ -1,10 +1,12 @@
 /* link.c - view links: a fragment of fields to a SceneLink and back (link.h). */
 #include "link.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "num.h"
 #include "stage.h"
 
 static int hexval(int c)
@@ -115,8 +117,44 @@ static int parse_exp(SceneLink *l, const char *v, TfErr *err)
     return 0;
 }
 
+/* The numeric fields: a whole number in lo..hi (real: any number there), or
+ * "link: KEY must be MUST, not 'V'". */
+typedef struct NumField {
+    const char *key;
+    unsigned flag;
+    size_t at; /* offsetof the int (or float) in SceneLink */
+    int real;
+    double lo, hi;
+    const char *must;
+} NumField;
+
+static const NumField NUMS[] = {
+    {"layer", LINK_LAYER, offsetof(SceneLink, layer), 0, 0, TF_MAX_LAYERS - 1, "a layer index from 0"},
+    {"head", LINK_HEAD, offsetof(SceneLink, head), 0, -1, TF_MAX_HEADS - 1, "a head index from 0 (or -1 for all)"},
+    {"step", LINK_STEP, offsetof(SceneLink, step), 0, 1, 9999, "a step number from 1"},
+    {"batch", LINK_BATCH, offsetof(SceneLink, batch), 0, 0, 3, "a sentence index 0..3"},
+    {"beam", LINK_BEAM, offsetof(SceneLink, beam), 0, 1, 8, "1..8"},
+    {"alpha", LINK_ALPHA, offsetof(SceneLink, alpha), 1, 0, 10, "a number in 0..10"},
+    {"temp", LINK_TEMP, offsetof(SceneLink, temp), 1, 0.05, 5, "a number in 0.05..5"},
+    {"topk", LINK_TOPK, offsetof(SceneLink, top_k), 0, 0, 100000, "0 (off) or a count"},
+    {"topp", LINK_TOPP, offsetof(SceneLink, top_p), 1, 0.001, 1, "a number in (0, 1]"},
+    {"seed", LINK_SEED, offsetof(SceneLink, seed), 0, 0, 999999, "a whole number 0..999999"},
+};
+
+static int num_field(SceneLink *l, const NumField *f, const char *v, TfErr *err)
+{
+    char *at = (char *)l + f->at;
+    if (f->real ? num_in(v, f->lo, f->hi, (float *)(void *)at) : int_in(v, (int)f->lo, (int)f->hi, (int *)(void *)at))
+        return tf_fail(err, "link: %s must be %s, not '%.40s'", f->key, f->must, v);
+    l->has |= f->flag;
+    return 0;
+}
+
 static int field(SceneLink *l, const char *key, const char *v, TfErr *err)
 {
+    for (size_t i = 0; i < sizeof NUMS / sizeof *NUMS; i++)
+        if (!strcmp(key, NUMS[i].key))
+            return num_field(l, &NUMS[i], v, err);
     if (!strcmp(key, "src")) {
         snprintf(l->src, sizeof l->src, "%s", v);
         l->has |= LINK_SRC;
@@ -128,14 +166,6 @@ static int field(SceneLink *l, const char *key, const char *v, TfErr *err)
             return tf_fail(err, "link: unknown stage '%.60s'", v);
         snprintf(l->stage, sizeof l->stage, "%s", v);
         l->has |= LINK_STAGE;
-    } else if (!strcmp(key, "layer")) {
-        if (int_in(v, 0, TF_MAX_LAYERS - 1, &l->layer))
-            return tf_fail(err, "link: layer must be a layer index from 0, not '%.40s'", v);
-        l->has |= LINK_LAYER;
-    } else if (!strcmp(key, "head")) {
-        if (int_in(v, -1, TF_MAX_HEADS - 1, &l->head))
-            return tf_fail(err, "link: head must be a head index from 0 (or -1 for all), not '%.40s'", v);
-        l->has |= LINK_HEAD;
     } else if (!strcmp(key, "lang")) {
         if (strcmp(v, "en") && strcmp(v, "zh"))
             return tf_fail(err, "link: lang must be en or zh, not '%.40s'", v);
@@ -146,10 +176,6 @@ static int field(SceneLink *l, const char *key, const char *v, TfErr *err)
             return tf_fail(err, "link: lesson must be a lesson id, not '%.40s'", v);
         snprintf(l->lesson, sizeof l->lesson, "%s", v);
         l->has |= LINK_LESSON;
-    } else if (!strcmp(key, "step")) {
-        if (int_in(v, 1, 9999, &l->step))
-            return tf_fail(err, "link: step must be a step number from 1, not '%.40s'", v);
-        l->has |= LINK_STEP;
     } else if (!strcmp(key, "view")) {
         if (!*v || strlen(v) >= LINK_NAME_MAX)
             return tf_fail(err, "link: view must be a view name, not '%.40s'", v);
@@ -165,39 +191,11 @@ static int field(SceneLink *l, const char *key, const char *v, TfErr *err)
             return tf_fail(err, "link: model must be a bundled model's name or NAME~SHA, not '%.40s'", v);
         snprintf(l->model, sizeof l->model, "%s", v);
         l->has |= LINK_MODEL;
-    } else if (!strcmp(key, "batch")) {
-        if (int_in(v, 0, 3, &l->batch))
-            return tf_fail(err, "link: batch must be a sentence index 0..3, not '%.40s'", v);
-        l->has |= LINK_BATCH;
     } else if (!strcmp(key, "pane")) {
         if (strcmp(v, "gen") && strcmp(v, "step") && strcmp(v, "beam") && strcmp(v, "sample"))
             return tf_fail(err, "link: pane must be gen, step, beam or sample, not '%.40s'", v);
         memcpy(l->pane, v, strlen(v) + 1); /* one of the four names above */
         l->has |= LINK_PANE;
-    } else if (!strcmp(key, "beam")) {
-        if (int_in(v, 1, 8, &l->beam))
-            return tf_fail(err, "link: beam must be 1..8, not '%.40s'", v);
-        l->has |= LINK_BEAM;
-    } else if (!strcmp(key, "alpha")) {
-        if (num_in(v, 0, 10, &l->alpha))
-            return tf_fail(err, "link: alpha must be a number in 0..10, not '%.40s'", v);
-        l->has |= LINK_ALPHA;
-    } else if (!strcmp(key, "temp")) {
-        if (num_in(v, 0.05, 5, &l->temp))
-            return tf_fail(err, "link: temp must be a number in 0.05..5, not '%.40s'", v);
-        l->has |= LINK_TEMP;
-    } else if (!strcmp(key, "topk")) {
-        if (int_in(v, 0, 100000, &l->top_k))
-            return tf_fail(err, "link: topk must be 0 (off) or a count, not '%.40s'", v);
-        l->has |= LINK_TOPK;
-    } else if (!strcmp(key, "topp")) {
-        if (num_in(v, 0.001, 1, &l->top_p))
-            return tf_fail(err, "link: topp must be a number in (0, 1], not '%.40s'", v);
-        l->has |= LINK_TOPP;
-    } else if (!strcmp(key, "seed")) {
-        if (int_in(v, 0, 999999, &l->seed))
-            return tf_fail(err, "link: seed must be a whole number 0..999999, not '%.40s'", v);
-        l->has |= LINK_SEED;
     } else {
         return tf_fail(err, "link: unknown field '%.40s' (src, tgt, stage, layer, head, lang, lesson, "
                             "step, view, exp, model, batch, pane, beam, alpha, temp, topk, topp, seed)", key);
@@ -301,11 +299,7 @@ static void put_int(Out *o, const char *key, int v)
 static void put_num(Out *o, const char *key, float v)
 {
     char s[32];
-    for (int p = 1; p <= 9; p++) {
-        snprintf(s, sizeof s, "%.*g", p, (double)v);
-        if (strtof(s, NULL) == v)
-            break;
-    }
+    tf_float_text(s, sizeof s, v, 1);
     put_field(o, key, s);
 }
 
