@@ -1,5 +1,8 @@
-/* num.c - whole numbers as people write them; see num.h. */
+/* num.c - numbers as people write them; see num.h. */
 #include "num.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 int tf_parse_int(const char *s, size_t n, long lo, long hi, int *out)
 {
@@ -15,4 +18,13 @@ int tf_parse_int(const char *s, size_t n, long lo, long hi, int *out)
         return -1;
     *out = (int)v;
     return 0;
+}
+
+void tf_float_text(char *buf, size_t cap, float v, int min_digits)
+{
+    for (int digits = min_digits; digits <= 9; digits++) {
+        snprintf(buf, cap, "%.*g", digits, (double)v);
+        if (strtof(buf, NULL) == v)
+            break;
+    }
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "num.h"
 #include "ops.h"
 #include "parallel.h"
 #include <sched.h>
@@ -76,16 +77,11 @@ int train_opts_check(const TrainOpts *o, TfErr *err)
     return 0;
 }
 
-/* The shortest decimal that reads back as exactly v (9 digits always do):
- * 0.9f is written "0.9", not "0.899999976". */
+/* The shortest decimal that reads back as exactly v (tf_float_text). */
 static int meta_float(TfModel *m, const char *key, float v)
 {
     char buf[40];
-    for (int digits = 6; digits <= 9; digits++) {
-        snprintf(buf, sizeof buf, "%.*g", digits, (double)v);
-        if (strtof(buf, NULL) == v)
-            break;
-    }
+    tf_float_text(buf, sizeof buf, v, 6);
     return model_meta_set(m, key, buf);
 }
 
