@@ -464,50 +464,45 @@ static int st_need(St *st, const char *name, int rows, int cols, float *out, TfE
     return rc;
 }
 
+/* name.weight (rows x cols; cols 0: a vector of rows values) into w and
+ * name.bias (rows values) into b. */
+static int load_linear(St *st, const char *name, int rows, int cols, float *w, float *b, TfErr *err)
+{
+    char n[256];
+    snprintf(n, sizeof n, "%s.weight", name);
+    if (st_need(st, n, rows, cols, w, err))
+        return -1;
+    snprintf(n, sizeof n, "%s.bias", name);
+    return st_need(st, n, rows, 0, b, err);
+}
+
 /* q, k, v, out projections of one attention block into our packed rows. */
 static int load_attn(St *st, const char *pre, const AttnParams *a, int C, TfErr *err)
 {
     static const char *qkv[3] = {"q_proj", "k_proj", "v_proj"};
     char n[256];
     for (int i = 0; i < 3; i++) {
-        snprintf(n, sizeof n, "%s.%s.weight", pre, qkv[i]);
-        if (st_need(st, n, C, C, a->qkv_w + (size_t)i * C * C, err))
-            return -1;
-        snprintf(n, sizeof n, "%s.%s.bias", pre, qkv[i]);
-        if (st_need(st, n, C, 0, a->qkv_b + (size_t)i * C, err))
+        snprintf(n, sizeof n, "%s.%s", pre, qkv[i]);
+        if (load_linear(st, n, C, C, a->qkv_w + (size_t)i * C * C, a->qkv_b + (size_t)i * C, err))
             return -1;
     }
-    snprintf(n, sizeof n, "%s.out_proj.weight", pre);
-    if (st_need(st, n, C, C, a->o_w, err))
-        return -1;
-    snprintf(n, sizeof n, "%s.out_proj.bias", pre);
-    return st_need(st, n, C, 0, a->o_b, err);
+    snprintf(n, sizeof n, "%s.out_proj", pre);
+    return load_linear(st, n, C, C, a->o_w, a->o_b, err);
 }
 
 static int load_ln(St *st, const char *pre, float *w, float *b, int C, TfErr *err)
 {
-    char n[256];
-    snprintf(n, sizeof n, "%s.weight", pre);
-    if (st_need(st, n, C, 0, w, err))
-        return -1;
-    snprintf(n, sizeof n, "%s.bias", pre);
-    return st_need(st, n, C, 0, b, err);
+    return load_linear(st, pre, C, 0, w, b, err);
 }
 
 static int load_ffn(St *st, const char *pre, const LayerParams *L, int C, int F, TfErr *err)
 {
     char n[256];
-    snprintf(n, sizeof n, "%s.fc1.weight", pre);
-    if (st_need(st, n, F, C, L->f1w, err))
+    snprintf(n, sizeof n, "%s.fc1", pre);
+    if (load_linear(st, n, F, C, L->f1w, L->f1b, err))
         return -1;
-    snprintf(n, sizeof n, "%s.fc1.bias", pre);
-    if (st_need(st, n, F, 0, L->f1b, err))
-        return -1;
-    snprintf(n, sizeof n, "%s.fc2.weight", pre);
-    if (st_need(st, n, C, F, L->f2w, err))
-        return -1;
-    snprintf(n, sizeof n, "%s.fc2.bias", pre);
-    return st_need(st, n, C, 0, L->f2b, err);
+    snprintf(n, sizeof n, "%s.fc2", pre);
+    return load_linear(st, n, C, F, L->f2w, L->f2b, err);
 }
 
 /* One layer under pre: self_attn, (decoder) encoder_attn, the layer norms
