@@ -1,6 +1,7 @@
 /* cli_exp.c - the experiment flags (cli_exp.h) and `stepformer heads`:
  * what each attention head does, in numbers (headstats.h). */
 #include "cli_exp.h"
+#include "heads_cli.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -84,7 +85,7 @@ int cli_exp_any(const CliExp *x)
 static const char *HEADS_HELP =
     "usage: stepformer heads [--model FILE] (--src TEXT | --src-ids 5,6,7)\n"
     "                        [--tgt TEXT | --tgt-ids 1,8,9] [--json]\n"
-    "                        " CLI_EXP_USAGE "\n"
+    "                        " CLI_EXP_USAGE "\n" HEADS_LAB_USAGE
     "\n"
     "What every attention head does, in numbers, for one sentence: one line\n"
     "per (part enc/dec/cross, layer, head), layers and heads from 0.\n"
@@ -98,7 +99,7 @@ static const char *HEADS_HELP =
     "--tgt TEXT becomes <bos> + its tokens; --tgt-ids are used as given. With\n"
     "no target the decoder input is <bos> + the greedy translation (made with\n"
     "the experiment, when one is given). --json prints one JSON object a line.\n"
-    "\n" CLI_EXP_HELP;
+    "\n" CLI_EXP_HELP "\n" HEADS_LAB_HELP;
 
 typedef struct HeadsArgs {
     CliExp x;
@@ -166,6 +167,9 @@ static void print_head(const TfHeadMetrics *hm, TfAttnKind kind, int l, int h, i
 int cmd_heads(int argc, char **argv)
 {
     const char *C = "heads", *model = NULL;
+    int lab = heads_lab_mode(argc, argv);
+    if (lab)
+        return lab == 1 ? heads_importance_main(argc, argv) : heads_qkmap_main(argc, argv);
     static HeadsArgs a;
     memset(&a, 0, sizeof a);
     int json = 0;

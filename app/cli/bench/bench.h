@@ -82,6 +82,10 @@ void bench_exp(double secs, const char *only);
  * bandwidth_fraction, and their ratios. */
 void bench_decode(double secs, const char *only);
 
+/* heads_importance_en2zh_500 (bench_heads.c): every head of the bundled
+ * en2zh model ablated over 500 held-out pairs, against its 10 s goal. */
+void bench_heads(double secs, const char *only);
+
 /* Bytes per second both cores read from memory (bench_decode.c; 0 when it
  * cannot tell). */
 double bench_read_bandwidth(double secs);

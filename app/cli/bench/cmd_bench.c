@@ -428,5 +428,6 @@ int cmd_bench(int argc, char **argv)
     bench_decode(secs, only);
     bench_gui(secs, only, train_ref);
     bench_exp(secs, only);
+    bench_heads(secs, only);
     return 0;
 }

@@ -1,0 +1,213 @@
+/* test_cli_heads_lab.c - the heads lab on the command line, run as a child
+ * process (build/stepformer with the bundled en2zh model): dump of
+ * dec.lens (the last layer's is out.probs) and of the rollouts over a
+ * padded batch, heads --importance as one JSON array and as a sorted table,
+ * on a task and on a TSV file, heads --qk-map's JSON, and one-line refusals. */
+#include <cJSON.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+TU_SCRATCH_GROUP("clilab")
+
+static char g_prog[4096];
+static char g_out[1 << 21], g_err[1 << 16];
+
+/* `stepformer ARGS`: stdout into g_out, stderr into g_err, the exit status */
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+    char args[4096], cmd[4096 + 4096 + 512], errpath[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    path_in(errpath, sizeof errpath, "stderr.txt");
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", g_prog, args, errpath);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(g_out, 1, sizeof g_out - 1, p);
+    g_out[n] = 0;
+    while (fgetc(p) != EOF)
+        ;
+    int st = pclose(p);
+    FILE *f = fopen(errpath, "r");
+    size_t k = f ? fread(g_err, 1, sizeof g_err - 1, f) : 0;
+    g_err[k] = 0;
+    if (f)
+        fclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int count_newlines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static cJSON *dump_json(const char *args)
+{
+    int rc = run("dump %s --format json", args);
+    expect_true(rc == 0, "dump %s exited %d: %s", args, rc, g_err);
+    cJSON *o = cJSON_Parse(g_out);
+    expect_true(o != NULL, "dump %s prints JSON", args);
+    return o;
+}
+
+static void test_dump_lens_and_rollout(void **state)
+{
+    (void)state;
+    const char *S = "--src 'i read books today' --tgt '我 今天 读 书'";
+    char args[512];
+    snprintf(args, sizeof args, "%s --stage dec.lens --layer 1", S);
+    cJSON *lens = dump_json(args);
+    snprintf(args, sizeof args, "%s --stage out.probs", S);
+    cJSON *probs = dump_json(args);
+    expect_true(!strcmp(cJSON_GetObjectItem(lens, "stage")->valuestring, "dec.lens"), "named dec.lens");
+    char *a = cJSON_PrintUnformatted(cJSON_GetObjectItem(lens, "data"));
+    char *b = cJSON_PrintUnformatted(cJSON_GetObjectItem(probs, "data"));
+    expect_true(a && b && strcmp(a, b) == 0, "the last layer's lens is out.probs, every digit");
+    free(a);
+    free(b);
+    cJSON_Delete(probs);
+    /* layer 0: each row a distribution, not the output's */
+    cJSON_Delete(lens);
+    snprintf(args, sizeof args, "%s --stage dec.lens --layer 0", S);
+    lens = dump_json(args);
+    cJSON *row;
+    int rows = 0;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(lens, "data"))
+    {
+        double sum = 0;
+        cJSON *x;
+        cJSON_ArrayForEach(x, row)
+            sum += x->valuedouble;
+        expect_true(fabs(sum - 1) < 1e-4, "row %d sums to %.6f", rows, sum);
+        rows++;
+    }
+    expect_true(rows == 5, "<bos> + 4 tokens: %d rows", rows);
+    cJSON_Delete(lens);
+    /* a padded batch: the short sentence's padded keys are 0 in the rollouts */
+    cJSON *r = dump_json("--src 'i read books today' --src 'i love china' --batch-index 1 --stage enc.rollout --layer 1");
+    rows = 0;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(r, "data"))
+    {
+        expect_true(cJSON_GetArraySize(row) == 4 && cJSON_GetArrayItem(row, 3)->valuedouble == 0,
+                    "row %d: 4 keys, the padded one 0", rows);
+        rows++;
+    }
+    expect_true(rows == 4, "4 rows, got %d", rows);
+    cJSON_Delete(r);
+    r = dump_json("--src 'i read books today' --src 'i love china' --batch-index 1 --stage dec.cross.rollout --layer 0");
+    expect_true(!strcmp(cJSON_GetObjectItem(r, "stage")->valuestring, "dec.cross.rollout"), "named");
+    cJSON_Delete(r);
+    expect_true(run("dump %s --stage enc.rollout --layer 2", S) == 1 && strstr(g_err, "out of range") &&
+                    count_newlines(g_err) == 1,
+                "layer 2 of 2 refused with one line: %s", g_err);
+    expect_true(run("dump --help") == 0 && strstr(g_out, "dec.lens") && strstr(g_out, "enc.rollout"),
+                "dump --help lists the derived stages");
+}
+
+/* --json: one array of every head with its two deltas */
+static int check_array(const char *what, int want_n)
+{
+    cJSON *a = cJSON_Parse(g_out);
+    expect_true(a && cJSON_IsArray(a), "%s: one JSON array (%.80s)", what, g_out);
+    int n = cJSON_GetArraySize(a), moved = 0;
+    cJSON *o;
+    cJSON_ArrayForEach(o, a)
+    {
+        expect_true(cJSON_GetObjectItem(o, "part") && cJSON_GetObjectItem(o, "layer") &&
+                        cJSON_GetObjectItem(o, "head") && cJSON_GetObjectItem(o, "delta_nll") &&
+                        cJSON_GetObjectItem(o, "delta_acc"),
+                    "%s: part, layer, head, delta_nll, delta_acc", what);
+        moved += fabs(cJSON_GetObjectItem(o, "delta_nll")->valuedouble) > 1e-4;
+    }
+    expect_true(n == want_n, "%s: %d heads, want %d", what, n, want_n);
+    cJSON_Delete(a);
+    return moved;
+}
+
+static void test_importance(void **state)
+{
+    (void)state;
+    int rc = run("heads --importance --pairs 30 --json");
+    expect_true(rc == 0, "heads --importance exited %d: %s", rc, g_err);
+    int moved = check_array("the model's task", 48);
+    expect_true(moved > 0, "some head matters on en2zh (%d)", moved);
+    rc = run("heads --importance --task en2zh --pairs 30");
+    expect_true(rc == 0 && strstr(g_out, "delta_nll") && count_newlines(g_out) == 2 + 48,
+                "the table: two header lines and 48 rows (%d lines)", count_newlines(g_out));
+    /* sorted: delta_nll never grows down the table */
+    double prev = 1e30;
+    int sorted = 1;
+    for (char *line = strchr(strchr(g_out, '\n') + 1, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        char part[16];
+        int l, h;
+        double dn, da;
+        if (sscanf(line, "%15s %d %d %lf %lf", part, &l, &h, &dn, &da) != 5)
+            break;
+        sorted &= dn <= prev;
+        prev = dn;
+    }
+    expect_true(sorted, "the table is sorted by delta_nll");
+    /* a TSV file: its lines, a bad one skipped with a warning */
+    char tsv[512];
+    path_in(tsv, sizeof tsv, "pairs.tsv");
+    FILE *f = fopen(tsv, "w");
+    assert_non_null(f);
+    fputs("i love china\t我 爱 中国\nno tab here\ni read books today\t我 今天 读 书\n", f);
+    fclose(f);
+    rc = run("heads --importance --data '%s' --json", tsv);
+    expect_true(rc == 0 && strstr(g_err, "skipped 1"), "exit %d, the bad line named: %s", rc, g_err);
+    check_array("a TSV file", 48);
+    expect_true(run("heads --importance --data /nonexistent.tsv") == 1 && count_newlines(g_err) == 1 &&
+                    strstr(g_err, "/nonexistent.tsv"),
+                "a missing file: one line naming it: %s", g_err);
+    expect_true(run("heads --importance --task en2zh --data '%s'", tsv) == 1 && count_newlines(g_err) == 1,
+                "--task and --data together refused: %s", g_err);
+}
+
+static void test_qk_map(void **state)
+{
+    (void)state;
+    int rc = run("heads --qk-map --part cross --layer 1 --head 3 --src 'i read books today' --tgt '我 今天 读 书' --json");
+    expect_true(rc == 0, "qk-map exited %d: %s", rc, g_err);
+    cJSON *o = cJSON_Parse(g_out);
+    expect_true(o != NULL, "JSON: %.80s", g_out);
+    expect_true(cJSON_GetArraySize(cJSON_GetObjectItem(o, "queries")) == 5 &&
+                    cJSON_GetArraySize(cJSON_GetObjectItem(o, "keys")) == 4 &&
+                    cJSON_GetArraySize(cJSON_GetObjectItem(o, "query_tokens")) == 5 &&
+                    !strcmp(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "key_tokens"), 2)->valuestring, "books"),
+                "5 queries (<bos> + 4), 4 keys (the source)");
+    cJSON *ex = cJSON_GetObjectItem(o, "explained");
+    double e0 = cJSON_GetArrayItem(ex, 0)->valuedouble, e1 = cJSON_GetArrayItem(ex, 1)->valuedouble;
+    expect_true(e0 >= e1 && e1 > 0 && e0 + e1 <= 1 + 1e-9, "explained %.4f %.4f", e0, e1);
+    cJSON_Delete(o);
+    char tsv[512];
+    path_in(tsv, sizeof tsv, "map.tsv");
+    FILE *f = fopen(tsv, "w");
+    assert_non_null(f);
+    fputs("i love china\t我 爱 中国\ni read books today\t我 今天 读 书\n", f);
+    fclose(f);
+    rc = run("heads --qk-map --part enc --layer 0 --head 0 --data '%s' --json", tsv);
+    o = cJSON_Parse(g_out);
+    expect_true(rc == 0 && o && cJSON_GetArraySize(cJSON_GetObjectItem(o, "queries")) == 7,
+                "a file's points in one map: 3 + 4 queries (%s)", g_err);
+    cJSON_Delete(o);
+    expect_true(run("heads --qk-map --layer 0 --head 0 --src 'i love china'") == 1 && count_newlines(g_err) == 1 &&
+                    strstr(g_err, "--part"),
+                "no --part: one line: %s", g_err);
+    expect_true(run("heads --qk-map --part dec --layer 5 --head 0 --src 'i love china'") == 1 &&
+                    strstr(g_err, "not in this model"),
+                "layer 5 refused: %s", g_err);
+}
+
+int main(int argc, char **argv)
+{
+    tu_program_path(g_prog, sizeof g_prog, argc > 0 ? argv[0] : NULL);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_dump_lens_and_rollout), cmocka_unit_test(test_importance),
+           cmocka_unit_test(test_qk_map));
+}
