@@ -14,6 +14,7 @@
 #include "scene.h"
 #include "describe.h"
 #include "gui.h"
+#include "heads_host.h"
 #include "lesson_check.h"
 #include "lesson_ui.h"
 #include "shot_vector.h"
@@ -28,7 +29,7 @@ static const char *SHOT_HELP =
     "                       [--lang en|zh] [--decode-pane gen|step|beam|sample --beam K --alpha A]\n"
     "                       [--size WxH] [--theme dark|light|contrast] [--scale S]\n"
     "                       " CLI_EXP_USAGE " [--compare]\n"
-    "                       [--caption] [--keys] --out FILE_OR_DIR\n"
+    "                       [--caption] [--keys] [--importance N] --out FILE_OR_DIR\n"
     "\n"
     "Render a stage (or a view: matrix, heads, lines, mask, pe, norm, ffn,\n"
     "output, decode, train) exactly as the window shows it, into a PNG, through\n"
@@ -49,6 +50,8 @@ static const char *SHOT_HELP =
     "enlarges the text as presenter mode does (+/- in the window).\n"
     "A bad input (invalid UTF-8, more than 4 sentences, a layer or head the\n"
     "model does not have) is refused with a message and exit status 1.\n"
+    "--importance N measures every head's importance on N held-out pairs of the\n"
+    "model's data first (the Heads table and the thumbnails' frames show it).\n"
     "With experiment flags the picture shows the experiment's pass; --compare\n"
     "draws the difference experiment - normal (a diverging map centred at 0),\n"
     "as D does in the window. --keys draws the ? overlay over the window: every\n"
@@ -166,6 +169,7 @@ typedef struct ShotArgs {
     int train_steps;
     CliExp x;         /* experiment flags */
     int compare;      /* the difference picture */
+    int importance;   /* heads view: importance measured first, on this many pairs */
 } ShotArgs;
 
 /* Take shot's own options out of argv, leaving the window's options. */
@@ -189,6 +193,7 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
         CLI_STR_OPT("task", &s->task),
         CLI_INT_OPT("beam", &s->beam, 1, 8),
         CLI_INT_OPT("train-steps", &s->train_steps, 0, 1000000),
+        CLI_INT_OPT("importance", &s->importance, 1, 100000),
         CLI_NUM_M("alpha", &s->alpha, 0, 10, "--alpha must be a number in 0..10, not '%s'"),
         CLI_NUM_M("scale", &s->scale, 0.5, 4, "--scale must be a number in 0.5..4, not '%s'"),
     };
@@ -369,6 +374,11 @@ static int shot_open(App *a, AppOpts *o, const ShotArgs *s, const char *C)
     if (s->pane || s->beam) {
         a->view = VIEW_DECODE;
         app_decode_setup(a, s->pane ? s->pane : (s->beam ? "beam" : "gen"), s->beam, s->alpha);
+    }
+    if (s->importance && hhost_measure(a, s->importance)) {
+        int rc = cli_fail(C, "%s", a->notice);
+        app_free(a);
+        return rc;
     }
     return 0;
 }

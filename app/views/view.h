@@ -56,6 +56,8 @@ typedef enum ViewId {
     VIEW_COST,     /* what a layer costs against n, measured (view_cost.c) */
     VIEW_SCALE,    /* q·k histograms: why the scores are divided by √d_k */
     VIEW_HISTORY,  /* the RNN bottleneck and additive attention (lessons only) */
+    VIEW_LENS,     /* the logit lens: each decoder layer's top tokens (lab/view_lens.c) */
+    VIEW_QKMAP,    /* one head's queries and keys in one plane (lab/view_qkmap.c) */
     VIEW_COUNT
 } ViewId;
 
@@ -108,7 +110,44 @@ enum {
     VIEW_WANT_HEADS = 1, /* what every head of the pass does (Scene.heads) */
     VIEW_WANT_COST = 2,  /* a layer's cost against n on this machine (Scene.cost) */
     VIEW_WANT_DOTS = 4,  /* q·k of random vectors (Scene.dots) */
+    VIEW_WANT_IMPORTANCE = 8, /* head importance, measured paced when asked (Scene.imp) */
+    VIEW_WANT_LENS = 16, /* every decoder layer's lens (Scene.lens) */
+    VIEW_WANT_QK = 32,   /* the shown head's query/key map (Scene.qk) */
 };
+
+/* How much each head matters (the heads lab's importance, importance.h):
+ * [i] for head i in the engine's order (enc layers, dec, cross; each
+ * layer's heads), over the pairs done so far. */
+typedef struct SceneImportance {
+    int state;                  /* 0 not asked, 1 measuring, 2 done, 3 failed */
+    int done, total;            /* pairs */
+    const char *what;           /* the data: "en2zh · 500" */
+    const char *error;          /* state 3: why */
+    int n;                      /* heads (0 until the first pair is done) */
+    const double *delta_nll, *delta_acc;
+} SceneImportance;
+
+/* The logit lens of the sentence shown: per decoder layer and position the
+ * k most probable tokens and the reference token's rank (heads_lab.h). */
+typedef struct SceneLens {
+    int layers, T, k;
+    const int *ids;             /* (layers, T, k) */
+    const float *p;             /* (layers, T, k) */
+    const int *ref_id;          /* (T) */
+    const int *ref_rank;        /* (layers, T) from 1 */
+    const float *ref_p;         /* (layers, T) */
+} SceneLens;
+
+/* The shown head's queries and keys in one plane (qkmap.h). */
+typedef struct SceneQk {
+    int kind, layer, head;      /* TfAttnKind */
+    int nq, nk;
+    const double *q, *k;        /* (nq, 2), (nk, 2) */
+    const int *qpos, *kpos;     /* positions in the sentence */
+    const int *qtok, *ktok;     /* token ids (queries: target side unless enc) */
+    const float *w;             /* (nq, nk) the head's weights */
+    double explained[2];
+} SceneQk;
 
 /* What one head does, in numbers (headstats.h's metrics, measured by the
  * window over the shown pass, real rows and keys only). */
@@ -119,6 +158,7 @@ typedef struct SceneHead {
     int offset;                 /* most common argmax_j - i */
     double offset_share;        /* share of rows whose argmax is at that offset */
     double first_share;         /* mean weight on key 0 */
+    double monotonic;           /* share of rows whose argmax >= the previous row's */
     const char *label;          /* where one number is clear ("sink", "previous
                                    token", ...: English, for _()), else "" */
 } SceneHead;
@@ -182,6 +222,14 @@ typedef struct Scene {
     SceneCost cost;
     const float *dots[2];       /* q·k of dots_n random pairs at d_k dots_dk[i] */
     int dots_dk[2], dots_n;
+    SceneImportance imp;        /* VIEW_WANT_IMPORTANCE */
+    const SceneLens *lens;      /* VIEW_WANT_LENS, or NULL */
+    const SceneQk *qk;          /* VIEW_WANT_QK, or NULL (qk_error says why) */
+    const char *qk_error;
+    int rollout;                /* R: the heatmap and lines views show attention rollout */
+    const float *roll;          /* ... of the shown layer (roll_rows x roll_cols), or NULL */
+    int roll_rows, roll_cols;
+    int roll_cross;             /* 1 dec.cross.rollout, 0 enc.rollout */
     ViewId view;                /* the view drawn (resolved, never VIEW_AUTO) */
     Selection sel;
     CellCursor cursor;          /* the keyboard's cell (Ctrl+arrows) */
@@ -228,6 +276,8 @@ typedef struct ViewOut {
     int head;
     int view_set;               /* show view (VIEW_AUTO: the natural one) */
     ViewId view;
+    int imp_start;              /* measure head importance: on imp_file, or the model's data when "" */
+    char imp_file[512];
     int notice_set;
     int notice_error;
     char notice[512];
@@ -340,7 +390,7 @@ void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)
 void view_matrix(ViewCtx *v);
 extern const ViewDef VIEW_MATRIX_DEF, VIEW_HEADS_DEF, VIEW_LINES_DEF, VIEW_MASK_DEF, VIEW_PE_DEF,
     VIEW_NORM_DEF, VIEW_FFN_DEF, VIEW_OUTPUT_DEF, VIEW_DECODE_DEF, VIEW_TRAIN_DEF, VIEW_COST_DEF,
-    VIEW_SCALE_DEF, VIEW_HISTORY_DEF;
+    VIEW_SCALE_DEF, VIEW_HISTORY_DEF, VIEW_LENS_DEF, VIEW_QKMAP_DEF;
 
 /* Pure helpers of the views, used by them and tested directly. */
 /* R(k·ω_pair) and R·PE(pos) for one sin/cos pair of the table (view_pe_base.c) */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "heads_table.h"
 #include "view.h"
 #include "view_heads_exp.h"
 
@@ -75,6 +76,7 @@ typedef struct ScoreMemo {
 typedef struct HeadsState {
     ScoreMemo memo;
     HeadsExp x;
+    HeadsTable table; /* the Heads table docked under the grid (lab/heads_table.h) */
 } HeadsState;
 
 /* Scores share one symmetric range over every layer and head, so a bright
@@ -259,11 +261,18 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int slot, i
         ren_image_draw(v->r, img, (Rect){0, 0, 0, 0}, t);
     veil_padding(v, G, t);
     mark_selection(v, G, &tv, t);
-    int over = ui_over(v->in, t);
+    int over = ui_over(v->in, t), kind0 = attn_kind(G->st);
+    HeadsTable *tab = &((HeadsState *)v->st)->table;
+    int picked = tab->shown && heads_table_is_sel(tab, kind0, l, h);
     if (current)
         ren_rect_line(v->r, (Rect){t.x - 3, t.y - 3, t.w + 6, t.h + 6}, 2, v->th->select);
-    ren_rect_line(v->r, (Rect){t.x - 1, t.y - 1, t.w + 2, t.h + 2}, 1,
-                  over ? v->th->select : v->th->border);
+    /* the frame grows with the head's importance, once measured */
+    int fw = kind0 >= 0 ? heads_table_frame(v, kind0, l, h) : 1;
+    ren_rect_line(v->r, (Rect){t.x - fw, t.y - fw, t.w + 2 * fw, t.h + 2 * fw}, fw,
+                  over ? v->th->select : fw > 1 ? v->th->accent : v->th->border);
+    if (picked) /* the row selected in the table */
+        ren_rect_line(v->r, (Rect){t.x - fw - 4, t.y - fw - 4, t.w + 2 * fw + 8, t.h + 2 * fw + 8}, 3,
+                      v->th->accent2);
     if (attn_kind(G->st) >= 0 && tf_exp_ablated(sc->exp, (TfAttnKind)attn_kind(G->st), l, h)) {
         /* ablated: crossed out, hovered or not */
         ren_rect_line(v->r, (Rect){t.x - 2, t.y - 2, t.w + 4, t.h + 4}, 2, v->th->warn);
@@ -285,6 +294,8 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int slot, i
         v->out->exp_head[0] = kind;
         v->out->exp_head[1] = l;
         v->out->exp_head[2] = h;
+    } else if (ui_clicked(v->in, t) && tab->shown && !picked && kind >= 0) { /* its row in the table */
+        heads_table_select(tab, kind, l, h);
     } else if (ui_clicked(v->in, t)) { /* open this head in the big heatmap */
         view_goto(v, G->st, l);
         view_set_head(v, h);
@@ -452,6 +463,11 @@ static void draw_thumbs(ViewCtx *v, const HeadsGrid *G, int cur_layer)
     }
 }
 
+const HeadsTable *view_heads_table(const void *heads_state)
+{
+    return &((const HeadsState *)heads_state)->table;
+}
+
 static int heads_act(ViewCtx *v, ViewAct act, int arg)
 {
     (void)arg;
@@ -496,6 +512,7 @@ static void heads_draw(ViewCtx *v)
     Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
     draw_header(v, &G, first, &body);
     heads_exp_controls(v, &((HeadsState *)v->st)->x, &body);
+    heads_table_dock(v, &((HeadsState *)v->st)->table, attn_kind(G.st), G.L, &body);
     if (!heads_layout(v, &tv0, body, &G)) {
         ui_paragraph(v->r, v->g->small, _("The window is too small for every head: make it larger, or press 1-9 to see one head."),
                      body.x, body.y, body.w, v->th->dim);
@@ -513,4 +530,4 @@ static void view_heads(ViewCtx *v)
 }
 
 const ViewDef VIEW_HEADS_DEF = {"heads", N_("All heads"), view_heads, heads_act, sizeof(HeadsState), NULL,
-                                VIEW_NEED_STACK, VIEW_WANT_HEADS};
+                                VIEW_NEED_STACK, VIEW_WANT_HEADS | VIEW_WANT_IMPORTANCE};

@@ -639,6 +639,25 @@ void view_matrix(ViewCtx *v)
     o.colorbar = 1;
     o.zeros_marked = si->kind == SK_HIDDEN;
     o.pz_slot = VIEW_MATRIX;
+    if (sc->rollout && sc->roll && si->kind == SK_WEIGHTS) {
+        /* R: attention rollout through the layers up to this one, all heads */
+        TfView rv = tv;
+        rv.data = sc->roll;
+        rv.rows = sc->roll_rows;
+        rv.cols = sc->roll_cols;
+        rv.stride = sc->roll_cols;
+        rv.head = -1;
+        rv.name = sc->roll_cross ? "dec.cross.rollout" : "enc.rollout";
+        char cap[200];
+        snprintf(cap, sizeof cap, sc->roll_cross ? _("Cross rollout to layer %d: mean of the heads · R of the encoder (R: off)")
+                                                 : _("Attention rollout to layer %d: R_l = Â_l · R_(l−1) (R: off)"),
+                 p.layer + 1);
+        o.caption = cap;
+        heat_draw(v, &rv, v->area, &o);
+        if (v->out->hover.valid)
+            v->out->hover.own = 1; /* not one head's weight: no "how it was computed" */
+        return;
+    }
     heat_draw(v, &tv, v->area, &o);
 }
 

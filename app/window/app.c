@@ -70,6 +70,10 @@ int app_view_choices(const App *a, ViewId *out)
         out[n++] = VIEW_HEADS;
     if (si->kind == SK_SCORES || si->kind == SK_WEIGHTS)
         out[n++] = VIEW_SCALE;
+    if (si->kind == SK_QKV || si->kind == SK_SCORES || si->kind == SK_WEIGHTS)
+        out[n++] = VIEW_QKMAP; /* the head's queries and keys in one plane */
+    if ((si->flags & SF_DECODER) && si->kind != SK_TOKENS)
+        out[n++] = VIEW_LENS; /* each decoder layer's output */
     out[n++] = VIEW_DECODE;
     out[n++] = VIEW_TRAIN;
     out[n++] = VIEW_COST;
@@ -82,7 +86,7 @@ static void moved(App *a)
     a->hover.valid = 0;
     /* a view picked from the tabs stays only while the stage offers it */
     if (a->view != VIEW_AUTO) {
-        ViewId ch[8];
+        ViewId ch[APP_MAX_VIEW_CHOICES];
         int n = app_view_choices(a, ch), ok = 0;
         for (int i = 0; i < n; i++)
             ok |= ch[i] == a->view;

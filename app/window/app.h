@@ -125,6 +125,8 @@ typedef struct App {
                                    at step dec_force_step (from 0), -1 take forced tokens
                                    back, 0 nothing pending (applied on the next frame) */
     int dec_force_step, dec_force_id;
+    struct HeadsLab *hlab;      /* the heads lab: importance, lens, rollout, q/k map (host.c) */
+    int rollout;                /* R: heatmap and lines show attention rollout */
     int no_save;                /* headless: do not write progress files */
     char lessons_dir[512];      /* "" = the bundled lessons/ */
 
@@ -230,6 +232,7 @@ ViewId app_current_view(const App *a);    /* resolves VIEW_AUTO */
 void app_pick_tab(App *a, ViewId v);
 ViewId app_auto_view(const App *a, StageId st);
 /* The views the current stage offers, as tabs (natural view first). */
+#define APP_MAX_VIEW_CHOICES 12 /* tabs a stage can offer (app_view_choices) */
 int app_view_choices(const App *a, ViewId *out);
 /* The input lines (side APP_LINE_SRC or APP_LINE_TGT): set one's text (the Session
  * recomputes); their widget ids; give one the keyboard, with the cursor

@@ -201,6 +201,7 @@ static int run_window(App *a, int act, int arg)
                                            : _("the Experiments panel is closed"));
         break;
     case WA_EXP_COMPARE: app_exp_compare(a); break;
+    case WA_ROLLOUT: a->rollout = !a->rollout; a->redraw_soon = 1; break;
     case WA_EXP_NO_SCALE: app_exp_change(a, EXP_NO_SCALE); break;
     case WA_EXP_NO_PE: app_exp_change(a, EXP_NO_PE); break;
     case WA_EXP_NO_CAUSAL: app_exp_change(a, EXP_NO_CAUSAL); break;

@@ -7,6 +7,7 @@
  * views that the lesson drives, cannot. */
 #include "app.h"
 #include "decode_host.h"
+#include "heads_host.h"
 #include "lesson_ui.h"
 #include "model_ui.h"
 #include "train_host.h"
@@ -33,6 +34,7 @@ void app_free(App *a)
     lesson_ui_free(a);
     model_ui_free(a);
     dhost_free(a); /* the decode tab's lab */
+    app_hlab_free(a); /* the heads lab */
     app_free_state(a);
     app_gfx_free(a);
 }

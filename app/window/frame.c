@@ -114,7 +114,7 @@ static void draw_tabs(UiCtx *ui, App *a, Rect rc, TabWish *wish)
 {
     if (rc.h <= 0 || rc.w <= 0)
         return;
-    ViewId ch[8];
+    ViewId ch[APP_MAX_VIEW_CHOICES];
     int n = app_view_choices(a, ch);
     ViewId cur = app_current_view(a);
     StageKind kind = stage_info(app_pos(a).stage)->kind;

@@ -9,6 +9,8 @@
 #include "app.h"
 #include "cmd_table.h"
 #include "decode_host.h"
+#include "heads_host.h"
+#include "heads_lab.h"
 #include "headstats.h"
 #include "ops.h"
 #include "ses_measure.h"
@@ -144,7 +146,7 @@ static void measure_heads(App *a, Scene *sc, SceneHead *heads, int cap)
         return;
     for (int i = 0; i < n; i++)
         heads[i] = (SceneHead){m[i].rows, m[i].entropy, m[i].max_weight, m[i].offset, m[i].offset_share,
-                               m[i].first_share, tf_head_label(&m[i], k)};
+                               m[i].first_share, m[i].monotonic, tf_head_label(&m[i], k)};
     sc->heads[k] = heads;
 }
 
@@ -240,6 +242,7 @@ void app_apply(App *a, ViewOut *o)
     }
     if (o->notice_set)
         app_notice(a, o->notice_error, "%s", o->notice);
+    hhost_apply(a, o);
 }
 
 int app_view_act(App *a, ViewAct act, int arg)
@@ -270,6 +273,8 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
     sc.tab_keys = cmd_tab_keys(id);
     SceneHead heads[VIEW_MAX_HEADS_SHOWN];
     scene_measure(a, id, &sc, heads, VIEW_MAX_HEADS_SHOWN);
+    HeadsShow hs;
+    hhost_scene(a, id, &sc, &hs); /* the heads lab: importance paced, lens, q/k map, rollout */
     memset(&out, 0, sizeof out);
     ViewCtx v = *ctx;
     v.s = &sc;
@@ -297,4 +302,128 @@ int app_decode_setup(App *a, const char *pane, int k, float alpha)
     app_view_end(a, &c);
     decode_after(a);
     return rc;
+}
+
+/* ---- the heads lab (heads_host.h) ---- */
+
+#define HHOST_BUDGET_S 0.012 /* importance measured per frame */
+#define HHOST_PAIRS 500      /* pairs measured on at most */
+
+static HeadsLab *lab(App *a)
+{
+    if (!a->hlab) {
+        a->hlab = malloc(sizeof *a->hlab);
+        if (a->hlab)
+            hlab_init(a->hlab);
+    }
+    return a->hlab;
+}
+
+void app_hlab_free(App *a)
+{
+    if (a->hlab) {
+        hlab_free(a->hlab);
+        free(a->hlab);
+        a->hlab = NULL;
+    }
+}
+
+static uint64_t stamp(const Scene *sc)
+{
+    return sc->version * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)sc->trace;
+}
+
+static TfAttnKind kind_of(StageId st)
+{
+    StageId q = stage_attn_block(st);
+    return q == ST_ENC_SELF_Q ? TF_ATTN_ENC : q == ST_DEC_SELF_Q ? TF_ATTN_DEC : TF_ATTN_CROSS;
+}
+
+static void scene_imp(HeadsLab *h, Scene *sc)
+{
+    if (h->imp_state != HLAB_IMP_NONE && (h->imp_model != sc->model || h->imp_block != sc->model->block))
+        hlab_imp_reset(h); /* another model: its heads are not these */
+    hlab_imp_run(h, HHOST_BUDGET_S);
+    SceneImportance *im = &sc->imp;
+    im->state = (int)h->imp_state;
+    im->done = h->imp_state == HLAB_IMP_NONE ? 0 : hlab_imp_done(h);
+    im->total = h->pairs.n;
+    im->what = h->imp_what;
+    im->error = h->imp_error;
+    im->n = h->imp_res && h->imp.pairs > 0 && (hlab_imp_done(h) > 0) ? h->imp.n_heads : 0;
+    im->delta_nll = h->imp_nll;
+    im->delta_acc = h->imp_acc;
+}
+
+void hhost_scene(App *a, ViewId id, Scene *sc, HeadsShow *show)
+{
+    HeadsLab *h = lab(a);
+    if (!h || sc->input_error[0])
+        return;
+    unsigned wants = VIEWS[id]->wants;
+    if (wants & VIEW_WANT_IMPORTANCE)
+        scene_imp(h, sc);
+    const TfTrace *tr = sc->trace;
+    if ((wants & VIEW_WANT_LENS) && tr->T > 0) {
+        const HlabLens *l = hlab_lens(h, sc->model, tr, sc->batch, stamp(sc));
+        if (l) {
+            show->lens = (SceneLens){l->layers, l->T, l->k, l->ids, l->p, l->ref_id, l->ref_rank, l->ref_p};
+            sc->lens = &show->lens;
+        }
+    }
+    if (wants & VIEW_WANT_QK) {
+        const StageInfo *si = stage_info(sc->pos.stage);
+        int layer = (si->flags & SF_LAYER) ? sc->pos.layer : 0, head = sc->head < 0 ? 0 : sc->head;
+        TfAttnKind k = kind_of(sc->pos.stage);
+        const HlabQk *q = hlab_qk(h, tr, k, layer, head, sc->batch, stamp(sc));
+        if (q) {
+            show->qk = (SceneQk){q->kind, q->layer, q->head, q->map.nq, q->map.nk, q->map.q, q->map.k,
+                                 q->qpos, q->kpos, q->qtok, q->ktok, q->w, {q->map.explained[0], q->map.explained[1]}};
+            sc->qk = &show->qk;
+        } else {
+            sc->qk_error = h->qk_error;
+        }
+    }
+    sc->rollout = a->rollout;
+    if (a->rollout) {
+        const StageInfo *si = stage_info(sc->pos.stage);
+        TfAttnKind k = kind_of(sc->pos.stage);
+        if (si->kind == SK_WEIGHTS && k != TF_ATTN_DEC) {
+            int layer = (si->flags & SF_LAYER) ? sc->pos.layer : 0, cross = k == TF_ATTN_CROSS;
+            sc->roll = hlab_rollout(h, tr, cross, layer, sc->batch, stamp(sc), &sc->roll_rows, &sc->roll_cols);
+            sc->roll_cross = cross;
+        }
+    }
+}
+
+void hhost_apply(App *a, const ViewOut *o)
+{
+    if (!o->imp_start)
+        return;
+    HeadsLab *h = lab(a);
+    if (!h)
+        return;
+    if (hlab_imp_start(h, &a->ses.model, NULL, o->imp_file[0] ? o->imp_file : NULL, HHOST_PAIRS))
+        app_notice(a, 1, "%s", h->imp_error);
+    a->redraw_soon = 1;
+}
+
+int hhost_measure(App *a, int n)
+{
+    HeadsLab *h = lab(a);
+    if (!h) {
+        app_notice(a, 1, "out of memory");
+        return -1;
+    }
+    if (hlab_imp_start(h, &a->ses.model, NULL, NULL, n)) {
+        app_notice(a, 1, "%s", h->imp_error);
+        return -1;
+    }
+    while (hlab_imp_run(h, 1.0))
+        ;
+    if (h->imp_state == HLAB_IMP_FAILED) {
+        app_notice(a, 1, "%s", h->imp_error);
+        return -1;
+    }
+    return 0;
 }

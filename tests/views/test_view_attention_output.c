@@ -16,6 +16,7 @@
 
 #include "app.h"
 #include "checkpoint.h"
+#include "heads_table.h"
 #include "test_app_util.h"
 #include "test_util.h"
 #include "view.h"
@@ -584,7 +585,11 @@ static void test_heads_hover_and_click(void **state)
         expect_true(hits > 20 && bad == 0, "every hovered cell reports the engine's value, got %d of %d wrong", bad,
                     hits);
         expect_true(hx >= 0, "the thumbnail of layer 2 head 3 found under the mouse, got %s", "nothing");
-        click(&a, VIEW_HEADS, AREA, hx, hy);
+        click(&a, VIEW_HEADS, AREA, hx, hy); /* beside the Heads table: the first click selects its row */
+        const HeadsTable *tab = view_heads_table(a.vstate[VIEW_HEADS]);
+        expect_true(tab->shown && heads_table_is_sel(tab, k == 0 ? TF_ATTN_ENC : TF_ATTN_CROSS, 1, 2),
+                    "the first click selects the head's row in the table");
+        click(&a, VIEW_HEADS, AREA, hx, hy); /* the selected one: opens it */
         StagePos p = app_pos(&a);
         expect_true(p.stage == sts[k] && p.layer == 1 && a.ses.head == 2 && a.view == VIEW_AUTO,
                     "the click opens %s layer 1 head 2, got stage %d layer %d head %d view %d",

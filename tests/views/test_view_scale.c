@@ -83,7 +83,7 @@ static void test_drawn(void **state)
     o.head = 1;
     tu_open(&a, &o, 1);
     expect_true(view_find("scale") == VIEW_SCALE, "view_find names the scale view");
-    ViewId ch[8];
+    ViewId ch[APP_MAX_VIEW_CHOICES];
     int nc = app_view_choices(&a, ch), in_tabs = 0;
     for (int i = 0; i < nc; i++)
         in_tabs |= ch[i] == VIEW_SCALE;

@@ -193,6 +193,7 @@ static const char *const NAMES[] = {
     "Tab", "Esc", "Enter", "Space", "Backspace", "End", "Home", "PgDn", "PgUp", "Ctrl", "Shift", "Alt",
     "English", "EN", "PNG", "PDF", "SVG", "CSV", "TSV", "JSON", "UTF", "RNN", "RNNs", "GPU",
     "viridis", "cividis", "lr", "id", "pos", "ms", "kB", "MB", "GB", "ln",
+    "PCA", "AttentionViz", "rollout", "pre", "post", "nll", /* the heads lab's terms: pre-LN, Δnll */
 };
 /* A formula's variables, data only in a string with '=', '^' or '√'. */
 static const char *const FORMULA[] = {
@@ -360,7 +361,7 @@ static void draw_every_screen(App *a)
         a->view = VIEW_AUTO;
         snprintf(scene, sizeof scene, "%s layer %d", stage_info(p.stage)->name, p.layer + 1);
         frame(a, scene);
-        ViewId ch[8];
+        ViewId ch[APP_MAX_VIEW_CHOICES];
         int n = app_view_choices(a, ch);
         for (int k = 0; k < n; k++) {
             if (ch[k] == VIEW_DECODE || ch[k] == VIEW_TRAIN)

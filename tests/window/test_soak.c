@@ -88,7 +88,7 @@ static void test_soak(void **state)
         case 7: ev_mouse(&a, IN_MOUSE_UP, x, y, MB_LEFT); what = "button up"; break;
         case 8: ev_mouse(&a, IN_WHEEL, 0, 0, (int)rng_below(&r, 7) - 3); what = "wheel"; break;
         case 9: { /* a view tab, as the tab strip offers them (not training: slow) */
-            ViewId ch[8];
+            ViewId ch[APP_MAX_VIEW_CHOICES];
             int n = app_view_choices(&a, ch);
             ViewId v = ch[rng_below(&r, (uint32_t)n)];
             if (v != VIEW_TRAIN)

@@ -234,6 +234,27 @@ static const char *exp_formula(const TfExperiment *e, StageId st)
     return NULL;
 }
 
+/* The heads lab's views and the rollout mode (R). */
+static const Expl LAB_EXPL[] = {
+    {N_("Logit lens"), N_("p_L = softmax(W_gen · n(y_L) + b)"),
+     N_("What the decoder would output if it stopped after layer L: the output layer applied to that layer's "
+        "result (n is the final LayerNorm of a pre-LN model, nothing in a post-LN one). The last layer's lens "
+        "is the output. A reference token whose rank falls to 1 only in a late layer is decided late.")},
+    {N_("Queries and keys in one plane"), N_("k' = k − mean(k) + mean(q);  q·c, k'/c;  PCA of [q; k']"),
+     N_("Each point is one token's query (a disc) or key (a square) of the head shown. Moving every key by "
+        "the same vector adds a constant to each row of scores and scaling q by c and k by 1/c keeps every "
+        "dot product, so the softmax does not change; then the two directions of largest spread are kept. "
+        "A query lands near the keys it attends to (AttentionViz).")},
+    {N_("Attention rollout"), N_("R_l = Â_l · R_(l−1),  Â_l = ½ · mean_h A_(l,h) + ½ · I,  R_0 = Â_0"),
+     N_("How much of each source token reaches each position through every layer so far, counting the "
+        "residual path as half of each layer (Abnar & Zuidema, 2020). Each row sums to 1. Padded keys are 0. "
+        "Press R for one layer's weights again.")},
+    {N_("Cross-attention rollout"), N_("X̄_L · R_(N−1),  X̄_L = mean_h X_(L,h)"),
+     N_("The cross-attention of this layer, averaged over its heads, times the encoder's rollout: how much of "
+        "each source token reaches the decoder through the whole encoder. Press R for one layer's weights "
+        "again.")},
+};
+
 void explain_draw(UiCtx *ui, App *a, Rect area)
 {
     if (explain_code_draw(ui, a, &area)) /* the "code" tab (explain_code.c) */
@@ -251,6 +272,13 @@ void explain_draw(UiCtx *ui, App *a, Rect area)
     } else if (view == VIEW_DECODE) {
         const DecodeUi *d = a->vstate[VIEW_DECODE];
         e = DECODE_EXPL[d && d->pane < DEC_PANE_COUNT ? d->pane : DEC_PANE_GEN];
+    } else if (view == VIEW_LENS) {
+        e = LAB_EXPL[0];
+    } else if (view == VIEW_QKMAP) {
+        e = LAB_EXPL[1];
+    } else if (a->rollout && (view == VIEW_MATRIX || view == VIEW_LINES) && stage_info(p.stage)->kind == SK_WEIGHTS &&
+               stage_attn_block(p.stage) != ST_DEC_SELF_Q) {
+        e = LAB_EXPL[stage_attn_block(p.stage) == ST_DEC_CROSS_Q ? 3 : 2];
     }
     e.title = _(e.title);
     e.text = _(e.text);

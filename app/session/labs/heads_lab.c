@@ -1,0 +1,291 @@
+/* heads_lab.c - the window's heads lab (see heads_lab.h). */
+#include "heads_lab.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "lens.h"
+#include "rollout.h"
+
+void hlab_init(HeadsLab *h)
+{
+    memset(h, 0, sizeof *h);
+}
+
+static void lens_free(HlabLens *l)
+{
+    free(l->ids);
+    free(l->p);
+    free(l->ref_id);
+    free(l->ref_rank);
+    free(l->ref_p);
+    memset(l, 0, sizeof *l);
+}
+
+static void qk_free(HlabQk *q)
+{
+    tf_qkmap_free(&q->map);
+    free(q->qpos);
+    free(q->kpos);
+    free(q->qtok);
+    free(q->ktok);
+    free(q->w);
+    memset(q, 0, sizeof *q);
+}
+
+void hlab_imp_reset(HeadsLab *h)
+{
+    if (h->imp.nll)
+        tf_imp_free(&h->imp);
+    heads_pairs_free(&h->pairs);
+    free(h->imp_res);
+    free(h->imp_nll);
+    free(h->imp_acc);
+    h->imp_res = NULL;
+    h->imp_nll = h->imp_acc = NULL;
+    h->imp_state = HLAB_IMP_NONE;
+    h->imp_model = NULL;
+    h->imp_block = NULL;
+    h->imp_begun = 0;
+    h->imp_what[0] = h->imp_error[0] = 0;
+}
+
+void hlab_free(HeadsLab *h)
+{
+    hlab_imp_reset(h);
+    lens_free(&h->lens);
+    free(h->roll);
+    qk_free(&h->qk);
+    memset(h, 0, sizeof *h);
+}
+
+int hlab_imp_start(HeadsLab *h, const TfModel *m, const char *task, const char *file, int max_pairs)
+{
+    hlab_imp_reset(h);
+    TfErr err;
+    h->imp_model = m;
+    h->imp_block = m->block;
+    if (heads_pairs_load(m, task, file, max_pairs, &h->pairs, &err) || tf_imp_init(&h->imp, m, &err)) {
+        snprintf(h->imp_error, sizeof h->imp_error, "%s", err.msg);
+        h->imp_state = HLAB_IMP_FAILED;
+        return -1;
+    }
+    int n = h->imp.n_heads;
+    h->imp_res = calloc((size_t)n, sizeof *h->imp_res);
+    h->imp_nll = calloc((size_t)n, sizeof *h->imp_nll);
+    h->imp_acc = calloc((size_t)n, sizeof *h->imp_acc);
+    if (!h->imp_res || !h->imp_nll || !h->imp_acc) {
+        snprintf(h->imp_error, sizeof h->imp_error, "out of memory");
+        h->imp_state = HLAB_IMP_FAILED;
+        return -1;
+    }
+    snprintf(h->imp_what, sizeof h->imp_what, "%s · %d", h->pairs.name, h->pairs.n);
+    h->imp_state = HLAB_IMP_RUNNING;
+    return 0;
+}
+
+/* the figures of the pairs done so far into the plain arrays */
+static void publish(HeadsLab *h)
+{
+    tf_imp_result(&h->imp, h->imp_res);
+    for (int i = 0; i < h->imp.n_heads; i++) {
+        h->imp_nll[i] = h->imp_res[i].delta_nll;
+        h->imp_acc[i] = h->imp_res[i].delta_acc;
+    }
+}
+
+int hlab_imp_run(HeadsLab *h, double budget_s)
+{
+    if (h->imp_state != HLAB_IMP_RUNNING)
+        return 0;
+    double t0 = tf_seconds();
+    TfErr err;
+    do {
+        int rc;
+        if (tf_imp_left(&h->imp) > 0) {
+            rc = tf_imp_step(&h->imp, &err);
+            if (!rc && tf_imp_left(&h->imp) == 0)
+                publish(h);
+        } else if (h->imp_begun < h->pairs.n) {
+            const TfImpPair *p = &h->pairs.pairs[h->imp_begun++];
+            rc = tf_imp_begin(&h->imp, p->src, p->S, p->ref, p->R, &err);
+        } else {
+            h->imp_state = HLAB_IMP_DONE;
+            return 0;
+        }
+        if (rc) {
+            snprintf(h->imp_error, sizeof h->imp_error, "%s", err.msg);
+            h->imp_state = HLAB_IMP_FAILED;
+            return 0;
+        }
+    } while (tf_seconds() - t0 < budget_s);
+    if (h->imp_begun >= h->pairs.n && tf_imp_left(&h->imp) == 0)
+        h->imp_state = HLAB_IMP_DONE;
+    return h->imp_state == HLAB_IMP_RUNNING;
+}
+
+int hlab_imp_done(const HeadsLab *h)
+{
+    return h->imp_begun - (tf_imp_left(&h->imp) > 0 ? 1 : 0);
+}
+
+/* ---- lens ---- */
+
+const HlabLens *hlab_lens(HeadsLab *h, const TfModel *m, const TfTrace *tr, int b, uint64_t stamp)
+{
+    uint64_t of[3] = {stamp, (uint64_t)b, (uint64_t)(uintptr_t)m};
+    if (h->lens.ids && memcmp(of, h->lens_of, sizeof of) == 0)
+        return &h->lens;
+    lens_free(&h->lens);
+    memset(h->lens_of, 0, sizeof h->lens_of);
+    if (b < 0 || b >= tr->B || tr->T < 1 || !(tr->flags & TRACE_RECORD))
+        return NULL;
+    int L = m->cfg.n_dec, T = tr->T, V = m->cfg.tgt_vocab, K = HLAB_LENS_K < V ? HLAB_LENS_K : V;
+    HlabLens *l = &h->lens;
+    size_t cells = (size_t)L * T;
+    l->ids = malloc(cells * K * sizeof *l->ids);
+    l->p = malloc(cells * K * sizeof *l->p);
+    l->ref_id = malloc((size_t)T * sizeof *l->ref_id);
+    l->ref_rank = malloc(cells * sizeof *l->ref_rank);
+    l->ref_p = malloc(cells * sizeof *l->ref_p);
+    float *probs = malloc((size_t)T * V * sizeof *probs);
+    if (!l->ids || !l->p || !l->ref_id || !l->ref_rank || !l->ref_p || !probs) {
+        free(probs);
+        lens_free(l);
+        return NULL;
+    }
+    l->layers = L;
+    l->T = T;
+    l->k = K;
+    int len = tr->tgt_len[b];
+    for (int t = 0; t < T; t++)
+        l->ref_id[t] = t + 1 < len ? tr->tgt_ids[(size_t)b * T + t + 1] : cfg_eos_id(&m->cfg);
+    TfErr err;
+    for (int layer = 0; layer < L; layer++) {
+        if (tf_lens(m, tr, layer, b, probs, &err)) {
+            free(probs);
+            lens_free(l);
+            return NULL;
+        }
+        for (int t = 0; t < T; t++) {
+            const float *row = probs + (size_t)t * V;
+            int *ids = l->ids + ((size_t)layer * T + t) * K;
+            float *p = l->p + ((size_t)layer * T + t) * K;
+            /* top K by insertion, ties to the smaller id; the reference's rank */
+            int n = 0, rank = 1, ref = l->ref_id[t];
+            float pr = row[ref];
+            for (int v = 0; v < V; v++) {
+                rank += row[v] > pr || (row[v] == pr && v < ref);
+                int at = n < K ? n : K;
+                while (at > 0 && row[v] > p[at - 1])
+                    at--;
+                if (at >= K)
+                    continue;
+                for (int j = (n < K ? n : K - 1); j > at; j--) {
+                    ids[j] = ids[j - 1];
+                    p[j] = p[j - 1];
+                }
+                ids[at] = v;
+                p[at] = row[v];
+                if (n < K)
+                    n++;
+            }
+            l->ref_rank[(size_t)layer * T + t] = rank;
+            l->ref_p[(size_t)layer * T + t] = pr;
+        }
+    }
+    free(probs);
+    memcpy(h->lens_of, of, sizeof of);
+    return l;
+}
+
+/* ---- rollout ---- */
+
+const float *hlab_rollout(HeadsLab *h, const TfTrace *tr, int cross, int layer, int b, uint64_t stamp, int *rows,
+                          int *cols)
+{
+    uint64_t of[4] = {stamp, (uint64_t)cross, (uint64_t)layer, (uint64_t)b};
+    if (h->roll && memcmp(of, h->roll_of, sizeof of) == 0) {
+        *rows = h->roll_rows;
+        *cols = h->roll_cols;
+        return h->roll;
+    }
+    free(h->roll);
+    h->roll = NULL;
+    int r = cross ? tr->T : tr->S, c = tr->S;
+    if (r < 1 || c < 1)
+        return NULL;
+    h->roll = malloc((size_t)r * c * sizeof *h->roll);
+    TfErr err;
+    if (!h->roll || (cross ? tf_rollout_cross(tr, layer, b, h->roll, &err) : tf_rollout_enc(tr, layer, b, h->roll, &err))) {
+        free(h->roll);
+        h->roll = NULL;
+        return NULL;
+    }
+    h->roll_rows = *rows = r;
+    h->roll_cols = *cols = c;
+    memcpy(h->roll_of, of, sizeof of);
+    return h->roll;
+}
+
+/* ---- the query/key map ---- */
+
+const HlabQk *hlab_qk(HeadsLab *h, const TfTrace *tr, TfAttnKind kind, int layer, int head, int b, uint64_t stamp)
+{
+    uint64_t of[5] = {stamp, (uint64_t)kind, (uint64_t)layer, (uint64_t)head, (uint64_t)b};
+    if (memcmp(of, h->qk_of, sizeof of) == 0)
+        return h->qk_ok ? &h->qk : NULL;
+    qk_free(&h->qk);
+    memcpy(h->qk_of, of, sizeof of);
+    h->qk_ok = 0;
+    h->qk_error[0] = 0;
+    const TfConfig *c = &tr->cfg;
+    int dk = c->d_model / c->n_heads, cap = tr->S > tr->T ? tr->S : tr->T;
+    HlabQk *q = &h->qk;
+    float *qr = malloc((size_t)cap * dk * sizeof *qr), *kr = malloc((size_t)cap * dk * sizeof *kr);
+    q->qpos = malloc((size_t)cap * sizeof *q->qpos);
+    q->kpos = malloc((size_t)cap * sizeof *q->kpos);
+    q->qtok = malloc((size_t)cap * sizeof *q->qtok);
+    q->ktok = malloc((size_t)cap * sizeof *q->ktok);
+    q->w = malloc((size_t)cap * cap * sizeof *q->w);
+    int nq = 0, nk = 0;
+    TfErr err;
+    if (!qr || !kr || !q->qpos || !q->kpos || !q->qtok || !q->ktok || !q->w) {
+        snprintf(h->qk_error, sizeof h->qk_error, "out of memory");
+    } else if (tf_qk_rows(tr, kind, layer, head, b, qr, q->qpos, &nq, kr, q->kpos, &nk, cap, &err) ||
+               tf_qkmap(qr, nq, dk, kr, nk, dk, dk, &q->map, &err)) {
+        snprintf(h->qk_error, sizeof h->qk_error, "%s", err.msg);
+    } else {
+        const int *qids = kind == TF_ATTN_ENC ? tr->src_ids : tr->tgt_ids;
+        const int *kids = kind == TF_ATTN_DEC ? tr->tgt_ids : tr->src_ids;
+        int Tq = kind == TF_ATTN_ENC ? tr->S : tr->T, Tk = kind == TF_ATTN_DEC ? tr->T : tr->S;
+        const AttnAct *a = kind == TF_ATTN_ENC ? &tr->enc[layer].sa
+                           : kind == TF_ATTN_DEC ? &tr->dec[layer].sa : &tr->dec[layer].ca;
+        const float *w = a->weights + ((size_t)b * c->n_heads + head) * Tq * Tk;
+        for (int i = 0; i < nq; i++) {
+            q->qtok[i] = qids[(size_t)b * Tq + q->qpos[i]];
+            for (int j = 0; j < nk; j++)
+                q->w[(size_t)i * nk + j] = w[(size_t)q->qpos[i] * Tk + q->kpos[j]];
+        }
+        for (int j = 0; j < nk; j++)
+            q->ktok[j] = kids[(size_t)b * Tk + q->kpos[j]];
+        q->kind = kind;
+        q->layer = layer;
+        q->head = head;
+        q->b = b;
+        h->qk_ok = 1;
+    }
+    free(qr);
+    free(kr);
+    if (!h->qk_ok) {
+        char keep[512];
+        memcpy(keep, h->qk_error, sizeof keep);
+        qk_free(q);
+        memcpy(h->qk_error, keep, sizeof keep);
+        return NULL;
+    }
+    return q;
+}

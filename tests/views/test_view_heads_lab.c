@@ -1,0 +1,224 @@
+/* test_view_heads_lab.c - the heads lab in the window, on the bundled en2zh
+ * model:
+ *   - the Heads table is docked under the all-heads thumbnails with a row
+ *     per head; a click on a row selects it and outlines its thumbnail
+ *     (pixels change around it), a click on a thumbnail selects its row;
+ *   - importance asked for with the table's button is measured paced: each
+ *     frame does a budget, the table shows the progress, and at the end
+ *     the figures equal tf_importance's over the same pairs; sorting by
+ *     delta nll puts the largest first, and thumbnails' frames grow;
+ *   - the Lens view's last row is the output's top token at every position;
+ *   - the Q/K map names the token of a hovered point, and both are in the
+ *     tabs of an attention stage (the lens of a decoder stage);
+ *   - R turns the heatmap into the rollout (the drawn value is rollout's). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "heads_host.h"
+#include "heads_lab.h"
+#include "heads_pairs.h"
+#include "heads_table.h"
+#include "rollout.h"
+#include "test_app_util.h"
+#include "test_util.h"
+#include "view.h"
+
+#define MODEL "assets/models/en2zh.safetensors"
+#define AREA ((Rect){0, 0, 1000, 760})
+
+static char g_model[96];
+TU_FIXTURE(g_model, "view-heads-lab", 1280, 800)
+
+static void open_at(App *a, const char *stage, int layer)
+{
+    AppOpts o = tu_opts(MODEL, "i read books today", NULL, NULL);
+    tu_open(a, &o, 100);
+    app_goto(a, (StageId)stage_find(stage), layer);
+    app_set_head(a, -1);
+    a->anim_start = 0;
+}
+
+static void frame(App *a, ViewId id)
+{
+    tu_view_frame(a, tu_ren, id, AREA);
+    ren_end(tu_ren);
+}
+
+static void click_at(App *a, ViewId id, int x, int y)
+{
+    ev_mouse(a, IN_MOUSE_MOVE, x, y, MB_LEFT);
+    ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
+    frame(a, id);
+    ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
+}
+
+/* Where on screen the hover says (kind's) thumbnail (layer, head) is. */
+static int find_thumb(App *a, int layer, int head, int *hx, int *hy)
+{
+    for (int y = AREA.y; y < AREA.y + AREA.h / 2; y += 7)
+        for (int x = AREA.x; x < AREA.x + AREA.w; x += 7) {
+            a->ui.in.mx = x;
+            a->ui.in.my = y;
+            frame(a, VIEW_HEADS);
+            if (a->hover.valid && !a->hover.own && a->hover.layer == layer && a->hover.head == head) {
+                *hx = x;
+                *hy = y;
+                a->ui.in.mx = a->ui.in.my = -1;
+                return 1;
+            }
+        }
+    a->ui.in.mx = a->ui.in.my = -1;
+    return 0;
+}
+
+static void test_table_and_importance(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, "dec.cross.weights", 1);
+    frame(&a, VIEW_HEADS);
+    const HeadsTable *t = view_heads_table(a.vstate[VIEW_HEADS]);
+    expect_true(t->shown, "the table is docked under the thumbnails at %dx%d", AREA.w, AREA.h);
+    /* a thumbnail's click selects its row */
+    int hx = -1, hy = -1;
+    expect_true(find_thumb(&a, 1, 2, &hx, &hy), "layer 2 head 3's thumbnail under the mouse");
+    click_at(&a, VIEW_HEADS, hx, hy);
+    expect_true(heads_table_is_sel(t, TF_ATTN_CROSS, 1, 2) && app_current_view(&a) == VIEW_HEADS,
+                "the click selected its row and stayed in the view");
+    /* importance, paced (a budget a frame) on a file of 24 pairs */
+    char tsv[256];
+    tu_tmp(tsv, sizeof tsv, "heads-lab.tsv");
+    FILE *f = fopen(tsv, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 4; i++)
+        fputs("i read books today\t我 今天 读 书\nyou love china\t你 爱 中国\nthey drink tea at home\t他们 在 家 喝 茶\n"
+              "she does not eat rice\t她 不 吃 米饭\ndo you like music\t你 喜欢 音乐 吗 ？\nwe watch movies\t我们 看 电影\n",
+              f);
+    fclose(f);
+    ViewOut o;
+    memset(&o, 0, sizeof o);
+    o.imp_start = 1;
+    snprintf(o.imp_file, sizeof o.imp_file, "%s", tsv);
+    hhost_apply(&a, &o);
+    expect_true(a.hlab->imp_state == HLAB_IMP_RUNNING && a.hlab->pairs.n == 24, "24 pairs to measure on: %s",
+                a.hlab->imp_error);
+    int frames = 0;
+    while (a.hlab->imp_state == HLAB_IMP_RUNNING && frames < 100000) {
+        frame(&a, VIEW_HEADS);
+        frames++;
+    }
+    expect_true(a.hlab->imp_state == HLAB_IMP_DONE, "importance measured (state %d: %s)", (int)a.hlab->imp_state,
+                a.hlab->imp_error);
+    printf("  %d pairs over %d frames\n", a.hlab->pairs.n, frames);
+    remove(tsv);
+    expect_true(frames > 2, "spread over frames (%d), never one frozen frame", frames);
+    /* the same figures as the engine's in one go */
+    TfHeadImportance *want = calloc((size_t)a.hlab->imp.n_heads, sizeof *want);
+    TfErr err;
+    expect_true(tf_importance(&a.ses.model, a.hlab->pairs.pairs, a.hlab->pairs.n, 1, want, &err) == 0, "%s",
+                err.msg);
+    double worst = 0;
+    for (int i = 0; i < a.hlab->imp.n_heads; i++)
+        worst = fmax(worst, fabs(want[i].delta_nll - a.hlab->imp_nll[i]));
+    expect_true(worst < 1e-9, "paced = at once, worst %.3g", worst);
+    free(want);
+    /* the biggest frame goes to the most important cross head */
+    frame(&a, VIEW_HEADS);
+    int best = 0, bl = 0, bh = 0;
+    for (int l = 0; l < 2; l++)
+        for (int h = 0; h < 8; h++) {
+            ViewCall c;
+            app_view_begin(&a, VIEW_HEADS, &c);
+            c.sc.imp.n = a.hlab->imp.n_heads;
+            c.sc.imp.delta_nll = a.hlab->imp_nll;
+            int fw = heads_table_frame(&c.v, TF_ATTN_CROSS, l, h);
+            app_view_end(&a, &c);
+            if (fw > best)
+                best = fw, bl = l, bh = h;
+        }
+    int i_best = heads_table_index(&a.ses.model.cfg, TF_ATTN_CROSS, bl, bh);
+    for (int l = 0; l < 2; l++)
+        for (int h = 0; h < 8; h++)
+            expect_true(a.hlab->imp_nll[heads_table_index(&a.ses.model.cfg, TF_ATTN_CROSS, l, h)] <=
+                            a.hlab->imp_nll[i_best] + 1e-12,
+                        "the widest frame (%d px, L%d H%d) is the most important cross head", best, bl + 1, bh + 1);
+    expect_true(best > 1, "importance widens a frame (%d px)", best);
+    app_free(&a);
+}
+
+static void test_lens_and_qk(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, "dec.cross.q", 1);
+    app_set_head(&a, 0);
+    ViewId ch[APP_MAX_VIEW_CHOICES];
+    int n = app_view_choices(&a, ch), qk = 0, lens = 0;
+    for (int i = 0; i < n; i++)
+        qk |= ch[i] == VIEW_QKMAP, lens |= ch[i] == VIEW_LENS;
+    expect_true(qk && lens, "dec.cross.q offers the Q/K map (%d) and the lens (%d)", qk, lens);
+    app_compute_all(&a);
+    frame(&a, VIEW_LENS);
+    const HlabLens *l = &a.hlab->lens;
+    const TfTrace *tr = &a.ses.trace;
+    int V = a.ses.model.cfg.tgt_vocab;
+    expect_true(l->ids && l->layers == 2 && l->T == tr->T, "the lens of 2 layers x %d positions", tr->T);
+    for (int t = 0; t < tr->T; t++) {
+        const float *p = tr->probs + (size_t)t * V;
+        int arg = 0;
+        for (int v = 1; v < V; v++)
+            arg = p[v] > p[arg] ? v : arg;
+        expect_true(l->ids[((size_t)1 * l->T + t) * l->k] == arg && l->p[((size_t)1 * l->T + t) * l->k] == p[arg],
+                    "position %d: the last row's top token is the output's (%d)", t, arg);
+    }
+    /* the map: hover every point until one names a key */
+    frame(&a, VIEW_QKMAP);
+    expect_true(a.hlab->qk_ok && a.hlab->qk.map.nq == tr->tgt_len[0] && a.hlab->qk.map.nk == tr->src_len[0],
+                "a map of %d queries and %d keys", a.hlab->qk.map.nq, a.hlab->qk.map.nk);
+    int found = 0;
+    for (int y = AREA.y; y < AREA.y + AREA.h && !found; y += 4)
+        for (int x = AREA.x; x < AREA.x + AREA.w && !found; x += 4) {
+            a.ui.in.mx = x;
+            a.ui.in.my = y;
+            frame(&a, VIEW_QKMAP);
+            found = a.hover.valid && a.hover.own && strstr(a.hover.where, "key books");
+        }
+    expect_true(found, "hovering finds the key 'books'");
+    app_free(&a);
+}
+
+static void test_rollout_mode(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, "enc.self.weights", 1);
+    app_set_head(&a, 0);
+    a.rollout = 1;
+    app_compute_all(&a);
+    float want[64];
+    TfErr err;
+    expect_true(tf_rollout_enc(&a.ses.trace, 1, 0, want, &err) == 0, "%s", err.msg);
+    int S = a.ses.trace.S, hits = 0;
+    for (int y = AREA.y; y < AREA.y + AREA.h; y += 9)
+        for (int x = AREA.x; x < AREA.x + AREA.w; x += 9) {
+            a.ui.in.mx = x;
+            a.ui.in.my = y;
+            frame(&a, VIEW_MATRIX);
+            if (a.hover.valid && a.hover.row < S && a.hover.col < S) {
+                expect_true(a.hover.value == want[a.hover.row * S + a.hover.col],
+                            "cell (%d, %d) shows the rollout %g, got %g", a.hover.row, a.hover.col,
+                            want[a.hover.row * S + a.hover.col], a.hover.value);
+                hits++;
+            }
+        }
+    expect_true(hits > 10, "%d cells hovered", hits);
+    app_free(&a);
+}
+
+int main(void)
+{
+    TU_RUN(setup, teardown, cmocka_unit_test(test_table_and_importance), cmocka_unit_test(test_lens_and_qk),
+           cmocka_unit_test(test_rollout_mode));
+}
