@@ -29,7 +29,7 @@ static const char *SHOT_HELP =
     "                       [--lang en|zh] [--decode-pane gen|step|beam|sample --beam K --alpha A]\n"
     "                       [--size WxH] [--theme dark|light|contrast] [--scale S]\n"
     "                       " CLI_EXP_USAGE " [--compare]\n"
-    "                       [--caption] [--keys] [--importance N] --out FILE_OR_DIR\n"
+    "                       [--caption] [--keys] [--importance N] [--rollout] --out FILE_OR_DIR\n"
     "\n"
     "Render a stage (or a view: matrix, heads, lines, mask, pe, norm, ffn,\n"
     "output, decode, train) exactly as the window shows it, into a PNG, through\n"
@@ -51,7 +51,8 @@ static const char *SHOT_HELP =
     "A bad input (invalid UTF-8, more than 4 sentences, a layer or head the\n"
     "model does not have) is refused with a message and exit status 1.\n"
     "--importance N measures every head's importance on N held-out pairs of the\n"
-    "model's data first (the Heads table and the thumbnails' frames show it).\n"
+    "model's data first (the Heads table and the thumbnails' frames show it);\n"
+    "--rollout shows attention rollout on weights stages, as R does.\n"
     "With experiment flags the picture shows the experiment's pass; --compare\n"
     "draws the difference experiment - normal (a diverging map centred at 0),\n"
     "as D does in the window. --keys draws the ? overlay over the window: every\n"
@@ -170,6 +171,7 @@ typedef struct ShotArgs {
     CliExp x;         /* experiment flags */
     int compare;      /* the difference picture */
     int importance;   /* heads view: importance measured first, on this many pairs */
+    int rollout;      /* R: attention rollout in the heatmap and lines */
 } ShotArgs;
 
 /* Take shot's own options out of argv, leaving the window's options. */
@@ -189,6 +191,7 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
         CLI_FLAG_OPT("caption", &s->caption),
         CLI_FLAG_OPT("keys", &s->keys),
         CLI_FLAG_OPT("compare", &s->compare),
+        CLI_FLAG_OPT("rollout", &s->rollout),
         CLI_STR_OPT("out", &s->out),
         CLI_STR_OPT("task", &s->task),
         CLI_INT_OPT("beam", &s->beam, 1, 8),
@@ -375,6 +378,7 @@ static int shot_open(App *a, AppOpts *o, const ShotArgs *s, const char *C)
         a->view = VIEW_DECODE;
         app_decode_setup(a, s->pane ? s->pane : (s->beam ? "beam" : "gen"), s->beam, s->alpha);
     }
+    a->rollout = s->rollout;
     if (s->importance && hhost_measure(a, s->importance)) {
         int rc = cli_fail(C, "%s", a->notice);
         app_free(a);

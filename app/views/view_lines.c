@@ -39,6 +39,7 @@ typedef struct LinesGeo {
     float top[2], pitch[2]; /* token i of column c sits at top[c] + (i + .5) pitch[c] */
     Rect band[2];        /* the label columns, for hovering */
     int fcol, fi;        /* the focused token (hovered or selected), or -1 */
+    const TfView *roll;  /* R: the attention rollout drawn instead of the heads, or NULL */
 } LinesGeo;
 
 typedef struct Canvas {
@@ -326,6 +327,10 @@ static void paint_heads(ViewCtx *v, const LinesGeo *G, Canvas *cv, Rect reg, int
 {
     TfErr err;
     const Scene *s = v->s;
+    if (G->roll) { /* one set of lines: the rollout through the layers */
+        paint_head(v, G, cv, reg, G->roll, 0, focused);
+        return;
+    }
     for (int h = 0; h < G->NH; h++) {
         TfView wh, bh;
         if (!(G->head < 0 || h == G->head) || tf_view(s->trace, G->st, G->layer, h, G->b, &wh, &err))
@@ -345,7 +350,7 @@ static uint64_t image_key(const ViewCtx *v, const LinesGeo *G, Rect reg, int wit
                (int)v->s->theme,
                reg.x, reg.y, reg.w, reg.h, (int)lroundf(v->g->scale * 100),
                (int)lroundf(G->top[0]), (int)lroundf(G->top[1]),
-               (int)lroundf(G->pitch[0] * 16), (int)lroundf(G->pitch[1] * 16)};
+               (int)lroundf(G->pitch[0] * 16), (int)lroundf(G->pitch[1] * 16), G->roll != NULL};
     uint64_t k = tf_fnv_ints(TF_FNV_SEED, f, sizeof f / sizeof f[0]);
     return k | 0xA100000000000000ull; /* never a heatmap's key */
 }
@@ -358,7 +363,11 @@ static uint64_t weights_sum(const ViewCtx *v, const LinesGeo *G)
     TfErr err;
     for (int h = 0; h < G->NH; h++) {
         TfView w;
-        if ((G->head >= 0 && h != G->head) || tf_view(v->s->trace, G->st, G->layer, h, G->b, &w, &err))
+        if (G->roll && h > 0)
+            break;
+        if (G->roll)
+            w = *G->roll;
+        else if ((G->head >= 0 && h != G->head) || tf_view(v->s->trace, G->st, G->layer, h, G->b, &w, &err))
             continue;
         for (int i = 0; i < G->shown[0]; i++)
             for (int j = 0; j < G->shown[1]; j++) {
@@ -586,7 +595,9 @@ static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
     char t[256], s[300], sent[48] = "";
     const char *what = G->st == ST_DEC_CROSS_WEIGHTS ? _("cross-attention")
                        : G->st == ST_DEC_SELF_WEIGHTS ? _("decoder self-attention") : _("encoder self-attention");
-    if (G->head < 0)
+    if (G->roll)
+        snprintf(t, sizeof t, _("Attention rollout to layer %d · %s · R: one layer's weights"), G->layer + 1, what);
+    else if (G->head < 0)
         snprintf(t, sizeof t, _("Layer %d · all %d heads · %s"), G->layer + 1, G->NH, what);
     else
         snprintf(t, sizeof t, _("Layer %d · head %d · %s"), G->layer + 1, G->head + 1, what);
@@ -619,6 +630,15 @@ static void lines_draw(ViewCtx *v)
         ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
         return;
     }
+    TfView rv;
+    if (sc->rollout && sc->roll && G.st != ST_DEC_SELF_WEIGHTS && sc->roll_rows == w.rows &&
+        sc->roll_cols == w.cols) {
+        rv = w;
+        rv.data = sc->roll;
+        rv.stride = sc->roll_cols;
+        rv.head = -1;
+        G.roll = &rv;
+    }
     G.n[0] = w.rows;
     G.n[1] = w.cols;
     G.kind[0] = w.row_kind;
@@ -642,7 +662,7 @@ static void lines_draw(ViewCtx *v)
     draw_tokens(v, &G, 0, &w);
     draw_tokens(v, &G, 1, &w);
     if (G.fcol >= 0 && G.head >= 0)
-        draw_values(v, &G, &w);
+        draw_values(v, &G, G.roll ? G.roll : &w);
     ren_clip_pop(v->r);
     set_hover(v, &G);
 }

@@ -196,8 +196,9 @@ static void draw_row(ViewCtx *v, const HeadsTable *t, const Row *r, int kind, co
             }
             break;
         case HT_COL_DACC:
-            if (r->imp < im->n)
-                snprintf(buf, sizeof buf, "%+.1f%%", 100 * im->delta_acc[r->imp]);
+            if (r->imp < im->n) /* no "-0.0%" for a change too small to print */
+                snprintf(buf, sizeof buf, "%+.1f%%",
+                         fabs(im->delta_acc[r->imp]) < 0.0005 ? 0.0 : 100 * im->delta_acc[r->imp]);
             else
                 snprintf(buf, sizeof buf, "%s", "·"), c = v->th->dim;
             break;
@@ -217,7 +218,7 @@ void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *bod
     int fh = ren_font_height(f), rh = fh + (int)(6 * s), NH = sc->model->cfg.n_heads;
     int n = layers * NH;
     t->shown = 0;
-    if (!heads || n <= 0 || n > HT_MAX_ROWS || body->h < 16 * rh || body->w < (int)(420 * s))
+    if (!heads || n <= 0 || n > HT_MAX_ROWS || body->h < 16 * rh || body->w < (int)(300 * s))
         return;
     /* the columns that fit, most useful first: monotonic only for cross */
     int want[HT_COL_COUNT], nw = 0;

@@ -33,15 +33,18 @@ static void lens_draw(ViewCtx *v)
     }
     const TfModel *m = sc->model;
     int lab_w = ren_text_width(f, _("layer 10 (output)")) + (int)(12 * s);
-    int min_cw = (int)(96 * s), cols = l->T;
+    int min_cw = (int)(84 * s), cols = l->T;
     int cw = cols > 0 ? (a.w - lab_w) / cols : 0;
-    int shown = cols;
+    int shown = cols, first = 0;
     if (cw < min_cw) {
         shown = (a.w - lab_w) / min_cw;
         cw = min_cw;
     }
     if (shown < 1)
         return;
+    /* too many positions: the columns follow the target token selected */
+    if (shown < cols && sc->sel.side == 2 && sc->sel.index >= shown)
+        first = (sc->sel.index < cols ? sc->sel.index : cols - 1) - shown + 1;
     int line = fh + 2, ch = l->k * line + line + (int)(8 * s);
     int head_h = 2 * line + 4;
     int room = a.y + a.h - y - head_h;
@@ -50,8 +53,8 @@ static void lens_draw(ViewCtx *v)
     /* the columns' headers: the decoder input at each position */
     char buf[320], tok[300];
     const TfTrace *tr = sc->trace;
-    for (int t = 0; t < shown; t++) {
-        int x = a.x + lab_w + t * cw;
+    for (int c = 0; c < shown; c++) {
+        int t = first + c, x = a.x + lab_w + c * cw;
         view_token(&m->tgt_vocab, tr->tgt_ids[(size_t)sc->batch * tr->T + t], tok, sizeof tok);
         snprintf(buf, sizeof buf, _("after %s"), tok);
         ui_text_fit(v->r, f, buf, x + 4, y, cw - 8, v->th->dim);
@@ -64,8 +67,9 @@ static void lens_draw(ViewCtx *v)
         int ry = y + li * ch, last = li == l->layers - 1;
         snprintf(buf, sizeof buf, last ? _("layer %d (output)") : _("layer %d"), li + 1);
         ui_text_fit(v->r, f, buf, a.x, ry + 4, lab_w - 8, last ? v->th->accent : v->th->text);
-        for (int t = 0; t < shown; t++) {
-            Rect cell = {a.x + lab_w + t * cw, ry, cw - 4, ch - 4};
+        for (int c = 0; c < shown; c++) {
+            int t = first + c;
+            Rect cell = {a.x + lab_w + c * cw, ry, cw - 4, ch - 4};
             ren_rect(v->r, cell, last ? v->th->panel2 : v->th->panel);
             const int *ids = l->ids + ((size_t)li * l->T + t) * l->k;
             const float *p = l->p + ((size_t)li * l->T + t) * l->k;
@@ -96,7 +100,8 @@ static void lens_draw(ViewCtx *v)
         }
     }
     if (shown < l->T) {
-        snprintf(buf, sizeof buf, _("positions 1–%d of %d shown: widen the window for the rest"), shown, l->T);
+        snprintf(buf, sizeof buf, _("positions %d–%d of %d shown: click a target token (or widen the window) for the rest"),
+                 first + 1, first + shown, l->T);
         ui_text_fit(v->r, f, buf, a.x, a.y + a.h - fh, a.w, v->th->dim);
     }
 }
