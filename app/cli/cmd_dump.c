@@ -21,6 +21,7 @@ static const char *HELP =
     "                       [(--tgt TEXT | --tgt-ids 1,8,9)...] [--batch-index B]\n"
     "                       --stage NAME [--layer L] [--head H] [--format csv|json]\n"
     "                       " CLI_EXP_USAGE "\n"
+    "                       [--patch-from TEXT --patch enc|dec|cross:L:H]\n"
     "\n"
     "Run the model and print one stage as a matrix with row and column labels.\n"
     "Repeat --src (and --tgt) to make a padded batch; --batch-index picks the\n"
@@ -32,6 +33,10 @@ static const char *HELP =
     "printed as -inf (the string \"-inf\" in JSON). With an experiment the\n"
     "greedy translation is made with it too, and every stage shows it (mask:\n"
     "the mask applied; scores: what the softmax was fed).\n"
+    "--patch-from TEXT --patch P:L:H (activation patching, one sentence): head H\n"
+    "of attention P in layer L takes its output (before W_O) from a pass over\n"
+    "the source TEXT with the same decoder input; an encoder head needs a\n"
+    "source of the same length.\n"
     "\n" CLI_EXP_HELP "\nStages:\n";
 
 typedef struct Seq {
@@ -176,10 +181,58 @@ static int print_view(const TfTrace *tr, const TfModel *m, const TfView *view, i
     return 0;
 }
 
+/* --patch-from TEXT --patch P:L:H: the donor pass (source TEXT, the same
+ * decoder input tgt of T ids) and its head's output rows copied into
+ * *donor (malloc'd), put into e as the patch. 1 after a message. */
+static int patch_donor(const TfModel *m, TfExperiment *e, const char *spec, const char *text, int S, const int *tgt,
+                       int T, float **donor, const char *C)
+{
+    TfExperiment pe;
+    TfErr err;
+    memset(&pe, 0, sizeof pe);
+    if (tf_exp_add_head(&pe, spec, &m->cfg, &err))
+        return cli_fail(C, "--patch: %s", err.msg);
+    TfHeadRef h = pe.ablate[0];
+    static int ids[TF_MAX_LEN];
+    int n = cli_encode(m, 0, text, ids, m->cfg.max_len, C);
+    if (n < 0)
+        return 1;
+    if (h.kind == TF_ATTN_ENC && n != S)
+        return cli_fail(C, "--patch-from has %d source tokens and --src %d: an encoder head is patched from a "
+                        "sentence of the same length", n, S);
+    TfTrace tr;
+    if (trace_build(&tr, &m->cfg, 1, n > T ? n : T, TRACE_RECORD, &err))
+        return cli_fail(C, "%s", err.msg);
+    tr.exp = *e;
+    TfBatch b = {1, n, T, ids, tgt, &n, &T};
+    int rc = 1;
+    if (tf_forward(m, &tr, &b, 0, &err) || tf_check_finite(&tr, &err)) {
+        cli_fail(C, "--patch-from: %s", err.msg);
+    } else {
+        const AttnAct *a = h.kind == TF_ATTN_ENC ? &tr.enc[h.layer].sa
+                           : h.kind == TF_ATTN_DEC ? &tr.dec[h.layer].sa : &tr.dec[h.layer].ca;
+        int rows = h.kind == TF_ATTN_ENC ? n : T;
+        size_t bytes = (size_t)rows * m->cfg.d_model * sizeof(float);
+        *donor = malloc(bytes);
+        if (!*donor) {
+            cli_fail(C, "out of memory");
+        } else {
+            memcpy(*donor, a->heads, bytes);
+            e->patch = h;
+            e->patch_heads = *donor;
+            e->patch_rows = rows;
+            rc = 0;
+        }
+    }
+    trace_free(&tr);
+    return rc;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     const char *C = "dump", *model = NULL, *stage = NULL, *v;
     int layer = 0, head = -2, bidx = 0, json = 0, bad = 0, ns = 0, nt = 0, k;
+    const char *patch_from = NULL, *patch = NULL;
     static Seq src[MAX_SENT], tgt[MAX_SENT];
     static CliExp x;
     memset(&x, 0, sizeof x);
@@ -192,6 +245,10 @@ int cmd_dump(int argc, char **argv)
             model = v;
         } else if (cli_opt(argv, argc, &i, "stage", &v, C, &bad)) {
             stage = v;
+        } else if (cli_opt(argv, argc, &i, "patch-from", &v, C, &bad)) {
+            patch_from = v;
+        } else if (cli_opt(argv, argc, &i, "patch", &v, C, &bad)) {
+            patch = v;
         } else if ((k = seq_opt(argv, argc, &i, &v, &bad)) >= 0) {
             /* --src / --src-ids / --tgt / --tgt-ids: a sentence as text or ids */
             if (push_arg(k & 2 ? tgt_arg : src_arg, k & 2 ? &nt : &ns, k & 1 ? NULL : v, k & 1 ? v : NULL, C))
@@ -226,6 +283,10 @@ int cmd_dump(int argc, char **argv)
         return cli_fail(C, "give at least one --src TEXT or --src-ids LIST");
     if (nt && nt != ns)
         return cli_fail(C, "%d sources but %d targets: give one target per source, or none", ns, nt);
+    if (!patch != !patch_from)
+        return cli_fail(C, "--patch-from TEXT and --patch P:L:H go together");
+    if (patch && ns != 1)
+        return cli_fail(C, "--patch works on one sentence (one --src)");
     if (bidx >= ns)
         return cli_fail(C, "--batch-index %d but the batch has %d sentence%s", bidx, ns, ns == 1 ? "" : "s");
     if (head == -2)
@@ -278,7 +339,12 @@ int cmd_dump(int argc, char **argv)
     TfErr err;
     TfBatch batch = {ns, S, T, sb, tb, sl, tl};
     TfView view;
-    float *derived = NULL;
+    float *derived = NULL, *donor = NULL;
+    if (patch && patch_donor(&m, &e, patch, patch_from, S, tgt[0].ids, T, &donor, C)) {
+        free(sb);
+        free(tb);
+        goto out;
+    }
     int built = trace_build(&tr, &m.cfg, ns, S > T ? S : T, TRACE_RECORD, &err) == 0;
     if (built)
         tr.exp = e;
@@ -290,6 +356,7 @@ int cmd_dump(int argc, char **argv)
         rc = print_view(&tr, &m, &view, json, C);
     }
     free(derived);
+    free(donor);
     trace_free(&tr);
     free(sb);
     free(tb);

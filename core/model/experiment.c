@@ -12,7 +12,7 @@ static const char *const KIND_NAME[3] = {"enc", "dec", "cross"};
 int tf_exp_is_none(const TfExperiment *e)
 {
     return !e || (!e->no_scale && !e->no_pe && !e->no_causal && e->n_ablate == 0 && e->n_hide == 0 &&
-                  !e->no_residual && e->n_no_ffn == 0);
+                  !e->no_residual && e->n_no_ffn == 0 && !e->patch_heads);
 }
 
 int tf_exp_equal(const TfExperiment *a, const TfExperiment *b)
@@ -21,7 +21,10 @@ int tf_exp_equal(const TfExperiment *a, const TfExperiment *b)
         return tf_exp_is_none(a) && tf_exp_is_none(b);
     if (a->no_scale != b->no_scale || a->no_pe != b->no_pe || a->no_causal != b->no_causal ||
         a->n_ablate != b->n_ablate || a->n_hide != b->n_hide || a->no_residual != b->no_residual ||
-        a->n_no_ffn != b->n_no_ffn)
+        a->n_no_ffn != b->n_no_ffn || a->patch_heads != b->patch_heads)
+        return 0;
+    if (a->patch_heads && (a->patch.kind != b->patch.kind || a->patch.layer != b->patch.layer ||
+                           a->patch.head != b->patch.head || a->patch_rows != b->patch_rows))
         return 0;
     for (int i = 0; i < a->n_no_ffn; i++)
         if (!tf_exp_ffn_off(b, (TfAttnKind)a->no_ffn[i].kind, a->no_ffn[i].layer))
@@ -203,5 +206,7 @@ void tf_exp_describe(const TfExperiment *e, char *buf, size_t cap)
         ADD("no-residual");
     for (int i = 0; i < e->n_no_ffn && n + 1 < cap; i++)
         ADD("no-ffn %s:%d", KIND_NAME[e->no_ffn[i].kind], e->no_ffn[i].layer);
+    if (e->patch_heads && n + 1 < cap)
+        ADD("patch %s:%d:%d", KIND_NAME[e->patch.kind], e->patch.layer, e->patch.head);
 #undef ADD
 }

@@ -18,6 +18,10 @@
  *   no_ffn     feed-forward networks (enc:L, dec:L) whose output is zeroed,
  *              bias included: the sub-layer adds nothing to the residual
  *              (its hidden layer is still computed and shown)
+ *   patch      activation patching: one head's output (its d_v columns of
+ *              concat, before W_O) taken from another pass, e.g. of another
+ *              sentence of the same length (the traced pass only; the
+ *              one-position decoder step ignores it)
  *
  * Every stage of the trace shows the experiment: `mask` is the mask that
  * was applied, `scores` what was fed to the softmax. Training ignores it. */
@@ -56,6 +60,10 @@ typedef struct TfExperiment {
     int no_residual;
     int n_no_ffn;
     TfLayerRef no_ffn[TF_EXP_MAX_FFN];
+    TfHeadRef patch;            /* the head patched, when patch_heads is set */
+    const float *patch_heads;   /* (patch_rows, d_model) the donor pass's concat of that
+                                   attention (not owned), or NULL: no patch */
+    int patch_rows;             /* rows of the batch (sentence by sentence) it covers */
 } TfExperiment;
 
 /* Is it the normal pass? */

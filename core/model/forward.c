@@ -128,6 +128,7 @@ static void self_attention(TfTrace *tr, AttnAct *a, const float *x,
     AttnDims d = {B, T, T, C, tr->cfg.n_heads, a->qs, a->kvs, causal, len, e->no_scale, kh};
     attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &d);
     ablate_heads(a->heads, e, kind, layer, N, C, tr->cfg.n_heads); /* zeroed before W_O */
+    patch_heads(a->heads, e, kind, layer, N, C, tr->cfg.n_heads);  /* or another pass's */
     linear_forward(a->out, a->heads, w_o, b_o, N, C, C);
 }
 
@@ -334,6 +335,7 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     AttnDims ad = {B, T, tr->S, C, c->n_heads, a->qs, a->kvs, 0, tr->src_len, tr->exp.no_scale, kh};
     attention_forward(a->heads, a->scores, a->mask, a->weights, a->q, a->k, a->v, &ad);
     ablate_heads(a->heads, &tr->exp, TF_ATTN_CROSS, l, N, C, tr->cfg.n_heads);
+    patch_heads(a->heads, &tr->exp, TF_ATTN_CROSS, l, N, C, tr->cfg.n_heads);
     linear_forward(a->out, a->heads, co_w, co_b, N, C, C);
     const float *x2 = sub_out(tr, &d->n2, x1, a->out, d2, ln2w, ln2b, post, N, C);
 

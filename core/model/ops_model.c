@@ -26,3 +26,13 @@ void ablate_heads(float *heads, const TfExperiment *e, TfAttnKind kind, int laye
             memset(heads + (size_t)r * C + (size_t)e->ablate[i].head * dk, 0, (size_t)dk * sizeof(float));
     }
 }
+
+void patch_heads(float *heads, const TfExperiment *e, TfAttnKind kind, int layer, int R, int C, int NH)
+{
+    if (!e || !e->patch_heads || e->patch.kind != (int)kind || e->patch.layer != layer)
+        return;
+    int dk = C / NH, rows = R < e->patch_rows ? R : e->patch_rows;
+    size_t col = (size_t)e->patch.head * dk;
+    for (int r = 0; r < rows; r++)
+        memcpy(heads + (size_t)r * C + col, e->patch_heads + (size_t)r * C + col, (size_t)dk * sizeof(float));
+}

@@ -19,4 +19,10 @@ void act_forward(TfAct act, float *x, size_t n);
 void ablate_heads(float *heads, const TfExperiment *e, TfAttnKind kind, int layer, int R, int C,
                   int NH);
 
+/* Activation patching (experiment.h): the experiment's patched head of
+ * attention (kind, layer) takes its d_k columns, row by row, from
+ * e->patch_heads (the first min(R, patch_rows) rows); after ablate_heads,
+ * before W_O. The traced pass only. */
+void patch_heads(float *heads, const TfExperiment *e, TfAttnKind kind, int layer, int R, int C, int NH);
+
 #endif

@@ -205,9 +205,46 @@ static void test_qk_map(void **state)
                 "layer 5 refused: %s", g_err);
 }
 
+/* dump --patch-from / --patch: a head patched from its own sentence changes
+ * nothing; from another, that head's output is the other's; refusals. */
+static void test_patch(void **state)
+{
+    (void)state;
+    const char *S = "--src 'i read books today' --tgt '我 今天 读 书'";
+    char args[600];
+    snprintf(args, sizeof args, "%s --stage out.probs", S);
+    cJSON *plain = dump_json(args);
+    snprintf(args, sizeof args, "%s --stage out.probs --patch-from 'i read books today' --patch cross:1:3", S);
+    cJSON *self = dump_json(args);
+    char *a = cJSON_PrintUnformatted(cJSON_GetObjectItem(plain, "data"));
+    char *b = cJSON_PrintUnformatted(cJSON_GetObjectItem(self, "data"));
+    expect_true(a && b && !strcmp(a, b), "patched from its own sentence: the same output");
+    free(a);
+    free(b);
+    cJSON_Delete(plain);
+    cJSON_Delete(self);
+    /* from another sentence: dec.cross.heads of that head are the donor's */
+    snprintf(args, sizeof args, "--src 'you love china' --tgt '我 今天 读 书' --stage dec.cross.heads --layer 1 --head 3");
+    cJSON *donor = dump_json(args);
+    snprintf(args, sizeof args, "%s --stage dec.cross.heads --layer 1 --head 3 --patch-from 'you love china' --patch cross:1:3", S);
+    cJSON *patched = dump_json(args);
+    a = cJSON_PrintUnformatted(cJSON_GetObjectItem(donor, "data"));
+    b = cJSON_PrintUnformatted(cJSON_GetObjectItem(patched, "data"));
+    expect_true(a && b && !strcmp(a, b), "the patched head's output is the donor's");
+    free(a);
+    free(b);
+    cJSON_Delete(donor);
+    cJSON_Delete(patched);
+    expect_true(run("dump %s --stage out.probs --patch-from 'you love china' --patch enc:0:1", S) == 1 &&
+                    strstr(g_err, "same length") && count_newlines(g_err) == 1,
+                "an encoder head from a sentence of another length: one line: %s", g_err);
+    expect_true(run("dump %s --stage out.probs --patch cross:1:3", S) == 1 && strstr(g_err, "together"),
+                "--patch alone refused: %s", g_err);
+}
+
 int main(int argc, char **argv)
 {
     tu_program_path(g_prog, sizeof g_prog, argc > 0 ? argv[0] : NULL);
     TU_RUN(setup, teardown, cmocka_unit_test(test_dump_lens_and_rollout), cmocka_unit_test(test_importance),
-           cmocka_unit_test(test_qk_map));
+           cmocka_unit_test(test_qk_map), cmocka_unit_test(test_patch));
 }
