@@ -330,6 +330,7 @@ typedef enum ViewAct {
     VA_CMAP,    /* train: the colour map of its heatmaps */
     VA_METRICS, /* heads: the metrics over each head */
     VA_SORT,    /* heads: the next order of the heads */
+    VA_TABLE,   /* heads: the Heads table shown / hidden */
 } ViewAct;
 
 /* One entry per view. */

@@ -471,6 +471,11 @@ const HeadsTable *view_heads_table(const void *heads_state)
 static int heads_act(ViewCtx *v, ViewAct act, int arg)
 {
     (void)arg;
+    if (act == VA_TABLE) { /* A: the Heads table, or the thumbnails alone */
+        HeadsTable *t = &((HeadsState *)v->st)->table;
+        t->hidden = !t->hidden;
+        return 1;
+    }
     return heads_exp_act(&((HeadsState *)v->st)->x, act);
 }
 
@@ -512,7 +517,10 @@ static void heads_draw(ViewCtx *v)
     Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
     draw_header(v, &G, first, &body);
     heads_exp_controls(v, &((HeadsState *)v->st)->x, &body);
-    heads_table_dock(v, &((HeadsState *)v->st)->table, attn_kind(G.st), G.L, &body);
+    HeadsTable *tab = &((HeadsState *)v->st)->table;
+    tab->shown = 0;
+    if (!tab->hidden)
+        heads_table_dock(v, tab, attn_kind(G.st), G.L, &body);
     if (!heads_layout(v, &tv0, body, &G)) {
         ui_paragraph(v->r, v->g->small, _("The window is too small for every head: make it larger, or press 1-9 to see one head."),
                      body.x, body.y, body.w, v->th->dim);

@@ -43,6 +43,7 @@ static const Cmd TABLE[] = {
     /* the tabs' own keys */
     T(VIEW_HEADS, "heads.metrics", 'm', 0, VA_METRICS, 0, N_("each head's numbers over its thumbnail"), N_("numbers"), OV | ST),
     T(VIEW_HEADS, "heads.sort", 'o', 0, VA_SORT, 0, N_("order the heads by a number"), N_("order"), ST),
+    T(VIEW_HEADS, "heads.table", 'a', 0, VA_TABLE, 0, N_("the Heads table under the thumbnails: show / hide"), N_("table"), ST),
 
     T(VIEW_DECODE, "decode.step", 's', 0, VA_STEP, 0, N_("generate the next token"), N_("step"), OV | ST),
     T(VIEW_DECODE, "decode.play", 'p', 0, VA_PLAY, 0, N_("play / pause the generation"), N_("play"), OV | ST),

@@ -81,6 +81,12 @@ static void test_table_and_importance(void **state)
     frame(&a, VIEW_HEADS);
     const HeadsTable *t = view_heads_table(a.vstate[VIEW_HEADS]);
     expect_true(t->shown, "the table is docked under the thumbnails at %dx%d", AREA.w, AREA.h);
+    ev_key(&a, 'a', 0);
+    frame(&a, VIEW_HEADS);
+    expect_true(!t->shown, "A hides it");
+    ev_key(&a, 'a', 0);
+    frame(&a, VIEW_HEADS);
+    expect_true(t->shown, "A again shows it");
     /* a thumbnail's click selects its row */
     int hx = -1, hy = -1;
     expect_true(find_thumb(&a, 1, 2, &hx, &hy), "layer 2 head 3's thumbnail under the mouse");

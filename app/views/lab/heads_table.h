@@ -17,6 +17,7 @@ typedef struct HeadsTable {
     int has_sel, sel_kind, sel_layer, sel_head; /* the selected row, if any */
     int scroll;    /* rows scrolled past */
     int shown;     /* drawn last frame (there was room) */
+    int hidden;    /* A: the thumbnails alone, the whole view for them */
     char tsv[512]; /* a "source<TAB>reference" file to measure on ("": the model's data) */
 } HeadsTable;
 
