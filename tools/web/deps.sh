@@ -129,6 +129,21 @@ if ! stamp cjson; then
     cmake_build cjson "$s" -DENABLE_CJSON_TEST=OFF -DBUILD_SHARED_AND_STATIC_LIBS=OFF -DENABLE_CUSTOM_COMPILER_FLAGS=OFF
     done_ cjson
 fi
+# nettle: the scene codes' SHA-256 of a model file (only libnettle, no
+# public-key half, so no GMP)
+if ! stamp nettle; then
+    s=$(fetch nettle)
+    b="$CACHE/obj/nettle"; rm -rf "$b"; cp -r "$s" "$b"
+    (cd "$b" && emconfigure ./configure --host=wasm32-unknown-emscripten --prefix="$PREFIX" --disable-shared CC_FOR_BUILD=cc \
+        --disable-public-key --disable-assembler --disable-documentation --disable-openssl &&
+        cc -I. desdata.c -o desdata && touch desdata.stamp && # a host tool the build runs
+        emmake make -j"$J" libnettle.a && mkdir -p "$PREFIX/lib" "$PREFIX/include/nettle" &&
+        cp libnettle.a "$PREFIX/lib/" && cp *.h "$PREFIX/include/nettle/") >"$CACHE/obj/nettle.log" 2>&1 ||
+        { echo "web deps: nettle failed (see $CACHE/obj/nettle.log)" >&2; exit 1; }
+    done_ nettle
+fi
+# libqrencode: its Debian source is missing from the archive here (404);
+# tools/web/include/qrencode.h stands in, and Q says QR codes are left out.
 # libunibreak: its Debian source (1.1-2.1) is missing from the archive here
 # (404), so the browser build breaks lines with a small UAX #14 subset of its
 # own (app/platform/web/linebreak_web.c).

@@ -154,6 +154,9 @@ int main(void)
      * and could not be read back */
     umask(022);
     setenv("STEPFORMER_DATADIR", WEB_DATA, 1);
+    /* the page is the display: ren_open_window looks for X11 or Wayland
+     * unless a video driver is named */
+    setenv("SDL_VIDEODRIVER", "emscripten", 1);
     setenv("XDG_DATA_HOME", WEB_PERSIST, 1);
     tw_set_cooperative(1); /* no threads: the Train tab trains inside the frames */
     mkdir(WEB_OUT, 0755);

@@ -3,6 +3,7 @@
  * phones (libqrencode makes the modules; they are drawn as black squares on
  * white with the four-module quiet zone the standard asks for, whatever
  * the theme). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,9 +72,11 @@ void app_scene_qr_toggle(App *a)
     }
     if (make(a, Q.code, sizeof Q.code, Q.link, sizeof Q.link))
         return;
+    errno = 0;
     Q.qr = QRcode_encodeString(Q.link, 0, QR_ECLEVEL_M, QR_MODE_8, 1);
-    if (!Q.qr) {
-        app_notice(a, 1, "%s", _("the link is too long for a QR code"));
+    if (!Q.qr) { /* ENOSYS: the browser build's stand-in (tools/web/include/qrencode.h) */
+        app_notice(a, 1, "%s", errno == ENOSYS ? _("QR codes are left out of the browser build: share the page's address")
+                                               : _("the link is too long for a QR code"));
         return;
     }
     Q.a = a;
