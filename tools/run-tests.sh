@@ -14,6 +14,9 @@ programs=$*
 [ -n "$programs" ] || programs=$(ls "$build"/tests/test_* 2>/dev/null | grep -v '\.d$')
 export SDL_VIDEODRIVER=${SDL_VIDEODRIVER:-offscreen}
 export SDL_AUDIODRIVER=dummy
+# under SANITIZE=1: leaks of system libraries we cannot free (tests/lsan.supp)
+supp=$(cd "$(dirname "$0")/.." && pwd)/tests/lsan.supp
+[ -f "$supp" ] && export LSAN_OPTIONS="suppressions=$supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 # programs side by side: one OpenBLAS thread each, so they do not fight for the cores
 [ "$jobs" -gt 1 ] && export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
