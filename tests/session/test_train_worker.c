@@ -105,6 +105,19 @@ static TwStatus *status_now(TrainWorker *w)
     return &st;
 }
 
+/* Play until the run is past step `after` (at most a minute: under
+ * ThreadSanitizer on a loaded machine one step can take longer than any
+ * fixed pause), then pause and wait until the worker is idle. */
+static TwStatus *play_past(TrainWorker *w, long long after)
+{
+    tw_play(w, 1);
+    for (int i = 0; i < 6000 && status_now(w)->step <= after; i++)
+        sleep_ms(10);
+    tw_play(w, 0);
+    tw_wait_idle(w);
+    return status_now(w);
+}
+
 /* Set the worker up with spec s, take n steps (none: 0), wait until it is
  * idle and return what it published. */
 static TwStatus *run_spec(TrainWorker *w, TwSpec *s, long long n)
@@ -199,11 +212,7 @@ static void test_publications_are_consistent(void **state)
         same_params("snapshot", p, &r);
     }
     /* resumed, then paused: still the same run */
-    tw_play(w, 1);
-    sleep_ms(40);
-    tw_play(w, 0);
-    tw_wait_idle(w);
-    st = status_now(w);
+    st = play_past(w, paused_at);
     expect_true(st->step > paused_at, "resumed: step %lld after %lld", st->step, paused_at);
     expect_true(tw_params(w, gen, -1, p, n, &at, &loss[0]) == 0 && at == st->step, "live params");
     ref_to(&r, at);
