@@ -180,6 +180,29 @@ static const float *sub_out(const TfTrace *tr, NormAct *n, const float *x, const
     return n->norm;
 }
 
+/* Sublayer 1 of a layer: x + SelfAttn(LN(x)) (pre-LN) or LN(x + SelfAttn(x))
+ * (post-LN) with W's self-attention and first norm, over T positions. */
+static const float *self_sublayer(TfTrace *tr, NormAct *n, AttnAct *a, const float *x, const LayerParams *W,
+                                  const float *drop, int T, const int *len, TfAttnKind kind, int l, int post)
+{
+    int C = tr->cfg.d_model, N = tr->B * T;
+    const float *in = sub_in(n, x, W->ln_w[0], W->ln_b[0], post, N, C);
+    self_attention(tr, a, in, W->sa.qkv_w, W->sa.qkv_b, W->sa.o_w, W->sa.o_b, T, len, kind, l);
+    return sub_out(tr, n, x, a->out, drop, W->ln_w[0], W->ln_b[0], post, N, C);
+}
+
+/* The last sublayer: the same around the position-wise feed-forward
+ * network, with W's norm number ln, over N rows. */
+static void ffn_sublayer(const TfConfig *c, TfTrace *tr, NormAct *n, float *hidden, float *out, const float *x,
+                         const LayerParams *W, int ln, const float *drop, TfAttnKind kind, int l, int post, int N)
+{
+    int C = c->d_model;
+    const float *in = sub_in(n, x, W->ln_w[ln], W->ln_b[ln], post, N, C);
+    ffn(c, hidden, out, in, W->f1w, W->f1b, W->f2w, W->f2b, N);
+    ffn_ablate(tr, out, kind, l, N);
+    sub_out(tr, n, x, out, drop, W->ln_w[ln], W->ln_b[ln], post, N, C);
+}
+
 static void encoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
                           int train)
 {
@@ -188,22 +211,14 @@ static void encoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     int C = c->d_model, S = tr->S, N = tr->B * S;
     size_t nC = (size_t)N * C;
     LayerParams W = params_enc_layer(&m->p, c, l);
-    const float *qkv_w = W.sa.qkv_w, *qkv_b = W.sa.qkv_b, *o_w = W.sa.o_w, *o_b = W.sa.o_b;
-    const float *f1w = W.f1w, *f1b = W.f1b, *f2w = W.f2w, *f2b = W.f2b;
-    const float *ln1w = W.ln_w[0], *ln1b = W.ln_b[0], *ln2w = W.ln_w[1], *ln2b = W.ln_b[1];
     const float *d1 = dropout_mask(tr, e->sa.drop, nC, train);
     const float *d2 = dropout_mask(tr, e->ffn_drop, nC, train);
 
     int post = c->norm == TF_NORM_POST;
     /* post-LN: x1 = LN(x + SelfAttn(x));  x2 = LN(x1 + FFN(x1))
      * pre-LN:  x1 = x + SelfAttn(LN(x));  x2 = x1 + FFN(LN(x1)) */
-    const float *in = sub_in(&e->n1, x, ln1w, ln1b, post, N, C);
-    self_attention(tr, &e->sa, in, qkv_w, qkv_b, o_w, o_b, S, tr->src_len, TF_ATTN_ENC, l);
-    const float *x1 = sub_out(tr, &e->n1, x, e->sa.out, d1, ln1w, ln1b, post, N, C);
-    in = sub_in(&e->n2, x1, ln2w, ln2b, post, N, C);
-    ffn(c, e->ffn_hidden, e->ffn_out, in, f1w, f1b, f2w, f2b, N);
-    ffn_ablate(tr, e->ffn_out, TF_ATTN_ENC, l, N);
-    sub_out(tr, &e->n2, x1, e->ffn_out, d2, ln2w, ln2b, post, N, C);
+    const float *x1 = self_sublayer(tr, &e->n1, &e->sa, x, &W, d1, S, tr->src_len, TF_ATTN_ENC, l, post);
+    ffn_sublayer(c, tr, &e->n2, e->ffn_hidden, e->ffn_out, x1, &W, 1, d2, TF_ATTN_ENC, l, post, N);
 }
 
 /* The output of encoder layer l (the next layer's input). */
@@ -308,20 +323,15 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     int C = c->d_model, T = tr->T, B = tr->B, N = B * T;
     size_t nC = (size_t)N * C;
     LayerParams W = params_dec_layer(&m->p, c, l);
-    const float *sqkv_w = W.sa.qkv_w, *sqkv_b = W.sa.qkv_b, *so_w = W.sa.o_w, *so_b = W.sa.o_b;
     const float *cqkv_w = W.ca.qkv_w, *cqkv_b = W.ca.qkv_b, *co_w = W.ca.o_w, *co_b = W.ca.o_b;
-    const float *f1w = W.f1w, *f1b = W.f1b, *f2w = W.f2w, *f2b = W.f2b;
-    const float *ln1w = W.ln_w[0], *ln1b = W.ln_b[0], *ln2w = W.ln_w[1], *ln2b = W.ln_b[1];
-    const float *ln3w = W.ln_w[2], *ln3b = W.ln_b[2];
+    const float *ln2w = W.ln_w[1], *ln2b = W.ln_b[1];
     const float *d1 = dropout_mask(tr, d->sa.drop, nC, train);
     const float *d2 = dropout_mask(tr, d->ca.drop, nC, train);
     const float *d3 = dropout_mask(tr, d->ffn_drop, nC, train);
     int post = c->norm == TF_NORM_POST;
 
     /* 1. masked self-attention over the decoder input */
-    const float *in = sub_in(&d->n1, x, ln1w, ln1b, post, N, C);
-    self_attention(tr, &d->sa, in, sqkv_w, sqkv_b, so_w, so_b, T, tr->tgt_len, TF_ATTN_DEC, l);
-    const float *x1 = sub_out(tr, &d->n1, x, d->sa.out, d1, ln1w, ln1b, post, N, C);
+    const float *x1 = self_sublayer(tr, &d->n1, &d->sa, x, &W, d1, T, tr->tgt_len, TF_ATTN_DEC, l, post);
 
     /* 2. cross-attention: queries from the decoder, keys and values from
      *    the encoder output (memory) */
@@ -340,10 +350,7 @@ static void decoder_layer(const TfModel *m, TfTrace *tr, int l, const float *x,
     const float *x2 = sub_out(tr, &d->n2, x1, a->out, d2, ln2w, ln2b, post, N, C);
 
     /* 3. position-wise feed-forward */
-    in = sub_in(&d->n3, x2, ln3w, ln3b, post, N, C);
-    ffn(c, d->ffn_hidden, d->ffn_out, in, f1w, f1b, f2w, f2b, N);
-    ffn_ablate(tr, d->ffn_out, TF_ATTN_DEC, l, N);
-    sub_out(tr, &d->n3, x2, d->ffn_out, d3, ln3w, ln3b, post, N, C);
+    ffn_sublayer(c, tr, &d->n3, d->ffn_hidden, d->ffn_out, x2, &W, 2, d3, TF_ATTN_DEC, l, post, N);
 }
 
 int tf_decode_begin(const TfModel *m, TfTrace *tr, int T, const int *tgt,
