@@ -98,7 +98,9 @@ static const char *HEADS_HELP =
     "  label         a plain-language name where one number is clear\n"
     "--tgt TEXT becomes <bos> + its tokens; --tgt-ids are used as given. With\n"
     "no target the decoder input is <bos> + the greedy translation (made with\n"
-    "the experiment, when one is given). --json prints one JSON object a line.\n"
+    "the experiment, when one is given). --json prints one JSON array of the\n"
+    "heads, an object per head with the fields above (part, layer, head, rows,\n"
+    "keys, ..., label), one object a line.\n"
     "\n" CLI_EXP_HELP "\n" HEADS_LAB_HELP;
 
 typedef struct HeadsArgs {
@@ -141,18 +143,19 @@ static int heads_seq(const TfModel *m, const char *text, const char *idlist, int
     return n < 0 ? -1 : n + off;
 }
 
+/* json: 0 the table's row, 1 the array's first object, 2 one after it */
 static void print_head(const TfHeadMetrics *hm, TfAttnKind kind, int l, int h, int json)
 {
     const char *label = tf_head_label(hm, kind);
     if (json) {
-        printf("{\"part\":\"%s\",\"layer\":%d,\"head\":%d,\"rows\":%d,\"keys\":%d,"
+        printf("%s{\"part\":\"%s\",\"layer\":%d,\"head\":%d,\"rows\":%d,\"keys\":%d,"
                "\"entropy\":%.9g,\"max_weight\":%.9g,\"offset\":%d,\"offset_share\":%.9g,"
                "\"first_share\":%.9g",
-               tf_attn_kind_name(kind), l, h, hm->rows, hm->keys, hm->entropy, hm->max_weight,
+               json == 1 ? "[" : ",\n", tf_attn_kind_name(kind), l, h, hm->rows, hm->keys, hm->entropy, hm->max_weight,
                hm->offset, hm->offset_share, hm->first_share);
         if (kind == TF_ATTN_CROSS)
             printf(",\"monotonic\":%.9g", hm->monotonic);
-        printf(",\"label\":\"%s\"}\n", label);
+        printf(",\"label\":\"%s\"}", label);
         return;
     }
     printf("%-5s %5d %4d %8.4f %6.3f %6d %6.3f %6.3f ", tf_attn_kind_name(kind), l, h, hm->entropy,
@@ -229,9 +232,11 @@ int cmd_heads(int argc, char **argv)
                     cli_fail(C, "%s", err.msg);
                     goto out;
                 }
-                print_head(&hm, (TfAttnKind)kind, l, h, json);
+                print_head(&hm, (TfAttnKind)kind, l, h, json ? json++ : 0);
             }
     }
+    if (json)
+        printf(json > 1 ? "]\n" : "[]\n");
     rc = 0;
 out:
     trace_free(&tr);

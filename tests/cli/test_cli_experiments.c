@@ -55,8 +55,9 @@ static int count_lines(const char *s)
 
 static char g_out[1 << 20], g_err[1 << 16];
 
-/* heads --json: one line per head; entropy, max_weight and first_share
- * recomputed from dump --format json agree to 1e-5, with an experiment on. */
+/* heads --json: one JSON array (json.load reads it), an object per head;
+ * entropy, max_weight and first_share recomputed from dump --format json
+ * agree to 1e-5, with an experiment on. */
 static void test_heads_agree_with_dump(void **state)
 {
     (void)state;
@@ -64,14 +65,16 @@ static void test_heads_agree_with_dump(void **state)
     static const char *const EXP = "--ablate enc:0:1 --hide-src 1 --no-scale";
     int rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "heads %s %s --json", SRC, EXP);
     expect_true(rc == 0, "heads exited %d: %s", rc, g_err);
-    char *heads = strdup(g_out);
-    assert_non_null(heads);
-    int lines = count_lines(heads), checked = 0;
-    expect_true(lines == 3 * 2 * 8, "48 heads (2 layers, 8 heads, 3 parts), got %d lines", lines);
+    cJSON *all = cJSON_Parse(g_out);
+    expect_true(all != NULL && cJSON_IsArray(all), "one JSON array: %.200s", g_out);
+    int n = cJSON_GetArraySize(all), checked = 0;
+    expect_true(n == 3 * 2 * 8, "48 heads (2 layers, 8 heads, 3 parts), got %d", n);
+    expect_true(count_lines(g_out) == n, "an object a line (%d lines)", count_lines(g_out));
     double worst = 0;
-    for (char *line = strtok(heads, "\n"); line; line = strtok(NULL, "\n")) {
-        cJSON *o = cJSON_Parse(line);
-        expect_true(o != NULL, "a JSON object a line: %s", line);
+    for (int k = 0; k < n; k++) {
+        cJSON *o = cJSON_GetArrayItem(all, k);
+        char *line = cJSON_PrintUnformatted(o);
+        expect_true(o != NULL && cJSON_IsObject(o), "an object per head");
         const char *part = cJSON_GetObjectItem(o, "part")->valuestring;
         int l = cJSON_GetObjectItem(o, "layer")->valueint, h = cJSON_GetObjectItem(o, "head")->valueint;
         const char *stage = strcmp(part, "enc") == 0   ? "enc.self.weights"
@@ -122,10 +125,10 @@ static void test_heads_agree_with_dump(void **state)
         if (!strcmp(part, "enc") && l == 0 && h == 1)
             expect_true(cJSON_GetObjectItem(o, "entropy")->valuedouble >= 0, "ablated head still measured");
         cJSON_Delete(d);
-        cJSON_Delete(o);
+        free(line);
         checked++;
     }
-    free(heads);
+    cJSON_Delete(all);
     printf("  %d heads: entropies from dump agree (worst %.2g nats)\n", checked, worst);
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "heads %s", SRC);
     expect_true(rc == 0 && count_lines(g_out) == 49 && strstr(g_out, "entropy"),
