@@ -12,6 +12,7 @@
  * translations), each table N (length, offset) pairs of 32-bit words, the
  * originals sorted by strcmp, so a lookup is a binary search. Every length
  * and offset is checked against the file's size before use. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,3 +147,17 @@ const char *L(int lang, const char *en)
 }
 
 const char *ui_tr(const char *msgid) { return L(g_lang, msgid); }
+
+const char *ui_errno_text(int e)
+{
+    switch (e) {
+    case ENOENT: return _("no such file or folder");
+    case EACCES: case EPERM: return _("permission denied");
+    case ENOTDIR: return _("a part of the path is a file, not a folder");
+    case EROFS: return _("the disk is read-only");
+    case ENOSPC: case EDQUOT: return _("the disk is full");
+    case EEXIST: return _("it exists already");
+    case ENAMETOOLONG: return _("the name is too long");
+    default: return strerror(e);
+    }
+}

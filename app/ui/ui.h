@@ -126,6 +126,9 @@ uint64_t heat_key(StageId st, int layer, int head, int b, int cmap, int variant)
  * or its Simplified Chinese from the gettext catalog when lang is 1 and the
  * catalog has it. */
 const char *L(int lang, const char *en);
+/* The reason an OS call failed (errno e) in the window's language: the
+ * common ones from the catalog, others as strerror says them. */
+const char *ui_errno_text(int e);
 /* Binds the catalog folder (LANG/LC_MESSAGES/stepformer.mo under it; see
  * paths_locale): 1 when the Chinese catalog answers, 0 when there is none
  * (then everything stays English). ui_i18n_dir: that folder, or NULL. */

@@ -159,16 +159,10 @@ static void progress_save(App *a, LessonUi *u)
         save_failed(a, u, _("neither XDG_DATA_HOME nor HOME is set"));
         return;
     }
-    char parent[1024];
-    snprintf(parent, sizeof parent, "%s", dir);
-    char *slash = strrchr(parent, '/');
-    if (slash) {
-        *slash = 0;
-        mkdir(parent, 0755);
-    }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    int e = tf_mkdirs(dir, 0755); /* with its parents: a fresh account has no ~/.local/share */
+    if (e) {
         char why[1200];
-        snprintf(why, sizeof why, _("cannot make %s: %s"), dir, strerror(errno));
+        snprintf(why, sizeof why, _("cannot make %s: %s"), dir, ui_errno_text(e));
         save_failed(a, u, why);
         return;
     }

@@ -167,3 +167,27 @@ const char *tf_line_error(ssize_t code, size_t limit, char *buf, size_t cap)
     }
     return buf;
 }
+
+int tf_mkdirs(const char *dir, unsigned mode)
+{
+    char buf[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof buf)
+        return n ? ENAMETOOLONG : ENOENT;
+    memcpy(buf, dir, n + 1);
+    while (n > 1 && buf[n - 1] == '/') /* "a/b/" is "a/b" */
+        buf[--n] = 0;
+    for (char *p = buf + 1;; p++) { /* each parent, then dir itself */
+        int last = *p == 0;
+        if (*p != '/' && !last)
+            continue;
+        *p = 0;
+        if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
+            return errno;
+        if (!tf_path_is_dir(buf))
+            return ENOTDIR;
+        if (last)
+            return 0;
+        *p = '/';
+    }
+}

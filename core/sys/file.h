@@ -34,6 +34,12 @@ enum {
     TF_LINE_ENDLESS = -5, /* longer than limit on a stream (pipe, device): not skipped */
 };
 
+/* Make the folder dir and every missing parent (mkdir -p) with mode.
+ * Returns 0 (also when it is there already), else the errno of the step
+ * that failed (ENOTDIR when a part of it is a file), so that the caller
+ * can say why in its own words and language. */
+int tf_mkdirs(const char *dir, unsigned mode);
+
 /* Read one line (without its '\n' or "\r\n") into *buf (grown as needed,
  * *cap its size, freed by the caller), reading at most limit bytes of it:
  * returns the line's length or one of the TF_LINE_ codes above. The buffer

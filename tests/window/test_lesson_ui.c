@@ -289,6 +289,47 @@ static void test_progress_unsaved_told(void **state)
     setenv("XDG_DATA_HOME", keep, 1);
 }
 
+/* A fresh account: HOME with no .local at all. The progress folder is made
+ * with its parents; where it cannot be (.local is a file), the notice says
+ * why in the window's language, the OS's reason too. */
+static void test_fresh_account_saves_progress(void **state)
+{
+    (void)state;
+    char keep_x[256], keep_h[512], home[128], path[256];
+    snprintf(keep_x, sizeof keep_x, "%s", getenv("XDG_DATA_HOME"));
+    snprintf(keep_h, sizeof keep_h, "%s", getenv("HOME") ? getenv("HOME") : "");
+    snprintf(home, sizeof home, "%s/fresh-home", g_dir);
+    mkdir(home, 0755);
+    unsetenv("XDG_DATA_HOME");
+    setenv("HOME", home, 1);
+    static App a;
+    open_app(&a);
+    expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens: %s", a.notice);
+    ev_key(&a, KEY_PAGEDOWN, 0);
+    tu_frame(&a);
+    expect_true(!strstr(a.notice, "not saved"), "no complaint: '%s'", a.notice);
+    app_free(&a);
+    snprintf(path, sizeof path, "%s/.local/share/stepformer/progress.txt", home);
+    expect_true(access(path, R_OK) == 0, "%s is written, its folders made", path);
+    /* .local a file: told in Chinese, the reason too */
+    snprintf(home, sizeof home, "%s/file-home", g_dir);
+    mkdir(home, 0755);
+    tu_write_text(home, ".local", "a file\n");
+    setenv("HOME", home, 1);
+    static App b;
+    open_app(&b);
+    lesson_ui_set_lang(&b, 1);
+    b.look.lang = 1;
+    expect_true(lesson_ui_open(&b, "demo", 0) == 0, "lesson opens: %s", b.notice);
+    ev_key(&b, KEY_PAGEDOWN, 0);
+    tu_frame(&b);
+    expect_true(strstr(b.notice, "不是文件夹") && !strstr(b.notice, "Not a directory") && !strstr(b.notice, "cannot"),
+                "the reason in Chinese: '%s'", b.notice);
+    app_free(&b);
+    setenv("HOME", keep_h, 1);
+    setenv("XDG_DATA_HOME", keep_x, 1);
+}
+
 /* progress.txt that is a FIFO: the lesson opens at once (alarm: a hang
  * fails the test instead of stopping it). */
 static void test_progress_fifo(void **state)
@@ -323,5 +364,6 @@ int main(void)
            cmocka_unit_test(test_broken_file_reported),
            cmocka_unit_test(test_no_lesson_says_why),
            cmocka_unit_test(test_progress_unsaved_told),
+           cmocka_unit_test(test_fresh_account_saves_progress),
            cmocka_unit_test(test_progress_fifo));
 }
