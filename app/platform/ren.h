@@ -220,6 +220,11 @@ RenVecFormat ren_vector_format(const char *path);
  * the file cannot be created (message names the path and the reason). */
 int ren_vector_begin(Ren *r, const char *path, RenVecFormat fmt, int extra_h,
                      TfErr *err);
+/* The same with pages of the part `area` of the frame only (plus extra_h
+ * below it): what is drawn at area.x, area.y is the page's top left, and
+ * what lies outside area is off the page. */
+int ren_vector_begin_area(Ren *r, const char *path, RenVecFormat fmt, Rect area,
+                          int extra_h, TfErr *err);
 /* Finish the document and write it atomically; drawing goes back to the
  * raster frame. Errors name the path and the reason. */
 int ren_vector_end(Ren *r, TfErr *err);

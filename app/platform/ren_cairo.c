@@ -113,6 +113,15 @@ static cairo_surface_t *vec_surface(RenVec *v, int extra_h)
 int ren_vector_begin(Ren *r, const char *path, RenVecFormat fmt, int extra_h,
                      TfErr *err)
 {
+    int w = 0, h = 0;
+    if (r)
+        ren_output_size(r, &w, &h);
+    return ren_vector_begin_area(r, path, fmt, (Rect){0, 0, w, h}, extra_h, err);
+}
+
+int ren_vector_begin_area(Ren *r, const char *path, RenVecFormat fmt, Rect area,
+                          int extra_h, TfErr *err)
+{
     if (!r || !path || (fmt != REN_VEC_SVG && fmt != REN_VEC_PDF))
         return tf_fail(err, "ren_vector_begin: no renderer, path or format");
     if (r->vec)
@@ -126,7 +135,8 @@ int ren_vector_begin(Ren *r, const char *path, RenVecFormat fmt, int extra_h,
         return tf_fail(err, "cannot save %s", e.msg);
     }
     v->fmt = fmt;
-    ren_output_size(r, &v->page_w, &v->page_h);
+    v->page_w = area.w > 0 ? area.w : 1;
+    v->page_h = area.h > 0 ? area.h : 1;
     v->surf = vec_surface(v, extra_h > 0 ? extra_h : 0);
     v->cr = cairo_create(v->surf);
     if (cairo_status(v->cr) != CAIRO_STATUS_SUCCESS) {
@@ -137,6 +147,7 @@ int ren_vector_begin(Ren *r, const char *path, RenVecFormat fmt, int extra_h,
         return -1;
     }
     cairo_scale(v->cr, v->unit, v->unit);
+    cairo_translate(v->cr, -area.x, -area.y); /* the area's corner at the page's */
     r->vec = v;
     r->clip_n = 0;
     r->clip_empty = 0;

@@ -98,3 +98,52 @@ const char *paths_locale(char *buf, size_t cap)
         buf[0] = 0;
     return NULL;
 }
+
+/* XDG_PICTURES_DIR="$HOME/Pictures" from user-dirs.dirs, $HOME expanded;
+ * 0 when the file does not say. */
+static int user_dirs_pictures(const char *home, char *buf, size_t cap)
+{
+    char path[PATH_MAX];
+    const char *cfg = getenv("XDG_CONFIG_HOME");
+    if (cfg && cfg[0])
+        snprintf(path, sizeof path, "%s/user-dirs.dirs", cfg);
+    else
+        snprintf(path, sizeof path, "%s/.config/user-dirs.dirs", home);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[PATH_MAX];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        const char *key = "XDG_PICTURES_DIR=\"";
+        if (strncmp(line, key, strlen(key)) != 0)
+            continue;
+        char *v = line + strlen(key), *end = strchr(v, '"');
+        if (!end || end == v)
+            continue;
+        *end = 0;
+        if (strncmp(v, "$HOME", 5) == 0)
+            snprintf(buf, cap, "%s%s", home, v + 5);
+        else if (v[0] == '/')
+            snprintf(buf, cap, "%s", v);
+        else
+            continue;
+        found = strcmp(buf, home) != 0; /* "$HOME" itself means none */
+    }
+    fclose(f);
+    return found;
+}
+
+const char *paths_pictures(char *buf, size_t cap)
+{
+    const char *home = getenv("HOME");
+    if (cap)
+        buf[0] = 0;
+    if (!home || !home[0])
+        return NULL;
+    char dir[PATH_MAX - 16];
+    if (!user_dirs_pictures(home, dir, sizeof dir))
+        snprintf(dir, sizeof dir, "%s/Pictures", home);
+    snprintf(buf, cap, "%s/Stepformer", dir);
+    return buf;
+}

@@ -40,4 +40,9 @@ const char *paths_data(const char *rel, char *buf, size_t cap);
  * zh_CN's catalog. */
 const char *paths_locale(char *buf, size_t cap);
 
+/* Where the window saves figures: the XDG pictures folder (XDG_PICTURES_DIR
+ * in $XDG_CONFIG_HOME/user-dirs.dirs, else ~/Pictures) and Stepformer in
+ * it, into buf (not made here). NULL (buf "") when HOME is not set. */
+const char *paths_pictures(char *buf, size_t cap);
+
 #endif

@@ -325,7 +325,7 @@ fail:
 /* Split the source line at '|' into at most SES_MAX_SENT sentences. */
 static void split_sources(Session *s)
 {
-    const char *p = s->src_line;
+    const char *p = s->src_line, *left = NULL; /* left: the text after the last sentence kept */
     s->n_src = 0;
     while (s->n_src < SES_MAX_SENT) {
         const char *bar = strchr(p, '|');
@@ -340,6 +340,16 @@ static void split_sources(Session *s)
         if (!bar)
             break;
         p = bar + 1;
+        if (s->n_src == SES_MAX_SENT)
+            left = p;
+    }
+    /* sentences in what is left are left out (blank ones are none) */
+    s->dropped = 0;
+    for (const char *rest = left; rest;) {
+        const char *bar = strchr(rest, '|');
+        size_t n = bar ? (size_t)(bar - rest) : strlen(rest), blank = strspn(rest, " \t");
+        s->dropped += blank < n;
+        rest = bar ? bar + 1 : NULL;
     }
 }
 
@@ -438,7 +448,10 @@ static void start_pass(Session *s)
         s->batch = B - 1;
     s->units_done = 0;
     if (s->truncated)
-        session_msg(s, 0, _("a sentence was longer than %d tokens and was cut"), T);
+        session_msg(s, 1, _("a sentence was longer than %d tokens and was cut"), T);
+    if (s->dropped)
+        session_msg(s, 1, _("at most %d sentences in a batch: the %d after them are left out"), SES_MAX_SENT,
+                    s->dropped);
 }
 
 /* The decoder inputs: the typed target for sentence 0, else greedy; the

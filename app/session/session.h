@@ -137,6 +137,7 @@ typedef struct Session {
     int tgt_ids[SES_MAX_SENT][SES_CAP_T], tgt_n[SES_MAX_SENT];
     int n_unk;                  /* unknown words in the current input */
     int truncated;              /* a sentence was cut to the limit */
+    int dropped;                /* sentences after the SES_MAX_SENT-th left out */
     char input_error[TF_ERR_MAX + 64]; /* why the input could not run, or "" */
     int nonfinite;              /* the pass overflowed (NaN or infinity): input_error says where */
     char translation[SES_TEXT_MAX];

@@ -532,10 +532,14 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
         }
         Rect chip = {x, y, cw, fh + 14};
         int pad = i >= n_real, unk = ids[i] == unk_id;
+        int hidden = kind == LBL_SRC && sc->exp && tf_exp_hidden(sc->exp, i); /* Alt+click */
         int sel = ui_side_of(kind) == sc->sel.side && sc->sel.index == i && sc->sel.side;
         ren_rect(v->r, chip, pad ? th->pad : th->panel2);
-        ren_rect_line(v->r, chip, sel ? 3 : 1, sel ? th->select : unk ? th->warn : th->border);
-        ui_text_center(v->r, f, t, chip, unk ? th->warn : th->text);
+        ren_rect_line(v->r, chip, sel ? 3 : 1, sel ? th->select : unk || hidden ? th->warn : th->border);
+        ui_text_center(v->r, f, t, chip, unk ? th->warn : hidden ? th->dim : th->text);
+        if (hidden) /* struck through, as its key column in the heatmaps */
+            ren_line(v->r, (float)chip.x + 4, chip.y + chip.h * 0.5f, (float)(chip.x + chip.w - 4),
+                     chip.y + chip.h * 0.5f, 2, th->warn);
         if (show_ids) {
             snprintf(id, sizeof id, unk_word ? "<unk> id %d" : "id %d", ids[i]);
             ui_text_center(v->r, s, id, (Rect){x, y + chip.h + 2, cw, sh}, th->dim);
@@ -596,15 +600,29 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
         y += lh;
         y = token_chips(v, voc, next, n_next, LBL_NONE, n_next, x, y, w, 0, -1, widths, NULL, NULL, 0);
     }
+    int exp_on = sc->exp && !tf_exp_is_none(sc->exp);
+    if (src && exp_on && sc->exp->n_hide && tv->b == 0) {
+        y += ui_paragraph(v->r, v->g->small, _("Struck through: hidden from attention by the experiment (a −∞ key in "
+                                               "encoder self-attention and cross-attention); it is still embedded."),
+                          x, y, w, th->warn) + 6;
+    }
     if (src && sc->translation[0] && tv->b == 0) {
         y += 6;
-        ren_text(v->r, ui, _("the model translates it (greedy) as"), x, y, th->dim);
+        ren_text(v->r, ui, exp_on ? _("the normal model translates it (greedy) as: both passes read this as the "
+                                      "decoder input")
+                                  : _("the model translates it (greedy) as"),
+                 x, y, th->dim);
         y += lh;
         int n = 0;
         int out[VIEW_CAP_T];
         for (int i = 0; i < sc->greedy_n && n < VIEW_CAP_T && sc->greedy_ids[i] != cfg_eos_id(&sc->model->cfg); i++)
             out[n++] = sc->greedy_ids[i];
         y = token_chips(v, &sc->model->tgt_vocab, out, n, LBL_NONE, n, x, y, w, 0, -1, NULL, NULL, NULL, 0);
+        if (exp_on) { /* the experiment's own translation, which no pass shown reads */
+            char buf[VIEW_TEXT_MAX + 160];
+            snprintf(buf, sizeof buf, _("under the experiment the model translates it as «%s»"), sc->translation);
+            y += ui_paragraph(v->r, ui, buf, x, y, w, th->warn) + 6;
+        }
     }
     y += 8;
     if (sc->n_unk && src) {

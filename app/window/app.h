@@ -297,12 +297,17 @@ void app_frame(App *a, Ren *r);
  * a notice to expire, playing)? Returns the milliseconds to wait, or -1
  * to sleep until the next event. */
 int app_next_wake_ms(const App *a);
-/* Save the window's current frame / matrix next to the working directory;
- * the result is shown as a notice. */
+/* Save the window's current frame / matrix into ~/Pictures/Stepformer
+ * (save.c: the XDG pictures folder, made when missing); the notice says
+ * the file and the folder. */
 void app_save_png(App *a, Ren *r);
 void app_save_csv(App *a);
-/* The current view as a PDF (text stays text) and an SVG beside it, drawn
- * between two frames. */
+/* The current view alone (no navigator, panels, input lines or status
+ * line: the experiment banner is the view's) with its caption, as a PDF
+ * (text stays text) and an SVG beside it, drawn between two frames. */
 void app_save_vector(App *a, Ren *r);
+/* Draw only the main view (and its experiment banner) where the last frame
+ * put it (a->view_rect), with no hover, into a begun frame of r (frame.c). */
+void app_draw_view_alone(App *a, Ren *r);
 
 #endif

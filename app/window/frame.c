@@ -177,17 +177,19 @@ static void draw_input(UiCtx *ui, App *a, Rect rc, int side)
     if (cw)
         model_ui_chooser_draw(ui, a, (Rect){box.x + box.w + 8, box.y, cw, box.h});
     char hint[APP_TEXT_MAX + 96];
-    const char *base = a->ses.ext.base_translation;
-    if (side == APP_LINE_TGT && session_has_exp(&a->ses) && base[0])
-        /* the decoder input under an experiment is the normal pass's greedy
-         * output (session.c, target_step), not the experiment's */
-        snprintf(hint, sizeof hint, _("empty: the decoder reads the normal pass's greedy translation  «%s»"),
-                 lesson_ui_hides_output(a) ? _("hidden until you predict") : base);
+    const char *base = a->ses.ext.base_translation, *hid = _("hidden until you predict");
+    int hide = lesson_ui_hides_output(a);
+    if (side == APP_LINE_TGT && session_has_exp(&a->ses))
+        /* one story: the decoder input of both passes is the normal pass's
+         * greedy output (session.c, target_step), not the experiment's */
+        snprintf(hint, sizeof hint, _("empty: both passes read the normal greedy translation «%s»; the experiment's own: «%s»"),
+                 hide ? hid : base[0] ? base : "…",
+                 hide ? hid : session_exp_pending(&a->ses) ? "…" : a->ses.translation);
+    else if (side == APP_LINE_TGT && a->ses.input_error[0]) /* nothing is being computed */
+        snprintf(hint, sizeof hint, "%s", _("empty: the decoder reads the greedy translation of the source, once there is one"));
     else if (side == APP_LINE_TGT)
         snprintf(hint, sizeof hint, _("empty: the decoder reads its own greedy translation  «%s»"),
-                 lesson_ui_hides_output(a) ? _("hidden until you predict")
-                 : a->ses.translation[0]   ? a->ses.translation
-                                           : "…");
+                 hide ? hid : a->ses.translation[0] ? a->ses.translation : "…");
     else
         snprintf(hint, sizeof hint, "%s", _("type a sentence (up to 4, separated by |)"));
     /* a visible clear button (Ctrl+U does the same) */
@@ -512,6 +514,30 @@ static void draw_main(UiCtx *ui, App *a, Rect area)
         veil.a = (uint8_t)lroundf(200 * (1.0f - glm_ease_cubic_inout(t)));
         ren_rect(ui->r, area, veil);
     }
+}
+
+void app_draw_view_alone(App *a, Ren *r)
+{
+    app_update(a);
+    ui_set_lang(a->look.lang);
+    Gfx *g = app_gfx(a, r);
+    const Theme *th = theme_get(a->look.theme);
+    if (g)
+        gfx_fonts(g, a->look.text_scale * a->look.pixel_scale, NULL);
+    ren_begin(r, th->bg);
+    if (!g || !g->ui)
+        return;
+    UiCtx *ui = &a->ui;
+    UiInput keep = ui->in;
+    Hover hover = a->hover;
+    HeatGeo heat = a->heat;
+    ui->in.mx = ui->in.my = -1; /* no cell outlined under the mouse */
+    ui->in.pressed = ui->in.released = ui->in.rpressed = ui->in.wheel = 0;
+    ui_bind(ui, r, g, th, a->now);
+    draw_main(ui, a, a->view_rect);
+    ui->in = keep;
+    a->hover = hover;
+    a->heat = heat;
 }
 
 void app_frame(App *a, Ren *r)

@@ -1,51 +1,99 @@
-/* save.c - Ctrl+S, Ctrl+Shift+S and Ctrl+E: the window as PNG, the view as
- * PDF and SVG (with a caption), the matrix as CSV, named after the stage and
- * the time, in the working directory. */
+/* save.c - Ctrl+S, Ctrl+Shift+S and Ctrl+E: the window as PNG, the view
+ * alone as PDF and SVG (with its caption), the matrix as CSV, named after
+ * the stage, layer, head and the time, in ~/Pictures/Stepformer (the XDG
+ * pictures folder; the working directory when it cannot be made); the
+ * notice names the folder. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "export.h"
+#include "file.h"
 #include "panels.h"
+#include "paths.h"
 #include "shot_vector.h"
 
-static void stamp_name(const App *a, const char *ext, char *buf, size_t cap)
+/* The folder the window saves into: ~/Pictures/Stepformer (paths.h), made
+ * with its parents; the working directory when there is no HOME or it
+ * cannot be made (why says so, or ""). */
+static void save_dir(char *dir, size_t cap, char *why, size_t wcap)
+{
+    why[0] = 0;
+    if (!paths_pictures(dir, cap)) {
+        snprintf(dir, cap, ".");
+        return;
+    }
+    int e = tf_mkdirs(dir, 0755);
+    if (e) {
+        snprintf(why, wcap, _("cannot make %s: %s"), dir, ui_errno_text(e));
+        snprintf(dir, cap, ".");
+    }
+}
+
+/* stepformer-STAGE-lL[-hH|-all]-DATE-TIME.EXT in dir: the layer and the
+ * head shown (-1 all) as the window counts them. */
+static void stamp_name(const App *a, const char *dir, const char *ext, int head_shown, char *buf, size_t cap)
 {
     time_t t = time(NULL);
     struct tm tm;
     localtime_r(&t, &tm);
     StagePos p = app_pos(a);
-    snprintf(buf, cap, "stepformer-%s-l%d-%04d%02d%02d-%02d%02d%02d.%s", stage_info(p.stage)->name,
-             p.layer + 1, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-             tm.tm_sec, ext);
+    const StageInfo *si = stage_info(p.stage);
+    char head[16] = "";
+    if (si->flags & (SF_HEAD | SF_HEAD_OPT)) {
+        if (head_shown < 0)
+            snprintf(head, sizeof head, "-all");
+        else
+            snprintf(head, sizeof head, "-h%d", head_shown + 1);
+    }
+    snprintf(buf, cap, "%s/stepformer-%s-l%d%s-%04d%02d%02d-%02d%02d%02d.%s", dir, si->name, p.layer + 1, head,
+             tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ext);
+}
+
+/* The head the window shows: -1 all of them. */
+static int head_shown(const App *a)
+{
+    return a->ses.head < 0 || app_current_view(a) == VIEW_HEADS ? -1 : a->ses.head;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
 }
 
 void app_save_png(App *a, Ren *r)
 {
-    char name[256];
+    char dir[1024], why[1200], name[1400];
     TfErr err;
-    stamp_name(a, "png", name, sizeof name);
+    save_dir(dir, sizeof dir, why, sizeof why);
+    stamp_name(a, dir, "png", head_shown(a), name, sizeof name);
     if (ren_save_png(r, name, &err))
         app_notice(a, 1, _("could not save the picture: %s"), err.msg);
+    else if (why[0])
+        app_notice(a, 1, _("saved %s in the working folder (%s)"), base_name(name), why);
     else
-        app_notice(a, 0, _("saved %s"), name);
+        app_notice(a, 0, _("saved %s in %s"), base_name(name), dir);
 }
 
 void app_save_vector(App *a, Ren *r)
 {
-    char pdf[256], svg[256];
+    char dir[1024], why[1200], pdf[1400], svg[1400];
     TfErr err;
-    stamp_name(a, "pdf", pdf, sizeof pdf);
-    stamp_name(a, "svg", svg, sizeof svg);
-    if (shot_save_vector(a, r, pdf, 1, &err) || shot_save_vector(a, r, svg, 1, &err))
+    save_dir(dir, sizeof dir, why, sizeof why);
+    stamp_name(a, dir, "pdf", head_shown(a), pdf, sizeof pdf);
+    stamp_name(a, dir, "svg", head_shown(a), svg, sizeof svg);
+    if (shot_save_view(a, r, pdf, &err) || shot_save_view(a, r, svg, &err))
         app_notice(a, 1, _("could not save the figure: %s"), err.msg);
+    else if (why[0])
+        app_notice(a, 1, _("saved the view as %s and .svg in the working folder (%s)"), base_name(pdf), why);
     else
-        app_notice(a, 0, _("saved %s and %s"), pdf, svg);
+        app_notice(a, 0, _("saved the view as %s and .svg in %s"), base_name(pdf), dir);
 }
 
 void app_save_csv(App *a)
 {
-    char name[256];
+    char name[1400];
     TfErr err;
     TfView v;
     StagePos p = app_pos(a);
@@ -54,9 +102,12 @@ void app_save_csv(App *a)
         app_notice(a, 1, _("nothing to export: %s"), a->ses.input_error[0] ? a->ses.input_error : err.msg);
         return;
     }
-    stamp_name(a, "csv", name, sizeof name);
+    char dir[1024], why[1200];
+    save_dir(dir, sizeof dir, why, sizeof why);
+    stamp_name(a, dir, "csv", head, name, sizeof name);
     if (export_csv_file(name, &a->ses.trace, &a->ses.model, &v, &err))
         app_notice(a, 1, _("could not save the matrix: %s"), err.msg);
     else
-        app_notice(a, 0, _("saved %s (%d × %d)"), name, v.rows, v.cols);
+        app_notice(a, 0, _("saved %s (%d × %d) in %s"), base_name(name), v.rows, v.cols,
+                   why[0] ? _("the working folder") : dir);
 }

@@ -96,6 +96,37 @@ static int caption_draw(App *a, Ren *r, int h, TfErr *err)
     return 0;
 }
 
+/* The caption under a view of width w, wrapped to that width: its text
+ * and font (open: the caller closes it), its lines and the band's height. */
+typedef struct ViewCaption {
+    char text[SHOT_CAPTION_MAX];
+    RenFont *f;
+    int lines, band;
+} ViewCaption;
+
+static int view_caption_open(App *a, Ren *r, int w, ViewCaption *c, TfErr *err)
+{
+    c->f = ren_font_open(r, REN_SANS, caption_px(a), err);
+    if (!c->f)
+        return -1;
+    shot_caption_text(&a->ses, app_current_view(a), a->look.lang == 1, c->text, sizeof c->text);
+    c->lines = ren_text_wrap(c->f, c->text, w - 2 * CAPTION_PAD, NULL, 0);
+    if (c->lines < 1)
+        c->lines = 1;
+    c->band = c->lines * (ren_font_height(c->f) + 2) + 2 * CAPTION_PAD;
+    return 0;
+}
+
+/* The caption on a band of the view's width below it. */
+static void caption_under(App *a, Ren *r, Rect view, const ViewCaption *c)
+{
+    const Theme *th = theme_get(a->look.theme);
+    int y0 = view.y + view.h;
+    ren_rect(r, (Rect){view.x, y0, view.w, c->band}, th->panel);
+    ren_rect(r, (Rect){view.x, y0, view.w, 1}, th->border);
+    ui_paragraph(r, c->f, c->text, view.x + CAPTION_PAD, y0 + CAPTION_PAD, view.w - 2 * CAPTION_PAD, th->text);
+}
+
 /* ------------------------------------------------------------- drawing */
 
 /* One frame of the App as the window shows it once transitions end. A
@@ -187,6 +218,35 @@ int shot_save_vector(App *a, Ren *r, const char *path, int caption, TfErr *err)
     if (ren_vector_format(path) == REN_VEC_NONE)
         return tf_fail(err, "%s: a vector figure is an .svg or a .pdf file", path);
     return vector_doc(a, r, path, caption, 1, page_once, NULL, err);
+}
+
+int shot_save_view(App *a, Ren *r, const char *path, TfErr *err)
+{
+    RenVecFormat fmt = ren_vector_format(path);
+    if (fmt == REN_VEC_NONE)
+        return tf_fail(err, "%s: a vector figure is an .svg or a .pdf file", path);
+    if (a->view_rect.w <= 0 || a->view_rect.h <= 0) { /* no frame yet: lay one out */
+        app_draw(a, r);
+        ren_end(r);
+    }
+    Rect view = a->view_rect;
+    if (view.w < 20 || view.h < 20)
+        return tf_fail(err, "%s: the window has no room for the view", path);
+    ViewCaption cap;
+    if (view_caption_open(a, r, view.w, &cap, err) < 0)
+        return -1;
+    if (ren_vector_begin_area(r, path, fmt, view, cap.band, err) < 0) {
+        ren_font_close(cap.f);
+        return -1;
+    }
+    double start = a->anim_start; /* the view as it is once eased in */
+    a->anim_start = a->now - 1000.0;
+    app_draw_view_alone(a, r);
+    a->anim_start = start;
+    caption_under(a, r, view, &cap);
+    ren_end(r);
+    ren_font_close(cap.f);
+    return ren_vector_end(r, err);
 }
 
 int shot_save(App *a, Ren *r, const char *path, int caption, TfErr *err)

@@ -29,6 +29,13 @@ int shot_save(App *a, Ren *r, const char *path, int caption, TfErr *err);
  * between two frames. Returns 0 or -1 with err. */
 int shot_save_vector(App *a, Ren *r, const char *path, int caption, TfErr *err);
 
+/* The window's Ctrl+Shift+S: the current view alone, where the last frame
+ * drew it (a->view_rect; a frame is drawn first when there was none), with
+ * its caption under it, as SVG or PDF (path's extension): the page is the
+ * view's size plus the caption, with no window chrome and no notice.
+ * Returns 0 or -1 with err. */
+int shot_save_view(App *a, Ren *r, const char *path, TfErr *err);
+
 /* One PDF with one page per stage of the walk, in order (the view the
  * window picks for each, head 0). *pages gets the number written. */
 int shot_walk_pdf(App *a, Ren *r, const char *path, int caption, int *pages,

@@ -1,9 +1,13 @@
 /* test_shot_vector.c - shot_vector.c in-process: the window's vector save
- * (keeps the window's clock, refuses other extensions), the caption's
- * words, a captioned PNG (a band under an unchanged frame), and the walk
- * as one PDF page per stage. */
+ * (keeps the window's clock, refuses other extensions), Ctrl+Shift+S (the
+ * view alone with its caption, the size of the view, no chrome, no notice,
+ * into ~/Pictures/Stepformer, the head in the name), the caption's words,
+ * a captioned PNG (a band under an unchanged frame), and the walk as one
+ * PDF page per stage. */
 #include <SDL.h>
 #include <SDL_image.h>
+#include <dirent.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include "app.h"
@@ -61,6 +65,96 @@ static void test_window_save_keeps_clock(void **state)
     expect_true(shot_save_vector(&a, tu_ren, png, 0, &err) < 0 && strstr(err.msg, ".svg"),
                 "a .png is not a vector figure: %s", err.msg);
     app_free(&a);
+}
+
+static char g_drawn[65536];
+
+static void record(void *user, const char *utf8, int len, Rect box, const char *tag)
+{
+    (void)user;
+    (void)box;
+    (void)tag;
+    size_t n = strlen(g_drawn);
+    if (n + (size_t)len + 2 < sizeof g_drawn) {
+        memcpy(g_drawn + n, utf8, (size_t)len);
+        g_drawn[n + (size_t)len] = '\n';
+        g_drawn[n + (size_t)len + 1] = 0;
+    }
+}
+
+/* The first file of dir whose name ends in ext, into path (400 bytes). */
+static int find_file(const char *dir, const char *ext, char *path)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d))) {
+        size_t n = strlen(e->d_name), k = strlen(ext);
+        if (n > k && strcmp(e->d_name + n - k, ext) == 0) {
+            snprintf(path, 400, "%s/%s", dir, e->d_name);
+            found = 1;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Ctrl+Shift+S: the view alone (its size, its caption under it), none of
+ * the window's navigator, input lines, status line or notice, into the
+ * XDG pictures folder's Stepformer (made), named with the layer and head;
+ * the notice names the folder. */
+static void test_view_export_alone(void **state)
+{
+    (void)state;
+    char home[400], cfg[480], dirs[480], keep_home[512], keep_cfg[512];
+    snprintf(keep_home, sizeof keep_home, "%s", getenv("HOME") ? getenv("HOME") : "");
+    snprintf(keep_cfg, sizeof keep_cfg, "%s", getenv("XDG_CONFIG_HOME") ? getenv("XDG_CONFIG_HOME") : "");
+    out_path(home, "home");
+    mkdir(home, 0755);
+    snprintf(cfg, sizeof cfg, "%s/.config", home);
+    mkdir(cfg, 0755);
+    tu_write_text(cfg, "user-dirs.dirs", "# the user's folders\nXDG_PICTURES_DIR=\"$HOME/Bilder\"\n");
+    setenv("HOME", home, 1);
+    unsetenv("XDG_CONFIG_HOME");
+    static App a;
+    open_app(&a);
+    app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
+    session_set_head(&a.ses, 1);
+    app_frame(&a, tu_ren);
+    app_notice(&a, 0, "%s", "a notice that must not be in the figure");
+    app_frame(&a, tu_ren);
+    Rect view = a.view_rect;
+    g_drawn[0] = 0;
+    ren_text_hook(record, NULL);
+    app_save_vector(&a, tu_ren);
+    ren_text_hook(NULL, NULL);
+    snprintf(dirs, sizeof dirs, "%s/Bilder/Stepformer", home);
+    expect_true(strstr(a.notice, dirs) != NULL && !a.notice_error, "the notice names the folder: '%s'", a.notice);
+    char svg[400], pdf[400];
+    expect_true(find_file(dirs, ".svg", svg) && find_file(dirs, ".pdf", pdf), "an SVG and a PDF in %s", dirs);
+    expect_true(strstr(svg, "stepformer-dec.cross.weights-l2-h2-") != NULL, "layer and head in the name: %s", svg);
+    size_t len = 0;
+    char *doc = tu_slurp(svg, &len);
+    int w = 0, h = 0;
+    const char *at = doc ? strstr(doc, "<svg") : NULL;
+    if (at && strstr(at, "width=\""))
+        w = atoi(strstr(at, "width=\"") + 7);
+    if (at && strstr(at, "height=\""))
+        h = atoi(strstr(at, "height=\"") + 8);
+    free(doc);
+    expect_true(w == view.w && h > view.h && h < view.h + 80,
+                "the page is the view (%dx%d) and a caption band: %dx%d", view.w, view.h, w, h);
+    expect_true(view.w < 1280 - 300 && view.h < 800 - 100, "the view is less than the window: %dx%d", view.w, view.h);
+    expect_true(strstr(g_drawn, "dec.cross.weights, layer 2 of 2, head 2 of 4") != NULL,
+                "the caption is drawn: %.600s", g_drawn);
+    static const char *const CHROME[] = {"Source", "Target", "Stepformer", "Lessons", "must not be", "Encoder"};
+    for (size_t i = 0; i < sizeof CHROME / sizeof CHROME[0]; i++)
+        expect_true(!strstr(g_drawn, CHROME[i]), "no '%s' of the window in the figure", CHROME[i]);
+    app_free(&a);
+    setenv("HOME", keep_home, 1);
+    if (keep_cfg[0])
+        setenv("XDG_CONFIG_HOME", keep_cfg, 1);
 }
 
 /* The caption names the model, the sentence, the stage, layer and head as
@@ -148,6 +242,7 @@ int main(void)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window_save_keeps_clock),
+        cmocka_unit_test(test_view_export_alone),
         cmocka_unit_test(test_caption_words),
         cmocka_unit_test(test_captioned_png),
         cmocka_unit_test(test_walk_one_page_per_stage),

@@ -4,7 +4,9 @@
  * says what D shows; without an experiment there is none. The formula of
  * the explanation panel changes with the experiment, the caption of a
  * figure names it, the notices count from 1, and the panel docks beside
- * the view instead of covering the matrix. */
+ * the view instead of covering the matrix. A hidden source token tells one
+ * story: struck through in the tokens view, and the tokens view and the
+ * Target line say that both passes read the normal translation. */
 #include <string.h>
 
 #include "app.h"
@@ -163,10 +165,34 @@ static void test_panel_docks_beside_the_matrix(void **state)
     app_free(&a);
 }
 
+/* Alt+click hides source token 2: its chip is struck through (a warning
+ * line across it), the tokens view says what the decoder reads, and the
+ * Target line's hint says the same. */
+static void test_hidden_token_one_story(void **state)
+{
+    (void)state;
+    static App a;
+    tu_open_exp(&a, MODEL, NULL);
+    app_goto(&a, ST_SRC_TOKENS, 0);
+    app_exp_toggle_hide(&a, 1);
+    app_compute_all(&a);
+    expect_true(strstr(a.notice, "hide source token 2") != NULL, "named from 1: '%s'", a.notice);
+    frame_recorded(&a);
+    frame_recorded(&a);
+    expect_true(strstr(g_drawn, "Struck through") != NULL, "the tokens view says what the strike means");
+    expect_true(strstr(g_drawn, "both passes read this as the decoder input") != NULL,
+                "and which translation the decoder reads");
+    expect_true(strstr(g_drawn, "under the experiment the model translates it as") != NULL,
+                "and the experiment's own translation");
+    expect_true(strstr(g_drawn, "both passes read the normal greedy translation") != NULL,
+                "the Target line tells the same story");
+    app_free(&a);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_banner_on_every_view),
            cmocka_unit_test(test_banner_says_what_d_shows), cmocka_unit_test(test_formula_follows_the_experiment),
            cmocka_unit_test(test_caption_and_notice_count_from_one),
-           cmocka_unit_test(test_panel_docks_beside_the_matrix));
+           cmocka_unit_test(test_panel_docks_beside_the_matrix), cmocka_unit_test(test_hidden_token_one_story));
 }

@@ -190,10 +190,50 @@ static void test_help_lists_field_keys(void **state)
     expect_true(strstr(buf, "Backspace") && strstr(buf, "reset the view"), "and the reset");
 }
 
+static char g_drawn[32768];
+
+static void record(void *user, const char *utf8, int len, Rect box, const char *tag)
+{
+    (void)user;
+    (void)box;
+    (void)tag;
+    size_t n = strlen(g_drawn);
+    if (n + (size_t)len + 2 < sizeof g_drawn) {
+        memcpy(g_drawn + n, utf8, (size_t)len);
+        g_drawn[n + (size_t)len] = '\n';
+        g_drawn[n + (size_t)len + 1] = 0;
+    }
+}
+
+/* Bad input says so: a fifth sentence is left out with a warning (not
+ * silently), a sentence cut to the limit is a warning too, and an empty
+ * source does not leave the Target line's «…» as if it were computing. */
+static void test_bad_input_said(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, "t5 | t6 | t7 | t8 | t9 t10");
+    expect_true(a.ses.n_src == 4 && a.ses.dropped == 1, "four sentences kept, one left out: %d, %d", a.ses.n_src,
+                a.ses.dropped);
+    expect_true(strstr(a.notice, "left out") && a.notice_error, "a warning says so: '%s'", a.notice);
+    app_set_text(&a, APP_LINE_SRC, "t5 | t6 | t7 | t8 |  ");
+    tu_frame(&a);
+    expect_true(a.ses.dropped == 0, "a blank fifth is no sentence");
+    app_set_text(&a, APP_LINE_SRC, "");
+    tu_frame(&a);
+    g_drawn[0] = 0;
+    ren_text_hook(record, NULL);
+    tu_frame(&a);
+    ren_text_hook(NULL, NULL);
+    expect_true(!strstr(g_drawn, "«…»") && strstr(g_drawn, "once there is one"),
+                "no «…» with nothing to translate");
+    app_free(&a);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_typed_words_go_to_the_source),
            cmocka_unit_test(test_shortcuts_in_a_row_stay_shortcuts), cmocka_unit_test(test_backspace_resets_the_view),
            cmocka_unit_test(test_click_beside_the_field_and_clear), cmocka_unit_test(test_navigator_leaves_train),
-           cmocka_unit_test(test_help_lists_field_keys));
+           cmocka_unit_test(test_help_lists_field_keys), cmocka_unit_test(test_bad_input_said));
 }
