@@ -151,13 +151,13 @@ const char *ui_tr(const char *msgid) { return L(g_lang, msgid); }
 const char *ui_errno_text(int e)
 {
     switch (e) {
-    case ENOENT: return _("no such file or folder");
-    case EACCES: case EPERM: return _("permission denied");
-    case ENOTDIR: return _("a part of the path is a file, not a folder");
-    case EROFS: return _("the disk is read-only");
-    case ENOSPC: case EDQUOT: return _("the disk is full");
-    case EEXIST: return _("it exists already");
-    case ENAMETOOLONG: return _("the name is too long");
+    case ENOENT: return L(g_lang, "no such file or folder");
+    case EACCES: case EPERM: return L(g_lang, "permission denied");
+    case ENOTDIR: return L(g_lang, "a part of the path is a file, not a folder");
+    case EROFS: return L(g_lang, "the disk is read-only");
+    case ENOSPC: case EDQUOT: return L(g_lang, "the disk is full");
+    case EEXIST: return L(g_lang, "it exists already");
+    case ENAMETOOLONG: return L(g_lang, "the name is too long");
     default: return strerror(e);
     }
 }
