@@ -103,7 +103,7 @@ static int look(Stall *st, App *a, int wait)
 int gui_run(const AppOpts *o)
 {
     TfErr err;
-    Ren *r = ren_open_window("Stepformer", 1280, 800, &err);
+    Ren *r = ren_open_window("Stepformer", o->win_w > 0 ? o->win_w : 1280, o->win_h > 0 ? o->win_h : 800, &err);
     if (!r)
         return cli_fail("gui", "%s", err.msg); /* it says "cannot open a window" */
     /* no fonts: say so where the learner looks, not in an empty window */

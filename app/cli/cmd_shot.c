@@ -147,6 +147,10 @@ int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
             if (v && cli_int(v, 1, LESSON_MAX_STEPS, &o->lesson_step))
                 return cli_fail(cmd, "--step must be a step number from 1, not '%s'", v);
             o->lesson_step -= 1;
+        } else if (cli_opt(argv, argc, &i, "size", &v, cmd, &bad)) { /* the window's (shot takes its own) */
+            if (v && (sscanf(v, "%dx%d", &o->win_w, &o->win_h) != 2 || o->win_w < 320 || o->win_h < 240 ||
+                      o->win_w > 8192 || o->win_h > 8192))
+                return cli_fail(cmd, "--size must be WxH between 320x240 and 8192x8192, not '%s'", v);
         } else if (cli_opt(argv, argc, &i, "batch", &v, cmd, &bad)) {
             if (v && cli_int(v, 0, APP_MAX_SENT - 1, &o->batch))
                 return cli_fail(cmd, "--batch must be in 0..%d", APP_MAX_SENT - 1);

@@ -41,13 +41,17 @@ static const Command COMMANDS[] = {
 static void usage(FILE *f)
 {
     fputs("usage: stepformer [--model FILE] [--src TEXT]... [--tgt TEXT] [--stage NAME]\n"
-          "                  [--layer L] [--head H] [--view NAME] [--theme T]\n"
+          "                  [--layer L] [--head H] [--view NAME] [--theme T] [--lang en|zh]\n"
+          "                  [--lesson ID [--step N]] [--lessons DIR] [--size WxH]\n"
           "                  " CLI_EXP_USAGE "\n"
           "       stepformer COMMAND [OPTIONS]\n"
           "\n"
           "Stepformer runs the Transformer of \"Attention Is All You Need\" and\n"
           "lets you step through every stage of it. With no command it opens the\n"
           "window on the bundled English->Chinese model with \"i love china\".\n"
+          "--lang zh opens it in Chinese, --lesson ID on a lesson (stepformer lessons\n"
+          "lists them) at step N (from 1), --size at W x H pixels (1280x800).\n"
+          "Layers and heads count from 0 here, from 1 in the window.\n"
           "\n"
           "commands:\n", f);
     for (int i = 0; i < N_COMMANDS; i++)

@@ -179,6 +179,7 @@ typedef struct AppOpts {
     int lesson_step;            /* 0-based */
     int no_save;                /* do not write progress (headless) */
     const char *lessons_dir;    /* lessons/ elsewhere (teachers' own) */
+    int win_w, win_h;           /* the window's first size (--size; 0: 1280 x 800) */
     /* called by app_init once the model is open and the input computed
      * (the window's experiment flags): nonzero with err refuses to open */
     int (*on_open)(struct App *a, void *ctx, TfErr *err);

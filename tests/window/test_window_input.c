@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "cmd_table.h"
+#include "gui.h"
 #include "lesson_ui.h"
 #include "test_app_util.h"
 #include "test_util.h"
@@ -230,10 +231,26 @@ static void test_bad_input_said(void **state)
     app_free(&a);
 }
 
+/* The window's --size WxH (a small laptop, an old projector): parsed, and
+ * refused with one line outside 320x240 .. 8192x8192. */
+static void test_window_size_option(void **state)
+{
+    (void)state;
+    AppOpts o;
+    char *ok[] = {"stepformer", "--size", "800x600", "--lang", "zh", NULL};
+    expect_true(gui_parse_args(5, ok, &o, "gui") == 0 && o.win_w == 800 && o.win_h == 600 && o.lang == 1,
+                "--size 800x600 --lang zh: %dx%d, lang %d", o.win_w, o.win_h, o.lang);
+    char *none[] = {"stepformer", NULL};
+    expect_true(gui_parse_args(1, none, &o, "gui") == 0 && o.win_w == 0 && o.win_h == 0, "no --size: the default");
+    char *bad[] = {"stepformer", "--size", "100x50", NULL};
+    expect_true(gui_parse_args(3, bad, &o, "gui") != 0, "--size 100x50 is refused");
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_typed_words_go_to_the_source),
            cmocka_unit_test(test_shortcuts_in_a_row_stay_shortcuts), cmocka_unit_test(test_backspace_resets_the_view),
            cmocka_unit_test(test_click_beside_the_field_and_clear), cmocka_unit_test(test_navigator_leaves_train),
-           cmocka_unit_test(test_help_lists_field_keys), cmocka_unit_test(test_bad_input_said));
+           cmocka_unit_test(test_help_lists_field_keys), cmocka_unit_test(test_bad_input_said),
+           cmocka_unit_test(test_window_size_option));
 }
