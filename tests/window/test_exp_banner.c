@@ -110,6 +110,13 @@ static void test_formula_follows_the_experiment(void **state)
     frame_recorded(&a);
     expect_true(strstr(g_drawn, "A = softmax(QKᵀ + M)") != NULL && !strstr(g_drawn, "A = softmax(QKᵀ/√d_k + M)"),
                 "the formula without the scaling under no-scale");
+    TfExperiment e = {0};
+    tf_exp_toggle_head(&e, TF_ATTN_ENC, 0, 0);
+    app_put_exp(&a, &e);
+    app_compute_all(&a);
+    frame_recorded(&a);
+    expect_true(strstr(g_drawn, "ablated head keeps these weights") != NULL,
+                "an ablation says why the weights do not change");
     app_free(&a);
 }
 

@@ -223,6 +223,9 @@ static const char *exp_formula(const TfExperiment *e, StageId st)
         return N_("S = Q_h·K_hᵀ   (experiment: not divided by √d_k)");
     if (e->no_scale && weights)
         return N_("A = softmax(QKᵀ + M)   (experiment: no 1/√d_k)");
+    if (e->n_ablate && weights) /* why a difference of an ablated head's weights is all 0 */
+        return N_("A = softmax(QKᵀ/√d_k + M): an ablated head keeps these weights; the experiment zeroes its "
+                  "A·V after them");
     if (e->n_hide && src_keys)
         return N_("M[i,j] = −∞ if key j is <pad> or a hidden source token (experiment)");
     if (e->no_causal && st == ST_DEC_SELF_MASK)
