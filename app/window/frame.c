@@ -455,33 +455,53 @@ static const char *const CMP_SHOWN[CMP_COUNT] = {
 };
 
 /* The band over the view while an experiment is on: which one (in the
- * window's numbering) and what D shows; its height (0 with none). */
-static int banner_height(const UiCtx *ui, const App *a)
+ * window's numbering) and what D shows, on one line when both fit, else the
+ * experiment wrapped (three lines at most) over what D shows; h 0 with none. */
+typedef struct Banner {
+    char text[800];
+    const char *shown;
+    int one_line, text_lines, h;
+} Banner;
+
+static void banner_make(const UiCtx *ui, const App *a, int w, Banner *b)
 {
-    return session_has_exp(&a->ses) ? ren_font_height(ui->g->small) + 10 : 0;
+    b->h = 0;
+    if (!session_has_exp(&a->ses))
+        return;
+    RenFont *f = ui->g->small;
+    int fh = ren_font_height(f), room = w - 16;
+    char words[512];
+    app_exp_words(&a->ses, a->look.lang, words, sizeof words);
+    snprintf(b->text, sizeof b->text, _("EXPERIMENT: %s"), words);
+    b->shown = _(CMP_SHOWN[a->cmp >= 0 && a->cmp < CMP_COUNT ? a->cmp : 0]);
+    b->one_line = ren_text_width(f, b->text) + ren_text_width(f, b->shown) + 24 <= room;
+    b->text_lines = b->one_line ? 1 : ren_text_wrap(f, b->text, room, NULL, 0);
+    if (b->text_lines > 3)
+        b->text_lines = 3;
+    b->h = (b->one_line ? 1 : b->text_lines + 1) * fh + 10;
 }
 
-static void draw_banner(UiCtx *ui, App *a, Rect rc)
+static void draw_banner(UiCtx *ui, const Banner *b, Rect rc)
 {
     const Theme *th = ui->th;
     RenFont *f = ui->g->small;
-    char words[512], text[800];
-    app_exp_words(&a->ses, a->look.lang, words, sizeof words);
-    snprintf(text, sizeof text, _("EXPERIMENT: %s"), words);
-    const char *shown = _(CMP_SHOWN[a->cmp >= 0 && a->cmp < CMP_COUNT ? a->cmp : 0]);
+    int fh = ren_font_height(f);
     Color band = th->warn;
     band.a = 48;
     ren_rect(ui->r, rc, th->bg);
     ren_rect(ui->r, rc, band);
     ren_rect_line(ui->r, rc, 1, th->warn);
-    int y = rc.y + (rc.h - ren_font_height(f)) / 2;
-    int sw = ren_text_width(f, shown), room = rc.w - 16;
     const char *tag = ren_text_tag("banner"); /* for the tests of what it says */
-    if (sw + 40 < room / 2) {
-        ren_text(ui->r, f, shown, rc.x + rc.w - 8 - sw, y, th->text);
-        room -= sw + 16;
+    int y = rc.y + 5, sw = ren_text_width(f, b->shown);
+    if (b->one_line) {
+        ren_text(ui->r, f, b->shown, rc.x + rc.w - 8 - sw, y, th->text);
+        ren_text(ui->r, f, b->text, rc.x + 8, y, th->warn);
+    } else {
+        ren_clip_push(ui->r, (Rect){rc.x + 8, y, rc.w - 16, b->text_lines * fh});
+        ui_paragraph(ui->r, f, b->text, rc.x + 8, y, rc.w - 16, th->warn);
+        ren_clip_pop(ui->r);
+        ui_text_fit(ui->r, f, b->shown, rc.x + 8, y + b->text_lines * fh, rc.w - 16, th->text);
     }
-    ui_text_fit(ui->r, f, text, rc.x + 8, y, room, th->warn);
     ren_text_tag(tag);
 }
 
@@ -491,11 +511,12 @@ static void draw_main(UiCtx *ui, App *a, Rect area)
     a->view_rect = area;
     if (area.w < 20 || area.h < 20)
         return;
-    int bh = banner_height(ui, a);
-    if (bh && area.h > 3 * bh) { /* on every view, the decode and train tabs too */
-        draw_banner(ui, a, (Rect){area.x, area.y, area.w, bh});
-        area.y += bh + 4;
-        area.h -= bh + 4;
+    Banner b;
+    banner_make(ui, a, area.w, &b);
+    if (b.h && area.h > 3 * b.h) { /* on every view, the decode and train tabs too */
+        draw_banner(ui, &b, (Rect){area.x, area.y, area.w, b.h});
+        area.y += b.h + 4;
+        area.h -= b.h + 4;
     }
     ViewId view = app_current_view(a);
     if (a->ses.input_error[0] && view != VIEW_TRAIN) {
