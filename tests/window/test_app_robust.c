@@ -138,16 +138,25 @@ static void test_ctrl_shift_s_saves_vector(void **state)
     expect_true(a.win.want_save_vector && !a.win.want_save_png, "Ctrl+Shift+S asks for a vector save");
     ev_key(&a, 's', MOD_CTRL);
     expect_true(a.win.want_save_png, "Ctrl+S asks for a PNG");
-    char dir[64], cwd[512];
-    expect_true(tu_scratch(dir, sizeof dir, "vector-save") == 0 && getcwd(cwd, sizeof cwd), "scratch");
-    expect_true(chdir(dir) == 0, "cd");
+    /* into $HOME/Pictures/Stepformer (no user-dirs.dirs there), made */
+    char dir[64], home[512], pics[160];
+    expect_true(tu_scratch(dir, sizeof dir, "vector-save") == 0, "scratch");
+    snprintf(home, sizeof home, "%s", getenv("HOME") ? getenv("HOME") : "");
+    char cfg[512];
+    snprintf(cfg, sizeof cfg, "%s", getenv("XDG_CONFIG_HOME") ? getenv("XDG_CONFIG_HOME") : "");
+    setenv("HOME", dir, 1);
+    unsetenv("XDG_CONFIG_HOME"); /* no user-dirs.dirs of the machine's */
     app_draw(&a, tu_ren);
     ren_end(tu_ren);
     app_save_vector(&a, tu_ren);
-    int pdf = tu_count_names(".", ".pdf"), svg = tu_count_names(".", ".svg");
-    expect_true(chdir(cwd) == 0, "cd back");
-    expect_true(pdf == 1 && svg == 1 && !a.notice_error, "one PDF and one SVG saved: %d, %d (%s)", pdf, svg,
-                a.notice);
+    snprintf(pics, sizeof pics, "%s/Pictures/Stepformer", dir);
+    int pdf = tu_count_names(pics, ".pdf"), svg = tu_count_names(pics, ".svg");
+    if (home[0])
+        setenv("HOME", home, 1);
+    if (cfg[0])
+        setenv("XDG_CONFIG_HOME", cfg, 1);
+    expect_true(pdf == 1 && svg == 1 && !a.notice_error, "one PDF and one SVG saved in %s: %d, %d (%s)", pics, pdf,
+                svg, a.notice);
     tu_scratch_remove(dir);
     app_free(&a);
 }
