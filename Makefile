@@ -38,6 +38,8 @@ ICON_PNGS  := $(foreach s,$(ICON_SIZES),$(BUILD)/share/icons/$(s)x$(s)/stepforme
 PKGS_CORE := openblas libcjson libzip sentencepiece
 PKGS_APP  := sdl2 SDL2_ttf SDL2_image cglm fontconfig cairo libunibreak nettle libqrencode
 PKGS_TEST := cmocka
+# app/session's own (the scene codes' SHA-256): the TSan build links it
+PKGS_SESSION := nettle
 
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS  ?= -O2 -g -ftree-vectorize -fno-math-errno -fno-trapping-math
@@ -169,8 +171,9 @@ build/tsan/cxx/%.o: core/%.cc
 build/tsan/test_train_worker: $(TSAN_SRC) $(CORE_CXX_SRC:core/%.cc=build/tsan/cxx/%.o) $(CORE_HDR) $(SESSION_HDR) tests/test_util.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -pthread $(WARN) -O1 -g -fsanitize=thread \
-	    $(CORE_CFLAGS) $(shell pkg-config --cflags $(PKGS_TEST)) $(SESSION_INC) -Itests \
-	    $(TSAN_SRC) $(CORE_CXX_SRC:core/%.cc=build/tsan/cxx/%.o) -o $@ $(LIBS_CORE) $(shell pkg-config --libs $(PKGS_TEST))
+	    $(CORE_CFLAGS) $(shell pkg-config --cflags $(PKGS_SESSION) $(PKGS_TEST)) $(SESSION_INC) -Itests \
+	    $(TSAN_SRC) $(CORE_CXX_SRC:core/%.cc=build/tsan/cxx/%.o) -o $@ $(LIBS_CORE) \
+	    $(shell pkg-config --libs $(PKGS_SESSION) $(PKGS_TEST))
 
 test-tsan: deps-check
 	@$(MAKE) --no-print-directory build/tsan/test_train_worker
