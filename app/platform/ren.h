@@ -148,6 +148,11 @@ void ren_text_hook(RenTextHook fn, void *user);
 const char *ren_text_tag(const char *tag);
 int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
                Color c);
+/* The same line turned a quarter anticlockwise, reading upwards (column
+ * labels of narrow matrices): the box it fills has its bottom-left corner at
+ * (x, y), is ren_font_height wide and as tall as the text is wide. Returns
+ * the text's width (the box's height). */
+int ren_text_up(Ren *r, RenFont *f, const char *utf8, int x, int y, Color c);
 /* Break text into lines at most `width` pixels wide where the Unicode line
  * breaking algorithm (UAX #14, libunibreak) allows: Latin at spaces (and
  * after a hyphen before a letter), CJK between any two characters, never

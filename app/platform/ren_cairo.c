@@ -362,6 +362,19 @@ void vec_text_run(Ren *r, RenFace which, int px, const char *utf8,
     cairo_new_path(cr);
 }
 
+void vec_turn_begin(Ren *r, double x, double y)
+{
+    cairo_t *cr = r->vec->cr;
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    cairo_rotate(cr, -1.5707963267948966); /* -pi/2 */
+}
+
+void vec_turn_end(Ren *r)
+{
+    cairo_restore(r->vec->cr);
+}
+
 /* ---------------------------------------------------------------- images */
 
 static Color px_color(uint32_t w)

@@ -214,5 +214,9 @@ int vec_text_visible(Ren *r, int x, int y, int w, int h);
 void vec_text_run(Ren *r, RenFace which, int px, const char *utf8, double x,
                   double baseline, Color c);
 void vec_image(Ren *r, RenImage *im, Rect src, Rect dst);
+/* Until vec_turn_end, drawing is turned a quarter anticlockwise about
+ * (x, y): what would be drawn at (x + u, y + v) lands at (x + v, y - u). */
+void vec_turn_begin(Ren *r, double x, double y);
+void vec_turn_end(Ren *r);
 
 #endif

@@ -366,6 +366,52 @@ int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
     return e->w;
 }
 
+int ren_text_up(Ren *r, RenFont *f, const char *utf8, int x, int y, Color c)
+{
+    if (!r || !f || !utf8 || f->ren != r)
+        return 0;
+    TextEntry *e;
+    int w = text_lookup(f, utf8, -1, &e);
+    if (!e)
+        return w;
+    Rect box = {x, y - e->w, f->height, e->w};
+    if (r->vec) {
+        if (c.a == 0 || !vec_text_visible(r, box.x, box.y, box.w, box.h))
+            return e->w;
+        hook_call(utf8, -1, box);
+        vec_turn_begin(r, x, y);
+        int pos = 0, rw, rh;
+        double cx = 0;
+        Run run;
+        while (next_run(f, e->key, e->len, &pos, &run)) {
+            const char *s = run_text(f, e->key, &run);
+            if (TTF_SizeUTF8(f->face[run.face], s, &rw, &rh) < 0)
+                continue;
+            vec_text_run(r, f->which[run.face], f->px, s, cx, f->base, c);
+            cx += rw;
+        }
+        vec_turn_end(r);
+        return e->w;
+    }
+    Rect vis = ren_visible(r);
+    if (r->clip_empty || c.a == 0 || e->w == 0 || box.x >= vis.x + vis.w || box.x + box.w <= vis.x ||
+        box.y >= vis.y + vis.h || box.y + box.h <= vis.y)
+        return e->w;
+    hook_call(utf8, -1, box);
+    if (!e->tex)
+        entry_make_texture(f, e);
+    if (!e->tex)
+        return e->w;
+    SDL_SetTextureColorMod(e->tex, c.r, c.g, c.b);
+    SDL_SetTextureAlphaMod(e->tex, c.a);
+    r->calls++;
+    /* the texture where the unturned line would put it, turned about (x, y) */
+    SDL_Rect dst = {x + e->off_x, y + e->off_y, e->tex_w, e->tex_h};
+    SDL_Point about = {-e->off_x, -e->off_y};
+    SDL_RenderCopyEx(r->sdl, e->tex, NULL, &dst, -90.0, &about, SDL_FLIP_NONE);
+    return e->w;
+}
+
 int ren_text(Ren *r, RenFont *f, const char *utf8, int x, int y, Color c)
 {
     return ren_text_n(r, f, utf8, -1, x, y, c);

@@ -411,6 +411,29 @@ static void test_text_texture_inked_only(void **state)
     ren_font_close(f);
 }
 
+/* Turned text (ren_text_up): a line reading upwards fills the box it is
+ * given, font-height wide and as tall as the line is wide, with its first
+ * letter at the bottom; nothing is drawn outside the box. */
+static void test_text_turned_up(void **state)
+{
+    Fixture *fx = *state;
+    Ren *r = fx->r;
+    int h = ren_font_height(fx->sans);
+    ren_begin(r, BLACK);
+    int w = ren_text_up(r, fx->sans, "books today", 40, 200, WHITE);
+    int ink_box = count_ink(r, (Rect){40, 200 - w, h, w}, rgba(BLACK));
+    int ink_all = count_ink(r, (Rect){0, 0, W, H}, rgba(BLACK));
+    /* the first letter ("b") at the bottom, the last ("y") at the top */
+    int ink_bottom = count_ink(r, (Rect){40, 200 - w / 4, h, w / 4}, rgba(BLACK));
+    int ink_top = count_ink(r, (Rect){40, 200 - w, h, w / 4}, rgba(BLACK));
+    ren_end(r);
+    printf("  turned \"books today\": %d px tall, %d ink pixels in its box, %d in all\n", w, ink_box, ink_all);
+    expect_true(w == ren_text_width(fx->sans, "books today"), "the box is as tall as the text is wide: %d", w);
+    expect_true(ink_box > 150 && ink_box == ink_all, "every ink pixel inside the box: %d of %d", ink_box, ink_all);
+    expect_true(ink_bottom > 20 && ink_top > 20, "letters at both ends of the box: %d below, %d above", ink_bottom,
+                ink_top);
+}
+
 /* The wrapped-text cache: asked again, a text at a width is answered from
  * it, with the lines a font that never wrapped it gives (also for texts
  * of more lines than an entry keeps, for fewer lines asked for, and after
@@ -524,6 +547,7 @@ int main(void)
                     cmocka_unit_test(test_wrap_chinese_latin_numbers),
                     cmocka_unit_test(test_wrap_cache),
                     cmocka_unit_test(test_text_texture_inked_only),
+                    cmocka_unit_test(test_text_turned_up),
                     cmocka_unit_test(test_text_cache_bounded),
                     cmocka_unit_test(test_font_missing));
 }
