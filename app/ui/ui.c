@@ -32,6 +32,29 @@ Color ui_mix(Color a, Color b, float t)
     return c;
 }
 
+const char *ui_text_cut(RenFont *f, const char *s, int w, char *buf, size_t cap)
+{
+    size_t n = strlen(s);
+    if (!cap)
+        return buf;
+    if (ren_text_width(f, s) <= w || n + 1 > cap) {
+        snprintf(buf, cap, "%s", s);
+        return buf;
+    }
+    const char *ell = "…";
+    int ew = ren_text_width(f, ell), len = (int)n;
+    /* drop whole UTF-8 characters from the end until it fits */
+    while (len > 0) {
+        len--;
+        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+            len--;
+        if (ren_text_width_n(f, s, len) + ew <= w)
+            break;
+    }
+    snprintf(buf, cap, "%.*s%s", len, s, len + 4 <= (int)cap ? ell : "");
+    return buf;
+}
+
 int ui_text_fit(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c)
 {
     int full = ren_text_width(f, s);

@@ -161,6 +161,9 @@ int ui_over(const UiInput *in, Rect r);
 int ui_clicked(const UiInput *in, Rect r);
 /* Text cut to width with an ellipsis; returns the width drawn. */
 int ui_text_fit(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c);
+/* s cut to w pixels with an ellipsis (as ui_text_fit draws it) into buf;
+ * returns buf. */
+const char *ui_text_cut(RenFont *f, const char *s, int w, char *buf, size_t cap);
 /* The first of n wordings that fits in w, else the last one cut with an
  * ellipsis: a shorter wording reads better than a cut one, and it keeps
  * the text cache from filling with cut prefixes. */

@@ -18,48 +18,15 @@
 #include "heads_table.h"
 #include "view.h"
 #include "view_heads_exp.h"
+#include "view_heads_grid.h"
 
 #define HEADS_VARIANT_SHARED 0x4E5Du /* heat cache variant: shared score range */
-
-/* Where the thumbnails are and what they show. Three arrangements: one row
- * per layer (heads across); heads wrapped over several rows per layer when
- * the window has height to spare (8 heads as 2 x 4 gives cells twice as
- * big); or, when the matrices are tall and narrow (cross-attention over a
- * short source), all layers side by side in one row. Whichever gives the
- * biggest cells wins. */
-typedef struct HeadsGrid {
-    StageId st;          /* the scores or weights stage shown */
-    int L, NH, Tq, Tk, b;
-    int qn, kn;          /* real (not <pad>) query and key tokens */
-    int prob;            /* weights (0..1) rather than scores */
-    float lo, hi;
-    CmapId cmap;
-    int side;            /* layers side by side */
-    float c;             /* pixels per matrix cell */
-    int tw, th;          /* thumbnail size */
-    int gap, lgap;       /* space between heads, extra space between layers */
-    int x0, y0;          /* top-left of layer 0, head 0 */
-    int cap_w, lab_w;    /* layer-caption band, query-label band (left) */
-    int short_caps;      /* "L2" rather than "layer 2" */
-    int per_row;         /* heads per row (NH unless wrapped) */
-    int rows;            /* rows of heads per layer */
-    int band;            /* captions above every row when wrapped, else 0 */
-} HeadsGrid;
 
 static const char *attn_name(StageId first)
 {
     return first == ST_DEC_CROSS_Q ? _("Cross-attention (decoder → encoder)")
            : first == ST_DEC_SELF_Q ? _("Decoder masked self-attention")
                                     : _("Encoder self-attention");
-}
-
-static Rect thumb_rect(const HeadsGrid *G, int l, int h)
-{
-    if (G->side)
-        return (Rect){G->x0 + (l * G->NH + h) * (G->tw + G->gap) + l * G->lgap, G->y0, G->tw, G->th};
-    int r = l * G->rows + h / G->per_row, c = h % G->per_row;
-    return (Rect){G->x0 + c * (G->tw + G->gap), G->y0 + r * (G->th + G->gap + G->band) + l * (G->rows > 1 ? G->lgap : 0),
-                  G->tw, G->th};
 }
 
 /* The view's state: the score range of the last trace, stage and sentence,
@@ -77,7 +44,15 @@ typedef struct HeadsState {
     ScoreMemo memo;
     HeadsExp x;
     HeadsTable table; /* the Heads table docked under the grid (lab/heads_table.h) */
+    HeadsGrid grid; /* the last frame's layout (view_heads_grid) */
+    int grid_valid;
 } HeadsState;
+
+const HeadsGrid *view_heads_grid(const void *heads_state)
+{
+    const HeadsState *s = heads_state;
+    return s && s->grid_valid ? &s->grid : NULL;
+}
 
 /* Scores share one symmetric range over every layer and head, so a bright
  * cell means the same number in every thumbnail. It is found once per
@@ -119,89 +94,6 @@ static void score_range(ViewCtx *v, HeadsGrid *G)
     memo->m = m;
     G->lo = -m;
     G->hi = m;
-}
-
-/* Pixels per cell when the thumbnails share W x H: cells stay square and
- * whole pixels (even cells) once they are big enough, and never grow past
- * a size where a thumbnail stops looking like one. */
-static float cell_size(float W, float H, int across, int down, float sc)
-{
-    if (W < 4 || H < 4)
-        return 0;
-    float c = fminf(fminf(W / (float)across, H / (float)down), 44.0f * sc);
-    return c >= 4 ? floorf(c) : c;
-}
-
-/* One try at sizing the grid; compact 1 shortens "layer 2" to "L2",
- * compact 2 also drops the query labels and narrows the gaps. Returns the
- * cell size it reached. */
-static float layout_try(ViewCtx *v, const TfView *tv0, Rect body, HeadsGrid *G, int compact)
-{
-    RenFont *f = v->g->small;
-    int fh = ren_font_height(f);
-    float sc = v->g->scale;
-    char cap[32];
-    snprintf(cap, sizeof cap, compact ? "L%d" : _("layer %d"), G->L);
-    G->short_caps = compact > 0;
-    G->cap_w = ren_text_width(f, cap) + (int)(12 * sc);
-    G->lab_w = compact > 1 ? 0 : ui_label_width(v->s, tv0, 0, f) + (int)(8 * sc);
-    if (G->lab_w > body.w / 6)
-        G->lab_w = body.w / 6;
-    int cb_w = ren_text_width(f, "-00.00") + (int)(30 * sc);
-    G->gap = (int)lroundf((compact > 1 ? 4 : 8) * sc);
-    G->lgap = (int)lroundf((compact > 1 ? 8 : 14) * sc);
-    int n = G->L * G->NH;
-    /* one row per layer */
-    int top_rows = 2 * (fh + 2) + 2;
-    float c_rows = cell_size((float)(body.w - G->cap_w - G->lab_w - cb_w - (G->NH - 1) * G->gap),
-                             (float)(body.h - top_rows - (G->L - 1) * G->gap),
-                             G->NH * G->Tk, G->L * G->Tq, sc);
-    /* every layer side by side */
-    int top_side = 3 * (fh + 2) + 2;
-    float c_side = cell_size((float)(body.w - G->lab_w - cb_w - (n - 1) * G->gap - (G->L - 1) * G->lgap),
-                             (float)(body.h - top_side), n * G->Tk, G->Tq, sc);
-    /* heads wrapped over 2 or 4 rows per layer, captions above every row */
-    G->per_row = G->NH;
-    G->rows = 1;
-    G->band = 0;
-    float c_wrap = 0;
-    int best_k = G->NH;
-    for (int k = (G->NH + 1) / 2; k >= 1 && compact < 2; k = (k + 1) / 2) {
-        int rows = (G->NH + k - 1) / k, bands = G->L * rows;
-        float c = cell_size((float)(body.w - G->cap_w - G->lab_w - cb_w - (k - 1) * G->gap),
-                            (float)(body.h - top_rows - bands * (top_rows + G->gap) - (G->L - 1) * G->lgap),
-                            k * G->Tk, bands * G->Tq, sc);
-        if (c > c_wrap) {
-            c_wrap = c;
-            best_k = k;
-        }
-        if (k == 1)
-            break;
-    }
-    G->side = G->L > 1 && c_side > c_rows * 1.25f && c_side >= c_wrap;
-    G->c = G->side ? c_side : c_rows;
-    if (!G->side && c_wrap > c_rows * 1.25f) {
-        G->per_row = best_k;
-        G->rows = (G->NH + best_k - 1) / best_k;
-        G->band = top_rows;
-        G->c = c_wrap;
-    }
-    G->tw = (int)lroundf(G->c * G->Tk);
-    G->th = (int)lroundf(G->c * G->Tq);
-    G->x0 = body.x + G->lab_w + (G->side ? 0 : G->cap_w);
-    G->y0 = body.y + (G->side ? top_side : top_rows);
-    return G->c;
-}
-
-/* Sizes everything to the area, giving up labels before thumbnails get
- * too small to read; returns 0 when the grid cannot be drawn at all. */
-static int heads_layout(ViewCtx *v, const TfView *tv0, Rect body, HeadsGrid *G)
-{
-    int small = G->Tq < G->Tk ? G->Tq : G->Tk;
-    for (int compact = 0; compact < 3; compact++)
-        if (layout_try(v, tv0, body, G, compact) * small >= 16 * v->g->scale)
-            return 1;
-    return G->c * small >= 4;
 }
 
 /* A veil over padding rows and columns, as the big heatmap draws it. */
@@ -253,7 +145,7 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int slot, i
     TfErr err;
     if (tf_view(sc->trace, G->st, l, h, G->b, &tv, &err))
         return;
-    Rect t = thumb_rect(G, l, slot); /* slot: where the sort puts head h */
+    Rect t = heads_grid_rect(G, l, slot); /* slot: where the sort puts head h */
     uint32_t masked = cmap_pack(v->th->masked);
     uint64_t key = heat_key(G->st, l, h, G->b, G->cmap, G->prob ? 0 : (int)HEADS_VARIANT_SHARED);
     RenImage *img = heat_image(v->g, sc->version, key, &tv, G->lo, G->hi, G->cmap, masked);
@@ -311,131 +203,215 @@ static Color label_color(const ViewCtx *v, LabelKind k, int i, int n_real)
     return i >= n_real ? v->th->dim : v->th->text;
 }
 
-/* Query tokens down the left of thumbnail t, each centred on its row;
- * a label that would touch the one above it is left out. */
-static void draw_query_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rect t)
+/* A token's label cut to fit: the full token is shown beside the mouse
+ * when it is over the label (the tip is drawn last, over the grid). */
+typedef struct LabelTip {
+    int on, x, y;
+    char text[300];
+} LabelTip;
+
+static void tip_if_over(ViewCtx *v, Rect box, const char *full, LabelTip *tip)
+{
+    if (!ui_over(v->in, box))
+        return;
+    tip->on = 1;
+    tip->x = v->in->mx + 12;
+    tip->y = v->in->my + 14;
+    snprintf(tip->text, sizeof tip->text, "%s", full);
+}
+
+static void draw_tip(ViewCtx *v, const LabelTip *tip)
+{
+    if (!tip->on)
+        return;
+    RenFont *f = v->g->ui;
+    int w = ren_text_width(f, tip->text) + 12, h = ren_font_height(f) + 6;
+    int x = tip->x, y = tip->y;
+    if (x + w > v->area.x + v->area.w)
+        x = v->area.x + v->area.w - w;
+    if (y + h > v->area.y + v->area.h)
+        y = tip->y - 28 - h;
+    ren_rect(v->r, (Rect){x, y, w, h}, v->th->panel2);
+    ren_rect_line(v->r, (Rect){x, y, w, h}, 1, v->th->select);
+    ren_text(v->r, f, tip->text, x + 6, y + 3, v->th->text);
+}
+
+/* Query tokens down the left of thumbnail t, each centred on its row and
+ * cut to the band; a label that would touch the one above it is left out
+ * (its row's hover still names it). */
+static void draw_query_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rect t, LabelTip *tip)
 {
     const Scene *sc = v->s;
     RenFont *f = v->g->small;
-    int fh = ren_font_height(f), last = -(1 << 30);
+    int fh = ren_font_height(f), ink = fh * 3 / 4, last = -(1 << 30);
     Rect band = {t.x - G->lab_w, t.y - G->gap / 2, G->lab_w - 4, t.h + G->gap};
     char buf[300];
     ren_clip_push(v->r, band);
     for (int i = 0; i < G->Tq; i++) {
         int y = t.y + (int)lroundf((i + 0.5f) * G->c) - fh / 2;
-        if (y < last + 1)
-            continue;
+        if (y < last)
+            continue; /* rows smaller than the letters: every other label */
         view_tok_label(sc->trace, sc->model, tv, 0, i, buf, sizeof buf);
         int w = ren_text_width(f, buf), x = band.x + band.w - w;
         ui_text_fit(v->r, f, buf, x < band.x ? band.x : x, y, band.w, label_color(v, tv->row_kind, i, G->qn));
-        last = y + fh;
+        tip_if_over(v, (Rect){band.x, y, band.w, fh}, buf, tip);
+        last = y + ink; /* the letters, not the line's leading */
     }
     ren_clip_pop(v->r);
 }
 
-/* Key tokens above thumbnail t, centred on their columns (kept over the
- * thumbnail), leaving out any that would touch the one before. */
-static void draw_key_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rect t, int y)
+/* Key tokens above thumbnail t in a band G->key_h tall ending at y_end:
+ * level and centred on their columns when they fit, else turned to read
+ * upwards from the bottom of the band, each cut to the band; a label that
+ * would touch the one before is left out. */
+static void draw_key_labels(ViewCtx *v, const HeadsGrid *G, const TfView *tv, Rect t, int y_end, LabelTip *tip)
 {
     const Scene *sc = v->s;
     RenFont *f = v->g->small;
-    int last = -(1 << 30), space = (int)lroundf(4 * v->g->scale);
+    int fh = ren_font_height(f), last = -(1 << 30), space = (int)lroundf(3 * v->g->scale);
     char buf[300];
-    ren_clip_push(v->r, (Rect){t.x - G->gap / 2, y, t.w + G->gap, ren_font_height(f)});
+    Rect band = {t.x - G->gap / 2, y_end - G->key_h, t.w + G->gap, G->key_h};
+    ren_clip_push(v->r, band);
     for (int j = 0; j < G->Tk; j++) {
         view_tok_label(sc->trace, sc->model, tv, 1, j, buf, sizeof buf);
+        Color col = label_color(v, tv->col_kind, j, G->kn);
+        int mid = t.x + (int)lroundf((j + 0.5f) * G->c);
+        if (G->key_up) {
+            int x = mid - fh / 2;
+            if (x < last)
+                continue;
+            char cut[300];
+            ui_text_cut(f, buf, G->key_h - 4, cut, sizeof cut);
+            ren_text_up(v->r, f, cut, x, y_end - 2, col);
+            tip_if_over(v, (Rect){x, band.y, fh, band.h}, buf, tip);
+            last = x + fh * 3 / 4; /* the letters, not the line's leading */
+            continue;
+        }
         int w = ren_text_width(f, buf);
-        int x = t.x + (int)lroundf((j + 0.5f) * G->c) - w / 2;
+        int x = mid - w / 2;
         if (x + w > t.x + t.w)
             x = t.x + t.w - w;
         if (x < t.x)
             x = t.x;
-        if (x < last + space || (j > 0 && x + w > t.x + t.w + G->gap / 2))
+        if (x < last + space)
             continue;
-        ren_text(v->r, f, buf, x, y, label_color(v, tv->col_kind, j, G->kn));
+        ren_text(v->r, f, buf, x, y_end - fh - 1, col);
+        tip_if_over(v, (Rect){x, y_end - fh - 1, w, fh}, buf, tip);
         last = x + w;
     }
     ren_clip_pop(v->r);
 }
 
 /* Layer and head captions, and the token labels on the outer edges. */
-static void draw_captions(ViewCtx *v, const HeadsGrid *G, const TfView *tv0, int cur_layer)
+static void draw_captions(ViewCtx *v, const HeadsGrid *G, const TfView *tv0, int cur_layer, LabelTip *tip)
 {
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
-    int y_head = G->y0 - 2 * (fh + 2) - 2, y_key = G->y0 - fh - 4;
     char buf[48];
-    for (int l = 0; l < G->L; l++) {
+    int sorted = ((const HeadsState *)v->st)->x.sort;
+    for (int l = G->l0; l < G->l0 + G->nl; l++) {
         int cur = l == cur_layer;
         Color lc = cur ? v->th->accent : v->th->dim;
-        Rect t0 = thumb_rect(G, l, 0), tn = thumb_rect(G, l, G->NH - 1);
+        Rect t0 = heads_grid_rect(G, l, 0), tn = heads_grid_rect(G, l, G->NH - 1);
         snprintf(buf, sizeof buf, G->short_caps ? "L%d" : _("layer %d"), l + 1);
         if (G->side) { /* the caption spans the layer's heads */
-            Rect cap = {t0.x, G->y0 - 3 * (fh + 2) - 2, tn.x + tn.w - t0.x, fh};
+            Rect cap = {t0.x, G->y0 - G->key_h - 2 * (fh + 2) - 2, tn.x + tn.w - t0.x, fh};
             ui_text_center(v->r, f, buf, cap, lc);
             if (cur)
                 ren_rect(v->r, (Rect){cap.x, cap.y + fh, cap.w, 2}, v->th->accent);
-        } else {
-            Rect tl = thumb_rect(G, l, G->NH - 1); /* the layer's last row */
-            int span = tl.y + tl.h - t0.y;
+        } else if (G->nl > 1) {
+            int span = tn.y + tn.h - t0.y;
             int y = t0.y + span / 2 - fh / 2;
             ren_text(v->r, f, buf, t0.x - G->lab_w - G->cap_w, y < t0.y ? t0.y : y, lc);
             if (cur) /* a bar beside the current layer's rows */
                 ren_rect(v->r, (Rect){t0.x - G->lab_w - 4, t0.y, 3, span}, v->th->accent);
         }
         for (int h = 0; h < G->NH; h++) {
-            Rect t = thumb_rect(G, l, h);
-            int first_in_row = h % G->per_row == 0;
-            if (first_in_row && (l == 0 || !G->side) && G->lab_w > 0 && (G->side || h == 0 || G->band))
-                draw_query_labels(v, G, tv0, t);
-            /* head captions: once on top, or above every wrapped row */
-            if (!G->band && l > 0 && !G->side)
+            Rect t = heads_grid_rect(G, l, h);
+            int top_row = t.y == G->y0;
+            if (h % G->per_row == 0 && (l == G->l0 || !G->side) && G->lab_w > 0)
+                draw_query_labels(v, G, tv0, t, tip);
+            /* head captions above every row of heads when wrapped, else once on top */
+            if (!top_row && !G->band)
                 continue;
-            int yh = G->band ? t.y - 2 * (fh + 2) - 2 : y_head, yk = G->band ? t.y - fh - 4 : y_key;
+            int yh = top_row ? G->y0 - G->key_h - fh - 4 : t.y - fh - 2;
             snprintf(buf, sizeof buf, _("head %d"), 10);
             snprintf(buf, sizeof buf, t.w >= ren_text_width(f, buf) ? _("head %d") : "%d", h + 1);
-            if (((const HeadsState *)v->st)->x.sort) /* sorted: the rank, each thumbnail names its head */
+            if (sorted) /* sorted: the rank, each thumbnail names its head */
                 snprintf(buf, sizeof buf, "#%d", h + 1);
             ui_text_center(v->r, f, buf, (Rect){t.x - G->gap / 2, yh, t.w + G->gap, fh},
                            v->s->head == h ? v->th->select : v->th->dim);
-            draw_key_labels(v, G, tv0, t, yk);
+            if (top_row) /* the columns are the same keys all the way down */
+                draw_key_labels(v, G, tv0, t, G->y0 - 2, tip);
         }
     }
 }
 
-static void draw_header(ViewCtx *v, const HeadsGrid *G, StageId first, Rect *body)
+/* The line under the title: the sentence, the layers shown (one of
+ * several, or all), what the rows and columns are. */
+static void subtitle_text(const ViewCtx *v, const HeadsGrid *G, int one_layer, char *s, size_t cap)
 {
     const Scene *sc = v->s;
-    RenFont *ui = v->g->ui, *f = v->g->small;
-    int fh = ren_font_height(f);
-    char t[256], s[400], sent[64] = "", grid[64];
-    snprintf(t, sizeof t, G->prob ? _("%s · weights") : _("%s · scaled scores"), attn_name(first));
+    char sent[64] = "", grid[160];
     if (sc->n_src > 1)
         snprintf(sent, sizeof sent, _("sentence %d of %d · "), G->b + 1, sc->n_src);
-    snprintf(grid, sizeof grid, G->L > 1 ? _("%d layers × %d heads") : _("%d layer × %d heads"), G->L, G->NH);
-    snprintf(s, sizeof s, "%s%s · %s · %s · %s", sent, grid, _("rows are queries, columns keys"),
+    if (one_layer) /* one layer of several: which, and how to see the others */
+        snprintf(grid, sizeof grid, _("layer %d of %d ([ ] the others)"), G->l0 + 1, G->L);
+    else
+        snprintf(grid, sizeof grid, G->L > 1 ? _("%d layers × %d heads") : _("%d layer × %d heads"), G->L, G->NH);
+    snprintf(s, cap, "%s%s · %s · %s · %s", sent, grid, _("rows are queries, columns keys"),
              G->prob ? _("each row sums to 1") : _("one colour scale for every head"), _("click a head to open it"));
+}
+
+/* The title, and room for the line under it (drawn once the grid is laid
+ * out, as it says which layers the grid shows): one line when the text is
+ * large or the line fits, else two at most. */
+static void draw_title(ViewCtx *v, const HeadsGrid *G, StageId first, Rect *body, Rect *line)
+{
+    RenFont *ui = v->g->ui, *f = v->g->small;
+    int fh = ren_font_height(f);
+    char t[256], a[600], b[600];
+    snprintf(t, sizeof t, G->prob ? _("%s · weights") : _("%s · scaled scores"), attn_name(first));
     int y = body->y;
     ui_text_fit(v->r, ui, t, body->x, y, body->w, v->th->text);
     y += ren_font_height(ui) + 2;
-    ren_clip_push(v->r, (Rect){body->x, y, body->w, 2 * fh}); /* two lines at most */
-    y += ui_paragraph(v->r, f, s, body->x, y, body->w, v->th->dim) > fh ? 2 * fh : fh;
-    ren_clip_pop(v->r);
-    y += 8;
+    HeadsGrid g = *G;
+    g.l0 = G->L - 1;
+    subtitle_text(v, &g, 0, a, sizeof a);
+    subtitle_text(v, &g, 1, b, sizeof b);
+    int one = v->g->scale > 1.3f || (ren_text_width(f, a) <= body->w && ren_text_width(f, b) <= body->w);
+    *line = (Rect){body->x, y, body->w, one ? fh : 2 * fh};
+    y += line->h + 8;
     body->h -= y - body->y;
     body->y = y;
+}
+
+static void draw_subtitle(ViewCtx *v, const HeadsGrid *G, Rect line)
+{
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
+    char s[600];
+    subtitle_text(v, G, G->nl < G->L, s, sizeof s);
+    Color c = G->nl < G->L ? v->th->accent : v->th->dim;
+    if (line.h < 2 * fh) {
+        ui_text_fit(v->r, f, s, line.x, line.y, line.w, c);
+        return;
+    }
+    ren_clip_push(v->r, line); /* two lines at most */
+    ui_paragraph(v->r, f, s, line.x, line.y, line.w, c);
+    ren_clip_pop(v->r);
 }
 
 static void draw_colorbar(ViewCtx *v, const HeadsGrid *G, Rect body)
 {
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
-    Rect last = thumb_rect(G, G->L - 1, G->NH - 1);
+    Rect last = heads_grid_rect(G, G->l0 + G->nl - 1, G->NH - 1);
     int bh = last.y + last.h - G->y0;
     int need = 4 * fh + 24, room = body.y + body.h - G->y0;
     if (bh < need)
         bh = need < room ? need : room;
-    int x = last.x + last.w + (int)(16 * v->g->scale);
+    int x = G->right + (int)(12 * v->g->scale);
     ren_text(v->r, f, G->prob ? _("weight") : _("score"), x, G->y0 - fh - 4, v->th->dim);
     ui_colorbar(v, (Rect){x, G->y0, (int)(14 * v->g->scale), bh}, G->cmap, G->lo, G->hi,
                 G->prob ? NULL : "0");
@@ -449,7 +425,7 @@ static void draw_thumbs(ViewCtx *v, const HeadsGrid *G, int cur_layer)
     int kind = attn_kind(G->st);
     SceneHead m[HX_MAX_HEADS];
     int order[HX_MAX_HEADS];
-    for (int l = 0; l < G->L; l++) {
+    for (int l = G->l0; l < G->l0 + G->nl; l++) {
         for (int h = 0; h < G->NH && h < HX_MAX_HEADS; h++)
             order[h] = h;
         if (kind >= 0 && (x->overlay || x->sort))
@@ -458,7 +434,7 @@ static void draw_thumbs(ViewCtx *v, const HeadsGrid *G, int cur_layer)
             int h = order[s];
             draw_thumb(v, G, l, h, s, l == cur_layer && h == v->s->head);
             if (kind >= 0 && (x->overlay || x->sort))
-                heads_exp_overlay(v, x, thumb_rect(G, l, s), &m[h], (TfAttnKind)kind, h);
+                heads_exp_overlay(v, x, heads_grid_rect(G, l, s), &m[h], (TfAttnKind)kind, h);
         }
     }
 }
@@ -515,21 +491,30 @@ static void heads_draw(ViewCtx *v)
         score_range(v, &G);
     }
     Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
-    draw_header(v, &G, first, &body);
+    Rect line;
+    draw_title(v, &G, first, &body, &line);
     heads_exp_controls(v, &((HeadsState *)v->st)->x, &body);
     HeadsTable *tab = &((HeadsState *)v->st)->table;
     tab->shown = 0;
     if (!tab->hidden)
         heads_table_dock(v, tab, attn_kind(G.st), G.L, &body);
-    if (!heads_layout(v, &tv0, body, &G)) {
+    int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : -1;
+    HeadsState *hs = v->st;
+    hs->grid_valid = 0;
+    if (!heads_grid_layout(v, &tv0, body, cur_layer, &G)) {
+        draw_subtitle(v, &G, line);
         ui_paragraph(v->r, v->g->small, _("The window is too small for every head: make it larger, or press 1-9 to see one head."),
                      body.x, body.y, body.w, v->th->dim);
         return;
     }
-    int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : -1;
-    draw_captions(v, &G, &tv0, cur_layer);
+    hs->grid = G;
+    hs->grid_valid = 1;
+    LabelTip tip = {0};
+    draw_captions(v, &G, &tv0, cur_layer, &tip);
     draw_thumbs(v, &G, cur_layer);
     draw_colorbar(v, &G, body);
+    draw_subtitle(v, &G, line);
+    draw_tip(v, &tip);
 }
 
 static void view_heads(ViewCtx *v)
