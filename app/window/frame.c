@@ -29,8 +29,12 @@ static Layout layout(const Gfx *g, int W, int H)
     float sc = g->scale;
     int nav_w = W < 520 ? 0 : (int)fminf(fmaxf(0.22f * W, 190 * sc), 340 * sc);
     int panel_w = W < 700 ? 0 : (int)fminf(fmaxf(0.24f * W, 210 * sc), 420 * sc);
-    if (nav_w + panel_w > W * 0.62f) { /* large text on a small window */
-        float k = W * 0.62f / (float)(nav_w + panel_w);
+    /* large text on a small window: the view keeps at least 38 % of the
+     * width, and more as the text grows (presenter mode is for what the
+     * view shows: from ×2 on it keeps 55 %) */
+    float side = fmaxf(0.62f - 0.17f * (sc - 1), 0.45f);
+    if (nav_w + panel_w > W * side) {
+        float k = W * side / (float)(nav_w + panel_w);
         nav_w = (int)(nav_w * k);
         panel_w = (int)(panel_w * k);
     }

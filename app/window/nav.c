@@ -27,18 +27,18 @@ static int block_entry(const App *a, const NavBlock *b)
  * column is narrow (each form measured as it will be drawn). */
 static const char *short_label(RenFont *f, const NavBlock *b, int w)
 {
-    static const char *const forms[][3] = {
-        {"Multi-Head Attention (encoder K, V)", N_("Cross-Attention"), N_("Cross")},
-        {"Feed Forward", N_("Feed Fwd"), N_("FFN")},
-        {"Add & Norm", N_("Add+Norm"), N_("A & N")},
-        {"Masked Multi-Head Attention", N_("Masked Attention"), N_("Masked")},
-        {"Multi-Head Attention", N_("Self-Attention"), N_("Self-Attn")},
-        {"⊕ Positional Encoding", N_("⊕ Positional Enc."), N_("⊕ Position")},
-        {"Input Embedding", N_("Embedding"), N_("Embed")},
-        {"Output Embedding", N_("Embedding"), N_("Embed")},
-        {"Outputs (shifted right)", N_("Outputs (shifted)"), N_("Outputs")},
-        {"LayerNorm (final)", N_("Final LN"), N_("LN")},
-        {"Add (residual)", N_("Add"), N_("Add")},
+    static const char *const forms[][4] = {
+        {"Multi-Head Attention (encoder K, V)", N_("Cross-Attention"), N_("Cross"), N_("Cross")},
+        {"Feed Forward", N_("Feed Fwd"), N_("FFN"), N_("FFN")},
+        {"Add & Norm", N_("Add+Norm"), N_("A & N"), N_("A & N")},
+        {"Masked Multi-Head Attention", N_("Masked Attention"), N_("Masked"), N_("Mask")},
+        {"Multi-Head Attention", N_("Self-Attention"), N_("Self-Attn"), N_("Self")},
+        {"⊕ Positional Encoding", N_("⊕ Positional Enc."), N_("⊕ Position"), N_("⊕ PE")},
+        {"Input Embedding", N_("Embedding"), N_("Embed"), N_("Embed")},
+        {"Output Embedding", N_("Embedding"), N_("Embed"), N_("Embed")},
+        {"Outputs (shifted right)", N_("Outputs (shifted)"), N_("Outputs"), N_("Outputs")},
+        {"LayerNorm (final)", N_("Final LN"), N_("LN"), N_("LN")},
+        {"Add (residual)", N_("Add"), N_("Add"), N_("Add")},
     };
     const char *lab = _(b->label);
     if (ren_text_width(f, lab) <= w)
@@ -46,7 +46,10 @@ static const char *short_label(RenFont *f, const NavBlock *b, int w)
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         if (strcmp(forms[i][0], b->label) != 0)
             continue;
-        return ren_text_width(f, _(forms[i][1])) <= w ? _(forms[i][1]) : _(forms[i][2]);
+        for (int k = 1; k < 3; k++) /* the first shorter form that fits, else the shortest */
+            if (ren_text_width(f, _(forms[i][k])) <= w)
+                return _(forms[i][k]);
+        return _(forms[i][3]);
     }
     return lab;
 }
@@ -209,8 +212,11 @@ void nav_draw(UiCtx *ui, App *a, Rect area)
     int lab_y = enc.y + enc.h - used - 4;
     if (lab_y < rc.y + 4)
         lab_y = rc.y + 4;
-    ui_text_center(ui->r, ui->g->ui, _("Encoder"), (Rect){enc.x, lab_y, enc.w, fh + 8}, th->dim);
-    ui_text_center(ui->r, ui->g->ui, _("Decoder"), (Rect){dec.x, lab_y, dec.w, fh + 8}, th->dim);
+    /* the column titles, in the small font when the columns are narrow */
+    RenFont *tf = ren_text_width(ui->g->ui, _("Encoder")) > enc.w - 4 || ren_text_width(ui->g->ui, _("Decoder")) > dec.w - 4
+                      ? ui->g->small : ui->g->ui;
+    ui_text_center(ui->r, tf, _("Encoder"), (Rect){enc.x, lab_y, enc.w, fh + 8}, th->dim);
+    ui_text_center(ui->r, tf, _("Decoder"), (Rect){dec.x, lab_y, dec.w, fh + 8}, th->dim);
     ColumnGeo ge = draw_column(ui, a, enc, 0, bl, nb, cur, rh, gap);
     ColumnGeo gd = draw_column(ui, a, dec, 1, bl, nb, cur, rh, gap);
     /* the encoder output feeds the decoder's cross-attention (K and V) */
