@@ -110,6 +110,21 @@ typedef struct App {
     HeatGeo heat;               /* the main heatmap drawn last frame */
     Rect view_rect;             /* the main view's area last frame (with the experiment banner) */
     Rect exp_rect;              /* the Experiments panel last frame (w 0: closed) */
+    /* the view tabs as the last frame drew them (frame.c): those in the
+     * bar, and those that did not fit, in a list under its » button */
+    struct {
+        int n_bar;
+        ViewId bar_view[16];
+        Rect bar[16];
+        int open;               /* the list is open */
+        Rect button, box;
+        int n;
+        ViewId view[16];
+        Rect item[16];
+    } tabs_more;
+    /* the explanation panel scrolled by the wheel: by how much, and how
+     * tall its text was in the last frame (explain.c) */
+    int expl_scroll, expl_content;
 
     /* drawing resources bound to the renderer of the last frame */
     struct Gfx *gfx;

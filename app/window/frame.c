@@ -114,28 +114,81 @@ typedef struct TabWish {
     int batch;
 } TabWish;
 
+/* The tabs from the first one on that fit before limit (the » button's
+ * width reserved when some do not): how many. */
+static int tabs_fitting(UiCtx *ui, const App *a, const ViewId *ch, int n, int x, int limit, StageKind kind)
+{
+    int k = 0;
+    for (; k < n; k++) {
+        int w = ren_text_width(ui->g->small, view_label(a, ch[k], kind)) + 18;
+        if (x + w > limit)
+            break;
+        x += w + 4;
+    }
+    return k;
+}
+
 static void draw_tabs(UiCtx *ui, App *a, Rect rc, TabWish *wish)
 {
-    if (rc.h <= 0 || rc.w <= 0)
+    a->tabs_more.n = a->tabs_more.n_bar = 0;
+    a->tabs_more.button = (Rect){0, 0, 0, 0};
+    if (rc.h <= 0 || rc.w <= 0) {
+        a->tabs_more.open = 0;
         return;
+    }
     ViewId ch[APP_MAX_VIEW_CHOICES];
     int n = app_view_choices(a, ch);
     ViewId cur = app_current_view(a);
     StageKind kind = stage_info(app_pos(a).stage)->kind;
     int x = rc.x + 8;
     int limit = rc.x + rc.w - (a->ses.n_src > 1 ? a->ses.n_src * (rc.h + 7) + 8 : 0);
-    for (int i = 0; i < n; i++) {
+    int fit = tabs_fitting(ui, a, ch, n, x, limit, kind);
+    char more[96] = "»";
+    if (fit < n) { /* the rest go to a list under a » button at the end */
+        int mw = ren_text_width(ui->g->small, more) + 18;
+        fit = tabs_fitting(ui, a, ch, n, x, limit - mw - 4, kind);
+        int cur_listed = 0;
+        for (int i = fit; i < n && a->tabs_more.n < 16; i++) {
+            a->tabs_more.view[a->tabs_more.n++] = ch[i];
+            cur_listed |= ch[i] == cur;
+        }
+        if (cur_listed) { /* the view shown is in the list: the button names it, if it can */
+            int xe = x;
+            for (int i = 0; i < fit; i++)
+                xe += ren_text_width(ui->g->small, view_label(a, ch[i], kind)) + 22;
+            char named[96];
+            snprintf(named, sizeof named, "» %s", view_label(a, cur, kind));
+            if (xe + ren_text_width(ui->g->small, named) + 18 <= limit)
+                snprintf(more, sizeof more, "%s", named);
+        }
+    } else {
+        a->tabs_more.open = 0;
+    }
+    for (int i = 0; i < fit; i++) {
         const char *lab = view_label(a, ch[i], kind);
         int w = ren_text_width(ui->g->small, lab) + 18;
-        if (x + w > limit)
-            break;
         int active = cur == ch[i] || (cur == VIEW_HEADS && ch[i] == VIEW_HEADS);
         const char *tag = ren_text_tag("view"); /* the label is the view's (ViewDef) */
-        int hit = ui_button(ui, (Rect){x, rc.y + 4, w, rc.h - 6}, lab, active);
+        Rect b = {x, rc.y + 4, w, rc.h - 6};
+        int hit = ui_button(ui, b, lab, active);
         ren_text_tag(tag);
+        if (a->tabs_more.n_bar < 16) {
+            a->tabs_more.bar_view[a->tabs_more.n_bar] = ch[i];
+            a->tabs_more.bar[a->tabs_more.n_bar++] = b;
+        }
         if (hit)
             wish->tab = ch[i];
         x += w + 4;
+    }
+    if (a->tabs_more.n) {
+        int shown = 0;
+        for (int i = 0; i < a->tabs_more.n; i++)
+            shown |= a->tabs_more.view[i] == cur;
+        int w = ren_text_width(ui->g->small, more) + 18;
+        Rect b = {x, rc.y + 4, w, rc.h - 6};
+        a->tabs_more.button = b;
+        if (ui_button(ui, b, more, shown || a->tabs_more.open))
+            a->tabs_more.open = !a->tabs_more.open;
     }
     /* the sentence of the batch, right-aligned so it is never cut */
     if (a->ses.n_src > 1) {
@@ -156,6 +209,62 @@ static void draw_tabs(UiCtx *ui, App *a, Rect rc, TabWish *wish)
             sx += bw + 3;
         }
     }
+}
+
+/* A click while the list of the tabs that do not fit is open: on one of
+ * them it picks it, anywhere else it closes the list; either way the click
+ * is used (the view under the list does not get it). Runs before the frame
+ * is drawn, on where the last frame drew the list. */
+static void tabs_more_click(App *a, TabWish *wish)
+{
+    if (!a->tabs_more.open || !a->ui.in.pressed)
+        return;
+    for (int i = 0; i < a->tabs_more.n; i++)
+        if (ui_over(&a->ui.in, a->tabs_more.item[i]))
+            wish->tab = a->tabs_more.view[i];
+    a->tabs_more.open = 0;
+    a->ui.in.pressed = 0;
+    a->redraw_soon = 1;
+}
+
+/* The list of the tabs that do not fit, under the » button, over the view. */
+static void draw_tabs_more(UiCtx *ui, App *a, int W)
+{
+    if (!a->tabs_more.n)
+        a->tabs_more.open = 0;
+    if (!a->tabs_more.open)
+        return;
+    const Theme *th = ui->th;
+    RenFont *f = ui->g->small;
+    StageKind kind = stage_info(app_pos(a).stage)->kind;
+    ViewId cur = app_current_view(a);
+    int fh = ren_font_height(f), row = fh + 12, w = 0;
+    for (int i = 0; i < a->tabs_more.n; i++) {
+        int k = ren_text_width(f, view_label(a, a->tabs_more.view[i], kind));
+        w = k > w ? k : w;
+    }
+    w += 32;
+    Rect b = a->tabs_more.button;
+    Rect box = {b.x + b.w - w, b.y + b.h + 2, w, a->tabs_more.n * row + 8};
+    if (box.x + box.w > W - 4)
+        box.x = W - 4 - box.w;
+    if (box.x < 4)
+        box.x = 4;
+    ren_rect(ui->r, (Rect){box.x + 3, box.y + 3, box.w, box.h}, (Color){0, 0, 0, 90}); /* a shadow */
+    ren_rect(ui->r, box, th->panel2);
+    ren_rect_line(ui->r, box, 1, th->select);
+    const char *tag = ren_text_tag("view"); /* the labels are the views' (ViewDef) */
+    for (int i = 0; i < a->tabs_more.n; i++) {
+        Rect it = {box.x + 4, box.y + 4 + i * row, box.w - 8, row};
+        a->tabs_more.item[i] = it;
+        int on = a->tabs_more.view[i] == cur;
+        if (on || ui_over(&ui->in, it))
+            ren_rect(ui->r, it, on ? th->accent : th->panel);
+        ren_text(ui->r, f, view_label(a, a->tabs_more.view[i], kind), it.x + 12, it.y + (row - fh) / 2,
+                 on ? th->bg : th->text);
+    }
+    ren_text_tag(tag);
+    a->tabs_more.box = box;
 }
 
 /* An input line: its label, the text box (the widget context edits it:
@@ -625,6 +734,8 @@ void app_draw(App *a, Ren *r)
         return;
     if (model_ui_click(a)) /* a tag picked in the open list: the click is used */
         a->ui.in.pressed = 0;
+    TabWish tabs = {VIEW_COUNT, -1};
+    tabs_more_click(a, &tabs); /* a tab picked in the list of those that do not fit */
     a->hover.valid = 0;
     a->heat.valid = 0;
     a->wake_at = 0;
@@ -662,7 +773,6 @@ void app_draw(App *a, Ren *r)
         app_exp_draw(ui, a, a->exp_rect);
     ren_rect(r, L.steps, th->panel);
     steps_draw(ui, a, L.steps);
-    TabWish tabs = {VIEW_COUNT, -1};
     draw_tabs(ui, a, L.tabs, &tabs);
     if (L.nav.w > 0) {
         ren_clip_push(r, L.nav);
@@ -682,6 +792,7 @@ void app_draw(App *a, Ren *r)
     draw_input(ui, a, L.tgt, APP_LINE_TGT);
     draw_status(ui, a, L.status);
     model_ui_overlay(ui, a);
+    draw_tabs_more(ui, a, W);
     if (lesson_ui_list_open(a))
         lesson_list_draw(ui, a, W, H);
     if (a->show_help)
