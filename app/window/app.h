@@ -125,6 +125,8 @@ typedef struct App {
     /* the explanation panel scrolled by the wheel: by how much, and how
      * tall its text was in the last frame (explain.c) */
     int expl_scroll, expl_content;
+    int expl_at;                /* ... for this stage of the walk */
+    ViewId expl_view;           /* ... and this view */
 
     /* drawing resources bound to the renderer of the last frame */
     struct Gfx *gfx;

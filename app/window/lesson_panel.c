@@ -516,7 +516,9 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     else
         snprintf(buf, sizeof buf, "%s", lesson_ui_word(a, LW_KEYS));
     ui_text_fit(ui->r, ui->g->small, buf, x, keys_y, w, th->dim);
-    /* body, clipped above the footer, scrolled by the wheel */
+    /* body, clipped above the footer, scrolled by the wheel; under it,
+     * while the mouse is over a cell, how that number was computed (what
+     * the explanation panel would show: the lesson's "hover a cell") */
     Rect body = {rc.x, y, rc.w, keys_y - 6 - y};
     if (body.h <= 0)
         return;
@@ -526,6 +528,9 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
         ren_clip_pop(ui->r);
         return;
     }
+    body.h -= explain_how_box(ui, a, body);
+    if (body.h <= 0)
+        return;
     int content = body_height(ui, a, s, answered, w);
     int to_end = 0, *scroll = lesson_ui_scroll(a, &to_end);
     int max_scroll = content > body.h ? content - body.h : 0;
@@ -555,14 +560,7 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
         code_box(ui, a, x, y, w, 1);
     ren_text_tag(tag);
     ren_clip_pop(ui->r);
-    if (max_scroll > 0) { /* a scroll bar, and a hint that there is more */
-        int bh = body.h * body.h / content;
-        int by = body.y + (body.h - bh) * off / max_scroll;
-        ren_rect(ui->r, (Rect){rc.x + rc.w - 6, body.y, 3, body.h}, th->panel2);
-        ren_rect(ui->r, (Rect){rc.x + rc.w - 6, by, 3, bh}, th->accent);
-        if (off < max_scroll)
-            ren_text(ui->r, ui->g->small, "▼", rc.x + rc.w - 22, body.y + body.h - sh, th->accent);
-    }
+    panel_scroll_bar(ui, body, content, off); /* a scroll bar, and a hint that there is more */
 }
 
 void lesson_list_draw(UiCtx *ui, App *a, int W, int H)

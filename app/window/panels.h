@@ -16,6 +16,16 @@ const char *step_label(StageId st); /* "Q", "softmax", "Add", ... (English: draw
 
 void nav_draw(UiCtx *ui, App *a, Rect area);     /* the architecture diagram */
 void steps_draw(UiCtx *ui, App *a, Rect area);   /* the stages of the current block */
-void explain_draw(UiCtx *ui, App *a, Rect area); /* the explanation panel */
+/* The explanation panel: its text scrolled by the wheel (a bar and a ▼
+ * when there is more), and, while the mouse is over a cell, how that
+ * number was computed in a box at its bottom. */
+void explain_draw(UiCtx *ui, App *a, Rect area);
+/* That box alone, at the bottom of area (the lesson panel shows it under
+ * its text too): the height it took, 0 when the mouse is over no cell
+ * whose computation can be told. */
+int explain_how_box(UiCtx *ui, App *a, Rect area);
+/* A scroll bar on the right edge of area for content pixels scrolled by
+ * off, with a ▼ while there is more below (the panels' cue). */
+void panel_scroll_bar(UiCtx *ui, Rect area, int content, int off);
 
 #endif

@@ -11,6 +11,7 @@
 #include "paths.h"
 #include "test_app_util.h"
 #include "test_util.h"
+#include "lesson_ui.h"
 
 TU_RENDERER(800, 600)
 
@@ -119,11 +120,104 @@ static void test_list_takes_its_click(void **state)
     app_free(&a);
 }
 
+/* The strings the window drew outside the views, and whether s is one. */
+typedef struct Seen {
+    int down_mark;  /* "▼" */
+    int how;        /* the "how it was computed" title */
+    const char *how_title;
+} Seen;
+
+static void on_text(void *user, const char *s, int len, Rect box, const char *tag)
+{
+    Seen *d = user;
+    (void)box;
+    (void)tag;
+    if (len == (int)strlen("▼") && strncmp(s, "▼", (size_t)len) == 0)
+        d->down_mark = 1;
+    if (len == (int)strlen(d->how_title) && strncmp(s, d->how_title, (size_t)len) == 0)
+        d->how = 1;
+}
+
+static void frame_seen(App *a, Ren *r, Seen *d)
+{
+    d->down_mark = d->how = 0;
+    ren_text_hook(on_text, d);
+    a->now += 0.5;
+    app_frame(a, r);
+    ren_text_hook(NULL, NULL);
+}
+
+/* At 800x600 the explanation is taller than its panel: a ▼ says there is
+ * more, and the wheel over the panel scrolls it. */
+static void test_explanation_scrolls(void **state)
+{
+    (void)state;
+    static App a;
+    static Seen d;
+    AppOpts o = tu_opts(NULL, "i read books today", NULL, NULL);
+    tu_open(&a, &o, 100);
+    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    app_set_head(&a, 0);
+    app_pick_tab(&a, VIEW_DECODE); /* the longest explanation (as the review found it) */
+    d.how_title = _("How this number was computed");
+    frame_seen(&a, tu_ren, &d);
+    expect_true(d.down_mark, "a ▼ under the Decode tab's explanation at 800x600 (content %d px), got %s", a.expl_content,
+                "none");
+    ev_mouse(&a, IN_MOUSE_MOVE, 700, 300, 0);
+    ev_mouse(&a, IN_WHEEL, 700, 300, -3);
+    frame_seen(&a, tu_ren, &d);
+    expect_true(a.expl_scroll > 0, "the wheel over the panel scrolls the explanation, got offset %d",
+                a.expl_scroll);
+    app_pick_tab(&a, VIEW_MATRIX);
+    frame_seen(&a, tu_ren, &d);
+    expect_true(a.expl_scroll == 0, "another view's explanation starts at its top, got offset %d", a.expl_scroll);
+    app_free(&a);
+}
+
+/* In a lesson the right panel is the lesson; hovering a cell still shows
+ * how its number was computed, in a box under the lesson text. */
+static void test_lesson_hover_shows_how(void **state)
+{
+    (void)state;
+    static App a;
+    static Seen d;
+    TfErr err;
+    Ren *r = ren_open_headless(1280, 800, &err);
+    expect_true(r != NULL, "a renderer: %s", err.msg);
+    for (int lang = 0; lang < 2; lang++) {
+        AppOpts o = tu_opts(NULL, NULL, NULL, NULL);
+        o.lesson = "attention";
+        o.lesson_step = 3; /* "Scores: QKᵀ / √d_k": hover a cell */
+        o.lang = lang;
+        tu_open(&a, &o, 100);
+        ui_set_lang(lang);
+        d.how_title = _("How this number was computed");
+        frame_seen(&a, r, &d);
+        expect_true(lesson_ui_active(&a), "lang %d: the lesson is open, got %s", lang, "none");
+        expect_true(a.heat.valid, "lang %d: the step shows a heatmap, got %s", lang, "none");
+        expect_true(!d.how, "lang %d: no box before the mouse is over a cell, got %s", lang, "one");
+        int x = a.heat.grid.x + (int)(1.5f * a.heat.cw), y = a.heat.grid.y + (int)(0.5f * a.heat.ch);
+        ev_mouse(&a, IN_MOUSE_MOVE, x, y, 0);
+        frame_seen(&a, r, &d);
+        frame_seen(&a, r, &d);
+        expect_true(a.hover.valid && a.hover.row == 0 && a.hover.col == 1,
+                    "lang %d: the mouse is over cell (0, 1), got valid %d (%d, %d)", lang, a.hover.valid,
+                    a.hover.row, a.hover.col);
+        expect_true(d.how, "lang %d: the lesson panel shows how the number was computed, got %s", lang,
+                    "nothing");
+        app_free(&a);
+    }
+    ui_set_lang(0);
+    ren_close(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_tab_reachable),
         cmocka_unit_test(test_list_takes_its_click),
+        cmocka_unit_test(test_explanation_scrolls),
+        cmocka_unit_test(test_lesson_hover_shows_how),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -237,6 +237,45 @@ static const char *exp_formula(const TfExperiment *e, StageId st)
     return NULL;
 }
 
+int explain_how_box(UiCtx *ui, App *a, Rect area)
+{
+    if (!a->hover.valid || a->hover.own || a->hover.stage != app_pos(a).stage)
+        return 0;
+    char buf[1200];
+    if (how(a, buf, sizeof buf) <= 0)
+        return 0;
+    const Theme *th = ui->th;
+    int x = area.x + 10, w = area.w - 20;
+    const char *title = _("How this number was computed");
+    int th_h = ui_paragraph_height(ui->g->ui, title, w), body_h = ui_paragraph_height(ui->g->mono, buf, w - 8);
+    int h = th_h + body_h + 18;
+    if (h > area.h * 3 / 5) /* the text above keeps the rest; the end of the sums may be cut */
+        h = area.h * 3 / 5;
+    Rect box = {area.x + 4, area.y + area.h - h, area.w - 8, h};
+    ren_rect(ui->r, box, th->panel2);
+    ren_rect_line(ui->r, box, 1, th->select);
+    ren_clip_push(ui->r, box);
+    int y = box.y + 6;
+    y += ui_paragraph(ui->r, ui->g->ui, title, x, y, w, th->select) + 4;
+    ui_paragraph(ui->r, ui->g->mono, buf, x + 4, y, w - 8, th->text);
+    ren_clip_pop(ui->r);
+    return h + 4;
+}
+
+void panel_scroll_bar(UiCtx *ui, Rect area, int content, int off)
+{
+    const Theme *th = ui->th;
+    int max_scroll = content - area.h;
+    if (max_scroll <= 0 || area.h <= 0)
+        return;
+    int bh = area.h * area.h / content, sh = ren_font_height(ui->g->small);
+    int by = area.y + (area.h - bh) * off / max_scroll;
+    ren_rect(ui->r, (Rect){area.x + area.w - 6, area.y, 3, area.h}, th->panel2);
+    ren_rect(ui->r, (Rect){area.x + area.w - 6, by, 3, bh}, th->accent);
+    if (off < max_scroll)
+        ren_text(ui->r, ui->g->small, "▼", area.x + area.w - 22, area.y + area.h - sh, th->accent);
+}
+
 /* The heads lab's views and the rollout mode (R). */
 static const Expl LAB_EXPL[] = {
     {N_("Logit lens"), N_("p_L = softmax(W_gen · n(y_L) + b)"),
@@ -263,7 +302,6 @@ void explain_draw(UiCtx *ui, App *a, Rect area)
     if (explain_code_draw(ui, a, &area)) /* the "code" tab (explain_code.c) */
         return;
     const Theme *th = ui->th;
-    Rect rc = area;
     StagePos p = app_pos(a);
     int pre = a->ses.model.cfg.norm == TF_NORM_PRE;
     Expl e = expl_of(p.stage, pre);
@@ -289,7 +327,23 @@ void explain_draw(UiCtx *ui, App *a, Rect area)
     if (xf && a->cmp != CMP_NORMAL) /* the pass shown is the experiment's */
         e.formula = xf;
     e.formula = _(e.formula); /* the formulas with words; the rest stay as they are */
-    int x = rc.x + 14, w = rc.w - 24, y = rc.y + 12;
+    /* the box of the hovered cell at the bottom; the text above it scrolls */
+    Rect rc = area;
+    rc.h -= explain_how_box(ui, a, area);
+    if (a->expl_at != a->ses.at || a->expl_view != view) { /* another stage or view: from the top */
+        a->expl_at = a->ses.at;
+        a->expl_view = view;
+        a->expl_scroll = 0;
+    }
+    int max_scroll = a->expl_content > rc.h ? a->expl_content - rc.h : 0;
+    if (ui->in.wheel && ui_over(&ui->in, rc))
+        a->expl_scroll -= ui->in.wheel * 3 * ren_font_height(ui->g->ui);
+    if (a->expl_scroll > max_scroll)
+        a->expl_scroll = max_scroll;
+    if (a->expl_scroll < 0)
+        a->expl_scroll = 0;
+    ren_clip_push(ui->r, rc);
+    int x = rc.x + 14, w = rc.w - 24, y0 = rc.y + 12 - a->expl_scroll, y = y0;
     y += ui_paragraph(ui->r, ui->g->title, e.title, x, y, w, th->text) + 6;
     if (!own_view) {
         ren_text(ui->r, ui->g->small, stage_info(p.stage)->name, x, y, th->dim);
@@ -309,13 +363,8 @@ void explain_draw(UiCtx *ui, App *a, Rect area)
         ren_text(ui->r, ui->g->ui, shape, x, y, th->dim);
         y += ren_font_height(ui->g->ui) + 8;
     }
-    y += ui_paragraph(ui->r, ui->g->ui, e.text, x, y, w, th->text) + 14;
-    if (a->hover.valid && !a->hover.own && a->hover.stage == p.stage) {
-        char buf[1200];
-        if (how(a, buf, sizeof buf) > 0) {
-            ren_text(ui->r, ui->g->ui, _("How this number was computed"), x, y, th->select);
-            y += ren_font_height(ui->g->ui) + 4;
-            ui_paragraph(ui->r, ui->g->mono, buf, x, y, w, th->text);
-        }
-    }
+    y += ui_paragraph(ui->r, ui->g->ui, e.text, x, y, w, th->text) + 8;
+    ren_clip_pop(ui->r);
+    a->expl_content = y - y0 + 12;
+    panel_scroll_bar(ui, rc, a->expl_content, a->expl_scroll);
 }
