@@ -418,6 +418,17 @@ static int sentence_buttons(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
             view_set_batch(v, b);
         x += bw + 4;
     }
+    /* the lengths this mask pads to: all the same, nothing is padded */
+    int same = 1;
+    for (int b = 1; b < sc->n_src; b++) {
+        int n0 = M->st == ST_DEC_SELF_MASK ? sc->trace->tgt_len[0] : sc->trace->src_len[0];
+        int nb = M->st == ST_DEC_SELF_MASK ? sc->trace->tgt_len[b] : sc->trace->src_len[b];
+        same &= n0 == nb;
+    }
+    if (same && x + 12 < x1) {
+        const char *alts[] = {_("all sentences have the same length: nothing to pad"), _("same lengths: nothing to pad")};
+        ui_text_alt(v->r, f, alts, 2, x + 8, y + 4, x1 - x - 8, v->th->accent);
+    }
     return h;
 }
 

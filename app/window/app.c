@@ -117,8 +117,19 @@ void app_step(App *a, int delta)
 
 void app_change_layer(App *a, int delta)
 {
-    if (session_change_layer(&a->ses, delta))
+    if (session_change_layer(&a->ses, delta)) {
         moved(a);
+        return;
+    }
+    /* nothing moved: say why, rather than leave the key looking broken */
+    StagePos p = app_pos(a);
+    int n = stage_layers(p.stage, &a->ses.model.cfg);
+    if (!(stage_info(p.stage)->flags & SF_LAYER) || n <= 1)
+        app_notice(a, 0, "%s", _("this stage has one layer: [ ] change layers in the encoder and decoder stacks"));
+    else if (delta > 0)
+        app_notice(a, 0, _("layer %d is the last: the stack has %d layers"), n, n);
+    else
+        app_notice(a, 0, "%s", _("layer 1 is the first"));
 }
 
 void app_toggle_side(App *a)

@@ -141,7 +141,10 @@ static void draw_tabs(UiCtx *ui, App *a, Rect rc, TabWish *wish)
     ViewId cur = app_current_view(a);
     StageKind kind = stage_info(app_pos(a).stage)->kind;
     int x = rc.x + 8;
-    int limit = rc.x + rc.w - (a->ses.n_src > 1 ? a->ses.n_src * (rc.h + 7) + 8 : 0);
+    /* the sentence of the batch, unless the view has its own chooser (the
+     * mask view's buttons, with each sentence's length) */
+    int choose = a->ses.n_src > 1 && cur != VIEW_MASK;
+    int limit = rc.x + rc.w - (choose ? a->ses.n_src * (rc.h + 7) + 8 : 0);
     int fit = tabs_fitting(ui, a, ch, n, x, limit, kind);
     char more[96] = "»";
     if (fit < n) { /* the rest go to a list under a » button at the end */
@@ -191,7 +194,7 @@ static void draw_tabs(UiCtx *ui, App *a, Rect rc, TabWish *wish)
             a->tabs_more.open = !a->tabs_more.open;
     }
     /* the sentence of the batch, right-aligned so it is never cut */
-    if (a->ses.n_src > 1) {
+    if (choose) {
         int bw = rc.h + 4, lw = ren_text_width(ui->g->small, _("sentence"));
         int sx = rc.x + rc.w - a->ses.n_src * (bw + 3) - lw - 12;
         if (sx < x) { /* no room for the label: buttons only */

@@ -1,0 +1,114 @@
+/* test_app_feedback.c - the window answers a key or an input that changes
+ * nothing, instead of looking broken: [ at the first layer and ] at the
+ * last say so (T6); a batch of sentences of one length says that nothing
+ * is padded, and the mask view, which has its own sentence buttons (with
+ * each one's length), is the only sentence chooser on screen (T7). On the
+ * bundled en2zh model (2 + 2 layers), drawn headless. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "test_app_util.h"
+#include "test_util.h"
+
+TU_RENDERER(1280, 800)
+
+static void test_layer_ends_say_so(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(NULL, "i love china", NULL, NULL);
+    tu_open(&a, &o, 100);
+    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    a.notice[0] = 0;
+    ev_key(&a, '[', 0);
+    expect_true(app_pos(&a).layer == 0 && strstr(a.notice, "layer 1 is the first") != NULL,
+                "[ at layer 1: stays, and says it is the first; got layer %d, notice '%s'", app_pos(&a).layer + 1,
+                a.notice);
+    ev_key(&a, ']', 0);
+    expect_true(app_pos(&a).layer == 1, "] moves to layer 2, got layer %d", app_pos(&a).layer + 1);
+    a.notice[0] = 0;
+    ev_key(&a, ']', 0);
+    expect_true(app_pos(&a).layer == 1 && strstr(a.notice, "layer 2 is the last") != NULL,
+                "] at layer 2 of 2: stays, and says it is the last; got layer %d, notice '%s'",
+                app_pos(&a).layer + 1, a.notice);
+    app_goto(&a, ST_SRC_TOKENS, 0);
+    a.notice[0] = 0;
+    ev_key(&a, ']', 0);
+    expect_true(strstr(a.notice, "one layer") != NULL, "] on the tokens: says the stage has one layer, got '%s'",
+                a.notice);
+    app_free(&a);
+}
+
+/* The strings drawn in a frame, by whom (the view or the window). */
+typedef struct Drawn {
+    int n;
+    char s[512][96];
+    char tag[512][8];
+} Drawn;
+
+static void on_drawn(void *user, const char *s, int len, Rect box, const char *tag)
+{
+    Drawn *d = user;
+    (void)box;
+    if (len >= 96 || d->n >= 512)
+        return;
+    snprintf(d->s[d->n], sizeof d->s[0], "%.*s", len, s);
+    snprintf(d->tag[d->n++], sizeof d->tag[0], "%s", tag ? tag : "");
+}
+
+static int drawn_by(const Drawn *d, const char *s, const char *tag)
+{
+    int k = 0;
+    for (int i = 0; i < d->n; i++)
+        k += strcmp(d->s[i], s) == 0 && strcmp(d->tag[i], tag) == 0;
+    return k;
+}
+
+static void frame_drawn(App *a, Drawn *d)
+{
+    memset(d, 0, sizeof *d);
+    ren_text_hook(on_drawn, d);
+    tu_frame(a);
+    ren_text_hook(NULL, NULL);
+}
+
+static void test_nothing_to_pad(void **state)
+{
+    (void)state;
+    static App a;
+    static Drawn d;
+    const char *same = "all sentences have the same length: nothing to pad";
+    struct { const char *s0, *s1; int same; } cases[] = {{"i love china", "you read books", 1},
+                                                        {"i love china", "you read", 0}};
+    for (int k = 0; k < 2; k++) {
+        AppOpts o = tu_opts(NULL, NULL, NULL, NULL);
+        o.src[0] = cases[k].s0;
+        o.src[1] = cases[k].s1;
+        o.n_src = 2;
+        tu_open(&a, &o, 100);
+        app_goto(&a, ST_ENC_SELF_MASK, 0);
+        frame_drawn(&a, &d);
+        expect_true(app_current_view(&a) == VIEW_MASK, "the mask view, got %d", (int)app_current_view(&a));
+        expect_true(drawn_by(&d, same, "view") == cases[k].same, "'%s' | '%s': \"%s\" drawn %d times, expected %d",
+                    cases[k].s0, cases[k].s1, same, drawn_by(&d, same, "view"), cases[k].same);
+        /* one sentence chooser: the mask view's buttons, not the tab bar's too */
+        expect_true(drawn_by(&d, "sentence", "window") == 0 && drawn_by(&d, "sentence", "view") == 1,
+                    "the mask view: one chooser (the view's), got %d in the tab bar and %d in the view",
+                    drawn_by(&d, "sentence", "window"), drawn_by(&d, "sentence", "view"));
+        app_goto(&a, ST_ENC_SELF_Q, 0);
+        frame_drawn(&a, &d);
+        expect_true(drawn_by(&d, "sentence", "window") == 1, "another view: the tab bar's chooser, got %d",
+                    drawn_by(&d, "sentence", "window"));
+        app_free(&a);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layer_ends_say_so),
+        cmocka_unit_test(test_nothing_to_pad),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
