@@ -365,6 +365,13 @@ int ui_label_width(const Scene *sc, const TfView *tv, int axis, RenFont *f);
 const char *view_tok_label(const TfTrace *tr, const TfModel *m, const TfView *tv, int axis, int i, char *buf,
                        size_t cap);
 const char *view_token(const Vocab *v, int id, char *buf, size_t cap);
+/* Row or column i of a view as the status line names it: "'i' (pos 0)"
+ * for a token (positions count from 0, as the tokens view and the
+ * positional encoding count them), "dim 3" for a dimension, "'书' (id 17)"
+ * for a vocabulary entry (view_index_name: the same from a label kind,
+ * index and label). */
+const char *view_cell_name(const Scene *sc, const TfView *tv, int axis, int i, char *buf, size_t cap);
+const char *view_index_name(LabelKind k, int i, const char *label, char *buf, size_t cap);
 /* Report cell (r, c) of a view as what the mouse is over. */
 void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c);
 /* Stage `part` of the attention block the scene's stage belongs to, and
@@ -429,8 +436,14 @@ typedef struct HeatOpts {
     float lo, hi;      /* forced range when lo < hi */
     int diverging;     /* signed data on the diverging map (a difference) */
     const char *caption;
+    const char *axes;  /* what the rows and the columns are, a small line above */
+    int head_cols;     /* columns per head: a boundary between heads, 0 none */
 } HeatOpts;
 void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o);
+/* "rows: queries (decoder input) · columns: keys (source tokens)": the
+ * axis titles of a matrix of stage kind `kind` in buf, or NULL when an
+ * axis lists nothing nameable. */
+const char *view_axes_text(const TfView *tv, StageKind kind, char *buf, size_t cap);
 /* experiment - normal for the cells of tv (tv->rows x tv->cols, malloc'd,
  * the caller frees it), or NULL when the normal pass has no such matrix. */
 float *view_diff(const Scene *sc, const TfView *tv, int head);

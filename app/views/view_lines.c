@@ -573,10 +573,10 @@ static void set_hover(ViewCtx *v, const LinesGeo *G)
     hv->row = r;
     hv->col = c;
     hv->value = bv;
-    view_tok_label(sc->trace, sc->model, &bw, 0, r, rl, sizeof rl);
-    view_tok_label(sc->trace, sc->model, &bw, 1, c, cl, sizeof cl);
-    snprintf(hv->where, sizeof hv->where, _("head %d, the strongest line through the token: row %d '%s', col %d '%s'"),
-             best_h + 1, r, rl, c, cl);
+    view_cell_name(sc, &bw, 0, r, rl, sizeof rl);
+    view_cell_name(sc, &bw, 1, c, cl, sizeof cl);
+    snprintf(hv->where, sizeof hv->where, _("head %d, the strongest line through the token: row %s, col %s"),
+             best_h + 1, rl, cl);
     if (sc->cmp == 2 && sc->base)
         view_diff_hover(v, &bw);
 }

@@ -151,12 +151,11 @@ static void set_hover(ViewCtx *v, const MaskInfo *M, int i, int j)
     h->row = i;
     h->col = j;
     h->value = tf_view_at(&M->mv, i, j);
-    view_tok_label(sc->trace, sc->model, &M->mv, 0, i, rl, sizeof rl);
-    view_tok_label(sc->trace, sc->model, &M->mv, 1, j, cl, sizeof cl);
+    view_cell_name(sc, &M->mv, 0, i, rl, sizeof rl);
+    view_cell_name(sc, &M->mv, 1, j, cl, sizeof cl);
     snprintf(h->where, sizeof h->where,
-             i >= M->qn ? _("row %d '%s', col %d '%s': %s (a padded query row: ignored)")
-                        : _("row %d '%s', col %d '%s': %s"),
-             i, rl, j, cl, _(WHY[cell_cat(M, i, j)]));
+             i >= M->qn ? _("row %s, col %s: %s (a padded query row: ignored)") : _("row %s, col %s: %s"), rl, cl,
+             _(WHY[cell_cat(M, i, j)]));
 }
 
 /* Labels down the left and across the top; a label that would touch its

@@ -242,12 +242,48 @@ typedef struct HeatLayout {
 /* The caption above the heatmap, if any; rc shrinks below it. */
 static void heat_caption(ViewCtx *v, const HeatOpts *o, Rect *rc)
 {
-    if (!o->caption)
+    if (o->caption) {
+        ui_text_fit(v->r, v->g->ui, o->caption, rc->x, rc->y, rc->w, v->th->text);
+        int ch = ren_font_height(v->g->ui) + 4;
+        rc->y += ch;
+        rc->h -= ch;
+    }
+    if (o->axes && rc->h > 8 * ren_font_height(v->g->small)) {
+        ui_text_fit(v->r, v->g->small, o->axes, rc->x, rc->y, rc->w, v->th->dim);
+        int ah = ren_font_height(v->g->small) + 4;
+        rc->y += ah;
+        rc->h -= ah;
+    }
+}
+
+/* Lines between the heads of a matrix that holds them side by side (Q, K,
+ * V of all heads, their concatenation), and each head's number under the
+ * grid where there is room. */
+static void draw_head_bounds(ViewCtx *v, const TfView *tv, const HeatLayout *hl, int per)
+{
+    if (per <= 0 || per >= tv->cols)
         return;
-    ui_text_fit(v->r, v->g->ui, o->caption, rc->x, rc->y, rc->w, v->th->text);
-    int ch = ren_font_height(v->g->ui) + 4;
-    rc->y += ch;
-    rc->h -= ch;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), n = (tv->cols + per - 1) / per;
+    ren_clip_push(v->r, hl->area);
+    for (int k = 1; k < n; k++) { /* light in dark: seen on light cells and on dark ones */
+        int x = hl->grid.x + (int)lroundf(k * per * hl->zcw);
+        ren_rect(v->r, (Rect){x - 2, hl->grid.y, 4, hl->grid.h}, v->th->bg);
+        ren_rect(v->r, (Rect){x - 1, hl->grid.y, 2, hl->grid.h}, v->th->text);
+    }
+    ren_clip_pop(v->r);
+    int y = hl->area.y + hl->area.h + 2;
+    if (y + fh > hl->rc.y + hl->rc.h + fh || per * hl->zcw < ren_text_width(f, "h8"))
+        return;
+    char buf[32];
+    for (int k = 0; k < n; k++) {
+        int x0 = hl->grid.x + (int)lroundf(k * per * hl->zcw), w = (int)lroundf(per * hl->zcw);
+        snprintf(buf, sizeof buf, w >= ren_text_width(f, "head 10") + 4 ? _("head %d") : "h%d", k + 1);
+        Rect band = {x0, y, w, fh};
+        if (band.x + band.w <= hl->area.x || band.x >= hl->area.x + hl->area.w)
+            continue;
+        ui_text_center(v->r, f, buf, band, v->th->dim);
+    }
 }
 
 /* The cell size at zoom 1: as large as fits, at most 72 points; square
@@ -485,6 +521,7 @@ static void heat_draw_one(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts 
     draw_selection(v, tv, &hl);
     draw_hover(v, tv, &hl);
     ren_clip_pop(v->r);
+    draw_head_bounds(v, tv, &hl, o->head_cols);
     draw_frame(v, &hl);
     draw_labels(v, tv, 0, (Rect){hl.rc.x, hl.area.y, hl.lw, hl.area.h}, hl.grid, hl.zch, tv->rows);
     /* column labels may reach left over the row-label band (the first one) */
@@ -657,6 +694,12 @@ void view_matrix(ViewCtx *v)
     o.colorbar = 1;
     o.zeros_marked = si->kind == SK_HIDDEN;
     o.pz_slot = VIEW_MATRIX;
+    char axes[256];
+    o.axes = view_axes_text(&tv, si->kind, axes, sizeof axes);
+    const TfConfig *c = &sc->model->cfg;
+    if ((si->kind == SK_QKV || si->kind == SK_HEADS) && tv.col_kind == LBL_DIM && tv.cols == c->d_model &&
+        c->n_heads > 1)
+        o.head_cols = c->d_model / c->n_heads;
     if (sc->rollout && sc->roll && si->kind == SK_WEIGHTS) {
         /* R: attention rollout through the layers up to this one, all heads */
         TfView rv = tv;
@@ -677,6 +720,31 @@ void view_matrix(ViewCtx *v)
         return;
     }
     heat_draw(v, &tv, v->area, &o);
+}
+
+/* What an axis of a matrix lists, for its title. */
+static const char *axis_name(LabelKind k)
+{
+    switch (k) {
+    case LBL_SRC: return _("source tokens");
+    case LBL_TGT: return _("decoder input");
+    case LBL_POS: return _("positions");
+    case LBL_DIM: return _("dimensions");
+    case LBL_VOCAB: return _("vocabulary");
+    default: return NULL;
+    }
+}
+
+const char *view_axes_text(const TfView *tv, StageKind kind, char *buf, size_t cap)
+{
+    const char *r = axis_name(tv->row_kind), *c = axis_name(tv->col_kind);
+    if (!r || !c)
+        return NULL;
+    if (kind == SK_SCORES || kind == SK_WEIGHTS || kind == SK_MASK)
+        snprintf(buf, cap, _("rows: queries (%s) · columns: keys (%s)"), r, c);
+    else
+        snprintf(buf, cap, _("rows: %s · columns: %s"), r, c);
+    return buf;
 }
 
 /* Is tv the trace's own matrix (not a view's copy or selection)? */

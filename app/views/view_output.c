@@ -226,10 +226,12 @@ static void set_hover(ViewCtx *v, int b, int t, int id, float p)
     h->row = t;
     h->col = id;
     h->value = p;
-    char t1[VOCAB_MAX_TOKEN_BYTES + 1], t2[VOCAB_MAX_TOKEN_BYTES + 1];
-    snprintf(h->where, sizeof h->where, _("row %d '%s', col %d '%s'"), t,
-             view_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + t], t1, sizeof t1), id,
-             view_token(&sc->model->tgt_vocab, id, t2, sizeof t2));
+    char t1[VOCAB_MAX_TOKEN_BYTES + 1], t2[VOCAB_MAX_TOKEN_BYTES + 1], r[VOCAB_MAX_TOKEN_BYTES + 40],
+        c[VOCAB_MAX_TOKEN_BYTES + 40];
+    view_index_name(LBL_TGT, t, view_token(&sc->model->tgt_vocab, tr->tgt_ids[(size_t)b * tr->T + t], t1, sizeof t1),
+                    r, sizeof r);
+    view_index_name(LBL_VOCAB, id, view_token(&sc->model->tgt_vocab, id, t2, sizeof t2), c, sizeof c);
+    snprintf(h->where, sizeof h->where, _("row %s, col %s"), r, c);
 }
 
 /* One bar: token, a track for 0..1, the fill, the probability. */

@@ -44,14 +44,33 @@ void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c)
     h->row = r;
     h->col = c;
     h->value = tf_view_at(tv, r, c);
-    view_tok_label(v->s->trace, v->s->model, tv, 0, r, rl, sizeof rl);
-    view_tok_label(v->s->trace, v->s->model, tv, 1, c, cl, sizeof cl);
+    view_cell_name(v->s, tv, 0, r, rl, sizeof rl);
+    view_cell_name(v->s, tv, 1, c, cl, sizeof cl);
     const StageInfo *si = stage_info(tv->stage);
     if ((si->flags & SF_HEAD) && tv->head >= 0)
-        snprintf(h->where, sizeof h->where, _("layer %d head %d: row %d '%s', col %d '%s'"), tv->layer + 1,
-                 tv->head + 1, r, rl, c, cl);
+        snprintf(h->where, sizeof h->where, _("layer %d head %d: row %s, col %s"), tv->layer + 1, tv->head + 1, rl,
+                 cl);
     else
-        snprintf(h->where, sizeof h->where, _("row %d '%s', col %d '%s'"), r, rl, c, cl);
+        snprintf(h->where, sizeof h->where, _("row %s, col %s"), rl, cl);
+}
+
+const char *view_index_name(LabelKind k, int i, const char *label, char *buf, size_t cap)
+{
+    if (k == LBL_DIM)
+        snprintf(buf, cap, _("dim %d"), i);
+    else if (k == LBL_VOCAB)
+        snprintf(buf, cap, _("'%s' (id %d)"), label, i);
+    else
+        snprintf(buf, cap, _("'%s' (pos %d)"), label, i);
+    return buf;
+}
+
+const char *view_cell_name(const Scene *sc, const TfView *tv, int axis, int i, char *buf, size_t cap)
+{
+    char lab[160];
+    view_tok_label(sc->trace, sc->model, tv, axis, i, lab, sizeof lab);
+    int idx = axis && tv->col_kind == LBL_DIM ? tv->col0 + i : i;
+    return view_index_name(axis ? tv->col_kind : tv->row_kind, idx, lab, buf, cap);
 }
 
 void ui_colorbar(ViewCtx *v, Rect rc, CmapId cmap, float lo, float hi, const char *label)

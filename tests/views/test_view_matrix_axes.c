@@ -1,0 +1,137 @@
+/* test_view_matrix_axes.c - the heatmap says what its axes are ("rows:
+ * queries (decoder input) · columns: keys (source tokens)"), draws the
+ * boundaries between heads where a matrix holds them side by side (Q of
+ * all heads), and names a hovered cell by position, counted from 0 as the
+ * tokens view counts them ("row '<bos>' (pos 0)"), with layers and heads
+ * from 1. The bundled en2zh model (d_model 64, 8 heads), whole windows at
+ * 1280x800 drawn headless. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "test_app_util.h"
+#include "test_util.h"
+#include "view.h"
+
+TU_RENDERER(1280, 800)
+
+typedef struct Drawn {
+    int n;
+    char s[512][128];
+} Drawn;
+
+static void on_drawn(void *user, const char *s, int len, Rect box, const char *tag)
+{
+    Drawn *d = user;
+    (void)box;
+    if (!tag || strcmp(tag, "view") != 0 || len >= 128 || d->n >= 512)
+        return;
+    snprintf(d->s[d->n++], sizeof d->s[0], "%.*s", len, s);
+}
+
+static int drawn(const Drawn *d, const char *s)
+{
+    for (int i = 0; i < d->n; i++)
+        if (strcmp(d->s[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+static void open_at(App *a, StageId st, int head)
+{
+    AppOpts o = tu_opts(NULL, "i read books today", NULL, NULL);
+    tu_open(a, &o, 100);
+    app_goto(a, st, 0);
+    app_set_head(a, head);
+    a->view = VIEW_MATRIX;
+}
+
+static void frame_drawn(App *a, Drawn *d)
+{
+    memset(d, 0, sizeof *d);
+    ren_text_hook(on_drawn, d);
+    tu_frame(a);
+    tu_frame(a);
+    ren_text_hook(NULL, NULL);
+}
+
+static void test_axis_titles(void **state)
+{
+    (void)state;
+    static App a;
+    static Drawn d;
+    struct { StageId st; int head; const char *axes; } cases[] = {
+        {ST_DEC_CROSS_WEIGHTS, 0, "rows: queries (decoder input) · columns: keys (source tokens)"},
+        {ST_ENC_SELF_SCORES, 2, "rows: queries (source tokens) · columns: keys (source tokens)"},
+        {ST_ENC_SELF_Q, -1, "rows: source tokens · columns: dimensions"},
+        {ST_SRC_EMBED, 0, "rows: source tokens · columns: dimensions"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        open_at(&a, cases[k].st, cases[k].head);
+        frame_drawn(&a, &d);
+        expect_true(drawn(&d, cases[k].axes), "%s: the axes titled \"%s\", got %s", stage_info(cases[k].st)->name,
+                    cases[k].axes, drawn(&d, cases[k].axes) ? "it" : "not");
+        app_free(&a);
+    }
+}
+
+static void test_head_boundaries(void **state)
+{
+    (void)state;
+    static App a;
+    static Drawn d;
+    open_at(&a, ST_ENC_SELF_Q, -1);
+    frame_drawn(&a, &d);
+    HeatGeo g = a.heat;
+    expect_true(g.valid && g.cols == 64, "Q of all heads: 64 columns, got %d", g.cols);
+    int heads = 0;
+    for (int h = 1; h <= 8; h++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "head %d", h);
+        heads += drawn(&d, buf);
+    }
+    expect_true(heads == 8, "each head's columns named under the matrix: %d of 8", heads);
+    /* the line between head 1 and head 2, at column 8, in the text colour */
+    tu_frame(&a);
+    app_draw(&a, tu_ren);
+    uint32_t px[3];
+    int x = g.grid.x + (int)(8 * g.cw + 0.5f), y = g.grid.y + g.grid.h / 2;
+    ren_read_pixels(tu_ren, (Rect){x - 1, y, 3, 1}, px);
+    ren_end(tu_ren);
+    Color t = theme_get(a.look.theme)->text;
+    uint32_t want = (uint32_t)t.r << 24 | (uint32_t)t.g << 16 | (uint32_t)t.b << 8 | 0xFF;
+    expect_true(px[0] == want || px[1] == want, "a boundary line at column 8 (x %d): %08x %08x, want %08x", x,
+                px[0], px[1], want);
+    app_free(&a);
+    /* one head's columns: no boundary, no names */
+    open_at(&a, ST_ENC_SELF_Q, 0);
+    frame_drawn(&a, &d);
+    expect_true(!drawn(&d, "head 2") && !drawn(&d, "h2"), "one head's Q: no head names under it, got %s", "some");
+    app_free(&a);
+}
+
+static void test_hover_names_positions(void **state)
+{
+    (void)state;
+    static App a;
+    static Drawn d;
+    open_at(&a, ST_DEC_CROSS_WEIGHTS, 0);
+    frame_drawn(&a, &d);
+    HeatGeo g = a.heat;
+    ev_mouse(&a, IN_MOUSE_MOVE, g.grid.x + (int)(1.5f * g.cw), g.grid.y + (int)(0.5f * g.ch), 0);
+    tu_frame(&a);
+    const char *want = "layer 1 head 1: row '<bos>' (pos 0), col 'read' (pos 1)";
+    expect_true(a.hover.valid && strcmp(a.hover.where, want) == 0, "the status line names the cell \"%s\", got \"%s\"",
+                want, a.hover.where);
+    app_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_axis_titles),
+        cmocka_unit_test(test_head_boundaries),
+        cmocka_unit_test(test_hover_names_positions),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
