@@ -292,8 +292,8 @@ int ui_textbox(UiCtx *ui, UiId id, char *buf, int cap, Rect rc, const char *hint
     ren_rect(ui->r, rc, th->bg);
     ren_rect_line(ui->r, rc, focused ? 2 : 1, focused ? th->accent : opt & UI_WARN ? th->warn : th->border);
     ren_clip_push(ui->r, rc);
-    if (!buf[0] && hint)
-        ren_text(ui->r, f, hint, tx, ty, th->dim);
+    if (!buf[0] && hint) /* cut with an ellipsis where the box ends */
+        ui_text_fit(ui->r, f, hint, tx, ty, rc.x + rc.w - pad - tx, th->dim);
     int shift = text_shift(ui, id, buf, f, room);
     int cur_x = ren_text_width_n(f, buf, focused ? ui->edit.cursor : (int)strlen(buf));
     if (focused && ui->edit.anchor != ui->edit.cursor) {

@@ -561,6 +561,11 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
         int cw = ren_text_width(f, t) + 24;
         if (cw < 56)
             cw = 56;
+        if (show_ids) { /* the id under the chip ("<unk> id 3") fits it too */
+            snprintf(id, sizeof id, unk_word ? "<unk> id %d" : "id %d", ids[i]);
+            int iw = ren_text_width(s, id) + 10;
+            cw = iw > cw ? iw : cw;
+        }
         if (min_w && cw < min_w[i]) /* aligned with another row */
             cw = min_w[i];
         if (x + cw > x0 + w && x > x0) {
@@ -600,6 +605,46 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
 
 /* Token stages: the sentence as chips with ids; for the source also what
  * the model makes of it, for the decoder input the shift by one place. */
+/* Tokens as plain chips, a run of three or more of the same token as one
+ * chip "t30651 ×47" (an untrained model repeats itself); returns the y
+ * below them. */
+static int run_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, int x0, int y, int w)
+{
+    RenFont *f = v->g->title;
+    int fh = ren_font_height(f), x = x0, row_h = fh + 14 + 12;
+    for (int i = 0; i < n;) {
+        int k = 1;
+        while (i + k < n && ids[i + k] == ids[i])
+            k++;
+        int run = k >= 3 ? k : 1;
+        char tb[VOCAB_MAX_TOKEN_BYTES + 1], t[VOCAB_MAX_TOKEN_BYTES + 24];
+        view_token(voc, ids[i], tb, sizeof tb);
+        if (run > 1)
+            snprintf(t, sizeof t, "%s ×%d", tb, run);
+        else
+            snprintf(t, sizeof t, "%s", tb);
+        int cw = ren_text_width(f, t) + 24;
+        if (cw < 56)
+            cw = 56;
+        if (cw > w)
+            cw = w;
+        if (x + cw > x0 + w && x > x0) {
+            x = x0;
+            y += row_h;
+        }
+        Rect chip = {x, y, cw, fh + 14};
+        ren_rect(v->r, chip, v->th->panel2);
+        ren_rect_line(v->r, chip, 1, v->th->border);
+        ren_clip_push(v->r, chip);
+        int tw = ren_text_width(f, t);
+        ui_text_fit(v->r, f, t, tw > cw - 8 ? chip.x + 4 : chip.x + (cw - tw) / 2, chip.y + 7, cw - 8, v->th->text);
+        ren_clip_pop(v->r);
+        x += cw + 10;
+        i += run;
+    }
+    return y + row_h;
+}
+
 static void tokens_draw(ViewCtx *v, const TfView *tv)
 {
     const Scene *sc = v->s;
@@ -654,7 +699,7 @@ static void tokens_draw(ViewCtx *v, const TfView *tv)
         int out[VIEW_CAP_T];
         for (int i = 0; i < sc->greedy_n && n < VIEW_CAP_T && sc->greedy_ids[i] != cfg_eos_id(&sc->model->cfg); i++)
             out[n++] = sc->greedy_ids[i];
-        y = token_chips(v, &sc->model->tgt_vocab, out, n, LBL_NONE, n, x, y, w, 0, -1, NULL, NULL, NULL, 0);
+        y = run_chips(v, &sc->model->tgt_vocab, out, n, x, y, w);
         if (exp_on) { /* the experiment's own translation, which no pass shown reads */
             char buf[VIEW_TEXT_MAX + 160];
             snprintf(buf, sizeof buf, _("under the experiment the model translates it as «%s»"), sc->translation);

@@ -295,17 +295,21 @@ static void draw_input(UiCtx *ui, App *a, Rect rc, int side)
     char hint[APP_TEXT_MAX + 96];
     const char *base = a->ses.ext.base_translation, *hid = _("hidden until you predict");
     int hide = lesson_ui_hides_output(a);
+    /* sentencepiece's ▁ as the mark the tokens show (ui_token) */
+    char shown[APP_TEXT_MAX], shown_base[APP_TEXT_MAX];
+    ui_token(a->ses.translation, shown, sizeof shown);
+    ui_token(base, shown_base, sizeof shown_base);
     if (side == APP_LINE_TGT && session_has_exp(&a->ses))
         /* one story: the decoder input of both passes is the normal pass's
          * greedy output (session.c, target_step), not the experiment's */
         snprintf(hint, sizeof hint, _("empty: both passes read the normal greedy translation «%s»; the experiment's own: «%s»"),
-                 hide ? hid : base[0] ? base : "…",
-                 hide ? hid : session_exp_pending(&a->ses) ? "…" : a->ses.translation);
+                 hide ? hid : shown_base[0] ? shown_base : "…",
+                 hide ? hid : session_exp_pending(&a->ses) ? "…" : shown);
     else if (side == APP_LINE_TGT && a->ses.input_error[0]) /* nothing is being computed */
         snprintf(hint, sizeof hint, "%s", _("empty: the decoder reads the greedy translation of the source, once there is one"));
     else if (side == APP_LINE_TGT)
         snprintf(hint, sizeof hint, _("empty: the decoder reads its own greedy translation  «%s»"),
-                 hide ? hid : a->ses.translation[0] ? a->ses.translation : "…");
+                 hide ? hid : shown[0] ? shown : "…");
     else
         snprintf(hint, sizeof hint, "%s", _("type a sentence (up to 4, separated by |)"));
     /* a visible clear button (Ctrl+U does the same) */

@@ -2,8 +2,12 @@
  * nothing, instead of looking broken: [ at the first layer and ] at the
  * last say so (T6); a batch of sentences of one length says that nothing
  * is padded, and the mask view, which has its own sentence buttons (with
- * each one's length), is the only sentence chooser on screen (T7). On the
- * bundled en2zh model (2 + 2 layers), drawn headless. */
+ * each one's length), is the only sentence chooser on screen (T7). And
+ * long text fits where it is drawn: the Target line's placeholder ends in
+ * an ellipsis at the box's edge, with sentencepiece's ▁ as the tokens'
+ * middle dot (T11, M3); an untrained model's repeated output is one chip
+ * "t35 ×54" (B1). On the bundled en2zh model (2 + 2 layers) and a small
+ * random one, drawn headless. */
 #include <stdio.h>
 #include <string.h>
 
@@ -104,11 +108,92 @@ static void test_nothing_to_pad(void **state)
     }
 }
 
+/* Strings drawn past the right edge of the window (x + width > W). */
+typedef struct Edge {
+    int past, ell, bar;
+    char first[200];
+} Edge;
+
+static void on_edge(void *user, const char *s, int len, Rect box, const char *tag)
+{
+    Edge *e = user;
+    (void)tag;
+    if (box.x + box.w > 1280 && e->past++ == 0)
+        snprintf(e->first, sizeof e->first, "%.*s", len < 190 ? len : 190, s);
+    if (len == (int)strlen("…") && strncmp(s, "…", (size_t)len) == 0 && box.y > 740)
+        e->ell++;
+    for (int i = 0; i + 3 <= len; i++)
+        e->bar += strncmp(s + i, "\xe2\x96\x81", 3) == 0;
+}
+
+static void test_target_placeholder_fits(void **state)
+{
+    (void)state;
+    static App a;
+    static Edge e;
+    AppOpts o = tu_opts(NULL, "i love china", NULL, NULL);
+    tu_open(&a, &o, 100);
+    tu_frame(&a);
+    /* a long translation with sentencepiece's word marks, as a MarianMT
+     * model's batch gives */
+    char *t = a.ses.translation;
+    t[0] = 0;
+    for (int i = 0; i < 40; i++)
+        strcat(t, "\xe2\x96\x81very");
+    memset(&e, 0, sizeof e);
+    ren_text_hook(on_edge, &e);
+    tu_frame(&a);
+    ren_text_hook(NULL, NULL);
+    expect_true(e.past == 0, "nothing drawn past the window's right edge, got %d strings (first '%s')", e.past,
+                e.first);
+    expect_true(e.ell >= 1, "the Target placeholder ends with an ellipsis, got %d", e.ell);
+    expect_true(e.bar == 0, "no ▁ drawn (the middle dot instead), got %d", e.bar);
+    app_free(&a);
+}
+
+static char g_small[256];
+
+static void test_repeats_collapse(void **state)
+{
+    (void)state;
+    static App a;
+    static Drawn d;
+    char path[256];
+    expect_true(tu_model_tmp(path, sizeof path, "feedback-rand.safetensors", 40, 48, 7) == 0, "a small model");
+    snprintf(g_small, sizeof g_small, "%s", path);
+    AppOpts o = tu_opts(g_small, "t5 t6 t7", NULL, NULL);
+    tu_open(&a, &o, 100);
+    app_goto(&a, ST_SRC_TOKENS, 0);
+    frame_drawn(&a, &d);
+    /* the longest run of one token in the greedy output */
+    const int *g = a.ses.greedy.ids;
+    int n = 0, best = 0, best_id = -1;
+    while (n < a.ses.greedy.n && g[n] != cfg_eos_id(&a.ses.model.cfg))
+        n++;
+    for (int i = 0; i < n;) {
+        int k = 1;
+        while (i + k < n && g[i + k] == g[i])
+            k++;
+        if (k > best)
+            best = k, best_id = g[i];
+        i += k;
+    }
+    char want[96];
+    snprintf(want, sizeof want, "%s ×%d", vocab_token(&a.ses.model.tgt_vocab, best_id), best);
+    expect_true(best >= 3, "the random model repeats a token (a run of %d)", best);
+    expect_true(drawn_by(&d, want, "view") == 1, "the run drawn as one chip \"%s\", got %d", want,
+                drawn_by(&d, want, "view"));
+    app_free(&a);
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layer_ends_say_so),
         cmocka_unit_test(test_nothing_to_pad),
+        cmocka_unit_test(test_target_placeholder_fits),
+        cmocka_unit_test(test_repeats_collapse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
