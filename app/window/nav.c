@@ -84,7 +84,44 @@ static void block_row(UiCtx *ui, App *a, const NavBlock *b, Rect rc, int current
 typedef struct ColumnGeo {
     int frame_top, frame_bottom; /* y extent of the layer frame, -1 if none */
     int cross_y;                 /* centre of the cross-attention row */
+    Rect frame;                  /* the layer frame (its tabs hang on its left) */
 } ColumnGeo;
+
+/* A tab per layer down the left of a column's layer frame; a click opens
+ * that layer. Drawn after the encoder-to-decoder connector, so the line
+ * passes behind the decoder's tabs and never over their numbers. */
+static void draw_layer_tabs(UiCtx *ui, App *a, Rect col, Rect fr, int decoder, const NavBlock *bl, int nb)
+{
+    const Theme *th = ui->th;
+    const TfConfig *c = &a->ses.model.cfg;
+    int nl = decoder ? c->n_dec : c->n_enc, layer = a->nav.layer[decoder];
+    int fh = ren_font_height(ui->g->small), tab = fh + 4;
+    char lab[32];
+    for (int l = 0; l < nl; l++) {
+        Rect t = {col.x - 6, fr.y + 4 + l * (tab + 2), tab, tab};
+        if (t.y + t.h > fr.y + fr.h)
+            break;
+        snprintf(lab, sizeof lab, "%d", l + 1);
+        int on = l == layer;
+        ren_rect(ui->r, t, on ? th->accent : th->panel2);
+        ren_rect_line(ui->r, t, 1, th->border);
+        ui_text_center(ui->r, ui->g->small, lab, t, on ? th->bg : th->text);
+        if (ui_clicked(&ui->in, t)) {
+            a->nav.layer[decoder] = l;
+            StagePos p = app_pos(a);
+            const StageInfo *si = stage_info(p.stage);
+            if (((si->flags & SF_DECODER) != 0) == decoder && (si->flags & SF_LAYER))
+                app_goto(a, p.stage, l);
+            else /* open that layer at its first attention block */
+                for (int k = 0; k < nb; k++)
+                    if (bl[k].decoder == decoder && bl[k].layer == l) {
+                        StagePos q = a->ses.walk[block_entry(a, &bl[k])];
+                        app_goto(a, q.stage, q.layer);
+                        break;
+                    }
+        }
+    }
+}
 
 static ColumnGeo draw_column(UiCtx *ui, App *a, Rect col, int decoder, const NavBlock *bl, int nb,
                              int cur, int rh, int gap)
@@ -92,7 +129,7 @@ static ColumnGeo draw_column(UiCtx *ui, App *a, Rect col, int decoder, const Nav
     const Theme *th = ui->th;
     const TfConfig *c = &a->ses.model.cfg;
     int layer = a->nav.layer[decoder];
-    ColumnGeo g = {-1, -1, -1};
+    ColumnGeo g = {-1, -1, -1, {0, 0, 0, 0}};
     int y = col.y + col.h - gap;
     int fh = ren_font_height(ui->g->small);
     for (int k = 0; k < nb; k++) {
@@ -134,31 +171,7 @@ static ColumnGeo draw_column(UiCtx *ui, App *a, Rect col, int decoder, const Nav
     char lab[32];
     snprintf(lab, sizeof lab, _("%d× layer"), nl);
     ren_text(ui->r, ui->g->small, lab, fr.x + fr.w - ren_text_width(ui->g->small, lab) - 4, fr.y - fh - 2, th->dim);
-    int tab = fh + 4;
-    for (int l = 0; l < nl; l++) {
-        Rect t = {col.x - 6, fr.y + 4 + l * (tab + 2), tab, tab};
-        if (t.y + t.h > fr.y + fr.h)
-            break;
-        snprintf(lab, sizeof lab, "%d", l + 1);
-        int on = l == layer;
-        ren_rect(ui->r, t, on ? th->accent : th->panel2);
-        ren_rect_line(ui->r, t, 1, th->border);
-        ui_text_center(ui->r, ui->g->small, lab, t, on ? th->bg : th->text);
-        if (ui_clicked(&ui->in, t)) {
-            a->nav.layer[decoder] = l;
-            StagePos p = app_pos(a);
-            const StageInfo *si = stage_info(p.stage);
-            if (((si->flags & SF_DECODER) != 0) == decoder && (si->flags & SF_LAYER))
-                app_goto(a, p.stage, l);
-            else /* open that layer at its first attention block */
-                for (int k = 0; k < nb; k++)
-                    if (bl[k].decoder == decoder && bl[k].layer == l) {
-                        StagePos q = a->ses.walk[block_entry(a, &bl[k])];
-                        app_goto(a, q.stage, q.layer);
-                        break;
-                    }
-        }
-    }
+    g.frame = fr;
     return g;
 }
 
@@ -232,6 +245,10 @@ void nav_draw(UiCtx *ui, App *a, Rect area)
         Color c3[3] = {th->accent2, th->accent2, th->accent2};
         ren_triangles(ui->r, ah, c3, 3);
     }
+    if (ge.frame_bottom >= 0)
+        draw_layer_tabs(ui, a, enc, ge.frame, 0, bl, nb);
+    if (gd.frame_bottom >= 0)
+        draw_layer_tabs(ui, a, dec, gd.frame, 1, bl, nb);
 }
 
 void steps_draw(UiCtx *ui, App *a, Rect area)

@@ -9,6 +9,7 @@
  * "t35 ×54" (B1). On the bundled en2zh model (2 + 2 layers) and a small
  * random one, drawn headless. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
@@ -187,6 +188,71 @@ static void test_repeats_collapse(void **state)
     remove(path);
 }
 
+/* The navigator of a 6-layer model: the orange line from the encoder to
+ * the decoder's cross-attention runs behind the decoder's layer tabs, so
+ * no digit of a tab has the line's colour in it (B2). */
+typedef struct Digits {
+    int n;
+    Rect box[32];
+} Digits;
+
+static void on_digit(void *user, const char *s, int len, Rect box, const char *tag)
+{
+    Digits *d = user;
+    if (tag && strcmp(tag, "window") == 0 && len == 1 && s[0] >= '1' && s[0] <= '6' && box.x < 280 && d->n < 32)
+        d->box[d->n++] = box;
+}
+
+static void test_nav_tabs_over_the_connector(void **state)
+{
+    (void)state;
+    static App a;
+    static Digits d;
+    char path[256];
+    TfConfig c;
+    TfErr err;
+    TfModel m;
+    cfg_preset(&c, "classroom", &err);
+    c.d_model = 32;
+    c.n_heads = 4;
+    c.d_ff = 64;
+    c.n_enc = c.n_dec = 6;
+    c.src_vocab = c.tgt_vocab = 40;
+    tu_tmp(path, sizeof path, "feedback-6layers.safetensors");
+    expect_true(model_init_random(&m, &c, 3, &err) == 0 && ckpt_save(&m, path, &err) == 0, "a 6-layer model: %s",
+                err.msg);
+    model_free(&m);
+    AppOpts o = tu_opts(path, "t5 t6 t7", NULL, NULL);
+    tu_open(&a, &o, 100);
+    app_goto(&a, ST_DEC_CROSS_WEIGHTS, 0);
+    tu_frame(&a);
+    memset(&d, 0, sizeof d);
+    ren_text_hook(on_digit, &d);
+    a.now += 0.5;
+    app_draw(&a, tu_ren);
+    ren_text_hook(NULL, NULL);
+    Color o2 = theme_get(a.look.theme)->accent2;
+    int orange = 0, tabs = 0;
+    static uint32_t px[64 * 64];
+    for (int i = 0; i < d.n; i++) {
+        Rect b = d.box[i];
+        if (b.w > 64 || b.h > 64)
+            continue;
+        tabs++;
+        ren_read_pixels(tu_ren, b, px);
+        for (int k = 0; k < b.w * b.h; k++) {
+            uint32_t p = px[k];
+            int r = (int)(p >> 24), g = (int)(p >> 16 & 255), bl = (int)(p >> 8 & 255);
+            orange += abs(r - o2.r) < 24 && abs(g - o2.g) < 24 && abs(bl - o2.b) < 24;
+        }
+    }
+    ren_end(tu_ren);
+    expect_true(tabs >= 12, "both columns' layer tabs drawn (6 + 6 digits), got %d", tabs);
+    expect_true(orange == 0, "no pixel of the connector's colour on a layer number, got %d", orange);
+    app_free(&a);
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_nothing_to_pad),
         cmocka_unit_test(test_target_placeholder_fits),
         cmocka_unit_test(test_repeats_collapse),
+        cmocka_unit_test(test_nav_tabs_over_the_connector),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
