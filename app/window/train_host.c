@@ -392,6 +392,18 @@ static void do_save(App *a, TrainHost *h)
         app_notice(a, 1, "%s", _("nothing to save yet: start training first"));
         return;
     }
+    /* the first save into a folder asks first: it writes a file there */
+    if (!h->save_confirmed || strcmp(h->save_ok_dir, h->save_dir) != 0) {
+        if (a->now > h->save_armed) {
+            h->save_armed = a->now + TH_SAVE_CONFIRM;
+            app_notice(a, 0, _("W again saves the model as stepformer-%s-….safetensors in %s"), h->st.data_name,
+                       h->save_dir[0] ? h->save_dir : _("the folder the window was started in"));
+            return;
+        }
+        snprintf(h->save_ok_dir, sizeof h->save_ok_dir, "%s", h->save_dir);
+        h->save_confirmed = 1;
+    }
+    h->save_armed = 0;
     if (tw_save_new(h->w, &h->saved, h->save_dir, h->st.data_name, &err))
         busy(a);
     h->wake_until = a->now + 2.0; /* until the worker says how it went */

@@ -21,6 +21,7 @@
                           move 4 times a second, and drawing takes little
                           from the trainer's two threads */
 #define TH_SETTLE 0.4  /* a changed setting applies after this pause */
+#define TH_SAVE_CONFIRM 6.0 /* seconds a first Save waits for the second that writes */
 
 typedef struct TrainHost {
     TrainWorker *w;       /* made on first use */
@@ -35,6 +36,9 @@ typedef struct TrainHost {
     long long want_snap;  /* -1 live, else the step of a kept snapshot */
     char save_dir[512];   /* where Save writes ("" = working directory) */
     TwSaveName saved;     /* the name of the last save */
+    double save_armed;    /* Save asked once: a second one until then writes */
+    int save_confirmed;   /* a second Save confirmed saving into save_ok_dir: */
+    char save_ok_dir[512]; /* saves there write at once */
     TrainProbe probe;
     int ran_pass;         /* this frame ran the probe or a snapshot pass */
     unsigned hh_shown;    /* the head-entropy history the plots show: a

@@ -374,10 +374,15 @@ static void test_save_snapshots_open(void **state)
     ev_key(&a, 's', 0);
     expect_true(tw_steps(h->w, 24, NULL) == 0, "24 more steps queued");
     h = settle(&a);
+    char path[512];
+    /* the first W asks (it writes a file): where, and W again */
     ev_key(&a, 'w', 0);
     h = settle(&a);
-    char path[512];
-    expect_true(find_checkpoint(path, sizeof path), "W wrote a checkpoint into %s (message %d '%s')", g_dir,
+    expect_true(!find_checkpoint(path, sizeof path) && strstr(a.notice, "W again") && strstr(a.notice, g_dir),
+                "the first W asks before writing, naming the folder: %s", a.notice);
+    ev_key(&a, 'w', 0);
+    h = settle(&a);
+    expect_true(find_checkpoint(path, sizeof path), "W again wrote a checkpoint into %s (message %d '%s')", g_dir,
                 h->st.msg, h->st.msg_text);
     TfModel m;
     TfErr err;
@@ -388,6 +393,7 @@ static void test_save_snapshots_open(void **state)
     model_free(&m);
     /* a directory that does not exist: a message, and training goes on */
     snprintf(h->save_dir, sizeof h->save_dir, "%s/no/such/dir", g_dir);
+    ev_key(&a, 'w', 0); /* another folder: asks again */
     ev_key(&a, 'w', 0);
     ev_key(&a, 's', 0);
     h = settle(&a);
@@ -444,6 +450,55 @@ static void test_save_snapshots_open(void **state)
     app_free(&a);
 }
 
+/* The strings drawn in a frame. */
+typedef struct Drawn {
+    int n;
+    char s[600][96];
+} Drawn;
+
+static void on_drawn(void *user, const char *s, int len, Rect box, const char *tag)
+{
+    Drawn *d = user;
+    (void)box;
+    (void)tag;
+    if (len < 96 && d->n < 600)
+        snprintf(d->s[d->n++], sizeof d->s[0], "%.*s", len, s);
+}
+
+static int drawn_prefix(const Drawn *d, const char *p)
+{
+    int k = 0;
+    for (int i = 0; i < d->n; i++)
+        k += strncmp(d->s[i], p, strlen(p)) == 0;
+    return k;
+}
+
+/* After some steps every legend entry of every plot is drawn (none left
+ * out when the numbers grow), the x axes say "step", and the tab says it
+ * trains a model of its own (T9, B3). */
+static void test_legends_and_axes(void **state)
+{
+    (void)state;
+    static App a;
+    static Drawn d;
+    TrainHost *h = open_train(&a, NULL);
+    ev_key(&a, 's', 0);
+    expect_true(tw_steps(h->w, 40, NULL) == 0, "40 more steps queued");
+    h = settle(&a);
+    memset(&d, 0, sizeof d);
+    ren_text_hook(on_drawn, &d);
+    tu_frame(&a);
+    ren_text_hook(NULL, NULL);
+    const char *names[] = {"train ", "held-out ", "exact ", "now ", "peak "};
+    for (int i = 0; i < 5; i++)
+        expect_true(drawn_prefix(&d, names[i]) >= 1, "the legend entry '%s…' drawn, got %d", names[i],
+                    drawn_prefix(&d, names[i]));
+    expect_true(drawn_prefix(&d, "step") >= 2, "the plots' x axes titled 'step', got %d", drawn_prefix(&d, "step"));
+    expect_true(drawn_prefix(&d, "This tab trains a new model of its own") + drawn_prefix(&d, "A new model") >= 1,
+                "the tab says it trains a model of its own, got %s", "nothing");
+    app_free(&a);
+}
+
 /* Every theme, size, scale and language, both arrangements, one head and
  * every head, each attention, with the mouse over the curves and cells. */
 /* Three W saves within a second write three files (the names were the
@@ -459,7 +514,7 @@ static void test_quick_saves_differ(void **state)
     snprintf(h->save_dir, sizeof h->save_dir, "%s", dir);
     ev_key(&a, 's', 0);
     h = settle(&a);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++) /* the first asks, the next three write */
         ev_key(&a, 'w', 0);
     h = settle(&a);
     DIR *d = opendir(dir);
@@ -568,6 +623,7 @@ int main(int argc, char **argv)
                cmocka_unit_test(test_buttons_and_keys), cmocka_unit_test(test_copy_loss_falls),
                cmocka_unit_test(test_bad_tsv), cmocka_unit_test(test_absurd_size),
                cmocka_unit_test(test_nan), cmocka_unit_test(test_save_snapshots_open),
-               cmocka_unit_test(test_quick_saves_differ), cmocka_unit_test(test_fifo_data_file),
+               cmocka_unit_test(test_quick_saves_differ), cmocka_unit_test(test_legends_and_axes),
+               cmocka_unit_test(test_fifo_data_file),
                cmocka_unit_test(test_draws_everywhere), cmocka_unit_test(test_shot));
 }

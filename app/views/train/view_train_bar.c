@@ -66,6 +66,13 @@ int tv_summary_draw(ViewCtx *v, const TrainUi *u, int x, int y, int w)
     int fh = ren_font_height(sf), y0 = y;
     const TrainShow *st = v->s->train;
     char buf[512];
+    /* which model this tab trains: its own, not the one the window opened */
+    const char *which[] = {_("This tab trains a new model of its own from random weights: the model open in the "
+                             "window stays as it is (O opens the trained one in Decode)."),
+                           _("A new model of its own, from random weights: the window's model stays as it is."),
+                           _("A new model, from random weights")};
+    ui_text_alt(v->r, sf, which, 3, x, y, w, th->accent);
+    y += fh + 2;
     if (st->n_params > 0 && st->state != TV_BUILDING && !u->compact) {
         const TfConfig *c = &st->cfg;
         snprintf(buf, sizeof buf,

@@ -116,6 +116,9 @@ static void draw_axes(ViewCtx *v, const Axis *A, int x_labels, int percent)
     }
     if (!x_labels)
         return;
+    /* the x axis's title, in the margin under the y numbers */
+    const char *xt = _("step");
+    ren_text(v->r, sf, xt, A->r.x - ren_text_width(sf, xt) - ui_px(v->g, 4), A->r.y + A->r.h + 2, th->dim);
     for (int i = 0; i <= 2; i++) {
         double x = A->x0 + (A->x1 - A->x0) * i / 2;
         snprintf(buf, sizeof buf, "%.0f", x);
@@ -132,36 +135,56 @@ typedef struct Legend {
     Color c;
 } Legend;
 
+/* Does a title's legend need a second line? Measured with room for the
+ * widest numbers, so the answer does not change while they do. */
+static int legend_wraps(ViewCtx *v, Rect rc, const char *title, const Legend *lg, int n)
+{
+    RenFont *sf = v->g->small;
+    int sp = ui_px(v->g, 10), x = rc.x + ren_text_width(sf, title) + sp;
+    for (int i = 0; i < n; i++)
+        x += ui_px(v->g, 13) + ren_text_width(sf, lg[i].name) + ren_text_width(sf, " 100.0%") + sp;
+    return x - sp > rc.x + rc.w;
+}
+
+/* The title and the legend after it; entries that do not fit go on a
+ * second line (legend_wraps), none is left out. */
 static void draw_title(ViewCtx *v, Rect rc, const char *title, const Legend *lg, int n)
 {
     RenFont *sf = v->g->small;
-    int x = rc.x, right = rc.x + rc.w, sp = ui_px(v->g, 10);
-    ren_clip_push(v->r, (Rect){rc.x, rc.y, rc.w, ren_font_height(sf)});
+    int fh = ren_font_height(sf), wraps = legend_wraps(v, rc, title, lg, n);
+    int x = rc.x, y = rc.y, right = rc.x + rc.w, sp = ui_px(v->g, 10);
+    ren_clip_push(v->r, (Rect){rc.x, rc.y, rc.w, (wraps ? 2 : 1) * fh});
     x += ren_text(v->r, sf, title, x, rc.y, v->th->text) + sp;
-    for (int i = 0; i < n && x < right; i++) {
+    for (int i = 0; i < n; i++) {
         char buf[96];
         snprintf(buf, sizeof buf, "%s %s", lg[i].name, lg[i].value);
-        if (x + ui_px(v->g, 13) + ren_text_width(sf, buf) > right)
-            break; /* a whole entry or none */
-        ren_rect(v->r, (Rect){x, rc.y + ren_font_height(sf) / 2 - 1, ui_px(v->g, 10), ui_px(v->g, 3)}, lg[i].c);
+        int w = ui_px(v->g, 13) + ren_text_width(sf, buf);
+        if (x + w > right && wraps && y == rc.y) { /* the rest on the second line */
+            x = rc.x + ui_px(v->g, 8);
+            y += fh;
+        }
+        if (x + w > right && x > rc.x + ui_px(v->g, 8))
+            break;
+        ren_rect(v->r, (Rect){x, y + fh / 2 - 1, ui_px(v->g, 10), ui_px(v->g, 3)}, lg[i].c);
         x += ui_px(v->g, 13);
-        x += ren_text(v->r, sf, buf, x, rc.y, lg[i].c) + sp;
+        x += ren_text(v->r, sf, buf, x, y, lg[i].c) + sp;
     }
     ren_clip_pop(v->r);
 }
 
-/* The plotting area inside a plot's rectangle (room for the title, the
- * numbers of the y axis on the left and, when asked, of the x axis), for
- * steps 0..x1 and values 0..y1. */
-static Axis plot_area(ViewCtx *v, Rect rc, int x_labels, double x1, double y1)
+/* The plotting area inside a plot's rectangle (room for the title and its
+ * legend, the numbers of the y axis on the left and, when asked, of the x
+ * axis with its title), for steps 0..x1 and values 0..y1. */
+static Axis plot_area(ViewCtx *v, Rect rc, int x_labels, double x1, double y1, const char *title,
+                      const Legend *lg, int n)
 {
     RenFont *sf = v->g->small;
-    int fh = ren_font_height(sf);
+    int fh = ren_font_height(sf), th = (legend_wraps(v, rc, title, lg, n) ? 2 : 1) * fh;
     int left = ren_text_width(sf, "2.5e-3") + ui_px(v->g, 8);
     Axis A;
     memset(&A, 0, sizeof A);
-    A.r = (Rect){rc.x + left, rc.y + fh + ui_px(v->g, 4), rc.w - left - ui_px(v->g, 4),
-                 rc.h - fh - ui_px(v->g, 6) - (x_labels ? fh + 2 : 0)};
+    A.r = (Rect){rc.x + left, rc.y + th + ui_px(v->g, 4), rc.w - left - ui_px(v->g, 4),
+                 rc.h - th - ui_px(v->g, 6) - (x_labels ? fh + 2 : 0)};
     A.x1 = x1;
     A.y1 = y1;
     return A;
@@ -288,8 +311,8 @@ static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pas
         top = fmax(top, st->log[i].loss);
     for (int i = 0; i < st->n_eval; i++)
         top = fmax(top, st->evals[i].loss);
-    Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
     Legend lg[2] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2}};
+    Axis A = plot_area(v, rc, xl, X, nice_ceil(top), _("loss"), lg, 2);
     if (pass) {
         marks(v, &A, _("loss"), 0, 0);
         return;
@@ -307,9 +330,9 @@ static void plot_acc(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass
 {
     const Theme *th = v->th;
     const TrainShow *st = v->s->train;
-    Axis A = plot_area(v, rc, xl, X, 1);
     Legend lg[3] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2},
                     {_("exact"), "", th->good}};
+    Axis A = plot_area(v, rc, xl, X, 1, _("accuracy"), lg, 3);
     if (pass) {
         marks(v, &A, _("accuracy"), 1, 1);
         return;
@@ -334,8 +357,8 @@ static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass
     double top = 0;
     for (int i = 0; i < st->n_log; i++)
         top = fmax(top, st->log[i].tok_s);
-    Axis A = plot_area(v, rc, xl, X, nice_ceil(top));
     Legend lg[1] = {{_("now"), "", th->accent}};
+    Axis A = plot_area(v, rc, xl, X, nice_ceil(top), _("tokens/s"), lg, 1);
     if (pass) {
         marks(v, &A, _("tokens/s"), 2, -1);
         return;
@@ -359,13 +382,13 @@ static void plot_heads(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pa
     const TrainShow *h = v->s->train;
     int n_heads = h->probe.have ? h->hh.heads[u->attn] : 0;
     double top = nice_ceil(h->hh.max > 0 ? h->hh.max * 1.05 : 1.0);
-    Axis A = plot_area(v, rc, xl, X, top);
-    if (pass)
-        return; /* nothing moves with the mouse here */
     static const char *const KIND[TV_ATTN_COUNT] = {N_("head entropy · cross (nats)"),
                                                     N_("head entropy · encoder (nats)"),
                                                     N_("head entropy · decoder (nats)")};
     Legend lg[1] = {{_("uniform ln n"), "", th->dim}};
+    Axis A = plot_area(v, rc, xl, X, top, _(KIND[u->attn]), lg, 1);
+    if (pass)
+        return; /* nothing moves with the mouse here */
     snprintf(lg[0].value, sizeof lg[0].value, "%.2f", h->hh.max);
     draw_title(v, rc, _(KIND[u->attn]), lg, 1);
     draw_axes(v, &A, xl, 0);
@@ -442,8 +465,8 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl, int pass)
     const TrainShow *st = v->s->train;
     int W = st->warmup > 0 ? st->warmup : 1;
     long long now = st->step;
-    Axis A = plot_area(v, rc, xl, st->lr_x1, nice_ceil(st->lr_peak * 1.1));
     Legend lg[2] = {{_("now"), "", th->accent2}, {_("peak"), "", th->dim}};
+    Axis A = plot_area(v, rc, xl, st->lr_x1, nice_ceil(st->lr_peak * 1.1), _("learning rate"), lg, 2);
     if (pass) {
         lr_marks(v, &A);
         return;
@@ -458,7 +481,8 @@ static void plot_lr(ViewCtx *v, TrainUi *u, Rect rc, int xl, int pass)
         ren_rect(v->r, (Rect){wx, y, 1, dash}, th->dim);
     char buf[64];
     snprintf(buf, sizeof buf, _("warm-up %d"), W);
-    ren_text(v->r, v->g->small, buf, wx + ui_px(v->g, 4), A.r.y + 2, th->dim);
+    /* at the bottom, right of the line: the curve peaks at its top */
+    ren_text(v->r, v->g->small, buf, wx + ui_px(v->g, 4), A.r.y + A.r.h - ren_font_height(v->g->small) - 2, th->dim);
     /* the schedule: the part trained bold, the rest thin */
     int n_done = 0, n = TV_LR_N + 1;
     for (int i = 0; i < n; i++) {
