@@ -767,28 +767,32 @@ void view_matrix(ViewCtx *v)
     heat_draw(v, &tv, v->area, &o);
 }
 
-/* What an axis of a matrix lists, for its title. */
-static const char *axis_name(LabelKind k)
+/* What an axis of a matrix lists, for its title: [axis][attention][kind]
+ * (rows 0, columns 1; attention: queries and keys), whole phrases so that
+ * each language words them its own way. */
+static const char *axis_title(int axis, int attn, LabelKind k)
 {
     switch (k) {
-    case LBL_SRC: return _("source tokens");
-    case LBL_TGT: return _("decoder input");
-    case LBL_POS: return _("positions");
-    case LBL_DIM: return _("dimensions");
-    case LBL_VOCAB: return _("vocabulary");
+    case LBL_SRC:
+        return axis ? (attn ? _("columns: keys (source tokens)") : _("columns: source tokens"))
+                    : (attn ? _("rows: queries (source tokens)") : _("rows: source tokens"));
+    case LBL_TGT:
+        return axis ? (attn ? _("columns: keys (decoder input)") : _("columns: decoder input"))
+                    : (attn ? _("rows: queries (decoder input)") : _("rows: decoder input"));
+    case LBL_POS: return axis ? _("columns: positions") : _("rows: positions");
+    case LBL_DIM: return axis ? _("columns: dimensions") : _("rows: dimensions");
+    case LBL_VOCAB: return axis ? _("columns: vocabulary") : _("rows: vocabulary");
     default: return NULL;
     }
 }
 
 const char *view_axes_text(const TfView *tv, StageKind kind, char *buf, size_t cap)
 {
-    const char *r = axis_name(tv->row_kind), *c = axis_name(tv->col_kind);
+    int attn = kind == SK_SCORES || kind == SK_WEIGHTS || kind == SK_MASK;
+    const char *r = axis_title(0, attn, tv->row_kind), *c = axis_title(1, attn, tv->col_kind);
     if (!r || !c)
         return NULL;
-    if (kind == SK_SCORES || kind == SK_WEIGHTS || kind == SK_MASK)
-        snprintf(buf, cap, _("rows: queries (%s) · columns: keys (%s)"), r, c);
-    else
-        snprintf(buf, cap, _("rows: %s · columns: %s"), r, c);
+    snprintf(buf, cap, "%s · %s", r, c);
     return buf;
 }
 
