@@ -324,6 +324,9 @@ void ui_flow_text(UiFlow *f, const char *s, Color c);
 int ui_flow_button_w(const Gfx *g, const char *label);
 int ui_flow_text_w(const Gfx *g, const char *s);
 int ui_flow_height(const UiFlow *f); /* from rc.y to the last line's bottom */
+/* A group w pixels wide is next (a label and its buttons): on a new line
+ * unless it fits the rest of this one, so a group is never split. */
+void ui_flow_keep(UiFlow *f, int w);
 
 /* ---- the text box and its editing (ui_text.c) ---- */
 /* A one-line field of buf (cap bytes) in rc: the text scrolled so that the

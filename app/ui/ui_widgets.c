@@ -89,6 +89,12 @@ Rect ui_flow_next(UiFlow *f, int w)
     return r;
 }
 
+void ui_flow_keep(UiFlow *f, int w)
+{
+    if (f->x > f->rc.x && f->x + w > f->rc.x + f->rc.w)
+        ui_flow_break(f);
+}
+
 int ui_flow_button_w(const Gfx *g, const char *label)
 {
     return ren_text_width(g->small, label) + ui_px(g, 16);

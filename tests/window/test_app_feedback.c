@@ -253,6 +253,73 @@ static void test_nav_tabs_over_the_connector(void **state)
     remove(path);
 }
 
+/* Where each string was drawn (the view's), for rows of controls. */
+typedef struct Boxes {
+    int n;
+    char s[400][48];
+    Rect box[400];
+} Boxes;
+
+static void on_box(void *user, const char *s, int len, Rect box, const char *tag)
+{
+    Boxes *b = user;
+    if (!tag || strcmp(tag, "view") != 0 || len >= 48 || b->n >= 400)
+        return;
+    snprintf(b->s[b->n], sizeof b->s[0], "%.*s", len, s);
+    b->box[b->n++] = box;
+}
+
+/* The y of the first string s drawn, -1 none. */
+static int y_of(const Boxes *b, const char *s)
+{
+    for (int i = 0; i < b->n; i++)
+        if (strcmp(b->s[i], s) == 0)
+            return b->box[i].y;
+    return -1;
+}
+
+/* The beam and sampling panes' controls at 1280x800: a label and its
+ * buttons on one line, never split over two (T8, E9). */
+static void test_decode_controls_do_not_wrap(void **state)
+{
+    (void)state;
+    static App a;
+    static Boxes b;
+    const char *panes[2] = {"beam", "sample"};
+    for (int k = 0; k < 2; k++) {
+        AppOpts o = tu_opts(NULL, "i read books today", NULL, "decode");
+        tu_open(&a, &o, 100);
+        app_decode_setup(&a, panes[k], 4, 0.6f);
+        for (int i = 0; i < 40; i++) {
+            a.now += 0.05;
+            app_idle_work(&a);
+            app_frame(&a, tu_ren);
+        }
+        memset(&b, 0, sizeof b);
+        ren_text_hook(on_box, &b);
+        tu_frame(&a);
+        ren_text_hook(NULL, NULL);
+        if (k == 0) {
+            int y = y_of(&b, "beam size"), bad = 0;
+            for (int n = 1; n <= 8; n++) {
+                char s[4];
+                snprintf(s, sizeof s, "%d", n);
+                int yn = y_of(&b, s);
+                bad += yn < 0 || abs(yn - y) > 4;
+            }
+            expect_true(y >= 0 && bad == 0, "beam size 1..8 on the label's line (y %d): %d apart", y, bad);
+        } else {
+            int ys = y_of(&b, "seed 1"), ym = y_of(&b, "−"), yp = y_of(&b, "+"), yn = y_of(&b, "Sample  N");
+            expect_true(ys >= 0 && abs(ym - ys) <= 4 && abs(yp - ys) <= 4 && abs(yn - ys) <= 4,
+                        "the seed, its − and +, and Sample on one line: y %d %d %d %d", ys, ym, yp, yn);
+            int yk = y_of(&b, "top-k"), ya = y_of(&b, "all"), y40 = y_of(&b, "40");
+            expect_true(yk >= 0 && abs(ya - yk) <= 4 && abs(y40 - yk) <= 4, "top-k and its choices on one line: %d %d %d",
+                        yk, ya, y40);
+        }
+        app_free(&a);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_target_placeholder_fits),
         cmocka_unit_test(test_repeats_collapse),
         cmocka_unit_test(test_nav_tabs_over_the_connector),
+        cmocka_unit_test(test_decode_controls_do_not_wrap),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -146,6 +146,7 @@ static void draw_bar_beam(ViewCtx *v, UiFlow *f, DecodeUi *d)
         all += f->gap + ui_flow_button_w(g, buf);
     }
     if (all <= f->rc.w) {
+        ui_flow_keep(f, all); /* the sizes on one line, after the panes or under them */
         ui_flow_text(f, size, dim);
         for (int k = 1; k <= DEC_MAX_BEAM; k++) {
             snprintf(buf, sizeof buf, "%d", k);
@@ -201,8 +202,8 @@ static const char *KEYS_BEAM =
     "hover a node for its numbers · Tab next pane");
 
 static const char *KEYS_SAMPLE =
-    N_("T temperature up (Shift+T down) · K top-k · U top-p · N sample · ←/→ the step whose next token is shown · "
-       "Tab next pane");
+    N_("T temperature up (Shift+T down; in this pane T is not the theme) · K top-k · U top-p · N sample · ←/→ the "
+       "step whose next token is shown · Tab next pane");
 
 static const char *PANE_NAMES[DEC_PANE_COUNT] = {N_("Training vs inference"), N_("One step"), N_("Beam search"),
                                                  N_("Sampling")};

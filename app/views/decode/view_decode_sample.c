@@ -48,28 +48,49 @@ static void temp_slider(ViewCtx *v, UiFlow *f, DecSample *m)
     ren_rect(v->r, (Rect){kx - 5, rc.y + 2, 10, rc.h - 4}, held ? v->th->select : v->th->accent);
 }
 
+/* The width of a label and its buttons, to keep them on one line. */
+static int group_w(const UiFlow *f, const char *label, const char *const *buttons, int n)
+{
+    int w = label ? ui_flow_text_w(f->ui->g, label) : 0;
+    for (int i = 0; i < n; i++)
+        w += f->gap + ui_flow_button_w(f->ui->g, buttons[i]);
+    return w;
+}
+
 void dec_sample_bar(ViewCtx *v, UiFlow *f, DecodeUi *d)
 {
     DecSample *m = &d->smp;
-    char buf[64];
+    char buf[64], names[8][16];
+    const char *btn[8];
+    char tl[64];
+    snprintf(tl, sizeof tl, _("temperature T = %.2f"), 5.0);
+    ui_flow_keep(f, ui_flow_text_w(v->g, tl) + f->gap + ui_px(v->g, 180));
     temp_slider(v, f, m);
-    ui_flow_text(f, _("top-k"), v->th->dim);
     for (int i = 0; i < N_TOPK; i++) {
         if (TOPK_CHOICES[i])
-            snprintf(buf, sizeof buf, "%d", TOPK_CHOICES[i]);
+            snprintf(names[i], sizeof names[i], "%d", TOPK_CHOICES[i]);
         else
-            snprintf(buf, sizeof buf, "%s", _("all"));
-        if (ui_flow_button(f, buf, m->top_k == TOPK_CHOICES[i]))
+            snprintf(names[i], sizeof names[i], "%s", _("all"));
+        btn[i] = names[i];
+    }
+    ui_flow_keep(f, group_w(f, _("top-k"), btn, N_TOPK));
+    ui_flow_text(f, _("top-k"), v->th->dim);
+    for (int i = 0; i < N_TOPK; i++)
+        if (ui_flow_button(f, names[i], m->top_k == TOPK_CHOICES[i]))
             m->top_k = TOPK_CHOICES[i];
-    }
-    ui_flow_text(f, _("top-p"), v->th->dim);
     for (int i = 0; i < N_TOPP; i++) {
-        snprintf(buf, sizeof buf, "%g", TOPP_CHOICES[i]);
-        if (ui_flow_button(f, buf, m->top_p == TOPP_CHOICES[i]))
-            m->top_p = TOPP_CHOICES[i];
+        snprintf(names[i], sizeof names[i], "%g", TOPP_CHOICES[i]);
+        btn[i] = names[i];
     }
+    ui_flow_keep(f, group_w(f, _("top-p"), btn, N_TOPP));
+    ui_flow_text(f, _("top-p"), v->th->dim);
+    for (int i = 0; i < N_TOPP; i++)
+        if (ui_flow_button(f, names[i], m->top_p == TOPP_CHOICES[i]))
+            m->top_p = TOPP_CHOICES[i];
     uint64_t seed = v->s->dec->seed + (uint64_t)(int64_t)d->wish.seed_delta;
     snprintf(buf, sizeof buf, _("seed %llu"), (unsigned long long)seed);
+    const char *pm[3] = {"−", "+", _("Sample  N")};
+    ui_flow_keep(f, group_w(f, buf, pm, 3)); /* the seed, its − and +, and Sample together */
     ui_flow_text(f, buf, v->th->dim);
     if (ui_flow_button(f, "−", 0) && seed > 0)
         d->wish.seed_delta--;
@@ -162,10 +183,11 @@ static void draw_samples(ViewCtx *v, DecodeUi *d, Rect rc)
     y += sh + 2;
     for (int i = 0; i < ds->n_samples && y + lh <= rc.y + rc.h; i++, y += lh + 2) {
         char line[1200];
-        int n = snprintf(line, sizeof line, _("seed %llu:"), (unsigned long long)ds->sample_seed[i]);
+        /* the numbers first: a long translation is cut at its end, not them */
+        int n = snprintf(line, sizeof line, _("seed %llu · log p %.2f:"), (unsigned long long)ds->sample_seed[i],
+                         ds->sample_lp[i]);
         for (int k = 0; k < ds->sample_n[i] && n < (int)sizeof line - 64; k++)
             n += snprintf(line + n, sizeof line - n, " %s", dec_tok(sc, ds->sample_ids[i][k]));
-        snprintf(line + n, sizeof line - n, _("   (log p %.2f)"), ds->sample_lp[i]);
         ui_text_fit(v->r, g->ui, line, rc.x, y, rc.w, i == 0 ? th->text : th->dim);
     }
 }
