@@ -70,6 +70,11 @@ enum {
  * no display it fails with a message (SDL would otherwise fall back to an
  * invisible offscreen window unless SDL_VIDEODRIVER names that driver). */
 Ren *ren_open_window(const char *title, int w, int h, TfErr *err);
+/* The size ren_open_window gives a window asked w x h on a display whose
+ * usable area (without its panels) is room_w x room_h: no larger than that
+ * (an 800 x 600 screen gets a window it can show whole), as asked when the
+ * room is unknown (0). */
+void ren_fit_window(int *w, int *h, int room_w, int room_h);
 /* An offscreen w x h RGBA frame drawn by the software renderer. Needs no
  * display, no X server and no SDL_Init. */
 Ren *ren_open_headless(int w, int h, TfErr *err);

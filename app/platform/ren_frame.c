@@ -80,6 +80,16 @@ static const char *pick_display(char *buf, size_t cap)
     return buf;
 }
 
+void ren_fit_window(int *w, int *h, int room_w, int room_h)
+{
+    if (room_w <= 0 || room_h <= 0) /* the display's size unknown: as asked */
+        return;
+    if (*w > room_w)
+        *w = room_w;
+    if (*h > room_h)
+        *h = room_h;
+}
+
 Ren *ren_open_window(const char *title, int w, int h, TfErr *err)
 {
     char dpy[256];
@@ -112,6 +122,9 @@ Ren *ren_open_window(const char *title, int w, int h, TfErr *err)
         return NULL;
     }
     r->video_on = 1;
+    SDL_Rect room; /* the display minus its panels: a window never larger */
+    if (SDL_GetDisplayUsableBounds(0, &room) == 0)
+        ren_fit_window(&w, &h, room.w, room.h);
     r->win = SDL_CreateWindow(title ? title : "", SDL_WINDOWPOS_CENTERED,
                               SDL_WINDOWPOS_CENTERED, w, h,
                               SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);

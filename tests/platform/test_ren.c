@@ -545,6 +545,22 @@ static void test_headless_sizes(void **state)
     printf("  CJK font: %s (face %d)\n", path, index);
 }
 
+/* The first window fits the display: a 1280 x 800 window on an 800 x 600
+ * screen (570 usable under a panel) opens at 800 x 570, on a big one as
+ * asked, and as asked when the display's size is unknown. */
+static void test_fit_window(void **state)
+{
+    (void)state;
+    struct { int room_w, room_h, w, h; } cases[] = {
+        {800, 570, 800, 570}, {1920, 1050, 1280, 800}, {1024, 900, 1024, 800}, {0, 0, 1280, 800}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int w = 1280, h = 800;
+        ren_fit_window(&w, &h, cases[i].room_w, cases[i].room_h);
+        expect_true(w == cases[i].w && h == cases[i].h, "1280x800 on a %dx%d display: %dx%d, want %dx%d",
+                    cases[i].room_w, cases[i].room_h, w, h, cases[i].w, cases[i].h);
+    }
+}
+
 /* A window where SDL has a video driver (run-tests.sh sets the offscreen
  * one); without any (no driver named, no display) a clear error. */
 static void test_window(void **state)
@@ -601,5 +617,6 @@ int main(void)
                     cmocka_unit_test(test_layer),
                     cmocka_unit_test(test_hatch_cached),
                     cmocka_unit_test(test_headless_sizes),
+                    cmocka_unit_test(test_fit_window),
                     cmocka_unit_test(test_window));
 }
