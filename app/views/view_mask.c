@@ -31,6 +31,8 @@ typedef enum MaskCat {
 typedef struct MaskInfo {
     StageId st;
     int layer, b, causal;
+    int no_pad;           /* causal only: the model masks no padding here
+                             (MarianMT's decoder self-attention) */
     int qn, kn;           /* real query / key tokens of this sentence */
     TfView mv;            /* the mask as applied */
 } MaskInfo;
@@ -302,9 +304,10 @@ static int legend_item(ViewCtx *v, int x, int y, int w, MaskCat cat, int faded, 
     return s + 5;
 }
 
-static int legend_height(const ViewCtx *v, int causal)
+static int legend_height(const ViewCtx *v, const MaskInfo *M)
 {
-    return (causal ? 5 : 3) * (ren_font_height(v->g->small) + 11);
+    int n = M->no_pad ? 3 : M->causal ? 5 : 3;
+    return n * (ren_font_height(v->g->small) + 11);
 }
 
 static int legend_width(const ViewCtx *v)
@@ -323,8 +326,9 @@ static void draw_legend(ViewCtx *v, const MaskInfo *M, int x, int y, int w)
     y += legend_item(v, x, y, w, MC_ZERO, 0, 0);
     if (M->causal)
         y += legend_item(v, x, y, w, MC_FUTURE, 0, 1);
-    y += legend_item(v, x, y, w, MC_PAD, 0, 2);
-    if (M->causal)
+    if (!M->no_pad) /* a mask of padding: its −∞, and both */
+        y += legend_item(v, x, y, w, MC_PAD, 0, 2);
+    if (M->causal && !M->no_pad)
         y += legend_item(v, x, y, w, MC_BOTH, 0, 3);
     legend_item(v, x, y, w, MC_ZERO, 1, 4);
 }
@@ -435,7 +439,10 @@ static void draw_header(ViewCtx *v, const MaskInfo *M, Rect *body)
 {
     RenFont *ui = v->g->ui, *f = v->g->small;
     const char *t[2] = {_("Encoder self-attention mask: padding"), _("Padding mask")};
-    if (M->causal) {
+    if (M->no_pad) {
+        t[0] = _("Decoder self-attention mask: causal only (this model masks no padding here)");
+        t[1] = _("Causal mask");
+    } else if (M->causal) {
         t[0] = _("Decoder self-attention mask: causal + padding");
         t[1] = _("Causal + padding mask");
     } else if (M->st == ST_DEC_CROSS_MASK) {
@@ -494,6 +501,7 @@ static void mask_draw(ViewCtx *v)
     M.st = ui_attn_stage(sc, AP_MASK, &M.layer);
     M.b = sc->batch;
     M.causal = M.st == stage_attn_part(ST_DEC_SELF_Q, AP_MASK);
+    M.no_pad = M.causal && sc->model->cfg.kind == TF_KIND_MARIAN; /* as the engine masks it (forward.c) */
     TfErr err;
     if (tf_view(sc->trace, M.st, M.layer, -1, M.b, &M.mv, &err)) {
         ui_paragraph(v->r, v->g->ui, err.msg, v->area.x + 10, v->area.y + 10, v->area.w - 20, v->th->warn);
@@ -504,11 +512,11 @@ static void mask_draw(ViewCtx *v)
     Rect body = {v->area.x + 4, v->area.y + 4, v->area.w - 8, v->area.h - 8};
     draw_header(v, &M, &body);
     /* the decoder's sum panel on the right when there is room */
-    int panel_w = M.causal && body.w > 520 * v->g->scale ? body.w * 3 / 10 : 0;
+    int panel_w = M.causal && !M.no_pad && body.w > 520 * v->g->scale ? body.w * 3 / 10 : 0;
     int room = body.w - panel_w - (panel_w ? 16 : 0);
     /* the legend goes under the matrix, or beside it when that leaves
      * bigger cells (tall, narrow masks such as cross-attention's) */
-    int leg_h = legend_height(v, M.causal), leg_w = legend_width(v);
+    int leg_h = legend_height(v, &M), leg_w = legend_width(v);
     if (leg_w > room / 2)
         leg_w = room / 2;
     MaskGrid below, beside;

@@ -320,6 +320,39 @@ static void test_decode_controls_do_not_wrap(void **state)
     }
 }
 
+/* A MarianMT model masks no padding in decoder self-attention: the mask
+ * view and the explanation say "causal" alone, with no padding diagram
+ * or legend (M4). */
+static void test_marian_causal_only(void **state)
+{
+    (void)state;
+    static App a;
+    static Drawn d;
+    AppOpts o = tu_opts("tests/fixtures/marian/spm_model", "the cat sees a bird.", NULL, NULL);
+    tu_open(&a, &o, 100);
+    app_goto(&a, ST_DEC_SELF_MASK, 0);
+    frame_drawn(&a, &d);
+    expect_true(drawn_by(&d, "Decoder self-attention mask: causal only (this model masks no padding here)", "view") +
+                        drawn_by(&d, "Causal mask", "view") ==
+                    1,
+                "the mask view's title says causal only, got %d", drawn_by(&d, "Causal mask", "view"));
+    expect_true(drawn_by(&d, "Causal mask", "window") == 1, "the explanation's title: 'Causal mask', got %d",
+                drawn_by(&d, "Causal mask", "window"));
+    expect_true(!drawn_by(&d, "padding (<pad> keys)", "view") && !drawn_by(&d, "Causal + padding mask", "window") &&
+                    !drawn_by(&d, "Decoder self-attention mask: causal + padding", "view"),
+                "no padding diagram or title, got %d %d", drawn_by(&d, "padding (<pad> keys)", "view"),
+                drawn_by(&d, "Causal + padding mask", "window"));
+    app_free(&a);
+    /* the paper's models: causal + padding, as before */
+    AppOpts o2 = tu_opts(NULL, "i love china", NULL, NULL);
+    tu_open(&a, &o2, 100);
+    app_goto(&a, ST_DEC_SELF_MASK, 0);
+    frame_drawn(&a, &d);
+    expect_true(drawn_by(&d, "Decoder self-attention mask: causal + padding", "view") == 1,
+                "en2zh: causal + padding, got %d", drawn_by(&d, "Decoder self-attention mask: causal + padding", "view"));
+    app_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -329,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_repeats_collapse),
         cmocka_unit_test(test_nav_tabs_over_the_connector),
         cmocka_unit_test(test_decode_controls_do_not_wrap),
+        cmocka_unit_test(test_marian_causal_only),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

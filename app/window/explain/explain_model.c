@@ -147,9 +147,10 @@ static const ModelText MODEL_TEXT[ST_COUNT] = {
 
 int explain_model(const App *a, StageId st, const char **title, const char **formula, const char **text)
 {
-    (void)title;
     if ((int)st < 0 || st >= ST_COUNT || !MODEL_TEXT[st])
         return 0;
+    if (st == ST_DEC_SELF_MASK && a->ses.model.cfg.kind == TF_KIND_MARIAN)
+        *title = N_("Causal mask"); /* no padding part (dec_self_mask); the caller translates */
     return MODEL_TEXT[st](&a->ses.model, formula, text);
 }
 
