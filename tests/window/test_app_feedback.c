@@ -353,6 +353,42 @@ static void test_marian_causal_only(void **state)
     app_free(&a);
 }
 
+/* The PE circle: its axis names ("dim 1 (sin)") keep clear of the token
+ * labels on the circle ("3 ·a"), on a MarianMT model whose pair 1 puts a
+ * token at the end of the sine axis (M5). */
+static void test_pe_circle_labels_apart(void **state)
+{
+    (void)state;
+    static App a;
+    static Boxes b;
+    AppOpts o = tu_opts("tests/fixtures/marian/spm_model", "the cat sees a bird.", NULL, NULL);
+    tu_open(&a, &o, 100);
+    app_goto(&a, ST_POS_ENC, 0);
+    tu_frame(&a);
+    memset(&b, 0, sizeof b);
+    ren_text_hook(on_box, &b);
+    tu_frame(&a);
+    ren_text_hook(NULL, NULL);
+    int names = 0, tokens = 0, overlaps = 0;
+    for (int i = 0; i < b.n; i++) {
+        if (strncmp(b.s[i], "dim ", 4) != 0 || (!strstr(b.s[i], "(sin)") && !strstr(b.s[i], "(cos)")))
+            continue;
+        names++;
+        for (int j = 0; j < b.n; j++) {
+            int p;
+            char rest[48];
+            if (sscanf(b.s[j], "%d %47s", &p, rest) != 2) /* a token label: "pos token" */
+                continue;
+            tokens++;
+            Rect x = b.box[i], y = b.box[j];
+            overlaps += x.x < y.x + y.w && y.x < x.x + x.w && x.y < y.y + y.h && y.y < x.y + x.h;
+        }
+    }
+    expect_true(names == 2 && tokens > 4, "two axis names and the token labels drawn: %d, %d", names, tokens);
+    expect_true(overlaps == 0, "no axis name over a token label, got %d", overlaps);
+    app_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_nav_tabs_over_the_connector),
         cmocka_unit_test(test_decode_controls_do_not_wrap),
         cmocka_unit_test(test_marian_causal_only),
+        cmocka_unit_test(test_pe_circle_labels_apart),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

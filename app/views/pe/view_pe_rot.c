@@ -16,20 +16,68 @@ typedef struct Circle {
 static float circ_x(Circle c, float s) { return c.cx + s * c.R; }
 static float circ_y(Circle c, float co) { return c.cy - co * c.R; }
 
-static void rot_axes(ViewCtx *v, Circle c, const PeData *d, int i)
+static void rot_axes(ViewCtx *v, Circle c)
 {
     const Theme *th = v->th;
-    RenFont *f = v->g->small;
-    int fh = ren_font_height(f);
     ren_rect(v->r, (Rect){(int)(c.cx - 1.15f * c.R), (int)c.cy, (int)(2.3f * c.R), 1}, th->border);
     ren_rect(v->r, (Rect){(int)c.cx, (int)(c.cy - c.R - 6), 1, (int)(2 * c.R + 12)}, th->border);
     pe_ring(v->r, c.cx, c.cy, c.R, 1.5f, th->dim);
+}
+
+/* The token labels drawn on the circle (their boxes), so the axis names
+ * keep clear of them. */
+#define ROT_MAX_LABELS 16
+typedef struct RotLabels {
+    int n;
+    Rect r[ROT_MAX_LABELS + 2];
+} RotLabels;
+
+static int hits_any(Rect a, const RotLabels *lab)
+{
+    for (int i = 0; i < lab->n; i++) {
+        Rect b = lab->r[i];
+        if (a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h)
+            return 1;
+    }
+    return 0;
+}
+
+/* Draw name at the first of n places (top-left corners) where it touches
+ * no label, else at the first; it becomes a label too. */
+static void place_name(ViewCtx *v, const char *name, const int (*at)[2], int n, RotLabels *lab)
+{
+    RenFont *f = v->g->small;
+    Rect box = {at[0][0], at[0][1], ren_text_width(f, name), ren_font_height(f)};
+    for (int k = 0; k < n; k++) {
+        Rect b = {at[k][0], at[k][1], box.w, box.h};
+        if (!hits_any(b, lab)) {
+            box = b;
+            break;
+        }
+    }
+    ren_text(v->r, f, name, box.x, box.y, v->th->dim);
+    if (lab->n < ROT_MAX_LABELS + 2)
+        lab->r[lab->n++] = box;
+}
+
+/* The axis names at the ends of the axes, where no token label is. */
+static void rot_axis_names(ViewCtx *v, Circle c, const PeData *d, int i, RotLabels *lab)
+{
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f);
     char buf[64];
-    /* axis names away from pos 0, which is always at the top */
     snprintf(buf, sizeof buf, _("dim %d (sin)"), PE_COL(d, i, 0));
-    ren_text(v->r, f, buf, (int)(c.cx + 1.15f * c.R + 4), (int)c.cy + 2, th->dim);
+    int w = ren_text_width(f, buf), xr = (int)(c.cx + 1.15f * c.R + 4), xl = (int)(c.cx - 1.15f * c.R) - w - 4;
+    int cy = (int)c.cy;
+    const int sin_at[6][2] = {{xr, cy + 2}, {xr, cy - fh - 2}, {xr, cy + fh + 4}, {xr, cy - 2 * fh - 4},
+                              {xl, cy + 2}, {xl, cy - fh - 2}};
+    place_name(v, buf, sin_at, 6, lab);
     snprintf(buf, sizeof buf, _("dim %d (cos)"), PE_COL(d, i, 1));
-    ren_text(v->r, f, buf, (int)c.cx - ren_text_width(f, buf) - 6, (int)(c.cy - 1.1f * c.R - fh), th->dim);
+    w = ren_text_width(f, buf);
+    int top = (int)(c.cy - 1.1f * c.R - fh), bot = (int)(c.cy + 1.1f * c.R);
+    const int cos_at[4][2] = {{(int)c.cx - w - 6, top}, {(int)c.cx + 6, top}, {(int)c.cx - w - 6, bot},
+                              {(int)c.cx + 6, bot}};
+    place_name(v, buf, cos_at, 4, lab);
 }
 
 /* The turn by k·ω from PE(pos), just outside the circle, with an arrow
@@ -60,7 +108,7 @@ static void rot_arc(ViewCtx *v, Circle c, double a0, double turn)
 
 /* The sentence's tokens on the circle, labelled "pos token" (the first
  * dozen, and always pos and pos+k). */
-static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, int k)
+static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, int k, RotLabels *lab)
 {
     const Scene *sc = v->s;
     RenFont *f = v->g->small;
@@ -78,7 +126,10 @@ static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, in
         int tw = ren_text_width(f, tok);
         float off = (p == pos ? 6.0f : 3.5f) * gs + 4; /* clear of the dot */
         float lx = circ_x(c, s) + (s >= 0 ? off : -tw - off);
-        ren_text(v->r, f, tok, (int)lx, (int)(circ_y(c, co) - fh / 2), p == pos ? v->th->accent : v->th->dim);
+        int ly = (int)(circ_y(c, co) - fh / 2);
+        ren_text(v->r, f, tok, (int)lx, ly, p == pos ? v->th->accent : v->th->dim);
+        if (lab->n < ROT_MAX_LABELS)
+            lab->r[lab->n++] = (Rect){(int)lx, ly, tw, fh};
     }
 }
 
@@ -90,13 +141,15 @@ static void rot_circle(ViewCtx *v, Circle c, const PeData *d, const float res[2]
     const Theme *th = v->th;
     int i = PE_UI(v)->pair, pos = PE_UI(v)->pos, k = PE_UI(v)->k;
     float sc = v->g->scale;
-    rot_axes(v, c, d, i);
+    rot_axes(v, c);
     for (int p = 0; p < d->npos; p++)
         pe_disc(v->r, circ_x(c, pe_value(d, p, PE_COL(d, i, 0))), circ_y(c, pe_value(d, p, PE_COL(d, i, 1))), 2.0f * sc,
              pe_with_alpha(th->dim, 140));
     double w = pe_omega(i, d->C);
     rot_arc(v, c, pos * w, k * w);
-    rot_tokens(v, c, d, i, pos, k);
+    RotLabels lab = {0};
+    rot_tokens(v, c, d, i, pos, k, &lab);
+    rot_axis_names(v, c, d, i, &lab);
     pe_disc(v->r, circ_x(c, pe_value(d, pos, PE_COL(d, i, 0))), circ_y(c, pe_value(d, pos, PE_COL(d, i, 1))), 6.0f * sc,
          th->accent);
     pe_disc(v->r, circ_x(c, pe_value(d, pos + k, PE_COL(d, i, 0))), circ_y(c, pe_value(d, pos + k, PE_COL(d, i, 1))), 3.0f * sc,
