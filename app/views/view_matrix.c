@@ -178,7 +178,7 @@ static void draw_cell_marks(ViewCtx *v, const TfView *tv, Rect clip, Rect grid, 
 
 /* Labels along one axis, every `every`-th one when they crowd. */
 static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect grid,
-                        float step, int n)
+                        float step, int n, int up)
 {
     const Scene *sc = v->s;
     const Theme *th = v->th;
@@ -186,7 +186,7 @@ static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect 
     int fh = ren_font_height(f);
     char buf[300];
     LabelKind kind = axis ? tv->col_kind : tv->row_kind;
-    int need = axis ? (kind == LBL_DIM ? ren_text_width(f, "000") + 6 : 36) : fh;
+    int need = axis ? (up ? fh * 3 / 4 : kind == LBL_DIM ? ren_text_width(f, "000") + 6 : 36) : fh;
     int every = 1;
     while (every * step < need && every < n)
         every *= 2;
@@ -201,7 +201,11 @@ static void draw_labels(ViewCtx *v, const TfView *tv, int axis, Rect band, Rect 
             int w = ren_text_width(f, buf);
             int maxw = (int)(step * every) - 2;
             hit = (Rect){cx - (int)(step / 2), band.y, (int)step, band.h};
-            if (w <= maxw || every > 1)
+            if (up) { /* turned: reading upwards from the bottom of the band, cut to it */
+                char cut[300];
+                ui_text_cut(f, buf, band.h - 6, cut, sizeof cut);
+                ren_text_up(v->r, f, cut, cx - fh / 2, band.y + band.h - 2, c);
+            } else if (w <= maxw || every > 1)
                 ren_text(v->r, f, buf, cx - w / 2, band.y + band.h - fh - 2, c);
             else
                 ui_text_fit(v->r, f, buf, cx - maxw / 2, band.y + band.h - fh - 2, maxw, c);
@@ -235,6 +239,7 @@ typedef struct HeatLayout {
     Rect grid;      /* the cells at the current pan and zoom */
     int lw, cbw;    /* widths of the row-label band and the colour-bar band */
     int top;        /* height of the column-label band */
+    int up;         /* column tokens turned, reading upwards (narrow columns) */
     float cw, ch;   /* a cell at zoom 1 */
     float zcw, zch; /* a cell as drawn */
 } HeatLayout;
@@ -312,11 +317,23 @@ static int heat_layout(const ViewCtx *v, const TfView *tv, const HeatOpts *o, Re
     if (hl->lw > rc.w / 4)
         hl->lw = rc.w / 4;
     hl->cbw = o->colorbar ? ren_text_width(f, "-0.0000") + 22 : 0;
-    hl->top = ren_font_height(f) + 6;
+    int fh = ren_font_height(f);
+    hl->top = fh + 6;
+    hl->up = 0;
     hl->area = (Rect){rc.x + hl->lw, rc.y + hl->top, rc.w - hl->lw - hl->cbw - 8, rc.h - hl->top};
     if (hl->area.w < 10 || hl->area.h < 10)
         return 0;
     heat_cell_size(v, tv, hl->area, &hl->cw, &hl->ch);
+    /* token columns narrower than their tokens but as wide as a line of
+     * text: the tokens turned, each whole over its own column */
+    int tokens = tv->col_kind == LBL_SRC || tv->col_kind == LBL_TGT;
+    int kw = tokens ? ui_label_width(v->s, tv, 1, f) : 0, cap = (int)(70 * v->g->scale);
+    if (tokens && hl->cw < kw + 4 && hl->cw >= fh * 3 / 4 && rc.h > 4 * (kw < cap ? kw : cap)) {
+        hl->up = 1;
+        hl->top = (kw < cap ? kw : cap) + 8;
+        hl->area = (Rect){rc.x + hl->lw, rc.y + hl->top, rc.w - hl->lw - hl->cbw - 8, rc.h - hl->top};
+        heat_cell_size(v, tv, hl->area, &hl->cw, &hl->ch);
+    }
     int content_w = (int)lroundf(hl->cw * tv->cols), content_h = (int)lroundf(hl->ch * tv->rows);
     int slack = hl->area.w - content_w;
     if (slack > 0) {
@@ -523,10 +540,10 @@ static void heat_draw_one(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts 
     ren_clip_pop(v->r);
     draw_head_bounds(v, tv, &hl, o->head_cols);
     draw_frame(v, &hl);
-    draw_labels(v, tv, 0, (Rect){hl.rc.x, hl.area.y, hl.lw, hl.area.h}, hl.grid, hl.zch, tv->rows);
+    draw_labels(v, tv, 0, (Rect){hl.rc.x, hl.area.y, hl.lw, hl.area.h}, hl.grid, hl.zch, tv->rows, 0);
     /* column labels may reach left over the row-label band (the first one) */
     draw_labels(v, tv, 1, (Rect){hl.rc.x, hl.rc.y, hl.area.x + hl.area.w - hl.rc.x, hl.top}, hl.grid, hl.zcw,
-                tv->cols);
+                tv->cols, hl.up);
     if (o->colorbar)
         draw_colorbar(v, &hl, cmap, lo, hi, o->prob);
     if (pz->zoom > 1.0f)

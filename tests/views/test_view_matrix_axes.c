@@ -126,12 +126,45 @@ static void test_hover_names_positions(void **state)
     app_free(&a);
 }
 
+/* A long sentence: its columns narrower than its tokens, every column
+ * token is still written whole (turned to read upwards), not every
+ * other or every fourth one. */
+static void test_narrow_columns_labelled(void **state)
+{
+    (void)state;
+    static App a;
+    static Drawn d;
+    AppOpts o = tu_opts(NULL, "i read many good books today at home and then i read more books at home today", NULL,
+                        NULL);
+    tu_open(&a, &o, 100);
+    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    app_set_head(&a, 0);
+    a.view = VIEW_MATRIX;
+    frame_drawn(&a, &d);
+    TfView tv;
+    TfErr err;
+    expect_true(tf_view(&a.ses.trace, ST_ENC_SELF_WEIGHTS, 0, 0, 0, &tv, &err) == 0, "the view: %s", err.msg);
+    int missing = 0;
+    char first[200] = "";
+    for (int j = 0; j < tv.cols; j++) {
+        char buf[300];
+        view_tok_label(&a.ses.trace, &a.ses.model, &tv, 1, j, buf, sizeof buf);
+        if (!drawn(&d, buf) && missing++ == 0)
+            snprintf(first, sizeof first, "%d '%.150s'", j, buf);
+    }
+    expect_true(a.heat.cw < 40, "the columns are narrow (%.1f px): the case tested", a.heat.cw);
+    expect_true(missing == 0, "every one of the %d column tokens drawn, %d missing (first %s)", tv.cols, missing,
+                first);
+    app_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_axis_titles),
         cmocka_unit_test(test_head_boundaries),
         cmocka_unit_test(test_hover_names_positions),
+        cmocka_unit_test(test_narrow_columns_labelled),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
