@@ -6,6 +6,7 @@
  * what the mouse finds there. Whole windows are drawn headless on the
  * bundled en2zh model (8 heads, 2 layers). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
@@ -180,12 +181,65 @@ static void test_geometry_matches_the_mouse(void **state)
     ren_close(r);
 }
 
+/* Where each view string was drawn, for the label under the mouse. */
+typedef struct Placed {
+    int n;
+    char s[512][64];
+    Rect box[512];
+} Placed;
+
+static void on_placed(void *user, const char *s, int len, Rect box, const char *tag)
+{
+    Placed *d = user;
+    if (!tag || strcmp(tag, "view") != 0 || len >= 64 || d->n >= 512)
+        return;
+    snprintf(d->s[d->n], sizeof d->s[0], "%.*s", len, s);
+    d->box[d->n++] = box;
+}
+
+/* A column token too long for its turned label ("newspapers") is cut with
+ * an ellipsis; with the mouse over it the whole token shows beside the
+ * mouse. */
+static void test_cut_label_shows_whole_on_hover(void **state)
+{
+    (void)state;
+    static App a;
+    static Placed d;
+    Ren *r;
+    open_grid_src(&a, &r, 1280, 800, ST_ENC_SELF_WEIGHTS, 1.0f, "i read newspapers today");
+    const HeadsGrid *G0 = view_heads_grid(a.vstate[VIEW_HEADS]);
+    expect_true(G0 != NULL && G0->key_up, "the key labels are turned, got %s", G0 ? "level" : "no grid");
+    HeadsGrid G = *G0;
+    Rect t = heads_grid_rect(&G, G.l0, 0);
+    int mx = t.x + (int)((2 + 0.5f) * G.c), my = G.y0 - 2 - G.key_h / 2; /* over column 3's label */
+    memset(&d, 0, sizeof d);
+    ren_text_hook(on_placed, &d);
+    app_frame(&a, r);
+    ren_text_hook(NULL, NULL);
+    int cut = 0;
+    for (int i = 0; i < d.n; i++)
+        cut += strncmp(d.s[i], "newsp", 5) == 0 && strstr(d.s[i], "…") != NULL;
+    expect_true(cut >= 1, "'newspapers' cut to its band with an ellipsis, got %d", cut);
+    ev_mouse(&a, IN_MOUSE_MOVE, mx, my, 0);
+    memset(&d, 0, sizeof d);
+    ren_text_hook(on_placed, &d);
+    app_frame(&a, r);
+    ren_text_hook(NULL, NULL);
+    int tip = 0;
+    for (int i = 0; i < d.n; i++)
+        tip += strcmp(d.s[i], "newspapers") == 0 && abs(d.box[i].x - mx) < 60 && abs(d.box[i].y - my) < 60;
+    expect_true(tip == 1, "the whole token beside the mouse at (%d, %d), got %d", mx, my, tip);
+    app_free(&a);
+    ren_close(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_thumbs_grow),
         cmocka_unit_test(test_every_label_drawn),
         cmocka_unit_test(test_geometry_matches_the_mouse),
+        cmocka_unit_test(test_cut_label_shows_whole_on_hover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
