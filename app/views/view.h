@@ -183,8 +183,9 @@ typedef struct SceneSent {
     const char *text;           /* as typed (the source line split at '|') */
     const int *ids;             /* its source ids, n of them */
     int n;
-    const TokSpan *spans;       /* where each id's token is in text (n; all {0, 0}
-                                   for MarianMT, whose pieces are not spans of it) */
+    const TokSpan *spans;       /* where each id's token is in text (n; for MarianMT
+                                   each piece without its ▁, {0, 0} for </s> and a
+                                   piece sentencepiece normalised) */
     const int *tgt_ids;         /* the decoder's input: <bos> + target, tgt_n ids */
     int tgt_n;
 } SceneSent;

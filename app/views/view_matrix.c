@@ -568,8 +568,8 @@ static int token_chips(ViewCtx *v, const Vocab *voc, const int *ids, int n, Labe
         char tb[VOCAB_MAX_TOKEN_BYTES + 1];
         const char *t = view_token(voc, ids[i], tb, sizeof tb);
         int unk_id = cfg_unk_id(&sc->model->cfg);
-        int unk_word = ids[i] == unk_id && text && i < n_spans && spans[i].len <= VOCAB_MAX_TOKEN_BYTES &&
-                       sc->model->cfg.kind != TF_KIND_MARIAN; /* pieces are not spans of the text */
+        int unk_word = ids[i] == unk_id && text && i < n_spans && spans[i].len > 0 &&
+                       spans[i].len <= VOCAB_MAX_TOKEN_BYTES; /* a MarianMT piece that spells no text: none */
         if (unk_word) { /* show the word the learner typed, marked unknown */
             memcpy(surface, text + spans[i].off, (size_t)spans[i].len);
             surface[spans[i].len] = 0;

@@ -92,18 +92,59 @@ int marian_min_pieces(const char *text)
     return n;
 }
 
-/* The rules with the side's model; </s> appended when eos. */
+/* Where each piece came from in text: a piece is its text with ▁ for the
+ * space before a word, so the pieces, in order, spell the text (the tags
+ * taken out: map[k] is the offset in text of byte k of what
+ * sentencepiece read). Pieces from first on get their span; those after
+ * one that does not spell what follows (a normalised character) get
+ * {0, 0}, as do specials. */
+static void piece_spans(char **pieces, int np, const char *rest, const size_t *map, TokSpan *spans, int first,
+                        int max)
+{
+    size_t pos = 0, len = strlen(rest);
+    int ok = 1;
+    for (int i = 0; i < np; i++) {
+        int k = first + i;
+        if (k >= max)
+            break;
+        spans[k] = (TokSpan){0, 0};
+        if (!ok)
+            continue;
+        const char *p = pieces[i];
+        while (!strncmp(p, "\xe2\x96\x81", 3)) { /* ▁: spaces before the word */
+            p += 3;
+            while (pos < len && is_space((unsigned char)rest[pos]))
+                pos++;
+        }
+        size_t n = strlen(p);
+        if (n == 0 || pos + n > len || strncmp(rest + pos, p, n) != 0) {
+            ok = n == 0; /* a bare ▁ spells nothing: the next piece may still match */
+            continue;
+        }
+        spans[k] = (TokSpan){(int)map[pos], (int)(map[pos + n - 1] + 1 - map[pos])};
+        pos += n;
+    }
+}
+
+/* The rules with the side's model; </s> appended when eos; spans (if not
+ * NULL, max of them) where each id's piece is in text. */
 static int encode_with(const SpmModel *sp, const MarianIds *sp_ids, const Vocab *v, const char *text,
-                       int *ids, int max, int eos, int *n_unk, TfErr *err)
+                       int *ids, TokSpan *spans, int max, int eos, int *n_unk, TfErr *err)
 {
     size_t len = strlen(text);
     char *rest = malloc(len + 1);
-    if (!rest)
+    size_t *map = spans ? malloc((len + 1) * sizeof *map) : NULL;
+    if (!rest || (spans && !map)) {
+        free(rest);
+        free(map);
         return tf_fail(err, "out of memory for the text");
+    }
     int n = 0, unk = 0, unk_id = sp_ids->unk;
     size_t o = 0, code = tag_end(text, 0);
     if (code) {
         int id = vocab_find(v, text, (int)code);
+        if (spans && n < max)
+            spans[n] = (TokSpan){0, (int)code};
         n = put(ids, max, n, id >= 0 ? id : unk_id);
         unk += id < 0;
     }
@@ -113,6 +154,8 @@ static int encode_with(const SpmModel *sp, const MarianIds *sp_ids, const Vocab 
             i = e;
             continue;
         }
+        if (map)
+            map[o] = i;
         rest[o++] = text[i++];
     }
     rest[o] = 0;
@@ -124,7 +167,10 @@ static int encode_with(const SpmModel *sp, const MarianIds *sp_ids, const Vocab 
         rest[word_end(rest, max)] = 0;
     char **pieces;
     int np = spm_encode(sp, rest, &pieces, err);
+    if (np >= 0 && spans)
+        piece_spans(pieces, np, rest, map, spans, n, max);
     free(rest);
+    free(map);
     if (np < 0)
         return -1;
     for (int i = 0; i < np; i++) {
@@ -135,23 +181,26 @@ static int encode_with(const SpmModel *sp, const MarianIds *sp_ids, const Vocab 
         n = put(ids, max, n, id);
     }
     spm_pieces_free(pieces, np);
-    if (eos)
+    if (eos) {
+        if (spans && n < max)
+            spans[n] = (TokSpan){0, 0};
         n = put(ids, max, n, sp_ids->eos);
+    }
     if (n_unk)
         *n_unk = unk;
     return cut && n < words + eos ? words + eos : n; /* cut: a lower bound */
 }
 
-int marian_encode(const MarianTok *t, const Vocab *v, const char *text, int *ids, int max, int *n_unk,
-                  TfErr *err)
+int marian_encode(const MarianTok *t, const Vocab *v, const char *text, int *ids, TokSpan *spans, int max,
+                  int *n_unk, TfErr *err)
 {
-    return encode_with(t->src, &t->ids, v, text, ids, max, 1, n_unk, err);
+    return encode_with(t->src, &t->ids, v, text, ids, spans, max, 1, n_unk, err);
 }
 
 int marian_encode_target(const MarianTok *t, const Vocab *v, const char *text, int *ids, int max,
                          int *n_unk, TfErr *err)
 {
-    return encode_with(t->tgt, &t->ids, v, text, ids, max, 0, n_unk, err);
+    return encode_with(t->tgt, &t->ids, v, text, ids, NULL, max, 0, n_unk, err);
 }
 
 int marian_is_tag(const char *p)

@@ -30,11 +30,15 @@ void marian_tok_free(MarianTok *t);
 
 /* Ids of text: writes up to max, returns how many the text has (</s>
  * included; > max means cut) or -1. *n_unk (if not NULL) counts <unk>s.
+ * spans (if not NULL, max of them) gets where each id's piece is in text
+ * (the tag whole, a piece without its ▁; {0, 0} for </s> and for pieces
+ * sentencepiece normalised, which spell no bytes of text), so an <unk>
+ * can be shown as what was typed.
  * A text of more words than max is measured before it is split: only its
  * first max words go through sentencepiece (the ids kept are the same)
  * and the count is then a lower bound (its words + </s>). */
 int marian_encode(const MarianTok *t, const Vocab *v, const char *text, int *ids,
-                  int max, int *n_unk, TfErr *err);
+                  TokSpan *spans, int max, int *n_unk, TfErr *err);
 
 /* Whitespace-separated words of text: the fewest pieces sentencepiece can
  * make of it (it never joins two words into one piece). */

@@ -15,11 +15,13 @@ int tf_text_ids(const TfModel *m, int tgt, const char *text, int *ids, TokSpan *
     if (!m->tok)
         return tf_fail(err, "this MarianMT model has no source.spm and target.spm to split the text "
                             "(open its folder, or give ids)");
-    int n = tgt ? marian_encode_target(m->tok, &m->tgt_vocab, text, ids, max, n_unk, err)
-                : marian_encode(m->tok, &m->src_vocab, text, ids, max, n_unk, err);
-    for (int i = 0; spans && i < n && i < max; i++)
-        spans[i] = (TokSpan){0, 0}; /* pieces are not spans of the text */
-    return n;
+    if (tgt) {
+        int n = marian_encode_target(m->tok, &m->tgt_vocab, text, ids, max, n_unk, err);
+        for (int i = 0; spans && i < n && i < max; i++)
+            spans[i] = (TokSpan){0, 0};
+        return n;
+    }
+    return marian_encode(m->tok, &m->src_vocab, text, ids, spans, max, n_unk, err); /* where each piece is */
 }
 
 int tf_lang_tag(const TfModel *m, const char *lang, char *tag, size_t cap, TfErr *err)

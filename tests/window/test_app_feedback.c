@@ -360,6 +360,24 @@ static void test_marian_causal_only(void **state)
     app_free(&a);
 }
 
+/* A MarianMT <unk> shows what was typed: "sees" is not in the fixture's
+ * vocabulary, and its chip reads "sees", not "<unk>" (M2). */
+static void test_marian_unk_shows_its_text(void **state)
+{
+    (void)state;
+    static App a;
+    static Drawn d;
+    AppOpts o = tu_opts("tests/fixtures/marian/spm_model", "the cat sees a bird.", NULL, NULL);
+    tu_open(&a, &o, 100);
+    app_goto(&a, ST_SRC_TOKENS, 0);
+    frame_drawn(&a, &d);
+    expect_true(a.ses.n_unk == 1, "one unknown piece, got %d", a.ses.n_unk);
+    expect_true(drawn_by(&d, "sees", "view") == 1 && drawn_by(&d, "<unk> id 1", "view") == 1,
+                "the <unk> chip reads 'sees' (%d) over '<unk> id 1' (%d)", drawn_by(&d, "sees", "view"),
+                drawn_by(&d, "<unk> id 1", "view"));
+    app_free(&a);
+}
+
 /* The PE circle: its axis names ("dim 1 (sin)") keep clear of the token
  * labels on the circle ("3 ·a"), on a MarianMT model whose pair 1 puts a
  * token at the end of the sine axis (M5). */
@@ -627,6 +645,7 @@ int main(void)
         cmocka_unit_test(test_decode_controls_do_not_wrap),
         cmocka_unit_test(test_marian_causal_only),
         cmocka_unit_test(test_pe_circle_labels_apart),
+        cmocka_unit_test(test_marian_unk_shows_its_text),
         cmocka_unit_test(test_every_tab_reachable),
         cmocka_unit_test(test_list_takes_its_click),
         cmocka_unit_test(test_explanation_scrolls),

@@ -75,6 +75,7 @@ static int each_ref_line(const char *name, RefLine fn, void *user)
 
 typedef struct EncodeSeen {
     int n_tags, n_unk;
+    int pieces, spanned, bad_span; /* ids but </s>; with a span; a span that is not the piece */
 } EncodeSeen;
 
 /* "text<TAB>ids": the text encodes to the ids ("\t" in it stands for a tab). */
@@ -96,12 +97,31 @@ static void check_encode(MarianTok *t, Vocab *v, char *line, char *right, int li
     int want[256], got[256], n_unk;
     int W = parse_ids(right, want, 256);
     TfErr err;
-    int n = marian_encode(t, v, text, got, 256, &n_unk, &err);
+    int n = marian_encode(t, v, text, got, NULL, 256, &n_unk, &err);
     expect_true(n == W, "'%s': %d ids, python %d", text, n, W);
     for (int i = 0; i < W; i++)
         expect_true(got[i] == want[i], "'%s': id %d is %d, python %d", text, i, got[i], want[i]);
     seen->n_tags += W > 0 && (want[0] == 2 || want[0] == 3);
     seen->n_unk += n_unk;
+    /* the spans: each piece (without its ▁) is the text at its span, an
+     * <unk> what was typed there */
+    TokSpan sp[256];
+    int n2 = marian_encode(t, v, text, got, sp, 256, NULL, &err);
+    for (int i = 0; i + 1 < n2 && i < 256; i++) {
+        seen->pieces++;
+        if (sp[i].len <= 0)
+            continue;
+        seen->spanned++;
+        const char *tok = vocab_token(v, got[i]);
+        while (!strncmp(tok, "\xe2\x96\x81", 3))
+            tok += 3;
+        int unk = got[i] == 1; /* the fixture's <unk> (config.json) */
+        int same = unk ? !memchr(text + sp[i].off, ' ', (size_t)sp[i].len)
+                       : (int)strlen(tok) == sp[i].len && !strncmp(text + sp[i].off, tok, (size_t)sp[i].len);
+        if (!same && seen->bad_span++ < 3)
+            printf("  '%s': piece %d '%s' at span %d+%d reads '%.*s'\n", text, i, tok, sp[i].off, sp[i].len,
+                   sp[i].len, text + sp[i].off);
+    }
 }
 
 static void test_encode_matches_python(void **state)
@@ -112,6 +132,9 @@ static void test_encode_matches_python(void **state)
     printf("  %d sentences tokenized as python sentencepiece + MarianTokenizer's rules do "
            "(%d with a >>lang<< tag, %d <unk>s)\n", n_lines, seen.n_tags, seen.n_unk);
     expect_true(n_lines == 100 && seen.n_tags >= 3, "100 sentences, tags among them");
+    printf("  %d of %d pieces found in their text\n", seen.spanned, seen.pieces);
+    expect_true(seen.bad_span == 0 && seen.spanned * 10 >= seen.pieces * 9,
+                "pieces where they are in the text: %d of %d, %d wrong", seen.spanned, seen.pieces, seen.bad_span);
 }
 
 /* "ids<TAB>text": the ids decode to the text. */
