@@ -31,6 +31,9 @@ static void open_grid_src(App *a, Ren **r, int w, int h, StageId st, float scale
     a->look.text_scale = scale;
     app_compute_all(a);
     app_frame(a, *r);
+    /* the grid alone: the Heads table under it (A) is the heads lab's, and
+     * shown it takes its share of the view */
+    ev_key(a, 'a', 0);
     app_frame(a, *r);
 }
 
