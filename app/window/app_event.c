@@ -126,8 +126,8 @@ static void describe_view(App *a)
     if (a->ui.copy)
         a->ui.copy(text);
     int spoken = app_speak(text) == 0;
-    app_notice(a, 0, spoken ? _("the view in words: copied, and being read aloud")
-                            : _("the view in words: copied (install speech-dispatcher to hear it)"));
+    app_notice(a, 0, "%s", spoken ? _("the view in words: copied, and being read aloud")
+                                  : _("the view in words: copied (install speech-dispatcher to hear it)"));
 }
 
 /* Ctrl+Shift+V: the clipboard's scene code opened. */
