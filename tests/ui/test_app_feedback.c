@@ -485,7 +485,7 @@ static void test_every_tab_reachable(void **state)
             app_goto(&a, sts[k], 0);
             app_set_head(&a, 0);
             frame600(&a);
-            ViewId ch[8];
+            ViewId ch[APP_MAX_VIEW_CHOICES];
             int n = app_view_choices(&a, ch);
             expect_true(a.tabs_more.n_bar + a.tabs_more.n == n,
                         "lang %d %s: each of the %d tabs in the bar or the list: %d and %d", lang,

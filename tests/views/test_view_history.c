@@ -67,7 +67,7 @@ static void test_pictures(void **state)
     o.head = 0;
     tu_open(&a, &o, 1);
     expect_true(view_find("history") == VIEW_HISTORY, "view_find names the history view");
-    ViewId ch[8];
+    ViewId ch[APP_MAX_VIEW_CHOICES];
     int nc = app_view_choices(&a, ch), in_tabs = 0;
     for (int i = 0; i < nc; i++)
         in_tabs |= ch[i] == VIEW_HISTORY;
