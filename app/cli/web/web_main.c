@@ -158,6 +158,7 @@ int main(void)
      * unless a video driver is named */
     setenv("SDL_VIDEODRIVER", "emscripten", 1);
     setenv("XDG_DATA_HOME", WEB_PERSIST, 1);
+    unsetenv("HOME"); /* saves go to the working folder (WEB_OUT), which becomes downloads, not ~/Pictures */
     tw_set_cooperative(1); /* no threads: the Train tab trains inside the frames */
     mkdir(WEB_OUT, 0755);
     if (chdir(WEB_OUT) != 0)

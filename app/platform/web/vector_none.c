@@ -27,6 +27,12 @@ int ren_vector_begin(Ren *r, const char *path, RenVecFormat fmt, int extra_h, Tf
                    path ? path : "vector export");
 }
 
+int ren_vector_begin_area(Ren *r, const char *path, RenVecFormat fmt, Rect area, int extra_h, TfErr *err)
+{
+    (void)area;
+    return ren_vector_begin(r, path, fmt, extra_h, err);
+}
+
 int ren_vector_end(Ren *r, TfErr *err)
 {
     (void)r;
@@ -36,6 +42,8 @@ int ren_vector_end(Ren *r, TfErr *err)
 void ren_vector_abort(Ren *r) { (void)r; }
 
 void vec_begin(Ren *r, Color clear) { (void)r, (void)clear; }
+void vec_turn_begin(Ren *r, double x, double y) { (void)r, (void)x, (void)y; }
+void vec_turn_end(Ren *r) { (void)r; }
 void vec_clip(Ren *r) { (void)r; }
 void vec_rect(Ren *r, Rect rc, Color c) { (void)r, (void)rc, (void)c; }
 void vec_polyline(Ren *r, const float *xy, int n, float width, Color c) { (void)r, (void)xy, (void)n, (void)width, (void)c; }
