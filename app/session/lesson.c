@@ -110,6 +110,27 @@ static int fail(Parser *p, const char *fmt, const char *a)
     return tf_fail(p->err, "%s:%d: %s", p->path, p->line, msg);
 }
 
+/* strspn bounded by the slice's length */
+static size_t span_of(const char *v, size_t n, const char *set)
+{
+    size_t k = 0;
+    while (k < n && v[k] && strchr(set, v[k]))
+        k++;
+    return k;
+}
+
+/* lesson_choice_number on the slice v[0..n): the parser's values are not
+ * NUL-terminated (the file's bytes follow), so the number is read from a
+ * bounded copy; only its first characters matter. */
+static int number_prefix(const char *v, size_t n, double *out, int *decimals)
+{
+    char buf[64];
+    size_t k = n < sizeof buf - 1 ? n : sizeof buf - 1;
+    memcpy(buf, v, k);
+    buf[k] = 0;
+    return lesson_choice_number(buf, out, decimals);
+}
+
 static int set_str(Parser *p, char **dst, const char *v, size_t n)
 {
     free(*dst);
@@ -458,7 +479,7 @@ static int view_directive(Parser *p, const char *key, const char *v, size_t n)
     } else if (strcmp(key, "alpha") == 0) {
         double a;
         int dec;
-        if (lesson_choice_number(v, &a, &dec) || a < 0 || a > 2 || strspn(v, "0123456789.") != n)
+        if (number_prefix(v, n, &a, &dec) || a < 0 || a > 2 || span_of(v, n, "0123456789.") < n)
             return fail(p, "%s", "@alpha needs a length penalty from 0 to 2, e.g. 0.6");
         c->alpha = (float)a;
     } else if (strcmp(key, "predict") == 0) {
@@ -515,7 +536,7 @@ static int quiz_directive(Parser *p, const char *key, const char *v, size_t n)
         } else if (p->step->predict.kind == LESSON_PREDICT_NUMBER) {
             double x;
             int dec;
-            if (lesson_choice_number(v, &x, &dec))
+            if (number_prefix(v, n, &x, &dec))
                 return fail(p, "%s", "a @predict number choice starts with its number (0.25, −1, 6 cells)");
         }
         return set_str(p, &q->choices[q->n_choices++], v, n);
@@ -633,7 +654,7 @@ static int directive(Parser *p, const char *line, size_t n)
     if (strcmp(key, "qid") == 0) { /* a test question's id, the same in the pre- and post-test */
         if (!p->step)
             return fail(p, "%s", "@qid belongs to a step");
-        if (vn == 0 || vn >= sizeof p->step->qid || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-") < vn)
+        if (vn == 0 || vn >= sizeof p->step->qid || span_of(v, vn, "abcdefghijklmnopqrstuvwxyz0123456789-") < vn)
             return fail(p, "%s", "@qid needs an id of a-z, 0-9 and - (at most 31)");
         memcpy(p->step->qid, v, vn);
         p->step->qid[vn] = 0;
