@@ -10,12 +10,15 @@
  *   the caller (window) whatever it copied out under the mutex.
  * The model's parameters are written only by the worker, inside
  * trainer_step, with the mutex NOT held; they are read by others only as
- * the copies made at publication. */
+ * the copies made at publication.
+ *
+ * What a run is made of (its data, model, curves, held-out checks and
+ * messages) is train_run.c's; this file is the thread, its commands, the
+ * publications and the snapshots, and calls train_run.c one way. */
 #include "train_worker.h"
 
 #include <cblas.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,69 +30,9 @@
 #endif
 
 #include "clock.h"
-#include "data_args.h"
 #include "parallel.h"
-
-typedef enum CmdKind { CMD_SETUP, CMD_STEPS, CMD_SAVE } CmdKind;
-
-typedef struct Cmd {
-    CmdKind kind;
-    long long n;    /* CMD_STEPS */
-    TwSpec spec;    /* CMD_SETUP (spec.path is the SAVE path too) */
-} Cmd;
-
-struct TrainWorker {
-    pthread_t thread;
-    int has_thread;
-    int coop;             /* no thread: tw_pump runs the work (set before any runs) */
-    pthread_mutex_t mu;
-    pthread_cond_t wake;  /* a command, play, quit */
-    pthread_cond_t idle;  /* the worker went idle */
-
-    /* ---- shared: under mu ---- */
-    Cmd q[TW_QUEUE];
-    int q_head, q_n;
-    int play, quit, busy;
-    long long steps_left;
-    int have_run, can_train, building;
-    TwStatus pub;
-    float *pub_params;    /* (pub.n_params) of pub.step */
-    float *slot[TW_SNAP_CAP]; /* slot[i]: parameters of pub.snaps[i] */
-    Vocab voc_src, voc_tgt;   /* the run's vocabularies, for tw_model_like */
-    int have_voc;
-
-    /* ---- the worker thread's own ---- */
-    Cmd cur;              /* the command being run (its queue slot is free) */
-    TwStatus mine;
-    Dataset d;
-    TfModel m;
-    Trainer t;
-    int have_d, have_m, have_t;
-    TwSpec spec;          /* of the current run (task, file) */
-    int given_data;       /* the run's data set came ready-made */
-    int unpublished;      /* mine changed since the last publication */
-    float *spare[TW_SNAP_CAP]; /* snapshot buffers not in use */
-    int n_spare;
-    long long eval_every;
-    double acc_loss, acc_acc, acc_tok; /* the curve point being summed */
-    float acc_lr;
-    int acc_n;
-    double last_pub;
-    int blas_before;      /* OpenBLAS threads before the worker existed */
-};
-
-void tw_spec_default(TwSpec *s)
-{
-    memset(s, 0, sizeof *s);
-    snprintf(s->task, sizeof s->task, "en2zh");
-    s->d_model = 64;
-    s->n_heads = 4;
-    s->d_ff = 256;
-    s->n_layers = 2;
-    s->max_len = 64;
-    train_opts_default(&s->o);
-    s->o.warmup = 800; /* the paper's 4000 is for 100,000 steps */
-}
+#include "train_run.h"
+#include "train_worker_internal.h"
 
 /* ---------------------------------------------------------------------- */
 /* Publication                                                              */
@@ -132,116 +75,11 @@ static void publish(TrainWorker *w, int force)
     pthread_mutex_unlock(&w->mu);
 }
 
-/* Say something: message `id` with its text and numbers (see TwMsg). */
-static void message(TrainWorker *w, TwMsg id, const char *text, long long n0, long long n1)
-{
-    TwStatus *st = &w->mine;
-    st->msg = id;
-    snprintf(st->msg_text, sizeof st->msg_text, "%s", text ? text : "");
-    st->msg_n[0] = n0;
-    st->msg_n[1] = n1;
-    st->msg_error = id != TW_MSG_SKIPPED_LINES && id != TW_MSG_SAVED;
-    st->msg_seq++;
-    w->unpublished = 1;
-}
 
 /* ---------------------------------------------------------------------- */
-/* Curves, evaluations, snapshots                                          */
+/* Snapshots                                                              */
 /* ---------------------------------------------------------------------- */
 
-/* Merge neighbouring points pairwise (the curve keeps its shape at half the
- * resolution); each point stays the mean of the steps it covers. */
-static void log_thin(TwStatus *st)
-{
-    int k = 0;
-    for (int i = 0; i + 1 < st->n_log; i += 2) {
-        const TwPoint *a = &st->log[i], *b = &st->log[i + 1];
-        float n = (float)(a->n + b->n);
-        TwPoint p = {b->step, (a->loss * a->n + b->loss * b->n) / n,
-                     (a->acc * a->n + b->acc * b->n) / n, b->lr,
-                     (a->tok_s * a->n + b->tok_s * b->n) / n, a->n + b->n};
-        st->log[k++] = p;
-    }
-    if (st->n_log % 2)
-        st->log[k++] = st->log[st->n_log - 1];
-    st->n_log = k;
-    st->log_stride *= 2;
-}
-
-static void log_add(TrainWorker *w, const TrainStats *s)
-{
-    w->acc_loss += s->loss;
-    w->acc_acc += s->token_acc;
-    w->acc_tok += s->tokens_per_s;
-    w->acc_lr = (float)s->lr;
-    if (++w->acc_n < w->mine.log_stride)
-        return;
-    TwStatus *st = &w->mine;
-    if (st->n_log == TW_LOG_CAP)
-        log_thin(st);
-    double n = w->acc_n;
-    st->log[st->n_log++] = (TwPoint){s->step, (float)(w->acc_loss / n), (float)(w->acc_acc / n),
-                                     w->acc_lr, (float)(w->acc_tok / n), w->acc_n};
-    w->acc_loss = w->acc_acc = w->acc_tok = 0;
-    w->acc_n = 0;
-}
-
-/* ---- the held-out check ----
- * core's evaluator (trainer_eval, as `stepformer eval` uses it), kept cheap
- * enough to run every few dozen steps without slowing training: the
- * teacher-forced loss and token accuracy of the first TW_EVAL_PAIRS held-out
- * pairs, TW_EVAL_B a pass, and when with_exact the exact match of the first
- * TW_EXACT_PAIRS by greedy decoding, each stopped at its reference's length
- * + 1 (an output that has not ended by then cannot be exact; an untrained
- * model would otherwise babble to the maximum length). The pairs are cut
- * in two halves on two threads while the trainer's helper sleeps. */
-static int eval_heldout(TrainWorker *w, TwEval *ev, int with_exact, TfErr *err)
-{
-    EvalOpts o;
-    eval_opts_default(&o);
-    o.max_pairs = TW_EVAL_PAIRS;
-    o.batch = TW_EVAL_B;
-    o.label_smoothing = w->t.o.label_smoothing;
-    o.decode_pairs = with_exact ? TW_EXACT_PAIRS : -1;
-    o.stop_at_ref = 1;
-    if (w->coop) /* cooperative: no thread to split over */
-        o.threads = 1;
-    EvalStats s;
-    if (trainer_eval(&w->t, &o, &s, err))
-        return -1;
-    ev->step = w->t.step;
-    ev->loss = (float)s.loss;
-    ev->acc = (float)s.token_acc;
-    ev->exact = with_exact ? (float)s.exact : -1.0f;
-    return 0;
-}
-
-/* Held-out figures at steps 0, 50, 100, ... (the interval doubles whenever
- * TW_EVAL_CAP are kept). */
-static void maybe_eval(TrainWorker *w)
-{
-    TwStatus *st = &w->mine;
-    long long step = w->t.step;
-    if (st->n_heldout < 1 || !w->have_t || step % w->eval_every)
-        return;
-    if (st->n_eval == TW_EVAL_CAP) {
-        int k = 0;
-        for (int i = 0; i < st->n_eval; i += 2)
-            st->evals[k++] = st->evals[i];
-        st->n_eval = k;
-        w->eval_every *= 2;
-        if (step % w->eval_every)
-            return;
-    }
-    TwEval e;
-    TfErr err;
-    /* decoding whole sentences costs more: every fourth check */
-    if (eval_heldout(w, &e, step % (TW_EXACT_EVERY * w->eval_every) == 0, &err)) {
-        message(w, TW_MSG_EVAL_FAILED, err.msg, 0, 0);
-        return;
-    }
-    st->evals[st->n_eval++] = e;
-}
 
 /* Drop every other snapshot (they are at multiples of snap_every, so the
  * ones at multiples of twice that stay) and double the interval. mu held:
@@ -299,7 +137,7 @@ static void maybe_snapshot(TrainWorker *w, float loss)
     size_t n = w->m.n_params;
     float *buf = w->n_spare ? w->spare[--w->n_spare] : malloc(n * sizeof(float));
     if (!buf) {
-        message(w, TW_MSG_SNAP_NO_MEMORY, NULL, step, 0);
+        twr_message(w, TW_MSG_SNAP_NO_MEMORY, NULL, step, 0);
         return;
     }
     memcpy(buf, w->m.block, n * sizeof(float));
@@ -350,128 +188,6 @@ static void run_free(TrainWorker *w)
     w->have_t = w->have_m = w->have_d = 0;
 }
 
-/* The run's task or file, as `stepformer eval` will find it again. */
-static void spec_data(const TwSpec *s, DataArgs *da)
-{
-    data_args_init(da);
-    da->task = s->task[0] ? s->task : NULL;
-    da->file = s->task[0] ? NULL : s->path;
-    da->src_mode = da->tgt_mode = s->tokens_char ? TOK_CHAR : TOK_WORD;
-    da->max_len = s->max_len > 2 ? s->max_len - 1 : 0;
-}
-
-static int load_data(TrainWorker *w, TwSpec *s, TwMsg *why, TfErr *err)
-{
-    if (s->data) { /* taken over */
-        w->d = *s->data;
-        free(s->data);
-        s->data = NULL;
-        w->have_d = 1;
-        return 0;
-    }
-    if (!s->task[0] && !s->path[0]) {
-        *why = TW_MSG_NO_PATH;
-        return tf_fail(err, "no TSV file");
-    }
-    DataArgs da;
-    spec_data(s, &da);
-    int n_bad = 0;
-    if (data_args_load(&w->d, &da, &n_bad, err))
-        return -1;
-    w->have_d = 1;
-    if (n_bad > 0)
-        message(w, TW_MSG_SKIPPED_LINES, s->path, n_bad, da.max_len);
-    return 0;
-}
-
-/* The architecture of spec s for data set d, as trainer_model_new makes it. */
-static TfConfig spec_config(const TwSpec *s, const Dataset *d)
-{
-    TfConfig c;
-    cfg_preset(&c, "classroom", NULL);
-    c.d_model = s->d_model;
-    c.n_heads = s->n_heads;
-    c.d_ff = s->d_ff;
-    c.n_enc = c.n_dec = s->n_layers;
-    c.max_len = s->max_len > 1 ? s->max_len : 64;
-    int need = d->max_src > d->max_tgt + 1 ? d->max_src : d->max_tgt + 1;
-    if (c.max_len < need)
-        c.max_len = need;
-    c.src_vocab = d->src.n;
-    c.tgt_vocab = d->tgt.n;
-    c.tie = trainer_default_tie(d);
-    c.dropout = s->o.dropout;
-    c.label_smoothing = s->o.label_smoothing;
-    return c;
-}
-
-/* A sentence to watch while the model learns, and its true translation:
- * a showcase sentence of the task, else the first held-out pair. */
-static void choose_probe(TrainWorker *w)
-{
-    static const char *const PROBES[][2] = {
-        {"en2zh", "i read books at home today"}, {"copy", "attention"},
-        {"reverse", "attention"}, {"sort", "attention"}};
-    const Dataset *d = &w->d;
-    TwStatus *st = &w->mine;
-    st->probe_src[0] = st->probe_ref[0] = 0;
-    for (size_t i = 0; i < sizeof PROBES / sizeof PROBES[0]; i++) {
-        if (strcmp(w->spec.task, PROBES[i][0]) != 0 || w->given_data)
-            continue;
-        const char *src = PROBES[i][1];
-        snprintf(st->probe_src, sizeof st->probe_src, "%s", src);
-        if (dataset_find(d, src, st->probe_ref, sizeof st->probe_ref))
-            return;
-        /* the string tasks follow a rule: the same, reversed, or sorted */
-        size_t n = strlen(src);
-        for (size_t k = 0; k < n && k + 1 < sizeof st->probe_ref; k++)
-            st->probe_ref[k] = i == 2 ? src[n - 1 - k] : src[k];
-        st->probe_ref[n] = 0;
-        if (i == 3)
-            for (size_t a = 1; a < n; a++) /* insertion sort of the letters */
-                for (size_t b = a; b > 0 && st->probe_ref[b - 1] > st->probe_ref[b]; b--) {
-                    char t = st->probe_ref[b];
-                    st->probe_ref[b] = st->probe_ref[b - 1];
-                    st->probe_ref[b - 1] = t;
-                }
-        return;
-    }
-    const Pair *p = &d->pairs[d->n_train < d->n_pairs ? d->n_train : 0];
-    vocab_decode(&d->src, d->ids + p->src_off, p->src_len, st->probe_src, sizeof st->probe_src);
-    vocab_decode(&d->tgt, d->ids + p->tgt_off, p->tgt_len, st->probe_ref, sizeof st->probe_ref);
-}
-
-/* Data set, size check, model, trainer; *why says what failed (the text
- * argument is then err's message). */
-static int run_build(TrainWorker *w, TwSpec *s, TwMsg *why, TfErr *err)
-{
-    *why = TW_MSG_SETUP_FAILED;
-    if (load_data(w, s, why, err))
-        return -1;
-    if (w->d.n_train < 1) {
-        *why = TW_MSG_NO_PAIRS;
-        return tf_fail(err, "%s", w->d.name);
-    }
-    TfConfig c = spec_config(s, &w->d);
-    int cap_T = w->d.max_src > w->d.max_tgt + 1 ? w->d.max_src : w->d.max_tgt + 1;
-    if (tw_check_size(&c, s->o.batch, cap_T, err))
-        return -1;
-    if (trainer_model_new(&w->m, &c, &w->d, s->o.seed, err))
-        return -1;
-    w->have_m = 1;
-    TrainOpts to = s->o;
-    if (w->coop) /* cooperative: the trainer's helper thread cannot start either */
-        to.threads = 1;
-    if (trainer_init(&w->t, &w->m, &w->d, &to, err))
-        return -1;
-    w->have_t = 1;
-    if (!w->given_data && (s->task[0] || s->path[0])) { /* `stepformer eval` finds the data again */
-        DataArgs da;
-        spec_data(s, &da);
-        data_args_to_meta(&da, &w->d, &w->m, err);
-    }
-    return 0;
-}
 
 /* Share what the window needs of the new run: a parameter buffer and the
  * vocabularies (made before taking the mutex, installed under it). */
@@ -498,30 +214,6 @@ static int run_share(TrainWorker *w, TfErr *err)
     return 0;
 }
 
-/* A fresh status for a new run (messages keep counting). */
-static void status_reset(TrainWorker *w)
-{
-    TwStatus *st = &w->mine;
-    uint64_t msg_seq = st->msg_seq, gen = st->gen;
-    TwMsg msg = st->msg;
-    char text[TW_MSG_MAX];
-    long long n0 = st->msg_n[0], n1 = st->msg_n[1];
-    int msg_error = st->msg_error;
-    memcpy(text, st->msg_text, sizeof text);
-    memset(st, 0, sizeof *st);
-    st->gen = gen + 1;
-    st->msg = msg;
-    memcpy(st->msg_text, text, sizeof text);
-    st->msg_n[0] = n0;
-    st->msg_n[1] = n1;
-    st->msg_error = msg_error;
-    st->msg_seq = msg_seq;
-    st->log_stride = 1;
-    st->snap_every = TW_SNAP_FIRST;
-    w->eval_every = TW_EVAL_FIRST;
-    w->acc_loss = w->acc_acc = w->acc_tok = 0;
-    w->acc_n = 0;
-}
 
 static void do_setup(TrainWorker *w, TwSpec *s)
 {
@@ -531,18 +223,18 @@ static void do_setup(TrainWorker *w, TwSpec *s)
     w->spec = *s;
     w->spec.data = NULL;
     w->given_data = s->data != NULL;
-    status_reset(w);
+    twr_status_reset(w);
     pthread_mutex_lock(&w->mu);
     w->building = 1;
     w->steps_left = 0;
     publish_locked(w);
     pthread_mutex_unlock(&w->mu);
-    int rc = run_build(w, s, &why, &err);
+    int rc = twr_run_build(w, s, &why, &err);
     if (rc == 0)
         rc = run_share(w, &err);
     if (rc) {
         run_free(w);
-        message(w, why, err.msg, 0, 0);
+        twr_message(w, why, err.msg, 0, 0);
     } else {
         TwStatus *st = &w->mine;
         snprintf(st->data_name, sizeof st->data_name, "%s", w->d.name);
@@ -555,8 +247,8 @@ static void do_setup(TrainWorker *w, TwSpec *s)
         size_t fit = each ? TW_SNAP_BUDGET / each : TW_SNAP_CAP;
         st->snap_cap = fit < 2 ? 2 : fit > TW_SNAP_CAP ? TW_SNAP_CAP : (int)fit;
         snaps_prealloc(w);
-        choose_probe(w);
-        maybe_eval(w);
+        twr_choose_probe(w);
+        twr_maybe_eval(w);
     }
     pthread_mutex_lock(&w->mu);
     w->building = 0;
@@ -570,11 +262,11 @@ static void do_save(TrainWorker *w, const char *path)
 {
     TfErr err;
     if (!w->have_t)
-        message(w, TW_MSG_NOTHING_TO_SAVE, NULL, 0, 0);
+        twr_message(w, TW_MSG_NOTHING_TO_SAVE, NULL, 0, 0);
     else if (trainer_save(&w->t, path, 1, &err))
-        message(w, TW_MSG_SAVE_FAILED, err.msg, 0, 0);
+        twr_message(w, TW_MSG_SAVE_FAILED, err.msg, 0, 0);
     else
-        message(w, TW_MSG_SAVED, path, w->t.step, 0);
+        twr_message(w, TW_MSG_SAVED, path, w->t.step, 0);
     publish(w, 1);
 }
 
@@ -590,15 +282,15 @@ static void train_one(TrainWorker *w, int last)
         w->play = 0;
         w->steps_left = 0;
         pthread_mutex_unlock(&w->mu);
-        message(w, TW_MSG_STOPPED, err.msg, 0, 0);
+        twr_message(w, TW_MSG_STOPPED, err.msg, 0, 0);
         publish(w, 1);
         return;
     }
     TwStatus *st = &w->mine;
-    log_add(w, &s);
+    twr_log_add(w, &s);
     st->step = s.step;
     st->last = s;
-    maybe_eval(w);
+    twr_maybe_eval(w);
     maybe_snapshot(w, (float)s.loss);
     st->train_tokens += s.tokens;
     st->train_seconds += tf_seconds() - t0;
