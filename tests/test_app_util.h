@@ -28,24 +28,25 @@ static inline void tu_session(Session *s, const char *path, const char *src, con
     session_compute_all(s);
 }
 
-/* A random classroom-shaped model (d_model 32, 4 heads, d_ff 64, 2 + 2
- * layers) with vocabularies of t4 t5 ... up to `vocab`, saved at path. */
-static inline int tu_small_model(const char *path, int vocab, int max_len, uint64_t seed)
+/* A random model of tu_config(z), saved at path; 0 or -1. */
+static inline int tu_save_model(const char *path, TuSize z, uint64_t seed)
 {
-    TfConfig c;
+    TfConfig c = tu_config(z);
     TfErr err;
     TfModel m;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.d_ff = 64;
-    c.src_vocab = c.tgt_vocab = vocab;
-    c.max_len = max_len;
     if (model_init_random(&m, &c, seed, &err))
         return -1;
     int rc = ckpt_save(&m, path, &err);
     model_free(&m);
     return rc;
+}
+
+/* A random classroom-shaped model (d_model 32, 4 heads, d_ff 64, 2 + 2
+ * layers) with vocabularies of t4 t5 ... up to `vocab`, saved at path. */
+static inline int tu_small_model(const char *path, int vocab, int max_len, uint64_t seed)
+{
+    TuSize z = {.d_model = 32, .n_heads = 4, .d_ff = 64, .src_vocab = vocab, .tgt_vocab = vocab, .max_len = max_len};
+    return tu_save_model(path, z, seed);
 }
 
 /* A random model of preset base (512/8/2048/6+6), embeddings tied, with
@@ -321,11 +322,138 @@ static inline void tu_exp_no_scale(App *a)
     app_set_exp(a, &e);
 }
 
-/* A whole frame on tu_ren, half a second after the last one. */
-static inline void tu_frame(App *a)
+/* Is view v one of the tabs the app's stage offers? */
+static inline int tu_offers(const App *a, ViewId v)
+{
+    ViewId ch[APP_MAX_VIEW_CHOICES];
+    int n = app_view_choices(a, ch);
+    for (int i = 0; i < n; i++)
+        if (ch[i] == v)
+            return 1;
+    return 0;
+}
+
+/* A whole frame on r, half a second after the last one. */
+static inline void tu_frame_on(App *a, Ren *r)
 {
     a->now += 0.5;
-    app_frame(a, tu_ren);
+    app_frame(a, r);
+}
+
+/* The same on tu_ren. */
+static inline void tu_frame(App *a)
+{
+    tu_frame_on(a, tu_ren);
+}
+
+/* A click as the mouse makes it at (x, y): a move there, the left button
+ * down, frame(a), the button up, frame(a). */
+static inline void tu_click_then(App *a, int x, int y, void (*frame)(App *))
+{
+    ev_mouse(a, IN_MOUSE_MOVE, x, y, 0);
+    ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
+    frame(a);
+    ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
+    frame(a);
+}
+
+/* The same with whole frames on tu_ren. */
+static inline void tu_click(App *a, int x, int y)
+{
+    tu_click_then(a, x, y, tu_frame);
+}
+
+/* ---- what the text layer drew (its test hook, ren_text_hook) ---- */
+
+enum { TU_DRAWN_MAX = 2048, TU_DRAWN_LEN = 128 };
+
+/* The strings drawn while tu_drawn_start's recording was on, in order: the
+ * first TU_DRAWN_MAX of those shorter than TU_DRAWN_LEN bytes in s, each
+ * with its box and the tag it was drawn under ("view" while a view draws,
+ * "window" otherwise, or the window's own: "banner", "help"); and every
+ * string, as long as there is room, in text, each between newlines
+ * ("\nh1\n" finds the string "h1", "h1" any string that holds it). */
+typedef struct TuDrawn {
+    int n;
+    char s[TU_DRAWN_MAX][TU_DRAWN_LEN];
+    char tag[TU_DRAWN_MAX][12];
+    Rect box[TU_DRAWN_MAX];
+    char text[1 << 16];
+} TuDrawn;
+
+static TuDrawn tu_drawn;
+
+static inline void tu_drawn_hook(void *user, const char *utf8, int len, Rect box, const char *tag)
+{
+    TuDrawn *d = user;
+    size_t n = strlen(d->text);
+    if (n + (size_t)len + 2 < sizeof d->text) {
+        memcpy(d->text + n, utf8, (size_t)len);
+        d->text[n + (size_t)len] = '\n';
+        d->text[n + (size_t)len + 1] = 0;
+    }
+    if (len >= TU_DRAWN_LEN || d->n >= TU_DRAWN_MAX)
+        return;
+    snprintf(d->s[d->n], sizeof d->s[0], "%.*s", len, utf8);
+    snprintf(d->tag[d->n], sizeof d->tag[0], "%s", tag ? tag : "");
+    d->box[d->n++] = box;
+}
+
+/* Record what is drawn from now on into tu_drawn (emptied first). */
+static inline void tu_drawn_start(void)
+{
+    tu_drawn.n = 0;
+    strcpy(tu_drawn.text, "\n");
+    ren_text_hook(tu_drawn_hook, &tu_drawn);
+}
+
+static inline void tu_drawn_stop(void)
+{
+    ren_text_hook(NULL, NULL);
+}
+
+/* A whole frame on r (tu_frame_on), recorded into tu_drawn. */
+static inline void tu_drawn_frame(App *a, Ren *r)
+{
+    tu_drawn_start();
+    tu_frame_on(a, r);
+    tu_drawn_stop();
+}
+
+/* Was string i of tu_drawn drawn under tag (NULL: any)? */
+static inline int tu_drawn_by(int i, const char *tag)
+{
+    return !tag || strcmp(tu_drawn.tag[i], tag) == 0;
+}
+
+/* The index of the first string s drawn under tag (NULL: any), -1 none. */
+static inline int tu_drawn_find(const char *s, const char *tag)
+{
+    for (int i = 0; i < tu_drawn.n; i++)
+        if (strcmp(tu_drawn.s[i], s) == 0 && tu_drawn_by(i, tag))
+            return i;
+    return -1;
+}
+
+/* How many strings drawn under tag (NULL: any) are s (or, prefix set,
+ * begin with s). */
+static inline int tu_drawn_count_as(const char *s, const char *tag, int prefix)
+{
+    int k = 0;
+    size_t n = strlen(s);
+    for (int i = 0; i < tu_drawn.n; i++)
+        k += (prefix ? strncmp(tu_drawn.s[i], s, n) : strcmp(tu_drawn.s[i], s)) == 0 && tu_drawn_by(i, tag);
+    return k;
+}
+
+static inline int tu_drawn_count(const char *s, const char *tag)
+{
+    return tu_drawn_count_as(s, tag, 0);
+}
+
+static inline int tu_drawn_prefix(const char *s, const char *tag)
+{
+    return tu_drawn_count_as(s, tag, 1);
 }
 
 /* One frame of just view id in area on renderer r, as frame.c hands it

@@ -67,21 +67,6 @@ static void test_window_save_keeps_clock(void **state)
     app_free(&a);
 }
 
-static char g_drawn[65536];
-
-static void record(void *user, const char *utf8, int len, Rect box, const char *tag)
-{
-    (void)user;
-    (void)box;
-    (void)tag;
-    size_t n = strlen(g_drawn);
-    if (n + (size_t)len + 2 < sizeof g_drawn) {
-        memcpy(g_drawn + n, utf8, (size_t)len);
-        g_drawn[n + (size_t)len] = '\n';
-        g_drawn[n + (size_t)len + 1] = 0;
-    }
-}
-
 /* The first file of dir whose name ends in ext, into path (400 bytes). */
 static int find_file(const char *dir, const char *ext, char *path)
 {
@@ -125,10 +110,9 @@ static void test_view_export_alone(void **state)
     app_notice(&a, 0, "%s", "a notice that must not be in the figure");
     app_frame(&a, tu_ren);
     Rect view = a.view_rect;
-    g_drawn[0] = 0;
-    ren_text_hook(record, NULL);
+    tu_drawn_start();
     app_save_vector(&a, tu_ren);
-    ren_text_hook(NULL, NULL);
+    tu_drawn_stop();
     snprintf(dirs, sizeof dirs, "%s/Bilder/Stepformer", home);
     expect_true(strstr(a.notice, dirs) != NULL && !a.notice_error, "the notice names the folder: '%s'", a.notice);
     char svg[400], pdf[400];
@@ -146,11 +130,11 @@ static void test_view_export_alone(void **state)
     expect_true(w == view.w && h > view.h && h < view.h + 80,
                 "the page is the view (%dx%d) and a caption band: %dx%d", view.w, view.h, w, h);
     expect_true(view.w < 1280 - 300 && view.h < 800 - 100, "the view is less than the window: %dx%d", view.w, view.h);
-    expect_true(strstr(g_drawn, "dec.cross.weights, layer 2 of 2, head 2 of 4") != NULL,
-                "the caption is drawn: %.600s", g_drawn);
+    expect_true(strstr(tu_drawn.text, "dec.cross.weights, layer 2 of 2, head 2 of 4") != NULL,
+                "the caption is drawn: %.600s", tu_drawn.text);
     static const char *const CHROME[] = {"Source", "Target", "Stepformer", "Lessons", "must not be", "Encoder"};
     for (size_t i = 0; i < sizeof CHROME / sizeof CHROME[0]; i++)
-        expect_true(!strstr(g_drawn, CHROME[i]), "no '%s' of the window in the figure", CHROME[i]);
+        expect_true(!strstr(tu_drawn.text, CHROME[i]), "no '%s' of the window in the figure", CHROME[i]);
     app_free(&a);
     setenv("HOME", keep_home, 1);
     if (keep_cfg[0])

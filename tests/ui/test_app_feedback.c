@@ -52,44 +52,10 @@ static void test_layer_ends_say_so(void **state)
     app_free(&a);
 }
 
-/* The strings drawn in a frame, by whom (the view or the window). */
-typedef struct Drawn {
-    int n;
-    char s[512][96];
-    char tag[512][8];
-} Drawn;
-
-static void on_drawn(void *user, const char *s, int len, Rect box, const char *tag)
-{
-    Drawn *d = user;
-    (void)box;
-    if (len >= 96 || d->n >= 512)
-        return;
-    snprintf(d->s[d->n], sizeof d->s[0], "%.*s", len, s);
-    snprintf(d->tag[d->n++], sizeof d->tag[0], "%s", tag ? tag : "");
-}
-
-static int drawn_by(const Drawn *d, const char *s, const char *tag)
-{
-    int k = 0;
-    for (int i = 0; i < d->n; i++)
-        k += strcmp(d->s[i], s) == 0 && strcmp(d->tag[i], tag) == 0;
-    return k;
-}
-
-static void frame_drawn(App *a, Drawn *d)
-{
-    memset(d, 0, sizeof *d);
-    ren_text_hook(on_drawn, d);
-    tu_frame(a);
-    ren_text_hook(NULL, NULL);
-}
-
 static void test_nothing_to_pad(void **state)
 {
     (void)state;
     static App a;
-    static Drawn d;
     const char *same = "all sentences have the same length: nothing to pad";
     struct { const char *s0, *s1; int same; } cases[] = {{"i love china", "you read books", 1},
                                                         {"i love china", "you read", 0}};
@@ -100,18 +66,18 @@ static void test_nothing_to_pad(void **state)
         o.n_src = 2;
         tu_open(&a, &o, 100);
         app_goto(&a, ST_ENC_SELF_MASK, 0);
-        frame_drawn(&a, &d);
+        tu_drawn_frame(&a, tu_ren);
         expect_true(app_current_view(&a) == VIEW_MASK, "the mask view, got %d", (int)app_current_view(&a));
-        expect_true(drawn_by(&d, same, "view") == cases[k].same, "'%s' | '%s': \"%s\" drawn %d times, expected %d",
-                    cases[k].s0, cases[k].s1, same, drawn_by(&d, same, "view"), cases[k].same);
+        expect_true(tu_drawn_count(same, "view") == cases[k].same, "'%s' | '%s': \"%s\" drawn %d times, expected %d",
+                    cases[k].s0, cases[k].s1, same, tu_drawn_count(same, "view"), cases[k].same);
         /* one sentence chooser: the mask view's buttons, not the tab bar's too */
-        expect_true(drawn_by(&d, "sentence", "window") == 0 && drawn_by(&d, "sentence", "view") == 1,
+        expect_true(tu_drawn_count("sentence", "window") == 0 && tu_drawn_count("sentence", "view") == 1,
                     "the mask view: one chooser (the view's), got %d in the tab bar and %d in the view",
-                    drawn_by(&d, "sentence", "window"), drawn_by(&d, "sentence", "view"));
+                    tu_drawn_count("sentence", "window"), tu_drawn_count("sentence", "view"));
         app_goto(&a, ST_ENC_SELF_Q, 0);
-        frame_drawn(&a, &d);
-        expect_true(drawn_by(&d, "sentence", "window") == 1, "another view: the tab bar's chooser, got %d",
-                    drawn_by(&d, "sentence", "window"));
+        tu_drawn_frame(&a, tu_ren);
+        expect_true(tu_drawn_count("sentence", "window") == 1, "another view: the tab bar's chooser, got %d",
+                    tu_drawn_count("sentence", "window"));
         app_free(&a);
     }
 }
@@ -165,14 +131,13 @@ static void test_repeats_collapse(void **state)
 {
     (void)state;
     static App a;
-    static Drawn d;
     char path[256];
     expect_true(tu_model_tmp(path, sizeof path, "feedback-rand.safetensors", 40, 48, 7) == 0, "a small model");
     snprintf(g_small, sizeof g_small, "%s", path);
     AppOpts o = tu_opts(g_small, "t5 t6 t7", NULL, NULL);
     tu_open(&a, &o, 100);
     app_goto(&a, ST_SRC_TOKENS, 0);
-    frame_drawn(&a, &d);
+    tu_drawn_frame(&a, tu_ren);
     /* the longest run of one token in the greedy output */
     const int *g = a.ses.greedy.ids;
     int n = 0, best = 0, best_id = -1;
@@ -189,8 +154,8 @@ static void test_repeats_collapse(void **state)
     char want[96];
     snprintf(want, sizeof want, "%s ×%d", vocab_token(&a.ses.model.tgt_vocab, best_id), best);
     expect_true(best >= 3, "the random model repeats a token (a run of %d)", best);
-    expect_true(drawn_by(&d, want, "view") == 1, "the run drawn as one chip \"%s\", got %d", want,
-                drawn_by(&d, want, "view"));
+    expect_true(tu_drawn_count(want, "view") == 1, "the run drawn as one chip \"%s\", got %d", want,
+                tu_drawn_count(want, "view"));
     app_free(&a);
     remove(path);
 }
@@ -216,19 +181,9 @@ static void test_nav_tabs_over_the_connector(void **state)
     static App a;
     static Digits d;
     char path[256];
-    TfConfig c;
-    TfErr err;
-    TfModel m;
-    cfg_preset(&c, "classroom", &err);
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.d_ff = 64;
-    c.n_enc = c.n_dec = 6;
-    c.src_vocab = c.tgt_vocab = 40;
+    TuSize z = {.d_model = 32, .n_heads = 4, .d_ff = 64, .n_enc = 6, .n_dec = 6, .src_vocab = 40, .tgt_vocab = 40};
     tu_tmp(path, sizeof path, "feedback-6layers.safetensors");
-    expect_true(model_init_random(&m, &c, 3, &err) == 0 && ckpt_save(&m, path, &err) == 0, "a 6-layer model: %s",
-                err.msg);
-    model_free(&m);
+    expect_true(tu_save_model(path, z, 3) == 0, "a 6-layer model at %s", path);
     AppOpts o = tu_opts(path, "t5 t6 t7", NULL, NULL);
     tu_open(&a, &o, 100);
     app_goto(&a, ST_DEC_CROSS_WEIGHTS, 0);
@@ -260,29 +215,11 @@ static void test_nav_tabs_over_the_connector(void **state)
     remove(path);
 }
 
-/* Where each string was drawn (the view's), for rows of controls. */
-typedef struct Boxes {
-    int n;
-    char s[400][48];
-    Rect box[400];
-} Boxes;
-
-static void on_box(void *user, const char *s, int len, Rect box, const char *tag)
+/* The y of the first string s the view drew, -1 none. */
+static int y_of(const char *s)
 {
-    Boxes *b = user;
-    if (!tag || strcmp(tag, "view") != 0 || len >= 48 || b->n >= 400)
-        return;
-    snprintf(b->s[b->n], sizeof b->s[0], "%.*s", len, s);
-    b->box[b->n++] = box;
-}
-
-/* The y of the first string s drawn, -1 none. */
-static int y_of(const Boxes *b, const char *s)
-{
-    for (int i = 0; i < b->n; i++)
-        if (strcmp(b->s[i], s) == 0)
-            return b->box[i].y;
-    return -1;
+    int i = tu_drawn_find(s, "view");
+    return i < 0 ? -1 : tu_drawn.box[i].y;
 }
 
 /* The beam and sampling panes' controls at 1280x800: a label and its
@@ -291,7 +228,6 @@ static void test_decode_controls_do_not_wrap(void **state)
 {
     (void)state;
     static App a;
-    static Boxes b;
     const char *panes[2] = {"beam", "sample"};
     for (int k = 0; k < 2; k++) {
         AppOpts o = tu_opts(NULL, "i read books today", NULL, "decode");
@@ -302,24 +238,21 @@ static void test_decode_controls_do_not_wrap(void **state)
             app_idle_work(&a);
             app_frame(&a, tu_ren);
         }
-        memset(&b, 0, sizeof b);
-        ren_text_hook(on_box, &b);
-        tu_frame(&a);
-        ren_text_hook(NULL, NULL);
+        tu_drawn_frame(&a, tu_ren);
         if (k == 0) {
-            int y = y_of(&b, "beam size"), bad = 0;
+            int y = y_of("beam size"), bad = 0;
             for (int n = 1; n <= 8; n++) {
                 char s[4];
                 snprintf(s, sizeof s, "%d", n);
-                int yn = y_of(&b, s);
+                int yn = y_of(s);
                 bad += yn < 0 || abs(yn - y) > 4;
             }
             expect_true(y >= 0 && bad == 0, "beam size 1..8 on the label's line (y %d): %d apart", y, bad);
         } else {
-            int ys = y_of(&b, "seed 1"), ym = y_of(&b, "−"), yp = y_of(&b, "+"), yn = y_of(&b, "Sample  N");
+            int ys = y_of("seed 1"), ym = y_of("−"), yp = y_of("+"), yn = y_of("Sample  N");
             expect_true(ys >= 0 && abs(ym - ys) <= 4 && abs(yp - ys) <= 4 && abs(yn - ys) <= 4,
                         "the seed, its − and +, and Sample on one line: y %d %d %d %d", ys, ym, yp, yn);
-            int yk = y_of(&b, "top-k"), ya = y_of(&b, "all"), y40 = y_of(&b, "40");
+            int yk = y_of("top-k"), ya = y_of("all"), y40 = y_of("40");
             expect_true(yk >= 0 && abs(ya - yk) <= 4 && abs(y40 - yk) <= 4, "top-k and its choices on one line: %d %d %d",
                         yk, ya, y40);
         }
@@ -334,29 +267,28 @@ static void test_marian_causal_only(void **state)
 {
     (void)state;
     static App a;
-    static Drawn d;
     AppOpts o = tu_opts("tests/fixtures/marian/spm_model", "the cat sees a bird.", NULL, NULL);
     tu_open(&a, &o, 100);
     app_goto(&a, ST_DEC_SELF_MASK, 0);
-    frame_drawn(&a, &d);
-    expect_true(drawn_by(&d, "Decoder self-attention mask: causal only (this model masks no padding here)", "view") +
-                        drawn_by(&d, "Causal mask", "view") ==
+    tu_drawn_frame(&a, tu_ren);
+    expect_true(tu_drawn_count("Decoder self-attention mask: causal only (this model masks no padding here)", "view") +
+                        tu_drawn_count("Causal mask", "view") ==
                     1,
-                "the mask view's title says causal only, got %d", drawn_by(&d, "Causal mask", "view"));
-    expect_true(drawn_by(&d, "Causal mask", "window") == 1, "the explanation's title: 'Causal mask', got %d",
-                drawn_by(&d, "Causal mask", "window"));
-    expect_true(!drawn_by(&d, "padding (<pad> keys)", "view") && !drawn_by(&d, "Causal + padding mask", "window") &&
-                    !drawn_by(&d, "Decoder self-attention mask: causal + padding", "view"),
-                "no padding diagram or title, got %d %d", drawn_by(&d, "padding (<pad> keys)", "view"),
-                drawn_by(&d, "Causal + padding mask", "window"));
+                "the mask view's title says causal only, got %d", tu_drawn_count("Causal mask", "view"));
+    expect_true(tu_drawn_count("Causal mask", "window") == 1, "the explanation's title: 'Causal mask', got %d",
+                tu_drawn_count("Causal mask", "window"));
+    expect_true(!tu_drawn_count("padding (<pad> keys)", "view") && !tu_drawn_count("Causal + padding mask", "window") &&
+                    !tu_drawn_count("Decoder self-attention mask: causal + padding", "view"),
+                "no padding diagram or title, got %d %d", tu_drawn_count("padding (<pad> keys)", "view"),
+                tu_drawn_count("Causal + padding mask", "window"));
     app_free(&a);
     /* the paper's models: causal + padding, as before */
     AppOpts o2 = tu_opts(NULL, "i love china", NULL, NULL);
     tu_open(&a, &o2, 100);
     app_goto(&a, ST_DEC_SELF_MASK, 0);
-    frame_drawn(&a, &d);
-    expect_true(drawn_by(&d, "Decoder self-attention mask: causal + padding", "view") == 1,
-                "en2zh: causal + padding, got %d", drawn_by(&d, "Decoder self-attention mask: causal + padding", "view"));
+    tu_drawn_frame(&a, tu_ren);
+    expect_true(tu_drawn_count("Decoder self-attention mask: causal + padding", "view") == 1,
+                "en2zh: causal + padding, got %d", tu_drawn_count("Decoder self-attention mask: causal + padding", "view"));
     app_free(&a);
 }
 
@@ -366,15 +298,14 @@ static void test_marian_unk_shows_its_text(void **state)
 {
     (void)state;
     static App a;
-    static Drawn d;
     AppOpts o = tu_opts("tests/fixtures/marian/spm_model", "the cat sees a bird.", NULL, NULL);
     tu_open(&a, &o, 100);
     app_goto(&a, ST_SRC_TOKENS, 0);
-    frame_drawn(&a, &d);
+    tu_drawn_frame(&a, tu_ren);
     expect_true(a.ses.n_unk == 1, "one unknown piece, got %d", a.ses.n_unk);
-    expect_true(drawn_by(&d, "sees", "view") == 1 && drawn_by(&d, "<unk> id 1", "view") == 1,
-                "the <unk> chip reads 'sees' (%d) over '<unk> id 1' (%d)", drawn_by(&d, "sees", "view"),
-                drawn_by(&d, "<unk> id 1", "view"));
+    expect_true(tu_drawn_count("sees", "view") == 1 && tu_drawn_count("<unk> id 1", "view") == 1,
+                "the <unk> chip reads 'sees' (%d) over '<unk> id 1' (%d)", tu_drawn_count("sees", "view"),
+                tu_drawn_count("<unk> id 1", "view"));
     app_free(&a);
 }
 
@@ -385,27 +316,24 @@ static void test_pe_circle_labels_apart(void **state)
 {
     (void)state;
     static App a;
-    static Boxes b;
     AppOpts o = tu_opts("tests/fixtures/marian/spm_model", "the cat sees a bird.", NULL, NULL);
     tu_open(&a, &o, 100);
     app_goto(&a, ST_POS_ENC, 0);
     tu_frame(&a);
-    memset(&b, 0, sizeof b);
-    ren_text_hook(on_box, &b);
-    tu_frame(&a);
-    ren_text_hook(NULL, NULL);
+    tu_drawn_frame(&a, tu_ren);
     int names = 0, tokens = 0, overlaps = 0;
-    for (int i = 0; i < b.n; i++) {
-        if (strncmp(b.s[i], "dim ", 4) != 0 || (!strstr(b.s[i], "(sin)") && !strstr(b.s[i], "(cos)")))
+    for (int i = 0; i < tu_drawn.n; i++) {
+        const char *s = tu_drawn.s[i];
+        if (!tu_drawn_by(i, "view") || strncmp(s, "dim ", 4) != 0 || (!strstr(s, "(sin)") && !strstr(s, "(cos)")))
             continue;
         names++;
-        for (int j = 0; j < b.n; j++) {
+        for (int j = 0; j < tu_drawn.n; j++) {
             int p;
             char rest[48];
-            if (sscanf(b.s[j], "%d %47s", &p, rest) != 2) /* a token label: "pos token" */
+            if (!tu_drawn_by(j, "view") || sscanf(tu_drawn.s[j], "%d %47s", &p, rest) != 2) /* "pos token" */
                 continue;
             tokens++;
-            Rect x = b.box[i], y = b.box[j];
+            Rect x = tu_drawn.box[i], y = tu_drawn.box[j];
             overlaps += x.x < y.x + y.w && y.x < x.x + x.w && x.y < y.y + y.h && y.y < x.y + x.h;
         }
     }
@@ -433,18 +361,10 @@ static void open600(void)
     expect_true(g_r600 != NULL, "an 800x600 renderer: %s", err.msg);
 }
 
-static void click_at(App *a, int x, int y)
-{
-    ev_mouse(a, IN_MOUSE_MOVE, x, y, 0);
-    ev_mouse(a, IN_MOUSE_DOWN, x, y, 1);
-    frame600(a);
-    ev_mouse(a, IN_MOUSE_UP, x, y, 1);
-    frame600(a);
-}
-
+/* A click in the middle of r, with frames at 800x600. */
 static void click_rect(App *a, Rect r)
 {
-    click_at(a, r.x + r.w / 2, r.y + r.h / 2);
+    tu_click_then(a, r.x + r.w / 2, r.y + r.h / 2, frame600);
 }
 
 /* Click tab v where the last frame drew it: in the bar, or in the » list
@@ -540,33 +460,6 @@ static void test_list_takes_its_click(void **state)
     app_free(&a);
 }
 
-/* The strings the window drew outside the views, and whether s is one. */
-typedef struct Seen {
-    int down_mark;  /* "▼" */
-    int how;        /* the "how it was computed" title */
-    const char *how_title;
-} Seen;
-
-static void on_text(void *user, const char *s, int len, Rect box, const char *tag)
-{
-    Seen *d = user;
-    (void)box;
-    (void)tag;
-    if (len == (int)strlen("▼") && strncmp(s, "▼", (size_t)len) == 0)
-        d->down_mark = 1;
-    if (len == (int)strlen(d->how_title) && strncmp(s, d->how_title, (size_t)len) == 0)
-        d->how = 1;
-}
-
-static void frame_seen(App *a, Ren *r, Seen *d)
-{
-    d->down_mark = d->how = 0;
-    ren_text_hook(on_text, d);
-    a->now += 0.5;
-    app_frame(a, r);
-    ren_text_hook(NULL, NULL);
-}
-
 /* At 800x600 the explanation is taller than its panel: a ▼ says there is
  * more, and the wheel over the panel scrolls it. */
 static void test_explanation_scrolls(void **state)
@@ -574,23 +467,21 @@ static void test_explanation_scrolls(void **state)
     (void)state;
     open600();
     static App a;
-    static Seen d;
     AppOpts o = tu_opts(NULL, "i read books today", NULL, NULL);
     tu_open(&a, &o, 100);
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
     app_set_head(&a, 0);
     app_pick_tab(&a, VIEW_DECODE); /* the longest explanation (as the review found it) */
-    d.how_title = _("How this number was computed");
-    frame_seen(&a, g_r600, &d);
-    expect_true(d.down_mark, "a ▼ under the Decode tab's explanation at 800x600 (content %d px), got %s", a.expl_content,
+    tu_drawn_frame(&a, g_r600);
+    expect_true(tu_drawn_count("▼", NULL), "a ▼ under the Decode tab's explanation at 800x600 (content %d px), got %s", a.expl_content,
                 "none");
     ev_mouse(&a, IN_MOUSE_MOVE, 700, 300, 0);
     ev_mouse(&a, IN_WHEEL, 700, 300, -3);
-    frame_seen(&a, g_r600, &d);
+    tu_drawn_frame(&a, g_r600);
     expect_true(a.expl_scroll > 0, "the wheel over the panel scrolls the explanation, got offset %d",
                 a.expl_scroll);
     app_pick_tab(&a, VIEW_MATRIX);
-    frame_seen(&a, g_r600, &d);
+    tu_drawn_frame(&a, g_r600);
     expect_true(a.expl_scroll == 0, "another view's explanation starts at its top, got offset %d", a.expl_scroll);
     app_free(&a);
     ren_close(g_r600); /* the last test on the small screen */
@@ -603,7 +494,6 @@ static void test_lesson_hover_shows_how(void **state)
 {
     (void)state;
     static App a;
-    static Seen d;
     TfErr err;
     Ren *r = ren_open_headless(1280, 800, &err);
     expect_true(r != NULL, "a renderer: %s", err.msg);
@@ -614,19 +504,19 @@ static void test_lesson_hover_shows_how(void **state)
         o.lang = lang;
         tu_open(&a, &o, 100);
         ui_set_lang(lang);
-        d.how_title = _("How this number was computed");
-        frame_seen(&a, r, &d);
+        const char *how = _("How this number was computed");
+        tu_drawn_frame(&a, r);
         expect_true(lesson_ui_active(&a), "lang %d: the lesson is open, got %s", lang, "none");
         expect_true(a.heat.valid, "lang %d: the step shows a heatmap, got %s", lang, "none");
-        expect_true(!d.how, "lang %d: no box before the mouse is over a cell, got %s", lang, "one");
+        expect_true(!tu_drawn_count(how, NULL), "lang %d: no box before the mouse is over a cell, got %s", lang, "one");
         int x = a.heat.grid.x + (int)(1.5f * a.heat.cw), y = a.heat.grid.y + (int)(0.5f * a.heat.ch);
         ev_mouse(&a, IN_MOUSE_MOVE, x, y, 0);
-        frame_seen(&a, r, &d);
-        frame_seen(&a, r, &d);
+        tu_drawn_frame(&a, r);
+        tu_drawn_frame(&a, r);
         expect_true(a.hover.valid && a.hover.row == 0 && a.hover.col == 1,
                     "lang %d: the mouse is over cell (0, 1), got valid %d (%d, %d)", lang, a.hover.valid,
                     a.hover.row, a.hover.col);
-        expect_true(d.how, "lang %d: the lesson panel shows how the number was computed, got %s", lang,
+        expect_true(tu_drawn_count(how, NULL), "lang %d: the lesson panel shows how the number was computed, got %s", lang,
                     "nothing");
         app_free(&a);
     }
@@ -636,20 +526,11 @@ static void test_lesson_hover_shows_how(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layer_ends_say_so),
-        cmocka_unit_test(test_nothing_to_pad),
-        cmocka_unit_test(test_target_placeholder_fits),
-        cmocka_unit_test(test_repeats_collapse),
-        cmocka_unit_test(test_nav_tabs_over_the_connector),
-        cmocka_unit_test(test_decode_controls_do_not_wrap),
-        cmocka_unit_test(test_marian_causal_only),
-        cmocka_unit_test(test_pe_circle_labels_apart),
-        cmocka_unit_test(test_marian_unk_shows_its_text),
-        cmocka_unit_test(test_every_tab_reachable),
-        cmocka_unit_test(test_list_takes_its_click),
-        cmocka_unit_test(test_explanation_scrolls),
-        cmocka_unit_test(test_lesson_hover_shows_how),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_layer_ends_say_so), cmocka_unit_test(test_nothing_to_pad),
+           cmocka_unit_test(test_target_placeholder_fits), cmocka_unit_test(test_repeats_collapse),
+           cmocka_unit_test(test_nav_tabs_over_the_connector), cmocka_unit_test(test_decode_controls_do_not_wrap),
+           cmocka_unit_test(test_marian_causal_only), cmocka_unit_test(test_pe_circle_labels_apart),
+           cmocka_unit_test(test_marian_unk_shows_its_text), cmocka_unit_test(test_every_tab_reachable),
+           cmocka_unit_test(test_list_takes_its_click), cmocka_unit_test(test_explanation_scrolls),
+           cmocka_unit_test(test_lesson_hover_shows_how));
 }

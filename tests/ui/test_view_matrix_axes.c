@@ -15,28 +15,6 @@
 
 TU_RENDERER(1280, 800)
 
-typedef struct Drawn {
-    int n;
-    char s[512][128];
-} Drawn;
-
-static void on_drawn(void *user, const char *s, int len, Rect box, const char *tag)
-{
-    Drawn *d = user;
-    (void)box;
-    if (!tag || strcmp(tag, "view") != 0 || len >= 128 || d->n >= 512)
-        return;
-    snprintf(d->s[d->n++], sizeof d->s[0], "%.*s", len, s);
-}
-
-static int drawn(const Drawn *d, const char *s)
-{
-    for (int i = 0; i < d->n; i++)
-        if (strcmp(d->s[i], s) == 0)
-            return 1;
-    return 0;
-}
-
 static void open_at(App *a, StageId st, int head)
 {
     AppOpts o = tu_opts(NULL, "i read books today", NULL, NULL);
@@ -46,20 +24,19 @@ static void open_at(App *a, StageId st, int head)
     a->view = VIEW_MATRIX;
 }
 
-static void frame_drawn(App *a, Drawn *d)
+/* Two whole frames, recorded into tu_drawn. */
+static void frame_drawn(App *a)
 {
-    memset(d, 0, sizeof *d);
-    ren_text_hook(on_drawn, d);
+    tu_drawn_start();
     tu_frame(a);
     tu_frame(a);
-    ren_text_hook(NULL, NULL);
+    tu_drawn_stop();
 }
 
 static void test_axis_titles(void **state)
 {
     (void)state;
     static App a;
-    static Drawn d;
     struct { StageId st; int head; const char *axes; } cases[] = {
         {ST_DEC_CROSS_WEIGHTS, 0, "rows: queries (decoder input) · columns: keys (source tokens)"},
         {ST_ENC_SELF_SCORES, 2, "rows: queries (source tokens) · columns: keys (source tokens)"},
@@ -68,9 +45,9 @@ static void test_axis_titles(void **state)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         open_at(&a, cases[k].st, cases[k].head);
-        frame_drawn(&a, &d);
-        expect_true(drawn(&d, cases[k].axes), "%s: the axes titled \"%s\", got %s", stage_info(cases[k].st)->name,
-                    cases[k].axes, drawn(&d, cases[k].axes) ? "it" : "not");
+        frame_drawn(&a);
+        expect_true(tu_drawn_count(cases[k].axes, "view"), "%s: the axes titled \"%s\", got %s", stage_info(cases[k].st)->name,
+                    cases[k].axes, tu_drawn_count(cases[k].axes, "view") ? "it" : "not");
         app_free(&a);
     }
 }
@@ -79,16 +56,15 @@ static void test_head_boundaries(void **state)
 {
     (void)state;
     static App a;
-    static Drawn d;
     open_at(&a, ST_ENC_SELF_Q, -1);
-    frame_drawn(&a, &d);
+    frame_drawn(&a);
     HeatGeo g = a.heat;
     expect_true(g.valid && g.cols == 64, "Q of all heads: 64 columns, got %d", g.cols);
     int heads = 0;
     for (int h = 1; h <= 8; h++) {
         char buf[32];
         snprintf(buf, sizeof buf, "head %d", h);
-        heads += drawn(&d, buf);
+        heads += tu_drawn_find(buf, "view") >= 0;
     }
     expect_true(heads == 8, "each head's columns named under the matrix: %d of 8", heads);
     /* the line between head 1 and head 2, at column 8, in the text colour */
@@ -105,8 +81,8 @@ static void test_head_boundaries(void **state)
     app_free(&a);
     /* one head's columns: no boundary, no names */
     open_at(&a, ST_ENC_SELF_Q, 0);
-    frame_drawn(&a, &d);
-    expect_true(!drawn(&d, "head 2") && !drawn(&d, "h2"), "one head's Q: no head names under it, got %s", "some");
+    frame_drawn(&a);
+    expect_true(!tu_drawn_count("head 2", "view") && !tu_drawn_count("h2", "view"), "one head's Q: no head names under it, got %s", "some");
     app_free(&a);
 }
 
@@ -114,9 +90,8 @@ static void test_hover_names_positions(void **state)
 {
     (void)state;
     static App a;
-    static Drawn d;
     open_at(&a, ST_DEC_CROSS_WEIGHTS, 0);
-    frame_drawn(&a, &d);
+    frame_drawn(&a);
     HeatGeo g = a.heat;
     ev_mouse(&a, IN_MOUSE_MOVE, g.grid.x + (int)(1.5f * g.cw), g.grid.y + (int)(0.5f * g.ch), 0);
     tu_frame(&a);
@@ -133,14 +108,13 @@ static void test_narrow_columns_labelled(void **state)
 {
     (void)state;
     static App a;
-    static Drawn d;
     AppOpts o = tu_opts(NULL, "i read many good books today at home and then i read more books at home today", NULL,
                         NULL);
     tu_open(&a, &o, 100);
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
     app_set_head(&a, 0);
     a.view = VIEW_MATRIX;
-    frame_drawn(&a, &d);
+    frame_drawn(&a);
     TfView tv;
     TfErr err;
     expect_true(tf_view(&a.ses.trace, ST_ENC_SELF_WEIGHTS, 0, 0, 0, &tv, &err) == 0, "the view: %s", err.msg);
@@ -149,7 +123,7 @@ static void test_narrow_columns_labelled(void **state)
     for (int j = 0; j < tv.cols; j++) {
         char buf[300];
         view_tok_label(&a.ses.trace, &a.ses.model, &tv, 1, j, buf, sizeof buf);
-        if (!drawn(&d, buf) && missing++ == 0)
+        if (!tu_drawn_count(buf, "view") && missing++ == 0)
             snprintf(first, sizeof first, "%d '%.150s'", j, buf);
     }
     expect_true(a.heat.cw < 40, "the columns are narrow (%.1f px): the case tested", a.heat.cw);
@@ -160,11 +134,6 @@ static void test_narrow_columns_labelled(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_axis_titles),
-        cmocka_unit_test(test_head_boundaries),
-        cmocka_unit_test(test_hover_names_positions),
-        cmocka_unit_test(test_narrow_columns_labelled),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_axis_titles), cmocka_unit_test(test_head_boundaries),
+           cmocka_unit_test(test_hover_names_positions), cmocka_unit_test(test_narrow_columns_labelled));
 }

@@ -129,36 +129,9 @@ static void test_chinese_fits(void **state)
     expect_true(n == 0, "%d strings cut short in Chinese:%s", n, msg);
 }
 
-/* The strings a view drew (each once), for what a small window shows. */
-typedef struct Drawn {
-    int n;
-    char s[256][64];
-} Drawn;
-
-static void on_drawn(void *user, const char *s, int len, Rect box, const char *tag)
-{
-    Drawn *d = user;
-    (void)box;
-    if (!tag || strcmp(tag, "view") != 0 || len >= 64)
-        return;
-    for (int i = 0; i < d->n; i++)
-        if ((int)strlen(d->s[i]) == len && strncmp(d->s[i], s, (size_t)len) == 0)
-            return;
-    if (d->n < 256)
-        snprintf(d->s[d->n++], sizeof d->s[0], "%.*s", len, s);
-}
-
-static int drawn_has(const Drawn *d, const char *s)
-{
-    for (int i = 0; i < d->n; i++)
-        if (strcmp(d->s[i], s) == 0)
-            return 1;
-    return 0;
-}
-
 /* A decode pane at 800x600 with presenter text, drawn until its pass and
- * search are done, then once more; what that frame drew in d. */
-static void draw_small(App *a, Ren *r, int lang, const char *pane, Drawn *d)
+ * search are done, then once more; what that frame drew in tu_drawn. */
+static void draw_small(App *a, Ren *r, int lang, const char *pane)
 {
     AppOpts o = tu_opts(NULL, "i love china", NULL, "decode");
     o.lang = lang;
@@ -173,11 +146,7 @@ static void draw_small(App *a, Ren *r, int lang, const char *pane, Drawn *d)
         app_frame(a, r);
         L = dhost_lab(a);
     }
-    memset(d, 0, sizeof *d);
-    ren_text_hook(on_drawn, d);
-    a->now += 0.5;
-    app_frame(a, r);
-    ren_text_hook(NULL, NULL);
+    tu_drawn_frame(a, r);
 }
 
 /* At 800x600 with presenter text the decode view still shows a class what
@@ -192,19 +161,19 @@ static void test_small_presenter_readable(void **state)
     expect_true(r != NULL, "headless renderer: %s", err.msg);
     for (int lang = 0; lang < 2; lang++) {
         static App a;
-        Drawn d;
-        draw_small(&a, r, lang, "gen", &d);
+        draw_small(&a, r, lang, "gen");
         const DecodeLab *L = dhost_lab(&a);
         int rows = 0;
         for (int i = 0; i < L->gen.n; i++)
-            rows += drawn_has(&d, vocab_token(&a.ses.model.tgt_vocab, L->gen.ids[i]));
+            rows += tu_drawn_find(vocab_token(&a.ses.model.tgt_vocab, L->gen.ids[i]), "view") >= 0;
         expect_true(L->gen.n == 4 && rows == L->gen.n, "lang %d: the table shows all %d generated tokens, %d drawn",
                     lang, L->gen.n, rows);
         app_free(&a);
-        draw_small(&a, r, lang, "beam", &d);
-        int nodes = 0;
-        for (int i = 0; i < d.n; i++)
-            nodes += vocab_find(&a.ses.model.tgt_vocab, d.s[i], (int)strlen(d.s[i])) >= 0;
+        draw_small(&a, r, lang, "beam");
+        int nodes = 0; /* the view's strings, each once, that are tokens */
+        for (int i = 0; i < tu_drawn.n; i++)
+            nodes += tu_drawn_find(tu_drawn.s[i], "view") == i &&
+                     vocab_find(&a.ses.model.tgt_vocab, tu_drawn.s[i], (int)strlen(tu_drawn.s[i])) >= 0;
         expect_true(nodes >= 5, "lang %d: the beam tree's nodes carry their tokens: %d tokens drawn", lang, nodes);
         app_free(&a);
     }
@@ -213,9 +182,6 @@ static void test_small_presenter_readable(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_english_fits), cmocka_unit_test(test_chinese_fits),
-        cmocka_unit_test(test_small_presenter_readable),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL, cmocka_unit_test(test_english_fits), cmocka_unit_test(test_chinese_fits),
+           cmocka_unit_test(test_small_presenter_readable));
 }

@@ -85,46 +85,23 @@ static void test_thumbs_grow(void **state)
     }
 }
 
-/* The strings the view drew (each once). */
-typedef struct Drawn {
-    int n;
-    char s[512][64];
-} Drawn;
-
-static void on_drawn(void *user, const char *s, int len, Rect box, const char *tag)
+/* One frame on r (the clock where it is), recorded into tu_drawn. */
+static void drawn_frame(App *a, Ren *r)
 {
-    Drawn *d = user;
-    (void)box;
-    if (!tag || strcmp(tag, "view") != 0 || len >= 64)
-        return;
-    for (int i = 0; i < d->n; i++)
-        if ((int)strlen(d->s[i]) == len && strncmp(d->s[i], s, (size_t)len) == 0)
-            return;
-    if (d->n < 512)
-        snprintf(d->s[d->n++], sizeof d->s[0], "%.*s", len, s);
-}
-
-static int drawn_has(const Drawn *d, const char *s)
-{
-    for (int i = 0; i < d->n; i++)
-        if (strcmp(d->s[i], s) == 0)
-            return 1;
-    return 0;
+    tu_drawn_start();
+    app_frame(a, r);
+    tu_drawn_stop();
 }
 
 static void test_every_label_drawn(void **state)
 {
     (void)state;
     static App a;
-    static Drawn d;
     Ren *r;
     StageId sts[3] = {ST_ENC_SELF_WEIGHTS, ST_DEC_CROSS_WEIGHTS, ST_DEC_SELF_SCORES};
     for (int k = 0; k < 3; k++) {
         open_grid(&a, &r, 1280, 800, sts[k], 1.0f);
-        memset(&d, 0, sizeof d);
-        ren_text_hook(on_drawn, &d);
-        app_frame(&a, r);
-        ren_text_hook(NULL, NULL);
+        drawn_frame(&a, r);
         TfView tv;
         TfErr err;
         StageId st = stage_attn_part(stage_attn_block(sts[k]), sts[k] == ST_DEC_SELF_SCORES ? AP_SCORES : AP_WEIGHTS);
@@ -135,7 +112,7 @@ static void test_every_label_drawn(void **state)
             for (int i = 0; i < (axis ? tv.cols : tv.rows); i++) {
                 char buf[300];
                 view_tok_label(&a.ses.trace, &a.ses.model, &tv, axis, i, buf, sizeof buf);
-                if (!drawn_has(&d, buf) && missing++ == 0)
+                if (tu_drawn_find(buf, "view") < 0 && missing++ == 0)
                     snprintf(first, sizeof first, "%s %d '%s'", axis ? "column" : "row", i + 1, buf);
             }
         expect_true(tv.cols >= 8 || sts[k] == ST_DEC_SELF_SCORES, "%s has the 8 source tokens as keys, got %d",
@@ -184,22 +161,6 @@ static void test_geometry_matches_the_mouse(void **state)
     ren_close(r);
 }
 
-/* Where each view string was drawn, for the label under the mouse. */
-typedef struct Placed {
-    int n;
-    char s[512][64];
-    Rect box[512];
-} Placed;
-
-static void on_placed(void *user, const char *s, int len, Rect box, const char *tag)
-{
-    Placed *d = user;
-    if (!tag || strcmp(tag, "view") != 0 || len >= 64 || d->n >= 512)
-        return;
-    snprintf(d->s[d->n], sizeof d->s[0], "%.*s", len, s);
-    d->box[d->n++] = box;
-}
-
 /* A column token too long for its turned label ("newspapers") is cut with
  * an ellipsis; with the mouse over it the whole token shows beside the
  * mouse. */
@@ -207,7 +168,6 @@ static void test_cut_label_shows_whole_on_hover(void **state)
 {
     (void)state;
     static App a;
-    static Placed d;
     Ren *r;
     open_grid_src(&a, &r, 1280, 800, ST_ENC_SELF_WEIGHTS, 1.0f, "i read newspapers today");
     const HeadsGrid *G0 = view_heads_grid(a.vstate[VIEW_HEADS]);
@@ -215,22 +175,17 @@ static void test_cut_label_shows_whole_on_hover(void **state)
     HeadsGrid G = *G0;
     Rect t = heads_grid_rect(&G, G.l0, 0);
     int mx = t.x + (int)((2 + 0.5f) * G.c), my = G.y0 - 2 - G.key_h / 2; /* over column 3's label */
-    memset(&d, 0, sizeof d);
-    ren_text_hook(on_placed, &d);
-    app_frame(&a, r);
-    ren_text_hook(NULL, NULL);
+    drawn_frame(&a, r);
     int cut = 0;
-    for (int i = 0; i < d.n; i++)
-        cut += strncmp(d.s[i], "newsp", 5) == 0 && strstr(d.s[i], "…") != NULL;
+    for (int i = 0; i < tu_drawn.n; i++)
+        cut += tu_drawn_by(i, "view") && strncmp(tu_drawn.s[i], "newsp", 5) == 0 && strstr(tu_drawn.s[i], "…") != NULL;
     expect_true(cut >= 1, "'newspapers' cut to its band with an ellipsis, got %d", cut);
     ev_mouse(&a, IN_MOUSE_MOVE, mx, my, 0);
-    memset(&d, 0, sizeof d);
-    ren_text_hook(on_placed, &d);
-    app_frame(&a, r);
-    ren_text_hook(NULL, NULL);
+    drawn_frame(&a, r);
     int tip = 0;
-    for (int i = 0; i < d.n; i++)
-        tip += strcmp(d.s[i], "newspapers") == 0 && abs(d.box[i].x - mx) < 60 && abs(d.box[i].y - my) < 60;
+    for (int i = 0; i < tu_drawn.n; i++)
+        tip += tu_drawn_by(i, "view") && strcmp(tu_drawn.s[i], "newspapers") == 0 &&
+               abs(tu_drawn.box[i].x - mx) < 60 && abs(tu_drawn.box[i].y - my) < 60;
     expect_true(tip == 1, "the whole token beside the mouse at (%d, %d), got %d", mx, my, tip);
     app_free(&a);
     ren_close(r);
@@ -238,11 +193,6 @@ static void test_cut_label_shows_whole_on_hover(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_thumbs_grow),
-        cmocka_unit_test(test_every_label_drawn),
-        cmocka_unit_test(test_geometry_matches_the_mouse),
-        cmocka_unit_test(test_cut_label_shows_whole_on_hover),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN(NULL, NULL, cmocka_unit_test(test_thumbs_grow), cmocka_unit_test(test_every_label_drawn),
+           cmocka_unit_test(test_geometry_matches_the_mouse), cmocka_unit_test(test_cut_label_shows_whole_on_hover));
 }

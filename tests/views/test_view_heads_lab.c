@@ -160,10 +160,7 @@ static void test_lens_and_qk(void **state)
     static App a;
     open_at(&a, "dec.cross.q", 1);
     app_set_head(&a, 0);
-    ViewId ch[APP_MAX_VIEW_CHOICES];
-    int n = app_view_choices(&a, ch), qk = 0, lens = 0;
-    for (int i = 0; i < n; i++)
-        qk |= ch[i] == VIEW_QKMAP, lens |= ch[i] == VIEW_LENS;
+    int qk = tu_offers(&a, VIEW_QKMAP), lens = tu_offers(&a, VIEW_LENS);
     expect_true(qk && lens, "dec.cross.q offers the Q/K map (%d) and the lens (%d)", qk, lens);
     app_compute_all(&a);
     frame(&a, VIEW_LENS);

@@ -25,34 +25,19 @@
 static char g_model[96];
 TU_FIXTURE(g_model, "view-history", 1280, 800)
 
-static char g_drawn[16384];
-
-static void record(void *user, const char *utf8, int len, Rect box, const char *tag)
+/* Draw view id in area, recording its strings into tu_drawn. */
+static void draw(App *a, ViewId id, Rect area)
 {
-    (void)user;
-    (void)box;
-    (void)tag;
-    size_t n = strlen(g_drawn);
-    if (n + (size_t)len + 2 < sizeof g_drawn) {
-        memcpy(g_drawn + n, utf8, (size_t)len);
-        g_drawn[n + (size_t)len] = '\n';
-        g_drawn[n + (size_t)len + 1] = 0;
-    }
-}
-
-static void draw(App *a)
-{
-    strcpy(g_drawn, "\n");
-    ren_text_hook(record, NULL);
-    tu_view_frame(a, tu_ren, VIEW_HISTORY, (Rect){0, 0, 700, 640});
+    tu_drawn_start();
+    tu_view_frame(a, tu_ren, id, area);
     ren_end(tu_ren);
-    ren_text_hook(NULL, NULL);
+    tu_drawn_stop();
 }
 
 static int count(const char *needle)
 {
     int k = 0;
-    for (const char *p = g_drawn; (p = strstr(p, needle)); p += strlen(needle))
+    for (const char *p = tu_drawn.text; (p = strstr(p, needle)); p += strlen(needle))
         k++;
     return k;
 }
@@ -67,20 +52,16 @@ static void test_pictures(void **state)
     o.head = 0;
     tu_open(&a, &o, 1);
     expect_true(view_find("history") == VIEW_HISTORY, "view_find names the history view");
-    ViewId ch[APP_MAX_VIEW_CHOICES];
-    int nc = app_view_choices(&a, ch), in_tabs = 0;
-    for (int i = 0; i < nc; i++)
-        in_tabs |= ch[i] == VIEW_HISTORY;
-    expect_true(!in_tabs, "not a tab of the stage");
-    draw(&a);
-    expect_true(strstr(g_drawn, "\nh1\n") && strstr(g_drawn, "\nh6\n") && !strstr(g_drawn, "\nh7\n") &&
-                    strstr(g_drawn, "\nc\n") && strstr(g_drawn, "\ns6\n") && !strstr(g_drawn, "\ns7\n"),
-                "six encoder states, c, six decoder states:\n%s", g_drawn);
-    expect_true(strstr(g_drawn, "«我»") && count("α=1.00") == 1 && count("α=0.00") == 5,
-                "the row 我 puts all its weight on one state (today), got:\n%s", g_drawn);
+    expect_true(!tu_offers(&a, VIEW_HISTORY), "not a tab of the stage");
+    draw(&a, VIEW_HISTORY, (Rect){0, 0, 700, 640});
+    expect_true(tu_drawn_count("h1", NULL) && tu_drawn_count("h6", NULL) && !tu_drawn_count("h7", NULL) &&
+                    tu_drawn_count("c", NULL) && tu_drawn_count("s6", NULL) && !tu_drawn_count("s7", NULL),
+                "six encoder states, c, six decoder states:\n%s", tu_drawn.text);
+    expect_true(strstr(tu_drawn.text, "«我»") && count("α=1.00") == 1 && count("α=0.00") == 5,
+                "the row 我 puts all its weight on one state (today), got:\n%s", tu_drawn.text);
     a.sel = (Selection){2, 5}; /* the decoder input 读 */
-    draw(&a);
-    expect_true(strstr(g_drawn, "«读»") && count("α=1.00") == 1, "the row 读 too (books):\n%s", g_drawn);
+    draw(&a, VIEW_HISTORY, (Rect){0, 0, 700, 640});
+    expect_true(strstr(tu_drawn.text, "«读»") && count("α=1.00") == 1, "the row 读 too (books):\n%s", tu_drawn.text);
     app_free(&a);
 }
 
@@ -93,20 +74,12 @@ static void test_head_blocks(void **state)
     o.layer = 0;
     o.head = -1;
     tu_open(&a, &o, 1);
-    strcpy(g_drawn, "\n");
-    ren_text_hook(record, NULL);
-    tu_view_frame(&a, tu_ren, VIEW_MATRIX, (Rect){0, 0, 900, 640});
-    ren_end(tu_ren);
-    ren_text_hook(NULL, NULL);
-    expect_true(strstr(g_drawn, "\nhead 1\n") && strstr(g_drawn, "\nhead 8\n") && !strstr(g_drawn, "\nhead 9\n"),
-                "all heads: eight blocks named, got:\n%s", g_drawn);
+    draw(&a, VIEW_MATRIX, (Rect){0, 0, 900, 640});
+    expect_true(tu_drawn_count("head 1", NULL) && tu_drawn_count("head 8", NULL) && !tu_drawn_count("head 9", NULL),
+                "all heads: eight blocks named, got:\n%s", tu_drawn.text);
     app_set_head(&a, 2);
-    strcpy(g_drawn, "\n");
-    ren_text_hook(record, NULL);
-    tu_view_frame(&a, tu_ren, VIEW_MATRIX, (Rect){0, 0, 900, 640});
-    ren_end(tu_ren);
-    ren_text_hook(NULL, NULL);
-    expect_true(!strstr(g_drawn, "\nhead 1\n"), "one head: no blocks");
+    draw(&a, VIEW_MATRIX, (Rect){0, 0, 900, 640});
+    expect_true(!tu_drawn_count("head 1", NULL), "one head: no blocks");
     app_free(&a);
 }
 

@@ -83,11 +83,7 @@ static void test_drawn(void **state)
     o.head = 1;
     tu_open(&a, &o, 1);
     expect_true(view_find("scale") == VIEW_SCALE, "view_find names the scale view");
-    ViewId ch[APP_MAX_VIEW_CHOICES];
-    int nc = app_view_choices(&a, ch), in_tabs = 0;
-    for (int i = 0; i < nc; i++)
-        in_tabs |= ch[i] == VIEW_SCALE;
-    expect_true(in_tabs, "a scores stage offers it");
+    expect_true(tu_offers(&a, VIEW_SCALE), "a scores stage offers it");
     int n[6], sum[6];
     double sd[6];
     draw_scale(&a, n, sum, sd);
@@ -111,11 +107,7 @@ static void test_drawn(void **state)
     expect_true(n[0] == 16 && fabs(sd[0] - scaled_on) < 1e-3 * scaled_on,
                 "with no-scale the scores are QKᵀ itself: std %.4f, with the scale undone %.4f", sd[0], scaled_on);
     app_goto(&a, ST_ENC_INPUT, 0);
-    nc = app_view_choices(&a, ch);
-    in_tabs = 0;
-    for (int i = 0; i < nc; i++)
-        in_tabs |= ch[i] == VIEW_SCALE;
-    expect_true(!in_tabs, "enc.input does not offer it");
+    expect_true(!tu_offers(&a, VIEW_SCALE), "enc.input does not offer it");
     tu_view_frame(&a, tu_ren, VIEW_SCALE, (Rect){0, 0, 90, 40}); /* off attention, tiny: no crash */
     ren_end(tu_ren);
     app_free(&a);

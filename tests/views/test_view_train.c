@@ -450,29 +450,6 @@ static void test_save_snapshots_open(void **state)
     app_free(&a);
 }
 
-/* The strings drawn in a frame. */
-typedef struct Drawn {
-    int n;
-    char s[600][96];
-} Drawn;
-
-static void on_drawn(void *user, const char *s, int len, Rect box, const char *tag)
-{
-    Drawn *d = user;
-    (void)box;
-    (void)tag;
-    if (len < 96 && d->n < 600)
-        snprintf(d->s[d->n++], sizeof d->s[0], "%.*s", len, s);
-}
-
-static int drawn_prefix(const Drawn *d, const char *p)
-{
-    int k = 0;
-    for (int i = 0; i < d->n; i++)
-        k += strncmp(d->s[i], p, strlen(p)) == 0;
-    return k;
-}
-
 /* After some steps every legend entry of every plot is drawn (none left
  * out when the numbers grow), the x axes say "step", and the tab says it
  * trains a model of its own (T9, B3). */
@@ -480,21 +457,17 @@ static void test_legends_and_axes(void **state)
 {
     (void)state;
     static App a;
-    static Drawn d;
     TrainHost *h = open_train(&a, NULL);
     ev_key(&a, 's', 0);
     expect_true(tw_steps(h->w, 40, NULL) == 0, "40 more steps queued");
     h = settle(&a);
-    memset(&d, 0, sizeof d);
-    ren_text_hook(on_drawn, &d);
-    tu_frame(&a);
-    ren_text_hook(NULL, NULL);
+    tu_drawn_frame(&a, tu_ren);
     const char *names[] = {"train ", "held-out ", "exact ", "now ", "peak "};
     for (int i = 0; i < 5; i++)
-        expect_true(drawn_prefix(&d, names[i]) >= 1, "the legend entry '%s…' drawn, got %d", names[i],
-                    drawn_prefix(&d, names[i]));
-    expect_true(drawn_prefix(&d, "step") >= 2, "the plots' x axes titled 'step', got %d", drawn_prefix(&d, "step"));
-    expect_true(drawn_prefix(&d, "This tab trains a new model of its own") + drawn_prefix(&d, "A new model") >= 1,
+        expect_true(tu_drawn_prefix(names[i], NULL) >= 1, "the legend entry '%s…' drawn, got %d", names[i],
+                    tu_drawn_prefix(names[i], NULL));
+    expect_true(tu_drawn_prefix("step", NULL) >= 2, "the plots' x axes titled 'step', got %d", tu_drawn_prefix("step", NULL));
+    expect_true(tu_drawn_prefix("This tab trains a new model of its own", NULL) + tu_drawn_prefix("A new model", NULL) >= 1,
                 "the tab says it trains a model of its own, got %s", "nothing");
     app_free(&a);
 }

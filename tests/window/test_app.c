@@ -27,16 +27,6 @@ static void open_app(App *a, const char *src)
     tu_open(a, &o, 100);
 }
 
-
-static void click(App *a, int x, int y)
-{
-    ev_mouse(a, IN_MOUSE_MOVE, x, y, 0);
-    ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
-    tu_frame(a);
-    ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
-    tu_frame(a);
-}
-
 static void test_step_through_every_stage(void **state)
 {
     (void)state;
@@ -222,7 +212,7 @@ static void test_clicks(void **state)
     memcpy(hits, a.nav.hits, sizeof hits);
     for (int i = 0; i < n; i++) {
         Rect r = hits[i].r;
-        click(&a, r.x + r.w / 2, r.y + r.h / 2);
+        tu_click(&a, r.x + r.w / 2, r.y + r.h / 2);
         expect_true(a.ses.at == hits[i].walk, "block %d jumps to step %d, at %d (%s)", i, hits[i].walk, a.ses.at,
                     stage_info(app_pos(&a).stage)->name);
     }
@@ -256,7 +246,7 @@ static void test_clicks(void **state)
     tu_frame(&a);
     expect_true(a.pz[VIEW_MATRIX].zoom == 1.0f, "right-click resets the zoom");
     /* clicking a row label selects that token */
-    click(&a, h.grid.x - 12, h.grid.y + (int)(1.5f * h.ch));
+    tu_click(&a, h.grid.x - 12, h.grid.y + (int)(1.5f * h.ch));
     expect_true(a.sel.side == 1 && a.sel.index == 1, "row label click selects source token 1, got side %d index %d",
                 a.sel.side, a.sel.index);
     app_free(&a);
@@ -366,15 +356,7 @@ static void test_lazy_pass(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_step_through_every_stage),
-        cmocka_unit_test(test_layer_head_tab_keys),
-        cmocka_unit_test(test_typing),
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_clicks),
-        cmocka_unit_test(test_tab_click),
-        cmocka_unit_test(test_resize),
-        cmocka_unit_test(test_lazy_pass),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_step_through_every_stage), cmocka_unit_test(test_layer_head_tab_keys),
+           cmocka_unit_test(test_typing), cmocka_unit_test(test_bad_input), cmocka_unit_test(test_clicks),
+           cmocka_unit_test(test_tab_click), cmocka_unit_test(test_resize), cmocka_unit_test(test_lazy_pass));
 }

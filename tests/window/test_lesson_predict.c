@@ -86,15 +86,6 @@ static void open_at(App *a, int step)
     tu_frame(a);
 }
 
-static void click(App *a, int x, int y)
-{
-    ev_mouse(a, IN_MOUSE_MOVE, x, y, 0);
-    ev_mouse(a, IN_MOUSE_DOWN, x, y, 1);
-    tu_frame(a);
-    ev_mouse(a, IN_MOUSE_UP, x, y, 1);
-    tu_frame(a);
-}
-
 /* The middle of cell (row, col) of the heatmap drawn last, and a point
  * off the "?" in it. */
 static void cell_point(const App *a, int row, int col, int *x, int *y, int off)
@@ -141,7 +132,7 @@ static void test_row_wrong_then_right(void **state)
     expect_true(!a.hover.valid, "no value under the mouse on the hidden row");
     int wrong = (ps.answer + 1) % 3;
     cell_point(&a, 1, wrong, &x, &y, 0);
-    click(&a, x, y);
+    tu_click(&a, x, y);
     lesson_ui_predict_state(&a, &ps);
     expect_true(ps.picked == wrong, "the click on column %d is the pick, got %d", wrong + 1, ps.picked + 1);
     int reached;
@@ -149,7 +140,7 @@ static void test_row_wrong_then_right(void **state)
     lesson_ui_progress(&a, "predict", &reached, &right);
     expect_true(!(right & 1u), "a wrong prediction scores nothing: bits %llx", right);
     cell_point(&a, 1, ps.answer, &x, &y, 0);
-    click(&a, x, y);
+    tu_click(&a, x, y);
     lesson_ui_predict_state(&a, &ps);
     expect_true(ps.picked == wrong && lesson_ui_predict(&a, ps.answer) == -1,
                 "a prediction is made once: still %d", ps.picked + 1);
@@ -164,7 +155,7 @@ static void test_row_wrong_then_right(void **state)
     lesson_ui_predict_state(&b, &ps);
     expect_true(ps.picked < 0, "a new session starts unpicked (%d)", ps.picked);
     cell_point(&b, 1, ps.answer, &x, &y, 0);
-    click(&b, x, y);
+    tu_click(&b, x, y);
     lesson_ui_predict_state(&b, &ps);
     expect_true(ps.picked == ps.answer, "the right cell is picked: %d of %d", ps.picked + 1, ps.answer + 1);
     lesson_ui_progress(&b, "predict", &reached, &right);
@@ -204,7 +195,7 @@ static void test_next_token(void **state)
         expect_true(!a.hover.valid, "no value in the status line at (500, %d): '%s'", y, a.hover.where);
     }
     expect_true(lesson_ui_hides_output(&a), "the Target line and the status line hide the translation");
-    click(&a, rc[at].x + rc[at].w / 2, rc[at].y + rc[at].h / 2);
+    tu_click(&a, rc[at].x + rc[at].w / 2, rc[at].y + rc[at].h / 2);
     lesson_ui_predict_state(&a, &ps);
     expect_true(ps.picked == ps.answer, "the click picks it: %d vs %d", ps.picked, ps.answer);
     expect_true(!lesson_ui_hides_output(&a), "revealed: they show it again");

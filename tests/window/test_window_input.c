@@ -41,15 +41,6 @@ static void type_text(App *a, const char *s, double dt)
         type_key(a, *s, dt);
 }
 
-static void click(App *a, int x, int y)
-{
-    ev_mouse(a, IN_MOUSE_MOVE, x, y, 0);
-    ev_mouse(a, IN_MOUSE_DOWN, x, y, MB_LEFT);
-    tu_frame(a);
-    ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
-    tu_frame(a);
-}
-
 /* "the cat" typed on the view: the theme, the lessons, the experiments and
  * the colour map stay; the words land in the Source line. */
 static void test_typed_words_go_to_the_source(void **state)
@@ -150,7 +141,7 @@ static void test_click_beside_the_field_and_clear(void **state)
     /* the × at the right end of the field */
     int hit = 0;
     for (int x = 1279; x > 1100 && !hit; x -= 4) {
-        click(&a, x, y);
+        tu_click(&a, x, y);
         hit = a.ses.src_line[0] == 0;
     }
     expect_true(hit, "the × button clears the line");
@@ -168,7 +159,7 @@ static void test_navigator_leaves_train(void **state)
     tu_frame(&a);
     expect_true(app_current_view(&a) == VIEW_TRAIN && a.nav.n_hits > 4, "the Train tab, the navigator drawn");
     HitRect h = a.nav.hits[2];
-    click(&a, h.r.x + h.r.w / 2, h.r.y + h.r.h / 2);
+    tu_click(&a, h.r.x + h.r.w / 2, h.r.y + h.r.h / 2);
     StagePos p = app_pos(&a);
     expect_true(a.ses.at == h.walk, "the block's stage: %s", stage_info(p.stage)->name);
     expect_true(app_current_view(&a) != VIEW_TRAIN && app_current_view(&a) == app_auto_view(&a, p.stage),
@@ -191,21 +182,6 @@ static void test_help_lists_field_keys(void **state)
     expect_true(strstr(buf, "Backspace") && strstr(buf, "reset the view"), "and the reset");
 }
 
-static char g_drawn[32768];
-
-static void record(void *user, const char *utf8, int len, Rect box, const char *tag)
-{
-    (void)user;
-    (void)box;
-    (void)tag;
-    size_t n = strlen(g_drawn);
-    if (n + (size_t)len + 2 < sizeof g_drawn) {
-        memcpy(g_drawn + n, utf8, (size_t)len);
-        g_drawn[n + (size_t)len] = '\n';
-        g_drawn[n + (size_t)len + 1] = 0;
-    }
-}
-
 /* Bad input says so: a fifth sentence is left out with a warning (not
  * silently), a sentence cut to the limit is a warning too, and an empty
  * source does not leave the Target line's «…» as if it were computing. */
@@ -222,11 +198,8 @@ static void test_bad_input_said(void **state)
     expect_true(a.ses.dropped == 0, "a blank fifth is no sentence");
     app_set_text(&a, APP_LINE_SRC, "");
     tu_frame(&a);
-    g_drawn[0] = 0;
-    ren_text_hook(record, NULL);
-    tu_frame(&a);
-    ren_text_hook(NULL, NULL);
-    expect_true(!strstr(g_drawn, "«…»") && strstr(g_drawn, "once there is one"),
+    tu_drawn_frame(&a, tu_ren);
+    expect_true(!strstr(tu_drawn.text, "«…»") && strstr(tu_drawn.text, "once there is one"),
                 "no «…» with nothing to translate");
     app_free(&a);
 }
