@@ -154,10 +154,6 @@ static void test_targets_kept_across_experiments(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_normal_pass_once_per_input),
-        cmocka_unit_test(test_base_follows_the_input),
-        cmocka_unit_test(test_targets_kept_across_experiments),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_normal_pass_once_per_input),
+           cmocka_unit_test(test_base_follows_the_input), cmocka_unit_test(test_targets_kept_across_experiments));
 }

@@ -122,11 +122,6 @@ static void test_kept_translations(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_target_per_sentence),
-        cmocka_unit_test(test_target_keys),
-        cmocka_unit_test(test_kept_targets),
-        cmocka_unit_test(test_kept_translations),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_one_target_per_sentence), cmocka_unit_test(test_target_keys),
+           cmocka_unit_test(test_kept_targets), cmocka_unit_test(test_kept_translations));
 }

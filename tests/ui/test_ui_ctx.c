@@ -336,13 +336,7 @@ static void test_focus_leaves(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ids),
-        cmocka_unit_test(test_hot_active_click),
-        cmocka_unit_test(test_slider_and_drag),
-        cmocka_unit_test(test_textbox_editing),
-        cmocka_unit_test(test_focus_leaves),
-        cmocka_unit_test(test_caret_blinks_then_rests),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_ids), cmocka_unit_test(test_hot_active_click),
+           cmocka_unit_test(test_slider_and_drag), cmocka_unit_test(test_textbox_editing),
+           cmocka_unit_test(test_focus_leaves), cmocka_unit_test(test_caret_blinks_then_rests));
 }

@@ -79,8 +79,5 @@ static void test_no_alloc_per_frame(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_no_alloc_per_frame),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_no_alloc_per_frame));
 }

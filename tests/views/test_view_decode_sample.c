@@ -359,13 +359,7 @@ static void test_decode_under_experiment(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_temperature_slider),
-        cmocka_unit_test(test_sample_button),
-        cmocka_unit_test(test_force_a_token),
-        cmocka_unit_test(test_decode_under_experiment),
-        cmocka_unit_test(test_pane_opens_on_least_sure_step),
-        cmocka_unit_test(test_bars_follow_the_sentence),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_temperature_slider), cmocka_unit_test(test_sample_button),
+           cmocka_unit_test(test_force_a_token), cmocka_unit_test(test_decode_under_experiment),
+           cmocka_unit_test(test_pane_opens_on_least_sure_step), cmocka_unit_test(test_bars_follow_the_sentence));
 }

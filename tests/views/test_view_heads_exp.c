@@ -141,9 +141,5 @@ static void test_labels_on_crafted_weights(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_overlay_and_sort),
-        cmocka_unit_test(test_labels_on_crafted_weights),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_overlay_and_sort), cmocka_unit_test(test_labels_on_crafted_weights));
 }

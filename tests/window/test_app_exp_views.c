@@ -240,10 +240,7 @@ static void test_output_before_and_after(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_window_command_line),     cmocka_unit_test(test_alt_click_hides_a_source_token),
-        cmocka_unit_test(test_difference_in_norm_and_ffn), cmocka_unit_test(test_difference_in_lines),
-        cmocka_unit_test(test_output_before_and_after),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_window_command_line),
+           cmocka_unit_test(test_alt_click_hides_a_source_token), cmocka_unit_test(test_difference_in_norm_and_ffn),
+           cmocka_unit_test(test_difference_in_lines), cmocka_unit_test(test_output_before_and_after));
 }

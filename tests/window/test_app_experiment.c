@@ -206,11 +206,6 @@ static void test_alt_click_ablates_a_head(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_session_keeps_the_normal_pass),
-        cmocka_unit_test(test_keys_and_modes),
-        cmocka_unit_test(test_difference_cell_colour),
-        cmocka_unit_test(test_alt_click_ablates_a_head),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_session_keeps_the_normal_pass), cmocka_unit_test(test_keys_and_modes),
+           cmocka_unit_test(test_difference_cell_colour), cmocka_unit_test(test_alt_click_ablates_a_head));
 }

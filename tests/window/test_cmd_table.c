@@ -370,14 +370,8 @@ static void test_hints(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_no_key_twice),
-        cmocka_unit_test(test_overlay_lists_the_tab),
-        cmocka_unit_test(test_hints),
-        cmocka_unit_test(test_printed_names_every_key),
-        cmocka_unit_test(test_overlay_fits),
-        cmocka_unit_test(test_effects),
-        cmocka_unit_test(test_every_row_is_reachable),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    TU_RUN(setup, teardown, cmocka_unit_test(test_no_key_twice), cmocka_unit_test(test_overlay_lists_the_tab),
+           cmocka_unit_test(test_hints), cmocka_unit_test(test_printed_names_every_key),
+           cmocka_unit_test(test_overlay_fits), cmocka_unit_test(test_effects),
+           cmocka_unit_test(test_every_row_is_reachable));
 }
