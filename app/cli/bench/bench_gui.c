@@ -194,43 +194,64 @@ static void edit_body(void *p)
     app_frame(a, e->r);
 }
 
-static void bench_edit(double secs)
+/* The base-size model (vocabulary 1000, max_len 64) saved to path: 0, or
+ * -1 after a line on stderr. */
+static int save_base_model(const char *path)
 {
     TfErr err;
     TfModel m;
-    if (bench_base_model(&m, 1000, 64, 3, &err) ||
-        ckpt_save(&m, "/tmp/stepformer-bench-base.safetensors", &err)) {
+    if (bench_base_model(&m, 1000, 64, 3, &err) || ckpt_save(&m, path, &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
-        return;
+        return -1;
     }
     model_free(&m);
-    Ren *r = ren_open_headless(1920, 1080, &err);
-    if (!r)
-        return;
-    static App a;
+    return 0;
+}
+
+/* The window on the model at path with 32 source tokens (and 32 target
+ * tokens with_target) on the encoder's first attention, paced as the
+ * window runs it: 0, or -1 (nothing to free). */
+static int base_app_open(App *a, const char *path, int with_target)
+{
+    TfErr err;
     AppOpts o = {0};
     char src[512] = "", tgt[512] = "";
     for (int i = 0; i < 32; i++) {
         snprintf(src + strlen(src), sizeof src - strlen(src), "%st%d", i ? " " : "", 10 + i);
         snprintf(tgt + strlen(tgt), sizeof tgt - strlen(tgt), "%st%d", i ? " " : "", 50 + i);
     }
-    o.model_path = "/tmp/stepformer-bench-base.safetensors";
+    o.model_path = path;
     o.src[0] = src;
     o.n_src = 1;
-    o.tgt = tgt;
+    o.tgt = with_target ? tgt : NULL;
     o.stage = "enc.self.weights";
-    if (app_init(&a, &o, &err) == 0) {
-        session_set_lazy(&a.ses, 1); /* as the window runs it */
+    if (app_init(a, &o, &err))
+        return -1;
+    session_set_lazy(&a->ses, 1); /* as the window runs it */
+    return 0;
+}
+
+static void bench_edit(double secs)
+{
+    const char *path = "/tmp/stepformer-bench-base.safetensors";
+    if (save_base_model(path))
+        return;
+    TfErr err;
+    Ren *r = ren_open_headless(1920, 1080, &err);
+    if (!r)
+        return;
+    static App a;
+    if (base_app_open(&a, path, 1) == 0) {
         BenchApp e = {&a, r, 0};
         BenchStats s = bench_run(edit_body, &e, 10, secs);
         bench_print("edit_redraw_base_s32", &s, 0, 0, 0, NULL, 0);
         app_free(&a);
     }
     ren_close(r);
-    remove("/tmp/stepformer-bench-base.safetensors");
+    remove(path);
 }
 
-/* ---- typing under load (issue 28, item 22) ---- */
+/* ---- typing under load ---- */
 
 /* Busy threads: the competing load of a shared machine. */
 typedef struct Burn {
@@ -338,19 +359,7 @@ static void stall_case(const char *path, int with_target, double run)
     if (!r)
         return;
     static App a;
-    AppOpts o = {0};
-    char src[512] = "", tgt[512] = "";
-    for (int i = 0; i < 32; i++) {
-        snprintf(src + strlen(src), sizeof src - strlen(src), "%st%d", i ? " " : "", 10 + i);
-        snprintf(tgt + strlen(tgt), sizeof tgt - strlen(tgt), "%st%d", i ? " " : "", 50 + i);
-    }
-    o.model_path = path;
-    o.src[0] = src;
-    o.n_src = 1;
-    o.tgt = with_target ? tgt : NULL;
-    o.stage = "enc.self.weights";
-    if (app_init(&a, &o, &err) == 0) {
-        session_set_lazy(&a.ses, 1); /* as the window runs it */
+    if (base_app_open(&a, path, with_target) == 0) {
         const char *name = with_target ? "edit_stall_base_s32" : "edit_stall_base_s32_translate";
         char loaded_name[64];
         snprintf(loaded_name, sizeof loaded_name, "%s_loaded", name);
@@ -373,14 +382,9 @@ static void stall_case(const char *path, int with_target, double run)
 
 static void bench_stall(double secs)
 {
-    TfErr err;
-    TfModel m;
     const char *path = "/tmp/stepformer-bench-stall.safetensors";
-    if (bench_base_model(&m, 1000, 64, 3, &err) || ckpt_save(&m, path, &err)) {
-        fprintf(stderr, "bench: %s\n", err.msg);
+    if (save_base_model(path))
         return;
-    }
-    model_free(&m);
     double run = secs < 1 ? 2 : 4;
     stall_case(path, 1, run);
     stall_case(path, 0, run);
