@@ -214,6 +214,9 @@ const char *cli_data_path(const char *rel, char *buf, size_t cap)
 int cli_load_model(TfModel *m, const char *path, const char *cmd)
 {
     TfErr err;
+    char buf[4096];
+    if (!path)
+        path = cli_data_path("assets/models/en2zh.safetensors", buf, sizeof buf);
     if (tf_model_open(path, m, &err))
         return cli_fail(cmd, "%s", err.msg) ? -1 : -1;
     return 0;

@@ -73,6 +73,8 @@ int cli_ids(const char *s, int *ids, int max);
 /* The bundled model, found next to the executable or in the data dir
  * (paths_data in app/session/paths.h). */
 const char *cli_data_path(const char *rel, char *buf, size_t cap);
+/* Open the model at path (NULL: the bundled en2zh model): 0, or -1 after
+ * a one-line message. */
 int cli_load_model(TfModel *m, const char *path, const char *cmd);
 
 /* Tokenise a sentence as the model does (tf_text_ids: sentencepiece for a

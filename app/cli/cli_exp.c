@@ -187,9 +187,6 @@ int cmd_heads(int argc, char **argv)
         return cli_fail(C, "give one --src TEXT or --src-ids LIST (see --help)");
     if (a.tgt && a.tgt_ids)
         return cli_fail(C, "give --tgt TEXT or --tgt-ids LIST, not both");
-    char path[4096];
-    if (!model)
-        model = cli_data_path("assets/models/en2zh.safetensors", path, sizeof path);
     static TfModel m;
     if (cli_load_model(&m, model, C))
         return 1;

@@ -291,9 +291,6 @@ int cmd_dump(int argc, char **argv)
         return cli_fail(C, "--batch-index %d but the batch has %d sentence%s", bidx, ns, ns == 1 ? "" : "s");
     if (head == -2)
         head = did < 0 && (stage_info(sid)->flags & SF_HEAD) ? 0 : -1;
-    char path[4096];
-    if (!model)
-        model = cli_data_path("assets/models/en2zh.safetensors", path, sizeof path);
     TfModel m;
     if (cli_load_model(&m, model, C))
         return 1;

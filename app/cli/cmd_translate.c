@@ -238,9 +238,6 @@ int cmd_translate(int argc, char **argv)
         bad = cli_fail(C, "--sample draws one token at a time: it does not go with --beam");
     if (!bad && ps.n_force && x.o.beam > 1)
         bad = cli_fail(C, "--force goes with greedy decoding or --sample, not --beam");
-    char path[4096];
-    if (!bad && !model)
-        model = cli_data_path("assets/models/en2zh.safetensors", path, sizeof path);
     TfErr err;
     int rc = bad < 0 ? 0 : 1;
     if (bad || cli_load_model(&x.m, model, C))

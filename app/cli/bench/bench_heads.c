@@ -24,10 +24,9 @@ void bench_heads(double secs, const char *only)
     const char *name = "heads_importance_en2zh_500";
     if (only && strncmp(name, only, strlen(only)) != 0)
         return;
-    char path[4096];
     TfModel m;
     TfErr err;
-    if (cli_load_model(&m, cli_data_path("assets/models/en2zh.safetensors", path, sizeof path), "bench"))
+    if (cli_load_model(&m, NULL, "bench"))
         return;
     HeadsPairs p;
     if (heads_pairs_load(&m, "en2zh", NULL, 500, &p, &err)) {

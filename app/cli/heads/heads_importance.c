@@ -72,9 +72,6 @@ int heads_importance_main(int argc, char **argv)
         return bad < 0 ? 0 : 1;
     if (task && data)
         return cli_fail(C, "give --task NAME or --data FILE.tsv, not both");
-    char path[4096];
-    if (!model)
-        model = cli_data_path("assets/models/en2zh.safetensors", path, sizeof path);
     static TfModel m;
     if (cli_load_model(&m, model, C))
         return 1;

@@ -203,9 +203,6 @@ int heads_qkmap_main(int argc, char **argv)
         return cli_fail(C, "give --tgt TEXT or --tgt-ids LIST, not both");
     if (data && (tgt || tgt_ids))
         return cli_fail(C, "--data takes its targets from the file; leave out --tgt");
-    char path[4096];
-    if (!model)
-        model = cli_data_path("assets/models/en2zh.safetensors", path, sizeof path);
     static TfModel m;
     if (cli_load_model(&m, model, C))
         return 1;
