@@ -335,6 +335,25 @@ static void hook_call(const char *utf8, int len, Rect box)
         g_hook(g_hook_user, utf8, len < 0 ? (int)strlen(utf8) : len, box, g_tag);
 }
 
+/* The raster path of a line drawn in box: 0 where it cannot show (clipped
+ * away, transparent, empty: no texture is made for it), else 1 with the
+ * hook told and e's texture made and tinted c, ready to copy. */
+static int raster_ready(Ren *r, RenFont *f, TextEntry *e, const char *utf8, int len, Rect box, Color c)
+{
+    Rect on = ren_intersect(box, ren_visible(r));
+    if (r->clip_empty || c.a == 0 || e->w == 0 || on.w == 0 || on.h == 0)
+        return 0;
+    hook_call(utf8, len, box);
+    if (!e->tex)
+        entry_make_texture(f, e);
+    if (!e->tex)
+        return 0;
+    SDL_SetTextureColorMod(e->tex, c.r, c.g, c.b);
+    SDL_SetTextureAlphaMod(e->tex, c.a);
+    r->calls++;
+    return 1;
+}
+
 int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
                Color c)
 {
@@ -349,20 +368,9 @@ int ren_text_n(Ren *r, RenFont *f, const char *utf8, int len, int x, int y,
         vec_text(r, f, e, x, y, c);
         return e->w;
     }
-    Rect vis = ren_visible(r); /* no texture for lines that cannot show */
-    if (r->clip_empty || c.a == 0 || e->w == 0 || y >= vis.y + vis.h ||
-        y + f->height <= vis.y || x >= vis.x + vis.w || x + e->w <= vis.x)
-        return e->w;
-    hook_call(utf8, len, (Rect){x, y, e->w, f->height});
-    if (!e->tex)
-        entry_make_texture(f, e);
-    if (!e->tex)
-        return e->w;
-    SDL_SetTextureColorMod(e->tex, c.r, c.g, c.b);
-    SDL_SetTextureAlphaMod(e->tex, c.a);
-    r->calls++;
-    SDL_RenderCopy(r->sdl, e->tex, NULL,
-                   &(SDL_Rect){x + e->off_x, y + e->off_y, e->tex_w, e->tex_h});
+    if (raster_ready(r, f, e, utf8, len, (Rect){x, y, e->w, f->height}, c))
+        SDL_RenderCopy(r->sdl, e->tex, NULL,
+                       &(SDL_Rect){x + e->off_x, y + e->off_y, e->tex_w, e->tex_h});
     return e->w;
 }
 
@@ -393,18 +401,8 @@ int ren_text_up(Ren *r, RenFont *f, const char *utf8, int x, int y, Color c)
         vec_turn_end(r);
         return e->w;
     }
-    Rect vis = ren_visible(r);
-    if (r->clip_empty || c.a == 0 || e->w == 0 || box.x >= vis.x + vis.w || box.x + box.w <= vis.x ||
-        box.y >= vis.y + vis.h || box.y + box.h <= vis.y)
+    if (!raster_ready(r, f, e, utf8, -1, box, c))
         return e->w;
-    hook_call(utf8, -1, box);
-    if (!e->tex)
-        entry_make_texture(f, e);
-    if (!e->tex)
-        return e->w;
-    SDL_SetTextureColorMod(e->tex, c.r, c.g, c.b);
-    SDL_SetTextureAlphaMod(e->tex, c.a);
-    r->calls++;
     /* the texture where the unturned line would put it, turned about (x, y) */
     SDL_Rect dst = {x + e->off_x, y + e->off_y, e->tex_w, e->tex_h};
     SDL_Point about = {-e->off_x, -e->off_y};

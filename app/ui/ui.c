@@ -32,6 +32,23 @@ Color ui_mix(Color a, Color b, float t)
     return c;
 }
 
+static const char ELLIPSIS[] = "…";
+
+/* How many bytes of s (of n) fit in w pixels with an ellipsis after them:
+ * whole UTF-8 characters dropped from the end until they do. */
+static int cut_len(RenFont *f, const char *s, int n, int w)
+{
+    int ew = ren_text_width(f, ELLIPSIS), len = n;
+    while (len > 0) {
+        len--;
+        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+            len--;
+        if (ren_text_width_n(f, s, len) + ew <= w)
+            break;
+    }
+    return len;
+}
+
 const char *ui_text_cut(RenFont *f, const char *s, int w, char *buf, size_t cap)
 {
     size_t n = strlen(s);
@@ -41,17 +58,8 @@ const char *ui_text_cut(RenFont *f, const char *s, int w, char *buf, size_t cap)
         snprintf(buf, cap, "%s", s);
         return buf;
     }
-    const char *ell = "…";
-    int ew = ren_text_width(f, ell), len = (int)n;
-    /* drop whole UTF-8 characters from the end until it fits */
-    while (len > 0) {
-        len--;
-        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
-            len--;
-        if (ren_text_width_n(f, s, len) + ew <= w)
-            break;
-    }
-    snprintf(buf, cap, "%.*s%s", len, s, len + 4 <= (int)cap ? ell : "");
+    int len = cut_len(f, s, (int)n, w);
+    snprintf(buf, cap, "%.*s%s", len, s, len + 4 <= (int)cap ? ELLIPSIS : "");
     return buf;
 }
 
@@ -60,19 +68,8 @@ int ui_text_fit(Ren *r, RenFont *f, const char *s, int x, int y, int w, Color c)
     int full = ren_text_width(f, s);
     if (full <= w)
         return ren_text(r, f, s, x, y, c);
-    const char *ell = "…";
-    int ew = ren_text_width(f, ell);
-    int len = (int)strlen(s);
-    /* drop whole UTF-8 characters from the end until it fits */
-    while (len > 0) {
-        len--;
-        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
-            len--;
-        if (ren_text_width_n(f, s, len) + ew <= w)
-            break;
-    }
-    int adv = ren_text_n(r, f, s, len, x, y, c);
-    return adv + ren_text(r, f, ell, x + adv, y, c);
+    int adv = ren_text_n(r, f, s, cut_len(f, s, (int)strlen(s), w), x, y, c);
+    return adv + ren_text(r, f, ELLIPSIS, x + adv, y, c);
 }
 
 void ui_text_center(Ren *r, RenFont *f, const char *s, Rect rc, Color c)
