@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "cmd_table.h"
-#include "gui.h"
+#include "commands.h"
 #include "paths.h"
 #include "ui.h"
 

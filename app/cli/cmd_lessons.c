@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "gui.h"
+#include "commands.h"
 #include "lesson_check.h"
 
 static const char *HELP =

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_exp.h"
 #include "cli_scene.h"
+#include "commands.h"
 #include "scene.h"
 #include "describe.h"
 #include "gui.h"

@@ -9,12 +9,5 @@ int gui_run(const AppOpts *o);
  *  [--layer L] [--head H] [--view NAME] [--theme T]`: parse into o.
  * Returns 0, 1 on bad input (message printed) or 2 after --help. */
 int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd);
-int cmd_shot(int argc, char **argv);
-int cmd_describe(int argc, char **argv);
-int cmd_scene(int argc, char **argv);
-int cmd_worksheet(int argc, char **argv);
-int cmd_results(int argc, char **argv);
-int cmd_lessons(int argc, char **argv);
-int cmd_keys(int argc, char **argv);
 
 #endif

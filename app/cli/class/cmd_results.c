@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "results.h"
 
 static const char *HELP =

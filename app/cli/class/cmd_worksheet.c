@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "worksheet.h"
 
 static const char *HELP =
