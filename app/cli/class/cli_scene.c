@@ -1,6 +1,7 @@
 /* cli_scene.c - a scene code as command-line flags (cli_scene.h). */
 #include "cli_scene.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,53 @@ static int push_num(const char *flag, float v)
     return push2(flag, s);
 }
 
+/* The link's fields as flags of shot, describe and the window: those a
+ * link sets (has), in this order; the Decode tab's (decode) only where the
+ * command has that tab. */
+typedef enum { AS_TEXT, AS_INT, AS_NUM, AS_LANG } FlagKind;
+typedef struct LinkFlag {
+    unsigned bit;
+    const char *flag;
+    FlagKind kind;
+    size_t off; /* the field in SceneLink */
+    int decode;
+} LinkFlag;
+
+#define AT(field) offsetof(SceneLink, field)
+static const LinkFlag FLAGS[] = {
+    {LINK_SRC, "--src", AS_TEXT, AT(src), 0},       {LINK_TGT, "--tgt", AS_TEXT, AT(tgt), 0},
+    {LINK_STAGE, "--stage", AS_TEXT, AT(stage), 0}, {LINK_LAYER, "--layer", AS_INT, AT(layer), 0},
+    {LINK_HEAD, "--head", AS_INT, AT(head), 0},     {LINK_VIEW, "--view", AS_TEXT, AT(view), 0},
+    {LINK_LANG, "--lang", AS_LANG, AT(lang), 0},    {LINK_LESSON, "--lesson", AS_TEXT, AT(lesson), 0},
+    {LINK_STEP, "--step", AS_INT, AT(step), 0},     {LINK_BATCH, "--batch", AS_INT, AT(batch), 0},
+    {LINK_PANE, "--decode-pane", AS_TEXT, AT(pane), 1}, {LINK_BEAM, "--beam", AS_INT, AT(beam), 1},
+    {LINK_ALPHA, "--alpha", AS_NUM, AT(alpha), 1},
+};
+#undef AT
+
+static int push_field(const SceneLink *l, const LinkFlag *f)
+{
+    const char *at = (const char *)l + f->off;
+    switch (f->kind) {
+    case AS_TEXT: return push2(f->flag, at);
+    case AS_INT: return push_int(f->flag, *(const int *)(const void *)at);
+    case AS_NUM: return push_num(f->flag, *(const float *)(const void *)at);
+    case AS_LANG: return push2(f->flag, *(const int *)(const void *)at ? "zh" : "en");
+    }
+    return -1;
+}
+
+/* The fields of one part (decode 0: before the experiments, 1: the Decode
+ * tab's, after them). */
+static int push_fields(const SceneLink *l, int decode)
+{
+    int bad = 0;
+    for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0]; k++)
+        if (FLAGS[k].decode == decode && (l->has & FLAGS[k].bit))
+            bad |= push_field(l, &FLAGS[k]);
+    return bad;
+}
+
 static int flags_of(const SceneLink *l, int decode, const char *cmd)
 {
     int bad = 0;
@@ -61,26 +109,7 @@ static int flags_of(const SceneLink *l, int decode, const char *cmd)
             return cli_fail(cmd, "%s", err.msg);
         bad |= push2("--model", path);
     }
-    if (l->has & LINK_SRC)
-        bad |= push2("--src", l->src);
-    if (l->has & LINK_TGT)
-        bad |= push2("--tgt", l->tgt);
-    if (l->has & LINK_STAGE)
-        bad |= push2("--stage", l->stage);
-    if (l->has & LINK_LAYER)
-        bad |= push_int("--layer", l->layer);
-    if (l->has & LINK_HEAD)
-        bad |= push_int("--head", l->head);
-    if (l->has & LINK_VIEW)
-        bad |= push2("--view", l->view);
-    if (l->has & LINK_LANG)
-        bad |= push2("--lang", l->lang ? "zh" : "en");
-    if (l->has & LINK_LESSON)
-        bad |= push2("--lesson", l->lesson);
-    if (l->has & LINK_STEP)
-        bad |= push_int("--step", l->step);
-    if (l->has & LINK_BATCH)
-        bad |= push_int("--batch", l->batch);
+    bad |= push_fields(l, 0);
     if (l->no_scale)
         bad |= push("--no-scale");
     if (l->no_pe)
@@ -91,12 +120,8 @@ static int flags_of(const SceneLink *l, int decode, const char *cmd)
         bad |= push2("--ablate", l->ablate[k]);
     for (int k = 0; k < l->n_hide; k++)
         bad |= push_int("--hide-src", l->hide[k]);
-    if (decode && (l->has & LINK_PANE))
-        bad |= push2("--decode-pane", l->pane);
-    if (decode && (l->has & LINK_BEAM))
-        bad |= push_int("--beam", l->beam);
-    if (decode && (l->has & LINK_ALPHA))
-        bad |= push_num("--alpha", l->alpha);
+    if (decode)
+        bad |= push_fields(l, 1);
     return bad ? cli_fail(cmd, "--scene: the scene is too long") : 0;
 }
 
