@@ -20,24 +20,6 @@ static void on_event(void *user, const InputEvent *in)
     app_event(a, in);
 }
 
-static void draw(App *a, Ren *r)
-{
-    app_draw(a, r);
-    if (a->win.want_save_png) {
-        a->win.want_save_png = 0;
-        app_save_png(a, r);
-    }
-    if (a->win.want_save_csv) {
-        a->win.want_save_csv = 0;
-        app_save_csv(a);
-    }
-    ren_end(r);
-    if (a->win.want_save_vector) { /* drawn between two frames */
-        a->win.want_save_vector = 0;
-        app_save_vector(a, r);
-    }
-}
-
 /* STEPFORMER_STALL_LOG=FILE: for a responsiveness check (tools/
  * xvfb-responsive.sh), the time between two looks at the event queue, i.e.
  * the longest an input could wait, as a histogram of 0.5 ms bins, apart
@@ -136,7 +118,7 @@ int gui_run(const AppOpts *o)
     while (!a.win.want_quit) {
         a.now = tf_seconds();
         if (redraw) {
-            draw(&a, r);
+            app_frame_saving(&a, r);
             redraw = 0;
             last_draw = a.now;
         }

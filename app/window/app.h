@@ -324,6 +324,10 @@ void app_save_csv(App *a);
  * line: the experiment banner is the view's) with its caption, as a PDF
  * (text stays text) and an SVG beside it, drawn between two frames. */
 void app_save_vector(App *a, Ren *r);
+/* app_frame with the save wishes of the keys taken (save.c): Ctrl+S and
+ * Ctrl+E save the frame drawn, the figure is drawn after it is shown.
+ * Returns 1 when a figure was saved (its notice wants another frame). */
+int app_frame_saving(App *a, Ren *r);
 /* Draw only the main view (and its experiment banner) where the last frame
  * put it (a->view_rect), with no hover, into a begun frame of r (frame.c). */
 void app_draw_view_alone(App *a, Ren *r);

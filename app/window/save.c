@@ -111,3 +111,22 @@ void app_save_csv(App *a)
         app_notice(a, 0, _("saved %s (%d × %d) in %s"), base_name(name), v.rows, v.cols,
                    why[0] ? _("the working folder") : dir);
 }
+
+int app_frame_saving(App *a, Ren *r)
+{
+    app_draw(a, r);
+    if (a->win.want_save_png) {
+        a->win.want_save_png = 0;
+        app_save_png(a, r);
+    }
+    if (a->win.want_save_csv) {
+        a->win.want_save_csv = 0;
+        app_save_csv(a);
+    }
+    ren_end(r);
+    if (!a->win.want_save_vector)
+        return 0;
+    a->win.want_save_vector = 0; /* drawn between two frames */
+    app_save_vector(a, r);
+    return 1;
+}

@@ -83,21 +83,8 @@ static void on_event(void *user, const InputEvent *in)
 
 static void draw(App *a)
 {
-    app_draw(a, g_ren);
-    if (a->win.want_save_png) {
-        a->win.want_save_png = 0;
-        app_save_png(a, g_ren);
-    }
-    if (a->win.want_save_csv) {
-        a->win.want_save_csv = 0;
-        app_save_csv(a);
-    }
-    ren_end(g_ren);
-    if (a->win.want_save_vector) { /* refused with a line: no cairo here */
-        a->win.want_save_vector = 0;
-        app_save_vector(a, g_ren);
+    if (app_frame_saving(a, g_ren)) /* a figure is refused with a line: no cairo here */
         g_redraw = 1;
-    }
     plat_web_download_dir(WEB_OUT);
     g_last_draw = a->now;
     if (!g_ready) {
