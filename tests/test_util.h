@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -264,6 +265,38 @@ static inline int tu_run_cmd(const char *cmd, char *out, size_t cap)
     size_t n = fread(out, 1, cap - 1, p);
     out[n] = 0;
     return pclose(p);
+}
+
+/* How many lines text holds (its newlines). */
+static inline int tu_count_lines(const char *text)
+{
+    int n = 0;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+/* Run `prog ARGS` through the shell, ARGS (a shell fragment) made from fmt
+ * and ap, its standard error going to the file errpath: up to cap - 1 bytes
+ * of its standard output in out, up to ecap - 1 of its standard error in err
+ * (unless err is NULL), both NUL-terminated; its exit status, or -1 when it
+ * did not exit. */
+static inline int tu_run_prog(const char *prog, const char *errpath, char *out, size_t cap, char *err,
+                              size_t ecap, const char *fmt, va_list ap)
+{
+    char args[8192], cmd[8192 + 4096 + 512];
+    vsnprintf(args, sizeof args, fmt, ap);
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", prog, args, errpath);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    while (fgetc(p) != EOF) /* the rest, so that the child is not cut short */
+        ;
+    int st = pclose(p);
+    if (err)
+        tu_read_lines(errpath, err, ecap);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* In a child process: become prog run with args (NULL-terminated, at most

@@ -21,36 +21,13 @@ static int run(char *out, size_t cap, char *err, size_t ecap, const char *fmt, .
     __attribute__((format(printf, 5, 6)));
 static int run(char *out, size_t cap, char *err, size_t ecap, const char *fmt, ...)
 {
-    char args[8192], cmd[8192 + 4096 + 512], errpath[256];
+    char errpath[256];
+    path_in(errpath, sizeof errpath, "stderr.txt");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
+    int rc = tu_run_prog(g_prog, errpath, out, cap, err, ecap, fmt, ap);
     va_end(ap);
-    path_in(errpath, sizeof errpath, "stderr.txt");
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", g_prog, args, errpath);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    while (fgetc(p) != EOF) /* drain */
-        ;
-    int st = pclose(p);
-    if (err) {
-        FILE *f = fopen(errpath, "r");
-        size_t k = f ? fread(err, 1, ecap - 1, f) : 0;
-        err[k] = 0;
-        if (f)
-            fclose(f);
-    }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
+    return rc;
 }
 
 static char g_out[1 << 20], g_err[1 << 16];
@@ -69,7 +46,7 @@ static void test_heads_agree_with_dump(void **state)
     expect_true(all != NULL && cJSON_IsArray(all), "one JSON array: %.200s", g_out);
     int n = cJSON_GetArraySize(all), checked = 0;
     expect_true(n == 3 * 2 * 8, "48 heads (2 layers, 8 heads, 3 parts), got %d", n);
-    expect_true(count_lines(g_out) == n, "an object a line (%d lines)", count_lines(g_out));
+    expect_true(tu_count_lines(g_out) == n, "an object a line (%d lines)", tu_count_lines(g_out));
     double worst = 0;
     for (int k = 0; k < n; k++) {
         cJSON *o = cJSON_GetArrayItem(all, k);
@@ -131,8 +108,8 @@ static void test_heads_agree_with_dump(void **state)
     cJSON_Delete(all);
     printf("  %d heads: entropies from dump agree (worst %.2g nats)\n", checked, worst);
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "heads %s", SRC);
-    expect_true(rc == 0 && count_lines(g_out) == 49 && strstr(g_out, "entropy"),
-                "the readable table: a header and 48 rows (%d lines)", count_lines(g_out));
+    expect_true(rc == 0 && tu_count_lines(g_out) == 49 && strstr(g_out, "entropy"),
+                "the readable table: a header and 48 rows (%d lines)", tu_count_lines(g_out));
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "heads --help");
     expect_true(rc == 0 && strstr(g_out, "--ablate") && strstr(g_out, "entropy"), "heads --help");
 }
@@ -168,7 +145,7 @@ static void test_flags_change_dump_and_refuse(void **state)
             static const char *const CMD[] = {"dump --stage out.logits --src 'i love china'",
                                               "translate 'i love china'", "heads --src 'i love china'"};
             rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "%s %s", CMD[cmd], BAD[k].in);
-            expect_true(rc == 1 && strstr(g_err, BAD[k].want) && count_lines(g_err) == 1,
+            expect_true(rc == 1 && strstr(g_err, BAD[k].want) && tu_count_lines(g_err) == 1,
                         "%s %s: exit 1 and one line with '%s', got %d: %s", CMD[cmd], BAD[k].in,
                         BAD[k].want, rc, g_err);
         }
@@ -181,10 +158,10 @@ static void test_translate_sampling_and_force(void **state)
     (void)state;
     static char greedy[4096], a[8192];
     int rc = run(greedy, sizeof greedy, g_err, sizeof g_err, "translate 'i love china' 'you like tea'");
-    expect_true(rc == 0 && count_lines(greedy) == 2, "greedy: %d %s", rc, g_err);
+    expect_true(rc == 0 && tu_count_lines(greedy) == 2, "greedy: %d %s", rc, g_err);
     rc = run(a, sizeof a, g_err, sizeof g_err,
              "translate --sample --temperature 2 --seed 7 --samples 5 'i love china' 'you like tea'");
-    expect_true(rc == 0 && count_lines(a) == 10, "5 samples for each of 2 inputs: %d lines", count_lines(a));
+    expect_true(rc == 0 && tu_count_lines(a) == 10, "5 samples for each of 2 inputs: %d lines", tu_count_lines(a));
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err,
              "translate --sample --temperature 2 --seed 7 --samples 5 'i love china' 'you like tea'");
     expect_true(rc == 0 && strcmp(a, g_out) == 0, "the same seed draws the same samples");
@@ -226,7 +203,7 @@ static void test_translate_sampling_and_force(void **state)
     char forced[256];
     snprintf(forced, sizeof forced, "%.200s", g_out);
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --force 1:4 --force 1:4 'i love china'");
-    expect_true(rc == 0 && count_lines(g_out) == 1, "forcing at step 1: %s", g_out);
+    expect_true(rc == 0 && tu_count_lines(g_out) == 1, "forcing at step 1: %s", g_out);
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --force 0:999999 x");
     expect_true(rc == 1 && strstr(g_err, "--force 0:999999"), "a token outside the vocabulary: %s", g_err);
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --force 3 x");
@@ -234,7 +211,7 @@ static void test_translate_sampling_and_force(void **state)
     printf("  greedy: %.*s  forced 0:%d: %s", (int)strcspn(greedy, "\n"), greedy, tok, forced);
     /* ids, including the specials a typed word can no longer be */
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --src-ids 4,5,6 --src-ids 3,3");
-    expect_true(rc == 0 && count_lines(g_out) == 2, "--src-ids: %d %s", rc, g_err);
+    expect_true(rc == 0 && tu_count_lines(g_out) == 2, "--src-ids: %d %s", rc, g_err);
     /* typed specials are words (<unk>), the same as --src-ids 3 */
     static char typed[4096];
     rc = run(typed, sizeof typed, g_err, sizeof g_err, "translate '<pad> <bos>'");
@@ -242,7 +219,7 @@ static void test_translate_sampling_and_force(void **state)
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --src-ids 3,3");
     expect_true(rc == 0 && strcmp(g_out, typed) == 0, "typed specials = <unk> <unk>: %s vs %s", typed, g_out);
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --src-ids 4,x");
-    expect_true(rc == 1 && strstr(g_err, "--src-ids") && count_lines(g_out) == 1,
+    expect_true(rc == 1 && strstr(g_err, "--src-ids") && tu_count_lines(g_out) == 1,
                 "bad ids: an empty line and a message: %s", g_err);
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --src-ids 99999999");
     expect_true(rc == 1 && strstr(g_err, "outside the source vocabulary"), "id out of range: %s", g_err);
@@ -276,7 +253,7 @@ static void test_strict_numbers(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate %s", cases[i].args);
-        expect_true(rc == cases[i].rc && strstr(g_err, cases[i].want) && count_lines(g_err) == 1,
+        expect_true(rc == cases[i].rc && strstr(g_err, cases[i].want) && tu_count_lines(g_err) == 1,
                     "translate %s: rc %d, want %d and '%s' in one line: %s", cases[i].args, rc, cases[i].rc,
                     cases[i].want, g_err);
     }
@@ -298,7 +275,7 @@ static void test_translate_long_stdin_line(void **state)
     fclose(f);
     int rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate < '%s'", path);
     expect_true(rc == 1 && strstr(g_err, "<stdin>:2: line longer than 16 MiB"), "rc %d: %s", rc, g_err);
-    expect_true(count_lines(g_out) == 3, "three output lines, the second empty: %s", g_out);
+    expect_true(tu_count_lines(g_out) == 3, "three output lines, the second empty: %s", g_out);
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate < /dev/null");
     expect_true(rc == 0 && g_out[0] == 0, "empty input: no output");
 }
@@ -471,7 +448,7 @@ static void test_sample_frequencies(void **state)
     int N = 2000, count[6] = {0};
     rc = run(g_out, sizeof g_out, g_err, sizeof g_err,
              "translate --sample --temperature 2 --top-k 5 --seed 11 --samples %d 'i love china'", N);
-    expect_true(rc == 0 && count_lines(g_out) == N, "%d samples: %s", N, g_err);
+    expect_true(rc == 0 && tu_count_lines(g_out) == N, "%d samples: %s", N, g_err);
     for (char *line = g_out; *line;) {
         char *nl = strchr(line, '\n');
         size_t w = strcspn(line, " \n");

@@ -17,38 +17,24 @@ static char g_out[1 << 21], g_err[1 << 16];
 static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int run(const char *fmt, ...)
 {
-    char args[4096], cmd[4096 + 4096 + 512], errpath[256];
+    char errpath[256];
+    path_in(errpath, sizeof errpath, "stderr.txt");
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = tu_run_prog(g_prog, errpath, g_out, sizeof g_out, g_err, sizeof g_err, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* `stepformer dump ARGS --format json`, parsed (ARGS made as printf does) */
+static cJSON *dump_json(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static cJSON *dump_json(const char *fmt, ...)
+{
+    char args[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
-    path_in(errpath, sizeof errpath, "stderr.txt");
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", g_prog, args, errpath);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(g_out, 1, sizeof g_out - 1, p);
-    g_out[n] = 0;
-    while (fgetc(p) != EOF)
-        ;
-    int st = pclose(p);
-    FILE *f = fopen(errpath, "r");
-    size_t k = f ? fread(g_err, 1, sizeof g_err - 1, f) : 0;
-    g_err[k] = 0;
-    if (f)
-        fclose(f);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int count_newlines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
-
-static cJSON *dump_json(const char *args)
-{
     int rc = run("dump %s --format json", args);
     expect_true(rc == 0, "dump %s exited %d: %s", args, rc, g_err);
     cJSON *o = cJSON_Parse(g_out);
@@ -56,26 +42,34 @@ static cJSON *dump_json(const char *args)
     return o;
 }
 
+/* A dump's data as one line of JSON; the dump is freed. */
+static char *data_text(cJSON *dump)
+{
+    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(dump, "data"));
+    cJSON_Delete(dump);
+    return text;
+}
+
+/* Do two dumps hold the same data, every digit? Both are freed. */
+static int same_data(cJSON *a, cJSON *b)
+{
+    char *ta = data_text(a), *tb = data_text(b);
+    int same = ta && tb && !strcmp(ta, tb);
+    free(ta);
+    free(tb);
+    return same;
+}
+
 static void test_dump_lens_and_rollout(void **state)
 {
     (void)state;
     const char *S = "--src 'i read books today' --tgt '我 今天 读 书'";
-    char args[512];
-    snprintf(args, sizeof args, "%s --stage dec.lens --layer 1", S);
-    cJSON *lens = dump_json(args);
-    snprintf(args, sizeof args, "%s --stage out.probs", S);
-    cJSON *probs = dump_json(args);
+    cJSON *lens = dump_json("%s --stage dec.lens --layer 1", S);
+    cJSON *probs = dump_json("%s --stage out.probs", S);
     expect_true(!strcmp(cJSON_GetObjectItem(lens, "stage")->valuestring, "dec.lens"), "named dec.lens");
-    char *a = cJSON_PrintUnformatted(cJSON_GetObjectItem(lens, "data"));
-    char *b = cJSON_PrintUnformatted(cJSON_GetObjectItem(probs, "data"));
-    expect_true(a && b && strcmp(a, b) == 0, "the last layer's lens is out.probs, every digit");
-    free(a);
-    free(b);
-    cJSON_Delete(probs);
+    expect_true(same_data(lens, probs), "the last layer's lens is out.probs, every digit");
     /* layer 0: each row a distribution, not the output's */
-    cJSON_Delete(lens);
-    snprintf(args, sizeof args, "%s --stage dec.lens --layer 0", S);
-    lens = dump_json(args);
+    lens = dump_json("%s --stage dec.lens --layer 0", S);
     cJSON *row;
     int rows = 0;
     cJSON_ArrayForEach(row, cJSON_GetObjectItem(lens, "data"))
@@ -104,7 +98,7 @@ static void test_dump_lens_and_rollout(void **state)
     expect_true(!strcmp(cJSON_GetObjectItem(r, "stage")->valuestring, "dec.cross.rollout"), "named");
     cJSON_Delete(r);
     expect_true(run("dump %s --stage enc.rollout --layer 2", S) == 1 && strstr(g_err, "out of range") &&
-                    count_newlines(g_err) == 1,
+                    tu_count_lines(g_err) == 1,
                 "layer 2 of 2 refused with one line: %s", g_err);
     expect_true(run("dump --help") == 0 && strstr(g_out, "dec.lens") && strstr(g_out, "enc.rollout"),
                 "dump --help lists the derived stages");
@@ -138,8 +132,8 @@ static void test_importance(void **state)
     int moved = check_array("the model's task", 48);
     expect_true(moved > 0, "some head matters on en2zh (%d)", moved);
     rc = run("heads --importance --task en2zh --pairs 30");
-    expect_true(rc == 0 && strstr(g_out, "delta_nll") && count_newlines(g_out) == 2 + 48,
-                "the table: two header lines and 48 rows (%d lines)", count_newlines(g_out));
+    expect_true(rc == 0 && strstr(g_out, "delta_nll") && tu_count_lines(g_out) == 2 + 48,
+                "the table: two header lines and 48 rows (%d lines)", tu_count_lines(g_out));
     /* sorted: delta_nll never grows down the table */
     double prev = 1e30;
     int sorted = 1;
@@ -155,18 +149,15 @@ static void test_importance(void **state)
     expect_true(sorted, "the table is sorted by delta_nll");
     /* a TSV file: its lines, a bad one skipped with a warning */
     char tsv[512];
+    tu_write_text(g_dir, "pairs.tsv", "i love china\t我 爱 中国\nno tab here\ni read books today\t我 今天 读 书\n");
     path_in(tsv, sizeof tsv, "pairs.tsv");
-    FILE *f = fopen(tsv, "w");
-    assert_non_null(f);
-    fputs("i love china\t我 爱 中国\nno tab here\ni read books today\t我 今天 读 书\n", f);
-    fclose(f);
     rc = run("heads --importance --data '%s' --json", tsv);
     expect_true(rc == 0 && strstr(g_err, "skipped 1"), "exit %d, the bad line named: %s", rc, g_err);
     check_array("a TSV file", 48);
-    expect_true(run("heads --importance --data /nonexistent.tsv") == 1 && count_newlines(g_err) == 1 &&
+    expect_true(run("heads --importance --data /nonexistent.tsv") == 1 && tu_count_lines(g_err) == 1 &&
                     strstr(g_err, "/nonexistent.tsv"),
                 "a missing file: one line naming it: %s", g_err);
-    expect_true(run("heads --importance --task en2zh --data '%s'", tsv) == 1 && count_newlines(g_err) == 1,
+    expect_true(run("heads --importance --task en2zh --data '%s'", tsv) == 1 && tu_count_lines(g_err) == 1,
                 "--task and --data together refused: %s", g_err);
 }
 
@@ -187,17 +178,14 @@ static void test_qk_map(void **state)
     expect_true(e0 >= e1 && e1 > 0 && e0 + e1 <= 1 + 1e-9, "explained %.4f %.4f", e0, e1);
     cJSON_Delete(o);
     char tsv[512];
+    tu_write_text(g_dir, "map.tsv", "i love china\t我 爱 中国\ni read books today\t我 今天 读 书\n");
     path_in(tsv, sizeof tsv, "map.tsv");
-    FILE *f = fopen(tsv, "w");
-    assert_non_null(f);
-    fputs("i love china\t我 爱 中国\ni read books today\t我 今天 读 书\n", f);
-    fclose(f);
     rc = run("heads --qk-map --part enc --layer 0 --head 0 --data '%s' --json", tsv);
     o = cJSON_Parse(g_out);
     expect_true(rc == 0 && o && cJSON_GetArraySize(cJSON_GetObjectItem(o, "queries")) == 7,
                 "a file's points in one map: 3 + 4 queries (%s)", g_err);
     cJSON_Delete(o);
-    expect_true(run("heads --qk-map --layer 0 --head 0 --src 'i love china'") == 1 && count_newlines(g_err) == 1 &&
+    expect_true(run("heads --qk-map --layer 0 --head 0 --src 'i love china'") == 1 && tu_count_lines(g_err) == 1 &&
                     strstr(g_err, "--part"),
                 "no --part: one line: %s", g_err);
     expect_true(run("heads --qk-map --part dec --layer 5 --head 0 --src 'i love china'") == 1 &&
@@ -211,32 +199,16 @@ static void test_patch(void **state)
 {
     (void)state;
     const char *S = "--src 'i read books today' --tgt '我 今天 读 书'";
-    char args[600];
-    snprintf(args, sizeof args, "%s --stage out.probs", S);
-    cJSON *plain = dump_json(args);
-    snprintf(args, sizeof args, "%s --stage out.probs --patch-from 'i read books today' --patch cross:1:3", S);
-    cJSON *self = dump_json(args);
-    char *a = cJSON_PrintUnformatted(cJSON_GetObjectItem(plain, "data"));
-    char *b = cJSON_PrintUnformatted(cJSON_GetObjectItem(self, "data"));
-    expect_true(a && b && !strcmp(a, b), "patched from its own sentence: the same output");
-    free(a);
-    free(b);
-    cJSON_Delete(plain);
-    cJSON_Delete(self);
+    cJSON *plain = dump_json("%s --stage out.probs", S);
+    cJSON *self = dump_json("%s --stage out.probs --patch-from 'i read books today' --patch cross:1:3", S);
+    expect_true(same_data(plain, self), "patched from its own sentence: the same output");
     /* from another sentence: dec.cross.heads of that head are the donor's */
-    snprintf(args, sizeof args, "--src 'you love china' --tgt '我 今天 读 书' --stage dec.cross.heads --layer 1 --head 3");
-    cJSON *donor = dump_json(args);
-    snprintf(args, sizeof args, "%s --stage dec.cross.heads --layer 1 --head 3 --patch-from 'you love china' --patch cross:1:3", S);
-    cJSON *patched = dump_json(args);
-    a = cJSON_PrintUnformatted(cJSON_GetObjectItem(donor, "data"));
-    b = cJSON_PrintUnformatted(cJSON_GetObjectItem(patched, "data"));
-    expect_true(a && b && !strcmp(a, b), "the patched head's output is the donor's");
-    free(a);
-    free(b);
-    cJSON_Delete(donor);
-    cJSON_Delete(patched);
+    cJSON *donor = dump_json("--src 'you love china' --tgt '我 今天 读 书' --stage dec.cross.heads --layer 1 --head 3");
+    cJSON *patched =
+        dump_json("%s --stage dec.cross.heads --layer 1 --head 3 --patch-from 'you love china' --patch cross:1:3", S);
+    expect_true(same_data(donor, patched), "the patched head's output is the donor's");
     expect_true(run("dump %s --stage out.probs --patch-from 'you love china' --patch enc:0:1", S) == 1 &&
-                    strstr(g_err, "same length") && count_newlines(g_err) == 1,
+                    strstr(g_err, "same length") && tu_count_lines(g_err) == 1,
                 "an encoder head from a sentence of another length: one line: %s", g_err);
     expect_true(run("dump %s --stage out.probs --patch cross:1:3", S) == 1 && strstr(g_err, "together"),
                 "--patch alone refused: %s", g_err);
