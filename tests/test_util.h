@@ -191,6 +191,34 @@ static inline TfConfig tu_config(TuSize z)
     return c;
 }
 
+/* Where a model puts its norms and which matrices it ties: the variants a
+ * test of the whole pass runs through. */
+typedef struct TuVariant {
+    const char *name;
+    TfNorm norm;
+    TfTie tie;
+} TuVariant;
+
+/* Post-LN and pre-LN, each untied, with the generator tied, all tied. */
+__attribute__((unused)) static const TuVariant TU_VARIANTS[] = {
+    {"post-LN untied", TF_NORM_POST, TF_TIE_NONE},
+    {"pre-LN untied", TF_NORM_PRE, TF_TIE_NONE},
+    {"post-LN tied generator", TF_NORM_POST, TF_TIE_GENERATOR},
+    {"pre-LN tied generator", TF_NORM_PRE, TF_TIE_GENERATOR},
+    {"post-LN all tied", TF_NORM_POST, TF_TIE_ALL},
+    {"pre-LN all tied", TF_NORM_PRE, TF_TIE_ALL},
+};
+#define TU_N_VARIANTS ((int)(sizeof TU_VARIANTS / sizeof TU_VARIANTS[0]))
+
+/* tu_config(z) in variant v */
+static inline TfConfig tu_variant_config(TuSize z, const TuVariant *v)
+{
+    TfConfig c = tu_config(z);
+    c.norm = v->norm;
+    c.tie = v->tie;
+    return c;
+}
+
 /* A random model of tu_config(z) (fails the test if it cannot be made). */
 #define tu_model(m, seed, ...)                                                  \
     do {                                                                         \

@@ -10,19 +10,6 @@
 #include "model.h"
 #include "test_util.h"
 
-typedef struct Case {
-    const char *name;
-    TfNorm norm;
-    TfTie tie;
-} Case;
-
-static const Case CASES[] = {
-    {"post-LN untied", TF_NORM_POST, TF_TIE_NONE},
-    {"pre-LN untied", TF_NORM_PRE, TF_TIE_NONE},
-    {"pre-LN tied generator", TF_NORM_PRE, TF_TIE_GENERATOR},
-    {"post-LN all tied", TF_NORM_POST, TF_TIE_ALL},
-};
-
 enum { NP = 3 };
 static const int SRC[NP][6] = {{4, 5, 6, 7, 8, 9}, {10, 11, 4}, {7, 7, 5, 12}};
 static const int REF[NP][5] = {{5, 6, 9, 8, 4}, {11, 12}, {4, 5, 6, 7}};
@@ -55,11 +42,9 @@ static void ref_pass(const TfModel *m, const TfExperiment *e, int p, double *nll
     trace_free(&tr);
 }
 
-static void make_model(const Case *k, TfModel *m)
+static void make_model(const TuVariant *k, TfModel *m)
 {
-    TfConfig c = tu_config((TuSize){16, 2, 24, 2, 2, 14, 14, 16});
-    c.norm = k->norm;
-    c.tie = k->tie;
+    TfConfig c = tu_variant_config((TuSize){16, 2, 24, 2, 2, 14, 14, 16}, k);
     TfErr err;
     expect_true(model_init_random(m, &c, 3, &err) == 0, "%s: model: %s", k->name, err.msg);
 }
@@ -67,10 +52,10 @@ static void make_model(const Case *k, TfModel *m)
 static void test_against_reference(void **state)
 {
     (void)state;
-    for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
+    for (int k = 0; k < TU_N_VARIANTS; k++) {
         TfModel m;
         TfErr err;
-        make_model(&CASES[k], &m);
+        make_model(&TU_VARIANTS[k], &m);
         const TfConfig *c = &m.cfg;
         TfImportance im;
         expect_true(tf_imp_init(&im, &m, &err) == 0, "init: %s", err.msg);
@@ -89,7 +74,7 @@ static void test_against_reference(void **state)
             P += RL[p] + 1;
         }
         double worst = 0, spread = 0;
-        printf("%s\n", CASES[k].name);
+        printf("%s\n", TU_VARIANTS[k].name);
         for (int i = 0; i < n; i++) {
             TfExperiment e = none;
             e.n_ablate = 1;
@@ -133,7 +118,7 @@ static void test_steps(void **state)
     (void)state;
     TfModel m;
     TfErr err;
-    make_model(&CASES[0], &m);
+    make_model(&TU_VARIANTS[0], &m);
     TfImportance im;
     expect_true(tf_imp_init(&im, &m, &err) == 0, "init");
     expect_true(tf_imp_step(&im, &err) < 0, "a step before any pair is refused");

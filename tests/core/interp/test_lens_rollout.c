@@ -12,26 +12,11 @@
 #include "rollout.h"
 #include "test_util.h"
 
-typedef struct Case {
-    const char *name;
-    TfNorm norm;
-    TfTie tie;
-} Case;
-
-static const Case CASES[] = {
-    {"post-LN untied", TF_NORM_POST, TF_TIE_NONE},
-    {"pre-LN untied", TF_NORM_PRE, TF_TIE_NONE},
-    {"post-LN tied generator", TF_NORM_POST, TF_TIE_GENERATOR},
-    {"pre-LN all tied", TF_NORM_PRE, TF_TIE_ALL},
-};
-
 /* A random model of the case, with its final norm's weights moved off 1
  * and 0 so that n() matters; a padded batch of two sentences run through. */
-static void run_case(const Case *k, TfModel *m, TfTrace *tr)
+static void run_case(const TuVariant *k, TfModel *m, TfTrace *tr)
 {
-    TfConfig c = tu_config((TuSize){16, 4, 24, 2, 3, 14, 14, 16});
-    c.norm = k->norm;
-    c.tie = k->tie;
+    TfConfig c = tu_variant_config((TuSize){16, 4, 24, 2, 3, 14, 14, 16}, k);
     TfErr err;
     expect_true(model_init_random(m, &c, 11, &err) == 0, "%s: model: %s", k->name, err.msg);
     if (m->p.dec_lnf_w)
@@ -84,14 +69,14 @@ static void ref_lens(const TfModel *m, const TfTrace *tr, int layer, int bi, flo
 static void test_lens(void **state)
 {
     (void)state;
-    for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
+    for (int k = 0; k < TU_N_VARIANTS; k++) {
         TfModel m;
         TfTrace tr;
         TfErr err;
-        run_case(&CASES[k], &m, &tr);
+        run_case(&TU_VARIANTS[k], &m, &tr);
         int T = tr.T, V = m.cfg.tgt_vocab;
         float got[8 * 64], want[8 * 64];
-        printf("%s\n", CASES[k].name);
+        printf("%s\n", TU_VARIANTS[k].name);
         for (int bi = 0; bi < 2; bi++)
             for (int l = 0; l < m.cfg.n_dec; l++) {
                 expect_true(tf_lens(&m, &tr, l, bi, got, &err) == 0, "lens: %s", err.msg);
@@ -102,7 +87,7 @@ static void test_lens(void **state)
         for (int bi = 0; bi < 2; bi++) {
             expect_true(tf_lens(&m, &tr, m.cfg.n_dec - 1, bi, got, &err) == 0, "lens");
             expect_true(memcmp(got, tr.probs + (size_t)bi * T * V, (size_t)T * V * sizeof *got) == 0,
-                        "%s: the last layer's lens equals out.probs exactly", CASES[k].name);
+                        "%s: the last layer's lens equals out.probs exactly", TU_VARIANTS[k].name);
         }
         expect_true(tf_lens(&m, &tr, m.cfg.n_dec, 0, got, &err) < 0 && strstr(err.msg, "out of range"),
                     "layer %d of %d refused: '%s'", m.cfg.n_dec, m.cfg.n_dec, err.msg);
@@ -147,13 +132,13 @@ static void ref_rollout(const TfTrace *tr, int layer, int bi, double r[8][8])
 static void test_rollout(void **state)
 {
     (void)state;
-    for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k += 1) {
+    for (int k = 0; k < TU_N_VARIANTS; k++) {
         TfModel m;
         TfTrace tr;
         TfErr err;
-        run_case(&CASES[k], &m, &tr);
+        run_case(&TU_VARIANTS[k], &m, &tr);
         int S = tr.S, T = tr.T, NH = m.cfg.n_heads;
-        printf("%s\n", CASES[k].name);
+        printf("%s\n", TU_VARIANTS[k].name);
         for (int bi = 0; bi < 2; bi++) {
             double r[8][8];
             float got[64], want[64];
@@ -198,7 +183,7 @@ static void test_derived_views(void **state)
     TfModel m;
     TfTrace tr;
     TfErr err;
-    run_case(&CASES[1], &m, &tr);
+    run_case(&TU_VARIANTS[1], &m, &tr);
     expect_true(tf_derived_find("dec.lens") == DS_DEC_LENS && tf_derived_find("enc.rollout") == DS_ENC_ROLLOUT &&
                     tf_derived_find("dec.cross.rollout") == DS_CROSS_ROLLOUT && tf_derived_find("dec.self.q") < 0,
                 "derived stage names");
