@@ -12,10 +12,12 @@
 #include "rollout.h"
 #include "test_util.h"
 
-/* A random model of the case, with its final norm's weights moved off 1
- * and 0 so that n() matters; a padded batch of two sentences run through. */
+/* A random model of the variant (its name printed), with its final norm's
+ * weights moved off 1 and 0 so that n() matters; a padded batch of two
+ * sentences run through. */
 static void run_case(const TuVariant *k, TfModel *m, TfTrace *tr)
 {
+    printf("%s\n", k->name);
     TfConfig c = tu_variant_config((TuSize){16, 4, 24, 2, 3, 14, 14, 16}, k);
     TfErr err;
     expect_true(model_init_random(m, &c, 11, &err) == 0, "%s: model: %s", k->name, err.msg);
@@ -66,34 +68,44 @@ static void ref_lens(const TfModel *m, const TfTrace *tr, int layer, int bi, flo
     }
 }
 
-static void test_lens(void **state)
+/* check(variant, model, trace) for each variant's run_case */
+static void for_each_variant(void (*check)(const TuVariant *, TfModel *, TfTrace *))
 {
-    (void)state;
     for (int k = 0; k < TU_N_VARIANTS; k++) {
         TfModel m;
         TfTrace tr;
-        TfErr err;
         run_case(&TU_VARIANTS[k], &m, &tr);
-        int T = tr.T, V = m.cfg.tgt_vocab;
-        float got[8 * 64], want[8 * 64];
-        printf("%s\n", TU_VARIANTS[k].name);
-        for (int bi = 0; bi < 2; bi++)
-            for (int l = 0; l < m.cfg.n_dec; l++) {
-                expect_true(tf_lens(&m, &tr, l, bi, got, &err) == 0, "lens: %s", err.msg);
-                ref_lens(&m, &tr, l, bi, want);
-                check_close("lens", got, want, (size_t)T * V, 1e-6f, 1e-5f);
-            }
-        /* the last layer is the output, bit for bit */
-        for (int bi = 0; bi < 2; bi++) {
-            expect_true(tf_lens(&m, &tr, m.cfg.n_dec - 1, bi, got, &err) == 0, "lens");
-            expect_true(memcmp(got, tr.probs + (size_t)bi * T * V, (size_t)T * V * sizeof *got) == 0,
-                        "%s: the last layer's lens equals out.probs exactly", TU_VARIANTS[k].name);
-        }
-        expect_true(tf_lens(&m, &tr, m.cfg.n_dec, 0, got, &err) < 0 && strstr(err.msg, "out of range"),
-                    "layer %d of %d refused: '%s'", m.cfg.n_dec, m.cfg.n_dec, err.msg);
+        check(&TU_VARIANTS[k], &m, &tr);
         trace_free(&tr);
         model_free(&m);
     }
+}
+
+static void check_lens(const TuVariant *k, TfModel *m, TfTrace *tr)
+{
+    TfErr err;
+    int T = tr->T, V = m->cfg.tgt_vocab;
+    float got[8 * 64], want[8 * 64];
+    for (int bi = 0; bi < 2; bi++)
+        for (int l = 0; l < m->cfg.n_dec; l++) {
+            expect_true(tf_lens(m, tr, l, bi, got, &err) == 0, "lens: %s", err.msg);
+            ref_lens(m, tr, l, bi, want);
+            check_close("lens", got, want, (size_t)T * V, 1e-6f, 1e-5f);
+        }
+    /* the last layer is the output, bit for bit */
+    for (int bi = 0; bi < 2; bi++) {
+        expect_true(tf_lens(m, tr, m->cfg.n_dec - 1, bi, got, &err) == 0, "lens");
+        expect_true(memcmp(got, tr->probs + (size_t)bi * T * V, (size_t)T * V * sizeof *got) == 0,
+                    "%s: the last layer's lens equals out.probs exactly", k->name);
+    }
+    expect_true(tf_lens(m, tr, m->cfg.n_dec, 0, got, &err) < 0 && strstr(err.msg, "out of range"),
+                "layer %d of %d refused: '%s'", m->cfg.n_dec, m->cfg.n_dec, err.msg);
+}
+
+static void test_lens(void **state)
+{
+    (void)state;
+    for_each_variant(check_lens);
 }
 
 /* mean over heads of a (B, NH, Tq, Tk) weights buffer, in double */
@@ -129,51 +141,49 @@ static void ref_rollout(const TfTrace *tr, int layer, int bi, double r[8][8])
             r[i][j] = 0;
 }
 
+static void check_rollout(const TuVariant *k, TfModel *m, TfTrace *tr)
+{
+    (void)k;
+    TfErr err;
+    int S = tr->S, T = tr->T, NH = m->cfg.n_heads;
+    for (int bi = 0; bi < 2; bi++) {
+        double r[8][8];
+        float got[64], want[64];
+        for (int l = 0; l < m->cfg.n_enc; l++) {
+            expect_true(tf_rollout_enc(tr, l, bi, got, &err) == 0, "rollout: %s", err.msg);
+            ref_rollout(tr, l, bi, r);
+            for (int i = 0; i < S; i++)
+                for (int j = 0; j < S; j++)
+                    want[i * S + j] = (float)r[i][j];
+            check_close("enc.rollout", got, want, (size_t)S * S, 1e-7f, 1e-6f);
+            /* a real row of a rollout sums to 1 (each A^ is a stochastic matrix) */
+            double sum = 0;
+            for (int j = 0; j < S; j++)
+                sum += got[j];
+            expect_true(fabs(sum - 1) < 1e-5, "row 0 sums to %.7f", sum);
+        }
+        ref_rollout(tr, m->cfg.n_enc - 1, bi, r);
+        for (int l = 0; l < m->cfg.n_dec; l++) {
+            expect_true(tf_rollout_cross(tr, l, bi, got, &err) == 0, "cross rollout: %s", err.msg);
+            for (int i = 0; i < T; i++)
+                for (int j = 0; j < S; j++) {
+                    double s = 0;
+                    for (int q = 0; q < S; q++)
+                        s += wmean(tr->dec[l].ca.weights, bi, NH, T, S, i, q) * r[q][j];
+                    want[i * S + j] = (float)s;
+                }
+            check_close("dec.cross.rollout", got, want, (size_t)T * S, 1e-7f, 1e-6f);
+            for (int i = 0; i < T; i++)
+                for (int j = tr->src_len[bi]; j < S; j++)
+                    expect_true(got[i * S + j] == 0, "padded key %d of row %d is %g", j, i, got[i * S + j]);
+        }
+    }
+}
+
 static void test_rollout(void **state)
 {
     (void)state;
-    for (int k = 0; k < TU_N_VARIANTS; k++) {
-        TfModel m;
-        TfTrace tr;
-        TfErr err;
-        run_case(&TU_VARIANTS[k], &m, &tr);
-        int S = tr.S, T = tr.T, NH = m.cfg.n_heads;
-        printf("%s\n", TU_VARIANTS[k].name);
-        for (int bi = 0; bi < 2; bi++) {
-            double r[8][8];
-            float got[64], want[64];
-            for (int l = 0; l < m.cfg.n_enc; l++) {
-                expect_true(tf_rollout_enc(&tr, l, bi, got, &err) == 0, "rollout: %s", err.msg);
-                ref_rollout(&tr, l, bi, r);
-                for (int i = 0; i < S; i++)
-                    for (int j = 0; j < S; j++)
-                        want[i * S + j] = (float)r[i][j];
-                check_close("enc.rollout", got, want, (size_t)S * S, 1e-7f, 1e-6f);
-                /* a real row of a rollout sums to 1 (each A^ is a stochastic matrix) */
-                double sum = 0;
-                for (int j = 0; j < S; j++)
-                    sum += got[j];
-                expect_true(fabs(sum - 1) < 1e-5, "row 0 sums to %.7f", sum);
-            }
-            ref_rollout(&tr, m.cfg.n_enc - 1, bi, r);
-            for (int l = 0; l < m.cfg.n_dec; l++) {
-                expect_true(tf_rollout_cross(&tr, l, bi, got, &err) == 0, "cross rollout: %s", err.msg);
-                for (int i = 0; i < T; i++)
-                    for (int j = 0; j < S; j++) {
-                        double s = 0;
-                        for (int q = 0; q < S; q++)
-                            s += wmean(tr.dec[l].ca.weights, bi, NH, T, S, i, q) * r[q][j];
-                        want[i * S + j] = (float)s;
-                    }
-                check_close("dec.cross.rollout", got, want, (size_t)T * S, 1e-7f, 1e-6f);
-                for (int i = 0; i < T; i++)
-                    for (int j = tr.src_len[bi]; j < S; j++)
-                        expect_true(got[i * S + j] == 0, "padded key %d of row %d is %g", j, i, got[i * S + j]);
-            }
-        }
-        trace_free(&tr);
-        model_free(&m);
-    }
+    for_each_variant(check_rollout);
 }
 
 /* dump's door: names, layers and views */
