@@ -7,20 +7,24 @@
 #define L SF_LAYER
 #define E SF_ENCODER
 #define D SF_DECODER
+/* An attention block's nine stages (ID_Q .. ID_OUT, named NAME.q ..
+ * NAME.out), in the order attn_view numbers them */
+#define ATTN_STAGES(ID, NAME, SIDE)                                         \
+    [ID##_Q] = {NAME ".q", SK_QKV, SIDE | L | SF_HEAD_OPT},                 \
+    [ID##_K] = {NAME ".k", SK_QKV, SIDE | L | SF_HEAD_OPT},                 \
+    [ID##_V] = {NAME ".v", SK_QKV, SIDE | L | SF_HEAD_OPT},                 \
+    [ID##_SCORES] = {NAME ".scores", SK_SCORES, SIDE | L | SF_HEAD},        \
+    [ID##_MASK] = {NAME ".mask", SK_MASK, SIDE | L},                        \
+    [ID##_WEIGHTS] = {NAME ".weights", SK_WEIGHTS, SIDE | L | SF_HEAD},     \
+    [ID##_HEADS] = {NAME ".heads", SK_HEADS, SIDE | L | SF_HEAD_OPT},       \
+    [ID##_CONCAT] = {NAME ".concat", SK_HEADS, SIDE | L},                   \
+    [ID##_OUT] = {NAME ".out", SK_VECTORS, SIDE | L},
 static const StageInfo STAGES[ST_COUNT] = {
     [ST_SRC_TOKENS] = {"src.tokens", SK_TOKENS, E},
     [ST_SRC_EMBED] = {"src.embed", SK_VECTORS, E},
     [ST_POS_ENC] = {"pos.enc", SK_PE, 0},
     [ST_ENC_INPUT] = {"enc.input", SK_VECTORS, E},
-    [ST_ENC_SELF_Q] = {"enc.self.q", SK_QKV, E | L | SF_HEAD_OPT},
-    [ST_ENC_SELF_K] = {"enc.self.k", SK_QKV, E | L | SF_HEAD_OPT},
-    [ST_ENC_SELF_V] = {"enc.self.v", SK_QKV, E | L | SF_HEAD_OPT},
-    [ST_ENC_SELF_SCORES] = {"enc.self.scores", SK_SCORES, E | L | SF_HEAD},
-    [ST_ENC_SELF_MASK] = {"enc.self.mask", SK_MASK, E | L},
-    [ST_ENC_SELF_WEIGHTS] = {"enc.self.weights", SK_WEIGHTS, E | L | SF_HEAD},
-    [ST_ENC_SELF_HEADS] = {"enc.self.heads", SK_HEADS, E | L | SF_HEAD_OPT},
-    [ST_ENC_SELF_CONCAT] = {"enc.self.concat", SK_HEADS, E | L},
-    [ST_ENC_SELF_OUT] = {"enc.self.out", SK_VECTORS, E | L},
+    ATTN_STAGES(ST_ENC_SELF, "enc.self", E)
     [ST_ENC_ADD1] = {"enc.add1", SK_ADD, E | L},
     [ST_ENC_NORM1] = {"enc.norm1", SK_NORM, E | L},
     [ST_ENC_FFN_HIDDEN] = {"enc.ffn.hidden", SK_HIDDEN, E | L},
@@ -31,26 +35,10 @@ static const StageInfo STAGES[ST_COUNT] = {
     [ST_TGT_TOKENS] = {"tgt.tokens", SK_TOKENS, D},
     [ST_TGT_EMBED] = {"tgt.embed", SK_VECTORS, D},
     [ST_DEC_INPUT] = {"dec.input", SK_VECTORS, D},
-    [ST_DEC_SELF_Q] = {"dec.self.q", SK_QKV, D | L | SF_HEAD_OPT},
-    [ST_DEC_SELF_K] = {"dec.self.k", SK_QKV, D | L | SF_HEAD_OPT},
-    [ST_DEC_SELF_V] = {"dec.self.v", SK_QKV, D | L | SF_HEAD_OPT},
-    [ST_DEC_SELF_SCORES] = {"dec.self.scores", SK_SCORES, D | L | SF_HEAD},
-    [ST_DEC_SELF_MASK] = {"dec.self.mask", SK_MASK, D | L},
-    [ST_DEC_SELF_WEIGHTS] = {"dec.self.weights", SK_WEIGHTS, D | L | SF_HEAD},
-    [ST_DEC_SELF_HEADS] = {"dec.self.heads", SK_HEADS, D | L | SF_HEAD_OPT},
-    [ST_DEC_SELF_CONCAT] = {"dec.self.concat", SK_HEADS, D | L},
-    [ST_DEC_SELF_OUT] = {"dec.self.out", SK_VECTORS, D | L},
+    ATTN_STAGES(ST_DEC_SELF, "dec.self", D)
     [ST_DEC_ADD1] = {"dec.add1", SK_ADD, D | L},
     [ST_DEC_NORM1] = {"dec.norm1", SK_NORM, D | L},
-    [ST_DEC_CROSS_Q] = {"dec.cross.q", SK_QKV, D | L | SF_HEAD_OPT},
-    [ST_DEC_CROSS_K] = {"dec.cross.k", SK_QKV, D | L | SF_HEAD_OPT},
-    [ST_DEC_CROSS_V] = {"dec.cross.v", SK_QKV, D | L | SF_HEAD_OPT},
-    [ST_DEC_CROSS_SCORES] = {"dec.cross.scores", SK_SCORES, D | L | SF_HEAD},
-    [ST_DEC_CROSS_MASK] = {"dec.cross.mask", SK_MASK, D | L},
-    [ST_DEC_CROSS_WEIGHTS] = {"dec.cross.weights", SK_WEIGHTS, D | L | SF_HEAD},
-    [ST_DEC_CROSS_HEADS] = {"dec.cross.heads", SK_HEADS, D | L | SF_HEAD_OPT},
-    [ST_DEC_CROSS_CONCAT] = {"dec.cross.concat", SK_HEADS, D | L},
-    [ST_DEC_CROSS_OUT] = {"dec.cross.out", SK_VECTORS, D | L},
+    ATTN_STAGES(ST_DEC_CROSS, "dec.cross", D)
     [ST_DEC_ADD2] = {"dec.add2", SK_ADD, D | L},
     [ST_DEC_NORM2] = {"dec.norm2", SK_NORM, D | L},
     [ST_DEC_FFN_HIDDEN] = {"dec.ffn.hidden", SK_HIDDEN, D | L},
@@ -61,6 +49,7 @@ static const StageInfo STAGES[ST_COUNT] = {
     [ST_OUT_LOGITS] = {"out.logits", SK_LOGITS, D},
     [ST_OUT_PROBS] = {"out.probs", SK_PROBS, D},
 };
+#undef ATTN_STAGES
 #undef L
 #undef E
 #undef D
