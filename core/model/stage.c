@@ -177,74 +177,77 @@ static int check_args(const TfTrace *tr, StageId id, int *layer, int *head,
     return 0;
 }
 
+/* The (B, rows, cols) buffer of a stage shown as one row per token, or NULL
+ * for the others (tokens, the positional encoding, attention) */
+static const float *row_buffer(const TfTrace *tr, StageId id, int layer)
+{
+    const EncLayerAct *e = &tr->enc[layer];
+    const DecLayerAct *d = &tr->dec[layer];
+    switch (id) {
+    case ST_SRC_EMBED: return tr->src_embed;
+    case ST_ENC_INPUT: return tr->enc_in;
+    case ST_ENC_ADD1: return e->n1.sum;
+    case ST_ENC_NORM1: return e->n1.norm;
+    case ST_ENC_FFN_HIDDEN: return e->ffn_hidden;
+    case ST_ENC_FFN_OUT: return e->ffn_out;
+    case ST_ENC_ADD2: return e->n2.sum;
+    case ST_ENC_NORM2: return e->n2.norm;
+    case ST_ENC_FINAL: return tr->enc_final.norm;
+    case ST_TGT_EMBED: return tr->tgt_embed;
+    case ST_DEC_INPUT: return tr->dec_in;
+    case ST_DEC_ADD1: return d->n1.sum;
+    case ST_DEC_NORM1: return d->n1.norm;
+    case ST_DEC_ADD2: return d->n2.sum;
+    case ST_DEC_NORM2: return d->n2.norm;
+    case ST_DEC_FFN_HIDDEN: return d->ffn_hidden;
+    case ST_DEC_FFN_OUT: return d->ffn_out;
+    case ST_DEC_ADD3: return d->n3.sum;
+    case ST_DEC_NORM3: return d->n3.norm;
+    case ST_DEC_FINAL: return tr->dec_final.norm;
+    case ST_OUT_LOGITS: return tr->logits;
+    case ST_OUT_PROBS: return tr->probs;
+    default: return NULL;
+    }
+}
+
 int tf_view(const TfTrace *tr, StageId id, int layer, int head, int b,
             TfView *v, TfErr *err)
 {
     if (check_args(tr, id, &layer, &head, b, err))
         return -1;
     const TfConfig *c = &tr->cfg;
-    int S = tr->S, T = tr->T, C = c->d_model, F = c->d_ff, NH = c->n_heads;
+    const StageInfo *si = &STAGES[id];
+    int S = tr->S, T = tr->T, C = c->d_model, NH = c->n_heads;
     memset(v, 0, sizeof *v);
     v->stage = id;
     v->layer = layer;
     v->head = head;
     v->b = b;
-    const EncLayerAct *e = &tr->enc[layer];
-    const DecLayerAct *d = &tr->dec[layer];
+    int dec = (si->flags & SF_DECODER) != 0, rows = dec ? T : S;
+    LabelKind rk = dec ? LBL_TGT : LBL_SRC;
+    const float *buf = row_buffer(tr, id, layer);
+    if (buf) {
+        int out = si->kind == SK_LOGITS || si->kind == SK_PROBS;
+        int cols = out ? c->tgt_vocab : si->kind == SK_HIDDEN ? c->d_ff : C;
+        set_mat(v, buf, b, rows, cols, cols, rk, out ? LBL_VOCAB : LBL_DIM);
+        return 0;
+    }
+    StageId blk = stage_attn_block(id);
+    if (id >= blk && id <= blk + (ST_ENC_SELF_OUT - ST_ENC_SELF_Q)) {
+        int cross = blk == ST_DEC_CROSS_Q;
+        const AttnAct *a = !dec ? &tr->enc[layer].sa : cross ? &tr->dec[layer].ca : &tr->dec[layer].sa;
+        attn_view(v, a, id - blk, b, head, rows, cross ? S : rows, C, NH, rk, cross ? LBL_SRC : rk);
+        return 0;
+    }
     switch (id) {
     case ST_SRC_TOKENS:
-        v->ids = tr->src_ids + (size_t)b * S;
-        v->rows = S; v->cols = 1; v->stride = 1;
-        v->row_kind = LBL_SRC;
-        break;
     case ST_TGT_TOKENS:
-        v->ids = tr->tgt_ids + (size_t)b * T;
-        v->rows = T; v->cols = 1; v->stride = 1;
-        v->row_kind = LBL_TGT;
+        v->ids = dec ? tr->tgt_ids + (size_t)b * T : tr->src_ids + (size_t)b * S;
+        v->rows = rows; v->cols = 1; v->stride = 1;
+        v->row_kind = rk;
         break;
-    case ST_SRC_EMBED: set_mat(v, tr->src_embed, b, S, C, C, LBL_SRC, LBL_DIM); break;
-    case ST_ENC_INPUT: set_mat(v, tr->enc_in, b, S, C, C, LBL_SRC, LBL_DIM); break;
     case ST_POS_ENC:
         set_mat(v, tr->pe, 0, S > T ? S : T, C, C, LBL_POS, LBL_DIM);
-        break;
-    case ST_ENC_SELF_Q: case ST_ENC_SELF_K: case ST_ENC_SELF_V:
-    case ST_ENC_SELF_SCORES: case ST_ENC_SELF_MASK: case ST_ENC_SELF_WEIGHTS:
-    case ST_ENC_SELF_HEADS: case ST_ENC_SELF_CONCAT: case ST_ENC_SELF_OUT:
-        attn_view(v, &e->sa, id - ST_ENC_SELF_Q, b, head, S, S, C, NH, LBL_SRC, LBL_SRC);
-        break;
-    case ST_ENC_ADD1: set_mat(v, e->n1.sum, b, S, C, C, LBL_SRC, LBL_DIM); break;
-    case ST_ENC_NORM1: set_mat(v, e->n1.norm, b, S, C, C, LBL_SRC, LBL_DIM); break;
-    case ST_ENC_FFN_HIDDEN: set_mat(v, e->ffn_hidden, b, S, F, F, LBL_SRC, LBL_DIM); break;
-    case ST_ENC_FFN_OUT: set_mat(v, e->ffn_out, b, S, C, C, LBL_SRC, LBL_DIM); break;
-    case ST_ENC_ADD2: set_mat(v, e->n2.sum, b, S, C, C, LBL_SRC, LBL_DIM); break;
-    case ST_ENC_NORM2: set_mat(v, e->n2.norm, b, S, C, C, LBL_SRC, LBL_DIM); break;
-    case ST_ENC_FINAL: set_mat(v, tr->enc_final.norm, b, S, C, C, LBL_SRC, LBL_DIM); break;
-    case ST_TGT_EMBED: set_mat(v, tr->tgt_embed, b, T, C, C, LBL_TGT, LBL_DIM); break;
-    case ST_DEC_INPUT: set_mat(v, tr->dec_in, b, T, C, C, LBL_TGT, LBL_DIM); break;
-    case ST_DEC_SELF_Q: case ST_DEC_SELF_K: case ST_DEC_SELF_V:
-    case ST_DEC_SELF_SCORES: case ST_DEC_SELF_MASK: case ST_DEC_SELF_WEIGHTS:
-    case ST_DEC_SELF_HEADS: case ST_DEC_SELF_CONCAT: case ST_DEC_SELF_OUT:
-        attn_view(v, &d->sa, id - ST_DEC_SELF_Q, b, head, T, T, C, NH, LBL_TGT, LBL_TGT);
-        break;
-    case ST_DEC_ADD1: set_mat(v, d->n1.sum, b, T, C, C, LBL_TGT, LBL_DIM); break;
-    case ST_DEC_NORM1: set_mat(v, d->n1.norm, b, T, C, C, LBL_TGT, LBL_DIM); break;
-    case ST_DEC_CROSS_Q: case ST_DEC_CROSS_K: case ST_DEC_CROSS_V:
-    case ST_DEC_CROSS_SCORES: case ST_DEC_CROSS_MASK: case ST_DEC_CROSS_WEIGHTS:
-    case ST_DEC_CROSS_HEADS: case ST_DEC_CROSS_CONCAT: case ST_DEC_CROSS_OUT:
-        attn_view(v, &d->ca, id - ST_DEC_CROSS_Q, b, head, T, S, C, NH, LBL_TGT, LBL_SRC);
-        break;
-    case ST_DEC_ADD2: set_mat(v, d->n2.sum, b, T, C, C, LBL_TGT, LBL_DIM); break;
-    case ST_DEC_NORM2: set_mat(v, d->n2.norm, b, T, C, C, LBL_TGT, LBL_DIM); break;
-    case ST_DEC_FFN_HIDDEN: set_mat(v, d->ffn_hidden, b, T, F, F, LBL_TGT, LBL_DIM); break;
-    case ST_DEC_FFN_OUT: set_mat(v, d->ffn_out, b, T, C, C, LBL_TGT, LBL_DIM); break;
-    case ST_DEC_ADD3: set_mat(v, d->n3.sum, b, T, C, C, LBL_TGT, LBL_DIM); break;
-    case ST_DEC_NORM3: set_mat(v, d->n3.norm, b, T, C, C, LBL_TGT, LBL_DIM); break;
-    case ST_DEC_FINAL: set_mat(v, tr->dec_final.norm, b, T, C, C, LBL_TGT, LBL_DIM); break;
-    case ST_OUT_LOGITS:
-        set_mat(v, tr->logits, b, T, c->tgt_vocab, c->tgt_vocab, LBL_TGT, LBL_VOCAB);
-        break;
-    case ST_OUT_PROBS:
-        set_mat(v, tr->probs, b, T, c->tgt_vocab, c->tgt_vocab, LBL_TGT, LBL_VOCAB);
         break;
     default:
         return tf_fail(err, "unknown stage %d", (int)id);
