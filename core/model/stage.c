@@ -19,37 +19,42 @@
     [ID##_HEADS] = {NAME ".heads", SK_HEADS, SIDE | L | SF_HEAD_OPT},       \
     [ID##_CONCAT] = {NAME ".concat", SK_HEADS, SIDE | L},                   \
     [ID##_OUT] = {NAME ".out", SK_VECTORS, SIDE | L},
+/* A residual sum and the LayerNorm after it: NAME.addN, NAME.normN */
+#define ADD_NORM(ID, NAME, N, SIDE)                                         \
+    [ID##_ADD##N] = {NAME ".add" #N, SK_ADD, SIDE | L},                     \
+    [ID##_NORM##N] = {NAME ".norm" #N, SK_NORM, SIDE | L},
+/* The feed-forward net: its hidden layer after ReLU and its output */
+#define FFN_STAGES(ID, NAME, SIDE)                                          \
+    [ID##_FFN_HIDDEN] = {NAME ".ffn.hidden", SK_HIDDEN, SIDE | L},          \
+    [ID##_FFN_OUT] = {NAME ".ffn.out", SK_VECTORS, SIDE | L},
+/* In computing order, as the paper's figure draws a layer: each sublayer
+ * (attention, the feed-forward net) followed by its Add & Norm. */
 static const StageInfo STAGES[ST_COUNT] = {
     [ST_SRC_TOKENS] = {"src.tokens", SK_TOKENS, E},
     [ST_SRC_EMBED] = {"src.embed", SK_VECTORS, E},
     [ST_POS_ENC] = {"pos.enc", SK_PE, 0},
     [ST_ENC_INPUT] = {"enc.input", SK_VECTORS, E},
     ATTN_STAGES(ST_ENC_SELF, "enc.self", E)
-    [ST_ENC_ADD1] = {"enc.add1", SK_ADD, E | L},
-    [ST_ENC_NORM1] = {"enc.norm1", SK_NORM, E | L},
-    [ST_ENC_FFN_HIDDEN] = {"enc.ffn.hidden", SK_HIDDEN, E | L},
-    [ST_ENC_FFN_OUT] = {"enc.ffn.out", SK_VECTORS, E | L},
-    [ST_ENC_ADD2] = {"enc.add2", SK_ADD, E | L},
-    [ST_ENC_NORM2] = {"enc.norm2", SK_NORM, E | L},
+    ADD_NORM(ST_ENC, "enc", 1, E)
+    FFN_STAGES(ST_ENC, "enc", E)
+    ADD_NORM(ST_ENC, "enc", 2, E)
     [ST_ENC_FINAL] = {"enc.final_norm", SK_NORM, E | SF_PRE_LN},
     [ST_TGT_TOKENS] = {"tgt.tokens", SK_TOKENS, D},
     [ST_TGT_EMBED] = {"tgt.embed", SK_VECTORS, D},
     [ST_DEC_INPUT] = {"dec.input", SK_VECTORS, D},
     ATTN_STAGES(ST_DEC_SELF, "dec.self", D)
-    [ST_DEC_ADD1] = {"dec.add1", SK_ADD, D | L},
-    [ST_DEC_NORM1] = {"dec.norm1", SK_NORM, D | L},
+    ADD_NORM(ST_DEC, "dec", 1, D)
     ATTN_STAGES(ST_DEC_CROSS, "dec.cross", D)
-    [ST_DEC_ADD2] = {"dec.add2", SK_ADD, D | L},
-    [ST_DEC_NORM2] = {"dec.norm2", SK_NORM, D | L},
-    [ST_DEC_FFN_HIDDEN] = {"dec.ffn.hidden", SK_HIDDEN, D | L},
-    [ST_DEC_FFN_OUT] = {"dec.ffn.out", SK_VECTORS, D | L},
-    [ST_DEC_ADD3] = {"dec.add3", SK_ADD, D | L},
-    [ST_DEC_NORM3] = {"dec.norm3", SK_NORM, D | L},
+    ADD_NORM(ST_DEC, "dec", 2, D)
+    FFN_STAGES(ST_DEC, "dec", D)
+    ADD_NORM(ST_DEC, "dec", 3, D)
     [ST_DEC_FINAL] = {"dec.final_norm", SK_NORM, D | SF_PRE_LN},
     [ST_OUT_LOGITS] = {"out.logits", SK_LOGITS, D},
     [ST_OUT_PROBS] = {"out.probs", SK_PROBS, D},
 };
 #undef ATTN_STAGES
+#undef ADD_NORM
+#undef FFN_STAGES
 #undef L
 #undef E
 #undef D
