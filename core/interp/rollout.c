@@ -34,6 +34,18 @@ static void head_mean(double *out, const float *w, int b, int NH, int Tq, int Tk
         out[i] /= NH;
 }
 
+/* out = x . r: (rows x S) times (S x S), in double */
+static void mul_rows(double *out, const double *x, const double *r, int rows, int S)
+{
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < S; j++) {
+            double s = 0;
+            for (int k = 0; k < S; k++)
+                s += x[(size_t)i * S + k] * r[(size_t)k * S + j];
+            out[(size_t)i * S + j] = s;
+        }
+}
+
 /* R_layer (S x S, double) into r, using tmp (2 S x S) */
 static void rollout(const TfTrace *tr, int layer, int b, double *r, double *tmp)
 {
@@ -50,14 +62,7 @@ static void rollout(const TfTrace *tr, int layer, int b, double *r, double *tmp)
             memcpy(r, a, ss * sizeof *r);
             continue;
         }
-        /* next = A^_l . R_{l-1} */
-        for (int i = 0; i < S; i++)
-            for (int j = 0; j < S; j++) {
-                double s = 0;
-                for (int k = 0; k < S; k++)
-                    s += a[(size_t)i * S + k] * r[(size_t)k * S + j];
-                next[(size_t)i * S + j] = s;
-            }
+        mul_rows(next, a, r, S, S); /* next = A^_l . R_{l-1} */
         memcpy(r, next, ss * sizeof *r);
     }
 }
@@ -96,13 +101,7 @@ int tf_rollout_cross(const TfTrace *tr, int layer, int b, float *out, TfErr *err
     double *r = buf, *x = buf + 3 * ss, *y = x + ts;
     rollout(tr, tr->cfg.n_enc - 1, b, r, buf + ss);
     head_mean(x, tr->dec[layer].ca.weights, b, tr->cfg.n_heads, T, S);
-    for (int i = 0; i < T; i++)
-        for (int j = 0; j < S; j++) {
-            double s = 0;
-            for (int k = 0; k < S; k++)
-                s += x[(size_t)i * S + k] * r[(size_t)k * S + j];
-            y[(size_t)i * S + j] = s;
-        }
+    mul_rows(y, x, r, T, S);
     store(out, y, T, S, tr->src_len[b]);
     free(buf);
     return 0;
