@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,61 @@ typedef struct MarianCfg {
     const char *pad_from, *eos_from, *start_from, *len_from; /* the file that set each */
 } MarianCfg;
 
+/* config.json's sizes: the key, the MarianCfg field it sets, its range */
+typedef struct SizeKey {
+    const char *key;
+    size_t at;
+    int lo, hi;
+} SizeKey;
+
+static const SizeKey SIZES[] = {
+    {"d_model", offsetof(MarianCfg, d_model), 1, TF_MAX_DMODEL},
+    {"encoder_layers", offsetof(MarianCfg, enc_layers), 1, TF_MAX_LAYERS},
+    {"decoder_layers", offsetof(MarianCfg, dec_layers), 1, TF_MAX_LAYERS},
+    {"encoder_attention_heads", offsetof(MarianCfg, enc_heads), 1, TF_MAX_HEADS},
+    {"decoder_attention_heads", offsetof(MarianCfg, dec_heads), 1, TF_MAX_HEADS},
+    {"encoder_ffn_dim", offsetof(MarianCfg, enc_ffn), 1, TF_MAX_DFF},
+    {"decoder_ffn_dim", offsetof(MarianCfg, dec_ffn), 1, TF_MAX_DFF},
+    {"vocab_size", offsetof(MarianCfg, vocab), 5, TF_MAX_VOCAB},
+    {"decoder_vocab_size", offsetof(MarianCfg, dec_vocab), INT_MIN, INT_MAX}, /* against vocab_size later */
+    {"max_position_embeddings", offsetof(MarianCfg, max_pos), 2, TF_MAX_LEN},
+};
+
+/* The keys generation_config.json may set again: the key, its field, and
+ * the field that names the file that set it. The first N_TOKEN_IDS are
+ * token ids (within the vocabulary). */
+typedef struct GenKey {
+    const char *key;
+    size_t at, from;
+} GenKey;
+
+static const GenKey GEN_KEYS[] = {
+    {"pad_token_id", offsetof(MarianCfg, pad), offsetof(MarianCfg, pad_from)},
+    {"eos_token_id", offsetof(MarianCfg, eos), offsetof(MarianCfg, eos_from)},
+    {"decoder_start_token_id", offsetof(MarianCfg, start), offsetof(MarianCfg, start_from)},
+    {"max_length", offsetof(MarianCfg, max_length), offsetof(MarianCfg, len_from)},
+};
+enum { N_TOKEN_IDS = 3 };
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The int, or the file name, at offset at of c */
+static int *field(MarianCfg *c, size_t at) { return (int *)(void *)((char *)c + at); }
+static int value(const MarianCfg *c, size_t at) { return *(const int *)(const void *)((const char *)c + at); }
+static const char **from_field(MarianCfg *c, size_t at) { return (const char **)(void *)((char *)c + at); }
+static const char *from_value(const MarianCfg *c, size_t at)
+{
+    return *(const char *const *)(const void *)((const char *)c + at);
+}
+
+/* The GEN_KEYS that object j holds, each noting file as where it came from. */
+static int get_gen_keys(const cJSON *j, MarianCfg *c, const char *file, TfErr *err)
+{
+    for (size_t i = 0; i < N_OF(GEN_KEYS); i++)
+        if (get_int(j, GEN_KEYS[i].key, field(c, GEN_KEYS[i].at), from_field(c, GEN_KEYS[i].from), file, err))
+            return -1;
+    return 0;
+}
+
 static int parse_act(const char *s, TfAct *a)
 {
     if (!strcmp(s, "relu"))
@@ -129,27 +185,11 @@ static int parse_config(const cJSON *j, MarianCfg *c, const char *file, TfErr *e
                      .act = TF_ACT_SILU};
     c->cfg_file = c->pad_from = c->eos_from = c->start_from = file;
     c->len_from = NULL; /* max_length: not given */
-    struct {
-        const char *key;
-        int *v;
-        const char **from;
-    } ints[] = {{"d_model", &c->d_model, NULL},
-                {"encoder_layers", &c->enc_layers, NULL},
-                {"decoder_layers", &c->dec_layers, NULL},
-                {"encoder_attention_heads", &c->enc_heads, NULL},
-                {"decoder_attention_heads", &c->dec_heads, NULL},
-                {"encoder_ffn_dim", &c->enc_ffn, NULL},
-                {"decoder_ffn_dim", &c->dec_ffn, NULL},
-                {"vocab_size", &c->vocab, NULL},
-                {"decoder_vocab_size", &c->dec_vocab, NULL},
-                {"max_position_embeddings", &c->max_pos, NULL},
-                {"pad_token_id", &c->pad, NULL},
-                {"eos_token_id", &c->eos, NULL},
-                {"decoder_start_token_id", &c->start, NULL},
-                {"max_length", &c->max_length, &c->len_from}};
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (get_int(j, ints[i].key, ints[i].v, ints[i].from, file, err))
+    for (size_t i = 0; i < N_OF(SIZES); i++)
+        if (get_int(j, SIZES[i].key, field(c, SIZES[i].at), NULL, file, err))
             return -1;
+    if (get_gen_keys(j, c, file, err))
+        return -1;
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "activation_function");
     if (a) {
         if (!cJSON_IsString(a))
@@ -172,12 +212,7 @@ static int apply_generation(const cJSON *j, MarianCfg *c, const char *file, TfEr
 {
     if (!cJSON_IsObject(j))
         return tf_fail(err, "%s: not a JSON object", file);
-    return get_int(j, "pad_token_id", &c->pad, &c->pad_from, file, err) ||
-                   get_int(j, "eos_token_id", &c->eos, &c->eos_from, file, err) ||
-                   get_int(j, "decoder_start_token_id", &c->start, &c->start_from, file, err) ||
-                   get_int(j, "max_length", &c->max_length, &c->len_from, file, err)
-               ? -1
-               : 0;
+    return get_gen_keys(j, c, file, err);
 }
 
 /* The config in the user's words: each value against its range, named by
@@ -186,34 +221,22 @@ static int apply_generation(const cJSON *j, MarianCfg *c, const char *file, TfEr
 static int check_marian(const MarianCfg *mc, TfErr *err)
 {
     const char *f = mc->cfg_file;
-    struct {
-        const char *key;
-        int v, lo, hi;
-    } r[] = {{"d_model", mc->d_model, 1, TF_MAX_DMODEL},
-             {"encoder_layers", mc->enc_layers, 1, TF_MAX_LAYERS},
-             {"decoder_layers", mc->dec_layers, 1, TF_MAX_LAYERS},
-             {"encoder_attention_heads", mc->enc_heads, 1, TF_MAX_HEADS},
-             {"decoder_attention_heads", mc->dec_heads, 1, TF_MAX_HEADS},
-             {"encoder_ffn_dim", mc->enc_ffn, 1, TF_MAX_DFF},
-             {"decoder_ffn_dim", mc->dec_ffn, 1, TF_MAX_DFF},
-             {"vocab_size", mc->vocab, 5, TF_MAX_VOCAB},
-             {"max_position_embeddings", mc->max_pos, 2, TF_MAX_LEN}};
-    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
-        if (r[i].v < r[i].lo || r[i].v > r[i].hi)
-            return tf_fail(err, "%s: %s = %d is out of range [%d, %d]", f, r[i].key, r[i].v, r[i].lo, r[i].hi);
+    for (size_t i = 0; i < N_OF(SIZES); i++) {
+        const SizeKey *k = &SIZES[i];
+        int v = value(mc, k->at);
+        if (v < k->lo || v > k->hi)
+            return tf_fail(err, "%s: %s = %d is out of range [%d, %d]", f, k->key, v, k->lo, k->hi);
+    }
     if (mc->d_model % mc->enc_heads)
         return tf_fail(err, "%s: d_model %d is not divisible by encoder_attention_heads %d", f, mc->d_model,
                        mc->enc_heads);
-    struct {
-        const char *key, *from;
-        int v;
-    } id[] = {{"pad_token_id", mc->pad_from, mc->pad},
-              {"eos_token_id", mc->eos_from, mc->eos},
-              {"decoder_start_token_id", mc->start_from, mc->start}};
-    for (size_t i = 0; i < sizeof id / sizeof id[0]; i++)
-        if (id[i].v < 0 || id[i].v >= mc->vocab)
+    for (size_t i = 0; i < N_TOKEN_IDS; i++) {
+        const GenKey *k = &GEN_KEYS[i];
+        int v = value(mc, k->at);
+        if (v < 0 || v >= mc->vocab)
             return tf_fail(err, "%s: %s = %d is outside the vocabulary of %d (vocab_size in config.json)",
-                           id[i].from, id[i].key, id[i].v, mc->vocab);
+                           from_value(mc, k->from), k->key, v, mc->vocab);
+    }
     /* the decoder starts with one token and must be able to end with </s> */
     if (mc->len_from && mc->max_length < 2)
         return tf_fail(err, "%s: max_length = %d: at least 2 (the start token and </s>)", mc->len_from,
