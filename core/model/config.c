@@ -69,14 +69,11 @@ static int in_range(TfErr *err, const char *what, int v, int lo, int hi)
 
 int cfg_validate(const TfConfig *c, TfErr *err)
 {
-    if (in_range(err, "d_model", c->d_model, 1, TF_MAX_DMODEL) ||
-        in_range(err, "n_heads", c->n_heads, 1, TF_MAX_HEADS) ||
-        in_range(err, "d_ff", c->d_ff, 1, TF_MAX_DFF) ||
-        in_range(err, "n_enc_layers", c->n_enc, 1, TF_MAX_LAYERS) ||
-        in_range(err, "n_dec_layers", c->n_dec, 1, TF_MAX_LAYERS) ||
-        in_range(err, "src vocabulary", c->src_vocab, 5, TF_MAX_VOCAB) ||
-        in_range(err, "tgt vocabulary", c->tgt_vocab, 5, TF_MAX_VOCAB) ||
-        in_range(err, "max_len", c->max_len, 2, TF_MAX_LEN))
+    for (int k = 0; k < CFG_N_SIZES; k++)
+        if (in_range(err, CFG_SIZES[k].key, cfg_size_of(c, k), CFG_SIZES[k].lo, CFG_SIZES[k].hi))
+            return -1;
+    if (in_range(err, "src vocabulary", c->src_vocab, 5, TF_MAX_VOCAB) ||
+        in_range(err, "tgt vocabulary", c->tgt_vocab, 5, TF_MAX_VOCAB))
         return -1;
     if (c->d_model % c->n_heads != 0)
         return tf_fail(err, "d_model %d is not divisible by n_heads %d",
