@@ -2,8 +2,6 @@
 #include "importance.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,7 +196,7 @@ int tf_importance(const TfModel *m, const TfImpPair *pairs, int n, int threads, 
 {
     if (n < 1)
         return tf_fail(err, "no pair to measure the heads on");
-    int parts = threads >= 2 && n >= 2 ? 2 : 1, rc = -1, claimed = 0;
+    int parts = threads >= 2 && n >= 2 ? 2 : 1, rc = -1;
     ImpPart part[2];
     memset(part, 0, sizeof part);
     for (int k = 0; k < parts; k++) {
@@ -208,20 +206,11 @@ int tf_importance(const TfModel *m, const TfImpPair *pairs, int n, int threads, 
         part[k].from = (int)((long long)n * k / parts);
         part[k].to = (int)((long long)n * (k + 1) / parts);
     }
-    if (parts == 2) {
-        /* two threads of products: keep the helper from splitting them */
-        while (!par_claim())
-            sched_yield();
-        claimed = 1;
-        pthread_t th;
-        if (pthread_create(&th, NULL, run_part, &part[1]) != 0) {
-            tf_fail(err, "cannot start a thread");
-            goto done;
-        }
+    if (parts == 1)
         run_part(&part[0]);
-        pthread_join(th, NULL);
-    } else {
-        run_part(&part[0]);
+    else if (par_run_pair(run_part, &part[0], &part[1])) {
+        tf_fail(err, "cannot start a thread");
+        goto done;
     }
     for (int k = 0; k < parts; k++)
         if (part[k].rc) {
@@ -243,8 +232,6 @@ int tf_importance(const TfModel *m, const TfImpPair *pairs, int n, int threads, 
     tf_imp_result(&part[0].im, out);
     rc = 0;
 done:
-    if (claimed)
-        par_release();
     for (int k = 0; k < parts; k++)
         tf_imp_free(&part[k].im);
     return rc;

@@ -157,6 +157,21 @@ void par_release(void)
     atomic_store(&P.owned, 0);
 }
 
+int par_run_pair(void *(*fn)(void *), void *a, void *b)
+{
+    while (!par_claim())
+        sched_yield();
+    pthread_t th;
+    if (pthread_create(&th, NULL, fn, b) != 0) {
+        par_release();
+        return -1;
+    }
+    fn(a);
+    pthread_join(th, NULL);
+    par_release();
+    return 0;
+}
+
 static _Thread_local int t_solo; /* par_solo */
 
 int par_solo(int on)

@@ -28,6 +28,12 @@ int par_two(void (*fn)(void *ctx, int part), void *ctx);
 int par_claim(void);
 void par_release(void);
 
+/* fn(a) on this thread and fn(b) on a thread of its own, side by side, with
+ * the helper claimed meanwhile (waiting for it) so that neither splits its
+ * products again; 0, or -1 when that thread could not start (then neither
+ * ran). */
+int par_run_pair(void *(*fn)(void *), void *a, void *b);
+
 /* This thread runs its products alone (1) or may share them with the
  * helper (0, the default); returns the previous setting. A thread that is
  * one of two already running side by side (the trainer's shards) sets it:

@@ -16,7 +16,6 @@
  * sums are combined in a fixed order, so the figures never depend on it. */
 #include <cblas.h>
 #include <math.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,7 +242,6 @@ int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
     int *tgt_map = vocab_id_map(&d->tgt, &m->tgt_vocab, NULL);
     int **hyp = calloc((size_t)n, sizeof *hyp), **ref = calloc((size_t)n, sizeof *ref);
     int *hyp_len = calloc((size_t)n, sizeof(int)), *ref_len = calloc((size_t)n, sizeof(int));
-    int claimed = 0;
     if (!src_map || !tgt_map || !hyp || !ref || !hyp_len || !ref_len) {
         tf_fail(err, "out of memory for the evaluation");
         goto done;
@@ -267,20 +265,11 @@ int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
     }
     if (make_refs(&part[0], n, tgt_map, err))
         goto done;
-    if (parts > 1) {
-        /* two threads of products: keep the helper from splitting them */
-        while (!par_claim())
-            sched_yield();
-        claimed = 1;
-        pthread_t th;
-        if (pthread_create(&th, NULL, eval_part, &part[1]) != 0) {
-            tf_fail(err, "cannot start an evaluation thread");
-            goto done;
-        }
+    if (parts == 1)
         eval_part(&part[0]);
-        pthread_join(th, NULL);
-    } else {
-        eval_part(&part[0]);
+    else if (par_run_pair(eval_part, &part[0], &part[1])) {
+        tf_fail(err, "cannot start an evaluation thread");
+        goto done;
     }
     if (o->stop && *o->stop) {
         tf_fail(err, "evaluation interrupted");
@@ -297,8 +286,6 @@ int tf_evaluate(const TfModel *m, const Dataset *d, const EvalOpts *o,
     s->unk_src = missing;
     rc = 0;
 done:
-    if (claimed)
-        par_release();
     for (int j = 0; j < n && hyp && ref; j++) {
         free(hyp[j]);
         free(ref[j]);
