@@ -31,15 +31,19 @@ typedef struct TorchRef {
     float *w[3][8]; /* enc.self, dec.self, dec.cross weights per layer */
 } TorchRef;
 
-static int tr_read_ints(FILE *f, int *out, int n)
+/* "key" and n integers after it into out; 0, or -1 when they are not there */
+static inline int tr_read_ints(FILE *f, const char *key, int *out, int n)
 {
+    char word[64];
+    if (fscanf(f, "%63s", word) != 1 || strcmp(word, key) != 0)
+        return -1;
     for (int i = 0; i < n; i++)
         if (fscanf(f, "%d", &out[i]) != 1)
             return -1;
     return 0;
 }
 
-static float *tr_read_floats(FILE *f, size_t n)
+static inline float *tr_read_floats(FILE *f, size_t n)
 {
     float *x = malloc(n * sizeof *x);
     char word[32];
@@ -54,7 +58,7 @@ static float *tr_read_floats(FILE *f, size_t n)
 }
 
 /* "experiment no-scale ablate=enc:0:1 ..." into r->exp */
-static void tr_read_experiment(FILE *f, TorchRef *r, const TfConfig *c)
+static inline void tr_read_experiment(FILE *f, TorchRef *r, const TfConfig *c)
 {
     char line[512];
     if (!fgets(line, sizeof line, f))
@@ -80,7 +84,7 @@ static void tr_read_experiment(FILE *f, TorchRef *r, const TfConfig *c)
     }
 }
 
-static void torch_ref_load(TorchRef *r, const char *path, const TfConfig *c)
+static inline void torch_ref_load(TorchRef *r, const char *path, const TfConfig *c)
 {
     memset(r, 0, sizeof *r);
     FILE *f = fopen(path, "r");
@@ -91,11 +95,11 @@ static void torch_ref_load(TorchRef *r, const char *path, const TfConfig *c)
     if (ch == 'e')
         tr_read_experiment(f, r, c);
     expect_true(fscanf(f, "batch %d %d %d", &r->B, &r->S, &r->T) == 3, "batch line");
-    int ok = fscanf(f, "%63s", word) == 1 && tr_read_ints(f, r->src, r->B * r->S) == 0 &&
-             fscanf(f, "%63s", word) == 1 && tr_read_ints(f, r->src_len, r->B) == 0 &&
-             fscanf(f, "%63s", word) == 1 && tr_read_ints(f, r->tgt, r->B * r->T) == 0 &&
-             fscanf(f, "%63s", word) == 1 && tr_read_ints(f, r->tgt_len, r->B) == 0 &&
-             fscanf(f, "%63s", word) == 1;
+    expect_true(r->B > 0 && r->S > 0 && r->T > 0 && r->B * r->S <= 64 && r->B * r->T <= 64 && r->B <= 8,
+                "a batch of %d x %d / %d fits", r->B, r->S, r->T);
+    int ok = tr_read_ints(f, "src", r->src, r->B * r->S) == 0 && tr_read_ints(f, "src_len", r->src_len, r->B) == 0 &&
+             tr_read_ints(f, "tgt", r->tgt, r->B * r->T) == 0 && tr_read_ints(f, "tgt_len", r->tgt_len, r->B) == 0 &&
+             fscanf(f, "%63s", word) == 1 && strcmp(word, "logits") == 0;
     expect_true(ok, "fixture header parses");
     r->logits = tr_read_floats(f, (size_t)r->B * r->T * c->tgt_vocab);
     int layer;
@@ -107,7 +111,7 @@ static void torch_ref_load(TorchRef *r, const char *path, const TfConfig *c)
     fclose(f);
 }
 
-static void torch_ref_free(TorchRef *r)
+static inline void torch_ref_free(TorchRef *r)
 {
     free(r->logits);
     for (int k = 0; k < 3; k++)
@@ -118,7 +122,7 @@ static void torch_ref_free(TorchRef *r)
 /* Is every real source position of sentence b hidden by the experiment?
  * Then PyTorch's encoder and cross-attention rows are NaN (and the NaN
  * runs through everything after them). */
-static int tr_all_hidden(const TorchRef *r, int b)
+static inline int tr_all_hidden(const TorchRef *r, int b)
 {
     for (int j = 0; j < r->src_len[b]; j++)
         if (!tf_exp_hidden(&r->exp, j))
@@ -126,7 +130,7 @@ static int tr_all_hidden(const TorchRef *r, int b)
     return 1;
 }
 
-static void tr_compare_weights(const TorchRef *r, const TfTrace *tr, const TfConfig *c)
+static inline void tr_compare_weights(const TorchRef *r, const TfTrace *tr, const TfConfig *c)
 {
     static const char *const names[3] = {"enc.self.weights", "dec.self.weights", "dec.cross.weights"};
     int NH = c->n_heads;
@@ -167,7 +171,7 @@ static void tr_compare_weights(const TorchRef *r, const TfTrace *tr, const TfCon
 
 /* Run the fixture's batch (and experiment) through the model at model_path
  * and compare with PyTorch. */
-static void torch_compare(const char *model_path, const char *ref_path)
+static inline void torch_compare(const char *model_path, const char *ref_path)
 {
     TfModel m;
     TfErr err;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "tool_util.h"
+#include "torch_ref.h"
 
 #define SPMDIR "tests/fixtures/marian/spm_model"
 
@@ -179,68 +180,25 @@ static void test_eval(void **state)
  * shorter sentence of forward.ref's batch is given to `dump` with the others
  * and every row of every head (padded query rows too: their queries come
  * from the pad embedding) must be the port's, as must the logits. */
-typedef struct FwdRef {
-    int B, S, T, src[64], src_len[8], tgt[64], tgt_len[8], V;
-    float *logits, *w[3][2]; /* enc.self, dec.self, dec.cross; (B, NH, Tq, Tk) per layer */
-} FwdRef;
-
 static const char *const WNAME[3] = {"enc.self.weights", "dec.self.weights", "dec.cross.weights"};
+enum { V = 48 }; /* the fixtures' vocabulary */
 
-static int ref_ints(FILE *f, const char *key, int *out, int n)
+/* The port's forward.ref (torch_ref.h's format) of a model of V tokens,
+ * 4 heads and 2 + 2 layers: every weight is there. */
+static void fwd_ref_read(TorchRef *r, const char *dir)
 {
-    char w[64];
-    if (fscanf(f, "%63s", w) != 1 || strcmp(w, key))
-        return -1;
-    for (int i = 0; i < n; i++)
-        if (fscanf(f, "%d", &out[i]) != 1)
-            return -1;
-    return 0;
-}
-
-static float *ref_floats(FILE *f, size_t n)
-{
-    float *x = malloc(n * sizeof *x);
-    for (size_t i = 0; x && i < n; i++)
-        if (fscanf(f, "%f", &x[i]) != 1) {
-            free(x);
-            return NULL;
-        }
-    return x;
-}
-
-static void fwd_ref_read(FwdRef *r, const char *dir)
-{
-    char path[512], w[64];
+    char path[512];
     snprintf(path, sizeof path, "%s/forward.ref", dir);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    memset(r, 0, sizeof *r);
-    r->V = 48, r->B = -1;
-    assert_true(fscanf(f, "batch %d %d %d", &r->B, &r->S, &r->T) == 3 && r->B * r->S <= 64 && r->B * r->T <= 64);
-    assert_true(!ref_ints(f, "src", r->src, r->B * r->S) && !ref_ints(f, "src_len", r->src_len, r->B) &&
-                !ref_ints(f, "tgt", r->tgt, r->B * r->T) && !ref_ints(f, "tgt_len", r->tgt_len, r->B));
-    assert_true(fscanf(f, "%63s", w) == 1 && !strcmp(w, "logits"));
-    assert_non_null(r->logits = ref_floats(f, (size_t)r->B * r->T * r->V));
-    const int NH = 4;
-    for (int k = 0; k < 3; k++)
-        for (int l = 0; l < 2; l++) {
-            int q = k == 0 ? r->S : r->T, kk = k == 2 ? r->S : q, layer = -1;
-            assert_true(fscanf(f, "%63s %d", w, &layer) == 2 && !strcmp(w, WNAME[k]) && layer == l);
-            assert_non_null(r->w[k][l] = ref_floats(f, (size_t)r->B * NH * q * kk));
-        }
-    fclose(f);
-}
-
-static void fwd_ref_free(FwdRef *r)
-{
-    free(r->logits);
+    const TfConfig c = {.tgt_vocab = V, .n_heads = 4};
+    torch_ref_load(r, path, &c);
+    expect_true(r->logits != NULL, "%s: the logits", path);
     for (int k = 0; k < 3; k++)
         for (int l = 0; l < 2; l++)
-            free(r->w[k][l]);
+            expect_true(r->w[k][l] != NULL, "%s: %s of layer %d", path, WNAME[k], l);
 }
 
 /* "--src-ids a,b --tgt-ids c,d" for each sentence: its real tokens only */
-static void batch_args(const FwdRef *r, char *buf, size_t cap)
+static void batch_args(const TorchRef *r, char *buf, size_t cap)
 {
     buf[0] = 0;
     for (int b = 0; b < r->B; b++) {
@@ -284,7 +242,7 @@ static void test_padded_batch_matches_port(void **state)
     char args[1024];
     float got[64 * 48];
     for (size_t d = 0; d < sizeof DIRS / sizeof *DIRS; d++) {
-        FwdRef r;
+        TorchRef r;
         fwd_ref_read(&r, DIRS[d]);
         batch_args(&r, args, sizeof args);
         double worst = 0;
@@ -320,16 +278,16 @@ static void test_padded_batch_matches_port(void **state)
             rc = run(json, sizeof json, "'%s' dump --model %s%s --batch-index %d --stage out.logits --format json",
                      g_cli, DIRS[d], args, b);
             n = json_data(json, got, 64 * 48);
-            expect_true(rc == 0 && n == r.T * r.V, "%s: logits: %d values", DIRS[d], n);
-            for (int i = 0; rc == 0 && i < n && i < r.T * r.V; i++) {
-                float want_z = r.logits[(size_t)b * r.T * r.V + i];
+            expect_true(rc == 0 && n == r.T * V, "%s: logits: %d values", DIRS[d], n);
+            for (int i = 0; rc == 0 && i < n && i < r.T * V; i++) {
+                float want_z = r.logits[(size_t)b * r.T * V + i];
                 expect_true(fabs(got[i] - want_z) <= 1e-3 * (1 + fabs(want_z)), "%s sentence %d logit [%d][%d]: %g, the port %g",
-                            DIRS[d], b, i / r.V, i % r.V, got[i], want_z);
+                            DIRS[d], b, i / V, i % V, got[i], want_z);
             }
         }
         printf("  %s: %d attention weights of the padded sentences (padded rows too) within %.2g of the port\n",
                DIRS[d], checked, worst);
-        fwd_ref_free(&r);
+        torch_ref_free(&r);
     }
 }
 
