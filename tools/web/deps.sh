@@ -86,49 +86,34 @@ cmake_build() { # NAME SRCDIR cmake-args...
     (cd "$b" && $CM "$@" "$s" && emmake make -j"$J" && emmake make install) >"$CACHE/obj/$n.log" 2>&1 ||
         { echo "web deps: $n failed (see $CACHE/obj/$n.log)" >&2; exit 1; }
 }
+# cmake_dep NAME PACKAGE cmake-args...: Debian's source package PACKAGE built
+# with cmake as NAME, unless NAME's stamp says it was
+cmake_dep() {
+    stamp "$1" && return 0
+    s=$(fetch "$2")
+    n=$1; shift 2
+    cmake_build "$n" "$s" "$@"
+    done_ "$n"
+}
 
-if ! stamp sdl2; then
-    s=$(fetch libsdl2)
-    cmake_build sdl2 "$s" -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_TEST=OFF
-    done_ sdl2
-fi
-if ! stamp freetype; then
-    s=$(fetch freetype)
-    cmake_build freetype "$s" -DFT_DISABLE_ZLIB=ON -DFT_DISABLE_BZIP2=ON -DFT_DISABLE_PNG=ON \
-        -DFT_DISABLE_HARFBUZZ=ON -DFT_DISABLE_BROTLI=ON
-    done_ freetype
-fi
+cmake_dep sdl2 libsdl2 -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_TEST=OFF
+cmake_dep freetype freetype -DFT_DISABLE_ZLIB=ON -DFT_DISABLE_BZIP2=ON -DFT_DISABLE_PNG=ON \
+    -DFT_DISABLE_HARFBUZZ=ON -DFT_DISABLE_BROTLI=ON
 # harfbuzz: SDL2_ttf shapes with it on the desktop (Debian's build), so the
 # page's text gets the same kerning and widths as the native window
-if ! stamp harfbuzz; then
-    s=$(fetch harfbuzz)
-    cmake_build harfbuzz "$s" -DHB_HAVE_FREETYPE=ON -DHB_BUILD_SUBSET=OFF -DHB_BUILD_UTILS=OFF \
-        -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2" \
-        -DFREETYPE_INCLUDE_DIR_ft2build="$PREFIX/include/freetype2" -DFREETYPE_INCLUDE_DIR_freetype2="$PREFIX/include/freetype2"
-    rm -f "$PREFIX/.built-sdl2_ttf" # built against it from now on
-    done_ harfbuzz
-fi
-if ! stamp sdl2_ttf; then
-    s=$(fetch libsdl2-ttf)
-    cmake_build sdl2_ttf "$s" -DSDL2TTF_VENDORED=OFF -DSDL2TTF_HARFBUZZ=ON -DSDL2TTF_SAMPLES=OFF \
-        -Dharfbuzz_LIBRARY="$PREFIX/lib/libharfbuzz.a" -Dharfbuzz_INCLUDE_PATH="$PREFIX/include/harfbuzz" \
-        -DSDL2TTF_INSTALL=ON -DSDL2_DIR="$PREFIX/lib/cmake/SDL2" \
-        -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2" \
-        -DFREETYPE_INCLUDE_DIR_ft2build="$PREFIX/include/freetype2" -DFREETYPE_INCLUDE_DIR_freetype2="$PREFIX/include/freetype2"
-    done_ sdl2_ttf
-fi
-if ! stamp sdl2_image; then
-    s=$(fetch libsdl2-image)
-    cmake_build sdl2_image "$s" -DSDL2IMAGE_VENDORED=OFF -DSDL2IMAGE_SAMPLES=OFF -DSDL2IMAGE_BACKEND_STB=ON \
-        -DSDL2IMAGE_AVIF=OFF -DSDL2IMAGE_JPG=OFF -DSDL2IMAGE_JXL=OFF -DSDL2IMAGE_TIF=OFF -DSDL2IMAGE_WEBP=OFF \
-        -DSDL2IMAGE_DEPS_SHARED=OFF -DSDL2_DIR="$PREFIX/lib/cmake/SDL2"
-    done_ sdl2_image
-fi
-if ! stamp cjson; then
-    s=$(fetch cjson)
-    cmake_build cjson "$s" -DENABLE_CJSON_TEST=OFF -DBUILD_SHARED_AND_STATIC_LIBS=OFF -DENABLE_CUSTOM_COMPILER_FLAGS=OFF
-    done_ cjson
-fi
+stamp harfbuzz || rm -f "$PREFIX/.built-sdl2_ttf" # SDL2_ttf is built against it from now on
+cmake_dep harfbuzz harfbuzz -DHB_HAVE_FREETYPE=ON -DHB_BUILD_SUBSET=OFF -DHB_BUILD_UTILS=OFF \
+    -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2" \
+    -DFREETYPE_INCLUDE_DIR_ft2build="$PREFIX/include/freetype2" -DFREETYPE_INCLUDE_DIR_freetype2="$PREFIX/include/freetype2"
+cmake_dep sdl2_ttf libsdl2-ttf -DSDL2TTF_VENDORED=OFF -DSDL2TTF_HARFBUZZ=ON -DSDL2TTF_SAMPLES=OFF \
+    -Dharfbuzz_LIBRARY="$PREFIX/lib/libharfbuzz.a" -Dharfbuzz_INCLUDE_PATH="$PREFIX/include/harfbuzz" \
+    -DSDL2TTF_INSTALL=ON -DSDL2_DIR="$PREFIX/lib/cmake/SDL2" \
+    -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2" \
+    -DFREETYPE_INCLUDE_DIR_ft2build="$PREFIX/include/freetype2" -DFREETYPE_INCLUDE_DIR_freetype2="$PREFIX/include/freetype2"
+cmake_dep sdl2_image libsdl2-image -DSDL2IMAGE_VENDORED=OFF -DSDL2IMAGE_SAMPLES=OFF -DSDL2IMAGE_BACKEND_STB=ON \
+    -DSDL2IMAGE_AVIF=OFF -DSDL2IMAGE_JPG=OFF -DSDL2IMAGE_JXL=OFF -DSDL2IMAGE_TIF=OFF -DSDL2IMAGE_WEBP=OFF \
+    -DSDL2IMAGE_DEPS_SHARED=OFF -DSDL2_DIR="$PREFIX/lib/cmake/SDL2"
+cmake_dep cjson cjson -DENABLE_CJSON_TEST=OFF -DBUILD_SHARED_AND_STATIC_LIBS=OFF -DENABLE_CUSTOM_COMPILER_FLAGS=OFF
 # nettle: the scene codes' SHA-256 of a model file (only libnettle, no
 # public-key half, so no GMP)
 if ! stamp nettle; then

@@ -223,19 +223,18 @@ function dirBytes(d) {
   const busy = (m1.ScriptDuration - m0.ScriptDuration) / 2;
   check(busy < 0.01, 'the idle page runs no code', `scripts ${(100 * busy).toFixed(2)}% of the time`);
 
-  /* Ctrl+S: the PNG comes as a download */
-  await page.evaluate(() => { window.stepformer.lastDownload = null; });
-  await page.keyboard.down('Control');
-  await page.keyboard.press('s');
-  await page.keyboard.up('Control');
-  await frames(page, 4);
-  const dl = await page.evaluate(() => window.stepformer.lastDownload);
+  /* Ctrl+S: the PNG comes as a download; Ctrl+E: the CSV */
+  const ctrlDownload = async (key) => {
+    await page.evaluate(() => { window.stepformer.lastDownload = null; });
+    await page.keyboard.down('Control');
+    await page.keyboard.press(key);
+    await page.keyboard.up('Control');
+    await frames(page, 4);
+    return page.evaluate(() => window.stepformer.lastDownload);
+  };
+  const dl = await ctrlDownload('s');
   check(/^stepformer-.*\.png$/.test(dl || ''), 'Ctrl+S hands the PNG over as a download', String(dl));
-  await page.keyboard.down('Control');
-  await page.keyboard.press('e');
-  await page.keyboard.up('Control');
-  await frames(page, 4);
-  const dlc = await page.evaluate(() => window.stepformer.lastDownload);
+  const dlc = await ctrlDownload('e');
   check(/^stepformer-.*\.csv$/.test(dlc || ''), 'Ctrl+E hands the matrix over as a CSV download', String(dlc));
 
   /* one's own model from the file picker */
