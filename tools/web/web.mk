@@ -5,8 +5,9 @@
 #
 # Left out, with a line where the user would look: cairo (SVG/PDF export:
 # app/platform/web/vector_none.c), sentencepiece (Marian folders:
-# spm_none.c), libzip (pytorch_model.bin), OpenBLAS (the project's own
-# kernels, core/sys/blas_own.c with SIMD128: blas_web.c), fontconfig
+# core/data/web/spm_none.c), libzip (pytorch_model.bin), OpenBLAS (the
+# project's own kernels, core/sys/blas_own.c with SIMD128:
+# core/sys/web/blas_web.c), fontconfig
 # (fixed font files: font_find_web.c), threads (the window's trainer steps
 # in the frames instead).
 
@@ -29,7 +30,7 @@ INC  := $(addprefix -I,$(DIRS)) -Iapp/platform/web -Itools/web/include \
 # what the desktop build has and the browser does not (see above)
 LEFT_OUT := app/platform/font_find.c app/platform/ren_cairo.c app/cli/main.c
 SRC  := $(filter-out $(LEFT_OUT),$(foreach d,$(DIRS),$(wildcard $(d)/*.c))) \
-        $(wildcard app/platform/web/*.c)
+        $(wildcard core/*/web/*.c app/platform/web/*.c)
 MAIN := app/cli/web/web_main.c
 OBJS := $(SRC:%.c=$(OBJ)/%.o)
 

@@ -1,6 +1,6 @@
 /* cblas.h - the browser build's stand-in for OpenBLAS's header: the calls
  * the engine makes, served by the project's own kernels (core/sys/blas_own.c
- * through app/platform/web/blas_web.c). Only row-major products occur. */
+ * through core/sys/web/blas_web.c). Only row-major products occur. */
 #ifndef STEPFORMER_WEB_CBLAS_H
 #define STEPFORMER_WEB_CBLAS_H
 
