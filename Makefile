@@ -57,7 +57,7 @@ LIBS_TEST = $(LIBS_APP) $(shell pkg-config --libs $(PKGS_TEST))
 # app/ui, app/views, app/window and app/cli sit on top. Every folder is on
 # the include path of the layers allowed to use it.
 CORE_DIRS    := core/model core/train core/decode core/data core/io core/sys core/interp
-SESSION_DIRS := app/session app/session/labs
+SESSION_DIRS := app/session app/session/labs app/session/lesson
 APP_DIRS     := app/platform app/ui app/views app/views/lab app/views/decode app/views/train app/views/pe app/window app/window/explain app/window/share app/cli app/cli/class app/cli/heads app/cli/bench
 CORE_INC     := $(addprefix -I,$(CORE_DIRS))
 SESSION_INC  := $(addprefix -I,$(SESSION_DIRS)) $(CORE_INC)
@@ -194,7 +194,7 @@ deps:
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 # (app/session/ needs no SDL, so its fuzzers build like the engine's)
-FUZZ_DEPS := $(CORE_SRC) app/session/lesson.c app/session/lesson_predict.c
+FUZZ_DEPS := $(CORE_SRC) app/session/lesson/lesson.c app/session/lesson/lesson_predict.c
 FUZZ_CXX_OBJ := $(CORE_CXX_SRC:core/%.cc=build/fuzz/cxx/%.o)
 build/fuzz/cxx/%.o: core/%.cc
 	@mkdir -p $(dir $@)

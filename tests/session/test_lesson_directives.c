@@ -1,5 +1,5 @@
 /* test_lesson_directives.c - the teaching directives in the parser
- * (app/session/lesson.c) and in `lessons --check` (app/cli/lesson_check.c):
+ * (app/session/lesson/lesson.c) and in `lessons --check` (app/cli/lesson_check.c):
  * @pane, @view cost, @experiment, @predict row|next with its @explain.
  *
  * Good lines parse into the step's view (carried over where they should be,

@@ -1,5 +1,5 @@
 /* test_lessons.c - the shipped lessons (lessons/en, lessons/zh) and the
- * lesson parser (app/session/lesson.c). Run from the repository root.
+ * lesson parser (app/session/lesson/lesson.c). Run from the repository root.
  *
  * The shipped lessons: every file parses, has a title and a summary and is
  * numbered in order, with at least 12 lessons of at least 5 steps; both

@@ -22,7 +22,7 @@ EMAR       ?= emar
 
 # the source folders (the Makefile passes its own lists)
 DIRS ?= core/model core/train core/decode core/data core/io core/sys \
-        app/session app/session/labs \
+        app/session app/session/labs app/session/lesson \
         app/platform app/ui app/views app/views/decode app/views/train app/views/pe \
         app/window app/window/explain app/cli app/cli/bench
 INC  := $(addprefix -I,$(DIRS)) -Iapp/platform/web -Itools/web/include \
