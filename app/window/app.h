@@ -87,10 +87,11 @@ typedef struct App {
     AppWindow win;
     int show_help;
     int show_exp;               /* the Experiments panel (E) */
-    int explain_tab;            /* the explanation panel's tab: 0 text, 1 code */
     int cmp;                    /* CMP_*: what the views show of an experiment (D) */
-    int playing;                /* Space: step through stages on a timer */
-    double play_next;
+    struct {
+        int on;                 /* Space: step through stages on a timer */
+        double next;            /* ... the next step at this time */
+    } play;
 
     /* interaction: the widget context (mouse input, hot, active: a drag,
      * focus: the text field with the keyboard, its cursor, the clipboard) */
@@ -122,11 +123,13 @@ typedef struct App {
         ViewId view[16];
         Rect item[16];
     } tabs_more;
-    /* the explanation panel scrolled by the wheel: by how much, and how
-     * tall its text was in the last frame (explain.c) */
-    int expl_scroll, expl_content;
-    int expl_at;                /* ... for this stage of the walk */
-    ViewId expl_view;           /* ... and this view */
+    /* the explanation panel (explain.c, explain_code.c) */
+    struct {
+        int tab;                /* 0 text, 1 code */
+        int scroll, content;    /* scrolled by the wheel this far; its text's height last frame */
+        int at;                 /* ... for this stage of the walk */
+        ViewId view;            /* ... and this view */
+    } expl;
 
     /* drawing resources bound to the renderer of the last frame */
     struct Gfx *gfx;
@@ -138,10 +141,11 @@ typedef struct App {
     struct TrainHost *train;    /* the train view's worker and probe (train_host.c) */
     struct ModelUi *mui;        /* language chooser (model_ui.c) */
     struct DecHost *dec;        /* the decode tab's lab and what it shows (decode_host.c) */
-    int dec_force;              /* a lesson's @force for the decode lab: 1 force dec_force_id
-                                   at step dec_force_step (from 0), -1 take forced tokens
-                                   back, 0 nothing pending (applied on the next frame) */
-    int dec_force_step, dec_force_id;
+    struct {                    /* a lesson's @force for the decode lab, applied next frame: */
+        int pending;            /* 1 force token id at step (from 0), -1 take forced tokens
+                                   back, 0 nothing pending */
+        int step, id;
+    } dec_force;
     struct HeadsLab *hlab;      /* the heads lab: importance, lens, rollout, q/k map (host.c) */
     int rollout;                /* R: heatmap and lines show attention rollout */
     int no_save;                /* headless: do not write progress files */

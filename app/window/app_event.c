@@ -88,9 +88,9 @@ static void next_cmap(App *a)
 
 static void toggle_play(App *a)
 {
-    a->playing = !a->playing;
-    a->play_next = a->now + 0.8;
-    app_notice(a, 0, "%s", a->playing ? _("playing: a stage every 1.6 s (Space pauses)") : _("paused"));
+    a->play.on = !a->play.on;
+    a->play.next = a->now + 0.8;
+    app_notice(a, 0, "%s", a->play.on ? _("playing: a stage every 1.6 s (Space pauses)") : _("paused"));
 }
 
 static void edit_source(App *a)
@@ -154,7 +154,7 @@ static void reset_view(App *a)
     app_put_exp(a, &(TfExperiment){0});
     a->cmp = CMP_EXP;
     a->show_exp = 0;
-    a->playing = 0;
+    a->play.on = 0;
     a->view = VIEW_AUTO;
     a->look.theme = (ThemeId)0;
     a->look.cmap_prob = CMAP_VIRIDIS;
@@ -322,7 +322,7 @@ static void typing_begin(App *a, Key key, int mod)
     t->cmp = a->cmp;
     t->show_exp = a->show_exp;
     t->show_help = a->show_help;
-    t->playing = a->playing;
+    t->playing = a->play.on;
     t->view = a->view;
     t->walk_at = a->ses.at;
     t->head = a->ses.head;
@@ -344,7 +344,7 @@ static void typing_take(App *a, Key key, int mod)
     a->cmp = t->cmp;
     a->show_exp = t->show_exp;
     a->show_help = t->show_help;
-    a->playing = t->playing;
+    a->play.on = t->playing;
     if (a->ses.at != t->walk_at && t->walk_at < a->ses.n_walk)
         app_goto(a, a->ses.walk[t->walk_at].stage, a->ses.walk[t->walk_at].layer);
     a->view = t->view;

@@ -264,15 +264,15 @@ int dhost_before(App *a, const Scene *sc)
         a->dec = h;
     }
     DlabInput in = input_of(a, sc);
-    if (a->dec_force) { /* a lesson step's @force, for the input it shows */
+    if (a->dec_force.pending) { /* a lesson step's @force, for the input it shows */
         DecodeLab *L = a->dec->lab;
         dlab_unforce(L);
-        if (a->dec_force > 0) {
-            dlab_force(L, a->dec_force_step, a->dec_force_id);
+        if (a->dec_force.pending > 0) {
+            dlab_force(L, a->dec_force.step, a->dec_force.id);
             L->smp.force_version = in.version;
             L->smp.force_batch = in.batch;
         }
-        a->dec_force = 0;
+        a->dec_force.pending = 0;
     }
     dlab_update(a->dec->lab, &a->ses, &in, may_of(a));
     fill(a, sc);

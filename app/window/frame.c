@@ -707,8 +707,8 @@ int app_next_wake_ms(const App *a)
             left = 0.001;
         wait = wait < 0 || wait > left ? left : wait;
     }
-    if (a->playing) {
-        double left = a->play_next - a->now;
+    if (a->play.on) {
+        double left = a->play.next - a->now;
         if (left < 0.001)
             left = 0.001;
         wait = wait < 0 || wait > left ? left : wait;
@@ -718,12 +718,12 @@ int app_next_wake_ms(const App *a)
 
 void app_draw(App *a, Ren *r)
 {
-    if (a->playing && a->now >= a->play_next) {
+    if (a->play.on && a->now >= a->play.next) {
         if (a->ses.at + 1 >= a->ses.n_walk)
-            a->playing = 0;
+            a->play.on = 0;
         else
             app_step(a, 1);
-        a->play_next = a->now + 1.6;
+        a->play.next = a->now + 1.6;
     }
     app_update(a);
     ui_set_lang(a->look.lang);

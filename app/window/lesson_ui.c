@@ -409,12 +409,12 @@ static void show_step(App *a, LessonUi *u, int step)
     const LessonStep *ls = &l->steps[step];
     int id = ls->force_step ? vocab_find(&a->ses.model.tgt_vocab, ls->force_token, (int)strlen(ls->force_token)) : -1;
     if (id >= 0) {
-        a->dec_force = 1;
-        a->dec_force_step = ls->force_step - 1;
-        a->dec_force_id = id;
+        a->dec_force.pending = 1;
+        a->dec_force.step = ls->force_step - 1;
+        a->dec_force.id = id;
         u->forced = 1;
     } else if (u->forced) {
-        a->dec_force = -1;
+        a->dec_force.pending = -1;
         u->forced = 0;
     }
     Progress *p = progress_of(u, l->id);
@@ -459,7 +459,7 @@ void lesson_ui_close(App *a)
         a->les->cur = -1;
         clear_exp(a, a->les);
         if (a->les->forced) /* the lesson's forced token goes with it */
-            a->dec_force = -1;
+            a->dec_force.pending = -1;
         a->les->forced = 0;
     }
 }

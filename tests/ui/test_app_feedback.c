@@ -473,16 +473,16 @@ static void test_explanation_scrolls(void **state)
     app_set_head(&a, 0);
     app_pick_tab(&a, VIEW_DECODE); /* the longest explanation (as the review found it) */
     tu_drawn_frame(&a, g_r600);
-    expect_true(tu_drawn_count("▼", NULL), "a ▼ under the Decode tab's explanation at 800x600 (content %d px), got %s", a.expl_content,
+    expect_true(tu_drawn_count("▼", NULL), "a ▼ under the Decode tab's explanation at 800x600 (content %d px), got %s", a.expl.content,
                 "none");
     ev_mouse(&a, IN_MOUSE_MOVE, 700, 300, 0);
     ev_mouse(&a, IN_WHEEL, 700, 300, -3);
     tu_drawn_frame(&a, g_r600);
-    expect_true(a.expl_scroll > 0, "the wheel over the panel scrolls the explanation, got offset %d",
-                a.expl_scroll);
+    expect_true(a.expl.scroll > 0, "the wheel over the panel scrolls the explanation, got offset %d",
+                a.expl.scroll);
     app_pick_tab(&a, VIEW_MATRIX);
     tu_drawn_frame(&a, g_r600);
-    expect_true(a.expl_scroll == 0, "another view's explanation starts at its top, got offset %d", a.expl_scroll);
+    expect_true(a.expl.scroll == 0, "another view's explanation starts at its top, got offset %d", a.expl.scroll);
     app_free(&a);
     ren_close(g_r600); /* the last test on the small screen */
     g_r600 = NULL;

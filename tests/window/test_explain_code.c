@@ -72,7 +72,7 @@ static void test_panel_tabs_draw(void **state)
     AppOpts o = tu_opts(g_model, "t5 t6 t7", NULL, NULL);
     tu_open(&a, &o, 1);
     for (int tab = 0; tab < 2; tab++) {
-        a.explain_tab = tab;
+        a.expl.tab = tab;
         for (int i = 0; i < a.ses.n_walk; i += 3) {
             app_goto(&a, a.ses.walk[i].stage, a.ses.walk[i].layer);
             tu_frame(&a);
@@ -81,7 +81,7 @@ static void test_panel_tabs_draw(void **state)
         tu_frame(&a);
         a.view = VIEW_AUTO;
     }
-    expect_true(a.explain_tab == 1, "the tab stays as chosen");
+    expect_true(a.expl.tab == 1, "the tab stays as chosen");
     app_free(&a);
 }
 

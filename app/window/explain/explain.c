@@ -330,20 +330,20 @@ void explain_draw(UiCtx *ui, App *a, Rect area)
     /* the box of the hovered cell at the bottom; the text above it scrolls */
     Rect rc = area;
     rc.h -= explain_how_box(ui, a, area);
-    if (a->expl_at != a->ses.at || a->expl_view != view) { /* another stage or view: from the top */
-        a->expl_at = a->ses.at;
-        a->expl_view = view;
-        a->expl_scroll = 0;
+    if (a->expl.at != a->ses.at || a->expl.view != view) { /* another stage or view: from the top */
+        a->expl.at = a->ses.at;
+        a->expl.view = view;
+        a->expl.scroll = 0;
     }
-    int max_scroll = a->expl_content > rc.h ? a->expl_content - rc.h : 0;
+    int max_scroll = a->expl.content > rc.h ? a->expl.content - rc.h : 0;
     if (ui->in.wheel && ui_over(&ui->in, rc))
-        a->expl_scroll -= ui->in.wheel * 3 * ren_font_height(ui->g->ui);
-    if (a->expl_scroll > max_scroll)
-        a->expl_scroll = max_scroll;
-    if (a->expl_scroll < 0)
-        a->expl_scroll = 0;
+        a->expl.scroll -= ui->in.wheel * 3 * ren_font_height(ui->g->ui);
+    if (a->expl.scroll > max_scroll)
+        a->expl.scroll = max_scroll;
+    if (a->expl.scroll < 0)
+        a->expl.scroll = 0;
     ren_clip_push(ui->r, rc);
-    int x = rc.x + 14, w = rc.w - 24, y0 = rc.y + 12 - a->expl_scroll, y = y0;
+    int x = rc.x + 14, w = rc.w - 24, y0 = rc.y + 12 - a->expl.scroll, y = y0;
     y += ui_paragraph(ui->r, ui->g->title, e.title, x, y, w, th->text) + 6;
     if (!own_view) {
         ren_text(ui->r, ui->g->small, stage_info(p.stage)->name, x, y, th->dim);
@@ -365,6 +365,6 @@ void explain_draw(UiCtx *ui, App *a, Rect area)
     }
     y += ui_paragraph(ui->r, ui->g->ui, e.text, x, y, w, th->text) + 8;
     ren_clip_pop(ui->r);
-    a->expl_content = y - y0 + 12;
-    panel_scroll_bar(ui, rc, a->expl_content, a->expl_scroll);
+    a->expl.content = y - y0 + 12;
+    panel_scroll_bar(ui, rc, a->expl.content, a->expl.scroll);
 }

@@ -59,12 +59,12 @@ int explain_code_draw(UiCtx *ui, App *a, Rect *area)
     const char *tabs[2] = {_("Explanation"), _("Code")};
     for (int i = 0; i < 2; i++) {
         int w = ren_text_width(f, tabs[i]) + 18;
-        if (ui_button(ui, (Rect){x, y, w, bh}, tabs[i], a->explain_tab == i))
-            a->explain_tab = i;
+        if (ui_button(ui, (Rect){x, y, w, bh}, tabs[i], a->expl.tab == i))
+            a->expl.tab = i;
         x += w + 4;
     }
     Rect below = {rc.x, y + bh + 2, rc.w, rc.h - bh - 10};
-    if (a->explain_tab != 1) {
+    if (a->expl.tab != 1) {
         if (view == VIEW_COST) {
             draw_cost_text(ui, a, below);
             return 1;
