@@ -314,12 +314,21 @@ static inline void tu_open_exp(App *a, const char *model, const char *view)
     app_compute_all(a);
 }
 
-/* The experiment most of those tests switch on: no division by √d_k. */
+/* The same at stage st (layer 1). */
+static inline void tu_open_exp_at(App *a, const char *model, const char *view, StageId st)
+{
+    tu_open_exp(a, model, view);
+    app_goto(a, st, 0);
+}
+
+/* The experiment most of those tests switch on: no division by √d_k; both
+ * passes computed under it. */
 static inline void tu_exp_no_scale(App *a)
 {
     TfExperiment e = {0};
     e.no_scale = 1;
     app_set_exp(a, &e);
+    app_compute_all(a);
 }
 
 /* Is view v one of the tabs the app's stage offers? */

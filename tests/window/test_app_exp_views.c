@@ -84,8 +84,7 @@ static void test_alt_click_hides_a_source_token(void **state)
 {
     (void)state;
     static App a;
-    tu_open_exp(&a, MODEL, "matrix");
-    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    tu_open_exp_at(&a, MODEL, "matrix", ST_ENC_SELF_WEIGHTS);
     Rect area = {0, 0, 900, 700};
     tu_view_frame(&a, tu_ren, VIEW_MATRIX, area);
     HeatGeo h = a.heat;
@@ -152,7 +151,6 @@ static void test_difference_in_norm_and_ffn(void **state)
     static App a;
     tu_open_exp(&a, MODEL, NULL);
     tu_exp_no_scale(&a);
-    app_compute_all(&a);
     a.cmp = CMP_DIFF;
     Rect area = {0, 0, 1000, 720};
     app_goto(&a, ST_ENC_NORM1, 0);
@@ -180,10 +178,8 @@ static void test_difference_in_lines(void **state)
 {
     (void)state;
     static App a;
-    tu_open_exp(&a, MODEL, "lines");
-    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    tu_open_exp_at(&a, MODEL, "lines", ST_ENC_SELF_WEIGHTS);
     tu_exp_no_scale(&a);
-    app_compute_all(&a);
     Rect area = {0, 0, 900, 700};
     a.ui.in.mx = a.ui.in.my = -100;
     tu_view_frame(&a, tu_ren, VIEW_LINES, area);

@@ -132,8 +132,7 @@ static void test_difference_cell_colour(void **state)
 {
     (void)state;
     static App a;
-    tu_open_exp(&a, MODEL, "matrix");
-    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    tu_open_exp_at(&a, MODEL, "matrix", ST_ENC_SELF_WEIGHTS);
     tu_exp_no_scale(&a);
     a.cmp = CMP_DIFF;
     Rect area = {0, 0, 900, 700};
@@ -177,8 +176,7 @@ static void test_alt_click_ablates_a_head(void **state)
 {
     (void)state;
     static App a;
-    tu_open_exp(&a, MODEL, NULL);
-    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    tu_open_exp_at(&a, MODEL, NULL, ST_ENC_SELF_WEIGHTS);
     app_set_head(&a, -1);
     a.view = VIEW_AUTO;
     Rect area = {0, 0, 900, 700};

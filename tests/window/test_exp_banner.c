@@ -80,7 +80,6 @@ static void test_banner_says_what_d_shows(void **state)
     static App a;
     tu_open_exp(&a, MODEL, NULL);
     tu_exp_no_scale(&a);
-    app_compute_all(&a);
     const char *want[CMP_COUNT] = {"experiment's pass", "normal pass", "experiment − normal"};
     for (int m = 0; m < CMP_COUNT; m++) {
         a.cmp = m;
@@ -101,12 +100,10 @@ static void test_formula_follows_the_experiment(void **state)
 {
     (void)state;
     static App a;
-    tu_open_exp(&a, MODEL, NULL);
-    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    tu_open_exp_at(&a, MODEL, NULL, ST_ENC_SELF_WEIGHTS);
     frame_recorded(&a);
     expect_true(strstr(g_drawn, "A = softmax(QKᵀ/√d_k + M)") != NULL, "the paper's formula without an experiment");
     tu_exp_no_scale(&a);
-    app_compute_all(&a);
     frame_recorded(&a);
     expect_true(strstr(g_drawn, "A = softmax(QKᵀ + M)") != NULL && !strstr(g_drawn, "A = softmax(QKᵀ/√d_k + M)"),
                 "the formula without the scaling under no-scale");
@@ -152,8 +149,7 @@ static void test_panel_docks_beside_the_matrix(void **state)
 {
     (void)state;
     static App a;
-    tu_open_exp(&a, MODEL, "matrix");
-    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
+    tu_open_exp_at(&a, MODEL, "matrix", ST_ENC_SELF_WEIGHTS);
     ev_key(&a, 'e', 0);
     expect_true(a.show_exp, "E opens the panel");
     for (int size = 0; size < 2; size++) {
@@ -179,8 +175,7 @@ static void test_hidden_token_one_story(void **state)
 {
     (void)state;
     static App a;
-    tu_open_exp(&a, MODEL, NULL);
-    app_goto(&a, ST_SRC_TOKENS, 0);
+    tu_open_exp_at(&a, MODEL, NULL, ST_SRC_TOKENS);
     app_exp_toggle_hide(&a, 1);
     app_compute_all(&a);
     expect_true(strstr(a.notice, "hide source token 2") != NULL, "named from 1: '%s'", a.notice);

@@ -132,7 +132,6 @@ static void test_window_copy_and_paste(void **state)
     app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
     app_set_head(&a, 3);
     tu_exp_no_scale(&a);
-    app_compute_all(&a);
     ev_key(&a, (Key)'c', MOD_CTRL | MOD_SHIFT);
     expect_true(strncmp(clip, "SF1-", 4) == 0 && strstr(clip, "\nindex.html#") != NULL, "code and link: %s", clip);
     expect_true(strstr(a.notice, "scene copied") != NULL, "notice: %s", a.notice);
