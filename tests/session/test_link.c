@@ -45,9 +45,7 @@ static void test_only_what_is_given(void **state)
 static void test_bad_fields_are_named(void **state)
 {
     (void)state;
-    static const struct {
-        const char *frag, *says;
-    } cases[] = {
+    static const TuPair cases[] = {
         {"stage=enc.self.weight", "unknown stage 'enc.self.weight'"},
         {"layer=x", "layer must be"},
         {"layer=64", "layer must be"},
@@ -69,9 +67,9 @@ static void test_bad_fields_are_named(void **state)
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         SceneLink l;
         TfErr err = {{0}};
-        int rc = link_parse(cases[k].frag, &l, &err);
-        expect_true(rc < 0 && strstr(err.msg, cases[k].says) && !strchr(err.msg, '\n') && l.has == 0,
-                    "«%s»: rc %d, message «%s», want «%s»", cases[k].frag, rc, err.msg, cases[k].says);
+        int rc = link_parse(cases[k].in, &l, &err);
+        expect_true(rc < 0 && strstr(err.msg, cases[k].want) && !strchr(err.msg, '\n') && l.has == 0,
+                    "«%s»: rc %d, message «%s», want «%s»", cases[k].in, rc, err.msg, cases[k].want);
     }
     /* a value longer than the field */
     static char big[LINK_TEXT_MAX + 16];

@@ -29,6 +29,9 @@
 #define W 1280
 #define H 800
 
+/* The rectangle the tests draw the views into and hover over. */
+static const Rect AREA = {300, 70, 680, 640};
+
 /* Model files, named by the process id so that two runs at once (make test
  * and make test SANITIZE=1) do not remove each other's. */
 static char POST[96], PRE[96], BASE[96];
@@ -256,12 +259,11 @@ static void test_pe_table_cells(void **state)
     (void)state;
     static App a;
     open_app(&a, POST, "t5 t6 t7 t8", "t9 t10", "pos.enc", 0);
-    Rect area = {300, 70, 680, 640};
     Probe p[16];
-    Rect low_left = {area.x, area.y + area.h / 2, area.w / 2, area.h / 2};
-    int n = find_cells(&a, VIEW_PE, area, low_left, ST_POS_ENC, p, 16, 19);
+    Rect low_left = {AREA.x, AREA.y + AREA.h / 2, AREA.w / 2, AREA.h / 2};
+    int n = find_cells(&a, VIEW_PE, AREA, low_left, ST_POS_ENC, p, 16, 19);
     expect_true(n >= 8, "found PE table cells by hovering, got %d", n);
-    draw_view(&a, VIEW_PE, area, 0, 0, 0); /* no hover outline now */
+    draw_view(&a, VIEW_PE, AREA, 0, 0, 0); /* no hover outline now */
     int bad = 0;
     /* the engine's table (the trace's own holds only the rows the input needs) */
     int C = a.ses.trace.cfg.d_model, rows = a.ses.trace.cfg.max_len;
@@ -284,7 +286,7 @@ static void test_pe_table_cells(void **state)
     expect_true(bad == 0, "every probed cell has its value's colour on -1..1, %d differ", bad);
     /* a click on a column plots that dimension (wave slot 3) and rotates
      * its pair */
-    draw_view(&a, VIEW_PE, area, p[n - 1].x, p[n - 1].y, 1);
+    draw_view(&a, VIEW_PE, AREA, p[n - 1].x, p[n - 1].y, 1);
     ren_end(tu_ren);
     int dims[4], pair, pos, k;
     view_pe_choices(a.vstate[VIEW_PE], dims, &pair, &pos, &k);
@@ -389,12 +391,11 @@ static void test_norm_view_hover(void **state)
     (void)state;
     static App a;
     open_app(&a, POST, "t5 t6 t7", "t8 t9", "enc.norm1", 1);
-    Rect area = {300, 70, 680, 640};
     Probe p[8];
     /* post-LN: x, Sublayer(x) above the sum and the norm, bottom right */
-    Rect top = {area.x, area.y, area.w, area.h / 2};
-    Rect quad = {area.x + area.w / 2, area.y + area.h / 4, area.w / 2, area.h / 4};
-    int n = find_cells(&a, VIEW_NORM, area, quad, ST_ENC_NORM1, p, 6, 13);
+    Rect top = {AREA.x, AREA.y, AREA.w, AREA.h / 2};
+    Rect quad = {AREA.x + AREA.w / 2, AREA.y + AREA.h / 4, AREA.w / 2, AREA.h / 4};
+    int n = find_cells(&a, VIEW_NORM, AREA, quad, ST_ENC_NORM1, p, 6, 13);
     expect_true(n >= 3, "hovering finds cells of enc.norm1, got %d", n);
     const float *norm = a.ses.trace.enc[1].n1.norm;
     for (int i = 0; i < n; i++) {
@@ -404,7 +405,7 @@ static void test_norm_view_hover(void **state)
     top.w /= 2;
     top.y += top.h / 2;
     top.h /= 2;
-    n = find_cells(&a, VIEW_NORM, area, top, ST_ENC_ADD1, p, 2, 13);
+    n = find_cells(&a, VIEW_NORM, AREA, top, ST_ENC_ADD1, p, 2, 13);
     expect_true(n >= 1, "the sum x + Sublayer(x) is on screen too, found %d cells", n);
     app_free(&a);
 }
@@ -417,11 +418,10 @@ static void test_ffn_zero_cells(void **state)
     static App a;
     open_app(&a, POST, "t5 t6 t7", "t8 t9", "enc.ffn.hidden", 0);
     a.pz[VIEW_FFN].zoom = 2.0f; /* cells a few pixels wide */
-    Rect area = {300, 70, 680, 640};
     Probe p[24];
-    Rect top = {area.x, area.y, area.w, area.h / 2};
-    int n = find_cells(&a, VIEW_FFN, area, top, ST_ENC_FFN_HIDDEN, p, 24, 9);
-    draw_view(&a, VIEW_FFN, area, 0, 0, 0);
+    Rect top = {AREA.x, AREA.y, AREA.w, AREA.h / 2};
+    int n = find_cells(&a, VIEW_FFN, AREA, top, ST_ENC_FFN_HIDDEN, p, 24, 9);
+    draw_view(&a, VIEW_FFN, AREA, 0, 0, 0);
     const float *hid = a.ses.trace.enc[0].ffn_hidden;
     int F = a.ses.trace.cfg.d_ff, zeros = 0, bad = 0;
     float mx = 0;
@@ -457,11 +457,10 @@ static void test_ffn_sentence_counts_trace(void **state)
     (void)state;
     static App a;
     open_app(&a, POST, "t5 t6 t7", "t8 t9", "enc.ffn.hidden", 1);
-    Rect area = {300, 70, 680, 640};
     int F = a.ses.trace.cfg.d_ff;
     for (int tok = 0; tok < 3; tok++) {
         a.sel = (Selection){1, tok};
-        draw_view(&a, VIEW_FFN, area, 0, 0, 0);
+        draw_view(&a, VIEW_FFN, AREA, 0, 0, 0);
         ren_end(tu_ren);
         const float *row = a.ses.trace.enc[1].ffn_hidden + (size_t)tok * F;
         int z = 0;
