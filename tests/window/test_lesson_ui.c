@@ -58,12 +58,18 @@ static void open_app(App *a)
     tu_open_lessons(a, g_dir, g_model, 0);
 }
 
+/* The app with the demo lesson open at step (which must work). */
+static void open_demo(App *a, int step)
+{
+    open_app(a);
+    expect_true(lesson_ui_open(a, "demo", step) == 0, "the demo lesson opens at step %d: %s", step + 1, a->notice);
+}
+
 static void test_steps_set_the_view(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a);
-    expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens: %s", a.notice);
+    open_demo(&a, 0);
     expect_true(strstr(a.ses.model_path, "lessons/../assets/models/tiny") != NULL,
                 "the lesson's own model is used: %s", a.ses.model_path);
     tu_frame(&a);
@@ -119,8 +125,7 @@ static void test_quiz_click_and_progress(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a);
-    lesson_ui_open(&a, "demo", 1);
+    open_demo(&a, 1);
     tu_frame(&a);
     /* click the second choice: find it by answering through the panel */
     int right = lesson_ui_answer(&a, 1);
@@ -165,8 +170,7 @@ static void test_retry_and_summary(void **state)
 {
     (void)state;
     static App a;
-    open_app(&a);
-    lesson_ui_open(&a, "demo", 1);
+    open_demo(&a, 1);
     tu_frame(&a);
     expect_true(lesson_ui_answer(&a, 0) == 0 && lesson_ui_answer(&a, 0) == -1, "a wrong choice once, not twice");
     int step, answered, shown = 0;
@@ -220,16 +224,14 @@ static void test_broken_file_reported(void **state)
 static void test_no_lesson_says_why(void **state)
 {
     (void)state;
-    static const struct {
-        const char *sub, *want;
-    } cases[] = {
+    static const TuPair cases[] = {
         {"only-broken", "01-broken.txt:3: unknown directive @bogus"},
         {"missing", "missing/en: cannot open the lesson folder"},
         {"empty", "No lessons found in"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char dir[256], cmd[600];
-        snprintf(dir, sizeof dir, "%s/%s", g_dir, cases[i].sub);
+        snprintf(dir, sizeof dir, "%s/%s", g_dir, cases[i].in);
         if (i == 0)
             snprintf(cmd, sizeof cmd, "mkdir -p %s/en && printf '@title T\\n@step S\\n@bogus x\\nText.\\n' > %s/en/01-broken.txt", dir, dir);
         else if (i == 2)
@@ -241,8 +243,8 @@ static void test_no_lesson_says_why(void **state)
         AppOpts o = tu_opts(g_model, NULL, NULL, NULL);
         o.lessons_dir = dir;
         tu_open(&a, &o, 10);
-        expect_true(lesson_ui_open(&a, "broken", 0) != 0, "%s: nothing opens", cases[i].sub);
-        expect_true(a.notice_error && strstr(a.notice, cases[i].want), "%s: '%s' in \"%s\"", cases[i].sub,
+        expect_true(lesson_ui_open(&a, "broken", 0) != 0, "%s: nothing opens", cases[i].in);
+        expect_true(a.notice_error && strstr(a.notice, cases[i].want), "%s: '%s' in \"%s\"", cases[i].in,
                     cases[i].want, a.notice);
         if (i == 2)
             expect_true(strstr(a.notice, dir) != NULL, "the folder read is named: %s", a.notice);
@@ -255,8 +257,7 @@ static void test_no_lesson_says_why(void **state)
 static void unsaved_told_once(const char *why)
 {
     static App a;
-    open_app(&a);
-    expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens (%s): %s", why, a.notice);
+    open_demo(&a, 0);
     int told = strstr(a.notice, "progress is not saved") != NULL;
     a.notice[0] = 0;
     for (int i = 0; i < 2; i++) {
@@ -303,8 +304,7 @@ static void test_fresh_account_saves_progress(void **state)
     unsetenv("XDG_DATA_HOME");
     setenv("HOME", home, 1);
     static App a;
-    open_app(&a);
-    expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens: %s", a.notice);
+    open_demo(&a, 0);
     ev_key(&a, KEY_PAGEDOWN, 0);
     tu_frame(&a);
     expect_true(!strstr(a.notice, "not saved"), "no complaint: '%s'", a.notice);
@@ -346,8 +346,7 @@ static void test_progress_fifo(void **state)
     expect_true(mkfifo(fifo, 0644) == 0, "mkfifo %s", fifo);
     alarm(20);
     static App a;
-    open_app(&a);
-    expect_true(lesson_ui_open(&a, "demo", 0) == 0, "lesson opens: %s", a.notice);
+    open_demo(&a, 0);
     int reached = 0;
     unsigned long long right = 0;
     lesson_ui_progress(&a, "demo", &reached, &right);
