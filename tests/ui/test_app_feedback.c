@@ -260,6 +260,16 @@ static void test_decode_controls_do_not_wrap(void **state)
     }
 }
 
+/* The app on the MarianMT fixture with "the cat sees a bird." at stage st,
+ * its first frame recorded into tu_drawn. */
+static void open_marian(App *a, StageId st)
+{
+    AppOpts o = tu_opts("tests/fixtures/marian/spm_model", "the cat sees a bird.", NULL, NULL);
+    tu_open(a, &o, 100);
+    app_goto(a, st, 0);
+    tu_drawn_frame(a, tu_ren);
+}
+
 /* A MarianMT model masks no padding in decoder self-attention: the mask
  * view and the explanation say "causal" alone, with no padding diagram
  * or legend (M4). */
@@ -267,10 +277,7 @@ static void test_marian_causal_only(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts("tests/fixtures/marian/spm_model", "the cat sees a bird.", NULL, NULL);
-    tu_open(&a, &o, 100);
-    app_goto(&a, ST_DEC_SELF_MASK, 0);
-    tu_drawn_frame(&a, tu_ren);
+    open_marian(&a, ST_DEC_SELF_MASK);
     expect_true(tu_drawn_count("Decoder self-attention mask: causal only (this model masks no padding here)", "view") +
                         tu_drawn_count("Causal mask", "view") ==
                     1,
@@ -298,10 +305,7 @@ static void test_marian_unk_shows_its_text(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts("tests/fixtures/marian/spm_model", "the cat sees a bird.", NULL, NULL);
-    tu_open(&a, &o, 100);
-    app_goto(&a, ST_SRC_TOKENS, 0);
-    tu_drawn_frame(&a, tu_ren);
+    open_marian(&a, ST_SRC_TOKENS);
     expect_true(a.ses.n_unk == 1, "one unknown piece, got %d", a.ses.n_unk);
     expect_true(tu_drawn_count("sees", "view") == 1 && tu_drawn_count("<unk> id 1", "view") == 1,
                 "the <unk> chip reads 'sees' (%d) over '<unk> id 1' (%d)", tu_drawn_count("sees", "view"),
@@ -316,10 +320,7 @@ static void test_pe_circle_labels_apart(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts("tests/fixtures/marian/spm_model", "the cat sees a bird.", NULL, NULL);
-    tu_open(&a, &o, 100);
-    app_goto(&a, ST_POS_ENC, 0);
-    tu_frame(&a);
+    open_marian(&a, ST_POS_ENC);
     tu_drawn_frame(&a, tu_ren);
     int names = 0, tokens = 0, overlaps = 0;
     for (int i = 0; i < tu_drawn.n; i++) {
@@ -361,6 +362,18 @@ static void open600(void)
     expect_true(g_r600 != NULL, "an 800x600 renderer: %s", err.msg);
 }
 
+/* The small screen open and the app on "i read books today" in language
+ * lang (0 English, 1 Chinese) at stage st, head 1. */
+static void open_small(App *a, int lang, StageId st)
+{
+    open600();
+    AppOpts o = tu_opts(NULL, "i read books today", NULL, NULL);
+    o.lang = lang;
+    tu_open(a, &o, 100);
+    app_goto(a, st, 0);
+    app_set_head(a, 0);
+}
+
 /* A click in the middle of r, with frames at 800x600. */
 static void click_rect(App *a, Rect r)
 {
@@ -392,18 +405,13 @@ static int click_tab(App *a, ViewId v)
 static void test_every_tab_reachable(void **state)
 {
     (void)state;
-    open600();
     static App a;
     char dir[4096];
     int have_zh = paths_locale(dir, sizeof dir) && ui_i18n_init(dir) == 1;
     StageId sts[3] = {ST_DEC_CROSS_WEIGHTS, ST_SRC_TOKENS, ST_ENC_SELF_SCORES};
     for (int lang = 0; lang < (have_zh ? 2 : 1); lang++)
         for (int k = 0; k < 3; k++) {
-            AppOpts o = tu_opts(NULL, "i read books today", NULL, NULL);
-            o.lang = lang;
-            tu_open(&a, &o, 100);
-            app_goto(&a, sts[k], 0);
-            app_set_head(&a, 0);
+            open_small(&a, lang, sts[k]);
             frame600(&a);
             ViewId ch[APP_MAX_VIEW_CHOICES];
             int n = app_view_choices(&a, ch);
@@ -433,12 +441,8 @@ static void test_every_tab_reachable(void **state)
 static void test_list_takes_its_click(void **state)
 {
     (void)state;
-    open600();
     static App a;
-    AppOpts o = tu_opts(NULL, "i read books today", NULL, NULL);
-    tu_open(&a, &o, 100);
-    app_goto(&a, ST_DEC_CROSS_WEIGHTS, 0);
-    app_set_head(&a, 0);
+    open_small(&a, 0, ST_DEC_CROSS_WEIGHTS);
     frame600(&a);
     expect_true(a.tabs_more.button.w > 0, "a » button at 800x600, got width %d", a.tabs_more.button.w);
     click_rect(&a, a.tabs_more.button);
@@ -465,12 +469,8 @@ static void test_list_takes_its_click(void **state)
 static void test_explanation_scrolls(void **state)
 {
     (void)state;
-    open600();
     static App a;
-    AppOpts o = tu_opts(NULL, "i read books today", NULL, NULL);
-    tu_open(&a, &o, 100);
-    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
-    app_set_head(&a, 0);
+    open_small(&a, 0, ST_ENC_SELF_WEIGHTS);
     app_pick_tab(&a, VIEW_DECODE); /* the longest explanation (as the review found it) */
     tu_drawn_frame(&a, g_r600);
     expect_true(tu_drawn_count("▼", NULL), "a ▼ under the Decode tab's explanation at 800x600 (content %d px), got %s", a.expl.content,

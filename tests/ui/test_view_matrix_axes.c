@@ -15,18 +15,17 @@
 
 TU_RENDERER(1280, 800)
 
-static void open_at(App *a, StageId st, int head)
+#define SENT "i read books today"
+
+/* The app on src at stage st with head (-1: every head) in the matrix
+ * view, drawn twice (both frames recorded into tu_drawn). */
+static void open_drawn(App *a, const char *src, StageId st, int head)
 {
-    AppOpts o = tu_opts(NULL, "i read books today", NULL, NULL);
+    AppOpts o = tu_opts(NULL, src, NULL, NULL);
     tu_open(a, &o, 100);
     app_goto(a, st, 0);
     app_set_head(a, head);
     a->view = VIEW_MATRIX;
-}
-
-/* Two whole frames, recorded into tu_drawn. */
-static void frame_drawn(App *a)
-{
     tu_drawn_start();
     tu_frame(a);
     tu_frame(a);
@@ -44,8 +43,7 @@ static void test_axis_titles(void **state)
         {ST_SRC_EMBED, 0, "rows: source tokens · columns: dimensions"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        open_at(&a, cases[k].st, cases[k].head);
-        frame_drawn(&a);
+        open_drawn(&a, SENT, cases[k].st, cases[k].head);
         expect_true(tu_drawn_count(cases[k].axes, "view"), "%s: the axes titled \"%s\", got %s", stage_info(cases[k].st)->name,
                     cases[k].axes, tu_drawn_count(cases[k].axes, "view") ? "it" : "not");
         app_free(&a);
@@ -56,8 +54,7 @@ static void test_head_boundaries(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, ST_ENC_SELF_Q, -1);
-    frame_drawn(&a);
+    open_drawn(&a, SENT, ST_ENC_SELF_Q, -1);
     HeatGeo g = a.heat;
     expect_true(g.valid && g.cols == 64, "Q of all heads: 64 columns, got %d", g.cols);
     int heads = 0;
@@ -80,8 +77,7 @@ static void test_head_boundaries(void **state)
                 px[0], px[1], want);
     app_free(&a);
     /* one head's columns: no boundary, no names */
-    open_at(&a, ST_ENC_SELF_Q, 0);
-    frame_drawn(&a);
+    open_drawn(&a, SENT, ST_ENC_SELF_Q, 0);
     expect_true(!tu_drawn_count("head 2", "view") && !tu_drawn_count("h2", "view"), "one head's Q: no head names under it, got %s", "some");
     app_free(&a);
 }
@@ -90,8 +86,7 @@ static void test_hover_names_positions(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, ST_DEC_CROSS_WEIGHTS, 0);
-    frame_drawn(&a);
+    open_drawn(&a, SENT, ST_DEC_CROSS_WEIGHTS, 0);
     HeatGeo g = a.heat;
     ev_mouse(&a, IN_MOUSE_MOVE, g.grid.x + (int)(1.5f * g.cw), g.grid.y + (int)(0.5f * g.ch), 0);
     tu_frame(&a);
@@ -108,13 +103,8 @@ static void test_narrow_columns_labelled(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(NULL, "i read many good books today at home and then i read more books at home today", NULL,
-                        NULL);
-    tu_open(&a, &o, 100);
-    app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
-    app_set_head(&a, 0);
-    a.view = VIEW_MATRIX;
-    frame_drawn(&a);
+    open_drawn(&a, "i read many good books today at home and then i read more books at home today",
+               ST_ENC_SELF_WEIGHTS, 0);
     TfView tv;
     TfErr err;
     expect_true(tf_view(&a.ses.trace, ST_ENC_SELF_WEIGHTS, 0, 0, 0, &tv, &err) == 0, "the view: %s", err.msg);

@@ -31,12 +31,12 @@
 static char g_model[96];
 TU_FIXTURE(g_model, "view-heads-lab", 1280, 800)
 
-static void open_at(App *a, const char *stage, int layer)
+static void open_at(App *a, const char *stage, int layer, int head)
 {
     AppOpts o = tu_opts(MODEL, "i read books today", NULL, NULL);
     tu_open(a, &o, 100);
     app_goto(a, (StageId)stage_find(stage), layer);
-    app_set_head(a, -1);
+    app_set_head(a, head);
     a->anim_start = 0;
 }
 
@@ -77,7 +77,7 @@ static void test_table_and_importance(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, "dec.cross.weights", 1);
+    open_at(&a, "dec.cross.weights", 1, -1);
     frame(&a, VIEW_HEADS);
     const HeadsTable *t = view_heads_table(a.vstate[VIEW_HEADS]);
     expect_true(t->shown, "the table is docked under the thumbnails at %dx%d", AREA.w, AREA.h);
@@ -158,8 +158,7 @@ static void test_lens_and_qk(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, "dec.cross.q", 1);
-    app_set_head(&a, 0);
+    open_at(&a, "dec.cross.q", 1, 0);
     int qk = tu_offers(&a, VIEW_QKMAP), lens = tu_offers(&a, VIEW_LENS);
     expect_true(qk && lens, "dec.cross.q offers the Q/K map (%d) and the lens (%d)", qk, lens);
     app_compute_all(&a);
@@ -196,8 +195,7 @@ static void test_rollout_mode(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, "enc.self.weights", 1);
-    app_set_head(&a, 0);
+    open_at(&a, "enc.self.weights", 1, 0);
     a.rollout = 1;
     app_compute_all(&a);
     float want[64];

@@ -34,6 +34,17 @@ static void draw(App *a, ViewId id, Rect area)
     tu_drawn_stop();
 }
 
+/* The app on "i read books at home today" (and tgt, NULL: greedy) in view at
+ * stage, layer and head, the clock at 1. */
+static void open_at(App *a, const char *tgt, const char *view, const char *stage, int layer, int head)
+{
+    AppOpts o = tu_opts(MODEL, "i read books at home today", tgt, view);
+    o.stage = stage;
+    o.layer = layer;
+    o.head = head;
+    tu_open(a, &o, 1);
+}
+
 static int count(const char *needle)
 {
     int k = 0;
@@ -46,11 +57,7 @@ static void test_pictures(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "i read books at home today", "我 今天 在 家 读 书", "history");
-    o.stage = "dec.cross.weights";
-    o.layer = 1;
-    o.head = 0;
-    tu_open(&a, &o, 1);
+    open_at(&a, "我 今天 在 家 读 书", "history", "dec.cross.weights", 1, 0);
     expect_true(view_find("history") == VIEW_HISTORY, "view_find names the history view");
     expect_true(!tu_offers(&a, VIEW_HISTORY), "not a tab of the stage");
     draw(&a, VIEW_HISTORY, (Rect){0, 0, 700, 640});
@@ -69,11 +76,7 @@ static void test_head_blocks(void **state)
 {
     (void)state;
     static App a;
-    AppOpts o = tu_opts(MODEL, "i read books at home today", NULL, "matrix");
-    o.stage = "enc.self.q";
-    o.layer = 0;
-    o.head = -1;
-    tu_open(&a, &o, 1);
+    open_at(&a, NULL, "matrix", "enc.self.q", 0, -1);
     draw(&a, VIEW_MATRIX, (Rect){0, 0, 900, 640});
     expect_true(tu_drawn_count("head 1", NULL) && tu_drawn_count("head 8", NULL) && !tu_drawn_count("head 9", NULL),
                 "all heads: eight blocks named, got:\n%s", tu_drawn.text);

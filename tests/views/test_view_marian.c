@@ -21,9 +21,9 @@
 
 TU_RENDERER(1280, 800)
 
-static void open_at(App *a, const char *stage, int layer)
+static void open_at(App *a, const char *stage, int layer, const char *view)
 {
-    AppOpts o = tu_opts(SPMDIR, "the cat sees a bird.", NULL, NULL);
+    AppOpts o = tu_opts(SPMDIR, "the cat sees a bird.", NULL, view);
     o.stage = stage;
     o.layer = layer;
     tu_open(a, &o, 100);
@@ -34,7 +34,7 @@ static void test_ffn_counts_silu_negatives(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, "enc.ffn.hidden", 0);
+    open_at(&a, "enc.ffn.hidden", 0, NULL);
     expect_true(a.ses.model.cfg.act == TF_ACT_SILU, "the fixture is SiLU");
     int F = a.ses.trace.cfg.d_ff, neg_all = 0;
     for (int tok = 0; tok < 3; tok++) {
@@ -73,7 +73,7 @@ static void test_pe_halves(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, "pos.enc", 0);
+    open_at(&a, "pos.enc", 0, NULL);
     int C = a.ses.model.cfg.d_model, rows = 20;
     expect_true(a.ses.model.cfg.pe_layout == TF_PE_HALVES, "halves");
     float *want = malloc((size_t)rows * C * sizeof *want), *got = malloc((size_t)rows * C * sizeof *got);
@@ -106,8 +106,7 @@ static void test_output_finds_a_token(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, "out.probs", 0);
-    a.view = VIEW_OUTPUT;
+    open_at(&a, "out.probs", 0, "output");
     char *find = view_output_find_text(a.vstate[VIEW_OUTPUT]);
     snprintf(find, SES_TEXT_MAX, "cat"); /* the piece is "▁cat" */
     a.ui.in = (UiInput){0};
@@ -135,8 +134,7 @@ static void test_decode_view_ids(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, "src.tokens", 0);
-    a.view = VIEW_DECODE;
+    open_at(&a, "src.tokens", 0, "decode");
     a.ui.in = (UiInput){0};
     tu_view_frame(&a, tu_ren, VIEW_DECODE, (Rect){300, 70, 680, 640});
     ren_end(tu_ren);

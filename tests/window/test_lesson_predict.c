@@ -86,6 +86,13 @@ static void open_at(App *a, int step)
     tu_frame(a);
 }
 
+/* The same, and the step's prediction into *ps: 1 when it has one. */
+static int open_predict(App *a, int step, LessonPredictState *ps)
+{
+    open_at(a, step);
+    return lesson_ui_predict_state(a, ps);
+}
+
 /* The middle of cell (row, col) of the heatmap drawn last, and a point
  * off the "?" in it. */
 static void cell_point(const App *a, int row, int col, int *x, int *y, int off)
@@ -111,9 +118,8 @@ static void test_row_wrong_then_right(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, 0);
     LessonPredictState ps;
-    expect_true(lesson_ui_predict_state(&a, &ps) && ps.kind == LESSON_PREDICT_ROW && ps.row == 1 && ps.picked < 0,
+    expect_true(open_predict(&a, 0, &ps) && ps.kind == LESSON_PREDICT_ROW && ps.row == 1 && ps.picked < 0,
                 "step 1 hides row 2 (t6) and waits, got kind %d row %d picked %d", ps.kind, ps.row + 1, ps.picked);
     expect_true(a.heat.valid && a.heat.cols == 3, "a 3-column heatmap was drawn: valid %d cols %d", a.heat.valid,
                 a.heat.cols);
@@ -151,8 +157,7 @@ static void test_row_wrong_then_right(void **state)
 
     /* a new learner's session: the right cell */
     static App b;
-    open_at(&b, 0);
-    lesson_ui_predict_state(&b, &ps);
+    open_predict(&b, 0, &ps);
     expect_true(ps.picked < 0, "a new session starts unpicked (%d)", ps.picked);
     cell_point(&b, 1, ps.answer, &x, &y, 0);
     tu_click(&b, x, y);
@@ -172,9 +177,8 @@ static void test_next_token(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, 1);
     LessonPredictState ps;
-    expect_true(lesson_ui_predict_state(&a, &ps) && ps.kind == LESSON_PREDICT_NEXT && ps.row == 1,
+    expect_true(open_predict(&a, 1, &ps) && ps.kind == LESSON_PREDICT_NEXT && ps.row == 1,
                 "step 2 asks for the token after t8 (row 2), got kind %d row %d", ps.kind, ps.row + 1);
     int ids[LESSON_PREDICT_CAND];
     Rect rc[LESSON_PREDICT_CAND];
@@ -211,9 +215,8 @@ static void test_click_reveals_without_a_move(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, 0);
     LessonPredictState ps;
-    lesson_ui_predict_state(&a, &ps);
+    open_predict(&a, 0, &ps);
     uint32_t before[3], after[3];
     row_pixels(&a, 1, before, 3);
     int x, y;
@@ -247,9 +250,8 @@ static void test_choices(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, 5);
     LessonPredictState ps;
-    expect_true(lesson_ui_predict_state(&a, &ps) && ps.kind == LESSON_PREDICT_OUTPUT && ps.answer == 1 &&
+    expect_true(open_predict(&a, 5, &ps) && ps.kind == LESSON_PREDICT_OUTPUT && ps.answer == 1 &&
                     ps.picked < 0,
                 "step 6 predicts the output, answer choice 2, got kind %d answer %d", ps.kind, ps.answer);
     expect_true(lesson_ui_hides_output(&a), "the translation is hidden");
@@ -279,9 +281,8 @@ static void test_number_cell(void **state)
 {
     (void)state;
     static App a;
-    open_at(&a, 6);
     LessonPredictState ps;
-    expect_true(lesson_ui_predict_state(&a, &ps) && ps.kind == LESSON_PREDICT_NUMBER && ps.picked < 0,
+    expect_true(open_predict(&a, 6, &ps) && ps.kind == LESSON_PREDICT_NUMBER && ps.picked < 0,
                 "step 7 predicts a number");
     uint32_t before[3], after[3];
     row_pixels(&a, 1, before, 3);
