@@ -61,6 +61,7 @@ int input_from_sdl(const void *sdl_event, InputEvent *out)
         out->type = e->type == SDL_MOUSEBUTTONDOWN ? IN_MOUSE_DOWN : IN_MOUSE_UP;
         out->x = e->button.x;
         out->y = e->button.y;
+        out->clicks = e->button.clicks;
         out->mod = mod_of((Uint16)SDL_GetModState());
         out->button = e->button.button == SDL_BUTTON_LEFT ? MB_LEFT
                       : e->button.button == SDL_BUTTON_RIGHT ? MB_RIGHT

@@ -57,6 +57,8 @@ typedef struct InputEvent {
     int mod;                    /* MOD_* bits */
     int x, y;
     int button;                 /* MouseButton */
+    int clicks;                 /* IN_MOUSE_DOWN: 1 a single click, 2 a double, 3 a triple
+                                 * (the system's own timing and distance); 0 counts as 1 */
     int wheel;
     char text[INPUT_TEXT_MAX];  /* NUL-terminated */
     char path[INPUT_PATH_MAX];  /* IN_DROP */

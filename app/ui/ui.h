@@ -33,6 +33,7 @@ typedef struct UiInput {
     int mx, my;           /* mouse position, drawable pixels */
     int down;             /* left button held */
     int pressed, released;/* left button went down / up this frame */
+    int clicks;           /* the last press: 1 single, 2 double, 3 triple (or more) */
     int rpressed;         /* right button went down */
     int wheel;            /* wheel clicks this frame (+ up) */
     int moved;
@@ -331,7 +332,10 @@ void ui_flow_keep(UiFlow *f, int w);
 /* ---- the text box and its editing (ui_text.c) ---- */
 /* A one-line field of buf (cap bytes) in rc: the text scrolled so that the
  * cursor shows, the selection, a blinking cursor while it has the
- * keyboard, hint (dim) when empty. opt: UI_SMALL, UI_WARN. Returns
+ * keyboard, hint (dim) when empty. With the mouse: a click takes the
+ * keyboard (a click in the focused field puts the cursor there, Shift+click
+ * extends the selection), a drag selects, a double click selects a word
+ * (ui_word_at) and a triple click the whole line. opt: UI_SMALL, UI_WARN. Returns
  * UI_LEFT when a click elsewhere took the keyboard from it. */
 int ui_textbox(UiCtx *ui, UiId id, char *buf, int cap, Rect rc, const char *hint, int opt);
 /* The text cursor: 1 while it shows (0.6 s on, 0.4 s off from the last
@@ -346,12 +350,17 @@ double ui_caret_wait(const UiCtx *ui);
  * character). ui_edit_text inserts typed or pasted text over the
  * selection, dropping invalid UTF-8 and control characters (new lines and
  * tabs become spaces) and what does not fit (UI_FULL). ui_edit_key: Left,
- * Right, Home, End (with Shift: select), Backspace, Delete, Ctrl+A (all),
+ * Right, Home, End (with Shift: select; with Ctrl, Left and Right go a
+ * word), Backspace, Delete, Ctrl+A (all),
  * Ctrl+C / Ctrl+X / Ctrl+V (the clipboard hooks), Ctrl+U (clear); Enter
  * and Esc leave the field (UI_SUBMIT | UI_LEFT for Enter), Tab returns
  * UI_NEXT; 0 for a key it does not use. */
 int ui_edit_text(UiCtx *ui, char *buf, int cap, const char *text);
 int ui_edit_key(UiCtx *ui, char *buf, int cap, Key key, int mod);
+/* The word of buf around byte at, as a double click selects it: a run of
+ * characters that are neither spaces nor '|' (the sentence separator), or
+ * the run of separators itself when at is on one; [*from, *to). */
+void ui_word_at(const char *buf, int at, int *from, int *to);
 /* The cursor at byte at (clamped, at a character), no selection. */
 void ui_edit_cursor(UiCtx *ui, const char *buf, int at);
 

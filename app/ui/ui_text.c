@@ -47,6 +47,54 @@ static int boundary(const char *s, int at)
     return at == next_char(s, prev_char(s, at)) ? at : prev_char(s, at);
 }
 
+/* A character that ends a word: a space or the sentence separator '|'. */
+static int word_gap(char c)
+{
+    return c == ' ' || c == '|';
+}
+
+void ui_word_at(const char *buf, int at, int *from, int *to)
+{
+    int n = (int)strlen(buf);
+    at = boundary(buf, at);
+    if (at >= n && n > 0) /* past the end: the last word */
+        at = prev_char(buf, n);
+    int gap = n > 0 && word_gap(buf[at]);
+    int a = at, b = at;
+    while (a > 0) { /* multi-byte characters are never gaps: stepping by bytes
+                       stops on their first byte as on a character */
+        int p = prev_char(buf, a);
+        if (word_gap(buf[p]) != gap)
+            break;
+        a = p;
+    }
+    while (b < n && word_gap(buf[b]) == gap)
+        b = next_char(buf, b);
+    *from = a;
+    *to = b;
+}
+
+/* Ctrl+Left / Ctrl+Right: to the start of this word or the one before,
+ * to the end of this word or the one after (over the gaps between). */
+static int word_left(const char *s, int at)
+{
+    while (at > 0 && word_gap(s[prev_char(s, at)]))
+        at = prev_char(s, at);
+    while (at > 0 && !word_gap(s[prev_char(s, at)]))
+        at = prev_char(s, at);
+    return at;
+}
+
+static int word_right(const char *s, int at)
+{
+    int n = (int)strlen(s);
+    while (at < n && word_gap(s[at]))
+        at = next_char(s, at);
+    while (at < n && !word_gap(s[at]))
+        at = next_char(s, at);
+    return at;
+}
+
 void ui_edit_cursor(UiCtx *ui, const char *buf, int at)
 {
     ui->edit.cursor = ui->edit.anchor = boundary(buf, at);
@@ -173,10 +221,12 @@ static void move(UiEdit *e, int to, int shift)
         e->anchor = to;
 }
 
-static int ctrl_key(UiCtx *ui, char *buf, int cap, Key key)
+static int ctrl_key(UiCtx *ui, char *buf, int cap, Key key, int shift)
 {
     UiEdit *e = &ui->edit;
     switch ((int)key) {
+    case KEY_LEFT: move(e, word_left(buf, e->cursor), shift); return 0;
+    case KEY_RIGHT: move(e, word_right(buf, e->cursor), shift); return 0;
     case 'a': e->anchor = 0; e->cursor = (int)strlen(buf); return 0;
     case 'c': copy_selection(ui, buf); return 0;
     case 'x': copy_selection(ui, buf); return delete_selection(e, buf);
@@ -196,7 +246,7 @@ int ui_edit_key(UiCtx *ui, char *buf, int cap, Key key, int mod)
     int shift = (mod & MOD_SHIFT) != 0, from, to;
     selection(e, &from, &to);
     if (mod & MOD_CTRL)
-        return ctrl_key(ui, buf, cap, key);
+        return ctrl_key(ui, buf, cap, key, shift);
     switch ((int)key) {
     case KEY_BACKSPACE:
         return from < to ? delete_selection(e, buf) : delete_range(e, buf, prev_char(buf, from), from);
@@ -229,9 +279,30 @@ static int offset_at(RenFont *f, const char *s, int x)
     return at;
 }
 
+/* A press in the focused box: one click puts the cursor there (Shift+click
+ * moves only the cursor: the selection grows), a double click selects the
+ * word under the mouse, a triple click the line. */
+static void textbox_press(UiCtx *ui, char *buf, int at)
+{
+    UiEdit *e = &ui->edit;
+    if (ui->in.clicks >= 3) {
+        e->anchor = 0;
+        e->cursor = (int)strlen(buf);
+    } else if (ui->in.clicks == 2) {
+        ui_word_at(buf, at, &e->anchor, &e->cursor);
+    } else if (ui->in.mod & MOD_SHIFT) {
+        clamp(e, buf);
+        e->cursor = boundary(buf, at);
+    } else {
+        ui_edit_cursor(ui, buf, at);
+    }
+}
+
 /* A press on the box: the first takes the keyboard (cursor at the end), a
- * press in the focused box puts the cursor there, and holding the button
- * selects up to the mouse. Returns UI_LEFT for a press elsewhere. */
+ * press in the focused box places the cursor or selects (textbox_press),
+ * and holding the button selects up to the mouse (after a double or triple
+ * click the selection stays as it was made). Returns UI_LEFT for a press
+ * elsewhere. */
 static int textbox_mouse(UiCtx *ui, UiId id, char *buf, int cap, int over, RenFont *f, int x0)
 {
     if (ui->in.pressed && !over && ui->focus == id && !ui->focus_fresh) {
@@ -239,12 +310,15 @@ static int textbox_mouse(UiCtx *ui, UiId id, char *buf, int cap, int over, RenFo
         return UI_LEFT;
     }
     if (ui->in.pressed && over) {
-        if (ui->focus != id)
+        if (ui->focus != id && ui->in.clicks < 2)
             ui_focus_text(ui, id, buf, cap);
-        else
-            ui_edit_cursor(ui, buf, offset_at(f, buf, ui->in.mx - x0));
+        else {
+            if (ui->focus != id) /* a double click that began elsewhere */
+                ui_focus_text(ui, id, buf, cap);
+            textbox_press(ui, buf, offset_at(f, buf, ui->in.mx - x0));
+        }
         ui->blink_restart = 1;
-    } else if (ui->focus == id && ui->active == id && ui->in.down && ui->in.moved) {
+    } else if (ui->focus == id && ui->active == id && ui->in.down && ui->in.moved && ui->in.clicks < 2) {
         ui->edit.cursor = boundary(buf, offset_at(f, buf, ui->in.mx - x0));
     }
     return 0;

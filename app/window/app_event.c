@@ -434,6 +434,7 @@ void app_event(App *a, const InputEvent *e)
         if (e->button == MB_LEFT) {
             a->ui.in.down = 1;
             a->ui.in.pressed = 1;
+            a->ui.in.clicks = e->clicks > 0 ? e->clicks : 1;
         } else if (e->button == MB_RIGHT) {
             a->ui.in.rpressed = 1;
         }

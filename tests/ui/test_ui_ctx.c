@@ -1,8 +1,9 @@
 /* test_ui_ctx.c - the widget context (ui.h) fed synthetic input on a
  * headless renderer: ids, hot / active / focus, a button's click, a
  * slider's and a drag's motion, and the text box's editing (insert,
- * delete, select, copy, paste; UTF-8 never split), and focus leaving on a
- * click elsewhere. */
+ * delete, select, copy, paste; UTF-8 never split), its mouse selection
+ * (double click a word, triple click the line, Shift+click, a drag) and
+ * Ctrl+arrows by words, and focus leaving on a click elsewhere. */
 #include "test_util.h"
 #include "ui.h"
 #include "utf8.h"
@@ -334,9 +335,102 @@ static void test_focus_leaves(void **state)
     expect_true(ui_editing(&ui, buf) && ui.edit.cursor == 0, "a press at the start: cursor %d", ui.edit.cursor);
 }
 
+/* A press of n clicks (2: a double click) at x in the box, with mod held,
+ * then its release, each in a frame. */
+static void click_n(UiCtx *ui, char *buf, int cap, int x, int n, int mod)
+{
+    press(ui, x, 70);
+    ui->in.clicks = n;
+    ui->in.mod = mod;
+    draw_box(ui, buf, cap, 0);
+    release(ui);
+    draw_box(ui, buf, cap, 0);
+    ui->in.mod = 0;
+}
+
+/* The x of byte at of buf in BOX (its text starts 8 px in). */
+static int x_of(const char *buf, int at)
+{
+    return BOX.x + 8 + ren_text_width_n(g_gfx.ui, buf, at);
+}
+
+static void sel(const UiCtx *ui, const char *buf, char *out)
+{
+    int a = ui->edit.anchor < ui->edit.cursor ? ui->edit.anchor : ui->edit.cursor;
+    int b = ui->edit.anchor < ui->edit.cursor ? ui->edit.cursor : ui->edit.anchor;
+    memcpy(out, buf + a, (size_t)(b - a));
+    out[b - a] = 0;
+}
+
+static void test_textbox_mouse_selection(void **state)
+{
+    (void)state;
+    UiCtx ui = {0};
+    char buf[64] = "i love 中国|you", got[64];
+    int f, t;
+    ui_word_at(buf, 3, &f, &t);
+    expect_true(f == 2 && t == 6, "the word around byte 3 is 'love': [%d, %d)", f, t);
+    ui_word_at(buf, 8, &f, &t);
+    expect_true(f == 7 && t == 13, "中国 is one word, a multi-byte character inside it too: [%d, %d)", f, t);
+    ui_word_at(buf, 6, &f, &t);
+    expect_true(f == 6 && t == 7, "on the space: the space itself [%d, %d)", f, t);
+    ui_word_at(buf, 99, &f, &t);
+    expect_true(f == 14 && t == 17, "past the end: the last word, after the '|' [%d, %d)", f, t);
+    ui_word_at("", 0, &f, &t);
+    expect_true(f == 0 && t == 0, "an empty line: nothing");
+
+    click_n(&ui, buf, sizeof buf, x_of(buf, 4), 1, 0); /* takes the keyboard */
+    click_n(&ui, buf, sizeof buf, x_of(buf, 4), 2, 0);
+    sel(&ui, buf, got);
+    expect_true(!strcmp(got, "love"), "a double click on 'love' selects it: '%s'", got);
+    ui_edit_text(&ui, buf, sizeof buf, "like");
+    expect_true(!strcmp(buf, "i like 中国|you"), "and typing replaces the word: '%s'", buf);
+    click_n(&ui, buf, sizeof buf, x_of(buf, 9), 2, 0);
+    sel(&ui, buf, got);
+    expect_true(!strcmp(got, "中国"), "a double click inside 中国 selects it: '%s'", got);
+    click_n(&ui, buf, sizeof buf, x_of(buf, 4), 3, 0);
+    sel(&ui, buf, got);
+    expect_true(!strcmp(got, buf), "a triple click selects the line: '%s'", got);
+    /* a double click on a field that did not have the keyboard selects too */
+    ui_focus_clear(&ui);
+    click_n(&ui, buf, sizeof buf, x_of(buf, 1), 2, 0);
+    sel(&ui, buf, got);
+    expect_true(ui_editing(&ui, buf) && !strcmp(got, " "), "the first click's focus, then the word (the space): '%s'", got);
+
+    /* a click, then Shift+click further on: the selection between them */
+    click_n(&ui, buf, sizeof buf, x_of(buf, 2), 1, 0);
+    click_n(&ui, buf, sizeof buf, x_of(buf, 6), 1, MOD_SHIFT);
+    sel(&ui, buf, got);
+    expect_true(!strcmp(got, "like"), "click then Shift+click: '%s'", got);
+    /* a drag from 'i' to the end of 'like' */
+    press(&ui, x_of(buf, 0), 70);
+    ui.in.clicks = 1;
+    draw_box(&ui, buf, sizeof buf, 0);
+    mouse(&ui, x_of(buf, 6), 70);
+    draw_box(&ui, buf, sizeof buf, 0);
+    release(&ui);
+    draw_box(&ui, buf, sizeof buf, 0);
+    sel(&ui, buf, got);
+    expect_true(!strcmp(got, "i like"), "a drag selects what it passed over: '%s'", got);
+    /* Shift+arrows extend the selection; Ctrl+arrows go by words */
+    ui_edit_key(&ui, buf, sizeof buf, KEY_RIGHT, MOD_SHIFT);
+    sel(&ui, buf, got);
+    expect_true(!strcmp(got, "i like "), "Shift+Right extends it by a character: '%s'", got);
+    ui_edit_key(&ui, buf, sizeof buf, KEY_HOME, 0);
+    ui_edit_key(&ui, buf, sizeof buf, KEY_RIGHT, MOD_CTRL);
+    expect_true(ui.edit.cursor == 1, "Ctrl+Right: the end of the first word (%d)", ui.edit.cursor);
+    ui_edit_key(&ui, buf, sizeof buf, KEY_RIGHT, MOD_CTRL | MOD_SHIFT);
+    sel(&ui, buf, got);
+    expect_true(ui.edit.cursor == 6 && !strcmp(got, " like"), "Ctrl+Shift+Right selects the next word: '%s'", got);
+    ui_edit_key(&ui, buf, sizeof buf, KEY_END, 0);
+    ui_edit_key(&ui, buf, sizeof buf, KEY_LEFT, MOD_CTRL);
+    expect_true(ui.edit.cursor == 14, "Ctrl+Left from the end: the start of 'you' (%d)", ui.edit.cursor);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_ids), cmocka_unit_test(test_hot_active_click),
            cmocka_unit_test(test_slider_and_drag), cmocka_unit_test(test_textbox_editing),
-           cmocka_unit_test(test_focus_leaves), cmocka_unit_test(test_caret_blinks_then_rests));
+           cmocka_unit_test(test_textbox_mouse_selection), cmocka_unit_test(test_focus_leaves),
+           cmocka_unit_test(test_caret_blinks_then_rests));
 }

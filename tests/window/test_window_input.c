@@ -4,7 +4,8 @@
  * line and leaves the theme, the lessons and the experiments as they were,
  * while shortcuts pressed one after another stay shortcuts; Backspace
  * resets the view; a click beside the Source field gives it the keyboard;
- * its × button clears it; a click on a navigator block leaves the Train
+ * its × button clears it; a double click in it selects a word and a triple
+ * click the line (SDL's click count); a click on a navigator block leaves the Train
  * tab for that stage's main view; ? lists the text fields' keys. */
 #include <string.h>
 
@@ -149,6 +150,61 @@ static void test_click_beside_the_field_and_clear(void **state)
     app_free(&a);
 }
 
+/* A press with SDL's click count n at (x, y), then its release. */
+static void click_count(App *a, int x, int y, int n)
+{
+    InputEvent e;
+    memset(&e, 0, sizeof e);
+    e.type = IN_MOUSE_DOWN;
+    e.x = x;
+    e.y = y;
+    e.button = MB_LEFT;
+    e.clicks = n;
+    ev_mouse(a, IN_MOUSE_MOVE, x, y, 0);
+    app_event(a, &e);
+    tu_frame(a);
+    ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
+    tu_frame(a);
+}
+
+/* The y of the Source line's middle (its label at x 20 gives it the
+ * keyboard), -1 when none was found. */
+static int source_line_y(App *a)
+{
+    for (int yy = 799; yy > 680; yy--) {
+        click(a, 20, yy);
+        int got = app_focused_line(a) == APP_LINE_SRC;
+        ev_key(a, KEY_ESCAPE, 0);
+        a->win.want_quit = 0;
+        if (got)
+            return yy - 10;
+    }
+    return -1;
+}
+
+/* A double click in the Source field selects the word under it (past the
+ * text's end: the last word), typing replaces it; a triple click selects
+ * the line. */
+static void test_double_click_selects_a_word(void **state)
+{
+    (void)state;
+    static App a;
+    open_app(&a, "t5 t6 t7");
+    int y = source_line_y(&a);
+    expect_true(y > 0, "the Source line found");
+    click_count(&a, 600, y, 1);
+    click_count(&a, 600, y, 2);
+    expect_true(app_focused_line(&a) == APP_LINE_SRC && a.ui.edit.anchor == 6 && a.ui.edit.cursor == 8,
+                "a double click past the text selects the last word: [%d, %d)", a.ui.edit.anchor, a.ui.edit.cursor);
+    a.now += 1;
+    ev_text(&a, "t9");
+    expect_true(strcmp(a.ses.src_line, "t5 t6 t9") == 0, "typing replaces it: '%s'", a.ses.src_line);
+    click_count(&a, 600, y, 3);
+    expect_true(a.ui.edit.anchor == 0 && a.ui.edit.cursor == 8, "a triple click: the whole line [%d, %d)",
+                a.ui.edit.anchor, a.ui.edit.cursor);
+    app_free(&a);
+}
+
 /* In the Train tab a click on a navigator block shows that stage in its
  * main view (not the training plots). */
 static void test_navigator_leaves_train(void **state)
@@ -223,7 +279,8 @@ int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_typed_words_go_to_the_source),
            cmocka_unit_test(test_shortcuts_in_a_row_stay_shortcuts), cmocka_unit_test(test_backspace_resets_the_view),
-           cmocka_unit_test(test_click_beside_the_field_and_clear), cmocka_unit_test(test_navigator_leaves_train),
+           cmocka_unit_test(test_click_beside_the_field_and_clear), cmocka_unit_test(test_double_click_selects_a_word),
+           cmocka_unit_test(test_navigator_leaves_train),
            cmocka_unit_test(test_help_lists_field_keys), cmocka_unit_test(test_bad_input_said),
            cmocka_unit_test(test_window_size_option));
 }
