@@ -41,11 +41,11 @@ static const Cmd TABLE[] = {
     P(CS_LESSON, "lesson.close", KEY_ESCAPE, 0, WA_LESSON_CLOSE, 0, N_("leave the lesson"), OV),
 
     /* the tabs' own keys */
-    T(VIEW_HEADS, "heads.metrics", 'm', 0, VA_METRICS, 0, N_("each head's numbers over its thumbnail"), N_("numbers"), OV | ST),
+    T(VIEW_HEADS, "heads.metrics", 'm', 0, VA_METRICS, 0, N_("each head's numbers over its thumbnail"), N_("numbers"), ST),
     T(VIEW_HEADS, "heads.sort", 'o', 0, VA_SORT, 0, N_("order the heads by a number"), N_("order"), ST),
     T(VIEW_HEADS, "heads.table", 'a', 0, VA_TABLE, 0, N_("the Heads table under the thumbnails: show / hide"), N_("table"), ST),
 
-    T(VIEW_DECODE, "decode.step", 's', 0, VA_STEP, 0, N_("generate the next token"), N_("step"), OV | ST),
+    T(VIEW_DECODE, "decode.step", 's', 0, VA_STEP, 0, N_("generate the next token"), N_("step"), ST),
     T(VIEW_DECODE, "decode.play", 'p', 0, VA_PLAY, 0, N_("play / pause the generation"), N_("play"), OV | ST),
     T(VIEW_DECODE, "decode.play.space", KEY_SPACE, 0, VA_PLAY, 0, N_("play / pause the generation"), NULL, OV),
     T(VIEW_DECODE, "decode.restart", 'r', 0, VA_RESTART, 0, N_("generate again from <bos>"), N_("restart"), OV | ST),
@@ -63,22 +63,23 @@ static const Cmd TABLE[] = {
     T(VIEW_DECODE, "decode.beam.fewer", 'b', MOD_SHIFT, VA_BEAM, -1, N_("Beam pane: one beam more / fewer"), NULL, 0),
     T(VIEW_DECODE, "decode.alpha", 'a', 0, VA_ALPHA, 0, N_("Beam pane: the next length penalty"), NULL, 0),
     T(VIEW_DECODE, "decode.unforce", 'f', 0, VA_UNFORCE, 0, N_("take the forced tokens back"), NULL, PA),
-    T(VIEW_DECODE, "decode.temp.up", 't', 0, VA_TEMP, 1, N_("Sampling pane: temperature up / down"), NULL, OV | PA),
-    T(VIEW_DECODE, "decode.temp.down", 't', MOD_SHIFT, VA_TEMP, -1, N_("Sampling pane: temperature up / down"), NULL, OV | PA),
+    /* , and . change a value down / up wherever there is one (T is the theme everywhere) */
+    T(VIEW_DECODE, "decode.temp.down", ',', 0, VA_TEMP, -1, N_("Sampling pane: temperature down / up"), NULL, 0),
+    T(VIEW_DECODE, "decode.temp.up", '.', 0, VA_TEMP, 1, N_("Sampling pane: temperature down / up"), NULL, 0),
     T(VIEW_DECODE, "decode.top_k", 'k', 0, VA_TOP_K, 0, N_("Sampling pane: the next top-k"), NULL, 0),
     T(VIEW_DECODE, "decode.top_p", 'u', 0, VA_TOP_P, 0, N_("Sampling pane: the next top-p"), NULL, 0),
     T(VIEW_DECODE, "decode.draw", 'n', 0, VA_DRAW, 0, N_("Sampling pane: draw a sample"), NULL, 0),
 
     T(VIEW_TRAIN, "train.play", 'p', 0, VA_PLAY, 0, N_("start / pause training"), N_("start/pause"), OV),
     T(VIEW_TRAIN, "train.play.space", KEY_SPACE, 0, VA_PLAY, 0, N_("start / pause training"), N_("start/pause"), OV),
-    T(VIEW_TRAIN, "train.step", 's', 0, VA_STEP, 0, N_("one training step"), N_("step"), OV),
+    T(VIEW_TRAIN, "train.step", 's', 0, VA_STEP, 0, N_("one training step"), N_("step"), 0),
     T(VIEW_TRAIN, "train.reset", 'r', 0, VA_RESTART, 0, N_("a new model from random weights"), N_("reset"), OV),
     T(VIEW_TRAIN, "train.save", 'w', 0, VA_SAVE, 0, N_("save the model"), N_("save"), 0),
     T(VIEW_TRAIN, "train.open", 'o', 0, VA_OPEN, 0, N_("open the model in the Decode tab"), N_("open in Decode"), 0),
     T(VIEW_TRAIN, "train.prev", KEY_LEFT, 0, VA_MOVE, -1, N_("the snapshot before / after"), N_("snapshots"), OV),
     T(VIEW_TRAIN, "train.next", KEY_RIGHT, 0, VA_MOVE, 1, N_("the snapshot before / after"), N_("snapshots"), OV),
-    T(VIEW_TRAIN, "train.first", KEY_HOME, 0, VA_FIRST, 0, N_("the first snapshot"), NULL, OV),
-    T(VIEW_TRAIN, "train.live", KEY_END, 0, VA_LAST, 0, N_("the live model"), N_("live"), OV),
+    T(VIEW_TRAIN, "train.first", KEY_HOME, 0, VA_FIRST, 0, N_("the first snapshot / the live model"), NULL, OV),
+    T(VIEW_TRAIN, "train.live", KEY_END, 0, VA_LAST, 0, N_("the first snapshot / the live model"), N_("live"), OV),
     T(VIEW_TRAIN, "train.layer.prev", '[', 0, VA_LAYER, -1, N_("previous / next layer"), N_("layer"), OV),
     T(VIEW_TRAIN, "train.layer.next", ']', 0, VA_LAYER, 1, N_("previous / next layer"), N_("layer"), OV),
     TR(VIEW_TRAIN, "train.head", '1', '9', VA_HEAD, N_("show head 1 … 9"), N_("head"), OV),
@@ -87,9 +88,9 @@ static const Cmd TABLE[] = {
     T(VIEW_TRAIN, "train.attn.prev", KEY_TAB, MOD_SHIFT, VA_PANE, -1, N_("the attention shown: next / previous"), NULL, OV),
     T(VIEW_TRAIN, "train.task.next", 'd', 0, VA_TASK, 1, N_("the task: next / previous"), N_("task"), OV),
     T(VIEW_TRAIN, "train.task.prev", 'd', MOD_SHIFT, VA_TASK, -1, N_("the task: next / previous"), NULL, OV),
-    T(VIEW_TRAIN, "train.size", 'm', 0, VA_SIZE, 0, N_("the model's size"), N_("size"), OV),
-    T(VIEW_TRAIN, "train.field.next", 'x', 0, VA_FIELD, 1, N_("the setting to change: next / previous"), N_("setting"), OV),
-    T(VIEW_TRAIN, "train.field.prev", 'x', MOD_SHIFT, VA_FIELD, -1, N_("the setting to change: next / previous"), NULL, OV),
+    T(VIEW_TRAIN, "train.size", 'y', 0, VA_SIZE, 0, N_("the model's size"), N_("size"), 0),
+    T(VIEW_TRAIN, "train.field.next", 'x', 0, VA_FIELD, 1, N_("the setting to change: next / previous"), N_("setting"), 0),
+    T(VIEW_TRAIN, "train.field.prev", 'x', MOD_SHIFT, VA_FIELD, -1, N_("the setting to change: next / previous"), NULL, 0),
     T(VIEW_TRAIN, "train.value.down", ',', 0, VA_VALUE, -1, N_("the setting's value down / up"), N_("change"), 0),
     T(VIEW_TRAIN, "train.value.up", '.', 0, VA_VALUE, 1, N_("the setting's value down / up"), N_("change"), 0),
     T(VIEW_TRAIN, "train.file", 'f', 0, VA_FILE, 0, N_("type the path of a file of sentence pairs"), N_("file"), 0),
@@ -97,14 +98,16 @@ static const Cmd TABLE[] = {
     T(VIEW_TRAIN, "train.entropy", 'h', 0, VA_ENTROPY, 0, N_("the heads' entropy or tokens per second"), N_("entropy"), 0),
     T(VIEW_TRAIN, "train.cmap", 'c', 0, VA_CMAP, 0, N_("colour map: viridis, cividis, blue-orange"), NULL, OV),
 
-    /* the Experiments panel, while it is open */
-    P(CS_EXP, "exp.no_scale", 's', 0, WA_EXP_NO_SCALE, 0, N_("switch the 1/√d_k scaling off / on"), 0),
-    P(CS_EXP, "exp.no_pe", 'p', 0, WA_EXP_NO_PE, 0, N_("switch the positional encoding off / on"), 0),
-    P(CS_EXP, "exp.no_causal", 'm', 0, WA_EXP_NO_CAUSAL, 0, N_("switch the causal mask off / on"), 0),
+    /* the Experiments panel, while it is open: Alt+letter switches a part
+     * off, as Alt+click ablates a head or hides a token, so that S, P and M
+     * keep the one meaning they have everywhere (step, play, metrics) */
+    P(CS_EXP, "exp.no_scale", 's', MOD_ALT, WA_EXP_NO_SCALE, 0, N_("switch off / on: the 1/√d_k scaling, the positional encoding, the causal mask"), 0),
+    P(CS_EXP, "exp.no_pe", 'p', MOD_ALT, WA_EXP_NO_PE, 0, N_("switch off / on: the 1/√d_k scaling, the positional encoding, the causal mask"), 0),
+    P(CS_EXP, "exp.no_causal", 'm', MOD_ALT, WA_EXP_NO_CAUSAL, 0, N_("switch off / on: the 1/√d_k scaling, the positional encoding, the causal mask"), 0),
     /* quiet: the ? overlay is full at 800 x 600; the panel's buttons name these keys */
-    P(CS_EXP, "exp.no_residual", 'i', 0, WA_EXP_NO_RESIDUAL, 0, N_("switch the residual connections off / on"), QU),
-    P(CS_EXP, "exp.no_ffn", 'g', 0, WA_EXP_NO_FFN, 0, N_("switch the feed-forward network of the layer shown off / on"), QU),
-    P(CS_EXP, "exp.clear", 'x', 0, WA_EXP_CLEAR, 0, N_("clear the experiment"), 0),
+    P(CS_EXP, "exp.no_residual", 'r', MOD_ALT, WA_EXP_NO_RESIDUAL, 0, N_("switch the residual connections off / on"), QU),
+    P(CS_EXP, "exp.no_ffn", 'f', MOD_ALT, WA_EXP_NO_FFN, 0, N_("switch the feed-forward network of the layer shown off / on"), QU),
+    P(CS_EXP, "exp.clear", 'x', MOD_ALT, WA_EXP_CLEAR, 0, N_("clear the experiment"), QU), /* and Backspace, listed */
 
     /* everywhere */
     G("stage.prev", KEY_LEFT, 0, WA_STEP, -1, N_("previous / next stage"), N_("step"), ST),
@@ -126,6 +129,7 @@ static const Cmd TABLE[] = {
     G("exp.compare", 'd', 0, WA_EXP_COMPARE, 0, N_("with an experiment on: experiment, normal, difference"), NULL, 0),
     G("rollout", 'r', 0, WA_ROLLOUT, 0, N_("attention rollout instead of one layer's weights (heatmap, lines)"), NULL, 0),
     G("play", KEY_SPACE, 0, WA_PLAY, 0, N_("play / pause stepping"), NULL, 0),
+    G("play.p", 'p', 0, WA_PLAY, 0, N_("play / pause stepping"), NULL, 0), /* P plays in every tab */
     G("edit", KEY_RETURN, 0, WA_EDIT, 0, N_("type the sentence (Tab: the target; Enter, Esc: done)"), NULL, 0),
     G("text.bigger", '+', 0, WA_TEXT_SIZE, 1, N_("bigger / smaller text (presenter mode)"), NULL, 0),
     G("text.bigger.eq", '=', 0, WA_TEXT_SIZE, 1, N_("bigger / smaller text (presenter mode)"), NULL, QU),
@@ -135,7 +139,7 @@ static const Cmd TABLE[] = {
     G("lessons", 'l', 0, WA_LESSONS, 0, N_("the lessons"), NULL, 0),
     G("reset", KEY_BACKSPACE, 0, WA_RESET, 0, N_("reset the view: no experiment, first stage, dark theme"), NULL, 0),
     M("text.keys", N_("Ctrl+A/C/X/V/U"),
-      N_("in a text field: select all, copy / cut / paste, clear (×)")),
+      N_("in a text field: select all, copy / cut / paste, clear (×); a double / triple click selects a word / the line")),
     G("lang", 'z', 0, WA_LANG, 0, N_("English / 中文"), NULL, 0),
     G("save.vector", 's', MOD_CTRL | MOD_SHIFT, WA_SAVE_VECTOR, 0, N_("save the view as PDF and SVG"), NULL, 0),
     G("save.png", 's', MOD_CTRL, WA_SAVE_PNG, 0, N_("save the window as PNG"), NULL, 0),

@@ -120,13 +120,19 @@ static void test_temperature_slider(void **state)
         check_bar(&a, d);
     }
     release_at(&a, s.x + s.w / 2, s.y + s.h / 2);
-    /* keys: T up and down by 1.25, never outside [0.1, 5] */
+    /* keys: . up and , down by 1.25, never outside [0.1, 5]; T stays the theme */
     float t0 = d->smp.temp;
-    ev_key(&a, 't', 0);
-    expect_true(fabsf(d->smp.temp - t0 * 1.25f) < 1e-4f || d->smp.temp == DEC_T_MAX, "T: up");
+    ev_key(&a, '.', 0);
+    expect_true(fabsf(d->smp.temp - t0 * 1.25f) < 1e-4f || d->smp.temp == DEC_T_MAX, ". : up");
     for (int i = 0; i < 40; i++)
-        ev_key(&a, 't', MOD_SHIFT);
-    expect_true(d->smp.temp == DEC_T_MIN, "Shift+T stops at 0.1 (%g)", d->smp.temp);
+        ev_key(&a, ',', 0);
+    expect_true(d->smp.temp == DEC_T_MIN, ", stops at 0.1 (%g)", d->smp.temp);
+    ThemeId th0 = a.look.theme;
+    float t1 = d->smp.temp;
+    a.now += 1;
+    ev_key(&a, 't', 0);
+    expect_true(a.look.theme != th0 && d->smp.temp == t1, "T in the Sampling pane: the theme (%d -> %d), not T",
+                th0, a.look.theme);
     check_bar(&a, d);
     /* the bars are computed when their inputs change, not every frame */
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);

@@ -291,10 +291,10 @@ static void test_absurd_size(void **state)
                 "too big: no run, a message about memory: state %d, '%s'", h->st.state, h->show.msg);
     printf("  message: %s\n", h->show.msg);
     tu_frame(&a);
-    ev_key(&a, 'm', 0);
+    ev_key(&a, 'y', 0);
     h = settle(&a);
     expect_true(h->st.state == TW_PAUSED && h->st.cfg.d_model == 64 && h->st.cfg.n_enc == 2,
-                "M: the classroom size trains again (state %d, d_model %d, %d layers)", h->st.state,
+                "Y: the classroom size trains again (state %d, d_model %d, %d layers)", h->st.state,
                 h->st.cfg.d_model, h->st.cfg.n_enc);
     app_free(&a);
 }

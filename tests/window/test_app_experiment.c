@@ -72,7 +72,7 @@ static void test_session_keeps_the_normal_pass(void **state)
     app_free(&a);
 }
 
-/* E opens the panel, S P M toggle, X clears; D cycles the three modes and
+/* E opens the panel, Alt+S Alt+P Alt+M toggle, Alt+X clears; D cycles the three modes and
  * the Scene follows; the status line shows before → after. */
 static void test_keys_and_modes(void **state)
 {
@@ -83,13 +83,13 @@ static void test_keys_and_modes(void **state)
     expect_true(a.cmp == CMP_EXP, "D without an experiment does nothing but say so");
     ev_key(&a, 'e', 0);
     expect_true(a.show_exp, "E opens the panel");
-    ev_key(&a, 's', 0);
-    expect_true(a.ses.exp.no_scale, "S: no scaling");
-    ev_key(&a, 'p', 0);
-    ev_key(&a, 'm', 0);
-    expect_true(a.ses.exp.no_pe && a.ses.exp.no_causal, "P and M");
-    ev_key(&a, 'p', 0);
-    expect_true(!a.ses.exp.no_pe, "P again turns it off");
+    ev_key(&a, 's', MOD_ALT);
+    expect_true(a.ses.exp.no_scale, "Alt+S: no scaling");
+    ev_key(&a, 'p', MOD_ALT);
+    ev_key(&a, 'm', MOD_ALT);
+    expect_true(a.ses.exp.no_pe && a.ses.exp.no_causal, "Alt+P and Alt+M");
+    ev_key(&a, 'p', MOD_ALT);
+    expect_true(!a.ses.exp.no_pe, "Alt+P again turns it off");
     tu_frame(&a);
     Scene sc;
     app_scene(&a, &sc);
@@ -104,23 +104,23 @@ static void test_keys_and_modes(void **state)
     expect_true(a.cmp == CMP_EXP, "D: back to the experiment");
     char buf[2200];
     expect_true(app_exp_status(&a, buf, sizeof buf) && strstr(buf, "→"), "status: %s", buf);
-    ev_key(&a, 'x', 0);
-    expect_true(!session_has_exp(&a.ses), "X clears");
-    /* I: no residual (the identity path); G: the FFN of the layer shown (decoder layer 2 here) */
-    ev_key(&a, 'i', 0);
-    expect_true(a.ses.exp.no_residual, "I: no residual connections");
+    ev_key(&a, 'x', MOD_ALT);
+    expect_true(!session_has_exp(&a.ses), "Alt+X clears");
+    /* Alt+R: no residual (the identity path); Alt+F: the FFN of the layer shown (decoder layer 2 here) */
+    ev_key(&a, 'r', MOD_ALT);
+    expect_true(a.ses.exp.no_residual, "Alt+R: no residual connections");
     session_goto(&a.ses, ST_DEC_FFN_HIDDEN, 1);
     expect_true(session_pos(&a.ses).stage == ST_DEC_FFN_HIDDEN && session_pos(&a.ses).layer == 1, "at decoder layer 2's FFN");
-    ev_key(&a, 'g', 0);
-    expect_true(a.ses.exp.n_no_ffn == 1 && tf_exp_ffn_off(&a.ses.exp, TF_ATTN_DEC, 1), "G: decoder FFN 2 off");
+    ev_key(&a, 'f', MOD_ALT);
+    expect_true(a.ses.exp.n_no_ffn == 1 && tf_exp_ffn_off(&a.ses.exp, TF_ATTN_DEC, 1), "Alt+F: decoder FFN 2 off");
     session_goto(&a.ses, ST_ENC_ADD1, 0);
-    ev_key(&a, 'g', 0);
-    expect_true(a.ses.exp.n_no_ffn == 2 && tf_exp_ffn_off(&a.ses.exp, TF_ATTN_ENC, 0), "G: encoder FFN 1 off");
-    ev_key(&a, 'g', 0);
-    expect_true(a.ses.exp.n_no_ffn == 1 && !tf_exp_ffn_off(&a.ses.exp, TF_ATTN_ENC, 0), "G again: back on");
-    ev_key(&a, 'i', 0);
-    expect_true(!a.ses.exp.no_residual && session_has_exp(&a.ses), "I again: the residual back, the FFN still off");
-    ev_key(&a, 'x', 0);
+    ev_key(&a, 'f', MOD_ALT);
+    expect_true(a.ses.exp.n_no_ffn == 2 && tf_exp_ffn_off(&a.ses.exp, TF_ATTN_ENC, 0), "Alt+F: encoder FFN 1 off");
+    ev_key(&a, 'f', MOD_ALT);
+    expect_true(a.ses.exp.n_no_ffn == 1 && !tf_exp_ffn_off(&a.ses.exp, TF_ATTN_ENC, 0), "Alt+F again: back on");
+    ev_key(&a, 'r', MOD_ALT);
+    expect_true(!a.ses.exp.no_residual && session_has_exp(&a.ses), "Alt+R again: the residual back, the FFN still off");
+    ev_key(&a, 'x', MOD_ALT);
     ev_key(&a, 'e', 0);
     expect_true(!a.show_exp, "E closes the panel");
     app_free(&a);

@@ -118,12 +118,14 @@ static void test_effects(void **state)
     key_later(&a, 'e', 0);
     expect_true(a.show_exp, "E opens the Experiments panel");
     key_later(&a, 's', 0);
-    expect_true(a.ses.exp.no_scale, "S in the panel: no scaling");
-    key_later(&a, 'x', 0);
-    expect_true(!a.ses.exp.no_scale, "X clears");
+    expect_true(!a.ses.exp.no_scale, "S in the panel is no experiment (S means step, where it means anything)");
+    key_later(&a, 's', MOD_ALT);
+    expect_true(a.ses.exp.no_scale, "Alt+S in the panel: no scaling");
+    key_later(&a, 'x', MOD_ALT);
+    expect_true(!a.ses.exp.no_scale, "Alt+X clears");
     key_later(&a, 'e', 0);
-    key_later(&a, 's', 0);
-    expect_true(!a.ses.exp.no_scale && !a.show_exp, "S with the panel closed does nothing to the experiment");
+    key_later(&a, 's', MOD_ALT);
+    expect_true(!a.ses.exp.no_scale && !a.show_exp, "Alt+S with the panel closed does nothing to the experiment");
     key_later(&a, 'd', 0);
     expect_true(strstr(a.notice, "E") != NULL, "D with no experiment says why: %s", a.notice);
     key_later(&a, KEY_KP_0 + 2, 0);
@@ -220,8 +222,27 @@ static void test_overlay_lists_the_tab(void **state)
     }
     expect_true(!cmd_in_tab(cmd_find("stage.next"), VIEW_DECODE), "→ picks a token in Decode, not a stage");
     expect_true(cmd_in_tab(cmd_find("stage.next"), VIEW_MATRIX), "→ steps in the heatmap");
-    expect_true(!cmd_in_tab(cmd_find("exp.no_causal"), VIEW_TRAIN) && cmd_in_tab(cmd_find("exp.no_causal"), VIEW_HEADS) == 0,
-                "M is the train size and the heads' numbers");
+    /* S, P, T and M mean one thing in every tab: step, play, theme, the heads' numbers */
+    expect_true(cmd_in_tab(cmd_find("exp.no_causal"), VIEW_TRAIN) && cmd_in_tab(cmd_find("exp.no_causal"), VIEW_HEADS) &&
+                    cmd_in_tab(cmd_find("exp.no_scale"), VIEW_DECODE) && cmd_in_tab(cmd_find("exp.no_pe"), VIEW_TRAIN),
+                "the panel's Alt+M, Alt+S and Alt+P work in every tab");
+    expect_true(cmd_in_tab(cmd_find("theme"), VIEW_DECODE) && cmd_in_tab(cmd_find("theme"), VIEW_TRAIN),
+                "T is the theme in Decode and Train too");
+    /* every unmodified row of each letter, in any tab or panel, does the same thing */
+    static const struct { Key k; int tab_act, win_act; } ONE[] = {
+        {'s', VA_STEP, -1}, {'p', VA_PLAY, WA_PLAY}, {'t', -1, WA_THEME}, {'m', VA_METRICS, -1},
+    };
+    int n2;
+    const Cmd *all = cmd_table(&n2);
+    for (size_t k = 0; k < sizeof ONE / sizeof ONE[0]; k++)
+        for (int i = 0; i < n2; i++) {
+            const Cmd *c = &all[i];
+            if (c->key != ONE[k].k || (c->mods & (MOD_CTRL | MOD_ALT)))
+                continue;
+            int want = c->scope == CS_TAB ? ONE[k].tab_act : ONE[k].win_act;
+            expect_true(c->act == want, "%c means one thing everywhere: %s does something else", (int)ONE[k].k,
+                        c->name);
+        }
 }
 
 /* ---- the overlay as drawn: every line shows in every tab at 1280 x 800

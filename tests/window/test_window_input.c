@@ -67,15 +67,16 @@ static void test_typed_words_go_to_the_source(void **state)
 }
 
 /* Shortcuts pressed one after another, even quickly, stay shortcuts: E
- * then S (the panel, then no scaling), T twice (two themes). */
+ * then Alt+S (the panel, then no scaling), T twice (two themes). */
 static void test_shortcuts_in_a_row_stay_shortcuts(void **state)
 {
     (void)state;
     static App a;
     open_app(&a, "t5 t6");
     type_key(&a, 'e', 1.0);
-    type_key(&a, 's', 0.1);
-    expect_true(a.show_exp && a.ses.exp.no_scale, "E then S: the panel and no scaling");
+    a.now += 0.1;
+    ev_key(&a, 's', MOD_ALT);
+    expect_true(a.show_exp && a.ses.exp.no_scale, "E then Alt+S: the panel and no scaling");
     type_key(&a, 'e', 1.0);
     ThemeId t0 = a.look.theme;
     type_key(&a, 't', 1.0);

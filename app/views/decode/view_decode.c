@@ -202,7 +202,7 @@ static const char *KEYS_BEAM =
     "hover a node for its numbers · Tab next pane");
 
 static const char *KEYS_SAMPLE =
-    N_("T temperature up (Shift+T down; in this pane T is not the theme) · K top-k · U top-p · N sample · ←/→ the "
+    N_("temperature: , down, . up · K top-k · U top-p · N sample · ←/→ the "
        "step whose next token is shown · Tab next pane");
 
 static const char *PANE_NAMES[DEC_PANE_COUNT] = {N_("Training vs inference"), N_("One step"), N_("Beam search"),
