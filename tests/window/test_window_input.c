@@ -173,7 +173,7 @@ static void click_count(App *a, int x, int y, int n)
 static int source_line_y(App *a)
 {
     for (int yy = 799; yy > 680; yy--) {
-        click(a, 20, yy);
+        tu_click(a, 20, yy);
         int got = app_focused_line(a) == APP_LINE_SRC;
         ev_key(a, KEY_ESCAPE, 0);
         a->win.want_quit = 0;
