@@ -10,33 +10,26 @@
 #include "test_util.h"
 #include "torch_ref.h"
 
-typedef struct RefCase {
-    const char *model, *ref;
-} RefCase;
+/* Each fixture model and the experiments tools/torch_reference.py ran on
+ * it: FIX exp_<prefix>_<experiment>.ref */
+static const struct {
+    const char *model, *prefix;
+    const char *exps[9]; /* NULL-terminated */
+} REFS[] = {
+    {"post.safetensors", "post", {"no_scale", "no_pe", "no_causal", "ablate", "hide", "all", "no_residual", "no_ffn"}},
+    {"pre_tied.safetensors", "pre", {"all", "hide", "no_residual", "no_ffn"}},
+};
 
 static void test_against_pytorch(void **state)
 {
     (void)state;
-    static const RefCase cases[] = {
-        {"post.safetensors", "exp_post_no_scale.ref"},
-        {"post.safetensors", "exp_post_no_pe.ref"},
-        {"post.safetensors", "exp_post_no_causal.ref"},
-        {"post.safetensors", "exp_post_ablate.ref"},
-        {"post.safetensors", "exp_post_hide.ref"},
-        {"post.safetensors", "exp_post_all.ref"},
-        {"post.safetensors", "exp_post_no_residual.ref"},
-        {"post.safetensors", "exp_post_no_ffn.ref"},
-        {"pre_tied.safetensors", "exp_pre_all.ref"},
-        {"pre_tied.safetensors", "exp_pre_hide.ref"},
-        {"pre_tied.safetensors", "exp_pre_no_residual.ref"},
-        {"pre_tied.safetensors", "exp_pre_no_ffn.ref"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char m[256], r[256];
-        snprintf(m, sizeof m, FIX "%s", cases[i].model);
-        snprintf(r, sizeof r, FIX "%s", cases[i].ref);
-        torch_compare(m, r);
-    }
+    for (size_t i = 0; i < sizeof REFS / sizeof REFS[0]; i++)
+        for (int k = 0; REFS[i].exps[k]; k++) {
+            char m[256], r[256];
+            snprintf(m, sizeof m, FIX "%s", REFS[i].model);
+            snprintf(r, sizeof r, FIX "exp_%s_%s.ref", REFS[i].prefix, REFS[i].exps[k]);
+            torch_compare(m, r);
+        }
 }
 
 /* The same batch with and without an experiment. */
@@ -70,8 +63,7 @@ static void free_pair(Pair *p)
 static void test_none_is_bit_identical(void **state)
 {
     (void)state;
-    TfExperiment none;
-    memset(&none, 0, sizeof none);
+    const TfExperiment none = {0};
     Pair p;
     run_pair(&p, &none);
     expect_true(tf_exp_is_none(&p.exp.exp), "zero is none");
@@ -83,13 +75,11 @@ static void test_none_is_bit_identical(void **state)
 static void test_stages_show_the_experiment(void **state)
 {
     (void)state;
-    TfExperiment e;
-    memset(&e, 0, sizeof e);
-    e.no_causal = 1;
+    /* no causal mask, source position 1 hidden, cross-attention head 1:2 ablated */
+    const TfExperiment e = {
+        .no_causal = 1, .n_hide = 1, .hide_src = {1}, .n_ablate = 1, .ablate = {{TF_ATTN_CROSS, 1, 2}}};
     TfErr err;
     Pair p;
-    e.hide_src[e.n_hide++] = 1;
-    e.ablate[e.n_ablate++] = (TfHeadRef){TF_ATTN_CROSS, 1, 2};
     run_pair(&p, &e);
     TfView v;
     /* encoder self-attention: key 1 is -inf in every real row of sentence 0 */
@@ -122,9 +112,7 @@ static void test_stages_show_the_experiment(void **state)
 static void test_stages_show_residual_and_ffn(void **state)
 {
     (void)state;
-    TfExperiment e;
-    memset(&e, 0, sizeof e);
-    e.no_residual = 1;
+    TfExperiment e = {.no_residual = 1};
     TfErr err;
     Pair p;
     run_pair(&p, &e);
