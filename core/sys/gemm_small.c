@@ -40,15 +40,22 @@ int gemm_small_set(int mode)
 typedef void (*KernFn)(const float *At, const float *B, size_t ldb, int K, float *tile);
 typedef struct SmallJob SmallJob;
 
-/* One instruction set's kernels: for MV vectors of rows (index MV, up to
- * MAXV), the widest block of NR columns, a narrower one of NT columns for
- * the ragged edge (NULL where NR is already narrow) and a one-column
- * kernel. */
+/* The kernels for MV vectors of rows: the widest block of NR columns, a
+ * narrower one of NT columns for the ragged edge (NULL where NR is already
+ * narrow) and a one-column kernel. */
+typedef struct Blocks {
+    KernFn wide;
+    int nr;
+    KernFn tail;
+    int nt;
+    KernFn one;
+} Blocks;
+
+/* One instruction set's kernels, by MV (1 .. MAXV). */
 typedef struct Isa {
-    int VL, MAXV;         /* floats per vector, vectors of rows at most */
-    KernFn wide[5], tail[5], one[5];
-    int nr[5], nt[5];
+    int VL, MAXV; /* floats per vector, vectors of rows at most */
     void (*store)(const SmallJob *j, const float *tile, int n0, int nr);
+    Blocks mv[5];
 } Isa;
 
 struct SmallJob {
@@ -197,20 +204,19 @@ static T256 void store256(const SmallJob *j, const float *tile, int n0, int nr)
     }
 }
 
-static const Isa AVX512 = {16, 4,
-                           {NULL, k512_1_16, k512_2_12, k512_3_8, k512_4_6},
-                           {NULL, k512_1_4, k512_2_4, k512_3_4, k512_4_4},
-                           {NULL, k512_1_1, k512_2_1, k512_3_1, k512_4_1},
-                           {0, 16, 12, 8, 6},
-                           {0, 4, 4, 4, 4},
-                           store512};
-static const Isa AVX2 = {8, 4,
-                         {NULL, k256_1_12, k256_2_6, k256b_3_3, k256b_4_3},
-                         {NULL, k256_1_4, k256_2_3, NULL, NULL},
-                         {NULL, k256_1_1, k256_2_1, k256_3_1, k256_4_1},
-                         {0, 12, 6, 3, 3},
-                         {0, 4, 3, 0, 0},
-                         store256};
+/* kernel P_MV_N and its N columns */
+#define BLK(P, MV, N) P##_##MV##_##N, N
+static const Isa AVX512 = {16, 4, store512,
+                           {[1] = {BLK(k512, 1, 16), BLK(k512, 1, 4), k512_1_1},
+                            [2] = {BLK(k512, 2, 12), BLK(k512, 2, 4), k512_2_1},
+                            [3] = {BLK(k512, 3, 8), BLK(k512, 3, 4), k512_3_1},
+                            [4] = {BLK(k512, 4, 6), BLK(k512, 4, 4), k512_4_1}}};
+static const Isa AVX2 = {8, 4, store256,
+                         {[1] = {BLK(k256, 1, 12), BLK(k256, 1, 4), k256_1_1},
+                          [2] = {BLK(k256, 2, 6), BLK(k256, 2, 3), k256_2_1},
+                          [3] = {BLK(k256b, 3, 3), NULL, 0, k256_3_1},
+                          [4] = {BLK(k256b, 4, 3), NULL, 0, k256_4_1}}};
+#undef BLK
 
 /* The kernels for this CPU and mode, or NULL. */
 static const Isa *pick_isa(int mode)
@@ -260,20 +266,21 @@ static void pack_transposed(float *At, int MP, const float *A, int lda, int M, i
 static void small_cols(const SmallJob *j, int from, int to)
 {
     const Isa *I = j->isa;
-    int MV = j->MV, NR = I->nr[MV], MP = MV * I->VL;
+    const Blocks *k = &I->mv[j->MV];
+    int NR = k->nr, MP = j->MV * I->VL;
     float tile[24 * 16] __attribute__((aligned(64)));
     int n = from;
     for (; n + NR <= to; n += NR) {
-        I->wide[MV](j->At, j->B + (size_t)n * j->ldb, (size_t)j->ldb, j->K, tile);
+        k->wide(j->At, j->B + (size_t)n * j->ldb, (size_t)j->ldb, j->K, tile);
         for (int q = 0; q < NR; q += 16) /* at most 16 columns a store */
             I->store(j, tile + (size_t)q * MP, n + q, NR - q < 16 ? NR - q : 16);
     }
-    for (int NT = I->nt[MV]; NT && n + NT <= to; n += NT) {
-        I->tail[MV](j->At, j->B + (size_t)n * j->ldb, (size_t)j->ldb, j->K, tile);
+    for (int NT = k->nt; NT && n + NT <= to; n += NT) {
+        k->tail(j->At, j->B + (size_t)n * j->ldb, (size_t)j->ldb, j->K, tile);
         I->store(j, tile, n, NT);
     }
     for (; n < to; n++) {
-        I->one[MV](j->At, j->B + (size_t)n * j->ldb, (size_t)j->ldb, j->K, tile);
+        k->one(j->At, j->B + (size_t)n * j->ldb, (size_t)j->ldb, j->K, tile);
         I->store(j, tile, n, 1);
     }
 }
@@ -286,7 +293,7 @@ static void small_part(void *p, int part)
 {
     (void)part;
     const SmallJob j = *(const SmallJob *)p; /* read here, not from the caller's line */
-    int NR = j.isa->nr[j.MV];
+    int NR = j.isa->mv[j.MV].nr;
     int cur = atomic_load_explicit(j.next, memory_order_relaxed), take;
     for (;;) {
         do {
@@ -384,7 +391,7 @@ int gemm_small(int M, int N, int K, float alpha, const float *A, int lda,
         return -1;
     pack_transposed(At, MP, A, lda, M, K);
     SmallNext next = {0};
-    int NR = I->nr[MV], blocks = N / NR;
+    int NR = I->mv[MV].nr, blocks = N / NR;
     SmallJob j = {I, At, B, bias, C, alpha, beta, M, N, K, MV, ldb, ldc, relu, blocks, &next.next};
     if ((double)M * N * K >= SMALL_SPLIT_MIN && blocks >= 2) {
         par_two(small_part, &j);
