@@ -182,33 +182,40 @@ static int check_args(const TfTrace *tr, StageId id, int *layer, int *head,
     return 0;
 }
 
-/* The (B, rows, cols) buffer of a stage shown as one row per token, or NULL
- * for the others (tokens, the positional encoding, attention) */
-static const float *row_buffer(const TfTrace *tr, StageId id, int layer)
+/* The Add & Norm whose sum or norm stage id is, or NULL */
+static const NormAct *add_norm(const TfTrace *tr, StageId id, int layer)
 {
     const EncLayerAct *e = &tr->enc[layer];
     const DecLayerAct *d = &tr->dec[layer];
     switch (id) {
+    case ST_ENC_ADD1: case ST_ENC_NORM1: return &e->n1;
+    case ST_ENC_ADD2: case ST_ENC_NORM2: return &e->n2;
+    case ST_ENC_FINAL: return &tr->enc_final;
+    case ST_DEC_ADD1: case ST_DEC_NORM1: return &d->n1;
+    case ST_DEC_ADD2: case ST_DEC_NORM2: return &d->n2;
+    case ST_DEC_ADD3: case ST_DEC_NORM3: return &d->n3;
+    case ST_DEC_FINAL: return &tr->dec_final;
+    default: return NULL;
+    }
+}
+
+/* The (B, rows, cols) buffer of a stage shown as one row per token, or NULL
+ * for the others (tokens, the positional encoding, attention) */
+static const float *row_buffer(const TfTrace *tr, StageId id, int layer)
+{
+    const NormAct *n = add_norm(tr, id, layer);
+    if (n)
+        return STAGES[id].kind == SK_ADD ? n->sum : n->norm;
+    int dec = (STAGES[id].flags & SF_DECODER) != 0;
+    switch (id) {
     case ST_SRC_EMBED: return tr->src_embed;
     case ST_ENC_INPUT: return tr->enc_in;
-    case ST_ENC_ADD1: return e->n1.sum;
-    case ST_ENC_NORM1: return e->n1.norm;
-    case ST_ENC_FFN_HIDDEN: return e->ffn_hidden;
-    case ST_ENC_FFN_OUT: return e->ffn_out;
-    case ST_ENC_ADD2: return e->n2.sum;
-    case ST_ENC_NORM2: return e->n2.norm;
-    case ST_ENC_FINAL: return tr->enc_final.norm;
     case ST_TGT_EMBED: return tr->tgt_embed;
     case ST_DEC_INPUT: return tr->dec_in;
-    case ST_DEC_ADD1: return d->n1.sum;
-    case ST_DEC_NORM1: return d->n1.norm;
-    case ST_DEC_ADD2: return d->n2.sum;
-    case ST_DEC_NORM2: return d->n2.norm;
-    case ST_DEC_FFN_HIDDEN: return d->ffn_hidden;
-    case ST_DEC_FFN_OUT: return d->ffn_out;
-    case ST_DEC_ADD3: return d->n3.sum;
-    case ST_DEC_NORM3: return d->n3.norm;
-    case ST_DEC_FINAL: return tr->dec_final.norm;
+    case ST_ENC_FFN_HIDDEN:
+    case ST_DEC_FFN_HIDDEN: return dec ? tr->dec[layer].ffn_hidden : tr->enc[layer].ffn_hidden;
+    case ST_ENC_FFN_OUT:
+    case ST_DEC_FFN_OUT: return dec ? tr->dec[layer].ffn_out : tr->enc[layer].ffn_out;
     case ST_OUT_LOGITS: return tr->logits;
     case ST_OUT_PROBS: return tr->probs;
     default: return NULL;
