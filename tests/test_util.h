@@ -284,6 +284,26 @@ static inline int tu_count_names(const char *dir, const char *needle)
     return n;
 }
 
+/* The first entry of folder dir whose name starts with prefix and ends
+ * with suffix (and is longer than suffix), as dir/name into path; 1 when
+ * there is one, else 0. */
+static inline int tu_find_name(const char *dir, const char *prefix, const char *suffix, char *path, size_t cap)
+{
+    DIR *d = opendir(dir);
+    int found = 0;
+    size_t p = strlen(prefix), k = strlen(suffix);
+    for (struct dirent *e; d && !found && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n > k && n >= p && strncmp(e->d_name, prefix, p) == 0 && strcmp(e->d_name + n - k, suffix) == 0) {
+            snprintf(path, cap, "%s/%s", dir, e->d_name);
+            found = 1;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 /* Run the shell command cmd, keep up to cap - 1 bytes of what it prints
  * in out (NUL-terminated) and return pclose's status. */
 static inline int tu_run_cmd(const char *cmd, char *out, size_t cap)

@@ -6,7 +6,6 @@
  * PDF page per stage. */
 #include <SDL.h>
 #include <SDL_image.h>
-#include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -67,24 +66,6 @@ static void test_window_save_keeps_clock(void **state)
     app_free(&a);
 }
 
-/* The first file of dir whose name ends in ext, into path (400 bytes). */
-static int find_file(const char *dir, const char *ext, char *path)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int found = 0;
-    while (d && !found && (e = readdir(d))) {
-        size_t n = strlen(e->d_name), k = strlen(ext);
-        if (n > k && strcmp(e->d_name + n - k, ext) == 0) {
-            snprintf(path, 400, "%s/%s", dir, e->d_name);
-            found = 1;
-        }
-    }
-    if (d)
-        closedir(d);
-    return found;
-}
-
 /* Ctrl+Shift+S: the view alone (its size, its caption under it), none of
  * the window's navigator, input lines, status line or notice, into the
  * XDG pictures folder's Stepformer (made), named with the layer and head;
@@ -115,8 +96,9 @@ static void test_view_export_alone(void **state)
     tu_drawn_stop();
     snprintf(dirs, sizeof dirs, "%s/Bilder/Stepformer", home);
     expect_true(strstr(a.notice, dirs) != NULL && !a.notice_error, "the notice names the folder: '%s'", a.notice);
-    char svg[400], pdf[400];
-    expect_true(find_file(dirs, ".svg", svg) && find_file(dirs, ".pdf", pdf), "an SVG and a PDF in %s", dirs);
+    char svg[1024], pdf[1024];
+    expect_true(tu_find_name(dirs, "", ".svg", svg, sizeof svg) && tu_find_name(dirs, "", ".pdf", pdf, sizeof pdf),
+                "an SVG and a PDF in %s", dirs);
     expect_true(strstr(svg, "stepformer-dec.cross.weights-l2-h2-") != NULL, "layer and head in the name: %s", svg);
     size_t len = 0;
     char *doc = tu_slurp(svg, &len);
