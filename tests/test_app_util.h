@@ -486,4 +486,26 @@ static inline void tu_view_frame(App *a, Ren *r, ViewId id, Rect area)
     a->ui.in.wheel = 0;
 }
 
+/* The mouse swept over `where` (every dx, dy pixels, row by row), one frame
+ * of view id in area at each point, until the view's hover is one that
+ * want(hover, arg) accepts: 1 with that point in *x, *y (the hover left as
+ * its frame made it), or 0. */
+static inline int tu_hover_find(App *a, ViewId id, Rect area, Rect where, int dx, int dy,
+                                int (*want)(const Hover *h, const void *arg), const void *arg, int *x, int *y)
+{
+    for (int py = where.y; py < where.y + where.h; py += dy)
+        for (int px = where.x; px < where.x + where.w; px += dx) {
+            a->ui.in.mx = px;
+            a->ui.in.my = py;
+            tu_view_frame(a, tu_ren, id, area);
+            ren_end(tu_ren);
+            if (want(&a->hover, arg)) {
+                *x = px;
+                *y = py;
+                return 1;
+            }
+        }
+    return 0;
+}
+
 #endif

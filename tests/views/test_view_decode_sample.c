@@ -38,7 +38,6 @@ static int near_color(uint32_t px, Color c, int tol)
     return abs(r - c.r) <= tol && abs(g - c.g) <= tol && abs(b - c.b) <= tol;
 }
 
-/* softmax(z / T) of token id, in double, from the view's logits */
 /* p(id) under softmax(z/T) over the tokens sampling may draw (not <pad>
  * 0 or <bos> 1). */
 static double softmax_t(const float *z, int V, double T, int id)
@@ -49,6 +48,13 @@ static double softmax_t(const float *z, int V, double T, int id)
     for (int i = 2; i < V; i++)
         s += exp((z[i] - m) / T);
     return exp((z[id] - m) / T) / s;
+}
+
+/* A hover on a top-k token of step 1. */
+static int on_step1_token(const Hover *h, const void *arg)
+{
+    (void)arg;
+    return h->valid && strncmp(h->where, "step 1: p('", 11) == 0;
 }
 
 static void press_at(App *a, int x, int y)
@@ -222,15 +228,9 @@ static void test_force_a_token(void **state)
     int warn0 = count_color(th->warn);
     /* a top-k row of step 1 that is not the greedy choice */
     int fx = -1, fy = -1;
-    for (int y = 100; y < AREA.h && fx < 0; y += 5)
-        for (int x = 300; x < AREA.w && fx < 0; x += 40) {
-            a.ui.in.mx = x;
-            a.ui.in.my = y;
-            tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
-            if (a.hover.valid && strncmp(a.hover.where, "step 1: p('", 11) == 0)
-                fx = x, fy = y;
-        }
-    expect_true(fx >= 0, "a top-k token of step 1 under the mouse");
+    Rect rows = {300, 100, AREA.w - 300, AREA.h - 100};
+    expect_true(tu_hover_find(&a, VIEW_DECODE, AREA, rows, 40, 5, on_step1_token, NULL, &fx, &fy),
+                "a top-k token of step 1 under the mouse");
     press_at(&a, fx, fy);
     release_at(&a, fx, fy);
     tu_view_frame(&a, tu_ren, VIEW_DECODE, AREA);
@@ -262,9 +262,6 @@ static void test_force_a_token(void **state)
     app_free(&a);
 }
 
-/* D in the decode view: it decodes under the experiment (no causal mask:
- * the teacher-forced pass applied no -inf), under the normal pass with D,
- * and the picture differs. */
 /* The Sampling pane, entered with the step generation ended on still
  * inspected, inspects the step the model was least sure of; a step the
  * learner chose stays chosen. */

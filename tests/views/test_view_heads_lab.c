@@ -54,23 +54,29 @@ static void click_at(App *a, ViewId id, int x, int y)
     ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
 }
 
-/* Where on screen the hover says (kind's) thumbnail (layer, head) is. */
+/* A hover on the grid's thumbnail of layer at[0], head at[1]. */
+static int on_thumb(const Hover *h, const void *arg)
+{
+    const int *at = arg;
+    return h->valid && !h->own && h->layer == at[0] && h->head == at[1];
+}
+
+/* A hover of the Q/K map on the key "books". */
+static int on_key_books(const Hover *h, const void *arg)
+{
+    (void)arg;
+    return h->valid && h->own && strstr(h->where, "key books");
+}
+
+/* Where on screen the hover says thumbnail (layer, head) is (the upper
+ * half of the view holds the grid); the mouse is moved off after. */
 static int find_thumb(App *a, int layer, int head, int *hx, int *hy)
 {
-    for (int y = AREA.y; y < AREA.y + AREA.h / 2; y += 7)
-        for (int x = AREA.x; x < AREA.x + AREA.w; x += 7) {
-            a->ui.in.mx = x;
-            a->ui.in.my = y;
-            frame(a, VIEW_HEADS);
-            if (a->hover.valid && !a->hover.own && a->hover.layer == layer && a->hover.head == head) {
-                *hx = x;
-                *hy = y;
-                a->ui.in.mx = a->ui.in.my = -1;
-                return 1;
-            }
-        }
+    int at[2] = {layer, head};
+    Rect grid = {AREA.x, AREA.y, AREA.w, AREA.h / 2};
+    int found = tu_hover_find(a, VIEW_HEADS, AREA, grid, 7, 7, on_thumb, at, hx, hy);
     a->ui.in.mx = a->ui.in.my = -1;
-    return 0;
+    return found;
 }
 
 static void test_table_and_importance(void **state)
@@ -179,15 +185,9 @@ static void test_lens_and_qk(void **state)
     frame(&a, VIEW_QKMAP);
     expect_true(a.hlab->qk_ok && a.hlab->qk.map.nq == tr->tgt_len[0] && a.hlab->qk.map.nk == tr->src_len[0],
                 "a map of %d queries and %d keys", a.hlab->qk.map.nq, a.hlab->qk.map.nk);
-    int found = 0;
-    for (int y = AREA.y; y < AREA.y + AREA.h && !found; y += 4)
-        for (int x = AREA.x; x < AREA.x + AREA.w && !found; x += 4) {
-            a.ui.in.mx = x;
-            a.ui.in.my = y;
-            frame(&a, VIEW_QKMAP);
-            found = a.hover.valid && a.hover.own && strstr(a.hover.where, "key books");
-        }
-    expect_true(found, "hovering finds the key 'books'");
+    int x = -1, y = -1;
+    expect_true(tu_hover_find(&a, VIEW_QKMAP, AREA, AREA, 4, 4, on_key_books, NULL, &x, &y),
+                "hovering finds the key 'books'");
     app_free(&a);
 }
 

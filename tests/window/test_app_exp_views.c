@@ -172,6 +172,13 @@ static void test_difference_in_norm_and_ffn(void **state)
 
 static uint64_t frame_sum(Rect area) { return tu_pixel_hash(area); }
 
+/* A hover that says both passes' values. */
+static int on_both_values(const Hover *h, const void *arg)
+{
+    (void)arg;
+    return h->valid && strstr(h->where, "experiment") && strstr(h->where, "normal");
+}
+
 /* D in the lines view: a different picture, warm or cool lines, and the
  * hover over a token says both values. */
 static void test_difference_in_lines(void **state)
@@ -188,15 +195,10 @@ static void test_difference_in_lines(void **state)
     tu_view_frame(&a, tu_ren, VIEW_LINES, area);
     uint64_t diff = frame_sum(area);
     expect_true(plain != diff, "the difference is another picture");
-    int found = 0;
-    for (int y = 100; y < area.h && !found; y += 6)
-        for (int x = 0; x < area.w && !found; x += 10) {
-            a.ui.in.mx = x;
-            a.ui.in.my = y;
-            tu_view_frame(&a, tu_ren, VIEW_LINES, area);
-            found = a.hover.valid && strstr(a.hover.where, "experiment") && strstr(a.hover.where, "normal");
-        }
-    expect_true(found, "hover in difference mode shows both values: %s", a.hover.where);
+    int x = -1, y = -1;
+    Rect below = {0, 100, area.w, area.h - 100};
+    expect_true(tu_hover_find(&a, VIEW_LINES, area, below, 10, 6, on_both_values, NULL, &x, &y),
+                "hover in difference mode shows both values: %s", a.hover.where);
     app_free(&a);
 }
 

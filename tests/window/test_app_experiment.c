@@ -170,6 +170,13 @@ static void test_difference_cell_colour(void **state)
     app_free(&a);
 }
 
+/* A hover on the thumbnail of layer 2, head 3. */
+static int on_l2h3(const Hover *h, const void *arg)
+{
+    (void)arg;
+    return h->valid && h->layer == 1 && h->head == 2;
+}
+
 /* Alt+click on a head of the all-heads grid ablates it (and again brings
  * it back); a plain click still opens the head. */
 static void test_alt_click_ablates_a_head(void **state)
@@ -181,15 +188,8 @@ static void test_alt_click_ablates_a_head(void **state)
     a.view = VIEW_AUTO;
     Rect area = {0, 0, 900, 700};
     int hx = -1, hy = -1;
-    for (int y = 0; y < area.h && hx < 0; y += 12)
-        for (int x = 0; x < area.w && hx < 0; x += 12) {
-            a.ui.in.mx = x;
-            a.ui.in.my = y;
-            tu_view_frame(&a, tu_ren, VIEW_HEADS, area);
-            if (a.hover.valid && a.hover.layer == 1 && a.hover.head == 2)
-                hx = x, hy = y;
-        }
-    expect_true(hx >= 0, "layer 2 head 3 found in the grid");
+    expect_true(tu_hover_find(&a, VIEW_HEADS, area, area, 12, 12, on_l2h3, NULL, &hx, &hy),
+                "layer 2 head 3 found in the grid");
     for (int k = 0; k < 2; k++) {
         ev_mouse_mod(&a, IN_MOUSE_DOWN, hx, hy, MB_LEFT, MOD_ALT);
         tu_view_frame(&a, tu_ren, VIEW_HEADS, area);
