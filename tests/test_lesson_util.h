@@ -12,12 +12,14 @@
 #include "model_open.h"
 #include "test_util.h"
 
-/* l parsed from text as if read from path (a failed check when not). */
-static inline void tu_lesson_parse(Lesson *l, const char *text, const char *path)
+/* l parsed from text as if read from path (a failed check when not); its
+ * steps. */
+static inline const LessonStep *tu_lesson_parse(Lesson *l, const char *text, const char *path)
 {
     TfErr err = {{0}};
     int rc = lesson_parse(l, text, strlen(text), path, &err);
     expect_true(rc == 0, "%s parses: %s", path, err.msg);
+    return l->steps;
 }
 
 /* text (len bytes) read as path is refused in one line that starts

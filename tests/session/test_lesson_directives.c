@@ -52,8 +52,7 @@ static void test_parse_good(void **state)
 {
     (void)state;
     Lesson l;
-    tu_lesson_parse(&l, GOOD, "x/05-new.txt");
-    const LessonStep *s = l.steps;
+    const LessonStep *s = tu_lesson_parse(&l, GOOD, "x/05-new.txt");
     expect_true(s[0].predict.kind == LESSON_PREDICT_ROW && strcmp(s[0].predict.query, "love") == 0 &&
                     s[0].predict.line == 6 && s[0].predict.explain &&
                     strcmp(s[0].predict.explain, "Most of its weight goes to china.") == 0,

@@ -55,8 +55,7 @@ static void test_parse(void **state)
 {
     (void)state;
     Lesson l;
-    tu_lesson_parse(&l, GOOD, "x/03-kinds.txt");
-    const LessonStep *s = l.steps;
+    const LessonStep *s = tu_lesson_parse(&l, GOOD, "x/03-kinds.txt");
     expect_true(l.n_steps == 3 && l.n_recap == 1 && l.n_exercise == 1 && strcmp(l.recap[0], "read one weight") == 0 &&
                     strcmp(l.exercise[0], "Explain in your own words why.") == 0,
                 "3 steps, a @recap and an @exercise kept at any place, got %d %d %d", l.n_steps, l.n_recap, l.n_exercise);

@@ -108,11 +108,8 @@ static void test_experiment_and_all_heads(void **state)
 {
     (void)state;
     static App a;
-    tu_open_src(&a, MODEL, "i love china", 100);
+    open_at(&a, "i love china", ST_DEC_CROSS_WEIGHTS, 0, -1);
     tu_exp_no_scale(&a);
-    app_goto(&a, ST_DEC_CROSS_WEIGHTS, 0);
-    app_set_head(&a, -1);
-    app_compute_all(&a);
     expect_true(app_describe(&a, text, sizeof text) > 0, "described");
     expect_true(strstr(text, "Experiment on: no-scale") != NULL, "the experiment is said:\n%s", text);
     int heads = a.ses.model.cfg.n_heads;
