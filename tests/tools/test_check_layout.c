@@ -5,7 +5,10 @@
  * it printed. Files that call each other, directly, through a third file,
  * through a header's macro or inline function, must fail with the circle
  * named; calls one way and types shared both ways must pass; a missing
- * object fails; a long file is a warning only. */
+ * object fails; a long file is a warning only. The view and struct rules
+ * get a made-up app/: a view including ops.h or naming the Session fails,
+ * and the App fails at 41 members (nested structs and comma lists counted
+ * as C counts them) and passes at 40. */
 #include "tool_util.h"
 
 #include <sys/stat.h>
@@ -136,6 +139,57 @@ static void test_circles(void **state)
     }
 }
 
+/* An App of n members: a nested struct (one member), a comma list of two,
+ * a function pointer, comments with ; and , in them; the rest plain ints. */
+static void put_app(const char *dir, int n)
+{
+    char text[8192];
+    int k = snprintf(text, sizeof text,
+                     "typedef struct Other { int a, b, c; } Other;\n"
+                     "typedef struct App {\n"
+                     "    struct { int on; double next; } play; /* one; member, this */\n"
+                     "    int x, y;\n"
+                     "    void (*hook)(int a, int b);\n");
+    for (int i = 4; i < n; i++)
+        k += snprintf(text + k, sizeof text - (size_t)k, "    int m%d; // a, b;\n", i);
+    snprintf(text + k, sizeof text - (size_t)k, "} App;\n");
+    put(dir, "app/window/app.h", text);
+}
+
+static void test_views_and_sizes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *what, *rel, *text;
+        int app_members, rc;
+        const char *want;
+    } C[] = {
+        {"an App of 40 members passes", NULL, NULL, 40, 0, NULL},
+        {"an App of 41 members fails", NULL, NULL, 41, 1, "App (app/window/app.h) has 41 members (at most 40"},
+        {"a view including the engine's ops.h fails", "app/views/v.h", "#include \"ops.h\"\n", 0, 1,
+         "layout: app/views/v.h (a view) includes ops.h"},
+        {"a view naming the Session fails", "app/views/v.h", "struct Session;\nint v(const struct Session *s);\n",
+         0, 1, "layout: app/views/v.h (a view) names the Session"},
+        {"a view including its own headers passes", "app/views/v.h", "#include \"view.h\"\n", 0, 0, NULL},
+    };
+    for (size_t k = 0; k < sizeof C / sizeof C[0]; k++) {
+        char dir[64];
+        expect_true(tu_scratch(dir, sizeof dir, "layout") == 0, "a scratch folder");
+        if (C[k].app_members)
+            put_app(dir, C[k].app_members);
+        if (C[k].rel)
+            put(dir, C[k].rel, C[k].text);
+        char *out = NULL;
+        int rc = run_script(dir, &out);
+        const char *o = out ? out : "";
+        expect_true(rc == C[k].rc, "%s: exit status %d expected, got %d; it printed:\n%s", C[k].what, C[k].rc, rc, o);
+        expect_true(!C[k].want || strstr(o, C[k].want), "%s: expected\n  %s\ngot:\n%s", C[k].what,
+                    C[k].want ? C[k].want : "", o);
+        free(out);
+        tu_scratch_remove(dir);
+    }
+}
+
 int main(void)
 {
     char cwd[2048];
@@ -145,5 +199,5 @@ int main(void)
     expect_true(stat(g_script, &st) == 0, "%s exists (run from the top of the tree)", g_script);
     for (int i = 0; i < 901; i++)
         snprintf(g_long + strlen(g_long), sizeof g_long - strlen(g_long), "int v%d;\n", i);
-    TU_RUN(NULL, NULL, cmocka_unit_test(test_circles));
+    TU_RUN(NULL, NULL, cmocka_unit_test(test_circles), cmocka_unit_test(test_views_and_sizes));
 }
