@@ -1,4 +1,6 @@
-/* expl_stage.c - the words of every stage (expl_stage.h): each
+/* expl_stage.c - the words of every stage (expl_stage.h), and of the views
+ * that explain themselves instead (the Decode and Train tabs, the heads
+ * lab's, rollout): each
  * distinct explanation is written once, as a StageText, and STAGE_TEXT
  * maps every StageId to one of them (the encoder's and the decoder's
  * embeddings share one, the three attention blocks share theirs but for
@@ -300,4 +302,93 @@ const StageText *expl_stage(StageId st)
     if ((int)st < 0 || st >= ST_COUNT || !STAGE_TEXT[st])
         return &NONE;
     return STAGE_TEXT[st];
+}
+
+/* ---- the views that explain themselves rather than the stage ---- */
+
+static const StageText VIEW_TEXT[EXPL_VIEW_COUNT] = {
+    [EXPL_DEC_GEN] = {
+        .title = N_("Training vs inference"),
+        .formula = "P(y) = Π P(y_t | y_<t, x)",
+        .text = N_("Left, training: the decoder reads the true previous tokens (teacher forcing), and thanks to "
+                   "the causal mask all positions are computed in one pass. Right, inference: there is no "
+                   "reference, so each step reads the model's own earlier outputs and one wrong token changes "
+                   "every prefix after it. The model never learned what to do after a mistake of its own, so "
+                   "errors can compound in a way the training loss never measured: exposure bias. Where the two "
+                   "sides read different tokens, teacher forcing may still predict correctly while generation "
+                   "goes wrong (≠)."),
+    },
+    [EXPL_DEC_STEP] = {
+        .title = N_("One generation step"),
+        .formula = "y_t = argmax P(y | y_<t, x)",
+        .text = N_("Inference runs one token at a time: the decoder reads <bos> and the tokens generated so far. "
+                   "Its masked self-attention row looks back over them, its cross-attention row picks the source "
+                   "words it needs, and the bars show the probabilities of the next token. Greedy decoding takes "
+                   "the most likely one, appends it and repeats until <eos>; the keys and values of earlier "
+                   "steps are kept, so each step adds one position."),
+    },
+    [EXPL_DEC_BEAM] = {
+        .title = N_("Beam search"),
+        .formula = "score = log P(y | x) / lp(y),  lp(y) = ((5 + |y|) / 6)^α",
+        .text = N_("Instead of committing to the best token at every step, beam search keeps the K most probable "
+                   "partial translations (the paper uses K = 4, α = 0.6). Each step extends every live "
+                   "hypothesis and keeps the K best; finished ones (ending in <eos>) are compared after the "
+                   "length penalty, so short outputs do not win just because they multiply fewer probabilities. "
+                   "The tree shows kept, finished and pruned hypotheses; the highlighted path is the winner."),
+    },
+    [EXPL_DEC_SAMPLE] = {
+        .title = N_("Sampling with a temperature"),
+        .formula = "P_T(y) = softmax(z / T),  T ∈ [0.1, 5]",
+        .text = N_("Instead of taking the most likely token, sampling draws the next token at random from the "
+                   "model's distribution. The temperature T divides the logits z before the softmax: T < 1 "
+                   "sharpens the distribution towards the greedy choice, T > 1 flattens it so unlikely tokens "
+                   "are drawn more often. Top-k keeps only the k most likely tokens, top-p the smallest set "
+                   "whose probabilities add up to p; the rest get 0 and the kept ones are renormalised. The same "
+                   "seed always draws the same translation."),
+    },
+    [EXPL_TRAIN] = {
+        .title = N_("Training"),
+        .formula = "lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)",
+        .text = N_("The decoder reads the true target shifted right (teacher forcing), and the causal mask lets "
+                   "it predict every next token in one parallel pass. The model follows the gradient of the "
+                   "cross-entropy, with label smoothing 0.1, dropout 0.1 and Adam (β₁ 0.9, β₂ 0.98, ε 10⁻⁹). The "
+                   "learning rate rises during warm-up and then decays as 1/√step. Watch the heads of the probe "
+                   "sentence form: diffuse at first, then sharp alignments."),
+    },
+    [EXPL_LENS] = {
+        .title = N_("Logit lens"),
+        .formula = N_("p_L = softmax(W_gen · n(y_L) + b)"),
+        .text = N_("What the decoder would output if it stopped after layer L: the output layer applied to that "
+                   "layer's result (n is the final LayerNorm of a pre-LN model, nothing in a post-LN one). The "
+                   "last layer's lens is the output. A reference token whose rank falls to 1 only in a late "
+                   "layer is decided late."),
+    },
+    [EXPL_QKMAP] = {
+        .title = N_("Queries and keys in one plane"),
+        .formula = N_("k' = k − mean(k) + mean(q);  q·c, k'/c;  PCA of [q; k']"),
+        .text = N_("Each point is one token's query (a disc) or key (a square) of the head shown. Moving every "
+                   "key by the same vector adds a constant to each row of scores and scaling q by c and k by 1/c "
+                   "keeps every dot product, so the softmax does not change; then the two directions of largest "
+                   "spread are kept. A query lands near the keys it attends to (AttentionViz)."),
+    },
+    [EXPL_ROLLOUT] = {
+        .title = N_("Attention rollout"),
+        .formula = N_("R_l = Â_l · R_(l−1),  Â_l = ½ · mean_h A_(l,h) + ½ · I,  R_0 = Â_0"),
+        .text = N_("How much of each source token reaches each position through every layer so far, counting the "
+                   "residual path as half of each layer (Abnar & Zuidema, 2020). Each row sums to 1. Padded keys "
+                   "are 0. Press R for one layer's weights again."),
+    },
+    [EXPL_ROLLOUT_CROSS] = {
+        .title = N_("Cross-attention rollout"),
+        .formula = N_("X̄_L · R_(N−1),  X̄_L = mean_h X_(L,h)"),
+        .text = N_("The cross-attention of this layer, averaged over its heads, times the encoder's rollout: how "
+                   "much of each source token reaches the decoder through the whole encoder. Press R for one "
+                   "layer's weights again."),
+    },
+};
+
+const StageText *expl_view(ExplView v)
+{
+    static const StageText NONE = {"", "", "", NULL, NULL, NULL, NULL};
+    return (int)v < 0 || v >= EXPL_VIEW_COUNT ? &NONE : &VIEW_TEXT[v];
 }

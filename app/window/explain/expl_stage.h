@@ -25,6 +25,17 @@ typedef struct StageText {
  * range). */
 const StageText *expl_stage(StageId st);
 
+/* The views whose panel explains the view rather than the stage: the
+ * Decode tab's panes (in DecPane's order), the Train tab, the heads lab's
+ * Logit lens and Q/K map, and rollout (R) of self- and of cross-attention.
+ * Their entries have no code and no pre-LN variants. */
+typedef enum ExplView {
+    EXPL_DEC_GEN, EXPL_DEC_STEP, EXPL_DEC_BEAM, EXPL_DEC_SAMPLE,
+    EXPL_TRAIN, EXPL_LENS, EXPL_QKMAP, EXPL_ROLLOUT, EXPL_ROLLOUT_CROSS,
+    EXPL_VIEW_COUNT
+} ExplView;
+const StageText *expl_view(ExplView v);
+
 /* The field the model reads: the pre-LN variant when pre and there is one. */
 static inline const char *expl_pick(int pre, const char *post_ln, const char *pre_ln)
 {

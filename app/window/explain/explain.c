@@ -16,48 +16,33 @@ typedef struct Expl {
     const char *title, *formula, *text;
 } Expl;
 
-/* The stage's words (expl_stage.c) for a post-LN or pre-LN model. */
-static Expl expl_of(StageId st, int pre)
+/* A stage's or a view's words (expl_stage.c) for a post-LN or pre-LN model. */
+static Expl expl_of(const StageText *t, int pre)
 {
-    const StageText *t = expl_stage(st);
     return (Expl){t->title, expl_pick(pre, t->formula, t->formula_pre), expl_pick(pre, t->text, t->text_pre)};
 }
 
-/* The decode view explains the pane it shows, the train view itself, not
- * the current stage. */
-static const Expl DECODE_EXPL[DEC_PANE_COUNT] = {
-    [DEC_PANE_GEN] = {N_("Training vs inference"), "P(y) = Π P(y_t | y_<t, x)",
-      N_("Left, training: the decoder reads the true previous tokens (teacher forcing), and thanks to the causal "
-         "mask all positions are computed in one pass. Right, inference: there is no reference, so each step reads "
-         "the model's own earlier outputs and one wrong token changes every prefix after it. The model never "
-         "learned what to do after a mistake of its own, so errors can compound in a way the training loss never "
-         "measured: exposure bias. Where the two sides read different tokens, teacher forcing may still predict "
-         "correctly while generation goes wrong (≠).")},
-    [DEC_PANE_STEP] = {N_("One generation step"), "y_t = argmax P(y | y_<t, x)",
-      N_("Inference runs one token at a time: the decoder reads <bos> and the tokens generated so far. Its masked "
-         "self-attention row looks back over them, its cross-attention row picks the source words it needs, and the "
-         "bars show the probabilities of the next token. Greedy decoding takes the most likely one, appends it and "
-         "repeats until <eos>; the keys and values of earlier steps are kept, so each step adds one position.")},
-    [DEC_PANE_BEAM] = {N_("Beam search"), "score = log P(y | x) / lp(y),  lp(y) = ((5 + |y|) / 6)^α",
-      N_("Instead of committing to the best token at every step, beam search keeps the K most probable partial "
-         "translations (the paper uses K = 4, α = 0.6). Each step extends every live hypothesis and keeps the K "
-         "best; finished ones (ending in <eos>) are compared after the length penalty, so short outputs do not win "
-         "just because they multiply fewer probabilities. The tree shows kept, finished and pruned hypotheses; the "
-         "highlighted path is the winner.")},
-    [DEC_PANE_SAMPLE] = {N_("Sampling with a temperature"), "P_T(y) = softmax(z / T),  T ∈ [0.1, 5]",
-      N_("Instead of taking the most likely token, sampling draws the next token at random from the model's "
-         "distribution. The temperature T divides the logits z before the softmax: T < 1 sharpens the distribution "
-         "towards the greedy choice, T > 1 flattens it so unlikely tokens are drawn more often. Top-k keeps only the "
-         "k most likely tokens, top-p the smallest set whose probabilities add up to p; the rest get 0 and the kept "
-         "ones are renormalised. The same seed always draws the same translation.")},
-};
-static const Expl TRAIN_EXPL = {N_("Training"), "lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)",
-      N_("The decoder reads the true target shifted right (teacher forcing), and the causal mask lets it predict "
-         "every next token in one parallel pass. The model follows the gradient of the cross-entropy, with label "
-         "smoothing 0.1, dropout 0.1 and Adam (β₁ 0.9, β₂ 0.98, ε 10⁻⁹). The learning rate rises during warm-up and "
-         "then decays as 1/√step. Watch the heads of the probe sentence form: diffuse at first, then sharp "
-         "alignments.")};
+_Static_assert(DEC_PANE_GEN == 0 && EXPL_DEC_GEN + DEC_PANE_COUNT == EXPL_TRAIN, "the panes' words in DecPane's order");
 
+/* The view's own words where the view explains itself (the Decode tab the
+ * pane it shows), or NULL: the stage's. */
+static const StageText *view_words(const App *a, ViewId view, StageId st)
+{
+    if (view == VIEW_TRAIN)
+        return expl_view(EXPL_TRAIN);
+    if (view == VIEW_DECODE) {
+        const DecodeUi *d = a->vstate[VIEW_DECODE];
+        return expl_view(EXPL_DEC_GEN + (d && d->pane < DEC_PANE_COUNT ? d->pane : DEC_PANE_GEN));
+    }
+    if (view == VIEW_LENS)
+        return expl_view(EXPL_LENS);
+    if (view == VIEW_QKMAP)
+        return expl_view(EXPL_QKMAP);
+    if (a->rollout && (view == VIEW_MATRIX || view == VIEW_LINES) && stage_info(st)->kind == SK_WEIGHTS &&
+        stage_attn_block(st) != ST_DEC_SELF_Q)
+        return expl_view(stage_attn_block(st) == ST_DEC_CROSS_Q ? EXPL_ROLLOUT_CROSS : EXPL_ROLLOUT);
+    return NULL;
+}
 
 /* ---- how the hovered number was computed ---- */
 
@@ -276,27 +261,6 @@ void panel_scroll_bar(UiCtx *ui, Rect area, int content, int off)
         ren_text(ui->r, ui->g->small, "▼", area.x + area.w - 22, area.y + area.h - sh, th->accent);
 }
 
-/* The heads lab's views and the rollout mode (R). */
-static const Expl LAB_EXPL[] = {
-    {N_("Logit lens"), N_("p_L = softmax(W_gen · n(y_L) + b)"),
-     N_("What the decoder would output if it stopped after layer L: the output layer applied to that layer's "
-        "result (n is the final LayerNorm of a pre-LN model, nothing in a post-LN one). The last layer's lens "
-        "is the output. A reference token whose rank falls to 1 only in a late layer is decided late.")},
-    {N_("Queries and keys in one plane"), N_("k' = k − mean(k) + mean(q);  q·c, k'/c;  PCA of [q; k']"),
-     N_("Each point is one token's query (a disc) or key (a square) of the head shown. Moving every key by "
-        "the same vector adds a constant to each row of scores and scaling q by c and k by 1/c keeps every "
-        "dot product, so the softmax does not change; then the two directions of largest spread are kept. "
-        "A query lands near the keys it attends to (AttentionViz).")},
-    {N_("Attention rollout"), N_("R_l = Â_l · R_(l−1),  Â_l = ½ · mean_h A_(l,h) + ½ · I,  R_0 = Â_0"),
-     N_("How much of each source token reaches each position through every layer so far, counting the "
-        "residual path as half of each layer (Abnar & Zuidema, 2020). Each row sums to 1. Padded keys are 0. "
-        "Press R for one layer's weights again.")},
-    {N_("Cross-attention rollout"), N_("X̄_L · R_(N−1),  X̄_L = mean_h X_(L,h)"),
-     N_("The cross-attention of this layer, averaged over its heads, times the encoder's rollout: how much of "
-        "each source token reaches the decoder through the whole encoder. Press R for one layer's weights "
-        "again.")},
-};
-
 void explain_draw(UiCtx *ui, App *a, Rect area)
 {
     if (explain_code_draw(ui, a, &area)) /* the "code" tab (explain_code.c) */
@@ -304,23 +268,13 @@ void explain_draw(UiCtx *ui, App *a, Rect area)
     const Theme *th = ui->th;
     StagePos p = app_pos(a);
     int pre = a->ses.model.cfg.norm == TF_NORM_PRE;
-    Expl e = expl_of(p.stage, pre);
+    Expl e = expl_of(expl_stage(p.stage), pre);
     explain_model(a, p.stage, &e.title, &e.formula, &e.text); /* where this model is not the paper's */
     ViewId view = app_current_view(a);
     int own_view = view == VIEW_DECODE || view == VIEW_TRAIN;
-    if (view == VIEW_TRAIN) {
-        e = TRAIN_EXPL;
-    } else if (view == VIEW_DECODE) {
-        const DecodeUi *d = a->vstate[VIEW_DECODE];
-        e = DECODE_EXPL[d && d->pane < DEC_PANE_COUNT ? d->pane : DEC_PANE_GEN];
-    } else if (view == VIEW_LENS) {
-        e = LAB_EXPL[0];
-    } else if (view == VIEW_QKMAP) {
-        e = LAB_EXPL[1];
-    } else if (a->rollout && (view == VIEW_MATRIX || view == VIEW_LINES) && stage_info(p.stage)->kind == SK_WEIGHTS &&
-               stage_attn_block(p.stage) != ST_DEC_SELF_Q) {
-        e = LAB_EXPL[stage_attn_block(p.stage) == ST_DEC_CROSS_Q ? 3 : 2];
-    }
+    const StageText *vw = view_words(a, view, p.stage);
+    if (vw)
+        e = expl_of(vw, 0);
     e.title = _(e.title);
     e.text = _(e.text);
     const char *xf = own_view ? NULL : exp_formula(&a->ses.exp, p.stage);
