@@ -45,31 +45,10 @@ int cli_exp_more(char **argv, int argc, int *i, void *ctx, const char *cmd, int 
     return 1;
 }
 
-int cli_exp_make(const CliExp *x, const TfConfig *cfg, int S, TfExperiment *e, TfErr *err)
-{
-    memset(e, 0, sizeof *e);
-    e->no_scale = x->no_scale;
-    e->no_pe = x->no_pe;
-    e->no_causal = x->no_causal;
-    e->no_residual = x->no_residual;
-    for (int k = 0; k < x->n_ffn; k++)
-        if (tf_exp_add_ffn(e, x->ffn[k], cfg, err))
-            return -1;
-    for (int k = 0; k < x->n_ablate; k++)
-        if (tf_exp_add_head(e, x->ablate[k], cfg, err))
-            return -1;
-    for (int k = 0; k < x->n_hide; k++)
-        if (tf_exp_add_hide(e, x->hide[k], cfg, err))
-            return -1;
-    if (S > 0 && tf_exp_check_source(e, S, err))
-        return -1;
-    return 0;
-}
-
 int cli_exp_build(const CliExp *x, const TfConfig *cfg, int S, TfExperiment *e, const char *cmd)
 {
     TfErr err;
-    if (cli_exp_make(x, cfg, S, e, &err))
+    if (tf_exp_build(x, cfg, S, e, &err))
         return cli_fail(cmd, "%s", err.msg);
     return 0;
 }

@@ -10,13 +10,8 @@
 #include "experiment.h"
 #include "model.h"
 
-typedef struct CliExp {
-    int no_scale, no_pe, no_causal, no_residual;
-    int n_ablate, n_hide, n_ffn;
-    const char *ablate[TF_EXP_MAX_ABLATE];
-    const char *hide[TF_EXP_MAX_HIDE];
-    const char *ffn[TF_EXP_MAX_FFN];
-} CliExp;
+/* the flags as they were given (the strings are argv's) */
+typedef TfExpSpec CliExp;
 
 #define CLI_EXP_USAGE                                                                       \
     "[--no-scale] [--no-pe] [--no-causal] [--no-residual] [--ablate P:L:H]... [--hide-src I]... " \
@@ -39,8 +34,6 @@ int cli_exp_more(char **argv, int argc, int *i, void *ctx, const char *cmd, int 
  * them). S > 0 also checks hidden positions against a source of S tokens.
  * Returns 0, or 1 after printing the message. */
 int cli_exp_build(const CliExp *x, const TfConfig *cfg, int S, TfExperiment *e, const char *cmd);
-/* The same with the message in err (-1) instead of printed. */
-int cli_exp_make(const CliExp *x, const TfConfig *cfg, int S, TfExperiment *e, TfErr *err);
 /* Was any experiment flag given? */
 int cli_exp_any(const CliExp *x);
 

@@ -84,15 +84,6 @@ static int count_sentences(const AppOpts *o)
  * against that model: out of range refuses to open, with one line). */
 static CliExp gui_exp;
 
-static int gui_open_exp(App *a, void *ctx, TfErr *err)
-{
-    TfExperiment e;
-    if (cli_exp_make(ctx, &a->ses.model.cfg, a->ses.pad.S, &e, err))
-        return -1;
-    app_set_exp(a, &e);
-    return 0;
-}
-
 int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
@@ -103,7 +94,7 @@ int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
     for (int i = 1; i < argc && !bad; i++) {
         if (cli_exp_more(argv, argc, &i, &gui_exp, cmd, &bad)) {
             if (cli_exp_any(&gui_exp)) {
-                o->on_open = gui_open_exp;
+                o->on_open = app_open_exp;
                 o->on_open_ctx = &gui_exp;
             }
         } else if (cli_opt(argv, argc, &i, "model", &v, cmd, &bad)) {

@@ -231,22 +231,26 @@ int link_parse(const char *frag, SceneLink *l, TfErr *err)
     return 0;
 }
 
+void link_exp_spec(const SceneLink *l, TfExpSpec *x, LinkPos pos[TF_EXP_MAX_HIDE])
+{
+    memset(x, 0, sizeof *x);
+    x->no_scale = l->no_scale;
+    x->no_pe = l->no_pe;
+    x->no_causal = l->no_causal;
+    for (int k = 0; k < l->n_ablate && k < TF_EXP_MAX_ABLATE; k++)
+        x->ablate[x->n_ablate++] = l->ablate[k];
+    for (int k = 0; k < l->n_hide && k < TF_EXP_MAX_HIDE; k++) {
+        snprintf(pos[k], sizeof pos[k], "%d", l->hide[k]);
+        x->hide[x->n_hide++] = pos[k];
+    }
+}
+
 int link_experiment(const SceneLink *l, const TfConfig *cfg, int S, TfExperiment *e, TfErr *err)
 {
-    memset(e, 0, sizeof *e);
-    e->no_scale = l->no_scale;
-    e->no_pe = l->no_pe;
-    e->no_causal = l->no_causal;
-    for (int k = 0; k < l->n_ablate; k++)
-        if (tf_exp_add_head(e, l->ablate[k], cfg, err))
-            return -1;
-    for (int k = 0; k < l->n_hide; k++) {
-        char spec[16];
-        snprintf(spec, sizeof spec, "%d", l->hide[k]);
-        if (tf_exp_add_hide(e, spec, cfg, err))
-            return -1;
-    }
-    return S > 0 ? tf_exp_check_source(e, S, err) : 0;
+    TfExpSpec x;
+    LinkPos pos[TF_EXP_MAX_HIDE];
+    link_exp_spec(l, &x, pos);
+    return tf_exp_build(&x, cfg, S, e, err);
 }
 
 /* ---- writing ---- */

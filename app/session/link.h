@@ -83,6 +83,10 @@ typedef struct SceneLink {
  * names the field; l is then zeroed. */
 int link_parse(const char *frag, SceneLink *l, TfErr *err);
 
+/* The link's experiments as a TfExpSpec; the hidden positions are written
+ * into pos, which must live as long as x. */
+typedef char LinkPos[12];
+void link_exp_spec(const SceneLink *l, TfExpSpec *x, LinkPos pos[TF_EXP_MAX_HIDE]);
 /* The link's experiments as a TfExperiment for cfg (heads checked against the
  * model; S > 0 checks hidden positions against a source of S tokens). */
 int link_experiment(const SceneLink *l, const TfConfig *cfg, int S, TfExperiment *e, TfErr *err);

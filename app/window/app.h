@@ -207,6 +207,11 @@ typedef struct AppOpts {
     void *on_open_ctx;
 } AppOpts;
 
+/* An on_open that sets the experiment the TfExpSpec ctx writes down (the
+ * command line's flags, a link's), checked against the model opened and
+ * its source (app_open.c). */
+int app_open_exp(struct App *a, void *ctx, TfErr *err);
+
 /* Build the app (app_open.c): loads the model (falling back to a random
  * classroom model, labelled untrained, when the bundled one is missing),
  * computes the first trace and opens the lesson asked for. Returns -1 with

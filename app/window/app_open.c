@@ -12,6 +12,15 @@
 #include "model_ui.h"
 #include "train_host.h"
 
+int app_open_exp(App *a, void *ctx, TfErr *err)
+{
+    TfExperiment e;
+    if (tf_exp_build(ctx, &a->ses.model.cfg, a->ses.pad.S, &e, err))
+        return -1;
+    app_set_exp(a, &e);
+    return 0;
+}
+
 int app_init(App *a, const AppOpts *o, TfErr *err)
 {
     if (app_init_state(a, o, err))

@@ -173,6 +173,25 @@ int tf_exp_check_source(const TfExperiment *e, int S, TfErr *err)
     return 0;
 }
 
+int tf_exp_build(const TfExpSpec *s, const TfConfig *cfg, int S, TfExperiment *e, TfErr *err)
+{
+    memset(e, 0, sizeof *e);
+    e->no_scale = s->no_scale;
+    e->no_pe = s->no_pe;
+    e->no_causal = s->no_causal;
+    e->no_residual = s->no_residual;
+    for (int k = 0; k < s->n_ffn; k++)
+        if (tf_exp_add_ffn(e, s->ffn[k], cfg, err))
+            return -1;
+    for (int k = 0; k < s->n_ablate; k++)
+        if (tf_exp_add_head(e, s->ablate[k], cfg, err))
+            return -1;
+    for (int k = 0; k < s->n_hide; k++)
+        if (tf_exp_add_hide(e, s->hide[k], cfg, err))
+            return -1;
+    return S > 0 ? tf_exp_check_source(e, S, err) : 0;
+}
+
 void tf_exp_describe(const TfExperiment *e, char *buf, size_t cap)
 {
     if (cap == 0)

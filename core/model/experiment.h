@@ -90,6 +90,22 @@ int tf_exp_toggle_ffn(TfExperiment *e, TfAttnKind kind, int layer);
 /* Hidden positions must lie inside the source: S is its length. */
 int tf_exp_check_source(const TfExperiment *e, int S, TfErr *err);
 
+/* An experiment as written down (the command line's flags, a link's exp
+ * field): the switches and the specs tf_exp_add_head, _hide and _ffn read.
+ * The strings are not owned. */
+typedef struct TfExpSpec {
+    int no_scale, no_pe, no_causal, no_residual;
+    int n_ablate, n_hide, n_ffn;
+    const char *ablate[TF_EXP_MAX_ABLATE];
+    const char *hide[TF_EXP_MAX_HIDE];
+    const char *ffn[TF_EXP_MAX_FFN];
+} TfExpSpec;
+
+/* The experiment s writes down, checked against cfg (the first bad spec:
+ * -1, err names it); S > 0 also checks hidden positions against a source
+ * of S tokens. */
+int tf_exp_build(const TfExpSpec *s, const TfConfig *cfg, int S, TfExperiment *e, TfErr *err);
+
 /* "no-scale, no-pe, ablate enc:0:1, hide-src 2, no-residual, no-ffn dec:1"
  * or "none". */
 void tf_exp_describe(const TfExperiment *e, char *buf, size_t cap);

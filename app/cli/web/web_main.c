@@ -37,14 +37,9 @@ static char *g_json; /* the last sf_dump answer */
 
 static void apply_fields(App *a, const SceneLink *l, int with_lesson);
 
-static int link_open_exp(App *a, void *ctx, TfErr *err)
-{
-    TfExperiment e;
-    if (link_experiment(ctx, &a->ses.model.cfg, a->ses.pad.S, &e, err))
-        return -1;
-    app_set_exp(a, &e);
-    return 0;
-}
+/* the link's experiments, for app_open_exp once the model is open */
+static TfExpSpec g_exp;
+static LinkPos g_exp_pos[TF_EXP_MAX_HIDE];
 
 /* the link's fields as the window's options (what the command line would give) */
 static void link_opts(const SceneLink *l, AppOpts *o)
@@ -68,8 +63,9 @@ static void link_opts(const SceneLink *l, AppOpts *o)
         o->lesson_step = (l->has & LINK_STEP) ? l->step - 1 : 0;
     }
     if (l->has & LINK_EXP) {
-        o->on_open = link_open_exp;
-        o->on_open_ctx = (void *)l;
+        link_exp_spec(l, &g_exp, g_exp_pos);
+        o->on_open = app_open_exp;
+        o->on_open_ctx = &g_exp;
     }
 }
 

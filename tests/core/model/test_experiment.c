@@ -216,9 +216,29 @@ static void test_command_line_specs(void **state)
     expect_true(tf_exp_toggle_hide(&e, 5) == 1 && tf_exp_hidden(&e, 5), "toggle on");
 }
 
+/* A spec as the command line and links write it down: the switches and
+ * every spec kept, the first bad spec or hidden position refused by name. */
+static void test_spec_builds(void **state)
+{
+    (void)state;
+    TfErr err;
+    TfConfig c = tu_config((TuSize){.n_heads = 4, .n_enc = 2, .n_dec = 3, .max_len = 32});
+    TfExpSpec x = {.no_pe = 1, .no_residual = 1, .n_ablate = 1, .n_hide = 1, .n_ffn = 1,
+                   .ablate = {"cross:1:2"}, .hide = {"3"}, .ffn = {"dec:2"}};
+    TfExperiment e;
+    expect_true(tf_exp_build(&x, &c, 4, &e, &err) == 0, "%s", err.msg);
+    expect_true(e.no_pe && e.no_residual && !e.no_scale && tf_exp_ablated(&e, TF_ATTN_CROSS, 1, 2) &&
+                    tf_exp_hidden(&e, 3) && tf_exp_ffn_off(&e, TF_ATTN_DEC, 2),
+                "every part of the spec is in the experiment");
+    expect_true(tf_exp_build(&x, &c, 3, &e, &err) < 0 && strstr(err.msg, "3 tokens"), "position 3 of 3: %s",
+                err.msg);
+    x.ablate[0] = "enc:2:0";
+    expect_true(tf_exp_build(&x, &c, 0, &e, &err) < 0 && strstr(err.msg, "enc:2:0"), "a bad head: %s", err.msg);
+}
+
 int main(void)
 {
     TU_RUN(NULL, NULL, cmocka_unit_test(test_against_pytorch), cmocka_unit_test(test_none_is_bit_identical),
            cmocka_unit_test(test_stages_show_the_experiment), cmocka_unit_test(test_stages_show_residual_and_ffn),
-           cmocka_unit_test(test_command_line_specs));
+           cmocka_unit_test(test_command_line_specs), cmocka_unit_test(test_spec_builds));
 }
