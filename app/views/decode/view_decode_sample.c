@@ -17,8 +17,7 @@
 
 #include "view_decode.h"
 
-static const int TOPK_CHOICES[] = {0, 1, 5, 10, 40};
-static const float TOPK_CHOICES_F[] = {0, 1, 5, 10, 40}; /* the same, for next_choice */
+static const float TOPK_CHOICES[] = {0, 1, 5, 10, 40}; /* 0: all */
 static const float TOPP_CHOICES[] = {1.0f, 0.95f, 0.9f, 0.5f};
 #define N_TOPK ((int)(sizeof TOPK_CHOICES / sizeof TOPK_CHOICES[0]))
 #define N_TOPP ((int)(sizeof TOPP_CHOICES / sizeof TOPP_CHOICES[0]))
@@ -48,6 +47,15 @@ static void temp_slider(ViewCtx *v, UiFlow *f, DecSample *m)
     ren_rect(v->r, (Rect){kx - 5, rc.y + 2, 10, rc.h - 4}, held ? v->th->select : v->th->accent);
 }
 
+/* The index of cur in c[0..n), or -1. */
+static int choice_at(const float *c, int n, float cur)
+{
+    for (int i = 0; i < n; i++)
+        if (c[i] == cur)
+            return i;
+    return -1;
+}
+
 /* The width of a label and its buttons, to keep them on one line. */
 static int group_w(const UiFlow *f, const char *label, const char *const *buttons, int n)
 {
@@ -57,36 +65,44 @@ static int group_w(const UiFlow *f, const char *label, const char *const *button
     return w;
 }
 
+/* A label and a button per choice, on one line, the one at `on` lit: the
+ * index of the one pressed, or -1. */
+static int choice_row(ViewCtx *v, UiFlow *f, const char *label, char names[][16], int n, int on)
+{
+    const char *btn[8];
+    for (int i = 0; i < n && i < 8; i++)
+        btn[i] = names[i];
+    ui_flow_keep(f, group_w(f, label, btn, n));
+    ui_flow_text(f, label, v->th->dim);
+    int pick = -1;
+    for (int i = 0; i < n; i++)
+        if (ui_flow_button(f, names[i], i == on))
+            pick = i;
+    return pick;
+}
+
 void dec_sample_bar(ViewCtx *v, UiFlow *f, DecodeUi *d)
 {
     DecSample *m = &d->smp;
     char buf[64], names[8][16];
-    const char *btn[8];
     char tl[64];
     snprintf(tl, sizeof tl, _("temperature T = %.2f"), 5.0);
     ui_flow_keep(f, ui_flow_text_w(v->g, tl) + f->gap + ui_px(v->g, 180));
     temp_slider(v, f, m);
     for (int i = 0; i < N_TOPK; i++) {
         if (TOPK_CHOICES[i])
-            snprintf(names[i], sizeof names[i], "%d", TOPK_CHOICES[i]);
+            snprintf(names[i], sizeof names[i], "%d", (int)TOPK_CHOICES[i]);
         else
             snprintf(names[i], sizeof names[i], "%s", _("all"));
-        btn[i] = names[i];
     }
-    ui_flow_keep(f, group_w(f, _("top-k"), btn, N_TOPK));
-    ui_flow_text(f, _("top-k"), v->th->dim);
-    for (int i = 0; i < N_TOPK; i++)
-        if (ui_flow_button(f, names[i], m->top_k == TOPK_CHOICES[i]))
-            m->top_k = TOPK_CHOICES[i];
-    for (int i = 0; i < N_TOPP; i++) {
-        snprintf(names[i], sizeof names[i], "%g", TOPP_CHOICES[i]);
-        btn[i] = names[i];
-    }
-    ui_flow_keep(f, group_w(f, _("top-p"), btn, N_TOPP));
-    ui_flow_text(f, _("top-p"), v->th->dim);
+    int k = choice_row(v, f, _("top-k"), names, N_TOPK, choice_at(TOPK_CHOICES, N_TOPK, (float)m->top_k));
+    if (k >= 0)
+        m->top_k = (int)TOPK_CHOICES[k];
     for (int i = 0; i < N_TOPP; i++)
-        if (ui_flow_button(f, names[i], m->top_p == TOPP_CHOICES[i]))
-            m->top_p = TOPP_CHOICES[i];
+        snprintf(names[i], sizeof names[i], "%g", TOPP_CHOICES[i]);
+    int p = choice_row(v, f, _("top-p"), names, N_TOPP, choice_at(TOPP_CHOICES, N_TOPP, m->top_p));
+    if (p >= 0)
+        m->top_p = TOPP_CHOICES[p];
     uint64_t seed = v->s->dec->seed + (uint64_t)(int64_t)d->wish.seed_delta;
     snprintf(buf, sizeof buf, _("seed %llu"), (unsigned long long)seed);
     const char *pm[3] = {"−", "+", _("Sample  N")};
@@ -209,10 +225,7 @@ void dec_sample_pane(ViewCtx *v, DecodeUi *d, Rect rc)
 /* The index after cur's in c[0..n), round; 0 when cur is not there. */
 static int next_choice(const float *c, int n, float cur)
 {
-    int i = 0;
-    while (i < n && c[i] != cur)
-        i++;
-    return (i + 1) % n;
+    return (choice_at(c, n, cur) + 1) % n;
 }
 
 int dec_sample_act(ViewCtx *v, DecodeUi *d, ViewAct act, int arg)
@@ -223,7 +236,7 @@ int dec_sample_act(ViewCtx *v, DecodeUi *d, ViewAct act, int arg)
         m->temp = arg < 0 ? m->temp / 1.25f : m->temp * 1.25f;
         m->temp = m->temp < DEC_T_MIN ? DEC_T_MIN : m->temp > DEC_T_MAX ? DEC_T_MAX : m->temp;
         return 1;
-    case VA_TOP_K: m->top_k = TOPK_CHOICES[next_choice(TOPK_CHOICES_F, N_TOPK, (float)m->top_k)]; return 1;
+    case VA_TOP_K: m->top_k = (int)TOPK_CHOICES[next_choice(TOPK_CHOICES, N_TOPK, (float)m->top_k)]; return 1;
     case VA_TOP_P: m->top_p = TOPP_CHOICES[next_choice(TOPP_CHOICES, N_TOPP, m->top_p)]; return 1;
     case VA_DRAW: d->wish.draw = 1; return 1;
     default: return 0;
