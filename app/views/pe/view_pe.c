@@ -442,14 +442,13 @@ static int panel_tabs(ViewCtx *v, Rect rc, int first)
     return h + 6;
 }
 
+/* Each panel's drawing, in PePanel's order. */
+static void (*const PANEL_DRAW[PANEL_COUNT])(ViewCtx *v, Rect rc, const PeData *d) = {
+    [PANEL_WAVES] = draw_waves, [PANEL_TABLE] = draw_table, [PANEL_ROT] = pe_draw_rotation};
+
 static void draw_panel(ViewCtx *v, int p, Rect rc, const PeData *d)
 {
-    if (p == PANEL_WAVES)
-        draw_waves(v, rc, d);
-    else if (p == PANEL_TABLE)
-        draw_table(v, rc, d);
-    else
-        pe_draw_rotation(v, rc, d);
+    PANEL_DRAW[p >= 0 && p < PANEL_COUNT ? p : PANEL_ROT](v, rc, d);
 }
 
 static void view_pe(ViewCtx *v)

@@ -50,22 +50,29 @@ static const int PRESETS[N_PRESETS][4] = {{64, 4, 256, 2}, {512, 8, 2048, 6}, {1
 
 /* ---- small helpers ---- */
 
-static int index_of(const int *v, int n, int x)
+/* Choice i of setting f as a number. */
+static double choice_of(TvField f, int i)
+{
+    return FIELDS[f].ints ? FIELDS[f].ints[i] : FIELDS[f].floats[i];
+}
+
+/* The index of setting f's choice nearest to x. */
+static int index_of(TvField f, double x)
 {
     int best = 0;
-    for (int i = 0; i < n; i++)
-        if (abs(v[i] - x) < abs(v[best] - x))
+    for (int i = 0; i < FIELDS[f].n; i++)
+        if (fabs(choice_of(f, i) - x) < fabs(choice_of(f, best) - x))
             best = i;
     return best;
 }
 
-static int index_of_f(const float *v, int n, float x)
+/* The size fields at a preset's values. */
+static void set_size(TrainUi *u, int p)
 {
-    int best = 0;
-    for (int i = 0; i < n; i++)
-        if (fabsf(v[i] - x) < fabsf(v[best] - x))
-            best = i;
-    return best;
+    u->val[TVF_DMODEL] = index_of(TVF_DMODEL, PRESETS[p][0]);
+    u->val[TVF_HEADS] = index_of(TVF_HEADS, PRESETS[p][1]);
+    u->val[TVF_DFF] = index_of(TVF_DFF, PRESETS[p][2]);
+    u->val[TVF_LAYERS] = index_of(TVF_LAYERS, PRESETS[p][3]);
 }
 
 static int field_int(const TrainUi *u, TvField f)
@@ -156,11 +163,7 @@ void tv_set_field(TrainUi *u, TvField f, int index)
 
 void tv_set_preset(TrainUi *u, int p)
 {
-    p = ((p % N_PRESETS) + N_PRESETS) % N_PRESETS;
-    u->val[TVF_DMODEL] = index_of(CH_DMODEL, COUNT(CH_DMODEL), PRESETS[p][0]);
-    u->val[TVF_HEADS] = index_of(CH_HEADS, COUNT(CH_HEADS), PRESETS[p][1]);
-    u->val[TVF_DFF] = index_of(CH_DFF, COUNT(CH_DFF), PRESETS[p][2]);
-    u->val[TVF_LAYERS] = index_of(CH_LAYERS, COUNT(CH_LAYERS), PRESETS[p][3]);
+    set_size(u, ((p % N_PRESETS) + N_PRESETS) % N_PRESETS);
     tv_wish(u, &u->wish.settings);
 }
 
@@ -250,12 +253,9 @@ Rect tv_settings_draw(ViewCtx *v, UiFlow *f, TrainUi *u)
 void tv_settings_init(TrainUi *u)
 {
     u->task = 3; /* en2zh: the language of the window's own model */
-    u->val[TVF_DMODEL] = index_of(CH_DMODEL, COUNT(CH_DMODEL), 64);
-    u->val[TVF_HEADS] = index_of(CH_HEADS, COUNT(CH_HEADS), 4);
-    u->val[TVF_LAYERS] = index_of(CH_LAYERS, COUNT(CH_LAYERS), 2);
-    u->val[TVF_DFF] = index_of(CH_DFF, COUNT(CH_DFF), 256);
-    u->val[TVF_WARMUP] = index_of(CH_WARMUP, COUNT(CH_WARMUP), 800);
-    u->val[TVF_LR] = index_of_f(CH_LR, COUNT(CH_LR), 1.0f);
+    set_size(u, 0); /* classroom */
+    u->val[TVF_WARMUP] = index_of(TVF_WARMUP, 800);
+    u->val[TVF_LR] = index_of(TVF_LR, 1.0);
 }
 
 void tv_settings_task(TrainUi *u, const char *task)
