@@ -207,7 +207,31 @@ static void curve(ViewCtx *v, TrainUi *u, const Axis *A, int n, float width, Col
     ren_clip_pop(v->r);
 }
 
-/* The log's field `which` (0 loss, 1 accuracy, 2 tokens/s) into u->xy,
+/* The log's field `which` (0 loss, 1 accuracy, 2 tokens/s) and the
+ * held-out one (0 loss, 1 token accuracy, 2 exact match). */
+static double log_value(const TvPoint *p, int which)
+{
+    return which == 0 ? p->loss : which == 1 ? p->acc : p->tok_s;
+}
+
+static double eval_value(const TvEval *e, int which)
+{
+    return which == 0 ? e->loss : which == 1 ? e->acc : e->exact;
+}
+
+/* The largest value of the log's field which_log and (which_eval >= 0)
+ * of the held-out one: what a plot's axis must reach. */
+static double top_of(const TrainShow *st, int which_log, int which_eval)
+{
+    double top = 0;
+    for (int i = 0; i < st->n_log; i++)
+        top = fmax(top, log_value(&st->log[i], which_log));
+    for (int i = 0; which_eval >= 0 && i < st->n_eval; i++)
+        top = fmax(top, eval_value(&st->evals[i], which_eval));
+    return top;
+}
+
+/* The log's field `which` into u->xy,
  * raw (smooth 0) or as an exponential moving average over about a
  * thirtieth of the curve, which shows the trend through the batch-to-batch
  * noise (drawn bold over the faint raw curve). */
@@ -216,7 +240,7 @@ static int log_points(const TrainShow *st, TrainUi *u, int which, int smooth)
     double k = st->n_log / 30.0, alpha = smooth ? 2.0 / ((k < 1 ? 1 : k) + 1) : 1.0, m = 0;
     for (int i = 0; i < st->n_log; i++) {
         const TvPoint *p = &st->log[i];
-        double x = which == 0 ? p->loss : which == 1 ? p->acc : p->tok_s;
+        double x = log_value(p, which);
         m = i == 0 ? x : m + alpha * (x - m);
         u->xy[2 * i] = (float)p->step;
         u->xy[2 * i + 1] = (float)m;
@@ -250,7 +274,7 @@ static int eval_points(const TrainShow *st, TrainUi *u, int which)
         if (which == 2 && e->exact < 0) /* a check that did not decode */
             continue;
         u->xy[2 * n] = (float)e->step;
-        u->xy[2 * n + 1] = which == 0 ? e->loss : which == 1 ? e->acc : e->exact;
+        u->xy[2 * n + 1] = (float)eval_value(e, which);
         n++;
     }
     return n;
@@ -290,7 +314,7 @@ static void marks(ViewCtx *v, const Axis *A, const char *what, int which_log, in
         return;
     const TvPoint *p = best >= 0 ? &st->log[best] : NULL;
     const TvEval *e = be >= 0 ? &st->evals[be] : NULL;
-    float lv = !p ? 0 : which_log == 0 ? p->loss : which_log == 1 ? p->acc : p->tok_s;
+    float lv = p ? (float)log_value(p, which_log) : 0;
     float ev = !e ? 0 : which_eval == 0 ? e->loss : e->acc;
     /* the status line shows "where = value": the training value, or the
      * held-out one where there is no training curve */
@@ -306,11 +330,7 @@ static void plot_loss(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pas
 {
     const Theme *th = v->th;
     const TrainShow *st = v->s->train;
-    double top = 0;
-    for (int i = 0; i < st->n_log; i++)
-        top = fmax(top, st->log[i].loss);
-    for (int i = 0; i < st->n_eval; i++)
-        top = fmax(top, st->evals[i].loss);
+    double top = top_of(st, 0, 0);
     Legend lg[2] = {{_("train"), "", th->accent}, {_("held-out"), "", th->accent2}};
     Axis A = plot_area(v, rc, xl, X, nice_ceil(top), _("loss"), lg, 2);
     if (pass) {
@@ -354,9 +374,7 @@ static void plot_tok(ViewCtx *v, TrainUi *u, Rect rc, double X, int xl, int pass
 {
     const Theme *th = v->th;
     const TrainShow *st = v->s->train;
-    double top = 0;
-    for (int i = 0; i < st->n_log; i++)
-        top = fmax(top, st->log[i].tok_s);
+    double top = top_of(st, 2, -1);
     Legend lg[1] = {{_("now"), "", th->accent}};
     Axis A = plot_area(v, rc, xl, X, nice_ceil(top), _("tokens/s"), lg, 1);
     if (pass) {
