@@ -378,7 +378,8 @@ void hhost_scene(App *a, ViewId id, Scene *sc, HeadsShow *show)
         const HlabQk *q = hlab_qk(h, tr, k, layer, head, sc->batch, stamp(sc));
         if (q) {
             show->qk = (SceneQk){q->kind, q->layer, q->head, q->map.nq, q->map.nk, q->map.q, q->map.k,
-                                 q->qpos, q->kpos, q->qtok, q->ktok, q->w, {q->map.explained[0], q->map.explained[1]}};
+                                 q->pts.q.pos, q->pts.k.pos, q->pts.q.tok, q->pts.k.tok, q->w,
+                                 {q->map.explained[0], q->map.explained[1]}};
             sc->qk = &show->qk;
         } else {
             sc->qk_error = h->qk_error;

@@ -2,6 +2,7 @@
 #include "qkmap.h"
 
 #include "headstats.h"
+#include "sysmem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -206,4 +207,55 @@ int tf_qk_rows(const TfTrace *tr, TfAttnKind kind, int layer, int head, int b, f
         kpos[(*nk)++] = j;
     }
     return 0;
+}
+
+static int side_grow(TfQkSide *s, int cap, int dk)
+{
+    int bad = 0;
+    s->x = tf_regrow(s->x, (size_t)cap * dk * sizeof *s->x, &bad);
+    s->pos = tf_regrow(s->pos, (size_t)cap * sizeof *s->pos, &bad);
+    s->tok = tf_regrow(s->tok, (size_t)cap * sizeof *s->tok, &bad);
+    return bad ? -1 : 0;
+}
+
+int tf_qk_points_add(TfQkPoints *p, const TfTrace *tr, TfAttnKind kind, int layer, int head, int b, TfErr *err)
+{
+    const TfConfig *c = &tr->cfg;
+    int dk = c->d_model / c->n_heads, need = tr->S > tr->T ? tr->S : tr->T;
+    if (p->dk && p->dk != dk)
+        return tf_fail(err, "a map cannot hold heads of %d and of %d dimensions", p->dk, dk);
+    p->dk = dk;
+    if (p->q.n + need > p->cap || p->k.n + need > p->cap) {
+        int cap = p->cap ? p->cap : need;
+        while (cap < p->q.n + need || cap < p->k.n + need)
+            cap *= 2;
+        if (side_grow(&p->q, cap, dk) || side_grow(&p->k, cap, dk))
+            return tf_fail(err, "out of memory for %d points", cap);
+        p->cap = cap;
+    }
+    int q0 = p->q.n, k0 = p->k.n;
+    if (tf_qk_rows(tr, kind, layer, head, b, p->q.x, p->q.pos, &p->q.n, p->k.x, p->k.pos, &p->k.n, p->cap, err))
+        return -1;
+    int Tq = kind == TF_ATTN_ENC ? tr->S : tr->T, Tk = kind == TF_ATTN_DEC ? tr->T : tr->S;
+    const int *qids = (kind == TF_ATTN_ENC ? tr->src_ids : tr->tgt_ids) + (size_t)b * Tq;
+    const int *kids = (kind == TF_ATTN_DEC ? tr->tgt_ids : tr->src_ids) + (size_t)b * Tk;
+    for (int i = q0; i < p->q.n; i++)
+        p->q.tok[i] = qids[p->q.pos[i]];
+    for (int j = k0; j < p->k.n; j++)
+        p->k.tok[j] = kids[p->k.pos[j]];
+    return 0;
+}
+
+static void side_free(TfQkSide *s)
+{
+    free(s->x);
+    free(s->pos);
+    free(s->tok);
+}
+
+void tf_qk_points_free(TfQkPoints *p)
+{
+    side_free(&p->q);
+    side_free(&p->k);
+    memset(p, 0, sizeof *p);
 }

@@ -44,4 +44,24 @@ void tf_qkmap_free(TfQkMap *m);
 int tf_qk_rows(const TfTrace *tr, TfAttnKind kind, int layer, int head, int b, float *q, int *qpos, int *nq,
                float *k, int *kpos, int *nk, int cap, TfErr *err);
 
+/* The points of a map as they are gathered, sentence after sentence: for
+ * the queries and for the keys, each one's row (dk floats), its position
+ * in its sentence and its token id. The zero value is empty; the arrays
+ * grow as sentences are added (tf_qk_points_free frees them). */
+typedef struct TfQkSide {
+    float *x;      /* (n, dk) the head's rows */
+    int *pos, *tok; /* (n) */
+    int n;
+} TfQkSide;
+
+typedef struct TfQkPoints {
+    int dk, cap;
+    TfQkSide q, k;
+} TfQkPoints;
+
+/* Add sentence b's points of head `head` of attention `kind` in `layer`
+ * (tf_qk_rows) with their token ids: 0, or -1 with err. */
+int tf_qk_points_add(TfQkPoints *p, const TfTrace *tr, TfAttnKind kind, int layer, int head, int b, TfErr *err);
+void tf_qk_points_free(TfQkPoints *p);
+
 #endif

@@ -71,3 +71,12 @@ int tf_mem_check(size_t bytes, const char *what, TfErr *err)
                    "(a tenth is kept for the rest of the program)", what, (double)bytes / mib,
                    (double)avail / mib, (double)(avail - avail / 10) / mib);
 }
+
+void *tf_regrow(void *old, size_t bytes, int *bad)
+{
+    void *p = realloc(old, bytes ? bytes : 1);
+    if (p)
+        return p;
+    *bad = 1;
+    return old;
+}

@@ -23,4 +23,9 @@ size_t tf_addr_space_left(void);
  * available, of which Z may be used (a tenth is kept ...)". */
 int tf_mem_check(size_t bytes, const char *what, TfErr *err);
 
+/* realloc that keeps the old block when it fails: the grown block, or old
+ * itself with *bad set. Several arrays grow one after the other and are
+ * checked once, and none is lost on the way. */
+void *tf_regrow(void *old, size_t bytes, int *bad);
+
 #endif

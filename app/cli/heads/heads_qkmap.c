@@ -14,52 +14,10 @@
 
 static const char *HELP = "usage:\n" HEADS_LAB_USAGE "\n" HEADS_LAB_HELP;
 
-typedef struct Points {
-    float *q, *k;      /* (cap, dk) */
-    int *qpos, *kpos;  /* positions in their sentence */
-    int *qtok, *ktok;  /* token ids */
-    int nq, nk, cap;
-} Points;
-
-static void points_free(Points *p)
-{
-    free(p->q);
-    free(p->k);
-    free(p->qpos);
-    free(p->kpos);
-    free(p->qtok);
-    free(p->ktok);
-}
-
-static int points_grow(Points *p, int need, int dk)
-{
-    if (p->nq + need <= p->cap && p->nk + need <= p->cap)
-        return 0;
-    int cap = p->cap ? p->cap : 256;
-    while (cap < p->nq + need || cap < p->nk + need)
-        cap *= 2;
-    float *q = realloc(p->q, (size_t)cap * dk * sizeof *q);
-    if (q) p->q = q;
-    float *k = realloc(p->k, (size_t)cap * dk * sizeof *k);
-    if (k) p->k = k;
-    int *a = realloc(p->qpos, (size_t)cap * sizeof *a);
-    if (a) p->qpos = a;
-    int *b = realloc(p->kpos, (size_t)cap * sizeof *b);
-    if (b) p->kpos = b;
-    int *c = realloc(p->qtok, (size_t)cap * sizeof *c);
-    if (c) p->qtok = c;
-    int *d = realloc(p->ktok, (size_t)cap * sizeof *d);
-    if (d) p->ktok = d;
-    if (!q || !k || !a || !b || !c || !d)
-        return -1;
-    p->cap = cap;
-    return 0;
-}
-
 /* One sentence through the model (T 0: the greedy translation as the
  * decoder input) and its points appended. */
 static int add_sentence(const TfModel *m, TfTrace *tr, TfAttnKind kind, int layer, int head, const int *src, int S,
-                        const int *tgt, int T, Points *p, TfErr *err)
+                        const int *tgt, int T, TfQkPoints *p, TfErr *err)
 {
     int fail;
     if (T > 0) {
@@ -70,21 +28,7 @@ static int add_sentence(const TfModel *m, TfTrace *tr, TfAttnKind kind, int laye
         fail = tf_greedy(m, tr, src, S, decode_max_out(m, tr, S), 0, &g, err);
         decode_result_free(&g);
     }
-    if (fail)
-        return -1;
-    int dk = m->cfg.d_model / m->cfg.n_heads, n = tr->S > tr->T ? tr->S : tr->T;
-    if (points_grow(p, n, dk))
-        return tf_fail(err, "out of memory for %d points", p->cap * 2);
-    int q0 = p->nq, k0 = p->nk;
-    if (tf_qk_rows(tr, kind, layer, head, 0, p->q, p->qpos, &p->nq, p->k, p->kpos, &p->nk, p->cap, err))
-        return -1;
-    const int *qids = kind == TF_ATTN_ENC ? tr->src_ids : tr->tgt_ids;
-    const int *kids = kind == TF_ATTN_DEC ? tr->tgt_ids : tr->src_ids;
-    for (int i = q0; i < p->nq; i++)
-        p->qtok[i] = qids[p->qpos[i]];
-    for (int j = k0; j < p->nk; j++)
-        p->ktok[j] = kids[p->kpos[j]];
-    return 0;
+    return fail ? -1 : tf_qk_points_add(p, tr, kind, layer, head, 0, err);
 }
 
 static int parse_part(const char *s, TfAttnKind *k)
@@ -118,23 +62,23 @@ static cJSON *tokens(const Vocab *v, const int *ids, int n)
     return a;
 }
 
-static void print_map(const TfModel *m, TfAttnKind kind, int layer, int head, const Points *p, const TfQkMap *q,
+static void print_map(const TfModel *m, TfAttnKind kind, int layer, int head, const TfQkPoints *p, const TfQkMap *q,
                       int json)
 {
     const Vocab *qv = kind == TF_ATTN_ENC ? &m->src_vocab : &m->tgt_vocab;
     const Vocab *kv = kind == TF_ATTN_DEC ? &m->tgt_vocab : &m->src_vocab;
     if (!json) {
         printf("%s layer %d head %d: %d queries, %d keys; the two axes explain %.1f%% and %.1f%% of the variance\n",
-               tf_attn_kind_name(kind), layer, head, p->nq, p->nk, 100 * q->explained[0], 100 * q->explained[1]);
+               tf_attn_kind_name(kind), layer, head, p->q.n, p->k.n, 100 * q->explained[0], 100 * q->explained[1]);
         printf("kind  token\t          x           y\n");
-        for (int i = 0; i < p->nq; i++) {
+        for (int i = 0; i < p->q.n; i++) {
             printf("q     ");
-            cli_put_safe(stdout, vocab_token(qv, p->qtok[i]));
+            cli_put_safe(stdout, vocab_token(qv, p->q.tok[i]));
             printf("\t%11.5f %11.5f\n", q->q[2 * i], q->q[2 * i + 1]);
         }
-        for (int j = 0; j < p->nk; j++) {
+        for (int j = 0; j < p->k.n; j++) {
             printf("k     ");
-            cli_put_safe(stdout, vocab_token(kv, p->ktok[j]));
+            cli_put_safe(stdout, vocab_token(kv, p->k.tok[j]));
             printf("\t%11.5f %11.5f\n", q->k[2 * j], q->k[2 * j + 1]);
         }
         return;
@@ -143,10 +87,10 @@ static void print_map(const TfModel *m, TfAttnKind kind, int layer, int head, co
     cJSON_AddStringToObject(o, "part", tf_attn_kind_name(kind));
     cJSON_AddNumberToObject(o, "layer", layer);
     cJSON_AddNumberToObject(o, "head", head);
-    cJSON_AddItemToObject(o, "queries", coords(q->q, p->nq));
-    cJSON_AddItemToObject(o, "keys", coords(q->k, p->nk));
-    cJSON_AddItemToObject(o, "query_tokens", tokens(qv, p->qtok, p->nq));
-    cJSON_AddItemToObject(o, "key_tokens", tokens(kv, p->ktok, p->nk));
+    cJSON_AddItemToObject(o, "queries", coords(q->q, p->q.n));
+    cJSON_AddItemToObject(o, "keys", coords(q->k, p->k.n));
+    cJSON_AddItemToObject(o, "query_tokens", tokens(qv, p->q.tok, p->q.n));
+    cJSON_AddItemToObject(o, "key_tokens", tokens(kv, p->k.tok, p->k.n));
     cJSON *ex = cJSON_AddArrayToObject(o, "explained");
     cJSON_AddItemToArray(ex, cJSON_CreateNumber(q->explained[0]));
     cJSON_AddItemToArray(ex, cJSON_CreateNumber(q->explained[1]));
@@ -215,7 +159,7 @@ int heads_qkmap_main(int argc, char **argv)
     }
     TfTrace tr;
     TfErr err;
-    Points pts;
+    TfQkPoints pts;
     HeadsPairs hp;
     memset(&pts, 0, sizeof pts);
     memset(&hp, 0, sizeof hp);
@@ -252,7 +196,7 @@ int heads_qkmap_main(int argc, char **argv)
     }
     TfQkMap map;
     int dk = m.cfg.d_model / m.cfg.n_heads;
-    if (tf_qkmap(pts.q, pts.nq, dk, pts.k, pts.nk, dk, dk, &map, &err)) {
+    if (tf_qkmap(pts.q.x, pts.q.n, dk, pts.k.x, pts.k.n, dk, dk, &map, &err)) {
         cli_fail(C, "%s", err.msg);
         goto out;
     }
@@ -261,7 +205,7 @@ int heads_qkmap_main(int argc, char **argv)
     rc = 0;
 out:
     heads_pairs_free(&hp);
-    points_free(&pts);
+    tf_qk_points_free(&pts);
     trace_free(&tr);
     model_free(&m);
     return rc;

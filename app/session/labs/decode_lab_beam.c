@@ -16,6 +16,7 @@
 
 #include "decode_lab.h"
 #include "decode_lab_impl.h"
+#include "sysmem.h"
 
 /* words for the learner in the window's language (session_tr, session.h) */
 #define _(s) (session_tr ? session_tr(s) : (s))
@@ -36,25 +37,20 @@ static int cmp_order(const void *x, const void *y)
 
 static int grow(DecodeLab *L, int n, int cols)
 {
+    int bad = 0;
     if (n > L->cap_nodes) {
-        int *c = realloc(L->node_col, (size_t)n * sizeof *c);
-        if (c) L->node_col = c;
-        int *b = realloc(L->node_big, (size_t)n * sizeof *b);
-        if (b) L->node_big = b;
-        int *s = realloc(L->node_small, (size_t)n * sizeof *s);
-        if (s) L->node_small = s;
-        unsigned char *p = realloc(L->on_path, (size_t)n);
-        if (p) L->on_path = p;
-        if (!c || !b || !s || !p)
+        L->node_col = tf_regrow(L->node_col, (size_t)n * sizeof *L->node_col, &bad);
+        L->node_big = tf_regrow(L->node_big, (size_t)n * sizeof *L->node_big, &bad);
+        L->node_small = tf_regrow(L->node_small, (size_t)n * sizeof *L->node_small, &bad);
+        L->on_path = tf_regrow(L->on_path, (size_t)n, &bad);
+        if (bad)
             return -1;
         L->cap_nodes = n;
     }
     if (cols > L->cap_cols) {
-        int *b = realloc(L->col_big, (size_t)cols * sizeof *b);
-        if (b) L->col_big = b;
-        int *s = realloc(L->col_small, (size_t)cols * sizeof *s);
-        if (s) L->col_small = s;
-        if (!b || !s)
+        L->col_big = tf_regrow(L->col_big, (size_t)cols * sizeof *L->col_big, &bad);
+        L->col_small = tf_regrow(L->col_small, (size_t)cols * sizeof *L->col_small, &bad);
+        if (bad)
             return -1;
         L->cap_cols = cols;
     }

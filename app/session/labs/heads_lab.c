@@ -28,10 +28,7 @@ static void lens_free(HlabLens *l)
 static void qk_free(HlabQk *q)
 {
     tf_qkmap_free(&q->map);
-    free(q->qpos);
-    free(q->kpos);
-    free(q->qtok);
-    free(q->ktok);
+    tf_qk_points_free(&q->pts);
     free(q->w);
     memset(q, 0, sizeof *q);
 }
@@ -242,44 +239,28 @@ const HlabQk *hlab_qk(HeadsLab *h, const TfTrace *tr, TfAttnKind kind, int layer
     memcpy(h->qk_of, of, sizeof of);
     h->qk_ok = 0;
     h->qk_error[0] = 0;
-    const TfConfig *c = &tr->cfg;
-    int dk = c->d_model / c->n_heads, cap = tr->S > tr->T ? tr->S : tr->T;
     HlabQk *q = &h->qk;
-    float *qr = malloc((size_t)cap * dk * sizeof *qr), *kr = malloc((size_t)cap * dk * sizeof *kr);
-    q->qpos = malloc((size_t)cap * sizeof *q->qpos);
-    q->kpos = malloc((size_t)cap * sizeof *q->kpos);
-    q->qtok = malloc((size_t)cap * sizeof *q->qtok);
-    q->ktok = malloc((size_t)cap * sizeof *q->ktok);
-    q->w = malloc((size_t)cap * cap * sizeof *q->w);
-    int nq = 0, nk = 0;
+    const TfQkPoints *pt = &q->pts;
     TfErr err;
-    if (!qr || !kr || !q->qpos || !q->kpos || !q->qtok || !q->ktok || !q->w) {
-        snprintf(h->qk_error, sizeof h->qk_error, "out of memory");
-    } else if (tf_qk_rows(tr, kind, layer, head, b, qr, q->qpos, &nq, kr, q->kpos, &nk, cap, &err) ||
-               tf_qkmap(qr, nq, dk, kr, nk, dk, dk, &q->map, &err)) {
+    if (tf_qk_points_add(&q->pts, tr, kind, layer, head, b, &err) ||
+        tf_qkmap(pt->q.x, pt->q.n, pt->dk, pt->k.x, pt->k.n, pt->dk, pt->dk, &q->map, &err)) {
         snprintf(h->qk_error, sizeof h->qk_error, "%s", err.msg);
+    } else if (!(q->w = malloc((size_t)(pt->q.n ? pt->q.n : 1) * (pt->k.n ? pt->k.n : 1) * sizeof *q->w))) {
+        snprintf(h->qk_error, sizeof h->qk_error, "out of memory");
     } else {
-        const int *qids = kind == TF_ATTN_ENC ? tr->src_ids : tr->tgt_ids;
-        const int *kids = kind == TF_ATTN_DEC ? tr->tgt_ids : tr->src_ids;
         int Tq = kind == TF_ATTN_ENC ? tr->S : tr->T, Tk = kind == TF_ATTN_DEC ? tr->T : tr->S;
         const AttnAct *a = kind == TF_ATTN_ENC ? &tr->enc[layer].sa
                            : kind == TF_ATTN_DEC ? &tr->dec[layer].sa : &tr->dec[layer].ca;
-        const float *w = a->weights + ((size_t)b * c->n_heads + head) * Tq * Tk;
-        for (int i = 0; i < nq; i++) {
-            q->qtok[i] = qids[(size_t)b * Tq + q->qpos[i]];
-            for (int j = 0; j < nk; j++)
-                q->w[(size_t)i * nk + j] = w[(size_t)q->qpos[i] * Tk + q->kpos[j]];
-        }
-        for (int j = 0; j < nk; j++)
-            q->ktok[j] = kids[(size_t)b * Tk + q->kpos[j]];
+        const float *w = a->weights + ((size_t)b * tr->cfg.n_heads + head) * Tq * Tk;
+        for (int i = 0; i < pt->q.n; i++)
+            for (int j = 0; j < pt->k.n; j++)
+                q->w[(size_t)i * pt->k.n + j] = w[(size_t)pt->q.pos[i] * Tk + pt->k.pos[j]];
         q->kind = kind;
         q->layer = layer;
         q->head = head;
         q->b = b;
         h->qk_ok = 1;
     }
-    free(qr);
-    free(kr);
     if (!h->qk_ok) {
         char keep[512];
         memcpy(keep, h->qk_error, sizeof keep);

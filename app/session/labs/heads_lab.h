@@ -37,8 +37,7 @@ typedef struct HlabLens {
 typedef struct HlabQk {
     int kind, layer, head, b;
     TfQkMap map;
-    int *qpos, *kpos;  /* positions in the sentence */
-    int *qtok, *ktok;  /* token ids */
+    TfQkPoints pts;    /* the points: positions in the sentence, token ids */
     float *w;          /* (nq, nk) the head's weights between those points */
 } HlabQk;
 

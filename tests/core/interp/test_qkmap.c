@@ -157,6 +157,18 @@ static void test_trace_rows(void **state)
     expect_true(nq == 7 && nk == 7 && qp[6] == 4, "the encoder's 5 real rows appended: %d", nq);
     expect_true(tf_qk_rows(&tr, TF_ATTN_ENC, 0, 0, 0, q, qp, &nq, k, kp, &nk, 8, &err) < 0, "over capacity refused");
     expect_true(tf_qk_rows(&tr, TF_ATTN_DEC, 1, 0, 0, q, qp, &nq, k, kp, &nk, 16, &err) < 0, "layer 1 of 1 refused");
+    /* gathered as points: sentence 2's decoder queries, then sentence 1's
+     * (the arrays grow), each with its token id */
+    TfQkPoints pt = {0};
+    expect_true(tf_qk_points_add(&pt, &tr, TF_ATTN_DEC, 0, 1, 1, &err) == 0 &&
+                    tf_qk_points_add(&pt, &tr, TF_ATTN_DEC, 0, 1, 0, &err) == 0, "%s", err.msg);
+    expect_true(pt.q.n == 6 && pt.k.n == 6 && pt.cap >= 6, "2 + 4 queries and keys: %d, %d", pt.q.n, pt.k.n);
+    expect_true(pt.q.tok[1] == tgt[4 + 1] && pt.q.pos[5] == 3 && pt.k.tok[5] == tgt[3],
+                "token ids of their own sentence: %d %d %d", pt.q.tok[1], pt.q.pos[5], pt.k.tok[5]);
+    expect_true(memcmp(pt.q.x + 2 * dk, tr.dec[0].sa.q + dk, (size_t)dk * sizeof(float)) == 0,
+                "point 3 is sentence 1's first query, head 1's columns");
+    expect_true(tf_qk_points_add(&pt, &tr, TF_ATTN_DEC, 1, 0, 0, &err) < 0 && pt.q.n == 6, "a bad layer adds nothing");
+    tf_qk_points_free(&pt);
     trace_free(&tr);
     model_free(&m);
 }
