@@ -311,21 +311,15 @@ int app_decode_setup(App *a, const char *pane, int k, float alpha)
 
 static HeadsLab *lab(App *a)
 {
-    if (!a->hlab) {
-        a->hlab = malloc(sizeof *a->hlab);
-        if (a->hlab)
-            hlab_init(a->hlab);
-    }
+    if (!a->hlab)
+        a->hlab = hlab_new();
     return a->hlab;
 }
 
 void app_hlab_free(App *a)
 {
-    if (a->hlab) {
-        hlab_free(a->hlab);
-        free(a->hlab);
-        a->hlab = NULL;
-    }
+    hlab_free(a->hlab);
+    a->hlab = NULL;
 }
 
 static uint64_t stamp(const Scene *sc)

@@ -10,9 +10,9 @@
 #include "lens.h"
 #include "rollout.h"
 
-void hlab_init(HeadsLab *h)
+HeadsLab *hlab_new(void)
 {
-    memset(h, 0, sizeof *h);
+    return calloc(1, sizeof(HeadsLab));
 }
 
 static void lens_free(HlabLens *l)
@@ -52,11 +52,13 @@ void hlab_imp_reset(HeadsLab *h)
 
 void hlab_free(HeadsLab *h)
 {
+    if (!h)
+        return;
     hlab_imp_reset(h);
     lens_free(&h->lens);
     free(h->roll);
     qk_free(&h->qk);
-    memset(h, 0, sizeof *h);
+    free(h);
 }
 
 int hlab_imp_start(HeadsLab *h, const TfModel *m, const char *task, const char *file, int max_pairs)

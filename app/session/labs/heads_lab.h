@@ -65,7 +65,9 @@ typedef struct HeadsLab {
     char qk_error[512];
 } HeadsLab;
 
-void hlab_init(HeadsLab *h);
+/* A lab with nothing measured or cached (NULL when out of memory), as
+ * dlab_new; hlab_free frees it and all it holds (NULL: nothing). */
+HeadsLab *hlab_new(void);
 void hlab_free(HeadsLab *h);
 
 /* Start measuring importance on m: task NULL and file NULL are the data
