@@ -124,9 +124,7 @@ void dlab_unforce(DecodeLab *L)
 
 static void free_bufs(DlabSample *m)
 {
-    free(m->logits);
-    free(m->dist);
-    free(m->own);
+    free(m->logits); /* the block of all three distributions */
     free(m->work);
     free(m->banned);
     m->logits = m->dist = m->own = NULL;
@@ -267,12 +265,14 @@ static int ensure_bufs(const TfModel *mod, DlabSample *m)
     if (m->V == V)
         return 0;
     free_bufs(m);
-    m->logits = malloc((size_t)V * sizeof(float));
-    m->dist = malloc((size_t)V * sizeof(float));
-    m->own = malloc((size_t)V * sizeof(float));
+    m->logits = malloc(3 * (size_t)V * sizeof(float)); /* the logits, dist and own in one block */
     m->work = malloc((size_t)V * sizeof *m->work);
     m->banned = malloc((size_t)V);
-    m->V = m->logits && m->dist && m->own && m->work && m->banned ? V : 0;
+    m->V = m->logits && m->work && m->banned ? V : 0;
+    if (m->V) {
+        m->dist = m->logits + V;
+        m->own = m->logits + 2 * (size_t)V;
+    }
     m->logits_at = -1;
     if (!m->V)
         return -1;

@@ -48,7 +48,7 @@ typedef struct DlabSample {
     char err[TF_ERR_MAX + 64];
     /* the logits the bars show: the next token after the inspected step's
      * prefix (a teacher-forced pass over it), kept for (version, prefix) */
-    float *logits, *dist;     /* (V) */
+    float *logits, *dist;     /* (V) each, in one block that logits holds */
     float *own;               /* (V) the model's own distribution (T = 1) */
     SampleCand *work;         /* (V) top-k / top-p's candidates */
     unsigned char *banned;    /* (V) never drawn (decode_sample_banned) */
