@@ -40,43 +40,8 @@ static const char *HELP =
 
 typedef struct MarEval {
     int n, exact, tok_right, tok_n, bad;
-    int **hyp, **ref, *hyp_n, *ref_n, cap;
+    BleuStats bleu; /* summed line by line */
 } MarEval;
-
-static void mar_free(MarEval *e)
-{
-    for (int i = 0; i < e->n; i++) {
-        free(e->hyp[i]);
-        free(e->ref[i]);
-    }
-    free(e->hyp);
-    free(e->ref);
-    free(e->hyp_n);
-    free(e->ref_n);
-}
-
-static int mar_grow(MarEval *e)
-{
-    if (e->n < e->cap)
-        return 0;
-    int cap = e->cap ? 2 * e->cap : 64;
-    int **h = realloc(e->hyp, (size_t)cap * sizeof *h);
-    if (h)
-        e->hyp = h;
-    int **r = realloc(e->ref, (size_t)cap * sizeof *r);
-    if (r)
-        e->ref = r;
-    int *hn = realloc(e->hyp_n, (size_t)cap * sizeof *hn);
-    if (hn)
-        e->hyp_n = hn;
-    int *rn = realloc(e->ref_n, (size_t)cap * sizeof *rn);
-    if (rn)
-        e->ref_n = rn;
-    if (!h || !r || !hn || !rn)
-        return -1;
-    e->cap = cap;
-    return 0;
-}
 
 /* Teacher forcing over start + the reference: positions whose argmax is the
  * next reference piece (</s> after the last). */
@@ -116,7 +81,7 @@ static int mar_line(const TfModel *m, TfTrace *tr, const DecodeOpts *o, char *li
     int R = tf_text_ids(m, 1, want, ref, NULL, max - 1, NULL, err);
     if (S < 0 || R < 0)
         return -1;
-    if (S <= 1 || S > max || R > max - 2 || mar_grow(e)) {
+    if (S <= 1 || S > max || R > max - 2) {
         e->bad++;
         return 0;
     }
@@ -130,18 +95,8 @@ static int mar_line(const TfModel *m, TfTrace *tr, const DecodeOpts *o, char *li
     tf_text_decode(m, r.ids, r.n, &text, err);
     e->exact += text && !strcmp(text, want);
     free(text);
-    e->hyp[e->n] = malloc(((size_t)H + 1) * sizeof(int));
-    e->ref[e->n] = malloc(((size_t)R + 1) * sizeof(int));
-    if (!e->hyp[e->n] || !e->ref[e->n]) {
-        free(e->hyp[e->n]);
-        free(e->ref[e->n]);
-        decode_result_free(&r);
-        return tf_fail(err, "out of memory");
-    }
-    memcpy(e->hyp[e->n], r.ids, (size_t)H * sizeof(int));
-    memcpy(e->ref[e->n], ref, (size_t)R * sizeof(int));
-    e->hyp_n[e->n] = H;
-    e->ref_n[e->n++] = R;
+    bleu_stats_add(&e->bleu, r.ids, H, ref, R);
+    e->n++;
     decode_result_free(&r);
     return mar_forced(m, tr, src, S, ref, R, e, err);
 }
@@ -197,9 +152,8 @@ static int eval_marian(const TfModel *m, const char *model, const DataArgs *da, 
         printf("exact match     %.2f%%\n", 100.0 * e.exact / e.n);
         printf("token accuracy  %.2f%%\n", e.tok_n ? 100.0 * e.tok_right / e.tok_n : 0.0);
         printf("BLEU            %.2f (over target.spm pieces)\n",
-               bleu_corpus((const int *const *)e.hyp, e.hyp_n, (const int *const *)e.ref, e.ref_n, e.n));
+               bleu_from_stats(&e.bleu));
     }
-    mar_free(&e);
     return rc ? 1 : 0;
 }
 

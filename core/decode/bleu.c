@@ -43,21 +43,24 @@ static long long clipped_matches(const int *hyp, int hl, const int *ref,
     return m;
 }
 
+void bleu_stats_add(BleuStats *s, const int *hyp, int hyp_len, const int *ref, int ref_len)
+{
+    int hl = hyp_len > 0 ? hyp_len : 0, rl = ref_len > 0 ? ref_len : 0;
+    s->hyp_len += hl;
+    s->ref_len += rl;
+    for (int n = 1; n <= BLEU_MAX_N; n++) {
+        if (hl >= n)
+            s->total[n - 1] += hl - n + 1;
+        s->match[n - 1] += clipped_matches(hyp, hl, ref, rl, n);
+    }
+}
+
 void bleu_stats(BleuStats *s, const int *const *hyp, const int *hyp_len,
                 const int *const *ref, const int *ref_len, int n_sent)
 {
     memset(s, 0, sizeof *s);
-    for (int i = 0; i < n_sent; i++) {
-        int hl = hyp_len[i] > 0 ? hyp_len[i] : 0;
-        int rl = ref_len[i] > 0 ? ref_len[i] : 0;
-        s->hyp_len += hl;
-        s->ref_len += rl;
-        for (int n = 1; n <= BLEU_MAX_N; n++) {
-            if (hl >= n)
-                s->total[n - 1] += hl - n + 1;
-            s->match[n - 1] += clipped_matches(hyp[i], hl, ref[i], rl, n);
-        }
-    }
+    for (int i = 0; i < n_sent; i++)
+        bleu_stats_add(s, hyp[i], hyp_len[i], ref[i], ref_len[i]);
 }
 
 double bleu_from_stats(const BleuStats *s)

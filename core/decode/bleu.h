@@ -37,5 +37,8 @@ typedef struct BleuStats {
 void bleu_stats(BleuStats *s, const int *const *hyp, const int *hyp_len,
                 const int *const *ref, const int *ref_len, int n_sent);
 double bleu_from_stats(const BleuStats *s);
+/* Add one sentence's counts to s (start from a zeroed s): a corpus read
+ * line by line need not keep its sentences. */
+void bleu_stats_add(BleuStats *s, const int *hyp, int hyp_len, const int *ref, int ref_len);
 
 #endif

@@ -89,6 +89,13 @@ static void test_worked_example(void **state)
                   pow(0.8 * 0.5 * (1.0 / 3.0) * 0.25, 0.25);
     expect_score(&c, want, "worked example");
     expect_true(fabs(want - 38.66253) < 1e-5, "the example is 38.66253, got %.6f", want);
+    /* the same counts summed sentence by sentence (a corpus read line by line) */
+    BleuStats one;
+    memset(&one, 0, sizeof one);
+    for (int i = 0; i < c.n; i++)
+        bleu_stats_add(&one, c.hp[i], c.hl[i], c.rp[i], c.rl[i]);
+    expect_true(memcmp(&one, &s, sizeof s) == 0 && bleu_from_stats(&one) == bleu_from_stats(&s),
+                "added line by line: %.6f, the corpus at once %.6f", bleu_from_stats(&one), bleu_from_stats(&s));
 }
 
 static void test_clipping(void **state)
