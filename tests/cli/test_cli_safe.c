@@ -15,22 +15,25 @@ static const char *g_argv0;
 static void test_escapes_controls_keeps_text(void **state)
 {
     (void)state;
-    static const TuPair cases[] = {
-        {"plain words", "plain words"},
-        {"电影 好看", "电影 好看"},
+    static const char *const KEPT[] = {"plain words", "电影 好看", ""};
+    /* control characters (C0, DEL, C1), invalid UTF-8 and a bidi override */
+    static const TuPair ESCAPED[] = {
         {"\x1b]0;pwned\x07", "\\x1b]0;pwned\\x07"},
         {"a\nb\tc\rd", "a\\x0ab\\x09c\\x0dd"},
         {"del\x7f", "del\\x7f"},
         {"c1 \xc2\x9b" "31m", "c1 \\u009b31m"},
         {"bad \xff\xfe utf8", "bad \\xff\\xfe utf8"},
         {"bidi \xe2\x80\xae" "x", "bidi \\u202ex"},
-        {"", ""},
     };
     char buf[128];
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *got = cli_safe(buf, sizeof buf, cases[i].in);
-        expect_true(strcmp(got, cases[i].want) == 0, "case %zu: want \"%s\", got \"%s\"", i,
-                    cases[i].want, got);
+    for (size_t i = 0; i < sizeof KEPT / sizeof KEPT[0]; i++) {
+        const char *got = cli_safe(buf, sizeof buf, KEPT[i]);
+        expect_true(strcmp(got, KEPT[i]) == 0, "\"%s\" kept as it is, got \"%s\"", KEPT[i], got);
+    }
+    for (size_t i = 0; i < sizeof ESCAPED / sizeof ESCAPED[0]; i++) {
+        const char *got = cli_safe(buf, sizeof buf, ESCAPED[i].in);
+        expect_true(strcmp(got, ESCAPED[i].want) == 0, "case %zu: want \"%s\", got \"%s\"", i,
+                    ESCAPED[i].want, got);
     }
 }
 
