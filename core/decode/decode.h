@@ -175,6 +175,7 @@ typedef struct TfDecoder {
     int done;
     TfKvCache kv;
     int W;           /* max_out + 1: a prefix row's capacity */
+    void *block;     /* the arrays below up to banned, in one allocation */
     int *seq, *seq2; /* (K, W) live prefixes, the start token first */
     int *rowtok, *parent, *alive_node;
     double *alive_lp;

@@ -149,25 +149,49 @@ static int node_tokens(const BeamResult *r, int node, int *ids)
     return n;
 }
 
+/* A layout in one block: with base NULL it only counts the bytes (at), then
+ * it hands out the same pieces of base, each rounded up to 64 bytes. */
+typedef struct Carve {
+    char *base;
+    size_t at;
+} Carve;
+
+static void *carve(Carve *c, size_t bytes)
+{
+    void *p = c->base ? c->base + c->at : NULL;
+    c->at += (bytes + 63) & ~(size_t)63;
+    return p;
+}
+
+/* The decoder's arrays for a beam of K over V tokens (the sampling ones
+ * only when it samples, else they stay NULL), carved from c. */
+static void carve_arrays(TfDecoder *d, Carve *c, int K, int V, int sample)
+{
+    size_t KW = (size_t)K * d->W, K2 = 2 * (size_t)K, K1 = (size_t)K + 1;
+    d->seq = carve(c, KW * sizeof *d->seq);
+    d->seq2 = carve(c, KW * sizeof *d->seq2);
+    d->rowtok = carve(c, (size_t)K * sizeof *d->rowtok);
+    d->parent = carve(c, K2 * sizeof *d->parent);
+    d->alive_node = carve(c, K2 * sizeof *d->alive_node);
+    d->alive_lp = carve(c, K2 * sizeof *d->alive_lp);
+    d->fin_score = carve(c, K1 * sizeof *d->fin_score);
+    d->fin_node = carve(c, K1 * sizeof *d->fin_node);
+    d->ls = carve(c, (size_t)K * sizeof *d->ls);
+    d->cand = carve(c, K2 * sizeof(Cand));
+    d->probs = carve(c, (size_t)V * sizeof *d->probs);
+    if (sample) {
+        d->scratch = carve(c, (size_t)V * sizeof *d->scratch);
+        d->swork = carve(c, (size_t)V * sizeof *d->swork);
+        d->banned = carve(c, (size_t)V);
+    }
+}
+
 void tf_dec_free(TfDecoder *d)
 {
     if (!d)
         return;
     kv_free(&d->kv);
-    free(d->seq);
-    free(d->seq2);
-    free(d->rowtok);
-    free(d->parent);
-    free(d->alive_node);
-    free(d->alive_lp);
-    free(d->fin_score);
-    free(d->fin_node);
-    free(d->ls);
-    free(d->cand);
-    free(d->probs);
-    free(d->scratch);
-    free(d->swork);
-    free(d->banned);
+    free(d->block);
     decode_result_free(&d->res);
     beam_result_free(&d->tree);
     memset(d, 0, sizeof *d);
@@ -233,29 +257,16 @@ int tf_dec_start_from(TfDecoder *d, const TfModel *m, TfTrace *tr, const int *sr
     d->cached = !o->recompute && kv_supported(&tr->exp);
     d->keep_steps = keep_steps = K == 1 && keep_steps && (d->cached || (tr->flags & TRACE_RECORD));
     d->W = d->max_out + 1;
-    d->seq = malloc((size_t)K * d->W * sizeof *d->seq);
-    d->seq2 = malloc((size_t)K * d->W * sizeof *d->seq2);
-    d->rowtok = malloc((size_t)K * sizeof *d->rowtok);
-    d->parent = malloc((size_t)2 * K * sizeof *d->parent);
-    d->alive_node = malloc((size_t)2 * K * sizeof *d->alive_node);
-    d->alive_lp = malloc((size_t)2 * K * sizeof *d->alive_lp);
-    d->fin_score = malloc((size_t)(K + 1) * sizeof *d->fin_score);
-    d->fin_node = malloc((size_t)(K + 1) * sizeof *d->fin_node);
-    d->ls = malloc((size_t)K * sizeof *d->ls);
-    d->cand = malloc((size_t)2 * K * sizeof(Cand));
-    d->probs = malloc((size_t)V * sizeof *d->probs);
+    Carve lay = {NULL, 0};
+    carve_arrays(d, &lay, K, V, o->sample); /* the size */
+    lay = (Carve){d->block = malloc(lay.at), 0};
+    if (d->block)
+        carve_arrays(d, &lay, K, V, o->sample);
     d->res.ids = malloc((size_t)d->max_out * sizeof *d->res.ids);
     d->res.S = S;
-    int fail = !d->seq || !d->seq2 || !d->rowtok || !d->parent || !d->alive_node || !d->alive_lp ||
-               !d->fin_score || !d->fin_node || !d->ls || !d->cand || !d->probs || !d->res.ids;
-    if (o->sample) {
-        d->scratch = malloc((size_t)V * sizeof *d->scratch);
-        d->swork = malloc((size_t)V * sizeof *d->swork);
-        d->banned = calloc((size_t)V, 1);
-        fail = fail || !d->scratch || !d->swork || !d->banned;
-        if (d->banned)
-            decode_sample_banned(c, d->banned);
-    }
+    int fail = !d->block || !d->res.ids;
+    if (o->sample && d->block)
+        decode_sample_banned(c, d->banned);
     if (keep_steps && !fail) {
         size_t per = (size_t)c->n_dec * c->n_heads, n = (size_t)d->max_out;
         d->res.steps = calloc(n, sizeof *d->res.steps);
