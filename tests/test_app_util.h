@@ -108,8 +108,9 @@ static inline void ev_text(App *a, const char *t)
 }
 
 /* type: IN_MOUSE_MOVE, IN_MOUSE_DOWN/UP (button), IN_WHEEL (button = the
- * wheel's clicks), with the modifier keys mod held (MOD_ALT: Alt+click) */
-static inline void ev_mouse_mod(App *a, InputType type, int x, int y, int button, int mod)
+ * wheel's clicks), with the modifier keys mod held (MOD_ALT: Alt+click)
+ * and, for a press, SDL's click count (2 a double click; 0 none given). */
+static inline void ev_mouse_clicks(App *a, InputType type, int x, int y, int button, int mod, int clicks)
 {
     InputEvent e;
     memset(&e, 0, sizeof e);
@@ -117,11 +118,18 @@ static inline void ev_mouse_mod(App *a, InputType type, int x, int y, int button
     e.x = x;
     e.y = y;
     e.mod = mod;
+    e.clicks = clicks;
     if (type == IN_WHEEL)
         e.wheel = button;
     else
         e.button = button;
     app_event(a, &e);
+}
+
+/* The same with no click count. */
+static inline void ev_mouse_mod(App *a, InputType type, int x, int y, int button, int mod)
+{
+    ev_mouse_clicks(a, type, x, y, button, mod, 0);
 }
 
 /* The same with no modifier held. */

@@ -154,15 +154,8 @@ static void test_click_beside_the_field_and_clear(void **state)
 /* A press with SDL's click count n at (x, y), then its release. */
 static void click_count(App *a, int x, int y, int n)
 {
-    InputEvent e;
-    memset(&e, 0, sizeof e);
-    e.type = IN_MOUSE_DOWN;
-    e.x = x;
-    e.y = y;
-    e.button = MB_LEFT;
-    e.clicks = n;
     ev_mouse(a, IN_MOUSE_MOVE, x, y, 0);
-    app_event(a, &e);
+    ev_mouse_clicks(a, IN_MOUSE_DOWN, x, y, MB_LEFT, 0, n);
     tu_frame(a);
     ev_mouse(a, IN_MOUSE_UP, x, y, MB_LEFT);
     tu_frame(a);
