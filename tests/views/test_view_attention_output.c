@@ -57,6 +57,12 @@ static void open_app(App *a, const char **src, int n, const char *tgt)
     a->anim_start = 0;
 }
 
+/* The same with one source sentence. */
+static void open_one(App *a, const char *src, const char *tgt)
+{
+    open_app(a, &src, 1, tgt);
+}
+
 typedef ViewId ViewFn;
 
 /* One frame of just this view in `area`; the frame stays open so its
@@ -134,6 +140,23 @@ typedef struct Cells {
     int x0[APP_CAP_T], x1[APP_CAP_T], y0[APP_CAP_T], y1[APP_CAP_T]; /* pixels seen in each */
 } Cells;
 
+/* From (hx, hy) outwards along one axis (0: across, over the columns; 1:
+ * down, over the rows), two pixels at a time, until stage st's n cells on
+ * it end: the first and the last pixel of each into lo and hi. */
+static void sweep(App *a, ViewFn fn, Rect area, StageId st, int hx, int hy, int axis, int n, int *lo, int *hi)
+{
+    int from = axis ? area.y : area.x, to = from + (axis ? area.h : area.w);
+    for (int dir = -1; dir <= 1; dir += 2)
+        for (int p = axis ? hy : hx; p >= from && p < to; p += 2 * dir) {
+            Hover h = probe(a, fn, area, axis ? hx : p, axis ? p : hy);
+            int k = axis ? h.row : h.col;
+            if (!h.valid || h.stage != st || k < 0 || k >= n)
+                break;
+            lo[k] = p < lo[k] ? p : lo[k];
+            hi[k] = p > hi[k] ? p : hi[k];
+        }
+}
+
 /* Where each row and column of stage st's cells lies in the view: a coarse
  * scan finds one cell, then a line across and a line down it, two pixels
  * at a time, find every column and row. Returns 0 when all were found. */
@@ -160,22 +183,8 @@ static int find_cells(App *a, ViewFn fn, Rect area, StageId st, int rows, int co
     if (hx < 0)
         return -1;
     /* from the cell found, outwards until the matrix ends */
-    for (int dir = -1; dir <= 1; dir += 2)
-        for (int x = hx; x >= area.x && x < area.x + area.w; x += 2 * dir) {
-            Hover h = probe(a, fn, area, x, hy);
-            if (!h.valid || h.stage != st || h.col < 0 || h.col >= cols)
-                break;
-            C->x0[h.col] = x < C->x0[h.col] ? x : C->x0[h.col];
-            C->x1[h.col] = x > C->x1[h.col] ? x : C->x1[h.col];
-        }
-    for (int dir = -1; dir <= 1; dir += 2)
-        for (int y = hy; y >= area.y && y < area.y + area.h; y += 2 * dir) {
-            Hover h = probe(a, fn, area, hx, y);
-            if (!h.valid || h.stage != st || h.row < 0 || h.row >= rows)
-                break;
-            C->y0[h.row] = y < C->y0[h.row] ? y : C->y0[h.row];
-            C->y1[h.row] = y > C->y1[h.row] ? y : C->y1[h.row];
-        }
+    sweep(a, fn, area, st, hx, hy, 0, cols, C->x0, C->x1);
+    sweep(a, fn, area, st, hx, hy, 1, rows, C->y0, C->y1);
     for (int j = 0; j < cols; j++)
         if (C->x1[j] < 0)
             return -1;
@@ -197,8 +206,7 @@ static void test_mask_causal(void **state)
 {
     (void)state;
     static App a;
-    const char *src[] = {"t5 t6 t7"};
-    open_app(&a, src, 1, "t8 t9 t10 t11 t12");
+    open_one(&a, "t5 t6 t7", "t8 t9 t10 t11 t12");
     app_goto(&a, ST_DEC_SELF_MASK, 0);
     expect_true(app_current_view(&a) == VIEW_MASK, "the mask stage opens the mask view, got view %d",
                 app_current_view(&a));
@@ -304,8 +312,7 @@ static void test_output_bars(void **state)
 {
     (void)state;
     static App a;
-    const char *src[] = {"t5 t6 t7"};
-    open_app(&a, src, 1, NULL);
+    open_one(&a, "t5 t6 t7", NULL);
     app_goto(&a, ST_OUT_PROBS, 0);
     expect_true(app_current_view(&a) == VIEW_OUTPUT, "out.probs opens the output view, got %d",
                 app_current_view(&a));
@@ -372,8 +379,7 @@ static void test_output_truth_marked(void **state)
 {
     (void)state;
     static App a;
-    const char *src[] = {"t5 t6 t7"};
-    open_app(&a, src, 1, "t8 t9");
+    open_one(&a, "t5 t6 t7", "t8 t9");
     app_goto(&a, ST_OUT_PROBS, 0);
     expect_true(a.ses.tgt_auto == 0, "a typed target is used for teacher forcing, got tgt_auto %d", a.ses.tgt_auto);
     /* after <bos> the true next token is t8; its row (if in the top k) is
@@ -453,8 +459,7 @@ static void test_lines_thickness(void **state)
 {
     (void)state;
     static App a;
-    const char *src[] = {"t5 t6"};
-    open_app(&a, src, 1, NULL);
+    open_one(&a, "t5 t6", NULL);
     /* a two-token sentence whose self-attention has one clearly stronger
      * self-pair: lines (0,0) and (1,1) are then horizontal and apart */
     int layer = 0, head = 0;
@@ -497,8 +502,7 @@ static void test_lines_masked_pairs_draw_nothing(void **state)
 {
     (void)state;
     static App a;
-    const char *src[] = {"t5 t6"};
-    open_app(&a, src, 1, "t7"); /* decoder input <bos> t7: two tokens */
+    open_one(&a, "t5 t6", "t7"); /* decoder input <bos> t7: two tokens */
     uint32_t bg = cmap_pack(theme_get(a.look.theme)->bg);
     int counts[2];
     for (int k = 0; k < 2; k++) {
@@ -529,8 +533,7 @@ static void test_lines_click_selects(void **state)
 {
     (void)state;
     static App a;
-    const char *src[] = {"t5 t6 t7 t8"};
-    open_app(&a, src, 1, NULL);
+    open_one(&a, "t5 t6 t7 t8", NULL);
     app_goto(&a, ST_ENC_SELF_WEIGHTS, 0);
     a.view = VIEW_LINES;
     int hx = -1, hy = -1, row = -1;
@@ -555,8 +558,7 @@ static void test_heads_hover_and_click(void **state)
 {
     (void)state;
     static App a;
-    const char *src[] = {"t5 t6 t7 t8"};
-    open_app(&a, src, 1, NULL);
+    open_one(&a, "t5 t6 t7 t8", NULL);
     StageId sts[2] = {ST_ENC_SELF_WEIGHTS, ST_DEC_CROSS_SCORES};
     for (int k = 0; k < 2; k++) {
         app_goto(&a, sts[k], 0);
