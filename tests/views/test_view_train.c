@@ -472,8 +472,6 @@ static void test_legends_and_axes(void **state)
     app_free(&a);
 }
 
-/* Every theme, size, scale and language, both arrangements, one head and
- * every head, each attention, with the mouse over the curves and cells. */
 /* Three W saves within a second write three files (the names were the
  * time to the second, so they overwrote each other). */
 static void test_quick_saves_differ(void **state)
@@ -527,6 +525,8 @@ static void test_fifo_data_file(void **state)
     remove(fifo);
 }
 
+/* Every theme, size, scale and language, both arrangements, one head and
+ * every head, each attention, with the mouse over the curves and cells. */
 static void test_draws_everywhere(void **state)
 {
     (void)state;
