@@ -4,13 +4,25 @@
  *   the worker thread   the run: data set, model, Trainer, and `mine`, the
  *                       status the next publication will carry;
  *   the mutex           the command queue, the play flag, `pub` (the last
- *                       published status), `pub_params` (the parameters of
- *                       pub.step) and the snapshot buffers slot[i], which
- *                       always hold the parameters of pub.snaps[i];
- *   the caller (window) whatever it copied out under the mutex.
+ *                       published status, the probe's results with it),
+ *                       the snapshot buffers slot[i], which always hold
+ *                       the parameters of pub.snaps[i], the indices of the
+ *                       probe's three passes, and the parameters the
+ *                       probe shows (tp.m);
+ *   the caller (window) whatever it copied out under the mutex, and the
+ *                       pass it took (tw_take), which the worker leaves
+ *                       alone until it is handed back.
  * The model's parameters are written only by the worker, inside
- * trainer_step, with the mutex NOT held; they are read by others only as
- * the copies made at publication.
+ * trainer_step, with the mutex NOT held; others read only copies made
+ * under it (snapshots, the probe's).
+ *
+ * The probe (train_probe.h) runs here too, between steps: after a setup,
+ * at the end of a Step command, while playing at a pace its cost allows
+ * (with a periodic publication), on a snapshot when one is asked for, and
+ * in pieces while idle (a big model's greedy output). Each pass is
+ * written into a buffer of its own and handed over whole, so the window's
+ * frame never computes and never copies a trace: it draws the pass it
+ * holds.
  *
  * What a run is made of (its data, model, curves, held-out checks and
  * messages) is train_run.c's; this file is the thread, its commands, the
@@ -19,8 +31,10 @@
 
 #include <cblas.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __linux__
@@ -55,6 +69,7 @@ static void publish_locked(TrainWorker *w)
     w->mine.seq = w->pub.seq + 1;
     w->mine.state = state_locked(w);
     w->mine.steps_left = w->steps_left;
+    w->mine.probe = w->tp.o;
     w->pub = w->mine;
     w->unpublished = 0;
     if (w->pub_params && w->have_m)
@@ -141,11 +156,120 @@ static void maybe_snapshot(TrainWorker *w, float loss)
         return;
     }
     memcpy(buf, w->m.block, n * sizeof(float));
+    tp_hh_snapshot(&w->tp, &w->m, step); /* the probe's heads at this step, for the curve */
     pthread_mutex_lock(&w->mu);
     w->slot[st->n_snap] = buf;
     st->snaps[st->n_snap++] = (TwSnap){step, loss};
     publish_locked(w);
     pthread_mutex_unlock(&w->mu);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The probe (train_probe.h), run here between steps                        */
+/* ---------------------------------------------------------------------- */
+
+/* Hand pass[back] over (mu held): it becomes the newest, published with
+ * the status; the one it replaces is the worker's to fill next. */
+static void pass_publish_locked(TrainWorker *w)
+{
+    int t = w->ready;
+    w->ready = w->back;
+    w->back = t;
+    w->ready_new = 1;
+    publish_locked(w);
+}
+
+/* The kept snapshot nearest to `step` (-1: none). */
+static int snap_nearest(const TwStatus *st, long long step)
+{
+    int best = -1;
+    for (int i = 0; i < st->n_snap; i++)
+        if (best < 0 || llabs(st->snaps[i].step - step) < llabs(st->snaps[best].step - step))
+            best = i;
+    return best;
+}
+
+/* The probe on the parameters of the snapshot nearest `want` (-1: the live
+ * ones), its pass handed over. The parameters are copied into the probe's
+ * model under mu (tw_shown_model reads it there); the snapshot buffers
+ * change only on this thread, so reading them needs no lock. */
+static void probe_run(TrainWorker *w, long long want, int with_greedy)
+{
+    TrainProbe *p = &w->tp;
+    const TwStatus *st = &w->mine;
+    if (!p->o.have || !w->have_m)
+        return;
+    const float *from = w->m.block;
+    long long step = st->step;
+    float loss = (float)st->last.loss;
+    int i = want >= 0 ? snap_nearest(st, want) : -1;
+    if (i >= 0 && w->slot[i]) {
+        from = w->slot[i];
+        step = st->snaps[i].step;
+        loss = st->snaps[i].loss;
+    }
+    pthread_mutex_lock(&w->mu);
+    memcpy(tp_params(p), from, w->m.n_params * sizeof(float));
+    w->shown_step = step;
+    pthread_mutex_unlock(&w->mu);
+    tp_pass(p, &w->pass[w->back], step, loss, with_greedy);
+    pthread_mutex_lock(&w->mu);
+    pass_publish_locked(w);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* After a training step: while playing, the live probe follows at a pace
+ * its cost allows (at most every TP_SHARE times what it took, with a
+ * periodic publication); a Step command shows its last step only (so a
+ * run of N steps shows the same whatever the machine's speed); a greedy
+ * output in flight goes on a piece a step. */
+static void probe_follow(TrainWorker *w, int last, int playing)
+{
+    TrainProbe *p = &w->tp;
+    if (!p->o.have)
+        return;
+    double now = tf_seconds();
+    int paced = playing && now >= p->next && now - w->last_pub >= TW_PUBLISH_S;
+    if (w->shown_want < 0 && (last || paced)) {
+        probe_run(w, -1, last || p->greedy_cost < TP_GREEDY_MAX);
+        p->next = now + fmin(TP_SHARE * p->cost, 5.0);
+    } else if (p->dec_on) {
+        tp_greedy_steps(p, 0);
+        w->unpublished = 1;
+    }
+}
+
+/* Probe work that waits (mu held): another step asked to be shown, a
+ * paused run's live step not run yet, a greedy output to start or finish. */
+static int probe_due_locked(const TrainWorker *w)
+{
+    const TrainProbe *p = &w->tp;
+    if (!p->o.have || p->o.err[0] || w->building || !w->have_run)
+        return 0;
+    if (w->show_want != w->shown_want)
+        return 1;
+    if (w->play || (w->can_train && w->steps_left > 0))
+        return 0; /* training: probe_follow keeps up */
+    if (w->shown_want < 0 && p->step != w->mine.step)
+        return 1;
+    return p->dec_on || (p->step >= 0 && p->o.out_step != p->step);
+}
+
+/* One piece of it (mu not held): a pass when the step shown changed (the
+ * caller took want and noted it as shown under mu), else a piece of the
+ * greedy output. */
+static void probe_turn(TrainWorker *w, long long want, int changed, int with_greedy)
+{
+    TrainProbe *p = &w->tp;
+    if (changed || (want < 0 && p->step != w->mine.step)) {
+        probe_run(w, want, with_greedy);
+        return;
+    }
+    if (p->dec_on)
+        tp_greedy_steps(p, 0);
+    else
+        tp_greedy(p); /* put off while a big model trained */
+    publish(w, 1);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -156,17 +280,11 @@ static void maybe_snapshot(TrainWorker *w, float loss)
 static void run_free(TrainWorker *w)
 {
     float *old_pub, *old_slot[TW_SNAP_CAP];
-    Vocab vs, vt;
-    int had_voc;
     pthread_mutex_lock(&w->mu);
     old_pub = w->pub_params;
     w->pub_params = NULL;
     memcpy(old_slot, w->slot, sizeof old_slot);
     memset(w->slot, 0, sizeof w->slot);
-    vs = w->voc_src;
-    vt = w->voc_tgt;
-    had_voc = w->have_voc;
-    w->have_voc = 0;
     w->have_run = w->can_train = 0;
     pthread_mutex_unlock(&w->mu);
     free(old_pub);
@@ -175,10 +293,6 @@ static void run_free(TrainWorker *w)
     for (int i = 0; i < w->n_spare; i++)
         free(w->spare[i]);
     w->n_spare = 0;
-    if (had_voc) {
-        vocab_free(&vs);
-        vocab_free(&vt);
-    }
     if (w->have_t)
         trainer_free(&w->t);
     if (w->have_m)
@@ -187,33 +301,6 @@ static void run_free(TrainWorker *w)
         dataset_free(&w->d);
     w->have_t = w->have_m = w->have_d = 0;
 }
-
-
-/* Share what the window needs of the new run: a parameter buffer and the
- * vocabularies (made before taking the mutex, installed under it). */
-static int run_share(TrainWorker *w, TfErr *err)
-{
-    Vocab vs, vt;
-    float *p = malloc(w->m.n_params * sizeof(float));
-    if (!p || vocab_copy(&vs, &w->m.src_vocab, err)) {
-        free(p);
-        return tf_fail(err, "out of memory");
-    }
-    if (vocab_copy(&vt, &w->m.tgt_vocab, err)) {
-        vocab_free(&vs);
-        free(p);
-        return -1;
-    }
-    pthread_mutex_lock(&w->mu);
-    w->pub_params = p;
-    w->voc_src = vs;
-    w->voc_tgt = vt;
-    w->have_voc = 1;
-    w->have_run = w->can_train = 1;
-    pthread_mutex_unlock(&w->mu);
-    return 0;
-}
-
 
 static void do_setup(TrainWorker *w, TwSpec *s)
 {
@@ -227,14 +314,20 @@ static void do_setup(TrainWorker *w, TwSpec *s)
     pthread_mutex_lock(&w->mu);
     w->building = 1;
     w->steps_left = 0;
+    w->show_want = w->shown_want = -1; /* a new run is shown live */
+    w->shown_step = -1;
     publish_locked(w);
     pthread_mutex_unlock(&w->mu);
     int rc = twr_run_build(w, s, &why, &err);
-    if (rc == 0)
-        rc = run_share(w, &err);
+    float *pub = rc ? NULL : malloc(w->m.n_params * sizeof(float));
+    if (rc == 0 && !pub)
+        rc = tf_fail(&err, "out of memory");
     if (rc) {
         run_free(w);
         twr_message(w, why, err.msg, 0, 0);
+        tp_free(&w->tp); /* no run, no probe */
+        tp_init(&w->tp);
+        w->tp.o.gen = w->tp.o.hh.gen = w->mine.gen;
     } else {
         TwStatus *st = &w->mine;
         snprintf(st->data_name, sizeof st->data_name, "%s", w->d.name);
@@ -248,14 +341,21 @@ static void do_setup(TrainWorker *w, TwSpec *s)
         st->snap_cap = fit < 2 ? 2 : fit > TW_SNAP_CAP ? TW_SNAP_CAP : (int)fit;
         snaps_prealloc(w);
         twr_choose_probe(w);
+        tp_new_run(&w->tp, &w->m, st->gen, st->probe_src, st->probe_ref); /* or tp.o.err says why */
         twr_maybe_eval(w);
+        pthread_mutex_lock(&w->mu);
+        w->pub_params = pub; /* the live parameters, copied at each publication */
+        w->have_run = w->can_train = 1;
+        pthread_mutex_unlock(&w->mu);
     }
     pthread_mutex_lock(&w->mu);
     w->building = 0;
     publish_locked(w);
     pthread_mutex_unlock(&w->mu);
-    if (rc == 0)
+    if (rc == 0) {
         maybe_snapshot(w, 0);
+        probe_run(w, -1, 1);
+    }
 }
 
 static void do_save(TrainWorker *w, const char *path)
@@ -270,8 +370,9 @@ static void do_save(TrainWorker *w, const char *path)
     publish(w, 1);
 }
 
-/* One optimizer step and what follows it; last: the end of a Step command. */
-static void train_one(TrainWorker *w, int last)
+/* One optimizer step and what follows it; last: the end of a Step
+ * command; playing: the run plays (taken under mu). */
+static void train_one(TrainWorker *w, int last, int playing)
 {
     double t0 = tf_seconds();
     TrainStats s;
@@ -292,6 +393,7 @@ static void train_one(TrainWorker *w, int last)
     st->last = s;
     twr_maybe_eval(w);
     maybe_snapshot(w, (float)s.loss);
+    probe_follow(w, last, playing);
     st->train_tokens += s.tokens;
     st->train_seconds += tf_seconds() - t0;
     w->unpublished = 1;
@@ -335,7 +437,9 @@ static void lower_priority(void)
 }
 
 /* One turn of the worker, with mu held (and held again on return): the
- * next queued command, or one training step. 0 when there was nothing to do. */
+ * next queued command, the probe on another step asked to be shown, one
+ * training step, or a piece of the probe's work. 0 when there was nothing
+ * to do. */
 static int turn_locked(TrainWorker *w)
 {
     /* a Step command finishes before the commands queued after it */
@@ -351,13 +455,29 @@ static int turn_locked(TrainWorker *w)
         pthread_mutex_lock(&w->mu);
         return 1;
     }
-    if (w->can_train && (w->play || w->steps_left > 0)) {
-        int last = 0;
-        if (!w->play)
+    int training = w->can_train && (w->play || w->steps_left > 0);
+    if (w->show_want != w->shown_want && !probe_due_locked(w))
+        w->shown_want = w->show_want; /* no probe to show it with */
+    if (probe_due_locked(w) && (!training || w->show_want != w->shown_want)) {
+        long long want = w->show_want;
+        int changed = want != w->shown_want;
+        /* the greedy output with a pass: when the run does not train, or
+         * it is cheap (a big model's waits for a pause) */
+        int greedy = !training || w->tp.greedy_cost < TP_GREEDY_MAX;
+        w->shown_want = want;
+        w->busy = 1;
+        pthread_mutex_unlock(&w->mu);
+        probe_turn(w, want, changed, greedy);
+        pthread_mutex_lock(&w->mu);
+        return 1;
+    }
+    if (training) {
+        int last = 0, playing = w->play;
+        if (!playing)
             last = --w->steps_left == 0;
         w->busy = 1;
         pthread_mutex_unlock(&w->mu);
-        train_one(w, last);
+        train_one(w, last, playing);
         pthread_mutex_lock(&w->mu);
         return 1;
     }
@@ -430,6 +550,11 @@ TrainWorker *tw_new(TfErr *err)
     w->mine.log_stride = 1;
     w->mine.snap_every = TW_SNAP_FIRST;
     w->eval_every = TW_EVAL_FIRST;
+    tp_init(&w->tp);
+    w->front = 0;
+    w->ready = 1;
+    w->back = 2;
+    w->show_want = w->shown_want = w->shown_step = -1;
     /* The trainer runs BLAS single-threaded on its own threads and sets
      * this itself; setting it here first, on the caller's thread, means the
      * worker never changes it while the window is inside a BLAS call. */
@@ -475,6 +600,9 @@ void tw_free(TrainWorker *w)
         }
     }
     run_free(w);
+    tp_free(&w->tp);
+    for (int i = 0; i < 3; i++)
+        tp_pass_free(&w->pass[i]);
     if (w->blas_before > 0)
         openblas_set_num_threads(w->blas_before);
     pthread_mutex_destroy(&w->mu);
@@ -563,6 +691,44 @@ int tw_status(TrainWorker *w, TwStatus *out, int wait)
     return fresh;
 }
 
+int tw_take(TrainWorker *w, TwStatus *out, const TpPass **pass, int hold, int wait)
+{
+    if (wait)
+        pthread_mutex_lock(&w->mu);
+    else if (pthread_mutex_trylock(&w->mu) != 0)
+        return 0;
+    int got = 0, fresh = out->seq == 0 || out->seq != w->pub.seq;
+    int held = w->ready_new && hold && fresh && w->pub.state == TW_RUNNING;
+    if (fresh) { /* a held pass keeps the probe's results of the pass shown */
+        memcpy(out, &w->pub, held ? offsetof(TwStatus, probe) : sizeof *out);
+        got |= TW_TOOK_STATUS;
+    }
+    if (w->ready_new && !held) {
+        int t = w->front;
+        w->front = w->ready;
+        w->ready = t;
+        w->ready_new = 0;
+        if (!fresh)
+            out->probe = w->pub.probe;
+        got |= TW_TOOK_PASS;
+    }
+    if (held)
+        got |= TW_PASS_WAITS;
+    *pass = &w->pass[w->front];
+    pthread_mutex_unlock(&w->mu);
+    return got;
+}
+
+void tw_show(TrainWorker *w, long long step)
+{
+    pthread_mutex_lock(&w->mu);
+    if (w->show_want != step) {
+        w->show_want = step;
+        pthread_cond_broadcast(&w->wake);
+    }
+    pthread_mutex_unlock(&w->mu);
+}
+
 int tw_params(TrainWorker *w, uint64_t gen, long long step, float *out,
               size_t n, long long *step_out, float *loss)
 {
@@ -589,18 +755,15 @@ int tw_params(TrainWorker *w, uint64_t gen, long long step, float *out,
     return rc;
 }
 
-int tw_model_like(TrainWorker *w, uint64_t gen, TfModel *m, TfErr *err)
+int tw_shown_model(TrainWorker *w, uint64_t gen, TfModel *m, long long *step, TfErr *err)
 {
     int rc = -1;
     pthread_mutex_lock(&w->mu);
-    if (!w->have_voc || w->pub.gen != gen || w->building) {
+    if (w->building || w->tp.gen != gen || !w->have_run)
         tf_fail(err, "the run changed");
-    } else if (model_build(m, &w->pub.cfg, err) == 0) {
-        if (vocab_copy(&m->src_vocab, &w->voc_src, err) ||
-            vocab_copy(&m->tgt_vocab, &w->voc_tgt, err))
-            model_free(m);
-        else
-            rc = 0;
+    else if (tp_copy_model(&w->tp, w->shown_step, m, err) == 0) {
+        *step = w->shown_step;
+        rc = 0;
     }
     pthread_mutex_unlock(&w->mu);
     return rc;
@@ -617,7 +780,8 @@ void tw_wait_idle(TrainWorker *w)
         return;
     }
     pthread_mutex_lock(&w->mu);
-    while (!w->play && (w->q_n > 0 || w->busy || (w->can_train && w->steps_left > 0)))
+    while (!w->play && (w->q_n > 0 || w->busy || (w->can_train && w->steps_left > 0) ||
+                        w->show_want != w->shown_want))
         pthread_cond_wait(&w->idle, &w->mu);
     pthread_mutex_unlock(&w->mu);
 }

@@ -22,6 +22,12 @@
  * queued commands before it stops the thread, so a save asked for is never
  * lost.
  *
+ * The probe sentence (train_probe.h) runs here too, between steps, on the
+ * step the window asks to see (tw_show: live, or a kept snapshot): its
+ * greedy output and head-entropy history are published with the status,
+ * its teacher-forced pass is handed over whole (tw_take), one of three
+ * buffers, so the window draws while the worker fills the next.
+ *
  * Snapshots: the parameters at steps 0, 10, 20, ... are kept; when
  * TW_SNAP_CAP are held, every other one is dropped and the interval
  * doubles, so the timeline always spans the whole run (denser early, where
@@ -37,6 +43,7 @@
 #include <stdint.h>
 
 #include "train.h"
+#include "train_probe.h"
 #include "train_size.h"
 
 #define TW_PATH_MAX 1024
@@ -157,6 +164,9 @@ typedef struct TwStatus {
     int n_snap, snap_cap;
     long long snap_every;
     TwSnap snaps[TW_SNAP_CAP];
+    /* the probe: its greedy output and head-entropy history, as of the
+     * pass handed over with them (the last member: see tw_take) */
+    TpOut probe;
 } TwStatus;
 
 typedef struct TrainWorker TrainWorker;
@@ -214,9 +224,25 @@ int tw_status(TrainWorker *w, TwStatus *out, int wait);
 int tw_params(TrainWorker *w, uint64_t gen, long long step, float *out,
               size_t n, long long *step_out, float *loss);
 
-/* A model shaped like run `gen` (config, vocabularies, training metadata)
- * with zeroed parameters, for showing snapshots. Returns 0, or -1 with err. */
-int tw_model_like(TrainWorker *w, uint64_t gen, TfModel *m, TfErr *err);
+/* The one reader of the probe's passes (the window): tw_status, and the
+ * newest pass handed over in *pass, which stays the caller's to read until
+ * its next call (the worker fills the others meanwhile). With hold, a
+ * frame that gets a new status of a training run leaves a new pass for its
+ * next call (one costly redraw a frame: the curves or the heatmaps), and
+ * the probe's results in out->probe stay those of the pass it holds.
+ * Returns what it took (TW_TOOK_*), 0 when the mutex was busy (wait 0). */
+#define TW_TOOK_STATUS 1
+#define TW_TOOK_PASS 2
+#define TW_PASS_WAITS 4 /* held: the next call takes it */
+int tw_take(TrainWorker *w, TwStatus *out, const TpPass **pass, int hold, int wait);
+
+/* Show the probe on the snapshot of `step` (the one kept nearest), or -1
+ * on the live parameters; the worker runs it between steps. */
+void tw_show(TrainWorker *w, long long step);
+
+/* A copy of the model the probe shows (config, vocabularies, the
+ * parameters of *step) of run `gen`. Returns 0, or -1 with err. */
+int tw_shown_model(TrainWorker *w, uint64_t gen, TfModel *m, long long *step, TfErr *err);
 
 /* Block until the queue is empty and the worker is neither training nor
  * busy (tests, `shot`). Returns at once while playing. */

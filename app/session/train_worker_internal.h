@@ -34,8 +34,14 @@ struct TrainWorker {
     TwStatus pub;
     float *pub_params;    /* (pub.n_params) of pub.step */
     float *slot[TW_SNAP_CAP]; /* slot[i]: parameters of pub.snaps[i] */
-    Vocab voc_src, voc_tgt;   /* the run's vocabularies, for tw_model_like */
-    int have_voc;
+    TpPass pass[3];       /* the probe's passes: pass[front] is the reader's
+                             (tw_take), pass[ready] the newest handed over,
+                             pass[back] the one the worker fills */
+    int front, ready, back;
+    int ready_new;        /* pass[ready] not taken yet */
+    long long show_want;  /* the step the window asks to see (-1 live) */
+    long long shown_want; /* ... as the worker last acted on it */
+    long long shown_step; /* of the parameters in tp.m (-1: none yet) */
 
     /* ---- the worker thread's own ---- */
     Cmd cur;              /* the command being run (its queue slot is free) */
@@ -55,6 +61,8 @@ struct TrainWorker {
     int acc_n;
     double last_pub;
     int blas_before;      /* OpenBLAS threads before the worker existed */
+    TrainProbe tp;        /* the probe; its model's parameters are written
+                             under mu (tw_shown_model copies them) */
 };
 
 #endif

@@ -3,10 +3,12 @@
  *
  * A frame of the train view runs:
  *
- *     app_train_update   pull what the worker published, run the probe on
- *                        the parameters shown (one costly thing a frame
- *                        while training), apply settled settings, fill
- *                        the TrainShow, ask for the next frame
+ *     app_train_update   take what the worker published, the probe's pass
+ *                        with it (while training, a new pass waits a
+ *                        frame when the curves are new: one costly redraw
+ *                        a frame), tell the worker which step to show,
+ *                        apply settled settings, fill the TrainShow, ask
+ *                        for the next frame
  *     the view draws     from Scene.train, leaving wishes in its state
  *     app_train_apply    the wishes: commands to the worker, the snapshot
  *                        shown, the model opened in Decode, notices */
@@ -38,8 +40,7 @@ TrainHost *app_train(App *a)
     TrainHost *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
-    tp_init(&h->probe);
-    h->want_snap = -1;
+    h->want_snap = h->want_sent = -1;
     a->train = h;
     return h;
 }
@@ -49,8 +50,7 @@ void app_train_free(App *a)
     TrainHost *h = a->train;
     if (!h)
         return;
-    tw_free(h->w); /* queued saves are written first */
-    tp_free(&h->probe);
+    tw_free(h->w); /* queued saves are written first (the pass lent goes with it) */
     free(h);
     a->train = NULL;
 }
@@ -181,20 +181,20 @@ static void settle(App *a, TrainHost *h)
 
 /* ---- what the worker published ---- */
 
-/* Copy what the worker published (its news as a notice); the probe on
- * the parameters to show. While training, a frame does one of the three
- * costly things at most: new curves (a publication), the probe on new
- * parameters, a snapshot into the head-entropy curve; the others wait for
- * the next frames, which are asked for at once. */
+/* Take what the worker published (its news as a notice) and the probe's
+ * newest pass. While training, a frame that gets new curves leaves a new
+ * pass for the next frame, which is asked for at once: each redraws a
+ * layer, and together they made the slow frames. */
 static void pull(App *a, TrainHost *h, int wait)
 {
     TwStatus *st = &h->st;
-    TrainProbe *p = &h->probe;
     h->ran_pass = 0;
     if (!h->w)
         return;
     TwState before = st->state;
-    int fresh = tw_status(h->w, st, wait);
+    uint64_t gen = st->gen;
+    int got = tw_take(h->w, st, &h->pass, !wait, wait);
+    int fresh = got & TW_TOOK_STATUS;
     if (fresh) {
         if (st->msg_seq != h->msg_seen) {
             char buf[TV_MSG_MAX];
@@ -205,15 +205,55 @@ static void pull(App *a, TrainHost *h, int wait)
         }
         if (st->state != before)
             h->wake_until = a->now + 0.5;
+        if (st->gen != gen) { /* a new run is shown live (said again: a
+                                 snapshot asked for meanwhile was of the old run) */
+            h->want_snap = -1;
+            h->want_sent = -2;
+        }
     }
-    if (st->state == TW_BUILDING || st->n_params == 0)
+    if (got)
+        h->due = (got & TW_PASS_WAITS) != 0;
+    /* a pass without new curves (those redraw the plots anyway) */
+    h->ran_pass = !fresh && (got & TW_TOOK_PASS);
+}
+
+/* The snapshot kept nearest to `step`. */
+static long long nearest_snap(const TwStatus *st, long long step)
+{
+    long long best = -1;
+    for (int i = 0; i < st->n_snap; i++)
+        if (best < 0 || llabs(st->snaps[i].step - step) < llabs(best - step))
+            best = st->snaps[i].step;
+    return best;
+}
+
+/* Tell the worker the step to show (a kept snapshot, or live). */
+static void ask_shown(TrainHost *h)
+{
+    if (!h->w)
         return;
-    unsigned hh0 = p->hh.ver;
-    int curves = fresh && !wait && st->state == TW_RUNNING; /* this frame draws new curves */
-    tp_follow(p, h->w, st, &h->want_snap, curves, wait);
-    /* a snapshot pass, or the probe's heads noted, without new curves
-     * (those redraw the plots anyway) */
-    h->ran_pass = !fresh && (p->ran_pass || p->hh.ver != hh0);
+    if (h->want_snap >= 0)
+        h->want_snap = nearest_snap(&h->st, h->want_snap);
+    if (h->want_snap != h->want_sent) {
+        tw_show(h->w, h->want_snap);
+        h->want_sent = h->want_snap;
+    }
+}
+
+/* Does the view wait for the worker's probe (a snapshot asked for, a
+ * paused run's pass or greedy output)? */
+static int probe_waits(const TrainHost *h)
+{
+    const TwStatus *st = &h->st;
+    const TpOut *o = &st->probe;
+    if (!h->w || !o->have || o->err[0] || o->gen != st->gen || st->state == TW_BUILDING)
+        return 0;
+    long long shown = h->pass && h->pass->gen == o->gen ? h->pass->step : -1;
+    if (o->decoding)
+        return 1;
+    if (h->want_snap >= 0)
+        return shown != h->want_snap;
+    return st->state != TW_RUNNING && (shown != st->step || o->out_step != shown);
 }
 
 /* ---- the show ---- */
@@ -278,31 +318,33 @@ static void show_schedule(TrainShow *t, const TwStatus *st)
 
 static void show_probe(TrainShow *t, const TrainHost *h)
 {
-    const TrainProbe *p = &h->probe;
-    const TpHeadHist *hh = &p->hh;
+    const TpOut *o = &h->st.probe;
+    const TpPass *q = h->pass;
+    const TpHeadHist *hh = &o->hh;
+    int have = o->have && q && q->gen == o->gen && q->have_tr && q->have_labels;
     t->want_snap = h->want_snap;
-    t->probe = (TvProbe){.have = p->have_m, .model = &p->m, .trace = &p->tr, .step = p->step,
-                         .gen = p->gen, .ver = p->ver, .ref = p->ref, .ref_n = p->ref_n,
-                         .out = p->out, .out_n = p->out_n, .out_step = p->out_step,
-                         .decoding = p->dec_on, .dec_t = p->dec_on ? p->dec.t : 0,
-                         .dec_max = p->dec_on ? p->dec.max_out : 0, .err = p->err};
+    t->probe = (TvProbe){.have = have, .model = have ? &q->labels : NULL, .trace = have ? &q->tr : NULL,
+                         .step = have ? q->step : -1, .gen = o->gen, .ver = have ? q->ver : 0, .ref = o->ref,
+                         .ref_n = o->ref_n, .out = o->out, .out_n = o->out_n, .out_step = o->out_step,
+                         .decoding = o->decoding, .dec_t = o->dec_t, .dec_max = o->dec_max, .err = o->err};
     t->hh = (TvHeads){.n = hh->n, .step = hh->step, .H = &hh->H[0][0][0], .max = hh->H_max,
                       .gen = hh->gen, .ver = h->hh_shown};
     for (int k = 0; k < TV_ATTN_COUNT; k++)
-        t->hh.heads[k] = p->have_m ? tp_hh_heads(p, (TpAttn)k) : 0;
+        t->hh.heads[k] = o->have ? o->heads[k] : 0;
 }
 
-/* Frames while training (the worker publishes every TH_WAKE s), and at
- * once while the probe decodes, is due, the plots are late or snapshots
- * wait for the head-entropy curve. */
+/* Frames while training (the worker publishes every TH_WAKE s), at once
+ * when a pass waits or the plots are late, and every TH_POLL s while the
+ * view waits for the worker's probe. */
 static void wake(App *a, TrainHost *h, int late)
 {
     double at = 0;
     int busy_run = h->st.state == TW_RUNNING || h->st.state == TW_BUILDING;
-    const TrainProbe *p = &h->probe;
     if (busy_run || a->now < h->wake_until)
         at = a->now + TH_WAKE;
-    if (p->dec_on || p->due || late || (h->w && tp_hh_pending(p, &h->st)))
+    if (probe_waits(h))
+        at = a->now + TH_POLL;
+    if (h->due || late)
         at = a->now;
     if (at > 0)
         a->wake_at = at;
@@ -321,11 +363,13 @@ void app_train_update(App *a)
     if (!h->w && !h->err[0])
         setup_run(a, h); /* show the model it would train, at step 0 */
     settle(a, h);
-    /* a frame that ran a pass does not redraw the plots for the head
-     * entropy it noted too (the next frame does) */
-    int late = h->hh_shown != h->probe.hh.ver && h->ran_pass && !h->hh_late;
+    ask_shown(h);
+    /* a frame that took a new pass does not redraw the plots for the head
+     * entropy that came with it too (the next frame does) */
+    unsigned hh_ver = h->st.probe.hh.ver;
+    int late = h->hh_shown != hh_ver && h->ran_pass && !h->hh_late;
     if (!late)
-        h->hh_shown = h->probe.hh.ver;
+        h->hh_shown = hh_ver;
     h->hh_late = late;
     show_run(&h->show, h, settings_differ(a, h));
     show_curves(&h->show, &h->st);
@@ -416,9 +460,9 @@ static void do_open(App *a, TrainHost *h)
 {
     TfModel m;
     TfErr err;
-    long long step = h->probe.step;
-    if (tp_copy_model(&h->probe, &m, &err)) {
-        app_notice(a, 1, "%s", err.msg);
+    long long step = -1;
+    if (!h->w || tw_shown_model(h->w, h->st.gen, &m, &step, &err)) {
+        app_notice(a, 1, "%s", h->w ? err.msg : _("no model to open yet"));
         return;
     }
     char label[128];
@@ -483,6 +527,7 @@ void app_train_apply(App *a)
         do_save(a, h);
     if (w.open)
         do_open(a, h);
+    ask_shown(h);
     wake(a, h, 0);
 }
 
@@ -505,7 +550,6 @@ int app_train_setup(App *a, const char *task, long long steps)
     }
     tw_wait_idle(h->w);
     pull(a, h, 1);
-    tp_hh_fill(&h->probe, h->w, &h->st, TP_HH_CAP); /* tools and tests see the whole curve at once */
     return h->st.state == TW_PAUSED || h->st.state == TW_STOPPED ? 0 : -1;
 }
 

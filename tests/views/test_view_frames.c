@@ -123,9 +123,9 @@ static void test_train_redraws_from_its_layers(void **state)
 }
 
 /* While the worker trains, a frame draws the new curves of a publication
- * or runs the probe on new parameters, never both (each redraws a layer
- * and costs a few milliseconds: together they made the slow frames); the
- * probe follows a frame later, which the view asks for at once. */
+ * or takes the probe's new pass, never both (each redraws a layer and
+ * costs a few milliseconds: together they made the slow frames); the pass
+ * follows a frame later, which the view asks for at once. */
 static void test_training_frame_does_one_costly_thing(void **state)
 {
     (void)state;
@@ -136,23 +136,24 @@ static void test_training_frame_does_one_costly_thing(void **state)
     int both = 0, curves = 0, probes = 0, asked = 0;
     for (int i = 0; i < 3000 && (curves < 8 || probes < 4); i++) {
         uint64_t seq = u->st.seq;
-        long long shown = u->probe.step;
+        const TpPass *held = u->pass;
+        unsigned ver = held ? held->ver : 0;
         struct timespec ts = {0, 3000000};
         nanosleep(&ts, NULL);
         tu_frame(&a);
-        int c = u->st.seq != seq && u->st.state == TW_RUNNING, p = u->probe.step != shown;
+        int c = u->st.seq != seq && u->st.state == TW_RUNNING, p = u->pass && u->pass->ver != ver;
         curves += c;
         probes += p;
         both += c && p;
-        asked += c && u->probe.due && a.wake_at > 0 && a.wake_at <= a.now;
+        asked += c && u->due && a.wake_at > 0 && a.wake_at <= a.now;
     }
     app_train_play(&a, 0);
-    printf("  %d frames with new curves, %d with the probe run, %d both; the next frame asked for %d times\n",
-           curves, probes, both, asked);
-    expect_true(curves >= 8 && probes >= 4, "training went on: %d publications drawn, %d probes run", curves,
+    printf("  %d frames with new curves, %d with a new pass, %d both; the next frame asked for %d times\n", curves,
+           probes, both, asked);
+    expect_true(curves >= 8 && probes >= 4, "training went on: %d publications drawn, %d passes taken", curves,
                 probes);
-    expect_true(both == 0, "no frame drew new curves and ran the probe: %d did", both);
-    expect_true(asked >= 1, "a frame that put the probe off asks for the next one at once");
+    expect_true(both == 0, "no frame drew new curves and took a new pass: %d did", both);
+    expect_true(asked >= 1, "a frame that left a pass asks for the next one at once");
     app_free(&a);
 }
 

@@ -84,6 +84,12 @@ static TrainHost *settle(App *a)
     return h;
 }
 
+/* The step of the probe's pass shown (-1: none yet). */
+static long long shown(const TrainHost *h)
+{
+    return h->pass && h->pass->gen == h->st.gen ? h->pass->step : -1;
+}
+
 /* The train view opened and settled; *u (unless NULL) its state. */
 static TrainHost *open_train(App *a, TrainUi **u)
 {
@@ -117,8 +123,8 @@ static void test_first_frame(void **state)
                 h->st.state, h->st.step);
     expect_true(strcmp(h->st.data_name, "en2zh") == 0 && h->st.cfg.d_model == 64 && h->st.cfg.n_heads == 4,
                 "en2zh on the classroom size: %s %d/%d", h->st.data_name, h->st.cfg.d_model, h->st.cfg.n_heads);
-    expect_true(h->probe.have_m && h->probe.step == 0 && h->probe.out_n > 0, "the probe ran at step 0 (%d tokens out)",
-                h->probe.out_n);
+    expect_true(h->pass && h->pass->step == 0 && h->st.probe.have && h->st.probe.out_n > 0,
+                "the probe ran at step 0 (%d tokens out)", h->st.probe.out_n);
     expect_true(strcmp(h->st.probe_src, "i read books at home today") == 0 &&
                     strcmp(h->st.probe_ref, "我 今天 在 家 读 书") == 0,
                 "the probe and its truth: '%s' → '%s'", h->st.probe_src, h->st.probe_ref);
@@ -140,8 +146,7 @@ static void test_buttons_and_keys(void **state)
     TrainHost *h = open_train(&a, &u);
     click(&a, u->hit.step, "Step");
     h = settle(&a);
-    expect_true(h->st.step == 1 && h->probe.step == 1, "the Step button: step %lld, shown %lld", h->st.step,
-                h->probe.step);
+    expect_true(h->st.step == 1 && shown(h) == 1, "the Step button: step %lld, shown %lld", h->st.step, shown(h));
     ev_key(&a, 's', 0);
     h = settle(&a);
     expect_true(h->st.step == 2, "S: step 2, got %lld", h->st.step);
@@ -157,8 +162,8 @@ static void test_buttons_and_keys(void **state)
     long long at = h->st.step;
     sleep_ms(60);
     h = settle(&a);
-    expect_true(h->st.step == at && h->probe.step == at, "paused stays at %lld, got %lld (shown %lld)", at,
-                h->st.step, h->probe.step);
+    expect_true(h->st.step == at && shown(h) == at, "paused stays at %lld, got %lld (shown %lld)", at, h->st.step,
+                shown(h));
     ev_key(&a, 'p', 0);
     tu_frame(&a);
     expect_true(h->st.state == TW_RUNNING, "P plays, state %d", h->st.state);
@@ -266,7 +271,7 @@ static void test_bad_tsv(void **state)
     tu_frame(&a); /* still draws */
     click(&a, u->hit.task[1], "reverse");
     h = settle(&a);
-    expect_true(h->st.state == TW_PAUSED && h->probe.have_m && strcmp(h->st.data_name, "reverse") == 0 && !h->show.msg[0],
+    expect_true(h->st.state == TW_PAUSED && h->st.probe.have && strcmp(h->st.data_name, "reverse") == 0 && !h->show.msg[0],
                 "reverse works afterwards: state %d, %s, message '%s'", h->st.state, h->st.data_name, h->show.msg);
     app_free(&a);
 }
@@ -321,8 +326,8 @@ static void test_nan(void **state)
     expect_true(strstr(h->show.msg, "NaN") || strstr(h->show.msg, "not finite") || strstr(h->show.msg, "infinite"),
                 "a message about the NaN, got '%s'", h->show.msg);
     printf("  message: %s\n", h->show.msg);
-    expect_true(h->st.state == TW_STOPPED && h->show.stopped && h->probe.step == h->st.step,
-                "stopped at step %lld (shown %lld)", h->st.step, h->probe.step);
+    expect_true(h->st.state == TW_STOPPED && h->show.stopped && shown(h) == h->st.step,
+                "stopped at step %lld (shown %lld)", h->st.step, shown(h));
     /* the worker's message is worded in the window's language, each frame */
     expect_true(strncmp(h->show.msg, "training stopped: ", 18) == 0, "in English: '%s'", h->show.msg);
     a.look.lang = 1;
@@ -332,10 +337,15 @@ static void test_nan(void **state)
     ev_key(&a, 'p', 0);
     expect_true(a.notice_error && strstr(a.notice, "重置"), "P on a stopped run says to reset: '%s'", a.notice);
     a.look.lang = 0;
-    int finite = 1;
-    for (size_t i = 0; i < h->probe.m.n_params; i++)
-        finite &= isfinite(h->probe.m.block[i]);
+    TfModel sm;
+    long long sm_step;
+    TfErr sm_err;
+    int finite = tw_shown_model(h->w, h->st.gen, &sm, &sm_step, &sm_err) == 0 && sm_step == h->st.step;
+    for (size_t i = 0; finite && i < sm.n_params; i++)
+        finite &= isfinite(sm.block[i]);
     expect_true(finite, "the shown parameters are the last good ones (finite)");
+    if (sm_step >= 0)
+        model_free(&sm);
     for (int i = 0; i < 4; i++)
         ev_key(&a, ',', 0); /* back to lr × 1 */
     ev_key(&a, 'r', 0);
@@ -403,37 +413,44 @@ static void test_save_snapshots_open(void **state)
     expect_true(h->st.n_snap == 3 && h->st.snaps[2].step == 20, "snapshots 0, 10, 20: %d, last %lld",
                 h->st.n_snap, h->st.n_snap ? h->st.snaps[h->st.n_snap - 1].step : -1);
     ev_key(&a, KEY_LEFT, 0);
-    tu_frame(&a);
-    expect_true(h->want_snap == 20 && h->probe.step == 20, "←: snapshot 20 shown, got %lld / %lld",
-                h->want_snap, h->probe.step);
-    float *p = malloc(h->probe.m.n_params * sizeof(float));
+    h = settle(&a);
+    expect_true(h->want_snap == 20 && shown(h) == 20, "←: snapshot 20 shown, got %lld / %lld", h->want_snap,
+                shown(h));
+    TfModel sm;
+    long long sm_step = -1;
+    TfErr sm_err;
+    size_t n = h->st.n_params;
+    float *p = malloc(n * sizeof(float));
     long long got;
     float loss;
-    expect_true(tw_params(h->w, h->probe.gen, 20, p, h->probe.m.n_params, &got, &loss) == 0 &&
-                    memcmp(p, h->probe.m.block, h->probe.m.n_params * sizeof(float)) == 0,
+    expect_true(tw_shown_model(h->w, h->st.gen, &sm, &sm_step, &sm_err) == 0 && sm_step == 20 &&
+                    tw_params(h->w, h->st.gen, 20, p, n, &got, &loss) == 0 &&
+                    memcmp(p, sm.block, n * sizeof(float)) == 0,
                 "the probe runs on the snapshot's parameters");
-    free(p);
+    if (sm_step >= 0)
+        model_free(&sm);
     ev_key(&a, KEY_HOME, 0);
-    tu_frame(&a);
-    expect_true(h->probe.step == 0, "Home: step 0, got %lld", h->probe.step);
+    h = settle(&a);
+    expect_true(shown(h) == 0, "Home: step 0, got %lld", shown(h));
     ev_key(&a, KEY_RIGHT, 0);
-    tu_frame(&a);
-    expect_true(h->probe.step == 10, "→: step 10, got %lld", h->probe.step);
+    h = settle(&a);
+    expect_true(shown(h) == 10, "→: step 10, got %lld", shown(h));
     ev_key(&a, KEY_END, 0);
-    tu_frame(&a);
-    expect_true(h->want_snap < 0 && h->probe.step == 26, "End: live step 26, got %lld", h->probe.step);
+    h = settle(&a);
+    expect_true(h->want_snap < 0 && shown(h) == 26, "End: live step 26, got %lld", shown(h));
     /* a click on the timeline's left end picks step 0 */
     Rect t = u->hit.track;
     click(&a, (Rect){t.x - 2, t.y - 2, 4, 4}, "timeline");
-    tu_frame(&a);
-    expect_true(h->probe.step == 0, "a click at the timeline's start: step 0, got %lld", h->probe.step);
+    h = settle(&a);
+    expect_true(shown(h) == 0, "a click at the timeline's start: step 0, got %lld", shown(h));
     ev_key(&a, KEY_RIGHT, 0);
-    ev_key(&a, KEY_RIGHT, 0);
     tu_frame(&a);
+    ev_key(&a, KEY_RIGHT, 0);
+    h = settle(&a);
     /* open the shown model (step 20) in the Decode view */
-    size_t n = h->probe.m.n_params;
-    float *want = malloc(n * sizeof(float));
-    memcpy(want, h->probe.m.block, n * sizeof(float));
+    float *want = p;
+    expect_true(shown(h) == 20 && tw_params(h->w, h->st.gen, 20, want, n, &got, &loss) == 0, "step 20 shown: %lld",
+                shown(h));
     click(&a, u->hit.open, "Open in Decode");
     tu_frame(&a);
     expect_true(app_current_view(&a) == VIEW_DECODE && strstr(a.ses.model_label, "en2zh") &&

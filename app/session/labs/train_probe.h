@@ -1,29 +1,32 @@
 /* train_probe.h - the train tab's probe: one sentence of the task run
  * through the model of the step shown (live while training, or a kept
- * snapshot), on a copy of the parameters of its own, so nothing it reads is
- * ever being written by the worker (train_worker.h).
+ * snapshot). The training worker runs it on its own thread, between
+ * optimizer steps (train_worker.c), and publishes what it found with its
+ * status; the window only draws what was published:
  *
  *   greedy       what the model says on its own, token by token, decoded
- *                a few steps a frame (a big model takes tenths of a
- *                second), compared by the view with the true translation;
+ *                in pieces (a big model takes tenths of a second) that the
+ *                worker runs between its other work, compared by the view
+ *                with the true translation;
  *   teacher      <bos> + the true translation in one pass, as training
  *   forced       sees it: its attention weights are the view's heatmaps;
  *   head         the entropy of every head of that pass over the run, one
- *   entropy      point per step the probe ran at, and one per kept
- *                snapshot (run once each on a model of the history's own),
+ *   entropy      point per step the probe ran at, and one per snapshot the
+ *                worker keeps (run on the model as the snapshot is taken),
  *                so heads visibly "snap" into their pattern.
  *
- * tp_follow is called once a frame: it fetches the parameters the window
- * wants shown when they changed and runs the passes, at a pace their cost
- * allows (while training, one costly thing a frame). tp_copy_model hands
- * the shown model to the window ("Open in Decode"). No SDL. */
+ * A pass is written into a TpPass (its trace, and the vocabularies that
+ * label it) that the worker then hands over whole: it keeps three, so the
+ * window reads one while the worker fills another and a third waits
+ * (train_worker.h). This file knows nothing of threads: the worker calls
+ * it on models it owns. No SDL. */
 #ifndef APP_TRAIN_PROBE_H
 #define APP_TRAIN_PROBE_H
 
 #include <stdint.h>
 
 #include "decode.h"
-#include "train_worker.h"
+#include "model.h"
 
 #define TP_CAP_T 128         /* longest probe sentence */
 #define TP_GREEDY_MAX 0.015  /* seconds: costlier greedy decoding of the
@@ -45,76 +48,86 @@ typedef struct TpHeadHist {
     float H_max;                   /* ln(keys): a uniform row's entropy */
     unsigned ver;                  /* bumps whenever a point is added or the
                                       history restarts */
-    long long hw;                  /* high-water mark: every kept snapshot up
-                                      to this step has been run (-1: none) */
-    TfModel m;                     /* for the snapshots */
-    TfTrace tr;
-    int have_m, have_tr;
 } TpHeadHist;
 
+/* What the probe publishes with the worker's status (plain data). */
+typedef struct TpOut {
+    uint64_t gen;                  /* the run it was made for */
+    int have;                      /* made for it (else err says why) */
+    int ref[TP_CAP_T], ref_n;      /* the truth, ids (no <bos>/<eos>) */
+    int out[TP_CAP_T], out_n;      /* the model's greedy output */
+    long long out_step;            /* ... at this step (-1: none yet) */
+    int decoding, dec_t, dec_max;  /* a greedy output in flight: steps done, most */
+    int heads[TP_ATTN_COUNT];      /* heads the history follows, per attention */
+    char err[TF_ERR_MAX];
+    TpHeadHist hh;
+} TpOut;
+
+/* One teacher-forced pass, handed over whole. */
+typedef struct TpPass {
+    uint64_t gen;          /* the run (0: none yet) */
+    unsigned ver;          /* bumps with every pass */
+    long long step;        /* of the parameters it ran on */
+    float loss;            /* their training loss */
+    TfTrace tr;            /* recorded */
+    TfModel labels;        /* the run's config and vocabularies, and no
+                              parameters: what labels the trace's tokens */
+    int have_tr, have_labels;
+} TpPass;
+
 typedef struct TrainProbe {
-    /* the model of the step shown, and its passes */
-    TfModel m;            /* shaped like the run */
-    TfTrace tr;           /* teacher-forced pass over the probe (recorded) */
+    TfModel m;            /* shaped like the run: the parameters shown */
     TfTrace gtr;          /* greedy decoding scratch */
-    int have_m, have_tr, have_gtr;
+    TfTrace htr;          /* the snapshots' passes for the history */
+    int have_m, have_gtr, have_htr;
     uint64_t gen;         /* the run m was made for */
-    uint64_t ver;         /* bumps when the passes are recomputed */
+    unsigned ver;         /* passes run */
     long long step;       /* of the parameters in m (-1: none) */
     float loss;           /* their training loss */
-    int src[TP_CAP_T], S;          /* probe source ids */
-    int ref[TP_CAP_T], ref_n;      /* its reference, ids (no <bos>/<eos>) */
-    int out[TP_CAP_T], out_n;      /* the model's greedy output */
-    long long out_step;            /* ... at this step */
-    double greedy_cost;            /* seconds it took */
-    TfDecoder dec;                 /* the greedy decoding in flight (dec_on), */
-    int dec_on;                    /* a few steps a frame */
-    long long dec_for;             /* ... for the parameters of this step */
-    unsigned dec_steps;            /* its steps run in all (tests count them) */
-    char err[TF_ERR_MAX];
-
-    /* pacing (tp_follow) */
+    int src[TP_CAP_T], S; /* probe source ids */
+    double cost;          /* seconds the last pass took (with its greedy piece) */
+    double greedy_cost;   /* seconds the last greedy output took */
+    TfDecoder dec;        /* the greedy decoding in flight (dec_on) */
+    int dec_on;
+    long long dec_for;    /* ... for the parameters of this step */
+    unsigned dec_steps;   /* its steps run in all (tests count them) */
     double next;          /* monotonic time the live probe may run again */
-    int due;              /* put off by a frame that drew new curves */
-    int ran_pass;         /* the last tp_follow ran a pass */
-
-    TpHeadHist hh;
+    TpOut o;              /* what is published */
 } TrainProbe;
 
 /* Zero p, ready for a first run (step -1). */
 void tp_init(TrainProbe *p);
 void tp_free(TrainProbe *p);
+/* A pass's buffers. */
+void tp_pass_free(TpPass *q);
 
-/* Run gen of st began: a model shaped like it, the probe sentence of st
- * encoded. Tried once per run; on failure p->err says why. */
-void tp_new_run(TrainProbe *p, TrainWorker *w, const TwStatus *st);
+/* Run gen began on model `run` (its config and vocabularies are copied):
+ * the probe sentence src and its truth ref encoded, an empty history.
+ * Returns 0, or -1 with p->o.err saying why (p->o.have 0). */
+int tp_new_run(TrainProbe *p, const TfModel *run, uint64_t gen, const char *src, const char *ref);
 
-/* The parameters of step *want (-1: live; a step that is no longer kept
- * becomes the nearest kept one, a new run live) shown, and the passes run
- * on them, as their cost allows: `curves` when this frame draws new curves
- * (the probe then waits for the next), `wait` for tests and tools (the
- * whole greedy output at once). Sets p->ran_pass. */
-void tp_follow(TrainProbe *p, TrainWorker *w, const TwStatus *st, long long *want, int curves, int wait);
+/* The parameters in p->m are those of `step` now (the caller copied them:
+ * tp_params gives where): the teacher-forced pass into q (made for this
+ * run when it was not), its heads noted in the history, and when
+ * with_greedy the greedy output started (its first piece run). */
+float *tp_params(TrainProbe *p);
+int tp_pass(TrainProbe *p, TpPass *q, long long step, float loss, int with_greedy);
 
-/* Parameters in m changed: recompute (the greedy output too when asked). */
-void tp_run(TrainProbe *p, int with_greedy);
-/* The greedy output: start it; run its steps within one budget of
- * SES_DEC_FRAME_BYTES (or all), 1 while more remain; cancel it. */
+/* The greedy output of the parameters in m: start it; run its steps within
+ * one budget of SES_DEC_FRAME_BYTES (or all), 1 while more remain; cancel
+ * it. */
 void tp_greedy(TrainProbe *p);
 int tp_greedy_steps(TrainProbe *p, int all);
 void tp_greedy_cancel(TrainProbe *p);
 
-/* Head entropy: note the pass just run; run up to budget snapshots past
- * the high-water mark (a frame runs one: after a pause dozens wait); are
- * some still waiting? Heads of attention a followed; its engine kind. */
-void tp_hh_note(TrainProbe *p);
-void tp_hh_fill(TrainProbe *p, TrainWorker *w, const TwStatus *st, int budget);
-int tp_hh_pending(const TrainProbe *p, const TwStatus *st);
-int tp_hh_heads(const TrainProbe *p, TpAttn a);
+/* A snapshot of step `step` is taken of model m (the run's own): its
+ * teacher-forced pass into the history. */
+void tp_hh_snapshot(TrainProbe *p, const TfModel *m, long long step);
 TfAttnKind tp_attn_kind(TpAttn a);
 
-/* A copy of the shown model (config, vocabularies, parameters) for the
- * window to adopt. Returns 0, or -1 with err (nothing shown yet). */
-int tp_copy_model(const TrainProbe *p, TfModel *out, TfErr *err);
+/* A copy of the model in p->m (config, vocabularies, parameters) for the
+ * window to adopt; step is that of its parameters. Returns 0, or -1 with
+ * err (nothing shown yet: no model, or step < 0). */
+int tp_copy_model(const TrainProbe *p, long long step, TfModel *out, TfErr *err);
 
 #endif

@@ -2,11 +2,13 @@
  * what it remembers between frames. The view draws a Transformer learning
  * in the window; the learning itself is elsewhere:
  *
- *   app/session/train_worker.c  the run, on a thread of its own
- *   app/session/labs/train_probe.c the probe sentence through the model shown
- *   app/window/train_host.c     owns both; every frame it fills a
- *                               TrainShow (Scene.train) and applies the
- *                               view's TrainWish after it drew
+ *   app/session/train_worker.c  the run, on a thread of its own, which
+ *                               also runs the probe sentence through the
+ *                               model shown (app/session/labs/train_probe.c)
+ *   app/window/train_host.c     owns the worker; every frame it fills a
+ *                               TrainShow (Scene.train) from what the
+ *                               worker published and applies the view's
+ *                               TrainWish after it drew
  *
  * The view's files, each drawing one part (none calls another's upward):
  *
@@ -21,8 +23,9 @@
  *                         and head at once)
  *
  * Nothing here names the session: TrainShow is plain data (and read-only
- * pointers to the probe's model and trace), copied or pointed at by the
- * window, so a frame never reads what the worker is writing. */
+ * pointers to the probe's pass: its trace and the vocabularies that label
+ * it), copied or lent by the worker, so a frame never reads what the
+ * worker is writing and never computes. */
 #ifndef APP_VIEW_TRAIN_H
 #define APP_VIEW_TRAIN_H
 
@@ -67,7 +70,8 @@ typedef struct TvEval {
 /* The probe: the model of the step shown and its passes. */
 typedef struct TvProbe {
     int have;                 /* made for this run (else err says why) */
-    const TfModel *model;
+    const TfModel *model;     /* its config and vocabularies (labels only:
+                                 no parameters) */
     const TfTrace *trace;     /* teacher-forced, recorded */
     long long step;           /* of the parameters shown (-1: none yet) */
     uint64_t gen, ver;        /* the run it was made for; bumps per pass */
