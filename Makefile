@@ -162,22 +162,25 @@ run: deps-check
 	$(BUILD)/stepformer
 
 # The window's training thread, the trainer's helper thread and a reader of
-# their publications, all instrumented by ThreadSanitizer: any data race
-# fails the run. The worker needs the engine only, so no SDL is built.
-TSAN_SRC := tests/session/test_train_worker.c $(SESSION_SRC) $(CORE_SRC)
+# their publications (and of the probe's passes it hands over), all
+# instrumented by ThreadSanitizer: any data race fails the run. The worker
+# needs the engine only, so no SDL is built.
+TSAN_SRC := $(SESSION_SRC) $(CORE_SRC)
+TSAN_TESTS := test_train_worker test_train_probe
 build/tsan/cxx/%.o: core/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O1 -g -fsanitize=thread $(CORE_INC) -c $< -o $@
-build/tsan/test_train_worker: $(TSAN_SRC) $(CORE_CXX_SRC:core/%.cc=build/tsan/cxx/%.o) $(CORE_HDR) $(SESSION_HDR) tests/test_util.h
+build/tsan/test_%: tests/session/test_%.c $(TSAN_SRC) $(CORE_CXX_SRC:core/%.cc=build/tsan/cxx/%.o) $(CORE_HDR) $(SESSION_HDR) tests/test_util.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -pthread $(WARN) -O1 -g -fsanitize=thread \
 	    $(CORE_CFLAGS) $(shell pkg-config --cflags $(PKGS_SESSION) $(PKGS_TEST)) $(SESSION_INC) -Itests \
-	    $(TSAN_SRC) $(CORE_CXX_SRC:core/%.cc=build/tsan/cxx/%.o) -o $@ $(LIBS_CORE) \
+	    $< $(TSAN_SRC) $(CORE_CXX_SRC:core/%.cc=build/tsan/cxx/%.o) -o $@ $(LIBS_CORE) \
 	    $(shell pkg-config --libs $(PKGS_SESSION) $(PKGS_TEST))
 
 test-tsan: deps-check
-	@$(MAKE) --no-print-directory build/tsan/test_train_worker
-	TSAN_OPTIONS="halt_on_error=1 exitcode=66" OPENBLAS_NUM_THREADS=1 build/tsan/test_train_worker
+	@$(MAKE) --no-print-directory $(TSAN_TESTS:%=build/tsan/%)
+	for t in $(TSAN_TESTS); do \
+	    TSAN_OPTIONS="halt_on_error=1 exitcode=66" OPENBLAS_NUM_THREADS=1 build/tsan/$$t || exit 1; done
 
 bench: deps-check
 	@$(MAKE) --no-print-directory all
