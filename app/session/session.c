@@ -670,8 +670,18 @@ void session_update(Session *s, SesNeed need)
     }
     if (s->lazy && need == SES_NEED_PACED)
         return; /* all of it in idle calls, a budget each: a frame adds nothing to wait for */
+    /* lazy (the window): one budget of pieces at most, whatever the stage
+     * needs; the rest of it in the idle calls, while the window says the
+     * stage is being computed (session_stage_ready) */
     int u = needed_unit(s, need);
-    compute_until(s, u, u, s->lazy ? SES_BUDGET : SES_ALL);
+    compute_until(s, u, s->lazy ? -1 : u, s->lazy ? SES_BUDGET : SES_ALL);
+}
+
+int session_stage_ready(const Session *s, SesNeed need)
+{
+    if (s->input_error[0] || (s->lazy && need == SES_NEED_PACED))
+        return 1;
+    return !s->dirty && s->units_done > needed_unit(s, need);
 }
 
 void session_compute_all(Session *s)

@@ -178,10 +178,17 @@ int session_use_model(Session *s, TfModel *m, const char *label);
 void session_set_text(Session *s, int which, const char *text);
 
 /* Re-run the model on the current input if it changed, as far as need asks
- * (everything unless s->lazy). session_idle_work runs one more unit of the
- * pass: 0 when nothing was left, 1 when more remain, 2 when it ran the last
- * one. session_compute_all finishes the pass. */
+ * (everything unless s->lazy; with it, one budget of pieces at most).
+ * session_idle_work runs one more unit of the pass: 0 when nothing was
+ * left, 1 when more remain, 2 when it ran the last one.
+ * session_compute_all finishes the pass. */
 void session_update(Session *s, SesNeed need);
+/* Is what a frame needs (need, as session_update takes it) computed? With
+ * s->lazy a frame runs one budget of the pass at most, so after an edit a
+ * stage deep in a big model waits for the idle calls: 0 until then (the
+ * window shows that it is computing). 1 with an input error (the error is
+ * what is shown). */
+int session_stage_ready(const Session *s, SesNeed need);
 /* The greedy targets of the current input are not made yet (the decoding
  * runs step by step between frames): 1, with the tokens made so far of the
  * sentence in flight and its longest output (both 0 before it starts). */

@@ -240,10 +240,19 @@ void app_compute_all(App *a)
     pull_msg(a);
 }
 
+int app_stage_ready(const App *a)
+{
+    return session_stage_ready(&a->ses, view_need(a));
+}
+
 int app_idle_work(App *a)
 {
     int rc = session_idle_work(&a->ses);
     pull_msg(a);
+    if (rc == 1 && a->drew_computing && app_stage_ready(a)) {
+        a->drew_computing = 0;
+        return 2; /* what the view waited for is there: draw it */
+    }
     return rc;
 }
 

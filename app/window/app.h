@@ -106,6 +106,8 @@ typedef struct App {
     double wake_at;             /* a view wants a frame at this time; 0 none */
     int redraw_soon;            /* a view's wishes changed what is shown */
     uint64_t drawn_version;     /* trace version of the last Scene a view drew */
+    int drew_computing;         /* the last frame said the stage is being
+                                   computed (app_stage_ready was 0) */
 
     AppNav nav;
     HeatGeo heat;               /* the main heatmap drawn last frame */
@@ -225,12 +227,16 @@ int app_init_state(App *a, const AppOpts *o, TfErr *err);
 void app_free_state(App *a);
 
 /* Re-run the model on the current input if it changed: everything, or with
- * a->ses.lazy just what the current view needs. app_idle_work runs one more unit
- * of the pass: it returns 0 when nothing was left, 1 when more remain, 2
- * when it ran the last one. app_compute_all finishes the pass. */
+ * a->ses.lazy what the current view needs, one budget of it at most (a
+ * frame is never held by a big model: the view says it is computing until
+ * app_stage_ready). app_idle_work runs one more unit of the pass: it
+ * returns 0 when nothing was left, 1 when more remain, 2 when it ran the
+ * last one or the one a view that said "computing" waited for (draw).
+ * app_compute_all finishes the pass. */
 void app_update(App *a);
 void app_compute_all(App *a);
 int app_idle_work(App *a);
+int app_stage_ready(const App *a);
 /* Replace the model (the old one is kept when the new one fails to load,
  * and the error is shown as a notice). Returns 0 or -1. */
 int app_load_model(App *a, const char *path);

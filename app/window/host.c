@@ -259,10 +259,36 @@ int app_view_act(App *a, ViewAct act, int arg)
     return used;
 }
 
+/* After an edit a big model's stage may not be computed yet (the frame
+ * runs one budget of the pass, app_update): say so, with how far the pass
+ * has got, instead of drawing numbers of the input before; the idle calls
+ * finish it and the window draws the stage then (app_idle_work). */
+static void draw_computing(App *a, const ViewCtx *v)
+{
+    int done = 0, total = 0;
+    session_pass_ready(&a->ses, &done, &total);
+    char buf[200];
+    snprintf(buf, sizeof buf, _("Computing this stage for the new input: %d of %d parts of the pass done…"), done,
+             total);
+    Rect rc = v->area;
+    int h = ui_paragraph(v->r, v->g->ui, buf, rc.x + 10, rc.y + 10, rc.w - 20, v->th->dim);
+    int w = rc.w - 20 < 240 ? rc.w - 20 : 240;
+    Rect bar = {rc.x + 10, rc.y + 20 + h, w, 6};
+    ren_rect(v->r, bar, v->th->panel2);
+    if (total > 0)
+        ren_rect(v->r, (Rect){bar.x, bar.y, bar.w * done / total, bar.h}, v->th->accent);
+    a->drew_computing = 1;
+}
+
 void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
 {
     if (VIEWS[id]->state_size && !a->vstate[id])
         return;
+    if (!app_stage_ready(a)) {
+        draw_computing(a, ctx);
+        return;
+    }
+    a->drew_computing = 0;
     if (id == VIEW_DECODE)
         decode_before(a); /* the decode lab within the frame's budget */
     Scene sc;

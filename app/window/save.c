@@ -98,6 +98,8 @@ void app_save_csv(App *a)
     TfView v;
     StagePos p = app_pos(a);
     int head = a->ses.head < 0 && (stage_info(p.stage)->flags & SF_HEAD) ? 0 : a->ses.head;
+    if (!app_stage_ready(a))
+        app_compute_all(a); /* just after an edit: the numbers of the input shown */
     if (a->ses.input_error[0] || tf_view(&a->ses.trace, p.stage, p.layer, head, a->ses.batch, &v, &err)) {
         app_notice(a, 1, _("nothing to export: %s"), a->ses.input_error[0] ? a->ses.input_error : err.msg);
         return;

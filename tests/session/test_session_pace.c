@@ -6,7 +6,10 @@
  * decoder takes the pass's encoder output for a single sentence (and
  * encodes a sentence of a batch a layer a piece), the decode view says
  * teacher forcing is not ready until the pass is there, and then every
- * number is the one a whole pass, `translate` and tf_teacher_forced give. */
+ * number is the one a whole pass, `translate` and tf_teacher_forced give;
+ * the same for a stage deep in the model (issue 28, item 22): the frame
+ * after an edit runs one budget at most and says it is computing, the
+ * idle calls finish the stage and ask for the frame that draws it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,7 +161,85 @@ static void test_paced_pass(void **state)
     app_free(&a);
 }
 
+/* A stage of the last decoder layer of a base model after an edit: the
+ * frame runs one budget of the pass at most (it used to run every layer
+ * the stage needs, twelve of them, before it drew) and draws the
+ * "computing" cue instead of the stage; each idle call runs one budget;
+ * the one that completes the stage returns 2 (draw); the next frame draws
+ * the view, with the numbers of a whole pass. */
+static void test_deep_stage_paced(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, "t5 t6 t7 t8 t9", "t6 t7 t8", NULL);
+    tu_open(&a, &o, 100);
+    TfModel m;
+    tu_base_model(&m, 37000, 24, 7);
+    expect_true(app_use_model(&a, &m, "base") == 0, "the base model is used");
+    session_set_lazy(&a.ses, 1); /* as the window runs */
+    const TfConfig *c = &a.ses.model.cfg;
+    app_goto(&a, ST_DEC_CROSS_WEIGHTS, c->n_dec - 1);
+    tu_frame(&a);
+    while (app_idle_work(&a) == 1)
+        ;
+    tu_frame(&a);
+    expect_true(app_stage_ready(&a) && !a.drew_computing, "settled: the stage is drawn");
+    app_focus_line(&a, APP_LINE_SRC);
+    Seen sn = {0};
+    ONE_BUDGET(&a, &sn, "typing", ev_text(&a, " t10"));
+    ONE_BUDGET(&a, &sn, "the frame after the edit", tu_frame(&a));
+    expect_true(!app_stage_ready(&a) && a.drew_computing,
+                "the frame did not compute the %d layers the stage needs: it says it is computing (%d units done)",
+                c->n_enc + c->n_dec, a.ses.units_done);
+    const char *dir = getenv("COMPUTING_PNG_DIR"); /* to look at the cue: its frames, in both languages */
+    for (int i = 0; dir && i < 4; i++) {
+        char path[512];
+        TfErr e;
+        int w = i < 2 ? 1280 : 800, h = i < 2 ? 800 : 600;
+        ren_resize_headless(tu_ren, w, h);
+        a.look.lang = i % 2;
+        tu_frame(&a);
+        snprintf(path, sizeof path, "%s/computing-%dx%d-%s.png", dir, w, h, i % 2 ? "zh" : "en");
+        expect_true(a.drew_computing && ren_save_png(tu_ren, path, &e) == 0, "%s: %s", path, e.msg);
+    }
+    if (dir) {
+        ren_resize_headless(tu_ren, 640, 400);
+        a.look.lang = 0;
+    }
+    int calls = 0, work = 1;
+    while (work == 1 && calls < 200) {
+        ONE_BUDGET(&a, &sn, "an idle call", work = app_idle_work(&a));
+        calls++;
+        if (work == 1)
+            expect_true(!app_stage_ready(&a), "an idle call that leaves the stage unfinished asks for no frame");
+    }
+    expect_true(work == 2 && app_stage_ready(&a) && calls >= 2,
+                "the idle call that finished the stage asks for a frame (after %d calls)", calls);
+    tu_frame(&a);
+    expect_true(!a.drew_computing, "that frame draws the stage");
+    while (app_idle_work(&a) == 1)
+        ;
+    TfTrace full;
+    TfErr err;
+    expect_true(trace_build(&full, c, 1, 8, TRACE_RECORD, &err) == 0, "trace");
+    TfBatch b = {1, a.ses.pad.S, a.ses.pad.T, a.ses.pad.src, a.ses.pad.tgt, a.ses.src_n, a.ses.tgt_n};
+    expect_true(tf_forward(&a.ses.model, &full, &b, 0, &err) == 0, "%s", err.msg);
+    TfView pv, fv;
+    expect_true(tf_view(&a.ses.trace, ST_DEC_CROSS_WEIGHTS, c->n_dec - 1, 0, 0, &pv, &err) == 0 &&
+                    tf_view(&full, ST_DEC_CROSS_WEIGHTS, c->n_dec - 1, 0, 0, &fv, &err) == 0 && pv.rows == fv.rows &&
+                    pv.cols == fv.cols,
+                "the stage's shape: %s", err.msg);
+    int same = 1;
+    for (int r = 0; r < pv.rows; r++)
+        for (int k = 0; k < pv.cols; k++)
+            same &= tf_view_at(&pv, r, k) == tf_view_at(&fv, r, k);
+    expect_true(same, "the stage computed in pieces is the whole pass's, bit for bit");
+    printf("  a stage of the last decoder layer: %d idle calls, at most %.1f MB a call\n", calls, sn.max_mb);
+    trace_free(&full);
+    app_free(&a);
+}
+
 int main(void)
 {
-    TU_RUN(setup, teardown, cmocka_unit_test(test_paced_pass));
+    TU_RUN(setup, teardown, cmocka_unit_test(test_paced_pass), cmocka_unit_test(test_deep_stage_paced));
 }

@@ -59,7 +59,7 @@ void bench_print_extras(const char *name, const BenchStats *s, double flops,
 
 /* frame_<view> (and frame_train_over_matrix, their p95 ratio),
  * edit_redraw_base_s32, idle_focused_line (a focused field in an idle
- * window), edit_stall_base_s32[_translate][_loaded] (typing into a
+ * window), edit_stall_base_s32[_translate|_deep][_loaded] (typing into a
  * base-size model in the window's loop, alone and against two busy
  * threads) and training in the window (bench_gui.c); train_ref_tok_s is
  * train_classroom_b32_s16's tokens/s when it was measured in this run

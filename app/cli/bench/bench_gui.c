@@ -351,8 +351,11 @@ static void print_stall(const char *name, const StallRun *s, int load)
  * attention, typed into as above, alone and then with two busy threads
  * competing for the two cores (the other programs of a shared machine), in
  * one run; _translate the same with no target typed, so that every edit
- * also decodes the translation greedily in pieces. */
-static void stall_case(const char *path, int with_target, double run)
+ * also decodes the translation greedily in pieces; _deep the first on the
+ * cross-attention of the last decoder layer (a stage that needs all
+ * twelve layers of the pass). */
+static void stall_case(const char *path, int with_target, const char *stage, int layer, const char *name,
+                       double run)
 {
     TfErr err;
     Ren *r = ren_open_headless(1920, 1080, &err);
@@ -360,7 +363,7 @@ static void stall_case(const char *path, int with_target, double run)
         return;
     static App a;
     if (base_app_open(&a, path, with_target) == 0) {
-        const char *name = with_target ? "edit_stall_base_s32" : "edit_stall_base_s32_translate";
+        app_goto(&a, stage_find(stage), layer);
         char loaded_name[64];
         snprintf(loaded_name, sizeof loaded_name, "%s_loaded", name);
         StallRun quiet = stall_loop(&a, r, run);
@@ -386,8 +389,9 @@ static void bench_stall(double secs)
     if (save_base_model(path))
         return;
     double run = secs < 1 ? 2 : 4;
-    stall_case(path, 1, run);
-    stall_case(path, 0, run);
+    stall_case(path, 1, "enc.self.weights", 0, "edit_stall_base_s32", run);
+    stall_case(path, 0, "enc.self.weights", 0, "edit_stall_base_s32_translate", run);
+    stall_case(path, 1, "dec.cross.weights", 5, "edit_stall_base_s32_deep", run);
     remove(path);
 }
 
