@@ -249,8 +249,8 @@ int app_idle_work(App *a)
 {
     int rc = session_idle_work(&a->ses);
     pull_msg(a);
-    if (rc == 1 && a->drew_computing && app_stage_ready(a)) {
-        a->drew_computing = 0;
+    if (rc == 1 && a->drawn.computing && app_stage_ready(a)) {
+        a->drawn.computing = 0;
         return 2; /* what the view waited for is there: draw it */
     }
     return rc;

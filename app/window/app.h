@@ -105,9 +105,11 @@ typedef struct App {
     double now;
     double wake_at;             /* a view wants a frame at this time; 0 none */
     int redraw_soon;            /* a view's wishes changed what is shown */
-    uint64_t drawn_version;     /* trace version of the last Scene a view drew */
-    int drew_computing;         /* the last frame said the stage is being
+    struct {                    /* what the last frame's view drew: */
+        uint64_t version;       /* the trace version of its Scene */
+        int computing;          /* or that its stage was still being
                                    computed (app_stage_ready was 0) */
+    } drawn;
 
     AppNav nav;
     HeatGeo heat;               /* the main heatmap drawn last frame */

@@ -277,7 +277,7 @@ static void draw_computing(App *a, const ViewCtx *v)
     ren_rect(v->r, bar, v->th->panel2);
     if (total > 0)
         ren_rect(v->r, (Rect){bar.x, bar.y, bar.w * done / total, bar.h}, v->th->accent);
-    a->drew_computing = 1;
+    a->drawn.computing = 1;
 }
 
 void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
@@ -288,7 +288,7 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
         draw_computing(a, ctx);
         return;
     }
-    a->drew_computing = 0;
+    a->drawn.computing = 0;
     if (id == VIEW_DECODE)
         decode_before(a); /* the decode lab within the frame's budget */
     Scene sc;
@@ -308,7 +308,7 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
     v.st = a->vstate[id];
     v.pz = a->pz;
     v.ui = &a->ui;
-    a->drawn_version = sc.version;
+    a->drawn.version = sc.version;
     const char *tag = ren_text_tag("view"); /* for the drawn-string test */
     VIEWS[id]->draw(&v);
     ren_text_tag(tag);

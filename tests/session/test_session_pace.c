@@ -183,12 +183,12 @@ static void test_deep_stage_paced(void **state)
     while (app_idle_work(&a) == 1)
         ;
     tu_frame(&a);
-    expect_true(app_stage_ready(&a) && !a.drew_computing, "settled: the stage is drawn");
+    expect_true(app_stage_ready(&a) && !a.drawn.computing, "settled: the stage is drawn");
     app_focus_line(&a, APP_LINE_SRC);
     Seen sn = {0};
     ONE_BUDGET(&a, &sn, "typing", ev_text(&a, " t10"));
     ONE_BUDGET(&a, &sn, "the frame after the edit", tu_frame(&a));
-    expect_true(!app_stage_ready(&a) && a.drew_computing,
+    expect_true(!app_stage_ready(&a) && a.drawn.computing,
                 "the frame did not compute the %d layers the stage needs: it says it is computing (%d units done)",
                 c->n_enc + c->n_dec, a.ses.units_done);
     const char *dir = getenv("COMPUTING_PNG_DIR"); /* to look at the cue: its frames, in both languages */
@@ -200,7 +200,7 @@ static void test_deep_stage_paced(void **state)
         a.look.lang = i % 2;
         tu_frame(&a);
         snprintf(path, sizeof path, "%s/computing-%dx%d-%s.png", dir, w, h, i % 2 ? "zh" : "en");
-        expect_true(a.drew_computing && ren_save_png(tu_ren, path, &e) == 0, "%s: %s", path, e.msg);
+        expect_true(a.drawn.computing && ren_save_png(tu_ren, path, &e) == 0, "%s: %s", path, e.msg);
     }
     if (dir) {
         ren_resize_headless(tu_ren, 640, 400);
@@ -216,7 +216,7 @@ static void test_deep_stage_paced(void **state)
     expect_true(work == 2 && app_stage_ready(&a) && calls >= 2,
                 "the idle call that finished the stage asks for a frame (after %d calls)", calls);
     tu_frame(&a);
-    expect_true(!a.drew_computing, "that frame draws the stage");
+    expect_true(!a.drawn.computing, "that frame draws the stage");
     while (app_idle_work(&a) == 1)
         ;
     TfTrace full;

@@ -51,8 +51,8 @@ static void check(const App *a, int i, const char *after)
 static void frame(App *a, int i)
 {
     tu_frame(a);
-    expect_true(a->drawn_version == a->ses.version, "event %d: the view drew trace version %llu, the session has %llu",
-                i, (unsigned long long)a->drawn_version, (unsigned long long)a->ses.version);
+    expect_true(a->drawn.version == a->ses.version, "event %d: the view drew trace version %llu, the session has %llu",
+                i, (unsigned long long)a->drawn.version, (unsigned long long)a->ses.version);
 }
 
 static void test_soak(void **state)
