@@ -213,6 +213,8 @@ int ren_read_pixels(Ren *r, Rect rc, uint32_t *out);
  * file in the same directory, flushed, then renamed over path). Errors name
  * the path and the reason (missing directory, disk full, ...). */
 int ren_save_png(Ren *r, const char *path, TfErr *err);
+/* The part rc of the frame (inside it) as ren_save_png writes the whole. */
+int ren_save_png_area(Ren *r, Rect rc, const char *path, TfErr *err);
 
 /* --- vector output (SVG, PDF) ------------------------------------------ */
 

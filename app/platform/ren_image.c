@@ -172,7 +172,7 @@ static int save_atomic(SDL_Surface *img, const char *path, TfErr *err)
     return 0;
 }
 
-int ren_save_png(Ren *r, const char *path, TfErr *err)
+int ren_save_png_area(Ren *r, Rect area, const char *path, TfErr *err)
 {
     int w, h;
     if (!r || !path)
@@ -180,13 +180,17 @@ int ren_save_png(Ren *r, const char *path, TfErr *err)
     if (r->vec)
         return tf_fail(err, "cannot save PNG %s while drawing a vector document", path);
     ren_output_size(r, &w, &h);
+    if (area.w <= 0 || area.h <= 0 || area.x < 0 || area.y < 0 || area.x + area.w > w || area.y + area.h > h)
+        return tf_fail(err, "cannot save PNG %s: %dx%d at %d,%d is not inside the %dx%d frame", path, area.w,
+                       area.h, area.x, area.y, w, h);
     SDL_Surface *img =
-        SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB24);
+        SDL_CreateRGBSurfaceWithFormat(0, area.w, area.h, 24, SDL_PIXELFORMAT_RGB24);
     if (!img)
         return tf_fail(err, "cannot save PNG %s: no memory for %dx%d pixels",
-                       path, w, h);
+                       path, area.w, area.h);
     int rc;
-    if (SDL_RenderReadPixels(r->sdl, NULL, SDL_PIXELFORMAT_RGB24, img->pixels,
+    SDL_Rect s = {area.x, area.y, area.w, area.h};
+    if (SDL_RenderReadPixels(r->sdl, &s, SDL_PIXELFORMAT_RGB24, img->pixels,
                              img->pitch) < 0)
         rc = tf_fail(err, "cannot save PNG %s: reading the frame: %s", path,
                      SDL_GetError());
@@ -194,4 +198,12 @@ int ren_save_png(Ren *r, const char *path, TfErr *err)
         rc = save_atomic(img, path, err);
     SDL_FreeSurface(img);
     return rc;
+}
+
+int ren_save_png(Ren *r, const char *path, TfErr *err)
+{
+    int w = 0, h = 0;
+    if (r)
+        ren_output_size(r, &w, &h);
+    return ren_save_png_area(r, (Rect){0, 0, w, h}, path, err);
 }

@@ -58,7 +58,9 @@ typedef struct AppWindow {
     int fullscreen;
     int want_quit;
     int want_fullscreen_toggle;
-    int want_save_png, want_save_csv;
+    int want_save_png;          /* Ctrl+S: the view alone as PNG (after the frame) */
+    int want_save_window;       /* Ctrl+Alt+S: the whole window as PNG (before ren_end) */
+    int want_save_csv;
     int want_save_vector;       /* Ctrl+Shift+S: the view as PDF and SVG */
 } AppWindow;
 
@@ -332,18 +334,23 @@ void app_frame(App *a, Ren *r);
  * a notice to expire, playing)? Returns the milliseconds to wait, or -1
  * to sleep until the next event. */
 int app_next_wake_ms(const App *a);
-/* Save the window's current frame / matrix into ~/Pictures/Stepformer
- * (save.c: the XDG pictures folder, made when missing); the notice says
- * the file and the folder. */
+/* Save into ~/Pictures/Stepformer (save.c: the XDG pictures folder, made
+ * when missing); the notice says what was saved, the file and the folder.
+ * app_save_png: the current view alone with its caption (as
+ * app_save_vector's figure), as PNG, drawn between two frames (after
+ * ren_end) and not shown; app_save_window: the window's frame just drawn
+ * (before ren_end), chrome and all; app_save_csv: the matrix. */
 void app_save_png(App *a, Ren *r);
+void app_save_window(App *a, Ren *r);
 void app_save_csv(App *a);
 /* The current view alone (no navigator, panels, input lines or status
  * line: the experiment banner is the view's) with its caption, as a PDF
  * (text stays text) and an SVG beside it, drawn between two frames. */
 void app_save_vector(App *a, Ren *r);
-/* app_frame with the save wishes of the keys taken (save.c): Ctrl+S and
- * Ctrl+E save the frame drawn, the figure is drawn after it is shown.
- * Returns 1 when a figure was saved (its notice wants another frame). */
+/* app_frame with the save wishes of the keys taken (save.c): Ctrl+Alt+S
+ * and Ctrl+E save the frame drawn, the figures of Ctrl+S and Ctrl+Shift+S
+ * are drawn after it is shown. Returns 1 when a figure was saved (its
+ * notice wants another frame). */
 int app_frame_saving(App *a, Ren *r);
 /* Draw only the main view (and its experiment banner) where the last frame
  * put it (a->view_rect), with no hover, into a begun frame of r (frame.c). */

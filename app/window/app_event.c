@@ -189,6 +189,7 @@ static int run_window(App *a, int act, int arg)
     case WA_HELP: a->show_help = 1; break;
     case WA_FULLSCREEN: a->win.want_fullscreen_toggle = 1; break;
     case WA_SAVE_PNG: a->win.want_save_png = 1; break;
+    case WA_SAVE_WINDOW: a->win.want_save_window = 1; break;
     case WA_SAVE_VECTOR: a->win.want_save_vector = 1; break;
     case WA_SAVE_CSV: a->win.want_save_csv = 1; break;
     case WA_QUIT: a->win.want_quit = 1; break;

@@ -141,8 +141,10 @@ static const Cmd TABLE[] = {
     M("text.keys", N_("Ctrl+A/C/X/V/U"),
       N_("in a text field: select all, copy / cut / paste, clear (×); a double / triple click selects a word / the line")),
     G("lang", 'z', 0, WA_LANG, 0, N_("English / 中文"), NULL, 0),
-    G("save.vector", 's', MOD_CTRL | MOD_SHIFT, WA_SAVE_VECTOR, 0, N_("save the view as PDF and SVG"), NULL, 0),
-    G("save.png", 's', MOD_CTRL, WA_SAVE_PNG, 0, N_("save the window as PNG"), NULL, 0),
+    /* a teacher saves a figure for a slide: the view alone, with its caption */
+    G("save.png", 's', MOD_CTRL, WA_SAVE_PNG, 0, N_("save the view alone with its caption: as PNG, as PDF and SVG"), NULL, 0),
+    G("save.vector", 's', MOD_CTRL | MOD_SHIFT, WA_SAVE_VECTOR, 0, N_("save the view alone with its caption: as PNG, as PDF and SVG"), NULL, 0),
+    G("save.window", 's', MOD_CTRL | MOD_ALT, WA_SAVE_WINDOW, 0, N_("save the whole window as PNG"), NULL, 0),
     G("save.csv", 'e', MOD_CTRL, WA_SAVE_CSV, 0, N_("save the current matrix as CSV"), NULL, 0),
     G("cursor.left", KEY_LEFT, MOD_CTRL, WA_CURSOR_X, -1, N_("(and Ctrl+→ ↑ ↓) move a keyboard cell in a matrix"), NULL, QU),
     G("cursor.right", KEY_RIGHT, MOD_CTRL, WA_CURSOR_X, 1, N_("(and Ctrl+→ ↑ ↓) move a keyboard cell in a matrix"), NULL, QU),

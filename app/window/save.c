@@ -1,5 +1,6 @@
-/* save.c - Ctrl+S, Ctrl+Shift+S and Ctrl+E: the window as PNG, the view
- * alone as PDF and SVG (with its caption), the matrix as CSV, named after
+/* save.c - Ctrl+S, Ctrl+Shift+S, Ctrl+Alt+S and Ctrl+E: the view alone
+ * with its caption as PNG, and as PDF and SVG (what a slide wants), the
+ * whole window as PNG, the matrix as CSV, named after
  * the stage, layer, head and the time, in ~/Pictures/Stepformer (the XDG
  * pictures folder; the working directory when it cannot be made); the
  * notice names the folder. */
@@ -68,12 +69,26 @@ void app_save_png(App *a, Ren *r)
     TfErr err;
     save_dir(dir, sizeof dir, why, sizeof why);
     stamp_name(a, dir, "png", head_shown(a), name, sizeof name);
+    if (shot_save_view_png(a, r, name, &err))
+        app_notice(a, 1, _("could not save the picture: %s"), err.msg);
+    else if (why[0])
+        app_notice(a, 1, _("saved the view alone as %s in the working folder (%s)"), base_name(name), why);
+    else
+        app_notice(a, 0, _("saved the view alone as %s in %s (Ctrl+Alt+S: the whole window)"), base_name(name), dir);
+}
+
+void app_save_window(App *a, Ren *r)
+{
+    char dir[1024], why[1200], name[1400];
+    TfErr err;
+    save_dir(dir, sizeof dir, why, sizeof why);
+    stamp_name(a, dir, "png", head_shown(a), name, sizeof name);
     if (ren_save_png(r, name, &err))
         app_notice(a, 1, _("could not save the picture: %s"), err.msg);
     else if (why[0])
-        app_notice(a, 1, _("saved %s in the working folder (%s)"), base_name(name), why);
+        app_notice(a, 1, _("saved the whole window as %s in the working folder (%s)"), base_name(name), why);
     else
-        app_notice(a, 0, _("saved %s in %s"), base_name(name), dir);
+        app_notice(a, 0, _("saved the whole window as %s in %s"), base_name(name), dir);
 }
 
 void app_save_vector(App *a, Ren *r)
@@ -86,9 +101,9 @@ void app_save_vector(App *a, Ren *r)
     if (shot_save_view(a, r, pdf, &err) || shot_save_view(a, r, svg, &err))
         app_notice(a, 1, _("could not save the figure: %s"), err.msg);
     else if (why[0])
-        app_notice(a, 1, _("saved the view as %s and .svg in the working folder (%s)"), base_name(pdf), why);
+        app_notice(a, 1, _("saved the view alone as %s and .svg in the working folder (%s)"), base_name(pdf), why);
     else
-        app_notice(a, 0, _("saved the view as %s and .svg in %s"), base_name(pdf), dir);
+        app_notice(a, 0, _("saved the view alone as %s and .svg in %s"), base_name(pdf), dir);
 }
 
 void app_save_csv(App *a)
@@ -117,18 +132,23 @@ void app_save_csv(App *a)
 int app_frame_saving(App *a, Ren *r)
 {
     app_draw(a, r);
-    if (a->win.want_save_png) {
-        a->win.want_save_png = 0;
-        app_save_png(a, r);
+    if (a->win.want_save_window) { /* the frame just drawn, chrome and all */
+        a->win.want_save_window = 0;
+        app_save_window(a, r);
     }
     if (a->win.want_save_csv) {
         a->win.want_save_csv = 0;
         app_save_csv(a);
     }
     ren_end(r);
-    if (!a->win.want_save_vector)
-        return 0;
-    a->win.want_save_vector = 0; /* drawn between two frames */
-    app_save_vector(a, r);
-    return 1;
+    int figure = a->win.want_save_png || a->win.want_save_vector;
+    if (a->win.want_save_png) { /* the view alone, drawn between two frames and not shown */
+        a->win.want_save_png = 0;
+        app_save_png(a, r);
+    }
+    if (a->win.want_save_vector) {
+        a->win.want_save_vector = 0;
+        app_save_vector(a, r);
+    }
+    return figure;
 }

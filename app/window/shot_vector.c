@@ -249,6 +249,48 @@ int shot_save_view(App *a, Ren *r, const char *path, TfErr *err)
     return ren_vector_end(r, err);
 }
 
+int shot_save_view_png(App *a, Ren *r, const char *path, TfErr *err)
+{
+    if (a->view_rect.w <= 0 || a->view_rect.h <= 0) { /* no frame yet: lay one out */
+        app_draw(a, r);
+        ren_end(r);
+    }
+    Rect view = a->view_rect;
+    int W, H;
+    ren_output_size(r, &W, &H);
+    if (view.w < 20 || view.h < 20 || view.x + view.w > W || view.y + view.h > H)
+        return tf_fail(err, "%s: the window has no room for the view", path);
+    ViewCaption cap;
+    if (view_caption_open(a, r, view.w, &cap, err) < 0)
+        return -1;
+    uint32_t *px = malloc((size_t)view.w * (size_t)view.h * sizeof *px);
+    RenImage *im = NULL;
+    int rc = -1;
+    double start = a->anim_start; /* the view as it is once eased in */
+    a->anim_start = a->now - 1000.0;
+    app_draw_view_alone(a, r);
+    a->anim_start = start;
+    if (!px || ren_read_pixels(r, view, px) < 0 || !(im = ren_image_new(r, view.w, view.h))) {
+        tf_fail(err, "cannot save PNG %s: no memory for the %dx%d view", path, view.w, view.h);
+        goto done;
+    }
+    ren_image_update(im, px);
+    /* the view at the top left of a fresh frame, the caption under it */
+    int band = view.h + cap.band <= H ? cap.band : H - view.h;
+    Rect at = {0, 0, view.w, view.h};
+    ren_begin(r, theme_get(a->look.theme)->bg);
+    ren_image_draw(r, im, (Rect){0, 0, 0, 0}, at);
+    ren_clip_push(r, (Rect){0, 0, view.w, view.h + band});
+    caption_under(a, r, at, &cap);
+    ren_clip_pop(r);
+    rc = ren_save_png_area(r, (Rect){0, 0, view.w, view.h + band}, path, err);
+done:
+    ren_image_free(im);
+    free(px);
+    ren_font_close(cap.f);
+    return rc;
+}
+
 int shot_save(App *a, Ren *r, const char *path, int caption, TfErr *err)
 {
     if (ren_vector_format(path) != REN_VEC_NONE)

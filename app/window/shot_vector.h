@@ -36,6 +36,13 @@ int shot_save_vector(App *a, Ren *r, const char *path, int caption, TfErr *err);
  * Returns 0 or -1 with err. */
 int shot_save_view(App *a, Ren *r, const char *path, TfErr *err);
 
+/* The window's Ctrl+S: the same figure as shot_save_view (the view alone
+ * with its caption, no chrome, no notice) as a PNG of the view's size plus
+ * the caption band (cut to the window's height when the window is too
+ * short for both), drawn on the window's renderer between two frames
+ * without showing it. Returns 0 or -1 with err. */
+int shot_save_view_png(App *a, Ren *r, const char *path, TfErr *err);
+
 /* One PDF with one page per stage of the walk, in order (the view the
  * window picks for each, head 0). *pages gets the number written. */
 int shot_walk_pdf(App *a, Ren *r, const char *path, int caption, int *pages,

@@ -1,7 +1,8 @@
 /* test_shot_vector.c - shot_vector.c in-process: the window's vector save
  * (keeps the window's clock, refuses other extensions), Ctrl+Shift+S (the
  * view alone with its caption, the size of the view, no chrome, no notice,
- * into ~/Pictures/Stepformer, the head in the name), the caption's words,
+ * into ~/Pictures/Stepformer, the head in the name), Ctrl+S (the same
+ * figure as a PNG) and Ctrl+Alt+S (the whole window), the caption's words,
  * a captioned PNG (a band under an unchanged frame), and the walk as one
  * PDF page per stage. */
 #include <SDL.h>
@@ -123,6 +124,66 @@ static void test_view_export_alone(void **state)
         setenv("XDG_CONFIG_HOME", keep_cfg, 1);
 }
 
+/* Ctrl+S: the view alone as PNG, the view's width and its height with the
+ * caption band, none of the window's words, the notice saying "the view
+ * alone" and the folder; Ctrl+Alt+S: the whole window, said so. */
+static void test_ctrl_s_saves_the_view(void **state)
+{
+    (void)state;
+    char home[400], pics[480], keep_home[512], keep_cfg[512], png[400];
+    snprintf(keep_home, sizeof keep_home, "%s", getenv("HOME") ? getenv("HOME") : "");
+    snprintf(keep_cfg, sizeof keep_cfg, "%s", getenv("XDG_CONFIG_HOME") ? getenv("XDG_CONFIG_HOME") : "");
+    out_path(home, "home-png");
+    mkdir(home, 0755);
+    setenv("HOME", home, 1);
+    unsetenv("XDG_CONFIG_HOME");
+    snprintf(pics, sizeof pics, "%s/Pictures/Stepformer", home);
+    static App a;
+    open_app(&a);
+    app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
+    session_set_head(&a.ses, 1);
+    app_frame(&a, tu_ren);
+    app_notice(&a, 0, "%s", "a notice that must not be in the figure");
+    app_frame(&a, tu_ren);
+    Rect view = a.view_rect;
+    ev_key(&a, 's', MOD_CTRL);
+    expect_true(a.win.want_save_png && !a.win.want_save_window && !a.win.want_save_vector, "Ctrl+S asks for the view");
+    a.win.want_save_png = 0;
+    tu_drawn_start();
+    app_save_png(&a, tu_ren); /* as the window loop does, after the frame */
+    tu_drawn_stop();
+    expect_true(find_file(pics, ".png", png), "a PNG in %s (%s)", pics, a.notice);
+    SDL_Surface *s = IMG_Load(png);
+    expect_true(s && s->w == view.w && s->h > view.h && s->h < view.h + 80,
+                "the view (%dx%d) and a caption band: %dx%d", view.w, view.h, s ? s->w : 0, s ? s->h : 0);
+    SDL_FreeSurface(s);
+    expect_true(strstr(png, "stepformer-dec.cross.weights-l2-h2-") != NULL, "layer and head in the name: %s", png);
+    expect_true(strstr(a.notice, "view alone") && strstr(a.notice, pics) && !a.notice_error,
+                "the notice says the view alone was saved, and where: '%s'", a.notice);
+    expect_true(strstr(tu_drawn.text, "dec.cross.weights, layer 2 of 2, head 2 of 4") != NULL, "the caption is drawn");
+    static const char *const CHROME[] = {"Source", "Target", "Stepformer", "Lessons", "must not be", "Encoder"};
+    for (size_t i = 0; i < sizeof CHROME / sizeof CHROME[0]; i++)
+        expect_true(!strstr(tu_drawn.text, CHROME[i]), "no '%s' of the window in the figure", CHROME[i]);
+    remove(png);
+    /* Ctrl+Alt+S: the frame as drawn, window size */
+    a.now += 1;
+    ev_key(&a, 's', MOD_CTRL | MOD_ALT);
+    expect_true(a.win.want_save_window && !a.win.want_save_png, "Ctrl+Alt+S asks for the whole window");
+    a.win.want_save_window = 0;
+    app_draw(&a, tu_ren);
+    app_save_window(&a, tu_ren);
+    ren_end(tu_ren);
+    expect_true(find_file(pics, ".png", png), "a PNG of the window in %s", pics);
+    s = IMG_Load(png);
+    expect_true(s && s->w == 1280 && s->h == 800, "the whole window: %dx%d", s ? s->w : 0, s ? s->h : 0);
+    SDL_FreeSurface(s);
+    expect_true(strstr(a.notice, "whole window") && strstr(a.notice, pics), "and the notice says so: '%s'", a.notice);
+    app_free(&a);
+    setenv("HOME", keep_home, 1);
+    if (keep_cfg[0])
+        setenv("XDG_CONFIG_HOME", keep_cfg, 1);
+}
+
 /* The caption names the model, the sentence, the stage, layer and head as
  * the window counts them (from 1). */
 static void test_caption_words(void **state)
@@ -209,6 +270,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window_save_keeps_clock),
         cmocka_unit_test(test_view_export_alone),
+        cmocka_unit_test(test_ctrl_s_saves_the_view),
         cmocka_unit_test(test_caption_words),
         cmocka_unit_test(test_captioned_png),
         cmocka_unit_test(test_walk_one_page_per_stage),

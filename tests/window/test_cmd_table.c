@@ -358,7 +358,7 @@ static void test_printed_names_every_key(void **state)
             expect_true(strstr(buf, want) != NULL, "%s: the %s list has its help (%s) in:\n%.200s", t[i].name,
                         man ? "manual page's" : "printed", want, buf);
         }
-        expect_true(!man || (strstr(buf, ".TP\n.B Ctrl+Shift+S\n") && strstr(buf, ".B Left, Right") &&
+        expect_true(!man || (strstr(buf, ".TP\n.B Ctrl+S, Ctrl+Shift+S\n") && strstr(buf, ".B Left, Right") &&
                              strstr(buf, ".SS In the Decode tab\n")),
                     "roff: .SS per scope, .TP/.B per key:\n%.300s", buf);
         expect_true(man || strstr(buf, "Everywhere:\n"), "plain: titled scopes");
