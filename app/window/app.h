@@ -135,6 +135,8 @@ typedef struct App {
         int scroll, content;    /* scrolled by the wheel this far; its text's height last frame */
         int at;                 /* ... for this stage of the walk */
         ViewId view;            /* ... and this view */
+        int how_need, how_h;    /* a lesson's "how it was computed" box: the height its text
+                                 * needs, the height it got (explain_how_box) */
     } expl;
 
     /* drawing resources bound to the renderer of the last frame */

@@ -528,7 +528,13 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
         ren_clip_pop(ui->r);
         return;
     }
-    body.h -= explain_how_box(ui, a, body);
+    /* the box of the hovered cell: under the text when the text keeps two
+     * lines beside it, else over the whole panel, drawn last (a large
+     * text, a small window: its sums whole while the mouse is on the cell) */
+    int lh2 = 2 * ren_font_height(ui->g->ui) + 8, how_h = explain_how_height(ui, a, body.w);
+    int how_over = how_h > 0 && how_h > body.h - lh2;
+    if (!how_over)
+        body.h -= explain_how_box(ui, a, body, lh2);
     if (body.h <= 0)
         return;
     int content = body_height(ui, a, s, answered, w);
@@ -561,6 +567,8 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     ren_text_tag(tag);
     ren_clip_pop(ui->r);
     panel_scroll_bar(ui, body, content, off); /* a scroll bar, and a hint that there is more */
+    if (how_over) /* over the panel, from its top down to the footer's top at most */
+        explain_how_box(ui, a, (Rect){rc.x, rc.y, rc.w, rc.h - 4}, 0);
 }
 
 void lesson_list_draw(UiCtx *ui, App *a, int W, int H)

@@ -20,10 +20,14 @@ void steps_draw(UiCtx *ui, App *a, Rect area);   /* the stages of the current bl
  * when there is more), and, while the mouse is over a cell, how that
  * number was computed in a box at its bottom. */
 void explain_draw(UiCtx *ui, App *a, Rect area);
-/* That box alone, at the bottom of area (the lesson panel shows it under
- * its text too): the height it took, 0 when the mouse is over no cell
- * whose computation can be told. */
-int explain_how_box(UiCtx *ui, App *a, Rect area);
+/* That box alone, at the bottom of area, as tall as its sums need but
+ * leaving `keep` pixels at the top of area (the lesson panel shows it under
+ * its text too, or over the whole panel when the text would keep too
+ * little): the height it took, 0 when the mouse is over no cell whose
+ * computation can be told. explain_how_height: the height it needs at
+ * width w (0: none). */
+int explain_how_box(UiCtx *ui, App *a, Rect area, int keep);
+int explain_how_height(UiCtx *ui, App *a, int w);
 /* A scroll bar on the right edge of area for content pixels scrolled by
  * off, with a ▼ while there is more below (the panels' cue). */
 void panel_scroll_bar(UiCtx *ui, Rect area, int content, int off);

@@ -489,7 +489,8 @@ static void test_explanation_scrolls(void **state)
 }
 
 /* In a lesson the right panel is the lesson; hovering a cell still shows
- * how its number was computed, in a box under the lesson text. */
+ * how its number was computed, in a box under the lesson text, which takes
+ * the room its sums need (text x1 and x2: none of them cut). */
 static void test_lesson_hover_shows_how(void **state)
 {
     (void)state;
@@ -497,18 +498,22 @@ static void test_lesson_hover_shows_how(void **state)
     TfErr err;
     Ren *r = ren_open_headless(1280, 800, &err);
     expect_true(r != NULL, "a renderer: %s", err.msg);
-    for (int lang = 0; lang < 2; lang++) {
+    for (int run = 0; run < 4; run++) {
+        int lang = run % 2;
+        float scale = run < 2 ? 1.0f : 2.0f;
         AppOpts o = tu_opts(NULL, NULL, NULL, NULL);
         o.lesson = "attention";
         o.lesson_step = 3; /* "Scores: QKᵀ / √d_k": hover a cell */
         o.lang = lang;
         tu_open(&a, &o, 100);
+        a.look.text_scale = scale;
         ui_set_lang(lang);
         const char *how = _("How this number was computed");
         tu_drawn_frame(&a, r);
         expect_true(lesson_ui_active(&a), "lang %d: the lesson is open, got %s", lang, "none");
         expect_true(a.heat.valid, "lang %d: the step shows a heatmap, got %s", lang, "none");
-        expect_true(!tu_drawn_count(how, NULL), "lang %d: no box before the mouse is over a cell, got %s", lang, "one");
+        expect_true(!tu_drawn_count(how, NULL) && !a.expl.how_h, "lang %d: no box before the mouse is over a cell, got %s",
+                    lang, "one");
         int x = a.heat.grid.x + (int)(1.5f * a.heat.cw), y = a.heat.grid.y + (int)(0.5f * a.heat.ch);
         ev_mouse(&a, IN_MOUSE_MOVE, x, y, 0);
         tu_drawn_frame(&a, r);
@@ -516,8 +521,11 @@ static void test_lesson_hover_shows_how(void **state)
         expect_true(a.hover.valid && a.hover.row == 0 && a.hover.col == 1,
                     "lang %d: the mouse is over cell (0, 1), got valid %d (%d, %d)", lang, a.hover.valid,
                     a.hover.row, a.hover.col);
-        expect_true(tu_drawn_count(how, NULL), "lang %d: the lesson panel shows how the number was computed, got %s", lang,
-                    "nothing");
+        expect_true(a.expl.how_h > 0 && (scale > 1 || tu_drawn_count(how, NULL)),
+                    "lang %d: the lesson panel shows how the number was computed, got %s", lang, "nothing");
+        expect_true(a.expl.how_h >= a.expl.how_need && a.expl.how_need > 0,
+                    "lang %d, text x%.0f: the box has the %d px its sums need, got %d", lang, (double)scale,
+                    a.expl.how_need, a.expl.how_h);
         app_free(&a);
     }
     ui_set_lang(0);

@@ -222,27 +222,61 @@ static const char *exp_formula(const TfExperiment *e, StageId st)
     return NULL;
 }
 
-int explain_how_box(UiCtx *ui, App *a, Rect area)
+/* The box's words: 0 when the mouse is over no cell whose computation can
+ * be told, else its title and the sums (in buf) and the height they take
+ * at width w, in the monospaced font, or in the small one (*f) when that
+ * is taller than room. */
+static int how_text(UiCtx *ui, App *a, int w, int room, char *buf, size_t cap, const char **title, RenFont **f)
 {
     if (!a->hover.valid || a->hover.own || a->hover.stage != app_pos(a).stage)
         return 0;
+    if (how(a, buf, cap) <= 0)
+        return 0;
+    *title = _("How this number was computed");
+    int th = ui_paragraph_height(ui->g->ui, *title, w - 20) + 18;
+    *f = ui->g->mono;
+    int h = th + ui_paragraph_height(*f, buf, w - 28);
+    if (h > room && ui->g->small) { /* large text in a small window: the sums whole in the small font */
+        *f = ui->g->small;
+        h = th + ui_paragraph_height(*f, buf, w - 28);
+    }
+    return h;
+}
+
+int explain_how_height(UiCtx *ui, App *a, int w)
+{
     char buf[1200];
-    if (how(a, buf, sizeof buf) <= 0)
+    const char *title;
+    RenFont *f;
+    return how_text(ui, a, w, 1 << 30, buf, sizeof buf, &title, &f);
+}
+
+int explain_how_box(UiCtx *ui, App *a, Rect area, int keep)
+{
+    a->expl.how_need = a->expl.how_h = 0;
+    char buf[1200];
+    const char *title = NULL;
+    RenFont *f = NULL;
+    int h = how_text(ui, a, area.w, area.h - keep, buf, sizeof buf, &title, &f);
+    if (!h)
         return 0;
     const Theme *th = ui->th;
     int x = area.x + 10, w = area.w - 20;
-    const char *title = _("How this number was computed");
-    int th_h = ui_paragraph_height(ui->g->ui, title, w), body_h = ui_paragraph_height(ui->g->mono, buf, w - 8);
-    int h = th_h + body_h + 18;
-    if (h > area.h * 3 / 5) /* the text above keeps the rest; the end of the sums may be cut */
-        h = area.h * 3 / 5;
+    /* the room the sums need, up to all of the area but `keep` at its top:
+     * the box is there while the mouse is over a cell, and what it covers
+     * comes back when the mouse leaves */
+    int cap = area.h - keep;
+    a->expl.how_need = h;
+    if (h > cap) /* a very small window: the end of the sums is cut */
+        h = cap;
+    a->expl.how_h = h;
     Rect box = {area.x + 4, area.y + area.h - h, area.w - 8, h};
     ren_rect(ui->r, box, th->panel2);
     ren_rect_line(ui->r, box, 1, th->select);
     ren_clip_push(ui->r, box);
     int y = box.y + 6;
     y += ui_paragraph(ui->r, ui->g->ui, title, x, y, w, th->select) + 4;
-    ui_paragraph(ui->r, ui->g->mono, buf, x + 4, y, w - 8, th->text);
+    ui_paragraph(ui->r, f, buf, x + 4, y, w - 8, th->text);
     ren_clip_pop(ui->r);
     return h + 4;
 }
@@ -283,7 +317,7 @@ void explain_draw(UiCtx *ui, App *a, Rect area)
     e.formula = _(e.formula); /* the formulas with words; the rest stay as they are */
     /* the box of the hovered cell at the bottom; the text above it scrolls */
     Rect rc = area;
-    rc.h -= explain_how_box(ui, a, area);
+    rc.h -= explain_how_box(ui, a, area, 2 * ren_font_height(ui->g->ui) + 8);
     if (a->expl.at != a->ses.at || a->expl.view != view) { /* another stage or view: from the top */
         a->expl.at = a->ses.at;
         a->expl.view = view;
