@@ -133,7 +133,15 @@ static int box_text(UiCtx *ui, App *a, const char *label, const char *text, int 
     return h;
 }
 
-static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int x, int y, int w, int draw)
+/* What of a quiz or a prediction with choices is drawn (or measured):
+ * all of it, its head (the label and the question) or its choices (the
+ * rows and what is said under them). The choices of an open question are
+ * pinned above the footer when the panel is too short for the step, and
+ * the head scrolls with the text. */
+enum { PART_ALL, PART_HEAD, PART_CHOICES, PART_SMALL = 4 /* with PART_CHOICES: the small font, less padding */ };
+#define PART(p) ((p) & 3)
+
+static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int x, int y, int w, int draw, int part)
 {
     const Theme *th = ui->th;
     RenFont *f = ui->g->ui;
@@ -143,11 +151,19 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
     unsigned wrong = lesson_ui_quiz_wrong(a, &shown);
     const Lesson *cur = lesson_ui_current(a, NULL, NULL);
     int test = cur && cur->test[0]; /* a test: answered once, nothing revealed */
-    if (draw)
-        ren_text(ui->r, ui->g->small, test ? _("Test question: your first answer counts") : lesson_ui_word(a, LW_QUIZ),
-                 x, y, th->accent2);
-    y += ren_font_height(ui->g->small) + 4;
-    y += rich_text(ui, a, f, s->quiz.question, x, y, w, th->text, th->accent2, draw) + 8;
+    if (PART(part) != PART_CHOICES) {
+        if (draw)
+            ren_text(ui->r, ui->g->small, test ? _("Test question: your first answer counts") : lesson_ui_word(a, LW_QUIZ),
+                     x, y, th->accent2);
+        y += ren_font_height(ui->g->small) + 4;
+        y += rich_text(ui, a, f, s->quiz.question, x, y, w, th->text, th->accent2, draw) + 8;
+    }
+    if (PART(part) == PART_HEAD)
+        return y - y0;
+    if (part & PART_SMALL) {
+        f = ui->g->small;
+        pad = 4;
+    }
     for (int k = 0; k < s->quiz.n_choices; k++) {
         int c = order[k];
         char num[16];
@@ -176,6 +192,7 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
             ren_rect_line(ui->r, rc, test ? (chosen ? 2 : 1) : tried || (answered >= 0 && right) ? 2 : 1, edge);
             ren_text(ui->r, f, num, x + pad, y + pad, th->dim);
             rich_text(ui, a, f, s->quiz.choices[c], x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
+            lesson_ui_choice_drawn(a, k, rc);
             if (answered < 0 && !tried && ui_clicked(&ui->in, rc))
                 lesson_ui_answer(a, c);
         }
@@ -228,21 +245,29 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
 /* A @predict with choices: the choices, shuffled as quizzes are, and after
  * the pick the verdict with what the model computed. */
 static int predict_choices(UiCtx *ui, App *a, const LessonStep *s, const LessonPredictState *ps, int x, int y, int w,
-                           int draw)
+                           int draw, int part)
 {
     const Theme *th = ui->th;
     RenFont *f = ui->g->ui;
     int y0 = y, pad = 8;
     const LessonPredict *p = &s->predict;
-    if (draw)
-        ren_text(ui->r, ui->g->small, _("Predict"), x, y, th->accent2);
-    y += ren_font_height(ui->g->small) + 4;
+    if (PART(part) != PART_CHOICES) {
+        if (draw)
+            ren_text(ui->r, ui->g->small, _("Predict"), x, y, th->accent2);
+        y += ren_font_height(ui->g->small) + 4;
+    }
     const char *ask = p->kind == LESSON_PREDICT_NUMBER ? _("Pick the number you expect; it is hidden on screen until you do.")
                       : p->kind == LESSON_PREDICT_OUTPUT ? _("Pick the translation you expect the model to write; the "
                                                              "view and the Target line hide it until you do.")
                                                          : _("Pick the change you expect to alter the translation.");
-    if (ps->picked < 0)
+    if (ps->picked < 0 && PART(part) != PART_CHOICES)
         y += rich_text(ui, a, f, ask, x, y, w, th->text, th->accent2, draw) + 8;
+    if (PART(part) == PART_HEAD)
+        return y - y0;
+    if (part & PART_SMALL) {
+        f = ui->g->small;
+        pad = 4;
+    }
     int order[LESSON_MAX_CHOICES];
     lesson_ui_quiz_order(a, order);
     for (int k = 0; k < s->quiz.n_choices; k++) {
@@ -269,6 +294,7 @@ static int predict_choices(UiCtx *ui, App *a, const LessonStep *s, const LessonP
             ren_rect_line(ui->r, rc, chosen || (ps->picked >= 0 && right) ? 2 : 1, edge);
             ren_text(ui->r, f, num, x + pad, y + pad, th->dim);
             rich_text(ui, a, f, t, x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
+            lesson_ui_choice_drawn(a, k, rc);
             if (ps->picked < 0 && ui_clicked(&ui->in, rc))
                 lesson_ui_predict(a, c);
         }
@@ -297,13 +323,13 @@ static int predict_choices(UiCtx *ui, App *a, const LessonStep *s, const LessonP
 
 /* A @predict: what to do before the reveal; after it, right or not, the
  * values, and the @explain. */
-static int predict_block(UiCtx *ui, App *a, const LessonStep *s, int x, int y, int w, int draw)
+static int predict_block(UiCtx *ui, App *a, const LessonStep *s, int x, int y, int w, int draw, int part)
 {
     const Theme *th = ui->th;
     RenFont *f = ui->g->ui;
     LessonPredictState ps;
     int ok = lesson_ui_predict_state(a, &ps), y0 = y;
-    if (draw)
+    if (draw && PART(part) != PART_CHOICES) /* (predict_choices writes it again, in the same place) */
         ren_text(ui->r, ui->g->small, _("Predict"), x, y, th->accent2);
     y += ren_font_height(ui->g->small) + 4;
     char msg[700];
@@ -340,7 +366,9 @@ static int predict_block(UiCtx *ui, App *a, const LessonStep *s, int x, int y, i
                      vocab_token(&m->tgt_vocab, ps.picked));
     }
     if (ok && lesson_predict_has_choices(ps.kind))
-        return predict_choices(ui, a, s, &ps, x, y0, w, draw);
+        return predict_choices(ui, a, s, &ps, x, y0, w, draw, part);
+    if (PART(part) == PART_CHOICES) /* the choices are over the view */
+        return 0;
     Color c = ps.picked < 0 ? th->text : ps.picked == ps.answer ? th->good : th->bad;
     y += rich_text(ui, a, f, msg, x, y, w, c, th->accent2, draw) + 6;
     if (ps.picked >= 0 && s->predict.explain)
@@ -377,20 +405,23 @@ static int code_box(UiCtx *ui, App *a, int x, int y, int w, int draw)
     return h;
 }
 
-/* Height of a step's body as drawn (measured without drawing). */
-static int body_height(UiCtx *ui, App *a, const LessonStep *s, int answered, int w)
+/* Height of a step's body as drawn (measured without drawing): all of it,
+ * all but the choices (PART_HEAD), or the choices alone. */
+static int body_height(UiCtx *ui, App *a, const LessonStep *s, int answered, int w, int part)
 {
     int h = 0;
-    int *code = lesson_ui_code(a);
-    if (code && *code)
-        h += code_box(ui, a, 0, 0, w, 0) + 12;
-    h += rich_text(ui, a, ui->g->ui, s->text, 0, 0, w, ui->th->text, ui->th->select, 0) + 12;
-    if (s->try_text)
-        h += box_text(ui, a, "", s->try_text, 0, 0, w, ui->th->accent, 0) + 12;
+    if (PART(part) != PART_CHOICES) {
+        int *code = lesson_ui_code(a);
+        if (code && *code)
+            h += code_box(ui, a, 0, 0, w, 0) + 12;
+        h += rich_text(ui, a, ui->g->ui, s->text, 0, 0, w, ui->th->text, ui->th->select, 0) + 12;
+        if (s->try_text)
+            h += box_text(ui, a, "", s->try_text, 0, 0, w, ui->th->accent, 0) + 12;
+    }
     if (s->has_quiz)
-        h += quiz_block(ui, a, s, answered, 0, 0, w, 0);
+        h += quiz_block(ui, a, s, answered, 0, 0, w, 0, part);
     if (s->predict.kind)
-        h += predict_block(ui, a, s, 0, 0, w, 0);
+        h += predict_block(ui, a, s, 0, 0, w, 0, part);
     return h;
 }
 
@@ -470,7 +501,13 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
         ui_text_fit(ui->r, ui->g->small, buf, bx, y, gr - bx, th->dim);
     y += sh + 4;
     const char *tag = ren_text_tag("lesson"); /* the lesson files' own text */
-    y += ui_paragraph(ui->r, ui->g->title, l->title, x, y, w, th->text) + 6;
+    int tlh = ren_font_height(ui->g->title);
+    if (rc.h < 560 && ui_paragraph_height(ui->g->title, l->title, w) > 2 * tlh) { /* a small window: the step's room first */
+        ui_text_fit(ui->r, ui->g->title, l->title, x, y, w, th->text);
+        y += tlh + 6;
+    } else {
+        y += ui_paragraph(ui->r, ui->g->title, l->title, x, y, w, th->text) + 6;
+    }
     ren_text_tag(tag);
     int dot = sh / 2 + 2;
     for (int i = 0; i < l->n_steps && (i + 1) * (dot + 4) < w; i++) {
@@ -507,8 +544,25 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     int picked = lesson_ui_predict_state(a, &pst) && pst.picked >= 0;
     int open_choices = !summary && ((s->has_quiz && answered < 0) ||
                                     (lesson_predict_has_choices(s->predict.kind) && !picked));
-    /* in a small window the choices may be below the fold: say so */
-    int below = open_choices && body_height(ui, a, s, answered, w) > keys_y - 6 - y;
+    /* a step taller than the panel with a question open: its choices are
+     * pinned above the footer and the text above them scrolls, so that
+     * the choices never need scrolling to (a small window, large text);
+     * when even the choices are too tall, all of it scrolls and the key
+     * line says the choices are below */
+    int room = keys_y - 6 - y, lh = ren_font_height(ui->g->ui);
+    int pin = 0, below = 0;
+    lesson_ui_choice_drawn(a, -1, (Rect){0, 0, 0, 0}); /* none drawn yet in this frame */
+    int pin_part = PART_CHOICES;
+    if (open_choices && body_height(ui, a, s, answered, w, PART_ALL) > room) {
+        pin = body_height(ui, a, s, answered, w, PART_CHOICES);
+        if (pin > room - 2 * lh) { /* tighter, in the small font */
+            pin_part = PART_CHOICES | PART_SMALL;
+            pin = body_height(ui, a, s, answered, w, pin_part);
+        }
+        if (pin > room - lh)
+            pin = 0;
+        below = !pin;
+    }
     if (open_choices && below)
         snprintf(buf, sizeof buf, _("▼ choices below · 1-%d: answer"), s->quiz.n_choices);
     else if (open_choices)
@@ -537,7 +591,23 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
         body.h -= explain_how_box(ui, a, body, lh2);
     if (body.h <= 0)
         return;
-    int content = body_height(ui, a, s, answered, w);
+    Rect pinned = {rc.x, body.y + body.h - pin, rc.w, pin};
+    if (pin) {
+        body.h -= pin + 6;
+        ren_rect(ui->r, (Rect){x, pinned.y - 4, w, 1}, th->border);
+        ren_clip_push(ui->r, pinned);
+        lesson_ui_choice_seen(a, pinned);
+        const char *ptag = ren_text_tag("lesson");
+        if (s->predict.kind)
+            predict_block(ui, a, s, x, pinned.y, w, 1, pin_part);
+        if (s->has_quiz)
+            quiz_block(ui, a, s, answered, x, pinned.y, w, 1, pin_part);
+        ren_text_tag(ptag);
+        ren_clip_pop(ui->r);
+    }
+    if (body.h <= 0)
+        return;
+    int content = body_height(ui, a, s, answered, w, pin ? PART_HEAD : PART_ALL);
     int to_end = 0, *scroll = lesson_ui_scroll(a, &to_end);
     int max_scroll = content > body.h ? content - body.h : 0;
     if (scroll) {
@@ -552,15 +622,18 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     }
     int off = scroll ? *scroll : 0;
     ren_clip_push(ui->r, body);
+    if (!pin)
+        lesson_ui_choice_seen(a, body);
     y -= off;
     tag = ren_text_tag("lesson");
     y += rich_text(ui, a, ui->g->ui, s->text, x, y, w, th->text, th->select, 1) + 12;
     if (s->try_text)
         y += box_text(ui, a, lesson_ui_word(a, LW_TRY), s->try_text, x, y, w, th->accent, 1) + 12;
+    int part = pin ? PART_HEAD : PART_ALL;
     if (s->predict.kind) /* a step has a @quiz or a @predict */
-        y += predict_block(ui, a, s, x, y, w, 1);
+        y += predict_block(ui, a, s, x, y, w, 1, part);
     if (s->has_quiz)
-        y += quiz_block(ui, a, s, answered, x, y, w, 1);
+        y += quiz_block(ui, a, s, answered, x, y, w, 1, part);
     int *code = lesson_ui_code(a);
     if (code && *code)
         code_box(ui, a, x, y, w, 1);

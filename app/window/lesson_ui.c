@@ -52,6 +52,9 @@ typedef struct LessonUi {
     char load_errors[512];
     char dir[4096];             /* the folder the lessons were read from */
     double shown_at;            /* when the step shown was opened (a test's time per question) */
+    Rect choice_rc[LESSON_MAX_CHOICES]; /* where the last frame drew the choices */
+    int n_choice_rc;
+    Rect choice_vis;            /* ... and the part of the panel they show in */
 } LessonUi;
 
 static const char *LANG_DIR[2] = {"en", "zh"};
@@ -664,6 +667,37 @@ int lesson_ui_quiz_key(App *a, int choice)
         return 0;
     lesson_ui_answer(a, order[choice]);
     return 1;
+}
+
+void lesson_ui_choice_drawn(App *a, int k, Rect rc)
+{
+    LessonUi *u = a->les;
+    if (!u)
+        return;
+    if (k < 0)
+        u->n_choice_rc = 0;
+    else if (k < LESSON_MAX_CHOICES) {
+        u->choice_rc[k] = rc;
+        if (k + 1 > u->n_choice_rc)
+            u->n_choice_rc = k + 1;
+    }
+}
+
+void lesson_ui_choice_seen(App *a, Rect visible)
+{
+    if (a->les)
+        a->les->choice_vis = visible;
+}
+
+int lesson_ui_choice_rects(const App *a, Rect *rects, Rect *visible)
+{
+    const LessonUi *u = a->les;
+    if (!u)
+        return 0;
+    for (int k = 0; k < u->n_choice_rc; k++)
+        rects[k] = u->choice_rc[k];
+    *visible = u->choice_vis;
+    return u->n_choice_rc;
 }
 
 const Lesson *lesson_ui_current(const App *a, int *step, int *answered)

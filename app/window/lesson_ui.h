@@ -85,6 +85,15 @@ int *lesson_ui_code(App *a);
  * would print (the greedy translation): they hide it while this is 1. */
 int lesson_ui_hides_output(const App *a);
 
+/* Where the last frame drew the choices of the step's quiz or prediction
+ * (in the order shown) and the part of the panel they could be seen in
+ * (the body, or the strip they are pinned in): the panel notes them
+ * (lesson_ui_choice_drawn with k -1 forgets them, lesson_ui_choice_seen
+ * sets the visible part), a test reads them; returns how many. */
+void lesson_ui_choice_drawn(App *a, int k, Rect rc);
+void lesson_ui_choice_seen(App *a, Rect visible);
+int lesson_ui_choice_rects(const App *a, Rect *rects, Rect *visible);
+
 /* For tests: the lesson and step shown, the quiz answer given (-1 none). */
 const Lesson *lesson_ui_current(const App *a, int *step, int *answered);
 /* Answer the quiz with a choice (as written, from 0): 1 right, 0 wrong (the

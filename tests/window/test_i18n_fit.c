@@ -1,7 +1,9 @@
 /* test_i18n_fit.c - the window's own words fit on a small screen in both
  * languages at normal and presenter text sizes (800 x 600, text x1 and
  * x1.5): every line of the help overlay shows, the lesson panel's step
- * counter overlaps neither "Lessons" nor "close", and the navigator's
+ * counter overlaps neither "Lessons" nor "close", the choices of every
+ * open quiz and prediction of the shipped lessons are on screen without
+ * scrolling (text x1, both languages), and the navigator's
  * block labels stay clear of the layer tabs. Boxes come from the text
  * layer's hook (ren_text_hook), which reports each string drawn where it
  * can be seen. */
@@ -132,10 +134,52 @@ static void test_lesson_header_and_nav_fit(void **state)
     for_each_look(lesson_header_and_nav_fit);
 }
 
+/* Every step of every shipped lesson that asks a question with choices:
+ * at 800 x 600 its choices are drawn whole inside the part of the panel
+ * that shows (pinned above the footer when the text is long), the panel
+ * scrolled to its top as a step opens. */
+static void test_quiz_choices_above_the_fold(void **state)
+{
+    (void)state;
+    for (int lang = 0; lang < 2; lang++) {
+        static App a;
+        open_app(&a, lang, 1.0f);
+        const LessonSet *set = lesson_ui_set(&a);
+        expect_true(set && set->n > 10, "lang %d: the shipped lessons, got %d", lang, set ? set->n : 0);
+        int asked = 0, bad = 0;
+        char first[300] = "";
+        for (int i = 0; set && i < set->n; i++) {
+            const Lesson *l = &set->lessons[i];
+            for (int st = 0; st < l->n_steps; st++) {
+                const LessonStep *s = &l->steps[st];
+                if (!s->has_quiz && !lesson_predict_has_choices(s->predict.kind))
+                    continue;
+                if (lesson_ui_open(&a, l->id, st) != 0)
+                    continue;
+                draw(&a);
+                Rect rc[LESSON_MAX_CHOICES], vis;
+                int n = lesson_ui_choice_rects(&a, rc, &vis), ok = n == s->quiz.n_choices && n > 0;
+                ok = ok && vis.y >= 0 && vis.y + vis.h <= a.win.h && vis.x + vis.w <= a.win.w;
+                for (int k = 0; ok && k < n; k++)
+                    ok = rc[k].y >= vis.y && rc[k].y + rc[k].h <= vis.y + vis.h;
+                asked++;
+                if (!ok && bad++ == 0)
+                    snprintf(first, sizeof first, "%s step %d: %d of %d choices, the last at y %d..%d, visible %d..%d",
+                             l->id, st + 1, n, s->quiz.n_choices, n ? rc[n - 1].y : 0,
+                             n ? rc[n - 1].y + rc[n - 1].h : 0, vis.y, vis.y + vis.h);
+            }
+        }
+        expect_true(asked > 20, "lang %d: the lessons ask %d questions with choices", lang, asked);
+        expect_true(bad == 0, "lang %d: %d of %d questions have choices below the fold at 800x600 (first: %s)", lang,
+                    bad, asked, first);
+        app_free(&a);
+    }
+}
+
 TU_RENDERER(800, 600)
 
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_help_shows_every_line),
-           cmocka_unit_test(test_lesson_header_and_nav_fit));
+           cmocka_unit_test(test_lesson_header_and_nav_fit), cmocka_unit_test(test_quiz_choices_above_the_fold));
 }
