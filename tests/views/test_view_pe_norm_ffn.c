@@ -9,6 +9,9 @@
  *     gives the output, the stored mean/rstd are the input's);
  *   - ReLU zeros are drawn in the zero grey and only they; the sentence the
  *     FFN view shows counts the zeros of the trace;
+ *   - the token labels under the waves: every token (or every k-th, the
+ *     same k for all) written whole or cut, none over another, and the
+ *     whole token beside the mouse;
  *   - 1-token and 33-token sentences, d_model 512, pre-LN, tiny areas,
  *     presenter text and every theme draw without a crash and stay inside
  *     their area.
@@ -548,6 +551,75 @@ static void draw_every_view(App *a)
     draw_all_sizes(a, "dec.ffn.hidden", 0, VIEW_FFN);
 }
 
+/* The token labels tN the waves view drew (tu_drawn), in order, each a
+ * whole token "t12"; *tip set when `tip` was drawn too. */
+typedef struct PeLabels {
+    int n;
+    int pos[64];
+    Rect box[64];
+} PeLabels;
+
+static void pe_labels(PeLabels *L)
+{
+    L->n = 0;
+    for (int i = 0; i < tu_drawn.n && L->n < 64; i++) {
+        int id;
+        char rest;
+        if (sscanf(tu_drawn.s[i], "t%d%c", &id, &rest) != 1) /* a whole token label "t12" */
+            continue;
+        L->pos[L->n] = id;
+        L->box[L->n++] = tu_drawn.box[i];
+    }
+}
+
+/* Under the waves: one label per position (or every k-th), in order, none
+ * over the next (level: boxes apart; turned: columns a line's letters
+ * apart), and hovering one tells its position and token. */
+static void test_wave_token_labels(void **state)
+{
+    (void)state;
+    static App a;
+    static PeLabels L;
+    static const int NS[] = {3, 12, 33};
+    for (size_t k = 0; k < sizeof NS / sizeof NS[0]; k++) {
+        char src[512] = "";
+        for (int i = 0; i < NS[k]; i++) /* t4 t5 ...: distinct tokens, their position in their name */
+            snprintf(src + strlen(src), sizeof src - strlen(src), "t%d ", 4 + i);
+        open_app(&a, POST, src, "t5", "pos.enc", 0);
+        Rect area = {0, 0, 900, 640};
+        tu_drawn_start();
+        draw_view(&a, VIEW_PE, area, -1, -1, 0);
+        tu_drawn_stop();
+        pe_labels(&L);
+        int fh = ren_font_height(app_gfx(&a, tu_ren)->small), turned = L.n > 1 && L.box[0].h > L.box[0].w;
+        expect_true(L.n >= 2 && L.n <= NS[k], "%d tokens: %d labels under the waves", NS[k], L.n);
+        int every = L.n > 1 ? L.pos[1] - L.pos[0] : 1;
+        expect_true(L.pos[0] == 4 && (L.n - 1) * every + 1 <= NS[k] && NS[k] - ((L.n - 1) * every + 1) < every,
+                    "%d tokens: every %d-th labelled from the first, %d labels", NS[k], every, L.n);
+        for (int i = 1; i < L.n; i++) {
+            expect_true(L.pos[i] - L.pos[i - 1] == every, "%d tokens: label %d is t%d after t%d (every %d)", NS[k], i,
+                        L.pos[i], L.pos[i - 1], every);
+            Rect p0 = L.box[i - 1], p1 = L.box[i];
+            int apart = turned ? p1.x - p0.x >= fh * 3 / 4 /* a turned line's letters */
+                               : p1.x >= p0.x + p0.w || p1.y >= p0.y + p0.h || p0.y >= p1.y + p1.h;
+            expect_true(apart, "%d tokens: t%d (x %d, w %d) is clear of t%d (x %d, w %d)", NS[k], L.pos[i],
+                        L.box[i].x, L.box[i].w, L.pos[i - 1], L.box[i - 1].x, L.box[i - 1].w);
+        }
+        if (NS[k] == 3)
+            expect_true(every == 1 && L.n == 3, "3 tokens: all three labelled, got %d", L.n);
+        /* the mouse over the last label: its position and token beside it */
+        Rect b = L.box[L.n - 1];
+        int p = L.pos[L.n - 1] - 4;
+        char tip[64];
+        snprintf(tip, sizeof tip, "position %d: t%d", p, p + 4);
+        tu_drawn_start();
+        draw_view(&a, VIEW_PE, area, b.x + b.w / 2, b.y + b.h / 2, 0);
+        tu_drawn_stop();
+        expect_true(tu_drawn_find(tip, NULL) >= 0, "%d tokens: hovering t%d says '%s'", NS[k], p + 4, tip);
+        app_free(&a);
+    }
+}
+
 static void test_one_token(void **state)
 {
     (void)state;
@@ -605,6 +677,7 @@ int main(void)
                     cmocka_unit_test(test_norm_view_hover),
                     cmocka_unit_test(test_ffn_zero_cells),
                     cmocka_unit_test(test_ffn_sentence_counts_trace),
+                    cmocka_unit_test(test_wave_token_labels),
                     cmocka_unit_test(test_one_token),
                     cmocka_unit_test(test_long_sentence_and_pre_ln),
                     cmocka_unit_test(test_d_model_512));

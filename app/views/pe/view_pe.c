@@ -189,38 +189,129 @@ static void wave_axes(ViewCtx *v, Rect plot, const PeData *d)
     ren_rect_line(v->r, (Rect){plot.x - 1, plot.y - 1, plot.w + 2, plot.h + 2}, 1, th->border);
 }
 
-/* Token labels under the axis at the sentence's positions, in up to three
- * staggered rows (a thin leader joins a lower label to its position); a
- * label that would touch its neighbours in every row is left out. */
-static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0)
+/* Token labels under the axis, one rule for every sentence: level and
+ * centred on their positions when every one finds room in one of three
+ * staggered lines (a thin leader joins a lower one to its position), else
+ * each turned to read
+ * upwards in its own column, its end at the axis, cut with an ellipsis to
+ * the band (the whole token beside the mouse); when the positions are
+ * closer than a turned label is thick, every k-th position is labelled (k
+ * the same for all), never two labels over each other. */
+#define PE_TOK_GAP 6 /* pixels between two level labels, at text ×1 */
+
+static int tokens_shown(const PeData *d)
+{
+    return d->len < d->npos ? d->len : d->npos;
+}
+
+static const char *pos_token(ViewCtx *v, const PeData *d, int p, char *tok, size_t cap)
+{
+    const Scene *sc = v->s;
+    view_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p], tok, cap);
+    return tok;
+}
+
+#define PE_TOK_ROWS 3         /* staggered lines of level labels, at most */
+#define PE_TOK_LEVEL_MAX 256  /* more tokens than that are never level */
+
+/* The line (0 .. PE_TOK_ROWS - 1) each level label goes on, the first
+ * where it clears the label before it (row[p]; NULL: only count); returns
+ * the lines used, 0 when some label finds no room: then they are turned. */
+static int tokens_level(ViewCtx *v, Rect plot, const PeData *d, int *row)
+{
+    RenFont *f = v->g->small;
+    int gap = (int)lroundf(PE_TOK_GAP * v->g->scale), used = 0;
+    int right[PE_TOK_ROWS];
+    for (int r = 0; r < PE_TOK_ROWS; r++)
+        right[r] = v->area.x - 100000;
+    char tok[200];
+    for (int p = 0; p < tokens_shown(d); p++) {
+        int w = ren_text_width(f, pos_token(v, d, p, tok, sizeof tok));
+        int x = (int)lroundf(pos_x(plot, d, (float)p)) - w / 2, r = 0;
+        if (x < v->area.x)
+            x = v->area.x;
+        while (r < PE_TOK_ROWS && x < right[r] + gap)
+            r++;
+        if (r == PE_TOK_ROWS)
+            return 0;
+        right[r] = x + w;
+        used = r + 1 > used ? r + 1 : used;
+        if (row)
+            row[p] = r;
+    }
+    return used;
+}
+
+/* The height the labels take under the axis numbers: a line when level,
+ * else the longest turned token, at most max_h. */
+static int tokens_height(ViewCtx *v, Rect plot, const PeData *d, int max_h)
+{
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), h = fh, lines = tokens_level(v, plot, d, NULL);
+    if (lines && tokens_shown(d) <= PE_TOK_LEVEL_MAX)
+        return lines * fh;
+    char tok[200];
+    for (int p = 0; p < tokens_shown(d); p++) {
+        int w = ren_text_width(f, pos_token(v, d, p, tok, sizeof tok));
+        h = w > h ? w : h;
+    }
+    return h < max_h ? h : max_h;
+}
+
+static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0, int band_h)
 {
     const Scene *sc = v->s;
     RenFont *f = v->g->small;
-    int fh = ren_font_height(f), right[3] = {-100000, -100000, -100000};
-    char tok[200];
-    for (int p = 0; p < d->len && p < d->npos; p++) {
-        view_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p], tok, sizeof tok);
-        int cx = (int)lroundf(pos_x(plot, d, (float)p));
-        int w = ren_text_width(f, tok), x = cx - w / 2;
-        if (x < v->area.x)
-            x = v->area.x;
-        int row = -1;
-        for (int r = 0; r < 3 && row < 0; r++)
-            if (x > right[r] + 6)
-                row = r;
-        if (row < 0)
-            continue;
+    int fh = ren_font_height(f), n = tokens_shown(d), right = -100000;
+    int row[PE_TOK_LEVEL_MAX];
+    int level = n <= PE_TOK_LEVEL_MAX ? tokens_level(v, plot, d, row) : 0;
+    float step = n > 1 ? pos_x(plot, d, 1.0f) - pos_x(plot, d, 0.0f) : (float)fh;
+    int thick = fh * 3 / 4 + (int)lroundf(2 * v->g->scale); /* a turned line's letters */
+    int every = level || step >= (float)thick ? 1 : (int)ceilf((float)thick / step);
+    char tok[200], cut[200];
+    int tip = -1;
+    for (int p = 0; p < n; p += every) {
+        pos_token(v, d, p, tok, sizeof tok);
+        int cx = (int)lroundf(pos_x(plot, d, (float)p)), w = ren_text_width(f, tok);
         int sel = sc->sel.side == 1 && sc->sel.index == p;
-        if (row > 0)
-            ren_rect(v->r, (Rect){cx, y0 - 2, 1, row * fh + 2}, v->th->border);
-        ren_text(v->r, f, tok, x, y0 + row * fh, sel ? v->th->select : v->th->text);
-        right[row] = x + w;
+        Color c = sel ? v->th->select : v->th->text;
+        Rect col;
+        if (level) {
+            int x = cx - w / 2 < v->area.x ? v->area.x : cx - w / 2, ry = y0 + row[p] * fh;
+            if (row[p] > 0) /* a leader up to its position */
+                ren_rect(v->r, (Rect){cx, y0 - 2, 1, row[p] * fh + 2}, v->th->border);
+            ren_text(v->r, f, tok, x, ry, c);
+            col = (Rect){x, ry, w, fh};
+            right = x + w > right ? x + w : right;
+        } else { /* turned: the token's end at the axis, cut to the band */
+            ui_text_cut(f, tok, band_h, cut, sizeof cut);
+            int h = ren_text_width(f, cut), x = cx - fh / 2;
+            ren_text_up(v->r, f, cut, x, y0 + h, c);
+            int cw = (int)(step * every) > fh ? (int)(step * every) : fh;
+            col = (Rect){cx - cw / 2, y0, cw, band_h};
+            right = x + fh;
+        }
+        if (ui_over(v->in, col))
+            tip = p;
     }
-    /* what the marks are, in the last row when the tokens leave room */
+
+    /* what the marks are, in the last line when the tokens leave room */
     const char *legend = _("dots: the engine's table · lines: the formula in between");
     int lw = ren_text_width(f, legend), lx = plot.x + plot.w - lw;
-    if (lx > right[2] + 16 && lx > plot.x)
-        ren_text(v->r, f, legend, lx, y0 + 2 * fh, v->th->dim);
+    if (lx > right + 16 && lx > plot.x)
+        ren_text(v->r, f, legend, lx, y0 + band_h - fh, v->th->dim);
+    if (tip >= 0) { /* the whole token and its position beside the mouse */
+        char buf[240];
+        snprintf(buf, sizeof buf, _("position %d: %s"), tip, pos_token(v, d, tip, tok, sizeof tok));
+        RenFont *tf = v->g->ui;
+        int w = ren_text_width(tf, buf) + 12, h = ren_font_height(tf) + 6;
+        int x = v->in->mx + 12, y = v->in->my - h - 8;
+        if (x + w > v->area.x + v->area.w)
+            x = v->area.x + v->area.w - w;
+        ren_rect(v->r, (Rect){x, y, w, h}, v->th->panel2);
+        ren_rect_line(v->r, (Rect){x, y, w, h}, 1, v->th->select);
+        ren_text(v->r, tf, buf, x + 6, y + 3, v->th->text);
+    }
 }
 
 /* Report the table value under the mouse (nearest position, nearest curve). */
@@ -310,9 +401,10 @@ static void draw_waves(ViewCtx *v, Rect rc, const PeData *d)
     ren_clip_push(v->r, rc);
     int right;
     int ch = wave_chips(v, (Rect){rc.x, rc.y, rc.w, 3 * (fh + 12)}, d, &right);
-    int ylw = ren_text_width(f, "−1") + 10, below = fh + 6 + 3 * fh + 4;
+    int ylw = ren_text_width(f, "−1") + 10;
     Rect plot = {rc.x + ylw, rc.y + ch + 8, rc.w - ylw - 8, 0};
-    plot.h = rc.y + rc.h - below - plot.y;
+    int band = tokens_height(v, plot, d, 5 * fh); /* the token labels under the axis numbers */
+    plot.h = rc.y + rc.h - (fh + 6 + band + 4) - plot.y;
     if (plot.h < 24 || plot.w < 40) {
         ren_clip_pop(v->r);
         return;
@@ -335,7 +427,7 @@ static void draw_waves(ViewCtx *v, Rect rc, const PeData *d)
     ren_clip_push(v->r, (Rect){plot.x - 8, plot.y - 8, plot.w + 16, plot.h + 16});
     wave_hover(v, plot, d);
     ren_clip_pop(v->r);
-    wave_tokens(v, plot, d, plot.y + plot.h + fh + 6);
+    wave_tokens(v, plot, d, plot.y + plot.h + fh + 6, band);
     ren_clip_pop(v->r);
 }
 
