@@ -460,6 +460,37 @@ static int real_len(const TfTrace *tr, LabelKind k, int b)
     return k == LBL_SRC ? tr->src_len[b] : tr->tgt_len[b];
 }
 
+/* The one layout decision between the Heads table and the thumbnails'
+ * token labels (the labels first): the table under the grid with as many
+ * rows as its share of the view holds, or fewer (down to 3, the rest
+ * scroll), as long as every layer's thumbnails keep room for every label;
+ * else the current layer alone beside the table ([ ] the others; A hides
+ * the table for all of them); else (no room even so) no table, one line
+ * says so. Returns the rows (0: no table, -1: its usual size, when the
+ * grid alone cannot write every label either) and sets *one_layer. */
+static int table_rows(ViewCtx *v, const TfView *tv0, Rect body, int cur_layer, const HeadsGrid *G0, int kind,
+                      int *one_layer)
+{
+    HeadsGrid alone = *G0, T;
+    *one_layer = 0;
+    if (!heads_grid_layout(v, tv0, body, cur_layer, &alone) || !heads_grid_labels_fit(v, &alone))
+        return -1;
+    int most = heads_table_rows(v, kind, G0->L, body);
+    for (int one = 0; one < 2; one++)
+        for (int n = most; n >= 3; n--) {
+            Rect b = body;
+            b.h -= heads_table_height(v, n) + 6;
+            T = *G0;
+            T.one_layer = one;
+            if (heads_grid_layout(v, tv0, b, cur_layer, &T) && heads_grid_labels_fit(v, &T) &&
+                (one || T.nl == alone.nl)) {
+                *one_layer = one && G0->L > 1;
+                return n;
+            }
+        }
+    return 0;
+}
+
 static void heads_draw(ViewCtx *v)
 {
     const Scene *sc = v->s;
@@ -496,9 +527,19 @@ static void heads_draw(ViewCtx *v)
     heads_exp_controls(v, &((HeadsState *)v->st)->x, &body);
     HeadsTable *tab = &((HeadsState *)v->st)->table;
     tab->shown = 0;
-    if (!tab->hidden)
-        heads_table_dock(v, tab, attn_kind(G.st), G.L, &body);
     int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : -1;
+    if (!tab->hidden && heads_table_rows(v, attn_kind(G.st), G.L, body) > 0) {
+        int rows = table_rows(v, &tv0, body, cur_layer, &G, attn_kind(G.st), &G.one_layer);
+        if (rows != 0) {
+            heads_table_dock(v, tab, attn_kind(G.st), G.L, &body, rows);
+        } else { /* the thumbnails' labels first: the table says where it went */
+            RenFont *f = v->g->small;
+            int fh = ren_font_height(f);
+            ui_text_fit(v->r, f, _("No room for the Heads table beside every token label: a larger window shows both"),
+                        body.x, body.y + body.h - fh, body.w, v->th->dim);
+            body.h -= fh + 6;
+        }
+    }
     HeadsState *hs = v->st;
     hs->grid_valid = 0;
     if (!heads_grid_layout(v, &tv0, body, cur_layer, &G)) {

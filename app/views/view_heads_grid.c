@@ -144,7 +144,7 @@ int heads_grid_layout(ViewCtx *v, const TfView *tv0, Rect body, int cur_layer, H
      * (large text: a projector) one layer alone would be much bigger */
     HeadsGrid all = *G;
     int readable = 0;
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = G->one_layer && G->L > 1 ? 1 : 0; pass < 2; pass++) {
         G->l0 = pass ? (cur_layer >= 0 && cur_layer < G->L ? cur_layer : 0) : 0;
         G->nl = pass ? 1 : G->L;
         for (int compact = 0; compact < 2; compact++) {
@@ -163,11 +163,17 @@ int heads_grid_layout(ViewCtx *v, const TfView *tv0, Rect body, int cur_layer, H
             readable = !thumb_small(G, S.sc);
             if (readable && S.sc <= 1.2f)
                 break;
-        } else if (G->c < all.c * (readable ? 1.5f : 1.1f)) {
+        } else if (!G->one_layer && G->c < all.c * (readable ? 1.5f : 1.1f)) {
             *G = all; /* one layer would not be (much) bigger: all of them */
         }
     }
     return G->c * (G->Tq < G->Tk ? G->Tq : G->Tk) >= 4;
+}
+
+int heads_grid_labels_fit(ViewCtx *v, const HeadsGrid *G)
+{
+    int fh = ren_font_height(v->g->small);
+    return G->c >= (float)(fh * 3 / 4 + 1); /* the letters of a line, as the labels are placed */
 }
 
 Rect heads_grid_rect(const HeadsGrid *G, int l, int slot)

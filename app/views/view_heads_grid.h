@@ -39,12 +39,16 @@ typedef struct HeadsGrid {
     int key_h;           /* height of the key labels above the top row */
     int key_up;          /* ... turned, reading upwards */
     int right;           /* x just right of the rightmost thumbnail */
+    int one_layer;       /* set by the caller: lay out the current layer alone */
 } HeadsGrid;
 
 /* Lay G out in body (G's st, L, NH, Tq, Tk set; tv0 the first head's view,
  * for the labels; cur_layer the layer to show alone when all do not fit).
  * Returns 0 when not even one layer fits. */
 int heads_grid_layout(ViewCtx *v, const TfView *tv0, Rect body, int cur_layer, HeadsGrid *G);
+/* Does every token label of the grid laid out get written (rows and
+ * turned columns at least a line's letters apart)? */
+int heads_grid_labels_fit(ViewCtx *v, const HeadsGrid *G);
 /* The rectangle of the thumbnail in slot `slot` of layer l (slot = head
  * unless the heads are sorted), {0} for a layer not laid out. */
 Rect heads_grid_rect(const HeadsGrid *G, int l, int slot);

@@ -13,6 +13,7 @@
 #include "test_app_util.h"
 #include "test_util.h"
 #include "view.h"
+#include "heads_table.h"
 #include "view_heads_grid.h"
 
 #define SENT8 "i read many good books today at home" /* 8 source tokens */
@@ -124,6 +125,52 @@ static void test_every_label_drawn(void **state)
     }
 }
 
+/* With the Heads table shown (the heads lab's default) at 1280 x 800, the
+ * grid still writes every token of an 8-token sentence (both layers, or
+ * the current one alone when both would squeeze the labels: A shows all
+ * of them), and the table is there with 3 rows at least (the rest scroll). */
+static void test_labels_with_the_table(void **state)
+{
+    (void)state;
+    static App a;
+    StageId sts[3] = {ST_ENC_SELF_WEIGHTS, ST_DEC_CROSS_WEIGHTS, ST_DEC_SELF_SCORES};
+    for (int k = 0; k < 3; k++) {
+        TfErr err;
+        Ren *r = ren_open_headless(1280, 800, &err);
+        expect_true(r != NULL, "a renderer: %s", err.msg);
+        AppOpts o = tu_opts(NULL, SENT8, NULL, NULL);
+        tu_open(&a, &o, 100);
+        app_goto(&a, sts[k], 0);
+        app_set_head(&a, -1);
+        app_compute_all(&a);
+        app_frame(&a, r);
+        tu_drawn_start();
+        app_frame(&a, r);
+        tu_drawn_stop();
+        const HeadsTable *t = view_heads_table(a.vstate[VIEW_HEADS]);
+        const HeadsGrid *G = view_heads_grid(a.vstate[VIEW_HEADS]);
+        expect_true(t && t->shown && !t->hidden, "%s: the Heads table is shown", stage_info(sts[k])->name);
+        expect_true(G && G->nl >= 1 && (G->nl == 2 || G->l0 == 0), "%s: both layers, or the current one, got %d from %d",
+                    stage_info(sts[k])->name, G ? G->nl : 0, G ? G->l0 : -1);
+        TfView tv;
+        StageId st = stage_attn_part(stage_attn_block(sts[k]), sts[k] == ST_DEC_SELF_SCORES ? AP_SCORES : AP_WEIGHTS);
+        expect_true(tf_view(&a.ses.trace, st, 0, 0, 0, &tv, &err) == 0, "the view: %s", err.msg);
+        int missing = 0;
+        char first[400] = "";
+        for (int axis = 0; axis < 2; axis++)
+            for (int i = 0; i < (axis ? tv.cols : tv.rows); i++) {
+                char buf[300];
+                view_tok_label(&a.ses.trace, &a.ses.model, &tv, axis, i, buf, sizeof buf);
+                if (tu_drawn_find(buf, "view") < 0 && missing++ == 0)
+                    snprintf(first, sizeof first, "%s %d '%s'", axis ? "column" : "row", i + 1, buf);
+            }
+        expect_true(missing == 0, "%s at 1280x800 with the table: every token written, %d missing (first %s)",
+                    stage_info(st)->name, missing, first);
+        app_free(&a);
+        ren_close(r);
+    }
+}
+
 static void test_geometry_matches_the_mouse(void **state)
 {
     (void)state;
@@ -194,5 +241,6 @@ static void test_cut_label_shows_whole_on_hover(void **state)
 int main(void)
 {
     TU_RUN(NULL, NULL, cmocka_unit_test(test_thumbs_grow), cmocka_unit_test(test_every_label_drawn),
+           cmocka_unit_test(test_labels_with_the_table),
            cmocka_unit_test(test_geometry_matches_the_mouse), cmocka_unit_test(test_cut_label_shows_whole_on_hover));
 }

@@ -209,16 +209,48 @@ static void draw_row(ViewCtx *v, const HeadsTable *t, const Row *r, int kind, co
     (void)kind;
 }
 
-void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *body)
+/* A row's height, and the bar's above the header. */
+static int row_h(const ViewCtx *v)
+{
+    return ren_font_height(v->g->small) + (int)(6 * v->g->scale);
+}
+
+static int bar_height(const ViewCtx *v)
+{
+    return ren_font_height(v->g->small) + (int)(10 * v->g->scale);
+}
+
+int heads_table_height(ViewCtx *v, int rows)
+{
+    return bar_height(v) + 4 + row_h(v) + rows * row_h(v) + 4;
+}
+
+int heads_table_rows(ViewCtx *v, int kind, int layers, Rect body)
+{
+    const Scene *sc = v->s;
+    const SceneHead *heads = kind >= 0 && kind < 3 ? sc->heads[kind] : NULL;
+    int rh = row_h(v), n = layers * sc->model->cfg.n_heads;
+    if (!heads || n <= 0 || n > HT_MAX_ROWS || body.h < 16 * rh || body.w < (int)(300 * v->g->scale))
+        return 0;
+    int visible = n, room = (int)(body.h * 0.46f) - bar_height(v) - rh - 8;
+    if (visible * rh > room)
+        visible = room / rh;
+    return visible < 3 ? 0 : visible;
+}
+
+void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *body, int max_rows)
 {
     const Scene *sc = v->s;
     const SceneHead *heads = kind >= 0 && kind < 3 ? sc->heads[kind] : NULL;
     float s = v->g->scale;
     RenFont *f = v->g->small;
-    int fh = ren_font_height(f), rh = fh + (int)(6 * s), NH = sc->model->cfg.n_heads;
+    int fh = ren_font_height(f), rh = row_h(v), NH = sc->model->cfg.n_heads;
     int n = layers * NH;
     t->shown = 0;
-    if (!heads || n <= 0 || n > HT_MAX_ROWS || body->h < 16 * rh || body->w < (int)(300 * s))
+    int visible = heads_table_rows(v, kind, layers, *body);
+    if (max_rows >= 0 && visible > max_rows)
+        visible = max_rows;
+    if (visible < 3)
         return;
     /* the columns that fit, most useful first: monotonic only for cross */
     int want[HT_COL_COUNT], nw = 0;
@@ -240,13 +272,8 @@ void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *bod
         for (int k = 0; k < nw; k++)
             if (want[k] == col)
                 cols[ncol++] = col;
-    int bar_h = fh + (int)(10 * s), head_h = rh;
-    int visible = n, room = (int)(body->h * 0.46f) - bar_h - head_h - 8;
-    if (visible * rh > room)
-        visible = room / rh;
-    if (visible < 3)
-        return;
-    int h = bar_h + 4 + head_h + visible * rh + 4;
+    int bar_h = bar_height(v), head_h = rh;
+    int h = heads_table_height(v, visible);
     Rect area = {body->x, body->y + body->h - h, body->w, h};
     body->h -= h + 6;
     t->shown = 1;

@@ -24,9 +24,15 @@ typedef struct HeadsTable {
 enum { HT_COL_HEAD, HT_COL_LABEL, HT_COL_ENTROPY, HT_COL_MAX, HT_COL_OFFSET, HT_COL_FIRST, HT_COL_MONO,
        HT_COL_DNLL, HT_COL_DACC, HT_COL_COUNT };
 
-/* Draw the table in the right part of *body when there is room, and take
- * that part off *body (kind: the attention shown; layers of it). */
-void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *body);
+/* Draw the table in the bottom part of *body when there is room, and take
+ * that part off *body (kind: the attention shown; layers of it), with at
+ * most max_rows rows visible (the rest scroll; -1: as many as its share
+ * of the view holds). */
+void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *body, int max_rows);
+/* The rows the table would show in body (0: no room for it), and the
+ * height it takes (its bar, header and rows) with `rows` rows. */
+int heads_table_rows(ViewCtx *v, int kind, int layers, Rect body);
+int heads_table_height(ViewCtx *v, int rows);
 /* Head (kind, layer, head)'s index in the importance order (importance.h). */
 int heads_table_index(const TfConfig *c, int kind, int layer, int head);
 /* The thumbnail's frame: 1 without importance, up to 5 pixels (at scale 1)
