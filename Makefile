@@ -58,7 +58,7 @@ LIBS_TEST = $(LIBS_APP) $(shell pkg-config --libs $(PKGS_TEST))
 # the include path of the layers allowed to use it.
 CORE_DIRS    := core/model core/train core/decode core/data core/io core/sys core/interp
 SESSION_DIRS := app/session app/session/labs app/session/lesson
-APP_DIRS     := app/platform app/ui app/views app/views/lab app/views/decode app/views/train app/views/pe app/window app/window/explain app/window/share app/cli app/cli/class app/cli/heads app/cli/bench
+APP_DIRS     := app/platform app/ui app/views app/views/lab app/views/decode app/views/train app/views/pe app/window app/window/explain app/window/lesson app/window/share app/cli app/cli/class app/cli/heads app/cli/bench
 CORE_INC     := $(addprefix -I,$(CORE_DIRS))
 SESSION_INC  := $(addprefix -I,$(SESSION_DIRS)) $(CORE_INC)
 APP_INC      := $(addprefix -I,$(APP_DIRS)) $(SESSION_INC)

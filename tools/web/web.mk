@@ -24,7 +24,7 @@ EMAR       ?= emar
 DIRS ?= core/model core/train core/decode core/data core/io core/sys \
         app/session app/session/labs app/session/lesson \
         app/platform app/ui app/views app/views/decode app/views/train app/views/pe \
-        app/window app/window/explain app/cli app/cli/bench
+        app/window app/window/explain app/window/lesson app/cli app/cli/bench
 INC  := $(addprefix -I,$(DIRS)) -Iapp/platform/web -Itools/web/include \
         -I$(WP)/include -I$(WP)/include/SDL2 -I$(WP)/include/cjson
 # what the desktop build has and the browser does not (see above)

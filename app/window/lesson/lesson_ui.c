@@ -1,5 +1,9 @@
-/* lesson_ui.c - lessons in the window (see lesson_ui.h). */
-#include "lesson_ui.h"
+/* lesson_ui.c - lessons in the window (see lesson_ui.h): the lesson list,
+ * opening a lesson and applying each step's view, stepping, quizzes, the
+ * language switch. The learner's progress is lesson_progress.c, @predict
+ * steps lesson_predict.c, the drawing lesson_panel.c; what they share of
+ * the state is lesson_int.h. */
+#include "lesson_int.h"
 #include "results.h"
 
 #include <errno.h>
@@ -14,48 +18,6 @@
 #include "file.h"
 #include "paths.h"
 #include "panels.h"
-
-#define MAX_LESSONS 64
-
-typedef struct Progress {
-    char id[64];
-    int reached;     /* highest step seen, 1-based; 0 none */
-    unsigned long long right; /* bit k: quiz or prediction of step k answered right */
-} Progress;
-
-typedef struct LessonUi {
-    LessonSet set;
-    int lang_loaded;          /* language of set, -1 none */
-    int cur;                  /* index in set, -1 no lesson open */
-    int step;
-    int answered[LESSON_MAX_STEPS];
-    int list_open;
-    int list_sel;
-    int scroll;               /* lesson panel scroll offset, pixels */
-    int scroll_to_end;        /* show the quiz explanation after answering */
-    int predicted[LESSON_MAX_STEPS]; /* @predict: the key column or token the
-                                        learner picked, -1 none yet */
-    int pred_answer[LESSON_MAX_STEPS]; /* the right one, when picked */
-    unsigned wrong[LESSON_MAX_STEPS]; /* quiz: the wrong choices tried (bits) */
-    int shown[LESSON_MAX_STEPS]; /* quiz: the answer was shown, not found */
-    int summary;              /* the lesson-end screen is shown (after the last step) */
-    int show_code;            /* the step's stage in code, below its text */
-    int exp_set;              /* the lesson set an experiment (left on close) */
-    int forced;               /* a step's @force is in the decode lab */
-    int n_cand;               /* @predict next: the tokens offered */
-    int cand[LESSON_PREDICT_CAND];
-    Rect cand_rect[LESSON_PREDICT_CAND];
-    Progress prog[MAX_LESSONS];
-    int n_prog;
-    int prog_loaded;
-    int save_warned;          /* the learner was told progress cannot be kept */
-    char load_errors[512];
-    char dir[4096];             /* the folder the lessons were read from */
-    double shown_at;            /* when the step shown was opened (a test's time per question) */
-    Rect choice_rc[LESSON_MAX_CHOICES]; /* where the last frame drew the choices */
-    int n_choice_rc;
-    Rect choice_vis;            /* ... and the part of the panel they show in */
-} LessonUi;
 
 static const char *LANG_DIR[2] = {"en", "zh"};
 
@@ -91,97 +53,6 @@ static const char *const WORDS[] = {
 static const char *word(const App *a, int w) { return L(a->look.lang, WORDS[w]); }
 const char *lesson_ui_word(const App *a, int w) { return word(a, w); }
 
-/* ---- progress in $XDG_DATA_HOME/stepformer/progress.txt ---- */
-
-static int progress_path(char *buf, size_t cap)
-{
-    const char *x = getenv("XDG_DATA_HOME");
-    const char *home = getenv("HOME");
-    if (x && x[0])
-        snprintf(buf, cap, "%s/stepformer", x);
-    else if (home && home[0])
-        snprintf(buf, cap, "%s/.local/share/stepformer", home);
-    else
-        return -1;
-    return 0;
-}
-
-static Progress *progress_of(LessonUi *u, const char *id)
-{
-    for (int i = 0; i < u->n_prog; i++)
-        if (strcmp(u->prog[i].id, id) == 0)
-            return &u->prog[i];
-    if (u->n_prog >= MAX_LESSONS)
-        return NULL;
-    Progress *p = &u->prog[u->n_prog++];
-    memset(p, 0, sizeof *p);
-    snprintf(p->id, sizeof p->id, "%s", id);
-    return p;
-}
-
-static void progress_load(LessonUi *u)
-{
-    u->prog_loaded = 1;
-    char dir[1024], path[1100];
-    if (progress_path(dir, sizeof dir))
-        return;
-    snprintf(path, sizeof path, "%s/progress.txt", dir);
-    TfErr err;
-    FILE *f = tf_fopen_regular(path, NULL, &err); /* a FIFO there must not hang */
-    if (!f)
-        return;
-    char id[64];
-    int reached;
-    unsigned long long right;
-    while (fscanf(f, "%63s %d %llu", id, &reached, &right) == 3) {
-        Progress *p = progress_of(u, id);
-        if (p) {
-            p->reached = reached < 0 ? 0 : reached > LESSON_MAX_STEPS ? LESSON_MAX_STEPS : reached;
-            p->right = right;
-        }
-    }
-    fclose(f);
-}
-
-/* Progress cannot be kept: say so once (it is a comfort, not an error). */
-static void save_failed(App *a, LessonUi *u, const char *why)
-{
-    if (u->save_warned)
-        return;
-    u->save_warned = 1;
-    app_notice(a, 1, _("lesson progress is not saved: %s"), why);
-}
-
-/* Write progress atomically; a failure is told once. */
-static void progress_save(App *a, LessonUi *u)
-{
-    if (a->no_save)
-        return;
-    char dir[1024], path[1100];
-    if (progress_path(dir, sizeof dir)) {
-        save_failed(a, u, _("neither XDG_DATA_HOME nor HOME is set"));
-        return;
-    }
-    int e = tf_mkdirs(dir, 0755); /* with its parents: a fresh account has no ~/.local/share */
-    if (e) {
-        char why[1200];
-        snprintf(why, sizeof why, _("cannot make %s: %s"), dir, ui_errno_text(e));
-        save_failed(a, u, why);
-        return;
-    }
-    snprintf(path, sizeof path, "%s/progress.txt", dir);
-    TfAtomic w;
-    TfErr err;
-    if (tf_atomic_open(&w, path, 0644, &err)) {
-        save_failed(a, u, err.msg);
-        return;
-    }
-    for (int i = 0; i < u->n_prog; i++)
-        fprintf(w.f, "%s %d %llu\n", u->prog[i].id, u->prog[i].reached, u->prog[i].right);
-    if (tf_atomic_commit(&w, &err))
-        save_failed(a, u, err.msg);
-}
-
 /* A lesson opened afresh: nothing answered yet. */
 static void reset_answers(LessonUi *u)
 {
@@ -190,31 +61,6 @@ static void reset_answers(LessonUi *u)
     memset(u->wrong, 0, sizeof u->wrong);
     memset(u->shown, 0, sizeof u->shown);
     u->summary = 0;
-}
-
-/* The learner's seed for the order of quiz choices: the account (each
- * student of a lab has one), so the order stays the same between runs;
- * STEPFORMER_QUIZ_SEED sets it (tests, handouts). */
-static unsigned learner_seed(void)
-{
-    const char *e = getenv("STEPFORMER_QUIZ_SEED");
-    if (e && e[0])
-        return (unsigned)strtoul(e, NULL, 10);
-    char key[128];
-    const char *home = getenv("HOME");
-    snprintf(key, sizeof key, "%u:%s", (unsigned)getuid(), home ? home : "");
-    return lesson_predict_seed(key, 0);
-}
-
-void lesson_ui_quiz_order(const App *a, int *order)
-{
-    const LessonUi *u = a->les;
-    for (int k = 0; k < LESSON_MAX_CHOICES; k++)
-        order[k] = k;
-    if (!u || u->cur < 0)
-        return;
-    const Lesson *l = &u->set.lessons[u->cur];
-    lesson_quiz_order(l, u->step, learner_seed() ^ lesson_predict_seed(l->id, 0), order);
 }
 
 /* ---- loading and applying ---- */
@@ -259,7 +105,7 @@ static int load_lang(App *a, LessonUi *u)
     else if (bad)
         app_notice(a, 1, _("%d lesson files could not be read: %s"), bad, u->load_errors);
     if (!u->prog_loaded)
-        progress_load(u);
+        lesson_progress_load(u);
     return u->set.n ? 0 : -1;
 }
 
@@ -420,10 +266,10 @@ static void show_step(App *a, LessonUi *u, int step)
         a->dec_force.pending = -1;
         u->forced = 0;
     }
-    Progress *p = progress_of(u, l->id);
+    Progress *p = lesson_progress_of(u, l->id);
     if (p && step + 1 > p->reached) {
         p->reached = step + 1;
-        progress_save(a, u);
+        lesson_progress_save(a, u);
     }
 }
 
@@ -575,10 +421,10 @@ int lesson_ui_answer(App *a, int choice)
     }
     u->answered[u->step] = choice;
     u->scroll_to_end = 1;
-    Progress *p = progress_of(u, l->id);
+    Progress *p = lesson_progress_of(u, l->id);
     if (p && !u->wrong[u->step]) { /* right at the first try */
         p->right |= 1ull << u->step; /* step < LESSON_MAX_STEPS = 64 */
-        progress_save(a, u);
+        lesson_progress_save(a, u);
     }
     return 1;
 }
@@ -645,7 +491,7 @@ void lesson_ui_list_enter(App *a)
     LessonUi *u = a->les;
     if (!u || u->list_sel >= u->set.n)
         return;
-    Progress *p = progress_of(u, u->set.lessons[u->list_sel].id);
+    Progress *p = lesson_progress_of(u, u->set.lessons[u->list_sel].id);
     int resume = p && p->reached > 0 && p->reached < u->set.lessons[u->list_sel].n_steps ? p->reached - 1 : 0;
     lesson_ui_open(a, u->set.lessons[u->list_sel].id, resume);
 }
@@ -712,240 +558,6 @@ const Lesson *lesson_ui_current(const App *a, int *step, int *answered)
     return &u->set.lessons[u->cur];
 }
 
-/* ---- @predict: hide, let the learner pick, reveal and score ---- */
-
-int lesson_ui_predict_state(App *a, LessonPredictState *ps)
-{
-    memset(ps, 0, sizeof *ps);
-    ps->row = ps->answer = ps->picked = -1;
-    LessonUi *u = a->les;
-    if (!u || u->cur < 0 || u->summary || a->ses.input_error[0]) /* the end screen hides nothing */
-        return 0;
-    const Lesson *l = &u->set.lessons[u->cur];
-    const LessonStep *s = &l->steps[u->step];
-    const LessonPredict *p = &s->predict;
-    if (!p->kind)
-        return 0;
-    ps->kind = p->kind;
-    ps->picked = u->predicted[u->step];
-    if (lesson_predict_has_choices(p->kind)) { /* the author's answer, verified by lessons --check */
-        ps->answer = s->quiz.answer;
-        ps->stage = app_pos(a).stage;
-        ps->row = 0;
-        return ps->answer >= 0;
-    }
-    int decoder = 1, b = a->ses.batch;
-    StagePos pos = app_pos(a);
-    if (p->kind == LESSON_PREDICT_ROW) {
-        ps->stage = pos.stage;
-        if (!lesson_predict_stage_ok(pos.stage, &decoder))
-            return 0;
-    }
-    const TfTrace *tr = app_shown_trace(a);
-    const Vocab *voc = decoder ? &a->ses.model.tgt_vocab : &a->ses.model.src_vocab;
-    ps->row = lesson_predict_row(p, tr, voc, decoder, b);
-    if (ps->row < 0)
-        return 0;
-    ps->answer = lesson_predict_answer(tr, p->kind, pos.stage, pos.layer, a->ses.head, b, ps->row);
-    if (ps->picked >= 0) /* the answer as it was when the learner picked */
-        ps->answer = u->pred_answer[u->step];
-    return ps->answer >= 0;
-}
-
-int lesson_ui_predict(App *a, int choice)
-{
-    LessonUi *u = a->les;
-    LessonPredictState ps;
-    if (!lesson_ui_predict_state(a, &ps) || ps.picked >= 0 || choice < 0)
-        return -1;
-    const Lesson *l = &u->set.lessons[u->cur];
-    u->predicted[u->step] = choice;
-    u->pred_answer[u->step] = ps.answer;
-    u->scroll_to_end = 1;
-    Progress *p = progress_of(u, l->id);
-    if (p && choice == ps.answer) {
-        p->right |= 1ull << u->step; /* step < LESSON_MAX_STEPS = 64 */
-        progress_save(a, u);
-    }
-    return choice == ps.answer;
-}
-
-/* The tokens offered for @predict next: the most probable ones, in the
- * step's shuffled order (lesson_predict_candidates). */
-int lesson_ui_predict_candidates(App *a, int *ids, Rect *rects)
-{
-    LessonUi *u = a->les;
-    if (!u)
-        return 0;
-    for (int i = 0; i < u->n_cand; i++) {
-        if (ids)
-            ids[i] = u->cand[i];
-        if (rects)
-            rects[i] = u->cand_rect[i];
-    }
-    return u->n_cand;
-}
-
-static void find_candidates(App *a, LessonUi *u, int row)
-{
-    unsigned seed = lesson_predict_seed(u->set.lessons[u->cur].id, u->step);
-    u->n_cand = lesson_predict_candidates(app_shown_trace(a), a->ses.batch, row, seed, u->cand, LESSON_PREDICT_CAND);
-}
-
-/* A row of the heatmap: its cells, clipped to the view. */
-static Rect heat_row(const HeatGeo *h, int row, int col)
-{
-    Rect r = {h->grid.x + (int)lroundf(col < 0 ? 0 : col * h->cw), h->grid.y + (int)lroundf(row * h->ch),
-              (int)lroundf(col < 0 ? h->cols * h->cw : h->cw), (int)lroundf(h->ch)};
-    return r;
-}
-
-static void overlay_row(UiCtx *ui, App *a, Rect area, const LessonPredictState *ps)
-{
-    const Theme *th = ui->th;
-    const HeatGeo *h = &a->heat;
-    if (!h->valid || (int)h->stage != ps->stage || ps->row >= h->rows) {
-        if (ps->picked < 0) { /* another view would give it away */
-            ren_rect(ui->r, area, th->bg);
-            a->hover.valid = 0;
-            ui_paragraph(ui->r, ui->g->ui, _("Back to the heatmap to make your prediction (the lesson's view)."),
-                         area.x + 20, area.y + 40, area.w - 40, th->warn);
-        }
-        return;
-    }
-    Rect row = heat_row(h, ps->row, -1);
-    if (ps->picked >= 0) { /* revealed: the learner's pick and the answer */
-        ren_rect_line(ui->r, heat_row(h, ps->row, ps->picked), 3, ps->picked == ps->answer ? th->good : th->bad);
-        if (ps->picked != ps->answer)
-            ren_rect_line(ui->r, heat_row(h, ps->row, ps->answer), 3, th->good);
-        return;
-    }
-    ren_rect(ui->r, row, th->panel2);
-    for (int c = 0; c < h->cols; c++) {
-        Rect cell = heat_row(h, ps->row, c);
-        int over = ui_over(&ui->in, cell);
-        if (over)
-            ren_rect(ui->r, cell, ui_mix(th->panel2, th->accent, 0.35f));
-        if (cell.w >= ren_text_width(ui->g->ui, "?") + 4 && cell.h >= ren_font_height(ui->g->ui))
-            ren_text(ui->r, ui->g->ui, "?", cell.x + (cell.w - ren_text_width(ui->g->ui, "?")) / 2,
-                     cell.y + (cell.h - ren_font_height(ui->g->ui)) / 2, th->dim);
-        if (ui_clicked(&ui->in, cell) && ui_over(&ui->in, area))
-            lesson_ui_predict(a, c);
-    }
-    ren_rect_line(ui->r, row, 2, th->accent);
-    if (a->hover.valid && a->hover.row == ps->row) /* the status line would tell */
-        a->hover.valid = 0;
-}
-
-/* The decoder input up to row, as text: "<bos> 我". */
-static void prefix_text(const App *a, int row, char *buf, size_t cap)
-{
-    const TfTrace *tr = app_shown_trace(a);
-    buf[0] = 0;
-    for (int i = 0; i <= row && strlen(buf) + 32 < cap; i++)
-        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i ? " " : "",
-                 vocab_token(&a->ses.model.tgt_vocab, tr->tgt_ids[(size_t)a->ses.batch * tr->T + i]));
-}
-
-static void overlay_next(UiCtx *ui, App *a, Rect area, LessonUi *u, const LessonPredictState *ps)
-{
-    if (ps->picked >= 0)
-        return;
-    const Theme *th = ui->th;
-    Rect A = area;
-    find_candidates(a, u, ps->row);
-    ren_rect(ui->r, A, th->bg);
-    a->hover.valid = 0; /* the status line would tell what is covered */
-    int x = A.x + 20, y = A.y + 30, w = A.w - 40;
-    ren_text(ui->r, ui->g->title, _("Predict"), x, y, th->accent2);
-    y += ren_font_height(ui->g->title) + 10;
-    char pre[512], buf[700];
-    prefix_text(a, ps->row, pre, sizeof pre);
-    snprintf(buf, sizeof buf, _("Which token will the model write after «%s»? Its probabilities are hidden until "
-                                "you pick one."), pre);
-    y += ui_paragraph(ui->r, ui->g->ui, buf, x, y, w, th->text) + 16;
-    int bh = ren_font_height(ui->g->ui) + 16, bx = x;
-    for (int i = 0; i < u->n_cand; i++) {
-        const char *t = vocab_token(&a->ses.model.tgt_vocab, u->cand[i]);
-        int bw = ren_text_width(ui->g->ui, t) + 36;
-        if (bx + bw > x + w && bx > x) {
-            bx = x;
-            y += bh + 8;
-        }
-        u->cand_rect[i] = (Rect){bx, y, bw, bh};
-        if (ui_button(ui, u->cand_rect[i], t, 0))
-            lesson_ui_predict(a, u->cand[i]);
-        bx += bw + 10;
-    }
-}
-
-/* Before the pick the view would give the answer away: covered, with
- * what to do; a @predict number of one heatmap cell hides that cell only. */
-static void overlay_choices(UiCtx *ui, App *a, Rect area, const LessonPredictState *ps)
-{
-    if (ps->picked >= 0)
-        return;
-    const Theme *th = ui->th;
-    const LessonStep *s = &a->les->set.lessons[a->les->cur].steps[a->les->step];
-    const LessonPredict *p = &s->predict;
-    const HeatGeo *h = &a->heat;
-    if (p->kind == LESSON_PREDICT_NUMBER && p->what == LESSON_NUM_CELL && h->valid && (int)h->stage == ps->stage) {
-        int r, c;
-        if (lesson_predict_cell(p, app_shown_trace(a), &a->ses.model.src_vocab, &a->ses.model.tgt_vocab, ps->stage,
-                                a->ses.batch, h->rows, h->cols, &r, &c) == 0) {
-            /* a row of weights sums to 1: its other cells would give the
-             * hidden one away, so the whole row is covered */
-            int row = stage_info((StageId)ps->stage)->kind == SK_WEIGHTS;
-            for (int k = row ? 0 : c; k < (row ? h->cols : c + 1); k++) {
-                Rect cell = heat_row(h, r, k);
-                ren_rect(ui->r, cell, th->panel2);
-                if (cell.w >= ren_text_width(ui->g->ui, "?") + 4 && cell.h >= ren_font_height(ui->g->ui))
-                    ren_text(ui->r, ui->g->ui, "?", cell.x + (cell.w - ren_text_width(ui->g->ui, "?")) / 2,
-                             cell.y + (cell.h - ren_font_height(ui->g->ui)) / 2, th->dim);
-            }
-            ren_rect_line(ui->r, heat_row(h, r, c), 2, th->accent);
-            if (a->hover.valid && a->hover.row == r && (row || a->hover.col == c)) /* the status line would tell */
-                a->hover.valid = 0;
-            return;
-        }
-    }
-    ren_rect(ui->r, area, th->bg);
-    a->hover.valid = 0; /* the status line would tell what is covered */
-    int x = area.x + 20, y = area.y + 30, w = area.w - 40;
-    ren_text(ui->r, ui->g->title, _("Predict"), x, y, th->accent2);
-    y += ren_font_height(ui->g->title) + 10;
-    ui_paragraph(ui->r, ui->g->ui, _("The view is hidden until you pick your prediction in the lesson panel."), x, y,
-                 w, th->text);
-}
-
-int lesson_ui_hides_output(const App *a)
-{
-    const LessonUi *u = a->les;
-    if (!u || u->cur < 0 || u->summary)
-        return 0;
-    const LessonPredict *p = &u->set.lessons[u->cur].steps[u->step].predict;
-    return (p->kind == LESSON_PREDICT_NEXT || p->kind == LESSON_PREDICT_OUTPUT || p->kind == LESSON_PREDICT_BREAKS) &&
-           u->predicted[u->step] < 0;
-}
-
-void lesson_ui_overlay(UiCtx *ui, App *a, Rect area)
-{
-    LessonUi *u = a->les;
-    if (u)
-        u->n_cand = 0;
-    LessonPredictState ps;
-    if (!u || !lesson_ui_predict_state(a, &ps))
-        return;
-    ren_clip_push(ui->r, area);
-    if (ps.kind == LESSON_PREDICT_ROW)
-        overlay_row(ui, a, area, &ps);
-    else if (ps.kind == LESSON_PREDICT_NEXT)
-        overlay_next(ui, a, area, u, &ps);
-    else
-        overlay_choices(ui, a, area, &ps);
-    ren_clip_pop(ui->r);
-}
-
 void lesson_ui_free(App *a)
 {
     if (!a->les)
@@ -976,8 +588,8 @@ void lesson_ui_progress(App *a, const char *id, int *reached, unsigned long long
 {
     LessonUi *u = ui(a);
     if (u && !u->prog_loaded)
-        progress_load(u);
-    Progress *p = u ? progress_of(u, id) : NULL;
+        lesson_progress_load(u);
+    Progress *p = u ? lesson_progress_of(u, id) : NULL;
     *reached = p ? p->reached : 0;
     *right = p ? p->right : 0;
 }
