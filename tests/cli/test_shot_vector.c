@@ -130,7 +130,7 @@ static void test_view_export_alone(void **state)
 static void test_ctrl_s_saves_the_view(void **state)
 {
     (void)state;
-    char home[400], pics[480], keep_home[512], keep_cfg[512], png[400];
+    char home[400], pics[480], keep_home[512], keep_cfg[512], png[800];
     snprintf(keep_home, sizeof keep_home, "%s", getenv("HOME") ? getenv("HOME") : "");
     snprintf(keep_cfg, sizeof keep_cfg, "%s", getenv("XDG_CONFIG_HOME") ? getenv("XDG_CONFIG_HOME") : "");
     out_path(home, "home-png");
@@ -152,7 +152,7 @@ static void test_ctrl_s_saves_the_view(void **state)
     tu_drawn_start();
     app_save_png(&a, tu_ren); /* as the window loop does, after the frame */
     tu_drawn_stop();
-    expect_true(find_file(pics, ".png", png), "a PNG in %s (%s)", pics, a.notice);
+    expect_true(tu_find_name(pics, "", ".png", png, sizeof png), "a PNG in %s (%s)", pics, a.notice);
     SDL_Surface *s = IMG_Load(png);
     expect_true(s && s->w == view.w && s->h > view.h && s->h < view.h + 80,
                 "the view (%dx%d) and a caption band: %dx%d", view.w, view.h, s ? s->w : 0, s ? s->h : 0);
@@ -173,7 +173,7 @@ static void test_ctrl_s_saves_the_view(void **state)
     app_draw(&a, tu_ren);
     app_save_window(&a, tu_ren);
     ren_end(tu_ren);
-    expect_true(find_file(pics, ".png", png), "a PNG of the window in %s", pics);
+    expect_true(tu_find_name(pics, "", ".png", png, sizeof png), "a PNG of the window in %s", pics);
     s = IMG_Load(png);
     expect_true(s && s->w == 1280 && s->h == 800, "the whole window: %dx%d", s ? s->w : 0, s ? s->h : 0);
     SDL_FreeSurface(s);
