@@ -465,9 +465,9 @@ static int real_len(const TfTrace *tr, LabelKind k, int b)
  * rows as its share of the view holds, or fewer (down to 3, the rest
  * scroll), as long as every layer's thumbnails keep room for every label;
  * else the current layer alone beside the table ([ ] the others; A hides
- * the table for all of them); else (no room even so) no table, one line
- * says so. Returns the rows (0: no table, -1: its usual size, when the
- * grid alone cannot write every label either) and sets *one_layer. */
+ * the table for all of them); when neither keeps them (a long sentence),
+ * the table its usual size, as the labels thin out anyway. Returns the
+ * rows (-1: its usual size) and sets *one_layer. */
 static int table_rows(ViewCtx *v, const TfView *tv0, Rect body, int cur_layer, const HeadsGrid *G0, int kind,
                       int *one_layer)
 {
@@ -488,7 +488,7 @@ static int table_rows(ViewCtx *v, const TfView *tv0, Rect body, int cur_layer, c
                 return n;
             }
         }
-    return 0;
+    return -1;
 }
 
 static void heads_draw(ViewCtx *v)
@@ -530,15 +530,7 @@ static void heads_draw(ViewCtx *v)
     int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : -1;
     if (!tab->hidden && heads_table_rows(v, attn_kind(G.st), G.L, body) > 0) {
         int rows = table_rows(v, &tv0, body, cur_layer, &G, attn_kind(G.st), &G.one_layer);
-        if (rows != 0) {
-            heads_table_dock(v, tab, attn_kind(G.st), G.L, &body, rows);
-        } else { /* the thumbnails' labels first: the table says where it went */
-            RenFont *f = v->g->small;
-            int fh = ren_font_height(f);
-            ui_text_fit(v->r, f, _("No room for the Heads table beside every token label: a larger window shows both"),
-                        body.x, body.y + body.h - fh, body.w, v->th->dim);
-            body.h -= fh + 6;
-        }
+        heads_table_dock(v, tab, attn_kind(G.st), G.L, &body, rows);
     }
     HeadsState *hs = v->st;
     hs->grid_valid = 0;
