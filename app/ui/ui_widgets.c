@@ -23,7 +23,13 @@ int ui_button(UiCtx *ui, Rect rc, const char *label, int on)
     Color bg = on ? th->accent : over ? th->panel2 : th->panel;
     ren_rect(ui->r, rc, bg);
     ren_rect_line(ui->r, rc, 1, on ? th->accent : th->border);
-    ui_text_center(ui->r, ui->g->small, label, rc, on ? th->bg : th->text);
+    /* a label wider than the button is cut with an ellipsis, never drawn
+     * past its edges (a translation can be longer than the English) */
+    char cut[512];
+    const char *shown = label;
+    if (ren_text_width(ui->g->small, label) > rc.w - 2)
+        shown = ui_text_cut(ui->g->small, label, rc.w - 2, cut, sizeof cut);
+    ui_text_center(ui->r, ui->g->small, shown, rc, on ? th->bg : th->text);
     return over && ui->in.pressed ? UI_CLICKED : 0;
 }
 

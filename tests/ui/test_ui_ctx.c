@@ -3,7 +3,8 @@
  * slider's and a drag's motion, and the text box's editing (insert,
  * delete, select, copy, paste; UTF-8 never split), its mouse selection
  * (double click a word, triple click the line, Shift+click, a drag) and
- * Ctrl+arrows by words, and focus leaving on a click elsewhere. */
+ * Ctrl+arrows by words, and focus leaving on a click elsewhere; a label
+ * wider than its button is cut with an ellipsis inside it. */
 #include "test_util.h"
 #include "ui.h"
 #include "utf8.h"
@@ -61,6 +62,45 @@ static void release(UiCtx *ui)
 }
 
 static const Rect BUTTON = {10, 10, 80, 24}, OTHER = {200, 10, 80, 24};
+
+typedef struct Seen {
+    char s[512];
+    int w, n;
+} Seen;
+
+static void seen_hook(void *user, const char *utf8, int len, Rect box, const char *tag)
+{
+    Seen *v = user;
+    (void)tag;
+    snprintf(v->s, sizeof v->s, "%.*s", len, utf8);
+    v->w = box.w;
+    v->n++;
+}
+
+static void test_button_label_cut(void **state)
+{
+    (void)state;
+    UiCtx ui = {0};
+    Seen v = {0};
+    const char *longer = "Alt+F  去掉编码器第 1 层的前馈网络 (a label far wider than its button)";
+    ren_text_hook(seen_hook, &v);
+    frame_begin(&ui);
+    ui_button(&ui, BUTTON, longer, 0);
+    frame_end(&ui);
+    ren_text_hook(NULL, NULL);
+    expect_true(v.n == 1 && v.w <= BUTTON.w, "the label drawn once, at most %d px wide: %d strings, %d px",
+                BUTTON.w, v.n, v.w);
+    size_t k = strlen(v.s);
+    expect_true(k >= 3 && strcmp(v.s + k - 3, "…") == 0 && strncmp(v.s, "Alt+F", 5) == 0,
+                "the label cut with an ellipsis from its start, got \"%s\"", v.s);
+    v.n = 0;
+    ren_text_hook(seen_hook, &v);
+    frame_begin(&ui);
+    ui_button(&ui, BUTTON, "OK", 0);
+    frame_end(&ui);
+    ren_text_hook(NULL, NULL);
+    expect_true(v.n == 1 && strcmp(v.s, "OK") == 0, "a label that fits is drawn whole, got \"%s\"", v.s);
+}
 
 static void test_ids(void **state)
 {
@@ -432,5 +472,5 @@ int main(void)
     TU_RUN(setup, teardown, cmocka_unit_test(test_ids), cmocka_unit_test(test_hot_active_click),
            cmocka_unit_test(test_slider_and_drag), cmocka_unit_test(test_textbox_editing),
            cmocka_unit_test(test_textbox_mouse_selection), cmocka_unit_test(test_focus_leaves),
-           cmocka_unit_test(test_caret_blinks_then_rests));
+           cmocka_unit_test(test_caret_blinks_then_rests), cmocka_unit_test(test_button_label_cut));
 }
