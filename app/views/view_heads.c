@@ -412,7 +412,15 @@ static void draw_colorbar(ViewCtx *v, const HeadsGrid *G, Rect body)
     if (bh < need)
         bh = need < room ? need : room;
     int x = G->right + (int)(12 * v->g->scale);
-    ren_text(v->r, f, G->prob ? _("weight") : _("score"), x, G->y0 - fh - 4, v->th->dim);
+    /* the title over the bar, moved left over the margin when it would
+     * pass the view's edge (the grid reserves its width, not the margin) */
+    const char *title = G->prob ? _("weight") : _("score");
+    int tx = x, tw = ren_text_width(f, title);
+    if (tx + tw > body.x + body.w)
+        tx = body.x + body.w - tw;
+    if (tx < G->right + 2)
+        tx = G->right + 2;
+    ren_text(v->r, f, title, tx, G->y0 - fh - 4, v->th->dim);
     ui_colorbar(v, (Rect){x, G->y0, (int)(14 * v->g->scale), bh}, G->cmap, G->lo, G->hi,
                 G->prob ? NULL : "0");
 }
