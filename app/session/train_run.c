@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "data_args.h"
-#include "train_worker_internal.h"
+#include "train_state.h"
 
 void tw_spec_default(TwSpec *s)
 {

@@ -3,7 +3,7 @@
 #ifndef APP_TRAIN_RUN_H
 #define APP_TRAIN_RUN_H
 
-#include "train_worker.h"
+#include "train_types.h"
 
 /* Say something: message `id` with its text and numbers (see TwMsg). */
 void twr_message(TrainWorker *w, TwMsg id, const char *text, long long n0, long long n1);

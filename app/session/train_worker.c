@@ -46,7 +46,7 @@
 #include "clock.h"
 #include "parallel.h"
 #include "train_run.h"
-#include "train_worker_internal.h"
+#include "train_state.h"
 
 /* ---------------------------------------------------------------------- */
 /* Publication                                                              */

@@ -10,6 +10,7 @@
 #include "experiment.h"
 
 #define LESSON_MAX_CHOICES 8
+#define LESSON_PREDICT_CAND 6 /* tokens a @predict next step offers (lesson_predict_candidates) */
 #define LESSON_MAX_STEPS 64
 #define LESSON_MAX_BYTES (1 << 20)
 #define LESSON_MAX_RECAP 8    /* @recap and @exercise lines of a lesson, each */

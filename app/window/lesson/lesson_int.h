@@ -5,7 +5,8 @@
 #ifndef APP_LESSON_INT_H
 #define APP_LESSON_INT_H
 
-#include "lesson_ui.h"
+#include "app.h"
+#include "lesson.h"
 
 #define MAX_LESSONS 64
 

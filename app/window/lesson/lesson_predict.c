@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lesson_int.h"
+#include "lesson_ui.h"
 
 int lesson_ui_predict_state(App *a, LessonPredictState *ps)
 {

@@ -4,6 +4,7 @@
  * steps lesson_predict.c, the drawing lesson_panel.c; what they share of
  * the state is lesson_int.h. */
 #include "lesson_int.h"
+#include "lesson_ui.h"
 #include "results.h"
 
 #include <errno.h>

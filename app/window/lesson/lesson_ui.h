@@ -49,7 +49,6 @@ enum { LW_LESSONS, LW_STEP, LW_NEXT, LW_PREV, LW_TRY, LW_QUIZ, LW_RIGHT, LW_WRON
 /* @predict on the step shown: what is hidden, what the learner picked and
  * the right answer (a key column for a row, a token id for next). Returns
  * 1 when the step has a prediction that can be made on what is shown. */
-#define LESSON_PREDICT_CAND 6 /* tokens offered for @predict next */
 typedef struct LessonPredictState {
     int kind;     /* LESSON_PREDICT_* (0 none) */
     int stage;    /* row: the stage of the heatmap */

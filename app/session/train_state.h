@@ -1,13 +1,13 @@
-/* train_worker_internal.h - the training worker's state (train_worker.c),
+/* train_state.h - the training worker's state (train_worker.c),
  * for the files that make a run's parts (train_run.c). Who owns which
  * field is said at the top of train_worker.c: the fields under "shared"
  * only with mu held, the others only on the worker's thread. */
-#ifndef APP_TRAIN_WORKER_INTERNAL_H
-#define APP_TRAIN_WORKER_INTERNAL_H
+#ifndef APP_TRAIN_STATE_H
+#define APP_TRAIN_STATE_H
 
 #include <pthread.h>
 
-#include "train_worker.h"
+#include "train_types.h"
 
 typedef enum CmdKind { CMD_SETUP, CMD_STEPS, CMD_SAVE } CmdKind;
 
