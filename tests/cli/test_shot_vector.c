@@ -67,6 +67,51 @@ static void test_window_save_keeps_clock(void **state)
     app_free(&a);
 }
 
+/* HOME (and XDG_CONFIG_HOME, unset) moved to a fresh folder NAME under
+ * the test's output for a save's default folder; home_end puts them back. */
+static char g_keep_home[512], g_keep_cfg[512];
+
+static void home_begin(char home[400], const char *name)
+{
+    snprintf(g_keep_home, sizeof g_keep_home, "%s", getenv("HOME") ? getenv("HOME") : "");
+    snprintf(g_keep_cfg, sizeof g_keep_cfg, "%s", getenv("XDG_CONFIG_HOME") ? getenv("XDG_CONFIG_HOME") : "");
+    out_path(home, name);
+    mkdir(home, 0755);
+    setenv("HOME", home, 1);
+    unsetenv("XDG_CONFIG_HOME");
+}
+
+static void home_end(void)
+{
+    setenv("HOME", g_keep_home, 1);
+    if (g_keep_cfg[0])
+        setenv("XDG_CONFIG_HOME", g_keep_cfg, 1);
+}
+
+/* The window on layer 2 head 2 of the cross-attention, drawn twice with a
+ * notice that a figure must leave out; the view's rectangle. */
+static Rect open_figure(App *a)
+{
+    open_app(a);
+    app_goto(a, ST_DEC_CROSS_WEIGHTS, 1);
+    session_set_head(&a->ses, 1);
+    app_frame(a, tu_ren);
+    app_notice(a, 0, "%s", "a notice that must not be in the figure");
+    app_frame(a, tu_ren);
+    return a->view_rect;
+}
+
+/* What tu_drawn recorded of a saved figure: its caption, and none of the
+ * window's words (input lines, title, lesson button, notice, navigator). */
+static void expect_figure_alone(void)
+{
+    expect_true(strstr(tu_drawn.text, "dec.cross.weights, layer 2 of 2, head 2 of 4") != NULL,
+                "the caption is drawn: %.600s", tu_drawn.text);
+    static const char *const CHROME[] = {"Source", "Target", "Stepformer", "Lessons", "must not be", "Encoder"};
+    for (size_t i = 0; i < sizeof CHROME / sizeof CHROME[0]; i++)
+        expect_true(!strstr(tu_drawn.text, CHROME[i]), "no '%s' of the window in the figure", CHROME[i]);
+}
+
 /* Ctrl+Shift+S: the view alone (its size, its caption under it), none of
  * the window's navigator, input lines, status line or notice, into the
  * XDG pictures folder's Stepformer (made), named with the layer and head;
@@ -74,24 +119,13 @@ static void test_window_save_keeps_clock(void **state)
 static void test_view_export_alone(void **state)
 {
     (void)state;
-    char home[400], cfg[480], dirs[480], keep_home[512], keep_cfg[512];
-    snprintf(keep_home, sizeof keep_home, "%s", getenv("HOME") ? getenv("HOME") : "");
-    snprintf(keep_cfg, sizeof keep_cfg, "%s", getenv("XDG_CONFIG_HOME") ? getenv("XDG_CONFIG_HOME") : "");
-    out_path(home, "home");
-    mkdir(home, 0755);
+    char home[400], cfg[480], dirs[480];
+    home_begin(home, "home");
     snprintf(cfg, sizeof cfg, "%s/.config", home);
     mkdir(cfg, 0755);
     tu_write_text(cfg, "user-dirs.dirs", "# the user's folders\nXDG_PICTURES_DIR=\"$HOME/Bilder\"\n");
-    setenv("HOME", home, 1);
-    unsetenv("XDG_CONFIG_HOME");
     static App a;
-    open_app(&a);
-    app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
-    session_set_head(&a.ses, 1);
-    app_frame(&a, tu_ren);
-    app_notice(&a, 0, "%s", "a notice that must not be in the figure");
-    app_frame(&a, tu_ren);
-    Rect view = a.view_rect;
+    Rect view = open_figure(&a);
     tu_drawn_start();
     app_save_vector(&a, tu_ren);
     tu_drawn_stop();
@@ -113,15 +147,9 @@ static void test_view_export_alone(void **state)
     expect_true(w == view.w && h > view.h && h < view.h + 80,
                 "the page is the view (%dx%d) and a caption band: %dx%d", view.w, view.h, w, h);
     expect_true(view.w < 1280 - 300 && view.h < 800 - 100, "the view is less than the window: %dx%d", view.w, view.h);
-    expect_true(strstr(tu_drawn.text, "dec.cross.weights, layer 2 of 2, head 2 of 4") != NULL,
-                "the caption is drawn: %.600s", tu_drawn.text);
-    static const char *const CHROME[] = {"Source", "Target", "Stepformer", "Lessons", "must not be", "Encoder"};
-    for (size_t i = 0; i < sizeof CHROME / sizeof CHROME[0]; i++)
-        expect_true(!strstr(tu_drawn.text, CHROME[i]), "no '%s' of the window in the figure", CHROME[i]);
+    expect_figure_alone();
     app_free(&a);
-    setenv("HOME", keep_home, 1);
-    if (keep_cfg[0])
-        setenv("XDG_CONFIG_HOME", keep_cfg, 1);
+    home_end();
 }
 
 /* Ctrl+S: the view alone as PNG, the view's width and its height with the
@@ -130,22 +158,11 @@ static void test_view_export_alone(void **state)
 static void test_ctrl_s_saves_the_view(void **state)
 {
     (void)state;
-    char home[400], pics[480], keep_home[512], keep_cfg[512], png[800];
-    snprintf(keep_home, sizeof keep_home, "%s", getenv("HOME") ? getenv("HOME") : "");
-    snprintf(keep_cfg, sizeof keep_cfg, "%s", getenv("XDG_CONFIG_HOME") ? getenv("XDG_CONFIG_HOME") : "");
-    out_path(home, "home-png");
-    mkdir(home, 0755);
-    setenv("HOME", home, 1);
-    unsetenv("XDG_CONFIG_HOME");
+    char home[400], pics[480], png[800];
+    home_begin(home, "home-png");
     snprintf(pics, sizeof pics, "%s/Pictures/Stepformer", home);
     static App a;
-    open_app(&a);
-    app_goto(&a, ST_DEC_CROSS_WEIGHTS, 1);
-    session_set_head(&a.ses, 1);
-    app_frame(&a, tu_ren);
-    app_notice(&a, 0, "%s", "a notice that must not be in the figure");
-    app_frame(&a, tu_ren);
-    Rect view = a.view_rect;
+    Rect view = open_figure(&a);
     ev_key(&a, 's', MOD_CTRL);
     expect_true(a.win.want_save_png && !a.win.want_save_window && !a.win.want_save_vector, "Ctrl+S asks for the view");
     a.win.want_save_png = 0;
@@ -160,10 +177,7 @@ static void test_ctrl_s_saves_the_view(void **state)
     expect_true(strstr(png, "stepformer-dec.cross.weights-l2-h2-") != NULL, "layer and head in the name: %s", png);
     expect_true(strstr(a.notice, "view alone") && strstr(a.notice, pics) && !a.notice_error,
                 "the notice says the view alone was saved, and where: '%s'", a.notice);
-    expect_true(strstr(tu_drawn.text, "dec.cross.weights, layer 2 of 2, head 2 of 4") != NULL, "the caption is drawn");
-    static const char *const CHROME[] = {"Source", "Target", "Stepformer", "Lessons", "must not be", "Encoder"};
-    for (size_t i = 0; i < sizeof CHROME / sizeof CHROME[0]; i++)
-        expect_true(!strstr(tu_drawn.text, CHROME[i]), "no '%s' of the window in the figure", CHROME[i]);
+    expect_figure_alone();
     remove(png);
     /* Ctrl+Alt+S: the frame as drawn, window size */
     a.now += 1;
@@ -179,9 +193,7 @@ static void test_ctrl_s_saves_the_view(void **state)
     SDL_FreeSurface(s);
     expect_true(strstr(a.notice, "whole window") && strstr(a.notice, pics), "and the notice says so: '%s'", a.notice);
     app_free(&a);
-    setenv("HOME", keep_home, 1);
-    if (keep_cfg[0])
-        setenv("XDG_CONFIG_HOME", keep_cfg, 1);
+    home_end();
 }
 
 /* The caption names the model, the sentence, the stage, layer and head as

@@ -94,6 +94,21 @@ static void drawn_frame(App *a, Ren *r)
     tu_drawn_stop();
 }
 
+
+/* How many of tv's row and column tokens the last recorded frame did not
+ * write whole in the view (tu_drawn); the first one missing into first. */
+static int labels_missing(const App *a, const TfView *tv, char *first, size_t cap)
+{
+    int missing = 0;
+    for (int axis = 0; axis < 2; axis++)
+        for (int i = 0; i < (axis ? tv->cols : tv->rows); i++) {
+            char buf[300];
+            view_tok_label(&a->ses.trace, &a->ses.model, tv, axis, i, buf, sizeof buf);
+            if (tu_drawn_find(buf, "view") < 0 && missing++ == 0)
+                snprintf(first, cap, "%s %d '%s'", axis ? "column" : "row", i + 1, buf);
+        }
+    return missing;
+}
 static void test_every_label_drawn(void **state)
 {
     (void)state;
@@ -107,15 +122,8 @@ static void test_every_label_drawn(void **state)
         TfErr err;
         StageId st = stage_attn_part(stage_attn_block(sts[k]), sts[k] == ST_DEC_SELF_SCORES ? AP_SCORES : AP_WEIGHTS);
         expect_true(tf_view(&a.ses.trace, st, 0, 0, 0, &tv, &err) == 0, "the view: %s", err.msg);
-        int missing = 0;
         char first[400] = "";
-        for (int axis = 0; axis < 2; axis++)
-            for (int i = 0; i < (axis ? tv.cols : tv.rows); i++) {
-                char buf[300];
-                view_tok_label(&a.ses.trace, &a.ses.model, &tv, axis, i, buf, sizeof buf);
-                if (tu_drawn_find(buf, "view") < 0 && missing++ == 0)
-                    snprintf(first, sizeof first, "%s %d '%s'", axis ? "column" : "row", i + 1, buf);
-            }
+        int missing = labels_missing(&a, &tv, first, sizeof first);
         expect_true(tv.cols >= 8 || sts[k] == ST_DEC_SELF_SCORES, "%s has the 8 source tokens as keys, got %d",
                     stage_info(st)->name, tv.cols);
         expect_true(missing == 0, "%s at 1280x800: every row and column token written whole, %d missing (first %s)",
@@ -155,15 +163,8 @@ static void test_labels_with_the_table(void **state)
         TfView tv;
         StageId st = stage_attn_part(stage_attn_block(sts[k]), sts[k] == ST_DEC_SELF_SCORES ? AP_SCORES : AP_WEIGHTS);
         expect_true(tf_view(&a.ses.trace, st, 0, 0, 0, &tv, &err) == 0, "the view: %s", err.msg);
-        int missing = 0;
         char first[400] = "";
-        for (int axis = 0; axis < 2; axis++)
-            for (int i = 0; i < (axis ? tv.cols : tv.rows); i++) {
-                char buf[300];
-                view_tok_label(&a.ses.trace, &a.ses.model, &tv, axis, i, buf, sizeof buf);
-                if (tu_drawn_find(buf, "view") < 0 && missing++ == 0)
-                    snprintf(first, sizeof first, "%s %d '%s'", axis ? "column" : "row", i + 1, buf);
-            }
+        int missing = labels_missing(&a, &tv, first, sizeof first);
         expect_true(missing == 0, "%s at 1280x800 with the table: every token written, %d missing (first %s)",
                     stage_info(st)->name, missing, first);
         app_free(&a);
