@@ -64,10 +64,21 @@ typedef enum ViewId {
 
 /* The keyboard's cell in a matrix view: Ctrl+arrows move it, and the view
  * reads it out as it reads the cell under the mouse (the mouse over the
- * grid wins). Row and column from 0; clamped to the matrix shown. */
+ * grid wins). Row and column from 0; clamped to the matrix shown. thumb:
+ * in a view of several matrices (the all-heads grid: layer x heads +
+ * head) the one it is in; Ctrl+PgUp / PgDn move it. */
 typedef struct CellCursor {
-    int on, row, col;
+    int on, row, col, thumb;
 } CellCursor;
+
+/* Where the keyboard's cell could go in the frame drawn: the matrix's
+ * rows and columns, and the matrices [thumb_lo, thumb_lo + thumbs) of a
+ * grid (thumbs 0: one matrix). A view that reads the cell sets it
+ * (view_key_cell); the window keeps the cell inside it. rows 0: the view
+ * has no keyboard cell. */
+typedef struct CursorRoom {
+    int rows, cols, thumb_lo, thumbs;
+} CursorRoom;
 
 /* A token the learner clicked, followed across views. */
 typedef struct Selection {
@@ -251,6 +262,7 @@ typedef struct Scene {
 /* What a view wishes; the window applies it when the view is done. */
 typedef struct ViewOut {
     Hover hover;                /* what the mouse is over (valid 0: nothing) */
+    CursorRoom cursor_room;     /* the matrix the keyboard's cell was in */
     HeatGeo heat;               /* the main heatmap drawn (tests, tools) */
     double wake_at;             /* a frame wanted at this time; 0 none */
     int sel_set;                /* change the selection to sel */
@@ -375,6 +387,19 @@ const char *view_cell_name(const Scene *sc, const TfView *tv, int axis, int i, c
 const char *view_index_name(LabelKind k, int i, const char *label, char *buf, size_t cap);
 /* Report cell (r, c) of a view as what the mouse is over. */
 void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c);
+/* The keyboard's cell (Scene.cursor) in a rows x cols matrix: 1 with *r,
+ * *c clamped into it when it is on; it records the matrix as the cell's
+ * room (ViewOut.cursor_room) either way, so the window keeps the cell in
+ * it. A view asks only when the mouse is not over its matrix (the mouse
+ * wins). */
+int view_key_cell(ViewCtx *v, int rows, int cols, int *r, int *c);
+/* The same in a grid of matrices [lo, lo + n): *thumb, clamped, too. */
+int view_key_thumb(ViewCtx *v, int lo, int n, int *thumb);
+/* The keyboard's focus drawn round rc: a thick ring in the selection
+ * colour with a line of the page's colour inside it, so that it reads
+ * by its shape on any cell colour and in every theme (the mouse's hover
+ * is a thin line). */
+void view_key_outline(ViewCtx *v, Rect rc);
 /* Stage `part` of the attention block the scene's stage belongs to, and
  * the layer it is shown for (0 for a stage without layers). */
 StageId ui_attn_stage(const Scene *sc, AttnPart part, int *layer);

@@ -138,7 +138,8 @@ static int attn_kind(StageId st)
     return -1;
 }
 
-static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int slot, int current)
+/* keyed: the keyboard's cell is in this thumbnail (and the mouse over none) */
+static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int slot, int current, int keyed)
 {
     const Scene *sc = v->s;
     TfView tv;
@@ -170,9 +171,18 @@ static void draw_thumb(ViewCtx *v, const HeadsGrid *G, int l, int h, int slot, i
         ren_rect_line(v->r, (Rect){t.x - 2, t.y - 2, t.w + 4, t.h + 4}, 2, v->th->warn);
         ren_line(v->r, (float)t.x, (float)t.y, (float)(t.x + t.w), (float)(t.y + t.h), 2, v->th->warn);
     }
+    int r, c;
+    if (keyed && view_key_cell(v, tv.rows, tv.cols, &r, &c)) { /* the keyboard's cell: this head, the cell */
+        ui_hover_cell(v, &tv, r, c);
+        view_key_outline(v, (Rect){t.x - fw, t.y - fw, t.w + 2 * fw, t.h + 2 * fw});
+        view_key_outline(v, (Rect){t.x + (int)lroundf(c * G->c), t.y + (int)lroundf(r * G->c),
+                                   (int)lroundf(G->c) > 1 ? (int)lroundf(G->c) : 1,
+                                   (int)lroundf(G->c) > 1 ? (int)lroundf(G->c) : 1});
+    }
     if (!over)
         return;
-    int c = (int)((v->in->mx - t.x) / G->c), r = (int)((v->in->my - t.y) / G->c);
+    view_key_cell(v, tv.rows, tv.cols, &r, &c); /* its room */
+    c = (int)((v->in->mx - t.x) / G->c), r = (int)((v->in->my - t.y) / G->c);
     if (r >= 0 && r < tv.rows && c >= 0 && c < tv.cols) {
         ui_hover_cell(v, &tv, r, c);
         if (G->c >= 3)
@@ -433,6 +443,11 @@ static void draw_thumbs(ViewCtx *v, const HeadsGrid *G, int cur_layer)
     int kind = attn_kind(G->st);
     SceneHead m[HX_MAX_HEADS];
     int order[HX_MAX_HEADS];
+    /* the keyboard's head and cell, when the mouse is over no thumbnail */
+    int ml, ms, kt = -1;
+    int mouse = heads_grid_at(G, v->in->mx, v->in->my, &ml, &ms);
+    if (!view_key_thumb(v, G->l0 * G->NH, G->nl * G->NH, &kt) || mouse)
+        kt = -1;
     for (int l = G->l0; l < G->l0 + G->nl; l++) {
         for (int h = 0; h < G->NH && h < HX_MAX_HEADS; h++)
             order[h] = h;
@@ -440,9 +455,12 @@ static void draw_thumbs(ViewCtx *v, const HeadsGrid *G, int cur_layer)
             heads_exp_layer(v->s, x, (TfAttnKind)kind, l, G->NH, m, order);
         for (int s = 0; s < G->NH && s < HX_MAX_HEADS; s++) {
             int h = order[s];
-            draw_thumb(v, G, l, h, s, l == cur_layer && h == v->s->head);
-            if (kind >= 0 && (x->overlay || x->sort))
-                heads_exp_overlay(v, x, heads_grid_rect(G, l, s), &m[h], (TfAttnKind)kind, h);
+            int key = kt == l * G->NH + h;
+            draw_thumb(v, G, l, h, s, l == cur_layer && h == v->s->head, key);
+            if (kind >= 0 && (x->overlay || x->sort)) {
+                Rect t = heads_grid_rect(G, l, s);
+                heads_exp_overlay(v, x, t, &m[h], (TfAttnKind)kind, h, key || ui_over(v->in, t));
+            }
         }
     }
 }

@@ -71,7 +71,7 @@ static void metric_text(const SceneHead *m, int sort, char *buf, size_t cap)
 }
 
 void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const SceneHead *m, TfAttnKind kind,
-                       int h)
+                       int h, int pointed)
 {
     RenFont *f = v->g->small;
     int fh = ren_font_height(f);
@@ -79,7 +79,7 @@ void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const SceneHead *m
     char num[64];
     metric_text(m, x->sort, num, sizeof num);
     Hover *hv = &v->out->hover;
-    if (ui_over(v->in, t) && hv->valid && hv->head == h) { /* the numbers, however small the thumbnail */
+    if (pointed && hv->valid && hv->head == h) { /* the numbers, however small the thumbnail */
         size_t n = strlen(hv->where);
         snprintf(hv->where + n, sizeof hv->where - n, label[0] ? " · %s · %s" : " · %s", num, _(label));
     }

@@ -22,9 +22,10 @@ void heads_exp_layer(const Scene *sc, const HeadsExp *x, TfAttnKind kind, int l,
                      SceneHead *m, int *order);
 /* The controls (M metrics, sort by ...) at the top of body, which shrinks. */
 void heads_exp_controls(ViewCtx *v, HeadsExp *x, Rect *body);
-/* The overlay on thumbnail t of head h. */
+/* The overlay on thumbnail t of head h; pointed: the mouse or the
+ * keyboard's cell is on it (its numbers go into the hover). */
 void heads_exp_overlay(ViewCtx *v, const HeadsExp *x, Rect t, const SceneHead *m, TfAttnKind kind,
-                       int h);
+                       int h, int pointed);
 /* VA_METRICS toggles the overlay, VA_SORT cycles the sort (M and O);
  * 1 when the action is one of them. */
 int heads_exp_act(HeadsExp *x, ViewAct act);

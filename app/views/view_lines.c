@@ -39,6 +39,7 @@ typedef struct LinesGeo {
     float top[2], pitch[2]; /* token i of column c sits at top[c] + (i + .5) pitch[c] */
     Rect band[2];        /* the label columns, for hovering */
     int fcol, fi;        /* the focused token (hovered or selected), or -1 */
+    int kr, kc;          /* the keyboard's line: query kr to key kc, or -1 */
     const TfView *roll;  /* R: the attention rollout drawn instead of the heads, or NULL */
 } LinesGeo;
 
@@ -127,7 +128,8 @@ static void lines_layout(ViewCtx *v, const TfView *tv, Rect body, LinesGeo *G)
 static void find_focus(ViewCtx *v, LinesGeo *G)
 {
     const Scene *sc = v->s;
-    G->fcol = G->fi = -1;
+    G->fcol = G->fi = G->kr = G->kc = -1;
+    int kr, kc, keys = view_key_cell(v, G->shown[0], G->shown[1], &kr, &kc);
     for (int c = 0; c < 2; c++) {
         if (!ui_over(v->in, G->band[c]))
             continue;
@@ -141,6 +143,12 @@ static void find_focus(ViewCtx *v, LinesGeo *G)
             view_toggle_select(v, side, i);
             ((LinesState *)v->st)->sel_col = c;
         }
+        return;
+    }
+    if (keys) { /* no token under the mouse: the keyboard's line, and its query's lines */
+        G->kr = G->fi = kr;
+        G->kc = kc;
+        G->fcol = 0;
         return;
     }
     if (!sc->sel.side)
@@ -536,11 +544,59 @@ static int head_buttons(ViewCtx *v, const LinesGeo *G, int x, int y)
     return h;
 }
 
+/* The keyboard's line, query kr to key kc: read out as its cell of the
+ * weights (of the head shown; with every head shown, of the head whose
+ * line is the strongest there), drawn as a thick ring round the curve
+ * and its two tokens. */
+static void key_line(ViewCtx *v, const LinesGeo *G)
+{
+    const Scene *sc = v->s;
+    TfView w, bw;
+    TfErr err;
+    float best = -1;
+    if (G->roll) {
+        bw = *G->roll;
+    } else {
+        for (int h = 0; h < G->NH; h++) {
+            if ((G->head >= 0 && h != G->head) || tf_view(sc->trace, G->st, G->layer, h, G->b, &w, &err))
+                continue;
+            float x = tf_view_at(&w, G->kr, G->kc);
+            if (best < 0 || x > best)
+                best = x, bw = w;
+        }
+        if (best < 0)
+            return;
+    }
+    ui_hover_cell(v, &bw, G->kr, G->kc);
+    if (sc->cmp == 2 && sc->base && !G->roll)
+        view_diff_hover(v, &bw);
+    float x0 = (float)G->line_x[0], y0 = tok_y(G, 0, G->kr), x1 = (float)G->line_x[1], y1 = tok_y(G, 1, G->kc);
+    float xy[2 * (LINES_SEG + 1)], xm = 0.5f * (x0 + x1);
+    for (int k = 0; k <= LINES_SEG; k++) { /* the curve canvas_curve paints */
+        float t = (float)k / LINES_SEG, u = 1 - t;
+        float b0 = u * u * u, b1 = 3 * u * u * t, b2 = 3 * u * t * t, b3 = t * t * t;
+        xy[2 * k] = b0 * x0 + (b1 + b2) * xm + b3 * x1;
+        xy[2 * k + 1] = (b0 + b1) * y0 + (b2 + b3) * y1;
+    }
+    float wd = 3.0f * v->g->scale;
+    ren_polyline(v->r, xy, LINES_SEG + 1, wd + 4, v->th->bg);
+    ren_polyline(v->r, xy, LINES_SEG + 1, wd, v->th->select);
+    for (int c = 0; c < 2; c++) {
+        int i = c ? G->kc : G->kr;
+        int y = (int)lroundf(G->top[c] + i * G->pitch[c]);
+        view_key_outline(v, (Rect){G->band[c].x, y, G->band[c].w, (int)lroundf(G->pitch[c])});
+    }
+}
+
 /* The status line names the strongest pair through the hovered token (of
  * the head shown, or of any head when all are shown). */
 static void set_hover(ViewCtx *v, const LinesGeo *G)
 {
     const Scene *sc = v->s;
+    if (G->kr >= 0) {
+        key_line(v, G);
+        return;
+    }
     if (G->fcol < 0 || G->fi >= G->shown[G->fcol])
         return;
     int best = 0, best_h = G->head < 0 ? 0 : G->head;

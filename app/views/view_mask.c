@@ -265,9 +265,16 @@ static void draw_marks(ViewCtx *v, const MaskInfo *M, const MaskGrid *G)
     if (sc->sel.side == ui_side_of(M->mv.col_kind) && sc->sel.index < M->mv.cols)
         ren_rect_line(v->r, (Rect){G->cells.x + (int)lroundf(sc->sel.index * G->c) - 2, G->cells.y - 2,
                                    (int)lroundf(G->c) + 3, G->cells.h + 4}, 2, v->th->select);
-    if (!ui_over(v->in, G->cells))
+    int i, j;
+    if (!ui_over(v->in, G->cells)) { /* the keyboard's cell, if it is on */
+        if (!view_key_cell(v, M->mv.rows, M->mv.cols, &i, &j))
+            return;
+        set_hover(v, M, i, j);
+        view_key_outline(v, cell_rect(G, i, j));
         return;
-    int j = (int)((v->in->mx - G->cells.x) / G->c), i = (int)((v->in->my - G->cells.y) / G->c);
+    }
+    view_key_cell(v, M->mv.rows, M->mv.cols, &i, &j); /* its room */
+    j = (int)((v->in->mx - G->cells.x) / G->c), i = (int)((v->in->my - G->cells.y) / G->c);
     if (i < 0 || i >= M->mv.rows || j < 0 || j >= M->mv.cols)
         return;
     set_hover(v, M, i, j);

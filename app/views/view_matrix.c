@@ -427,13 +427,11 @@ static void draw_hover(ViewCtx *v, const TfView *tv, const HeatLayout *hl)
     const Rect g = hl->grid;
     int r, c, keys = 0;
     if (!ui_over(in, hl->area) || in->mx >= g.x + g.w || in->my >= g.y + g.h || in->mx < g.x || in->my < g.y) {
-        const CellCursor *k = &v->s->cursor; /* no mouse over the grid: the keyboard's cell */
-        if (!k->on || tv->rows < 1 || tv->cols < 1)
+        if (!view_key_cell(v, tv->rows, tv->cols, &r, &c)) /* no mouse over the grid: the keyboard's cell */
             return;
-        r = k->row < tv->rows ? k->row : tv->rows - 1;
-        c = k->col < tv->cols ? k->col : tv->cols - 1;
         keys = 1;
     } else {
+        view_key_cell(v, tv->rows, tv->cols, &r, &c); /* its room, for the keys */
         c = (int)((in->mx - g.x) / hl->zcw);
         r = (int)((in->my - g.y) / hl->zch);
     }
@@ -442,7 +440,10 @@ static void draw_hover(ViewCtx *v, const TfView *tv, const HeatLayout *hl)
     ui_hover_cell(v, tv, r, c);
     int w = (int)lroundf(hl->zcw), h = (int)lroundf(hl->zch);
     Rect cell = {g.x + (int)lroundf(c * hl->zcw), g.y + (int)lroundf(r * hl->zch), w > 2 ? w : 2, h > 2 ? h : 2};
-    ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, keys ? 3 : 2, v->th->select);
+    if (keys)
+        view_key_outline(v, cell);
+    else
+        ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, v->th->select);
 }
 
 /* A frame round the visible part of the grid. */

@@ -54,6 +54,40 @@ void ui_hover_cell(ViewCtx *v, const TfView *tv, int r, int c)
         snprintf(h->where, sizeof h->where, _("row %s, col %s"), rl, cl);
 }
 
+int view_key_cell(ViewCtx *v, int rows, int cols, int *r, int *c)
+{
+    const CellCursor *k = &v->s->cursor;
+    CursorRoom *room = &v->out->cursor_room;
+    if (rows < 1 || cols < 1)
+        return 0;
+    room->rows = rows;
+    room->cols = cols;
+    if (!k->on)
+        return 0;
+    *r = k->row < 0 ? 0 : k->row < rows ? k->row : rows - 1;
+    *c = k->col < 0 ? 0 : k->col < cols ? k->col : cols - 1;
+    return 1;
+}
+
+int view_key_thumb(ViewCtx *v, int lo, int n, int *thumb)
+{
+    const CellCursor *k = &v->s->cursor;
+    if (n < 1)
+        return 0;
+    v->out->cursor_room.thumb_lo = lo;
+    v->out->cursor_room.thumbs = n;
+    *thumb = k->thumb < lo ? lo : k->thumb < lo + n ? k->thumb : lo + n - 1;
+    return k->on;
+}
+
+void view_key_outline(ViewCtx *v, Rect rc)
+{
+    int t = ui_px(v->g, 3) > 3 ? ui_px(v->g, 3) : 3;
+    ren_rect_line(v->r, (Rect){rc.x - t - 1, rc.y - t - 1, rc.w + 2 * t + 2, rc.h + 2 * t + 2}, 1, v->th->bg);
+    ren_rect_line(v->r, (Rect){rc.x - t, rc.y - t, rc.w + 2 * t, rc.h + 2 * t}, t, v->th->select);
+    ren_rect_line(v->r, rc, 1, v->th->bg);
+}
+
 const char *view_index_name(LabelKind k, int i, const char *label, char *buf, size_t cap)
 {
     if (k == LBL_DIM)

@@ -99,19 +99,29 @@ static void edit_source(App *a)
 }
 
 /* Ctrl+arrows: the keyboard's cell moves (and appears on the first press,
- * at the top left); the view clamps it to the matrix it shows. */
-static void move_cursor(App *a, int dx, int dy)
+ * at the top left), inside the matrix the view drew it in (its
+ * CursorRoom; before any, the stage's matrix); Ctrl+PgUp / PgDn move it to
+ * the matrix before / after in a grid of them (the all-heads grid). */
+static void move_cursor(App *a, int dx, int dy, int dthumb)
 {
     CellCursor *k = &a->cursor;
-    StagePos p = app_pos(a);
-    TfView v;
-    TfErr err;
-    int rows = TF_MAX_LEN, cols = TF_MAX_LEN;
-    if (tf_view(&a->ses.trace, p.stage, p.layer, a->ses.head < 0 ? 0 : a->ses.head, a->ses.batch, &v, &err) == 0)
-        rows = v.rows, cols = v.cols;
+    const CursorRoom *m = &a->cursor_room;
+    int rows = m->rows, cols = m->cols;
+    if (rows < 1) {
+        StagePos p = app_pos(a);
+        TfView v;
+        TfErr err;
+        rows = cols = TF_MAX_LEN;
+        if (tf_view(&a->ses.trace, p.stage, p.layer, a->ses.head < 0 ? 0 : a->ses.head, a->ses.batch, &v, &err) == 0)
+            rows = v.rows, cols = v.cols;
+    }
     if (k->on) {
         k->col = k->col + dx < 0 ? 0 : k->col + dx >= cols ? cols - 1 : k->col + dx;
         k->row = k->row + dy < 0 ? 0 : k->row + dy >= rows ? rows - 1 : k->row + dy;
+        if (m->thumbs > 0) {
+            int t = k->thumb + dthumb, lo = m->thumb_lo, hi = m->thumb_lo + m->thumbs - 1;
+            k->thumb = t < lo ? lo : t > hi ? hi : t;
+        }
     }
     k->on = 1;
     a->redraw_soon = 1;
@@ -216,7 +226,9 @@ static int run_window(App *a, int act, int arg)
     case WA_LIST_ENTER: lesson_ui_list_enter(a); break;
     case WA_MODELS_CLOSE: model_ui_close(a); break;
     case WA_DESCRIBE: describe_view(a); break;
-    case WA_CURSOR_X: case WA_CURSOR_Y: move_cursor(a, act == WA_CURSOR_X ? arg : 0, act == WA_CURSOR_Y ? arg : 0); break;
+    case WA_CURSOR_X: move_cursor(a, arg, 0, 0); break;
+    case WA_CURSOR_Y: move_cursor(a, 0, arg, 0); break;
+    case WA_CURSOR_THUMB: move_cursor(a, 0, 0, arg); break;
     case WA_SCENE_COPY: app_scene_copy(a); break;
     case WA_SCENE_PASTE: scene_paste(a); break;
     case WA_SCENE_QR: app_scene_qr_toggle(a); break;

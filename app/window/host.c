@@ -201,6 +201,16 @@ void app_apply(App *a, ViewOut *o)
         a->redraw_soon = 1;
     if (o->hover.valid)
         a->hover = o->hover;
+    a->cursor_room = o->cursor_room; /* the keyboard's cell stays in what the view showed */
+    if (o->cursor_room.rows > 0) {
+        CellCursor *k = &a->cursor;
+        const CursorRoom *m = &o->cursor_room;
+        k->row = k->row < m->rows ? k->row : m->rows - 1;
+        k->col = k->col < m->cols ? k->col : m->cols - 1;
+        if (m->thumbs > 0)
+            k->thumb = k->thumb < m->thumb_lo ? m->thumb_lo
+                       : k->thumb < m->thumb_lo + m->thumbs ? k->thumb : m->thumb_lo + m->thumbs - 1;
+    }
     if (o->heat.valid)
         a->heat = o->heat;
     if (o->wake_at > 0)

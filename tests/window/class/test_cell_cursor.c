@@ -1,7 +1,10 @@
-/* test_cell_cursor.c - the matrix view without a mouse: Ctrl+arrows move a
+/* test_cell_cursor.c - the matrix views without a mouse: Ctrl+arrows move a
  * keyboard cell, which the status line and the panel read (the hover) with
  * the trace's value; it stays inside the matrix; the mouse over the grid
- * wins; the keys are listed in ?. */
+ * wins; the keys are listed in ?. The same in the mask view, the lines
+ * view (the cell is a line, query to key) and the all-heads grid
+ * (Ctrl+PgUp / PgDn: the head). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,9 +48,109 @@ static void test_keys_move_the_cell(void **state)
     app_free(&a);
 }
 
+/* n presses of key with Ctrl, then a frame. */
+static void ctrl_keys(App *a, Key k, int n)
+{
+    for (int i = 0; i < n; i++)
+        ev_key(a, k, MOD_CTRL);
+    tu_frame(a);
+}
+
+/* A view of the stage shown, the mouse away, no cell yet; then the cell
+ * switched on at (0, 0) and moved to (row, col). */
+static void open_at(App *a, const char *src, StageId st, int layer, int head, ViewId view, int row, int col)
+{
+    tu_open_src(a, MODEL, src, 100);
+    app_goto(a, st, layer);
+    app_set_head(a, head);
+    if (view != VIEW_AUTO)
+        app_pick_tab(a, view);
+    a->ui.in.mx = a->ui.in.my = -100;
+    tu_frame(a);
+    expect_true(app_current_view(a) == (view == VIEW_AUTO ? app_current_view(a) : view), "the view %d is shown: %d",
+                (int)view, (int)app_current_view(a));
+    expect_true(!a->hover.valid, "no cell before a key");
+    ev_key(a, KEY_RIGHT, MOD_CTRL); /* on, at the top left */
+    ctrl_keys(a, KEY_RIGHT, col);
+    ctrl_keys(a, KEY_DOWN, row);
+}
+
+static void test_mask_view(void **state)
+{
+    (void)state;
+    static App a;
+    /* a padded batch: the decoder's mask holds causal and padding cells */
+    open_at(&a, "i read books at home today | i love china", ST_DEC_SELF_MASK, 0, 0, VIEW_MASK, 1, 2);
+    TfView m;
+    TfErr err;
+    expect_true(tf_view(&a.ses.trace, ST_DEC_SELF_MASK, 0, 0, 0, &m, &err) == 0, "%s", err.msg);
+    expect_true(a.hover.valid && a.hover.stage == ST_DEC_SELF_MASK && a.hover.row == 1 && a.hover.col == 2,
+                "the mask's cell (1, 2): valid %d stage %d row %d col %d", a.hover.valid, (int)a.hover.stage,
+                a.hover.row, a.hover.col);
+    expect_true(a.hover.value == tf_view_at(&m, 1, 2) && isinf(a.hover.value), "its value is the mask's −∞: %g",
+                a.hover.value);
+    expect_true(strstr(a.hover.where, "future") != NULL, "and why: %s", a.hover.where);
+    ctrl_keys(&a, KEY_DOWN, 80);
+    ctrl_keys(&a, KEY_RIGHT, 80);
+    expect_true(a.hover.row == m.rows - 1 && a.hover.col == m.cols - 1, "it stops at the corner (%d, %d): (%d, %d)",
+                m.rows - 1, m.cols - 1, a.hover.row, a.hover.col);
+    ctrl_keys(&a, KEY_UP, 1); /* one press back is one row back: the cell was kept inside */
+    expect_true(a.hover.row == m.rows - 2, "one up from the last row: %d", a.hover.row);
+    app_free(&a);
+}
+
+static void test_lines_view(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, "i read books at home today", ST_ENC_SELF_WEIGHTS, 1, 2, VIEW_LINES, 3, 1);
+    TfView w;
+    TfErr err;
+    expect_true(tf_view(&a.ses.trace, ST_ENC_SELF_WEIGHTS, 1, 2, 0, &w, &err) == 0, "%s", err.msg);
+    expect_true(a.hover.valid && a.hover.stage == ST_ENC_SELF_WEIGHTS && a.hover.layer == 1 && a.hover.head == 2,
+                "a weight of the head shown: valid %d stage %d layer %d head %d", a.hover.valid,
+                (int)a.hover.stage, a.hover.layer, a.hover.head);
+    expect_true(a.hover.row == 3 && a.hover.col == 1 && a.hover.value == tf_view_at(&w, 3, 1),
+                "the line from query 3 to key 1, with its weight: (%d, %d) %g", a.hover.row, a.hover.col,
+                a.hover.value);
+    expect_true(!a.hover.own, "a cell of the trace: the panel says how it was computed");
+    ctrl_keys(&a, KEY_RIGHT, 40);
+    expect_true(a.hover.col == w.cols - 1, "it stops at the last key: %d", a.hover.col);
+    /* the mouse on a token wins: the strongest line through it */
+    app_free(&a);
+}
+
+static void test_heads_grid(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, "i read books today", ST_DEC_CROSS_WEIGHTS, 0, -1, VIEW_AUTO, 2, 1);
+    expect_true(app_current_view(&a) == VIEW_HEADS, "all heads: the grid (%d)", (int)app_current_view(&a));
+    expect_true(a.hover.valid && a.hover.layer == 0 && a.hover.head == 0 && a.hover.row == 2 && a.hover.col == 1,
+                "the first head's cell (2, 1): valid %d layer %d head %d (%d, %d)", a.hover.valid, a.hover.layer,
+                a.hover.head, a.hover.row, a.hover.col);
+    int NH = a.ses.model.cfg.n_heads;
+    ctrl_keys(&a, KEY_PAGEDOWN, NH + 2); /* past the first layer's heads: the second layer */
+    TfView w;
+    TfErr err;
+    expect_true(a.cursor_room.thumbs >= 1, "the grid says how many heads it shows: %d", a.cursor_room.thumbs);
+    int lo = a.cursor_room.thumb_lo, n = a.cursor_room.thumbs;
+    int k = NH + 2 < lo + n ? NH + 2 : lo + n - 1;
+    int l = k / NH, h = k % NH;
+    expect_true(tf_view(&a.ses.trace, ST_DEC_CROSS_WEIGHTS, l, h, 0, &w, &err) == 0, "%s", err.msg);
+    expect_true(a.hover.layer == l && a.hover.head == h && a.hover.value == tf_view_at(&w, 2, 1),
+                "layer %d head %d's cell: layer %d head %d %g", l, h, a.hover.layer, a.hover.head, a.hover.value);
+    ctrl_keys(&a, KEY_PAGEUP, 3 * NH);
+    expect_true(a.hover.layer * NH + a.hover.head == lo, "back to the first head shown: layer %d head %d",
+                a.hover.layer, a.hover.head);
+    expect_true(cmd_find("cursor.head.next") && cmd_find("cursor.head.prev"), "Ctrl+PgUp / PgDn are in the table");
+    app_free(&a);
+}
+
 TU_RENDERER(1280, 800)
 
 int main(void)
 {
-    TU_RUN_HEADLESS(setup, teardown, cmocka_unit_test(test_keys_move_the_cell));
+    TU_RUN_HEADLESS(setup, teardown, cmocka_unit_test(test_keys_move_the_cell), cmocka_unit_test(test_mask_view),
+                    cmocka_unit_test(test_lines_view), cmocka_unit_test(test_heads_grid));
 }
