@@ -62,15 +62,6 @@ typedef enum ViewId {
 } ViewId;
 
 
-/* The keyboard's cell in a matrix view: Ctrl+arrows move it, and the view
- * reads it out as it reads the cell under the mouse (the mouse over the
- * grid wins). Row and column from 0; clamped to the matrix shown. thumb:
- * in a view of several matrices (the all-heads grid: layer x heads +
- * head) the one it is in; Ctrl+PgUp / PgDn move it. */
-typedef struct CellCursor {
-    int on, row, col, thumb;
-} CellCursor;
-
 /* Where the keyboard's cell could go in the frame drawn: the matrix's
  * rows and columns, and the matrices [thumb_lo, thumb_lo + thumbs) of a
  * grid (thumbs 0: one matrix). A view that reads the cell sets it
@@ -79,6 +70,16 @@ typedef struct CellCursor {
 typedef struct CursorRoom {
     int rows, cols, thumb_lo, thumbs;
 } CursorRoom;
+
+/* The keyboard's cell in a matrix view: Ctrl+arrows move it, and the view
+ * reads it out as it reads the cell under the mouse (the mouse over the
+ * grid wins). Row and column from 0; clamped to the matrix shown. thumb:
+ * in a view of several matrices (the all-heads grid: layer x heads +
+ * head) the one it is in; Ctrl+PgUp / PgDn move it. */
+typedef struct CellCursor {
+    int on, row, col, thumb;
+    CursorRoom room; /* the window's: where it could go in the last frame */
+} CellCursor;
 
 /* A token the learner clicked, followed across views. */
 typedef struct Selection {

@@ -83,8 +83,7 @@ typedef struct App {
     Session ses;
     ViewId view;                /* VIEW_AUTO or a chosen view */
     Selection sel;
-    CellCursor cursor;          /* Ctrl+arrows: the matrix views' keyboard cell */
-    CursorRoom cursor_room;     /* where it could go in the last frame (the view's) */
+    CellCursor cursor;          /* Ctrl+arrows: the matrix views' keyboard cell, and its room */
 
     UiLook look;                /* language, theme, colour maps, text and pixel scale */
     AppWindow win;

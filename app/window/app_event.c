@@ -105,7 +105,7 @@ static void edit_source(App *a)
 static void move_cursor(App *a, int dx, int dy, int dthumb)
 {
     CellCursor *k = &a->cursor;
-    const CursorRoom *m = &a->cursor_room;
+    const CursorRoom *m = &a->cursor.room;
     int rows = m->rows, cols = m->cols;
     if (rows < 1) {
         StagePos p = app_pos(a);

@@ -201,7 +201,7 @@ void app_apply(App *a, ViewOut *o)
         a->redraw_soon = 1;
     if (o->hover.valid)
         a->hover = o->hover;
-    a->cursor_room = o->cursor_room; /* the keyboard's cell stays in what the view showed */
+    a->cursor.room = o->cursor_room; /* the keyboard's cell stays in what the view showed */
     if (o->cursor_room.rows > 0) {
         CellCursor *k = &a->cursor;
         const CursorRoom *m = &o->cursor_room;

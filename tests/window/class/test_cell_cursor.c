@@ -133,8 +133,8 @@ static void test_heads_grid(void **state)
     ctrl_keys(&a, KEY_PAGEDOWN, NH + 2); /* past the first layer's heads: the second layer */
     TfView w;
     TfErr err;
-    expect_true(a.cursor_room.thumbs >= 1, "the grid says how many heads it shows: %d", a.cursor_room.thumbs);
-    int lo = a.cursor_room.thumb_lo, n = a.cursor_room.thumbs;
+    expect_true(a.cursor.room.thumbs >= 1, "the grid says how many heads it shows: %d", a.cursor.room.thumbs);
+    int lo = a.cursor.room.thumb_lo, n = a.cursor.room.thumbs;
     int k = NH + 2 < lo + n ? NH + 2 : lo + n - 1;
     int l = k / NH, h = k % NH;
     expect_true(tf_view(&a.ses.trace, ST_DEC_CROSS_WEIGHTS, l, h, 0, &w, &err) == 0, "%s", err.msg);
