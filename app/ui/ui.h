@@ -242,9 +242,33 @@ typedef struct UiEdit {
     int cursor, anchor;         /* byte offsets, always at character boundaries */
 } UiEdit;
 
+/* A control the keyboard's ring can reach (ui_tab.c): where it was drawn,
+ * its reading-order band (ui_tab_group) and its place in the frame. */
+typedef enum UiStopKind { UI_STOP_PRESS, UI_STOP_SLIDER, UI_STOP_TEXT } UiStopKind;
+typedef struct UiStop {
+    UiId id;
+    Rect rc;
+    int group, seq;
+    UiStopKind kind;
+    char *buf;                  /* a text field's text and its size: the ring gives it */
+    int cap;                    /* the keyboard at once (keys typed before the next frame go in) */
+} UiStop;
+#define UI_STOPS 256
+
 typedef struct UiCtx {
     UiInput in;                 /* mouse input since the last frame */
     UiId hot, active, focus;
+    /* the keyboard's ring (Tab order, ui_tab.c): the control it is on (0
+     * none: it shows only after Tab, a click hides it), Enter or Space on
+     * it (the control acts in the next frame it draws), arrows on a
+     * slider */
+    UiId kfocus;
+    int kpress, knudge;
+    int kat;                    /* the ring's place in `last` (a control gone: Tab goes on from there) */
+    int group;                  /* the band of the stops drawn next */
+    UiStop stops[UI_STOPS];     /* the stops of the frame being built, as drawn */
+    UiStop last[UI_STOPS];      /* those of the last frame, in reading order */
+    int n_stops, n_last;
     UiId hot_next;              /* the hot widget found in this frame */
     int focus_seen;             /* the focused widget was drawn in this frame */
     int focus_fresh;            /* the focus was given in this frame (the press that
@@ -296,6 +320,40 @@ int ui_control(UiCtx *ui, UiId id, Rect rc);
 void ui_focus_text(UiCtx *ui, UiId id, char *buf, int cap);
 void ui_focus_clear(UiCtx *ui);
 int ui_editing(const UiCtx *ui, const char *buf);
+
+/* ---- the keyboard's ring: Tab order through every control (ui_tab.c) ----
+ *
+ * Every control a frame draws is a stop (buttons, sliders and text boxes
+ * are, by themselves; any other place that takes a click becomes one
+ * through ui_hit). Their order is reading order: the window numbers the
+ * bands of the screen (ui_tab_group: the top bar, the tabs, the input
+ * lines, ...) and, within a band, the order they are drawn in. Tab and
+ * Shift+Tab (ui_tab_move) move the ring to the next / previous stop of
+ * the last frame, wrapping; ui_tab_key gives the ring the keys it takes
+ * while it shows: Enter and Space press the control (a text field takes
+ * the keyboard), arrows move a slider a twentieth of its range, Esc hides
+ * the ring. The control draws the ring round itself (ui_focus_ring: a
+ * thick line with a line of the page's colour inside, so it is seen by
+ * its shape, in every theme). */
+void ui_tab_group(UiCtx *ui, int group); /* group < 0: what follows is no stop */
+/* Register rc as a stop with id; draws the ring when it has it; 1 when
+ * Enter or Space pressed it in this frame. ui_tab_field: a text field's
+ * stop (the ring gives it the keyboard). */
+int ui_tab_stop(UiCtx *ui, UiId id, Rect rc, UiStopKind kind);
+void ui_tab_field(UiCtx *ui, UiId id, Rect rc, char *buf, int cap);
+/* A place that takes a click (a block of the navigator, a quiz choice, a
+ * link): 1 when clicked or pressed from the keyboard; name and rc make
+ * its id. */
+int ui_hit(UiCtx *ui, Rect rc, const char *name);
+/* The ring to the next (dir 1) or previous (-1) stop; 0 when no frame
+ * had any. */
+int ui_tab_move(UiCtx *ui, int dir);
+/* A key for the ring while it shows (no text field has the keyboard): 1
+ * when it took it. */
+int ui_tab_key(UiCtx *ui, Key key, int mod);
+/* The stop the ring is on, in the last frame (NULL: none). */
+const UiStop *ui_tab_focused(const UiCtx *ui);
+void ui_focus_ring(UiCtx *ui, Rect rc);
 
 /* ---- widgets (ui_widgets.c) ---- */
 /* A button with a label, drawn "on" (the accent) when on; UI_CLICKED on

@@ -1,5 +1,6 @@
 /* ui_ctx.c - the widget context (ui.h): ids from hashes within pushed
- * scopes, the frame (ui_begin, ui_end), and hot, active and focus as ids,
+ * scopes, the frame (ui_begin, ui_end: it keeps the frame's stops of the
+ * keyboard's ring, ui_tab.c, in reading order), and hot, active and focus as ids,
  * as microui's mu_Context keeps them (mu_get_id, mu_update_control). */
 #include <string.h>
 
@@ -59,13 +60,38 @@ void ui_begin(UiCtx *ui, Ren *r, Gfx *g, const Theme *th, double now)
     }
     if (!ui->in.down) /* the button came up between frames: no drag, no press held */
         ui->active = 0;
+    if (ui->in.pressed) /* the mouse is in charge: no ring */
+        ui->kfocus = 0;
+    ui->n_stops = 0;
     ui->hot_next = 0;
     ui->focus_seen = ui->focus_fresh = 0;
     ui->depth = 0;
 }
 
+/* The stops of the frame in reading order: by band, then as drawn
+ * (insertion sort: stable, and a frame has a few dozen). */
+static void tab_end(UiCtx *ui)
+{
+    int n = ui->n_stops;
+    for (int i = 0; i < n; i++) {
+        UiStop s = ui->stops[i];
+        int j = i;
+        for (; j > 0 && ui->last[j - 1].group > s.group; j--)
+            ui->last[j] = ui->last[j - 1];
+        ui->last[j] = s;
+    }
+    ui->n_last = n;
+    for (int i = 0; i < n; i++)
+        if (ui->last[i].id == ui->kfocus)
+            ui->kat = i;
+    ui->n_stops = 0;
+    ui->group = 0;
+    ui->kpress = 0; /* a press not taken: its control was not drawn */
+}
+
 void ui_end(UiCtx *ui)
 {
+    tab_end(ui);
     ui->hot = ui->hot_next;
     if (!ui->in.down)
         ui->active = 0;

@@ -382,5 +382,6 @@ int ui_textbox(UiCtx *ui, UiId id, char *buf, int cap, Rect rc, const char *hint
     if (focused && ui_caret_on(ui))
         ren_rect(ui->r, (Rect){tx - shift + cur_x, ty, 2, fh}, th->accent);
     ren_clip_pop(ui->r);
+    ui_tab_field(ui, id, rc, buf, cap); /* Tab reaches it: it gets the keyboard */
     return res;
 }

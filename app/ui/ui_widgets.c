@@ -6,20 +6,23 @@
 
 #include "ui.h"
 
-/* A button's id: its label where it is (two "◀" in a row are two buttons). */
+/* A button's id: its label's text where it is (two "◀" in a row are two
+ * buttons; the text, not its address, which may be a buffer on the stack
+ * of a caller drawn from different depths). */
 static UiId button_id(const UiCtx *ui, Rect rc, const char *label)
 {
     struct {
-        const char *label;
+        UiId text;
         int x, y;
-    } key = {label, rc.x, rc.y};
+    } key = {ui_id_str(ui, label), rc.x, rc.y};
     return ui_id(ui, &key, sizeof key);
 }
 
 int ui_button(UiCtx *ui, Rect rc, const char *label, int on)
 {
     const Theme *th = ui->th;
-    int over = ui_control(ui, button_id(ui, rc, label), rc);
+    UiId id = button_id(ui, rc, label);
+    int over = ui_control(ui, id, rc);
     Color bg = on ? th->accent : over ? th->panel2 : th->panel;
     ren_rect(ui->r, rc, bg);
     ren_rect_line(ui->r, rc, 1, on ? th->accent : th->border);
@@ -30,7 +33,8 @@ int ui_button(UiCtx *ui, Rect rc, const char *label, int on)
     if (ren_text_width(ui->g->small, label) > rc.w - 2)
         shown = ui_text_cut(ui->g->small, label, rc.w - 2, cut, sizeof cut);
     ui_text_center(ui->r, ui->g->small, shown, rc, on ? th->bg : th->text);
-    return over && ui->in.pressed ? UI_CLICKED : 0;
+    int key = ui_tab_stop(ui, id, rc, UI_STOP_PRESS); /* Tab reaches it, Enter presses it */
+    return (over && ui->in.pressed) || key ? UI_CLICKED : 0;
 }
 
 int ui_slider(UiCtx *ui, UiId id, Rect rc, float *value, float lo, float hi)
@@ -47,11 +51,21 @@ int ui_slider(UiCtx *ui, UiId id, Rect rc, float *value, float lo, float hi)
             res = UI_CHANGED;
         }
     }
+    if (ui->kfocus == id && ui->knudge && hi > lo) { /* arrows on it: a twentieth of the range a press */
+        float v = *value + (float)ui->knudge * (hi - lo) / 20.0f;
+        v = v < lo ? lo : v > hi ? hi : v;
+        ui->knudge = 0;
+        if (v != *value) {
+            *value = v;
+            res = UI_CHANGED;
+        }
+    }
     float t = hi > lo ? (*value - lo) / (hi - lo) : 0;
     t = t < 0 ? 0 : t > 1 ? 1 : t;
     int knob = rc.h / 2 > 4 ? rc.h / 2 : 4, kx = rc.x + (int)(t * (float)(rc.w - knob));
     ren_rect(ui->r, (Rect){rc.x, rc.y + rc.h / 2 - 1, rc.w, 2}, th->border);
     ren_rect(ui->r, (Rect){kx, rc.y, knob, rc.h}, ui->active == id || ui->hot == id ? th->accent : th->dim);
+    ui_tab_stop(ui, id, rc, UI_STOP_SLIDER);
     return res;
 }
 

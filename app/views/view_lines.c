@@ -537,7 +537,7 @@ static int head_buttons(ViewCtx *v, const LinesGeo *G, int x, int y)
             tx += sw + 4;
         }
         ren_text(v->r, f, buf, tx, y + 4, active ? v->th->select : v->th->text);
-        if (ui_clicked(v->in, rc))
+        if (ui_hit(v->ui, rc, "head")) /* a click, or Tab then Enter */
             view_set_head(v, k);
         x += w + 4;
     }

@@ -50,12 +50,27 @@ static void text_event(App *a, const InputEvent *e)
     }
     if (side >= 0 && (r & UI_CHANGED))
         app_set_text(a, side, line);
-    if (r & UI_NEXT) {
-        if (side >= 0)
-            app_focus_line(a, !side);
-        else
-            ui_focus_clear(ui);
+    if (r & UI_NEXT) { /* Tab: the field is left, the ring goes on from it (Source, then Target, ...) */
+        ui->kfocus = ui->focus;
+        ui_focus_clear(ui);
+        ui_tab_move(ui, e->mod & MOD_SHIFT ? -1 : 1);
+        a->redraw_soon = 1;
     }
+}
+
+/* Is something open over the window that takes the keys itself (the help,
+ * the QR code, the lesson list, the language list)? */
+static int overlay_open(const App *a)
+{
+    return a->show_help || app_scene_qr_open(a) || lesson_ui_list_open(a) || model_ui_list(a, NULL);
+}
+
+/* Tab, Shift+Tab: the keyboard's ring to the next / previous control. */
+static void move_ring(App *a, int dir)
+{
+    if (!ui_tab_move(&a->ui, dir))
+        return;
+    a->redraw_soon = 1;
 }
 
 /* ---- keys: the command table's (cmd_table.c) ---- */
@@ -232,6 +247,7 @@ static int run_window(App *a, int act, int arg)
     case WA_SCENE_COPY: app_scene_copy(a); break;
     case WA_SCENE_PASTE: scene_paste(a); break;
     case WA_SCENE_QR: app_scene_qr_toggle(a); break;
+    case WA_FOCUS: move_ring(a, arg); break;
     default: return 0;
     }
     return 1;
@@ -416,6 +432,11 @@ void app_event(App *a, const InputEvent *e)
         if (a->ui.focus) { /* Ctrl+Q and F11 work there too */
             if (!app_key(a, e->key, e->mod, 1))
                 text_event(a, e);
+            break;
+        }
+        if (!overlay_open(a) && ui_tab_key(&a->ui, e->key, e->mod)) { /* the ring's: Enter, Space, arrows, Esc */
+            a->typing.armed = 0;
+            a->redraw_soon = 1;
             break;
         }
         key_outside(a, e->key, e->mod); /* the command table's, or typing */

@@ -53,8 +53,8 @@ static const Cmd TABLE[] = {
     T(VIEW_DECODE, "decode.next", KEY_RIGHT, 0, VA_MOVE, 1, N_("the token before / after"), N_("token"), OV | ST),
     T(VIEW_DECODE, "decode.first", KEY_HOME, 0, VA_FIRST, 0, N_("the first / last token"), NULL, OV),
     T(VIEW_DECODE, "decode.last", KEY_END, 0, VA_LAST, 0, N_("the first / last token"), NULL, OV),
-    T(VIEW_DECODE, "decode.pane.next", KEY_TAB, 0, VA_PANE, 1, N_("the next / previous pane"), N_("pane"), OV | ST),
-    T(VIEW_DECODE, "decode.pane.prev", KEY_TAB, MOD_SHIFT, VA_PANE, -1, N_("the next / previous pane"), NULL, OV),
+    T(VIEW_DECODE, "decode.pane.next", 'j', 0, VA_PANE, 1, N_("the next / previous pane"), N_("pane"), OV | ST),
+    T(VIEW_DECODE, "decode.pane.prev", 'j', MOD_SHIFT, VA_PANE, -1, N_("the next / previous pane"), NULL, OV),
     T(VIEW_DECODE, "decode.layer.prev", '[', 0, VA_LAYER, -1, N_("previous / next layer"), NULL, OV),
     T(VIEW_DECODE, "decode.layer.next", ']', 0, VA_LAYER, 1, N_("previous / next layer"), NULL, OV),
     TR(VIEW_DECODE, "decode.head", '1', '9', VA_HEAD, N_("show head 1 … 9"), NULL, OV),
@@ -84,8 +84,8 @@ static const Cmd TABLE[] = {
     T(VIEW_TRAIN, "train.layer.next", ']', 0, VA_LAYER, 1, N_("previous / next layer"), N_("layer"), OV),
     TR(VIEW_TRAIN, "train.head", '1', '9', VA_HEAD, N_("show head 1 … 9"), N_("head"), OV),
     T(VIEW_TRAIN, "train.heads.all", '0', 0, VA_HEAD, -1, N_("all heads at once"), N_("all heads"), OV),
-    T(VIEW_TRAIN, "train.attn.next", KEY_TAB, 0, VA_PANE, 1, N_("the attention shown: next / previous"), N_("attention"), OV),
-    T(VIEW_TRAIN, "train.attn.prev", KEY_TAB, MOD_SHIFT, VA_PANE, -1, N_("the attention shown: next / previous"), NULL, OV),
+    T(VIEW_TRAIN, "train.attn.next", 'j', 0, VA_PANE, 1, N_("the attention shown: next / previous"), N_("attention"), OV),
+    T(VIEW_TRAIN, "train.attn.prev", 'j', MOD_SHIFT, VA_PANE, -1, N_("the attention shown: next / previous"), NULL, OV),
     T(VIEW_TRAIN, "train.task.next", 'd', 0, VA_TASK, 1, N_("the task: next / previous"), N_("task"), OV),
     T(VIEW_TRAIN, "train.task.prev", 'd', MOD_SHIFT, VA_TASK, -1, N_("the task: next / previous"), NULL, OV),
     T(VIEW_TRAIN, "train.size", 'y', 0, VA_SIZE, 0, N_("the model's size"), N_("size"), 0),
@@ -120,7 +120,10 @@ static const Cmd TABLE[] = {
     G("layer.next", ']', 0, WA_LAYER, 1, N_("previous / next layer"), N_("layer"), ST),
     GR("head", '1', '9', WA_HEAD, 0, N_("show head 1 … 9"), N_("head"), ST),
     G("heads.all", '0', 0, WA_ALL_HEADS, 0, N_("all heads at once"), N_("all heads"), ST),
-    G("side", KEY_TAB, 0, WA_SIDE, 0, N_("jump between encoder and decoder"), N_("encoder/decoder"), ST),
+    G("side", 'j', 0, WA_SIDE, 0, N_("jump between encoder and decoder"), N_("encoder/decoder"), ST),
+    /* Tab means one thing everywhere: the keyboard's ring through the controls */
+    G("focus.next", KEY_TAB, 0, WA_FOCUS, 1, N_("the focus ring: next / previous control (Enter, Space: press it; ← →: a slider)"), NULL, 0),
+    G("focus.prev", KEY_TAB, MOD_SHIFT, WA_FOCUS, -1, N_("the focus ring: next / previous control (Enter, Space: press it; ← →: a slider)"), NULL, 0),
     M("mouse.click", N_("click"), N_("a token: follow it across views; a block: jump to it")),
     M("mouse.hover", N_("hover"), N_("a cell: its exact value and how it was computed (or Ctrl+arrows; Ctrl+PgUp/PgDn: the head)")),
     M("mouse.drag", N_("wheel, drag"), N_("zoom and pan big matrices (right-click resets)")),
@@ -159,8 +162,9 @@ static const Cmd TABLE[] = {
     G("fullscreen", KEY_F11, 0, WA_FULLSCREEN, 0, N_("full screen"), NULL, TX),
     G("help", '?', 0, WA_HELP, 0, N_("this help"), N_("help"), ST),
     G("help.slash", '/', 0, WA_HELP, 0, N_("this help"), NULL, QU),
-    G("quit.ctrl", 'q', MOD_CTRL, WA_QUIT, 0, N_("quit, from a text field too"), NULL, TX),
-    G("quit", KEY_ESCAPE, 0, WA_QUIT, 0, N_("leave a text field, close help, quit"), NULL, 0),
+    /* one line for both (? is full at 800 x 600, text x1.5) */
+    G("quit.ctrl", 'q', MOD_CTRL, WA_QUIT, 0, N_("quit (Ctrl+Q from a text field too; Esc first leaves a text field, the focus ring or the help)"), NULL, TX),
+    G("quit", KEY_ESCAPE, 0, WA_QUIT, 0, N_("quit (Ctrl+Q from a text field too; Esc first leaves a text field, the focus ring or the help)"), NULL, 0),
 };
 #define N_TABLE ((int)(sizeof TABLE / sizeof TABLE[0]))
 

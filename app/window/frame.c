@@ -265,6 +265,13 @@ static void draw_tabs_more(UiCtx *ui, App *a, int W)
             ren_rect(ui->r, it, on ? th->accent : th->panel);
         ren_text(ui->r, f, view_label(a, a->tabs_more.view[i], kind), it.x + 12, it.y + (row - fh) / 2,
                  on ? th->bg : th->text);
+        /* Tab reaches it (the list's stops follow the » button), Enter picks it;
+         * a click was taken before the frame (tabs_more_click) */
+        if (ui_tab_stop(ui, ui_id(ui, &a->tabs_more.view[i], sizeof a->tabs_more.view[i]), it, UI_STOP_PRESS)) {
+            a->tabs_more.open = 0;
+            app_pick_tab(a, a->tabs_more.view[i]);
+            a->redraw_soon = 1;
+        }
     }
     ren_text_tag(tag);
     a->tabs_more.box = box;
@@ -321,7 +328,10 @@ static void draw_input(UiCtx *ui, App *a, Rect rc, int side)
     ui_textbox(ui, app_line_id(a, side), text, APP_TEXT_MAX, box, hint, 0);
     if (clear.w) {
         const char *tag = ren_text_tag("clear"); /* for the tests */
+        int band = ui->group;
+        ui_tab_group(ui, -1); /* no stop of the ring: Tab goes from Source to Target (Ctrl+U clears) */
         int hit = ui_button(ui, clear, "×", 0);
+        ui_tab_group(ui, band);
         ren_text_tag(tag);
         if (hit) {
             app_set_text(a, side, "");
@@ -716,6 +726,12 @@ int app_next_wake_ms(const App *a)
     return wait < 0 ? -1 : (int)(wait * 1000) + 1;
 }
 
+/* The bands of the window in the order Tab goes through them: the top
+ * bar, the stage strip and the tabs, the input lines, the navigator, the
+ * view, the Experiments panel, the explanation or lesson panel, the
+ * status line, and what opens over them. */
+enum TabBand { TAB_TOP = 1, TAB_TABS, TAB_SOURCE, TAB_TARGET, TAB_NAV, TAB_VIEW, TAB_EXP, TAB_PANEL, TAB_STATUS, TAB_OVER };
+
 void app_draw(App *a, Ren *r)
 {
     if (a->play.on && a->now >= a->play.next) {
@@ -774,18 +790,26 @@ void app_draw(App *a, Ren *r)
             host->w -= w + 8;
         }
     }
+    /* the parts are drawn in the order that keeps each above what it
+     * overlaps; the keyboard's ring goes through their controls in
+     * reading order (TabBand) */
+    ui_tab_group(ui, TAB_VIEW);
     draw_main(ui, a, L.main);
     lesson_ui_overlay(ui, a, a->view_rect); /* a lesson's @predict hides what is to be predicted */
+    ui_tab_group(ui, TAB_EXP);
     if (a->show_exp)
         app_exp_draw(ui, a, a->exp_rect);
+    ui_tab_group(ui, TAB_TABS);
     ren_rect(r, L.steps, th->panel);
     steps_draw(ui, a, L.steps);
     draw_tabs(ui, a, L.tabs, &tabs);
+    ui_tab_group(ui, TAB_NAV);
     if (L.nav.w > 0) {
         ren_clip_push(r, L.nav);
         nav_draw(ui, a, L.nav);
         ren_clip_pop(r);
     }
+    ui_tab_group(ui, TAB_PANEL);
     if (L.panel.w > 0) {
         ren_clip_push(r, L.panel);
         if (lesson_ui_active(a))
@@ -794,12 +818,19 @@ void app_draw(App *a, Ren *r)
             explain_draw(ui, a, L.panel);
         ren_clip_pop(r);
     }
+    ui_tab_group(ui, TAB_TOP);
     draw_top(ui, a, L.top);
+    ui_tab_group(ui, TAB_SOURCE);
     draw_input(ui, a, L.src, APP_LINE_SRC);
+    ui_tab_group(ui, TAB_TARGET);
     draw_input(ui, a, L.tgt, APP_LINE_TGT);
+    ui_tab_group(ui, TAB_STATUS);
     draw_status(ui, a, L.status);
+    ui_tab_group(ui, TAB_OVER);
     model_ui_overlay(ui, a);
+    ui_tab_group(ui, TAB_TABS); /* the tabs that did not fit: after the » button */
     draw_tabs_more(ui, a, W);
+    ui_tab_group(ui, TAB_OVER);
     if (lesson_ui_list_open(a))
         lesson_list_draw(ui, a, W, H);
     if (a->show_help)

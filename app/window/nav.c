@@ -75,7 +75,7 @@ static void block_row(UiCtx *ui, App *a, const NavBlock *b, Rect rc, int current
     ren_clip_pop(ui->r);
     if (a->nav.n_hits < (int)(sizeof a->nav.hits / sizeof a->nav.hits[0]))
         a->nav.hits[a->nav.n_hits++] = (HitRect){rc, block_entry(a, b)};
-    if (over && ui->in.pressed) { /* that stage's main view, leaving Train or Decode */
+    if (ui_hit(ui, rc, b->label)) { /* that stage's main view, leaving Train or Decode (Tab, Enter too) */
         StagePos p = a->ses.walk[block_entry(a, b)];
         app_show_stage(a, p.stage, p.layer);
     }
@@ -106,7 +106,7 @@ static void draw_layer_tabs(UiCtx *ui, App *a, Rect col, Rect fr, int decoder, c
         ren_rect(ui->r, t, on ? th->accent : th->panel2);
         ren_rect_line(ui->r, t, 1, th->border);
         ui_text_center(ui->r, ui->g->small, lab, t, on ? th->bg : th->text);
-        if (ui_clicked(&ui->in, t)) {
+        if (ui_hit(ui, t, "layer tab")) {
             a->nav.layer[decoder] = l;
             StagePos p = app_pos(a);
             const StageInfo *si = stage_info(p.stage);
@@ -288,7 +288,7 @@ void steps_draw(UiCtx *ui, App *a, Rect area)
         ren_rect(ui->r, c, on ? th->accent : ui_over(&ui->in, c) ? th->panel2 : th->bg);
         ren_rect_line(ui->r, c, 1, on ? th->select : th->border);
         ui_text_center(ui->r, f, s, c, on ? th->bg : th->text);
-        if (ui_clicked(&ui->in, c))
+        if (ui_hit(ui, c, "stage step"))
             app_show_stage(a, a->ses.walk[i].stage, a->ses.walk[i].layer);
         x += w;
         if (k + 1 < b->count) {

@@ -4,7 +4,9 @@
  * delete, select, copy, paste; UTF-8 never split), its mouse selection
  * (double click a word, triple click the line, Shift+click, a drag) and
  * Ctrl+arrows by words, and focus leaving on a click elsewhere; a label
- * wider than its button is cut with an ellipsis inside it. */
+ * wider than its button is cut with an ellipsis inside it; the keyboard's
+ * ring (Tab order in reading order, Enter presses, arrows move a slider,
+ * a text field gets the keyboard, Esc or a click hide it). */
 #include "test_util.h"
 #include "ui.h"
 #include "utf8.h"
@@ -467,10 +469,104 @@ static void test_textbox_mouse_selection(void **state)
     expect_true(ui.edit.cursor == 14, "Ctrl+Left from the end: the start of 'you' (%d)", ui.edit.cursor);
 }
 
+/* One frame of four controls, drawn in another order than they read:
+ * band 2's button, band 1's button, then band 3's slider and field. */
+typedef struct Ring {
+    int clicked_a, clicked_b, slid;
+    float v;
+    char text[32];
+} Ring;
+
+static const Rect RA = {10, 10, 80, 24}, RB = {110, 10, 80, 24}, RS = {10, 60, 200, 16}, RT = {10, 100, 200, 28};
+
+static void ring_frame(UiCtx *ui, Ring *g)
+{
+    frame_begin(ui);
+    ui_tab_group(ui, 2);
+    g->clicked_b = ui_button(ui, RB, "B", 0) & UI_CLICKED;
+    ui_tab_group(ui, 1);
+    g->clicked_a = ui_button(ui, RA, "A", 0) & UI_CLICKED;
+    ui_tab_group(ui, 3);
+    g->slid = ui_slider(ui, ui_id_ptr(ui, &g->v), RS, &g->v, 0, 2) & UI_CHANGED;
+    ui_textbox(ui, ui_id_ptr(ui, g->text), g->text, sizeof g->text, RT, NULL, 0);
+    frame_end(ui);
+}
+
+/* The colour of pixel (x, y) of the frame just drawn (0xRRGGBBAA). */
+static uint32_t pixel_at(int x, int y)
+{
+    uint32_t p = 0;
+    ren_read_pixels(g_ren, (Rect){x, y, 1, 1}, &p);
+    return p;
+}
+
+static void test_tab_ring(void **state)
+{
+    (void)state;
+    static UiCtx ui;
+    memset(&ui, 0, sizeof ui);
+    static Ring g = {.v = 1.0f};
+    mouse(&ui, -50, -50);
+    ring_frame(&ui, &g);
+    expect_true(ui.n_last == 4 && ui.kfocus == 0, "four stops, no ring before Tab: %d, %u", ui.n_last, ui.kfocus);
+    const char *order[] = {"A", "B", "slider", "field"};
+    Rect where[] = {RA, RB, RS, RT};
+    for (int i = 0; i < 4; i++) {
+        expect_true(ui_tab_move(&ui, 1), "Tab moves");
+        const UiStop *s = ui_tab_focused(&ui);
+        expect_true(s && s->rc.x == where[i].x && s->rc.y == where[i].y, "Tab %d: %s, in reading order (at %d, %d)",
+                    i + 1, order[i], s ? s->rc.x : -1, s ? s->rc.y : -1);
+        if (i == 2) { /* the slider: arrows move it a twentieth of its range */
+            expect_true(ui_tab_key(&ui, KEY_RIGHT, 0) && ui_tab_key(&ui, KEY_RIGHT, 0), "→ is the slider's");
+            ring_frame(&ui, &g);
+            expect_true(g.slid && fabsf(g.v - 1.2f) < 1e-5f, "two → moved 1 to 1.2: %g", g.v);
+            ui_tab_key(&ui, KEY_LEFT, 0);
+            ring_frame(&ui, &g);
+            expect_true(fabsf(g.v - 1.1f) < 1e-5f, "← back by 0.1: %g", g.v);
+        }
+    }
+    expect_true(ui_editing(&ui, g.text), "the ring on the field gives it the keyboard at once");
+    ui_edit_text(&ui, g.text, sizeof g.text, "ok");
+    expect_true(!strcmp(g.text, "ok"), "what is typed next goes in: '%s'", g.text);
+    ui_focus_clear(&ui); /* Esc in the field: the ring stays on it */
+    ring_frame(&ui, &g);
+    ui_tab_move(&ui, 1);
+    expect_true(ui_tab_focused(&ui)->rc.x == RA.x && ui_tab_focused(&ui)->rc.y == RA.y, "Tab after the last: the first");
+    ui_tab_move(&ui, -1);
+    ui_tab_move(&ui, -1);
+    ui_tab_move(&ui, -1);
+    expect_true(ui_tab_focused(&ui)->rc.x == RB.x, "Shift+Tab three times from A: B (wrapping)");
+    ring_frame(&ui, &g);
+    /* the ring is drawn round B, off its border: the select colour there */
+    const Theme *th = theme_get(THEME_DARK);
+    uint32_t sel = cmap_pack(th->select);
+    expect_true(pixel_at(RB.x - 4, RB.y + 10) == sel, "the ring left of B: %08x, want %08x", pixel_at(RB.x - 4, RB.y + 10),
+                sel);
+    expect_true(pixel_at(RA.x - 4, RA.y + 10) != sel, "none round A: %08x", pixel_at(RA.x - 4, RA.y + 10));
+    expect_true(!g.clicked_b, "no press yet");
+    expect_true(ui_tab_key(&ui, KEY_RETURN, 0), "Enter is the ring's");
+    ring_frame(&ui, &g);
+    expect_true(g.clicked_b && !g.clicked_a, "Enter pressed B (and only B)");
+    ring_frame(&ui, &g);
+    expect_true(!g.clicked_b, "once");
+    expect_true(ui_tab_key(&ui, KEY_SPACE, 0), "Space too");
+    ring_frame(&ui, &g);
+    expect_true(g.clicked_b, "Space pressed B");
+    expect_true(!ui_tab_key(&ui, KEY_LEFT, 0), "← on a button is not the ring's (the window steps)");
+    expect_true(ui_tab_key(&ui, KEY_ESCAPE, 0) && ui.kfocus == 0, "Esc hides the ring");
+    expect_true(!ui_tab_key(&ui, KEY_RETURN, 0), "no ring: Enter is the window's again");
+    ui_tab_move(&ui, 1);
+    press(&ui, 300, 180);
+    ring_frame(&ui, &g);
+    release(&ui);
+    expect_true(ui.kfocus == 0, "a click hides it");
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_ids), cmocka_unit_test(test_hot_active_click),
            cmocka_unit_test(test_slider_and_drag), cmocka_unit_test(test_textbox_editing),
            cmocka_unit_test(test_textbox_mouse_selection), cmocka_unit_test(test_focus_leaves),
-           cmocka_unit_test(test_caret_blinks_then_rests), cmocka_unit_test(test_button_label_cut));
+           cmocka_unit_test(test_caret_blinks_then_rests), cmocka_unit_test(test_button_label_cut),
+           cmocka_unit_test(test_tab_ring));
 }

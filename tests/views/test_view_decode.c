@@ -171,10 +171,10 @@ static void test_beam_keys_and_beam1_is_greedy(void **state)
     for (int k = L->beam.best_node; k >= 0; k = L->beam.nodes[k].parent)
         expect_true(L->on_path[k], "node %d on the winner's path is marked", k);
     expect_true(L->n_cols >= 2, "the tree has columns, got %d", L->n_cols);
-    ev_key(&a, KEY_TAB, 0);
-    expect_true(d->pane == DEC_PANE_SAMPLE, "Tab goes on to sampling, got %d", d->pane);
-    ev_key(&a, KEY_TAB, 0);
-    expect_true(d->pane == DEC_PANE_GEN, "Tab goes on to the first pane, got %d", d->pane);
+    ev_key(&a, 'j', 0);
+    expect_true(d->pane == DEC_PANE_SAMPLE, "J goes on to sampling, got %d", d->pane);
+    ev_key(&a, 'j', 0);
+    expect_true(d->pane == DEC_PANE_GEN, "J goes on to the first pane, got %d", d->pane);
     expect_true(app_decode_setup(&a, "beam", 2, 1.0f) == 0 && d->pane == DEC_PANE_BEAM && d->beam_k == 2 &&
                     DEC_ALPHAS[d->alpha_i] == 1.0f && L->beam_for_k == 2,
                 "setup shows beam 2, alpha 1 (pane %d, k %d, alpha %g)", d->pane, d->beam_k, DEC_ALPHAS[d->alpha_i]);
@@ -303,7 +303,7 @@ static void test_degenerate_inputs(void **state)
     draw_everything(&a);
     /* random mouse and keys over the view */
     srand(3);
-    static const Key keys[] = {'s', 'p', 'r', 'b', 'a', KEY_TAB, KEY_LEFT,
+    static const Key keys[] = {'s', 'p', 'r', 'b', 'a', 'j', KEY_LEFT,
                                        KEY_RIGHT, '0', '1', '[', ']'};
     for (int i = 0; i < 600; i++) {
         int x = rand() % 1280, y = rand() % 800, r = rand() % 10;

@@ -50,8 +50,8 @@ static void test_lines(void **state)
                 a.ui.edit.cursor);
     ev_key(&a, KEY_TAB, 0);
     expect_true(app_focused_line(&a) == APP_LINE_TGT, "Tab: the target line");
-    ev_key(&a, KEY_TAB, 0);
-    expect_true(app_focused_line(&a) == APP_LINE_SRC, "Tab again: the source line");
+    ev_key(&a, KEY_TAB, MOD_SHIFT);
+    expect_true(app_focused_line(&a) == APP_LINE_SRC, "Shift+Tab: back to the source line");
     ev_key(&a, KEY_HOME, MOD_SHIFT);
     ev_text(&a, "t7");
     tu_frame(&a);

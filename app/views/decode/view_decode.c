@@ -196,14 +196,14 @@ static void draw_bar_beam(ViewCtx *v, UiFlow *f, DecodeUi *d)
 
 static const char *KEYS_GEN =
     N_("S step · P play/pause · R restart · ←/→ inspect a step (or click it) · "
-    "[ ] layer · 1-9 head, 0 average · Tab next pane");
+    "[ ] layer · 1-9 head, 0 average · J next pane");
 static const char *KEYS_BEAM =
     N_("B beam size (Shift+B back) · A length penalty · the wheel scrolls the tree · "
-    "hover a node for its numbers · Tab next pane");
+    "hover a node for its numbers · J next pane");
 
 static const char *KEYS_SAMPLE =
     N_("temperature: , down, . up · K top-k · U top-p · N sample · ←/→ the "
-       "step whose next token is shown · Tab next pane");
+       "step whose next token is shown · J next pane");
 
 static const char *PANE_NAMES[DEC_PANE_COUNT] = {N_("Training vs inference"), N_("One step"), N_("Beam search"),
                                                  N_("Sampling")};
@@ -255,9 +255,9 @@ static void draw_pane_gen(ViewCtx *v, DecodeUi *d, Rect body)
         if (d->sel >= 0) {
             char buf[3][300];
             const char *tok = dec_tok(v->s, sh->gen_ids[d->sel]);
-            snprintf(buf[0], sizeof buf[0], _("Step %d → '%s': its attention and top-k are in One step (Tab)"),
+            snprintf(buf[0], sizeof buf[0], _("Step %d → '%s': its attention and top-k are in One step (J)"),
                      d->sel + 1, tok);
-            snprintf(buf[1], sizeof buf[1], _("Step %d → '%s': see One step (Tab)"), d->sel + 1, tok);
+            snprintf(buf[1], sizeof buf[1], _("Step %d → '%s': see One step (J)"), d->sel + 1, tok);
             snprintf(buf[2], sizeof buf[2], _("Step %d → '%s'"), d->sel + 1, tok);
             const char *alts[3] = {buf[0], buf[1], buf[2]};
             ui_text_alt(v->r, f, alts, 3, body.x, body.y + body.h - fh, body.w, th->accent);

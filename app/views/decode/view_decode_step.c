@@ -147,7 +147,7 @@ static void force_click(ViewCtx *v, DecodeUi *d, Rect rc, int s, int id)
     const DecShow *ds = v->s->dec;
     if (ui_over(v->in, rc) && s >= 0 && s < ds->gen_n && id != ds->gen_ids[s])
         ren_rect_line(v->r, rc, 1, v->th->warn); /* a click would force it */
-    if (ui_clicked(v->in, rc) && s >= 0 && s < ds->gen_n && id >= 0 && id != ds->gen_ids[s]) {
+    if (s >= 0 && s < ds->gen_n && id >= 0 && id != ds->gen_ids[s] && ui_hit(v->ui, rc, "force")) {
         d->wish.force = 1;
         d->wish.force_step = s;
         d->wish.force_id = id;

@@ -307,7 +307,7 @@ void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *bod
             ren_rect(v->r, hr, v->th->panel2);
         cell_text(v, title, cx[k], y + (head_h - fh) / 2, cw[k] - 6, on ? v->th->accent : v->th->dim,
                   cols[k] != HT_COL_HEAD && cols[k] != HT_COL_LABEL);
-        if (ui_clicked(v->in, hr)) {
+        if (ui_hit(v->ui, hr, COLS[cols[k]].title)) { /* a click, or Tab then Enter */
             if (on) {
                 t->desc = !t->desc;
             } else { /* numbers: the largest first */
@@ -334,7 +334,7 @@ void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *bod
         else if (over)
             ren_rect(v->r, rr, v->th->panel2);
         draw_row(v, t, r, kind, cx, cw, ncol, cols, rr.y, rh);
-        if (over && ui_clicked(v->in, rr)) {
+        if (ui_hit(v->ui, rr, "heads table row")) {
             if (sel)
                 t->has_sel = 0;
             else

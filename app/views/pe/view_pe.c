@@ -131,7 +131,7 @@ static int wave_chips(ViewCtx *v, Rect rc, const PeData *d, int *right)
         ren_rect(v->r, (Rect){x + 3, y + h / 2 - 2, sw - 6, 4}, c);
         if (u->slot == s)
             ren_rect_line(v->r, sr, 1, v->th->select);
-        if (ui_clicked(v->in, sr))
+        if (ui_hit(v->ui, sr, "wave"))
             u->slot = s;
         int step = pe_stepper(v, x + sw, y, h, rc.x + rc.w - x - sw, "", val, c, &w);
         u->dim[s] += step;

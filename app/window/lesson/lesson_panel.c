@@ -193,7 +193,7 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
             ren_text(ui->r, f, num, x + pad, y + pad, th->dim);
             rich_text(ui, a, f, s->quiz.choices[c], x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
             lesson_ui_choice_drawn(a, k, rc);
-            if (answered < 0 && !tried && ui_clicked(&ui->in, rc))
+            if (answered < 0 && !tried && ui_hit(ui, rc, "quiz choice"))
                 lesson_ui_answer(a, c);
         }
         y += h + 4;
@@ -232,7 +232,7 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
         Rect gr = {x, y, ren_text_width(ui->g->small, give), ren_font_height(ui->g->small)};
         if (draw) {
             ren_text(ui->r, ui->g->small, give, gr.x, gr.y, ui_over(&ui->in, gr) ? th->accent : th->dim);
-            if (ui_clicked(&ui->in, gr))
+            if (ui_hit(ui, gr, "give up"))
                 lesson_ui_show_answer(a);
         }
         y += gr.h + 6;
@@ -295,7 +295,7 @@ static int predict_choices(UiCtx *ui, App *a, const LessonStep *s, const LessonP
             ren_text(ui->r, f, num, x + pad, y + pad, th->dim);
             rich_text(ui, a, f, t, x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
             lesson_ui_choice_drawn(a, k, rc);
-            if (ps->picked < 0 && ui_clicked(&ui->in, rc))
+            if (ps->picked < 0 && ui_hit(ui, rc, "prediction"))
                 lesson_ui_predict(a, c);
         }
         y += h + 4;
@@ -477,12 +477,12 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     const char *les = lesson_ui_word(a, LW_LESSONS), *cl = lesson_ui_word(a, LW_CLOSE);
     Rect lr = {x, y, ren_text_width(ui->g->small, les), sh};
     ren_text(ui->r, ui->g->small, les, x, y, ui_over(&ui->in, lr) ? th->accent : th->dim);
-    if (ui_clicked(&ui->in, lr))
+    if (ui_hit(ui, lr, "lessons"))
         lesson_ui_toggle_list(a);
     int cw = ren_text_width(ui->g->small, cl);
     Rect cr = {x + w - cw, y, cw, sh};
     ren_text(ui->r, ui->g->small, cl, cr.x, y, ui_over(&ui->in, cr) ? th->accent : th->dim);
-    if (ui_clicked(&ui->in, cr)) {
+    if (ui_hit(ui, cr, "close")) {
         lesson_ui_close(a);
         return;
     }
@@ -513,7 +513,7 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     for (int i = 0; i < l->n_steps && (i + 1) * (dot + 4) < w; i++) {
         Rect d = {x + i * (dot + 4), y, dot, dot};
         ren_rect(ui->r, d, i == step ? th->accent : i < step ? th->dim : th->panel2);
-        if (ui_clicked(&ui->in, (Rect){d.x - 2, d.y - 4, d.w + 4, d.h + 8}))
+        if (ui_hit(ui, (Rect){d.x - 2, d.y - 4, d.w + 4, d.h + 8}, "step dot"))
             lesson_ui_step(a, i - step);
     }
     y += dot + 10;
@@ -524,7 +524,7 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
         Rect cr2 = {x + w - ccw, y + 2, ccw, sh};
         if (code) {
             ren_text(ui->r, ui->g->small, cl_code, cr2.x, cr2.y, *code || ui_over(&ui->in, cr2) ? th->accent : th->dim);
-            if (ui_clicked(&ui->in, cr2))
+            if (ui_hit(ui, cr2, "code"))
                 *code = !*code;
         }
         tag = ren_text_tag("lesson");

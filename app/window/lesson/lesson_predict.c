@@ -124,7 +124,7 @@ static void overlay_row(UiCtx *ui, App *a, Rect area, const LessonPredictState *
         if (cell.w >= ren_text_width(ui->g->ui, "?") + 4 && cell.h >= ren_font_height(ui->g->ui))
             ren_text(ui->r, ui->g->ui, "?", cell.x + (cell.w - ren_text_width(ui->g->ui, "?")) / 2,
                      cell.y + (cell.h - ren_font_height(ui->g->ui)) / 2, th->dim);
-        if (ui_clicked(&ui->in, cell) && ui_over(&ui->in, area))
+        if (ui_hit(ui, cell, "predict cell") && (ui_over(&ui->in, area) || !ui->in.pressed))
             lesson_ui_predict(a, c);
     }
     ren_rect_line(ui->r, row, 2, th->accent);
