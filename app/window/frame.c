@@ -370,7 +370,7 @@ static void draw_status(UiCtx *ui, App *a, Rect rc)
     }
     if (a->hover.valid) {
         char val[32];
-        if (a->hover.stage == ST_SRC_TOKENS || a->hover.stage == ST_TGT_TOKENS)
+        if (!a->hover.own && (a->hover.stage == ST_SRC_TOKENS || a->hover.stage == ST_TGT_TOKENS)) /* a token id */
             snprintf(val, sizeof val, "%d", (int)a->hover.value);
         else if (isinf(a->hover.value))
             snprintf(val, sizeof val, a->hover.value < 0 ? "−∞" : "+∞");

@@ -79,6 +79,15 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
             every++;
     }
     int last_right = rc.x - ui_px(g, 4); /* where the last small label ended */
+    /* the keyboard's cell: row 0 the self-attention strip, 1 the cross-attention one */
+    int kr = -1, kc = -1, self_n = s + 1, wide = self_n > ds->S ? self_n : ds->S;
+    int keys = 0;
+    if (d->pane == DEC_PANE_STEP) { /* in the first pane the cell is the table's mask */
+        keys = !ui_over(v->in, (Rect){rc.x, y, (int)lroundf(n * cw), ch + lh + 1}) &&
+               view_key_cell(v, 2, wide, &kr, &kc) && kr == (kind == ROW_SELF ? 0 : 1);
+        if (!keys)
+            view_key_cell(v, 2, wide, &kr, &kc); /* its room */
+    }
     for (int j = 0; j < n; j++) {
         int x0 = rc.x + (int)lroundf(j * cw), x1 = rc.x + (int)lroundf((j + 1) * cw);
         Rect cell = {x0, y, x1 - x0 - (cw >= 8 ? 1 : 0), ch};
@@ -91,7 +100,8 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
         }
         const char *lab = row_label(sc, d, kind, j);
         Rect lr = {x0, y + ch + 1, x1 - x0, lh};
-        int over = ui_over(v->in, (Rect){x0, y, x1 - x0, ch + lh});
+        int keyed = keys && (kc < n ? kc : n - 1) == j;
+        int over = ui_over(v->in, (Rect){x0, y, x1 - x0, ch + lh}) || keyed;
         if (every == 1) {
             ui_text_center(v->r, g->ui, lab, lr, over ? th->select : th->text);
         } else if (j % every == 0 || over) {
@@ -107,7 +117,10 @@ static int strip(ViewCtx *v, const DecodeUi *d, Rect rc, RowKind kind, int s, in
             }
         }
         if (over) {
-            ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
+            if (keyed)
+                view_key_outline(v, cell);
+            else
+                ren_rect_line(v->r, (Rect){cell.x - 1, cell.y - 1, cell.w + 2, cell.h + 2}, 2, th->select);
             const char *q = row_label(sc, d, ROW_SELF, s);
             int self = kind == ROW_SELF;
             if (sc->head < 0)

@@ -213,8 +213,16 @@ static void mask_row(ViewCtx *v, const DecodeUi *d, const TableGeo *G, int i, in
             ren_rect(v->r, (Rect){x0 + (int)lroundf(j * cw), top, 1, ch}, th->panel);
     ren_rect_line(v->r, (Rect){x0 - 1, top - 1, (int)lroundf(T * cw) + 2, ch + 2}, 1, th->border);
     Rect cells = {x0, top, (int)lroundf(T * cw), ch};
-    if (ui_over(v->in, cells)) {
-        int j = (int)((v->in->mx - x0) / cw);
+    /* the keyboard's cell (row i, column j of the mask) when the mouse is
+     * not over the mask's column */
+    int kr, kc, mouse = v->in->mx >= x0 && v->in->mx < x0 + cells.w && v->in->my >= 0;
+    int keys = view_key_cell(v, T, T, &kr, &kc) && !mouse && kr == i;
+    if (keys) {
+        Rect c = {x0 + (int)lroundf(kc * cw), top, (int)lroundf((kc + 1) * cw) - (int)lroundf(kc * cw), ch};
+        view_key_outline(v, c);
+    }
+    if (ui_over(v->in, cells) || keys) {
+        int j = keys ? kc : (int)((v->in->mx - x0) / cw);
         if (j >= 0 && j < T)
             ui_hover_own(v, m[j], isinf(m[j]) ? _("causal mask, position %d reading position %d (the future: hidden)")
                                    : _("causal mask, position %d reading position %d (the past or itself: may read)"),

@@ -45,6 +45,13 @@ static void lens_draw(ViewCtx *v)
     /* too many positions: the columns follow the target token selected */
     if (shown < cols && sc->sel.side == 2 && sc->sel.index >= shown)
         first = (sc->sel.index < cols ? sc->sel.index : cols - 1) - shown + 1;
+    /* the keyboard's cell (row a layer, column a position), unless the
+     * mouse is over the grid; the columns follow it too */
+    int kr = -1, kc = -1;
+    Rect grid = {a.x + lab_w, y + 2 * (fh + 2) + 4, shown * cw, a.y + a.h - y};
+    int keys = view_key_cell(v, l->layers, cols, &kr, &kc) && !ui_over(v->in, grid);
+    if (keys && shown < cols && (kc < first || kc >= first + shown))
+        first = kc < first ? kc : kc - shown + 1;
     int line = fh + 2, ch = l->k * line + line + (int)(8 * s);
     int head_h = 2 * line + 4;
     int room = a.y + a.h - y - head_h;
@@ -91,8 +98,12 @@ static void lens_draw(ViewCtx *v)
                 snprintf(buf, sizeof buf, _("ref. rank %d"), rank);
                 ui_text_fit(v->r, f, buf, cell.x + 4, ly, cell.w - 8, rank == 1 ? v->th->good : v->th->warn);
             }
-            if (ui_over(v->in, cell)) {
-                ren_rect_line(v->r, cell, 1, v->th->select);
+            int keyed = keys && kr == li && kc == t;
+            if (ui_over(v->in, cell) || keyed) {
+                if (keyed)
+                    view_key_outline(v, cell);
+                else
+                    ren_rect_line(v->r, cell, 1, v->th->select);
                 view_token(&m->tgt_vocab, ids[0], tok, sizeof tok);
                 ui_hover_own(v, p[0], _("layer %d, position %d: top %s %.4f; reference rank %d (p %.4f)"), li + 1,
                              t, tok, p[0], rank, l->ref_p[(size_t)li * l->T + t]);

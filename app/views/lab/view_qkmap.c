@@ -4,7 +4,8 @@
  * near the keys it attends to. Queries are filled discs, keys hollow
  * squares, in two colours; hovering a point names its token, and a query
  * draws lines to the keys it weights most (thicker for more weight). The
- * token selected elsewhere is ringed. */
+ * token selected elsewhere is ringed. Without a mouse the keyboard's cell
+ * picks a point: Ctrl+↑ ↓ which one, Ctrl+← → a query or a key. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -112,6 +113,13 @@ static void qk_draw(ViewCtx *v)
         if (ui_over(v->in, m.plot) && dx * dx + dy * dy < best)
             best = dx * dx + dy * dy, hov = i;
     }
+    /* the keyboard's point when the mouse is over none: the cell's column
+     * 0 a query, 1 a key, its row which one */
+    int kr, kc, keyed = 0;
+    if (view_key_cell(v, q->nq > q->nk ? q->nq : q->nk, 2, &kr, &kc) && hov < 0) {
+        hov = kc == 0 ? (kr < q->nq ? kr : q->nq - 1) : q->nq + (kr < q->nk ? kr : q->nk - 1);
+        keyed = 1;
+    }
     const Vocab *qv = q->kind == TF_ATTN_ENC ? &sc->model->src_vocab : &sc->model->tgt_vocab;
     const Vocab *kv = q->kind == TF_ATTN_DEC ? &sc->model->tgt_vocab : &sc->model->src_vocab;
     /* lines from the hovered query to its strongest keys */
@@ -161,6 +169,12 @@ static void qk_draw(ViewCtx *v)
     }
     if (hov >= 0) {
         int isq = hov < q->nq, idx = isq ? hov : hov - q->nq;
+        if (keyed) { /* its ring, round the point */
+            float px, py;
+            to_screen(&m, isq ? q->q + 2 * idx : q->k + 2 * idx, &px, &py);
+            int r = (int)(9 * s);
+            view_key_outline(v, (Rect){(int)px - r, (int)py - r, 2 * r, 2 * r});
+        }
         view_token(isq ? qv : kv, isq ? q->qtok[idx] : q->ktok[idx], tok, sizeof tok);
         const double *p = isq ? q->q + 2 * idx : q->k + 2 * idx;
         ui_hover_own(v, (float)p[0], isq ? _("query %s (position %d) at (%.3f, %.3f)") : _("key %s (position %d) at (%.3f, %.3f)"),

@@ -2,8 +2,9 @@
  * keyboard cell, which the status line and the panel read (the hover) with
  * the trace's value; it stays inside the matrix; the mouse over the grid
  * wins; the keys are listed in ?. The same in the mask view, the lines
- * view (the cell is a line, query to key) and the all-heads grid
- * (Ctrl+PgUp / PgDn: the head). */
+ * view (the cell is a line, query to key), the all-heads grid
+ * (Ctrl+PgUp / PgDn: the head), the Decode tab's mask and attention
+ * strips, the lens and the Q/K map (a point: a query or a key). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -147,10 +148,64 @@ static void test_heads_grid(void **state)
     app_free(&a);
 }
 
+/* The decode tab's mask and attention strips, the lens and the Q/K map:
+ * the keyboard's cell reads out what the mouse would. */
+typedef struct LabCase {
+    const char *view, *pane, *stage;
+    int row, col;
+    const char *where; /* the hover's words begin so */
+    int masked;        /* the value is −∞ */
+} LabCase;
+
+static void test_lab_and_decode_views(void **state)
+{
+    (void)state;
+    static const LabCase CASES[] = {
+        {"decode", "gen", NULL, 3, 2, "causal mask, position 3 reading position 2 (the past", 0},
+        {"decode", "gen", NULL, 1, 4, "causal mask, position 1 reading position 4 (the future", 1},
+        {"decode", "step", NULL, 1, 2, "step 7, cross-attention, layer 2, head 1: '书' → 'books'", 0},
+        {"lens", NULL, "dec.self.weights", 1, 2, "layer 2, position 2: top", 0},
+        {"qk-map", NULL, "enc.self.weights", 2, 1, "key books (position 2)", 0},
+        {"qk-map", NULL, "enc.self.weights", 0, 0, "query i (position 0)", 0},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        const LabCase *c = &CASES[i];
+        static App a;
+        AppOpts o = tu_opts(MODEL, "i read books at home today", NULL, c->view);
+        tu_open(&a, &o, 100);
+        if (c->stage)
+            app_goto(&a, (StageId)stage_find(c->stage), 0);
+        if (c->pane)
+            app_decode_setup(&a, c->pane, 4, 0.6f);
+        a.ui.in.mx = a.ui.in.my = -100;
+        tu_frame(&a);
+        for (int k = 0; k < 200 && app_idle_work(&a) == 1; k++)
+            tu_frame(&a);
+        ev_key(&a, KEY_RIGHT, MOD_CTRL);
+        ctrl_keys(&a, KEY_DOWN, c->row);
+        ctrl_keys(&a, KEY_RIGHT, c->col);
+        tu_frame(&a);
+        expect_true(a.hover.valid && !strncmp(a.hover.where, c->where, strlen(c->where)),
+                    "%s %s (%d, %d): '%s', want '%s…'", c->view, c->pane ? c->pane : "", c->row, c->col,
+                    a.hover.where, c->where);
+        expect_true(c->masked ? isinf(a.hover.value) : isfinite(a.hover.value), "%s: value %g", c->view,
+                    a.hover.value);
+        if (c->pane && !strcmp(c->pane, "step")) { /* the status line prints the weight, not a token id */
+            tu_drawn_frame(&a, tu_ren);
+            char want[96];
+            snprintf(want, sizeof want, "= %.9g", a.hover.value);
+            expect_true(a.hover.value > 0.001f && strstr(tu_drawn.text, want) != NULL, "the status line says '%s'",
+                        want);
+        }
+        app_free(&a);
+    }
+}
+
 TU_RENDERER(1280, 800)
 
 int main(void)
 {
     TU_RUN_HEADLESS(setup, teardown, cmocka_unit_test(test_keys_move_the_cell), cmocka_unit_test(test_mask_view),
-                    cmocka_unit_test(test_lines_view), cmocka_unit_test(test_heads_grid));
+                    cmocka_unit_test(test_lines_view), cmocka_unit_test(test_heads_grid),
+                    cmocka_unit_test(test_lab_and_decode_views));
 }
