@@ -142,6 +142,41 @@ static void move_cursor(App *a, int dx, int dy, int dthumb)
     a->redraw_soon = 1;
 }
 
+/* Ctrl+Enter, Alt+Enter: what a click and an Alt+click do at the
+ * keyboard's cell (the hover it gave in the last frame): follow its row's
+ * token; in All heads ablate its head, elsewhere hide its column's source
+ * token. */
+static void cursor_act(App *a, int alt)
+{
+    const Hover *h = &a->hover;
+    TfView v;
+    TfErr err;
+    if (!a->cursor.on || !h->valid || h->own ||
+        tf_view(&a->ses.trace, h->stage, h->layer, h->head < 0 ? 0 : h->head, h->b, &v, &err)) {
+        app_notice(a, 1, "%s", _("no keyboard cell on a token: move one with Ctrl+arrows"));
+        return;
+    }
+    if (!alt) {
+        int side = ui_side_of(v.row_kind);
+        if (!side)
+            return;
+        int same = a->sel.side == side && a->sel.index == h->row;
+        a->sel = same ? (Selection){0, 0} : (Selection){side, h->row};
+    } else if (app_current_view(a) == VIEW_HEADS && h->head >= 0) {
+        StageId q = stage_attn_block(h->stage);
+        TfAttnKind kind = q == ST_DEC_CROSS_Q ? TF_ATTN_CROSS : q == ST_DEC_SELF_Q ? TF_ATTN_DEC : TF_ATTN_ENC;
+        TfExperiment e = a->ses.exp;
+        tf_exp_toggle_head(&e, kind, h->layer, h->head);
+        app_set_exp(a, &e);
+    } else if (v.col_kind == LBL_SRC) {
+        app_exp_toggle_hide(a, h->col);
+    } else {
+        app_notice(a, 1, "%s", _("Alt+Enter hides a source token: put the keyboard cell in a column of one"));
+        return;
+    }
+    a->redraw_soon = 1;
+}
+
 /* Ctrl+D: the view in words, to the clipboard and read aloud. */
 static void describe_view(App *a)
 {
@@ -244,6 +279,7 @@ static int run_window(App *a, int act, int arg)
     case WA_CURSOR_X: move_cursor(a, arg, 0, 0); break;
     case WA_CURSOR_Y: move_cursor(a, 0, arg, 0); break;
     case WA_CURSOR_THUMB: move_cursor(a, 0, 0, arg); break;
+    case WA_CURSOR_ACT: cursor_act(a, arg); break;
     case WA_SCENE_COPY: app_scene_copy(a); break;
     case WA_SCENE_PASTE: scene_paste(a); break;
     case WA_SCENE_QR: app_scene_qr_toggle(a); break;

@@ -4,7 +4,8 @@
  * wins; the keys are listed in ?. The same in the mask view, the lines
  * view (the cell is a line, query to key), the all-heads grid
  * (Ctrl+PgUp / PgDn: the head), the Decode tab's mask and attention
- * strips, the lens and the Q/K map (a point: a query or a key). */
+ * strips, the lens and the Q/K map (a point: a query or a key); Ctrl+Enter
+ * and Alt+Enter act at the cell as a click and an Alt+click. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -201,11 +202,42 @@ static void test_lab_and_decode_views(void **state)
     }
 }
 
+/* Ctrl+Enter and Alt+Enter do at the keyboard's cell what a click and an
+ * Alt+click do there: follow the row's token; hide the column's source
+ * token; in All heads, ablate the cell's head. */
+static void test_enter_at_the_cell(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, "i read books at home today", ST_ENC_SELF_WEIGHTS, 0, 1, VIEW_AUTO, 2, 3);
+    expect_true(a.hover.row == 2 && a.hover.col == 3, "the cell (2, 3)");
+    ev_key(&a, KEY_RETURN, MOD_CTRL);
+    expect_true(a.sel.side == 1 && a.sel.index == 2, "Ctrl+Enter follows the row's source token: side %d index %d",
+                a.sel.side, a.sel.index);
+    tu_frame(&a);
+    ev_key(&a, KEY_RETURN, MOD_CTRL);
+    expect_true(a.sel.side == 0, "again: no token followed");
+    ev_key(&a, KEY_RETURN, MOD_ALT);
+    expect_true(tf_exp_hidden(&a.ses.exp, 3), "Alt+Enter hides the column's source token 3");
+    tu_frame(&a);
+    ev_key(&a, KEY_RETURN, MOD_ALT);
+    expect_true(!tf_exp_hidden(&a.ses.exp, 3) && tf_exp_is_none(&a.ses.exp), "again: shown");
+    app_free(&a);
+    open_at(&a, "i read books today", ST_DEC_CROSS_WEIGHTS, 0, -1, VIEW_AUTO, 1, 1);
+    ctrl_keys(&a, KEY_PAGEDOWN, 2);
+    expect_true(app_current_view(&a) == VIEW_HEADS && a.hover.head == 2, "all heads, the cell in head 3 (%d)",
+                a.hover.head + 1);
+    ev_key(&a, KEY_RETURN, MOD_ALT);
+    expect_true(tf_exp_ablated(&a.ses.exp, TF_ATTN_CROSS, a.hover.layer, 2), "Alt+Enter ablates that head");
+    expect_true(cmd_find("cursor.select") && cmd_find("cursor.alt"), "the keys are in the table");
+    app_free(&a);
+}
+
 TU_RENDERER(1280, 800)
 
 int main(void)
 {
     TU_RUN_HEADLESS(setup, teardown, cmocka_unit_test(test_keys_move_the_cell), cmocka_unit_test(test_mask_view),
                     cmocka_unit_test(test_lines_view), cmocka_unit_test(test_heads_grid),
-                    cmocka_unit_test(test_lab_and_decode_views));
+                    cmocka_unit_test(test_lab_and_decode_views), cmocka_unit_test(test_enter_at_the_cell));
 }
