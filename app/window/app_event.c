@@ -59,10 +59,10 @@ static void text_event(App *a, const InputEvent *e)
 }
 
 /* Is something open over the window that takes the keys itself (the help,
- * the QR code, the lesson list, the language list)? */
+ * the QR code, the lesson list with its arrows and Enter)? */
 static int overlay_open(const App *a)
 {
-    return a->show_help || app_scene_qr_open(a) || lesson_ui_list_open(a) || model_ui_list(a, NULL);
+    return a->show_help || app_scene_qr_open(a) || lesson_ui_list_open(a);
 }
 
 /* Tab, Shift+Tab: the keyboard's ring to the next / previous control. */

@@ -297,8 +297,7 @@ static void draw_input(UiCtx *ui, App *a, Rect rc, int side)
     ren_text(ui->r, f, label, rc.x + 12, rc.y + (rc.h - fh) / 2, th->dim);
     int cw = side == APP_LINE_SRC ? model_ui_chooser_width(ui, a) : 0; /* >>lang<< tags */
     Rect box = {rc.x + lw, rc.y + 4, rc.w - lw - 12 - (cw ? cw + 8 : 0), rc.h - 8};
-    if (cw)
-        model_ui_chooser_draw(ui, a, (Rect){box.x + box.w + 8, box.y, cw, box.h});
+    Rect chooser = {box.x + box.w + 8, box.y, cw, box.h}; /* drawn after the field: Tab reads left to right */
     char hint[APP_TEXT_MAX + 96];
     const char *base = a->ses.ext.base_translation, *hid = _("hidden until you predict");
     int hide = lesson_ui_hides_output(a);
@@ -338,6 +337,8 @@ static void draw_input(UiCtx *ui, App *a, Rect rc, int side)
             app_focus_line(a, side);
         }
     }
+    if (cw)
+        model_ui_chooser_draw(ui, a, chooser);
     /* a click beside the field (on its label, around it) gives it the keyboard */
     Rect band = {rc.x, rc.y, box.x + box.w - rc.x + 4, rc.h};
     if (ui_clicked(&ui->in, band) && !ui_over(&ui->in, box))
@@ -826,7 +827,7 @@ void app_draw(App *a, Ren *r)
     draw_input(ui, a, L.tgt, APP_LINE_TGT);
     ui_tab_group(ui, TAB_STATUS);
     draw_status(ui, a, L.status);
-    ui_tab_group(ui, TAB_OVER);
+    ui_tab_group(ui, TAB_SOURCE); /* the >>lang<< tags: after their button, beside Source */
     model_ui_overlay(ui, a);
     ui_tab_group(ui, TAB_TABS); /* the tabs that did not fit: after the » button */
     draw_tabs_more(ui, a, W);

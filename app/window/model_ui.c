@@ -145,6 +145,12 @@ void model_ui_overlay(UiCtx *ui, App *a)
         int on = !strcmp(t, tag), over = ui_over(&ui->in, c);
         ren_rect(ui->r, c, on ? th->accent : over ? th->panel : th->panel2);
         ui_text_center(ui->r, ui->g->small, t, c, on ? th->bg : th->text);
+        /* Tab reaches it, Enter picks it (a click is taken before the frame: model_ui_click) */
+        if (ui_tab_stop(ui, ui_id(ui, &u->ids[i], sizeof u->ids[i]), c, UI_STOP_PRESS)) {
+            u->open = 0;
+            model_ui_choose(a, u->ids[i]);
+            return;
+        }
     }
 }
 

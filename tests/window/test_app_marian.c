@@ -65,6 +65,29 @@ static void test_lines_through_sentencepiece(void **state)
     tu_frame(&a);
     expect_true(!model_ui_list(&a, NULL) && !strcmp(a.ses.src_line, ">>fra<< the cat sees a bird."),
                 "picked by mouse: '%s'", a.ses.src_line);
+    /* by keyboard: Tab to the button, Enter opens the list, Tab goes into
+     * it (>>fra<<, then >>deu<<), Enter picks */
+    a.ui.in.mx = a.ui.in.my = -100;
+    int on = 0;
+    for (int k = 0; k <= a.ui.n_last && !on; k++) {
+        ev_key(&a, KEY_TAB, 0);
+        tu_frame(&a);
+        const UiStop *s = ui_tab_focused(&a.ui);
+        on = s && 1225 >= s->rc.x && 1225 < s->rc.x + s->rc.w && 730 >= s->rc.y && 730 < s->rc.y + s->rc.h;
+    }
+    expect_true(on, "Tab reaches the language button");
+    ev_key(&a, KEY_RETURN, 0);
+    tu_frame(&a);
+    tu_frame(&a);
+    expect_true(model_ui_list(&a, &pop), "Enter opens the list");
+    ev_key(&a, KEY_TAB, 0);
+    tu_frame(&a);
+    ev_key(&a, KEY_TAB, 0);
+    tu_frame(&a);
+    ev_key(&a, KEY_RETURN, 0);
+    tu_frame(&a);
+    expect_true(!model_ui_list(&a, NULL) && !strcmp(a.ses.src_line, ">>deu<< the cat sees a bird."),
+                "picked by keyboard: '%s'", a.ses.src_line);
     app_free(&a);
 }
 
