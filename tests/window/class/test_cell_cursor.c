@@ -233,11 +233,35 @@ static void test_enter_at_the_cell(void **state)
     app_free(&a);
 }
 
+/* The difference map (D with an experiment on): the keyboard's cell reads
+ * both passes' values and the sign as a glyph, as the hover does. */
+static void test_difference_map(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, "i read books at home today", ST_ENC_SELF_WEIGHTS, 0, 0, VIEW_AUTO, 0, 0);
+    TfExperiment e = {0};
+    e.no_scale = 1;
+    app_set_exp(&a, &e);
+    app_compute_all(&a);
+    a.cmp = CMP_DIFF;
+    ctrl_keys(&a, KEY_DOWN, 2);
+    ctrl_keys(&a, KEY_RIGHT, 3);
+    tu_frame(&a);
+    expect_true(a.hover.valid && a.hover.row == 2 && a.hover.col == 3, "the cell (2, 3): (%d, %d)", a.hover.row,
+                a.hover.col);
+    expect_true(strstr(a.hover.where, "experiment") && strstr(a.hover.where, "normal") &&
+                    (strstr(a.hover.where, "▲") || strstr(a.hover.where, "▼") || strstr(a.hover.where, "= difference")),
+                "both values and the sign: %s", a.hover.where);
+    app_free(&a);
+}
+
 TU_RENDERER(1280, 800)
 
 int main(void)
 {
     TU_RUN_HEADLESS(setup, teardown, cmocka_unit_test(test_keys_move_the_cell), cmocka_unit_test(test_mask_view),
                     cmocka_unit_test(test_lines_view), cmocka_unit_test(test_heads_grid),
-                    cmocka_unit_test(test_lab_and_decode_views), cmocka_unit_test(test_enter_at_the_cell));
+                    cmocka_unit_test(test_lab_and_decode_views), cmocka_unit_test(test_enter_at_the_cell),
+                    cmocka_unit_test(test_difference_map));
 }
