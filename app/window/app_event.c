@@ -472,6 +472,7 @@ void app_event(App *a, const InputEvent *e)
         }
         if (!overlay_open(a) && ui_tab_key(&a->ui, e->key, e->mod)) { /* the ring's: Enter, Space, arrows, Esc */
             a->typing.armed = 0;
+            a->typing.swallow = e->key == KEY_SPACE; /* its text is no space typed (the ring may have given a field the keyboard) */
             a->redraw_soon = 1;
             break;
         }

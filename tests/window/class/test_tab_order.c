@@ -83,6 +83,14 @@ static void test_reading_order(void **state)
         seen[g] = 1;
         if (app_focused_line(&a) == APP_LINE_SRC && !src) { /* a field the ring reaches takes the keyboard */
             src = 1;
+            ev_key(&a, KEY_ESCAPE, 0); /* Esc leaves it, the ring stays; Space gives it back, typing no space */
+            tu_frame(&a);
+            expect_true(app_focused_line(&a) < 0 && a.ui.kfocus, "Esc: out of the field, the ring on it");
+            ev_key(&a, KEY_SPACE, 0);
+            ev_text(&a, " ");
+            tu_frame(&a);
+            expect_true(app_focused_line(&a) == APP_LINE_SRC && !strcmp(a.ses.src_line, "i read books today"),
+                        "Space: the field again, its text as it was: '%s'", a.ses.src_line);
             ev_text(&a, " now");
             tu_frame(&a);
             expect_true(strstr(a.ses.src_line, "today now") != NULL, "typing goes into Source: '%s'", a.ses.src_line);
