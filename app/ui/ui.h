@@ -281,6 +281,9 @@ typedef struct UiCtx {
      * a malloc'd text the caller frees, or NULL; copy takes a text */
     char *(*paste)(void);
     void (*copy)(const char *text);
+    /* reads a text aloud (0), or -1; NULL: the speech dispatcher (spd-say,
+     * describe.h's app_speak). The browser's page sets its own. */
+    int (*speak)(const char *text);
     /* what widgets draw with, set by ui_begin (or ui_bind outside a frame) */
     Ren *r;
     Gfx *g;

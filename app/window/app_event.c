@@ -185,7 +185,7 @@ static void describe_view(App *a)
         return;
     if (a->ui.copy)
         a->ui.copy(text);
-    int spoken = app_speak(text) == 0;
+    int spoken = (a->ui.speak ? a->ui.speak : app_speak)(text) == 0;
     app_notice(a, 0, "%s", spoken ? _("the view in words: copied, and being read aloud")
                                   : _("the view in words: copied (install speech-dispatcher to hear it)"));
 }

@@ -1,7 +1,9 @@
 /* api.js - the browser build's page side (emcc --pre-js): window.stepformer,
  * the JS API for course pages (README "In the browser"), lesson progress kept
- * in IndexedDB, and opening one's own .safetensors from a file picker
- * (Ctrl+O, or stepformer.pickFile()) or by dropping it on the page. */
+ * in IndexedDB, opening one's own .safetensors from a file picker
+ * (Ctrl+O, or stepformer.pickFile()) or by dropping it on the page, and
+ * the browser's clipboard pasted into the window (copies go out through
+ * plat_web.c). */
 (function () {
   var sf = window.stepformer = window.stepformer || {};
   sf.ready = false;
@@ -47,6 +49,12 @@
   sf.benchFrames = function (n) { return c('sf_bench_frames', 'number', ['number'], [n || 60]); };
   sf.pickFile = function () { document.getElementById('pick').click(); };
 
+  var pasteTimer = null, pasteShift = 0;
+  function paste(text) {
+    if (sf.ready) c('sf_paste', null, ['string', 'number'], [text, pasteShift]);
+    pasteShift = 0;
+  }
+
   function hook() {
     var pick = document.getElementById('pick');
     if (pick) pick.addEventListener('change', function () { if (pick.files[0]) sf.openFile(pick.files[0]); pick.value = ''; });
@@ -59,7 +67,23 @@
     });
     window.addEventListener('keydown', function (e) {
       if ((e.ctrlKey || e.metaKey) && !e.shiftKey && (e.key === 'o' || e.key === 'O')) { e.preventDefault(); sf.pickFile(); }
+      /* Ctrl+V: SDL would prevent the key's default, and so the browser's
+       * paste with the clipboard's text; it goes by the paste event instead
+       * (below), or, when none comes, as the key alone (the window's own
+       * clipboard) */
+      if (e.ctrlKey && !e.altKey && !e.metaKey && e.code === 'KeyV') {
+        e.stopImmediatePropagation();
+        pasteShift = e.shiftKey ? 1 : 0;
+        clearTimeout(pasteTimer);
+        pasteTimer = setTimeout(function () { pasteTimer = null; paste(null); }, 250);
+      }
     }, true);
+    document.addEventListener('paste', function (e) {
+      e.preventDefault();
+      clearTimeout(pasteTimer);
+      pasteTimer = null;
+      paste(e.clipboardData ? e.clipboardData.getData('text/plain') : null);
+    });
     var prev = sf.onready;
     sf.onready = function () {
       var s = document.getElementById('status');

@@ -39,7 +39,7 @@ WEB_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -msimd128 -fno-math-errno -fno-trapping
               -DSTEPFORMER_DATADIR='"/share/stepformer"'
 LIBS := $(WP)/lib/libSDL2_ttf.a $(WP)/lib/libharfbuzz.a $(WP)/lib/libfreetype.a $(WP)/lib/libSDL2_image.a $(WP)/lib/libSDL2.a \
         $(WP)/lib/libcjson.a $(WP)/lib/libnettle.a
-API  := _main,_malloc,_free,_sf_set_source,_sf_set_target,_sf_set_stage,_sf_set_lang,_sf_open_lesson,_sf_open_model,_sf_dump,_sf_link,_sf_apply_link,_sf_bench_frames,_sf_state
+API  := _main,_malloc,_free,_sf_set_source,_sf_set_target,_sf_set_stage,_sf_set_lang,_sf_open_lesson,_sf_open_model,_sf_dump,_sf_link,_sf_apply_link,_sf_bench_frames,_sf_state,_sf_paste
 LDFLAGS_WEB := -O2 -msimd128 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=128MB -sTOTAL_STACK=8MB \
                -sEXPORTED_FUNCTIONS=$(API) -sEXPORTED_RUNTIME_METHODS=ccall,cwrap,FS,UTF8ToString \
                -sFORCE_FILESYSTEM=1 -lidbfs.js -lGL -sMIN_WEBGL_VERSION=1 \

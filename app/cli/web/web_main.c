@@ -17,6 +17,7 @@
 #include "plat.h"
 #include "plat_web.h"
 #include "ren.h"
+#include "scene.h"
 #include "stage.h"
 #include "train_host.h"
 #include "train_worker.h"
@@ -41,11 +42,26 @@ static void apply_fields(App *a, const SceneLink *l, int with_lesson);
 static TfExpSpec g_exp;
 static LinkPos g_exp_pos[TF_EXP_MAX_HIDE];
 
-/* the link's fields as the window's options (what the command line would give) */
-static void link_opts(const SceneLink *l, AppOpts *o)
+/* the file of the model a link names (model=en2zh, or NAME~SHA12 for a
+ * file the page was given), for app_init */
+static char g_model_path[4096];
+
+/* The link's fields as the window's options (what the command line would
+ * give). 0, or -1 with err when the model it names is not here (the rest
+ * is still set: the page opens on the bundled model). */
+static int link_opts(const SceneLink *l, AppOpts *o, TfErr *err)
 {
     memset(o, 0, sizeof *o);
     o->head = -2;
+    int rc = 0;
+    if (l->has & LINK_MODEL) {
+        if (scene_model_find(l->model, g_model_path, sizeof g_model_path, err) == 0)
+            o->model_path = g_model_path;
+        else
+            rc = -1;
+    }
+    if (l->has & LINK_BATCH)
+        o->batch = l->batch;
     if (l->has & LINK_SRC)
         o->src[o->n_src++] = l->src;
     if (l->has & LINK_TGT)
@@ -67,6 +83,7 @@ static void link_opts(const SceneLink *l, AppOpts *o)
         o->on_open = app_open_exp;
         o->on_open_ctx = &g_exp;
     }
+    return rc;
 }
 
 static void on_event(void *user, const InputEvent *in)
@@ -164,14 +181,20 @@ int main(void)
         return 1;
     }
     AppOpts o;
-    link_opts(&g_link, &o);
+    TfErr merr = {{0}};
+    int fields_ok = !bad_link; /* the link read well (its model may still be missing) */
+    if (link_opts(&g_link, &o, &merr) && fields_ok) { /* a model that is not here: the bundled one, and a line */
+        lerr = merr;
+        bad_link = 1;
+    }
     if (app_init(&g_app, &o, &err)) {
         /* the link named something the model does not have: open without it */
         fprintf(stderr, "stepformer: %s\n", err.msg);
         snprintf(lerr.msg, sizeof lerr.msg, "%s", err.msg);
         bad_link = 1;
+        fields_ok = 0;
         memset(&g_link, 0, sizeof g_link);
-        link_opts(&g_link, &o);
+        link_opts(&g_link, &o, &err);
         if (app_init(&g_app, &o, &err)) {
             fprintf(stderr, "stepformer: %s\n", err.msg);
             return 1;
@@ -179,12 +202,17 @@ int main(void)
     }
     /* a lesson's step sets its own sentence and view: the link's own
      * fields, when it names them too, win (the link opens exactly its state) */
-    if (!bad_link && (g_link.has & LINK_LESSON) && (g_link.has & ~(LINK_LESSON | LINK_STEP | LINK_LANG | LINK_EXP)))
+    if (fields_ok && (g_link.has & LINK_LESSON) && (g_link.has & ~(LINK_LESSON | LINK_STEP | LINK_LANG | LINK_EXP)))
         apply_fields(&g_app, &g_link, 0);
+    else if (fields_ok)
+        app_scene_open_decode(&g_app, &g_link); /* pane, beam, alpha, sampling: the Decode tab as the link has it */
     if (bad_link)
         app_notice(&g_app, 1, "%s", lerr.msg);
     else if (warn[0])
         app_notice(&g_app, 0, "%s", warn);
+    g_app.ui.paste = plat_clipboard_text; /* SDL's, which the page's paste event fills */
+    g_app.ui.copy = plat_web_clipboard_set;
+    g_app.ui.speak = plat_web_speak; /* Ctrl+D reads the view aloud (no spd-say in a page) */
     session_set_lazy(&g_app.ses, 1);
     plat_window_setup(g_ren);
     plat_web_run(frame, &g_app);
@@ -240,6 +268,12 @@ int sf_open_lesson(const char *id, int step)
     int rc = id ? lesson_ui_open(&g_app, id, step > 0 ? step - 1 : 0) : -1;
     changed();
     return rc;
+}
+
+/* the page's paste event (api.js): its text, then Ctrl+V (Ctrl+Shift+V) */
+void sf_paste(const char *text, int shift)
+{
+    plat_web_paste(text, shift);
 }
 
 /* a model the page wrote into its file system (a picked or dropped file) */
@@ -305,6 +339,15 @@ const char *sf_dump(const char *name, int layer, int head)
 static void apply_fields(App *a, const SceneLink *l, int with_lesson)
 {
     TfErr err = {{0}};
+    if (l->has & LINK_MODEL) { /* the model first: the rest is read against it */
+        char path[sizeof g_model_path], now[LINK_NAME_MAX + 16];
+        TfErr e2;
+        if (scene_model_find(l->model, path, sizeof path, &err))
+            app_notice(a, 1, "%s", err.msg);
+        else if (!a->ses.model_path[0] || scene_model_name(a->ses.model_path, now, sizeof now, &e2) ||
+                 strcmp(now, l->model) != 0)
+            app_load_model(a, path);
+    }
     if (l->has & LINK_SRC)
         app_set_text(a, APP_LINE_SRC, l->src);
     if (l->has & LINK_TGT)
@@ -326,10 +369,15 @@ static void apply_fields(App *a, const SceneLink *l, int with_lesson)
         app_goto(a, (l->has & LINK_STAGE) ? stage_find(l->stage) : p.stage,
                  (l->has & LINK_LAYER) ? l->layer : p.layer);
     }
+    if (l->has & LINK_BATCH) {
+        app_compute_all(a); /* the batch the new text makes */
+        session_set_batch(&a->ses, l->batch);
+    }
     if (l->has & LINK_HEAD)
         session_set_head(&a->ses, l->head);
     if ((l->has & LINK_VIEW) && view_find(l->view) >= 0)
         a->view = (ViewId)view_find(l->view);
+    app_scene_open_decode(a, l);
 }
 
 /* A link given while the page is open (the address's fragment changed):
@@ -348,22 +396,24 @@ int sf_apply_link(const char *frag)
     return 0;
 }
 
-/* the current state as a link (for a "share this view" button) */
+/* The current state as a link (for a "share this view" button): the scene
+ * Ctrl+Shift+C copies (model, sentence, stage, view, lesson, experiment,
+ * the Decode tab's settings), or, when the model's file cannot be named,
+ * the sentence, stage, layer, head and language. */
 const char *sf_link(void)
 {
     static char buf[4 * LINK_TEXT_MAX];
-    SceneLink l;
-    memset(&l, 0, sizeof l);
-    StagePos p = app_pos(&g_app);
-    snprintf(l.src, sizeof l.src, "%s", g_app.ses.src_line);
-    snprintf(l.stage, sizeof l.stage, "%s", stage_info(p.stage)->name);
-    l.layer = p.layer;
-    l.head = g_app.ses.head;
-    l.lang = g_app.look.lang;
-    l.has = LINK_SRC | LINK_STAGE | LINK_LAYER | LINK_HEAD | LINK_LANG;
-    if (!g_app.ses.tgt_auto && g_app.ses.tgt[0]) {
-        snprintf(l.tgt, sizeof l.tgt, "%s", g_app.ses.tgt);
-        l.has |= LINK_TGT;
+    static SceneLink l;
+    TfErr err;
+    if (app_scene_capture(&g_app, &l, &err)) {
+        memset(&l, 0, sizeof l);
+        StagePos p = app_pos(&g_app);
+        snprintf(l.src, sizeof l.src, "%s", g_app.ses.src_line);
+        snprintf(l.stage, sizeof l.stage, "%s", stage_info(p.stage)->name);
+        l.layer = p.layer;
+        l.head = g_app.ses.head;
+        l.lang = g_app.look.lang;
+        l.has = LINK_SRC | LINK_STAGE | LINK_LAYER | LINK_HEAD | LINK_LANG;
     }
     if (link_format(&l, buf, sizeof buf) < 0)
         buf[0] = 0;

@@ -5,7 +5,10 @@
  * the loop is paused, so an idle page runs no code at all; an SDL event
  * watch resumes it the moment the browser delivers input (SDL's handlers
  * queue the event and call the watch from the DOM event), and a timed wish
- * (a blinking cursor, a notice to expire) resumes it from a setTimeout. */
+ * (a blinking cursor, a notice to expire) resumes it from a setTimeout.
+ * The clipboard: SDL 2.26 has none in the browser (its own copy of the
+ * text only), so copies are handed to the browser's clipboard here and
+ * pastes come from the page's paste event. */
 #include "plat_web.h"
 
 #include <SDL.h>
@@ -135,4 +138,58 @@ void plat_web_viewport(int *w, int *h, double *dpr)
     *w = EM_ASM_INT({ return window.innerWidth; });
     *h = EM_ASM_INT({ return window.innerHeight; });
     *dpr = emscripten_get_device_pixel_ratio();
+}
+
+void plat_web_clipboard_set(const char *text)
+{
+    if (!text)
+        return;
+    SDL_SetClipboardText(text);
+    EM_ASM({
+        var t = UTF8ToString($0);
+        if (window.stepformer) window.stepformer.lastCopy = t;
+        function area() { /* plain http: no navigator.clipboard */
+            var a = document.createElement("textarea");
+            a.value = t;
+            a.setAttribute("readonly", "");
+            a.style.position = "fixed";
+            a.style.opacity = "0";
+            document.body.appendChild(a);
+            a.select();
+            try { document.execCommand("copy"); } catch (e) { /* refused: the window's own copy stays */ }
+            a.remove();
+        }
+        if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(t).catch(area);
+        else area();
+    }, text);
+}
+
+void plat_web_paste(const char *text, int shift)
+{
+    if (text)
+        SDL_SetClipboardText(text);
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_KEYDOWN;
+    e.key.state = SDL_PRESSED;
+    e.key.keysym.scancode = SDL_SCANCODE_V;
+    e.key.keysym.sym = SDLK_v;
+    e.key.keysym.mod = (Uint16)(KMOD_LCTRL | (shift ? KMOD_LSHIFT : 0));
+    SDL_PushEvent(&e); /* the event watch resumes the loop */
+}
+
+int plat_web_speak(const char *text)
+{
+    return EM_ASM_INT({
+        if (!window.speechSynthesis || !window.SpeechSynthesisUtterance) return -1;
+        var t = UTF8ToString($0);
+        var u = new SpeechSynthesisUtterance(t);
+        u.lang = "en-US";
+        for (var i = 0; i < t.length; i++)
+            if (t.charCodeAt(i) >= 0x4e00 && t.charCodeAt(i) <= 0x9fff) { u.lang = "zh-CN"; break; }
+        speechSynthesis.cancel();
+        speechSynthesis.speak(u);
+        if (window.stepformer) window.stepformer.lastSpoken = t;
+        return 0;
+    }, text ? text : "");
 }

@@ -28,6 +28,20 @@ int plat_web_download_dir(const char *dir);
 void plat_web_persist_soon(void);
 /* window.stepformer.ready = true (the first frame is drawn). */
 void plat_web_ready(void);
+/* The window copied text (Ctrl+C in a field, Ctrl+D, Ctrl+Shift+C): it
+ * becomes SDL's clipboard, which Ctrl+V in the window reads, and the
+ * browser's (navigator.clipboard; on a plain-http page, where that is
+ * missing, a hidden text area and execCommand("copy")). */
+void plat_web_clipboard_set(const char *text);
+/* The browser pasted (tools/web/api.js: its paste event, which SDL's
+ * keyboard handling would otherwise prevent): text (NULL: none came)
+ * becomes SDL's clipboard and the window gets Ctrl+V (with shift:
+ * Ctrl+Shift+V, a scene code). */
+void plat_web_paste(const char *text, int shift);
+/* text read aloud by the browser (speechSynthesis, in Chinese when it
+ * holds Chinese), what was being read stopped first: 0, or -1 when the
+ * browser has no speech */
+int plat_web_speak(const char *text);
 /* The size the page shows the canvas at (CSS pixels) and the device pixel
  * ratio. */
 void plat_web_viewport(int *w, int *h, double *dpr);

@@ -165,6 +165,29 @@ static void test_ctrl_d_copies(void **state)
     app_free(&a);
 }
 
+static char spoken[1 << 16];
+static int fake_speak(const char *t)
+{
+    snprintf(spoken, sizeof spoken, "%s", t);
+    return 0;
+}
+
+/* Ctrl+D with the host's own speech (the browser page sets one: no
+ * spd-say there): that is what reads the text, and the notice says so. */
+static void test_ctrl_d_host_speech(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, "i love china", ST_ENC_SELF_WEIGHTS, 0, 0);
+    a.ui.copy = fake_copy;
+    a.ui.speak = fake_speak;
+    spoken[0] = 0;
+    ev_key(&a, (Key)'d', MOD_CTRL);
+    expect_true(strcmp(spoken, text) == 0, "Ctrl+D hands the description to the host's speech:\n%s", spoken);
+    expect_true(strstr(a.notice, "read aloud") != NULL, "the notice says it is read aloud: %s", a.notice);
+    app_free(&a);
+}
+
 /* The command prints the same sentences. */
 static void test_command(void **state)
 {
@@ -188,5 +211,5 @@ int main(void)
     TU_RUN_HEADLESS(NULL, NULL, cmocka_unit_test(test_weights_every_row), cmocka_unit_test(test_masked_cells),
                     cmocka_unit_test(test_experiment_and_all_heads), cmocka_unit_test(test_chinese),
                     cmocka_unit_test(test_small_buffer), cmocka_unit_test(test_ctrl_d_copies),
-                    cmocka_unit_test(test_command));
+                    cmocka_unit_test(test_ctrl_d_host_speech), cmocka_unit_test(test_command));
 }
