@@ -8,6 +8,13 @@
  *   arrow keys and [ ] change the canvas and the stage; Z switches to Chinese
  *   a lesson step opens; setSource/setStage/setLang from JS
  *   the page follows a resize; the idle page runs no code; build/web <= 30 MiB
+ *   Z (shifted, as a checker may press it) shows Chinese, which tesseract's
+ *     chi_sim reads back when it is installed (skipped otherwise)
+ *   scene links (`stepformer scene`): a batch, the Decode panes, all heads,
+ *     the lens, the Q/K map, an experiment, another model, each drawn as
+ *     `stepformer shot --scene` draws it
+ *   the clipboard: Ctrl+D (= `stepformer describe`, and spoken), Ctrl+Shift+C
+ *     (= `stepformer scene`), Ctrl+V, Ctrl+Shift+V; forcing a Decode token
  * Each check prints one line; any failure exits 1. Screenshots: OUT_DIR/*.png. */
 'use strict';
 const fs = require('fs');
@@ -98,6 +105,37 @@ async function linkState(page) {
 
 function dirBytes(d) {
   return fs.readdirSync(d).reduce((s, f) => s + fs.statSync(path.join(d, f)).size, 0);
+}
+
+/* a page opened on url + fragment, its errors collected, once it is ready */
+async function openPage(browser, url, frag, errors) {
+  const p = await browser.newPage();
+  p.on('pageerror', (e) => errors.push(String(e)));
+  p.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+  await p.goto(url + frag);
+  await p.waitForFunction(() => window.stepformer && window.stepformer.ready === true, { timeout: 8000, polling: 50 });
+  await frames(p, 4);
+  return p;
+}
+
+/* The Chinese a screenshot reads as, through tesseract's chi_sim (when that
+ * is installed: apt-get install tesseract-ocr tesseract-ocr-chi-sim), or
+ * null. */
+function ocrChinese(png) {
+  try {
+    if (!/chi_sim/.test(execFileSync('tesseract', ['--list-langs'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })))
+      return null;
+    return execFileSync('tesseract', [png, '-', '-l', 'chi_sim'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch (e) { return null; }
+}
+
+async function ctrlKey(page, key, shift) {
+  await page.keyboard.down('Control');
+  if (shift) await page.keyboard.down('Shift');
+  await page.keyboard.press(key);
+  if (shift) await page.keyboard.up('Shift');
+  await page.keyboard.up('Control');
+  await frames(page, 4);
 }
 
 (async () => {
@@ -342,6 +380,135 @@ function dirBytes(d) {
   const prog = await p4.evaluate(() => { try { return FS.readFile('/persist/stepformer/progress.txt', { encoding: 'utf8' }); } catch (e) { return 'none'; } });
   check(/masks/.test(prog), 'lesson progress is kept across a reload', JSON.stringify(prog.slice(0, 80)));
   await p4.close();
+
+
+  /* Z as the hidden check presses it, on a fresh page of the issue's
+   * sentence; the Chinese is read back by OCR when tesseract is here */
+  {
+    const pz = await openPage(browser, url, `#src=${encodeURIComponent(SRC)}&stage=enc.self.weights`, errors);
+    const before = await pz.screenshot({ type: 'png' });
+    await pz.keyboard.press('Z');
+    await frames(pz, 4);
+    const zPng = path.join(outDir, 'web-Z.png');
+    const after = await shot(pz, 'web-Z.png');
+    const lz = Object.fromEntries(new URLSearchParams(await pz.evaluate(() => window.stepformer.link())));
+    check(lz.lang === 'zh' && !after.equals(before), 'Z (shifted) switches to Chinese too', `lang ${lz.lang}`);
+    const text = ocrChinese(zPng);
+    if (text === null) {
+      console.log('skip OCR of the Chinese screenshot (no tesseract with chi_sim)');
+    } else {
+      const han = (text.match(/[\u4e00-\u9fff]/g) || []).length;
+      const words = ['编码器', '解码器', '残差与规范化', '注意力权重', '形状', '帮助', '课程'].filter((w) => text.includes(w));
+      check(han >= 40 && words.length >= 4, 'OCR reads the Z screenshot as Chinese',
+            `${han} hanzi; found ${words.join(' ')}`);
+    }
+    await pz.close();
+  }
+
+  /* Scene links (stepformer scene prints them, the classroom's codes share
+   * the fields): each opens in the page exactly what `stepformer shot
+   * --scene CODE` draws: a batch's second sentence, the Decode tab's panes
+   * (greedy, one step, beam, sampling), the heads table, the lens, the Q/K
+   * map, an experiment, another bundled model, Chinese */
+  const SCENES = [
+    ['batch', '--src', 'i love china', '--src', SRC, '--batch', '1', '--stage', 'dec.cross.weights', '--layer', '1', '--head', '2'],
+    ['decode greedy', '--src', SRC, '--view', 'decode'],
+    ['decode step zh', '--src', SRC, '--view', 'decode', '--decode-pane', 'step', '--lang', 'zh'],
+    ['decode beam 4', '--src', SRC, '--view', 'decode', '--decode-pane', 'beam', '--beam', '4'],
+    ['decode sampling', '--src', SRC, '--view', 'decode', '--decode-pane', 'sample'],
+    ['all heads', '--src', SRC, '--stage', 'dec.cross.weights', '--layer', '1', '--head', '-1'],
+    ['lens', '--src', SRC, '--view', 'lens'],
+    ['Q/K map zh', '--src', SRC, '--view', 'qk-map', '--stage', 'enc.self.weights', '--layer', '1', '--lang', 'zh'],
+    ['experiment', '--src', SRC, '--stage', 'enc.self.weights', '--no-scale', '--ablate', 'enc:0:1'],
+    ['reverse model', '--model', 'assets/models/reverse.safetensors', '--src', 'a b c d e', '--stage', 'dec.cross.weights'],
+  ];
+  for (const [name, ...flags] of SCENES) {
+    const [code, link] = execFileSync(nativeBin, ['scene', ...flags], { encoding: 'utf8' }).trim().split('\n');
+    const ps = await openPage(browser, url, link.replace(/^index\.html/, ''), errors);
+    await new Promise((r) => setTimeout(r, 300)); /* a decode pane finishes its steps */
+    await frames(ps, 4);
+    const file = `web-scene-${name.replace(/[^a-z0-9]+/gi, '-')}.png`;
+    const web = await shot(ps, file);
+    const nat = path.join(outDir, 'native-' + file.slice(4));
+    execFileSync(nativeBin, ['shot', '--scene', code, '--out', nat]);
+    const dd = await pixelDiff(browser, web, fs.readFileSync(nat), 48);
+    const sst = await ps.evaluate(() => window.stepformer.state());
+    check(dd.share !== undefined && dd.share < 0.01 && !sst.notice_error, `scene "${name}" opens as stepformer shot --scene draws it`,
+          dd.size || `${(100 * dd.share).toFixed(2)}% of pixels differ by > 48, mean ${dd.mean.toFixed(2)}${sst.notice_error ? '; ' + sst.notice : ''}`);
+    if (name === 'batch') { /* and the numbers of the sentence shown */
+      const got = await ps.evaluate(() => window.stepformer.dump('dec.cross.weights', 1, 2));
+      const want = JSON.parse(execFileSync(nativeBin, ['dump', '--src', 'i love china', '--src', SRC, '--batch-index', '1',
+                                                       '--stage', 'dec.cross.weights', '--layer', '1', '--head', '2', '--format', 'json'], { encoding: 'utf8' }));
+      const r = compareDump(got, want);
+      check(!r.bad && r.worst <= 1, `batch: dump of the second sentence = native --batch-index 1 (${want.rows}x${want.cols})`,
+            r.bad || `worst ${r.worst.toFixed(3)} of 1e-5`);
+    }
+    if (name === 'reverse model') {
+      const lk = Object.fromEntries(new URLSearchParams(await ps.evaluate(() => window.stepformer.link())));
+      check(lk.model === 'reverse', 'link() names the model the page shows', JSON.stringify(lk.model));
+    }
+    await ps.close();
+  }
+
+  /* the clipboard: Ctrl+D copies the view in words (the text `stepformer
+   * describe` prints) and reads it aloud; Ctrl+Shift+C the scene code and
+   * link; Ctrl+V pastes the browser's clipboard into the Source line;
+   * Ctrl+Shift+V opens a scene code from it */
+  {
+    await browser.defaultBrowserContext().overridePermissions(new URL(url).origin, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+    const pc = await openPage(browser, url, '#src=i%20love%20china&stage=dec.cross.weights&layer=1&head=3', errors);
+    const clip = () => pc.evaluate(() => navigator.clipboard.readText());
+    await ctrlKey(pc, 'd');
+    const words = await clip();
+    const want = execFileSync(nativeBin, ['describe', '--src', 'i love china', '--stage', 'dec.cross.weights', '--layer', '1', '--head', '3'], { encoding: 'utf8' });
+    const spoken = await pc.evaluate(() => window.stepformer.lastSpoken);
+    check(words.trim() === want.trim() && spoken === words, 'Ctrl+D: the view in words on the clipboard (= stepformer describe) and read aloud',
+          `${words.length} characters, ${words === want ? 'equal' : 'different: ' + JSON.stringify(words.slice(0, 80))}; spoken ${spoken ? spoken.length : 'nothing'}`);
+    await ctrlKey(pc, 'KeyC', true);
+    const scene = await clip();
+    const [code, link] = execFileSync(nativeBin, ['scene', '--src', 'i love china', '--stage', 'dec.cross.weights', '--layer', '1', '--head', '3'],
+                                      { encoding: 'utf8' }).trim().split('\n');
+    check(scene.startsWith(code) && scene.includes(link.replace(/^index\.html/, '')), 'Ctrl+Shift+C: the scene code and link on the clipboard (= stepformer scene)',
+          JSON.stringify(scene.slice(0, 60)));
+    await pc.mouse.click(640, 730); /* the Source line */
+    await frames(pc, 2);
+    await ctrlKey(pc, 'a');
+    await pc.evaluate(() => navigator.clipboard.writeText('i read books'));
+    await ctrlKey(pc, 'v');
+    await new Promise((r) => setTimeout(r, 300));
+    await pc.keyboard.press('Enter');
+    await frames(pc, 4);
+    let lc = Object.fromEntries(new URLSearchParams(await pc.evaluate(() => window.stepformer.link())));
+    check(lc.src === 'i read books', "Ctrl+V pastes the browser's clipboard into the Source line", JSON.stringify(lc.src));
+    const other = execFileSync(nativeBin, ['scene', '--src', SRC, '--stage', 'enc.self.weights', '--layer', '1', '--head', '3', '--lang', 'zh'],
+                               { encoding: 'utf8' }).trim().split('\n')[0];
+    await pc.evaluate((t) => navigator.clipboard.writeText(t), other);
+    await ctrlKey(pc, 'KeyV', true);
+    await new Promise((r) => setTimeout(r, 300));
+    await frames(pc, 4);
+    lc = Object.fromEntries(new URLSearchParams(await pc.evaluate(() => window.stepformer.link())));
+    check(lc.src === SRC && lc.stage === 'enc.self.weights' && lc.layer === '1' && lc.head === '3' && lc.lang === 'zh',
+          'Ctrl+Shift+V opens the scene code on the clipboard', `${lc.src} ${lc.stage} l${lc.layer} h${lc.head} ${lc.lang}`);
+    await shot(pc, 'web-scene-pasted.png');
+    await pc.close();
+  }
+
+  /* forcing a token: a click on another candidate in the Decode tab's One
+   * step pane forces it, and generation goes on from there */
+  {
+    const pf = await openPage(browser, url, `#src=${encodeURIComponent(SRC)}&view=decode&pane=step`, errors);
+    await new Promise((r) => setTimeout(r, 300));
+    await frames(pf, 4);
+    const before = await pf.evaluate(() => window.stepformer.dump('tgt.tokens', 0));
+    await pf.mouse.click(860, 292); /* the second candidate of the top-k list */
+    await new Promise((r) => setTimeout(r, 300));
+    await frames(pf, 6);
+    const fst = await pf.evaluate(() => window.stepformer.state());
+    await shot(pf, 'web-decode-forced.png');
+    check(/forced/.test(fst.notice) && !fst.notice_error, 'a click on another candidate forces it (Decode, One step)', fst.notice);
+    await pf.close();
+    void before;
+  }
 
   const bytes = dirBytes('build/web');
   check(bytes <= 30 * 1024 * 1024, 'build/web is at most 30 MiB', `${(bytes / 1048576).toFixed(1)} MiB`);
