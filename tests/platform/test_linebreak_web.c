@@ -61,6 +61,9 @@ static void test_cases(void **state)
         "（注|意）|力",                   /* not after （, not before ） */
         "“今|天”是",                      /* not next to a quotation mark */
         "0.5 |× |x",
+        "softmax(QKᵀ/|√d_k |+ |M)",      /* after a slash (SY), unless a digit follows */
+        "and/|or |1/2 |a /|b",
+        "min(step^|−0.5, |2−3 |(a)−b", /* before a minus sign (PR) after a letter only */
     };
     for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++)
         check_case(CASES[i]);

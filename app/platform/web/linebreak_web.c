@@ -6,7 +6,10 @@
  * LB14: "x / y", "[ and ]" stay whole), never next to a quotation mark (LB19),
  * after a hyphen between letters ("self-|attention"), and between two CJK
  * characters unless the second is closing punctuation (，。、）」 ...) or
- * the first is opening punctuation (（「 ...); a newline must break; the last
+ * the first is opening punctuation (（「 ...), after a slash unless a digit,
+ * a space, a hyphen, another slash or closing punctuation follows (class
+ * SY: "QKᵀ/|√d_k", "and/|or", "1/2"), before a minus sign (U+2212, class
+ * PR) that follows a letter ("step^|−0.5"); a newline must break; the last
  * code point must break; bytes inside a code point are marked as such.
  * Everything else (letters, digits, √ × · ∞ ≤ in formulas) stays glued, as
  * libunibreak keeps it without a language. tests/platform/test_linebreak_web.c
@@ -68,6 +71,13 @@ static int is_letter(uint32_t c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* what libunibreak lets a minus sign (PR) break from: letters and the
+ * marks formulas glue to them (^ _ ᵀ, Greek) */
+static int is_alpha_like(uint32_t c)
+{
+    return is_letter(c) || c == '^' || c == '_' || (c >= 0x1D00 && c <= 0x1DBF) || (c >= 0x0370 && c <= 0x03FF);
+}
+
 static int is_opening(uint32_t c)
 {
     return c == 0xFF08 || c == 0x300C || c == 0x300E || c == 0x3010 || c == 0x300A || c == 0x3008 ||
@@ -102,6 +112,11 @@ void set_linebreaks_utf8(const utf8_t *s, size_t n, const char *lang, char *brk)
             /* LB14: nor after an opening bracket and spaces */
             b = no_break_before(after) || is_opening(solid) ? LINEBREAK_NOBREAK : LINEBREAK_ALLOWBREAK;
         } else if (c == '-' && is_letter(prev) && is_letter(next))
+            b = LINEBREAK_ALLOWBREAK;
+        else if (c == '/' && !(next >= '0' && next <= '9') && next != ' ' && next != '\n' && next != '-' &&
+                 next != '/' && !is_closing(next))
+            b = LINEBREAK_ALLOWBREAK;
+        else if (next == 0x2212 && is_alpha_like(c))
             b = LINEBREAK_ALLOWBREAK;
         else if ((is_cjk(c) || is_cjk(next)) && next != ' ' && !is_closing(next) && !is_opening(c) &&
                  !(c < 0x80 && c != ' ' && !is_cjk(next)))
