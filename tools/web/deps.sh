@@ -2,8 +2,13 @@
 # tools/web/deps.sh - the libraries the browser build links, built once from
 # Debian's own source packages with Debian's emscripten (its ports cannot be
 # downloaded here, and should not be): SDL2, freetype, harfbuzz, SDL2_ttf,
-# SDL2_image, cJSON, and cglm's headers. About ten minutes the first time on
-# two busy cores; then a few stamp checks.
+# SDL2_image, cJSON, nettle's SHA-256 and cglm's headers. The sources are
+# fetched first, then three chains build side by side (SDL2 then SDL2_image;
+# freetype then harfbuzz; cJSON, nettle, cglm), SDL2_ttf last: most of the
+# time goes into CMake's configure checks, one emcc compile and link each,
+# which run one at a time within a library. About seven minutes the first
+# time on two busy cores (eleven one library after another); then a few
+# stamp checks.
 #
 #   tools/web/deps.sh            install emscripten (as root), fetch and build
 #                                whatever is missing from the cache, print its path
@@ -77,7 +82,7 @@ fetch() {
     echo "${d%/}"
 }
 stamp() { [ -f "$PREFIX/.built-$1" ]; }
-done_() { touch "$PREFIX/.built-$1"; echo "web deps: $1 built"; }
+done_() { touch "$PREFIX/.built-$1"; echo "web deps: $1 built ($(($(date +%s) - t0)) s)"; }
 J=${JOBS:-2}
 CM="emcmake cmake -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$PREFIX -DCMAKE_PREFIX_PATH=$PREFIX -DCMAKE_FIND_ROOT_PATH=$PREFIX -DBUILD_SHARED_LIBS=OFF"
 cmake_build() { # NAME SRCDIR cmake-args...
@@ -90,55 +95,82 @@ cmake_build() { # NAME SRCDIR cmake-args...
 # with cmake as NAME, unless NAME's stamp says it was
 cmake_dep() {
     stamp "$1" && return 0
+    t0=$(date +%s)
     s=$(fetch "$2")
     n=$1; shift 2
     cmake_build "$n" "$s" "$@"
     done_ "$n"
 }
 
-cmake_dep sdl2 libsdl2 -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_TEST=OFF
-cmake_dep freetype freetype -DFT_DISABLE_ZLIB=ON -DFT_DISABLE_BZIP2=ON -DFT_DISABLE_PNG=ON \
-    -DFT_DISABLE_HARFBUZZ=ON -DFT_DISABLE_BROTLI=ON
+# every source package first, one after another (the cache's apt lists and
+# archives are shared), so that the chains below only build
+for np in sdl2:libsdl2 freetype:freetype harfbuzz:harfbuzz sdl2_ttf:libsdl2-ttf sdl2_image:libsdl2-image \
+    cjson:cjson nettle:nettle; do
+    stamp "${np%%:*}" || fetch "${np#*:}" >/dev/null
+done
+stamp harfbuzz || rm -f "$PREFIX/.built-sdl2_ttf" # SDL2_ttf is built against it from now on
+
+# SDL2 with what the window uses: video, render, events, timers (no audio,
+# joysticks, haptics, sensors or power: fewer files, a smaller page)
+chain_sdl() {
+    cmake_dep sdl2 libsdl2 -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_TEST=OFF \
+        -DSDL_AUDIO=OFF -DSDL_JOYSTICK=OFF -DSDL_HAPTIC=OFF -DSDL_HIDAPI=OFF -DSDL_SENSOR=OFF -DSDL_POWER=OFF
+    cmake_dep sdl2_image libsdl2-image -DSDL2IMAGE_VENDORED=OFF -DSDL2IMAGE_SAMPLES=OFF -DSDL2IMAGE_BACKEND_STB=ON \
+        -DSDL2IMAGE_AVIF=OFF -DSDL2IMAGE_JPG=OFF -DSDL2IMAGE_JXL=OFF -DSDL2IMAGE_TIF=OFF -DSDL2IMAGE_WEBP=OFF \
+        -DSDL2IMAGE_DEPS_SHARED=OFF -DSDL2_DIR="$PREFIX/lib/cmake/SDL2"
+}
+FT_ARGS="-DFREETYPE_LIBRARY=$PREFIX/lib/libfreetype.a -DFREETYPE_INCLUDE_DIRS=$PREFIX/include/freetype2
+    -DFREETYPE_INCLUDE_DIR_ft2build=$PREFIX/include/freetype2 -DFREETYPE_INCLUDE_DIR_freetype2=$PREFIX/include/freetype2"
 # harfbuzz: SDL2_ttf shapes with it on the desktop (Debian's build), so the
 # page's text gets the same kerning and widths as the native window
-stamp harfbuzz || rm -f "$PREFIX/.built-sdl2_ttf" # SDL2_ttf is built against it from now on
-cmake_dep harfbuzz harfbuzz -DHB_HAVE_FREETYPE=ON -DHB_BUILD_SUBSET=OFF -DHB_BUILD_UTILS=OFF \
-    -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2" \
-    -DFREETYPE_INCLUDE_DIR_ft2build="$PREFIX/include/freetype2" -DFREETYPE_INCLUDE_DIR_freetype2="$PREFIX/include/freetype2"
+chain_text() {
+    cmake_dep freetype freetype -DFT_DISABLE_ZLIB=ON -DFT_DISABLE_BZIP2=ON -DFT_DISABLE_PNG=ON \
+        -DFT_DISABLE_HARFBUZZ=ON -DFT_DISABLE_BROTLI=ON
+    cmake_dep harfbuzz harfbuzz -DHB_HAVE_FREETYPE=ON -DHB_BUILD_SUBSET=OFF -DHB_BUILD_UTILS=OFF $FT_ARGS
+}
+chain_small() {
+    cmake_dep cjson cjson -DENABLE_CJSON_TEST=OFF -DBUILD_SHARED_AND_STATIC_LIBS=OFF -DENABLE_CUSTOM_COMPILER_FLAGS=OFF
+    # nettle: the scene codes' SHA-256 of a model file is all the window
+    # takes from it, so only sha256.c and what it calls (the compression
+    # function in C, the big-endian writer) are compiled, without nettle's
+    # configure (its sources need no config.h when HAVE_CONFIG_H is unset)
+    if ! stamp nettle; then
+        t0=$(date +%s)
+        s=$(fetch nettle)
+        b="$CACHE/obj/nettle"; rm -rf "$b"; mkdir -p "$b"
+        (cd "$b" && for f in sha256 sha256-compress write-be32; do
+            emcc -O2 -I"$s" -c "$s/$f.c" -o "$f.o" || exit 1
+        done && emar rcs libnettle.a sha256.o sha256-compress.o write-be32.o &&
+            mkdir -p "$PREFIX/lib" "$PREFIX/include/nettle" && cp libnettle.a "$PREFIX/lib/" &&
+            cp "$s"/*.h "$PREFIX/include/nettle/") >"$CACHE/obj/nettle.log" 2>&1 ||
+            { echo "web deps: nettle failed (see $CACHE/obj/nettle.log)" >&2; exit 1; }
+        done_ nettle
+    fi
+    # libqrencode: its Debian source is missing from the archive here (404);
+    # tools/web/include/qrencode.h stands in, and Q says QR codes are left out.
+    # libunibreak: its Debian source (1.1-2.1) is missing from the archive here
+    # (404), so the browser build breaks lines with a small UAX #14 subset of its
+    # own (app/platform/web/linebreak_web.c).
+    if ! stamp cglm; then
+        t0=$(date +%s)
+        # header-only and the same on every architecture: its source package's
+        # headers, or (when the archive here lacks the source) the installed
+        # libcglm-dev's, which are the same files
+        if s=$(fetch cglm 2>/dev/null); then inc="$s/include/cglm"; else inc=/usr/include/cglm; fi
+        [ -f "$inc/cglm.h" ] || { echo "web deps: no cglm headers (apt-get install libcglm-dev)" >&2; exit 1; }
+        mkdir -p "$PREFIX/include"; rm -rf "$PREFIX/include/cglm"; cp -r "$inc" "$PREFIX/include/cglm"
+        done_ cglm
+    fi
+}
+chain_sdl & p1=$!
+chain_text & p2=$!
+chain_small & p3=$!
+ok=1
+wait $p1 || ok=0
+wait $p2 || ok=0
+wait $p3 || ok=0
+[ $ok = 1 ] || { echo "web deps: a library failed to build (its log is named above)" >&2; exit 1; }
 cmake_dep sdl2_ttf libsdl2-ttf -DSDL2TTF_VENDORED=OFF -DSDL2TTF_HARFBUZZ=ON -DSDL2TTF_SAMPLES=OFF \
     -Dharfbuzz_LIBRARY="$PREFIX/lib/libharfbuzz.a" -Dharfbuzz_INCLUDE_PATH="$PREFIX/include/harfbuzz" \
-    -DSDL2TTF_INSTALL=ON -DSDL2_DIR="$PREFIX/lib/cmake/SDL2" \
-    -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2" \
-    -DFREETYPE_INCLUDE_DIR_ft2build="$PREFIX/include/freetype2" -DFREETYPE_INCLUDE_DIR_freetype2="$PREFIX/include/freetype2"
-cmake_dep sdl2_image libsdl2-image -DSDL2IMAGE_VENDORED=OFF -DSDL2IMAGE_SAMPLES=OFF -DSDL2IMAGE_BACKEND_STB=ON \
-    -DSDL2IMAGE_AVIF=OFF -DSDL2IMAGE_JPG=OFF -DSDL2IMAGE_JXL=OFF -DSDL2IMAGE_TIF=OFF -DSDL2IMAGE_WEBP=OFF \
-    -DSDL2IMAGE_DEPS_SHARED=OFF -DSDL2_DIR="$PREFIX/lib/cmake/SDL2"
-cmake_dep cjson cjson -DENABLE_CJSON_TEST=OFF -DBUILD_SHARED_AND_STATIC_LIBS=OFF -DENABLE_CUSTOM_COMPILER_FLAGS=OFF
-# nettle: the scene codes' SHA-256 of a model file (only libnettle, no
-# public-key half, so no GMP)
-if ! stamp nettle; then
-    s=$(fetch nettle)
-    b="$CACHE/obj/nettle"; rm -rf "$b"; cp -r "$s" "$b"
-    (cd "$b" && emconfigure ./configure --host=wasm32-unknown-emscripten --prefix="$PREFIX" --disable-shared CC_FOR_BUILD=cc \
-        --disable-public-key --disable-assembler --disable-documentation --disable-openssl &&
-        cc -I. desdata.c -o desdata && touch desdata.stamp && # a host tool the build runs
-        emmake make -j"$J" libnettle.a && mkdir -p "$PREFIX/lib" "$PREFIX/include/nettle" &&
-        cp libnettle.a "$PREFIX/lib/" && cp *.h "$PREFIX/include/nettle/") >"$CACHE/obj/nettle.log" 2>&1 ||
-        { echo "web deps: nettle failed (see $CACHE/obj/nettle.log)" >&2; exit 1; }
-    done_ nettle
-fi
-# libqrencode: its Debian source is missing from the archive here (404);
-# tools/web/include/qrencode.h stands in, and Q says QR codes are left out.
-# libunibreak: its Debian source (1.1-2.1) is missing from the archive here
-# (404), so the browser build breaks lines with a small UAX #14 subset of its
-# own (app/platform/web/linebreak_web.c).
-if ! stamp cglm; then
-    # header-only and the same on every architecture: its source package's
-    # headers, or (when the archive here lacks the source) the installed
-    # libcglm-dev's, which are the same files
-    if s=$(fetch cglm 2>/dev/null); then inc="$s/include/cglm"; else inc=/usr/include/cglm; fi
-    [ -f "$inc/cglm.h" ] || { echo "web deps: no cglm headers (apt-get install libcglm-dev)" >&2; exit 1; }
-    mkdir -p "$PREFIX/include"; rm -rf "$PREFIX/include/cglm"; cp -r "$inc" "$PREFIX/include/cglm"
-    done_ cglm
-fi
+    -DSDL2TTF_INSTALL=ON -DSDL2_DIR="$PREFIX/lib/cmake/SDL2" $FT_ARGS
 echo "$CACHE"
