@@ -45,8 +45,11 @@
       return ok;
     });
   };
-  /* the median milliseconds of a frame of the current view, over n drawn back to back */
-  sf.benchFrames = function (n) { return c('sf_bench_frames', 'number', ['number'], [n || 60]); };
+  /* the median milliseconds of a frame of the current view, over n drawn back to back
+   * (headless: into SDL's software renderer off screen at 1920x1080, as `stepformer bench` draws) */
+  sf.benchFrames = function (n, headless) {
+    return c('sf_bench_frames', 'number', ['number', 'number'], [n || 60, headless ? 1 : 0]);
+  };
   sf.pickFile = function () { document.getElementById('pick').click(); };
 
   var pasteTimer = null, pasteShift = 0;

@@ -108,8 +108,9 @@ function dirBytes(d) {
 }
 
 /* a page opened on url + fragment, its errors collected, once it is ready */
-async function openPage(browser, url, frag, errors) {
+async function openPage(browser, url, frag, errors, viewport) {
   const p = await browser.newPage();
+  if (viewport) await p.setViewport(viewport);
   p.on('pageerror', (e) => errors.push(String(e)));
   p.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
   await p.goto(url + frag);
@@ -239,15 +240,40 @@ async function ctrlKey(page, key, shift) {
   /* the matrix view's frame time against the native one (`stepformer bench`
    * draws 1920x1080 headless): reported, not checked (the machine is shared) */
   await page.setViewport({ width: 1920, height: 1080, deviceScaleFactor: 1 });
-  await page.evaluate(() => window.stepformer.setStage('enc.self.weights', 0, 0));
+  await page.evaluate((src) => { window.stepformer.setSource(src); window.stepformer.setStage('enc.self.weights', 0, 0); }, SRC);
   await frames(page, 6);
   const webMs = await page.evaluate(() => window.stepformer.benchFrames(60));
+  const wasmMs = await page.evaluate(() => window.stepformer.benchFrames(60, true));
+  await frames(page, 4);
   let nativeMs = NaN;
   try {
     const out = execFileSync(nativeBin, ['bench', '--quick', '--only', 'frame_matrix'], { encoding: 'utf8' });
     nativeMs = JSON.parse(out.trim().split('\n').filter((l) => l.includes('"frame_matrix"'))[0]).median_ms;
   } catch (e) { /* reported as NaN */ }
-  console.log(`info matrix frame at 1920x1080: browser ${webMs.toFixed(2)} ms, native ${nativeMs.toFixed(2)} ms (ratio ${(webMs / nativeMs).toFixed(2)})`);
+  console.log(`info matrix frame at 1920x1080 (native: stepformer bench's frame_matrix, SDL's software renderer off screen, ${nativeMs.toFixed(2)} ms):`);
+  console.log(`info   the same off-screen renderer in the page (wasm): ${wasmMs.toFixed(2)} ms, ratio ${(wasmMs / nativeMs).toFixed(2)}`);
+  console.log(`info   the page's canvas (WebGL, here SwiftShader on the CPU, until drawn): ${webMs.toFixed(2)} ms, ratio ${(webMs / nativeMs).toFixed(2)}`);
+  /* the same renderer as the native bench: a browser without WebGL, where
+   * SDL falls back to its software renderer (the page must work there too) */
+  {
+    const soft = await puppeteer.launch({
+      args: chromium.args.concat(['--lang=en-US', '--disable-webgl', '--disable-3d-apis']),
+      executablePath: await chromium.executablePath(),
+      headless: true,
+      defaultViewport: { width: 1920, height: 1080, deviceScaleFactor: 1 },
+    });
+    const ps = await openPage(soft, url, '#src=i%20love%20china&stage=enc.self.weights', errors);
+    const gl = await ps.evaluate(() => !!document.createElement('canvas').getContext('webgl'));
+    const softPng = await shot(ps, 'web-software-renderer.png');
+    const softMs = await ps.evaluate(() => window.stepformer.benchFrames(60));
+    const natSoft = path.join(outDir, 'native-1920x1080.png');
+    execFileSync(nativeBin, ['shot', '--src', 'i love china', '--stage', 'enc.self.weights', '--size', '1920x1080', '--out', natSoft]);
+    const ds = await pixelDiff(browser, softPng, fs.readFileSync(natSoft), 48);
+    check(!gl && softMs > 0 && ds.share !== undefined && ds.share < 0.01, 'without WebGL the page draws with SDL\'s software renderer, as the native shot',
+          `webgl ${gl}; ${ds.size || (100 * ds.share).toFixed(2) + '% of pixels differ by > 48'}`);
+    console.log(`info   the page's canvas without WebGL (software renderer, copied to the canvas): ${softMs.toFixed(2)} ms, ratio ${(softMs / nativeMs).toFixed(2)}`);
+    await soft.close();
+  }
   await page.setViewport({ width: 1280, height: 800, deviceScaleFactor: 1 });
   await frames(page, 6);
 
@@ -260,6 +286,14 @@ async function ctrlKey(page, key, shift) {
   const m1 = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((x) => [x.name, x.value]));
   const busy = (m1.ScriptDuration - m0.ScriptDuration) / 2;
   check(busy < 0.01, 'the idle page runs no code', `scripts ${(100 * busy).toFixed(2)}% of the time`);
+  { /* the whole browser (one process: --single-process) while the page idles */
+    const pid = browser.process().pid;
+    const ticks = () => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).reduce((x, y) => x + +y, 0);
+    const c0 = ticks(), w0 = Date.now();
+    await new Promise((r) => setTimeout(r, 3000));
+    const hz = +execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }) || 100;
+    console.log(`info the browser's process while the page idles: ${(100 * (ticks() - c0) / hz / ((Date.now() - w0) / 1000)).toFixed(1)}% of a core`);
+  }
 
   /* Ctrl+S: the PNG comes as a download; Ctrl+E: the CSV */
   const ctrlDownload = async (key) => {
@@ -294,6 +328,11 @@ async function ctrlKey(page, key, shift) {
   await page.waitForFunction(() => window.stepformer.lastOpen, { timeout: 5000 }).catch(() => {});
   const dropped = await page.evaluate(() => window.stepformer.lastOpen);
   check(dropped && dropped.ok && dropped.name === 'dropped-en2zh.safetensors', 'a dropped .safetensors opens', JSON.stringify(dropped));
+  { /* its scene names the file by its SHA-256 (nettle's, compiled for the page) */
+    const sha = require('crypto').createHash('sha256').update(fs.readFileSync('assets/models/en2zh.safetensors')).digest('hex');
+    const lm = Object.fromEntries(new URLSearchParams(await page.evaluate(() => window.stepformer.link())));
+    check(lm.model === `dropped-en2zh.safetensors~${sha.slice(0, 12)}`, "the dropped model's link names it by its SHA-256", String(lm.model));
+  }
   /* a file that is no model: refused with one line, the model kept */
   await page.evaluate(() => {
     window.stepformer.lastOpen = null;
@@ -421,16 +460,20 @@ async function ctrlKey(page, key, shift) {
     ['Q/K map zh', '--src', SRC, '--view', 'qk-map', '--stage', 'enc.self.weights', '--layer', '1', '--lang', 'zh'],
     ['experiment', '--src', SRC, '--stage', 'enc.self.weights', '--no-scale', '--ablate', 'enc:0:1'],
     ['reverse model', '--model', 'assets/models/reverse.safetensors', '--src', 'a b c d e', '--stage', 'dec.cross.weights'],
+    ['zh@800x600', '--src', SRC, '--stage', 'enc.self.weights', '--lang', 'zh'],
+    ['decode beam@800x600', '--src', SRC, '--view', 'decode', '--decode-pane', 'beam'],
   ];
   for (const [name, ...flags] of SCENES) {
     const [code, link] = execFileSync(nativeBin, ['scene', ...flags], { encoding: 'utf8' }).trim().split('\n');
-    const ps = await openPage(browser, url, link.replace(/^index\.html/, ''), errors);
+    const size = /@(\d+)x(\d+)$/.exec(name);
+    const ps = await openPage(browser, url, link.replace(/^index\.html/, ''), errors,
+                              size ? { width: +size[1], height: +size[2], deviceScaleFactor: 1 } : null);
     await new Promise((r) => setTimeout(r, 300)); /* a decode pane finishes its steps */
     await frames(ps, 4);
     const file = `web-scene-${name.replace(/[^a-z0-9]+/gi, '-')}.png`;
     const web = await shot(ps, file);
     const nat = path.join(outDir, 'native-' + file.slice(4));
-    execFileSync(nativeBin, ['shot', '--scene', code, '--out', nat]);
+    execFileSync(nativeBin, ['shot', '--scene', code, '--out', nat].concat(size ? ['--size', `${size[1]}x${size[2]}`] : []));
     const dd = await pixelDiff(browser, web, fs.readFileSync(nat), 48);
     const sst = await ps.evaluate(() => window.stepformer.state());
     check(dd.share !== undefined && dd.share < 0.01 && !sst.notice_error, `scene "${name}" opens as stepformer shot --scene draws it`,

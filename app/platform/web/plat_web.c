@@ -193,3 +193,11 @@ int plat_web_speak(const char *text)
         return 0;
     }, text ? text : "");
 }
+
+void plat_web_gl_finish(void)
+{
+    EM_ASM({
+        /* reading a pixel back waits for every draw before it (finish() alone may not) */
+        if (typeof GLctx !== "undefined" && GLctx) GLctx.readPixels(0, 0, 1, 1, GLctx.RGBA, GLctx.UNSIGNED_BYTE, new Uint8Array(4));
+    });
+}

@@ -42,6 +42,10 @@ void plat_web_paste(const char *text, int shift);
  * holds Chinese), what was being read stopped first: 0, or -1 when the
  * browser has no speech */
 int plat_web_speak(const char *text);
+/* Wait until the GPU has drawn what the frame asked for (WebGL works
+ * behind the script's back; a frame's time includes it only after this).
+ * Nothing to wait for with SDL's software renderer. */
+void plat_web_gl_finish(void);
 /* The size the page shows the canvas at (CSS pixels) and the device pixel
  * ratio. */
 void plat_web_viewport(int *w, int *h, double *dpr);
