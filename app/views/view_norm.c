@@ -198,13 +198,31 @@ int norm_step_views(const TfTrace *tr, StageId st, int layer, int b, TfView *vie
     return np.n;
 }
 
+/* Does the pass shown leave out the residual (the experiment no-residual,
+ * or the difference of that pass and the normal one)? Its add stages then
+ * hold Sublayer(x) alone. */
+static int shows_no_residual(const Scene *sc)
+{
+    return (sc->trace && sc->trace->exp.no_residual) || (sc->cmp == 2 && sc->exp && sc->exp->no_residual);
+}
+
 /* Paper names of the four matrices (set apart so norm_parts stays about
- * buffers). */
-static void name_parts(NormParts *np)
+ * buffers); under no-residual the names of what was computed instead. */
+static void name_parts(NormParts *np, int no_res)
 {
     if (np->n != 4)
         return;
-    if (np->pre) {
+    if (no_res && np->pre) {
+        np->what[0] = _("x (the residual stream)");
+        np->what[1] = "LayerNorm(x)";
+        np->what[2] = "Sublayer(LayerNorm(x))";
+        np->what[3] = _("Sublayer(LayerNorm(x)), x not added");
+    } else if (no_res) {
+        np->what[0] = _("x (the sub-layer's input, not added)");
+        np->what[1] = "Sublayer(x)";
+        np->what[2] = _("Sublayer(x) alone: no residual");
+        np->what[3] = "LayerNorm(Sublayer(x))";
+    } else if (np->pre) {
         np->what[0] = _("x (the residual stream)");
         np->what[1] = "LayerNorm(x)";
         np->what[2] = "Sublayer(LayerNorm(x))";
@@ -715,21 +733,27 @@ static void view_norm(ViewCtx *v)
         view_matrix(v); /* not an Add & Norm stage: the plain heatmap */
         return;
     }
-    name_parts(&np);
+    int no_res = shows_no_residual(sc);
+    name_parts(&np, no_res);
     if (A.w < 80 || A.h < 60)
         return;
     RenFont *f = v->g->small, *uf = v->g->ui;
     int fh = ren_font_height(f), uh = ren_font_height(uf);
     ren_clip_push(v->r, A);
     char formula[256];
+    const char *rule = np.pre ? _("pre-LN: x + Sublayer(LayerNorm(x))")
+                              : _("post-LN (the paper): LayerNorm(x + Sublayer(x))");
+    const char *brief = np.pre ? "x + Sublayer(LayerNorm(x))" : "LayerNorm(x + Sublayer(x))";
+    if (no_res) {
+        rule = np.pre ? _("experiment, no residual: Sublayer(LayerNorm(x))")
+                      : _("experiment, no residual: LayerNorm(Sublayer(x))");
+        brief = np.pre ? "Sublayer(LayerNorm(x))" : "LayerNorm(Sublayer(x))";
+    }
     if (np.n == 2)
         snprintf(formula, sizeof formula, "%s", _("pre-LN: the stack ends with one more LayerNorm"));
     else
-        snprintf(formula, sizeof formula, "%s   %s",
-                 np.pre ? _("pre-LN: x + Sublayer(LayerNorm(x))") : _("post-LN (the paper): LayerNorm(x + Sublayer(x))"),
-                 sublayer_name(np.dec, np.step));
-    const char *alts[] = {formula, np.n == 2 ? _("final LayerNorm") : np.pre ? "x + Sublayer(LayerNorm(x))"
-                                                                             : "LayerNorm(x + Sublayer(x))"};
+        snprintf(formula, sizeof formula, "%s   %s", rule, sublayer_name(np.dec, np.step));
+    const char *alts[] = {formula, np.n == 2 ? _("final LayerNorm") : brief};
     ui_text_alt(v->r, uf, alts, 2, A.x, A.y, A.w, th->text);
     int y = A.y + uh + 6, H = A.y + A.h - y;
     char foot[900];

@@ -413,6 +413,40 @@ static void test_norm_view_hover(void **state)
     app_free(&a);
 }
 
+/* Under the experiment no-residual the add stage holds Sublayer(x) alone:
+ * the view's titles say what was computed (LayerNorm(Sublayer(x))), never
+ * the paper's x + Sublayer(x), for post-LN and pre-LN; without it they are
+ * the paper's. */
+static void expect_norm_titles(App *a, const char *want, const char *absent, const char *what)
+{
+    tu_drawn_start();
+    draw_view(a, VIEW_NORM, AREA, 0, 0, 0);
+    ren_end(tu_ren);
+    tu_drawn_stop();
+    expect_true(strstr(tu_drawn.text, want) != NULL, "%s: the Add & Norm view draws \"%s\"", what, want);
+    expect_true(strstr(tu_drawn.text, absent) == NULL, "%s: it does not draw \"%s\"", what, absent);
+}
+
+static void test_norm_view_no_residual(void **state)
+{
+    (void)state;
+    static App a;
+    const char *model[2] = {POST, PRE};
+    const char *paper[2] = {"x + Sublayer(x)", "x + Sublayer(LayerNorm(x))"};
+    const char *none[2] = {"LayerNorm(Sublayer(x))", "Sublayer(LayerNorm(x)), x not added"};
+    for (int m = 0; m < 2; m++) {
+        open_app(&a, model[m], "t5 t6 t7", "t8 t9", "enc.norm1", 0);
+        expect_norm_titles(&a, paper[m], none[m], m ? "pre-LN, normal pass" : "post-LN, normal pass");
+        TfExperiment e = {0};
+        e.no_residual = 1;
+        app_set_exp(&a, &e);
+        app_compute_all(&a);
+        expect_true(a.ses.trace.exp.no_residual == 1, "the trace shown is the experiment's");
+        expect_norm_titles(&a, none[m], paper[m], m ? "pre-LN, no-residual" : "post-LN, no-residual");
+        app_free(&a);
+    }
+}
+
 /* ------------------------------------------------------------------ FFN */
 
 static void test_ffn_zero_cells(void **state)
@@ -675,6 +709,7 @@ int main(void)
                     cmocka_unit_test(test_norm_buffers_post_ln),
                     cmocka_unit_test(test_norm_buffers_pre_ln),
                     cmocka_unit_test(test_norm_view_hover),
+                    cmocka_unit_test(test_norm_view_no_residual),
                     cmocka_unit_test(test_ffn_zero_cells),
                     cmocka_unit_test(test_ffn_sentence_counts_trace),
                     cmocka_unit_test(test_wave_token_labels),

@@ -196,8 +196,9 @@ static int how(const App *a, char *buf, size_t cap)
 }
 
 /* The stage's formula as the experiment on changes it (English, for _()),
- * or NULL where the experiment leaves it as the paper writes it. */
-static const char *exp_formula(const TfExperiment *e, StageId st)
+ * or NULL where the experiment leaves it as the paper writes it (pre: a
+ * pre-LN model). */
+static const char *exp_formula(const TfExperiment *e, StageId st, int pre)
 {
     int scores = st == ST_ENC_SELF_SCORES || st == ST_DEC_SELF_SCORES || st == ST_DEC_CROSS_SCORES;
     int weights = st == ST_ENC_SELF_WEIGHTS || st == ST_DEC_SELF_WEIGHTS || st == ST_DEC_CROSS_WEIGHTS;
@@ -217,6 +218,14 @@ static const char *exp_formula(const TfExperiment *e, StageId st)
         return N_("M[i,j] = −∞ if key j is <pad>   (experiment: no causal mask)");
     if (e->n_ablate && heads)
         return N_("head_h = A_h·V_h, and 0 for an ablated head (experiment)");
+    int add = st == ST_ENC_ADD1 || st == ST_ENC_ADD2 || st == ST_DEC_ADD1 || st == ST_DEC_ADD2 || st == ST_DEC_ADD3;
+    int norm = st == ST_ENC_NORM1 || st == ST_ENC_NORM2 || st == ST_DEC_NORM1 || st == ST_DEC_NORM2 ||
+               st == ST_DEC_NORM3;
+    if (e->no_residual && add)
+        return pre ? N_("Sublayer(LN(x)) alone   (experiment: no residual, x is not added)")
+                   : N_("Sublayer(x) alone   (experiment: no residual, x is not added)");
+    if (e->no_residual && norm && !pre)
+        return N_("LN(Sublayer(x))   (experiment: no residual, x is not added)");
     if (e->no_pe && (st == ST_ENC_INPUT || st == ST_DEC_INPUT))
         return N_("x = E[token]·√d   (experiment: no positional encoding)");
     return NULL;
@@ -311,7 +320,7 @@ void explain_draw(UiCtx *ui, App *a, Rect area)
         e = expl_of(vw, 0);
     e.title = _(e.title);
     e.text = _(e.text);
-    const char *xf = own_view ? NULL : exp_formula(&a->ses.exp, p.stage);
+    const char *xf = own_view ? NULL : exp_formula(&a->ses.exp, p.stage, pre);
     if (xf && a->cmp != CMP_NORMAL) /* the pass shown is the experiment's */
         e.formula = xf;
     e.formula = _(e.formula); /* the formulas with words; the rest stay as they are */
