@@ -58,6 +58,7 @@ typedef enum ViewId {
     VIEW_HISTORY,  /* the RNN bottleneck and additive attention (lessons only) */
     VIEW_LENS,     /* the logit lens: each decoder layer's top tokens (lab/view_lens.c) */
     VIEW_QKMAP,    /* one head's queries and keys in one plane (lab/view_qkmap.c) */
+    VIEW_SIDE,     /* the normal pass beside the experiment's, one colour scale (lessons) */
     VIEW_COUNT
 } ViewId;
 
@@ -425,7 +426,7 @@ void ui_hover_own(ViewCtx *v, float value, const char *fmt, ...)
 void view_matrix(ViewCtx *v);
 extern const ViewDef VIEW_MATRIX_DEF, VIEW_HEADS_DEF, VIEW_LINES_DEF, VIEW_MASK_DEF, VIEW_PE_DEF,
     VIEW_NORM_DEF, VIEW_FFN_DEF, VIEW_OUTPUT_DEF, VIEW_DECODE_DEF, VIEW_TRAIN_DEF, VIEW_COST_DEF,
-    VIEW_SCALE_DEF, VIEW_HISTORY_DEF, VIEW_LENS_DEF, VIEW_QKMAP_DEF;
+    VIEW_SCALE_DEF, VIEW_HISTORY_DEF, VIEW_LENS_DEF, VIEW_QKMAP_DEF, VIEW_SIDE_DEF;
 
 /* Pure helpers of the views, used by them and tested directly. */
 /* R(k·ω_pair) and R·PE(pos) for one sin/cos pair of the table (view_pe_base.c) */

@@ -170,6 +170,8 @@ static void draw_cell_marks(ViewCtx *v, const TfView *tv, Rect clip, Rect grid, 
                 Color bg = cmap_color(cmap, t);
                 Color fg = cmap_ink_on(bg);
                 ui_fmt(buf, sizeof buf, x);
+                if (ren_text_width(f, buf) > cell.w - 2) /* 4.47e-06 in a narrow cell: what fits */
+                    snprintf(buf, sizeof buf, fabsf(x) < 5e-4f ? "≈0" : "%.3f", (double)x);
                 ui_text_center(v->r, f, buf, cell, fg);
             }
         }

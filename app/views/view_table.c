@@ -19,4 +19,5 @@ const ViewDef *const VIEWS[VIEW_COUNT] = {
     [VIEW_HISTORY] = &VIEW_HISTORY_DEF,
     [VIEW_LENS] = &VIEW_LENS_DEF,
     [VIEW_QKMAP] = &VIEW_QKMAP_DEF,
+    [VIEW_SIDE] = &VIEW_SIDE_DEF,
 };
