@@ -76,6 +76,10 @@ static int check_pane_predict(const Lesson *l, int i, const TfConfig *cfg, Check
     if (v->pane[0] && in_step(l, i, v->pane_line) && !decode)
         bad += say(report, user, "%s:%d: @pane %s is the decode view's: add @view decode", l->path, v->pane_line,
                    v->pane);
+    int pe = strcmp(v->view, "pe") == 0 || (!v->view[0] && st == ST_POS_ENC);
+    if (v->pe_panel[0] && in_step(l, i, v->pe_panel_line) && !pe)
+        bad += say(report, user, "%s:%d: @pane %s is the PE view's: add @view pe", l->path, v->pe_panel_line,
+                   v->pe_panel);
     if (strcmp(v->view, "scale") == 0 && !lesson_predict_stage_ok(st, NULL))
         bad += say(report, user, "%s:%d: @view scale shows one head's QKᵀ: set @stage to the scores or weights of "
                    "an attention (enc.self.scores, dec.self.weights, ...), not %s", l->path, s->line,

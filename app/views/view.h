@@ -438,6 +438,9 @@ double pe_omega(int pair, int C);
 int pe_rotate_cols(const float *pe, int rows, int C, int sc, int cc, int pair, int pos, int k,
                    float R[2][2], float out[2]);
 void view_pe_choices(const void *pe_state, int *dims, int *pair, int *pos, int *k);
+/* The panel a narrow PE view shows ("waves", "table", "rotation", as a
+ * lesson's @pane names it): 0, or -1 for another name. */
+int view_pe_panel(void *pe_state, const char *name);
 /* the four matrices of an Add & Norm step, which is the LN input and output */
 int norm_step_views(const TfTrace *tr, StageId st, int layer, int b, TfView *views,
                     int *ln_in, int *ln_out, const float **mean, const float **rstd);

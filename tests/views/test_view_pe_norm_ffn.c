@@ -447,6 +447,55 @@ static void test_norm_view_no_residual(void **state)
     }
 }
 
+/* The rotation panel's labels on the circle, the tokens "0 i" … "3 today"
+ * and the axis names "dim 4 (sin)", "dim 5 (cos)", keep a gap of 6 px
+ * between any two, in English and Chinese (whose axis names are wider), at
+ * the view's sizes in a 1280 x 800 and an 800 x 600 window; the panel a
+ * lesson's @pane asks for is the one a narrow view shows. */
+static int rot_label(const char *s)
+{
+    static const char *toks[] = {"0 i", "1 read", "2 books", "3 today"};
+    for (size_t i = 0; i < sizeof toks / sizeof toks[0]; i++)
+        if (strcmp(s, toks[i]) == 0)
+            return 1;
+    return strstr(s, "(sin)") || strstr(s, "(cos)") || strstr(s, "（正弦）") || strstr(s, "（余弦）");
+}
+
+static void test_rotation_labels_apart(void **state)
+{
+    (void)state;
+    static App a;
+    static const Rect areas[] = {{290, 90, 680, 625}, {190, 90, 400, 425}};
+    for (int lang = 0; lang < 2; lang++)
+        for (size_t k = 0; k < sizeof areas / sizeof areas[0]; k++) {
+            open_app(&a, "assets/models/en2zh.safetensors", "i read books today", NULL, "pos.enc", 0);
+            a.look.lang = lang;
+            expect_true(view_pe_panel(a.vstate[VIEW_PE], "rotation") == 0 &&
+                            view_pe_panel(a.vstate[VIEW_PE], "circle") == -1,
+                        "the PE view takes the panels' names");
+            tu_drawn_start();
+            draw_view(&a, VIEW_PE, areas[k], -1, -1, 0);
+            ren_end(tu_ren);
+            tu_drawn_stop();
+            int idx[16], n = 0;
+            for (int i = 0; i < tu_drawn.n && n < 16; i++)
+                if (rot_label(tu_drawn.s[i]))
+                    idx[n++] = i;
+            expect_true(n == 6, "lang %d, area %zu: 4 tokens and 2 axis names on the circle, found %d:\n%s", lang, k,
+                        n, tu_drawn.text);
+            for (int i = 0; i < n; i++)
+                for (int j = i + 1; j < n; j++) {
+                    Rect p = tu_drawn.box[idx[i]], q = tu_drawn.box[idx[j]];
+                    int apart = p.x + p.w + 6 <= q.x || q.x + q.w + 6 <= p.x || p.y + p.h + 6 <= q.y ||
+                                q.y + q.h + 6 <= p.y;
+                    expect_true(apart, "lang %d, area %zu: \"%s\" (%d,%d %dx%d) is 6 px clear of \"%s\" (%d,%d %dx%d)",
+                                lang, k, tu_drawn.s[idx[i]], p.x, p.y, p.w, p.h, tu_drawn.s[idx[j]], q.x, q.y, q.w,
+                                q.h);
+                }
+            app_free(&a);
+        }
+}
+
 /* ------------------------------------------------------------------ FFN */
 
 static void test_ffn_zero_cells(void **state)
@@ -710,6 +759,7 @@ int main(void)
                     cmocka_unit_test(test_norm_buffers_pre_ln),
                     cmocka_unit_test(test_norm_view_hover),
                     cmocka_unit_test(test_norm_view_no_residual),
+                    cmocka_unit_test(test_rotation_labels_apart),
                     cmocka_unit_test(test_ffn_zero_cells),
                     cmocka_unit_test(test_ffn_sentence_counts_trace),
                     cmocka_unit_test(test_wave_token_labels),

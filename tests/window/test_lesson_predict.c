@@ -10,7 +10,8 @@
  *                  argmax is among them; clicking it scores right
  *   @experiment    sets the Session's experiment and D mode; `none` and
  *                  leaving the lesson clear it
- *   @pane          switches the decode view's pane */
+ *   @pane          switches the decode view's pane, and the panel a narrow
+ *                  PE view shows (rotation, waves) */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,7 @@
 #include "view.h"
 #include "decode_host.h"
 #include "view_decode.h"
+#include "view_pe_base.h"
 
 
 static const char *LESSON =
@@ -70,7 +72,16 @@ static const char *LESSON =
     "@predict number cell t6 t7\n"
     "@choice 0.1\n"
     "@answer 0.9\n"
-    "@choice 0.5\n";
+    "@choice 0.5\n"
+    "@step Rotation\n"
+    "@stage pos.enc\n"
+    "@layer 1\n"
+    "@view pe\n"
+    "@pane rotation\n"
+    "The circle.\n"
+    "@step Waves\n"
+    "@pane waves\n"
+    "The waves.\n";
 
 TU_LESSON_HOME_GROUP("predict", write_lessons)
 
@@ -293,8 +304,9 @@ static void test_number_cell(void **state)
     tu_frame(&a);
     row_pixels(&a, 1, after, 3);
     expect_true(after[0] != before[0] || after[1] != before[1] || after[2] != before[2], "revealed after the pick");
-    lesson_ui_step(&a, 1);
-    int right, total;
+    for (int k = 0; k < 3; k++) /* the two PE steps, then the end */
+        lesson_ui_step(&a, 1);
+    int right = -1, total = -1;
     expect_true(lesson_ui_summary(&a, &right, &total) && total == 4 && right == 1 && !lesson_ui_predict_state(&a, &ps),
                 "the end screen: 1 of 4 right (only this one was answered), got %d of %d", right, total);
     app_free(&a);
@@ -335,9 +347,24 @@ static void test_experiment_and_pane(void **state)
     app_free(&a);
 }
 
+static void test_pe_panel(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, 7);
+    PeUi *pe = a.vstate[VIEW_PE];
+    expect_true(app_current_view(&a) == VIEW_PE && pe && pe->panel == PANEL_ROT,
+                "@pane rotation: the PE view's rotation panel, got view %d panel %d", app_current_view(&a),
+                pe ? pe->panel : -1);
+    lesson_ui_step(&a, 1);
+    tu_frame(&a);
+    expect_true(pe->panel == PANEL_WAVES, "@pane waves, got %d", pe->panel);
+    app_free(&a);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_row_wrong_then_right), cmocka_unit_test(test_next_token),
            cmocka_unit_test(test_click_reveals_without_a_move), cmocka_unit_test(test_choices), cmocka_unit_test(test_number_cell),
-           cmocka_unit_test(test_experiment_and_pane));
+           cmocka_unit_test(test_experiment_and_pane), cmocka_unit_test(test_pe_panel));
 }

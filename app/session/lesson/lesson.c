@@ -293,6 +293,13 @@ static int experiment_directive(Parser *p, const char *v, size_t n)
 
 static int pane_directive(Parser *p, const char *v, size_t n)
 {
+    static const char *PE[3] = {"waves", "table", "rotation"};
+    for (int k = 0; k < 3; k++)
+        if (word_is(v, n, PE[k])) {
+            snprintf(p->cur.pe_panel, sizeof p->cur.pe_panel, "%s", PE[k]);
+            p->cur.pe_panel_line = p->line;
+            return 0;
+        }
     static const char *PANES[4] = {"gen", "step", "beam", "sample"};
     for (int k = 0; k < 4; k++)
         if (word_is(v, n, PANES[k])) {
@@ -300,7 +307,7 @@ static int pane_directive(Parser *p, const char *v, size_t n)
             p->cur.pane_line = p->line;
             return 0;
         }
-    return fail(p, "%s", "@pane needs gen, step, beam or sample");
+    return fail(p, "%s", "@pane needs gen, step, beam or sample (decode), or waves, table or rotation (pe)");
 }
 
 int lesson_predict_has_choices(int kind)

@@ -42,6 +42,8 @@ typedef struct LessonView {
     char *highlight; /* NULL unset */
     char pane[8];    /* the decode view's pane: gen, step, beam, sample; "" unset */
     int pane_line;   /* line of the @pane in force, 0 none */
+    char pe_panel[12]; /* the PE view's panel in a narrow window: waves, table, rotation; "" unset */
+    int pe_panel_line; /* line of that @pane, 0 none */
     int has_exp;     /* an @experiment is in force ("none" included) */
     TfExperiment exp; /* its flags, layers, heads and positions as written
                          (from 0); lessons --check checks the ranges */

@@ -597,4 +597,15 @@ void view_pe_choices(const void *st, int *dims, int *pair, int *pos, int *k)
     *k = pe_ui->k;
 }
 
+int view_pe_panel(void *st, const char *name)
+{
+    static const char *names[PANEL_COUNT] = {"waves", "table", "rotation"};
+    for (int p = 0; p < PANEL_COUNT; p++)
+        if (st && name && strcmp(name, names[p]) == 0) {
+            ((PeUi *)st)->panel = p;
+            return 0;
+        }
+    return -1;
+}
+
 const ViewDef VIEW_PE_DEF = {"pe", N_("Waves"), view_pe, NULL, sizeof(PeUi), NULL, VIEW_NEED_STAGE, 0};

@@ -36,6 +36,7 @@ static int hits_any(Rect a, const RotLabels *lab)
 {
     for (int i = 0; i < lab->n; i++) {
         Rect b = lab->r[i];
+        b = (Rect){b.x - 6, b.y - 6, b.w + 12, b.h + 12}; /* a gap between two labels, not just no overlap */
         if (a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h)
             return 1;
     }
@@ -124,9 +125,12 @@ static void rot_tokens(ViewCtx *v, Circle c, const PeData *d, int i, int pos, in
         snprintf(tok, sizeof tok, "%d %s", p,
                  view_token(&sc->model->src_vocab, sc->trace->src_ids[(size_t)d->b * sc->trace->S + p], tb, sizeof tb));
         int tw = ren_text_width(f, tok);
-        float off = (p == pos ? 6.0f : 3.5f) * gs + 4; /* clear of the dot */
+        float off = (p == pos ? 6.0f : p == pos + k ? 10.0f : 3.5f) * gs + 4; /* clear of the dot (of the ring at pos + k) */
         float lx = circ_x(c, s) + (s >= 0 ? off : -tw - off);
         int ly = (int)(circ_y(c, co) - fh / 2);
+        /* on a veil of the background, so the arc and the axes under it
+         * do not cross the letters */
+        ren_rect(v->r, (Rect){(int)lx - 1, ly, tw + 2, fh}, pe_with_alpha(v->th->bg, 190));
         ren_text(v->r, f, tok, (int)lx, ly, p == pos ? v->th->accent : v->th->dim);
         if (lab->n < ROT_MAX_LABELS)
             lab->r[lab->n++] = (Rect){(int)lx, ly, tw, fh};

@@ -230,6 +230,12 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
      * unless it says otherwise, the default colour maps unless @colormap */
     if (vw == VIEW_DECODE)
         app_decode_setup(a, v->pane[0] ? v->pane : "gen", v->beam ? v->beam : 4, v->alpha >= 0 ? v->alpha : 0.6f);
+    if (v->pe_panel[0]) { /* which panel a narrow PE view shows */
+        ViewCall c;
+        app_view_begin(a, VIEW_PE, &c);
+        view_pe_panel(c.v.st, v->pe_panel);
+        app_view_end(a, &c);
+    }
     a->look.cmap_prob = CMAP_VIRIDIS;
     a->look.cmap_signed = CMAP_DIVERGING;
     if (v->cmap[0]) {
