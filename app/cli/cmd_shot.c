@@ -446,7 +446,14 @@ int cmd_shot(int argc, char **argv)
     if (o.lang == 1 && !ui_i18n_dir()) /* as for a missing Chinese font */
         cli_warn(C, "--lang zh: no Chinese catalog (stepformer.mo) was found beside the program; the words "
                     "are drawn in English");
-    if (a.view == VIEW_TRAIN && app_train_setup(&a, s.task ? s.task : "en2zh", s.train_steps)) {
+    const char *task = s.task ? s.task : "en2zh";
+    int step = -1, heads = 0;
+    const Lesson *les = o.lesson ? lesson_ui_current(&a, &step, NULL) : NULL;
+    if (!s.task && les && step >= 0 && step < les->n_steps && les->steps[step].view.train_task[0]) {
+        task = les->steps[step].view.train_task; /* the step's @train */
+        heads = les->steps[step].view.train_heads;
+    }
+    if (a.view == VIEW_TRAIN && (app_train_settings(&a, task, heads) || app_train_setup(&a, task, s.train_steps))) {
         rc = cli_fail(C, "%s", a.notice[0] ? a.notice : "training failed");
         app_free(&a);
         ren_close(r);

@@ -76,6 +76,9 @@ static int check_pane_predict(const Lesson *l, int i, const TfConfig *cfg, Check
     if (v->pane[0] && in_step(l, i, v->pane_line) && !decode)
         bad += say(report, user, "%s:%d: @pane %s is the decode view's: add @view decode", l->path, v->pane_line,
                    v->pane);
+    if (v->train_task[0] && in_step(l, i, v->train_line) && strcmp(v->view, "train") != 0)
+        bad += say(report, user, "%s:%d: @train sets the Train view's next run: add @view train", l->path,
+                   v->train_line);
     int pe = strcmp(v->view, "pe") == 0 || (!v->view[0] && st == ST_POS_ENC);
     if (v->pe_panel[0] && in_step(l, i, v->pe_panel_line) && !pe)
         bad += say(report, user, "%s:%d: @pane %s is the PE view's: add @view pe", l->path, v->pe_panel_line,

@@ -321,6 +321,9 @@ void app_view_end(App *a, ViewCall *c);
 struct TwSpec;
 int app_decode_setup(App *a, const char *pane, int k, float alpha);
 int app_train_setup(App *a, const char *task, long long steps);
+/* The next run's task and n_heads (0: as it is), without starting it
+ * (a lesson's @train): 0, or -1 for a number of heads the view has not. */
+int app_train_settings(App *a, const char *task, int heads);
 int app_train_start(App *a, struct TwSpec *s);
 void app_train_play(App *a, int on);
 /* The App's resources for renderer r (made on first use, replaced when the

@@ -553,6 +553,16 @@ int app_train_setup(App *a, const char *task, long long steps)
     return h->st.state == TW_PAUSED || h->st.state == TW_STOPPED ? 0 : -1;
 }
 
+int app_train_settings(App *a, const char *task, int heads)
+{
+    TrainUi *u = view_ui(a);
+    if (!u)
+        return -1;
+    tv_settings_task(u, task);
+    tv_wish(u, &u->wish.settings);
+    return heads ? tv_set_heads(u, heads) : 0;
+}
+
 int app_train_start(App *a, TwSpec *s)
 {
     TfErr err;

@@ -1,7 +1,8 @@
 /* test_lesson_kinds.c - the lesson format's newer directives (app/session/
  * lesson.c) and what `lessons --check` verifies of them (app/cli/
  * lesson_check.c): @predict number / output / breaks with their choices,
- * @colormap, @beam, @alpha, @recap, @exercise; the shuffled, balanced quiz
+ * @colormap, @beam, @alpha, @recap, @exercise, @train, @pane for the PE
+ * view's panels; the shuffled, balanced quiz
  * order; brace markup as drawn; memory that follows the text and a folder
  * of too many files. Run from the repository root (it reads assets/models). */
 #include <stdio.h>
@@ -95,6 +96,11 @@ static const TuLessonBad BAD[] = {
     {"@alpha 3\n", "@alpha needs a length penalty from 0 to 2", 4},
     {"@alpha -1\n", "@alpha needs a length penalty from 0 to 2", 4},
     {"@recap\n", "@recap needs text", 4},
+    {"@train fly\n", "@train needs a task (copy, reverse, sort, en2zh)", 4},
+    {"@train reverse heads 3\n", "@train needs a task", 4},
+    {"@train reverse heads\n", "@train needs a task", 4},
+    {"@train reverse layers 2\n", "@train needs a task", 4},
+    {"@pane circle\n", "@pane needs gen, step, beam or sample (decode), or waves, table or rotation (pe)", 4},
     {"@exercise a\n@exercise b\n@exercise c\n@exercise d\n@exercise e\n@exercise f\n@exercise g\n@exercise h\n"
      "@exercise i\n", "at most 8 @exercise lines", 12},
 };
@@ -130,7 +136,31 @@ static const TuLessonCheck CHECKS[] = {
      "choice 2: ", 6},
     {"@step S\n@view decode\n@src i love china\n@tgt 我 爱 中国\nx\n@predict output\n@answer 我 爱 中国\n@choice 你\n",
      "the Target line would print the answer", 7},
+    {"@step S\n@view train\n@train reverse heads 1\nx\n", NULL, 0},
+    {"@step S\n@stage enc.self.weights\n@train reverse\nx\n", "@train sets the Train view's next run: add @view train",
+     4},
+    {"@step S\n@stage pos.enc\n@pane rotation\nx\n", NULL, 0},
+    {"@step S\n@stage enc.input\n@pane rotation\nx\n", "@pane rotation is the PE view's: add @view pe", 4},
 };
+
+/* @train and the PE panels parse into the step's view, apart from the
+ * decode view's @pane. */
+static void test_train_and_panels(void **state)
+{
+    (void)state;
+    static const char *T = "@title T\n@step A\n@view train\n@train reverse heads 4\nx\n"
+                           "@step B\n@stage pos.enc\n@pane rotation\nx\n@step C\n@view decode\n@pane beam\nx\n";
+    Lesson l;
+    const LessonStep *s = tu_lesson_parse(&l, T, "x/04-t.txt");
+    expect_true(strcmp(s[0].view.train_task, "reverse") == 0 && s[0].view.train_heads == 4 && s[0].view.train_line == 4,
+                "@train reverse heads 4 at line 4, got '%s' %d %d", s[0].view.train_task, s[0].view.train_heads,
+                s[0].view.train_line);
+    expect_true(strcmp(s[1].view.pe_panel, "rotation") == 0 && !s[1].view.pane[0] && s[1].view.pe_panel_line == 8,
+                "@pane rotation is the PE view's panel, not a decode pane");
+    expect_true(strcmp(s[2].view.pane, "beam") == 0 && strcmp(s[2].view.pe_panel, "rotation") == 0,
+                "@pane beam is the decode view's; the PE panel carries over");
+    lesson_free(&l);
+}
 
 static void test_check(void **state)
 {
@@ -251,7 +281,8 @@ static void test_many_files(void **state)
 
 int main(void)
 {
-    TU_RUN(NULL, NULL, cmocka_unit_test(test_parse), cmocka_unit_test(test_parse_bad), cmocka_unit_test(test_check),
+    TU_RUN(NULL, NULL, cmocka_unit_test(test_parse), cmocka_unit_test(test_parse_bad),
+           cmocka_unit_test(test_train_and_panels), cmocka_unit_test(test_check),
            cmocka_unit_test(test_choice_numbers), cmocka_unit_test(test_quiz_order), cmocka_unit_test(test_text_plain),
            cmocka_unit_test(test_many_files));
 }

@@ -24,6 +24,8 @@
 #include "decode_host.h"
 #include "view_decode.h"
 #include "view_pe_base.h"
+#include "view_train.h"
+#include "train_host.h"
 
 
 static const char *LESSON =
@@ -81,7 +83,11 @@ static const char *LESSON =
     "The circle.\n"
     "@step Waves\n"
     "@pane waves\n"
-    "The waves.\n";
+    "The waves.\n"
+    "@step Train\n"
+    "@view train\n"
+    "@train reverse heads 1\n"
+    "One head.\n";
 
 TU_LESSON_HOME_GROUP("predict", write_lessons)
 
@@ -304,7 +310,7 @@ static void test_number_cell(void **state)
     tu_frame(&a);
     row_pixels(&a, 1, after, 3);
     expect_true(after[0] != before[0] || after[1] != before[1] || after[2] != before[2], "revealed after the pick");
-    for (int k = 0; k < 3; k++) /* the two PE steps, then the end */
+    for (int k = 0; k < 4; k++) /* the two PE steps, the Train step, then the end */
         lesson_ui_step(&a, 1);
     int right = -1, total = -1;
     expect_true(lesson_ui_summary(&a, &right, &total) && total == 4 && right == 1 && !lesson_ui_predict_state(&a, &ps),
@@ -362,9 +368,26 @@ static void test_pe_panel(void **state)
     app_free(&a);
 }
 
+/* @train: the Train view's next run is the reverse task with one head,
+ * not started (the learner starts it). */
+static void test_train_settings(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, 9);
+    TrainUi *u = tv_state(a.vstate[VIEW_TRAIN]);
+    TrainChoice c;
+    tv_choice(u, &c);
+    expect_true(app_current_view(&a) == VIEW_TRAIN && strcmp(c.task, "reverse") == 0 && c.n_heads == 1,
+                "@train reverse heads 1: the next run's task '%s', %d heads", c.task, c.n_heads);
+    expect_true(!a.train || a.train->st.step == 0, "nothing trained yet");
+    app_free(&a);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_row_wrong_then_right), cmocka_unit_test(test_next_token),
            cmocka_unit_test(test_click_reveals_without_a_move), cmocka_unit_test(test_choices), cmocka_unit_test(test_number_cell),
-           cmocka_unit_test(test_experiment_and_pane), cmocka_unit_test(test_pe_panel));
+           cmocka_unit_test(test_experiment_and_pane), cmocka_unit_test(test_pe_panel),
+           cmocka_unit_test(test_train_settings));
 }

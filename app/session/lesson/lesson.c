@@ -394,6 +394,38 @@ static int predict_directive(Parser *p, const char *v, size_t n)
     return qn ? set_str(p, &pr->query, q, qn) : 0;
 }
 
+/* @train TASK [heads N]: the Train view's task and number of heads for the
+ * run the learner starts (the other settings stay the classroom size). */
+static int train_directive(Parser *p, const char *v, size_t n)
+{
+    static const char *TASKS[4] = {"copy", "reverse", "sort", "en2zh"};
+    static const char *USAGE = "@train needs a task (copy, reverse, sort, en2zh) and optionally heads N "
+                               "(1, 2, 4, 8, 16, 32, 64 or 128): @train reverse heads 1";
+    size_t i = 0;
+    const char *w;
+    size_t k = next_word(v, n, &i, &w);
+    int t = -1, h = 0;
+    for (int j = 0; j < 4; j++)
+        if (word_is(w, k, TASKS[j]))
+            t = j;
+    if (t < 0)
+        return fail(p, "%s", USAGE);
+    k = next_word(v, n, &i, &w);
+    if (k) {
+        if (!word_is(w, k, "heads"))
+            return fail(p, "%s", USAGE);
+        k = next_word(v, n, &i, &w);
+        if (!k || parse_index(w, k, &h) || h < 1 || h > 128 || (h & (h - 1)))
+            return fail(p, "%s", USAGE);
+        if (next_word(v, n, &i, &w))
+            return fail(p, "%s", USAGE);
+    }
+    snprintf(p->cur.train_task, sizeof p->cur.train_task, "%s", TASKS[t]);
+    p->cur.train_heads = h;
+    p->cur.train_line = p->line;
+    return 0;
+}
+
 /* @force N TOKEN: one step only; N from 1, TOKEN a target token (checked
  * against the model by lessons --check). */
 static int force_directive(Parser *p, const char *v, size_t n)
@@ -474,6 +506,9 @@ static int view_directive(Parser *p, const char *key, const char *v, size_t n)
             return fail(p, "%s", "@colormap needs viridis, cividis or blue-orange");
         memcpy(c->cmap, v, n);
         c->cmap[n] = 0;
+    } else if (strcmp(key, "train") == 0) {
+        if (train_directive(p, v, n))
+            return -1;
     } else if (strcmp(key, "beam") == 0) {
         int k;
         if (parse_index(v, n, &k) || k < 1 || k > 8)

@@ -52,6 +52,10 @@ typedef struct LessonView {
     char cmap[16];   /* @colormap: viridis, cividis, blue-orange; empty unset */
     int beam;        /* @beam K (1..8), 0 unset */
     float alpha;     /* @alpha A (0..2), < 0 unset */
+    char train_task[12]; /* @train TASK [heads N]: the Train view's next run (copy, reverse, sort,
+                            en2zh), "" unset; the learner starts it */
+    int train_heads;     /* its n_heads (1, 2, 4, ... 128), 0 unset */
+    int train_line;      /* line of that @train, 0 none */
 } LessonView;
 
 /* Predict-then-reveal (one step, not carried over): the values are hidden

@@ -204,6 +204,9 @@ int tv_typing(ViewCtx *v, const TrainUi *u);
 void tv_set_task(TrainUi *u, int task);
 void tv_set_field(TrainUi *u, TvField f, int index);
 void tv_set_preset(TrainUi *u, int preset); /* 0 classroom, 1 base, 2 big */
+/* n_heads of the next run (a lesson's @train): 0, or -1 when it is not a
+ * choice of the field. */
+int tv_set_heads(TrainUi *u, int heads);
 int tv_preset_of(const TrainUi *u);   /* the preset the sizes match, or -1 */
 void tv_focus_path(ViewCtx *v, TrainUi *u); /* type in the file path field */
 

@@ -161,6 +161,15 @@ void tv_set_field(TrainUi *u, TvField f, int index)
     tv_wish(u, &u->wish.settings);
 }
 
+int tv_set_heads(TrainUi *u, int heads)
+{
+    int i = index_of(TVF_HEADS, heads);
+    if (CH_HEADS[i] != heads)
+        return -1;
+    tv_set_field(u, TVF_HEADS, i);
+    return 0;
+}
+
 void tv_set_preset(TrainUi *u, int p)
 {
     set_size(u, ((p % N_PRESETS) + N_PRESETS) % N_PRESETS);

@@ -230,6 +230,8 @@ static void apply_view(App *a, const Lesson *l, const LessonView *v)
      * unless it says otherwise, the default colour maps unless @colormap */
     if (vw == VIEW_DECODE)
         app_decode_setup(a, v->pane[0] ? v->pane : "gen", v->beam ? v->beam : 4, v->alpha >= 0 ? v->alpha : 0.6f);
+    if (vw == VIEW_TRAIN && v->train_task[0]) /* the run the learner starts: task, heads */
+        app_train_settings(a, v->train_task, v->train_heads);
     if (v->pe_panel[0]) { /* which panel a narrow PE view shows */
         ViewCall c;
         app_view_begin(a, VIEW_PE, &c);
