@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
@@ -120,13 +121,74 @@ static int check_pane_predict(const Lesson *l, int i, const TfConfig *cfg, Check
     return bad;
 }
 
+/* ---- a quiz's answer read off its own screen ---- */
+
+/* s (n bytes) folded for comparing into out (cap bytes, terminated): ASCII
+ * lower case; spaces, markup and punctuation dropped, ASCII and the
+ * full-width ，。：；！？（）、“”‘’ alike. Returns its length. */
+static size_t fold(const char *s, size_t n, char *out, size_t cap)
+{
+    static const char *const WIDE[] = {"，", "。", "：", "；", "！", "？", "（", "）", "、", "“", "”", "‘", "’"};
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < cap;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            if (!strchr(" \t\n*\"'.,:;!?()-", c))
+                out[k++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+            i++;
+            continue;
+        }
+        size_t w = 1;
+        for (size_t j = 0; j < sizeof WIDE / sizeof *WIDE && w == 1; j++)
+            if (strncmp(s + i, WIDE[j], strlen(WIDE[j])) == 0)
+                w = 0, i += strlen(WIDE[j]);
+        if (!w)
+            continue;
+        out[k++] = s[i++];
+    }
+    out[k] = 0;
+    return k;
+}
+
+#define GIVEAWAY_MIN 8 /* folded bytes: a short answer ("64", "是") may stand anywhere */
+
+/* Does the step's title or text hold its quiz's answer, whole or the part
+ * before its first colon (the key phrase: "No: ..." -> "No")? */
+static int check_giveaway(const Lesson *l, int i, CheckFn report, void *user)
+{
+    const LessonStep *s = &l->steps[i];
+    if (!s->has_quiz || s->quiz.answer < 0 || s->quiz.answer >= s->quiz.n_choices)
+        return 0;
+    const char *a = s->quiz.choices[s->quiz.answer];
+    size_t tn = strlen(s->title) + (s->text ? strlen(s->text) : 0) + 2;
+    char *screen = malloc(2 * tn), *t = screen ? screen + tn : NULL;
+    char whole[512], key[512];
+    if (!screen)
+        return 0;
+    snprintf(screen, tn, "%s %s", s->title, s->text ? s->text : "");
+    fold(screen, strlen(screen), t, tn);
+    const char *colon = strpbrk(a, ":");
+    const char *wide = strstr(a, "：");
+    size_t kn = colon ? (size_t)(colon - a) : strlen(a);
+    if (wide && (size_t)(wide - a) < kn)
+        kn = (size_t)(wide - a);
+    size_t wl = fold(a, strlen(a), whole, sizeof whole), kl = fold(a, kn, key, sizeof key);
+    int bad = 0;
+    if ((wl >= GIVEAWAY_MIN && strstr(t, whole)) || (kl >= GIVEAWAY_MIN && strstr(t, key)))
+        bad = say(report, user, "%s:%d: the @answer \"%s\" stands in the step's own title or text: the learner "
+                  "reads it off the screen (ask for what the screen does not say)", l->path, s->quiz.line, a);
+    free(screen);
+    return bad;
+}
+
 int lesson_check_view(const Lesson *l, const TfConfig *cfg, CheckFn report, void *user)
 {
     int bad = 0;
     for (int i = 0; i < l->n_steps; i++) {
         const LessonStep *s = &l->steps[i];
         const LessonView *v = &s->view;
-        bad += check_exp(l, i, cfg, report, user) + check_pane_predict(l, i, cfg, report, user);
+        bad += check_exp(l, i, cfg, report, user) + check_pane_predict(l, i, cfg, report, user) +
+               check_giveaway(l, i, report, user);
         int st = v->stage[0] ? stage_find(v->stage) : -1;
         if (!v->stage[0] && !v->view[0])
             bad += say(report, user, "%s:%d: step %d shows nothing: give it a @stage or @view", l->path, s->line, i + 1);

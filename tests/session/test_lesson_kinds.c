@@ -1,6 +1,7 @@
 /* test_lesson_kinds.c - the lesson format's newer directives (app/session/
  * lesson.c) and what `lessons --check` verifies of them (app/cli/
  * lesson_check.c): @predict number / output / breaks with their choices,
+ * a quiz answer that stands in its own step's text,
  * @colormap, @beam, @alpha, @recap, @exercise, @train, @pane for the PE
  * view's panels; the shuffled, balanced quiz
  * order; brace markup as drawn; memory that follows the text and a folder
@@ -137,6 +138,14 @@ static const TuLessonCheck CHECKS[] = {
     {"@step S\n@view decode\n@src i love china\n@tgt 我 爱 中国\nx\n@predict output\n@answer 我 爱 中国\n@choice 你\n",
      "the Target line would print the answer", 7},
     {"@step S\n@view train\n@train reverse heads 1\nx\n", NULL, 0},
+    /* a quiz whose answer (or its key phrase, before a colon) is on its own screen */
+    {"@step S\n@stage enc.self.weights\n@src i love china\nHere it is **greedy decoding**.\n@quiz Which?\n"
+     "@answer Greedy decoding\n@choice Beam search\n", "the @answer \"Greedy decoding\" stands in the step's own", 6},
+    {"@step Four heads\n@stage enc.self.weights\n@src i love china\nx\n@quiz Which?\n"
+     "@answer Four heads: each follows its own pattern\n@choice One head\n", "stands in the step's own title", 6},
+    {"@step S\n@stage enc.self.weights\n@src i love china\nd_k = 64 here.\n@quiz d_k?\n@answer 64\n@choice 8\n", NULL, 0},
+    {"@step S\n@stage enc.self.weights\n@src i love china\n不是贪心解码。\n@quiz 哪一个？\n@answer “贪心解码”\n"
+     "@choice 束搜索\n", "stands in the step's own", 6},
     {"@step S\n@stage enc.self.weights\n@train reverse\nx\n", "@train sets the Train view's next run: add @view train",
      4},
     {"@step S\n@stage pos.enc\n@pane rotation\nx\n", NULL, 0},
