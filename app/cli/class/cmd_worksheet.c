@@ -13,11 +13,13 @@ static const char *HELP =
     "                            [--model FILE] [--lessons DIR] --out FILE.pdf\n"
     "\n"
     "Print a lesson as worksheets: for each student the lesson's quizzes and\n"
-    "predictions as questions on a sentence of their own (drawn from the en2zh\n"
-    "task's held-out sentences by --seed and the student's number, no two\n"
-    "alike), with the pictures the engine draws for that sentence, and room to\n"
-    "answer; then an answer key with every student's answers, the numbers\n"
-    "behind each prediction computed by the model. No window, no key hints.\n";
+    "predictions (row, next, number, output, breaks) as questions on a\n"
+    "sentence of their own (held-out pairs of the data the model trained on,\n"
+    "else of the en2zh task, by --seed and the student's number, no two\n"
+    "alike), with the pictures the engine draws for that sentence where they\n"
+    "do not show an answer, and room to answer; then an answer key with every\n"
+    "student's answers as the model computes them for that sentence. The\n"
+    "model is --model, else the lesson's @model. No window, no key hints.\n";
 
 int cmd_worksheet(int argc, char **argv)
 {

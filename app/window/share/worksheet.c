@@ -2,45 +2,17 @@
  * (worksheet.h), drawn through the renderer's vector backend into a PDF:
  * page by page, text as text, each picture the view itself (no window
  * around it). */
-#include "worksheet.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "hash.h"
-#include "lesson.h"
 #include "paths.h"
-#include "rng.h"
 #include "stage.h"
-#include "tasks.h"
-#include "trace.h"
+#include "worksheet_int.h"
 
 #define PAGE_W 1000
 #define PAGE_H 1414 /* A4's 1 : √2 */
 #define MARGIN 60
-#define MAX_Q LESSON_MAX_STEPS
-
-/* One question of one student's sheet, with its answer worked out. */
-typedef struct Question {
-    const LessonStep *step;
-    int kind;                /* 0 quiz, else LESSON_PREDICT_* */
-    int row;                 /* predict: the row asked about */
-    int answer;              /* quiz: the choice; row: the key column; next: the token id */
-    int stage, layer, head;  /* predict row: where the weights are */
-    char row_tok[64];        /* the row's token */
-} Question;
-
-typedef struct Sheet {
-    App *a;
-    Ren *r;
-    const Lesson *les;
-    const WorksheetOpts *o;
-    Question q[MAX_Q];
-    int n_q;
-    char src[1024], translation[1024];
-} Sheet;
 
 /* Lesson markup out of a text for paper: **bold**, `code` and the braces of
  * h_{t-1}; the rest stays. */
@@ -68,80 +40,7 @@ static void para(Ren *r, RenFont *f, const char *text, int x, int *y, int w, Col
         ren_text_n(r, f, text + lines[i].start, lines[i].len, x, *y, c);
 }
 
-static const char *tok(const App *a, int decoder, int b, int row, char *buf, size_t cap)
-{
-    const TfTrace *tr = &a->ses.trace;
-    TfView v;
-    TfErr err;
-    if (tf_view(tr, decoder ? ST_TGT_TOKENS : ST_SRC_TOKENS, 0, -1, b, &v, &err))
-        return "?";
-    return tf_view_label(tr, &a->ses.model, &v, 0, row, buf, cap);
-}
-
-/* The step's view on the student's sentence: stage, layer, head, view and
- * experiment as the step says. */
-static void show_step(App *a, const LessonStep *s)
-{
-    const LessonView *v = &s->view;
-    TfExperiment none = {0};
-    app_set_exp(a, v->has_exp ? &v->exp : &none);
-    app_compute_all(a);
-    int st = v->stage[0] ? stage_find(v->stage) : -1;
-    if (st >= 0)
-        app_goto(a, (StageId)st, v->layer >= 0 ? v->layer : 0);
-    if (v->head >= -1)
-        session_set_head(&a->ses, v->head);
-    int vid = v->view[0] ? view_find(v->view) : -1;
-    a->view = vid >= 0 ? (ViewId)vid : VIEW_AUTO;
-    if (v->pane[0])
-        app_decode_setup(a, v->pane, 0, -1.0f);
-    app_compute_all(a);
-}
-
-/* The questions of the lesson for the sentence now in the App. */
-static void ask(Sheet *sh)
-{
-    sh->n_q = 0;
-    for (int i = 0; i < sh->les->n_steps && sh->n_q < MAX_Q; i++) {
-        const LessonStep *s = &sh->les->steps[i];
-        Question *q = &sh->q[sh->n_q];
-        memset(q, 0, sizeof *q);
-        q->step = s;
-        if (s->has_quiz) {
-            q->kind = 0;
-            q->answer = s->quiz.answer;
-            sh->n_q++;
-            continue;
-        }
-        if (s->predict.kind == LESSON_PREDICT_NONE)
-            continue;
-        show_step(sh->a, s);
-        const TfTrace *tr = &sh->a->ses.trace;
-        StagePos p = session_pos(&sh->a->ses);
-        int decoder = 1;
-        q->kind = s->predict.kind;
-        if (q->kind == LESSON_PREDICT_ROW) {
-            if (!lesson_predict_stage_ok(p.stage, &decoder))
-                continue;
-            q->stage = p.stage;
-            q->layer = p.layer;
-            q->head = sh->a->ses.head < 0 ? 0 : sh->a->ses.head;
-        }
-        const Vocab *voc = decoder ? &sh->a->ses.model.tgt_vocab : &sh->a->ses.model.src_vocab;
-        int n = decoder ? tr->tgt_len[0] : tr->src_len[0];
-        int row = lesson_predict_row(&s->predict, tr, voc, decoder, 0);
-        /* the lesson's token may not be in this sentence: the same place, or the last */
-        q->row = row >= 0 ? row : (n > 1 ? 1 : 0);
-        if (q->row >= n)
-            q->row = n - 1;
-        tok(sh->a, decoder, 0, q->row, q->row_tok, sizeof q->row_tok);
-        q->answer = lesson_predict_answer(tr, q->kind, q->stage, q->layer, q->head, 0, q->row);
-        if (q->answer >= 0)
-            sh->n_q++;
-    }
-}
-
-static void page_head(Sheet *sh, int student, const char *what, int *y)
+static void page_head(WsSheet *sh, int student, const char *what, int *y)
 {
     Gfx *g = app_gfx(sh->a, sh->r);
     const Theme *th = theme_get(THEME_LIGHT);
@@ -153,18 +52,120 @@ static void page_head(Sheet *sh, int student, const char *what, int *y)
         snprintf(line, sizeof line, _("Student %d of %d · Name: ______________________"), student, sh->o->students);
         ren_text(sh->r, g->ui, line, MARGIN, *y, th->dim);
         *y += ren_font_height(g->ui) + 4;
-        snprintf(line, sizeof line, _("Your sentence: “%s”  →  the model: “%s”"), sh->src, sh->translation);
+        if (sh->show_translation)
+            snprintf(line, sizeof line, _("Your sentence: “%s”  →  the model: “%s”"), sh->src, sh->translation);
+        else
+            snprintf(line, sizeof line, _("Your sentence: “%s”"), sh->src);
         para(sh->r, g->ui, line, MARGIN, y, PAGE_W - 2 * MARGIN, th->text);
     }
     ren_rect(sh->r, (Rect){MARGIN, *y + 4, PAGE_W - 2 * MARGIN, 1}, th->border);
     *y += 16;
 }
 
-/* One question: its picture (not for a prediction), its text and room to
- * answer. */
-static void draw_question(Sheet *sh, int k, int *y)
+/* The choices of a question on one line each, lettered from (A). */
+static void choices(WsSheet *sh, const char *const *text, int n, int *y)
 {
-    const Question *q = &sh->q[k];
+    Gfx *g = app_gfx(sh->a, sh->r);
+    const Theme *th = theme_get(THEME_LIGHT);
+    char buf[4096], line[4200];
+    for (int c = 0; c < n; c++) {
+        plain(text[c], buf, sizeof buf);
+        snprintf(line, sizeof line, "(%c)  %s", 'A' + c, buf);
+        para(sh->r, g->ui, line, MARGIN + 20, y, PAGE_W - 2 * MARGIN - 20, th->text);
+    }
+}
+
+/* Where a stage's numbers are, as the window counts: "enc.self.weights,
+ * layer 1, head 2". */
+static void where(const WsQuestion *q, char *buf, size_t cap)
+{
+    const StageInfo *si = stage_info((StageId)q->stage);
+    int n = snprintf(buf, cap, "%s", si->name);
+    if ((si->flags & SF_LAYER) && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, _(", layer %d"), q->layer + 1);
+    if ((si->flags & (SF_HEAD | SF_HEAD_OPT)) && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, _(", head %d"), q->head + 1);
+}
+
+/* A prediction's question for this sentence (its picture, if any, is
+ * drawn above it). */
+static void predict_text(WsSheet *sh, const WsQuestion *q, int *y)
+{
+    Gfx *g = app_gfx(sh->a, sh->r);
+    const Theme *th = theme_get(THEME_LIGHT);
+    int W = PAGE_W - 2 * MARGIN;
+    char line[4200], at[200], what[300];
+    switch (q->kind) {
+    case LESSON_PREDICT_ROW:
+        where(q, at, sizeof at);
+        snprintf(line, sizeof line,
+                 _("Predict before you compute: in %s, which key does the query “%s” give the largest weight? Circle "
+                   "one."),
+                 at, q->row_tok);
+        break;
+    case LESSON_PREDICT_NEXT:
+        snprintf(line, sizeof line,
+                 _("Predict: after the decoder has read up to “%s”, which token does the model write next?"),
+                 q->row_tok);
+        break;
+    case LESSON_PREDICT_NUMBER:
+        where(q, at, sizeof at);
+        ws_number_what(q, what, sizeof what);
+        snprintf(line, sizeof line, _("Predict before you compute: in %s on your sentence, what is %s? Write the number."),
+                 at, what);
+        break;
+    case LESSON_PREDICT_OUTPUT:
+        snprintf(line, sizeof line,
+                 _("Predict: with the experiment “%s” switched on, what does the model write for your sentence? "
+                   "Write the translation."),
+                 q->exp_words);
+        break;
+    default:
+        snprintf(line, sizeof line,
+                 _("Predict: which of these changes alter the model's translation of your sentence? Circle every "
+                   "one that does."));
+        break;
+    }
+    para(sh->r, g->ui, line, MARGIN, y, W, th->text);
+    *y += 6;
+    if (q->kind == LESSON_PREDICT_ROW) { /* the keys, as letters */
+        const TfTrace *tr = &sh->a->ses.trace;
+        int decoder_keys = q->stage >= ST_DEC_SELF_Q && q->stage < ST_DEC_CROSS_Q;
+        int n = decoder_keys ? tr->tgt_len[0] : tr->src_len[0];
+        char t[64];
+        int x = MARGIN + 20;
+        for (int c = 0; c < n; c++) {
+            snprintf(line, sizeof line, "(%c) %s", 'A' + c, ws_token(sh->a, decoder_keys, c, t, sizeof t));
+            int tw = ren_text_width(g->ui, line);
+            if (x > MARGIN + 20 && x + tw > PAGE_W - MARGIN) {
+                x = MARGIN + 20;
+                *y += ren_font_height(g->ui);
+            }
+            ren_text(sh->r, g->ui, line, x, *y, th->text);
+            x += tw + 28;
+        }
+        *y += ren_font_height(g->ui);
+    } else if (q->kind == LESSON_PREDICT_BREAKS) {
+        const char *lab[LESSON_MAX_CHOICES];
+        for (int c = 0; c < q->n_brk; c++)
+            lab[c] = q->brk[c].label;
+        choices(sh, lab, q->n_brk, y);
+    }
+    /* the lesson's words around it: about the lesson's sentence, so said */
+    if (q->step->text) {
+        char buf[4096];
+        *y += 6;
+        plain(q->step->text, buf, sizeof buf);
+        snprintf(line, sizeof line, _("From the lesson, on its own sentence: %s"), buf);
+        para(sh->r, g->small, line, MARGIN, y, W, th->dim);
+    }
+}
+
+/* One question: its picture (when it gives nothing away), its text and
+ * room to answer. */
+static void draw_question(WsSheet *sh, int k, int *y)
+{
+    const WsQuestion *q = &sh->q[k];
     Gfx *g = app_gfx(sh->a, sh->r);
     const Theme *th = theme_get(THEME_LIGHT);
     char buf[4096], line[4200];
@@ -173,55 +174,27 @@ static void draw_question(Sheet *sh, int k, int *y)
     ren_text(sh->r, g->title, line, MARGIN, *y, th->accent);
     *y += ren_font_height(g->title) + 6;
     int W = PAGE_W - 2 * MARGIN;
-    if (q->kind == 0) {
-        show_step(sh->a, q->step);
+    if (ws_show_picture(sh, q)) {
         Rect area = {MARGIN, *y, W, 520};
         ViewCtx v = {NULL, NULL, NULL, sh->a->pz, &sh->a->ui, sh->r, g, th, area, &sh->a->ui.in, 1.0f};
+        ui_bind(&sh->a->ui, sh->r, g, th, 0); /* the widgets some views draw (the PE view's steppers) */
         ren_clip_push(sh->r, area);
         app_draw_view(sh->a, &v, app_current_view(sh->a));
         ren_clip_pop(sh->r);
         ren_rect_line(sh->r, area, 1, th->border);
-        *y += area.h + 12;
+        *y += area.h + 6;
+    }
+    if (q->why) {
+        para(sh->r, g->small, _(q->why), MARGIN, y, W, th->dim);
+        *y += 6;
+    }
+    if (q->kind == 0) {
         plain(q->step->quiz.question, buf, sizeof buf);
         para(sh->r, g->ui, buf, MARGIN, y, W, th->text);
         *y += 4;
-        for (int c = 0; c < q->step->quiz.n_choices; c++) {
-            plain(q->step->quiz.choices[c], buf, sizeof buf);
-            snprintf(line, sizeof line, "(%c)  %s", 'A' + c, buf);
-            para(sh->r, g->ui, line, MARGIN + 20, y, W - 20, th->text);
-        }
+        choices(sh, (const char *const *)q->step->quiz.choices, q->step->quiz.n_choices, y);
     } else {
-        const LessonStep *s = q->step;
-        if (q->kind == LESSON_PREDICT_ROW) {
-            snprintf(line, sizeof line,
-                     _("Predict before you compute: in %s, layer %d, head %d, which key does the query “%s” "
-                       "give the largest weight? Circle one."),
-                     stage_info((StageId)q->stage)->name, q->layer + 1, q->head + 1, q->row_tok);
-        } else {
-            snprintf(line, sizeof line,
-                     _("Predict: after the decoder has read up to “%s”, which token does the model write next?"),
-                     q->row_tok);
-        }
-        para(sh->r, g->ui, line, MARGIN, y, W, th->text);
-        *y += 6;
-        if (q->kind == LESSON_PREDICT_ROW) {
-            const TfTrace *tr = &sh->a->ses.trace;
-            int decoder_keys = q->stage >= ST_DEC_SELF_Q && q->stage < ST_DEC_CROSS_Q;
-            int n = decoder_keys ? tr->tgt_len[0] : tr->src_len[0];
-            char t[64];
-            int x = MARGIN + 20;
-            for (int c = 0; c < n; c++) {
-                snprintf(line, sizeof line, "(%c) %s", 'A' + c, tok(sh->a, decoder_keys, 0, c, t, sizeof t));
-                ren_text(sh->r, g->ui, line, x, *y, th->text);
-                x += ren_text_width(g->ui, line) + 28;
-            }
-            *y += ren_font_height(g->ui);
-        }
-        if (s->text) {
-            *y += 6;
-            plain(s->text, buf, sizeof buf);
-            para(sh->r, g->small, buf, MARGIN, y, W, th->dim);
-        }
+        predict_text(sh, q, y);
     }
     *y += 10;
     ren_text(sh->r, g->ui, _("Your answer and why:"), MARGIN, *y, th->dim);
@@ -231,88 +204,40 @@ static void draw_question(Sheet *sh, int k, int *y)
     *y += 20;
 }
 
-/* The key of one student: each answer, with the numbers behind a
- * prediction (the row's three largest weights, as `dump` has them). */
-static void draw_key(Sheet *sh, int student, int *y)
+/* The key of one student: each answer as the engine computed it for
+ * their sentence (a prediction's row with its three largest weights, a
+ * number, a translation, what each change does), as `dump` has them. */
+static void draw_key(WsSheet *sh, int student, int *y)
 {
     Gfx *g = app_gfx(sh->a, sh->r);
     const Theme *th = theme_get(THEME_LIGHT);
-    char line[1024], buf[512], t[64];
+    char line[WS_TEXT + 512], buf[512];
     snprintf(line, sizeof line, _("Student %d: “%s” → “%s”"), student, sh->src, sh->translation);
     para(sh->r, g->ui, line, MARGIN, y, PAGE_W - 2 * MARGIN, th->accent);
     for (int k = 0; k < sh->n_q; k++) {
-        const Question *q = &sh->q[k];
+        const WsQuestion *q = &sh->q[k];
         if (q->kind == 0) {
             plain(q->step->quiz.choices[q->answer], buf, sizeof buf);
             snprintf(line, sizeof line, _("  %d. (%c) %s"), k + 1, 'A' + q->answer, buf);
-        } else if (q->kind == LESSON_PREDICT_ROW) {
-            show_step(sh->a, q->step);
-            TfView v;
-            TfErr err;
-            const TfTrace *tr = &sh->a->ses.trace;
-            int n = snprintf(line, sizeof line, _("  %d. row “%s”:"), k + 1, q->row_tok);
-            if (tf_view(tr, (StageId)q->stage, q->layer, q->head, 0, &v, &err) == 0) {
-                float used[256] = {0};
-                for (int i = 0; i < 3 && i < v.cols; i++) {
-                    int best = -1;
-                    for (int c = 0; c < v.cols && c < 256; c++)
-                        if (!used[c] && (best < 0 || tf_view_at(&v, q->row, c) > tf_view_at(&v, q->row, best)))
-                            best = c;
-                    if (best < 0)
-                        break;
-                    used[best] = 1;
-                    n += snprintf(line + n, sizeof line - (size_t)n, "%s %.3f “%s”", i ? "," : "",
-                                  (double)tf_view_at(&v, q->row, best),
-                                  tf_view_label(tr, &sh->a->ses.model, &v, 1, best, t, sizeof t));
-                    if ((size_t)n >= sizeof line)
-                        break;
-                }
-            }
         } else {
-            const char *w = vocab_token(&sh->a->ses.model.tgt_vocab, q->answer);
-            snprintf(line, sizeof line, _("  %d. after “%s”: “%s”"), k + 1, q->row_tok, w ? w : "?");
+            snprintf(line, sizeof line, "  %d. %s", k + 1, q->key);
         }
         para(sh->r, g->ui, line, MARGIN, y, PAGE_W - 2 * MARGIN, th->text);
     }
     *y += 14;
 }
 
-/* The sentences: held-out pairs of the en2zh task, shuffled by seed, one
- * per student. */
-static int pick_sentences(Dataset *d, const WorksheetOpts *o, int *pick, TfErr *err)
+/* The model of the worksheet: --model, else the lesson's (@model, a
+ * bundled one), else NULL: the bundled en2zh. */
+static const char *model_of(const WorksheetOpts *o, const Lesson *l, char *buf, size_t cap)
 {
-    TaskOpts to = {0};
-    if (task_build(d, "en2zh", &to, err))
-        return -1;
-    int n = d->n_pairs - d->n_train, *order = malloc((size_t)n * sizeof *order);
-    if (!order)
-        return tf_fail(err, "out of memory");
-    for (int i = 0; i < n; i++)
-        order[i] = d->n_train + i;
-    uint64_t s = tf_fnv_word(TF_FNV_SEED, o->seed);
-    for (int i = n - 1; i > 0; i--) { /* Fisher-Yates with the seed's hash chain */
-        s = tf_fnv_word(s, (uint64_t)i);
-        int j = (int)(s % (uint64_t)(i + 1)), t = order[i];
-        order[i] = order[j];
-        order[j] = t;
-    }
-    for (int k = 0; k < o->students; k++)
-        pick[k] = order[k % n];
-    free(order);
-    return 0;
-}
-
-static void sentence_text(const Dataset *d, const Vocab *voc, const Pair *p, char *out, size_t cap)
-{
-    size_t o = 0;
-    out[0] = 0;
-    for (int i = 0; i < p->src_len && o + 1 < cap; i++) {
-        const char *w = vocab_token(voc, d->ids[p->src_off + i]);
-        int n = snprintf(out + o, cap - o, "%s%s", i ? " " : "", w ? w : "?");
-        if (n < 0 || (size_t)n >= cap - o)
-            break;
-        o += (size_t)n;
-    }
+    if (o->model_path)
+        return o->model_path;
+    if (!l->model[0] || strcmp(l->model, "en2zh") == 0)
+        return NULL;
+    char rel[128];
+    snprintf(rel, sizeof rel, "assets/models/%s.safetensors", l->model);
+    return paths_data(rel, buf, cap);
 }
 
 int worksheet_pdf(const WorksheetOpts *o, int *pages, TfErr *err)
@@ -336,16 +261,17 @@ int worksheet_pdf(const WorksheetOpts *o, int *pages, TfErr *err)
         lessons_free(&set);
         return tf_fail(err, "worksheet: no lesson '%s' in %s", o->lesson, dir);
     }
-    static Dataset d;
-    static int pick[WORKSHEET_MAX_STUDENTS];
     static App a;
-    memset(&d, 0, sizeof d);
     int rc = -1;
     Ren *r = NULL;
-    if (pick_sentences(&d, o, pick, err))
+    char *texts = malloc((size_t)o->students * WS_TEXT), what[64] = "", mbuf[4096];
+    WsSheet *sh = calloc(1, sizeof *sh);
+    if (!texts || !sh) {
+        tf_fail(err, "out of memory");
         goto out;
+    }
     AppOpts ao = {0};
-    ao.model_path = o->model_path;
+    ao.model_path = model_of(o, &set.lessons[li], mbuf, sizeof mbuf);
     ao.head = -2;
     ao.no_save = 1;
     ao.lang = o->lang;
@@ -353,7 +279,12 @@ int worksheet_pdf(const WorksheetOpts *o, int *pages, TfErr *err)
     if (!(r = ren_open_headless(PAGE_W, PAGE_H, err)) || app_init(&a, &ao, err))
         goto out;
     ui_set_lang(o->lang);
-    Sheet sh = {&a, r, &set.lessons[li], o, {{0}}, 0, "", ""};
+    if (ws_sentences(&a.ses.model, o, texts, what, sizeof what, err))
+        goto out_app;
+    sh->a = &a;
+    sh->r = r;
+    sh->les = &set.lessons[li];
+    sh->o = o;
     if (ren_vector_begin(r, o->out, REN_VEC_PDF, 0, err) < 0)
         goto out_app;
     Gfx *g = app_gfx(&a, r);
@@ -364,33 +295,36 @@ int worksheet_pdf(const WorksheetOpts *o, int *pages, TfErr *err)
     for (int pass = 0; pass < 2; pass++) { /* the sheets, then the key */
         int y = PAGE_H;
         for (int k = 0; k < o->students; k++) {
-            sentence_text(&d, &d.src, &d.pairs[pick[k]], sh.src, sizeof sh.src);
-            app_set_text(&a, APP_LINE_SRC, sh.src);
-            app_set_text(&a, APP_LINE_TGT, "");
-            app_compute_all(&a);
-            snprintf(sh.translation, sizeof sh.translation, "%s", a.ses.translation);
-            ask(&sh);
+            ws_ask(sh, texts + (size_t)k * WS_TEXT);
             if (pass == 0) {
-                for (int q = 0; q < sh.n_q || (q == 0 && sh.n_q == 0); q++) {
-                    if (y > PAGE_H - 720 || q == 0) { /* a new page: each student starts one */
+                for (int q = 0; q < sh->n_q || (q == 0 && sh->n_q == 0); q++) {
+                    int need = sh->n_q && sh->q[q].picture ? 760 : 420;
+                    if (y > PAGE_H - need || q == 0) { /* a new page: each student starts one */
                         if (n_pages++)
                             ren_end(r);
                         ren_begin(r, th->panel);
                         y = MARGIN;
-                        page_head(&sh, k + 1, _("Worksheet"), &y);
+                        page_head(sh, k + 1, _("Worksheet"), &y);
                     }
-                    if (sh.n_q)
-                        draw_question(&sh, q, &y);
+                    if (sh->n_q)
+                        draw_question(sh, q, &y);
                 }
             } else {
-                if (k == 0 || y > PAGE_H - 60 - 30 * (sh.n_q + 2)) {
+                if (k == 0 || y > PAGE_H - 60 - 40 * (sh->n_q + 2)) {
                     if (n_pages++)
                         ren_end(r);
                     ren_begin(r, th->panel);
                     y = MARGIN;
-                    page_head(&sh, 0, _("Answer key (computed by the model)"), &y);
+                    page_head(sh, 0, _("Answer key (computed by the model)"), &y);
+                    if (k == 0) {
+                        char line[256];
+                        snprintf(line, sizeof line, _("The sentences are held-out pairs of %s (seed %llu)."), what,
+                                 (unsigned long long)o->seed);
+                        ren_text(r, g->small, line, MARGIN, y, th->dim);
+                        y += ren_font_height(g->small) + 8;
+                    }
                 }
-                draw_key(&sh, k + 1, &y);
+                draw_key(sh, k + 1, &y);
             }
         }
     }
@@ -407,7 +341,8 @@ out_app:
 out:
     if (r)
         ren_close(r);
-    dataset_free(&d);
+    free(texts);
+    free(sh);
     lessons_free(&set);
     return rc;
 }

@@ -103,6 +103,190 @@ static void test_three_students(void **state)
     remove(PDF);
 }
 
+/* The key part of the text: after "Answer key", student k's block (up to
+ * the next student's). */
+static const char *key_block(int k, char *out, size_t cap)
+{
+    const char *key = strstr(text, "Answer key");
+    char tag[32], next[32];
+    snprintf(tag, sizeof tag, "Student %d: “", k);
+    snprintf(next, sizeof next, "Student %d: “", k + 1);
+    const char *b = key ? strstr(key, tag) : NULL;
+    if (!b)
+        return NULL;
+    const char *e = strstr(b, next);
+    size_t n = e ? (size_t)(e - b) : strlen(b);
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), b);
+    return out;
+}
+
+static void worksheet_text(const char *args)
+{
+    char out[4096], cmd[768];
+    snprintf(cmd, sizeof cmd, "build/stepformer worksheet %s --out " PDF " 2>&1", args);
+    expect_true(tu_run_cmd(cmd, out, sizeof out) == 0, "worksheet %s: %s", args, out);
+    expect_true(tu_run_cmd("pdftotext " PDF " - 2>&1", text, sizeof text) == 0, "pdftotext");
+}
+
+static const Lesson *lesson_of(LessonSet *set, const char *id)
+{
+    int bad = 0;
+    expect_true(lessons_load_dir(set, "lessons/en", NULL, NULL, &bad) >= 0, "lessons");
+    int i = lessons_find(set, id);
+    expect_true(i >= 0, "lesson %s", id);
+    return &set->lessons[i];
+}
+
+/* The index of the row (cols 0) or column labelled want, or -1. */
+static int label_index(const Session *ses, const TfView *v, int cols, const char *want)
+{
+    for (int i = 0; i < (cols ? v->cols : v->rows); i++) {
+        char lab[64];
+        if (strcmp(tf_view_label(&ses->trace, &ses->model, v, cols, i, lab, sizeof lab), want) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* @predict number steps become questions; the key's number for each is the
+ * cell of the student's sentence that dump gives, and the student's pages
+ * do not print it (the picture is what goes into the stage). */
+static void test_number_questions(void **state)
+{
+    (void)state;
+    static LessonSet set;
+    const Lesson *l = lesson_of(&set, "attention");
+    worksheet_text("--lesson attention --students 3 --seed 7");
+    int n_num = 0;
+    for (int i = 0; i < l->n_steps; i++)
+        n_num += l->steps[i].predict.kind == LESSON_PREDICT_NUMBER;
+    expect_true(n_num >= 2, "the attention lesson has number predictions (%d)", n_num);
+    expect_true(strstr(text, "what goes into the number asked about") != NULL, "the picture says what it shows");
+    for (int k = 1; k <= 3; k++) {
+        static char blk[1 << 14];
+        char sent[256];
+        expect_true(key_block(k, blk, sizeof blk) != NULL && student_sentence(k, sent, sizeof sent) == 0,
+                    "student %d's key", k);
+        static Session ses;
+        tu_session(&ses, MODEL, sent, NULL);
+        const char *at = blk;
+        for (int i = 0; i < l->n_steps; i++) {
+            const LessonStep *s = &l->steps[i];
+            if (s->predict.kind != LESSON_PREDICT_NUMBER)
+                continue;
+            at = strstr(at, "the number in row “");
+            expect_true(at != NULL, "student %d: a key line for the number of step %d", k, i + 1);
+            char row[64] = "", col[64] = "";
+            int dim = -1;
+            const char *r0 = at + strlen("the number in row “"), *r1 = strstr(r0, "”");
+            snprintf(row, sizeof row, "%.*s", (int)(r1 - r0), r0);
+            if (strncmp(r1, "”, column “", strlen("”, column “")) == 0) {
+                const char *c0 = r1 + strlen("”, column “"), *c1 = strstr(c0, "”");
+                snprintf(col, sizeof col, "%.*s", (int)(c1 - c0), c0);
+            } else {
+                expect_true(sscanf(r1, "”, dimension %d", &dim) == 1, "student %d: a column or dimension: %.60s", k, r1);
+            }
+            const char *colon = strstr(r1, ": ");
+            double got = strtod(colon + 2, NULL);
+            TfView v;
+            TfErr err;
+            int st = stage_find(s->view.stage);
+            expect_true(tf_view(&ses.trace, (StageId)st, s->view.layer < 0 ? 0 : s->view.layer,
+                                s->view.head < 0 ? 0 : s->view.head, 0, &v, &err) == 0, "%s", err.msg);
+            int ri = label_index(&ses, &v, 0, row), ci = dim >= 0 ? dim - v.col0 : label_index(&ses, &v, 1, col);
+            expect_true(ri >= 0 && ci >= 0 && ci < v.cols, "student %d: row '%s' col '%s' of %s", k, row, col,
+                        s->view.stage);
+            double want = tf_view_at(&v, ri, ci);
+            expect_true(got >= want - 0.00006 && got <= want + 0.00006,
+                        "student %d, %s row '%s' col '%s': the key says %.4f, dump %.6f", k, s->view.stage, row,
+                        col, got, want);
+            /* the sheet before the key does not show that cell's value as the view would */
+            char shown[32];
+            snprintf(shown, sizeof shown, "%.4g", want);
+            const char *key = strstr(text, "Answer key");
+            const char *hit = strstr(text, shown);
+            expect_true(!hit || hit > key, "student %d: the sheet shows the answer %s before the key", k, shown);
+            at = colon;
+        }
+        session_free(&ses);
+    }
+    lessons_free(&set);
+    remove(PDF);
+}
+
+/* The greedy translation of the session's sentence under e. */
+static void translate_under(Session *ses, const TfExperiment *e, char *out, size_t cap)
+{
+    session_set_exp(ses, e);
+    session_compute_all(ses);
+    for (int k = 0; k < 100000 && session_idle_work(ses) == 1; k++)
+        ;
+    snprintf(out, cap, "%s", ses->translation);
+}
+
+/* @predict breaks: each change is tried on the student's sentence; the key
+ * says which alter its translation, to what, as the model computes it. */
+static void test_breaks_question(void **state)
+{
+    (void)state;
+    static LessonSet set;
+    const Lesson *l = lesson_of(&set, "capstone");
+    const LessonStep *bs = NULL;
+    for (int i = 0; i < l->n_steps; i++)
+        if (l->steps[i].predict.kind == LESSON_PREDICT_BREAKS)
+            bs = &l->steps[i];
+    expect_true(bs != NULL, "the capstone has a breaks prediction");
+    worksheet_text("--lesson capstone --students 3 --seed 3");
+    expect_true(strstr(text, "Circle every") != NULL, "the breaks question");
+    for (int k = 1; k <= 3; k++) {
+        static char blk[1 << 14];
+        char sent[256], base[1024], got[1024];
+        expect_true(key_block(k, blk, sizeof blk) != NULL && student_sentence(k, sent, sizeof sent) == 0,
+                    "student %d's key", k);
+        static Session ses;
+        tu_session(&ses, MODEL, sent, NULL);
+        TfExperiment none;
+        memset(&none, 0, sizeof none);
+        translate_under(&ses, &none, base, sizeof base);
+        int S = ses.trace.src_len[0];
+        for (int c = 0; c < bs->quiz.n_choices; c++) {
+            TfExperiment e = bs->predict.exps[c];
+            for (int h = 0; h < e.n_hide; h++)
+                e.hide_src[h] = e.hide_src[h] < S ? e.hide_src[h] : S - 1;
+            translate_under(&ses, &e, got, sizeof got);
+            char want[1200];
+            if (strcmp(got, base))
+                snprintf(want, sizeof want, "(%c) changes it to “%s”", 'A' + c, got);
+            else
+                snprintf(want, sizeof want, "(%c) leaves it", 'A' + c);
+            expect_true(strstr(blk, want) != NULL, "student %d (“%s” → “%s”): the key says '%s'", k, sent, base, want);
+        }
+        session_free(&ses);
+    }
+    lessons_free(&set);
+    remove(PDF);
+}
+
+/* The sentences come from the model's own data: the reverse model's are
+ * held-out strings of its task, in its characters. */
+static void test_model_task(void **state)
+{
+    (void)state;
+    worksheet_text("--lesson attention --students 3 --model assets/models/reverse.safetensors");
+    expect_true(strstr(text, "held-out pairs of reverse") != NULL, "the key names the reverse task");
+    static Session ses;
+    tu_session(&ses, "assets/models/reverse.safetensors", NULL, NULL);
+    for (int k = 1; k <= 3; k++) {
+        char sent[256];
+        expect_true(student_sentence(k, sent, sizeof sent) == 0, "student %d's sentence", k);
+        expect_true(sent[0] && !strchr(sent, ' '), "student %d: a string of the reverse task, not words: '%s'", k, sent);
+        for (const char *c = sent; *c; c++)
+            expect_true(vocab_find(&ses.model.src_vocab, c, 1) >= 0, "student %d: '%c' is a token of the model", k, *c);
+    }
+    session_free(&ses);
+    remove(PDF);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -123,5 +307,7 @@ static void test_bad_options(void **state)
 
 int main(void)
 {
-    TU_RUN_HEADLESS(NULL, NULL, cmocka_unit_test(test_three_students), cmocka_unit_test(test_bad_options));
+    TU_RUN_HEADLESS(NULL, NULL, cmocka_unit_test(test_three_students), cmocka_unit_test(test_number_questions),
+                    cmocka_unit_test(test_breaks_question), cmocka_unit_test(test_model_task),
+                    cmocka_unit_test(test_bad_options));
 }
