@@ -99,9 +99,9 @@ const char *paths_locale(char *buf, size_t cap)
     return NULL;
 }
 
-/* XDG_PICTURES_DIR="$HOME/Pictures" from user-dirs.dirs, $HOME expanded;
- * 0 when the file does not say. */
-static int user_dirs_pictures(const char *home, char *buf, size_t cap)
+/* XDG_<what>_DIR="$HOME/..." (PICTURES, DOCUMENTS) from user-dirs.dirs,
+ * $HOME expanded; 0 when the file does not say. */
+static int user_dirs(const char *home, const char *what, char *buf, size_t cap)
 {
     char path[PATH_MAX];
     const char *cfg = getenv("XDG_CONFIG_HOME");
@@ -114,8 +114,9 @@ static int user_dirs_pictures(const char *home, char *buf, size_t cap)
         return 0;
     char line[PATH_MAX];
     int found = 0;
+    char key[64];
+    snprintf(key, sizeof key, "XDG_%s_DIR=\"", what);
     while (!found && fgets(line, sizeof line, f)) {
-        const char *key = "XDG_PICTURES_DIR=\"";
         if (strncmp(line, key, strlen(key)) != 0)
             continue;
         char *v = line + strlen(key), *end = strchr(v, '"');
@@ -134,7 +135,8 @@ static int user_dirs_pictures(const char *home, char *buf, size_t cap)
     return found;
 }
 
-const char *paths_pictures(char *buf, size_t cap)
+/* The XDG folder what (else ~/fallback) and Stepformer in it. */
+static const char *user_folder(const char *what, const char *fallback, char *buf, size_t cap)
 {
     const char *home = getenv("HOME");
     if (cap)
@@ -142,8 +144,18 @@ const char *paths_pictures(char *buf, size_t cap)
     if (!home || !home[0])
         return NULL;
     char dir[PATH_MAX - 16];
-    if (!user_dirs_pictures(home, dir, sizeof dir))
-        snprintf(dir, sizeof dir, "%s/Pictures", home);
+    if (!user_dirs(home, what, dir, sizeof dir))
+        snprintf(dir, sizeof dir, "%s/%s", home, fallback);
     snprintf(buf, cap, "%s/Stepformer", dir);
     return buf;
+}
+
+const char *paths_pictures(char *buf, size_t cap)
+{
+    return user_folder("PICTURES", "Pictures", buf, cap);
+}
+
+const char *paths_documents(char *buf, size_t cap)
+{
+    return user_folder("DOCUMENTS", "Documents", buf, cap);
 }

@@ -44,5 +44,9 @@ const char *paths_locale(char *buf, size_t cap);
  * in $XDG_CONFIG_HOME/user-dirs.dirs, else ~/Pictures) and Stepformer in
  * it, into buf (not made here). NULL (buf "") when HOME is not set. */
 const char *paths_pictures(char *buf, size_t cap);
+/* Where the window writes documents (the test answers for the teacher):
+ * the XDG documents folder (XDG_DOCUMENTS_DIR, else ~/Documents) and
+ * Stepformer in it, as paths_pictures. */
+const char *paths_documents(char *buf, size_t cap);
 
 #endif

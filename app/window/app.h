@@ -348,6 +348,10 @@ int app_next_wake_ms(const App *a);
 void app_save_png(App *a, Ren *r);
 void app_save_window(App *a, Ren *r);
 void app_save_csv(App *a);
+/* The pre/post-test answers of this account for the teacher
+ * (lesson/lesson_results.c): a
+ * CSV in ~/Documents/Stepformer, the notice says which and where. */
+void app_save_results(App *a);
 /* The current view alone (no navigator, panels, input lines or status
  * line: the experiment banner is the view's) with its caption, as a PDF
  * (text stays text) and an SVG beside it, drawn between two frames. */

@@ -252,6 +252,7 @@ static int run_window(App *a, int act, int arg)
     case WA_SAVE_WINDOW: a->win.want_save_window = 1; break;
     case WA_SAVE_VECTOR: a->win.want_save_vector = 1; break;
     case WA_SAVE_CSV: a->win.want_save_csv = 1; break;
+    case WA_RESULTS: app_save_results(a); break;
     case WA_QUIT: a->win.want_quit = 1; break;
     case WA_LESSONS: case WA_LIST_CLOSE: lesson_ui_toggle_list(a); break;
     case WA_LANG: switch_lang(a); break;

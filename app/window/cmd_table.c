@@ -35,10 +35,14 @@ static const Cmd TABLE[] = {
     P(CS_LESSON_LIST, "lessons.list.down", KEY_DOWN, 0, WA_LIST_MOVE, 1, N_("the lesson before / after"), OV),
     P(CS_LESSON_LIST, "lessons.list.open", KEY_RETURN, 0, WA_LIST_ENTER, 0, N_("open the lesson selected"), OV),
     P(CS_LESSON_LIST, "lessons.list.close", KEY_ESCAPE, 0, WA_LIST_CLOSE, 0, N_("close the lesson list"), OV),
+    P(CS_LESSON_LIST, "lessons.list.results", 'e', MOD_CTRL | MOD_SHIFT, WA_RESULTS, 0,
+      N_("export your test answers for the teacher (a CSV in Documents)"), OV),
     P(CS_LESSON, "lesson.next", KEY_PAGEDOWN, 0, WA_LESSON_STEP, 1, N_("next / previous lesson step"), 0),
     P(CS_LESSON, "lesson.prev", KEY_PAGEUP, 0, WA_LESSON_STEP, -1, N_("next / previous lesson step"), 0),
     ROW(CS_LESSON, VIEW_AUTO, "lesson.answer", '1', '9', 0, WA_QUIZ, 0, N_("answer the quiz"), NULL, NULL, OV | PA),
     P(CS_LESSON, "lesson.close", KEY_ESCAPE, 0, WA_LESSON_CLOSE, 0, N_("leave the lesson"), OV),
+    P(CS_LESSON, "lesson.results", 'e', MOD_CTRL | MOD_SHIFT, WA_RESULTS, 0,
+      N_("export your test answers for the teacher (a CSV in Documents)"), OV),
 
     /* the tabs' own keys */
     T(VIEW_HEADS, "heads.metrics", 'm', 0, VA_METRICS, 0, N_("each head's numbers over its thumbnail"), N_("numbers"), ST),

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_table.h"
 #include "lesson_ui.h"
 #include "panels.h"
 
@@ -198,10 +199,12 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
         }
         y += h + 4;
     }
-    if (answered >= 0 && test) {
-        if (draw)
-            ren_text(ui->r, f, _("Answer recorded. Go on with PgDn / Next."), x, y + 2, th->accent);
-        y += ren_font_height(f) + 6;
+    if (answered >= 0 && test) { /* recorded, and how far the test is: never right or wrong */
+        int done = 0, total = 0;
+        lesson_ui_test_count(a, &done, &total);
+        char msg[200];
+        snprintf(msg, sizeof msg, _("Answer recorded (%d of %d). Go on with PgDn / Next."), done, total);
+        y += rich_text(ui, a, f, msg, x, y + 2, w, th->accent, th->accent, draw) + 8;
         return y - y0;
     }
     int pos = 0; /* where the answer is shown */
@@ -425,13 +428,41 @@ static int body_height(UiCtx *ui, App *a, const LessonStep *s, int answered, int
     return h;
 }
 
+/* The button that exports this account's test answers for the teacher
+ * (Ctrl+Shift+E does the same); returns its height. */
+static int results_button(UiCtx *ui, App *a, int x, int y, int w)
+{
+    char key[32], label[160];
+    cmd_key_of("lesson.results", key, sizeof key);
+    snprintf(label, sizeof label, _("Export my answers (%s)"), key);
+    int bh = ren_font_height(ui->g->ui) + 14, bw = ren_text_width(ui->g->ui, label) + 24;
+    if (bw > w)
+        bw = w;
+    if (ui_button(ui, (Rect){x, y, bw, bh}, label, 0))
+        app_save_results(a);
+    y += bh + 6;
+    return ui_paragraph(ui->r, ui->g->small, _("For your teacher: a CSV file in Documents/Stepformer (the notice says which)."), x,
+                        y, w, ui->th->dim) + bh + 6;
+}
+
 /* The lesson-end screen: the checks right, what the learner can now do,
  * the exercises, and Next to the next lesson. */
 static void summary_draw(UiCtx *ui, App *a, const Lesson *l, int right, int total, int x, int y, int w)
 {
     const Theme *th = ui->th;
     RenFont *f = ui->g->ui;
-    char buf[160];
+    char buf[300];
+    int done = 0, asked = 0;
+    if (lesson_ui_test_count(a, &done, &asked)) { /* a test: how many answered, and the answers for the teacher */
+        y += ui_paragraph(ui->r, ui->g->title, _("Test done"), x, y, w, th->good) + 6;
+        snprintf(buf, sizeof buf,
+                 _("You answered %d of %d questions. They are kept under a random id, never your name, and nothing "
+                   "says which were right."),
+                 done, asked);
+        y += ui_paragraph(ui->r, f, buf, x, y, w, th->text) + 12;
+        results_button(ui, a, x, y, w);
+        return;
+    }
     y += ui_paragraph(ui->r, ui->g->title, _("Lesson done"), x, y, w, th->good) + 6;
     if (total)
         snprintf(buf, sizeof buf, _("%d of %d checks right at the first try"), right, total);
@@ -662,7 +693,20 @@ void lesson_list_draw(UiCtx *ui, App *a, int W, int H)
     ren_text(ui->r, ui->g->title, lesson_ui_word(a, LW_LESSONS), box.x + 20, y, th->accent);
     const char *hint = _("Enter opens · Esc closes · Z 中文");
     ren_text(ui->r, s, hint, box.x + w - ren_text_width(s, hint) - 20, y + 6, th->dim);
-    y += ren_font_height(ui->g->title) + 14;
+    y += ren_font_height(ui->g->title) + 8;
+    { /* the pre/post-tests' answers for the teacher: Ctrl+Shift+E here too */
+        char key[32], label[160];
+        cmd_key_of("lessons.list.results", key, sizeof key);
+        snprintf(label, sizeof label, _("Export my test answers for the teacher (%s)"), key);
+        Rect lr = {box.x + 20, y, ren_text_width(s, label), sh};
+        int over = ui_over(&ui->in, lr);
+        ui_text_fit(ui->r, s, label, lr.x, lr.y, w - 40, over ? th->accent : th->accent2);
+        if (over && ui->in.pressed) {
+            a->ui.in.pressed = 0;
+            app_save_results(a);
+        }
+        y += sh + 10;
+    }
     if (!n) {
         /* the folder actually searched (the data path, or --lessons) */
         char msg[4200];

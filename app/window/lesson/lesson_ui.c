@@ -415,8 +415,11 @@ int lesson_ui_answer(App *a, int choice)
             ;
         else if (results_record(l->test, l->id, qid, choice, choice == s->quiz.answer, a->now - u->shown_at, &err))
             app_notice(a, 1, _("the answer could not be recorded: %s"), err.msg);
-        else
-            app_notice(a, 0, "%s", _("answer recorded"));
+        else {
+            int done = 0, total = 0;
+            lesson_ui_test_count(a, &done, &total);
+            app_notice(a, 0, _("answer recorded (%d of %d)"), done, total);
+        }
         return choice == s->quiz.answer;
     }
     if (choice != s->quiz.answer) { /* another try, the answer not given away */
@@ -476,6 +479,21 @@ int lesson_ui_summary(const App *a, int *right, int *total)
             *right += u->predicted[i] >= 0 && u->predicted[i] == u->pred_answer[i];
         }
     }
+    return 1;
+}
+
+int lesson_ui_test_count(const App *a, int *done, int *total)
+{
+    const LessonUi *u = a->les;
+    if (!u || u->cur < 0 || !u->set.lessons[u->cur].test[0])
+        return 0;
+    const Lesson *l = &u->set.lessons[u->cur];
+    *done = *total = 0;
+    for (int i = 0; i < l->n_steps; i++)
+        if (l->steps[i].has_quiz) {
+            (*total)++;
+            *done += u->answered[i] >= 0;
+        }
     return 1;
 }
 

@@ -78,6 +78,10 @@ void lesson_ui_show_answer(App *a);
 /* The lesson-end screen is up: 1, with the checks of the lesson right at
  * the first try and their number. */
 int lesson_ui_summary(const App *a, int *right, int *total);
+/* The current lesson is a test (@test): 1, with how many of its questions
+ * were answered in this sitting and how many it has (never which were
+ * right: a test reveals nothing). */
+int lesson_ui_test_count(const App *a, int *done, int *total);
 /* The "see the code" switch of the panel (NULL without a lesson). */
 int *lesson_ui_code(App *a);
 /* A prediction is open whose answer the Target line or the status line

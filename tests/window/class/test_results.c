@@ -85,6 +85,106 @@ static void test_pretest_in_the_window(void **state)
     expect_true(rows == questions && rows == 6, "one row per question: %d of %d", rows, questions);
 }
 
+/* The rows of results.csv (its header not counted). */
+static int result_rows(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strncmp(line, "learner,", 8) != 0;
+    fclose(f);
+    return n;
+}
+
+/* In the window: each answer says it was recorded and how far the test is
+ * ("(2 of 6)"), never right or wrong, also at the test's end; Ctrl+Shift+E
+ * in the test (and in the lesson list) and the end screen's button write
+ * the answers into ~/Documents/Stepformer for the teacher, the notice
+ * naming the file. */
+static void test_export_in_the_window(void **state)
+{
+    (void)state;
+    char fake_home[300], docs[400], rpath[512];
+    snprintf(fake_home, sizeof fake_home, "/tmp/stepformer-results-%d/home", (int)getpid());
+    snprintf(docs, sizeof docs, "%s/Documents/Stepformer", fake_home);
+    snprintf(rpath, sizeof rpath, "%s/stepformer/results.csv", home);
+    const char *old_home = getenv("HOME");
+    char keep[512];
+    snprintf(keep, sizeof keep, "%s", old_home ? old_home : "");
+    setenv("HOME", fake_home, 1);
+    setenv("XDG_CONFIG_HOME", fake_home, 1); /* no user-dirs.dirs: ~/Documents */
+    int before = result_rows(rpath);
+    expect_true(tu_ren || tu_renderer_open(1280, 800) == 0, "a headless renderer");
+    static App a;
+    AppOpts o = tu_opts(MODEL, NULL, NULL, NULL);
+    o.no_save = 0;
+    o.lesson = "pretest";
+    tu_open(&a, &o, 10);
+    int step, answered, asked = 0;
+    const Lesson *l = lesson_ui_current(&a, &step, &answered);
+    for (int i = 0; i < l->n_steps; i++)
+        asked += l->steps[i].has_quiz;
+    int done = 0;
+    while (done < 2) { /* two questions, answered wrong: nothing says so */
+        lesson_ui_step(&a, 1);
+        tu_frame(&a);
+        l = lesson_ui_current(&a, &step, &answered);
+        if (!l->steps[step].has_quiz)
+            continue;
+        int wrong = l->steps[step].quiz.answer == 0 ? 1 : 0;
+        expect_true(lesson_ui_answer(&a, wrong) == 0, "step %d answered", step + 1);
+        done++;
+        char want[64];
+        snprintf(want, sizeof want, "answer recorded (%d of %d)", done, asked);
+        expect_true(strstr(a.notice, want) != NULL, "the notice says '%s': %s", want, a.notice);
+        tu_drawn_frame(&a, tu_ren);
+        snprintf(want, sizeof want, "Answer recorded (%d of %d)", done, asked);
+        expect_true(strstr(tu_drawn.text, want) != NULL, "the panel says '%s'", want);
+        expect_true(!strstr(tu_drawn.text, "Not quite") && !strstr(tu_drawn.text, "Right"), "no verdict in a test");
+    }
+    /* Ctrl+Shift+E in the test */
+    ev_key(&a, (Key)'e', MOD_CTRL | MOD_SHIFT);
+    char file[700];
+    expect_true(tu_find_name(docs, "stepformer-results-", ".csv", file, sizeof file) == 1, "a CSV in %s", docs);
+    expect_true(strstr(a.notice, "~/Documents/Stepformer/stepformer-results-") && strstr(a.notice, "teacher"),
+                "the notice names the file: %s", a.notice);
+    int rows = result_rows(file);
+    expect_true(rows == before + 2, "the export holds every answer: %d rows, %d before + 2", rows, before);
+    remove(file);
+    /* the end screen: how many answered, not how many right, and the button */
+    int r0, t0;
+    for (int k = 0; k < 12 && !lesson_ui_summary(&a, &r0, &t0); k++)
+        lesson_ui_step(&a, 1);
+    tu_drawn_frame(&a, tu_ren);
+    char want[64];
+    snprintf(want, sizeof want, "You answered %d of %d questions", done, asked);
+    expect_true(strstr(tu_drawn.text, want) && strstr(tu_drawn.text, "Test done"), "the end screen says '%s'", want);
+    expect_true(!strstr(tu_drawn.text, "right at the first try"), "the end screen counts no right answers");
+    int bi = -1;
+    for (int i = 0; i < tu_drawn.n; i++)
+        if (!strncmp(tu_drawn.s[i], "Export my answers", 17))
+            bi = i;
+    expect_true(bi >= 0, "the end screen's button");
+    Rect b = tu_drawn.box[bi];
+    tu_click(&a, b.x + 4, b.y + b.h / 2);
+    expect_true(tu_find_name(docs, "stepformer-results-", ".csv", file, sizeof file) == 1 &&
+                    result_rows(file) == before + 2,
+                "the button exported them");
+    remove(file);
+    /* and from the lesson list */
+    lesson_ui_toggle_list(&a);
+    tu_frame(&a);
+    ev_key(&a, (Key)'e', MOD_CTRL | MOD_SHIFT);
+    expect_true(tu_find_name(docs, "stepformer-results-", ".csv", file, sizeof file) == 1, "Ctrl+Shift+E in the list");
+    app_free(&a);
+    if (keep[0])
+        setenv("HOME", keep, 1);
+    unsetenv("XDG_CONFIG_HOME");
+}
+
 static void test_export_and_summary(void **state)
 {
     (void)state;
@@ -153,5 +253,6 @@ static void test_shipped_tests(void **state)
 int main(void)
 {
     TU_RUN_HEADLESS(setup, teardown, cmocka_unit_test(test_pretest_in_the_window),
-                    cmocka_unit_test(test_export_and_summary), cmocka_unit_test(test_shipped_tests));
+                    cmocka_unit_test(test_export_and_summary),
+                    cmocka_unit_test(test_export_in_the_window), cmocka_unit_test(test_shipped_tests));
 }
