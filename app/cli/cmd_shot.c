@@ -512,7 +512,8 @@ int cmd_describe(int argc, char **argv)
 
 static const char *SCENE_HELP =
     "usage: stepformer scene [the flags of shot: --model --src --tgt --stage --layer --head --view\n"
-    "                        --lang --lesson --step --batch --decode-pane --beam --alpha, experiments]\n"
+    "                        --lang --lesson --step --batch --decode-pane --beam --alpha, experiments,\n"
+    "                        --compare --rollout]\n"
     "                        [--base URL]\n"
     "\n"
     "Print the scene code of a view (one line, SF1-...) and the browser link that\n"
@@ -521,7 +522,8 @@ static const char *SCENE_HELP =
     "`describe --scene CODE` open it; so does a code pasted into the window's\n"
     "Source line or given with Ctrl+Shift+V. A model of this installation is\n"
     "named (en2zh); any other file by its name and SHA-256, and opening the\n"
-    "code needs that file in the current folder.\n";
+    "code needs that file in the current folder. --size, --theme, --scale, --keys,\n"
+    "--caption and --importance are each viewer's own, not part of a scene.\n";
 
 int cmd_scene(int argc, char **argv)
 {
@@ -541,6 +543,16 @@ int cmd_scene(int argc, char **argv)
             base = v;
             continue;
         }
+        /* what each viewer sets for themselves: refused rather than dropped */
+        static const char *const VIEWER[] = {"size", "theme", "scale", "keys", "caption", "importance"};
+        const char *f = argv[i];
+        size_t fl = strncmp(f, "--", 2) == 0 ? strcspn(f + 2, "=") : 0;
+        for (size_t k = 0; i > 0 && fl && k < sizeof VIEWER / sizeof VIEWER[0]; k++)
+            if (strlen(VIEWER[k]) == fl && strncmp(f + 2, VIEWER[k], fl) == 0) {
+                free(args);
+                return cli_fail(C, "--%s is not part of a scene: each viewer has their own (give it to shot --scene "
+                                   "CODE)", VIEWER[k]);
+            }
         args[n++] = argv[i];
     }
     ShotArgs s;

@@ -82,6 +82,15 @@ static int head_spec(const char *s)
     return L >= 0 && H >= 0 ? 0 : -1;
 }
 
+/* "enc:L" or "dec:L", as --no-ffn takes it */
+static int ffn_spec(const char *s)
+{
+    if (strncmp(s, "enc:", 4) && strncmp(s, "dec:", 4))
+        return -1;
+    int L;
+    return int_in(s + 4, 0, 999, &L);
+}
+
 static int parse_exp(SceneLink *l, const char *v, TfErr *err)
 {
     const char *p = v;
@@ -100,6 +109,12 @@ static int parse_exp(SceneLink *l, const char *v, TfErr *err)
             l->no_pe = 1;
         } else if (!strcmp(item, "no-causal")) {
             l->no_causal = 1;
+        } else if (!strcmp(item, "no-residual")) {
+            l->no_residual = 1;
+        } else if (!strncmp(item, "no-ffn:", 7) && !ffn_spec(item + 7)) {
+            if (l->n_ffn >= TF_EXP_MAX_FFN)
+                return tf_fail(err, "link: exp: at most %d feed-forward layers off", TF_EXP_MAX_FFN);
+            memcpy(l->ffn[l->n_ffn++], item + 7, strlen(item + 7) + 1);
         } else if (!strncmp(item, "ablate:", 7) && !head_spec(item + 7)) {
             if (l->n_ablate >= TF_EXP_MAX_ABLATE)
                 return tf_fail(err, "link: exp: at most %d ablated heads", TF_EXP_MAX_ABLATE);
@@ -110,7 +125,7 @@ static int parse_exp(SceneLink *l, const char *v, TfErr *err)
             l->hide[l->n_hide++] = pos;
         } else if (n) {
             return tf_fail(err, "link: exp: unknown experiment '%s' (no-scale, no-pe, no-causal, "
-                                "ablate:enc|dec|cross:L:H, hide:I)", item);
+                                "ablate:enc|dec|cross:L:H, hide:I, no-residual, no-ffn:enc|dec:L)", item);
         }
         p += n + (comma != NULL);
     }
@@ -139,6 +154,7 @@ static const NumField NUMS[] = {
     {"topk", LINK_TOPK, offsetof(SceneLink, top_k), 0, 0, 100000, "0 (off) or a count"},
     {"topp", LINK_TOPP, offsetof(SceneLink, top_p), 1, 0.001, 1, "a number in (0, 1]"},
     {"seed", LINK_SEED, offsetof(SceneLink, seed), 0, 0, 999999, "a whole number 0..999999"},
+    {"rollout", LINK_ROLLOUT, offsetof(SceneLink, rollout), 0, 0, 1, "0 or 1"},
 };
 
 static int num_field(SceneLink *l, const NumField *f, const char *v, TfErr *err)
@@ -182,7 +198,7 @@ static int field(SceneLink *l, const char *key, const char *v, TfErr *err)
         snprintf(l->view, sizeof l->view, "%s", v);
         l->has |= LINK_VIEW;
     } else if (!strcmp(key, "exp")) {
-        l->no_scale = l->no_pe = l->no_causal = l->n_ablate = l->n_hide = 0;
+        l->no_scale = l->no_pe = l->no_causal = l->n_ablate = l->n_hide = l->no_residual = l->n_ffn = 0;
         if (parse_exp(l, v, err))
             return -1;
         l->has |= LINK_EXP;
@@ -196,9 +212,14 @@ static int field(SceneLink *l, const char *key, const char *v, TfErr *err)
             return tf_fail(err, "link: pane must be gen, step, beam or sample, not '%.40s'", v);
         memcpy(l->pane, v, strlen(v) + 1); /* one of the four names above */
         l->has |= LINK_PANE;
+    } else if (!strcmp(key, "cmp")) {
+        if (strcmp(v, "diff") && strcmp(v, "normal"))
+            return tf_fail(err, "link: cmp must be diff or normal, not '%.40s'", v);
+        l->cmp = !strcmp(v, "diff") ? LINK_CMP_DIFF : LINK_CMP_NORMAL;
+        l->has |= LINK_CMP;
     } else {
         return tf_fail(err, "link: unknown field '%.40s' (src, tgt, stage, layer, head, lang, lesson, "
-                            "step, view, exp, model, batch, pane, beam, alpha, temp, topk, topp, seed)", key);
+                            "step, view, exp, model, batch, pane, beam, alpha, temp, topk, topp, seed, cmp, rollout)", key);
     }
     return 0;
 }
@@ -237,6 +258,9 @@ void link_exp_spec(const SceneLink *l, TfExpSpec *x, LinkPos pos[TF_EXP_MAX_HIDE
     x->no_scale = l->no_scale;
     x->no_pe = l->no_pe;
     x->no_causal = l->no_causal;
+    x->no_residual = l->no_residual;
+    for (int k = 0; k < l->n_ffn && k < TF_EXP_MAX_FFN; k++)
+        x->ffn[x->n_ffn++] = l->ffn[k];
     for (int k = 0; k < l->n_ablate && k < TF_EXP_MAX_ABLATE; k++)
         x->ablate[x->n_ablate++] = l->ablate[k];
     for (int k = 0; k < l->n_hide && k < TF_EXP_MAX_HIDE; k++) {
@@ -349,6 +373,10 @@ int link_format(const SceneLink *l, char *buf, size_t cap)
             ADD("ablate:%s", n ? "," : "", l->ablate[k]);
         for (int k = 0; k < l->n_hide; k++)
             ADD("hide:%d", n ? "," : "", l->hide[k]);
+        if (l->no_residual)
+            ADD("no-residual", n ? "," : "");
+        for (int k = 0; k < l->n_ffn; k++)
+            ADD("no-ffn:%s", n ? "," : "", l->ffn[k]);
 #undef ADD
         put_field(&o, "exp", e);
     }
@@ -366,5 +394,9 @@ int link_format(const SceneLink *l, char *buf, size_t cap)
         put_num(&o, "topp", l->top_p);
     if (l->has & LINK_SEED)
         put_int(&o, "seed", l->seed);
+    if ((l->has & LINK_CMP) && l->cmp != LINK_CMP_EXP)
+        put_field(&o, "cmp", l->cmp == LINK_CMP_DIFF ? "diff" : "normal");
+    if (l->has & LINK_ROLLOUT)
+        put_int(&o, "rollout", l->rollout);
     return o.over ? -1 : (int)o.n;
 }

@@ -7,12 +7,14 @@
  * with the command line's meanings: layers, heads and source positions from
  * 0 (head -1: all heads), lesson steps from 1 as `--step`, `src` may hold up
  * to four sentences separated by '|'. exp lists experiments separated by
- * commas: no-scale, no-pe, no-causal, ablate:enc|dec|cross:L:H, hide:I.
+ * commas: no-scale, no-pe, no-causal, ablate:enc|dec|cross:L:H, hide:I,
+ * no-residual, no-ffn:enc|dec:L.
  * Scene codes (scene_code.h) add the rest of what a teacher shows:
  *   model=en2zh (a bundled model) or model=NAME~SHA12 (a file, by the first
  *   12 hex digits of its SHA-256), batch=B (the sentence shown, from 0),
  *   pane=gen|step|beam|sample, beam=K, alpha=A, temp=T, topk=K, topp=P,
- *   seed=S (the Decode tab).
+ *   seed=S (the Decode tab), cmp=diff|normal (what D shows of the
+ *   experiment: the difference, or the model without it), rollout=1 (R).
  * Values are percent-encoded ('+' reads as a space). The browser build reads
  * its address with it; `stepformer --scene` can read the same text. Plain C,
  * no allocation: the fields live in the struct. */
@@ -50,7 +52,11 @@ enum {
     LINK_TOPK = 1 << 16,
     LINK_TOPP = 1 << 17,
     LINK_SEED = 1 << 18,
+    LINK_CMP = 1 << 19,
+    LINK_ROLLOUT = 1 << 20,
 };
+/* SceneLink.cmp */
+enum { LINK_CMP_EXP = 0, LINK_CMP_NORMAL = 1, LINK_CMP_DIFF = 2 };
 
 typedef struct SceneLink {
     unsigned has;                /* LINK_* bits */
@@ -75,6 +81,11 @@ typedef struct SceneLink {
     float temp, top_p;           /* sampling: temperature (0.05..5), nucleus (0..1] */
     int top_k;                   /* sampling: 0 (off) or the k kept */
     int seed;                    /* sampling seed, 0.. */
+    int no_residual;             /* exp: every sub-layer without its residual */
+    int n_ffn;
+    char ffn[TF_EXP_MAX_FFN][LINK_SPEC_MAX]; /* "enc:0" as --no-ffn takes it */
+    int cmp;                     /* LINK_CMP_*: what D shows while an experiment is on */
+    int rollout;                 /* R: attention rollout */
 } SceneLink;
 
 /* Read a fragment ("#" in front is skipped; empty is a link that sets

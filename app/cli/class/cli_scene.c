@@ -120,6 +120,14 @@ static int flags_of(const SceneLink *l, int decode, const char *cmd)
         bad |= push2("--ablate", l->ablate[k]);
     for (int k = 0; k < l->n_hide; k++)
         bad |= push_int("--hide-src", l->hide[k]);
+    if (l->no_residual)
+        bad |= push("--no-residual");
+    for (int k = 0; k < l->n_ffn; k++)
+        bad |= push2("--no-ffn", l->ffn[k]);
+    if (decode && (l->has & LINK_CMP) && l->cmp == LINK_CMP_DIFF)
+        bad |= push("--compare");
+    if (decode && (l->has & LINK_ROLLOUT) && l->rollout)
+        bad |= push("--rollout");
     if (decode)
         bad |= push_fields(l, 1);
     return bad ? cli_fail(cmd, "--scene: the scene is too long") : 0;

@@ -22,6 +22,10 @@ static void capture_exp(const TfExperiment *e, SceneLink *l)
     }
     for (int k = 0; k < e->n_hide && k < TF_EXP_MAX_HIDE; k++)
         l->hide[l->n_hide++] = e->hide_src[k];
+    l->no_residual = e->no_residual;
+    for (int k = 0; k < e->n_no_ffn && k < TF_EXP_MAX_FFN; k++)
+        snprintf(l->ffn[l->n_ffn++], LINK_SPEC_MAX, "%s:%d", e->no_ffn[k].kind == TF_ATTN_ENC ? "enc" : "dec",
+                 e->no_ffn[k].layer);
     if (!tf_exp_is_none(e))
         l->has |= LINK_EXP;
 }
@@ -64,6 +68,14 @@ int app_scene_capture(const App *a, SceneLink *l, TfErr *err)
         l->has |= LINK_LESSON | LINK_STEP;
     }
     capture_exp(&s->exp, l);
+    if ((l->has & LINK_EXP) && a->cmp != CMP_EXP) { /* D: the difference, or the model without it */
+        l->cmp = a->cmp == CMP_DIFF ? LINK_CMP_DIFF : LINK_CMP_NORMAL;
+        l->has |= LINK_CMP;
+    }
+    if (a->rollout) {
+        l->rollout = 1;
+        l->has |= LINK_ROLLOUT;
+    }
     const DecodeUi *d = a->vstate[VIEW_DECODE];
     if (app_current_view(a) == VIEW_DECODE && d && d->ready) {
         memcpy(l->pane, PANE[d->pane], strlen(PANE[d->pane]) + 1);
@@ -79,6 +91,10 @@ int app_scene_capture(const App *a, SceneLink *l, TfErr *err)
 
 int app_scene_open_decode(App *a, const SceneLink *l)
 {
+    if ((l->has & LINK_CMP) && session_has_exp(&a->ses)) /* D: the difference, or the model without it */
+        a->cmp = l->cmp == LINK_CMP_DIFF ? CMP_DIFF : l->cmp == LINK_CMP_NORMAL ? CMP_NORMAL : CMP_EXP;
+    if (l->has & LINK_ROLLOUT)
+        a->rollout = l->rollout;
     if (!(l->has & (LINK_PANE | LINK_BEAM | LINK_ALPHA | LINK_TEMP | LINK_TOPK | LINK_TOPP)))
         return 0;
     a->view = VIEW_DECODE;
@@ -120,6 +136,8 @@ int app_scene_open(App *a, const SceneLink *l, TfErr *err)
     if (link_experiment(l, &a->ses.model.cfg, 0, &e, err))
         return -1;
     app_set_exp(a, &e);
+    a->cmp = CMP_EXP; /* unless the scene says (app_scene_open_decode) */
+    a->rollout = 0;
     app_compute_all(a);
     if (l->has & LINK_BATCH)
         session_set_batch(&a->ses, l->batch);

@@ -17,7 +17,9 @@ int app_scene_capture(const App *a, SceneLink *l, TfErr *err);
 /* Open a scene in the running window (the model first, when it is
  * another). 0, or -1 with err naming what is missing. */
 int app_scene_open(App *a, const SceneLink *l, TfErr *err);
-/* Only its Decode-tab part (the command line opens the rest). */
+/* Only what the window's flags cannot say: the Decode tab's part, what D
+ * shows of the experiment and R's rollout (the command line opens the
+ * rest). */
 int app_scene_open_decode(App *a, const SceneLink *l);
 /* A code (pasted, or Ctrl+Shift+V): opened, or a notice saying why not. */
 int app_scene_open_code(App *a, const char *code);

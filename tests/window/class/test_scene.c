@@ -27,8 +27,8 @@ static void test_code_round_trip(void **state)
     (void)state;
     const char *frag = "model=en2zh&src=i%20love%20china%7Cyou%20read&tgt=%E6%88%91&stage=dec.cross.weights"
                        "&layer=1&head=-1&lang=zh&lesson=attention&step=3&view=heads&batch=1"
-                       "&exp=no-scale,ablate:cross:1:3,hide:2&pane=sample&beam=4&alpha=0.6&temp=0.7&topk=5"
-                       "&topp=0.9&seed=42";
+                       "&exp=no-scale,ablate:cross:1:3,hide:2,no-residual,no-ffn:dec:1&pane=sample&beam=4&alpha=0.6"
+                       "&temp=0.7&topk=5&topp=0.9&seed=42&cmp=diff&rollout=1";
     SceneLink l, back;
     TfErr err;
     expect_true(link_parse(frag, &l, &err) == 0, "%s", err.msg);
@@ -39,7 +39,8 @@ static void test_code_round_trip(void **state)
     expect_true(scene_code_read(code, &back, &err) == 0, "%s", err.msg);
     expect_true(memcmp(&l, &back, sizeof l) == 0, "the code reads back to the same scene");
     expect_true(back.temp == 0.7f && back.top_k == 5 && back.seed == 42 && !strcmp(back.pane, "sample") &&
-                    !strcmp(back.model, "en2zh") && back.batch == 1 && back.head == -1,
+                    !strcmp(back.model, "en2zh") && back.batch == 1 && back.head == -1 && back.no_residual &&
+                    back.n_ffn == 1 && !strcmp(back.ffn[0], "dec:1") && back.cmp == LINK_CMP_DIFF && back.rollout == 1,
                 "the fields: temp %g topk %d seed %d pane %s model %s", back.temp, back.top_k, back.seed,
                 back.pane, back.model);
     char link[SCENE_CODE_MAX + 64];
@@ -87,6 +88,25 @@ static void test_shot_scene_is_shot(void **state)
     check_same_picture("--view decode --decode-pane beam --beam 4 --alpha 0.6 --src 'i read books at home today' "
                        "--no-pe");
     check_same_picture("--lesson attention --step 3 --lang zh --hide-src 1");
+    /* every experiment flag, D's difference and R's rollout are in the code too */
+    check_same_picture("--stage enc.norm1 --no-residual --no-ffn enc:0");
+    check_same_picture("--stage dec.cross.weights --layer 1 --head 2 --no-ffn dec:1 --hide-src 2 --compare --lang zh");
+    check_same_picture("--stage enc.self.weights --layer 1 --rollout");
+}
+
+/* What each viewer sets for themselves is refused by scene, not dropped. */
+static void test_viewer_flags_refused(void **state)
+{
+    (void)state;
+    static const char *const FLAGS[] = {"--size 800x600", "--theme light", "--scale 1.5", "--keys", "--caption",
+                                        "--size=800x600"};
+    for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++) {
+        char cmd[512], out[2048];
+        snprintf(cmd, sizeof cmd, "build/stepformer scene --stage enc.self.weights %s 2>&1", FLAGS[i]);
+        int rc = tu_run_cmd(cmd, out, sizeof out);
+        expect_true(rc != 0 && strstr(out, "not part of a scene") && strchr(out, '\n') == out + strlen(out) - 1,
+                    "%s: one line: %s", FLAGS[i], out);
+    }
 }
 
 /* A model file of the learner's own: named by its SHA-256; a code for a
@@ -168,5 +188,6 @@ static void test_window_copy_and_paste(void **state)
 int main(void)
 {
     TU_RUN_HEADLESS(NULL, NULL, cmocka_unit_test(test_code_round_trip), cmocka_unit_test(test_shot_scene_is_shot),
-                    cmocka_unit_test(test_model_by_hash), cmocka_unit_test(test_window_copy_and_paste));
+                    cmocka_unit_test(test_viewer_flags_refused), cmocka_unit_test(test_model_by_hash),
+                    cmocka_unit_test(test_window_copy_and_paste));
 }
