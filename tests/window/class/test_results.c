@@ -250,9 +250,57 @@ static void test_shipped_tests(void **state)
     }
 }
 
+/* Codepoints of a UTF-8 text. */
+static int cps(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* The shipped tests as a teacher reads them: the two forms of a question
+ * are parallel (as many choices, other words), and no right answer stands
+ * out as the longest choice (more than 15% longer than every wrong one). */
+static void test_tests_give_nothing_away(void **state)
+{
+    (void)state;
+    static const char *const LANG[2] = {"en", "zh"};
+    for (int g = 0; g < 2; g++) {
+        char dir[64];
+        snprintf(dir, sizeof dir, "lessons/%s", LANG[g]);
+        static LessonSet set;
+        int bad = 0;
+        expect_true(lessons_load_dir(&set, dir, NULL, NULL, &bad) >= 0, "%s", dir);
+        const Lesson *t[2] = {&set.lessons[lessons_find(&set, "pretest")], &set.lessons[lessons_find(&set, "posttest")]};
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < t[k]->n_steps; i++) {
+                const LessonQuiz *q = &t[k]->steps[i].quiz;
+                if (!t[k]->steps[i].has_quiz)
+                    continue;
+                int right = cps(q->choices[q->answer]), longest = 0;
+                for (int c = 0; c < q->n_choices; c++)
+                    if (c != q->answer && cps(q->choices[c]) > longest)
+                        longest = cps(q->choices[c]);
+                expect_true(right < 10 || right * 100 <= longest * 115,
+                            "%s %s %s: the answer (%d characters) is the longest choice by far (the others %d at most)",
+                            dir, t[k]->id, t[k]->steps[i].qid, right, longest);
+                for (int j = 0; k == 0 && j < t[1]->n_steps; j++) {
+                    const LessonStep *o = &t[1]->steps[j];
+                    if (!o->has_quiz || strcmp(o->qid, t[0]->steps[i].qid))
+                        continue;
+                    expect_true(o->quiz.n_choices == q->n_choices && strcmp(o->quiz.question, q->question),
+                                "%s %s: the two forms are parallel and differently worded", dir, o->qid);
+                }
+            }
+        lessons_free(&set);
+    }
+}
+
 int main(void)
 {
     TU_RUN_HEADLESS(setup, teardown, cmocka_unit_test(test_pretest_in_the_window),
                     cmocka_unit_test(test_export_and_summary),
-                    cmocka_unit_test(test_export_in_the_window), cmocka_unit_test(test_shipped_tests));
+                    cmocka_unit_test(test_export_in_the_window), cmocka_unit_test(test_shipped_tests),
+                    cmocka_unit_test(test_tests_give_nothing_away));
 }
