@@ -308,6 +308,23 @@ async function ctrlKey(page, key, shift) {
   check(/^stepformer-.*\.png$/.test(dl || ''), 'Ctrl+S hands the PNG over as a download', String(dl));
   const dlc = await ctrlDownload('e');
   check(/^stepformer-.*\.csv$/.test(dlc || ''), 'Ctrl+E hands the matrix over as a CSV download', String(dlc));
+  /* a pre-test answered in the page: Ctrl+Shift+E hands the answers over for the teacher */
+  await page.evaluate(() => window.stepformer.openLesson('pretest', 2));
+  await frames(page, 4);
+  await page.keyboard.press('1');
+  await frames(page, 4);
+  await page.evaluate(() => { window.stepformer.lastDownload = null; });
+  await page.keyboard.down('Control');
+  await page.keyboard.down('Shift');
+  await page.keyboard.press('E');
+  await page.keyboard.up('Shift');
+  await page.keyboard.up('Control');
+  await frames(page, 4);
+  const dlr = await page.evaluate(() => window.stepformer.lastDownload);
+  await shot(page, 'web-results-export.png');
+  check(/^stepformer-results-[0-9a-f]{8}\.csv$/.test(dlr || ''), 'Ctrl+Shift+E in a test hands its answers over as a CSV download', String(dlr));
+  await page.keyboard.press('Escape'); /* out of the test again */
+  await frames(page, 4);
 
   /* one's own model from the file picker */
   const pick = await page.$('#pick');
