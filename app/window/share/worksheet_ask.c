@@ -4,6 +4,7 @@
  * its answer computed by the engine as the window and `lessons --check`
  * compute it; which picture goes above each question without giving its
  * answer away; and the sentences, from the data the model trained on. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,11 @@ static int ask_row_next(WsSheet *sh, const LessonStep *s, WsQuestion *q)
     if (tf_view(tr, (StageId)q->stage, q->layer, q->head, 0, &v, &err))
         return -1;
     unsigned char used[256] = {0};
+    TfView mk; /* masked keys are no answer: left out, as describe leaves them */
+    StageId ms = stage_attn_part(stage_attn_block((StageId)q->stage), AP_MASK);
+    if (tf_view(tr, ms, q->layer, q->head, 0, &mk, &err) == 0 && mk.rows == v.rows && mk.cols == v.cols)
+        for (int c = 0; c < v.cols && c < 256; c++)
+            used[c] = isinf(tf_view_at(&mk, q->row, c)) && tf_view_at(&mk, q->row, c) < 0;
     for (int i = 0; i < 3 && i < v.cols && len < (int)sizeof q->key; i++) {
         int best = -1;
         for (int c = 0; c < v.cols && c < 256; c++)
