@@ -293,6 +293,22 @@ static int ask_breaks(WsSheet *sh, const LessonStep *s, WsQuestion *q)
     return q->n_brk ? 0 : -1;
 }
 
+/* Does a choice begin with a shape, "5 × 4"? */
+static int shape_choice(const char *c)
+{
+    const char *p = c;
+    while (*p == ' ')
+        p++;
+    const char *d = p;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (p == d)
+        return 0;
+    while (*p == ' ')
+        p++;
+    return strncmp(p, "×", strlen("×")) == 0;
+}
+
 /* A quiz: the step's picture, unless it shows what is asked. */
 static void ask_quiz(const LessonStep *s, WsQuestion *q)
 {
@@ -306,7 +322,16 @@ static void ask_quiz(const LessonStep *s, WsQuestion *q)
     if (st >= 0 && stage_info((StageId)st)->kind == SK_MASK && view_default) {
         q->picture = 0; /* the quizzes on a mask count its −∞ cells */
         q->why = N_("No picture: the mask would show the answer.");
-    } else if (step_has_exp(s)) {
+    } else if (st >= 0 && (stage_info((StageId)st)->kind == SK_SCORES || stage_info((StageId)st)->kind == SK_WEIGHTS)) {
+        int shapes = s->quiz.n_choices > 0; /* the quizzes that ask an attention matrix's shape */
+        for (int c = 0; c < s->quiz.n_choices; c++)
+            shapes &= shape_choice(s->quiz.choices[c]);
+        if (shapes) {
+            q->picture = 0;
+            q->why = N_("No picture: its rows and columns would show the answer.");
+        }
+    }
+    if (q->picture && step_has_exp(s)) {
         q->pic_exp = 0;
         q->why = N_("The picture is drawn without the step's experiment: with it, it would show the answer.");
     }

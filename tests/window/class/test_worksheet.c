@@ -287,6 +287,19 @@ static void test_model_task(void **state)
     remove(PDF);
 }
 
+/* A quiz whose picture would hold its answer goes without it, and says
+ * why: the mask quizzes count −∞ cells, the shape quizzes read the rows
+ * and columns of an attention matrix. */
+static void test_quiz_pictures(void **state)
+{
+    (void)state;
+    worksheet_text("--lesson decoder --students 1");
+    expect_true(strstr(text, "its rows and columns") != NULL, "the decoder's shape quiz has no picture");
+    worksheet_text("--lesson masks --students 1");
+    expect_true(strstr(text, "the mask would show") != NULL, "the masks' quizzes have no picture");
+    remove(PDF);
+}
+
 /* Every shipped lesson prints, every other one in Chinese (the PE view's
  * steppers crashed a worksheet: no widget context was bound outside a
  * frame). */
@@ -332,6 +345,6 @@ static void test_bad_options(void **state)
 int main(void)
 {
     TU_RUN_HEADLESS(NULL, NULL, cmocka_unit_test(test_three_students), cmocka_unit_test(test_number_questions),
-                    cmocka_unit_test(test_breaks_question), cmocka_unit_test(test_model_task), cmocka_unit_test(test_every_lesson),
+                    cmocka_unit_test(test_breaks_question), cmocka_unit_test(test_model_task), cmocka_unit_test(test_quiz_pictures), cmocka_unit_test(test_every_lesson),
                     cmocka_unit_test(test_bad_options));
 }
