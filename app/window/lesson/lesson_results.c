@@ -42,9 +42,9 @@ void app_save_results(App *a)
     if (results_export(name, &rows, &err))
         app_notice(a, 1, _("could not export the test answers: %s"), err.msg);
     else if (strcmp(dir, ".") == 0)
-        app_notice(a, why[0] != 0, _("saved %d test answers as %s in the working folder (in the browser: downloaded)%s%s; "
-                                     "hand the file to your teacher"),
+        app_notice(a, why[0] != 0, _("saved your test answers (%d so far) as %s in the working folder (in the browser: "
+                                     "downloaded)%s%s; hand the file to your teacher"),
                    rows, shown, why[0] ? ": " : "", why);
     else
-        app_notice(a, 0, _("saved %d test answers in %s; hand the file to your teacher"), rows, shown);
+        app_notice(a, 0, _("saved your test answers (%d so far) in %s; hand the file to your teacher"), rows, shown);
 }
