@@ -4,6 +4,7 @@
 #include "heads_cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -217,5 +218,52 @@ int cmd_heads(int argc, char **argv)
 out:
     trace_free(&tr);
     model_free(&m);
+    return rc;
+}
+
+/* --patch-from TEXT --patch P:L:H: the donor pass (source TEXT, the same
+ * decoder input tgt of T ids) and its head's output rows copied into
+ * *donor (malloc'd), put into e as the patch. 1 after a message. */
+int cli_patch_donor(const TfModel *m, TfExperiment *e, const char *spec, const char *text, int S, const int *tgt,
+                    int T, float **donor, const char *C)
+{
+    TfExperiment pe;
+    TfErr err;
+    memset(&pe, 0, sizeof pe);
+    if (tf_exp_add_head(&pe, spec, &m->cfg, &err))
+        return cli_fail(C, "--patch: %s", err.msg);
+    TfHeadRef h = pe.ablate[0];
+    static int ids[TF_MAX_LEN];
+    int n = cli_encode(m, 0, text, ids, m->cfg.max_len, C);
+    if (n < 0)
+        return 1;
+    if (h.kind == TF_ATTN_ENC && n != S)
+        return cli_fail(C, "--patch-from has %d source tokens and --src %d: an encoder head is patched from a "
+                        "sentence of the same length", n, S);
+    TfTrace tr;
+    if (trace_build(&tr, &m->cfg, 1, n > T ? n : T, TRACE_RECORD, &err))
+        return cli_fail(C, "%s", err.msg);
+    tr.exp = *e;
+    TfBatch b = {1, n, T, ids, tgt, &n, &T};
+    int rc = 1;
+    if (tf_forward(m, &tr, &b, 0, &err) || tf_check_finite(&tr, &err)) {
+        cli_fail(C, "--patch-from: %s", err.msg);
+    } else {
+        const AttnAct *a = h.kind == TF_ATTN_ENC ? &tr.enc[h.layer].sa
+                           : h.kind == TF_ATTN_DEC ? &tr.dec[h.layer].sa : &tr.dec[h.layer].ca;
+        int rows = h.kind == TF_ATTN_ENC ? n : T;
+        size_t bytes = (size_t)rows * m->cfg.d_model * sizeof(float);
+        *donor = malloc(bytes);
+        if (!*donor) {
+            cli_fail(C, "out of memory");
+        } else {
+            memcpy(*donor, a->heads, bytes);
+            e->patch = h;
+            e->patch_heads = *donor;
+            e->patch_rows = rows;
+            rc = 0;
+        }
+    }
+    trace_free(&tr);
     return rc;
 }

@@ -38,6 +38,14 @@ int cli_exp_build(const CliExp *x, const TfConfig *cfg, int S, TfExperiment *e, 
 int cli_exp_any(const CliExp *x);
 
 
+/* Activation patching (--patch-from TEXT --patch P:L:H): the donor pass
+ * over the source TEXT with the decoder input tgt (T ids), and its head's
+ * output rows (before W_O) copied into *donor (malloc'd; the caller frees
+ * it) and put into e as the patch. An encoder head needs a TEXT of S
+ * tokens. 0, or 1 after a one-line message. */
+int cli_patch_donor(const TfModel *m, TfExperiment *e, const char *spec, const char *text, int S, const int *tgt,
+                    int T, float **donor, const char *cmd);
+
 /* --src-ids / --tgt-ids LIST (tgt set) checked against m: the count, or
  * -1 after a one-line message. */
 int cli_id_list(const TfModel *m, const char *list, int tgt, int *ids, const char *cmd);

@@ -36,7 +36,9 @@ static const char *HELP =
     "--patch-from TEXT --patch P:L:H (activation patching, one sentence): head H\n"
     "of attention P in layer L takes its output (before W_O) from a pass over\n"
     "the source TEXT with the same decoder input; an encoder head needs a\n"
-    "source of the same length.\n"
+    "source of the same length, and with no target the greedy translation is\n"
+    "made under its patch (a decoder-side head's donor reads that translation,\n"
+    "made without the patch).\n"
     "\n" CLI_EXP_HELP "\nStages:\n";
 
 typedef struct Seq {
@@ -181,53 +183,6 @@ static int print_view(const TfTrace *tr, const TfModel *m, const TfView *view, i
     return 0;
 }
 
-/* --patch-from TEXT --patch P:L:H: the donor pass (source TEXT, the same
- * decoder input tgt of T ids) and its head's output rows copied into
- * *donor (malloc'd), put into e as the patch. 1 after a message. */
-static int patch_donor(const TfModel *m, TfExperiment *e, const char *spec, const char *text, int S, const int *tgt,
-                       int T, float **donor, const char *C)
-{
-    TfExperiment pe;
-    TfErr err;
-    memset(&pe, 0, sizeof pe);
-    if (tf_exp_add_head(&pe, spec, &m->cfg, &err))
-        return cli_fail(C, "--patch: %s", err.msg);
-    TfHeadRef h = pe.ablate[0];
-    static int ids[TF_MAX_LEN];
-    int n = cli_encode(m, 0, text, ids, m->cfg.max_len, C);
-    if (n < 0)
-        return 1;
-    if (h.kind == TF_ATTN_ENC && n != S)
-        return cli_fail(C, "--patch-from has %d source tokens and --src %d: an encoder head is patched from a "
-                        "sentence of the same length", n, S);
-    TfTrace tr;
-    if (trace_build(&tr, &m->cfg, 1, n > T ? n : T, TRACE_RECORD, &err))
-        return cli_fail(C, "%s", err.msg);
-    tr.exp = *e;
-    TfBatch b = {1, n, T, ids, tgt, &n, &T};
-    int rc = 1;
-    if (tf_forward(m, &tr, &b, 0, &err) || tf_check_finite(&tr, &err)) {
-        cli_fail(C, "--patch-from: %s", err.msg);
-    } else {
-        const AttnAct *a = h.kind == TF_ATTN_ENC ? &tr.enc[h.layer].sa
-                           : h.kind == TF_ATTN_DEC ? &tr.dec[h.layer].sa : &tr.dec[h.layer].ca;
-        int rows = h.kind == TF_ATTN_ENC ? n : T;
-        size_t bytes = (size_t)rows * m->cfg.d_model * sizeof(float);
-        *donor = malloc(bytes);
-        if (!*donor) {
-            cli_fail(C, "out of memory");
-        } else {
-            memcpy(*donor, a->heads, bytes);
-            e->patch = h;
-            e->patch_heads = *donor;
-            e->patch_rows = rows;
-            rc = 0;
-        }
-    }
-    trace_free(&tr);
-    return rc;
-}
-
 int cmd_dump(int argc, char **argv)
 {
     const char *C = "dump", *model = NULL, *stage = NULL, *v;
@@ -295,6 +250,7 @@ int cmd_dump(int argc, char **argv)
     if (cli_load_model(&m, model, C))
         return 1;
     int rc = 1, n0 = 0, n1 = 0;
+    float *derived = NULL, *donor = NULL; /* the derived stage's matrix; the patch's donor rows */
     for (int i = 0; i < ns; i++)
         if (add_seq(src, &n0, src_arg[i][0], src_arg[i][1], &m, 0, C))
             goto out;
@@ -306,6 +262,12 @@ int cmd_dump(int argc, char **argv)
         if (src[i].n > S) S = src[i].n;
     TfExperiment e;
     if (cli_exp_build(&x, &m.cfg, S, &e, C))
+        goto out;
+    /* an encoder head's donor needs no decoder input: the greedy
+     * translation is then made with the patch too, as with any experiment
+     * (a decoder-side head's donor reads the target: the target is made first) */
+    int start = cfg_start_id(&m.cfg), enc_patch = patch && !strncmp(patch, "enc:", 4);
+    if (enc_patch && cli_patch_donor(&m, &e, patch, patch_from, S, &start, 1, &donor, C))
         goto out;
     if (!nt && greedy_targets(&m, src, tgt, ns, &e, C))
         goto out;
@@ -336,8 +298,7 @@ int cmd_dump(int argc, char **argv)
     TfErr err;
     TfBatch batch = {ns, S, T, sb, tb, sl, tl};
     TfView view;
-    float *derived = NULL, *donor = NULL;
-    if (patch && patch_donor(&m, &e, patch, patch_from, S, tgt[0].ids, T, &donor, C)) {
+    if (patch && !enc_patch && cli_patch_donor(&m, &e, patch, patch_from, S, tgt[0].ids, T, &donor, C)) {
         free(sb);
         free(tb);
         goto out;
@@ -353,11 +314,11 @@ int cmd_dump(int argc, char **argv)
         rc = print_view(&tr, &m, &view, json, C);
     }
     free(derived);
-    free(donor);
     trace_free(&tr);
     free(sb);
     free(tb);
 out:
+    free(donor);
     model_free(&m);
     return rc;
 }

@@ -18,7 +18,7 @@ static const char *HELP =
     "                            [--sample [--temperature T] [--top-k K] [--top-p P]\n"
     "                             [--seed N] [--samples N]] [--force STEP:TOKEN]...\n"
     "                            [--src-ids 5,6,7]... " CLI_EXP_USAGE "\n"
-    "                            [SENTENCE...]\n"
+    "                            [--patch-from TEXT --patch enc:L:H] [SENTENCE...]\n"
     "\n"
     "Translate each sentence (or each line of standard input when none is\n"
     "given) and print one output line per input. Greedy decoding by default;\n"
@@ -44,6 +44,12 @@ static const char *HELP =
     "(--seed, 0 by default), so the same seed gives the same samples.\n"
     "--force STEP:TOKEN puts token id TOKEN at output step STEP (from 0)\n"
     "and lets generation go on from there (repeatable; greedy or sampling).\n"
+    "--patch-from TEXT --patch enc:L:H (activation patching): encoder head H\n"
+    "of layer L takes its output (before W_O) from a pass over the source TEXT,\n"
+    "which must have as many tokens as each sentence; the decoder then\n"
+    "generates from that encoder output. Only encoder heads: a decoder or\n"
+    "cross-attention head's output depends on the decoder input, which the\n"
+    "generation is still making (patch those with dump --tgt, teacher forced).\n"
     "\n" CLI_EXP_HELP;
 
 typedef struct Ctx {
@@ -51,6 +57,7 @@ typedef struct Ctx {
     TfTrace tr;
     DecodeOpts o;
     int samples;
+    int patch_len; /* --patch: the donor's source tokens (0: no patch) */
     char tag[128]; /* --target-lang's ">>lang<< ", or "" */
 } Ctx;
 
@@ -76,6 +83,12 @@ static int translate_ids(Ctx *x, const int *ids, int S, const char *C)
         for (int k = 0; k < n; k++)
             putchar('\n');
         return cli_fail(C, "%s", err.msg);
+    }
+    if (x->patch_len && S != x->patch_len) {
+        for (int k = 0; k < n; k++)
+            putchar('\n');
+        return cli_fail(C, "--patch-from has %d source tokens and this sentence %d: an encoder head is patched from a "
+                        "sentence of the same length", x->patch_len, S);
     }
     /* a forced step the output cannot reach is said, not ignored */
     int max_out = decode_max_out(&x->m, &x->tr, S);
@@ -205,7 +218,8 @@ static int translate_stdin(Ctx *x, const char *C)
 
 int cmd_translate(int argc, char **argv)
 {
-    const char *C = "translate", *model = NULL, *lang = NULL;
+    const char *C = "translate", *model = NULL, *lang = NULL, *patch = NULL, *patch_from = NULL;
+    float *donor = NULL;
     static Ctx x;
     static Positional ps;
     memset(&ps, 0, sizeof ps);
@@ -227,6 +241,7 @@ int cmd_translate(int argc, char **argv)
         CLI_INT_OPT("top-k", &x.o.sampling.top_k, 0, 1000000000),
         CLI_NUM_M("top-p", &x.o.sampling.top_p, 1e-6, 1, "--top-p must be a number in (0, 1], not '%s'"),
         CLI_INT_OPT("seed", &seed, 0, 2147483647), CLI_INT_OPT("samples", &x.samples, 1, 100000),
+        CLI_STR_OPT("patch", &patch), CLI_STR_OPT("patch-from", &patch_from),
     };
     int bad = cli_parse(argc, argv, opts, CLI_N(opts), positional, &ps, C, HELP);
     x.o.seed = (uint64_t)seed;
@@ -238,6 +253,13 @@ int cmd_translate(int argc, char **argv)
         bad = cli_fail(C, "--sample draws one token at a time: it does not go with --beam");
     if (!bad && ps.n_force && x.o.beam > 1)
         bad = cli_fail(C, "--force goes with greedy decoding or --sample, not --beam");
+    if (!bad && !patch != !patch_from)
+        bad = cli_fail(C, "--patch-from TEXT and --patch enc:L:H go together");
+    /* generation makes the decoder input as it goes: a decoder-side head has
+     * no donor output for a prefix the donor pass never read */
+    if (!bad && patch && strncmp(patch, "enc:", 4))
+        bad = cli_fail(C, "--patch %s: translate patches encoder heads only (enc:L:H); a decoder or cross-attention "
+                       "head depends on the decoder input the generation is making (use dump --tgt)", patch);
     TfErr err;
     int rc = bad < 0 ? 0 : 1;
     if (bad || cli_load_model(&x.m, model, C))
@@ -264,6 +286,17 @@ int cmd_translate(int argc, char **argv)
         rc = cli_fail(C, "%s", err.msg);
         goto done_model;
     }
+    x.patch_len = 0;
+    if (patch) { /* the donor's encoder pass; its decoder reads the start token alone */
+        int ids[TF_MAX_LEN], start = cfg_start_id(&x.m.cfg);
+        int n = cli_encode(&x.m, 0, patch_from, ids, x.m.cfg.max_len, C);
+        if (n < 0 || cli_patch_donor(&x.m, &e, patch, patch_from, n, &start, 1, &donor, C)) {
+            rc = 1;
+            trace_free(&x.tr);
+            goto done_model;
+        }
+        x.patch_len = n;
+    }
     x.tr.exp = e;
     if (ps.n) {
         for (int i = 0; i < ps.n; i++)
@@ -273,6 +306,7 @@ int cmd_translate(int argc, char **argv)
     }
     trace_free(&x.tr);
 done_model:
+    free(donor);
     model_free(&x.m);
 done:
     free(ps.arg);

@@ -2,7 +2,8 @@
  * process (build/stepformer with the bundled en2zh model): dump of
  * dec.lens (the last layer's is out.probs) and of the rollouts over a
  * padded batch, heads --importance as one JSON array and as a sorted table,
- * on a task and on a TSV file, heads --qk-map's JSON, and one-line refusals. */
+ * on a task and on a TSV file, heads --qk-map's JSON, activation patching in
+ * dump and translate, and one-line refusals. */
 #include <cJSON.h>
 #include <unistd.h>
 
@@ -214,9 +215,76 @@ static void test_patch(void **state)
                 "--patch alone refused: %s", g_err);
 }
 
+/* Is column label tok the most probable at row r of a dump of out.probs,
+ * up to a tie within 1e-5? */
+static int is_argmax(cJSON *dump, int r, const char *tok)
+{
+    cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(dump, "data"), r);
+    cJSON *labels = cJSON_GetObjectItem(dump, "col_labels");
+    double best = -1, mine = -1;
+    for (int j = 0; j < cJSON_GetArraySize(row); j++) {
+        double p = cJSON_GetArrayItem(row, j)->valuedouble;
+        best = p > best ? p : best;
+        if (!strcmp(cJSON_GetArrayItem(labels, j)->valuestring, tok))
+            mine = p;
+    }
+    return mine >= 0 && mine >= best - 1e-5;
+}
+
+/* translate --patch-from / --patch enc:L:H: generation reads the patched
+ * encoder output. On a random pre-LN model, where that head moves the
+ * output: patched from its own sentence nothing changes; from another the
+ * output changes, it is dump's greedy translation under the same patch,
+ * and each of its tokens is the most probable one of dump's full traced
+ * pass over it (the oracle: the one-position steps of generation against
+ * the whole pass). A decoder-side head, another length or --patch alone
+ * are refused in one line. */
+static void test_translate_patch(void **state)
+{
+    (void)state;
+    static char model[512], plain[4096], mine[4096], args[2048], words[4096];
+    path_in(model, sizeof model, "pre.safetensors");
+    assert_int_equal(run("init --preset classroom --norm pre --src-vocab 40 --tgt-vocab 30 --seed 3 --out %s", model), 0);
+    const char *src = "t5 t6 t7 t8", *other = "t20 t21 t22 t23";
+    expect_true(run("translate --model %s '%s'", model, src) == 0, "plain: %s", g_err);
+    snprintf(plain, sizeof plain, "%.4000s", g_out);
+    expect_true(run("translate --model %s --patch-from '%s' --patch enc:1:1 '%s'", model, src, src) == 0 &&
+                    !strcmp(g_out, plain),
+                "patched from its own sentence: the same output (%s)", g_err);
+    expect_true(run("translate --model %s --patch-from '%s' --patch enc:1:1 '%s'", model, other, src) == 0,
+                "patched: %s", g_err);
+    snprintf(mine, sizeof mine, "%.4000s", g_out);
+    mine[strcspn(mine, "\n")] = 0;
+    expect_true(strcmp(g_out, plain) != 0, "the patch changes the output: %s", mine);
+    snprintf(args, sizeof args, "--model %.500s --src '%s' --stage out.probs --patch-from '%s' --patch enc:1:1", model,
+             src, other);
+    cJSON *d = dump_json("%s", args);
+    cJSON *rows = cJSON_GetObjectItem(d, "row_labels");
+    int n = cJSON_GetArraySize(rows), ok = n > 1;
+    words[0] = 0;
+    for (int r = 1; r < n; r++) { /* row r reads token r: row r - 1 chose it */
+        const char *tok = cJSON_GetArrayItem(rows, r)->valuestring;
+        ok &= is_argmax(d, r - 1, tok);
+        if (strcmp(tok, "<bos>")) /* the text leaves <bos> out */
+            snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s", words[0] ? " " : "", tok);
+    }
+    expect_true(ok, "dump's greedy translation under the patch is its own pass's argmax, row by row");
+    expect_true(!strcmp(words, mine), "translate says '%s', dump's greedy translation '%s'", mine, words);
+    cJSON_Delete(d);
+    expect_true(run("translate --model %s --patch-from '%s' --patch cross:1:1 '%s'", model, other, src) == 1 &&
+                    strstr(g_err, "encoder heads only") && tu_count_lines(g_err) == 1,
+                "a cross-attention head refused in one line: %s", g_err);
+    expect_true(run("translate --model %s --patch-from 't20 t21' --patch enc:1:1 '%s'", model, src) == 1 &&
+                    strstr(g_err, "same length") && tu_count_lines(g_err) == 1,
+                "a donor of another length: one line: %s", g_err);
+    expect_true(run("translate --model %s --patch enc:1:1 '%s'", model, src) == 1 && strstr(g_err, "together"),
+                "--patch alone refused: %s", g_err);
+}
+
 int main(int argc, char **argv)
 {
     tu_program_path(g_prog, sizeof g_prog, argc > 0 ? argv[0] : NULL);
     TU_RUN(setup, teardown, cmocka_unit_test(test_dump_lens_and_rollout), cmocka_unit_test(test_importance),
-           cmocka_unit_test(test_qk_map), cmocka_unit_test(test_patch));
+           cmocka_unit_test(test_qk_map), cmocka_unit_test(test_patch),
+           cmocka_unit_test(test_translate_patch));
 }
