@@ -589,7 +589,8 @@ static void key_line(ViewCtx *v, const LinesGeo *G)
 }
 
 /* The status line names the strongest pair through the hovered token (of
- * the head shown, or of any head when all are shown). */
+ * the head shown, of any head when all are shown, or of the rollout when R
+ * shows it). */
 static void set_hover(ViewCtx *v, const LinesGeo *G)
 {
     const Scene *sc = v->s;
@@ -603,8 +604,10 @@ static void set_hover(ViewCtx *v, const LinesGeo *G)
     float bv = -1;
     TfView w, bw;
     TfErr err;
-    for (int h = 0; h < G->NH; h++) {
-        if ((G->head >= 0 && h != G->head) || tf_view(sc->trace, G->st, G->layer, h, G->b, &w, &err))
+    for (int h = 0; h < (G->roll ? 1 : G->NH); h++) {
+        if (G->roll)
+            w = *G->roll;
+        else if ((G->head >= 0 && h != G->head) || tf_view(sc->trace, G->st, G->layer, h, G->b, &w, &err))
             continue;
         for (int k = 0; k < G->shown[1 - G->fcol]; k++) {
             float x = G->fcol == 0 ? tf_view_at(&w, G->fi, k) : tf_view_at(&w, k, G->fi);
@@ -624,16 +627,20 @@ static void set_hover(ViewCtx *v, const LinesGeo *G)
     hv->valid = 1;
     hv->stage = G->st;
     hv->layer = G->layer;
-    hv->head = best_h;
+    hv->head = G->roll ? -1 : best_h;
     hv->b = G->b;
     hv->row = r;
     hv->col = c;
     hv->value = bv;
     view_cell_name(sc, &bw, 0, r, rl, sizeof rl);
     view_cell_name(sc, &bw, 1, c, cl, sizeof cl);
-    snprintf(hv->where, sizeof hv->where, _("head %d, the strongest line through the token: row %s, col %s"),
-             best_h + 1, rl, cl);
-    if (sc->cmp == 2 && sc->base)
+    if (G->roll)
+        snprintf(hv->where, sizeof hv->where, _("rollout to layer %d, the strongest line through the token: row %s, col %s"),
+                 G->layer + 1, rl, cl);
+    else
+        snprintf(hv->where, sizeof hv->where, _("head %d, the strongest line through the token: row %s, col %s"),
+                 best_h + 1, rl, cl);
+    if (sc->cmp == 2 && sc->base && !G->roll)
         view_diff_hover(v, &bw);
 }
 
@@ -717,7 +724,7 @@ static void lines_draw(ViewCtx *v)
     draw_curves(v, &G, body);
     draw_tokens(v, &G, 0, &w);
     draw_tokens(v, &G, 1, &w);
-    if (G.fcol >= 0 && G.head >= 0)
+    if (G.fcol >= 0 && (G.head >= 0 || G.roll))
         draw_values(v, &G, G.roll ? G.roll : &w);
     ren_clip_pop(v->r);
     set_hover(v, &G);

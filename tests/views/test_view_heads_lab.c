@@ -10,7 +10,9 @@
  *   - the Lens view's last row is the output's top token at every position;
  *   - the Q/K map names the token of a hovered point, and both are in the
  *     tabs of an attention stage (the lens of a decoder stage);
- *   - R turns the heatmap into the rollout (the drawn value is rollout's). */
+ *   - R turns the heatmap into the rollout (the drawn value is rollout's),
+ *     and the lines view too (a hovered token names the rollout's strongest
+ *     line through it, with its value). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,8 +220,47 @@ static void test_rollout_mode(void **state)
     app_free(&a);
 }
 
+/* R on the lines view of cross-attention: hovering a token names the
+ * strongest line of dec.cross.rollout through it (not of a head). */
+static void test_lines_rollout(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, "dec.cross.weights", 1, 0);
+    a.rollout = 1;
+    app_compute_all(&a);
+    float want[256];
+    TfErr err;
+    const TfTrace *tr = &a.ses.trace;
+    int S = tr->S, T = tr->T, hits = 0;
+    assert_true(S * T <= 256);
+    expect_true(tf_rollout_cross(tr, 1, 0, want, &err) == 0, "%s", err.msg);
+    for (int y = AREA.y; y < AREA.y + AREA.h; y += 9)
+        for (int x = AREA.x; x < AREA.x + AREA.w; x += 41) {
+            a.ui.in.mx = x;
+            a.ui.in.my = y;
+            frame(&a, VIEW_LINES);
+            const Hover *h = &a.hover;
+            if (!h->valid || h->row >= tr->tgt_len[0] || h->col >= tr->src_len[0])
+                continue;
+            /* the hovered token is the row's query or the column's key: the
+             * value is the largest of its row or of its column */
+            float v = want[h->row * S + h->col], row_max = 0, col_max = 0;
+            for (int j = 0; j < tr->src_len[0]; j++)
+                row_max = fmaxf(row_max, want[h->row * S + j]);
+            for (int i = 0; i < tr->tgt_len[0]; i++)
+                col_max = fmaxf(col_max, want[i * S + h->col]);
+            expect_true(h->value == v && (v == row_max || v == col_max) && strstr(h->where, "rollout"),
+                        "(%d, %d): the rollout's %g, the strongest of its token, got %g (%s)", h->row, h->col, v,
+                        h->value, h->where);
+            hits++;
+        }
+    expect_true(hits > 5, "%d tokens hovered", hits);
+    app_free(&a);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_table_and_importance), cmocka_unit_test(test_lens_and_qk),
-           cmocka_unit_test(test_rollout_mode));
+           cmocka_unit_test(test_rollout_mode), cmocka_unit_test(test_lines_rollout));
 }
