@@ -673,7 +673,8 @@ static void draw_header(ViewCtx *v, const LinesGeo *G, Rect *body)
     y += ren_font_height(ui) + 2;
     ui_text_fit(v->r, f, s, body->x, y, body->w, v->th->dim);
     y += ren_font_height(f) + 6;
-    y += head_buttons(v, G, body->x, y) + 8;
+    if (!G->roll) /* the rollout is every head's mean: no head to pick */
+        y += head_buttons(v, G, body->x, y) + 8;
     body->h -= y - body->y;
     body->y = y;
 }
