@@ -30,7 +30,8 @@ static const char *SHOT_HELP =
     "                       [--lang en|zh] [--decode-pane gen|step|beam|sample --beam K --alpha A]\n"
     "                       [--size WxH] [--theme dark|light|contrast] [--scale S]\n"
     "                       " CLI_EXP_USAGE " [--compare]\n"
-    "                       [--caption] [--keys] [--importance N] [--rollout] --out FILE_OR_DIR\n"
+    "                       [--caption] [--keys] [--importance N] [--qk-data N] [--rollout]\n"
+    "                       --out FILE_OR_DIR\n"
     "\n"
     "Render a stage (or a view: matrix, heads, lines, mask, pe, norm, ffn,\n"
     "output, decode, train) exactly as the window shows it, into a PNG, through\n"
@@ -53,6 +54,8 @@ static const char *SHOT_HELP =
     "model does not have) is refused with a message and exit status 1.\n"
     "--importance N measures every head's importance on N held-out pairs of the\n"
     "model's data first (the Heads table and the thumbnails' frames show it);\n"
+    "--qk-data N puts N held-out pairs of the model's data into the Q/K map\n"
+    "(--view qk-map on an attention stage), as its Data set button does;\n"
     "--rollout shows attention rollout on weights stages, as R does.\n"
     "With experiment flags the picture shows the experiment's pass; --compare\n"
     "draws the difference experiment - normal (a diverging map centred at 0),\n"
@@ -167,6 +170,7 @@ typedef struct ShotArgs {
     CliExp x;         /* experiment flags */
     int compare;      /* the difference picture */
     int importance;   /* heads view: importance measured first, on this many pairs */
+    int qk_data;      /* Q/K map: over this many pairs of the model's data too */
     int rollout;      /* R: attention rollout in the heatmap and lines */
 } ShotArgs;
 
@@ -193,6 +197,7 @@ static int split_args(int argc, char **argv, ShotArgs *s, char **rest, int *nres
         CLI_INT_OPT("beam", &s->beam, 1, 8),
         CLI_INT_OPT("train-steps", &s->train_steps, 0, 1000000),
         CLI_INT_OPT("importance", &s->importance, 1, 100000),
+        CLI_INT_OPT("qk-data", &s->qk_data, 1, 100000),
         CLI_NUM_M("alpha", &s->alpha, 0, 10, "--alpha must be a number in 0..10, not '%s'"),
         CLI_NUM_M("scale", &s->scale, 0.5, 4, "--scale must be a number in 0.5..4, not '%s'"),
     };
@@ -375,7 +380,7 @@ static int shot_open(App *a, AppOpts *o, const ShotArgs *s, const char *C)
         app_decode_setup(a, s->pane ? s->pane : (s->beam ? "beam" : "gen"), s->beam, s->alpha);
     }
     a->rollout = s->rollout;
-    if (s->importance && hhost_measure(a, s->importance)) {
+    if ((s->importance && hhost_measure(a, s->importance)) || (s->qk_data && hhost_qk_data(a, NULL, s->qk_data))) {
         int rc = cli_fail(C, "%s", a->notice);
         app_free(a);
         return rc;

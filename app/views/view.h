@@ -151,16 +151,37 @@ typedef struct SceneLens {
     const float *ref_p;         /* (layers, T) */
 } SceneLens;
 
-/* The shown head's queries and keys in one plane (qkmap.h). */
+/* One sentence's points in a SceneQk: its queries q0.. q0+nq-1, keys
+ * k0.. k0+nk-1, and its weights (nq x nk) at w + wofs. */
+typedef struct SceneQkSent {
+    int q0, nq, k0, nk;
+    size_t wofs;
+    const char *text;           /* a data set's pair "source → reference"; NULL: the one shown */
+} SceneQkSent;
+
+/* The shown head's queries and keys in one plane (qkmap.h): the
+ * sentence's, or the sentence's first and then a data set's pairs'. */
 typedef struct SceneQk {
     int kind, layer, head;      /* TfAttnKind */
     int nq, nk;
     const double *q, *k;        /* (nq, 2), (nk, 2) */
-    const int *qpos, *kpos;     /* positions in the sentence */
+    const int *qpos, *kpos;     /* positions in their sentences */
     const int *qtok, *ktok;     /* token ids (queries: target side unless enc) */
-    const float *w;             /* (nq, nk) the head's weights */
+    const float *w;             /* every sentence's weights (SceneQkSent.wofs) */
     double explained[2];
+    int n_sent;                 /* 1: the sentence shown; more: then the data set's pairs */
+    const SceneQkSent *sent;    /* (n_sent) */
+    const int *qsent, *ksent;   /* (nq), (nk) each point's sentence (0: the one shown) */
 } SceneQk;
+
+/* The Q/K map over a data set, as asked and gathered. */
+typedef struct SceneQkData {
+    int on;                     /* asked for */
+    int state;                  /* 0 none, 1 gathering, 2 done, 3 failed */
+    int done, total;            /* pairs */
+    const char *what;           /* "en2zh · 500" */
+    const char *error;          /* state 3: why */
+} SceneQkData;
 
 /* What one head does, in numbers (headstats.h's metrics, measured by the
  * window over the shown pass, real rows and keys only). */
@@ -240,6 +261,7 @@ typedef struct Scene {
     const SceneLens *lens;      /* VIEW_WANT_LENS, or NULL */
     const SceneQk *qk;          /* VIEW_WANT_QK, or NULL (qk_error says why) */
     const char *qk_error;
+    SceneQkData qkd;            /* VIEW_WANT_QK: the map over a data set */
     int rollout;                /* R: the heatmap and lines views show attention rollout */
     const float *roll;          /* ... of the shown layer (roll_rows x roll_cols), or NULL */
     int roll_rows, roll_cols;
@@ -293,6 +315,10 @@ typedef struct ViewOut {
     ViewId view;
     int imp_start;              /* measure head importance: on imp_file, or the model's data when "" */
     char imp_file[512];
+    int qkd_set;                /* the Q/K map over a data set (qkd_on: on qkd_file, or the
+                                   model's data when ""), or (qkd_on 0) the sentence alone */
+    int qkd_on;
+    char qkd_file[512];
     int notice_set;
     int notice_error;
     char notice[512];

@@ -343,7 +343,6 @@ int app_decode_setup(App *a, const char *pane, int k, float alpha)
 /* ---- the heads lab (heads_host.h) ---- */
 
 #define HHOST_BUDGET_S 0.012 /* importance measured per frame */
-#define HHOST_PAIRS 500      /* pairs measured on at most */
 
 static HeadsLab *lab(App *a)
 {
@@ -405,14 +404,21 @@ void hhost_scene(App *a, ViewId id, Scene *sc, HeadsShow *show)
         const StageInfo *si = stage_info(sc->pos.stage);
         int layer = (si->flags & SF_LAYER) ? sc->pos.layer : 0, head = sc->head < 0 ? 0 : sc->head;
         TfAttnKind k = kind_of(sc->pos.stage);
+        hlab_qkd_run(h, sc->model, k, layer, HHOST_BUDGET_S); /* a data set's points, paced */
+        const HlabQkData *d = &h->qkd;
+        sc->qkd = (SceneQkData){h->qkd_on, (int)d->state, d->next, d->pairs.n, d->what, d->error};
         const HlabQk *q = hlab_qk(h, tr, k, layer, head, sc->batch, stamp(sc));
-        if (q) {
+        if (q && q->n_sent <= HHOST_PAIRS + 1) {
+            for (int i = 0; i < q->n_sent; i++)
+                show->sent[i] = (SceneQkSent){q->sent[i].q0, q->sent[i].nq, q->sent[i].k0, q->sent[i].nk,
+                                              q->sent[i].w, q->sent[i].text};
             show->qk = (SceneQk){q->kind, q->layer, q->head, q->map.nq, q->map.nk, q->map.q, q->map.k,
-                                 q->pts.q.pos, q->pts.k.pos, q->pts.q.tok, q->pts.k.tok, q->w,
-                                 {q->map.explained[0], q->map.explained[1]}};
+                                 q->all.q.pos, q->all.k.pos, q->all.q.tok, q->all.k.tok, q->wall,
+                                 {q->map.explained[0], q->map.explained[1]}, q->n_sent, show->sent,
+                                 q->qsent, q->ksent};
             sc->qk = &show->qk;
         } else {
-            sc->qk_error = h->qk_error;
+            sc->qk_error = q ? "too many sentences in the map" : h->qk_error;
         }
     }
     sc->rollout = a->rollout;
@@ -429,10 +435,19 @@ void hhost_scene(App *a, ViewId id, Scene *sc, HeadsShow *show)
 
 void hhost_apply(App *a, const ViewOut *o)
 {
-    if (!o->imp_start)
+    if (!o->imp_start && !o->qkd_set)
         return;
     HeadsLab *h = lab(a);
     if (!h)
+        return;
+    if (o->qkd_set) {
+        if (!o->qkd_on)
+            hlab_qkd_stop(h);
+        else if (hlab_qkd_start(h, &a->ses.model, o->qkd_file[0] ? o->qkd_file : NULL, HHOST_PAIRS))
+            app_notice(a, 1, "%s", h->qkd.error);
+        a->redraw_soon = 1;
+    }
+    if (!o->imp_start)
         return;
     if (hlab_imp_start(h, &a->ses.model, NULL, o->imp_file[0] ? o->imp_file : NULL, HHOST_PAIRS))
         app_notice(a, 1, "%s", h->imp_error);
@@ -454,6 +469,29 @@ int hhost_measure(App *a, int n)
         ;
     if (h->imp_state == HLAB_IMP_FAILED) {
         app_notice(a, 1, "%s", h->imp_error);
+        return -1;
+    }
+    return 0;
+}
+
+int hhost_qk_data(App *a, const char *file, int n)
+{
+    HeadsLab *h = lab(a);
+    if (!h) {
+        app_notice(a, 1, "out of memory");
+        return -1;
+    }
+    StagePos pos = app_pos(a);
+    const StageInfo *si = stage_info(pos.stage);
+    int layer = (si->flags & SF_LAYER) ? pos.layer : 0;
+    if (hlab_qkd_start(h, &a->ses.model, file, n > HHOST_PAIRS ? HHOST_PAIRS : n)) {
+        app_notice(a, 1, "%s", h->qkd.error);
+        return -1;
+    }
+    while (hlab_qkd_run(h, &a->ses.model, kind_of(pos.stage), layer, 1.0))
+        ;
+    if (h->qkd.state == QKD_FAILED) {
+        app_notice(a, 1, "%s", h->qkd.error);
         return -1;
     }
     return 0;

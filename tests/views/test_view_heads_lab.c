@@ -9,7 +9,9 @@
  *     delta nll puts the largest first, and thumbnails' frames grow;
  *   - the Lens view's last row is the output's top token at every position;
  *   - the Q/K map names the token of a hovered point, and both are in the
- *     tabs of an attention stage (the lens of a decoder stage);
+ *     tabs of an attention stage (the lens of a decoder stage); its Data
+ *     set button gathers the model's held-out pairs over frames, and then a
+ *     hovered dot names its token and its pair; This sentence goes back;
  *   - R turns the heatmap into the rollout (the drawn value is rollout's),
  *     and the lines view too (a hovered token names the rollout's strongest
  *     line through it, with its value). */
@@ -259,8 +261,64 @@ static void test_lines_rollout(void **state)
     app_free(&a);
 }
 
+/* A hover of the Q/K map on a point of a data set's pair (its text named). */
+static int on_pair_point(const Hover *h, const void *arg)
+{
+    (void)arg;
+    return h->valid && h->own && strstr(h->where, " of «") && strstr(h->where, " → ");
+}
+
+/* Click the button labelled label in view id (found among the strings a
+ * frame draws); 0 when it is not drawn. */
+static int click_label(App *a, ViewId id, const char *label)
+{
+    tu_drawn_start();
+    frame(a, id);
+    tu_drawn_stop();
+    int i = tu_drawn_find(label, NULL);
+    if (i < 0)
+        return 0;
+    Rect b = tu_drawn.box[i];
+    click_at(a, id, b.x + b.w / 2, b.y + b.h / 2);
+    frame(a, id);
+    return 1;
+}
+
+static void test_qk_data_set(void **state)
+{
+    (void)state;
+    static App a;
+    open_at(&a, "dec.cross.weights", 1, 2);
+    app_compute_all(&a);
+    frame(&a, VIEW_QKMAP);
+    expect_true(click_label(&a, VIEW_QKMAP, "Data set"), "the Q/K map has a Data set button");
+    expect_true(a.hlab && a.hlab->qkd_on && a.hlab->qkd.state != QKD_NONE, "the click starts the data set");
+    int frames = 0;
+    while (a.hlab->qkd.state == QKD_RUNNING && frames < 2000) {
+        frame(&a, VIEW_QKMAP);
+        frames++;
+    }
+    frame(&a, VIEW_QKMAP);
+    const HlabQk *q = &a.hlab->qk;
+    int pairs = a.hlab->qkd.pairs.n;
+    expect_true(a.hlab->qkd.state == QKD_DONE && a.hlab->qk_ok && q->data && q->n_sent == pairs + 1 && pairs >= 100,
+                "%d pairs gathered over %d frames: a map of %d sentences", pairs, frames, q->n_sent);
+    expect_true(q->map.nq + q->map.nk > 1000, "thousands of points: %d", q->map.nq + q->map.nk);
+    int x = -1, y = -1;
+    expect_true(tu_hover_find(&a, VIEW_QKMAP, AREA, AREA, 3, 3, on_pair_point, NULL, &x, &y),
+                "hovering a dot names its token and its pair");
+    a.ui.in.mx = a.ui.in.my = -1;
+    expect_true(click_label(&a, VIEW_QKMAP, "This sentence"), "a This sentence button");
+    frame(&a, VIEW_QKMAP);
+    expect_true(!a.hlab->qkd_on && a.hlab->qk_ok && a.hlab->qk.n_sent == 1 &&
+                    a.hlab->qk.map.nq == a.ses.trace.tgt_len[0],
+                "This sentence: the sentence's points alone (%d)", a.hlab->qk.map.nq);
+    app_free(&a);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_table_and_importance), cmocka_unit_test(test_lens_and_qk),
-           cmocka_unit_test(test_rollout_mode), cmocka_unit_test(test_lines_rollout));
+           cmocka_unit_test(test_rollout_mode), cmocka_unit_test(test_lines_rollout),
+           cmocka_unit_test(test_qk_data_set));
 }

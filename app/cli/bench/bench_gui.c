@@ -1,5 +1,6 @@
 /* bench_gui.c - frame times of every view at 1920x1080 through the software
- * renderer (what `stepformer shot` uses; a GPU window is faster), the time
+ * renderer (what `stepformer shot` uses; a GPU window is faster), the Q/K
+ * map with the thousands of points of a data set, the time
  * from an edited source sentence to the redrawn view, what an idle window
  * with a focused field costs, how long typing into a base-size model holds
  * the window's loop (alone and under load), and training in the
@@ -17,6 +18,8 @@
 #include "checkpoint.h"
 #include "cli.h"
 #include "app.h"
+#include "heads_host.h"
+#include "heads_lab.h"
 #include "train_host.h"
 
 /* One frame, with the mouse moving over the view as a learner's would. */
@@ -136,6 +139,38 @@ static void bench_frames(double secs, const char *only)
                "\"cpu_p95_ratio\": %.3f, \"train_p95_ms\": %.3f, \"matrix_p95_ms\": %.3f}\n",
                train.p95_ms / matrix.p95_ms, train.median_ms / matrix.median_ms,
                matrix.cpu_p95_ms > 0 ? train.cpu_p95_ms / matrix.cpu_p95_ms : 0, train.p95_ms, matrix.p95_ms);
+    app_free(&a);
+    ren_close(r);
+}
+
+/* ---- the Q/K map over a data set ---- */
+
+/* frame_qkmap (the sentence's points alone) and frame_qkmap_data_500 (with
+ * the queries and keys of 500 held-out pairs of en2zh: thousands of
+ * points) at 1920 x 1080, the mouse moving over the plot (hover search,
+ * lines to the hovered query's keys); points and the data over sentence
+ * p95 ratio in the second line. */
+static void bench_qkmap(double secs)
+{
+    static App a;
+    Ren *r = bench_app(&a, 1920, 1080, NULL);
+    if (!r)
+        return;
+    app_goto(&a, stage_find("dec.cross.weights"), 1);
+    session_set_head(&a.ses, 2);
+    a.view = VIEW_QKMAP;
+    BenchApp f = {&a, r, 0};
+    BenchStats one = bench_run(frame_body, &f, 30, secs);
+    bench_print("frame_qkmap", &one, 0, 0, 0, NULL, 0);
+    if (hhost_qk_data(&a, NULL, 500)) {
+        fprintf(stderr, "bench: %s\n", a.notice);
+    } else {
+        app_frame(&a, r); /* the map of every point made once, before timing */
+        int points = a.hlab && a.hlab->qk_ok ? a.hlab->qk.map.nq + a.hlab->qk.map.nk : 0;
+        BenchStats data = bench_run(frame_body, &f, 30, secs);
+        BenchExtra x[] = {{"points", points}, {"p95_over_sentence", one.p95_ms > 0 ? data.p95_ms / one.p95_ms : 0}};
+        bench_print_extras("frame_qkmap_data_500", &data, 0, 0, 0, x, 2);
+    }
     app_free(&a);
     ren_close(r);
 }
@@ -535,6 +570,8 @@ static void bench_train_in_app(double secs, double ref_tok_s)
 void bench_gui(double secs, const char *only, double train_ref_tok_s)
 {
     bench_frames(secs, only);
+    if (want(only, "frame_qkmap"))
+        bench_qkmap(secs);
     if (want(only, "edit_redraw_base_s32"))
         bench_edit(secs);
     if (want(only, "idle_focused_line"))

@@ -29,7 +29,12 @@ static void qk_free(HlabQk *q)
 {
     tf_qkmap_free(&q->map);
     tf_qk_points_free(&q->pts);
+    tf_qk_points_free(&q->all);
     free(q->w);
+    free(q->sent);
+    free(q->wall);
+    free(q->qsent);
+    free(q->ksent);
     memset(q, 0, sizeof *q);
 }
 
@@ -58,6 +63,7 @@ void hlab_free(HeadsLab *h)
     lens_free(&h->lens);
     free(h->roll);
     qk_free(&h->qk);
+    qkd_free(&h->qkd);
     free(h);
 }
 
@@ -232,9 +238,74 @@ const float *hlab_rollout(HeadsLab *h, const TfTrace *tr, int cross, int layer, 
 
 /* ---- the query/key map ---- */
 
+static void side_copy(TfQkSide *to, int at, const TfQkSide *from, int n, int dk)
+{
+    memcpy(to->x + (size_t)at * dk, from->x, (size_t)n * dk * sizeof *to->x);
+    memcpy(to->pos + at, from->pos, (size_t)n * sizeof *to->pos);
+    memcpy(to->tok + at, from->tok, (size_t)n * sizeof *to->tok);
+}
+
+static int side_alloc(TfQkSide *s, int n, int dk)
+{
+    s->x = malloc((size_t)(n ? n : 1) * dk * sizeof *s->x);
+    s->pos = malloc((size_t)(n ? n : 1) * sizeof *s->pos);
+    s->tok = malloc((size_t)(n ? n : 1) * sizeof *s->tok);
+    s->n = n;
+    return s->x && s->pos && s->tok ? 0 : -1;
+}
+
+/* The map's points: the sentence's (q->pts, q->w) alone, or followed by
+ * every pair of the data set d for head `head`. */
+static int qk_points(HlabQk *q, const HlabQkData *d, int head)
+{
+    const TfQkPoints *pt = &q->pts;
+    int nq0 = pt->q.n, nk0 = pt->k.n, np = d ? d->pairs.n : 0;
+    const TfQkPoints *dp = d ? &d->pts[head] : NULL;
+    int nq = nq0 + (dp ? dp->q.n : 0), nk = nk0 + (dp ? dp->k.n : 0), dk = pt->dk;
+    size_t w0 = (size_t)nq0 * nk0, wn = w0 + (d ? d->w_len : 0);
+    q->n_sent = 1 + np;
+    q->sent = calloc((size_t)q->n_sent, sizeof *q->sent);
+    q->qsent = malloc((size_t)(nq ? nq : 1) * sizeof *q->qsent);
+    q->ksent = malloc((size_t)(nk ? nk : 1) * sizeof *q->ksent);
+    q->wall = malloc((wn ? wn : 1) * sizeof *q->wall);
+    q->all.dk = dk;
+    q->all.cap = nq > nk ? nq : nk;
+    if (!q->sent || !q->qsent || !q->ksent || !q->wall || side_alloc(&q->all.q, nq, dk) ||
+        side_alloc(&q->all.k, nk, dk))
+        return -1;
+    q->sent[0] = (QkdSent){0, nq0, 0, nk0, 0, NULL};
+    side_copy(&q->all.q, 0, &pt->q, nq0, dk);
+    side_copy(&q->all.k, 0, &pt->k, nk0, dk);
+    memcpy(q->wall, q->w, w0 * sizeof *q->wall);
+    if (dp) {
+        side_copy(&q->all.q, nq0, &dp->q, dp->q.n, dk);
+        side_copy(&q->all.k, nk0, &dp->k, dp->k.n, dk);
+        memcpy(q->wall + w0, d->w[head], d->w_len * sizeof *q->wall);
+        for (int i = 0; i < np; i++) {
+            QkdSent s = d->sent[i];
+            s.q0 += nq0;
+            s.k0 += nk0;
+            s.w += w0;
+            q->sent[1 + i] = s;
+        }
+    }
+    for (int i = 0; i < q->n_sent; i++) {
+        for (int j = 0; j < q->sent[i].nq; j++)
+            q->qsent[q->sent[i].q0 + j] = i;
+        for (int j = 0; j < q->sent[i].nk; j++)
+            q->ksent[q->sent[i].k0 + j] = i;
+    }
+    q->data = dp != NULL;
+    return 0;
+}
+
 const HlabQk *hlab_qk(HeadsLab *h, const TfTrace *tr, TfAttnKind kind, int layer, int head, int b, uint64_t stamp)
 {
-    uint64_t of[5] = {stamp, (uint64_t)kind, (uint64_t)layer, (uint64_t)head, (uint64_t)b};
+    const HlabQkData *d = &h->qkd;
+    int data = h->qkd_on && d->state == QKD_DONE && d->kind == (int)kind && d->layer == layer && head < d->NH &&
+               d->m && d->m->cfg.d_model == tr->cfg.d_model && d->m->cfg.n_heads == tr->cfg.n_heads;
+    uint64_t of[6] = {stamp, (uint64_t)kind, (uint64_t)layer, (uint64_t)head, (uint64_t)b,
+                      data ? (uint64_t)d->gen + 1 : 0};
     if (memcmp(of, h->qk_of, sizeof of) == 0)
         return h->qk_ok ? &h->qk : NULL;
     qk_free(&h->qk);
@@ -244,8 +315,7 @@ const HlabQk *hlab_qk(HeadsLab *h, const TfTrace *tr, TfAttnKind kind, int layer
     HlabQk *q = &h->qk;
     const TfQkPoints *pt = &q->pts;
     TfErr err;
-    if (tf_qk_points_add(&q->pts, tr, kind, layer, head, b, &err) ||
-        tf_qkmap(pt->q.x, pt->q.n, pt->dk, pt->k.x, pt->k.n, pt->dk, pt->dk, &q->map, &err)) {
+    if (tf_qk_points_add(&q->pts, tr, kind, layer, head, b, &err)) {
         snprintf(h->qk_error, sizeof h->qk_error, "%s", err.msg);
     } else if (!(q->w = malloc((size_t)(pt->q.n ? pt->q.n : 1) * (pt->k.n ? pt->k.n : 1) * sizeof *q->w))) {
         snprintf(h->qk_error, sizeof h->qk_error, "out of memory");
@@ -257,11 +327,18 @@ const HlabQk *hlab_qk(HeadsLab *h, const TfTrace *tr, TfAttnKind kind, int layer
         for (int i = 0; i < pt->q.n; i++)
             for (int j = 0; j < pt->k.n; j++)
                 q->w[(size_t)i * pt->k.n + j] = w[(size_t)pt->q.pos[i] * Tk + pt->k.pos[j]];
-        q->kind = kind;
-        q->layer = layer;
-        q->head = head;
-        q->b = b;
-        h->qk_ok = 1;
+        const TfQkPoints *all = &q->all;
+        if (qk_points(q, data ? d : NULL, head)) {
+            snprintf(h->qk_error, sizeof h->qk_error, "out of memory for the map's points");
+        } else if (tf_qkmap(all->q.x, all->q.n, all->dk, all->k.x, all->k.n, all->dk, all->dk, &q->map, &err)) {
+            snprintf(h->qk_error, sizeof h->qk_error, "%s", err.msg);
+        } else {
+            q->kind = kind;
+            q->layer = layer;
+            q->head = head;
+            q->b = b;
+            h->qk_ok = 1;
+        }
     }
     if (!h->qk_ok) {
         char keep[512];
@@ -271,4 +348,29 @@ const HlabQk *hlab_qk(HeadsLab *h, const TfTrace *tr, TfAttnKind kind, int layer
         return NULL;
     }
     return q;
+}
+
+/* ---- the query/key map over a data set ---- */
+
+int hlab_qkd_start(HeadsLab *h, const TfModel *m, const char *file, int max_pairs)
+{
+    h->qkd_on = 1;
+    return qkd_start(&h->qkd, m, file, max_pairs);
+}
+
+void hlab_qkd_stop(HeadsLab *h)
+{
+    h->qkd_on = 0;
+    qkd_free(&h->qkd);
+}
+
+int hlab_qkd_run(HeadsLab *h, const TfModel *m, int kind, int layer, double budget_s)
+{
+    if (!h->qkd_on)
+        return 0;
+    if (h->qkd.state != QKD_NONE && (h->qkd.m != m || h->qkd.block != m->block)) {
+        hlab_qkd_stop(h); /* another model: its heads are not these */
+        return 0;
+    }
+    return qkd_run(&h->qkd, kind, layer, budget_s);
 }

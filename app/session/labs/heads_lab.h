@@ -9,7 +9,9 @@
  *               position of one sentence, and the reference token's rank
  *   rollout     enc.rollout or dec.cross.rollout of one layer (rollout.h)
  *   qk map      one head's queries and keys in one plane (qkmap.h), with
- *               the head's weights for the lines to the top keys
+ *               the head's weights for the lines to the top keys: of the
+ *               sentence shown, or of it and a data set's pairs
+ *               (heads_qkdata.h, gathered paced like importance)
  * Each cache is kept while what it was made of (a stamp of the pass, the
  * sentence, the layer, the head) stays the same. */
 #ifndef APP_HEADS_LAB_H
@@ -18,6 +20,7 @@
 #include <stdint.h>
 
 #include "heads_pairs.h"
+#include "heads_qkdata.h"
 #include "importance.h"
 #include "qkmap.h"
 
@@ -36,9 +39,17 @@ typedef struct HlabLens {
 
 typedef struct HlabQk {
     int kind, layer, head, b;
-    TfQkMap map;
-    TfQkPoints pts;    /* the points: positions in the sentence, token ids */
+    TfQkMap map;       /* of all's points */
+    TfQkPoints pts;    /* the sentence's points: positions in it, token ids */
     float *w;          /* (nq, nk) the head's weights between those points */
+    /* the map's points: the sentence's alone, or first the sentence's, then
+     * every pair of the data set (QkdSent ranges; sentence 0 the one shown) */
+    int data;          /* a data set's pairs are in the map */
+    int n_sent;
+    QkdSent *sent;     /* (n_sent) the texts are the data set's (not owned) */
+    TfQkPoints all;    /* data: the sentence's points, then the pairs' */
+    float *wall;       /* data: every sentence's weights (sent[i].w into it) */
+    int *qsent, *ksent; /* each point's sentence */
 } HlabQk;
 
 typedef struct HeadsLab {
@@ -59,10 +70,13 @@ typedef struct HeadsLab {
     uint64_t roll_of[4];
     float *roll;
     int roll_rows, roll_cols;
-    uint64_t qk_of[5];
+    uint64_t qk_of[6];
     int qk_ok;
     HlabQk qk;
     char qk_error[512];
+    /* the Q/K map over a data set: on, and what is gathered */
+    int qkd_on;
+    HlabQkData qkd;
 } HeadsLab;
 
 /* A lab with nothing measured or cached (NULL when out of memory), as
@@ -89,8 +103,19 @@ const HlabLens *hlab_lens(HeadsLab *h, const TfModel *m, const TfTrace *tr, int 
  * sentence b: rows x cols floats; NULL when it cannot be made. */
 const float *hlab_rollout(HeadsLab *h, const TfTrace *tr, int cross, int layer, int b, uint64_t stamp, int *rows,
                           int *cols);
-/* The map of head (kind, layer, head) for sentence b; NULL with qk_error
- * set when it cannot be made. */
+/* The map of head (kind, layer, head) for sentence b (with the data set's
+ * pairs when they are gathered for that attention and layer); NULL with
+ * qk_error set when it cannot be made. */
 const HlabQk *hlab_qk(HeadsLab *h, const TfTrace *tr, TfAttnKind kind, int layer, int head, int b, uint64_t stamp);
+
+/* The Q/K map over the pairs of a data set (file NULL: the model's data;
+ * at most max_pairs), or (stop) over the sentence alone again. A failure
+ * is kept in qkd.error (state FAILED) and returned as -1. */
+int hlab_qkd_start(HeadsLab *h, const TfModel *m, const char *file, int max_pairs);
+void hlab_qkd_stop(HeadsLab *h);
+/* Gather the data set's points of attention (kind, layer) of m for about
+ * budget seconds (another model than the one started on: stop). 1 while
+ * more is left. */
+int hlab_qkd_run(HeadsLab *h, const TfModel *m, int kind, int layer, double budget_s);
 
 #endif
