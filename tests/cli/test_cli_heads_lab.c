@@ -186,6 +186,17 @@ static void test_qk_map(void **state)
     expect_true(rc == 0 && o && cJSON_GetArraySize(cJSON_GetObjectItem(o, "queries")) == 7,
                 "a file's points in one map: 3 + 4 queries (%s)", g_err);
     cJSON_Delete(o);
+    /* --task: the task's held-out pairs, here its first two (seed 1, as the
+     * model's metadata says) written out as a file: the same map */
+    static char by_task[1 << 16];
+    tu_write_text(g_dir, "held.tsv",
+                  "you love noodles\t你 爱 面条\nthe teacher sees me in the library tonight\t老师 今晚 在 图书馆 看 我\n");
+    path_in(tsv, sizeof tsv, "held.tsv");
+    rc = run("heads --qk-map --part cross --layer 1 --head 2 --task en2zh --pairs 2 --json");
+    snprintf(by_task, sizeof by_task, "%s", g_out);
+    expect_true(rc == 0 && run("heads --qk-map --part cross --layer 1 --head 2 --data '%s' --json", tsv) == 0 &&
+                    !strcmp(by_task, g_out),
+                "--task en2zh --pairs 2 maps its first two held-out pairs (%s)", g_err);
     expect_true(run("heads --qk-map --layer 0 --head 0 --src 'i love china'") == 1 && tu_count_lines(g_err) == 1 &&
                     strstr(g_err, "--part"),
                 "no --part: one line: %s", g_err);

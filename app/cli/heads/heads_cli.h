@@ -16,7 +16,7 @@ int heads_qkmap_main(int argc, char **argv);
     "                        [--pairs N] [--threads 1|2] [--json]\n"                          \
     "       stepformer heads --qk-map --part enc|dec|cross --layer L --head H [--model FILE]\n" \
     "                        (--src TEXT [--tgt TEXT] | --src-ids LIST [--tgt-ids LIST]\n"    \
-    "                         | --data FILE.tsv [--pairs N]) [--json]\n"
+    "                         | --data FILE.tsv | --task NAME [--pairs N]) [--json]\n"
 
 #define HEADS_LAB_HELP                                                                       \
     "--importance: how much each head matters. Every pair (source; reference) is\n"          \
@@ -32,6 +32,7 @@ int heads_qkmap_main(int argc, char **argv);
     "so their mean is the queries' mean, q scaled by c and k by 1/c (c = sqrt(mean\n"     \
     "|k| / mean |q|): the scores do not change), then the two principal axes of\n"        \
     "[q; k]; real positions only; `explained` is each axis's share of the variance.\n"    \
-    "With --data, the points of every pair (teacher forced) in one map.\n"
+    "With --data (or --task NAME: its held-out pairs), the points of every pair\n"          \
+    "(teacher forced, each alone) in one map, as the window's Data set button.\n"
 
 #endif

@@ -123,13 +123,14 @@ static int seq(const TfModel *m, const char *text, const char *idlist, int tgt, 
 int heads_qkmap_main(int argc, char **argv)
 {
     const char *C = "heads", *model = NULL, *part = NULL, *src = NULL, *src_ids = NULL, *tgt = NULL;
-    const char *tgt_ids = NULL, *data = NULL;
+    const char *tgt_ids = NULL, *data = NULL, *task = NULL;
     int json = 0, flag = 0, layer = -1, head = -1, pairs = 0;
     const CliOpt opts[] = {
         CLI_FLAG_OPT("qk-map", &flag), CLI_STR_OPT("model", &model), CLI_STR_OPT("part", &part),
         CLI_INT_OPT("layer", &layer, 0, TF_MAX_LAYERS - 1), CLI_INT_OPT("head", &head, 0, TF_MAX_HEADS - 1),
         CLI_STR_OPT("src", &src), CLI_STR_OPT("src-ids", &src_ids), CLI_STR_OPT("tgt", &tgt),
-        CLI_STR_OPT("tgt-ids", &tgt_ids), CLI_STR_OPT("data", &data), CLI_FLAG_OPT("json", &json),
+        CLI_STR_OPT("tgt-ids", &tgt_ids), CLI_STR_OPT("data", &data), CLI_STR_OPT("task", &task),
+        CLI_FLAG_OPT("json", &json),
         CLI_INT_M("pairs", &pairs, 1, 100000000, "--pairs must be a positive integer, not '%s'"),
     };
     int bad = cli_parse(argc, argv, opts, CLI_N(opts), NULL, NULL, C, HELP);
@@ -141,12 +142,12 @@ int heads_qkmap_main(int argc, char **argv)
                         part ? part : "", part ? "')" : "");
     if (layer < 0 || head < 0)
         return cli_fail(C, "--qk-map needs --layer L and --head H (from 0)");
-    if ((src != NULL) + (src_ids != NULL) + (data != NULL) != 1)
-        return cli_fail(C, "give one of --src TEXT, --src-ids LIST or --data FILE.tsv");
+    if ((src != NULL) + (src_ids != NULL) + (data != NULL) + (task != NULL) != 1)
+        return cli_fail(C, "give one of --src TEXT, --src-ids LIST, --data FILE.tsv or --task NAME");
     if (tgt && tgt_ids)
         return cli_fail(C, "give --tgt TEXT or --tgt-ids LIST, not both");
-    if (data && (tgt || tgt_ids))
-        return cli_fail(C, "--data takes its targets from the file; leave out --tgt");
+    if ((data || task) && (tgt || tgt_ids))
+        return cli_fail(C, "--data and --task take their targets from the pairs; leave out --tgt");
     static TfModel m;
     if (cli_load_model(&m, model, C))
         return 1;
@@ -168,8 +169,8 @@ int heads_qkmap_main(int argc, char **argv)
         return cli_fail(C, "%s", err.msg);
     }
     static int s_ids[TF_MAX_LEN], t_ids[TF_MAX_LEN];
-    if (data) {
-        if (heads_pairs_load(&m, NULL, data, pairs, &hp, &err)) {
+    if (data || task) {
+        if (heads_pairs_load(&m, task, data, pairs, &hp, &err)) {
             cli_fail(C, "%s", err.msg);
             goto out;
         }
