@@ -505,7 +505,7 @@ static int table_rows(ViewCtx *v, const TfView *tv0, Rect body, int cur_layer, c
     for (int one = 0; one < 2; one++)
         for (int n = most; n >= 3; n--) {
             Rect b = body;
-            b.h -= heads_table_height(v, n) + 6;
+            b.h -= heads_table_height(v, n, body.w) + 6;
             T = *G0;
             T.one_layer = one;
             if (heads_grid_layout(v, tv0, b, cur_layer, &T) && heads_grid_labels_fit(v, &T) &&
@@ -554,11 +554,22 @@ static void heads_draw(ViewCtx *v)
     HeadsTable *tab = &((HeadsState *)v->st)->table;
     tab->shown = 0;
     int cur_layer = (stage_info(p.stage)->flags & SF_LAYER) ? p.layer : -1;
+    HeadsState *hs = v->st;
+    if (!tab->hidden && tab->full) { /* the table alone: every row it can show */
+        hs->grid_valid = 0;
+        heads_table_fill(v, tab, attn_kind(G.st), G.L, &body);
+        if (tab->shown) {
+            ui_text_fit(v->r, v->g->small,
+                        _("every head in one table · click a header to sort · With thumbnails: the heads' "
+                          "thumbnails again"),
+                        line.x, line.y, line.w, v->th->dim);
+            return;
+        }
+    }
     if (!tab->hidden && heads_table_rows(v, attn_kind(G.st), G.L, body) > 0) {
         int rows = table_rows(v, &tv0, body, cur_layer, &G, attn_kind(G.st), &G.one_layer);
         heads_table_dock(v, tab, attn_kind(G.st), G.L, &body, rows);
     }
-    HeadsState *hs = v->st;
     hs->grid_valid = 0;
     if (!heads_grid_layout(v, &tv0, body, cur_layer, &G)) {
         draw_subtitle(v, &G, line);

@@ -8,7 +8,9 @@
  * middle dot (T11, M3); an untrained model's repeated output is one chip
  * "t35 ×54" (B1). And on a small screen (800x600): every view tab the
  * stage offers can be reached with the mouse, those that do not fit the
- * tab bar through its » list, which takes its click; the explanation
+ * tab bar through its » list, which takes its click; the Heads table's
+ * Table only gives it the whole view (a dozen rows) and its ‹ › buttons
+ * page through every column; the explanation
  * scrolls with a cue; in a lesson, hovering a cell shows how its number
  * was computed under the lesson text (S2). On the bundled en2zh model
  * (2 + 2 layers) and small random ones, drawn headless; clicks go through
@@ -436,6 +438,77 @@ static void test_every_tab_reachable(void **state)
         }
 }
 
+/* The Heads table at 800x600, in both languages: docked under the
+ * thumbnails; Table only gives it the whole view (a dozen rows or more, the
+ * file's field shown) and its ‹ › buttons page through every column; With
+ * thumbnails gives the thumbnails back. */
+static void test_atlas_small(void **state)
+{
+    (void)state;
+    static App a;
+    char dir[4096];
+    int have_zh = paths_locale(dir, sizeof dir) && ui_i18n_init(dir) == 1;
+    static const char *const TITLES[] = {N_("label"), N_("entropy"), N_("max"), N_("offset"), N_("first"),
+                                         N_("monotonic"), N_("Δnll"), N_("Δacc")};
+    for (int lang = 0; lang < (have_zh ? 2 : 1); lang++) {
+        open_small(&a, lang, ST_DEC_CROSS_WEIGHTS);
+        app_set_head(&a, -1);
+        tu_drawn_start();
+        frame600(&a);
+        tu_drawn_stop();
+        char row1[64];
+        snprintf(row1, sizeof row1, L(lang, "L%d H%d"), 1, 1);
+        int i = tu_drawn_find(L(lang, "Table only"), NULL);
+        expect_true(tu_drawn_find(row1, NULL) >= 0 && i >= 0, "lang %d: the table docked, with Table only", lang);
+        if (i < 0) {
+            app_free(&a);
+            continue;
+        }
+        click_rect(&a, tu_drawn.box[i]);
+        tu_drawn_start();
+        frame600(&a);
+        tu_drawn_stop();
+        int rows = 0;
+        for (int l = 1; l <= 2; l++)
+            for (int h = 1; h <= 8; h++) {
+                snprintf(row1, sizeof row1, L(lang, "L%d H%d"), l, h);
+                rows += tu_drawn_find(row1, NULL) >= 0;
+            }
+        expect_true(rows >= 12, "lang %d: Table only shows %d of the 16 rows (want 12 or more)", lang, rows);
+        expect_true(strstr(tu_drawn.text, L(lang, "pairs.tsv (empty: the model's data)")) != NULL,
+                    "lang %d: the file's field is there", lang);
+        int seen[8] = {0}, pages = 0;
+        for (; pages < 10; pages++) {
+            for (int k = 0; k < 8; k++)
+                for (int j = 0; j < tu_drawn.n; j++)
+                    seen[k] |= !strncmp(tu_drawn.s[j], L(lang, TITLES[k]), strlen(L(lang, TITLES[k])));
+            int next = tu_drawn_find("›", NULL);
+            if (next < 0)
+                break;
+            char before[1 << 12];
+            snprintf(before, sizeof before, "%s", tu_drawn.text);
+            click_rect(&a, tu_drawn.box[next]);
+            tu_drawn_start();
+            frame600(&a);
+            tu_drawn_stop();
+            if (!strcmp(before, tu_drawn.text))
+                break; /* the last page */
+        }
+        for (int k = 0; k < 8; k++)
+            expect_true(seen[k], "lang %d: column '%s' reached in %d pages", lang, L(lang, TITLES[k]), pages + 1);
+        i = tu_drawn_find(L(lang, "With thumbnails"), NULL);
+        expect_true(i >= 0, "lang %d: a With thumbnails button", lang);
+        if (i >= 0) {
+            click_rect(&a, tu_drawn.box[i]);
+            tu_drawn_start();
+            frame600(&a);
+            tu_drawn_stop();
+            expect_true(tu_drawn_find(L(lang, "Table only"), NULL) >= 0, "lang %d: docked again", lang);
+        }
+        app_free(&a);
+    }
+}
+
 /* An open list takes the click: one outside it closes it and does not
  * reach the view (no stage change under a click in the navigator). */
 static void test_list_takes_its_click(void **state)
@@ -539,6 +612,7 @@ int main(void)
            cmocka_unit_test(test_nav_tabs_over_the_connector), cmocka_unit_test(test_decode_controls_do_not_wrap),
            cmocka_unit_test(test_marian_causal_only), cmocka_unit_test(test_pe_circle_labels_apart),
            cmocka_unit_test(test_marian_unk_shows_its_text), cmocka_unit_test(test_every_tab_reachable),
-           cmocka_unit_test(test_list_takes_its_click), cmocka_unit_test(test_explanation_scrolls),
+           cmocka_unit_test(test_list_takes_its_click), cmocka_unit_test(test_atlas_small),
+           cmocka_unit_test(test_explanation_scrolls),
            cmocka_unit_test(test_lesson_hover_shows_how));
 }

@@ -110,33 +110,65 @@ static const Col COLS[HT_COL_COUNT] = {
     [HT_COL_DACC] = {N_("Δacc"), 62},
 };
 
-/* The toolbar: measure on the model's data or a file, and the progress. */
+/* A toolbar line's height; the table alone (t->full) in a view narrower
+ * than narrow() puts the file's field on a second line (docked, the field
+ * is left out when there is no room for it: Table only shows it). */
+static int line_h(const ViewCtx *v)
+{
+    return ren_font_height(v->g->small) + (int)(10 * v->g->scale);
+}
+
+static int two_lines(const ViewCtx *v, const HeadsTable *t, int w)
+{
+    return t->full && w < (int)(640 * v->g->scale);
+}
+
+/* The toolbar: measure on the model's data or a file, the progress, and
+ * the table alone or beside the thumbnails. */
 static void toolbar(ViewCtx *v, HeadsTable *t, Rect rc)
 {
     const SceneImportance *im = &v->s->imp;
     RenFont *f = v->g->small;
-    int fh = ren_font_height(f), pad = (int)(6 * v->g->scale);
+    int fh = ren_font_height(f), pad = (int)(6 * v->g->scale), h = line_h(v), two = two_lines(v, t, rc.w + 8);
     const char *label = im->state == 1 ? _("Measuring…") : im->state == 2 ? _("Measure again") : _("Measure importance");
     int bw = ren_text_width(f, label) + 2 * pad;
-    Rect btn = {rc.x, rc.y, bw, rc.h};
+    Rect btn = {rc.x, rc.y, bw, h};
     if ((ui_button(v->ui, btn, label, im->state == 1) & UI_CLICKED) && im->state != 1) {
         v->out->imp_start = 1;
         snprintf(v->out->imp_file, sizeof v->out->imp_file, "%s", t->tsv);
     }
+    /* the table alone (all the view's rows for it), or with the thumbnails */
+    const char *whole = t->full ? _("With thumbnails") : _("Table only");
+    int ww = ren_text_width(f, whole) + 2 * pad, right = rc.x + rc.w;
+    if (ww < rc.w - bw - 3 * pad) {
+        right -= ww;
+        if (ui_button(v->ui, (Rect){right, rc.y, ww, h}, whole, t->full) & UI_CLICKED) {
+            t->full = !t->full;
+            t->scroll = 0;
+        }
+        right -= pad;
+    }
     int x = btn.x + btn.w + pad, fw = (int)(220 * v->g->scale);
-    if (x + fw > rc.x + rc.w / 2)
-        fw = rc.x + rc.w / 2 - x;
-    if (fw > 60) {
-        ui_textbox(v->ui, ui_id_ptr(v->ui, t->tsv), t->tsv, sizeof t->tsv, (Rect){x, rc.y, fw, rc.h},
+    Rect field = {x, rc.y, fw, h};
+    if (two) { /* the field on a line of its own */
+        field = (Rect){rc.x, rc.y + h + 4, rc.w < (int)(420 * v->g->scale) ? rc.w : (int)(420 * v->g->scale), h};
+    } else if (x + fw > rc.x + rc.w / 2) {
+        field.w = rc.x + rc.w / 2 - x;
+    }
+    if (field.w > 60) {
+        ui_textbox(v->ui, ui_id_ptr(v->ui, t->tsv), t->tsv, sizeof t->tsv, field,
                    _("pairs.tsv (empty: the model's data)"), UI_SMALL);
-        x += fw + pad;
+        if (!two)
+            x += field.w + pad;
     }
     char s[400];
     Color c = v->th->dim;
     if (im->state == 1) {
         snprintf(s, sizeof s, _("ablating every head: %d of %d pairs"), im->done, im->total);
         int pw = (int)(120 * v->g->scale);
-        Rect bar = {x, rc.y + rc.h / 2 - 3, pw, 6};
+        if (pw > (right - x) / 3)
+            pw = (right - x) / 3;
+        Rect bar = {x, rc.y + h / 2 - 3, pw, 6};
         ren_rect(v->r, bar, v->th->panel2);
         ren_rect(v->r, (Rect){bar.x, bar.y, im->total ? bar.w * im->done / im->total : 0, bar.h}, v->th->accent);
         x += pw + pad;
@@ -148,7 +180,7 @@ static void toolbar(ViewCtx *v, HeadsTable *t, Rect rc)
     } else {
         snprintf(s, sizeof s, "%s", _("importance: the loss and accuracy with each head zeroed, over a data set"));
     }
-    ui_text_fit(v->r, f, s, x, rc.y + (rc.h - fh) / 2, rc.x + rc.w - x, c);
+    ui_text_fit(v->r, f, s, x, rc.y + (h - fh) / 2, right - x, c);
 }
 
 static void cell_text(ViewCtx *v, const char *s, int x, int y, int w, Color c, int right)
@@ -189,7 +221,7 @@ static void draw_row(ViewCtx *v, const HeadsTable *t, const Row *r, int kind, co
                 int len = m > 0 ? (int)lround(bw * fmax(d, 0) / m) : 0;
                 ren_rect(v->r, (Rect){bx, y + rh / 2 - 4, bw, 8}, v->th->panel2);
                 ren_rect(v->r, (Rect){bx, y + rh / 2 - 4, len, 8}, v->th->accent);
-                snprintf(buf, sizeof buf, "%+.4f", d);
+                snprintf(buf, sizeof buf, "%+.4f", fabs(d) < 0.00005 ? 0.0 : d); /* no "-0.0000" */
             } else {
                 snprintf(buf, sizeof buf, "%s", "·");
                 c = v->th->dim;
@@ -215,14 +247,20 @@ static int row_h(const ViewCtx *v)
     return ren_font_height(v->g->small) + (int)(6 * v->g->scale);
 }
 
-static int bar_height(const ViewCtx *v)
+static int bar_height(const ViewCtx *v, const HeadsTable *t, int w)
 {
-    return ren_font_height(v->g->small) + (int)(10 * v->g->scale);
+    return t && two_lines(v, t, w) ? 2 * line_h(v) + 4 : line_h(v);
 }
 
-int heads_table_height(ViewCtx *v, int rows)
+int heads_table_height(ViewCtx *v, int rows, int w)
 {
-    return bar_height(v) + 4 + row_h(v) + rows * row_h(v) + 4;
+    return bar_height(v, NULL, w) + 4 + row_h(v) + rows * row_h(v) + 4;
+}
+
+/* The height of t in a view w wide with `rows` rows. */
+static int table_height(ViewCtx *v, const HeadsTable *t, int rows, int w)
+{
+    return bar_height(v, t, w) + 4 + row_h(v) + rows * row_h(v) + 4;
 }
 
 int heads_table_rows(ViewCtx *v, int kind, int layers, Rect body)
@@ -232,50 +270,77 @@ int heads_table_rows(ViewCtx *v, int kind, int layers, Rect body)
     int rh = row_h(v), n = layers * sc->model->cfg.n_heads;
     if (!heads || n <= 0 || n > HT_MAX_ROWS || body.h < 16 * rh || body.w < (int)(300 * v->g->scale))
         return 0;
-    int visible = n, room = (int)(body.h * 0.46f) - bar_height(v) - rh - 8;
+    int visible = n, room = (int)(body.h * 0.46f) - bar_height(v, NULL, body.w) - rh - 8;
     if (visible * rh > room)
         visible = room / rh;
     return visible < 3 ? 0 : visible;
 }
 
-void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *body, int max_rows)
+/* The columns shown in a table w wide, in the table's order: every one
+ * that fits; when not all do, the head column and, from t->col0 on, as
+ * many of the others (most useful first) as fit beside the ‹ › buttons
+ * (*pager 1). Returns how many (cols), their width in *total. */
+static int pick_columns(ViewCtx *v, HeadsTable *t, int kind, int w, int *cols, int *total, int *pager)
 {
-    const Scene *sc = v->s;
-    const SceneHead *heads = kind >= 0 && kind < 3 ? sc->heads[kind] : NULL;
     float s = v->g->scale;
-    RenFont *f = v->g->small;
-    int fh = ren_font_height(f), rh = row_h(v), NH = sc->model->cfg.n_heads;
-    int n = layers * NH;
-    t->shown = 0;
-    int visible = heads_table_rows(v, kind, layers, *body);
-    if (max_rows >= 0 && visible > max_rows)
-        visible = max_rows;
-    if (visible < 3)
-        return;
-    /* the columns that fit, most useful first: monotonic only for cross */
+    static const int ORDER[] = {HT_COL_DNLL, HT_COL_LABEL, HT_COL_ENTROPY, HT_COL_MAX, HT_COL_DACC,
+                                HT_COL_OFFSET, HT_COL_FIRST, HT_COL_MONO};
+    int seq[HT_COL_COUNT], nseq = 0, all = (int)(COLS[HT_COL_HEAD].w * s);
+    for (size_t k = 0; k < sizeof ORDER / sizeof ORDER[0]; k++)
+        if (ORDER[k] != HT_COL_MONO || kind == TF_ATTN_CROSS) {
+            seq[nseq++] = ORDER[k];
+            all += (int)(COLS[ORDER[k]].w * s);
+        }
     int want[HT_COL_COUNT], nw = 0;
-    static const int ORDER[] = {HT_COL_HEAD, HT_COL_DNLL, HT_COL_LABEL, HT_COL_ENTROPY, HT_COL_MAX,
-                                HT_COL_DACC, HT_COL_OFFSET, HT_COL_FIRST, HT_COL_MONO};
-    int total = 0;
-    for (size_t k = 0; k < sizeof ORDER / sizeof ORDER[0]; k++) {
-        int col = ORDER[k], w = (int)(COLS[col].w * s);
-        if (col == HT_COL_MONO && kind != TF_ATTN_CROSS)
-            continue;
-        if (total + w > body->w)
-            continue;
-        want[nw++] = col;
-        total += w;
+    want[nw++] = HT_COL_HEAD;
+    *total = (int)(COLS[HT_COL_HEAD].w * s);
+    *pager = all > w;
+    if (!*pager) {
+        t->col0 = 0;
+        for (int k = 0; k < nseq; k++)
+            want[nw++] = seq[k];
+        *total = all;
+    } else {
+        int room = w - 2 * (ren_font_height(v->g->small) + (int)(10 * s)) - 8;
+        if (t->col0 > nseq - 1)
+            t->col0 = nseq - 1;
+        if (t->col0 < 0)
+            t->col0 = 0;
+        for (int k = t->col0; k < nseq; k++) {
+            int cw = (int)(COLS[seq[k]].w * s);
+            if (*total + cw > room)
+                break;
+            want[nw++] = seq[k];
+            *total += cw;
+        }
     }
-    /* back in the table's own order */
-    int cols[HT_COL_COUNT], ncol = 0;
+    int ncol = 0; /* back in the table's own order */
     for (int col = 0; col < HT_COL_COUNT; col++)
         for (int k = 0; k < nw; k++)
             if (want[k] == col)
                 cols[ncol++] = col;
-    int bar_h = bar_height(v), head_h = rh;
-    int h = heads_table_height(v, visible);
-    Rect area = {body->x, body->y + body->h - h, body->w, h};
-    body->h -= h + 6;
+    return ncol;
+}
+
+/* Is there a column after the page shown (some of seq not drawn past col0)? */
+static int more_columns(const HeadsTable *t, int kind, int ncol)
+{
+    int others = kind == TF_ATTN_CROSS ? HT_COL_COUNT - 1 : HT_COL_COUNT - 2;
+    return t->col0 + (ncol - 1) < others;
+}
+
+/* The table in area, with `visible` rows. */
+static void draw_table(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect area, int visible)
+{
+    const Scene *sc = v->s;
+    const SceneHead *heads = sc->heads[kind];
+    float s = v->g->scale;
+    RenFont *f = v->g->small;
+    int fh = ren_font_height(f), rh = row_h(v), NH = sc->model->cfg.n_heads;
+    int n = layers * NH;
+    int cols[HT_COL_COUNT], total = 0, pager = 0;
+    int ncol = pick_columns(v, t, kind, area.w - 16, cols, &total, &pager);
+    int bar_h = bar_height(v, t, area.w), head_h = rh;
     t->shown = 1;
     ren_rect(v->r, area, v->th->panel);
     toolbar(v, t, (Rect){area.x + 4, area.y + 2, area.w - 8, bar_h});
@@ -292,7 +357,7 @@ void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *bod
     for (int k = 0; k < ncol; k++) {
         cx[k] = x;
         cw[k] = (int)(COLS[cols[k]].w * s);
-        if (cols[k] == HT_COL_LABEL && spare > 0)
+        if (cols[k] == HT_COL_LABEL && spare > 0 && !pager)
             cw[k] += spare < (int)(110 * s) ? spare : (int)(110 * s);
         x += cw[k];
     }
@@ -315,6 +380,14 @@ void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *bod
                 t->desc = cols[k] != HT_COL_HEAD && cols[k] != HT_COL_LABEL;
             }
         }
+    }
+    if (pager) { /* the other columns: a page to the left or the right */
+        int bw = head_h + (int)(8 * s), bx = area.x + area.w - 8 - 2 * bw - 2;
+        int more = more_columns(t, kind, ncol);
+        if ((ui_button(v->ui, (Rect){bx, y + 1, bw, head_h - 2}, "‹", 0) & UI_CLICKED) && t->col0 > 0)
+            t->col0--;
+        if ((ui_button(v->ui, (Rect){bx + bw + 2, y + 1, bw, head_h - 2}, "›", 0) & UI_CLICKED) && more)
+            t->col0++;
     }
     y += head_h;
     ren_rect(v->r, (Rect){area.x + 4, y - 1, area.w - 8, 1}, v->th->border);
@@ -350,4 +423,36 @@ void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *bod
     }
     if (sc->imp.state == 1) /* measuring: frames keep coming */
         v->out->wake_at = sc->now + 0.03;
+}
+
+void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *body, int max_rows)
+{
+    t->shown = 0;
+    int visible = heads_table_rows(v, kind, layers, *body);
+    if (max_rows >= 0 && visible > max_rows)
+        visible = max_rows;
+    if (visible < 3)
+        return;
+    int h = heads_table_height(v, visible, body->w);
+    Rect area = {body->x, body->y + body->h - h, body->w, h};
+    body->h -= h + 6;
+    draw_table(v, t, kind, layers, area, visible);
+}
+
+void heads_table_fill(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *body)
+{
+    const SceneHead *heads = kind >= 0 && kind < 3 ? v->s->heads[kind] : NULL;
+    int n = layers * v->s->model->cfg.n_heads, rh = row_h(v);
+    t->shown = 0;
+    if (!heads || n <= 0 || n > HT_MAX_ROWS)
+        return;
+    int visible = (body->h - bar_height(v, t, body->w) - rh - 12) / rh;
+    if (visible > n)
+        visible = n;
+    if (visible < 1)
+        return;
+    int h = table_height(v, t, visible, body->w);
+    draw_table(v, t, kind, layers, (Rect){body->x, body->y, body->w, h}, visible);
+    body->y += h + 6;
+    body->h -= h + 6;
 }

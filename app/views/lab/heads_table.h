@@ -18,6 +18,8 @@ typedef struct HeadsTable {
     int scroll;    /* rows scrolled past */
     int shown;     /* drawn last frame (there was room) */
     int hidden;    /* A: the thumbnails alone, the whole view for them */
+    int full;      /* the table alone, the whole view for it (its Table only button) */
+    int col0;      /* columns paged past when not all fit (‹ ›; the head column stays) */
     char tsv[512]; /* a "source<TAB>reference" file to measure on ("": the model's data) */
 } HeadsTable;
 
@@ -30,9 +32,12 @@ enum { HT_COL_HEAD, HT_COL_LABEL, HT_COL_ENTROPY, HT_COL_MAX, HT_COL_OFFSET, HT_
  * of the view holds). */
 void heads_table_dock(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *body, int max_rows);
 /* The rows the table would show in body (0: no room for it), and the
- * height it takes (its bar, header and rows) with `rows` rows. */
+ * height it takes (its bar, header and rows) with `rows` rows in a view w
+ * wide (a narrow one puts the file's field on a second toolbar line). */
 int heads_table_rows(ViewCtx *v, int kind, int layers, Rect body);
-int heads_table_height(ViewCtx *v, int rows);
+int heads_table_height(ViewCtx *v, int rows, int w);
+/* The table alone in the whole of *body (t->full): as many rows as fit. */
+void heads_table_fill(ViewCtx *v, HeadsTable *t, int kind, int layers, Rect *body);
 /* Head (kind, layer, head)'s index in the importance order (importance.h). */
 int heads_table_index(const TfConfig *c, int kind, int layer, int head);
 /* The thumbnail's frame: 1 without importance, up to 5 pixels (at scale 1)
