@@ -316,9 +316,46 @@ static void test_qk_data_set(void **state)
     app_free(&a);
 }
 
+/* The Q/K map's labels of the sentence shown keep apart, in a view as
+ * small as 800x600 gives it (the lesson's sentence: 读 and "books" used to
+ * be drawn over each other). */
+static void test_qk_labels_apart(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, "i read books at home today", NULL, NULL);
+    tu_open(&a, &o, 100);
+    app_goto(&a, (StageId)stage_find("dec.cross.q"), 1);
+    app_set_head(&a, 3);
+    app_compute_all(&a);
+    Rect small = {0, 0, 390, 430};
+    tu_view_frame(&a, tu_ren, VIEW_QKMAP, small);
+    ren_end(tu_ren);
+    tu_drawn_start();
+    tu_view_frame(&a, tu_ren, VIEW_QKMAP, small);
+    ren_end(tu_ren);
+    tu_drawn_stop();
+    static const char *const TOK[] = {"i", "read", "books", "at", "home", "today", "<bos>", "我", "今天", "在", "家",
+                                      "读", "书"};
+    int idx[32], n = 0;
+    for (int i = 0; i < tu_drawn.n && n < 32; i++)
+        for (size_t k = 0; k < sizeof TOK / sizeof TOK[0]; k++)
+            if (!strcmp(tu_drawn.s[i], TOK[k]))
+                idx[n++] = i;
+    expect_true(n >= 13, "every token labelled: %d labels", n);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            Rect p = tu_drawn.box[idx[i]], q = tu_drawn.box[idx[j]];
+            int over = p.x < q.x + q.w && q.x < p.x + p.w && p.y < q.y + q.h && q.y < p.y + p.h;
+            expect_true(!over, "labels '%s' (%d,%d %dx%d) and '%s' (%d,%d %dx%d) overlap", tu_drawn.s[idx[i]], p.x,
+                        p.y, p.w, p.h, tu_drawn.s[idx[j]], q.x, q.y, q.w, q.h);
+        }
+    app_free(&a);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_table_and_importance), cmocka_unit_test(test_lens_and_qk),
            cmocka_unit_test(test_rollout_mode), cmocka_unit_test(test_lines_rollout),
-           cmocka_unit_test(test_qk_data_set));
+           cmocka_unit_test(test_qk_data_set), cmocka_unit_test(test_qk_labels_apart));
 }

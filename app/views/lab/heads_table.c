@@ -106,7 +106,7 @@ static const Col COLS[HT_COL_COUNT] = {
     [HT_COL_HEAD] = {N_("head"), 62},      [HT_COL_LABEL] = {N_("label"), 90},
     [HT_COL_ENTROPY] = {N_("entropy"), 64}, [HT_COL_MAX] = {N_("max"), 48},
     [HT_COL_OFFSET] = {N_("offset"), 82},  [HT_COL_FIRST] = {N_("first"), 48},
-    [HT_COL_MONO] = {N_("monotonic"), 80}, [HT_COL_DNLL] = {N_("Δnll"), 124},
+    [HT_COL_MONO] = {N_("monotonic"), 80}, [HT_COL_DNLL] = {N_("Δnll"), 108},
     [HT_COL_DACC] = {N_("Δacc"), 62},
 };
 

@@ -85,6 +85,48 @@ static void to_screen(const Map *m, const double *xy, float *sx, float *sy)
     *sy = (float)(m->plot.y + m->plot.h / 2.0 - (xy[1] - m->y0) * m->scale);
 }
 
+/* Labels placed so far this frame, so that the next one can keep off them. */
+#define QK_LABELS 96
+typedef struct Placed {
+    Rect r[QK_LABELS];
+    int n;
+} Placed;
+
+static int overlaps(Rect a, Rect b)
+{
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+/* Where a label w x h goes beside a mark of radius rad at (px, py): right,
+ * left, above, below or a corner, the first place that is inside the plot
+ * and clear of the labels and marks placed (else the right), which it then
+ * takes. */
+static Rect place_label(Placed *pl, Rect plot, float px, float py, float rad, int w, int h)
+{
+    Rect c[8] = {{(int)(px + rad + 3), (int)(py - h / 2.0f), w, h},
+                 {(int)(px - rad - 3) - w, (int)(py - h / 2.0f), w, h},
+                 {(int)(px - w / 2.0f), (int)(py - rad - 2) - h, w, h},
+                 {(int)(px - w / 2.0f), (int)(py + rad + 2), w, h},
+                 {(int)(px + rad), (int)(py - rad) - h, w, h},
+                 {(int)(px + rad), (int)(py + rad), w, h},
+                 {(int)(px - rad) - w, (int)(py - rad) - h, w, h},
+                 {(int)(px - rad) - w, (int)(py + rad), w, h}};
+    int pick = 0;
+    for (int k = 0; k < 8; k++) {
+        Rect r = c[k];
+        int ok = r.x >= plot.x && r.y >= plot.y && r.x + r.w <= plot.x + plot.w && r.y + r.h <= plot.y + plot.h;
+        for (int i = 0; ok && i < pl->n; i++)
+            ok = !overlaps(r, pl->r[i]);
+        if (ok) {
+            pick = k;
+            break;
+        }
+    }
+    if (pl->n < QK_LABELS)
+        pl->r[pl->n++] = c[pick];
+    return c[pick];
+}
+
 /* Point i (queries first, then keys): its coordinates, sentence, token. */
 static const double *pt_xy(const SceneQk *q, int i)
 {
@@ -320,8 +362,11 @@ static void qk_draw(ViewCtx *v)
             ren_text(v->r, f, buf, (int)x1 + 8, (int)y1 + 4, v->th->text);
         }
     }
-    /* the sentence shown, and the hovered point's sentence: large marks */
+    /* the sentence shown, and the hovered point's sentence: large marks,
+     * then their labels kept apart (the marks are taken first) */
     const Selection *sel = &sc->sel;
+    static Placed pl;
+    pl.n = 0;
     for (int pass = 0; pass < 2; pass++) {
         int si = pass == 0 ? hs : 0;
         if (si < 0 || (pass == 0 && si == 0))
@@ -343,14 +388,21 @@ static void qk_draw(ViewCtx *v)
                 disc(&T, px, py, (i == hov ? 7 : 5) * s, 14, cq);
             else
                 square(&T, px, py, 5 * s, i == hov ? 3 : 2, ck);
-            tris_flush(&T);
-            if (few || i == hov) { /* a label beside every point when there are few */
-                pt_token(sc, q, i, tok, sizeof tok);
-                int lx = (int)(px + 10 * s), ly = (int)(py - fh / 2.0f);
-                if (data) /* readable over the dots */
-                    ren_rect(v->r, (Rect){lx - 2, ly, ren_text_width(f, tok) + 4, fh}, v->th->panel);
-                ren_text(v->r, f, tok, lx, ly, isq ? cq : ck);
-            }
+            if (pl.n < QK_LABELS)
+                pl.r[pl.n++] = (Rect){(int)(px - 6 * s), (int)(py - 6 * s), (int)(12 * s), (int)(12 * s)};
+        }
+        tris_flush(&T);
+        for (int t = se->nk + se->nq - 1; t >= 0; t--) {
+            int isq = t < se->nq, i = isq ? se->q0 + t : q->nq + se->k0 + (t - se->nq);
+            if (!few && i != hov) /* a label beside every point when there are few */
+                continue;
+            float px, py;
+            to_screen(&m, pt_xy(q, i), &px, &py);
+            pt_token(sc, q, i, tok, sizeof tok);
+            Rect lr = place_label(&pl, m.plot, px, py, 6 * s, ren_text_width(f, tok) + 4, fh);
+            if (data) /* readable over the dots */
+                ren_rect(v->r, lr, v->th->panel);
+            ren_text(v->r, f, tok, lr.x + 2, lr.y, isq ? cq : ck);
         }
     }
     if (hov >= 0) {
