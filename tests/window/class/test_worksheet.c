@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lesson.h"
 #include "test_app_util.h"
@@ -287,6 +288,58 @@ static void test_model_task(void **state)
     remove(PDF);
 }
 
+/* @predict output: the key is the greedy translation of the student's
+ * sentence under the step's experiment, and the student's page does not
+ * print it (nor the translation without it, which the header drops). */
+static void test_output_question(void **state)
+{
+    (void)state;
+    char dir[256], args[600];
+    expect_true(tu_scratch(dir, sizeof dir, "worksheet-output") == 0, "a scratch folder");
+    char en[300];
+    snprintf(en, sizeof en, "%s/en", dir);
+    expect_true(mkdir(en, 0755) == 0, "%s", en);
+    tu_write_text(dir, "en/01-out.txt",
+                  "@title Output\n@summary s\n\n@step Without positions\n@view decode\n@pane gen\n@src i love china\n"
+                  "@experiment no-pe\nWhat does the model write now?\n\n@predict output\n@answer 我 爱 中国\n"
+                  "@choice 你 爱 中国\n");
+    snprintf(args, sizeof args, "--lesson out --students 3 --seed 2 --lessons %s", dir);
+    worksheet_text(args);
+    expect_true(strstr(text, "switched on") != NULL, "the output question");
+    const char *key = strstr(text, "Answer key");
+    for (int k = 1; k <= 3; k++) {
+        static char blk[1 << 14];
+        char sent[256], want[1024], base[1024];
+        expect_true(key_block(k, blk, sizeof blk) != NULL && student_sentence(k, sent, sizeof sent) == 0,
+                    "student %d's key", k);
+        static Session ses;
+        tu_session(&ses, MODEL, sent, NULL);
+        TfExperiment e;
+        memset(&e, 0, sizeof e);
+        translate_under(&ses, &e, base, sizeof base);
+        e.no_pe = 1;
+        translate_under(&ses, &e, want, sizeof want);
+        const char *w = strstr(blk, "”: “");
+        char got[1024] = "";
+        if (w) {
+            w += strlen("”: “");
+            const char *end = strstr(w, "”");
+            snprintf(got, sizeof got, "%.*s", end ? (int)(end - w) : 0, w);
+        }
+        expect_true(strcmp(got, want) == 0, "student %d (“%s”): the key says “%s”, the model writes “%s” without positions",
+                    k, sent, got, want);
+        char quoted[1100];
+        snprintf(quoted, sizeof quoted, "“%s”", want);
+        const char *hit = strstr(text, quoted);
+        expect_true(!hit || hit > key, "student %d: the sheet prints the answer “%s” before the key", k, want);
+        snprintf(quoted, sizeof quoted, "the model: “%s”", base);
+        expect_true(!strstr(text, quoted), "student %d: the header does not print the translation", k);
+        session_free(&ses);
+    }
+    tu_scratch_remove(dir);
+    remove(PDF);
+}
+
 /* A quiz whose picture would hold its answer goes without it, and says
  * why: the mask quizzes count −∞ cells, the shape quizzes read the rows
  * and columns of an attention matrix. */
@@ -345,6 +398,6 @@ static void test_bad_options(void **state)
 int main(void)
 {
     TU_RUN_HEADLESS(NULL, NULL, cmocka_unit_test(test_three_students), cmocka_unit_test(test_number_questions),
-                    cmocka_unit_test(test_breaks_question), cmocka_unit_test(test_model_task), cmocka_unit_test(test_quiz_pictures), cmocka_unit_test(test_every_lesson),
+                    cmocka_unit_test(test_breaks_question), cmocka_unit_test(test_model_task), cmocka_unit_test(test_output_question), cmocka_unit_test(test_quiz_pictures), cmocka_unit_test(test_every_lesson),
                     cmocka_unit_test(test_bad_options));
 }
