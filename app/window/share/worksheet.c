@@ -104,9 +104,8 @@ static void predict_text(WsSheet *sh, const WsQuestion *q, int *y)
                  at, q->row_tok);
         break;
     case LESSON_PREDICT_NEXT:
-        snprintf(line, sizeof line,
-                 _("Predict: after the decoder has read up to “%s”, which token does the model write next?"),
-                 q->row_tok);
+        snprintf(line, sizeof line, _("Predict: the decoder has read “%s”. Which token does the model write next?"),
+                 q->prefix);
         break;
     case LESSON_PREDICT_NUMBER:
         where(q, at, sizeof at);
@@ -129,13 +128,17 @@ static void predict_text(WsSheet *sh, const WsQuestion *q, int *y)
     para(sh->r, g->ui, line, MARGIN, y, W, th->text);
     *y += 6;
     if (q->kind == LESSON_PREDICT_ROW) { /* the keys, as letters */
-        const TfTrace *tr = &sh->a->ses.trace;
         int decoder_keys = q->stage >= ST_DEC_SELF_Q && q->stage < ST_DEC_CROSS_Q;
-        int n = decoder_keys ? tr->tgt_len[0] : tr->src_len[0];
         char t[64];
         int x = MARGIN + 20;
-        for (int c = 0; c < n; c++) {
-            snprintf(line, sizeof line, "(%c) %s", 'A' + c, ws_token(sh->a, decoder_keys, c, t, sizeof t));
+        for (int k = 0; k < q->n_keys; k++) {
+            /* a decoder key the causal mask hides from the row is offered by its place only: its token
+             * is the model's own later output, which other questions may ask for */
+            if (decoder_keys && q->masked[k])
+                snprintf(t, sizeof t, _("token %d"), k + 1);
+            else
+                ws_token(sh->a, decoder_keys, k, t, sizeof t);
+            snprintf(line, sizeof line, "(%c) %s", 'A' + k, t);
             int tw = ren_text_width(g->ui, line);
             if (x > MARGIN + 20 && x + tw > PAGE_W - MARGIN) {
                 x = MARGIN + 20;

@@ -121,6 +121,14 @@ static int ask_row_next(WsSheet *sh, const LessonStep *s, WsQuestion *q)
     if (q->answer < 0)
         return -1;
     if (q->kind == LESSON_PREDICT_NEXT) {
+        size_t len = 0; /* what the decoder has read: its input up to the row, no further */
+        for (int r = 0; r <= q->row && len + 1 < sizeof q->prefix; r++) {
+            char t[64];
+            int k = snprintf(q->prefix + len, sizeof q->prefix - len, "%s%s", r ? " " : "", ws_token(a, 1, r, t, sizeof t));
+            if (k < 0)
+                break;
+            len += (size_t)k;
+        }
         const char *w = vocab_token(&a->ses.model.tgt_vocab, q->answer);
         snprintf(q->key, sizeof q->key, _("after “%s”: “%s”"), q->row_tok, w ? w : "?");
         return 0;
@@ -132,11 +140,14 @@ static int ask_row_next(WsSheet *sh, const LessonStep *s, WsQuestion *q)
     if (tf_view(tr, (StageId)q->stage, q->layer, q->head, 0, &v, &err))
         return -1;
     unsigned char used[256] = {0};
-    TfView mk; /* masked keys are no answer: left out, as describe leaves them */
+    TfView mk; /* masked keys are no answer: left out of the key and the choices, as describe leaves them */
     StageId ms = stage_attn_part(stage_attn_block((StageId)q->stage), AP_MASK);
     if (tf_view(tr, ms, q->layer, q->head, 0, &mk, &err) == 0 && mk.rows == v.rows && mk.cols == v.cols)
         for (int c = 0; c < v.cols && c < 256; c++)
             used[c] = isinf(tf_view_at(&mk, q->row, c)) && tf_view_at(&mk, q->row, c) < 0;
+    q->n_keys = v.cols < WS_MAX_KEYS ? v.cols : WS_MAX_KEYS;
+    for (int c = 0; c < q->n_keys; c++)
+        q->masked[c] = c < 256 && used[c];
     for (int i = 0; i < 3 && i < v.cols && len < (int)sizeof q->key; i++) {
         int best = -1;
         for (int c = 0; c < v.cols && c < 256; c++)

@@ -10,6 +10,7 @@
 
 #define WS_MAX_Q LESSON_MAX_STEPS
 #define WS_TEXT 1024
+#define WS_MAX_KEYS 128 /* keys a row question offers */
 
 /* One choice of a @predict breaks question, worked out for the sentence. */
 typedef struct WsBreak {
@@ -34,6 +35,9 @@ typedef struct WsQuestion {
     int picture, pic_stage, pic_layer, pic_head, pic_exp;
     const char *why;         /* a msgid: why the picture is missing or changed, or NULL */
     char exp_words[256];     /* output: the step's experiment in words */
+    char prefix[WS_TEXT];    /* next: the decoder input up to the row ("<bos> 我 爱") */
+    int n_keys;              /* row: the keys offered */
+    unsigned char masked[WS_MAX_KEYS]; /* row: keys the mask hides from it (never the answer) */
     int n_brk;               /* breaks: the choices */
     WsBreak brk[LESSON_MAX_CHOICES];
 } WsQuestion;

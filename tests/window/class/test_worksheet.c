@@ -239,6 +239,9 @@ static void test_breaks_question(void **state)
     expect_true(bs != NULL, "the capstone has a breaks prediction");
     worksheet_text("--lesson capstone --students 3 --seed 3");
     expect_true(strstr(text, "Circle every") != NULL, "the breaks question");
+    /* the sheet asks for next tokens: it never prints the model's translation before the key, and the
+     * decoder keys the causal mask hides from a row are offered by their place only */
+    expect_true(strstr(text, "(B) token 2") != NULL, "a causal row's later keys by their place");
     for (int k = 1; k <= 3; k++) {
         static char blk[1 << 14];
         char sent[256], base[1024], got[1024];
@@ -249,6 +252,10 @@ static void test_breaks_question(void **state)
         TfExperiment none;
         memset(&none, 0, sizeof none);
         translate_under(&ses, &none, base, sizeof base);
+        char quoted[1100];
+        snprintf(quoted, sizeof quoted, "“%s”", base);
+        const char *hit = strstr(text, quoted), *key = strstr(text, "Answer key");
+        expect_true(!hit || hit > key, "student %d: the translation %s is printed before the key", k, quoted);
         int S = ses.trace.src_len[0];
         for (int c = 0; c < bs->quiz.n_choices; c++) {
             TfExperiment e = bs->predict.exps[c];
