@@ -4,7 +4,8 @@
  * its few lines of PyTorch, and they are the lines of that stage (the scores divide by
  * √d_k, decoder self-attention's mask is triu, the weights are a softmax
  * of scores + mask, post-LN vs pre-LN Add & Norm); the panel draws both
- * tabs on every stage and on the cost view without a crash. */
+ * tabs on every stage and on the cost view without a crash; under the
+ * experiment no-residual the Add and Norm stages' formulas leave x out. */
 #include <string.h>
 
 #include "app.h"
@@ -85,8 +86,38 @@ static void test_panel_tabs_draw(void **state)
     app_free(&a);
 }
 
+/* The explanation's formula of enc.add1 and enc.norm1 with and without
+ * no-residual, as one frame draws it. */
+static int formula_drawn(App *a, StageId st, const char *want)
+{
+    app_goto(a, st, 0);
+    a->expl.tab = 0;
+    tu_drawn_frame(a, tu_ren);
+    ren_end(tu_ren);
+    return strstr(tu_drawn.text, want) != NULL;
+}
+
+static void test_no_residual_formula(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(g_model, "t5 t6 t7", NULL, NULL);
+    tu_open(&a, &o, 1);
+    expect_true(formula_drawn(&a, ST_ENC_ADD1, "x + Sublayer(x)") && !formula_drawn(&a, ST_ENC_ADD1, "x is not added"),
+                "the paper's residual sum without an experiment");
+    TfExperiment e = {0};
+    e.no_residual = 1;
+    app_set_exp(&a, &e);
+    app_compute_all(&a);
+    /* the formula's own words (the view's titles say "Sublayer(x) alone" too) */
+    expect_true(formula_drawn(&a, ST_ENC_ADD1, "x is not added"), "no-residual: the add stage's formula leaves x out:\n%s",
+                tu_drawn.text);
+    expect_true(formula_drawn(&a, ST_ENC_NORM1, "LN(Sublayer(x))"), "no-residual: the norm is LN(Sublayer(x))");
+    app_free(&a);
+}
+
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_every_stage_has_code), cmocka_unit_test(test_every_stage_has_words),
-           cmocka_unit_test(test_panel_tabs_draw));
+           cmocka_unit_test(test_panel_tabs_draw), cmocka_unit_test(test_no_residual_formula));
 }
