@@ -3,7 +3,8 @@
  * x1.5): every line of the help overlay shows, the lesson panel's step
  * counter overlaps neither "Lessons" nor "close", the choices of every
  * open quiz and prediction of the shipped lessons are on screen without
- * scrolling (text x1, both languages), and the navigator's
+ * scrolling (text x1, both languages), every lesson-end screen scrolls
+ * down to its last exercise, and the navigator's
  * block labels stay clear of the layer tabs. Boxes come from the text
  * layer's hook (ren_text_hook), which reports each string drawn where it
  * can be seen. */
@@ -176,10 +177,58 @@ static void test_quiz_choices_above_the_fold(void **state)
     }
 }
 
+/* Does the end of text t stand among the strings seen (its last line)? */
+static int end_seen(const char *t)
+{
+    size_t n = strlen(t);
+    for (int i = 0; i < g_n; i++) {
+        size_t k = strlen(g_seen[i].text);
+        if (k >= 2 && k <= n && strcmp(t + n - k, g_seen[i].text) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Every shipped lesson's end screen at 800 x 600, both languages: the
+ * wheel over the panel scrolls it down until its last exercise's last line
+ * is seen (the capstone's four recaps and two exercises are taller than
+ * the panel). */
+static void test_lesson_end_scrolls_to_the_exercises(void **state)
+{
+    (void)state;
+    for (int lang = 0; lang < 2; lang++) {
+        static App a;
+        open_app(&a, lang, 1.0f);
+        const LessonSet *set = lesson_ui_set(&a);
+        int ends = 0, bad = 0;
+        char first[200] = "";
+        for (int i = 0; set && i < set->n; i++) {
+            const Lesson *l = &set->lessons[i];
+            if (!l->n_exercise || lesson_ui_open(&a, l->id, l->n_steps - 1) != 0)
+                continue;
+            lesson_ui_step(&a, 1); /* the lesson-end screen */
+            draw(&a);
+            for (int k = 0; k < 8; k++) { /* the wheel, over the lesson panel */
+                ev_mouse(&a, IN_MOUSE_MOVE, a.win.w - 90, a.win.h / 2, 0);
+                ev_mouse(&a, IN_WHEEL, a.win.w - 90, a.win.h / 2, -5);
+                draw(&a);
+            }
+            ends++;
+            if (!end_seen(l->exercise[l->n_exercise - 1]) && bad++ == 0)
+                snprintf(first, sizeof first, "%s", l->id);
+        }
+        expect_true(ends > 15, "lang %d: %d lesson-end screens with exercises", lang, ends);
+        expect_true(bad == 0, "lang %d: %d lesson-end screens never show their last exercise (first: %s)", lang, bad,
+                    first);
+        app_free(&a);
+    }
+}
+
 TU_RENDERER(800, 600)
 
 int main(void)
 {
     TU_RUN(setup, teardown, cmocka_unit_test(test_help_shows_every_line),
-           cmocka_unit_test(test_lesson_header_and_nav_fit), cmocka_unit_test(test_quiz_choices_above_the_fold));
+           cmocka_unit_test(test_lesson_header_and_nav_fit), cmocka_unit_test(test_quiz_choices_above_the_fold),
+           cmocka_unit_test(test_lesson_end_scrolls_to_the_exercises));
 }

@@ -429,8 +429,9 @@ static int body_height(UiCtx *ui, App *a, const LessonStep *s, int answered, int
 }
 
 /* The button that exports this account's test answers for the teacher
- * (Ctrl+Shift+E does the same); returns its height. */
-static int results_button(UiCtx *ui, App *a, int x, int y, int w)
+ * (Ctrl+Shift+E does the same), drawn (draw set) or only measured; returns
+ * its height. */
+static int results_button(UiCtx *ui, App *a, int x, int y, int w, int draw)
 {
     char key[32], label[160];
     cmd_key_of("lesson.results", key, sizeof key);
@@ -438,58 +439,87 @@ static int results_button(UiCtx *ui, App *a, int x, int y, int w)
     int bh = ren_font_height(ui->g->ui) + 14, bw = ren_text_width(ui->g->ui, label) + 24;
     if (bw > w)
         bw = w;
-    if (ui_button(ui, (Rect){x, y, bw, bh}, label, 0))
+    if (draw && ui_button(ui, (Rect){x, y, bw, bh}, label, 0))
         app_save_results(a);
     y += bh + 6;
-    return ui_paragraph(ui->r, ui->g->small, _("For your teacher: a CSV file in Documents/Stepformer (the notice says which)."), x,
-                        y, w, ui->th->dim) + bh + 6;
+    const char *note = _("For your teacher: a CSV file in Documents/Stepformer (the notice says which).");
+    int nh = draw ? ui_paragraph(ui->r, ui->g->small, note, x, y, w, ui->th->dim) : ui_paragraph_height(ui->g->small, note, w);
+    return nh + bh + 6;
+}
+
+/* A paragraph drawn (draw set) or only measured; its height. */
+static int para(UiCtx *ui, RenFont *f, const char *s, int x, int y, int w, Color c, int draw)
+{
+    return draw ? ui_paragraph(ui->r, f, s, x, y, w, c) : ui_paragraph_height(f, s, w);
 }
 
 /* The lesson-end screen: the checks right, what the learner can now do,
- * the exercises, and Next to the next lesson. */
-static void summary_draw(UiCtx *ui, App *a, const Lesson *l, int right, int total, int x, int y, int w)
+ * the exercises, and Next to the next lesson; drawn from y (draw set) or
+ * only measured. Returns its height. */
+static int summary_draw(UiCtx *ui, App *a, const Lesson *l, int right, int total, int x, int y, int w, int draw)
 {
     const Theme *th = ui->th;
     RenFont *f = ui->g->ui;
     char buf[300];
-    int done = 0, asked = 0;
+    int y0 = y, done = 0, asked = 0;
     if (lesson_ui_test_count(a, &done, &asked)) { /* a test: how many answered, and the answers for the teacher */
-        y += ui_paragraph(ui->r, ui->g->title, _("Test done"), x, y, w, th->good) + 6;
+        y += para(ui, ui->g->title, _("Test done"), x, y, w, th->good, draw) + 6;
         snprintf(buf, sizeof buf,
                  _("You answered %d of %d questions. They are kept under a random id, never your name, and nothing "
                    "says which were right."),
                  done, asked);
-        y += ui_paragraph(ui->r, f, buf, x, y, w, th->text) + 12;
-        results_button(ui, a, x, y, w);
-        return;
+        y += para(ui, f, buf, x, y, w, th->text, draw) + 12;
+        y += results_button(ui, a, x, y, w, draw);
+        return y - y0;
     }
-    y += ui_paragraph(ui->r, ui->g->title, _("Lesson done"), x, y, w, th->good) + 6;
+    y += para(ui, ui->g->title, _("Lesson done"), x, y, w, th->good, draw) + 6;
     if (total)
         snprintf(buf, sizeof buf, _("%d of %d checks right at the first try"), right, total);
     else
         snprintf(buf, sizeof buf, "%s", _("This lesson has no checks."));
-    y += ui_paragraph(ui->r, f, buf, x, y, w, th->text) + 12;
+    y += para(ui, f, buf, x, y, w, th->text, draw) + 12;
     const char *tag = ren_text_tag("lesson");
     if (l->n_recap) {
-        y += ui_paragraph(ui->r, ui->g->small, _("You can now"), x, y, w, th->accent2) + 4;
+        y += para(ui, ui->g->small, _("You can now"), x, y, w, th->accent2, draw) + 4;
         for (int i = 0; i < l->n_recap; i++) {
-            ren_text(ui->r, f, "•", x + 2, y, th->accent);
+            if (draw)
+                ren_text(ui->r, f, "•", x + 2, y, th->accent);
             y += rich_text(ui, a, f, l->recap[i], x + ren_text_width(f, "•  "), y, w - ren_text_width(f, "•  "),
-                           th->text, th->select, 1) + 4;
+                           th->text, th->select, draw) + 4;
         }
         y += 8;
     }
     if (l->n_exercise) {
-        y += ui_paragraph(ui->r, ui->g->small, _("Exercises"), x, y, w, th->accent2) + 4;
+        y += para(ui, ui->g->small, _("Exercises"), x, y, w, th->accent2, draw) + 4;
         for (int i = 0; i < l->n_exercise; i++) {
             char num[16];
             snprintf(num, sizeof num, "%d.", i + 1);
-            ren_text(ui->r, f, num, x, y, th->dim);
+            if (draw)
+                ren_text(ui->r, f, num, x, y, th->dim);
             y += rich_text(ui, a, f, l->exercise[i], x + ren_text_width(f, "8.  "), y, w - ren_text_width(f, "8.  "),
-                           th->text, th->select, 1) + 4;
+                           th->text, th->select, draw) + 4;
         }
     }
     ren_text_tag(tag);
+    return y - y0;
+}
+
+/* The wheel over `body` scrolls content taller than it: the offset. */
+static int body_scroll(UiCtx *ui, App *a, Rect body, int content)
+{
+    int to_end = 0, *scroll = lesson_ui_scroll(a, &to_end);
+    int max_scroll = content > body.h ? content - body.h : 0;
+    if (!scroll)
+        return 0;
+    if (to_end)
+        *scroll = max_scroll;
+    if (ui->in.wheel && ui_over(&ui->in, body))
+        *scroll -= ui->in.wheel * 3 * ren_font_height(ui->g->ui);
+    if (*scroll > max_scroll)
+        *scroll = max_scroll;
+    if (*scroll < 0)
+        *scroll = 0;
+    return *scroll;
 }
 
 void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
@@ -607,10 +637,13 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     Rect body = {rc.x, y, rc.w, keys_y - 6 - y};
     if (body.h <= 0)
         return;
-    if (summary) {
+    if (summary) { /* it scrolls too: a small window keeps the exercises below */
+        int content = summary_draw(ui, a, l, right, total, x, 0, w, 0);
+        int off = body_scroll(ui, a, body, content);
         ren_clip_push(ui->r, body);
-        summary_draw(ui, a, l, right, total, x, y, w);
+        summary_draw(ui, a, l, right, total, x, y - off, w, 1);
         ren_clip_pop(ui->r);
+        panel_scroll_bar(ui, body, content, off);
         return;
     }
     /* the box of the hovered cell: under the text when the text keeps two
@@ -639,19 +672,7 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     if (body.h <= 0)
         return;
     int content = body_height(ui, a, s, answered, w, pin ? PART_HEAD : PART_ALL);
-    int to_end = 0, *scroll = lesson_ui_scroll(a, &to_end);
-    int max_scroll = content > body.h ? content - body.h : 0;
-    if (scroll) {
-        if (to_end)
-            *scroll = max_scroll;
-        if (ui->in.wheel && ui_over(&ui->in, body))
-            *scroll -= ui->in.wheel * 3 * ren_font_height(ui->g->ui);
-        if (*scroll > max_scroll)
-            *scroll = max_scroll;
-        if (*scroll < 0)
-            *scroll = 0;
-    }
-    int off = scroll ? *scroll : 0;
+    int off = body_scroll(ui, a, body, content);
     ren_clip_push(ui->r, body);
     if (!pin)
         lesson_ui_choice_seen(a, body);
