@@ -422,6 +422,8 @@ static void start_pass(Session *s)
     s->translation[0] = 0;
     s->version++;
     split_sources(s);
+    if (s->batch >= s->n_src) /* fewer sentences, even when one of them is in error (the × cleared them) */
+        s->batch = s->n_src > 0 ? s->n_src - 1 : 0;
     for (int i = 0; i < s->n_src; i++) {
         if (encode_line(s, 0, s->src[i], s->src_ids[i], s->src_spans[i], T, &s->src_n[i], "source"))
             return;

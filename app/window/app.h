@@ -78,6 +78,11 @@ typedef struct AppTyping {
     ViewId view;
 } AppTyping;
 
+/* What the main view's area showed in the last frame (App.drawn): nothing
+ * (too small for it), the view, the cue that its stage is being computed,
+ * or the input's error instead of a view. */
+typedef enum AppDrawn { DRAWN_NOTHING, DRAWN_VIEW, DRAWN_COMPUTING, DRAWN_ERROR } AppDrawn;
+
 typedef struct App {
     /* the model, the input, the trace and where the learner is (no SDL) */
     Session ses;
@@ -107,9 +112,12 @@ typedef struct App {
     double now;
     double wake_at;             /* a view wants a frame at this time; 0 none */
     int redraw_soon;            /* a view's wishes changed what is shown */
-    struct {                    /* what the last frame's view drew: */
-        uint64_t version;       /* the trace version of its Scene */
-        int computing;          /* or that its stage was still being
+    struct {                    /* what the last frame's view area showed: */
+        int what;               /* AppDrawn */
+        uint64_t version;       /* the session's version it showed: the
+                                   trace version of the view's Scene, or
+                                   of the input the cue or error is about */
+        int computing;          /* that its stage was still being
                                    computed (app_stage_ready was 0) */
     } drawn;
 

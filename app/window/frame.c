@@ -640,6 +640,7 @@ static void draw_main(UiCtx *ui, App *a, Rect area)
 {
     const Theme *th = ui->th;
     a->view_rect = area;
+    a->drawn.what = DRAWN_NOTHING;
     if (area.w < 20 || area.h < 20)
         return;
     Banner b;
@@ -651,8 +652,13 @@ static void draw_main(UiCtx *ui, App *a, Rect area)
     }
     ViewId view = app_current_view(a);
     if (a->ses.input_error[0] && view != VIEW_TRAIN) {
+        /* what this input is (the × cleared it, say): the error, not a
+         * view of the pass before, nor the cue of one being computed */
         ui_paragraph(ui->r, ui->g->title, a->ses.input_error, area.x + 20, area.y + 40,
                      area.w - 40, th->warn);
+        a->drawn.what = DRAWN_ERROR;
+        a->drawn.version = a->ses.version;
+        a->drawn.computing = 0;
         return;
     }
     ren_clip_push(ui->r, area);

@@ -287,6 +287,8 @@ static void draw_computing(App *a, const ViewCtx *v)
     ren_rect(v->r, bar, v->th->panel2);
     if (total > 0)
         ren_rect(v->r, (Rect){bar.x, bar.y, bar.w * done / total, bar.h}, v->th->accent);
+    a->drawn.what = DRAWN_COMPUTING;
+    a->drawn.version = a->ses.version;
     a->drawn.computing = 1;
 }
 
@@ -318,6 +320,7 @@ void app_draw_view(App *a, ViewCtx *ctx, ViewId id)
     v.st = a->vstate[id];
     v.pz = a->pz;
     v.ui = &a->ui;
+    a->drawn.what = DRAWN_VIEW;
     a->drawn.version = sc.version;
     const char *tag = ren_text_tag("view"); /* for the drawn-string test */
     VIEWS[id]->draw(&v);

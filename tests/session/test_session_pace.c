@@ -239,7 +239,51 @@ static void test_deep_stage_paced(void **state)
     app_free(&a);
 }
 
+/* A click on the Source line's × (drawn after the view, so the view of
+ * that frame is of the text before): the frames after it show the empty
+ * input's error and say so (App.drawn: the error, of the session's version,
+ * no computing cue left up), and the sentence shown is one there is; both
+ * while a base model's deep stage is still being computed (the cue) and in
+ * the Decode tab, whose pass is paced (the idle calls run all of it). */
+static void test_clear_while_computing(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, "t5 t6 | t7 t8 | t9 t10", NULL, NULL);
+    tu_open(&a, &o, 100);
+    TfModel m;
+    tu_base_model(&m, 37000, 24, 7);
+    expect_true(app_use_model(&a, &m, "base") == 0, "the base model is used");
+    session_set_lazy(&a.ses, 1); /* as the window runs */
+    for (int pass = 0; pass < 2; pass++) {
+        const char *where = pass ? "the Decode tab" : "a deep stage being computed";
+        app_set_text(&a, APP_LINE_SRC, "t5 t6 | t7 t8 | t9 t10");
+        app_goto(&a, ST_DEC_CROSS_WEIGHTS, a.ses.model.cfg.n_dec - 1);
+        a.view = pass ? VIEW_DECODE : VIEW_AUTO;
+        expect_true(session_set_batch(&a.ses, 2), "%s: the third sentence shown", where);
+        tu_drawn_frame(&a, tu_ren);
+        int x = tu_drawn_find("×", "clear");
+        expect_true(x >= 0, "%s: the Source line's × is drawn", where);
+        if (!pass)
+            expect_true(a.drawn.what == DRAWN_COMPUTING && a.drawn.computing, "%s: the cue is up (drew %d)", where,
+                        a.drawn.what);
+        Rect b = tu_drawn.box[x];
+        tu_click(&a, b.x + b.w / 2, b.y + b.h / 2);
+        for (int k = 0; k < 3 && a.redraw_soon; k++)
+            tu_frame(&a);
+        expect_true(a.ses.src_line[0] == 0 && a.ses.input_error[0], "%s: the × cleared the line (error '%s')", where,
+                    a.ses.input_error);
+        expect_true(a.drawn.what == DRAWN_ERROR && a.drawn.version == a.ses.version && !a.drawn.computing,
+                    "%s: the view's area shows the error of version %llu (it showed %d of version %llu, cue %d)",
+                    where, (unsigned long long)a.ses.version, a.drawn.what, (unsigned long long)a.drawn.version,
+                    a.drawn.computing);
+        expect_true(a.ses.batch == 0, "%s: the sentence shown is the one line left (%d)", where, a.ses.batch);
+    }
+    app_free(&a);
+}
+
 int main(void)
 {
-    TU_RUN(setup, teardown, cmocka_unit_test(test_paced_pass), cmocka_unit_test(test_deep_stage_paced));
+    TU_RUN(setup, teardown, cmocka_unit_test(test_paced_pass), cmocka_unit_test(test_deep_stage_paced),
+           cmocka_unit_test(test_clear_while_computing));
 }
