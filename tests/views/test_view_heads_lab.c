@@ -308,6 +308,13 @@ static void test_qk_data_set(void **state)
     expect_true(tu_hover_find(&a, VIEW_QKMAP, AREA, AREA, 3, 3, on_pair_point, NULL, &x, &y),
                 "hovering a dot names its token and its pair");
     a.ui.in.mx = a.ui.in.my = -1;
+    /* as narrow as 800x600 makes it: the file's field on a line of its own */
+    tu_drawn_start();
+    tu_view_frame(&a, tu_ren, VIEW_QKMAP, (Rect){0, 0, 390, 430});
+    ren_end(tu_ren);
+    tu_drawn_stop();
+    expect_true(strstr(tu_drawn.text, "pairs.tsv (empty: the model's data)") != NULL,
+                "a narrow view over a data set still has the file's field");
     expect_true(click_label(&a, VIEW_QKMAP, "This sentence"), "a This sentence button");
     frame(&a, VIEW_QKMAP);
     expect_true(!a.hlab->qkd_on && a.hlab->qk_ok && a.hlab->qk.n_sent == 1 &&

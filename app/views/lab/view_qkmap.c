@@ -167,13 +167,18 @@ static int toolbar(ViewCtx *v, QkState *st, int x0, int y, int w)
         snprintf(v->out->qkd_file, sizeof v->out->qkd_file, "%s", st->tsv);
     }
     x += w2 + pad;
-    int fw = (int)(200 * s);
+    int fw = (int)(200 * s), rows = 1;
     if (x + fw > x0 + w - (int)(120 * s)) /* the status keeps some room */
         fw = x0 + w - (int)(120 * s) - x;
     if (fw >= (int)(90 * s)) {
         ui_textbox(v->ui, ui_id_ptr(v->ui, st->tsv), st->tsv, sizeof st->tsv, (Rect){x, y, fw, h},
                    _("pairs.tsv (empty: the model's data)"), UI_SMALL);
         x += fw + pad;
+    } else if (d->on) { /* narrow: over a data set, the file's field on a line of its own (Data set again reloads) */
+        fw = w < (int)(360 * s) ? w : (int)(360 * s);
+        ui_textbox(v->ui, ui_id_ptr(v->ui, st->tsv), st->tsv, sizeof st->tsv, (Rect){x0, y + h + 4, fw, h},
+                   _("pairs.tsv (empty: the model's data)"), UI_SMALL);
+        rows = 2;
     }
     char msg[400];
     Color c = v->th->dim;
@@ -195,7 +200,7 @@ static int toolbar(ViewCtx *v, QkState *st, int x0, int y, int w)
     }
     if (msg[0])
         ui_text_fit(v->r, f, msg, x, y + (h - fh) / 2, x0 + w - x, c);
-    return h;
+    return rows * h + (rows - 1) * 4;
 }
 
 /* Label of point i beside it: the token, and the sentence of a data set's pair. */
