@@ -34,9 +34,10 @@ static const char *SHOT_HELP =
     "                       --out FILE_OR_DIR\n"
     "\n"
     "Render a stage (or a view: matrix, heads, lines, mask, pe, norm, ffn,\n"
-    "output, decode, train) exactly as the window shows it, into a PNG, through\n"
-    "a software renderer: no display needed. An --out ending in .svg or .pdf\n"
-    "gives a vector figure instead (text stays text, heatmap cells are\n"
+    "output, decode, train, cost, scale, history, lens, qk-map, side: the normal\n"
+    "pass beside the experiment's) exactly as the window shows it, into a PNG,\n"
+    "through a software renderer: no display needed. An --out ending in\n"
+    "\".svg\" or \".pdf\" gives a vector figure instead (text stays text, cells are\n"
     "rectangles). --caption stamps the model, sentence, stage, layer and head\n"
     "under the figure. --all renders every stage of the walk and the extra\n"
     "views into the directory --out (--format picks png, svg or pdf files).\n"
@@ -119,7 +120,8 @@ int gui_parse_args(int argc, char **argv, AppOpts *o, const char *cmd)
             o->stage = v;
         } else if (cli_opt(argv, argc, &i, "view", &v, cmd, &bad)) {
             if (v && view_find(v) < 0)
-                return cli_fail(cmd, "unknown view '%s' (matrix, heads, lines, mask, pe, norm, ffn, output, decode, train)", v);
+                return cli_fail(cmd, "unknown view '%s' (matrix, heads, lines, mask, pe, norm, ffn, output, decode, train, "
+                                     "cost, scale, history, lens, qk-map, side)", v);
             o->view = v;
         } else if (cli_opt(argv, argc, &i, "theme", &v, cmd, &bad)) {
             if (v && strcmp(v, "dark") && strcmp(v, "light") && strcmp(v, "contrast"))
