@@ -495,6 +495,7 @@ typedef struct HeatOpts {
     const char *caption;
     const char *axes;  /* what the rows and the columns are, a small line above */
     int head_cols;     /* columns per head: a boundary between heads, 0 none */
+    int no_keys;       /* the keyboard's cell is in another heatmap of the view */
 } HeatOpts;
 void heat_draw(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts *o);
 /* "rows: queries (decoder input) · columns: keys (source tokens)": the

@@ -57,7 +57,21 @@ static double ypos(Rect p, Axis ax, double v)
     return p.y + p.h - t * p.h;
 }
 
-/* One log-log plot: attention and FFN against n. */
+/* The hovered point of a plot's series s: a value per layer, per n. */
+static void point_hover(ViewCtx *v, int time, int s, double value, int n)
+{
+    if (time)
+        ui_hover_own(v, (float)(value * 1e3), s ? _("FFN, n = %d: ms per layer") : _("self-attention, n = %d: ms per layer"),
+                     n);
+    else
+        ui_hover_own(v, (float)(value / 1000.0),
+                     s ? _("FFN, n = %d: kB the trace records") : _("self-attention, n = %d: kB the trace records"), n);
+}
+
+/* One log-log plot: attention and FFN against n. The keyboard's cell is
+ * a point: its column n, its row the series, time's two then memory's
+ * (what the mouse is over wins: the cell reads out only when nothing
+ * else did). */
 static void plot(ViewCtx *v, Rect rc, const char *title, const double *attn, const double *ffn, int time)
 {
     const SceneCost *c = &v->s->cost;
@@ -93,6 +107,7 @@ static void plot(ViewCtx *v, Rect rc, const char *title, const double *attn, con
     ui_text_fit(v->r, f, xl, p.x + (p.w - xw) / 2, p.y + p.h + 6 + fh, p.w, th->dim);
     const double *ser[2] = {attn, ffn};
     Color col[2] = {th->accent2, th->accent};
+    int kr, kc, keyed = n > 0 && view_key_cell(v, 4, n < VIEW_COST_MAX ? n : VIEW_COST_MAX, &kr, &kc);
     for (int s = 0; s < 2; s++) {
         float xy[2 * VIEW_COST_MAX];
         for (int k = 0; k < n && k < VIEW_COST_MAX; k++) {
@@ -100,14 +115,12 @@ static void plot(ViewCtx *v, Rect rc, const char *title, const double *attn, con
             xy[2 * k + 1] = (float)ypos(p, ax, ser[s][k]);
             ren_rect(v->r, (Rect){(int)xy[2 * k] - 3, (int)xy[2 * k + 1] - 3, 7, 7}, col[s]);
             Rect hit = {(int)xy[2 * k] - 6, (int)xy[2 * k + 1] - 6, 13, 13};
-            if (ui_over(v->in, hit)) {
-                if (time)
-                    ui_hover_own(v, (float)(ser[s][k] * 1e3), s ? _("FFN, n = %d: ms per layer")
-                                                                : _("self-attention, n = %d: ms per layer"), c->ns[k]);
-                else
-                    ui_hover_own(v, (float)(ser[s][k] / 1000.0), s ? _("FFN, n = %d: kB the trace records")
-                                                                   : _("self-attention, n = %d: kB the trace records"),
-                                 c->ns[k]);
+            if (ui_over(v->in, hit))
+                point_hover(v, time, s, ser[s][k], c->ns[k]);
+            if (keyed && kr == (time ? 0 : 2) + s && kc == k) {
+                view_key_outline(v, (Rect){(int)xy[2 * k] - 3, (int)xy[2 * k + 1] - 3, 7, 7});
+                if (!v->out->hover.valid)
+                    point_hover(v, time, s, ser[s][k], c->ns[k]);
             }
         }
         if (n > 1)

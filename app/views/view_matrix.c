@@ -422,18 +422,20 @@ static void draw_selection(ViewCtx *v, const TfView *tv, const HeatLayout *hl)
     }
 }
 
-/* The cell under the mouse: its value in the status line, an outline. */
-static void draw_hover(ViewCtx *v, const TfView *tv, const HeatLayout *hl)
+/* The cell under the mouse: its value in the status line, an outline;
+ * else the keyboard's cell, unless it is in another heatmap (no_keys). */
+static void draw_hover(ViewCtx *v, const TfView *tv, const HeatLayout *hl, int no_keys)
 {
     const UiInput *in = v->in;
     const Rect g = hl->grid;
     int r, c, keys = 0;
     if (!ui_over(in, hl->area) || in->mx >= g.x + g.w || in->my >= g.y + g.h || in->mx < g.x || in->my < g.y) {
-        if (!view_key_cell(v, tv->rows, tv->cols, &r, &c)) /* no mouse over the grid: the keyboard's cell */
+        if (no_keys || !view_key_cell(v, tv->rows, tv->cols, &r, &c)) /* no mouse over the grid: the keyboard's cell */
             return;
         keys = 1;
     } else {
-        view_key_cell(v, tv->rows, tv->cols, &r, &c); /* its room, for the keys */
+        if (!no_keys)
+            view_key_cell(v, tv->rows, tv->cols, &r, &c); /* its room, for the keys */
         c = (int)((in->mx - g.x) / hl->zcw);
         r = (int)((in->my - g.y) / hl->zch);
     }
@@ -539,7 +541,7 @@ static void heat_draw_one(ViewCtx *v, const TfView *tv, Rect rc, const HeatOpts 
     draw_padding_veils(v, tv, &hl);
     draw_head_blocks(v, tv, &hl);
     draw_selection(v, tv, &hl);
-    draw_hover(v, tv, &hl);
+    draw_hover(v, tv, &hl, o->no_keys);
     ren_clip_pop(v->r);
     draw_head_bounds(v, tv, &hl, o->head_cols);
     draw_frame(v, &hl);

@@ -313,7 +313,7 @@ static int focus_row(ViewCtx *v, const NormParts *np)
 
 /* One matrix with its caption (the paper's name, then the stage); the
  * stage being shown gets an accent bar and an accent caption. */
-static void draw_matrix(ViewCtx *v, Rect r, const NormParts *np, int i)
+static void draw_matrix(ViewCtx *v, Rect r, const NormParts *np, int i, int keys)
 {
     const Theme *th = v->th;
     RenFont *f = v->g->ui, *sf = v->g->small;
@@ -331,6 +331,7 @@ static void draw_matrix(ViewCtx *v, Rect r, const NormParts *np, int i)
     o.colorbar = 1;
     o.show_values = 1;
     o.pz_slot = VIEW_NORM; /* shared: zoom one and all four follow */
+    o.no_keys = !keys;
     heat_draw(v, tv, (Rect){r.x + 10, r.y + fh + 2, r.w - 10, r.h - fh - 2}, &o);
 }
 
@@ -385,9 +386,14 @@ static int matrix_tabs(ViewCtx *v, Rect rc, const NormParts *np, int *used)
 
 /* The matrices in reading order: a 2 x 2 grid when there is room for two
  * side by side, else one above the other, else (too little height for
- * them all to be readable) one at a time under tabs. */
+ * them all to be readable) one at a time under tabs. The keyboard's cell
+ * is in one of them at a time (Ctrl+PgUp / PgDn: which, in reading
+ * order; under tabs the one shown), and its row is the token the
+ * histograms below explain. */
 static void draw_matrices(ViewCtx *v, Rect rc, const NormParts *np)
 {
+    int keyed = 0;
+    view_key_thumb(v, 0, np->n, &keyed);
     int gap = 8, two = np->n == 4 && rc.w >= 2 * 300 * v->g->scale;
     int cols = two ? 2 : 1, rows = (np->n + cols - 1) / cols;
     int cw = (rc.w - gap * (cols - 1)) / cols, ch = (rc.h - gap * (rows - 1)) / rows;
@@ -395,12 +401,12 @@ static void draw_matrices(ViewCtx *v, Rect rc, const NormParts *np)
     if (ch < min_h) {
         int used;
         int i = matrix_tabs(v, rc, np, &used);
-        draw_matrix(v, (Rect){rc.x, rc.y + used, rc.w, rc.h - used}, np, i);
+        draw_matrix(v, (Rect){rc.x, rc.y + used, rc.w, rc.h - used}, np, i, 1); /* the one shown */
         return;
     }
     for (int i = 0; i < np->n; i++) {
         Rect r = {rc.x + (i % cols) * (cw + gap), rc.y + (i / cols) * (ch + gap), cw, ch};
-        draw_matrix(v, r, np, i);
+        draw_matrix(v, r, np, i, i == keyed);
     }
 }
 
@@ -762,6 +768,11 @@ static void view_norm(ViewCtx *v)
     int nl = wrapped(v, f, foot, A.w)->n + 1; /* a spare line for other tokens */
     NormLayout L = norm_layout(v, &np, H, nl < FOOT_LINES ? nl : FOOT_LINES);
     draw_matrices(v, (Rect){A.x, y, A.w, L.top}, &np);
+    int hovered = focus_row(v, &np); /* the row of the cell the mouse or the keyboard's cell is on */
+    if (hovered != focus) {
+        focus = hovered;
+        footer_text(sc, &np, focus, foot, sizeof foot);
+    }
     y += L.top + 10;
     int used = 0;
     if (L.stats > 0) {

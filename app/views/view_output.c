@@ -46,6 +46,7 @@ typedef struct OutGeo {
     int cols, k, card_w, card_h, gap, bar_h, lab_w;
     int rows_total;  /* card rows */
     Rect body;
+    int key_t, key_r; /* the keyboard's cell: position (card) and rank (bar); -1 none */
 } OutGeo;
 
 static const float *prob_row(const Scene *sc, int b, int t)
@@ -269,11 +270,15 @@ static void draw_bar(ViewCtx *v, const OutGeo *G, Rect row, int t, int r)
     ren_text(v->r, f, buf, track.x + fw + 4, ty, argmax ? th->text : th->dim);
     if (ui_over(v->in, row))
         set_hover(v, TOP(v)->b, t, id, p);
+    if (G->key_t == t && G->key_r == r) { /* the keyboard's bar, read as the hovered one */
+        view_key_outline(v, row);
+        set_hover(v, TOP(v)->b, t, id, p);
+    }
 }
 
 /* ---- with an experiment: the top-k before (the normal pass) and after ---- */
 
-static void cmp_bar(ViewCtx *v, Rect row, int id, float p, int first, int b, int t)
+static void cmp_bar(ViewCtx *v, Rect row, int id, float p, int first, int b, int t, int keyed)
 {
     const Theme *th = v->th;
     RenFont *f = v->g->small;
@@ -294,6 +299,17 @@ static void cmp_bar(ViewCtx *v, Rect row, int id, float p, int first, int b, int
     ren_text(v->r, f, buf, track.x + track.w + 4, ty, first ? th->text : th->dim);
     if (ui_over(v->in, row))
         set_hover(v, b, t, id, p);
+    if (keyed) {
+        view_key_outline(v, row);
+        set_hover(v, b, t, id, p);
+    }
+}
+
+/* Do the cards show the normal pass beside the experiment's? */
+static int compares(const Scene *sc)
+{
+    const TfTrace *ex = sc->exp_trace, *no = sc->base;
+    return no && no->T == ex->T && no->B == ex->B && no->probs && ex->probs;
 }
 
 /* Two columns in the card: "before" the normal pass's top-k, "after" the
@@ -303,7 +319,7 @@ static int draw_card_compare(ViewCtx *v, const OutGeo *G, Rect card, int y, int 
     const Scene *sc = v->s;
     const TfTrace *ex = sc->exp_trace, *no = sc->base;
     int b = TOP(v)->b, V = sc->model->cfg.tgt_vocab;
-    if (!no || no->T != ex->T || no->B != ex->B || !no->probs || !ex->probs)
+    if (!compares(sc))
         return 0;
     RenFont *f = v->g->small;
     int fh = ren_font_height(f), half = (card.w - 20) / 2;
@@ -316,8 +332,10 @@ static int draw_card_compare(ViewCtx *v, const OutGeo *G, Rect card, int y, int 
         float p[OUT_KMAX];
         tf_top_k(tr[c]->probs + ((size_t)b * tr[c]->T + t) * V, V, G->k, id, p);
         int yy = y + fh + 2;
+        /* the keyboard's cell: its rank among the k before, then the k after */
         for (int r = 0; r < G->k && id[r] >= 0; r++, yy += G->bar_h)
-            cmp_bar(v, (Rect){x, yy, half, G->bar_h}, id[r], p[r], r == 0, b, t);
+            cmp_bar(v, (Rect){x, yy, half, G->bar_h}, id[r], p[r], r == 0, b, t,
+                    G->key_t == t && G->key_r == c * G->k + r);
     }
     return 1;
 }
@@ -441,6 +459,21 @@ static void output_draw(ViewCtx *v)
     }
     OutGeo G;
     out_layout(v, body, &G);
+    /* the keyboard's cell (a position's card, a bar in it; with an
+     * experiment the bars before, then after) when the mouse is not over
+     * the cards; they scroll to show it */
+    G.key_t = G.key_r = -1;
+    int bars = compares(sc) ? 2 * G.k : G.k;
+    if (view_key_cell(v, TOP(v)->n, bars, &G.key_t, &G.key_r) && !ui_over(v->in, body)) {
+        PanZoom *pz = &v->pz[VIEW_OUTPUT];
+        int top = G.key_t / G.cols * (G.card_h + G.gap);
+        if (top + pz->oy < 0)
+            pz->oy = (float)-top;
+        if (top + G.card_h + pz->oy > body.h)
+            pz->oy = (float)(body.h - top - G.card_h);
+    } else {
+        G.key_t = G.key_r = -1;
+    }
     int dy = scroll(v, &G);
     draw_header(v, area, b, G.rows_total * (G.card_h + G.gap) - G.gap > body.h);
     ren_clip_push(v->r, body);

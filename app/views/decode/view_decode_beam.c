@@ -35,6 +35,7 @@ typedef struct TreeGeo {
     int two_lines;      /* kept boxes show log P under the token */
     int small_labels;   /* pruned dots get their token */
     int box_gap;        /* between kept boxes */
+    int key_node;       /* the keyboard's node, -1 none */
 } TreeGeo;
 
 static int col_need(const DecShow *ds, int big_h, int small_h)
@@ -200,7 +201,9 @@ static void draw_node(ViewCtx *v, const DecodeUi *d, const TreeGeo *G, int i)
         }
     }
     Rect hit = {r.x - 2, r.y - 2, r.w + 4, r.h + 4};
-    if (ui_over(v->in, hit) && nd->parent >= 0) {
+    if (i == G->key_node)
+        view_key_outline(v, r);
+    if ((i == G->key_node || ui_over(v->in, hit)) && nd->parent >= 0) {
         char hyp[900];
         hypothesis(sc, i, hyp, sizeof hyp);
         static const char *state[] = {N_("pruned"), N_("kept"), N_("finished")};
@@ -245,6 +248,23 @@ static void draw_tree(ViewCtx *v, DecodeUi *d, Rect rc)
     }
     if (ui_over(v->in, rc) && v->in->wheel)
         d->beam_x0 -= v->in->wheel;
+    /* the keyboard's node, when the mouse is not over the tree: column a
+     * step, row its place from the top of that step's column (the last
+     * one when the column is shorter); the steps shown follow it */
+    int rows = 0, kr, kc;
+    for (int c = 0; c < ds->n_cols; c++)
+        rows = ds->col_big[c] + ds->col_small[c] > rows ? ds->col_big[c] + ds->col_small[c] : rows;
+    G.key_node = -1;
+    if (view_key_cell(v, rows, ds->n_cols, &kr, &kc) && !ui_over(v->in, rc)) {
+        int n = ds->col_big[kc] + ds->col_small[kc], slot = kr < n ? kr : n - 1;
+        for (int i = 0; i < ds->n_nodes; i++)
+            if (ds->node_col[i] == kc && ds->node_big[i] + ds->node_small[i] == slot)
+                G.key_node = i;
+        if (kc < d->beam_x0)
+            d->beam_x0 = kc;
+        if (kc >= d->beam_x0 + G.ncols)
+            d->beam_x0 = kc - G.ncols + 1;
+    }
     if (d->beam_x0 > ds->n_cols - G.ncols)
         d->beam_x0 = ds->n_cols - G.ncols;
     if (d->beam_x0 < 0)

@@ -148,6 +148,10 @@ static int draw_dist(ViewCtx *v, DecodeUi *d, Rect rc)
     const float *p = ds->bar_p, *p1 = ds->bar_own;
     int n = ds->n_bars;
     int lw = rc.w / 4, vw = ren_text_width(g->small, "0.000") + ui_px(g, 6), bw = rc.w - lw - vw;
+    int fit = (rc.y + rc.h - y) / rh, shown = n < fit ? n : fit, kr = -1, kc;
+    /* the keyboard's bar (Ctrl+up/down) when the mouse is not over them */
+    if (!view_key_cell(v, shown, 1, &kr, &kc) || ui_over(v->in, (Rect){rc.x, y, rc.w, shown * rh}))
+        kr = -1;
     for (int i = 0; i < n && y + rh <= rc.y + rc.h; i++, y += rh) {
         const char *tok = dec_tok(sc, id[i]);
         int tw = ren_text_width(g->ui, tok);
@@ -165,7 +169,9 @@ static int draw_dist(ViewCtx *v, DecodeUi *d, Rect rc)
         ren_rect(v->r, (Rect){x1, track.y - 2, 2, bh + 4}, th->text);
         snprintf(buf, sizeof buf, "%.3f", p[i]);
         ren_text(v->r, g->small, buf, track.x + bw + 4, y + (rh - sh) / 2, th->text);
-        if (ui_over(v->in, (Rect){rc.x, y, rc.w, rh}))
+        if (i == kr)
+            view_key_outline(v, track);
+        if (i == kr || ui_over(v->in, (Rect){rc.x, y, rc.w, rh}))
             ui_hover_own(v, p[i], _("p('%s') at T = %.2f (the model's own, T = 1: %.4f)"), tok, m->temp, p1[i]);
     }
     return y - rc.y;

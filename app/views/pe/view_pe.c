@@ -314,26 +314,38 @@ static void wave_tokens(ViewCtx *v, Rect plot, const PeData *d, int y0, int band
     }
 }
 
-/* Report the table value under the mouse (nearest position, nearest curve). */
+/* Report the table value under the mouse (nearest position, nearest
+ * curve), or else at the keyboard's cell (Ctrl+left/right the position,
+ * Ctrl+up/down the curve, in the order of the chips). */
 static void wave_hover(ViewCtx *v, Rect plot, const PeData *d)
 {
-    if (!ui_over(v->in, plot) || d->npos < 1)
+    if (d->npos < 1)
         return;
-    int n = d->npos > 1 ? d->npos - 1 : 1;
-    int p = (int)lroundf((float)(v->in->mx - plot.x) * n / plot.w);
-    p = p < 0 ? 0 : p >= d->npos ? d->npos - 1 : p;
-    int best = 0;
-    float bd = 1e9f;
-    for (int s = 0; s < PE_WAVES; s++) {
-        float dy = fabsf(val_y(plot, pe_value(d, p, PE_UI(v)->dim[s])) - v->in->my);
-        if (dy < bd) {
-            bd = dy;
-            best = s;
+    int p, best = 0, kr, kc;
+    int keyed = view_key_cell(v, PE_WAVES, d->npos, &kr, &kc) && !ui_over(v->in, plot); /* the mouse wins */
+    if (keyed) {
+        best = kr;
+        p = kc;
+    } else if (ui_over(v->in, plot)) {
+        int n = d->npos > 1 ? d->npos - 1 : 1;
+        p = (int)lroundf((float)(v->in->mx - plot.x) * n / plot.w);
+        p = p < 0 ? 0 : p >= d->npos ? d->npos - 1 : p;
+        float bd = 1e9f;
+        for (int s = 0; s < PE_WAVES; s++) {
+            float dy = fabsf(val_y(plot, pe_value(d, p, PE_UI(v)->dim[s])) - v->in->my);
+            if (dy < bd) {
+                bd = dy;
+                best = s;
+            }
         }
+    } else {
+        return;
     }
     int dim = PE_UI(v)->dim[best];
     float x = pos_x(plot, d, (float)p), y = val_y(plot, pe_value(d, p, dim));
     pe_ring(v->r, x, y, 7.0f * v->g->scale, 2.0f, v->th->select);
+    if (keyed) /* the keyboard's focus: a second, thicker ring */
+        pe_ring(v->r, x, y, 11.0f * v->g->scale, 3.0f, v->th->select);
     Hover *h = &v->out->hover;
     h->valid = 1;
     h->stage = ST_POS_ENC;
@@ -425,6 +437,7 @@ static void draw_waves(ViewCtx *v, Rect rc, const PeData *d)
     }
     gfx_layer_end(v->g, &L);
     ren_clip_push(v->r, (Rect){plot.x - 8, plot.y - 8, plot.w + 16, plot.h + 16});
+    PE_UI(v)->waves_keys = 1;
     wave_hover(v, plot, d);
     ren_clip_pop(v->r);
     wave_tokens(v, plot, d, plot.y + plot.h + fh + 6, band);
@@ -447,6 +460,7 @@ static int draw_table_diff(ViewCtx *v, Rect rc, const PeData *d)
     o.colorbar = 1;
     o.show_values = 1;
     o.pz_slot = VIEW_PE;
+    o.no_keys = PE_UI(v)->waves_keys;
     o.caption = _("encoder input");
     heat_draw(v, &tv, rc, &o);
     return 1;
@@ -479,6 +493,7 @@ static void draw_table(ViewCtx *v, Rect rc, const PeData *d)
     o.pz_slot = VIEW_PE;
     o.lo = -1.0f;
     o.hi = 1.0f;
+    o.no_keys = PE_UI(v)->waves_keys; /* the waves above have the keyboard's cell */
     o.caption = cap;
     Rect hr = {rc.x, rc.y, rc.w, rc.h - fh - 4};
     heat_draw(v, &tv, hr, &o);
@@ -551,6 +566,7 @@ static void view_pe(ViewCtx *v)
     if (gather(sc, PE_UI(v), &d) || A.w < 60 || A.h < 40)
         return;
     ui_fit(v, &d);
+    PE_UI(v)->waves_keys = 0;
     int fh = ren_font_height(v->g->ui);
     int rot_w = pe_rot_eq_w(v) + 8;
     int heat_w = 14 * fh, gap = 12;

@@ -20,6 +20,7 @@ typedef struct PeUi {
     int pair, pos, k;      /* the rotation demo: R(k·ω_pair) · PE(pos) */
     int panel;             /* narrow layouts show one panel at a time */
     int sel_seen;          /* last followed token selection (+1, 0 none) */
+    int waves_keys;        /* this frame's waves have the keyboard's cell (not the table) */
 } PeUi; /* the view's state (owned by the window) */
 #define PE_UI(v) ((PeUi *)(v)->st)
 

@@ -232,6 +232,7 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc, int pass)
     Rect grid = {rc.x + lab_w, rc.y + top, (int)lroundf(c * tv.cols), (int)lroundf(c * tv.rows)};
     int bar = 4 * fh > grid.h ? 4 * fh : grid.h;
     if (pass) {
+        int kr, kc, keyed = view_key_cell(v, tv.rows, tv.cols, &kr, &kc); /* the keyboard's cell */
         if (ui_over(v->in, grid)) {
             int k = (int)((v->in->mx - grid.x) / c), r = (int)((v->in->my - grid.y) / c);
             if (r >= 0 && r < tv.rows && k >= 0 && k < tv.cols) {
@@ -239,6 +240,9 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc, int pass)
                 ren_rect_line(v->r, (Rect){grid.x + (int)lroundf(k * c) - 1, grid.y + (int)lroundf(r * c) - 1,
                                            (int)c + 2, (int)c + 2}, 2, th->select);
             }
+        } else if (keyed) {
+            set_cell_hover(v, &tv, kr, kc);
+            view_key_outline(v, (Rect){grid.x + (int)lroundf(kc * c), grid.y + (int)lroundf(kr * c), (int)c, (int)c});
         }
         return top + bar + fh + 4;
     }
@@ -265,8 +269,10 @@ static int draw_one(ViewCtx *v, TrainUi *u, Rect rc, int pass)
 }
 
 /* Every layer (down) and head (across): heads forming, side by side.
- * Pass 0 draws the tiles, pass 1 the one under the mouse and its click. */
-static void draw_all(ViewCtx *v, TrainUi *u, Rect rc, int pass)
+ * Pass 0 draws the tiles, pass 1 the one under the mouse and its click,
+ * or else (keys) the keyboard's cell: Ctrl+PgUp / PgDn the tile (layer by
+ * layer, head by head), Ctrl+arrows the cell in it. */
+static void draw_all(ViewCtx *v, TrainUi *u, Rect rc, int pass, int keys)
 {
     const Theme *th = v->th;
     RenFont *sf = v->g->small;
@@ -294,6 +300,14 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc, int pass)
     }
     c = c >= 4 ? floorf(c) : c;
     int tw = (int)lroundf(c * tv.cols), thh = (int)lroundf(c * tv.rows);
+    int kt = -1, kr = 0, kc = 0;
+    Rect tiles = {rc.x + cap_w, rc.y + top, NH * (tw + gap), NL * (thh + gap)};
+    if (pass && keys) { /* the keyboard's tile, unless the mouse is over the tiles */
+        int on = view_key_thumb(v, 0, NL * NH, &kt);
+        on = view_key_cell(v, tv.rows, tv.cols, &kr, &kc) && on;
+        if (!on || ui_over(v->in, tiles))
+            kt = -1;
+    }
     for (int h = 0; h < NH && !pass; h++) {
         snprintf(buf, sizeof buf, _("head %d"), 10);
         int wide = tw >= ren_text_width(sf, buf);
@@ -318,6 +332,11 @@ static void draw_all(ViewCtx *v, TrainUi *u, Rect rc, int pass)
                 ren_rect_line(v->r, edge, 1, th->border);
                 continue;
             }
+            if (l * NH + h == kt) {
+                view_key_outline(v, (Rect){tile.x + (int)lroundf(kc * c), tile.y + (int)lroundf(kr * c),
+                                           (int)ceilf(c), (int)ceilf(c)});
+                set_cell_hover(v, &tv, kr, kc);
+            }
             if (!ui_over(v->in, tile))
                 continue;
             ren_rect_line(v->r, edge, 1, th->select); /* opaque: over the border */
@@ -336,14 +355,14 @@ static void heads_pass(ViewCtx *v, TrainUi *u, Rect body, int pass)
 {
     long long shown = v->s->train->probe.step;
     if (shown >= 0 && body.h > 30 && u->head < 0) {
-        draw_all(v, u, body, pass);
+        draw_all(v, u, body, pass, 1);
     } else if (shown >= 0 && body.h > 30) {
         /* the head big, and every head below it when there is room */
         int used = draw_one(v, u, body, pass) + ui_px(v->g, 16);
         int fh = ren_font_height(v->g->small);
         Rect rest = {body.x, body.y + used, body.w, body.h - used};
         if (rest.h >= 3 * fh + attn_layers(v, u) * ui_px(v->g, 28))
-            draw_all(v, u, rest, pass);
+            draw_all(v, u, rest, pass, 0); /* the keyboard's cell is in the big one */
     }
 }
 

@@ -8,10 +8,13 @@
  * and Alt+Enter act at the cell as a click and an Alt+click. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd_table.h"
+#include "paths.h"
 #include "test_app_util.h"
+#include "train_host.h"
 
 #define MODEL "assets/models/en2zh.safetensors"
 
@@ -256,6 +259,187 @@ static void test_difference_map(void **state)
     app_free(&a);
 }
 
+/* The views whose values were the mouse's alone: the keyboard's cell (a
+ * bar, a node, a point, a tile's cell) reads out as the hover would. */
+typedef struct OwnCase {
+    const char *view, *pane, *stage;
+    int thumbs, row, col; /* Ctrl+PgDn presses, then the cell */
+    const char *where;    /* the hover's words begin so */
+} OwnCase;
+
+/* To look at the cell: with CELL_PNG_DIR set, the window as it is now
+ * in both languages at 1280x800 and 800x600, into that folder as
+ * NAME-WxH-LANG.png (the size and language put back after). */
+static void shoot(App *a, const char *name)
+{
+    const char *dir = getenv("CELL_PNG_DIR");
+    char loc[4096];
+    if (dir && paths_locale(loc, sizeof loc))
+        ui_i18n_init(loc); /* the Chinese words */
+    for (int i = 0; dir && i < 4; i++) {
+        char path[512];
+        TfErr e;
+        int w = i < 2 ? 1280 : 800, h = i < 2 ? 800 : 600;
+        ren_resize_headless(tu_ren, w, h);
+        a->look.lang = i % 2;
+        tu_frame(a);
+        snprintf(path, sizeof path, "%s/%s-%dx%d-%s.png", dir, name, w, h, i % 2 ? "zh" : "en");
+        expect_true(ren_save_png(tu_ren, path, &e) == 0, "%s: %s", path, e.msg);
+    }
+    if (dir) {
+        ren_resize_headless(tu_ren, 1280, 800);
+        a->look.lang = 0;
+        tu_frame(a);
+    }
+}
+
+/* The app on c's view, the mouse away, every computation finished; then
+ * the cell switched on and moved as c says. */
+static void open_case(App *a, const OwnCase *c)
+{
+    AppOpts o = tu_opts(MODEL, "i read books at home today", NULL, c->view);
+    tu_open(a, &o, 100);
+    if (c->stage)
+        app_goto(a, (StageId)stage_find(c->stage), 0);
+    if (c->pane)
+        app_decode_setup(a, c->pane, 4, 0.6f);
+    a->ui.in.mx = a->ui.in.my = -100;
+    tu_frame(a);
+    for (int k = 0; k < 400 && (app_idle_work(a) == 1 || a->redraw_soon); k++)
+        tu_frame(a);
+    for (int k = 0; k < 12; k++) /* the cost view measures a length a frame */
+        tu_frame(a);
+    expect_true(!a->hover.valid, "%s: nothing read out before a key ('%s')", c->view, a->hover.where);
+    ev_key(a, KEY_RIGHT, MOD_CTRL);
+    ctrl_keys(a, KEY_PAGEDOWN, c->thumbs);
+    ctrl_keys(a, KEY_DOWN, c->row);
+    ctrl_keys(a, KEY_RIGHT, c->col);
+    tu_frame(a);
+}
+
+static void test_views_of_their_own(void **state)
+{
+    (void)state;
+    static const OwnCase CASES[] = {
+        {"decode", "sample", NULL, 0, 2, 0, "p('"},
+        {"decode", "beam", NULL, 0, 0, 2, "step 2, "},
+        {"cost", NULL, NULL, 0, 1, 2, "FFN, n = "},
+        {"cost", NULL, NULL, 0, 2, 0, "self-attention, n = "},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        const OwnCase *c = &CASES[i];
+        static App a;
+        open_case(&a, c);
+        expect_true(a.hover.valid && a.hover.own && !strncmp(a.hover.where, c->where, strlen(c->where)),
+                    "%s %s (%d, %d): '%s', want '%s…'", c->view, c->pane ? c->pane : "", c->row, c->col,
+                    a.hover.where, c->where);
+        char first[sizeof a.hover.where];
+        snprintf(first, sizeof first, "%s", a.hover.where);
+        float v0 = a.hover.value;
+        ctrl_keys(&a, KEY_DOWN, 1);
+        ctrl_keys(&a, KEY_RIGHT, 1);
+        expect_true(a.hover.valid && strcmp(a.hover.where, first) != 0, "%s: the next cell reads another ('%s')",
+                    c->view, a.hover.where);
+        if (c->pane && !strcmp(c->pane, "sample"))
+            expect_true(a.hover.value <= v0 && v0 > 0, "%s: the bars in order of probability: %g then %g", c->pane,
+                        v0, a.hover.value);
+        char name[64];
+        snprintf(name, sizeof name, "%s-%s-%zu", c->view, c->pane ? c->pane : "", i);
+        shoot(&a, name);
+        app_free(&a);
+    }
+}
+
+/* The output view: the cell is a position's card and a bar in it; the
+ * value is that token's probability in the trace, the k-th largest. */
+static void test_output_bars(void **state)
+{
+    (void)state;
+    static App a;
+    OwnCase c = {"output", NULL, "out.probs", 0, 2, 1, ""};
+    open_case(&a, &c);
+    const TfTrace *tr = &a.ses.trace;
+    int V = a.ses.model.cfg.tgt_vocab;
+    expect_true(a.hover.valid && !a.hover.own && a.hover.stage == ST_OUT_PROBS && a.hover.row == 2,
+                "position 2's bar: valid %d stage %d row %d", a.hover.valid, (int)a.hover.stage, a.hover.row);
+    const float *p = tr->probs + (size_t)2 * V;
+    int above = 0;
+    for (int j = 0; j < V; j++)
+        above += p[j] > p[a.hover.col];
+    expect_true(a.hover.col >= 0 && a.hover.col < V && a.hover.value == p[a.hover.col] && above == 1,
+                "the second most probable token after position 2: id %d, p %g, %d above it", a.hover.col,
+                a.hover.value, above);
+    shoot(&a, "output");
+    app_free(&a);
+}
+
+/* The waves: the cell's column a position, its row a curve (the chips'
+ * order); the value is the table's PE(pos, dim). Add & Norm: the cell is
+ * in one heatmap at a time, Ctrl+PgDn the next, and reads that one. */
+static void test_waves_and_norm(void **state)
+{
+    (void)state;
+    static App a;
+    OwnCase c = {"pe", NULL, "pos.enc", 0, 1, 3, "PE(pos 3, dim "};
+    open_case(&a, &c);
+    int C = a.ses.model.cfg.d_model;
+    expect_true(a.hover.valid && a.hover.stage == ST_POS_ENC && a.hover.row == 3 &&
+                    !strncmp(a.hover.where, c.where, strlen(c.where)),
+                "position 3 on the second curve: '%s'", a.hover.where);
+    expect_true(a.hover.col >= 0 && a.hover.col < C && a.hover.value == a.ses.pe[3 * C + a.hover.col],
+                "PE(3, %d) = %g, the table's %g", a.hover.col, a.hover.value, a.ses.pe[3 * C + a.hover.col]);
+    int dim = a.hover.col;
+    ctrl_keys(&a, KEY_DOWN, 1);
+    expect_true(a.hover.row == 3 && a.hover.col != dim, "the next curve: dim %d, not %d", a.hover.col, dim);
+    shoot(&a, "pe");
+    app_free(&a);
+    static const char *const PART[4] = {"enc.input", "enc.self.out", "enc.add1", "enc.norm1"};
+    for (int k = 0; k < 4; k++) {
+        OwnCase n = {"norm", NULL, "enc.norm1", k, 1, 3, ""};
+        open_case(&a, &n);
+        StageId want = (StageId)stage_find(PART[k]);
+        TfView tv;
+        TfErr err;
+        expect_true(tf_view(&a.ses.trace, want, 0, -1, 0, &tv, &err) == 0, "%s: %s", PART[k], err.msg);
+        expect_true(a.hover.valid && a.hover.stage == want && a.hover.row == 1 && a.hover.col == 3 &&
+                        a.hover.value == tf_view_at(&tv, 1, 3),
+                    "Ctrl+PgDn x%d: the cell (1, 3) of %s: stage %s (%d, %d) %g", k, PART[k],
+                    stage_info(a.hover.stage)->name, a.hover.row, a.hover.col, a.hover.value);
+        if (k == 2)
+            shoot(&a, "norm");
+        app_free(&a);
+    }
+}
+
+/* The Train tab's probe: the tiles of every head (Ctrl+PgDn the tile),
+ * the cell in it, read as the mouse's hover over that tile. */
+static void test_train_tiles(void **state)
+{
+    (void)state;
+    static App a;
+    tu_open_train(&a, MODEL, 20);
+    a.ui.in.mx = a.ui.in.my = -100;
+    for (int k = 0; k < 20; k++)
+        tu_frame(&a);
+    expect_true(a.train && a.train->show.probe.step >= 0, "the probe ran");
+    int NH = a.train->show.cfg.n_heads;
+    TrainUi *u = a.vstate[VIEW_TRAIN];
+    u->head = -1; /* "all": the tiles alone */
+    tu_frame(&a);
+    ev_key(&a, KEY_RIGHT, MOD_CTRL);
+    ctrl_keys(&a, KEY_PAGEDOWN, NH + 1); /* layer 2, head 2 */
+    ctrl_keys(&a, KEY_DOWN, 1);
+    ctrl_keys(&a, KEY_RIGHT, 2);
+    expect_true(a.hover.valid && strstr(a.hover.where, "layer 2 head 2 ·") != NULL, "layer 2 head 2's cell: '%s'",
+                a.hover.where);
+    shoot(&a, "train-tiles");
+    u->head = 2; /* one head big (the tiles under it): the cell is in the big one */
+    ctrl_keys(&a, KEY_RIGHT, 1);
+    expect_true(a.hover.valid && strstr(a.hover.where, "head 3 ·") != NULL, "the big head's cell: '%s'",
+                a.hover.where);
+    app_free(&a);
+}
+
 TU_RENDERER(1280, 800)
 
 int main(void)
@@ -263,5 +447,7 @@ int main(void)
     TU_RUN_HEADLESS(setup, teardown, cmocka_unit_test(test_keys_move_the_cell), cmocka_unit_test(test_mask_view),
                     cmocka_unit_test(test_lines_view), cmocka_unit_test(test_heads_grid),
                     cmocka_unit_test(test_lab_and_decode_views), cmocka_unit_test(test_enter_at_the_cell),
-                    cmocka_unit_test(test_difference_map));
+                    cmocka_unit_test(test_difference_map), cmocka_unit_test(test_views_of_their_own),
+                    cmocka_unit_test(test_output_bars), cmocka_unit_test(test_waves_and_norm),
+                    cmocka_unit_test(test_train_tiles));
 }
