@@ -265,6 +265,7 @@ typedef struct UiCtx {
     UiId kfocus;
     int kpress, knudge;
     int kat;                    /* the ring's place in `last` (a control gone: Tab goes on from there) */
+    int kmoved;                 /* the ring moved and no scrolled panel has shown it yet (ui_tab_reveal) */
     int group;                  /* the band of the stops drawn next */
     UiStop stops[UI_STOPS];     /* the stops of the frame being built, as drawn */
     UiStop last[UI_STOPS];      /* those of the last frame, in reading order */
@@ -348,9 +349,17 @@ void ui_tab_field(UiCtx *ui, UiId id, Rect rc, char *buf, int cap);
  * link): 1 when clicked or pressed from the keyboard; name and rc make
  * its id. */
 int ui_hit(UiCtx *ui, Rect rc, const char *name);
+/* The same for one of a list in scrolled content: its id is name and n,
+ * not its place, so the ring stays on it as it scrolls. */
+int ui_hit_n(UiCtx *ui, Rect rc, const char *name, int n);
 /* The ring to the next (dir 1) or previous (-1) stop; 0 when no frame
  * had any. */
 int ui_tab_move(UiCtx *ui, int dir);
+/* A panel that scrolls its content in view: when the ring has just moved
+ * to one of the stops drawn since stops[first] and that control (with
+ * room for the ring round it) is not wholly in view, how far to scroll
+ * (pixels; > 0 down) to show it; 0 otherwise. The move counts as shown. */
+int ui_tab_reveal(UiCtx *ui, int first, Rect view);
 /* A key for the ring while it shows (no text field has the keyboard): 1
  * when it took it. */
 int ui_tab_key(UiCtx *ui, Key key, int mod);

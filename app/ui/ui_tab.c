@@ -12,6 +12,12 @@ void ui_tab_group(UiCtx *ui, int group)
     ui->group = group;
 }
 
+/* How far the ring reaches out of its control. */
+static int ring_reach(const UiCtx *ui)
+{
+    return (ui_px(ui->g, 3) > 3 ? ui_px(ui->g, 3) : 3) + 2 + 1;
+}
+
 void ui_focus_ring(UiCtx *ui, Rect rc)
 {
     /* a band of the page's colour between the control and the ring, so
@@ -59,14 +65,25 @@ static void take_keyboard(UiCtx *ui, const UiStop *s)
         ui_focus_text(ui, s->id, s->buf, s->cap);
 }
 
-int ui_hit(UiCtx *ui, Rect rc, const char *name)
+/* A place that takes a click, its id made of name and the two numbers. */
+static int hit(UiCtx *ui, Rect rc, const char *name, int a, int b)
 {
     struct {
         UiId name;
-        int x, y;
-    } key = {ui_id_str(ui, name), rc.x, rc.y};
+        int a, b;
+    } key = {ui_id_str(ui, name), a, b};
     int pressed = ui_tab_stop(ui, ui_id(ui, &key, sizeof key), rc, UI_STOP_PRESS);
     return ui_clicked(&ui->in, rc) || pressed;
+}
+
+int ui_hit(UiCtx *ui, Rect rc, const char *name)
+{
+    return hit(ui, rc, name, rc.x, rc.y);
+}
+
+int ui_hit_n(UiCtx *ui, Rect rc, const char *name, int n)
+{
+    return hit(ui, rc, name, -1, n);
 }
 
 static int find_last(const UiCtx *ui, UiId id)
@@ -92,9 +109,29 @@ int ui_tab_move(UiCtx *ui, int dir)
     next = ((next % n) + n) % n;
     ui->kfocus = ui->last[next].id;
     ui->kat = next;
+    ui->kmoved = 1;
     ui->kpress = ui->knudge = 0;
     take_keyboard(ui, &ui->last[next]);
     return 1;
+}
+
+int ui_tab_reveal(UiCtx *ui, int first, Rect view)
+{
+    if (!ui->kmoved || !ui->kfocus)
+        return 0;
+    for (int i = first < 0 ? 0 : first; i < ui->n_stops; i++) {
+        if (ui->stops[i].id != ui->kfocus)
+            continue;
+        ui->kmoved = 0;
+        Rect r = ui->stops[i].rc;
+        int m = ring_reach(ui), top = r.y - m, bottom = r.y + r.h + m;
+        if (top < view.y || bottom - top > view.h)
+            return top - view.y; /* above, or taller than the view: its top at the top */
+        if (bottom > view.y + view.h)
+            return bottom - (view.y + view.h);
+        return 0;
+    }
+    return 0;
 }
 
 const UiStop *ui_tab_focused(const UiCtx *ui)

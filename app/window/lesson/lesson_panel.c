@@ -194,7 +194,7 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
             ren_text(ui->r, f, num, x + pad, y + pad, th->dim);
             rich_text(ui, a, f, s->quiz.choices[c], x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
             lesson_ui_choice_drawn(a, k, rc);
-            if (answered < 0 && !tried && ui_hit(ui, rc, "quiz choice"))
+            if (answered < 0 && !tried && ui_hit_n(ui, rc, "quiz choice", k))
                 lesson_ui_answer(a, c);
         }
         y += h + 4;
@@ -235,7 +235,7 @@ static int quiz_block(UiCtx *ui, App *a, const LessonStep *s, int answered, int 
         Rect gr = {x, y, ren_text_width(ui->g->small, give), ren_font_height(ui->g->small)};
         if (draw) {
             ren_text(ui->r, ui->g->small, give, gr.x, gr.y, ui_over(&ui->in, gr) ? th->accent : th->dim);
-            if (ui_hit(ui, gr, "give up"))
+            if (ui_hit_n(ui, gr, "give up", 0))
                 lesson_ui_show_answer(a);
         }
         y += gr.h + 6;
@@ -298,7 +298,7 @@ static int predict_choices(UiCtx *ui, App *a, const LessonStep *s, const LessonP
             ren_text(ui->r, f, num, x + pad, y + pad, th->dim);
             rich_text(ui, a, f, t, x + pad + nw, y + pad, w - nw - 2 * pad, th->text, th->text, 1);
             lesson_ui_choice_drawn(a, k, rc);
-            if (ps->picked < 0 && ui_hit(ui, rc, "prediction"))
+            if (ps->picked < 0 && ui_hit_n(ui, rc, "prediction", k))
                 lesson_ui_predict(a, c);
         }
         y += h + 4;
@@ -522,6 +522,20 @@ static int body_scroll(UiCtx *ui, App *a, Rect body, int content)
     return *scroll;
 }
 
+/* Tab to a control drawn in the scrolled text (the stops from first on)
+ * but out of its view: the text scrolls to show it whole, ring and all;
+ * the next frame draws it there. */
+static void body_reveal(UiCtx *ui, App *a, Rect body, int content, int first)
+{
+    int to_end = 0, *scroll = lesson_ui_scroll(a, &to_end);
+    int reveal = ui_tab_reveal(ui, first, body), max_scroll = content > body.h ? content - body.h : 0;
+    if (!reveal || !scroll)
+        return;
+    int to = *scroll + reveal;
+    *scroll = to < 0 ? 0 : to > max_scroll ? max_scroll : to;
+    a->redraw_soon = 1;
+}
+
 void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
 {
     const Theme *th = ui->th;
@@ -671,9 +685,11 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
     }
     if (body.h <= 0)
         return;
-    int content = body_height(ui, a, s, answered, w, pin ? PART_HEAD : PART_ALL);
+    /* room under the last control for the keyboard's ring round it */
+    int content = body_height(ui, a, s, answered, w, pin ? PART_HEAD : PART_ALL) + ui_px(ui->g, 8);
     int off = body_scroll(ui, a, body, content);
     ren_clip_push(ui->r, body);
+    int first_stop = ui->n_stops; /* the controls in the scrolled text */
     if (!pin)
         lesson_ui_choice_seen(a, body);
     y -= off;
@@ -691,6 +707,7 @@ void lesson_panel_draw(UiCtx *ui, App *a, Rect area)
         code_box(ui, a, x, y, w, 1);
     ren_text_tag(tag);
     ren_clip_pop(ui->r);
+    body_reveal(ui, a, body, content, first_stop);
     panel_scroll_bar(ui, body, content, off); /* a scroll bar, and a hint that there is more */
     if (how_over) /* over the panel, from its top down to the footer's top at most */
         explain_how_box(ui, a, (Rect){rc.x, rc.y, rc.w, rc.h - 4}, 0);

@@ -7,6 +7,7 @@
  * goes on; Esc hides the ring before it quits; J is the old Tab
  * (encoder / decoder); a click hides the ring. Real events, real frames. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd_table.h"
@@ -205,6 +206,64 @@ static void test_quiz_choice(void **state)
     app_free(&a);
 }
 
+/* A quiz step in a small window with large text, its choices too tall to
+ * be pinned: they scroll with the text. Tab to each: the text scrolls to
+ * show it whole with room for the ring (it was out of view, the ring
+ * drawn in nothing or cut). */
+static void test_ring_scrolls_the_lesson(void **state)
+{
+    (void)state;
+    static App a;
+    AppOpts o = tu_opts(MODEL, NULL, NULL, NULL);
+    o.lesson = "attention";
+    tu_open(&a, &o, 10);
+    ren_resize_headless(tu_ren, 800, 600);
+    a.look.text_scale = 1.5f;
+    a.ui.in.mx = a.ui.in.my = -100;
+    int step, answered;
+    const Lesson *l = lesson_ui_current(&a, &step, &answered);
+    for (int k = 0; l && k < l->n_steps && !l->steps[step].has_quiz; k++) {
+        lesson_ui_step(&a, 1);
+        l = lesson_ui_current(&a, &step, &answered);
+    }
+    expect_true(l && l->steps[step].has_quiz, "a quiz step");
+    tu_frame(&a);
+    tu_frame(&a);
+    Rect rc[LESSON_MAX_CHOICES], vis;
+    int n = lesson_ui_choice_rects(&a, rc, &vis);
+    expect_true(n >= 2 && rc[n - 1].y + rc[n - 1].h > vis.y + vis.h,
+                "the last of %d choices is below the text's view (%d + %d > %d + %d)", n, rc[n - 1].y, rc[n - 1].h,
+                vis.y, vis.h);
+    int seen = 0;
+    for (int k = 0; k <= 2 * a.ui.n_last && seen != (1 << n) - 1; k++) {
+        tab(&a, 0);
+        for (int f = 0; f < 3 && a.redraw_soon; f++)
+            tu_frame(&a);
+        const UiStop *s = ui_tab_focused(&a.ui);
+        lesson_ui_choice_rects(&a, rc, &vis);
+        for (int c = 0; s && c < n; c++) {
+            if (s->id == 0 || s->rc.x != rc[c].x || s->rc.y != rc[c].y || s->rc.w != rc[c].w || s->rc.h != rc[c].h)
+                continue; /* the ring's control is this choice (both as the last frame drew them) */
+            seen |= 1 << c;
+            int m = 6; /* the ring's reach out of the control, at least */
+            expect_true(rc[c].y - m >= vis.y && rc[c].y + rc[c].h + m <= vis.y + vis.h,
+                        "the ring on choice %d: it is in view, ring and all (%d..%d in %d..%d)", c + 1, rc[c].y,
+                        rc[c].y + rc[c].h, vis.y, vis.y + vis.h);
+        }
+    }
+    expect_true(seen == (1 << n) - 1, "Tab reached every choice (%x)", seen);
+    const char *dir = getenv("CELL_PNG_DIR"); /* to look at it: the ring on the last choice */
+    if (dir) {
+        char path[512];
+        TfErr e;
+        snprintf(path, sizeof path, "%s/lesson-ring-800x600.png", dir);
+        tu_frame(&a);
+        expect_true(ren_save_png(tu_ren, path, &e) == 0, "%s: %s", path, e.msg);
+    }
+    ren_resize_headless(tu_ren, 1280, 800);
+    app_free(&a);
+}
+
 static int same_rect(Rect a, Rect b)
 {
     return a.x == b.x && a.y == b.y && a.w == b.w && a.h == b.h;
@@ -256,5 +315,6 @@ int main(void)
 {
     TU_RUN_HEADLESS(setup, teardown, cmocka_unit_test(test_reading_order), cmocka_unit_test(test_enter_presses),
                     cmocka_unit_test(test_heads_table_header), cmocka_unit_test(test_quiz_choice),
+                    cmocka_unit_test(test_ring_scrolls_the_lesson),
                     cmocka_unit_test(test_tabs_under_more));
 }
