@@ -132,7 +132,10 @@ int session_set_head(Session *s, int head)
 
 int session_set_batch(Session *s, int b)
 {
-    if (b < 0 || b >= SES_MAX_SENT)
+    /* before the pass of an edit the sentences are not counted yet (the
+     * pass keeps b within them); after it, b must be one of them (a
+     * sentence tab drawn before the × cleared the line) */
+    if (b < 0 || b >= SES_MAX_SENT || (!s->dirty && b >= (s->n_src > 0 ? s->n_src : 1)))
         return 0;
     s->batch = b;
     return 1;

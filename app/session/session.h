@@ -225,8 +225,9 @@ int session_toggle_side(Session *s);             /* Tab */
 /* 0..n_heads-1, or -1 for all heads; returns 0 (and keeps the head) when
  * the model has no such head. */
 int session_set_head(Session *s, int head);
-/* Show sentence b of the batch (0..SES_MAX_SENT-1; the pass keeps it
- * inside the batch it makes); 0 when b is out of range. */
+/* Show sentence b of the batch (0..SES_MAX_SENT-1 while an edit's pass
+ * has not begun: the pass keeps it inside the batch it makes; after it,
+ * one of the sentences there are); 0 when b is out of range. */
 int session_set_batch(Session *s, int b);
 /* Compute only what is shown and the rest when idle (on: the window), or
  * everything at once (off, the default: headless use, the CLI). */

@@ -278,6 +278,8 @@ static void test_clear_while_computing(void **state)
                     where, (unsigned long long)a.ses.version, a.drawn.what, (unsigned long long)a.drawn.version,
                     a.drawn.computing);
         expect_true(a.ses.batch == 0, "%s: the sentence shown is the one line left (%d)", where, a.ses.batch);
+        expect_true(!session_set_batch(&a.ses, 2) && a.ses.batch == 0,
+                    "%s: and a sentence tab drawn before the × cannot pick the third (%d)", where, a.ses.batch);
     }
     app_free(&a);
 }
