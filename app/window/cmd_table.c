@@ -129,7 +129,7 @@ static const Cmd TABLE[] = {
     G("focus.next", KEY_TAB, 0, WA_FOCUS, 1, N_("the focus ring: next / previous control (Enter, Space: press it; ← →: a slider)"), NULL, 0),
     G("focus.prev", KEY_TAB, MOD_SHIFT, WA_FOCUS, -1, N_("the focus ring: next / previous control (Enter, Space: press it; ← →: a slider)"), NULL, 0),
     M("mouse.click", N_("click"), N_("a token: follow it across views (Ctrl+Enter: the keyboard cell's row); a block: jump to it")),
-    M("mouse.hover", N_("hover"), N_("a cell: its exact value and how it was computed (or Ctrl+arrows; Ctrl+PgUp/PgDn: the head)")),
+    M("mouse.hover", N_("hover"), N_("a cell: its exact value and how it was computed (or Ctrl+arrows; Ctrl+PgUp/PgDn: the head or heatmap)")),
     M("mouse.drag", N_("wheel, drag"), N_("zoom and pan big matrices (right-click resets)")),
     M("mouse.alt_click", N_("Alt+click"), N_("a head in All heads: ablate it; a source token: hide it (Alt+Enter: at the keyboard cell)")),
     G("exp.panel", 'e', 0, WA_EXP_PANEL, 0, N_("the Experiments panel: switch a part of the model off"), NULL, 0),
