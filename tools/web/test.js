@@ -304,10 +304,34 @@ async function ctrlKey(page, key, shift) {
     await frames(page, 4);
     return page.evaluate(() => window.stepformer.lastDownload);
   };
+  /* the browser saves downloads into OUT_DIR/downloads: what arrives is read back */
+  const dlDir = path.resolve(outDir, 'downloads');
+  fs.rmSync(dlDir, { recursive: true, force: true });
+  fs.mkdirSync(dlDir, { recursive: true });
+  const bcdp = await browser.target().createCDPSession();
+  await bcdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dlDir });
+  const arrived = async (name) => {
+    for (let i = 0; i < 50 && name; i++) {
+      const f = path.join(dlDir, name);
+      if (fs.existsSync(f) && fs.statSync(f).size > 0) return fs.readFileSync(f);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return null;
+  };
   const dl = await ctrlDownload('s');
-  check(/^stepformer-.*\.png$/.test(dl || ''), 'Ctrl+S hands the PNG over as a download', String(dl));
+  const png = await arrived(dl);
+  const pngOk = png && png.slice(1, 4).toString() === 'PNG' && png.readUInt32BE(16) > 100 && png.readUInt32BE(20) > 100;
+  check(/^stepformer-.*\.png$/.test(dl || '') && pngOk, 'Ctrl+S hands the PNG over as a download',
+        `${dl}: ${png ? `${png.length} bytes, ${png.readUInt32BE(16)}x${png.readUInt32BE(20)}` : 'nothing arrived'}`);
   const dlc = await ctrlDownload('e');
-  check(/^stepformer-.*\.csv$/.test(dlc || ''), 'Ctrl+E hands the matrix over as a CSV download', String(dlc));
+  const csv = await arrived(dlc);
+  const wantCsv = execFileSync(nativeBin, ['dump', '--src', SRC, '--stage', 'enc.self.weights', '--layer', '0', '--head', '0', '--format', 'csv'],
+                               { encoding: 'utf8' });
+  const rowsOf = (t) => t.trim().split('\n').length;
+  check(/^stepformer-.*\.csv$/.test(dlc || '') && csv && rowsOf(csv.toString()) === rowsOf(wantCsv) &&
+        csv.toString().split('\n')[0] === wantCsv.split('\n')[0],
+        'Ctrl+E hands the matrix over as a CSV download (the header and rows of stepformer dump)',
+        `${dlc}: ${csv ? JSON.stringify(csv.toString().split('\n')[0]) + `, ${rowsOf(csv.toString())} lines` : 'nothing arrived'}; native ${JSON.stringify(wantCsv.split('\n')[0])}`);
   /* a pre-test answered in the page: Ctrl+Shift+E hands the answers over for the teacher */
   await page.evaluate(() => window.stepformer.openLesson('pretest', 2));
   await frames(page, 4);
@@ -321,8 +345,10 @@ async function ctrlKey(page, key, shift) {
   await page.keyboard.up('Control');
   await frames(page, 4);
   const dlr = await page.evaluate(() => window.stepformer.lastDownload);
+  const results = await arrived(dlr);
   await shot(page, 'web-results-export.png');
-  check(/^stepformer-results-[0-9a-f]{8}\.csv$/.test(dlr || ''), 'Ctrl+Shift+E in a test hands its answers over as a CSV download', String(dlr));
+  check(/^stepformer-results-[0-9a-f]{8}\.csv$/.test(dlr || '') && results && results.length > 0,
+        'Ctrl+Shift+E in a test hands its answers over as a CSV download', `${dlr}: ${results ? results.length + ' bytes' : 'nothing arrived'}`);
   await page.keyboard.press('Escape'); /* out of the test again */
   await frames(page, 4);
 
@@ -477,6 +503,7 @@ async function ctrlKey(page, key, shift) {
     ['Q/K map zh', '--src', SRC, '--view', 'qk-map', '--stage', 'enc.self.weights', '--layer', '1', '--lang', 'zh'],
     ['experiment', '--src', SRC, '--stage', 'enc.self.weights', '--no-scale', '--ablate', 'enc:0:1'],
     ['reverse model', '--model', 'assets/models/reverse.safetensors', '--src', 'a b c d e', '--stage', 'dec.cross.weights'],
+    ['experiment, D: the difference', '--src', SRC, '--stage', 'enc.self.weights', '--no-scale'],
     ['zh@800x600', '--src', SRC, '--stage', 'enc.self.weights', '--lang', 'zh'],
     ['decode beam@800x600', '--src', SRC, '--view', 'decode', '--decode-pane', 'beam'],
   ];
@@ -486,11 +513,18 @@ async function ctrlKey(page, key, shift) {
     const ps = await openPage(browser, url, link.replace(/^index\.html/, ''), errors,
                               size ? { width: +size[1], height: +size[2], deviceScaleFactor: 1 } : null);
     await new Promise((r) => setTimeout(r, 300)); /* a decode pane finishes its steps */
+    const compare = /, D:/.test(name);
+    if (compare) { /* D: experiment -> normal -> the difference experiment - normal (shot --compare) */
+      await ps.keyboard.press('d');
+      await frames(ps, 2);
+      await ps.keyboard.press('d');
+    }
     await frames(ps, 4);
     const file = `web-scene-${name.replace(/[^a-z0-9]+/gi, '-')}.png`;
     const web = await shot(ps, file);
     const nat = path.join(outDir, 'native-' + file.slice(4));
-    execFileSync(nativeBin, ['shot', '--scene', code, '--out', nat].concat(size ? ['--size', `${size[1]}x${size[2]}`] : []));
+    execFileSync(nativeBin, ['shot', '--scene', code, '--out', nat].concat(size ? ['--size', `${size[1]}x${size[2]}`] : [],
+                                                                          compare ? ['--compare'] : []));
     const dd = await pixelDiff(browser, web, fs.readFileSync(nat), 48);
     const sst = await ps.evaluate(() => window.stepformer.state());
     check(dd.share !== undefined && dd.share < 0.01 && !sst.notice_error, `scene "${name}" opens as stepformer shot --scene draws it`,
