@@ -34,7 +34,7 @@ function check(ok, what, detail) {
 function nativeDump(stage, layer, head, src) {
   const args = ['dump', '--src', src || SRC, '--stage', stage, '--layer', String(layer), '--format', 'json'];
   if (head !== undefined) args.push('--head', String(head));
-  return JSON.parse(execFileSync(nativeBin, args, { encoding: 'utf8' }));
+  return JSON.parse(execFileSync(nativeBin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /* the worst |a-b| / 1e-5 over the data, or a reason they differ */
@@ -180,6 +180,29 @@ async function ctrlKey(page, key, shift) {
     const r = compareDump(got, want);
     check(!r.bad && r.worst <= 1, `dump ${st} layer ${l}${h !== undefined ? ' head ' + h : ''} = native (${want.rows}x${want.cols})`,
           r.bad || `worst ${r.worst.toFixed(3)} of 1e-5 at ${r.at}`);
+  }
+
+  /* every stage `stepformer dump --help` lists (the heads lab's computed ones
+   * too), in both layers, head 2 where a stage takes one: the page's numbers
+   * are the native program's */
+  {
+    const help = execFileSync(nativeBin, ['dump', '--help'], { encoding: 'utf8' });
+    const list = help.slice(help.indexOf('\nStages:')).split('\n').map((l) => /^  ([a-z0-9_.]+)\s*(--layer)?\s*(\[?--head)?/.exec(l)).filter((m) => m);
+    let n = 0, worst = 0, worstAt = '', bad = [];
+    for (const [, st, layered, headed] of list)
+      for (const l of layered ? [0, 1] : [0])
+        for (const h of headed ? [undefined, 2] : [undefined]) {
+          const got = await page.evaluate((st, l, h) => { try { return window.stepformer.dump(st, l, h); } catch (e) { return { error: String(e) }; } }, st, l, h);
+          let want;
+          try { want = nativeDump(st, l, h); } catch (e) { want = null; } /* a stage this model lacks (final_norm: pre-LN only) */
+          const r = !want ? (got.error ? { worst: 0 } : { bad: 'the page dumps what stepformer dump refuses' })
+                  : got.error ? { bad: got.error } : compareDump(got, want);
+          n++;
+          if (r.bad || r.worst > 1) bad.push(`${st} l${l} h${h}: ${r.bad || r.worst.toFixed(2)}`);
+          else if (r.worst > worst) { worst = r.worst; worstAt = `${st} l${l}${h !== undefined ? ' h' + h : ''} ${r.at}`; }
+        }
+    check(list.length > 50 && bad.length === 0, `dump of every stage (${list.length} stages, ${n} views) = native within 1e-5`,
+          bad.length ? bad.slice(0, 3).join('; ') : `worst ${worst.toFixed(3)} of 1e-5, ${worstAt}`);
   }
 
   /* keys */

@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "clock.h"
+#include "derived.h"
 #include "export.h"
 #include "lesson_ui.h"
 #include "link.h"
@@ -293,35 +294,45 @@ int sf_open_model(const char *path)
 }
 
 /* The stage as `stepformer dump --format json` prints it (head -2: that
- * command's default), or {"error": "..."}; the text lives until the next call. */
+ * command's default), the heads lab's computed stages (dec.lens,
+ * enc.rollout, dec.cross.rollout) too, or {"error": "..."}; the text lives
+ * until the next call. */
 const char *sf_dump(const char *name, int layer, int head)
 {
     free(g_json);
     g_json = NULL;
     App *a = &g_app;
-    int id = name ? stage_find(name) : -1;
+    int did = name ? tf_derived_find(name) : -1;
+    int id = did >= 0 ? 0 : name ? stage_find(name) : -1;
     TfErr err = {{0}};
     TfView v;
+    float *derived = NULL;
     if (id < 0) {
         snprintf(err.msg, sizeof err.msg, "unknown stage '%.60s'", name ? name : "");
     } else {
         if (head == -2)
-            head = (stage_info(id)->flags & SF_HEAD) ? 0 : -1;
+            head = did < 0 && (stage_info(id)->flags & SF_HEAD) ? 0 : -1;
         app_compute_all(a);
+        int rc = a->ses.input_error[0] ? -1
+                 : did >= 0 ? tf_derived_view(&a->ses.model, &a->ses.trace, (DerivedId)did, layer, a->ses.batch,
+                                              &derived, &v, &err)
+                            : tf_view(&a->ses.trace, id, layer, head, a->ses.batch, &v, &err);
         if (a->ses.input_error[0])
             snprintf(err.msg, sizeof err.msg, "%s", a->ses.input_error);
-        else if (tf_view(&a->ses.trace, id, layer, head, a->ses.batch, &v, &err) == 0) {
+        else if (rc == 0) {
             size_t len = 0;
             FILE *f = open_memstream(&g_json, &len);
             if (f) {
                 export_json(f, &a->ses.trace, &a->ses.model, &v);
                 fclose(f);
             }
+            free(derived);
             if (g_json)
                 return g_json;
             snprintf(err.msg, sizeof err.msg, "out of memory");
         }
     }
+    free(derived);
     size_t n = strlen(err.msg) * 2 + 16;
     g_json = malloc(n);
     if (!g_json)
