@@ -528,13 +528,17 @@ async function ctrlKey(page, key, shift) {
     ['reverse model', '--model', 'assets/models/reverse.safetensors', '--src', 'a b c d e', '--stage', 'dec.cross.weights'],
     ['experiment, D: the difference', '--src', SRC, '--stage', 'enc.self.weights', '--no-scale'],
     ['zh@800x600', '--src', SRC, '--stage', 'enc.self.weights', '--lang', 'zh'],
+    ['zh, a pixel ratio of 2@1280x800x2', '--src', SRC, '--stage', 'dec.cross.weights', '--layer', '1', '--lang', 'zh'],
     ['decode beam@800x600', '--src', SRC, '--view', 'decode', '--decode-pane', 'beam'],
   ];
   for (const [name, ...flags] of SCENES) {
     const [code, link] = execFileSync(nativeBin, ['scene', ...flags], { encoding: 'utf8' }).trim().split('\n');
-    const size = /@(\d+)x(\d+)$/.exec(name);
+    /* NAME@WxH: that viewport (NAME@WxHx2: at a device pixel ratio of 2,
+     * which the native shot draws as twice the pixels with --scale 2) */
+    const size = /@(\d+)x(\d+)(?:x(\d))?$/.exec(name);
+    const dpr = size && size[3] ? +size[3] : 1;
     const ps = await openPage(browser, url, link.replace(/^index\.html/, ''), errors,
-                              size ? { width: +size[1], height: +size[2], deviceScaleFactor: 1 } : null);
+                              size ? { width: +size[1], height: +size[2], deviceScaleFactor: dpr } : null);
     await new Promise((r) => setTimeout(r, 300)); /* a decode pane finishes its steps */
     const compare = /, D:/.test(name);
     if (compare) { /* D: experiment -> normal -> the difference experiment - normal (shot --compare) */
@@ -546,7 +550,8 @@ async function ctrlKey(page, key, shift) {
     const file = `web-scene-${name.replace(/[^a-z0-9]+/gi, '-')}.png`;
     const web = await shot(ps, file);
     const nat = path.join(outDir, 'native-' + file.slice(4));
-    execFileSync(nativeBin, ['shot', '--scene', code, '--out', nat].concat(size ? ['--size', `${size[1]}x${size[2]}`] : [],
+    execFileSync(nativeBin, ['shot', '--scene', code, '--out', nat].concat(size ? ['--size', `${size[1] * dpr}x${size[2] * dpr}`] : [],
+                                                                          dpr > 1 ? ['--scale', String(dpr)] : [],
                                                                           compare ? ['--compare'] : []));
     const dd = await pixelDiff(browser, web, fs.readFileSync(nat), 48);
     const sst = await ps.evaluate(() => window.stepformer.state());
@@ -625,6 +630,35 @@ async function ctrlKey(page, key, shift) {
     check(/forced/.test(fst.notice) && !fst.notice_error, 'a click on another candidate forces it (Decode, One step)', fst.notice);
     await pf.close();
     void before;
+  }
+
+  /* a base-size model (the paper's 512/8/2048/6+6, random weights) from the
+   * file picker: it opens, and its numbers are the native program's */
+  {
+    const basePath = path.resolve(outDir, 'base.safetensors');
+    execFileSync(nativeBin, ['init', '--preset', 'base', '--vocab', '8000', '--out', basePath], { stdio: 'ignore' });
+    /* a target given: an untrained model's greedy translation runs to the
+     * length cap, where the window's and `stepformer dump`'s differ by one */
+    const BSRC = 't5 t6 t7 t8 t9 t10', BTGT = 't7 t8 t9 t10 t11';
+    const pb = await openPage(browser, url, `#src=${encodeURIComponent(BSRC)}&tgt=${encodeURIComponent(BTGT)}&stage=enc.self.weights`, errors);
+    const t0 = Date.now();
+    await (await pb.$('#pick')).uploadFile(basePath);
+    await pb.waitForFunction(() => window.stepformer.lastOpen, { timeout: 60000 }).catch(() => {});
+    const openMs = Date.now() - t0;
+    const ob = await pb.evaluate(() => window.stepformer.lastOpen);
+    const t1 = Date.now();
+    const got = await pb.evaluate(() => window.stepformer.dump('dec.cross.weights', 5, 7));
+    const passMs = Date.now() - t1;
+    const want = JSON.parse(execFileSync(nativeBin, ['dump', '--model', basePath, '--src', BSRC, '--tgt', BTGT, '--stage', 'dec.cross.weights', '--layer', '5',
+                                                     '--head', '7', '--format', 'json'], { encoding: 'utf8' }));
+    const r = compareDump(got, want);
+    await frames(pb, 4);
+    await shot(pb, 'web-base-model.png');
+    check(ob && ob.ok && !r.bad && r.worst <= 1, `a base-size model opens from the picker; dump dec.cross.weights layer 6 head 8 = native (${want.rows}x${want.cols})`,
+          `${JSON.stringify(ob)}; ${r.bad || 'worst ' + r.worst.toFixed(3) + ' of 1e-5'}`);
+    console.log(`info the base model (${(fs.statSync(basePath).size / 1048576).toFixed(0)} MiB): opened in ${openMs} ms, its first pass in ${passMs} ms`);
+    await pb.close();
+    fs.unlinkSync(basePath);
   }
 
   const bytes = dirBytes('build/web');
