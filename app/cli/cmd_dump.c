@@ -93,9 +93,12 @@ static int greedy_targets(const TfModel *m, Seq *src, Seq *tgt, int n, const TfE
     if (trace_build(&tr, &m->cfg, 1, 8, 0, &err))
         return cli_fail(C, "%s", err.msg);
     tr.exp = *e;
+    /* as long as the window's and translate's greedy output, and no longer
+     * than the model's positions with the <bos> in front */
+    int cap = m->cfg.max_len < TF_MAX_LEN ? m->cfg.max_len : TF_MAX_LEN;
     for (int i = 0; i < n; i++) {
         DecodeResult r;
-        int max_out = decode_max_out(m, &tr, src[i].n) - 1;
+        int max_out = decode_max_out(m, &tr, src[i].n);
         if (tf_greedy(m, &tr, src[i].ids, src[i].n, max_out, 0, &r, &err) ||
             tf_check_finite(&tr, &err)) {
             if (r.ids)
@@ -105,7 +108,7 @@ static int greedy_targets(const TfModel *m, Seq *src, Seq *tgt, int n, const TfE
         }
         tgt[i].ids[0] = cfg_start_id(&m->cfg);
         tgt[i].n = 1;
-        for (int k = 0; k < r.n && r.ids[k] != cfg_eos_id(&m->cfg); k++)
+        for (int k = 0; k < r.n && r.ids[k] != cfg_eos_id(&m->cfg) && tgt[i].n < cap; k++)
             tgt[i].ids[tgt[i].n++] = r.ids[k];
         decode_result_free(&r);
     }

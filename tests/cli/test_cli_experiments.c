@@ -470,6 +470,49 @@ static void test_sample_frequencies(void **state)
     cJSON_Delete(d);
 }
 
+/* dump's greedy target (no --tgt) is as long as translate's output: an
+ * untrained model that never writes <eos> runs to the length cap, and
+ * dump's decoder rows are <bos> + every token translate prints (it was
+ * one short), but never more positions than the model has. */
+static void test_dump_greedy_as_long_as_translate(void **state)
+{
+    (void)state;
+    static const int MAX_LEN[] = {80, 40};
+    for (int c = 0; c < 2; c++) {
+        TfModel m;
+        tu_model(&m, 5, .d_model = 8, .n_heads = 2, .d_ff = 8, .n_enc = 1, .n_dec = 1, .src_vocab = 12,
+                 .tgt_vocab = 12, .max_len = MAX_LEN[c]);
+        for (int id = 0; id < 4; id++) /* never ends by itself, and writes only words translate prints */
+            m.p.gen_b[id] = -1e4f;
+        char path[256];
+        path_in(path, sizeof path, "no-eos.safetensors");
+        TfErr err;
+        expect_true(ckpt_save(&m, path, &err) == 0, "save: %s", err.msg);
+        model_free(&m);
+        int rc = run(g_out, sizeof g_out, g_err, sizeof g_err, "translate --model '%s' --src-ids 4,5,6", path);
+        int words = 0;
+        for (const char *p = g_out; *p;) {
+            while (*p == ' ' || *p == '\n')
+                p++;
+            if (!*p)
+                break;
+            words++;
+            while (*p && *p != ' ' && *p != '\n')
+                p++;
+        }
+        expect_true(rc == 0 && words > 0, "translate: rc %d: %s", rc, g_err);
+        rc = run(g_out, sizeof g_out, g_err, sizeof g_err,
+                 "dump --model '%s' --src-ids 4,5,6 --stage dec.self.weights --format csv", path);
+        int lines = 0;
+        for (const char *p = g_out; *p; p++)
+            lines += *p == '\n';
+        int want = 1 + words < MAX_LEN[c] ? 1 + words : MAX_LEN[c];
+        /* a header line, then one line per decoder position */
+        expect_true(rc == 0 && lines - 1 == want, "max_len %d: dump has %d decoder rows, translate %d tokens (want %d)",
+                    MAX_LEN[c], lines - 1, words, want);
+    }
+}
+
 int main(int argc, char **argv)
 {
     tu_program_path(g_prog, sizeof g_prog, argc > 0 ? argv[0] : NULL);
@@ -479,5 +522,5 @@ int main(int argc, char **argv)
            cmocka_unit_test(test_shot_names_and_catalog),
            cmocka_unit_test(test_translate_long_stdin_line), cmocka_unit_test(test_non_finite_fails),
            cmocka_unit_test(test_shot), cmocka_unit_test(test_tokens_escaped),
-           cmocka_unit_test(test_sample_frequencies));
+           cmocka_unit_test(test_sample_frequencies), cmocka_unit_test(test_dump_greedy_as_long_as_translate));
 }

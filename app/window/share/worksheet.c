@@ -120,7 +120,7 @@ static void predict_text(WsSheet *sh, const WsQuestion *q, int *y)
                  q->exp_words);
         break;
     default:
-        snprintf(line, sizeof line,
+        snprintf(line, sizeof line, "%s",
                  _("Predict: which of these changes alter the model's translation of your sentence? Circle every "
                    "one that does."));
         break;
